@@ -1,0 +1,145 @@
+# bpflab top-level Makefile.
+#
+#   make            build everything into build/
+#   make demo       install deps, build, bring up the lab in a box, run plans/quickstart.yaml
+#   make check      install deps, build, run unit + integration tests (needs root)
+#   make unit       unit tests only
+#   make fuzz       run the libFuzzer targets for a bounded time (FUZZ_SECONDS)
+#   make asan       build with AddressSanitizer into build-asan/
+#
+# Sources are picked up by wildcard: every lib/*.c goes into libbpflab.a, every
+# agent/ coordinator/ cli/ *.c except main.c into a per-part archive, main.c makes the
+# binary. Unit tests tests/unit/test_*.c link against all archives.
+
+V ?= 0
+Q := $(if $(filter 1,$(V)),,@)
+msg = $(if $(filter 1,$(V)),,@printf '  %-8s %s\n' "$(1)" "$(2)";)
+
+BUILD    ?= build
+CC       ?= gcc
+CLANG    ?= clang
+BPFTOOL  ?= bpftool
+PKGS     := libbpf libzmq yaml-0.1 sqlite3 jansson
+ARCH_INC := /usr/include/$(shell $(CC) -dumpmachine)
+
+CFLAGS   ?= -O2 -g
+CFLAGS   += -std=gnu11 -Wall -Wextra -Werror -Wno-unused-parameter -Wshadow \
+            -Wstrict-prototypes -Wmissing-prototypes -D_GNU_SOURCE \
+            -Ilib -I$(BUILD)/bpf -Ibpf \
+            $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+LDLIBS   += $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lpthread -lm
+BPF_CFLAGS := -O2 -g -target bpf -Wall -Werror -I$(ARCH_INC) -Ibpf
+
+LIB_SRCS   := $(wildcard lib/*.c)
+AGENT_SRCS := $(filter-out agent/main.c,$(wildcard agent/*.c))
+COORD_SRCS := $(filter-out coordinator/main.c,$(wildcard coordinator/*.c))
+CLI_SRCS   := $(filter-out cli/main.c,$(wildcard cli/*.c))
+BPF_SRCS   := $(wildcard bpf/*.bpf.c)
+BPF_OBJS   := $(patsubst bpf/%.bpf.c,$(BUILD)/bpf/%.bpf.o,$(BPF_SRCS))
+# Programs built into the agent through generated skeletons.
+SKELS      := $(BUILD)/bpf/xdp_gen.skel.h
+UNIT_SRCS  := $(wildcard tests/unit/test_*.c)
+UNIT_BINS  := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
+
+obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
+
+SCHEMA_SQL := $(sort $(wildcard schema/[0-9][0-9][0-9]_*.sql))
+SCHEMA_C   := $(BUILD)/gen/schema.c
+
+LIBA   := $(BUILD)/libbpflab.a
+AGENTA := $(BUILD)/libagent.a
+COORDA := $(BUILD)/libcoord.a
+CLIA   := $(BUILD)/libcli.a
+BINS   := $(BUILD)/bin/bpflab $(BUILD)/bin/bpflabd $(BUILD)/bin/bpflab-agent
+
+.PHONY: all deps demo check unit integration fuzz asan clean lab-down
+all: $(BINS) $(BPF_OBJS)
+
+deps:
+	$(Q)sh scripts/deps.sh
+
+$(BUILD)/obj/%.o: %.c
+	$(call msg,CC,$<)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CC) $(CFLAGS) -MMD -MP -c -o $@ $<
+
+# agent sources include the generator skeleton
+$(call obj,$(AGENT_SRCS) agent/main.c): $(SKELS)
+
+$(BUILD)/bpf/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h)
+	$(call msg,BPF,$<)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -c -o $@ $<
+
+$(BUILD)/bpf/%.skel.h: $(BUILD)/bpf/%.bpf.o
+	$(call msg,SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< > $@.tmp && mv $@.tmp $@
+
+$(SCHEMA_C): $(SCHEMA_SQL) scripts/embed-schema.sh
+	$(call msg,GEN,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)sh scripts/embed-schema.sh $@ $(SCHEMA_SQL)
+
+$(BUILD)/obj/schema.o: $(SCHEMA_C)
+	$(call msg,CC,$<)
+	$(Q)$(CC) $(CFLAGS) -Wno-missing-variable-declarations -c -o $@ $<
+
+$(LIBA): $(call obj,$(LIB_SRCS)) $(BUILD)/obj/schema.o
+$(AGENTA): $(call obj,$(AGENT_SRCS))
+$(COORDA): $(call obj,$(COORD_SRCS))
+$(CLIA): $(call obj,$(CLI_SRCS))
+$(LIBA) $(AGENTA) $(COORDA) $(CLIA):
+	$(call msg,AR,$@)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(BUILD)/bin/bpflab: $(call obj,cli/main.c) $(CLIA) $(LIBA)
+$(BUILD)/bin/bpflabd: $(call obj,coordinator/main.c) $(COORDA) $(LIBA)
+$(BUILD)/bin/bpflab-agent: $(call obj,agent/main.c) $(AGENTA) $(LIBA)
+$(BINS):
+	$(call msg,LINK,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/tests/test_%: tests/unit/test_%.c $(CLIA) $(COORDA) $(AGENTA) $(LIBA) $(BPF_OBJS)
+	$(call msg,TEST,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CC) $(CFLAGS) -DBPFLAB_SRCDIR='"$(CURDIR)"' -DBPFLAB_BUILDDIR='"$(abspath $(BUILD))"' \
+		-o $@ $< $(CLIA) $(COORDA) $(AGENTA) $(LIBA) $(LDLIBS) $(shell pkg-config --libs cmocka)
+
+unit: deps
+	$(Q)$(MAKE) --no-print-directory all $(UNIT_BINS)
+	$(Q)sh tests/run-unit.sh $(UNIT_BINS)
+
+integration: deps all
+	$(Q)sh tests/run-integration.sh
+
+check: deps
+	$(Q)$(MAKE) --no-print-directory all $(UNIT_BINS)
+	$(Q)sh tests/run-unit.sh $(UNIT_BINS)
+	$(Q)sh tests/run-integration.sh
+
+demo: deps
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)sh lab/demo.sh
+
+lab-down:
+	$(Q)sh lab/lab down
+
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS := $(patsubst tests/fuzz/fuzz_%.c,$(BUILD)/fuzz/fuzz_%,$(wildcard tests/fuzz/fuzz_*.c))
+$(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(LIB_SRCS) $(SCHEMA_C)
+	$(call msg,FUZZ,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE -Ilib \
+		$(shell pkg-config --cflags $(PKGS)) -o $@ $< $(LIB_SRCS) $(SCHEMA_C) $(LDLIBS)
+fuzz: deps
+	$(Q)$(MAKE) --no-print-directory $(FUZZ_TARGETS)
+	$(Q)sh tests/fuzz/run.sh $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+
+asan:
+	$(Q)$(MAKE) --no-print-directory BUILD=build-asan CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer" LDLIBS="-fsanitize=address,undefined" all
+
+clean:
+	$(Q)rm -rf $(BUILD) build-asan
+
+-include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)

@@ -1,0 +1,26 @@
+#!/bin/sh
+# demo.sh - what `make demo` runs after building: bring up a 2-host lab in a box, run
+# plans/quickstart.yaml on it, print the result table, and take the lab down again (also
+# when something fails or the user presses ^C).
+set -eu
+top=$(cd "$(dirname "$0")/.." && pwd)
+lab="$top/lab/lab"
+name=${BPFLAB_DEMO_NAME:-demo}
+hosts=${BPFLAB_DEMO_HOSTS:-2}
+bpflab="$top/build/bin/bpflab"
+
+cleanup() { "$lab" down --name "$name" || true; }
+"$lab" down --name "$name" >/dev/null 2>&1 || true
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+"$lab" up "$hosts" --name "$name"
+. "/tmp/bpflab-lab-$name/env"
+export BPFLAB_COORDINATOR
+
+"$bpflab" plan check "$top/plans/quickstart.yaml"
+out=$("$bpflab" -j run submit "$top/plans/quickstart.yaml" --wait)
+run=$(printf '%s\n' "$out" | sed -n 's/.*"run": *\([0-9][0-9]*\).*/\1/p' | head -n 1)
+[ -n "$run" ] || { echo "demo: could not read the run id from: $out" >&2; exit 1; }
+echo
+"$bpflab" result show "$run"

@@ -1,0 +1,29 @@
+/* log.h - leveled logging for the bpflab programs.
+ *
+ * pr_warn / pr_info / pr_debug write one line each to stderr (or to the file given to
+ * log_set_file) with the program name in front. The level starts at LOG_INFO for the
+ * daemons and LOG_WARN for the CLI; each -v raises it by one. libbpf's own messages are
+ * routed through log_libbpf_print one level lower than ours, as xdp-tools does.
+ */
+#ifndef BPFLAB_LOG_H
+#define BPFLAB_LOG_H
+
+#include <stdarg.h>
+
+enum log_level { LOG_WARN = 0, LOG_INFO = 1, LOG_DEBUG = 2 };
+
+void log_init(const char *progname, enum log_level level);
+void log_set_level(enum log_level level);
+enum log_level log_get_level(void);
+/* Append to PATH instead of stderr. Returns 0 or -errno. */
+int log_set_file(const char *path);
+void log_msg(enum log_level level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Route libbpf's prints through our log (LIBBPF_WARN -> info, INFO -> debug, DEBUG dropped
+ * unless -vv). */
+void log_route_libbpf(void);
+
+#define pr_warn(...)  log_msg(LOG_WARN, __VA_ARGS__)
+#define pr_info(...)  log_msg(LOG_INFO, __VA_ARGS__)
+#define pr_debug(...) log_msg(LOG_DEBUG, __VA_ARGS__)
+
+#endif

@@ -1,0 +1,152 @@
+/* plan.h - the test plan: model, YAML parser with validation, overrides and matrix
+ * expansion.
+ *
+ * A plan file (docs/plans.md) is parsed with libyaml into a position-carrying tree,
+ * submit-time overrides (-s key=value) are applied to that tree, and the tree is then
+ * validated into a struct plan. Any error refuses the plan whole and is reported as
+ * "FILE:LINE:COLUMN: message" through struct plan_error; nothing is partially accepted.
+ *
+ * Expansion turns a plan into its jobs: the cross product of the matrix, times the
+ * variants, times the repetitions, ordered so that variants interleave within each
+ * repetition (rep 1: A B C, rep 2: A B C, ...). Each job carries a JSON spec that is what
+ * an agent executes (docs/protocol.md, "job spec").
+ *
+ * Used by the CLI (plan check/show, run submit) and by the coordinator (which validates
+ * and expands again on submit). Not thread-safe per object; separate plans are
+ * independent.
+ */
+#ifndef BPFLAB_PLAN_H
+#define BPFLAB_PLAN_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define PLAN_MAX_BYTES (1u << 20)	/* plan files above this are refused */
+#define PLAN_MAX_JOBS 100000		/* expansions above this are refused */
+
+struct plan_error {
+	char text[1024];		/* "FILE:LINE:COLUMN: message", ready to print */
+	int line, col;			/* 1-based; 0 when not tied to a place */
+};
+
+enum plan_hook { PLAN_HOOK_XDP, PLAN_HOOK_TC_INGRESS, PLAN_HOOK_TC_EGRESS };
+enum plan_xdp_mode { PLAN_XDP_NATIVE, PLAN_XDP_GENERIC, PLAN_XDP_OFFLOAD };
+enum plan_generator { PLAN_GEN_XDP_LIVE, PLAN_GEN_UDP, PLAN_GEN_PKTGEN, PLAN_GEN_NONE };
+enum plan_proto { PLAN_PROTO_UDP4, PLAN_PROTO_UDP6 };
+
+/* One program to attach: {port: b, hook: xdp, mode: native, object: x.bpf.o, program: p} */
+struct plan_attach {
+	char *port;			/* a role from plan->ports */
+	enum plan_hook hook;
+	enum plan_xdp_mode mode;	/* XDP only */
+	char *object;			/* name under bpf/ or a path */
+	char *program;
+	int line, col;			/* of the attach entry, for later errors */
+	int object_line, object_col;	/* of the object value */
+	int program_line, program_col;	/* of the program value */
+};
+
+struct plan_variant {
+	char *name;
+	struct plan_attach *attach;
+	int n_attach;
+	int line, col;
+};
+
+struct plan_match {			/* hosts.match selector: key: value */
+	char *key;			/* e.g. port.driver, kernel.release */
+	char *value;			/* e.g. veth, ">=6.1" */
+	int line, col;
+};
+
+struct plan_traffic {
+	enum plan_generator generator;
+	char *from;			/* a port role; NULL for generator none */
+	int size;			/* frame bytes without FCS */
+	enum plan_proto proto;
+	int flows;
+	int threads;
+	int64_t duration_ms;
+	int64_t warmup_ms;
+};
+
+struct plan_axis {			/* one matrix key and its values */
+	char *key;			/* dotted path, e.g. traffic.packet.size */
+	char **values;			/* scalar texts */
+	int n_values;
+	int line, col;
+};
+
+struct plan {
+	char *file;			/* as given; used in error messages */
+	char *text;			/* the exact plan text (NUL-terminated) */
+	size_t text_len;
+	char sha256[65];		/* of text */
+	char *name;
+	char *description;		/* may be NULL */
+	struct plan_match *match;
+	int n_match;
+	int host_count;			/* 0 means all matching hosts */
+	char **ports;
+	int n_ports;
+	struct plan_traffic traffic;
+	struct plan_variant *variants;	/* in file order */
+	int n_variants;
+	struct plan_axis *matrix;	/* in file order */
+	int n_axes;
+	int repeat;
+	char **metrics;
+	int n_metrics;
+	struct plan_tree *tree;		/* private: the parsed, overridden tree */
+};
+
+/* A submit-time override: "traffic.packet.size=1500". */
+struct plan_override {
+	char *key;
+	char *value;
+};
+
+/* Parse "KEY=VALUE" into OV (heap strings). Returns 0 or -EINVAL with ERR filled
+ * ("invalid override 'x': expected KEY=VALUE"). */
+int plan_override_parse(const char *arg, struct plan_override *ov, struct plan_error *err);
+void plan_override_release(struct plan_override *ov);
+
+/* Parse and validate TEXT (LEN bytes, need not be NUL-terminated) read from FILE, applying
+ * the N_OV overrides first. Returns a new plan, or NULL with errno set (EINVAL for a bad
+ * plan, ENOMEM) and ERR describing the first problem. */
+struct plan *plan_parse(const char *file, const char *text, size_t len,
+			const struct plan_override *ov, int n_ov, struct plan_error *err);
+/* Read FILE and plan_parse it. */
+struct plan *plan_load(const char *file, const struct plan_override *ov, int n_ov,
+		       struct plan_error *err);
+void plan_destroy(struct plan **plan);
+
+/* One job of an expanded plan. */
+struct plan_job {
+	int seq;			/* 0-based dispatch order within one host */
+	int variant;			/* index into plan->variants */
+	int point;			/* index of the matrix point (0 without a matrix) */
+	int rep;			/* 1-based repetition */
+	json_t *point_values;		/* {"traffic.packet.size": "64"} (owned) */
+	json_t *spec;			/* the job spec for the agent (owned) */
+};
+
+/* Expand PLAN into *N jobs (heap array *JOBS). Every matrix point is validated as a whole
+ * plan; an invalid point fails the expansion with ERR naming the matrix entry.
+ * Returns 0 or -errno. */
+int plan_expand(const struct plan *plan, struct plan_job **jobs, int *n,
+		struct plan_error *err);
+void plan_jobs_free(struct plan_job *jobs, int n);
+
+/* Names for enums, as written in plans. */
+const char *plan_hook_name(enum plan_hook hook);
+const char *plan_xdp_mode_name(enum plan_xdp_mode mode);
+const char *plan_generator_name(enum plan_generator gen);
+const char *plan_proto_name(enum plan_proto proto);
+
+/* Whether NAME is a metric bpflab knows (port.rx_pps, prog.ns_per_run, ...). */
+bool plan_metric_known(const char *name);
+
+#endif

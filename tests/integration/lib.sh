@@ -1,0 +1,46 @@
+# lib.sh - shared helpers for the integration tests. Source it, then call lab_start N.
+# Each test gets its own lab (name and management subnet from the test's name), torn
+# down by an EXIT trap whether the test passes or fails.
+set -eu
+top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+bin="$top/build/bin"
+bpflab="$bin/bpflab"
+LAB_NAME=${LAB_NAME:-t$$}
+LAB_NAME=${LAB_NAME:0:8}
+LAB_SUBNET=${LAB_SUBNET:-$((100 + $$ % 100))}
+export BPFLAB_LAB_DIR="/tmp/bpflab-lab-$LAB_NAME"
+LAB_DB="$BPFLAB_LAB_DIR/bpflab.db"
+failures=0
+
+lab_stop() {
+	"$top/lab/lab" down --name "$LAB_NAME" --purge >/dev/null 2>&1 || true
+}
+
+on_exit() {
+	local rc=$?
+	if [ $rc -ne 0 ] && [ -d "$BPFLAB_LAB_DIR" ]; then
+		echo "--- logs of lab $LAB_NAME (test failed with $rc)"
+		tail -n 20 "$BPFLAB_LAB_DIR"/bpflabd.log "$BPFLAB_LAB_DIR"/h*/agent.log 2>/dev/null || true
+	fi
+	lab_stop
+	exit $rc
+}
+trap on_exit EXIT
+trap 'exit 130' INT TERM
+
+lab_start() { # N
+	lab_stop
+	"$top/lab/lab" up "$1" --name "$LAB_NAME" --subnet "$LAB_SUBNET"
+	export BPFLAB_COORDINATOR="ipc://$BPFLAB_LAB_DIR/clients.sock"
+}
+
+fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
+ok() { echo "ok: $*"; }
+check() { # DESCRIPTION COMMAND...: run the command, count a failure if it fails
+	local what=$1; shift
+	if "$@"; then ok "$what"; else fail "$what"; fi
+}
+sql() { sqlite3 -batch -noheader "$LAB_DB" "$@"; }
+finish() {
+	[ "$failures" -eq 0 ] || { echo "$failures check(s) failed" >&2; exit 1; }
+}

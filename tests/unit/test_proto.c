@@ -1,0 +1,140 @@
+/* test_proto.c - unit tests for lib/proto.c over real ZeroMQ inproc sockets: encoding,
+ * decoding, refusal of malformed, oversize and multi-frame messages. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zmq.h>
+
+#include "proto.h"
+
+struct pair {
+	void *ctx, *router, *dealer;
+};
+
+static int pair_setup(void **state)
+{
+	struct pair *p = calloc(1, sizeof(*p));
+
+	p->ctx = zmq_ctx_new();
+	p->router = zmq_socket(p->ctx, ZMQ_ROUTER);
+	p->dealer = zmq_socket(p->ctx, ZMQ_DEALER);
+	assert_int_equal(zmq_bind(p->router, "inproc://proto-test"), 0);
+	assert_int_equal(zmq_setsockopt(p->dealer, ZMQ_ROUTING_ID, "agent-1", 7), 0);
+	assert_int_equal(zmq_connect(p->dealer, "inproc://proto-test"), 0);
+	*state = p;
+	return 0;
+}
+
+static int pair_teardown(void **state)
+{
+	struct pair *p = *state;
+	int zero = 0;
+
+	zmq_setsockopt(p->router, ZMQ_LINGER, &zero, sizeof(zero));
+	zmq_setsockopt(p->dealer, ZMQ_LINGER, &zero, sizeof(zero));
+	zmq_close(p->router);
+	zmq_close(p->dealer);
+	zmq_ctx_term(p->ctx);
+	free(p);
+	return 0;
+}
+
+static void test_proto_decode_rejects(void **state)
+{
+	char why[256];
+	json_t *m;
+
+	assert_null(proto_decode("{", 1, why, sizeof(why)));
+	assert_non_null(strstr(why, "not JSON"));
+	assert_null(proto_decode("[1]", 3, why, sizeof(why)));
+	assert_string_equal(why, "not a JSON object");
+	assert_null(proto_decode("{\"type\":\"x\"}", 12, why, sizeof(why)));
+	assert_string_equal(why, "no protocol version \"v\"");
+	assert_null(proto_decode("{\"v\":2,\"type\":\"x\"}", 18, why, sizeof(why)));
+	assert_string_equal(why, "protocol version 2, expected 1");
+	assert_null(proto_decode("{\"v\":1}", 7, why, sizeof(why)));
+	assert_string_equal(why, "no message \"type\"");
+	assert_null(proto_decode("{\"v\":1,\"type\":\"a\",\"type\":\"b\"}", 29, why, sizeof(why)));
+	assert_null(proto_decode("x", (size_t)PROTO_MAX_BYTES + 1, why, sizeof(why)));
+	assert_non_null(strstr(why, "exceeds the limit"));
+	m = proto_decode("{\"v\":1,\"type\":\"hello\",\"agent\":\"h1\"}", 35, why, sizeof(why));
+	assert_non_null(m);
+	assert_string_equal(proto_msg_type(m), "hello");
+	assert_string_equal(proto_get_str(m, "agent", "?"), "h1");
+	assert_int_equal(proto_get_int(m, "missing", 42), 42);
+	json_decref(m);
+}
+
+static void test_proto_roundtrip_router_dealer(void **state)
+{
+	struct pair *p = *state;
+	char why[256], id[PROTO_MAX_IDENTITY];
+	size_t id_len;
+	json_t *out, *in;
+
+	out = proto_msg_new("heartbeat");
+	json_object_set_new(out, "job", json_integer(17));
+	assert_int_equal(proto_send(p->dealer, out, 0), 0);
+	assert_int_equal(proto_recv_from(p->router, id, &id_len, &in, 0, why, sizeof(why)), 0);
+	assert_int_equal(id_len, 7);
+	assert_memory_equal(id, "agent-1", 7);
+	assert_string_equal(proto_msg_type(in), "heartbeat");
+	assert_int_equal(proto_get_int(in, "job", 0), 17);
+	json_decref(in);
+
+	/* and back */
+	assert_int_equal(proto_send_to(p->router, id, id_len, out, 0), 0);
+	assert_int_equal(proto_recv(p->dealer, &in, 0, why, sizeof(why)), 0);
+	assert_true(json_equal(in, out));
+	json_decref(in);
+	json_decref(out);
+}
+
+static void test_proto_recv_malformed(void **state)
+{
+	struct pair *p = *state;
+	char why[256], id[PROTO_MAX_IDENTITY];
+	size_t id_len;
+	json_t *in, *err;
+
+	/* garbage payload */
+	zmq_send(p->dealer, "garbage", 7, 0);
+	assert_int_equal(proto_recv_from(p->router, id, &id_len, &in, 0, why, sizeof(why)),
+			 -EBADMSG);
+	assert_null(in);
+	assert_non_null(strstr(why, "not JSON"));
+	/* two payload frames: drained and refused, the next message still arrives whole */
+	zmq_send(p->dealer, "{\"v\":1,\"type\":\"a\"}", 18, ZMQ_SNDMORE);
+	zmq_send(p->dealer, "{\"v\":1,\"type\":\"b\"}", 18, 0);
+	assert_int_equal(proto_recv_from(p->router, id, &id_len, &in, 0, why, sizeof(why)),
+			 -EBADMSG);
+	assert_string_equal(why, "message has more than one payload frame");
+	zmq_send(p->dealer, "{\"v\":1,\"type\":\"c\"}", 18, 0);
+	assert_int_equal(proto_recv_from(p->router, id, &id_len, &in, 0, why, sizeof(why)), 0);
+	assert_string_equal(proto_msg_type(in), "c");
+	json_decref(in);
+
+	err = proto_error_new("frob", "unknown message type '%s'", "frob");
+	assert_string_equal(proto_msg_type(err), "error");
+	assert_string_equal(proto_get_str(err, "message", ""), "unknown message type 'frob'");
+	assert_string_equal(proto_get_str(err, "in_reply_to", ""), "frob");
+	json_decref(err);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_proto_decode_rejects),
+		cmocka_unit_test_setup_teardown(test_proto_roundtrip_router_dealer, pair_setup,
+						pair_teardown),
+		cmocka_unit_test_setup_teardown(test_proto_recv_malformed, pair_setup,
+						pair_teardown),
+	};
+
+	return cmocka_run_group_tests_name("proto", tests, NULL, NULL);
+}
