@@ -82,7 +82,7 @@ $(SCHEMA_C): $(SCHEMA_SQL) scripts/embed-schema.sh
 
 $(BUILD)/obj/schema.o: $(SCHEMA_C)
 	$(call msg,CC,$<)
-	$(Q)$(CC) $(CFLAGS) -Wno-missing-variable-declarations -c -o $@ $<
+	$(Q)$(CC) $(CFLAGS) -c -o $@ $<
 
 $(LIBA): $(call obj,$(LIB_SRCS)) $(BUILD)/obj/schema.o
 $(AGENTA): $(call obj,$(AGENT_SRCS))

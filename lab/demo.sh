@@ -19,8 +19,9 @@ trap 'exit 130' INT TERM
 export BPFLAB_COORDINATOR
 
 "$bpflab" plan check "$top/plans/quickstart.yaml"
-out=$("$bpflab" -j run submit "$top/plans/quickstart.yaml" --wait)
-run=$(printf '%s\n' "$out" | sed -n 's/.*"run": *\([0-9][0-9]*\).*/\1/p' | head -n 1)
+out=$("$bpflab" run submit "$top/plans/quickstart.yaml" --wait)
+printf '%s\n' "$out"
+run=$(printf '%s\n' "$out" | sed -n 's/^run \([0-9][0-9]*\) submitted.*/\1/p' | head -n 1)
 [ -n "$run" ] || { echo "demo: could not read the run id from: $out" >&2; exit 1; }
 echo
 "$bpflab" result show "$run"

@@ -22,8 +22,12 @@ struct plan_object {
 	void *data;			/* the object file's bytes (owned) */
 	size_t len;
 	char **programs;		/* program names in the object */
+	int *program_types;		/* enum bpf_prog_type of each program (libbpf's guess
+					 * from the section name) */
 	int n_programs;
 };
+
+#define PLAN_OBJECT_MAX_BYTES (8u << 20)	/* larger object files are refused */
 
 struct plan_objects {
 	struct plan_object *objs;
@@ -36,7 +40,10 @@ struct plan_objects {
 int plan_objects_resolve(const struct plan *plan, const char *bpf_dir,
 			 struct plan_objects *out, struct plan_error *err);
 /* Build from bytes already at hand (the coordinator, from a submit message): NAME ->
- * DATA. Computes sha256 and the program list. Returns 0 or -errno. */
+ * DATA. Computes sha256 and the program list. Returns 0 or -errno (-EEXIST for a name
+ * already in OBJS, -EFBIG above PLAN_OBJECT_MAX_BYTES, -EINVAL for bytes that libbpf cannot
+ * open as a BPF object). DATA is copied. libbpf's messages while opening go to pr_debug
+ * (libbpf_set_print is swapped for the call, so do not open objects from two threads). */
 int plan_objects_add(struct plan_objects *objs, const char *name, const void *data,
 		     size_t len);
 const struct plan_object *plan_objects_find(const struct plan_objects *objs,

@@ -79,6 +79,8 @@ struct plan_axis {			/* one matrix key and its values */
 	int line, col;
 };
 
+/* A validated plan. Its strings point into the plan's own tree (or are constants) and
+ * live until plan_destroy(); the arrays belong to the plan. Treat it as read-only. */
 struct plan {
 	char *file;			/* as given; used in error messages */
 	char *text;			/* the exact plan text (NUL-terminated) */

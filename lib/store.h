@@ -7,14 +7,24 @@
  *
  * Opening applies the numbered migrations in schema/ (compiled in) up to the newest,
  * tracked with PRAGMA user_version, and turns on WAL and foreign keys. Every mutating
- * function runs in one transaction: it either happens whole or not at all.
- * One struct store per thread.
+ * function runs in one transaction: it either happens whole or not at all, and on failure
+ * returns -errno with the reason in store_errmsg() (-ENOSPC disk or size limit full,
+ * -EROFS read-only database, -EINVAL bad input or a constraint, -ENOENT unknown row,
+ * -EBUSY locked by another process, -ENOMEM, -EIO anything else).
+ *
+ * State rules (docs/store.md): a host is busy exactly while one of its jobs is running
+ * and it is not gone; a run is queued until one of its jobs is handed out, running until
+ * every job is done or failed, then done (no job failed) or failed (at least one did).
+ * A job's result is stored once (jobs.result_ms); a second one is a duplicate.
+ *
+ * One struct store per thread. Times are wall-clock milliseconds (util_wall_ms).
  */
 #ifndef BPFLAB_STORE_H
 #define BPFLAB_STORE_H
 
 #include <jansson.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "objects.h"
@@ -23,15 +33,107 @@
 struct store;
 
 /* Open (creating if needed) the database at PATH (":memory:" works). READONLY opens an
- * existing file without migrating. Returns NULL with errno set and a message in ERR. */
+ * existing file without migrating. A database whose schema is newer than this build, or
+ * (read-only) older or empty, is refused. Returns NULL with errno set and a message in
+ * ERR. */
 struct store *store_open(const char *path, bool readonly, char *err, size_t err_len);
+/* Close and free; *STORE becomes NULL. Takes NULL. */
 void store_close(struct store **store);
-/* The schema version now in force (PRAGMA user_version). */
+/* The schema version now in force (PRAGMA user_version), or -errno. */
 int store_schema_version(struct store *store);
 /* The newest schema version this build knows. */
 int store_schema_latest(void);
+/* Cap the database file at about BYTES (PRAGMA max_page_count; 0 lifts the cap). Writes
+ * beyond it fail with -ENOSPC as on a full disk: used by tests and by operators who keep
+ * the database on a shared disk. Returns 0 or -errno. */
+int store_set_size_limit(struct store *store, int64_t bytes);
 
-/* Queries (new references, NULL with errno set: ENOENT for an unknown run). */
+/* --- hosts --- */
+
+/* An agent said hello: insert or update host NAME with its agent VERSION and INVENTORY
+ * (not stolen), mark it idle and seen at NOW_MS, and put any job it was running back in
+ * the queue (the agent started a new session; a result from its spool is still taken).
+ * *HOST_ID gets the host's id, *REQUEUED (may be NULL) how many jobs were requeued.
+ * Returns 0 or -errno. */
+int store_host_hello(struct store *store, const char *name, const char *version,
+		     const json_t *inventory, int64_t now_ms, int64_t *host_id, int *requeued);
+/* Record that host HOST_ID was heard from at NOW_MS. Returns 0 or -errno. */
+int store_host_seen(struct store *store, int64_t host_id, int64_t now_ms);
+/* Host HOST_ID stopped answering: mark it gone and put its running jobs back in the queue
+ * for the same host (attempts kept). *REQUEUED may be NULL. Returns 0 or -errno. */
+int store_host_gone(struct store *store, int64_t host_id, int *requeued);
+/* Jobs queued or running on host HOST_ID into *N. Returns 0 or -errno. */
+int store_host_pending(struct store *store, int64_t host_id, int64_t *n);
+
+/* --- runs and the queue --- */
+
+/* One job of a new run: a job of plan_expand() assigned to a host. */
+struct store_job_new {
+	int64_t host_id;
+	const struct plan_job *job;	/* spec's attach entries must carry "sha256" */
+};
+
+/* Store a run of PLAN (its text and sha256 once per distinct text), its OVERRIDES (JSON
+ * array of "KEY=VALUE", may be NULL), every object of OBJS that the plan names and the
+ * N_JOBS jobs, all in one transaction. Each attach entry of each spec must name an object
+ * of OBJS and carry its sha256, so that every sample traces back to the object bytes.
+ * Nothing is stolen. *RUN_ID gets the new run's id. Returns 0 or -errno (-EINVAL for a
+ * missing object, a wrong sha256 or no jobs). */
+int store_run_create(struct store *store, const struct plan *plan, const json_t *overrides,
+		     const struct plan_objects *objs, const struct store_job_new *jobs,
+		     int n_jobs, int64_t now_ms, int64_t *run_id);
+
+/* The next queued job of host HOST_ID: lowest seq of the earliest submitted run. Fills
+ * *JOB_ID, *RUN_ID and *SPEC (new reference, caller decrefs). Returns 0, -ENOENT when the
+ * host has nothing queued, or -errno. */
+int store_job_next(struct store *store, int64_t host_id, int64_t *job_id, int64_t *run_id,
+		   json_t **spec);
+/* Hand queued job JOB_ID to its host: job running, attempts + 1, started at NOW_MS, host
+ * busy, run running. Returns 0, -ESTALE if the job is not queued, or -errno. */
+int store_job_dispatch(struct store *store, int64_t job_id, int64_t now_ms);
+/* Host HOST_ID's agent started job JOB_ID at NOW_MS (an accept): the job is running.
+ * A job already finished is left alone. Returns 0, -ENOENT for an unknown job, -EPERM
+ * for a job of another host, or -errno. */
+int store_job_accept(struct store *store, int64_t job_id, int64_t host_id, int64_t now_ms);
+/* A running job goes back to the queue (its message could not be sent); attempts kept.
+ * Returns 0, -ESTALE if it is not running, or -errno. */
+int store_job_requeue(struct store *store, int64_t job_id);
+/* The coordinator fails job JOB_ID with ERROR (e.g. an object missing from the store).
+ * Returns 0, -ESTALE if the job is already finished, or -errno. */
+int store_job_fail(struct store *store, int64_t job_id, const char *error, int64_t now_ms);
+
+/* What store_ingest_result did. */
+struct store_ingest {
+	int64_t job_id;
+	int64_t run_id;
+	bool duplicate;			/* a result was already stored: nothing changed */
+	bool failed;			/* the job's result was status failed */
+	int n_samples;			/* samples stored */
+	bool run_finished;		/* this result finished the run */
+	char run_state[8];		/* the run's state afterwards ("" for a duplicate) */
+};
+
+/* Store RESULT (a `result` message of docs/protocol.md, not stolen) from host HOST_ID:
+ * its environment (deduplicated by content; the host's hello inventory when the result
+ * has none), its samples, the job's state, error and verifier log, the run's state and
+ * the host idle, in one transaction. A job that already has a result is a duplicate:
+ * nothing changes and OUT->duplicate is set. Returns 0, -EINVAL for a malformed result
+ * (nothing stored), -ENOENT for an unknown job, -EPERM for a job of another host, or
+ * -errno. */
+int store_ingest_result(struct store *store, int64_t host_id, const json_t *result,
+			int64_t now_ms, struct store_ingest *out);
+
+/* Coordinator start-up: jobs left running by a previous coordinator go back to the queue
+ * (attempts kept) and every host is gone until it says hello. *REQUEUED may be NULL.
+ * Returns 0 or -errno. */
+int store_recover(struct store *store, int *requeued);
+
+/* The bytes of the object with hex SHA256 into *DATA (heap, caller frees) and *LEN.
+ * Returns 0, -ENOENT, or -errno. */
+int store_object_get(struct store *store, const char *sha256, void **data, size_t *len);
+
+/* --- queries (new references, NULL with errno set: ENOENT for an unknown run) --- */
+
 json_t *store_query_hosts(struct store *store);
 json_t *store_query_runs(struct store *store);
 json_t *store_query_run(struct store *store, int64_t run_id);

@@ -6,7 +6,7 @@ set -eu
 
 PKGS="make gcc clang llvm pkg-config bpftool libbpf-dev libelf-dev zlib1g-dev
 libzmq3-dev libyaml-dev libsqlite3-dev libcmocka-dev libjansson-dev
-iproute2 sqlite3 gnuplot-nox libclang-rt-14-dev procps psmisc"
+iproute2 sqlite3 gnuplot-nox libclang-rt-14-dev procps psmisc python3"
 
 missing=""
 for p in $PKGS; do

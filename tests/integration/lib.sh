@@ -40,6 +40,7 @@ check() { # DESCRIPTION COMMAND...: run the command, count a failure if it fails
 	local what=$1; shift
 	if "$@"; then ok "$what"; else fail "$what"; fi
 }
+no_lab_processes() { ! pgrep -f "bpflab-lab-$LAB_NAME/" >/dev/null; }
 sql() { sqlite3 -batch -noheader "$LAB_DB" "$@"; }
 finish() {
 	[ "$failures" -eq 0 ] || { echo "$failures check(s) failed" >&2; exit 1; }

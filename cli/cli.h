@@ -1,0 +1,175 @@
+/* cli.h - what the parts of the bpflab command line share: the global options, the
+ * command tables, option parsing, output in text or JSON, and the client that asks the
+ * coordinator (or a database file) for query objects.
+ *
+ * `bpflab [OPTIONS] OBJECT COMMAND [ARGS]`: cli/main.c parses the global options and
+ * dispatches OBJECT through a table; each object (cli/plan.c, host.c, run.c, result.c)
+ * dispatches COMMAND through its own table with exact matching, as bpftool does. A
+ * command function gets its arguments with argv[0] = the command name (getopt style) and
+ * returns the process exit status: CLI_EXIT_OK, CLI_EXIT_FAIL or CLI_EXIT_USAGE.
+ *
+ * Errors are printed once, where they are found: in text mode "bpflab: MESSAGE" on
+ * stderr, in JSON mode {"error": "MESSAGE"} on stdout. Single-threaded.
+ */
+#ifndef BPFLAB_CLI_H
+#define BPFLAB_CLI_H
+
+#include <getopt.h>
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "plan.h"
+#include "objects.h"
+
+#ifndef BPFLAB_VERSION
+#define BPFLAB_VERSION "0.1.0"
+#endif
+
+#define CLI_DEFAULT_COORDINATOR "ipc:///run/bpflab/clients.sock"
+#define CLI_DEFAULT_TIMEOUT_S 5
+
+enum cli_exit {
+	CLI_EXIT_OK = 0,		/* done */
+	CLI_EXIT_FAIL = 1,		/* something failed (or, with --wait, a job did) */
+	CLI_EXIT_USAGE = 2,		/* bad usage, or a plan that does not validate */
+};
+
+/* The global options, filled by cli/main.c (and by command option parsing, which takes
+ * them too). */
+struct cli_opts {
+	const char *coordinator;	/* ZeroMQ endpoint of bpflabd's client socket */
+	const char *db;			/* --db FILE: query this database, no coordinator */
+	const char *bpf_dir;		/* where bare object names are looked up */
+	bool json;			/* -j: JSON output */
+	bool pretty;			/* -p: indented JSON (implies -j) */
+	int verbose;			/* each -v one log level more */
+	int timeout_s;			/* how long to wait for the coordinator's reply */
+};
+
+extern struct cli_opts cli;
+
+/* A command of an object: "bpflab OBJECT NAME ARGS". */
+struct cli_cmd {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *args;		/* grammar after the name: "FILE [-s KEY=VALUE]..." */
+	const char *help;		/* lines printed by "bpflab OBJECT NAME --help" */
+};
+
+/* An object: its commands and the one that runs without a COMMAND (NULL: none). */
+struct cli_object {
+	const char *name;
+	const struct cli_cmd *cmds;
+	const char *default_cmd;
+	const char *help;		/* extra lines after the object's usage */
+};
+
+/* Objects (cli/plan.c, host.c, run.c, result.c). */
+extern const struct cli_object cli_plan_object;
+extern const struct cli_object cli_host_object;
+extern const struct cli_object cli_run_object;
+extern const struct cli_object cli_result_object;
+
+/* Run "bpflab OBJ ARGV..." (ARGV[0] is the command, ARGC may be 0): "help", "-h" and
+ * "--help" print the object's usage; an unknown command is bad usage. Returns the exit
+ * status. */
+int cli_object_dispatch(const struct cli_object *obj, int argc, char **argv);
+/* Print the usage of OBJ (all its commands) to OUT. */
+void cli_object_usage(const struct cli_object *obj, FILE *out);
+
+/* The OPTIONS line of the usage texts. */
+extern const char cli_options_grammar[];
+
+/* Handler of a command's own options: OPT (the getopt value) with ARG. Returns 0, or an
+ * exit status after printing a usage error. */
+typedef int (*cli_opt_fn)(int opt, const char *arg, void *ctx);
+
+/* Parse the options of command PATH ("run submit"): its own (SHORTOPTS, LONGOPTS, may be
+ * "" and NULL) handled by FN, and the global ones (-j, -p, -v, -c, --db, --bpf-dir,
+ * --timeout), taken anywhere on the line. Options and arguments may mix; "--" ends the
+ * options. On success returns 0 and sets *FIRST to the index of the first positional
+ * argument in ARGV (which is permuted); otherwise the exit status after a usage error. */
+int cli_parse_opts(int argc, char **argv, const char *path, const char *shortopts,
+		   const struct option *longopts, cli_opt_fn fn, void *ctx, int *first);
+/* Handle a global option OPT with ARG (from main's or a command's parsing). Returns 0, or
+ * CLI_EXIT_USAGE after a message; 1 means OPT is not a global option. */
+int cli_global_opt(int opt, const char *arg);
+/* The long and short global options, for cli/main.c. */
+extern const struct option cli_global_longopts[];
+extern const char cli_global_shortopts[];
+/* Option values for the global long-only options. */
+enum { CLI_OPT_DB = 256, CLI_OPT_BPF_DIR, CLI_OPT_TIMEOUT, CLI_OPT_FIRST_LOCAL = 300 };
+
+/* Bad usage: print "MESSAGE" and the hint "see 'bpflab HINT --help'" (or the JSON error)
+ * and return CLI_EXIT_USAGE. A NULL HINT names the command running, else the top level. */
+int cli_usage_error(const char *hint, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* A failure: print MESSAGE (text or JSON) and return CLI_EXIT_FAIL. */
+int cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Print a plan error (already "FILE:LINE:COLUMN: message") as it is on stderr, or as
+ * {"file", "ok": false, "error", "line", "column"} in JSON mode. */
+void cli_plan_error(const char *file, const struct plan_error *err);
+
+/* Print OBJ as JSON on stdout (compact, or indented with -p) and a newline. Returns 0 or
+ * CLI_EXIT_FAIL. */
+int cli_print_json(const json_t *obj);
+
+/* A text table: rows of cells printed in aligned columns, the last column unpadded. */
+struct cli_table {
+	int n_cols, n_rows, cap;
+	char **cells;			/* n_rows * n_cols heap strings */
+	bool *right;			/* right-align column i (numbers) */
+};
+/* Start a table with the header cells HEAD (N_COLS of them; a leading '>' right-aligns
+ * the column and is not printed). Returns 0 or -ENOMEM. */
+int cli_table_init(struct cli_table *t, int n_cols, const char *const *head);
+/* Add a row of N_COLS cells (copied; NULL prints "-"). Returns 0 or -ENOMEM. */
+int cli_table_add(struct cli_table *t, const char *const *cells);
+void cli_table_print(const struct cli_table *t, FILE *out);
+void cli_table_release(struct cli_table *t);
+
+/* "2026-11-29T22:39:00Z" for a wall time in ms, or "-" for 0/absent. OUT >= 32 bytes. */
+const char *cli_time(long long wall_ms, char *out, size_t len);
+
+/* Send REQ (a protocol message) to the coordinator and wait for its one reply, at most
+ * cli.timeout_s seconds. Returns 0 with *REPLY (new reference) of type WANT_TYPE, or an
+ * exit status after printing the error: no reply in time, a transport error, an "error"
+ * reply (its message) or a reply of another type. */
+int cli_request(const json_t *req, const char *want_type, json_t **reply);
+/* The query object for TYPE ("host_list", "run_list", "run_show", "result_show"; RUN for
+ * the last two): from the database file with --db, else from the coordinator. Returns 0
+ * with *OUT (new reference: the hosts or runs array, the run or result object), or an
+ * exit status after printing the error. */
+int cli_query(const char *type, long long run, json_t **out);
+/* Free the ZeroMQ context, at exit. */
+void cli_client_close(void);
+
+/* A matrix point {"traffic.packet.size": "64"} as "traffic.packet.size=64" (pairs joined
+ * by a space), "-" for none. Returns OUT. */
+const char *cli_point_text(const json_t *point, char *out, size_t len);
+
+/* Parse a run id argument; returns 0, or a usage error naming HINT. */
+int cli_parse_run_id(const char *arg, const char *hint, long long *id);
+
+/* A plan read, validated, resolved and expanded, as plan check, plan show and run submit
+ * need it. */
+struct cli_plan {
+	struct plan *plan;
+	struct plan_objects objs;
+	struct plan_job *jobs;
+	int n_jobs;
+	json_t *overrides;		/* the -s arguments as given: ["KEY=VALUE", ...] */
+	bool have_objs;			/* objs was filled and must be released */
+};
+
+/* Load FILE with the overrides in cp->overrides, resolve its objects in cli.bpf_dir and
+ * expand it into CP. Prints the error and returns CLI_EXIT_USAGE for a plan that does
+ * not validate, CLI_EXIT_FAIL when it cannot be read; 0 on success. */
+int cli_plan_prepare(const char *file, struct cli_plan *cp);
+void cli_plan_release(struct cli_plan *cp);
+/* Options shared by the commands that take a plan: -s KEY=VALUE appends to OVERRIDES (a
+ * JSON array passed as CTX). */
+int cli_plan_opt(int opt, const char *arg, void *ctx);
+
+#endif

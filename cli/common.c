@@ -1,0 +1,416 @@
+/* common.c - the plumbing every bpflab command uses: the global options, command
+ * dispatch with exact matching and --help at each level, option parsing, error output in
+ * text or JSON, JSON printing and aligned text tables. See cli.h.
+ */
+#include "cli.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+#include "util.h"
+
+struct cli_opts cli = {
+	.coordinator = CLI_DEFAULT_COORDINATOR,
+	.timeout_s = CLI_DEFAULT_TIMEOUT_S,
+};
+
+const char cli_options_grammar[] =
+	"       OPTIONS := { {-j|--json} [{-p|--pretty}] | {-c|--coordinator} ENDPOINT |\n"
+	"                    --db FILE | --bpf-dir DIR | --timeout SECONDS |\n"
+	"                    {-v|--verbose} }\n";
+
+const struct option cli_global_longopts[] = {
+	{ "coordinator", required_argument, NULL, 'c' },
+	{ "db", required_argument, NULL, CLI_OPT_DB },
+	{ "json", no_argument, NULL, 'j' },
+	{ "pretty", no_argument, NULL, 'p' },
+	{ "verbose", no_argument, NULL, 'v' },
+	{ "bpf-dir", required_argument, NULL, CLI_OPT_BPF_DIR },
+	{ "timeout", required_argument, NULL, CLI_OPT_TIMEOUT },
+	{ NULL, 0, NULL, 0 },
+};
+
+const char cli_global_shortopts[] = "c:jpv";
+
+/* "run submit" while a command runs: usage errors without a hint point at its help. */
+static char cmd_path[64];
+
+static void json_error_out(const char *msg)
+{
+	json_t *e = json_pack("{s:s}", "error", msg);
+
+	if (e)
+		cli_print_json(e);
+	json_decref(e);
+}
+
+int cli_usage_error(const char *hint, const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (!hint && *cmd_path)
+		hint = cmd_path;
+	if (cli.json) {
+		json_error_out(msg);
+	} else {
+		fprintf(stderr, "bpflab: %s\n", msg);
+		fprintf(stderr, "see 'bpflab %s%s--help'\n", hint ? hint : "", hint ? " " : "");
+	}
+	return CLI_EXIT_USAGE;
+}
+
+int cli_error(const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (cli.json)
+		json_error_out(msg);
+	else
+		fprintf(stderr, "bpflab: %s\n", msg);
+	return CLI_EXIT_FAIL;
+}
+
+void cli_plan_error(const char *file, const struct plan_error *err)
+{
+	json_t *e;
+
+	if (!cli.json) {
+		fprintf(stderr, "%s\n", err->text);
+		return;
+	}
+	e = json_pack("{s:s, s:b, s:s, s:i, s:i}", "file", file, "ok", 0, "error", err->text,
+		      "line", err->line, "column", err->col);
+	if (e)
+		cli_print_json(e);
+	json_decref(e);
+}
+
+int cli_print_json(const json_t *obj)
+{
+	/* 15 significant digits: 35.9 rather than 35.899999999999999 */
+	size_t flags = (cli.pretty ? JSON_INDENT(2) : JSON_COMPACT) | JSON_REAL_PRECISION(15);
+
+	if (json_dumpf(obj, stdout, flags | JSON_ENCODE_ANY) || fputc('\n', stdout) == EOF) {
+		fprintf(stderr, "bpflab: cannot write JSON output\n");
+		return CLI_EXIT_FAIL;
+	}
+	return 0;
+}
+
+int cli_global_opt(int opt, const char *arg)
+{
+	long long v;
+
+	switch (opt) {
+	case 'c':
+		cli.coordinator = arg;
+		return 0;
+	case CLI_OPT_DB:
+		cli.db = arg;
+		return 0;
+	case 'j':
+		cli.json = true;
+		return 0;
+	case 'p':
+		cli.pretty = cli.json = true;
+		return 0;
+	case 'v':
+		cli.verbose++;
+		log_set_level(cli.verbose >= LOG_DEBUG ? LOG_DEBUG : (enum log_level)cli.verbose);
+		return 0;
+	case CLI_OPT_BPF_DIR:
+		cli.bpf_dir = arg;
+		return 0;
+	case CLI_OPT_TIMEOUT:
+		if (util_parse_int(arg, &v) || v < 1 || v > 86400)
+			return cli_usage_error(NULL, "invalid timeout '%s': expected seconds "
+					       "from 1 to 86400", arg);
+		cli.timeout_s = (int)v;
+		return 0;
+	}
+	return 1;
+}
+
+/* The option as the user wrote it, for messages: "-x" or "--name" (without "=VALUE"). */
+static void option_text(char **argv, int opt, char *out, size_t len)
+{
+	const char *arg = optind > 0 ? argv[optind - 1] : "";
+
+	if (opt > 0 && opt < 256 && (!arg || strncmp(arg, "--", 2))) {
+		snprintf(out, len, "-%c", opt);
+		return;
+	}
+	snprintf(out, len, "%.*s", (int)strcspn(arg, "="), arg);
+}
+
+int cli_parse_opts(int argc, char **argv, const char *path, const char *shortopts,
+		   const struct option *longopts, cli_opt_fn fn, void *ctx, int *first)
+{
+	struct option all[64];
+	char shorts[128];
+	size_t n = 0, i;
+	int opt, err;
+
+	for (i = 0; cli_global_longopts[i].name; i++)
+		all[n++] = cli_global_longopts[i];
+	for (i = 0; longopts && longopts[i].name && n < ARRAY_SIZE(all) - 1; i++)
+		all[n++] = longopts[i];
+	all[n] = (struct option){ NULL, 0, NULL, 0 };
+	snprintf(shorts, sizeof(shorts), ":%s%s", cli_global_shortopts, shortopts ? shortopts : "");
+
+	opterr = 0;
+	optind = 0;			/* glibc: start over, permutation included */
+	while ((opt = getopt_long(argc, argv, shorts, all, NULL)) != -1) {
+		char text[128];
+
+		if (opt == '?') {
+			option_text(argv, optopt, text, sizeof(text));
+			return cli_usage_error(path, "unknown option '%s' for '%s'", text, path);
+		}
+		if (opt == ':') {
+			option_text(argv, optopt, text, sizeof(text));
+			return cli_usage_error(path, "option '%s' needs a value", text);
+		}
+		err = cli_global_opt(opt, optarg);
+		if (err == 1)
+			err = fn ? fn(opt, optarg, ctx) : CLI_EXIT_USAGE;
+		if (err)
+			return err;
+	}
+	*first = optind;
+	return 0;
+}
+
+static const struct cli_cmd *find_cmd(const struct cli_object *obj, const char *name)
+{
+	const struct cli_cmd *c;
+
+	for (c = obj->cmds; c->name; c++)
+		if (!strcmp(c->name, name))
+			return c;
+	return NULL;
+}
+
+void cli_object_usage(const struct cli_object *obj, FILE *out)
+{
+	const struct cli_cmd *c;
+	bool first = true;
+
+	for (c = obj->cmds; c->name; c++) {
+		fprintf(out, "%s bpflab %s %s%s%s\n", first ? "Usage:" : "      ", obj->name,
+			c->name, *c->args ? " " : "", c->args);
+		first = false;
+	}
+	fprintf(out, "       bpflab %s help\n\n", obj->name);
+	if (obj->help)
+		fputs(obj->help, out);
+	fputs(cli_options_grammar, out);
+}
+
+static void cmd_usage(const struct cli_object *obj, const struct cli_cmd *c, FILE *out)
+{
+	fprintf(out, "Usage: bpflab %s %s%s%s\n\n", obj->name, c->name, *c->args ? " " : "",
+		c->args);
+	if (c->help)
+		fprintf(out, "%s\n", c->help);
+	fputs(cli_options_grammar, out);
+}
+
+static bool wants_help(int argc, char **argv)
+{
+	int i;
+
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--"))
+			return false;
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))
+			return true;
+	}
+	return false;
+}
+
+int cli_object_dispatch(const struct cli_object *obj, int argc, char **argv)
+{
+	const struct cli_cmd *c;
+
+	if (argc == 0 || (argv[0][0] == '-' && strcmp(argv[0], "-h") &&
+			  strcmp(argv[0], "--help"))) {
+		/* "bpflab run" and "bpflab run -j" mean "bpflab run list" */
+		char *args[argc + 2];
+		int i;
+
+		if (!obj->default_cmd)
+			return argc ? cli_usage_error(obj->name, "missing command before '%s' "
+						      "for '%s'", argv[0], obj->name)
+				    : cli_usage_error(obj->name, "missing command for '%s'",
+						      obj->name);
+		args[0] = (char *)obj->default_cmd;
+		for (i = 0; i < argc; i++)
+			args[i + 1] = argv[i];
+		args[argc + 1] = NULL;
+		return cli_object_dispatch(obj, argc + 1, args);
+	}
+	if (!strcmp(argv[0], "help") || !strcmp(argv[0], "-h") || !strcmp(argv[0], "--help")) {
+		cli_object_usage(obj, stdout);
+		return CLI_EXIT_OK;
+	}
+	c = find_cmd(obj, argv[0]);
+	if (!c)
+		return cli_usage_error(obj->name, "unknown command '%s' for '%s'", argv[0],
+				       obj->name);
+	if (wants_help(argc, argv)) {
+		cmd_usage(obj, c, stdout);
+		return CLI_EXIT_OK;
+	}
+	snprintf(cmd_path, sizeof(cmd_path), "%s %s", obj->name, c->name);
+	return c->fn(argc, argv);
+}
+
+int cli_parse_run_id(const char *arg, const char *hint, long long *id)
+{
+	if (util_parse_int(arg, id) || *id < 1)
+		return cli_usage_error(hint, "invalid run id '%s': expected a number from 1",
+				       arg);
+	return 0;
+}
+
+const char *cli_time(long long wall_ms, char *out, size_t len)
+{
+	if (wall_ms <= 0)
+		snprintf(out, len, "-");
+	else
+		util_format_time(wall_ms, out, len);
+	return out;
+}
+
+const char *cli_point_text(const json_t *point, char *out, size_t len)
+{
+	const char *key;
+	json_t *v;
+	size_t used = 0;
+
+	snprintf(out, len, "-");
+	if (!json_is_object(point))
+		return out;
+	json_object_foreach((json_t *)point, key, v) {
+		char *s = json_is_string(v) ? NULL : json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
+		int n = snprintf(out + used, len - used, "%s%s=%s", used ? " " : "", key,
+				 s ? s : json_string_value(v) ? json_string_value(v) : "?");
+
+		free(s);
+		if (n < 0 || (size_t)n >= len - used)
+			break;
+		used += n;
+	}
+	return out;
+}
+
+/* ---- tables ---- */
+
+int cli_table_init(struct cli_table *t, int n_cols, const char *const *head)
+{
+	int i;
+
+	memset(t, 0, sizeof(*t));
+	t->n_cols = n_cols;
+	t->right = calloc(n_cols, sizeof(*t->right));
+	if (!t->right)
+		return -ENOMEM;
+	{
+		const char *cells[n_cols];
+
+		for (i = 0; i < n_cols; i++) {
+			t->right[i] = head[i][0] == '>';
+			cells[i] = head[i] + t->right[i];
+		}
+		return cli_table_add(t, cells);
+	}
+}
+
+int cli_table_add(struct cli_table *t, const char *const *cells)
+{
+	int i;
+
+	if (t->n_rows == t->cap) {
+		int cap = t->cap ? 2 * t->cap : 16;
+		char **nc = realloc(t->cells, (size_t)cap * t->n_cols * sizeof(*nc));
+
+		if (!nc)
+			return -ENOMEM;
+		t->cells = nc;
+		t->cap = cap;
+	}
+	for (i = 0; i < t->n_cols; i++) {
+		char *s = strdup(cells[i] ? cells[i] : "-");
+
+		if (!s) {
+			while (i--)
+				free(t->cells[t->n_rows * t->n_cols + i]);
+			return -ENOMEM;
+		}
+		t->cells[t->n_rows * t->n_cols + i] = s;
+	}
+	t->n_rows++;
+	return 0;
+}
+
+/* Columns of a UTF-8 string on a terminal. */
+static int width(const char *s)
+{
+	int w = 0;
+
+	for (; *s; s++)
+		if (((unsigned char)*s & 0xc0) != 0x80)
+			w++;
+	return w;
+}
+
+void cli_table_print(const struct cli_table *t, FILE *out)
+{
+	int w[t->n_cols ? t->n_cols : 1], r, c;
+
+	for (c = 0; c < t->n_cols; c++) {
+		w[c] = 0;
+		for (r = 0; r < t->n_rows; r++)
+			if (width(t->cells[r * t->n_cols + c]) > w[c])
+				w[c] = width(t->cells[r * t->n_cols + c]);
+	}
+	for (r = 0; r < t->n_rows; r++) {
+		for (c = 0; c < t->n_cols; c++) {
+			const char *s = t->cells[r * t->n_cols + c];
+			int pad = w[c] - width(s);
+			bool last = c == t->n_cols - 1;
+
+			if (c)
+				fputs("  ", out);
+			if (t->right[c])
+				fprintf(out, "%*s", pad, "");
+			fputs(s, out);
+			if (!t->right[c] && !last)
+				fprintf(out, "%*s", pad, "");
+		}
+		fputc('\n', out);
+	}
+}
+
+void cli_table_release(struct cli_table *t)
+{
+	int i;
+
+	for (i = 0; t->cells && i < t->n_rows * t->n_cols; i++)
+		free(t->cells[i]);
+	free(t->cells);
+	free(t->right);
+	memset(t, 0, sizeof(*t));
+}

@@ -1,0 +1,178 @@
+/* main.c - bpflab, the command line a kernel developer types:
+ *
+ *     bpflab [OPTIONS] OBJECT COMMAND [ARGS]
+ *
+ * Parses the global options (which the commands accept after their name too), fills in
+ * the defaults from the environment, and dispatches OBJECT through a table to its file
+ * in cli/. See docs/cli.md for every command; exit status 0 ok, 1 failure, 2 bad usage or
+ * a plan that does not validate.
+ */
+#include <limits.h>
+#include <libgen.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "log.h"
+#include "util.h"
+
+static const struct cli_object *const objects[] = {
+	&cli_plan_object, &cli_host_object, &cli_run_object, &cli_result_object,
+};
+
+static void usage(FILE *out)
+{
+	const struct cli_cmd *c;
+	size_t i;
+
+	fprintf(out,
+		"Usage: bpflab [OPTIONS] OBJECT { COMMAND | help }\n"
+		"       bpflab help\n"
+		"       bpflab --version\n"
+		"\n"
+		"       OBJECT := { plan | host | run | result }\n"
+		"%s"
+		"\n"
+		"Commands:\n", cli_options_grammar);
+	for (i = 0; i < ARRAY_SIZE(objects); i++)
+		for (c = objects[i]->cmds; c->name; c++)
+			fprintf(out, "       bpflab %s %s%s%s\n", objects[i]->name, c->name,
+				*c->args ? " " : "", c->args);
+	fprintf(out,
+		"\n"
+		"Options:\n"
+		"  -c, --coordinator ENDPOINT  bpflabd's client socket (default:\n"
+		"                              $BPFLAB_COORDINATOR, else\n"
+		"                              " CLI_DEFAULT_COORDINATOR ")\n"
+		"      --db FILE               answer queries from database FILE, no coordinator\n"
+		"  -j, --json                  JSON output; errors as {\"error\": ...} on stdout\n"
+		"  -p, --pretty                indented JSON (implies --json)\n"
+		"  -v, --verbose               more logging (repeat for more)\n"
+		"      --bpf-dir DIR           where plans' bare object names are looked up\n"
+		"                              (default: $BPFLAB_BPF_DIR, else ../bpf from the\n"
+		"                              bpflab executable)\n"
+		"      --timeout SECONDS       how long to wait for the coordinator (default: %d)\n"
+		"  -h, --help                  this text; 'bpflab OBJECT --help' and\n"
+		"                              'bpflab OBJECT COMMAND --help' for the others\n"
+		"  -V, --version               print the version\n"
+		"\n"
+		"Exit status: 0 ok, 1 failure, 2 bad usage or a plan that does not validate.\n",
+		CLI_DEFAULT_TIMEOUT_S);
+}
+
+static int version(void)
+{
+	json_t *v;
+	int ret;
+
+	if (!cli.json) {
+		printf("bpflab %s\n", BPFLAB_VERSION);
+		return CLI_EXIT_OK;
+	}
+	v = json_pack("{s:s}", "version", BPFLAB_VERSION);
+	ret = v ? cli_print_json(v) : cli_error("out of memory");
+	json_decref(v);
+	return ret;
+}
+
+/* <directory of the bpflab executable>/../bpf, i.e. build/bpf for build/bin/bpflab. */
+static const char *default_bpf_dir(void)
+{
+	static char dir[PATH_MAX + 8];
+	char exe[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+
+	if (n <= 0)
+		return "bpf";
+	exe[n] = '\0';
+	snprintf(dir, sizeof(dir), "%s/../bpf", dirname(exe));
+	return dir;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option own[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+	};
+	struct option longopts[32];
+	char shortopts[64];
+	const char *env;
+	size_t i, n = 0;
+	int opt, ret = CLI_EXIT_USAGE;
+	bool want_version = false;
+
+	log_init("bpflab", LOG_WARN);
+	log_route_libbpf();
+	env = getenv("BPFLAB_COORDINATOR");
+	if (env && *env)
+		cli.coordinator = env;
+	env = getenv("BPFLAB_BPF_DIR");
+	if (env && *env)
+		cli.bpf_dir = env;
+
+	for (i = 0; cli_global_longopts[i].name; i++)
+		longopts[n++] = cli_global_longopts[i];
+	for (i = 0; i < ARRAY_SIZE(own); i++)
+		longopts[n++] = own[i];
+	longopts[n] = (struct option){ NULL, 0, NULL, 0 };
+	/* '+': stop at OBJECT; the commands parse the rest */
+	snprintf(shortopts, sizeof(shortopts), "+:%shV", cli_global_shortopts);
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
+		const char *text = argv[optind - 1];
+
+		switch (opt) {
+		case 'h':
+			usage(stdout);
+			return CLI_EXIT_OK;
+		case 'V':
+			want_version = true;
+			continue;
+		case '?':
+			if (optopt && strncmp(text, "--", 2))
+				return cli_usage_error(NULL, "unknown option '-%c'", optopt);
+			return cli_usage_error(NULL, "unknown option '%.*s'",
+					       (int)strcspn(text, "="), text);
+		case ':':
+			return cli_usage_error(NULL, "option '%.*s' needs a value",
+					       (int)strcspn(text, "="), text);
+		}
+		ret = cli_global_opt(opt, optarg);
+		if (ret)
+			return ret;
+	}
+	if (!cli.bpf_dir)
+		cli.bpf_dir = default_bpf_dir();
+	if (want_version)
+		return version();
+
+	argc -= optind;
+	argv += optind;
+	if (argc < 1) {
+		usage(stderr);
+		return CLI_EXIT_USAGE;
+	}
+	if (!strcmp(argv[0], "help")) {
+		usage(stdout);
+		return CLI_EXIT_OK;
+	}
+	if (!strcmp(argv[0], "version"))
+		return version();
+	ret = -1;
+	for (i = 0; i < ARRAY_SIZE(objects); i++) {
+		if (!strcmp(argv[0], objects[i]->name)) {
+			ret = cli_object_dispatch(objects[i], argc - 1, argv + 1);
+			break;
+		}
+	}
+	if (ret < 0)
+		ret = cli_usage_error(NULL, "unknown object '%s'", argv[0]);
+	cli_client_close();
+	if (fflush(stdout) || ferror(stdout)) {
+		fprintf(stderr, "bpflab: cannot write output\n");
+		ret = CLI_EXIT_FAIL;
+	}
+	return ret;
+}

@@ -1,0 +1,278 @@
+/* plan.c - `bpflab plan check|show`: validate a plan file and show the jobs it expands
+ * into, offline (no coordinator). Also the plan preparation that `run submit` shares:
+ * load with -s overrides, resolve the BPF objects in the --bpf-dir, expand.
+ */
+#include "cli.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "objects.h"
+#include "plan.h"
+
+int cli_plan_opt(int opt, const char *arg, void *ctx)
+{
+	json_t *overrides = ctx;
+	struct plan_override ov = { NULL, NULL };
+	struct plan_error err = { .text = "" };
+
+	if (opt != 's')
+		return CLI_EXIT_USAGE;
+	if (plan_override_parse(arg, &ov, &err))
+		return cli_usage_error(NULL, "%s", *err.text ? err.text :
+				       "invalid override: expected KEY=VALUE");
+	plan_override_release(&ov);
+	if (json_array_append_new(overrides, json_string(arg)))
+		return cli_error("out of memory");
+	return 0;
+}
+
+int cli_plan_prepare(const char *file, struct cli_plan *cp)
+{
+	struct plan_error err = { .text = "" };
+	struct plan_override *ov;
+	size_t n_ov = json_array_size(cp->overrides), i;
+	int rc, ret = CLI_EXIT_FAIL;
+
+	ov = calloc(n_ov + 1, sizeof(*ov));
+	if (!ov)
+		return cli_error("out of memory");
+	for (i = 0; i < n_ov; i++) {
+		if (plan_override_parse(json_string_value(json_array_get(cp->overrides, i)),
+					&ov[i], &err)) {
+			ret = cli_usage_error(NULL, "%s", err.text);
+			goto out;
+		}
+	}
+
+	cp->plan = plan_load(file, ov, (int)n_ov, &err);
+	if (!cp->plan) {
+		if (errno == EINVAL) {
+			cli_plan_error(file, &err);
+			ret = CLI_EXIT_USAGE;
+		} else if (*err.text) {
+			ret = cli_error("%s", err.text);
+		} else {
+			ret = cli_error("cannot read plan '%s': %s", file, strerror(errno));
+		}
+		goto out;
+	}
+	rc = plan_objects_resolve(cp->plan, cli.bpf_dir, &cp->objs, &err);
+	if (rc) {
+		if (rc == -EINVAL || rc == -ENOENT) {
+			cli_plan_error(file, &err);
+			ret = CLI_EXIT_USAGE;
+		} else {
+			ret = cli_error("%s", *err.text ? err.text : strerror(-rc));
+		}
+		goto out;
+	}
+	cp->have_objs = true;
+	rc = plan_expand(cp->plan, &cp->jobs, &cp->n_jobs, &err);
+	if (rc) {
+		if (rc == -EINVAL || rc == -E2BIG) {
+			cli_plan_error(file, &err);
+			ret = CLI_EXIT_USAGE;
+		} else {
+			ret = cli_error("%s", *err.text ? err.text : strerror(-rc));
+		}
+		goto out;
+	}
+	ret = 0;
+out:
+	for (i = 0; i < n_ov; i++)
+		plan_override_release(&ov[i]);
+	free(ov);
+	return ret;
+}
+
+void cli_plan_release(struct cli_plan *cp)
+{
+	if (cp->jobs)
+		plan_jobs_free(cp->jobs, cp->n_jobs);
+	if (cp->have_objs)
+		plan_objects_release(&cp->objs);
+	plan_destroy(&cp->plan);
+	json_decref(cp->overrides);
+	memset(cp, 0, sizeof(*cp));
+}
+
+static const struct option plan_longopts[] = {
+	{ "set", required_argument, NULL, 's' },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* Parse "FILE [-s KEY=VALUE]..." of command PATH into CP and prepare the plan. */
+static int plan_args(int argc, char **argv, const char *path, struct cli_plan *cp,
+		     const char **file)
+{
+	int first, ret;
+
+	memset(cp, 0, sizeof(*cp));
+	cp->overrides = json_array();
+	if (!cp->overrides)
+		return cli_error("out of memory");
+	ret = cli_parse_opts(argc, argv, path, "s:", plan_longopts, cli_plan_opt,
+			     cp->overrides, &first);
+	if (ret)
+		return ret;
+	if (first >= argc)
+		return cli_usage_error(path, "missing plan FILE");
+	if (first + 1 < argc)
+		return cli_usage_error(path, "unexpected argument '%s'", argv[first + 1]);
+	*file = argv[first];
+	return cli_plan_prepare(*file, cp);
+}
+
+static int n_points(const struct plan *plan)
+{
+	int i, n = 1;
+
+	for (i = 0; i < plan->n_axes; i++)
+		n *= plan->matrix[i].n_values;
+	return n;
+}
+
+static int do_check(int argc, char **argv)
+{
+	struct cli_plan cp;
+	const char *file = NULL;
+	json_t *out = NULL, *objs;
+	int ret, points, i;
+
+	ret = plan_args(argc, argv, "plan check", &cp, &file);
+	if (ret)
+		goto out;
+	points = n_points(cp.plan);
+	if (!cli.json) {
+		printf("%s: ok, %d job%s (%d variant%s x %d point%s x %d repetition%s)\n", file,
+		       cp.n_jobs, cp.n_jobs == 1 ? "" : "s", cp.plan->n_variants,
+		       cp.plan->n_variants == 1 ? "" : "s", points, points == 1 ? "" : "s",
+		       cp.plan->repeat, cp.plan->repeat == 1 ? "" : "s");
+		goto out;
+	}
+	out = json_pack("{s:s, s:b, s:s, s:s, s:i, s:i, s:i, s:i, s:O, s:[]}", "file", file,
+			"ok", 1, "plan", cp.plan->name, "sha256", cp.plan->sha256,
+			"jobs", cp.n_jobs, "variants", cp.plan->n_variants, "points", points,
+			"repeat", cp.plan->repeat, "overrides", cp.overrides, "objects");
+	objs = json_object_get(out, "objects");
+	for (i = 0; out && i < cp.objs.n; i++) {
+		const struct plan_object *o = &cp.objs.objs[i];
+
+		if (json_array_append_new(objs, json_pack("{s:s, s:s, s:s}", "name", o->name,
+							  "path", o->path, "sha256",
+							  o->sha256))) {
+			json_decref(out);
+			out = NULL;
+		}
+	}
+	ret = out ? cli_print_json(out) : cli_error("out of memory");
+out:
+	json_decref(out);
+	cli_plan_release(&cp);
+	return ret;
+}
+
+/* "xdp_drop on b (xdp native), cnt on a (tc-ingress)" for a job spec's attach list. */
+static char *attach_text(const json_t *spec)
+{
+	const json_t *a;
+	char *buf = NULL;
+	size_t len = 0, i;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!f)
+		return NULL;
+	json_array_foreach(json_object_get(spec, "attach"), i, a) {
+		const char *hook = json_string_value(json_object_get(a, "hook"));
+		const char *mode = json_string_value(json_object_get(a, "mode"));
+
+		fprintf(f, "%s%s on %s (%s%s%s)", i ? ", " : "",
+			json_string_value(json_object_get(a, "program")) ?: "?",
+			json_string_value(json_object_get(a, "port")) ?: "?", hook ?: "?",
+			mode && hook && !strcmp(hook, "xdp") ? " " : "",
+			mode && hook && !strcmp(hook, "xdp") ? mode : "");
+	}
+	if (!json_array_size(json_object_get(spec, "attach")))
+		fputs("-", f);
+	if (fclose(f)) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+static int do_show(int argc, char **argv)
+{
+	static const char *const head[] = { ">seq", ">rep", "variant", "point", "attach" };
+	struct cli_table t = { 0 };
+	struct cli_plan cp;
+	const char *file = NULL;
+	json_t *out = NULL;
+	int ret, i;
+
+	ret = plan_args(argc, argv, "plan show", &cp, &file);
+	if (ret)
+		goto out;
+	if (cli.json) {
+		out = json_array();
+		for (i = 0; out && i < cp.n_jobs; i++)
+			if (json_array_append(out, cp.jobs[i].spec)) {
+				json_decref(out);
+				out = NULL;
+			}
+		ret = out ? cli_print_json(out) : cli_error("out of memory");
+		goto out;
+	}
+	if (cli_table_init(&t, 5, head)) {
+		ret = cli_error("out of memory");
+		goto out;
+	}
+	for (i = 0; i < cp.n_jobs; i++) {
+		const struct plan_job *j = &cp.jobs[i];
+		char seq[16], rep[16], point[512], *attach = attach_text(j->spec);
+		const char *cells[5] = { seq, rep, cp.plan->variants[j->variant].name,
+					 cli_point_text(j->point_values, point, sizeof(point)),
+					 attach };
+
+		snprintf(seq, sizeof(seq), "%d", j->seq);
+		snprintf(rep, sizeof(rep), "%d", j->rep);
+		if (!attach || cli_table_add(&t, cells)) {
+			free(attach);
+			ret = cli_error("out of memory");
+			goto out;
+		}
+		free(attach);
+	}
+	cli_table_print(&t, stdout);
+out:
+	cli_table_release(&t);
+	json_decref(out);
+	cli_plan_release(&cp);
+	return ret;
+}
+
+static const struct cli_cmd plan_cmds[] = {
+	{ "check", do_check, "FILE [-s KEY=VALUE]...",
+	  "Validate FILE, resolve the BPF objects it names (in --bpf-dir) and expand it;\n"
+	  "print \"FILE: ok, N jobs (V variants x P points x R repetitions)\", or the\n"
+	  "first problem as \"FILE:LINE:COLUMN: message\" on stderr and exit with 2.\n"
+	  "\n"
+	  "  -s, --set KEY=VALUE   override a plan value, e.g. -s traffic.packet.size=1500\n" },
+	{ "show", do_show, "FILE [-s KEY=VALUE]...",
+	  "Validate FILE like 'plan check' and list the jobs it expands into: sequence,\n"
+	  "repetition, variant, matrix point and what each attaches where. With --json,\n"
+	  "the array of job specs the agents execute.\n"
+	  "\n"
+	  "  -s, --set KEY=VALUE   override a plan value\n" },
+	{ NULL, NULL, NULL, NULL },
+};
+
+const struct cli_object cli_plan_object = {
+	.name = "plan",
+	.cmds = plan_cmds,
+	.default_cmd = NULL,
+	.help = "       FILE := a YAML plan (docs/plans.md)\n"
+		"       KEY := a dotted plan path, e.g. traffic.packet.size\n",
+};

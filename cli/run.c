@@ -1,0 +1,368 @@
+/* run.c - `bpflab run submit|list|show`: hand a plan to the coordinator, follow it, and
+ * look at runs and their jobs.
+ *
+ * submit validates the plan locally exactly as `plan check` does, so that a bad plan is
+ * refused with its FILE:LINE:COLUMN before anything is sent, then ships the plan text,
+ * the overrides and the bytes of every object the plan names (docs/protocol.md, submit).
+ */
+#include "cli.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "proto.h"
+#include "util.h"
+
+static json_t *submit_msg(const char *file, const struct cli_plan *cp)
+{
+	json_t *msg = proto_msg_new("submit"), *objs = json_object();
+	int i;
+
+	if (!msg || !objs ||
+	    json_object_set_new(msg, "plan_file", json_string(file)) ||
+	    json_object_set_new(msg, "plan_text", json_stringn(cp->plan->text,
+							       cp->plan->text_len)) ||
+	    json_object_set(msg, "overrides", cp->overrides))
+		goto fail;
+	for (i = 0; i < cp->objs.n; i++) {
+		const struct plan_object *o = &cp->objs.objs[i];
+		char *data = util_base64_encode(o->data, o->len);
+
+		if (!data || json_object_set_new(objs, o->name,
+						 json_pack("{s:s, s:s}", "sha256", o->sha256,
+							   "data", data))) {
+			free(data);
+			goto fail;
+		}
+		free(data);
+	}
+	if (json_object_set_new(msg, "objects", objs))
+		goto fail_msg;
+	return msg;
+fail:
+	json_decref(objs);
+fail_msg:
+	json_decref(msg);
+	return NULL;
+}
+
+static const char *plural(long long n)
+{
+	return n == 1 ? "" : "s";
+}
+
+/* Poll run ID every second until it is done or failed, with progress on stderr. Returns
+ * 0 with *FINAL (the last run object), or an exit status after an error. */
+static int wait_run(long long id, json_t **final)
+{
+	char last[256] = "", line[256];
+	json_t *run = NULL;
+	int ret;
+
+	for (;;) {
+		const char *state;
+
+		json_decref(run);
+		ret = cli_query("run_show", id, &run);
+		if (ret)
+			return ret;
+		state = json_string_value(json_object_get(run, "state"));
+		snprintf(line, sizeof(line), "run %lld: %lld/%lld jobs done, %lld failed", id,
+			 proto_get_int(run, "jobs_done", 0), proto_get_int(run, "jobs_total", 0),
+			 proto_get_int(run, "jobs_failed", 0));
+		if (strcmp(line, last)) {
+			fprintf(stderr, "%s\n", line);
+			snprintf(last, sizeof(last), "%s", line);
+		}
+		if (state && (!strcmp(state, "done") || !strcmp(state, "failed")))
+			break;
+		sleep(1);
+	}
+	*final = run;
+	return 0;
+}
+
+struct submit_opts {
+	json_t *overrides;
+	bool wait;
+};
+
+enum { OPT_WAIT = CLI_OPT_FIRST_LOCAL };
+
+static int submit_opt(int opt, const char *arg, void *ctx)
+{
+	struct submit_opts *o = ctx;
+
+	if (opt == OPT_WAIT) {
+		o->wait = true;
+		return 0;
+	}
+	return cli_plan_opt(opt, arg, o->overrides);
+}
+
+static int do_submit(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "set", required_argument, NULL, 's' },
+		{ "wait", no_argument, NULL, OPT_WAIT },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct submit_opts o = { .overrides = json_array() };
+	struct cli_plan cp = { 0 };
+	json_t *msg = NULL, *reply = NULL, *final = NULL, *out = NULL, *h;
+	long long run = 0, jobs;
+	const char *file;
+	char hosts[512] = "";
+	int first, ret;
+	size_t i, used = 0, n_hosts;
+
+	if (!o.overrides)
+		return cli_error("out of memory");
+	ret = cli_parse_opts(argc, argv, "run submit", "s:", longopts, submit_opt, &o, &first);
+	if (ret)
+		goto out;
+	if (first >= argc) {
+		ret = cli_usage_error("run submit", "missing plan FILE");
+		goto out;
+	}
+	if (first + 1 < argc) {
+		ret = cli_usage_error("run submit", "unexpected argument '%s'", argv[first + 1]);
+		goto out;
+	}
+	if (cli.db) {
+		ret = cli_usage_error("run submit", "cannot submit with --db: a database file "
+				      "answers queries only");
+		goto out;
+	}
+	file = argv[first];
+	cp.overrides = json_incref(o.overrides);
+	ret = cli_plan_prepare(file, &cp);
+	if (ret)
+		goto out;
+	msg = submit_msg(file, &cp);
+	if (!msg) {
+		ret = cli_error("out of memory");
+		goto out;
+	}
+	ret = cli_request(msg, "submitted", &reply);
+	if (ret)
+		goto out;
+
+	run = proto_get_int(reply, "run", 0);
+	jobs = proto_get_int(reply, "jobs", 0);
+	json_array_foreach(json_object_get(reply, "hosts"), i, h) {
+		int n = snprintf(hosts + used, sizeof(hosts) - used, "%s%s", i ? ", " : "",
+				 json_string_value(h) ? json_string_value(h) : "?");
+
+		if (n < 0 || (size_t)n >= sizeof(hosts) - used)
+			break;
+		used += n;
+	}
+	n_hosts = json_array_size(json_object_get(reply, "hosts"));
+	if (!cli.json || o.wait)
+		fprintf(cli.json ? stderr : stdout,
+			"run %lld submitted: %lld job%s on %zu host%s (%s)\n", run, jobs,
+			plural(jobs), n_hosts, plural((long long)n_hosts), hosts);
+	if (!cli.json)
+		fflush(stdout);
+	if (o.wait) {
+		ret = wait_run(run, &final);
+		if (ret)
+			goto out;
+		if (strcmp(proto_get_str(final, "state", ""), "done") ||
+		    proto_get_int(final, "jobs_failed", 0))
+			ret = CLI_EXIT_FAIL;
+	}
+	if (cli.json) {
+		int err;
+
+		out = json_pack("{s:I, s:I, s:O?}", "run", (json_int_t)run, "jobs",
+				(json_int_t)jobs, "hosts", json_object_get(reply, "hosts"));
+		if (out && final && json_object_set(out, "final", final)) {
+			json_decref(out);
+			out = NULL;
+		}
+		err = out ? cli_print_json(out) : cli_error("out of memory");
+		if (err)
+			ret = err;
+	}
+out:
+	json_decref(out);
+	json_decref(final);
+	json_decref(reply);
+	json_decref(msg);
+	json_decref(o.overrides);
+	cli_plan_release(&cp);
+	return ret;
+}
+
+static int do_list(int argc, char **argv)
+{
+	static const char *const head[] = { ">id", "plan", "state", ">jobs", ">failed",
+					    "submitted" };
+	struct cli_table t = { 0 };
+	json_t *runs = NULL, *r;
+	int first, ret;
+	size_t i;
+
+	ret = cli_parse_opts(argc, argv, "run list", "", NULL, NULL, NULL, &first);
+	if (ret)
+		return ret;
+	if (first < argc)
+		return cli_usage_error("run list", "unexpected argument '%s'", argv[first]);
+	ret = cli_query("run_list", 0, &runs);
+	if (ret)
+		return ret;
+	if (cli.json) {
+		ret = cli_print_json(runs);
+		goto out;
+	}
+	if (!json_array_size(runs)) {
+		printf("no runs\n");
+		goto out;
+	}
+	if (cli_table_init(&t, 6, head)) {
+		ret = cli_error("out of memory");
+		goto out;
+	}
+	json_array_foreach(runs, i, r) {
+		char id[32], jobs[64], failed[32], when[32];
+		const char *cells[6] = { id, proto_get_str(r, "plan", NULL),
+					 proto_get_str(r, "state", NULL), jobs, failed,
+					 cli_time(proto_get_int(r, "submitted_ms", 0), when,
+						  sizeof(when)) };
+
+		snprintf(id, sizeof(id), "%lld", proto_get_int(r, "id", 0));
+		snprintf(jobs, sizeof(jobs), "%lld/%lld", proto_get_int(r, "jobs_done", 0),
+			 proto_get_int(r, "jobs_total", 0));
+		snprintf(failed, sizeof(failed), "%lld", proto_get_int(r, "jobs_failed", 0));
+		if (cli_table_add(&t, cells)) {
+			ret = cli_error("out of memory");
+			goto out;
+		}
+	}
+	cli_table_print(&t, stdout);
+out:
+	cli_table_release(&t);
+	json_decref(runs);
+	return ret;
+}
+
+/* The first line of an error message, for a table cell. */
+static void first_line(const char *s, char *out, size_t len)
+{
+	snprintf(out, len, "%.*s", (int)strcspn(s ? s : "", "\n"), s ? s : "");
+}
+
+static void print_run_header(const json_t *run)
+{
+	const char *sha = proto_get_str(run, "plan_sha256", NULL);
+	const json_t *ov = json_object_get(run, "overrides"), *v;
+	char a[32], b[32];
+	size_t i;
+
+	printf("run %lld  %s", proto_get_int(run, "id", 0), proto_get_str(run, "plan", "-"));
+	if (sha)
+		printf("  plan %.12s", sha);
+	printf("  %s\n", proto_get_str(run, "state", "-"));
+	printf("submitted %s  finished %s\n",
+	       cli_time(proto_get_int(run, "submitted_ms", 0), a, sizeof(a)),
+	       cli_time(proto_get_int(run, "finished_ms", 0), b, sizeof(b)));
+	if (json_array_size(ov)) {
+		printf("overrides");
+		json_array_foreach(ov, i, v)
+			printf(" %s", json_string_value(v) ? json_string_value(v) : "?");
+		printf("\n");
+	}
+	printf("jobs %lld: %lld done, %lld failed\n", proto_get_int(run, "jobs_total", 0),
+	       proto_get_int(run, "jobs_done", 0), proto_get_int(run, "jobs_failed", 0));
+}
+
+static int do_show(int argc, char **argv)
+{
+	static const char *const head[] = { ">job", "host", ">seq", "variant", ">rep", "point",
+					    "state", ">attempts", "error" };
+	struct cli_table t = { 0 };
+	json_t *run = NULL, *j;
+	long long id;
+	int first, ret;
+	size_t i;
+
+	ret = cli_parse_opts(argc, argv, "run show", "", NULL, NULL, NULL, &first);
+	if (ret)
+		return ret;
+	if (first >= argc)
+		return cli_usage_error("run show", "missing run ID");
+	if (first + 1 < argc)
+		return cli_usage_error("run show", "unexpected argument '%s'", argv[first + 1]);
+	ret = cli_parse_run_id(argv[first], "run show", &id);
+	if (ret)
+		return ret;
+	ret = cli_query("run_show", id, &run);
+	if (ret)
+		return ret;
+	if (cli.json) {
+		ret = cli_print_json(run);
+		goto out;
+	}
+	print_run_header(run);
+	if (!json_array_size(json_object_get(run, "jobs")))
+		goto out;
+	if (cli_table_init(&t, 9, head)) {
+		ret = cli_error("out of memory");
+		goto out;
+	}
+	json_array_foreach(json_object_get(run, "jobs"), i, j) {
+		char job[32], seq[32], rep[32], att[32], point[512], err[256];
+		const char *cells[9] = {
+			job, proto_get_str(j, "host", NULL), seq, proto_get_str(j, "variant", NULL),
+			rep, cli_point_text(json_object_get(j, "point"), point, sizeof(point)),
+			proto_get_str(j, "state", NULL), att, err,
+		};
+
+		snprintf(job, sizeof(job), "%lld", proto_get_int(j, "id", 0));
+		snprintf(seq, sizeof(seq), "%lld", proto_get_int(j, "seq", 0));
+		snprintf(rep, sizeof(rep), "%lld", proto_get_int(j, "rep", 0));
+		snprintf(att, sizeof(att), "%lld", proto_get_int(j, "attempts", 0));
+		first_line(proto_get_str(j, "error", NULL), err, sizeof(err));
+		if (!*err)
+			cells[8] = NULL;
+		if (cli_table_add(&t, cells)) {
+			ret = cli_error("out of memory");
+			goto out;
+		}
+	}
+	printf("\n");
+	cli_table_print(&t, stdout);
+out:
+	cli_table_release(&t);
+	json_decref(run);
+	return ret;
+}
+
+static const struct cli_cmd run_cmds[] = {
+	{ "submit", do_submit, "FILE [-s KEY=VALUE]... [--wait]",
+	  "Validate FILE as 'plan check' does (a bad plan: its message and exit 2,\n"
+	  "nothing sent), then submit it with its overrides and the BPF objects it names.\n"
+	  "Prints \"run N submitted: J jobs on H hosts (h1, h2)\".\n"
+	  "\n"
+	  "  -s, --set KEY=VALUE   override a plan value, e.g. -s traffic.packet.size=1500\n"
+	  "  --wait                follow the run until it ends, with progress on stderr;\n"
+	  "                        exit 0 when every job is done, 1 when one failed\n" },
+	{ "list", do_list, "",
+	  "List the runs: id, plan, state, jobs done/total, failed jobs, submit time.\n"
+	  "'bpflab run' means the same.\n" },
+	{ "show", do_show, "ID",
+	  "Show run ID: plan, state, times, overrides, and each job's host, variant,\n"
+	  "repetition, matrix point, state, attempts and error.\n" },
+	{ NULL, NULL, NULL, NULL },
+};
+
+const struct cli_object cli_run_object = {
+	.name = "run",
+	.cmds = run_cmds,
+	.default_cmd = "list",
+	.help = "       FILE := a YAML plan (docs/plans.md)\n"
+		"       ID := a run id, as 'run submit' and 'run list' print it\n",
+};

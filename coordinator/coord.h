@@ -1,0 +1,60 @@
+/* coord.h - bpflabd's core: two ZeroMQ ROUTER sockets (agents, clients), the SQLite
+ * store, and a single-threaded zmq_poll event loop whose handlers never block.
+ *
+ * Agents say hello, get jobs, report progress and results (docs/protocol.md); clients
+ * submit plans and query. A timer every tick (250 ms) sends heartbeats, declares silent
+ * agents gone (their running job goes back to the queue for the same host) and
+ * dispatches queued jobs to idle hosts. The queue lives in the store, so a restarted
+ * coordinator loses nothing: jobs left running are queued again at start.
+ *
+ * coord_new/coord_run/coord_destroy are called from one thread; coord_stop may be called
+ * from a signal handler.
+ */
+#ifndef BPFLAB_COORD_H
+#define BPFLAB_COORD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct coord;
+
+struct coord_opts {
+	size_t sz;			/* sizeof(struct coord_opts), for growth */
+	const char *agents;		/* endpoint to bind for agents, e.g. tcp://198.18.0.1:5555 */
+	const char *clients;		/* endpoint to bind for clients, e.g. ipc:///run/x.sock */
+	const char *db;			/* database file (created and migrated if needed) */
+	int heartbeat_ms;		/* 0: PROTO_HEARTBEAT_MS */
+	int liveness;			/* heartbeats an agent may miss; 0: PROTO_LIVENESS */
+	int tick_ms;			/* timer period; 0: 250 */
+};
+
+#define COORD_OPTS(...) ((struct coord_opts){ .sz = sizeof(struct coord_opts), __VA_ARGS__ })
+
+/* Counters, for tests and for a later `status` request. */
+struct coord_stats {
+	uint64_t bad_messages;		/* malformed or unknown, answered with error */
+	uint64_t jobs_dispatched;
+	uint64_t results;		/* results stored */
+	uint64_t duplicates;		/* results acknowledged again, not stored */
+	uint64_t runs_submitted;
+	uint64_t agents_gone;
+};
+
+/* Open the store (migrating it, then requeueing jobs left running), bind both sockets.
+ * OPTS is copied. Returns NULL with errno set; the reason is logged. */
+struct coord *coord_new(const struct coord_opts *opts);
+/* Close sockets (linger 0) and the store; *C becomes NULL. Takes NULL. */
+void coord_destroy(struct coord **c);
+
+/* Serve until coord_stop. Returns 0, or -errno when polling fails. */
+int coord_run(struct coord *c);
+/* One turn of the loop: wait up to TIMEOUT_MS (less when the timer is due) for messages,
+ * handle those that came, run the timer when due. Returns 0 or -errno; an interrupted
+ * wait (EINTR) is 0. For tests, which drive the loop from their own thread. */
+int coord_run_once(struct coord *c, int timeout_ms);
+/* Make coord_run return after the current turn. Async-signal-safe. */
+void coord_stop(struct coord *c);
+
+void coord_get_stats(const struct coord *c, struct coord_stats *stats);
+
+#endif

@@ -1,0 +1,123 @@
+/* main.c - bpflabd, the bpflab coordinator: command line, logging and signals around
+ * coord.c's event loop. SIGINT and SIGTERM stop the loop (the handler only sets a flag;
+ * zmq_poll returns with EINTR) and bpflabd exits 0 after closing its sockets and the
+ * database.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "coord.h"
+#include "log.h"
+
+static struct coord *volatile the_coord;
+static volatile sig_atomic_t stop_requested;
+
+static void on_signal(int sig)
+{
+	stop_requested = 1;
+	if (the_coord)
+		coord_stop(the_coord);
+}
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"Usage: bpflabd --agents ENDPOINT --clients ENDPOINT --db FILE [--log FILE] [-v]\n"
+		"       bpflabd --help\n"
+		"\n"
+		"The bpflab coordinator: hands the jobs of submitted plans to bpflab-agent on\n"
+		"lab hosts and stores their results in an SQLite database.\n"
+		"\n"
+		"  --agents ENDPOINT   ZeroMQ endpoint agents connect to (tcp://198.18.0.1:5555)\n"
+		"  --clients ENDPOINT  ZeroMQ endpoint the bpflab CLI connects to\n"
+		"                      (ipc:///run/bpflab/clients.sock)\n"
+		"  --db FILE           database file, created and migrated when needed\n"
+		"  --log FILE          append the log to FILE instead of stderr\n"
+		"  -v, --verbose       more log; twice for debug\n"
+		"  -h, --help          this help\n");
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "agents", required_argument, NULL, 'a' },
+		{ "clients", required_argument, NULL, 'c' },
+		{ "db", required_argument, NULL, 'd' },
+		{ "log", required_argument, NULL, 'l' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct coord_opts opts = COORD_OPTS();
+	const char *log_path = NULL;
+	struct sigaction sa;
+	struct coord *c;
+	int verbose = 0, opt, err;
+
+	while ((opt = getopt_long(argc, argv, "vh", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 'a':
+			opts.agents = optarg;
+			break;
+		case 'c':
+			opts.clients = optarg;
+			break;
+		case 'd':
+			opts.db = optarg;
+			break;
+		case 'l':
+			log_path = optarg;
+			break;
+		case 'v':
+			verbose++;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (optind < argc || !opts.agents || !opts.clients || !opts.db) {
+		fprintf(stderr, "bpflabd: %s\n", optind < argc ? "unexpected argument" :
+			"--agents, --clients and --db are required");
+		usage(stderr);
+		return 2;
+	}
+	log_init("bpflabd", verbose >= 1 ? LOG_DEBUG : LOG_INFO);
+	if (verbose >= 2)
+		log_set_level(LOG_DEBUG);
+	if (log_path) {
+		err = log_set_file(log_path);
+		if (err) {
+			fprintf(stderr, "bpflabd: cannot open log file '%s': %s\n", log_path,
+				strerror(-err));
+			return 1;
+		}
+	}
+	log_route_libbpf();
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;	/* no SA_RESTART: zmq_poll returns EINTR */
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+
+	c = coord_new(&opts);
+	if (!c)
+		return 1;
+	the_coord = c;
+	if (stop_requested)	/* a signal came while starting */
+		coord_stop(c);
+	err = coord_run(c);
+	pr_info("stopping");
+	the_coord = NULL;
+	coord_destroy(&c);
+	return err ? 1 : 0;
+}

@@ -1,0 +1,280 @@
+/* sched.c - see sched.h. Host selection for a submitted plan: inventory selectors, port
+ * roles and the host count. Called from the coordinator's event loop; no I/O. */
+#include "sched.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define VER_MAX 8
+
+/* The leading dotted numbers of S into COMP; returns how many (0: none). */
+static int ver_parse(const char *s, long long comp[VER_MAX])
+{
+	int n = 0;
+
+	while (s && n < VER_MAX && isdigit((unsigned char)*s)) {
+		long long v = 0;
+
+		for (; isdigit((unsigned char)*s); s++)
+			v = v < 100000000000LL ? v * 10 + (*s - '0') : v;
+		comp[n++] = v;
+		if (*s != '.' || !isdigit((unsigned char)s[1]))
+			break;
+		s++;
+	}
+	return n;
+}
+
+int sched_version_cmp(const char *a, const char *b, int ncomp, bool *ok)
+{
+	long long ca[VER_MAX], cb[VER_MAX];
+	int na = ver_parse(a, ca), nb = ver_parse(b, cb), lim, i;
+
+	if (ok)
+		*ok = na && nb;
+	if (!na || !nb)
+		return 0;
+	lim = ncomp > 0 ? ncomp : (na > nb ? na : nb);
+	if (lim > VER_MAX)
+		lim = VER_MAX;
+	for (i = 0; i < lim; i++) {
+		long long x = i < na ? ca[i] : 0, y = i < nb ? cb[i] : 0;
+
+		if (x != y)
+			return x < y ? -1 : 1;
+	}
+	return 0;
+}
+
+bool sched_value_matches(const char *have, const char *want)
+{
+	static const char *const ops[] = { ">=", "<=", "!=", "==", ">", "<", "=" };
+	long long comp[VER_MAX];
+	const char *op = NULL, *rest;
+	size_t i;
+	bool ok;
+	int c;
+
+	for (i = 0; i < sizeof(ops) / sizeof(ops[0]) && !op; i++)
+		if (!strncmp(want, ops[i], strlen(ops[i])))
+			op = ops[i];
+	if (!op)
+		return !strcmp(have, want);
+	for (rest = want + strlen(op); *rest == ' '; rest++)
+		;
+	if (!strcmp(op, "=") || !strcmp(op, "==") || !strcmp(op, "!=")) {
+		c = sched_version_cmp(have, rest, ver_parse(rest, comp), &ok);
+		return ok && (op[0] == '!' ? c != 0 : c == 0);
+	}
+	c = sched_version_cmp(have, rest, 0, &ok);
+	if (!ok)
+		return false;
+	if (!strcmp(op, ">="))
+		return c >= 0;
+	if (!strcmp(op, "<="))
+		return c <= 0;
+	return op[0] == '>' ? c > 0 : c < 0;
+}
+
+/* A scalar inventory value as text into BUF; false for objects, arrays and null. */
+static bool scalar_text(const json_t *v, char *buf, size_t len)
+{
+	if (!v)
+		return false;
+	switch (json_typeof(v)) {
+	case JSON_STRING:
+		snprintf(buf, len, "%s", json_string_value(v));
+		return true;
+	case JSON_INTEGER:
+		snprintf(buf, len, "%lld", (long long)json_integer_value(v));
+		return true;
+	case JSON_REAL:
+		snprintf(buf, len, "%.17g", json_real_value(v));
+		return true;
+	case JSON_TRUE:
+	case JSON_FALSE:
+		snprintf(buf, len, "%s", json_is_true(v) ? "true" : "false");
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* OBJ at dotted PATH, or NULL. */
+static const json_t *path_get(const json_t *obj, const char *path)
+{
+	char seg[128];
+	const char *dot;
+	size_t n;
+
+	while (obj && *path) {
+		dot = strchr(path, '.');
+		n = dot ? (size_t)(dot - path) : strlen(path);
+		if (n >= sizeof(seg))
+			return NULL;
+		memcpy(seg, path, n);
+		seg[n] = '\0';
+		obj = json_object_get(obj, seg);
+		path += dot ? n + 1 : n;
+	}
+	return obj;
+}
+
+static bool selector_matches(const json_t *inv, const char *key, const char *want, char *why,
+			     size_t why_len)
+{
+	const json_t *v, *port;
+	char text[512];
+	size_t i;
+
+	if (!strcmp(key, "kernel"))
+		key = "kernel.release";
+	if (!strncmp(key, "port.", 5)) {
+		json_array_foreach(json_object_get(inv, "ports"), i, port) {
+			if (scalar_text(path_get(port, key + 5), text, sizeof(text)) &&
+			    sched_value_matches(text, want))
+				return true;
+		}
+		if (why)
+			snprintf(why, why_len, "no port with %s '%s'", key + 5, want);
+		return false;
+	}
+	v = path_get(inv, key);
+	if (!v && !strchr(key, '.'))
+		v = json_object_get(json_object_get(inv, "labels"), key);
+	if (!scalar_text(v, text, sizeof(text))) {
+		if (why)
+			snprintf(why, why_len, "no '%s' in its inventory", key);
+		return false;
+	}
+	if (sched_value_matches(text, want))
+		return true;
+	if (why)
+		snprintf(why, why_len, "%s is '%s', not '%s'", key, text, want);
+	return false;
+}
+
+static bool has_role(const json_t *inv, const char *role)
+{
+	const json_t *port;
+	size_t i;
+
+	json_array_foreach(json_object_get(inv, "ports"), i, port) {
+		const char *r = json_string_value(json_object_get(port, "role"));
+
+		if (r && !strcmp(r, role))
+			return true;
+	}
+	return false;
+}
+
+bool sched_host_matches(const struct plan *plan, const json_t *inventory, char *why,
+			size_t why_len)
+{
+	int i;
+
+	for (i = 0; i < plan->n_match; i++)
+		if (!selector_matches(inventory, plan->match[i].key, plan->match[i].value, why,
+				      why_len))
+			return false;
+	for (i = 0; i < plan->n_ports; i++) {
+		if (!has_role(inventory, plan->ports[i])) {
+			if (why)
+				snprintf(why, why_len, "no port for role '%s'", plan->ports[i]);
+			return false;
+		}
+	}
+	return true;
+}
+
+/* Append to BUF (of LEN bytes, NUL-terminated) without overflowing. */
+static void append(char *buf, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void append(char *buf, size_t len, const char *fmt, ...)
+{
+	size_t used = strlen(buf);
+	va_list ap;
+
+	if (used + 1 >= len)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(buf + used, len - used, fmt, ap);
+	va_end(ap);
+}
+
+/* "hosts.match port.driver=veth, kernel.release>=6.1; ports a, b" */
+static void describe(const struct plan *plan, char *buf, size_t len)
+{
+	int i;
+
+	buf[0] = '\0';
+	append(buf, len, "hosts.match");
+	for (i = 0; i < plan->n_match; i++) {
+		const char *v = plan->match[i].value;
+
+		append(buf, len, "%s%s%s%s", i ? ", " : " ", plan->match[i].key,
+		       v[0] && strchr("<>=!", v[0]) ? "" : "=", v);
+	}
+	if (!plan->n_match)
+		append(buf, len, " (any)");
+	for (i = 0; i < plan->n_ports; i++)
+		append(buf, len, "%s%s", i ? ", " : "; ports ", plan->ports[i]);
+}
+
+static int by_pending_then_name(const void *a, const void *b)
+{
+	const struct sched_host *x = *(struct sched_host *const *)a;
+	const struct sched_host *y = *(struct sched_host *const *)b;
+
+	if (x->pending != y->pending)
+		return x->pending < y->pending ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+int sched_choose(const struct plan *plan, struct sched_host *hosts, int n, char *err,
+		 size_t err_len)
+{
+	struct sched_host **match = NULL;
+	char desc[512], why[256], reasons[768] = "";
+	int i, n_match = 0, want, ret;
+
+	match = calloc(n ? n : 1, sizeof(*match));
+	if (!match) {
+		snprintf(err, err_len, "out of memory");
+		return -ENOMEM;
+	}
+	for (i = 0; i < n; i++) {
+		hosts[i].chosen = false;
+		if (sched_host_matches(plan, hosts[i].inventory, why, sizeof(why)))
+			match[n_match++] = &hosts[i];
+		else if (i < 3)
+			append(reasons, sizeof(reasons), "; '%s': %s", hosts[i].name, why);
+	}
+	describe(plan, desc, sizeof(desc));
+	want = plan->host_count > 0 ? plan->host_count : n_match;
+	if (!n_match) {
+		snprintf(err, err_len, "no host matches the plan (%s; %d host%s connected%s)",
+			 desc, n, n == 1 ? "" : "s", reasons);
+		ret = -ENOENT;
+		goto out;
+	}
+	if (want > n_match) {
+		snprintf(err, err_len, "the plan wants %d hosts but %d match%s (%s; %d host%s "
+			 "connected)", want, n_match, n_match == 1 ? "es" : "", desc, n,
+			 n == 1 ? "" : "s");
+		ret = -ERANGE;
+		goto out;
+	}
+	if (plan->host_count > 0)
+		qsort(match, n_match, sizeof(*match), by_pending_then_name);
+	for (i = 0; i < want; i++)
+		match[i]->chosen = true;
+	ret = want;
+out:
+	free(match);
+	return ret;
+}

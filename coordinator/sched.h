@@ -1,0 +1,54 @@
+/* sched.h - choosing the hosts a plan runs on: inventory selectors (hosts.match), port
+ * roles and host count.
+ *
+ * A selector `KEY: VALUE` looks KEY up in the flattened inventory of docs/protocol.md:
+ * a dotted path (kernel.release, cpu.model, bpf.jit_enable, labels.rack); port.FIELD,
+ * which matches when any port has it; a bare name, which is a top-level scalar or else a
+ * label (rack = labels.rack); and `kernel`, short for kernel.release. Values compare as
+ * strings. A VALUE starting with an operator (>=, <=, >, <, =, !=) compares as a version
+ * number instead: ">=6.1" takes 6.1.0 and 6.12.3-amd64; "=6.1" takes the whole 6.1
+ * series (only the components written are compared).
+ *
+ * Pure functions over jansson values; used by the coordinator's submit handler.
+ */
+#ifndef BPFLAB_SCHED_H
+#define BPFLAB_SCHED_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "plan.h"
+
+/* Compare the leading dotted numbers of version strings A and B ("6.1.0-18-amd64" is
+ * 6.1.0), missing components counting as 0; only the first NCOMP components when NCOMP
+ * > 0. Returns <0, 0 or >0 as strcmp does. *OK (may be NULL) is set to false when either
+ * has no leading number (the result is then 0). */
+int sched_version_cmp(const char *a, const char *b, int ncomp, bool *ok);
+
+/* Whether inventory value HAVE satisfies selector value WANT (see above). */
+bool sched_value_matches(const char *have, const char *want);
+
+/* Whether INVENTORY satisfies every hosts.match selector of PLAN and has a port for each
+ * of its roles. When not, WHY (WHY_LEN bytes, may be NULL) says which fails first. */
+bool sched_host_matches(const struct plan *plan, const json_t *inventory, char *why,
+			size_t why_len);
+
+/* A candidate host for sched_choose. */
+struct sched_host {
+	int64_t id;
+	const char *name;
+	const json_t *inventory;
+	int64_t pending;		/* jobs queued or running on it */
+	bool chosen;			/* out */
+};
+
+/* Mark the hosts of HOSTS (N of them, connected ones) that PLAN runs on: every matching
+ * host for count all, or the plan's host count among them with the least pending work
+ * (then by name). Returns the number chosen, or -ENOENT (no host matches) / -ERANGE (too
+ * few match) with a person's message in ERR. */
+int sched_choose(const struct plan *plan, struct sched_host *hosts, int n, char *err,
+		 size_t err_len);
+
+#endif

@@ -1,0 +1,284 @@
+/* submit.c - the coordinator's `submit` handler: a client's plan text, overrides and
+ * object bytes become a stored run whose jobs are queued on the chosen hosts.
+ *
+ * Order: overrides, plan_parse, objects (each sha256 checked against its bytes),
+ * plan_objects_check, plan_expand, host choice (sched.c), each attach entry stamped with
+ * its object's sha256, then store_run_create in one transaction. Any failure answers
+ * with an error message and stores nothing. Runs on the event loop's thread; the plan
+ * work is CPU only (a plan is at most PLAN_MAX_BYTES).
+ */
+#include "coord_priv.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+#include "objects.h"
+#include "plan.h"
+#include "sched.h"
+#include "util.h"
+
+#define SUBMIT_MAX_JOBS 1000000		/* jobs of one run, over all its hosts */
+
+struct submit {
+	struct plan_override *ov;
+	int n_ov;
+	struct plan *plan;
+	struct plan_objects objs;
+	struct plan_job *jobs;
+	int n_jobs;
+	struct sched_host *hosts;
+	int n_hosts;
+	struct store_job_new *jn;
+	char err[2048];
+};
+
+static int fail(struct submit *s, int err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static int fail(struct submit *s, int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(s->err, sizeof(s->err), fmt, ap);
+	va_end(ap);
+	return err;
+}
+
+static int parse_overrides(struct submit *s, const json_t *overrides)
+{
+	struct plan_error perr = { 0 };
+	const json_t *v;
+	size_t i;
+
+	if (!overrides || json_is_null(overrides))
+		return 0;
+	if (!json_is_array(overrides))
+		return fail(s, -EINVAL, "'overrides' must be an array of KEY=VALUE strings");
+	s->ov = calloc(json_array_size(overrides) + 1, sizeof(*s->ov));
+	if (!s->ov)
+		return fail(s, -ENOMEM, "out of memory");
+	json_array_foreach(overrides, i, v) {
+		if (!json_is_string(v))
+			return fail(s, -EINVAL, "'overrides' must be an array of KEY=VALUE strings");
+		if (plan_override_parse(json_string_value(v), &s->ov[i], &perr))
+			return fail(s, -EINVAL, "%s", perr.text);
+		s->n_ov++;
+	}
+	return 0;
+}
+
+static int add_objects(struct submit *s, const json_t *objects)
+{
+	char hex[SHA256_HEX_LEN];
+	const char *name;
+	const json_t *o;
+	size_t len;
+	void *buf;
+	int err;
+
+	if (!objects || json_is_null(objects))
+		return 0;	/* plan_objects_check names what is missing */
+	if (!json_is_object(objects))
+		return fail(s, -EINVAL, "'objects' must map names to {sha256, data}");
+	json_object_foreach((json_t *)objects, name, o) {
+		const char *sha = proto_get_str(o, "sha256", NULL);
+		const char *data = proto_get_str(o, "data", NULL);
+
+		if (!sha || !data)
+			return fail(s, -EINVAL, "object '%s' without 'sha256' and 'data'", name);
+		err = util_base64_decode(data, &buf, &len);
+		if (err)
+			return fail(s, err, "object '%s': 'data' is not base64", name);
+		util_sha256_hex(buf, len, hex);
+		if (strcmp(hex, sha)) {
+			free(buf);
+			return fail(s, -EINVAL, "object '%s': its bytes hash to %s, not %s", name,
+				    hex, sha);
+		}
+		err = plan_objects_add(&s->objs, name, buf, len);
+		free(buf);
+		if (err)
+			return fail(s, err, "object '%s' cannot be used: %s", name, strerror(-err));
+	}
+	return 0;
+}
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(((const struct sched_host *)a)->name, ((const struct sched_host *)b)->name);
+}
+
+/* The connected hosts as candidates, then sched_choose. Returns how many were chosen. */
+static int choose_hosts(struct coord *c, struct submit *s)
+{
+	struct coord_agent *a;
+	int n = 0, err;
+
+	for (a = c->agents; a; a = a->next)
+		n += a->connected;
+	s->hosts = calloc(n ? n : 1, sizeof(*s->hosts));
+	if (!s->hosts)
+		return fail(s, -ENOMEM, "out of memory");
+	for (a = c->agents; a; a = a->next) {
+		struct sched_host *h = &s->hosts[s->n_hosts];
+
+		if (!a->connected)
+			continue;
+		h->id = a->host_id;
+		h->name = a->name;
+		h->inventory = a->inventory;
+		if (store_host_pending(c->store, a->host_id, &h->pending))
+			return fail(s, -EIO, "%s", store_errmsg(c->store));
+		s->n_hosts++;
+	}
+	qsort(s->hosts, s->n_hosts, sizeof(*s->hosts), by_name);
+	err = sched_choose(s->plan, s->hosts, s->n_hosts, s->err, sizeof(s->err));
+	return err;
+}
+
+/* Stamp every attach entry of every job spec with its object's sha256. */
+static int stamp_sha256(struct submit *s)
+{
+	json_t *entry;
+	size_t k;
+	int i;
+
+	for (i = 0; i < s->n_jobs; i++) {
+		json_array_foreach(json_object_get(s->jobs[i].spec, "attach"), k, entry) {
+			const char *name = proto_get_str(entry, "object", "");
+			const struct plan_object *o = plan_objects_find(&s->objs, name);
+
+			if (!o)
+				return fail(s, -EINVAL, "object '%s' was not submitted", name);
+			if (json_object_set_new(entry, "sha256", json_string(o->sha256)))
+				return fail(s, -ENOMEM, "out of memory");
+		}
+	}
+	return 0;
+}
+
+static json_t *submitted(struct submit *s, int64_t run_id, int n_jobs)
+{
+	json_t *msg = proto_msg_new("submitted"), *names = json_array();
+	int i;
+
+	for (i = 0; names && i < s->n_hosts; i++)
+		if (s->hosts[i].chosen && json_array_append_new(names,
+							       json_string(s->hosts[i].name)))
+			goto oom;
+	if (!msg || !names || json_object_set_new(msg, "run", json_integer(run_id)) ||
+	    json_object_set_new(msg, "jobs", json_integer(n_jobs)) ||
+	    json_object_set(msg, "hosts", names))
+		goto oom;
+	json_decref(names);
+	return msg;
+oom:
+	json_decref(names);
+	json_decref(msg);
+	return NULL;
+}
+
+static void submit_release(struct submit *s)
+{
+	int i;
+
+	free(s->jn);
+	free(s->hosts);
+	if (s->jobs)
+		plan_jobs_free(s->jobs, s->n_jobs);
+	plan_objects_release(&s->objs);
+	plan_destroy(&s->plan);
+	for (i = 0; i < s->n_ov; i++)
+		plan_override_release(&s->ov[i]);
+	free(s->ov);
+}
+
+json_t *coord_submit(struct coord *c, const json_t *msg)
+{
+	const char *file = proto_get_str(msg, "plan_file", "plan");
+	const json_t *text = json_object_get(msg, "plan_text");
+	struct plan_error perr = { 0 };
+	struct submit s = { 0 };
+	json_t *reply = NULL;
+	int64_t run_id = 0;
+	int err, n_chosen, i, h, k = 0;
+
+	if (!json_is_string(text)) {
+		err = fail(&s, -EINVAL, "submit without 'plan_text'");
+		goto out;
+	}
+	err = parse_overrides(&s, json_object_get(msg, "overrides"));
+	if (err)
+		goto out;
+	s.plan = plan_parse(file, json_string_value(text), json_string_length(text), s.ov,
+			    s.n_ov, &perr);
+	if (!s.plan) {
+		err = fail(&s, -(errno ? errno : EINVAL), "%s",
+			   perr.text[0] ? perr.text : strerror(errno));
+		goto out;
+	}
+	err = add_objects(&s, json_object_get(msg, "objects"));
+	if (err)
+		goto out;
+	err = plan_objects_check(s.plan, &s.objs, &perr);
+	if (err) {
+		fail(&s, err, "%s", perr.text);
+		goto out;
+	}
+	err = plan_expand(s.plan, &s.jobs, &s.n_jobs, &perr);
+	if (err) {
+		fail(&s, err, "%s", perr.text);
+		goto out;
+	}
+	n_chosen = choose_hosts(c, &s);
+	if (n_chosen < 0) {
+		err = n_chosen;
+		goto out;
+	}
+	if ((long long)s.n_jobs * n_chosen > SUBMIT_MAX_JOBS) {
+		err = fail(&s, -E2BIG, "the run would have %lld jobs, more than %d",
+			   (long long)s.n_jobs * n_chosen, SUBMIT_MAX_JOBS);
+		goto out;
+	}
+	err = stamp_sha256(&s);
+	if (err)
+		goto out;
+	/* count all (or N): every job for every chosen host, in dispatch order */
+	s.jn = calloc((size_t)s.n_jobs * n_chosen + 1, sizeof(*s.jn));
+	if (!s.jn) {
+		err = fail(&s, -ENOMEM, "out of memory");
+		goto out;
+	}
+	for (i = 0; i < s.n_jobs; i++) {
+		for (h = 0; h < s.n_hosts; h++) {
+			if (!s.hosts[h].chosen)
+				continue;
+			s.jn[k].host_id = s.hosts[h].id;
+			s.jn[k].job = &s.jobs[i];
+			k++;
+		}
+	}
+	err = store_run_create(c->store, s.plan, json_object_get(msg, "overrides"), &s.objs,
+			       s.jn, k, util_wall_ms(), &run_id);
+	if (err) {
+		fail(&s, err, "%s", store_errmsg(c->store));
+		goto out;
+	}
+	reply = submitted(&s, run_id, k);
+	c->stats.runs_submitted++;
+	pr_info("run %lld submitted: plan '%s' (%.12s), %d jobs on %d host%s", (long long)run_id,
+		s.plan->name, s.plan->sha256, k, n_chosen, n_chosen == 1 ? "" : "s");
+out:
+	if (err) {
+		pr_info("submit of '%s' refused: %s", file, s.err);
+		reply = proto_error_new("submit", "%s", s.err);
+	}
+	submit_release(&s);
+	if (!err)
+		coord_dispatch(c);
+	return reply;
+}

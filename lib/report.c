@@ -1,0 +1,980 @@
+/* report.c - see report.h.
+ *
+ * Building works on jansson values only: each sample is filed into its group (host,
+ * matrix point), section (metric, window) and row (variant, subject), each inserted at
+ * its sorted place so that the object comes out in presentation order. While building,
+ * groups and rows carry private integer members ("_h", "_p", "_v", "_s": indexes into
+ * first-seen tables) that are removed before the object is returned.
+ *
+ * Orders: hosts as the result lists them, then others as seen; points, subjects as first
+ * seen in the samples; variants in plan order (the result's "variants"); metrics
+ * port.rx_pps, port.tx_pps, port.drop_pps, gen.tx_pps, prog.ns_per_run, prog.run_pps,
+ * then the others by name; window rate before cost.
+ *
+ * Numbers in the text: rates in K/M/G with four significant digits of the section's
+ * largest value (all rows of a section with the same unit share the decimals, so columns
+ * read alike), ns with one decimal, anything else with four significant digits; a row
+ * gets more decimals when its spread would otherwise print as zero, so that differences
+ * show. Halves round away from zero, as when the numbers are worked out by hand.
+ */
+#include "report.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stats.h"
+#include "util.h"
+
+#define NS_METRIC "prog.ns_per_run"
+#define MAX_DECIMALS 6
+
+static const char *const metric_order[] = {
+	"port.rx_pps", "port.tx_pps", "port.drop_pps", "gen.tx_pps", NS_METRIC,
+	"prog.run_pps",
+};
+
+static int metric_rank(const char *metric)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(metric_order); i++)
+		if (!strcmp(metric, metric_order[i]))
+			return (int)i;
+	return (int)ARRAY_SIZE(metric_order);
+}
+
+static int window_rank(const char *window)
+{
+	if (!window)
+		return 3;
+	if (!strcmp(window, "rate"))
+		return 0;
+	if (!strcmp(window, "cost"))
+		return 1;
+	return 2;
+}
+
+static int strcmp_null(const char *a, const char *b)
+{
+	if (!a || !b)
+		return (a != NULL) - (b != NULL);
+	return strcmp(a, b);
+}
+
+/* The index of KEY in TABLE (a JSON object used as an ordered set), adding it at the
+ * end when new. Returns the index or -ENOMEM. */
+static int table_index(json_t *table, const char *key)
+{
+	json_t *v = json_object_get(table, key);
+	int idx;
+
+	if (v)
+		return (int)json_integer_value(v);
+	idx = (int)json_object_size(table);
+	if (json_object_set_new(table, key, json_integer(idx)))
+		return -ENOMEM;
+	return idx;
+}
+
+static int get_int(const json_t *obj, const char *key)
+{
+	return (int)json_integer_value(json_object_get(obj, key));
+}
+
+static const char *get_str(const json_t *obj, const char *key)
+{
+	return json_string_value(json_object_get(obj, key));
+}
+
+/* Identity of a matrix point: "" without a matrix, else its compact JSON with sorted
+ * keys. Heap string or NULL. */
+static char *point_key(const json_t *point)
+{
+	if (!json_is_object(point) || !json_object_size(point))
+		return strdup("");
+	return json_dumps(point, JSON_COMPACT | JSON_SORT_KEYS);
+}
+
+/* Insert ITEM (stolen) into the sorted array ARR before the first element that CMP puts
+ * after it. Returns 0 or -ENOMEM. */
+static int insert_sorted(json_t *arr, json_t *item, int (*cmp)(const json_t *, const json_t *))
+{
+	size_t i, n = json_array_size(arr);
+
+	for (i = 0; i < n; i++)
+		if (cmp(item, json_array_get(arr, i)) < 0)
+			break;
+	return json_array_insert_new(arr, i, item) ? -ENOMEM : 0;
+}
+
+static int cmp_group(const json_t *a, const json_t *b)
+{
+	int d = get_int(a, "_h") - get_int(b, "_h");
+
+	return d ? d : get_int(a, "_p") - get_int(b, "_p");
+}
+
+static int cmp_section(const json_t *a, const json_t *b)
+{
+	const char *ma = get_str(a, "metric"), *mb = get_str(b, "metric");
+	const char *wa = get_str(a, "window"), *wb = get_str(b, "window");
+	int d = metric_rank(ma) - metric_rank(mb);
+
+	if (!d)
+		d = strcmp(ma, mb);
+	if (!d)
+		d = window_rank(wa) - window_rank(wb);
+	return d ? d : strcmp_null(wa, wb);
+}
+
+static int cmp_row(const json_t *a, const json_t *b)
+{
+	int d = get_int(a, "_v") - get_int(b, "_v");
+
+	return d ? d : get_int(a, "_s") - get_int(b, "_s");
+}
+
+static json_t *null_values(int repeat)
+{
+	json_t *values = json_array();
+	int i;
+
+	for (i = 0; values && i < repeat; i++) {
+		if (json_array_append_new(values, json_null())) {
+			json_decref(values);
+			return NULL;
+		}
+	}
+	return values;
+}
+
+/* Find or make the group of (HIDX, PIDX) in GROUPS. */
+static json_t *group_get(json_t *groups, int hidx, int pidx, const char *host,
+			 const json_t *point, const char *kernel)
+{
+	json_t *g;
+	size_t i;
+
+	json_array_foreach(groups, i, g)
+		if (get_int(g, "_h") == hidx && get_int(g, "_p") == pidx)
+			return g;
+	g = json_pack("{s:s, s:s?, s:O, s:[], s:i, s:i, s:{}}", "host", host,
+		      "kernel_release", kernel, "point",
+		      json_is_object(point) && json_object_size(point) ? point : json_null(),
+		      "sections", "_h", hidx, "_p", pidx, "_seen");
+	if (!g || insert_sorted(groups, g, cmp_group))
+		return NULL;
+	return g;
+}
+
+static json_t *section_get(json_t *group, const char *metric, const char *window,
+			   const char *unit)
+{
+	json_t *secs = json_object_get(group, "sections"), *s;
+	size_t i;
+
+	json_array_foreach(secs, i, s)
+		if (!strcmp(get_str(s, "metric"), metric) &&
+		    !strcmp_null(get_str(s, "window"), window))
+			return s;
+	s = json_pack("{s:s, s:s?, s:s?, s:[]}", "metric", metric, "window", window, "unit",
+		      unit, "rows");
+	if (!s || insert_sorted(secs, s, cmp_section))
+		return NULL;
+	return s;
+}
+
+static json_t *row_get(json_t *section, const char *variant, int vidx, const char *subject,
+		       int sidx, int repeat)
+{
+	json_t *rows = json_object_get(section, "rows"), *r;
+	size_t i;
+
+	json_array_foreach(rows, i, r)
+		if (get_int(r, "_v") == vidx && get_int(r, "_s") == sidx)
+			return r;
+	r = json_pack("{s:s, s:s?, s:o, s:i, s:i}", "variant", variant, "subject", subject,
+		      "values", null_values(repeat), "_v", vidx, "_s", sidx);
+	if (!r || insert_sorted(rows, r, cmp_row))
+		return NULL;
+	return r;
+}
+
+static json_t *number_or_null(double v)
+{
+	return isfinite(v) ? json_real(v) : json_null();
+}
+
+/* Add n, mean, spread, min, max, median, stddev of the numbers in OBJ's "values". */
+static int add_stats(json_t *obj)
+{
+	json_t *values = json_object_get(obj, "values"), *v;
+	size_t i, n = 0;
+	double *buf;
+	struct stats_summary s;
+	int err = 0;
+
+	buf = calloc(json_array_size(values) + 1, sizeof(*buf));
+	if (!buf)
+		return -ENOMEM;
+	json_array_foreach(values, i, v)
+		if (json_is_number(v))
+			buf[n++] = json_number_value(v);
+	if (stats_summarize(buf, n, &s) == -ENOMEM) {
+		err = -ENOMEM;
+		goto out;
+	}
+	if (json_object_set_new(obj, "n", json_integer((json_int_t)n)) ||
+	    json_object_set_new(obj, "mean", number_or_null(s.mean)) ||
+	    json_object_set_new(obj, "spread", number_or_null(s.spread)) ||
+	    json_object_set_new(obj, "min", number_or_null(s.min)) ||
+	    json_object_set_new(obj, "max", number_or_null(s.max)) ||
+	    json_object_set_new(obj, "median", number_or_null(s.median)) ||
+	    json_object_set_new(obj, "stddev", number_or_null(s.stddev)))
+		err = -ENOMEM;
+out:
+	free(buf);
+	return err;
+}
+
+/* The per-variant totals of a prog.ns_per_run section: for each repetition the sum over
+ * the variant's programs, when every program has a value in it. */
+static int add_totals(json_t *section, int repeat)
+{
+	json_t *rows = json_object_get(section, "rows"), *totals, *row, *t = NULL;
+	const char *variant = NULL;
+	size_t i;
+	int err = -ENOMEM, r;
+
+	totals = json_array();
+	if (!totals || json_object_set_new(section, "totals", totals))
+		return -ENOMEM;
+	json_array_foreach(rows, i, row) {
+		const char *rv = get_str(row, "variant");
+		json_t *values = json_object_get(row, "values");
+
+		if (!variant || strcmp(rv, variant)) {
+			if (t && (err = add_stats(t)))
+				return err;
+			variant = rv;
+			t = json_pack("{s:s, s:i, s:o}", "variant", rv, "programs", 0,
+				      "values", json_array());
+			if (!t || json_array_append_new(totals, t))
+				return -ENOMEM;
+			for (r = 0; r < repeat; r++)
+				if (json_array_append_new(json_object_get(t, "values"),
+							  json_real(0)))
+					return -ENOMEM;
+		}
+		if (!get_str(row, "subject")) {
+			/* a variant without any sample: no total */
+			for (r = 0; r < repeat; r++)
+				json_array_set_new(json_object_get(t, "values"), r, json_null());
+			continue;
+		}
+		json_object_set_new(t, "programs", json_integer(get_int(t, "programs") + 1));
+		for (r = 0; r < repeat; r++) {
+			json_t *sum = json_array_get(json_object_get(t, "values"), r);
+			json_t *v = json_array_get(values, r);
+
+			if (json_is_number(sum) && json_is_number(v))
+				json_real_set(sum, json_real_value(sum) + json_number_value(v));
+			else
+				json_array_set_new(json_object_get(t, "values"), r, json_null());
+		}
+	}
+	return t ? add_stats(t) : 0;
+}
+
+/* Rows for the plan's variants that have no sample at all in GROUP (all their jobs
+ * failed there), so that the table shows them as "-" rather than dropping them. */
+static int add_missing_variants(json_t *group, json_t *variants_tab, int repeat)
+{
+	json_t *seen = json_object_get(group, "_seen");
+	json_t *secs = json_object_get(group, "sections"), *sec, *idx;
+	const char *variant;
+	size_t i;
+
+	json_object_foreach(variants_tab, variant, idx) {
+		if (json_object_get(seen, variant))
+			continue;
+		json_array_foreach(secs, i, sec)
+			if (!row_get(sec, variant, (int)json_integer_value(idx), NULL, -1, repeat))
+				return -ENOMEM;
+	}
+	return 0;
+}
+
+static int file_sample(json_t *report, const json_t *s, json_t *tabs, int repeat)
+{
+	json_t *hosts_tab = json_object_get(tabs, "hosts");
+	json_t *kernels = json_object_get(tabs, "kernels");
+	const char *host = get_str(s, "host"), *variant = get_str(s, "variant");
+	const char *metric = get_str(s, "metric"), *subject = get_str(s, "subject");
+	const json_t *point = json_object_get(s, "point");
+	json_t *value = json_object_get(s, "value");
+	json_t *group, *sec, *row, *cell;
+	long long rep = json_integer_value(json_object_get(s, "rep"));
+	int hidx, pidx, vidx, sidx, err = -ENOMEM;
+	char *pkey = NULL, *skey = NULL;
+
+	if (!metric || !json_is_number(value) || rep < 1 || rep > repeat)
+		return 0;
+	host = host ? host : "-";
+	variant = variant ? variant : "-";
+	subject = subject ? subject : "-";
+	pkey = point_key(point);
+	if (!pkey || asprintf(&skey, "%s\n%s", metric, subject) < 0) {
+		skey = NULL;
+		goto out;
+	}
+	if ((hidx = table_index(hosts_tab, host)) < 0 ||
+	    (pidx = table_index(json_object_get(tabs, "points"), pkey)) < 0 ||
+	    (vidx = table_index(json_object_get(tabs, "variants"), variant)) < 0 ||
+	    (sidx = table_index(json_object_get(tabs, "subjects"), skey)) < 0)
+		goto out;
+	group = group_get(json_object_get(report, "groups"), hidx, pidx, host, point,
+			  get_str(kernels, host));
+	if (!group || json_object_set_new(json_object_get(group, "_seen"), variant,
+					  json_true()))
+		goto out;
+	sec = section_get(group, metric, get_str(s, "window"), get_str(s, "unit"));
+	if (!sec)
+		goto out;
+	row = row_get(sec, variant, vidx, subject, sidx, repeat);
+	if (!row)
+		goto out;
+	cell = json_array_get(json_object_get(row, "values"), rep - 1);
+	/* the first sample for a cell wins; a result holds one per job and subject */
+	if (json_is_null(cell) &&
+	    json_array_set_new(json_object_get(row, "values"), rep - 1,
+			       json_real(json_number_value(value))))
+		goto out;
+	err = 0;
+out:
+	free(pkey);
+	free(skey);
+	return err;
+}
+
+static int finish_groups(json_t *report, json_t *tabs, int repeat)
+{
+	json_t *groups = json_object_get(report, "groups"), *g, *sec, *row;
+	size_t i, j, k;
+	int err;
+
+	json_array_foreach(groups, i, g) {
+		err = add_missing_variants(g, json_object_get(tabs, "variants"), repeat);
+		if (err)
+			return err;
+		json_array_foreach(json_object_get(g, "sections"), j, sec) {
+			json_array_foreach(json_object_get(sec, "rows"), k, row) {
+				if ((err = add_stats(row)))
+					return err;
+				json_object_del(row, "_v");
+				json_object_del(row, "_s");
+			}
+			if (!strcmp(get_str(sec, "metric"), NS_METRIC) &&
+			    (err = add_totals(sec, repeat)))
+				return err;
+		}
+		json_object_del(g, "_h");
+		json_object_del(g, "_p");
+		json_object_del(g, "_seen");
+	}
+	return 0;
+}
+
+json_t *report_build(const json_t *result)
+{
+	json_t *report = NULL, *tabs = NULL, *samples, *s, *h;
+	long long repeat;
+	size_t i;
+	int err = -ENOMEM;
+
+	if (!json_is_object(result)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	samples = json_object_get(result, "samples");
+	repeat = json_integer_value(json_object_get(result, "repeat"));
+	json_array_foreach(samples, i, s) {
+		long long rep = json_integer_value(json_object_get(s, "rep"));
+
+		if (rep > repeat && rep <= 10000)
+			repeat = rep;
+	}
+	if (repeat < 0)
+		repeat = 0;
+
+	tabs = json_pack("{s:{}, s:{}, s:{}, s:{}, s:{}}", "hosts", "kernels", "points",
+			 "variants", "subjects");
+	report = json_pack("{s:O?, s:O?, s:O?, s:O?, s:I, s:O?, s:O?, s:[]}",
+			   "run", json_object_get(result, "run"),
+			   "plan", json_object_get(result, "plan"),
+			   "plan_sha256", json_object_get(result, "plan_sha256"),
+			   "state", json_object_get(result, "state"),
+			   "repeat", (json_int_t)repeat,
+			   "hosts", json_object_get(result, "hosts"),
+			   "variants", json_object_get(result, "variants"), "groups");
+	if (!tabs || !report)
+		goto out;
+	json_array_foreach(json_object_get(result, "hosts"), i, h) {
+		const char *name = get_str(h, "name"), *kernel = get_str(h, "kernel_release");
+
+		if (!name)
+			continue;
+		if (table_index(json_object_get(tabs, "hosts"), name) < 0 ||
+		    (kernel && json_object_set_new(json_object_get(tabs, "kernels"), name,
+						   json_string(kernel))))
+			goto out;
+	}
+	json_array_foreach(json_object_get(result, "variants"), i, h)
+		if (json_is_string(h) &&
+		    table_index(json_object_get(tabs, "variants"), json_string_value(h)) < 0)
+			goto out;
+	json_array_foreach(samples, i, s)
+		if ((err = file_sample(report, s, tabs, (int)repeat)))
+			goto out;
+	err = finish_groups(report, tabs, (int)repeat);
+out:
+	json_decref(tabs);
+	if (err) {
+		json_decref(report);
+		errno = -err;
+		return NULL;
+	}
+	return report;
+}
+
+/* ---- text ---- */
+
+/* A growable line; printed with trailing blanks removed. On ENOMEM the line is cut
+ * short and "oom" set, which print_section reports. */
+struct line {
+	char *buf;
+	size_t len, cap;
+	bool oom;
+};
+
+/* Columns a UTF-8 string takes on a terminal (one per code point: names, "±"). */
+static int display_width(const char *s)
+{
+	int w = 0;
+
+	for (; *s; s++)
+		if (((unsigned char)*s & 0xc0) != 0x80)
+			w++;
+	return w;
+}
+
+static void line_add(struct line *l, const char *s)
+{
+	size_t n = strlen(s);
+
+	if (l->len + n + 1 > l->cap) {
+		size_t cap = (l->len + n + 1) * 2;
+		char *buf = realloc(l->buf, cap);
+
+		if (!buf) {
+			l->oom = true;
+			return;
+		}
+		l->buf = buf;
+		l->cap = cap;
+	}
+	memcpy(l->buf + l->len, s, n + 1);
+	l->len += n;
+}
+
+static void line_spaces(struct line *l, int n)
+{
+	while (n-- > 0)
+		line_add(l, " ");
+}
+
+/* S padded to WIDTH columns, on the left when RIGHT (numbers), else on the right. */
+static void line_cell(struct line *l, const char *s, int width, bool right)
+{
+	int pad = width - display_width(s);
+
+	if (right)
+		line_spaces(l, pad);
+	line_add(l, s);
+	if (!right)
+		line_spaces(l, pad);
+}
+
+static void line_put(struct line *l, FILE *out)
+{
+	while (l->len && l->buf[l->len - 1] == ' ')
+		l->buf[--l->len] = '\0';
+	fprintf(out, "%s\n", l->buf ? l->buf : "");
+	l->len = 0;
+}
+
+enum num_kind { NUM_RATE, NUM_NS, NUM_PLAIN };
+
+struct num_fmt {
+	double div;
+	const char *suffix;
+	int decimals;
+};
+
+static enum num_kind section_kind(const json_t *sec)
+{
+	const char *metric = get_str(sec, "metric"), *unit = get_str(sec, "unit");
+	size_t len = strlen(metric);
+
+	if ((unit && !strcmp(unit, "pps")) || (len > 4 && !strcmp(metric + len - 4, "_pps")))
+		return NUM_RATE;
+	if (!strcmp(metric, NS_METRIC) || (unit && !strcmp(unit, "ns")))
+		return NUM_NS;
+	return NUM_PLAIN;
+}
+
+/* Decimals that give four significant digits for a largest value of MAX. */
+static int sig4_decimals(double max)
+{
+	if (max < 10)
+		return 3;
+	if (max < 100)
+		return 2;
+	if (max < 1000)
+		return 1;
+	return 0;
+}
+
+static struct num_fmt fmt_for(enum num_kind kind, double max)
+{
+	struct num_fmt f = { 1, "", 0 };
+
+	max = fabs(max);
+	switch (kind) {
+	case NUM_RATE:
+		if (max >= 1e9)
+			f = (struct num_fmt){ 1e9, "G", 0 };
+		else if (max >= 1e6)
+			f = (struct num_fmt){ 1e6, "M", 0 };
+		else if (max >= 1e3)
+			f = (struct num_fmt){ 1e3, "K", 0 };
+		f.decimals = f.div > 1 ? sig4_decimals(max / f.div) : 0;
+		break;
+	case NUM_NS:
+		f.decimals = 1;
+		break;
+	case NUM_PLAIN:
+		f.decimals = sig4_decimals(max);
+		break;
+	}
+	return f;
+}
+
+/* Add decimals until a non-zero SPREAD no longer prints as zero. */
+static void fmt_show_spread(struct num_fmt *f, double spread)
+{
+	while (f->decimals < MAX_DECIMALS && isfinite(spread) && spread > 0 &&
+	       round(spread / f->div * pow(10, f->decimals)) == 0)
+		f->decimals++;
+}
+
+/* V formatted with F, "-" when absent. Halves round away from zero as they do by hand:
+ * (35.9 - 35.6) / 2 is 0.1499999... in binary and prints as 0.2, not 0.1. */
+static void fmt_num(char *buf, size_t len, const json_t *v, const struct num_fmt *f)
+{
+	double x;
+
+	if (!json_is_number(v) || !isfinite(json_number_value(v))) {
+		snprintf(buf, len, "-");
+		return;
+	}
+	x = json_number_value(v) / f->div;
+	x += copysign(fabs(x) * 1e-9, x);
+	snprintf(buf, len, "%.*f%s", f->decimals, x, f->suffix);
+}
+
+/* The largest magnitude among the "values" of OBJ (0 when none). */
+static double obj_max(const json_t *obj)
+{
+	const json_t *v;
+	double max = 0;
+	size_t i;
+
+	json_array_foreach(json_object_get(obj, "values"), i, v)
+		if (json_is_number(v) && fabs(json_number_value(v)) > max)
+			max = fabs(json_number_value(v));
+	return max;
+}
+
+static const json_t *find_total(const json_t *sec, const char *variant)
+{
+	const json_t *t;
+	size_t i;
+
+	json_array_foreach(json_object_get(sec, "totals"), i, t)
+		if (!strcmp(get_str(t, "variant"), variant))
+			return t;
+	return NULL;
+}
+
+#define CELL 40
+
+struct row_text {
+	const char *variant;		/* NULL on a variant's later rows */
+	const char *subject;
+	char (*cells)[CELL];		/* one per repetition */
+	char mean[CELL];		/* "" for no mean column on this row */
+	char spread[CELL];		/* "" for no "± spread" */
+};
+
+/* Mean and spread texts of a row or total OBJ, formatted with F (decimals raised so that
+ * the spread shows). Only the mean when fewer than two values. */
+static void mean_texts(const json_t *obj, struct num_fmt f, struct row_text *rt)
+{
+	fmt_show_spread(&f, json_number_value(json_object_get(obj, "spread")));
+	fmt_num(rt->mean, CELL, json_object_get(obj, "mean"), &f);
+	if (json_integer_value(json_object_get(obj, "n")) >= 2)
+		fmt_num(rt->spread, CELL, json_object_get(obj, "spread"), &f);
+}
+
+static const char *subject_header(const char *metric)
+{
+	if (!strncmp(metric, "port.", 5) || !strncmp(metric, "gen.", 4))
+		return "port";
+	if (!strncmp(metric, "prog.", 5))
+		return "prog";
+	if (!strncmp(metric, "cpu.", 4))
+		return "cpu";
+	return "subject";
+}
+
+static void section_title(const json_t *sec, FILE *out)
+{
+	const char *metric = get_str(sec, "metric"), *unit = get_str(sec, "unit");
+	const char *window = get_str(sec, "window"), *what;
+	char wbuf[64];
+
+	if (!strcmp(metric, NS_METRIC))
+		what = "ns per program run";
+	else if (!strcmp(metric, "prog.run_pps"))
+		what = "program runs/s";
+	else if (!strncmp(metric, "port.", 5) || !strncmp(metric, "gen.", 4) ||
+		 (unit && !strcmp(unit, "pps")))
+		what = "packets/s";
+	else
+		what = unit;
+	if (!window)
+		wbuf[0] = '\0';
+	else if (!strcmp(window, "rate"))
+		snprintf(wbuf, sizeof(wbuf), "bpf_stats off");
+	else if (!strcmp(window, "cost"))
+		snprintf(wbuf, sizeof(wbuf), "bpf_stats on");
+	else
+		snprintf(wbuf, sizeof(wbuf), "window %s", window);
+	if (what && *wbuf)
+		fprintf(out, "%s  (%s, %s)\n", metric, what, wbuf);
+	else if (what || *wbuf)
+		fprintf(out, "%s  (%s)\n", metric, what ? what : wbuf);
+	else
+		fprintf(out, "%s\n", metric);
+}
+
+static int print_section(const json_t *sec, int repeat, FILE *out)
+{
+	const json_t *rows = json_object_get(sec, "rows"), *row;
+	const char *metric = get_str(sec, "metric");
+	bool totals = !strcmp(metric, NS_METRIC);
+	const char *mean_head = totals ? "total = mean" : "mean", *spread_head = "spread";
+	enum num_kind kind = section_kind(sec);
+	size_t n = json_array_size(rows), i;
+	struct row_text *rt;
+	struct num_fmt sec_fmt;
+	char head[32];
+	int w_var = 7, w_sub, w_mean, *w_rep = NULL, r, err = 0;
+	double max = 0;
+	struct line l = { .buf = NULL };
+
+	rt = calloc(n ? n : 1, sizeof(*rt));
+	w_rep = calloc(repeat ? repeat : 1, sizeof(*w_rep));
+	if (!rt || !w_rep) {
+		err = -ENOMEM;
+		goto out;
+	}
+	json_array_foreach(rows, i, row)
+		if (obj_max(row) > max)
+			max = obj_max(row);
+	sec_fmt = fmt_for(kind, max);
+
+	json_array_foreach(rows, i, row) {
+		const char *variant = get_str(row, "variant");
+		struct num_fmt f = fmt_for(kind, obj_max(row));
+		bool first = !i || strcmp(variant, get_str(json_array_get(rows, i - 1),
+							   "variant"));
+
+		rt[i].cells = calloc(repeat ? repeat : 1, CELL);
+		if (!rt[i].cells) {
+			err = -ENOMEM;
+			goto out;
+		}
+		rt[i].variant = first ? variant : NULL;
+		rt[i].subject = get_str(row, "subject") ? get_str(row, "subject") : "-";
+		if (f.div == sec_fmt.div)
+			f.decimals = sec_fmt.decimals;
+		fmt_show_spread(&f, json_number_value(json_object_get(row, "spread")));
+		for (r = 0; r < repeat; r++)
+			fmt_num(rt[i].cells[r], CELL,
+				json_array_get(json_object_get(row, "values"), r), &f);
+		if (!totals) {
+			mean_texts(row, f, &rt[i]);
+		} else if (first) {
+			const json_t *t = find_total(sec, variant);
+			struct num_fmt tf = fmt_for(kind, t ? obj_max(t) : 0);
+
+			if (t)
+				mean_texts(t, tf, &rt[i]);
+			else
+				snprintf(rt[i].mean, CELL, "-");
+		}
+	}
+
+	w_sub = display_width(subject_header(metric));
+	w_mean = display_width(mean_head);
+	for (r = 0; r < repeat; r++) {
+		snprintf(head, sizeof(head), "results-%d", r + 1);
+		w_rep[r] = (int)strlen(head);
+	}
+	for (i = 0; i < n; i++) {
+		if (rt[i].variant && display_width(rt[i].variant) > w_var)
+			w_var = display_width(rt[i].variant);
+		if (display_width(rt[i].subject) > w_sub)
+			w_sub = display_width(rt[i].subject);
+		for (r = 0; r < repeat; r++)
+			if ((int)strlen(rt[i].cells[r]) > w_rep[r])
+				w_rep[r] = (int)strlen(rt[i].cells[r]);
+		if ((int)strlen(rt[i].mean) > w_mean)
+			w_mean = (int)strlen(rt[i].mean);
+	}
+
+	section_title(sec, out);
+	line_cell(&l, "variant", w_var + 2, false);
+	line_cell(&l, subject_header(metric), w_sub + 2, false);
+	for (r = 0; r < repeat; r++) {
+		snprintf(head, sizeof(head), "results-%d", r + 1);
+		line_spaces(&l, r ? 1 : 0);
+		line_cell(&l, head, w_rep[r], true);
+	}
+	line_spaces(&l, 3);
+	line_cell(&l, mean_head, w_mean, true);
+	line_add(&l, " ± ");
+	line_add(&l, spread_head);
+	line_put(&l, out);
+	for (i = 0; i < n; i++) {
+		line_cell(&l, rt[i].variant ? rt[i].variant : "", w_var + 2, false);
+		line_cell(&l, rt[i].subject, w_sub + 2, false);
+		for (r = 0; r < repeat; r++) {
+			line_spaces(&l, r ? 1 : 0);
+			line_cell(&l, rt[i].cells[r], w_rep[r], true);
+		}
+		line_spaces(&l, 3);
+		line_cell(&l, rt[i].mean, w_mean, true);
+		if (*rt[i].spread) {
+			line_add(&l, " ± ");
+			line_add(&l, rt[i].spread);
+		}
+		line_put(&l, out);
+	}
+	if (l.oom)
+		err = -ENOMEM;
+out:
+	free(l.buf);
+	for (i = 0; rt && i < n; i++)
+		free(rt[i].cells);
+	free(rt);
+	free(w_rep);
+	return err;
+}
+
+static void point_label(const json_t *point, FILE *out)
+{
+	const char *key;
+	const json_t *v;
+	bool first = true;
+
+	fputs("point", out);
+	json_object_foreach((json_t *)point, key, v) {
+		fprintf(out, "%s%s=", first ? " " : "  ", key);
+		if (json_is_string(v)) {
+			fputs(json_string_value(v), out);
+		} else {
+			char *s = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
+
+			fputs(s ? s : "?", out);
+			free(s);
+		}
+		first = false;
+	}
+	fputc('\n', out);
+}
+
+int report_print_text(const json_t *report, FILE *out)
+{
+	const json_t *groups = json_object_get(report, "groups"), *g, *sec;
+	const char *sha = get_str(report, "plan_sha256"), *host = NULL;
+	int repeat = get_int(report, "repeat"), err;
+	size_t i, j;
+
+	fprintf(out, "run %lld  %s", (long long)json_integer_value(json_object_get(report, "run")),
+		get_str(report, "plan") ? get_str(report, "plan") : "-");
+	if (sha)
+		fprintf(out, "  plan %.12s", sha);
+	if (get_str(report, "state"))
+		fprintf(out, "  %s", get_str(report, "state"));
+	fputc('\n', out);
+	if (!json_array_size(groups))
+		fprintf(out, "no samples\n");
+	json_array_foreach(groups, i, g) {
+		const char *h = get_str(g, "host");
+
+		if (!host || strcmp(host, h)) {
+			if (host)
+				fputc('\n', out);
+			fprintf(out, "host %s", h);
+			if (get_str(g, "kernel_release"))
+				fprintf(out, "  kernel %s", get_str(g, "kernel_release"));
+			fputc('\n', out);
+			host = h;
+		}
+		if (json_is_object(json_object_get(g, "point"))) {
+			fputc('\n', out);
+			point_label(json_object_get(g, "point"), out);
+		}
+		json_array_foreach(json_object_get(g, "sections"), j, sec) {
+			fputc('\n', out);
+			if ((err = print_section(sec, repeat, out)))
+				return err;
+		}
+	}
+	return ferror(out) ? -EIO : 0;
+}
+
+char *report_text(const json_t *report)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	int err;
+
+	if (!f)
+		return NULL;
+	err = report_print_text(report, f);
+	if (fclose(f) && !err)
+		err = -errno;
+	if (err) {
+		free(buf);
+		errno = -err;
+		return NULL;
+	}
+	return buf;
+}
+
+/* ---- CSV ---- */
+
+static void csv_field(FILE *out, const char *s, bool last)
+{
+	if (s && strpbrk(s, ",\"\r\n")) {
+		fputc('"', out);
+		for (; *s; s++) {
+			if (*s == '"')
+				fputc('"', out);
+			fputc(*s, out);
+		}
+		fputc('"', out);
+	} else if (s) {
+		fputs(s, out);
+	}
+	fputc(last ? '\n' : ',', out);
+}
+
+/* A JSON scalar as CSV text: strings as they are, numbers with enough digits to read
+ * back the same double, null as empty. */
+static void csv_value(FILE *out, const json_t *v, bool last)
+{
+	char buf[64];
+	int prec;
+
+	if (json_is_integer(v)) {
+		snprintf(buf, sizeof(buf), "%lld", (long long)json_integer_value(v));
+	} else if (json_is_real(v)) {
+		double d = json_real_value(v);
+
+		for (prec = 15; prec <= 17; prec++) {
+			snprintf(buf, sizeof(buf), "%.*g", prec, d);
+			if (strtod(buf, NULL) == d)
+				break;
+		}
+	} else if (json_is_string(v)) {
+		csv_field(out, json_string_value(v), last);
+		return;
+	} else {
+		buf[0] = '\0';
+	}
+	csv_field(out, buf, last);
+}
+
+static char *point_text(const json_t *point)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	const char *key;
+	const json_t *v;
+	bool first = true;
+
+	if (!f)
+		return NULL;
+	if (json_is_object(point)) {
+		json_object_foreach((json_t *)point, key, v) {
+			char *s = json_is_string(v) ? NULL : json_dumps(v, JSON_ENCODE_ANY);
+
+			fprintf(f, "%s%s=%s", first ? "" : " ", key,
+				s ? s : (json_string_value(v) ? json_string_value(v) : ""));
+			free(s);
+			first = false;
+		}
+	}
+	if (fclose(f)) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+int report_print_csv(const json_t *result, FILE *out)
+{
+	const json_t *run = json_object_get(result, "run"), *s;
+	size_t i;
+
+	fputs("run,job,host,variant,rep,point,metric,subject,window,value,unit\n", out);
+	json_array_foreach(json_object_get(result, "samples"), i, s) {
+		char *point = point_text(json_object_get(s, "point"));
+
+		if (!point)
+			return -ENOMEM;
+		csv_value(out, run, false);
+		csv_value(out, json_object_get(s, "job"), false);
+		csv_value(out, json_object_get(s, "host"), false);
+		csv_value(out, json_object_get(s, "variant"), false);
+		csv_value(out, json_object_get(s, "rep"), false);
+		csv_field(out, point, false);
+		csv_value(out, json_object_get(s, "metric"), false);
+		csv_value(out, json_object_get(s, "subject"), false);
+		csv_value(out, json_object_get(s, "window"), false);
+		csv_value(out, json_object_get(s, "value"), false);
+		csv_value(out, json_object_get(s, "unit"), true);
+		free(point);
+	}
+	return ferror(out) ? -EIO : 0;
+}

@@ -1,0 +1,38 @@
+/* report.h - a run's results as the tables kernel developers post.
+ *
+ * report_build() turns a result object (docs/protocol.md "result", as
+ * store_query_result() and the coordinator's result_show return it) into a report
+ * object: the samples grouped per host and matrix point, one section per (metric,
+ * window), one row per variant and subject with a value per repetition and its
+ * statistics, and for prog.ns_per_run a per-variant total over the variant's programs.
+ * report_print_text() renders that object as plain text that fits a mail; `bpflab
+ * result show --json` prints the object itself, so the text and the JSON carry the same
+ * numbers. report_print_csv() writes the raw samples, one per line.
+ *
+ * The layout of the text and the JSON object are described in docs/cli.md
+ * ("result show"). Used by the CLI; pure functions over jansson values, thread-safe.
+ */
+#ifndef BPFLAB_REPORT_H
+#define BPFLAB_REPORT_H
+
+#include <jansson.h>
+#include <stdio.h>
+
+/* Build the report object for RESULT (not modified). Samples without a metric, a
+ * numeric value or a repetition >= 1 are skipped. Returns a new reference, or NULL with
+ * errno set (EINVAL when RESULT is not an object, ENOMEM). */
+json_t *report_build(const json_t *result);
+
+/* Write REPORT (from report_build) as text to OUT. Returns 0 or -errno. */
+int report_print_text(const json_t *report, FILE *out);
+
+/* The same text in a heap string the caller frees; NULL with errno set. */
+char *report_text(const json_t *report);
+
+/* Write RESULT's samples as CSV to OUT: a header line, then one line per sample with
+ * run,job,host,variant,rep,point,metric,subject,window,value,unit (RFC 4180 quoting;
+ * point as KEY=VALUE pairs joined by spaces; value with enough digits to read back the
+ * same double). Returns 0 or -errno. */
+int report_print_csv(const json_t *result, FILE *out);
+
+#endif

@@ -1,0 +1,1575 @@
+/* store.c - see store.h. The SQLite store behind bpflabd and `bpflab --db FILE`.
+ *
+ * Every statement is a constant SQL text in stmt_sql[], prepared once on first use and
+ * kept for the life of the connection; values are always bound, never formatted into SQL
+ * (the two PRAGMAs that take a number cannot be bound and get an integer we computed).
+ * Statements are reset right after use, so no read stays open across calls.
+ *
+ * Errors: the function that fails writes a message into store->err (SQLite's text or our
+ * own), and the exported function that called it puts its context in front ("cannot
+ * store result of job 3: database or disk is full"), rolls back and returns -errno.
+ *
+ * Used from one thread per struct store: the coordinator's event loop, or the CLI.
+ */
+#include "store.h"
+
+#include <assert.h>
+#include <errno.h>
+#include <limits.h>
+#include <sqlite3.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+
+/* Generated from schema/NNN_*.sql by scripts/embed-schema.sh. */
+extern const char *const store_migrations[];
+extern const int store_n_migrations;
+
+#define STORE_BUSY_TIMEOUT_MS 5000
+#define STORE_ERR_LEN 1024
+
+enum stmt_id {
+	S_BEGIN,
+	S_COMMIT,
+	S_ROLLBACK,
+	S_USER_VERSION,
+	S_PAGE_SIZE,
+	S_HOST_UPSERT,
+	S_HOST_REQUEUE,
+	S_HOST_SEEN,
+	S_HOST_GONE,
+	S_HOST_BUSY,
+	S_HOST_IDLE_IF_FREE,
+	S_HOST_PENDING,
+	S_HOST_INVENTORY,
+	S_PLAN_INSERT,
+	S_PLAN_ID,
+	S_OBJECT_INSERT,
+	S_OBJECT_GET,
+	S_RUN_INSERT,
+	S_RUN_OBJECT_INSERT,
+	S_RUN_COUNTS,
+	S_RUN_STATE,
+	S_RUN_SET_STATE,
+	S_JOB_INSERT,
+	S_JOB_NEXT,
+	S_JOB_GET,
+	S_JOB_DISPATCH,
+	S_JOB_ACCEPT,
+	S_JOB_REQUEUE,
+	S_JOB_FAIL,
+	S_JOB_RESULT,
+	S_ENV_INSERT,
+	S_ENV_ID,
+	S_SAMPLE_INSERT,
+	S_RECOVER_JOBS,
+	S_RECOVER_HOSTS,
+	S_Q_HOSTS,
+	S_Q_RUNS,
+	S_Q_RUN,
+	S_Q_RUN_JOBS,
+	S_Q_RESULT_HOSTS,
+	S_Q_RESULT_SAMPLES,
+	S__MAX
+};
+
+#define RUN_HEAD_SQL								\
+	"SELECT r.id, p.name, p.sha256, r.state, r.submitted_ms, r.finished_ms, "	\
+	"(SELECT count(*) FROM jobs j WHERE j.run_id = r.id), "			\
+	"(SELECT count(*) FROM jobs j WHERE j.run_id = r.id AND j.state = 'done'), "	\
+	"(SELECT count(*) FROM jobs j WHERE j.run_id = r.id AND j.state = 'failed'), " \
+	"r.overrides, r.variants, r.repeat "					\
+	"FROM runs r JOIN plans p ON p.id = r.plan_id "
+
+static const char *const stmt_sql[S__MAX] = {
+	[S_BEGIN] = "BEGIN IMMEDIATE",
+	[S_COMMIT] = "COMMIT",
+	[S_ROLLBACK] = "ROLLBACK",
+	[S_USER_VERSION] = "PRAGMA user_version",
+	[S_PAGE_SIZE] = "PRAGMA page_size",
+	[S_HOST_UPSERT] =
+		"INSERT INTO hosts (name, state, agent_version, kernel_release, inventory, "
+		"first_seen_ms, last_seen_ms) VALUES (?1, 'idle', ?2, ?3, ?4, ?5, ?5) "
+		"ON CONFLICT (name) DO UPDATE SET state = 'idle', "
+		"agent_version = excluded.agent_version, "
+		"kernel_release = excluded.kernel_release, inventory = excluded.inventory, "
+		"last_seen_ms = excluded.last_seen_ms RETURNING id",
+	[S_HOST_REQUEUE] =
+		"UPDATE jobs SET state = 'queued' WHERE host_id = ?1 AND state = 'running'",
+	[S_HOST_SEEN] = "UPDATE hosts SET last_seen_ms = ?2 WHERE id = ?1",
+	[S_HOST_GONE] = "UPDATE hosts SET state = 'gone' WHERE id = ?1",
+	[S_HOST_BUSY] = "UPDATE hosts SET state = 'busy' WHERE id = ?1",
+	[S_HOST_IDLE_IF_FREE] =
+		"UPDATE hosts SET state = 'idle' WHERE id = ?1 AND state = 'busy' AND NOT EXISTS "
+		"(SELECT 1 FROM jobs WHERE host_id = ?1 AND state = 'running')",
+	[S_HOST_PENDING] =
+		"SELECT count(*) FROM jobs WHERE host_id = ?1 AND state IN ('queued', 'running')",
+	[S_HOST_INVENTORY] = "SELECT inventory FROM hosts WHERE id = ?1",
+	[S_PLAN_INSERT] =
+		"INSERT INTO plans (name, sha256, text, created_ms) VALUES (?1, ?2, ?3, ?4) "
+		"ON CONFLICT (sha256) DO NOTHING",
+	[S_PLAN_ID] = "SELECT id FROM plans WHERE sha256 = ?1",
+	[S_OBJECT_INSERT] =
+		"INSERT INTO objects (sha256, name, size, bytes, created_ms) "
+		"VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT (sha256) DO NOTHING",
+	[S_OBJECT_GET] = "SELECT bytes FROM objects WHERE sha256 = ?1",
+	[S_RUN_INSERT] =
+		"INSERT INTO runs (plan_id, plan_file, overrides, variants, repeat, state, "
+		"submitted_ms) VALUES (?1, ?2, ?3, ?4, ?5, 'queued', ?6)",
+	[S_RUN_OBJECT_INSERT] =
+		"INSERT INTO run_objects (run_id, name, sha256) VALUES (?1, ?2, ?3) "
+		"ON CONFLICT DO NOTHING",
+	[S_RUN_COUNTS] =
+		"SELECT count(*), ifnull(sum(state IN ('queued', 'running')), 0), "
+		"ifnull(sum(state = 'failed'), 0), "
+		"ifnull(sum(state != 'queued' OR attempts > 0), 0) FROM jobs WHERE run_id = ?1",
+	[S_RUN_STATE] = "SELECT state, finished_ms FROM runs WHERE id = ?1",
+	[S_RUN_SET_STATE] = "UPDATE runs SET state = ?2, finished_ms = ?3 WHERE id = ?1",
+	[S_JOB_INSERT] =
+		"INSERT INTO jobs (run_id, seq, host_id, variant, variant_idx, rep, point, spec) "
+		"VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+	[S_JOB_NEXT] =
+		"SELECT id, run_id, spec FROM jobs WHERE host_id = ?1 AND state = 'queued' "
+		"ORDER BY run_id, seq LIMIT 1",
+	[S_JOB_GET] = "SELECT run_id, host_id, state, result_ms FROM jobs WHERE id = ?1",
+	[S_JOB_DISPATCH] =
+		"UPDATE jobs SET state = 'running', attempts = attempts + 1, started_ms = ?2 "
+		"WHERE id = ?1 AND state = 'queued'",
+	[S_JOB_ACCEPT] =
+		"UPDATE jobs SET state = 'running', started_ms = ?2 "
+		"WHERE id = ?1 AND state IN ('queued', 'running')",
+	[S_JOB_REQUEUE] = "UPDATE jobs SET state = 'queued' WHERE id = ?1 AND state = 'running'",
+	[S_JOB_FAIL] =
+		"UPDATE jobs SET state = 'failed', error = ?2, finished_ms = ?3 "
+		"WHERE id = ?1 AND state IN ('queued', 'running')",
+	[S_JOB_RESULT] =
+		"UPDATE jobs SET state = ?2, error = ?3, verifier_log = ?4, env_id = ?5, "
+		"started_ms = ifnull(?6, started_ms), finished_ms = ?7, result_ms = ?8 "
+		"WHERE id = ?1",
+	[S_ENV_INSERT] =
+		"INSERT INTO host_envs (host_id, sha256, kernel_release, kernel_version, "
+		"config_sha256, debug_options, cmdline, inventory, first_seen_ms) "
+		"VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9) "
+		"ON CONFLICT (host_id, sha256) DO NOTHING",
+	[S_ENV_ID] = "SELECT id FROM host_envs WHERE host_id = ?1 AND sha256 = ?2",
+	[S_SAMPLE_INSERT] =
+		"INSERT INTO samples (job_id, metric, subject, value, unit, window, seq) "
+		"VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+	[S_RECOVER_JOBS] = "UPDATE jobs SET state = 'queued' WHERE state = 'running'",
+	[S_RECOVER_HOSTS] = "UPDATE hosts SET state = 'gone' WHERE state != 'gone'",
+	[S_Q_HOSTS] =
+		"SELECT h.id, h.name, h.state, h.kernel_release, h.last_seen_ms, "
+		"(SELECT j.id FROM jobs j WHERE j.host_id = h.id AND j.state = 'running' "
+		"ORDER BY j.id LIMIT 1), h.inventory FROM hosts h ORDER BY h.name",
+	[S_Q_RUNS] = RUN_HEAD_SQL "ORDER BY r.id",
+	[S_Q_RUN] = RUN_HEAD_SQL "WHERE r.id = ?1",
+	[S_Q_RUN_JOBS] =
+		"SELECT j.id, j.seq, h.name, j.variant, j.rep, j.point, j.state, j.attempts, "
+		"j.error, j.started_ms, j.finished_ms FROM jobs j JOIN hosts h ON h.id = j.host_id "
+		"WHERE j.run_id = ?1 ORDER BY j.seq, h.name, j.id",
+	/* The kernels the run's jobs ran on; a host none of whose jobs has reported yet
+	 * shows the kernel of its latest hello. */
+	[S_Q_RESULT_HOSTS] =
+		"SELECT h.name, e.kernel_release, e.kernel_version FROM jobs j "
+		"JOIN hosts h ON h.id = j.host_id JOIN host_envs e ON e.id = j.env_id "
+		"WHERE j.run_id = ?1 "
+		"UNION "
+		"SELECT h.name, h.kernel_release, json_extract(h.inventory, '$.kernel.version') "
+		"FROM jobs j JOIN hosts h ON h.id = j.host_id WHERE j.run_id = ?1 AND NOT EXISTS "
+		"(SELECT 1 FROM jobs k WHERE k.run_id = ?1 AND k.host_id = j.host_id "
+		"AND k.env_id IS NOT NULL) "
+		"ORDER BY 1, 2, 3",
+	[S_Q_RESULT_SAMPLES] =
+		"SELECT s.job_id, h.name, j.variant, j.rep, j.point, s.metric, s.subject, s.value, "
+		"s.unit, s.window FROM jobs j JOIN samples s ON s.job_id = j.id "
+		"JOIN hosts h ON h.id = j.host_id WHERE j.run_id = ?1 AND s.seq IS NULL "
+		"ORDER BY j.seq, h.name, j.id, s.id",
+};
+
+struct store {
+	sqlite3 *db;
+	char *path;
+	sqlite3_stmt *stmt[S__MAX];
+	char err[STORE_ERR_LEN];
+};
+
+static int errno_of(int rc)
+{
+	switch (rc & 0xff) {
+	case SQLITE_OK:
+	case SQLITE_ROW:
+	case SQLITE_DONE:
+		return 0;
+	case SQLITE_FULL:
+		return -ENOSPC;
+	case SQLITE_READONLY:
+		return -EROFS;
+	case SQLITE_CONSTRAINT:
+	case SQLITE_MISMATCH:
+	case SQLITE_RANGE:
+	case SQLITE_TOOBIG:
+		return -EINVAL;
+	case SQLITE_BUSY:
+	case SQLITE_LOCKED:
+		return -EBUSY;
+	case SQLITE_NOMEM:
+		return -ENOMEM;
+	case SQLITE_PERM:
+	case SQLITE_AUTH:
+		return -EACCES;
+	case SQLITE_CANTOPEN:
+		return -ENOENT;
+	case SQLITE_NOTADB:
+	case SQLITE_CORRUPT:
+		return -EBADMSG;
+	default:
+		return -EIO;
+	}
+}
+
+static int seterr(struct store *st, int err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static int seterr(struct store *st, int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(st->err, sizeof(st->err), fmt, ap);
+	va_end(ap);
+	return err;
+}
+
+/* SQLite's message for a failed call that returned RC, as -errno. */
+static int dberr(struct store *st, int rc)
+{
+	return seterr(st, errno_of(rc) ? errno_of(rc) : -EIO, "%s", sqlite3_errmsg(st->db));
+}
+
+/* Put CONTEXT in front of the current message: "CONTEXT: message". */
+static int context(struct store *st, int err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static int context(struct store *st, int err, const char *fmt, ...)
+{
+	char ctx[STORE_ERR_LEN], both[2 * STORE_ERR_LEN + 2];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(ctx, sizeof(ctx), fmt, ap);
+	va_end(ap);
+	snprintf(both, sizeof(both), "%s: %s", ctx, st->err);
+	memcpy(st->err, both, sizeof(st->err) - 1);
+	st->err[sizeof(st->err) - 1] = '\0';
+	return err;
+}
+
+static int prep(struct store *st, enum stmt_id id, sqlite3_stmt **s)
+{
+	int rc;
+
+	if (!st->stmt[id]) {
+		rc = sqlite3_prepare_v3(st->db, stmt_sql[id], -1, SQLITE_PREPARE_PERSISTENT,
+					&st->stmt[id], NULL);
+		if (rc != SQLITE_OK)
+			return dberr(st, rc);
+	}
+	*s = st->stmt[id];
+	return 0;
+}
+
+static void done(sqlite3_stmt *s)
+{
+	sqlite3_reset(s);
+	sqlite3_clear_bindings(s);
+}
+
+/* Bind values by TYPES, one letter per parameter from ?1 on:
+ *   i int64_t, o int64_t or NULL when negative, t const char * (NULL binds NULL),
+ *   b const void * and size_t, r double.
+ * Texts and blobs are bound without a copy: they must outlive the step. */
+static int bind_va(struct store *st, sqlite3_stmt *s, const char *types, va_list ap)
+{
+	int i, rc = SQLITE_OK;
+
+	for (i = 0; types[i] && rc == SQLITE_OK; i++) {
+		switch (types[i]) {
+		case 'i':
+			rc = sqlite3_bind_int64(s, i + 1, va_arg(ap, int64_t));
+			break;
+		case 'o': {
+			int64_t v = va_arg(ap, int64_t);
+
+			rc = v < 0 ? sqlite3_bind_null(s, i + 1) : sqlite3_bind_int64(s, i + 1, v);
+			break;
+		}
+		case 't': {
+			const char *t = va_arg(ap, const char *);
+
+			rc = t ? sqlite3_bind_text(s, i + 1, t, -1, SQLITE_STATIC) :
+				 sqlite3_bind_null(s, i + 1);
+			break;
+		}
+		case 'b': {
+			const void *p = va_arg(ap, const void *);
+			size_t n = va_arg(ap, size_t);
+
+			rc = sqlite3_bind_blob64(s, i + 1, p ? p : "", n, SQLITE_STATIC);
+			break;
+		}
+		case 'r':
+			rc = sqlite3_bind_double(s, i + 1, va_arg(ap, double));
+			break;
+		default:
+			assert(!"bad bind type");
+			rc = SQLITE_MISUSE;
+		}
+	}
+	if (rc != SQLITE_OK) {
+		done(s);
+		return dberr(st, rc);
+	}
+	return 0;
+}
+
+static int bind(struct store *st, sqlite3_stmt *s, const char *types, ...)
+{
+	va_list ap;
+	int err;
+
+	va_start(ap, types);
+	err = bind_va(st, s, types, ap);
+	va_end(ap);
+	return err;
+}
+
+/* Run statement ID with bound values to completion. *CHANGES (may be NULL) gets the
+ * number of rows it changed. */
+static int exec(struct store *st, enum stmt_id id, int64_t *changes, const char *types, ...)
+{
+	sqlite3_stmt *s = NULL;
+	va_list ap;
+	int err, rc;
+
+	err = prep(st, id, &s);
+	if (err)
+		return err;
+	va_start(ap, types);
+	err = bind_va(st, s, types, ap);
+	va_end(ap);
+	if (err)
+		return err;
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW)
+		;
+	if (rc != SQLITE_DONE)
+		err = dberr(st, rc);
+	else if (changes)
+		*changes = sqlite3_changes64(st->db);
+	done(s);
+	return err;
+}
+
+/* The first column of the first row of statement ID as an integer into *OUT; -ENOENT
+ * when there is no row (message set), or -errno. */
+static int query_int(struct store *st, enum stmt_id id, int64_t *out, const char *types, ...)
+{
+	sqlite3_stmt *s = NULL;
+	va_list ap;
+	int err, rc;
+
+	err = prep(st, id, &s);
+	if (err)
+		return err;
+	va_start(ap, types);
+	err = bind_va(st, s, types, ap);
+	va_end(ap);
+	if (err)
+		return err;
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW)
+		*out = sqlite3_column_int64(s, 0);
+	else if (rc == SQLITE_DONE)
+		err = seterr(st, -ENOENT, "no such row");
+	else
+		err = dberr(st, rc);
+	done(s);
+	return err;
+}
+
+static int tx_begin(struct store *st)
+{
+	return exec(st, S_BEGIN, NULL, "");
+}
+
+/* Commit when ERR is 0; roll back when it is not or when the commit fails. Keeps the
+ * first message. Returns the outcome. */
+static int tx_end(struct store *st, int err)
+{
+	sqlite3_stmt *s = NULL;
+
+	if (!err)
+		err = exec(st, S_COMMIT, NULL, "");
+	if (err && !sqlite3_get_autocommit(st->db) && !prep(st, S_ROLLBACK, &s)) {
+		sqlite3_step(s);
+		done(s);
+	}
+	return err;
+}
+
+/* --- open, migrate, close --- */
+
+int store_schema_latest(void)
+{
+	return store_n_migrations;
+}
+
+int store_schema_version(struct store *st)
+{
+	int64_t v = 0;
+	int err = query_int(st, S_USER_VERSION, &v, "");
+
+	return err ? err : (int)v;
+}
+
+static int migrate(struct store *st, int from)
+{
+	char sql[64];
+	int err = 0, v, rc;
+
+	for (v = from + 1; v <= store_n_migrations; v++) {
+		err = tx_begin(st);
+		if (err)
+			break;
+		/* Another process may have migrated between our read and our lock. */
+		rc = store_schema_version(st);
+		if (rc < 0) {
+			err = tx_end(st, rc);
+			break;
+		}
+		if (rc >= v) {
+			err = tx_end(st, 0);
+			if (err)
+				break;
+			continue;
+		}
+		rc = sqlite3_exec(st->db, store_migrations[v - 1], NULL, NULL, NULL);
+		if (rc == SQLITE_OK) {
+			/* PRAGMA takes no parameters; v is our own loop counter. */
+			snprintf(sql, sizeof(sql), "PRAGMA user_version = %d", v);
+			rc = sqlite3_exec(st->db, sql, NULL, NULL, NULL);
+		}
+		err = tx_end(st, rc == SQLITE_OK ? 0 : dberr(st, rc));
+		if (err) {
+			context(st, err, "cannot migrate database '%s' to schema version %d",
+				st->path, v);
+			break;
+		}
+	}
+	return err;
+}
+
+static void store_free(struct store *st)
+{
+	int i;
+
+	if (!st)
+		return;
+	for (i = 0; i < S__MAX; i++)
+		sqlite3_finalize(st->stmt[i]);
+	sqlite3_close_v2(st->db);
+	free(st->path);
+	free(st);
+}
+
+struct store *store_open(const char *path, bool readonly, char *errbuf, size_t err_len)
+{
+	int flags = readonly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+	struct store *st;
+	int err = 0, rc, version;
+
+	st = calloc(1, sizeof(*st));
+	if (!st || !(st->path = strdup(path))) {
+		free(st);
+		snprintf(errbuf, err_len, "cannot open database '%s': out of memory", path);
+		errno = ENOMEM;
+		return NULL;
+	}
+	rc = sqlite3_open_v2(path, &st->db, flags | SQLITE_OPEN_NOMUTEX, NULL);
+	if (rc != SQLITE_OK) {
+		err = st->db ? dberr(st, rc) : seterr(st, -ENOMEM, "out of memory");
+		goto out;
+	}
+	sqlite3_extended_result_codes(st->db, 1);
+	sqlite3_busy_timeout(st->db, STORE_BUSY_TIMEOUT_MS);
+	rc = sqlite3_exec(st->db, "PRAGMA foreign_keys = ON", NULL, NULL, NULL);
+	if (rc != SQLITE_OK) {
+		err = dberr(st, rc);
+		goto out;
+	}
+	version = store_schema_version(st);
+	if (version < 0) {
+		err = version;
+		goto out;
+	}
+	if (version > store_n_migrations) {
+		err = seterr(st, -EPROTO, "schema version %d is newer than this bpflab's (%d): "
+			     "use a newer bpflab", version, store_n_migrations);
+		goto out;
+	}
+	if (readonly) {
+		if (version == 0)
+			err = seterr(st, -EPROTO, "not a bpflab database (no schema)");
+		else if (version < store_n_migrations)
+			err = seterr(st, -EPROTO, "schema version %d is older than this bpflab's "
+				     "(%d): open it read-write once to migrate it", version,
+				     store_n_migrations);
+		goto out;
+	}
+	/* WAL: readers (the CLI on the same file) never block the coordinator. An in-memory
+	 * database stays in "memory" mode, which is fine. */
+	rc = sqlite3_exec(st->db, "PRAGMA journal_mode = WAL", NULL, NULL, NULL);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_exec(st->db, "PRAGMA synchronous = NORMAL", NULL, NULL, NULL);
+	if (rc != SQLITE_OK) {
+		err = dberr(st, rc);
+		goto out;
+	}
+	err = migrate(st, version);
+	if (err) {
+		/* migrate() gave the context; report its message as it is. */
+		snprintf(errbuf, err_len, "%s", st->err);
+		store_free(st);
+		errno = -err;
+		return NULL;
+	}
+out:
+	if (err) {
+		snprintf(errbuf, err_len, "cannot open database '%s': %s", path, st->err);
+		store_free(st);
+		errno = -err;
+		return NULL;
+	}
+	return st;
+}
+
+void store_close(struct store **stp)
+{
+	if (!stp)
+		return;
+	store_free(*stp);
+	*stp = NULL;
+}
+
+const char *store_errmsg(struct store *st)
+{
+	return st->err;
+}
+
+int store_set_size_limit(struct store *st, int64_t bytes)
+{
+	int64_t page_size = 4096, pages;
+	char sql[64];
+	int err, rc;
+
+	err = query_int(st, S_PAGE_SIZE, &page_size, "");
+	if (err)
+		return context(st, err, "cannot limit the database size");
+	pages = bytes > 0 ? bytes / page_size : 0xfffffffe;
+	if (pages < 1)
+		pages = 1;
+	/* PRAGMA takes no parameters; pages is a number we computed. */
+	snprintf(sql, sizeof(sql), "PRAGMA max_page_count = %lld", (long long)pages);
+	rc = sqlite3_exec(st->db, sql, NULL, NULL, NULL);
+	if (rc != SQLITE_OK)
+		return context(st, dberr(st, rc), "cannot limit the database size");
+	return 0;
+}
+
+/* --- hosts --- */
+
+static const char *json_str_at(const json_t *obj, const char *k1, const char *k2)
+{
+	json_t *v = json_object_get(obj, k1);
+
+	if (k2)
+		v = json_object_get(v, k2);
+	return json_string_value(v);
+}
+
+int store_host_hello(struct store *st, const char *name, const char *version,
+		     const json_t *inventory, int64_t now_ms, int64_t *host_id, int *requeued)
+{
+	int64_t changes = 0;
+	char *inv = NULL;
+	int err;
+
+	if (!name || !*name) {
+		err = seterr(st, -EINVAL, "empty host name");
+		goto out;
+	}
+	inv = inventory ? json_dumps(inventory, JSON_COMPACT | JSON_SORT_KEYS) : strdup("{}");
+	if (!inv) {
+		err = seterr(st, -ENOMEM, "out of memory");
+		goto out;
+	}
+	err = tx_begin(st);
+	if (err)
+		goto out;
+	err = query_int(st, S_HOST_UPSERT, host_id, "tttti", name, version,
+			json_str_at(inventory, "kernel", "release"), inv, now_ms);
+	if (!err)
+		err = exec(st, S_HOST_REQUEUE, &changes, "i", *host_id);
+	err = tx_end(st, err);
+	if (!err && requeued)
+		*requeued = (int)changes;
+out:
+	free(inv);
+	return err ? context(st, err, "cannot register host '%s'", name ? name : "") : 0;
+}
+
+int store_host_seen(struct store *st, int64_t host_id, int64_t now_ms)
+{
+	int err = exec(st, S_HOST_SEEN, NULL, "ii", host_id, now_ms);
+
+	return err ? context(st, err, "cannot update host %lld", (long long)host_id) : 0;
+}
+
+int store_host_gone(struct store *st, int64_t host_id, int *requeued)
+{
+	int64_t changes = 0;
+	int err;
+
+	err = tx_begin(st);
+	if (err)
+		goto out;
+	err = exec(st, S_HOST_REQUEUE, &changes, "i", host_id);
+	if (!err)
+		err = exec(st, S_HOST_GONE, NULL, "i", host_id);
+	err = tx_end(st, err);
+	if (!err && requeued)
+		*requeued = (int)changes;
+out:
+	return err ? context(st, err, "cannot mark host %lld gone", (long long)host_id) : 0;
+}
+
+int store_host_pending(struct store *st, int64_t host_id, int64_t *n)
+{
+	int err = query_int(st, S_HOST_PENDING, n, "i", host_id);
+
+	return err ? context(st, err, "cannot count jobs of host %lld", (long long)host_id) : 0;
+}
+
+/* --- runs --- */
+
+static const struct plan_object *find_object(const struct plan_objects *objs,
+					     const char *name)
+{
+	int i;
+
+	for (i = 0; objs && i < objs->n; i++)
+		if (!strcmp(objs->objs[i].name, name))
+			return &objs->objs[i];
+	return NULL;
+}
+
+static bool plan_names_object(const struct plan *plan, const char *name)
+{
+	int v, a;
+
+	for (v = 0; v < plan->n_variants; v++)
+		for (a = 0; a < plan->variants[v].n_attach; a++)
+			if (!strcmp(plan->variants[v].attach[a].object, name))
+				return true;
+	return false;
+}
+
+/* Check what store_run_create is given before anything is written. */
+static int run_check(struct store *st, const struct plan *plan,
+		     const struct plan_objects *objs, const struct store_job_new *jobs,
+		     int n_jobs)
+{
+	char sha[SHA256_HEX_LEN];
+	int i, v, a;
+
+	if (n_jobs <= 0)
+		return seterr(st, -EINVAL, "the run has no jobs");
+	for (v = 0; v < plan->n_variants; v++) {
+		for (a = 0; a < plan->variants[v].n_attach; a++) {
+			const char *name = plan->variants[v].attach[a].object;
+
+			if (!find_object(objs, name))
+				return seterr(st, -EINVAL, "object '%s' named by the plan was not "
+					      "submitted", name);
+		}
+	}
+	for (i = 0; objs && i < objs->n; i++) {
+		const struct plan_object *o = &objs->objs[i];
+
+		util_sha256_hex(o->data, o->len, sha);
+		if (strcmp(sha, o->sha256))
+			return seterr(st, -EINVAL, "object '%s': sha256 %s does not match its "
+				      "bytes (%s)", o->name, o->sha256, sha);
+	}
+	for (i = 0; i < n_jobs; i++) {
+		const struct plan_job *job = jobs[i].job;
+		json_t *attach, *entry;
+		size_t k;
+
+		if (!job || !json_is_object(job->spec))
+			return seterr(st, -EINVAL, "job %d has no spec", i);
+		if (job->variant < 0 || job->variant >= plan->n_variants)
+			return seterr(st, -EINVAL, "job %d: variant %d out of range", i,
+				      job->variant);
+		attach = json_object_get(job->spec, "attach");
+		json_array_foreach(attach, k, entry) {
+			const char *name = json_string_value(json_object_get(entry, "object"));
+			const char *hash = json_string_value(json_object_get(entry, "sha256"));
+			const struct plan_object *o = name ? find_object(objs, name) : NULL;
+
+			if (!o)
+				return seterr(st, -EINVAL, "job %d: attach entry %zu names no "
+					      "submitted object", i, k);
+			if (!hash || strcmp(hash, o->sha256))
+				return seterr(st, -EINVAL, "job %d: attach entry %zu: sha256 of "
+					      "object '%s' missing or wrong", i, k, name);
+		}
+	}
+	return 0;
+}
+
+static int run_insert_objects(struct store *st, const struct plan *plan,
+			      const struct plan_objects *objs, int64_t run_id, int64_t now_ms)
+{
+	int i, err = 0;
+
+	for (i = 0; !err && objs && i < objs->n; i++) {
+		const struct plan_object *o = &objs->objs[i];
+
+		if (!plan_names_object(plan, o->name))
+			continue;
+		err = exec(st, S_OBJECT_INSERT, NULL, "ttibi", o->sha256, o->name,
+			   (int64_t)o->len, o->data, o->len, now_ms);
+		if (!err)
+			err = exec(st, S_RUN_OBJECT_INSERT, NULL, "itt", run_id, o->name,
+				   o->sha256);
+	}
+	return err;
+}
+
+static int run_insert_jobs(struct store *st, const struct plan *plan, int64_t run_id,
+			   const struct store_job_new *jobs, int n_jobs)
+{
+	char *point = NULL, *spec = NULL;
+	int i, err = 0;
+
+	for (i = 0; !err && i < n_jobs; i++) {
+		const struct plan_job *job = jobs[i].job;
+
+		point = job->point_values ?
+			json_dumps(job->point_values, JSON_COMPACT | JSON_PRESERVE_ORDER) :
+			strdup("{}");
+		spec = json_dumps(job->spec, JSON_COMPACT | JSON_PRESERVE_ORDER);
+		if (!point || !spec)
+			err = seterr(st, -ENOMEM, "out of memory");
+		else
+			err = exec(st, S_JOB_INSERT, NULL, "iiitiitt", run_id, (int64_t)job->seq,
+				   jobs[i].host_id, plan->variants[job->variant].name,
+				   (int64_t)job->variant, (int64_t)job->rep, point, spec);
+		free(point);
+		free(spec);
+		point = spec = NULL;
+	}
+	return err;
+}
+
+int store_run_create(struct store *st, const struct plan *plan, const json_t *overrides,
+		     const struct plan_objects *objs, const struct store_job_new *jobs,
+		     int n_jobs, int64_t now_ms, int64_t *run_id)
+{
+	json_t *variants = NULL;
+	char *ov = NULL, *vars = NULL;
+	int64_t plan_id = 0;
+	int err, i;
+
+	err = run_check(st, plan, objs, jobs, n_jobs);
+	if (err)
+		goto out;
+	variants = json_array();
+	for (i = 0; variants && i < plan->n_variants; i++)
+		if (json_array_append_new(variants, json_string(plan->variants[i].name)))
+			break;
+	ov = overrides ? json_dumps(overrides, JSON_COMPACT) : strdup("[]");
+	vars = variants ? json_dumps(variants, JSON_COMPACT) : NULL;
+	if (!ov || !vars) {
+		err = seterr(st, -ENOMEM, "out of memory");
+		goto out;
+	}
+	err = tx_begin(st);
+	if (err)
+		goto out;
+	err = exec(st, S_PLAN_INSERT, NULL, "ttti", plan->name, plan->sha256, plan->text,
+		   now_ms);
+	if (!err)
+		err = query_int(st, S_PLAN_ID, &plan_id, "t", plan->sha256);
+	if (!err)
+		err = exec(st, S_RUN_INSERT, NULL, "itttii", plan_id,
+			   plan->file ? plan->file : plan->name, ov, vars,
+			   (int64_t)plan->repeat, now_ms);
+	if (!err) {
+		*run_id = sqlite3_last_insert_rowid(st->db);
+		err = run_insert_objects(st, plan, objs, *run_id, now_ms);
+	}
+	if (!err)
+		err = run_insert_jobs(st, plan, *run_id, jobs, n_jobs);
+	err = tx_end(st, err);
+out:
+	json_decref(variants);
+	free(ov);
+	free(vars);
+	return err ? context(st, err, "cannot store run of plan '%s'", plan->name) : 0;
+}
+
+/* Derive run RUN_ID's state from its jobs and store it if it changed. STATE (may be
+ * NULL) gets the state; *FINISHED (may be NULL) whether this call finished the run. */
+static int run_refresh(struct store *st, int64_t run_id, int64_t now_ms, char state[8],
+		       bool *finished)
+{
+	int64_t total = 0, open = 0, failed = 0, started = 0, old_fin = -1;
+	const char *next;
+	char old[8] = "";
+	bool fin = false;
+	sqlite3_stmt *s = NULL;
+	int err, rc;
+
+	err = prep(st, S_RUN_COUNTS, &s);
+	if (!err)
+		err = bind(st, s, "i", run_id);
+	if (err)
+		return err;
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW) {
+		total = sqlite3_column_int64(s, 0);
+		open = sqlite3_column_int64(s, 1);
+		failed = sqlite3_column_int64(s, 2);
+		started = sqlite3_column_int64(s, 3);
+	}
+	done(s);
+	if (rc != SQLITE_ROW)
+		return dberr(st, rc);
+
+	err = prep(st, S_RUN_STATE, &s);
+	if (!err)
+		err = bind(st, s, "i", run_id);
+	if (err)
+		return err;
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW) {
+		snprintf(old, sizeof(old), "%s", (const char *)sqlite3_column_text(s, 0));
+		if (sqlite3_column_type(s, 1) != SQLITE_NULL)
+			old_fin = sqlite3_column_int64(s, 1);
+	}
+	done(s);
+	if (rc == SQLITE_DONE)
+		return seterr(st, -ENOENT, "unknown run %lld", (long long)run_id);
+	if (rc != SQLITE_ROW)
+		return dberr(st, rc);
+
+	if (total && !open)
+		next = failed ? "failed" : "done";
+	else if (started)
+		next = "running";
+	else
+		next = "queued";
+	if (state)
+		snprintf(state, 8, "%s", next);
+	if (finished)
+		*finished = false;
+	if (!strcmp(old, next))
+		return 0;
+	if (!strcmp(next, "done") || !strcmp(next, "failed")) {
+		fin = strcmp(old, "done") && strcmp(old, "failed");
+		old_fin = old_fin >= 0 && !fin ? old_fin : now_ms;
+	} else {
+		old_fin = -1;
+	}
+	if (finished)
+		*finished = fin;
+	return exec(st, S_RUN_SET_STATE, NULL, "ito", run_id, next, old_fin);
+}
+
+/* --- the queue --- */
+
+struct job_row {
+	int64_t run_id, host_id;
+	char state[8];
+	bool has_result;
+};
+
+static int job_get(struct store *st, int64_t job_id, struct job_row *row)
+{
+	sqlite3_stmt *s = NULL;
+	int err, rc;
+
+	err = prep(st, S_JOB_GET, &s);
+	if (!err)
+		err = bind(st, s, "i", job_id);
+	if (err)
+		return err;
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW) {
+		row->run_id = sqlite3_column_int64(s, 0);
+		row->host_id = sqlite3_column_int64(s, 1);
+		snprintf(row->state, sizeof(row->state), "%s",
+			 (const char *)sqlite3_column_text(s, 2));
+		row->has_result = sqlite3_column_type(s, 3) != SQLITE_NULL;
+	}
+	done(s);
+	if (rc == SQLITE_DONE)
+		return seterr(st, -ENOENT, "unknown job %lld", (long long)job_id);
+	return rc == SQLITE_ROW ? 0 : dberr(st, rc);
+}
+
+int store_job_next(struct store *st, int64_t host_id, int64_t *job_id, int64_t *run_id,
+		   json_t **spec)
+{
+	json_error_t jerr;
+	sqlite3_stmt *s = NULL;
+	int err, rc;
+
+	*spec = NULL;
+	err = prep(st, S_JOB_NEXT, &s);
+	if (!err)
+		err = bind(st, s, "i", host_id);
+	if (err)
+		goto out;
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW) {
+		*job_id = sqlite3_column_int64(s, 0);
+		*run_id = sqlite3_column_int64(s, 1);
+		*spec = json_loads((const char *)sqlite3_column_text(s, 2), 0, &jerr);
+		if (!*spec)
+			err = seterr(st, -EBADMSG, "spec of job %lld is not JSON: %s",
+				     (long long)*job_id, jerr.text);
+	} else if (rc == SQLITE_DONE) {
+		err = seterr(st, -ENOENT, "nothing queued");
+	} else {
+		err = dberr(st, rc);
+	}
+	done(s);
+out:
+	if (err && err != -ENOENT)
+		return context(st, err, "cannot read the queue of host %lld", (long long)host_id);
+	return err;
+}
+
+int store_job_dispatch(struct store *st, int64_t job_id, int64_t now_ms)
+{
+	struct job_row row;
+	int64_t changes = 0;
+	int err;
+
+	err = tx_begin(st);
+	if (err)
+		goto out;
+	err = job_get(st, job_id, &row);
+	if (!err)
+		err = exec(st, S_JOB_DISPATCH, &changes, "ii", job_id, now_ms);
+	if (!err && !changes)
+		err = seterr(st, -ESTALE, "job is %s, not queued", row.state);
+	if (!err)
+		err = exec(st, S_HOST_BUSY, NULL, "i", row.host_id);
+	if (!err)
+		err = run_refresh(st, row.run_id, now_ms, NULL, NULL);
+	err = tx_end(st, err);
+out:
+	return err ? context(st, err, "cannot dispatch job %lld", (long long)job_id) : 0;
+}
+
+int store_job_accept(struct store *st, int64_t job_id, int64_t host_id, int64_t now_ms)
+{
+	struct job_row row;
+	int64_t changes = 0;
+	int err;
+
+	err = tx_begin(st);
+	if (err)
+		goto out;
+	err = job_get(st, job_id, &row);
+	if (!err && row.host_id != host_id)
+		err = seterr(st, -EPERM, "job belongs to another host");
+	if (!err)
+		err = exec(st, S_JOB_ACCEPT, &changes, "ii", job_id, now_ms);
+	/* a job already finished is left alone, and so is its host */
+	if (!err && changes)
+		err = exec(st, S_HOST_BUSY, NULL, "i", host_id);
+	if (!err && changes)
+		err = run_refresh(st, row.run_id, now_ms, NULL, NULL);
+	err = tx_end(st, err);
+out:
+	return err ? context(st, err, "cannot mark job %lld running", (long long)job_id) : 0;
+}
+
+int store_job_requeue(struct store *st, int64_t job_id)
+{
+	struct job_row row;
+	int64_t changes = 0;
+	int err;
+
+	err = tx_begin(st);
+	if (err)
+		goto out;
+	err = job_get(st, job_id, &row);
+	if (!err)
+		err = exec(st, S_JOB_REQUEUE, &changes, "i", job_id);
+	if (!err && !changes)
+		err = seterr(st, -ESTALE, "job is %s, not running", row.state);
+	if (!err)
+		err = exec(st, S_HOST_IDLE_IF_FREE, NULL, "i", row.host_id);
+	err = tx_end(st, err);
+out:
+	return err ? context(st, err, "cannot requeue job %lld", (long long)job_id) : 0;
+}
+
+int store_job_fail(struct store *st, int64_t job_id, const char *error, int64_t now_ms)
+{
+	struct job_row row;
+	int64_t changes = 0;
+	int err;
+
+	err = tx_begin(st);
+	if (err)
+		goto out;
+	err = job_get(st, job_id, &row);
+	if (!err)
+		err = exec(st, S_JOB_FAIL, &changes, "iti", job_id, error, now_ms);
+	if (!err && !changes)
+		err = seterr(st, -ESTALE, "job is already %s", row.state);
+	if (!err)
+		err = exec(st, S_HOST_IDLE_IF_FREE, NULL, "i", row.host_id);
+	if (!err)
+		err = run_refresh(st, row.run_id, now_ms, NULL, NULL);
+	err = tx_end(st, err);
+out:
+	return err ? context(st, err, "cannot fail job %lld", (long long)job_id) : 0;
+}
+
+/* --- result ingest --- */
+
+/* Check every sample of SAMPLES before anything is written. */
+static int samples_check(struct store *st, const json_t *samples)
+{
+	const json_t *smp;
+	size_t i;
+
+	if (samples && !json_is_array(samples))
+		return seterr(st, -EINVAL, "'samples' is not an array");
+	json_array_foreach(samples, i, smp) {
+		const json_t *seq = json_object_get(smp, "seq");
+		const char *metric = json_string_value(json_object_get(smp, "metric"));
+		const char *window = json_string_value(json_object_get(smp, "window"));
+		const json_t *subject = json_object_get(smp, "subject");
+		const json_t *unit = json_object_get(smp, "unit");
+
+		if (!json_is_object(smp))
+			return seterr(st, -EINVAL, "sample %zu is not an object", i);
+		if (!metric || !*metric)
+			return seterr(st, -EINVAL, "sample %zu has no 'metric'", i);
+		if (!json_is_number(json_object_get(smp, "value")))
+			return seterr(st, -EINVAL, "sample %zu ('%s') has no numeric 'value'", i,
+				      metric);
+		if (!window || (strcmp(window, "rate") && strcmp(window, "cost")))
+			return seterr(st, -EINVAL, "sample %zu ('%s'): 'window' must be 'rate' or "
+				      "'cost'", i, metric);
+		if (seq && !json_is_null(seq) &&
+		    (!json_is_integer(seq) || json_integer_value(seq) < 0))
+			return seterr(st, -EINVAL, "sample %zu ('%s'): 'seq' must be null or a "
+				      "second >= 0", i, metric);
+		if ((subject && !json_is_string(subject) && !json_is_null(subject)) ||
+		    (unit && !json_is_string(unit) && !json_is_null(unit)))
+			return seterr(st, -EINVAL, "sample %zu ('%s'): 'subject' and 'unit' must be "
+				      "strings", i, metric);
+	}
+	return 0;
+}
+
+static int samples_insert(struct store *st, int64_t job_id, const json_t *samples, int *n)
+{
+	const json_t *smp;
+	size_t i;
+	int err = 0;
+
+	json_array_foreach(samples, i, smp) {
+		const json_t *seq = json_object_get(smp, "seq");
+		const char *metric = json_string_value(json_object_get(smp, "metric"));
+		const char *subject = json_string_value(json_object_get(smp, "subject"));
+		const char *window = json_string_value(json_object_get(smp, "window"));
+		const char *unit = json_string_value(json_object_get(smp, "unit"));
+
+		err = exec(st, S_SAMPLE_INSERT, NULL, "ittrtto", job_id, metric,
+			   subject ? subject : "",
+			   json_number_value(json_object_get(smp, "value")),
+			   unit ? unit : "", window,
+			   json_is_integer(seq) ? (int64_t)json_integer_value(seq) : (int64_t)-1);
+		if (err == -EINVAL)
+			err = seterr(st, -EINVAL, "sample %zu ('%s' of '%s', window '%s') is given "
+				     "twice", i, metric, subject ? subject : "", window);
+		if (err)
+			return err;
+		(*n)++;
+	}
+	return 0;
+}
+
+/* Find or add the environment ENV (or, when NULL, host HOST_ID's hello inventory) and
+ * return its id in *ENV_ID. */
+static int env_upsert(struct store *st, int64_t host_id, const json_t *env, int64_t now_ms,
+		      int64_t *env_id)
+{
+	char sha[SHA256_HEX_LEN];
+	char *text = NULL, *debug = NULL;
+	json_t *inv = NULL, *kernel;
+	json_error_t jerr;
+	sqlite3_stmt *s = NULL;
+	int err, rc;
+
+	if (!json_is_object(env)) {
+		err = prep(st, S_HOST_INVENTORY, &s);
+		if (!err)
+			err = bind(st, s, "i", host_id);
+		if (err)
+			goto out;
+		rc = sqlite3_step(s);
+		if (rc == SQLITE_ROW)
+			inv = json_loads((const char *)sqlite3_column_text(s, 0), 0, &jerr);
+		done(s);
+		if (rc != SQLITE_ROW) {
+			err = rc == SQLITE_DONE ? seterr(st, -ENOENT, "unknown host %lld",
+							 (long long)host_id) : dberr(st, rc);
+			goto out;
+		}
+		env = inv ? inv : json_object();
+		inv = inv ? inv : (json_t *)env;
+	}
+	kernel = json_object_get(env, "kernel");
+	text = json_dumps(env, JSON_COMPACT | JSON_SORT_KEYS);
+	debug = json_is_array(json_object_get(kernel, "debug_options")) ?
+		json_dumps(json_object_get(kernel, "debug_options"), JSON_COMPACT) : strdup("[]");
+	if (!text || !debug) {
+		err = seterr(st, -ENOMEM, "out of memory");
+		goto out;
+	}
+	util_sha256_hex(text, strlen(text), sha);
+	err = exec(st, S_ENV_INSERT, NULL, "ittttttti", host_id, sha,
+		   json_str_at(kernel, "release", NULL), json_str_at(kernel, "version", NULL),
+		   json_str_at(kernel, "config_sha256", NULL), debug,
+		   json_str_at(kernel, "cmdline", NULL), text, now_ms);
+	if (!err)
+		err = query_int(st, S_ENV_ID, env_id, "it", host_id, sha);
+out:
+	json_decref(inv);
+	free(text);
+	free(debug);
+	return err;
+}
+
+int store_ingest_result(struct store *st, int64_t host_id, const json_t *result,
+			int64_t now_ms, struct store_ingest *out)
+{
+	const json_t *samples = json_object_get(result, "samples");
+	const char *status = json_string_value(json_object_get(result, "status"));
+	const char *error = json_string_value(json_object_get(result, "error"));
+	int64_t job_id, env_id = 0, started, finished;
+	struct job_row row = { 0 };
+	bool failed;
+	int err;
+
+	memset(out, 0, sizeof(*out));
+	job_id = json_is_integer(json_object_get(result, "job")) ?
+		 json_integer_value(json_object_get(result, "job")) : -1;
+	out->job_id = job_id;
+	if (job_id < 0) {
+		err = seterr(st, -EINVAL, "result without a 'job' id");
+		goto out;
+	}
+	if (!status || (strcmp(status, "ok") && strcmp(status, "failed"))) {
+		err = seterr(st, -EINVAL, "'status' must be 'ok' or 'failed'");
+		goto out;
+	}
+	failed = !strcmp(status, "failed");
+	err = samples_check(st, samples);
+	if (err)
+		goto out;
+	started = json_is_integer(json_object_get(result, "started_ms")) ?
+		  json_integer_value(json_object_get(result, "started_ms")) : -1;
+	finished = json_is_integer(json_object_get(result, "finished_ms")) ?
+		   json_integer_value(json_object_get(result, "finished_ms")) : now_ms;
+
+	err = tx_begin(st);
+	if (err)
+		goto out;
+	err = job_get(st, job_id, &row);
+	if (!err && row.host_id != host_id)
+		err = seterr(st, -EPERM, "job belongs to another host");
+	if (!err && row.has_result) {
+		out->duplicate = true;
+		out->run_id = row.run_id;
+		err = tx_end(st, -EALREADY);	/* roll back: nothing to change */
+		err = err == -EALREADY ? 0 : err;
+		goto out;
+	}
+	out->run_id = row.run_id;
+	out->failed = failed;
+	if (!err)
+		err = env_upsert(st, host_id, json_object_get(result, "env"), now_ms, &env_id);
+	if (!err)
+		err = samples_insert(st, job_id, samples, &out->n_samples);
+	if (!err)
+		err = exec(st, S_JOB_RESULT, NULL, "itttioii", job_id, failed ? "failed" : "done",
+			   failed ? (error ? error : "the agent reported a failure") : NULL,
+			   json_string_value(json_object_get(result, "verifier_log")), env_id,
+			   started, finished, now_ms);
+	if (!err)
+		err = exec(st, S_HOST_IDLE_IF_FREE, NULL, "i", host_id);
+	if (!err)
+		err = run_refresh(st, row.run_id, now_ms, out->run_state, &out->run_finished);
+	err = tx_end(st, err);
+	if (err)
+		out->n_samples = 0;
+out:
+	return err ? context(st, err, "cannot store result of job %lld", (long long)job_id) : 0;
+}
+
+int store_recover(struct store *st, int *requeued)
+{
+	int64_t changes = 0;
+	int err;
+
+	err = tx_begin(st);
+	if (err)
+		goto out;
+	err = exec(st, S_RECOVER_JOBS, &changes, "");
+	if (!err)
+		err = exec(st, S_RECOVER_HOSTS, NULL, "");
+	err = tx_end(st, err);
+	if (!err && requeued)
+		*requeued = (int)changes;
+out:
+	return err ? context(st, err, "cannot recover the queue") : 0;
+}
+
+int store_object_get(struct store *st, const char *sha256, void **data, size_t *len)
+{
+	sqlite3_stmt *s = NULL;
+	int err, rc, n;
+
+	*data = NULL;
+	*len = 0;
+	err = prep(st, S_OBJECT_GET, &s);
+	if (!err)
+		err = bind(st, s, "t", sha256);
+	if (err)
+		goto out;
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW) {
+		n = sqlite3_column_bytes(s, 0);
+		*data = malloc(n ? n : 1);
+		if (!*data)
+			err = seterr(st, -ENOMEM, "out of memory");
+		else if (n)
+			memcpy(*data, sqlite3_column_blob(s, 0), n);
+		*len = n;
+	} else if (rc == SQLITE_DONE) {
+		err = seterr(st, -ENOENT, "no such object");
+	} else {
+		err = dberr(st, rc);
+	}
+	done(s);
+out:
+	return err ? context(st, err, "cannot read object %s", sha256) : 0;
+}
+
+/* --- queries --- */
+
+static json_t *col_int(sqlite3_stmt *s, int i)
+{
+	return sqlite3_column_type(s, i) == SQLITE_NULL ? json_null() :
+	       json_integer(sqlite3_column_int64(s, i));
+}
+
+static json_t *col_str(sqlite3_stmt *s, int i)
+{
+	const char *t = (const char *)sqlite3_column_text(s, i);
+
+	return t ? json_string(t) : json_null();
+}
+
+static json_t *col_json(sqlite3_stmt *s, int i)
+{
+	const char *t = (const char *)sqlite3_column_text(s, i);
+	json_t *v = t ? json_loads(t, JSON_DECODE_ANY, NULL) : NULL;
+
+	return v ? v : json_null();
+}
+
+/* OBJ[KEY] = V, failing on NULL V or on ENOMEM. */
+static int set(json_t *obj, const char *key, json_t *v)
+{
+	return v ? json_object_set_new(obj, key, v) : -1;
+}
+
+/* One row of RUN_HEAD_SQL; FULL adds overrides (the "run" object of run_show). */
+static json_t *run_head(sqlite3_stmt *s, bool full)
+{
+	json_t *r = json_object();
+
+	if (!r || set(r, "id", col_int(s, 0)) || set(r, "plan", col_str(s, 1)) ||
+	    set(r, "plan_sha256", col_str(s, 2)) || set(r, "state", col_str(s, 3)) ||
+	    set(r, "submitted_ms", col_int(s, 4)) || set(r, "finished_ms", col_int(s, 5)) ||
+	    set(r, "jobs_total", col_int(s, 6)) || set(r, "jobs_done", col_int(s, 7)) ||
+	    set(r, "jobs_failed", col_int(s, 8)) ||
+	    (full && set(r, "overrides", col_json(s, 9)))) {
+		json_decref(r);
+		return NULL;
+	}
+	return r;
+}
+
+/* Step S to the end, appending ROW(s) to a new array. */
+static json_t *rows(struct store *st, sqlite3_stmt *s, json_t *(*row)(sqlite3_stmt *s))
+{
+	json_t *arr = json_array(), *item;
+	int rc = SQLITE_DONE, err;
+
+	while (arr && (rc = sqlite3_step(s)) == SQLITE_ROW) {
+		item = row(s);
+		if (!item || json_array_append_new(arr, item)) {
+			err = seterr(st, -ENOMEM, "out of memory");
+			goto fail;
+		}
+	}
+	if (!arr) {
+		err = seterr(st, -ENOMEM, "out of memory");
+		goto fail;
+	}
+	if (rc != SQLITE_DONE) {
+		err = dberr(st, rc);
+		goto fail;
+	}
+	done(s);
+	return arr;
+fail:
+	done(s);
+	json_decref(arr);
+	errno = -err;
+	return NULL;
+}
+
+static json_t *host_row(sqlite3_stmt *s)
+{
+	json_t *h = json_object();
+
+	if (!h || set(h, "id", col_int(s, 0)) || set(h, "name", col_str(s, 1)) ||
+	    set(h, "state", col_str(s, 2)) || set(h, "kernel_release", col_str(s, 3)) ||
+	    set(h, "last_seen_ms", col_int(s, 4)) || set(h, "job", col_int(s, 5)) ||
+	    set(h, "inventory", col_json(s, 6))) {
+		json_decref(h);
+		return NULL;
+	}
+	return h;
+}
+
+static json_t *run_list_row(sqlite3_stmt *s)
+{
+	return run_head(s, false);
+}
+
+static json_t *job_row(sqlite3_stmt *s)
+{
+	json_t *j = json_object();
+
+	if (!j || set(j, "id", col_int(s, 0)) || set(j, "seq", col_int(s, 1)) ||
+	    set(j, "host", col_str(s, 2)) || set(j, "variant", col_str(s, 3)) ||
+	    set(j, "rep", col_int(s, 4)) || set(j, "point", col_json(s, 5)) ||
+	    set(j, "state", col_str(s, 6)) || set(j, "attempts", col_int(s, 7)) ||
+	    set(j, "error", col_str(s, 8)) || set(j, "started_ms", col_int(s, 9)) ||
+	    set(j, "finished_ms", col_int(s, 10))) {
+		json_decref(j);
+		return NULL;
+	}
+	return j;
+}
+
+static json_t *result_host_row(sqlite3_stmt *s)
+{
+	json_t *h = json_object();
+
+	if (!h || set(h, "name", col_str(s, 0)) || set(h, "kernel_release", col_str(s, 1)) ||
+	    set(h, "kernel_version", col_str(s, 2))) {
+		json_decref(h);
+		return NULL;
+	}
+	return h;
+}
+
+static json_t *sample_row(sqlite3_stmt *s)
+{
+	json_t *m = json_object();
+
+	if (!m || set(m, "job", col_int(s, 0)) || set(m, "host", col_str(s, 1)) ||
+	    set(m, "variant", col_str(s, 2)) || set(m, "rep", col_int(s, 3)) ||
+	    set(m, "point", col_json(s, 4)) || set(m, "metric", col_str(s, 5)) ||
+	    set(m, "subject", col_str(s, 6)) ||
+	    set(m, "value", json_real(sqlite3_column_double(s, 7))) ||
+	    set(m, "unit", col_str(s, 8)) || set(m, "window", col_str(s, 9))) {
+		json_decref(m);
+		return NULL;
+	}
+	return m;
+}
+
+/* Run statement ID bound to RUN_ID (when >= 0) and collect ROW(s). */
+static json_t *query_rows(struct store *st, enum stmt_id id, int64_t run_id,
+			  json_t *(*row)(sqlite3_stmt *s))
+{
+	sqlite3_stmt *s = NULL;
+	int err;
+
+	err = prep(st, id, &s);
+	if (!err && run_id >= 0)
+		err = bind(st, s, "i", run_id);
+	if (err) {
+		errno = -err;
+		return NULL;
+	}
+	return rows(st, s, row);
+}
+
+json_t *store_query_hosts(struct store *st)
+{
+	json_t *r = query_rows(st, S_Q_HOSTS, -1, host_row);
+
+	if (!r)
+		context(st, -errno, "cannot list hosts");
+	return r;
+}
+
+json_t *store_query_runs(struct store *st)
+{
+	json_t *r = query_rows(st, S_Q_RUNS, -1, run_list_row);
+
+	if (!r)
+		context(st, -errno, "cannot list runs");
+	return r;
+}
+
+/* The head of run RUN_ID (FULL: with overrides), or NULL: errno ENOENT for no such run.
+ * *VARIANTS and *REPEAT (may be NULL) get the run's variants and repeat. */
+static json_t *run_get(struct store *st, int64_t run_id, bool full, json_t **variants,
+		       int64_t *repeat)
+{
+	json_t *r = NULL;
+	sqlite3_stmt *s = NULL;
+	int err, rc;
+
+	err = prep(st, S_Q_RUN, &s);
+	if (!err)
+		err = bind(st, s, "i", run_id);
+	if (err)
+		goto fail;
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW) {
+		r = run_head(s, full);
+		if (!r)
+			err = seterr(st, -ENOMEM, "out of memory");
+		if (variants)
+			*variants = col_json(s, 10);
+		if (repeat)
+			*repeat = sqlite3_column_int64(s, 11);
+	} else if (rc == SQLITE_DONE) {
+		err = seterr(st, -ENOENT, "unknown run %lld", (long long)run_id);
+	} else {
+		err = dberr(st, rc);
+	}
+	done(s);
+	if (err)
+		goto fail;
+	return r;
+fail:
+	json_decref(r);
+	errno = -err;
+	return NULL;
+}
+
+json_t *store_query_run(struct store *st, int64_t run_id)
+{
+	json_t *run, *jobs;
+	int err = 0;
+
+	run = run_get(st, run_id, true, NULL, NULL);
+	if (!run) {
+		err = -errno;
+		goto out;
+	}
+	jobs = query_rows(st, S_Q_RUN_JOBS, run_id, job_row);
+	if (!jobs)
+		err = -(errno ? errno : EIO);
+	else if (json_object_set_new(run, "jobs", jobs))
+		err = seterr(st, -ENOMEM, "out of memory");
+	if (err) {
+		json_decref(run);
+		run = NULL;
+	}
+out:
+	if (err && err != -ENOENT) {
+		context(st, err, "cannot read run %lld", (long long)run_id);
+		errno = -err;
+	}
+	return run;
+}
+
+json_t *store_query_result(struct store *st, int64_t run_id)
+{
+	json_t *head = NULL, *res = NULL, *variants = NULL, *hosts = NULL, *samples = NULL;
+	int64_t repeat = 0;
+	int err = 0;
+
+	head = run_get(st, run_id, false, &variants, &repeat);
+	if (!head) {
+		err = -errno;
+		goto out;
+	}
+	hosts = query_rows(st, S_Q_RESULT_HOSTS, run_id, result_host_row);
+	samples = hosts ? query_rows(st, S_Q_RESULT_SAMPLES, run_id, sample_row) : NULL;
+	if (!hosts || !samples) {
+		err = -(errno ? errno : EIO);
+		goto out;
+	}
+	if (!json_is_array(variants)) {
+		json_decref(variants);
+		variants = json_array();
+	}
+	/* "o" steals hosts, variants and samples, also on failure. */
+	res = json_pack("{s:O, s:O, s:O, s:O, s:o, s:o, s:I, s:o}",
+			"run", json_object_get(head, "id"), "plan", json_object_get(head, "plan"),
+			"plan_sha256", json_object_get(head, "plan_sha256"),
+			"state", json_object_get(head, "state"), "hosts", hosts,
+			"variants", variants, "repeat", (json_int_t)repeat, "samples", samples);
+	hosts = variants = samples = NULL;
+	if (!res)
+		err = seterr(st, -ENOMEM, "out of memory");
+out:
+	if (err) {
+		json_decref(res);
+		res = NULL;
+	}
+	json_decref(head);
+	json_decref(hosts);
+	json_decref(samples);
+	json_decref(variants);
+	if (err && err != -ENOENT)
+		context(st, err, "cannot read the result of run %lld", (long long)run_id);
+	if (err)
+		errno = -err;
+	return res;
+}

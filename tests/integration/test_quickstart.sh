@@ -1,0 +1,129 @@
+#!/bin/bash
+# test_quickstart.sh - the demo path on a 2-host lab in a box: a plan goes from the CLI
+# through bpflabd to both agents, XDP programs run on real veth ports, samples land in
+# SQLite and come back as the result table. Also: bad plans are refused with
+# FILE:LINE:COLUMN and exit 2 and store nothing; every sample traces back to plan text,
+# host, kernel and variant; nothing is left behind after the lab goes down.
+. "$(dirname "$0")/lib.sh"
+
+lab_start 2
+tmp=$(mktemp -d /tmp/bpflab-it-XXXXXX)
+trap 'rm -rf "$tmp"; on_exit' EXIT
+
+# --- bad plans: refused whole, exit 2, FILE:LINE:COLUMN, nothing stored
+plans_before=$(sql "SELECT count(*) FROM plans")
+runs_before=$(sql "SELECT count(*) FROM runs")
+cp "$top/plans/quickstart.yaml" "$tmp/good.yaml"
+sed 's/^ports: \[a, b\]/ports: [a, b/' "$tmp/good.yaml" > "$tmp/bad-yaml.yaml"
+sed 's/^repeat: 3/repet: 3/' "$tmp/good.yaml" > "$tmp/bad-key.yaml"
+sed 's/size: 64/size: sixty-four/' "$tmp/good.yaml" > "$tmp/bad-type.yaml"
+sed 's/program: xdp_tx}/program: xdp_nonesuch}/' "$tmp/good.yaml" > "$tmp/bad-prog.yaml"
+for bad in bad-yaml bad-key bad-type bad-prog; do
+	rc=0
+	"$bpflab" run submit "$tmp/$bad.yaml" 2> "$tmp/$bad.err" >/dev/null || rc=$?
+	check "$bad: exit status 2 (got $rc)" test "$rc" = 2
+	check "$bad: message is FILE:LINE:COLUMN: ... ($(head -c 200 "$tmp/$bad.err"))" \
+		grep -Eq "^$tmp/$bad.yaml:[0-9]+:[0-9]+: " "$tmp/$bad.err"
+done
+check "unknown program message names it" grep -q "xdp_nonesuch" "$tmp/bad-prog.err"
+check "unknown key message names it" grep -q "repet" "$tmp/bad-key.err"
+check "bad plans stored no plan" test "$(sql "SELECT count(*) FROM plans")" = "$plans_before"
+check "bad plans stored no run" test "$(sql "SELECT count(*) FROM runs")" = "$runs_before"
+
+# --- the quickstart plan, shortened
+out=$("$bpflab" run submit "$top/plans/quickstart.yaml" \
+	-s traffic.duration=1s -s traffic.warmup=500ms --wait)
+echo "$out"
+run=$(printf '%s\n' "$out" | sed -n 's/^run \([0-9][0-9]*\) submitted.*/\1/p' | head -n 1)
+check "run submitted and waited for (run '$run')" test -n "$run"
+check "18 jobs (3 variants x 3 reps x 2 hosts), all done" \
+	test "$(sql "SELECT count(*) FROM jobs WHERE run_id=$run AND state='done'")" = 18
+check "run is done" test "$(sql "SELECT state FROM runs WHERE id=$run")" = done
+
+# jobs of one host ran in interleaved order: drop pass tx drop pass tx ...
+order=$(sql "SELECT group_concat(variant, ' ') FROM (SELECT j.variant FROM jobs j
+	JOIN hosts h ON h.id = j.host_id WHERE j.run_id=$run AND h.name='h1' ORDER BY j.started_ms)")
+check "variants interleave across repetitions ($order)" \
+	test "$order" = "drop pass tx drop pass tx drop pass tx"
+
+# every sample traces back to plan text, object, host, kernel and variant
+plan_sha=$(sha256sum "$top/plans/quickstart.yaml" | cut -d' ' -f1)
+untraced=$(sql "SELECT count(*) FROM samples s
+	LEFT JOIN jobs j ON j.id = s.job_id LEFT JOIN runs r ON r.id = j.run_id
+	LEFT JOIN plans p ON p.id = r.plan_id LEFT JOIN hosts h ON h.id = j.host_id
+	LEFT JOIN host_envs e ON e.id = j.env_id
+	WHERE j.run_id=$run AND (p.sha256 IS NOT '$plan_sha' OR length(p.text) = 0
+	   OR h.name IS NULL OR e.kernel_release IS NOT '$(uname -r)' OR j.variant IS NULL
+	   OR j.spec NOT LIKE '%\"sha256\"%')")
+check "every sample traces to plan text, host, kernel, variant, object hash" test "$untraced" = 0
+objs=$(sql "SELECT count(*) FROM run_objects ro JOIN objects o ON o.sha256 = ro.sha256
+	WHERE ro.run_id=$run AND o.sha256 = '$(sha256sum "$top/build/bpf/xdp_basic.bpf.o" | cut -d' ' -f1)'")
+check "the run's object is stored with the hash of build/bpf/xdp_basic.bpf.o" test "$objs" = 1
+
+# real numbers: every job measured a receive rate and a program cost
+zero_rx=$(sql "SELECT count(*) FROM jobs j WHERE j.run_id=$run AND NOT EXISTS (SELECT 1 FROM
+	samples s WHERE s.job_id=j.id AND s.metric='port.rx_pps' AND s.subject='b'
+	AND s.window='rate' AND s.seq IS NULL AND s.value > 1000)")
+check "every job received more than 1000 pps on port b" test "$zero_rx" = 0
+zero_ns=$(sql "SELECT count(*) FROM jobs j WHERE j.run_id=$run AND NOT EXISTS (SELECT 1 FROM
+	samples s WHERE s.job_id=j.id AND s.metric='prog.ns_per_run' AND s.window='cost'
+	AND s.seq IS NULL AND s.value > 0 AND s.value < 100000)")
+check "every job measured ns per program run in the cost window" test "$zero_ns" = 0
+persec=$(sql "SELECT count(*) FROM samples s JOIN jobs j ON j.id=s.job_id
+	WHERE j.run_id=$run AND s.seq IS NOT NULL")
+check "per-second samples stored too ($persec)" test "$persec" -gt 0
+distinct=$(sql "SELECT count(DISTINCT round(value)) FROM samples s JOIN jobs j ON j.id=s.job_id
+	WHERE j.run_id=$run AND s.metric='port.rx_pps' AND s.seq IS NULL AND s.subject='b'")
+check "receive rates differ between jobs ($distinct distinct of 18)" test "$distinct" -gt 9
+drop_rx=$(sql "SELECT avg(s.value) FROM samples s JOIN jobs j ON j.id=s.job_id WHERE
+	j.run_id=$run AND j.variant='drop' AND s.metric='port.rx_pps' AND s.seq IS NULL")
+pass_rx=$(sql "SELECT avg(s.value) FROM samples s JOIN jobs j ON j.id=s.job_id WHERE
+	j.run_id=$run AND j.variant='pass' AND s.metric='port.rx_pps' AND s.seq IS NULL")
+echo "mean rx pps: drop $drop_rx, pass $pass_rx"
+check "XDP_DROP receives faster than XDP_PASS" awk -v d="$drop_rx" -v p="$pass_rx" 'BEGIN { exit !(d > p) }'
+
+# --- the table, and the same numbers as JSON, through the coordinator and offline
+"$bpflab" result show "$run" > "$tmp/table.txt"
+cat "$tmp/table.txt"
+check "table has a column per repetition" grep -q "results-3" "$tmp/table.txt"
+check "table has mean ± spread" grep -q "±" "$tmp/table.txt"
+for v in drop pass tx; do
+	check "table has a row for variant $v" grep -Eq "^$v +" "$tmp/table.txt"
+done
+check "table shows ns per program run" grep -q "xdp_drop" "$tmp/table.txt"
+"$bpflab" -j result show "$run" > "$tmp/live.json"
+"$bpflab" --db "$LAB_DB" -j result show "$run" > "$tmp/offline.json"
+check "result show --json parses" python3 -c "import json,sys; json.load(open(sys.argv[1]))" "$tmp/live.json"
+check "--db FILE gives the same JSON as the coordinator" cmp -s "$tmp/live.json" "$tmp/offline.json"
+python3 - "$tmp/live.json" "$LAB_DB" "$run" <<'PY' && ok "JSON numbers equal the stored samples" || fail "JSON numbers differ from the stored samples"
+import json, sqlite3, sys
+doc = json.load(open(sys.argv[1]))
+db = sqlite3.connect(sys.argv[2])
+run = int(sys.argv[3])
+checked = 0
+for g in doc["groups"]:
+    for sec in g["sections"]:
+        for row in sec["rows"]:
+            for i, v in enumerate(row["values"]):
+                (stored,) = db.execute("""SELECT s.value FROM samples s JOIN jobs j ON
+                    j.id = s.job_id JOIN hosts h ON h.id = j.host_id WHERE j.run_id = ?
+                    AND h.name = ? AND j.variant = ? AND j.rep = ? AND s.metric = ?
+                    AND s.subject = ? AND s.window = ? AND s.seq IS NULL""",
+                    (run, g["host"], row["variant"], i + 1, sec["metric"], row["subject"],
+                     sec["window"])).fetchone()
+                assert abs(v - stored) <= 1e-12 * max(1.0, abs(stored)), (row, i, v, stored)
+                checked += 1
+(n,) = db.execute("""SELECT count(*) FROM samples s JOIN jobs j ON j.id = s.job_id
+    WHERE j.run_id = ? AND s.seq IS NULL""", (run,)).fetchone()
+assert checked == n, (checked, n)
+print("checked", checked, "values")
+PY
+
+# --- nothing left behind once the lab is down
+lab_stop
+check "no namespace of the lab is left" bash -c "! ip netns list | grep -q 'bpflab-$LAB_NAME-'"
+check "no agent or coordinator of the lab is left" no_lab_processes
+sleep 0.5
+check "no XDP program of the lab is left loaded" \
+	bash -c "! bpftool prog show 2>/dev/null | grep -Eq 'name (xdp_drop|xdp_pass|xdp_tx|xdp_gen)'"
+finish

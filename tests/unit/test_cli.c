@@ -1,0 +1,671 @@
+/* test_cli.c - the bpflab binary as a person runs it: fork/exec of build/bin/bpflab with
+ * its output captured, checking exit statuses (0 ok, 1 failure, 2 bad usage or a bad
+ * plan), --help at each level, JSON errors, the timeout message, and real exchanges:
+ *
+ * - with a fake coordinator (a ROUTER socket on an ipc path in this process, answering
+ *   canned replies and recording what it got), for run submit [--wait], host list and
+ *   error replies;
+ * - with a database file filled through the store's own functions (plan -> run -> jobs
+ *   -> results), for `bpflab --db FILE result show`, so that the whole path from samples
+ *   to the posted table is checked with real code.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <zmq.h>
+
+#include "objects.h"
+#include "plan.h"
+#include "proto.h"
+#include "store.h"
+#include "util.h"
+
+#define BPFLAB BPFLAB_BUILDDIR "/bin/bpflab"
+#define BPF_DIR BPFLAB_BUILDDIR "/bpf"
+#define QUICKSTART BPFLAB_SRCDIR "/plans/quickstart.yaml"
+
+static char tmpdir[] = "/tmp/bpflab-test-cli-XXXXXX";
+
+struct out {
+	int status;			/* exit status, or -1 if killed */
+	char *out, *err;
+};
+
+static char *slurp(const char *path)
+{
+	char *buf = NULL;
+	size_t len;
+
+	assert_int_equal(util_read_file(path, 1 << 24, &buf, &len), 0);
+	return buf;
+}
+
+/* Run bpflab with ARGS (NULL-terminated, without argv[0]); capture stdout and stderr. */
+static void run_cli(struct out *o, const char *const *args)
+{
+	char out_path[256], err_path[256];
+	const char *argv[64] = { BPFLAB };
+	int i, st;
+	pid_t pid;
+
+	for (i = 0; args[i]; i++)
+		argv[i + 1] = args[i];
+	argv[i + 1] = NULL;
+	snprintf(out_path, sizeof(out_path), "%s/stdout", tmpdir);
+	snprintf(err_path, sizeof(err_path), "%s/stderr", tmpdir);
+	fflush(NULL);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		int fo = open(out_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		int fe = open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+
+		if (fo < 0 || fe < 0 || dup2(fo, 1) < 0 || dup2(fe, 2) < 0)
+			_exit(126);
+		execv(BPFLAB, (char *const *)argv);
+		_exit(127);
+	}
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	o->status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+	o->out = slurp(out_path);
+	o->err = slurp(err_path);
+}
+
+static void out_free(struct out *o)
+{
+	free(o->out);
+	free(o->err);
+}
+
+#define assert_contains(hay, needle) assert_contains_at((hay), (needle), __FILE__, __LINE__)
+
+static void assert_contains_at(const char *hay, const char *needle, const char *file, int line)
+{
+	if (strstr(hay, needle))
+		return;
+	fprintf(stderr, "--- expected to find\n%s\n--- in\n%s---\n", needle, hay);
+	_fail(file, line);
+}
+
+/* ---- a fake coordinator ---- */
+
+struct fake {
+	void *ctx, *sock;
+	char endpoint[300];
+	pthread_t thread;
+	atomic_int stop;
+	atomic_int requests;		/* requests received */
+	atomic_int run_shows;
+	bool fail_run;			/* the followed run ends failed */
+	json_t *submit;			/* the last submit message */
+};
+
+static json_t *fake_reply(struct fake *f, const json_t *msg)
+{
+	const char *type = proto_msg_type(msg);
+
+	if (!strcmp(type, "submit")) {
+		json_decref(f->submit);
+		f->submit = json_deep_copy(msg);
+		return json_pack("{s:i, s:s, s:i, s:i, s:[s]}", "v", 1, "type", "submitted",
+				 "run", 3, "jobs", 9, "hosts", "h1");
+	}
+	if (!strcmp(type, "host_list"))
+		return json_loads("{\"v\":1,\"type\":\"hosts\",\"hosts\":["
+				  "{\"id\":1,\"name\":\"h1\",\"state\":\"busy\","
+				  "\"kernel_release\":\"6.18.44\",\"last_seen_ms\":1,\"job\":17,"
+				  "\"inventory\":{\"ports\":[{\"role\":\"a\",\"name\":\"h1-a\","
+				  "\"driver\":\"veth\"},{\"role\":\"b\",\"name\":\"h1-b\","
+				  "\"driver\":\"veth\"}]}},"
+				  "{\"id\":2,\"name\":\"h2\",\"state\":\"gone\","
+				  "\"kernel_release\":\"6.1.0\",\"last_seen_ms\":1,\"job\":null,"
+				  "\"inventory\":{}}]}", 0, NULL);
+	if (!strcmp(type, "run_show") && proto_get_int(msg, "run", 0) == 3) {
+		int n = atomic_fetch_add(&f->run_shows, 1);
+		bool end = n >= 1;
+
+		return json_pack("{s:i, s:s, s:{s:i, s:s, s:s, s:i, s:i, s:i, s:[]}}", "v", 1,
+				 "type", "run", "run", "id", 3, "plan", "quickstart", "state",
+				 !end ? "running" : f->fail_run ? "failed" : "done",
+				 "jobs_total", 9, "jobs_done", !end ? 4 : f->fail_run ? 8 : 9,
+				 "jobs_failed", end && f->fail_run ? 1 : 0, "jobs");
+	}
+	return proto_error_new(type, "unknown run %lld", proto_get_int(msg, "run", 0));
+}
+
+static void *fake_main(void *arg)
+{
+	struct fake *f = arg;
+
+	while (!atomic_load(&f->stop)) {
+		zmq_pollitem_t item = { .socket = f->sock, .events = ZMQ_POLLIN };
+		char id[PROTO_MAX_IDENTITY], why[256];
+		size_t id_len;
+		json_t *msg, *reply;
+
+		if (zmq_poll(&item, 1, 50) <= 0)
+			continue;
+		if (proto_recv_from(f->sock, id, &id_len, &msg, 0, why, sizeof(why)))
+			continue;
+		atomic_fetch_add(&f->requests, 1);
+		reply = fake_reply(f, msg);
+		proto_send_to(f->sock, id, id_len, reply, 0);
+		json_decref(reply);
+		json_decref(msg);
+	}
+	return NULL;
+}
+
+static void fake_start(struct fake *f, bool fail_run)
+{
+	int linger = 0;
+
+	memset(f, 0, sizeof(*f));
+	f->fail_run = fail_run;
+	snprintf(f->endpoint, sizeof(f->endpoint), "ipc://%s/clients.sock", tmpdir);
+	f->ctx = zmq_ctx_new();
+	assert_non_null(f->ctx);
+	f->sock = zmq_socket(f->ctx, ZMQ_ROUTER);
+	assert_non_null(f->sock);
+	zmq_setsockopt(f->sock, ZMQ_LINGER, &linger, sizeof(linger));
+	assert_int_equal(zmq_bind(f->sock, f->endpoint), 0);
+	assert_int_equal(pthread_create(&f->thread, NULL, fake_main, f), 0);
+}
+
+static void fake_stop(struct fake *f)
+{
+	atomic_store(&f->stop, 1);
+	pthread_join(f->thread, NULL);
+	zmq_close(f->sock);
+	zmq_ctx_term(f->ctx);
+	json_decref(f->submit);
+}
+
+/* ---- usage ---- */
+
+static void test_cli_help(void **state)
+{
+	struct out o;
+
+	run_cli(&o, (const char *[]){ "--help", NULL });
+	assert_int_equal(o.status, 0);
+	assert_contains(o.out, "Usage: bpflab [OPTIONS] OBJECT { COMMAND | help }\n");
+	assert_contains(o.out, "       bpflab run submit FILE [-s KEY=VALUE]... [--wait]\n");
+	out_free(&o);
+
+	run_cli(&o, (const char *[]){ "run", "--help", NULL });
+	assert_int_equal(o.status, 0);
+	assert_contains(o.out, "Usage: bpflab run submit FILE [-s KEY=VALUE]... [--wait]\n"
+			       "       bpflab run list\n"
+			       "       bpflab run show ID\n"
+			       "       bpflab run help\n");
+	assert_contains(o.out, "OPTIONS := {");
+	out_free(&o);
+
+	run_cli(&o, (const char *[]){ "run", "submit", "--help", NULL });
+	assert_int_equal(o.status, 0);
+	assert_contains(o.out, "Usage: bpflab run submit FILE [-s KEY=VALUE]... [--wait]\n");
+	assert_contains(o.out, "--wait");
+	out_free(&o);
+
+	run_cli(&o, (const char *[]){ "result", "help", NULL });
+	assert_int_equal(o.status, 0);
+	assert_contains(o.out, "Usage: bpflab result show RUN [--csv]\n");
+	out_free(&o);
+
+	run_cli(&o, (const char *[]){ "-V", NULL });
+	assert_int_equal(o.status, 0);
+	assert_contains(o.out, "bpflab ");
+	out_free(&o);
+}
+
+static void test_cli_bad_usage(void **state)
+{
+	static const struct {
+		const char *args[8];
+		const char *err;
+	} cases[] = {
+		{ { NULL }, "Usage: bpflab" },
+		{ { "frob", NULL }, "bpflab: unknown object 'frob'\nsee 'bpflab --help'\n" },
+		{ { "run", "frob", NULL },
+		  "bpflab: unknown command 'frob' for 'run'\nsee 'bpflab run --help'\n" },
+		{ { "ru", "list", NULL }, "unknown object 'ru'" },	/* no prefixes */
+		{ { "run", "li", NULL }, "unknown command 'li' for 'run'" },
+		{ { "--frob", NULL }, "unknown option '--frob'" },
+		{ { "-c", NULL }, "option '-c' needs a value" },
+		{ { "plan", NULL }, "missing command for 'plan'" },
+		{ { "run", "list", "--bogus", NULL },
+		  "unknown option '--bogus' for 'run list'\nsee 'bpflab run list --help'\n" },
+		{ { "run", "list", "extra", NULL }, "unexpected argument 'extra'" },
+		{ { "run", "show", NULL }, "missing run ID" },
+		{ { "run", "show", "x", NULL }, "invalid run id 'x'" },
+		{ { "run", "submit", NULL }, "missing plan FILE\nsee 'bpflab run submit --help'" },
+		{ { "run", "submit", "p.yaml", "-s", "novalue", NULL },
+		  "invalid override 'novalue'" },
+		{ { "result", "show", NULL }, "missing RUN" },
+		{ { "--timeout", "0", "host", NULL }, "invalid timeout '0'" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct out o;
+
+		run_cli(&o, cases[i].args);
+		if (o.status != 2)
+			fprintf(stderr, "case %zu: status %d\n%s", i, o.status, o.err);
+		assert_int_equal(o.status, 2);
+		assert_contains(o.err, cases[i].err);
+		assert_string_equal(o.out, "");
+		out_free(&o);
+	}
+}
+
+static void test_cli_json_errors(void **state)
+{
+	struct out o;
+	json_t *j;
+
+	run_cli(&o, (const char *[]){ "-j", "frob", NULL });
+	assert_int_equal(o.status, 2);
+	j = json_loads(o.out, 0, NULL);
+	assert_non_null(j);
+	assert_string_equal(json_string_value(json_object_get(j, "error")),
+			    "unknown object 'frob'");
+	json_decref(j);
+	out_free(&o);
+
+	run_cli(&o, (const char *[]){ "result", "show", "1", "--csv", "--json", NULL });
+	assert_int_equal(o.status, 2);
+	assert_contains(o.out, "{\"error\":");
+	out_free(&o);
+}
+
+static void test_cli_no_coordinator(void **state)
+{
+	char ep[300], want[400];
+	struct out o;
+
+	snprintf(ep, sizeof(ep), "ipc://%s/nobody.sock", tmpdir);
+	snprintf(want, sizeof(want), "bpflab: no reply from coordinator at '%s' after 1 s "
+		 "(is bpflabd running?)\n", ep);
+	run_cli(&o, (const char *[]){ "-c", ep, "--timeout", "1", "host", "list", NULL });
+	assert_int_equal(o.status, 1);
+	assert_string_equal(o.err, want);
+	out_free(&o);
+}
+
+/* ---- plans ---- */
+
+static void write_file(const char *path, const char *text)
+{
+	assert_int_equal(util_write_file_atomic(path, text, strlen(text)), 0);
+}
+
+static void test_cli_plan_check(void **state)
+{
+	char bad[300], want[400];
+	struct out o;
+
+	run_cli(&o, (const char *[]){ "--bpf-dir", BPF_DIR, "plan", "check", QUICKSTART, NULL });
+	assert_int_equal(o.status, 0);
+	assert_string_equal(o.out, QUICKSTART ": ok, 9 jobs (3 variants x 1 point x "
+				   "3 repetitions)\n");
+	out_free(&o);
+
+	run_cli(&o, (const char *[]){ "--bpf-dir", BPF_DIR, "plan", "check", QUICKSTART, "-s",
+				      "repeat=1", NULL });
+	assert_int_equal(o.status, 0);
+	assert_string_equal(o.out, QUICKSTART ": ok, 3 jobs (3 variants x 1 point x "
+				   "1 repetition)\n");
+	out_free(&o);
+
+	run_cli(&o, (const char *[]){ "--bpf-dir", BPF_DIR, "plan", "show", QUICKSTART, NULL });
+	assert_int_equal(o.status, 0);
+	assert_contains(o.out, "seq  rep  variant  point  attach\n"
+			       "  0    1  drop     -      xdp_drop on b (xdp native)\n");
+	out_free(&o);
+
+	/* a plan that does not validate: FILE:LINE:COLUMN on stderr, exit 2 */
+	snprintf(bad, sizeof(bad), "%s/bad.yaml", tmpdir);
+	write_file(bad, "name: bad\nrepeat: many\n");
+	snprintf(want, sizeof(want), "%s:", bad);
+	run_cli(&o, (const char *[]){ "--bpf-dir", BPF_DIR, "plan", "check", bad, NULL });
+	assert_int_equal(o.status, 2);
+	assert_string_equal(o.out, "");
+	assert_true(!strncmp(o.err, want, strlen(want)));
+	assert_true(o.err[strlen(want)] >= '1' && o.err[strlen(want)] <= '9');
+	out_free(&o);
+
+	run_cli(&o, (const char *[]){ "-j", "--bpf-dir", BPF_DIR, "plan", "check", bad, NULL });
+	assert_int_equal(o.status, 2);
+	assert_contains(o.out, "\"ok\":false");
+	out_free(&o);
+
+	/* a file that is not there: a failure, not a usage error */
+	snprintf(bad, sizeof(bad), "%s/missing.yaml", tmpdir);
+	run_cli(&o, (const char *[]){ "plan", "check", bad, NULL });
+	assert_int_equal(o.status, 1);
+	out_free(&o);
+}
+
+/* ---- through a coordinator ---- */
+
+static void test_cli_submit_bad_plan_sends_nothing(void **state)
+{
+	char bad[300];
+	struct fake f;
+	struct out o;
+
+	fake_start(&f, false);
+	snprintf(bad, sizeof(bad), "%s/bad.yaml", tmpdir);
+	write_file(bad, "name: bad\nrepeat: many\n");
+	run_cli(&o, (const char *[]){ "-c", f.endpoint, "--bpf-dir", BPF_DIR, "run", "submit",
+				      bad, NULL });
+	assert_int_equal(o.status, 2);
+	usleep(100 * 1000);
+	assert_int_equal(atomic_load(&f.requests), 0);
+	out_free(&o);
+	fake_stop(&f);
+}
+
+static void test_cli_submit_wait(void **state)
+{
+	char *text, *obj, hex[SHA256_HEX_LEN];
+	const json_t *o_json;
+	size_t text_len, obj_len, data_len;
+	void *data;
+	struct fake f;
+	struct out o;
+
+	fake_start(&f, false);
+	run_cli(&o, (const char *[]){ "-c", f.endpoint, "--bpf-dir", BPF_DIR, "run", "submit",
+				      QUICKSTART, "-s", "traffic.packet.size=1500", "--wait",
+				      NULL });
+	assert_int_equal(o.status, 0);
+	assert_string_equal(o.out, "run 3 submitted: 9 jobs on 1 host (h1)\n");
+	assert_contains(o.err, "run 3: 4/9 jobs done, 0 failed\n");
+	assert_contains(o.err, "run 3: 9/9 jobs done, 0 failed\n");
+	out_free(&o);
+
+	/* what was sent: the plan text as it is, the overrides, the object's bytes */
+	assert_non_null(f.submit);
+	assert_string_equal(proto_get_str(f.submit, "plan_file", ""), QUICKSTART);
+	assert_int_equal(util_read_file(QUICKSTART, 1 << 20, &text, &text_len), 0);
+	assert_string_equal(proto_get_str(f.submit, "plan_text", ""), text);
+	free(text);
+	assert_string_equal(json_string_value(json_array_get(
+				    json_object_get(f.submit, "overrides"), 0)),
+			    "traffic.packet.size=1500");
+	o_json = json_object_get(json_object_get(f.submit, "objects"), "xdp_basic.bpf.o");
+	assert_non_null(o_json);
+	assert_int_equal(util_read_file(BPF_DIR "/xdp_basic.bpf.o", 1 << 26, &obj, &obj_len), 0);
+	util_sha256_hex(obj, obj_len, hex);
+	assert_string_equal(proto_get_str(o_json, "sha256", ""), hex);
+	assert_int_equal(util_base64_decode(proto_get_str(o_json, "data", ""), &data, &data_len),
+			 0);
+	assert_int_equal(data_len, obj_len);
+	assert_memory_equal(data, obj, obj_len);
+	free(data);
+	free(obj);
+	fake_stop(&f);
+
+	/* a failed job: exit 1; JSON output carries the final run */
+	fake_start(&f, true);
+	run_cli(&o, (const char *[]){ "-j", "-c", f.endpoint, "--bpf-dir", BPF_DIR, "run",
+				      "submit", QUICKSTART, "--wait", NULL });
+	assert_int_equal(o.status, 1);
+	assert_contains(o.err, "run 3: 8/9 jobs done, 1 failed\n");
+	{
+		json_t *j = json_loads(o.out, 0, NULL);
+
+		assert_non_null(j);
+		assert_int_equal(proto_get_int(j, "run", 0), 3);
+		assert_string_equal(proto_get_str(json_object_get(j, "final"), "state", ""),
+				    "failed");
+		json_decref(j);
+	}
+	out_free(&o);
+	fake_stop(&f);
+}
+
+static void test_cli_queries_coordinator(void **state)
+{
+	struct fake f;
+	struct out o;
+
+	fake_start(&f, false);
+	run_cli(&o, (const char *[]){ "-c", f.endpoint, "host", NULL });
+	assert_int_equal(o.status, 0);
+	assert_string_equal(o.out,
+		"name  state  kernel   ports                     job\n"
+		"h1    busy   6.18.44  a=h1-a veth, b=h1-b veth   17\n"
+		"h2    gone   6.1.0    -                           -\n");
+	out_free(&o);
+
+	run_cli(&o, (const char *[]){ "-c", f.endpoint, "host", "list", "-j", NULL });
+	assert_int_equal(o.status, 0);
+	assert_contains(o.out, "[{\"id\":1,\"name\":\"h1\"");
+	out_free(&o);
+
+	run_cli(&o, (const char *[]){ "-c", f.endpoint, "run", "show", "42", NULL });
+	assert_int_equal(o.status, 1);
+	assert_string_equal(o.err, "bpflab: unknown run 42\n");
+	out_free(&o);
+	fake_stop(&f);
+}
+
+/* ---- from a database file ---- */
+
+static const struct {
+	const char *variant, *prog;
+	double pps[3], ns[3];
+} db_values[] = {
+	{ "drop", "xdp_drop", { 19.86e6, 19.91e6, 20.03e6 }, { 35.9, 35.6, 35.5 } },
+	{ "pass", "xdp_pass", { 3.12e6, 3.10e6, 3.15e6 }, { 20.1, 20.3, 20.0 } },
+	{ "tx", "xdp_tx", { 7.01e6, 7.02e6, 0 }, { 40.2, 40.4, 0 } },
+};
+
+/* A database with one quickstart run on host h1; tx's third repetition failed. */
+static void make_db(const char *path)
+{
+	json_t *inv = json_loads("{\"hostname\":\"h1\",\"agent\":\"h1\",\"kernel\":"
+				 "{\"release\":\"6.18.44\",\"version\":\"#1 SMP\"},"
+				 "\"ports\":[{\"role\":\"a\",\"name\":\"h1-a\",\"driver\":\"veth\"},"
+				 "{\"role\":\"b\",\"name\":\"h1-b\",\"driver\":\"veth\"}]}", 0, NULL);
+	struct plan_error perr = { .text = "" };
+	struct store_job_new *jn;
+	struct plan_objects objs = { 0 };
+	struct plan_job *jobs;
+	struct store *st;
+	struct plan *plan;
+	int64_t host, run, job_id, run_id;
+	char err[256] = "";
+	json_t *spec, *a;
+	int n, i, k;
+	size_t x;
+
+	st = store_open(path, false, err, sizeof(err));
+	assert_non_null(st);
+	assert_int_equal(store_host_hello(st, "h1", "0.1.0", inv, 1000, &host, NULL), 0);
+	plan = plan_load(QUICKSTART, NULL, 0, &perr);
+	assert_non_null(plan);
+	assert_int_equal(plan_objects_resolve(plan, BPF_DIR, &objs, &perr), 0);
+	assert_int_equal(plan_expand(plan, &jobs, &n, &perr), 0);
+	jn = calloc(n, sizeof(*jn));
+	assert_non_null(jn);
+	for (i = 0; i < n; i++) {
+		/* what the coordinator does on submit: stamp each attach with its sha256 */
+		json_array_foreach(json_object_get(jobs[i].spec, "attach"), x, a) {
+			const struct plan_object *o = plan_objects_find(
+				&objs, json_string_value(json_object_get(a, "object")));
+
+			assert_non_null(o);
+			json_object_set_new(a, "sha256", json_string(o->sha256));
+		}
+		jn[i].host_id = host;
+		jn[i].job = &jobs[i];
+	}
+	assert_int_equal(store_run_create(st, plan, NULL, &objs, jn, n, 2000, &run), 0);
+
+	while (store_job_next(st, host, &job_id, &run_id, &spec) == 0) {
+		const char *variant = json_string_value(json_object_get(spec, "variant"));
+		int rep = (int)json_integer_value(json_object_get(spec, "rep"));
+		json_t *res;
+		bool ok;
+
+		assert_int_equal(store_job_dispatch(st, job_id, 3000), 0);
+		for (k = 0; strcmp(db_values[k].variant, variant); k++)
+			;
+		ok = db_values[k].pps[rep - 1] > 0;
+		res = json_pack("{s:i, s:s, s:I, s:s, s:O, s:i, s:i, s:[]}", "v", 1, "type",
+				"result", "job", (json_int_t)job_id, "status", ok ? "ok" : "failed",
+				"env", inv, "started_ms", 3000, "finished_ms", 4000, "samples");
+		assert_non_null(res);
+		if (ok) {
+			json_array_append_new(json_object_get(res, "samples"),
+				json_pack("{s:s, s:s, s:f, s:s, s:s, s:n}", "metric", "port.rx_pps",
+					  "subject", "b", "value", db_values[k].pps[rep - 1],
+					  "unit", "pps", "window", "rate", "seq"));
+			json_array_append_new(json_object_get(res, "samples"),
+				json_pack("{s:s, s:s, s:f, s:s, s:s, s:i}", "metric", "port.rx_pps",
+					  "subject", "b", "value", 1.0, "unit", "pps",
+					  "window", "rate", "seq", 0));
+			json_array_append_new(json_object_get(res, "samples"),
+				json_pack("{s:s, s:s, s:f, s:s, s:s, s:n}", "metric",
+					  "prog.ns_per_run", "subject", db_values[k].prog,
+					  "value", db_values[k].ns[rep - 1], "unit", "ns",
+					  "window", "cost", "seq"));
+		} else {
+			json_object_set_new(res, "error", json_string("cannot attach 'xdp_tx'"));
+		}
+		{
+			struct store_ingest ing;
+
+			assert_int_equal(store_ingest_result(st, host, res, 5000, &ing), 0);
+		}
+		json_decref(res);
+		json_decref(spec);
+	}
+	free(jn);
+	plan_jobs_free(jobs, n);
+	plan_objects_release(&objs);
+	plan_destroy(&plan);
+	store_close(&st);
+	json_decref(inv);
+}
+
+static void test_cli_db_result(void **state)
+{
+	char db[300], hex[SHA256_HEX_LEN], head[128], *text, *want;
+	size_t len;
+	struct out o;
+	json_t *j, *rows;
+
+	snprintf(db, sizeof(db), "%s/lab.db", tmpdir);
+	make_db(db);
+	assert_int_equal(util_read_file(QUICKSTART, 1 << 20, &text, &len), 0);
+	util_sha256_hex(text, len, hex);
+	free(text);
+	snprintf(head, sizeof(head), "run 1  quickstart  plan %.12s  failed\n", hex);
+
+	run_cli(&o, (const char *[]){ "--db", db, "result", "show", "1", NULL });
+	assert_int_equal(o.status, 0);
+	assert_true(asprintf(&want, "%s%s", head,
+		"host h1  kernel 6.18.44\n"
+		"\n"
+		"port.rx_pps  (packets/s, bpf_stats off)\n"
+		"variant  port  results-1 results-2 results-3     mean ± spread\n"
+		"drop     b        19.86M    19.91M    20.03M   19.93M ± 0.09M\n"
+		"pass     b         3.12M     3.10M     3.15M    3.12M ± 0.03M\n"
+		"tx       b         7.01M     7.02M         -    7.02M ± 0.01M\n"
+		"\n"
+		"prog.ns_per_run  (ns per program run, bpf_stats on)\n"
+		"variant  prog      results-1 results-2 results-3   total = mean ± spread\n"
+		"drop     xdp_drop       35.9      35.6      35.5           35.7 ± 0.2\n"
+		"pass     xdp_pass       20.1      20.3      20.0           20.1 ± 0.2\n"
+		"tx       xdp_tx         40.2      40.4         -           40.3 ± 0.1\n") > 0);
+	assert_string_equal(o.out, want);
+	free(want);
+	out_free(&o);
+
+	/* the same numbers in JSON, through the same query */
+	run_cli(&o, (const char *[]){ "result", "show", "1", "--db", db, "-j", NULL });
+	assert_int_equal(o.status, 0);
+	j = json_loads(o.out, 0, NULL);
+	assert_non_null(j);
+	rows = json_object_get(json_array_get(json_object_get(json_array_get(
+		json_object_get(j, "groups"), 0), "sections"), 0), "rows");
+	assert_string_equal(proto_get_str(json_array_get(rows, 0), "variant", ""), "drop");
+	assert_true(proto_get_real(json_array_get(rows, 0), "spread", 0) == 85000);
+	json_decref(j);
+	out_free(&o);
+
+	run_cli(&o, (const char *[]){ "--db", db, "result", "show", "1", "--csv", NULL });
+	assert_int_equal(o.status, 0);
+	assert_contains(o.out, "run,job,host,variant,rep,point,metric,subject,window,value,unit\n");
+	assert_contains(o.out, ",h1,drop,1,,port.rx_pps,b,rate,19860000,pps\n");
+	out_free(&o);
+
+	run_cli(&o, (const char *[]){ "--db", db, "run", "list", NULL });
+	assert_int_equal(o.status, 0);
+	assert_contains(o.out, "quickstart  failed");
+	out_free(&o);
+
+	run_cli(&o, (const char *[]){ "--db", db, "result", "show", "2", NULL });
+	assert_int_equal(o.status, 1);
+	out_free(&o);
+}
+
+static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+	return remove(path);
+}
+
+static int setup(void **state)
+{
+	char ep[300];
+
+	if (!mkdtemp(tmpdir))
+		return -1;
+	/* never reach a real lab by accident */
+	snprintf(ep, sizeof(ep), "ipc://%s/default.sock", tmpdir);
+	setenv("BPFLAB_COORDINATOR", ep, 1);
+	unsetenv("BPFLAB_BPF_DIR");
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	return nftw(tmpdir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_cli_help),
+		cmocka_unit_test(test_cli_bad_usage),
+		cmocka_unit_test(test_cli_json_errors),
+		cmocka_unit_test(test_cli_no_coordinator),
+		cmocka_unit_test(test_cli_plan_check),
+		cmocka_unit_test(test_cli_submit_bad_plan_sends_nothing),
+		cmocka_unit_test(test_cli_submit_wait),
+		cmocka_unit_test(test_cli_queries_coordinator),
+		cmocka_unit_test(test_cli_db_result),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}

@@ -1,0 +1,670 @@
+/* test_coordinator.c - unit tests for bpflabd (coordinator/) over real ZeroMQ ipc://
+ * sockets and a real SQLite file in a temporary directory.
+ *
+ * The coordinator runs in-process: the test drives its loop with coord_run_once between
+ * its own sends and receives, so there is one thread and no timing race. A DEALER plays
+ * the agent (hello, accept, progress, result), another the CLI (submit, queries). The
+ * BPF object is the real build/bpf/xdp_basic.bpf.o. A last test starts the built bpflabd
+ * binary, when there is one, and stops it with SIGTERM.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <ftw.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <zmq.h>
+
+#include "../../coordinator/coord.h"
+#include "../../coordinator/sched.h"
+#include "log.h"
+#include "proto.h"
+#include "util.h"
+
+#ifndef BPFLAB_BUILDDIR
+#define BPFLAB_BUILDDIR "build"
+#endif
+
+#define OBJ_NAME "xdp_basic.bpf.o"
+
+static const char plan_text[] =
+	"name: coord-test\n"
+	"description: two variants, one repetition\n"
+	"hosts:\n"
+	"  match: {port.driver: veth, kernel: \">=6.1\"}\n"
+	"  count: all\n"
+	"ports: [a, b]\n"
+	"traffic:\n"
+	"  generator: xdp-live\n"
+	"  from: a\n"
+	"  packet: {size: 64, proto: udp4, flows: 1}\n"
+	"  duration: 2s\n"
+	"  warmup: 1s\n"
+	"variants:\n"
+	"  drop:\n"
+	"    - {port: b, hook: xdp, mode: native, object: " OBJ_NAME ", program: xdp_drop}\n"
+	"  pass:\n"
+	"    - {port: b, hook: xdp, mode: native, object: " OBJ_NAME ", program: xdp_pass}\n"
+	"repeat: 1\n"
+	"metrics: [port.rx_pps, prog.ns_per_run]\n";
+
+struct tctx {
+	char dir[64];
+	char agents_ep[128], clients_ep[128], db[128];
+	struct coord *c;
+	void *ctx, *agent, *client;
+	char *obj;		/* xdp_basic.bpf.o bytes */
+	size_t obj_len;
+	char obj_sha[SHA256_HEX_LEN];
+};
+
+static void *dealer(struct tctx *t, const char *ep)
+{
+	void *s = zmq_socket(t->ctx, ZMQ_DEALER);
+	int zero = 0;
+
+	assert_non_null(s);
+	assert_int_equal(zmq_setsockopt(s, ZMQ_LINGER, &zero, sizeof(zero)), 0);
+	assert_int_equal(zmq_connect(s, ep), 0);
+	return s;
+}
+
+static int setup_hb(void **state, int heartbeat_ms)
+{
+	struct tctx *t = calloc(1, sizeof(*t));
+	char path[256];
+
+	log_init("test_coordinator", LOG_WARN);
+	snprintf(t->dir, sizeof(t->dir), "/tmp/bpflab-test-coord.XXXXXX");
+	assert_non_null(mkdtemp(t->dir));
+	snprintf(t->agents_ep, sizeof(t->agents_ep), "ipc://%s/agents.sock", t->dir);
+	snprintf(t->clients_ep, sizeof(t->clients_ep), "ipc://%s/clients.sock", t->dir);
+	snprintf(t->db, sizeof(t->db), "%s/lab.db", t->dir);
+	t->c = coord_new(&COORD_OPTS(.agents = t->agents_ep, .clients = t->clients_ep,
+				     .db = t->db, .heartbeat_ms = heartbeat_ms, .tick_ms = 20));
+	assert_non_null(t->c);
+	t->ctx = zmq_ctx_new();
+	t->agent = dealer(t, t->agents_ep);
+	t->client = dealer(t, t->clients_ep);
+	snprintf(path, sizeof(path), "%s/bpf/%s", BPFLAB_BUILDDIR, OBJ_NAME);
+	assert_int_equal(util_read_file(path, 64 << 20, &t->obj, &t->obj_len), 0);
+	util_sha256_hex(t->obj, t->obj_len, t->obj_sha);
+	*state = t;
+	return 0;
+}
+
+static int setup(void **state)
+{
+	return setup_hb(state, 0);
+}
+
+static int setup_fast(void **state)
+{
+	return setup_hb(state, 50);
+}
+
+static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+	return remove(path);
+}
+
+static int teardown(void **state)
+{
+	struct tctx *t = *state;
+
+	zmq_close(t->agent);
+	zmq_close(t->client);
+	zmq_ctx_term(t->ctx);
+	coord_destroy(&t->c);
+	assert_null(t->c);
+	free(t->obj);
+	nftw(t->dir, rm_entry, 8, FTW_DEPTH | FTW_PHYS);
+	free(t);
+	return 0;
+}
+
+/* Turn the coordinator's loop until SOCK has a message other than a heartbeat. */
+static json_t *pump(struct tctx *t, void *sock, int timeout_ms)
+{
+	int64_t deadline = util_mono_ms() + timeout_ms;
+	char why[256];
+	json_t *msg;
+
+	while (util_mono_ms() < deadline) {
+		assert_int_equal(coord_run_once(t->c, 5), 0);
+		while (proto_recv(sock, &msg, ZMQ_DONTWAIT, why, sizeof(why)) == 0) {
+			if (strcmp(proto_msg_type(msg), "heartbeat"))
+				return msg;
+			json_decref(msg);
+		}
+	}
+	return NULL;
+}
+
+/* Send MSG (stolen) from SOCK and return the reply, which must be of type WANT. */
+static json_t *ask(struct tctx *t, void *sock, json_t *msg, const char *want)
+{
+	json_t *r;
+
+	assert_non_null(msg);
+	assert_int_equal(proto_send(sock, msg, 0), 0);
+	json_decref(msg);
+	r = pump(t, sock, 5000);
+	assert_non_null(r);
+	if (strcmp(proto_msg_type(r), want))
+		fail_msg("wanted '%s', got '%s': %s", want, proto_msg_type(r),
+			 proto_get_str(r, "message", ""));
+	return r;
+}
+
+static json_t *inventory(const char *driver)
+{
+	return json_pack("{s:s, s:s, s:{s:s, s:s, s:s, s:[], s:s}, s:{s:s}, s:[{s:s, s:s, s:s},"
+			 "{s:s, s:s, s:s}]}",
+			 "hostname", "h1", "agent", "h1",
+			 "kernel", "release", "6.18.44", "version", "#1 SMP PREEMPT_DYNAMIC",
+			 "config_sha256", "c0ffee", "debug_options", "cmdline", "quiet",
+			 "labels", "rack", "r3",
+			 "ports", "role", "a", "name", "veth-a", "driver", driver,
+			 "role", "b", "name", "veth-b", "driver", driver);
+}
+
+static void hello(struct tctx *t, const char *name, const char *driver)
+{
+	json_t *m = proto_msg_new("hello"), *r;
+
+	json_object_set_new(m, "agent", json_string(name));
+	json_object_set_new(m, "version", json_string("0.1"));
+	json_object_set_new(m, "inventory", inventory(driver));
+	r = ask(t, t->agent, m, "welcome");
+	assert_true(proto_get_int(r, "heartbeat_ms", 0) > 0);
+	json_decref(r);
+}
+
+static json_t *submit_msg(struct tctx *t, const char *text, const char *sha)
+{
+	char *b64 = util_base64_encode(t->obj, t->obj_len);
+	json_t *m = proto_msg_new("submit");
+
+	json_object_set_new(m, "plan_file", json_string("plan.yaml"));
+	json_object_set_new(m, "plan_text", json_string(text));
+	json_object_set_new(m, "overrides", json_pack("[s]", "traffic.packet.size=128"));
+	json_object_set_new(m, "objects", json_pack("{s:{s:s, s:s}}", OBJ_NAME, "sha256",
+						    sha ? sha : t->obj_sha, "data", b64));
+	free(b64);
+	return m;
+}
+
+static json_t *result_msg(long long job, double value)
+{
+	return json_pack("{s:i, s:s, s:I, s:s, s:{s:{s:s, s:s}}, s:I, s:I, s:["
+			 "{s:s, s:s, s:f, s:s, s:s, s:n}, {s:s, s:s, s:f, s:s, s:s, s:i},"
+			 "{s:s, s:s, s:f, s:s, s:s, s:n}]}",
+			 "v", 1, "type", "result", "job", (json_int_t)job, "status", "ok",
+			 "env", "kernel", "release", "6.18.44", "version", "#1 SMP PREEMPT_DYNAMIC",
+			 "started_ms", (json_int_t)1000, "finished_ms", (json_int_t)5000,
+			 "samples",
+			 "metric", "port.rx_pps", "subject", "b", "value", value, "unit", "pps",
+			 "window", "rate", "seq",
+			 "metric", "port.rx_pps", "subject", "b", "value", value, "unit", "pps",
+			 "window", "rate", "seq", 0,
+			 "metric", "prog.ns_per_run", "subject", "xdp_drop", "value", 35.5,
+			 "unit", "ns", "window", "cost", "seq");
+}
+
+static json_t *simple(const char *type, long long run)
+{
+	json_t *m = proto_msg_new(type);
+
+	if (run)
+		json_object_set_new(m, "run", json_integer(run));
+	return m;
+}
+
+static void test_coordinator_end_to_end(void **state)
+{
+	struct tctx *t = *state;
+	static const char *const variants[] = { "drop", "pass" };
+	struct coord_stats stats;
+	json_t *r, *job, *spec, *m, *res, *obj;
+	long long run, job_id = 0;
+	void *bytes;
+	size_t len;
+	int i;
+
+	hello(t, "h1", "veth");
+	r = ask(t, t->client, simple("host_list", 0), "hosts");
+	assert_int_equal(json_array_size(json_object_get(r, "hosts")), 1);
+	assert_string_equal(proto_get_str(json_array_get(json_object_get(r, "hosts"), 0),
+					  "state", ""), "idle");
+	json_decref(r);
+
+	r = ask(t, t->client, submit_msg(t, plan_text, NULL), "submitted");
+	run = proto_get_int(r, "run", 0);
+	assert_true(run > 0);
+	assert_int_equal(proto_get_int(r, "jobs", 0), 2);
+	assert_string_equal(json_string_value(json_array_get(json_object_get(r, "hosts"), 0)),
+			    "h1");
+	json_decref(r);
+
+	for (i = 0; i < 2; i++) {
+		r = pump(t, t->agent, 5000);
+		assert_non_null(r);
+		assert_string_equal(proto_msg_type(r), "job");
+		job = json_object_get(r, "job");
+		job_id = proto_get_int(job, "id", 0);
+		assert_true(job_id > 0);
+		assert_int_equal(proto_get_int(job, "run", 0), run);
+		spec = json_object_get(job, "spec");
+		assert_string_equal(proto_get_str(spec, "variant", ""), variants[i]);
+		assert_string_equal(proto_get_str(json_array_get(json_object_get(spec, "attach"), 0),
+						  "sha256", ""), t->obj_sha);
+		obj = json_object_get(json_object_get(r, "objects"), OBJ_NAME);
+		assert_string_equal(proto_get_str(obj, "sha256", ""), t->obj_sha);
+		assert_int_equal(util_base64_decode(proto_get_str(obj, "data", ""), &bytes, &len),
+				 0);
+		assert_int_equal(len, t->obj_len);
+		assert_memory_equal(bytes, t->obj, len);
+		free(bytes);
+		json_decref(r);
+
+		m = proto_msg_new("accept");
+		json_object_set_new(m, "job", json_integer(job_id));
+		assert_int_equal(proto_send(t->agent, m, 0), 0);
+		json_decref(m);
+		m = json_pack("{s:i, s:s, s:I, s:s, s:i, s:i}", "v", 1, "type", "progress",
+			      "job", (json_int_t)job_id, "phase", "rate", "second", 1, "of", 2);
+		assert_int_equal(proto_send(t->agent, m, 0), 0);
+		json_decref(m);
+		if (i == 0) {
+			/* the host is busy with this job */
+			r = ask(t, t->client, simple("host_list", 0), "hosts");
+			assert_string_equal(proto_get_str(json_array_get(json_object_get(r, "hosts"),
+							  0), "state", ""), "busy");
+			assert_int_equal(proto_get_int(json_array_get(json_object_get(r, "hosts"), 0),
+						       "job", 0), job_id);
+			json_decref(r);
+		}
+		r = ask(t, t->agent, result_msg(job_id, 1e6 * (i + 1)), "ack");
+		assert_int_equal(proto_get_int(r, "job", 0), job_id);
+		json_decref(r);
+	}
+	/* the agent sends its last result again: acknowledged, stored once */
+	r = ask(t, t->agent, result_msg(job_id, 7), "ack");
+	json_decref(r);
+	coord_get_stats(t->c, &stats);
+	assert_int_equal(stats.results, 2);
+	assert_int_equal(stats.duplicates, 1);
+	assert_int_equal(stats.jobs_dispatched, 2);
+	assert_int_equal(stats.bad_messages, 0);
+
+	r = ask(t, t->client, simple("run_show", run), "run");
+	res = json_object_get(r, "run");
+	assert_string_equal(proto_get_str(res, "state", ""), "done");
+	assert_int_equal(proto_get_int(res, "jobs_done", 0), 2);
+	assert_string_equal(json_string_value(json_array_get(json_object_get(res, "overrides"),
+							     0)), "traffic.packet.size=128");
+	assert_string_equal(proto_get_str(json_array_get(json_object_get(res, "jobs"), 1),
+					  "variant", ""), "pass");
+	json_decref(r);
+
+	r = ask(t, t->client, simple("result_show", run), "result");
+	res = json_object_get(r, "result");
+	assert_string_equal(proto_get_str(res, "plan", ""), "coord-test");
+	assert_int_equal(proto_get_int(res, "repeat", 0), 1);
+	assert_string_equal(json_string_value(json_array_get(json_object_get(res, "variants"),
+							     1)), "pass");
+	assert_string_equal(proto_get_str(json_array_get(json_object_get(res, "hosts"), 0),
+					  "kernel_release", ""), "6.18.44");
+	assert_int_equal(json_array_size(json_object_get(res, "samples")), 4);
+	m = json_array_get(json_object_get(res, "samples"), 2);
+	assert_string_equal(proto_get_str(m, "variant", ""), "pass");
+	assert_string_equal(proto_get_str(m, "metric", ""), "port.rx_pps");
+	assert_true(proto_get_real(m, "value", 0) == 2e6);
+	assert_true(json_is_object(json_object_get(m, "point")));	/* no matrix */
+	json_decref(r);
+
+	r = ask(t, t->client, simple("run_list", 0), "runs");
+	assert_int_equal(json_array_size(json_object_get(r, "runs")), 1);
+	json_decref(r);
+}
+
+static void test_coordinator_malformed(void **state)
+{
+	struct tctx *t = *state;
+	struct coord_stats stats;
+	json_t *r, *m;
+
+	/* not JSON, from an agent */
+	assert_int_equal(zmq_send(t->agent, "garbage", 7, 0), 7);
+	r = pump(t, t->agent, 5000);
+	assert_non_null(r);
+	assert_string_equal(proto_msg_type(r), "error");
+	assert_non_null(strstr(proto_get_str(r, "message", ""), "not JSON"));
+	json_decref(r);
+	/* before hello: a heartbeat is not answered (the agent's liveness runs out and it
+	 * says hello), anything else gets an error */
+	m = proto_msg_new("heartbeat");
+	assert_int_equal(proto_send(t->agent, m, 0), 0);
+	json_decref(m);
+	assert_null(pump(t, t->agent, 100));
+	m = proto_msg_new("accept");
+	json_object_set_new(m, "job", json_integer(1));
+	r = ask(t, t->agent, m, "error");
+	assert_string_equal(proto_get_str(r, "message", ""), "unknown agent: say hello first");
+	assert_string_equal(proto_get_str(r, "in_reply_to", ""), "accept");
+	json_decref(r);
+	/* hello without an inventory */
+	m = proto_msg_new("hello");
+	json_object_set_new(m, "agent", json_string("h1"));
+	r = ask(t, t->agent, m, "error");
+	assert_non_null(strstr(proto_get_str(r, "message", ""), "without an 'inventory'"));
+	json_decref(r);
+	/* an unknown type from a registered agent; a result for a job that does not exist */
+	hello(t, "h1", "veth");
+	r = ask(t, t->agent, proto_msg_new("frob"), "error");
+	assert_string_equal(proto_get_str(r, "message", ""), "unknown message type 'frob'");
+	assert_string_equal(proto_get_str(r, "in_reply_to", ""), "frob");
+	json_decref(r);
+	r = ask(t, t->agent, result_msg(77, 1), "error");
+	assert_non_null(strstr(proto_get_str(r, "message", ""), "unknown job 77"));
+	json_decref(r);
+	/* clients: wrong version, two frames, unknown type, missing run */
+	assert_int_equal(zmq_send(t->client, "{\"v\":2,\"type\":\"run_list\"}", 25, 0), 25);
+	r = pump(t, t->client, 5000);
+	assert_string_equal(proto_get_str(r, "message", ""), "protocol version 2, expected 1");
+	json_decref(r);
+	zmq_send(t->client, "{\"v\":1,\"type\":\"run_list\"}", 25, ZMQ_SNDMORE);
+	zmq_send(t->client, "{}", 2, 0);
+	r = pump(t, t->client, 5000);
+	assert_string_equal(proto_get_str(r, "message", ""),
+			    "message has more than one payload frame");
+	json_decref(r);
+	r = ask(t, t->client, proto_msg_new("frob"), "error");
+	json_decref(r);
+	r = ask(t, t->client, simple("run_show", 0), "error");
+	assert_string_equal(proto_get_str(r, "message", ""), "'run' must be a run id");
+	json_decref(r);
+	r = ask(t, t->client, simple("result_show", 42), "error");
+	assert_non_null(strstr(proto_get_str(r, "message", ""), "unknown run 42"));
+	json_decref(r);
+
+	/* and it still serves */
+	r = ask(t, t->client, simple("host_list", 0), "hosts");
+	assert_int_equal(json_array_size(json_object_get(r, "hosts")), 1);
+	json_decref(r);
+	coord_get_stats(t->c, &stats);
+	assert_int_equal(stats.bad_messages, 6);
+}
+
+static void test_coordinator_bad_submit(void **state)
+{
+	struct tctx *t = *state;
+	char *bad, *other;
+	json_t *r;
+
+	/* no host connected */
+	r = ask(t, t->client, submit_msg(t, plan_text, NULL), "error");
+	assert_non_null(strstr(proto_get_str(r, "message", ""),
+				"no host matches the plan (hosts.match port.driver=veth, "
+				"kernel>=6.1; ports a, b; 0 hosts connected)"));
+	json_decref(r);
+	/* a host without veth ports */
+	hello(t, "h1", "ixgbe");
+	r = ask(t, t->client, submit_msg(t, plan_text, NULL), "error");
+	assert_non_null(strstr(proto_get_str(r, "message", ""), "1 host connected; 'h1': no port "
+			       "with driver 'veth'"));
+	json_decref(r);
+	hello(t, "h1", "veth");
+
+	/* a plan that does not validate: FILE:LINE:COLUMN */
+	bad = strdup(plan_text);
+	memcpy(strstr(bad, "repeat: 1"), "repeat: x", 9);
+	r = ask(t, t->client, submit_msg(t, bad, NULL), "error");
+	assert_non_null(strstr(proto_get_str(r, "message", ""), "plan.yaml:18:"));
+	json_decref(r);
+	free(bad);
+	/* object bytes that do not match their sha256 */
+	r = ask(t, t->client, submit_msg(t, plan_text, "00"), "error");
+	assert_non_null(strstr(proto_get_str(r, "message", ""), "its bytes hash to"));
+	json_decref(r);
+	/* a plan naming an object that was not sent */
+	other = strdup(plan_text);
+	memcpy(strstr(other, OBJ_NAME ", program: xdp_pass"), "xdp_other", 9);
+	r = ask(t, t->client, submit_msg(t, other, NULL), "error");
+	assert_non_null(strstr(proto_get_str(r, "message", ""), "plan.yaml:17:"));
+	json_decref(r);
+	free(other);
+	r = ask(t, t->client, proto_msg_new("submit"), "error");
+	assert_string_equal(proto_get_str(r, "message", ""), "submit without 'plan_text'");
+	json_decref(r);
+
+	/* nothing was stored, and nothing was sent to the agent */
+	r = ask(t, t->client, simple("run_list", 0), "runs");
+	assert_int_equal(json_array_size(json_object_get(r, "runs")), 0);
+	json_decref(r);
+	assert_null(pump(t, t->agent, 100));
+}
+
+/* An agent that stops talking is gone after 3 heartbeats; its job waits for it. */
+static void test_coordinator_agent_gone(void **state)
+{
+	struct tctx *t = *state;
+	long long job_id, run;
+	int64_t t0;
+	json_t *r, *host, *job;
+	bool beat = false;
+
+	hello(t, "h1", "veth");
+	r = ask(t, t->client, submit_msg(t, plan_text, NULL), "submitted");
+	run = proto_get_int(r, "run", 0);
+	json_decref(r);
+	r = pump(t, t->agent, 5000);
+	assert_string_equal(proto_msg_type(r), "job");
+	job_id = proto_get_int(json_object_get(r, "job"), "id", 0);
+	json_decref(r);
+
+	/* silence: the coordinator keeps sending heartbeats, then gives up */
+	t0 = util_mono_ms();
+	while (util_mono_ms() - t0 < 400) {
+		char why[128];
+
+		assert_int_equal(coord_run_once(t->c, 5), 0);
+		while (proto_recv(t->agent, &r, ZMQ_DONTWAIT, why, sizeof(why)) == 0) {
+			beat |= !strcmp(proto_msg_type(r), "heartbeat");
+			json_decref(r);
+		}
+	}
+	assert_true(beat);
+	r = ask(t, t->client, simple("host_list", 0), "hosts");
+	host = json_array_get(json_object_get(r, "hosts"), 0);
+	assert_string_equal(proto_get_str(host, "state", ""), "gone");
+	assert_true(json_is_null(json_object_get(host, "job")));
+	json_decref(r);
+	r = ask(t, t->client, simple("run_show", run), "run");
+	job = json_array_get(json_object_get(json_object_get(r, "run"), "jobs"), 0);
+	assert_string_equal(proto_get_str(job, "state", ""), "queued");
+	assert_int_equal(proto_get_int(job, "attempts", 0), 1);
+	json_decref(r);
+
+	/* back: the same job again */
+	hello(t, "h1", "veth");
+	r = pump(t, t->agent, 5000);
+	assert_string_equal(proto_msg_type(r), "job");
+	assert_int_equal(proto_get_int(json_object_get(r, "job"), "id", 0), job_id);
+	json_decref(r);
+}
+
+/* A coordinator restarted on the same database: the running job is queued again. */
+static void test_coordinator_restart(void **state)
+{
+	struct tctx *t = *state;
+	long long job_id;
+	json_t *r;
+
+	hello(t, "h1", "veth");
+	r = ask(t, t->client, submit_msg(t, plan_text, NULL), "submitted");
+	json_decref(r);
+	r = pump(t, t->agent, 5000);
+	job_id = proto_get_int(json_object_get(r, "job"), "id", 0);
+	json_decref(r);
+
+	/* a second coordinator on the same database refuses to start */
+	{
+		char ep2[160];
+		struct coord *c2;
+
+		snprintf(ep2, sizeof(ep2), "ipc://%s/other.sock", t->dir);
+		c2 = coord_new(&COORD_OPTS(.agents = ep2, .clients = ep2, .db = t->db));
+		assert_null(c2);
+		assert_int_equal(errno, EWOULDBLOCK);
+	}
+	coord_destroy(&t->c);
+	t->c = coord_new(&COORD_OPTS(.agents = t->agents_ep, .clients = t->clients_ep,
+				     .db = t->db, .tick_ms = 20));
+	assert_non_null(t->c);
+	/* the old session is unknown to the new coordinator */
+	r = ask(t, t->agent, result_msg(job_id, 1), "error");
+	assert_string_equal(proto_get_str(r, "message", ""), "unknown agent: say hello first");
+	json_decref(r);
+	hello(t, "h1", "veth");
+	r = pump(t, t->agent, 5000);
+	assert_string_equal(proto_msg_type(r), "job");
+	assert_int_equal(proto_get_int(json_object_get(r, "job"), "id", 0), job_id);
+	json_decref(r);
+	r = ask(t, t->agent, result_msg(job_id, 1), "ack");
+	json_decref(r);
+}
+
+static void test_coordinator_sched(void **state)
+{
+	struct plan_match match[2] = { { .key = "port.driver", .value = "veth" },
+				       { .key = "rack", .value = "r3" } };
+	char *ports[] = { "a", "b" };
+	struct plan plan = { .match = match, .n_match = 2, .ports = ports, .n_ports = 2 };
+	struct sched_host hosts[3];
+	json_t *inv[3];
+	char err[512];
+	bool ok;
+	int i;
+
+	assert_true(sched_version_cmp("6.1.0-18-amd64", "6.1", 0, &ok) == 0 && ok);
+	assert_true(sched_version_cmp("6.12.3", "6.2", 0, &ok) > 0);
+	assert_true(sched_version_cmp("5.10", "6.1", 0, &ok) < 0);
+	sched_version_cmp("rc1", "6.1", 0, &ok);
+	assert_false(ok);
+	assert_true(sched_value_matches("6.18.44", ">=6.1"));
+	assert_true(sched_value_matches("6.1.158", ">=6.1"));
+	assert_false(sched_value_matches("6.1.158", "<6.1"));
+	assert_true(sched_value_matches("6.11.2", "<6.12"));
+	assert_false(sched_value_matches("6.12.0-rc3", "<6.12"));
+	assert_true(sched_value_matches("6.1.158", "=6.1"));
+	assert_false(sched_value_matches("6.12.1", "=6.1"));
+	assert_true(sched_value_matches("6.12.1", "!=6.1"));
+	assert_true(sched_value_matches("veth", "veth"));
+	assert_false(sched_value_matches("veth2", "veth"));
+	assert_false(sched_value_matches("unknown", ">=6.1"));
+
+	for (i = 0; i < 3; i++) {
+		inv[i] = inventory(i == 1 ? "ixgbe" : "veth");
+		hosts[i].id = i + 1;
+		hosts[i].name = (const char *[]){ "h3", "h2", "h1" }[i];
+		hosts[i].inventory = inv[i];
+		hosts[i].pending = i == 0 ? 5 : 0;
+	}
+	assert_true(sched_host_matches(&plan, inv[0], NULL, 0));
+	assert_false(sched_host_matches(&plan, inv[1], err, sizeof(err)));
+	assert_string_equal(err, "no port with driver 'veth'");
+	/* count all: both veth hosts */
+	assert_int_equal(sched_choose(&plan, hosts, 3, err, sizeof(err)), 2);
+	assert_true(hosts[0].chosen && !hosts[1].chosen && hosts[2].chosen);
+	/* count 1: the one with less queued work */
+	plan.host_count = 1;
+	assert_int_equal(sched_choose(&plan, hosts, 3, err, sizeof(err)), 1);
+	assert_true(!hosts[0].chosen && hosts[2].chosen);
+	plan.host_count = 3;
+	assert_int_equal(sched_choose(&plan, hosts, 3, err, sizeof(err)), -ERANGE);
+	assert_non_null(strstr(err, "the plan wants 3 hosts but 2 match"));
+	/* a label, a key that is not there, a role that is missing */
+	match[1].value = "r4";
+	plan.host_count = 0;
+	assert_int_equal(sched_choose(&plan, hosts, 3, err, sizeof(err)), -ENOENT);
+	assert_non_null(strstr(err, "'h3': rack is 'r3', not 'r4'"));
+	match[1].key = "cpu.model";
+	assert_false(sched_host_matches(&plan, inv[0], err, sizeof(err)));
+	assert_string_equal(err, "no 'cpu.model' in its inventory");
+	match[1].key = "kernel.release";
+	match[1].value = ">=6.18";
+	ports[1] = "c";
+	assert_false(sched_host_matches(&plan, inv[0], err, sizeof(err)));
+	assert_string_equal(err, "no port for role 'c'");
+	for (i = 0; i < 3; i++)
+		json_decref(inv[i]);
+}
+
+/* The built binary: serves a client, exits 0 on SIGTERM. */
+static void test_coordinator_binary_sigterm(void **state)
+{
+	struct tctx *t = *state;
+	char bin[256], agents[160], clients[160], db[160];
+	int status, rc;
+	pid_t pid;
+	void *cl;
+	json_t *r;
+
+	snprintf(bin, sizeof(bin), "%s/bin/bpflabd", BPFLAB_BUILDDIR);
+	if (access(bin, X_OK))
+		skip();
+	snprintf(agents, sizeof(agents), "ipc://%s/bin-agents.sock", t->dir);
+	snprintf(clients, sizeof(clients), "ipc://%s/bin-clients.sock", t->dir);
+	snprintf(db, sizeof(db), "%s/bin.db", t->dir);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		execl(bin, bin, "--agents", agents, "--clients", clients, "--db", db, "--log",
+		      "/dev/null", (char *)NULL);
+		_exit(127);
+	}
+	cl = dealer(t, clients);
+	r = proto_msg_new("host_list");
+	assert_int_equal(proto_send(cl, r, 0), 0);
+	json_decref(r);
+	{
+		zmq_pollitem_t it = { cl, 0, ZMQ_POLLIN, 0 };
+		char why[128];
+
+		rc = zmq_poll(&it, 1, 10000);
+		assert_int_equal(rc, 1);
+		assert_int_equal(proto_recv(cl, &r, 0, why, sizeof(why)), 0);
+		assert_string_equal(proto_msg_type(r), "hosts");
+		json_decref(r);
+	}
+	zmq_close(cl);
+	assert_int_equal(kill(pid, SIGTERM), 0);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_coordinator_sched),
+		cmocka_unit_test_setup_teardown(test_coordinator_end_to_end, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_coordinator_malformed, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_coordinator_bad_submit, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_coordinator_agent_gone, setup_fast, teardown),
+		cmocka_unit_test_setup_teardown(test_coordinator_restart, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_coordinator_binary_sigterm, setup, teardown),
+	};
+
+	return cmocka_run_group_tests_name("coordinator", tests, NULL, NULL);
+}

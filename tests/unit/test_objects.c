@@ -1,0 +1,273 @@
+/* test_objects.c - resolving and checking the BPF objects a plan names, against the real
+ * build/bpf/xdp_basic.bpf.o (programs xdp_drop, xdp_pass, xdp_tx). libbpf only opens the
+ * objects, so this needs no privileges.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "objects.h"
+#include "plan.h"
+#include "util.h"
+
+#define BPF_DIR BPFLAB_BUILDDIR "/bpf"
+#define BASIC BPF_DIR "/xdp_basic.bpf.o"
+
+static struct plan *plan_with(const char *file, const char *variants)
+{
+	struct plan_error err;
+	struct plan *p;
+	char text[2048];
+
+	snprintf(text, sizeof(text),
+		 "name: obj\nports: [a, b]\ntraffic: {from: a, duration: 1s}\nvariants:\n%s",
+		 variants);
+	p = plan_parse(file, text, strlen(text), NULL, 0, &err);
+	if (!p)
+		fail_msg("plan refused: %s", err.text);
+	return p;
+}
+
+static void read_basic(char **data, size_t *len)
+{
+	int ret = util_read_file(BASIC, 1 << 24, data, len);
+
+	if (ret)
+		fail_msg("cannot read %s (run make build/bpf/xdp_basic.bpf.o): %s", BASIC,
+			 strerror(-ret));
+}
+
+static int counting_print(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	(void)level;
+	(void)fmt;
+	(void)ap;
+	return 0;
+}
+
+static void test_objects_resolve(void **state)
+{
+	struct plan *p = plan_with("plans/x.yaml",
+		"  drop:\n"
+		"    - {port: b, object: xdp_basic.bpf.o, program: xdp_drop}\n"
+		"  tx:\n"
+		"    - {port: b, object: xdp_basic.bpf.o, program: xdp_tx}\n"
+		"    - {port: a, object: xdp_basic.bpf.o, program: xdp_pass}\n");
+	struct plan_objects objs;
+	struct plan_error err;
+	const struct plan_object *o;
+	char sha[SHA256_HEX_LEN];
+	char *data;
+	size_t len;
+	int i;
+
+	(void)state;
+	read_basic(&data, &len);
+	util_sha256_hex(data, len, sha);
+
+	/* The caller's libbpf print function is put back after the quiet open. */
+	libbpf_set_print(counting_print);
+	assert_int_equal(plan_objects_resolve(p, BPF_DIR, &objs, &err), 0);
+	assert_ptr_equal(libbpf_set_print(NULL), counting_print);
+
+	assert_int_equal(objs.n, 1);		/* read once for three entries */
+	o = plan_objects_find(&objs, "xdp_basic.bpf.o");
+	assert_non_null(o);
+	assert_ptr_equal(o, &objs.objs[0]);
+	assert_string_equal(o->name, "xdp_basic.bpf.o");
+	assert_string_equal(o->path, BASIC);
+	assert_string_equal(o->sha256, sha);
+	assert_int_equal(o->len, len);
+	assert_memory_equal(o->data, data, len);
+	assert_int_equal(o->n_programs, 3);
+	assert_string_equal(o->programs[0], "xdp_drop");
+	assert_string_equal(o->programs[1], "xdp_pass");
+	assert_string_equal(o->programs[2], "xdp_tx");
+	for (i = 0; i < 3; i++)
+		assert_int_equal(o->program_types[i], BPF_PROG_TYPE_XDP);
+	assert_null(plan_objects_find(&objs, "other.bpf.o"));
+	assert_int_equal(plan_objects_check(p, &objs, &err), 0);
+
+	plan_objects_release(&objs);
+	assert_int_equal(objs.n, 0);
+	assert_null(objs.objs);
+	plan_objects_release(&objs);
+	plan_objects_release(NULL);
+	free(data);
+	plan_destroy(&p);
+}
+
+static void test_objects_unknown_program(void **state)
+{
+	struct plan *p = plan_with("plans/x.yaml",
+		"  drop:\n"
+		"    - {port: b, object: xdp_basic.bpf.o, program: xdp_foo}\n");
+	struct plan_objects objs;
+	struct plan_error err;
+
+	(void)state;
+	assert_int_equal(plan_objects_resolve(p, BPF_DIR, &objs, &err), -EINVAL);
+	assert_string_equal(err.text, "plans/x.yaml:6:51: unknown program 'xdp_foo' in 'xdp_basic.bpf.o' (it has: xdp_drop, xdp_pass, xdp_tx)");
+	assert_int_equal(err.line, p->variants[0].attach[0].program_line);
+	assert_int_equal(err.col, p->variants[0].attach[0].program_col);
+	assert_int_equal(objs.n, 0);		/* nothing left on failure */
+	assert_null(objs.objs);
+	plan_destroy(&p);
+}
+
+static void test_objects_missing(void **state)
+{
+	struct plan *p = plan_with("plans/x.yaml",
+		"  drop:\n"
+		"    - {port: b, object: xdp_basic.bpf.o, program: xdp_drop}\n"
+		"    - {port: a, object: nope.bpf.o, program: xdp_drop}\n");
+	struct plan_objects objs;
+	struct plan_error err;
+
+	(void)state;
+	assert_int_equal(plan_objects_resolve(p, BPF_DIR, &objs, &err), -ENOENT);
+	assert_string_equal(err.text, "plans/x.yaml:7:25: cannot open object 'nope.bpf.o': No such file or directory (looked in " BPF_DIR ")");
+	assert_int_equal(err.line, 7);
+	assert_int_equal(err.col, 25);
+	assert_int_equal(objs.n, 0);
+	plan_destroy(&p);
+
+	/* A path is relative to the plan file's directory. */
+	p = plan_with(BPFLAB_BUILDDIR "/x.yaml",
+		      "  drop:\n    - {port: b, object: bpf/xdp_basic.bpf.o, program: xdp_drop}\n");
+	assert_int_equal(plan_objects_resolve(p, "/nonexistent", &objs, &err), 0);
+	assert_string_equal(objs.objs[0].path, BASIC);
+	assert_string_equal(objs.objs[0].name, "bpf/xdp_basic.bpf.o");
+	plan_objects_release(&objs);
+	plan_destroy(&p);
+
+	p = plan_with("plans/x.yaml",
+		      "  drop:\n    - {port: b, object: sub/nope.bpf.o, program: xdp_drop}\n");
+	assert_int_equal(plan_objects_resolve(p, BPF_DIR, &objs, &err), -ENOENT);
+	assert_string_equal(err.text, "plans/x.yaml:6:25: cannot open object 'sub/nope.bpf.o': No such file or directory (looked for plans/sub/nope.bpf.o)");
+	plan_destroy(&p);
+
+	/* A file that is not a BPF object. */
+	p = plan_with(BPFLAB_SRCDIR "/tests/data/x.yaml",
+		      "  drop:\n    - {port: b, object: ./plans/full.yaml, program: xdp_drop}\n");
+	assert_int_equal(plan_objects_resolve(p, BPF_DIR, &objs, &err), -EINVAL);
+	assert_string_equal(err.text, BPFLAB_SRCDIR "/tests/data/x.yaml:6:25: cannot open object './plans/full.yaml': " BPFLAB_SRCDIR "/tests/data/./plans/full.yaml is not a BPF object file");
+	plan_destroy(&p);
+}
+
+static void test_objects_wrong_type(void **state)
+{
+	struct plan *p = plan_with("plans/x.yaml",
+		"  drop:\n"
+		"    - {port: b, hook: tc-ingress, object: xdp_basic.bpf.o, program: xdp_drop}\n");
+	struct plan_objects objs;
+	struct plan_error err;
+
+	(void)state;
+	assert_int_equal(plan_objects_resolve(p, BPF_DIR, &objs, &err), -EINVAL);
+	assert_string_equal(err.text, "plans/x.yaml:6:69: program 'xdp_drop' is an xdp program but hook is tc-ingress");
+	plan_destroy(&p);
+}
+
+/* A tc program on an xdp hook, with whatever object of the build has one. */
+static void test_objects_tc_on_xdp(void **state)
+{
+	static const char *const candidates[] = { "test_agent.bpf.o", "tc_count.bpf.o" };
+	struct plan_objects objs = { 0 };
+	struct plan_error err;
+	char variants[512], want[512];
+	const char *name = NULL, *prog = NULL;
+	struct plan *p;
+	size_t i;
+	int j;
+
+	(void)state;
+	for (i = 0; i < sizeof(candidates) / sizeof(candidates[0]) && !prog; i++) {
+		char path[512], *data;
+		size_t len;
+
+		snprintf(path, sizeof(path), "%s/%s", BPF_DIR, candidates[i]);
+		if (util_read_file(path, 1 << 24, &data, &len))
+			continue;
+		assert_int_equal(plan_objects_add(&objs, candidates[i], data, len), 0);
+		free(data);
+		for (j = 0; j < objs.objs[objs.n - 1].n_programs && !prog; j++) {
+			if (objs.objs[objs.n - 1].program_types[j] == BPF_PROG_TYPE_SCHED_CLS) {
+				name = candidates[i];
+				prog = objs.objs[objs.n - 1].programs[j];
+			}
+		}
+	}
+	if (!prog) {
+		plan_objects_release(&objs);
+		skip();
+	}
+	snprintf(variants, sizeof(variants),
+		 "  v:\n    - {port: b, object: %s, program: %s}\n", name, prog);
+	p = plan_with("plans/x.yaml", variants);
+	assert_int_equal(plan_objects_check(p, &objs, &err), -EINVAL);
+	snprintf(want, sizeof(want), "plans/x.yaml:6:%d: program '%s' is a tc program but hook is xdp",
+		 p->variants[0].attach[0].program_col, prog);
+	assert_string_equal(err.text, want);
+	plan_destroy(&p);
+	plan_objects_release(&objs);
+}
+
+static void test_objects_add_check(void **state)
+{
+	struct plan *p = plan_with("plans/x.yaml",
+		"  drop:\n"
+		"    - {port: b, object: xdp_basic.bpf.o, program: xdp_drop}\n"
+		"  other:\n"
+		"    - {port: b, object: other.bpf.o, program: xdp_drop}\n");
+	struct plan_objects objs = { 0 };
+	struct plan_error err;
+	char sha[SHA256_HEX_LEN];
+	char *data;
+	size_t len;
+
+	(void)state;
+	read_basic(&data, &len);
+	util_sha256_hex(data, len, sha);
+	assert_int_equal(plan_objects_add(&objs, "xdp_basic.bpf.o", data, len), 0);
+	assert_int_equal(objs.n, 1);
+	assert_string_equal(objs.objs[0].sha256, sha);
+	assert_ptr_not_equal(objs.objs[0].data, data);	/* a copy */
+	assert_int_equal(objs.objs[0].n_programs, 3);
+	assert_string_equal(objs.objs[0].path, "xdp_basic.bpf.o");
+	assert_int_equal(plan_objects_add(&objs, "xdp_basic.bpf.o", data, len), -EEXIST);
+	assert_int_equal(plan_objects_add(&objs, "junk.bpf.o", "not an ELF file", 15), -EINVAL);
+	assert_int_equal(plan_objects_add(&objs, "empty.bpf.o", "", 0), -EINVAL);
+	assert_int_equal(objs.n, 1);
+
+	assert_int_equal(plan_objects_check(p, &objs, &err), -EINVAL);
+	assert_string_equal(err.text, "plans/x.yaml:8:25: object 'other.bpf.o' was not supplied with the plan");
+
+	assert_int_equal(plan_objects_add(&objs, "other.bpf.o", data, len), 0);
+	assert_int_equal(plan_objects_check(p, &objs, &err), 0);
+	assert_string_equal(plan_objects_find(&objs, "other.bpf.o")->sha256, sha);
+	plan_objects_release(&objs);
+	free(data);
+	plan_destroy(&p);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_objects_resolve),
+		cmocka_unit_test(test_objects_unknown_program),
+		cmocka_unit_test(test_objects_missing),
+		cmocka_unit_test(test_objects_wrong_type),
+		cmocka_unit_test(test_objects_tc_on_xdp),
+		cmocka_unit_test(test_objects_add_check),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,853 @@
+/* test_plan.c - the plan model: parsing, defaults, every class of refused plan with its
+ * exact "file:line:column: message", overrides, matrix points and job expansion.
+ *
+ * Plans are written inline so that the positions in the expected messages can be read
+ * off the text; tests/data/plans/ holds the files that plan_load reads.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "plan.h"
+#include "util.h"
+
+#define FILE_NAME "plans/x.yaml"
+
+/* Variants for plans that test something before them. */
+#define V "variants: {v: [{port: a, object: o, program: p}]}\n"
+
+/* A valid plan that the bad cases below start from (8 lines). */
+#define BASE                                                                   \
+	"name: x\n"                                                            \
+	"ports: [a, b]\n"                                                      \
+	"traffic:\n"                                                           \
+	"  from: a\n"                                                          \
+	"  duration: 1s\n"                                                     \
+	"variants:\n"                                                          \
+	"  drop:\n"                                                            \
+	"    - {port: b, object: xdp_basic.bpf.o, program: xdp_drop}\n"
+
+static const char full_plan[] =
+	"name: quickstart\n"
+	"description: text\n"
+	"hosts:\n"
+	"  match: {port.driver: veth, kernel.release: \">=6.1\"}\n"
+	"  count: all\n"
+	"ports: [a, b]\n"
+	"traffic:\n"
+	"  generator: xdp-live\n"
+	"  from: a\n"
+	"  packet: {size: 64, proto: udp4, flows: 1}\n"
+	"  threads: 1\n"
+	"  duration: 10s\n"
+	"  warmup: 2s\n"
+	"variants:\n"
+	"  drop:\n"
+	"    - {port: b, hook: xdp, mode: native, object: xdp_basic.bpf.o, program: xdp_drop}\n"
+	"matrix:\n"
+	"  traffic.packet.size: [64, 1500]\n"
+	"repeat: 3\n"
+	"metrics: [port.rx_pps, port.tx_pps, port.drop_pps, prog.ns_per_run]\n";
+
+static struct plan *parse_ov(const char *text, const char *const *ovs, int n_ov,
+			     struct plan_error *err)
+{
+	struct plan_override ov[8];
+	struct plan *p;
+	int i;
+
+	assert_true(n_ov <= 8);
+	for (i = 0; i < n_ov; i++)
+		assert_int_equal(plan_override_parse(ovs[i], &ov[i], err), 0);
+	p = plan_parse(FILE_NAME, text, strlen(text), ov, n_ov, err);
+	for (i = 0; i < n_ov; i++)
+		plan_override_release(&ov[i]);
+	return p;
+}
+
+static struct plan *parse_ok(const char *text)
+{
+	struct plan_error err;
+	struct plan *p = parse_ov(text, NULL, 0, &err);
+
+	if (!p)
+		fail_msg("plan refused: %s", err.text);
+	return p;
+}
+
+/* TEXT is refused with exactly EXPECT, and err.line/col agree with its prefix. */
+static void expect_error_ov(const char *text, const char *const *ovs, int n_ov,
+			    const char *expect)
+{
+	struct plan_error err;
+	struct plan *p;
+	char prefix[64];
+
+	errno = 0;
+	p = parse_ov(text, ovs, n_ov, &err);
+	if (p) {
+		plan_destroy(&p);
+		fail_msg("plan accepted, expected: %s", expect);
+	}
+	assert_int_equal(errno, EINVAL);
+	assert_string_equal(err.text, expect);
+	if (err.line)
+		snprintf(prefix, sizeof(prefix), "%s:%d:%d: ", FILE_NAME, err.line, err.col);
+	else
+		snprintf(prefix, sizeof(prefix), "%s: ", FILE_NAME);
+	assert_int_equal(strncmp(err.text, prefix, strlen(prefix)), 0);
+}
+
+static void expect_error(const char *text, const char *expect)
+{
+	expect_error_ov(text, NULL, 0, expect);
+}
+
+static void test_plan_full(void **state)
+{
+	struct plan *p = parse_ok(full_plan);
+	const struct plan_attach *a;
+	char sha[SHA256_HEX_LEN];
+
+	(void)state;
+	assert_string_equal(p->file, FILE_NAME);
+	assert_int_equal(p->text_len, strlen(full_plan));
+	assert_string_equal(p->text, full_plan);
+	util_sha256_hex(full_plan, strlen(full_plan), sha);
+	assert_string_equal(p->sha256, sha);
+	assert_string_equal(p->name, "quickstart");
+	assert_string_equal(p->description, "text");
+
+	assert_int_equal(p->n_match, 2);
+	assert_string_equal(p->match[0].key, "port.driver");
+	assert_string_equal(p->match[0].value, "veth");
+	assert_int_equal(p->match[0].line, 4);
+	assert_int_equal(p->match[0].col, 11);
+	assert_string_equal(p->match[1].key, "kernel.release");
+	assert_string_equal(p->match[1].value, ">=6.1");
+	assert_int_equal(p->host_count, 0);
+
+	assert_int_equal(p->n_ports, 2);
+	assert_string_equal(p->ports[0], "a");
+	assert_string_equal(p->ports[1], "b");
+
+	assert_int_equal(p->traffic.generator, PLAN_GEN_XDP_LIVE);
+	assert_string_equal(p->traffic.from, "a");
+	assert_int_equal(p->traffic.size, 64);
+	assert_int_equal(p->traffic.proto, PLAN_PROTO_UDP4);
+	assert_int_equal(p->traffic.flows, 1);
+	assert_int_equal(p->traffic.threads, 1);
+	assert_int_equal(p->traffic.duration_ms, 10000);
+	assert_int_equal(p->traffic.warmup_ms, 2000);
+
+	assert_int_equal(p->n_variants, 1);
+	assert_string_equal(p->variants[0].name, "drop");
+	assert_int_equal(p->variants[0].line, 15);
+	assert_int_equal(p->variants[0].col, 3);
+	assert_int_equal(p->variants[0].n_attach, 1);
+	a = &p->variants[0].attach[0];
+	assert_string_equal(a->port, "b");
+	assert_int_equal(a->hook, PLAN_HOOK_XDP);
+	assert_int_equal(a->mode, PLAN_XDP_NATIVE);
+	assert_string_equal(a->object, "xdp_basic.bpf.o");
+	assert_string_equal(a->program, "xdp_drop");
+	assert_int_equal(a->line, 16);
+	assert_int_equal(a->col, 7);
+	assert_int_equal(a->object_line, 16);
+	assert_int_equal(a->object_col, 50);
+	assert_int_equal(a->program_line, 16);
+	assert_int_equal(a->program_col, 76);
+
+	assert_int_equal(p->n_axes, 1);
+	assert_string_equal(p->matrix[0].key, "traffic.packet.size");
+	assert_int_equal(p->matrix[0].n_values, 2);
+	assert_string_equal(p->matrix[0].values[0], "64");
+	assert_string_equal(p->matrix[0].values[1], "1500");
+	assert_int_equal(p->matrix[0].line, 18);
+	assert_int_equal(p->matrix[0].col, 3);
+
+	assert_int_equal(p->repeat, 3);
+	assert_int_equal(p->n_metrics, 4);
+	assert_string_equal(p->metrics[0], "port.rx_pps");
+	assert_string_equal(p->metrics[1], "port.tx_pps");
+	assert_string_equal(p->metrics[2], "port.drop_pps");
+	assert_string_equal(p->metrics[3], "prog.ns_per_run");
+
+	plan_destroy(&p);
+	assert_null(p);
+	plan_destroy(&p);		/* NULL is fine, twice too */
+	plan_destroy(NULL);
+}
+
+static void test_plan_defaults(void **state)
+{
+	static const char *const want_metrics[] = {
+		"port.rx_pps", "port.tx_pps", "port.drop_pps", "gen.tx_pps",
+		"prog.ns_per_run", "prog.run_pps",
+	};
+	struct plan *p = parse_ok(BASE);
+	int i;
+
+	(void)state;
+	assert_null(p->description);
+	assert_int_equal(p->n_match, 0);
+	assert_int_equal(p->host_count, 0);
+	assert_int_equal(p->traffic.generator, PLAN_GEN_XDP_LIVE);
+	assert_int_equal(p->traffic.size, 64);
+	assert_int_equal(p->traffic.proto, PLAN_PROTO_UDP4);
+	assert_int_equal(p->traffic.flows, 1);
+	assert_int_equal(p->traffic.threads, 1);
+	assert_int_equal(p->traffic.duration_ms, 1000);
+	assert_int_equal(p->traffic.warmup_ms, 1000);
+	assert_int_equal(p->variants[0].attach[0].hook, PLAN_HOOK_XDP);
+	assert_int_equal(p->variants[0].attach[0].mode, PLAN_XDP_NATIVE);
+	assert_int_equal(p->n_axes, 0);
+	assert_int_equal(p->repeat, 1);
+	assert_int_equal(p->n_metrics, 6);
+	for (i = 0; i < 6; i++)
+		assert_string_equal(p->metrics[i], want_metrics[i]);
+	plan_destroy(&p);
+}
+
+static void test_plan_values(void **state)
+{
+	struct plan *p;
+
+	(void)state;
+	p = parse_ok("name: v.1_x-y\n"
+		     "description: \"quoted: text\"\n"
+		     "hosts: {count: 3, match: {rack: r3}}\n"
+		     "ports: [up, down-1, x_2]\n"
+		     "traffic:\n"
+		     "  generator: none\n"
+		     "  from: up\n"
+		     "  packet: {proto: udp6, size: 62, flows: 65536}\n"
+		     "  threads: 64\n"
+		     "  duration: 60m\n"
+		     "  warmup: 0\n"
+		     "variants:\n"
+		     "  tc.1:\n"
+		     "    - {port: up, hook: tc-ingress, object: sub/o.bpf.o, program: cls_a}\n"
+		     "    - {port: up, hook: tc-egress, object: o2, program: cls_b}\n"
+		     "    - {port: down-1, mode: generic, object: o3, program: _x1}\n"
+		     "  off:\n"
+		     "    - {port: x_2, mode: offload, object: o4, program: p}\n"
+		     "repeat: 1000\n"
+		     "metrics: [cpu.busy, cpu.softirq]\n");
+	assert_string_equal(p->name, "v.1_x-y");
+	assert_string_equal(p->description, "quoted: text");
+	assert_int_equal(p->host_count, 3);
+	assert_int_equal(p->n_match, 1);
+	assert_string_equal(p->match[0].key, "rack");
+	assert_int_equal(p->traffic.generator, PLAN_GEN_NONE);
+	assert_null(p->traffic.from);		/* not used without a generator */
+	assert_int_equal(p->traffic.proto, PLAN_PROTO_UDP6);
+	assert_int_equal(p->traffic.size, 62);
+	assert_int_equal(p->traffic.flows, 65536);
+	assert_int_equal(p->traffic.threads, 64);
+	assert_int_equal(p->traffic.duration_ms, 3600000);
+	assert_int_equal(p->traffic.warmup_ms, 0);
+	assert_int_equal(p->n_variants, 2);
+	assert_int_equal(p->variants[0].n_attach, 3);
+	assert_int_equal(p->variants[0].attach[0].hook, PLAN_HOOK_TC_INGRESS);
+	assert_int_equal(p->variants[0].attach[1].hook, PLAN_HOOK_TC_EGRESS);
+	assert_int_equal(p->variants[0].attach[2].mode, PLAN_XDP_GENERIC);
+	assert_string_equal(p->variants[0].attach[0].object, "sub/o.bpf.o");
+	assert_int_equal(p->variants[1].attach[0].mode, PLAN_XDP_OFFLOAD);
+	assert_int_equal(p->repeat, 1000);
+	assert_int_equal(p->n_metrics, 2);
+	assert_string_equal(p->metrics[1], "cpu.softirq");
+	plan_destroy(&p);
+
+	/* Nulls of optional keys mean "absent". */
+	p = parse_ok(BASE "description:\nhosts:\nmatrix: ~\nrepeat: null\nmetrics:\n");
+	assert_null(p->description);
+	assert_int_equal(p->repeat, 1);
+	assert_int_equal(p->n_axes, 0);
+	assert_int_equal(p->n_metrics, 6);
+	plan_destroy(&p);
+}
+
+static void test_plan_load(void **state)
+{
+	struct plan_error err;
+	struct plan *p;
+	char *text;
+	size_t len;
+
+	(void)state;
+	p = plan_load(BPFLAB_SRCDIR "/tests/data/plans/full.yaml", NULL, 0, &err);
+	if (!p)
+		fail_msg("%s", err.text);
+	assert_int_equal(util_read_file(BPFLAB_SRCDIR "/tests/data/plans/full.yaml", 1 << 20,
+					&text, &len), 0);
+	assert_int_equal(p->text_len, len);
+	assert_memory_equal(p->text, text, len);
+	free(text);
+	assert_string_equal(p->name, "quickstart");
+	assert_int_equal(p->n_variants, 2);
+	assert_int_equal(p->variants[1].attach[0].program_line, 20);
+	plan_destroy(&p);
+
+	p = plan_load(BPFLAB_SRCDIR "/tests/data/plans/tc-chain.yaml", NULL, 0, &err);
+	if (!p)
+		fail_msg("%s", err.text);
+	assert_int_equal(p->traffic.generator, PLAN_GEN_UDP);
+	assert_int_equal(p->traffic.duration_ms, 500);
+	assert_int_equal(p->n_axes, 2);
+	plan_destroy(&p);
+
+	errno = 0;
+	p = plan_load("no/such/plan.yaml", NULL, 0, &err);
+	assert_null(p);
+	assert_int_equal(errno, ENOENT);
+	assert_string_equal(err.text,
+			    "cannot open plan 'no/such/plan.yaml': No such file or directory");
+	assert_int_equal(err.line, 0);
+}
+
+/* Refused plans: the YAML layer. */
+static void test_plan_bad_yaml(void **state)
+{
+	char *big, *deep;
+	size_t i;
+
+	(void)state;
+	expect_error("", FILE_NAME ": empty plan");
+	expect_error("# nothing but a comment\n", FILE_NAME ": empty plan");
+	expect_error("---\n...\n", FILE_NAME ": empty plan");
+	expect_error("name: [a\n",
+		     FILE_NAME ":2:1: did not find expected ',' or ']' (while parsing a flow sequence at 1:7)");
+	expect_error("name: x\n ports: y\n",
+		     FILE_NAME ":2:7: mapping values are not allowed in this context");
+	expect_error("name: x\nports: [a]\nname: y\n",
+		     FILE_NAME ":3:1: duplicate key 'name' (first at 1:1)");
+	expect_error(BASE "ports: [c]\n", FILE_NAME ":9:1: duplicate key 'ports' (first at 2:1)");
+	expect_error("traffic: {a: 1, b: 2, a: 3}\n",
+		     FILE_NAME ":1:23: duplicate key 'a' (first at 1:11)");
+	expect_error("name: &n x\n", FILE_NAME ":1:7: YAML anchors are not supported");
+	expect_error("name: *n\n", FILE_NAME ":1:7: YAML aliases are not supported");
+	expect_error("name: !!str x\n", FILE_NAME ":1:7: YAML tags are not supported");
+	expect_error(BASE "---\nname: y\n",
+		     FILE_NAME ":9:1: multiple documents are not supported");
+	expect_error("? [a, b]\n: c\n", FILE_NAME ":1:3: map keys must be scalars");
+	expect_error("name: \"a\\0b\"\n", FILE_NAME ":1:7: NUL characters are not supported");
+	expect_error("name: x\xc3\x28\n",
+		     FILE_NAME ":1:9: invalid trailing UTF-8 octet (byte 0x28)");
+	expect_error("- a\n- b\n",
+		     FILE_NAME ":1:1: a plan must be a map of keys (name, ports, traffic, ...), got a list");
+	expect_error("hello\n",
+		     FILE_NAME ":1:1: a plan must be a map of keys (name, ports, traffic, ...), got 'hello'");
+
+	/* 32 levels are fine (for the YAML layer), 33 are not. */
+	deep = calloc(1, 200);
+	assert_non_null(deep);
+	strcpy(deep, "a: ");
+	for (i = 0; i < 31; i++)
+		strcat(deep, "[");
+	for (i = 0; i < 31; i++)
+		strcat(deep, "]");
+	strcat(deep, "\n");
+	expect_error(deep, FILE_NAME ":1:1: unknown key 'a' in the plan (expected one of: name, description, hosts, ports, traffic, variants, matrix, repeat, metrics)");
+	memmove(deep + 4, deep + 3, strlen(deep + 3) + 1);
+	deep[3] = '[';
+	strcpy(deep + strlen(deep) - 1, "]\n");
+	expect_error(deep, FILE_NAME ":1:35: nesting deeper than 32 levels is not supported");
+	free(deep);
+
+	/* Size: one byte over the limit is refused before it is parsed. */
+	big = malloc(PLAN_MAX_BYTES + 1);
+	assert_non_null(big);
+	memset(big, '#', PLAN_MAX_BYTES + 1);
+	{
+		struct plan_error err;
+		struct plan *p = plan_parse(FILE_NAME, big, PLAN_MAX_BYTES + 1, NULL, 0, &err);
+
+		assert_null(p);
+		assert_int_equal(errno, EINVAL);
+		assert_string_equal(err.text, FILE_NAME ": the plan is larger than 1048576 bytes");
+		/* ... and at the limit it is read (here: all comment). */
+		p = plan_parse(FILE_NAME, big, PLAN_MAX_BYTES, NULL, 0, &err);
+		assert_null(p);
+		assert_string_equal(err.text, FILE_NAME ": empty plan");
+	}
+	free(big);
+}
+
+/* Refused plans: the plan format. */
+static void test_plan_bad_format(void **state)
+{
+	(void)state;
+	/* keys */
+	expect_error(BASE "trafic: {}\n",
+		     FILE_NAME ":9:1: unknown key 'trafic' in the plan (expected one of: name, description, hosts, ports, traffic, variants, matrix, repeat, metrics)");
+	expect_error("name: x\nports: [a]\n", FILE_NAME ":1:1: missing required key 'traffic'");
+	expect_error("ports: [a]\n", FILE_NAME ":1:1: missing required key 'name'");
+	expect_error("name: x\nports: [a]\ntraffic: {from: a}\nvariants: {}\n",
+		     FILE_NAME ":3:10: missing required key 'duration' in traffic");
+	expect_error("name: x\nports: [a]\ntraffic: {duration: 1s}\nvariants: {}\n",
+		     FILE_NAME ":3:10: missing required key 'from' in traffic");
+	expect_error("name: x\nports: [a]\ntraffic:\nvariants: {}\n",
+		     FILE_NAME ":3:9: traffic: expected a map, got nothing");
+	expect_error("name: x\nports: [a]\ntraffic: {from: a, duration: 1s, packet: {siz: 1}}\nvariants: {}\n",
+		     FILE_NAME ":3:43: unknown key 'siz' in traffic.packet (expected one of: size, proto, flows)");
+
+	/* name, ports */
+	expect_error("name: a b\nports: [a]\ntraffic: {from: a, duration: 1s}\nvariants: {}\n",
+		     FILE_NAME ":1:7: name: expected a plan name of letters, digits, '.', '_' and '-', got 'a b'");
+	expect_error("name: x\nports: []\ntraffic: {from: a, duration: 1s}\nvariants: {}\n",
+		     FILE_NAME ":2:8: ports: expected a non-empty list of port roles, got an empty list");
+	expect_error("name: x\nports: a\ntraffic: {from: a, duration: 1s}\nvariants: {}\n",
+		     FILE_NAME ":2:8: ports: expected a non-empty list of port roles, got 'a'");
+	expect_error("name: x\nports: [a, b, a]\ntraffic: {from: a, duration: 1s}\nvariants: {}\n",
+		     FILE_NAME ":2:15: ports: duplicate port 'a' (first at 2:9)");
+	expect_error("name: x\nports: [a.b]\ntraffic: {from: a, duration: 1s}\nvariants: {}\n",
+		     FILE_NAME ":2:9: ports: expected a port role of letters, digits, '_' and '-', got 'a.b'");
+
+	/* traffic */
+	expect_error("name: x\nports: [a]\ntraffic: {from: c, duration: 1s}\nvariants: {}\n",
+		     FILE_NAME ":3:17: traffic.from 'c' is not one of the plan's ports (a)");
+	expect_error("name: x\nports: [a]\ntraffic: {generator: trex, from: a, duration: 1s}\nvariants: {}\n",
+		     FILE_NAME ":3:22: traffic.generator: expected one of xdp-live, udp, pktgen, none, got 'trex'");
+	expect_error("name: x\nports: [a]\ntraffic:\n  from: a\n  duration: 1s\n  packet:\n    size: big\n" V,
+		     FILE_NAME ":7:11: traffic.packet.size: expected an integer from 60 to 9000, got 'big'");
+	expect_error("name: x\nports: [a]\ntraffic:\n  from: a\n  duration: 1s\n  packet: {size: 59}\n" V,
+		     FILE_NAME ":6:18: traffic.packet.size: expected an integer from 60 to 9000, got '59'");
+	expect_error("name: x\nports: [a]\ntraffic:\n  from: a\n  duration: 1s\n  packet: {size: 9001}\n" V,
+		     FILE_NAME ":6:18: traffic.packet.size: expected an integer from 60 to 9000, got '9001'");
+	expect_error("name: x\nports: [a]\ntraffic:\n  from: a\n  duration: 1s\n  packet: {size: 60, proto: udp6}\n" V,
+		     FILE_NAME ":6:18: traffic.packet.size: udp6 frames need at least 62 bytes, got 60");
+	expect_error("name: x\nports: [a]\ntraffic:\n  from: a\n  duration: 1s\n  packet: {proto: ipx}\n" V,
+		     FILE_NAME ":6:19: traffic.packet.proto: expected one of udp4, udp6, got 'ipx'");
+	expect_error("name: x\nports: [a]\ntraffic:\n  from: a\n  duration: 1s\n  packet: {flows: 0}\n" V,
+		     FILE_NAME ":6:19: traffic.packet.flows: expected an integer from 1 to 65536, got '0'");
+	expect_error("name: x\nports: [a]\ntraffic:\n  from: a\n  duration: 1s\n  threads: 65\n" V,
+		     FILE_NAME ":6:12: traffic.threads: expected an integer from 1 to 64, got '65'");
+	expect_error("name: x\nports: [a]\ntraffic:\n  from: a\n  duration: 0s\n" V,
+		     FILE_NAME ":5:13: traffic.duration: expected a duration from 1ms to 60m (such as 10s, 500ms or 2m), got '0s'");
+	expect_error("name: x\nports: [a]\ntraffic:\n  from: a\n  duration: 61m\n" V,
+		     FILE_NAME ":5:13: traffic.duration: expected a duration from 1ms to 60m (such as 10s, 500ms or 2m), got '61m'");
+	expect_error("name: x\nports: [a]\ntraffic:\n  from: a\n  duration: soon\n" V,
+		     FILE_NAME ":5:13: traffic.duration: expected a duration from 1ms to 60m (such as 10s, 500ms or 2m), got 'soon'");
+	expect_error("name: x\nports: [a]\ntraffic:\n  from: a\n  duration: 1s\n  warmup: 11m\n" V,
+		     FILE_NAME ":6:11: traffic.warmup: expected a duration from 0s to 10m (such as 10s, 500ms or 2m), got '11m'");
+
+	/* hosts */
+	expect_error(BASE "hosts: {count: 0}\n",
+		     FILE_NAME ":9:16: hosts.count: expected 'all' or an integer from 1 to 10000, got '0'");
+	expect_error(BASE "hosts: {count: some}\n",
+		     FILE_NAME ":9:16: hosts.count: expected 'all' or an integer from 1 to 10000, got 'some'");
+	expect_error(BASE "hosts: {match: {port.driver: [veth]}}\n",
+		     FILE_NAME ":9:30: hosts.match: expected a value, got a list");
+	expect_error(BASE "hosts: {match: {\"a b\": x}}\n",
+		     FILE_NAME ":9:17: hosts.match: expected an inventory key such as port.driver or kernel.release, got 'a b'");
+	expect_error(BASE "hosts: {rack: r1}\n",
+		     FILE_NAME ":9:9: unknown key 'rack' in hosts (expected one of: match, count)");
+
+	/* variants */
+	expect_error("name: x\nports: [a, b]\ntraffic: {from: a, duration: 1s}\nvariants: {}\n",
+		     FILE_NAME ":4:11: variants: expected at least one variant");
+	expect_error("name: x\nports: [a, b]\ntraffic: {from: a, duration: 1s}\nvariants:\n  drop:\n"
+		     "    - {port: c, object: xdp_basic.bpf.o, program: xdp_drop}\n",
+		     FILE_NAME ":6:14: variant 'drop': port 'c' is not one of the plan's ports (a, b)");
+	expect_error("name: x\nports: [a, b]\ntraffic: {from: a, duration: 1s}\nvariants:\n  drop: []\n",
+		     FILE_NAME ":5:9: variant 'drop': attach: expected a non-empty list of attach entries, got an empty list");
+	expect_error("name: x\nports: [a, b]\ntraffic: {from: a, duration: 1s}\nvariants:\n  drop:\n    - b\n",
+		     FILE_NAME ":6:7: variant 'drop': an attach entry must be a map such as {port: a, object: x.bpf.o, program: p}, got 'b'");
+	expect_error("name: x\nports: [a, b]\ntraffic: {from: a, duration: 1s}\nvariants:\n  drop:\n"
+		     "    - {port: b, object: o, prog: p}\n",
+		     FILE_NAME ":6:28: variant 'drop': unknown key 'prog' in an attach entry (expected one of: port, hook, mode, object, program)");
+	expect_error("name: x\nports: [a, b]\ntraffic: {from: a, duration: 1s}\nvariants:\n  drop:\n"
+		     "    - {port: b, program: p}\n",
+		     FILE_NAME ":6:7: variant 'drop': missing required key 'object' in an attach entry");
+	expect_error("name: x\nports: [a, b]\ntraffic: {from: a, duration: 1s}\nvariants:\n  drop:\n"
+		     "    - {port: b, hook: tc, object: o, program: p}\n",
+		     FILE_NAME ":6:23: variant 'drop': hook: expected one of xdp, tc-ingress, tc-egress, got 'tc'");
+	expect_error("name: x\nports: [a, b]\ntraffic: {from: a, duration: 1s}\nvariants:\n  drop:\n"
+		     "    - {port: b, hook: tc-egress, mode: native, object: o, program: p}\n",
+		     FILE_NAME ":6:40: variant 'drop': mode applies to hook xdp only, not tc-egress");
+	expect_error("name: x\nports: [a, b]\ntraffic: {from: a, duration: 1s}\nvariants:\n  drop:\n"
+		     "    - {port: b, mode: skb, object: o, program: p}\n",
+		     FILE_NAME ":6:23: variant 'drop': mode: expected one of native, generic, offload, got 'skb'");
+	expect_error("name: x\nports: [a, b]\ntraffic: {from: a, duration: 1s}\nvariants:\n  drop:\n"
+		     "    - {port: b, object: o, program: xdp-drop}\n",
+		     FILE_NAME ":6:37: variant 'drop': program: expected a program (function) name, got 'xdp-drop'");
+	expect_error("name: x\nports: [a, b]\ntraffic: {from: a, duration: 1s}\nvariants:\n  drop:\n"
+		     "    - {port: b, object: \"\", program: p}\n",
+		     FILE_NAME ":6:25: variant 'drop': object: expected an object name or path, got ''");
+	expect_error("name: x\nports: [a, b]\ntraffic: {from: a, duration: 1s}\nvariants:\n  drop:\n"
+		     "    - {port: b, object: o, program: p}\n"
+		     "    - {port: b, hook: xdp, object: o, program: q}\n",
+		     FILE_NAME ":7:7: variant 'drop': port 'b' already has a xdp program in this variant (at 6:7)");
+	expect_error("name: x\nports: [a, b]\ntraffic: {from: a, duration: 1s}\nvariants:\n  \"a/b\":\n"
+		     "    - {port: b, object: o, program: p}\n",
+		     FILE_NAME ":5:3: variants: expected a variant name of letters, digits, '.', '_' and '-', got 'a/b'");
+
+	/* repeat, metrics */
+	expect_error(BASE "repeat: 0\n", FILE_NAME ":9:9: repeat: expected an integer from 1 to 1000, got '0'");
+	expect_error(BASE "repeat: 1001\n", FILE_NAME ":9:9: repeat: expected an integer from 1 to 1000, got '1001'");
+	expect_error(BASE "repeat: +3\n", FILE_NAME ":9:9: repeat: expected an integer from 1 to 1000, got '+3'");
+	expect_error(BASE "metrics: [port.rx_pps, port.rx_bps]\n",
+		     FILE_NAME ":9:24: metrics: unknown metric 'port.rx_bps' (known: port.rx_pps, port.tx_pps, port.drop_pps, gen.tx_pps, prog.ns_per_run, prog.run_pps, cpu.softirq, cpu.busy)");
+	expect_error(BASE "metrics: [cpu.busy, cpu.busy]\n",
+		     FILE_NAME ":9:21: metrics: duplicate metric 'cpu.busy' (first at 9:11)");
+	expect_error(BASE "metrics: []\n",
+		     FILE_NAME ":9:10: metrics: expected a non-empty list of metric names, got an empty list");
+
+	/* Text from the plan is shown escaped and cut short. */
+	expect_error(BASE "repeat: \"\\e[31mred\"\n",
+		     FILE_NAME ":9:9: repeat: expected an integer from 1 to 1000, got '\\x1b[31mred'");
+	expect_error(BASE "repeat: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\n",
+		     FILE_NAME ":9:9: repeat: expected an integer from 1 to 1000, got 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa...'");
+}
+
+static void test_plan_bad_matrix(void **state)
+{
+	(void)state;
+	expect_error(BASE "matrix: [a]\n", FILE_NAME ":9:9: matrix: expected a map, got a list");
+	expect_error(BASE "matrix:\n  traffic.packet.size: 64\n",
+		     FILE_NAME ":10:24: matrix traffic.packet.size: expected a non-empty list of values, got '64'");
+	expect_error(BASE "matrix:\n  traffic.packet.size: [64, {a: 1}]\n",
+		     FILE_NAME ":10:29: matrix traffic.packet.size: values must be scalars, got a map");
+	expect_error(BASE "matrix:\n  traffic.packet.size: [64, 128, 64, 128]\n",
+		     FILE_NAME ":10:34: matrix traffic.packet.size: duplicate value '64' (first at 10:25)");
+	expect_error(BASE "matrix:\n  repeat: [1, 2]\n",
+		     FILE_NAME ":10:3: matrix: 'repeat' cannot be varied by the matrix");
+	expect_error(BASE "matrix:\n  variants.drop: [1, 2]\n",
+		     FILE_NAME ":10:3: matrix: 'variants.drop' cannot be varied by the matrix");
+	expect_error(BASE "matrix:\n  traffic..size: [1, 2]\n",
+		     FILE_NAME ":10:3: matrix: expected a key path such as traffic.packet.size, got 'traffic..size'");
+	expect_error(BASE "matrix:\n  traffic.packet: [1]\n  traffic.packet.size: [64]\n",
+		     FILE_NAME ":11:3: matrix: 'traffic.packet.size' overlaps 'traffic.packet' (at 10:3)");
+
+	/* Every point is a whole plan: the offending value is named with its place. */
+	expect_error(BASE "matrix:\n  traffic.packet.size: [64, abc]\n",
+		     FILE_NAME ":10:29: matrix traffic.packet.size=abc: traffic.packet.size: expected an integer from 60 to 9000, got 'abc'");
+	expect_error(BASE "matrix:\n  traffic.packet.siz: [64]\n",
+		     FILE_NAME ":10:24: matrix traffic.packet.siz=64: unknown key 'siz' in traffic.packet (expected one of: size, proto, flows)");
+	expect_error(BASE "matrix:\n  ports.x: [1]\n",
+		     FILE_NAME ":10:13: matrix ports.x=1: 'ports' is not a map");
+	expect_error(BASE "matrix:\n  traffic.from: [a, c]\n",
+		     FILE_NAME ":10:21: matrix traffic.from=c: traffic.from 'c' is not one of the plan's ports (a, b)");
+	/* An error that the point causes elsewhere names the whole point. */
+	expect_error("name: x\nports: [a]\ntraffic:\n  from: a\n  duration: 1s\n  packet: {size: 60}\n"
+		     "variants: {v: [{port: a, object: o, program: p}]}\n"
+		     "matrix:\n  traffic.packet.flows: [1, 2]\n  traffic.packet.proto: [udp4, udp6]\n",
+		     FILE_NAME ":6:18: matrix point traffic.packet.flows=1, traffic.packet.proto=udp6: traffic.packet.size: udp6 frames need at least 62 bytes, got 60");
+
+	/* The expansion is capped before any point is built. */
+	expect_error(BASE "repeat: 1000\nmatrix:\n  traffic.threads: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]\n"
+		     "  traffic.packet.flows: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]\n",
+		     FILE_NAME ":10:1: the plan expands to 110000 jobs (repeat 1000 x 110 matrix points x 1 variants), more than 100000");
+	expect_error(BASE "repeat: 1000\nmatrix:\n"
+		     "  traffic.threads: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]\n"
+		     "  traffic.packet.flows: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]\n"
+		     "  traffic.packet.size: [61, 62, 63, 64, 65, 66, 67, 68, 69, 70]\n"
+		     "  traffic.warmup: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]\n"
+		     "  traffic.duration: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]\n"
+		     "  description: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]\n",
+		     FILE_NAME ":10:1: the matrix has more than 100000 points");
+	expect_error(BASE "repeat: 1001\n", FILE_NAME ":9:9: repeat: expected an integer from 1 to 1000, got '1001'");
+}
+
+static void test_plan_overrides(void **state)
+{
+	static const char *const set[] = {
+		"traffic.packet.size=1500", "repeat=2", "hosts.count=4", "hosts.match.rack=r3",
+		"hosts.match.port.driver=mlx5", "ports=[a, b, c]", "traffic.packet.flows=8",
+		"description=\"x: y\"",
+	};
+	static const char *const add_variant[] = {
+		"variants.tx=[{port: a, object: xdp_basic.bpf.o, program: xdp_tx}]",
+	};
+	static const char *const drop_axis[] = { "traffic.packet.size=128" };
+	static const char *const add_axis[] = { "matrix.traffic.threads=[1, 2, 4]" };
+	struct plan_error err;
+	struct plan *p;
+	char sha[SHA256_HEX_LEN];
+
+	(void)state;
+	p = parse_ov(BASE, set, 8, &err);
+	if (!p)
+		fail_msg("%s", err.text);
+	util_sha256_hex(BASE, strlen(BASE), sha);
+	assert_string_equal(p->sha256, sha);	/* the text, not the overrides */
+	assert_int_equal(p->traffic.size, 1500);
+	assert_int_equal(p->traffic.flows, 8);
+	assert_int_equal(p->repeat, 2);
+	assert_int_equal(p->host_count, 4);
+	assert_int_equal(p->n_match, 2);
+	assert_string_equal(p->match[0].key, "rack");
+	assert_string_equal(p->match[0].value, "r3");
+	assert_string_equal(p->match[1].key, "port.driver");
+	assert_string_equal(p->match[1].value, "mlx5");
+	assert_int_equal(p->n_ports, 3);
+	assert_string_equal(p->ports[2], "c");
+	assert_string_equal(p->description, "x: y");
+	plan_destroy(&p);
+
+	p = parse_ov(BASE, add_variant, 1, &err);
+	assert_non_null(p);
+	assert_int_equal(p->n_variants, 2);
+	assert_string_equal(p->variants[1].name, "tx");
+	assert_string_equal(p->variants[1].attach[0].program, "xdp_tx");
+	assert_int_equal(p->variants[1].attach[0].line, 0);	/* not from the file */
+	plan_destroy(&p);
+
+	/* Setting a key that the matrix varies takes it out of the matrix. */
+	p = parse_ov(full_plan, drop_axis, 1, &err);
+	assert_non_null(p);
+	assert_int_equal(p->n_axes, 0);
+	assert_int_equal(p->traffic.size, 128);
+	plan_destroy(&p);
+	p = parse_ov(full_plan, add_axis, 1, &err);
+	assert_non_null(p);
+	assert_int_equal(p->n_axes, 2);
+	assert_string_equal(p->matrix[1].key, "traffic.threads");
+	assert_int_equal(p->matrix[1].n_values, 3);
+	plan_destroy(&p);
+
+	/* Errors in what an override put there are reported against the override. */
+	{
+		static const char *const o1[] = { "traffic.packet.siz=1" };
+		static const char *const o2[] = { "traffic.packet.size=big" };
+		static const char *const o3[] = { "traffic.from.x=1" };
+		static const char *const o4[] = { "ports=[a, b" };
+		static const char *const o5[] = { "ports=[a]" };
+		static const char *const o6[] = { "matrix.traffic.threads=[1, x]" };
+		static const char *const o7[] = { "name=*x" };
+
+		expect_error_ov(BASE, o1, 1,
+				FILE_NAME ": override 'traffic.packet.siz=1': unknown key 'siz' in traffic.packet (expected one of: size, proto, flows)");
+		expect_error_ov(BASE, o2, 1,
+				FILE_NAME ": override 'traffic.packet.size=big': traffic.packet.size: expected an integer from 60 to 9000, got 'big'");
+		expect_error_ov(BASE, o3, 1,
+				FILE_NAME ": override 'traffic.from.x=1': 'traffic.from' is not a map");
+		expect_error_ov(BASE, o4, 1,
+				FILE_NAME ": override 'ports=[a, b': did not find expected ',' or ']' (while parsing a flow sequence)");
+		/* ... and what the file says stays positioned in the file. */
+		expect_error_ov(BASE, o5, 1,
+				FILE_NAME ":8:14: variant 'drop': port 'b' is not one of the plan's ports (a)");
+		expect_error_ov(BASE, o6, 1,
+				FILE_NAME ": matrix traffic.threads=x: traffic.threads: expected an integer from 1 to 64, got 'x'");
+		expect_error_ov(BASE, o7, 1,
+				FILE_NAME ": override 'name=*x': YAML aliases are not supported");
+	}
+}
+
+static void test_plan_override_parse(void **state)
+{
+	struct plan_override ov;
+	struct plan_error err;
+
+	(void)state;
+	assert_int_equal(plan_override_parse("traffic.packet.size=1500", &ov, &err), 0);
+	assert_string_equal(ov.key, "traffic.packet.size");
+	assert_string_equal(ov.value, "1500");
+	plan_override_release(&ov);
+	assert_null(ov.key);
+	plan_override_release(&ov);
+
+	assert_int_equal(plan_override_parse("description=a=b", &ov, &err), 0);
+	assert_string_equal(ov.key, "description");
+	assert_string_equal(ov.value, "a=b");
+	plan_override_release(&ov);
+	assert_int_equal(plan_override_parse("description=", &ov, &err), 0);
+	assert_string_equal(ov.value, "");
+	plan_override_release(&ov);
+
+	assert_int_equal(plan_override_parse("x", &ov, &err), -EINVAL);
+	assert_string_equal(err.text, "invalid override 'x': expected KEY=VALUE");
+	assert_int_equal(err.line, 0);
+	assert_int_equal(plan_override_parse("=1", &ov, &err), -EINVAL);
+	assert_string_equal(err.text, "invalid override '=1': expected KEY=VALUE");
+	assert_int_equal(plan_override_parse("a..b=1", &ov, &err), -EINVAL);
+	assert_string_equal(err.text,
+			    "invalid override 'a..b=1': expected a key path such as traffic.packet.size");
+	assert_int_equal(plan_override_parse("a.=1", &ov, &err), -EINVAL);
+	assert_int_equal(plan_override_parse("name=a\nb", &ov, &err), -EINVAL);
+	assert_string_equal(err.text, "invalid override 'name=a\\x0ab': the value must be one line");
+	assert_null(ov.key);
+}
+
+/* Expansion order, point values and spec contents. */
+static void test_plan_expand_matrix(void **state)
+{
+	static const char *const variants[] = { "a1", "b2", "c3" };
+	struct plan_job *jobs = NULL;
+	struct plan_error err;
+	struct plan *p;
+	int n = 0, i;
+
+	(void)state;
+	p = parse_ok("name: m\nports: [a, b]\ntraffic: {from: a, duration: 2s}\n"
+		     "variants:\n"
+		     "  a1: [{port: b, object: o.bpf.o, program: p1}]\n"
+		     "  b2: [{port: b, object: o.bpf.o, program: p2}]\n"
+		     "  c3: [{port: b, object: o.bpf.o, program: p3}]\n"
+		     "matrix:\n"
+		     "  traffic.packet.size: [64, 1500]\n"
+		     "  traffic.packet.proto: [udp4, udp6]\n"
+		     "repeat: 2\n");
+	assert_int_equal(plan_expand(p, &jobs, &n, &err), 0);
+	assert_int_equal(n, 2 * 4 * 3);		/* reps x points x variants */
+	for (i = 0; i < n; i++) {
+		const struct plan_job *j = &jobs[i];
+		int point = (i / 3) % 4;
+		const char *size = point < 2 ? "64" : "1500";
+		const char *proto = point % 2 ? "udp6" : "udp4";
+		json_t *packet = json_object_get(json_object_get(j->spec, "traffic"), "packet");
+
+		assert_int_equal(j->seq, i);
+		assert_int_equal(j->rep, i / 12 + 1);
+		assert_int_equal(j->point, point);
+		assert_int_equal(j->variant, i % 3);	/* A B C A B C */
+		assert_string_equal(json_string_value(json_object_get(j->spec, "variant")),
+				    variants[i % 3]);
+		assert_int_equal(json_integer_value(json_object_get(j->spec, "rep")), j->rep);
+		assert_int_equal(json_object_size(j->point_values), 2);
+		assert_string_equal(json_string_value(json_object_get(j->point_values,
+							"traffic.packet.size")), size);
+		assert_string_equal(json_string_value(json_object_get(j->point_values,
+							"traffic.packet.proto")), proto);
+		assert_true(json_equal(json_object_get(j->spec, "point"), j->point_values));
+		assert_int_equal(json_integer_value(json_object_get(packet, "size")), atoi(size));
+		assert_string_equal(json_string_value(json_object_get(packet, "proto")), proto);
+		assert_string_equal(json_string_value(json_object_get(
+			json_array_get(json_object_get(j->spec, "attach"), 0), "program")),
+			i % 3 == 0 ? "p1" : i % 3 == 1 ? "p2" : "p3");
+	}
+	/* The plan is as it was after the expansion. */
+	assert_int_equal(p->traffic.size, 64);
+	assert_int_equal(p->traffic.proto, PLAN_PROTO_UDP4);
+	plan_jobs_free(jobs, n);
+	jobs = NULL;
+	assert_int_equal(plan_expand(p, &jobs, &n, &err), 0);	/* and again */
+	assert_int_equal(n, 24);
+	plan_jobs_free(jobs, n);
+	plan_destroy(&p);
+	plan_jobs_free(NULL, 0);
+}
+
+static void test_plan_expand_spec(void **state)
+{
+	struct plan_job *jobs = NULL;
+	struct plan_error err;
+	struct plan *p;
+	json_t *want;
+	char *text;
+	int n = 0;
+
+	(void)state;
+	p = parse_ok("name: spec\nports: [a, b]\n"
+		     "traffic: {generator: udp, from: a, packet: {size: 128, proto: udp6, flows: 4},\n"
+		     "          threads: 2, duration: 2s, warmup: 500ms}\n"
+		     "variants:\n"
+		     "  both:\n"
+		     "    - {port: b, mode: generic, object: xdp_basic.bpf.o, program: xdp_tx}\n"
+		     "    - {port: b, hook: tc-egress, object: sub/tc.bpf.o, program: cls}\n"
+		     "metrics: [port.rx_pps, prog.ns_per_run]\n");
+	assert_int_equal(plan_expand(p, &jobs, &n, &err), 0);
+	assert_int_equal(n, 1);
+	want = json_loads("{\"plan\": \"spec\", \"variant\": \"both\", \"rep\": 1, \"point\": {},"
+			  " \"ports\": [\"a\", \"b\"],"
+			  " \"traffic\": {\"generator\": \"udp\", \"from\": \"a\","
+			  "   \"packet\": {\"size\": 128, \"proto\": \"udp6\", \"flows\": 4},"
+			  "   \"threads\": 2, \"duration_ms\": 2000, \"warmup_ms\": 500},"
+			  " \"attach\": [{\"port\": \"b\", \"hook\": \"xdp\", \"mode\": \"generic\","
+			  "   \"object\": \"xdp_basic.bpf.o\", \"program\": \"xdp_tx\"},"
+			  "  {\"port\": \"b\", \"hook\": \"tc-egress\", \"object\": \"sub/tc.bpf.o\","
+			  "   \"program\": \"cls\"}],"
+			  " \"metrics\": [\"port.rx_pps\", \"prog.ns_per_run\"]}", 0, NULL);
+	assert_non_null(want);
+	text = json_dumps(jobs[0].spec, JSON_SORT_KEYS);
+	if (!json_equal(want, jobs[0].spec))
+		fail_msg("spec differs: %s", text);
+	free(text);
+	assert_int_equal(json_object_size(jobs[0].point_values), 0);
+	json_decref(want);
+	plan_jobs_free(jobs, n);
+	plan_destroy(&p);
+
+	/* generator none: no "from" */
+	p = parse_ok("name: n\nports: [a]\ntraffic: {generator: none, duration: 1s}\n"
+		     "variants: {v: [{port: a, object: o, program: p}]}\n");
+	assert_int_equal(plan_expand(p, &jobs, &n, &err), 0);
+	assert_null(json_object_get(json_object_get(jobs[0].spec, "traffic"), "from"));
+	assert_string_equal(json_string_value(json_object_get(json_object_get(jobs[0].spec,
+			    "traffic"), "generator")), "none");
+	assert_null(json_object_get(jobs[0].spec, "sha256"));
+	plan_jobs_free(jobs, n);
+	plan_destroy(&p);
+}
+
+/* The limit itself is accepted and expands; it takes well under a second. */
+static void test_plan_expand_limit(void **state)
+{
+	static const char text[] = BASE "repeat: 1000\nmatrix:\n"
+		"  traffic.threads: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]\n"
+		"  traffic.packet.flows: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]\n";
+	struct plan_job *jobs = NULL;
+	struct plan_error err;
+	struct plan *p = parse_ok(text);
+	int n = 0;
+
+	(void)state;
+	assert_int_equal(plan_expand(p, &jobs, &n, &err), 0);
+	assert_int_equal(n, PLAN_MAX_JOBS);
+	assert_int_equal(jobs[n - 1].rep, 1000);
+	assert_int_equal(jobs[n - 1].point, 99);
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(jobs[n - 1].spec,
+			 "traffic"), "threads")), 10);
+	plan_jobs_free(jobs, n);
+	plan_destroy(&p);
+}
+
+static void test_plan_names(void **state)
+{
+	(void)state;
+	assert_string_equal(plan_hook_name(PLAN_HOOK_XDP), "xdp");
+	assert_string_equal(plan_hook_name(PLAN_HOOK_TC_INGRESS), "tc-ingress");
+	assert_string_equal(plan_hook_name(PLAN_HOOK_TC_EGRESS), "tc-egress");
+	assert_string_equal(plan_xdp_mode_name(PLAN_XDP_NATIVE), "native");
+	assert_string_equal(plan_xdp_mode_name(PLAN_XDP_GENERIC), "generic");
+	assert_string_equal(plan_xdp_mode_name(PLAN_XDP_OFFLOAD), "offload");
+	assert_string_equal(plan_generator_name(PLAN_GEN_XDP_LIVE), "xdp-live");
+	assert_string_equal(plan_generator_name(PLAN_GEN_UDP), "udp");
+	assert_string_equal(plan_generator_name(PLAN_GEN_PKTGEN), "pktgen");
+	assert_string_equal(plan_generator_name(PLAN_GEN_NONE), "none");
+	assert_string_equal(plan_proto_name(PLAN_PROTO_UDP4), "udp4");
+	assert_string_equal(plan_proto_name(PLAN_PROTO_UDP6), "udp6");
+	assert_true(plan_metric_known("port.rx_pps"));
+	assert_true(plan_metric_known("cpu.busy"));
+	assert_true(plan_metric_known("prog.run_pps"));
+	assert_false(plan_metric_known("port.rx_bps"));
+	assert_false(plan_metric_known(NULL));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_plan_full),
+		cmocka_unit_test(test_plan_defaults),
+		cmocka_unit_test(test_plan_values),
+		cmocka_unit_test(test_plan_load),
+		cmocka_unit_test(test_plan_bad_yaml),
+		cmocka_unit_test(test_plan_bad_format),
+		cmocka_unit_test(test_plan_bad_matrix),
+		cmocka_unit_test(test_plan_overrides),
+		cmocka_unit_test(test_plan_override_parse),
+		cmocka_unit_test(test_plan_expand_matrix),
+		cmocka_unit_test(test_plan_expand_spec),
+		cmocka_unit_test(test_plan_expand_limit),
+		cmocka_unit_test(test_plan_names),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,419 @@
+/* test_report.c - lib/report.c: fixed result objects (docs/protocol.md "result") in, the
+ * exact text and the JSON report numbers out.
+ *
+ * The arithmetic of the netdev example from the design brief, checked by hand:
+ * cnt_ingress 35.9 35.6 35.5 + cnt_egress 70.3 73.5 69.2 give totals 106.2 109.1 104.7;
+ * mean 320.0 / 3 = 106.67 -> "106.7"; spread (109.1 - 104.7) / 2 = 2.2.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report.h"
+
+/* cmocka 1.1's assert_float_equal compares floats; pps values need doubles. */
+#define assert_near(a, b, eps) assert_near_at((a), (b), (eps), __FILE__, __LINE__)
+
+static void assert_near_at(double a, double b, double eps, const char *file, int line)
+{
+	if (fabs(a - b) <= eps)
+		return;
+	print_error("%.17g != %.17g (within %g)\n", a, b, eps);
+	_fail(file, line);
+}
+
+static json_t *result_new(int run, const char *plan, const char *state, int repeat,
+			  const char *variants_json, const char *hosts_json)
+{
+	json_t *r = json_pack("{s:i, s:s, s:s, s:s, s:i, s:o, s:o, s:[]}", "run", run,
+			      "plan", plan, "plan_sha256",
+			      "1a2b3c4d5e6f77889900aabbccddeeff00112233445566778899aabbccddeeff",
+			      "state", state, "repeat", repeat,
+			      "variants", json_loads(variants_json, 0, NULL),
+			      "hosts", json_loads(hosts_json, 0, NULL), "samples");
+
+	assert_non_null(r);
+	return r;
+}
+
+/* One whole-window sample; POINT is JSON text or NULL for no matrix. */
+static void add(json_t *result, int job, const char *host, const char *variant, int rep,
+		const char *point, const char *metric, const char *subject, double value)
+{
+	bool ns = !strcmp(metric, "prog.ns_per_run");
+	json_t *s = json_pack("{s:i, s:s, s:s, s:i, s:o, s:s, s:s, s:f, s:s, s:s}",
+			      "job", job, "host", host, "variant", variant, "rep", rep,
+			      "point", point ? json_loads(point, 0, NULL) : json_object(),
+			      "metric", metric, "subject", subject, "value", value,
+			      "unit", ns ? "ns" : "pps",
+			      "window", !strncmp(metric, "prog.", 5) ? "cost" : "rate");
+
+	assert_non_null(s);
+	assert_int_equal(json_array_append_new(json_object_get(result, "samples"), s), 0);
+}
+
+static char *text_of(const json_t *result, json_t **reportp)
+{
+	json_t *report = report_build(result);
+	char *text;
+
+	assert_non_null(report);
+	text = report_text(report);
+	assert_non_null(text);
+	if (reportp)
+		*reportp = report;
+	else
+		json_decref(report);
+	return text;
+}
+
+/* The text, shown whole when it differs: the point of these tests is the layout. */
+static void assert_text(const char *got, const char *want)
+{
+	if (strcmp(got, want)) {
+		/* print_error() cuts long messages short */
+		fprintf(stderr, "--- want\n%s--- got\n%s---\n", want, got);
+		fail();
+	}
+}
+
+static const json_t *section(const json_t *report, int group, int sec)
+{
+	const json_t *g = json_array_get(json_object_get(report, "groups"), group);
+
+	return json_array_get(json_object_get(g, "sections"), sec);
+}
+
+static double num(const json_t *obj, const char *key)
+{
+	return json_number_value(json_object_get(obj, key));
+}
+
+static double value_at(const json_t *obj, int i)
+{
+	return json_number_value(json_array_get(json_object_get(obj, "values"), i));
+}
+
+static const char *h1 = "[{\"name\":\"h1\",\"kernel_release\":\"6.18.44\"}]";
+
+/* The quickstart table of the CLI brief, samples in the order jobs finish. */
+static void test_report_quickstart(void **state)
+{
+	json_t *r = result_new(3, "quickstart", "done", 3, "[\"drop\",\"pass\"]", h1), *rep;
+	const double drop[] = { 19.86e6, 19.91e6, 20.03e6 }, pass[] = { 3.12e6, 3.10e6, 3.15e6 };
+	const double ns[] = { 35.9, 35.6, 35.5 };
+	char *text;
+	int i;
+
+	(void)state;
+	for (i = 0; i < 3; i++) {
+		add(r, 2 * i + 1, "h1", "drop", i + 1, NULL, "prog.ns_per_run", "xdp_drop", ns[i]);
+		add(r, 2 * i + 1, "h1", "drop", i + 1, NULL, "port.rx_pps", "b", drop[i]);
+		add(r, 2 * i + 2, "h1", "pass", i + 1, NULL, "port.rx_pps", "b", pass[i]);
+	}
+	text = text_of(r, &rep);
+	assert_text(text,
+		"run 3  quickstart  plan 1a2b3c4d5e6f  done\n"
+		"host h1  kernel 6.18.44\n"
+		"\n"
+		"port.rx_pps  (packets/s, bpf_stats off)\n"
+		"variant  port  results-1 results-2 results-3     mean ± spread\n"
+		"drop     b        19.86M    19.91M    20.03M   19.93M ± 0.09M\n"
+		"pass     b         3.12M     3.10M     3.15M    3.12M ± 0.03M\n"
+		"\n"
+		"prog.ns_per_run  (ns per program run, bpf_stats on)\n"
+		"variant  prog      results-1 results-2 results-3   total = mean ± spread\n"
+		"drop     xdp_drop       35.9      35.6      35.5           35.7 ± 0.2\n");
+
+	/* the JSON report carries the unrounded numbers */
+	assert_int_equal(json_integer_value(json_object_get(rep, "run")), 3);
+	assert_int_equal(json_integer_value(json_object_get(rep, "repeat")), 3);
+	{
+		const json_t *rows = json_object_get(section(rep, 0, 0), "rows");
+		const json_t *d = json_array_get(rows, 0), *p = json_array_get(rows, 1);
+
+		assert_string_equal(json_string_value(json_object_get(section(rep, 0, 0),
+								      "metric")), "port.rx_pps");
+		assert_string_equal(json_string_value(json_object_get(d, "variant")), "drop");
+		assert_near(value_at(d, 0), 19.86e6, 0);
+		assert_near(value_at(d, 2), 20.03e6, 0);
+		assert_near(num(d, "mean"), 59.8e6 / 3, 1e-6);
+		assert_near(num(d, "spread"), 85000, 1e-6);
+		assert_near(num(d, "median"), 19.91e6, 0);
+		assert_int_equal(json_integer_value(json_object_get(d, "n")), 3);
+		assert_near(num(p, "mean"), 9.37e6 / 3, 1e-6);
+		assert_near(num(p, "spread"), 25000, 1e-6);
+	}
+	free(text);
+	json_decref(rep);
+	json_decref(r);
+}
+
+/* The netdev form: two programs in one variant, their per-repetition total. */
+static void test_report_netdev_total(void **state)
+{
+	json_t *r = result_new(12, "ext-cnt", "done", 3, "[\"ext-cnt\"]", h1), *rep;
+	const double in[] = { 35.9, 35.6, 35.5 }, eg[] = { 70.3, 73.5, 69.2 };
+	const json_t *t, *rows;
+	char *text;
+	int i;
+
+	(void)state;
+	for (i = 0; i < 3; i++) {
+		add(r, i + 1, "h1", "ext-cnt", i + 1, NULL, "prog.ns_per_run", "cnt_ingress",
+		    in[i]);
+		add(r, i + 1, "h1", "ext-cnt", i + 1, NULL, "prog.ns_per_run", "cnt_egress",
+		    eg[i]);
+	}
+	text = text_of(r, &rep);
+	assert_text(text,
+		"run 12  ext-cnt  plan 1a2b3c4d5e6f  done\n"
+		"host h1  kernel 6.18.44\n"
+		"\n"
+		"prog.ns_per_run  (ns per program run, bpf_stats on)\n"
+		"variant  prog         results-1 results-2 results-3   total = mean ± spread\n"
+		"ext-cnt  cnt_ingress       35.9      35.6      35.5          106.7 ± 2.2\n"
+		"         cnt_egress        70.3      73.5      69.2\n");
+
+	t = json_array_get(json_object_get(section(rep, 0, 0), "totals"), 0);
+	assert_non_null(t);
+	assert_string_equal(json_string_value(json_object_get(t, "variant")), "ext-cnt");
+	assert_int_equal(json_integer_value(json_object_get(t, "programs")), 2);
+	assert_near(value_at(t, 0), 106.2, 1e-9);
+	assert_near(value_at(t, 1), 109.1, 1e-9);
+	assert_near(value_at(t, 2), 104.7, 1e-9);
+	assert_near(num(t, "mean"), 320.0 / 3, 1e-9);
+	assert_near(num(t, "spread"), 2.2, 1e-9);
+	assert_near(num(t, "min"), 104.7, 1e-9);
+	assert_near(num(t, "max"), 109.1, 1e-9);
+
+	/* each program keeps its own statistics */
+	rows = json_object_get(section(rep, 0, 0), "rows");
+	assert_string_equal(json_string_value(json_object_get(json_array_get(rows, 1),
+							      "subject")), "cnt_egress");
+	assert_near(num(json_array_get(rows, 1), "mean"), 213.0 / 3, 1e-9);
+	assert_near(num(json_array_get(rows, 1), "spread"), 2.15, 1e-9);
+	free(text);
+	json_decref(rep);
+	json_decref(r);
+}
+
+/* A failed job leaves "-" cells; its repetition has no total; a variant without any
+ * sample still gets a row; metrics come in the fixed order whatever the sample order;
+ * rates pick K/M units and more decimals when a spread would round to zero. */
+static void test_report_missing_and_order(void **state)
+{
+	json_t *r = result_new(4, "mix", "failed", 3, "[\"base\",\"cnt\",\"broken\"]", h1), *rep;
+	const json_t *t;
+	char *text;
+
+	(void)state;
+	add(r, 9, "h1", "cnt", 3, NULL, "prog.ns_per_run", "cnt_egress", 69.3);
+	add(r, 9, "h1", "cnt", 3, NULL, "prog.ns_per_run", "cnt_ingress", 35.5);
+	add(r, 7, "h1", "base", 3, NULL, "port.drop_pps", "b", 950);
+	add(r, 7, "h1", "base", 3, NULL, "port.rx_pps", "b", 812400);
+	add(r, 4, "h1", "base", 2, NULL, "port.rx_pps", "b", 815100);
+	add(r, 1, "h1", "base", 1, NULL, "port.rx_pps", "b", 809700);
+	add(r, 5, "h1", "cnt", 2, NULL, "prog.ns_per_run", "cnt_egress", 73.5);
+	add(r, 2, "h1", "cnt", 1, NULL, "prog.ns_per_run", "cnt_egress", 70.3);
+	add(r, 2, "h1", "cnt", 1, NULL, "prog.ns_per_run", "cnt_ingress", 35.9);
+	/* job 5 lost cnt_ingress of rep 2: no total for rep 2 */
+	add(r, 2, "h1", "cnt", 1, NULL, "port.rx_pps", "b", 7012345);
+	add(r, 5, "h1", "cnt", 2, NULL, "port.rx_pps", "b", 7012000);
+	text = text_of(r, &rep);
+	assert_text(text,
+		"run 4  mix  plan 1a2b3c4d5e6f  failed\n"
+		"host h1  kernel 6.18.44\n"
+		"\n"
+		"port.rx_pps  (packets/s, bpf_stats off)\n"
+		"variant  port  results-1 results-2 results-3      mean ± spread\n"
+		"base     b        809.7K    815.1K    812.4K    812.4K ± 2.7K\n"
+		"cnt      b       7.0123M   7.0120M         -   7.0122M ± 0.0002M\n"
+		"broken   -             -         -         -         -\n"
+		"\n"
+		"port.drop_pps  (packets/s, bpf_stats off)\n"
+		"variant  port  results-1 results-2 results-3   mean ± spread\n"
+		"base     b             -         -       950    950\n"
+		"broken   -             -         -         -      -\n"
+		"\n"
+		"prog.ns_per_run  (ns per program run, bpf_stats on)\n"
+		"variant  prog         results-1 results-2 results-3   total = mean ± spread\n"
+		"cnt      cnt_egress        70.3      73.5      69.3          105.5 ± 0.7\n"
+		"         cnt_ingress       35.9         -      35.5\n"
+		"broken   -                    -         -         -              -\n");
+
+	t = json_array_get(json_object_get(section(rep, 0, 2), "totals"), 0);
+	assert_int_equal(json_integer_value(json_object_get(t, "n")), 2);
+	assert_near(value_at(t, 0), 106.2, 1e-9);
+	assert_true(json_is_null(json_array_get(json_object_get(t, "values"), 1)));
+	assert_near(value_at(t, 2), 104.8, 1e-9);
+	assert_near(num(t, "mean"), 105.5, 1e-9);
+	assert_near(num(t, "spread"), 0.7, 1e-9);
+	/* the broken variant: a row of nulls and no numbers */
+	t = json_array_get(json_object_get(section(rep, 0, 0), "rows"), 2);
+	assert_string_equal(json_string_value(json_object_get(t, "variant")), "broken");
+	assert_true(json_is_null(json_object_get(t, "subject")));
+	assert_true(json_is_null(json_object_get(t, "mean")));
+	assert_int_equal(json_integer_value(json_object_get(t, "n")), 0);
+	free(text);
+	json_decref(rep);
+	json_decref(r);
+}
+
+/* Two hosts and a matrix: one block per host, one per point within it. */
+static void test_report_hosts_and_points(void **state)
+{
+	json_t *r = result_new(7, "chain", "done", 2, "[\"tx-drop\"]",
+			       "[{\"name\":\"h1\",\"kernel_release\":\"6.18.44\"},"
+			       " {\"name\":\"h2\",\"kernel_release\":\"6.1.0-28-amd64\"}]"), *rep;
+	const char *p64 = "{\"traffic.packet.size\":\"64\"}";
+	const char *p1500 = "{\"traffic.packet.size\":\"1500\"}";
+	const json_t *g;
+	char *text;
+
+	(void)state;
+	add(r, 1, "h2", "tx-drop", 1, p64, "port.rx_pps", "a", 7.1e6);
+	add(r, 1, "h1", "tx-drop", 1, p64, "gen.tx_pps", "a", 9.0e6);
+	add(r, 2, "h2", "tx-drop", 1, p1500, "port.rx_pps", "a", 1.2e6);
+	add(r, 2, "h1", "tx-drop", 1, p1500, "gen.tx_pps", "a", 1.25e6);
+	add(r, 3, "h2", "tx-drop", 2, p64, "port.rx_pps", "a", 7.3e6);
+	add(r, 3, "h1", "tx-drop", 2, p64, "gen.tx_pps", "a", 9.2e6);
+	add(r, 4, "h2", "tx-drop", 2, p1500, "port.rx_pps", "a", 1.21e6);
+	add(r, 4, "h1", "tx-drop", 2, p1500, "gen.tx_pps", "a", 1.25e6);
+	text = text_of(r, &rep);
+	assert_text(text,
+		"run 7  chain  plan 1a2b3c4d5e6f  done\n"
+		"host h1  kernel 6.18.44\n"
+		"\n"
+		"point traffic.packet.size=64\n"
+		"\n"
+		"gen.tx_pps  (packets/s, bpf_stats off)\n"
+		"variant  port  results-1 results-2     mean ± spread\n"
+		"tx-drop  a        9.000M    9.200M   9.100M ± 0.100M\n"
+		"\n"
+		"point traffic.packet.size=1500\n"
+		"\n"
+		"gen.tx_pps  (packets/s, bpf_stats off)\n"
+		"variant  port  results-1 results-2     mean ± spread\n"
+		"tx-drop  a        1.250M    1.250M   1.250M ± 0.000M\n"
+		"\n"
+		"host h2  kernel 6.1.0-28-amd64\n"
+		"\n"
+		"point traffic.packet.size=64\n"
+		"\n"
+		"port.rx_pps  (packets/s, bpf_stats off)\n"
+		"variant  port  results-1 results-2     mean ± spread\n"
+		"tx-drop  a        7.100M    7.300M   7.200M ± 0.100M\n"
+		"\n"
+		"point traffic.packet.size=1500\n"
+		"\n"
+		"port.rx_pps  (packets/s, bpf_stats off)\n"
+		"variant  port  results-1 results-2     mean ± spread\n"
+		"tx-drop  a        1.200M    1.210M   1.205M ± 0.005M\n");
+
+	assert_int_equal(json_array_size(json_object_get(rep, "groups")), 4);
+	g = json_array_get(json_object_get(rep, "groups"), 3);
+	assert_string_equal(json_string_value(json_object_get(g, "host")), "h2");
+	assert_string_equal(json_string_value(json_object_get(g, "kernel_release")),
+			    "6.1.0-28-amd64");
+	assert_string_equal(json_string_value(json_object_get(json_object_get(g, "point"),
+							      "traffic.packet.size")), "1500");
+	assert_near(num(json_array_get(json_object_get(section(rep, 3, 0), "rows"), 0), "mean"),
+		    1.205e6, 1e-6);
+	free(text);
+	json_decref(rep);
+	json_decref(r);
+}
+
+/* Halves round away from zero as by hand, although (35.9 - 35.6) / 2 is 0.14999... in
+ * binary; a spread that would print as zero gets more decimals. */
+static void test_report_rounding(void **state)
+{
+	json_t *r = result_new(8, "round", "done", 2, "[\"drop\",\"tx\"]", h1), *rep;
+	char *text;
+
+	(void)state;
+	add(r, 1, "h1", "drop", 1, NULL, "prog.ns_per_run", "xdp_drop", 35.9);
+	add(r, 2, "h1", "drop", 2, NULL, "prog.ns_per_run", "xdp_drop", 35.6);
+	add(r, 3, "h1", "tx", 1, NULL, "prog.ns_per_run", "xdp_tx", 40.01);
+	add(r, 4, "h1", "tx", 2, NULL, "prog.ns_per_run", "xdp_tx", 40.02);
+	text = text_of(r, &rep);
+	assert_text(text,
+		"run 8  round  plan 1a2b3c4d5e6f  done\n"
+		"host h1  kernel 6.18.44\n"
+		"\n"
+		"prog.ns_per_run  (ns per program run, bpf_stats on)\n"
+		"variant  prog      results-1 results-2   total = mean ± spread\n"
+		"drop     xdp_drop       35.9      35.6           35.8 ± 0.2\n"
+		"tx       xdp_tx        40.01     40.02          40.02 ± 0.01\n");
+	free(text);
+	json_decref(rep);
+	json_decref(r);
+}
+
+static void test_report_empty(void **state)
+{
+	json_t *r = result_new(5, "quickstart", "queued", 3, "[\"drop\"]", h1), *rep;
+	json_t *scalar = json_integer(1);
+	char *text;
+
+	(void)state;
+	text = text_of(r, &rep);
+	assert_text(text, "run 5  quickstart  plan 1a2b3c4d5e6f  queued\nno samples\n");
+	assert_int_equal(json_array_size(json_object_get(rep, "groups")), 0);
+	errno = 0;
+	assert_null(report_build(scalar));
+	assert_int_equal(errno, EINVAL);
+	free(text);
+	json_decref(scalar);
+	json_decref(rep);
+	json_decref(r);
+}
+
+static void test_report_csv(void **state)
+{
+	json_t *r = result_new(3, "quickstart", "done", 1, "[\"drop\"]", h1);
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	(void)state;
+	add(r, 1, "h1", "drop", 1, NULL, "port.rx_pps", "b", 19860000);
+	add(r, 1, "h1", "drop", 1, "{\"traffic.packet.size\":\"64\",\"traffic.packet.flows\":4}",
+	    "prog.ns_per_run", "odd,\"name\"", 35.9);
+	f = open_memstream(&buf, &len);
+	assert_non_null(f);
+	assert_int_equal(report_print_csv(r, f), 0);
+	fclose(f);
+	assert_text(buf,
+		"run,job,host,variant,rep,point,metric,subject,window,value,unit\n"
+		"3,1,h1,drop,1,,port.rx_pps,b,rate,19860000,pps\n"
+		"3,1,h1,drop,1,traffic.packet.size=64 traffic.packet.flows=4,prog.ns_per_run,"
+		"\"odd,\"\"name\"\"\",cost,35.9,ns\n");
+	free(buf);
+	json_decref(r);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_report_quickstart),
+		cmocka_unit_test(test_report_netdev_total),
+		cmocka_unit_test(test_report_missing_and_order),
+		cmocka_unit_test(test_report_hosts_and_points),
+		cmocka_unit_test(test_report_rounding),
+		cmocka_unit_test(test_report_empty),
+		cmocka_unit_test(test_report_csv),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,732 @@
+/* test_store.c - unit tests for lib/store.c on real SQLite: migrations and refusal of a
+ * newer schema, the job queue from run creation to result, the JSON of every query
+ * (docs/protocol.md, "Query objects"), idempotent ingest, restart recovery, and failures
+ * that must roll back whole: a read-only database and a full one (PRAGMA max_page_count).
+ *
+ * The plan, objects and jobs are built by hand (no plan_parse): the store only reads the
+ * public fields of struct plan, struct plan_objects and struct plan_job.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <ftw.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "store.h"
+#include "util.h"
+
+#define N_VARIANTS 2
+#define N_REPS 2
+#define N_JOBS (N_VARIANTS * N_REPS)
+#define OBJ_NAME "xdp_basic.bpf.o"
+
+/* A hand-made plan of two variants, two repetitions, interleaved (A B A B), each
+ * attaching one program of OBJ_NAME. */
+struct fixture {
+	char dir[64];
+	char db[128];
+	struct plan plan;
+	struct plan_variant variants[N_VARIANTS];
+	struct plan_attach attach[N_VARIANTS];
+	char *var_names[N_VARIANTS];
+	struct plan_objects objs;
+	struct plan_object obj;
+	struct plan_job jobs[N_JOBS];
+	json_t *inventory;
+};
+
+static const char plan_text[] = "name: t\nvariants: {drop: [...], pass: [...]}\n";
+
+static int fixture_setup(void **state)
+{
+	static const char *const progs[N_VARIANTS] = { "xdp_drop", "xdp_pass" };
+	struct fixture *f = calloc(1, sizeof(*f));
+	int i;
+
+	assert_non_null(f);
+	snprintf(f->dir, sizeof(f->dir), "/tmp/bpflab-test-store.XXXXXX");
+	assert_non_null(mkdtemp(f->dir));
+	snprintf(f->db, sizeof(f->db), "%s/lab.db", f->dir);
+
+	f->obj.name = OBJ_NAME;
+	f->obj.len = 3000;
+	f->obj.data = malloc(f->obj.len);
+	for (i = 0; i < (int)f->obj.len; i++)
+		((unsigned char *)f->obj.data)[i] = (unsigned char)(i * 7);
+	util_sha256_hex(f->obj.data, f->obj.len, f->obj.sha256);
+	f->objs.objs = &f->obj;
+	f->objs.n = 1;
+
+	f->plan.file = "t.yaml";
+	f->plan.text = (char *)plan_text;
+	f->plan.text_len = strlen(plan_text);
+	util_sha256_hex(plan_text, f->plan.text_len, f->plan.sha256);
+	f->plan.name = "t";
+	f->plan.repeat = N_REPS;
+	f->plan.variants = f->variants;
+	f->plan.n_variants = N_VARIANTS;
+	f->var_names[0] = "drop";
+	f->var_names[1] = "pass";
+	for (i = 0; i < N_VARIANTS; i++) {
+		f->attach[i].port = "b";
+		f->attach[i].object = OBJ_NAME;
+		f->attach[i].program = (char *)progs[i];
+		f->variants[i].name = f->var_names[i];
+		f->variants[i].attach = &f->attach[i];
+		f->variants[i].n_attach = 1;
+	}
+	for (i = 0; i < N_JOBS; i++) {
+		struct plan_job *j = &f->jobs[i];
+
+		j->seq = i;
+		j->variant = i % N_VARIANTS;
+		j->rep = 1 + i / N_VARIANTS;
+		j->point_values = json_pack("{s:s}", "traffic.packet.size", "64");
+		j->spec = json_pack("{s:s, s:s, s:i, s:[{s:s, s:s, s:s, s:s, s:s, s:s}]}",
+				    "plan", "t", "variant", f->var_names[j->variant], "rep", j->rep,
+				    "attach", "port", "b", "hook", "xdp", "mode", "native",
+				    "object", OBJ_NAME, "program", progs[j->variant],
+				    "sha256", f->obj.sha256);
+		assert_non_null(j->spec);
+	}
+	f->inventory = json_pack("{s:s, s:{s:s, s:s, s:s, s:[], s:s}, s:[{s:s, s:s}]}",
+				 "hostname", "h1", "kernel", "release", "6.18.44",
+				 "version", "#1 SMP PREEMPT_DYNAMIC", "config_sha256", "abc",
+				 "debug_options", "cmdline", "quiet",
+				 "ports", "role", "b", "driver", "veth");
+	assert_non_null(f->inventory);
+	*state = f;
+	return 0;
+}
+
+static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+	return remove(path);
+}
+
+static int fixture_teardown(void **state)
+{
+	struct fixture *f = *state;
+	int i;
+
+	for (i = 0; i < N_JOBS; i++) {
+		json_decref(f->jobs[i].point_values);
+		json_decref(f->jobs[i].spec);
+	}
+	json_decref(f->inventory);
+	free(f->obj.data);
+	nftw(f->dir, rm_entry, 8, FTW_DEPTH | FTW_PHYS);
+	free(f);
+	return 0;
+}
+
+/* Create a run of the fixture's jobs on one host. */
+static int64_t make_run(struct store *st, struct fixture *f, int64_t host_id, int64_t now)
+{
+	struct store_job_new jn[N_JOBS];
+	json_t *ov = json_pack("[s]", "traffic.packet.size=64");
+	int64_t run_id = 0;
+	int i;
+
+	for (i = 0; i < N_JOBS; i++) {
+		jn[i].host_id = host_id;
+		jn[i].job = &f->jobs[i];
+	}
+	assert_int_equal(store_run_create(st, &f->plan, ov, &f->objs, jn, N_JOBS, now,
+					  &run_id), 0);
+	json_decref(ov);
+	assert_true(run_id > 0);
+	return run_id;
+}
+
+static json_t *result_msg(int64_t job, const char *status, double value, bool with_env)
+{
+	json_t *r = json_pack("{s:i, s:s, s:I, s:s, s:I, s:I, s:[{s:s, s:s, s:f, s:s, s:s, s:n},"
+			      "{s:s, s:s, s:f, s:s, s:s, s:i}, {s:s, s:s, s:f, s:s, s:s}]}",
+			      "v", 1, "type", "result", "job", (json_int_t)job,
+			      "status", status, "started_ms", (json_int_t)1000,
+			      "finished_ms", (json_int_t)2000, "samples",
+			      "metric", "port.rx_pps", "subject", "b", "value", value,
+			      "unit", "pps", "window", "rate", "seq",
+			      "metric", "port.rx_pps", "subject", "b", "value", value + 1,
+			      "unit", "pps", "window", "rate", "seq", 0,
+			      "metric", "prog.ns_per_run", "subject", "xdp_drop", "value", 35.5,
+			      "unit", "ns", "window", "cost");
+
+	assert_non_null(r);
+	if (with_env)
+		json_object_set_new(r, "env", json_pack("{s:{s:s, s:s, s:[s]}}", "kernel",
+					"release", "6.18.44", "version", "#2 SMP",
+					"debug_options", "LOCKDEP"));
+	if (!strcmp(status, "failed"))
+		json_object_set_new(r, "error", json_string("load failed"));
+	return r;
+}
+
+/* SELECT count(*) FROM TABLE through a separate connection to the file. */
+static long long count_rows(const char *db, const char *table)
+{
+	char sql[128];
+	sqlite3 *c;
+	sqlite3_stmt *s;
+	long long n = -1;
+
+	assert_int_equal(sqlite3_open_v2(db, &c, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+	snprintf(sql, sizeof(sql), "SELECT count(*) FROM %s", table);
+	assert_int_equal(sqlite3_prepare_v2(c, sql, -1, &s, NULL), SQLITE_OK);
+	if (sqlite3_step(s) == SQLITE_ROW)
+		n = sqlite3_column_int64(s, 0);
+	sqlite3_finalize(s);
+	sqlite3_close(c);
+	return n;
+}
+
+static void test_store_migrations(void **state)
+{
+	struct fixture *f = *state;
+	char err[512];
+	struct store *st;
+	long long tables;
+	sqlite3 *c;
+
+	assert_true(store_schema_latest() >= 1);
+	st = store_open(f->db, false, err, sizeof(err));
+	assert_non_null(st);
+	assert_int_equal(store_schema_version(st), store_schema_latest());
+	store_close(&st);
+	assert_null(st);
+	store_close(&st);		/* safe twice */
+	tables = count_rows(f->db, "sqlite_master");
+	assert_true(tables >= 7);
+
+	/* reopening migrates nothing */
+	st = store_open(f->db, false, err, sizeof(err));
+	assert_non_null(st);
+	assert_int_equal(store_schema_version(st), store_schema_latest());
+	store_close(&st);
+	assert_int_equal(count_rows(f->db, "sqlite_master"), tables);
+
+	/* read-only works on a migrated file */
+	st = store_open(f->db, true, err, sizeof(err));
+	assert_non_null(st);
+	store_close(&st);
+
+	/* a database from a newer bpflab is refused, and left alone */
+	assert_int_equal(sqlite3_open(f->db, &c), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(c, "PRAGMA user_version = 999", NULL, NULL, NULL), 0);
+	sqlite3_close(c);
+	st = store_open(f->db, false, err, sizeof(err));
+	assert_null(st);
+	assert_int_equal(errno, EPROTO);
+	assert_non_null(strstr(err, "schema version 999 is newer than this bpflab's"));
+	assert_non_null(strstr(err, f->db));
+	assert_int_equal(count_rows(f->db, "sqlite_master"), tables);
+
+	/* not a database at all */
+	{
+		char junk[160];
+		FILE *fp;
+
+		snprintf(junk, sizeof(junk), "%s/junk.db", f->dir);
+		fp = fopen(junk, "w");
+		fputs("this is not sqlite, just some text long enough to have a header....\n"
+		      "....................................................................\n",
+		      fp);
+		fclose(fp);
+		st = store_open(junk, false, err, sizeof(err));
+		assert_null(st);
+		assert_non_null(strstr(err, "not a database"));
+		/* a read-only open of an empty database is refused */
+		snprintf(junk, sizeof(junk), "%s/empty.db", f->dir);
+		fclose(fopen(junk, "w"));
+		st = store_open(junk, true, err, sizeof(err));
+		assert_null(st);
+		assert_non_null(strstr(err, "not a bpflab database"));
+	}
+}
+
+static void test_store_queue_and_queries(void **state)
+{
+	struct fixture *f = *state;
+	struct store_ingest ing;
+	json_t *spec, *q, *jobs, *samples, *s0, *r;
+	int64_t h1, h2, run, job, run_of_job, n;
+	char err[512];
+	struct store *st;
+	int requeued = -1, i;
+
+	st = store_open(":memory:", false, err, sizeof(err));
+	assert_non_null(st);
+	assert_int_equal(store_host_hello(st, "h1", "0.1", f->inventory, 100, &h1, &requeued),
+			 0);
+	assert_int_equal(requeued, 0);
+	assert_int_equal(store_host_hello(st, "h2", "0.1", NULL, 100, &h2, NULL), 0);
+	assert_true(h1 != h2);
+	/* hello again: same id */
+	assert_int_equal(store_host_hello(st, "h1", "0.2", f->inventory, 150, &n, NULL), 0);
+	assert_int_equal(n, h1);
+	assert_int_equal(store_job_next(st, h1, &job, &run_of_job, &spec), -ENOENT);
+
+	run = make_run(st, f, h1, 200);
+	assert_int_equal(store_host_pending(st, h1, &n), 0);
+	assert_int_equal(n, N_JOBS);
+	assert_int_equal(store_host_pending(st, h2, &n), 0);
+	assert_int_equal(n, 0);
+
+	/* the run as queued */
+	q = store_query_runs(st);
+	assert_non_null(q);
+	assert_int_equal(json_array_size(q), 1);
+	r = json_array_get(q, 0);
+	assert_int_equal(json_integer_value(json_object_get(r, "id")), run);
+	assert_string_equal(json_string_value(json_object_get(r, "plan")), "t");
+	assert_string_equal(json_string_value(json_object_get(r, "plan_sha256")), f->plan.sha256);
+	assert_string_equal(json_string_value(json_object_get(r, "state")), "queued");
+	assert_int_equal(json_integer_value(json_object_get(r, "submitted_ms")), 200);
+	assert_true(json_is_null(json_object_get(r, "finished_ms")));
+	assert_int_equal(json_integer_value(json_object_get(r, "jobs_total")), N_JOBS);
+	assert_int_equal(json_integer_value(json_object_get(r, "jobs_done")), 0);
+	assert_null(json_object_get(r, "jobs"));
+	json_decref(q);
+
+	/* jobs come out lowest seq first; dispatch, accept, result */
+	for (i = 0; i < N_JOBS; i++) {
+		assert_int_equal(store_job_next(st, h1, &job, &run_of_job, &spec), 0);
+		assert_int_equal(run_of_job, run);
+		assert_int_equal(json_integer_value(json_object_get(spec, "rep")), 1 + i / 2);
+		assert_string_equal(json_string_value(json_object_get(spec, "variant")),
+				    f->var_names[i % 2]);
+		json_decref(spec);
+		assert_int_equal(store_job_dispatch(st, job, 300 + i), 0);
+		assert_int_equal(store_job_dispatch(st, job, 300 + i), -ESTALE);
+		if (i == 0) {
+			/* busy host, running job and run */
+			q = store_query_hosts(st);
+			r = json_array_get(q, 0);
+			assert_string_equal(json_string_value(json_object_get(r, "name")), "h1");
+			assert_string_equal(json_string_value(json_object_get(r, "state")), "busy");
+			assert_int_equal(json_integer_value(json_object_get(r, "job")), job);
+			assert_string_equal(json_string_value(json_object_get(r,
+					    "kernel_release")), "6.18.44");
+			assert_int_equal(json_integer_value(json_object_get(r, "last_seen_ms")),
+					 150);
+			assert_true(json_equal(json_object_get(r, "inventory"), f->inventory));
+			r = json_array_get(q, 1);
+			assert_string_equal(json_string_value(json_object_get(r, "state")), "idle");
+			assert_true(json_is_null(json_object_get(r, "job")));
+			json_decref(q);
+			/* another host cannot accept or report it */
+			assert_int_equal(store_job_accept(st, job, h2, 301), -EPERM);
+			r = result_msg(job, "ok", 1e6, true);
+			assert_int_equal(store_ingest_result(st, h2, r, 400, &ing), -EPERM);
+			json_decref(r);
+		}
+		assert_int_equal(store_job_accept(st, job, h1, 310 + i), 0);
+		r = result_msg(job, i == 3 ? "failed" : "ok", 1e6 * (i + 1), i != 1);
+		assert_int_equal(store_ingest_result(st, h1, r, 400 + i, &ing), 0);
+		json_decref(r);
+		assert_false(ing.duplicate);
+		assert_int_equal(ing.n_samples, 3);
+		assert_int_equal(ing.run_id, run);
+		assert_int_equal(ing.failed, i == 3);
+		assert_int_equal(ing.run_finished, i == 3);
+		assert_string_equal(ing.run_state, i == 3 ? "failed" : "running");
+	}
+	assert_int_equal(store_job_next(st, h1, &job, &run_of_job, &spec), -ENOENT);
+
+	/* run_show */
+	q = store_query_run(st, run);
+	assert_non_null(q);
+	assert_string_equal(json_string_value(json_object_get(q, "state")), "failed");
+	assert_int_equal(json_integer_value(json_object_get(q, "finished_ms")), 403);
+	assert_int_equal(json_integer_value(json_object_get(q, "jobs_done")), 3);
+	assert_int_equal(json_integer_value(json_object_get(q, "jobs_failed")), 1);
+	assert_string_equal(json_string_value(json_array_get(json_object_get(q, "overrides"),
+							     0)), "traffic.packet.size=64");
+	jobs = json_object_get(q, "jobs");
+	assert_int_equal(json_array_size(jobs), N_JOBS);
+	for (i = 0; i < N_JOBS; i++) {
+		r = json_array_get(jobs, i);
+		assert_int_equal(json_integer_value(json_object_get(r, "seq")), i);
+		assert_string_equal(json_string_value(json_object_get(r, "host")), "h1");
+		assert_string_equal(json_string_value(json_object_get(r, "variant")),
+				    f->var_names[i % 2]);
+		assert_int_equal(json_integer_value(json_object_get(r, "rep")), 1 + i / 2);
+		assert_string_equal(json_string_value(json_object_get(json_object_get(r, "point"),
+				    "traffic.packet.size")), "64");
+		assert_string_equal(json_string_value(json_object_get(r, "state")),
+				    i == 3 ? "failed" : "done");
+		assert_int_equal(json_integer_value(json_object_get(r, "attempts")), 1);
+		assert_int_equal(json_integer_value(json_object_get(r, "started_ms")), 1000);
+		assert_int_equal(json_integer_value(json_object_get(r, "finished_ms")), 2000);
+		if (i == 3)
+			assert_string_equal(json_string_value(json_object_get(r, "error")),
+					    "load failed");
+		else
+			assert_true(json_is_null(json_object_get(r, "error")));
+	}
+	json_decref(q);
+
+	/* result_show: whole-window samples only, kernels from the result envs */
+	q = store_query_result(st, run);
+	assert_non_null(q);
+	assert_int_equal(json_integer_value(json_object_get(q, "run")), run);
+	assert_string_equal(json_string_value(json_object_get(q, "plan")), "t");
+	assert_string_equal(json_string_value(json_object_get(q, "state")), "failed");
+	assert_int_equal(json_integer_value(json_object_get(q, "repeat")), N_REPS);
+	r = json_object_get(q, "variants");
+	assert_int_equal(json_array_size(r), 2);
+	assert_string_equal(json_string_value(json_array_get(r, 0)), "drop");
+	assert_string_equal(json_string_value(json_array_get(r, 1)), "pass");
+	/* job 2 had no env: the hello inventory (kernel #1) stands in */
+	r = json_object_get(q, "hosts");
+	assert_int_equal(json_array_size(r), 2);
+	assert_string_equal(json_string_value(json_object_get(json_array_get(r, 0), "name")),
+			    "h1");
+	assert_string_equal(json_string_value(json_object_get(json_array_get(r, 0),
+			    "kernel_version")), "#1 SMP PREEMPT_DYNAMIC");
+	assert_string_equal(json_string_value(json_object_get(json_array_get(r, 1),
+			    "kernel_version")), "#2 SMP");
+	samples = json_object_get(q, "samples");
+	assert_int_equal(json_array_size(samples), 2 * N_JOBS);
+	s0 = json_array_get(samples, 0);
+	assert_string_equal(json_string_value(json_object_get(s0, "host")), "h1");
+	assert_string_equal(json_string_value(json_object_get(s0, "variant")), "drop");
+	assert_int_equal(json_integer_value(json_object_get(s0, "rep")), 1);
+	assert_string_equal(json_string_value(json_object_get(s0, "metric")), "port.rx_pps");
+	assert_string_equal(json_string_value(json_object_get(s0, "subject")), "b");
+	assert_true(json_real_value(json_object_get(s0, "value")) == 1e6);
+	assert_string_equal(json_string_value(json_object_get(s0, "unit")), "pps");
+	assert_string_equal(json_string_value(json_object_get(s0, "window")), "rate");
+	assert_non_null(json_object_get(s0, "job"));
+	assert_string_equal(json_string_value(json_object_get(json_object_get(s0, "point"),
+			    "traffic.packet.size")), "64");
+	s0 = json_array_get(samples, 1);
+	assert_string_equal(json_string_value(json_object_get(s0, "window")), "cost");
+	json_decref(q);
+
+	/* unknown runs */
+	assert_null(store_query_run(st, 999));
+	assert_int_equal(errno, ENOENT);
+	assert_null(store_query_result(st, 999));
+	assert_int_equal(errno, ENOENT);
+	assert_non_null(strstr(store_errmsg(st), "unknown run 999"));
+
+	q = store_query_hosts(st);
+	assert_string_equal(json_string_value(json_object_get(json_array_get(q, 0), "state")),
+			    "idle");
+	json_decref(q);
+	store_close(&st);
+}
+
+static void test_store_duplicate_ingest(void **state)
+{
+	struct fixture *f = *state;
+	struct store_ingest ing;
+	int64_t h1, run, job, rj;
+	json_t *spec, *r;
+	char err[512];
+	struct store *st;
+
+	st = store_open(f->db, false, err, sizeof(err));
+	assert_non_null(st);
+	assert_int_equal(store_host_hello(st, "h1", "0.1", f->inventory, 100, &h1, NULL), 0);
+	run = make_run(st, f, h1, 200);
+	assert_int_equal(store_job_next(st, h1, &job, &rj, &spec), 0);
+	json_decref(spec);
+	assert_int_equal(store_job_dispatch(st, job, 300), 0);
+	r = result_msg(job, "ok", 5e6, true);
+	assert_int_equal(store_ingest_result(st, h1, r, 400, &ing), 0);
+	assert_false(ing.duplicate);
+	assert_int_equal(count_rows(f->db, "samples"), 3);
+	assert_int_equal(count_rows(f->db, "host_envs"), 1);
+
+	/* the same again, and once more with other values: stored once */
+	assert_int_equal(store_ingest_result(st, h1, r, 500, &ing), 0);
+	assert_true(ing.duplicate);
+	assert_int_equal(ing.n_samples, 0);
+	assert_int_equal(ing.run_id, run);
+	json_decref(r);
+	r = result_msg(job, "failed", 9e6, false);
+	assert_int_equal(store_ingest_result(st, h1, r, 600, &ing), 0);
+	assert_true(ing.duplicate);
+	json_decref(r);
+	assert_int_equal(count_rows(f->db, "samples"), 3);
+	assert_int_equal(count_rows(f->db, "host_envs"), 1);
+	r = store_query_run(st, run);
+	assert_string_equal(json_string_value(json_object_get(json_array_get(
+			    json_object_get(r, "jobs"), 0), "state")), "done");
+	assert_int_equal(json_integer_value(json_object_get(json_array_get(
+			 json_object_get(r, "jobs"), 0), "finished_ms")), 2000);
+	json_decref(r);
+
+	/* a second job with the same env: the env row is shared */
+	assert_int_equal(store_job_next(st, h1, &job, &rj, &spec), 0);
+	json_decref(spec);
+	r = result_msg(job, "ok", 5e6, true);
+	assert_int_equal(store_ingest_result(st, h1, r, 700, &ing), 0);
+	json_decref(r);
+	assert_int_equal(count_rows(f->db, "host_envs"), 1);
+	assert_int_equal(count_rows(f->db, "samples"), 6);
+	store_close(&st);
+}
+
+static void test_store_bad_result(void **state)
+{
+	struct fixture *f = *state;
+	struct store_ingest ing;
+	int64_t h1, job, rj;
+	json_t *spec, *r;
+	char err[512];
+	struct store *st;
+
+	st = store_open(f->db, false, err, sizeof(err));
+	assert_non_null(st);
+	assert_int_equal(store_host_hello(st, "h1", "0.1", f->inventory, 100, &h1, NULL), 0);
+	make_run(st, f, h1, 200);
+	assert_int_equal(store_job_next(st, h1, &job, &rj, &spec), 0);
+	json_decref(spec);
+	assert_int_equal(store_job_dispatch(st, job, 300), 0);
+
+	/* a bad window in the 3rd sample: nothing of the result is stored */
+	r = result_msg(job, "ok", 1, true);
+	json_object_set_new(json_array_get(json_object_get(r, "samples"), 2), "window",
+			    json_string("both"));
+	assert_int_equal(store_ingest_result(st, h1, r, 400, &ing), -EINVAL);
+	assert_non_null(strstr(store_errmsg(st), "sample 2 ('prog.ns_per_run'): 'window' must"));
+	assert_non_null(strstr(store_errmsg(st), "cannot store result of job"));
+	json_decref(r);
+	/* the same sample twice: refused by the unique key, rolled back */
+	r = result_msg(job, "ok", 1, true);
+	json_array_append(json_object_get(r, "samples"),
+			  json_array_get(json_object_get(r, "samples"), 0));
+	assert_int_equal(store_ingest_result(st, h1, r, 400, &ing), -EINVAL);
+	assert_non_null(strstr(store_errmsg(st), "is given twice"));
+	json_decref(r);
+	r = json_pack("{s:i, s:s}", "job", (int)job, "status", "maybe");
+	assert_int_equal(store_ingest_result(st, h1, r, 400, &ing), -EINVAL);
+	json_decref(r);
+	r = result_msg(12345, "ok", 1, true);
+	assert_int_equal(store_ingest_result(st, h1, r, 400, &ing), -ENOENT);
+	assert_non_null(strstr(store_errmsg(st), "unknown job 12345"));
+	json_decref(r);
+	assert_int_equal(count_rows(f->db, "samples"), 0);
+	assert_int_equal(count_rows(f->db, "host_envs"), 0);
+
+	/* the job is still running, and a good result is taken */
+	r = store_query_hosts(st);
+	assert_int_equal(json_integer_value(json_object_get(json_array_get(r, 0), "job")), job);
+	json_decref(r);
+	r = result_msg(job, "ok", 1, true);
+	assert_int_equal(store_ingest_result(st, h1, r, 400, &ing), 0);
+	json_decref(r);
+	assert_int_equal(count_rows(f->db, "samples"), 3);
+
+	/* a plan whose object was not submitted stores nothing */
+	{
+		struct store_job_new jn = { .host_id = h1, .job = &f->jobs[0] };
+		struct plan_objects none = { 0 };
+		int64_t run = 0;
+
+		assert_int_equal(store_run_create(st, &f->plan, NULL, &none, &jn, 1, 1, &run),
+				 -EINVAL);
+		assert_non_null(strstr(store_errmsg(st), "object 'xdp_basic.bpf.o' named by the "
+				       "plan was not submitted"));
+		jn.host_id = 4242;	/* no such host: foreign key */
+		assert_int_equal(store_run_create(st, &f->plan, NULL, &f->objs, &jn, 1, 1, &run),
+				 -EINVAL);
+		assert_non_null(strstr(store_errmsg(st), "FOREIGN KEY"));
+		assert_int_equal(count_rows(f->db, "runs"), 1);
+		assert_int_equal(count_rows(f->db, "jobs"), N_JOBS);
+	}
+	store_close(&st);
+}
+
+static void test_store_recover_and_gone(void **state)
+{
+	struct fixture *f = *state;
+	int64_t h1, job, job2, rj;
+	int requeued = -1;
+	json_t *spec, *q, *jobs;
+	char err[512];
+	struct store *st;
+
+	st = store_open(f->db, false, err, sizeof(err));
+	assert_non_null(st);
+	assert_int_equal(store_host_hello(st, "h1", "0.1", f->inventory, 100, &h1, NULL), 0);
+	make_run(st, f, h1, 200);
+	assert_int_equal(store_job_next(st, h1, &job, &rj, &spec), 0);
+	json_decref(spec);
+	assert_int_equal(store_job_dispatch(st, job, 300), 0);
+	store_close(&st);
+
+	/* a new coordinator: the running job is queued again, attempts kept, hosts gone */
+	st = store_open(f->db, false, err, sizeof(err));
+	assert_non_null(st);
+	assert_int_equal(store_recover(st, &requeued), 0);
+	assert_int_equal(requeued, 1);
+	q = store_query_hosts(st);
+	assert_string_equal(json_string_value(json_object_get(json_array_get(q, 0), "state")),
+			    "gone");
+	json_decref(q);
+	assert_int_equal(store_job_next(st, h1, &job2, &rj, &spec), 0);
+	json_decref(spec);
+	assert_int_equal(job2, job);
+	q = store_query_run(st, rj);
+	jobs = json_object_get(q, "jobs");
+	assert_string_equal(json_string_value(json_object_get(json_array_get(jobs, 0), "state")),
+			    "queued");
+	assert_int_equal(json_integer_value(json_object_get(json_array_get(jobs, 0),
+			 "attempts")), 1);
+	/* the run stays running: a job of it was handed out */
+	assert_string_equal(json_string_value(json_object_get(q, "state")), "running");
+	json_decref(q);
+
+	/* dispatch again, the host goes silent: queued for the same host */
+	assert_int_equal(store_host_hello(st, "h1", "0.1", f->inventory, 400, &h1, NULL), 0);
+	assert_int_equal(store_job_dispatch(st, job, 500), 0);
+	assert_int_equal(store_host_gone(st, h1, &requeued), 0);
+	assert_int_equal(requeued, 1);
+	/* hello with a job running requeues it too */
+	assert_int_equal(store_host_hello(st, "h1", "0.1", f->inventory, 600, &h1, NULL), 0);
+	assert_int_equal(store_job_dispatch(st, job, 700), 0);
+	assert_int_equal(store_host_hello(st, "h1", "0.1", f->inventory, 800, &h1, &requeued),
+			 0);
+	assert_int_equal(requeued, 1);
+	/* a send that failed, and a coordinator-side failure */
+	assert_int_equal(store_job_dispatch(st, job, 900), 0);
+	assert_int_equal(store_job_requeue(st, job), 0);
+	assert_int_equal(store_job_requeue(st, job), -ESTALE);
+	assert_int_equal(store_job_fail(st, job, "object missing", 950), 0);
+	assert_int_equal(store_job_fail(st, job, "again", 960), -ESTALE);
+	q = store_query_run(st, rj);
+	jobs = json_object_get(q, "jobs");
+	assert_string_equal(json_string_value(json_object_get(json_array_get(jobs, 0), "state")),
+			    "failed");
+	assert_int_equal(json_integer_value(json_object_get(json_array_get(jobs, 0),
+			 "attempts")), 4);
+	assert_string_equal(json_string_value(json_object_get(json_array_get(jobs, 0), "error")),
+			    "object missing");
+	json_decref(q);
+	assert_int_equal(count_rows(f->db, "jobs"), N_JOBS);
+	store_close(&st);
+}
+
+/* A read-only database: every mutation fails with -EROFS and a message, queries work. */
+static void test_store_readonly(void **state)
+{
+	struct fixture *f = *state;
+	struct store_ingest ing;
+	int64_t h1, run, id = 0, job, rj;
+	json_t *q, *r, *spec;
+	char err[512];
+	struct store *st;
+
+	st = store_open(f->db, false, err, sizeof(err));
+	assert_non_null(st);
+	assert_int_equal(store_host_hello(st, "h1", "0.1", f->inventory, 100, &h1, NULL), 0);
+	run = make_run(st, f, h1, 200);
+	store_close(&st);
+
+	st = store_open(f->db, true, err, sizeof(err));
+	assert_non_null(st);
+	assert_int_equal(store_host_hello(st, "h9", "0.1", f->inventory, 100, &id, NULL),
+			 -EROFS);
+	assert_non_null(strstr(store_errmsg(st), "cannot register host 'h9': attempt to write "
+			       "a readonly database"));
+	assert_int_equal(store_job_next(st, h1, &job, &rj, &spec), 0);
+	json_decref(spec);
+	assert_int_equal(store_job_dispatch(st, job, 300), -EROFS);
+	r = result_msg(job, "ok", 1, true);
+	assert_int_equal(store_ingest_result(st, h1, r, 400, &ing), -EROFS);
+	json_decref(r);
+	assert_int_equal(store_recover(st, NULL), -EROFS);
+	q = store_query_run(st, run);
+	assert_non_null(q);
+	assert_string_equal(json_string_value(json_object_get(q, "state")), "queued");
+	json_decref(q);
+	store_close(&st);
+	assert_int_equal(count_rows(f->db, "hosts"), 1);
+	assert_int_equal(count_rows(f->db, "samples"), 0);
+}
+
+/* A full disk (the size cap): the run is refused whole, the store keeps working. */
+static void test_store_full(void **state)
+{
+	struct fixture *f = *state;
+	struct store_ingest ing;
+	int64_t h1, run = 0, job, rj;
+	json_t *r, *spec;
+	void *small;
+	char err[512];
+	struct store *st;
+
+	st = store_open(f->db, false, err, sizeof(err));
+	assert_non_null(st);
+	assert_int_equal(store_host_hello(st, "h1", "0.1", f->inventory, 100, &h1, NULL), 0);
+	run = make_run(st, f, h1, 200);
+
+	/* a big object on a database that may not grow */
+	small = f->obj.data;
+	f->obj.len = 4 << 20;
+	f->obj.data = calloc(1, f->obj.len);
+	util_sha256_hex(f->obj.data, f->obj.len, f->obj.sha256);
+	for (int i = 0; i < N_JOBS; i++)
+		json_object_set_new(json_array_get(json_object_get(f->jobs[i].spec, "attach"), 0),
+				    "sha256", json_string(f->obj.sha256));
+	assert_int_equal(store_set_size_limit(st, 1), 0);
+	{
+		struct store_job_new jn = { .host_id = h1, .job = &f->jobs[0] };
+		int64_t run2 = 0;
+
+		assert_int_equal(store_run_create(st, &f->plan, NULL, &f->objs, &jn, 1, 300,
+						  &run2), -ENOSPC);
+		assert_non_null(strstr(store_errmsg(st), "cannot store run of plan 't': "
+				       "database or disk is full"));
+	}
+	assert_int_equal(count_rows(f->db, "runs"), 1);
+	assert_int_equal(count_rows(f->db, "objects"), 1);
+	assert_int_equal(count_rows(f->db, "jobs"), N_JOBS);
+
+	/* small writes may still fit in the pages the database has; the queue works */
+	assert_int_equal(store_job_next(st, h1, &job, &rj, &spec), 0);
+	json_decref(spec);
+	assert_int_equal(rj, run);
+	assert_int_equal(store_set_size_limit(st, 0), 0);
+	assert_int_equal(store_job_dispatch(st, job, 400), 0);
+	r = result_msg(job, "ok", 1, true);
+	assert_int_equal(store_ingest_result(st, h1, r, 500, &ing), 0);
+	json_decref(r);
+	free(f->obj.data);
+	f->obj.data = small;
+	store_close(&st);
+	assert_int_equal(count_rows(f->db, "samples"), 3);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_store_migrations, fixture_setup,
+						fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_store_queue_and_queries, fixture_setup,
+						fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_store_duplicate_ingest, fixture_setup,
+						fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_store_bad_result, fixture_setup,
+						fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_store_recover_and_gone, fixture_setup,
+						fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_store_readonly, fixture_setup,
+						fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_store_full, fixture_setup, fixture_teardown),
+	};
+
+	return cmocka_run_group_tests_name("store", tests, NULL, NULL);
+}
