@@ -535,7 +535,7 @@ static int build_traffic(struct vctx *c, const struct plan_node *traffic, struct
 		    (ret = want_int(c, size, "traffic.packet.size", 60, 9000, &t->size)))
 			return ret;
 		if ((node = opt(packet, "flows")) &&
-		    (ret = want_int(c, node, "traffic.packet.flows", 1, 65536, &t->flows)))
+		    (ret = want_int(c, node, "traffic.packet.flows", 1, PLAN_MAX_FLOWS, &t->flows)))
 			return ret;
 	}
 	if (t->proto == PLAN_PROTO_UDP6 && t->size < 62)

@@ -25,6 +25,7 @@
 
 #define PLAN_MAX_BYTES (1u << 20)	/* plan files above this are refused */
 #define PLAN_MAX_JOBS 100000		/* expansions above this are refused */
+#define PLAN_MAX_FLOWS 64511		/* UDP source ports 1024..65534 */
 
 struct plan_error {
 	char text[1024];		/* "FILE:LINE:COLUMN: message", ready to print */

@@ -23,8 +23,8 @@
 #include <unistd.h>
 #include <zmq.h>
 
-#include "../../coordinator/coord.h"
-#include "../../coordinator/sched.h"
+#include "coord.h"
+#include "sched.h"
 #include "log.h"
 #include "proto.h"
 #include "util.h"

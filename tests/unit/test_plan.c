@@ -227,7 +227,7 @@ static void test_plan_values(void **state)
 		     "traffic:\n"
 		     "  generator: none\n"
 		     "  from: up\n"
-		     "  packet: {proto: udp6, size: 62, flows: 65536}\n"
+		     "  packet: {proto: udp6, size: 62, flows: 64511}\n"
 		     "  threads: 64\n"
 		     "  duration: 60m\n"
 		     "  warmup: 0\n"
@@ -249,7 +249,7 @@ static void test_plan_values(void **state)
 	assert_null(p->traffic.from);		/* not used without a generator */
 	assert_int_equal(p->traffic.proto, PLAN_PROTO_UDP6);
 	assert_int_equal(p->traffic.size, 62);
-	assert_int_equal(p->traffic.flows, 65536);
+	assert_int_equal(p->traffic.flows, 64511);
 	assert_int_equal(p->traffic.threads, 64);
 	assert_int_equal(p->traffic.duration_ms, 3600000);
 	assert_int_equal(p->traffic.warmup_ms, 0);
@@ -426,7 +426,7 @@ static void test_plan_bad_format(void **state)
 	expect_error("name: x\nports: [a]\ntraffic:\n  from: a\n  duration: 1s\n  packet: {proto: ipx}\n" V,
 		     FILE_NAME ":6:19: traffic.packet.proto: expected one of udp4, udp6, got 'ipx'");
 	expect_error("name: x\nports: [a]\ntraffic:\n  from: a\n  duration: 1s\n  packet: {flows: 0}\n" V,
-		     FILE_NAME ":6:19: traffic.packet.flows: expected an integer from 1 to 65536, got '0'");
+		     FILE_NAME ":6:19: traffic.packet.flows: expected an integer from 1 to 64511, got '0'");
 	expect_error("name: x\nports: [a]\ntraffic:\n  from: a\n  duration: 1s\n  threads: 65\n" V,
 		     FILE_NAME ":6:12: traffic.threads: expected an integer from 1 to 64, got '65'");
 	expect_error("name: x\nports: [a]\ntraffic:\n  from: a\n  duration: 0s\n" V,

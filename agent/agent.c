@@ -1,0 +1,540 @@
+/* agent.c - see agent.h. Threads: the loop (agent_run's caller) owns the DEALER socket,
+ * the spool and the main end of the worker pipe; the worker thread owns the job it runs
+ * and the worker end of the pipe, which is handed from one worker to the next only after
+ * pthread_join. The cancel flag is the only state both touch. */
+#include "agent.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <unistd.h>
+#include <zmq.h>
+
+#include "job.h"
+#include "log.h"
+#include "proto.h"
+#include "spool.h"
+#include "util.h"
+
+#define AGENT_ID_LEN 128
+#define AGENT_SHUTDOWN_WAIT_MS 30000
+
+struct agent {
+	struct agent_opts opts;
+	void *zctx;
+	void *sock;			/* DEALER to the coordinator, NULL while backing off */
+	void *pipe_main;		/* PAIR, loop's end */
+	void *pipe_worker;		/* PAIR, worker's end */
+	struct spool *spool;
+	int heartbeat_ms;
+	int backoff_ms;
+	int64_t last_recv_ms, last_send_ms, next_connect_ms;
+	bool welcomed;
+	unsigned long malformed;
+	/* the running job */
+	bool busy;
+	pthread_t worker;
+	json_t *job_msg;		/* owned; read by the worker while busy */
+	json_t *job_id;			/* owned */
+	char job_id_text[AGENT_ID_LEN];
+	atomic_int cancel;
+};
+
+struct agent *agent_new(const struct agent_opts *opts)
+{
+	struct agent *a = calloc(1, sizeof(*a));
+	int err = ENOMEM;
+
+	if (!a)
+		goto fail;
+	a->opts = *opts;
+	a->heartbeat_ms = PROTO_HEARTBEAT_MS;
+	a->backoff_ms = AGENT_BACKOFF_MIN_MS;
+	a->spool = spool_new(opts->spool_dir);
+	if (!a->spool) {
+		err = errno;
+		goto fail;
+	}
+	a->zctx = zmq_ctx_new();
+	if (!a->zctx)
+		goto zfail;
+	a->pipe_main = zmq_socket(a->zctx, ZMQ_PAIR);
+	a->pipe_worker = zmq_socket(a->zctx, ZMQ_PAIR);
+	if (!a->pipe_main || !a->pipe_worker)
+		goto zfail;
+	{
+		char ep[64];
+
+		snprintf(ep, sizeof(ep), "inproc://agent-worker-%p", (void *)a);
+		if (zmq_bind(a->pipe_main, ep) || zmq_connect(a->pipe_worker, ep))
+			goto zfail;
+	}
+	return a;
+zfail:
+	err = zmq_errno();
+fail:
+	agent_destroy(&a);
+	errno = err;
+	return NULL;
+}
+
+static void close_sock(void **sock)
+{
+	if (*sock) {
+		int zero = 0;
+
+		zmq_setsockopt(*sock, ZMQ_LINGER, &zero, sizeof(zero));
+		zmq_close(*sock);
+		*sock = NULL;
+	}
+}
+
+static void wait_worker(struct agent *a);
+
+void agent_destroy(struct agent **ap)
+{
+	struct agent *a = *ap;
+
+	if (!a)
+		return;
+	if (a->busy) {
+		atomic_store(&a->cancel, 1);
+		wait_worker(a);
+	}
+	close_sock(&a->sock);
+	close_sock(&a->pipe_main);
+	close_sock(&a->pipe_worker);
+	if (a->zctx)
+		zmq_ctx_term(a->zctx);
+	spool_destroy(&a->spool);
+	free(a);
+	*ap = NULL;
+}
+
+/* Send MSG to the coordinator if connected. Returns 0 or -errno. */
+static int send_coord(struct agent *a, const json_t *msg)
+{
+	int err;
+
+	if (!a->sock)
+		return -ENOTCONN;
+	err = proto_send(a->sock, msg, ZMQ_DONTWAIT);
+	if (err)
+		pr_debug("cannot send '%s' to the coordinator: %s", proto_msg_type(msg),
+			 zmq_strerror(-err));
+	else
+		a->last_send_ms = util_mono_ms();
+	return err;
+}
+
+static void send_error(struct agent *a, const char *in_reply_to, const json_t *job,
+		       const char *text)
+{
+	json_t *e = proto_error_new(in_reply_to, "%s", text);
+
+	if (!e)
+		return;
+	if (job)
+		json_object_set(e, "job", (json_t *)job);
+	send_coord(a, e);
+	json_decref(e);
+}
+
+static void connect_coord(struct agent *a)
+{
+	int zero = 0, hwm = 1000;
+	int64_t maxsize = PROTO_MAX_BYTES + 4096;
+	json_t *hello;
+
+	a->sock = zmq_socket(a->zctx, ZMQ_DEALER);
+	if (!a->sock) {
+		pr_warn("cannot create a socket: %s", zmq_strerror(zmq_errno()));
+		a->next_connect_ms = util_mono_ms() + a->backoff_ms;
+		return;
+	}
+	zmq_setsockopt(a->sock, ZMQ_LINGER, &zero, sizeof(zero));
+	zmq_setsockopt(a->sock, ZMQ_SNDHWM, &hwm, sizeof(hwm));
+	zmq_setsockopt(a->sock, ZMQ_MAXMSGSIZE, &maxsize, sizeof(maxsize));
+	if (zmq_connect(a->sock, a->opts.endpoint)) {
+		pr_warn("cannot connect to '%s': %s", a->opts.endpoint, zmq_strerror(zmq_errno()));
+		close_sock(&a->sock);
+		a->next_connect_ms = util_mono_ms() + a->backoff_ms;
+		return;
+	}
+	a->welcomed = false;
+	a->last_recv_ms = util_mono_ms();
+	hello = proto_msg_new("hello");
+	if (hello) {
+		json_object_set_new(hello, "agent", json_string(a->opts.inv->agent));
+		json_object_set_new(hello, "version", json_string(AGENT_VERSION));
+		json_object_set_new(hello, "inventory", inventory_build(a->opts.inv));
+		send_coord(a, hello);
+		json_decref(hello);
+	}
+	pr_info("connecting to '%s' as '%s'", a->opts.endpoint, a->opts.inv->agent);
+}
+
+static void lose_coord(struct agent *a)
+{
+	pr_warn("coordinator '%s' silent for %d ms, reconnecting in %d ms", a->opts.endpoint,
+		a->heartbeat_ms * PROTO_LIVENESS, a->backoff_ms);
+	close_sock(&a->sock);
+	a->welcomed = false;
+	a->next_connect_ms = util_mono_ms() + a->backoff_ms;
+	a->backoff_ms = a->backoff_ms * 2 > AGENT_BACKOFF_MAX_MS ? AGENT_BACKOFF_MAX_MS :
+								   a->backoff_ms * 2;
+}
+
+static int resend_one(void *ctx, const char *id, json_t *msg)
+{
+	struct agent *a = ctx;
+
+	pr_info("sending spooled result of job '%s'", id);
+	send_coord(a, msg);
+	return 0;
+}
+
+/* Worker thread --------------------------------------------------------------------- */
+
+static void worker_send(struct agent *a, const json_t *msg, int flags)
+{
+	size_t len;
+	char *text = proto_encode(msg, &len);
+
+	if (!text)
+		return;
+	if (zmq_send(a->pipe_worker, text, len, flags) < 0 && !(flags & ZMQ_DONTWAIT))
+		pr_warn("cannot hand a message to the agent loop: %s", zmq_strerror(zmq_errno()));
+	free(text);
+}
+
+static void worker_progress(void *ctx, const json_t *msg)
+{
+	worker_send(ctx, msg, ZMQ_DONTWAIT);	/* progress may be dropped, never block */
+}
+
+static void *worker_main(void *arg)
+{
+	struct agent *a = arg;
+	struct job_opts jo = {
+		.sz = sizeof(jo),
+		.inv = a->opts.inv,
+		.bpf_dir = a->opts.bpf_dir,
+		.require_sha256 = true,
+		.progress = worker_progress,
+		.progress_ctx = a,
+		.cancel = &a->cancel,
+	};
+	json_t *result;
+
+	pr_info("job '%s' started", a->job_id_text);
+	result = job_run(a->job_msg, &jo);
+	if (!result) {
+		result = proto_msg_new("result");
+		if (result) {
+			json_object_set(result, "job", a->job_id);
+			json_object_set_new(result, "status", json_string("failed"));
+			json_object_set_new(result, "error", json_string("out of memory"));
+			json_object_set_new(result, "samples", json_array());
+		}
+	}
+	if (result) {
+		worker_send(a, result, 0);
+	} else {
+		static const char oom[] = "{\"v\":1,\"type\":\"result\",\"status\":\"failed\","
+					  "\"error\":\"out of memory\",\"samples\":[]}";
+
+		zmq_send(a->pipe_worker, oom, sizeof(oom) - 1, 0);
+	}
+	json_decref(result);
+	return NULL;
+}
+
+static void job_finished(struct agent *a)
+{
+	pthread_join(a->worker, NULL);
+	a->busy = false;
+	json_decref(a->job_msg);
+	json_decref(a->job_id);
+	a->job_msg = a->job_id = NULL;
+	a->job_id_text[0] = '\0';
+}
+
+/* A message from the worker: forward progress, spool and send the result. Returns true
+ * for the result. */
+static bool on_worker_msg(struct agent *a, json_t *msg)
+{
+	const char *type = proto_msg_type(msg);
+
+	if (type && !strcmp(type, "result")) {
+		pr_info("job '%s' finished: %s%s%s", a->job_id_text,
+			proto_get_str(msg, "status", "?"), json_object_get(msg, "error") ? ": " : "",
+			proto_get_str(msg, "error", ""));
+		if (!json_object_get(msg, "job"))
+			json_object_set(msg, "job", a->job_id);
+		spool_put(a->spool, a->job_id_text, msg);
+		send_coord(a, msg);
+		job_finished(a);
+		return true;
+	}
+	send_coord(a, msg);
+	return false;
+}
+
+/* Drain the worker pipe. Returns true when the result came. */
+static bool drain_worker(struct agent *a)
+{
+	bool done = false;
+
+	for (;;) {
+		char why[256];
+		json_t *msg;
+		int err = proto_recv(a->pipe_main, &msg, ZMQ_DONTWAIT, why, sizeof(why));
+
+		if (err == -EAGAIN)
+			break;
+		if (err) {
+			pr_warn("bad message from the worker: %s", why);
+			continue;
+		}
+		done |= on_worker_msg(a, msg);
+		json_decref(msg);
+		if (done)
+			break;
+	}
+	return done;
+}
+
+/* Wait for the running job's result (after cancel), up to AGENT_SHUTDOWN_WAIT_MS. */
+static void wait_worker(struct agent *a)
+{
+	int64_t deadline = util_mono_ms() + AGENT_SHUTDOWN_WAIT_MS;
+
+	while (a->busy && util_mono_ms() < deadline) {
+		zmq_pollitem_t it = { .socket = a->pipe_main, .events = ZMQ_POLLIN };
+
+		if (zmq_poll(&it, 1, 200) > 0)
+			drain_worker(a);
+	}
+	if (a->busy) {
+		pr_warn("job '%s' did not stop within %d ms", a->job_id_text,
+			AGENT_SHUTDOWN_WAIT_MS);
+		pthread_detach(a->worker);
+		a->busy = false;
+	}
+}
+
+/* Coordinator messages --------------------------------------------------------------- */
+
+static void on_job(struct agent *a, json_t *msg)
+{
+	json_t *job = json_object_get(msg, "job");
+	json_t *id = json_object_get(job, "id");
+	char text[AGENT_ID_LEN];
+	json_t *accept;
+	int err;
+
+	if (!json_is_object(job) || job_id_text(msg, text, sizeof(text))) {
+		pr_warn("job message without a usable job id");
+		a->malformed++;
+		send_error(a, "job", id, "job message has no valid job id");
+		return;
+	}
+	if (a->busy) {
+		char why[512];
+
+		snprintf(why, sizeof(why), "agent '%s' is busy with job '%s'", a->opts.inv->agent,
+			 a->job_id_text);
+		pr_warn("refusing job '%s': %s", text, why);
+		send_error(a, "job", id, why);
+		return;
+	}
+	accept = proto_msg_new("accept");
+	if (accept) {
+		json_object_set(accept, "job", id);
+		send_coord(a, accept);
+		json_decref(accept);
+	}
+	a->job_msg = json_incref(msg);
+	a->job_id = json_incref(id);
+	snprintf(a->job_id_text, sizeof(a->job_id_text), "%s", text);
+	atomic_store(&a->cancel, 0);
+	a->busy = true;
+	err = pthread_create(&a->worker, NULL, worker_main, a);
+	if (err) {
+		json_t *r = proto_msg_new("result");
+
+		pr_warn("cannot start a worker for job '%s': %s", text, strerror(err));
+		a->busy = false;
+		if (r) {
+			json_object_set(r, "job", id);
+			json_object_set_new(r, "status", json_string("failed"));
+			json_object_set_new(r, "error", json_string("cannot start a worker thread"));
+			json_object_set_new(r, "samples", json_array());
+			spool_put(a->spool, text, r);
+			send_coord(a, r);
+			json_decref(r);
+		}
+		json_decref(a->job_msg);
+		json_decref(a->job_id);
+		a->job_msg = a->job_id = NULL;
+	}
+}
+
+static void on_coord_msg(struct agent *a, json_t *msg)
+{
+	const char *type = proto_msg_type(msg);
+	char id[AGENT_ID_LEN];
+
+	if (!strcmp(type, "welcome")) {
+		long long hb = proto_get_int(msg, "heartbeat_ms", PROTO_HEARTBEAT_MS);
+
+		a->heartbeat_ms = hb < 100 ? 100 : hb > 60000 ? 60000 : (int)hb;
+		a->welcomed = true;
+		a->backoff_ms = AGENT_BACKOFF_MIN_MS;
+		pr_info("welcomed by '%s' (heartbeat %d ms, %d spooled results)",
+			a->opts.endpoint, a->heartbeat_ms, spool_count(a->spool));
+		spool_foreach(a->spool, resend_one, a);
+	} else if (!strcmp(type, "heartbeat")) {
+		/* liveness already counted */
+	} else if (!strcmp(type, "job")) {
+		on_job(a, msg);
+	} else if (!strcmp(type, "cancel")) {
+		if (job_id_format(json_object_get(msg, "job"), id, sizeof(id))) {
+			a->malformed++;
+			send_error(a, "cancel", NULL, "cancel without a valid job id");
+		} else if (a->busy && !strcmp(id, a->job_id_text)) {
+			pr_info("cancelling job '%s'", id);
+			atomic_store(&a->cancel, 1);
+		} else {
+			pr_info("cancel for job '%s', which is not running here", id);
+		}
+	} else if (!strcmp(type, "ack")) {
+		if (job_id_format(json_object_get(msg, "job"), id, sizeof(id))) {
+			a->malformed++;
+			send_error(a, "ack", NULL, "ack without a valid job id");
+		} else {
+			pr_debug("result of job '%s' acknowledged", id);
+			spool_drop(a->spool, id);
+		}
+	} else if (!strcmp(type, "error")) {
+		pr_warn("coordinator says: %s", proto_get_str(msg, "message", "(no message)"));
+	} else {
+		char why[256];
+
+		a->malformed++;
+		snprintf(why, sizeof(why), "unknown message type '%s'", type);
+		pr_warn("message from the coordinator: %s", why);
+		send_error(a, type, NULL, why);
+	}
+}
+
+static void drain_coord(struct agent *a)
+{
+	while (a->sock) {
+		char why[256];
+		json_t *msg;
+		int err = proto_recv(a->sock, &msg, ZMQ_DONTWAIT, why, sizeof(why));
+
+		if (err == -EAGAIN)
+			return;
+		a->last_recv_ms = util_mono_ms();
+		if (err == -EBADMSG) {
+			a->malformed++;
+			pr_warn("malformed message from the coordinator: %s", why);
+			send_error(a, NULL, NULL, why);
+			continue;
+		}
+		if (err) {
+			pr_warn("cannot receive from the coordinator: %s", zmq_strerror(-err));
+			return;
+		}
+		on_coord_msg(a, msg);
+		json_decref(msg);
+	}
+}
+
+static void send_heartbeat(struct agent *a)
+{
+	json_t *hb = proto_msg_new("heartbeat");
+
+	if (!hb)
+		return;
+	if (a->busy)
+		json_object_set(hb, "job", a->job_id);
+	send_coord(a, hb);
+	json_decref(hb);
+}
+
+static void shutdown_agent(struct agent *a)
+{
+	if (a->busy) {
+		pr_info("stopping: cancelling job '%s'", a->job_id_text);
+		atomic_store(&a->cancel, 1);
+		wait_worker(a);
+	}
+	if (a->sock) {
+		int linger = 1000;	/* let a final result leave */
+
+		zmq_setsockopt(a->sock, ZMQ_LINGER, &linger, sizeof(linger));
+		zmq_close(a->sock);
+		a->sock = NULL;
+	}
+	pr_info("stopped (%lu malformed messages seen)", a->malformed);
+}
+
+int agent_run(struct agent *a)
+{
+	for (;;) {
+		zmq_pollitem_t items[3];
+		int64_t now = util_mono_ms(), wake;
+		int n = 0, i_sock = -1, i_stop = -1, rc;
+
+		if (!a->sock && now >= a->next_connect_ms)
+			connect_coord(a);
+		items[n++] = (zmq_pollitem_t){ .socket = a->pipe_main, .events = ZMQ_POLLIN };
+		if (a->opts.stop_fd >= 0) {
+			i_stop = n;
+			items[n++] = (zmq_pollitem_t){ .fd = a->opts.stop_fd, .events = ZMQ_POLLIN };
+		}
+		if (a->sock) {
+			i_sock = n;
+			items[n++] = (zmq_pollitem_t){ .socket = a->sock, .events = ZMQ_POLLIN };
+			wake = a->last_send_ms + a->heartbeat_ms;
+			if (a->last_recv_ms + (int64_t)a->heartbeat_ms * PROTO_LIVENESS < wake)
+				wake = a->last_recv_ms + (int64_t)a->heartbeat_ms * PROTO_LIVENESS;
+		} else {
+			wake = a->next_connect_ms;
+		}
+		rc = zmq_poll(items, n, wake > now ? wake - now : 0);
+		if (rc < 0) {
+			if (zmq_errno() == EINTR)
+				continue;
+			pr_warn("poll failed: %s", zmq_strerror(zmq_errno()));
+			return -zmq_errno();
+		}
+		if (i_stop >= 0 && (items[i_stop].revents & ZMQ_POLLIN)) {
+			struct signalfd_siginfo si;
+
+			if (read(a->opts.stop_fd, &si, sizeof(si)) > 0)
+				pr_info("signal %u received", si.ssi_signo);
+			shutdown_agent(a);
+			return 0;
+		}
+		if (items[0].revents & ZMQ_POLLIN)
+			drain_worker(a);
+		if (i_sock >= 0 && (items[i_sock].revents & ZMQ_POLLIN))
+			drain_coord(a);
+		now = util_mono_ms();
+		if (a->sock && now - a->last_recv_ms >= (int64_t)a->heartbeat_ms * PROTO_LIVENESS)
+			lose_coord(a);
+		if (a->sock && now - a->last_send_ms >= a->heartbeat_ms)
+			send_heartbeat(a);
+	}
+}

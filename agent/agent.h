@@ -1,0 +1,50 @@
+/* agent.h - the agent's connection to the coordinator and its job worker.
+ *
+ * agent_run() is a small event loop in the calling thread around zmq_poll:
+ *
+ *   - a DEALER socket to the coordinator: hello (agent name, version, inventory) on every
+ *     connect, heartbeat every heartbeat interval (1000 ms, or what welcome says), and a
+ *     coordinator silent for PROTO_LIVENESS intervals is given up: the socket is closed
+ *     and a new one connects after a backoff of 1 s, doubling up to 32 s, reset by the
+ *     next welcome (Paranoid Pirate, zguide chapter 4);
+ *   - job messages start a worker thread that runs job_run(); one job at a time, a second
+ *     one is refused with an error reply; cancel sets the running job's cancel flag;
+ *   - the worker hands progress and the result to the loop through an inproc PAIR socket,
+ *     and only the loop's thread touches the DEALER;
+ *   - results go to the spool (spool.h) before they are sent and leave it on ack; after
+ *     each welcome every spooled result is sent again;
+ *   - malformed messages are logged, counted and answered with an error, never fatal;
+ *   - STOP_FD (a signalfd for SIGINT/SIGTERM) becoming readable cancels the running job,
+ *     waits for its result (spooled, and sent if connected) and returns 0.
+ */
+#ifndef BPFLAB_AGENT_AGENT_H
+#define BPFLAB_AGENT_AGENT_H
+
+#include <stddef.h>
+
+#include "inventory.h"
+
+#define AGENT_VERSION "0.1.0"
+#define AGENT_BACKOFF_MIN_MS 1000
+#define AGENT_BACKOFF_MAX_MS 32000
+
+struct agent_opts {
+	size_t sz;
+	const char *endpoint;			/* coordinator's agent endpoint */
+	const struct inventory_config *inv;	/* name, ports, labels (borrowed) */
+	const char *spool_dir;			/* NULL: spool in memory */
+	const char *bpf_dir;			/* objects a job message lacks, or NULL */
+	int stop_fd;				/* readable means stop; -1 for none */
+};
+#define agent_opts__last_field stop_fd
+
+struct agent;
+
+/* A new agent (sockets created, nothing connected yet). NULL with errno set. */
+struct agent *agent_new(const struct agent_opts *opts);
+/* Stop a running job (if any), close everything; nulls the caller's pointer. */
+void agent_destroy(struct agent **agent);
+/* Run until STOP_FD is readable. Returns 0, or -errno when ZeroMQ fails. */
+int agent_run(struct agent *agent);
+
+#endif

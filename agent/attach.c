@@ -1,0 +1,559 @@
+/* attach.c - see attach.h. Called by the job runner's thread; one attach_set per job. */
+#include "attach.h"
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <limits.h>
+#include <linux/bpf.h>
+#include <linux/if_link.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "util.h"
+
+/* Debian 12's uapi headers predate tcx (Linux 6.6); the values are fixed ABI. */
+#define ATTACH_BPF_TCX_INGRESS 46
+#define ATTACH_BPF_TCX_EGRESS 47
+
+#define ATTACH_MAX_OBJECT (64u << 20)
+#define ATTACH_LOG_SIZE (1u << 20)
+
+struct attach_inst {
+	char *name;			/* object name as the job writes it */
+	int instance;			/* 0 for the first, 1 for a program's second use ... */
+	struct bpf_object *obj;
+	char *log_buf;			/* verifier log (ATTACH_LOG_SIZE) */
+};
+
+struct attach_bytes {
+	char *name;
+	void *data;
+	size_t len;
+};
+
+struct attach_set {
+	struct attach_prog *progs;
+	int *prog_inst;			/* instance index of each prog */
+	int n;
+	struct attach_inst *insts;
+	int n_insts;
+	struct attach_bytes *bytes;	/* object bytes, kept while objects live */
+	int n_bytes;
+};
+
+const char *attach_hook_name(enum attach_hook hook)
+{
+	switch (hook) {
+	case ATTACH_XDP:
+		return "xdp";
+	case ATTACH_TC_INGRESS:
+		return "tc-ingress";
+	case ATTACH_TC_EGRESS:
+		return "tc-egress";
+	}
+	return "?";
+}
+
+const char *attach_mode_name(enum attach_mode mode)
+{
+	switch (mode) {
+	case ATTACH_NATIVE:
+		return "native";
+	case ATTACH_GENERIC:
+		return "generic";
+	case ATTACH_OFFLOAD:
+		return "offload";
+	}
+	return "?";
+}
+
+struct attach_set *attach_new(void)
+{
+	return calloc(1, sizeof(struct attach_set));
+}
+
+void attach_detach(struct attach_set *set)
+{
+	int i;
+
+	if (!set)
+		return;
+	for (i = 0; i < set->n; i++) {
+		if (set->progs[i].link_fd >= 0) {
+			close(set->progs[i].link_fd);
+			set->progs[i].link_fd = -1;
+		}
+	}
+}
+
+void attach_destroy(struct attach_set **setp)
+{
+	struct attach_set *set = *setp;
+	int i;
+
+	if (!set)
+		return;
+	attach_detach(set);
+	for (i = 0; i < set->n; i++) {
+		free(set->progs[i].subject);
+		free(set->progs[i].program);
+		free(set->progs[i].object);
+		free(set->progs[i].role);
+	}
+	for (i = 0; i < set->n_insts; i++) {
+		bpf_object__close(set->insts[i].obj);
+		free(set->insts[i].name);
+		free(set->insts[i].log_buf);
+	}
+	for (i = 0; i < set->n_bytes; i++) {
+		free(set->bytes[i].name);
+		free(set->bytes[i].data);
+	}
+	free(set->progs);
+	free(set->prog_inst);
+	free(set->insts);
+	free(set->bytes);
+	free(set);
+	*setp = NULL;
+}
+
+int attach_count(const struct attach_set *set)
+{
+	return set->n;
+}
+
+const struct attach_prog *attach_get(const struct attach_set *set, int i)
+{
+	return i >= 0 && i < set->n ? &set->progs[i] : NULL;
+}
+
+static int parse_hook(const char *s, enum attach_hook *hook)
+{
+	if (!strcmp(s, "xdp"))
+		*hook = ATTACH_XDP;
+	else if (!strcmp(s, "tc-ingress"))
+		*hook = ATTACH_TC_INGRESS;
+	else if (!strcmp(s, "tc-egress"))
+		*hook = ATTACH_TC_EGRESS;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+static int parse_mode(const char *s, enum attach_mode *mode)
+{
+	if (!strcmp(s, "native"))
+		*mode = ATTACH_NATIVE;
+	else if (!strcmp(s, "generic"))
+		*mode = ATTACH_GENERIC;
+	else if (!strcmp(s, "offload"))
+		*mode = ATTACH_OFFLOAD;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+/* The bytes of object NAME: from the job message, else from the BPF directory. */
+static int object_bytes(struct attach_set *set, const char *name, const struct attach_opts *o,
+			struct attach_bytes **out, char *err, size_t err_len)
+{
+	struct attach_bytes *b, *nb;
+	json_t *entry = o->objects ? json_object_get(o->objects, name) : NULL;
+	char path[PATH_MAX];
+	void *data = NULL;
+	size_t len = 0;
+	int i, e;
+
+	for (i = 0; i < set->n_bytes; i++) {
+		if (!strcmp(set->bytes[i].name, name)) {
+			*out = &set->bytes[i];
+			return 0;
+		}
+	}
+	if (entry) {
+		const char *b64 = json_string_value(json_object_get(entry, "data"));
+		const char *sha = json_string_value(json_object_get(entry, "sha256"));
+		char hex[SHA256_HEX_LEN];
+
+		if (!b64) {
+			snprintf(err, err_len, "object '%s' in the job message has no data", name);
+			return -EINVAL;
+		}
+		e = util_base64_decode(b64, &data, &len);
+		if (e) {
+			snprintf(err, err_len, "object '%s' in the job message is not base64", name);
+			return e;
+		}
+		util_sha256_hex(data, len, hex);
+		if (sha && strcmp(sha, hex)) {
+			snprintf(err, err_len, "object '%s' has sha256 %s, the job message says %s",
+				 name, hex, sha);
+			free(data);
+			return -EBADMSG;
+		}
+	} else {
+		char *buf;
+
+		if (strchr(name, '/')) {
+			snprintf(path, sizeof(path), "%s", name);
+		} else if (o->bpf_dir) {
+			snprintf(path, sizeof(path), "%s/%s", o->bpf_dir, name);
+		} else {
+			snprintf(err, err_len,
+				 "object '%s' is not in the job message and no bpf directory is set",
+				 name);
+			return -ENOENT;
+		}
+		e = util_read_file(path, ATTACH_MAX_OBJECT, &buf, &len);
+		if (e) {
+			snprintf(err, err_len, "cannot read object '%s': %s", path, strerror(-e));
+			return e;
+		}
+		data = buf;
+	}
+	nb = realloc(set->bytes, (set->n_bytes + 1) * sizeof(*nb));
+	if (!nb) {
+		free(data);
+		snprintf(err, err_len, "out of memory");
+		return -ENOMEM;
+	}
+	set->bytes = nb;
+	b = &set->bytes[set->n_bytes];
+	b->name = strdup(name);
+	if (!b->name) {
+		free(data);
+		snprintf(err, err_len, "out of memory");
+		return -ENOMEM;
+	}
+	b->data = data;
+	b->len = len;
+	set->n_bytes++;
+	*out = b;
+	return 0;
+}
+
+/* Parse and check entry I of ATTACH into set->progs[I]. */
+static int parse_entry(struct attach_set *set, int i, const json_t *entry,
+		       const struct attach_opts *o, char *err, size_t err_len)
+{
+	struct attach_prog *p = &set->progs[i];
+	const char *port = json_string_value(json_object_get(entry, "port"));
+	const char *hook = json_string_value(json_object_get(entry, "hook"));
+	const char *mode = json_string_value(json_object_get(entry, "mode"));
+	const char *object = json_string_value(json_object_get(entry, "object"));
+	const char *program = json_string_value(json_object_get(entry, "program"));
+	const char *want = json_string_value(json_object_get(entry, "sha256"));
+	struct attach_bytes *bytes;
+	char hex[SHA256_HEX_LEN];
+	int j, e;
+
+	if (!json_is_object(entry) || !port || !hook || !object || !program) {
+		snprintf(err, err_len, "attach entry %d needs port, hook, object and program", i);
+		return -EINVAL;
+	}
+	if (parse_hook(hook, &p->hook)) {
+		snprintf(err, err_len, "attach entry %d has unknown hook '%s'", i, hook);
+		return -EINVAL;
+	}
+	p->mode = ATTACH_NATIVE;
+	if (mode && parse_mode(mode, &p->mode)) {
+		snprintf(err, err_len, "attach entry %d has unknown mode '%s'", i, mode);
+		return -EINVAL;
+	}
+	if (p->hook == ATTACH_XDP && p->mode == ATTACH_OFFLOAD) {
+		snprintf(err, err_len, "xdp mode 'offload' is not supported yet");
+		return -EOPNOTSUPP;
+	}
+	p->ifindex = 0;
+	for (j = 0; j < o->n_ports; j++) {
+		if (!strcmp(o->ports[j].role, port)) {
+			p->ifindex = o->ports[j].ifindex;
+			snprintf(p->ifname, sizeof(p->ifname), "%s",
+				 o->ports[j].ifname ? o->ports[j].ifname : "?");
+		}
+	}
+	if (p->ifindex <= 0) {
+		snprintf(err, err_len, "port role '%s' is not one of the job's ports", port);
+		return -ENODEV;
+	}
+	p->program = strdup(program);
+	p->object = strdup(object);
+	p->role = strdup(port);
+	if (!p->program || !p->object || !p->role) {
+		snprintf(err, err_len, "out of memory");
+		return -ENOMEM;
+	}
+	if (!want && o->require_sha256) {
+		snprintf(err, err_len, "attach entry %d ('%s') has no sha256", i, object);
+		return -EINVAL;
+	}
+	e = object_bytes(set, object, o, &bytes, err, err_len);
+	if (e)
+		return e;
+	if (want) {
+		util_sha256_hex(bytes->data, bytes->len, hex);
+		if (strcmp(hex, want)) {
+			snprintf(err, err_len, "object '%s' has sha256 %s, the job wants %s", object,
+				 hex, want);
+			return -EBADMSG;
+		}
+	}
+	return 0;
+}
+
+/* Give every prog its object instance (see attach.h) and its subject. */
+static int plan_instances(struct attach_set *set, char *err, size_t err_len)
+{
+	int i, j;
+
+	for (i = 0; i < set->n; i++) {
+		struct attach_prog *p = &set->progs[i];
+		int uses = 0, names = 0, k = -1;
+
+		for (j = 0; j < set->n; j++) {
+			if (!strcmp(set->progs[j].program, p->program))
+				names++;
+			if (j < i && !strcmp(set->progs[j].program, p->program) &&
+			    !strcmp(set->progs[j].object, p->object))
+				uses++;
+		}
+		for (j = 0; j < set->n_insts; j++) {
+			if (!strcmp(set->insts[j].name, p->object) && set->insts[j].instance == uses)
+				k = j;
+		}
+		if (k < 0) {
+			struct attach_inst *ni;
+
+			ni = realloc(set->insts, (set->n_insts + 1) * sizeof(*ni));
+			if (!ni)
+				goto nomem;
+			set->insts = ni;
+			k = set->n_insts;
+			memset(&ni[k], 0, sizeof(ni[k]));
+			ni[k].name = strdup(p->object);
+			ni[k].instance = uses;
+			set->n_insts++;
+			if (!ni[k].name)
+				goto nomem;
+		}
+		set->prog_inst[i] = k;
+		if (names > 1) {
+			if (asprintf(&p->subject, "%s@%s", p->program, p->role) < 0)
+				p->subject = NULL;
+		} else {
+			p->subject = strdup(p->program);
+		}
+		if (!p->subject)
+			goto nomem;
+	}
+	return 0;
+nomem:
+	snprintf(err, err_len, "out of memory");
+	return -ENOMEM;
+}
+
+static const char *prog_type_want(enum attach_hook hook)
+{
+	return hook == ATTACH_XDP ? "an xdp" : "a tc (sched_cls)";
+}
+
+/* Open instance K, set autoload and attach types, load. */
+static int load_instance(struct attach_set *set, int k, char **verifier_log, char *err,
+			 size_t err_len)
+{
+	struct attach_inst *in = &set->insts[k];
+	struct attach_bytes *bytes = NULL;
+	struct bpf_program *prog;
+	const char *base;
+	int i, e;
+
+	for (i = 0; i < set->n_bytes; i++) {
+		if (!strcmp(set->bytes[i].name, in->name))
+			bytes = &set->bytes[i];
+	}
+	if (!bytes) {
+		snprintf(err, err_len, "object '%s' has no bytes", in->name);
+		return -EINVAL;
+	}
+	in->log_buf = calloc(1, ATTACH_LOG_SIZE);
+	if (!in->log_buf) {
+		snprintf(err, err_len, "out of memory");
+		return -ENOMEM;
+	}
+	base = strrchr(in->name, '/') ? strrchr(in->name, '/') + 1 : in->name;
+	{
+		LIBBPF_OPTS(bpf_object_open_opts, oo,
+			.object_name = base,
+			.kernel_log_buf = in->log_buf,
+			.kernel_log_size = ATTACH_LOG_SIZE,
+			.kernel_log_level = 0,	/* libbpf retries with level 1 on failure */
+		);
+
+		in->obj = bpf_object__open_mem(bytes->data, bytes->len, &oo);
+	}
+	if (!in->obj) {
+		e = -errno;
+		in->obj = NULL;
+		snprintf(err, err_len, "cannot open object '%s': %s", in->name, strerror(-e));
+		return e;
+	}
+	bpf_object__for_each_program(prog, in->obj)
+		bpf_program__set_autoload(prog, false);
+	for (i = 0; i < set->n; i++) {
+		struct attach_prog *p = &set->progs[i];
+		enum bpf_prog_type type;
+
+		if (set->prog_inst[i] != k)
+			continue;
+		prog = bpf_object__find_program_by_name(in->obj, p->program);
+		if (!prog) {
+			snprintf(err, err_len, "object '%s' has no program '%s'", in->name,
+				 p->program);
+			return -ENOENT;
+		}
+		type = bpf_program__type(prog);
+		if (p->hook != ATTACH_XDP && type == BPF_PROG_TYPE_UNSPEC) {
+			/* a section name libbpf 1.1 does not know, such as "tcx/ingress" */
+			bpf_program__set_type(prog, BPF_PROG_TYPE_SCHED_CLS);
+			type = BPF_PROG_TYPE_SCHED_CLS;
+		}
+		if ((p->hook == ATTACH_XDP && type != BPF_PROG_TYPE_XDP) ||
+		    (p->hook != ATTACH_XDP && type != BPF_PROG_TYPE_SCHED_CLS)) {
+			snprintf(err, err_len, "program '%s' in '%s' is not %s program",
+				 p->program, in->name, prog_type_want(p->hook));
+			return -EINVAL;
+		}
+		if (p->hook == ATTACH_TC_INGRESS)
+			bpf_program__set_expected_attach_type(
+				prog, (enum bpf_attach_type)ATTACH_BPF_TCX_INGRESS);
+		else if (p->hook == ATTACH_TC_EGRESS)
+			bpf_program__set_expected_attach_type(
+				prog, (enum bpf_attach_type)ATTACH_BPF_TCX_EGRESS);
+		bpf_program__set_autoload(prog, true);
+	}
+	e = bpf_object__load(in->obj);
+	if (e) {
+		const char *failed = NULL;
+
+		for (i = 0; i < set->n; i++) {
+			prog = set->prog_inst[i] == k ?
+				bpf_object__find_program_by_name(in->obj, set->progs[i].program) :
+				NULL;
+			if (prog && bpf_program__fd(prog) < 0) {
+				failed = set->progs[i].program;
+				break;
+			}
+		}
+		if (failed)
+			snprintf(err, err_len, "cannot load program '%s' of object '%s': %s", failed,
+				 in->name, strerror(-e));
+		else
+			snprintf(err, err_len, "cannot load object '%s': %s", in->name,
+				 strerror(-e));
+		if (in->log_buf[0] && verifier_log)
+			*verifier_log = strdup(in->log_buf);
+		return e;
+	}
+	for (i = 0; i < set->n; i++) {
+		if (set->prog_inst[i] != k)
+			continue;
+		prog = bpf_object__find_program_by_name(in->obj, set->progs[i].program);
+		set->progs[i].prog_fd = bpf_program__fd(prog);
+	}
+	/* the log buffer is only needed while loading */
+	free(in->log_buf);
+	in->log_buf = NULL;
+	return 0;
+}
+
+int attach_load(struct attach_set *set, const json_t *attach, const struct attach_opts *opts,
+		char **verifier_log, char *err, size_t err_len)
+{
+	size_t n;
+	int i, e;
+
+	if (verifier_log)
+		*verifier_log = NULL;
+	if (set->n) {
+		snprintf(err, err_len, "attach set already loaded");
+		return -EALREADY;
+	}
+	if (!json_is_array(attach)) {
+		snprintf(err, err_len, "job spec has no attach array");
+		return -EINVAL;
+	}
+	n = json_array_size(attach);
+	if (!n)
+		return 0;
+	set->progs = calloc(n, sizeof(*set->progs));
+	set->prog_inst = calloc(n, sizeof(*set->prog_inst));
+	if (!set->progs || !set->prog_inst) {
+		snprintf(err, err_len, "out of memory");
+		return -ENOMEM;
+	}
+	for (i = 0; i < (int)n; i++) {
+		set->progs[i].link_fd = -1;
+		set->progs[i].prog_fd = -1;
+	}
+	set->n = n;
+	for (i = 0; i < (int)n; i++) {
+		e = parse_entry(set, i, json_array_get(attach, i), opts, err, err_len);
+		if (e)
+			return e;
+	}
+	e = plan_instances(set, err, err_len);
+	if (e)
+		return e;
+	for (i = 0; i < set->n_insts; i++) {
+		e = load_instance(set, i, verifier_log, err, err_len);
+		if (e)
+			return e;
+	}
+	return 0;
+}
+
+int attach_links(struct attach_set *set, char *err, size_t err_len)
+{
+	int i, fd;
+
+	for (i = 0; i < set->n; i++) {
+		struct attach_prog *p = &set->progs[i];
+		const char *ifname = p->ifname;
+		const char *how;
+
+		if (p->link_fd >= 0)
+			continue;
+		if (p->hook == ATTACH_XDP) {
+			LIBBPF_OPTS(bpf_link_create_opts, lo,
+				.flags = p->mode == ATTACH_GENERIC ? XDP_FLAGS_SKB_MODE :
+								    XDP_FLAGS_DRV_MODE,
+			);
+
+			how = p->mode == ATTACH_GENERIC ? "xdp generic" : "xdp native";
+			fd = bpf_link_create(p->prog_fd, p->ifindex, BPF_XDP, &lo);
+		} else {
+			int type = p->hook == ATTACH_TC_INGRESS ? ATTACH_BPF_TCX_INGRESS :
+								  ATTACH_BPF_TCX_EGRESS;
+
+			how = p->hook == ATTACH_TC_INGRESS ? "tcx ingress" : "tcx egress";
+			fd = bpf_link_create(p->prog_fd, p->ifindex, (enum bpf_attach_type)type,
+					     NULL);
+		}
+		if (fd < 0) {
+			snprintf(err, err_len, "cannot attach '%s' to port '%s' ('%s') as %s: %s%s",
+				 p->program, p->role, ifname, how, strerror(-fd),
+				 p->hook == ATTACH_XDP ? "" :
+				 " (tc hooks need tcx links, Linux 6.6 or later)");
+			attach_detach(set);
+			return fd;
+		}
+		p->link_fd = fd;
+		pr_debug("attached '%s' to port '%s' ('%s') as %s, link fd %d", p->program,
+			 p->role, ifname, how, fd);
+	}
+	return 0;
+}

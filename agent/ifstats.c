@@ -1,0 +1,188 @@
+/* ifstats.c - see ifstats.h. A minimal rtnetlink client: one request, one reply, checked
+ * by sequence number, so a stray message from an earlier interrupted call is skipped. */
+#include "ifstats.h"
+
+#include <errno.h>
+#include <linux/if_link.h>
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#define IFSTATS_BUF (64 * 1024)
+
+struct ifstats {
+	int fd;
+	uint32_t seq;
+	char *buf;
+};
+
+struct ifstats *ifstats_new(void)
+{
+	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
+	struct ifstats *s;
+	int one = 1, err;
+
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return NULL;
+	s->buf = malloc(IFSTATS_BUF);
+	s->fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
+	if (!s->buf || s->fd < 0) {
+		err = s->buf ? errno : ENOMEM;
+		goto fail;
+	}
+	/* Errors come back with only the header we sent, not the whole request. */
+	setsockopt(s->fd, SOL_NETLINK, NETLINK_CAP_ACK, &one, sizeof(one));
+	if (bind(s->fd, (struct sockaddr *)&sa, sizeof(sa))) {
+		err = errno;
+		goto fail;
+	}
+	return s;
+fail:
+	ifstats_destroy(&s);
+	errno = err;
+	return NULL;
+}
+
+void ifstats_destroy(struct ifstats **sp)
+{
+	struct ifstats *s = *sp;
+
+	if (!s)
+		return;
+	if (s->fd >= 0)
+		close(s->fd);
+	free(s->buf);
+	free(s);
+	*sp = NULL;
+}
+
+static void parse_link(struct ifinfomsg *ifi, int len, struct ifstats_link *out)
+{
+	struct rtattr *rta;
+
+	memset(out, 0, sizeof(*out));
+	out->ifindex = ifi->ifi_index;
+	for (rta = IFLA_RTA(ifi); RTA_OK(rta, len); rta = RTA_NEXT(rta, len)) {
+		void *data = RTA_DATA(rta);
+		int plen = RTA_PAYLOAD(rta);
+
+		switch (rta->rta_type) {
+		case IFLA_IFNAME:
+			snprintf(out->name, sizeof(out->name), "%.*s", plen, (char *)data);
+			break;
+		case IFLA_ADDRESS:
+			if (plen <= (int)sizeof(out->mac)) {
+				memcpy(out->mac, data, plen);
+				out->mac_len = plen;
+			}
+			break;
+		case IFLA_MTU:
+			if (plen >= 4)
+				memcpy(&out->mtu, data, 4);
+			break;
+		case IFLA_LINK:
+			if (plen >= 4)
+				memcpy(&out->link, data, 4);
+			break;
+		case IFLA_LINK_NETNSID:
+			out->link_netns = true;
+			break;
+		case IFLA_STATS64: {
+			struct rtnl_link_stats64 st;
+
+			memset(&st, 0, sizeof(st));
+			memcpy(&st, data, plen < (int)sizeof(st) ? plen : (int)sizeof(st));
+			out->stats.rx_packets = st.rx_packets;
+			out->stats.tx_packets = st.tx_packets;
+			out->stats.rx_bytes = st.rx_bytes;
+			out->stats.tx_bytes = st.tx_bytes;
+			out->stats.rx_dropped = st.rx_dropped;
+			out->stats.tx_dropped = st.tx_dropped;
+			break;
+		}
+		}
+	}
+}
+
+int ifstats_get(struct ifstats *s, int ifindex, struct ifstats_link *out)
+{
+	struct {
+		struct nlmsghdr nh;
+		struct ifinfomsg ifi;
+	} req;
+	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
+
+	if (ifindex <= 0)
+		return -ENODEV;
+	memset(&req, 0, sizeof(req));
+	req.nh.nlmsg_len = NLMSG_LENGTH(sizeof(req.ifi));
+	req.nh.nlmsg_type = RTM_GETLINK;
+	req.nh.nlmsg_flags = NLM_F_REQUEST;
+	req.nh.nlmsg_seq = ++s->seq;
+	req.ifi.ifi_family = AF_UNSPEC;
+	req.ifi.ifi_index = ifindex;
+	if (sendto(s->fd, &req, req.nh.nlmsg_len, 0, (struct sockaddr *)&sa, sizeof(sa)) < 0)
+		return -errno;
+	for (;;) {
+		struct nlmsghdr *nh;
+		ssize_t got = recv(s->fd, s->buf, IFSTATS_BUF, 0);
+		int n;
+
+		if (got < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		n = (int)got;
+		for (nh = (struct nlmsghdr *)s->buf; NLMSG_OK(nh, n); nh = NLMSG_NEXT(nh, n)) {
+			if (nh->nlmsg_seq != s->seq)
+				continue;
+			if (nh->nlmsg_type == NLMSG_ERROR) {
+				struct nlmsgerr *e = NLMSG_DATA(nh);
+
+				return e->error ? e->error : -EPROTO;
+			}
+			if (nh->nlmsg_type == RTM_NEWLINK) {
+				struct ifinfomsg *ifi = NLMSG_DATA(nh);
+
+				parse_link(ifi, nh->nlmsg_len - NLMSG_LENGTH(sizeof(*ifi)), out);
+				return 0;
+			}
+		}
+	}
+}
+
+int ifstats_read(struct ifstats *s, int ifindex, struct ifstats_counters *out)
+{
+	struct ifstats_link link;
+	int err = ifstats_get(s, ifindex, &link);
+
+	if (!err)
+		*out = link.stats;
+	return err;
+}
+
+void ifstats_format_mac(const uint8_t *mac, char *out)
+{
+	snprintf(out, 18, "%02x:%02x:%02x:%02x:%02x:%02x", mac[0], mac[1], mac[2], mac[3],
+		 mac[4], mac[5]);
+}
+
+int ifstats_parse_mac(const char *text, uint8_t mac[6])
+{
+	unsigned int b[6];
+	char end;
+	int i;
+
+	if (sscanf(text, "%2x:%2x:%2x:%2x:%2x:%2x%c", &b[0], &b[1], &b[2], &b[3], &b[4], &b[5],
+		   &end) != 6 || strlen(text) != 17)
+		return -EINVAL;
+	for (i = 0; i < 6; i++)
+		mac[i] = b[i];
+	return 0;
+}

@@ -1,0 +1,717 @@
+/* job.c - see job.h. One struct job_ctx lives for one job_run() call; every resource it
+ * acquires is released at its one cleanup label. */
+#include "job.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <net/if.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "attach.h"
+#include "ifstats.h"
+#include "log.h"
+#include "progstats.h"
+#include "proto.h"
+#include "util.h"
+#include "xdpgen.h"
+
+#define JOB_ERR_LEN 1024
+#define JOB_POLL_MS 100
+
+struct job_port {
+	const char *role;		/* borrowed from the spec */
+	const char *ifname;		/* borrowed from the inventory config */
+	int ifindex;
+};
+
+/* Counters at one instant. */
+struct job_snap {
+	int64_t t_ns;			/* CLOCK_MONOTONIC, middle of the reads */
+	struct ifstats_counters *ports;	/* n_ports */
+	uint64_t gen_frames;
+	struct progstats *progs;	/* n_progs */
+};
+
+struct job_ctx {
+	const struct job_opts *opts;
+	json_t *id;			/* borrowed */
+	const json_t *msg;
+	const json_t *spec;
+	json_t *samples;
+	json_t *metrics;		/* borrowed: spec metrics or NULL (all) */
+	struct job_port *ports;
+	int n_ports;
+	const char *from;		/* generator port role, or NULL */
+	bool from_veth;			/* the generator's port is a veth */
+	uint64_t rate_gen_frames;	/* generator frames over the rate window */
+	uint64_t rate_from_tx;		/* tx_packets + tx_dropped of FROM, same window */
+	struct ifstats *rtnl;
+	struct attach_set *attach;
+	struct xdpgen *gen;
+	int stats_fd;
+	char err[JOB_ERR_LEN];
+};
+
+int job_id_format(const json_t *id, char *out, size_t out_len)
+{
+	const char *s;
+
+	if (json_is_integer(id)) {
+		snprintf(out, out_len, "%lld", (long long)json_integer_value(id));
+		return 0;
+	}
+	s = json_string_value(id);
+	if (!s || !*s || *s == '.' || strlen(s) >= out_len || strspn(s,
+	    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-") != strlen(s))
+		return -EINVAL;
+	snprintf(out, out_len, "%s", s);
+	return 0;
+}
+
+int job_id_text(const json_t *msg, char *out, size_t out_len)
+{
+	return job_id_format(json_object_get(json_object_get(msg, "job"), "id"), out, out_len);
+}
+
+static bool metric_wanted(const struct job_ctx *c, const char *name)
+{
+	size_t i;
+	json_t *m;
+
+	if (!c->metrics)
+		return true;
+	json_array_foreach(c->metrics, i, m) {
+		if (json_is_string(m) && !strcmp(json_string_value(m), name))
+			return true;
+	}
+	return false;
+}
+
+static void add_sample(struct job_ctx *c, const char *metric, const char *subject,
+		       double value, const char *unit, const char *window, int seq)
+{
+	json_t *s;
+
+	if (!metric_wanted(c, metric) || !isfinite(value))
+		return;
+	s = json_pack("{s:s, s:s, s:f, s:s, s:s, s:o}", "metric", metric, "subject", subject,
+		      "value", value, "unit", unit, "window", window,
+		      "seq", seq >= 0 ? json_integer(seq) : json_null());
+	if (s)
+		json_array_append_new(c->samples, s);
+}
+
+static void progress(struct job_ctx *c, const char *phase, int second, int of,
+		     json_t *rates)
+{
+	json_t *msg;
+
+	if (!c->opts->progress) {
+		json_decref(rates);
+		return;
+	}
+	msg = proto_msg_new("progress");
+	if (msg) {
+		json_object_set(msg, "job", c->id);
+		json_object_set_new(msg, "phase", json_string(phase));
+		json_object_set_new(msg, "second", json_integer(second));
+		json_object_set_new(msg, "of", json_integer(of));
+		if (rates)
+			json_object_set(msg, "rates", rates);
+		c->opts->progress(c->opts->progress_ctx, msg);
+	}
+	json_decref(rates);
+	json_decref(msg);
+}
+
+static bool cancelled(const struct job_ctx *c)
+{
+	return c->opts->cancel && atomic_load(c->opts->cancel);
+}
+
+/* Sleep until the CLOCK_MONOTONIC instant DEADLINE_NS, looking at the cancel flag every
+ * JOB_POLL_MS. Returns 0, or -ECANCELED. */
+static int sleep_until(struct job_ctx *c, int64_t deadline_ns)
+{
+	for (;;) {
+		int64_t now = util_mono_ns(), until;
+		struct timespec ts;
+
+		if (cancelled(c))
+			return -ECANCELED;
+		if (now >= deadline_ns)
+			return 0;
+		until = deadline_ns - now > JOB_POLL_MS * 1000000LL ?
+			now + JOB_POLL_MS * 1000000LL : deadline_ns;
+		ts.tv_sec = until / 1000000000LL;
+		ts.tv_nsec = until % 1000000000LL;
+		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+	}
+}
+
+static int snap_init(struct job_ctx *c, struct job_snap *s)
+{
+	int n_progs = c->attach ? attach_count(c->attach) : 0;
+
+	memset(s, 0, sizeof(*s));
+	s->ports = calloc(c->n_ports ? c->n_ports : 1, sizeof(*s->ports));
+	s->progs = calloc(n_progs ? n_progs : 1, sizeof(*s->progs));
+	return s->ports && s->progs ? 0 : -ENOMEM;
+}
+
+static void snap_release(struct job_snap *s)
+{
+	free(s->ports);
+	free(s->progs);
+	s->ports = NULL;
+	s->progs = NULL;
+}
+
+static void snap_copy(struct job_ctx *c, struct job_snap *dst, const struct job_snap *src)
+{
+	int n_progs = c->attach ? attach_count(c->attach) : 0;
+
+	dst->t_ns = src->t_ns;
+	dst->gen_frames = src->gen_frames;
+	memcpy(dst->ports, src->ports, c->n_ports * sizeof(*dst->ports));
+	memcpy(dst->progs, src->progs, n_progs * sizeof(*dst->progs));
+}
+
+/* Read every counter the job samples into S. Returns 0 or -errno with c->err set. */
+static int snap_take(struct job_ctx *c, struct job_snap *s, bool progs)
+{
+	int64_t t0 = util_mono_ns();
+	int i, err;
+
+	for (i = 0; i < c->n_ports; i++) {
+		err = ifstats_read(c->rtnl, c->ports[i].ifindex, &s->ports[i]);
+		if (err) {
+			snprintf(c->err, sizeof(c->err), "cannot read counters of port '%s' ('%s'): %s",
+				 c->ports[i].role, c->ports[i].ifname, strerror(-err));
+			return err;
+		}
+	}
+	if (c->gen) {
+		err = xdpgen_frames(c->gen, &s->gen_frames);
+		if (err) {
+			snprintf(c->err, sizeof(c->err), "cannot read the generator's frame count: %s",
+				 strerror(-err));
+			return err;
+		}
+	}
+	for (i = 0; progs && i < attach_count(c->attach); i++) {
+		const struct attach_prog *p = attach_get(c->attach, i);
+
+		err = progstats_read(p->prog_fd, &s->progs[i]);
+		if (err) {
+			snprintf(c->err, sizeof(c->err), "cannot read bpf_stats of '%s': %s",
+				 p->subject, strerror(-err));
+			return err;
+		}
+	}
+	s->t_ns = t0 + (util_mono_ns() - t0) / 2;
+	return 0;
+}
+
+enum job_window { JOB_WARMUP, JOB_RATE, JOB_COST };
+
+/* Samples of one interval A -> B; SEQ -1 for the whole window. */
+static void emit(struct job_ctx *c, enum job_window w, const struct job_snap *a,
+		 const struct job_snap *b, int seq)
+{
+	double dt = (b->t_ns - a->t_ns) / 1e9;
+	int i;
+
+	if (dt <= 0)
+		return;
+	if (w == JOB_RATE) {
+		for (i = 0; i < c->n_ports; i++) {
+			const struct ifstats_counters *x = &a->ports[i], *y = &b->ports[i];
+			double drops = (double)(y->rx_dropped - x->rx_dropped) +
+				       (double)(y->tx_dropped - x->tx_dropped);
+
+			add_sample(c, "port.rx_pps", c->ports[i].role,
+				   (y->rx_packets - x->rx_packets) / dt, "pps", "rate", seq);
+			add_sample(c, "port.tx_pps", c->ports[i].role,
+				   (y->tx_packets - x->tx_packets) / dt, "pps", "rate", seq);
+			add_sample(c, "port.drop_pps", c->ports[i].role, drops / dt, "pps", "rate",
+				   seq);
+		}
+		if (c->gen) {
+			add_sample(c, "gen.tx_pps", c->from, (b->gen_frames - a->gen_frames) / dt,
+				   "pps", "rate", seq);
+			if (seq < 0)
+				c->rate_gen_frames = b->gen_frames - a->gen_frames;
+		}
+		for (i = 0; seq < 0 && i < c->n_ports; i++) {
+			if (c->from && !strcmp(c->ports[i].role, c->from))
+				c->rate_from_tx = b->ports[i].tx_packets - a->ports[i].tx_packets +
+						  b->ports[i].tx_dropped - a->ports[i].tx_dropped;
+		}
+	} else if (w == JOB_COST) {
+		for (i = 0; i < attach_count(c->attach); i++) {
+			const struct attach_prog *p = attach_get(c->attach, i);
+			uint64_t runs = b->progs[i].run_cnt - a->progs[i].run_cnt;
+			uint64_t ns = b->progs[i].run_time_ns - a->progs[i].run_time_ns;
+
+			if (runs)	/* no runs, no cost to report */
+				add_sample(c, "prog.ns_per_run", p->subject, (double)ns / runs, "ns",
+					   "cost", seq);
+			add_sample(c, "prog.run_pps", p->subject, runs / dt, "pps", "cost", seq);
+		}
+	}
+}
+
+/* {ROLE: rx pps} between A and B for progress messages. */
+static json_t *rates_json(struct job_ctx *c, const struct job_snap *a, const struct job_snap *b)
+{
+	double dt = (b->t_ns - a->t_ns) / 1e9;
+	json_t *r = json_object();
+	int i;
+
+	for (i = 0; r && dt > 0 && i < c->n_ports; i++)
+		json_object_set_new(r, c->ports[i].role,
+				    json_real(round((b->ports[i].rx_packets -
+						     a->ports[i].rx_packets) / dt)));
+	return r;
+}
+
+static const char *window_phase(enum job_window w)
+{
+	return w == JOB_WARMUP ? "warmup" : w == JOB_RATE ? "rate" : "cost";
+}
+
+/* Run one phase of DURATION_MS: a counter snapshot per second at absolute deadlines,
+ * samples per second and for the whole phase (not for warmup), a progress message per
+ * second. Returns 0, -ECANCELED, or -errno with c->err set. */
+static int run_window(struct job_ctx *c, enum job_window w, int64_t duration_ms)
+{
+	struct job_snap first, prev, cur;
+	int n = (int)((duration_ms + 999) / 1000), i, err;
+	bool progs = w == JOB_COST;
+	int64_t t0;
+
+	memset(&first, 0, sizeof(first));
+	memset(&prev, 0, sizeof(prev));
+	memset(&cur, 0, sizeof(cur));
+	err = snap_init(c, &first) ?: snap_init(c, &prev) ?: snap_init(c, &cur);
+	if (err) {
+		snprintf(c->err, sizeof(c->err), "out of memory");
+		goto out;
+	}
+	err = snap_take(c, &first, progs);
+	if (err)
+		goto out;
+	snap_copy(c, &prev, &first);
+	t0 = first.t_ns;
+	for (i = 0; i < n; i++) {
+		int64_t end_ms = (i + 1) * 1000LL < duration_ms ? (i + 1) * 1000LL : duration_ms;
+
+		err = sleep_until(c, t0 + end_ms * 1000000LL);
+		if (err)
+			goto out;
+		if (c->gen) {
+			err = xdpgen_error(c->gen, c->err, sizeof(c->err));
+			if (err)
+				goto out;
+		}
+		err = snap_take(c, &cur, progs);
+		if (err)
+			goto out;
+		if (w != JOB_WARMUP)
+			emit(c, w, &prev, &cur, i);
+		progress(c, window_phase(w), i + 1, n, rates_json(c, &prev, &cur));
+		snap_copy(c, &prev, &cur);
+	}
+	if (w != JOB_WARMUP)
+		emit(c, w, &first, &cur, -1);
+	pr_debug("job: %s window of %lld ms done", window_phase(w), (long long)duration_ms);
+out:
+	snap_release(&first);
+	snap_release(&prev);
+	snap_release(&cur);
+	return err;
+}
+
+/* Resolve the spec's port roles (and traffic.from) to interfaces. */
+static int resolve_ports(struct job_ctx *c)
+{
+	const struct inventory_config *inv = c->opts->inv;
+	json_t *roles = json_object_get(c->spec, "ports");
+	size_t i;
+	json_t *r;
+	int j;
+
+	if (!json_is_array(roles) || !json_array_size(roles)) {
+		snprintf(c->err, sizeof(c->err), "job spec has no ports");
+		return -EINVAL;
+	}
+	c->ports = calloc(json_array_size(roles), sizeof(*c->ports));
+	if (!c->ports) {
+		snprintf(c->err, sizeof(c->err), "out of memory");
+		return -ENOMEM;
+	}
+	json_array_foreach(roles, i, r) {
+		struct job_port *p = &c->ports[c->n_ports];
+
+		p->role = json_string_value(r);
+		if (!p->role) {
+			snprintf(c->err, sizeof(c->err), "job spec port %zu is not a string", i);
+			return -EINVAL;
+		}
+		for (j = 0; inv && j < inv->n_ports; j++) {
+			if (!strcmp(inv->ports[j].key, p->role))
+				p->ifname = inv->ports[j].value;
+		}
+		if (!p->ifname) {
+			snprintf(c->err, sizeof(c->err),
+				 "port role '%s' is not mapped on this agent (--port %s=IFNAME)",
+				 p->role, p->role);
+			return -ENODEV;
+		}
+		p->ifindex = if_nametoindex(p->ifname);
+		if (!p->ifindex) {
+			snprintf(c->err, sizeof(c->err), "port '%s': interface '%s' does not exist",
+				 p->role, p->ifname);
+			return -ENODEV;
+		}
+		c->n_ports++;
+	}
+	return 0;
+}
+
+static const struct job_port *find_port(const struct job_ctx *c, const char *role)
+{
+	int i;
+
+	for (i = 0; role && i < c->n_ports; i++) {
+		if (!strcmp(c->ports[i].role, role))
+			return &c->ports[i];
+	}
+	return NULL;
+}
+
+/* The destination MAC for frames leaving FROM: the job's packet.dst_mac, else a veth's
+ * peer (IFLA_LINK in this namespace), else the job's other port, else broadcast. */
+static int pick_dst_mac(struct job_ctx *c, const json_t *packet, const struct job_port *from,
+			const struct ifstats_link *from_link, uint8_t mac[6])
+{
+	const char *text = json_string_value(json_object_get(packet, "dst_mac"));
+	struct ifstats_link peer;
+	char driver[32] = "";
+	int i;
+
+	if (text) {
+		if (ifstats_parse_mac(text, mac)) {
+			snprintf(c->err, sizeof(c->err), "invalid traffic.packet.dst_mac '%s'", text);
+			return -EINVAL;
+		}
+		return 0;
+	}
+	inventory_driver(from->ifname, driver, sizeof(driver));
+	c->from_veth = !strcmp(driver, "veth");
+	if (c->from_veth && from_link->link > 0 && !from_link->link_netns &&
+	    !ifstats_get(c->rtnl, from_link->link, &peer) && peer.mac_len == 6) {
+		memcpy(mac, peer.mac, 6);
+		return 0;
+	}
+	for (i = 0; i < c->n_ports; i++) {
+		if (&c->ports[i] != from &&
+		    !ifstats_get(c->rtnl, c->ports[i].ifindex, &peer) && peer.mac_len == 6) {
+			memcpy(mac, peer.mac, 6);
+			return 0;
+		}
+	}
+	memset(mac, 0xff, 6);
+	return 0;
+}
+
+/* Integer member (the last part of the dotted NAME) of OBJ, DEF when absent. */
+static int get_int(struct job_ctx *c, const json_t *obj, const char *name, int def, int *out)
+{
+	json_t *v = json_object_get(obj, strrchr(name, '.') + 1);
+
+	*out = def;
+	if (!v)
+		return 0;
+	if (!json_is_integer(v) || json_integer_value(v) < INT_MIN ||
+	    json_integer_value(v) > INT_MAX) {
+		snprintf(c->err, sizeof(c->err), "%s is not an integer", name);
+		return -EINVAL;
+	}
+	*out = (int)json_integer_value(v);
+	return 0;
+}
+
+static int start_traffic(struct job_ctx *c, const json_t *traffic)
+{
+	const char *gen = proto_get_str(traffic, "generator", "none");
+	json_t *packet = json_object_get(traffic, "packet");
+	const char *proto = proto_get_str(packet, "proto", "udp4");
+	struct xdpgen_config cfg;
+	struct ifstats_link link;
+	const struct job_port *from;
+	int err;
+
+	if (!strcmp(gen, "none"))
+		return 0;
+	if (strcmp(gen, "xdp-live")) {
+		snprintf(c->err, sizeof(c->err), "generator '%s' is not supported yet", gen);
+		return -EOPNOTSUPP;
+	}
+	c->from = proto_get_str(traffic, "from", NULL);
+	from = find_port(c, c->from);
+	if (!from) {
+		snprintf(c->err, sizeof(c->err), "traffic.from '%s' is not one of the job's ports",
+			 c->from ? c->from : "");
+		return -EINVAL;
+	}
+	if (strcmp(proto, "udp4") && strcmp(proto, "udp6")) {
+		snprintf(c->err, sizeof(c->err), "packet proto '%s' is not supported", proto);
+		return -EINVAL;
+	}
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.ifindex = from->ifindex;
+	cfg.ipv6 = !strcmp(proto, "udp6");
+	err = get_int(c, packet, "traffic.packet.size", 64, &cfg.size) ?:
+	      get_int(c, packet, "traffic.packet.flows", 1, &cfg.flows) ?:
+	      get_int(c, traffic, "traffic.threads", 1, &cfg.threads);
+	if (err)
+		return err;
+	err = ifstats_get(c->rtnl, from->ifindex, &link);
+	if (err) {
+		snprintf(c->err, sizeof(c->err), "cannot read port '%s' ('%s'): %s", from->role,
+			 from->ifname, strerror(-err));
+		return err;
+	}
+	if (link.mac_len == 6)
+		memcpy(cfg.src_mac, link.mac, 6);
+	err = pick_dst_mac(c, packet, from, &link, cfg.dst_mac);
+	if (err)
+		return err;
+	c->gen = xdpgen_new(&cfg, c->err, sizeof(c->err));
+	if (!c->gen)
+		return -errno;
+	return xdpgen_start(c->gen, c->err, sizeof(c->err));
+}
+
+static bool any_metric(const struct job_ctx *c, const char *prefix)
+{
+	size_t i;
+	json_t *m;
+
+	if (!c->metrics)
+		return true;
+	json_array_foreach(c->metrics, i, m) {
+		const char *s = json_string_value(m);
+
+		if (s && !strncmp(s, prefix, strlen(prefix)))
+			return true;
+	}
+	return false;
+}
+
+/* Read an integer duration field; -EINVAL with c->err set when out of range. */
+static int get_ms(struct job_ctx *c, const json_t *traffic, const char *key, long long def,
+		  long long min, int64_t *out)
+{
+	json_t *v = json_object_get(traffic, key);
+	long long ms = def;
+
+	if (!v && def < 0) {
+		snprintf(c->err, sizeof(c->err), "job spec has no traffic.%s", key);
+		return -EINVAL;
+	}
+	if (v) {
+		if (!json_is_integer(v)) {
+			snprintf(c->err, sizeof(c->err), "traffic.%s is not an integer", key);
+			return -EINVAL;
+		}
+		ms = json_integer_value(v);
+	}
+	if (ms < min || ms > JOB_MAX_DURATION_MS) {
+		snprintf(c->err, sizeof(c->err), "traffic.%s %lld is out of range %lld..%d", key, ms,
+			 min, JOB_MAX_DURATION_MS);
+		return -EINVAL;
+	}
+	*out = ms;
+	return 0;
+}
+
+/* A veth refuses xdp-live frames unless its peer runs NAPI (a native XDP program, or
+ * GRO on), and the kernel drops them without counting: the generator's count would then
+ * be frames that went nowhere. Fail such a job rather than report them. */
+static int check_delivery(struct job_ctx *c)
+{
+	const struct job_port *from = find_port(c, c->from);
+
+	if (!c->gen || !c->from_veth || c->rate_gen_frames < 10000 ||
+	    c->rate_from_tx * 100 >= c->rate_gen_frames)
+		return 0;
+	snprintf(c->err, sizeof(c->err),
+		 "port '%s' ('%s') took %llu of %llu xdp-live frames: the veth peer needs a native "
+		 "XDP program or GRO on to receive them", c->from, from ? from->ifname : "?",
+		 (unsigned long long)c->rate_from_tx, (unsigned long long)c->rate_gen_frames);
+	return -EPIPE;
+}
+
+/* Load and attach the variant. */
+static int prepare(struct job_ctx *c, char **verifier_log)
+{
+	json_t *attach = json_object_get(c->spec, "attach");
+	struct attach_port *ap;
+	int i, err;
+
+	if (!attach)
+		return 0;
+	ap = calloc(c->n_ports ? c->n_ports : 1, sizeof(*ap));
+	if (!ap) {
+		snprintf(c->err, sizeof(c->err), "out of memory");
+		return -ENOMEM;
+	}
+	for (i = 0; i < c->n_ports; i++) {
+		ap[i].role = c->ports[i].role;
+		ap[i].ifname = c->ports[i].ifname;
+		ap[i].ifindex = c->ports[i].ifindex;
+	}
+	{
+		struct attach_opts ao = {
+			.sz = sizeof(ao),
+			.objects = json_object_get(c->msg, "objects"),
+			.bpf_dir = c->opts->bpf_dir,
+			.require_sha256 = c->opts->require_sha256,
+			.ports = ap,
+			.n_ports = c->n_ports,
+		};
+
+		err = attach_load(c->attach, attach, &ao, verifier_log, c->err, sizeof(c->err));
+		if (!err)
+			err = attach_links(c->attach, c->err, sizeof(c->err));
+	}
+	free(ap);
+	return err;
+}
+
+json_t *job_run(const json_t *msg, const struct job_opts *opts)
+{
+	struct job_ctx ctx, *c = &ctx;
+	json_t *job = json_object_get(msg, "job");
+	json_t *result, *traffic, *env;
+	char *verifier_log = NULL;
+	int64_t duration_ms = 0, warmup_ms = 0;
+	int64_t started = util_wall_ms();
+	int err;
+
+	memset(c, 0, sizeof(*c));
+	c->opts = opts;
+	c->stats_fd = -1;
+	c->msg = msg;
+	c->id = json_object_get(job, "id");
+	c->spec = json_object_get(job, "spec");
+	c->samples = json_array();
+	result = proto_msg_new("result");
+	if (!result || !c->samples) {
+		json_decref(result);
+		json_decref(c->samples);
+		return NULL;
+	}
+	json_object_set(result, "job", c->id ? c->id : json_null());
+	env = opts->inv ? inventory_build(opts->inv) : json_object();
+	json_object_set_new(result, "env", env ? env : json_null());
+
+	if (!json_is_object(c->spec)) {
+		snprintf(c->err, sizeof(c->err), "job message has no spec");
+		err = -EINVAL;
+		goto out;
+	}
+	c->metrics = json_object_get(c->spec, "metrics");
+	if (c->metrics && !json_is_array(c->metrics)) {
+		snprintf(c->err, sizeof(c->err), "job spec metrics is not an array");
+		err = -EINVAL;
+		goto out;
+	}
+	traffic = json_object_get(c->spec, "traffic");
+	err = get_ms(c, traffic, "duration_ms", -1, 1, &duration_ms) ?:
+	      get_ms(c, traffic, "warmup_ms", 0, 0, &warmup_ms);
+	if (err)
+		goto out;
+	err = resolve_ports(c);
+	if (err)
+		goto out;
+	c->rtnl = ifstats_new();
+	c->attach = attach_new();
+	if (!c->rtnl || !c->attach) {
+		err = -errno;
+		snprintf(c->err, sizeof(c->err), "cannot open rtnetlink: %s", strerror(errno));
+		goto out;
+	}
+
+	progress(c, "prepare", 0, 0, NULL);
+	err = prepare(c, &verifier_log);
+	if (err)
+		goto out;
+	err = start_traffic(c, traffic);
+	if (err)
+		goto out;
+	if (warmup_ms) {
+		err = run_window(c, JOB_WARMUP, warmup_ms);
+		if (err)
+			goto out;
+	}
+	if (any_metric(c, "port.") || any_metric(c, "gen.")) {
+		err = run_window(c, JOB_RATE, duration_ms);
+		if (err)
+			goto out;
+		err = check_delivery(c);
+		if (err)
+			goto out;
+	}
+	if (any_metric(c, "prog.") && attach_count(c->attach)) {
+		c->stats_fd = progstats_enable();
+		if (c->stats_fd < 0) {
+			err = c->stats_fd;
+			snprintf(c->err, sizeof(c->err), "cannot enable bpf_stats: %s",
+				 strerror(-err));
+			goto out;
+		}
+		err = run_window(c, JOB_COST, duration_ms);
+		progstats_disable(&c->stats_fd);
+		if (err)
+			goto out;
+	}
+	if (c->gen) {
+		/* a thread that failed in the last second */
+		err = xdpgen_stop(c->gen, c->err, sizeof(c->err));
+		if (err)
+			goto out;
+	}
+out:
+	if (c->opts->progress && c->spec)
+		progress(c, "cleanup", 0, 0, NULL);
+	progstats_disable(&c->stats_fd);
+	xdpgen_destroy(&c->gen);
+	attach_destroy(&c->attach);
+	ifstats_destroy(&c->rtnl);
+	free(c->ports);
+	if (err == -ECANCELED)
+		snprintf(c->err, sizeof(c->err), "cancelled");
+	json_object_set_new(result, "status", json_string(err ? "failed" : "ok"));
+	if (err) {
+		char id[64] = "?";
+
+		job_id_text(msg, id, sizeof(id));
+		json_object_set_new(result, "error", json_string(c->err[0] ? c->err : strerror(-err)));
+		pr_warn("job '%s' failed: %s", id, c->err[0] ? c->err : strerror(-err));
+	}
+	if (verifier_log)
+		json_object_set_new(result, "verifier_log", json_string(verifier_log));
+	free(verifier_log);
+	json_object_set_new(result, "started_ms", json_integer(started));
+	json_object_set_new(result, "finished_ms", json_integer(util_wall_ms()));
+	json_object_set_new(result, "samples", c->samples);
+	return result;
+}

@@ -1,0 +1,67 @@
+/* job.h - run one job: prepare, traffic, warmup, the rate and cost windows, cleanup.
+ *
+ * job_run() executes a job message body ({"job": {id, run, spec}, "objects": {...}},
+ * docs/protocol.md) on this host and returns the complete "result" message:
+ *
+ *   prepare   resolve the spec's port roles to interfaces, load and attach the variant
+ *             (attach.h); a load failure returns the verifier log
+ *   traffic   start the generator: xdp-live (xdpgen.h) out of traffic.from, or none
+ *             (something outside sends; only measure)
+ *   warmup    wait traffic.warmup_ms
+ *   rate      traffic.duration_ms with bpf_stats off: every second, per port, the
+ *             IFLA_STATS64 deltas over the time actually elapsed -> port.rx_pps,
+ *             port.tx_pps, port.drop_pps (rx_dropped + tx_dropped), and the generator's
+ *             frame count -> gen.tx_pps; one sample per second (seq 0..n-1) and one for
+ *             the whole window (seq null); a veth port that silently refused the
+ *             generator's frames fails the job
+ *   cost      traffic.duration_ms with bpf_stats on: per attached program, run_cnt and
+ *             run_time_ns deltas -> prog.ns_per_run, prog.run_pps, per second and whole
+ *   cleanup   stop the generator, detach, unload
+ *
+ * Seconds end at absolute deadlines (no drift); a window whose metrics the spec does not
+ * list is skipped, and only listed metrics are emitted (all when the spec lists none).
+ * The cancel flag is looked at every 100 ms: a cancelled job stops, cleans up and returns
+ * status failed, error "cancelled", with the samples of the seconds it completed. Every
+ * exit path detaches everything.
+ *
+ * Runs in the calling thread (the agent's worker thread, or main for --once); the progress
+ * callback is called from it once per phase second.
+ */
+#ifndef BPFLAB_AGENT_JOB_H
+#define BPFLAB_AGENT_JOB_H
+
+#include <jansson.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "inventory.h"
+
+#define JOB_MAX_DURATION_MS (3600 * 1000)
+
+/* Called with a complete "progress" message (borrowed). */
+typedef void (*job_progress_fn)(void *ctx, const json_t *progress);
+
+struct job_opts {
+	size_t sz;
+	const struct inventory_config *inv;	/* agent name, port roles, labels */
+	const char *bpf_dir;		/* objects the message does not carry, or NULL */
+	bool require_sha256;		/* refuse attach entries without sha256 */
+	job_progress_fn progress;	/* may be NULL */
+	void *progress_ctx;
+	atomic_int *cancel;		/* non-zero: stop (may be NULL) */
+};
+#define job_opts__last_field cancel
+
+/* Run the job in MSG (borrowed). Returns a new "result" message; NULL only when out of
+ * memory. Failures of the job itself are results with status "failed". */
+json_t *job_run(const json_t *msg, const struct job_opts *opts);
+
+/* A job id (integer or string) as text into OUT; 0, or -EINVAL when ID is neither or
+ * unusable. String ids are restricted to [A-Za-z0-9._-] (not starting with '.') so that
+ * they can name spool files. */
+int job_id_format(const json_t *id, char *out, size_t out_len);
+/* The id of the job in a job message ({"job": {"id": ...}}), as job_id_format. */
+int job_id_text(const json_t *msg, char *out, size_t out_len);
+
+#endif

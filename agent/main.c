@@ -1,0 +1,308 @@
+/* main.c - bpflab-agent: command line, signals, and the choice between serving a
+ * coordinator (agent.h) and running one job from a file (--once, for tests and
+ * debugging).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <libgen.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "agent.h"
+#include "inventory.h"
+#include "job.h"
+#include "log.h"
+#include "proto.h"
+#include "util.h"
+
+#define MAX_JOB_FILE (PROTO_MAX_BYTES)
+
+static atomic_int once_cancel;
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+"usage: bpflab-agent --coordinator ENDPOINT [--name NAME] --port ROLE=IFNAME ...\n"
+"                    [--label KEY=VALUE ...] [--spool DIR] [--bpf-dir DIR]\n"
+"                    [--log FILE] [-v ...]\n"
+"       bpflab-agent --once JOB.json --port ROLE=IFNAME ... [--bpf-dir DIR] [-v ...]\n"
+"       bpflab-agent --help\n"
+"\n"
+"Serve jobs from a bpflab coordinator, or run the one job in JOB.json (a job message\n"
+"body {\"job\": {\"id\", \"run\", \"spec\"}, \"objects\": {...}}) and print its result.\n"
+"\n"
+"  --coordinator ENDPOINT  the coordinator's agent endpoint, e.g. tcp://198.18.0.1:7701\n"
+"  --name NAME             the agent's name in the lab (default: the host name)\n"
+"  --port ROLE=IFNAME      map a plan's port role to a local interface (repeatable)\n"
+"  --label KEY=VALUE       a label in the inventory, for plan selectors (repeatable)\n"
+"  --spool DIR             keep unacknowledged results in DIR (default: in memory)\n"
+"  --bpf-dir DIR           read objects a job does not carry from DIR\n"
+"                          (default: ../bpf beside the binary)\n"
+"  --once JOB.json         run one job, print the result JSON; exit 0 if it succeeded\n"
+"  --log FILE              log to FILE instead of stderr\n"
+"  -v, --verbose           log more (repeatable)\n"
+"  -h, --help              this help\n");
+}
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	atomic_store(&once_cancel, 1);
+}
+
+/* ../bpf beside the binary (build/bin -> build/bpf) when it exists. */
+static char *default_bpf_dir(void)
+{
+	char exe[PATH_MAX], dir[PATH_MAX + 8];
+	struct stat st;
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+
+	if (n <= 0)
+		return NULL;
+	exe[n] = '\0';
+	snprintf(dir, sizeof(dir), "%s/../bpf", dirname(exe));
+	if (stat(dir, &st) || !S_ISDIR(st.st_mode))
+		return NULL;
+	return realpath(dir, NULL);
+}
+
+static int run_once(const char *file, const struct inventory_config *inv, const char *bpf_dir)
+{
+	struct sigaction sa;
+	char *text, why[256];
+	json_t *msg, *result;
+	size_t len;
+	int err, rc;
+
+	err = util_read_file(file, MAX_JOB_FILE, &text, &len);
+	if (err) {
+		pr_warn("cannot read job '%s': %s", file, strerror(-err));
+		return 1;
+	}
+	{
+		json_error_t jerr;
+
+		msg = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
+		if (!msg)
+			snprintf(why, sizeof(why), "%s at line %d", jerr.text, jerr.line);
+	}
+	free(text);
+	if (!msg || !json_is_object(json_object_get(msg, "job"))) {
+		pr_warn("job file '%s' is not a job message body: %s", file,
+			msg ? "no \"job\" object" : why);
+		json_decref(msg);
+		return 1;
+	}
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	{
+		struct job_opts jo = {
+			.sz = sizeof(jo),
+			.inv = inv,
+			.bpf_dir = bpf_dir,
+			.require_sha256 = false,
+			.cancel = &once_cancel,
+		};
+
+		result = job_run(msg, &jo);
+	}
+	json_decref(msg);
+	if (!result) {
+		pr_warn("out of memory");
+		return 1;
+	}
+	json_dumpf(result, stdout, JSON_INDENT(2));
+	fputc('\n', stdout);
+	fflush(stdout);
+	rc = strcmp(proto_get_str(result, "status", ""), "ok") ? 1 : 0;
+	json_decref(result);
+	return rc;
+}
+
+static int run_agent(const char *endpoint, const struct inventory_config *inv,
+		     const char *spool_dir, const char *bpf_dir)
+{
+	struct agent *agent = NULL;
+	sigset_t set;
+	int sfd, err;
+
+	/* Before any thread exists: every thread inherits the mask, the loop reads the
+	 * signals from a signalfd. */
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
+	sfd = signalfd(-1, &set, SFD_CLOEXEC);
+	if (sfd < 0) {
+		pr_warn("cannot create a signalfd: %s", strerror(errno));
+		return 1;
+	}
+	{
+		struct agent_opts ao = {
+			.sz = sizeof(ao),
+			.endpoint = endpoint,
+			.inv = inv,
+			.spool_dir = spool_dir,
+			.bpf_dir = bpf_dir,
+			.stop_fd = sfd,
+		};
+
+		agent = agent_new(&ao);
+	}
+	if (!agent) {
+		pr_warn("cannot start the agent: %s", strerror(errno));
+		close(sfd);
+		return 1;
+	}
+	err = agent_run(agent);
+	agent_destroy(&agent);
+	close(sfd);
+	return err ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "coordinator", required_argument, NULL, 'c' },
+		{ "name", required_argument, NULL, 'n' },
+		{ "port", required_argument, NULL, 'p' },
+		{ "label", required_argument, NULL, 'l' },
+		{ "spool", required_argument, NULL, 's' },
+		{ "bpf-dir", required_argument, NULL, 'b' },
+		{ "once", required_argument, NULL, 'o' },
+		{ "log", required_argument, NULL, 'L' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct inventory_pair *ports = NULL, *labels = NULL;
+	const char *endpoint = NULL, *name = NULL, *spool = NULL, *once = NULL, *logfile = NULL;
+	char *bpf_dir = NULL, host[256] = "";
+	int n_ports = 0, n_labels = 0, verbose = 0, rc = 2, opt, i;
+	struct inventory_config inv;
+
+	signal(SIGPIPE, SIG_IGN);
+	log_init("bpflab-agent", LOG_INFO);
+	while ((opt = getopt_long(argc, argv, "vh", longopts, NULL)) != -1) {
+		struct inventory_pair pair, **list = NULL, *nl;
+		int *count = NULL;
+
+		switch (opt) {
+		case 'c':
+			endpoint = optarg;
+			break;
+		case 'n':
+			name = optarg;
+			break;
+		case 'p':
+		case 'l':
+			list = opt == 'p' ? &ports : &labels;
+			count = opt == 'p' ? &n_ports : &n_labels;
+			if (inventory_pair_parse(optarg, &pair)) {
+				fprintf(stderr, "bpflab-agent: invalid %s '%s': expected %s\n",
+					opt == 'p' ? "port" : "label", optarg,
+					opt == 'p' ? "ROLE=IFNAME" : "KEY=VALUE");
+				goto out;
+			}
+			nl = realloc(*list, (*count + 1) * sizeof(**list));
+			if (!nl) {
+				inventory_pair_release(&pair);
+				rc = 1;
+				goto out;
+			}
+			nl[(*count)++] = pair;
+			*list = nl;
+			break;
+		case 's':
+			spool = optarg;
+			break;
+		case 'b':
+			free(bpf_dir);
+			bpf_dir = strdup(optarg);
+			break;
+		case 'o':
+			once = optarg;
+			break;
+		case 'L':
+			logfile = optarg;
+			break;
+		case 'v':
+			verbose++;
+			break;
+		case 'h':
+			usage(stdout);
+			rc = 0;
+			goto out;
+		default:
+			usage(stderr);
+			goto out;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "bpflab-agent: unexpected argument '%s'\n", argv[optind]);
+		usage(stderr);
+		goto out;
+	}
+	if (!once && !endpoint) {
+		fprintf(stderr, "bpflab-agent: --coordinator or --once is required\n");
+		usage(stderr);
+		goto out;
+	}
+	if (once && endpoint) {
+		fprintf(stderr, "bpflab-agent: --once and --coordinator exclude each other\n");
+		goto out;
+	}
+	for (i = 0; i < n_ports; i++) {
+		int j;
+
+		for (j = 0; j < i; j++) {
+			if (!strcmp(ports[i].key, ports[j].key)) {
+				fprintf(stderr, "bpflab-agent: port role '%s' given twice\n",
+					ports[i].key);
+				goto out;
+			}
+		}
+	}
+	/* --once keeps stderr quiet unless asked; the daemon logs what it does */
+	verbose += once ? LOG_WARN : LOG_INFO;
+	log_set_level(verbose > LOG_DEBUG ? LOG_DEBUG : (enum log_level)verbose);
+	if (logfile && log_set_file(logfile)) {
+		fprintf(stderr, "bpflab-agent: cannot open log '%s': %s\n", logfile, strerror(errno));
+		rc = 1;
+		goto out;
+	}
+	log_route_libbpf();
+	if (!bpf_dir)
+		bpf_dir = default_bpf_dir();
+	gethostname(host, sizeof(host) - 1);
+	inv = (struct inventory_config){
+		.agent = name ? name : host,
+		.ports = ports,
+		.n_ports = n_ports,
+		.labels = labels,
+		.n_labels = n_labels,
+	};
+	if (once)
+		rc = run_once(once, &inv, bpf_dir);
+	else
+		rc = run_agent(endpoint, &inv, spool, bpf_dir);
+out:
+	for (i = 0; i < n_ports; i++)
+		inventory_pair_release(&ports[i]);
+	for (i = 0; i < n_labels; i++)
+		inventory_pair_release(&labels[i]);
+	free(ports);
+	free(labels);
+	free(bpf_dir);
+	return rc;
+}

@@ -1,0 +1,218 @@
+/* spool.c - see spool.h. Files are named job-ID.json; anything else in the directory
+ * (including the .tmp files of an interrupted atomic write) is ignored. */
+#include "spool.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "proto.h"
+#include "util.h"
+
+struct spool {
+	char *dir;			/* NULL: memory only */
+	json_t *mem;			/* id -> message, memory mode */
+};
+
+struct spool *spool_new(const char *dir)
+{
+	struct spool *s = calloc(1, sizeof(*s));
+	int err;
+
+	if (!s)
+		return NULL;
+	if (!dir) {
+		s->mem = json_object();
+		if (!s->mem) {
+			free(s);
+			errno = ENOMEM;
+			return NULL;
+		}
+		return s;
+	}
+	if (mkdir(dir, 0700) && errno != EEXIST) {
+		err = errno;
+		pr_warn("cannot create spool directory '%s': %s", dir, strerror(err));
+		free(s);
+		errno = err;
+		return NULL;
+	}
+	s->dir = strdup(dir);
+	if (!s->dir) {
+		free(s);
+		errno = ENOMEM;
+		return NULL;
+	}
+	return s;
+}
+
+void spool_destroy(struct spool **sp)
+{
+	struct spool *s = *sp;
+
+	if (!s)
+		return;
+	free(s->dir);
+	json_decref(s->mem);
+	free(s);
+	*sp = NULL;
+}
+
+static int spool_path(const struct spool *s, const char *id, char *path, size_t len)
+{
+	if (snprintf(path, len, "%s/job-%s.json", s->dir, id) >= (int)len)
+		return -ENAMETOOLONG;
+	return 0;
+}
+
+int spool_put(struct spool *s, const char *id, const json_t *msg)
+{
+	char path[PATH_MAX], *text;
+	size_t len;
+	int err;
+
+	if (!s->dir)
+		return json_object_set(s->mem, id, (json_t *)msg) ? -ENOMEM : 0;
+	err = spool_path(s, id, path, sizeof(path));
+	if (err)
+		return err;
+	text = proto_encode(msg, &len);
+	if (!text)
+		return -ENOMEM;
+	err = util_write_file_atomic(path, text, len);
+	free(text);
+	if (err)
+		pr_warn("cannot spool the result of job '%s' to '%s': %s", id, path,
+			strerror(-err));
+	return err;
+}
+
+int spool_drop(struct spool *s, const char *id)
+{
+	char path[PATH_MAX];
+	int err;
+
+	if (!s->dir) {
+		json_object_del(s->mem, id);
+		return 0;
+	}
+	err = spool_path(s, id, path, sizeof(path));
+	if (err)
+		return err;
+	if (unlink(path) && errno != ENOENT)
+		return -errno;
+	return 0;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The ids of the spooled files, sorted. */
+static int list_ids(const struct spool *s, char ***idsp, int *np)
+{
+	DIR *d = opendir(s->dir);
+	char **ids = NULL;
+	struct dirent *e;
+	int n = 0, err = 0;
+
+	if (!d)
+		return -errno;
+	while ((e = readdir(d))) {
+		size_t len = strlen(e->d_name);
+		char **nids;
+
+		if (len <= 9 || strncmp(e->d_name, "job-", 4) ||
+		    strcmp(e->d_name + len - 5, ".json"))
+			continue;
+		nids = realloc(ids, (n + 1) * sizeof(*ids));
+		if (!nids) {
+			err = -ENOMEM;
+			break;
+		}
+		ids = nids;
+		ids[n] = strndup(e->d_name + 4, len - 9);
+		if (!ids[n]) {
+			err = -ENOMEM;
+			break;
+		}
+		n++;
+	}
+	closedir(d);
+	if (n)
+		qsort(ids, n, sizeof(*ids), cmp_str);
+	*idsp = ids;
+	*np = n;
+	return err;
+}
+
+int spool_foreach(struct spool *s, int (*fn)(void *ctx, const char *id, json_t *msg),
+		  void *ctx)
+{
+	char **ids = NULL;
+	int n = 0, i, err = 0;
+
+	if (!s->dir) {
+		const char *id;
+		json_t *msg;
+
+		json_object_foreach(s->mem, id, msg) {
+			err = fn(ctx, id, msg);
+			if (err)
+				return err;
+		}
+		return 0;
+	}
+	err = list_ids(s, &ids, &n);
+	for (i = 0; !err && i < n; i++) {
+		char path[PATH_MAX], why[256], *text;
+		json_t *msg;
+		size_t len;
+		int e;
+
+		if (spool_path(s, ids[i], path, sizeof(path)))
+			continue;
+		e = util_read_file(path, PROTO_MAX_BYTES, &text, &len);
+		if (e) {
+			pr_warn("cannot read spooled result '%s': %s", path, strerror(-e));
+			continue;
+		}
+		msg = proto_decode(text, len, why, sizeof(why));
+		free(text);
+		if (!msg) {
+			pr_warn("spooled result '%s' is unreadable: %s", path, why);
+			continue;
+		}
+		err = fn(ctx, ids[i], msg);
+		json_decref(msg);
+	}
+	for (i = 0; i < n; i++)
+		free(ids[i]);
+	free(ids);
+	return err;
+}
+
+static int count_one(void *ctx, const char *id, json_t *msg)
+{
+	(void)id;
+	(void)msg;
+	(*(int *)ctx)++;
+	return 0;
+}
+
+int spool_count(struct spool *s)
+{
+	int n = 0;
+
+	if (!s->dir)
+		return (int)json_object_size(s->mem);
+	spool_foreach(s, count_one, &n);
+	return n;
+}

@@ -1,0 +1,34 @@
+/* spool.h - results the coordinator has not acknowledged yet.
+ *
+ * Before a result is sent it is written, atomically, to DIR/job-ID.json; the file is
+ * deleted when the coordinator's ack for that job arrives; after every (re)connect and
+ * welcome the agent sends every spooled result again (the coordinator stores a job's
+ * samples once, so a resend is harmless). Without a directory the spool lives in memory
+ * and survives reconnects but not a restart.
+ *
+ * Used by the agent's main loop thread only.
+ */
+#ifndef BPFLAB_AGENT_SPOOL_H
+#define BPFLAB_AGENT_SPOOL_H
+
+#include <jansson.h>
+
+struct spool;
+
+/* A spool in DIR (created if missing), or in memory when DIR is NULL. NULL with errno
+ * set on failure. */
+struct spool *spool_new(const char *dir);
+void spool_destroy(struct spool **spool);
+
+/* Keep MSG (borrowed) as the result of job ID (a job_id_text() string). 0 or -errno. */
+int spool_put(struct spool *spool, const char *id, const json_t *msg);
+/* Forget job ID's result; 0 also when there was none. */
+int spool_drop(struct spool *spool, const char *id);
+/* Call FN for every spooled result in job id order (MSG borrowed for the call). Stops at
+ * and returns FN's first non-zero return; unreadable files are logged and skipped. */
+int spool_foreach(struct spool *spool, int (*fn)(void *ctx, const char *id, json_t *msg),
+		  void *ctx);
+/* Number of spooled results. */
+int spool_count(struct spool *spool);
+
+#endif

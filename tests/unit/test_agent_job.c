@@ -1,0 +1,440 @@
+/* test_agent_job.c - agent/job.c end to end on a veth pair: a quickstart-like job (drop
+ * variant, 1 s warmup, 1 s windows) gives exactly the listed metrics in the right windows
+ * with ns_per_run > 0; refusals (sha256, verifier, generator, port) are failed results
+ * that leave nothing attached, and so is a generic-mode veth receiver that the generator's
+ * frames cannot reach; cancel stops a running job within a second; and a
+ * bpflab-agent killed with SIGKILL mid-job leaves nothing attached. Needs root. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <pthread.h>
+#include <sys/stat.h>
+
+#include "job.h"
+#include "log.h"
+#include "util.h"
+#include "test_agent_lab.h"
+
+#define BPF_DIR BPFLAB_BUILDDIR "/bpf"
+#define AGENT_BIN BPFLAB_BUILDDIR "/bin/bpflab-agent"
+
+static struct lab lab;
+static struct inventory_pair ports[2] = { { "a", "va" }, { "b", "vb" } };
+static struct inventory_config inv = { .agent = "t", .ports = ports, .n_ports = 2 };
+
+static int setup(void **state)
+{
+	int err;
+
+	log_init("test_agent_job", LOG_WARN);
+	log_route_libbpf();
+	err = lab_up(&lab, "job");
+	if (err == -EPERM) {
+		fprintf(stderr, "test_agent_job: needs root, skipped\n");
+		return 0;
+	}
+	if (err)
+		lab_down(&lab);	/* cmocka skips the teardown of a failed setup */
+	return err;
+}
+
+static int teardown(void **state)
+{
+	lab_down(&lab);
+	return 0;
+}
+
+#define SKIP_UNLESS_LAB() do { if (!lab.up) skip(); } while (0)
+
+static const char quickstart[] =
+	"{\"job\": {\"id\": 7, \"run\": 1, \"spec\": {"
+	" \"plan\": \"quickstart\", \"variant\": \"drop\", \"rep\": 1, \"point\": {},"
+	" \"ports\": [\"a\", \"b\"],"
+	" \"traffic\": {\"generator\": \"xdp-live\", \"from\": \"a\","
+	"   \"packet\": {\"size\": 64, \"proto\": \"udp4\", \"flows\": 1},"
+	"   \"threads\": 1, \"duration_ms\": 1000, \"warmup_ms\": 1000},"
+	" \"attach\": [{\"port\": \"b\", \"hook\": \"xdp\", \"mode\": \"native\","
+	"   \"object\": \"xdp_basic.bpf.o\", \"program\": \"xdp_drop\"}],"
+	" \"metrics\": [\"port.rx_pps\", \"port.tx_pps\", \"port.drop_pps\", \"prog.ns_per_run\"]"
+	"}}}";
+
+static json_t *load(const char *text)
+{
+	json_error_t jerr;
+	json_t *j = json_loads(text, 0, &jerr);
+
+	if (!j)
+		fail_msg("bad test json: %s", jerr.text);
+	return j;
+}
+
+struct progress_log {
+	char phases[64][16];
+	int n;
+};
+
+static void on_progress(void *ctx, const json_t *msg)
+{
+	struct progress_log *p = ctx;
+
+	assert_string_equal(json_string_value(json_object_get(msg, "type")), "progress");
+	assert_int_equal(json_integer_value(json_object_get(msg, "job")), 7);
+	if (p->n < 64)
+		snprintf(p->phases[p->n++], 16, "%s",
+			 json_string_value(json_object_get(msg, "phase")));
+}
+
+static json_t *run(json_t *msg, struct progress_log *plog, atomic_int *cancel)
+{
+	struct job_opts o = {
+		.sz = sizeof(o),
+		.inv = &inv,
+		.bpf_dir = BPF_DIR,
+		.progress = plog ? on_progress : NULL,
+		.progress_ctx = plog,
+		.cancel = cancel,
+	};
+	json_t *r = job_run(msg, &o);
+
+	assert_non_null(r);
+	return r;
+}
+
+static void assert_nothing_attached(void)
+{
+	LIBBPF_OPTS(bpf_xdp_query_opts, qa);
+	LIBBPF_OPTS(bpf_xdp_query_opts, qb);
+
+	assert_int_equal(bpf_xdp_query(lab.ifa, 0, &qa), 0);
+	assert_int_equal(bpf_xdp_query(lab.ifb, 0, &qb), 0);
+	assert_int_equal(qa.prog_id + qb.prog_id, 0);
+}
+
+/* The sample of METRIC/SUBJECT/WINDOW/SEQ (-1: null), or NULL. */
+static json_t *find(json_t *samples, const char *metric, const char *subject,
+		    const char *window, int seq)
+{
+	size_t i;
+	json_t *s;
+
+	json_array_foreach(samples, i, s) {
+		json_t *q = json_object_get(s, "seq");
+
+		if (strcmp(json_string_value(json_object_get(s, "metric")), metric) ||
+		    strcmp(json_string_value(json_object_get(s, "subject")), subject) ||
+		    strcmp(json_string_value(json_object_get(s, "window")), window))
+			continue;
+		if ((seq < 0 && json_is_null(q)) || (seq >= 0 && json_integer_value(q) == seq))
+			return s;
+	}
+	return NULL;
+}
+
+static double value(json_t *s)
+{
+	assert_non_null(s);
+	return json_real_value(json_object_get(s, "value"));
+}
+
+static void test_job_quickstart(void **state)
+{
+	static const char *const port_metrics[] = { "port.rx_pps", "port.tx_pps", "port.drop_pps" };
+	struct progress_log plog = { .n = 0 };
+	json_t *msg, *r, *samples;
+	size_t i, j;
+
+	SKIP_UNLESS_LAB();
+	msg = load(quickstart);
+	r = run(msg, &plog, NULL);
+	if (strcmp(json_string_value(json_object_get(r, "status")), "ok"))
+		fail_msg("job failed: %s", json_string_value(json_object_get(r, "error")));
+	assert_string_equal(json_string_value(json_object_get(r, "type")), "result");
+	assert_int_equal(json_integer_value(json_object_get(r, "job")), 7);
+	assert_null(json_object_get(r, "error"));
+	assert_true(json_is_object(json_object_get(json_object_get(r, "env"), "kernel")));
+	assert_true(json_integer_value(json_object_get(r, "finished_ms")) -
+		    json_integer_value(json_object_get(r, "started_ms")) >= 3000);
+	samples = json_object_get(r, "samples");
+	/* 3 port metrics x 2 ports x (1 second + whole) + ns_per_run x (1 + whole) */
+	assert_int_equal(json_array_size(samples), 3 * 2 * 2 + 2);
+	for (i = 0; i < ARRAY_SIZE(port_metrics); i++) {
+		for (j = 0; j < 2; j++) {
+			const char *role = j ? "b" : "a";
+
+			assert_non_null(find(samples, port_metrics[i], role, "rate", 0));
+			assert_non_null(find(samples, port_metrics[i], role, "rate", -1));
+			assert_string_equal(json_string_value(json_object_get(
+				find(samples, port_metrics[i], role, "rate", -1), "unit")), "pps");
+		}
+	}
+	fprintf(stderr, "  job: b rx %.0f pps, a tx %.0f pps, xdp_drop %.1f ns/run\n",
+		value(find(samples, "port.rx_pps", "b", "rate", -1)),
+		value(find(samples, "port.tx_pps", "a", "rate", -1)),
+		value(find(samples, "prog.ns_per_run", "xdp_drop", "cost", -1)));
+	assert_true(value(find(samples, "port.rx_pps", "b", "rate", -1)) > 100000);
+	assert_true(value(find(samples, "port.tx_pps", "a", "rate", -1)) > 100000);
+	assert_true(value(find(samples, "prog.ns_per_run", "xdp_drop", "cost", 0)) > 0);
+	assert_true(value(find(samples, "prog.ns_per_run", "xdp_drop", "cost", -1)) > 0);
+	assert_string_equal(json_string_value(json_object_get(
+		find(samples, "prog.ns_per_run", "xdp_drop", "cost", -1), "unit")), "ns");
+	/* not listed, not emitted */
+	assert_null(find(samples, "gen.tx_pps", "a", "rate", -1));
+	assert_null(find(samples, "prog.run_pps", "xdp_drop", "cost", -1));
+	/* progress: prepare, warmup 1/1, rate 1/1, cost 1/1, cleanup */
+	assert_int_equal(plog.n, 5);
+	assert_string_equal(plog.phases[0], "prepare");
+	assert_string_equal(plog.phases[1], "warmup");
+	assert_string_equal(plog.phases[2], "rate");
+	assert_string_equal(plog.phases[3], "cost");
+	assert_string_equal(plog.phases[4], "cleanup");
+	assert_nothing_attached();
+	json_decref(r);
+	json_decref(msg);
+}
+
+static void test_job_all_metrics(void **state)
+{
+	json_t *msg, *r, *samples, *spec;
+
+	SKIP_UNLESS_LAB();
+	msg = load(quickstart);
+	spec = json_object_get(json_object_get(msg, "job"), "spec");
+	json_object_del(spec, "metrics");
+	json_object_set_new(json_object_get(spec, "traffic"), "warmup_ms", json_integer(0));
+	json_object_set_new(json_object_get(spec, "traffic"), "duration_ms", json_integer(1500));
+	r = run(msg, NULL, NULL);
+	assert_string_equal(json_string_value(json_object_get(r, "status")), "ok");
+	samples = json_object_get(r, "samples");
+	/* 1.5 s: seconds 0 and 1 (the second one half long), and the whole window */
+	assert_non_null(find(samples, "gen.tx_pps", "a", "rate", 0));
+	assert_non_null(find(samples, "gen.tx_pps", "a", "rate", 1));
+	assert_null(find(samples, "gen.tx_pps", "a", "rate", 2));
+	assert_true(value(find(samples, "gen.tx_pps", "a", "rate", -1)) > 100000);
+	assert_true(value(find(samples, "prog.run_pps", "xdp_drop", "cost", -1)) > 100000);
+	json_decref(r);
+	json_decref(msg);
+}
+
+static void expect_failure(json_t *msg, const char *error)
+{
+	json_t *r = run(msg, NULL, NULL);
+	const char *e = json_string_value(json_object_get(r, "error"));
+
+	assert_string_equal(json_string_value(json_object_get(r, "status")), "failed");
+	if (!e || !strstr(e, error))
+		fail_msg("error '%s' lacks '%s'", e ? e : "(none)", error);
+	assert_true(json_is_array(json_object_get(r, "samples")));
+	assert_nothing_attached();
+	json_decref(r);
+}
+
+static json_t *spec_of(json_t *msg)
+{
+	return json_object_get(json_object_get(msg, "job"), "spec");
+}
+
+static void test_job_refusals(void **state)
+{
+	json_t *msg, *entry;
+
+	SKIP_UNLESS_LAB();
+	msg = load(quickstart);
+	entry = json_array_get(json_object_get(spec_of(msg), "attach"), 0);
+	json_object_set_new(entry, "sha256", json_string("ab"));
+	expect_failure(msg, "the job wants ab");
+	json_decref(msg);
+
+	msg = load(quickstart);
+	json_object_set_new(json_object_get(spec_of(msg), "traffic"), "generator",
+			    json_string("udp"));
+	expect_failure(msg, "generator 'udp' is not supported yet");
+	json_decref(msg);
+
+	msg = load(quickstart);
+	json_array_append_new(json_object_get(spec_of(msg), "ports"), json_string("c"));
+	expect_failure(msg, "port role 'c' is not mapped on this agent");
+	json_decref(msg);
+
+	msg = load(quickstart);
+	json_object_set_new(json_object_get(spec_of(msg), "traffic"), "duration_ms",
+			    json_integer(0));
+	expect_failure(msg, "traffic.duration_ms 0 is out of range");
+	json_decref(msg);
+
+	msg = load(quickstart);
+	json_object_set_new(json_object_get(json_object_get(spec_of(msg), "traffic"), "packet"),
+			    "size", json_integer(20));
+	expect_failure(msg, "packet size 20 is out of range");
+	json_decref(msg);
+
+	msg = load("{\"job\": {\"id\": 8}}");
+	expect_failure(msg, "job message has no spec");
+	json_decref(msg);
+}
+
+static void test_job_verifier_log(void **state)
+{
+	json_t *msg, *entry, *r;
+	const char *log;
+
+	SKIP_UNLESS_LAB();
+	msg = load(quickstart);
+	entry = json_array_get(json_object_get(spec_of(msg), "attach"), 0);
+	json_object_set_new(entry, "object", json_string("test_agent.bpf.o"));
+	json_object_set_new(entry, "program", json_string("xdp_bad"));
+	r = run(msg, NULL, NULL);
+	assert_string_equal(json_string_value(json_object_get(r, "status")), "failed");
+	assert_non_null(strstr(json_string_value(json_object_get(r, "error")),
+			       "cannot load program 'xdp_bad'"));
+	log = json_string_value(json_object_get(r, "verifier_log"));
+	assert_non_null(log);
+	assert_non_null(strstr(log, "invalid access to packet"));
+	assert_nothing_attached();
+	json_decref(r);
+	json_decref(msg);
+}
+
+/* Generic XDP on a veth peer: live frames die in veth_xdp_xmit without a counter; the
+ * job says so instead of reporting frames that went nowhere. */
+static void test_job_veth_generic_refused(void **state)
+{
+	json_t *msg, *entry;
+
+	SKIP_UNLESS_LAB();
+	msg = load(quickstart);
+	entry = json_array_get(json_object_get(spec_of(msg), "attach"), 0);
+	json_object_set_new(entry, "mode", json_string("generic"));
+	json_object_set_new(json_object_get(spec_of(msg), "traffic"), "warmup_ms",
+			    json_integer(0));
+	expect_failure(msg, "the veth peer needs a native XDP program or GRO on");
+	json_decref(msg);
+}
+
+struct bg_job {
+	json_t *msg;
+	json_t *result;
+	atomic_int cancel;
+};
+
+static void *bg_run(void *arg)
+{
+	struct bg_job *b = arg;
+	struct job_opts o = {
+		.sz = sizeof(o),
+		.inv = &inv,
+		.bpf_dir = BPF_DIR,
+		.cancel = &b->cancel,
+	};
+
+	b->result = job_run(b->msg, &o);
+	return NULL;
+}
+
+static void test_job_cancel(void **state)
+{
+	struct bg_job b;
+	pthread_t t;
+	int64_t t0;
+	json_t *samples;
+
+	SKIP_UNLESS_LAB();
+	memset(&b, 0, sizeof(b));
+	b.msg = load(quickstart);
+	json_object_set_new(json_object_get(spec_of(b.msg), "traffic"), "duration_ms",
+			    json_integer(20000));
+	json_object_set_new(json_object_get(spec_of(b.msg), "traffic"), "warmup_ms",
+			    json_integer(0));
+	assert_int_equal(pthread_create(&t, NULL, bg_run, &b), 0);
+	usleep(2500 * 1000);		/* two whole seconds of the rate window */
+	t0 = util_mono_ms();
+	atomic_store(&b.cancel, 1);
+	pthread_join(t, NULL);
+	t0 = util_mono_ms() - t0;
+	assert_true(t0 < 1000);
+	assert_non_null(b.result);
+	assert_string_equal(json_string_value(json_object_get(b.result, "status")), "failed");
+	assert_string_equal(json_string_value(json_object_get(b.result, "error")), "cancelled");
+	samples = json_object_get(b.result, "samples");
+	/* what was measured is kept: seconds 0 and 1, no whole-window value */
+	assert_non_null(find(samples, "port.rx_pps", "b", "rate", 0));
+	assert_non_null(find(samples, "port.rx_pps", "b", "rate", 1));
+	assert_null(find(samples, "port.rx_pps", "b", "rate", -1));
+	assert_nothing_attached();
+	json_decref(b.result);
+	json_decref(b.msg);
+}
+
+/* A bpflab-agent SIGKILLed while its program is attached leaves nothing behind: the
+ * links die with the process's file descriptors. */
+static void test_job_sigkill_leaves_nothing(void **state)
+{
+	char path[] = "/tmp/bpflab-t-agent-job-XXXXXX.json";
+	LIBBPF_OPTS(bpf_xdp_query_opts, q);
+	struct stat st;
+	json_t *msg;
+	pid_t pid;
+	int fd, i, status;
+	__u32 prog_id = 0;
+
+	SKIP_UNLESS_LAB();
+	if (stat(AGENT_BIN, &st)) {
+		fprintf(stderr, "  %s not built, skipped\n", AGENT_BIN);
+		skip();
+	}
+	msg = load(quickstart);
+	json_object_set_new(json_object_get(spec_of(msg), "traffic"), "duration_ms",
+			    json_integer(30000));
+	fd = mkstemps(path, 5);
+	assert_true(fd >= 0);
+	assert_int_equal(json_dumpfd(msg, fd, 0), 0);
+	close(fd);
+	json_decref(msg);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		execl(AGENT_BIN, AGENT_BIN, "--once", path, "--port", "a=va", "--port", "b=vb",
+		      "--bpf-dir", BPF_DIR, (char *)NULL);
+		_exit(127);
+	}
+	for (i = 0; i < 100 && !prog_id; i++) {	/* up to 5 s for the attach */
+		usleep(50 * 1000);
+		assert_int_equal(bpf_xdp_query(lab.ifb, 0, &q), 0);
+		prog_id = q.prog_id;
+	}
+	assert_int_not_equal(prog_id, 0);
+	usleep(1500 * 1000);			/* well into the job, traffic running */
+	assert_int_equal(kill(pid, SIGKILL), 0);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFSIGNALED(status));
+	for (i = 0; i < 40; i++) {		/* link release is immediate; allow 2 s */
+		assert_int_equal(bpf_xdp_query(lab.ifb, 0, &q), 0);
+		if (!q.prog_id)
+			break;
+		usleep(50 * 1000);
+	}
+	assert_nothing_attached();
+	fd = bpf_prog_get_fd_by_id(prog_id);	/* the program itself is gone too */
+	if (fd >= 0)
+		close(fd);
+	assert_true(fd < 0);
+	unlink(path);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_job_quickstart),
+		cmocka_unit_test(test_job_all_metrics),
+		cmocka_unit_test(test_job_refusals),
+		cmocka_unit_test(test_job_verifier_log),
+		cmocka_unit_test(test_job_veth_generic_refused),
+		cmocka_unit_test(test_job_cancel),
+		cmocka_unit_test(test_job_sigkill_leaves_nothing),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}

@@ -1,0 +1,119 @@
+/* test_agent_lab.h - a network namespace with one veth pair for the agent's unit tests.
+ *
+ * lab_up() creates namespace bpflab-t-agent-WHAT-PID with veth va <-> vb (both up,
+ * 198.19.1.1/24 on va, 198.19.1.2/24 on vb) and moves the calling thread into it;
+ * lab_down() moves back and deletes the namespace, which also removes the veth pair and
+ * anything attached to it. Namespaces of earlier runs whose process is gone are deleted
+ * first, so a crashed test leaves nothing behind for long. Header-only, included by one
+ * test file each; everything is static.
+ */
+#ifndef BPFLAB_TEST_AGENT_LAB_H
+#define BPFLAB_TEST_AGENT_LAB_H
+
+#include <errno.h>
+#include <fcntl.h>
+#include <net/if.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define LAB_PREFIX "bpflab-t-agent-"
+
+struct lab {
+	char ns[64];
+	int home_fd;		/* the netns we came from */
+	int ifa, ifb;		/* ifindex of va, vb */
+	int up;
+};
+
+static int lab_sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int lab_sh(const char *fmt, ...)
+{
+	char cmd[1024];
+	va_list ap;
+	int rc;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	rc = system(cmd);
+	return rc == -1 ? -1 : WEXITSTATUS(rc);
+}
+
+/* Delete bpflab-t-agent-*-PID namespaces whose PID no longer runs. */
+static void lab_reap_stale(void)
+{
+	FILE *f = popen("ip netns list 2>/dev/null", "r");
+	char line[256];
+
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		char *dash, name[128];
+		long pid;
+
+		if (sscanf(line, "%127s", name) != 1 || strncmp(name, LAB_PREFIX, strlen(LAB_PREFIX)))
+			continue;
+		dash = strrchr(name, '-');
+		pid = dash ? strtol(dash + 1, NULL, 10) : 0;
+		if (pid > 0 && kill((pid_t)pid, 0) && errno == ESRCH)
+			lab_sh("ip netns del %s 2>/dev/null", name);
+	}
+	pclose(f);
+}
+
+static int lab_up(struct lab *lab, const char *what)
+{
+	char path[128];
+	int fd;
+
+	memset(lab, 0, sizeof(*lab));
+	lab->home_fd = -1;
+	if (geteuid() != 0)
+		return -EPERM;
+	lab_reap_stale();
+	snprintf(lab->ns, sizeof(lab->ns), LAB_PREFIX "%s-%d", what, (int)getpid());
+	lab_sh("ip netns del %s 2>/dev/null", lab->ns);
+	if (lab_sh("ip netns add %s", lab->ns))
+		return -EIO;
+	lab->up = 1;
+	if (lab_sh("ip -n %s link add va type veth peer name vb && "
+		   "ip -n %s addr add 198.19.1.1/24 dev va && "
+		   "ip -n %s addr add 198.19.1.2/24 dev vb && "
+		   "ip -n %s link set va up && ip -n %s link set vb up && "
+		   "ip -n %s link set lo up",
+		   lab->ns, lab->ns, lab->ns, lab->ns, lab->ns, lab->ns))
+		return -EIO;
+	lab->home_fd = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+	snprintf(path, sizeof(path), "/run/netns/%s", lab->ns);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (lab->home_fd < 0 || fd < 0 || setns(fd, CLONE_NEWNET)) {
+		if (fd >= 0)
+			close(fd);
+		return -errno;
+	}
+	close(fd);
+	lab->ifa = if_nametoindex("va");
+	lab->ifb = if_nametoindex("vb");
+	return lab->ifa && lab->ifb ? 0 : -ENODEV;
+}
+
+static void lab_down(struct lab *lab)
+{
+	if (lab->home_fd >= 0) {
+		setns(lab->home_fd, CLONE_NEWNET);
+		close(lab->home_fd);
+		lab->home_fd = -1;
+	}
+	if (lab->up)
+		lab_sh("ip netns del %s", lab->ns);
+	lab->up = 0;
+}
+
+#endif

@@ -1,0 +1,375 @@
+/* test_agent_loop.c - agent/agent.c against a fake coordinator (a ROUTER socket on
+ * loopback inside a test namespace): hello with the inventory, welcome, heartbeats both
+ * ways, a job with its objects in the message -> accept, progress, result, spool file,
+ * ack; a second job while busy and malformed messages get error replies; a silent
+ * coordinator is given up and the agent reconnects, says hello again and resends the
+ * unacknowledged result; cancel; and the stop fd (SIGTERM) ends a running job cleanly
+ * with its result spooled. Needs root (the job attaches XDP programs). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <sys/eventfd.h>
+#include <sys/stat.h>
+#include <zmq.h>
+
+#include "agent.h"
+#include "log.h"
+#include "proto.h"
+#include "util.h"
+#include "test_agent_lab.h"
+
+#define BPF_DIR BPFLAB_BUILDDIR "/bpf"
+
+static struct lab lab;
+static struct inventory_pair ports[2] = { { "a", "va" }, { "b", "vb" } };
+static struct inventory_config inv = { .agent = "loop-agent", .ports = ports, .n_ports = 2 };
+
+struct fixture {
+	void *zctx;
+	void *router;
+	char endpoint[128];
+	char spool[64];
+	int stop_fd;
+	struct agent *agent;
+	pthread_t thread;
+	int rc;
+	uint8_t id[PROTO_MAX_IDENTITY];	/* the agent's current identity */
+	size_t id_len;
+	bool alive;			/* answer heartbeats (a live coordinator) */
+};
+
+static int setup(void **state)
+{
+	int err;
+
+	log_init("test_agent_loop", LOG_WARN);
+	log_route_libbpf();
+	err = lab_up(&lab, "loop");
+	if (err == -EPERM) {
+		fprintf(stderr, "test_agent_loop: needs root, skipped\n");
+		return 0;
+	}
+	if (err)
+		lab_down(&lab);	/* cmocka skips the teardown of a failed setup */
+	return err;
+}
+
+static int teardown(void **state)
+{
+	/* spool directories of tests that failed before removing theirs */
+	lab_sh("rm -rf /tmp/bpflab-t-agent-spool-%d-*", (int)getpid());
+	lab_down(&lab);
+	return 0;
+}
+
+#define SKIP_UNLESS_LAB() do { if (!lab.up) skip(); } while (0)
+
+static void *agent_thread(void *arg)
+{
+	struct fixture *f = arg;
+
+	f->rc = agent_run(f->agent);
+	return NULL;
+}
+
+static void start(struct fixture *f)
+{
+	size_t len = sizeof(f->endpoint);
+	struct agent_opts o = { .sz = sizeof(o) };
+
+	memset(f, 0, sizeof(*f));
+	/* created after lab_up: the context's I/O threads live in the lab namespace */
+	f->zctx = zmq_ctx_new();
+	f->router = zmq_socket(f->zctx, ZMQ_ROUTER);
+	assert_int_equal(zmq_bind(f->router, "tcp://127.0.0.1:*"), 0);
+	assert_int_equal(zmq_getsockopt(f->router, ZMQ_LAST_ENDPOINT, f->endpoint, &len), 0);
+	snprintf(f->spool, sizeof(f->spool), "/tmp/bpflab-t-agent-spool-%d-XXXXXX", (int)getpid());
+	assert_non_null(mkdtemp(f->spool));
+	f->stop_fd = eventfd(0, EFD_CLOEXEC);
+	o.endpoint = f->endpoint;
+	o.inv = &inv;
+	o.spool_dir = f->spool;
+	o.bpf_dir = NULL;		/* objects come in the job message */
+	o.stop_fd = f->stop_fd;
+	f->agent = agent_new(&o);
+	assert_non_null(f->agent);
+	assert_int_equal(pthread_create(&f->thread, NULL, agent_thread, f), 0);
+}
+
+static void stop(struct fixture *f)
+{
+	uint64_t one = 1;
+	int zero = 0;
+
+	assert_int_equal(write(f->stop_fd, &one, sizeof(one)), sizeof(one));
+	pthread_join(f->thread, NULL);
+	assert_int_equal(f->rc, 0);
+	agent_destroy(&f->agent);
+	close(f->stop_fd);
+	zmq_setsockopt(f->router, ZMQ_LINGER, &zero, sizeof(zero));
+	zmq_close(f->router);
+	zmq_ctx_term(f->zctx);
+	lab_sh("rm -rf %s", f->spool);
+}
+
+/* The next message from the agent within TIMEOUT_MS, or NULL. */
+static json_t *coord_recv(struct fixture *f, int timeout_ms)
+{
+	zmq_pollitem_t it = { .socket = f->router, .events = ZMQ_POLLIN };
+	char why[256];
+	json_t *msg;
+
+	if (zmq_poll(&it, 1, timeout_ms) <= 0)
+		return NULL;
+	assert_int_equal(proto_recv_from(f->router, f->id, &f->id_len, &msg, 0, why,
+					 sizeof(why)), 0);
+	if (f->alive && !strcmp(proto_msg_type(msg), "heartbeat")) {
+		json_t *hb = proto_msg_new("heartbeat");
+
+		assert_int_equal(proto_send_to(f->router, f->id, f->id_len, hb, 0), 0);
+		json_decref(hb);
+	}
+	return msg;
+}
+
+/* The next message of TYPE within TIMEOUT_MS, skipping heartbeats and progress. */
+static json_t *expect(struct fixture *f, const char *type, int timeout_ms)
+{
+	int64_t end = util_mono_ms() + timeout_ms;
+
+	for (;;) {
+		int64_t left = end - util_mono_ms();
+		json_t *msg = left > 0 ? coord_recv(f, (int)left) : NULL;
+		const char *t;
+
+		if (!msg)
+			fail_msg("no '%s' from the agent within %d ms", type, timeout_ms);
+		t = proto_msg_type(msg);
+		if (!strcmp(t, type))
+			return msg;
+		if (strcmp(t, "heartbeat") && strcmp(t, "progress"))
+			fail_msg("expected '%s', got '%s'", type, t);
+		json_decref(msg);
+	}
+}
+
+static void coord_send(struct fixture *f, json_t *msg)
+{
+	assert_int_equal(proto_send_to(f->router, f->id, f->id_len, msg, 0), 0);
+	json_decref(msg);
+}
+
+static void coord_send_raw(struct fixture *f, const char *text)
+{
+	assert_true(zmq_send(f->router, f->id, f->id_len, ZMQ_SNDMORE) >= 0);
+	assert_true(zmq_send(f->router, text, strlen(text), 0) >= 0);
+}
+
+static void welcome(struct fixture *f)
+{
+	json_t *w = proto_msg_new("welcome");
+
+	json_object_set_new(w, "heartbeat_ms", json_integer(200));
+	coord_send(f, w);
+	f->alive = true;
+}
+
+static json_t *job_msg(int id, int duration_ms)
+{
+	char hex[SHA256_HEX_LEN], *text, *b64;
+	json_t *msg;
+	size_t len;
+
+	assert_int_equal(util_read_file(BPF_DIR "/xdp_basic.bpf.o", 1 << 24, &text, &len), 0);
+	util_sha256_hex(text, len, hex);
+	b64 = util_base64_encode(text, len);
+	msg = proto_msg_new("job");
+	json_object_set_new(msg, "job", json_pack(
+		"{s:i, s:i, s:{s:[s,s], s:{s:s, s:s, s:{s:i, s:s, s:i}, s:i, s:i, s:i},"
+		" s:[{s:s, s:s, s:s, s:s, s:s, s:s}], s:[s, s]}}",
+		"id", id, "run", 1, "spec",
+		"ports", "a", "b",
+		"traffic", "generator", "xdp-live", "from", "a",
+		"packet", "size", 64, "proto", "udp4", "flows", 1,
+		"threads", 1, "duration_ms", duration_ms, "warmup_ms", 0,
+		"attach", "port", "b", "hook", "xdp", "mode", "native",
+		"object", "xdp_basic.bpf.o", "program", "xdp_drop", "sha256", hex,
+		"metrics", "port.rx_pps", "prog.ns_per_run"));
+	json_object_set_new(msg, "objects", json_pack("{s:{s:s, s:s}}", "xdp_basic.bpf.o",
+						      "sha256", hex, "data", b64));
+	free(text);
+	free(b64);
+	return msg;
+}
+
+static bool spooled(struct fixture *f, const char *id)
+{
+	char path[256];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s/job-%s.json", f->spool, id);
+	return !stat(path, &st);
+}
+
+static void test_agent_session(void **state)
+{
+	struct fixture f;
+	json_t *m, *inventory;
+	int64_t t;
+	int i;
+
+	SKIP_UNLESS_LAB();
+	start(&f);
+	m = expect(&f, "hello", 3000);
+	assert_string_equal(proto_get_str(m, "agent", ""), "loop-agent");
+	assert_string_equal(proto_get_str(m, "version", ""), AGENT_VERSION);
+	inventory = json_object_get(m, "inventory");
+	assert_int_equal(json_array_size(json_object_get(inventory, "ports")), 2);
+	assert_string_equal(proto_get_str(json_array_get(json_object_get(inventory, "ports"), 1),
+					  "driver", ""), "veth");
+	json_decref(m);
+	welcome(&f);
+	/* heartbeats every 200 ms as welcome said */
+	t = util_mono_ms();
+	json_decref(expect(&f, "heartbeat", 1000));
+	json_decref(expect(&f, "heartbeat", 1000));
+	assert_true(util_mono_ms() - t < 900);
+
+	/* malformed input gets error replies and changes nothing */
+	coord_send_raw(&f, "not json");
+	m = expect(&f, "error", 1000);
+	assert_non_null(strstr(proto_get_str(m, "message", ""), "not JSON"));
+	json_decref(m);
+	coord_send(&f, proto_msg_new("frob"));
+	m = expect(&f, "error", 1000);
+	assert_string_equal(proto_get_str(m, "message", ""), "unknown message type 'frob'");
+	json_decref(m);
+	m = proto_msg_new("job");
+	json_object_set_new(m, "job", json_pack("{s:[]}", "id"));
+	coord_send(&f, m);
+	json_decref(expect(&f, "error", 1000));
+
+	/* a job: accept, progress, heartbeat naming it, result */
+	coord_send(&f, job_msg(7, 1000));
+	m = expect(&f, "accept", 2000);
+	assert_int_equal(proto_get_int(m, "job", 0), 7);
+	json_decref(m);
+	/* busy: a second job is refused */
+	coord_send(&f, job_msg(8, 1000));
+	m = expect(&f, "error", 2000);
+	assert_non_null(strstr(proto_get_str(m, "message", ""), "busy with job '7'"));
+	assert_int_equal(proto_get_int(m, "job", 0), 8);
+	json_decref(m);
+	for (i = 0;; i++) {
+		m = coord_recv(&f, 5000);
+		assert_non_null(m);
+		if (!strcmp(proto_msg_type(m), "heartbeat"))
+			assert_int_equal(proto_get_int(m, "job", 0), 7);
+		if (!strcmp(proto_msg_type(m), "result"))
+			break;
+		json_decref(m);
+		if (i > 100)
+			fail_msg("no result");
+	}
+	if (strcmp(proto_get_str(m, "status", ""), "ok"))
+		fail_msg("job failed: %s", proto_get_str(m, "error", ""));
+	assert_int_equal(proto_get_int(m, "job", 0), 7);
+	assert_true(json_array_size(json_object_get(m, "samples")) > 0);
+	json_decref(m);
+	assert_true(spooled(&f, "7"));
+
+	/* the coordinator goes silent: after 3 x 200 ms the agent gives up, reconnects after
+	 * 1 s with a new socket (a new identity) and says hello again */
+	f.alive = false;
+	t = util_mono_ms();
+	m = expect(&f, "hello", 4000);
+	t = util_mono_ms() - t;
+	fprintf(stderr, "  loop: hello again after %lld ms of silence\n", (long long)t);
+	assert_true(t >= 1000 && t < 2500);
+	json_decref(m);
+	welcome(&f);
+	/* the unacknowledged result comes again */
+	m = expect(&f, "result", 2000);
+	assert_int_equal(proto_get_int(m, "job", 0), 7);
+	json_decref(m);
+	m = proto_msg_new("ack");
+	json_object_set_new(m, "job", json_integer(7));
+	coord_send(&f, m);
+	for (i = 0; i < 50 && spooled(&f, "7"); i++)
+		usleep(20 * 1000);
+	assert_false(spooled(&f, "7"));
+	stop(&f);
+}
+
+static void test_agent_cancel_and_stop(void **state)
+{
+	struct fixture f;
+	json_t *m;
+	int64_t t;
+	uint64_t one = 1;
+	char *text;
+	size_t len;
+
+	SKIP_UNLESS_LAB();
+	start(&f);
+	json_decref(expect(&f, "hello", 3000));
+	welcome(&f);
+	coord_send(&f, job_msg(21, 20000));
+	json_decref(expect(&f, "accept", 2000));
+	json_decref(expect(&f, "progress", 3000));	/* prepare */
+	json_decref(expect(&f, "progress", 3000));	/* rate 1/20 */
+	m = proto_msg_new("cancel");
+	json_object_set_new(m, "job", json_integer(21));
+	coord_send(&f, m);
+	t = util_mono_ms();
+	m = expect(&f, "result", 2000);
+	assert_true(util_mono_ms() - t < 1500);
+	assert_string_equal(proto_get_str(m, "status", ""), "failed");
+	assert_string_equal(proto_get_str(m, "error", ""), "cancelled");
+	json_decref(m);
+
+	/* SIGTERM (the stop fd) during a job: the job ends cleanly, its result is spooled */
+	coord_send(&f, job_msg(22, 20000));
+	json_decref(expect(&f, "accept", 2000));
+	json_decref(expect(&f, "progress", 3000));
+	json_decref(expect(&f, "progress", 3000));
+	t = util_mono_ms();
+	assert_int_equal(write(f.stop_fd, &one, sizeof(one)), sizeof(one));
+	pthread_join(f.thread, NULL);
+	assert_true(util_mono_ms() - t < 3000);
+	assert_int_equal(f.rc, 0);
+	assert_true(spooled(&f, "22"));
+	{
+		char path[256];
+
+		snprintf(path, sizeof(path), "%s/job-22.json", f.spool);
+		assert_int_equal(util_read_file(path, 1 << 24, &text, &len), 0);
+		assert_non_null(strstr(text, "\"cancelled\""));
+		free(text);
+	}
+	/* stop() would signal again; finish by hand */
+	agent_destroy(&f.agent);
+	close(f.stop_fd);
+	{
+		int zero = 0;
+
+		zmq_setsockopt(f.router, ZMQ_LINGER, &zero, sizeof(zero));
+	}
+	zmq_close(f.router);
+	zmq_ctx_term(f.zctx);
+	lab_sh("rm -rf %s", f.spool);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_agent_session),
+		cmocka_unit_test(test_agent_cancel_and_stop),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}

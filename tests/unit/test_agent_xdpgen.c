@@ -1,0 +1,334 @@
+/* test_agent_xdpgen.c - agent/xdpgen.c: the frames it builds (lengths, IPv4 header
+ * checksum, IPv6 UDP checksum), its refusals, and for real on a veth pair: frames reach an
+ * XDP_DROP receiver and the generator's count matches what arrived; several flows give
+ * that many UDP source ports with valid checksums; several threads; a prompt stop.
+ * Needs root. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <linux/if_link.h>
+#include <time.h>
+
+#include "ifstats.h"
+#include "xdpgen.h"
+#include "log.h"
+#include "util.h"
+#include "test_agent_lab.h"
+
+#define BPF_DIR BPFLAB_BUILDDIR "/bpf"
+
+static struct lab lab;
+
+static int setup(void **state)
+{
+	int err;
+
+	log_init("test_agent_xdpgen", LOG_WARN);
+	log_route_libbpf();
+	err = lab_up(&lab, "xdpgen");
+	if (err == -EPERM) {
+		fprintf(stderr, "test_agent_xdpgen: needs root, skipped\n");
+		return 0;
+	}
+	if (err)
+		lab_down(&lab);	/* cmocka skips the teardown of a failed setup */
+	return err;
+}
+
+static int teardown(void **state)
+{
+	lab_down(&lab);
+	return 0;
+}
+
+#define SKIP_UNLESS_LAB() do { if (!lab.up) skip(); } while (0)
+
+static uint32_t sum16(const uint8_t *p, size_t len, uint32_t sum)
+{
+	size_t i;
+
+	for (i = 0; i + 1 < len; i += 2)
+		sum += (uint32_t)p[i] << 8 | p[i + 1];
+	if (len & 1)
+		sum += (uint32_t)p[len - 1] << 8;
+	return sum;
+}
+
+static uint16_t fold(uint32_t sum)
+{
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	return (uint16_t)sum;
+}
+
+/* The UDP checksum over an IPv6 frame is right when the folded sum is 0xffff. */
+static int udp6_ok(const uint8_t *f)
+{
+	const uint8_t *ip = f + 14, *udp = ip + 40;
+	uint16_t len = udp[4] << 8 | udp[5];
+	uint32_t sum = sum16(ip + 8, 32, 0) + len + 17;
+
+	return fold(sum16(udp, len, sum)) == 0xffff;
+}
+
+static void test_xdpgen_frames(void **state)
+{
+	struct xdpgen_config cfg = {
+		.src_mac = { 2, 0, 0, 0, 0, 1 },
+		.dst_mac = { 2, 0, 0, 0, 0, 2 },
+		.size = 64,
+		.flows = 1,
+		.threads = 1,
+	};
+	uint8_t f[XDPGEN_MAX_SIZE];
+
+	assert_int_equal(xdpgen_build_frame(&cfg, 1234, f, sizeof(f)), 0);
+	assert_memory_equal(f, cfg.dst_mac, 6);
+	assert_memory_equal(f + 6, cfg.src_mac, 6);
+	assert_int_equal(f[12] << 8 | f[13], 0x0800);
+	assert_int_equal(f[14], 0x45);
+	assert_int_equal(f[16] << 8 | f[17], 50);		/* IPv4 total length */
+	assert_int_equal(fold(sum16(f + 14, 20, 0)), 0xffff);	/* header checksum */
+	assert_int_equal(f[26], 198);
+	assert_int_equal(f[29], 1);
+	assert_int_equal(f[33], 2);
+	assert_int_equal(f[34] << 8 | f[35], 1234);		/* source port */
+	assert_int_equal(f[38] << 8 | f[39], 30);		/* UDP length */
+	assert_int_equal(f[40] << 8 | f[41], 0);		/* no UDP checksum */
+
+	cfg.ipv6 = true;
+	cfg.size = 1500;
+	assert_int_equal(xdpgen_build_frame(&cfg, 1234, f, sizeof(f)), 0);
+	assert_int_equal(f[12] << 8 | f[13], 0x86dd);
+	assert_int_equal(f[18] << 8 | f[19], 1500 - 54);	/* payload length */
+	assert_int_equal(f[22], 0x20);				/* 2001:2::1 */
+	assert_int_equal(f[37], 1);
+	assert_int_equal(f[53], 2);
+	assert_true(udp6_ok(f));
+
+	cfg.size = XDPGEN_MIN_SIZE_V6 - 1;
+	assert_int_equal(xdpgen_build_frame(&cfg, 1, f, sizeof(f)), -EINVAL);
+	cfg.ipv6 = false;
+	cfg.size = XDPGEN_MIN_SIZE_V4;
+	assert_int_equal(xdpgen_build_frame(&cfg, 1, f, sizeof(f)), 0);
+	cfg.size = XDPGEN_MAX_SIZE + 1;
+	assert_int_equal(xdpgen_build_frame(&cfg, 1, f, sizeof(f)), -EINVAL);
+}
+
+static void test_xdpgen_refusals(void **state)
+{
+	struct xdpgen_config cfg = { .ifindex = 1, .size = 64, .flows = 1, .threads = 1 };
+	char err[256];
+
+	cfg.size = 20;
+	assert_null(xdpgen_new(&cfg, err, sizeof(err)));
+	assert_int_equal(errno, EINVAL);
+	assert_string_equal(err, "packet size 20 is out of range 42..3000 for 'udp4'");
+	cfg.size = 64;
+	cfg.flows = 0;
+	assert_null(xdpgen_new(&cfg, err, sizeof(err)));
+	assert_non_null(strstr(err, "flows 0 is out of range"));
+	cfg.flows = 1;
+	cfg.threads = 0;
+	assert_null(xdpgen_new(&cfg, err, sizeof(err)));
+	assert_non_null(strstr(err, "threads 0 is out of range"));
+}
+
+/* Attach PROGRAM of OBJECT to vb natively; returns the link fd, *OBJ to close. */
+static int receiver(const char *object, const char *program, struct bpf_object **obj)
+{
+	LIBBPF_OPTS(bpf_link_create_opts, lo, .flags = XDP_FLAGS_DRV_MODE);
+	struct bpf_program *prog;
+	char path[512];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", BPF_DIR, object);
+	*obj = bpf_object__open_file(path, NULL);
+	assert_non_null(*obj);
+	bpf_object__for_each_program(prog, *obj)	/* test_agent.bpf.o has xdp_bad */
+		bpf_program__set_autoload(prog, !strcmp(bpf_program__name(prog), program));
+	assert_int_equal(bpf_object__load(*obj), 0);
+	fd = bpf_link_create(bpf_program__fd(bpf_object__find_program_by_name(*obj, program)),
+			     lab.ifb, BPF_XDP, &lo);
+	assert_true(fd >= 0);
+	return fd;
+}
+
+static struct xdpgen_config lab_cfg(int size, int flows, int threads, bool ipv6)
+{
+	struct xdpgen_config cfg = {
+		.ifindex = lab.ifa,
+		.size = size,
+		.flows = flows,
+		.threads = threads,
+		.ipv6 = ipv6,
+	};
+	struct ifstats *s = ifstats_new();
+	struct ifstats_link a, b;
+
+	assert_non_null(s);
+	assert_int_equal(ifstats_get(s, lab.ifa, &a), 0);
+	assert_int_equal(ifstats_get(s, lab.ifb, &b), 0);
+	memcpy(cfg.src_mac, a.mac, 6);
+	memcpy(cfg.dst_mac, b.mac, 6);
+	ifstats_destroy(&s);
+	return cfg;
+}
+
+static void test_xdpgen_delivers(void **state)
+{
+	struct ifstats_counters a0, a1, b0, b1;
+	struct bpf_object *obj;
+	struct ifstats *s;
+	struct xdpgen *gen;
+	struct xdpgen_config cfg;
+	uint64_t f0, f1;
+	int64_t t;
+	char err[256] = "";
+	int link;
+
+	SKIP_UNLESS_LAB();
+	link = receiver("xdp_basic.bpf.o", "xdp_drop", &obj);
+	cfg = lab_cfg(64, 1, 1, false);
+	s = ifstats_new();
+	gen = xdpgen_new(&cfg, err, sizeof(err));
+	if (!gen)
+		fail_msg("xdpgen_new: %s", err);
+	assert_int_equal(xdpgen_frames(gen, &f0), 0);
+	assert_int_equal(f0, 0);
+	assert_int_equal(ifstats_read(s, lab.ifb, &b0), 0);
+	assert_int_equal(ifstats_read(s, lab.ifa, &a0), 0);
+	assert_int_equal(xdpgen_start(gen, err, sizeof(err)), 0);
+	usleep(1000 * 1000);
+	assert_int_equal(xdpgen_error(gen, err, sizeof(err)), 0);
+	t = util_mono_ms();
+	assert_int_equal(xdpgen_stop(gen, err, sizeof(err)), 0);
+	t = util_mono_ms() - t;
+	assert_true(t < 1000);		/* a signal ends the test run */
+	assert_int_equal(xdpgen_frames(gen, &f1), 0);
+	assert_int_equal(ifstats_read(s, lab.ifb, &b1), 0);
+	assert_int_equal(ifstats_read(s, lab.ifa, &a1), 0);
+	fprintf(stderr, "  xdpgen: %llu frames in ~1 s, %llu received, %llu dropped, "
+		"stop took %lld ms\n", (unsigned long long)f1,
+		(unsigned long long)(b1.rx_packets - b0.rx_packets),
+		(unsigned long long)(a1.tx_dropped - a0.tx_dropped + a1.rx_dropped - a0.rx_dropped +
+				     b1.rx_dropped - b0.rx_dropped + b1.tx_dropped - b0.tx_dropped),
+		(long long)t);
+	assert_true(f1 > 10000);
+	/* every frame the program sent arrived or was counted as dropped (a full veth
+	 * ring); nearly all arrive */
+	assert_true(b1.rx_packets - b0.rx_packets >= f1 * 9 / 10);
+	assert_true(b1.rx_packets - b0.rx_packets <= f1 + 100);
+	xdpgen_destroy(&gen);
+	assert_null(gen);
+	xdpgen_destroy(&gen);
+	ifstats_destroy(&s);
+	close(link);
+	bpf_object__close(obj);
+}
+
+static void check_flows(bool ipv6)
+{
+	struct bpf_object *obj;
+	struct xdpgen *gen;
+	struct xdpgen_config cfg;
+	struct {
+		__u64 count;
+		__u16 check;
+		__u16 pad[3];
+	} st;
+	char err[256] = "";
+	__u16 key, next;
+	int link, map, n = 0;
+	void *prev = NULL;
+
+	link = receiver("test_agent.bpf.o", "xdp_sport_count", &obj);
+	map = bpf_map__fd(bpf_object__find_map_by_name(obj, "sports"));
+	cfg = lab_cfg(ipv6 ? 100 : 64, 4, 1, ipv6);
+	gen = xdpgen_new(&cfg, err, sizeof(err));
+	if (!gen)
+		fail_msg("xdpgen_new: %s", err);
+	assert_int_equal(xdpgen_start(gen, err, sizeof(err)), 0);
+	usleep(300 * 1000);
+	assert_int_equal(xdpgen_stop(gen, err, sizeof(err)), 0);
+	while (!bpf_map_get_next_key(map, prev, &next)) {
+		uint8_t f[XDPGEN_MAX_SIZE];
+
+		key = next;
+		prev = &key;
+		assert_int_equal(bpf_map_lookup_elem(map, &key, &st), 0);
+		assert_true(key >= 1024 && key < 1028);
+		assert_true(st.count > 100);
+		if (ipv6) {
+			/* the checksum the program left must be the one of a frame built with
+			 * this port from scratch */
+			assert_int_equal(xdpgen_build_frame(&cfg, key, f, sizeof(f)), 0);
+			assert_int_equal(st.check, (uint16_t)(f[60] | f[61] << 8));
+			assert_true(udp6_ok(f));
+		} else {
+			assert_int_equal(st.check, 0);
+		}
+		n++;
+	}
+	assert_int_equal(n, 4);
+	xdpgen_destroy(&gen);
+	close(link);
+	bpf_object__close(obj);
+}
+
+static void test_xdpgen_flows_udp4(void **state)
+{
+	SKIP_UNLESS_LAB();
+	check_flows(false);
+}
+
+static void test_xdpgen_flows_udp6(void **state)
+{
+	SKIP_UNLESS_LAB();
+	check_flows(true);
+}
+
+static void test_xdpgen_threads(void **state)
+{
+	struct bpf_object *obj;
+	struct xdpgen *gen;
+	struct xdpgen_config cfg;
+	char err[256] = "";
+	uint64_t frames;
+	int link;
+
+	SKIP_UNLESS_LAB();
+	link = receiver("xdp_basic.bpf.o", "xdp_drop", &obj);
+	cfg = lab_cfg(64, 1, 2, false);
+	gen = xdpgen_new(&cfg, err, sizeof(err));
+	assert_non_null(gen);
+	assert_int_equal(xdpgen_start(gen, err, sizeof(err)), 0);
+	usleep(300 * 1000);
+	assert_int_equal(xdpgen_stop(gen, err, sizeof(err)), 0);
+	assert_int_equal(xdpgen_frames(gen, &frames), 0);
+	assert_true(frames > 1000);
+	/* restartable */
+	assert_int_equal(xdpgen_start(gen, err, sizeof(err)), 0);
+	usleep(100 * 1000);
+	xdpgen_destroy(&gen);
+	close(link);
+	bpf_object__close(obj);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_xdpgen_frames),
+		cmocka_unit_test(test_xdpgen_refusals),
+		cmocka_unit_test(test_xdpgen_delivers),
+		cmocka_unit_test(test_xdpgen_flows_udp4),
+		cmocka_unit_test(test_xdpgen_flows_udp6),
+		cmocka_unit_test(test_xdpgen_threads),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
