@@ -52,7 +52,7 @@ COORDA := $(BUILD)/libcoord.a
 CLIA   := $(BUILD)/libcli.a
 BINS   := $(BUILD)/bin/bpflab $(BUILD)/bin/bpflabd $(BUILD)/bin/bpflab-agent
 
-.PHONY: all deps demo check unit integration fuzz asan clean lab-down
+.PHONY: all deps demo check unit integration fuzz asan clean lab-down bench
 all: $(BINS) $(BPF_OBJS)
 
 deps:
@@ -75,7 +75,7 @@ $(BUILD)/bpf/%.skel.h: $(BUILD)/bpf/%.bpf.o
 	$(call msg,SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< > $@.tmp && mv $@.tmp $@
 
-$(SCHEMA_C): $(SCHEMA_SQL) scripts/embed-schema.sh
+$(SCHEMA_C): $(SCHEMA_SQL) schema scripts/embed-schema.sh
 	$(call msg,GEN,$@)
 	$(Q)mkdir -p $(dir $@)
 	$(Q)sh scripts/embed-schema.sh $@ $(SCHEMA_SQL)
@@ -124,6 +124,16 @@ demo: deps
 
 lab-down:
 	$(Q)sh lab/lab down
+
+# Benchmarks of bpflab itself (bench/README.md): bench/NAME.c -> build/bench/NAME,
+# linked like the unit tests; `make bench` builds and runs them (as root). Not in check.
+BENCH_BINS := $(patsubst bench/%.c,$(BUILD)/bench/%,$(wildcard bench/*.c))
+$(BUILD)/bench/%: bench/%.c $(AGENTA) $(LIBA)
+	$(call msg,BENCH,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CC) $(CFLAGS) -o $@ $< $(AGENTA) $(LIBA) $(LDLIBS)
+bench: $(BENCH_BINS)
+	$(Q)for b in $(BENCH_BINS); do echo "== $$b"; $$b || exit 1; done
 
 FUZZ_SECONDS ?= 60
 FUZZ_TARGETS := $(patsubst tests/fuzz/fuzz_%.c,$(BUILD)/fuzz/fuzz_%,$(wildcard tests/fuzz/fuzz_*.c))

@@ -19,6 +19,7 @@
 #include "job.h"
 #include "log.h"
 #include "proto.h"
+#include "proto_schema.h"
 #include "spool.h"
 #include "util.h"
 
@@ -161,6 +162,12 @@ static void connect_coord(struct agent *a)
 	zmq_setsockopt(a->sock, ZMQ_LINGER, &zero, sizeof(zero));
 	zmq_setsockopt(a->sock, ZMQ_SNDHWM, &hwm, sizeof(hwm));
 	zmq_setsockopt(a->sock, ZMQ_MAXMSGSIZE, &maxsize, sizeof(maxsize));
+	if (a->opts.key && keys_set_client(a->sock, a->opts.key, a->opts.server_key)) {
+		pr_warn("cannot set the CURVE keys: %s", zmq_strerror(zmq_errno()));
+		close_sock(&a->sock);
+		a->next_connect_ms = util_mono_ms() + a->backoff_ms;
+		return;
+	}
 	if (zmq_connect(a->sock, a->opts.endpoint)) {
 		pr_warn("cannot connect to '%s': %s", a->opts.endpoint, zmq_strerror(zmq_errno()));
 		close_sock(&a->sock);
@@ -174,6 +181,10 @@ static void connect_coord(struct agent *a)
 		json_object_set_new(hello, "agent", json_string(a->opts.inv->agent));
 		json_object_set_new(hello, "version", json_string(AGENT_VERSION));
 		json_object_set_new(hello, "inventory", inventory_build(a->opts.inv));
+		/* a job that outlived the connection stays ours; spooled results come next */
+		if (a->busy)
+			json_object_set(hello, "job", a->job_id);
+		json_object_set_new(hello, "spooled", spool_ids(a->spool));
 		send_coord(a, hello);
 		json_decref(hello);
 	}
@@ -195,7 +206,8 @@ static int resend_one(void *ctx, const char *id, json_t *msg)
 {
 	struct agent *a = ctx;
 
-	pr_info("sending spooled result of job '%s'", id);
+	pr_info("sending spooled result of job '%s' (%zu samples)", id,
+		json_array_size(json_object_get(msg, "samples")));
 	send_coord(a, msg);
 	return 0;
 }
@@ -278,6 +290,12 @@ static bool on_worker_msg(struct agent *a, json_t *msg)
 			proto_get_str(msg, "error", ""));
 		if (!json_object_get(msg, "job"))
 			json_object_set(msg, "job", a->job_id);
+		/* stopped by a cancel: what it measured is kept, marked partial */
+		if (atomic_load(&a->cancel))
+			json_object_set_new(msg, "partial", json_true());
+		/* tests count these lines to compare with what the coordinator stored */
+		pr_info("result job %s: %zu samples", a->job_id_text,
+			json_array_size(json_object_get(msg, "samples")));
 		spool_put(a->spool, a->job_id_text, msg);
 		send_coord(a, msg);
 		job_finished(a);
@@ -390,8 +408,16 @@ static void on_job(struct agent *a, json_t *msg)
 static void on_coord_msg(struct agent *a, json_t *msg)
 {
 	const char *type = proto_msg_type(msg);
-	char id[AGENT_ID_LEN];
+	char id[AGENT_ID_LEN], why[256];
 
+	/* members and their types (lib/proto_schema.c); unknown types are answered below */
+	if (proto_validate(msg, PROTO_CH_COORD_TO_AGENT, why, sizeof(why)) == -EINVAL) {
+		a->malformed++;
+		pr_warn("malformed message from the coordinator: %s", why);
+		if (strcmp(type, "error"))	/* never answer an error with an error */
+			send_error(a, type, NULL, why);
+		return;
+	}
 	if (!strcmp(type, "welcome")) {
 		long long hb = proto_get_int(msg, "heartbeat_ms", PROTO_HEARTBEAT_MS);
 
@@ -426,8 +452,6 @@ static void on_coord_msg(struct agent *a, json_t *msg)
 	} else if (!strcmp(type, "error")) {
 		pr_warn("coordinator says: %s", proto_get_str(msg, "message", "(no message)"));
 	} else {
-		char why[256];
-
 		a->malformed++;
 		snprintf(why, sizeof(why), "unknown message type '%s'", type);
 		pr_warn("message from the coordinator: %s", why);

@@ -23,6 +23,7 @@
 #include <stddef.h>
 
 #include "inventory.h"
+#include "keys.h"
 
 #define AGENT_VERSION "0.1.0"
 #define AGENT_BACKOFF_MIN_MS 1000
@@ -35,8 +36,12 @@ struct agent_opts {
 	const char *spool_dir;			/* NULL: spool in memory */
 	const char *bpf_dir;			/* objects a job message lacks, or NULL */
 	int stop_fd;				/* readable means stop; -1 for none */
+	/* CURVE (docs/security.md): the agent's own key pair and the coordinator's public
+	 * key in Z85 (both borrowed); NULL KEY means plaintext */
+	const struct keys_pair *key;
+	const char *server_key;
 };
-#define agent_opts__last_field stop_fd
+#define agent_opts__last_field server_key
 
 struct agent;
 

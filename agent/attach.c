@@ -38,7 +38,12 @@ struct attach_bytes {
 struct attach_set {
 	struct attach_prog *progs;
 	int *prog_inst;			/* instance index of each prog */
+	json_t **entries;		/* each prog's attach entry (a reference) */
 	int n;
+	struct attach_counter *counters;
+	int n_counters;
+	int n_cpus;			/* possible CPUs, for per-CPU values */
+	uint64_t *percpu;		/* n_cpus values, scratch for attach_counter_read */
 	struct attach_inst *insts;
 	int n_insts;
 	struct attach_bytes *bytes;	/* object bytes, kept while objects live */
@@ -73,7 +78,19 @@ const char *attach_mode_name(enum attach_mode mode)
 
 struct attach_set *attach_new(void)
 {
-	return calloc(1, sizeof(struct attach_set));
+	struct attach_set *set = calloc(1, sizeof(*set));
+	int n = libbpf_num_possible_cpus();
+
+	if (!set)
+		return NULL;
+	set->n_cpus = n > 0 ? n : 1;
+	set->percpu = calloc(set->n_cpus, sizeof(*set->percpu));
+	if (!set->percpu) {
+		free(set);
+		errno = ENOMEM;
+		return NULL;
+	}
+	return set;
 }
 
 void attach_detach(struct attach_set *set)
@@ -103,7 +120,16 @@ void attach_destroy(struct attach_set **setp)
 		free(set->progs[i].program);
 		free(set->progs[i].object);
 		free(set->progs[i].role);
+		if (set->entries)
+			json_decref(set->entries[i]);
 	}
+	for (i = 0; i < set->n_counters; i++) {
+		free(set->counters[i].name);
+		free(set->counters[i].map);
+	}
+	free(set->counters);
+	free(set->percpu);
+	free(set->entries);
 	for (i = 0; i < set->n_insts; i++) {
 		bpf_object__close(set->insts[i].obj);
 		free(set->insts[i].name);
@@ -361,6 +387,42 @@ static const char *prog_type_want(enum attach_hook hook)
 	return hook == ATTACH_XDP ? "an xdp" : "a tc (sched_cls)";
 }
 
+/* Turn autoload on for the programs that ENTRY's map slots name (devmap and cpumap
+ * programs: loaded, never attached). libbpf takes their expected attach type
+ * (BPF_XDP_DEVMAP, BPF_XDP_CPUMAP) from the section name, SEC("xdp/devmap") or
+ * SEC("xdp/cpumap"); a program without one is loaded as a plain XDP program and the
+ * kernel refuses it when the slot is filled. */
+static int autoload_slot_programs(struct attach_inst *in, const json_t *entry, char *err,
+				  size_t err_len)
+{
+	json_t *maps = json_object_get(entry, "maps"), *slots, *slot;
+	const char *map;
+	size_t i;
+
+	json_object_foreach(maps, map, slots) {
+		json_array_foreach(slots, i, slot) {
+			const char *name = json_string_value(json_object_get(slot, "program"));
+			struct bpf_program *prog;
+
+			if (!name)
+				continue;
+			prog = bpf_object__find_program_by_name(in->obj, name);
+			if (!prog) {
+				snprintf(err, err_len, "map '%s': object '%s' has no program '%s'", map,
+					 in->name, name);
+				return -ENOENT;
+			}
+			if (bpf_program__type(prog) != BPF_PROG_TYPE_XDP) {
+				snprintf(err, err_len, "map '%s': program '%s' in '%s' is not an xdp program",
+					 map, name, in->name);
+				return -EINVAL;
+			}
+			bpf_program__set_autoload(prog, true);
+		}
+	}
+	return 0;
+}
+
 /* Open instance K, set autoload and attach types, load. */
 static int load_instance(struct attach_set *set, int k, char **verifier_log, char *err,
 			 size_t err_len)
@@ -434,6 +496,9 @@ static int load_instance(struct attach_set *set, int k, char **verifier_log, cha
 			bpf_program__set_expected_attach_type(
 				prog, (enum bpf_attach_type)ATTACH_BPF_TCX_EGRESS);
 		bpf_program__set_autoload(prog, true);
+		e = autoload_slot_programs(in, set->entries[i], err, err_len);
+		if (e)
+			return e;
 	}
 	e = bpf_object__load(in->obj);
 	if (e) {
@@ -470,6 +535,217 @@ static int load_instance(struct attach_set *set, int k, char **verifier_log, cha
 	return 0;
 }
 
+/* V as LEN little-endian bytes into OUT (zero-padded); -ERANGE when it does not fit
+ * (as unsigned, or as signed when SIGNED_OK and negative). */
+static int put_le(long long v, bool signed_ok, unsigned char *out, size_t len)
+{
+	unsigned long long u = (unsigned long long)v;
+	size_t i;
+
+	if (v < 0 && !signed_ok)
+		return -ERANGE;
+	if (len < 8) {
+		long long lo = signed_ok ? -(1LL << (len * 8 - 1)) : 0;
+		unsigned long long hi = (1ULL << (len * 8)) - 1;
+
+		if (v < lo || (v >= 0 && u > hi))
+			return -ERANGE;
+	}
+	memset(out, 0, len);
+	for (i = 0; i < len && i < 8; i++)
+		out[i] = (unsigned char)(u >> (8 * i));
+	return 0;
+}
+
+/* Fill the map slots of prog I's attach entry (docs/plans.md, "maps"). */
+static int fill_maps(struct attach_set *set, int i, const struct attach_opts *o, char *err,
+		     size_t err_len)
+{
+	const struct attach_prog *p = &set->progs[i];
+	struct bpf_object *obj = set->insts[set->prog_inst[i]].obj;
+	json_t *maps = json_object_get(set->entries[i], "maps"), *slots, *slot;
+	unsigned char key[64], value[64];
+	const char *name;
+	size_t j;
+	int e, k;
+
+	json_object_foreach(maps, name, slots) {
+		struct bpf_map *map = bpf_object__find_map_by_name(obj, name);
+		enum bpf_map_type type;
+		size_t ks, vs;
+
+		if (!map) {
+			snprintf(err, err_len, "object '%s' has no map '%s'", p->object, name);
+			return -ENOENT;
+		}
+		type = bpf_map__type(map);
+		ks = bpf_map__key_size(map);
+		vs = bpf_map__value_size(map);
+		if (ks > sizeof(key) || vs > sizeof(value)) {
+			snprintf(err, err_len, "map '%s' has a %zu-byte key and a %zu-byte value: too large to fill from a plan",
+				 name, ks, vs);
+			return -E2BIG;
+		}
+		json_array_foreach(slots, j, slot) {
+			json_t *jk = json_object_get(slot, "key");
+			const char *port = json_string_value(json_object_get(slot, "port"));
+			const char *prog_name = json_string_value(json_object_get(slot, "program"));
+			json_t *qsize = json_object_get(slot, "qsize");
+			json_t *val = json_object_get(slot, "value");
+			long long kv = json_integer_value(jk);
+			int prog_fd = -1;
+
+			if (!json_is_integer(jk) || put_le(kv, false, key, ks)) {
+				snprintf(err, err_len, "map '%s': key %lld does not fit its %zu-byte key",
+					 name, kv, ks);
+				return -ERANGE;
+			}
+			if (prog_name) {
+				struct bpf_program *sp = bpf_object__find_program_by_name(obj, prog_name);
+
+				prog_fd = sp ? bpf_program__fd(sp) : -1;
+				if (prog_fd < 0) {
+					snprintf(err, err_len, "map '%s': program '%s' is not loaded", name,
+						 prog_name);
+					return -ENOENT;
+				}
+				if (vs < 8) {
+					snprintf(err, err_len, "map '%s' has %zu-byte values: no room for program '%s' (use struct bpf_%s_val)",
+						 name, vs, prog_name,
+						 type == BPF_MAP_TYPE_CPUMAP ? "cpumap" : "devmap");
+					return -EINVAL;
+				}
+			}
+			memset(value, 0, sizeof(value));
+			if (port && (type == BPF_MAP_TYPE_DEVMAP || type == BPF_MAP_TYPE_DEVMAP_HASH)) {
+				struct bpf_devmap_val dv = { 0 };
+
+				for (k = 0; k < o->n_ports && strcmp(o->ports[k].role, port); k++)
+					;
+				if (k == o->n_ports) {
+					snprintf(err, err_len, "map '%s': port role '%s' is not one of the job's ports",
+						 name, port);
+					return -ENODEV;
+				}
+				dv.ifindex = (__u32)o->ports[k].ifindex;
+				dv.bpf_prog.fd = prog_fd;
+				memcpy(value, &dv, vs < sizeof(dv) ? vs : sizeof(dv));
+			} else if (json_is_integer(qsize) && type == BPF_MAP_TYPE_CPUMAP) {
+				struct bpf_cpumap_val cv = { 0 };
+
+				if (kv >= set->n_cpus) {
+					snprintf(err, err_len, "map '%s': cpumap key %lld is not a CPU of this host (it has %d)",
+						 name, kv, set->n_cpus);
+					return -ERANGE;
+				}
+				cv.qsize = (__u32)json_integer_value(qsize);
+				cv.bpf_prog.fd = prog_fd;
+				memcpy(value, &cv, vs < sizeof(cv) ? vs : sizeof(cv));
+			} else if (json_is_integer(val) && (type == BPF_MAP_TYPE_ARRAY ||
+							     type == BPF_MAP_TYPE_HASH ||
+							     type == BPF_MAP_TYPE_LRU_HASH)) {
+				if (put_le(json_integer_value(val), true, value, vs)) {
+					snprintf(err, err_len, "map '%s': value %lld does not fit its %zu-byte value",
+						 name, (long long)json_integer_value(val), vs);
+					return -ERANGE;
+				}
+			} else {
+				snprintf(err, err_len, "map '%s' (%s) cannot take slot %zu (port for devmap, qsize for cpumap, value for array and hash)",
+					 name, libbpf_bpf_map_type_str(type) ?: "?", j);
+				return -EINVAL;
+			}
+			e = bpf_map_update_elem(bpf_map__fd(map), key, value, BPF_ANY);
+			if (e) {
+				e = -errno;
+				snprintf(err, err_len, "cannot fill map '%s' key %lld of '%s': %s", name,
+					 kv, p->object, strerror(-e));
+				return e;
+			}
+			pr_debug("filled map '%s' key %lld of '%s'%s%s", name, kv, p->object,
+				 prog_name ? " with program " : "", prog_name ? prog_name : "");
+		}
+	}
+	return 0;
+}
+
+/* Record the counters of prog I's attach entry. */
+static int add_counters(struct attach_set *set, int i, char *err, size_t err_len)
+{
+	struct bpf_object *obj = set->insts[set->prog_inst[i]].obj;
+	json_t *list = json_object_get(set->entries[i], "counters"), *c, *name;
+	const char *idx;
+	size_t j;
+
+	json_array_foreach(list, j, c) {
+		const char *mname = json_string_value(json_object_get(c, "map"));
+		struct bpf_map *map = mname ? bpf_object__find_map_by_name(obj, mname) : NULL;
+
+		if (!map) {
+			snprintf(err, err_len, "object '%s' has no counters map '%s'",
+				 set->progs[i].object, mname ? mname : "?");
+			return -ENOENT;
+		}
+		if (bpf_map__type(map) != BPF_MAP_TYPE_PERCPU_ARRAY ||
+		    bpf_map__value_size(map) != 8) {
+			snprintf(err, err_len, "counters map '%s' is not a percpu_array of u64", mname);
+			return -EINVAL;
+		}
+		json_object_foreach(json_object_get(c, "keys"), idx, name) {
+			struct attach_counter *nc;
+			long long k;
+
+			if (util_parse_int(idx, &k) || k < 0 || k >= bpf_map__max_entries(map) ||
+			    !json_is_string(name)) {
+				snprintf(err, err_len, "counters map '%s': bad key '%s'", mname, idx);
+				return -EINVAL;
+			}
+			nc = realloc(set->counters, (set->n_counters + 1) * sizeof(*nc));
+			if (!nc) {
+				snprintf(err, err_len, "out of memory");
+				return -ENOMEM;
+			}
+			set->counters = nc;
+			nc = &set->counters[set->n_counters];
+			memset(nc, 0, sizeof(*nc));
+			nc->name = strdup(json_string_value(name));
+			nc->map = strdup(mname);
+			nc->map_fd = bpf_map__fd(map);
+			nc->key = (uint32_t)k;
+			set->n_counters++;
+			if (!nc->name || !nc->map) {
+				snprintf(err, err_len, "out of memory");
+				return -ENOMEM;
+			}
+		}
+	}
+	return 0;
+}
+
+int attach_counter_count(const struct attach_set *set)
+{
+	return set ? set->n_counters : 0;
+}
+
+const struct attach_counter *attach_counter_get(const struct attach_set *set, int i)
+{
+	return set && i >= 0 && i < set->n_counters ? &set->counters[i] : NULL;
+}
+
+int attach_counter_read(struct attach_set *set, int i, uint64_t *sum)
+{
+	const struct attach_counter *c = attach_counter_get(set, i);
+	int cpu;
+
+	if (!c)
+		return -EINVAL;
+	if (bpf_map_lookup_elem(c->map_fd, &c->key, set->percpu))
+		return -errno;
+	*sum = 0;
+	for (cpu = 0; cpu < set->n_cpus; cpu++)
+		*sum += set->percpu[cpu];
+	return 0;
+}
+
 int attach_load(struct attach_set *set, const json_t *attach, const struct attach_opts *opts,
 		char **verifier_log, char *err, size_t err_len)
 {
@@ -491,7 +767,8 @@ int attach_load(struct attach_set *set, const json_t *attach, const struct attac
 		return 0;
 	set->progs = calloc(n, sizeof(*set->progs));
 	set->prog_inst = calloc(n, sizeof(*set->prog_inst));
-	if (!set->progs || !set->prog_inst) {
+	set->entries = calloc(n, sizeof(*set->entries));
+	if (!set->progs || !set->prog_inst || !set->entries) {
 		snprintf(err, err_len, "out of memory");
 		return -ENOMEM;
 	}
@@ -501,7 +778,8 @@ int attach_load(struct attach_set *set, const json_t *attach, const struct attac
 	}
 	set->n = n;
 	for (i = 0; i < (int)n; i++) {
-		e = parse_entry(set, i, json_array_get(attach, i), opts, err, err_len);
+		set->entries[i] = json_incref(json_array_get(attach, i));
+		e = parse_entry(set, i, set->entries[i], opts, err, err_len);
 		if (e)
 			return e;
 	}
@@ -510,6 +788,13 @@ int attach_load(struct attach_set *set, const json_t *attach, const struct attac
 		return e;
 	for (i = 0; i < set->n_insts; i++) {
 		e = load_instance(set, i, verifier_log, err, err_len);
+		if (e)
+			return e;
+	}
+	for (i = 0; i < set->n; i++) {
+		e = fill_maps(set, i, opts, err, err_len);
+		if (!e)
+			e = add_counters(set, i, err, err_len);
 		if (e)
 			return e;
 	}

@@ -7,6 +7,13 @@
  * attach entry names, opens them with bpf_object__open_mem(), turns autoload on only for
  * the programs used and loads. A load failure returns the kernel verifier's log.
  *
+ * Map slots (an entry's "maps", docs/plans.md) are filled after the load and before any
+ * link exists: devmap slots get struct bpf_devmap_val {ifindex of the role, optional
+ * program fd}, cpumap slots struct bpf_cpumap_val {qsize, optional program fd}, array and
+ * hash slots an integer in the map's value size. Programs named only by slots (devmap and
+ * cpumap programs) are loaded but never attached. An entry's "counters" are recorded so
+ * that the job can read them (attach_counter_read: per-CPU values summed).
+ *
  * Object instances: the entries that use the same object share one bpf_object (and so
  * its maps), except that a program used a second time (the same program on two ports)
  * gets a second instance of the object, so each attachment has its own program fd and
@@ -27,6 +34,7 @@
 #include <net/if.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 enum attach_hook { ATTACH_XDP, ATTACH_TC_INGRESS, ATTACH_TC_EGRESS };
 enum attach_mode { ATTACH_NATIVE, ATTACH_GENERIC, ATTACH_OFFLOAD };
@@ -62,6 +70,14 @@ struct attach_opts {
 };
 #define attach_opts__last_field n_ports
 
+/* A per-CPU u64 counter the plan exports (attach entry "counters"). */
+struct attach_counter {
+	char *name;			/* sample subject */
+	char *map;
+	int map_fd;			/* owned by the object instance */
+	uint32_t key;
+};
+
 struct attach_set;
 
 /* An empty set. NULL with errno set (ENOMEM). */
@@ -84,6 +100,12 @@ void attach_detach(struct attach_set *set);
  * attach_destroy(). */
 int attach_count(const struct attach_set *set);
 const struct attach_prog *attach_get(const struct attach_set *set, int i);
+
+/* The counters of the variant (all entries), borrowed until attach_destroy(). */
+int attach_counter_count(const struct attach_set *set);
+const struct attach_counter *attach_counter_get(const struct attach_set *set, int i);
+/* Counter I summed over all possible CPUs into *SUM. Returns 0 or -errno. */
+int attach_counter_read(struct attach_set *set, int i, uint64_t *sum);
 
 /* Names as plans write them ("tc-ingress", "generic"). */
 const char *attach_hook_name(enum attach_hook hook);

@@ -103,6 +103,8 @@ static void parse_link(struct ifinfomsg *ifi, int len, struct ifstats_link *out)
 			out->stats.tx_bytes = st.tx_bytes;
 			out->stats.rx_dropped = st.rx_dropped;
 			out->stats.tx_dropped = st.tx_dropped;
+			out->stats.rx_errors = st.rx_errors;
+			out->stats.tx_errors = st.tx_errors;
 			break;
 		}
 		}

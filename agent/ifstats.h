@@ -21,6 +21,7 @@ struct ifstats_counters {
 	uint64_t rx_packets, tx_packets;
 	uint64_t rx_bytes, tx_bytes;
 	uint64_t rx_dropped, tx_dropped;
+	uint64_t rx_errors, tx_errors;
 };
 
 struct ifstats_link {

@@ -358,6 +358,7 @@ json_t *inventory_port(const char *role, const char *ifname)
 	struct ethtool_drvinfo info = { .cmd = ETHTOOL_GDRVINFO };
 	struct ethtool_channels ch = { .cmd = ETHTOOL_GCHANNELS };
 	struct ethtool_cmd ecmd = { .cmd = ETHTOOL_GSET };
+	struct ethtool_ringparam ring = { .cmd = ETHTOOL_GRINGPARAM };
 	struct ifstats_link link;
 	struct ifstats *rtnl;
 	int ifindex = if_nametoindex(ifname);
@@ -402,6 +403,12 @@ json_t *inventory_port(const char *role, const char *ifname)
 		json_object_set_new(p, "rx_queues", json_integer(ch.rx_count + ch.combined_count));
 		json_object_set_new(p, "tx_queues", json_integer(ch.tx_count + ch.combined_count));
 	}
+	if (!ethtool_ioctl(ifname, &ring)) {	/* veth has none */
+		json_object_set_new(p, "rx_ring", json_integer(ring.rx_pending));
+		json_object_set_new(p, "tx_ring", json_integer(ring.tx_pending));
+		json_object_set_new(p, "rx_ring_max", json_integer(ring.rx_max_pending));
+		json_object_set_new(p, "tx_ring_max", json_integer(ring.tx_max_pending));
+	}
 	return p;
 }
 
@@ -420,6 +427,7 @@ json_t *inventory_build(const struct inventory_config *cfg)
 	json_object_set_new(inv, "kernel", kernel_json());
 	json_object_set_new(inv, "cpu", cpu_json());
 	json_object_set_new(inv, "bpf", bpf_json());
+	json_object_set_new(inv, "timing", json_string(cfg->timing ? cfg->timing : "wall"));
 	for (i = 0; i < cfg->n_labels; i++)
 		json_object_set_new(labels, cfg->labels[i].key, json_string(cfg->labels[i].value));
 	for (i = 0; i < cfg->n_ports; i++)

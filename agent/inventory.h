@@ -32,6 +32,7 @@ struct inventory_config {
 	int n_ports;
 	const struct inventory_pair *labels;
 	int n_labels;
+	const char *timing;			/* "wall" (NULL) or "icount" */
 };
 
 /* Split "KEY=VALUE" into heap strings. Returns 0, or -EINVAL when there is no '=' or
@@ -39,7 +40,9 @@ struct inventory_config {
 int inventory_pair_parse(const char *text, struct inventory_pair *pair);
 void inventory_pair_release(struct inventory_pair *pair);
 
-/* The whole inventory object. NULL only on ENOMEM. */
+/* The whole inventory object, including "timing": "wall" (real time) or "icount" (a
+ * QEMU guest under -icount: one guest nanosecond is one guest instruction). NULL only on
+ * ENOMEM. */
 json_t *inventory_build(const struct inventory_config *cfg);
 
 /* The inventory entry of one port: {"role", "name", "ifindex", "driver", "mac", "mtu",

@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <sched.h>
 #include <math.h>
 #include <net/if.h>
 #include <stdio.h>
@@ -12,6 +13,10 @@
 #include <time.h>
 
 #include "attach.h"
+#include "cpustat.h"
+#include "pktgen.h"
+#include "udpgen.h"
+#include "verdict.h"
 #include "ifstats.h"
 #include "log.h"
 #include "progstats.h"
@@ -34,6 +39,8 @@ struct job_snap {
 	struct ifstats_counters *ports;	/* n_ports */
 	uint64_t gen_frames;
 	struct progstats *progs;	/* n_progs */
+	uint64_t *counters;		/* attach_counter_count() */
+	struct cpustat cpu;		/* empty unless cpu.* metrics are wanted */
 };
 
 struct job_ctx {
@@ -52,6 +59,17 @@ struct job_ctx {
 	struct ifstats *rtnl;
 	struct attach_set *attach;
 	struct xdpgen *gen;
+	struct udpgen *udp;
+	struct pktgen *pktgen;
+	const char *rx_role;		/* the receiving port (traffic.to or the default) */
+	double *rx_series;		/* its per-second rx pps in the rate window */
+	int n_rx_series;
+	double rate_rx_frames;		/* frames it received over the rate window */
+	double rate_all_rx;		/* frames received on all ports, same window */
+	double rate_errors;		/* error and drop counter deltas (verdict.h) */
+	bool rate_done;			/* the rate window completed */
+	int cpus[64];			/* traffic.cpus */
+	int n_cpus;
 	int stats_fd;
 	char err[JOB_ERR_LEN];
 };
@@ -153,22 +171,35 @@ static int sleep_until(struct job_ctx *c, int64_t deadline_ns)
 	}
 }
 
+static bool any_metric(const struct job_ctx *c, const char *prefix);
+
+static int attach_count_counters(const struct job_ctx *c)
+{
+	return c->attach ? attach_counter_count(c->attach) : 0;
+}
+
 static int snap_init(struct job_ctx *c, struct job_snap *s)
 {
 	int n_progs = c->attach ? attach_count(c->attach) : 0;
 
 	memset(s, 0, sizeof(*s));
+	int n_counters = attach_counter_count(c->attach);
+
 	s->ports = calloc(c->n_ports ? c->n_ports : 1, sizeof(*s->ports));
 	s->progs = calloc(n_progs ? n_progs : 1, sizeof(*s->progs));
-	return s->ports && s->progs ? 0 : -ENOMEM;
+	s->counters = calloc(n_counters ? n_counters : 1, sizeof(*s->counters));
+	return s->ports && s->progs && s->counters ? 0 : -ENOMEM;
 }
 
 static void snap_release(struct job_snap *s)
 {
 	free(s->ports);
 	free(s->progs);
+	free(s->counters);
+	cpustat_release(&s->cpu);
 	s->ports = NULL;
 	s->progs = NULL;
+	s->counters = NULL;
 }
 
 static void snap_copy(struct job_ctx *c, struct job_snap *dst, const struct job_snap *src)
@@ -179,6 +210,30 @@ static void snap_copy(struct job_ctx *c, struct job_snap *dst, const struct job_
 	dst->gen_frames = src->gen_frames;
 	memcpy(dst->ports, src->ports, c->n_ports * sizeof(*dst->ports));
 	memcpy(dst->progs, src->progs, n_progs * sizeof(*dst->progs));
+	memcpy(dst->counters, src->counters,
+	       attach_counter_count(c->attach) * sizeof(*dst->counters));
+	if (src->cpu.n) {
+		struct cpustat_cpu *cpus = realloc(dst->cpu.cpus, src->cpu.n * sizeof(*cpus));
+
+		if (cpus) {
+			memcpy(cpus, src->cpu.cpus, src->cpu.n * sizeof(*cpus));
+			dst->cpu.cpus = cpus;
+			dst->cpu.n = src->cpu.n;
+		}
+	}
+}
+
+/* Frames the generator has sent so far (0 without one). */
+static int gen_frames(struct job_ctx *c, uint64_t *frames)
+{
+	*frames = 0;
+	if (c->gen)
+		return xdpgen_frames(c->gen, frames);
+	if (c->udp)
+		return udpgen_frames(c->udp, frames);
+	if (c->pktgen)
+		return pktgen_frames(c->pktgen, frames);
+	return 0;
 }
 
 /* Read every counter the job samples into S. Returns 0 or -errno with c->err set. */
@@ -195,8 +250,8 @@ static int snap_take(struct job_ctx *c, struct job_snap *s, bool progs)
 			return err;
 		}
 	}
-	if (c->gen) {
-		err = xdpgen_frames(c->gen, &s->gen_frames);
+	if (c->gen || c->udp || c->pktgen) {
+		err = gen_frames(c, &s->gen_frames);
 		if (err) {
 			snprintf(c->err, sizeof(c->err), "cannot read the generator's frame count: %s",
 				 strerror(-err));
@@ -213,11 +268,66 @@ static int snap_take(struct job_ctx *c, struct job_snap *s, bool progs)
 			return err;
 		}
 	}
+	for (i = 0; !progs && i < attach_count_counters(c); i++) {
+		err = attach_counter_read(c->attach, i, &s->counters[i]);
+		if (err) {
+			snprintf(c->err, sizeof(c->err), "cannot read counter '%s' of map '%s': %s",
+				 attach_counter_get(c->attach, i)->name,
+				 attach_counter_get(c->attach, i)->map, strerror(-err));
+			return err;
+		}
+	}
+	if (!progs && any_metric(c, "cpu.")) {
+		err = cpustat_read(c->opts->proc_stat, &s->cpu);
+		if (err) {
+			snprintf(c->err, sizeof(c->err), "cannot read '%s': %s",
+				 c->opts->proc_stat ? c->opts->proc_stat : "/proc/stat",
+				 strerror(-err));
+			return err;
+		}
+	}
 	s->t_ns = t0 + (util_mono_ns() - t0) / 2;
 	return 0;
 }
 
 enum job_window { JOB_WARMUP, JOB_RATE, JOB_COST };
+
+/* What the verdicts need from interval A -> B of the rate window (SEQ -1: whole). */
+static void rate_facts(struct job_ctx *c, const struct job_snap *a, const struct job_snap *b,
+		       double dt, int seq)
+{
+	int i;
+
+	for (i = 0; i < c->n_ports; i++) {
+		const struct ifstats_counters *x = &a->ports[i], *y = &b->ports[i];
+		double rx = (double)(y->rx_packets - x->rx_packets);
+
+		if (c->rx_role && !strcmp(c->ports[i].role, c->rx_role)) {
+			if (seq >= 0 && c->rx_series)
+				c->rx_series[c->n_rx_series++] = rx / dt;
+			if (seq < 0)
+				c->rate_rx_frames = rx;
+		}
+		if (seq < 0) {
+			/* A generator outrunning the path overflows its own port's queue and
+			 * the receiver's: those drops are the generator's, not the path's. */
+			bool gen_tx = c->from && !strcmp(c->ports[i].role, c->from);
+			bool gen_rx = c->from && c->rx_role && !strcmp(c->ports[i].role, c->rx_role);
+
+			c->rate_all_rx += rx;
+			c->rate_errors += (double)(y->rx_errors - x->rx_errors);
+			if (!gen_tx)
+				c->rate_errors += (double)(y->tx_errors - x->tx_errors) +
+						  (double)(y->tx_dropped - x->tx_dropped);
+			if (!gen_rx)
+				c->rate_errors += (double)(y->rx_dropped - x->rx_dropped);
+		}
+	}
+	for (i = 0; seq < 0 && i < attach_count_counters(c); i++) {
+		if (strstr(attach_counter_get(c->attach, i)->name, "err"))
+			c->rate_errors += (double)(b->counters[i] - a->counters[i]);
+	}
+}
 
 /* Samples of one interval A -> B; SEQ -1 for the whole window. */
 static void emit(struct job_ctx *c, enum job_window w, const struct job_snap *a,
@@ -241,12 +351,26 @@ static void emit(struct job_ctx *c, enum job_window w, const struct job_snap *a,
 			add_sample(c, "port.drop_pps", c->ports[i].role, drops / dt, "pps", "rate",
 				   seq);
 		}
-		if (c->gen) {
+		if (c->gen || c->udp || c->pktgen) {
 			add_sample(c, "gen.tx_pps", c->from, (b->gen_frames - a->gen_frames) / dt,
 				   "pps", "rate", seq);
 			if (seq < 0)
 				c->rate_gen_frames = b->gen_frames - a->gen_frames;
 		}
+		for (i = 0; i < attach_count_counters(c); i++)
+			add_sample(c, "counter.pps", attach_counter_get(c->attach, i)->name,
+				   (b->counters[i] - a->counters[i]) / dt, "pps", "rate", seq);
+		for (i = 0; i < a->cpu.n && i < b->cpu.n; i++) {
+			char subject[32];
+			double busy, softirq;
+
+			if (cpustat_share(&a->cpu, &b->cpu, i, &busy, &softirq))
+				continue;
+			snprintf(subject, sizeof(subject), "cpu%d", b->cpu.cpus[i].cpu);
+			add_sample(c, "cpu.busy", subject, busy, "ratio", "rate", seq);
+			add_sample(c, "cpu.softirq", subject, softirq, "ratio", "rate", seq);
+		}
+		rate_facts(c, a, b, dt, seq);
 		for (i = 0; seq < 0 && i < c->n_ports; i++) {
 			if (c->from && !strcmp(c->ports[i].role, c->from))
 				c->rate_from_tx = b->ports[i].tx_packets - a->ports[i].tx_packets +
@@ -314,11 +438,12 @@ static int run_window(struct job_ctx *c, enum job_window w, int64_t duration_ms)
 		err = sleep_until(c, t0 + end_ms * 1000000LL);
 		if (err)
 			goto out;
-		if (c->gen) {
+		if (c->gen)
 			err = xdpgen_error(c->gen, c->err, sizeof(c->err));
-			if (err)
-				goto out;
-		}
+		else if (c->udp)
+			err = udpgen_error(c->udp, c->err, sizeof(c->err));
+		if (err)
+			goto out;
 		err = snap_take(c, &cur, progs);
 		if (err)
 			goto out;
@@ -329,6 +454,8 @@ static int run_window(struct job_ctx *c, enum job_window w, int64_t duration_ms)
 	}
 	if (w != JOB_WARMUP)
 		emit(c, w, &first, &cur, -1);
+	if (w == JOB_RATE)
+		c->rate_done = true;
 	pr_debug("job: %s window of %lld ms done", window_phase(w), (long long)duration_ms);
 out:
 	snap_release(&first);
@@ -395,16 +522,52 @@ static const struct job_port *find_port(const struct job_ctx *c, const char *rol
 	return NULL;
 }
 
-/* The destination MAC for frames leaving FROM: the job's packet.dst_mac, else a veth's
- * peer (IFLA_LINK in this namespace), else the job's other port, else broadcast. */
-static int pick_dst_mac(struct job_ctx *c, const json_t *packet, const struct job_port *from,
-			const struct ifstats_link *from_link, uint8_t mac[6])
+/* The destination of traffic leaving FROM: the port traffic.to names, else a veth's peer
+ * (IFLA_LINK in this namespace), else the job's other port. Sets c->rx_role (when the
+ * destination is a job port) and MAC: the job's packet.dst_mac, else the destination's
+ * MAC, else broadcast. */
+static int pick_dst(struct job_ctx *c, const json_t *traffic, const struct job_port *from,
+		    const struct ifstats_link *from_link, uint8_t mac[6])
 {
-	const char *text = json_string_value(json_object_get(packet, "dst_mac"));
+	const char *text = json_string_value(json_object_get(json_object_get(traffic, "packet"),
+							     "dst_mac"));
+	const char *to = json_string_value(json_object_get(traffic, "to"));
+	const struct job_port *dst = NULL;
 	struct ifstats_link peer;
 	char driver[32] = "";
+	bool have_mac = false;
 	int i;
 
+	inventory_driver(from->ifname, driver, sizeof(driver));
+	c->from_veth = !strcmp(driver, "veth");
+	if (to) {
+		dst = find_port(c, to);
+		if (!dst) {
+			snprintf(c->err, sizeof(c->err), "traffic.to '%s' is not one of the job's ports",
+				 to);
+			return -EINVAL;
+		}
+	} else if (c->from_veth && from_link->link > 0 && !from_link->link_netns &&
+		   !ifstats_get(c->rtnl, from_link->link, &peer) && peer.mac_len == 6) {
+		memcpy(mac, peer.mac, 6);
+		have_mac = true;
+		for (i = 0; i < c->n_ports; i++) {
+			if (c->ports[i].ifindex == from_link->link)
+				dst = &c->ports[i];
+		}
+	} else {
+		for (i = 0; i < c->n_ports && !dst; i++) {
+			if (&c->ports[i] != from)
+				dst = &c->ports[i];
+		}
+	}
+	if (dst) {
+		c->rx_role = dst->role;
+		if (!have_mac && !ifstats_get(c->rtnl, dst->ifindex, &peer) && peer.mac_len == 6) {
+			memcpy(mac, peer.mac, 6);
+			have_mac = true;
+		}
+	}
 	if (text) {
 		if (ifstats_parse_mac(text, mac)) {
 			snprintf(c->err, sizeof(c->err), "invalid traffic.packet.dst_mac '%s'", text);
@@ -412,21 +575,31 @@ static int pick_dst_mac(struct job_ctx *c, const json_t *packet, const struct jo
 		}
 		return 0;
 	}
-	inventory_driver(from->ifname, driver, sizeof(driver));
-	c->from_veth = !strcmp(driver, "veth");
-	if (c->from_veth && from_link->link > 0 && !from_link->link_netns &&
-	    !ifstats_get(c->rtnl, from_link->link, &peer) && peer.mac_len == 6) {
-		memcpy(mac, peer.mac, 6);
+	if (!have_mac)
+		memset(mac, 0xff, 6);
+	return 0;
+}
+
+/* traffic.cpus into c->cpus. */
+static int get_cpus(struct job_ctx *c, const json_t *traffic)
+{
+	json_t *cpus = json_object_get(traffic, "cpus"), *v;
+	size_t i;
+
+	if (!cpus)
 		return 0;
+	if (!json_is_array(cpus) || json_array_size(cpus) > 64) {
+		snprintf(c->err, sizeof(c->err), "traffic.cpus is not a list of at most 64 CPUs");
+		return -EINVAL;
 	}
-	for (i = 0; i < c->n_ports; i++) {
-		if (&c->ports[i] != from &&
-		    !ifstats_get(c->rtnl, c->ports[i].ifindex, &peer) && peer.mac_len == 6) {
-			memcpy(mac, peer.mac, 6);
-			return 0;
+	json_array_foreach(cpus, i, v) {
+		if (!json_is_integer(v) || json_integer_value(v) < 0 ||
+		    json_integer_value(v) >= CPU_SETSIZE) {
+			snprintf(c->err, sizeof(c->err), "traffic.cpus[%zu] is not a CPU number", i);
+			return -EINVAL;
 		}
+		c->cpus[c->n_cpus++] = (int)json_integer_value(v);
 	}
-	memset(mac, 0xff, 6);
 	return 0;
 }
 
@@ -459,8 +632,8 @@ static int start_traffic(struct job_ctx *c, const json_t *traffic)
 
 	if (!strcmp(gen, "none"))
 		return 0;
-	if (strcmp(gen, "xdp-live")) {
-		snprintf(c->err, sizeof(c->err), "generator '%s' is not supported yet", gen);
+	if (strcmp(gen, "xdp-live") && strcmp(gen, "udp") && strcmp(gen, "pktgen")) {
+		snprintf(c->err, sizeof(c->err), "generator '%s' is not supported", gen);
 		return -EOPNOTSUPP;
 	}
 	c->from = proto_get_str(traffic, "from", NULL);
@@ -479,9 +652,12 @@ static int start_traffic(struct job_ctx *c, const json_t *traffic)
 	cfg.ipv6 = !strcmp(proto, "udp6");
 	err = get_int(c, packet, "traffic.packet.size", 64, &cfg.size) ?:
 	      get_int(c, packet, "traffic.packet.flows", 1, &cfg.flows) ?:
-	      get_int(c, traffic, "traffic.threads", 1, &cfg.threads);
+	      get_int(c, traffic, "traffic.threads", 1, &cfg.threads) ?:
+	      get_cpus(c, traffic);
 	if (err)
 		return err;
+	cfg.cpus = c->n_cpus ? c->cpus : NULL;
+	cfg.n_cpus = c->n_cpus;
 	err = ifstats_get(c->rtnl, from->ifindex, &link);
 	if (err) {
 		snprintf(c->err, sizeof(c->err), "cannot read port '%s' ('%s'): %s", from->role,
@@ -490,9 +666,36 @@ static int start_traffic(struct job_ctx *c, const json_t *traffic)
 	}
 	if (link.mac_len == 6)
 		memcpy(cfg.src_mac, link.mac, 6);
-	err = pick_dst_mac(c, packet, from, &link, cfg.dst_mac);
+	err = pick_dst(c, traffic, from, &link, cfg.dst_mac);
 	if (err)
 		return err;
+	if (!strcmp(gen, "pktgen")) {
+		struct pktgen_config pc = {
+			.dir = c->opts->pktgen_dir, .ifname = from->ifname, .size = cfg.size,
+			.ipv6 = cfg.ipv6, .flows = cfg.flows, .threads = cfg.threads,
+			.cpus = cfg.cpus, .n_cpus = cfg.n_cpus,
+		};
+
+		memcpy(pc.dst_mac, cfg.dst_mac, 6);
+		c->pktgen = pktgen_new(&pc, c->err, sizeof(c->err));
+		if (!c->pktgen)
+			return -errno;
+		return pktgen_start(c->pktgen, c->err, sizeof(c->err));
+	}
+	if (!strcmp(gen, "udp")) {
+		struct udpgen_config uc = {
+			.ifindex = from->ifindex, .size = cfg.size, .ipv6 = cfg.ipv6,
+			.flows = cfg.flows, .threads = cfg.threads, .cpus = cfg.cpus,
+			.n_cpus = cfg.n_cpus,
+		};
+
+		memcpy(uc.src_mac, cfg.src_mac, 6);
+		memcpy(uc.dst_mac, cfg.dst_mac, 6);
+		c->udp = udpgen_new(&uc, c->err, sizeof(c->err));
+		if (!c->udp)
+			return -errno;
+		return udpgen_start(c->udp, c->err, sizeof(c->err));
+	}
 	c->gen = xdpgen_new(&cfg, c->err, sizeof(c->err));
 	if (!c->gen)
 		return -errno;
@@ -596,6 +799,75 @@ static int prepare(struct job_ctx *c, char **verifier_log)
 	return err;
 }
 
+/* Without a generator, the port that receives most over a short look (100 ms): the
+ * receiving port for the verdicts. NULL when nothing arrives. */
+static const char *busiest_port(struct job_ctx *c)
+{
+	struct ifstats_counters a, b;
+	uint64_t best = 0;
+	const char *role = NULL;
+	int i;
+
+	for (i = 0; i < c->n_ports; i++) {
+		if (ifstats_read(c->rtnl, c->ports[i].ifindex, &a))
+			continue;
+		sleep_until(c, util_mono_ns() + 100000000LL / (c->n_ports ? c->n_ports : 1));
+		if (ifstats_read(c->rtnl, c->ports[i].ifindex, &b))
+			continue;
+		if (b.rx_packets - a.rx_packets > best) {
+			best = b.rx_packets - a.rx_packets;
+			role = c->ports[i].role;
+		}
+	}
+	return role;
+}
+
+/* The result's "verdicts" and "verdict_details" (verdict.h). */
+static void add_verdicts(struct job_ctx *c, json_t *result, json_t *env)
+{
+	json_t *debug = json_object_get(json_object_get(env, "kernel"), "debug_options");
+	struct verdict_input in = {
+		.debug_options = debug,
+		.rx_role = c->rate_done ? c->rx_role : NULL,
+		.rx_pps = c->rx_series,
+		.n_rx = c->n_rx_series,
+		.rx_frames = c->rate_rx_frames,
+		.gen_frames = c->gen || c->udp || c->pktgen ? (double)c->rate_gen_frames : -1,
+		.error_frames = c->rate_done ? c->rate_errors : 0,
+		.all_rx_frames = c->rate_all_rx,
+		.error_what = "rx/tx errors and drops of the job's ports, and counters named *err*",
+	};
+	json_t *verdicts, *details;
+
+	if (verdict_compute(&in, &verdicts, &details))
+		return;
+	json_object_set_new(result, "verdicts", verdicts);
+	json_object_set_new(result, "verdict_details", details);
+}
+
+/* Each job port's XDP mode during the job into the env's port entries. */
+static void add_xdp_modes(struct job_ctx *c, json_t *env)
+{
+	json_t *ports = json_object_get(env, "ports"), *p;
+	size_t i;
+	int j;
+
+	json_array_foreach(ports, i, p) {
+		const char *role = json_string_value(json_object_get(p, "role"));
+		const char *mode = "none";
+
+		if (!role || !find_port(c, role))
+			continue;
+		for (j = 0; c->attach && j < attach_count(c->attach); j++) {
+			const struct attach_prog *a = attach_get(c->attach, j);
+
+			if (a->hook == ATTACH_XDP && !strcmp(a->role, role))
+				mode = attach_mode_name(a->mode);
+		}
+		json_object_set_new(p, "xdp_mode", json_string(mode));
+	}
+}
+
 json_t *job_run(const json_t *msg, const struct job_opts *opts)
 {
 	struct job_ctx ctx, *c = &ctx;
@@ -662,7 +934,16 @@ json_t *job_run(const json_t *msg, const struct job_opts *opts)
 		if (err)
 			goto out;
 	}
-	if (any_metric(c, "port.") || any_metric(c, "gen.")) {
+	if (any_metric(c, "port.") || any_metric(c, "gen.") || any_metric(c, "counter.") ||
+	    any_metric(c, "cpu.")) {
+		c->rx_series = calloc((duration_ms + 999) / 1000 + 1, sizeof(*c->rx_series));
+		if (!c->rx_series) {
+			err = -ENOMEM;
+			snprintf(c->err, sizeof(c->err), "out of memory");
+			goto out;
+		}
+		if (!c->rx_role && !c->from)
+			c->rx_role = busiest_port(c);
 		err = run_window(c, JOB_RATE, duration_ms);
 		if (err)
 			goto out;
@@ -689,12 +970,27 @@ json_t *job_run(const json_t *msg, const struct job_opts *opts)
 		if (err)
 			goto out;
 	}
+	if (c->udp) {
+		err = udpgen_stop(c->udp, c->err, sizeof(c->err));
+		if (err)
+			goto out;
+	}
+	if (c->pktgen) {
+		err = pktgen_stop(c->pktgen, c->err, sizeof(c->err));
+		if (err)
+			goto out;
+	}
 out:
+	add_verdicts(c, result, env);
+	add_xdp_modes(c, env);
 	if (c->opts->progress && c->spec)
 		progress(c, "cleanup", 0, 0, NULL);
 	progstats_disable(&c->stats_fd);
 	xdpgen_destroy(&c->gen);
+	udpgen_destroy(&c->udp);
+	pktgen_destroy(&c->pktgen);
 	attach_destroy(&c->attach);
+	free(c->rx_series);
 	ifstats_destroy(&c->rtnl);
 	free(c->ports);
 	if (err == -ECANCELED)

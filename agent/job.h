@@ -5,18 +5,23 @@
  *
  *   prepare   resolve the spec's port roles to interfaces, load and attach the variant
  *             (attach.h); a load failure returns the verifier log
- *   traffic   start the generator: xdp-live (xdpgen.h) out of traffic.from, or none
- *             (something outside sends; only measure)
+ *   traffic   start the generator out of traffic.from: xdp-live (xdpgen.h), udp
+ *             (udpgen.h), pktgen (pktgen.h), or none (something outside sends; only
+ *             measure); threads pinned to traffic.cpus when given
  *   warmup    wait traffic.warmup_ms
  *   rate      traffic.duration_ms with bpf_stats off: every second, per port, the
  *             IFLA_STATS64 deltas over the time actually elapsed -> port.rx_pps,
  *             port.tx_pps, port.drop_pps (rx_dropped + tx_dropped), and the generator's
- *             frame count -> gen.tx_pps; one sample per second (seq 0..n-1) and one for
+ *             frame count -> gen.tx_pps, the plan's counters -> counter.pps, /proc/stat
+ *             -> cpu.busy and cpu.softirq per CPU; one sample per second (seq 0..n-1) and one for
  *             the whole window (seq null); a veth port that silently refused the
  *             generator's frames fails the job
  *   cost      traffic.duration_ms with bpf_stats on: per attached program, run_cnt and
  *             run_time_ns deltas -> prog.ns_per_run, prog.run_pps, per second and whole
  *   cleanup   stop the generator, detach, unload
+ *   verdicts  debug-kernel, generator-bound, unstable, errors (verdict.h) into the
+ *             result's "verdicts" and "verdict_details"; each job port's XDP mode into
+ *             the result env's ports ("xdp_mode")
  *
  * Seconds end at absolute deadlines (no drift); a window whose metrics the spec does not
  * list is skipped, and only listed metrics are emitted (all when the spec lists none).
@@ -50,8 +55,10 @@ struct job_opts {
 	job_progress_fn progress;	/* may be NULL */
 	void *progress_ctx;
 	atomic_int *cancel;		/* non-zero: stop (may be NULL) */
+	const char *proc_stat;		/* per-CPU times, NULL: /proc/stat (tests) */
+	const char *pktgen_dir;		/* pktgen's control files, NULL: /proc/net/pktgen */
 };
-#define job_opts__last_field cancel
+#define job_opts__last_field pktgen_dir
 
 /* Run the job in MSG (borrowed). Returns a new "result" message; NULL only when out of
  * memory. Failures of the job itself are results with status "failed". */

@@ -8,16 +8,19 @@
 #include <limits.h>
 #include <signal.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <yaml.h>
 
 #include "agent.h"
 #include "inventory.h"
 #include "job.h"
+#include "keys.h"
 #include "log.h"
 #include "proto.h"
 #include "util.h"
@@ -30,8 +33,9 @@ static void usage(FILE *out)
 {
 	fprintf(out,
 "usage: bpflab-agent --coordinator ENDPOINT [--name NAME] --port ROLE=IFNAME ...\n"
-"                    [--label KEY=VALUE ...] [--spool DIR] [--bpf-dir DIR]\n"
-"                    [--log FILE] [-v ...]\n"
+"                    [--label KEY=VALUE ...] [--config FILE] [--spool DIR] [--bpf-dir DIR]\n"
+"                    [--timing wall|icount] [--log FILE] [-v ...]\n"
+"                    { --key FILE --server-key FILE|Z85 | --plaintext }\n"
 "       bpflab-agent --once JOB.json --port ROLE=IFNAME ... [--bpf-dir DIR] [-v ...]\n"
 "       bpflab-agent --help\n"
 "\n"
@@ -42,13 +46,113 @@ static void usage(FILE *out)
 "  --name NAME             the agent's name in the lab (default: the host name)\n"
 "  --port ROLE=IFNAME      map a plan's port role to a local interface (repeatable)\n"
 "  --label KEY=VALUE       a label in the inventory, for plan selectors (repeatable)\n"
+"  --config FILE           read labels from FILE (YAML: 'labels: {rack: r3}'); a later\n"
+"                          --label of the same name wins\n"
+"  --key FILE              the agent's secret certificate (bpflab keygen): CURVE\n"
+"  --server-key FILE|Z85   the coordinator's public key or certificate file\n"
+"  --plaintext             no CURVE (a coordinator on loopback or ipc only)\n"
 "  --spool DIR             keep unacknowledged results in DIR (default: in memory)\n"
 "  --bpf-dir DIR           read objects a job does not carry from DIR\n"
+"  --timing wall|icount    what time means on this host: wall (default) or icount, a\n"
+"                          QEMU guest under -icount where a nanosecond is an instruction\n"
 "                          (default: ../bpf beside the binary)\n"
 "  --once JOB.json         run one job, print the result JSON; exit 0 if it succeeded\n"
 "  --log FILE              log to FILE instead of stderr\n"
 "  -v, --verbose           log more (repeatable)\n"
 "  -h, --help              this help\n");
+}
+
+/* Append pair KEY=VALUE to *LIST (*N entries). Returns 0 or -ENOMEM. */
+static int pair_add(struct inventory_pair **list, int *n, const char *key, const char *value)
+{
+	struct inventory_pair *nl = realloc(*list, (*n + 1) * sizeof(**list));
+
+	if (!nl)
+		return -ENOMEM;
+	*list = nl;
+	nl[*n].key = strdup(key);
+	nl[*n].value = strdup(value);
+	if (!nl[*n].key || !nl[*n].value) {
+		inventory_pair_release(&nl[*n]);
+		return -ENOMEM;
+	}
+	(*n)++;
+	return 0;
+}
+
+/* Read the agent's config FILE, a YAML mapping whose `labels` member maps label names to
+ * scalar values (`labels: {rack: r3}`); other members are refused so that a typo is
+ * noticed. The labels are appended to *LABELS (--label given later overrides them).
+ * Returns 0, or 2 after printing FILE:LINE:COLUMN: message. */
+static int load_config(const char *file, struct inventory_pair **labels, int *n_labels)
+{
+	yaml_parser_t parser;
+	yaml_document_t doc;
+	yaml_node_t *root, *k, *v, *lk, *lv;
+	yaml_node_pair_t *p, *q;
+	FILE *f = fopen(file, "r");
+	int rc = 2;
+
+	if (!f) {
+		fprintf(stderr, "bpflab-agent: cannot open config '%s': %s\n", file,
+			strerror(errno));
+		return 2;
+	}
+	yaml_parser_initialize(&parser);
+	yaml_parser_set_input_file(&parser, f);
+	if (!yaml_parser_load(&parser, &doc)) {
+		fprintf(stderr, "%s:%zu:%zu: %s\n", file, parser.problem_mark.line + 1,
+			parser.problem_mark.column + 1, parser.problem ? parser.problem : "bad YAML");
+		goto out_parser;
+	}
+	root = yaml_document_get_root_node(&doc);
+	if (!root) {
+		rc = 0;		/* an empty file */
+		goto out;
+	}
+	if (root->type != YAML_MAPPING_NODE) {
+		fprintf(stderr, "%s:%zu:%zu: the config must be a mapping, e.g. 'labels: {rack: "
+			"r3}'\n", file, root->start_mark.line + 1, root->start_mark.column + 1);
+		goto out;
+	}
+	for (p = root->data.mapping.pairs.start; p < root->data.mapping.pairs.top; p++) {
+		k = yaml_document_get_node(&doc, p->key);
+		v = yaml_document_get_node(&doc, p->value);
+		if (k->type != YAML_SCALAR_NODE || strcmp((char *)k->data.scalar.value, "labels")) {
+			fprintf(stderr, "%s:%zu:%zu: unknown key '%s' (known: labels)\n", file,
+				k->start_mark.line + 1, k->start_mark.column + 1,
+				k->type == YAML_SCALAR_NODE ? (char *)k->data.scalar.value : "?");
+			goto out;
+		}
+		if (v->type != YAML_MAPPING_NODE) {
+			fprintf(stderr, "%s:%zu:%zu: 'labels' must map names to values\n", file,
+				v->start_mark.line + 1, v->start_mark.column + 1);
+			goto out;
+		}
+		for (q = v->data.mapping.pairs.start; q < v->data.mapping.pairs.top; q++) {
+			lk = yaml_document_get_node(&doc, q->key);
+			lv = yaml_document_get_node(&doc, q->value);
+			if (lk->type != YAML_SCALAR_NODE || lv->type != YAML_SCALAR_NODE ||
+			    !lk->data.scalar.length || !lv->data.scalar.length) {
+				fprintf(stderr, "%s:%zu:%zu: a label is NAME: VALUE, both "
+					"non-empty scalars\n", file, lk->start_mark.line + 1,
+					lk->start_mark.column + 1);
+				goto out;
+			}
+			if (pair_add(labels, n_labels, (char *)lk->data.scalar.value,
+				     (char *)lv->data.scalar.value)) {
+				fprintf(stderr, "bpflab-agent: out of memory\n");
+				goto out;
+			}
+		}
+	}
+	rc = 0;
+out:
+	yaml_document_delete(&doc);
+out_parser:
+	yaml_parser_delete(&parser);
+	fclose(f);
+	return rc;
 }
 
 static void on_signal(int sig)
@@ -129,6 +233,11 @@ static int run_once(const char *file, const struct inventory_config *inv, const 
 	return rc;
 }
 
+/* CURVE keys from --key and --server-key (see docs/security.md) */
+static struct keys_pair agent_key;
+static char agent_server_key[KEYS_Z85_LEN + 1];
+static bool agent_curve;
+
 static int run_agent(const char *endpoint, const struct inventory_config *inv,
 		     const char *spool_dir, const char *bpf_dir)
 {
@@ -155,6 +264,8 @@ static int run_agent(const char *endpoint, const struct inventory_config *inv,
 			.spool_dir = spool_dir,
 			.bpf_dir = bpf_dir,
 			.stop_fd = sfd,
+			.key = agent_curve ? &agent_key : NULL,
+			.server_key = agent_server_key,
 		};
 
 		agent = agent_new(&ao);
@@ -177,9 +288,14 @@ int main(int argc, char **argv)
 		{ "name", required_argument, NULL, 'n' },
 		{ "port", required_argument, NULL, 'p' },
 		{ "label", required_argument, NULL, 'l' },
+		{ "config", required_argument, NULL, 'C' },
 		{ "spool", required_argument, NULL, 's' },
 		{ "bpf-dir", required_argument, NULL, 'b' },
+		{ "timing", required_argument, NULL, 'T' },
 		{ "once", required_argument, NULL, 'o' },
+		{ "key", required_argument, NULL, 'K' },
+		{ "server-key", required_argument, NULL, 'S' },
+		{ "plaintext", no_argument, NULL, 'P' },
 		{ "log", required_argument, NULL, 'L' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -187,6 +303,8 @@ int main(int argc, char **argv)
 	};
 	struct inventory_pair *ports = NULL, *labels = NULL;
 	const char *endpoint = NULL, *name = NULL, *spool = NULL, *once = NULL, *logfile = NULL;
+	const char *timing = "wall", *key_file = NULL, *server_key = NULL;
+	bool plaintext = false;
 	char *bpf_dir = NULL, host[256] = "";
 	int n_ports = 0, n_labels = 0, verbose = 0, rc = 2, opt, i;
 	struct inventory_config inv;
@@ -223,6 +341,10 @@ int main(int argc, char **argv)
 			nl[(*count)++] = pair;
 			*list = nl;
 			break;
+		case 'C':
+			if (load_config(optarg, &labels, &n_labels))
+				goto out;
+			break;
 		case 's':
 			spool = optarg;
 			break;
@@ -232,6 +354,23 @@ int main(int argc, char **argv)
 			break;
 		case 'o':
 			once = optarg;
+			break;
+		case 'K':
+			key_file = optarg;
+			break;
+		case 'S':
+			server_key = optarg;
+			break;
+		case 'P':
+			plaintext = true;
+			break;
+		case 'T':
+			if (strcmp(optarg, "wall") && strcmp(optarg, "icount")) {
+				fprintf(stderr, "bpflab-agent: invalid timing '%s': expected "
+					"wall or icount\n", optarg);
+				goto out;
+			}
+			timing = optarg;
 			break;
 		case 'L':
 			logfile = optarg;
@@ -252,6 +391,26 @@ int main(int argc, char **argv)
 		fprintf(stderr, "bpflab-agent: unexpected argument '%s'\n", argv[optind]);
 		usage(stderr);
 		goto out;
+	}
+	if (endpoint && plaintext && (key_file || server_key)) {
+		fprintf(stderr, "bpflab-agent: --plaintext excludes --key and --server-key\n");
+		goto out;
+	}
+	if (endpoint && !plaintext) {
+		char why[512];
+
+		if (!key_file || !server_key) {
+			fprintf(stderr, "bpflab-agent: give --key and --server-key for CURVE, or "
+				"--plaintext\n");
+			goto out;
+		}
+		if (keys_load(key_file, true, &agent_key, why, sizeof(why)) ||
+		    keys_parse_public(server_key, agent_server_key, why, sizeof(why))) {
+			fprintf(stderr, "bpflab-agent: %s\n", why);
+			rc = 1;
+			goto out;
+		}
+		agent_curve = true;
 	}
 	if (!once && !endpoint) {
 		fprintf(stderr, "bpflab-agent: --coordinator or --once is required\n");
@@ -291,6 +450,7 @@ int main(int argc, char **argv)
 		.n_ports = n_ports,
 		.labels = labels,
 		.n_labels = n_labels,
+		.timing = timing,
 	};
 	if (once)
 		rc = run_once(once, &inv, bpf_dir);

@@ -4,6 +4,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -71,6 +72,19 @@ static int spool_path(const struct spool *s, const char *id, char *path, size_t 
 	return 0;
 }
 
+/* fsync DIR, so that a rename into it survives a crash of the machine. */
+static int sync_dir(const char *dir)
+{
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), err = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (fsync(fd))
+		err = -errno;
+	close(fd);
+	return err;
+}
+
 int spool_put(struct spool *s, const char *id, const json_t *msg)
 {
 	char path[PATH_MAX], *text;
@@ -87,6 +101,8 @@ int spool_put(struct spool *s, const char *id, const json_t *msg)
 		return -ENOMEM;
 	err = util_write_file_atomic(path, text, len);
 	free(text);
+	if (!err)
+		err = sync_dir(s->dir);
 	if (err)
 		pr_warn("cannot spool the result of job '%s' to '%s': %s", id, path,
 			strerror(-err));
@@ -205,6 +221,25 @@ static int count_one(void *ctx, const char *id, json_t *msg)
 	(void)msg;
 	(*(int *)ctx)++;
 	return 0;
+}
+
+static int add_id(void *ctx, const char *id, json_t *msg)
+{
+	char *end;
+	long long v = strtoll(id, &end, 10);
+
+	(void)msg;
+	json_array_append_new(ctx, *id && !*end ? json_integer(v) : json_string(id));
+	return 0;
+}
+
+json_t *spool_ids(struct spool *s)
+{
+	json_t *ids = json_array();
+
+	if (ids)
+		spool_foreach(s, add_id, ids);
+	return ids;
 }
 
 int spool_count(struct spool *s)

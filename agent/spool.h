@@ -28,6 +28,9 @@ int spool_drop(struct spool *spool, const char *id);
  * and returns FN's first non-zero return; unreadable files are logged and skipped. */
 int spool_foreach(struct spool *spool, int (*fn)(void *ctx, const char *id, json_t *msg),
 		  void *ctx);
+/* The ids of the spooled results as a new JSON array of integers (ids that are not
+ * numbers as strings); an empty array on failure. */
+json_t *spool_ids(struct spool *spool);
 /* Number of spooled results. */
 int spool_count(struct spool *spool);
 

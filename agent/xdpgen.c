@@ -302,7 +302,8 @@ int xdpgen_start(struct xdpgen *gen, char *err, size_t err_len)
 
 		t->gen = gen;
 		t->idx = i;
-		t->cpu = pick_cpu(i);
+		t->cpu = gen->cfg.n_cpus > 0 && gen->cfg.cpus ?
+			 gen->cfg.cpus[i % gen->cfg.n_cpus] : pick_cpu(i);
 		e = pthread_create(&t->tid, NULL, gen_thread, t);
 		if (e) {
 			snprintf(err, err_len, "cannot start generator thread: %s", strerror(e));

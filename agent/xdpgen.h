@@ -13,8 +13,8 @@
  * between batches. The frame count is the program's own per-CPU counter, read when asked,
  * so it is exact at window boundaries however long a call runs.
  *
- * Threads: xdpgen_start() creates cfg.threads threads, thread i pinned to CPU i modulo the
- * CPUs online. The caller's thread must be in the namespace of the port. One generator is
+ * Threads: xdpgen_start() creates cfg.threads threads, thread i pinned to cfg.cpus[i
+ * modulo n_cpus] when given, else to CPU i modulo the CPUs allowed. The caller's thread must be in the namespace of the port. One generator is
  * driven by one thread (start, frames, stop, destroy).
  */
 #ifndef BPFLAB_AGENT_XDPGEN_H
@@ -38,6 +38,9 @@ struct xdpgen_config {
 	bool ipv6;		/* udp6: 2001:2::1 -> 2001:2::2, else 198.19.1.1 -> 198.19.1.2 */
 	int flows;		/* distinct UDP source ports, 1 .. XDPGEN_MAX_FLOWS */
 	int threads;		/* 1 .. XDPGEN_MAX_THREADS */
+	const int *cpus;	/* pin thread i to cpus[i % n_cpus] (borrowed while the
+				 * generator lives); NULL: CPU i of those allowed */
+	int n_cpus;
 };
 
 struct xdpgen;

@@ -45,6 +45,9 @@ struct cli_opts {
 	bool pretty;			/* -p: indented JSON (implies -j) */
 	int verbose;			/* each -v one log level more */
 	int timeout_s;			/* how long to wait for the coordinator's reply */
+	const char *key_file;		/* --key / $BPFLAB_KEY: own secret certificate */
+	const char *server_key;		/* --server-key / $BPFLAB_SERVER_KEY: file or Z85 */
+	bool plaintext;			/* --plaintext: no CURVE */
 };
 
 extern struct cli_opts cli;
@@ -70,6 +73,7 @@ extern const struct cli_object cli_plan_object;
 extern const struct cli_object cli_host_object;
 extern const struct cli_object cli_run_object;
 extern const struct cli_object cli_result_object;
+extern const struct cli_object cli_bisect_object;
 
 /* Run "bpflab OBJ ARGV..." (ARGV[0] is the command, ARGC may be 0): "help", "-h" and
  * "--help" print the object's usage; an unknown command is bad usage. Returns the exit
@@ -99,7 +103,8 @@ int cli_global_opt(int opt, const char *arg);
 extern const struct option cli_global_longopts[];
 extern const char cli_global_shortopts[];
 /* Option values for the global long-only options. */
-enum { CLI_OPT_DB = 256, CLI_OPT_BPF_DIR, CLI_OPT_TIMEOUT, CLI_OPT_FIRST_LOCAL = 300 };
+enum { CLI_OPT_DB = 256, CLI_OPT_BPF_DIR, CLI_OPT_TIMEOUT, CLI_OPT_KEY, CLI_OPT_SERVER_KEY,
+       CLI_OPT_PLAINTEXT, CLI_OPT_FIRST_LOCAL = 300 };
 
 /* Bad usage: print "MESSAGE" and the hint "see 'bpflab HINT --help'" (or the JSON error)
  * and return CLI_EXIT_USAGE. A NULL HINT names the command running, else the top level. */
@@ -142,6 +147,9 @@ int cli_request(const json_t *req, const char *want_type, json_t **reply);
  * with *OUT (new reference: the hosts or runs array, the run or result object), or an
  * exit status after printing the error. */
 int cli_query(const char *type, long long run, json_t **out);
+/* `bpflab keygen [--out DIR] [--name NAME] [--force]` (cli/keygen.c): a CURVE key pair as
+ * DIR/NAME.key and DIR/NAME.key_secret; prints the public key. Returns the exit status. */
+int cli_keygen(int argc, char **argv);
 /* Free the ZeroMQ context, at exit. */
 void cli_client_close(void);
 

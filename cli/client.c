@@ -12,12 +12,39 @@
 #include <string.h>
 #include <zmq.h>
 
+#include "keys.h"
 #include "log.h"
 #include "proto.h"
+#include "proto_schema.h"
 #include "store.h"
 #include "util.h"
 
 static void *zctx;
+
+/* CURVE keys of this process, loaded on the first request. */
+static struct keys_pair client_key;
+static char client_server_key[KEYS_Z85_LEN + 1];
+
+/* Load the keys (once), or check that plaintext was asked for (*PLAIN). Returns 0, or
+ * an exit status after the error. */
+static int client_keys(bool *plain)
+{
+	char why[512];
+
+	*plain = cli.plaintext;
+	if (cli.plaintext)
+		return 0;
+	if (*client_key.secret_z85)
+		return 0;
+	if (!cli.key_file || !cli.server_key)
+		return cli_error("no CURVE key for the coordinator at '%s': give --key and "
+				 "--server-key (or BPFLAB_KEY and BPFLAB_SERVER_KEY), or "
+				 "--plaintext", cli.coordinator);
+	if (keys_load(cli.key_file, true, &client_key, why, sizeof(why)) ||
+	    keys_parse_public(cli.server_key, client_server_key, why, sizeof(why)))
+		return cli_error("%s", why);
+	return 0;
+}
 
 void cli_client_close(void)
 {
@@ -32,11 +59,16 @@ int cli_request(const json_t *req, const char *want_type, json_t **reply)
 	const char *ep = cli.coordinator, *type;
 	int64_t deadline = util_mono_ms() + (int64_t)cli.timeout_s * 1000;
 	int linger = 0, sndtimeo = cli.timeout_s * 1000, rc, ret = CLI_EXIT_FAIL;
+	bool plain;
+	int64_t maxsize = PROTO_MAX_BYTES;
 	json_t *msg = NULL;
 	void *sock = NULL;
 	char why[256];
 
 	*reply = NULL;
+	rc = client_keys(&plain);
+	if (rc)
+		return rc;
 	if (!zctx)
 		zctx = zmq_ctx_new();
 	if (!zctx)
@@ -48,6 +80,11 @@ int cli_request(const json_t *req, const char *want_type, json_t **reply)
 	}
 	zmq_setsockopt(sock, ZMQ_LINGER, &linger, sizeof(linger));
 	zmq_setsockopt(sock, ZMQ_SNDTIMEO, &sndtimeo, sizeof(sndtimeo));
+	zmq_setsockopt(sock, ZMQ_MAXMSGSIZE, &maxsize, sizeof(maxsize));
+	if (!plain && keys_set_client(sock, &client_key, client_server_key)) {
+		ret = cli_error("cannot set the CURVE keys: %s", zmq_strerror(zmq_errno()));
+		goto out;
+	}
 	if (zmq_connect(sock, ep)) {
 		ret = cli_error("cannot connect to coordinator at '%s': %s", ep,
 				zmq_strerror(zmq_errno()));
@@ -76,7 +113,8 @@ int cli_request(const json_t *req, const char *want_type, json_t **reply)
 	if (rc != 1) {
 		/* the send timed out (no pipe) or the reply did not come */
 		ret = cli_error("no reply from coordinator at '%s' after %d s "
-				"(is bpflabd running?)", ep, cli.timeout_s);
+				"(is bpflabd running%s?)", ep, cli.timeout_s,
+				plain ? "" : ", and is this key in its allow list");
 		goto out;
 	}
 	rc = proto_recv(sock, &msg, 0, why, sizeof(why));
@@ -90,6 +128,10 @@ int cli_request(const json_t *req, const char *want_type, json_t **reply)
 		goto out;
 	}
 	type = proto_msg_type(msg);
+	if (proto_validate(msg, PROTO_CH_COORD_TO_CLIENT, why, sizeof(why)) == -EINVAL) {
+		ret = cli_error("malformed reply from coordinator at '%s': %s", ep, why);
+		goto out;
+	}
 	if (!strcmp(type, "error")) {
 		ret = cli_error("%s", proto_get_str(msg, "message", "coordinator refused the "
 						    "request without a reason"));

@@ -20,6 +20,7 @@ struct cli_opts cli = {
 const char cli_options_grammar[] =
 	"       OPTIONS := { {-j|--json} [{-p|--pretty}] | {-c|--coordinator} ENDPOINT |\n"
 	"                    --db FILE | --bpf-dir DIR | --timeout SECONDS |\n"
+	"                    --key FILE | --server-key FILE|Z85 | --plaintext |\n"
 	"                    {-v|--verbose} }\n";
 
 const struct option cli_global_longopts[] = {
@@ -30,6 +31,9 @@ const struct option cli_global_longopts[] = {
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "bpf-dir", required_argument, NULL, CLI_OPT_BPF_DIR },
 	{ "timeout", required_argument, NULL, CLI_OPT_TIMEOUT },
+	{ "key", required_argument, NULL, CLI_OPT_KEY },
+	{ "server-key", required_argument, NULL, CLI_OPT_SERVER_KEY },
+	{ "plaintext", no_argument, NULL, CLI_OPT_PLAINTEXT },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -137,6 +141,15 @@ int cli_global_opt(int opt, const char *arg)
 			return cli_usage_error(NULL, "invalid timeout '%s': expected seconds "
 					       "from 1 to 86400", arg);
 		cli.timeout_s = (int)v;
+		return 0;
+	case CLI_OPT_KEY:
+		cli.key_file = arg;
+		return 0;
+	case CLI_OPT_SERVER_KEY:
+		cli.server_key = arg;
+		return 0;
+	case CLI_OPT_PLAINTEXT:
+		cli.plaintext = true;
 		return 0;
 	}
 	return 1;

@@ -19,6 +19,7 @@
 
 static const struct cli_object *const objects[] = {
 	&cli_plan_object, &cli_host_object, &cli_run_object, &cli_result_object,
+	&cli_bisect_object,
 };
 
 static void usage(FILE *out)
@@ -31,7 +32,7 @@ static void usage(FILE *out)
 		"       bpflab help\n"
 		"       bpflab --version\n"
 		"\n"
-		"       OBJECT := { plan | host | run | result }\n"
+		"       OBJECT := { plan | host | run | result | bisect }\n"
 		"%s"
 		"\n"
 		"Commands:\n", cli_options_grammar);
@@ -39,6 +40,7 @@ static void usage(FILE *out)
 		for (c = objects[i]->cmds; c->name; c++)
 			fprintf(out, "       bpflab %s %s%s%s\n", objects[i]->name, c->name,
 				*c->args ? " " : "", c->args);
+	fprintf(out, "       bpflab keygen [--out DIR] [--name NAME] [--force]\n");
 	fprintf(out,
 		"\n"
 		"Options:\n"
@@ -53,6 +55,11 @@ static void usage(FILE *out)
 		"                              (default: $BPFLAB_BPF_DIR, else ../bpf from the\n"
 		"                              bpflab executable)\n"
 		"      --timeout SECONDS       how long to wait for the coordinator (default: %d)\n"
+		"      --key FILE              own secret certificate for CURVE (default:\n"
+		"                              $BPFLAB_KEY); make one with 'bpflab keygen'\n"
+		"      --server-key FILE|Z85   the coordinator's public key (default:\n"
+		"                              $BPFLAB_SERVER_KEY)\n"
+		"      --plaintext             no CURVE (a coordinator on loopback or ipc only)\n"
 		"  -h, --help                  this text; 'bpflab OBJECT --help' and\n"
 		"                              'bpflab OBJECT COMMAND --help' for the others\n"
 		"  -V, --version               print the version\n"
@@ -111,6 +118,12 @@ int main(int argc, char **argv)
 	env = getenv("BPFLAB_BPF_DIR");
 	if (env && *env)
 		cli.bpf_dir = env;
+	env = getenv("BPFLAB_KEY");
+	if (env && *env)
+		cli.key_file = env;
+	env = getenv("BPFLAB_SERVER_KEY");
+	if (env && *env)
+		cli.server_key = env;
 
 	for (i = 0; cli_global_longopts[i].name; i++)
 		longopts[n++] = cli_global_longopts[i];
@@ -160,6 +173,8 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[0], "version"))
 		return version();
+	if (!strcmp(argv[0], "keygen"))
+		return cli_keygen(argc, argv);
 	ret = -1;
 	for (i = 0; i < ARRAY_SIZE(objects); i++) {
 		if (!strcmp(argv[0], objects[i]->name)) {

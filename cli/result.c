@@ -1,5 +1,6 @@
 /* result.c - `bpflab result show`: a run's results as the tables kernel developers post
- * (lib/report.c), as the JSON report with the same numbers, or as CSV, one sample a line.
+ * (lib/report.c), as the JSON report with the same numbers, or as CSV, one sample a line;
+ * `--form grid|columns|cpumap` picks one of the other forms of report_form_build().
  */
 #include "cli.h"
 
@@ -7,40 +8,73 @@
 #include <string.h>
 
 #include "report.h"
+#include "result_analysis.h"
 
-enum { OPT_CSV = CLI_OPT_FIRST_LOCAL };
+enum { OPT_CSV = CLI_OPT_FIRST_LOCAL, OPT_FORM, OPT_METRIC, OPT_SUBJECT };
+
+struct show_opts {
+	bool csv;
+	const char *form;	/* NULL or "table": the default tables */
+	const char *metric;
+	const char *subject;
+};
 
 static int show_opt(int opt, const char *arg, void *ctx)
 {
-	bool *csv = ctx;
+	struct show_opts *o = ctx;
 
-	(void)arg;
-	if (opt != OPT_CSV)
-		return CLI_EXIT_USAGE;
-	*csv = true;
-	return 0;
+	switch (opt) {
+	case OPT_CSV:
+		o->csv = true;
+		return 0;
+	case OPT_FORM:
+		if (strcmp(arg, "table") && strcmp(arg, "grid") && strcmp(arg, "columns") &&
+		    strcmp(arg, "cpumap"))
+			return cli_usage_error("result show",
+					       "unknown form '%s' (expected table, grid, columns or cpumap)",
+					       arg);
+		o->form = strcmp(arg, "table") ? arg : NULL;
+		return 0;
+	case OPT_METRIC:
+		o->metric = arg;
+		return 0;
+	case OPT_SUBJECT:
+		o->subject = arg;
+		return 0;
+	}
+	return CLI_EXIT_USAGE;
 }
 
 static int do_show(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "csv", no_argument, NULL, OPT_CSV },
+		{ "form", required_argument, NULL, OPT_FORM },
+		{ "metric", required_argument, NULL, OPT_METRIC },
+		{ "subject", required_argument, NULL, OPT_SUBJECT },
 		{ NULL, 0, NULL, 0 },
 	};
-	json_t *result = NULL, *report = NULL;
-	bool csv = false;
+	json_t *result = NULL, *report = NULL, *form = NULL;
+	struct show_opts o = { .csv = false };
+	bool csv;
+	char msg[512];
 	long long id;
 	int first, ret, err;
 
-	ret = cli_parse_opts(argc, argv, "result show", "", longopts, show_opt, &csv, &first);
+	ret = cli_parse_opts(argc, argv, "result show", "", longopts, show_opt, &o, &first);
 	if (ret)
 		return ret;
 	if (first >= argc)
 		return cli_usage_error("result show", "missing RUN");
 	if (first + 1 < argc)
 		return cli_usage_error("result show", "unexpected argument '%s'", argv[first + 1]);
+	csv = o.csv;
 	if (csv && cli.json)
 		return cli_usage_error("result show", "--csv and --json exclude each other");
+	if (csv && o.form)
+		return cli_usage_error("result show", "--csv and --form exclude each other");
+	if (!o.form && (o.metric || o.subject))
+		return cli_usage_error("result show", "--metric and --subject go with --form");
 	ret = cli_parse_run_id(argv[first], "result show", &id);
 	if (ret)
 		return ret;
@@ -58,6 +92,18 @@ static int do_show(int argc, char **argv)
 		ret = cli_error("cannot build the report of run %lld: %s", id, strerror(errno));
 		goto out;
 	}
+	if (o.form) {
+		form = report_form_build(report, o.form, o.metric, o.subject, msg, sizeof(msg));
+		if (!form) {
+			ret = cli_error("run %lld: %s", id, msg);
+			goto out;
+		}
+		if (cli.json)
+			ret = cli_print_json(form);
+		else if ((err = report_form_print_text(form, stdout)))
+			ret = cli_error("cannot write the report: %s", strerror(-err));
+		goto out;
+	}
 	if (cli.json) {
 		ret = cli_print_json(report);
 		goto out;
@@ -66,21 +112,35 @@ static int do_show(int argc, char **argv)
 	if (err)
 		ret = cli_error("cannot write the report: %s", strerror(-err));
 out:
+	json_decref(form);
 	json_decref(report);
 	json_decref(result);
 	return ret;
 }
 
 static const struct cli_cmd result_cmds[] = {
-	{ "show", do_show, "RUN [--csv]",
+	{ "show", do_show, "RUN [--csv | --form FORM [--metric METRIC] [--subject SUBJECT]]",
 	  "Print the results of run RUN as tables: per host and matrix point, one table\n"
 	  "per metric, a row per variant and subject (port or program), a column per\n"
 	  "repetition and mean ± spread (spread = half the range); for prog.ns_per_run\n"
 	  "the total over a variant's programs. With --json, the report object with the\n"
 	  "same numbers.\n"
 	  "\n"
-	  "  --csv   one line per sample instead:\n"
-	  "          run,job,host,variant,rep,point,metric,subject,window,value,unit\n" },
+	  "Verdicts are marked beside the numbers (# debug-kernel, ^ generator-bound,\n"
+	  "* unstable, ! errors) and explained under the table.\n"
+	  "\n"
+	  "  --csv               one line per sample instead:\n"
+	  "                      run,job,host,variant,rep,point,metric,subject,window,value,unit\n"
+	  "  --form FORM         table (default), or\n"
+	  "                      grid: Version | Test | a column per variant (rates as 9.1M)\n"
+	  "                      columns: a row per variant, a column per subject of METRIC\n"
+	  "                      cpumap: rx on source CPU | dropped | rx on destination CPU\n"
+	  "  --metric METRIC     the metric of the form (default counter.pps, else port.rx_pps)\n"
+	  "  --subject SUBJECT   grid: the subject (default: the metric's only one)\n" },
+	{ "compare", cli_result_compare, CLI_RESULT_COMPARE_ARGS, CLI_RESULT_COMPARE_HELP },
+	{ "history", cli_result_history, CLI_RESULT_HISTORY_ARGS, CLI_RESULT_HISTORY_HELP },
+	{ "export", cli_result_export, CLI_RESULT_EXPORT_ARGS, CLI_RESULT_EXPORT_HELP },
+	{ "import", cli_result_import, CLI_RESULT_IMPORT_ARGS, CLI_RESULT_IMPORT_HELP },
 	{ NULL, NULL, NULL, NULL },
 };
 

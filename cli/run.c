@@ -1,5 +1,5 @@
-/* run.c - `bpflab run submit|list|show`: hand a plan to the coordinator, follow it, and
- * look at runs and their jobs.
+/* run.c - `bpflab run submit|list|show|cancel|watch`: hand a plan to the coordinator,
+ * follow it, stop it, and look at runs and their jobs.
  *
  * submit validates the plan locally exactly as `plan check` does, so that a bad plan is
  * refused with its FILE:LINE:COLUMN before anything is sent, then ships the plan text,
@@ -75,7 +75,8 @@ static int wait_run(long long id, json_t **final)
 			fprintf(stderr, "%s\n", line);
 			snprintf(last, sizeof(last), "%s", line);
 		}
-		if (state && (!strcmp(state, "done") || !strcmp(state, "failed")))
+		if (state && (!strcmp(state, "done") || !strcmp(state, "failed") ||
+			      !strcmp(state, "cancelled")))
 			break;
 		sleep(1);
 	}
@@ -85,10 +86,32 @@ static int wait_run(long long id, json_t **final)
 
 struct submit_opts {
 	json_t *overrides;
+	json_t *hosts;			/* --hosts, or NULL */
 	bool wait;
 };
 
-enum { OPT_WAIT = CLI_OPT_FIRST_LOCAL };
+enum { OPT_WAIT = CLI_OPT_FIRST_LOCAL, OPT_HOSTS };
+
+/* "h1,h2" into a new JSON array of names; NULL for an empty name. */
+static json_t *host_names(const char *arg)
+{
+	json_t *names = json_array();
+	const char *p = arg, *comma;
+
+	while (names) {
+		comma = strchr(p, ',');
+		if ((comma ? comma == p : !*p) ||
+		    json_array_append_new(names, json_stringn(p, comma ? (size_t)(comma - p) :
+								     strlen(p)))) {
+			json_decref(names);
+			return NULL;
+		}
+		if (!comma)
+			break;
+		p = comma + 1;
+	}
+	return names;
+}
 
 static int submit_opt(int opt, const char *arg, void *ctx)
 {
@@ -96,6 +119,14 @@ static int submit_opt(int opt, const char *arg, void *ctx)
 
 	if (opt == OPT_WAIT) {
 		o->wait = true;
+		return 0;
+	}
+	if (opt == OPT_HOSTS) {
+		json_decref(o->hosts);
+		o->hosts = host_names(arg);
+		if (!o->hosts)
+			return cli_usage_error("run submit", "invalid --hosts '%s': expected "
+					       "NAME[,NAME]...", arg);
 		return 0;
 	}
 	return cli_plan_opt(opt, arg, o->overrides);
@@ -106,6 +137,7 @@ static int do_submit(int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "set", required_argument, NULL, 's' },
 		{ "wait", no_argument, NULL, OPT_WAIT },
+		{ "hosts", required_argument, NULL, OPT_HOSTS },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct submit_opts o = { .overrides = json_array() };
@@ -141,6 +173,10 @@ static int do_submit(int argc, char **argv)
 	if (ret)
 		goto out;
 	msg = submit_msg(file, &cp);
+	if (msg && o.hosts && json_object_set(msg, "hosts", o.hosts)) {
+		json_decref(msg);
+		msg = NULL;
+	}
 	if (!msg) {
 		ret = cli_error("out of memory");
 		goto out;
@@ -193,7 +229,143 @@ out:
 	json_decref(reply);
 	json_decref(msg);
 	json_decref(o.overrides);
+	json_decref(o.hosts);
 	cli_plan_release(&cp);
+	return ret;
+}
+
+/* Send request TYPE about run ID; *REPLY gets the WANT reply. Refused with --db. */
+static int run_request(const char *type, const char *want, const char *hint, long long id,
+		       json_t **reply)
+{
+	json_t *msg;
+	int ret;
+
+	if (cli.db)
+		return cli_usage_error(hint, "needs the coordinator, not --db");
+	msg = proto_msg_new(type);
+	if (!msg || json_object_set_new(msg, "run", json_integer(id))) {
+		json_decref(msg);
+		return cli_error("out of memory");
+	}
+	ret = cli_request(msg, want, reply);
+	json_decref(msg);
+	return ret;
+}
+
+static int do_cancel(int argc, char **argv)
+{
+	json_t *reply = NULL, *out;
+	long long id;
+	size_t n;
+	int first, ret;
+
+	ret = cli_parse_opts(argc, argv, "run cancel", "", NULL, NULL, NULL, &first);
+	if (ret)
+		return ret;
+	if (first >= argc)
+		return cli_usage_error("run cancel", "missing run ID");
+	if (first + 1 < argc)
+		return cli_usage_error("run cancel", "unexpected argument '%s'", argv[first + 1]);
+	ret = cli_parse_run_id(argv[first], "run cancel", &id);
+	if (ret)
+		return ret;
+	ret = run_request("run_cancel", "cancelled", "run cancel", id, &reply);
+	if (ret)
+		return ret;
+	n = json_array_size(json_object_get(reply, "running"));
+	if (cli.json) {
+		out = json_pack("{s:I, s:O}", "run", (json_int_t)id, "running",
+				json_object_get(reply, "running"));
+		ret = out ? cli_print_json(out) : cli_error("out of memory");
+		json_decref(out);
+	} else {
+		printf("run %lld cancelled: queued jobs dropped, %zu running job%s told to stop\n",
+		       id, n, plural((long long)n));
+	}
+	json_decref(reply);
+	return ret;
+}
+
+/* One watch update as text: a run line, then one line per host. */
+static void print_watch(const json_t *w)
+{
+	const json_t *run = json_object_get(w, "run"), *h, *rates;
+	const char *port;
+	json_t *v;
+	size_t i;
+
+	printf("run %lld %s: %lld/%lld jobs done, %lld failed\n", proto_get_int(run, "id", 0),
+	       proto_get_str(run, "state", "?"), proto_get_int(run, "jobs_done", 0),
+	       proto_get_int(run, "jobs_total", 0), proto_get_int(run, "jobs_failed", 0));
+	json_array_foreach(json_object_get(w, "hosts"), i, h) {
+		printf("  %-12s %lld/%lld finished", proto_get_str(h, "host", "?"),
+		       proto_get_int(h, "finished", 0), proto_get_int(h, "jobs", 0));
+		if (proto_get_int(h, "job", 0))
+			printf(", job %lld of %lld (id %lld)", proto_get_int(h, "n", 0),
+			       proto_get_int(h, "jobs", 0), proto_get_int(h, "job", 0));
+		if (json_object_get(h, "phase"))
+			printf(", %s %lld/%lld s", proto_get_str(h, "phase", "?"),
+			       proto_get_int(h, "second", 0), proto_get_int(h, "of", 0));
+		rates = json_object_get(h, "rates");
+		json_object_foreach((json_t *)rates, port, v)
+			printf(", %s %.0f pps", port, json_number_value(v));
+		if (!json_is_true(json_object_get(h, "connected")))
+			printf(" (not connected)");
+		printf("\n");
+	}
+}
+
+static int do_watch(int argc, char **argv)
+{
+	json_t *w = NULL, *out;
+	const char *state;
+	char *text = NULL, *last = NULL;
+	long long id;
+	int first, ret;
+
+	ret = cli_parse_opts(argc, argv, "run watch", "", NULL, NULL, NULL, &first);
+	if (ret)
+		return ret;
+	if (first >= argc)
+		return cli_usage_error("run watch", "missing run ID");
+	if (first + 1 < argc)
+		return cli_usage_error("run watch", "unexpected argument '%s'", argv[first + 1]);
+	ret = cli_parse_run_id(argv[first], "run watch", &id);
+	if (ret)
+		return ret;
+	for (;;) {
+		ret = run_request("run_watch", "watch", "run watch", id, &w);
+		if (ret)
+			break;
+		out = json_pack("{s:O, s:O}", "run", json_object_get(w, "run"), "hosts",
+				json_object_get(w, "hosts"));
+		text = out ? json_dumps(out, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+		json_decref(out);
+		if (!text) {
+			ret = cli_error("out of memory");
+			break;
+		}
+		if (!last || strcmp(text, last)) {	/* print what changed */
+			if (cli.json)
+				printf("%s\n", text);
+			else
+				print_watch(w);
+			fflush(stdout);
+		}
+		free(last);
+		last = text;
+		text = NULL;
+		state = proto_get_str(json_object_get(w, "run"), "state", "");
+		if (!strcmp(state, "done") || !strcmp(state, "failed") ||
+		    !strcmp(state, "cancelled"))
+			break;
+		json_decref(w);
+		w = NULL;
+		sleep(1);
+	}
+	json_decref(w);
+	free(last);
 	return ret;
 }
 
@@ -342,12 +514,14 @@ out:
 }
 
 static const struct cli_cmd run_cmds[] = {
-	{ "submit", do_submit, "FILE [-s KEY=VALUE]... [--wait]",
+	{ "submit", do_submit, "FILE [-s KEY=VALUE]... [--hosts NAME[,NAME]...] [--wait]",
 	  "Validate FILE as 'plan check' does (a bad plan: its message and exit 2,\n"
 	  "nothing sent), then submit it with its overrides and the BPF objects it names.\n"
 	  "Prints \"run N submitted: J jobs on H hosts (h1, h2)\".\n"
 	  "\n"
 	  "  -s, --set KEY=VALUE   override a plan value, e.g. -s traffic.packet.size=1500\n"
+	  "  --hosts NAME,...      run on exactly these connected hosts (every job on\n"
+	  "                        each), instead of the plan's hosts.match and count\n"
 	  "  --wait                follow the run until it ends, with progress on stderr;\n"
 	  "                        exit 0 when every job is done, 1 when one failed\n" },
 	{ "list", do_list, "",
@@ -356,6 +530,14 @@ static const struct cli_cmd run_cmds[] = {
 	{ "show", do_show, "ID",
 	  "Show run ID: plan, state, times, overrides, and each job's host, variant,\n"
 	  "repetition, matrix point, state, attempts and error.\n" },
+	{ "cancel", do_cancel, "ID",
+	  "Cancel run ID: its queued jobs fail as 'cancelled', its running jobs are told\n"
+	  "to stop and send what they measured (kept, marked partial); the run ends\n"
+	  "'cancelled'.\n" },
+	{ "watch", do_watch, "ID",
+	  "Follow run ID live, once a second, until it ends: per host the jobs finished,\n"
+	  "the running job (n of m), its phase and second, and the rates its agent\n"
+	  "reports. With -j, one JSON object {run, hosts} per update, one per line.\n" },
 	{ NULL, NULL, NULL, NULL },
 };
 

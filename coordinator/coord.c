@@ -20,13 +20,16 @@
 #include <unistd.h>
 #include <zmq.h>
 
+#include "keys.h"
 #include "log.h"
+#include "proto_schema.h"
 #include "util.h"
 
 #define COORD_TICK_MS 250
 #define COORD_BATCH 64			/* messages per socket per turn: the timer runs */
 #define COORD_SEEN_STORE_MS 5000	/* how often last_seen goes to the store */
 #define COORD_DISPATCH_TRIES 16		/* jobs failed at dispatch before giving up a turn */
+#define COORD_MAX_ATTEMPTS 3
 
 /* --- sending --- */
 
@@ -77,6 +80,8 @@ static void bad_message(struct coord *c, void *sock, const void *id, size_t id_l
 
 /* --- agents --- */
 
+static void dispatch_agent(struct coord *c, struct coord_agent *a, int64_t now);
+
 static struct coord_agent *agent_by_rid(struct coord *c, const void *id, size_t id_len)
 {
 	struct coord_agent *a;
@@ -105,15 +110,35 @@ static void agent_free(struct coord_agent *a)
 	free(a);
 }
 
+static const char *agent_name_of(struct coord *c, int64_t host_id)
+{
+	struct coord_agent *a;
+
+	for (a = c->agents; a; a = a->next)
+		if (a->host_id == host_id)
+			return a->name;
+	return "?";
+}
+
 static void agent_gone(struct coord *c, struct coord_agent *a, int64_t silent_ms)
 {
-	int requeued = 0;
+	struct store_lost lost = { 0 };
+	int requeued;
 
 	if (a->seen_wall != a->seen_stored_wall &&
 	    store_host_seen(c->store, a->host_id, a->seen_wall))
 		pr_warn("%s", store_errmsg(c->store));
-	if (store_host_gone(c->store, a->host_id, &requeued))
+	if (store_host_lost(c->store, a->host_id, c->opts.max_attempts, util_wall_ms(), &lost))
 		pr_warn("%s", store_errmsg(c->store));
+	requeued = lost.requeued;
+	c->stats.jobs_moved += lost.moved;
+	c->stats.jobs_lost_failed += lost.failed;
+	if (lost.failed)
+		pr_warn("agent '%s' gone: %d running job%s failed after %d attempts", a->name,
+			lost.failed, lost.failed == 1 ? "" : "s", c->opts.max_attempts);
+	if (lost.moved)
+		pr_info("agent '%s' gone: %d queued job%s moved to '%s'", a->name, lost.moved,
+			lost.moved == 1 ? "" : "s", agent_name_of(c, lost.moved_to));
 	a->connected = false;
 	a->job_id = 0;
 	json_decref(a->progress);
@@ -133,6 +158,7 @@ static void on_hello(struct coord *c, const void *id, size_t id_len, const json_
 	const json_t *inv = json_object_get(msg, "inventory");
 	struct coord_agent *a, *other;
 	int64_t host_id = 0;
+	long long running;
 	int requeued = 0;
 	json_t *welcome;
 	bool again;
@@ -181,6 +207,19 @@ static void on_hello(struct coord *c, const void *id, size_t id_len, const json_
 	a->inventory = json_deep_copy(inv);
 	json_decref(a->progress);
 	a->progress = NULL;
+	a->hold_until_mono = 0;
+	a->spooled = (int)json_array_size(json_object_get(msg, "spooled"));
+	if (a->spooled)	/* let its spooled results in before it gets a job */
+		a->hold_until_mono = util_mono_ms() + c->opts.heartbeat_ms;
+	running = proto_get_int(msg, "job", 0);
+	if (running > 0) {
+		/* it kept running a job across a reconnect: that job is its again */
+		if (store_job_accept(c->store, running, host_id, util_wall_ms()))
+			pr_info("agent '%s' still runs job %lld: %s", name, running,
+				store_errmsg(c->store));
+		a->job_id = running;
+		requeued = 0;
+	}
 	pr_info("agent '%s' %s: host %lld, kernel %s, %zu port(s)%s", name,
 		again ? "registered again" : "registered", (long long)host_id,
 		proto_get_str(json_object_get(inv, "kernel"), "release", "unknown"),
@@ -191,7 +230,7 @@ static void on_hello(struct coord *c, const void *id, size_t id_len, const json_
 					    json_integer(c->opts.heartbeat_ms)))
 		send_agent(c, a, welcome);
 	json_decref(welcome);
-	coord_dispatch(c);
+	dispatch_agent(c, a, util_mono_ms());
 }
 
 static void on_heartbeat(struct coord *c, struct coord_agent *a, const void *id,
@@ -260,6 +299,8 @@ static void on_result(struct coord *c, struct coord_agent *a, const void *id, si
 	json_decref(ack);
 	if (a->job_id == job)
 		a->job_id = 0;
+	if (a->spooled > 0 && --a->spooled == 0)
+		a->hold_until_mono = 0;
 	if (ing.duplicate) {
 		c->stats.duplicates++;
 		pr_info("job %lld: result from '%s' already stored, acknowledged again", job,
@@ -272,7 +313,25 @@ static void on_result(struct coord *c, struct coord_agent *a, const void *id, si
 		ing.failed ? proto_get_str(msg, "error", "no reason given") : "");
 	if (ing.run_finished)
 		pr_info("run %lld finished: %s", (long long)ing.run_id, ing.run_state);
-	coord_dispatch(c);
+	/* only this agent became free: the others are served by the tick */
+	dispatch_agent(c, a, util_mono_ms());
+}
+
+/* An agent's `error`: it refused a job (e.g. busy with one it kept across a reconnect).
+ * The job goes back to the queue and the agent gets no job for a heartbeat. */
+static void on_agent_error(struct coord *c, struct coord_agent *a, const void *id,
+			   size_t id_len, const json_t *msg)
+{
+	const char *about = proto_get_str(msg, "in_reply_to", "");
+	long long job = proto_get_int(msg, "job", 0);
+
+	pr_warn("agent '%s' says: %s", a->name, proto_get_str(msg, "message", "(no message)"));
+	if (strcmp(about, "job") || job < 1 || job != a->job_id)
+		return;
+	if (store_job_requeue(c->store, job))
+		pr_warn("%s", store_errmsg(c->store));
+	a->job_id = 0;
+	a->hold_until_mono = util_mono_ms() + c->opts.heartbeat_ms;
 }
 
 typedef void (*agent_handler_fn)(struct coord *c, struct coord_agent *a, const void *id,
@@ -286,6 +345,7 @@ static const struct {
 	{ "accept", on_accept },
 	{ "progress", on_progress },
 	{ "result", on_result },
+	{ "error", on_agent_error },
 };
 
 /* Receive and handle one agent message. Returns 1 when one was handled, 0 when none was
@@ -316,6 +376,11 @@ static int agent_recv(struct coord *c)
 	if (a) {
 		a->last_recv_mono = util_mono_ms();
 		a->seen_wall = util_wall_ms();
+	}
+	/* members and their types (lib/proto_schema.c); unknown types are refused below */
+	if (proto_validate(msg, PROTO_CH_AGENT_TO_COORD, why, sizeof(why)) == -EINVAL) {
+		bad_message(c, c->agents_sock, id, id_len, "an agent", type, "%s", why);
+		goto out;
 	}
 	if (!strcmp(type, "hello")) {
 		on_hello(c, id, id_len, msg);
@@ -457,18 +522,27 @@ out:
 	return err;
 }
 
+/* Hand agent A a job if it is connected, idle and not held back. */
+static void dispatch_agent(struct coord *c, struct coord_agent *a, int64_t now)
+{
+	int i, rc;
+
+	if (a->hold_until_mono > now)
+		return;
+	for (i = 0; a->connected && !a->job_id && i < COORD_DISPATCH_TRIES; i++) {
+		rc = dispatch_one(c, a);
+		if (rc != 2)
+			break;
+	}
+}
+
 void coord_dispatch(struct coord *c)
 {
 	struct coord_agent *a;
-	int i, rc;
+	int64_t now = util_mono_ms();
 
-	for (a = c->agents; a; a = a->next) {
-		for (i = 0; a->connected && !a->job_id && i < COORD_DISPATCH_TRIES; i++) {
-			rc = dispatch_one(c, a);
-			if (rc != 2)
-				break;
-		}
-	}
+	for (a = c->agents; a; a = a->next)
+		dispatch_agent(c, a, now);
 }
 
 /* --- clients --- */
@@ -515,6 +589,125 @@ static json_t *on_result_show(struct coord *c, const json_t *msg)
 	return query_reply(c, "result", "result", store_query_result(c->store, run));
 }
 
+static json_t *on_run_cancel(struct coord *c, const json_t *msg)
+{
+	long long run = proto_get_int(msg, "run", -1);
+	json_t *running = NULL, *r, *item, *cancel;
+	struct coord_agent *a;
+	size_t i;
+
+	if (run < 1)
+		return proto_error_new("run_cancel", "'run' must be a run id");
+	if (store_run_cancel(c->store, run, util_wall_ms(), &running))
+		return proto_error_new("run_cancel", "%s", store_errmsg(c->store));
+	c->stats.runs_cancelled++;
+	json_array_foreach(running, i, item) {
+		a = agent_by_name(c, proto_get_str(item, "host", ""));
+		cancel = proto_msg_new("cancel");
+		if (a && a->connected && cancel &&
+		    !json_object_set(cancel, "job", json_object_get(item, "job")))
+			send_agent(c, a, cancel);
+		json_decref(cancel);
+	}
+	pr_info("run %lld cancelled: %zu running job%s told to stop", run,
+		json_array_size(running), json_array_size(running) == 1 ? "" : "s");
+	r = proto_msg_new("cancelled");
+	if (!r || json_object_set_new(r, "run", json_integer(run)) ||
+	    json_object_set_new(r, "running", running)) {
+		json_decref(r);
+		return NULL;
+	}
+	return r;
+}
+
+/* Per host of run RUN (the run_show object): jobs, finished, the running job, and the
+ * phase, second and rates of its agent's latest progress message. */
+static json_t *watch_hosts(struct coord *c, const json_t *run)
+{
+	json_t *hosts = json_object(), *list = json_array(), *h, *job;
+	const char *name, *state;
+	struct coord_agent *a;
+	size_t i;
+
+	if (!hosts || !list)
+		goto fail;
+	json_array_foreach(json_object_get(run, "jobs"), i, job) {
+		name = proto_get_str(job, "host", "?");
+		state = proto_get_str(job, "state", "");
+		h = json_object_get(hosts, name);
+		if (!h) {
+			h = json_pack("{s:s, s:i, s:i, s:i, s:n}", "host", name, "jobs", 0,
+				      "finished", 0, "failed", 0, "job");
+			if (!h || json_object_set_new(hosts, name, h))
+				goto fail;
+		}
+		json_object_set_new(h, "jobs", json_integer(proto_get_int(h, "jobs", 0) + 1));
+		if (!strcmp(state, "done") || !strcmp(state, "failed"))
+			json_object_set_new(h, "finished",
+					    json_integer(proto_get_int(h, "finished", 0) + 1));
+		if (!strcmp(state, "failed"))
+			json_object_set_new(h, "failed",
+					    json_integer(proto_get_int(h, "failed", 0) + 1));
+		if (!strcmp(state, "running"))
+			json_object_set(h, "job", json_object_get(job, "id"));
+	}
+	json_object_foreach(hosts, name, h) {
+		long long running = proto_get_int(h, "job", 0);
+
+		a = agent_by_name(c, name);
+		json_object_set_new(h, "connected", json_boolean(a && a->connected));
+		if (running)
+			json_object_set_new(h, "n", json_integer(proto_get_int(h, "finished", 0) + 1));
+		if (a && a->progress && running &&
+		    proto_get_int(a->progress, "job", 0) == running) {
+			json_object_set(h, "phase", json_object_get(a->progress, "phase"));
+			json_object_set(h, "second", json_object_get(a->progress, "second"));
+			json_object_set(h, "of", json_object_get(a->progress, "of"));
+			if (json_object_get(a->progress, "rates"))
+				json_object_set(h, "rates", json_object_get(a->progress, "rates"));
+		}
+		if (json_array_append(list, h))
+			goto fail;
+	}
+	json_decref(hosts);
+	return list;
+fail:
+	json_decref(hosts);
+	json_decref(list);
+	return NULL;
+}
+
+static json_t *on_run_watch(struct coord *c, const json_t *msg)
+{
+	long long id = proto_get_int(msg, "run", -1);
+	json_t *run, *hosts, *r;
+
+	if (id < 1)
+		return proto_error_new("run_watch", "'run' must be a run id");
+	run = store_query_run(c->store, id);
+	if (!run)
+		return proto_error_new("run_watch", "%s", store_errmsg(c->store));
+	hosts = watch_hosts(c, run);
+	json_object_del(run, "jobs");
+	json_object_del(run, "overrides");
+	r = proto_msg_new("watch");
+	if (!hosts || !r || json_object_set_new(r, "run", run) ||
+	    json_object_set_new(r, "hosts", hosts)) {
+		json_decref(r);
+		return NULL;
+	}
+	return r;
+}
+
+static json_t *on_run_attempts(struct coord *c, const json_t *msg)
+{
+	long long run = proto_get_int(msg, "run", -1);
+
+	if (run < 1)
+		return proto_error_new("run_attempts", "'run' must be a run id");
+	return query_reply(c, "attempts", "attempts", store_query_attempts(c->store, run));
+}
+
 static const struct {
 	const char *type;
 	json_t *(*fn)(struct coord *c, const json_t *msg);
@@ -524,6 +717,11 @@ static const struct {
 	{ "run_list", on_run_list },
 	{ "run_show", on_run_show },
 	{ "result_show", on_result_show },
+	{ "run_cancel", on_run_cancel },
+	{ "run_watch", on_run_watch },
+	{ "run_attempts", on_run_attempts },
+	{ "query", coord_query },
+	{ "import", coord_import },
 };
 
 /* Receive and answer one client request: 1 when one was handled, 0 when none waited. */
@@ -552,13 +750,140 @@ static int client_recv(struct coord *c)
 	for (i = 0; i < ARRAY_SIZE(client_handlers); i++)
 		if (!strcmp(type, client_handlers[i].type))
 			break;
-	if (i == ARRAY_SIZE(client_handlers))
+	if (i < ARRAY_SIZE(client_handlers) &&
+	    proto_validate(msg, PROTO_CH_CLIENT_TO_COORD, why, sizeof(why)) == -EINVAL)
+		bad_message(c, c->clients_sock, id, id_len, "a client", type, "%s", why);
+	else if (i == ARRAY_SIZE(client_handlers))
 		bad_message(c, c->clients_sock, id, id_len, "a client", type,
 			    "unknown message type '%s'", type);
 	else
 		reply(c->clients_sock, id, id_len, client_handlers[i].fn(c, msg));
 	json_decref(msg);
 	return 1;
+}
+
+/* --- CURVE: the ZAP handler (ZeroMQ RFC 27) --- */
+
+/* Log a refused KEY from ADDRESS, at most once a minute per key: a refused peer
+ * reconnects every few hundred milliseconds. */
+static void log_refusal(struct coord *c, const uint8_t key[32], const char *address)
+{
+	int64_t now = util_mono_ms();
+	struct coord_refusal *r, *oldest = &c->refusals[0];
+	char z85[KEYS_Z85_LEN + 1];
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(c->refusals); i++) {
+		r = &c->refusals[i];
+		if (r->logged_mono && !memcmp(r->key, key, 32)) {
+			if (now - r->logged_mono < 60000)
+				return;
+			oldest = r;
+			break;
+		}
+		if (r->logged_mono < oldest->logged_mono)
+			oldest = r;
+	}
+	memcpy(oldest->key, key, 32);
+	oldest->logged_mono = now;
+	zmq_z85_encode(z85, key, 32);
+	pr_warn("refused a connection from %s: key '%.8s...' is not in the allow list '%s'",
+		*address ? address : "an unknown address", z85, c->authorized);
+}
+
+/* Answer one ZAP request: 200 for a CURVE key in the allow list, 400 otherwise. */
+static void zap_handle(struct coord *c)
+{
+	enum { F_VERSION, F_REQID, F_DOMAIN, F_ADDRESS, F_IDENTITY, F_MECH, F_CRED, F_N };
+	zmq_msg_t f[F_N + 1];
+	char address[64] = "", mech[16] = "";
+	const char *status = "400", *text = "not allowed", *user = "";
+	size_t n = 0, i, sz;
+	int more = 1;
+
+	while (more && n <= F_N) {
+		zmq_msg_init(&f[n]);
+		if (zmq_msg_recv(&f[n], c->zap_sock, ZMQ_DONTWAIT) < 0) {
+			zmq_msg_close(&f[n]);
+			goto out;
+		}
+		more = zmq_msg_more(&f[n]);
+		n++;
+	}
+	if (more) {			/* more frames than a CURVE request has */
+		zmq_msg_t m;
+
+		while (more) {
+			zmq_msg_init(&m);
+			zmq_msg_recv(&m, c->zap_sock, 0);
+			more = zmq_msg_more(&m);
+			zmq_msg_close(&m);
+		}
+	}
+	if (n < F_MECH)
+		goto out;		/* cannot even answer: no request id */
+	sz = zmq_msg_size(&f[F_ADDRESS]);
+	memcpy(address, zmq_msg_data(&f[F_ADDRESS]), sz < sizeof(address) - 1 ? sz :
+	       sizeof(address) - 1);
+	sz = zmq_msg_size(&f[F_MECH]);
+	memcpy(mech, zmq_msg_data(&f[F_MECH]), sz < sizeof(mech) - 1 ? sz : sizeof(mech) - 1);
+	if (n == F_N && !strcmp(mech, "CURVE") && zmq_msg_size(&f[F_CRED]) == 32) {
+		const uint8_t *key = zmq_msg_data(&f[F_CRED]);
+
+		user = keys_allow_name(c->allow, key);
+		if (user) {
+			status = "200";
+			text = "OK";
+			c->stats.auth_allowed++;
+			pr_debug("allowed a connection from %s with key '%s'", address, user);
+		} else {
+			user = "";
+			c->stats.auth_refused++;
+			log_refusal(c, key, address);
+		}
+	} else {
+		c->stats.auth_refused++;
+		pr_warn("refused a connection from %s: mechanism '%s' instead of CURVE",
+			*address ? address : "an unknown address", mech);
+	}
+	/* reply: version, request id, status code, status text, user id, metadata */
+	zmq_send(c->zap_sock, "1.0", 3, ZMQ_SNDMORE);
+	zmq_send(c->zap_sock, zmq_msg_data(&f[F_REQID]), zmq_msg_size(&f[F_REQID]), ZMQ_SNDMORE);
+	zmq_send(c->zap_sock, status, 3, ZMQ_SNDMORE);
+	zmq_send(c->zap_sock, text, strlen(text), ZMQ_SNDMORE);
+	zmq_send(c->zap_sock, user, strlen(user), ZMQ_SNDMORE);
+	zmq_send(c->zap_sock, "", 0, 0);
+out:
+	for (i = 0; i < n; i++)
+		zmq_msg_close(&f[i]);
+}
+
+/* Read the allow list again; keep the old one when the folder cannot be read. */
+static void reload_keys(struct coord *c)
+{
+	struct keys_allow *allow;
+	char why[512];
+
+	c->reload = 0;
+	if (!c->curve) {
+		pr_info("reload: plaintext coordinator, no allow list");
+		return;
+	}
+	allow = keys_allow_load(c->authorized, why, sizeof(why));
+	if (!allow) {
+		pr_warn("%s; keeping the %zu allowed key%s", why, keys_allow_count(c->allow),
+			keys_allow_count(c->allow) == 1 ? "" : "s");
+		return;
+	}
+	keys_allow_destroy(&c->allow);
+	c->allow = allow;
+	pr_info("allow list '%s' reloaded: %zu key%s allowed", c->authorized,
+		keys_allow_count(allow), keys_allow_count(allow) == 1 ? "" : "s");
+}
+
+void coord_request_reload(struct coord *c)
+{
+	c->reload = 1;
 }
 
 /* --- timer and loop --- */
@@ -569,10 +894,19 @@ static void tick(struct coord *c)
 	struct coord_agent *a;
 	json_t *hb;
 
+	int events = 0;
+	size_t len = sizeof(events);
+	bool behind;
+
+	/* Messages still waiting on the agents socket: the coordinator is behind, and an
+	 * agent that looks silent may have its heartbeat in that queue. Nobody is declared
+	 * gone until the queue is drained. */
+	behind = !zmq_getsockopt(c->agents_sock, ZMQ_EVENTS, &events, &len) &&
+		 (events & ZMQ_POLLIN);
 	for (a = c->agents; a; a = a->next) {
 		if (!a->connected)
 			continue;
-		if (now - a->last_recv_mono > deadline) {
+		if (!behind && now - a->last_recv_mono > deadline) {
 			agent_gone(c, a, now - a->last_recv_mono);
 			continue;
 		}
@@ -595,20 +929,31 @@ static void tick(struct coord *c)
 
 int coord_run_once(struct coord *c, int timeout_ms)
 {
-	zmq_pollitem_t items[2] = {
+	zmq_pollitem_t items[3] = {
 		{ c->agents_sock, 0, ZMQ_POLLIN, 0 },
 		{ c->clients_sock, 0, ZMQ_POLLIN, 0 },
+		{ c->zap_sock, 0, ZMQ_POLLIN, 0 },	/* last: absent in plaintext */
 	};
 	int64_t now = util_mono_ms(), wait = c->next_tick_mono - now;
 	int i, rc;
 
+	if (c->reload)
+		reload_keys(c);
 	if (wait < 0)
 		wait = 0;
 	if (wait > timeout_ms)
 		wait = timeout_ms;
-	rc = zmq_poll(items, 2, (long)wait);
+	rc = zmq_poll(items, c->zap_sock ? 3 : 2, (long)wait);
 	if (rc < 0)
 		return zmq_errno() == EINTR ? 0 : -zmq_errno();
+	for (i = 0; i < COORD_BATCH && c->zap_sock && (items[2].revents & ZMQ_POLLIN); i++) {
+		int ev = 0;
+		size_t evsz = sizeof(ev);
+
+		zap_handle(c);
+		if (zmq_getsockopt(c->zap_sock, ZMQ_EVENTS, &ev, &evsz) || !(ev & ZMQ_POLLIN))
+			break;
+	}
 	for (i = 0; i < COORD_BATCH && (items[0].revents & ZMQ_POLLIN); i++) {
 		rc = agent_recv(c);
 		if (rc <= 0)
@@ -664,7 +1009,8 @@ static void *router_new(struct coord *c, const char *endpoint, const char *what,
 	if (zmq_setsockopt(s, ZMQ_ROUTER_MANDATORY, &one, sizeof(one)) ||
 	    zmq_setsockopt(s, ZMQ_MAXMSGSIZE, &max, sizeof(max)) ||
 	    zmq_setsockopt(s, ZMQ_LINGER, &zero, sizeof(zero)) ||
-	    (handover && zmq_setsockopt(s, ZMQ_ROUTER_HANDOVER, &one, sizeof(one)))) {
+	    (handover && zmq_setsockopt(s, ZMQ_ROUTER_HANDOVER, &one, sizeof(one))) ||
+	    (c->curve && keys_set_server(s, &c->key))) {
 		pr_warn("cannot set options of the %s socket: %s", what,
 			zmq_strerror(zmq_errno()));
 		goto fail;
@@ -679,6 +1025,53 @@ fail:
 	errno = zmq_errno();
 	zmq_close(s);
 	return NULL;
+}
+
+/* CURVE with a key (the allow list loaded and the ZAP handler bound before any socket
+ * binds: without a handler libzmq would let every key in), or plaintext on endpoints
+ * that stay on this machine. Returns 0 or -1 with errno. */
+static int security_init(struct coord *c, const struct coord_opts *opts)
+{
+	int64_t max = 4096;
+	char why[512];
+	int zero = 0;
+
+	if (!opts->key) {		/* endpoints checked by coord_new */
+		pr_info("plaintext: no CURVE, every local peer is accepted");
+		return 0;
+	}
+	if (!keys_have_curve()) {
+		pr_warn("this libzmq has no CURVE support");
+		errno = ENOTSUP;
+		return -1;
+	}
+	if (!opts->authorized || !*opts->key->secret_z85) {
+		pr_warn("CURVE needs the coordinator's secret key and an --authorized folder");
+		errno = EINVAL;
+		return -1;
+	}
+	c->curve = true;
+	c->key = *opts->key;
+	c->authorized = strdup(opts->authorized);
+	if (!c->authorized)
+		return -1;
+	c->allow = keys_allow_load(opts->authorized, why, sizeof(why));
+	if (!c->allow) {
+		pr_warn("%s", why);
+		return -1;
+	}
+	c->zap_sock = zmq_socket(c->ctx, ZMQ_REP);
+	if (!c->zap_sock || zmq_setsockopt(c->zap_sock, ZMQ_LINGER, &zero, sizeof(zero)) ||
+	    zmq_setsockopt(c->zap_sock, ZMQ_MAXMSGSIZE, &max, sizeof(max)) ||
+	    zmq_bind(c->zap_sock, "inproc://zeromq.zap.01")) {
+		pr_warn("cannot start the ZAP handler: %s", zmq_strerror(zmq_errno()));
+		errno = zmq_errno();
+		return -1;
+	}
+	pr_info("CURVE on, public key %s; allow list '%s': %zu key%s allowed",
+		c->key.public_z85, c->authorized, keys_allow_count(c->allow),
+		keys_allow_count(c->allow) == 1 ? "" : "s");
+	return 0;
 }
 
 /* Take DB-bpflabd.lock so that a second coordinator on the same database (which would
@@ -730,8 +1123,22 @@ struct coord *coord_new(const struct coord_opts *opts)
 		c->opts.liveness = PROTO_LIVENESS;
 	if (c->opts.tick_ms <= 0)
 		c->opts.tick_ms = COORD_TICK_MS;
+	if (c->opts.max_attempts <= 0)
+		c->opts.max_attempts = COORD_MAX_ATTEMPTS;
 	c->lock_fd = -1;
 
+	if (!opts->key) {
+		/* plaintext only where nobody else can connect; before anything is opened */
+		const char *ep = !keys_endpoint_is_local(opts->agents) ? opts->agents :
+				 !keys_endpoint_is_local(opts->clients) ? opts->clients : NULL;
+
+		if (ep) {
+			pr_warn("refusing plaintext on '%s'; give --key and --authorized, or "
+				"--plaintext on loopback/ipc only", ep);
+			saved = EPERM;
+			goto fail;
+		}
+	}
 	saved = -db_lock(c, opts->db);
 	if (saved)
 		goto fail;
@@ -755,6 +1162,10 @@ struct coord *coord_new(const struct coord_opts *opts)
 		pr_warn("cannot create a ZeroMQ context: %s", zmq_strerror(errno));
 		goto fail;
 	}
+	if (security_init(c, opts)) {
+		saved = errno;
+		goto fail;
+	}
 	c->agents_sock = router_new(c, opts->agents, "agents", true);
 	if (!c->agents_sock) {
 		saved = errno;
@@ -769,7 +1180,8 @@ struct coord *coord_new(const struct coord_opts *opts)
 	pr_info("serving agents on %s, clients on %s, database '%s' (schema %d)", opts->agents,
 		opts->clients, opts->db, store_schema_version(c->store));
 	/* The strings of OPTS are not kept. */
-	c->opts.agents = c->opts.clients = c->opts.db = NULL;
+	c->opts.agents = c->opts.clients = c->opts.db = c->opts.authorized = NULL;
+	c->opts.key = NULL;
 	return c;
 fail:
 	coord_destroy(&c);
@@ -788,6 +1200,8 @@ void coord_destroy(struct coord **cp)
 		zmq_close(c->agents_sock);
 	if (c->clients_sock)
 		zmq_close(c->clients_sock);
+	if (c->zap_sock)
+		zmq_close(c->zap_sock);
 	if (c->ctx)
 		zmq_ctx_term(c->ctx);
 	for (a = c->agents; a; a = next) {
@@ -795,6 +1209,9 @@ void coord_destroy(struct coord **cp)
 		agent_free(a);
 	}
 	store_close(&c->store);
+	keys_allow_destroy(&c->allow);
+	free(c->authorized);
+	memset(&c->key, 0, sizeof(c->key));
 	if (c->lock_fd >= 0)
 		close(c->lock_fd);	/* releases the flock */
 	free(c);

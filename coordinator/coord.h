@@ -3,8 +3,9 @@
  *
  * Agents say hello, get jobs, report progress and results (docs/protocol.md); clients
  * submit plans and query. A timer every tick (250 ms) sends heartbeats, declares silent
- * agents gone (their running job goes back to the queue for the same host) and
- * dispatches queued jobs to idle hosts. The queue lives in the store, so a restarted
+ * agents gone (their running job goes back to the queue, or fails once it was lost
+ * max_attempts times, and their queued jobs move to another host that matched the plan
+ * when one is free of the run: store_host_lost) and dispatches queued jobs to idle hosts. The queue lives in the store, so a restarted
  * coordinator loses nothing: jobs left running are queued again at start.
  *
  * coord_new/coord_run/coord_destroy are called from one thread; coord_stop may be called
@@ -16,6 +17,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "keys.h"
+
 struct coord;
 
 struct coord_opts {
@@ -26,6 +29,12 @@ struct coord_opts {
 	int heartbeat_ms;		/* 0: PROTO_HEARTBEAT_MS */
 	int liveness;			/* heartbeats an agent may miss; 0: PROTO_LIVENESS */
 	int tick_ms;			/* timer period; 0: 250 */
+	int max_attempts;		/* times a job may be lost with its host; 0: 3 */
+	/* CURVE (docs/security.md). KEY: the coordinator's key pair (copied), or NULL for
+	 * plaintext, which coord_new refuses unless both endpoints are loopback or ipc.
+	 * AUTHORIZED: folder of public certificates allowed to connect (needed with KEY). */
+	const struct keys_pair *key;
+	const char *authorized;
 };
 
 #define COORD_OPTS(...) ((struct coord_opts){ .sz = sizeof(struct coord_opts), __VA_ARGS__ })
@@ -38,6 +47,11 @@ struct coord_stats {
 	uint64_t duplicates;		/* results acknowledged again, not stored */
 	uint64_t runs_submitted;
 	uint64_t agents_gone;
+	uint64_t jobs_moved;		/* queued jobs moved off a gone host */
+	uint64_t jobs_lost_failed;	/* jobs failed after max_attempts losses */
+	uint64_t runs_cancelled;
+	uint64_t auth_allowed;		/* CURVE handshakes with an allowed key */
+	uint64_t auth_refused;		/* ... with a key not in the allow list */
 };
 
 /* Open the store (migrating it, then requeueing jobs left running), bind both sockets.
@@ -56,5 +70,10 @@ int coord_run_once(struct coord *c, int timeout_ms);
 void coord_stop(struct coord *c);
 
 void coord_get_stats(const struct coord *c, struct coord_stats *stats);
+
+/* Reload the allow list (opts.authorized) at the start of the next loop turn, logging
+ * how many keys are allowed; a folder that cannot be read keeps the old list.
+ * Async-signal-safe: bpflabd calls it on SIGHUP. */
+void coord_request_reload(struct coord *c);
 
 #endif

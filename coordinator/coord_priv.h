@@ -29,6 +29,8 @@ struct coord_agent {
 	int64_t seen_stored_wall;	/* last time seen_wall went to the store */
 	json_t *inventory;		/* of its latest hello (owned) */
 	json_t *progress;		/* its latest progress message (owned), or NULL */
+	int spooled;			/* results its hello said it would resend */
+	int64_t hold_until_mono;	/* no job for it before this (spool resend, refusal) */
 };
 
 struct coord {
@@ -42,11 +44,26 @@ struct coord {
 	int64_t next_tick_mono;
 	volatile sig_atomic_t stop;
 	struct coord_stats stats;
+	/* CURVE: the ZAP handler's socket (NULL in plaintext), the allow list, its folder */
+	void *zap_sock;
+	bool curve;
+	struct keys_pair key;
+	struct keys_allow *allow;
+	char *authorized;
+	volatile sig_atomic_t reload;
+	struct coord_refusal {		/* recent refused keys: one log line a minute each */
+		uint8_t key[32];
+		int64_t logged_mono;
+	} refusals[16];
 };
 
 /* Handle a client's `submit`: validate, choose hosts, store the run. Returns the reply
  * (`submitted` or `error`), a new reference, or NULL on ENOMEM. */
 json_t *coord_submit(struct coord *c, const json_t *msg);
+/* Handle a client's `query` (store_query_values) and `import` (store_import)
+ * (coordinator/query.c). Return the reply, or NULL when out of memory. */
+json_t *coord_query(struct coord *c, const json_t *msg);
+json_t *coord_import(struct coord *c, const json_t *msg);
 
 /* Hand queued jobs to every connected idle agent. */
 void coord_dispatch(struct coord *c);

@@ -1,16 +1,18 @@
 /* main.c - bpflabd, the bpflab coordinator: command line, logging and signals around
  * coord.c's event loop. SIGINT and SIGTERM stop the loop (the handler only sets a flag;
  * zmq_poll returns with EINTR) and bpflabd exits 0 after closing its sockets and the
- * database.
+ * database. SIGHUP reloads the allow list of agent and client keys (--authorized).
  */
 #include <errno.h>
 #include <getopt.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "coord.h"
+#include "keys.h"
 #include "log.h"
 
 static struct coord *volatile the_coord;
@@ -23,10 +25,17 @@ static void on_signal(int sig)
 		coord_stop(the_coord);
 }
 
+static void on_hup(int sig)
+{
+	if (the_coord)
+		coord_request_reload(the_coord);
+}
+
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"Usage: bpflabd --agents ENDPOINT --clients ENDPOINT --db FILE [--log FILE] [-v]\n"
+		"Usage: bpflabd --agents ENDPOINT --clients ENDPOINT --db FILE\n"
+		"               { --key FILE --authorized DIR | --plaintext } [--log FILE] [-v]\n"
 		"       bpflabd --help\n"
 		"\n"
 		"The bpflab coordinator: hands the jobs of submitted plans to bpflab-agent on\n"
@@ -36,6 +45,11 @@ static void usage(FILE *out)
 		"  --clients ENDPOINT  ZeroMQ endpoint the bpflab CLI connects to\n"
 		"                      (ipc:///run/bpflab/clients.sock)\n"
 		"  --db FILE           database file, created and migrated when needed\n"
+		"  --key FILE          the coordinator's secret certificate (bpflab keygen):\n"
+		"                      CURVE on both endpoints\n"
+		"  --authorized DIR    public certificates of the agents and clients allowed\n"
+		"                      to connect; reloaded on SIGHUP\n"
+		"  --plaintext         no CURVE; only when both endpoints are loopback or ipc\n"
 		"  --log FILE          append the log to FILE instead of stderr\n"
 		"  -v, --verbose       more log; twice for debug\n"
 		"  -h, --help          this help\n");
@@ -48,12 +62,17 @@ int main(int argc, char **argv)
 		{ "clients", required_argument, NULL, 'c' },
 		{ "db", required_argument, NULL, 'd' },
 		{ "log", required_argument, NULL, 'l' },
+		{ "key", required_argument, NULL, 'k' },
+		{ "authorized", required_argument, NULL, 'A' },
+		{ "plaintext", no_argument, NULL, 'P' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct coord_opts opts = COORD_OPTS();
-	const char *log_path = NULL;
+	const char *log_path = NULL, *key_path = NULL;
+	struct keys_pair key;
+	bool plaintext = false;
 	struct sigaction sa;
 	struct coord *c;
 	int verbose = 0, opt, err;
@@ -72,6 +91,15 @@ int main(int argc, char **argv)
 		case 'l':
 			log_path = optarg;
 			break;
+		case 'k':
+			key_path = optarg;
+			break;
+		case 'A':
+			opts.authorized = optarg;
+			break;
+		case 'P':
+			plaintext = true;
+			break;
 		case 'v':
 			verbose++;
 			break;
@@ -88,6 +116,31 @@ int main(int argc, char **argv)
 			"--agents, --clients and --db are required");
 		usage(stderr);
 		return 2;
+	}
+	if (plaintext && (key_path || opts.authorized)) {
+		fprintf(stderr, "bpflabd: --plaintext excludes --key and --authorized\n");
+		return 2;
+	}
+	if (!plaintext && (!key_path || !opts.authorized)) {
+		const char *ep = !keys_endpoint_is_local(opts.agents) ? opts.agents :
+				 !keys_endpoint_is_local(opts.clients) ? opts.clients : NULL;
+
+		if (ep)
+			fprintf(stderr, "bpflabd: refusing plaintext on '%s'; give --key and "
+				"--authorized, or --plaintext on loopback/ipc only\n", ep);
+		else
+			fprintf(stderr, "bpflabd: give --key and --authorized for CURVE, or "
+				"--plaintext (loopback/ipc only)\n");
+		return 2;
+	}
+	if (key_path) {
+		char why[512];
+
+		if (keys_load(key_path, true, &key, why, sizeof(why))) {
+			fprintf(stderr, "bpflabd: %s\n", why);
+			return 1;
+		}
+		opts.key = &key;
 	}
 	log_init("bpflabd", verbose >= 1 ? LOG_DEBUG : LOG_INFO);
 	if (verbose >= 2)
@@ -107,9 +160,12 @@ int main(int argc, char **argv)
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	sa.sa_handler = on_hup;
+	sigaction(SIGHUP, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 
 	c = coord_new(&opts);
+	memset(&key, 0, sizeof(key));
 	if (!c)
 		return 1;
 	the_coord = c;

@@ -172,6 +172,21 @@ static bool has_role(const json_t *inv, const char *role)
 	return false;
 }
 
+bool sched_host_has_ports(const struct plan *plan, const json_t *inventory, char *why,
+			  size_t why_len)
+{
+	int i;
+
+	for (i = 0; i < plan->n_ports; i++) {
+		if (!has_role(inventory, plan->ports[i])) {
+			if (why)
+				snprintf(why, why_len, "no port for role '%s'", plan->ports[i]);
+			return false;
+		}
+	}
+	return true;
+}
+
 bool sched_host_matches(const struct plan *plan, const json_t *inventory, char *why,
 			size_t why_len)
 {

@@ -35,6 +35,11 @@ bool sched_value_matches(const char *have, const char *want);
 bool sched_host_matches(const struct plan *plan, const json_t *inventory, char *why,
 			size_t why_len);
 
+/* Whether INVENTORY has a port for each of PLAN's roles (hosts.match not looked at: a
+ * submitter's --hosts replaces it). WHY as for sched_host_matches. */
+bool sched_host_has_ports(const struct plan *plan, const json_t *inventory, char *why,
+			  size_t why_len);
+
 /* A candidate host for sched_choose. */
 struct sched_host {
 	int64_t id;

@@ -33,6 +33,7 @@ struct submit {
 	struct sched_host *hosts;
 	int n_hosts;
 	struct store_job_new *jn;
+	struct store_run_host *rh;
 	char err[2048];
 };
 
@@ -112,6 +113,57 @@ static int by_name(const void *a, const void *b)
 	return strcmp(((const struct sched_host *)a)->name, ((const struct sched_host *)b)->name);
 }
 
+static struct coord_agent *agent_by_name_priv(struct coord *c, const char *name)
+{
+	struct coord_agent *a;
+
+	for (a = c->agents; a; a = a->next)
+		if (!strcmp(a->name, name))
+			return a;
+	return NULL;
+}
+
+/* The submitter's --hosts NAMES (an array of host names) replace hosts.match and count:
+ * each must be connected and have the plan's port roles; all of them are chosen. Returns
+ * how many, or -errno with the reason in S->err. */
+static int named_hosts(struct coord *c, struct submit *s, const json_t *names)
+{
+	struct coord_agent *a;
+	const json_t *v;
+	char why[256];
+	size_t i, j;
+
+	if (!json_is_array(names) || !json_array_size(names))
+		return fail(s, -EINVAL, "'hosts' must be a non-empty array of host names");
+	s->hosts = calloc(json_array_size(names), sizeof(*s->hosts));
+	if (!s->hosts)
+		return fail(s, -ENOMEM, "out of memory");
+	json_array_foreach(names, i, v) {
+		const char *name = json_string_value(v);
+		struct sched_host *h = &s->hosts[s->n_hosts];
+
+		if (!name)
+			return fail(s, -EINVAL, "'hosts' must be a non-empty array of host names");
+		for (j = 0; j < i; j++)
+			if (!strcmp(name, s->hosts[j].name))
+				return fail(s, -EINVAL, "host '%s' is named twice", name);
+		a = agent_by_name_priv(c, name);
+		if (!a)
+			return fail(s, -ENOENT, "host '%s' is not known to the coordinator", name);
+		if (!a->connected)
+			return fail(s, -ENOENT, "host '%s' is not connected", name);
+		if (!sched_host_has_ports(s->plan, a->inventory, why, sizeof(why)))
+			return fail(s, -ENOENT, "host '%s' cannot run plan '%s': %s", name,
+				    s->plan->name, why);
+		h->id = a->host_id;
+		h->name = a->name;
+		h->inventory = a->inventory;
+		h->chosen = true;
+		s->n_hosts++;
+	}
+	return s->n_hosts;
+}
+
 /* The connected hosts as candidates, then sched_choose. Returns how many were chosen. */
 static int choose_hosts(struct coord *c, struct submit *s)
 {
@@ -187,6 +239,7 @@ static void submit_release(struct submit *s)
 	int i;
 
 	free(s->jn);
+	free(s->rh);
 	free(s->hosts);
 	if (s->jobs)
 		plan_jobs_free(s->jobs, s->n_jobs);
@@ -205,7 +258,7 @@ json_t *coord_submit(struct coord *c, const json_t *msg)
 	struct submit s = { 0 };
 	json_t *reply = NULL;
 	int64_t run_id = 0;
-	int err, n_chosen, i, h, k = 0;
+	int err, n_chosen, i, h, k = 0, n_rh = 0;
 
 	if (!json_is_string(text)) {
 		err = fail(&s, -EINVAL, "submit without 'plan_text'");
@@ -234,7 +287,10 @@ json_t *coord_submit(struct coord *c, const json_t *msg)
 		fail(&s, err, "%s", perr.text);
 		goto out;
 	}
-	n_chosen = choose_hosts(c, &s);
+	if (json_object_get(msg, "hosts") && !json_is_null(json_object_get(msg, "hosts")))
+		n_chosen = named_hosts(c, &s, json_object_get(msg, "hosts"));
+	else
+		n_chosen = choose_hosts(c, &s);
 	if (n_chosen < 0) {
 		err = n_chosen;
 		goto out;
@@ -262,8 +318,23 @@ json_t *coord_submit(struct coord *c, const json_t *msg)
 			k++;
 		}
 	}
-	err = store_run_create(c->store, s.plan, json_object_get(msg, "overrides"), &s.objs,
-			       s.jn, k, util_wall_ms(), &run_id);
+	/* the hosts a lost job may move to: every candidate that matches (--hosts: the
+	 * named ones only) */
+	s.rh = calloc(s.n_hosts + 1, sizeof(*s.rh));
+	if (!s.rh) {
+		err = fail(&s, -ENOMEM, "out of memory");
+		goto out;
+	}
+	for (h = 0; h < s.n_hosts; h++) {
+		if (!s.hosts[h].chosen &&
+		    !sched_host_matches(s.plan, s.hosts[h].inventory, NULL, 0))
+			continue;
+		s.rh[n_rh].host_id = s.hosts[h].id;
+		s.rh[n_rh].chosen = s.hosts[h].chosen;
+		n_rh++;
+	}
+	err = store_run_create_hosts(c->store, s.plan, json_object_get(msg, "overrides"),
+				     &s.objs, s.jn, k, s.rh, n_rh, util_wall_ms(), &run_id);
 	if (err) {
 		fail(&s, err, "%s", store_errmsg(c->store));
 		goto out;

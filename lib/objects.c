@@ -39,6 +39,12 @@ static void object_release(struct plan_object *o)
 		free(o->programs[i]);
 	free(o->programs);
 	free(o->program_types);
+	for (i = 0; i < o->n_maps; i++)
+		free(o->maps[i]);
+	free(o->maps);
+	free(o->map_types);
+	free(o->map_value_sizes);
+	free(o->map_max_entries);
 	free(o->name);
 	free(o->path);
 	free(o->data);
@@ -79,6 +85,7 @@ static int object_scan(struct plan_object *o)
 	libbpf_print_fn_t old_print;
 	struct bpf_program *prog;
 	struct bpf_object *obj;
+	struct bpf_map *map;
 	int n = 0, ret = 0;
 
 	old_print = libbpf_set_print(objects_quiet_print);
@@ -109,6 +116,32 @@ static int object_scan(struct plan_object *o)
 		}
 		o->programs[o->n_programs] = name;
 		o->program_types[o->n_programs++] = (int)bpf_program__type(prog);
+	}
+	n = 0;
+	bpf_object__for_each_map(map, obj)
+		n++;
+	o->maps = calloc(n ? n : 1, sizeof(*o->maps));
+	o->map_types = calloc(n ? n : 1, sizeof(*o->map_types));
+	o->map_value_sizes = calloc(n ? n : 1, sizeof(*o->map_value_sizes));
+	o->map_max_entries = calloc(n ? n : 1, sizeof(*o->map_max_entries));
+	if (!o->maps || !o->map_types || !o->map_value_sizes || !o->map_max_entries) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	bpf_object__for_each_map(map, obj) {
+		char *name;
+
+		if (bpf_map__is_internal(map))	/* .rodata, .bss, .kconfig */
+			continue;
+		name = strdup(bpf_map__name(map));
+		if (!name) {
+			ret = -ENOMEM;
+			goto out;
+		}
+		o->maps[o->n_maps] = name;
+		o->map_types[o->n_maps] = (int)bpf_map__type(map);
+		o->map_value_sizes[o->n_maps] = bpf_map__value_size(map);
+		o->map_max_entries[o->n_maps++] = bpf_map__max_entries(map);
 	}
 out:
 	bpf_object__close(obj);
@@ -216,6 +249,119 @@ static const char *prog_kind(int type, char *buf, size_t len)
 	return buf;
 }
 
+/* "a, b, c" of N names, cut short with ", ..." */
+static const char *name_list(char *const *names, int n, char *list, size_t len)
+{
+	size_t off = 0;
+	int i;
+
+	list[0] = '\0';
+	for (i = 0; i < n; i++) {
+		size_t need = strlen(names[i]) + 2;
+
+		if (off + need + 6 >= len) {
+			snprintf(list + off, len - off, ", ...");
+			break;
+		}
+		off += (size_t)snprintf(list + off, len - off, "%s%s", i ? ", " : "", names[i]);
+	}
+	return list;
+}
+
+/* Index of map NAME in O, or an error at LINE:COL (-EINVAL). */
+static int find_map(const struct plan *plan, const struct plan_object *o, const char *name,
+		    int line, int col, struct plan_error *err)
+{
+	char list[600];
+	int i;
+
+	for (i = 0; i < o->n_maps; i++) {
+		if (!strcmp(o->maps[i], name))
+			return i;
+	}
+	if (!o->n_maps)
+		return obj_error(err, plan, line, col, "unknown map '%s' in '%s' (it has no maps)",
+				 name, o->name);
+	return obj_error(err, plan, line, col, "unknown map '%s' in '%s' (it has: %s)", name,
+			 o->name, name_list(o->maps, o->n_maps, list, sizeof(list)));
+}
+
+static const char *map_type_text(int type)
+{
+	const char *name = libbpf_bpf_map_type_str((enum bpf_map_type)type);
+
+	return name ? name : "unknown";
+}
+
+/* The maps and counters of attach entry A against its object O. */
+static int check_fills(const struct plan *plan, const struct plan_attach *a,
+		       const struct plan_object *o, struct plan_error *err)
+{
+	char list[600], kind[64];
+	int i, m, j;
+
+	for (i = 0; i < a->n_fills; i++) {
+		const struct plan_map_fill *f = &a->fills[i];
+		int t;
+
+		m = find_map(plan, o, f->map, f->map_line, f->map_col, err);
+		if (m < 0)
+			return m;
+		t = o->map_types[m];
+		if (f->port && t != BPF_MAP_TYPE_DEVMAP && t != BPF_MAP_TYPE_DEVMAP_HASH)
+			return obj_error(err, plan, f->line, f->col,
+					 "map '%s' is a %s map: port slots need a devmap or devmap_hash",
+					 f->map, map_type_text(t));
+		if (f->qsize && t != BPF_MAP_TYPE_CPUMAP)
+			return obj_error(err, plan, f->line, f->col,
+					 "map '%s' is a %s map: qsize slots need a cpumap", f->map,
+					 map_type_text(t));
+		if (f->has_value && t != BPF_MAP_TYPE_ARRAY && t != BPF_MAP_TYPE_HASH &&
+		    t != BPF_MAP_TYPE_LRU_HASH)
+			return obj_error(err, plan, f->line, f->col,
+					 "map '%s' is a %s map: value slots need an array, hash or lru_hash",
+					 f->map, map_type_text(t));
+		if ((t == BPF_MAP_TYPE_ARRAY || t == BPF_MAP_TYPE_DEVMAP ||
+		     t == BPF_MAP_TYPE_CPUMAP) && (unsigned long long)f->key >= o->map_max_entries[m])
+			return obj_error(err, plan, f->line, f->col,
+					 "key %lld is out of map '%s' (max_entries %u)", f->key, f->map,
+					 o->map_max_entries[m]);
+		if (!f->program)
+			continue;
+		for (j = 0; j < o->n_programs; j++) {
+			if (!strcmp(o->programs[j], f->program))
+				break;
+		}
+		if (j == o->n_programs)
+			return obj_error(err, plan, f->program_line, f->program_col,
+					 "unknown program '%s' in '%s' (it has: %s)", f->program,
+					 o->name, name_list(o->programs, o->n_programs, list,
+							    sizeof(list)));
+		if (o->program_types[j] != BPF_PROG_TYPE_XDP)
+			return obj_error(err, plan, f->program_line, f->program_col,
+					 "program '%s' is %s program but a %s slot needs an xdp program (SEC(\"xdp/%s\"))",
+					 f->program, prog_kind(o->program_types[j], kind, sizeof(kind)),
+					 f->port ? "devmap" : "cpumap", f->port ? "devmap" : "cpumap");
+	}
+	for (i = 0; i < a->n_counters; i++) {
+		const struct plan_counter *ct = &a->counters[i];
+
+		m = find_map(plan, o, ct->map, ct->map_line, ct->map_col, err);
+		if (m < 0)
+			return m;
+		if (o->map_types[m] != BPF_MAP_TYPE_PERCPU_ARRAY || o->map_value_sizes[m] != 8)
+			return obj_error(err, plan, ct->map_line, ct->map_col,
+					 "counters map '%s' must be a percpu_array of 8-byte values, not a %s map of %u-byte values",
+					 ct->map, map_type_text(o->map_types[m]),
+					 o->map_value_sizes[m]);
+		if (ct->key >= o->map_max_entries[m])
+			return obj_error(err, plan, ct->line, ct->col,
+					 "key %u is out of map '%s' (max_entries %u)", ct->key, ct->map,
+					 o->map_max_entries[m]);
+	}
+	return 0;
+}
+
 /* Check one attach entry against its object. */
 static int check_attach(const struct plan *plan, const struct plan_attach *a,
 			const struct plan_object *o, struct plan_error *err)
@@ -229,7 +375,7 @@ static int check_attach(const struct plan *plan, const struct plan_attach *a,
 		if (strcmp(o->programs[i], a->program))
 			continue;
 		if (o->program_types[i] == want)
-			return 0;
+			return check_fills(plan, a, o, err);
 		return obj_error(err, plan, a->program_line, a->program_col,
 				 "program '%s' is %s program but hook is %s", a->program,
 				 prog_kind(o->program_types[i], kind, sizeof(kind)),

@@ -5,6 +5,9 @@
  * plan file's directory). Resolution reads each object once, records its SHA-256, opens it
  * with libbpf without loading it (no privileges needed) and checks that every named
  * program exists and is of the right type for its hook (XDP for xdp, SCHED_CLS for tc).
+ * Maps filled from the plan must exist with a type that fits the slot (devmap for port,
+ * cpumap for qsize, array or hash for value), a slot's program must be an XDP program of
+ * the object, and a counters map must be a per-CPU array of u64 with the named slots.
  * Errors point at the plan: "FILE:LINE:COLUMN: unknown program 'x' in 'o.bpf.o' ...".
  *
  * The CLI resolves objects before submitting and ships their bytes with the run, so an
@@ -25,6 +28,11 @@ struct plan_object {
 	int *program_types;		/* enum bpf_prog_type of each program (libbpf's guess
 					 * from the section name) */
 	int n_programs;
+	char **maps;			/* map names (those of .maps; not .rodata and the like) */
+	int *map_types;			/* enum bpf_map_type of each map */
+	unsigned int *map_value_sizes;
+	unsigned int *map_max_entries;
+	int n_maps;
 };
 
 #define PLAN_OBJECT_MAX_BYTES (8u << 20)	/* larger object files are refused */

@@ -43,6 +43,12 @@
 #define PLAN_MAX_REPEAT 1000
 #define PLAN_MAX_DURATION_MS (3600 * 1000)
 #define PLAN_MAX_WARMUP_MS (600 * 1000)
+#define PLAN_MAX_CPUS 64		/* traffic.cpus entries; CPU numbers below 4096 */
+#define PLAN_MAX_FILL_MAPS 8		/* maps filled per attach entry */
+#define PLAN_MAX_FILLS 256		/* slots per filled map */
+#define PLAN_MAX_COUNTER_MAPS 8		/* counters entries per attach entry */
+#define PLAN_MAX_COUNTER_KEYS 64	/* keys per counters entry */
+#define PLAN_MAX_QSIZE 16384		/* the kernel's cpumap limit */
 
 /* Maps whose keys may contain dots: below them the rest of a path is one key. */
 static const char *const one_key_maps[] = { "hosts.match", "variants", "matrix", NULL };
@@ -53,10 +59,14 @@ static const char *const root_keys[] = {
 };
 static const char *const hosts_keys[] = { "match", "count", NULL };
 static const char *const traffic_keys[] = {
-	"generator", "from", "packet", "threads", "duration", "warmup", NULL,
+	"generator", "from", "to", "packet", "threads", "cpus", "duration", "warmup", NULL,
 };
 static const char *const packet_keys[] = { "size", "proto", "flows", NULL };
-static const char *const attach_keys[] = { "port", "hook", "mode", "object", "program", NULL };
+static const char *const attach_keys[] = {
+	"port", "hook", "mode", "object", "program", "maps", "counters", NULL,
+};
+static const char *const fill_keys[] = { "key", "port", "program", "qsize", "value", NULL };
+static const char *const counter_keys[] = { "map", "keys", NULL };
 
 static const char *const hook_names[] = { "xdp", "tc-ingress", "tc-egress", NULL };
 static const char *const mode_names[] = { "native", "generic", "offload", NULL };
@@ -65,7 +75,7 @@ static const char *const proto_names[] = { "udp4", "udp6", NULL };
 
 static const char *const known_metrics[] = {
 	"port.rx_pps", "port.tx_pps", "port.drop_pps", "gen.tx_pps", "prog.ns_per_run",
-	"prog.run_pps", "cpu.softirq", "cpu.busy", NULL,
+	"prog.run_pps", "cpu.softirq", "cpu.busy", "counter.pps", NULL,
 };
 static const char *const default_metrics[] = {
 	"port.rx_pps", "port.tx_pps", "port.drop_pps", "gen.tx_pps", "prog.ns_per_run",
@@ -498,6 +508,35 @@ static int build_ports(struct vctx *c, const struct plan_node *ports, struct pla
 	return 0;
 }
 
+/* traffic.cpus: a list of CPU numbers (or one number, so that a matrix can vary it). */
+static int build_cpus(struct vctx *c, const struct plan_node *node, struct plan_traffic *t)
+{
+	const struct plan_node *one[1] = { node };
+	const struct plan_node *const *kids = one;
+	int n = 1, i, j, ret;
+
+	if (node->kind != PLAN_NODE_SCALAR) {
+		if ((ret = want_list(c, node, "traffic.cpus", "CPU numbers", PLAN_MAX_CPUS)))
+			return ret;
+		kids = (const struct plan_node *const *)node->kids;
+		n = node->n;
+	}
+	t->cpus = calloc(n, sizeof(*t->cpus));
+	if (!t->cpus)
+		return oom(c);
+	for (i = 0; i < n; i++) {
+		if ((ret = want_int(c, kids[i], "traffic.cpus", 0, 4095, &t->cpus[i])))
+			return ret;
+		t->n_cpus++;
+		for (j = 0; j < i; j++) {
+			if (t->cpus[j] == t->cpus[i])
+				return vfail(c, kids[i], "traffic.cpus: duplicate CPU %d (first at %d:%d)",
+					     t->cpus[i], kids[j]->line, kids[j]->col);
+		}
+	}
+	return 0;
+}
+
 static int build_traffic(struct vctx *c, const struct plan_node *traffic, struct plan *p)
 {
 	struct plan_traffic *t = &p->traffic;
@@ -521,6 +560,16 @@ static int build_traffic(struct vctx *c, const struct plan_node *traffic, struct
 			return ret;
 		t->from = t->generator == PLAN_GEN_NONE ? NULL : node->text;
 	}
+	if ((node = opt(traffic, "to"))) {
+		if ((ret = want_port(c, p, node, "traffic.to")))
+			return ret;
+		if (t->from && !strcmp(t->from, node->text))
+			return vfail(c, node, "traffic.to: the destination must differ from traffic.from '%s'",
+				     t->from);
+		t->to = node->text;
+	}
+	if ((node = opt(traffic, "cpus")) && (ret = build_cpus(c, node, t)))
+		return ret;
 	packet = opt(traffic, "packet");
 	if (packet) {
 		if ((ret = want_map(c, packet, "traffic.packet")) ||
@@ -555,8 +604,228 @@ static int build_traffic(struct vctx *c, const struct plan_node *traffic, struct
 	return 0;
 }
 
+/* A C identifier of at most PLAN_MAX_NAME characters (program and map names). */
+static bool ident_ok(const struct plan_node *node)
+{
+	return node && node->kind == PLAN_NODE_SCALAR && name_ok(node->text, "_", PLAN_MAX_NAME) &&
+	       !(node->text[0] >= '0' && node->text[0] <= '9');
+}
+
+/* A map key or value: a decimal integer from LO to HI. */
+static int want_ll(struct vctx *c, const struct plan_node *node, const char *path,
+		   long long lo, long long hi, long long *out)
+{
+	char buf[400];
+
+	if (parse_int(node, out) && *out >= lo && *out <= hi)
+		return 0;
+	return vfail(c, node, "%s: expected an integer from %lld to %lld, got %s", path, lo, hi,
+		     got(node, buf, sizeof(buf)));
+}
+
+/* One slot of maps.NAME into F. */
+static int build_fill(struct vctx *c, const struct plan *p, const struct plan_node *map,
+		      const struct plan_node *slot, struct plan_map_fill *f)
+{
+	const struct plan_node *port, *qsize, *value, *prog, *key;
+	char path[300], buf[400];
+	int ret;
+
+	snprintf(path, sizeof(path), "maps.%s", map->text);
+	if (!slot || slot->kind != PLAN_NODE_MAP)
+		return vfail(c, slot, "%s: a slot must be a map such as {key: 0, port: b}, got %s",
+			     path, got(slot, buf, sizeof(buf)));
+	if ((ret = check_keys(c, slot, fill_keys, "a map slot")))
+		return ret;
+	f->map = map->text;
+	f->map_line = map->line;
+	f->map_col = map->col;
+	f->line = slot->line;
+	f->col = slot->col;
+	if ((ret = need(c, slot, "key", "a map slot", (struct plan_node **)&key)))
+		return ret;
+	snprintf(path, sizeof(path), "maps.%s.key", map->text);
+	if ((ret = want_ll(c, key, path, 0, INT64_MAX, &f->key)))
+		return ret;
+	port = opt(slot, "port");
+	qsize = opt(slot, "qsize");
+	value = opt(slot, "value");
+	prog = opt(slot, "program");
+	if (!port && !qsize && !value)
+		return vfail(c, slot, "maps.%s: a slot needs one of port (devmap), qsize (cpumap) or value (array, hash)",
+			     map->text);
+	if ((port && qsize) || (port && value) || (qsize && value))
+		return vfail(c, value ? value : qsize, "maps.%s: port, qsize and value exclude each other",
+			     map->text);
+	if (port) {
+		snprintf(path, sizeof(path), "maps.%s: port", map->text);
+		if ((ret = want_port(c, p, port, path)))
+			return ret;
+		f->port = port->text;
+	}
+	if (qsize) {
+		snprintf(path, sizeof(path), "maps.%s.qsize", map->text);
+		if ((ret = want_int(c, qsize, path, 1, PLAN_MAX_QSIZE, &f->qsize)))
+			return ret;
+	}
+	if (value) {
+		snprintf(path, sizeof(path), "maps.%s.value", map->text);
+		if ((ret = want_ll(c, value, path, INT64_MIN, INT64_MAX, &f->value)))
+			return ret;
+		f->has_value = true;
+	}
+	if (prog) {
+		if (value)
+			return vfail(c, prog, "maps.%s: program goes with port (devmap) or qsize (cpumap), not value",
+				     map->text);
+		if (!ident_ok(prog))
+			return vfail(c, prog, "maps.%s.program: expected a program (function) name, got %s",
+				     map->text, got(prog, buf, sizeof(buf)));
+		f->program = prog->text;
+		f->program_line = prog->line;
+		f->program_col = prog->col;
+	}
+	return 0;
+}
+
+/* An attach entry's maps: {NAME: [slot, ...], ...}. */
+static int build_fills(struct vctx *c, const struct plan *p, const struct plan_node *maps,
+		       struct plan_attach *a)
+{
+	char buf[400], path[300];
+	int i, j, k, n = 0, ret;
+
+	if ((ret = want_map(c, maps, "maps")))
+		return ret;
+	if (maps->n / 2 > PLAN_MAX_FILL_MAPS)
+		return vfail(c, maps, "maps: at most %d maps are supported", PLAN_MAX_FILL_MAPS);
+	for (i = 0; i + 1 < maps->n; i += 2) {
+		const struct plan_node *name = maps->kids[i], *list = maps->kids[i + 1];
+
+		if (!ident_ok(name))
+			return vfail(c, name, "maps: expected a map name, got '%s'",
+				     shown(name->text, buf, sizeof(buf)));
+		snprintf(path, sizeof(path), "maps.%s", name->text);
+		if ((ret = want_list(c, list, path, "slots", PLAN_MAX_FILLS)))
+			return ret;
+		n += list->n;
+	}
+	a->fills = calloc(n ? n : 1, sizeof(*a->fills));
+	if (!a->fills)
+		return oom(c);
+	for (i = 0; i + 1 < maps->n; i += 2) {
+		const struct plan_node *name = maps->kids[i], *list = maps->kids[i + 1];
+		int first = a->n_fills;
+
+		for (j = 0; j < list->n; j++) {
+			struct plan_map_fill *f = &a->fills[a->n_fills];
+
+			if ((ret = build_fill(c, p, name, list->kids[j], f)))
+				return ret;
+			a->n_fills++;
+			for (k = first; k < a->n_fills - 1; k++) {
+				if (a->fills[k].key == f->key)
+					return vfail(c, list->kids[j], "maps.%s: duplicate key %lld (first at %d:%d)",
+						     name->text, f->key, a->fills[k].line,
+						     a->fills[k].col);
+			}
+		}
+	}
+	return 0;
+}
+
+/* An attach entry's counters: [{map: NAME, keys: {INDEX: name, ...}}, ...]. Counter
+ * names are sample subjects, so they must differ from those of the N_PREV entries of the
+ * variant before A (PREV). */
+static int build_counters(struct vctx *c, const struct plan_node *list, struct plan_attach *a,
+			  const struct plan_attach *prev, int n_prev)
+{
+	char buf[400], path[300];
+	int i, j, k, pi, n = 0, ret;
+
+	if ((ret = want_list(c, list, "counters", "counter maps", PLAN_MAX_COUNTER_MAPS)))
+		return ret;
+	for (i = 0; i < list->n; i++) {
+		const struct plan_node *e = list->kids[i], *map, *keys;
+
+		if (!e || e->kind != PLAN_NODE_MAP)
+			return vfail(c, e, "counters: an entry must be a map such as {map: stats, keys: {0: rx}}, got %s",
+				     got(e, buf, sizeof(buf)));
+		if ((ret = check_keys(c, e, counter_keys, "a counters entry")) ||
+		    (ret = need(c, e, "map", "a counters entry", (struct plan_node **)&map)) ||
+		    (ret = need(c, e, "keys", "a counters entry", (struct plan_node **)&keys)))
+			return ret;
+		if (!ident_ok(map))
+			return vfail(c, map, "counters: map: expected a map name, got %s",
+				     got(map, buf, sizeof(buf)));
+		for (j = 0; j < i; j++) {
+			const struct plan_node *other = plan_node_get(list->kids[j], "map", NULL);
+
+			if (!strcmp(other->text, map->text))
+				return vfail(c, map, "counters: map '%s' is listed twice (first at %d:%d)",
+					     map->text, other->line, other->col);
+		}
+		snprintf(path, sizeof(path), "counters.%s.keys", map->text);
+		if ((ret = want_map(c, keys, path)))
+			return ret;
+		if (!keys->n || keys->n / 2 > PLAN_MAX_COUNTER_KEYS)
+			return vfail(c, keys, "%s: expected 1 to %d keys, got %d", path,
+				     PLAN_MAX_COUNTER_KEYS, keys->n / 2);
+		n += keys->n / 2;
+	}
+	a->counters = calloc(n ? n : 1, sizeof(*a->counters));
+	if (!a->counters)
+		return oom(c);
+	for (i = 0; i < list->n; i++) {
+		const struct plan_node *map = plan_node_get(list->kids[i], "map", NULL);
+		const struct plan_node *keys = plan_node_get(list->kids[i], "keys", NULL);
+
+		snprintf(path, sizeof(path), "counters.%s.keys", map->text);
+		for (j = 0; j + 1 < keys->n; j += 2) {
+			const struct plan_node *key = keys->kids[j], *name = keys->kids[j + 1];
+			struct plan_counter *ct = &a->counters[a->n_counters];
+			long long idx;
+
+			if (!parse_int(key, &idx) || idx < 0 || idx > UINT32_MAX)
+				return vfail(c, key, "%s: keys must be integers from 0 to %u (slots of the map), got '%s'",
+					     path, UINT32_MAX, shown(key->text, buf, sizeof(buf)));
+			if ((ret = want_name(c, name, path, "._-",
+					     "a counter name of letters, digits, '.', '_' and '-'")))
+				return ret;
+			ct->map = map->text;
+			ct->key = (unsigned int)idx;
+			ct->name = name->text;
+			ct->line = key->line;
+			ct->col = key->col;
+			ct->map_line = map->line;
+			ct->map_col = map->col;
+			for (k = 0; k < a->n_counters; k++) {
+				const struct plan_counter *o = &a->counters[k];
+
+				if (!strcmp(o->map, ct->map) && o->key == ct->key)
+					return vfail(c, key, "%s: duplicate key %u (first at %d:%d)",
+						     path, ct->key, o->line, o->col);
+				if (!strcmp(o->name, ct->name))
+					return vfail(c, name, "counters: duplicate counter name '%s' (first at %d:%d)",
+						     ct->name, o->line, o->col);
+			}
+			for (pi = 0; pi < n_prev; pi++) {
+				for (k = 0; k < prev[pi].n_counters; k++) {
+					const struct plan_counter *o = &prev[pi].counters[k];
+
+					if (!strcmp(o->name, ct->name))
+						return vfail(c, name, "counters: duplicate counter name '%s' (first at %d:%d)",
+							     ct->name, o->line, o->col);
+				}
+			}
+			a->n_counters++;
+		}
+	}
+	return 0;
+}
+
 static int build_attach(struct vctx *c, const struct plan *p, const struct plan_node *entry,
-			struct plan_attach *a)
+			struct plan_attach *a, const struct plan_attach *prev, int n_prev)
 {
 	struct plan_node *node;
 	char buf[400];
@@ -602,6 +871,10 @@ static int build_attach(struct vctx *c, const struct plan *p, const struct plan_
 	a->program = node->text;
 	a->program_line = node->line;
 	a->program_col = node->col;
+	if ((node = opt(entry, "maps")) && (ret = build_fills(c, p, node, a)))
+		return ret;
+	if ((node = opt(entry, "counters")) && (ret = build_counters(c, node, a, prev, n_prev)))
+		return ret;
 	return 0;
 }
 
@@ -640,9 +913,9 @@ static int build_variants(struct vctx *c, const struct plan_node *variants, stru
 		for (j = 0; j < list->n; j++) {
 			struct plan_attach *a = &var->attach[j];
 
-			if ((ret = build_attach(c, p, list->kids[j], a)))
+			var->n_attach++;	/* so that a failed entry is released too */
+			if ((ret = build_attach(c, p, list->kids[j], a, var->attach, j)))
 				return ret;
-			var->n_attach++;
 			for (k = 0; k < j; k++) {
 				const struct plan_attach *b = &var->attach[k];
 
@@ -801,12 +1074,18 @@ static int build_metrics(struct vctx *c, const struct plan_node *metrics, struct
 /* Free what plan_build allocated (the arrays; strings belong to the tree). */
 static void plan_fields_release(struct plan *p)
 {
-	int i;
+	int i, j;
 
 	free(p->match);
 	free(p->ports);
-	for (i = 0; p->variants && i < p->n_variants; i++)
+	for (i = 0; p->variants && i < p->n_variants; i++) {
+		for (j = 0; p->variants[i].attach && j < p->variants[i].n_attach; j++) {
+			free(p->variants[i].attach[j].fills);
+			free(p->variants[i].attach[j].counters);
+		}
 		free(p->variants[i].attach);
+	}
+	free(p->traffic.cpus);
 	free(p->variants);
 	for (i = 0; p->matrix && i < p->n_axes; i++)
 		free(p->matrix[i].values);
@@ -840,6 +1119,20 @@ static long long plan_points(const struct plan *p)
 			return PLAN_MAX_JOBS + 1;
 	}
 	return points;
+}
+
+/* Whether any attach entry of P exports counters. */
+static bool plan_has_counters(const struct plan *p)
+{
+	int v, i;
+
+	for (v = 0; v < p->n_variants; v++) {
+		for (i = 0; i < p->variants[v].n_attach; i++) {
+			if (p->variants[v].attach[i].n_counters)
+				return true;
+		}
+	}
+	return false;
 }
 
 /* Check ROOT against the plan format and fill P's fields. On error P may hold partial
@@ -914,12 +1207,14 @@ static int plan_build(struct vctx *c, const struct plan_node *root, struct plan 
 			return ret;
 	}
 	if (!p->metrics) {
-		p->metrics = calloc(ARRAY_SIZE(default_metrics), sizeof(*p->metrics));
+		p->metrics = calloc(ARRAY_SIZE(default_metrics) + 1, sizeof(*p->metrics));
 		if (!p->metrics)
 			return oom(c);
 		for (i = 0; i < (int)ARRAY_SIZE(default_metrics); i++)
 			p->metrics[i] = (char *)default_metrics[i];
 		p->n_metrics = (int)ARRAY_SIZE(default_metrics);
+		if (plan_has_counters(p))
+			p->metrics[p->n_metrics++] = "counter.pps";
 	}
 	if (c->point)
 		return 0;		/* sizes were checked with the plan */
@@ -1285,6 +1580,72 @@ static json_t *string_array(char *const *items, int n)
 	return arr;
 }
 
+/* {NAME: [{key, port | qsize | value, program}, ...], ...} of A's maps. */
+static json_t *fills_json(const struct plan_attach *a)
+{
+	json_t *maps = json_object(), *list = NULL;
+	int i, bad = 0;
+
+	for (i = 0; maps && i < a->n_fills; i++) {
+		const struct plan_map_fill *f = &a->fills[i];
+		json_t *slot;
+
+		if (!i || strcmp(a->fills[i - 1].map, f->map)) {
+			list = json_array();
+			if (add_new(maps, f->map, list))
+				break;
+		}
+		slot = json_object();
+		if (append_new(list, slot))
+			break;
+		bad |= add_new(slot, "key", json_integer(f->key));
+		if (f->port)
+			bad |= add_new(slot, "port", json_string(f->port));
+		if (f->qsize)
+			bad |= add_new(slot, "qsize", json_integer(f->qsize));
+		if (f->has_value)
+			bad |= add_new(slot, "value", json_integer(f->value));
+		if (f->program)
+			bad |= add_new(slot, "program", json_string(f->program));
+	}
+	if (bad || i < a->n_fills) {
+		json_decref(maps);
+		return NULL;
+	}
+	return maps;
+}
+
+/* [{map, keys: {"INDEX": name, ...}}, ...] of A's counters. */
+static json_t *counters_json(const struct plan_attach *a)
+{
+	json_t *list = json_array(), *keys = NULL;
+	char idx[16];
+	int i, bad = 0;
+
+	for (i = 0; list && i < a->n_counters; i++) {
+		const struct plan_counter *ct = &a->counters[i];
+
+		if (!i || strcmp(a->counters[i - 1].map, ct->map)) {
+			json_t *entry;
+
+			keys = json_object();
+			entry = keys ? json_pack("{s:s, s:O}", "map", ct->map, "keys", keys) : NULL;
+			json_decref(keys);	/* entry holds it */
+			if (append_new(list, entry))
+				break;
+		}
+		if (!keys)
+			break;
+		snprintf(idx, sizeof(idx), "%u", ct->key);
+		bad |= add_new(keys, idx, json_string(ct->name));
+	}
+	if (bad || !list || i < a->n_counters) {
+		json_decref(list);
+		return NULL;
+	}
+	return list;
+}
+
 /* The job spec (docs/protocol.md) for variant V of plan P at REP, POINT. */
 static json_t *job_spec(const struct plan *p, int v, int rep, const json_t *point)
 {
@@ -1305,6 +1666,15 @@ static json_t *job_spec(const struct plan *p, int v, int rep, const json_t *poin
 	bad |= add_new(traffic, "packet", packet);
 	packet = NULL;
 	bad |= add_new(traffic, "threads", json_integer(t->threads));
+	if (t->to)
+		bad |= add_new(traffic, "to", json_string(t->to));
+	if (t->n_cpus) {
+		json_t *cpus = json_array();
+
+		for (i = 0; cpus && i < t->n_cpus; i++)
+			bad |= append_new(cpus, json_integer(t->cpus[i]));
+		bad |= add_new(traffic, "cpus", cpus);
+	}
 	bad |= add_new(traffic, "duration_ms", json_integer(t->duration_ms));
 	bad |= add_new(traffic, "warmup_ms", json_integer(t->warmup_ms));
 	for (i = 0; i < var->n_attach; i++) {
@@ -1319,6 +1689,10 @@ static json_t *job_spec(const struct plan *p, int v, int rep, const json_t *poin
 			bad |= add_new(entry, "mode", json_string(plan_xdp_mode_name(a->mode)));
 		bad |= add_new(entry, "object", json_string(a->object));
 		bad |= add_new(entry, "program", json_string(a->program));
+		if (a->n_fills)
+			bad |= add_new(entry, "maps", fills_json(a));
+		if (a->n_counters)
+			bad |= add_new(entry, "counters", counters_json(a));
 	}
 	bad |= add_new(spec, "plan", json_string(p->name));
 	bad |= add_new(spec, "variant", json_string(var->name));

@@ -37,6 +37,33 @@ enum plan_xdp_mode { PLAN_XDP_NATIVE, PLAN_XDP_GENERIC, PLAN_XDP_OFFLOAD };
 enum plan_generator { PLAN_GEN_XDP_LIVE, PLAN_GEN_UDP, PLAN_GEN_PKTGEN, PLAN_GEN_NONE };
 enum plan_proto { PLAN_PROTO_UDP4, PLAN_PROTO_UDP6 };
 
+/* One entry of an attach entry's `maps`: a map slot filled after load, before attach.
+ * Exactly one of PORT (devmap, devmap_hash: the ifindex of that role), QSIZE (cpumap) or
+ * HAS_VALUE (array, hash, lru_hash: an integer value) is set; PROGRAM (a devmap or cpumap
+ * program of the same object) may go with PORT or QSIZE. Which kind fits which map type
+ * is checked by the agent, which sees the map (lib/objects.c checks what it can). */
+struct plan_map_fill {
+	char *map;			/* map name in the object */
+	long long key;			/* 0..2^63-1; stored in the map's key size */
+	char *port;			/* a role from plan->ports, or NULL */
+	char *program;			/* devmap/cpumap program, or NULL */
+	int qsize;			/* cpumap queue size 1..16384, 0 when not a cpumap slot */
+	bool has_value;
+	long long value;		/* array/hash value (little-endian, map's value size) */
+	int line, col;			/* of the fill entry */
+	int map_line, map_col;		/* of the map name */
+	int program_line, program_col;	/* of the program value */
+};
+
+/* One key of a counters entry: per-CPU u64 slot KEY of MAP, reported as NAME. */
+struct plan_counter {
+	char *map;			/* a BPF_MAP_TYPE_PERCPU_ARRAY of u64 */
+	unsigned int key;
+	char *name;			/* sample subject of counter.pps */
+	int line, col;			/* of the key */
+	int map_line, map_col;		/* of the map value */
+};
+
 /* One program to attach: {port: b, hook: xdp, mode: native, object: x.bpf.o, program: p} */
 struct plan_attach {
 	char *port;			/* a role from plan->ports */
@@ -47,6 +74,10 @@ struct plan_attach {
 	int line, col;			/* of the attach entry, for later errors */
 	int object_line, object_col;	/* of the object value */
 	int program_line, program_col;	/* of the program value */
+	struct plan_map_fill *fills;	/* `maps`, in file order (map by map) */
+	int n_fills;
+	struct plan_counter *counters;	/* `counters`, flattened: one per key */
+	int n_counters;
 };
 
 struct plan_variant {
@@ -71,6 +102,9 @@ struct plan_traffic {
 	int threads;
 	int64_t duration_ms;
 	int64_t warmup_ms;
+	int *cpus;			/* generator threads pinned round-robin; NULL: no pinning */
+	int n_cpus;
+	char *to;			/* destination port role, or NULL (the agent's default) */
 };
 
 struct plan_axis {			/* one matrix key and its values */

@@ -19,6 +19,7 @@
  */
 #include "report.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdbool.h>
@@ -35,6 +36,49 @@ static const char *const metric_order[] = {
 	"port.rx_pps", "port.tx_pps", "port.drop_pps", "gen.tx_pps", NS_METRIC,
 	"prog.run_pps",
 };
+
+/* Verdicts (docs/plans.md) as one-character markers beside the numbers they concern. */
+static const struct {
+	const char *name;
+	char mark;
+	const char *meaning;
+} verdict_marks[] = {
+	{ "debug-kernel", '#', "measured on a kernel with debug options that spoil measurements" },
+	{ "generator-bound", '^', "the receiver got all the generator sent: the rate is the generator's" },
+	{ "unstable", '*', "the per-second rates varied beyond the bound" },
+	{ "errors", '!', "XDP redirect errors or exceptions were seen" },
+};
+
+static char verdict_mark(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(verdict_marks); i++)
+		if (!strcmp(name, verdict_marks[i].name))
+			return verdict_marks[i].mark;
+	return '?';
+}
+
+/* Append the markers of the verdicts in the JSON array VERDICTS to BUF (LEN bytes),
+ * each once, in table order; unknown verdicts as '?'. */
+static void add_marks(char *buf, size_t len, const json_t *verdicts)
+{
+	const json_t *v;
+	size_t i, j, n;
+	char m;
+
+	for (i = 0; i <= ARRAY_SIZE(verdict_marks); i++) {
+		m = i < ARRAY_SIZE(verdict_marks) ? verdict_marks[i].mark : '?';
+		json_array_foreach(verdicts, j, v)
+			if (json_is_string(v) && verdict_mark(json_string_value(v)) == m)
+				break;
+		n = strlen(buf);
+		if (j == json_array_size(verdicts) || strchr(buf, m) || n + 2 > len)
+			continue;
+		buf[n] = m;
+		buf[n + 1] = '\0';
+	}
+}
 
 static int metric_rank(const char *metric)
 {
@@ -308,6 +352,41 @@ static int add_missing_variants(json_t *group, json_t *variants_tab, int repeat)
 	return 0;
 }
 
+/* The job's verdicts of sample S, when it has any: on ROW at repetition REP (a
+ * "verdicts" array made on first use, null where none), and their details, the first
+ * seen for each verdict, in the report's "verdict_details". */
+static int file_verdicts(json_t *report, json_t *row, int rep, const json_t *s, int repeat)
+{
+	const json_t *verdicts = json_object_get(s, "verdicts");
+	const json_t *details = json_object_get(s, "verdict_details"), *d;
+	json_t *rv = json_object_get(row, "verdicts"), *all;
+	const char *key;
+
+	if (!json_array_size(verdicts))
+		return 0;
+	if (!rv) {
+		rv = null_values(repeat);
+		if (!rv || json_object_set_new(row, "verdicts", rv))
+			return -ENOMEM;
+	}
+	if (json_is_null(json_array_get(rv, rep - 1)) &&
+	    json_array_set_new(rv, rep - 1, json_deep_copy(verdicts)))
+		return -ENOMEM;
+	all = json_object_get(report, "verdict_details");
+	json_object_foreach((json_t *)details, key, d) {
+		if (!json_is_string(d))
+			continue;
+		if (!all) {
+			all = json_object();
+			if (!all || json_object_set_new(report, "verdict_details", all))
+				return -ENOMEM;
+		}
+		if (!json_object_get(all, key) && json_object_set(all, key, (json_t *)d))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
 static int file_sample(json_t *report, const json_t *s, json_t *tabs, int repeat)
 {
 	json_t *hosts_tab = json_object_get(tabs, "hosts");
@@ -353,7 +432,8 @@ static int file_sample(json_t *report, const json_t *s, json_t *tabs, int repeat
 	    json_array_set_new(json_object_get(row, "values"), rep - 1,
 			       json_real(json_number_value(value))))
 		goto out;
-	err = 0;
+	err = file_verdicts(report, row, (int)rep, s, repeat);
+
 out:
 	free(pkey);
 	free(skey);
@@ -682,7 +762,24 @@ static void section_title(const json_t *sec, FILE *out)
 		fprintf(out, "%s\n", metric);
 }
 
-static int print_section(const json_t *sec, int repeat, FILE *out)
+/* One legend line per marker in MARKS: "* unstable: DETAIL", the detail from DETAILS
+ * (the report's "verdict_details") or else the verdict's meaning. */
+static void print_legend(const char *marks, const json_t *details, FILE *out)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(verdict_marks); i++) {
+		const char *d = get_str(details, verdict_marks[i].name);
+
+		if (strchr(marks, verdict_marks[i].mark))
+			fprintf(out, "%c %s: %s\n", verdict_marks[i].mark, verdict_marks[i].name,
+				d ? d : verdict_marks[i].meaning);
+	}
+	if (strchr(marks, '?'))
+		fprintf(out, "? a verdict this bpflab does not know\n");
+}
+
+static int print_section(const json_t *sec, int repeat, const json_t *details, FILE *out)
 {
 	const json_t *rows = json_object_get(sec, "rows"), *row;
 	const char *metric = get_str(sec, "metric");
@@ -692,7 +789,7 @@ static int print_section(const json_t *sec, int repeat, FILE *out)
 	size_t n = json_array_size(rows), i;
 	struct row_text *rt;
 	struct num_fmt sec_fmt;
-	char head[32];
+	char head[32], marks[16] = "";
 	int w_var = 7, w_sub, w_mean, *w_rep = NULL, r, err = 0;
 	double max = 0;
 	struct line l = { .buf = NULL };
@@ -724,9 +821,14 @@ static int print_section(const json_t *sec, int repeat, FILE *out)
 		if (f.div == sec_fmt.div)
 			f.decimals = sec_fmt.decimals;
 		fmt_show_spread(&f, json_number_value(json_object_get(row, "spread")));
-		for (r = 0; r < repeat; r++)
+		for (r = 0; r < repeat; r++) {
+			const json_t *v = json_array_get(json_object_get(row, "verdicts"), r);
+
 			fmt_num(rt[i].cells[r], CELL,
 				json_array_get(json_object_get(row, "values"), r), &f);
+			add_marks(rt[i].cells[r], CELL, v);
+			add_marks(marks, sizeof(marks), v);
+		}
 		if (!totals) {
 			mean_texts(row, f, &rt[i]);
 		} else if (first) {
@@ -786,6 +888,7 @@ static int print_section(const json_t *sec, int repeat, FILE *out)
 		}
 		line_put(&l, out);
 	}
+	print_legend(marks, details, out);
 	if (l.oom)
 		err = -ENOMEM;
 out:
@@ -853,7 +956,8 @@ int report_print_text(const json_t *report, FILE *out)
 		}
 		json_array_foreach(json_object_get(g, "sections"), j, sec) {
 			fputc('\n', out);
-			if ((err = print_section(sec, repeat, out)))
+			if ((err = print_section(sec, repeat, json_object_get(report, "verdict_details"),
+						 out)))
 				return err;
 		}
 	}
@@ -870,6 +974,566 @@ char *report_text(const json_t *report)
 	if (!f)
 		return NULL;
 	err = report_print_text(report, f);
+	if (fclose(f) && !err)
+		err = -errno;
+	if (err) {
+		free(buf);
+		errno = -err;
+		return NULL;
+	}
+	return buf;
+}
+
+/* ---- other forms: grid, columns, cpumap ---- */
+
+#define FORM_METRIC_DEFAULT "counter.pps"
+
+/* The section of METRIC in group G, the rate window's when there are several. */
+static const json_t *group_section(const json_t *g, const char *metric)
+{
+	const json_t *sec, *found = NULL;
+	size_t i;
+
+	json_array_foreach(json_object_get(g, "sections"), i, sec) {
+		if (strcmp(get_str(sec, "metric"), metric))
+			continue;
+		if (!found || !strcmp_null(get_str(sec, "window"), "rate"))
+			found = sec;
+	}
+	return found;
+}
+
+/* METRIC's subjects over all groups, in first-seen order (a JSON object used as a set). */
+static json_t *metric_subjects(const json_t *report, const char *metric)
+{
+	json_t *subjects = json_object();
+	const json_t *g, *row;
+	size_t i, j;
+
+	json_array_foreach(json_object_get(report, "groups"), i, g)
+		json_array_foreach(json_object_get(group_section(g, metric), "rows"), j, row)
+			if (subjects && get_str(row, "subject") &&
+			    table_index(subjects, get_str(row, "subject")) < 0) {
+				json_decref(subjects);
+				return NULL;
+			}
+	return subjects;
+}
+
+static const json_t *section_row(const json_t *sec, const char *variant, const char *subject)
+{
+	const json_t *row;
+	size_t i;
+
+	json_array_foreach(json_object_get(sec, "rows"), i, row)
+		if (!strcmp(get_str(row, "variant"), variant) &&
+		    !strcmp_null(get_str(row, "subject"), subject))
+			return row;
+	return NULL;
+}
+
+/* A cell of a form: the values (per repetition) and verdicts of ROW (null values when
+ * ROW is NULL), with their statistics. */
+static json_t *form_cell(const json_t *row, int repeat)
+{
+	json_t *cell = json_pack("{s:o}", "values", row ?
+				 json_deep_copy(json_object_get(row, "values")) : null_values(repeat));
+
+	if (cell && row && json_object_get(row, "verdicts") &&
+	    json_object_set_new(cell, "verdicts",
+				json_deep_copy(json_object_get(row, "verdicts")))) {
+		json_decref(cell);
+		return NULL;
+	}
+	if (cell && (!json_object_get(cell, "values") || add_stats(cell))) {
+		json_decref(cell);
+		return NULL;
+	}
+	return cell;
+}
+
+/* Title of a grid column from a variant name: first letter upper case, '-' -> " + ",
+ * '.' -> ' ' ("native-2nd.xdp_prog" -> "Native + 2nd xdp_prog"). */
+static char *variant_title(const char *variant)
+{
+	size_t n = strlen(variant), i;
+	char *t = malloc(3 * n + 1), *p = t;
+
+	if (!t)
+		return NULL;
+	for (i = 0; i < n; i++) {
+		if (variant[i] == '-') {
+			memcpy(p, " + ", 3);
+			p += 3;
+		} else if (variant[i] == '.') {
+			*p++ = ' ';
+		} else {
+			*p++ = i ? variant[i] : (char)toupper((unsigned char)variant[i]);
+		}
+	}
+	*p = '\0';
+	return t;
+}
+
+static char *point_text(const json_t *point);
+
+static int form_grid(const json_t *report, json_t *form, const char *metric,
+		     const char *subject, int repeat)
+{
+	json_t *cols = json_object_get(form, "columns"), *rows = json_object_get(form, "rows");
+	const json_t *g, *v;
+	size_t i, j;
+
+	json_array_foreach(json_object_get(report, "variants"), i, v) {
+		char *title = json_is_string(v) ? variant_title(json_string_value(v)) : NULL;
+
+		if (!title || json_array_append_new(cols, json_pack("{s:s, s:s}", "title", title,
+							"variant", json_string_value(v)))) {
+			free(title);
+			return -ENOMEM;
+		}
+		free(title);
+	}
+	json_array_foreach(json_object_get(report, "groups"), i, g) {
+		const json_t *sec = group_section(g, metric), *col;
+		char *pt = point_text(json_object_get(g, "point")), *test = NULL;
+		json_t *row, *cells;
+
+		if (!pt || asprintf(&test, "%s on %s%s%s", get_str(report, "plan") ?
+				    get_str(report, "plan") : "-", get_str(g, "host"),
+				    *pt ? ", " : "", pt) < 0) {
+			free(pt);
+			return -ENOMEM;
+		}
+		free(pt);
+		row = json_pack("{s:s, s:s, s:s, s:O, s:[]}", "version",
+				get_str(g, "kernel_release") ? get_str(g, "kernel_release") : "-",
+				"test", test, "host", get_str(g, "host"), "point",
+				json_object_get(g, "point"), "cells");
+		free(test);
+		if (!row || json_array_append_new(rows, row))
+			return -ENOMEM;
+		cells = json_object_get(row, "cells");
+		json_array_foreach(cols, j, col) {
+			json_t *cell = form_cell(sec ? section_row(sec, get_str(col, "variant"),
+							    subject) : NULL, repeat);
+
+			if (!cell || json_array_append_new(cells, cell))
+				return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+/* The columns of a "columns" or "cpumap" form; for cpumap "dropped" is derived. */
+static int form_by_variant(const json_t *report, json_t *form, const char *metric,
+			   const json_t *subjects, bool cpumap, int repeat)
+{
+	json_t *cols = json_object_get(form, "columns"), *groups = json_array();
+	const json_t *g, *row, *col;
+	const char *subj;
+	json_t *idx;
+	size_t i, j, k;
+	int r;
+
+	if (!groups || json_object_set_new(form, "groups", groups))
+		return -ENOMEM;
+	if (cpumap) {
+		if (json_array_append_new(cols, json_pack("{s:s, s:s}", "title",
+				"rx on source CPU", "subject", "rx_src")) ||
+		    json_array_append_new(cols, json_pack("{s:s, s:s}", "title", "dropped",
+				"subject", "dropped")) ||
+		    json_array_append_new(cols, json_pack("{s:s, s:s}", "title",
+				"rx on destination CPU", "subject", "rx_dst")))
+			return -ENOMEM;
+	} else {
+		json_object_foreach((json_t *)subjects, subj, idx)
+			if (json_array_append_new(cols, json_pack("{s:s, s:s}", "title", subj,
+								  "subject", subj)))
+				return -ENOMEM;
+	}
+	json_array_foreach(json_object_get(report, "groups"), i, g) {
+		const json_t *sec = group_section(g, metric), *v;
+		json_t *grp = json_pack("{s:O, s:O?, s:O, s:[]}", "host", json_object_get(g, "host"),
+					"kernel_release", json_object_get(g, "kernel_release"),
+					"point", json_object_get(g, "point"), "rows");
+
+		if (!grp || json_array_append_new(groups, grp))
+			return -ENOMEM;
+		json_array_foreach(json_object_get(report, "variants"), j, v) {
+			const char *variant = json_string_value(v);
+			json_t *out = json_pack("{s:s, s:[]}", "variant", variant ? variant : "-",
+						"cells"), *cells;
+
+			if (!out || json_array_append_new(json_object_get(grp, "rows"), out))
+				return -ENOMEM;
+			cells = json_object_get(out, "cells");
+			json_array_foreach(cols, k, col) {
+				const char *cs = get_str(col, "subject");
+				json_t *cell;
+
+				row = sec && variant ? section_row(sec, variant, cs) : NULL;
+				if (!cpumap || strcmp(cs, "dropped")) {
+					cell = form_cell(row, repeat);
+				} else {
+					/* dropped = rx_src - redirect_err - rx_dst, at least 0 */
+					const json_t *src = sec && variant ? section_row(sec, variant, "rx_src") : NULL;
+					const json_t *dst = sec && variant ? section_row(sec, variant, "rx_dst") : NULL;
+					const json_t *rerr = sec && variant ? section_row(sec, variant, "redirect_err") : NULL;
+
+					cell = form_cell(NULL, repeat);
+					for (r = 0; cell && src && dst && r < repeat; r++) {
+						const json_t *a = json_array_get(json_object_get(src, "values"), r);
+						const json_t *b = json_array_get(json_object_get(dst, "values"), r);
+						const json_t *e = rerr ? json_array_get(json_object_get(rerr, "values"), r) : NULL;
+						double d;
+
+						if (!json_is_number(a) || !json_is_number(b))
+							continue;
+						d = json_number_value(a) - json_number_value(b) -
+						    (json_is_number(e) ? json_number_value(e) : 0);
+						json_array_set_new(json_object_get(cell, "values"), r,
+								   json_real(d > 0 ? d : 0));
+					}
+					if (cell && src && json_object_get(src, "verdicts"))
+						json_object_set_new(cell, "verdicts", json_deep_copy(
+							json_object_get(src, "verdicts")));
+					if (cell && add_stats(cell)) {
+						json_decref(cell);
+						cell = NULL;
+					}
+				}
+				if (!cell || json_array_append_new(cells, cell))
+					return -ENOMEM;
+			}
+		}
+	}
+	return 0;
+}
+
+json_t *report_form_build(const json_t *report, const char *form_name, const char *metric,
+			  const char *subject, char *err, size_t err_len)
+{
+	json_t *form = NULL, *subjects = NULL;
+	int repeat = get_int(report, "repeat"), ret = -EINVAL;
+	bool grid, cpumap;
+	const char *unit = NULL, *window = NULL;
+	const json_t *g, *sec;
+	size_t i;
+
+	snprintf(err, err_len, "out of memory");
+	grid = !strcmp(form_name, "grid");
+	cpumap = !strcmp(form_name, "cpumap");
+	if (!grid && !cpumap && strcmp(form_name, "columns")) {
+		snprintf(err, err_len, "unknown form '%s' (expected table, grid, columns or cpumap)",
+			 form_name);
+		goto fail;
+	}
+	if (!metric) {
+		metric = FORM_METRIC_DEFAULT;
+		subjects = metric_subjects(report, metric);
+		if (subjects && !json_object_size(subjects) && !cpumap) {
+			json_decref(subjects);
+			metric = "port.rx_pps";
+			subjects = NULL;
+		}
+	}
+	if (!subjects)
+		subjects = metric_subjects(report, metric);
+	if (!subjects) {
+		ret = -ENOMEM;
+		goto fail;
+	}
+	if (!json_object_size(subjects) && json_array_size(json_object_get(report, "groups"))) {
+		snprintf(err, err_len, "the run has no '%s' samples", metric);
+		goto fail;
+	}
+	if (cpumap && (!json_object_get(subjects, "rx_src") || !json_object_get(subjects, "rx_dst"))) {
+		snprintf(err, err_len, "form 'cpumap' needs '%s' subjects 'rx_src' and 'rx_dst' (the counters of bpf/xdp_cpumap.bpf.c)",
+			 metric);
+		goto fail;
+	}
+	if (grid && !subject) {
+		if (json_object_size(subjects) == 1) {
+			subject = json_object_iter_key(json_object_iter(subjects));
+		} else if (json_object_size(subjects) > 1) {
+			char list[512] = "";
+			const char *k;
+			json_t *v;
+
+			json_object_foreach(subjects, k, v)
+				snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s",
+					 *list ? ", " : "", k);
+			snprintf(err, err_len, "form 'grid' needs --subject for '%s' (one of: %s)",
+				 metric, list);
+			goto fail;
+		}
+	}
+	if (grid && subject && json_object_size(subjects) && !json_object_get(subjects, subject)) {
+		snprintf(err, err_len, "the run has no '%s' samples of subject '%s'", metric, subject);
+		goto fail;
+	}
+	json_array_foreach(json_object_get(report, "groups"), i, g) {
+		if ((sec = group_section(g, metric))) {
+			unit = get_str(sec, "unit");
+			window = get_str(sec, "window");
+			break;
+		}
+	}
+	form = json_pack("{s:s, s:O?, s:O?, s:O?, s:O?, s:i, s:s, s:s?, s:s?, s:s?, s:[]}",
+			 "form", form_name, "run", json_object_get(report, "run"),
+			 "plan", json_object_get(report, "plan"),
+			 "plan_sha256", json_object_get(report, "plan_sha256"),
+			 "state", json_object_get(report, "state"), "repeat", repeat,
+			 "metric", metric, "subject", grid ? subject : NULL, "unit", unit,
+			 "window", window, "columns");
+	if (!form) {
+		ret = -ENOMEM;
+		goto fail;
+	}
+	if (json_object_get(report, "verdict_details") &&
+	    json_object_set(form, "verdict_details", json_object_get(report, "verdict_details"))) {
+		ret = -ENOMEM;
+		goto fail;
+	}
+	if (grid) {
+		if (json_object_set_new(form, "rows", json_array())) {
+			ret = -ENOMEM;
+			goto fail;
+		}
+		ret = form_grid(report, form, metric, subject, repeat);
+	} else {
+		ret = form_by_variant(report, form, metric, subjects, cpumap, repeat);
+	}
+	if (ret)
+		goto fail;
+	json_decref(subjects);
+	return form;
+fail:
+	json_decref(subjects);
+	json_decref(form);
+	errno = -ret;
+	return NULL;
+}
+
+/* A grid cell: the mean as netdev writes rates (9.1M), then the verdict markers of all
+ * its repetitions. */
+static void grid_num(char *buf, size_t len, const json_t *cell, bool rate, char *marks,
+		     size_t marks_len)
+{
+	const json_t *mean = json_object_get(cell, "mean"), *v;
+	double x = json_number_value(mean);
+	size_t r;
+
+	if (!json_is_number(mean) || !isfinite(x)) {
+		snprintf(buf, len, "-");
+	} else if (rate) {
+		struct num_fmt f = { 1, "", 0 };
+
+		if (fabs(x) >= 1e9)
+			f = (struct num_fmt){ 1e9, "G", 1 };
+		else if (fabs(x) >= 1e6)
+			f = (struct num_fmt){ 1e6, "M", 1 };
+		else if (fabs(x) >= 1e3)
+			f = (struct num_fmt){ 1e3, "K", 1 };
+		fmt_num(buf, len, mean, &f);
+	} else {
+		struct num_fmt f = fmt_for(NUM_PLAIN, x);
+
+		fmt_num(buf, len, mean, &f);
+	}
+	json_array_foreach(json_object_get(cell, "verdicts"), r, v) {
+		add_marks(buf, len, v);
+		add_marks(marks, marks_len, v);
+	}
+}
+
+static void form_title(const json_t *form, FILE *out)
+{
+	const char *metric = get_str(form, "metric"), *subject = get_str(form, "subject");
+	const char *window = get_str(form, "window");
+	int repeat = get_int(form, "repeat");
+
+	fprintf(out, "%s%s%s  (%s, %s; mean of %d repetition%s)\n", metric,
+		subject ? " " : "", subject ? subject : "",
+		get_str(form, "unit") && !strcmp(get_str(form, "unit"), "pps") ? "packets/s" :
+		(get_str(form, "unit") ? get_str(form, "unit") : "-"),
+		!window ? "no window" : !strcmp(window, "rate") ? "bpf_stats off" :
+		!strcmp(window, "cost") ? "bpf_stats on" : window, repeat, repeat == 1 ? "" : "s");
+}
+
+static int print_grid(const json_t *form, FILE *out)
+{
+	const json_t *cols = json_object_get(form, "columns"), *rows = json_object_get(form, "rows");
+	const json_t *row, *col;
+	size_t nc = json_array_size(cols) + 2, nr = json_array_size(rows), i, j;
+	char (*cells)[CELL] = calloc((nr + 1) * nc, CELL), marks[16] = "";
+	int *w = calloc(nc, sizeof(*w)), err = 0;
+	bool rate = get_str(form, "unit") && !strcmp(get_str(form, "unit"), "pps");
+	struct line l = { .buf = NULL };
+
+	if (!cells || !w) {
+		err = -ENOMEM;
+		goto out;
+	}
+	snprintf(cells[0], CELL, "Version");
+	snprintf(cells[1], CELL, "Test");
+	json_array_foreach(cols, j, col)
+		snprintf(cells[j + 2], CELL, "%s", get_str(col, "title"));
+	json_array_foreach(rows, i, row) {
+		char (*c)[CELL] = cells + (i + 1) * nc;
+
+		snprintf(c[0], CELL, "%s", get_str(row, "version"));
+		snprintf(c[1], CELL, "%s", get_str(row, "test"));
+		json_array_foreach(json_object_get(row, "cells"), j, col)
+			if (j + 2 < nc)
+				grid_num(c[j + 2], CELL, col, rate, marks, sizeof(marks));
+	}
+	for (i = 0; i <= nr; i++)
+		for (j = 0; j < nc; j++)
+			if (display_width(cells[i * nc + j]) > w[j])
+				w[j] = display_width(cells[i * nc + j]);
+	form_title(form, out);
+	for (i = 0; i <= nr; i++) {
+		for (j = 0; j < nc; j++) {
+			if (j)
+				line_add(&l, " | ");
+			line_cell(&l, cells[i * nc + j], w[j], false);
+		}
+		line_put(&l, out);
+	}
+	print_legend(marks, json_object_get(form, "verdict_details"), out);
+	if (l.oom)
+		err = -ENOMEM;
+out:
+	free(l.buf);
+	free(cells);
+	free(w);
+	return err;
+}
+
+#define FCELL (2 * CELL + 8)
+
+static int print_by_variant(const json_t *form, FILE *out)
+{
+	const json_t *cols = json_object_get(form, "columns"), *g, *row, *cell;
+	size_t nc = json_array_size(cols), i, j, k;
+	const char *host = NULL;
+	enum num_kind kind = NUM_PLAIN;
+	double max = 0;
+	int err = 0;
+
+	if (get_str(form, "unit") && !strcmp(get_str(form, "unit"), "pps"))
+		kind = NUM_RATE;
+	else if (get_str(form, "unit") && !strcmp(get_str(form, "unit"), "ns"))
+		kind = NUM_NS;
+	json_array_foreach(json_object_get(form, "groups"), i, g)
+		json_array_foreach(json_object_get(g, "rows"), j, row)
+			json_array_foreach(json_object_get(row, "cells"), k, cell)
+				if (obj_max(cell) > max)
+					max = obj_max(cell);
+	form_title(form, out);
+	json_array_foreach(json_object_get(form, "groups"), i, g) {
+		const json_t *rows = json_object_get(g, "rows");
+		size_t nr = json_array_size(rows);
+		char (*cells)[FCELL] = calloc((nr + 1) * (nc + 1), FCELL), marks[16] = "";
+		int *w = calloc(nc + 1, sizeof(*w));
+		struct line l = { .buf = NULL };
+
+		if (!cells || !w) {
+			free(cells);
+			free(w);
+			return -ENOMEM;
+		}
+		if (!host || strcmp(host, get_str(g, "host"))) {
+			fprintf(out, "\nhost %s", get_str(g, "host"));
+			if (get_str(g, "kernel_release"))
+				fprintf(out, "  kernel %s", get_str(g, "kernel_release"));
+			fputc('\n', out);
+			host = get_str(g, "host");
+		}
+		if (json_is_object(json_object_get(g, "point")))
+			point_label(json_object_get(g, "point"), out);
+		snprintf(cells[0], FCELL, "variant");
+		json_array_foreach(cols, j, cell)
+			snprintf(cells[j + 1], FCELL, "%s", get_str(cell, "title"));
+		json_array_foreach(rows, k, row) {
+			char (*c)[FCELL] = cells + (k + 1) * (nc + 1);
+
+			snprintf(c[0], FCELL, "%s", get_str(row, "variant"));
+			json_array_foreach(json_object_get(row, "cells"), j, cell) {
+				struct num_fmt f = fmt_for(kind, max);
+				struct row_text rt = { .variant = NULL };
+				const json_t *v;
+				size_t r;
+
+				if (j >= nc)
+					break;
+				memset(rt.mean, 0, CELL);
+				memset(rt.spread, 0, CELL);
+				mean_texts(cell, f, &rt);
+				snprintf(c[j + 1], FCELL, "%s%s%s", rt.mean, *rt.spread ? " ± " : "",
+					 rt.spread);
+				json_array_foreach(json_object_get(cell, "verdicts"), r, v) {
+					add_marks(c[j + 1], FCELL, v);
+					add_marks(marks, sizeof(marks), v);
+				}
+			}
+		}
+		for (k = 0; k <= nr; k++)
+			for (j = 0; j <= nc; j++)
+				if (display_width(cells[k * (nc + 1) + j]) > w[j])
+					w[j] = display_width(cells[k * (nc + 1) + j]);
+		for (k = 0; k <= nr; k++) {
+			for (j = 0; j <= nc; j++) {
+				line_spaces(&l, j ? 2 : 0);
+				line_cell(&l, cells[k * (nc + 1) + j], w[j], j > 0);
+			}
+			line_put(&l, out);
+		}
+		print_legend(marks, json_object_get(form, "verdict_details"), out);
+		if (l.oom)
+			err = -ENOMEM;
+		free(l.buf);
+		free(cells);
+		free(w);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+int report_form_print_text(const json_t *form, FILE *out)
+{
+	const char *sha = get_str(form, "plan_sha256");
+	int err;
+
+	fprintf(out, "run %lld  %s", (long long)json_integer_value(json_object_get(form, "run")),
+		get_str(form, "plan") ? get_str(form, "plan") : "-");
+	if (sha)
+		fprintf(out, "  plan %.12s", sha);
+	if (get_str(form, "state"))
+		fprintf(out, "  %s", get_str(form, "state"));
+	fputs("\n\n", out);
+	if (!strcmp(get_str(form, "form"), "grid"))
+		err = print_grid(form, out);
+	else
+		err = print_by_variant(form, out);
+	if (err)
+		return err;
+	return ferror(out) ? -EIO : 0;
+}
+
+char *report_form_text(const json_t *form)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	int err;
+
+	if (!f)
+		return NULL;
+	err = report_form_print_text(form, f);
 	if (fclose(f) && !err)
 		err = -errno;
 	if (err) {

@@ -29,6 +29,29 @@ int report_print_text(const json_t *report, FILE *out);
 /* The same text in a heap string the caller frees; NULL with errno set. */
 char *report_text(const json_t *report);
 
+/* Another form of REPORT (from report_build), as its own JSON object
+ * (docs/cli.md, "result show --form"):
+ *   "grid"     Version | Test | a column per variant: a row per host and matrix point,
+ *              the mean of METRIC for SUBJECT (the netdev redirect table, rates as 9.1M);
+ *              column titles from variant names ("native-2nd.xdp_prog" ->
+ *              "Native + 2nd xdp_prog")
+ *   "columns"  per host and point, a row per variant, a column per subject of METRIC,
+ *              mean ± spread (the chain table: pps at the end of each chain)
+ *   "cpumap"   per host and point, a row per variant: counter.pps rx_src, dropped
+ *              (rx_src - redirect_err - rx_dst, at least 0), rx_dst
+ * METRIC NULL means counter.pps when the run has it, else port.rx_pps; SUBJECT NULL
+ * means the metric's only subject. Every cell has "values" (per repetition), the
+ * statistics of report_build and "verdicts" when any. Returns a new reference, or NULL
+ * with errno set (EINVAL: a message for a person in ERR, ERR_LEN bytes; ENOMEM). */
+json_t *report_form_build(const json_t *report, const char *form, const char *metric,
+			  const char *subject, char *err, size_t err_len);
+
+/* Write FORM (from report_form_build) as text to OUT; 0 or -errno. */
+int report_form_print_text(const json_t *form, FILE *out);
+
+/* The same text in a heap string the caller frees; NULL with errno set. */
+char *report_form_text(const json_t *form);
+
 /* Write RESULT's samples as CSV to OUT: a header line, then one line per sample with
  * run,job,host,variant,rep,point,metric,subject,window,value,unit (RFC 4180 quoting;
  * point as KEY=VALUE pairs joined by spaces; value with enough digits to read back the

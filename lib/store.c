@@ -62,17 +62,36 @@ enum stmt_id {
 	S_JOB_REQUEUE,
 	S_JOB_FAIL,
 	S_JOB_RESULT,
+	S_JOB_VERDICTS,
 	S_ENV_INSERT,
 	S_ENV_ID,
 	S_SAMPLE_INSERT,
 	S_RECOVER_JOBS,
 	S_RECOVER_HOSTS,
+	S_ATTEMPT_INSERT,
+	S_ATTEMPT_CLOSE_JOB,
+	S_ATTEMPT_LOST_HOST,
+	S_ATTEMPT_RESULT,
+	S_ATTEMPT_BY_HOST,
+	S_ATTEMPT_LOST_COUNT,
+	S_RECOVER_ATTEMPTS,
+	S_RUN_HOST_INSERT,
+	S_HOST_RUNNING_JOBS,
+	S_HOST_QUEUED_RUNS,
+	S_RUN_REPLACEMENT,
+	S_JOBS_MOVE,
+	S_RUN_CANCEL_QUEUED,
+	S_RUN_RUNNING_JOBS,
+	S_HOST_NAME,
+	S_Q_ATTEMPTS,
 	S_Q_HOSTS,
 	S_Q_RUNS,
 	S_Q_RUN,
 	S_Q_RUN_JOBS,
 	S_Q_RESULT_HOSTS,
 	S_Q_RESULT_SAMPLES,
+	S_Q_VALUES,
+	S_IMPORT_HOST,
 	S__MAX
 };
 
@@ -133,7 +152,8 @@ static const char *const stmt_sql[S__MAX] = {
 		"VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
 	[S_JOB_NEXT] =
 		"SELECT id, run_id, spec FROM jobs WHERE host_id = ?1 AND state = 'queued' "
-		"ORDER BY run_id, seq LIMIT 1",
+		"AND NOT EXISTS (SELECT 1 FROM runs r WHERE r.id = jobs.run_id "
+		"AND r.state = 'cancelled') ORDER BY run_id, seq LIMIT 1",
 	[S_JOB_GET] = "SELECT run_id, host_id, state, result_ms FROM jobs WHERE id = ?1",
 	[S_JOB_DISPATCH] =
 		"UPDATE jobs SET state = 'running', attempts = attempts + 1, started_ms = ?2 "
@@ -149,6 +169,7 @@ static const char *const stmt_sql[S__MAX] = {
 		"UPDATE jobs SET state = ?2, error = ?3, verifier_log = ?4, env_id = ?5, "
 		"started_ms = ifnull(?6, started_ms), finished_ms = ?7, result_ms = ?8 "
 		"WHERE id = ?1",
+	[S_JOB_VERDICTS] = "UPDATE jobs SET verdicts = ?2, verdict_details = ?3 WHERE id = ?1",
 	[S_ENV_INSERT] =
 		"INSERT INTO host_envs (host_id, sha256, kernel_release, kernel_version, "
 		"config_sha256, debug_options, cmdline, inventory, first_seen_ms) "
@@ -160,6 +181,59 @@ static const char *const stmt_sql[S__MAX] = {
 		"VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
 	[S_RECOVER_JOBS] = "UPDATE jobs SET state = 'queued' WHERE state = 'running'",
 	[S_RECOVER_HOSTS] = "UPDATE hosts SET state = 'gone' WHERE state != 'gone'",
+	[S_ATTEMPT_INSERT] =
+		"INSERT OR REPLACE INTO job_attempts (job_id, attempt, host_id, started_ms) "
+		"SELECT id, attempts, host_id, ?2 FROM jobs WHERE id = ?1",
+	[S_ATTEMPT_CLOSE_JOB] =
+		"UPDATE job_attempts SET ended_ms = ?2, outcome = ?3, error = ?4 "
+		"WHERE job_id = ?1 AND outcome = 'running'",
+	[S_ATTEMPT_LOST_HOST] =
+		"UPDATE job_attempts SET ended_ms = ?2, outcome = 'lost', error = ?3 "
+		"WHERE host_id = ?1 AND outcome = 'running'",
+	/* the latest attempt of the job by the reporting host: a result that comes after
+	 * the attempt was thought lost still ends it */
+	[S_ATTEMPT_RESULT] =
+		"UPDATE job_attempts SET ended_ms = ?3, outcome = ?4, error = ?5 "
+		"WHERE job_id = ?1 AND attempt = (SELECT max(attempt) FROM job_attempts "
+		"WHERE job_id = ?1 AND host_id = ?2)",
+	[S_ATTEMPT_BY_HOST] =
+		"SELECT count(*) FROM job_attempts WHERE job_id = ?1 AND host_id = ?2",
+	[S_ATTEMPT_LOST_COUNT] =
+		"SELECT count(*) FROM job_attempts WHERE job_id = ?1 AND outcome = 'lost'",
+	[S_RECOVER_ATTEMPTS] =
+		"UPDATE job_attempts SET ended_ms = ?1, outcome = 'lost', "
+		"error = 'the coordinator restarted' WHERE outcome = 'running'",
+	[S_RUN_HOST_INSERT] =
+		"INSERT INTO run_hosts (run_id, host_id, chosen) VALUES (?1, ?2, ?3) "
+		"ON CONFLICT DO UPDATE SET chosen = max(chosen, excluded.chosen)",
+	[S_HOST_RUNNING_JOBS] =
+		"SELECT id, run_id FROM jobs WHERE host_id = ?1 AND state = 'running' ORDER BY id",
+	[S_HOST_QUEUED_RUNS] =
+		"SELECT DISTINCT j.run_id FROM jobs j JOIN runs r ON r.id = j.run_id "
+		"WHERE j.host_id = ?1 AND j.state = 'queued' AND r.state != 'cancelled' "
+		"ORDER BY j.run_id",
+	/* a host that matched run ?1's plan, is connected, is not ?2 and has no job of the
+	 * run yet (so that all of a run's comparisons on one host stay on one host); the
+	 * one with the least pending work, then by name */
+	[S_RUN_REPLACEMENT] =
+		"SELECT rh.host_id FROM run_hosts rh JOIN hosts h ON h.id = rh.host_id "
+		"WHERE rh.run_id = ?1 AND rh.host_id != ?2 AND h.state != 'gone' "
+		"AND NOT EXISTS (SELECT 1 FROM jobs k WHERE k.run_id = ?1 AND k.host_id = rh.host_id) "
+		"ORDER BY (SELECT count(*) FROM jobs q WHERE q.host_id = rh.host_id "
+		"AND q.state IN ('queued', 'running')), h.name LIMIT 1",
+	[S_JOBS_MOVE] =
+		"UPDATE jobs SET host_id = ?3 WHERE run_id = ?1 AND host_id = ?2 AND state = 'queued'",
+	[S_RUN_CANCEL_QUEUED] =
+		"UPDATE jobs SET state = 'failed', error = 'cancelled', finished_ms = ?2 "
+		"WHERE run_id = ?1 AND state = 'queued'",
+	[S_RUN_RUNNING_JOBS] =
+		"SELECT j.id, j.host_id, h.name FROM jobs j JOIN hosts h ON h.id = j.host_id "
+		"WHERE j.run_id = ?1 AND j.state = 'running' ORDER BY j.id",
+	[S_HOST_NAME] = "SELECT name FROM hosts WHERE id = ?1",
+	[S_Q_ATTEMPTS] =
+		"SELECT a.job_id, a.attempt, h.name, a.started_ms, a.ended_ms, a.outcome, a.error "
+		"FROM job_attempts a JOIN jobs j ON j.id = a.job_id JOIN hosts h ON h.id = a.host_id "
+		"WHERE j.run_id = ?1 ORDER BY a.job_id, a.attempt",
 	[S_Q_HOSTS] =
 		"SELECT h.id, h.name, h.state, h.kernel_release, h.last_seen_ms, "
 		"(SELECT j.id FROM jobs j WHERE j.host_id = h.id AND j.state = 'running' "
@@ -168,7 +242,8 @@ static const char *const stmt_sql[S__MAX] = {
 	[S_Q_RUN] = RUN_HEAD_SQL "WHERE r.id = ?1",
 	[S_Q_RUN_JOBS] =
 		"SELECT j.id, j.seq, h.name, j.variant, j.rep, j.point, j.state, j.attempts, "
-		"j.error, j.started_ms, j.finished_ms FROM jobs j JOIN hosts h ON h.id = j.host_id "
+		"j.error, j.started_ms, j.finished_ms, j.verdicts, j.verdict_details "
+		"FROM jobs j JOIN hosts h ON h.id = j.host_id "
 		"WHERE j.run_id = ?1 ORDER BY j.seq, h.name, j.id",
 	/* The kernels the run's jobs ran on; a host none of whose jobs has reported yet
 	 * shows the kernel of its latest hello. */
@@ -184,9 +259,36 @@ static const char *const stmt_sql[S__MAX] = {
 		"ORDER BY 1, 2, 3",
 	[S_Q_RESULT_SAMPLES] =
 		"SELECT s.job_id, h.name, j.variant, j.rep, j.point, s.metric, s.subject, s.value, "
-		"s.unit, s.window FROM jobs j JOIN samples s ON s.job_id = j.id "
+		"s.unit, s.window, j.verdicts FROM jobs j JOIN samples s ON s.job_id = j.id "
 		"JOIN hosts h ON h.id = j.host_id WHERE j.run_id = ?1 AND s.seq IS NULL "
 		"ORDER BY j.seq, h.name, j.id, s.id",
+	/* store_query_values: whole-window samples with what compare and history group
+	 * by; each filter is off when its parameter is NULL (?4: JSON array of run ids) */
+	[S_Q_VALUES] =
+		"SELECT r.id, j.id, h.name, e.kernel_release, j.variant, s.subject, j.rep, "
+		"s.value, s.unit, j.verdicts, "
+		"strftime('%Y-%m-%d', ifnull(j.finished_ms, r.submitted_ms) / 1000, 'unixepoch'), "
+		"p.name, p.sha256, s.metric, s.window, "
+		"json_extract(e.inventory, '$.cpu.model'), "
+		"json_extract(e.inventory, '$.cpu.governor'), "
+		"(SELECT group_concat(d, ',') FROM (SELECT DISTINCT "
+		"json_extract(pp.value, '$.driver') AS d FROM json_each(e.inventory, '$.ports') pp "
+		"WHERE d IS NOT NULL ORDER BY d)), "
+		"j.point, e.debug_options, json_extract(e.inventory, '$.timing'), "
+		"ifnull(j.finished_ms, r.submitted_ms), p.text "
+		"FROM samples s JOIN jobs j ON j.id = s.job_id JOIN runs r ON r.id = j.run_id "
+		"JOIN plans p ON p.id = r.plan_id JOIN hosts h ON h.id = j.host_id "
+		"LEFT JOIN host_envs e ON e.id = j.env_id "
+		"WHERE s.seq IS NULL AND j.state = 'done' AND (?1 IS NULL OR p.name = ?1) "
+		"AND (?2 IS NULL OR s.metric = ?2) AND (?3 IS NULL OR s.window = ?3) "
+		"AND (?4 IS NULL OR r.id IN (SELECT value FROM json_each(?4))) "
+		"AND (?5 IS NULL OR s.subject = ?5) AND (?6 IS NULL OR j.variant = ?6) "
+		"AND (?7 IS NULL OR h.name = ?7) "
+		"ORDER BY ifnull(j.finished_ms, r.submitted_ms), r.id, j.seq, h.name, j.id, s.id",
+	[S_IMPORT_HOST] =
+		"INSERT INTO hosts (name, state, inventory, first_seen_ms, last_seen_ms) "
+		"VALUES (?1, 'gone', '{}', ?2, ?2) ON CONFLICT (name) DO UPDATE SET "
+		"last_seen_ms = excluded.last_seen_ms RETURNING id",
 };
 
 struct store {
@@ -619,6 +721,9 @@ int store_host_hello(struct store *st, const char *name, const char *version,
 	err = query_int(st, S_HOST_UPSERT, host_id, "tttti", name, version,
 			json_str_at(inventory, "kernel", "release"), inv, now_ms);
 	if (!err)
+		err = exec(st, S_ATTEMPT_LOST_HOST, NULL, "iit", *host_id, now_ms,
+			   "the agent started a new session");
+	if (!err)
 		err = exec(st, S_HOST_REQUEUE, &changes, "i", *host_id);
 	err = tx_end(st, err);
 	if (!err && requeued)
@@ -643,7 +748,10 @@ int store_host_gone(struct store *st, int64_t host_id, int *requeued)
 	err = tx_begin(st);
 	if (err)
 		goto out;
-	err = exec(st, S_HOST_REQUEUE, &changes, "i", host_id);
+	err = exec(st, S_ATTEMPT_LOST_HOST, NULL, "iit", host_id, util_wall_ms(),
+		   "the host went silent");
+	if (!err)
+		err = exec(st, S_HOST_REQUEUE, &changes, "i", host_id);
 	if (!err)
 		err = exec(st, S_HOST_GONE, NULL, "i", host_id);
 	err = tx_end(st, err);
@@ -787,6 +895,16 @@ int store_run_create(struct store *st, const struct plan *plan, const json_t *ov
 		     const struct plan_objects *objs, const struct store_job_new *jobs,
 		     int n_jobs, int64_t now_ms, int64_t *run_id)
 {
+	return store_run_create_hosts(st, plan, overrides, objs, jobs, n_jobs, NULL, 0, now_ms,
+				      run_id);
+}
+
+int store_run_create_hosts(struct store *st, const struct plan *plan,
+			   const json_t *overrides, const struct plan_objects *objs,
+			   const struct store_job_new *jobs, int n_jobs,
+			   const struct store_run_host *hosts, int n_hosts, int64_t now_ms,
+			   int64_t *run_id)
+{
 	json_t *variants = NULL;
 	char *ov = NULL, *vars = NULL;
 	int64_t plan_id = 0;
@@ -822,6 +940,9 @@ int store_run_create(struct store *st, const struct plan *plan, const json_t *ov
 	}
 	if (!err)
 		err = run_insert_jobs(st, plan, *run_id, jobs, n_jobs);
+	for (i = 0; !err && i < n_hosts; i++)
+		err = exec(st, S_RUN_HOST_INSERT, NULL, "iii", *run_id, hosts[i].host_id,
+			   (int64_t)hosts[i].chosen);
 	err = tx_end(st, err);
 out:
 	json_decref(variants);
@@ -832,12 +953,12 @@ out:
 
 /* Derive run RUN_ID's state from its jobs and store it if it changed. STATE (may be
  * NULL) gets the state; *FINISHED (may be NULL) whether this call finished the run. */
-static int run_refresh(struct store *st, int64_t run_id, int64_t now_ms, char state[8],
+static int run_refresh(struct store *st, int64_t run_id, int64_t now_ms, char state[STORE_STATE_LEN],
 		       bool *finished)
 {
 	int64_t total = 0, open = 0, failed = 0, started = 0, old_fin = -1;
 	const char *next;
-	char old[8] = "";
+	char old[STORE_STATE_LEN] = "";
 	bool fin = false;
 	sqlite3_stmt *s = NULL;
 	int err, rc;
@@ -875,6 +996,14 @@ static int run_refresh(struct store *st, int64_t run_id, int64_t now_ms, char st
 	if (rc != SQLITE_ROW)
 		return dberr(st, rc);
 
+	if (!strcmp(old, "cancelled")) {
+		/* final: the results of jobs that were running still come in */
+		if (state)
+			snprintf(state, STORE_STATE_LEN, "%s", old);
+		if (finished)
+			*finished = false;
+		return 0;
+	}
 	if (total && !open)
 		next = failed ? "failed" : "done";
 	else if (started)
@@ -882,7 +1011,7 @@ static int run_refresh(struct store *st, int64_t run_id, int64_t now_ms, char st
 	else
 		next = "queued";
 	if (state)
-		snprintf(state, 8, "%s", next);
+		snprintf(state, STORE_STATE_LEN, "%s", next);
 	if (finished)
 		*finished = false;
 	if (!strcmp(old, next))
@@ -978,6 +1107,8 @@ int store_job_dispatch(struct store *st, int64_t job_id, int64_t now_ms)
 	if (!err && !changes)
 		err = seterr(st, -ESTALE, "job is %s, not queued", row.state);
 	if (!err)
+		err = exec(st, S_ATTEMPT_INSERT, NULL, "ii", job_id, now_ms);
+	if (!err)
 		err = exec(st, S_HOST_BUSY, NULL, "i", row.host_id);
 	if (!err)
 		err = run_refresh(st, row.run_id, now_ms, NULL, NULL);
@@ -1025,6 +1156,9 @@ int store_job_requeue(struct store *st, int64_t job_id)
 	if (!err && !changes)
 		err = seterr(st, -ESTALE, "job is %s, not running", row.state);
 	if (!err)
+		err = exec(st, S_ATTEMPT_CLOSE_JOB, NULL, "iitt", job_id, util_wall_ms(), "unsent",
+			   "the job could not be handed to the agent");
+	if (!err)
 		err = exec(st, S_HOST_IDLE_IF_FREE, NULL, "i", row.host_id);
 	err = tx_end(st, err);
 out:
@@ -1045,6 +1179,8 @@ int store_job_fail(struct store *st, int64_t job_id, const char *error, int64_t 
 		err = exec(st, S_JOB_FAIL, &changes, "iti", job_id, error, now_ms);
 	if (!err && !changes)
 		err = seterr(st, -ESTALE, "job is already %s", row.state);
+	if (!err)
+		err = exec(st, S_ATTEMPT_CLOSE_JOB, NULL, "iitt", job_id, now_ms, "failed", error);
 	if (!err)
 		err = exec(st, S_HOST_IDLE_IF_FREE, NULL, "i", row.host_id);
 	if (!err)
@@ -1173,6 +1309,37 @@ out:
 	return err;
 }
 
+/* The result's "verdicts" (array of names, default []) and "verdict_details" (object of
+ * texts, default {}) as JSON texts (heap) after checking them. */
+static int verdicts_text(struct store *st, const json_t *result, char **verdicts,
+			 char **details)
+{
+	const json_t *v = json_object_get(result, "verdicts");
+	const json_t *d = json_object_get(result, "verdict_details");
+	const char *key;
+	json_t *item;
+	size_t i;
+
+	if (v && !json_is_array(v))
+		return seterr(st, -EINVAL, "'verdicts' is not an array");
+	json_array_foreach(v, i, item) {
+		if (!json_is_string(item) || !json_string_length(item) ||
+		    json_string_length(item) > 64)
+			return seterr(st, -EINVAL, "verdict %zu is not a name", i);
+	}
+	if (d && !json_is_object(d))
+		return seterr(st, -EINVAL, "'verdict_details' is not an object");
+	json_object_foreach((json_t *)d, key, item) {
+		if (!json_is_string(item))
+			return seterr(st, -EINVAL, "verdict detail '%s' is not a text", key);
+	}
+	*verdicts = v ? json_dumps(v, JSON_COMPACT) : strdup("[]");
+	*details = d ? json_dumps(d, JSON_COMPACT | JSON_SORT_KEYS) : strdup("{}");
+	if (!*verdicts || !*details)
+		return seterr(st, -ENOMEM, "out of memory");
+	return 0;
+}
+
 int store_ingest_result(struct store *st, int64_t host_id, const json_t *result,
 			int64_t now_ms, struct store_ingest *out)
 {
@@ -1180,6 +1347,7 @@ int store_ingest_result(struct store *st, int64_t host_id, const json_t *result,
 	const char *status = json_string_value(json_object_get(result, "status"));
 	const char *error = json_string_value(json_object_get(result, "error"));
 	int64_t job_id, env_id = 0, started, finished;
+	char *verdicts = NULL, *details = NULL;
 	struct job_row row = { 0 };
 	bool failed;
 	int err;
@@ -1198,6 +1366,8 @@ int store_ingest_result(struct store *st, int64_t host_id, const json_t *result,
 	}
 	failed = !strcmp(status, "failed");
 	err = samples_check(st, samples);
+	if (!err)
+		err = verdicts_text(st, result, &verdicts, &details);
 	if (err)
 		goto out;
 	started = json_is_integer(json_object_get(result, "started_ms")) ?
@@ -1209,8 +1379,14 @@ int store_ingest_result(struct store *st, int64_t host_id, const json_t *result,
 	if (err)
 		goto out;
 	err = job_get(st, job_id, &row);
-	if (!err && row.host_id != host_id)
-		err = seterr(st, -EPERM, "job belongs to another host");
+	if (!err && row.host_id != host_id) {
+		/* a job moved to another host after this one was thought lost */
+		int64_t tried = 0;
+
+		err = query_int(st, S_ATTEMPT_BY_HOST, &tried, "ii", job_id, host_id);
+		if (!err && !tried)
+			err = seterr(st, -EPERM, "job belongs to another host");
+	}
 	if (!err && row.has_result) {
 		out->duplicate = true;
 		out->run_id = row.run_id;
@@ -1230,6 +1406,15 @@ int store_ingest_result(struct store *st, int64_t host_id, const json_t *result,
 			   json_string_value(json_object_get(result, "verifier_log")), env_id,
 			   started, finished, now_ms);
 	if (!err)
+		err = exec(st, S_JOB_VERDICTS, NULL, "itt", job_id, verdicts, details);
+	if (!err)
+		err = exec(st, S_ATTEMPT_RESULT, NULL, "iiitt", job_id, host_id, finished,
+			   failed ? (json_is_true(json_object_get(result, "partial")) ?
+				     "cancelled" : "failed") : "done",
+			   failed ? (error ? error : "the agent reported a failure") : NULL);
+	if (!err && row.host_id != host_id)
+		err = exec(st, S_HOST_IDLE_IF_FREE, NULL, "i", row.host_id);
+	if (!err)
 		err = exec(st, S_HOST_IDLE_IF_FREE, NULL, "i", host_id);
 	if (!err)
 		err = run_refresh(st, row.run_id, now_ms, out->run_state, &out->run_finished);
@@ -1237,7 +1422,161 @@ int store_ingest_result(struct store *st, int64_t host_id, const json_t *result,
 	if (err)
 		out->n_samples = 0;
 out:
+	free(verdicts);
+	free(details);
 	return err ? context(st, err, "cannot store result of job %lld", (long long)job_id) : 0;
+}
+
+/* The (first, second) integer columns of every row of S (bound by the caller) into a new
+ * array of 2 * *N int64_t. */
+static int int_pairs(struct store *st, sqlite3_stmt *s, int64_t **out, int *n)
+{
+	int64_t *v = NULL, *nv;
+	int rc, err = 0;
+
+	*n = 0;
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		nv = realloc(v, (size_t)(*n + 1) * 2 * sizeof(*v));
+		if (!nv) {
+			err = seterr(st, -ENOMEM, "out of memory");
+			break;
+		}
+		v = nv;
+		v[2 * *n] = sqlite3_column_int64(s, 0);
+		v[2 * *n + 1] = sqlite3_column_count(s) > 1 ? sqlite3_column_int64(s, 1) : 0;
+		(*n)++;
+	}
+	if (!err && rc != SQLITE_DONE)
+		err = dberr(st, rc);
+	done(s);
+	if (err) {
+		free(v);
+		v = NULL;
+		*n = 0;
+	}
+	*out = v;
+	return err;
+}
+
+static int query_pairs(struct store *st, enum stmt_id id, int64_t arg, int64_t **out, int *n)
+{
+	sqlite3_stmt *s = NULL;
+	int err = prep(st, id, &s);
+
+	if (!err)
+		err = bind(st, s, "i", arg);
+	if (err) {
+		*out = NULL;
+		*n = 0;
+		return err;
+	}
+	return int_pairs(st, s, out, n);
+}
+
+int store_host_lost(struct store *st, int64_t host_id, int max_attempts, int64_t now_ms,
+		    struct store_lost *out)
+{
+	struct store_lost res = { 0 };
+	int64_t *jobs = NULL, *runs = NULL, lost, to, changes;
+	char why[STORE_ERR_LEN];
+	int n_jobs = 0, n_runs = 0, i, err;
+
+	err = tx_begin(st);
+	if (err)
+		goto out;
+	err = query_pairs(st, S_HOST_RUNNING_JOBS, host_id, &jobs, &n_jobs);
+	if (!err)
+		err = exec(st, S_ATTEMPT_LOST_HOST, NULL, "iit", host_id, now_ms,
+			   "the host went silent");
+	for (i = 0; !err && i < n_jobs; i++) {
+		lost = 0;
+		err = query_int(st, S_ATTEMPT_LOST_COUNT, &lost, "i", jobs[2 * i]);
+		if (!err && max_attempts > 0 && lost >= max_attempts) {
+			snprintf(why, sizeof(why), "lost %lld times: its host went silent during "
+				 "each attempt", (long long)lost);
+			err = exec(st, S_JOB_FAIL, NULL, "iti", jobs[2 * i], why, now_ms);
+			if (!err)
+				err = run_refresh(st, jobs[2 * i + 1], now_ms, NULL, NULL);
+			res.failed++;
+		} else if (!err) {
+			err = exec(st, S_JOB_REQUEUE, NULL, "i", jobs[2 * i]);
+			res.requeued++;
+		}
+	}
+	if (!err)
+		err = exec(st, S_HOST_GONE, NULL, "i", host_id);
+	if (!err)
+		err = query_pairs(st, S_HOST_QUEUED_RUNS, host_id, &runs, &n_runs);
+	for (i = 0; !err && i < n_runs; i++) {
+		to = 0;
+		err = query_int(st, S_RUN_REPLACEMENT, &to, "ii", runs[2 * i], host_id);
+		if (err == -ENOENT) {
+			err = 0;	/* nowhere else: the jobs wait for their host */
+			continue;
+		}
+		changes = 0;
+		if (!err)
+			err = exec(st, S_JOBS_MOVE, &changes, "iii", runs[2 * i], host_id, to);
+		if (!err)
+			err = exec(st, S_RUN_HOST_INSERT, NULL, "iii", runs[2 * i], to, (int64_t)1);
+		res.moved += (int)changes;
+		res.moved_to = to;
+	}
+	err = tx_end(st, err);
+	if (!err && out)
+		*out = res;
+out:
+	free(jobs);
+	free(runs);
+	return err ? context(st, err, "cannot mark host %lld gone", (long long)host_id) : 0;
+}
+
+int store_run_cancel(struct store *st, int64_t run_id, int64_t now_ms, json_t **running)
+{
+	char state[STORE_STATE_LEN] = "";
+	json_t *arr = json_array(), *item;
+	sqlite3_stmt *s = NULL;
+	int err, rc = SQLITE_DONE;
+
+	*running = NULL;
+	if (!arr) {
+		err = seterr(st, -ENOMEM, "out of memory");
+		goto out;
+	}
+	err = tx_begin(st);
+	if (err)
+		goto out;
+	err = run_refresh(st, run_id, now_ms, state, NULL);
+	if (!err && (!strcmp(state, "done") || !strcmp(state, "failed") ||
+		     !strcmp(state, "cancelled")))
+		err = seterr(st, -ESTALE, "run is already %s", state);
+	if (!err)
+		err = exec(st, S_RUN_CANCEL_QUEUED, NULL, "ii", run_id, now_ms);
+	if (!err)
+		err = exec(st, S_RUN_SET_STATE, NULL, "iti", run_id, "cancelled", now_ms);
+	if (!err)
+		err = prep(st, S_RUN_RUNNING_JOBS, &s);
+	if (!err)
+		err = bind(st, s, "i", run_id);
+	while (!err && (rc = sqlite3_step(s)) == SQLITE_ROW) {
+		item = json_pack("{s:I, s:I, s:s}", "job", (json_int_t)sqlite3_column_int64(s, 0),
+				 "host_id", (json_int_t)sqlite3_column_int64(s, 1), "host",
+				 (const char *)sqlite3_column_text(s, 2));
+		if (!item || json_array_append_new(arr, item))
+			err = seterr(st, -ENOMEM, "out of memory");
+	}
+	if (!err && rc != SQLITE_DONE)
+		err = dberr(st, rc);
+	if (s)
+		done(s);
+	err = tx_end(st, err);
+out:
+	if (err) {
+		json_decref(arr);
+		return context(st, err, "cannot cancel run %lld", (long long)run_id);
+	}
+	*running = arr;
+	return 0;
 }
 
 int store_recover(struct store *st, int *requeued)
@@ -1248,7 +1587,9 @@ int store_recover(struct store *st, int *requeued)
 	err = tx_begin(st);
 	if (err)
 		goto out;
-	err = exec(st, S_RECOVER_JOBS, &changes, "");
+	err = exec(st, S_RECOVER_ATTEMPTS, NULL, "i", util_wall_ms());
+	if (!err)
+		err = exec(st, S_RECOVER_JOBS, &changes, "");
 	if (!err)
 		err = exec(st, S_RECOVER_HOSTS, NULL, "");
 	err = tx_end(st, err);
@@ -1393,7 +1734,8 @@ static json_t *job_row(sqlite3_stmt *s)
 	    set(j, "rep", col_int(s, 4)) || set(j, "point", col_json(s, 5)) ||
 	    set(j, "state", col_str(s, 6)) || set(j, "attempts", col_int(s, 7)) ||
 	    set(j, "error", col_str(s, 8)) || set(j, "started_ms", col_int(s, 9)) ||
-	    set(j, "finished_ms", col_int(s, 10))) {
+	    set(j, "finished_ms", col_int(s, 10)) || set(j, "verdicts", col_json(s, 11)) ||
+	    set(j, "verdict_details", col_json(s, 12))) {
 		json_decref(j);
 		return NULL;
 	}
@@ -1421,7 +1763,8 @@ static json_t *sample_row(sqlite3_stmt *s)
 	    set(m, "point", col_json(s, 4)) || set(m, "metric", col_str(s, 5)) ||
 	    set(m, "subject", col_str(s, 6)) ||
 	    set(m, "value", json_real(sqlite3_column_double(s, 7))) ||
-	    set(m, "unit", col_str(s, 8)) || set(m, "window", col_str(s, 9))) {
+	    set(m, "unit", col_str(s, 8)) || set(m, "window", col_str(s, 9)) ||
+	    set(m, "verdicts", col_json(s, 10))) {
 		json_decref(m);
 		return NULL;
 	}
@@ -1572,4 +1915,289 @@ out:
 	if (err)
 		errno = -err;
 	return res;
+}
+
+static json_t *attempt_row(sqlite3_stmt *s)
+{
+	json_t *r = json_object();
+
+	if (!r || set(r, "job", col_int(s, 0)) || set(r, "attempt", col_int(s, 1)) ||
+	    set(r, "host", col_str(s, 2)) || set(r, "started_ms", col_int(s, 3)) ||
+	    set(r, "ended_ms", col_int(s, 4)) || set(r, "outcome", col_str(s, 5)) ||
+	    set(r, "error", col_str(s, 6))) {
+		json_decref(r);
+		return NULL;
+	}
+	return r;
+}
+
+json_t *store_query_attempts(struct store *st, int64_t run_id)
+{
+	json_t *r = query_rows(st, S_Q_ATTEMPTS, run_id, attempt_row);
+
+	if (!r)
+		context(st, -errno, "cannot list the attempts of run %lld", (long long)run_id);
+	return r;
+}
+
+/* --- compare, history and import (issue 5: lib/analysis.c, cli/result_analysis.c) --- */
+
+/* The value of row R that store_query_values groups BY ("" when absent). */
+static const char *values_group(const json_t *r, const char *by)
+{
+	static const struct { const char *by, *member; } keys[] = {
+		{ "kernel.release", "kernel_release" }, { "port.driver", "port_driver" },
+		{ "host", "host" }, { "variant", "variant" }, { "plan", "plan" },
+		{ "day", "day" }, { "subject", "subject" },
+	};
+	const char *v = NULL;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(keys); i++)
+		if (!strcmp(by, keys[i].by))
+			v = json_string_value(json_object_get(r, keys[i].member));
+	return v ? v : "";
+}
+
+bool store_values_by_known(const char *by)
+{
+	static const char *const known[] = { "kernel.release", "port.driver", "host", "variant",
+					     "plan", "day", "subject", "run" };
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(known); i++)
+		if (!strcmp(by, known[i]))
+			return true;
+	return false;
+}
+
+static json_t *value_row(sqlite3_stmt *s)
+{
+	json_t *m = json_object();
+
+	if (!m || set(m, "run", col_int(s, 0)) || set(m, "job", col_int(s, 1)) ||
+	    set(m, "host", col_str(s, 2)) || set(m, "kernel_release", col_str(s, 3)) ||
+	    set(m, "variant", col_str(s, 4)) || set(m, "subject", col_str(s, 5)) ||
+	    set(m, "rep", col_int(s, 6)) ||
+	    set(m, "value", json_real(sqlite3_column_double(s, 7))) ||
+	    set(m, "unit", col_str(s, 8)) || set(m, "flags", col_json(s, 9)) ||
+	    set(m, "day", col_str(s, 10)) || set(m, "plan", col_str(s, 11)) ||
+	    set(m, "plan_sha256", col_str(s, 12)) || set(m, "metric", col_str(s, 13)) ||
+	    set(m, "window", col_str(s, 14)) || set(m, "cpu", col_str(s, 15)) ||
+	    set(m, "governor", col_str(s, 16)) || set(m, "port_driver", col_str(s, 17)) ||
+	    set(m, "point", col_json(s, 18)) || set(m, "debug_options", col_json(s, 19)) ||
+	    set(m, "timing", col_str(s, 20)) || set(m, "time_ms", col_int(s, 21))) {
+		json_decref(m);
+		return NULL;
+	}
+	/* imported results say so in their plan text (store_import) */
+	if (!strncmp((const char *)sqlite3_column_text(s, 22) ?
+		     (const char *)sqlite3_column_text(s, 22) : "", "imported from ", 14) &&
+	    set(m, "imported", json_true())) {
+		json_decref(m);
+		return NULL;
+	}
+	return m;
+}
+
+json_t *store_query_values(struct store *st, const json_t *filter)
+{
+	const char *by = json_string_value(json_object_get(filter, "by"));
+	json_t *runs = json_object_get(filter, "runs"), *arr = NULL, *r;
+	char *runs_text = NULL;
+	sqlite3_stmt *s = NULL;
+	size_t i;
+	int err;
+
+	if (by && !store_values_by_known(by)) {
+		err = seterr(st, -EINVAL, "cannot group by '%s' (expected kernel.release, "
+			     "port.driver, host, variant, plan, day, subject or run)", by);
+		goto fail;
+	}
+	if (runs && !json_is_null(runs)) {
+		json_array_foreach(runs, i, r)
+			if (!json_is_integer(r)) {
+				err = seterr(st, -EINVAL, "'runs' must be an array of run ids");
+				goto fail;
+			}
+		if (!json_is_array(runs)) {
+			err = seterr(st, -EINVAL, "'runs' must be an array of run ids");
+			goto fail;
+		}
+		runs_text = json_dumps(runs, JSON_COMPACT);
+		if (!runs_text) {
+			err = seterr(st, -ENOMEM, "out of memory");
+			goto fail;
+		}
+	}
+	err = prep(st, S_Q_VALUES, &s);
+	if (!err)
+		err = bind(st, s, "ttttttt",
+			   json_string_value(json_object_get(filter, "plan")),
+			   json_string_value(json_object_get(filter, "metric")),
+			   json_string_value(json_object_get(filter, "window")), runs_text,
+			   json_string_value(json_object_get(filter, "subject")),
+			   json_string_value(json_object_get(filter, "variant")),
+			   json_string_value(json_object_get(filter, "host")));
+	if (err)
+		goto fail;
+	arr = rows(st, s, value_row);
+	if (!arr) {
+		err = -errno;
+		goto fail;
+	}
+	json_array_foreach(arr, i, r) {
+		const char *g;
+		char run[32];
+
+		if (!by)
+			continue;
+		if (!strcmp(by, "run")) {
+			snprintf(run, sizeof(run), "%lld",
+				 (long long)json_integer_value(json_object_get(r, "run")));
+			g = run;
+		} else {
+			g = values_group(r, by);
+		}
+		if (json_object_set_new(r, "group", json_string(g))) {
+			err = seterr(st, -ENOMEM, "out of memory");
+			goto fail;
+		}
+	}
+	free(runs_text);
+	return arr;
+fail:
+	free(runs_text);
+	json_decref(arr);
+	context(st, err, "cannot query values");
+	errno = -err;
+	return NULL;
+}
+
+/* One sample of an import: checks it and stores it for job JOB_ID. */
+static int import_sample(struct store *st, int64_t job_id, const json_t *smp)
+{
+	const char *metric = json_string_value(json_object_get(smp, "metric"));
+	const char *subject = json_string_value(json_object_get(smp, "subject"));
+	const char *unit = json_string_value(json_object_get(smp, "unit"));
+	const char *window = json_string_value(json_object_get(smp, "window"));
+	json_t *v = json_object_get(smp, "value");
+
+	if (!metric || !*metric || !json_is_number(v))
+		return seterr(st, -EINVAL, "a sample needs a 'metric' and a numeric 'value'");
+	if (!window)
+		window = !strncmp(metric, "prog.", 5) ? "cost" : "rate";
+	return exec(st, S_SAMPLE_INSERT, NULL, "ittrtto", job_id, metric, subject ? subject : "",
+		    json_number_value(v), unit ? unit : "", window, (int64_t)-1);
+}
+
+int store_import(struct store *st, const json_t *imp, int64_t now_ms, int64_t *run_id)
+{
+	const char *plan = json_string_value(json_object_get(imp, "plan"));
+	const char *source = json_string_value(json_object_get(imp, "source"));
+	const char *host = json_string_value(json_object_get(imp, "host"));
+	json_t *jobs = json_object_get(imp, "jobs"), *job, *variants = NULL, *smp;
+	char *text = NULL, *vars = NULL, sha[SHA256_HEX_LEN];
+	int64_t plan_id = 0, host_id = 0, job_id, max_rep = 1;
+	size_t i, k, n_samples = 0;
+	int err = 0;
+
+	if (!plan || !*plan || !source || !json_is_array(jobs) || !json_array_size(jobs)) {
+		err = seterr(st, -EINVAL, "an import needs 'plan', 'source' and a non-empty "
+			     "'jobs' array");
+		goto out;
+	}
+	if (!host || !*host)
+		host = "imported";
+	variants = json_array();
+	if (asprintf(&text, "imported from %s\n# plan %s, imported by bpflab result import\n",
+		     source, plan) < 0) {
+		text = NULL;
+		err = seterr(st, -ENOMEM, "out of memory");
+		goto out;
+	}
+	json_array_foreach(jobs, i, job) {
+		const char *v = json_string_value(json_object_get(job, "variant"));
+		json_t *x;
+
+		if (!v || !*v || !json_is_array(json_object_get(job, "samples"))) {
+			err = seterr(st, -EINVAL, "jobs[%zu]: needs 'variant' and 'samples'", i);
+			goto out;
+		}
+		json_array_foreach(variants, k, x)
+			if (!strcmp(json_string_value(x), v))
+				break;
+		if (k == json_array_size(variants) && json_array_append_new(variants, json_string(v))) {
+			err = seterr(st, -ENOMEM, "out of memory");
+			goto out;
+		}
+		if (json_integer_value(json_object_get(job, "rep")) > max_rep)
+			max_rep = json_integer_value(json_object_get(job, "rep"));
+	}
+	vars = variants ? json_dumps(variants, JSON_COMPACT) : NULL;
+	if (!vars) {
+		err = seterr(st, -ENOMEM, "out of memory");
+		goto out;
+	}
+	util_sha256_hex(text, strlen(text), sha);
+	err = tx_begin(st);
+	if (err)
+		goto out;
+	err = exec(st, S_PLAN_INSERT, NULL, "ttti", plan, sha, text, now_ms);
+	if (!err)
+		err = query_int(st, S_PLAN_ID, &plan_id, "t", sha);
+	if (!err)
+		err = query_int(st, S_IMPORT_HOST, &host_id, "ti", host, now_ms);
+	if (!err)
+		err = exec(st, S_RUN_INSERT, NULL, "itttii", plan_id, source, "[]", vars, max_rep,
+			   now_ms);
+	if (!err)
+		*run_id = sqlite3_last_insert_rowid(st->db);
+	json_array_foreach(jobs, i, job) {
+		const char *v = json_string_value(json_object_get(job, "variant"));
+		json_t *x, *point = json_object_get(job, "point");
+		char *pt = NULL;
+		int64_t rep = json_integer_value(json_object_get(job, "rep"));
+
+		if (err)
+			break;
+		json_array_foreach(variants, k, x)
+			if (!strcmp(json_string_value(x), v))
+				break;
+		pt = json_is_object(point) ? json_dumps(point, JSON_COMPACT | JSON_SORT_KEYS) :
+		     strdup("{}");
+		if (!pt) {
+			err = seterr(st, -ENOMEM, "out of memory");
+			break;
+		}
+		err = exec(st, S_JOB_INSERT, NULL, "iiitiitt", *run_id, (int64_t)i, host_id, v,
+			   (int64_t)k, rep > 0 ? rep : 1, pt, "{\"imported\":true}");
+		free(pt);
+		if (err)
+			break;
+		job_id = sqlite3_last_insert_rowid(st->db);
+		err = exec(st, S_JOB_RESULT, NULL, "itttoiii", job_id, "done", NULL, NULL,
+			   (int64_t)-1, now_ms, now_ms, now_ms);
+		json_array_foreach(json_object_get(job, "samples"), k, smp) {
+			if (err)
+				break;
+			err = import_sample(st, job_id, smp);
+			n_samples++;
+		}
+	}
+	if (!err && !n_samples)
+		err = seterr(st, -EINVAL, "nothing to import: no samples");
+	if (!err)
+		err = exec(st, S_RUN_SET_STATE, NULL, "iti", *run_id, "done", now_ms);
+	err = tx_end(st, err);
+out:
+	free(text);
+	free(vars);
+	json_decref(variants);
+	return err ? context(st, err, "cannot import '%s'", source ? source : "?") : 0;
+}
+
+struct sqlite3 *store_db(struct store *st)
+{
+	return st->db;
 }

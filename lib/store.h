@@ -32,6 +32,9 @@
 
 struct store;
 
+/* Room for a run or job state name ("cancelled") and its NUL. */
+#define STORE_STATE_LEN 16
+
 /* Open (creating if needed) the database at PATH (":memory:" works). READONLY opens an
  * existing file without migrating. A database whose schema is newer than this build, or
  * (read-only) older or empty, is refused. Returns NULL with errno set and a message in
@@ -83,6 +86,45 @@ int store_run_create(struct store *store, const struct plan *plan, const json_t 
 		     const struct plan_objects *objs, const struct store_job_new *jobs,
 		     int n_jobs, int64_t now_ms, int64_t *run_id);
 
+/* A host a run may use: one that matched its plan when it was submitted (or that the
+ * submitter named). CHOSEN: the run's jobs are created for it. */
+struct store_run_host {
+	int64_t host_id;
+	bool chosen;
+};
+
+/* store_run_create, also recording the N_HOSTS hosts of HOSTS (may be NULL) in run_hosts:
+ * a job lost with its host is retried on one of them (store_host_lost). */
+int store_run_create_hosts(struct store *store, const struct plan *plan,
+			   const json_t *overrides, const struct plan_objects *objs,
+			   const struct store_job_new *jobs, int n_jobs,
+			   const struct store_run_host *hosts, int n_hosts, int64_t now_ms,
+			   int64_t *run_id);
+
+/* What store_host_lost did. */
+struct store_lost {
+	int requeued;			/* running jobs queued again */
+	int failed;			/* running jobs failed: out of attempts */
+	int moved;			/* queued jobs moved to another host */
+	int64_t moved_to;		/* the (last) host they moved to, or 0 */
+};
+
+/* Host HOST_ID missed its heartbeats at NOW_MS: it is gone; each running attempt on it
+ * ends as 'lost'; a running job lost MAX_ATTEMPTS times (0: never give up) fails with the
+ * reason, any other goes back to the queue; then, run by run, the host's queued jobs move
+ * to one replacement host: connected, recorded for the run by store_run_create_hosts and
+ * without a job of that run yet (with count all every matching host has its own jobs, so
+ * they wait for this host to come back). *OUT may be NULL. Returns 0 or -errno. */
+int store_host_lost(struct store *store, int64_t host_id, int max_attempts, int64_t now_ms,
+		    struct store_lost *out);
+
+/* Cancel run RUN_ID at NOW_MS: its queued jobs fail with error 'cancelled', the run
+ * becomes 'cancelled' (final: later results are still stored, the state stays). *RUNNING
+ * gets a new array of {"job", "host_id", "host"} for the jobs still running, whose agents
+ * should be told to stop. Returns 0, -ENOENT for an unknown run, -ESTALE for a run that
+ * has already ended, or -errno. */
+int store_run_cancel(struct store *store, int64_t run_id, int64_t now_ms, json_t **running);
+
 /* The next queued job of host HOST_ID: lowest seq of the earliest submitted run. Fills
  * *JOB_ID, *RUN_ID and *SPEC (new reference, caller decrefs). Returns 0, -ENOENT when the
  * host has nothing queued, or -errno. */
@@ -110,7 +152,7 @@ struct store_ingest {
 	bool failed;			/* the job's result was status failed */
 	int n_samples;			/* samples stored */
 	bool run_finished;		/* this result finished the run */
-	char run_state[8];		/* the run's state afterwards ("" for a duplicate) */
+	char run_state[STORE_STATE_LEN];/* the run's state afterwards ("" for a duplicate) */
 };
 
 /* Store RESULT (a `result` message of docs/protocol.md, not stolen) from host HOST_ID:
@@ -138,8 +180,39 @@ json_t *store_query_hosts(struct store *store);
 json_t *store_query_runs(struct store *store);
 json_t *store_query_run(struct store *store, int64_t run_id);
 json_t *store_query_result(struct store *store, int64_t run_id);
+/* Every attempt of every job of run RUN_ID: [{"job", "attempt", "host", "started_ms",
+ * "ended_ms", "outcome", "error"}] in job and attempt order. */
+json_t *store_query_attempts(struct store *store, int64_t run_id);
+
+/* --- compare, history and import (lib/analysis.c, docs/analysis.md) --- */
+
+/* True when BY is a field store_query_values can group by: kernel.release, port.driver,
+ * host, variant, plan, day, subject or run. */
+bool store_values_by_known(const char *by);
+/* The whole-window samples of finished jobs that match FILTER (not stolen; every member
+ * optional): {"plan", "metric", "window", "subject", "variant", "host": strings,
+ * "runs": [run ids], "by": a field of store_values_by_known}. Returns a new array of
+ * {"run", "job", "host", "kernel_release", "variant", "subject", "rep", "value", "unit",
+ * "flags" (the job's verdicts), "day" (UTC, of the job's end), "plan", "plan_sha256",
+ * "metric", "window", "cpu", "governor", "port_driver", "point", "debug_options",
+ * "timing", "time_ms", "imported" (only when true), "group" (only with "by")} in time
+ * order; NULL with errno set (EINVAL for a bad filter). The coordinator's `query`
+ * request returns the same array. */
+json_t *store_query_values(struct store *store, const json_t *filter);
+/* Store results made elsewhere as a new run, in one transaction: IMP (not stolen) is
+ * {"plan": name, "source": file name, "host": name (default "imported"), "jobs":
+ * [{"variant", "rep", "point"?, "samples": [{"metric", "subject", "value", "unit",
+ * "window"?}]}]}. The plan text is "imported from SOURCE", the host is created gone
+ * with an empty inventory, jobs and run are done. *RUN_ID gets the new run. Returns 0
+ * or -errno (-EINVAL for a malformed import). */
+int store_import(struct store *store, const json_t *imp, int64_t now_ms, int64_t *run_id);
 
 /* The last error message from SQLite or the store itself. */
 const char *store_errmsg(struct store *store);
+
+/* The SQLite connection of STORE, for the store's companion modules in lib/
+ * (lib/store_bisect.c): same thread, same rules; not for anyone else. */
+struct sqlite3;
+struct sqlite3 *store_db(struct store *store);
 
 #endif

@@ -2,11 +2,27 @@
 # Install the Debian packages bpflab needs to build, test and run the lab in a box.
 # Does nothing when every package is already present; needs root otherwise.
 # Called by `make deps` (and so by `make demo` and `make check`).
+#
+#   sh scripts/deps.sh          the base set (build, unit and integration tests)
+#   sh scripts/deps.sh guests   also what QEMU guests with Debian kernels need
+#                               (lab/kernels, `lab/lab up --kernels`, test_guests.sh)
 set -eu
+
+# guests: QEMU (TCG), virtiofsd (in qemu-system-common), a static busybox for the
+# initramfs, depmod/modprobe for the guest kernels' module trees, cpio and the
+# decompressors for vmlinuz and .ko.xz/.ko.zst modules.
+GUEST_PKGS="qemu-system-x86 qemu-system-common busybox-static kmod cpio xz-utils zstd lz4
+binutils"
 
 PKGS="make gcc clang llvm pkg-config bpftool libbpf-dev libelf-dev zlib1g-dev
 libzmq3-dev libyaml-dev libsqlite3-dev libcmocka-dev libjansson-dev
-iproute2 sqlite3 gnuplot-nox libclang-rt-14-dev procps psmisc python3"
+iproute2 ethtool sqlite3 gnuplot-nox librsvg2-bin libxml2-utils libclang-rt-14-dev procps psmisc python3"
+for group in "$@"; do
+	case "$group" in
+	guests) PKGS="$PKGS $GUEST_PKGS" ;;
+	*) echo "deps: unknown group '$group' (known: guests)" >&2; exit 2 ;;
+	esac
+done
 
 missing=""
 for p in $PKGS; do

@@ -16,6 +16,10 @@ lab_stop() {
 	"$top/lab/lab" down --name "$LAB_NAME" --purge >/dev/null 2>&1 || true
 }
 
+# Files and directories to remove when the test ends (after the lab is down).
+cleanup_paths=()
+cleanup_later() { cleanup_paths+=("$@"); }
+
 on_exit() {
 	local rc=$?
 	if [ $rc -ne 0 ] && [ -d "$BPFLAB_LAB_DIR" ]; then
@@ -23,6 +27,7 @@ on_exit() {
 		tail -n 20 "$BPFLAB_LAB_DIR"/bpflabd.log "$BPFLAB_LAB_DIR"/h*/agent.log 2>/dev/null || true
 	fi
 	lab_stop
+	[ ${#cleanup_paths[@]} -gt 0 ] && rm -rf "${cleanup_paths[@]}"
 	exit $rc
 }
 trap on_exit EXIT
@@ -31,7 +36,10 @@ trap 'exit 130' INT TERM
 lab_start() { # N
 	lab_stop
 	"$top/lab/lab" up "$1" --name "$LAB_NAME" --subnet "$LAB_SUBNET"
-	export BPFLAB_COORDINATOR="ipc://$BPFLAB_LAB_DIR/clients.sock"
+	# BPFLAB_COORDINATOR, and the client's CURVE keys BPFLAB_KEY and BPFLAB_SERVER_KEY
+	# shellcheck source=/dev/null
+	. "$BPFLAB_LAB_DIR/env"
+	export BPFLAB_COORDINATOR BPFLAB_KEY BPFLAB_SERVER_KEY
 }
 
 fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }

@@ -8,7 +8,7 @@
 
 lab_start 2
 tmp=$(mktemp -d /tmp/bpflab-it-XXXXXX)
-trap 'rm -rf "$tmp"; on_exit' EXIT
+cleanup_later "$tmp"
 
 # --- bad plans: refused whole, exit 2, FILE:LINE:COLUMN, nothing stored
 plans_before=$(sql "SELECT count(*) FROM plans")

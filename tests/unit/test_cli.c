@@ -59,12 +59,16 @@ static void run_cli(struct out *o, const char *const *args)
 {
 	char out_path[256], err_path[256];
 	const char *argv[64] = { BPFLAB };
-	int i, st;
+	int i, n = 1, st;
 	pid_t pid;
 
+	/* the fake coordinator is plaintext: say so when talking to one */
 	for (i = 0; args[i]; i++)
-		argv[i + 1] = args[i];
-	argv[i + 1] = NULL;
+		if (!strcmp(args[i], "-c") && args[i + 1])
+			argv[n++] = "--plaintext";
+	for (i = 0; args[i]; i++)
+		argv[n + i] = args[i];
+	argv[n + i] = NULL;
 	snprintf(out_path, sizeof(out_path), "%s/stdout", tmpdir);
 	snprintf(err_path, sizeof(err_path), "%s/stderr", tmpdir);
 	fflush(NULL);
@@ -204,27 +208,29 @@ static void test_cli_help(void **state)
 	run_cli(&o, (const char *[]){ "--help", NULL });
 	assert_int_equal(o.status, 0);
 	assert_contains(o.out, "Usage: bpflab [OPTIONS] OBJECT { COMMAND | help }\n");
-	assert_contains(o.out, "       bpflab run submit FILE [-s KEY=VALUE]... [--wait]\n");
+	assert_contains(o.out, "       bpflab run submit FILE [-s KEY=VALUE]... [--hosts NAME[,NAME]...] [--wait]\n");
 	out_free(&o);
 
 	run_cli(&o, (const char *[]){ "run", "--help", NULL });
 	assert_int_equal(o.status, 0);
-	assert_contains(o.out, "Usage: bpflab run submit FILE [-s KEY=VALUE]... [--wait]\n"
+	assert_contains(o.out, "Usage: bpflab run submit FILE [-s KEY=VALUE]... [--hosts NAME[,NAME]...] [--wait]\n"
 			       "       bpflab run list\n"
 			       "       bpflab run show ID\n"
+			       "       bpflab run cancel ID\n"
+			       "       bpflab run watch ID\n"
 			       "       bpflab run help\n");
 	assert_contains(o.out, "OPTIONS := {");
 	out_free(&o);
 
 	run_cli(&o, (const char *[]){ "run", "submit", "--help", NULL });
 	assert_int_equal(o.status, 0);
-	assert_contains(o.out, "Usage: bpflab run submit FILE [-s KEY=VALUE]... [--wait]\n");
+	assert_contains(o.out, "Usage: bpflab run submit FILE [-s KEY=VALUE]... [--hosts NAME[,NAME]...] [--wait]\n");
 	assert_contains(o.out, "--wait");
 	out_free(&o);
 
 	run_cli(&o, (const char *[]){ "result", "help", NULL });
 	assert_int_equal(o.status, 0);
-	assert_contains(o.out, "Usage: bpflab result show RUN [--csv]\n");
+	assert_contains(o.out, "Usage: bpflab result show RUN [--csv | --form FORM [--metric METRIC] [--subject SUBJECT]]\n");
 	out_free(&o);
 
 	run_cli(&o, (const char *[]){ "-V", NULL });

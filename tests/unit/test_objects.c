@@ -258,6 +258,71 @@ static void test_objects_add_check(void **state)
 	plan_destroy(&p);
 }
 
+/* Maps filled from the plan and counters, against build/bpf/test_agent_maps.bpf.o. */
+static void expect_maps_error(const char *variants, const char *expect)
+{
+	struct plan *p = plan_with("plans/x.yaml", variants);
+	struct plan_objects objs;
+	struct plan_error err;
+
+	assert_int_equal(plan_objects_resolve(p, BPF_DIR, &objs, &err), -EINVAL);
+	assert_string_equal(err.text, expect);
+	plan_destroy(&p);
+}
+
+#define MAPS_ENTRY "  v:\n    - port: a\n      object: test_agent_maps.bpf.o\n" \
+		   "      program: xdp_redirect_dev\n"
+
+static void test_objects_maps(void **state)
+{
+	struct plan *p = plan_with("plans/x.yaml", MAPS_ENTRY
+		"      maps:\n"
+		"        tx_port: [{key: 0, port: b}, {key: 1, port: b, program: xdp_devmap_prog}]\n"
+		"        tx_hash: [{key: 7, port: a}]\n"
+		"        cpu_map: [{key: 1, qsize: 2048, program: xdp_cpumap_prog}]\n"
+		"        config: [{key: 0, value: 1}]\n"
+		"        cfg_hash: [{key: 99, value: 3}]\n"
+		"      counters: [{map: stats, keys: {0: rx, 3: dropped}}]\n");
+	struct plan_objects objs;
+	struct plan_error err;
+	const struct plan_object *o;
+	int i;
+
+	(void)state;
+	if (plan_objects_resolve(p, BPF_DIR, &objs, &err))
+		fail_msg("refused: %s", err.text);
+	o = plan_objects_find(&objs, "test_agent_maps.bpf.o");
+	assert_non_null(o);
+	assert_int_equal(o->n_maps, 6);		/* no .bss or .rodata */
+	for (i = 0; i < o->n_maps && strcmp(o->maps[i], "stats"); i++)
+		;
+	assert_true(i < o->n_maps);
+	assert_int_equal(o->map_types[i], BPF_MAP_TYPE_PERCPU_ARRAY);
+	assert_int_equal(o->map_value_sizes[i], 8);
+	assert_int_equal(o->map_max_entries[i], 4);
+	plan_objects_release(&objs);
+	plan_destroy(&p);
+
+	expect_maps_error(MAPS_ENTRY "      maps: {tx_prot: [{key: 0, port: b}]}\n",
+			  "plans/x.yaml:9:14: unknown map 'tx_prot' in 'test_agent_maps.bpf.o' (it has: tx_port, cpu_map, stats, config, cfg_hash, tx_hash)");
+	expect_maps_error(MAPS_ENTRY "      maps: {cpu_map: [{key: 0, port: b}]}\n",
+			  "plans/x.yaml:9:24: map 'cpu_map' is a cpumap map: port slots need a devmap or devmap_hash");
+	expect_maps_error(MAPS_ENTRY "      maps: {tx_port: [{key: 0, qsize: 64}]}\n",
+			  "plans/x.yaml:9:24: map 'tx_port' is a devmap map: qsize slots need a cpumap");
+	expect_maps_error(MAPS_ENTRY "      maps: {stats: [{key: 0, value: 1}]}\n",
+			  "plans/x.yaml:9:22: map 'stats' is a percpu_array map: value slots need an array, hash or lru_hash");
+	expect_maps_error(MAPS_ENTRY "      maps: {tx_port: [{key: 4, port: b}]}\n",
+			  "plans/x.yaml:9:24: key 4 is out of map 'tx_port' (max_entries 4)");
+	expect_maps_error(MAPS_ENTRY "      maps: {tx_port: [{key: 0, port: b, program: xdp_2nd}]}\n",
+			  "plans/x.yaml:9:51: unknown program 'xdp_2nd' in 'test_agent_maps.bpf.o' (it has: xdp_redirect_dev, xdp_redirect_cpu, xdp_count_drop, xdp_devmap_prog, xdp_cpumap_prog, tc_not_xdp)");
+	expect_maps_error(MAPS_ENTRY "      maps: {cpu_map: [{key: 0, qsize: 8, program: tc_not_xdp}]}\n",
+			  "plans/x.yaml:9:52: program 'tc_not_xdp' is a tc program but a cpumap slot needs an xdp program (SEC(\"xdp/cpumap\"))");
+	expect_maps_error(MAPS_ENTRY "      counters: [{map: config, keys: {0: x}}]\n",
+			  "plans/x.yaml:9:24: counters map 'config' must be a percpu_array of 8-byte values, not a array map of 4-byte values");
+	expect_maps_error(MAPS_ENTRY "      counters: [{map: stats, keys: {4: x}}]\n",
+			  "plans/x.yaml:9:38: key 4 is out of map 'stats' (max_entries 4)");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -267,6 +332,7 @@ int main(void)
 		cmocka_unit_test(test_objects_wrong_type),
 		cmocka_unit_test(test_objects_tc_on_xdp),
 		cmocka_unit_test(test_objects_add_check),
+		cmocka_unit_test(test_objects_maps),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -403,6 +403,214 @@ static void test_report_csv(void **state)
 	json_decref(r);
 }
 
+/* Mark the last sample added with the job's VERDICTS (JSON text) and DETAILS. */
+static void set_verdicts(json_t *result, const char *verdicts, const char *details)
+{
+	json_t *samples = json_object_get(result, "samples");
+	json_t *s = json_array_get(samples, json_array_size(samples) - 1);
+
+	assert_int_equal(json_object_set_new(s, "verdicts", json_loads(verdicts, 0, NULL)), 0);
+	if (details)
+		assert_int_equal(json_object_set_new(s, "verdict_details",
+						     json_loads(details, 0, NULL)), 0);
+}
+
+/* Verdicts show as markers beside the cells of their job, explained under the table;
+ * the JSON row carries them per repetition; a result without verdicts has none. */
+static void test_report_verdicts(void **state)
+{
+	json_t *r = result_new(5, "quickstart", "done", 3, "[\"drop\",\"pass\"]", h1), *rep;
+	const double drop[] = { 19.86e6, 19.91e6, 20.03e6 }, pass[] = { 3.12e6, 3.10e6, 3.15e6 };
+	const json_t *rows, *v;
+	char *text;
+	int i;
+
+	(void)state;
+	for (i = 0; i < 3; i++) {
+		add(r, 2 * i + 1, "h1", "drop", i + 1, NULL, "port.rx_pps", "b", drop[i]);
+		if (i == 1)
+			set_verdicts(r, "[\"unstable\", \"generator-bound\"]",
+				     "{\"unstable\": \"rx_pps varied 12% (bound 5%)\"}");
+		add(r, 2 * i + 2, "h1", "pass", i + 1, NULL, "port.rx_pps", "b", pass[i]);
+		if (i == 2)
+			set_verdicts(r, "[\"errors\"]", NULL);
+	}
+	text = text_of(r, &rep);
+	assert_text(text,
+		"run 5  quickstart  plan 1a2b3c4d5e6f  done\n"
+		"host h1  kernel 6.18.44\n"
+		"\n"
+		"port.rx_pps  (packets/s, bpf_stats off)\n"
+		"variant  port  results-1 results-2 results-3     mean ± spread\n"
+		"drop     b        19.86M  19.91M^*    20.03M   19.93M ± 0.09M\n"
+		"pass     b         3.12M     3.10M    3.15M!    3.12M ± 0.03M\n"
+		"^ generator-bound: the receiver got all the generator sent: the rate is the generator's\n"
+		"* unstable: rx_pps varied 12% (bound 5%)\n"
+		"! errors: XDP redirect errors or exceptions were seen\n");
+	rows = json_object_get(section(rep, 0, 0), "rows");
+	v = json_object_get(json_array_get(rows, 0), "verdicts");
+	assert_int_equal(json_array_size(v), 3);
+	assert_true(json_is_null(json_array_get(v, 0)));
+	assert_string_equal(json_string_value(json_array_get(json_array_get(v, 1), 0)), "unstable");
+	assert_string_equal(json_string_value(json_object_get(json_object_get(rep,
+		"verdict_details"), "unstable")), "rx_pps varied 12% (bound 5%)");
+	free(text);
+	json_decref(rep);
+	json_decref(r);
+
+	/* no verdicts: no key, no legend */
+	r = result_new(6, "q", "done", 1, "[\"drop\"]", h1);
+	add(r, 1, "h1", "drop", 1, NULL, "port.rx_pps", "b", 1e6);
+	rep = report_build(r);
+	assert_null(json_object_get(json_array_get(json_object_get(section(rep, 0, 0), "rows"), 0),
+				    "verdicts"));
+	assert_null(json_object_get(rep, "verdict_details"));
+	json_decref(rep);
+	json_decref(r);
+}
+
+static json_t *form_of(const json_t *result, const char *form, const char *metric,
+		       const char *subject, char **text)
+{
+	json_t *rep = report_build(result), *f;
+	char err[256];
+
+	assert_non_null(rep);
+	f = report_form_build(rep, form, metric, subject, err, sizeof(err));
+	if (!f)
+		fprintf(stderr, "form: %s\n", err);
+	assert_non_null(f);
+	*text = report_form_text(f);
+	assert_non_null(*text);
+	json_decref(rep);
+	return f;
+}
+
+/* The netdev redirect table: a row per host, a column per variant titled from its
+ * name, rates as 9.1M, the mean over repetitions; a marker for a verdict. */
+static void test_report_grid(void **state)
+{
+	json_t *r = result_new(7, "xdp-redirect-map", "done", 2,
+			       "[\"generic\",\"native\",\"native-2nd.xdp_prog\"]",
+			       "[{\"name\":\"h1\",\"kernel_release\":\"6.18.44\"},"
+			       "{\"name\":\"h2\",\"kernel_release\":\"5.10.0-rc6\"}]"), *f;
+	const char *v[] = { "generic", "native", "native-2nd.xdp_prog" };
+	const double h1v[3][2] = { { 2.01e6, 1.99e6 }, { 9.08e6, 9.12e6 }, { 8.0e6, 8.02e6 } };
+	const json_t *cell;
+	char *text, err[256];
+	int i, k, job = 1;
+
+	(void)state;
+	for (k = 0; k < 2; k++)
+		for (i = 0; i < 3; i++) {
+			add(r, job++, "h1", v[i], k + 1, NULL, "counter.pps", "delivered", h1v[i][k]);
+			add(r, job, "h1", v[i], k + 1, NULL, "counter.pps", "redirected", 1e7);
+			add(r, job++, "h2", v[i], k + 1, NULL, "counter.pps", "delivered",
+			    h1v[i][k] / 2);
+			if (i == 1 && k == 0)
+				set_verdicts(r, "[\"generator-bound\"]", NULL);
+		}
+	f = form_of(r, "grid", NULL, "delivered", &text);
+	assert_text(text,
+		"run 7  xdp-redirect-map  plan 1a2b3c4d5e6f  done\n"
+		"\n"
+		"counter.pps delivered  (packets/s, bpf_stats off; mean of 2 repetitions)\n"
+		"Version    | Test                   | Generic | Native | Native + 2nd xdp_prog\n"
+		"6.18.44    | xdp-redirect-map on h1 | 2.0M    | 9.1M   | 8.0M\n"
+		"5.10.0-rc6 | xdp-redirect-map on h2 | 1.0M    | 4.6M^  | 4.0M\n"
+		"^ generator-bound: the receiver got all the generator sent: the rate is the generator's\n");
+	cell = json_array_get(json_object_get(json_array_get(json_object_get(f, "rows"), 0),
+					      "cells"), 1);
+	assert_near(num(cell, "mean"), 9.1e6, 1e-6);
+	assert_near(value_at(cell, 1), 9.12e6, 0);
+	assert_string_equal(json_string_value(json_object_get(json_array_get(
+		json_object_get(f, "columns"), 2), "title")), "Native + 2nd xdp_prog");
+	free(text);
+	json_decref(f);
+
+	/* two subjects and none chosen: refused, naming them */
+	{
+		json_t *rep = report_build(r);
+
+		assert_null(report_form_build(rep, "grid", NULL, NULL, err, sizeof(err)));
+		assert_int_equal(errno, EINVAL);
+		assert_string_equal(err, "form 'grid' needs --subject for 'counter.pps' (one of: delivered, redirected)");
+		assert_null(report_form_build(rep, "grid", NULL, "nope", err, sizeof(err)));
+		assert_string_equal(err, "the run has no 'counter.pps' samples of subject 'nope'");
+		assert_null(report_form_build(rep, "pie", NULL, NULL, err, sizeof(err)));
+		assert_string_equal(err, "unknown form 'pie' (expected table, grid, columns or cpumap)");
+		json_decref(rep);
+	}
+	json_decref(r);
+}
+
+/* The chain table: a row per variant, the rate at the end of the chain. */
+static void test_report_columns(void **state)
+{
+	json_t *r = result_new(8, "veth-chains", "done", 3,
+			       "[\"tx-drop\",\"tx-pass\",\"redirect-drop\"]", h1), *f;
+	const double e[3][3] = { { 6.51e6, 6.49e6, 6.55e6 }, { 1.21e6, 1.25e6, 1.22e6 },
+				 { 7.9e6, 8.1e6, 8.0e6 } };
+	const char *v[] = { "tx-drop", "tx-pass", "redirect-drop" };
+	char *text;
+	int i, k;
+
+	(void)state;
+	for (k = 0; k < 3; k++)
+		for (i = 0; i < 3; i++)
+			add(r, 3 * k + i + 1, "h1", v[i], k + 1, NULL, "counter.pps", "end", e[i][k]);
+	f = form_of(r, "columns", NULL, NULL, &text);
+	assert_text(text,
+		"run 8  veth-chains  plan 1a2b3c4d5e6f  done\n"
+		"\n"
+		"counter.pps  (packets/s, bpf_stats off; mean of 3 repetitions)\n"
+		"\n"
+		"host h1  kernel 6.18.44\n"
+		"variant                    end\n"
+		"tx-drop        6.517M ± 0.030M\n"
+		"tx-pass        1.227M ± 0.020M\n"
+		"redirect-drop  8.000M ± 0.100M\n");
+	free(text);
+	json_decref(f);
+	json_decref(r);
+}
+
+/* The cpumap table: dropped = rx_src - redirect_err - rx_dst per repetition. */
+static void test_report_cpumap(void **state)
+{
+	json_t *r = result_new(9, "cpumap-redirect", "done", 2, "[\"drop\",\"pass\"]", h1), *f;
+	const json_t *cell;
+	char *text;
+	int k;
+
+	(void)state;
+	for (k = 0; k < 2; k++) {
+		add(r, 2 * k + 1, "h1", "drop", k + 1, NULL, "counter.pps", "rx_src", 5.0e6 + k * 1e5);
+		add(r, 2 * k + 1, "h1", "drop", k + 1, NULL, "counter.pps", "redirect_err", 0);
+		add(r, 2 * k + 1, "h1", "drop", k + 1, NULL, "counter.pps", "rx_dst", 3.0e6);
+		add(r, 2 * k + 2, "h1", "pass", k + 1, NULL, "counter.pps", "rx_src", 4.0e6);
+		add(r, 2 * k + 2, "h1", "pass", k + 1, NULL, "counter.pps", "redirect_err", 1e5);
+		add(r, 2 * k + 2, "h1", "pass", k + 1, NULL, "counter.pps", "rx_dst", 1.0e6 + k * 2e5);
+	}
+	f = form_of(r, "cpumap", NULL, NULL, &text);
+	assert_text(text,
+		"run 9  cpumap-redirect  plan 1a2b3c4d5e6f  done\n"
+		"\n"
+		"counter.pps  (packets/s, bpf_stats off; mean of 2 repetitions)\n"
+		"\n"
+		"host h1  kernel 6.18.44\n"
+		"variant  rx on source CPU          dropped  rx on destination CPU\n"
+		"drop      5.050M ± 0.050M  2.050M ± 0.050M        3.000M ± 0.000M\n"
+		"pass      4.000M ± 0.000M  2.800M ± 0.100M        1.100M ± 0.100M\n");
+	cell = json_array_get(json_object_get(json_array_get(json_object_get(json_array_get(
+		json_object_get(f, "groups"), 0), "rows"), 1), "cells"), 1);
+	assert_near(value_at(cell, 0), 2.9e6, 1e-6);
+	assert_near(value_at(cell, 1), 2.7e6, 1e-6);
+	free(text);
+	json_decref(f);
+	json_decref(r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -413,6 +621,10 @@ int main(void)
 		cmocka_unit_test(test_report_rounding),
 		cmocka_unit_test(test_report_empty),
 		cmocka_unit_test(test_report_csv),
+		cmocka_unit_test(test_report_verdicts),
+		cmocka_unit_test(test_report_grid),
+		cmocka_unit_test(test_report_columns),
+		cmocka_unit_test(test_report_cpumap),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -657,6 +657,151 @@ static void test_store_readonly(void **state)
 	assert_int_equal(count_rows(f->db, "samples"), 0);
 }
 
+/* SELECT count(*) ... WHERE through a separate connection to the file. */
+static long long count_where(const char *db, const char *sql)
+{
+	sqlite3 *d = NULL;
+	sqlite3_stmt *s = NULL;
+	long long n = -1;
+
+	assert_int_equal(sqlite3_open_v2(db, &d, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_prepare_v2(d, sql, -1, &s, NULL), SQLITE_OK);
+	if (sqlite3_step(s) == SQLITE_ROW)
+		n = sqlite3_column_int64(s, 0);
+	sqlite3_finalize(s);
+	sqlite3_close(d);
+	return n;
+}
+
+/* A host that goes silent: each attempt is stored; its queued jobs move to a free host
+ * that matched the plan; a job lost max_attempts times fails with the reason; a result
+ * from the first host (its spool) is still taken, once. */
+static void test_store_lost_and_attempts(void **state)
+{
+	struct fixture *f = *state;
+	struct store_job_new jn[N_JOBS];
+	struct store_run_host rh[2];
+	struct store_lost lost;
+	struct store_ingest ing;
+	int64_t h1, h2, h3, run = 0, job, job2, rj;
+	json_t *spec, *r;
+	char err[512];
+	struct store *st;
+	int i;
+
+	st = store_open(f->db, false, err, sizeof(err));
+	assert_non_null(st);
+	assert_int_equal(store_host_hello(st, "h1", "0.1", f->inventory, 100, &h1, NULL), 0);
+	assert_int_equal(store_host_hello(st, "h2", "0.1", f->inventory, 100, &h2, NULL), 0);
+	assert_int_equal(store_host_hello(st, "h3", "0.1", f->inventory, 100, &h3, NULL), 0);
+	for (i = 0; i < N_JOBS; i++) {
+		jn[i].host_id = h1;
+		jn[i].job = &f->jobs[i];
+	}
+	rh[0] = (struct store_run_host){ .host_id = h1, .chosen = true };
+	rh[1] = (struct store_run_host){ .host_id = h2, .chosen = false };
+	assert_int_equal(store_run_create_hosts(st, &f->plan, NULL, &f->objs, jn, N_JOBS, rh, 2,
+						200, &run), 0);
+	assert_int_equal(count_rows(f->db, "run_hosts"), 2);
+
+	/* attempt 1 on h1, which goes silent: every queued job moves to h2 (h3 did not
+	 * match the plan), the running one too, since it is queued again */
+	assert_int_equal(store_job_next(st, h1, &job, &rj, &spec), 0);
+	json_decref(spec);
+	assert_int_equal(store_job_dispatch(st, job, 300), 0);
+	assert_int_equal(store_host_lost(st, h1, 2, 400, &lost), 0);
+	assert_int_equal(lost.requeued, 1);
+	assert_int_equal(lost.failed, 0);
+	assert_int_equal(lost.moved, N_JOBS);
+	assert_true(lost.moved_to == h2);
+	assert_int_equal(count_where(f->db, "SELECT count(*) FROM job_attempts WHERE "
+				     "attempt = 1 AND outcome = 'lost' AND ended_ms = 400"), 1);
+	assert_int_equal(store_job_next(st, h1, &job2, &rj, &spec), -ENOENT);
+
+	/* attempt 2 on h2, lost too: the second loss fails the job (max 2) */
+	assert_int_equal(store_job_next(st, h2, &job2, &rj, &spec), 0);
+	json_decref(spec);
+	assert_true(job2 == job);
+	assert_int_equal(store_job_dispatch(st, job, 500), 0);
+	assert_int_equal(store_host_lost(st, h2, 2, 600, &lost), 0);
+	assert_int_equal(lost.failed, 1);
+	assert_int_equal(lost.moved, 0);	/* h1 is gone, h3 never matched */
+	assert_int_equal(count_where(f->db, "SELECT count(*) FROM jobs WHERE state = 'failed' "
+				     "AND error LIKE 'lost 2 times%'"), 1);
+	assert_int_equal(count_rows(f->db, "job_attempts"), 2);
+
+	/* h1 comes back and sends its spooled result for attempt 1: stored (the job was
+	 * failed by the coordinator; measured data is kept), attempt 1 becomes done */
+	assert_int_equal(store_host_hello(st, "h1", "0.1", f->inventory, 700, &h1, NULL), 0);
+	r = result_msg(job, "ok", 1.0, false);
+	assert_int_equal(store_ingest_result(st, h1, r, 800, &ing), 0);
+	assert_false(ing.duplicate);
+	assert_int_equal(ing.n_samples, 3);
+	assert_int_equal(store_ingest_result(st, h1, r, 900, &ing), 0);
+	assert_true(ing.duplicate);
+	json_decref(r);
+	assert_int_equal(count_where(f->db, "SELECT count(*) FROM job_attempts WHERE "
+				     "attempt = 1 AND outcome = 'done'"), 1);
+	/* h3 had no attempt: its result for the job is refused */
+	r = result_msg(job, "ok", 1.0, false);
+	assert_int_equal(store_ingest_result(st, h3, r, 900, &ing), -EPERM);
+	json_decref(r);
+	r = store_query_attempts(st, run);
+	assert_int_equal(json_array_size(r), 2);
+	assert_string_equal(json_string_value(json_object_get(json_array_get(r, 1), "host")),
+			    "h2");
+	json_decref(r);
+	store_close(&st);
+}
+
+/* Cancel: queued jobs fail 'cancelled', the run is cancelled and stays so when the
+ * running job's partial result comes in; a second cancel is -ESTALE. */
+static void test_store_cancel(void **state)
+{
+	struct fixture *f = *state;
+	struct store_ingest ing;
+	int64_t h1, run, job, rj;
+	json_t *spec, *running = NULL, *r, *q;
+	char err[512];
+	struct store *st;
+
+	st = store_open(f->db, false, err, sizeof(err));
+	assert_non_null(st);
+	assert_int_equal(store_host_hello(st, "h1", "0.1", f->inventory, 100, &h1, NULL), 0);
+	run = make_run(st, f, h1, 200);
+	assert_int_equal(store_job_next(st, h1, &job, &rj, &spec), 0);
+	json_decref(spec);
+	assert_int_equal(store_job_dispatch(st, job, 300), 0);
+	assert_int_equal(store_run_cancel(st, run, 400, &running), 0);
+	assert_int_equal(json_array_size(running), 1);
+	assert_int_equal(json_integer_value(json_object_get(json_array_get(running, 0), "job")),
+			 job);
+	assert_string_equal(json_string_value(json_object_get(json_array_get(running, 0),
+							       "host")), "h1");
+	json_decref(running);
+	assert_int_equal(count_where(f->db, "SELECT count(*) FROM jobs WHERE state = 'failed' "
+				     "AND error = 'cancelled'"), N_JOBS - 1);
+	/* nothing of a cancelled run is handed out, not even a requeued job */
+	assert_int_equal(store_job_next(st, h1, &rj, &rj, &spec), -ENOENT);
+	assert_int_equal(store_host_gone(st, h1, NULL), 0);
+	assert_int_equal(store_job_next(st, h1, &rj, &rj, &spec), -ENOENT);
+	r = result_msg(job, "failed", 1.0, false);
+	json_object_set_new(r, "error", json_string("cancelled"));
+	json_object_set_new(r, "partial", json_true());
+	assert_int_equal(store_ingest_result(st, h1, r, 500, &ing), 0);
+	json_decref(r);
+	assert_int_equal(ing.n_samples, 3);
+	assert_string_equal(ing.run_state, "cancelled");
+	q = store_query_run(st, run);
+	assert_string_equal(json_string_value(json_object_get(q, "state")), "cancelled");
+	json_decref(q);
+	assert_int_equal(count_where(f->db, "SELECT count(*) FROM job_attempts WHERE "
+				     "outcome = 'cancelled'"), 1);
+	assert_int_equal(store_run_cancel(st, run, 600, &running), -ESTALE);
+	assert_int_equal(store_run_cancel(st, run + 100, 600, &running), -ENOENT);
+	store_close(&st);
+}
+
 /* A full disk (the size cap): the run is refused whole, the store keeps working. */
 static void test_store_full(void **state)
 {
@@ -726,6 +871,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_store_readonly, fixture_setup,
 						fixture_teardown),
 		cmocka_unit_test_setup_teardown(test_store_full, fixture_setup, fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_store_lost_and_attempts, fixture_setup,
+						fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_store_cancel, fixture_setup, fixture_teardown),
 	};
 
 	return cmocka_run_group_tests_name("store", tests, NULL, NULL);

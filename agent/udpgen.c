@@ -1,0 +1,243 @@
+/* udpgen.c - see udpgen.h. */
+#include "udpgen.h"
+
+#include <errno.h>
+#include <linux/if_ether.h>
+#include <linux/if_packet.h>
+#include <net/if.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "xdpgen.h"
+
+#define UDPGEN_BATCH 64
+#define UDPGEN_MAX_FRAMES 256	/* distinct frames kept; flows beyond cycle through them */
+
+struct udpgen_thread {
+	struct udpgen *gen;
+	pthread_t tid;
+	int idx;
+	int fd;
+	atomic_uint_fast64_t sent;
+};
+
+struct udpgen {
+	struct udpgen_config cfg;
+	uint8_t *frames;		/* n_frames x cfg.size */
+	int n_frames;
+	struct udpgen_thread threads[64];
+	int n_threads;
+	atomic_int stop;
+	atomic_int error;		/* first -errno a thread met */
+	char error_text[256];
+	pthread_mutex_t lock;
+};
+
+struct udpgen *udpgen_new(const struct udpgen_config *cfg, char *err, size_t err_len)
+{
+	struct xdpgen_config xc;
+	struct udpgen *gen;
+	int i, e;
+
+	if (cfg->threads < 1 || cfg->threads > 64 || cfg->flows < 1 || cfg->flows > 65535) {
+		snprintf(err, err_len, "udp generator: threads 1..64 and flows 1..65535 expected");
+		errno = EINVAL;
+		return NULL;
+	}
+	gen = calloc(1, sizeof(*gen));
+	if (!gen) {
+		snprintf(err, err_len, "out of memory");
+		return NULL;
+	}
+	gen->cfg = *cfg;
+	pthread_mutex_init(&gen->lock, NULL);
+	gen->n_frames = cfg->flows < UDPGEN_MAX_FRAMES ? cfg->flows : UDPGEN_MAX_FRAMES;
+	gen->frames = calloc(gen->n_frames, cfg->size);
+	if (!gen->frames) {
+		snprintf(err, err_len, "out of memory");
+		e = ENOMEM;
+		goto fail;
+	}
+	memset(&xc, 0, sizeof(xc));
+	xc.ifindex = cfg->ifindex;
+	memcpy(xc.src_mac, cfg->src_mac, 6);
+	memcpy(xc.dst_mac, cfg->dst_mac, 6);
+	xc.size = cfg->size;
+	xc.ipv6 = cfg->ipv6;
+	xc.flows = cfg->flows;
+	xc.threads = 1;
+	for (i = 0; i < gen->n_frames; i++) {
+		e = -xdpgen_build_frame(&xc, (uint16_t)(1024 + i), gen->frames + i * cfg->size,
+					cfg->size);
+		if (e) {
+			snprintf(err, err_len, "udp generator: cannot build a %d-byte %s frame",
+				 cfg->size, cfg->ipv6 ? "udp6" : "udp4");
+			goto fail;
+		}
+	}
+	for (i = 0; i < 64; i++)
+		gen->threads[i].fd = -1;
+	return gen;
+fail:
+	udpgen_destroy(&gen);
+	errno = e;
+	return NULL;
+}
+
+static void set_error(struct udpgen *gen, int e, const char *what)
+{
+	int zero = 0;
+
+	pthread_mutex_lock(&gen->lock);
+	if (atomic_compare_exchange_strong(&gen->error, &zero, e))
+		snprintf(gen->error_text, sizeof(gen->error_text), "udp generator: %s: %s", what,
+			 strerror(-e));
+	pthread_mutex_unlock(&gen->lock);
+}
+
+static void *udp_thread(void *arg)
+{
+	struct udpgen_thread *t = arg;
+	struct udpgen *gen = t->gen;
+	struct mmsghdr msgs[UDPGEN_BATCH];
+	struct iovec iov[UDPGEN_BATCH];
+	struct sockaddr_ll to = {
+		.sll_family = AF_PACKET,
+		.sll_ifindex = gen->cfg.ifindex,
+		.sll_halen = 6,
+	};
+	int next = t->idx % gen->n_frames, i;
+
+	memcpy(to.sll_addr, gen->cfg.dst_mac, 6);
+	if (gen->cfg.n_cpus > 0 && gen->cfg.cpus) {
+		cpu_set_t cpus;
+
+		CPU_ZERO(&cpus);
+		CPU_SET(gen->cfg.cpus[t->idx % gen->cfg.n_cpus], &cpus);
+		if (pthread_setaffinity_np(pthread_self(), sizeof(cpus), &cpus))
+			pr_debug("udpgen: cannot pin thread %d", t->idx);
+	}
+	memset(msgs, 0, sizeof(msgs));
+	for (i = 0; i < UDPGEN_BATCH; i++) {
+		msgs[i].msg_hdr.msg_iov = &iov[i];
+		msgs[i].msg_hdr.msg_iovlen = 1;
+		msgs[i].msg_hdr.msg_name = &to;
+		msgs[i].msg_hdr.msg_namelen = sizeof(to);
+		iov[i].iov_len = gen->cfg.size;
+	}
+	while (!atomic_load(&gen->stop)) {
+		int n;
+
+		for (i = 0; i < UDPGEN_BATCH; i++) {
+			iov[i].iov_base = gen->frames + next * gen->cfg.size;
+			next = (next + 1) % gen->n_frames;
+		}
+		n = sendmmsg(t->fd, msgs, UDPGEN_BATCH, 0);
+		if (n < 0) {
+			if (errno == ENOBUFS || errno == EAGAIN || errno == EINTR) {
+				sched_yield();
+				continue;
+			}
+			set_error(gen, -errno, "sendmmsg");
+			break;
+		}
+		atomic_fetch_add(&t->sent, (uint_fast64_t)n);
+	}
+	return NULL;
+}
+
+int udpgen_start(struct udpgen *gen, char *err, size_t err_len)
+{
+	int i, e;
+
+	if (gen->n_threads)
+		return -EALREADY;
+	atomic_store(&gen->stop, 0);
+	for (i = 0; i < gen->cfg.threads; i++) {
+		struct udpgen_thread *t = &gen->threads[i];
+		struct sockaddr_ll sll = {
+			.sll_family = AF_PACKET,
+			.sll_protocol = 0,	/* send only: receive nothing */
+			.sll_ifindex = gen->cfg.ifindex,
+		};
+
+		t->gen = gen;
+		t->idx = i;
+		t->fd = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC, 0);
+		if (t->fd < 0 || bind(t->fd, (struct sockaddr *)&sll, sizeof(sll))) {
+			e = -errno;
+			snprintf(err, err_len, "udp generator: cannot open a packet socket on ifindex %d: %s",
+				 gen->cfg.ifindex, strerror(-e));
+			udpgen_stop(gen, NULL, 0);
+			return e;
+		}
+		e = pthread_create(&t->tid, NULL, udp_thread, t);
+		if (e) {
+			snprintf(err, err_len, "cannot start generator thread: %s", strerror(e));
+			udpgen_stop(gen, NULL, 0);
+			return -e;
+		}
+		gen->n_threads++;
+	}
+	return 0;
+}
+
+int udpgen_stop(struct udpgen *gen, char *err, size_t err_len)
+{
+	int i;
+
+	if (!gen)
+		return 0;
+	atomic_store(&gen->stop, 1);
+	for (i = 0; i < gen->n_threads; i++)
+		pthread_join(gen->threads[i].tid, NULL);
+	gen->n_threads = 0;
+	for (i = 0; i < 64; i++) {
+		if (gen->threads[i].fd >= 0)
+			close(gen->threads[i].fd);
+		gen->threads[i].fd = -1;
+	}
+	return err ? udpgen_error(gen, err, err_len) : 0;
+}
+
+int udpgen_frames(struct udpgen *gen, uint64_t *frames)
+{
+	int i;
+
+	*frames = 0;
+	for (i = 0; i < gen->cfg.threads && i < 64; i++)
+		*frames += atomic_load(&gen->threads[i].sent);
+	return 0;
+}
+
+int udpgen_error(struct udpgen *gen, char *err, size_t err_len)
+{
+	int e = atomic_load(&gen->error);
+
+	if (e && err) {
+		pthread_mutex_lock(&gen->lock);
+		snprintf(err, err_len, "%s", gen->error_text);
+		pthread_mutex_unlock(&gen->lock);
+	}
+	return e;
+}
+
+void udpgen_destroy(struct udpgen **genp)
+{
+	struct udpgen *gen = *genp;
+
+	if (!gen)
+		return;
+	udpgen_stop(gen, NULL, 0);
+	pthread_mutex_destroy(&gen->lock);
+	free(gen->frames);
+	free(gen);
+	*genp = NULL;
+}

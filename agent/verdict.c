@@ -1,0 +1,89 @@
+/* verdict.c - see verdict.h. */
+#include "verdict.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+double verdict_cv(const double *x, int n)
+{
+	double mean = 0, ss = 0;
+	int i;
+
+	if (n < 2)
+		return -1;
+	for (i = 0; i < n; i++)
+		mean += x[i];
+	mean /= n;
+	if (mean <= 0)
+		return -1;
+	for (i = 0; i < n; i++)
+		ss += (x[i] - mean) * (x[i] - mean);
+	return sqrt(ss / (n - 1)) / mean;
+}
+
+/* Append NAME with WHY to the two results. */
+static int add(json_t *verdicts, json_t *details, const char *name, const char *why)
+{
+	if (json_array_append_new(verdicts, json_string(name)) ||
+	    json_object_set_new(details, name, json_string(why)))
+		return -ENOMEM;
+	return 0;
+}
+
+int verdict_compute(const struct verdict_input *in, json_t **verdictsp, json_t **detailsp)
+{
+	json_t *verdicts = json_array(), *details = json_object();
+	char why[512];
+	int ret = -ENOMEM;
+	double cv;
+
+	*verdictsp = NULL;
+	*detailsp = NULL;
+	if (!verdicts || !details)
+		goto out;
+	if (json_array_size(in->debug_options)) {
+		size_t i, o = 0;
+		json_t *opt;
+
+		o = (size_t)snprintf(why, sizeof(why), "kernel built with");
+		json_array_foreach(in->debug_options, i, opt) {
+			if (o < sizeof(why))
+				o += (size_t)snprintf(why + o, sizeof(why) - o, "%s CONFIG_%s",
+						      i ? "," : "", json_string_value(opt) ?: "?");
+		}
+		if (add(verdicts, details, "debug-kernel", why))
+			goto out;
+	}
+	if (in->rx_role && in->gen_frames > 0 &&
+	    in->rx_frames >= VERDICT_GEN_BOUND * in->gen_frames) {
+		snprintf(why, sizeof(why),
+			 "port '%s' received %.1f%% of the %.0f frames the generator sent (bound %.0f%%): the rate is the generator's",
+			 in->rx_role, 100.0 * in->rx_frames / in->gen_frames, in->gen_frames,
+			 100.0 * VERDICT_GEN_BOUND);
+		if (add(verdicts, details, "generator-bound", why))
+			goto out;
+	}
+	cv = in->rx_role ? verdict_cv(in->rx_pps, in->n_rx) : -1;
+	if (cv > VERDICT_CV_BOUND) {
+		snprintf(why, sizeof(why), "port.rx_pps of '%s' varied %.1f%% (bound %.0f%%)",
+			 in->rx_role, 100.0 * cv, 100.0 * VERDICT_CV_BOUND);
+		if (add(verdicts, details, "unstable", why))
+			goto out;
+	}
+	if (in->error_frames > 0 &&
+	    in->error_frames > VERDICT_ERROR_SHARE * in->all_rx_frames) {
+		snprintf(why, sizeof(why), "%.0f frames lost to errors (%s)", in->error_frames,
+			 in->error_what ? in->error_what : "port error and drop counters");
+		if (add(verdicts, details, "errors", why))
+			goto out;
+	}
+	*verdictsp = verdicts;
+	*detailsp = details;
+	return 0;
+out:
+	json_decref(verdicts);
+	json_decref(details);
+	return ret;
+}

@@ -1,0 +1,50 @@
+/* verdict.h - the verdicts a job's result carries (docs/agent.md, "Verdicts").
+ *
+ * Computed by the job runner from what it measured, so that a table can say why a number
+ * is not to be trusted:
+ *
+ *   debug-kernel     a kernel option that spoils measurements is on (LOCKDEP, KASAN, ...)
+ *   generator-bound  the receiving port received at least 99% of the frames the generator
+ *                    managed to send: the path kept up, so the rate measured is the
+ *                    generator's, not the path's
+ *   unstable         the receiving port's per-second rx rates in the rate window have a
+ *                    coefficient of variation (sample standard deviation / mean) above
+ *                    the bound (5%)
+ *   errors           frames lost to errors: the ports' rx_errors + tx_errors + rx_dropped
+ *                    + tx_dropped deltas over the rate window (on veth these count failed
+ *                    XDP_TX and XDP_REDIRECT transmits, not XDP_DROP), plus plan counters
+ *                    whose name contains "err", above 0.1% of the frames received
+ *
+ * Pure functions over numbers: unit-tested on fixed series.
+ */
+#ifndef BPFLAB_AGENT_VERDICT_H
+#define BPFLAB_AGENT_VERDICT_H
+
+#include <jansson.h>
+#include <stdint.h>
+
+#define VERDICT_CV_BOUND 0.05		/* unstable above this */
+#define VERDICT_GEN_BOUND 0.99		/* generator-bound at or above this */
+#define VERDICT_ERROR_SHARE 0.001	/* errors above this share of received frames */
+
+struct verdict_input {
+	json_t *debug_options;		/* array of option names that are on, or NULL */
+	const char *rx_role;		/* the receiving port, NULL when none */
+	const double *rx_pps;		/* its per-second rx rates in the rate window */
+	int n_rx;
+	double rx_frames;		/* frames it received over the window */
+	double gen_frames;		/* frames the generator sent over the window; < 0: no
+					 * generator (traffic from outside) */
+	double error_frames;		/* error count over the window (see above) */
+	double all_rx_frames;		/* frames received on all ports over the window */
+	const char *error_what;		/* where the errors were seen, for the details */
+};
+
+/* Sample coefficient of variation of X[0..N-1]; -1 when N < 2 or the mean is 0. */
+double verdict_cv(const double *x, int n);
+
+/* Evaluate IN. *VERDICTS gets a new array of verdict names (in the order above) and
+ * *DETAILS a new object {verdict: "why"}. Returns 0 or -ENOMEM. */
+int verdict_compute(const struct verdict_input *in, json_t **verdicts, json_t **details);
+
+#endif

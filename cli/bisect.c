@@ -1,0 +1,725 @@
+/* bisect.c - `bpflab bisect start|status|log|step|reset|run`: find the kernel where a
+ * metric changed (docs/bisect.md).
+ *
+ * The driver runs here, in the CLI: lib/bisect.c decides, the session and its steps
+ * live in the database (lib/store_bisect.c) and the engine is rebuilt by replaying the
+ * stored steps on every command, so nothing is lost between commands or across a
+ * coordinator restart. This round the session needs `--db FILE` (the coordinator's
+ * database file, or an offline copy); measurements are the stored results that match
+ * the plan (by name), variant, subject and kernel.release (store_query_values).
+ *
+ * `bisect run` is for `git bisect run`: exit 0 good, 1 bad, 125 cannot tell.
+ */
+#include "cli.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+
+#include "bisect.h"
+#include "proto.h"
+#include "store.h"
+#include "store_bisect.h"
+#include "util.h"
+
+enum { EXIT_SKIP = 125 };
+
+enum {
+	OPT_PLAN = CLI_OPT_FIRST_LOCAL, OPT_METRIC, OPT_GOOD, OPT_BAD, OPT_VARIANT,
+	OPT_SUBJECT, OPT_KERNELS, OPT_REPS, OPT_THRESHOLD, OPT_BASELINE, OPT_KERNEL,
+	OPT_DIRECTION,
+};
+
+struct bopts {
+	const char *plan, *metric, *good, *bad, *variant, *subject, *kernels, *kernel;
+	double threshold;		/* fraction; 0: default */
+	long long baseline;
+	unsigned int reps;
+	enum compare_direction dir;
+};
+
+static int bopt(int opt, const char *arg, void *ctx)
+{
+	struct bopts *o = ctx;
+	char *end;
+
+	switch (opt) {
+	case OPT_PLAN: o->plan = arg; return 0;
+	case OPT_METRIC: o->metric = arg; return 0;
+	case OPT_GOOD: o->good = arg; return 0;
+	case OPT_BAD: o->bad = arg; return 0;
+	case OPT_VARIANT: o->variant = arg; return 0;
+	case OPT_SUBJECT: o->subject = arg; return 0;
+	case OPT_KERNELS: o->kernels = arg; return 0;
+	case OPT_KERNEL: o->kernel = arg; return 0;
+	case OPT_REPS:
+		o->reps = (unsigned int)strtoul(arg, &end, 10);
+		if (*end || !o->reps || o->reps > 100)
+			return cli_usage_error(NULL, "invalid repetitions '%s' (1..100)", arg);
+		return 0;
+	case OPT_THRESHOLD:
+		o->threshold = strtod(arg, &end) / 100;
+		if ((*end && strcmp(end, "%")) || !(o->threshold > 0) || o->threshold >= 10)
+			return cli_usage_error(NULL, "invalid threshold '%s' (a percentage, e.g. "
+					       "5%%)", arg);
+		return 0;
+	case OPT_BASELINE:
+		return cli_parse_run_id(arg, NULL, &o->baseline);
+	case OPT_DIRECTION:
+		if (!strcmp(arg, "higher"))
+			o->dir = COMPARE_DIR_HIGHER;
+		else if (!strcmp(arg, "lower"))
+			o->dir = COMPARE_DIR_LOWER;
+		else
+			return cli_usage_error(NULL, "invalid direction '%s' (higher or lower "
+					       "is better)", arg);
+		return 0;
+	}
+	return CLI_EXIT_USAGE;
+}
+
+static const struct option longopts[] = {
+	{ "plan", required_argument, NULL, OPT_PLAN },
+	{ "metric", required_argument, NULL, OPT_METRIC },
+	{ "good", required_argument, NULL, OPT_GOOD },
+	{ "bad", required_argument, NULL, OPT_BAD },
+	{ "variant", required_argument, NULL, OPT_VARIANT },
+	{ "subject", required_argument, NULL, OPT_SUBJECT },
+	{ "kernels", required_argument, NULL, OPT_KERNELS },
+	{ "kernel", required_argument, NULL, OPT_KERNEL },
+	{ "reps", required_argument, NULL, OPT_REPS },
+	{ "threshold", required_argument, NULL, OPT_THRESHOLD },
+	{ "baseline", required_argument, NULL, OPT_BASELINE },
+	{ "direction", required_argument, NULL, OPT_DIRECTION },
+	{ NULL, 0, NULL, 0 },
+};
+
+static int parse(int argc, char **argv, const char *path, struct bopts *o)
+{
+	int first, ret = cli_parse_opts(argc, argv, path, "", longopts, bopt, o, &first);
+
+	if (ret)
+		return ret;
+	if (first < argc)
+		return cli_usage_error(path, "unexpected argument '%s'", argv[first]);
+	return 0;
+}
+
+static int open_store(struct store **st, bool readonly)
+{
+	char err[512] = "";
+
+	if (!cli.db)
+		return cli_error("bisect sessions live in the database: give --db FILE (the "
+				 "coordinator's database file) this round");
+	*st = store_open(cli.db, readonly, err, sizeof(err));
+	if (!*st)
+		return cli_error("%s", *err ? err : strerror(errno));
+	return 0;
+}
+
+/* Whole-window values of METRIC for PLAN/VARIANT/SUBJECT on kernel KERNEL (NULL: any),
+ * of run RUN only (0: any run but SKIP_RUN), not from runs in USED (may be NULL), into
+ * *V (heap) and *N. With RUNS (may be NULL), only the first matching run is taken and
+ * its id appended to RUNS. *UNIT gets the unit. */
+static int values_for(struct store *st, const char *plan, const char *metric,
+		      const char *variant, const char *subject, const char *kernel,
+		      long long run, long long skip_run, const json_t *used, double **v,
+		      size_t *n, json_t *runs, char *unit, size_t unit_len)
+{
+	json_t *filter = json_pack("{s:s, s:s}", "window", "", "metric", metric), *rows, *r;
+	size_t i, k;
+
+	*v = NULL;
+	*n = 0;
+	if (!filter)
+		return -ENOMEM;
+	json_object_del(filter, "window");
+	if (plan && !run)
+		json_object_set_new(filter, "plan", json_string(plan));
+	if (variant)
+		json_object_set_new(filter, "variant", json_string(variant));
+	if (subject)
+		json_object_set_new(filter, "subject", json_string(subject));
+	if (run)
+		json_object_set_new(filter, "runs", json_pack("[I]", (json_int_t)run));
+	rows = store_query_values(st, filter);
+	json_decref(filter);
+	if (!rows)
+		return -errno;
+	*v = calloc(json_array_size(rows) + 1, sizeof(**v));
+	if (!*v) {
+		json_decref(rows);
+		return -ENOMEM;
+	}
+	json_array_foreach(rows, i, r) {
+		const char *kr = proto_get_str(r, "kernel_release", NULL);
+		long long rid = proto_get_int(r, "run", 0);
+		bool seen = false;
+		json_t *u;
+
+		if (kernel && (!kr || strcmp(kr, kernel)))
+			continue;
+		if (rid == skip_run)
+			continue;
+		json_array_foreach(used, k, u)
+			seen |= json_integer_value(u) == rid;
+		if (seen)
+			continue;
+		/* a session step takes one run at a time: the next one is for the next round */
+		if (runs && json_array_size(runs) &&
+		    json_integer_value(json_array_get(runs, 0)) != rid)
+			continue;
+		(*v)[(*n)++] = json_number_value(json_object_get(r, "value"));
+		if (unit && !*unit)
+			snprintf(unit, unit_len, "%s", proto_get_str(r, "unit", ""));
+		if (runs) {
+			bool have = false;
+
+			json_array_foreach(runs, k, u)
+				have |= json_integer_value(u) == rid;
+			if (!have)
+				json_array_append_new(runs, json_integer(rid));
+		}
+	}
+	json_decref(rows);
+	return 0;
+}
+
+/* --- bisect run --- */
+
+static int do_run(int argc, char **argv)
+{
+	struct bopts o = { 0 };
+	struct store *st = NULL;
+	struct compare_result r;
+	struct utsname uts;
+	double *base = NULL, *cur = NULL;
+	size_t n_base, n_cur;
+	char unit[32] = "";
+	enum bisect_mark m;
+	int ret, err;
+
+	ret = parse(argc, argv, "bisect run", &o);
+	if (ret)
+		return ret == CLI_EXIT_USAGE ? EXIT_SKIP : ret;
+	if (!o.plan || !o.metric || !o.threshold || !o.baseline) {
+		cli_usage_error("bisect run", "--plan, --metric, --threshold and --baseline "
+				"are needed");
+		return EXIT_SKIP;
+	}
+	if (!o.kernel && !uname(&uts))
+		o.kernel = uts.release;
+	if (!cli.db) {
+		cli_error("bisect run measures through the coordinator in a later round; give "
+			  "--db FILE to judge stored results");
+		return EXIT_SKIP;
+	}
+	if (open_store(&st, true))
+		return EXIT_SKIP;
+	err = values_for(st, NULL, o.metric, o.variant, o.subject, NULL, o.baseline, 0, NULL,
+			 &base, &n_base, NULL, unit, sizeof(unit));
+	if (!err)
+		err = values_for(st, o.plan, o.metric, o.variant, o.subject, o.kernel, 0,
+				 o.baseline, NULL, &cur, &n_cur, NULL, unit, sizeof(unit));
+	if (err) {
+		ret = cli_error("cannot read values of '%s': %s", o.metric, store_errmsg(st));
+		ret = EXIT_SKIP;
+		goto out;
+	}
+	if (!n_base || !n_cur) {
+		fprintf(stderr, "bpflab: no %s values of '%s' %s: cannot tell (125)\n",
+			!n_base ? "baseline" : "stored", o.metric,
+			!n_base ? "in the baseline run" : "for this kernel");
+		ret = EXIT_SKIP;
+		goto out;
+	}
+	m = bisect_judge(base, n_base, cur, n_cur, stats_kind_for_unit(unit), o.threshold,
+			 o.dir, &r);
+	ret = m == BISECT_GOOD ? 0 : m == BISECT_BAD ? 1 : EXIT_SKIP;
+	if (cli.json) {
+		json_t *j = json_pack("{s:s, s:s, s:i, s:I, s:I, s:f, s:f, s:f, s:s}",
+				      "kernel", o.kernel, "verdict", bisect_mark_name(m),
+				      "exit", ret, "n_baseline", (json_int_t)n_base,
+				      "n", (json_int_t)n_cur, "mean_baseline", r.mean_a,
+				      "mean", r.mean_b, "delta_pct", r.delta_pct,
+				      "compare", compare_verdict_name(r.verdict));
+
+		if (j)
+			cli_print_json(j);
+		json_decref(j);
+	} else {
+		printf("%s: %s %s: %.6g -> %.6g %s (%+.2f %%, %s, p %.3g, %zu vs %zu): %s\n",
+		       o.kernel, o.metric, o.variant ? o.variant : "", r.mean_a, r.mean_b, unit,
+		       r.delta_pct, compare_verdict_name(r.verdict), r.p, n_base, n_cur,
+		       m == BISECT_SKIP ? "cannot tell" : bisect_mark_name(m));
+	}
+out:
+	free(base);
+	free(cur);
+	store_close(&st);
+	return ret;
+}
+
+/* --- sessions --- */
+
+static int by_version(const void *a, const void *b)
+{
+	return strverscmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* The candidate kernels: from FILE (one a line, '#' comments), else the releases the
+ * hosts report, sorted by version. */
+static json_t *kernel_list(struct store *st, const char *file)
+{
+	json_t *out = json_array(), *hosts = NULL, *h;
+	const char *names[256];
+	size_t i, n = 0;
+
+	if (!out)
+		return NULL;
+	if (file) {
+		char line[256];
+		FILE *f = fopen(file, "r");
+
+		if (!f) {
+			cli_error("cannot open kernel list '%s': %s", file, strerror(errno));
+			goto fail;
+		}
+		while (fgets(line, sizeof(line), f)) {
+			char *s = line + strspn(line, " \t");
+
+			s[strcspn(s, " \t\r\n#")] = '\0';
+			if (*s)
+				json_array_append_new(out, json_string(s));
+		}
+		fclose(f);
+		return out;
+	}
+	hosts = store_query_hosts(st);
+	json_array_foreach(hosts, i, h) {
+		const char *kr = proto_get_str(h, "kernel_release", NULL);
+		size_t k;
+
+		for (k = 0; kr && k < n && strcmp(names[k], kr); k++)
+			;
+		if (kr && k == n && n < 256)
+			names[n++] = kr;
+	}
+	qsort(names, n, sizeof(*names), by_version);
+	for (i = 0; i < n; i++)
+		json_array_append_new(out, json_string(names[i]));
+	json_decref(hosts);
+	return out;
+fail:
+	json_decref(out);
+	json_decref(hosts);
+	return NULL;
+}
+
+static int index_of(const json_t *kernels, const char *k)
+{
+	const json_t *v;
+	size_t i;
+
+	json_array_foreach(kernels, i, v)
+		if (!strcmp(json_string_value(v), k))
+			return (int)i;
+	return -1;
+}
+
+/* The engine of session SES, rebuilt by replaying its steps. */
+static struct bisect *engine(const json_t *ses)
+{
+	const json_t *kernels = json_object_get(ses, "kernels"), *opts = json_object_get(ses, "opts");
+	const char *names[1024];
+	struct bisect *b;
+	json_t *s, *v;
+	size_t i, k, n = json_array_size(kernels);
+	BISECT_OPTS(o, .kind = (enum stats_kind)proto_get_int(opts, "kind", 0),
+		    .reps = (unsigned int)proto_get_int(opts, "reps", 0),
+		    .min_effect = json_number_value(json_object_get(opts, "min_effect")));
+
+	if (n > 1024)
+		return NULL;
+	for (i = 0; i < n; i++)
+		names[i] = json_string_value(json_array_get(kernels, i));
+	b = bisect_new(names, (int)n, index_of(kernels, proto_get_str(ses, "good", "")),
+		       index_of(kernels, proto_get_str(ses, "bad", "")), &o);
+	if (!b)
+		return NULL;
+	json_array_foreach(json_object_get(ses, "steps"), i, s) {
+		json_t *vals = json_object_get(s, "values");
+		double d[1024];
+		size_t m = 0;
+
+		json_array_foreach(vals, k, v)
+			if (m < 1024)
+				d[m++] = json_number_value(v);
+		if (bisect_record(b, index_of(kernels, proto_get_str(s, "kernel", "")), d, m)) {
+			bisect_destroy(&b);
+			errno = EINVAL;
+			return NULL;
+		}
+	}
+	return b;
+}
+
+static int load(struct store **st, json_t **ses, struct bisect **b, bool readonly)
+{
+	int ret = open_store(st, readonly);
+
+	if (ret)
+		return ret;
+	*ses = store_bisect_get(*st, 0);
+	if (!*ses)
+		return cli_error("%s", store_bisect_errmsg());
+	*b = engine(*ses);
+	if (!*b)
+		return cli_error("cannot replay bisect session %lld: its steps do not fit "
+				 "its kernels", proto_get_int(*ses, "id", 0));
+	return 0;
+}
+
+static int do_start(int argc, char **argv)
+{
+	struct bopts o = { 0 };
+	struct store *st = NULL;
+	json_t *kernels = NULL, *ses = NULL;
+	char unit[32] = "";
+	double *v = NULL;
+	size_t n;
+	int64_t id;
+	int ret, g, bd;
+
+	ret = parse(argc, argv, "bisect start", &o);
+	if (ret)
+		return ret;
+	if (!o.plan || !o.metric || !o.good || !o.bad)
+		return cli_usage_error("bisect start", "--plan, --metric, --good and --bad are "
+				       "needed");
+	ret = open_store(&st, false);
+	if (ret)
+		return ret;
+	kernels = kernel_list(st, o.kernels);
+	if (!kernels) {
+		ret = CLI_EXIT_FAIL;
+		goto out;
+	}
+	g = index_of(kernels, o.good);
+	bd = index_of(kernels, o.bad);
+	if (g < 0 || bd < 0 || g >= bd) {
+		ret = cli_usage_error("bisect start", g < 0 ? "good kernel '%s' is not a "
+				      "candidate" : bd < 0 ? "bad kernel '%s' is not a candidate"
+				      : "good kernel '%s' must come before the bad one (oldest "
+				      "first)", g < 0 ? o.good : bd < 0 ? o.bad : o.good);
+		goto out;
+	}
+	/* the kind of the metric from a stored unit, if there is one */
+	values_for(st, o.plan, o.metric, o.variant, o.subject, NULL, 0, 0, NULL, &v, &n, NULL,
+		   unit, sizeof(unit));
+	ses = json_pack("{s:s, s:s, s:s?, s:s?, s:O, s:s, s:s, s:{s:i, s:i, s:f}}", "plan",
+			o.plan, "metric", o.metric, "variant", o.variant, "subject", o.subject,
+			"kernels", kernels, "good", o.good, "bad", o.bad, "opts", "kind",
+			(int)stats_kind_for_unit(unit), "reps", (int)(o.reps ? o.reps : 5),
+			"min_effect", o.threshold ? o.threshold : 0.02);
+	if (!ses || store_bisect_start(st, ses, util_wall_ms(), &id)) {
+		ret = cli_error("cannot start bisect: %s", ses ? store_bisect_errmsg()
+							      : "out of memory");
+		goto out;
+	}
+	printf("bisect session %lld: %d kernels from good '%s' to bad '%s', %s of '%s'\n",
+	       (long long)id, bd - g + 1, o.good, o.bad, o.metric, o.plan);
+out:
+	free(v);
+	json_decref(ses);
+	json_decref(kernels);
+	store_close(&st);
+	return ret;
+}
+
+static void print_result(const struct bisect *b)
+{
+	struct bisect_result r;
+
+	if (bisect_result(b, &r))
+		return;
+	if (r.ambiguous)
+		printf("first bad kernel is one of '%s' .. '%s' (%d skipped between)\n",
+		       bisect_kernel(b, r.good + 1), bisect_kernel(b, r.bad),
+		       r.n_skipped_between);
+	else
+		printf("first bad kernel: '%s' (good neighbour '%s')\n", bisect_kernel(b, r.bad),
+		       bisect_kernel(b, r.good));
+	printf("  %.6g (n %zu) -> %.6g (n %zu): %+.2f %%, p %.3g\n", r.mean_good, r.n_good,
+	       r.mean_bad, r.n_bad, r.delta_pct, r.p);
+	if (r.confirm)
+		printf("  confirmation %s (%+.2f %%, p %.3g)\n", bisect_confirm_name(r.confirm),
+		       r.confirm_delta_pct, r.confirm_p);
+}
+
+static int do_status(int argc, char **argv)
+{
+	struct bopts o = { 0 };
+	struct store *st = NULL;
+	struct bisect *b = NULL;
+	struct bisect_action a;
+	json_t *ses = NULL;
+	int ret = parse(argc, argv, "bisect status", &o);
+
+	if (!ret)
+		ret = load(&st, &ses, &b, true);
+	if (ret)
+		goto out;
+	bisect_next(b, &a);
+	if (cli.json) {
+		json_object_set_new(ses, "engine_state", json_string(bisect_state_name(a.state)));
+		json_object_set_new(ses, "next", a.kernel >= 0 ?
+				    json_string(bisect_kernel(b, a.kernel)) : json_null());
+		json_object_set_new(ses, "measured", json_integer(bisect_n_measured(b)));
+		ret = cli_print_json(ses);
+		goto out;
+	}
+	printf("bisect session %lld (%s): %s of '%s'%s%s, %d kernels, %d measured\n",
+	       proto_get_int(ses, "id", 0), proto_get_str(ses, "state", "?"),
+	       proto_get_str(ses, "metric", "?"), proto_get_str(ses, "plan", "?"),
+	       json_is_string(json_object_get(ses, "variant")) ? " variant " : "",
+	       proto_get_str(ses, "variant", ""), bisect_n_kernels(b), bisect_n_measured(b));
+	printf("engine: %s: %s\n", bisect_state_name(a.state), bisect_why(b));
+	if (a.kernel >= 0)
+		printf("next: measure '%s' (%u repetitions%s%s)\n", bisect_kernel(b, a.kernel),
+		       a.reps, a.kernel2 >= 0 ? ", interleaved with " : "",
+		       a.kernel2 >= 0 ? bisect_kernel(b, a.kernel2) : "");
+	print_result(b);
+out:
+	bisect_destroy(&b);
+	json_decref(ses);
+	store_close(&st);
+	return ret;
+}
+
+static int do_log(int argc, char **argv)
+{
+	static const char *const head[] = { ">step", "kernel", ">round", ">n", ">mean",
+					    ">delta%", ">p(good)", "verdict", "why" };
+	struct bopts o = { 0 };
+	struct cli_table t = { 0 };
+	struct store *st = NULL;
+	struct bisect *b = NULL;
+	json_t *ses = NULL;
+	int ret = parse(argc, argv, "bisect log", &o), i;
+
+	if (!ret)
+		ret = load(&st, &ses, &b, true);
+	if (ret)
+		goto out;
+	if (cli.json) {
+		ret = cli_print_json(json_object_get(ses, "steps"));
+		goto out;
+	}
+	if (cli_table_init(&t, 9, head)) {
+		ret = cli_error("out of memory");
+		goto out;
+	}
+	for (i = 0; i < bisect_n_steps(b); i++) {
+		const struct bisect_step *s = bisect_step(b, i);
+		char c[5][32];
+		const char *cells[9] = { c[0], bisect_kernel(b, s->kernel), c[1], c[2], c[3],
+					 c[4], NULL, bisect_mark_name(s->mark), s->why };
+		char p[32];
+
+		snprintf(c[0], 32, "%d", i + 1);
+		snprintf(c[1], 32, "%u", s->round);
+		snprintf(c[2], 32, "%u", s->n_total);
+		snprintf(c[3], 32, "%.6g", s->mean);
+		snprintf(c[4], 32, isnan(s->delta_good_pct) ? "-" : "%+.2f", s->delta_good_pct);
+		if (!isnan(s->p_good)) {
+			snprintf(p, sizeof(p), "%.3g", s->p_good);
+			cells[6] = p;
+		}
+		cli_table_add(&t, cells);
+	}
+	cli_table_print(&t, stdout);
+out:
+	cli_table_release(&t);
+	bisect_destroy(&b);
+	json_decref(ses);
+	store_close(&st);
+	return ret;
+}
+
+/* Record what kernel K gave (N values from RUNS) as the next step, and store it. */
+static int record_step(struct store *st, const json_t *ses, struct bisect *b, int k,
+		       const double *v, size_t n, json_t *runs)
+{
+	const struct bisect_step *s;
+	json_t *vals = json_array(), *step;
+	int64_t id = proto_get_int(ses, "id", 0);
+	struct bisect_result r;
+	size_t i;
+	int err;
+
+	for (i = 0; vals && i < n; i++)
+		json_array_append_new(vals, json_real(v[i]));
+	err = bisect_record(b, k, v, n);
+	if (err) {
+		json_decref(vals);
+		return cli_error("cannot record '%s': %s", bisect_kernel(b, k), strerror(-err));
+	}
+	s = bisect_step(b, bisect_n_steps(b) - 1);
+	step = json_pack("{s:s, s:O, s:o, s:s, s:f, s:s}", "kernel", bisect_kernel(b, k),
+			 "runs", runs, "values", vals, "verdict", bisect_mark_name(s->mark),
+			 "p", isnan(s->p_good) ? -1.0 : s->p_good, "note", s->why);
+	if (step && isnan(s->p_good))
+		json_object_set_new(step, "p", json_null());
+	err = step ? store_bisect_add_step(st, id, step, util_wall_ms()) : -ENOMEM;
+	json_decref(step);
+	if (err)
+		return cli_error("cannot store the step: %s", store_bisect_errmsg());
+	printf("%s: %s\n", bisect_kernel(b, k), s->why);
+	if (bisect_state(b) == BISECT_DONE || bisect_state(b) == BISECT_FAILED) {
+		json_t *res = NULL;
+
+		if (!bisect_result(b, &r))
+			res = json_pack("{s:s, s:s, s:b, s:f, s:f, s:f, s:f, s:s}", "first_bad",
+					bisect_kernel(b, r.bad), "good", bisect_kernel(b, r.good),
+					"ambiguous", r.ambiguous, "mean_good", r.mean_good,
+					"mean_bad", r.mean_bad, "delta_pct", r.delta_pct, "p", r.p,
+					"confirm", bisect_confirm_name(r.confirm));
+		else
+			res = json_pack("{s:s}", "why", bisect_why(b));
+		err = store_bisect_end(st, id, bisect_state(b) == BISECT_DONE ? "done" : "failed",
+				       res, util_wall_ms());
+		json_decref(res);
+		if (err)
+			return cli_error("cannot end the session: %s", store_bisect_errmsg());
+		print_result(b);
+	}
+	return 0;
+}
+
+/* The runs a session already used for kernel K. */
+static json_t *used_runs(const json_t *ses, const char *k)
+{
+	json_t *out = json_array(), *s, *r;
+	size_t i, j;
+
+	json_array_foreach(json_object_get(ses, "steps"), i, s)
+		if (!strcmp(proto_get_str(s, "kernel", ""), k))
+			json_array_foreach(json_object_get(s, "runs"), j, r)
+				json_array_append(out, r);
+	return out;
+}
+
+static int measure(struct store *st, const json_t *ses, struct bisect *b, int k,
+		   bool skip_missing)
+{
+	const char *name = bisect_kernel(b, k);
+	json_t *runs = json_array(), *used = used_runs(ses, name);
+	double *v = NULL;
+	size_t n = 0;
+	int ret, err;
+
+	err = values_for(st, proto_get_str(ses, "plan", NULL), proto_get_str(ses, "metric", ""),
+			 proto_get_str(ses, "variant", NULL), proto_get_str(ses, "subject", NULL),
+			 name, 0, 0, used, &v, &n, runs, NULL, 0);
+	if (err)
+		ret = cli_error("cannot read stored values: %s", store_errmsg(st));
+	else if (!n && !skip_missing)
+		ret = cli_error("no new stored results of '%s' on kernel '%s': run the plan on "
+				"a host with that kernel and step again, or 'bisect step --skip' "
+				"to skip it", proto_get_str(ses, "plan", "?"), name);
+	else
+		ret = record_step(st, ses, b, k, v, n, runs);
+	free(v);
+	json_decref(runs);
+	json_decref(used);
+	return ret;
+}
+
+static int do_step(int argc, char **argv)
+{
+	struct store *st = NULL;
+	struct bisect *b = NULL;
+	struct bisect_action a;
+	json_t *ses = NULL;
+	bool skip = argc > 1 && !strcmp(argv[argc - 1], "--skip");
+	struct bopts o = { 0 };
+	int ret = parse(skip ? argc - 1 : argc, argv, "bisect step", &o);
+
+	if (!ret)
+		ret = load(&st, &ses, &b, false);
+	if (ret)
+		goto out;
+	if (strcmp(proto_get_str(ses, "state", ""), "active")) {
+		ret = cli_error("bisect session %lld is %s: 'bpflab bisect start' begins a new "
+				"one", proto_get_int(ses, "id", 0), proto_get_str(ses, "state", "?"));
+		goto out;
+	}
+	bisect_next(b, &a);
+	if (a.kernel < 0) {
+		printf("nothing to measure: %s\n", bisect_why(b));
+		goto out;
+	}
+	ret = measure(st, ses, b, a.kernel, skip);
+	if (!ret && a.kernel2 >= 0) {
+		json_decref(ses);
+		ses = store_bisect_get(st, 0);
+		ret = ses ? measure(st, ses, b, a.kernel2, true)
+			  : cli_error("%s", store_bisect_errmsg());
+	}
+out:
+	bisect_destroy(&b);
+	json_decref(ses);
+	store_close(&st);
+	return ret;
+}
+
+static int do_reset(int argc, char **argv)
+{
+	struct bopts o = { 0 };
+	struct store *st = NULL;
+	int64_t id;
+	int ret = parse(argc, argv, "bisect reset", &o);
+
+	if (!ret)
+		ret = open_store(&st, false);
+	if (ret)
+		return ret;
+	if (store_bisect_reset(st, util_wall_ms(), &id))
+		ret = cli_error("%s", store_bisect_errmsg());
+	else
+		printf("bisect session %lld reset\n", (long long)id);
+	store_close(&st);
+	return ret;
+}
+
+static const struct cli_cmd bisect_cmds[] = {
+	{ "start", do_start, "--plan P --metric M --good KERNEL --bad KERNEL [--variant V] "
+	  "[--subject S] [--kernels FILE] [--reps N] [--threshold X%]",
+	  "Start a bisection session over the candidate kernels of FILE (one a line,\n"
+	  "oldest first) or, without it, the kernel releases the hosts report, sorted by\n"
+	  "version. --threshold is the least change that matters (default 2%).\n" },
+	{ "status", do_status, "", "The session, the engine's state, the next measurement, "
+	  "the result.\n" },
+	{ "log", do_log, "", "Every step: kernel, round, values, mean, delta, p, verdict, "
+	  "why.\n" },
+	{ "step", do_step, "[--skip]",
+	  "Measure what the engine asks for from stored results of the plan on that\n"
+	  "kernel not used before, and record it. --skip: no results means skip it.\n" },
+	{ "reset", do_reset, "", "End the active session (kept, state 'reset').\n" },
+	{ "run", do_run, "--plan P --metric M --threshold X% --baseline RUN [--kernel K] "
+	  "[--variant V] [--subject S] [--direction higher|lower]",
+	  "For 'git bisect run': judge the stored results of plan P on kernel K (default\n"
+	  "uname -r) against baseline run RUN. Exit 0 good, 1 bad, 125 cannot tell.\n" },
+	{ NULL, NULL, NULL, NULL },
+};
+
+const struct cli_object cli_bisect_object = {
+	.name = "bisect",
+	.cmds = bisect_cmds,
+	.default_cmd = "status",
+	.help = "       KERNEL := a kernel release (uname -r) as hosts report it\n",
+};

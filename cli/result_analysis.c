@@ -1,0 +1,458 @@
+/* result_analysis.c - `bpflab result compare`, `history`, `export` and `import`.
+ *
+ * The values come from store_query_values: straight from the database file with --db,
+ * else through the coordinator's `query` request, which calls the same function, so both
+ * give the same JSON. lib/analysis.c builds the reports, lib/report_compare.c prints
+ * them, lib/plot.c draws them, lib/export.c and lib/import.c convert. An import writes
+ * into the --db file directly (opened read-write), else goes to the coordinator as an
+ * `import` request (coordinator/query.c) that calls store_import.
+ */
+#include "cli.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis.h"
+#include "export.h"
+#include "import.h"
+#include "plot.h"
+#include "proto.h"
+#include "report_compare.h"
+#include "result_analysis.h"
+#include "store.h"
+#include "util.h"
+
+enum {
+	OPT_PLAN = CLI_OPT_FIRST_LOCAL + 40, OPT_METRIC, OPT_BY, OPT_BASELINE, OPT_CANDIDATE,
+	OPT_VARIANT, OPT_SUBJECT, OPT_WINDOW, OPT_HOST, OPT_FLAGGED, OPT_MIN_EFFECT, OPT_ALPHA,
+	OPT_FORM, OPT_CSV, OPT_PLOT, OPT_FORMAT, OPT_ORIGIN, OPT_BEFORE, OPT_AFTER, OPT_UNIT,
+};
+
+struct an_opts {
+	const char *cmd;
+	const char *plan, *metric, *by, *baseline, *candidate, *variant, *subject, *window;
+	const char *host, *form, *plot, *format, *origin, *before, *after, *unit;
+	bool include_flagged, csv;
+	double min_effect, alpha;
+};
+
+static int an_opt(int opt, const char *arg, void *ctx)
+{
+	struct an_opts *o = ctx;
+	char *end;
+
+	switch (opt) {
+	case OPT_PLAN: o->plan = arg; return 0;
+	case OPT_METRIC: o->metric = arg; return 0;
+	case OPT_BY:
+		if (!store_values_by_known(arg))
+			return cli_usage_error(o->cmd, "cannot group by '%s' (expected kernel.release, "
+					       "port.driver, host, variant, plan, day or run)", arg);
+		o->by = arg;
+		return 0;
+	case OPT_BASELINE: o->baseline = arg; return 0;
+	case OPT_CANDIDATE: o->candidate = arg; return 0;
+	case OPT_VARIANT: o->variant = arg; return 0;
+	case OPT_SUBJECT: o->subject = arg; return 0;
+	case OPT_WINDOW:
+		if (strcmp(arg, "rate") && strcmp(arg, "cost"))
+			return cli_usage_error(o->cmd, "unknown window '%s' (expected rate or cost)",
+					       arg);
+		o->window = arg;
+		return 0;
+	case OPT_HOST: o->host = arg; return 0;
+	case OPT_FLAGGED: o->include_flagged = true; return 0;
+	case OPT_MIN_EFFECT:
+		o->min_effect = strtod(arg, &end);
+		if (*end || !(o->min_effect > 0 && o->min_effect < 1000))
+			return cli_usage_error(o->cmd, "--min-effect '%s' is not a percentage "
+					       "above 0", arg);
+		return 0;
+	case OPT_ALPHA:
+		o->alpha = strtod(arg, &end);
+		if (*end || !(o->alpha > 0 && o->alpha < 0.5))
+			return cli_usage_error(o->cmd, "--alpha '%s' is not in (0, 0.5)", arg);
+		return 0;
+	case OPT_FORM:
+		if (strcmp(arg, "table") && strcmp(arg, "patch") && strcmp(arg, "grid"))
+			return cli_usage_error(o->cmd, "unknown form '%s' (expected table, patch "
+					       "or grid)", arg);
+		o->form = arg;
+		return 0;
+	case OPT_CSV: o->csv = true; return 0;
+	case OPT_PLOT: o->plot = arg; return 0;
+	case OPT_FORMAT:
+		if (strcmp(arg, "kcidb") && strcmp(arg, "bmf"))
+			return cli_usage_error(o->cmd, "unknown format '%s' (expected kcidb or bmf)",
+					       arg);
+		o->format = arg;
+		return 0;
+	case OPT_ORIGIN: o->origin = arg; return 0;
+	case OPT_BEFORE: o->before = arg; return 0;
+	case OPT_AFTER: o->after = arg; return 0;
+	case OPT_UNIT: o->unit = arg; return 0;
+	}
+	return CLI_EXIT_USAGE;
+}
+
+static const struct option an_longopts[] = {
+	{ "plan", required_argument, NULL, OPT_PLAN },
+	{ "metric", required_argument, NULL, OPT_METRIC },
+	{ "by", required_argument, NULL, OPT_BY },
+	{ "baseline", required_argument, NULL, OPT_BASELINE },
+	{ "candidate", required_argument, NULL, OPT_CANDIDATE },
+	{ "variant", required_argument, NULL, OPT_VARIANT },
+	{ "subject", required_argument, NULL, OPT_SUBJECT },
+	{ "window", required_argument, NULL, OPT_WINDOW },
+	{ "host", required_argument, NULL, OPT_HOST },
+	{ "include-flagged", no_argument, NULL, OPT_FLAGGED },
+	{ "min-effect", required_argument, NULL, OPT_MIN_EFFECT },
+	{ "alpha", required_argument, NULL, OPT_ALPHA },
+	{ "form", required_argument, NULL, OPT_FORM },
+	{ "csv", no_argument, NULL, OPT_CSV },
+	{ "plot", required_argument, NULL, OPT_PLOT },
+	{ "format", required_argument, NULL, OPT_FORMAT },
+	{ "origin", required_argument, NULL, OPT_ORIGIN },
+	{ "before", required_argument, NULL, OPT_BEFORE },
+	{ "after", required_argument, NULL, OPT_AFTER },
+	{ "unit", required_argument, NULL, OPT_UNIT },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* The value rows for FILTER from --db FILE or the coordinator. Returns 0 with *ROWS, or
+ * an exit status after the error. */
+static int fetch_values(const json_t *filter, json_t **rows)
+{
+	json_t *req = NULL, *reply = NULL, *v;
+	struct store *st;
+	char err[512] = "";
+	int ret;
+
+	*rows = NULL;
+	if (cli.db) {
+		st = store_open(cli.db, true, err, sizeof(err));
+		if (!st && *err && strstr(err, cli.db))
+			return cli_error("%s", err);
+		if (!st)
+			return cli_error("cannot open database '%s': %s", cli.db,
+					 *err ? err : strerror(errno));
+		*rows = store_query_values(st, filter);
+		ret = *rows ? 0 : cli_error("%s", store_errmsg(st));
+		store_close(&st);
+		return ret;
+	}
+	req = proto_msg_new("query");
+	if (!req || json_object_set(req, "filter", (json_t *)filter)) {
+		json_decref(req);
+		return cli_error("out of memory");
+	}
+	ret = cli_request(req, "values", &reply);
+	json_decref(req);
+	if (ret)
+		return ret;
+	v = json_object_get(reply, "values");
+	if (!json_is_array(v))
+		ret = cli_error("malformed 'values' reply from coordinator at '%s'",
+				cli.coordinator);
+	else
+		*rows = json_incref(v);
+	json_decref(reply);
+	return ret;
+}
+
+/* The filter of the options (strings left out when not given). */
+static json_t *make_filter(const struct an_opts *o, const char *by)
+{
+	json_t *f = json_object();
+
+	if (!f)
+		return NULL;
+	if (o->plan)
+		json_object_set_new(f, "plan", json_string(o->plan));
+	if (o->metric)
+		json_object_set_new(f, "metric", json_string(o->metric));
+	if (o->window)
+		json_object_set_new(f, "window", json_string(o->window));
+	if (o->variant)
+		json_object_set_new(f, "variant", json_string(o->variant));
+	if (o->subject)
+		json_object_set_new(f, "subject", json_string(o->subject));
+	if (o->host)
+		json_object_set_new(f, "host", json_string(o->host));
+	if (by)
+		json_object_set_new(f, "by", json_string(by));
+	return f;
+}
+
+int cli_result_compare(int argc, char **argv)
+{
+	struct an_opts o = { .cmd = "result compare" };
+	json_t *filter = NULL, *rows = NULL, *report = NULL;
+	const char *by, *baseline, *candidate;
+	char msg[1024], a[32], b[32];
+	long long ra = 0, rb = 0;
+	int first, ret, err;
+
+	ret = cli_parse_opts(argc, argv, o.cmd, "", an_longopts, an_opt, &o, &first);
+	if (ret)
+		return ret;
+	if (o.csv && (cli.json || o.form))
+		return cli_usage_error(o.cmd, "--csv excludes --json and --form");
+	if (first < argc) {
+		if (argc - first != 2)
+			return cli_usage_error(o.cmd, "expected two runs, RUN_A RUN_B");
+		if (o.by && strcmp(o.by, "run"))
+			return cli_usage_error(o.cmd, "RUN_A RUN_B compares by run; --by goes "
+					       "without runs");
+		ret = cli_parse_run_id(argv[first], o.cmd, &ra);
+		if (!ret)
+			ret = cli_parse_run_id(argv[first + 1], o.cmd, &rb);
+		if (ret)
+			return ret;
+		if (ra == rb)
+			return cli_usage_error(o.cmd, "RUN_A and RUN_B are the same run");
+		snprintf(a, sizeof(a), "%lld", ra);
+		snprintf(b, sizeof(b), "%lld", rb);
+		by = "run";
+		baseline = a;
+		candidate = b;
+	} else {
+		if (!o.plan || !o.by)
+			return cli_usage_error(o.cmd, "give RUN_A RUN_B, or --plan and --by");
+		by = o.by;
+		baseline = o.baseline;
+		candidate = o.candidate;
+	}
+	filter = make_filter(&o, by);
+	if (filter && ra)
+		json_object_set_new(filter, "runs", json_pack("[I, I]", (json_int_t)ra,
+							      (json_int_t)rb));
+	if (!filter) {
+		ret = cli_error("out of memory");
+		goto out;
+	}
+	ret = fetch_values(filter, &rows);
+	if (ret)
+		goto out;
+	{
+		ANALYSIS_OPTS(aopts, .include_flagged = o.include_flagged,
+			      .min_effect = o.min_effect / 100, .alpha = o.alpha);
+
+		report = analysis_compare(rows, by, baseline, candidate, &aopts, msg, sizeof(msg));
+	}
+	if (!report) {
+		ret = cli_error("%s", msg);
+		goto out;
+	}
+	if (o.plot && (err = plot_compare(report, o.plot, msg, sizeof(msg)))) {
+		ret = cli_error("cannot plot to '%s': %s", o.plot, msg);
+		goto out;
+	}
+	if (cli.json)
+		ret = cli_print_json(report);
+	else if (o.csv)
+		ret = report_compare_print_csv(report, stdout) ? cli_error("cannot write CSV") : 0;
+	else if ((err = report_compare_print_text(report, o.form, stdout)))
+		ret = cli_error("cannot print the comparison: %s", strerror(-err));
+out:
+	json_decref(report);
+	json_decref(rows);
+	json_decref(filter);
+	return ret;
+}
+
+int cli_result_history(int argc, char **argv)
+{
+	struct an_opts o = { .cmd = "result history" };
+	json_t *filter = NULL, *rows = NULL, *report = NULL;
+	char msg[1024];
+	int first, ret, err;
+
+	ret = cli_parse_opts(argc, argv, o.cmd, "", an_longopts, an_opt, &o, &first);
+	if (ret)
+		return ret;
+	if (first < argc)
+		return cli_usage_error(o.cmd, "unexpected argument '%s'", argv[first]);
+	if (!o.plan || !o.metric)
+		return cli_usage_error(o.cmd, "--plan and --metric are needed");
+	if (!o.by)
+		o.by = "kernel.release";
+	if (o.csv && cli.json)
+		return cli_usage_error(o.cmd, "--csv and --json exclude each other");
+	filter = make_filter(&o, o.by);
+	if (!filter)
+		return cli_error("out of memory");
+	ret = fetch_values(filter, &rows);
+	if (ret)
+		goto out;
+	{
+		ANALYSIS_OPTS(aopts, .include_flagged = o.include_flagged);
+
+		report = analysis_history(rows, o.by, &aopts, msg, sizeof(msg));
+	}
+	if (!report) {
+		ret = cli_error("plan '%s', metric '%s': %s", o.plan, o.metric, msg);
+		goto out;
+	}
+	if (o.plot && (err = plot_history(report, o.plot, msg, sizeof(msg)))) {
+		ret = cli_error("cannot plot to '%s': %s", o.plot, msg);
+		goto out;
+	}
+	if (cli.json)
+		ret = cli_print_json(report);
+	else if (o.csv)
+		ret = report_history_print_csv(report, stdout) ? cli_error("cannot write CSV") : 0;
+	else if ((err = report_history_print_text(report, stdout)))
+		ret = cli_error("cannot print the history: %s", strerror(-err));
+out:
+	json_decref(report);
+	json_decref(rows);
+	json_decref(filter);
+	return ret;
+}
+
+int cli_result_export(int argc, char **argv)
+{
+	struct an_opts o = { .cmd = "result export" };
+	json_t *filter = NULL, *rows = NULL, *clean = NULL, *out = NULL, *r;
+	long long run;
+	size_t i;
+	int first, ret;
+
+	ret = cli_parse_opts(argc, argv, o.cmd, "", an_longopts, an_opt, &o, &first);
+	if (ret)
+		return ret;
+	if (argc - first != 1)
+		return cli_usage_error(o.cmd, "expected one RUN");
+	if (!o.format)
+		return cli_usage_error(o.cmd, "--format kcidb or --format bmf is needed");
+	ret = cli_parse_run_id(argv[first], o.cmd, &run);
+	if (ret)
+		return ret;
+	filter = make_filter(&o, NULL);
+	if (!filter || json_object_set_new(filter, "runs", json_pack("[I]", (json_int_t)run)))
+		return cli_error("out of memory");
+	ret = fetch_values(filter, &rows);
+	if (ret)
+		goto out;
+	clean = json_array();
+	json_array_foreach(rows, i, r)
+		if (o.include_flagged || !analysis_row_flags(r))
+			json_array_append(clean, r);
+	if (!json_array_size(clean)) {
+		ret = cli_error("run %lld has no %sresults to export", run,
+				json_array_size(rows) ? "unflagged " : "");
+		goto out;
+	}
+	out = !strcmp(o.format, "kcidb") ? export_kcidb(clean, o.origin) : export_bmf(clean);
+	ret = out ? cli_print_json(out) : cli_error("cannot export run %lld: %s", run,
+						    strerror(errno));
+out:
+	json_decref(out);
+	json_decref(clean);
+	json_decref(rows);
+	json_decref(filter);
+	return ret;
+}
+
+/* Read and parse JSON file PATH. */
+static json_t *load_json(const char *path, char *msg, size_t len)
+{
+	json_error_t e;
+	json_t *j = json_load_file(path, JSON_DECODE_ANY, &e);
+
+	if (!j)
+		snprintf(msg, len, "%s:%d:%d: %s", path, e.line, e.column, e.text);
+	return j;
+}
+
+int cli_result_import(int argc, char **argv)
+{
+	struct an_opts o = { .cmd = "result import" };
+	json_t *before = NULL, *after = NULL, *imp = NULL, *req = NULL, *reply = NULL;
+	char msg[1024] = "", source[2048], *text = NULL;
+	int64_t run_id = 0;
+	int first, ret, err;
+
+	ret = cli_parse_opts(argc, argv, o.cmd, "", an_longopts, an_opt, &o, &first);
+	if (ret)
+		return ret;
+	if (!o.plan)
+		return cli_usage_error(o.cmd, "--plan NAME is needed");
+	if (o.before || o.after) {
+		if (!o.before || !o.after || !o.variant || first < argc)
+			return cli_usage_error(o.cmd, "bpftool snapshots need --before, --after "
+					       "and --variant, and no FILE");
+		before = load_json(o.before, msg, sizeof(msg));
+		after = before ? load_json(o.after, msg, sizeof(msg)) : NULL;
+		if (!after) {
+			ret = cli_error("cannot read snapshot: %s", msg);
+			goto out;
+		}
+		snprintf(source, sizeof(source), "%s..%s", o.before, o.after);
+		imp = import_bpftool(before, after, o.plan, o.variant, source, msg, sizeof(msg));
+	} else {
+		size_t len;
+
+		if (argc - first != 1)
+			return cli_usage_error(o.cmd, "expected one FILE (CSV), or --before and "
+					       "--after");
+		err = util_read_file(argv[first], 64u << 20, &text, &len);
+		if (err) {
+			ret = cli_error("cannot read '%s': %s", argv[first], strerror(-err));
+			goto out;
+		}
+		imp = import_csv(text, o.plan, o.metric, o.unit, argv[first], msg, sizeof(msg));
+	}
+	if (!imp) {
+		ret = cli_error("%s", msg);
+		goto out;
+	}
+	if (o.host)
+		json_object_set_new(imp, "host", json_string(o.host));
+	if (cli.db) {
+		struct store *st = store_open(cli.db, false, msg, sizeof(msg));
+
+		if (!st) {
+			ret = cli_error("cannot open database '%s': %s", cli.db, msg);
+			goto out;
+		}
+		err = store_import(st, imp, util_wall_ms(), &run_id);
+		if (err)
+			ret = cli_error("%s", store_errmsg(st));
+		store_close(&st);
+		if (err)
+			goto out;
+	} else {
+		req = proto_msg_new("import");
+		if (!req || json_object_set(req, "import", imp)) {
+			ret = cli_error("out of memory");
+			goto out;
+		}
+		ret = cli_request(req, "imported", &reply);
+		if (ret)
+			goto out;
+		run_id = json_integer_value(json_object_get(reply, "run"));
+	}
+	if (cli.json) {
+		json_t *r = json_pack("{s:I, s:I}", "run", (json_int_t)run_id, "jobs",
+				      (json_int_t)json_array_size(json_object_get(imp, "jobs")));
+
+		ret = r ? cli_print_json(r) : cli_error("out of memory");
+		json_decref(r);
+	} else {
+		printf("imported run %lld: %zu job%s of plan '%s'\n", (long long)run_id,
+		       json_array_size(json_object_get(imp, "jobs")),
+		       json_array_size(json_object_get(imp, "jobs")) == 1 ? "" : "s", o.plan);
+	}
+out:
+	free(text);
+	json_decref(before);
+	json_decref(after);
+	json_decref(imp);
+	json_decref(req);
+	json_decref(reply);
+	return ret;
+}

@@ -1,0 +1,160 @@
+# guests.sh - QEMU guests of the lab in a box, one per Debian kernel (docs/kernels.md).
+# Sourced by lab/lab, which defines name, dir, bin, top, agents_ep, clients_ep, die,
+# stop_pidfile; `lab/lab up N --kernels K1,K2,...` calls guests_up after the namespace
+# hosts, `lab/lab down` calls guests_down.
+#
+# Guest gI boots kernel KI (lab/kernels prepares it, cached) under TCG with
+# -icount shift=0 (one guest nanosecond is one guest instruction), 256 MB, the host's /
+# shared read-only over virtiofs (one virtiofsd per guest) or 9p, and QEMU user
+# networking. Its agent connects to the lab's agent endpoint through QEMU's user network:
+# a coordinator on 127.0.0.1:PORT is reached as 10.0.2.2:PORT, one on the lab's bridge
+# (198.18.K.1) directly, QEMU making the connection from the host. Nothing is forwarded
+# into a guest. Per guest, in $dir/gI/: agent.conf (read by lab/guest/init.sh),
+# console (the serial console: kernel and agent messages), qemu.pid, virtiofsd.pid,
+# virtiofsd.log, kernel (the release it runs).
+#
+# Environment: BPFLAB_GUEST_TIMING icount (default) or wall; BPFLAB_GUEST_ICOUNT the
+# -icount option (default shift=0,sleep=on: see docs/kernels.md for why not sleep=off); BPFLAB_GUEST_ACCEL tcg
+# (default) or kvm; BPFLAB_GUEST_MEM 256 (MiB); BPFLAB_GUEST_TIMEOUT 120 (seconds for
+# all guests to register).
+
+guest_timing=${BPFLAB_GUEST_TIMING:-icount}
+guest_accel=${BPFLAB_GUEST_ACCEL:-tcg}
+guest_mem=${BPFLAB_GUEST_MEM:-256}
+guest_timeout=${BPFLAB_GUEST_TIMEOUT:-120}
+
+# The agent endpoint as seen from inside a guest.
+guest_endpoint() {
+	case "$agents_ep" in
+	tcp://127.*:*|tcp://localhost:*) echo "tcp://10.0.2.2:${agents_ep##*:}" ;;
+	*) echo "$agents_ep" ;;
+	esac
+}
+
+# Agent arguments for guest NAME: CURVE with a key of its own (allowed by guests_up) when
+# lab/lab has keys (lab_allow, lab_key_args; the key files in $dir/keys are read through
+# the shared read-only root), plaintext otherwise.
+guest_auth_args() { # NAME
+	if declare -F lab_key_args >/dev/null; then lab_key_args "$1"; else echo --plaintext; fi
+}
+
+guest_start() { # I KERNEL
+	local i=$1 k=$2 kdir rel g=$dir/g$1 kernel accel icount fsdev vfs_ep append
+	kdir=$("$top/lab/kernels" dir "$k") || die "cannot prepare kernel '$k' (see above)"
+	rel=$(basename "$kdir")
+	mkdir -p "$g"
+	echo "$rel" > "$g/kernel"
+	{
+		echo "# written by lab/lab for guest g$i; read by lab/guest/init.sh"
+		echo "BPFLAB_NAME=g$i"
+		echo "BPFLAB_COORDINATOR=$(guest_endpoint)"
+		echo "BPFLAB_BIN=$bin"
+		echo "BPFLAB_KROOT=$kdir/root"
+		echo "BPFLAB_TIMING=$guest_timing"
+		echo "BPFLAB_AGENT_ARGS=($(guest_auth_args "g$i"))"
+	} > "$g/agent.conf"
+	kernel=$kdir/vmlinux
+	[ -f "$kernel" ] || kernel=$kdir/root/boot/vmlinuz-$rel
+	if [ "$guest_accel" = kvm ]; then accel=(-accel kvm -cpu host); else accel=(-accel tcg -cpu max); fi
+	icount=()
+	[ "$guest_timing" = icount ] && icount=(-icount "${BPFLAB_GUEST_ICOUNT:-shift=0,sleep=on}")
+	if [ "$(cat "$kdir/fs")" = virtiofs ]; then
+		rm -f "$g/vfs.sock"
+		setsid /usr/lib/qemu/virtiofsd --socket-path="$g/vfs.sock" -o source=/ \
+			-o cache=always -o sandbox=chroot </dev/null >"$g/virtiofsd.log" 2>&1 &
+		echo $! > "$g/virtiofsd.pid"
+		for ((vfs_ep = 0; vfs_ep < 50; vfs_ep++)); do [ -S "$g/vfs.sock" ] && break; sleep 0.1; done
+		[ -S "$g/vfs.sock" ] || die "virtiofsd of guest g$i did not start (see $g/virtiofsd.log)"
+		fsdev=(-object "memory-backend-memfd,id=mem,size=${guest_mem}M,share=on" -numa node,memdev=mem
+			-chardev "socket,id=vfs,path=$g/vfs.sock" -device vhost-user-fs-pci,chardev=vfs,tag=root)
+	else
+		fsdev=(-virtfs local,path=/,mount_tag=root,security_model=none,readonly=on)
+	fi
+	append="console=ttyS0 quiet panic=-1 bpflab.init=$top/lab/guest/init.sh bpflab.conf=$g/agent.conf"
+	setsid qemu-system-x86_64 "${accel[@]}" "${icount[@]}" -m "$guest_mem" -smp 1 \
+		-nographic -nodefaults -no-reboot -serial "file:$g/console" \
+		-kernel "$kernel" -initrd "$kdir/initrd" -append "$append" "${fsdev[@]}" \
+		-netdev user,id=n0 -device virtio-net-pci,netdev=n0 \
+		-pidfile "$g/qemu.pid" </dev/null >"$g/qemu.out" 2>&1 &
+	echo $! > "$g/qemu.pid.launch"
+}
+
+# The CLI, with the lab's client key when lab/lab has keys.
+guest_cli() {
+	if declare -F lab_key_args >/dev/null; then
+		# shellcheck disable=SC2046
+		"$bin/bpflab" -c "$clients_ep" $(lab_key_args client) "$@"
+	else
+		"$bin/bpflab" --plaintext -c "$clients_ep" "$@"
+	fi
+}
+
+guests_up() { # KERNELS (comma separated)
+	local kernels=$1 list i k up t0 missing deadline
+	command -v qemu-system-x86_64 >/dev/null ||
+		die "qemu-system-x86_64 is missing; install the guest packages: sh scripts/deps.sh guests"
+	IFS=, read -r -a list <<< "$kernels"
+	[ ${#list[@]} -ge 1 ] && [ ${#list[@]} -le 16 ] || die "--kernels needs 1-16 kernels"
+	# fetch everything first (cached after the first time), then boot them all at once
+	"$top/lab/kernels" fetch "${list[@]}" >&2 || die "cannot fetch kernels '$kernels'"
+	if declare -F lab_allow >/dev/null; then
+		for ((i = 1; i <= ${#list[@]}; i++)); do lab_allow "g$i"; done
+		# bpflabd reloads its allow list on SIGHUP
+		[ -f "$dir/bpflabd.pid" ] && kill -HUP "$(cat "$dir/bpflabd.pid")" 2>/dev/null || true
+	fi
+	t0=$(date +%s)
+	for ((i = 1; i <= ${#list[@]}; i++)); do
+		guest_start "$i" "${list[$((i - 1))]}"
+	done
+	deadline=$((t0 + guest_timeout))
+	while [ "$(date +%s)" -lt "$deadline" ]; do
+		up=$(guest_cli -j host list 2>/dev/null |
+			python3 -c 'import json,sys
+d = json.load(sys.stdin); d = d.get("hosts", d) if isinstance(d, dict) else d
+print(" ".join(h["name"] for h in d if h.get("name","").startswith("g") and h.get("state") in ("idle","busy")))' 2>/dev/null || true)
+		missing=
+		for ((i = 1; i <= ${#list[@]}; i++)); do
+			[[ " $up " == *" g$i "* ]] || missing="$missing g$i"
+		done
+		[ -z "$missing" ] && break
+		for i in $missing; do
+			[ -e "$dir/$i/qemu.pid.launch" ] && ! kill -0 "$(cat "$dir/$i/qemu.pid.launch")" 2>/dev/null &&
+				{ deadline=0; break; }
+		done
+		sleep 0.2
+	done
+	if [ -n "$missing" ]; then
+		for i in $missing; do
+			echo "lab: guest $i ($(cat "$dir/$i/kernel")) did not register within ${guest_timeout} s; console $dir/$i/console:" >&2
+			tail -n 5 "$dir/$i/console" "$dir/$i/qemu.out" 2>/dev/null | sed 's/^/    /' >&2
+		done
+		lab_down
+		die "guests$missing did not register (consoles in $dir/g*/console)"
+	fi
+	echo "lab $name: ${#list[@]} guests up in $(($(date +%s) - t0)) s:" \
+		"$(for ((i = 1; i <= ${#list[@]}; i++)); do printf 'g%d=%s ' "$i" "$(cat "$dir/g$i/kernel")"; done)"
+}
+
+guests_down() {
+	local g
+	for g in "$dir"/g*/; do
+		[ -d "$g" ] || continue
+		[ -f "$g/qemu.pid.launch" ] && stop_pidfile "$g/qemu.pid.launch"
+		rm -f "$g/qemu.pid"
+		[ -f "$g/virtiofsd.pid" ] && stop_pidfile "$g/virtiofsd.pid"
+		rm -f "$g/vfs.sock" "$g/vfs.sock.pid"
+	done
+	return 0
+}
+
+guests_status() {
+	local g
+	for g in "$dir"/g*/; do
+		[ -f "$g/kernel" ] || continue
+		if [ -f "$g/qemu.pid.launch" ] && kill -0 "$(cat "$g/qemu.pid.launch")" 2>/dev/null; then
+			echo "  guest $(basename "$g") ($(cat "$g/kernel")): running, console $g""console"
+		else
+			echo "  guest $(basename "$g") ($(cat "$g/kernel")): stopped"
+		fi
+	done
+}

@@ -1,0 +1,76 @@
+#!/bin/bash
+# init.sh - PID 1 of a bpflab QEMU guest (docs/kernels.md), started by the initramfs that
+# lab/kernels builds, after it has mounted the host's / read-only as the guest's root.
+#
+# Reads the guest's config file (bpflab.conf=PATH on the kernel command line, written by
+# lab/lab into the lab's state directory): BPFLAB_NAME, BPFLAB_COORDINATOR,
+# BPFLAB_BIN, BPFLAB_KROOT (the guest kernel's unpacked package), BPFLAB_TIMING and
+# BPFLAB_AGENT_ARGS (extra agent arguments, e.g. CURVE key files). Then mounts proc, sys,
+# bpffs and tmpfs over the directories that must be writable, loads veth from the guest
+# kernel's own modules, makes the veth pairs port-a/port-b and port-c/port-d, sets up the QEMU user network
+# (eth0 10.0.2.15/24, the host's loopback is 10.0.2.2) and execs bpflab-agent, logging
+# to the serial console. When the agent exits, the kernel panics and QEMU (-no-reboot)
+# exits with it.
+PATH=/usr/sbin:/usr/bin:/sbin:/bin
+export PATH
+
+say() { echo "bpflab-guest: $*" > /dev/console 2>/dev/null || echo "bpflab-guest: $*"; }
+halt() { say "$*"; echo o > /proc/sysrq-trigger; sleep 5; exit 1; }
+
+mount -t proc proc /proc
+mount -t sysfs sys /sys
+mount -t devtmpfs dev /dev 2>/dev/null
+exec </dev/console >/dev/console 2>&1
+
+conf=
+for a in $(cat /proc/cmdline); do
+	case "$a" in bpflab.conf=*) conf=${a#bpflab.conf=} ;; esac
+done
+[ -n "$conf" ] && [ -r "$conf" ] || halt "no readable config file 'bpflab.conf=$conf' on the command line"
+BPFLAB_AGENT_ARGS=()
+# shellcheck disable=SC1090
+. "$conf"
+[ -n "${BPFLAB_NAME:-}" ] && [ -n "${BPFLAB_COORDINATOR:-}" ] && [ -n "${BPFLAB_BIN:-}" ] ||
+	halt "'$conf' lacks BPFLAB_NAME, BPFLAB_COORDINATOR or BPFLAB_BIN"
+mkdir -p /dev/shm
+mount -t tmpfs -o mode=1777 tmpfs /dev/shm
+
+mount -t bpf bpf /sys/fs/bpf || halt "cannot mount bpffs"
+mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
+mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
+# /tmp stays the host's (read-only): the lab's state directory, key files and a
+# BPFLAB_BIN there must stay visible; scratch space is /run, with TMPDIR pointing there
+for d in /run /var/tmp; do
+	mount -t tmpfs -o mode=1777,size=32m tmpfs "$d" 2>/dev/null || true
+done
+mkdir -p -m 1777 /run/tmp
+export TMPDIR=/run/tmp
+hostname "$BPFLAB_NAME"
+# the agent reads the kernel config from /boot/config-RELEASE: the guest kernel's own
+mount -t tmpfs -o size=4m tmpfs /boot 2>/dev/null &&
+	cp "${BPFLAB_KROOT:-}/boot/config-$(uname -r)" /boot/ 2>/dev/null
+mkdir -p /run/bpflab/spool
+
+rel=$(uname -r)
+if ! modprobe -d "${BPFLAB_KROOT:-/}" -S "$rel" veth 2>/dev/null; then
+	halt "cannot load veth from '${BPFLAB_KROOT:-/}/lib/modules/$rel'"
+fi
+ip link set lo up
+# the same ports as a namespace host of lab/lab: two veth pairs, the same addresses, GRO
+# on port-b and port-d (a veth with GRO runs NAPI and takes xdp-live frames)
+ip link add port-a type veth peer name port-b || halt "cannot create the port-a/port-b veth pair"
+ip link add port-c type veth peer name port-d || halt "cannot create the port-c/port-d veth pair"
+ip addr add 198.19.1.1/24 dev port-a
+ip addr add 198.19.1.2/24 dev port-b
+ip addr add 198.19.2.1/24 dev port-c
+ip addr add 198.19.2.2/24 dev port-d
+for p in port-b port-d; do ethtool -K "$p" gro on >/dev/null 2>&1 || say "cannot turn GRO on on '$p'"; done
+for p in port-a port-b port-c port-d; do ip link set "$p" up; done
+ip link set eth0 up || halt "no eth0 (virtio_net)"
+ip addr add 10.0.2.15/24 dev eth0
+ip route add default via 10.0.2.2
+
+say "kernel $rel, timing ${BPFLAB_TIMING:-wall}, agent '$BPFLAB_NAME' -> $BPFLAB_COORDINATOR"
+exec "$BPFLAB_BIN/bpflab-agent" --coordinator "$BPFLAB_COORDINATOR" --name "$BPFLAB_NAME" \
+	--port a=port-a --port b=port-b --port c=port-c --port d=port-d --spool /run/bpflab/spool \
+	--timing "${BPFLAB_TIMING:-wall}" "${BPFLAB_AGENT_ARGS[@]}"

@@ -1,0 +1,184 @@
+/* bisect.h - the decision engine of `bpflab bisect`: which kernel to measure next, and
+ * what each measurement says, over an ordered list of candidate kernels (oldest first)
+ * whose two ends the user calls good and bad.
+ *
+ * A state machine in the style of git bisect, with no I/O: the caller asks
+ * bisect_next() what to measure, measures it (stored results or a new run), and feeds
+ * the values with bisect_record(); the engine keeps every value and every decision.
+ *
+ *  1. The two ends are measured first and compared (compare_samples). They must differ
+ *     (DIFFERENT); the sign of mean(bad) - mean(good) is the "bad direction". UNKNOWN
+ *     asks both ends for more repetitions (bounded); SAME, or UNKNOWN past the bound,
+ *     fails the bisection: there is nothing to find.
+ *  2. Then the kernel in the middle of the open range (last good, first bad), among the
+ *     candidates not skipped, is measured and classified against BOTH ends:
+ *     SAME as good (and, if SAME as bad too, closer to good) -> good; SAME as bad, or
+ *     DIFFERENT from good in the bad direction -> bad; DIFFERENT from good in the other
+ *     direction -> good (not a regression); DIFFERENT from bad towards good and closer
+ *     to good, with good UNKNOWN -> good; a one-sided SAME whose mean is closer to the
+ *     other end, or UNKNOWN on both -> more repetitions of the same kernel (and first of
+ *     an end that has fewer values than the kernel will have), at most
+ *     max_extra_rounds times, then skip. A kernel recorded with no values (no host
+ *     can run it, its runs failed) is skipped, as `git bisect skip` does.
+ *  3. When no candidate is left between the last good and the first bad, the result is
+ *     the first bad kernel, its good neighbour, both sides' values, p and delta; if
+ *     skipped kernels lie between them the result is ambiguous (a range, as git says
+ *     "the first bad commit could be any of").
+ *  4. A confirmation round: both kernels measured again, interleaved; the driver
+ *     records the good neighbour's values, then the first bad's; the confirmation agrees
+ *     when they are DIFFERENT in the bad direction again.
+ *
+ * Replaying the same bisect_record() calls on a new engine gives the same state: that
+ * is how a stored session is resumed (lib/store_bisect.c keeps the calls).
+ *
+ * Not thread-safe; one engine per session. Ownership: the engine copies the kernel names
+ * and every value it is given.
+ */
+#ifndef BPFLAB_BISECT_H
+#define BPFLAB_BISECT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "compare.h"
+#include "stats.h"
+
+struct bisect;
+
+struct bisect_opts {
+	size_t sz;			/* sizeof(struct bisect_opts) */
+	enum stats_kind kind;		/* the metric's kind (its mean); OTHER */
+	unsigned int reps;		/* repetitions of a first measurement; 5 */
+	unsigned int max_extra_rounds;	/* UNKNOWN: rounds of more repetitions; 3 */
+	unsigned int max_reps_round;	/* most repetitions one extra round asks; 20 */
+	unsigned int confirm_reps;	/* each side of the confirmation; reps */
+	bool no_confirm;		/* end without a confirmation round */
+	double alpha;			/* compare_opts.alpha; 0.05 */
+	double min_effect;		/* compare_opts.min_effect; 0.02 */
+};
+
+#define BISECT_OPTS(NAME, ...)                                                          \
+	struct bisect_opts NAME = { .sz = sizeof(struct bisect_opts), __VA_ARGS__ }
+
+/* What a measured kernel is, or what the engine thinks of one measurement. */
+enum bisect_mark {
+	BISECT_UNTESTED,
+	BISECT_GOOD,
+	BISECT_BAD,
+	BISECT_SKIP,
+	BISECT_MORE,			/* a step only: UNKNOWN, more repetitions asked */
+	BISECT_END,			/* a step only: an end measured */
+	BISECT_CONFIRM,			/* a step only: a confirmation measurement */
+};
+
+enum bisect_state {
+	BISECT_ENDS,			/* measuring the good and bad ends */
+	BISECT_SEARCHING,		/* measuring candidates in between */
+	BISECT_CONFIRMING,		/* the confirmation round */
+	BISECT_DONE,
+	BISECT_FAILED,			/* nothing to find (see bisect_why) */
+};
+
+/* What to do next (bisect_next). */
+struct bisect_action {
+	enum bisect_state state;	/* DONE / FAILED: nothing to measure */
+	int kernel;			/* measure this kernel (index), -1 if none */
+	int kernel2;			/* CONFIRMING: then this one, interleaved; else -1 */
+	unsigned int reps;		/* this many repetitions (each kernel) */
+	unsigned int round;		/* 0 first measurement, 1.. extra rounds */
+};
+
+/* One recorded measurement and what was decided from it. */
+struct bisect_step {
+	int kernel;
+	unsigned int round;		/* 0 first, 1.. extra rounds */
+	unsigned int n_new;		/* values given by this call */
+	unsigned int n_total;		/* values of the kernel after it */
+	double mean;			/* of all its values (kind mean); NAN if none */
+	double delta_good_pct;		/* against the good end; NAN if not compared */
+	double p_good, p_bad;		/* against each end; NAN if not compared */
+	enum compare_verdict v_good, v_bad;
+	enum bisect_mark mark;
+	char why[128];			/* "SAME as good (p 0.41)", "no values: skip" */
+};
+
+enum bisect_confirm {
+	BISECT_CONFIRM_NONE,		/* not (yet) confirmed */
+	BISECT_CONFIRM_AGREES,
+	BISECT_CONFIRM_DISAGREES,	/* SAME, or DIFFERENT the other way */
+	BISECT_CONFIRM_UNCLEAR,		/* UNKNOWN */
+};
+
+/* The answer, when the state is CONFIRMING or DONE. */
+struct bisect_result {
+	int good;			/* last good kernel: the first bad's good neighbour */
+	int bad;			/* first bad kernel */
+	bool ambiguous;			/* skipped kernels between them */
+	int n_skipped_between;
+	double mean_good, mean_bad;	/* kind means of all their values */
+	double delta_pct;		/* 100 (mean_bad - mean_good) / mean_good */
+	double p;			/* of compare(good values, bad values) */
+	enum compare_test test;
+	const double *values_good, *values_bad;	/* the engine's; valid until it changes */
+	size_t n_good, n_bad;
+	enum compare_change change;	/* by the opts' kind (AUTO direction) */
+	enum bisect_confirm confirm;
+	double confirm_p, confirm_delta_pct;	/* NAN before the confirmation */
+};
+
+/* A new session over the N_KERNELS names at KERNELS (oldest first, copied, distinct),
+ * with KERNELS[GOOD] good and KERNELS[BAD] bad, GOOD < BAD, under OPTS (NULL: defaults;
+ * a field left 0 takes its default). Returns NULL with errno: EINVAL for bad arguments
+ * (fewer than 2 kernels, an index out of range, GOOD >= BAD, a duplicate name), ENOMEM. */
+struct bisect *bisect_new(const char *const *kernels, int n_kernels, int good, int bad,
+			  const struct bisect_opts *opts);
+/* Free; *B becomes NULL. Takes NULL. */
+void bisect_destroy(struct bisect **b);
+
+/* What to measure next into *OUT. Returns the state. */
+enum bisect_state bisect_next(const struct bisect *b, struct bisect_action *out);
+/* Record the N values at VALUES (finite) measured on kernel KERNEL, which must be the
+ * one bisect_next names (in CONFIRMING: first kernel, then kernel2). N = 0 means the
+ * kernel could not be measured: skip it (an end that cannot be measured fails the
+ * bisection). Returns 0, -EINVAL (not the kernel asked for, a value not finite, no
+ * measurement expected in this state), -ENOMEM. On error nothing changes. */
+int bisect_record(struct bisect *b, int kernel, const double *values, size_t n);
+
+/* The state now. */
+enum bisect_state bisect_state(const struct bisect *b);
+/* Why the bisection failed, or the last decision's reason; never NULL. */
+const char *bisect_why(const struct bisect *b);
+/* The kernels (as given) and their count. */
+int bisect_n_kernels(const struct bisect *b);
+const char *bisect_kernel(const struct bisect *b, int i);
+/* Index of kernel NAME, or -1. */
+int bisect_kernel_index(const struct bisect *b, const char *name);
+/* What kernel I is now (UNTESTED, GOOD, BAD, SKIP), and its values into *VALUES (the
+ * engine's, may be NULL) and *N (may be NULL). */
+enum bisect_mark bisect_mark(const struct bisect *b, int i, const double **values,
+			     size_t *n);
+/* Kernels measured (at least one bisect_record call, skips included), and the steps. */
+int bisect_n_measured(const struct bisect *b);
+int bisect_n_steps(const struct bisect *b);
+const struct bisect_step *bisect_step(const struct bisect *b, int i);
+/* The result into *OUT. Returns 0, or -EAGAIN before the search has ended. */
+int bisect_result(const struct bisect *b, struct bisect_result *out);
+
+/* "untested", "good", "bad", "skip", "more", "end", "confirm". */
+const char *bisect_mark_name(enum bisect_mark m);
+/* "ends", "searching", "confirming", "done", "failed". */
+const char *bisect_state_name(enum bisect_state s);
+/* "", "agrees", "disagrees", "unclear". */
+const char *bisect_confirm_name(enum bisect_confirm c);
+
+/* `bisect run` (one kernel against a stored baseline): is CURRENT (N_CUR values) good
+ * or bad against BASELINE (N_BASE values) of a metric of KIND, with MIN_EFFECT the
+ * relative change that matters and DIR the better direction (AUTO: by kind)? Returns
+ * BISECT_GOOD (SAME, or DIFFERENT and better), BISECT_BAD (DIFFERENT and worse),
+ * BISECT_SKIP (UNKNOWN, no direction, or no values), with the comparison in *CMP (may
+ * be NULL). */
+enum bisect_mark bisect_judge(const double *baseline, size_t n_base, const double *current,
+			      size_t n_cur, enum stats_kind kind, double min_effect,
+			      enum compare_direction dir, struct compare_result *cmp);
+
+#endif

@@ -1,0 +1,216 @@
+/* export.c - see export.h. KCIDB and BMF from value rows.
+ *
+ * Values are reduced in the order the rows come (time order) with a small linear table;
+ * exports are of one run or a filtered history, hundreds of keys at most.
+ */
+#include "export.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "stats.h"
+
+static const char *sget(const json_t *o, const char *k)
+{
+	const char *s = json_string_value(json_object_get(o, k));
+
+	return s ? s : "";
+}
+
+/* "k=v k=v" of a matrix point, keys in their stored (sorted) order. */
+static void point_text(const json_t *point, char *out, size_t len)
+{
+	const char *k;
+	size_t off = 0;
+	json_t *v;
+
+	out[0] = '\0';
+	json_object_foreach((json_t *)point, k, v)
+		if (off < len)
+			off += snprintf(out + off, len - off, "%s%s=%s", off ? " " : "", k,
+					json_is_string(v) ? json_string_value(v) : "?");
+}
+
+/* Group ROWS by (run, plan, variant, point, metric, subject) into an object
+ * key -> {"first": row, "values": [...]} in order of first appearance. */
+static json_t *reduce(const json_t *rows)
+{
+	json_t *groups = json_object(), *r, *g;
+	char key[1024], pt[512];
+	size_t i;
+
+	json_array_foreach(rows, i, r) {
+		point_text(json_object_get(r, "point"), pt, sizeof(pt));
+		snprintf(key, sizeof(key), "%lld\n%s\n%s\n%s\n%s\n%s",
+			 (long long)json_integer_value(json_object_get(r, "run")), sget(r, "plan"),
+			 sget(r, "variant"), pt, sget(r, "metric"), sget(r, "subject"));
+		g = json_object_get(groups, key);
+		if (!g) {
+			g = json_pack("{s:O, s:[], s:s}", "first", r, "values", "point", pt);
+			if (!g || json_object_set_new(groups, key, g))
+				goto fail;
+		}
+		if (json_array_append(json_object_get(g, "values"), json_object_get(r, "value")))
+			goto fail;
+	}
+	return groups;
+fail:
+	json_decref(groups);
+	errno = ENOMEM;
+	return NULL;
+}
+
+/* Mean by kind, min and max of the values of group G. */
+static void summary(const json_t *g, double *mean, double *lo, double *hi, size_t *n)
+{
+	json_t *vals = json_object_get(g, "values"), *v;
+	double buf[4096];
+	size_t i;
+
+	*n = 0;
+	json_array_foreach(vals, i, v)
+		if (*n < sizeof(buf) / sizeof(buf[0]))
+			buf[(*n)++] = json_number_value(v);
+	*mean = stats_kind_mean(stats_kind_for_unit(sget(json_object_get(g, "first"), "unit")),
+				buf, *n);
+	*lo = stats_min(buf, *n);
+	*hi = stats_max(buf, *n);
+}
+
+/* O[K], or null when absent (json_pack's "O" refuses NULL). */
+static json_t *opt(const json_t *o, const char *k)
+{
+	json_t *v = json_object_get(o, k);
+
+	return v ? v : json_null();
+}
+
+/* S with every character outside [A-Za-z0-9_-] as '_' (KCIDB path components). */
+static void slug(const char *s, char *out, size_t len)
+{
+	size_t i;
+
+	for (i = 0; s[i] && i + 1 < len; i++)
+		out[i] = (s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') ||
+			 (s[i] >= '0' && s[i] <= '9') || s[i] == '_' || s[i] == '-' ? s[i] : '_';
+	out[i] = '\0';
+}
+
+json_t *export_kcidb(const json_t *rows, const char *origin)
+{
+	json_t *groups = reduce(rows), *tests = json_array(), *out = NULL, *g, *first, *t;
+	char id[1200], path[1024], a[128], b[128], c[128], d[128], e[256], when[40];
+	double mean, lo, hi;
+	const char *key;
+	size_t n;
+
+	if (!origin)
+		origin = "bpflab";
+	if (!groups || !tests)
+		goto fail;
+	json_object_foreach(groups, key, g) {
+		time_t secs;
+		struct tm tm;
+
+		first = json_object_get(g, "first");
+		summary(g, &mean, &lo, &hi, &n);
+		slug(sget(first, "plan"), a, sizeof(a));
+		slug(sget(first, "variant"), b, sizeof(b));
+		slug(sget(first, "metric"), c, sizeof(c));
+		slug(sget(first, "subject"), d, sizeof(d));
+		slug(sget(g, "point"), e, sizeof(e));
+		snprintf(path, sizeof(path), "bpflab.%s.%s.%s%s%s.%s", a, b, *e ? e : "", *e ? "." : "",
+			 c, *d ? d : "all");
+		snprintf(id, sizeof(id), "%s:run%lld.%s", origin,
+			 (long long)json_integer_value(json_object_get(first, "run")), path);
+		secs = (time_t)(json_integer_value(json_object_get(first, "time_ms")) / 1000);
+		gmtime_r(&secs, &tm);
+		strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S+00:00", &tm);
+		t = json_pack("{s:s, s:s++, s:s, s:s, s:s, s:s}",
+			      "id", id, "build_id", origin, ":kernel-",
+			      *sget(first, "kernel_release") ? sget(first, "kernel_release") : "unknown",
+			      "origin", origin, "path", path, "start_time", when,
+			      "status", isfinite(mean) ? "DONE" : "MISS");
+		if (!t || json_array_append_new(tests, t))
+			goto fail;
+		if (isfinite(mean))
+			json_object_set_new(t, "number", json_pack("{s:f, s:s, s:s}", "value", mean,
+				"unit", sget(first, "unit"), "prefix", "metric"));
+		json_object_set_new(t, "environment", json_pack("{s:s, s:{s:O, s:O, s:O, s:O, s:O}}",
+			"comment", sget(first, "host"), "misc",
+			"host", opt(first, "host"),
+			"kernel_release", opt(first, "kernel_release"),
+			"cpu", opt(first, "cpu"),
+			"governor", opt(first, "governor"),
+			"timing", opt(first, "timing")));
+		json_object_set_new(t, "misc", json_pack("{s:O, s:O, s:I, s:f, s:f, s:O, s:s}",
+			"run", opt(first, "run"),
+			"plan_sha256", opt(first, "plan_sha256"), "n", (json_int_t)n,
+			"min", isfinite(lo) ? lo : 0.0, "max", isfinite(hi) ? hi : 0.0,
+			"flags", opt(first, "flags"), "window", sget(first, "window")));
+		/* KCIDB allows no nulls */
+		json_t *misc = json_object_get(json_object_get(t, "environment"), "misc"), *v;
+		const char *k;
+		void *tmp;
+
+		json_object_foreach_safe(misc, tmp, k, v)
+			if (json_is_null(v))
+				json_object_del(misc, k);
+		misc = json_object_get(t, "misc");
+		json_object_foreach_safe(misc, tmp, k, v)
+			if (json_is_null(v))
+				json_object_del(misc, k);
+	}
+	out = json_pack("{s:{s:i, s:i}, s:O}", "version", "major", 4, "minor", 4, "tests", tests);
+	if (!out)
+		goto fail;
+	json_decref(groups);
+	json_decref(tests);
+	return out;
+fail:
+	json_decref(groups);
+	json_decref(tests);
+	errno = ENOMEM;
+	return NULL;
+}
+
+json_t *export_bmf(const json_t *rows)
+{
+	json_t *groups = reduce(rows), *out = json_object(), *g, *first, *bench, *m;
+	char name[1024];
+	double mean, lo, hi;
+	const char *key;
+	size_t n;
+
+	if (!groups || !out)
+		goto fail;
+	json_object_foreach(groups, key, g) {
+		first = json_object_get(g, "first");
+		summary(g, &mean, &lo, &hi, &n);
+		if (!isfinite(mean))
+			continue;
+		snprintf(name, sizeof(name), "%s/%s/%s%s%s", sget(first, "plan"),
+			 sget(first, "variant"), *sget(first, "subject") ? sget(first, "subject") : "all",
+			 *sget(g, "point") ? "/" : "", sget(g, "point"));
+		bench = json_object_get(out, name);
+		if (!bench) {
+			bench = json_object();
+			if (!bench || json_object_set_new(out, name, bench))
+				goto fail;
+		}
+		m = json_pack("{s:f, s:f, s:f}", "value", mean, "lower_value", lo, "upper_value", hi);
+		if (!m || json_object_set_new(bench, sget(first, "metric"), m))
+			goto fail;
+	}
+	json_decref(groups);
+	return out;
+fail:
+	json_decref(groups);
+	json_decref(out);
+	errno = ENOMEM;
+	return NULL;
+}

@@ -1,0 +1,318 @@
+/* plot.c - see plot.h. gnuplot scripts for history and compare, and running gnuplot.
+ *
+ * Scripts are built in an open_memstream buffer; labels are quoted for gnuplot (single
+ * quotes, a quote doubled). Called by cli/result_analysis.c.
+ */
+#include "plot.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static int seterr(char *err, size_t len, int e, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static int seterr(char *err, size_t len, int e, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err && len) {
+		va_start(ap, fmt);
+		vsnprintf(err, len, fmt, ap);
+		va_end(ap);
+	}
+	return e;
+}
+
+static const char *sget(const json_t *o, const char *k)
+{
+	const char *s = json_string_value(json_object_get(o, k));
+
+	return s ? s : "";
+}
+
+static double dnum(const json_t *o, const char *k)
+{
+	json_t *v = json_object_get(o, k);
+
+	return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+/* S in gnuplot single quotes. */
+static void quote(FILE *f, const char *s)
+{
+	fputc('\'', f);
+	for (; *s; s++) {
+		if (*s == '\'')
+			fputc('\'', f);
+		if (*s != '\n')
+			fputc(*s, f);
+	}
+	fputc('\'', f);
+}
+
+/* A label inside a datablock: double quotes, no double quote inside. */
+static void label(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++)
+		fputc(*s == '"' || *s == '\n' ? '\'' : *s, f);
+	fputc('"', f);
+}
+
+/* The terminal and output lines for FILE. */
+static int terminal(FILE *f, const char *file, char *err, size_t len)
+{
+	const char *ext = strrchr(file, '.');
+
+	if (ext && !strcmp(ext, ".svg"))
+		fprintf(f, "set terminal svg size 900,520 dynamic noenhanced font 'sans,11' "
+			"background rgb 'white'\n");
+	else if (ext && !strcmp(ext, ".png"))
+		fprintf(f, "set terminal pngcairo size 900,520 noenhanced font 'sans,10'\n");
+	else
+		return seterr(err, len, -EINVAL, "cannot tell the format of '%s' "
+			      "(expected a name ending in .svg or .png)", file);
+	fprintf(f, "set output ");
+	quote(f, file);
+	fprintf(f, "\nset encoding utf8\nset key outside below\nset grid ytics\n");
+	return 0;
+}
+
+/* The error bar half-width of a point: stddev, else spread, else 0. */
+static double errbar(const json_t *p, const char *sd, const char *spread)
+{
+	double e = dnum(p, sd);
+
+	if (!isfinite(e))
+		e = dnum(p, spread);
+	return isfinite(e) ? e : 0;
+}
+
+int plot_history_script(const json_t *report, const char *file, char **script, char *err,
+			size_t err_len)
+{
+	json_t *series = json_object_get(report, "series"), *s, *p, *c;
+	char *buf = NULL;
+	size_t len = 0, i, j, n_points = 0;
+	FILE *f;
+	int e;
+
+	*script = NULL;
+	if (!json_array_size(series))
+		return seterr(err, err_len, -EINVAL, "nothing to plot: the history is empty");
+	f = open_memstream(&buf, &len);
+	if (!f)
+		return seterr(err, err_len, -ENOMEM, "out of memory");
+	e = terminal(f, file, err, err_len);
+	if (e)
+		goto out;
+	fprintf(f, "set title ");
+	s = json_array_get(series, 0);
+	{
+		char t[512];
+
+		snprintf(t, sizeof(t), "%s history by %s (mean ± stddev of the repetitions)",
+			 sget(s, "metric"), sget(report, "by"));
+		quote(f, t);
+	}
+	fprintf(f, "\nset ylabel ");
+	quote(f, *sget(s, "unit") ? sget(s, "unit") : "value");
+	fprintf(f, "\nset xlabel ");
+	quote(f, sget(report, "by"));
+	fprintf(f, "\nset xtics rotate by -30\nset offsets 0.3, 0.3, 0, 0\nset yrange [0:*]\n");
+	json_array_foreach(series, i, s) {
+		fprintf(f, "$s%zu << EOD\n", i);
+		json_array_foreach(json_object_get(s, "points"), j, p) {
+			fprintf(f, "%zu ", j);
+			label(f, sget(p, "group"));
+			fprintf(f, " %.17g %.17g\n", dnum(p, "mean"), errbar(p, "stddev", "spread"));
+			n_points++;
+		}
+		fprintf(f, "EOD\n");
+		json_array_foreach(json_object_get(s, "changes"), j, c) {
+			/* between two groups: halfway; within one: on it */
+			double x = 0;
+			size_t k;
+
+			json_array_foreach(json_object_get(s, "points"), k, p)
+				if (!strcmp(sget(p, "group"), sget(c, "after")))
+					x = (double)k - (json_is_true(json_object_get(c, "within")) ? 0 : 0.5);
+			fprintf(f, "set arrow from first %g, graph 0 to first %g, graph 1 nohead "
+				"dashtype 2 lc rgb 'red'\n", x, x);
+		}
+	}
+	fprintf(f, "plot ");
+	json_array_foreach(series, i, s) {
+		char t[512];
+
+		snprintf(t, sizeof(t), "%s%s%s%s%s", sget(s, "variant"),
+			 *sget(s, "subject") ? " " : "", sget(s, "subject"),
+			 *sget(s, "point") ? " " : "", sget(s, "point"));
+		fprintf(f, "%s$s%zu using 1:3:4:xticlabels(2) with yerrorlines pt 7 lw 2 title ",
+			i ? ", \\\n     " : "", i);
+		quote(f, *t ? t : sget(s, "metric"));
+	}
+	fprintf(f, "\n");
+	if (!n_points)
+		e = seterr(err, err_len, -EINVAL, "nothing to plot: no points");
+out:
+	if (fclose(f) && !e)
+		e = seterr(err, err_len, -ENOMEM, "out of memory");
+	if (e)
+		free(buf);
+	else
+		*script = buf;
+	return e;
+}
+
+int plot_compare_script(const json_t *report, const char *file, char **script, char *err,
+			size_t err_len)
+{
+	json_t *cmps = json_object_get(report, "comparisons"), *first, *r, *cmp, *r2;
+	const char *metric = NULL;
+	char *buf = NULL, t[512];
+	size_t len = 0, i, k, j, n = 0;
+	FILE *f;
+	int e;
+
+	*script = NULL;
+	first = json_array_get(cmps, 0);
+	r = json_array_get(json_object_get(first, "rows"), 0);
+	if (!r)
+		return seterr(err, err_len, -EINVAL, "nothing to plot: no compared rows");
+	metric = sget(r, "metric");
+	f = open_memstream(&buf, &len);
+	if (!f)
+		return seterr(err, err_len, -ENOMEM, "out of memory");
+	e = terminal(f, file, err, err_len);
+	if (e)
+		goto out;
+	snprintf(t, sizeof(t), "%s by %s (mean ± stddev)", metric, sget(report, "by"));
+	fprintf(f, "set title ");
+	quote(f, t);
+	fprintf(f, "\nset ylabel ");
+	quote(f, *sget(r, "unit") ? sget(r, "unit") : "value");
+	fprintf(f, "\nset style data histogram\nset style histogram errorbars gap 1 lw 1\n"
+		"set style fill solid 0.6 border -1\nset boxwidth 0.9\nset yrange [0:*]\n"
+		"set xtics rotate by -30\n$d << EOD\n");
+	json_array_foreach(json_object_get(first, "rows"), i, r) {
+		if (strcmp(sget(r, "metric"), metric))
+			continue;
+		snprintf(t, sizeof(t), "%s%s%s%s%s", sget(r, "variant"),
+			 *sget(r, "variant") && *sget(r, "subject") ? " " : "", sget(r, "subject"),
+			 *sget(r, "point") ? " " : "", sget(r, "point"));
+		label(f, *t ? t : metric);
+		fprintf(f, " %.17g %.17g", dnum(r, "mean_a"), errbar(r, "stddev_a", "spread_a"));
+		json_array_foreach(cmps, k, cmp) {
+			double m = NAN, sd = 0;
+
+			json_array_foreach(json_object_get(cmp, "rows"), j, r2)
+				if (!strcmp(sget(r2, "metric"), metric) &&
+				    !strcmp(sget(r2, "variant"), sget(r, "variant")) &&
+				    !strcmp(sget(r2, "subject"), sget(r, "subject")) &&
+				    !strcmp(sget(r2, "point"), sget(r, "point"))) {
+					m = dnum(r2, "mean_b");
+					sd = errbar(r2, "stddev_b", "spread_b");
+				}
+			if (isfinite(m))
+				fprintf(f, " %.17g %.17g", m, sd);
+			else
+				fprintf(f, " NaN 0");
+		}
+		fprintf(f, "\n");
+		n++;
+	}
+	fprintf(f, "EOD\nplot $d using 2:3:xtic(1) title ");
+	quote(f, sget(report, "baseline"));
+	json_array_foreach(cmps, k, cmp) {
+		fprintf(f, ", '' using %zu:%zu title ", 4 + 2 * k, 5 + 2 * k);
+		quote(f, sget(cmp, "candidate"));
+	}
+	fprintf(f, "\n");
+	if (!n)
+		e = seterr(err, err_len, -EINVAL, "nothing to plot");
+out:
+	if (fclose(f) && !e)
+		e = seterr(err, err_len, -ENOMEM, "out of memory");
+	if (e)
+		free(buf);
+	else
+		*script = buf;
+	return e;
+}
+
+int plot_run_gnuplot(const char *script, char *err, size_t err_len)
+{
+	int in[2], status = 0, e = 0;
+	size_t len = strlen(script), off = 0;
+	ssize_t w;
+	pid_t pid;
+	void (*old)(int);
+
+	if (pipe2(in, O_CLOEXEC))
+		return seterr(err, err_len, -errno, "cannot make a pipe: %s", strerror(errno));
+	pid = fork();
+	if (pid < 0) {
+		e = -errno;
+		close(in[0]);
+		close(in[1]);
+		return seterr(err, err_len, e, "cannot start gnuplot: %s", strerror(-e));
+	}
+	if (pid == 0) {
+		dup2(in[0], STDIN_FILENO);
+		execlp("gnuplot", "gnuplot", (char *)NULL);
+		_exit(127);
+	}
+	close(in[0]);
+	old = signal(SIGPIPE, SIG_IGN);
+	while (off < len) {
+		w = write(in[1], script + off, len - off);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			break;
+		off += (size_t)w;
+	}
+	close(in[1]);
+	signal(SIGPIPE, old);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
+		return seterr(err, err_len, -ENOENT, "cannot run 'gnuplot' (install gnuplot-nox)");
+	if (!WIFEXITED(status) || WEXITSTATUS(status))
+		return seterr(err, err_len, -EIO, "gnuplot failed (status %d)",
+			      WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
+	if (off < len)
+		return seterr(err, err_len, -EIO, "gnuplot did not read its script");
+	return 0;
+}
+
+int plot_history(const json_t *report, const char *file, char *err, size_t err_len)
+{
+	char *script = NULL;
+	int e = plot_history_script(report, file, &script, err, err_len);
+
+	if (!e)
+		e = plot_run_gnuplot(script, err, err_len);
+	free(script);
+	return e;
+}
+
+int plot_compare(const json_t *report, const char *file, char *err, size_t err_len)
+{
+	char *script = NULL;
+	int e = plot_compare_script(report, file, &script, err, err_len);
+
+	if (!e)
+		e = plot_run_gnuplot(script, err, err_len);
+	free(script);
+	return e;
+}

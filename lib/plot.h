@@ -1,0 +1,33 @@
+/* plot.h - plots of the compare and history reports, rendered by gnuplot.
+ *
+ * gnuplot runs as a child process (`gnuplot`, from gnuplot-nox) that reads a script on
+ * its standard input: the data goes inline as datablocks, so no temporary file is left
+ * behind. The terminal follows FILE's extension: .svg (svg) or .png (pngcairo). History:
+ * a line per series over the groups (kernels or days), mean with error bars of ± one
+ * standard deviation of the repetitions (half the range when there is one value less
+ * than two), change points as dashed vertical lines. Compare: grouped bars of the mean
+ * per row of the first metric, one bar per side, with the same error bars.
+ *
+ * Functions return 0 or -errno with the reason in ERR (-ENOENT gnuplot missing, -EIO
+ * gnuplot failed, -EINVAL unknown extension or nothing to plot). Blocking; call from one
+ * thread at a time (fork).
+ */
+#ifndef BPFLAB_PLOT_H
+#define BPFLAB_PLOT_H
+
+#include <jansson.h>
+#include <stddef.h>
+
+/* Write the gnuplot script for history REPORT to FILE into *SCRIPT (heap, caller frees). */
+int plot_history_script(const json_t *report, const char *file, char **script, char *err,
+			size_t err_len);
+/* The same for compare REPORT. */
+int plot_compare_script(const json_t *report, const char *file, char **script, char *err,
+			size_t err_len);
+/* Render: run gnuplot on the script of the functions above. */
+int plot_history(const json_t *report, const char *file, char *err, size_t err_len);
+int plot_compare(const json_t *report, const char *file, char *err, size_t err_len);
+/* Run gnuplot with SCRIPT on its standard input and wait for it. */
+int plot_run_gnuplot(const char *script, char *err, size_t err_len);
+
+#endif

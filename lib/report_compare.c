@@ -1,0 +1,712 @@
+/* report_compare.c - see report_compare.h. Prints compare and history reports.
+ *
+ * A small aligned table (struct tbl) collects the cells of one section, measures the
+ * columns and prints them with two spaces between (" | " for the grid, which is how the
+ * Version x Test tables are posted). Called by cli/result_analysis.c and the tests.
+ */
+#include "report_compare.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define TBL_MAX_COLS 16
+
+struct tbl {
+	int n_cols, n_rows, cap;
+	char **cells;
+	bool right[TBL_MAX_COLS];
+};
+
+static int tbl_init(struct tbl *t, int n_cols, const char *const *head)
+{
+	int i;
+
+	memset(t, 0, sizeof(*t));
+	t->n_cols = n_cols;
+	for (i = 0; i < n_cols; i++)
+		t->right[i] = head[i][0] == '>';
+	return 0;
+}
+
+static int tbl_add(struct tbl *t, const char *const *cells)
+{
+	int i;
+
+	if (t->n_rows == t->cap) {
+		int cap = t->cap ? 2 * t->cap : 16;
+		char **n = realloc(t->cells, (size_t)cap * t->n_cols * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		t->cells = n;
+		t->cap = cap;
+	}
+	for (i = 0; i < t->n_cols; i++) {
+		const char *c = cells[i] ? cells[i] : "-";
+
+		if (c[0] == '>')
+			c++;
+		t->cells[t->n_rows * t->n_cols + i] = strdup(c);
+		if (!t->cells[t->n_rows * t->n_cols + i]) {
+			while (i-- > 0)
+				free(t->cells[t->n_rows * t->n_cols + i]);
+			return -ENOMEM;
+		}
+	}
+	t->n_rows++;
+	return 0;
+}
+
+/* Display width of UTF-8 S (code points; "±" is one column). */
+static int width(const char *s)
+{
+	int w = 0;
+
+	for (; *s; s++)
+		w += ((unsigned char)*s & 0xc0) != 0x80;
+	return w;
+}
+
+static void tbl_print(const struct tbl *t, const char *sep, FILE *out)
+{
+	int w[TBL_MAX_COLS] = { 0 }, r, c, pad;
+
+	for (r = 0; r < t->n_rows; r++)
+		for (c = 0; c < t->n_cols; c++)
+			if (width(t->cells[r * t->n_cols + c]) > w[c])
+				w[c] = width(t->cells[r * t->n_cols + c]);
+	for (r = 0; r < t->n_rows; r++) {
+		for (c = 0; c < t->n_cols; c++) {
+			const char *cell = t->cells[r * t->n_cols + c];
+			bool last = c == t->n_cols - 1;
+
+			pad = w[c] - width(cell);
+			if (t->right[c] && r > 0)
+				fprintf(out, "%*s%s", pad, "", cell);
+			else if (t->right[c])	/* headers of number columns: right too */
+				fprintf(out, "%*s%s", pad, "", cell);
+			else
+				fprintf(out, "%s%*s", cell, last ? 0 : pad, "");
+			if (!last)
+				fputs(sep, out);
+		}
+		fputc('\n', out);
+	}
+}
+
+static void tbl_release(struct tbl *t)
+{
+	int i;
+
+	for (i = 0; i < t->n_rows * t->n_cols; i++)
+		free(t->cells[i]);
+	free(t->cells);
+	memset(t, 0, sizeof(*t));
+}
+
+const char *report_compare_num(double v, char *out, size_t len)
+{
+	double a = fabs(v);
+
+	if (!isfinite(v))
+		snprintf(out, len, "-");
+	else if (a >= 1e10)
+		snprintf(out, len, "%.1fG", v / 1e9);
+	else if (a >= 1e9)
+		snprintf(out, len, "%.2fG", v / 1e9);
+	else if (a >= 1e7)
+		snprintf(out, len, "%.1fM", v / 1e6);
+	else if (a >= 1e6)
+		snprintf(out, len, "%.2fM", v / 1e6);
+	else if (a >= 1e5)
+		snprintf(out, len, "%.0fk", v / 1e3);
+	else if (a >= 1e4)
+		snprintf(out, len, "%.1fk", v / 1e3);
+	else if (a >= 1000)
+		snprintf(out, len, "%.0f", v);
+	else if (a >= 10)
+		snprintf(out, len, "%.1f", v);
+	else
+		snprintf(out, len, "%.2f", v);
+	return out;
+}
+
+static double dnum(const json_t *o, const char *k)
+{
+	json_t *v = json_object_get(o, k);
+
+	return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+static const char *sget(const json_t *o, const char *k)
+{
+	const char *s = json_string_value(json_object_get(o, k));
+
+	return s ? s : "";
+}
+
+/* "+1.2%" / "-81.7%" / "-". */
+static const char *pct(double v, char *out, size_t len)
+{
+	if (!isfinite(v))
+		snprintf(out, len, "-");
+	else if (fabs(v) >= 100)
+		snprintf(out, len, "%+.0f%%", v);
+	else
+		snprintf(out, len, "%+.1f%%", fabs(v) < 0.05 ? 0.0 : v);
+	return out;
+}
+
+/* "11.52M ± 0.35M" from the row's mean and stddev of SIDE ('a' or 'b'). */
+static const char *mean_sd(const json_t *row, char side, char *out, size_t len)
+{
+	char m[24], s[24], km[16] = "mean_a", ks[16] = "stddev_a";
+
+	km[5] = ks[7] = side;
+	report_compare_num(dnum(row, km), m, sizeof(m));
+	if (isfinite(dnum(row, ks)))
+		snprintf(out, len, "%s ± %s", m, report_compare_num(dnum(row, ks), s, sizeof(s)));
+	else
+		snprintf(out, len, "%s", m);
+	return out;
+}
+
+/* SAME, DIFFERENT worse, UNKNOWN +3 reps. */
+static const char *verdict_text(const json_t *row, char *out, size_t len)
+{
+	const char *v = sget(row, "verdict"), *c = sget(row, "change");
+	long long more = json_integer_value(json_object_get(row, "more_reps"));
+
+	if (!strcmp(v, "DIFFERENT") && *c)
+		snprintf(out, len, "%s %s", v, c);
+	else if (!strcmp(v, "UNKNOWN") && more)
+		snprintf(out, len, "%s %s%lld rep%s", v,
+			 json_is_true(json_object_get(row, "more_reps_capped")) ? ">" : "+", more,
+			 more == 1 ? "" : "s");
+	else
+		snprintf(out, len, "%s", v);
+	return out;
+}
+
+static const char *kind_text(const char *kind)
+{
+	if (!strcmp(kind, "rate"))
+		return "harmonic mean, higher is better";
+	if (!strcmp(kind, "time"))
+		return "arithmetic mean, lower is better";
+	return "arithmetic mean";
+}
+
+/* Does any row of ROWS have a non-empty MEMBER. */
+static bool any(const json_t *rows, const char *member)
+{
+	json_t *r;
+	size_t i;
+
+	json_array_foreach(rows, i, r)
+		if (*sget(r, member))
+			return true;
+	return false;
+}
+
+/* "a, b" of the strings (or integers) of array A, "-" for none. */
+static const char *list_text(const json_t *a, char *out, size_t len)
+{
+	size_t i, off = 0;
+	json_t *v;
+
+	out[0] = '\0';
+	json_array_foreach(a, i, v) {
+		if (off >= len)
+			break;
+		if (json_is_string(v))
+			off += snprintf(out + off, len - off, "%s%s", i ? ", " : "",
+					json_string_value(v));
+		else if (json_is_integer(v))
+			off += snprintf(out + off, len - off, "%s%lld", i ? ", " : "",
+					(long long)json_integer_value(v));
+	}
+	if (!off)
+		snprintf(out, len, "-");
+	return out;
+}
+
+/* The short hashes of the plans of SIDE. */
+static const char *hashes_text(const json_t *side, char *out, size_t len)
+{
+	json_t *a = json_object_get(side, "plan_sha256"), *v;
+	size_t i, off = 0;
+
+	out[0] = '\0';
+	json_array_foreach(a, i, v)
+		if (off < len)
+			off += snprintf(out + off, len - off, "%s%.12s", i ? ", " : "",
+					json_string_value(v) ? json_string_value(v) : "?");
+	if (!off)
+		snprintf(out, len, "-");
+	return out;
+}
+
+/* "N results left out (unstable 2, ...); --include-flagged to use them", the hint on
+ * a line of its own when both do not fit in 80 columns. */
+static void print_left_out(const json_t *x, FILE *out)
+{
+	size_t n = (size_t)json_integer_value(json_object_get(x, "results")), i = 0;
+	char line[512];
+	int off;
+	const char *k;
+	json_t *v;
+
+	if (!n)
+		return;
+	off = snprintf(line, sizeof(line), "%zu result%s left out (", n, n == 1 ? "" : "s");
+	json_object_foreach(json_object_get(x, "by_flag"), k, v)
+		if (off < (int)sizeof(line))
+			off += snprintf(line + off, sizeof(line) - off, "%s%s %lld", i++ ? ", " : "",
+					k, (long long)json_integer_value(v));
+	fprintf(out, "%s);%s--include-flagged to use them\n", line,
+		strlen(line) + 32 > 80 ? "\n  " : " ");
+}
+
+/* The footer: one paragraph per side, then what was left out. */
+static void print_footer(const json_t *report, FILE *out)
+{
+	const json_t *x = json_object_get(report, "excluded"), *side;
+	const char *by = sget(report, "by");
+	char runs[256], kernels[256], hosts[256], cpus[256], gov[128], plans[256], hs[256];
+	size_t i;
+
+	json_array_foreach(json_object_get(report, "sides"), i, side) {
+		if (!strcmp(by, "run"))
+			runs[0] = '\0';
+		else
+			snprintf(runs, sizeof(runs), "runs %s, ", list_text(json_object_get(side, "runs"),
+								       hs, sizeof(hs)));
+		fprintf(out, "%s %s %s: %s%lld result%s%s\n",
+			i ? "candidate" : "baseline ", by, sget(side, "group"), runs,
+			(long long)json_integer_value(json_object_get(side, "results")),
+			json_integer_value(json_object_get(side, "results")) == 1 ? "" : "s",
+			json_is_true(json_object_get(side, "imported")) ? " (imported)" : "");
+		fprintf(out, "  kernel %s, host %s\n",
+			list_text(json_object_get(side, "kernels"), kernels, sizeof(kernels)),
+			list_text(json_object_get(side, "hosts"), hosts, sizeof(hosts)));
+		fprintf(out, "  cpu %s, governor %s\n",
+			list_text(json_object_get(side, "cpus"), cpus, sizeof(cpus)),
+			list_text(json_object_get(side, "governors"), gov, sizeof(gov)));
+		fprintf(out, "  plan %s, sha256 %s\n",
+			list_text(json_object_get(side, "plans"), plans, sizeof(plans)),
+			hashes_text(side, hs, sizeof(hs)));
+	}
+	fprintf(out, "verdicts: Welch's t (Mann-Whitney U below 5 values or when skewed), "
+		"alpha %g,\n  minimum effect %g%%; UNKNOWN +N: repetitions per side to settle\n",
+		dnum(report, "alpha"), 100 * dnum(report, "min_effect"));
+	print_left_out(x, out);
+}
+
+/* The (metric, point) sections of ROWS, in order of first appearance: calls FN for
+ * each with the rows of that section. */
+static int sections(const json_t *rows, int (*fn)(const json_t *sect, void *ctx), void *ctx)
+{
+	json_t *done = json_object(), *r, *r2, *sect;
+	char key[512];
+	size_t i, k;
+	int err = 0;
+
+	if (!done)
+		return -ENOMEM;
+	json_array_foreach(rows, i, r) {
+		snprintf(key, sizeof(key), "%s\n%s", sget(r, "metric"), sget(r, "point"));
+		if (json_object_get(done, key))
+			continue;
+		json_object_set_new(done, key, json_true());
+		sect = json_array();
+		if (!sect) {
+			err = -ENOMEM;
+			break;
+		}
+		json_array_foreach(rows, k, r2)
+			if (!strcmp(sget(r2, "metric"), sget(r, "metric")) &&
+			    !strcmp(sget(r2, "point"), sget(r, "point")))
+				json_array_append(sect, r2);
+		err = fn(sect, ctx);
+		json_decref(sect);
+		if (err)
+			break;
+	}
+	json_decref(done);
+	return err;
+}
+
+struct print_ctx {
+	FILE *out;
+	const json_t *cmp;
+	const char *form;
+};
+
+static void section_head(const json_t *sect, FILE *out)
+{
+	const json_t *r = json_array_get(sect, 0);
+
+	fprintf(out, "%s%s%s (%s%s%s)\n", sget(r, "metric"), *sget(r, "point") ? " @ " : "",
+		sget(r, "point"), *sget(r, "unit") ? sget(r, "unit") : "no unit",
+		*sget(r, "unit") ? "; " : ", ", kind_text(sget(r, "kind")));
+}
+
+static int print_table_section(const json_t *sect, void *vctx)
+{
+	struct print_ctx *ctx = vctx;
+	bool patch = !strcmp(ctx->form, "patch");
+	bool var = any(sect, "variant");
+	char n[32], a[48], b[48], d[24], v[48], subj[256];
+	const char *head[7], *cells[7];
+	bool renamed = false;
+	struct tbl t;
+	json_t *r;
+	size_t i;
+	int nc = 0, err = 0;
+
+	section_head(sect, ctx->out);
+	if (var)
+		head[nc++] = "variant";
+	head[nc++] = "subject";
+	if (patch) {
+		head[nc++] = ">without patch";
+		head[nc++] = ">with patch";
+		head[nc++] = ">improvement";
+		head[nc++] = "verdict";
+	} else {
+		head[nc++] = ">n";
+		head[nc++] = ">baseline";
+		head[nc++] = ">candidate";
+		head[nc++] = ">delta";
+		head[nc++] = "verdict";
+	}
+	tbl_init(&t, nc, head);
+	err = tbl_add(&t, head);
+	json_array_foreach(sect, i, r) {
+		int c = 0;
+
+		if (err)
+			break;
+		if (var)
+			cells[c++] = sget(r, "variant");
+		if (*sget(r, "candidate_subject")) {
+			/* a renamed program: the candidate's name, the baseline's below */
+			snprintf(subj, sizeof(subj), "%s", sget(r, "candidate_subject"));
+			cells[c++] = subj;
+			renamed = true;
+		} else {
+			cells[c++] = *sget(r, "subject") ? sget(r, "subject") : "-";
+		}
+		if (patch) {
+			cells[c++] = report_compare_num(dnum(r, "mean_a"), a, sizeof(a));
+			cells[c++] = report_compare_num(dnum(r, "mean_b"), b, sizeof(b));
+			cells[c++] = pct(isfinite(dnum(r, "improvement_pct")) ?
+					 dnum(r, "improvement_pct") : dnum(r, "delta_pct"),
+					 d, sizeof(d));
+		} else {
+			snprintf(n, sizeof(n), "%lld/%lld",
+				 (long long)json_integer_value(json_object_get(r, "n_a")),
+				 (long long)json_integer_value(json_object_get(r, "n_b")));
+			cells[c++] = n;
+			cells[c++] = mean_sd(r, 'a', a, sizeof(a));
+			cells[c++] = mean_sd(r, 'b', b, sizeof(b));
+			cells[c++] = pct(dnum(r, "delta_pct"), d, sizeof(d));
+		}
+		cells[c++] = verdict_text(r, v, sizeof(v));
+		err = tbl_add(&t, cells);
+	}
+	if (!err)
+		tbl_print(&t, "  ", ctx->out);
+	tbl_release(&t);
+	json_array_foreach(sect, i, r)
+		if (renamed && *sget(r, "candidate_subject"))
+			fprintf(ctx->out, "%s: was %s in the baseline\n", sget(r, "candidate_subject"),
+				sget(r, "baseline_subject"));
+	fputc('\n', ctx->out);
+	return err;
+}
+
+static void print_only(const json_t *cmp, const char *member, const char *group, FILE *out)
+{
+	json_t *a = json_object_get(cmp, member), *r;
+	size_t i;
+
+	if (!json_array_size(a))
+		return;
+	fprintf(out, "only in %s:", group);
+	json_array_foreach(a, i, r)
+		fprintf(out, "%s %s%s%s%s%s", i ? "," : "", sget(r, "metric"),
+			*sget(r, "variant") ? " " : "", sget(r, "variant"),
+			*sget(r, "subject") ? " " : "", sget(r, "subject"));
+	fputc('\n', out);
+}
+
+/* The grid: Version | Test | a column per variant; the baseline's means, then each
+ * candidate's with delta % and a mark (* DIFFERENT, ? UNKNOWN). */
+static int print_grid(const json_t *report, FILE *out)
+{
+	json_t *cmps = json_object_get(report, "comparisons"), *cmp, *r, *variants, *tests, *t;
+	const char *head[TBL_MAX_COLS], *cells[TBL_MAX_COLS];
+	char buf[TBL_MAX_COLS][64], test[256];
+	struct tbl tb;
+	size_t i, k, ti, vi, n_var;
+	int err = 0;
+
+	variants = json_array();
+	tests = json_array();
+	if (!variants || !tests) {
+		err = -ENOMEM;
+		goto out;
+	}
+	json_array_foreach(cmps, i, cmp)
+		json_array_foreach(json_object_get(cmp, "rows"), k, r) {
+			json_t *vname = json_object_get(r, "variant");
+
+			snprintf(test, sizeof(test), "%s %s%s%s", sget(r, "metric"), sget(r, "subject"),
+				 *sget(r, "point") ? " " : "", sget(r, "point"));
+			for (vi = 0; vi < json_array_size(variants); vi++)
+				if (json_equal(json_array_get(variants, vi), vname))
+					break;
+			if (vi == json_array_size(variants))
+				json_array_append(variants, vname);
+			for (ti = 0; ti < json_array_size(tests); ti++)
+				if (!strcmp(json_string_value(json_array_get(tests, ti)), test))
+					break;
+			if (ti == json_array_size(tests))
+				json_array_append_new(tests, json_string(test));
+		}
+	n_var = json_array_size(variants);
+	if (n_var + 2 > TBL_MAX_COLS) {
+		err = -E2BIG;
+		goto out;
+	}
+	head[0] = "Version";
+	head[1] = "Test";
+	for (vi = 0; vi < n_var; vi++)
+		head[2 + vi] = *json_string_value(json_array_get(variants, vi)) ?
+			       json_string_value(json_array_get(variants, vi)) : "value";
+	tbl_init(&tb, (int)n_var + 2, head);
+	err = tbl_add(&tb, head);
+	json_array_foreach(tests, ti, t) {
+		/* the baseline row, then one per candidate */
+		for (i = 0; !err && i <= json_array_size(cmps); i++) {
+			cmp = json_array_get(cmps, i ? i - 1 : 0);
+			cells[0] = i ? sget(cmp, "candidate") : sget(cmp, "baseline");
+			cells[1] = json_string_value(t);
+			for (vi = 0; vi < n_var; vi++) {
+				cells[2 + vi] = "-";
+				json_array_foreach(json_object_get(cmp, "rows"), k, r) {
+					char m[24], d[24];
+
+					snprintf(test, sizeof(test), "%s %s%s%s", sget(r, "metric"),
+						 sget(r, "subject"), *sget(r, "point") ? " " : "",
+						 sget(r, "point"));
+					if (strcmp(test, json_string_value(t)) ||
+					    !json_equal(json_object_get(r, "variant"),
+							json_array_get(variants, vi)))
+						continue;
+					if (!i)
+						report_compare_num(dnum(r, "mean_a"), buf[vi], 64);
+					else
+						snprintf(buf[vi], 64, "%s (%s)%s",
+							 report_compare_num(dnum(r, "mean_b"), m, sizeof(m)),
+							 pct(dnum(r, "delta_pct"), d, sizeof(d)),
+							 !strcmp(sget(r, "verdict"), "DIFFERENT") ? "*" :
+							 !strcmp(sget(r, "verdict"), "UNKNOWN") ? "?" : "");
+					cells[2 + vi] = buf[vi];
+				}
+			}
+			err = tbl_add(&tb, cells);
+		}
+	}
+	for (vi = 2; vi < (size_t)tb.n_cols; vi++)
+		tb.right[vi] = true;
+	if (!err)
+		tbl_print(&tb, " | ", out);
+	tbl_release(&tb);
+	fprintf(out, "\nfirst %s: baseline; (delta %% from it), * DIFFERENT, ? UNKNOWN\n\n",
+		sget(report, "by"));
+out:
+	json_decref(variants);
+	json_decref(tests);
+	return err;
+}
+
+int report_compare_print_text(const json_t *report, const char *form, FILE *out)
+{
+	struct print_ctx ctx = { .out = out, .form = form ? form : "table" };
+	json_t *cmp;
+	size_t i;
+	int err = 0;
+
+	if (strcmp(ctx.form, "table") && strcmp(ctx.form, "patch") && strcmp(ctx.form, "grid"))
+		return -EINVAL;
+	if (!strcmp(ctx.form, "grid")) {
+		err = print_grid(report, out);
+	} else {
+		json_array_foreach(json_object_get(report, "comparisons"), i, cmp) {
+			fprintf(out, "%s %s -> %s\n\n", sget(report, "by"), sget(cmp, "baseline"),
+				sget(cmp, "candidate"));
+			ctx.cmp = cmp;
+			err = sections(json_object_get(cmp, "rows"), print_table_section, &ctx);
+			if (err)
+				break;
+			print_only(cmp, "only_baseline", sget(cmp, "baseline"), out);
+			print_only(cmp, "only_candidate", sget(cmp, "candidate"), out);
+		}
+	}
+	if (!err)
+		print_footer(report, out);
+	if (!err && (fflush(out) || ferror(out)))
+		err = -EIO;
+	return err;
+}
+
+/* S as a CSV field: quoted when it holds a comma, quote or newline. */
+static void csv_str(FILE *out, const char *s)
+{
+	if (!strpbrk(s, ",\"\n")) {
+		fputs(s, out);
+		return;
+	}
+	fputc('"', out);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', out);
+		fputc(*s, out);
+	}
+	fputc('"', out);
+}
+
+static void csv_num(FILE *out, double v)
+{
+	if (isfinite(v))
+		fprintf(out, "%.17g", v);
+}
+
+int report_compare_print_csv(const json_t *report, FILE *out)
+{
+	static const char *const strs[] = { "metric", "point", "variant", "subject", "unit" };
+	json_t *cmp, *r;
+	size_t i, k, s;
+
+	fprintf(out, "baseline,candidate,metric,point,variant,subject,unit,n_a,n_b,mean_a,"
+		"mean_b,stddev_a,stddev_b,delta_pct,test,p,verdict,change,more_reps\n");
+	json_array_foreach(json_object_get(report, "comparisons"), i, cmp)
+		json_array_foreach(json_object_get(cmp, "rows"), k, r) {
+			csv_str(out, sget(cmp, "baseline"));
+			fputc(',', out);
+			csv_str(out, sget(cmp, "candidate"));
+			for (s = 0; s < sizeof(strs) / sizeof(strs[0]); s++) {
+				fputc(',', out);
+				csv_str(out, sget(r, strs[s]));
+			}
+			fprintf(out, ",%lld,%lld,", (long long)json_integer_value(json_object_get(r, "n_a")),
+				(long long)json_integer_value(json_object_get(r, "n_b")));
+			csv_num(out, dnum(r, "mean_a"));
+			fputc(',', out);
+			csv_num(out, dnum(r, "mean_b"));
+			fputc(',', out);
+			csv_num(out, dnum(r, "stddev_a"));
+			fputc(',', out);
+			csv_num(out, dnum(r, "stddev_b"));
+			fputc(',', out);
+			csv_num(out, dnum(r, "delta_pct"));
+			fprintf(out, ",%s,", sget(r, "test"));
+			csv_num(out, dnum(r, "p"));
+			fprintf(out, ",%s,%s,%lld\n", sget(r, "verdict"), sget(r, "change"),
+				(long long)json_integer_value(json_object_get(r, "more_reps")));
+		}
+	return fflush(out) || ferror(out) ? -EIO : 0;
+}
+
+int report_history_print_text(const json_t *report, FILE *out)
+{
+	const char *head[] = { json_string_value(json_object_get(report, "by")) ?
+			       json_string_value(json_object_get(report, "by")) : "group",
+			       ">n", ">mean ± stddev", ">spread", ">delta" };
+	json_t *s, *p, *c, *x = json_object_get(report, "excluded");
+	char m[48], sd[24], sp[24], d[24], n[16];
+	const char *cells[5];
+	struct tbl t;
+	size_t i, j;
+	int err = 0;
+
+	json_array_foreach(json_object_get(report, "series"), i, s) {
+		fprintf(out, "%s%s%s%s%s%s%s (%s; %s)\n", sget(s, "metric"),
+			*sget(s, "variant") ? " " : "", sget(s, "variant"),
+			*sget(s, "subject") ? " " : "", sget(s, "subject"),
+			*sget(s, "point") ? " @ " : "", sget(s, "point"),
+			*sget(s, "unit") ? sget(s, "unit") : "no unit", kind_text(sget(s, "kind")));
+		tbl_init(&t, 5, head);
+		err = tbl_add(&t, head);
+		json_array_foreach(json_object_get(s, "points"), j, p) {
+			if (err)
+				break;
+			snprintf(n, sizeof(n), "%lld", (long long)json_integer_value(json_object_get(p, "n")));
+			report_compare_num(dnum(p, "mean"), m, sizeof(m));
+			if (isfinite(dnum(p, "stddev")))
+				snprintf(m + strlen(m), sizeof(m) - strlen(m), " ± %s",
+					 report_compare_num(dnum(p, "stddev"), sd, sizeof(sd)));
+			cells[0] = sget(p, "group");
+			cells[1] = n;
+			cells[2] = m;
+			cells[3] = report_compare_num(dnum(p, "spread"), sp, sizeof(sp));
+			cells[4] = j ? pct(dnum(p, "delta_pct"), d, sizeof(d)) : "base";
+			err = tbl_add(&t, cells);
+		}
+		if (!err)
+			tbl_print(&t, "  ", out);
+		tbl_release(&t);
+		if (err)
+			break;
+		if (!json_array_size(json_object_get(s, "changes")))
+			fprintf(out, "no change point\n");
+		json_array_foreach(json_object_get(s, "changes"), j, c) {
+			if (json_is_true(json_object_get(c, "within")))
+				fprintf(out, "change point within %s (value %lld), p = %.3g\n",
+					sget(c, "before"),
+					(long long)json_integer_value(json_object_get(c, "index")),
+					dnum(c, "p"));
+			else
+				fprintf(out, "change point between %s and %s, p = %.3g\n",
+					sget(c, "before"), sget(c, "after"), dnum(c, "p"));
+		}
+		fputc('\n', out);
+	}
+	if (!err)
+		print_left_out(x, out);
+	if (!err && (fflush(out) || ferror(out)))
+		err = -EIO;
+	return err;
+}
+
+int report_history_print_csv(const json_t *report, FILE *out)
+{
+	static const char *const strs[] = { "metric", "point", "variant", "subject", "unit" };
+	static const char *const nums[] = { "mean", "stddev", "spread", "min", "max", "delta_pct" };
+	json_t *s, *p;
+	size_t i, j, k;
+
+	fprintf(out, "group,metric,point,variant,subject,unit,n,mean,stddev,spread,min,max,"
+		"delta_pct\n");
+	json_array_foreach(json_object_get(report, "series"), i, s)
+		json_array_foreach(json_object_get(s, "points"), j, p) {
+			csv_str(out, sget(p, "group"));
+			for (k = 0; k < sizeof(strs) / sizeof(strs[0]); k++) {
+				fputc(',', out);
+				csv_str(out, sget(s, strs[k]));
+			}
+			fprintf(out, ",%lld", (long long)json_integer_value(json_object_get(p, "n")));
+			for (k = 0; k < sizeof(nums) / sizeof(nums[0]); k++) {
+				fputc(',', out);
+				csv_num(out, dnum(p, nums[k]));
+			}
+			fputc('\n', out);
+		}
+	return fflush(out) || ferror(out) ? -EIO : 0;
+}

@@ -1,0 +1,135 @@
+#!/bin/bash
+# test_experiments.sh - the four experiment plans of plans/ on a 2-host lab in a box,
+# shortened (1 s windows, 2 repetitions): each runs through bpflabd to the agents with
+# `bpflab run submit --wait`, and its results have the right shape and sane values:
+# rates above zero, a drop chain receives but sends nothing back, the netdev totals are
+# the sums of their programs and the spread half the range, the native redirect rate
+# differs from the generic one, the cpumap's destination CPU receives frames; and each
+# prints in its form (`result show`, `--form grid|columns|cpumap`).
+. "$(dirname "$0")/lib.sh"
+
+lab_start 2
+tmp=$(mktemp -d /tmp/bpflab-it-XXXXXX)
+cleanup_later "$tmp"
+short=(-s traffic.duration=1s -s traffic.warmup=500ms -s repeat=2)
+
+submit() { # PLAN: submit it shortened, wait, print the run id
+	local out
+	out=$("$bpflab" run submit "$top/plans/$1.yaml" "${short[@]}" --wait 2>&1) || {
+		echo "$out" >&2
+		"$bpflab" run show "$(printf '%s\n' "$out" | sed -n 's/^run \([0-9]*\) submitted.*/\1/p' | head -n 1)" >&2 || true
+		return 1
+	}
+	printf '%s\n' "$out" | sed -n 's/^run \([0-9][0-9]*\) submitted.*/\1/p' | head -n 1
+}
+# mean over the run's jobs of VARIANT of the whole-window METRIC/SUBJECT
+mean_of() { # RUN VARIANT METRIC SUBJECT
+	sql "SELECT coalesce(avg(s.value), 0) FROM samples s JOIN jobs j ON j.id = s.job_id
+		WHERE j.run_id=$1 AND j.variant='$2' AND s.metric='$3' AND s.subject='$4'
+		AND s.seq IS NULL"
+}
+gt() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a > b) }'; }
+jobs_done() { # RUN N
+	test "$(sql "SELECT count(*) FROM jobs WHERE run_id=$1 AND state='done'")" = "$2"
+}
+
+# --- 1. bpf-stats-variants: the netdev form from bpf_stats
+run=$(submit bpf-stats-variants) || true
+check "bpf-stats-variants ran (run '$run')" test -n "$run"
+check "bpf-stats-variants: 20 jobs done (5 variants x 2 reps x 2 hosts)" jobs_done "$run" 20
+"$bpflab" result show "$run" > "$tmp/stats.txt"; cat "$tmp/stats.txt"
+check "table has the netdev total column" grep -q "total = mean ± spread" "$tmp/stats.txt"
+check "table has the floor variant with both programs" \
+	bash -c "grep -Eq '^ext-cnt +cnt_ingress' '$tmp/stats.txt' && grep -Eq '^ +cnt_egress' '$tmp/stats.txt'"
+for v in hash lru-hash skb-mark skb-priority; do
+	eg=$(mean_of "$run" "$v" counter.pps egress); m=$(mean_of "$run" "$v" counter.pps match)
+	check "$v: egress reads back what ingress wrote (egress $eg pps, match $m pps)" \
+		awk -v e="$eg" -v m="$m" 'BEGIN { exit !(e > 1000 && m >= 0.99 * e) }'
+done
+"$bpflab" -j result show "$run" > "$tmp/stats.json"
+python3 - "$tmp/stats.json" <<'PY' && ok "totals are the sums of their programs, spread half the range, ns > 0" || fail "netdev totals"
+import json, sys
+doc = json.load(open(sys.argv[1]))
+n = 0
+for g in doc["groups"]:
+    for sec in g["sections"]:
+        if sec["metric"] != "prog.ns_per_run":
+            continue
+        for t in sec["totals"]:
+            rows = [r for r in sec["rows"] if r["variant"] == t["variant"]]
+            assert len(rows) == 2 and t["programs"] == 2, (t, rows)
+            for i, v in enumerate(t["values"]):
+                assert v is not None and v > 0, t
+                assert abs(v - sum(r["values"][i] for r in rows)) < 1e-9, (t, rows)
+            vals = t["values"]
+            assert abs(t["spread"] - (max(vals) - min(vals)) / 2) < 1e-9, t
+            assert abs(t["mean"] - sum(vals) / len(vals)) < 1e-9, t
+            n += 1
+assert n == 10, n      # 5 variants x 2 hosts
+PY
+
+# --- 2. xdp-redirect-map: generic, native, native + 2nd program
+run=$(submit xdp-redirect-map) || true
+check "xdp-redirect-map ran (run '$run')" test -n "$run"
+check "xdp-redirect-map: 12 jobs done" jobs_done "$run" 12
+gen=$(mean_of "$run" generic counter.pps delivered)
+nat=$(mean_of "$run" native counter.pps delivered)
+sec=$(mean_of "$run" native-2nd.xdp_prog counter.pps delivered)
+sec2=$(mean_of "$run" native-2nd.xdp_prog counter.pps second)
+nat2=$(mean_of "$run" native counter.pps second)
+echo "delivered pps: generic $gen, native $nat, native + 2nd $sec (2nd program ran $sec2/s)"
+check "every mode delivers frames" bash -c "$(declare -f gt); gt $gen 1000 && gt $nat 1000 && gt $sec 1000"
+check "native rate differs from generic (by more than 5%)" \
+	awk -v g="$gen" -v n="$nat" 'BEGIN { d = n - g; if (d < 0) d = -d; exit !(d > 0.05 * g) }'
+check "the 2nd program runs on every delivered frame, and only in its variant" \
+	awk -v s="$sec2" -v d="$sec" -v n="$nat2" 'BEGIN { exit !(s >= 0.99 * d && n == 0) }'
+"$bpflab" result show "$run" --form grid --subject delivered > "$tmp/grid.txt"; cat "$tmp/grid.txt"
+check "grid has the netdev header" \
+	grep -q "^Version *| Test *| Generic | Native *| Native + 2nd xdp_prog" "$tmp/grid.txt"
+check "grid has a row per host with rates in M or K" \
+	test "$(grep -Ec "^$(uname -r | sed 's/[.]/[.]/g') *\| xdp-redirect-map on h[12] *\| [0-9.]+[MK]" "$tmp/grid.txt")" = 2
+
+# --- 3. veth-chains
+run=$(submit veth-chains) || true
+check "veth-chains ran (run '$run')" test -n "$run"
+check "veth-chains: 20 jobs done" jobs_done "$run" 20
+for v in tx-drop tx-pass redirect-drop redirect-pass redirect-tx-drop; do
+	e=$(mean_of "$run" "$v" counter.pps end)
+	check "$v: frames reach the end of the chain ($e pps)" gt "$e" 1000
+done
+# XDP_DROP at a: a receives what b bounced, and nothing goes back to b a second time
+e=$(mean_of "$run" tx-drop counter.pps end); arx=$(mean_of "$run" tx-drop port.rx_pps a)
+brx=$(mean_of "$run" tx-drop port.rx_pps b); gtx=$(mean_of "$run" tx-drop gen.tx_pps a)
+check "tx-drop: a receives ($arx pps), b gets only the generator's frames ($brx of $gtx)" \
+	awk -v a="$arx" -v e="$e" -v b="$brx" -v g="$gtx" \
+	'BEGIN { exit !(a > 1000 && a >= 0.95 * e && b <= 1.01 * g) }'
+drx=$(mean_of "$run" redirect-drop port.rx_pps d); ctx=$(mean_of "$run" redirect-drop port.rx_pps c)
+check "redirect-drop: d receives ($drx pps) and passes nothing back to c ($ctx pps)" \
+	awk -v d="$drx" -v c="$ctx" 'BEGIN { exit !(d > 1000 && c < 0.01 * d) }'
+"$bpflab" result show "$run" --form columns > "$tmp/chains.txt"; cat "$tmp/chains.txt"
+check "chain table has a row per chain" \
+	test "$(grep -Ec '^(tx-drop|tx-pass|redirect-drop|redirect-pass|redirect-tx-drop) +[0-9.]+[MK] ± ' "$tmp/chains.txt")" = 10
+
+# --- 4. cpumap-redirect (one host: it needs both CPUs)
+run=$(submit cpumap-redirect) || true
+check "cpumap-redirect ran (run '$run')" test -n "$run"
+check "cpumap-redirect: 4 jobs done" jobs_done "$run" 4
+for v in drop pass; do
+	src=$(mean_of "$run" "$v" counter.pps rx_src); dst=$(mean_of "$run" "$v" counter.pps rx_dst)
+	check "cpumap $v: destination CPU receives ($dst of $src pps)" \
+		awk -v s="$src" -v d="$dst" 'BEGIN { exit !(s > 1000 && d > 0 && d <= 1.01 * s) }'
+done
+"$bpflab" result show "$run" --form cpumap > "$tmp/cpumap.txt"; cat "$tmp/cpumap.txt"
+check "cpumap table has its three columns" \
+	grep -q "rx on source CPU *dropped *rx on destination CPU" "$tmp/cpumap.txt"
+"$bpflab" -j result show "$run" --form cpumap > "$tmp/cpumap.json"
+python3 - "$tmp/cpumap.json" <<'PY' && ok "cpumap JSON: dropped = rx_src - redirect_err - rx_dst" || fail "cpumap JSON"
+import json, sys
+f = json.load(open(sys.argv[1]))
+for g in f["groups"]:
+    for row in g["rows"]:
+        src, drop, dst = row["cells"]
+        for i in range(len(src["values"])):
+            assert abs(drop["values"][i] - max(0.0, src["values"][i] - dst["values"][i])) <= 0.01 * src["values"][i] + 1, row
+PY
+finish

@@ -1,0 +1,118 @@
+#!/bin/bash
+# test_guests.sh - hosts that are QEMU guests booting real Debian kernels (docs/kernels.md):
+# three guests with three kernels register with the lab's coordinator, each reports its
+# own kernel.release and timing "icount"; the quickstart plan, shortened, runs on all of
+# them through coordinator and agents, and results come back per kernel. Prints the
+# boot time, the whole time and the icount figures (prog.ns_per_run = guest instructions
+# per program run) per kernel and repetition.
+#
+# Skips (exit 0, "skipped: ...") when BPFLAB_SKIP_GUESTS=1, when the guest packages cannot
+# be installed, or when the kernel packages cannot be fetched. Kernels are cached in
+# $BPFLAB_KERNEL_CACHE (default /var/cache/bpflab/kernels) between runs;
+# BPFLAB_TEST_KERNELS overrides the comma-separated list.
+skip() { echo "skipped: $*"; exit 0; }
+[ "${BPFLAB_SKIP_GUESTS:-0}" = 1 ] && skip "BPFLAB_SKIP_GUESTS=1"
+. "$(dirname "$0")/lib.sh"
+bin=${BPFLAB_BIN:-$bin}
+bpflab="$bin/bpflab"
+kernels=${BPFLAB_TEST_KERNELS:-6.1.0-47-cloud-amd64,6.1.0-53-cloud-amd64,6.12.117+deb12-cloud-amd64}
+t_start=$(date +%s)
+
+sh "$top/scripts/deps.sh" guests >/dev/null 2>&1 || skip "cannot install the guest packages (sh scripts/deps.sh guests)"
+IFS=, read -r -a klist <<< "$kernels"
+"$top/lab/kernels" fetch "${klist[@]}" || skip "cannot fetch kernels '$kernels'"
+"$top/lab/kernels" list
+
+cli() {
+	if [ -n "${BPFLAB_KEY:-}" ]; then "$bpflab" "$@"; else "$bpflab" --plaintext "$@"; fi
+}
+
+tmp=$(mktemp -d /tmp/bpflab-it-XXXXXX)
+cleanup_later "$tmp"
+lab_stop
+t_boot=$(date +%s.%N)
+BPFLAB_GUEST_TIMEOUT=${BPFLAB_GUEST_TIMEOUT:-150} \
+	"$top/lab/lab" up 0 --kernels "$kernels" --name "$LAB_NAME" --subnet "$LAB_SUBNET"
+boot_s=$(echo "$(date +%s.%N) - $t_boot" | bc)
+echo "all ${#klist[@]} guests registered ${boot_s} s after 'lab up'"
+export BPFLAB_COORDINATOR="ipc://$BPFLAB_LAB_DIR/clients.sock"
+# shellcheck disable=SC1091
+. "$BPFLAB_LAB_DIR/env"	# BPFLAB_KEY and BPFLAB_SERVER_KEY when the lab uses CURVE
+
+# --- every guest registered, with its own kernel and timing icount
+cli -j host list > "$tmp/hosts.json"
+python3 - "$tmp/hosts.json" "$kernels" <<'PY' && ok "guests registered, one per kernel, timing icount" || fail "guests in 'host list' do not match the kernels"
+import json, sys
+hosts = json.load(open(sys.argv[1]))
+hosts = hosts.get("hosts", hosts) if isinstance(hosts, dict) else hosts
+want = sys.argv[2].split(",")
+got = {h["name"]: h for h in hosts}
+rels = []
+for i, k in enumerate(want, 1):
+    h = got[f"g{i}"]
+    inv = h["inventory"]
+    assert h["state"] in ("idle", "busy"), h["state"]
+    assert inv["kernel"]["release"] == k, (k, inv["kernel"]["release"])
+    assert inv["timing"] == "icount", inv.get("timing")
+    assert inv["kernel"]["release"] != __import__("os").uname().release
+    assert [p["driver"] for p in inv["ports"]][:2] == ["veth", "veth"], inv["ports"]
+    rels.append(inv["kernel"]["release"])
+    print(f"  g{i}: {rels[-1]} timing {inv['timing']} config {str(inv['kernel'].get('config_sha256'))[:12]}")
+assert len(set(rels)) == len(want), rels
+PY
+
+# --- the quickstart plan on all guests, shortened
+t_run=$(date +%s.%N)
+out=$(timeout 300 "$bpflab" $([ -n "${BPFLAB_KEY:-}" ] || echo --plaintext) run submit "$top/plans/quickstart.yaml" -s traffic.duration=500ms \
+	-s traffic.warmup=200ms -s repeat=2 --wait)
+run_s=$(echo "$(date +%s.%N) - $t_run" | bc)
+echo "$out"
+echo "run took ${run_s} s"
+run=$(printf '%s\n' "$out" | sed -n 's/^run \([0-9][0-9]*\) submitted.*/\1/p' | head -n 1)
+check "run submitted and waited for (run '$run')" test -n "$run"
+njobs=$((3 * 2 * ${#klist[@]}))
+check "$njobs jobs (3 variants x 2 reps x ${#klist[@]} guests), all done" \
+	test "$(sql "SELECT count(*) FROM jobs WHERE run_id=$run AND state='done'")" = "$njobs"
+rels=$(sql "SELECT count(DISTINCT e.kernel_release) FROM jobs j JOIN host_envs e ON e.id = j.env_id
+	WHERE j.run_id=$run")
+check "jobs ran on ${#klist[@]} distinct kernel releases ($rels)" test "$rels" = "${#klist[@]}"
+for k in "${klist[@]}"; do
+	n=$(sql "SELECT count(*) FROM samples s JOIN jobs j ON j.id = s.job_id
+		JOIN host_envs e ON e.id = j.env_id WHERE j.run_id=$run AND e.kernel_release='$k'
+		AND s.metric='prog.ns_per_run' AND s.window='cost' AND s.seq IS NULL AND s.value > 0")
+	check "kernel $k: every job measured prog.ns_per_run ($n of 6)" test "$n" = 6
+	n=$(sql "SELECT count(*) FROM samples s JOIN jobs j ON j.id = s.job_id
+		JOIN host_envs e ON e.id = j.env_id WHERE j.run_id=$run AND e.kernel_release='$k'
+		AND s.metric='port.rx_pps' AND s.subject='b' AND s.seq IS NULL AND s.value > 0")
+	check "kernel $k: every job received frames on port b ($n of 6)" test "$n" = 6
+done
+
+# --- the icount figures: guest instructions per program run, per kernel and repetition
+echo "prog.ns_per_run under icount (guest instructions per run), per kernel, variant, rep:"
+sql "SELECT e.kernel_release, j.variant, j.rep, printf('%.3f', s.value) FROM samples s
+	JOIN jobs j ON j.id = s.job_id JOIN host_envs e ON e.id = j.env_id
+	WHERE j.run_id=$run AND s.metric='prog.ns_per_run' AND s.window='cost' AND s.seq IS NULL
+	ORDER BY e.kernel_release, j.variant, j.rep" | column -t -s '|'
+# repetitions of one (kernel, variant) agree within 2 %; exact repeats are counted
+spread=$(sql "SELECT max((mx - mn) / mn) FROM (SELECT max(s.value) mx, min(s.value) mn
+	FROM samples s JOIN jobs j ON j.id = s.job_id JOIN host_envs e ON e.id = j.env_id
+	WHERE j.run_id=$run AND s.metric='prog.ns_per_run' AND s.window='cost' AND s.seq IS NULL
+	GROUP BY e.kernel_release, j.variant)")
+exact=$(sql "SELECT count(*) FROM (SELECT count(DISTINCT s.value) d FROM samples s
+	JOIN jobs j ON j.id = s.job_id JOIN host_envs e ON e.id = j.env_id
+	WHERE j.run_id=$run AND s.metric='prog.ns_per_run' AND s.window='cost' AND s.seq IS NULL
+	GROUP BY e.kernel_release, j.variant) WHERE d = 1")
+echo "icount: largest relative spread between repetitions $spread; $exact of $((3 * ${#klist[@]})) (kernel, variant) pairs repeat exactly"
+check "icount figures repeat within 2 % across repetitions (spread $spread)" \
+	awk -v s="$spread" 'BEGIN { exit !(s != "" && s < 0.02) }'
+
+cli result show "$run" > "$tmp/table.txt" && cat "$tmp/table.txt"
+for ((i = 1; i <= ${#klist[@]}; i++)); do
+	check "result table has a group for guest g$i" grep -q "g$i" "$tmp/table.txt"
+done
+
+lab_stop
+no_guest_processes() { ! pgrep -f "[q]emu-system.*bpflab-lab-$LAB_NAME/|[v]irtiofsd.*bpflab-lab-$LAB_NAME/" >/dev/null; }
+check "no QEMU or virtiofsd of the lab is left" no_guest_processes
+echo "whole test: $(($(date +%s) - t_start)) s"
+finish

@@ -1,0 +1,100 @@
+#!/bin/bash
+# test_security.sh - CURVE on the lab in a box (docs/security.md): the allowed client
+# submits and reads; a client whose key is not in the allow list cannot submit, list
+# hosts or read results, and neither can a plaintext one; an agent with an unknown key
+# cannot register; every refusal is logged with the key's first characters; SIGHUP
+# reloads the allow list; bpflabd refuses plaintext on a non-loopback address, and the
+# agent and the CLI refuse to go plaintext without --plaintext.
+. "$(dirname "$0")/lib.sh"
+
+lab_start 1
+tmp=$(mktemp -d /tmp/bpflab-it-XXXXXX)
+intruder_pid=
+cleanup() {
+	local rc=$?
+	[ -z "$intruder_pid" ] || kill -KILL "$intruder_pid" 2>/dev/null || true
+	rm -rf "$tmp"
+	set +e
+	(exit $rc)	# on_exit reads the test's status from $?
+	on_exit
+}
+trap cleanup EXIT
+log="$BPFLAB_LAB_DIR/bpflabd.log"
+keys="$BPFLAB_LAB_DIR/keys"
+
+check "bpflabd runs with CURVE" grep -q "CURVE on, public key" "$log"
+check "the client key is a 0600 file" test "$(stat -c %a "$BPFLAB_KEY")" = 600
+check "keys are not overwritten" \
+	sh -c "! '$bpflab' keygen --out '$keys' --name client 2>/dev/null"
+
+# --- the allowed client works: a short run, its hosts and its results
+out=$("$bpflab" run submit "$top/plans/quickstart.yaml" -s traffic.duration=1s \
+	-s traffic.warmup=500ms -s repeat=1 --wait) || true
+run=$(printf '%s\n' "$out" | sed -n 's/^run \([0-9][0-9]*\) submitted.*/\1/p' | head -n 1)
+check "allowed client: run submitted and done (run '$run')" \
+	test -n "$run" -a "$(sql "SELECT state FROM runs WHERE id=${run:-0}")" = done
+check "allowed client: host list shows h1" sh -c "'$bpflab' host list | grep -q '^h1 '"
+check "allowed client: result show" "$bpflab" result show "$run"
+
+# --- a client with a key that is not allowed gets nothing
+"$bpflab" keygen --out "$tmp" --name intruder > "$tmp/intruder.pub" 2>/dev/null
+intruder=$(cat "$tmp/intruder.pub")
+runs_before=$(sql "SELECT count(*) FROM runs")
+as_intruder() { BPFLAB_KEY="$tmp/intruder.key_secret" "$bpflab" --timeout 2 "$@"; }
+rc=0; as_intruder run submit "$top/plans/quickstart.yaml" >/dev/null 2>"$tmp/submit.err" || rc=$?
+check "unknown key: submit fails (exit $rc)" test "$rc" = 1
+check "unknown key: the error says why" grep -q "allow list" "$tmp/submit.err"
+check "unknown key: nothing stored" test "$(sql "SELECT count(*) FROM runs")" = "$runs_before"
+check "unknown key: host list fails" sh -c "! BPFLAB_KEY='$tmp/intruder.key_secret' '$bpflab' --timeout 2 host list >/dev/null 2>&1"
+check "unknown key: result show fails" sh -c "! BPFLAB_KEY='$tmp/intruder.key_secret' '$bpflab' --timeout 2 result show '${run:-1}' >/dev/null 2>&1"
+check "unknown key: refusal logged with the key's first characters" \
+	grep -qF "key '${intruder:0:8}...' is not in the allow list" "$log"
+
+# --- plaintext clients: refused by the client itself without --plaintext, and by
+# the coordinator with it (the CURVE handshake fails on the mechanism, before any key)
+rc=0; env -u BPFLAB_KEY "$bpflab" host list >/dev/null 2>"$tmp/nokey.err" || rc=$?
+check "no key, no --plaintext: the CLI refuses (exit $rc)" test "$rc" = 1
+check "no key: the error names --plaintext" grep -q -- "--plaintext" "$tmp/nokey.err"
+check "plaintext client: refused" \
+	sh -c "! '$bpflab' --plaintext --timeout 2 host list >/dev/null 2>&1"
+
+# --- an agent with an unknown key cannot register
+"$bpflab" keygen --out "$tmp" --name rogue >/dev/null 2>&1
+ip netns exec "bpflab-$LAB_NAME-h1" "$bin/bpflab-agent" \
+	--coordinator "tcp://198.18.$LAB_SUBNET.1:5555" --name rogue --port a=port-a \
+	--key "$tmp/rogue.key_secret" --server-key "$keys/coordinator.key" \
+	--log "$tmp/rogue.log" </dev/null >/dev/null 2>&1 &
+intruder_pid=$!
+sleep 3
+check "unknown agent: not in the host list" sh -c "! '$bpflab' host list | grep -q '^rogue '"
+check "unknown agent: never stored" test "$(sql "SELECT count(*) FROM hosts WHERE name='rogue'")" = 0
+check "unknown agent: refusal logged" \
+	grep -qF "key '$(sed -n 's/.*public-key = "\(........\).*/\1/p' "$tmp/rogue.key")...'" "$log"
+kill -TERM "$intruder_pid" 2>/dev/null || true
+wait "$intruder_pid" 2>/dev/null || true
+intruder_pid=
+
+# --- SIGHUP reloads the allow list: the intruder's certificate added, it gets in
+cp "$tmp/intruder.key" "$BPFLAB_LAB_DIR/authorized/"
+kill -HUP "$(cat "$BPFLAB_LAB_DIR/bpflabd.pid")"
+ok_after_reload=1
+for _ in 1 2 3 4 5 6 7 8 9 10; do
+	as_intruder host list >/dev/null 2>&1 && { ok_after_reload=0; break; }
+	sleep 0.3
+done
+check "SIGHUP: the added key is allowed" test "$ok_after_reload" = 0
+check "SIGHUP: reload logged with the number of keys" grep -q "reloaded: 3 keys allowed" "$log"
+
+# --- plaintext only on loopback/ipc, and only when asked for
+rc=0; "$bin/bpflabd" --agents "tcp://198.18.$LAB_SUBNET.1:5556" --clients "ipc://$tmp/c.sock" \
+	--db "$tmp/x.db" --plaintext 2>"$tmp/plain.err" || rc=$?
+check "bpflabd --plaintext on 198.18.x: refused (exit $rc)" test "$rc" != 0
+check "bpflabd names the endpoint" grep -q "refusing plaintext on 'tcp://198.18.$LAB_SUBNET.1:5556'" \
+	"$tmp/plain.err"
+rc=0; "$bin/bpflabd" --agents "tcp://198.18.$LAB_SUBNET.1:5556" --clients "ipc://$tmp/c.sock" \
+	--db "$tmp/x.db" 2>"$tmp/nokey.err" || rc=$?
+check "bpflabd without --key: refused (exit $rc)" test "$rc" = 2
+rc=0; "$bin/bpflab-agent" --coordinator "tcp://198.18.$LAB_SUBNET.1:5555" --port a=lo \
+	2>"$tmp/agent.err" || rc=$?
+check "agent without --key or --plaintext: refused (exit $rc)" test "$rc" = 2
+finish

@@ -1,0 +1,305 @@
+/* test_analysis.c - lib/analysis.c on fixed rows and through the store: grouping by a
+ * field, the baseline against every other group, flagged results left out and counted
+ * (and used with include_flagged), a renamed program paired across subjects, history
+ * with a change point between two kernels, and the store round trip of an import
+ * (SQLite in memory: store_import, store_query_values with "by"). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <string.h>
+
+#include "analysis.h"
+#include "store.h"
+
+/* A value row as store_query_values gives it (the members analysis uses). */
+static json_t *row(json_int_t job, const char *group, const char *variant, const char *subject,
+		   const char *metric, const char *unit, double value, const char *flag)
+{
+	json_t *r = json_pack("{s:I, s:I, s:s, s:s, s:s, s:s, s:s, s:f, s:s, s:[], s:{}, s:[],"
+			      " s:s, s:s, s:s}",
+			      "run", (json_int_t)1, "job", job, "group", group, "variant", variant,
+			      "subject", subject, "metric", metric, "unit", unit, "value", value,
+			      "kernel_release", group, "flags", "point", "debug_options",
+			      "host", "h1", "plan", "p", "plan_sha256", "0123456789abcdef");
+
+	assert_non_null(r);
+	if (flag)
+		json_array_append_new(json_object_get(r, "flags"), json_string(flag));
+	return r;
+}
+
+static json_t *kernels_rows(void)
+{
+	static const double base[] = { 100, 101, 99, 100.5, 99.5 };
+	json_t *rows = json_array();
+	json_int_t job = 1;
+	size_t i;
+
+	for (i = 0; i < 5; i++) {
+		json_array_append_new(rows, row(job++, "6.1", "drop", "xdp_drop", "prog.ns_per_run",
+						"ns", base[i], NULL));
+		json_array_append_new(rows, row(job++, "6.12", "drop", "xdp_drop", "prog.ns_per_run",
+						"ns", base[i] * 1.2, NULL));
+		json_array_append_new(rows, row(job++, "6.18", "drop", "xdp_drop", "prog.ns_per_run",
+						"ns", base[i] * 1.001, NULL));
+	}
+	/* flagged: would make 6.18 look very different */
+	json_array_append_new(rows, row(job++, "6.18", "drop", "xdp_drop", "prog.ns_per_run", "ns",
+					900, "debug-kernel"));
+	json_array_append_new(rows, row(job++, "6.18", "drop", "xdp_drop", "prog.ns_per_run", "ns",
+					800, "unstable"));
+	json_array_append_new(rows, row(job++, "6.12", "drop", "xdp_drop", "prog.ns_per_run", "ns",
+					700, "unstable"));
+	return rows;
+}
+
+static const json_t *find_cmp(const json_t *report, const char *candidate)
+{
+	json_t *c;
+	size_t i;
+
+	json_array_foreach(json_object_get(report, "comparisons"), i, c)
+		if (!strcmp(json_string_value(json_object_get(c, "candidate")), candidate))
+			return c;
+	fail_msg("no comparison with '%s'", candidate);
+	return NULL;
+}
+
+static const char *verdict_of(const json_t *cmp)
+{
+	return json_string_value(json_object_get(json_array_get(json_object_get(cmp, "rows"), 0),
+						 "verdict"));
+}
+
+static void test_analysis_groups_and_exclusion(void **state)
+{
+	json_t *rows = kernels_rows(), *rep, *x, *row0;
+	char err[256];
+
+	rep = analysis_compare(rows, "kernel.release", "6.1", NULL, NULL, err, sizeof(err));
+	assert_non_null(rep);
+	assert_int_equal(json_array_size(json_object_get(rep, "comparisons")), 2);
+	assert_string_equal(verdict_of(find_cmp(rep, "6.12")), "DIFFERENT");
+	assert_string_equal(verdict_of(find_cmp(rep, "6.18")), "SAME");
+	row0 = json_array_get(json_object_get(find_cmp(rep, "6.12"), "rows"), 0);
+	assert_int_equal(json_integer_value(json_object_get(row0, "n_a")), 5);
+	assert_int_equal(json_integer_value(json_object_get(row0, "n_b")), 5);
+	assert_string_equal(json_string_value(json_object_get(row0, "change")), "worse");
+	assert_true(json_real_value(json_object_get(row0, "delta_pct")) > 19.9 &&
+		    json_real_value(json_object_get(row0, "delta_pct")) < 20.1);
+	x = json_object_get(rep, "excluded");
+	assert_int_equal(json_integer_value(json_object_get(x, "results")), 3);
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(x, "by_flag"),
+							    "unstable")), 2);
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(x, "by_flag"),
+							    "debug-kernel")), 1);
+	/* the sides: baseline first, with its result count */
+	assert_string_equal(json_string_value(json_object_get(
+		json_array_get(json_object_get(rep, "sides"), 0), "group")), "6.1");
+	assert_int_equal(json_integer_value(json_object_get(
+		json_array_get(json_object_get(rep, "sides"), 0), "results")), 5);
+	json_decref(rep);
+
+	/* with the flagged results, 6.18 is no longer the same */
+	{
+		ANALYSIS_OPTS(o, .include_flagged = true);
+
+		rep = analysis_compare(rows, "kernel.release", "6.1", "6.18", &o, err, sizeof(err));
+		assert_non_null(rep);
+		assert_int_equal(json_array_size(json_object_get(rep, "comparisons")), 1);
+		assert_string_not_equal(verdict_of(find_cmp(rep, "6.18")), "SAME");
+		assert_int_equal(json_integer_value(json_object_get(json_object_get(rep, "excluded"),
+								    "results")), 0);
+		json_decref(rep);
+	}
+	json_decref(rows);
+}
+
+static void test_analysis_errors(void **state)
+{
+	json_t *rows = kernels_rows(), *none = json_array();
+	char err[256];
+
+	assert_null(analysis_compare(rows, "kernel.release", "5.10", NULL, NULL, err, sizeof(err)));
+	assert_int_equal(errno, ENOENT);
+	assert_string_equal(err, "no results for baseline kernel.release '5.10' "
+			    "(there are '6.1', '6.12', '6.18')");
+	assert_null(analysis_compare(rows, "kernel.release", "6.1", "4.19", NULL, err, sizeof(err)));
+	assert_int_equal(errno, ENOENT);
+	assert_null(analysis_compare(none, "run", NULL, NULL, NULL, err, sizeof(err)));
+	assert_string_equal(err, "no results to compare");
+	json_decref(rows);
+	json_decref(none);
+}
+
+static void test_analysis_rename_pairs(void **state)
+{
+	json_t *rows = json_array(), *rep, *r;
+	char err[256];
+	int i;
+
+	for (i = 0; i < 5; i++) {
+		json_array_append_new(rows, row(10 + i, "1", "probe", "xdp_drop", "prog.ns_per_run",
+						"ns", 25 + i * 0.1, NULL));
+		json_array_append_new(rows, row(20 + i, "2", "probe", "xdp_drop_slow",
+						"prog.ns_per_run", "ns", 300 + i, NULL));
+	}
+	rep = analysis_compare(rows, "run", "1", "2", NULL, err, sizeof(err));
+	assert_non_null(rep);
+	r = json_array_get(json_object_get(find_cmp(rep, "2"), "rows"), 0);
+	assert_non_null(r);
+	assert_string_equal(json_string_value(json_object_get(r, "subject")),
+			    "xdp_drop>xdp_drop_slow");
+	assert_string_equal(json_string_value(json_object_get(r, "verdict")), "DIFFERENT");
+	assert_int_equal(json_array_size(json_object_get(find_cmp(rep, "2"), "only_candidate")), 0);
+	json_decref(rep);
+	json_decref(rows);
+}
+
+static void test_analysis_rates_harmonic(void **state)
+{
+	json_t *rows = json_array(), *rep, *r;
+	char err[256];
+	int i;
+
+	/* 40 and 60 Mpps over equal work: 48 Mpps, not 50 */
+	for (i = 0; i < 2; i++) {
+		json_array_append_new(rows, row(1 + i, "a", "v", "b", "port.rx_pps", "pps",
+						i ? 60e6 : 40e6, NULL));
+		json_array_append_new(rows, row(5 + i, "b", "v", "b", "port.rx_pps", "pps",
+						i ? 60e6 : 40e6, NULL));
+	}
+	rep = analysis_compare(rows, "run", "a", "b", NULL, err, sizeof(err));
+	assert_non_null(rep);
+	r = json_array_get(json_object_get(find_cmp(rep, "b"), "rows"), 0);
+	assert_true(json_real_value(json_object_get(r, "mean_a")) > 47.9999e6 &&
+		    json_real_value(json_object_get(r, "mean_a")) < 48.0001e6);
+	assert_string_equal(json_string_value(json_object_get(r, "kind")), "rate");
+	json_decref(rep);
+	json_decref(rows);
+}
+
+static void test_analysis_history_change(void **state)
+{
+	static const double noise[] = { 0.2, -0.1, 0.15, -0.2, 0.05 };
+	static const char *const kernels[] = { "6.1", "6.6", "6.12", "6.18" };
+	static const double level[] = { 10, 10, 12, 12 };
+	json_t *rows = json_array(), *rep, *s, *c;
+	json_int_t job = 1;
+	char err[256];
+	size_t k, i;
+
+	for (k = 0; k < 4; k++)
+		for (i = 0; i < 5; i++)
+			json_array_append_new(rows, row(job++, kernels[k], "drop", "xdp_drop",
+							"prog.ns_per_run", "ns", level[k] + noise[i],
+							NULL));
+	rep = analysis_history(rows, "kernel.release", NULL, err, sizeof(err));
+	assert_non_null(rep);
+	s = json_array_get(json_object_get(rep, "series"), 0);
+	assert_int_equal(json_array_size(json_object_get(s, "points")), 4);
+	assert_string_equal(json_string_value(json_object_get(
+		json_array_get(json_object_get(s, "points"), 2), "group")), "6.12");
+	assert_int_equal(json_array_size(json_object_get(s, "changes")), 1);
+	c = json_array_get(json_object_get(s, "changes"), 0);
+	assert_string_equal(json_string_value(json_object_get(c, "before")), "6.6");
+	assert_string_equal(json_string_value(json_object_get(c, "after")), "6.12");
+	assert_false(json_is_true(json_object_get(c, "within")));
+	json_decref(rep);
+	json_decref(rows);
+}
+
+static void test_analysis_store_import_query(void **state)
+{
+	char err[256];
+	struct store *st = store_open(":memory:", false, err, sizeof(err));
+	json_t *imp, *filter, *rows, *rep, *r;
+	int64_t run = 0;
+
+	assert_non_null(st);
+	imp = json_pack("{s:s, s:s, s:["
+			"{s:s, s:i, s:[{s:s, s:s, s:f, s:s}]},"
+			"{s:s, s:i, s:[{s:s, s:s, s:f, s:s}]},"
+			"{s:s, s:i, s:[{s:s, s:s, s:f, s:s}]},"
+			"{s:s, s:i, s:[{s:s, s:s, s:f, s:s}]}]}",
+			"plan", "hand", "source", "hand.csv", "jobs",
+			"variant", "base", "rep", 1, "samples", "metric", "prog.ns_per_run",
+			"subject", "p", "value", 30.0, "unit", "ns",
+			"variant", "base", "rep", 2, "samples", "metric", "prog.ns_per_run",
+			"subject", "p", "value", 30.2, "unit", "ns",
+			"variant", "patch", "rep", 1, "samples", "metric", "prog.ns_per_run",
+			"subject", "p", "value", 36.0, "unit", "ns",
+			"variant", "patch", "rep", 2, "samples", "metric", "prog.ns_per_run",
+			"subject", "p", "value", 36.1, "unit", "ns");
+	assert_non_null(imp);
+	assert_int_equal(store_import(st, imp, 1700000000000LL, &run), 0);
+	assert_true(run > 0);
+
+	filter = json_pack("{s:s, s:s, s:s}", "plan", "hand", "by", "variant", "metric",
+			   "prog.ns_per_run");
+	rows = store_query_values(st, filter);
+	assert_non_null(rows);
+	assert_int_equal(json_array_size(rows), 4);
+	r = json_array_get(rows, 0);
+	assert_string_equal(json_string_value(json_object_get(r, "group")), "base");
+	assert_string_equal(json_string_value(json_object_get(r, "host")), "imported");
+	assert_string_equal(json_string_value(json_object_get(r, "window")), "cost");
+	assert_string_equal(json_string_value(json_object_get(r, "day")), "2023-11-14");
+	assert_true(json_is_true(json_object_get(r, "imported")));
+	assert_int_equal(json_integer_value(json_object_get(r, "run")), run);
+
+	rep = analysis_compare(rows, "variant", "base", NULL, NULL, err, sizeof(err));
+	assert_non_null(rep);
+	r = json_array_get(json_object_get(find_cmp(rep, "patch"), "rows"), 0);
+	assert_int_equal(json_integer_value(json_object_get(r, "n_a")), 2);
+	/* 2 + 2 values: no test can reach alpha; UNKNOWN with a repetition estimate */
+	assert_string_equal(json_string_value(json_object_get(r, "verdict")), "UNKNOWN");
+	assert_true(json_integer_value(json_object_get(r, "more_reps")) >= 1);
+	json_decref(rep);
+	json_decref(rows);
+
+	/* a bad "by" and a bad run list are refused, the store stays usable */
+	json_object_set_new(filter, "by", json_string("colour"));
+	assert_null(store_query_values(st, filter));
+	assert_int_equal(errno, EINVAL);
+	json_object_set_new(filter, "by", json_string("run"));
+	json_object_set_new(filter, "runs", json_pack("[s]", "one"));
+	assert_null(store_query_values(st, filter));
+	json_object_set_new(filter, "runs", json_pack("[I]", (json_int_t)run));
+	rows = store_query_values(st, filter);
+	assert_non_null(rows);
+	assert_int_equal(json_array_size(rows), 4);
+	json_decref(rows);
+
+	/* a malformed import stores nothing */
+	json_object_set_new(imp, "jobs", json_pack("[{s:s, s:[{s:s}]}]", "variant", "x",
+						   "samples", "metric", "m"));
+	assert_int_equal(store_import(st, imp, 1700000000000LL, &run), -EINVAL);
+	json_object_del(filter, "runs");
+	json_object_del(filter, "metric");
+	rows = store_query_values(st, filter);
+	assert_int_equal(json_array_size(rows), 4);
+	json_decref(rows);
+
+	json_decref(filter);
+	json_decref(imp);
+	store_close(&st);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_analysis_groups_and_exclusion),
+		cmocka_unit_test(test_analysis_errors),
+		cmocka_unit_test(test_analysis_rename_pairs),
+		cmocka_unit_test(test_analysis_rates_harmonic),
+		cmocka_unit_test(test_analysis_history_change),
+		cmocka_unit_test(test_analysis_store_import_query),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,448 @@
+/* test_auth.c - CURVE keys and the coordinator's allow list (lib/keys.c, the ZAP handler
+ * in coordinator/coord.c), over real ZeroMQ ipc:// sockets in a temporary folder.
+ *
+ * The coordinator runs in-process and the test drives its loop (coord_run_once) while it
+ * waits for replies; agents run agent_run() in a thread of their own.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zmq.h>
+
+#include <cmocka.h>
+
+#include "agent.h"
+#include "coord.h"
+#include "keys.h"
+#include "log.h"
+#include "proto.h"
+#include "util.h"
+
+struct tctx {
+	char dir[64], auth[96], db[96], log[96], agents_ep[128], clients_ep[128];
+	struct keys_pair coord_key, good, bad;
+	struct coord *c;
+	void *ctx;
+};
+
+static struct coord *volatile hup_coord;
+
+static void on_hup(int sig)
+{
+	if (hup_coord)
+		coord_request_reload(hup_coord);
+}
+
+static void sh(const char *fmt, ...)
+{
+	char cmd[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	assert_int_equal(system(cmd), 0);
+}
+
+static int setup(void **state)
+{
+	struct tctx *t = calloc(1, sizeof(*t));
+	char why[512];
+
+	assert_non_null(t);
+	snprintf(t->dir, sizeof(t->dir), "/tmp/bpflab-t-auth-XXXXXX");
+	assert_non_null(mkdtemp(t->dir));
+	snprintf(t->auth, sizeof(t->auth), "%s/authorized", t->dir);
+	snprintf(t->db, sizeof(t->db), "%s/t.db", t->dir);
+	snprintf(t->log, sizeof(t->log), "%s/bpflabd.log", t->dir);
+	snprintf(t->agents_ep, sizeof(t->agents_ep), "ipc://%s/agents.sock", t->dir);
+	snprintf(t->clients_ep, sizeof(t->clients_ep), "ipc://%s/clients.sock", t->dir);
+	assert_int_equal(mkdir(t->auth, 0755), 0);
+	assert_int_equal(keys_generate(&t->coord_key), 0);
+	assert_int_equal(keys_generate(&t->good), 0);
+	assert_int_equal(keys_generate(&t->bad), 0);
+	/* the good key is allowed; the bad one's certificate waits beside the folder */
+	assert_int_equal(keys_save(t->auth, "good", &t->good, false, why, sizeof(why)), 0);
+	assert_int_equal(unlink(strcat(strcpy(why, t->auth), "/good.key_secret")), 0);
+	assert_int_equal(keys_save(t->dir, "bad", &t->bad, false, why, sizeof(why)), 0);
+	log_init("test_auth", LOG_INFO);
+	assert_int_equal(log_set_file(t->log), 0);
+	t->ctx = zmq_ctx_new();
+	*state = t;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct tctx *t = *state;
+
+	hup_coord = NULL;
+	coord_destroy(&t->c);
+	zmq_ctx_term(t->ctx);
+	sh("rm -rf %s", t->dir);
+	free(t);
+	return 0;
+}
+
+static void start_coord(struct tctx *t)
+{
+	t->c = coord_new(&COORD_OPTS(.agents = t->agents_ep, .clients = t->clients_ep,
+				     .db = t->db, .key = &t->coord_key, .authorized = t->auth,
+				     .tick_ms = 50));
+	assert_non_null(t->c);
+}
+
+/* A DEALER to ENDPOINT with key pair KP (NULL: plaintext). */
+static void *dealer(struct tctx *t, const char *endpoint, const struct keys_pair *kp)
+{
+	void *s = zmq_socket(t->ctx, ZMQ_DEALER);
+	int zero = 0;
+
+	assert_non_null(s);
+	zmq_setsockopt(s, ZMQ_LINGER, &zero, sizeof(zero));
+	if (kp)
+		assert_int_equal(keys_set_client(s, kp, t->coord_key.public_z85), 0);
+	assert_int_equal(zmq_connect(s, endpoint), 0);
+	return s;
+}
+
+/* Send a host_list on S and drive the coordinator until the reply comes or MS pass.
+ * Returns the reply (new reference) or NULL. */
+static json_t *ask_hosts(struct tctx *t, void *s, int ms)
+{
+	json_t *req = proto_msg_new("host_list"), *r = NULL;
+	int64_t end = util_mono_ms() + ms;
+	char why[256];
+
+	assert_int_equal(proto_send(s, req, ZMQ_DONTWAIT) == 0 ||
+			 proto_send(s, req, ZMQ_DONTWAIT) == -EAGAIN, 1);
+	json_decref(req);
+	while (util_mono_ms() < end) {
+		zmq_pollitem_t it = { .socket = s, .events = ZMQ_POLLIN };
+
+		assert_int_equal(coord_run_once(t->c, 20), 0);
+		if (zmq_poll(&it, 1, 0) == 1) {
+			assert_int_equal(proto_recv(s, &r, 0, why, sizeof(why)), 0);
+			break;
+		}
+	}
+	return r;
+}
+
+static bool log_has(struct tctx *t, const char *needle)
+{
+	char *text = NULL;
+	size_t len;
+	bool found;
+
+	if (util_read_file(t->log, 1 << 20, &text, &len))
+		return false;
+	found = strstr(text, needle) != NULL;
+	free(text);
+	return found;
+}
+
+static void test_auth_keygen_files(void **state)
+{
+	struct tctx *t = *state;
+	struct keys_pair kp, back;
+	char path[160], why[512], cmd[512], out[128] = "";
+	struct stat st;
+	FILE *p;
+
+	assert_true(keys_have_curve());
+	assert_int_equal(keys_generate(&kp), 0);
+	assert_int_equal(strlen(kp.public_z85), KEYS_Z85_LEN);
+	assert_int_equal(keys_save(t->dir, "k", &kp, false, why, sizeof(why)), 0);
+	snprintf(path, sizeof(path), "%s/k.key", t->dir);
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0644);
+	/* the public certificate has no secret and does not do for --key */
+	assert_int_equal(keys_load(path, true, &back, why, sizeof(why)), -EINVAL);
+	assert_non_null(strstr(why, "no secret-key"));
+	assert_int_equal(keys_load(path, false, &back, why, sizeof(why)), 0);
+	assert_string_equal(back.public_z85, kp.public_z85);
+	assert_string_equal(back.secret_z85, "");
+	snprintf(path, sizeof(path), "%s/k.key_secret", t->dir);
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0600);
+	assert_int_equal(keys_load(path, true, &back, why, sizeof(why)), 0);
+	assert_string_equal(back.public_z85, kp.public_z85);
+	assert_string_equal(back.secret_z85, kp.secret_z85);
+
+	/* never overwritten without force; with force, replaced */
+	assert_int_equal(keys_generate(&back), 0);
+	assert_int_equal(keys_save(t->dir, "k", &back, false, why, sizeof(why)), -EEXIST);
+	assert_non_null(strstr(why, "--force"));
+	assert_int_equal(keys_load(path, true, &kp, why, sizeof(why)), 0);
+	assert_string_not_equal(kp.public_z85, back.public_z85);
+	assert_int_equal(keys_save(t->dir, "k", &back, true, why, sizeof(why)), 0);
+	assert_int_equal(keys_load(path, true, &kp, why, sizeof(why)), 0);
+	assert_string_equal(kp.public_z85, back.public_z85);
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0600);
+	assert_int_equal(keys_save(t->dir, "../x", &back, false, why, sizeof(why)), -EINVAL);
+
+	/* a server key as Z85 or as a file; a tampered file is refused */
+	assert_int_equal(keys_parse_public(kp.public_z85, back.public_z85, why, sizeof(why)), 0);
+	assert_string_equal(back.public_z85, kp.public_z85);
+	assert_int_equal(keys_parse_public("short", back.public_z85, why, sizeof(why)), -ENOENT);
+	{
+		/* another pair's secret under this public key */
+		char *text;
+		size_t len;
+
+		assert_int_equal(util_read_file(path, 4096, &text, &len), 0);
+		memcpy(strstr(text, kp.secret_z85), t->bad.secret_z85, KEYS_Z85_LEN);
+		assert_int_equal(util_write_file_atomic(path, text, len), 0);
+		free(text);
+	}
+	assert_int_equal(keys_load(path, true, &back, why, sizeof(why)), -EINVAL);
+	assert_non_null(strstr(why, "does not belong"));
+
+	/* the CLI prints the public key that it wrote */
+	snprintf(cmd, sizeof(cmd), "%s/bin/bpflab keygen --out %s --name cli 2>/dev/null",
+		 BPFLAB_BUILDDIR, t->dir);
+	p = popen(cmd, "r");
+	assert_non_null(p);
+	assert_non_null(fgets(out, sizeof(out), p));
+	assert_int_equal(pclose(p), 0);
+	out[strcspn(out, "\n")] = '\0';
+	snprintf(path, sizeof(path), "%s/cli.key", t->dir);
+	assert_int_equal(keys_load(path, false, &back, why, sizeof(why)), 0);
+	assert_string_equal(out, back.public_z85);
+	/* a second run refuses: exit status 1 */
+	p = popen(cmd, "r");
+	assert_non_null(p);
+	assert_int_not_equal(pclose(p), 0);
+}
+
+static void test_auth_endpoint_local(void **state)
+{
+	assert_true(keys_endpoint_is_local("ipc:///tmp/x.sock"));
+	assert_true(keys_endpoint_is_local("inproc://x"));
+	assert_true(keys_endpoint_is_local("tcp://127.0.0.1:5555"));
+	assert_true(keys_endpoint_is_local("tcp://127.1.2.3:*"));
+	assert_true(keys_endpoint_is_local("tcp://localhost:5555"));
+	assert_true(keys_endpoint_is_local("tcp://[::1]:5555"));
+	assert_false(keys_endpoint_is_local("tcp://198.18.0.1:5555"));
+	assert_false(keys_endpoint_is_local("tcp://*:5555"));
+	assert_false(keys_endpoint_is_local("tcp://127.0.0.1.evil:5555"));
+	assert_false(keys_endpoint_is_local("tcp://0.0.0.0:5555"));
+	assert_false(keys_endpoint_is_local("pgm://eth0;239.1.1.1:5555"));
+}
+
+static void test_auth_plaintext_refused(void **state)
+{
+	struct tctx *t = *state;
+	struct coord *c;
+
+	/* plaintext on an address others can reach: refused before anything binds */
+	c = coord_new(&COORD_OPTS(.agents = "tcp://198.18.0.1:5555", .clients = t->clients_ep,
+				  .db = t->db));
+	assert_null(c);
+	assert_int_equal(errno, EPERM);
+	assert_true(log_has(t, "refusing plaintext on 'tcp://198.18.0.1:5555'"));
+	/* CURVE without an allow list: refused */
+	c = coord_new(&COORD_OPTS(.agents = t->agents_ep, .clients = t->clients_ep,
+				  .db = t->db, .key = &t->coord_key));
+	assert_null(c);
+	assert_int_equal(errno, EINVAL);
+}
+
+static void test_auth_client_allowed_refused_reload(void **state)
+{
+	struct tctx *t = *state;
+	struct coord_stats st;
+	struct sigaction sa = { .sa_handler = on_hup };
+	void *good, *bad, *plain;
+	char src[160], dst[160];
+	json_t *r;
+
+	start_coord(t);
+	good = dealer(t, t->clients_ep, &t->good);
+	r = ask_hosts(t, good, 5000);
+	assert_non_null(r);
+	assert_string_equal(proto_msg_type(r), "hosts");
+	json_decref(r);
+
+	/* a key that is not allowed gets nothing, and the refusal is logged once */
+	bad = dealer(t, t->clients_ep, &t->bad);
+	r = ask_hosts(t, bad, 1500);
+	assert_null(r);
+	coord_get_stats(t->c, &st);
+	assert_true(st.auth_refused >= 1);
+	assert_true(st.auth_allowed >= 1);
+	{
+		char needle[64];
+
+		snprintf(needle, sizeof(needle), "key '%.8s...' is not in the allow list",
+			 t->bad.public_z85);
+		assert_true(log_has(t, needle));
+	}
+	/* nor does a plaintext client */
+	plain = dealer(t, t->clients_ep, NULL);
+	r = ask_hosts(t, plain, 1000);
+	assert_null(r);
+	zmq_close(plain);
+	zmq_close(bad);
+
+	/* SIGHUP after the certificate is added: the same key is let in */
+	snprintf(src, sizeof(src), "%s/bad.key", t->dir);
+	snprintf(dst, sizeof(dst), "%s/bad.key", t->auth);
+	assert_int_equal(link(src, dst), 0);
+	hup_coord = t->c;
+	sigemptyset(&sa.sa_mask);
+	assert_int_equal(sigaction(SIGHUP, &sa, NULL), 0);
+	assert_int_equal(raise(SIGHUP), 0);
+	bad = dealer(t, t->clients_ep, &t->bad);
+	r = ask_hosts(t, bad, 5000);
+	assert_non_null(r);
+	assert_string_equal(proto_msg_type(r), "hosts");
+	json_decref(r);
+	assert_true(log_has(t, "reloaded: 2 keys allowed"));
+	signal(SIGHUP, SIG_DFL);
+	zmq_close(bad);
+	zmq_close(good);
+}
+
+struct agent_run {
+	struct agent *agent;
+	pthread_t thread;
+	int stop_fd, rc;
+};
+
+static void *agent_thread(void *arg)
+{
+	struct agent_run *ar = arg;
+
+	ar->rc = agent_run(ar->agent);
+	return NULL;
+}
+
+static void agent_start(struct tctx *t, struct agent_run *ar, const char *name,
+			const struct keys_pair *kp, const struct inventory_config *inv)
+{
+	struct agent_opts o = { .sz = sizeof(o) };
+
+	ar->stop_fd = eventfd(0, EFD_CLOEXEC);
+	o.endpoint = t->agents_ep;
+	o.inv = inv;
+	o.stop_fd = ar->stop_fd;
+	o.key = kp;
+	o.server_key = t->coord_key.public_z85;
+	ar->agent = agent_new(&o);
+	assert_non_null(ar->agent);
+	assert_int_equal(pthread_create(&ar->thread, NULL, agent_thread, ar), 0);
+}
+
+static void agent_stop(struct agent_run *ar)
+{
+	uint64_t one = 1;
+
+	assert_int_equal(write(ar->stop_fd, &one, sizeof(one)), sizeof(one));
+	pthread_join(ar->thread, NULL);
+	agent_destroy(&ar->agent);
+	close(ar->stop_fd);
+}
+
+static size_t host_count(struct tctx *t, void *client)
+{
+	json_t *r = ask_hosts(t, client, 3000);
+	size_t n;
+
+	assert_non_null(r);
+	n = json_array_size(json_object_get(r, "hosts"));
+	json_decref(r);
+	return n;
+}
+
+static void test_auth_agent_refused(void **state)
+{
+	struct tctx *t = *state;
+	struct inventory_config bad_inv = { .agent = "intruder" }, good_inv = { .agent = "h1" };
+	struct agent_run bad_agent, good_agent;
+	int64_t end;
+	void *client;
+	size_t n = 0;
+
+	start_coord(t);
+	client = dealer(t, t->clients_ep, &t->good);
+	agent_start(t, &bad_agent, "intruder", &t->bad, &bad_inv);
+	end = util_mono_ms() + 2000;
+	while (util_mono_ms() < end)
+		assert_int_equal(coord_run_once(t->c, 20), 0);
+	assert_int_equal(host_count(t, client), 0);
+	agent_stop(&bad_agent);
+
+	/* the same agent code with an allowed key registers (good key reused for it) */
+	agent_start(t, &good_agent, "h1", &t->good, &good_inv);
+	end = util_mono_ms() + 5000;
+	while (util_mono_ms() < end && (n = host_count(t, client)) == 0)
+		;
+	assert_int_equal(n, 1);
+	agent_stop(&good_agent);
+	zmq_close(client);
+}
+
+/* A malformed message from an allowed peer is answered with an error and counted. */
+static void test_auth_malformed_counted(void **state)
+{
+	struct tctx *t = *state;
+	struct coord_stats st;
+	json_t *req, *r = NULL;
+	void *client;
+	char why[256];
+	int64_t end;
+
+	start_coord(t);
+	client = dealer(t, t->clients_ep, &t->good);
+	req = json_pack("{s:i, s:s, s:s}", "v", 1, "type", "run_show", "run", "seven");
+	assert_int_equal(proto_send(client, req, 0), 0);
+	json_decref(req);
+	end = util_mono_ms() + 5000;
+	while (!r && util_mono_ms() < end) {
+		zmq_pollitem_t it = { .socket = client, .events = ZMQ_POLLIN };
+
+		assert_int_equal(coord_run_once(t->c, 20), 0);
+		if (zmq_poll(&it, 1, 0) == 1)
+			assert_int_equal(proto_recv(client, &r, 0, why, sizeof(why)), 0);
+	}
+	assert_non_null(r);
+	assert_string_equal(proto_msg_type(r), "error");
+	assert_non_null(strstr(proto_get_str(r, "message", ""), "'run' must be an integer"));
+	json_decref(r);
+	coord_get_stats(t->c, &st);
+	assert_int_equal(st.bad_messages, 1);
+	/* and the coordinator still answers */
+	r = ask_hosts(t, client, 3000);
+	assert_non_null(r);
+	json_decref(r);
+	zmq_close(client);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_auth_keygen_files, setup, teardown),
+		cmocka_unit_test(test_auth_endpoint_local),
+		cmocka_unit_test_setup_teardown(test_auth_plaintext_refused, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_auth_client_allowed_refused_reload, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_auth_agent_refused, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_auth_malformed_counted, setup, teardown),
+	};
+
+	signal(SIGPIPE, SIG_IGN);
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

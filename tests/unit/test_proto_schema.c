@@ -1,0 +1,164 @@
+/* test_proto_schema.c - unit tests for lib/proto_schema.c: every message type has a
+ * schema that its valid example passes, and missing, mistyped, out-of-range and nested
+ * members are refused with a message naming the member. The valid examples are the fuzz
+ * seeds in tests/fuzz/corpus/proto/, so the corpus stays valid too.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "proto.h"
+#include "proto_schema.h"
+#include "util.h"
+
+#define CORPUS BPFLAB_SRCDIR "/tests/fuzz/corpus/proto"
+
+/* Decode TEXT and validate it on CH; returns what proto_validate returns, WHY filled. */
+static int check(const char *text, enum proto_channel ch, char *why, size_t len)
+{
+	json_t *msg = proto_decode(text, strlen(text), why, len);
+	int rc;
+
+	if (!msg) {
+		print_error("not decodable: %s: %s\n", text, why);
+		fail();
+	}
+	rc = proto_validate(msg, ch, why, len);
+	json_decref(msg);
+	return rc;
+}
+
+static void expect_bad(const char *text, enum proto_channel ch, const char *needle)
+{
+	char why[256] = "";
+	int rc = check(text, ch, why, sizeof(why));
+
+	if (rc != -EINVAL || !strstr(why, needle)) {
+		print_error("%s: got %d '%s', expected -EINVAL with '%s'\n", text, rc, why, needle);
+		fail();
+	}
+}
+
+/* The seed corpus has one valid example per message type and channel, named
+ * CHANNEL-TYPE.json (a2c, c2a, cl2c, c2cl); each must pass, and every type of every
+ * channel must have one. */
+static void test_proto_schema_corpus(void **state)
+{
+	static const char *const prefixes[PROTO_CH_COUNT] = {
+		[PROTO_CH_AGENT_TO_COORD] = "a2c", [PROTO_CH_COORD_TO_AGENT] = "c2a",
+		[PROTO_CH_CLIENT_TO_COORD] = "cl2c", [PROTO_CH_COORD_TO_CLIENT] = "c2cl",
+	};
+	int ch;
+	size_t i, seen = 0;
+
+	for (ch = 0; ch < PROTO_CH_COUNT; ch++) {
+		const char *type;
+
+		for (i = 0; (type = proto_schema_type(ch, i)); i++) {
+			char path[512], why[256];
+			char *text;
+			size_t len;
+			int rc;
+
+			snprintf(path, sizeof(path), "%s/%s-%s.json", CORPUS, prefixes[ch], type);
+			rc = util_read_file(path, 1 << 20, &text, &len);
+			if (rc) {
+				print_error("no seed '%s' for type '%s'\n", path, type);
+				fail();
+			}
+			rc = check(text, ch, why, sizeof(why));
+			if (rc) {
+				print_error("%s: %s\n", path, why);
+				fail();
+			}
+			free(text);
+			seen++;
+		}
+	}
+	assert_true(seen >= 20);
+}
+
+static void test_proto_schema_refusals(void **state)
+{
+	const enum proto_channel a2c = PROTO_CH_AGENT_TO_COORD, cl2c = PROTO_CH_CLIENT_TO_COORD,
+				 c2a = PROTO_CH_COORD_TO_AGENT;
+	char why[256];
+
+	expect_bad("{\"v\":1,\"type\":\"hello\",\"inventory\":{}}", a2c, "'agent' is required");
+	expect_bad("{\"v\":1,\"type\":\"hello\",\"agent\":7,\"inventory\":{}}", a2c,
+		   "'agent' must be a string");
+	expect_bad("{\"v\":1,\"type\":\"hello\",\"agent\":\"h1\",\"inventory\":[]}", a2c,
+		   "'inventory' must be an object");
+	expect_bad("{\"v\":1,\"type\":\"accept\",\"job\":0}", a2c, "'job' must be a positive");
+	expect_bad("{\"v\":1,\"type\":\"accept\",\"job\":\"3\"}", a2c, "'job' must be an integer");
+	expect_bad("{\"v\":1,\"type\":\"result\",\"job\":3,\"status\":\"meh\",\"samples\":[]}",
+		   a2c, "'status' has an unknown value 'meh'");
+	expect_bad("{\"v\":1,\"type\":\"result\",\"job\":3,\"status\":\"ok\",\"samples\":"
+		   "[{\"metric\":\"m\",\"value\":1},{\"metric\":\"m\",\"value\":\"x\"}]}", a2c,
+		   "result: 'samples[1].value' must be a number");
+	expect_bad("{\"v\":1,\"type\":\"result\",\"job\":3,\"status\":\"ok\",\"samples\":[1]}",
+		   a2c, "'samples[0]' must be an object");
+	expect_bad("{\"v\":1,\"type\":\"result\",\"job\":3,\"status\":\"ok\",\"samples\":"
+		   "[{\"value\":1}]}", a2c, "'samples[0].metric' is required");
+	expect_bad("{\"v\":1,\"type\":\"progress\",\"job\":3,\"phase\":\"dance\"}", a2c,
+		   "'phase' has an unknown value");
+	expect_bad("{\"v\":1,\"type\":\"run_show\",\"run\":\"seven\"}", cl2c,
+		   "'run' must be an integer");
+	expect_bad("{\"v\":1,\"type\":\"run_show\"}", cl2c, "'run' is required");
+	expect_bad("{\"v\":1,\"type\":\"submit\",\"plan_text\":\"x\",\"overrides\":[\"a=1\",2]}",
+		   cl2c, "'overrides[1]' must be a string");
+	expect_bad("{\"v\":1,\"type\":\"submit\",\"plan_text\":\"x\",\"objects\":"
+		   "{\"a.o\":{\"sha256\":\"ab\"}}}", cl2c, "'objects.a.o.data' is required");
+	expect_bad("{\"v\":1,\"type\":\"job\",\"job\":{\"id\":1}}", c2a, "'job.spec' is required");
+	expect_bad("{\"v\":1,\"type\":\"job\",\"job\":{\"id\":1,\"spec\":{}},\"objects\":"
+		   "{\"x\":\"y\"}}", c2a, "'objects.x' must be an object");
+	/* proto_decode already refuses NUL in strings (jansson without JSON_ALLOW_NUL) */
+	{
+		static const char nul[] = "{\"v\":1,\"type\":\"error\",\"message\":\"a\\u0000b\"}";
+
+		assert_null(proto_decode(nul, strlen(nul), why, sizeof(why)));
+		assert_non_null(strstr(why, "NUL"));
+	}
+
+	/* a name longer than its bound */
+	{
+		char text[600];
+
+		snprintf(text, sizeof(text), "{\"v\":1,\"type\":\"hello\",\"agent\":\"%0300d\","
+			 "\"inventory\":{}}", 0);
+		expect_bad(text, a2c, "'agent' is longer than 255 bytes");
+	}
+
+	/* the type decides: unknown on this channel, known on another */
+	assert_int_equal(check("{\"v\":1,\"type\":\"frob\"}", a2c, why, sizeof(why)), -ENOENT);
+	assert_non_null(strstr(why, "unknown message type 'frob'"));
+	assert_int_equal(check("{\"v\":1,\"type\":\"submit\",\"plan_text\":\"x\"}", a2c, why,
+			       sizeof(why)), -ENOENT);
+	assert_int_equal(check("{\"v\":1,\"type\":\"result\",\"result\":{}}",
+			       PROTO_CH_COORD_TO_CLIENT, why, sizeof(why)), 0);
+	assert_int_equal(check("{\"v\":1,\"type\":\"result\",\"result\":{}}", a2c, why,
+			       sizeof(why)), -EINVAL);
+	/* members the schema does not list are allowed (newer peers) */
+	assert_int_equal(check("{\"v\":1,\"type\":\"heartbeat\",\"load\":[1,2]}", a2c, why,
+			       sizeof(why)), 0);
+	assert_int_equal(proto_validate(NULL, a2c, why, sizeof(why)), -EINVAL);
+	assert_null(proto_schema_type(PROTO_CH_COUNT, 0));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_proto_schema_corpus),
+		cmocka_unit_test(test_proto_schema_refusals),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

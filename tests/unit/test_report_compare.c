@@ -1,0 +1,343 @@
+/* test_report_compare.c - lib/report_compare.c: the exact text of each form of the
+ * compare report (table, patch, grid), the CSV, the history text, number formatting,
+ * and lib/plot.c: the gnuplot script and a real SVG rendered by gnuplot, parsed by
+ * xmllint and rendered to PNG by rsvg-convert (the checks of history --plot). The fixed
+ * rows (runs 7 -> 8) hold a renamed program, a slowed variant, 3 + 3 noisy values and
+ * flagged results. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "analysis.h"
+#include "plot.h"
+#include "report_compare.h"
+
+/* Value rows as store_query_values gives them: runs 7 -> 8, quickstart-like values. */
+static json_t *fixed_rows(void)
+{
+	static const double ns_a[] = { 25.1, 24.8, 25.3, 24.9, 25.0 };
+	static const double ns_b[] = { 25.2, 24.9, 25.1, 25.0, 24.8 };
+	static const double slow_b[] = { 310.5, 309.8, 311.2, 310.1, 310.4 };
+	static const double pps_a[] = { 12.5e6, 12.4e6, 12.6e6, 12.5e6, 12.45e6 };
+	static const double pps_b[] = { 4.1e6, 4.12e6, 4.09e6, 4.11e6, 4.1e6 };
+	static const double few_a[] = { 11.0e6, 12.0e6, 10.5e6 };
+	static const double few_b[] = { 10.0e6, 12.5e6, 11.0e6 };
+	json_t *rows = json_array();
+	json_int_t job = 1;
+	size_t i;
+
+#define ADD(run, var, subj, metric, unit, v, flag)                                       \
+	json_array_append_new(rows, json_pack("{s:I, s:I, s:s, s:s, s:s, s:s, s:s, s:f, "  \
+		"s:s, s:[], s:{}, s:[], s:s, s:s, s:s, s:s, s:s}", "run", (json_int_t)(run),  \
+		"job", job++, "group", #run, "variant", var, "subject", subj, "metric",     \
+		metric, "unit", unit, "value", v, "kernel_release", "6.18.44", "flags",     \
+		"point", "debug_options", "host", "h1", "plan", "quickstart", "plan_sha256",   \
+		run == 7 ? "3f2a9c1e0b7d55aa" : "9c0ffee12345678a", "cpu", "Xeon @ 2.80GHz",  \
+		"governor", "performance"));                                                \
+	if (flag)                                                                         \
+		json_array_append_new(json_object_get(json_array_get(rows,                  \
+			json_array_size(rows) - 1), "flags"), json_string(flag))
+
+	for (i = 0; i < 5; i++) {
+		ADD(7, "drop", "xdp_drop", "prog.ns_per_run", "ns", ns_a[i], NULL);
+		ADD(7, "probe", "xdp_drop", "prog.ns_per_run", "ns", ns_a[i], NULL);
+		ADD(7, "probe", "b", "port.rx_pps", "pps", pps_a[i], NULL);
+		ADD(8, "drop", "xdp_drop", "prog.ns_per_run", "ns", ns_b[i], NULL);
+		ADD(8, "probe", "xdp_drop_slow", "prog.ns_per_run", "ns", slow_b[i], NULL);
+		ADD(8, "probe", "b", "port.rx_pps", "pps", pps_b[i], NULL);
+	}
+	for (i = 0; i < 3; i++) {
+		ADD(7, "tx", "b", "port.rx_pps", "pps", few_a[i], NULL);
+		ADD(8, "tx", "b", "port.rx_pps", "pps", few_b[i], NULL);
+	}
+	ADD(8, "drop", "xdp_drop", "prog.ns_per_run", "ns", 99.0, "unstable");
+	ADD(8, "tx", "b", "port.rx_pps", "pps", 1e6, "generator-bound");
+	ADD(7, "tx", "b", "port.rx_pps", "pps", 1e6, "unstable");
+#undef ADD
+	return rows;
+}
+
+static const char table_text[] =
+	"run 7 -> 8\n"
+	"\n"
+	"prog.ns_per_run (ns; arithmetic mean, lower is better)\n"
+	"variant  subject          n     baseline     candidate   delta  verdict\n"
+	"drop     xdp_drop       5/5  25.0 ± 0.19   25.0 ± 0.16   -0.1%  SAME\n"
+	"probe    xdp_drop_slow  5/5  25.0 ± 0.19  310.4 ± 0.52  +1141%  DIFFERENT worse\n"
+	"xdp_drop_slow: was xdp_drop in the baseline\n"
+	"\n"
+	"port.rx_pps (pps; harmonic mean, higher is better)\n"
+	"variant  subject    n       baseline      candidate   delta  verdict\n"
+	"probe    b        5/5  12.5M ± 74.2k  4.10M ± 11.4k  -67.1%  DIFFERENT worse\n"
+	"tx       b        3/3   11.1M ± 764k  11.1M ± 1.26M   -0.5%  UNKNOWN >100 reps\n"
+	"\n"
+	"baseline  run 7: 18 results\n"
+	"  kernel 6.18.44, host h1\n"
+	"  cpu Xeon @ 2.80GHz, governor performance\n"
+	"  plan quickstart, sha256 3f2a9c1e0b7d\n"
+	"candidate run 8: 18 results\n"
+	"  kernel 6.18.44, host h1\n"
+	"  cpu Xeon @ 2.80GHz, governor performance\n"
+	"  plan quickstart, sha256 9c0ffee12345\n"
+	"verdicts: Welch's t (Mann-Whitney U below 5 values or when skewed), alpha 0.05,\n"
+	"  minimum effect 2%; UNKNOWN +N: repetitions per side to settle\n"
+	"3 results left out (unstable 2, generator-bound 1);\n"
+	"  --include-flagged to use them\n";
+
+static const char patch_text[] =
+	"run 7 -> 8\n"
+	"\n"
+	"prog.ns_per_run (ns; arithmetic mean, lower is better)\n"
+	"variant  subject        without patch  with patch  improvement  verdict\n"
+	"drop     xdp_drop                25.0        25.0        +0.1%  SAME\n"
+	"probe    xdp_drop_slow           25.0       310.4       -1141%  DIFFERENT worse\n"
+	"xdp_drop_slow: was xdp_drop in the baseline\n"
+	"\n"
+	"port.rx_pps (pps; harmonic mean, higher is better)\n"
+	"variant  subject  without patch  with patch  improvement  verdict\n"
+	"probe    b                12.5M       4.10M       -67.1%  DIFFERENT worse\n"
+	"tx       b                11.1M       11.1M        -0.5%  UNKNOWN >100 reps\n"
+	"\n"
+	"baseline  run 7: 18 results\n"
+	"  kernel 6.18.44, host h1\n"
+	"  cpu Xeon @ 2.80GHz, governor performance\n"
+	"  plan quickstart, sha256 3f2a9c1e0b7d\n"
+	"candidate run 8: 18 results\n"
+	"  kernel 6.18.44, host h1\n"
+	"  cpu Xeon @ 2.80GHz, governor performance\n"
+	"  plan quickstart, sha256 9c0ffee12345\n"
+	"verdicts: Welch's t (Mann-Whitney U below 5 values or when skewed), alpha 0.05,\n"
+	"  minimum effect 2%; UNKNOWN +N: repetitions per side to settle\n"
+	"3 results left out (unstable 2, generator-bound 1);\n"
+	"  --include-flagged to use them\n";
+
+static const char grid_text[] =
+	"Version | Test                                   |         drop |           probe |             tx\n"
+	"7       | prog.ns_per_run xdp_drop               |         25.0 |               - |              -\n"
+	"8       | prog.ns_per_run xdp_drop               | 25.0 (-0.1%) |               - |              -\n"
+	"7       | prog.ns_per_run xdp_drop>xdp_drop_slow |            - |            25.0 |              -\n"
+	"8       | prog.ns_per_run xdp_drop>xdp_drop_slow |            - | 310.4 (+1141%)* |              -\n"
+	"7       | port.rx_pps b                          |            - |           12.5M |          11.1M\n"
+	"8       | port.rx_pps b                          |            - | 4.10M (-67.1%)* | 11.1M (-0.5%)?\n"
+	"\n"
+	"first run: baseline; (delta % from it), * DIFFERENT, ? UNKNOWN\n"
+	"\n"
+	"baseline  run 7: 18 results\n"
+	"  kernel 6.18.44, host h1\n"
+	"  cpu Xeon @ 2.80GHz, governor performance\n"
+	"  plan quickstart, sha256 3f2a9c1e0b7d\n"
+	"candidate run 8: 18 results\n"
+	"  kernel 6.18.44, host h1\n"
+	"  cpu Xeon @ 2.80GHz, governor performance\n"
+	"  plan quickstart, sha256 9c0ffee12345\n"
+	"verdicts: Welch's t (Mann-Whitney U below 5 values or when skewed), alpha 0.05,\n"
+	"  minimum effect 2%; UNKNOWN +N: repetitions per side to settle\n"
+	"3 results left out (unstable 2, generator-bound 1);\n"
+	"  --include-flagged to use them\n";
+
+/* FN's output for REPORT and FORM as a heap string. */
+static char *text_of(const json_t *report, const char *form, int csv)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	assert_non_null(f);
+	if (csv)
+		assert_int_equal(report_compare_print_csv(report, f), 0);
+	else
+		assert_int_equal(report_compare_print_text(report, form, f), 0);
+	fclose(f);
+	return buf;
+}
+
+static json_t *fixed_report(void)
+{
+	json_t *rows = fixed_rows(), *rep;
+	char err[256];
+
+	rep = analysis_compare(rows, "run", "7", "8", NULL, err, sizeof(err));
+	json_decref(rows);
+	assert_non_null(rep);
+	return rep;
+}
+
+static void test_report_compare_table(void **state)
+{
+	json_t *rep = fixed_report();
+	char *t = text_of(rep, NULL, 0);
+	char *line;
+
+	assert_string_equal(t, table_text);
+	/* a mail: no line over 80 columns (the ± counts one) */
+	for (line = t; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
+		size_t n = strcspn(line, "\n"), w = 0, i;
+
+		for (i = 0; i < n; i++)
+			w += ((unsigned char)line[i] & 0xc0) != 0x80;
+		assert_true(w <= 80);
+	}
+	free(t);
+	json_decref(rep);
+}
+
+static void test_report_compare_patch(void **state)
+{
+	json_t *rep = fixed_report();
+	char *t = text_of(rep, "patch", 0);
+
+	assert_string_equal(t, patch_text);
+	free(t);
+	json_decref(rep);
+}
+
+static void test_report_compare_grid(void **state)
+{
+	json_t *rep = fixed_report();
+	char *t = text_of(rep, "grid", 0);
+
+	assert_string_equal(t, grid_text);
+	free(t);
+	assert_int_equal(report_compare_print_text(rep, "pie", stdout), -EINVAL);
+	json_decref(rep);
+}
+
+static void test_report_compare_csv(void **state)
+{
+	json_t *rep = fixed_report();
+	char *t = text_of(rep, NULL, 1);
+
+	assert_non_null(strstr(t, "baseline,candidate,metric,point,variant,subject,unit,n_a,"
+			       "n_b,mean_a,mean_b,stddev_a,stddev_b,delta_pct,test,p,verdict,"
+			       "change,more_reps\n"));
+	assert_non_null(strstr(t, "\n7,8,prog.ns_per_run,,drop,xdp_drop,ns,5,5,25.02,25,"));
+	assert_non_null(strstr(t, ",mann-whitney,1,UNKNOWN,,100\n"));
+	free(t);
+	json_decref(rep);
+}
+
+static void test_report_compare_num(void **state)
+{
+	char b[32];
+
+	assert_string_equal(report_compare_num(9.1e6, b, sizeof(b)), "9.10M");
+	assert_string_equal(report_compare_num(12.53e6, b, sizeof(b)), "12.5M");
+	assert_string_equal(report_compare_num(2.05e9, b, sizeof(b)), "2.05G");
+	assert_string_equal(report_compare_num(74161.98, b, sizeof(b)), "74.2k");
+	assert_string_equal(report_compare_num(764000, b, sizeof(b)), "764k");
+	assert_string_equal(report_compare_num(1234, b, sizeof(b)), "1234");
+	assert_string_equal(report_compare_num(310.4, b, sizeof(b)), "310.4");
+	assert_string_equal(report_compare_num(25.02, b, sizeof(b)), "25.0");
+	assert_string_equal(report_compare_num(2.502, b, sizeof(b)), "2.50");
+	assert_string_equal(report_compare_num(0.0 / 0.0, b, sizeof(b)), "-");
+}
+
+static json_t *history_report(void)
+{
+	static const double noise[] = { 0.2, -0.1, 0.15, -0.2, 0.05 };
+	static const char *const kernels[] = { "6.1.0-47-amd64", "6.6.0", "6.12.0", "6.18.0" };
+	static const double level[] = { 25, 25, 31, 31 };
+	json_t *rows = json_array(), *rep;
+	json_int_t job = 1;
+	char err[256];
+	size_t k, i;
+
+	for (k = 0; k < 4; k++)
+		for (i = 0; i < 5; i++)
+			json_array_append_new(rows, json_pack("{s:I, s:I, s:s, s:s, s:s, s:s, s:s, "
+				"s:f, s:[], s:{}, s:[]}", "run", (json_int_t)1, "job", job++,
+				"group", kernels[k], "variant", "drop", "subject", "xdp_drop",
+				"metric", "prog.ns_per_run", "unit", "ns",
+				"value", level[k] + noise[i], "flags", "point", "debug_options"));
+	rep = analysis_history(rows, "kernel.release", NULL, err, sizeof(err));
+	json_decref(rows);
+	assert_non_null(rep);
+	return rep;
+}
+
+static void test_report_history_text(void **state)
+{
+	static const char want[] =
+		"prog.ns_per_run drop xdp_drop (ns; arithmetic mean, lower is better)\n"
+		"kernel.release  n  mean ± stddev  spread   delta\n"
+		"6.1.0-47-amd64  5    25.0 ± 0.17    0.20    base\n"
+		"6.6.0           5    25.0 ± 0.17    0.20   +0.0%\n"
+		"6.12.0          5    31.0 ± 0.17    0.20  +24.0%\n"
+		"6.18.0          5    31.0 ± 0.17    0.20  +24.0%\n"
+		"change point between 6.6.0 and 6.12.0, p = 0.002\n";
+	json_t *rep = history_report();
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	assert_int_equal(report_history_print_text(rep, f), 0);
+	fclose(f);
+	assert_memory_equal(buf, want, sizeof(want) - 1);
+	free(buf);
+	json_decref(rep);
+}
+
+static void test_report_history_plot(void **state)
+{
+	char dir[] = "/tmp/bpflab-test-plot-XXXXXX", svg[128], png[128], cmd[512], *script = NULL;
+	json_t *rep = history_report();
+	char err[256], head[8];
+	FILE *f;
+
+	assert_int_equal(plot_history_script(rep, "x.svg", &script, err, sizeof(err)), 0);
+	assert_non_null(strstr(script, "set terminal svg"));
+	assert_non_null(strstr(script, "$s0 << EOD\n0 \"6.1.0-47-amd64\" "));
+	assert_non_null(strstr(script, "with yerrorlines"));
+	assert_non_null(strstr(script, "set arrow from first 1.5"));	/* the change point */
+	free(script);
+	assert_int_equal(plot_history_script(rep, "x.pdf", &script, err, sizeof(err)), -EINVAL);
+
+	assert_non_null(mkdtemp(dir));
+	snprintf(svg, sizeof(svg), "%s/h.svg", dir);
+	snprintf(png, sizeof(png), "%s/h.png", dir);
+	assert_int_equal(plot_history(rep, svg, err, sizeof(err)), 0);
+	/* well-formed XML with the series drawn */
+	snprintf(cmd, sizeof(cmd), "xmllint --noout '%s'", svg);
+	assert_int_equal(system(cmd), 0);
+	snprintf(cmd, sizeof(cmd), "grep -q '<path' '%s' && grep -q 'drop xdp_drop' '%s'", svg, svg);
+	assert_int_equal(system(cmd), 0);
+	/* and it renders */
+	snprintf(cmd, sizeof(cmd), "rsvg-convert -o '%s' '%s'", png, svg);
+	assert_int_equal(system(cmd), 0);
+	f = fopen(png, "rb");
+	assert_non_null(f);
+	assert_int_equal(fread(head, 1, 8, f), 8);
+	fclose(f);
+	assert_memory_equal(head, "\x89PNG\r\n\x1a\n", 8);
+	unlink(svg);
+	unlink(png);
+	/* gnuplot's own png terminal as the second renderer */
+	assert_int_equal(plot_history(rep, png, err, sizeof(err)), 0);
+	assert_int_equal(access(png, R_OK), 0);
+	unlink(png);
+	rmdir(dir);
+	json_decref(rep);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_report_compare_table),
+		cmocka_unit_test(test_report_compare_patch),
+		cmocka_unit_test(test_report_compare_grid),
+		cmocka_unit_test(test_report_compare_csv),
+		cmocka_unit_test(test_report_compare_num),
+		cmocka_unit_test(test_report_history_text),
+		cmocka_unit_test(test_report_history_plot),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
