@@ -2,6 +2,8 @@
 #
 #   make            build everything into build/
 #   make demo       install deps, build, bring up the lab in a box, run plans/quickstart.yaml
+#   make demo-kernels  the same on three QEMU guests booting real kernels, ending with a
+#                   compare table grouped by kernel.release (lab/demo-kernels.sh)
 #   make check      install deps, build, run unit + integration tests (needs root)
 #   make unit       unit tests only
 #   make fuzz       run the libFuzzer targets for a bounded time (FUZZ_SECONDS)
@@ -52,7 +54,7 @@ COORDA := $(BUILD)/libcoord.a
 CLIA   := $(BUILD)/libcli.a
 BINS   := $(BUILD)/bin/bpflab $(BUILD)/bin/bpflabd $(BUILD)/bin/bpflab-agent
 
-.PHONY: all deps demo check unit integration fuzz asan clean lab-down bench
+.PHONY: all deps demo demo-kernels check unit integration fuzz asan clean lab-down bench
 all: $(BINS) $(BPF_OBJS)
 
 deps:
@@ -121,6 +123,10 @@ check: deps
 demo: deps
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)sh lab/demo.sh
+
+demo-kernels: deps
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)sh lab/demo-kernels.sh
 
 lab-down:
 	$(Q)sh lab/lab down

@@ -19,6 +19,7 @@
 #include "job.h"
 #include "log.h"
 #include "proto.h"
+#include "probe.h"
 #include "proto_schema.h"
 #include "spool.h"
 #include "util.h"
@@ -45,6 +46,7 @@ struct agent {
 	json_t *job_id;			/* owned */
 	char job_id_text[AGENT_ID_LEN];
 	atomic_int cancel;
+	atomic_int go;			/* two-host barrier: 1 go, -1 abort (job.h) */
 };
 
 struct agent *agent_new(const struct agent_opts *opts)
@@ -228,7 +230,8 @@ static void worker_send(struct agent *a, const json_t *msg, int flags)
 
 static void worker_progress(void *ctx, const json_t *msg)
 {
-	worker_send(ctx, msg, ZMQ_DONTWAIT);	/* progress may be dropped, never block */
+	/* progress may be dropped, never block; a barrier's `ready` must get through */
+	worker_send(ctx, msg, strcmp(proto_msg_type(msg), "ready") ? ZMQ_DONTWAIT : 0);
 }
 
 static void *worker_main(void *arg)
@@ -238,10 +241,12 @@ static void *worker_main(void *arg)
 		.sz = sizeof(jo),
 		.inv = a->opts.inv,
 		.bpf_dir = a->opts.bpf_dir,
+		.pktgen_dir = a->opts.pktgen_dir,
 		.require_sha256 = true,
 		.progress = worker_progress,
 		.progress_ctx = a,
 		.cancel = &a->cancel,
+		.go = &a->go,
 	};
 	json_t *result;
 
@@ -383,6 +388,7 @@ static void on_job(struct agent *a, json_t *msg)
 	a->job_id = json_incref(id);
 	snprintf(a->job_id_text, sizeof(a->job_id_text), "%s", text);
 	atomic_store(&a->cancel, 0);
+	atomic_store(&a->go, 0);
 	a->busy = true;
 	err = pthread_create(&a->worker, NULL, worker_main, a);
 	if (err) {
@@ -441,6 +447,25 @@ static void on_coord_msg(struct agent *a, json_t *msg)
 		} else {
 			pr_info("cancel for job '%s', which is not running here", id);
 		}
+	} else if (!strcmp(type, "go")) {
+		if (job_id_format(json_object_get(msg, "job"), id, sizeof(id))) {
+			a->malformed++;
+			send_error(a, "go", NULL, "go without a valid job id");
+		} else if (a->busy && !strcmp(id, a->job_id_text)) {
+			const char *abort = proto_get_str(msg, "abort", NULL);
+
+			if (abort)
+				pr_warn("job '%s': pair aborted: %s", id, abort);
+			atomic_store(&a->go, abort ? -1 : 1);
+		} else {
+			pr_info("go for job '%s', which is not running here", id);
+		}
+	} else if (!strcmp(type, "probe")) {
+		json_t *report = probe_run(a->opts.inv, msg);
+
+		if (report)
+			send_coord(a, report);
+		json_decref(report);
 	} else if (!strcmp(type, "ack")) {
 		if (job_id_format(json_object_get(msg, "job"), id, sizeof(id))) {
 			a->malformed++;

@@ -12,7 +12,9 @@
  *   - the worker hands progress and the result to the loop through an inproc PAIR socket,
  *     and only the loop's thread touches the DEALER;
  *   - results go to the spool (spool.h) before they are sent and leave it on ack; after
- *     each welcome every spooled result is sent again;
+ *     each welcome every spooled result is sent again; hello names the spooled job ids
+ *     and the job still running, so that the coordinator keeps that job here and waits
+ *     for the spooled results before it sends another;
  *   - malformed messages are logged, counted and answered with an error, never fatal;
  *   - STOP_FD (a signalfd for SIGINT/SIGTERM) becoming readable cancels the running job,
  *     waits for its result (spooled, and sent if connected) and returns 0.
@@ -40,8 +42,10 @@ struct agent_opts {
 	 * key in Z85 (both borrowed); NULL KEY means plaintext */
 	const struct keys_pair *key;
 	const char *server_key;
+	const char *pktgen_dir;			/* pktgen's control files, NULL:
+						 * /proc/net/pktgen (tests) */
 };
-#define agent_opts__last_field server_key
+#define agent_opts__last_field pktgen_dir
 
 struct agent;
 

@@ -70,6 +70,11 @@ struct job_ctx {
 	bool rate_done;			/* the rate window completed */
 	int cpus[64];			/* traffic.cpus */
 	int n_cpus;
+	int gen_cpus[64];		/* the generator threads' CPUs (n_gen_cpus; 0: not
+					 * pinned), for the generator-bound verdict */
+	int n_gen_cpus;
+	double rx_cpu_busy;		/* verdict_rx_busy() over the rate window, or -1 */
+	char rx_cpus[256];		/* the CPUs it looked at */
 	int stats_fd;
 	char err[JOB_ERR_LEN];
 };
@@ -277,7 +282,7 @@ static int snap_take(struct job_ctx *c, struct job_snap *s, bool progs)
 			return err;
 		}
 	}
-	if (!progs && any_metric(c, "cpu.")) {
+	if (!progs && (any_metric(c, "cpu.") || c->gen || c->udp || c->pktgen)) {
 		err = cpustat_read(c->opts->proc_stat, &s->cpu);
 		if (err) {
 			snprintf(c->err, sizeof(c->err), "cannot read '%s': %s",
@@ -326,6 +331,24 @@ static void rate_facts(struct job_ctx *c, const struct job_snap *a, const struct
 	for (i = 0; seq < 0 && i < attach_count_counters(c); i++) {
 		if (strstr(attach_counter_get(c->attach, i)->name, "err"))
 			c->rate_errors += (double)(b->counters[i] - a->counters[i]);
+	}
+	if (seq < 0 && a->cpu.n && a->cpu.n == b->cpu.n) {
+		int cpu[a->cpu.n], n = 0;
+		double busy[a->cpu.n], soft;
+		struct verdict_cpus vc = {
+			.cpu = cpu, .busy = busy,
+			.gen_cpus = c->n_gen_cpus ? c->gen_cpus : NULL, .n_gen = c->n_gen_cpus,
+			/* a veth peer's NAPI (or backlog) runs on the sending CPU */
+			.rx_on_gen_cpu = c->from_veth,
+		};
+
+		for (i = 0; i < a->cpu.n; i++) {
+			if (cpustat_share(&a->cpu, &b->cpu, i, &busy[n], &soft))
+				continue;
+			cpu[n++] = b->cpu.cpus[i].cpu;
+		}
+		vc.n = n;
+		c->rx_cpu_busy = verdict_rx_busy(&vc, c->rx_cpus, sizeof(c->rx_cpus));
 	}
 }
 
@@ -620,6 +643,34 @@ static int get_int(struct job_ctx *c, const json_t *obj, const char *name, int d
 	return 0;
 }
 
+/* Where the generator's THREADS threads run (xdpgen.h, udpgen.h, pktgen.h) into
+ * c->gen_cpus; none when they are not pinned (udp without traffic.cpus). */
+static void gen_cpus_of(struct job_ctx *c, const char *gen, int threads)
+{
+	cpu_set_t set;
+	int i, j, n_allowed = 0, allowed[64];
+
+	c->n_gen_cpus = 0;
+	if (!c->n_cpus && !strcmp(gen, "xdp-live") && !sched_getaffinity(0, sizeof(set), &set)) {
+		for (j = 0; j < CPU_SETSIZE && n_allowed < 64; j++) {
+			if (CPU_ISSET(j, &set))
+				allowed[n_allowed++] = j;
+		}
+	}
+	for (i = 0; i < threads && i < 64; i++) {
+		int cpu = c->n_cpus ? c->cpus[i % c->n_cpus] :
+			  !strcmp(gen, "pktgen") ? i :
+			  n_allowed ? allowed[i % n_allowed] : -1;
+
+		if (cpu < 0)
+			return;
+		for (j = 0; j < c->n_gen_cpus && c->gen_cpus[j] != cpu; j++)
+			;
+		if (j == c->n_gen_cpus)
+			c->gen_cpus[c->n_gen_cpus++] = cpu;
+	}
+}
+
 static int start_traffic(struct job_ctx *c, const json_t *traffic)
 {
 	const char *gen = proto_get_str(traffic, "generator", "none");
@@ -658,6 +709,7 @@ static int start_traffic(struct job_ctx *c, const json_t *traffic)
 		return err;
 	cfg.cpus = c->n_cpus ? c->cpus : NULL;
 	cfg.n_cpus = c->n_cpus;
+	gen_cpus_of(c, gen, cfg.threads);
 	err = ifstats_get(c->rtnl, from->ifindex, &link);
 	if (err) {
 		snprintf(c->err, sizeof(c->err), "cannot read port '%s' ('%s'): %s", from->role,
@@ -799,6 +851,49 @@ static int prepare(struct job_ctx *c, char **verifier_log)
 	return err;
 }
 
+/* One side of a two-host plan (spec "pair"): tell the coordinator that this side is
+ * prepared and wait for its `go`, so that both sides start their windows together. */
+static int barrier(struct job_ctx *c)
+{
+	const json_t *pair = json_object_get(c->spec, "pair");
+	long long limit = proto_get_int(pair, "barrier_ms", 30000);
+	int64_t deadline = util_mono_ns() + limit * 1000000LL;
+	json_t *ready;
+	int go;
+
+	if (!pair)
+		return 0;
+	if (!c->opts->go || !c->opts->progress) {
+		snprintf(c->err, sizeof(c->err), "this agent cannot run one side of a two-host plan here");
+		return -EOPNOTSUPP;
+	}
+	ready = proto_msg_new("ready");
+	if (!ready || json_object_set(ready, "job", c->id)) {
+		json_decref(ready);
+		snprintf(c->err, sizeof(c->err), "out of memory");
+		return -ENOMEM;
+	}
+	c->opts->progress(c->opts->progress_ctx, ready);
+	json_decref(ready);
+	while (!(go = atomic_load(c->opts->go))) {
+		if (util_mono_ns() >= deadline) {
+			snprintf(c->err, sizeof(c->err),
+				 "barrier: no go within %lld ms (the %s side of the pair never got ready)",
+				 limit, strcmp(proto_get_str(pair, "role", ""), "generator") ?
+				 "generator" : "dut");
+			return -ETIMEDOUT;
+		}
+		if (sleep_until(c, util_mono_ns() + 5000000LL))
+			return -ECANCELED;
+	}
+	if (go < 0) {
+		snprintf(c->err, sizeof(c->err), "pair aborted: the other side failed before the barrier");
+		return -ECONNABORTED;
+	}
+	pr_debug("job: go");
+	return 0;
+}
+
 /* Without a generator, the port that receives most over a short look (100 ms): the
  * receiving port for the verdicts. NULL when nothing arrives. */
 static const char *busiest_port(struct job_ctx *c)
@@ -836,6 +931,8 @@ static void add_verdicts(struct job_ctx *c, json_t *result, json_t *env)
 		.error_frames = c->rate_done ? c->rate_errors : 0,
 		.all_rx_frames = c->rate_all_rx,
 		.error_what = "rx/tx errors and drops of the job's ports, and counters named *err*",
+		.rx_cpu_busy = c->rate_done ? c->rx_cpu_busy : -1,
+		.rx_cpus = c->rx_cpus,
 	};
 	json_t *verdicts, *details;
 
@@ -881,6 +978,7 @@ json_t *job_run(const json_t *msg, const struct job_opts *opts)
 	memset(c, 0, sizeof(*c));
 	c->opts = opts;
 	c->stats_fd = -1;
+	c->rx_cpu_busy = -1;
 	c->msg = msg;
 	c->id = json_object_get(job, "id");
 	c->spec = json_object_get(job, "spec");
@@ -926,6 +1024,9 @@ json_t *job_run(const json_t *msg, const struct job_opts *opts)
 	err = prepare(c, &verifier_log);
 	if (err)
 		goto out;
+	err = barrier(c);
+	if (err)
+		goto out;
 	err = start_traffic(c, traffic);
 	if (err)
 		goto out;
@@ -948,6 +1049,14 @@ json_t *job_run(const json_t *msg, const struct job_opts *opts)
 		if (err)
 			goto out;
 		err = check_delivery(c);
+		if (err)
+			goto out;
+	}
+	if (any_metric(c, "prog.") && !attach_count(c->attach) && c->gen &&
+	    !strcmp(proto_get_str(json_object_get(c->spec, "pair"), "role", ""), "generator")) {
+		/* the generator side of a pair feeds the other side's cost window too */
+		progress(c, "cost", 0, 0, NULL);
+		err = sleep_until(c, util_mono_ns() + duration_ms * 1000000LL);
 		if (err)
 			goto out;
 	}

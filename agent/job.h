@@ -5,6 +5,9 @@
  *
  *   prepare   resolve the spec's port roles to interfaces, load and attach the variant
  *             (attach.h); a load failure returns the verifier log
+ *   barrier   a spec with "pair" (one side of a two-host plan) sends `ready` and waits
+ *             for the coordinator's `go` (opts->go), at most pair.barrier_ms; an abort
+ *             or the timeout fails the job before any traffic
  *   traffic   start the generator out of traffic.from: xdp-live (xdpgen.h), udp
  *             (udpgen.h), pktgen (pktgen.h), or none (something outside sends; only
  *             measure); threads pinned to traffic.cpus when given
@@ -57,8 +60,11 @@ struct job_opts {
 	atomic_int *cancel;		/* non-zero: stop (may be NULL) */
 	const char *proc_stat;		/* per-CPU times, NULL: /proc/stat (tests) */
 	const char *pktgen_dir;		/* pktgen's control files, NULL: /proc/net/pktgen */
+	/* two-host plans: a spec with "pair" sends `ready` through PROGRESS after prepare
+	 * and waits until *GO is 1 (go) or -1 (abort) */
+	atomic_int *go;
 };
-#define job_opts__last_field pktgen_dir
+#define job_opts__last_field go
 
 /* Run the job in MSG (borrowed). Returns a new "result" message; NULL only when out of
  * memory. Failures of the job itself are results with status "failed". */

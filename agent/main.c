@@ -34,9 +34,10 @@ static void usage(FILE *out)
 	fprintf(out,
 "usage: bpflab-agent --coordinator ENDPOINT [--name NAME] --port ROLE=IFNAME ...\n"
 "                    [--label KEY=VALUE ...] [--config FILE] [--spool DIR] [--bpf-dir DIR]\n"
-"                    [--timing wall|icount] [--log FILE] [-v ...]\n"
+"                    [--timing wall|icount] [--pktgen-dir DIR] [--log FILE] [-v ...]\n"
 "                    { --key FILE --server-key FILE|Z85 | --plaintext }\n"
-"       bpflab-agent --once JOB.json --port ROLE=IFNAME ... [--bpf-dir DIR] [-v ...]\n"
+"       bpflab-agent --once JOB.json --port ROLE=IFNAME ... [--bpf-dir DIR]\n"
+"                    [--pktgen-dir DIR] [-v ...]\n"
 "       bpflab-agent --help\n"
 "\n"
 "Serve jobs from a bpflab coordinator, or run the one job in JOB.json (a job message\n"
@@ -53,9 +54,11 @@ static void usage(FILE *out)
 "  --plaintext             no CURVE (a coordinator on loopback or ipc only)\n"
 "  --spool DIR             keep unacknowledged results in DIR (default: in memory)\n"
 "  --bpf-dir DIR           read objects a job does not carry from DIR\n"
+"                          (default: ../bpf beside the binary)\n"
 "  --timing wall|icount    what time means on this host: wall (default) or icount, a\n"
 "                          QEMU guest under -icount where a nanosecond is an instruction\n"
-"                          (default: ../bpf beside the binary)\n"
+"  --pktgen-dir DIR        the pktgen generator's control files (pgctrl, kpktgend_N,\n"
+"                          devices) in DIR instead of /proc/net/pktgen: for tests\n"
 "  --once JOB.json         run one job, print the result JSON; exit 0 if it succeeded\n"
 "  --log FILE              log to FILE instead of stderr\n"
 "  -v, --verbose           log more (repeatable)\n"
@@ -177,7 +180,8 @@ static char *default_bpf_dir(void)
 	return realpath(dir, NULL);
 }
 
-static int run_once(const char *file, const struct inventory_config *inv, const char *bpf_dir)
+static int run_once(const char *file, const struct inventory_config *inv, const char *bpf_dir,
+		    const char *pktgen_dir)
 {
 	struct sigaction sa;
 	char *text, why[256];
@@ -214,6 +218,7 @@ static int run_once(const char *file, const struct inventory_config *inv, const 
 			.sz = sizeof(jo),
 			.inv = inv,
 			.bpf_dir = bpf_dir,
+			.pktgen_dir = pktgen_dir,
 			.require_sha256 = false,
 			.cancel = &once_cancel,
 		};
@@ -239,7 +244,7 @@ static char agent_server_key[KEYS_Z85_LEN + 1];
 static bool agent_curve;
 
 static int run_agent(const char *endpoint, const struct inventory_config *inv,
-		     const char *spool_dir, const char *bpf_dir)
+		     const char *spool_dir, const char *bpf_dir, const char *pktgen_dir)
 {
 	struct agent *agent = NULL;
 	sigset_t set;
@@ -266,6 +271,7 @@ static int run_agent(const char *endpoint, const struct inventory_config *inv,
 			.stop_fd = sfd,
 			.key = agent_curve ? &agent_key : NULL,
 			.server_key = agent_server_key,
+			.pktgen_dir = pktgen_dir,
 		};
 
 		agent = agent_new(&ao);
@@ -292,6 +298,7 @@ int main(int argc, char **argv)
 		{ "spool", required_argument, NULL, 's' },
 		{ "bpf-dir", required_argument, NULL, 'b' },
 		{ "timing", required_argument, NULL, 'T' },
+		{ "pktgen-dir", required_argument, NULL, 'G' },
 		{ "once", required_argument, NULL, 'o' },
 		{ "key", required_argument, NULL, 'K' },
 		{ "server-key", required_argument, NULL, 'S' },
@@ -303,6 +310,7 @@ int main(int argc, char **argv)
 	};
 	struct inventory_pair *ports = NULL, *labels = NULL;
 	const char *endpoint = NULL, *name = NULL, *spool = NULL, *once = NULL, *logfile = NULL;
+	const char *pktgen_dir = NULL;
 	const char *timing = "wall", *key_file = NULL, *server_key = NULL;
 	bool plaintext = false;
 	char *bpf_dir = NULL, host[256] = "";
@@ -354,6 +362,9 @@ int main(int argc, char **argv)
 			break;
 		case 'o':
 			once = optarg;
+			break;
+		case 'G':
+			pktgen_dir = optarg;
 			break;
 		case 'K':
 			key_file = optarg;
@@ -453,9 +464,9 @@ int main(int argc, char **argv)
 		.timing = timing,
 	};
 	if (once)
-		rc = run_once(once, &inv, bpf_dir);
+		rc = run_once(once, &inv, bpf_dir, pktgen_dir);
 	else
-		rc = run_agent(endpoint, &inv, spool, bpf_dir);
+		rc = run_agent(endpoint, &inv, spool, bpf_dir, pktgen_dir);
 out:
 	for (i = 0; i < n_ports; i++)
 		inventory_pair_release(&ports[i]);

@@ -1,6 +1,7 @@
 /* spool.h - results the coordinator has not acknowledged yet.
  *
- * Before a result is sent it is written, atomically, to DIR/job-ID.json; the file is
+ * Before a result is sent it is written, atomically and fsync'd (the file, then DIR), to
+ * DIR/job-ID.json; the file is
  * deleted when the coordinator's ack for that job arrives; after every (re)connect and
  * welcome the agent sends every spooled result again (the coordinator stores a job's
  * samples once, so a resend is harmless). Without a directory the spool lives in memory

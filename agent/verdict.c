@@ -23,6 +23,43 @@ double verdict_cv(const double *x, int n)
 	return sqrt(ss / (n - 1)) / mean;
 }
 
+static int is_gen_cpu(const struct verdict_cpus *in, int cpu)
+{
+	int i;
+
+	for (i = 0; i < in->n_gen; i++) {
+		if (in->gen_cpus[i] == cpu)
+			return 1;
+	}
+	return 0;
+}
+
+double verdict_rx_busy(const struct verdict_cpus *in, char *out, size_t out_len)
+{
+	int i, others = 0, all;
+	size_t o = 0;
+	double max = -1;
+
+	if (out_len)
+		out[0] = 0;
+	for (i = 0; i < in->n; i++)
+		others += !is_gen_cpu(in, in->cpu[i]);
+	/* not pinned, or no CPU left over: any CPU may have done the receiving */
+	all = !in->gen_cpus || (!in->rx_on_gen_cpu && !others);
+	for (i = 0; i < in->n; i++) {
+		int gen = is_gen_cpu(in, in->cpu[i]);
+
+		if (!all && gen != !!in->rx_on_gen_cpu)
+			continue;
+		if (in->busy[i] > max)
+			max = in->busy[i];
+		if (o < out_len)
+			o += (size_t)snprintf(out + o, out_len - o, "%scpu%d", o ? "," : "",
+					      in->cpu[i]);
+	}
+	return max;
+}
+
 /* Append NAME with WHY to the two results. */
 static int add(json_t *verdicts, json_t *details, const char *name, const char *why)
 {
@@ -57,11 +94,13 @@ int verdict_compute(const struct verdict_input *in, json_t **verdictsp, json_t *
 			goto out;
 	}
 	if (in->rx_role && in->gen_frames > 0 &&
-	    in->rx_frames >= VERDICT_GEN_BOUND * in->gen_frames) {
+	    in->rx_frames >= VERDICT_GEN_BOUND * in->gen_frames &&
+	    in->rx_cpu_busy >= 0 && in->rx_cpu_busy < VERDICT_IDLE_BOUND) {
 		snprintf(why, sizeof(why),
-			 "port '%s' received %.1f%% of the %.0f frames the generator sent (bound %.0f%%): the rate is the generator's",
+			 "port '%s' received %.1f%% of the %.0f frames the generator sent (bound %.0f%%) and the receiving CPUs (%s) were at most %.0f%% busy (bound %.0f%%): the rate is the generator's",
 			 in->rx_role, 100.0 * in->rx_frames / in->gen_frames, in->gen_frames,
-			 100.0 * VERDICT_GEN_BOUND);
+			 100.0 * VERDICT_GEN_BOUND, in->rx_cpus ? in->rx_cpus : "?",
+			 100.0 * in->rx_cpu_busy, 100.0 * VERDICT_IDLE_BOUND);
 		if (add(verdicts, details, "generator-bound", why))
 			goto out;
 	}

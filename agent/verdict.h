@@ -5,8 +5,12 @@
  *
  *   debug-kernel     a kernel option that spoils measurements is on (LOCKDEP, KASAN, ...)
  *   generator-bound  the receiving port received at least 99% of the frames the generator
- *                    managed to send: the path kept up, so the rate measured is the
- *                    generator's, not the path's
+ *                    managed to send AND the CPUs that did the receiving were less than
+ *                    90% busy: the path kept up with room to spare, so the rate measured
+ *                    is the generator's, not the path's. On a veth the receiving peer's
+ *                    NAPI runs on the generator's CPU, so the two are one loop on one
+ *                    saturated CPU and the rate is the path's (with the generator's cost
+ *                    in it): not generator-bound unless that CPU had idle time
  *   unstable         the receiving port's per-second rx rates in the rate window have a
  *                    coefficient of variation (sample standard deviation / mean) above
  *                    the bound (5%)
@@ -25,6 +29,7 @@
 
 #define VERDICT_CV_BOUND 0.05		/* unstable above this */
 #define VERDICT_GEN_BOUND 0.99		/* generator-bound at or above this */
+#define VERDICT_IDLE_BOUND 0.90		/* ... and receiving CPUs busy below this */
 #define VERDICT_ERROR_SHARE 0.001	/* errors above this share of received frames */
 
 struct verdict_input {
@@ -38,10 +43,31 @@ struct verdict_input {
 	double error_frames;		/* error count over the window (see above) */
 	double all_rx_frames;		/* frames received on all ports over the window */
 	const char *error_what;		/* where the errors were seen, for the details */
+	double rx_cpu_busy;		/* the highest cpu.busy over the rate window of the
+					 * CPUs that did the receiving (verdict_rx_busy);
+					 * < 0: unknown, never generator-bound */
+	const char *rx_cpus;		/* those CPUs, for the details ("cpu0") */
+};
+
+/* Per-CPU busy shares over the rate window, and where the generator ran. */
+struct verdict_cpus {
+	const int *cpu;			/* CPU numbers */
+	const double *busy;		/* their cpu.busy, 0..1 */
+	int n;
+	const int *gen_cpus;		/* the generator threads' CPUs; NULL: not pinned */
+	int n_gen;
+	int rx_on_gen_cpu;		/* the receive path runs on the sender's CPU (a veth
+					 * peer's NAPI) */
 };
 
 /* Sample coefficient of variation of X[0..N-1]; -1 when N < 2 or the mean is 0. */
 double verdict_cv(const double *x, int n);
+
+/* The highest busy share among the CPUs that did the receiving: the generator's CPUs
+ * when IN->rx_on_gen_cpu; else every other CPU (all of them when the generator used
+ * every CPU); all CPUs when the generator was not pinned. Their names ("cpu0,cpu1") go
+ * to OUT. Returns -1 when there is no such CPU. */
+double verdict_rx_busy(const struct verdict_cpus *in, char *out, size_t out_len);
 
 /* Evaluate IN. *VERDICTS gets a new array of verdict names (in the order above) and
  * *DETAILS a new object {verdict: "why"}. Returns 0 or -ENOMEM. */

@@ -5,18 +5,28 @@
  * live in the database (lib/store_bisect.c) and the engine is rebuilt by replaying the
  * stored steps on every command, so nothing is lost between commands or across a
  * coordinator restart. This round the session needs `--db FILE` (the coordinator's
- * database file, or an offline copy); measurements are the stored results that match
- * the plan (by name), variant, subject and kernel.release (store_query_values).
+ * database file, or an offline copy). A step first takes stored results that match the
+ * plan (by name), variant, subject, kernel.release and timing mode (store_query_values);
+ * when there are none and the session was started with a plan file, it finds a
+ * connected host running the kernel (asking the kernel provider, --provider or
+ * $BPFLAB_KERNEL_PROVIDER, to bring one up if none does), submits the plan to that host
+ * through the coordinator with the repetitions the engine asks for, waits for the run
+ * and records its values.
  *
- * `bisect run` is for `git bisect run`: exit 0 good, 1 bad, 125 cannot tell.
+ * `bisect run` is for `git bisect run`: it measures through the coordinator on the host
+ * running this kernel (or judges stored results with --db); exit 0 good, 1 bad, 125
+ * cannot tell.
  */
 #include "cli.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "bisect.h"
 #include "proto.h"
@@ -29,11 +39,18 @@ enum { EXIT_SKIP = 125 };
 enum {
 	OPT_PLAN = CLI_OPT_FIRST_LOCAL, OPT_METRIC, OPT_GOOD, OPT_BAD, OPT_VARIANT,
 	OPT_SUBJECT, OPT_KERNELS, OPT_REPS, OPT_THRESHOLD, OPT_BASELINE, OPT_KERNEL,
-	OPT_DIRECTION,
+	OPT_DIRECTION, OPT_PROVIDER, OPT_HOST, OPT_TIMING,
 };
+
+/* How long a step waits for its run, at most. */
+#define BISECT_RUN_WAIT_S 3600
+/* How long a step waits for a host with the kernel after the provider returned. */
+#define BISECT_HOST_WAIT_S 60
 
 struct bopts {
 	const char *plan, *metric, *good, *bad, *variant, *subject, *kernels, *kernel;
+	const char *provider, *host, *timing;
+	json_t *overrides;		/* -s KEY=VALUE, as given */
 	double threshold;		/* fraction; 0: default */
 	long long baseline;
 	unsigned int reps;
@@ -46,6 +63,22 @@ static int bopt(int opt, const char *arg, void *ctx)
 	char *end;
 
 	switch (opt) {
+	case 's':
+		if (!strchr(arg, '=') || arg[0] == '=')
+			return cli_usage_error(NULL, "invalid override '%s': expected KEY=VALUE",
+					       arg);
+		if (!o->overrides)
+			o->overrides = json_array();
+		if (!o->overrides || json_array_append_new(o->overrides, json_string(arg)))
+			return cli_error("out of memory");
+		return 0;
+	case OPT_PROVIDER: o->provider = arg; return 0;
+	case OPT_HOST: o->host = arg; return 0;
+	case OPT_TIMING:
+		if (strcmp(arg, "wall") && strcmp(arg, "icount"))
+			return cli_usage_error(NULL, "invalid timing '%s' (wall or icount)", arg);
+		o->timing = arg;
+		return 0;
 	case OPT_PLAN: o->plan = arg; return 0;
 	case OPT_METRIC: o->metric = arg; return 0;
 	case OPT_GOOD: o->good = arg; return 0;
@@ -93,12 +126,16 @@ static const struct option longopts[] = {
 	{ "threshold", required_argument, NULL, OPT_THRESHOLD },
 	{ "baseline", required_argument, NULL, OPT_BASELINE },
 	{ "direction", required_argument, NULL, OPT_DIRECTION },
+	{ "set", required_argument, NULL, 's' },
+	{ "provider", required_argument, NULL, OPT_PROVIDER },
+	{ "host", required_argument, NULL, OPT_HOST },
+	{ "timing", required_argument, NULL, OPT_TIMING },
 	{ NULL, 0, NULL, 0 },
 };
 
 static int parse(int argc, char **argv, const char *path, struct bopts *o)
 {
-	int first, ret = cli_parse_opts(argc, argv, path, "", longopts, bopt, o, &first);
+	int first, ret = cli_parse_opts(argc, argv, path, "s:", longopts, bopt, o, &first);
 
 	if (ret)
 		return ret;
@@ -120,14 +157,56 @@ static int open_store(struct store **st, bool readonly)
 	return 0;
 }
 
+/* The coordinator's answer to request TYPE ("host_list", "run_show" with RUN, "query"
+ * with FILTER): the reply's MEMBER (new reference), or NULL after printing the error.
+ * Always the coordinator, also when --db names the session's database. */
+static json_t *coord_ask(const char *type, long long run, const json_t *filter,
+			 const char *want, const char *member)
+{
+	json_t *req = proto_msg_new(type), *reply = NULL, *out = NULL;
+
+	if (!req || (run && json_object_set_new(req, "run", json_integer(run))) ||
+	    (filter && json_object_set(req, "filter", (json_t *)filter))) {
+		cli_error("out of memory");
+		goto out;
+	}
+	if (cli_request(req, want, &reply))
+		goto out;
+	out = json_incref(json_object_get(reply, member));
+	if (!out)
+		cli_error("malformed '%s' reply from coordinator at '%s': no '%s'", want,
+			  cli.coordinator, member);
+out:
+	json_decref(req);
+	json_decref(reply);
+	return out;
+}
+
+/* Rows of store_query_values for FILTER: from ST, or (ST NULL) the coordinator. */
+static json_t *query_values(struct store *st, const json_t *filter)
+{
+	if (st)
+		return store_query_values(st, filter);
+	return coord_ask("query", 0, filter, "values", "values");
+}
+
+/* The timing mode of a value row: "wall" when the host did not say. */
+static const char *row_timing(const json_t *r)
+{
+	return proto_get_str(r, "timing", "wall");
+}
+
 /* Whole-window values of METRIC for PLAN/VARIANT/SUBJECT on kernel KERNEL (NULL: any),
- * of run RUN only (0: any run but SKIP_RUN), not from runs in USED (may be NULL), into
- * *V (heap) and *N. With RUNS (may be NULL), only the first matching run is taken and
- * its id appended to RUNS. *UNIT gets the unit. */
+ * of run RUN only (0: any run but SKIP_RUN), not from runs in USED (may be NULL), of
+ * timing mode TIMING only (NULL: any), into *V (heap) and *N, from ST or (NULL) the
+ * coordinator. With RUNS (may be NULL), only the first matching run is taken and its id
+ * appended to RUNS. *UNIT gets the unit, *TM (may be NULL) the timing mode of the
+ * values taken. */
 static int values_for(struct store *st, const char *plan, const char *metric,
 		      const char *variant, const char *subject, const char *kernel,
 		      long long run, long long skip_run, const json_t *used, double **v,
-		      size_t *n, json_t *runs, char *unit, size_t unit_len)
+		      size_t *n, json_t *runs, char *unit, size_t unit_len, const char *timing,
+		      char *tm, size_t tm_len)
 {
 	json_t *filter = json_pack("{s:s, s:s}", "window", "", "metric", metric), *rows, *r;
 	size_t i, k;
@@ -145,10 +224,10 @@ static int values_for(struct store *st, const char *plan, const char *metric,
 		json_object_set_new(filter, "subject", json_string(subject));
 	if (run)
 		json_object_set_new(filter, "runs", json_pack("[I]", (json_int_t)run));
-	rows = store_query_values(st, filter);
+	rows = query_values(st, filter);
 	json_decref(filter);
 	if (!rows)
-		return -errno;
+		return errno ? -errno : -EIO;
 	*v = calloc(json_array_size(rows) + 1, sizeof(**v));
 	if (!*v) {
 		json_decref(rows);
@@ -162,6 +241,8 @@ static int values_for(struct store *st, const char *plan, const char *metric,
 
 		if (kernel && (!kr || strcmp(kr, kernel)))
 			continue;
+		if (timing && strcmp(row_timing(r), timing))
+			continue;
 		if (rid == skip_run)
 			continue;
 		json_array_foreach(used, k, u)
@@ -172,6 +253,11 @@ static int values_for(struct store *st, const char *plan, const char *metric,
 		if (runs && json_array_size(runs) &&
 		    json_integer_value(json_array_get(runs, 0)) != rid)
 			continue;
+		/* one timing mode per call: the first row's decides */
+		if (tm && *tm && strcmp(tm, row_timing(r)))
+			continue;
+		if (tm && !*tm)
+			snprintf(tm, tm_len, "%s", row_timing(r));
 		(*v)[(*n)++] = json_number_value(json_object_get(r, "value"));
 		if (unit && !*unit)
 			snprintf(unit, unit_len, "%s", proto_get_str(r, "unit", ""));
@@ -188,7 +274,195 @@ static int values_for(struct store *st, const char *plan, const char *metric,
 	return 0;
 }
 
+/* --- measuring through the coordinator --- */
+
+/* The name of a connected host (idle or busy) whose kernel.release is KERNEL, into OUT;
+ * -ENOENT if there is none, another negative errno after printing the error. */
+static int host_running(const char *kernel, char *out, size_t len)
+{
+	json_t *hosts = coord_ask("host_list", 0, NULL, "hosts", "hosts"), *h;
+	size_t i;
+	int ret = -ENOENT;
+
+	if (!hosts)
+		return -EIO;
+	json_array_foreach(hosts, i, h) {
+		const char *state = proto_get_str(h, "state", "");
+
+		if (strcmp(state, "idle") && strcmp(state, "busy"))
+			continue;
+		if (strcmp(proto_get_str(h, "kernel_release", ""), kernel))
+			continue;
+		snprintf(out, len, "%s", proto_get_str(h, "name", ""));
+		ret = 0;
+		break;
+	}
+	json_decref(hosts);
+	return ret;
+}
+
+/* Run the kernel provider PROVIDER (a shell command line from the user: an option or
+ * the environment, never from a plan) with KERNEL as its last argument, its output on
+ * our stderr. Returns 0 when it exited 0. */
+static int provide(const char *provider, const char *kernel)
+{
+	char *script = NULL;
+	int status, ret = -1;
+	pid_t pid;
+
+	if (asprintf(&script, "%s \"$1\"", provider) < 0)
+		return -ENOMEM;
+	fprintf(stderr, "bisect: asking the kernel provider for '%s': %s '%s'\n", kernel,
+		provider, kernel);
+	fflush(NULL);
+	pid = fork();
+	if (pid == 0) {
+		dup2(STDERR_FILENO, STDOUT_FILENO);
+		execl("/bin/sh", "sh", "-c", script, "sh", kernel, (char *)NULL);
+		_exit(127);
+	}
+	if (pid > 0 && waitpid(pid, &status, 0) == pid)
+		ret = WIFEXITED(status) && !WEXITSTATUS(status) ? 0 : -ECHILD;
+	free(script);
+	return ret;
+}
+
+/* A connected host running KERNEL, into OUT: one that is there, or one the provider
+ * (NULL: none) brings up. -ENOENT when there is none (the kernel is to be skipped). */
+static int host_with_kernel(const char *provider, const char *kernel, char *out, size_t len)
+{
+	int err = host_running(kernel, out, len), i;
+
+	if (err != -ENOENT)
+		return err;
+	if (!provider || !*provider) {
+		fprintf(stderr, "bisect: no connected host runs '%s' and no kernel provider is "
+			"set (--provider or BPFLAB_KERNEL_PROVIDER)\n", kernel);
+		return -ENOENT;
+	}
+	if (provide(provider, kernel)) {
+		fprintf(stderr, "bisect: the kernel provider could not bring up '%s'\n", kernel);
+		return -ENOENT;
+	}
+	for (i = 0; i < BISECT_HOST_WAIT_S * 5; i++) {
+		err = host_running(kernel, out, len);
+		if (err != -ENOENT)
+			return err;
+		usleep(200 * 1000);
+	}
+	fprintf(stderr, "bisect: the provider returned but no host with '%s' connected within "
+		"%d s\n", kernel, BISECT_HOST_WAIT_S);
+	return -ENOENT;
+}
+
+/* The submit message for plan FILE as CP holds it (as `run submit` makes it), on HOSTS. */
+static json_t *submit_msg(const char *file, const struct cli_plan *cp, const json_t *hosts)
+{
+	json_t *msg = proto_msg_new("submit"), *objs = json_object();
+	int i;
+
+	if (!msg || !objs ||
+	    json_object_set_new(msg, "plan_file", json_string(file)) ||
+	    json_object_set_new(msg, "plan_text", json_stringn(cp->plan->text,
+							       cp->plan->text_len)) ||
+	    json_object_set(msg, "overrides", cp->overrides) ||
+	    json_object_set(msg, "hosts", (json_t *)hosts))
+		goto fail;
+	for (i = 0; i < cp->objs.n; i++) {
+		const struct plan_object *o = &cp->objs.objs[i];
+		char *data = util_base64_encode(o->data, o->len);
+
+		if (!data || json_object_set_new(objs, o->name,
+						 json_pack("{s:s, s:s}", "sha256", o->sha256,
+							   "data", data))) {
+			free(data);
+			goto fail;
+		}
+		free(data);
+	}
+	if (json_object_set_new(msg, "objects", objs))
+		goto fail_msg;
+	return msg;
+fail:
+	json_decref(objs);
+fail_msg:
+	json_decref(msg);
+	return NULL;
+}
+
+/* Submit plan FILE with OVERRIDES (may be NULL) and repeat=REPS on exactly HOSTS, wait
+ * for the run (at most BISECT_RUN_WAIT_S) and put its id in *RUN. A run that ends with
+ * failed jobs still returns 0 (its done jobs count). Returns 0 or an exit status after
+ * the error. */
+static int submit_wait(const char *file, const json_t *overrides, unsigned int reps,
+		       const json_t *hosts, long long *run)
+{
+	struct cli_plan cp = { 0 };
+	json_t *msg = NULL, *reply = NULL, *r = NULL;
+	char rep[32];
+	long long t0 = util_wall_ms();
+	int ret;
+
+	*run = 0;
+	cp.overrides = overrides ? json_deep_copy(overrides) : json_array();
+	snprintf(rep, sizeof(rep), "repeat=%u", reps);
+	if (!cp.overrides || json_array_append_new(cp.overrides, json_string(rep))) {
+		ret = cli_error("out of memory");
+		goto out;
+	}
+	ret = cli_plan_prepare(file, &cp);
+	if (ret)
+		goto out;
+	msg = submit_msg(file, &cp, hosts);
+	if (!msg) {
+		ret = cli_error("out of memory");
+		goto out;
+	}
+	ret = cli_request(msg, "submitted", &reply);
+	if (ret)
+		goto out;
+	*run = proto_get_int(reply, "run", 0);
+	fprintf(stderr, "bisect: run %lld submitted: %lld jobs on %s\n", *run,
+		proto_get_int(reply, "jobs", 0), json_string_value(json_array_get(hosts, 0)));
+	for (;;) {
+		const char *state;
+
+		json_decref(r);
+		r = coord_ask("run_show", *run, NULL, "run", "run");
+		if (!r) {
+			ret = CLI_EXIT_FAIL;
+			goto out;
+		}
+		state = proto_get_str(r, "state", "");
+		if (!strcmp(state, "done") || !strcmp(state, "failed") ||
+		    !strcmp(state, "cancelled"))
+			break;
+		if (util_wall_ms() - t0 > BISECT_RUN_WAIT_S * 1000LL) {
+			ret = cli_error("run %lld did not end within %d s", *run,
+					BISECT_RUN_WAIT_S);
+			goto out;
+		}
+		sleep(1);
+	}
+	fprintf(stderr, "bisect: run %lld %s in %.1f s: %lld/%lld jobs done, %lld failed\n",
+		*run, proto_get_str(r, "state", "?"), (util_wall_ms() - t0) / 1000.0,
+		proto_get_int(r, "jobs_done", 0), proto_get_int(r, "jobs_total", 0),
+		proto_get_int(r, "jobs_failed", 0));
+out:
+	json_decref(r);
+	json_decref(reply);
+	json_decref(msg);
+	cli_plan_release(&cp);
+	return ret;
+}
+
 /* --- bisect run --- */
+
+/* Whether FILE names a readable plan file (rather than a plan name). */
+static bool is_plan_file(const char *file)
+{
+	return file && access(file, R_OK) == 0;
+}
 
 static int do_run(int argc, char **argv)
 {
@@ -197,42 +471,80 @@ static int do_run(int argc, char **argv)
 	struct compare_result r;
 	struct utsname uts;
 	double *base = NULL, *cur = NULL;
-	size_t n_base, n_cur;
-	char unit[32] = "";
+	size_t n_base = 0, n_cur = 0;
+	char unit[32] = "", host[128] = "", tm_base[16] = "", tm_cur[16] = "";
+	json_t *hosts = NULL;
+	long long run = 0;
 	enum bisect_mark m;
 	int ret, err;
 
 	ret = parse(argc, argv, "bisect run", &o);
-	if (ret)
-		return ret == CLI_EXIT_USAGE ? EXIT_SKIP : ret;
+	if (ret) {
+		ret = EXIT_SKIP;
+		goto out;
+	}
 	if (!o.plan || !o.metric || !o.threshold || !o.baseline) {
 		cli_usage_error("bisect run", "--plan, --metric, --threshold and --baseline "
 				"are needed");
-		return EXIT_SKIP;
+		ret = EXIT_SKIP;
+		goto out;
 	}
 	if (!o.kernel && !uname(&uts))
 		o.kernel = uts.release;
-	if (!cli.db) {
-		cli_error("bisect run measures through the coordinator in a later round; give "
-			  "--db FILE to judge stored results");
-		return EXIT_SKIP;
+	if (cli.db) {
+		/* judge the stored results of this kernel */
+		if (open_store(&st, true)) {
+			ret = EXIT_SKIP;
+			goto out;
+		}
+	} else {
+		/* measure now, through the coordinator, on the host running this kernel */
+		if (!is_plan_file(o.plan)) {
+			cli_error("cannot read plan file '%s' (bisect run measures it through the "
+				  "coordinator; give --db FILE to judge stored results)", o.plan);
+			ret = EXIT_SKIP;
+			goto out;
+		}
+		if (o.host)
+			snprintf(host, sizeof(host), "%s", o.host);
+		else if (host_running(o.kernel, host, sizeof(host))) {
+			fprintf(stderr, "bpflab: no connected host runs kernel '%s' (--host H names "
+				"one): cannot run (125)\n", o.kernel);
+			ret = EXIT_SKIP;
+			goto out;
+		}
+		hosts = json_pack("[s]", host);
+		if (!hosts || submit_wait(o.plan, o.overrides, o.reps ? o.reps : 5, hosts, &run)) {
+			ret = EXIT_SKIP;
+			goto out;
+		}
 	}
-	if (open_store(&st, true))
-		return EXIT_SKIP;
 	err = values_for(st, NULL, o.metric, o.variant, o.subject, NULL, o.baseline, 0, NULL,
-			 &base, &n_base, NULL, unit, sizeof(unit));
-	if (!err)
+			 &base, &n_base, NULL, unit, sizeof(unit), NULL, tm_base, sizeof(tm_base));
+	if (!err && run)
+		err = values_for(st, NULL, o.metric, o.variant, o.subject, NULL, run, 0, NULL,
+				 &cur, &n_cur, NULL, unit, sizeof(unit), NULL, tm_cur,
+				 sizeof(tm_cur));
+	else if (!err)
 		err = values_for(st, o.plan, o.metric, o.variant, o.subject, o.kernel, 0,
-				 o.baseline, NULL, &cur, &n_cur, NULL, unit, sizeof(unit));
+				 o.baseline, NULL, &cur, &n_cur, NULL, unit, sizeof(unit),
+				 *tm_base ? tm_base : NULL, tm_cur, sizeof(tm_cur));
 	if (err) {
-		ret = cli_error("cannot read values of '%s': %s", o.metric, store_errmsg(st));
+		if (st)
+			cli_error("cannot read values of '%s': %s", o.metric, store_errmsg(st));
 		ret = EXIT_SKIP;
 		goto out;
 	}
 	if (!n_base || !n_cur) {
 		fprintf(stderr, "bpflab: no %s values of '%s' %s: cannot tell (125)\n",
-			!n_base ? "baseline" : "stored", o.metric,
-			!n_base ? "in the baseline run" : "for this kernel");
+			!n_base ? "baseline" : "measured", o.metric,
+			!n_base ? "in the baseline run" : run ? "in the new run" : "for this kernel");
+		ret = EXIT_SKIP;
+		goto out;
+	}
+	if (strcmp(tm_base, tm_cur)) {
+		fprintf(stderr, "bpflab: cannot compare '%s' timings of the baseline with '%s' "
+			"ones of this kernel: cannot tell (125)\n", tm_base, tm_cur);
 		ret = EXIT_SKIP;
 		goto out;
 	}
@@ -240,25 +552,32 @@ static int do_run(int argc, char **argv)
 			 o.dir, &r);
 	ret = m == BISECT_GOOD ? 0 : m == BISECT_BAD ? 1 : EXIT_SKIP;
 	if (cli.json) {
-		json_t *j = json_pack("{s:s, s:s, s:i, s:I, s:I, s:f, s:f, s:f, s:s}",
+		json_t *j = json_pack("{s:s, s:s, s:i, s:I, s:I, s:f, s:f, s:f, s:s, s:s, s:I}",
 				      "kernel", o.kernel, "verdict", bisect_mark_name(m),
 				      "exit", ret, "n_baseline", (json_int_t)n_base,
 				      "n", (json_int_t)n_cur, "mean_baseline", r.mean_a,
 				      "mean", r.mean_b, "delta_pct", r.delta_pct,
-				      "compare", compare_verdict_name(r.verdict));
+				      "compare", compare_verdict_name(r.verdict), "timing", tm_cur,
+				      "run", (json_int_t)run);
 
 		if (j)
 			cli_print_json(j);
 		json_decref(j);
 	} else {
-		printf("%s: %s %s: %.6g -> %.6g %s (%+.2f %%, %s, p %.3g, %zu vs %zu): %s\n",
-		       o.kernel, o.metric, o.variant ? o.variant : "", r.mean_a, r.mean_b, unit,
-		       r.delta_pct, compare_verdict_name(r.verdict), r.p, n_base, n_cur,
-		       m == BISECT_SKIP ? "cannot tell" : bisect_mark_name(m));
+		char rtext[32] = "";
+
+		if (run)
+			snprintf(rtext, sizeof(rtext), ", run %lld", run);
+		printf("%s: %s %s: %.6g -> %.6g %s (%+.2f %%, %s, p %.3g, %zu vs %zu, %s%s): "
+		       "%s\n", o.kernel, o.metric, o.variant ? o.variant : "", r.mean_a, r.mean_b,
+		       unit, r.delta_pct, compare_verdict_name(r.verdict), r.p, n_base, n_cur,
+		       tm_cur, rtext, m == BISECT_SKIP ? "cannot tell" : bisect_mark_name(m));
 	}
 out:
 	free(base);
 	free(cur);
+	json_decref(hosts);
+	json_decref(o.overrides);
 	store_close(&st);
 	return ret;
 }
@@ -387,8 +706,10 @@ static int do_start(int argc, char **argv)
 {
 	struct bopts o = { 0 };
 	struct store *st = NULL;
+	struct cli_plan cp = { 0 };
 	json_t *kernels = NULL, *ses = NULL;
-	char unit[32] = "";
+	char unit[32] = "", path[PATH_MAX] = "";
+	const char *plan_name;
 	double *v = NULL;
 	size_t n;
 	int64_t id;
@@ -396,10 +717,28 @@ static int do_start(int argc, char **argv)
 
 	ret = parse(argc, argv, "bisect start", &o);
 	if (ret)
-		return ret;
-	if (!o.plan || !o.metric || !o.good || !o.bad)
-		return cli_usage_error("bisect start", "--plan, --metric, --good and --bad are "
-				       "needed");
+		goto out;
+	if (!o.plan || !o.metric || !o.good || !o.bad) {
+		ret = cli_usage_error("bisect start", "--plan, --metric, --good and --bad are "
+				      "needed");
+		goto out;
+	}
+	plan_name = o.plan;
+	if (is_plan_file(o.plan)) {
+		/* a plan file: steps can run it; check it (with the overrides) now */
+		cp.overrides = o.overrides ? json_incref(o.overrides) : json_array();
+		ret = cli_plan_prepare(o.plan, &cp);
+		if (ret)
+			goto out;
+		plan_name = cp.plan->name;
+		if (!realpath(o.plan, path)) {
+			ret = cli_error("cannot resolve '%s': %s", o.plan, strerror(errno));
+			goto out;
+		}
+	} else if (o.overrides) {
+		ret = cli_usage_error("bisect start", "-s needs --plan to name a plan file");
+		goto out;
+	}
 	ret = open_store(&st, false);
 	if (ret)
 		return ret;
@@ -418,24 +757,29 @@ static int do_start(int argc, char **argv)
 		goto out;
 	}
 	/* the kind of the metric from a stored unit, if there is one */
-	values_for(st, o.plan, o.metric, o.variant, o.subject, NULL, 0, 0, NULL, &v, &n, NULL,
-		   unit, sizeof(unit));
-	ses = json_pack("{s:s, s:s, s:s?, s:s?, s:O, s:s, s:s, s:{s:i, s:i, s:f}}", "plan",
-			o.plan, "metric", o.metric, "variant", o.variant, "subject", o.subject,
-			"kernels", kernels, "good", o.good, "bad", o.bad, "opts", "kind",
-			(int)stats_kind_for_unit(unit), "reps", (int)(o.reps ? o.reps : 5),
-			"min_effect", o.threshold ? o.threshold : 0.02);
+	values_for(st, plan_name, o.metric, o.variant, o.subject, NULL, 0, 0, NULL, &v, &n,
+		   NULL, unit, sizeof(unit), o.timing, NULL, 0);
+	ses = json_pack("{s:s, s:s, s:s?, s:s?, s:O, s:s, s:s, s:{s:i, s:i, s:f, s:s?, s:s?, "
+			"s:O?}}", "plan", plan_name, "metric", o.metric, "variant", o.variant,
+			"subject", o.subject, "kernels", kernels, "good", o.good, "bad", o.bad,
+			"opts", "kind", (int)stats_kind_for_unit(unit), "reps",
+			(int)(o.reps ? o.reps : 5), "min_effect", o.threshold ? o.threshold : 0.02,
+			"plan_file", *path ? path : NULL, "timing", o.timing, "overrides",
+			o.overrides);
 	if (!ses || store_bisect_start(st, ses, util_wall_ms(), &id)) {
 		ret = cli_error("cannot start bisect: %s", ses ? store_bisect_errmsg()
 							      : "out of memory");
 		goto out;
 	}
-	printf("bisect session %lld: %d kernels from good '%s' to bad '%s', %s of '%s'\n",
-	       (long long)id, bd - g + 1, o.good, o.bad, o.metric, o.plan);
+	printf("bisect session %lld: %d kernels from good '%s' to bad '%s', %s of '%s'%s\n",
+	       (long long)id, bd - g + 1, o.good, o.bad, o.metric, plan_name,
+	       *path ? " (steps run it when no results are stored)" : "");
 out:
 	free(v);
 	json_decref(ses);
 	json_decref(kernels);
+	json_decref(o.overrides);
+	cli_plan_release(&cp);
 	store_close(&st);
 	return ret;
 }
@@ -613,29 +957,121 @@ static json_t *used_runs(const json_t *ses, const char *k)
 	return out;
 }
 
-static int measure(struct store *st, const json_t *ses, struct bisect *b, int k,
-		   bool skip_missing)
+/* The timing mode of session SES: its option, else that of the values of its first
+ * step's first run, else NULL (nothing measured yet: the first values decide). */
+static const char *session_timing(struct store *st, const json_t *ses, char *out,
+				  size_t len)
 {
-	const char *name = bisect_kernel(b, k);
+	const json_t *opts = json_object_get(ses, "opts"), *s;
+	size_t i;
+
+	if (json_is_string(json_object_get(opts, "timing")))
+		return proto_get_str(opts, "timing", NULL);
+	json_array_foreach(json_object_get(ses, "steps"), i, s) {
+		long long run = json_integer_value(json_array_get(json_object_get(s, "runs"), 0));
+		double *v = NULL;
+		size_t n = 0;
+
+		if (!run)
+			continue;
+		*out = '\0';
+		values_for(st, NULL, proto_get_str(ses, "metric", ""),
+			   proto_get_str(ses, "variant", NULL), proto_get_str(ses, "subject", NULL),
+			   NULL, run, 0, NULL, &v, &n, NULL, NULL, 0, NULL, out, len);
+		free(v);
+		if (*out)
+			return out;
+	}
+	return NULL;
+}
+
+/* Record for kernel K the values of the first stored run of the session's plan on K
+ * that the session has not used (of run ONLY_RUN when not 0). No values: with
+ * SKIP_MISSING a skip is recorded, else nothing and an error is printed. */
+static int measure(struct store *st, const json_t *ses, struct bisect *b, int k,
+		   bool skip_missing, long long only_run)
+{
+	const char *name = bisect_kernel(b, k), *timing;
 	json_t *runs = json_array(), *used = used_runs(ses, name);
+	char tm[16] = "", stm[16] = "";
 	double *v = NULL;
 	size_t n = 0;
 	int ret, err;
 
-	err = values_for(st, proto_get_str(ses, "plan", NULL), proto_get_str(ses, "metric", ""),
-			 proto_get_str(ses, "variant", NULL), proto_get_str(ses, "subject", NULL),
-			 name, 0, 0, used, &v, &n, runs, NULL, 0);
+	timing = session_timing(st, ses, stm, sizeof(stm));
+	err = values_for(st, only_run ? NULL : proto_get_str(ses, "plan", NULL),
+			 proto_get_str(ses, "metric", ""), proto_get_str(ses, "variant", NULL),
+			 proto_get_str(ses, "subject", NULL), name, only_run, 0, used, &v, &n,
+			 runs, NULL, 0, timing, tm, sizeof(tm));
 	if (err)
 		ret = cli_error("cannot read stored values: %s", store_errmsg(st));
 	else if (!n && !skip_missing)
-		ret = cli_error("no new stored results of '%s' on kernel '%s': run the plan on "
-				"a host with that kernel and step again, or 'bisect step --skip' "
-				"to skip it", proto_get_str(ses, "plan", "?"), name);
+		ret = cli_error("no new stored results of '%s' on kernel '%s'%s%s%s: run the plan "
+				"on a host with that kernel and step again, or 'bisect step --skip' "
+				"to skip it", proto_get_str(ses, "plan", "?"), name,
+				timing ? " (timing '" : "", timing ? timing : "", timing ? "')" : "");
 	else
 		ret = record_step(st, ses, b, k, v, n, runs);
 	free(v);
 	json_decref(runs);
 	json_decref(used);
+	return ret;
+}
+
+/* Whether the session has stored values of its plan on kernel K in a run it has not
+ * used yet. */
+static bool have_stored(struct store *st, const json_t *ses, const char *k)
+{
+	json_t *used = used_runs(ses, k);
+	char stm[16] = "";
+	double *v = NULL;
+	size_t n = 0;
+
+	values_for(st, proto_get_str(ses, "plan", NULL), proto_get_str(ses, "metric", ""),
+		   proto_get_str(ses, "variant", NULL), proto_get_str(ses, "subject", NULL), k,
+		   0, 0, used, &v, &n, NULL, NULL, 0, session_timing(st, ses, stm, sizeof(stm)),
+		   NULL, 0);
+	free(v);
+	json_decref(used);
+	return n > 0;
+}
+
+/* Run the session's plan through the coordinator for what action A asks: on a host
+ * with each kernel (the provider brings one up when none is connected), REPS
+ * repetitions, one run on all of them (a confirmation's two kernels run side by side).
+ * *RUN gets the run id, 0 when no kernel had a host (they are then skipped). */
+static int run_plan(const json_t *ses, const struct bisect *b, const struct bisect_action *a,
+		    const char *provider, long long *run)
+{
+	const json_t *opts = json_object_get(ses, "opts");
+	int ks[2] = { a->kernel, a->kernel2 }, i, err, ret = 0;
+	json_t *hosts = json_array();
+	char host[128];
+
+	*run = 0;
+	if (!hosts)
+		return cli_error("out of memory");
+	for (i = 0; i < 2; i++) {
+		if (ks[i] < 0)
+			continue;
+		err = host_with_kernel(provider, bisect_kernel(b, ks[i]), host, sizeof(host));
+		if (err == -ENOENT)
+			continue;
+		if (err) {
+			ret = CLI_EXIT_FAIL;
+			goto out;
+		}
+		printf("measuring '%s' on host '%s' (%u repetitions)\n", bisect_kernel(b, ks[i]),
+		       host, a->reps < 5 ? 5 : a->reps);
+		fflush(stdout);
+		json_array_append_new(hosts, json_string(host));
+	}
+	if (json_array_size(hosts))
+		ret = submit_wait(proto_get_str(opts, "plan_file", ""),
+				  json_object_get(opts, "overrides"), a->reps < 5 ? 5 : a->reps,
+				  hosts, run);
+out:
+	json_decref(hosts);
 	return ret;
 }
 
@@ -645,10 +1081,20 @@ static int do_step(int argc, char **argv)
 	struct bisect *b = NULL;
 	struct bisect_action a;
 	json_t *ses = NULL;
-	bool skip = argc > 1 && !strcmp(argv[argc - 1], "--skip");
+	bool skip = false, stored;
 	struct bopts o = { 0 };
-	int ret = parse(skip ? argc - 1 : argc, argv, "bisect step", &o);
+	const char *provider, *plan_file;
+	long long run = 0;
+	int ret, i;
 
+	for (i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "--skip")) {
+			skip = true;
+			memmove(&argv[i], &argv[i + 1], (argc - i - 1) * sizeof(*argv));
+			argc--;
+			break;
+		}
+	ret = parse(argc, argv, "bisect step", &o);
 	if (!ret)
 		ret = load(&st, &ses, &b, false);
 	if (ret)
@@ -663,16 +1109,27 @@ static int do_step(int argc, char **argv)
 		printf("nothing to measure: %s\n", bisect_why(b));
 		goto out;
 	}
-	ret = measure(st, ses, b, a.kernel, skip);
+	provider = o.provider ? o.provider : getenv("BPFLAB_KERNEL_PROVIDER");
+	plan_file = proto_get_str(json_object_get(ses, "opts"), "plan_file", NULL);
+	stored = have_stored(st, ses, bisect_kernel(b, a.kernel)) &&
+		 (a.kernel2 < 0 || have_stored(st, ses, bisect_kernel(b, a.kernel2)));
+	if (!stored && !skip && plan_file) {
+		/* nothing stored: measure it now through the coordinator */
+		ret = run_plan(ses, b, &a, provider, &run);
+		if (ret)
+			goto out;
+	}
+	ret = measure(st, ses, b, a.kernel, skip || plan_file, run);
 	if (!ret && a.kernel2 >= 0) {
 		json_decref(ses);
 		ses = store_bisect_get(st, 0);
-		ret = ses ? measure(st, ses, b, a.kernel2, true)
+		ret = ses ? measure(st, ses, b, a.kernel2, true, run)
 			  : cli_error("%s", store_bisect_errmsg());
 	}
 out:
 	bisect_destroy(&b);
 	json_decref(ses);
+	json_decref(o.overrides);
 	store_close(&st);
 	return ret;
 }
@@ -698,22 +1155,34 @@ static int do_reset(int argc, char **argv)
 
 static const struct cli_cmd bisect_cmds[] = {
 	{ "start", do_start, "--plan P --metric M --good KERNEL --bad KERNEL [--variant V] "
-	  "[--subject S] [--kernels FILE] [--reps N] [--threshold X%]",
+	  "[--subject S] [--kernels FILE] [--reps N] [--threshold X%] [--timing T] "
+	  "[-s KEY=VALUE]...",
 	  "Start a bisection session over the candidate kernels of FILE (one a line,\n"
 	  "oldest first) or, without it, the kernel releases the hosts report, sorted by\n"
-	  "version. --threshold is the least change that matters (default 2%).\n" },
+	  "version. --threshold is the least change that matters (default 2%). When P is a\n"
+	  "plan file (checked now, with the -s overrides), steps run it through the\n"
+	  "coordinator when no results are stored. --timing wall|icount: only values of\n"
+	  "that timing mode (default: the mode of the first values measured).\n" },
 	{ "status", do_status, "", "The session, the engine's state, the next measurement, "
 	  "the result.\n" },
 	{ "log", do_log, "", "Every step: kernel, round, values, mean, delta, p, verdict, "
 	  "why.\n" },
-	{ "step", do_step, "[--skip]",
-	  "Measure what the engine asks for from stored results of the plan on that\n"
-	  "kernel not used before, and record it. --skip: no results means skip it.\n" },
+	{ "step", do_step, "[--skip] [--provider CMD]",
+	  "Measure what the engine asks for and record it: stored results of the plan on\n"
+	  "that kernel not used before; else, for a session started with a plan file, a run\n"
+	  "submitted through the coordinator to a connected host with that kernel (none:\n"
+	  "the kernel provider CMD KERNEL brings one up, from --provider or\n"
+	  "$BPFLAB_KERNEL_PROVIDER, e.g. 'lab/lab guest-up --name demo --max 3'), waited\n"
+	  "for. A kernel no host runs is skipped. --skip: no stored results means skip it.\n" },
 	{ "reset", do_reset, "", "End the active session (kept, state 'reset').\n" },
 	{ "run", do_run, "--plan P --metric M --threshold X% --baseline RUN [--kernel K] "
-	  "[--variant V] [--subject S] [--direction higher|lower]",
-	  "For 'git bisect run': judge the stored results of plan P on kernel K (default\n"
-	  "uname -r) against baseline run RUN. Exit 0 good, 1 bad, 125 cannot tell.\n" },
+	  "[--host H] [--reps N] [-s KEY=VALUE]... [--variant V] [--subject S] "
+	  "[--direction higher|lower]",
+	  "For 'git bisect run': run plan file P through the coordinator on host H (default:\n"
+	  "the connected host whose kernel is K, default uname -r) with N repetitions\n"
+	  "(default 5) and judge the values against baseline run RUN; with --db, judge the\n"
+	  "stored results of plan P on kernel K instead. Exit 0 good, 1 bad, 125 cannot\n"
+	  "tell or cannot run (also when the timing modes differ).\n" },
 	{ NULL, NULL, NULL, NULL },
 };
 

@@ -74,6 +74,7 @@ extern const struct cli_object cli_host_object;
 extern const struct cli_object cli_run_object;
 extern const struct cli_object cli_result_object;
 extern const struct cli_object cli_bisect_object;
+extern const struct cli_object cli_link_object;	/* cli/link.c */
 
 /* Run "bpflab OBJ ARGV..." (ARGV[0] is the command, ARGC may be 0): "help", "-h" and
  * "--help" print the object's usage; an unknown command is bad usage. Returns the exit

@@ -19,7 +19,7 @@
 
 static const struct cli_object *const objects[] = {
 	&cli_plan_object, &cli_host_object, &cli_run_object, &cli_result_object,
-	&cli_bisect_object,
+	&cli_bisect_object, &cli_link_object,
 };
 
 static void usage(FILE *out)
@@ -32,7 +32,7 @@ static void usage(FILE *out)
 		"       bpflab help\n"
 		"       bpflab --version\n"
 		"\n"
-		"       OBJECT := { plan | host | run | result | bisect }\n"
+		"       OBJECT := { plan | host | run | result | bisect | link }\n"
 		"%s"
 		"\n"
 		"Commands:\n", cli_options_grammar);

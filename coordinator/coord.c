@@ -297,6 +297,8 @@ static void on_result(struct coord *c, struct coord_agent *a, const void *id, si
 	if (ack && !json_object_set_new(ack, "job", json_integer(job)))
 		send_agent(c, a, ack);
 	json_decref(ack);
+	if (!ing.duplicate)
+		coord_link_result(c, a, job, ing.failed, proto_get_str(msg, "error", NULL));
 	if (a->job_id == job)
 		a->job_id = 0;
 	if (a->spooled > 0 && --a->spooled == 0)
@@ -337,6 +339,19 @@ static void on_agent_error(struct coord *c, struct coord_agent *a, const void *i
 typedef void (*agent_handler_fn)(struct coord *c, struct coord_agent *a, const void *id,
 				 size_t id_len, const json_t *msg);
 
+/* two-host barrier and wiring discovery: coordinator/link.c */
+static void coord_link_ready_h(struct coord *c, struct coord_agent *a, const void *id,
+			       size_t id_len, const json_t *msg)
+{
+	coord_link_ready(c, a, msg);
+}
+
+static void coord_link_report_h(struct coord *c, struct coord_agent *a, const void *id,
+				size_t id_len, const json_t *msg)
+{
+	coord_link_report(c, a, msg);
+}
+
 static const struct {
 	const char *type;
 	agent_handler_fn fn;
@@ -346,6 +361,8 @@ static const struct {
 	{ "progress", on_progress },
 	{ "result", on_result },
 	{ "error", on_agent_error },
+	{ "ready", coord_link_ready_h },
+	{ "probe_report", coord_link_report_h },
 };
 
 /* Receive and handle one agent message. Returns 1 when one was handled, 0 when none was
@@ -472,6 +489,7 @@ static int dispatch_one(struct coord *c, struct coord_agent *a)
 {
 	int64_t job_id = 0, run_id = 0;
 	json_t *spec = NULL, *msg = NULL;
+	struct coord_agent *peer = NULL;
 	char why[512];
 	bool missing;
 	int err;
@@ -482,6 +500,11 @@ static int dispatch_one(struct coord *c, struct coord_agent *a)
 	if (err) {
 		pr_warn("%s", store_errmsg(c->store));
 		return err;
+	}
+	/* one side of a two-host pair waits until the other host is free too */
+	if (!coord_link_may_dispatch(c, a, job_id, spec, &peer)) {
+		json_decref(spec);
+		return 0;
 	}
 	msg = job_message(c, job_id, run_id, spec, why, sizeof(why), &missing);
 	if (!msg) {
@@ -511,11 +534,14 @@ static int dispatch_one(struct coord *c, struct coord_agent *a)
 		goto out;
 	}
 	a->job_id = job_id;
+	a->ready_job = a->go_job = 0;
 	c->stats.jobs_dispatched++;
 	pr_info("job %lld dispatched to '%s': run %lld, variant '%s', rep %lld", (long long)job_id,
 		a->name, (long long)run_id, proto_get_str(spec, "variant", "?"),
 		proto_get_int(spec, "rep", 0));
 	err = 1;
+	if (peer && peer != a)
+		dispatch_agent(c, peer, util_mono_ms());
 out:
 	json_decref(spec);
 	json_decref(msg);
@@ -722,6 +748,8 @@ static const struct {
 	{ "run_attempts", on_run_attempts },
 	{ "query", coord_query },
 	{ "import", coord_import },
+	{ "link_list", coord_link_list },
+	{ "link_discover", NULL },	/* answered later: coord_link_discover */
 };
 
 /* Receive and answer one client request: 1 when one was handled, 0 when none waited. */
@@ -756,6 +784,8 @@ static int client_recv(struct coord *c)
 	else if (i == ARRAY_SIZE(client_handlers))
 		bad_message(c, c->clients_sock, id, id_len, "a client", type,
 			    "unknown message type '%s'", type);
+	else if (!client_handlers[i].fn)
+		coord_link_discover(c, id, id_len);
 	else
 		reply(c->clients_sock, id, id_len, client_handlers[i].fn(c, msg));
 	json_decref(msg);
@@ -924,6 +954,7 @@ static void tick(struct coord *c)
 			a->seen_stored_wall = a->seen_wall;
 		}
 	}
+	coord_link_tick(c);
 	coord_dispatch(c);
 }
 
@@ -1208,6 +1239,7 @@ void coord_destroy(struct coord **cp)
 		next = a->next;
 		agent_free(a);
 	}
+	coord_link_release(c);
 	store_close(&c->store);
 	keys_allow_destroy(&c->allow);
 	free(c->authorized);

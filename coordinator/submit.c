@@ -192,6 +192,35 @@ static int choose_hosts(struct coord *c, struct submit *s)
 	return err;
 }
 
+/* A plan with a link: the two hosts of a discovered link (coord_link_choose; NAMES, the
+ * submitter's --hosts, must then be GENERATOR,DUT) as S->hosts[0] and [1], and every job
+ * split into its two sides (coord_link_split). Returns 1 (each split job has one host)
+ * or -errno. */
+static int link_hosts(struct coord *c, struct submit *s, const json_t *names)
+{
+	struct coord_agent *gen, *dut;
+	struct plan_job *pairs;
+	int err;
+
+	if (json_is_null(names))
+		names = NULL;
+	err = coord_link_choose(c, s->plan, names, &gen, &dut, s->err, sizeof(s->err));
+	if (err)
+		return err;
+	s->hosts = calloc(2, sizeof(*s->hosts));
+	if (!s->hosts || coord_link_split(s->jobs, s->n_jobs, gen->name, dut->name, &pairs))
+		return fail(s, -ENOMEM, "out of memory");
+	plan_jobs_free(s->jobs, s->n_jobs);
+	s->jobs = pairs;
+	s->n_jobs *= 2;
+	s->hosts[0] = (struct sched_host){ .id = gen->host_id, .name = gen->name,
+					   .inventory = gen->inventory, .chosen = true };
+	s->hosts[1] = (struct sched_host){ .id = dut->host_id, .name = dut->name,
+					   .inventory = dut->inventory, .chosen = true };
+	s->n_hosts = 2;
+	return 1;	/* each job has one host */
+}
+
 /* Stamp every attach entry of every job spec with its object's sha256. */
 static int stamp_sha256(struct submit *s)
 {
@@ -287,7 +316,9 @@ json_t *coord_submit(struct coord *c, const json_t *msg)
 		fail(&s, err, "%s", perr.text);
 		goto out;
 	}
-	if (json_object_get(msg, "hosts") && !json_is_null(json_object_get(msg, "hosts")))
+	if (s.plan->link_generator)
+		n_chosen = link_hosts(c, &s, json_object_get(msg, "hosts"));
+	else if (json_object_get(msg, "hosts") && !json_is_null(json_object_get(msg, "hosts")))
 		n_chosen = named_hosts(c, &s, json_object_get(msg, "hosts"));
 	else
 		n_chosen = choose_hosts(c, &s);
@@ -310,6 +341,13 @@ json_t *coord_submit(struct coord *c, const json_t *msg)
 		goto out;
 	}
 	for (i = 0; i < s.n_jobs; i++) {
+		if (s.plan->link_generator) {
+			/* a pair: the generator side on the first host, the dut on the second */
+			s.jn[k].host_id = s.hosts[i % 2].id;
+			s.jn[k].job = &s.jobs[i];
+			k++;
+			continue;
+		}
 		for (h = 0; h < s.n_hosts; h++) {
 			if (!s.hosts[h].chosen)
 				continue;

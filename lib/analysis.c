@@ -300,6 +300,16 @@ static int collect(const json_t *rows, const char *by, bool include_flagged,
 		if (err)
 			break;
 		pt = point_text(json_object_get(row, "point"));
+		/* values of different timing modes are never one series: an icount value
+		 * (guest instructions, docs/kernels.md) keys as its own point */
+		if (pt && !strcmp(str(row, "timing"), "icount")) {
+			char *t = malloc(strlen(pt) + sizeof(" timing=icount"));
+
+			if (t)
+				sprintf(t, "%s%stiming=icount", pt, *pt ? " " : "");
+			free(pt);
+			pt = t;
+		}
 		if (!pt) {
 			err = -ENOMEM;
 			break;
@@ -441,6 +451,25 @@ static int compare_groups(struct series_set *set, const char *ga, const char *gb
 	return 0;
 }
 
+/* Whether sides A and B share no timing mode (so nothing of theirs may be compared);
+ * a side with no timing recorded counts as "wall". */
+static bool timing_apart(const json_t *a, const json_t *b, const char **ta, const char **tb)
+{
+	const json_t *ja = json_object_get(a, "timing"), *jb = json_object_get(b, "timing");
+	const json_t *x, *y;
+	size_t i, k;
+
+	*ta = json_array_size(ja) ? json_string_value(json_array_get(ja, 0)) : "wall";
+	*tb = json_array_size(jb) ? json_string_value(json_array_get(jb, 0)) : "wall";
+	if (!json_array_size(ja) || !json_array_size(jb))
+		return strcmp(*ta, *tb) != 0;
+	json_array_foreach(ja, i, x)
+		json_array_foreach(jb, k, y)
+			if (json_equal(x, y))
+				return false;
+	return true;
+}
+
 static const char *groups_text(const json_t *sides, char *out, size_t len)
 {
 	const char *g;
@@ -510,8 +539,16 @@ json_t *analysis_compare(const json_t *rows, const char *by, const char *baselin
 		goto out;
 	}
 	json_object_foreach(sides, g, v) {
+		const char *ta, *tb;
+
 		if (!strcmp(g, baseline) || (candidate && strcmp(g, candidate)))
 			continue;
+		if (timing_apart(json_object_get(sides, baseline), v, &ta, &tb)) {
+			e = seterr(err, err_len, -EINVAL, "cannot compare %s '%s' with '%s': measured "
+				   "with '%s' timing against '%s' timing (guest instructions are not "
+				   "time; docs/kernels.md, Timing modes)", by, baseline, g, ta, tb);
+			goto out;
+		}
 		crows = json_array();
 		only_a = json_array();
 		only_b = json_array();

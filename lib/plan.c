@@ -55,8 +55,9 @@ static const char *const one_key_maps[] = { "hosts.match", "variants", "matrix",
 
 static const char *const root_keys[] = {
 	"name", "description", "hosts", "ports", "traffic", "variants", "matrix", "repeat",
-	"metrics", NULL,
+	"metrics", "link", NULL,
 };
+static const char *const link_keys[] = { "generator", "dut", NULL };
 static const char *const hosts_keys[] = { "match", "count", NULL };
 static const char *const traffic_keys[] = {
 	"generator", "from", "to", "packet", "threads", "cpus", "duration", "warmup", NULL,
@@ -1137,6 +1138,50 @@ static bool plan_has_counters(const struct plan *p)
 
 /* Check ROOT against the plan format and fill P's fields. On error P may hold partial
  * arrays: the caller releases them either way. */
+/* link: {generator: X, dut: Y}: two distinct port roles of the plan. */
+static int build_link(struct vctx *c, const struct plan_node *link, struct plan *p)
+{
+	struct plan_node *gen, *dut;
+	int ret;
+
+	if ((ret = want_map(c, link, "link")) || (ret = check_keys(c, link, link_keys, "link")) ||
+	    (ret = need(c, link, "generator", "link", &gen)) ||
+	    (ret = want_port(c, p, gen, "link.generator")) ||
+	    (ret = need(c, link, "dut", "link", &dut)) || (ret = want_port(c, p, dut, "link.dut")))
+		return ret;
+	if (!strcmp(gen->text, dut->text))
+		return vfail(c, dut, "link.dut: the device under test's port must differ from the generator's '%s'",
+			     gen->text);
+	p->link_generator = gen->text;
+	p->link_dut = dut->text;
+	p->link_line = link->line;
+	p->link_col = link->col;
+	return 0;
+}
+
+/* A two-host plan: exactly the link's two ports, traffic out of the generator's. */
+static int check_link(struct vctx *c, const struct plan_node *root, struct plan *p)
+{
+	struct plan_node *node = NULL;
+
+	if (p->n_ports != 2) {
+		plan_node_get(root, "ports", &node);
+		return vfail(c, node, "ports: a plan with a link has exactly its two ports ('%s' and '%s')",
+			     p->link_generator, p->link_dut);
+	}
+	if (p->traffic.to) {
+		plan_node_get(root, "traffic", &node);
+		return vfail(c, node, "traffic.to: a plan with a link sends to the device under test's port '%s'; leave 'to' out",
+			     p->link_dut);
+	}
+	if (p->traffic.from && strcmp(p->traffic.from, p->link_generator)) {
+		plan_node_get(root, "traffic", &node);
+		return vfail(c, node, "traffic.from: a plan with a link sends out of the generator's port '%s', not '%s'",
+			     p->link_generator, p->traffic.from);
+	}
+	return 0;
+}
+
 static int plan_build(struct vctx *c, const struct plan_node *root, struct plan *p)
 {
 	struct plan_node *node;
@@ -1202,10 +1247,14 @@ static int plan_build(struct vctx *c, const struct plan_node *root, struct plan 
 			      want_int(c, node, "repeat", 1, PLAN_MAX_REPEAT, &p->repeat);
 		} else if (!strcmp(key, "metrics")) {
 			ret = plan_node_is_null(node) ? 0 : build_metrics(c, node, p);
+		} else if (!strcmp(key, "link")) {
+			ret = build_link(c, node, p);
 		}
 		if (ret)
 			return ret;
 	}
+	if (p->link_generator && (ret = check_link(c, root, p)))
+		return ret;
 	if (!p->metrics) {
 		p->metrics = calloc(ARRAY_SIZE(default_metrics) + 1, sizeof(*p->metrics));
 		if (!p->metrics)
@@ -1704,6 +1753,9 @@ static json_t *job_spec(const struct plan *p, int v, int rep, const json_t *poin
 	bad |= add_new(spec, "attach", attach);
 	attach = NULL;
 	bad |= add_new(spec, "metrics", string_array(p->metrics, p->n_metrics));
+	if (p->link_generator)
+		bad |= add_new(spec, "link", json_pack("{s:s, s:s}", "generator", p->link_generator,
+						       "dut", p->link_dut));
 	if (bad)
 		goto fail;
 	return spec;
@@ -1712,6 +1764,49 @@ fail:
 	json_decref(traffic);
 	json_decref(attach);
 	json_decref(spec);
+	return NULL;
+}
+
+json_t *plan_pair_spec(const json_t *spec, const char *role, const char *peer)
+{
+	const json_t *link = json_object_get(spec, "link"), *entry;
+	const char *port = json_string_value(json_object_get(link, role));
+	json_t *side = NULL, *attach = json_array(), *traffic, *pair;
+	bool gen = role && !strcmp(role, "generator");
+	size_t i;
+
+	if (!port || !peer) {
+		json_decref(attach);
+		errno = EINVAL;
+		return NULL;
+	}
+	side = json_deep_copy(spec);
+	if (!side || !attach)
+		goto oom;
+	json_array_foreach(json_object_get(spec, "attach"), i, entry)
+		if (!strcmp(json_string_value(json_object_get(entry, "port")) ?: "", port) &&
+		    json_array_append_new(attach, json_deep_copy(entry)))
+			goto oom;
+	traffic = json_object_get(side, "traffic");
+	pair = json_pack("{s:s, s:s, s:O, s:i}", "role", role, "peer", peer, "link", link,
+			 "barrier_ms", 30000);
+	if (!pair || json_object_set_new(side, "pair", pair) ||
+	    json_object_set_new(side, "ports", json_pack("[s]", port)) ||
+	    json_object_set(side, "attach", attach))
+		goto oom;
+	if (!gen && traffic) {
+		if (json_object_set_new(traffic, "generator", json_string("none")))
+			goto oom;
+		json_object_del(traffic, "from");
+		json_object_del(traffic, "cpus");
+	}
+	json_object_del(side, "link");
+	json_decref(attach);
+	return side;
+oom:
+	json_decref(attach);
+	json_decref(side);
+	errno = ENOMEM;
 	return NULL;
 }
 

@@ -136,6 +136,11 @@ struct plan {
 	int repeat;
 	char **metrics;
 	int n_metrics;
+	/* two-host plan (`link: {generator: X, dut: Y}`): port role X is the generator
+	 * host's end of a wired link, Y the device under test's end; NULL otherwise */
+	char *link_generator;
+	char *link_dut;
+	int link_line, link_col;
 	struct plan_tree *tree;		/* private: the parsed, overridden tree */
 };
 
@@ -176,6 +181,13 @@ struct plan_job {
 int plan_expand(const struct plan *plan, struct plan_job **jobs, int *n,
 		struct plan_error *err);
 void plan_jobs_free(struct plan_job *jobs, int n);
+
+/* One side of a two-host job: a new spec from SPEC (a job spec of a plan with `link`,
+ * borrowed) for ROLE "generator" or "dut", with only that side's port, attach entries
+ * and traffic (the dut side measures only: generator none), and "pair": {"role", "peer"
+ * (PEER, the other host's name), "link" {generator, dut}, "barrier_ms"}. NULL with errno
+ * (EINVAL: SPEC has no link, ENOMEM). */
+json_t *plan_pair_spec(const json_t *spec, const char *role, const char *peer);
 
 /* Names for enums, as written in plans. */
 const char *plan_hook_name(enum plan_hook hook);

@@ -109,6 +109,14 @@ static const struct field result_fields[] = {
 	{ .name = NULL },
 };
 
+/* two-host plans and wiring discovery (docs/protocol.md, "Links") */
+static const struct field probe_report_fields[] = {
+	{ .name = "probe", .types = T_INT, .required = true, .positive = true },
+	{ .name = "received", .types = T_OBJ, .required = true, .max = 64 },
+	{ .name = "error", .types = T_STR | T_NULL, .max = 4096 },
+	{ .name = NULL },
+};
+
 static const struct schema agent_to_coord[] = {
 	{ "hello", hello_fields },
 	{ "heartbeat", heartbeat_fields },
@@ -116,6 +124,8 @@ static const struct schema agent_to_coord[] = {
 	{ "progress", progress_fields },
 	{ "result", result_fields },
 	{ "error", error_fields },
+	{ "ready", job_ref },
+	{ "probe_report", probe_report_fields },
 	{ NULL, NULL },
 };
 
@@ -144,12 +154,28 @@ static const struct field job_id_fields[] = {
 	{ .name = NULL },
 };
 
+static const struct field probe_fields[] = {
+	{ .name = "probe", .types = T_INT, .required = true, .positive = true },
+	{ .name = "nonces", .types = T_OBJ, .required = true, .max = 64 },
+	{ .name = "send_after_ms", .types = T_INT },
+	{ .name = "listen_ms", .types = T_INT },
+	{ .name = NULL },
+};
+
+static const struct field go_fields[] = {
+	{ .name = "job", .types = T_INT | T_STR, .required = true, .max = 127 },
+	{ .name = "abort", .types = T_STR | T_NULL, .max = 4096 },
+	{ .name = NULL },
+};
+
 static const struct schema coord_to_agent[] = {
 	{ "welcome", welcome_fields },
 	{ "heartbeat", heartbeat_fields },
 	{ "job", job_fields },
 	{ "ack", job_id_fields },
 	{ "cancel", job_id_fields },
+	{ "go", go_fields },
+	{ "probe", probe_fields },
 	{ "error", error_fields },
 	{ NULL, NULL },
 };
@@ -177,6 +203,8 @@ static const struct schema client_to_coord[] = {
 	{ "result_show", run_ref },
 	{ "run_cancel", run_ref },
 	{ "run_watch", run_ref },
+	{ "link_discover", no_fields },
+	{ "link_list", no_fields },
 	{ NULL, NULL },
 };
 
@@ -209,12 +237,18 @@ static const struct field result_reply_fields[] = {
 	{ .name = NULL },
 };
 
+static const struct field links_fields[] = {
+	{ .name = "links", .types = T_ARR, .required = true, .elem_types = T_OBJ },
+	{ .name = NULL },
+};
+
 static const struct schema coord_to_client[] = {
 	{ "submitted", submitted_fields },
 	{ "hosts", hosts_fields },
 	{ "runs", runs_fields },
 	{ "run", run_fields },
 	{ "result", result_reply_fields },
+	{ "links", links_fields },
 	{ "error", error_fields },
 	{ NULL, NULL },
 };

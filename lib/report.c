@@ -195,6 +195,19 @@ static json_t *null_values(int repeat)
 	return values;
 }
 
+/* The role host NAME played in a two-host run ("generator", "dut"; result "hosts"), or
+ * NULL. */
+static const char *host_role(const json_t *report, const char *name)
+{
+	const json_t *h;
+	size_t i;
+
+	json_array_foreach(json_object_get(report, "hosts"), i, h)
+		if (name && get_str(h, "name") && !strcmp(get_str(h, "name"), name))
+			return get_str(h, "role");
+	return NULL;
+}
+
 /* Find or make the group of (HIDX, PIDX) in GROUPS. */
 static json_t *group_get(json_t *groups, int hidx, int pidx, const char *host,
 			 const json_t *point, const char *kernel)
@@ -737,7 +750,15 @@ static void section_title(const json_t *sec, FILE *out)
 	const char *window = get_str(sec, "window"), *what;
 	char wbuf[64];
 
-	if (!strcmp(metric, NS_METRIC))
+	/* icount units (schema/005_timing.sql): guest instructions, not time */
+	if (unit && !strcmp(unit, "insns"))
+		what = !strcmp(metric, NS_METRIC) ? "guest instructions per program run, icount"
+						  : "guest instructions, icount";
+	else if (unit && !strcmp(unit, "pkt/Ginsn"))
+		what = "packets per 10^9 guest instructions, icount";
+	else if (unit && !strcmp(unit, "bit/Ginsn"))
+		what = "bits per 10^9 guest instructions, icount";
+	else if (!strcmp(metric, NS_METRIC))
 		what = "ns per program run";
 	else if (!strcmp(metric, "prog.run_pps"))
 		what = "program runs/s";
@@ -945,6 +966,8 @@ int report_print_text(const json_t *report, FILE *out)
 			if (host)
 				fputc('\n', out);
 			fprintf(out, "host %s", h);
+			if (host_role(report, h))
+				fprintf(out, "  role %s", host_role(report, h));
 			if (get_str(g, "kernel_release"))
 				fprintf(out, "  kernel %s", get_str(g, "kernel_release"));
 			fputc('\n', out);

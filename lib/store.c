@@ -141,10 +141,16 @@ static const char *const stmt_sql[S__MAX] = {
 	[S_RUN_OBJECT_INSERT] =
 		"INSERT INTO run_objects (run_id, name, sha256) VALUES (?1, ?2, ?3) "
 		"ON CONFLICT DO NOTHING",
+	/* whether the run has jobs, open ones, failed ones, and ones handed out: index
+	 * seeks on jobs_run, not a count of every job (run_refresh runs on every dispatch
+	 * and result; a count made a 10,000-job run quadratic) */
 	[S_RUN_COUNTS] =
-		"SELECT count(*), ifnull(sum(state IN ('queued', 'running')), 0), "
-		"ifnull(sum(state = 'failed'), 0), "
-		"ifnull(sum(state != 'queued' OR attempts > 0), 0) FROM jobs WHERE run_id = ?1",
+		"SELECT EXISTS (SELECT 1 FROM jobs WHERE run_id = ?1), "
+		"EXISTS (SELECT 1 FROM jobs WHERE run_id = ?1 AND state IN ('queued', 'running')), "
+		"EXISTS (SELECT 1 FROM jobs WHERE run_id = ?1 AND state = 'failed'), "
+		"CASE WHEN EXISTS (SELECT 1 FROM jobs WHERE run_id = ?1 "
+		"AND state IN ('running', 'done', 'failed')) THEN 1 ELSE EXISTS (SELECT 1 FROM jobs "
+		"WHERE run_id = ?1 AND state = 'queued' AND attempts > 0) END",
 	[S_RUN_STATE] = "SELECT state, finished_ms FROM runs WHERE id = ?1",
 	[S_RUN_SET_STATE] = "UPDATE runs SET state = ?2, finished_ms = ?3 WHERE id = ?1",
 	[S_JOB_INSERT] =
@@ -172,8 +178,8 @@ static const char *const stmt_sql[S__MAX] = {
 	[S_JOB_VERDICTS] = "UPDATE jobs SET verdicts = ?2, verdict_details = ?3 WHERE id = ?1",
 	[S_ENV_INSERT] =
 		"INSERT INTO host_envs (host_id, sha256, kernel_release, kernel_version, "
-		"config_sha256, debug_options, cmdline, inventory, first_seen_ms) "
-		"VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9) "
+		"config_sha256, debug_options, cmdline, inventory, first_seen_ms, timing) "
+		"VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10) "
 		"ON CONFLICT (host_id, sha256) DO NOTHING",
 	[S_ENV_ID] = "SELECT id FROM host_envs WHERE host_id = ?1 AND sha256 = ?2",
 	[S_SAMPLE_INSERT] =
@@ -242,24 +248,29 @@ static const char *const stmt_sql[S__MAX] = {
 	[S_Q_RUN] = RUN_HEAD_SQL "WHERE r.id = ?1",
 	[S_Q_RUN_JOBS] =
 		"SELECT j.id, j.seq, h.name, j.variant, j.rep, j.point, j.state, j.attempts, "
-		"j.error, j.started_ms, j.finished_ms, j.verdicts, j.verdict_details "
+		"j.error, j.started_ms, j.finished_ms, j.verdicts, j.verdict_details, "
+		"(SELECT e.timing FROM host_envs e WHERE e.id = j.env_id) "
 		"FROM jobs j JOIN hosts h ON h.id = j.host_id "
 		"WHERE j.run_id = ?1 ORDER BY j.seq, h.name, j.id",
 	/* The kernels the run's jobs ran on; a host none of whose jobs has reported yet
 	 * shows the kernel of its latest hello. */
 	[S_Q_RESULT_HOSTS] =
-		"SELECT h.name, e.kernel_release, e.kernel_version FROM jobs j "
+		"SELECT h.name, e.kernel_release, e.kernel_version, "
+		"json_extract(j.spec, '$.pair.role') FROM jobs j "
 		"JOIN hosts h ON h.id = j.host_id JOIN host_envs e ON e.id = j.env_id "
 		"WHERE j.run_id = ?1 "
 		"UNION "
-		"SELECT h.name, h.kernel_release, json_extract(h.inventory, '$.kernel.version') "
+		"SELECT h.name, h.kernel_release, json_extract(h.inventory, '$.kernel.version'), "
+		"json_extract(j.spec, '$.pair.role') "
 		"FROM jobs j JOIN hosts h ON h.id = j.host_id WHERE j.run_id = ?1 AND NOT EXISTS "
 		"(SELECT 1 FROM jobs k WHERE k.run_id = ?1 AND k.host_id = j.host_id "
 		"AND k.env_id IS NOT NULL) "
 		"ORDER BY 1, 2, 3",
 	[S_Q_RESULT_SAMPLES] =
 		"SELECT s.job_id, h.name, j.variant, j.rep, j.point, s.metric, s.subject, s.value, "
-		"s.unit, s.window, j.verdicts FROM jobs j JOIN samples s ON s.job_id = j.id "
+		"s.unit, s.window, j.verdicts, "
+		"ifnull((SELECT e.timing FROM host_envs e WHERE e.id = j.env_id), 'wall') "
+		"FROM jobs j JOIN samples s ON s.job_id = j.id "
 		"JOIN hosts h ON h.id = j.host_id WHERE j.run_id = ?1 AND s.seq IS NULL "
 		"ORDER BY j.seq, h.name, j.id, s.id",
 	/* store_query_values: whole-window samples with what compare and history group
@@ -274,7 +285,7 @@ static const char *const stmt_sql[S__MAX] = {
 		"(SELECT group_concat(d, ',') FROM (SELECT DISTINCT "
 		"json_extract(pp.value, '$.driver') AS d FROM json_each(e.inventory, '$.ports') pp "
 		"WHERE d IS NOT NULL ORDER BY d)), "
-		"j.point, e.debug_options, json_extract(e.inventory, '$.timing'), "
+		"j.point, e.debug_options, ifnull(e.timing, 'wall'), "
 		"ifnull(j.finished_ms, r.submitted_ms), p.text "
 		"FROM samples s JOIN jobs j ON j.id = s.job_id JOIN runs r ON r.id = j.run_id "
 		"JOIN plans p ON p.id = r.plan_id JOIN hosts h ON h.id = j.host_id "
@@ -1229,7 +1240,24 @@ static int samples_check(struct store *st, const json_t *samples)
 	return 0;
 }
 
-static int samples_insert(struct store *st, int64_t job_id, const json_t *samples, int *n)
+/* The unit a sample measured under timing mode ICOUNT is stored with: under icount a
+ * nanosecond is a guest instruction, so 'ns' is 'insns' and a rate per second is one per
+ * 10^9 guest instructions (schema/005_timing.sql, docs/kernels.md). */
+static const char *timing_unit(const char *unit, bool icount)
+{
+	if (!icount || !unit)
+		return unit;
+	if (!strcmp(unit, "ns"))
+		return "insns";
+	if (!strcmp(unit, "pps"))
+		return "pkt/Ginsn";
+	if (!strcmp(unit, "bps"))
+		return "bit/Ginsn";
+	return unit;
+}
+
+static int samples_insert(struct store *st, int64_t job_id, const json_t *samples,
+			  bool icount, int *n)
 {
 	const json_t *smp;
 	size_t i;
@@ -1240,7 +1268,8 @@ static int samples_insert(struct store *st, int64_t job_id, const json_t *sample
 		const char *metric = json_string_value(json_object_get(smp, "metric"));
 		const char *subject = json_string_value(json_object_get(smp, "subject"));
 		const char *window = json_string_value(json_object_get(smp, "window"));
-		const char *unit = json_string_value(json_object_get(smp, "unit"));
+		const char *unit = timing_unit(json_string_value(json_object_get(smp, "unit")),
+					       icount);
 
 		err = exec(st, S_SAMPLE_INSERT, NULL, "ittrtto", job_id, metric,
 			   subject ? subject : "",
@@ -1260,7 +1289,7 @@ static int samples_insert(struct store *st, int64_t job_id, const json_t *sample
 /* Find or add the environment ENV (or, when NULL, host HOST_ID's hello inventory) and
  * return its id in *ENV_ID. */
 static int env_upsert(struct store *st, int64_t host_id, const json_t *env, int64_t now_ms,
-		      int64_t *env_id)
+		      int64_t *env_id, bool *icount)
 {
 	char sha[SHA256_HEX_LEN];
 	char *text = NULL, *debug = NULL;
@@ -1296,10 +1325,14 @@ static int env_upsert(struct store *st, int64_t host_id, const json_t *env, int6
 		goto out;
 	}
 	util_sha256_hex(text, strlen(text), sha);
-	err = exec(st, S_ENV_INSERT, NULL, "ittttttti", host_id, sha,
+	/* the timing mode: "icount" when the agent says so, else "wall" */
+	*icount = !strcmp(json_str_at(env, "timing", NULL) ? json_str_at(env, "timing", NULL)
+							   : "", "icount");
+	err = exec(st, S_ENV_INSERT, NULL, "itttttttit", host_id, sha,
 		   json_str_at(kernel, "release", NULL), json_str_at(kernel, "version", NULL),
 		   json_str_at(kernel, "config_sha256", NULL), debug,
-		   json_str_at(kernel, "cmdline", NULL), text, now_ms);
+		   json_str_at(kernel, "cmdline", NULL), text, now_ms,
+		   *icount ? "icount" : "wall");
 	if (!err)
 		err = query_int(st, S_ENV_ID, env_id, "it", host_id, sha);
 out:
@@ -1347,6 +1380,7 @@ int store_ingest_result(struct store *st, int64_t host_id, const json_t *result,
 	const char *status = json_string_value(json_object_get(result, "status"));
 	const char *error = json_string_value(json_object_get(result, "error"));
 	int64_t job_id, env_id = 0, started, finished;
+	bool icount = false;
 	char *verdicts = NULL, *details = NULL;
 	struct job_row row = { 0 };
 	bool failed;
@@ -1397,9 +1431,10 @@ int store_ingest_result(struct store *st, int64_t host_id, const json_t *result,
 	out->run_id = row.run_id;
 	out->failed = failed;
 	if (!err)
-		err = env_upsert(st, host_id, json_object_get(result, "env"), now_ms, &env_id);
+		err = env_upsert(st, host_id, json_object_get(result, "env"), now_ms, &env_id,
+				 &icount);
 	if (!err)
-		err = samples_insert(st, job_id, samples, &out->n_samples);
+		err = samples_insert(st, job_id, samples, icount, &out->n_samples);
 	if (!err)
 		err = exec(st, S_JOB_RESULT, NULL, "itttioii", job_id, failed ? "failed" : "done",
 			   failed ? (error ? error : "the agent reported a failure") : NULL,
@@ -1735,7 +1770,7 @@ static json_t *job_row(sqlite3_stmt *s)
 	    set(j, "state", col_str(s, 6)) || set(j, "attempts", col_int(s, 7)) ||
 	    set(j, "error", col_str(s, 8)) || set(j, "started_ms", col_int(s, 9)) ||
 	    set(j, "finished_ms", col_int(s, 10)) || set(j, "verdicts", col_json(s, 11)) ||
-	    set(j, "verdict_details", col_json(s, 12))) {
+	    set(j, "verdict_details", col_json(s, 12)) || set(j, "timing", col_str(s, 13))) {
 		json_decref(j);
 		return NULL;
 	}
@@ -1747,7 +1782,9 @@ static json_t *result_host_row(sqlite3_stmt *s)
 	json_t *h = json_object();
 
 	if (!h || set(h, "name", col_str(s, 0)) || set(h, "kernel_release", col_str(s, 1)) ||
-	    set(h, "kernel_version", col_str(s, 2))) {
+	    set(h, "kernel_version", col_str(s, 2)) ||
+	    /* two-host plans: the role it played (generator, dut) */
+	    (sqlite3_column_type(s, 3) != SQLITE_NULL && set(h, "role", col_str(s, 3)))) {
 		json_decref(h);
 		return NULL;
 	}
@@ -1764,7 +1801,7 @@ static json_t *sample_row(sqlite3_stmt *s)
 	    set(m, "subject", col_str(s, 6)) ||
 	    set(m, "value", json_real(sqlite3_column_double(s, 7))) ||
 	    set(m, "unit", col_str(s, 8)) || set(m, "window", col_str(s, 9)) ||
-	    set(m, "verdicts", col_json(s, 10))) {
+	    set(m, "verdicts", col_json(s, 10)) || set(m, "timing", col_str(s, 11))) {
 		json_decref(m);
 		return NULL;
 	}

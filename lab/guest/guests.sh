@@ -1,7 +1,7 @@
 # guests.sh - QEMU guests of the lab in a box, one per Debian kernel (docs/kernels.md).
 # Sourced by lab/lab, which defines name, dir, bin, top, agents_ep, clients_ep, die,
 # stop_pidfile; `lab/lab up N --kernels K1,K2,...` calls guests_up after the namespace
-# hosts, `lab/lab down` calls guests_down.
+# hosts, `lab/lab guest-up KERNEL` calls guest_up, `lab/lab down` calls guests_down.
 #
 # Guest gI boots kernel KI (lab/kernels prepares it, cached) under TCG with
 # -icount shift=0 (one guest nanosecond is one guest instruction), 256 MB, the host's /
@@ -135,14 +135,77 @@ print(" ".join(h["name"] for h in d if h.get("name","").startswith("g") and h.ge
 		"$(for ((i = 1; i <= ${#list[@]}; i++)); do printf 'g%d=%s ' "$i" "$(cat "$dir/g$i/kernel")"; done)"
 }
 
+# `lab/lab guest-up KERNEL [--max N]`: the lab in a box's kernel provider (docs/bisect.md,
+# "Kernel providers"). Prints the name of a running guest that boots KERNEL (a release or
+# package name, as lab/kernels takes it), starting one more guest gI (the next free I)
+# when none runs it and waiting until its agent has registered. With --max N (or
+# BPFLAB_GUEST_MAX), the guests that were started first are stopped until at most N run,
+# the new one included, to save memory and CPU; a stopped guest's host goes 'gone'.
+guest_up() { # KERNEL MAX
+	local k=$1 max=$2 g i rel kdir running=() t0 deadline up
+	command -v qemu-system-x86_64 >/dev/null ||
+		die "qemu-system-x86_64 is missing; install the guest packages: sh scripts/deps.sh guests"
+	[ -f "$dir/bpflabd.pid" ] || die "lab '$name' is not up; 'lab/lab up' first"
+	"$top/lab/kernels" fetch "$k" >&2 || die "cannot fetch kernel '$k'"
+	kdir=$("$top/lab/kernels" dir "$k") || die "cannot prepare kernel '$k'"
+	rel=$(basename "$kdir")
+	# the running guests, oldest first (by index)
+	for g in $(ls -d "$dir"/g*/ 2>/dev/null | sed 's|.*/g\([0-9]*\)/$|\1|' | sort -n); do
+		[ -f "$dir/g$g/qemu.pid.launch" ] && kill -0 "$(cat "$dir/g$g/qemu.pid.launch")" 2>/dev/null &&
+			running+=("$g")
+	done
+	for g in "${running[@]}"; do
+		if [ "$(cat "$dir/g$g/kernel")" = "$rel" ]; then echo "g$g"; return 0; fi
+	done
+	if [[ "$max" =~ ^[1-9][0-9]*$ ]]; then
+		while [ ${#running[@]} -ge "$max" ]; do
+			guest_stop "${running[0]}"
+			echo "lab $name: stopped guest g${running[0]} ($(cat "$dir/g${running[0]}/kernel")) to keep at most $max" >&2
+			running=("${running[@]:1}")
+		done
+	fi
+	i=1
+	while [ -d "$dir/g$i" ]; do i=$((i + 1)); done
+	if declare -F lab_allow >/dev/null; then
+		lab_allow "g$i"
+		kill -HUP "$(cat "$dir/bpflabd.pid")" 2>/dev/null || true
+	fi
+	t0=$(date +%s)
+	guest_start "$i" "$k"
+	deadline=$((t0 + guest_timeout))
+	while [ "$(date +%s)" -lt "$deadline" ]; do
+		up=$(guest_cli -j host list 2>/dev/null | python3 -c 'import json,sys
+d = json.load(sys.stdin); d = d.get("hosts", d) if isinstance(d, dict) else d
+print(" ".join(h["name"] for h in d if h.get("state") in ("idle","busy")))' 2>/dev/null || true)
+		[[ " $up " == *" g$i "* ]] && break
+		kill -0 "$(cat "$dir/g$i/qemu.pid.launch")" 2>/dev/null || break
+		sleep 0.2
+	done
+	if [[ " $up " != *" g$i "* ]]; then
+		echo "lab: guest g$i ($rel) did not register within ${guest_timeout} s; console $dir/g$i/console:" >&2
+		tail -n 5 "$dir/g$i/console" "$dir/g$i/qemu.out" 2>/dev/null | sed 's/^/    /' >&2
+		guest_stop "$i"
+		die "guest g$i did not register"
+	fi
+	echo "lab $name: guest g$i ($rel) up in $(($(date +%s) - t0)) s" >&2
+	echo "g$i"
+}
+
+guest_stop() { # I
+	local g=$dir/g$1
+	[ -f "$g/qemu.pid.launch" ] && stop_pidfile "$g/qemu.pid.launch"
+	rm -f "$g/qemu.pid"
+	[ -f "$g/virtiofsd.pid" ] && stop_pidfile "$g/virtiofsd.pid"
+	rm -f "$g/vfs.sock" "$g/vfs.sock.pid"
+	return 0
+}
+
 guests_down() {
 	local g
 	for g in "$dir"/g*/; do
 		[ -d "$g" ] || continue
-		[ -f "$g/qemu.pid.launch" ] && stop_pidfile "$g/qemu.pid.launch"
-		rm -f "$g/qemu.pid"
-		[ -f "$g/virtiofsd.pid" ] && stop_pidfile "$g/virtiofsd.pid"
-		rm -f "$g/vfs.sock" "$g/vfs.sock.pid"
+		g=${g%/}
+		guest_stop "${g##*/g}"
 	done
 	return 0
 }

@@ -4,8 +4,10 @@
 # `bpflab run submit --wait`, and its results have the right shape and sane values:
 # rates above zero, a drop chain receives but sends nothing back, the netdev totals are
 # the sums of their programs and the spread half the range, the native redirect rate
-# differs from the generic one, the cpumap's destination CPU receives frames; and each
-# prints in its form (`result show`, `--form grid|columns|cpumap`).
+# differs from the generic one, the cpumap's destination CPU receives frames; each
+# prints in its form (`result show`, `--form grid|columns|cpumap`), `--json` carries the
+# numbers the text shows, and no veth job is generator-bound (docs/agent.md, "Verdicts").
+# About 70 s.
 . "$(dirname "$0")/lib.sh"
 
 lab_start 2
@@ -66,6 +68,32 @@ for g in doc["groups"]:
             assert abs(t["mean"] - sum(vals) / len(vals)) < 1e-9, t
             n += 1
 assert n == 10, n      # 5 variants x 2 hosts
+PY
+# the text table and --json carry the same numbers: every cell and total of the netdev
+# section, rounded as printed
+python3 - "$tmp/stats.json" "$tmp/stats.txt" <<'PY' && ok "text table and --json agree on every ns cell and total" || fail "text vs json"
+import json, re, sys
+doc = json.load(open(sys.argv[1]))
+text = open(sys.argv[2]).read()
+hosts = re.split(r"^host ", text, flags=re.M)[1:]
+assert len(hosts) == len(doc["groups"]) == 2, len(hosts)
+n = 0
+for g, htext in zip(doc["groups"], hosts):
+    assert htext.startswith(g["host"] + " "), (g["host"], htext[:20])
+    sec = [s for s in g["sections"] if s["metric"] == "prog.ns_per_run"][0]
+    part = htext.split("prog.ns_per_run", 1)[1].split("\n\n", 1)[0]
+    lines = [l for l in part.splitlines()[2:] if l.strip() and not l.startswith("^")]
+    assert len(lines) == len(sec["rows"]), (lines, len(sec["rows"]))
+    totals = {t["variant"]: t for t in sec["totals"]}
+    for line, row in zip(lines, sec["rows"]):
+        cells = re.findall(r"(\d+\.\d)\^?", line)
+        want = ["%.1f" % v for v in row["values"]]
+        assert cells[:len(want)] == want, (line, want)
+        if line.startswith(row["variant"] + " "):
+            t = totals[row["variant"]]
+            assert line.rstrip().endswith("%.1f ± %.1f" % (t["mean"], t["spread"])), (line, t)
+            n += 1
+assert n == 10, n
 PY
 
 # --- 2. xdp-redirect-map: generic, native, native + 2nd program
@@ -132,4 +160,11 @@ for g in f["groups"]:
         for i in range(len(src["values"])):
             assert abs(drop["values"][i] - max(0.0, src["values"][i] - dst["values"][i])) <= 0.01 * src["values"][i] + 1, row
 PY
+# generator-bound means the path had room to spare; on a veth the receiver shares the
+# generator's saturated CPU, so no job of these runs may carry it
+gb=$(sql "SELECT count(*) FROM jobs WHERE verdicts LIKE '%generator-bound%'")
+busy=$(sql "SELECT round(min(s.value), 3) FROM samples s JOIN jobs j ON j.id = s.job_id
+	WHERE j.run_id=$run AND s.metric='cpu.busy' AND s.subject='cpu0' AND s.seq IS NULL")
+check "no veth job is generator-bound ($gb jobs; cpumap: the generator's cpu0 at least $busy busy)" \
+	bash -c "test '$gb' = 0 && awk -v b='$busy' 'BEGIN { exit !(b >= 0.9) }'"
 finish

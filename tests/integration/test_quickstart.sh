@@ -125,5 +125,5 @@ check "no namespace of the lab is left" bash -c "! ip netns list | grep -q 'bpfl
 check "no agent or coordinator of the lab is left" no_lab_processes
 sleep 0.5
 check "no XDP program of the lab is left loaded" \
-	bash -c "! bpftool prog show 2>/dev/null | grep -Eq 'name (xdp_drop|xdp_pass|xdp_tx|xdp_gen)'"
+	bash -c "! bpftool prog show 2>/dev/null | grep -Eq 'name (xdp_drop|xdp_pass|xdp_tx|xdp_gen)( |$)'"
 finish

@@ -39,7 +39,7 @@ static void test_verdict_series(void **state)
 	const double noisy[] = { 7.0e6, 8.0e6, 6.0e6, 7.5e6, 6.5e6 };
 	struct verdict_input in = {
 		.rx_role = "b", .rx_pps = steady, .n_rx = 5, .rx_frames = 35e6,
-		.gen_frames = 100e6, .all_rx_frames = 35e6,
+		.gen_frames = 100e6, .all_rx_frames = 35e6, .rx_cpu_busy = 0.45, .rx_cpus = "cpu1",
 	};
 	json_t *debug;
 
@@ -52,13 +52,24 @@ static void test_verdict_series(void **state)
 	in.rx_pps = noisy;
 	expect(&in, "[\"unstable\"]", "unstable", "port.rx_pps of 'b' varied 11.3% (bound 5%)");
 
-	/* the path kept up: 99.5% of what the generator sent arrived */
+	/* the path kept up: 99.5% of what the generator sent arrived, and the receiving CPU
+	 * had idle time */
 	in.rx_pps = steady;
 	in.rx_frames = 99.5e6;
 	expect(&in, "[\"generator-bound\"]", "generator-bound",
-	       "port 'b' received 99.5% of the 100000000 frames the generator sent (bound 99%): the rate is the generator's");
+	       "port 'b' received 99.5% of the 100000000 frames the generator sent (bound 99%) and the receiving CPUs (cpu1) were at most 45% busy (bound 90%): the rate is the generator's");
 	in.rx_frames = 98.9e6;
 	expect(&in, "[]", NULL, NULL);
+	/* everything arrived, but the receiving CPU was saturated (a veth: the receiver
+	 * runs on the generator's CPU, which is always busy): the rate is the path's */
+	in.rx_frames = 100e6;
+	in.rx_cpu_busy = 0.90;
+	expect(&in, "[]", NULL, NULL);
+	in.rx_cpu_busy = 0.899;
+	expect(&in, "[\"generator-bound\"]", NULL, NULL);
+	in.rx_cpu_busy = -1;		/* no /proc/stat: cannot tell */
+	expect(&in, "[]", NULL, NULL);
+	in.rx_cpu_busy = 0.45;
 	in.gen_frames = -1;		/* no generator: never generator-bound */
 	in.rx_frames = 1e9;
 	expect(&in, "[]", NULL, NULL);
@@ -77,6 +88,40 @@ static void test_verdict_series(void **state)
 	expect(&in, "[\"debug-kernel\",\"unstable\",\"errors\"]", "debug-kernel",
 	       "kernel built with CONFIG_LOCKDEP, CONFIG_KASAN");
 	json_decref(debug);
+}
+
+/* Which CPUs count as the receiving side. */
+static void test_verdict_rx_cpus(void **state)
+{
+	const int cpu[] = { 0, 1, 2, 3 };
+	const double busy[] = { 1.0, 0.30, 0.95, 0.10 };
+	const int gen0[] = { 0 }, gen_all[] = { 0, 1, 2, 3 };
+	struct verdict_cpus in = { .cpu = cpu, .busy = busy, .n = 4 };
+	char names[64];
+
+	(void)state;
+	/* not pinned: any CPU may have received */
+	assert_true(verdict_rx_busy(&in, names, sizeof(names)) == 1.0);
+	assert_string_equal(names, "cpu0,cpu1,cpu2,cpu3");
+	/* a veth: the receiver runs on the generator's CPU */
+	in.gen_cpus = gen0;
+	in.n_gen = 1;
+	in.rx_on_gen_cpu = 1;
+	assert_true(verdict_rx_busy(&in, names, sizeof(names)) == 1.0);
+	assert_string_equal(names, "cpu0");
+	/* elsewhere: every CPU but the generator's */
+	in.rx_on_gen_cpu = 0;
+	assert_true(verdict_rx_busy(&in, names, sizeof(names)) == 0.95);
+	assert_string_equal(names, "cpu1,cpu2,cpu3");
+	/* the generator on every CPU: all of them */
+	in.gen_cpus = gen_all;
+	in.n_gen = 4;
+	assert_true(verdict_rx_busy(&in, names, sizeof(names)) == 1.0);
+	assert_string_equal(names, "cpu0,cpu1,cpu2,cpu3");
+	/* no CPU readings */
+	in.n = 0;
+	assert_true(verdict_rx_busy(&in, names, sizeof(names)) < 0);
+	assert_string_equal(names, "");
 }
 
 static void write_file(const char *path, const char *text)
@@ -130,6 +175,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_verdict_series),
+		cmocka_unit_test(test_verdict_rx_cpus),
 		cmocka_unit_test(test_verdict_cpustat),
 	};
 

@@ -1,0 +1,452 @@
+/* link.c - two-host plans and wiring discovery in the coordinator (docs/protocol.md,
+ * "Links"; docs/plans.md, "Two-host plans").
+ *
+ * Discovery: `link_discover` from a client sends every connected agent a `probe` with
+ * one nonce per port ("P-HOSTID-ROLE-RANDOM"); each answers with `probe_report`, the
+ * nonces its ports received. When all have answered (or LINK_PROBE_DEADLINE_MS passed)
+ * each received nonce names its sender's (host, port): a nonce from another host is a
+ * link. The links replace the stored ones in one transaction (store_link.h) and the
+ * client gets them. One discovery at a time.
+ *
+ * Pairs: a plan with `link` is submitted as two jobs per plan job, one per host (same
+ * run and seq, spec "pair" with the host's role). A pair job is dispatched only when the
+ * other host is connected and idle (or already running the partner); each side prepares
+ * and says `ready`; when both have, both get `go`. A side whose job fails before the
+ * barrier makes the other side's `go` an abort.
+ *
+ * Runs on the coordinator's loop thread, like coord.c.
+ */
+#include "coord_priv.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zmq.h>
+
+#include "log.h"
+#include "plan.h"
+#include "sched.h"
+#include "store_link.h"
+#include "util.h"
+
+#define LINK_PROBE_DEADLINE_MS 3000
+#define LINK_PROBE_LISTEN_MS 1000
+#define LINK_PROBE_SEND_AFTER_MS 300
+
+struct coord_probe {
+	int64_t id;
+	unsigned char rid[PROTO_MAX_IDENTITY];	/* the client's */
+	size_t rid_len;
+	int64_t deadline_mono;
+	int expected, got;
+	json_t *senders;		/* nonce -> {"host_id", "host", "port"} */
+	json_t *reports;		/* [{"host_id", "host", "received"}] */
+	json_t *waiting;		/* host names that have not reported */
+};
+
+static int64_t probe_seq;
+
+static int send_to(struct coord *c, struct coord_agent *a, const json_t *msg)
+{
+	int err = proto_send_to(c->agents_sock, a->rid, a->rid_len, msg, ZMQ_DONTWAIT);
+
+	if (!err)
+		a->last_send_mono = util_mono_ms();
+	return err;
+}
+
+static void probe_free(struct coord_probe **pp)
+{
+	struct coord_probe *p = *pp;
+
+	if (!p)
+		return;
+	json_decref(p->senders);
+	json_decref(p->reports);
+	json_decref(p->waiting);
+	free(p);
+	*pp = NULL;
+}
+
+static void reply_client(struct coord *c, const void *id, size_t id_len, json_t *msg)
+{
+	if (!msg)
+		return;
+	if (proto_send_to(c->clients_sock, id, id_len, msg, ZMQ_DONTWAIT))
+		pr_debug("cannot send '%s' to a client", proto_msg_type(msg));
+	json_decref(msg);
+}
+
+void coord_link_discover(struct coord *c, const void *id, size_t id_len)
+{
+	struct coord_probe *p;
+	struct coord_agent *a;
+
+	if (c->probe) {
+		reply_client(c, id, id_len, proto_error_new("link_discover",
+							    "a link discovery is already running"));
+		return;
+	}
+	p = calloc(1, sizeof(*p));
+	if (!p || !(p->senders = json_object()) || !(p->reports = json_array()) ||
+	    !(p->waiting = json_array())) {
+		probe_free(&p);
+		reply_client(c, id, id_len, proto_error_new("link_discover", "out of memory"));
+		return;
+	}
+	p->id = ++probe_seq;
+	memcpy(p->rid, id, id_len);
+	p->rid_len = id_len;
+	p->deadline_mono = util_mono_ms() + LINK_PROBE_DEADLINE_MS;
+	for (a = c->agents; a; a = a->next) {
+		json_t *msg, *nonces = json_object(), *port;
+		size_t i;
+
+		if (!a->connected || !nonces) {
+			json_decref(nonces);
+			continue;
+		}
+		json_array_foreach(json_object_get(a->inventory, "ports"), i, port) {
+			const char *role = proto_get_str(port, "role", NULL);
+			char nonce[64];
+
+			if (!role || strlen(role) > 16)
+				continue;
+			snprintf(nonce, sizeof(nonce), "%lld-%lld-%s-%08x", (long long)p->id,
+				 (long long)a->host_id, role, (unsigned)random());
+			json_object_set_new(nonces, role, json_string(nonce));
+			json_object_set_new(p->senders, nonce,
+					    json_pack("{s:I, s:s, s:s}", "host_id",
+						      (json_int_t)a->host_id, "host", a->name,
+						      "port", role));
+		}
+		msg = proto_msg_new("probe");
+		if (msg && !json_object_set_new(msg, "probe", json_integer(p->id)) &&
+		    !json_object_set_new(msg, "nonces", nonces) &&
+		    !json_object_set_new(msg, "send_after_ms", json_integer(LINK_PROBE_SEND_AFTER_MS)) &&
+		    !json_object_set_new(msg, "listen_ms", json_integer(LINK_PROBE_LISTEN_MS)) &&
+		    !send_to(c, a, msg)) {
+			p->expected++;
+			json_array_append_new(p->waiting, json_string(a->name));
+		} else {
+			pr_warn("link discovery: cannot send a probe to '%s'", a->name);
+		}
+		json_decref(msg);
+	}
+	if (!p->expected) {
+		probe_free(&p);
+		reply_client(c, id, id_len, proto_error_new("link_discover",
+							    "no agent is connected"));
+		return;
+	}
+	pr_info("link discovery %lld: probing %d hosts", (long long)p->id, p->expected);
+	c->probe = p;
+}
+
+/* Match the reports' nonces to their senders, store the links, answer the client. */
+static void probe_finish(struct coord *c)
+{
+	struct coord_probe *p = c->probe;
+	struct store_link *links = NULL;
+	json_t *rep, *reply = NULL, *stored;
+	size_t i, n_links = 0, cap = 0, k;
+	int same_host = 0, err;
+
+	json_array_foreach(p->reports, i, rep) {
+		const char *role;
+		json_t *nonces;
+
+		json_object_foreach(json_object_get(rep, "received"), role, nonces) {
+			json_t *nonce;
+
+			json_array_foreach(nonces, k, nonce) {
+				const json_t *from = json_object_get(p->senders,
+								     json_string_value(nonce) ?: "");
+				int64_t host = proto_get_int(rep, "host_id", 0);
+
+				if (!from)
+					continue;	/* another discovery's, or garbage */
+				if (proto_get_int(from, "host_id", 0) == host) {
+					same_host++;
+					continue;
+				}
+				if (n_links == cap) {
+					struct store_link *m;
+
+					cap = cap ? cap * 2 : 8;
+					m = realloc(links, cap * sizeof(*links));
+					if (!m)
+						goto oom;
+					links = m;
+				}
+				links[n_links].host_a = proto_get_int(from, "host_id", 0);
+				links[n_links].port_a = proto_get_str(from, "port", "");
+				links[n_links].host_b = host;
+				links[n_links].port_b = role;
+				n_links++;
+			}
+		}
+	}
+	err = store_links_replace(c->store, links, (int)n_links, util_wall_ms());
+	if (err) {
+		reply = proto_error_new("link_discover", "%s", store_link_errmsg());
+		goto out;
+	}
+	stored = store_query_links(c->store);
+	if (!stored) {
+		reply = proto_error_new("link_discover", "%s", store_link_errmsg());
+		goto out;
+	}
+	reply = proto_msg_new("links");
+	if (reply) {
+		json_object_set_new(reply, "links", stored);
+		json_object_set_new(reply, "probed", json_integer(p->expected));
+		json_object_set(reply, "missing", p->waiting);
+		json_object_set_new(reply, "same_host", json_integer(same_host));
+	} else {
+		json_decref(stored);
+	}
+	pr_info("link discovery %lld: %zu links, %d of %d hosts reported", (long long)p->id,
+		json_array_size(stored), p->got, p->expected);
+	goto out;
+oom:
+	reply = proto_error_new("link_discover", "out of memory");
+out:
+	free(links);
+	reply_client(c, p->rid, p->rid_len, reply);
+	probe_free(&c->probe);
+}
+
+void coord_link_report(struct coord *c, struct coord_agent *a, const json_t *msg)
+{
+	struct coord_probe *p = c->probe;
+	json_t *name;
+	size_t i;
+
+	if (!p || proto_get_int(msg, "probe", 0) != p->id) {
+		pr_debug("late probe report from '%s'", a->name);
+		return;
+	}
+	json_array_foreach(p->waiting, i, name) {
+		if (!strcmp(json_string_value(name), a->name))
+			break;
+	}
+	if (i == json_array_size(p->waiting))
+		return;		/* a second report */
+	json_array_remove(p->waiting, i);
+	if (json_object_get(msg, "error"))
+		pr_warn("link discovery: '%s': %s", a->name, proto_get_str(msg, "error", ""));
+	json_array_append_new(p->reports, json_pack("{s:I, s:s, s:O}", "host_id",
+						    (json_int_t)a->host_id, "host", a->name,
+						    "received", json_object_get(msg, "received")));
+	if (++p->got >= p->expected)
+		probe_finish(c);
+}
+
+void coord_link_tick(struct coord *c)
+{
+	if (c->probe && util_mono_ms() >= c->probe->deadline_mono)
+		probe_finish(c);
+}
+
+void coord_link_release(struct coord *c)
+{
+	probe_free(&c->probe);
+}
+
+json_t *coord_link_list(struct coord *c, const json_t *msg)
+{
+	json_t *links = store_query_links(c->store), *r;
+
+	(void)msg;
+	if (!links)
+		return proto_error_new("link_list", "%s", store_link_errmsg());
+	r = proto_msg_new("links");
+	if (!r || json_object_set_new(r, "links", links)) {
+		json_decref(r);
+		return NULL;
+	}
+	return r;
+}
+
+/* --- pairs --- */
+
+static struct coord_agent *agent_of_host(struct coord *c, int64_t host_id)
+{
+	struct coord_agent *a;
+
+	for (a = c->agents; a; a = a->next)
+		if (a->host_id == host_id)
+			return a;
+	return NULL;
+}
+
+bool coord_link_may_dispatch(struct coord *c, struct coord_agent *a, int64_t job,
+			     const json_t *spec, struct coord_agent **peer)
+{
+	int64_t partner, host;
+	struct coord_agent *b;
+
+	*peer = NULL;
+	if (!json_object_get(spec, "pair"))
+		return true;
+	if (store_job_partner(c->store, job, &partner, &host)) {
+		pr_warn("job %lld: %s", (long long)job, store_link_errmsg());
+		return true;	/* let it run: it fails at its barrier with a clear error */
+	}
+	b = agent_of_host(c, host);
+	if (!b || !b->connected || (b->job_id && b->job_id != partner))
+		return false;
+	*peer = b;
+	return true;
+}
+
+static void send_go(struct coord *c, struct coord_agent *a, int64_t job, const char *abort)
+{
+	json_t *go = proto_msg_new("go");
+
+	if (go && !json_object_set_new(go, "job", json_integer(job)) &&
+	    (!abort || !json_object_set_new(go, "abort", json_string(abort))))
+		send_to(c, a, go);
+	json_decref(go);
+	a->go_job = job;
+	a->ready_job = 0;
+}
+
+void coord_link_ready(struct coord *c, struct coord_agent *a, const json_t *msg)
+{
+	long long job = proto_get_int(msg, "job", 0);
+	int64_t partner, host;
+	struct coord_agent *b;
+	char state[16] = "";
+
+	if (job < 1 || store_job_partner(c->store, job, &partner, &host)) {
+		pr_warn("agent '%s': ready for job %lld, which is not one side of a pair",
+			a->name, job);
+		send_go(c, a, job, "the coordinator knows no pair for this job");
+		return;
+	}
+	a->ready_job = job;
+	b = agent_of_host(c, host);
+	if (!store_job_state(c->store, partner, state) && !strcmp(state, "failed")) {
+		send_go(c, a, job, "the other side of the pair failed");
+		return;
+	}
+	if (!b || b->ready_job != partner) {
+		pr_debug("job %lld on '%s' ready; waiting for job %lld", job, a->name,
+			 (long long)partner);
+		return;
+	}
+	pr_info("jobs %lld on '%s' and %lld on '%s' ready: go", job, a->name,
+		(long long)partner, b->name);
+	send_go(c, a, job, NULL);
+	send_go(c, b, partner, NULL);
+}
+
+void coord_link_result(struct coord *c, struct coord_agent *a, int64_t job, bool failed,
+		       const char *error)
+{
+	int64_t partner, host;
+	struct coord_agent *b;
+	char why[512];
+
+	if (a->ready_job == job)
+		a->ready_job = 0;
+	if (!failed || store_job_partner(c->store, job, &partner, &host))
+		return;
+	b = agent_of_host(c, host);
+	if (!b || !b->connected || b->job_id != partner || b->go_job == partner)
+		return;
+	snprintf(why, sizeof(why), "job %lld on '%s' failed: %s", (long long)job, a->name,
+		 error ? error : "no reason given");
+	pr_info("pair of job %lld aborted: %s", (long long)partner, why);
+	send_go(c, b, partner, why);
+}
+
+/* --- submit --- */
+
+int coord_link_choose(struct coord *c, const struct plan *plan, const json_t *names,
+		      struct coord_agent **gen, struct coord_agent **dut, char *err,
+		      size_t err_len)
+{
+	struct plan match_only = *plan;
+	json_t *links = store_query_links(c->store), *l;
+	int64_t best = -1;
+	size_t i;
+	int o;
+
+	*gen = *dut = NULL;
+	if (!links) {
+		snprintf(err, err_len, "%s", store_link_errmsg());
+		return -EIO;
+	}
+	match_only.n_ports = 0;		/* each host has only its end of the link */
+	json_array_foreach(links, i, l) {
+		for (o = 0; o < 2; o++) {
+			const char *pg = proto_get_str(l, o ? "port_b" : "port_a", "");
+			const char *pd = proto_get_str(l, o ? "port_a" : "port_b", "");
+			struct coord_agent *g = agent_of_host(c, proto_get_int(l, o ? "host_b_id" :
+									       "host_a_id", 0));
+			struct coord_agent *d = agent_of_host(c, proto_get_int(l, o ? "host_a_id" :
+									       "host_b_id", 0));
+			int64_t pg_n = 0, pd_n = 0;
+
+			if (strcmp(pg, plan->link_generator) || strcmp(pd, plan->link_dut) ||
+			    !g || !d || !g->connected || !d->connected)
+				continue;
+			if (names && (!json_is_array(names) || json_array_size(names) != 2 ||
+				      strcmp(json_string_value(json_array_get(names, 0)) ?: "", g->name) ||
+				      strcmp(json_string_value(json_array_get(names, 1)) ?: "", d->name)))
+				continue;
+			if (!names && (!sched_host_matches(&match_only, g->inventory, NULL, 0) ||
+				       !sched_host_matches(&match_only, d->inventory, NULL, 0)))
+				continue;
+			store_host_pending(c->store, g->host_id, &pg_n);
+			store_host_pending(c->store, d->host_id, &pd_n);
+			if (best < 0 || pg_n + pd_n < best) {
+				best = pg_n + pd_n;
+				*gen = g;
+				*dut = d;
+			}
+		}
+	}
+	if (!*gen) {
+		snprintf(err, err_len, "no discovered link fits plan '%s' (link generator %s, dut %s%s; %zu links stored%s)",
+			 plan->name, plan->link_generator, plan->link_dut,
+			 names ? ", hosts GENERATOR,DUT as given" : "", json_array_size(links),
+			 json_array_size(links) ? ", none with both hosts connected and matching" :
+			 ": run 'bpflab link discover'");
+		json_decref(links);
+		return -ENOENT;
+	}
+	json_decref(links);
+	return 0;
+}
+
+int coord_link_split(const struct plan_job *jobs, int n, const char *gen, const char *dut,
+		     struct plan_job **out)
+{
+	struct plan_job *pj = calloc((size_t)n * 2 + 1, sizeof(*pj));
+	int i, k;
+
+	*out = NULL;
+	if (!pj)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		for (k = 0; k < 2; k++) {
+			struct plan_job *j = &pj[2 * i + k];
+
+			*j = jobs[i];
+			j->point_values = json_incref(jobs[i].point_values);
+			j->spec = plan_pair_spec(jobs[i].spec, k ? "dut" : "generator",
+						 k ? gen : dut);
+			if (!j->spec) {
+				plan_jobs_free(pj, 2 * i + k + 1);
+				return -ENOMEM;
+			}
+		}
+	}
+	*out = pj;
+	return 0;
+}

@@ -1,0 +1,44 @@
+/* store_link.h - the lab's wiring and two-host job pairs in the store (schema
+ * 006_links.sql, docs/store.md "links").
+ *
+ * Used by the coordinator (coordinator/link.c: discovery, submit of a two-host plan, the
+ * barrier) and by the CLI with --db. Runs on the store's connection (store_db), in the
+ * store's thread. Errors return -errno with the reason in store_link_errmsg().
+ */
+#ifndef BPFLAB_STORE_LINK_H
+#define BPFLAB_STORE_LINK_H
+
+#include <jansson.h>
+#include <stdint.h>
+
+#include "store.h"
+
+/* One discovered link: port PORT_A of host HOST_A receives what PORT_B of HOST_B sends,
+ * and the other way round. */
+struct store_link {
+	int64_t host_a;
+	const char *port_a;
+	int64_t host_b;
+	const char *port_b;
+};
+
+/* Replace every stored link by the N of LINKS (each stored once, lower end first), all
+ * in one transaction, at NOW_MS. Returns 0 or -errno. */
+int store_links_replace(struct store *store, const struct store_link *links, int n,
+			int64_t now_ms);
+/* The stored links: a new array of {"id", "host_a", "port_a", "host_b", "port_b",
+ * "host_a_id", "host_b_id", "discovered_ms"} (host names), by id; NULL with errno. */
+json_t *store_query_links(struct store *store);
+
+/* The other job of JOB_ID's pair (same run and seq, the other host, both with a "pair"
+ * spec) into *PARTNER and its host into *HOST. Returns 0, -ENOENT when JOB_ID is not one
+ * side of a pair, or -errno. */
+int store_job_partner(struct store *store, int64_t job_id, int64_t *partner, int64_t *host);
+/* The state of job JOB_ID (queued, running, done, failed) into STATE (16 bytes). Returns
+ * 0, -ENOENT or -errno. */
+int store_job_state(struct store *store, int64_t job_id, char state[16]);
+
+/* The last error of these functions. */
+const char *store_link_errmsg(void);
+
+#endif

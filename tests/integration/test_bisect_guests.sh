@@ -1,0 +1,95 @@
+#!/bin/bash
+# test_bisect_guests.sh - a bisection over real kernels, end to end (docs/bisect.md):
+# six Debian cloud kernels, oldest first, where the XDP program's cost changes at a known
+# point: 58 guest instructions per run on every 6.1 kernel, 62 on 6.12 (docs/kernels.md),
+# so the first bad kernel is 6.12.117 and its good neighbour 6.1.0-53. The lab starts
+# with no host at all; `bisect step` finds no stored results, asks the lab's kernel
+# provider (`lab/lab guest-up --max 3`) for a guest with the kernel it needs, submits the
+# quickstart plan (drop only, short traffic, 5 repetitions) to it through the coordinator,
+# waits, and records the step. Checks: the result names the first bad kernel and its
+# good neighbour, the confirmation agrees, every step is stored (`bisect log`), at most 3
+# guests ran at once, and at most log2(6)+2 kernels were measured plus the confirmation.
+# Prints the time of every step and the whole test.
+#
+# Skips (exit 0, "skipped: ...") when BPFLAB_SKIP_GUESTS=1, when the guest packages
+# cannot be installed, or when the kernel packages cannot be fetched. Kernels are cached
+# in $BPFLAB_KERNEL_CACHE (default /var/cache/bpflab/kernels) between runs.
+skip() { echo "skipped: $*"; exit 0; }
+[ "${BPFLAB_SKIP_GUESTS:-0}" = 1 ] && skip "BPFLAB_SKIP_GUESTS=1"
+. "$(dirname "$0")/lib.sh"
+bin=${BPFLAB_BIN:-$bin}
+bpflab="$bin/bpflab"
+t_start=$(date +%s)
+kernels=(6.1.0-47-cloud-amd64 6.1.0-48-cloud-amd64 6.1.0-49-cloud-amd64 6.1.0-50-cloud-amd64
+	6.1.0-53-cloud-amd64 6.12.117+deb12-cloud-amd64)
+good=${kernels[0]}
+bad=${kernels[5]}
+want_bad=6.12.117+deb12-cloud-amd64
+want_good=6.1.0-53-cloud-amd64
+
+sh "$top/scripts/deps.sh" guests >/dev/null 2>&1 || skip "cannot install the guest packages (sh scripts/deps.sh guests)"
+timeout 300 "$top/lab/kernels" fetch "${kernels[@]}" >/dev/null || skip "cannot fetch kernels '${kernels[*]}'"
+
+tmp=$(mktemp -d /tmp/bpflab-it-XXXXXX)
+cleanup_later "$tmp"
+printf '%s\n' "# oldest first" "${kernels[@]}" > "$tmp/kernels"
+# a lab with a coordinator and no namespace host: every host is a guest the provider boots
+lab_stop
+"$top/lab/lab" up 0 --kernels "$good" --name "$LAB_NAME" --subnet "$LAB_SUBNET" >/dev/null
+# g1 (the good end) came up with the lab; the provider boots the rest on demand
+. "$BPFLAB_LAB_DIR/env"
+export BPFLAB_COORDINATOR BPFLAB_KEY BPFLAB_SERVER_KEY
+export BPFLAB_KERNEL_PROVIDER="$top/lab/lab guest-up --name $LAB_NAME --subnet $LAB_SUBNET --max 3"
+export BPFLAB_GUEST_TIMEOUT=${BPFLAB_GUEST_TIMEOUT:-150}
+b() { "$bpflab" --db "$LAB_DB" --bpf-dir "$top/build/bpf" bisect "$@"; }
+
+# the quickstart plan, drop only, short: 5 x 1 jobs per kernel
+b start --plan "$top/plans/quickstart.yaml" \
+	--metric prog.ns_per_run --variant drop --kernels "$tmp/kernels" --good "$good" --bad "$bad" \
+	--timing icount -s traffic.duration=300ms -s traffic.warmup=100ms \
+	-s 'variants={drop: [{port: b, hook: xdp, mode: native, object: xdp_basic.bpf.o, program: xdp_drop}]}' ||
+	{ fail "bisect start over ${#kernels[@]} kernels"; finish; }
+ok "bisect start over ${#kernels[@]} kernels"
+
+max_guests=0
+guests_running() { pgrep -f "[q]emu-system.*bpflab-lab-$LAB_NAME/" | wc -l; }
+for ((i = 1; i <= 12; i++)); do
+	state=$(sqlite3 "$LAB_DB" "SELECT state FROM bisect_sessions ORDER BY id DESC LIMIT 1")
+	[ "$state" = active ] || break
+	t0=$(date +%s)
+	if ! timeout 600 "$bpflab" --db "$LAB_DB" --bpf-dir "$top/build/bpf" bisect step > "$tmp/step.out" 2> "$tmp/step.err"; then
+		cat "$tmp/step.out" "$tmp/step.err"
+		fail "bisect step $i"
+		break
+	fi
+	n=$(guests_running)
+	[ "$n" -gt "$max_guests" ] && max_guests=$n
+	echo "step $i ($(($(date +%s) - t0)) s, $n guests running):"
+	sed 's/^/    /' "$tmp/step.out"
+	grep -E "submitted|stopped guest|up in" "$tmp/step.err" | sed 's/^/    /' || true
+done
+
+b log | tee "$tmp/log.txt"
+b status | tee "$tmp/status.txt"
+check "session is done" test "$(sqlite3 "$LAB_DB" "SELECT state FROM bisect_sessions ORDER BY id DESC LIMIT 1")" = done
+check "first bad kernel is '$want_bad'" grep -q "first bad kernel: '$want_bad' (good neighbour '$want_good')" "$tmp/status.txt"
+check "the confirmation agrees" grep -q "confirmation agrees" "$tmp/status.txt"
+res=$(sqlite3 "$LAB_DB" "SELECT json_extract(result, '$.first_bad') || ' ' || json_extract(result, '$.good') FROM bisect_sessions ORDER BY id DESC LIMIT 1")
+check "stored result names '$want_bad' and '$want_good' ($res)" test "$res" = "$want_bad $want_good"
+steps=$(sqlite3 "$LAB_DB" "SELECT count(*) FROM bisect_steps")
+kmeasured=$(sqlite3 "$LAB_DB" "SELECT count(DISTINCT kernel) FROM bisect_steps WHERE verdict != 'confirm'")
+check "steps stored ($steps), $kmeasured kernels measured (at most log2(6)+2 = 5)" test "$kmeasured" -le 5 -a "$steps" -ge 4
+nruns=$(sqlite3 "$LAB_DB" "SELECT count(*) FROM runs")
+check "every step's run went through the coordinator ($nruns runs, every step has one)" \
+	test "$(sqlite3 "$LAB_DB" "SELECT count(*) FROM bisect_steps WHERE runs = '[]'")" = 0
+echo "prog.ns_per_run under icount per kernel (guest instructions per run):"
+sqlite3 "$LAB_DB" "SELECT e.kernel_release, count(*), printf('%.3f', min(s.value)), printf('%.3f', max(s.value))
+	FROM samples s JOIN jobs j ON j.id = s.job_id JOIN host_envs e ON e.id = j.env_id
+	WHERE s.metric = 'prog.ns_per_run' AND s.seq IS NULL GROUP BY 1 ORDER BY 1" | column -t -s '|'
+check "at most 3 guests ran at once (seen $max_guests)" test "$max_guests" -le 3
+
+lab_stop
+no_guest_processes() { ! pgrep -f "[q]emu-system.*bpflab-lab-$LAB_NAME/|[v]irtiofsd.*bpflab-lab-$LAB_NAME/" >/dev/null; }
+check "no QEMU or virtiofsd of the lab is left" no_guest_processes
+echo "whole test: $(($(date +%s) - t_start)) s"
+finish
