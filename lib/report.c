@@ -44,7 +44,7 @@ static const struct {
 	const char *meaning;
 } verdict_marks[] = {
 	{ "debug-kernel", '#', "measured on a kernel with debug options that spoil measurements" },
-	{ "generator-bound", '^', "the receiver got all the generator sent: the rate is the generator's" },
+	{ "generator-bound", '^', "the receiver got all the generator sent with CPU to spare: the rate is the generator's" },
 	{ "unstable", '*', "the per-second rates varied beyond the bound" },
 	{ "errors", '!', "XDP redirect errors or exceptions were seen" },
 };

@@ -444,7 +444,7 @@ static void test_report_verdicts(void **state)
 		"variant  port  results-1 results-2 results-3     mean ± spread\n"
 		"drop     b        19.86M  19.91M^*    20.03M   19.93M ± 0.09M\n"
 		"pass     b         3.12M     3.10M    3.15M!    3.12M ± 0.03M\n"
-		"^ generator-bound: the receiver got all the generator sent: the rate is the generator's\n"
+		"^ generator-bound: the receiver got all the generator sent with CPU to spare: the rate is the generator's\n"
 		"* unstable: rx_pps varied 12% (bound 5%)\n"
 		"! errors: XDP redirect errors or exceptions were seen\n");
 	rows = json_object_get(section(rep, 0, 0), "rows");
@@ -518,7 +518,7 @@ static void test_report_grid(void **state)
 		"Version    | Test                   | Generic | Native | Native + 2nd xdp_prog\n"
 		"6.18.44    | xdp-redirect-map on h1 | 2.0M    | 9.1M   | 8.0M\n"
 		"5.10.0-rc6 | xdp-redirect-map on h2 | 1.0M    | 4.6M^  | 4.0M\n"
-		"^ generator-bound: the receiver got all the generator sent: the rate is the generator's\n");
+		"^ generator-bound: the receiver got all the generator sent with CPU to spare: the rate is the generator's\n");
 	cell = json_array_get(json_object_get(json_array_get(json_object_get(f, "rows"), 0),
 					      "cells"), 1);
 	assert_near(num(cell, "mean"), 9.1e6, 1e-6);
