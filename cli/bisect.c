@@ -355,41 +355,6 @@ static int host_with_kernel(const char *provider, const char *kernel, char *out,
 	return -ENOENT;
 }
 
-/* The submit message for plan FILE as CP holds it (as `run submit` makes it), on HOSTS. */
-static json_t *submit_msg(const char *file, const struct cli_plan *cp, const json_t *hosts)
-{
-	json_t *msg = proto_msg_new("submit"), *objs = json_object();
-	int i;
-
-	if (!msg || !objs ||
-	    json_object_set_new(msg, "plan_file", json_string(file)) ||
-	    json_object_set_new(msg, "plan_text", json_stringn(cp->plan->text,
-							       cp->plan->text_len)) ||
-	    json_object_set(msg, "overrides", cp->overrides) ||
-	    json_object_set(msg, "hosts", (json_t *)hosts))
-		goto fail;
-	for (i = 0; i < cp->objs.n; i++) {
-		const struct plan_object *o = &cp->objs.objs[i];
-		char *data = util_base64_encode(o->data, o->len);
-
-		if (!data || json_object_set_new(objs, o->name,
-						 json_pack("{s:s, s:s}", "sha256", o->sha256,
-							   "data", data))) {
-			free(data);
-			goto fail;
-		}
-		free(data);
-	}
-	if (json_object_set_new(msg, "objects", objs))
-		goto fail_msg;
-	return msg;
-fail:
-	json_decref(objs);
-fail_msg:
-	json_decref(msg);
-	return NULL;
-}
-
 /* Submit plan FILE with OVERRIDES (may be NULL) and repeat=REPS on exactly HOSTS, wait
  * for the run (at most BISECT_RUN_WAIT_S) and put its id in *RUN. A run that ends with
  * failed jobs still returns 0 (its done jobs count). Returns 0 or an exit status after
@@ -413,7 +378,7 @@ static int submit_wait(const char *file, const json_t *overrides, unsigned int r
 	ret = cli_plan_prepare(file, &cp);
 	if (ret)
 		goto out;
-	msg = submit_msg(file, &cp, hosts);
+	msg = cli_submit_msg(file, &cp, hosts);
 	if (!msg) {
 		ret = cli_error("out of memory");
 		goto out;

@@ -177,6 +177,10 @@ struct cli_plan {
  * not validate, CLI_EXIT_FAIL when it cannot be read; 0 on success. */
 int cli_plan_prepare(const char *file, struct cli_plan *cp);
 void cli_plan_release(struct cli_plan *cp);
+/* A `submit` request for the prepared plan CP read from FILE, restricted to HOSTS (an
+ * array of host names, or NULL for the plan's own selection): plan text, overrides and
+ * every object's bytes. New reference, or NULL on ENOMEM. */
+json_t *cli_submit_msg(const char *file, const struct cli_plan *cp, const json_t *hosts);
 /* Options shared by the commands that take a plan: -s KEY=VALUE appends to OVERRIDES (a
  * JSON array passed as CTX). */
 int cli_plan_opt(int opt, const char *arg, void *ctx);

@@ -14,7 +14,7 @@
 #include "proto.h"
 #include "util.h"
 
-static json_t *submit_msg(const char *file, const struct cli_plan *cp)
+json_t *cli_submit_msg(const char *file, const struct cli_plan *cp, const json_t *hosts)
 {
 	json_t *msg = proto_msg_new("submit"), *objs = json_object();
 	int i;
@@ -23,7 +23,8 @@ static json_t *submit_msg(const char *file, const struct cli_plan *cp)
 	    json_object_set_new(msg, "plan_file", json_string(file)) ||
 	    json_object_set_new(msg, "plan_text", json_stringn(cp->plan->text,
 							       cp->plan->text_len)) ||
-	    json_object_set(msg, "overrides", cp->overrides))
+	    json_object_set(msg, "overrides", cp->overrides) ||
+	    (hosts && json_object_set(msg, "hosts", (json_t *)hosts)))
 		goto fail;
 	for (i = 0; i < cp->objs.n; i++) {
 		const struct plan_object *o = &cp->objs.objs[i];
@@ -172,11 +173,7 @@ static int do_submit(int argc, char **argv)
 	ret = cli_plan_prepare(file, &cp);
 	if (ret)
 		goto out;
-	msg = submit_msg(file, &cp);
-	if (msg && o.hosts && json_object_set(msg, "hosts", o.hosts)) {
-		json_decref(msg);
-		msg = NULL;
-	}
+	msg = cli_submit_msg(file, &cp, o.hosts);
 	if (!msg) {
 		ret = cli_error("out of memory");
 		goto out;

@@ -151,7 +151,8 @@ enum stats_kind stats_kind_for_unit(const char *unit)
 	len = strlen(unit);
 	if (!strcasecmp(unit, "rate") || !strcasecmp(unit, "hz") ||
 	    (len > 2 && !strcasecmp(unit + len - 2, "/s")) ||
-	    (len > 2 && !strcasecmp(unit + len - 2, "ps")))
+	    (len > 2 && !strcasecmp(unit + len - 2, "ps")) ||
+	    (len > 6 && !strcasecmp(unit + len - 6, "/Ginsn")))
 		return STATS_KIND_RATE;
 	return STATS_KIND_OTHER;
 }

@@ -62,7 +62,7 @@ enum stats_kind {
 };
 
 /* The kind of a metric from its unit: "pps", "bps", anything ending in "ps" or "/s",
- * "rate", "hz" -> RATE; "ns", "us", "ms", "s", "cycles", "insns", "time" -> TIME (case
+ * "rate", "hz", and per-instruction rates of icount guests ("pkt/Ginsn") -> RATE; "ns", "us", "ms", "s", "cycles", "insns", "time" -> TIME (case
  * does not matter); NULL or anything else -> OTHER. */
 enum stats_kind stats_kind_for_unit(const char *unit);
 /* "rate", "time" or "other". */

@@ -7,7 +7,12 @@ bin="$top/build/bin"
 bpflab="$bin/bpflab"
 LAB_NAME=${LAB_NAME:-t$$}
 LAB_NAME=${LAB_NAME:0:8}
-LAB_SUBNET=${LAB_SUBNET:-$((100 + $$ % 100))}
+# a management subnet no other lab on this machine uses (198.18.K.1 on a bridge)
+if [ -z "${LAB_SUBNET:-}" ]; then
+	for k in $(seq $((100 + $$ % 100)) 254) $(seq 100 254); do
+		ip -4 -o addr show 2>/dev/null | grep -q " 198\.18\.$k\.1/" || { LAB_SUBNET=$k; break; }
+	done
+fi
 export BPFLAB_LAB_DIR="/tmp/bpflab-lab-$LAB_NAME"
 LAB_DB="$BPFLAB_LAB_DIR/bpflab.db"
 failures=0

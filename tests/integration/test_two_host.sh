@@ -22,7 +22,7 @@ check "rediscovery replaces the links" [ "$(sql "SELECT count(*) FROM links")" =
 run=$(sql "SELECT max(id) FROM runs")
 check "run done" [ "$(sql "SELECT state FROM runs WHERE id = $run")" = done ]
 check "four jobs, two per host" [ "$(sql "SELECT group_concat(n) FROM (SELECT count(*) n FROM jobs WHERE run_id = $run GROUP BY host_id)")" = "2,2" ]
-check "h1 is the generator, h2 the dut" [ "$(sql "SELECT group_concat(h.name || '=' || json_extract(j.spec, '$.pair.role'), ' ') FROM (SELECT DISTINCT host_id, spec FROM jobs WHERE run_id = $run) j JOIN hosts h ON h.id = j.host_id ORDER BY 1")" != "" ]
+check "h1 is the generator, h2 the dut" [ "$(sql "SELECT group_concat(x, ' ') FROM (SELECT DISTINCT h.name || '=' || json_extract(j.spec, '$.pair.role') x FROM jobs j JOIN hosts h ON h.id = j.host_id WHERE j.run_id = $run ORDER BY 1)")" = "h1=generator h2=dut" ]
 roles=$("$bpflab" -j result show "$run" | jq -r '[.hosts[] | "\(.name)=\(.role)"] | sort | join(" ")')
 check "result names the roles ($roles)" [ "$roles" = "h1=generator h2=dut" ]
 "$bpflab" result show "$run"
@@ -37,9 +37,13 @@ for v in drop pass; do
 done
 check "the barrier said go twice" [ "$(grep -c 'ready: go' "$BPFLAB_LAB_DIR/bpflabd.log")" = 2 ]
 
-# a plan with a link but no fitting link (ports swapped) is refused with a clear error
-err=$("$bpflab" run submit "$top/plans/two-host-forward.yaml" -s link.generator=y -s link.dut=x \
-	-s traffic.from=y -s 'variants.drop=[{port: x, object: xdp_basic.bpf.o, program: xdp_drop}]' 2>&1 || true)
+# a plan whose link (a to b) no discovery found between two hosts is refused, clearly
+bad=$(mktemp /tmp/bpflab-two-host-XXXXXX.yaml)
+cleanup_later "$bad"
+sed -e 's/link: {generator: x, dut: y}/link: {generator: a, dut: b}/' -e 's/ports: \[x, y\]/ports: [a, b]/' \
+	-e 's/from: x/from: a/' -e 's/port: y/port: b/' "$top/plans/two-host-forward.yaml" > "$bad"
+err=$("$bpflab" run submit "$bad" 2>&1 || true)
 echo "$err"
-check "no fitting link is an error" grep -q "no discovered link fits" <<<"$err"
+check "no fitting link is an error" grep -q "no discovered link fits plan" <<<"$err"
+check "and nothing was stored" [ "$(sql "SELECT count(*) FROM runs")" = 1 ]
 finish

@@ -354,7 +354,7 @@ static void test_plan_bad_yaml(void **state)
 	for (i = 0; i < 31; i++)
 		strcat(deep, "]");
 	strcat(deep, "\n");
-	expect_error(deep, FILE_NAME ":1:1: unknown key 'a' in the plan (expected one of: name, description, hosts, ports, traffic, variants, matrix, repeat, metrics)");
+	expect_error(deep, FILE_NAME ":1:1: unknown key 'a' in the plan (expected one of: name, description, hosts, ports, traffic, variants, matrix, repeat, metrics, link)");
 	memmove(deep + 4, deep + 3, strlen(deep + 3) + 1);
 	deep[3] = '[';
 	strcpy(deep + strlen(deep) - 1, "]\n");
@@ -386,7 +386,7 @@ static void test_plan_bad_format(void **state)
 	(void)state;
 	/* keys */
 	expect_error(BASE "trafic: {}\n",
-		     FILE_NAME ":9:1: unknown key 'trafic' in the plan (expected one of: name, description, hosts, ports, traffic, variants, matrix, repeat, metrics)");
+		     FILE_NAME ":9:1: unknown key 'trafic' in the plan (expected one of: name, description, hosts, ports, traffic, variants, matrix, repeat, metrics, link)");
 	expect_error("name: x\nports: [a]\n", FILE_NAME ":1:1: missing required key 'traffic'");
 	expect_error("ports: [a]\n", FILE_NAME ":1:1: missing required key 'name'");
 	expect_error("name: x\nports: [a]\ntraffic: {from: a}\nvariants: {}\n",

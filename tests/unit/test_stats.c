@@ -322,6 +322,8 @@ static void test_stats_kind(void **state)
 	assert_int_equal(stats_kind_for_unit("pps"), STATS_KIND_RATE);
 	assert_int_equal(stats_kind_for_unit("Mpps"), STATS_KIND_RATE);
 	assert_int_equal(stats_kind_for_unit("Gbps"), STATS_KIND_RATE);
+	assert_int_equal(stats_kind_for_unit("pkt/Ginsn"), STATS_KIND_RATE);	/* icount guests */
+	assert_int_equal(stats_kind_for_unit("insns"), STATS_KIND_TIME);
 	assert_int_equal(stats_kind_for_unit("ops/s"), STATS_KIND_RATE);
 	assert_int_equal(stats_kind_for_unit("rate"), STATS_KIND_RATE);
 	assert_int_equal(stats_kind_for_unit("ns"), STATS_KIND_TIME);
