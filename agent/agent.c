@@ -47,6 +47,7 @@ struct agent {
 	char job_id_text[AGENT_ID_LEN];
 	atomic_int cancel;
 	atomic_int go;			/* two-host barrier: 1 go, -1 abort (job.h) */
+	char go_abort[512];		/* the abort's reason; written before go = -1 */
 };
 
 struct agent *agent_new(const struct agent_opts *opts)
@@ -247,6 +248,7 @@ static void *worker_main(void *arg)
 		.progress_ctx = a,
 		.cancel = &a->cancel,
 		.go = &a->go,
+		.go_abort = a->go_abort,
 	};
 	json_t *result;
 
@@ -389,6 +391,7 @@ static void on_job(struct agent *a, json_t *msg)
 	snprintf(a->job_id_text, sizeof(a->job_id_text), "%s", text);
 	atomic_store(&a->cancel, 0);
 	atomic_store(&a->go, 0);
+	a->go_abort[0] = '\0';
 	a->busy = true;
 	err = pthread_create(&a->worker, NULL, worker_main, a);
 	if (err) {
@@ -456,7 +459,11 @@ static void on_coord_msg(struct agent *a, json_t *msg)
 
 			if (abort)
 				pr_warn("job '%s': pair aborted: %s", id, abort);
-			atomic_store(&a->go, abort ? -1 : 1);
+			/* the first go counts: the worker may be reading go_abort already */
+			if (abort && !atomic_load(&a->go))
+				snprintf(a->go_abort, sizeof(a->go_abort), "%s", abort);
+			if (!atomic_load(&a->go))
+				atomic_store(&a->go, abort ? -1 : 1);
 		} else {
 			pr_info("go for job '%s', which is not running here", id);
 		}

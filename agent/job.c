@@ -887,7 +887,10 @@ static int barrier(struct job_ctx *c)
 			return -ECANCELED;
 	}
 	if (go < 0) {
-		snprintf(c->err, sizeof(c->err), "pair aborted: the other side failed before the barrier");
+		const char *why = c->opts->go_abort;
+
+		snprintf(c->err, sizeof(c->err), "pair aborted: %s",
+			 why && *why ? why : "the other side failed before the barrier");
 		return -ECONNABORTED;
 	}
 	pr_debug("job: go");

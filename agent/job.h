@@ -63,8 +63,11 @@ struct job_opts {
 	/* two-host plans: a spec with "pair" sends `ready` through PROGRESS after prepare
 	 * and waits until *GO is 1 (go) or -1 (abort) */
 	atomic_int *go;
+	/* with an abort: the coordinator's reason (may be NULL), written before *GO is set
+	 * to -1 and read only after, so that the failed job says why */
+	const char *go_abort;
 };
-#define job_opts__last_field go
+#define job_opts__last_field go_abort
 
 /* Run the job in MSG (borrowed). Returns a new "result" message; NULL only when out of
  * memory. Failures of the job itself are results with status "failed". */

@@ -380,8 +380,12 @@ static double direct_insert(int n_jobs, int per, bool per_job_tx)
 		sqlite3_exec(d, sql, NULL, NULL, NULL);
 	}
 	sqlite3_exec(d, "COMMIT", NULL, NULL, NULL);
-	sqlite3_prepare_v2(d, "INSERT INTO samples (job_id, metric, subject, value, unit, "
-			   "window, seq) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)", -1, &ins, NULL);
+	/* as lib/store.c does since schema 007: the series id once (the store caches it),
+	 * then one row of integers, a real and the unit per sample */
+	sqlite3_exec(d, "INSERT INTO series (id, metric, subject, window) "
+		     "VALUES (1, 'port.rx_pps', 'b', 'rate')", NULL, NULL, NULL);
+	sqlite3_prepare_v2(d, "INSERT INTO sample_values (job_id, series_id, seq, value, unit) "
+			   "VALUES (?1, ?2, ?3, ?4, ?5)", -1, &ins, NULL);
 	t0 = now_s();
 	if (!per_job_tx)
 		sqlite3_exec(d, "BEGIN IMMEDIATE", NULL, NULL, NULL);
@@ -390,12 +394,10 @@ static double direct_insert(int n_jobs, int per, bool per_job_tx)
 			sqlite3_exec(d, "BEGIN IMMEDIATE", NULL, NULL, NULL);
 		for (i = 0; i < per; i++) {
 			sqlite3_bind_int64(ins, 1, j);
-			sqlite3_bind_text(ins, 2, "port.rx_pps", -1, SQLITE_STATIC);
-			sqlite3_bind_text(ins, 3, "b", -1, SQLITE_STATIC);
+			sqlite3_bind_int64(ins, 2, 1);
+			sqlite3_bind_int64(ins, 3, i);
 			sqlite3_bind_double(ins, 4, 1000000.5 + i);
 			sqlite3_bind_text(ins, 5, "pps", -1, SQLITE_STATIC);
-			sqlite3_bind_text(ins, 6, "rate", -1, SQLITE_STATIC);
-			sqlite3_bind_int64(ins, 7, i);
 			if (sqlite3_step(ins) != SQLITE_DONE)
 				fprintf(stderr, "coordinator: insert: %s\n", sqlite3_errmsg(d));
 			sqlite3_reset(ins);

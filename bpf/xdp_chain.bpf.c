@@ -10,14 +10,9 @@
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
 
-#include "experiments_shared.h"
+#include "experiments_stats.bpf.h"
 
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, CHAIN_MAX);
-	__type(key, __u32);
-	__type(value, __u64);
-} stats SEC(".maps");
+EXPERIMENT_STATS(CHAIN_MAX)
 
 struct {
 	__uint(type, BPF_MAP_TYPE_DEVMAP);
@@ -25,14 +20,6 @@ struct {
 	__type(key, __u32);
 	__type(value, __u32);
 } tx_port SEC(".maps");
-
-static __always_inline void count(__u32 key)
-{
-	__u64 *c = bpf_map_lookup_elem(&stats, &key);
-
-	if (c)
-		(*c)++;
-}
 
 SEC("xdp")
 int xdp_tx_hop(struct xdp_md *ctx)

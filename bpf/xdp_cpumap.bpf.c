@@ -16,14 +16,9 @@
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
 
-#include "experiments_shared.h"
+#include "experiments_stats.bpf.h"
 
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, CPUMAP_MAX);
-	__type(key, __u32);
-	__type(value, __u64);
-} stats SEC(".maps");
+EXPERIMENT_STATS(CPUMAP_MAX)
 
 /* config[0]: the destination CPU */
 struct {
@@ -39,14 +34,6 @@ struct {
 	__type(key, __u32);
 	__type(value, struct bpf_cpumap_val);
 } cpu_map SEC(".maps");
-
-static __always_inline void count(__u32 key)
-{
-	__u64 *c = bpf_map_lookup_elem(&stats, &key);
-
-	if (c)
-		(*c)++;
-}
 
 SEC("xdp")
 int xdp_cpumap_redirect(struct xdp_md *ctx)

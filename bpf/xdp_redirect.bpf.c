@@ -15,14 +15,9 @@
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
 
-#include "experiments_shared.h"
+#include "experiments_stats.bpf.h"
 
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, RDR_MAX);
-	__type(key, __u32);
-	__type(value, __u64);
-} stats SEC(".maps");
+EXPERIMENT_STATS(RDR_MAX)
 
 /* slot 0: the egress port (and optionally a 2nd program), filled from the plan */
 struct {
@@ -31,14 +26,6 @@ struct {
 	__type(key, __u32);
 	__type(value, struct bpf_devmap_val);
 } tx_port SEC(".maps");
-
-static __always_inline void count(__u32 key)
-{
-	__u64 *c = bpf_map_lookup_elem(&stats, &key);
-
-	if (c)
-		(*c)++;
-}
 
 SEC("xdp")
 int xdp_redirect_map(struct xdp_md *ctx)

@@ -328,11 +328,17 @@ static int provide(const char *provider, const char *kernel)
 }
 
 /* A connected host running KERNEL, into OUT: one that is there, or one the provider
- * (NULL: none) brings up. -ENOENT when there is none (the kernel is to be skipped). */
+ * (NULL: none) brings up. -ENOENT when there is none (the kernel is to be skipped).
+ * The provider is told about a kernel that a host already runs too (it must then do
+ * nothing but exit 0), so that it knows which hosts are in use: the lab's guest-up
+ * stops the least recently used guests first. */
 static int host_with_kernel(const char *provider, const char *kernel, char *out, size_t len)
 {
 	int err = host_running(kernel, out, len), i;
 
+	if (!err && provider && *provider && provide(provider, kernel))
+		fprintf(stderr, "bisect: the kernel provider failed for '%s', which host '%s' "
+			"runs already; using that host\n", kernel, out);
 	if (err != -ENOENT)
 		return err;
 	if (!provider || !*provider) {
@@ -1143,11 +1149,11 @@ static const struct cli_cmd bisect_cmds[] = {
 	{ "run", do_run, "--plan P --metric M --threshold X% --baseline RUN [--kernel K] "
 	  "[--host H] [--reps N] [-s KEY=VALUE]... [--variant V] [--subject S] "
 	  "[--direction higher|lower]",
-	  "For 'git bisect run': run plan file P through the coordinator on host H (default:\n"
-	  "the connected host whose kernel is K, default uname -r) with N repetitions\n"
-	  "(default 5) and judge the values against baseline run RUN; with --db, judge the\n"
-	  "stored results of plan P on kernel K instead. Exit 0 good, 1 bad, 125 cannot\n"
-	  "tell or cannot run (also when the timing modes differ).\n" },
+	  "For 'git bisect run': run plan file P through the coordinator on host H\n"
+	  "(default: the connected host whose kernel is K, default uname -r) with N\n"
+	  "repetitions (default 5) and judge the values against baseline run RUN; with\n"
+	  "--db, judge the stored results of plan P on kernel K instead. Exit 0 good, 1\n"
+	  "bad, 125 cannot tell or cannot run (also when the timing modes differ).\n" },
 	{ NULL, NULL, NULL, NULL },
 };
 

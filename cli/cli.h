@@ -82,6 +82,12 @@ extern const struct cli_object cli_link_object;	/* cli/link.c */
 int cli_object_dispatch(const struct cli_object *obj, int argc, char **argv);
 /* Print the usage of OBJ (all its commands) to OUT. */
 void cli_object_usage(const struct cli_object *obj, FILE *out);
+/* Print LEAD ("Usage: bpflab run submit"), a space and the grammar ARGS to OUT, wrapped to
+ * CLI_USAGE_WIDTH columns at the outermost spaces possible (outside [ ] and { } first),
+ * continuation lines indented to CLI_USAGE_INDENT; ends with a newline. */
+void cli_print_grammar(FILE *out, const char *lead, const char *args);
+#define CLI_USAGE_WIDTH 80
+#define CLI_USAGE_INDENT 15
 
 /* The OPTIONS line of the usage texts. */
 extern const char cli_options_grammar[];

@@ -215,14 +215,94 @@ static const struct cli_cmd *find_cmd(const struct cli_object *obj, const char *
 	return NULL;
 }
 
+/* Depth of [ { ( nesting just before TEXT[I] (within TEXT[0..I)). */
+static int grammar_depth(const char *text, size_t i)
+{
+	int depth = 0;
+	size_t k;
+
+	for (k = 0; k < i; k++) {
+		if (strchr("[{(", text[k]))
+			depth++;
+		else if (strchr("]})", text[k]) && depth > 0)
+			depth--;
+	}
+	return depth;
+}
+
+/* Whether the line may break at the space TEXT[I] of a grammar at nesting LEVEL: at that
+ * depth and not between an option and its value ("--plan NAME"). */
+static bool grammar_breaks_at(const char *text, size_t len, size_t i, int level)
+{
+	size_t w = i;
+
+	if (text[i] != ' ' || grammar_depth(text, i) > level)
+		return false;
+	while (w > 0 && text[w - 1] != ' ')
+		w--;
+	return !(text[w] == '-' && i + 1 < len && !strchr("-[{", text[i + 1]));
+}
+
+/*
+ * Print TEXT[0..LEN) (words separated by single spaces) from column *COL, breaking lines
+ * only where grammar_breaks_at() allows at nesting LEVEL; a piece too long even for a fresh
+ * line is broken one level deeper. Continuation lines start at column CLI_USAGE_INDENT;
+ * *FRESH says the line has no word yet.
+ */
+static void print_grammar_level(FILE *out, const char *text, size_t len, int level,
+				size_t *col, bool *fresh)
+{
+	size_t start = 0;
+
+	while (start < len) {
+		size_t end = start, n;
+
+		while (end < len && !grammar_breaks_at(text, len, end, level))
+			end++;
+		n = end - start;
+		if (*col + !*fresh + n <= CLI_USAGE_WIDTH) {
+			/* fits on this line */
+		} else if (CLI_USAGE_INDENT + n > CLI_USAGE_WIDTH &&
+			   memchr(text + start, ' ', n) && level < 8) {
+			print_grammar_level(out, text + start, n, level + 1, col, fresh);
+			start = end + 1;
+			continue;
+		} else if (!*fresh) {
+			fprintf(out, "\n%*s", CLI_USAGE_INDENT, "");
+			*col = CLI_USAGE_INDENT;
+			*fresh = true;
+		}
+		if (!*fresh) {
+			fputc(' ', out);
+			(*col)++;
+		}
+		fwrite(text + start, 1, n, out);
+		*col += n;
+		*fresh = false;
+		start = end + 1;
+	}
+}
+
+void cli_print_grammar(FILE *out, const char *lead, const char *args)
+{
+	size_t col = strlen(lead);
+	bool fresh = false;
+
+	fputs(lead, out);
+	print_grammar_level(out, args, strlen(args), 0, &col, &fresh);
+	fputc('\n', out);
+}
+
 void cli_object_usage(const struct cli_object *obj, FILE *out)
 {
 	const struct cli_cmd *c;
 	bool first = true;
+	char lead[128];
 
 	for (c = obj->cmds; c->name; c++) {
-		fprintf(out, "%s bpflab %s %s%s%s\n", first ? "Usage:" : "      ", obj->name,
-			c->name, *c->args ? " " : "", c->args);
+		snprintf(lead, sizeof(lead), "%s bpflab %s %s", first ? "Usage:" : "      ",
+			 obj->name, c->name);
+		cli_print_grammar(out, lead, c->args);
 		first = false;
 	}
 	fprintf(out, "       bpflab %s help\n\n", obj->name);
@@ -233,8 +313,11 @@ void cli_object_usage(const struct cli_object *obj, FILE *out)
 
 static void cmd_usage(const struct cli_object *obj, const struct cli_cmd *c, FILE *out)
 {
-	fprintf(out, "Usage: bpflab %s %s%s%s\n\n", obj->name, c->name, *c->args ? " " : "",
-		c->args);
+	char lead[128];
+
+	snprintf(lead, sizeof(lead), "Usage: bpflab %s %s", obj->name, c->name);
+	cli_print_grammar(out, lead, c->args);
+	fputc('\n', out);
 	if (c->help)
 		fprintf(out, "%s\n", c->help);
 	fputs(cli_options_grammar, out);

@@ -112,11 +112,13 @@ static int do_list(int argc, char **argv)
 
 static const struct cli_cmd link_cmds[] = {
 	{ "discover", do_discover, "",
-	  "Make every connected agent send a probe frame (ethertype 0x88B5) with a nonce out of\n"
-	  "each port and report the probes its ports received; store and print the links\n"
-	  "found between ports of different hosts (replacing the previous discovery's).\n" },
+	  "Make every connected agent send a probe frame (ethertype 0x88B5) with a nonce\n"
+	  "out of each port and report the probes its ports received; store and print the\n"
+	  "links found between ports of different hosts (replacing the previous\n"
+	  "discovery's).\n" },
 	{ "list", do_list, "",
-	  "List the stored links: id, host and port at each end. 'bpflab link' means the same.\n" },
+	  "List the stored links: id, host and port at each end. 'bpflab link' means the\n"
+	  "same.\n" },
 	{ NULL, NULL, NULL, NULL },
 };
 

@@ -25,6 +25,7 @@ static const struct cli_object *const objects[] = {
 static void usage(FILE *out)
 {
 	const struct cli_cmd *c;
+	char lead[128];
 	size_t i;
 
 	fprintf(out,
@@ -37,9 +38,11 @@ static void usage(FILE *out)
 		"\n"
 		"Commands:\n", cli_options_grammar);
 	for (i = 0; i < ARRAY_SIZE(objects); i++)
-		for (c = objects[i]->cmds; c->name; c++)
-			fprintf(out, "       bpflab %s %s%s%s\n", objects[i]->name, c->name,
-				*c->args ? " " : "", c->args);
+		for (c = objects[i]->cmds; c->name; c++) {
+			snprintf(lead, sizeof(lead), "       bpflab %s %s", objects[i]->name,
+				 c->name);
+			cli_print_grammar(out, lead, c->args);
+		}
 	fprintf(out, "       bpflab keygen [--out DIR] [--name NAME] [--force]\n");
 	fprintf(out,
 		"\n"

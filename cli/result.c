@@ -129,13 +129,15 @@ static const struct cli_cmd result_cmds[] = {
 	  "Verdicts are marked beside the numbers (# debug-kernel, ^ generator-bound,\n"
 	  "* unstable, ! errors) and explained under the table.\n"
 	  "\n"
-	  "  --csv               one line per sample instead:\n"
-	  "                      run,job,host,variant,rep,point,metric,subject,window,value,unit\n"
+	  "  --csv               one line per sample instead: run,job,host,variant,rep,\n"
+	  "                      point,metric,subject,window,value,unit\n"
 	  "  --form FORM         table (default), or\n"
-	  "                      grid: Version | Test | a column per variant (rates as 9.1M)\n"
+	  "                      grid: Version | Test | a column per variant\n"
+	  "                      (rates as 9.1M)\n"
 	  "                      columns: a row per variant, a column per subject of METRIC\n"
 	  "                      cpumap: rx on source CPU | dropped | rx on destination CPU\n"
-	  "  --metric METRIC     the metric of the form (default counter.pps, else port.rx_pps)\n"
+	  "  --metric METRIC     the metric of the form (default counter.pps, else\n"
+	  "                      port.rx_pps)\n"
 	  "  --subject SUBJECT   grid: the subject (default: the metric's only one)\n" },
 	{ "compare", cli_result_compare, CLI_RESULT_COMPARE_ARGS, CLI_RESULT_COMPARE_HELP },
 	{ "history", cli_result_history, CLI_RESULT_HISTORY_ARGS, CLI_RESULT_HISTORY_HELP },

@@ -89,7 +89,12 @@ static int an_opt(int opt, const char *arg, void *ctx)
 					       arg);
 		o->format = arg;
 		return 0;
-	case OPT_ORIGIN: o->origin = arg; return 0;
+	case OPT_ORIGIN:
+		if (!export_origin_valid(arg))
+			return cli_usage_error(o->cmd, "--origin '%s' is not a KCIDB origin "
+					       "(lowercase letters, digits and '_')", arg);
+		o->origin = arg;
+		return 0;
 	case OPT_BEFORE: o->before = arg; return 0;
 	case OPT_AFTER: o->after = arg; return 0;
 	case OPT_UNIT: o->unit = arg; return 0;

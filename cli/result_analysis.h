@@ -11,10 +11,10 @@ int cli_result_export(int argc, char **argv);
 int cli_result_import(int argc, char **argv);
 
 #define CLI_RESULT_COMPARE_ARGS                                                         \
-	"{ RUN_A RUN_B | --plan NAME --by FIELD [--baseline VALUE] [--candidate VALUE] }\n" \
-	"               [--metric M] [--variant V] [--subject S] [--window rate|cost]\n"  \
-	"               [--include-flagged] [--min-effect PCT] [--alpha A]\n"             \
-	"               [--form table|patch|grid] [--csv] [--plot FILE.svg|.png]"
+	"{ RUN_A RUN_B | --plan NAME --by FIELD [--baseline VALUE] [--candidate VALUE] } "   \
+	"[--metric M] [--variant V] [--subject S] [--window rate|cost] "  \
+	"[--include-flagged] [--min-effect PCT] [--alpha A] "             \
+	"[--form table|patch|grid] [--csv] [--plot FILE.svg|.png]"
 #define CLI_RESULT_COMPARE_HELP                                                         \
 	"Compare a baseline with a candidate, beyond the noise: two runs, or one plan's\n"  \
 	"results grouped by FIELD (kernel.release, port.driver, host, variant, plan, day,\n" \
@@ -33,13 +33,14 @@ int cli_result_import(int argc, char **argv);
 	"  --plot FILE         grouped bars of the first metric, by gnuplot (.svg, .png)\n"
 
 #define CLI_RESULT_HISTORY_ARGS                                                         \
-	"--plan NAME --metric M [--by kernel.release|day] [--variant V] [--subject S]\n"   \
-	"               [--host H] [--include-flagged] [--csv] [--plot FILE.svg|.png]"
+	"--plan NAME --metric M [--by kernel.release|day] [--variant V] [--subject S] "   \
+	"[--host H] [--include-flagged] [--csv] [--plot FILE.svg|.png]"
 #define CLI_RESULT_HISTORY_HELP                                                         \
 	"One metric of one plan over kernels (in the order they were first measured) or\n" \
-	"days: a line per group with n, mean ± stddev, spread and delta % from the first,\n" \
-	"and the change points of the series (E-divisive, at least 3 values each side),\n"  \
-	"named by the groups on both sides. --plot draws it with error bars (gnuplot).\n"
+	"days: a line per group with n, mean ± stddev, spread and delta % from the\n"     \
+	"first, and the change points of the series (E-divisive, at least 3 values each\n" \
+	"side), named by the groups on both sides. --plot draws it with error bars\n"    \
+	"(gnuplot).\n"
 
 #define CLI_RESULT_EXPORT_ARGS "RUN --format kcidb|bmf [--origin NAME] [--include-flagged]"
 #define CLI_RESULT_EXPORT_HELP                                                          \
@@ -49,8 +50,8 @@ int cli_result_import(int argc, char **argv);
 	"repetitions. Flagged results are left out unless --include-flagged.\n"
 
 #define CLI_RESULT_IMPORT_ARGS                                                          \
-	"{ FILE.csv | --before A.json --after B.json --variant V } --plan NAME\n"         \
-	"               [--metric M] [--unit U] [--host NAME]"
+	"{ FILE.csv | --before A.json --after B.json --variant V } --plan NAME "         \
+	"[--metric M] [--unit U] [--host NAME]"
 #define CLI_RESULT_IMPORT_HELP                                                          \
 	"Store numbers measured by hand as a new run (plan text 'imported from FILE',\n"   \
 	"host 'imported'): a CSV of variant,prog,set,value (prog.ns_per_run unless\n"       \

@@ -7,11 +7,13 @@
  */
 #include "cli.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "proto.h"
+#include "store.h"
 #include "util.h"
 
 json_t *cli_submit_msg(const char *file, const struct cli_plan *cp, const json_t *hosts)
@@ -448,12 +450,81 @@ static void print_run_header(const json_t *run)
 	       proto_get_int(run, "jobs_done", 0), proto_get_int(run, "jobs_failed", 0));
 }
 
+/* The attempts of run ID (store_query_attempts rows) into *OUT: from the coordinator's
+ * `run_attempts`, or from the database with --db. 0 or the CLI's exit code. */
+static int show_attempts(long long id, json_t **out)
+{
+	struct store *store;
+	json_t *reply = NULL;
+	char err[512] = "";
+	int ret;
+
+	*out = NULL;
+	if (!cli.db) {
+		ret = run_request("run_attempts", "attempts", "run show", id, &reply);
+		if (ret)
+			return ret;
+		*out = json_incref(json_object_get(reply, "attempts"));
+		json_decref(reply);
+		return 0;
+	}
+	store = store_open(cli.db, true, err, sizeof(err));
+	if (!store)
+		return cli_error("cannot open database '%s': %s", cli.db,
+				 *err ? err : strerror(errno));
+	*out = store_query_attempts(store, id);
+	ret = *out ? 0 : cli_error("cannot query database '%s': %s", cli.db,
+				   store_errmsg(store));
+	store_close(&store);
+	return ret;
+}
+
+/* The attempts table of `run show`: one row per attempt of each job. */
+static int print_attempts(const json_t *attempts)
+{
+	static const char *const head[] = { ">job", ">attempt", "host", "outcome", "started",
+					    "ended", "error" };
+	struct cli_table t = { 0 };
+	const json_t *a;
+	size_t i;
+	int ret = 0;
+
+	if (!json_array_size(attempts))
+		return 0;
+	if (cli_table_init(&t, 7, head))
+		return cli_error("out of memory");
+	json_array_foreach(attempts, i, a) {
+		char job[32], att[32], started[32], ended[32], err[256];
+		const char *outcome = proto_get_str(a, "outcome", NULL);
+		const char *cells[7] = {
+			job, att, proto_get_str(a, "host", NULL), outcome ? outcome : "running",
+			cli_time(proto_get_int(a, "started_ms", 0), started, sizeof(started)),
+			cli_time(proto_get_int(a, "ended_ms", 0), ended, sizeof(ended)), err,
+		};
+
+		snprintf(job, sizeof(job), "%lld", proto_get_int(a, "job", 0));
+		snprintf(att, sizeof(att), "%lld", proto_get_int(a, "attempt", 0));
+		first_line(proto_get_str(a, "error", NULL), err, sizeof(err));
+		if (!*err)
+			cells[6] = NULL;
+		if (cli_table_add(&t, cells)) {
+			ret = cli_error("out of memory");
+			goto out;
+		}
+	}
+	printf("\nattempts\n");
+	cli_table_print(&t, stdout);
+out:
+	cli_table_release(&t);
+	return ret;
+}
+
 static int do_show(int argc, char **argv)
 {
 	static const char *const head[] = { ">job", "host", ">seq", "variant", ">rep", "point",
 					    "state", ">attempts", "error" };
 	struct cli_table t = { 0 };
-	json_t *run = NULL, *j;
+	json_t *run = NULL, *attempts = NULL, *j;
 	long long id;
 	int first, ret;
 	size_t i;
@@ -471,8 +542,15 @@ static int do_show(int argc, char **argv)
 	ret = cli_query("run_show", id, &run);
 	if (ret)
 		return ret;
+	ret = show_attempts(id, &attempts);
+	if (ret)
+		goto out;
 	if (cli.json) {
-		ret = cli_print_json(run);
+		if (json_object_set_new(run, "attempts",
+					attempts ? json_incref(attempts) : json_array()))
+			ret = cli_error("out of memory");
+		else
+			ret = cli_print_json(run);
 		goto out;
 	}
 	print_run_header(run);
@@ -504,8 +582,10 @@ static int do_show(int argc, char **argv)
 	}
 	printf("\n");
 	cli_table_print(&t, stdout);
+	ret = print_attempts(attempts);
 out:
 	cli_table_release(&t);
+	json_decref(attempts);
 	json_decref(run);
 	return ret;
 }
@@ -526,7 +606,9 @@ static const struct cli_cmd run_cmds[] = {
 	  "'bpflab run' means the same.\n" },
 	{ "show", do_show, "ID",
 	  "Show run ID: plan, state, times, overrides, and each job's host, variant,\n"
-	  "repetition, matrix point, state, attempts and error.\n" },
+	  "repetition, matrix point, state, attempts and error; then each attempt of\n"
+	  "each job: host, outcome (running, done, failed, lost, unsent, cancelled),\n"
+	  "start and end, error. -j adds them as \"attempts\" to the run object.\n" },
 	{ "cancel", do_cancel, "ID",
 	  "Cancel run ID: its queued jobs fail as 'cancelled', its running jobs are told\n"
 	  "to stop and send what they measured (kept, marked partial); the run ends\n"

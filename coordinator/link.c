@@ -12,7 +12,10 @@
  * run and seq, spec "pair" with the host's role). A pair job is dispatched only when the
  * other host is connected and idle (or already running the partner); each side prepares
  * and says `ready`; when both have, both get `go`. A side whose job fails before the
- * barrier makes the other side's `go` an abort.
+ * barrier makes the other side's `go` an abort naming the failed job and its error. A
+ * side that fails at its barrier because its partner was lost with its host (partner
+ * queued again, last attempt 'lost') is queued again too (store_pair_requeue), so the
+ * pair stays a pair.
  *
  * Runs on the coordinator's loop thread, like coord.c.
  */
@@ -282,6 +285,13 @@ static struct coord_agent *agent_of_host(struct coord *c, int64_t host_id)
 	return NULL;
 }
 
+static const char *agent_name_of_host(struct coord *c, int64_t host_id)
+{
+	struct coord_agent *a = agent_of_host(c, host_id);
+
+	return a ? a->name : "?";
+}
+
 bool coord_link_may_dispatch(struct coord *c, struct coord_agent *a, int64_t job,
 			     const json_t *spec, struct coord_agent **peer)
 {
@@ -330,7 +340,13 @@ void coord_link_ready(struct coord *c, struct coord_agent *a, const json_t *msg)
 	a->ready_job = job;
 	b = agent_of_host(c, host);
 	if (!store_job_state(c->store, partner, state) && !strcmp(state, "failed")) {
-		send_go(c, a, job, "the other side of the pair failed");
+		char err[400], why[512];
+
+		store_job_error(c->store, partner, err, sizeof(err));
+		snprintf(why, sizeof(why), "job %lld on '%s' failed: %s", (long long)partner,
+			 agent_name_of_host(c, host), *err ? err : "no reason given");
+		pr_info("pair of job %lld aborted: %s", job, why);
+		send_go(c, a, job, why);
 		return;
 	}
 	if (!b || b->ready_job != partner) {
@@ -344,6 +360,37 @@ void coord_link_ready(struct coord *c, struct coord_agent *a, const json_t *msg)
 	send_go(c, b, partner, NULL);
 }
 
+/* JOB on A failed at its barrier (aborted, or no go in time) because its PARTNER on HOST
+ * was lost with its host (or could not be sent to it) and queued again: queue JOB again too, so that the pair runs
+ * together when both hosts are back, up to max_attempts losses. True when requeued. */
+static bool pair_requeue(struct coord *c, struct coord_agent *a, int64_t job,
+			 int64_t partner, int64_t host, const char *error)
+{
+	char state[16] = "", outcome[16] = "", why[512];
+	int64_t lost = 0;
+	int max = c->opts.max_attempts > 0 ? c->opts.max_attempts : 3;
+
+	if (!error || (strncmp(error, "pair aborted: ", 14) && strncmp(error, "barrier: ", 9)))
+		return false;
+	/* the partner is back in the queue: lost with its host, or never delivered to it */
+	if (store_job_state(c->store, partner, state) || strcmp(state, "queued") ||
+	    store_job_last_attempt(c->store, partner, outcome, NULL) ||
+	    (strcmp(outcome, "lost") && strcmp(outcome, "unsent")))
+		return false;
+	if (!store_job_last_attempt(c->store, job, outcome, &lost) && lost + 1 >= max)
+		return false;
+	snprintf(why, sizeof(why), "its pair was lost: job %lld on '%s' went silent; queued "
+		 "again with it", (long long)partner, agent_name_of_host(c, host));
+	if (store_pair_requeue(c->store, job, why)) {
+		pr_warn("job %lld: cannot queue it again with its pair: %s", (long long)job,
+			store_link_errmsg());
+		return false;
+	}
+	pr_info("job %lld on '%s' queued again with job %lld on '%s' (lost with its host)",
+		(long long)job, a->name, (long long)partner, agent_name_of_host(c, host));
+	return true;
+}
+
 void coord_link_result(struct coord *c, struct coord_agent *a, int64_t job, bool failed,
 		       const char *error)
 {
@@ -354,6 +401,8 @@ void coord_link_result(struct coord *c, struct coord_agent *a, int64_t job, bool
 	if (a->ready_job == job)
 		a->ready_job = 0;
 	if (!failed || store_job_partner(c->store, job, &partner, &host))
+		return;
+	if (pair_requeue(c, a, job, partner, host, error))
 		return;
 	b = agent_of_host(c, host);
 	if (!b || !b->connected || b->job_id != partner || b->go_job == partner)

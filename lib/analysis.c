@@ -9,7 +9,6 @@
 
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,20 +57,6 @@ static const char *str(const json_t *o, const char *k)
 	const char *s = json_string_value(json_object_get(o, k));
 
 	return s ? s : "";
-}
-
-static int seterr(char *err, size_t len, int e, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-static int seterr(char *err, size_t len, int e, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err && len) {
-		va_start(ap, fmt);
-		vsnprintf(err, len, fmt, ap);
-		va_end(ap);
-	}
-	return e;
 }
 
 unsigned int analysis_row_flags(const json_t *row)
@@ -497,7 +482,7 @@ json_t *analysis_compare(const json_t *rows, const char *by, const char *baselin
 	int e = 0;
 
 	if (opts && opts->sz < sizeof(*opts)) {
-		e = seterr(err, err_len, -EINVAL, "bad analysis options");
+		e = util_seterr(err, err_len, -EINVAL, "bad analysis options");
 		goto out;
 	}
 	if (opts) {
@@ -507,16 +492,16 @@ json_t *analysis_compare(const json_t *rows, const char *by, const char *baselin
 	if (!by)
 		by = "run";
 	if (!x.jobs || !sides || !cmps) {
-		e = seterr(err, err_len, -ENOMEM, "out of memory");
+		e = util_seterr(err, err_len, -ENOMEM, "out of memory");
 		goto out;
 	}
 	e = collect(rows, by, opts && opts->include_flagged, &set, sides, &x);
 	if (e) {
-		seterr(err, err_len, e, "out of memory");
+		util_seterr(err, err_len, e, "out of memory");
 		goto out;
 	}
 	if (!json_object_size(sides)) {
-		e = seterr(err, err_len, -ENOENT, "no results to compare%s",
+		e = util_seterr(err, err_len, -ENOENT, "no results to compare%s",
 			   json_object_size(x.jobs) ? " (all of them flagged; "
 			   "--include-flagged to use them)" : "");
 		goto out;
@@ -524,17 +509,17 @@ json_t *analysis_compare(const json_t *rows, const char *by, const char *baselin
 	if (!baseline)
 		baseline = json_object_iter_key(json_object_iter(sides));
 	if (!json_object_get(sides, baseline)) {
-		e = seterr(err, err_len, -ENOENT, "no results for baseline %s '%s' (there are %s)",
+		e = util_seterr(err, err_len, -ENOENT, "no results for baseline %s '%s' (there are %s)",
 			   by, baseline, groups_text(sides, names, sizeof(names)));
 		goto out;
 	}
 	if (candidate && !json_object_get(sides, candidate)) {
-		e = seterr(err, err_len, -ENOENT, "no results for candidate %s '%s' (there are %s)",
+		e = util_seterr(err, err_len, -ENOENT, "no results for candidate %s '%s' (there are %s)",
 			   by, candidate, groups_text(sides, names, sizeof(names)));
 		goto out;
 	}
 	if (!candidate && json_object_size(sides) < 2) {
-		e = seterr(err, err_len, -ENOENT, "nothing to compare: only %s '%s' has results",
+		e = util_seterr(err, err_len, -ENOENT, "nothing to compare: only %s '%s' has results",
 			   by, baseline);
 		goto out;
 	}
@@ -544,7 +529,7 @@ json_t *analysis_compare(const json_t *rows, const char *by, const char *baselin
 		if (!strcmp(g, baseline) || (candidate && strcmp(g, candidate)))
 			continue;
 		if (timing_apart(json_object_get(sides, baseline), v, &ta, &tb)) {
-			e = seterr(err, err_len, -EINVAL, "cannot compare %s '%s' with '%s': measured "
+			e = util_seterr(err, err_len, -EINVAL, "cannot compare %s '%s' with '%s': measured "
 				   "with '%s' timing against '%s' timing (guest instructions are not "
 				   "time; docs/kernels.md, Timing modes)", by, baseline, g, ta, tb);
 			goto out;
@@ -555,25 +540,25 @@ json_t *analysis_compare(const json_t *rows, const char *by, const char *baselin
 		cmp = json_pack("{s:s, s:s, s:o, s:o, s:o}", "baseline", baseline, "candidate", g,
 				"rows", crows, "only_baseline", only_a, "only_candidate", only_b);
 		if (!cmp || json_array_append_new(cmps, cmp)) {
-			e = seterr(err, err_len, -ENOMEM, "out of memory");
+			e = util_seterr(err, err_len, -ENOMEM, "out of memory");
 			goto out;
 		}
 		e = compare_groups(&set, baseline, g, &copts, crows, only_a, only_b);
 		if (e) {
-			seterr(err, err_len, e, "cannot compare %s '%s' with '%s': %s", by, baseline,
+			util_seterr(err, err_len, e, "cannot compare %s '%s' with '%s': %s", by, baseline,
 			       g, strerror(-e));
 			goto out;
 		}
 	}
 	sides_arr = json_array();
 	if (!sides_arr || json_array_append(sides_arr, json_object_get(sides, baseline))) {
-		e = seterr(err, err_len, -ENOMEM, "out of memory");
+		e = util_seterr(err, err_len, -ENOMEM, "out of memory");
 		goto out;
 	}
 	json_object_foreach(sides, g, v)
 		if (strcmp(g, baseline) && (!candidate || !strcmp(g, candidate)) &&
 		    json_array_append(sides_arr, v)) {
-			e = seterr(err, err_len, -ENOMEM, "out of memory");
+			e = util_seterr(err, err_len, -ENOMEM, "out of memory");
 			goto out;
 		}
 	report = json_pack("{s:s, s:s, s:f, s:f, s:O, s:o, s:o}", "by", by,
@@ -583,7 +568,7 @@ json_t *analysis_compare(const json_t *rows, const char *by, const char *baselin
 			   "sides", sides_arr, "comparisons", json_incref(cmps),
 			   "excluded", excluded_json(&x, opts && opts->include_flagged));
 	if (!report)
-		e = seterr(err, err_len, -ENOMEM, "out of memory");
+		e = util_seterr(err, err_len, -ENOMEM, "out of memory");
 out:
 	json_decref(sides_arr);
 	json_decref(cmps);
@@ -711,29 +696,29 @@ json_t *analysis_history(const json_t *rows, const char *by, const struct analys
 	int e = 0;
 
 	if (opts && opts->sz < sizeof(*opts)) {
-		e = seterr(err, err_len, -EINVAL, "bad analysis options");
+		e = util_seterr(err, err_len, -EINVAL, "bad analysis options");
 		goto out;
 	}
 	if (!by)
 		by = "kernel.release";
 	if (!x.jobs || !sides || !series) {
-		e = seterr(err, err_len, -ENOMEM, "out of memory");
+		e = util_seterr(err, err_len, -ENOMEM, "out of memory");
 		goto out;
 	}
 	e = collect(rows, "", opts && opts->include_flagged, &set, sides, &x);
 	if (e) {
-		seterr(err, err_len, e, "out of memory");
+		util_seterr(err, err_len, e, "out of memory");
 		goto out;
 	}
 	if (!set.n) {
-		e = seterr(err, err_len, -ENOENT, "no results for this history%s",
+		e = util_seterr(err, err_len, -ENOENT, "no results for this history%s",
 			   json_object_size(x.jobs) ? " (all of them flagged; "
 			   "--include-flagged to use them)" : "");
 		goto out;
 	}
 	groups = group_order(sides, by, &n_groups);
 	if (!groups) {
-		e = seterr(err, err_len, -ENOMEM, "out of memory");
+		e = util_seterr(err, err_len, -ENOMEM, "out of memory");
 		goto out;
 	}
 	for (i = 0; i < set.n; i++) {
@@ -745,7 +730,7 @@ json_t *analysis_history(const json_t *rows, const char *by, const struct analys
 			continue;
 		one = history_series(&set, &set.s[i], groups, n_groups);
 		if (!one || json_array_append_new(series, one)) {
-			e = seterr(err, err_len, -ENOMEM, "cannot build the history series");
+			e = util_seterr(err, err_len, -ENOMEM, "cannot build the history series");
 			goto out;
 		}
 	}
@@ -755,7 +740,7 @@ json_t *analysis_history(const json_t *rows, const char *by, const struct analys
 	report = json_pack("{s:s, s:o, s:O, s:o}", "by", by, "groups", garr, "series", series,
 			   "excluded", excluded_json(&x, opts && opts->include_flagged));
 	if (!report)
-		e = seterr(err, err_len, -ENOMEM, "out of memory");
+		e = util_seterr(err, err_len, -ENOMEM, "out of memory");
 out:
 	free(groups);
 	json_decref(series);

@@ -100,6 +100,38 @@ static void slug(const char *s, char *out, size_t len)
 	out[i] = '\0';
 }
 
+bool export_origin_valid(const char *origin)
+{
+	const char *c;
+
+	if (!origin || !*origin)
+		return false;
+	for (c = origin; *c; c++)
+		if (!((*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9') || *c == '_'))
+			return false;
+	return true;
+}
+
+/* KCIDB's "number" for MEAN in UNIT: {value, unit, prefix}. Time units that carry an SI
+ * prefix become seconds with prefix "metric" (25 ns -> 2.5e-08 s, shown as 25 ns, as the
+ * schema's own example does), rates keep their unit with prefix "metric" (shown as
+ * 12.5 Mpps); "ratio" and no unit are dimensionless (no unit, no prefix). */
+static json_t *kcidb_number(double mean, const char *unit)
+{
+	static const struct { const char *unit; double scale; } times[] = {
+		{ "ns", 1e-9 }, { "us", 1e-6 }, { "ms", 1e-3 }, { "s", 1 },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(times) / sizeof(times[0]); i++)
+		if (!strcmp(unit, times[i].unit))
+			return json_pack("{s:f, s:s, s:s}", "value", mean * times[i].scale, "unit",
+					 "s", "prefix", "metric");
+	if (!*unit || !strcmp(unit, "ratio"))
+		return json_pack("{s:f}", "value", mean);
+	return json_pack("{s:f, s:s, s:s}", "value", mean, "unit", unit, "prefix", "metric");
+}
+
 json_t *export_kcidb(const json_t *rows, const char *origin)
 {
 	json_t *groups = reduce(rows), *tests = json_array(), *out = NULL, *g, *first, *t;
@@ -110,6 +142,12 @@ json_t *export_kcidb(const json_t *rows, const char *origin)
 
 	if (!origin)
 		origin = "bpflab";
+	if (!export_origin_valid(origin)) {
+		json_decref(groups);
+		json_decref(tests);
+		errno = EINVAL;
+		return NULL;
+	}
 	if (!groups || !tests)
 		goto fail;
 	json_object_foreach(groups, key, g) {
@@ -130,16 +168,17 @@ json_t *export_kcidb(const json_t *rows, const char *origin)
 		secs = (time_t)(json_integer_value(json_object_get(first, "time_ms")) / 1000);
 		gmtime_r(&secs, &tm);
 		strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S+00:00", &tm);
-		t = json_pack("{s:s, s:s++, s:s, s:s, s:s, s:s}",
+		t = json_pack("{s:s, s:s++, s:s, s:s, s:s}",
 			      "id", id, "build_id", origin, ":kernel-",
 			      *sget(first, "kernel_release") ? sget(first, "kernel_release") : "unknown",
-			      "origin", origin, "path", path, "start_time", when,
+			      "origin", origin, "path", path,
 			      "status", isfinite(mean) ? "DONE" : "MISS");
 		if (!t || json_array_append_new(tests, t))
 			goto fail;
+		if (secs > 0)	/* no time: left out (KCIDB allows no nulls) */
+			json_object_set_new(t, "start_time", json_string(when));
 		if (isfinite(mean))
-			json_object_set_new(t, "number", json_pack("{s:f, s:s, s:s}", "value", mean,
-				"unit", sget(first, "unit"), "prefix", "metric"));
+			json_object_set_new(t, "number", kcidb_number(mean, sget(first, "unit")));
 		json_object_set_new(t, "environment", json_pack("{s:s, s:{s:O, s:O, s:O, s:O, s:O}}",
 			"comment", sget(first, "host"), "misc",
 			"host", opt(first, "host"),
@@ -147,8 +186,8 @@ json_t *export_kcidb(const json_t *rows, const char *origin)
 			"cpu", opt(first, "cpu"),
 			"governor", opt(first, "governor"),
 			"timing", opt(first, "timing")));
-		json_object_set_new(t, "misc", json_pack("{s:O, s:O, s:I, s:f, s:f, s:O, s:s}",
-			"run", opt(first, "run"),
+		json_object_set_new(t, "misc", json_pack("{s:O, s:s, s:O, s:I, s:f, s:f, s:O, s:s}",
+			"run", opt(first, "run"), "unit", sget(first, "unit"),
 			"plan_sha256", opt(first, "plan_sha256"), "n", (json_int_t)n,
 			"min", isfinite(lo) ? lo : 0.0, "max", isfinite(hi) ? hi : 0.0,
 			"flags", opt(first, "flags"), "window", sget(first, "window")));

@@ -5,24 +5,11 @@
 
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static int seterr(char *err, size_t len, int e, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-static int seterr(char *err, size_t len, int e, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err && len) {
-		va_start(ap, fmt);
-		vsnprintf(err, len, fmt, ap);
-		va_end(ap);
-	}
-	return e;
-}
+#include "util.h"
 
 static json_t *find_prog(const json_t *progs, json_int_t id)
 {
@@ -43,7 +30,7 @@ json_t *import_bpftool(const json_t *before, const json_t *after, const char *pl
 	int e = 0;
 
 	if (!json_is_array(before) || !json_is_array(after)) {
-		e = seterr(err, err_len, -EINVAL, "%s: expected the JSON array of "
+		e = util_seterr(err, err_len, -EINVAL, "%s: expected the JSON array of "
 			   "'bpftool -j prog show'", source);
 		goto out;
 	}
@@ -69,19 +56,19 @@ json_t *import_bpftool(const json_t *before, const json_t *after, const char *pl
 				"metric", "prog.ns_per_run", "subject", name,
 				"value", (double)(ns - ns0) / (double)(cnt - cnt0),
 				"unit", "ns", "window", "cost"))) {
-			e = seterr(err, err_len, -ENOMEM, "out of memory");
+			e = util_seterr(err, err_len, -ENOMEM, "out of memory");
 			goto out;
 		}
 	}
 	if (!json_array_size(samples)) {
-		e = seterr(err, err_len, -EINVAL, "%s: no program ran between the two snapshots "
+		e = util_seterr(err, err_len, -EINVAL, "%s: no program ran between the two snapshots "
 			   "(is kernel.bpf_stats_enabled on?)", source);
 		goto out;
 	}
 	out = json_pack("{s:s, s:s, s:[{s:s, s:i, s:O}]}", "plan", plan, "source", source,
 			"jobs", "variant", variant, "rep", 1, "samples", samples);
 	if (!out)
-		e = seterr(err, err_len, -ENOMEM, "out of memory");
+		e = util_seterr(err, err_len, -ENOMEM, "out of memory");
 out:
 	json_decref(samples);
 	if (e)
@@ -115,7 +102,7 @@ json_t *import_csv(const char *text, const char *plan, const char *metric, const
 	if (!unit)
 		unit = !strcmp(metric, "prog.ns_per_run") ? "ns" : "";
 	if (!copy || !jobs || !sets) {
-		e = seterr(err, err_len, -ENOMEM, "out of memory");
+		e = util_seterr(err, err_len, -ENOMEM, "out of memory");
 		goto out;
 	}
 	for (line = copy; line && *line; line = next) {
@@ -137,7 +124,7 @@ json_t *import_csv(const char *text, const char *plan, const char *metric, const
 			f[nf] = trim(f[nf]);
 		}
 		if (nf != 4) {
-			e = seterr(err, err_len, -EINVAL, "%s:%d: expected 4 fields "
+			e = util_seterr(err, err_len, -EINVAL, "%s:%d: expected 4 fields "
 				   "variant,prog,set,value, got %d", source, lineno, nf);
 			goto out;
 		}
@@ -145,7 +132,7 @@ json_t *import_csv(const char *text, const char *plan, const char *metric, const
 			continue;
 		v = strtod(f[3], &end);
 		if (!*f[0] || !*f[3] || *end || !isfinite(v)) {
-			e = seterr(err, err_len, -EINVAL, "%s:%d: '%s' is not a number", source,
+			e = util_seterr(err, err_len, -EINVAL, "%s:%d: '%s' is not a number", source,
 				   lineno, f[3]);
 			goto out;
 		}
@@ -160,25 +147,25 @@ json_t *import_csv(const char *text, const char *plan, const char *metric, const
 				rep += !strcmp(json_string_value(json_object_get(j, "variant")), f[0]);
 			job = json_pack("{s:s, s:I, s:[]}", "variant", f[0], "rep", rep, "samples");
 			if (!job || json_object_set(sets, key, job) || json_array_append_new(jobs, job)) {
-				e = seterr(err, err_len, -ENOMEM, "out of memory");
+				e = util_seterr(err, err_len, -ENOMEM, "out of memory");
 				goto out;
 			}
 		}
 		if (json_array_append_new(json_object_get(job, "samples"),
 					  json_pack("{s:s, s:s, s:f, s:s}", "metric", metric,
 						    "subject", f[1], "value", v, "unit", unit))) {
-			e = seterr(err, err_len, -ENOMEM, "out of memory");
+			e = util_seterr(err, err_len, -ENOMEM, "out of memory");
 			goto out;
 		}
 		n_values++;
 	}
 	if (!n_values) {
-		e = seterr(err, err_len, -EINVAL, "%s: no values", source);
+		e = util_seterr(err, err_len, -EINVAL, "%s: no values", source);
 		goto out;
 	}
 	out = json_pack("{s:s, s:s, s:O}", "plan", plan, "source", source, "jobs", jobs);
 	if (!out)
-		e = seterr(err, err_len, -ENOMEM, "out of memory");
+		e = util_seterr(err, err_len, -ENOMEM, "out of memory");
 out:
 	free(copy);
 	json_decref(jobs);

@@ -67,16 +67,18 @@ static void label(FILE *f, const char *s)
 	fputc('"', f);
 }
 
-/* The terminal and output lines for FILE. */
-static int terminal(FILE *f, const char *file, char *err, size_t len)
+/* The terminal (WIDTH x HEIGHT) and output lines for FILE. */
+static int terminal_sized(FILE *f, const char *file, int width, int height, char *err,
+			  size_t len)
 {
 	const char *ext = strrchr(file, '.');
 
 	if (ext && !strcmp(ext, ".svg"))
-		fprintf(f, "set terminal svg size 900,520 dynamic noenhanced font 'sans,11' "
-			"background rgb 'white'\n");
+		fprintf(f, "set terminal svg size %d,%d dynamic noenhanced font 'sans,11' "
+			"background rgb 'white'\n", width, height);
 	else if (ext && !strcmp(ext, ".png"))
-		fprintf(f, "set terminal pngcairo size 900,520 noenhanced font 'sans,10'\n");
+		fprintf(f, "set terminal pngcairo size %d,%d noenhanced font 'sans,10'\n", width,
+			height);
 	else
 		return seterr(err, len, -EINVAL, "cannot tell the format of '%s' "
 			      "(expected a name ending in .svg or .png)", file);
@@ -84,6 +86,11 @@ static int terminal(FILE *f, const char *file, char *err, size_t len)
 	quote(f, file);
 	fprintf(f, "\nset encoding utf8\nset key outside below\nset grid ytics\n");
 	return 0;
+}
+
+static int terminal(FILE *f, const char *file, char *err, size_t len)
+{
+	return terminal_sized(f, file, 900, 520, err, len);
 }
 
 /* The error bar half-width of a point: stddev, else spread, else 0. */
@@ -173,45 +180,48 @@ out:
 	return e;
 }
 
-int plot_compare_script(const json_t *report, const char *file, char **script, char *err,
-			size_t err_len)
+/* The distinct metrics of the rows of COMPARISONS[0], in row order, into a new array. */
+static json_t *compare_metrics(const json_t *cmps)
 {
-	json_t *cmps = json_object_get(report, "comparisons"), *first, *r, *cmp, *r2;
-	const char *metric = NULL;
-	char *buf = NULL, t[512];
-	size_t len = 0, i, k, j, n = 0;
-	FILE *f;
-	int e;
+	json_t *metrics = json_array(), *r, *m;
+	size_t i, j;
 
-	*script = NULL;
-	first = json_array_get(cmps, 0);
-	r = json_array_get(json_object_get(first, "rows"), 0);
-	if (!r)
-		return seterr(err, err_len, -EINVAL, "nothing to plot: no compared rows");
-	metric = sget(r, "metric");
-	f = open_memstream(&buf, &len);
-	if (!f)
-		return seterr(err, err_len, -ENOMEM, "out of memory");
-	e = terminal(f, file, err, err_len);
-	if (e)
-		goto out;
-	snprintf(t, sizeof(t), "%s by %s (mean ± stddev)", metric, sget(report, "by"));
-	fprintf(f, "set title ");
-	quote(f, t);
-	fprintf(f, "\nset ylabel ");
-	quote(f, *sget(r, "unit") ? sget(r, "unit") : "value");
-	fprintf(f, "\nset style data histogram\nset style histogram errorbars gap 1 lw 1\n"
-		"set style fill solid 0.6 border -1\nset boxwidth 0.9\nset yrange [0:*]\n"
-		"set xtics rotate by -30\n$d << EOD\n");
+	if (!metrics)
+		return NULL;
+	json_array_foreach(json_object_get(json_array_get(cmps, 0), "rows"), i, r) {
+		json_array_foreach(metrics, j, m)
+			if (!strcmp(json_string_value(m), sget(r, "metric")))
+				break;
+		if (j == json_array_size(metrics) &&
+		    json_array_append_new(metrics, json_string(sget(r, "metric")))) {
+			json_decref(metrics);
+			return NULL;
+		}
+	}
+	return metrics;
+}
+
+/* One panel: the grouped bars of METRIC (datablock $dK), one group per row of the
+ * baseline, one bar per side. Returns the number of groups. */
+static size_t compare_panel(FILE *f, const json_t *report, const char *metric, size_t k)
+{
+	json_t *cmps = json_object_get(report, "comparisons"), *first = json_array_get(cmps, 0);
+	json_t *r, *cmp, *r2, *unit_row = NULL;
+	size_t i, c, j, n = 0;
+	char t[512];
+
+	fprintf(f, "$d%zu << EOD\n", k);
 	json_array_foreach(json_object_get(first, "rows"), i, r) {
 		if (strcmp(sget(r, "metric"), metric))
 			continue;
+		if (!unit_row)
+			unit_row = r;
 		snprintf(t, sizeof(t), "%s%s%s%s%s", sget(r, "variant"),
 			 *sget(r, "variant") && *sget(r, "subject") ? " " : "", sget(r, "subject"),
 			 *sget(r, "point") ? " " : "", sget(r, "point"));
 		label(f, *t ? t : metric);
 		fprintf(f, " %.17g %.17g", dnum(r, "mean_a"), errbar(r, "stddev_a", "spread_a"));
-		json_array_foreach(cmps, k, cmp) {
+		json_array_foreach(cmps, c, cmp) {
 			double m = NAN, sd = 0;
 
 			json_array_foreach(json_object_get(cmp, "rows"), j, r2)
@@ -230,16 +240,65 @@ int plot_compare_script(const json_t *report, const char *file, char **script, c
 		fprintf(f, "\n");
 		n++;
 	}
-	fprintf(f, "EOD\nplot $d using 2:3:xtic(1) title ");
+	fprintf(f, "EOD\n");
+	snprintf(t, sizeof(t), "%s by %s (mean ± stddev)", metric, sget(report, "by"));
+	fprintf(f, "set title ");
+	quote(f, t);
+	fprintf(f, "\nset ylabel ");
+	quote(f, unit_row && *sget(unit_row, "unit") ? sget(unit_row, "unit") : "value");
+	fprintf(f, "\nplot $d%zu using 2:3:xtic(1) title ", k);
 	quote(f, sget(report, "baseline"));
-	json_array_foreach(cmps, k, cmp) {
-		fprintf(f, ", '' using %zu:%zu title ", 4 + 2 * k, 5 + 2 * k);
+	json_array_foreach(cmps, c, cmp) {
+		fprintf(f, ", '' using %zu:%zu title ", 4 + 2 * c, 5 + 2 * c);
 		quote(f, sget(cmp, "candidate"));
 	}
 	fprintf(f, "\n");
+	return n;
+}
+
+int plot_compare_script(const json_t *report, const char *file, char **script, char *err,
+			size_t err_len)
+{
+	json_t *cmps = json_object_get(report, "comparisons"), *metrics, *m;
+	char *buf = NULL;
+	size_t len = 0, k, n = 0, n_metrics;
+	FILE *f;
+	int e;
+
+	*script = NULL;
+	if (!json_array_get(json_object_get(json_array_get(cmps, 0), "rows"), 0))
+		return seterr(err, err_len, -EINVAL, "nothing to plot: no compared rows");
+	metrics = compare_metrics(cmps);
+	if (!metrics)
+		return seterr(err, err_len, -ENOMEM, "out of memory");
+	n_metrics = json_array_size(metrics);
+	if (n_metrics > PLOT_MAX_PANELS) {
+		json_decref(metrics);
+		return seterr(err, err_len, -EINVAL, "too many metrics to plot: %zu (at most %d "
+			      "panels; choose some with --metric)", n_metrics, PLOT_MAX_PANELS);
+	}
+	f = open_memstream(&buf, &len);
+	if (!f) {
+		json_decref(metrics);
+		return seterr(err, err_len, -ENOMEM, "out of memory");
+	}
+	e = terminal_sized(f, file, 900, n_metrics > 1 ? 380 * (int)n_metrics : 520, err,
+			   err_len);
+	if (e)
+		goto out;
+	fprintf(f, "set style data histogram\nset style histogram errorbars gap 1 lw 1\n"
+		"set style fill solid 0.6 border -1\nset boxwidth 0.9\nset yrange [0:*]\n"
+		"set xtics rotate by -30\n");
+	if (n_metrics > 1)
+		fprintf(f, "set multiplot layout %zu,1\n", n_metrics);
+	json_array_foreach(metrics, k, m)
+		n += compare_panel(f, report, json_string_value(m), k);
+	if (n_metrics > 1)
+		fprintf(f, "unset multiplot\n");
 	if (!n)
 		e = seterr(err, err_len, -EINVAL, "nothing to plot");
 out:
+	json_decref(metrics);
 	if (fclose(f) && !e)
 		e = seterr(err, err_len, -ENOMEM, "out of memory");
 	if (e)

@@ -5,8 +5,9 @@
  * behind. The terminal follows FILE's extension: .svg (svg) or .png (pngcairo). History:
  * a line per series over the groups (kernels or days), mean with error bars of ± one
  * standard deviation of the repetitions (half the range when there is one value less
- * than two), change points as dashed vertical lines. Compare: grouped bars of the mean
- * per row of the first metric, one bar per side, with the same error bars.
+ * than two), change points as dashed vertical lines. Compare: one panel per metric
+ * compared (stacked in one file, in the order of the rows, at most PLOT_MAX_PANELS), each
+ * with grouped bars of the mean per row, one bar per side, with the same error bars.
  *
  * Functions return 0 or -errno with the reason in ERR (-ENOENT gnuplot missing, -EIO
  * gnuplot failed, -EINVAL unknown extension or nothing to plot). Blocking; call from one
@@ -17,6 +18,9 @@
 
 #include <jansson.h>
 #include <stddef.h>
+
+/* The most metrics one compare plot draws (one panel each). */
+#define PLOT_MAX_PANELS 12
 
 /* Write the gnuplot script for history REPORT to FILE into *SCRIPT (heap, caller frees). */
 int plot_history_script(const json_t *report, const char *file, char **script, char *err,

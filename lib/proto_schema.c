@@ -45,6 +45,8 @@ static const struct field no_fields[] = { { .name = NULL } };
 static const struct field error_fields[] = {
 	{ .name = "message", .types = T_STR, .max = 65536 },
 	{ .name = "in_reply_to", .types = T_STR | T_NULL, .max = NAME_MAX_LEN },
+	/* from an agent: the job it refuses */
+	{ .name = "job", .types = T_INT | T_STR | T_NULL, .max = 127 },
 	{ .name = NULL },
 };
 
@@ -70,6 +72,9 @@ static const struct field hello_fields[] = {
 	{ .name = "agent", .types = T_STR, .required = true, .max = NAME_MAX_LEN },
 	{ .name = "version", .types = T_STR, .max = 64 },
 	{ .name = "inventory", .types = T_OBJ, .required = true },
+	/* a job still running across a reconnect, and the results it will resend */
+	{ .name = "job", .types = T_INT | T_STR | T_NULL, .max = 127 },
+	{ .name = "spooled", .types = T_ARR, .elem_types = T_INT | T_STR, .max = 100000 },
 	{ .name = NULL },
 };
 
@@ -106,6 +111,9 @@ static const struct field result_fields[] = {
 	{ .name = "started_ms", .types = T_INT },
 	{ .name = "finished_ms", .types = T_INT },
 	{ .name = "samples", .types = T_ARR, .elem_types = T_OBJ, .fields = sample_fields },
+	{ .name = "partial", .types = T_BOOL },	/* stopped by a cancel */
+	{ .name = "verdicts", .types = T_ARR, .elem_types = T_STR, .max = 16 },
+	{ .name = "verdict_details", .types = T_OBJ | T_NULL },
 	{ .name = NULL },
 };
 
@@ -187,11 +195,24 @@ static const struct field submit_fields[] = {
 	{ .name = "plan_text", .types = T_STR, .required = true },
 	{ .name = "overrides", .types = T_ARR, .elem_types = T_STR },
 	{ .name = "objects", .types = T_OBJ, .fields = objects_map },
+	{ .name = "hosts", .types = T_ARR, .elem_types = T_STR, .max = 4096 },
 	{ .name = NULL },
 };
 
 static const struct field run_ref[] = {
 	{ .name = "run", .types = T_INT, .required = true, .positive = true },
+	{ .name = NULL },
+};
+
+/* store_query_values's filter (lib/store.h); its members are checked there */
+static const struct field query_fields[] = {
+	{ .name = "filter", .types = T_OBJ | T_NULL },
+	{ .name = NULL },
+};
+
+/* store_import's object (lib/store.h); its rows are checked there */
+static const struct field import_fields[] = {
+	{ .name = "import", .types = T_OBJ, .required = true },
 	{ .name = NULL },
 };
 
@@ -203,6 +224,9 @@ static const struct schema client_to_coord[] = {
 	{ "result_show", run_ref },
 	{ "run_cancel", run_ref },
 	{ "run_watch", run_ref },
+	{ "run_attempts", run_ref },
+	{ "query", query_fields },
+	{ "import", import_fields },
 	{ "link_discover", no_fields },
 	{ "link_list", no_fields },
 	{ NULL, NULL },
@@ -242,6 +266,45 @@ static const struct field links_fields[] = {
 	{ .name = NULL },
 };
 
+static const struct field cancelled_fields[] = {
+	{ .name = "run", .types = T_INT, .required = true, .positive = true },
+	{ .name = "running", .types = T_ARR, .required = true, .elem_types = T_OBJ },
+	{ .name = NULL },
+};
+
+static const struct field watch_fields[] = {
+	{ .name = "run", .types = T_OBJ, .required = true },
+	{ .name = "hosts", .types = T_ARR, .required = true, .elem_types = T_OBJ },
+	{ .name = NULL },
+};
+
+static const struct field attempt_fields[] = {
+	{ .name = "job", .types = T_INT, .required = true, .positive = true },
+	{ .name = "attempt", .types = T_INT },
+	{ .name = "host", .types = T_STR | T_NULL, .max = NAME_MAX_LEN },
+	{ .name = "started_ms", .types = T_INT | T_NULL },
+	{ .name = "ended_ms", .types = T_INT | T_NULL },
+	{ .name = "outcome", .types = T_STR | T_NULL, .max = 64 },
+	{ .name = "error", .types = T_STR | T_NULL, .max = 65536 },
+	{ .name = NULL },
+};
+
+static const struct field attempts_fields[] = {
+	{ .name = "attempts", .types = T_ARR, .required = true, .elem_types = T_OBJ,
+	  .fields = attempt_fields },
+	{ .name = NULL },
+};
+
+static const struct field values_fields[] = {
+	{ .name = "values", .types = T_ARR, .required = true, .elem_types = T_OBJ },
+	{ .name = NULL },
+};
+
+static const struct field imported_fields[] = {
+	{ .name = "run", .types = T_INT, .required = true, .positive = true },
+	{ .name = NULL },
+};
+
 static const struct schema coord_to_client[] = {
 	{ "submitted", submitted_fields },
 	{ "hosts", hosts_fields },
@@ -249,6 +312,11 @@ static const struct schema coord_to_client[] = {
 	{ "run", run_fields },
 	{ "result", result_reply_fields },
 	{ "links", links_fields },
+	{ "cancelled", cancelled_fields },
+	{ "watch", watch_fields },
+	{ "attempts", attempts_fields },
+	{ "values", values_fields },
+	{ "imported", imported_fields },
 	{ "error", error_fields },
 	{ NULL, NULL },
 };

@@ -987,7 +987,8 @@ int report_print_text(const json_t *report, FILE *out)
 	return ferror(out) ? -EIO : 0;
 }
 
-char *report_text(const json_t *report)
+/* What PRINT(OBJ, stream) writes, as a malloc'd string; NULL and errno on failure. */
+static char *print_to_string(int (*print)(const json_t *obj, FILE *out), const json_t *obj)
 {
 	char *buf = NULL;
 	size_t len = 0;
@@ -996,7 +997,7 @@ char *report_text(const json_t *report)
 
 	if (!f)
 		return NULL;
-	err = report_print_text(report, f);
+	err = print(obj, f);
 	if (fclose(f) && !err)
 		err = -errno;
 	if (err) {
@@ -1005,6 +1006,11 @@ char *report_text(const json_t *report)
 		return NULL;
 	}
 	return buf;
+}
+
+char *report_text(const json_t *report)
+{
+	return print_to_string(report_print_text, report);
 }
 
 /* ---- other forms: grid, columns, cpumap ---- */
@@ -1549,22 +1555,7 @@ int report_form_print_text(const json_t *form, FILE *out)
 
 char *report_form_text(const json_t *form)
 {
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-	int err;
-
-	if (!f)
-		return NULL;
-	err = report_form_print_text(form, f);
-	if (fclose(f) && !err)
-		err = -errno;
-	if (err) {
-		free(buf);
-		errno = -err;
-		return NULL;
-	}
-	return buf;
+	return print_to_string(report_form_print_text, form);
 }
 
 /* ---- CSV ---- */

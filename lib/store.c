@@ -65,6 +65,8 @@ enum stmt_id {
 	S_JOB_VERDICTS,
 	S_ENV_INSERT,
 	S_ENV_ID,
+	S_SERIES_INSERT,
+	S_SERIES_ID,
 	S_SAMPLE_INSERT,
 	S_RECOVER_JOBS,
 	S_RECOVER_HOSTS,
@@ -182,9 +184,14 @@ static const char *const stmt_sql[S__MAX] = {
 		"VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10) "
 		"ON CONFLICT (host_id, sha256) DO NOTHING",
 	[S_ENV_ID] = "SELECT id FROM host_envs WHERE host_id = ?1 AND sha256 = ?2",
+	[S_SERIES_INSERT] =
+		"INSERT INTO series (metric, subject, window) VALUES (?1, ?2, ?3) "
+		"ON CONFLICT DO NOTHING",
+	[S_SERIES_ID] = "SELECT id FROM series WHERE metric = ?1 AND subject = ?2 AND window = ?3",
+	/* schema 007: samples is a view over these two tables; seq -1 is the whole window */
 	[S_SAMPLE_INSERT] =
-		"INSERT INTO samples (job_id, metric, subject, value, unit, window, seq) "
-		"VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+		"INSERT INTO sample_values (job_id, series_id, seq, value, unit) "
+		"VALUES (?1, ?2, ?3, ?4, ?5)",
 	[S_RECOVER_JOBS] = "UPDATE jobs SET state = 'queued' WHERE state = 'running'",
 	[S_RECOVER_HOSTS] = "UPDATE hosts SET state = 'gone' WHERE state != 'gone'",
 	[S_ATTEMPT_INSERT] =
@@ -267,19 +274,20 @@ static const char *const stmt_sql[S__MAX] = {
 		"AND k.env_id IS NOT NULL) "
 		"ORDER BY 1, 2, 3",
 	[S_Q_RESULT_SAMPLES] =
-		"SELECT s.job_id, h.name, j.variant, j.rep, j.point, s.metric, s.subject, s.value, "
-		"s.unit, s.window, j.verdicts, "
+		"SELECT s.job_id, h.name, j.variant, j.rep, j.point, r.metric, r.subject, s.value, "
+		"s.unit, r.window, j.verdicts, "
 		"ifnull((SELECT e.timing FROM host_envs e WHERE e.id = j.env_id), 'wall') "
-		"FROM jobs j JOIN samples s ON s.job_id = j.id "
-		"JOIN hosts h ON h.id = j.host_id WHERE j.run_id = ?1 AND s.seq IS NULL "
+		"FROM jobs j JOIN sample_values s ON s.job_id = j.id "
+		"JOIN series r ON r.id = s.series_id "
+		"JOIN hosts h ON h.id = j.host_id WHERE j.run_id = ?1 AND s.seq = -1 "
 		"ORDER BY j.seq, h.name, j.id, s.id",
 	/* store_query_values: whole-window samples with what compare and history group
 	 * by; each filter is off when its parameter is NULL (?4: JSON array of run ids) */
 	[S_Q_VALUES] =
-		"SELECT r.id, j.id, h.name, e.kernel_release, j.variant, s.subject, j.rep, "
+		"SELECT r.id, j.id, h.name, e.kernel_release, j.variant, sr.subject, j.rep, "
 		"s.value, s.unit, j.verdicts, "
 		"strftime('%Y-%m-%d', ifnull(j.finished_ms, r.submitted_ms) / 1000, 'unixepoch'), "
-		"p.name, p.sha256, s.metric, s.window, "
+		"p.name, p.sha256, sr.metric, sr.window, "
 		"json_extract(e.inventory, '$.cpu.model'), "
 		"json_extract(e.inventory, '$.cpu.governor'), "
 		"(SELECT group_concat(d, ',') FROM (SELECT DISTINCT "
@@ -287,13 +295,14 @@ static const char *const stmt_sql[S__MAX] = {
 		"WHERE d IS NOT NULL ORDER BY d)), "
 		"j.point, e.debug_options, ifnull(e.timing, 'wall'), "
 		"ifnull(j.finished_ms, r.submitted_ms), p.text "
-		"FROM samples s JOIN jobs j ON j.id = s.job_id JOIN runs r ON r.id = j.run_id "
+		"FROM sample_values s JOIN series sr ON sr.id = s.series_id "
+		"JOIN jobs j ON j.id = s.job_id JOIN runs r ON r.id = j.run_id "
 		"JOIN plans p ON p.id = r.plan_id JOIN hosts h ON h.id = j.host_id "
 		"LEFT JOIN host_envs e ON e.id = j.env_id "
-		"WHERE s.seq IS NULL AND j.state = 'done' AND (?1 IS NULL OR p.name = ?1) "
-		"AND (?2 IS NULL OR s.metric = ?2) AND (?3 IS NULL OR s.window = ?3) "
+		"WHERE s.seq = -1 AND j.state = 'done' AND (?1 IS NULL OR p.name = ?1) "
+		"AND (?2 IS NULL OR sr.metric = ?2) AND (?3 IS NULL OR sr.window = ?3) "
 		"AND (?4 IS NULL OR r.id IN (SELECT value FROM json_each(?4))) "
-		"AND (?5 IS NULL OR s.subject = ?5) AND (?6 IS NULL OR j.variant = ?6) "
+		"AND (?5 IS NULL OR sr.subject = ?5) AND (?6 IS NULL OR j.variant = ?6) "
 		"AND (?7 IS NULL OR h.name = ?7) "
 		"ORDER BY ifnull(j.finished_ms, r.submitted_ms), r.id, j.seq, h.name, j.id, s.id",
 	[S_IMPORT_HOST] =
@@ -302,12 +311,33 @@ static const char *const stmt_sql[S__MAX] = {
 		"last_seen_ms = excluded.last_seen_ms RETURNING id",
 };
 
+/* Series ids seen by this connection, direct-mapped by a hash of the key. An id is only
+ * kept while the transaction that found or added it can still commit: tx_end empties
+ * the cache on every rollback, and a committed series row is never changed or deleted,
+ * so a cached id stays right for the life of the connection. */
+#define SERIES_CACHE 256
+
+struct series_ent {
+	char *key;			/* "metric\0subject\0window", owned; NULL: empty */
+	size_t key_len;
+	int64_t id;
+};
+
 struct store {
 	sqlite3 *db;
 	char *path;
 	sqlite3_stmt *stmt[S__MAX];
+	struct series_ent series[SERIES_CACHE];
 	char err[STORE_ERR_LEN];
 };
+
+static void series_cache_clear(struct store *st)
+{
+	for (size_t i = 0; i < SERIES_CACHE; i++) {
+		free(st->series[i].key);
+		st->series[i].key = NULL;
+	}
+}
 
 static int errno_of(int rc)
 {
@@ -457,6 +487,16 @@ static int bind(struct store *st, sqlite3_stmt *s, const char *types, ...)
 	return err;
 }
 
+/* Statement ID prepared (once) and bound by TYPES (bind_va) into *S; on failure nothing
+ * stays bound. The helper behind exec() and query_int(). */
+static int prep_bind_va(struct store *st, enum stmt_id id, sqlite3_stmt **s, const char *types,
+			va_list ap)
+{
+	int err = prep(st, id, s);
+
+	return err ? err : bind_va(st, *s, types, ap);
+}
+
 /* Run statement ID with bound values to completion. *CHANGES (may be NULL) gets the
  * number of rows it changed. */
 static int exec(struct store *st, enum stmt_id id, int64_t *changes, const char *types, ...)
@@ -465,11 +505,8 @@ static int exec(struct store *st, enum stmt_id id, int64_t *changes, const char 
 	va_list ap;
 	int err, rc;
 
-	err = prep(st, id, &s);
-	if (err)
-		return err;
 	va_start(ap, types);
-	err = bind_va(st, s, types, ap);
+	err = prep_bind_va(st, id, &s, types, ap);
 	va_end(ap);
 	if (err)
 		return err;
@@ -491,11 +528,8 @@ static int query_int(struct store *st, enum stmt_id id, int64_t *out, const char
 	va_list ap;
 	int err, rc;
 
-	err = prep(st, id, &s);
-	if (err)
-		return err;
 	va_start(ap, types);
-	err = bind_va(st, s, types, ap);
+	err = prep_bind_va(st, id, &s, types, ap);
 	va_end(ap);
 	if (err)
 		return err;
@@ -527,6 +561,8 @@ static int tx_end(struct store *st, int err)
 		sqlite3_step(s);
 		done(s);
 	}
+	if (err)
+		series_cache_clear(st); /* ids added by the rolled-back transaction are gone */
 	return err;
 }
 
@@ -590,6 +626,7 @@ static void store_free(struct store *st)
 		return;
 	for (i = 0; i < S__MAX; i++)
 		sqlite3_finalize(st->stmt[i]);
+	series_cache_clear(st);
 	sqlite3_close_v2(st->db);
 	free(st->path);
 	free(st);
@@ -1256,6 +1293,45 @@ static const char *timing_unit(const char *unit, bool icount)
 	return unit;
 }
 
+/* The id of series (METRIC, SUBJECT, WINDOW) into *ID, added when new; from the cache
+ * when this connection has seen it (no SQL per sample). In a transaction. */
+static int series_id(struct store *st, const char *metric, const char *subject,
+		     const char *window, int64_t *id)
+{
+	size_t lm = strlen(metric), ls = strlen(subject), lw = strlen(window);
+	size_t len = lm + ls + lw + 2;
+	uint64_t h = 1469598103934665603ULL;	/* FNV-1a over the three texts */
+	struct series_ent *e = NULL;
+	char key[256];
+	int err;
+
+	if (len <= sizeof(key)) {
+		memcpy(key, metric, lm + 1);
+		memcpy(key + lm + 1, subject, ls + 1);
+		memcpy(key + lm + ls + 2, window, lw);
+		for (size_t i = 0; i < len; i++)
+			h = (h ^ (unsigned char)key[i]) * 1099511628211ULL;
+		e = &st->series[h % SERIES_CACHE];
+		if (e->key && e->key_len == len && !memcmp(e->key, key, len)) {
+			*id = e->id;
+			return 0;
+		}
+	}
+	err = exec(st, S_SERIES_INSERT, NULL, "ttt", metric, subject, window);
+	if (!err)
+		err = query_int(st, S_SERIES_ID, id, "ttt", metric, subject, window);
+	if (err || len > sizeof(key))
+		return err;
+	free(e->key);
+	e->key = malloc(len);
+	if (e->key) {	/* no memory: simply not cached */
+		memcpy(e->key, key, len);
+		e->key_len = len;
+		e->id = *id;
+	}
+	return 0;
+}
+
 static int samples_insert(struct store *st, int64_t job_id, const json_t *samples,
 			  bool icount, int *n)
 {
@@ -1270,12 +1346,14 @@ static int samples_insert(struct store *st, int64_t job_id, const json_t *sample
 		const char *window = json_string_value(json_object_get(smp, "window"));
 		const char *unit = timing_unit(json_string_value(json_object_get(smp, "unit")),
 					       icount);
+		int64_t sid;
 
-		err = exec(st, S_SAMPLE_INSERT, NULL, "ittrtto", job_id, metric,
-			   subject ? subject : "",
-			   json_number_value(json_object_get(smp, "value")),
-			   unit ? unit : "", window,
-			   json_is_integer(seq) ? (int64_t)json_integer_value(seq) : (int64_t)-1);
+		err = series_id(st, metric, subject ? subject : "", window, &sid);
+		if (err)
+			return err;
+		err = exec(st, S_SAMPLE_INSERT, NULL, "iiirt", job_id, sid,
+			   json_is_integer(seq) ? (int64_t)json_integer_value(seq) : (int64_t)-1,
+			   json_number_value(json_object_get(smp, "value")), unit ? unit : "");
 		if (err == -EINVAL)
 			err = seterr(st, -EINVAL, "sample %zu ('%s' of '%s', window '%s') is given "
 				     "twice", i, metric, subject ? subject : "", window);
@@ -2119,13 +2197,16 @@ static int import_sample(struct store *st, int64_t job_id, const json_t *smp)
 	const char *unit = json_string_value(json_object_get(smp, "unit"));
 	const char *window = json_string_value(json_object_get(smp, "window"));
 	json_t *v = json_object_get(smp, "value");
+	int64_t sid;
+	int err;
 
 	if (!metric || !*metric || !json_is_number(v))
 		return seterr(st, -EINVAL, "a sample needs a 'metric' and a numeric 'value'");
 	if (!window)
 		window = !strncmp(metric, "prog.", 5) ? "cost" : "rate";
-	return exec(st, S_SAMPLE_INSERT, NULL, "ittrtto", job_id, metric, subject ? subject : "",
-		    json_number_value(v), unit ? unit : "", window, (int64_t)-1);
+	err = series_id(st, metric, subject ? subject : "", window, &sid);
+	return err ? err : exec(st, S_SAMPLE_INSERT, NULL, "iiirt", job_id, sid, (int64_t)-1,
+				json_number_value(v), unit ? unit : "");
 }
 
 int store_import(struct store *st, const json_t *imp, int64_t now_ms, int64_t *run_id)

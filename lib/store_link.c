@@ -144,6 +144,117 @@ int store_job_partner(struct store *store, int64_t job_id, int64_t *partner, int
 	return err;
 }
 
+int store_job_error(struct store *store, int64_t job_id, char *out, size_t len)
+{
+	sqlite3 *db = store_db(store);
+	sqlite3_stmt *st = NULL;
+	int rc, err = -ENOENT;
+
+	if (len)
+		out[0] = '\0';
+	if (sqlite3_prepare_v2(db, "SELECT coalesce(error, '') FROM jobs WHERE id = ?", -1, &st,
+			       NULL) != SQLITE_OK)
+		return sql_err(db, "read a job's error");
+	sqlite3_bind_int64(st, 1, job_id);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		const char *e = (const char *)sqlite3_column_text(st, 0);
+
+		snprintf(out, len, "%.*s", (int)strcspn(e ? e : "", "\n"), e ? e : "");
+		err = 0;
+	} else if (rc != SQLITE_DONE) {
+		err = sql_err(db, "read a job's error");
+	}
+	sqlite3_finalize(st);
+	return err;
+}
+
+int store_job_last_attempt(struct store *store, int64_t job_id, char outcome[16],
+			   int64_t *lost)
+{
+	sqlite3 *db = store_db(store);
+	sqlite3_stmt *st = NULL;
+	int rc, err = -ENOENT;
+
+	if (sqlite3_prepare_v2(db, "SELECT outcome, (SELECT count(*) FROM job_attempts WHERE "
+			       "job_id = ?1 AND outcome = 'lost') FROM job_attempts WHERE job_id = "
+			       "?1 ORDER BY attempt DESC LIMIT 1", -1, &st, NULL) != SQLITE_OK)
+		return sql_err(db, "read a job's attempts");
+	sqlite3_bind_int64(st, 1, job_id);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		snprintf(outcome, 16, "%s", (const char *)sqlite3_column_text(st, 0));
+		if (lost)
+			*lost = sqlite3_column_int64(st, 1);
+		err = 0;
+	} else if (rc != SQLITE_DONE) {
+		err = sql_err(db, "read a job's attempts");
+	} else {
+		snprintf(errbuf, sizeof(errbuf), "job %lld has no attempt", (long long)job_id);
+	}
+	sqlite3_finalize(st);
+	return err;
+}
+
+int store_pair_requeue(struct store *store, int64_t job_id, const char *why)
+{
+	static const char *const steps[] = {
+		"UPDATE jobs SET state = 'queued', error = NULL, verifier_log = NULL, "
+		"env_id = NULL, started_ms = NULL, finished_ms = NULL, result_ms = NULL, "
+		"verdicts = '[]', verdict_details = '{}' WHERE id = ?1 AND state = 'failed' AND "
+		"NOT EXISTS (SELECT 1 FROM samples WHERE job_id = ?1) AND (SELECT r.state FROM "
+		"runs r WHERE r.id = jobs.run_id) != 'cancelled'",
+		"UPDATE job_attempts SET outcome = 'lost', error = ?2 WHERE job_id = ?1 AND "
+		"attempt = (SELECT max(attempt) FROM job_attempts WHERE job_id = ?1)",
+		"UPDATE runs SET state = 'running', finished_ms = NULL WHERE id = (SELECT run_id "
+		"FROM jobs WHERE id = ?1) AND state IN ('done', 'failed')",
+	};
+	sqlite3 *db = store_db(store);
+	sqlite3_stmt *st = NULL;
+	size_t i;
+	int err = 0;
+
+	if (sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
+		return sql_err(db, "requeue a pair job");
+	for (i = 0; !err && i < sizeof(steps) / sizeof(steps[0]); i++) {
+		if (sqlite3_prepare_v2(db, steps[i], -1, &st, NULL) != SQLITE_OK) {
+			err = sql_err(db, "requeue a pair job");
+			break;
+		}
+		sqlite3_bind_int64(st, 1, job_id);
+		if (i == 1)
+			sqlite3_bind_text(st, 2, why ? why : "its pair was lost", -1,
+					  SQLITE_TRANSIENT);
+		if (sqlite3_step(st) != SQLITE_DONE)
+			err = sql_err(db, "requeue a pair job");
+		else if (i == 0 && sqlite3_changes(db) != 1)
+			err = -ENOENT;
+		sqlite3_finalize(st);
+		st = NULL;
+	}
+	if (err == -ENOENT) {
+		/* tell "not failed" from "has samples" */
+		if (sqlite3_prepare_v2(db, "SELECT count(*) FROM samples WHERE job_id = ?1", -1,
+				       &st, NULL) == SQLITE_OK) {
+			sqlite3_bind_int64(st, 1, job_id);
+			if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int64(st, 0) > 0)
+				err = -EEXIST;
+			sqlite3_finalize(st);
+		}
+		snprintf(errbuf, sizeof(errbuf), "job %lld %s", (long long)job_id,
+			 err == -EEXIST ? "has samples: not requeued" : "is not a failed job");
+	}
+	if (err) {
+		sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+		return err;
+	}
+	if (sqlite3_exec(db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
+		err = sql_err(db, "requeue a pair job");
+		sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+	}
+	return err;
+}
+
 int store_job_state(struct store *store, int64_t job_id, char state[16])
 {
 	sqlite3 *db = store_db(store);

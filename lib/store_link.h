@@ -38,6 +38,22 @@ int store_job_partner(struct store *store, int64_t job_id, int64_t *partner, int
  * 0, -ENOENT or -errno. */
 int store_job_state(struct store *store, int64_t job_id, char state[16]);
 
+/* The error of job JOB_ID (first line, "" when none) into OUT (LEN bytes). Returns 0,
+ * -ENOENT or -errno. */
+int store_job_error(struct store *store, int64_t job_id, char *out, size_t len);
+
+/* The outcome of JOB_ID's latest attempt (running, done, failed, lost, ...) into OUTCOME
+ * (16 bytes) and how many of its attempts were lost into *LOST (may be NULL). Returns 0,
+ * -ENOENT (no attempt) or -errno. */
+int store_job_last_attempt(struct store *store, int64_t job_id, char outcome[16],
+			   int64_t *lost);
+/* Put failed pair job JOB_ID back in the queue because its partner was lost with its
+ * host: its latest attempt becomes 'lost' with WHY, its result members are cleared and
+ * its run is open again, all in one transaction. Only a job that stored no sample (it
+ * failed at its barrier) is requeued. Returns 0, -ENOENT (not failed, or not that job),
+ * -EEXIST (it has samples) or -errno. */
+int store_pair_requeue(struct store *store, int64_t job_id, const char *why);
+
 /* The last error of these functions. */
 const char *store_link_errmsg(void);
 

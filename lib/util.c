@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -328,4 +329,16 @@ int util_parse_duration_ms(const char *text, int64_t *ms)
 		}
 	}
 	return -EINVAL;
+}
+
+int util_seterr(char *err, size_t err_len, int e, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err && err_len) {
+		va_start(ap, fmt);
+		vsnprintf(err, err_len, fmt, ap);
+		va_end(ap);
+	}
+	return e;
 }

@@ -46,4 +46,10 @@ int util_parse_duration_ms(const char *text, int64_t *ms);
 /* strtoll over the whole string; 0 or -EINVAL/-ERANGE. */
 int util_parse_int(const char *text, long long *out);
 
+/* Format FMT into ERR (ERR_LEN bytes, ERR may be NULL or ERR_LEN 0: nothing written) and
+ * return E: `return util_seterr(err, err_len, -EINVAL, "bad 'x'")` for functions that
+ * report a message into a caller's buffer. */
+int util_seterr(char *err, size_t err_len, int e, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
 #endif

@@ -11,7 +11,8 @@
 # (198.18.K.1) directly, QEMU making the connection from the host. Nothing is forwarded
 # into a guest. Per guest, in $dir/gI/: agent.conf (read by lab/guest/init.sh),
 # console (the serial console: kernel and agent messages), qemu.pid, virtiofsd.pid,
-# virtiofsd.log, kernel (the release it runs).
+# virtiofsd.log, kernel (the release it runs), used (when it was last booted or handed
+# out by guest-up, for --max).
 #
 # Environment: BPFLAB_GUEST_TIMING icount (default) or wall; BPFLAB_GUEST_ICOUNT the
 # -icount option (default shift=0,sleep=on: see docs/kernels.md for why not sleep=off); BPFLAB_GUEST_ACCEL tcg
@@ -44,6 +45,7 @@ guest_start() { # I KERNEL
 	rel=$(basename "$kdir")
 	mkdir -p "$g"
 	echo "$rel" > "$g/kernel"
+	guest_touch "$i"
 	{
 		echo "# written by lab/lab for guest g$i; read by lab/guest/init.sh"
 		echo "BPFLAB_NAME=g$i"
@@ -139,7 +141,8 @@ print(" ".join(h["name"] for h in d if h.get("name","").startswith("g") and h.ge
 # "Kernel providers"). Prints the name of a running guest that boots KERNEL (a release or
 # package name, as lab/kernels takes it), starting one more guest gI (the next free I)
 # when none runs it and waiting until its agent has registered. With --max N (or
-# BPFLAB_GUEST_MAX), the guests that were started first are stopped until at most N run,
+# BPFLAB_GUEST_MAX), the least recently used guests (booted or handed out longest ago,
+# gI/used) are stopped until at most N run,
 # the new one included, to save memory and CPU; a stopped guest's host goes 'gone'.
 guest_up() { # KERNEL MAX
 	local k=$1 max=$2 g i rel kdir running=() t0 deadline up
@@ -149,18 +152,27 @@ guest_up() { # KERNEL MAX
 	"$top/lab/kernels" fetch "$k" >&2 || die "cannot fetch kernel '$k'"
 	kdir=$("$top/lab/kernels" dir "$k") || die "cannot prepare kernel '$k'"
 	rel=$(basename "$kdir")
-	# the running guests, oldest first (by index)
-	for g in $(ls -d "$dir"/g*/ 2>/dev/null | sed 's|.*/g\([0-9]*\)/$|\1|' | sort -n); do
+	# the running guests, least recently used first: by the time in gI/used (written
+	# when the guest is booted or handed out again), then by index
+	for g in $(for g in "$dir"/g*/; do
+			g=${g%/}; g=${g##*/g}
+			[[ "$g" =~ ^[0-9]+$ ]] || continue
+			echo "$(cat "$dir/g$g/used" 2>/dev/null || echo 0) $g"
+		done | sort -n -k1,1 -k2,2 | cut -d' ' -f2); do
 		[ -f "$dir/g$g/qemu.pid.launch" ] && kill -0 "$(cat "$dir/g$g/qemu.pid.launch")" 2>/dev/null &&
 			running+=("$g")
 	done
 	for g in "${running[@]}"; do
-		if [ "$(cat "$dir/g$g/kernel")" = "$rel" ]; then echo "g$g"; return 0; fi
+		if [ "$(cat "$dir/g$g/kernel")" = "$rel" ]; then
+			guest_touch "$g"
+			echo "g$g"
+			return 0
+		fi
 	done
 	if [[ "$max" =~ ^[1-9][0-9]*$ ]]; then
 		while [ ${#running[@]} -ge "$max" ]; do
 			guest_stop "${running[0]}"
-			echo "lab $name: stopped guest g${running[0]} ($(cat "$dir/g${running[0]}/kernel")) to keep at most $max" >&2
+			echo "lab $name: stopped guest g${running[0]} ($(cat "$dir/g${running[0]}/kernel")), the least recently used, to keep at most $max" >&2
 			running=("${running[@]:1}")
 		done
 	fi
@@ -189,6 +201,12 @@ print(" ".join(h["name"] for h in d if h.get("state") in ("idle","busy")))' 2>/d
 	fi
 	echo "lab $name: guest g$i ($rel) up in $(($(date +%s) - t0)) s" >&2
 	echo "g$i"
+}
+
+# Marks guest I as used now (gI/used: nanoseconds since the epoch), for --max's least
+# recently used order.
+guest_touch() { # I
+	date +%s%N > "$dir/g$1/used"
 }
 
 guest_stop() { # I

@@ -27,15 +27,9 @@ static int setup(void **state)
 
 	log_init("test_agent_attach", LOG_WARN);
 	log_route_libbpf();
-	err = lab_up(&lab, "attach");
-	if (err == -EPERM) {
-		fprintf(stderr, "test_agent_attach: needs root, skipped\n");
-		return 0;
-	}
+	err = lab_setup(&lab, "attach");
 	ports[0] = (struct attach_port){ .role = "a", .ifname = "va", .ifindex = lab.ifa };
 	ports[1] = (struct attach_port){ .role = "b", .ifname = "vb", .ifindex = lab.ifb };
-	if (err)
-		lab_down(&lab);	/* cmocka skips the teardown of a failed setup */
 	return err;
 }
 
@@ -44,8 +38,6 @@ static int teardown(void **state)
 	lab_down(&lab);
 	return 0;
 }
-
-#define SKIP_UNLESS_LAB() do { if (!lab.up) skip(); } while (0)
 
 static struct attach_opts opts(void)
 {

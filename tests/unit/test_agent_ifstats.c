@@ -18,15 +18,7 @@ static struct lab lab;
 
 static int setup(void **state)
 {
-	int err = lab_up(&lab, "ifstats");
-
-	if (err == -EPERM) {
-		fprintf(stderr, "test_agent_ifstats: needs root, skipped\n");
-		return 0;
-	}
-	if (err)
-		lab_down(&lab);	/* cmocka skips the teardown of a failed setup */
-	return err;
+	return lab_setup(&lab, "ifstats");
 }
 
 static int teardown(void **state)
@@ -34,8 +26,6 @@ static int teardown(void **state)
 	lab_down(&lab);
 	return 0;
 }
-
-#define SKIP_UNLESS_LAB() do { if (!lab.up) skip(); } while (0)
 
 static void send_frames(int ifindex, int n)
 {

@@ -28,18 +28,9 @@ static struct inventory_config inv = { .agent = "t", .ports = ports, .n_ports = 
 
 static int setup(void **state)
 {
-	int err;
-
 	log_init("test_agent_job", LOG_WARN);
 	log_route_libbpf();
-	err = lab_up(&lab, "job");
-	if (err == -EPERM) {
-		fprintf(stderr, "test_agent_job: needs root, skipped\n");
-		return 0;
-	}
-	if (err)
-		lab_down(&lab);	/* cmocka skips the teardown of a failed setup */
-	return err;
+	return lab_setup(&lab, "job");
 }
 
 static int teardown(void **state)
@@ -47,8 +38,6 @@ static int teardown(void **state)
 	lab_down(&lab);
 	return 0;
 }
-
-#define SKIP_UNLESS_LAB() do { if (!lab.up) skip(); } while (0)
 
 static const char quickstart[] =
 	"{\"job\": {\"id\": 7, \"run\": 1, \"spec\": {"

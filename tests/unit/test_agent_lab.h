@@ -4,8 +4,9 @@
  * 198.19.1.1/24 on va, 198.19.1.2/24 on vb) and moves the calling thread into it;
  * lab_down() moves back and deletes the namespace, which also removes the veth pair and
  * anything attached to it. Namespaces of earlier runs whose process is gone are deleted
- * first, so a crashed test leaves nothing behind for long. Header-only, included by one
- * test file each; everything is static.
+ * first, so a crashed test leaves nothing behind for long. lab_setup() is the cmocka group
+ * setup around lab_up() that every such test file shares, SKIP_UNLESS_LAB() its per-test
+ * guard. Header-only, included by one test file each; everything is static.
  */
 #ifndef BPFLAB_TEST_AGENT_LAB_H
 #define BPFLAB_TEST_AGENT_LAB_H
@@ -115,5 +116,27 @@ static void lab_down(struct lab *lab)
 		lab_sh("ip netns del %s", lab->ns);
 	lab->up = 0;
 }
+
+/*
+ * A cmocka group setup around lab_up(LAB, WHAT): not root, it says "test_agent_WHAT:
+ * needs root, skipped" and returns 0 with LAB->up 0, so that SKIP_UNLESS_LAB() skips each
+ * test; any other failure takes the lab down again (cmocka skips the teardown of a failed
+ * setup) and is returned.
+ */
+static inline int lab_setup(struct lab *lab, const char *what)
+{
+	int err = lab_up(lab, what);
+
+	if (err == -EPERM) {
+		fprintf(stderr, "test_agent_%s: needs root, skipped\n", what);
+		return 0;
+	}
+	if (err)
+		lab_down(lab);
+	return err;
+}
+
+/* Skip the current test unless the file's `static struct lab lab` is up (cmocka.h). */
+#define SKIP_UNLESS_LAB() do { if (!lab.up) skip(); } while (0)
 
 #endif

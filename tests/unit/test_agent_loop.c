@@ -44,18 +44,9 @@ struct fixture {
 
 static int setup(void **state)
 {
-	int err;
-
 	log_init("test_agent_loop", LOG_WARN);
 	log_route_libbpf();
-	err = lab_up(&lab, "loop");
-	if (err == -EPERM) {
-		fprintf(stderr, "test_agent_loop: needs root, skipped\n");
-		return 0;
-	}
-	if (err)
-		lab_down(&lab);	/* cmocka skips the teardown of a failed setup */
-	return err;
+	return lab_setup(&lab, "loop");
 }
 
 static int teardown(void **state)
@@ -65,8 +56,6 @@ static int teardown(void **state)
 	lab_down(&lab);
 	return 0;
 }
-
-#define SKIP_UNLESS_LAB() do { if (!lab.up) skip(); } while (0)
 
 static void *agent_thread(void *arg)
 {

@@ -32,15 +32,9 @@ static int setup(void **state)
 
 	log_init("test_agent_maps", LOG_WARN);
 	log_route_libbpf();
-	err = lab_up(&lab, "maps");
-	if (err == -EPERM) {
-		fprintf(stderr, "test_agent_maps: needs root, skipped\n");
-		return 0;
-	}
+	err = lab_setup(&lab, "maps");
 	ports[0] = (struct attach_port){ .role = "a", .ifname = "va", .ifindex = lab.ifa };
 	ports[1] = (struct attach_port){ .role = "b", .ifname = "vb", .ifindex = lab.ifb };
-	if (err)
-		lab_down(&lab);
 	return err;
 }
 
@@ -49,8 +43,6 @@ static int teardown(void **state)
 	lab_down(&lab);
 	return 0;
 }
-
-#define SKIP_UNLESS_LAB() do { if (!lab.up) skip(); } while (0)
 
 static struct attach_set *load(const char *text)
 {

@@ -26,17 +26,15 @@ static int setup(void **state)
 
 	log_init("test_agent_udpgen", LOG_WARN);
 	log_route_libbpf();
-	err = lab_up(&lab, "udpgen");
-	if (err == -EPERM) {
-		fprintf(stderr, "test_agent_udpgen: needs root, skipped\n");
-		return 0;
-	}
-	rtnl = err ? NULL : ifstats_new();
-	if (!err && !rtnl)
-		err = -ENOMEM;
-	if (err)
+	err = lab_setup(&lab, "udpgen");
+	if (err || !lab.up)
+		return err;
+	rtnl = ifstats_new();
+	if (!rtnl) {
 		lab_down(&lab);
-	return err;
+		return -ENOMEM;
+	}
+	return 0;
 }
 
 static int teardown(void **state)
@@ -45,8 +43,6 @@ static int teardown(void **state)
 	lab_down(&lab);
 	return 0;
 }
-
-#define SKIP_UNLESS_LAB() do { if (!lab.up) skip(); } while (0)
 
 static struct udpgen_config config(bool ipv6, int threads)
 {

@@ -25,18 +25,9 @@ static struct lab lab;
 
 static int setup(void **state)
 {
-	int err;
-
 	log_init("test_agent_xdpgen", LOG_WARN);
 	log_route_libbpf();
-	err = lab_up(&lab, "xdpgen");
-	if (err == -EPERM) {
-		fprintf(stderr, "test_agent_xdpgen: needs root, skipped\n");
-		return 0;
-	}
-	if (err)
-		lab_down(&lab);	/* cmocka skips the teardown of a failed setup */
-	return err;
+	return lab_setup(&lab, "xdpgen");
 }
 
 static int teardown(void **state)
@@ -44,8 +35,6 @@ static int teardown(void **state)
 	lab_down(&lab);
 	return 0;
 }
-
-#define SKIP_UNLESS_LAB() do { if (!lab.up) skip(); } while (0)
 
 static uint32_t sum16(const uint8_t *p, size_t len, uint32_t sum)
 {

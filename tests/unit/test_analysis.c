@@ -290,6 +290,69 @@ static void test_analysis_store_import_query(void **state)
 	store_close(&st);
 }
 
+/* Timing modes: a kernel measured on wall time and one measured under icount (guest
+ * instructions) share no timing mode, so compare refuses them with a message naming
+ * both; once the icount kernel also has wall values, the two compare over those only
+ * (the icount values are a series of their own, point "timing=icount"). */
+static void test_analysis_timing_apart(void **state)
+{
+	static const double v[] = { 100, 101, 99, 100.5, 99.5 };
+	json_t *rows = json_array(), *rep, *c, *r;
+	char err[256];
+	json_int_t job = 1;
+	size_t i;
+	int wall_rows = 0;
+
+	for (i = 0; i < 5; i++) {
+		json_array_append_new(rows, row(job++, "6.1", "drop", "xdp_drop", "prog.ns_per_run",
+						"ns", v[i], NULL));
+		r = row(job++, "6.12", "drop", "xdp_drop", "prog.ns_per_run", "insns", v[i] / 2,
+			NULL);
+		json_object_set_new(r, "timing", json_string("icount"));
+		json_array_append_new(rows, r);
+	}
+	assert_null(analysis_compare(rows, "kernel.release", "6.1", NULL, NULL, err, sizeof(err)));
+	assert_int_equal(errno, EINVAL);
+	assert_string_equal(err, "cannot compare kernel.release '6.1' with '6.12': measured with "
+			    "'wall' timing against 'icount' timing (guest instructions are not "
+			    "time; docs/kernels.md, Timing modes)");
+	/* the other way round too */
+	assert_null(analysis_compare(rows, "kernel.release", "6.12", "6.1", NULL, err,
+				     sizeof(err)));
+	assert_int_equal(errno, EINVAL);
+	assert_non_null(strstr(err, "'icount' timing against 'wall' timing"));
+
+	/* 6.12 measured on wall time as well, 20 % slower: compared on wall values only
+	 * (the rows say "wall" as the store's do) */
+	json_array_foreach(rows, i, r)
+		if (!json_object_get(r, "timing"))
+			json_object_set_new(r, "timing", json_string("wall"));
+	for (i = 0; i < 5; i++) {
+		r = row(job++, "6.12", "drop", "xdp_drop", "prog.ns_per_run", "ns", v[i] * 1.2,
+			NULL);
+		json_object_set_new(r, "timing", json_string("wall"));
+		json_array_append_new(rows, r);
+	}
+	rep = analysis_compare(rows, "kernel.release", "6.1", NULL, NULL, err, sizeof(err));
+	if (!rep)
+		fail_msg("%s", err);
+	c = (json_t *)find_cmp(rep, "6.12");
+	json_array_foreach(json_object_get(c, "rows"), i, r) {
+		const char *point = json_string_value(json_object_get(r, "point"));
+
+		/* no row mixes the two: the icount series has no baseline side */
+		assert_true(point == NULL || strstr(point, "timing=icount") == NULL);
+		assert_int_equal(json_integer_value(json_object_get(r, "n_b")), 5);
+		assert_string_equal(json_string_value(json_object_get(r, "verdict")), "DIFFERENT");
+		assert_true(json_real_value(json_object_get(r, "delta_pct")) > 19.9 &&
+			    json_real_value(json_object_get(r, "delta_pct")) < 20.1);
+		wall_rows++;
+	}
+	assert_int_equal(wall_rows, 1);
+	json_decref(rep);
+	json_decref(rows);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -299,6 +362,7 @@ int main(void)
 		cmocka_unit_test(test_analysis_rates_harmonic),
 		cmocka_unit_test(test_analysis_history_change),
 		cmocka_unit_test(test_analysis_store_import_query),
+		cmocka_unit_test(test_analysis_timing_apart),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

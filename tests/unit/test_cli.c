@@ -208,12 +208,16 @@ static void test_cli_help(void **state)
 	run_cli(&o, (const char *[]){ "--help", NULL });
 	assert_int_equal(o.status, 0);
 	assert_contains(o.out, "Usage: bpflab [OPTIONS] OBJECT { COMMAND | help }\n");
-	assert_contains(o.out, "       bpflab run submit FILE [-s KEY=VALUE]... [--hosts NAME[,NAME]...] [--wait]\n");
+	assert_contains(o.out, "       bpflab run submit FILE [-s KEY=VALUE]... [--hosts NAME[,NAME]...]\n"
+			       "               [--wait]\n");
+	assert_contains(o.out, "       bpflab result compare { RUN_A RUN_B | --plan NAME --by FIELD\n"
+			       "               [--baseline VALUE] [--candidate VALUE] } [--metric M]\n");
 	out_free(&o);
 
 	run_cli(&o, (const char *[]){ "run", "--help", NULL });
 	assert_int_equal(o.status, 0);
-	assert_contains(o.out, "Usage: bpflab run submit FILE [-s KEY=VALUE]... [--hosts NAME[,NAME]...] [--wait]\n"
+	assert_contains(o.out, "Usage: bpflab run submit FILE [-s KEY=VALUE]... [--hosts NAME[,NAME]...]\n"
+			       "               [--wait]\n"
 			       "       bpflab run list\n"
 			       "       bpflab run show ID\n"
 			       "       bpflab run cancel ID\n"
@@ -224,19 +228,101 @@ static void test_cli_help(void **state)
 
 	run_cli(&o, (const char *[]){ "run", "submit", "--help", NULL });
 	assert_int_equal(o.status, 0);
-	assert_contains(o.out, "Usage: bpflab run submit FILE [-s KEY=VALUE]... [--hosts NAME[,NAME]...] [--wait]\n");
-	assert_contains(o.out, "--wait");
+	assert_contains(o.out, "Usage: bpflab run submit FILE [-s KEY=VALUE]... [--hosts NAME[,NAME]...]\n"
+			       "               [--wait]\n\n");
 	out_free(&o);
 
 	run_cli(&o, (const char *[]){ "result", "help", NULL });
 	assert_int_equal(o.status, 0);
-	assert_contains(o.out, "Usage: bpflab result show RUN [--csv | --form FORM [--metric METRIC] [--subject SUBJECT]]\n");
+	assert_contains(o.out, "Usage: bpflab result show RUN\n"
+			       "               [--csv | --form FORM [--metric METRIC] [--subject SUBJECT]]\n");
 	out_free(&o);
 
 	run_cli(&o, (const char *[]){ "-V", NULL });
 	assert_int_equal(o.status, 0);
 	assert_contains(o.out, "bpflab ");
 	out_free(&o);
+}
+
+/* Columns of the longest line of TEXT (UTF-8 characters, so "±" counts once); *LINE gets
+ * a copy of that line's start for the failure message. */
+static size_t widest_line(const char *text, char *line, size_t line_sz)
+{
+	size_t widest = 0, cols = 0;
+	const char *start = text, *p;
+
+	for (p = text;; p++) {
+		if (*p == '\n' || !*p) {
+			if (cols > widest) {
+				widest = cols;
+				snprintf(line, line_sz, "%.*s", (int)(p - start), start);
+			}
+			if (!*p)
+				break;
+			cols = 0;
+			start = p + 1;
+		} else if (((unsigned char)*p & 0xc0) != 0x80) {
+			cols++;
+		}
+	}
+	return widest;
+}
+
+static void assert_help_fits(const char *const *args)
+{
+	char line[512];
+	struct out o;
+	size_t w;
+
+	run_cli(&o, args);
+	assert_int_equal(o.status, 0);
+	w = widest_line(o.out, line, sizeof(line));
+	if (w > 80)
+		fail_msg("'bpflab %s%s%s --help': %zu columns: '%s'", args[0] ? args[0] : "",
+			 args[0] && args[1] ? " " : "", args[0] && args[1] ? args[1] : "", w, line);
+	out_free(&o);
+}
+
+/* Every help text fits 80 columns: bpflab --help, each OBJECT --help (the objects from
+ * the OBJECT := { ... } line) and each OBJECT COMMAND --help (the commands its usage
+ * lists). */
+static void test_cli_help_width(void **state)
+{
+	char objs[256], *obj, *save = NULL, needle[64];
+	int nobj = 0, ncmd = 0;
+	const char *p, *q;
+	struct out top, o;
+
+	(void)state;
+	run_cli(&top, (const char *[]){ "--help", NULL });
+	assert_int_equal(top.status, 0);
+	assert_help_fits((const char *[]){ "--help", NULL });
+	p = strstr(top.out, "OBJECT := { ");
+	assert_non_null(p);
+	p += strlen("OBJECT := { ");
+	q = strstr(p, " }");
+	assert_non_null(q);
+	snprintf(objs, sizeof(objs), "%.*s", (int)(q - p), p);
+	for (obj = strtok_r(objs, " |", &save); obj; obj = strtok_r(NULL, " |", &save)) {
+		nobj++;
+		assert_help_fits((const char *[]){ obj, "--help", NULL });
+		run_cli(&o, (const char *[]){ obj, "--help", NULL });
+		snprintf(needle, sizeof(needle), " bpflab %s ", obj);
+		for (p = strstr(o.out, needle); p; p = strstr(p, needle)) {
+			char cmd[32];
+
+			p += strlen(needle);
+			if (sscanf(p, "%31[a-z]", cmd) != 1 || !strcmp(cmd, "help"))
+				continue;
+			ncmd++;
+			assert_help_fits((const char *[]){ obj, cmd, "--help", NULL });
+		}
+		out_free(&o);
+	}
+	assert_help_fits((const char *[]){ "keygen", "--help", NULL });
+	assert_true(nobj >= 6);
+	assert_true(ncmd >= 20);
+	out_free(&top);
 }
 
 static void test_cli_bad_usage(void **state)
@@ -663,6 +749,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_cli_help),
+		cmocka_unit_test(test_cli_help_width),
 		cmocka_unit_test(test_cli_bad_usage),
 		cmocka_unit_test(test_cli_json_errors),
 		cmocka_unit_test(test_cli_no_coordinator),

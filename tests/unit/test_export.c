@@ -8,6 +8,8 @@
 #include <cmocka.h>
 
 #include <errno.h>
+#include <math.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include "export.h"
@@ -35,6 +37,98 @@ static json_t *rows(void)
 			"window", "cost", "flags", "point", "time_ms", (json_int_t)1700000000000LL));
 	}
 	return r;
+}
+
+/* Whether every member of OBJ is one of the NULL-terminated NAMES. */
+static bool only_members(const json_t *obj, const char *const *names)
+{
+	const char *k;
+	json_t *v;
+
+	json_object_foreach((json_t *)obj, k, v) {
+		const char *const *n;
+
+		for (n = names; *n && strcmp(*n, k); n++)
+			;
+		if (!*n) {
+			print_error("unexpected member '%s'\n", k);
+			return false;
+		}
+	}
+	return true;
+}
+
+static bool no_nulls(const json_t *v)
+{
+	const char *k;
+	json_t *e;
+	size_t i;
+
+	if (json_is_null(v))
+		return false;
+	if (json_is_object(v))
+		json_object_foreach((json_t *)v, k, e)
+			if (!no_nulls(e))
+				return false;
+	if (json_is_array(v))
+		json_array_foreach(v, i, e)
+			if (!no_nulls(e))
+				return false;
+	return true;
+}
+
+static bool matches_chars(const char *s, const char *extra)
+{
+	for (; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') || strchr(extra, *s)))
+			return false;
+	return true;
+}
+
+/* The members and patterns of KCIDB v4.4's test object (kcidb-io,
+ * kcidb_io/schema/v04_04.py: "additionalProperties": false everywhere below; origin
+ * ^[a-z0-9_]+$, ids ^ORIGIN:.*$, path ^[.a-zA-Z0-9_-]*$, no nulls). */
+static void assert_kcidb_v4_4(const json_t *k)
+{
+	static const char *const top[] = { "version", "checkouts", "builds", "tests", "issues",
+					   "incidents", NULL };
+	static const char *const version[] = { "major", "minor", NULL };
+	static const char *const test[] = { "build_id", "id", "origin", "environment", "path",
+					    "comment", "log_url", "log_excerpt", "status",
+					    "number", "waived", "start_time", "duration",
+					    "output_files", "misc", "_timestamp", NULL };
+	static const char *const env[] = { "compatible", "comment", "misc", NULL };
+	static const char *const number[] = { "value", "unit", "prefix", NULL };
+	static const char *const statuses = "FAIL ERROR MISS PASS DONE SKIP";
+	json_t *t;
+	size_t i;
+
+	assert_true(only_members(k, top));
+	assert_true(only_members(json_object_get(k, "version"), version));
+	assert_true(no_nulls(k));
+	json_array_foreach(json_object_get(k, "tests"), i, t) {
+		const char *origin = json_string_value(json_object_get(t, "origin"));
+		const json_t *num = json_object_get(t, "number");
+		const char *prefix = json_string_value(json_object_get(num, "prefix"));
+
+		assert_true(only_members(t, test));
+		assert_non_null(origin);
+		assert_true(matches_chars(origin, "_"));
+		assert_true(!strncmp(json_string_value(json_object_get(t, "id")), origin,
+				     strlen(origin)));
+		assert_true(!strncmp(json_string_value(json_object_get(t, "build_id")), origin,
+				     strlen(origin)));
+		assert_true(matches_chars(json_string_value(json_object_get(t, "path")),
+					  ".ABCDEFGHIJKLMNOPQRSTUVWXYZ_-"));
+		assert_non_null(strstr(statuses, json_string_value(json_object_get(t, "status"))));
+		assert_true(only_members(json_object_get(t, "environment"), env));
+		if (num) {
+			assert_true(only_members(num, number));
+			assert_true(json_is_number(json_object_get(num, "value")));
+			assert_true(!prefix || !strcmp(prefix, "metric") || !strcmp(prefix, "binary"));
+		}
+		assert_true(json_is_object(json_object_get(t, "misc")));
+	}
 }
 
 static void test_export_kcidb(void **state)
@@ -65,10 +159,38 @@ static void test_export_kcidb(void **state)
 	t = json_array_get(json_object_get(k, "tests"), 1);
 	assert_null(json_object_get(json_object_get(json_object_get(t, "environment"), "misc"),
 				    "cpu"));
+	/* a time in ns goes out in seconds with the metric prefix (shown as 25 ns) */
+	num = json_object_get(t, "number");
+	assert_string_equal(json_string_value(json_object_get(num, "unit")), "s");
+	assert_string_equal(json_string_value(json_object_get(num, "prefix")), "metric");
+	assert_true(fabs(json_real_value(json_object_get(num, "value")) - 25e-9) < 1e-15);
+	assert_string_equal(json_string_value(json_object_get(json_object_get(t, "misc"),
+								  "unit")), "ns");
+	assert_true(json_real_value(json_object_get(json_object_get(t, "misc"), "min")) == 24.0);
+	assert_kcidb_v4_4(k);
 	json_decref(k);
 	k = export_kcidb(r, "mylab");
 	assert_string_equal(json_string_value(json_object_get(
 		json_array_get(json_object_get(k, "tests"), 0), "origin")), "mylab");
+	assert_kcidb_v4_4(k);
+	json_decref(k);
+	/* KCIDB origins are ^[a-z0-9_]+$ */
+	errno = 0;
+	assert_null(export_kcidb(r, "My-Lab"));
+	assert_int_equal(errno, EINVAL);
+	assert_null(export_kcidb(r, ""));
+	assert_false(export_origin_valid("lab:1"));
+	assert_true(export_origin_valid("lab_1"));
+
+	/* a ratio is dimensionless, a row without a time has no start_time */
+	json_object_set_new(json_array_get(r, 0), "unit", json_string("ratio"));
+	json_object_set_new(json_array_get(r, 2), "unit", json_string("ratio"));
+	json_object_del(json_array_get(r, 0), "time_ms");
+	k = export_kcidb(r, NULL);
+	t = json_array_get(json_object_get(k, "tests"), 0);
+	assert_null(json_object_get(t, "start_time"));
+	assert_int_equal(json_object_size(json_object_get(t, "number")), 1);
+	assert_kcidb_v4_4(k);
 	json_decref(k);
 	json_decref(r);
 }
@@ -85,6 +207,23 @@ static void test_export_bmf(void **state)
 	assert_true(json_real_value(json_object_get(m, "upper_value")) == 26.0);
 	assert_non_null(json_object_get(json_object_get(b,
 		"quickstart/drop/b/traffic.packet.size=64"), "port.rx_pps"));
+	/* BMF (bencher.dev/bmf.json): benchmark -> measure -> {value, lower_value,
+	 * upper_value}, value required; benchmark names up to 1024 bytes, measures 64 */
+	{
+		static const char *const metric_members[] = { "value", "lower_value",
+							       "upper_value", NULL };
+		const char *bench, *measure;
+		json_t *ms, *v;
+
+		json_object_foreach(b, bench, ms) {
+			assert_true(strlen(bench) <= 1024);
+			json_object_foreach(ms, measure, v) {
+				assert_true(strlen(measure) <= 64);
+				assert_true(only_members(v, metric_members));
+				assert_true(json_is_number(json_object_get(v, "value")));
+			}
+		}
+	}
 	json_decref(b);
 	json_decref(r);
 }

@@ -327,6 +327,54 @@ static void test_report_history_plot(void **state)
 	json_decref(rep);
 }
 
+/* compare --plot: one panel per metric compared (prog.ns_per_run, then port.rx_pps), each
+ * with its own datablock, title and unit, stacked by multiplot; a real SVG that parses
+ * and renders, with both panels' titles and every bar group's label in it. */
+static void test_report_compare_plot(void **state)
+{
+	char dir[] = "/tmp/bpflab-test-cplot-XXXXXX", svg[64], png[64], cmd[1024];
+	char *script = NULL, err[256];
+	json_t *rep = fixed_report();
+	const char *p0, *p1;
+
+	assert_int_equal(plot_compare_script(rep, "x.svg", &script, err, sizeof(err)), 0);
+	assert_non_null(strstr(script, "set terminal svg size 900,760"));
+	assert_non_null(strstr(script, "set multiplot layout 2,1\n"));
+	p0 = strstr(script, "$d0 << EOD\n\"drop xdp_drop\" ");
+	p1 = strstr(script, "$d1 << EOD\n\"probe b\" ");
+	assert_non_null(p0);
+	assert_non_null(p1);
+	assert_true(p0 < p1);
+	assert_non_null(strstr(script, "set title 'prog.ns_per_run by run (mean ± stddev)'\n"
+				       "set ylabel 'ns'\nplot $d0 using 2:3:xtic(1) title '7', "
+				       "'' using 4:5 title '8'\n"));
+	assert_non_null(strstr(script, "set title 'port.rx_pps by run (mean ± stddev)'\n"
+				       "set ylabel 'pps'\nplot $d1 "));
+	assert_non_null(strstr(script, "\"tx b\" "));
+	assert_non_null(strstr(script, "unset multiplot\n"));
+	free(script);
+
+	assert_non_null(mkdtemp(dir));
+	snprintf(svg, sizeof(svg), "%s/c.svg", dir);
+	snprintf(png, sizeof(png), "%s/c.png", dir);
+	assert_int_equal(plot_compare(rep, svg, err, sizeof(err)), 0);
+	snprintf(cmd, sizeof(cmd), "xmllint --noout '%s'", svg);
+	assert_int_equal(system(cmd), 0);
+	/* both panels drawn: both titles, the labels of both metrics' groups, bars as paths */
+	snprintf(cmd, sizeof(cmd), "grep -q 'prog.ns_per_run by run' '%s' && "
+		 "grep -q 'port.rx_pps by run' '%s' && grep -q 'probe xdp_drop.xdp_drop_slow' '%s' && "
+		 "grep -q 'tx b' '%s' && [ $(grep -c '<path' '%s') -ge 8 ]", svg, svg, svg, svg,
+		 svg);
+	assert_int_equal(system(cmd), 0);
+	snprintf(cmd, sizeof(cmd), "rsvg-convert -o '%s' '%s'", png, svg);
+	assert_int_equal(system(cmd), 0);
+	assert_int_equal(access(png, R_OK), 0);
+	unlink(svg);
+	unlink(png);
+	rmdir(dir);
+	json_decref(rep);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -337,6 +385,7 @@ int main(void)
 		cmocka_unit_test(test_report_compare_num),
 		cmocka_unit_test(test_report_history_text),
 		cmocka_unit_test(test_report_history_plot),
+		cmocka_unit_test(test_report_compare_plot),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

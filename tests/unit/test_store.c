@@ -252,6 +252,64 @@ static void test_store_migrations(void **state)
 	}
 }
 
+/* Migration 007 on a schema-6 database with samples: every row keeps its id, job, value,
+ * unit and key (NULL seq = whole window); the samples view reads as before; inserting
+ * into the view works; the unique key still refuses a sample given twice. */
+extern const char *const store_migrations[];
+
+static void test_store_migrate_samples(void **state)
+{
+	struct fixture *f = *state;
+	char err[512];
+	struct store *st;
+	sqlite3 *c;
+	sqlite3_stmt *q;
+	int v;
+
+	assert_int_equal(sqlite3_open(f->db, &c), SQLITE_OK);
+	for (v = 1; v <= 6; v++)
+		assert_int_equal(sqlite3_exec(c, store_migrations[v - 1], NULL, NULL, NULL), 0);
+	assert_int_equal(sqlite3_exec(c, "PRAGMA user_version = 6;"
+		"INSERT INTO plans VALUES (1, 'p', 'x', 'x', 0);"
+		"INSERT INTO runs (id, plan_id, plan_file, submitted_ms) VALUES (1, 1, 'p', 0);"
+		"INSERT INTO hosts (id, name, inventory, first_seen_ms, last_seen_ms) "
+		"VALUES (1, 'h', '{}', 0, 0);"
+		"INSERT INTO jobs (id, run_id, seq, host_id, variant, variant_idx, rep, spec) "
+		"VALUES (1, 1, 1, 1, 'a', 0, 1, '{}');"
+		"INSERT INTO samples (id, job_id, metric, subject, value, unit, window, seq) VALUES "
+		"(5, 1, 'port.rx_pps', 'b', 10.5, 'pps', 'rate', NULL),"
+		"(7, 1, 'port.rx_pps', 'b', 11.5, 'pps', 'rate', 0),"
+		"(9, 1, 'prog.ns_per_run', 'xdp', 30, 'ns', 'cost', NULL);",
+		NULL, NULL, NULL), 0);
+	sqlite3_close(c);
+
+	st = store_open(f->db, false, err, sizeof(err));
+	assert_non_null(st);
+	assert_int_equal(store_schema_version(st), store_schema_latest());
+	store_close(&st);
+
+	assert_int_equal(sqlite3_open(f->db, &c), SQLITE_OK);
+	assert_int_equal(sqlite3_prepare_v2(c, "SELECT group_concat(id || ':' || metric || ':' || "
+		"subject || ':' || value || ':' || unit || ':' || window || ':' || "
+		"ifnull(seq, 'null'), ' ') FROM (SELECT * FROM samples ORDER BY id)", -1, &q,
+		NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_step(q), SQLITE_ROW);
+	assert_string_equal((const char *)sqlite3_column_text(q, 0),
+			    "5:port.rx_pps:b:10.5:pps:rate:null 7:port.rx_pps:b:11.5:pps:rate:0 "
+			    "9:prog.ns_per_run:xdp:30.0:ns:cost:null");
+	sqlite3_finalize(q);
+	assert_int_equal(count_rows(f->db, "series"), 2);
+	/* the view takes inserts; the key still holds, NULL seq counted as one value */
+	assert_int_equal(sqlite3_exec(c, "INSERT INTO samples (job_id, metric, subject, value, "
+		"unit, window) VALUES (1, 'port.tx_pps', 'a', 1, 'pps', 'rate')", NULL, NULL,
+		NULL), SQLITE_OK);
+	assert_int_not_equal(sqlite3_exec(c, "INSERT INTO samples (job_id, metric, subject, "
+		"value, unit, window) VALUES (1, 'port.rx_pps', 'b', 2, 'pps', 'rate')", NULL,
+		NULL, NULL), SQLITE_OK);
+	sqlite3_close(c);
+	assert_int_equal(count_rows(f->db, "samples"), 4);
+}
+
 static void test_store_queue_and_queries(void **state)
 {
 	struct fixture *f = *state;
@@ -855,10 +913,80 @@ static void test_store_full(void **state)
 	assert_int_equal(count_rows(f->db, "samples"), 3);
 }
 
+/* Timing modes at ingest: an environment that says "timing": "icount" is stored with
+ * host_envs.timing 'icount' and its samples with the units of guest instructions (ns ->
+ * insns, pps -> pkt/Ginsn); one that says nothing is 'wall' and keeps ns and pps. The
+ * values themselves are not touched. */
+static void test_store_timing_units(void **state)
+{
+	struct fixture *f = *state;
+	struct store_ingest ing;
+	int64_t h1, run, job[2], rj;
+	json_t *r, *spec, *vals, *row, *filter;
+	char err[512];
+	struct store *st;
+	size_t i;
+	int k, seen[2][2] = { { 0 } };
+
+	st = store_open(f->db, false, err, sizeof(err));
+	assert_non_null(st);
+	assert_int_equal(store_host_hello(st, "h1", "0.1", f->inventory, 100, &h1, NULL), 0);
+	run = make_run(st, f, h1, 200);
+	for (k = 0; k < 2; k++) {
+		assert_int_equal(store_job_next(st, h1, &job[k], &rj, &spec), 0);
+		json_decref(spec);
+		assert_int_equal(store_job_dispatch(st, job[k], 300 + k), 0);
+		r = result_msg(job[k], "ok", 1.5e6, true);
+		/* the first job in a guest under icount, the second on wall time */
+		if (k == 0)
+			json_object_set_new(json_object_get(r, "env"), "timing",
+					    json_string("icount"));
+		assert_int_equal(store_ingest_result(st, h1, r, 400 + k, &ing), 0);
+		assert_int_equal(ing.n_samples, 3);
+		json_decref(r);
+	}
+	assert_int_equal(count_rows(f->db, "host_envs"), 2);
+	assert_int_equal(count_where(f->db, "SELECT count(*) FROM host_envs WHERE timing = "
+				     "'icount'"), 1);
+	assert_int_equal(count_where(f->db, "SELECT count(*) FROM host_envs WHERE timing = "
+				     "'wall'"), 1);
+
+	filter = json_pack("{s:[I]}", "runs", (json_int_t)run);
+	vals = store_query_values(st, filter);
+	json_decref(filter);
+	assert_non_null(vals);
+	assert_true(json_array_size(vals) >= 4);
+	json_array_foreach(vals, i, row) {
+		const char *metric = json_string_value(json_object_get(row, "metric"));
+		const char *unit = json_string_value(json_object_get(row, "unit"));
+		const char *timing = json_string_value(json_object_get(row, "timing"));
+		bool icount = json_integer_value(json_object_get(row, "job")) == job[0];
+		int m = !strcmp(metric, "prog.ns_per_run");
+
+		assert_non_null(unit);
+		assert_non_null(timing);
+		assert_string_equal(timing, icount ? "icount" : "wall");
+		if (m) {
+			assert_string_equal(unit, icount ? "insns" : "ns");
+			assert_true(json_number_value(json_object_get(row, "value")) == 35.5);
+		} else {
+			assert_string_equal(metric, "port.rx_pps");
+			assert_string_equal(unit, icount ? "pkt/Ginsn" : "pps");
+		}
+		seen[icount][m]++;
+	}
+	/* both jobs' rate and cost values came back */
+	assert_true(seen[0][0] && seen[0][1] && seen[1][0] && seen[1][1]);
+	json_decref(vals);
+	store_close(&st);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_store_migrations, fixture_setup,
+						fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_store_migrate_samples, fixture_setup,
 						fixture_teardown),
 		cmocka_unit_test_setup_teardown(test_store_queue_and_queries, fixture_setup,
 						fixture_teardown),
@@ -874,6 +1002,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_store_lost_and_attempts, fixture_setup,
 						fixture_teardown),
 		cmocka_unit_test_setup_teardown(test_store_cancel, fixture_setup, fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_store_timing_units, fixture_setup,
+						fixture_teardown),
 	};
 
 	return cmocka_run_group_tests_name("store", tests, NULL, NULL);

@@ -1,0 +1,167 @@
+/* test_agent_pair.c - agent/job.c's side of a two-host pair (spec "pair") on a veth pair:
+ * the DUT side prepares (loads and attaches xdp_drop), says `ready` through the progress
+ * callback and waits at its barrier; with no `go` within pair.barrier_ms the job fails with
+ * `barrier: no go within N ms (the generator side ...)`, with an abort it fails with `pair
+ * aborted: REASON` (the coordinator's reason, from opts->go_abort); either way before any traffic or window and with nothing left attached.
+ * An agent without a go flag refuses the pair job. Needs root (skipped otherwise).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "job.h"
+#include "log.h"
+#include "util.h"
+#include "test_agent_lab.h"
+
+#define BPF_DIR BPFLAB_BUILDDIR "/bpf"
+
+static struct lab lab;
+static struct inventory_pair ports[2] = { { "x", "va" }, { "y", "vb" } };
+static struct inventory_config inv = { .agent = "t", .ports = ports, .n_ports = 2 };
+
+static int setup(void **state)
+{
+	int err;
+
+	log_init("test_agent_pair", LOG_WARN);
+	log_route_libbpf();
+	err = lab_up(&lab, "pair");
+	if (err == -EPERM) {
+		fprintf(stderr, "test_agent_pair: needs root, skipped\n");
+		return 0;
+	}
+	if (err)
+		lab_down(&lab);
+	return err;
+}
+
+static int teardown(void **state)
+{
+	lab_down(&lab);
+	return 0;
+}
+
+#define SKIP_UNLESS_LAB() do { if (!lab.up) skip(); } while (0)
+
+/* The DUT side of a two-host-forward job, as plan_pair_spec() makes it. */
+static const char dut_job[] =
+	"{\"job\": {\"id\": 11, \"run\": 1, \"spec\": {"
+	" \"plan\": \"two-host-forward\", \"variant\": \"drop\", \"rep\": 1, \"point\": {},"
+	" \"ports\": [\"y\"],"
+	" \"traffic\": {\"generator\": \"none\","
+	"   \"packet\": {\"size\": 64, \"proto\": \"udp4\", \"flows\": 1},"
+	"   \"threads\": 1, \"duration_ms\": 1000, \"warmup_ms\": 500},"
+	" \"attach\": [{\"port\": \"y\", \"hook\": \"xdp\", \"mode\": \"native\","
+	"   \"object\": \"xdp_basic.bpf.o\", \"program\": \"xdp_drop\"}],"
+	" \"metrics\": [\"port.rx_pps\", \"prog.ns_per_run\"],"
+	" \"pair\": {\"role\": \"dut\", \"peer\": \"h1\","
+	"   \"link\": {\"generator\": \"x\", \"dut\": \"y\"}, \"barrier_ms\": 300}"
+	"}}}";
+
+/* What the job told the coordinator: phases of progress, and whether it said ready. */
+struct told {
+	int ready, after_ready;
+	char last_phase[16];
+};
+
+static void on_message(void *ctx, const json_t *msg)
+{
+	struct told *t = ctx;
+	const char *type = json_string_value(json_object_get(msg, "type"));
+
+	if (!strcmp(type, "ready")) {
+		assert_int_equal(json_integer_value(json_object_get(msg, "job")), 11);
+		t->ready++;
+		return;
+	}
+	assert_string_equal(type, "progress");
+	snprintf(t->last_phase, sizeof(t->last_phase), "%s",
+		 json_string_value(json_object_get(msg, "phase")) ?: "");
+	if (t->ready && strcmp(t->last_phase, "cleanup"))
+		t->after_ready++;	/* warmup or a window: traffic started */
+}
+
+static void assert_nothing_attached(void)
+{
+	LIBBPF_OPTS(bpf_xdp_query_opts, qa);
+	LIBBPF_OPTS(bpf_xdp_query_opts, qb);
+
+	assert_int_equal(bpf_xdp_query(lab.ifa, 0, &qa), 0);
+	assert_int_equal(bpf_xdp_query(lab.ifb, 0, &qb), 0);
+	assert_int_equal(qa.prog_id + qb.prog_id, 0);
+}
+
+/* Run the DUT job with the go flag at GO_VALUE (NULL flag when GO_VALUE is 2) and check
+ * that it fails with an error containing NEEDLE before any traffic. */
+static void expect_pair_failure(int go_value, const char *needle, int want_ready)
+{
+	json_error_t jerr;
+	json_t *msg = json_loads(dut_job, 0, &jerr), *r;
+	atomic_int go = go_value;
+	struct told t = { 0 };
+	struct job_opts o = {
+		.sz = sizeof(o),
+		.inv = &inv,
+		.bpf_dir = BPF_DIR,
+		.progress = on_message,
+		.progress_ctx = &t,
+		.go = go_value == 2 ? NULL : &go,
+		.go_abort = go_value == -1 ? "job 12 on 'h1' failed: cannot load program 'x'" : NULL,
+	};
+	const char *err;
+	int64_t t0 = util_mono_ms(), took;
+
+	assert_non_null(msg);
+	r = job_run(msg, &o);
+	took = util_mono_ms() - t0;
+	assert_non_null(r);
+	err = json_string_value(json_object_get(r, "error"));
+	assert_string_equal(json_string_value(json_object_get(r, "status")), "failed");
+	if (!err || !strstr(err, needle))
+		fail_msg("error '%s', expected '%s'", err ?: "(none)", needle);
+	assert_int_equal(t.ready, want_ready);
+	assert_int_equal(t.after_ready, 0);
+	assert_int_equal(json_array_size(json_object_get(r, "samples")), 0);
+	/* the barrier waited about barrier_ms (300) and no longer */
+	if (go_value == 0)
+		assert_true(took >= 300 && took < 5000);
+	assert_nothing_attached();
+	json_decref(r);
+	json_decref(msg);
+}
+
+static void test_pair_barrier_timeout(void **state)
+{
+	SKIP_UNLESS_LAB();
+	expect_pair_failure(0, "barrier: no go within 300 ms (the generator side of the pair "
+			    "never got ready)", 1);
+}
+
+static void test_pair_abort(void **state)
+{
+	SKIP_UNLESS_LAB();
+	expect_pair_failure(-1, "pair aborted: job 12 on 'h1' failed: cannot load program 'x'",
+			    1);
+}
+
+static void test_pair_needs_go(void **state)
+{
+	SKIP_UNLESS_LAB();
+	expect_pair_failure(2, "cannot run one side of a two-host plan", 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_pair_barrier_timeout),
+		cmocka_unit_test(test_pair_abort),
+		cmocka_unit_test(test_pair_needs_go),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
