@@ -581,11 +581,42 @@ int store_schema_version(struct store *st)
 	return err ? err : (int)v;
 }
 
+/* SQLITE_OK when PRAGMA foreign_key_check finds no violation, SQLITE_CONSTRAINT_FOREIGNKEY
+ * (with the table named in the store's message) when it does, or the SQLite error. */
+static int fk_check(struct store *st)
+{
+	sqlite3_stmt *s = NULL;
+	int rc = sqlite3_prepare_v2(st->db, "PRAGMA foreign_key_check", -1, &s, NULL);
+
+	if (rc != SQLITE_OK)
+		return rc;
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW) {
+		seterr(st, -EPROTO, "foreign key violation in table '%s' row %lld",
+		       (const char *)sqlite3_column_text(s, 0),
+		       (long long)sqlite3_column_int64(s, 1));
+		rc = SQLITE_CONSTRAINT_FOREIGNKEY;
+	} else if (rc == SQLITE_DONE) {
+		rc = SQLITE_OK;
+	}
+	sqlite3_finalize(s);
+	return rc;
+}
+
+/* Apply migrations FROM+1 .. latest, each in its own transaction. Foreign keys are off
+ * while migrating (SQLite's documented way to rebuild a table that others reference: a
+ * DROP TABLE would otherwise delete-and-check every row), and each migration must leave
+ * PRAGMA foreign_key_check empty before it commits. */
 static int migrate(struct store *st, int from)
 {
 	char sql[64];
 	int err = 0, v, rc;
 
+	if (from >= store_n_migrations)
+		return 0;
+	rc = sqlite3_exec(st->db, "PRAGMA foreign_keys = OFF", NULL, NULL, NULL);
+	if (rc != SQLITE_OK)
+		return context(st, dberr(st, rc), "cannot migrate database '%s'", st->path);
 	for (v = from + 1; v <= store_n_migrations; v++) {
 		err = tx_begin(st);
 		if (err)
@@ -603,18 +634,24 @@ static int migrate(struct store *st, int from)
 			continue;
 		}
 		rc = sqlite3_exec(st->db, store_migrations[v - 1], NULL, NULL, NULL);
+		if (rc == SQLITE_OK)
+			rc = fk_check(st);
 		if (rc == SQLITE_OK) {
 			/* PRAGMA takes no parameters; v is our own loop counter. */
 			snprintf(sql, sizeof(sql), "PRAGMA user_version = %d", v);
 			rc = sqlite3_exec(st->db, sql, NULL, NULL, NULL);
 		}
-		err = tx_end(st, rc == SQLITE_OK ? 0 : dberr(st, rc));
+		err = tx_end(st, rc == SQLITE_OK ? 0 :
+				 rc == SQLITE_CONSTRAINT_FOREIGNKEY ? -EPROTO : dberr(st, rc));
 		if (err) {
 			context(st, err, "cannot migrate database '%s' to schema version %d",
 				st->path, v);
 			break;
 		}
 	}
+	rc = sqlite3_exec(st->db, "PRAGMA foreign_keys = ON", NULL, NULL, NULL);
+	if (!err && rc != SQLITE_OK)
+		err = context(st, dberr(st, rc), "cannot migrate database '%s'", st->path);
 	return err;
 }
 

@@ -981,6 +981,54 @@ static void test_store_timing_units(void **state)
 	store_close(&st);
 }
 
+/* A database with runs, jobs and samples at schema 2 migrates to the newest schema: 003
+ * rebuilds the runs table that jobs reference, which only works with foreign keys off
+ * during the migration (a bpflabd of the first release upgraded in place). */
+static void test_store_migrate_rebuilds_referenced_table(void **state)
+{
+	struct fixture *f = *state;
+	char err[512];
+	struct store *st;
+	sqlite3 *c;
+	sqlite3_stmt *q;
+	int v;
+
+	assert_int_equal(sqlite3_open(f->db, &c), SQLITE_OK);
+	for (v = 1; v <= 2; v++)
+		assert_int_equal(sqlite3_exec(c, store_migrations[v - 1], NULL, NULL, NULL), 0);
+	assert_int_equal(sqlite3_exec(c, "PRAGMA user_version = 2;"
+		"INSERT INTO plans VALUES (1, 'p', 'x', 'x', 0);"
+		"INSERT INTO runs (id, plan_id, plan_file, submitted_ms, state) "
+		"VALUES (1, 1, 'p', 0, 'done');"
+		"INSERT INTO hosts (id, name, inventory, first_seen_ms, last_seen_ms) "
+		"VALUES (1, 'h', '{}', 0, 0);"
+		"INSERT INTO jobs (id, run_id, seq, host_id, variant, variant_idx, rep, spec, state) "
+		"VALUES (1, 1, 1, 1, 'a', 0, 1, '{}', 'done');"
+		"INSERT INTO samples (id, job_id, metric, subject, value, unit, window, seq) VALUES "
+		"(5, 1, 'port.rx_pps', 'b', 10.5, 'pps', 'rate', NULL);",
+		NULL, NULL, NULL), 0);
+	sqlite3_close(c);
+
+	st = store_open(f->db, false, err, sizeof(err));
+	if (!st)
+		fail_msg("migration from schema 2 failed: %s", err);
+	assert_int_equal(store_schema_version(st), store_schema_latest());
+	store_close(&st);
+
+	assert_int_equal(sqlite3_open(f->db, &c), SQLITE_OK);
+	assert_int_equal(sqlite3_prepare_v2(c, "SELECT (SELECT state FROM runs WHERE id = 1) || "
+		"':' || (SELECT count(*) FROM jobs WHERE run_id = 1) || ':' || "
+		"(SELECT value FROM samples WHERE id = 5)", -1, &q, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_step(q), SQLITE_ROW);
+	assert_string_equal((const char *)sqlite3_column_text(q, 0), "done:1:10.5");
+	sqlite3_finalize(q);
+	assert_int_equal(sqlite3_prepare_v2(c, "PRAGMA foreign_key_check", -1, &q, NULL),
+			 SQLITE_OK);
+	assert_int_equal(sqlite3_step(q), SQLITE_DONE);
+	sqlite3_finalize(q);
+	sqlite3_close(c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1004,6 +1052,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_store_cancel, fixture_setup, fixture_teardown),
 		cmocka_unit_test_setup_teardown(test_store_timing_units, fixture_setup,
 						fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_store_migrate_rebuilds_referenced_table,
+						fixture_setup, fixture_teardown),
 	};
 
 	return cmocka_run_group_tests_name("store", tests, NULL, NULL);
