@@ -257,6 +257,23 @@ static void test_store_migrations(void **state)
  * into the view works; the unique key still refuses a sample given twice. */
 extern const char *const store_migrations[];
 
+/* Make PATH a database at schema VERSION (migrations 1..VERSION applied by hand, as an
+ * older bpflab would have left it) holding the rows of ROWS_SQL. */
+static void old_database(const char *path, int version, const char *rows_sql)
+{
+	char sql[64];
+	sqlite3 *c;
+	int v;
+
+	assert_int_equal(sqlite3_open(path, &c), SQLITE_OK);
+	for (v = 1; v <= version; v++)
+		assert_int_equal(sqlite3_exec(c, store_migrations[v - 1], NULL, NULL, NULL), 0);
+	snprintf(sql, sizeof(sql), "PRAGMA user_version = %d", version);
+	assert_int_equal(sqlite3_exec(c, sql, NULL, NULL, NULL), 0);
+	assert_int_equal(sqlite3_exec(c, rows_sql, NULL, NULL, NULL), 0);
+	sqlite3_close(c);
+}
+
 static void test_store_migrate_samples(void **state)
 {
 	struct fixture *f = *state;
@@ -264,12 +281,8 @@ static void test_store_migrate_samples(void **state)
 	struct store *st;
 	sqlite3 *c;
 	sqlite3_stmt *q;
-	int v;
 
-	assert_int_equal(sqlite3_open(f->db, &c), SQLITE_OK);
-	for (v = 1; v <= 6; v++)
-		assert_int_equal(sqlite3_exec(c, store_migrations[v - 1], NULL, NULL, NULL), 0);
-	assert_int_equal(sqlite3_exec(c, "PRAGMA user_version = 6;"
+	old_database(f->db, 6,
 		"INSERT INTO plans VALUES (1, 'p', 'x', 'x', 0);"
 		"INSERT INTO runs (id, plan_id, plan_file, submitted_ms) VALUES (1, 1, 'p', 0);"
 		"INSERT INTO hosts (id, name, inventory, first_seen_ms, last_seen_ms) "
@@ -279,9 +292,7 @@ static void test_store_migrate_samples(void **state)
 		"INSERT INTO samples (id, job_id, metric, subject, value, unit, window, seq) VALUES "
 		"(5, 1, 'port.rx_pps', 'b', 10.5, 'pps', 'rate', NULL),"
 		"(7, 1, 'port.rx_pps', 'b', 11.5, 'pps', 'rate', 0),"
-		"(9, 1, 'prog.ns_per_run', 'xdp', 30, 'ns', 'cost', NULL);",
-		NULL, NULL, NULL), 0);
-	sqlite3_close(c);
+		"(9, 1, 'prog.ns_per_run', 'xdp', 30, 'ns', 'cost', NULL);");
 
 	st = store_open(f->db, false, err, sizeof(err));
 	assert_non_null(st);
@@ -991,12 +1002,8 @@ static void test_store_migrate_rebuilds_referenced_table(void **state)
 	struct store *st;
 	sqlite3 *c;
 	sqlite3_stmt *q;
-	int v;
 
-	assert_int_equal(sqlite3_open(f->db, &c), SQLITE_OK);
-	for (v = 1; v <= 2; v++)
-		assert_int_equal(sqlite3_exec(c, store_migrations[v - 1], NULL, NULL, NULL), 0);
-	assert_int_equal(sqlite3_exec(c, "PRAGMA user_version = 2;"
+	old_database(f->db, 2,
 		"INSERT INTO plans VALUES (1, 'p', 'x', 'x', 0);"
 		"INSERT INTO runs (id, plan_id, plan_file, submitted_ms, state) "
 		"VALUES (1, 1, 'p', 0, 'done');"
@@ -1005,9 +1012,7 @@ static void test_store_migrate_rebuilds_referenced_table(void **state)
 		"INSERT INTO jobs (id, run_id, seq, host_id, variant, variant_idx, rep, spec, state) "
 		"VALUES (1, 1, 1, 1, 'a', 0, 1, '{}', 'done');"
 		"INSERT INTO samples (id, job_id, metric, subject, value, unit, window, seq) VALUES "
-		"(5, 1, 'port.rx_pps', 'b', 10.5, 'pps', 'rate', NULL);",
-		NULL, NULL, NULL), 0);
-	sqlite3_close(c);
+		"(5, 1, 'port.rx_pps', 'b', 10.5, 'pps', 'rate', NULL);");
 
 	st = store_open(f->db, false, err, sizeof(err));
 	if (!st)
