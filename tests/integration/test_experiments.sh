@@ -86,12 +86,19 @@ for g, htext in zip(doc["groups"], hosts):
     assert len(lines) == len(sec["rows"]), (lines, len(sec["rows"]))
     totals = {t["variant"]: t for t in sec["totals"]}
     for line, row in zip(lines, sec["rows"]):
-        cells = re.findall(r"(\d+\.\d)\^?", line)
-        want = ["%.1f" % v for v in row["values"]]
-        assert cells[:len(want)] == want, (line, want)
+        cells = re.findall(r"(\d+\.(\d+))\^?", line)[:len(row["values"])]
+        assert len(cells) == len(row["values"]), (line, row["values"])
+        for (shown, dec), val in zip(cells, row["values"]):
+            assert abs(float(shown) - val) <= 0.5 * 10 ** -len(dec) + 1e-9, (line, val)
         if line.startswith(row["variant"] + " "):
             t = totals[row["variant"]]
-            assert line.rstrip().endswith("%.1f ± %.1f" % (t["mean"], t["spread"])), (line, t)
+            # printed to the row's precision (more decimals when the spread would
+            # otherwise print as zero): each number must round to what is shown
+            m = re.search(r"(\d+\.(\d+)) ± (\d+\.(\d+))\s*$", line)
+            assert m, (line, t)
+            for shown, dec, val in ((m.group(1), m.group(2), t["mean"]),
+                                    (m.group(3), m.group(4), t["spread"])):
+                assert abs(float(shown) - val) <= 0.5 * 10 ** -len(dec) + 1e-9, (line, t)
             n += 1
 assert n == 10, n
 PY
