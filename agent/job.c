@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "attach.h"
+#include "costslice.h"
 #include "cpustat.h"
 #include "pktgen.h"
 #include "udpgen.h"
@@ -76,6 +77,8 @@ struct job_ctx {
 	double rx_cpu_busy;		/* verdict_rx_busy() over the rate window, or -1 */
 	char rx_cpus[256];		/* the CPUs it looked at */
 	int stats_fd;
+	bool icount;			/* the host's timing is icount (costslice.h) */
+	struct costslice *slices;	/* under icount, during the cost window */
 	char err[JOB_ERR_LEN];
 };
 
@@ -177,6 +180,35 @@ static int sleep_until(struct job_ctx *c, int64_t deadline_ns)
 }
 
 static bool any_metric(const struct job_ctx *c, const char *prefix);
+
+/* Under icount, sleep_until() DEADLINE_NS in slices of COSTSLICE_NS, reading every
+ * attached program's bpf_stats at the end of each slice into c->slices. Returns 0,
+ * -ECANCELED, or -errno with c->err set. */
+static int sleep_sliced(struct job_ctx *c, int64_t deadline_ns)
+{
+	int n = attach_count(c->attach), i, err;
+	struct progstats now[n ? n : 1];
+
+	for (;;) {
+		int64_t t = util_mono_ns();
+
+		if (t >= deadline_ns)
+			return 0;
+		err = sleep_until(c, t + COSTSLICE_NS < deadline_ns ? t + COSTSLICE_NS
+								  : deadline_ns);
+		if (err)
+			return err;
+		for (i = 0; i < n; i++) {
+			err = progstats_read(attach_get(c->attach, i)->prog_fd, &now[i]);
+			if (err) {
+				snprintf(c->err, sizeof(c->err), "cannot read bpf_stats of '%s': %s",
+					 attach_get(c->attach, i)->subject, strerror(-err));
+				return err;
+			}
+		}
+		costslice_add(c->slices, now);
+	}
+}
 
 static int attach_count_counters(const struct job_ctx *c)
 {
@@ -405,8 +437,14 @@ static void emit(struct job_ctx *c, enum job_window w, const struct job_snap *a,
 			uint64_t runs = b->progs[i].run_cnt - a->progs[i].run_cnt;
 			uint64_t ns = b->progs[i].run_time_ns - a->progs[i].run_time_ns;
 
-			if (runs)	/* no runs, no cost to report */
-				add_sample(c, "prog.ns_per_run", p->subject, (double)ns / runs, "ns",
+			double per_run = runs ? (double)ns / runs : NAN;
+
+			/* under icount: the interrupt-free count of the window's slices */
+			if (c->slices)
+				per_run = seq >= 0 ? costslice_take_second(c->slices, i)
+						   : costslice_window(c->slices, i);
+			if (!isnan(per_run))	/* no runs, no cost to report */
+				add_sample(c, "prog.ns_per_run", p->subject, per_run, "ns",
 					   "cost", seq);
 			add_sample(c, "prog.run_pps", p->subject, runs / dt, "pps", "cost", seq);
 		}
@@ -438,6 +476,7 @@ static const char *window_phase(enum job_window w)
 static int run_window(struct job_ctx *c, enum job_window w, int64_t duration_ms)
 {
 	struct job_snap first, prev, cur;
+	struct costslice slices;
 	int n = (int)((duration_ms + 999) / 1000), i, err;
 	bool progs = w == JOB_COST;
 	int64_t t0;
@@ -454,11 +493,20 @@ static int run_window(struct job_ctx *c, enum job_window w, int64_t duration_ms)
 	if (err)
 		goto out;
 	snap_copy(c, &prev, &first);
+	if (progs && c->icount) {
+		err = costslice_init(&slices, attach_count(c->attach), first.progs);
+		if (err) {
+			snprintf(c->err, sizeof(c->err), "out of memory");
+			goto out;
+		}
+		c->slices = &slices;
+	}
 	t0 = first.t_ns;
 	for (i = 0; i < n; i++) {
 		int64_t end_ms = (i + 1) * 1000LL < duration_ms ? (i + 1) * 1000LL : duration_ms;
 
-		err = sleep_until(c, t0 + end_ms * 1000000LL);
+		err = c->slices ? sleep_sliced(c, t0 + end_ms * 1000000LL)
+				: sleep_until(c, t0 + end_ms * 1000000LL);
 		if (err)
 			goto out;
 		if (c->gen)
@@ -480,7 +528,14 @@ static int run_window(struct job_ctx *c, enum job_window w, int64_t duration_ms)
 	if (w == JOB_RATE)
 		c->rate_done = true;
 	pr_debug("job: %s window of %lld ms done", window_phase(w), (long long)duration_ms);
+	if (c->slices)
+		pr_debug("job: icount cost over %llu slices of %lld ns",
+			 (unsigned long long)slices.slices, COSTSLICE_NS);
 out:
+	if (c->slices) {
+		costslice_release(c->slices);
+		c->slices = NULL;
+	}
 	snap_release(&first);
 	snap_release(&prev);
 	snap_release(&cur);
@@ -981,6 +1036,7 @@ json_t *job_run(const json_t *msg, const struct job_opts *opts)
 	memset(c, 0, sizeof(*c));
 	c->opts = opts;
 	c->stats_fd = -1;
+	c->icount = opts->inv && opts->inv->timing && !strcmp(opts->inv->timing, "icount");
 	c->rx_cpu_busy = -1;
 	c->msg = msg;
 	c->id = json_object_get(job, "id");

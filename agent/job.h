@@ -20,7 +20,9 @@
  *             the whole window (seq null); a veth port that silently refused the
  *             generator's frames fails the job
  *   cost      traffic.duration_ms with bpf_stats on: per attached program, run_cnt and
- *             run_time_ns deltas -> prog.ns_per_run, prog.run_pps, per second and whole
+ *             run_time_ns deltas -> prog.ns_per_run, prog.run_pps, per second and whole;
+ *             on an icount host prog.ns_per_run is the lowest per-run average over
+ *             1 ms slices instead, the interrupt-free instruction count (costslice.h)
  *   cleanup   stop the generator, detach, unload
  *   verdicts  debug-kernel, generator-bound, unstable, errors (verdict.h) into the
  *             result's "verdicts" and "verdict_details"; each job port's XDP mode into
