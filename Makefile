@@ -11,7 +11,8 @@
 #
 # Sources are picked up by wildcard: every lib/*.c goes into libbpflab.a, every
 # agent/ coordinator/ cli/ *.c except main.c into a per-part archive, main.c makes the
-# binary. Unit tests tests/unit/test_*.c link against all archives.
+# binary. Unit tests tests/unit/test_*.c link against all archives and
+# tests/unit/helpers.c.
 
 V ?= 0
 Q := $(if $(filter 1,$(V)),,@)
@@ -102,11 +103,16 @@ $(BINS):
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
-$(BUILD)/tests/test_%: tests/unit/test_%.c $(CLIA) $(COORDA) $(AGENTA) $(LIBA) $(BPF_OBJS)
+# tests/unit/helpers.c (helpers.h) holds what several tests share; linked into each.
+UNIT_HELPERS := $(call obj,tests/unit/helpers.c)
+$(UNIT_HELPERS): tests/unit/helpers.h
+$(BUILD)/tests/test_%: tests/unit/test_%.c $(wildcard tests/unit/*.h) $(UNIT_HELPERS) $(CLIA) \
+		       $(COORDA) $(AGENTA) $(LIBA) $(BPF_OBJS)
 	$(call msg,TEST,$@)
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CC) $(CFLAGS) -DBPFLAB_SRCDIR='"$(CURDIR)"' -DBPFLAB_BUILDDIR='"$(abspath $(BUILD))"' \
-		-o $@ $< $(CLIA) $(COORDA) $(AGENTA) $(LIBA) $(LDLIBS) $(shell pkg-config --libs cmocka)
+		-o $@ $< $(UNIT_HELPERS) $(CLIA) $(COORDA) $(AGENTA) $(LIBA) $(LDLIBS) \
+		$(shell pkg-config --libs cmocka)
 
 unit: deps
 	$(Q)$(MAKE) --no-print-directory all $(UNIT_BINS)

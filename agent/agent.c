@@ -26,6 +26,7 @@
 
 #define AGENT_ID_LEN 128
 #define AGENT_SHUTDOWN_WAIT_MS 30000
+#define AGENT_BOOT_POLL_MS 100		/* how often a running kernel provider is checked */
 
 struct agent {
 	struct agent_opts opts;
@@ -48,6 +49,9 @@ struct agent {
 	atomic_int cancel;
 	atomic_int go;			/* two-host barrier: 1 go, -1 abort (job.h) */
 	char go_abort[512];		/* the abort's reason; written before go = -1 */
+	char pair_broken[512];		/* an abort after go: the other side was lost */
+	bool discard;			/* the job ran through a stale session: no result */
+	struct provider_run boot;	/* the kernel provider's `boot`, pid 0 when none */
 };
 
 struct agent *agent_new(const struct agent_opts *opts)
@@ -60,6 +64,7 @@ struct agent *agent_new(const struct agent_opts *opts)
 	a->opts = *opts;
 	a->heartbeat_ms = PROTO_HEARTBEAT_MS;
 	a->backoff_ms = AGENT_BACKOFF_MIN_MS;
+	a->boot.err_fd = -1;
 	a->spool = spool_new(opts->spool_dir);
 	if (!a->spool) {
 		err = errno;
@@ -111,6 +116,8 @@ void agent_destroy(struct agent **ap)
 		atomic_store(&a->cancel, 1);
 		wait_worker(a);
 	}
+	if (a->boot.pid)
+		provider_boot_abort(&a->boot);
 	close_sock(&a->sock);
 	close_sock(&a->pipe_main);
 	close_sock(&a->pipe_worker);
@@ -184,10 +191,14 @@ static void connect_coord(struct agent *a)
 		json_object_set_new(hello, "agent", json_string(a->opts.inv->agent));
 		json_object_set_new(hello, "version", json_string(AGENT_VERSION));
 		json_object_set_new(hello, "inventory", inventory_build(a->opts.inv));
-		/* a job that outlived the connection stays ours; spooled results come next */
-		if (a->busy)
+		/* a job that outlived the connection stays ours (unless it ran through a
+		 * stop: stale_session); spooled results come next */
+		if (a->busy && !a->discard)
 			json_object_set(hello, "job", a->job_id);
 		json_object_set_new(hello, "spooled", spool_ids(a->spool));
+		/* a reconnect while the provider runs, not the new kernel saying hello */
+		if (a->boot.pid)
+			json_object_set_new(hello, "booting", json_string(a->boot.release));
 		send_coord(a, hello);
 		json_decref(hello);
 	}
@@ -283,6 +294,7 @@ static void job_finished(struct agent *a)
 	json_decref(a->job_id);
 	a->job_msg = a->job_id = NULL;
 	a->job_id_text[0] = '\0';
+	a->discard = false;
 }
 
 /* A message from the worker: forward progress, spool and send the result. Returns true
@@ -292,13 +304,31 @@ static bool on_worker_msg(struct agent *a, json_t *msg)
 	const char *type = proto_msg_type(msg);
 
 	if (type && !strcmp(type, "result")) {
+		if (a->discard) {
+			/* not sent, not spooled: the coordinator queued the job again */
+			pr_warn("job '%s' ran through a stop of this agent: its result (%zu "
+				"samples) is discarded", a->job_id_text,
+				json_array_size(json_object_get(msg, "samples")));
+			job_finished(a);
+			return true;
+		}
+		if (a->pair_broken[0]) {
+			char why[600];
+
+			/* the other side of its pair was lost during the job: half a pair
+			 * measured nothing worth keeping, and the pair runs again as a whole */
+			snprintf(why, sizeof(why), "pair aborted: %s", a->pair_broken);
+			json_object_set_new(msg, "status", json_string("failed"));
+			json_object_set_new(msg, "error", json_string(why));
+			json_object_set_new(msg, "samples", json_array());
+		}
 		pr_info("job '%s' finished: %s%s%s", a->job_id_text,
 			proto_get_str(msg, "status", "?"), json_object_get(msg, "error") ? ": " : "",
 			proto_get_str(msg, "error", ""));
 		if (!json_object_get(msg, "job"))
 			json_object_set(msg, "job", a->job_id);
-		/* stopped by a cancel: what it measured is kept, marked partial */
-		if (atomic_load(&a->cancel))
+		if (!a->pair_broken[0] && atomic_load(&a->cancel))
+			/* stopped by a cancel: what it measured is kept, marked partial */
 			json_object_set_new(msg, "partial", json_true());
 		/* tests count these lines to compare with what the coordinator stored */
 		pr_info("result job %s: %zu samples", a->job_id_text,
@@ -371,11 +401,15 @@ static void on_job(struct agent *a, json_t *msg)
 		send_error(a, "job", id, "job message has no valid job id");
 		return;
 	}
-	if (a->busy) {
+	if (a->busy || a->boot.pid) {
 		char why[512];
 
-		snprintf(why, sizeof(why), "agent '%s' is busy with job '%s'", a->opts.inv->agent,
-			 a->job_id_text);
+		if (a->busy)
+			snprintf(why, sizeof(why), "agent '%s' is busy with job '%s'",
+				 a->opts.inv->agent, a->job_id_text);
+		else
+			snprintf(why, sizeof(why), "agent '%s' is switching to kernel '%s'",
+				 a->opts.inv->agent, a->boot.release);
 		pr_warn("refusing job '%s': %s", text, why);
 		send_error(a, "job", id, why);
 		return;
@@ -392,6 +426,7 @@ static void on_job(struct agent *a, json_t *msg)
 	atomic_store(&a->cancel, 0);
 	atomic_store(&a->go, 0);
 	a->go_abort[0] = '\0';
+	a->pair_broken[0] = '\0';
 	a->busy = true;
 	err = pthread_create(&a->worker, NULL, worker_main, a);
 	if (err) {
@@ -412,6 +447,86 @@ static void on_job(struct agent *a, json_t *msg)
 		json_decref(a->job_id);
 		a->job_msg = a->job_id = NULL;
 	}
+}
+
+/* Kernel provider ---------------------------------------------------------------- */
+
+/* Tell the coordinator how a `boot` ended: STATUS "ok" (the provider exited 0: the
+ * machine is switching) or "failed" with ERROR; MS how long the provider ran. */
+static void send_boot_report(struct agent *a, const char *kernel, const char *status,
+			     const char *error, long long ms)
+{
+	json_t *r = proto_msg_new("boot_report");
+
+	if (!r)
+		return;
+	json_object_set_new(r, "kernel", json_string(kernel));
+	json_object_set_new(r, "status", json_string(status));
+	if (error)
+		json_object_set_new(r, "error", json_string(error));
+	json_object_set_new(r, "ms", json_integer(ms));
+	send_coord(a, r);
+	json_decref(r);
+}
+
+/* Whether the provider's list (in the inventory) has KERNEL. */
+static bool provider_offers(const struct agent *a, const char *kernel)
+{
+	const json_t *k;
+	size_t i;
+
+	json_array_foreach(json_object_get(a->opts.inv->provider, "kernels"), i, k)
+		if (!strcmp(json_string_value(k), kernel))
+			return true;
+	return false;
+}
+
+/* `boot {kernel}`: start the provider's `boot KERNEL`, unless something stands in the
+ * way; that, or a provider that cannot start, is reported at once. */
+static void on_boot(struct agent *a, const json_t *msg)
+{
+	const char *kernel = proto_get_str(msg, "kernel", "");
+	char why[512];
+
+	if (a->busy)
+		snprintf(why, sizeof(why), "agent '%s' is busy with job '%s'", a->opts.inv->agent,
+			 a->job_id_text);
+	else if (a->boot.pid)
+		snprintf(why, sizeof(why), "agent '%s' is already switching to kernel '%s'",
+			 a->opts.inv->agent, a->boot.release);
+	else if (!a->opts.provider)
+		snprintf(why, sizeof(why), "agent '%s' has no kernel_provider in its "
+			 "configuration", a->opts.inv->agent);
+	else if (!provider_offers(a, kernel))
+		snprintf(why, sizeof(why), "kernel '%s' is not in the list of kernel provider "
+			 "'%s'", kernel, a->opts.provider->argv[0]);
+	else if (!provider_boot_start(a->opts.provider, kernel, &a->boot, why, sizeof(why))) {
+		pr_info("switching to kernel '%s': running kernel provider '%s' (pid %d)", kernel,
+			a->opts.provider->argv[0], (int)a->boot.pid);
+		return;
+	}
+	pr_warn("boot %s refused: %s", kernel, why);
+	send_boot_report(a, kernel, "failed", why, 0);
+}
+
+/* Follow a running provider; report its end. */
+static void poll_boot(struct agent *a)
+{
+	char why[1024], kernel[PROVIDER_RELEASE_MAX + 1];
+	long long ms = util_mono_ms() - a->boot.started_ms;
+	int rc;
+
+	snprintf(kernel, sizeof(kernel), "%s", a->boot.release);
+	rc = provider_boot_poll(&a->boot, why, sizeof(why));
+	if (rc == 1)
+		return;
+	if (rc) {
+		pr_warn("%s", why);
+		send_boot_report(a, kernel, "failed", why, ms);
+		return;
+	}
+	pr_info("kernel provider exited 0 after %lld ms: switching to kernel '%s'", ms, kernel);
+	send_boot_report(a, kernel, "ok", NULL, ms);
 }
 
 static void on_coord_msg(struct agent *a, json_t *msg)
@@ -462,11 +577,18 @@ static void on_coord_msg(struct agent *a, json_t *msg)
 			/* the first go counts: the worker may be reading go_abort already */
 			if (abort && !atomic_load(&a->go))
 				snprintf(a->go_abort, sizeof(a->go_abort), "%s", abort);
-			if (!atomic_load(&a->go))
+			if (!atomic_load(&a->go)) {
 				atomic_store(&a->go, abort ? -1 : 1);
+			} else if (abort && atomic_load(&a->go) > 0 && !a->pair_broken[0]) {
+				/* after go: the pair broke during the job; stop it */
+				snprintf(a->pair_broken, sizeof(a->pair_broken), "%s", abort);
+				atomic_store(&a->cancel, 1);
+			}
 		} else {
 			pr_info("go for job '%s', which is not running here", id);
 		}
+	} else if (!strcmp(type, "boot")) {
+		on_boot(a, msg);
 	} else if (!strcmp(type, "probe")) {
 		json_t *report = probe_run(a->opts.inv, msg);
 
@@ -491,6 +613,35 @@ static void on_coord_msg(struct agent *a, json_t *msg)
 	}
 }
 
+/* Whether a message arrives after a gap longer than the liveness since the last one was
+ * read (the process was stopped, e.g. SIGSTOP, or its loop was blocked): the coordinator
+ * has given this session up meanwhile and may have handed its job elsewhere, so what
+ * waits on the socket (a `job` among it) is dropped with the socket, unread, and the
+ * agent says hello again after its backoff. A job running through a gap of one interval
+ * more is stopped and its result discarded (not spooled, not claimed in the hello): its
+ * windows measured a stopped process, and the coordinator has queued the job again. */
+static bool stale_session(struct agent *a)
+{
+	int64_t gap = util_mono_ms() - a->last_recv_ms;
+
+	if (!a->sock || gap < (int64_t)a->heartbeat_ms * PROTO_LIVENESS)
+		return false;
+	pr_warn("nothing read from the coordinator for %lld ms (was this process stopped?): "
+		"dropping what it sent before, unread; hello again", (long long)gap);
+	if (a->busy && !a->discard && gap >= (int64_t)a->heartbeat_ms * (PROTO_LIVENESS + 1)) {
+		/* its windows ran through the gap (the generator stopped too): the numbers
+		 * are wrong, and the coordinator has queued the job again by now (one more
+		 * interval than the liveness: a message read right at the deadline is the
+		 * ordinary reconnect, and the job stays valid) */
+		pr_warn("job '%s' ran through that gap: stopping it; its result will be "
+			"discarded", a->job_id_text);
+		a->discard = true;
+		atomic_store(&a->cancel, 1);
+	}
+	lose_coord(a);
+	return true;
+}
+
 static void drain_coord(struct agent *a)
 {
 	while (a->sock) {
@@ -500,6 +651,11 @@ static void drain_coord(struct agent *a)
 
 		if (err == -EAGAIN)
 			return;
+		if (stale_session(a)) {
+			if (!err)
+				json_decref(msg);
+			return;
+		}
 		a->last_recv_ms = util_mono_ms();
 		if (err == -EBADMSG) {
 			a->malformed++;
@@ -535,6 +691,11 @@ static void shutdown_agent(struct agent *a)
 		atomic_store(&a->cancel, 1);
 		wait_worker(a);
 	}
+	if (a->boot.pid) {
+		pr_info("stopping: kernel provider for '%s' still running; killed",
+			a->boot.release);
+		provider_boot_abort(&a->boot);
+	}
 	if (a->sock) {
 		int linger = 1000;	/* let a final result leave */
 
@@ -548,7 +709,7 @@ static void shutdown_agent(struct agent *a)
 int agent_run(struct agent *a)
 {
 	for (;;) {
-		zmq_pollitem_t items[3];
+		zmq_pollitem_t items[4];
 		int64_t now = util_mono_ms(), wake;
 		int n = 0, i_sock = -1, i_stop = -1, rc;
 
@@ -567,6 +728,13 @@ int agent_run(struct agent *a)
 				wake = a->last_recv_ms + (int64_t)a->heartbeat_ms * PROTO_LIVENESS;
 		} else {
 			wake = a->next_connect_ms;
+		}
+		if (a->boot.pid) {	/* its output, its exit (no fd for that: a short wake) */
+			if (a->boot.err_fd >= 0)
+				items[n++] = (zmq_pollitem_t){ .fd = a->boot.err_fd,
+							       .events = ZMQ_POLLIN };
+			if (wake > now + AGENT_BOOT_POLL_MS)
+				wake = now + AGENT_BOOT_POLL_MS;
 		}
 		rc = zmq_poll(items, n, wake > now ? wake - now : 0);
 		if (rc < 0) {
@@ -587,6 +755,8 @@ int agent_run(struct agent *a)
 			drain_worker(a);
 		if (i_sock >= 0 && (items[i_sock].revents & ZMQ_POLLIN))
 			drain_coord(a);
+		if (a->boot.pid)
+			poll_boot(a);
 		now = util_mono_ms();
 		if (a->sock && now - a->last_recv_ms >= (int64_t)a->heartbeat_ms * PROTO_LIVENESS)
 			lose_coord(a);

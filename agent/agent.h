@@ -16,6 +16,9 @@
  *     and the job still running, so that the coordinator keeps that job here and waits
  *     for the spooled results before it sends another;
  *   - malformed messages are logged, counted and answered with an error, never fatal;
+ *   - `boot` (docs/protocol.md) runs the kernel provider's `boot RELEASE` in a child
+ *     process that the loop follows without blocking (agent/provider.h); a failure is
+ *     reported with `boot_report`, success too, and then the machine goes away;
  *   - STOP_FD (a signalfd for SIGINT/SIGTERM) becoming readable cancels the running job,
  *     waits for its result (spooled, and sent if connected) and returns 0.
  */
@@ -26,6 +29,7 @@
 
 #include "inventory.h"
 #include "keys.h"
+#include "provider.h"
 
 #define AGENT_VERSION "0.1.0"
 #define AGENT_BACKOFF_MIN_MS 1000
@@ -44,8 +48,11 @@ struct agent_opts {
 	const char *server_key;
 	const char *pktgen_dir;			/* pktgen's control files, NULL:
 						 * /proc/net/pktgen (tests) */
+	/* the kernel provider of the agent's --config (borrowed), NULL: none; `boot`
+	 * messages run it (agent/provider.h) */
+	const struct provider_config *provider;
 };
-#define agent_opts__last_field pktgen_dir
+#define agent_opts__last_field provider
 
 struct agent;
 

@@ -435,6 +435,9 @@ json_t *inventory_build(const struct inventory_config *cfg)
 							   cfg->ports[i].value));
 	json_object_set_new(inv, "labels", labels);
 	json_object_set_new(inv, "ports", ports);
+	/* a copy: jansson's reference counts are not to be shared with the job thread */
+	if (cfg->provider)
+		json_object_set_new(inv, "provider", json_deep_copy(cfg->provider));
 	return inv;
 nomem:
 	json_decref(inv);

@@ -33,6 +33,9 @@ struct inventory_config {
 	const struct inventory_pair *labels;
 	int n_labels;
 	const char *timing;			/* "wall" (NULL) or "icount" */
+	/* the kernel provider's {"command", "kernels": [...], "error"?} (agent/provider.h),
+	 * or NULL: no provider configured. Borrowed, never changed after start. */
+	json_t *provider;
 };
 
 /* Split "KEY=VALUE" into heap strings. Returns 0, or -EINVAL when there is no '=' or
@@ -41,8 +44,9 @@ int inventory_pair_parse(const char *text, struct inventory_pair *pair);
 void inventory_pair_release(struct inventory_pair *pair);
 
 /* The whole inventory object, including "timing": "wall" (real time) or "icount" (a
- * QEMU guest under -icount: one guest nanosecond is one guest instruction). NULL only on
- * ENOMEM. */
+ * QEMU guest under -icount: one guest nanosecond is one guest instruction), and
+ * "provider" (the kernels this host can be switched to) when one is configured. NULL
+ * only on ENOMEM. */
 json_t *inventory_build(const struct inventory_config *cfg);
 
 /* The inventory entry of one port: {"role", "name", "ifindex", "driver", "mac", "mtu",

@@ -7,6 +7,7 @@
 #include <libgen.h>
 #include <limits.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -23,6 +24,7 @@
 #include "keys.h"
 #include "log.h"
 #include "proto.h"
+#include "provider.h"
 #include "util.h"
 
 #define MAX_JOB_FILE (PROTO_MAX_BYTES)
@@ -47,8 +49,10 @@ static void usage(FILE *out)
 "  --name NAME             the agent's name in the lab (default: the host name)\n"
 "  --port ROLE=IFNAME      map a plan's port role to a local interface (repeatable)\n"
 "  --label KEY=VALUE       a label in the inventory, for plan selectors (repeatable)\n"
-"  --config FILE           read labels from FILE (YAML: 'labels: {rack: r3}'); a later\n"
-"                          --label of the same name wins\n"
+"  --config FILE           labels and the kernel provider from FILE (YAML, e.g.\n"
+"                          'labels: {rack: r3}', 'kernel_provider: {command:\n"
+"                          [PATH, ARG...]}'; docs/agent.md); a later --label of\n"
+"                          the same name wins\n"
 "  --key FILE              the agent's secret certificate (bpflab keygen): CURVE\n"
 "  --server-key FILE|Z85   the coordinator's public key or certificate file\n"
 "  --plaintext             no CURVE (a coordinator on loopback or ipc only)\n"
@@ -83,16 +87,146 @@ static int pair_add(struct inventory_pair **list, int *n, const char *key, const
 	return 0;
 }
 
-/* Read the agent's config FILE, a YAML mapping whose `labels` member maps label names to
- * scalar values (`labels: {rack: r3}`); other members are refused so that a typo is
- * noticed. The labels are appended to *LABELS (--label given later overrides them).
- * Returns 0, or 2 after printing FILE:LINE:COLUMN: message. */
-static int load_config(const char *file, struct inventory_pair **labels, int *n_labels)
+/* A YAML error at node N of FILE: "FILE:LINE:COLUMN: MESSAGE". Returns 2. */
+static int config_error(const char *file, const yaml_node_t *n, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static int config_error(const char *file, const yaml_node_t *n, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s:%zu:%zu: ", file, n->start_mark.line + 1, n->start_mark.column + 1);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return 2;
+}
+
+static const char *scalar(const yaml_node_t *n)
+{
+	return n->type == YAML_SCALAR_NODE ? (const char *)n->data.scalar.value : NULL;
+}
+
+/* `labels: {NAME: VALUE, ...}`, appended to *LABELS. Returns 0 or 2 after the error. */
+static int config_labels(const char *file, yaml_document_t *doc, yaml_node_t *v,
+			 struct inventory_pair **labels, int *n_labels)
+{
+	yaml_node_t *lk, *lv;
+	yaml_node_pair_t *q;
+
+	if (v->type != YAML_MAPPING_NODE)
+		return config_error(file, v, "'labels' must map names to values");
+	for (q = v->data.mapping.pairs.start; q < v->data.mapping.pairs.top; q++) {
+		lk = yaml_document_get_node(doc, q->key);
+		lv = yaml_document_get_node(doc, q->value);
+		if (!scalar(lk) || !scalar(lv) || !lk->data.scalar.length ||
+		    !lv->data.scalar.length)
+			return config_error(file, lk, "a label is NAME: VALUE, both non-empty "
+					    "scalars");
+		if (pair_add(labels, n_labels, scalar(lk), scalar(lv))) {
+			fprintf(stderr, "bpflab-agent: out of memory\n");
+			return 2;
+		}
+	}
+	return 0;
+}
+
+/* One argv word of the provider's command into PC. Returns 0 or 2 after the error. */
+static int provider_word(const char *file, const yaml_node_t *n, struct provider_config *pc)
+{
+	const char *w = scalar(n);
+
+	if (!w || !*w)
+		return config_error(file, n, "'kernel_provider.command' words must be non-empty "
+				    "scalars");
+	if (pc->argc >= PROVIDER_MAX_ARGS)
+		return config_error(file, n, "'kernel_provider.command' has more than %d words",
+				    PROVIDER_MAX_ARGS);
+	if (!pc->argc && w[0] != '/')
+		return config_error(file, n, "'kernel_provider.command' must start with an "
+				    "absolute path, not '%s' (no PATH search, no shell)", w);
+	pc->argv[pc->argc] = strdup(w);
+	if (!pc->argv[pc->argc]) {
+		fprintf(stderr, "bpflab-agent: out of memory\n");
+		return 2;
+	}
+	pc->argc++;
+	return 0;
+}
+
+/* A timeout in whole seconds (1..3600) into *MS. Returns 0 or 2 after the error. */
+static int provider_timeout(const char *file, const yaml_node_t *n, const char *what, int *ms)
+{
+	long long s;
+
+	if (!scalar(n) || util_parse_int(scalar(n), &s) || s < 1 || s > 3600)
+		return config_error(file, n, "'kernel_provider.%s' must be seconds, 1 to 3600",
+				    what);
+	*ms = (int)s * 1000;
+	return 0;
+}
+
+/* `kernel_provider: {command: PATH | [PATH, ARG...], list_timeout: S, boot_timeout: S}`
+ * into PC (docs/agent.md). Returns 0 or 2 after the error. */
+static int config_provider(const char *file, yaml_document_t *doc, yaml_node_t *v,
+			   struct provider_config *pc)
+{
+	yaml_node_item_t *it;
+	yaml_node_pair_t *q;
+	yaml_node_t *k, *x;
+	int rc;
+
+	if (v->type != YAML_MAPPING_NODE)
+		return config_error(file, v, "'kernel_provider' must be a mapping, e.g. "
+				    "'kernel_provider: {command: [/usr/local/sbin/provider]}'");
+	provider_config_release(pc);
+	for (q = v->data.mapping.pairs.start; q < v->data.mapping.pairs.top; q++) {
+		k = yaml_document_get_node(doc, q->key);
+		x = yaml_document_get_node(doc, q->value);
+		if (scalar(k) && !strcmp(scalar(k), "command")) {
+			if (x->type == YAML_SCALAR_NODE) {
+				rc = provider_word(file, x, pc);
+			} else if (x->type == YAML_SEQUENCE_NODE) {
+				rc = 0;
+				for (it = x->data.sequence.items.start;
+				     !rc && it < x->data.sequence.items.top; it++)
+					rc = provider_word(file, yaml_document_get_node(doc, *it), pc);
+			} else {
+				rc = config_error(file, x, "'kernel_provider.command' is a path or "
+						  "a list of argv words");
+			}
+		} else if (scalar(k) && !strcmp(scalar(k), "list_timeout")) {
+			rc = provider_timeout(file, x, "list_timeout", &pc->list_timeout_ms);
+		} else if (scalar(k) && !strcmp(scalar(k), "boot_timeout")) {
+			rc = provider_timeout(file, x, "boot_timeout", &pc->boot_timeout_ms);
+		} else {
+			rc = config_error(file, k, "unknown key 'kernel_provider.%s' (known: "
+					  "command, list_timeout, boot_timeout)",
+					  scalar(k) ? scalar(k) : "?");
+		}
+		if (rc)
+			return rc;
+	}
+	if (!pc->argc)
+		return config_error(file, v, "'kernel_provider' needs a 'command'");
+	if (access(pc->argv[0], X_OK))
+		return config_error(file, v, "kernel provider '%s' is not executable: %s",
+				    pc->argv[0], strerror(errno));
+	return 0;
+}
+
+/* Read the agent's config FILE, a YAML mapping with `labels` (label names to scalar
+ * values, `labels: {rack: r3}`) and `kernel_provider` (docs/agent.md); other members are
+ * refused so that a typo is noticed. The labels are appended to *LABELS (--label given
+ * later overrides them), the provider goes to *PC. Returns 0, or 2 after printing
+ * FILE:LINE:COLUMN: message. */
+static int load_config(const char *file, struct inventory_pair **labels, int *n_labels,
+		       struct provider_config *pc)
 {
 	yaml_parser_t parser;
 	yaml_document_t doc;
-	yaml_node_t *root, *k, *v, *lk, *lv;
-	yaml_node_pair_t *p, *q;
+	yaml_node_t *root, *k, *v;
+	yaml_node_pair_t *p;
 	FILE *f = fopen(file, "r");
 	int rc = 2;
 
@@ -114,40 +248,21 @@ static int load_config(const char *file, struct inventory_pair **labels, int *n_
 		goto out;
 	}
 	if (root->type != YAML_MAPPING_NODE) {
-		fprintf(stderr, "%s:%zu:%zu: the config must be a mapping, e.g. 'labels: {rack: "
-			"r3}'\n", file, root->start_mark.line + 1, root->start_mark.column + 1);
+		config_error(file, root, "the config must be a mapping, e.g. 'labels: {rack: r3}'");
 		goto out;
 	}
 	for (p = root->data.mapping.pairs.start; p < root->data.mapping.pairs.top; p++) {
 		k = yaml_document_get_node(&doc, p->key);
 		v = yaml_document_get_node(&doc, p->value);
-		if (k->type != YAML_SCALAR_NODE || strcmp((char *)k->data.scalar.value, "labels")) {
-			fprintf(stderr, "%s:%zu:%zu: unknown key '%s' (known: labels)\n", file,
-				k->start_mark.line + 1, k->start_mark.column + 1,
-				k->type == YAML_SCALAR_NODE ? (char *)k->data.scalar.value : "?");
+		if (scalar(k) && !strcmp(scalar(k), "labels"))
+			rc = config_labels(file, &doc, v, labels, n_labels);
+		else if (scalar(k) && !strcmp(scalar(k), "kernel_provider"))
+			rc = config_provider(file, &doc, v, pc);
+		else
+			rc = config_error(file, k, "unknown key '%s' (known: labels, "
+					  "kernel_provider)", scalar(k) ? scalar(k) : "?");
+		if (rc)
 			goto out;
-		}
-		if (v->type != YAML_MAPPING_NODE) {
-			fprintf(stderr, "%s:%zu:%zu: 'labels' must map names to values\n", file,
-				v->start_mark.line + 1, v->start_mark.column + 1);
-			goto out;
-		}
-		for (q = v->data.mapping.pairs.start; q < v->data.mapping.pairs.top; q++) {
-			lk = yaml_document_get_node(&doc, q->key);
-			lv = yaml_document_get_node(&doc, q->value);
-			if (lk->type != YAML_SCALAR_NODE || lv->type != YAML_SCALAR_NODE ||
-			    !lk->data.scalar.length || !lv->data.scalar.length) {
-				fprintf(stderr, "%s:%zu:%zu: a label is NAME: VALUE, both "
-					"non-empty scalars\n", file, lk->start_mark.line + 1,
-					lk->start_mark.column + 1);
-				goto out;
-			}
-			if (pair_add(labels, n_labels, (char *)lk->data.scalar.value,
-				     (char *)lv->data.scalar.value)) {
-				fprintf(stderr, "bpflab-agent: out of memory\n");
-				goto out;
-			}
-		}
 	}
 	rc = 0;
 out:
@@ -243,6 +358,32 @@ static struct keys_pair agent_key;
 static char agent_server_key[KEYS_Z85_LEN + 1];
 static bool agent_curve;
 
+/* the kernel provider from --config (docs/agent.md, "Kernel provider") */
+static struct provider_config agent_provider;
+
+/* Run the provider's `list` once at start: {"command", "kernels": [...]} for the
+ * inventory, with "error" when the list failed (the host then offers no kernel). */
+static json_t *provider_inventory(void)
+{
+	json_t *kernels = NULL, *obj;
+	char why[512] = "";
+	int64_t t0 = util_mono_ms();
+	int err = provider_list(&agent_provider, &kernels, why, sizeof(why));
+
+	if (err) {
+		pr_warn("%s; offering no kernels", why);
+		kernels = json_array();
+	} else {
+		pr_info("kernel provider '%s': %zu kernel%s in %lld ms", agent_provider.argv[0],
+			json_array_size(kernels), json_array_size(kernels) == 1 ? "" : "s",
+			(long long)(util_mono_ms() - t0));
+	}
+	obj = json_pack("{s:s, s:o}", "command", agent_provider.argv[0], "kernels", kernels);
+	if (obj && err)
+		json_object_set_new(obj, "error", json_string(why));
+	return obj;
+}
+
 static int run_agent(const char *endpoint, const struct inventory_config *inv,
 		     const char *spool_dir, const char *bpf_dir, const char *pktgen_dir)
 {
@@ -272,6 +413,7 @@ static int run_agent(const char *endpoint, const struct inventory_config *inv,
 			.key = agent_curve ? &agent_key : NULL,
 			.server_key = agent_server_key,
 			.pktgen_dir = pktgen_dir,
+			.provider = agent_provider.argc ? &agent_provider : NULL,
 		};
 
 		agent = agent_new(&ao);
@@ -350,7 +492,7 @@ int main(int argc, char **argv)
 			*list = nl;
 			break;
 		case 'C':
-			if (load_config(optarg, &labels, &n_labels))
+			if (load_config(optarg, &labels, &n_labels, &agent_provider))
 				goto out;
 			break;
 		case 's':
@@ -463,10 +605,18 @@ int main(int argc, char **argv)
 		.n_labels = n_labels,
 		.timing = timing,
 	};
+	if (!once && agent_provider.argc) {
+		inv.provider = provider_inventory();
+		if (!inv.provider) {
+			rc = 1;
+			goto out;
+		}
+	}
 	if (once)
 		rc = run_once(once, &inv, bpf_dir, pktgen_dir);
 	else
 		rc = run_agent(endpoint, &inv, spool, bpf_dir, pktgen_dir);
+	json_decref(inv.provider);
 out:
 	for (i = 0; i < n_ports; i++)
 		inventory_pair_release(&ports[i]);
@@ -475,5 +625,6 @@ out:
 	free(ports);
 	free(labels);
 	free(bpf_dir);
+	provider_config_release(&agent_provider);
 	return rc;
 }

@@ -14,8 +14,9 @@
  *       results of one sample: submit to the last job received by an agent;
  *   (c) ingest: the same with results of S samples (default 100): samples stored per
  *       second from the first result sent to the last ack, the stored count checked in
- *       the database; then the same rows inserted straight into a fresh database of the
- *       same schema, one transaction per result and all in one, and the ratios.
+ *       the database, and bpflabd's CPU time per sample; then the same rows inserted
+ *       straight into a fresh database of the same schema, one transaction per result
+ *       and all in one, and the ratios.
  *
  * Prints figures; asserts nothing. Usage:
  *   build/bench/coordinator [--agents N] [--threads T] [--samples S] [--idle-seconds I]
@@ -288,7 +289,7 @@ static json_t *submit_msg(const char *obj_path)
 /* Submit a run whose results carry SAMPLES samples and wait for every ack. Returns the
  * run id, or -1. Fills the submit-to-last-job and first-result-to-last-ack times. */
 static long long run_once(void *client, const char *obj, int samples, double *t_dispatch,
-			  double *t_ingest, long *jobs, pid_t pid, double *cpu)
+			  double *t_ingest, long *jobs, pid_t pid, double *cpu, double *cpu_s)
 {
 	long acks0 = atomic_load(&acks);
 	long long run;
@@ -324,7 +325,8 @@ static long long run_once(void *client, const char *obj, int samples, double *t_
 			atomic_load(&acks) - acks0, *jobs);
 		return -1;
 	}
-	*cpu = 100.0 * (cpu_ticks(pid) - c0) / sysconf(_SC_CLK_TCK) / (now_s() - t0);
+	*cpu_s = (double)(cpu_ticks(pid) - c0) / sysconf(_SC_CLK_TCK);
+	*cpu = 100.0 * *cpu_s / (now_s() - t0);
 	*t_dispatch = (atomic_load(&last_job_ms) - t0_ms) / 1e3;
 	*t_ingest = (atomic_load(&last_ack_ms) - atomic_load(&first_result_ms)) / 1e3;
 	return run;
@@ -428,7 +430,7 @@ int main(int argc, char **argv)
 	pthread_t *th;
 	void *cctx = NULL, *client = NULL;
 	double t_reg, cpu_idle, t_disp, t_disp2, t_ing, cpu1, cpu2, rate, direct_tx, direct_bulk;
-	double t0;
+	double t0, cpu1_s, cpu2_s;
 	long c0, jobs1 = 0, jobs2 = 0, samples0;
 	long long run1, run2, stored, idle;
 	json_t *req, *reply;
@@ -505,12 +507,12 @@ int main(int argc, char **argv)
 	json_decref(reply);
 
 	/* (b) dispatch, results of one sample */
-	run1 = run_once(client, obj, 1, &t_disp, &t_ing, &jobs1, pid, &cpu1);
+	run1 = run_once(client, obj, 1, &t_disp, &t_ing, &jobs1, pid, &cpu1, &cpu1_s);
 	if (run1 < 0)
 		goto out;
 	/* (c) ingest, results of n_samples */
 	samples0 = atomic_load(&samples_sent);
-	run2 = run_once(client, obj, n_samples, &t_disp2, &t_ing, &jobs2, pid, &cpu2);
+	run2 = run_once(client, obj, n_samples, &t_disp2, &t_ing, &jobs2, pid, &cpu2, &cpu2_s);
 	if (run2 < 0)
 		goto out;
 	rate = (atomic_load(&samples_sent) - samples0) / t_ing;
@@ -526,11 +528,14 @@ int main(int argc, char **argv)
 	       "heartbeats; bpflabd CPU %.1f %% of one CPU\n", n_agents, t_reg, idle, n_agents,
 	       idle_seconds, cpu_idle);
 	printf("(b) run of %ld jobs (%d per host): submit to last job dispatched %.2f s "
-	       "(%.0f jobs/s); bpflabd CPU %.0f %%\n", jobs1, JOBS_PER_HOST, t_disp, jobs1 / t_disp,
-	       cpu1);
+	       "(%.0f jobs/s); bpflabd CPU %.0f %%, %.2f s: %.0f us a job\n", jobs1, JOBS_PER_HOST,
+	       t_disp, jobs1 / t_disp, cpu1, cpu1_s, cpu1_s / jobs1 * 1e6);
 	printf("(c) run of %ld jobs x %d samples: %ld samples sent, %lld stored; stored at "
 	       "%.0f samples/s (first result to last ack %.2f s); bpflabd CPU %.0f %%\n",
 	       jobs2, n_samples, jobs2 * n_samples, stored, rate, t_ing, cpu2);
+	/* CPU time, unlike the rates, hardly depends on what else the machine runs */
+	printf("    bpflabd CPU time: %.2f s, %.2f us a sample (dispatch of the jobs included)\n",
+	       cpu2_s, cpu2_s / (jobs2 * n_samples) * 1e6);
 	printf("    straight into SQLite, same rows and schema: %.0f rows/s one transaction "
 	       "per result, %.0f rows/s in one transaction\n", direct_tx, direct_bulk);
 	printf("    ratio stored via bpflabd / straight: %.3f (per result), %.3f (one "

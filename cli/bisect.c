@@ -2,16 +2,19 @@
  * metric changed (docs/bisect.md).
  *
  * The driver runs here, in the CLI: lib/bisect.c decides, the session and its steps
- * live in the database (lib/store_bisect.c) and the engine is rebuilt by replaying the
- * stored steps on every command, so nothing is lost between commands or across a
- * coordinator restart. This round the session needs `--db FILE` (the coordinator's
- * database file, or an offline copy). A step first takes stored results that match the
- * plan (by name), variant, subject, kernel.release and timing mode (store_query_values);
+ * live in the coordinator's database (lib/store_bisect.c) and the engine is rebuilt by
+ * replaying the stored steps on every command, so nothing is lost between commands or
+ * across a coordinator restart. The session is read and written through a small
+ * backend (struct session_be): the coordinator's bisect_* requests by default, or with
+ * `--db FILE` the database file itself (offline, or a copy); the driver is written once
+ * over it and prints the same in both modes. A step first takes stored results that
+ * match the plan (by name), variant, subject, kernel.release and timing mode (`query`);
  * when there are none and the session was started with a plan file, it finds a
  * connected host running the kernel (asking the kernel provider, --provider or
  * $BPFLAB_KERNEL_PROVIDER, to bring one up if none does), submits the plan to that host
  * through the coordinator with the repetitions the engine asks for, waits for the run
- * and records its values.
+ * and records its values. The provider is told which kernels the session still needs
+ * ($BPFLAB_KEEP_KERNELS), so that it does not stop their hosts to make room.
  *
  * `bisect run` is for `git bisect run`: it measures through the coordinator on the host
  * running this kernel (or judges stored results with --db); exit 0 good, 1 bad, 125
@@ -35,6 +38,13 @@
 #include "util.h"
 
 enum { EXIT_SKIP = 125 };
+
+/* Where the human-readable lines go: stdout, or stderr with -j, where stdout carries
+ * only the JSON the command ends with. */
+static FILE *text_out(void)
+{
+	return cli.json ? stderr : stdout;
+}
 
 enum {
 	OPT_PLAN = CLI_OPT_FIRST_LOCAL, OPT_METRIC, OPT_GOOD, OPT_BAD, OPT_VARIANT,
@@ -144,22 +154,9 @@ static int parse(int argc, char **argv, const char *path, struct bopts *o)
 	return 0;
 }
 
-static int open_store(struct store **st, bool readonly)
-{
-	char err[512] = "";
-
-	if (!cli.db)
-		return cli_error("bisect sessions live in the database: give --db FILE (the "
-				 "coordinator's database file) this round");
-	*st = store_open(cli.db, readonly, err, sizeof(err));
-	if (!*st)
-		return cli_error("%s", *err ? err : strerror(errno));
-	return 0;
-}
-
 /* The coordinator's answer to request TYPE ("host_list", "run_show" with RUN, "query"
  * with FILTER): the reply's MEMBER (new reference), or NULL after printing the error.
- * Always the coordinator, also when --db names the session's database. */
+ * Always the coordinator, also with --db. */
 static json_t *coord_ask(const char *type, long long run, const json_t *filter,
 			 const char *want, const char *member)
 {
@@ -182,12 +179,211 @@ out:
 	return out;
 }
 
-/* Rows of store_query_values for FILTER: from ST, or (ST NULL) the coordinator. */
-static json_t *query_values(struct store *st, const json_t *filter)
+/* --- where the session lives: the coordinator, or the database file (--db) --- */
+
+/* A session backend. Each function prints its error and returns NULL, else a new
+ * reference: the session (store_bisect_get's object, steps included) as it is after the
+ * call, or the value rows of store_query_values. The coordinator answers with the same
+ * lib/store_bisect.c and lib/store.c functions on its own database (coordinator/
+ * bisect_req.c), so both print the same. */
+struct session_be;
+
+struct session_ops {
+	/* the active session, else the latest */
+	json_t *(*get)(struct session_be *be);
+	/* start SES: {"plan", "metric", "variant"?, "subject"?, "kernels", "good", "bad",
+	 * "opts"} (store_bisect_start) */
+	json_t *(*start)(struct session_be *be, const json_t *ses);
+	/* append STEP to session ID as step SEQ; with END {"state", "result"} end it too */
+	json_t *(*add_step)(struct session_be *be, int64_t id, int64_t seq, const json_t *step,
+			    const json_t *end);
+	/* end session ID, whose result END was computed from STEPS steps */
+	json_t *(*finish)(struct session_be *be, int64_t id, int64_t steps, const json_t *end);
+	/* reset the active session */
+	json_t *(*reset)(struct session_be *be);
+	/* value rows for FILTER (store_query_values) */
+	json_t *(*values)(struct session_be *be, const json_t *filter);
+};
+
+struct session_be {
+	const struct session_ops *ops;
+	struct store *st;		/* --db FILE: the database; NULL: the coordinator */
+};
+
+/* The session ID of the database, or NULL after printing the error. */
+static json_t *db_session(struct session_be *be, int64_t id)
 {
-	if (st)
-		return store_query_values(st, filter);
+	json_t *ses = store_bisect_get(be->st, id);
+
+	if (!ses)
+		cli_error("%s", store_bisect_errmsg());
+	return ses;
+}
+
+static json_t *db_get(struct session_be *be)
+{
+	return db_session(be, 0);
+}
+
+static json_t *db_start(struct session_be *be, const json_t *ses)
+{
+	int64_t id;
+
+	if (store_bisect_start(be->st, ses, util_wall_ms(), &id)) {
+		cli_error("%s", store_bisect_errmsg());
+		return NULL;
+	}
+	return db_session(be, id);
+}
+
+static json_t *db_add_step(struct session_be *be, int64_t id, int64_t seq,
+			   const json_t *step, const json_t *end)
+{
+	if (store_bisect_add_step(be->st, id, seq, step,
+				  end ? proto_get_str(end, "state", "") : NULL,
+				  json_object_get(end, "result"), util_wall_ms())) {
+		cli_error("%s", store_bisect_errmsg());
+		return NULL;
+	}
+	return db_session(be, id);
+}
+
+static json_t *db_finish(struct session_be *be, int64_t id, int64_t steps,
+			 const json_t *end)
+{
+	if (store_bisect_end(be->st, id, steps, proto_get_str(end, "state", ""),
+			     json_object_get(end, "result"), util_wall_ms())) {
+		cli_error("%s", store_bisect_errmsg());
+		return NULL;
+	}
+	return db_session(be, id);
+}
+
+static json_t *db_reset(struct session_be *be)
+{
+	int64_t id;
+
+	if (store_bisect_reset(be->st, 0, util_wall_ms(), &id)) {
+		cli_error("%s", store_bisect_errmsg());
+		return NULL;
+	}
+	return db_session(be, id);
+}
+
+static json_t *db_values(struct session_be *be, const json_t *filter)
+{
+	json_t *rows = store_query_values(be->st, filter);
+
+	if (!rows)
+		cli_error("%s", store_errmsg(be->st));
+	return rows;
+}
+
+static const struct session_ops db_ops = {
+	.get = db_get, .start = db_start, .add_step = db_add_step, .finish = db_finish,
+	.reset = db_reset, .values = db_values,
+};
+
+/* Free REQ (a request that could not be filled): NULL. */
+static json_t *drop(json_t *req)
+{
+	json_decref(req);
+	return NULL;
+}
+
+/* Send REQ (stolen; NULL: out of memory) and return the session of the `bisect` reply. */
+static json_t *coord_session(json_t *req)
+{
+	json_t *reply = NULL, *ses = NULL;
+
+	if (!req) {
+		cli_error("out of memory");
+		return NULL;
+	}
+	if (!cli_request(req, "bisect", &reply)) {
+		ses = json_incref(json_object_get(reply, "session"));
+		if (!ses)
+			cli_error("malformed 'bisect' reply from coordinator at '%s': no "
+				  "'session'", cli.coordinator);
+	}
+	json_decref(req);
+	json_decref(reply);
+	return ses;
+}
+
+static json_t *coord_get(struct session_be *be)
+{
+	return coord_session(proto_msg_new("bisect_get"));
+}
+
+static json_t *coord_start(struct session_be *be, const json_t *ses)
+{
+	json_t *req = proto_msg_new("bisect_start");
+
+	if (req && json_object_set(req, "session", (json_t *)ses))
+		req = drop(req);
+	return coord_session(req);
+}
+
+static json_t *coord_add_step(struct session_be *be, int64_t id, int64_t seq,
+			      const json_t *step, const json_t *end)
+{
+	json_t *req = proto_msg_new("bisect_add_step");
+
+	if (req && (json_object_set_new(req, "id", json_integer(id)) ||
+		    json_object_set_new(req, "seq", json_integer(seq)) ||
+		    json_object_set(req, "step", (json_t *)step) ||
+		    (end && json_object_set(req, "end", (json_t *)end))))
+		req = drop(req);
+	return coord_session(req);
+}
+
+static json_t *coord_finish(struct session_be *be, int64_t id, int64_t steps,
+			    const json_t *end)
+{
+	json_t *req = proto_msg_new("bisect_finish");
+
+	if (req && (json_object_set_new(req, "id", json_integer(id)) ||
+		    json_object_set_new(req, "steps", json_integer(steps)) ||
+		    json_object_set(req, "end", (json_t *)end)))
+		req = drop(req);
+	return coord_session(req);
+}
+
+static json_t *coord_reset(struct session_be *be)
+{
+	return coord_session(proto_msg_new("bisect_reset"));
+}
+
+static json_t *coord_values(struct session_be *be, const json_t *filter)
+{
 	return coord_ask("query", 0, filter, "values", "values");
+}
+
+static const struct session_ops coord_ops = {
+	.get = coord_get, .start = coord_start, .add_step = coord_add_step,
+	.finish = coord_finish, .reset = coord_reset, .values = coord_values,
+};
+
+/* The backend: the database file with --db FILE (opened READONLY or not), else the
+ * coordinator. Returns 0 or an exit status after the error. */
+static int be_open(struct session_be *be, bool readonly)
+{
+	char err[512] = "";
+
+	*be = (struct session_be){ .ops = &coord_ops };
+	if (!cli.db)
+		return 0;
+	be->st = store_open(cli.db, readonly, err, sizeof(err));
+	if (!be->st)
+		return cli_error("%s", *err ? err : strerror(errno));
+	be->ops = &db_ops;
+	return 0;
+}
+
+static void be_close(struct session_be *be)
+{
+	store_close(&be->st);
 }
 
 /* The timing mode of a value row: "wall" when the host did not say. */
@@ -198,11 +394,11 @@ static const char *row_timing(const json_t *r)
 
 /* Whole-window values of METRIC for PLAN/VARIANT/SUBJECT on kernel KERNEL (NULL: any),
  * of run RUN only (0: any run but SKIP_RUN), not from runs in USED (may be NULL), of
- * timing mode TIMING only (NULL: any), into *V (heap) and *N, from ST or (NULL) the
- * coordinator. With RUNS (may be NULL), only the first matching run is taken and its id
- * appended to RUNS. *UNIT gets the unit, *TM (may be NULL) the timing mode of the
- * values taken. */
-static int values_for(struct store *st, const char *plan, const char *metric,
+ * timing mode TIMING only (NULL: any), into *V (heap) and *N, from BE. With RUNS (may
+ * be NULL), only the first matching run is taken and its id appended to RUNS. *UNIT
+ * gets the unit, *TM (may be NULL) the timing mode of the values taken. Returns 0, or
+ * -errno after the error was printed. */
+static int values_for(struct session_be *be, const char *plan, const char *metric,
 		      const char *variant, const char *subject, const char *kernel,
 		      long long run, long long skip_run, const json_t *used, double **v,
 		      size_t *n, json_t *runs, char *unit, size_t unit_len, const char *timing,
@@ -213,8 +409,10 @@ static int values_for(struct store *st, const char *plan, const char *metric,
 
 	*v = NULL;
 	*n = 0;
-	if (!filter)
+	if (!filter) {
+		cli_error("out of memory");
 		return -ENOMEM;
+	}
 	json_object_del(filter, "window");
 	if (plan && !run)
 		json_object_set_new(filter, "plan", json_string(plan));
@@ -224,13 +422,14 @@ static int values_for(struct store *st, const char *plan, const char *metric,
 		json_object_set_new(filter, "subject", json_string(subject));
 	if (run)
 		json_object_set_new(filter, "runs", json_pack("[I]", (json_int_t)run));
-	rows = query_values(st, filter);
+	rows = be->ops->values(be, filter);
 	json_decref(filter);
 	if (!rows)
-		return errno ? -errno : -EIO;
+		return -EIO;
 	*v = calloc(json_array_size(rows) + 1, sizeof(**v));
 	if (!*v) {
 		json_decref(rows);
+		cli_error("out of memory");
 		return -ENOMEM;
 	}
 	json_array_foreach(rows, i, r) {
@@ -327,23 +526,46 @@ static int provide(const char *provider, const char *kernel)
 	return ret;
 }
 
-/* A connected host running KERNEL, into OUT: one that is there, or one the provider
- * (NULL: none) brings up. -ENOENT when there is none (the kernel is to be skipped).
+/* A connected host running KERNEL, into OUT: one that is there, or else a connected
+ * idle host whose agent's kernel provider offers KERNEL, switched to it (host boot,
+ * waiting up to 300 s), or else one the provider PROVIDER (NULL: none)
+ * brings up. -ENOENT when there is none (the kernel is to be skipped).
  * The provider is told about a kernel that a host already runs too (it must then do
  * nothing but exit 0), so that it knows which hosts are in use: the lab's guest-up
  * stops the least recently used guests first. */
 static int host_with_kernel(const char *provider, const char *kernel, char *out, size_t len)
 {
+	const int boot_wait_s = 300;	/* for a host that switches itself (host boot) */
+	/* hosts handed out by this process (one step: a confirmation asks for two
+	 * kernels), which must keep their kernel: never switched */
+	static char handed[8][256];
+	static const char *skip[8];
+	static int n_handed;
 	int err = host_running(kernel, out, len), i;
 
 	if (!err && provider && *provider && provide(provider, kernel))
 		fprintf(stderr, "bisect: the kernel provider failed for '%s', which host '%s' "
 			"runs already; using that host\n", kernel, out);
+	if (!err)
+		goto found;
 	if (err != -ENOENT)
 		return err;
+	/* a host of the lab that can switch itself (docs/agent.md, "Kernel provider") */
+	err = cli_host_offering(kernel, skip, n_handed, out, len);
+	if (err == -EIO)
+		return err;
+	if (!err) {
+		fprintf(stderr, "bisect: switching host '%s' to '%s' (its agent's kernel "
+			"provider)\n", out, kernel);
+		if (!cli_host_boot(out, kernel, boot_wait_s, NULL, 0))
+			goto found;
+		fprintf(stderr, "bisect: host '%s' did not switch to '%s'%s\n", out, kernel,
+			provider && *provider ? "; trying the kernel provider" : "");
+	}
 	if (!provider || !*provider) {
-		fprintf(stderr, "bisect: no connected host runs '%s' and no kernel provider is "
-			"set (--provider or BPFLAB_KERNEL_PROVIDER)\n", kernel);
+		fprintf(stderr, "bisect: no connected host runs '%s', no idle host's provider "
+			"offers it and no kernel provider is set (--provider or "
+			"BPFLAB_KERNEL_PROVIDER)\n", kernel);
 		return -ENOENT;
 	}
 	if (provide(provider, kernel)) {
@@ -352,6 +574,8 @@ static int host_with_kernel(const char *provider, const char *kernel, char *out,
 	}
 	for (i = 0; i < BISECT_HOST_WAIT_S * 5; i++) {
 		err = host_running(kernel, out, len);
+		if (!err)
+			goto found;
 		if (err != -ENOENT)
 			return err;
 		usleep(200 * 1000);
@@ -359,6 +583,13 @@ static int host_with_kernel(const char *provider, const char *kernel, char *out,
 	fprintf(stderr, "bisect: the provider returned but no host with '%s' connected within "
 		"%d s\n", kernel, BISECT_HOST_WAIT_S);
 	return -ENOENT;
+found:
+	if (n_handed < 8) {
+		snprintf(handed[n_handed], sizeof(handed[0]), "%s", out);
+		skip[n_handed] = handed[n_handed];
+		n_handed++;
+	}
+	return 0;
 }
 
 /* Submit plan FILE with OVERRIDES (may be NULL) and repeat=REPS on exactly HOSTS, wait
@@ -438,7 +669,7 @@ static bool is_plan_file(const char *file)
 static int do_run(int argc, char **argv)
 {
 	struct bopts o = { 0 };
-	struct store *st = NULL;
+	struct session_be be = { 0 };
 	struct compare_result r;
 	struct utsname uts;
 	double *base = NULL, *cur = NULL;
@@ -462,14 +693,13 @@ static int do_run(int argc, char **argv)
 	}
 	if (!o.kernel && !uname(&uts))
 		o.kernel = uts.release;
-	if (cli.db) {
-		/* judge the stored results of this kernel */
-		if (open_store(&st, true)) {
-			ret = EXIT_SKIP;
-			goto out;
-		}
-	} else {
-		/* measure now, through the coordinator, on the host running this kernel */
+	if (be_open(&be, true)) {
+		ret = EXIT_SKIP;
+		goto out;
+	}
+	if (!cli.db) {
+		/* measure now, through the coordinator, on the host running this kernel (with
+		 * --db: judge the stored results of this kernel) */
 		if (!is_plan_file(o.plan)) {
 			cli_error("cannot read plan file '%s' (bisect run measures it through the "
 				  "coordinator; give --db FILE to judge stored results)", o.plan);
@@ -490,19 +720,17 @@ static int do_run(int argc, char **argv)
 			goto out;
 		}
 	}
-	err = values_for(st, NULL, o.metric, o.variant, o.subject, NULL, o.baseline, 0, NULL,
+	err = values_for(&be, NULL, o.metric, o.variant, o.subject, NULL, o.baseline, 0, NULL,
 			 &base, &n_base, NULL, unit, sizeof(unit), NULL, tm_base, sizeof(tm_base));
 	if (!err && run)
-		err = values_for(st, NULL, o.metric, o.variant, o.subject, NULL, run, 0, NULL,
+		err = values_for(&be, NULL, o.metric, o.variant, o.subject, NULL, run, 0, NULL,
 				 &cur, &n_cur, NULL, unit, sizeof(unit), NULL, tm_cur,
 				 sizeof(tm_cur));
 	else if (!err)
-		err = values_for(st, o.plan, o.metric, o.variant, o.subject, o.kernel, 0,
+		err = values_for(&be, o.plan, o.metric, o.variant, o.subject, o.kernel, 0,
 				 o.baseline, NULL, &cur, &n_cur, NULL, unit, sizeof(unit),
 				 *tm_base ? tm_base : NULL, tm_cur, sizeof(tm_cur));
 	if (err) {
-		if (st)
-			cli_error("cannot read values of '%s': %s", o.metric, store_errmsg(st));
 		ret = EXIT_SKIP;
 		goto out;
 	}
@@ -549,7 +777,7 @@ out:
 	free(cur);
 	json_decref(hosts);
 	json_decref(o.overrides);
-	store_close(&st);
+	be_close(&be);
 	return ret;
 }
 
@@ -560,16 +788,30 @@ static int by_version(const void *a, const void *b)
 	return strverscmp(*(const char *const *)a, *(const char *const *)b);
 }
 
+/* Add NAME (borrowed; NULL: nothing) to the N NAMES unless it is there (at most 256). */
+static void add_name(const char **names, size_t *n, const char *name)
+{
+	size_t k;
+
+	for (k = 0; name && k < *n && strcmp(names[k], name); k++)
+		;
+	if (name && k == *n && *n < 256)
+		names[(*n)++] = name;
+}
+
 /* The candidate kernels: from FILE (one a line, '#' comments), else the releases the
- * hosts report, sorted by version. */
-static json_t *kernel_list(struct store *st, const char *file)
+ * hosts run and the ones their kernel providers offer, sorted by version. NULL after
+ * the error. */
+static json_t *kernel_list(const char *file)
 {
 	json_t *out = json_array(), *hosts = NULL, *h;
 	const char *names[256];
 	size_t i, n = 0;
 
-	if (!out)
+	if (!out) {
+		cli_error("out of memory");
 		return NULL;
+	}
 	if (file) {
 		char line[256];
 		FILE *f = fopen(file, "r");
@@ -588,15 +830,17 @@ static json_t *kernel_list(struct store *st, const char *file)
 		fclose(f);
 		return out;
 	}
-	hosts = store_query_hosts(st);
+	if (cli_query("host_list", 0, &hosts))
+		goto fail;
 	json_array_foreach(hosts, i, h) {
-		const char *kr = proto_get_str(h, "kernel_release", NULL);
-		size_t k;
+		const json_t *offered = json_object_get(json_object_get(json_object_get(h,
+						"inventory"), "provider"), "kernels"), *o;
+		size_t j;
 
-		for (k = 0; kr && k < n && strcmp(names[k], kr); k++)
-			;
-		if (kr && k == n && n < 256)
-			names[n++] = kr;
+		add_name(names, &n, proto_get_str(h, "kernel_release", NULL));
+		/* and what its kernel provider can switch it to (docs/agent.md) */
+		json_array_foreach(offered, j, o)
+			add_name(names, &n, json_string_value(o));
 	}
 	qsort(names, n, sizeof(*names), by_version);
 	for (i = 0; i < n; i++)
@@ -657,15 +901,17 @@ static struct bisect *engine(const json_t *ses)
 	return b;
 }
 
-static int load(struct store **st, json_t **ses, struct bisect **b, bool readonly)
+/* Open the backend (READONLY for a database file) and load the session into *SES and
+ * its replayed engine into *B. Returns 0 or an exit status after the error. */
+static int load(struct session_be *be, json_t **ses, struct bisect **b, bool readonly)
 {
-	int ret = open_store(st, readonly);
+	int ret = be_open(be, readonly);
 
 	if (ret)
 		return ret;
-	*ses = store_bisect_get(*st, 0);
+	*ses = be->ops->get(be);
 	if (!*ses)
-		return cli_error("%s", store_bisect_errmsg());
+		return CLI_EXIT_FAIL;
 	*b = engine(*ses);
 	if (!*b)
 		return cli_error("cannot replay bisect session %lld: its steps do not fit "
@@ -676,14 +922,13 @@ static int load(struct store **st, json_t **ses, struct bisect **b, bool readonl
 static int do_start(int argc, char **argv)
 {
 	struct bopts o = { 0 };
-	struct store *st = NULL;
+	struct session_be be = { 0 };
 	struct cli_plan cp = { 0 };
-	json_t *kernels = NULL, *ses = NULL;
+	json_t *kernels = NULL, *ses = NULL, *started = NULL;
 	char unit[32] = "", path[PATH_MAX] = "";
 	const char *plan_name;
 	double *v = NULL;
 	size_t n;
-	int64_t id;
 	int ret, g, bd;
 
 	ret = parse(argc, argv, "bisect start", &o);
@@ -710,10 +955,10 @@ static int do_start(int argc, char **argv)
 		ret = cli_usage_error("bisect start", "-s needs --plan to name a plan file");
 		goto out;
 	}
-	ret = open_store(&st, false);
+	ret = be_open(&be, false);
 	if (ret)
-		return ret;
-	kernels = kernel_list(st, o.kernels);
+		goto out;
+	kernels = kernel_list(o.kernels);
 	if (!kernels) {
 		ret = CLI_EXIT_FAIL;
 		goto out;
@@ -728,8 +973,11 @@ static int do_start(int argc, char **argv)
 		goto out;
 	}
 	/* the kind of the metric from a stored unit, if there is one */
-	values_for(st, plan_name, o.metric, o.variant, o.subject, NULL, 0, 0, NULL, &v, &n,
-		   NULL, unit, sizeof(unit), o.timing, NULL, 0);
+	if (values_for(&be, plan_name, o.metric, o.variant, o.subject, NULL, 0, 0, NULL, &v,
+		       &n, NULL, unit, sizeof(unit), o.timing, NULL, 0)) {
+		ret = CLI_EXIT_FAIL;
+		goto out;
+	}
 	ses = json_pack("{s:s, s:s, s:s?, s:s?, s:O, s:s, s:s, s:{s:i, s:i, s:f, s:s?, s:s?, "
 			"s:O?}}", "plan", plan_name, "metric", o.metric, "variant", o.variant,
 			"subject", o.subject, "kernels", kernels, "good", o.good, "bad", o.bad,
@@ -737,55 +985,63 @@ static int do_start(int argc, char **argv)
 			(int)(o.reps ? o.reps : 5), "min_effect", o.threshold ? o.threshold : 0.02,
 			"plan_file", *path ? path : NULL, "timing", o.timing, "overrides",
 			o.overrides);
-	if (!ses || store_bisect_start(st, ses, util_wall_ms(), &id)) {
-		ret = cli_error("cannot start bisect: %s", ses ? store_bisect_errmsg()
-							      : "out of memory");
+	if (!ses) {
+		ret = cli_error("out of memory");
 		goto out;
 	}
-	printf("bisect session %lld: %d kernels from good '%s' to bad '%s', %s of '%s'%s\n",
-	       (long long)id, bd - g + 1, o.good, o.bad, o.metric, plan_name,
-	       *path ? " (steps run it when no results are stored)" : "");
+	started = be.ops->start(&be, ses);
+	if (!started) {
+		ret = CLI_EXIT_FAIL;
+		goto out;
+	}
+	fprintf(text_out(), "bisect session %lld: %d kernels from good '%s' to bad '%s', %s "
+		"of '%s'%s\n", proto_get_int(started, "id", 0), bd - g + 1, o.good, o.bad,
+		o.metric, plan_name, *path ? " (steps run it when no results are stored)" : "");
+	if (cli.json)
+		ret = cli_print_json(started);
 out:
 	free(v);
+	json_decref(started);
 	json_decref(ses);
 	json_decref(kernels);
 	json_decref(o.overrides);
 	cli_plan_release(&cp);
-	store_close(&st);
+	be_close(&be);
 	return ret;
 }
 
 static void print_result(const struct bisect *b)
 {
+	FILE *out = text_out();
 	struct bisect_result r;
 
 	if (bisect_result(b, &r))
 		return;
 	if (r.ambiguous)
-		printf("first bad kernel is one of '%s' .. '%s' (%d skipped between)\n",
-		       bisect_kernel(b, r.good + 1), bisect_kernel(b, r.bad),
-		       r.n_skipped_between);
+		fprintf(out, "first bad kernel is one of '%s' .. '%s' (%d skipped between)\n",
+			bisect_kernel(b, r.good + 1), bisect_kernel(b, r.bad),
+			r.n_skipped_between);
 	else
-		printf("first bad kernel: '%s' (good neighbour '%s')\n", bisect_kernel(b, r.bad),
-		       bisect_kernel(b, r.good));
-	printf("  %.6g (n %zu) -> %.6g (n %zu): %+.2f %%, p %.3g\n", r.mean_good, r.n_good,
-	       r.mean_bad, r.n_bad, r.delta_pct, r.p);
+		fprintf(out, "first bad kernel: '%s' (good neighbour '%s')\n",
+			bisect_kernel(b, r.bad), bisect_kernel(b, r.good));
+	fprintf(out, "  %.6g (n %zu) -> %.6g (n %zu): %+.2f %%, p %.3g\n", r.mean_good,
+		r.n_good, r.mean_bad, r.n_bad, r.delta_pct, r.p);
 	if (r.confirm)
-		printf("  confirmation %s (%+.2f %%, p %.3g)\n", bisect_confirm_name(r.confirm),
-		       r.confirm_delta_pct, r.confirm_p);
+		fprintf(out, "  confirmation %s (%+.2f %%, p %.3g)\n",
+			bisect_confirm_name(r.confirm), r.confirm_delta_pct, r.confirm_p);
 }
 
 static int do_status(int argc, char **argv)
 {
 	struct bopts o = { 0 };
-	struct store *st = NULL;
+	struct session_be be = { 0 };
 	struct bisect *b = NULL;
 	struct bisect_action a;
 	json_t *ses = NULL;
 	int ret = parse(argc, argv, "bisect status", &o);
 
 	if (!ret)
-		ret = load(&st, &ses, &b, true);
+		ret = load(&be, &ses, &b, true);
 	if (ret)
 		goto out;
 	bisect_next(b, &a);
@@ -811,7 +1067,8 @@ static int do_status(int argc, char **argv)
 out:
 	bisect_destroy(&b);
 	json_decref(ses);
-	store_close(&st);
+	json_decref(o.overrides);
+	be_close(&be);
 	return ret;
 }
 
@@ -821,13 +1078,13 @@ static int do_log(int argc, char **argv)
 					    ">delta%", ">p(good)", "verdict", "why" };
 	struct bopts o = { 0 };
 	struct cli_table t = { 0 };
-	struct store *st = NULL;
+	struct session_be be = { 0 };
 	struct bisect *b = NULL;
 	json_t *ses = NULL;
 	int ret = parse(argc, argv, "bisect log", &o), i;
 
 	if (!ret)
-		ret = load(&st, &ses, &b, true);
+		ret = load(&be, &ses, &b, true);
 	if (ret)
 		goto out;
 	if (cli.json) {
@@ -861,18 +1118,46 @@ out:
 	cli_table_release(&t);
 	bisect_destroy(&b);
 	json_decref(ses);
-	store_close(&st);
+	json_decref(o.overrides);
+	be_close(&be);
 	return ret;
 }
 
-/* Record what kernel K gave (N values from RUNS) as the next step, and store it. */
-static int record_step(struct store *st, const json_t *ses, struct bisect *b, int k,
+/* How engine B ended, for the session, into *END: {"state": "done"|"failed", "result":
+ * {...}}, or NULL while it has not ended. Returns 0 or -ENOMEM. */
+static int end_of(const struct bisect *b, json_t **end)
+{
+	struct bisect_result r;
+	json_t *res;
+
+	*end = NULL;
+	if (bisect_state(b) != BISECT_DONE && bisect_state(b) != BISECT_FAILED)
+		return 0;
+	if (!bisect_result(b, &r))
+		res = json_pack("{s:s, s:s, s:b, s:f, s:f, s:f, s:f, s:s}", "first_bad",
+				bisect_kernel(b, r.bad), "good", bisect_kernel(b, r.good),
+				"ambiguous", r.ambiguous, "mean_good", r.mean_good,
+				"mean_bad", r.mean_bad, "delta_pct", r.delta_pct, "p", r.p,
+				"confirm", bisect_confirm_name(r.confirm));
+	else
+		res = json_pack("{s:s}", "why", bisect_why(b));
+	if (res)
+		*end = json_pack("{s:s, s:o}", "state", bisect_state(b) == BISECT_DONE ? "done"
+				 : "failed", "result", res);
+	return *end ? 0 : -ENOMEM;
+}
+
+/* Record what kernel K gave (N values from RUNS) as the next step of session *SES and
+ * store it as step (steps replayed + 1): the backend refuses it when another client
+ * stored that step first. The step that ends the engine ends the session in the same
+ * request. *SES becomes the session after it. */
+static int record_step(struct session_be *be, json_t **ses, struct bisect *b, int k,
 		       const double *v, size_t n, json_t *runs)
 {
 	const struct bisect_step *s;
-	json_t *vals = json_array(), *step;
-	int64_t id = proto_get_int(ses, "id", 0);
-	struct bisect_result r;
+	json_t *vals = json_array(), *step, *end, *after;
+	int64_t id = proto_get_int(*ses, "id", 0);
+	int64_t seq = (int64_t)json_array_size(json_object_get(*ses, "steps")) + 1;
 	size_t i;
 	int err;
 
@@ -889,29 +1174,20 @@ static int record_step(struct store *st, const json_t *ses, struct bisect *b, in
 			 "p", isnan(s->p_good) ? -1.0 : s->p_good, "note", s->why);
 	if (step && isnan(s->p_good))
 		json_object_set_new(step, "p", json_null());
-	err = step ? store_bisect_add_step(st, id, step, util_wall_ms()) : -ENOMEM;
-	json_decref(step);
-	if (err)
-		return cli_error("cannot store the step: %s", store_bisect_errmsg());
-	printf("%s: %s\n", bisect_kernel(b, k), s->why);
-	if (bisect_state(b) == BISECT_DONE || bisect_state(b) == BISECT_FAILED) {
-		json_t *res = NULL;
-
-		if (!bisect_result(b, &r))
-			res = json_pack("{s:s, s:s, s:b, s:f, s:f, s:f, s:f, s:s}", "first_bad",
-					bisect_kernel(b, r.bad), "good", bisect_kernel(b, r.good),
-					"ambiguous", r.ambiguous, "mean_good", r.mean_good,
-					"mean_bad", r.mean_bad, "delta_pct", r.delta_pct, "p", r.p,
-					"confirm", bisect_confirm_name(r.confirm));
-		else
-			res = json_pack("{s:s}", "why", bisect_why(b));
-		err = store_bisect_end(st, id, bisect_state(b) == BISECT_DONE ? "done" : "failed",
-				       res, util_wall_ms());
-		json_decref(res);
-		if (err)
-			return cli_error("cannot end the session: %s", store_bisect_errmsg());
-		print_result(b);
+	if (!step || end_of(b, &end)) {
+		json_decref(step);
+		return cli_error("out of memory");
 	}
+	after = be->ops->add_step(be, id, seq, step, end);
+	json_decref(step);
+	json_decref(end);
+	if (!after)
+		return CLI_EXIT_FAIL;
+	json_decref(*ses);
+	*ses = after;
+	fprintf(text_out(), "%s: %s\n", bisect_kernel(b, k), s->why);
+	if (end)
+		print_result(b);
 	return 0;
 }
 
@@ -930,7 +1206,7 @@ static json_t *used_runs(const json_t *ses, const char *k)
 
 /* The timing mode of session SES: its option, else that of the values of its first
  * step's first run, else NULL (nothing measured yet: the first values decide). */
-static const char *session_timing(struct store *st, const json_t *ses, char *out,
+static const char *session_timing(struct session_be *be, const json_t *ses, char *out,
 				  size_t len)
 {
 	const json_t *opts = json_object_get(ses, "opts"), *s;
@@ -946,7 +1222,7 @@ static const char *session_timing(struct store *st, const json_t *ses, char *out
 		if (!run)
 			continue;
 		*out = '\0';
-		values_for(st, NULL, proto_get_str(ses, "metric", ""),
+		values_for(be, NULL, proto_get_str(ses, "metric", ""),
 			   proto_get_str(ses, "variant", NULL), proto_get_str(ses, "subject", NULL),
 			   NULL, run, 0, NULL, &v, &n, NULL, NULL, 0, NULL, out, len);
 		free(v);
@@ -957,32 +1233,32 @@ static const char *session_timing(struct store *st, const json_t *ses, char *out
 }
 
 /* Record for kernel K the values of the first stored run of the session's plan on K
- * that the session has not used (of run ONLY_RUN when not 0). No values: with
+ * that session *SES has not used (of run ONLY_RUN when not 0). No values: with
  * SKIP_MISSING a skip is recorded, else nothing and an error is printed. */
-static int measure(struct store *st, const json_t *ses, struct bisect *b, int k,
+static int measure(struct session_be *be, json_t **ses, struct bisect *b, int k,
 		   bool skip_missing, long long only_run)
 {
 	const char *name = bisect_kernel(b, k), *timing;
-	json_t *runs = json_array(), *used = used_runs(ses, name);
+	json_t *runs = json_array(), *used = used_runs(*ses, name);
 	char tm[16] = "", stm[16] = "";
 	double *v = NULL;
 	size_t n = 0;
 	int ret, err;
 
-	timing = session_timing(st, ses, stm, sizeof(stm));
-	err = values_for(st, only_run ? NULL : proto_get_str(ses, "plan", NULL),
-			 proto_get_str(ses, "metric", ""), proto_get_str(ses, "variant", NULL),
-			 proto_get_str(ses, "subject", NULL), name, only_run, 0, used, &v, &n,
+	timing = session_timing(be, *ses, stm, sizeof(stm));
+	err = values_for(be, only_run ? NULL : proto_get_str(*ses, "plan", NULL),
+			 proto_get_str(*ses, "metric", ""), proto_get_str(*ses, "variant", NULL),
+			 proto_get_str(*ses, "subject", NULL), name, only_run, 0, used, &v, &n,
 			 runs, NULL, 0, timing, tm, sizeof(tm));
 	if (err)
-		ret = cli_error("cannot read stored values: %s", store_errmsg(st));
+		ret = CLI_EXIT_FAIL;
 	else if (!n && !skip_missing)
 		ret = cli_error("no new stored results of '%s' on kernel '%s'%s%s%s: run the plan "
 				"on a host with that kernel and step again, or 'bisect step --skip' "
-				"to skip it", proto_get_str(ses, "plan", "?"), name,
+				"to skip it", proto_get_str(*ses, "plan", "?"), name,
 				timing ? " (timing '" : "", timing ? timing : "", timing ? "')" : "");
 	else
-		ret = record_step(st, ses, b, k, v, n, runs);
+		ret = record_step(be, ses, b, k, v, n, runs);
 	free(v);
 	json_decref(runs);
 	json_decref(used);
@@ -991,37 +1267,88 @@ static int measure(struct store *st, const json_t *ses, struct bisect *b, int k,
 
 /* Whether the session has stored values of its plan on kernel K in a run it has not
  * used yet. */
-static bool have_stored(struct store *st, const json_t *ses, const char *k)
+static bool have_stored(struct session_be *be, const json_t *ses, const char *k)
 {
 	json_t *used = used_runs(ses, k);
 	char stm[16] = "";
 	double *v = NULL;
 	size_t n = 0;
 
-	values_for(st, proto_get_str(ses, "plan", NULL), proto_get_str(ses, "metric", ""),
+	values_for(be, proto_get_str(ses, "plan", NULL), proto_get_str(ses, "metric", ""),
 		   proto_get_str(ses, "variant", NULL), proto_get_str(ses, "subject", NULL), k,
-		   0, 0, used, &v, &n, NULL, NULL, 0, session_timing(st, ses, stm, sizeof(stm)),
+		   0, 0, used, &v, &n, NULL, NULL, 0, session_timing(be, ses, stm, sizeof(stm)),
 		   NULL, 0);
 	free(v);
 	json_decref(used);
 	return n > 0;
 }
 
+/* Append kernel I of B to the space-separated list OUT (LEN bytes) unless it is there
+ * or I < 0. */
+static void keep_add(const struct bisect *b, int i, char *out, size_t len)
+{
+	const char *k = i >= 0 ? bisect_kernel(b, i) : NULL;
+	size_t kl, used = strlen(out);
+	const char *p;
+
+	if (!k)
+		return;
+	kl = strlen(k);
+	for (p = out; (p = strstr(p, k)); p += kl)
+		if ((p == out || p[-1] == ' ') && (p[kl] == ' ' || !p[kl]))
+			return;
+	snprintf(out + used, len - used, "%s%s", used ? " " : "", k);
+}
+
+/* The kernels session B still needs, for action A, into OUT (space-separated): the
+ * current good and bad ends (the last kernel marked good, the first marked bad: the
+ * next rounds compare with them and the confirmation measures them again) and what A
+ * measures (a confirmation's two kernels). */
+static const char *keep_kernels(const struct bisect *b, const struct bisect_action *a,
+				char *out, size_t len)
+{
+	int i, lo = -1, hi = -1;
+
+	*out = '\0';
+	for (i = 0; i < bisect_n_kernels(b); i++) {
+		enum bisect_mark m = bisect_mark(b, i, NULL, NULL);
+
+		if (m == BISECT_GOOD)
+			lo = i;
+		else if (m == BISECT_BAD && hi < 0)
+			hi = i;
+	}
+	keep_add(b, lo, out, len);
+	keep_add(b, hi, out, len);
+	keep_add(b, a->kernel, out, len);
+	keep_add(b, a->kernel2, out, len);
+	return out;
+}
+
 /* Run the session's plan through the coordinator for what action A asks: on a host
- * with each kernel (the provider brings one up when none is connected), REPS
- * repetitions, one run on all of them (a confirmation's two kernels run side by side).
- * *RUN gets the run id, 0 when no kernel had a host (they are then skipped). */
+ * with each kernel (the provider brings one up when none is connected, told in
+ * $BPFLAB_KEEP_KERNELS which kernels the session still needs), REPS repetitions, one
+ * run on all of them (a confirmation's two kernels run side by side). *RUN gets the
+ * run id, 0 when no kernel had a host (they are then skipped). */
 static int run_plan(const json_t *ses, const struct bisect *b, const struct bisect_action *a,
 		    const char *provider, long long *run)
 {
 	const json_t *opts = json_object_get(ses, "opts");
 	int ks[2] = { a->kernel, a->kernel2 }, i, err, ret = 0;
 	json_t *hosts = json_array();
-	char host[128];
+	char host[128], keep[2048];
 
 	*run = 0;
 	if (!hosts)
 		return cli_error("out of memory");
+	keep_kernels(b, a, keep, sizeof(keep));
+	if (setenv("BPFLAB_KEEP_KERNELS", keep, 1)) {
+		ret = cli_error("cannot set BPFLAB_KEEP_KERNELS: %s", strerror(errno));
+		goto out;
+	}
+	if (provider && *provider)
+		fprintf(stderr, "bisect: the session still needs (BPFLAB_KEEP_KERNELS): %s\n",
+			keep);
 	for (i = 0; i < 2; i++) {
 		if (ks[i] < 0)
 			continue;
@@ -1032,9 +1359,9 @@ static int run_plan(const json_t *ses, const struct bisect *b, const struct bise
 			ret = CLI_EXIT_FAIL;
 			goto out;
 		}
-		printf("measuring '%s' on host '%s' (%u repetitions)\n", bisect_kernel(b, ks[i]),
-		       host, a->reps < 5 ? 5 : a->reps);
-		fflush(stdout);
+		fprintf(text_out(), "measuring '%s' on host '%s' (%u repetitions)\n",
+			bisect_kernel(b, ks[i]), host, a->reps < 5 ? 5 : a->reps);
+		fflush(text_out());
 		json_array_append_new(hosts, json_string(host));
 	}
 	if (json_array_size(hosts))
@@ -1046,9 +1373,30 @@ out:
 	return ret;
 }
 
+/* Session SES is active but engine B has ended (a step stored by a client that stopped
+ * before it ended the session): end it now. */
+static int finish_ended(struct session_be *be, json_t **ses, const struct bisect *b)
+{
+	json_t *end, *after;
+
+	if (end_of(b, &end) || !end)
+		return cli_error("out of memory");
+	after = be->ops->finish(be, proto_get_int(*ses, "id", 0),
+				(int64_t)json_array_size(json_object_get(*ses, "steps")), end);
+	json_decref(end);
+	if (!after)
+		return CLI_EXIT_FAIL;
+	json_decref(*ses);
+	*ses = after;
+	fprintf(text_out(), "bisect session %lld %s\n", proto_get_int(after, "id", 0),
+		proto_get_str(after, "state", "?"));
+	print_result(b);
+	return 0;
+}
+
 static int do_step(int argc, char **argv)
 {
-	struct store *st = NULL;
+	struct session_be be = { 0 };
 	struct bisect *b = NULL;
 	struct bisect_action a;
 	json_t *ses = NULL;
@@ -1067,7 +1415,7 @@ static int do_step(int argc, char **argv)
 		}
 	ret = parse(argc, argv, "bisect step", &o);
 	if (!ret)
-		ret = load(&st, &ses, &b, false);
+		ret = load(&be, &ses, &b, false);
 	if (ret)
 		goto out;
 	if (strcmp(proto_get_str(ses, "state", ""), "active")) {
@@ -1075,52 +1423,56 @@ static int do_step(int argc, char **argv)
 				"one", proto_get_int(ses, "id", 0), proto_get_str(ses, "state", "?"));
 		goto out;
 	}
-	bisect_next(b, &a);
-	if (a.kernel < 0) {
-		printf("nothing to measure: %s\n", bisect_why(b));
+	if (bisect_next(b, &a) == BISECT_DONE || a.state == BISECT_FAILED) {
+		ret = finish_ended(&be, &ses, b);
+		if (!ret && cli.json)
+			ret = cli_print_json(ses);
 		goto out;
 	}
 	provider = o.provider ? o.provider : getenv("BPFLAB_KERNEL_PROVIDER");
 	plan_file = proto_get_str(json_object_get(ses, "opts"), "plan_file", NULL);
-	stored = have_stored(st, ses, bisect_kernel(b, a.kernel)) &&
-		 (a.kernel2 < 0 || have_stored(st, ses, bisect_kernel(b, a.kernel2)));
+	stored = have_stored(&be, ses, bisect_kernel(b, a.kernel)) &&
+		 (a.kernel2 < 0 || have_stored(&be, ses, bisect_kernel(b, a.kernel2)));
 	if (!stored && !skip && plan_file) {
 		/* nothing stored: measure it now through the coordinator */
 		ret = run_plan(ses, b, &a, provider, &run);
 		if (ret)
 			goto out;
 	}
-	ret = measure(st, ses, b, a.kernel, skip || plan_file, run);
-	if (!ret && a.kernel2 >= 0) {
-		json_decref(ses);
-		ses = store_bisect_get(st, 0);
-		ret = ses ? measure(st, ses, b, a.kernel2, true, run)
-			  : cli_error("%s", store_bisect_errmsg());
-	}
+	ret = measure(&be, &ses, b, a.kernel, skip || plan_file, run);
+	if (!ret && a.kernel2 >= 0)
+		ret = measure(&be, &ses, b, a.kernel2, true, run);
+	if (!ret && cli.json)	/* the session with the steps just recorded */
+		ret = cli_print_json(ses);
 out:
 	bisect_destroy(&b);
 	json_decref(ses);
 	json_decref(o.overrides);
-	store_close(&st);
+	be_close(&be);
 	return ret;
 }
 
 static int do_reset(int argc, char **argv)
 {
 	struct bopts o = { 0 };
-	struct store *st = NULL;
-	int64_t id;
+	struct session_be be = { 0 };
+	json_t *ses = NULL;
 	int ret = parse(argc, argv, "bisect reset", &o);
 
 	if (!ret)
-		ret = open_store(&st, false);
-	if (ret)
-		return ret;
-	if (store_bisect_reset(st, util_wall_ms(), &id))
-		ret = cli_error("%s", store_bisect_errmsg());
-	else
-		printf("bisect session %lld reset\n", (long long)id);
-	store_close(&st);
+		ret = be_open(&be, false);
+	if (!ret) {
+		ses = be.ops->reset(&be);
+		if (ses && cli.json)
+			ret = cli_print_json(ses);
+		else if (ses)
+			printf("bisect session %lld reset\n", proto_get_int(ses, "id", 0));
+		else
+			ret = CLI_EXIT_FAIL;
+	}
+	json_decref(ses);
+	json_decref(o.overrides);
+	be_close(&be);
 	return ret;
 }
 
@@ -1129,11 +1481,13 @@ static const struct cli_cmd bisect_cmds[] = {
 	  "[--subject S] [--kernels FILE] [--reps N] [--threshold X%] [--timing T] "
 	  "[-s KEY=VALUE]...",
 	  "Start a bisection session over the candidate kernels of FILE (one a line,\n"
-	  "oldest first) or, without it, the kernel releases the hosts report, sorted by\n"
-	  "version. --threshold is the least change that matters (default 2%). When P is a\n"
-	  "plan file (checked now, with the -s overrides), steps run it through the\n"
-	  "coordinator when no results are stored. --timing wall|icount: only values of\n"
-	  "that timing mode (default: the mode of the first values measured).\n" },
+	  "oldest first) or, without it, the kernel releases the hosts run and the ones\n"
+	  "their kernel providers offer, sorted by version. --threshold is the least\n"
+	  "change that matters (default 2%). When P is a plan file (checked now, with the\n"
+	  "-s overrides), steps run it through the coordinator when no results are stored.\n"
+	  "--timing wall|icount: only values of that timing mode (default: the mode of the\n"
+	  "first values measured). The session is kept by the coordinator (with --db FILE:\n"
+	  "in that database file).\n" },
 	{ "status", do_status, "", "The session, the engine's state, the next measurement, "
 	  "the result.\n" },
 	{ "log", do_log, "", "Every step: kernel, round, values, mean, delta, p, verdict, "
@@ -1144,7 +1498,8 @@ static const struct cli_cmd bisect_cmds[] = {
 	  "submitted through the coordinator to a connected host with that kernel (none:\n"
 	  "the kernel provider CMD KERNEL brings one up, from --provider or\n"
 	  "$BPFLAB_KERNEL_PROVIDER, e.g. 'lab/lab guest-up --name demo --max 3'), waited\n"
-	  "for. A kernel no host runs is skipped. --skip: no stored results means skip it.\n" },
+	  "for. A kernel no host runs is skipped. --skip: no stored results means skip it.\n"
+	  "The provider gets the kernels the session still needs in $BPFLAB_KEEP_KERNELS.\n" },
 	{ "reset", do_reset, "", "End the active session (kept, state 'reset').\n" },
 	{ "run", do_run, "--plan P --metric M --threshold X% --baseline RUN [--kernel K] "
 	  "[--host H] [--reps N] [-s KEY=VALUE]... [--variant V] [--subject S] "

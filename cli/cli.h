@@ -157,6 +157,18 @@ int cli_query(const char *type, long long run, json_t **out);
 /* `bpflab keygen [--out DIR] [--name NAME] [--force]` (cli/keygen.c): a CURVE key pair as
  * DIR/NAME.key and DIR/NAME.key_secret; prints the public key. Returns the exit status. */
 int cli_keygen(int argc, char **argv);
+/* Switch HOST to KERNEL through its agent's kernel provider (`host_boot`, cli/host.c);
+ * FROM (may be NULL) gets the kernel it ran. With WAIT_S > 0, wait that long until HOST
+ * is connected again with kernel.release KERNEL, progress on stderr. Returns 0, or an
+ * exit status after printing the error (refused, the switch failed, another kernel came
+ * back, no time left). */
+int cli_host_boot(const char *host, const char *kernel, int wait_s, char *from,
+		  size_t from_len);
+/* A connected idle host whose kernel provider offers KERNEL (inventory.provider.kernels)
+ * and that is none of the N_SKIP names of SKIP, into OUT. Returns 0, -ENOENT when there
+ * is none, -EIO after printing the error. */
+int cli_host_offering(const char *kernel, const char *const *skip, int n_skip, char *out,
+		      size_t len);
 /* Free the ZeroMQ context, at exit. */
 void cli_client_close(void);
 

@@ -1,11 +1,17 @@
 /* host.c - `bpflab host list`: the lab hosts the coordinator knows (or a database file
- * records), their state, kernel, ports and current job.
+ * records), their state, kernel, ports and current job; `bpflab host boot HOST KERNEL`:
+ * switch a host to another kernel through its agent's kernel provider (docs/cli.md).
  */
 #include "cli.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+#include "proto.h"
+#include "util.h"
 
 /* "a=veth-a veth, b=veth-b veth" from an inventory's ports: role=ifname driver. */
 static char *ports_text(const json_t *inventory)
@@ -80,16 +86,225 @@ static int do_list(int argc, char **argv)
 		cli_table_print(&t, stdout);
 	else
 		printf("no hosts\n");
+	/* kernel switches that went wrong (the coordinator's "boot" object) */
+	json_array_foreach(hosts, i, h) {
+		const json_t *b = json_object_get(h, "boot");
+		const char *bs = proto_get_str(b, "state", "");
+
+		if (!strcmp(bs, "failed") || !strcmp(bs, "mismatch"))
+			printf("host %s: switch to kernel %s %s: %s\n", proto_get_str(h, "name", "?"),
+			       proto_get_str(b, "kernel", "?"), bs, proto_get_str(b, "error", "?"));
+	}
 out:
 	cli_table_release(&t);
 	json_decref(hosts);
 	return ret;
 }
 
+/* --- host boot --- */
+
+#define HOST_BOOT_POLL_MS 1000
+
+/* Host NAME's entry in the coordinator's host list (new reference), NULL when it has
+ * none; *ERR gets an exit status when the list could not be had (error printed). */
+static json_t *host_entry(const char *name, int *err)
+{
+	json_t *hosts = NULL, *h, *found = NULL;
+	size_t i;
+
+	*err = cli_query("host_list", 0, &hosts);
+	if (*err)
+		return NULL;
+	json_array_foreach(hosts, i, h)
+		if (!strcmp(proto_get_str(h, "name", ""), name))
+			found = json_incref(h);
+	json_decref(hosts);
+	return found;
+}
+
+/* Wait up to WAIT_S seconds until HOST is connected with KERNEL, progress on stderr.
+ * Returns 0, or an exit status after the error: the switch failed, the host came back
+ * with another kernel, or the time ran out. */
+static int boot_wait(const char *host, const char *kernel, int wait_s)
+{
+	int64_t t0 = util_mono_ms(), deadline = t0 + (int64_t)wait_s * 1000;
+	char last[512] = "", line[512];
+	const char *state = "?", *rel = "?", *bs;
+	json_t *h = NULL;
+	int err;
+
+	for (;;) {
+		json_decref(h);
+		h = host_entry(host, &err);
+		if (err)
+			return err;
+		if (!h)
+			return cli_error("host '%s' is no longer in the coordinator's host list",
+					 host);
+		state = proto_get_str(h, "state", "?");
+		rel = proto_get_str(h, "kernel_release", "?");
+		bs = proto_get_str(json_object_get(h, "boot"), "state", "");
+		if (!strcmp(bs, "failed") || !strcmp(bs, "mismatch")) {
+			err = cli_error("host '%s' did not switch to kernel '%s': %s", host, kernel,
+					proto_get_str(json_object_get(h, "boot"), "error", bs));
+			json_decref(h);
+			return err;
+		}
+		if (strcmp(bs, "booting") && !strcmp(rel, kernel) &&
+		    (!strcmp(state, "idle") || !strcmp(state, "busy")))
+			break;
+		snprintf(line, sizeof(line), "host %s: %s, kernel %s", host, state, rel);
+		if (strcmp(line, last)) {
+			fprintf(stderr, "%s (%.0f s)\n", line, (util_mono_ms() - t0) / 1000.0);
+			snprintf(last, sizeof(last), "%s", line);
+		}
+		if (util_mono_ms() >= deadline) {
+			err = cli_error("host '%s' did not come back with kernel '%s' within %d s "
+					"(it is %s, kernel %s)", host, kernel, wait_s, state, rel);
+			json_decref(h);
+			return err;
+		}
+		usleep(HOST_BOOT_POLL_MS * 1000);
+	}
+	fprintf(stderr, "host %s: %s with kernel %s after %.1f s\n", host, state, kernel,
+		(util_mono_ms() - t0) / 1000.0);
+	json_decref(h);
+	return 0;
+}
+
+int cli_host_boot(const char *host, const char *kernel, int wait_s, char *from,
+		  size_t from_len)
+{
+	json_t *req = proto_msg_new("host_boot"), *reply = NULL;
+	int ret;
+
+	if (!req || json_object_set_new(req, "host", json_string(host)) ||
+	    json_object_set_new(req, "kernel", json_string(kernel))) {
+		json_decref(req);
+		return cli_error("out of memory");
+	}
+	ret = cli_request(req, "booting", &reply);
+	json_decref(req);
+	if (ret)
+		return ret;
+	if (from)
+		snprintf(from, from_len, "%s", proto_get_str(reply, "from", "?"));
+	if (wait_s > 0)
+		fprintf(stderr, "host %s: switching from kernel %s to %s\n", host,
+			proto_get_str(reply, "from", "?"), kernel);
+	json_decref(reply);
+	return wait_s > 0 ? boot_wait(host, kernel, wait_s) : 0;
+}
+
+int cli_host_offering(const char *kernel, const char *const *skip, int n_skip, char *out,
+		       size_t len)
+{
+	json_t *hosts = NULL, *h, *k;
+	size_t i, j;
+	int ret = -ENOENT, s;
+
+	if (cli_query("host_list", 0, &hosts))
+		return -EIO;
+	json_array_foreach(hosts, i, h) {
+		bool skipped = false;
+
+		for (s = 0; s < n_skip; s++)
+			skipped |= !strcmp(skip[s], proto_get_str(h, "name", ""));
+		if (skipped || strcmp(proto_get_str(h, "state", ""), "idle"))
+			continue;
+		json_array_foreach(json_object_get(json_object_get(json_object_get(h, "inventory"),
+								   "provider"), "kernels"), j, k) {
+			if (ret && json_is_string(k) && !strcmp(json_string_value(k), kernel)) {
+				snprintf(out, len, "%s", proto_get_str(h, "name", ""));
+				ret = 0;
+			}
+		}
+		if (!ret)
+			break;
+	}
+	json_decref(hosts);
+	return ret;
+}
+
+struct boot_opts {
+	long long wait_s;
+};
+
+enum { OPT_BOOT_WAIT = CLI_OPT_FIRST_LOCAL };
+
+static int boot_opt(int opt, const char *arg, void *ctx)
+{
+	struct boot_opts *o = ctx;
+
+	if (opt == OPT_BOOT_WAIT) {
+		if (util_parse_int(arg, &o->wait_s) || o->wait_s < 1 || o->wait_s > 86400)
+			return cli_usage_error("host boot", "invalid --wait '%s': expected seconds, "
+					       "1 to 86400", arg);
+		return 0;
+	}
+	return CLI_EXIT_USAGE;
+}
+
+static int do_boot(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "wait", required_argument, NULL, OPT_BOOT_WAIT },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct boot_opts o = { 0 };
+	int64_t t0 = util_mono_ms();
+	char from[256] = "?";
+	const char *host, *kernel;
+	json_t *out;
+	int first, ret;
+
+	ret = cli_parse_opts(argc, argv, "host boot", "", longopts, boot_opt, &o, &first);
+	if (ret)
+		return ret;
+	if (argc - first != 2)
+		return first + 2 < argc ?
+		       cli_usage_error("host boot", "unexpected argument '%s'", argv[first + 2]) :
+		       cli_usage_error("host boot", "missing %s", first < argc ? "KERNEL" :
+				       "HOST and KERNEL");
+	if (cli.db)
+		return cli_usage_error("host boot", "cannot boot with --db: a database file "
+				       "answers queries only");
+	host = argv[first];
+	kernel = argv[first + 1];
+	ret = cli_host_boot(host, kernel, (int)o.wait_s, from, sizeof(from));
+	if (ret)
+		return ret;
+	if (!cli.json) {
+		if (o.wait_s)
+			printf("host %s runs kernel %s (was %s; switched in %.1f s)\n", host, kernel,
+			       from, (util_mono_ms() - t0) / 1000.0);
+		else
+			printf("host %s: switching from kernel %s to %s\n", host, from, kernel);
+		return 0;
+	}
+	out = json_pack("{s:s, s:s, s:s, s:b}", "host", host, "kernel", kernel, "from", from,
+			"waited", o.wait_s > 0);
+	if (out && o.wait_s)
+		json_object_set_new(out, "seconds", json_real((util_mono_ms() - t0) / 1000.0));
+	ret = out ? cli_print_json(out) : cli_error("out of memory");
+	json_decref(out);
+	return ret;
+}
+
 static const struct cli_cmd host_cmds[] = {
 	{ "list", do_list, "",
 	  "List the hosts: name, state (idle, busy, gone), kernel release, ports\n"
-	  "(role=ifname driver) and the job running now. 'bpflab host' means the same.\n" },
+	  "(role=ifname driver) and the job running now. 'bpflab host' means the same.\n"
+	  "A host whose kernel switch (host boot) failed is named below the table.\n" },
+	{ "boot", do_boot, "HOST KERNEL [--wait SECONDS]",
+	  "Switch HOST to kernel release KERNEL through its agent's kernel provider\n"
+	  "('kernel_provider' in the agent's --config; 'bpflab host list -j' shows\n"
+	  "what each host offers under inventory.provider.kernels). The coordinator\n"
+	  "refuses a host that is gone, busy, has jobs queued or does not offer KERNEL,\n"
+	  "and gives the host no job until it is back.\n"
+	  "  --wait SECONDS        wait until HOST is connected again with KERNEL\n"
+	  "                        (progress on stderr); fail when the provider fails,\n"
+	  "                        HOST comes back with another kernel, or time is up\n" },
 	{ NULL, NULL, NULL, NULL },
 };
 

@@ -23,6 +23,7 @@
 #include "keys.h"
 #include "log.h"
 #include "proto_schema.h"
+#include "store_link.h"
 #include "util.h"
 
 #define COORD_TICK_MS 250
@@ -82,13 +83,29 @@ static void bad_message(struct coord *c, void *sock, const void *id, size_t id_l
 
 static void dispatch_agent(struct coord *c, struct coord_agent *a, int64_t now);
 
+static bool agent_has_rid(const struct coord_agent *a, const void *id, size_t id_len)
+{
+	return a && a->connected && a->rid_len == id_len && !memcmp(a->rid, id, id_len);
+}
+
+/* The connected agent whose latest hello came from routing id ID (at most one: on_hello
+ * takes the id from any other). Every agent message asks, so the answer is kept in a
+ * direct-mapped slot by a hash of the id, checked on use; a miss walks the list. */
 static struct coord_agent *agent_by_rid(struct coord *c, const void *id, size_t id_len)
 {
-	struct coord_agent *a;
+	const unsigned char *p = id;
+	uint32_t h = 2166136261u;	/* FNV-1a */
+	struct coord_agent **slot, *a;
+	size_t i;
 
+	for (i = 0; i < id_len; i++)
+		h = (h ^ p[i]) * 16777619u;
+	slot = &c->by_rid[h % COORD_RID_SLOTS];
+	if (agent_has_rid(*slot, id, id_len))
+		return *slot;
 	for (a = c->agents; a; a = a->next)
-		if (a->connected && a->rid_len == id_len && !memcmp(a->rid, id, id_len))
-			return a;
+		if (agent_has_rid(a, id, id_len))
+			return *slot = a;
 	return NULL;
 }
 
@@ -123,6 +140,7 @@ static const char *agent_name_of(struct coord *c, int64_t host_id)
 static void agent_gone(struct coord *c, struct coord_agent *a, int64_t silent_ms)
 {
 	struct store_lost lost = { 0 };
+	int64_t running = a->job_id;
 	int requeued;
 
 	if (a->seen_wall != a->seen_stored_wall &&
@@ -149,6 +167,52 @@ static void agent_gone(struct coord *c, struct coord_agent *a, int64_t silent_ms
 			a->name, (long long)silent_ms, requeued, requeued == 1 ? "" : "s");
 	else
 		pr_info("agent '%s' gone: silent for %lld ms", a->name, (long long)silent_ms);
+	/* the other side of a pair with this host is told now, not at its barrier's end */
+	coord_link_lost(c, a, running);
+}
+
+/* Tell agent A to stop job JOB, which is not its job any more (WHY), and drop what it
+ * still sends for it: the job is measured where it is now (docs/protocol.md, "Faults"). */
+static void take_away(struct coord *c, struct coord_agent *a, int64_t job, const char *why)
+{
+	json_t *cancel = proto_msg_new("cancel");
+
+	a->stale_job = job;
+	if (cancel && !json_object_set_new(cancel, "job", json_integer(job)))
+		send_agent(c, a, cancel);
+	json_decref(cancel);
+	pr_warn("agent '%s': job %lld is not its job any more (%s): told to cancel it; what "
+		"it sends for it is dropped", a->name, (long long)job, why);
+}
+
+/* Whether job JOB, which agent A kept running across a reconnect, is still its own (it is
+ * then running again). Not when it was taken away meanwhile: that attempt was given up
+ * (one side of a pair whose other side was aborted when this host went silent), it moved
+ * to another host, or it has finished (WHY says which). */
+static bool kept_job_ours(struct coord *c, struct coord_agent *a, int64_t job, char *why,
+			  size_t len)
+{
+	char state[16] = "";
+	int err;
+
+	if (job == a->stale_job) {
+		snprintf(why, len, "that attempt was given up while the host was silent");
+		return false;
+	}
+	if (!store_job_state(c->store, job, state) &&
+	    (!strcmp(state, "done") || !strcmp(state, "failed"))) {
+		snprintf(why, len, "it has %s meanwhile", state);
+		return false;
+	}
+	err = store_job_accept(c->store, job, a->host_id, util_wall_ms());
+	if (err == -EPERM) {
+		snprintf(why, len, "it moved to another host while this one was gone");
+		return false;
+	}
+	if (err)
+		pr_info("agent '%s' still runs job %lld: %s", a->name, (long long)job,
+			store_errmsg(c->store));
+	return true;
 }
 
 static void on_hello(struct coord *c, const void *id, size_t id_len, const json_t *msg)
@@ -161,7 +225,8 @@ static void on_hello(struct coord *c, const void *id, size_t id_len, const json_
 	long long running;
 	int requeued = 0;
 	json_t *welcome;
-	bool again;
+	char taken_why[128];
+	bool again, taken = false;
 
 	if (!name || !*name || strlen(name) > 255) {
 		bad_message(c, c->agents_sock, id, id_len, "an agent", "hello",
@@ -208,15 +273,16 @@ static void on_hello(struct coord *c, const void *id, size_t id_len, const json_
 	json_decref(a->progress);
 	a->progress = NULL;
 	a->hold_until_mono = 0;
+	a->gone_mono = 0;
 	a->spooled = (int)json_array_size(json_object_get(msg, "spooled"));
 	if (a->spooled)	/* let its spooled results in before it gets a job */
 		a->hold_until_mono = util_mono_ms() + c->opts.heartbeat_ms;
 	running = proto_get_int(msg, "job", 0);
 	if (running > 0) {
-		/* it kept running a job across a reconnect: that job is its again */
-		if (store_job_accept(c->store, running, host_id, util_wall_ms()))
-			pr_info("agent '%s' still runs job %lld: %s", name, running,
-				store_errmsg(c->store));
+		/* it kept running a job across a reconnect: that job is its again, unless it
+		 * was taken away meanwhile (told after the welcome); either way the agent is
+		 * busy until its result */
+		taken = !kept_job_ours(c, a, running, taken_why, sizeof(taken_why));
 		a->job_id = running;
 		requeued = 0;
 	}
@@ -225,11 +291,14 @@ static void on_hello(struct coord *c, const void *id, size_t id_len, const json_
 		proto_get_str(json_object_get(inv, "kernel"), "release", "unknown"),
 		json_array_size(json_object_get(inv, "ports")),
 		requeued ? "; the job it was running is queued again" : "");
+	coord_boot_hello(c, a, msg);
 	welcome = proto_msg_new("welcome");
 	if (welcome && !json_object_set_new(welcome, "heartbeat_ms",
 					    json_integer(c->opts.heartbeat_ms)))
 		send_agent(c, a, welcome);
 	json_decref(welcome);
+	if (taken)
+		take_away(c, a, running, taken_why);
 	dispatch_agent(c, a, util_mono_ms());
 }
 
@@ -249,14 +318,18 @@ static void on_accept(struct coord *c, struct coord_agent *a, const void *id, si
 			    "accept without a 'job' id");
 		return;
 	}
+	if (job != a->job_id) {
+		/* a job message from before this session's hello (the agent was stopped, e.g.
+		 * SIGSTOP, declared gone, and read it on waking), or one never sent to it */
+		take_away(c, a, job, "it was not handed to this session of the agent");
+		return;
+	}
 	if (store_job_accept(c->store, job, a->host_id, util_wall_ms())) {
 		pr_warn("agent '%s': %s", a->name, store_errmsg(c->store));
 		reply(c->agents_sock, id, id_len,
 		      proto_error_new("accept", "%s", store_errmsg(c->store)));
 		return;
 	}
-	if (!a->job_id)
-		a->job_id = job;
 	pr_debug("job %lld accepted by '%s'", job, a->name);
 }
 
@@ -268,6 +341,31 @@ static void on_progress(struct coord *c, struct coord_agent *a, const void *id,
 	pr_debug("job %lld on '%s': %s %lld/%lld", proto_get_int(msg, "job", 0), a->name,
 		 proto_get_str(msg, "phase", "?"), proto_get_int(msg, "second", 0),
 		 proto_get_int(msg, "of", 0));
+}
+
+/* A result of job JOB, which was taken away from agent A (take_away, coord_link_lost):
+ * acknowledged so that it leaves the agent's spool, not stored. True when it was one. */
+static bool drop_stale_result(struct coord *c, struct coord_agent *a, int64_t job,
+			      const json_t *msg)
+{
+	json_t *ack;
+
+	if (job != a->stale_job)
+		return false;
+	a->stale_job = 0;
+	ack = proto_msg_new("ack");
+	if (ack && !json_object_set_new(ack, "job", json_integer(job)))
+		send_agent(c, a, ack);
+	json_decref(ack);
+	if (a->job_id == job)
+		a->job_id = 0;
+	if (a->spooled > 0 && --a->spooled == 0)
+		a->hold_until_mono = 0;
+	pr_info("job %lld: result from '%s' (%s, %zu samples) dropped: the job was taken away "
+		"from it", (long long)job, a->name, proto_get_str(msg, "status", "?"),
+		json_array_size(json_object_get(msg, "samples")));
+	dispatch_agent(c, a, util_mono_ms());
+	return true;
 }
 
 static void on_result(struct coord *c, struct coord_agent *a, const void *id, size_t id_len,
@@ -283,6 +381,8 @@ static void on_result(struct coord *c, struct coord_agent *a, const void *id, si
 			    "result without a 'job' id");
 		return;
 	}
+	if (drop_stale_result(c, a, job, msg))
+		return;
 	err = store_ingest_result(c->store, a->host_id, msg, util_wall_ms(), &ing);
 	if (err) {
 		/* Not acknowledged: the agent keeps the result in its spool. */
@@ -352,6 +452,13 @@ static void coord_link_report_h(struct coord *c, struct coord_agent *a, const vo
 	coord_link_report(c, a, msg);
 }
 
+/* kernel providers: coordinator/boot.c */
+static void coord_boot_report_h(struct coord *c, struct coord_agent *a, const void *id,
+				size_t id_len, const json_t *msg)
+{
+	coord_boot_report(c, a, msg);
+}
+
 static const struct {
 	const char *type;
 	agent_handler_fn fn;
@@ -363,6 +470,7 @@ static const struct {
 	{ "error", on_agent_error },
 	{ "ready", coord_link_ready_h },
 	{ "probe_report", coord_link_report_h },
+	{ "boot_report", coord_boot_report_h },
 };
 
 /* Receive and handle one agent message. Returns 1 when one was handled, 0 when none was
@@ -483,6 +591,38 @@ fail:
 	return NULL;
 }
 
+/* JOB of RUN could not be sent to agent A (attempt 'unsent'): once the job has been lost
+ * or undelivered max_attempts times in all, it fails, and so does the other side of its
+ * pair (with count 1 the store moved it to another host when its host went gone). */
+static void give_up_undelivered(struct coord *c, struct coord_agent *a, int64_t job,
+				int64_t run)
+{
+	json_t *attempts = store_query_attempts(c->store, run), *at;
+	char why[300];
+	size_t i;
+	int n = 0;
+
+	json_array_foreach(attempts, i, at) {
+		const char *outcome = proto_get_str(at, "outcome", "");
+
+		if (proto_get_int(at, "job", 0) == job &&
+		    (!strcmp(outcome, "unsent") || !strcmp(outcome, "lost")))
+			n++;
+	}
+	json_decref(attempts);
+	if (n < c->opts.max_attempts)
+		return;
+	snprintf(why, sizeof(why), "not delivered or lost %d times: its host '%s' was "
+		 "unreachable or went silent during each attempt", n, a->name);
+	if (store_job_fail(c->store, job, why, util_wall_ms())) {
+		pr_warn("%s", store_errmsg(c->store));
+		return;
+	}
+	c->stats.jobs_lost_failed++;
+	pr_warn("job %lld failed: %s", (long long)job, why);
+	coord_link_failed(c, job, a->name, why);
+}
+
 /* Hand agent A its next queued job. Returns 1 when a job went out, 2 when a job was failed
  * instead (try the next), 0 when nothing is queued, or -errno. */
 static int dispatch_one(struct coord *c, struct coord_agent *a)
@@ -531,9 +671,16 @@ static int dispatch_one(struct coord *c, struct coord_agent *a)
 			a->name, zmq_strerror(-err));
 		if (store_job_requeue(c->store, job_id))
 			pr_warn("%s", store_errmsg(c->store));
+		/* its connection is closed (ROUTER_MANDATORY): nothing more for it until it
+		 * says hello again, rather than a new 'unsent' attempt every tick */
+		a->hold_until_mono = err == -EHOSTUNREACH ? INT64_MAX :
+				     util_mono_ms() + c->opts.heartbeat_ms;
+		give_up_undelivered(c, a, job_id, run_id);
 		goto out;
 	}
 	a->job_id = job_id;
+	if (a->stale_job == job_id)
+		a->stale_job = 0;	/* a new attempt: its result counts */
 	a->ready_job = a->go_job = 0;
 	c->stats.jobs_dispatched++;
 	pr_info("job %lld dispatched to '%s': run %lld, variant '%s', rep %lld", (long long)job_id,
@@ -553,7 +700,7 @@ static void dispatch_agent(struct coord *c, struct coord_agent *a, int64_t now)
 {
 	int i, rc;
 
-	if (a->hold_until_mono > now)
+	if (a->hold_until_mono > now || coord_boot_holds(a))
 		return;
 	for (i = 0; a->connected && !a->job_id && i < COORD_DISPATCH_TRIES; i++) {
 		rc = dispatch_one(c, a);
@@ -589,7 +736,11 @@ static json_t *query_reply(struct coord *c, const char *type, const char *member
 
 static json_t *on_host_list(struct coord *c, const json_t *msg)
 {
-	return query_reply(c, "hosts", "hosts", store_query_hosts(c->store));
+	json_t *hosts = store_query_hosts(c->store);
+
+	if (hosts)
+		coord_boot_hosts(c, hosts);	/* kernel switches: "boot", state "booting" */
+	return query_reply(c, "hosts", "hosts", hosts);
 }
 
 static json_t *on_run_list(struct coord *c, const json_t *msg)
@@ -750,6 +901,12 @@ static const struct {
 	{ "import", coord_import },
 	{ "link_list", coord_link_list },
 	{ "link_discover", NULL },	/* answered later: coord_link_discover */
+	{ "host_boot", coord_host_boot },
+	{ "bisect_get", coord_bisect_get },
+	{ "bisect_start", coord_bisect_start },
+	{ "bisect_add_step", coord_bisect_add_step },
+	{ "bisect_finish", coord_bisect_finish },
+	{ "bisect_reset", coord_bisect_reset },
 };
 
 /* Receive and answer one client request: 1 when one was handled, 0 when none waited. */
@@ -955,6 +1112,7 @@ static void tick(struct coord *c)
 		}
 	}
 	coord_link_tick(c);
+	coord_boot_tick(c);
 	coord_dispatch(c);
 }
 

@@ -13,6 +13,8 @@
 #include "proto.h"
 #include "store.h"
 
+#define COORD_RID_SLOTS 4096
+
 /* An agent that said hello since the coordinator started. Kept after it is gone, so
  * that its name keeps its host id when it comes back. */
 struct coord_agent {
@@ -33,6 +35,18 @@ struct coord_agent {
 	int64_t hold_until_mono;	/* no job for it before this (spool resend, refusal) */
 	int64_t ready_job;		/* two-host barrier: its job that said ready, or 0 */
 	int64_t go_job;			/* ... and was sent go (or abort) */
+	int64_t gone_mono;		/* when it was declared gone (0: connected, or never) */
+	int64_t stale_job;		/* a job taken away from it (its pair was given up, or
+					 * it moved): what it still sends for it is dropped */
+	/* kernel providers (coord.c, host_boot): the latest switch asked for, its state
+	 * (NULL: none; "booting" holds back dispatch; "done", "failed", "mismatch"), the
+	 * kernel it ran before, the error, since when, and until when it may take */
+	const char *boot_state;
+	char boot_kernel[256];
+	char boot_from[256];
+	char boot_error[512];
+	int64_t boot_since_wall;
+	int64_t boot_deadline_mono;
 };
 
 struct coord {
@@ -43,6 +57,9 @@ struct coord {
 	struct store *store;
 	int lock_fd;			/* flock on DB-bpflabd.lock: one coordinator per db */
 	struct coord_agent *agents;
+	/* agents by ROUTER routing id, direct-mapped (coord.c, agent_by_rid): a hint that
+	 * the lookup checks; agents are freed only with the coordinator */
+	struct coord_agent *by_rid[COORD_RID_SLOTS];
 	int64_t next_tick_mono;
 	volatile sig_atomic_t stop;
 	struct coord_stats stats;
@@ -67,6 +84,14 @@ json_t *coord_submit(struct coord *c, const json_t *msg);
  * (coordinator/query.c). Return the reply, or NULL when out of memory. */
 json_t *coord_query(struct coord *c, const json_t *msg);
 json_t *coord_import(struct coord *c, const json_t *msg);
+/* Bisect sessions (coordinator/bisect_req.c, lib/store_bisect.c): bisect_get,
+ * bisect_start, bisect_add_step, bisect_finish, bisect_reset. Return the reply (`bisect`
+ * with the session, or `error`), or NULL when out of memory. */
+json_t *coord_bisect_get(struct coord *c, const json_t *msg);
+json_t *coord_bisect_start(struct coord *c, const json_t *msg);
+json_t *coord_bisect_add_step(struct coord *c, const json_t *msg);
+json_t *coord_bisect_finish(struct coord *c, const json_t *msg);
+json_t *coord_bisect_reset(struct coord *c, const json_t *msg);
 
 /* Two-host plans and wiring discovery (coordinator/link.c). */
 struct plan;
@@ -81,7 +106,15 @@ void coord_link_report(struct coord *c, struct coord_agent *a, const json_t *msg
 void coord_link_ready(struct coord *c, struct coord_agent *a, const json_t *msg);
 void coord_link_result(struct coord *c, struct coord_agent *a, int64_t job, bool failed,
 		       const char *error);
-/* Finish a discovery past its deadline (called by the tick). */
+/* Agent LOST was declared gone while running job RUNNING (0: none): each connected agent
+ * whose pair job's other side is on LOST's host is told to abort at once (`go` with
+ * `abort`, also after a go: the pair broke during the job). */
+void coord_link_lost(struct coord *c, struct coord_agent *lost, int64_t running);
+/* Job JOB of host NAME failed for good with WHY (the coordinator failed it): the other
+ * side of its pair, if any, is aborted (running) or failed (queued). */
+void coord_link_failed(struct coord *c, int64_t job, const char *name, const char *why);
+/* Finish a discovery past its deadline, and fail the pairs that waited too long for a
+ * gone host (called by the tick). */
 void coord_link_tick(struct coord *c);
 /* Free what link.c holds (coord_destroy). */
 void coord_link_release(struct coord *c);
@@ -99,6 +132,18 @@ int coord_link_choose(struct coord *c, const struct plan *plan, const json_t *na
  * 2i, its dut side at 2i+1, same seq). Returns 0 or -errno. */
 int coord_link_split(const struct plan_job *jobs, int n, const char *gen, const char *dut,
 		     struct plan_job **out);
+
+/* Kernel providers (coordinator/boot.c): a client's host_boot; an agent's boot_report;
+ * the end of a switch at the hello of a host that was booting (call after the agent's
+ * inventory is updated); switches past their deadline (tick); whether A is held back
+ * from dispatch while it switches; each host's "boot" object (and state "booting") in a
+ * host_list reply. */
+json_t *coord_host_boot(struct coord *c, const json_t *msg);
+void coord_boot_report(struct coord *c, struct coord_agent *a, const json_t *msg);
+void coord_boot_hello(struct coord *c, struct coord_agent *a, const json_t *hello);
+void coord_boot_tick(struct coord *c);
+bool coord_boot_holds(const struct coord_agent *a);
+void coord_boot_hosts(struct coord *c, json_t *hosts);
 
 /* Hand queued jobs to every connected idle agent. */
 void coord_dispatch(struct coord *c);

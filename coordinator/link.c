@@ -15,7 +15,10 @@
  * barrier makes the other side's `go` an abort naming the failed job and its error. A
  * side that fails at its barrier because its partner was lost with its host (partner
  * queued again, last attempt 'lost') is queued again too (store_pair_requeue), so the
- * pair stays a pair.
+ * pair stays a pair. When a side's host is declared gone the other side is told at once
+ * (coord_link_lost: `go` with `abort`, before or after its go), not at the end of its
+ * barrier; a pair that waits in the queue for a gone host waits at most its barrier_ms,
+ * then both sides fail (pair_expire: no other host can take one side of a pair).
  *
  * Runs on the coordinator's loop thread, like coord.c.
  */
@@ -247,10 +250,18 @@ void coord_link_report(struct coord *c, struct coord_agent *a, const json_t *msg
 		probe_finish(c);
 }
 
+static void pair_expire(struct coord *c, struct coord_agent *lost, int64_t now);
+
 void coord_link_tick(struct coord *c)
 {
-	if (c->probe && util_mono_ms() >= c->probe->deadline_mono)
+	int64_t now = util_mono_ms();
+	struct coord_agent *a;
+
+	if (c->probe && now >= c->probe->deadline_mono)
 		probe_finish(c);
+	for (a = c->agents; a; a = a->next)
+		if (!a->connected && a->gone_mono)
+			pair_expire(c, a, now);
 }
 
 void coord_link_release(struct coord *c)
@@ -306,7 +317,9 @@ bool coord_link_may_dispatch(struct coord *c, struct coord_agent *a, int64_t job
 		return true;	/* let it run: it fails at its barrier with a clear error */
 	}
 	b = agent_of_host(c, host);
-	if (!b || !b->connected || (b->job_id && b->job_id != partner))
+	/* (a partner it was told to cancel, stale_job, is not running for the pair) */
+	if (!b || !b->connected ||
+	    (b->job_id && (b->job_id != partner || b->job_id == b->stale_job)))
 		return false;
 	*peer = b;
 	return true;
@@ -345,6 +358,17 @@ void coord_link_ready(struct coord *c, struct coord_agent *a, const json_t *msg)
 		store_job_error(c->store, partner, err, sizeof(err));
 		snprintf(why, sizeof(why), "job %lld on '%s' failed: %s", (long long)partner,
 			 agent_name_of_host(c, host), *err ? err : "no reason given");
+		pr_info("pair of job %lld aborted: %s", job, why);
+		send_go(c, a, job, why);
+		return;
+	}
+	if (!strcmp(state, "done")) {
+		char why[512];
+
+		/* it ran with an earlier attempt of this side, which was lost: nothing to
+		 * pair with any more */
+		snprintf(why, sizeof(why), "job %lld on '%s' already finished without this side",
+			 (long long)partner, agent_name_of_host(c, host));
 		pr_info("pair of job %lld aborted: %s", job, why);
 		send_go(c, a, job, why);
 		return;
@@ -411,6 +435,99 @@ void coord_link_result(struct coord *c, struct coord_agent *a, int64_t job, bool
 		 error ? error : "no reason given");
 	pr_info("pair of job %lld aborted: %s", (long long)partner, why);
 	send_go(c, b, partner, why);
+}
+
+void coord_link_lost(struct coord *c, struct coord_agent *lost, int64_t running)
+{
+	char state[16], err[400], why[512];
+	int64_t partner, host;
+	struct coord_agent *b;
+
+	lost->gone_mono = util_mono_ms();
+	if (!lost->gone_mono)
+		lost->gone_mono = 1;
+	for (b = c->agents; b; b = b->next) {
+		if (b == lost || !b->connected || !b->job_id ||
+		    store_job_partner(c->store, b->job_id, &partner, &host) ||
+		    host != lost->host_id)
+			continue;
+		/* a partner with its result stored: this side finishes alone */
+		if (store_job_state(c->store, partner, state) || !strcmp(state, "done"))
+			continue;
+		if (!strcmp(state, "failed")) {
+			store_job_error(c->store, partner, err, sizeof(err));
+			snprintf(why, sizeof(why), "job %lld on '%s' failed: %s",
+				 (long long)partner, lost->name, *err ? err : "no reason given");
+		} else {
+			snprintf(why, sizeof(why), "job %lld on '%s' was lost: its host went silent",
+				 (long long)partner, lost->name);
+		}
+		/* what the lost side still sends for this attempt belongs to a broken pair */
+		if (partner == running)
+			lost->stale_job = running;
+		pr_info("pair of job %lld on '%s' aborted at once: %s", (long long)b->job_id,
+			b->name, why);
+		send_go(c, b, b->job_id, why);
+	}
+}
+
+void coord_link_failed(struct coord *c, int64_t job, const char *name, const char *why)
+{
+	char state[16] = "", reason[512], error[600];
+	int64_t partner, host;
+	struct coord_agent *b;
+
+	if (store_job_partner(c->store, job, &partner, &host) ||
+	    store_job_state(c->store, partner, state))
+		return;
+	snprintf(reason, sizeof(reason), "job %lld on '%s' failed: %.*s", (long long)job, name,
+		 (int)strcspn(why, "\n"), why);
+	b = agent_of_host(c, host);
+	if (!strcmp(state, "running") && b && b->connected && b->job_id == partner) {
+		pr_info("pair of job %lld aborted: %s", (long long)partner, reason);
+		send_go(c, b, partner, reason);
+	} else if (!strcmp(state, "queued")) {
+		snprintf(error, sizeof(error), "pair aborted: %s", reason);
+		if (store_job_fail(c->store, partner, error, util_wall_ms()))
+			pr_warn("%s", store_errmsg(c->store));
+		else
+			pr_warn("job %lld failed: %s", (long long)partner, error);
+	}
+}
+
+#define PAIR_EXPIRE_BATCH 64		/* jobs failed per tick and host */
+
+/* The queued pair jobs of LOST (gone since lost->gone_mono) whose pair.barrier_ms has
+ * passed: no other host can take one side of a pair, so each fails, and so does its
+ * other side. Stops at the first queued job that is not one side of a pair (those wait
+ * for the host, docs/protocol.md "Faults"). */
+static void pair_expire(struct coord *c, struct coord_agent *lost, int64_t now)
+{
+	int64_t job, run;
+	long long limit;
+	json_t *spec;
+	char why[512];
+	int i;
+
+	for (i = 0; i < PAIR_EXPIRE_BATCH; i++) {
+		if (store_job_next(c->store, lost->host_id, &job, &run, &spec))
+			return;		/* nothing queued (or an error, logged by the next try) */
+		limit = proto_get_int(json_object_get(spec, "pair"), "barrier_ms", 30000);
+		if (!json_object_get(spec, "pair") || now - lost->gone_mono < limit) {
+			json_decref(spec);
+			return;
+		}
+		json_decref(spec);
+		snprintf(why, sizeof(why), "its host '%s' went silent and was not back within "
+			 "%lld ms (the pair's barrier); no other host can take one side of a pair",
+			 lost->name, limit);
+		if (store_job_fail(c->store, job, why, util_wall_ms())) {
+			pr_warn("%s", store_errmsg(c->store));
+			return;
+		}
+		pr_warn("job %lld failed: %s", (long long)job, why);
+		coord_link_failed(c, job, lost->name, why);
+	}
 }
 
 /* --- submit --- */

@@ -4,6 +4,8 @@
 #include "proto_schema.h"
 
 #include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
@@ -75,6 +77,8 @@ static const struct field hello_fields[] = {
 	/* a job still running across a reconnect, and the results it will resend */
 	{ .name = "job", .types = T_INT | T_STR | T_NULL, .max = 127 },
 	{ .name = "spooled", .types = T_ARR, .elem_types = T_INT | T_STR, .max = 100000 },
+	/* its kernel provider still runs `boot RELEASE` (a reconnect, not the new kernel) */
+	{ .name = "booting", .types = T_STR | T_NULL, .max = NAME_MAX_LEN },
 	{ .name = NULL },
 };
 
@@ -125,6 +129,15 @@ static const struct field probe_report_fields[] = {
 	{ .name = NULL },
 };
 
+/* kernel providers (docs/protocol.md, "Kernel providers") */
+static const struct field boot_report_fields[] = {
+	{ .name = "kernel", .types = T_STR, .required = true, .max = NAME_MAX_LEN },
+	{ .name = "status", .types = T_STR, .required = true, .oneof = statuses },
+	{ .name = "error", .types = T_STR | T_NULL, .max = 65536 },
+	{ .name = "ms", .types = T_INT },
+	{ .name = NULL },
+};
+
 static const struct schema agent_to_coord[] = {
 	{ "hello", hello_fields },
 	{ "heartbeat", heartbeat_fields },
@@ -134,6 +147,7 @@ static const struct schema agent_to_coord[] = {
 	{ "error", error_fields },
 	{ "ready", job_ref },
 	{ "probe_report", probe_report_fields },
+	{ "boot_report", boot_report_fields },
 	{ NULL, NULL },
 };
 
@@ -176,6 +190,11 @@ static const struct field go_fields[] = {
 	{ .name = NULL },
 };
 
+static const struct field boot_fields[] = {
+	{ .name = "kernel", .types = T_STR, .required = true, .max = NAME_MAX_LEN },
+	{ .name = NULL },
+};
+
 static const struct schema coord_to_agent[] = {
 	{ "welcome", welcome_fields },
 	{ "heartbeat", heartbeat_fields },
@@ -184,6 +203,7 @@ static const struct schema coord_to_agent[] = {
 	{ "cancel", job_id_fields },
 	{ "go", go_fields },
 	{ "probe", probe_fields },
+	{ "boot", boot_fields },
 	{ "error", error_fields },
 	{ NULL, NULL },
 };
@@ -216,6 +236,68 @@ static const struct field import_fields[] = {
 	{ .name = NULL },
 };
 
+/* bisect sessions (docs/bisect.md, "Sessions"); the store checks the rest */
+static const struct field bisect_session_fields[] = {
+	{ .name = "plan", .types = T_STR, .required = true, .max = 4096 },
+	{ .name = "metric", .types = T_STR, .required = true, .max = NAME_MAX_LEN },
+	{ .name = "kernels", .types = T_ARR, .required = true, .elem_types = T_STR, .max = 1024 },
+	{ .name = "good", .types = T_STR, .required = true, .max = NAME_MAX_LEN },
+	{ .name = "bad", .types = T_STR, .required = true, .max = NAME_MAX_LEN },
+	{ .name = "variant", .types = T_STR | T_NULL, .max = NAME_MAX_LEN },
+	{ .name = "subject", .types = T_STR | T_NULL, .max = NAME_MAX_LEN },
+	{ .name = "opts", .types = T_OBJ | T_NULL },
+	{ .name = NULL },
+};
+
+static const struct field bisect_start_fields[] = {
+	{ .name = "session", .types = T_OBJ, .required = true, .fields = bisect_session_fields },
+	{ .name = NULL },
+};
+
+static const struct field bisect_id_fields[] = {
+	{ .name = "id", .types = T_INT, .positive = true },
+	{ .name = NULL },
+};
+
+static const char *const bisect_ends[] = { "done", "failed", NULL };
+
+static const struct field bisect_end_fields[] = {
+	{ .name = "state", .types = T_STR, .required = true, .oneof = bisect_ends },
+	{ .name = "result", .types = T_OBJ | T_NULL },
+	{ .name = NULL },
+};
+
+static const struct field bisect_step_fields[] = {
+	{ .name = "kernel", .types = T_STR, .required = true, .max = NAME_MAX_LEN },
+	{ .name = "verdict", .types = T_STR, .required = true, .max = 32 },
+	{ .name = "values", .types = T_ARR, .required = true, .elem_types = T_NUM },
+	{ .name = "runs", .types = T_ARR, .elem_types = T_INT },
+	{ .name = "p", .types = T_NUM | T_NULL },
+	{ .name = "note", .types = T_STR | T_NULL, .max = 4096 },
+	{ .name = NULL },
+};
+
+static const struct field bisect_add_step_fields[] = {
+	{ .name = "id", .types = T_INT, .required = true, .positive = true },
+	{ .name = "seq", .types = T_INT, .required = true, .positive = true },
+	{ .name = "step", .types = T_OBJ, .required = true, .fields = bisect_step_fields },
+	{ .name = "end", .types = T_OBJ | T_NULL, .fields = bisect_end_fields },
+	{ .name = NULL },
+};
+
+static const struct field bisect_finish_fields[] = {
+	{ .name = "id", .types = T_INT, .required = true, .positive = true },
+	{ .name = "steps", .types = T_INT },
+	{ .name = "end", .types = T_OBJ, .required = true, .fields = bisect_end_fields },
+	{ .name = NULL },
+};
+
+static const struct field host_boot_fields[] = {
+	{ .name = "host", .types = T_STR, .required = true, .max = NAME_MAX_LEN },
+	{ .name = "kernel", .types = T_STR, .required = true, .max = NAME_MAX_LEN },
+	{ .name = NULL },
+};
+
 static const struct schema client_to_coord[] = {
 	{ "submit", submit_fields },
 	{ "host_list", no_fields },
@@ -229,6 +311,12 @@ static const struct schema client_to_coord[] = {
 	{ "import", import_fields },
 	{ "link_discover", no_fields },
 	{ "link_list", no_fields },
+	{ "host_boot", host_boot_fields },
+	{ "bisect_get", bisect_id_fields },
+	{ "bisect_start", bisect_start_fields },
+	{ "bisect_add_step", bisect_add_step_fields },
+	{ "bisect_finish", bisect_finish_fields },
+	{ "bisect_reset", bisect_id_fields },
 	{ NULL, NULL },
 };
 
@@ -305,6 +393,18 @@ static const struct field imported_fields[] = {
 	{ .name = NULL },
 };
 
+static const struct field bisect_reply_fields[] = {
+	{ .name = "session", .types = T_OBJ, .required = true },
+	{ .name = NULL },
+};
+
+static const struct field booting_fields[] = {
+	{ .name = "host", .types = T_STR, .required = true, .max = NAME_MAX_LEN },
+	{ .name = "kernel", .types = T_STR, .required = true, .max = NAME_MAX_LEN },
+	{ .name = "from", .types = T_STR | T_NULL, .max = NAME_MAX_LEN },
+	{ .name = NULL },
+};
+
 static const struct schema coord_to_client[] = {
 	{ "submitted", submitted_fields },
 	{ "hosts", hosts_fields },
@@ -317,6 +417,8 @@ static const struct schema coord_to_client[] = {
 	{ "attempts", attempts_fields },
 	{ "values", values_fields },
 	{ "imported", imported_fields },
+	{ "booting", booting_fields },
+	{ "bisect", bisect_reply_fields },
 	{ "error", error_fields },
 	{ NULL, NULL },
 };
@@ -329,6 +431,55 @@ static const struct schema *const channels[PROTO_CH_COUNT] = {
 };
 
 /* --- checking --- */
+
+/* Where a value sits in the message: a chain of nodes on the checker's stack, from the
+ * value up to the message. Its text ("samples[3].value", "objects.x.o.sha256") is made
+ * only when a message names it, not for every value checked. */
+struct path {
+	const struct path *up;		/* NULL: a member of the message itself */
+	const char *name;		/* a member's name; NULL: element INDEX of an array */
+	size_t index;
+	bool map_key;			/* a member of a map: its name shown up to 64 bytes */
+};
+
+#define PATH_TEXT_LEN 192
+
+/* Write P's text into OUT (LEN bytes, truncated like snprintf); returns the length the
+ * whole text has. */
+static size_t path_text(const struct path *p, char *out, size_t len)
+{
+	size_t off, room;
+
+	if (!p) {
+		if (len)
+			out[0] = '\0';
+		return 0;
+	}
+	off = path_text(p->up, out, len);
+	room = off < len ? len - off : 0;
+	if (p->name)
+		off += snprintf(room ? out + off : NULL, room, "%s%.*s", off ? "." : "",
+				p->map_key ? 64 : INT_MAX, p->name);
+	else
+		off += snprintf(room ? out + off : NULL, room, "[%zu]", p->index);
+	return off;
+}
+
+/* Write "'PATH' MESSAGE" into WHY; returns -EINVAL. */
+static int bad(const struct path *p, char *why, size_t why_len, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static int bad(const struct path *p, char *why, size_t why_len, const char *fmt, ...)
+{
+	char path[PATH_TEXT_LEN], text[256];
+	va_list ap;
+
+	path_text(p, path, sizeof(path));
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	snprintf(why, why_len, "'%s' %s", path, text);
+	return -EINVAL;
+}
 
 static unsigned type_of(const json_t *v)
 {
@@ -366,117 +517,123 @@ static const char *types_text(unsigned t, char *out, size_t len)
 	return out;
 }
 
-static int check_fields(const json_t *obj, const struct field *fields, const char *path,
+static int check_fields(const json_t *obj, const struct field *fields, const struct path *p,
 			int depth, char *why, size_t why_len);
 
-/* Check value V of member F; PATH names it in messages. */
-static int check_value(const json_t *v, const struct field *f, const char *path, int depth,
-		       char *why, size_t why_len)
+static int check_string(const json_t *v, const struct field *f, const struct path *p,
+			char *why, size_t why_len)
 {
-	unsigned t = type_of(v);
+	const char *s = json_string_value(v);
+	size_t len = json_string_length(v);
+	const char *const *o;
+
+	if (f->max && len > f->max)
+		return bad(p, why, why_len, "is longer than %zu bytes", f->max);
+	if (memchr(s, '\0', len))
+		return bad(p, why, why_len, "contains a NUL character");
+	if (!f->oneof)
+		return 0;
+	for (o = f->oneof; *o; o++)
+		if (!strcmp(*o, s))
+			return 0;
+	return bad(p, why, why_len, "has an unknown value '%.64s'", s);
+}
+
+static int check_array(const json_t *v, const struct field *f, const struct path *p,
+		       int depth, char *why, size_t why_len)
+{
+	struct path elem = { .up = p };
 	char buf[96];
+	const json_t *e;
+	size_t i;
 
-	if (!(t & f->types)) {
-		snprintf(why, why_len, "'%s' must be %s", path, types_text(f->types, buf,
-									   sizeof(buf)));
-		return -EINVAL;
-	}
-	if (t == T_STR) {
-		const char *s = json_string_value(v);
-		size_t len = json_string_length(v);
-
-		if (f->max && len > f->max) {
-			snprintf(why, why_len, "'%s' is longer than %zu bytes", path, f->max);
+	if (f->max && json_array_size(v) > f->max)
+		return bad(p, why, why_len, "has more than %zu elements", f->max);
+	json_array_foreach(v, i, e) {
+		elem.index = i;
+		if (f->elem_types && !(type_of(e) & f->elem_types))
+			return bad(&elem, why, why_len, "must be %s",
+				   types_text(f->elem_types, buf, sizeof(buf)));
+		if (f->fields && json_is_object(e) &&
+		    check_fields(e, f->fields, &elem, depth + 1, why, why_len))
 			return -EINVAL;
-		}
-		if (strlen(s) != len) {
-			snprintf(why, why_len, "'%s' contains a NUL character", path);
-			return -EINVAL;
-		}
-		if (f->oneof) {
-			const char *const *o;
-
-			for (o = f->oneof; *o; o++)
-				if (!strcmp(*o, s))
-					break;
-			if (!*o) {
-				snprintf(why, why_len, "'%s' has an unknown value '%.64s'", path, s);
-				return -EINVAL;
-			}
-		}
-	} else if (t == T_INT) {
-		if (f->positive && json_integer_value(v) < 1) {
-			snprintf(why, why_len, "'%s' must be a positive integer", path);
-			return -EINVAL;
-		}
-	} else if (t == T_ARR) {
-		size_t i;
-		const json_t *e;
-
-		if (f->max && json_array_size(v) > f->max) {
-			snprintf(why, why_len, "'%s' has more than %zu elements", path, f->max);
-			return -EINVAL;
-		}
-		json_array_foreach(v, i, e) {
-			char sub[192];
-
-			snprintf(sub, sizeof(sub), "%s[%zu]", path, i);
-			if (f->elem_types && !(type_of(e) & f->elem_types)) {
-				snprintf(why, why_len, "'%s' must be %s", sub,
-					 types_text(f->elem_types, buf, sizeof(buf)));
-				return -EINVAL;
-			}
-			if (f->fields && json_is_object(e) &&
-			    check_fields(e, f->fields, sub, depth + 1, why, why_len))
-				return -EINVAL;
-		}
-	} else if (t == T_OBJ && f->fields) {
-		if (f->max && json_object_size(v) > f->max) {
-			snprintf(why, why_len, "'%s' has more than %zu members", path, f->max);
-			return -EINVAL;
-		}
-		return check_fields(v, f->fields, path, depth + 1, why, why_len);
 	}
 	return 0;
 }
 
-static int check_fields(const json_t *obj, const struct field *fields, const char *path,
+/* Check value V of member F; P names it in messages. */
+static int check_value(const json_t *v, const struct field *f, const struct path *p,
+		       int depth, char *why, size_t why_len)
+{
+	unsigned t = type_of(v);
+	char buf[96];
+
+	if (!(t & f->types))
+		return bad(p, why, why_len, "must be %s", types_text(f->types, buf, sizeof(buf)));
+	switch (t) {
+	case T_STR:
+		return check_string(v, f, p, why, why_len);
+	case T_INT:
+		if (f->positive && json_integer_value(v) < 1)
+			return bad(p, why, why_len, "must be a positive integer");
+		return 0;
+	case T_ARR:
+		return check_array(v, f, p, depth, why, why_len);
+	case T_OBJ:
+		if (!f->fields)
+			return 0;
+		if (f->max && json_object_size(v) > f->max)
+			return bad(p, why, why_len, "has more than %zu members", f->max);
+		return check_fields(v, f->fields, p, depth + 1, why, why_len);
+	}
+	return 0;
+}
+
+/* Every member of map OBJ against F (a "*" entry). */
+static int check_map(const json_t *obj, const struct field *f, const struct path *p,
+		     int depth, char *why, size_t why_len)
+{
+	struct path member = { .up = p, .map_key = true };
+	const char *key;
+	json_t *v;
+
+	json_object_foreach((json_t *)obj, key, v) {
+		member.name = key;
+		if (check_value(v, f, &member, depth, why, why_len))
+			return -EINVAL;
+	}
+	return 0;
+}
+
+static int check_fields(const json_t *obj, const struct field *fields, const struct path *p,
 			int depth, char *why, size_t why_len)
 {
+	struct path member = { .up = p };
 	const struct field *f;
+	const json_t *v;
 
 	if (depth > MAX_DEPTH) {	/* the tables are our own: a bug, not input */
+		char path[PATH_TEXT_LEN];
+
+		path_text(p, path, sizeof(path));
 		snprintf(why, why_len, "schema nested too deep at '%s'", path);
 		return -EINVAL;
 	}
 	for (f = fields; f->name; f++) {
-		char sub[192];
-
-		if (!strcmp(f->name, "*")) {
-			const char *key;
-			json_t *v;
-
-			json_object_foreach((json_t *)obj, key, v) {
-				snprintf(sub, sizeof(sub), "%s%s%.64s", path, *path ? "." : "", key);
-				if (check_value(v, f, sub, depth, why, why_len))
-					return -EINVAL;
-			}
+		if (f->name[0] == '*' && !f->name[1]) {
+			if (check_map(obj, f, p, depth, why, why_len))
+				return -EINVAL;
 			continue;
 		}
-		snprintf(sub, sizeof(sub), "%s%s%s", path, *path ? "." : "", f->name);
-		{
-			const json_t *v = json_object_get(obj, f->name);
-
-			if (!v) {
-				if (f->required) {
-					snprintf(why, why_len, "'%s' is required", sub);
-					return -EINVAL;
-				}
-				continue;
-			}
-			if (check_value(v, f, sub, depth, why, why_len))
-				return -EINVAL;
+		member.name = f->name;
+		v = json_object_get(obj, f->name);
+		if (!v) {
+			if (f->required)
+				return bad(&member, why, why_len, "is required");
+			continue;
 		}
+		if (check_value(v, f, &member, depth, why, why_len))
+			return -EINVAL;
 	}
 	return 0;
 }
@@ -507,7 +664,7 @@ int proto_validate(const json_t *msg, enum proto_channel ch, char *why, size_t w
 		snprintf(why, why_len, "unknown message type '%.64s'", type);
 		return -ENOENT;
 	}
-	if (check_fields(msg, s->fields, "", 0, why, why_len)) {
+	if (check_fields(msg, s->fields, NULL, 0, why, why_len)) {
 		/* name the message: "result: 'samples[2].value' must be a number" */
 		char inner[256];
 

@@ -3,7 +3,8 @@
  * Every statement is a constant SQL text in stmt_sql[], prepared once on first use and
  * kept for the life of the connection; values are always bound, never formatted into SQL
  * (the two PRAGMAs that take a number cannot be bound and get an integer we computed).
- * Statements are reset right after use, so no read stays open across calls.
+ * Statements are reset right after use, so no read stays open across calls. A query is
+ * its SELECT and the table of its columns (lib/store_sql.h), which makes the JSON rows.
  *
  * Errors: the function that fails writes a message into store->err (SQLite's text or our
  * own), and the exported function that called it puts its context in front ("cannot
@@ -13,7 +14,6 @@
  */
 #include "store.h"
 
-#include <assert.h>
 #include <errno.h>
 #include <limits.h>
 #include <sqlite3.h>
@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "store_sql.h"
 #include "util.h"
 
 /* Generated from schema/NNN_*.sql by scripts/embed-schema.sh. */
@@ -294,7 +295,7 @@ static const char *const stmt_sql[S__MAX] = {
 		"json_extract(pp.value, '$.driver') AS d FROM json_each(e.inventory, '$.ports') pp "
 		"WHERE d IS NOT NULL ORDER BY d)), "
 		"j.point, e.debug_options, ifnull(e.timing, 'wall'), "
-		"ifnull(j.finished_ms, r.submitted_ms), p.text "
+		"ifnull(j.finished_ms, r.submitted_ms), substr(p.text, 1, 14) = 'imported from ' "
 		"FROM sample_values s JOIN series sr ON sr.id = s.series_id "
 		"JOIN jobs j ON j.id = s.job_id JOIN runs r ON r.id = j.run_id "
 		"JOIN plans p ON p.id = r.plan_id JOIN hosts h ON h.id = j.host_id "
@@ -339,40 +340,6 @@ static void series_cache_clear(struct store *st)
 	}
 }
 
-static int errno_of(int rc)
-{
-	switch (rc & 0xff) {
-	case SQLITE_OK:
-	case SQLITE_ROW:
-	case SQLITE_DONE:
-		return 0;
-	case SQLITE_FULL:
-		return -ENOSPC;
-	case SQLITE_READONLY:
-		return -EROFS;
-	case SQLITE_CONSTRAINT:
-	case SQLITE_MISMATCH:
-	case SQLITE_RANGE:
-	case SQLITE_TOOBIG:
-		return -EINVAL;
-	case SQLITE_BUSY:
-	case SQLITE_LOCKED:
-		return -EBUSY;
-	case SQLITE_NOMEM:
-		return -ENOMEM;
-	case SQLITE_PERM:
-	case SQLITE_AUTH:
-		return -EACCES;
-	case SQLITE_CANTOPEN:
-		return -ENOENT;
-	case SQLITE_NOTADB:
-	case SQLITE_CORRUPT:
-		return -EBADMSG;
-	default:
-		return -EIO;
-	}
-}
-
 static int seterr(struct store *st, int err, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 static int seterr(struct store *st, int err, const char *fmt, ...)
@@ -388,7 +355,7 @@ static int seterr(struct store *st, int err, const char *fmt, ...)
 /* SQLite's message for a failed call that returned RC, as -errno. */
 static int dberr(struct store *st, int rc)
 {
-	return seterr(st, errno_of(rc) ? errno_of(rc) : -EIO, "%s", sqlite3_errmsg(st->db));
+	return seterr(st, sql_errno(rc) ? sql_errno(rc) : -EIO, "%s", sqlite3_errmsg(st->db));
 }
 
 /* Put CONTEXT in front of the current message: "CONTEXT: message". */
@@ -428,47 +395,12 @@ static void done(sqlite3_stmt *s)
 	sqlite3_clear_bindings(s);
 }
 
-/* Bind values by TYPES, one letter per parameter from ?1 on:
- *   i int64_t, o int64_t or NULL when negative, t const char * (NULL binds NULL),
- *   b const void * and size_t, r double.
- * Texts and blobs are bound without a copy: they must outlive the step. */
+/* Bind values by TYPES (sql_bind_va: i int64_t, o int64_t or NULL when negative, t text,
+ * b blob and size, r double); on failure nothing stays bound. */
 static int bind_va(struct store *st, sqlite3_stmt *s, const char *types, va_list ap)
 {
-	int i, rc = SQLITE_OK;
+	int rc = sql_bind_va(s, types, ap);
 
-	for (i = 0; types[i] && rc == SQLITE_OK; i++) {
-		switch (types[i]) {
-		case 'i':
-			rc = sqlite3_bind_int64(s, i + 1, va_arg(ap, int64_t));
-			break;
-		case 'o': {
-			int64_t v = va_arg(ap, int64_t);
-
-			rc = v < 0 ? sqlite3_bind_null(s, i + 1) : sqlite3_bind_int64(s, i + 1, v);
-			break;
-		}
-		case 't': {
-			const char *t = va_arg(ap, const char *);
-
-			rc = t ? sqlite3_bind_text(s, i + 1, t, -1, SQLITE_STATIC) :
-				 sqlite3_bind_null(s, i + 1);
-			break;
-		}
-		case 'b': {
-			const void *p = va_arg(ap, const void *);
-			size_t n = va_arg(ap, size_t);
-
-			rc = sqlite3_bind_blob64(s, i + 1, p ? p : "", n, SQLITE_STATIC);
-			break;
-		}
-		case 'r':
-			rc = sqlite3_bind_double(s, i + 1, va_arg(ap, double));
-			break;
-		default:
-			assert(!"bad bind type");
-			rc = SQLITE_MISUSE;
-		}
-	}
 	if (rc != SQLITE_OK) {
 		done(s);
 		return dberr(st, rc);
@@ -520,28 +452,78 @@ static int exec(struct store *st, enum stmt_id id, int64_t *changes, const char 
 	return err;
 }
 
+/* Statement ID bound by TYPES and stepped once: 0 with *S on its first row (read the
+ * columns, then done(*S)), -ENOENT when there is no row (message "no such row"), or
+ * -errno; on anything but 0 the statement is already reset. */
+static int query_row_va(struct store *st, enum stmt_id id, sqlite3_stmt **s,
+			const char *types, va_list ap)
+{
+	int err = prep_bind_va(st, id, s, types, ap), rc;
+
+	if (err)
+		return err;
+	rc = sqlite3_step(*s);
+	if (rc == SQLITE_ROW)
+		return 0;
+	err = rc == SQLITE_DONE ? seterr(st, -ENOENT, "no such row") : dberr(st, rc);
+	done(*s);
+	return err;
+}
+
+static int query_row(struct store *st, enum stmt_id id, sqlite3_stmt **s, const char *types,
+		     ...)
+{
+	va_list ap;
+	int err;
+
+	va_start(ap, types);
+	err = query_row_va(st, id, s, types, ap);
+	va_end(ap);
+	return err;
+}
+
 /* The first column of the first row of statement ID as an integer into *OUT; -ENOENT
  * when there is no row (message set), or -errno. */
 static int query_int(struct store *st, enum stmt_id id, int64_t *out, const char *types, ...)
 {
 	sqlite3_stmt *s = NULL;
 	va_list ap;
+	int err;
+
+	va_start(ap, types);
+	err = query_row_va(st, id, &s, types, ap);
+	va_end(ap);
+	if (!err) {
+		*out = sqlite3_column_int64(s, 0);
+		done(s);
+	}
+	return err;
+}
+
+/* Every row of statement ID, bound by TYPES, by the N columns of COLS (sql_row_json):
+ * a new array, or NULL with errno set and the message in the store. */
+static json_t *query_rows(struct store *st, enum stmt_id id, const struct sql_col *cols,
+			  size_t n, const char *types, ...)
+{
+	sqlite3_stmt *s = NULL;
+	json_t *arr = NULL;
+	va_list ap;
 	int err, rc;
 
 	va_start(ap, types);
 	err = prep_bind_va(st, id, &s, types, ap);
 	va_end(ap);
+	if (!err) {
+		rc = sql_rows_json(s, cols, n, &arr);
+		if (rc == SQLITE_NOMEM)
+			err = seterr(st, -ENOMEM, "out of memory");
+		else if (rc != SQLITE_OK)
+			err = dberr(st, rc);
+		done(s);
+	}
 	if (err)
-		return err;
-	rc = sqlite3_step(s);
-	if (rc == SQLITE_ROW)
-		*out = sqlite3_column_int64(s, 0);
-	else if (rc == SQLITE_DONE)
-		err = seterr(st, -ENOENT, "no such row");
-	else
-		err = dberr(st, rc);
-	done(s);
-	return err;
+		errno = -err;
+	return arr;
 }
 
 static int tx_begin(struct store *st)
@@ -1046,40 +1028,26 @@ static int run_refresh(struct store *st, int64_t run_id, int64_t now_ms, char st
 	char old[STORE_STATE_LEN] = "";
 	bool fin = false;
 	sqlite3_stmt *s = NULL;
-	int err, rc;
+	int err;
 
-	err = prep(st, S_RUN_COUNTS, &s);
-	if (!err)
-		err = bind(st, s, "i", run_id);
+	err = query_row(st, S_RUN_COUNTS, &s, "i", run_id);
 	if (err)
 		return err;
-	rc = sqlite3_step(s);
-	if (rc == SQLITE_ROW) {
-		total = sqlite3_column_int64(s, 0);
-		open = sqlite3_column_int64(s, 1);
-		failed = sqlite3_column_int64(s, 2);
-		started = sqlite3_column_int64(s, 3);
-	}
+	total = sqlite3_column_int64(s, 0);
+	open = sqlite3_column_int64(s, 1);
+	failed = sqlite3_column_int64(s, 2);
+	started = sqlite3_column_int64(s, 3);
 	done(s);
-	if (rc != SQLITE_ROW)
-		return dberr(st, rc);
 
-	err = prep(st, S_RUN_STATE, &s);
-	if (!err)
-		err = bind(st, s, "i", run_id);
-	if (err)
-		return err;
-	rc = sqlite3_step(s);
-	if (rc == SQLITE_ROW) {
-		snprintf(old, sizeof(old), "%s", (const char *)sqlite3_column_text(s, 0));
-		if (sqlite3_column_type(s, 1) != SQLITE_NULL)
-			old_fin = sqlite3_column_int64(s, 1);
-	}
-	done(s);
-	if (rc == SQLITE_DONE)
+	err = query_row(st, S_RUN_STATE, &s, "i", run_id);
+	if (err == -ENOENT)
 		return seterr(st, -ENOENT, "unknown run %lld", (long long)run_id);
-	if (rc != SQLITE_ROW)
-		return dberr(st, rc);
+	if (err)
+		return err;
+	snprintf(old, sizeof(old), "%s", (const char *)sqlite3_column_text(s, 0));
+	if (sqlite3_column_type(s, 1) != SQLITE_NULL)
+		old_fin = sqlite3_column_int64(s, 1);
+	done(s);
 
 	if (!strcmp(old, "cancelled")) {
 		/* final: the results of jobs that were running still come in */
@@ -1123,25 +1091,18 @@ struct job_row {
 static int job_get(struct store *st, int64_t job_id, struct job_row *row)
 {
 	sqlite3_stmt *s = NULL;
-	int err, rc;
+	int err = query_row(st, S_JOB_GET, &s, "i", job_id);
 
-	err = prep(st, S_JOB_GET, &s);
-	if (!err)
-		err = bind(st, s, "i", job_id);
+	if (err == -ENOENT)
+		return seterr(st, -ENOENT, "unknown job %lld", (long long)job_id);
 	if (err)
 		return err;
-	rc = sqlite3_step(s);
-	if (rc == SQLITE_ROW) {
-		row->run_id = sqlite3_column_int64(s, 0);
-		row->host_id = sqlite3_column_int64(s, 1);
-		snprintf(row->state, sizeof(row->state), "%s",
-			 (const char *)sqlite3_column_text(s, 2));
-		row->has_result = sqlite3_column_type(s, 3) != SQLITE_NULL;
-	}
+	row->run_id = sqlite3_column_int64(s, 0);
+	row->host_id = sqlite3_column_int64(s, 1);
+	snprintf(row->state, sizeof(row->state), "%s", (const char *)sqlite3_column_text(s, 2));
+	row->has_result = sqlite3_column_type(s, 3) != SQLITE_NULL;
 	done(s);
-	if (rc == SQLITE_DONE)
-		return seterr(st, -ENOENT, "unknown job %lld", (long long)job_id);
-	return rc == SQLITE_ROW ? 0 : dberr(st, rc);
+	return 0;
 }
 
 int store_job_next(struct store *st, int64_t host_id, int64_t *job_id, int64_t *run_id,
@@ -1149,32 +1110,22 @@ int store_job_next(struct store *st, int64_t host_id, int64_t *job_id, int64_t *
 {
 	json_error_t jerr;
 	sqlite3_stmt *s = NULL;
-	int err, rc;
+	int err;
 
 	*spec = NULL;
-	err = prep(st, S_JOB_NEXT, &s);
-	if (!err)
-		err = bind(st, s, "i", host_id);
-	if (err)
-		goto out;
-	rc = sqlite3_step(s);
-	if (rc == SQLITE_ROW) {
+	err = query_row(st, S_JOB_NEXT, &s, "i", host_id);
+	if (err == -ENOENT)
+		return seterr(st, -ENOENT, "nothing queued");
+	if (!err) {
 		*job_id = sqlite3_column_int64(s, 0);
 		*run_id = sqlite3_column_int64(s, 1);
 		*spec = json_loads((const char *)sqlite3_column_text(s, 2), 0, &jerr);
 		if (!*spec)
 			err = seterr(st, -EBADMSG, "spec of job %lld is not JSON: %s",
 				     (long long)*job_id, jerr.text);
-	} else if (rc == SQLITE_DONE) {
-		err = seterr(st, -ENOENT, "nothing queued");
-	} else {
-		err = dberr(st, rc);
+		done(s);
 	}
-	done(s);
-out:
-	if (err && err != -ENOENT)
-		return context(st, err, "cannot read the queue of host %lld", (long long)host_id);
-	return err;
+	return err ? context(st, err, "cannot read the queue of host %lld", (long long)host_id) : 0;
 }
 
 int store_job_dispatch(struct store *st, int64_t job_id, int64_t now_ms)
@@ -1277,40 +1228,73 @@ out:
 
 /* --- result ingest --- */
 
-/* Check every sample of SAMPLES before anything is written. */
-static int samples_check(struct store *st, const json_t *samples)
+/* One sample of a result as read (and checked) from its JSON, once per result. */
+struct sample_in {
+	const char *metric, *subject, *window, *unit;	/* subject "" when none */
+	int64_t seq;			/* -1: the whole window */
+	double value;
+};
+
+/* Check every sample of SAMPLES before anything is written, and read them into *OUT (a
+ * heap array of *N, NULL when there are none). */
+static int samples_read(struct store *st, const json_t *samples, struct sample_in **out,
+			size_t *n)
 {
+	struct sample_in *in;
 	const json_t *smp;
 	size_t i;
 
+	*out = NULL;
+	*n = 0;
 	if (samples && !json_is_array(samples))
 		return seterr(st, -EINVAL, "'samples' is not an array");
+	if (!json_array_size(samples))
+		return 0;
+	in = calloc(json_array_size(samples), sizeof(*in));
+	if (!in)
+		return seterr(st, -ENOMEM, "out of memory for %zu samples",
+			      json_array_size(samples));
 	json_array_foreach(samples, i, smp) {
 		const json_t *seq = json_object_get(smp, "seq");
-		const char *metric = json_string_value(json_object_get(smp, "metric"));
-		const char *window = json_string_value(json_object_get(smp, "window"));
+		const json_t *value = json_object_get(smp, "value");
 		const json_t *subject = json_object_get(smp, "subject");
 		const json_t *unit = json_object_get(smp, "unit");
+		const char *metric = json_string_value(json_object_get(smp, "metric"));
+		const char *window = json_string_value(json_object_get(smp, "window"));
+		int err = 0;
 
 		if (!json_is_object(smp))
-			return seterr(st, -EINVAL, "sample %zu is not an object", i);
-		if (!metric || !*metric)
-			return seterr(st, -EINVAL, "sample %zu has no 'metric'", i);
-		if (!json_is_number(json_object_get(smp, "value")))
-			return seterr(st, -EINVAL, "sample %zu ('%s') has no numeric 'value'", i,
-				      metric);
-		if (!window || (strcmp(window, "rate") && strcmp(window, "cost")))
-			return seterr(st, -EINVAL, "sample %zu ('%s'): 'window' must be 'rate' or "
-				      "'cost'", i, metric);
-		if (seq && !json_is_null(seq) &&
-		    (!json_is_integer(seq) || json_integer_value(seq) < 0))
-			return seterr(st, -EINVAL, "sample %zu ('%s'): 'seq' must be null or a "
-				      "second >= 0", i, metric);
-		if ((subject && !json_is_string(subject) && !json_is_null(subject)) ||
-		    (unit && !json_is_string(unit) && !json_is_null(unit)))
-			return seterr(st, -EINVAL, "sample %zu ('%s'): 'subject' and 'unit' must be "
-				      "strings", i, metric);
+			err = seterr(st, -EINVAL, "sample %zu is not an object", i);
+		else if (!metric || !*metric)
+			err = seterr(st, -EINVAL, "sample %zu has no 'metric'", i);
+		else if (!json_is_number(value))
+			err = seterr(st, -EINVAL, "sample %zu ('%s') has no numeric 'value'", i,
+				     metric);
+		else if (!window || (strcmp(window, "rate") && strcmp(window, "cost")))
+			err = seterr(st, -EINVAL, "sample %zu ('%s'): 'window' must be 'rate' or "
+				     "'cost'", i, metric);
+		else if (seq && !json_is_null(seq) &&
+			 (!json_is_integer(seq) || json_integer_value(seq) < 0))
+			err = seterr(st, -EINVAL, "sample %zu ('%s'): 'seq' must be null or a "
+				     "second >= 0", i, metric);
+		else if ((subject && !json_is_string(subject) && !json_is_null(subject)) ||
+			 (unit && !json_is_string(unit) && !json_is_null(unit)))
+			err = seterr(st, -EINVAL, "sample %zu ('%s'): 'subject' and 'unit' must "
+				     "be strings", i, metric);
+		if (err) {
+			free(in);
+			return err;
+		}
+		in[i] = (struct sample_in) {
+			.metric = metric, .window = window,
+			.subject = json_is_string(subject) ? json_string_value(subject) : "",
+			.unit = json_string_value(unit),
+			.seq = json_is_integer(seq) ? (int64_t)json_integer_value(seq) : -1,
+			.value = json_number_value(value),
+		};
 	}
+	*out = in;
+	*n = i;
 	return 0;
 }
 
@@ -1369,36 +1353,49 @@ static int series_id(struct store *st, const char *metric, const char *subject,
 	return 0;
 }
 
-static int samples_insert(struct store *st, int64_t job_id, const json_t *samples,
-			  bool icount, int *n)
+/* Insert the N samples IN of job JOB_ID (read by samples_read) and count them in *COUNT.
+ * One statement for all, job id bound once; a series id from the connection's cache
+ * (series_id). In the result's transaction. */
+static int samples_insert(struct store *st, int64_t job_id, const struct sample_in *in,
+			  size_t n, bool icount, int *count)
 {
-	const json_t *smp;
+	sqlite3_stmt *s = NULL;
+	const char *unit;
+	int64_t sid;
 	size_t i;
-	int err = 0;
+	int err, rc;
 
-	json_array_foreach(samples, i, smp) {
-		const json_t *seq = json_object_get(smp, "seq");
-		const char *metric = json_string_value(json_object_get(smp, "metric"));
-		const char *subject = json_string_value(json_object_get(smp, "subject"));
-		const char *window = json_string_value(json_object_get(smp, "window"));
-		const char *unit = timing_unit(json_string_value(json_object_get(smp, "unit")),
-					       icount);
-		int64_t sid;
-
-		err = series_id(st, metric, subject ? subject : "", window, &sid);
+	if (!n)
+		return 0;
+	err = prep(st, S_SAMPLE_INSERT, &s);
+	if (!err)
+		err = bind(st, s, "i", job_id);
+	for (i = 0; !err && i < n; i++) {
+		err = series_id(st, in[i].metric, in[i].subject, in[i].window, &sid);
 		if (err)
-			return err;
-		err = exec(st, S_SAMPLE_INSERT, NULL, "iiirt", job_id, sid,
-			   json_is_integer(seq) ? (int64_t)json_integer_value(seq) : (int64_t)-1,
-			   json_number_value(json_object_get(smp, "value")), unit ? unit : "");
-		if (err == -EINVAL)
+			break;
+		unit = timing_unit(in[i].unit, icount);
+		rc = sqlite3_bind_int64(s, 2, sid);
+		if (rc == SQLITE_OK)
+			rc = sqlite3_bind_int64(s, 3, in[i].seq);
+		if (rc == SQLITE_OK)
+			rc = sqlite3_bind_double(s, 4, in[i].value);
+		if (rc == SQLITE_OK)
+			rc = sqlite3_bind_text(s, 5, unit ? unit : "", -1, SQLITE_STATIC);
+		if (rc == SQLITE_OK)
+			rc = sqlite3_step(s);
+		if (rc == SQLITE_DONE)
+			(*count)++;
+		else
+			err = dberr(st, rc);
+		sqlite3_reset(s);
+		if ((rc & 0xff) == SQLITE_CONSTRAINT)
 			err = seterr(st, -EINVAL, "sample %zu ('%s' of '%s', window '%s') is given "
-				     "twice", i, metric, subject ? subject : "", window);
-		if (err)
-			return err;
-		(*n)++;
+				     "twice", i, in[i].metric, in[i].subject, in[i].window);
 	}
-	return 0;
+	if (s)
+		done(s);
+	return err;
 }
 
 /* Find or add the environment ENV (or, when NULL, host HOST_ID's hello inventory) and
@@ -1497,6 +1494,8 @@ int store_ingest_result(struct store *st, int64_t host_id, const json_t *result,
 	int64_t job_id, env_id = 0, started, finished;
 	bool icount = false;
 	char *verdicts = NULL, *details = NULL;
+	struct sample_in *in = NULL;
+	size_t n_in = 0;
 	struct job_row row = { 0 };
 	bool failed;
 	int err;
@@ -1514,7 +1513,7 @@ int store_ingest_result(struct store *st, int64_t host_id, const json_t *result,
 		goto out;
 	}
 	failed = !strcmp(status, "failed");
-	err = samples_check(st, samples);
+	err = samples_read(st, samples, &in, &n_in);
 	if (!err)
 		err = verdicts_text(st, result, &verdicts, &details);
 	if (err)
@@ -1549,7 +1548,7 @@ int store_ingest_result(struct store *st, int64_t host_id, const json_t *result,
 		err = env_upsert(st, host_id, json_object_get(result, "env"), now_ms, &env_id,
 				 &icount);
 	if (!err)
-		err = samples_insert(st, job_id, samples, icount, &out->n_samples);
+		err = samples_insert(st, job_id, in, n_in, icount, &out->n_samples);
 	if (!err)
 		err = exec(st, S_JOB_RESULT, NULL, "itttioii", job_id, failed ? "failed" : "done",
 			   failed ? (error ? error : "the agent reported a failure") : NULL,
@@ -1572,6 +1571,7 @@ int store_ingest_result(struct store *st, int64_t host_id, const json_t *result,
 	if (err)
 		out->n_samples = 0;
 out:
+	free(in);
 	free(verdicts);
 	free(details);
 	return err ? context(st, err, "cannot store result of job %lld", (long long)job_id) : 0;
@@ -1681,18 +1681,18 @@ out:
 	return err ? context(st, err, "cannot mark host %lld gone", (long long)host_id) : 0;
 }
 
+/* The jobs of a cancelled run that are still running (S_RUN_RUNNING_JOBS). */
+static const struct sql_col running_cols[] = {
+	{ "job", SQL_INT, 0 }, { "host_id", SQL_INT, 0 }, { "host", SQL_TEXT, 0 },
+};
+
 int store_run_cancel(struct store *st, int64_t run_id, int64_t now_ms, json_t **running)
 {
 	char state[STORE_STATE_LEN] = "";
-	json_t *arr = json_array(), *item;
-	sqlite3_stmt *s = NULL;
-	int err, rc = SQLITE_DONE;
+	json_t *arr = NULL;
+	int err;
 
 	*running = NULL;
-	if (!arr) {
-		err = seterr(st, -ENOMEM, "out of memory");
-		goto out;
-	}
 	err = tx_begin(st);
 	if (err)
 		goto out;
@@ -1704,21 +1704,11 @@ int store_run_cancel(struct store *st, int64_t run_id, int64_t now_ms, json_t **
 		err = exec(st, S_RUN_CANCEL_QUEUED, NULL, "ii", run_id, now_ms);
 	if (!err)
 		err = exec(st, S_RUN_SET_STATE, NULL, "iti", run_id, "cancelled", now_ms);
-	if (!err)
-		err = prep(st, S_RUN_RUNNING_JOBS, &s);
-	if (!err)
-		err = bind(st, s, "i", run_id);
-	while (!err && (rc = sqlite3_step(s)) == SQLITE_ROW) {
-		item = json_pack("{s:I, s:I, s:s}", "job", (json_int_t)sqlite3_column_int64(s, 0),
-				 "host_id", (json_int_t)sqlite3_column_int64(s, 1), "host",
-				 (const char *)sqlite3_column_text(s, 2));
-		if (!item || json_array_append_new(arr, item))
-			err = seterr(st, -ENOMEM, "out of memory");
+	if (!err) {
+		arr = query_rows(st, S_RUN_RUNNING_JOBS, running_cols, ARRAY_SIZE(running_cols),
+				 "i", run_id);
+		err = arr ? 0 : -errno;
 	}
-	if (!err && rc != SQLITE_DONE)
-		err = dberr(st, rc);
-	if (s)
-		done(s);
 	err = tx_end(st, err);
 out:
 	if (err) {
@@ -1752,17 +1742,14 @@ out:
 int store_object_get(struct store *st, const char *sha256, void **data, size_t *len)
 {
 	sqlite3_stmt *s = NULL;
-	int err, rc, n;
+	int err, n;
 
 	*data = NULL;
 	*len = 0;
-	err = prep(st, S_OBJECT_GET, &s);
-	if (!err)
-		err = bind(st, s, "t", sha256);
-	if (err)
-		goto out;
-	rc = sqlite3_step(s);
-	if (rc == SQLITE_ROW) {
+	err = query_row(st, S_OBJECT_GET, &s, "t", sha256);
+	if (err == -ENOENT)
+		err = seterr(st, -ENOENT, "no such object");
+	if (!err) {
 		n = sqlite3_column_bytes(s, 0);
 		*data = malloc(n ? n : 1);
 		if (!*data)
@@ -1770,179 +1757,76 @@ int store_object_get(struct store *st, const char *sha256, void **data, size_t *
 		else if (n)
 			memcpy(*data, sqlite3_column_blob(s, 0), n);
 		*len = n;
-	} else if (rc == SQLITE_DONE) {
-		err = seterr(st, -ENOENT, "no such object");
-	} else {
-		err = dberr(st, rc);
+		done(s);
 	}
-	done(s);
-out:
 	return err ? context(st, err, "cannot read object %s", sha256) : 0;
 }
 
-/* --- queries --- */
+/* --- queries: a SELECT of stmt_sql[] and the table of its columns, in order --- */
 
-static json_t *col_int(sqlite3_stmt *s, int i)
-{
-	return sqlite3_column_type(s, i) == SQLITE_NULL ? json_null() :
-	       json_integer(sqlite3_column_int64(s, i));
-}
+/* RUN_HEAD_SQL: a run of the list; the "run" of run_show adds overrides. Columns 10 and
+ * 11 (variants, repeat) are read by run_get. */
+static const struct sql_col run_cols[] = {
+	{ "id", SQL_INT, 0 }, { "plan", SQL_TEXT, 0 }, { "plan_sha256", SQL_TEXT, 0 },
+	{ "state", SQL_TEXT, 0 }, { "submitted_ms", SQL_INT, 0 },
+	{ "finished_ms", SQL_INT, 0 }, { "jobs_total", SQL_INT, 0 },
+	{ "jobs_done", SQL_INT, 0 }, { "jobs_failed", SQL_INT, 0 },
+	{ "overrides", SQL_JSON, 0 },
+};
+#define RUN_LIST_COLS 9		/* run_cols without overrides */
 
-static json_t *col_str(sqlite3_stmt *s, int i)
-{
-	const char *t = (const char *)sqlite3_column_text(s, i);
+static const struct sql_col host_cols[] = {	/* S_Q_HOSTS */
+	{ "id", SQL_INT, 0 }, { "name", SQL_TEXT, 0 }, { "state", SQL_TEXT, 0 },
+	{ "kernel_release", SQL_TEXT, 0 }, { "last_seen_ms", SQL_INT, 0 },
+	{ "job", SQL_INT, 0 }, { "inventory", SQL_JSON, 0 },
+};
 
-	return t ? json_string(t) : json_null();
-}
+static const struct sql_col job_cols[] = {	/* S_Q_RUN_JOBS */
+	{ "id", SQL_INT, 0 }, { "seq", SQL_INT, 0 }, { "host", SQL_TEXT, 0 },
+	{ "variant", SQL_TEXT, 0 }, { "rep", SQL_INT, 0 }, { "point", SQL_JSON, 0 },
+	{ "state", SQL_TEXT, 0 }, { "attempts", SQL_INT, 0 }, { "error", SQL_TEXT, 0 },
+	{ "started_ms", SQL_INT, 0 }, { "finished_ms", SQL_INT, 0 },
+	{ "verdicts", SQL_JSON, 0 }, { "verdict_details", SQL_JSON, 0 },
+	{ "timing", SQL_TEXT, 0 },
+};
 
-static json_t *col_json(sqlite3_stmt *s, int i)
-{
-	const char *t = (const char *)sqlite3_column_text(s, i);
-	json_t *v = t ? json_loads(t, JSON_DECODE_ANY, NULL) : NULL;
+static const struct sql_col result_host_cols[] = {	/* S_Q_RESULT_HOSTS */
+	{ "name", SQL_TEXT, 0 }, { "kernel_release", SQL_TEXT, 0 },
+	{ "kernel_version", SQL_TEXT, 0 },
+	/* two-host plans: the role it played (generator, dut) */
+	{ "role", SQL_TEXT, SQL_OMIT_NULL },
+};
 
-	return v ? v : json_null();
-}
+static const struct sql_col sample_cols[] = {	/* S_Q_RESULT_SAMPLES */
+	{ "job", SQL_INT, 0 }, { "host", SQL_TEXT, 0 }, { "variant", SQL_TEXT, 0 },
+	{ "rep", SQL_INT, 0 }, { "point", SQL_JSON, 0 }, { "metric", SQL_TEXT, 0 },
+	{ "subject", SQL_TEXT, 0 }, { "value", SQL_REAL, 0 }, { "unit", SQL_TEXT, 0 },
+	{ "window", SQL_TEXT, 0 }, { "verdicts", SQL_JSON, 0 }, { "timing", SQL_TEXT, 0 },
+};
 
-/* OBJ[KEY] = V, failing on NULL V or on ENOMEM. */
-static int set(json_t *obj, const char *key, json_t *v)
-{
-	return v ? json_object_set_new(obj, key, v) : -1;
-}
+static const struct sql_col attempt_cols[] = {	/* S_Q_ATTEMPTS */
+	{ "job", SQL_INT, 0 }, { "attempt", SQL_INT, 0 }, { "host", SQL_TEXT, 0 },
+	{ "started_ms", SQL_INT, 0 }, { "ended_ms", SQL_INT, 0 },
+	{ "outcome", SQL_TEXT, 0 }, { "error", SQL_TEXT, 0 },
+};
 
-/* One row of RUN_HEAD_SQL; FULL adds overrides (the "run" object of run_show). */
-static json_t *run_head(sqlite3_stmt *s, bool full)
-{
-	json_t *r = json_object();
-
-	if (!r || set(r, "id", col_int(s, 0)) || set(r, "plan", col_str(s, 1)) ||
-	    set(r, "plan_sha256", col_str(s, 2)) || set(r, "state", col_str(s, 3)) ||
-	    set(r, "submitted_ms", col_int(s, 4)) || set(r, "finished_ms", col_int(s, 5)) ||
-	    set(r, "jobs_total", col_int(s, 6)) || set(r, "jobs_done", col_int(s, 7)) ||
-	    set(r, "jobs_failed", col_int(s, 8)) ||
-	    (full && set(r, "overrides", col_json(s, 9)))) {
-		json_decref(r);
-		return NULL;
-	}
-	return r;
-}
-
-/* Step S to the end, appending ROW(s) to a new array. */
-static json_t *rows(struct store *st, sqlite3_stmt *s, json_t *(*row)(sqlite3_stmt *s))
-{
-	json_t *arr = json_array(), *item;
-	int rc = SQLITE_DONE, err;
-
-	while (arr && (rc = sqlite3_step(s)) == SQLITE_ROW) {
-		item = row(s);
-		if (!item || json_array_append_new(arr, item)) {
-			err = seterr(st, -ENOMEM, "out of memory");
-			goto fail;
-		}
-	}
-	if (!arr) {
-		err = seterr(st, -ENOMEM, "out of memory");
-		goto fail;
-	}
-	if (rc != SQLITE_DONE) {
-		err = dberr(st, rc);
-		goto fail;
-	}
-	done(s);
-	return arr;
-fail:
-	done(s);
-	json_decref(arr);
-	errno = -err;
-	return NULL;
-}
-
-static json_t *host_row(sqlite3_stmt *s)
-{
-	json_t *h = json_object();
-
-	if (!h || set(h, "id", col_int(s, 0)) || set(h, "name", col_str(s, 1)) ||
-	    set(h, "state", col_str(s, 2)) || set(h, "kernel_release", col_str(s, 3)) ||
-	    set(h, "last_seen_ms", col_int(s, 4)) || set(h, "job", col_int(s, 5)) ||
-	    set(h, "inventory", col_json(s, 6))) {
-		json_decref(h);
-		return NULL;
-	}
-	return h;
-}
-
-static json_t *run_list_row(sqlite3_stmt *s)
-{
-	return run_head(s, false);
-}
-
-static json_t *job_row(sqlite3_stmt *s)
-{
-	json_t *j = json_object();
-
-	if (!j || set(j, "id", col_int(s, 0)) || set(j, "seq", col_int(s, 1)) ||
-	    set(j, "host", col_str(s, 2)) || set(j, "variant", col_str(s, 3)) ||
-	    set(j, "rep", col_int(s, 4)) || set(j, "point", col_json(s, 5)) ||
-	    set(j, "state", col_str(s, 6)) || set(j, "attempts", col_int(s, 7)) ||
-	    set(j, "error", col_str(s, 8)) || set(j, "started_ms", col_int(s, 9)) ||
-	    set(j, "finished_ms", col_int(s, 10)) || set(j, "verdicts", col_json(s, 11)) ||
-	    set(j, "verdict_details", col_json(s, 12)) || set(j, "timing", col_str(s, 13))) {
-		json_decref(j);
-		return NULL;
-	}
-	return j;
-}
-
-static json_t *result_host_row(sqlite3_stmt *s)
-{
-	json_t *h = json_object();
-
-	if (!h || set(h, "name", col_str(s, 0)) || set(h, "kernel_release", col_str(s, 1)) ||
-	    set(h, "kernel_version", col_str(s, 2)) ||
-	    /* two-host plans: the role it played (generator, dut) */
-	    (sqlite3_column_type(s, 3) != SQLITE_NULL && set(h, "role", col_str(s, 3)))) {
-		json_decref(h);
-		return NULL;
-	}
-	return h;
-}
-
-static json_t *sample_row(sqlite3_stmt *s)
-{
-	json_t *m = json_object();
-
-	if (!m || set(m, "job", col_int(s, 0)) || set(m, "host", col_str(s, 1)) ||
-	    set(m, "variant", col_str(s, 2)) || set(m, "rep", col_int(s, 3)) ||
-	    set(m, "point", col_json(s, 4)) || set(m, "metric", col_str(s, 5)) ||
-	    set(m, "subject", col_str(s, 6)) ||
-	    set(m, "value", json_real(sqlite3_column_double(s, 7))) ||
-	    set(m, "unit", col_str(s, 8)) || set(m, "window", col_str(s, 9)) ||
-	    set(m, "verdicts", col_json(s, 10)) || set(m, "timing", col_str(s, 11))) {
-		json_decref(m);
-		return NULL;
-	}
-	return m;
-}
-
-/* Run statement ID bound to RUN_ID (when >= 0) and collect ROW(s). */
-static json_t *query_rows(struct store *st, enum stmt_id id, int64_t run_id,
-			  json_t *(*row)(sqlite3_stmt *s))
-{
-	sqlite3_stmt *s = NULL;
-	int err;
-
-	err = prep(st, id, &s);
-	if (!err && run_id >= 0)
-		err = bind(st, s, "i", run_id);
-	if (err) {
-		errno = -err;
-		return NULL;
-	}
-	return rows(st, s, row);
-}
+static const struct sql_col value_cols[] = {	/* S_Q_VALUES */
+	{ "run", SQL_INT, 0 }, { "job", SQL_INT, 0 }, { "host", SQL_TEXT, 0 },
+	{ "kernel_release", SQL_TEXT, 0 }, { "variant", SQL_TEXT, 0 },
+	{ "subject", SQL_TEXT, 0 }, { "rep", SQL_INT, 0 }, { "value", SQL_REAL, 0 },
+	{ "unit", SQL_TEXT, 0 }, { "flags", SQL_JSON, 0 }, { "day", SQL_TEXT, 0 },
+	{ "plan", SQL_TEXT, 0 }, { "plan_sha256", SQL_TEXT, 0 },
+	{ "metric", SQL_TEXT, 0 }, { "window", SQL_TEXT, 0 }, { "cpu", SQL_TEXT, 0 },
+	{ "governor", SQL_TEXT, 0 }, { "port_driver", SQL_TEXT, 0 },
+	{ "point", SQL_JSON, 0 }, { "debug_options", SQL_JSON, 0 },
+	{ "timing", SQL_TEXT, 0 }, { "time_ms", SQL_INT, 0 },
+	/* imported results say so in their plan text (store_import) */
+	{ "imported", SQL_FLAG, 0 },
+};
 
 json_t *store_query_hosts(struct store *st)
 {
-	json_t *r = query_rows(st, S_Q_HOSTS, -1, host_row);
+	json_t *r = query_rows(st, S_Q_HOSTS, host_cols, ARRAY_SIZE(host_cols), "");
 
 	if (!r)
 		context(st, -errno, "cannot list hosts");
@@ -1951,7 +1835,7 @@ json_t *store_query_hosts(struct store *st)
 
 json_t *store_query_runs(struct store *st)
 {
-	json_t *r = query_rows(st, S_Q_RUNS, -1, run_list_row);
+	json_t *r = query_rows(st, S_Q_RUNS, run_cols, RUN_LIST_COLS, "");
 
 	if (!r)
 		context(st, -errno, "cannot list runs");
@@ -1963,37 +1847,27 @@ json_t *store_query_runs(struct store *st)
 static json_t *run_get(struct store *st, int64_t run_id, bool full, json_t **variants,
 		       int64_t *repeat)
 {
-	json_t *r = NULL;
 	sqlite3_stmt *s = NULL;
-	int err, rc;
+	json_t *r;
+	int err = query_row(st, S_Q_RUN, &s, "i", run_id);
 
-	err = prep(st, S_Q_RUN, &s);
-	if (!err)
-		err = bind(st, s, "i", run_id);
-	if (err)
-		goto fail;
-	rc = sqlite3_step(s);
-	if (rc == SQLITE_ROW) {
-		r = run_head(s, full);
-		if (!r)
-			err = seterr(st, -ENOMEM, "out of memory");
-		if (variants)
-			*variants = col_json(s, 10);
-		if (repeat)
-			*repeat = sqlite3_column_int64(s, 11);
-	} else if (rc == SQLITE_DONE) {
-		err = seterr(st, -ENOENT, "unknown run %lld", (long long)run_id);
-	} else {
-		err = dberr(st, rc);
+	if (err) {
+		if (err == -ENOENT)
+			seterr(st, -ENOENT, "unknown run %lld", (long long)run_id);
+		errno = -err;
+		return NULL;
 	}
+	r = sql_row_json(s, run_cols, full ? ARRAY_SIZE(run_cols) : RUN_LIST_COLS);
+	if (variants)
+		*variants = sql_column(s, 10, SQL_JSON);
+	if (repeat)
+		*repeat = sqlite3_column_int64(s, 11);
 	done(s);
-	if (err)
-		goto fail;
+	if (!r) {
+		seterr(st, -ENOMEM, "out of memory");
+		errno = ENOMEM;
+	}
 	return r;
-fail:
-	json_decref(r);
-	errno = -err;
-	return NULL;
 }
 
 json_t *store_query_run(struct store *st, int64_t run_id)
@@ -2006,7 +1880,7 @@ json_t *store_query_run(struct store *st, int64_t run_id)
 		err = -errno;
 		goto out;
 	}
-	jobs = query_rows(st, S_Q_RUN_JOBS, run_id, job_row);
+	jobs = query_rows(st, S_Q_RUN_JOBS, job_cols, ARRAY_SIZE(job_cols), "i", run_id);
 	if (!jobs)
 		err = -(errno ? errno : EIO);
 	else if (json_object_set_new(run, "jobs", jobs))
@@ -2034,8 +1908,10 @@ json_t *store_query_result(struct store *st, int64_t run_id)
 		err = -errno;
 		goto out;
 	}
-	hosts = query_rows(st, S_Q_RESULT_HOSTS, run_id, result_host_row);
-	samples = hosts ? query_rows(st, S_Q_RESULT_SAMPLES, run_id, sample_row) : NULL;
+	hosts = query_rows(st, S_Q_RESULT_HOSTS, result_host_cols, ARRAY_SIZE(result_host_cols),
+			   "i", run_id);
+	samples = hosts ? query_rows(st, S_Q_RESULT_SAMPLES, sample_cols,
+				     ARRAY_SIZE(sample_cols), "i", run_id) : NULL;
 	if (!hosts || !samples) {
 		err = -(errno ? errno : EIO);
 		goto out;
@@ -2069,23 +1945,10 @@ out:
 	return res;
 }
 
-static json_t *attempt_row(sqlite3_stmt *s)
-{
-	json_t *r = json_object();
-
-	if (!r || set(r, "job", col_int(s, 0)) || set(r, "attempt", col_int(s, 1)) ||
-	    set(r, "host", col_str(s, 2)) || set(r, "started_ms", col_int(s, 3)) ||
-	    set(r, "ended_ms", col_int(s, 4)) || set(r, "outcome", col_str(s, 5)) ||
-	    set(r, "error", col_str(s, 6))) {
-		json_decref(r);
-		return NULL;
-	}
-	return r;
-}
-
 json_t *store_query_attempts(struct store *st, int64_t run_id)
 {
-	json_t *r = query_rows(st, S_Q_ATTEMPTS, run_id, attempt_row);
+	json_t *r = query_rows(st, S_Q_ATTEMPTS, attempt_cols, ARRAY_SIZE(attempt_cols), "i",
+			       run_id);
 
 	if (!r)
 		context(st, -errno, "cannot list the attempts of run %lld", (long long)run_id);
@@ -2123,41 +1986,11 @@ bool store_values_by_known(const char *by)
 	return false;
 }
 
-static json_t *value_row(sqlite3_stmt *s)
-{
-	json_t *m = json_object();
-
-	if (!m || set(m, "run", col_int(s, 0)) || set(m, "job", col_int(s, 1)) ||
-	    set(m, "host", col_str(s, 2)) || set(m, "kernel_release", col_str(s, 3)) ||
-	    set(m, "variant", col_str(s, 4)) || set(m, "subject", col_str(s, 5)) ||
-	    set(m, "rep", col_int(s, 6)) ||
-	    set(m, "value", json_real(sqlite3_column_double(s, 7))) ||
-	    set(m, "unit", col_str(s, 8)) || set(m, "flags", col_json(s, 9)) ||
-	    set(m, "day", col_str(s, 10)) || set(m, "plan", col_str(s, 11)) ||
-	    set(m, "plan_sha256", col_str(s, 12)) || set(m, "metric", col_str(s, 13)) ||
-	    set(m, "window", col_str(s, 14)) || set(m, "cpu", col_str(s, 15)) ||
-	    set(m, "governor", col_str(s, 16)) || set(m, "port_driver", col_str(s, 17)) ||
-	    set(m, "point", col_json(s, 18)) || set(m, "debug_options", col_json(s, 19)) ||
-	    set(m, "timing", col_str(s, 20)) || set(m, "time_ms", col_int(s, 21))) {
-		json_decref(m);
-		return NULL;
-	}
-	/* imported results say so in their plan text (store_import) */
-	if (!strncmp((const char *)sqlite3_column_text(s, 22) ?
-		     (const char *)sqlite3_column_text(s, 22) : "", "imported from ", 14) &&
-	    set(m, "imported", json_true())) {
-		json_decref(m);
-		return NULL;
-	}
-	return m;
-}
-
 json_t *store_query_values(struct store *st, const json_t *filter)
 {
 	const char *by = json_string_value(json_object_get(filter, "by"));
 	json_t *runs = json_object_get(filter, "runs"), *arr = NULL, *r;
 	char *runs_text = NULL;
-	sqlite3_stmt *s = NULL;
 	size_t i;
 	int err;
 
@@ -2182,18 +2015,13 @@ json_t *store_query_values(struct store *st, const json_t *filter)
 			goto fail;
 		}
 	}
-	err = prep(st, S_Q_VALUES, &s);
-	if (!err)
-		err = bind(st, s, "ttttttt",
-			   json_string_value(json_object_get(filter, "plan")),
-			   json_string_value(json_object_get(filter, "metric")),
-			   json_string_value(json_object_get(filter, "window")), runs_text,
-			   json_string_value(json_object_get(filter, "subject")),
-			   json_string_value(json_object_get(filter, "variant")),
-			   json_string_value(json_object_get(filter, "host")));
-	if (err)
-		goto fail;
-	arr = rows(st, s, value_row);
+	arr = query_rows(st, S_Q_VALUES, value_cols, ARRAY_SIZE(value_cols), "ttttttt",
+			 json_string_value(json_object_get(filter, "plan")),
+			 json_string_value(json_object_get(filter, "metric")),
+			 json_string_value(json_object_get(filter, "window")), runs_text,
+			 json_string_value(json_object_get(filter, "subject")),
+			 json_string_value(json_object_get(filter, "variant")),
+			 json_string_value(json_object_get(filter, "host")));
 	if (!arr) {
 		err = -errno;
 		goto fail;

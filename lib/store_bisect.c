@@ -12,8 +12,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The text of schema/004_bisect.sql; keep the two equal (a check is still to come:
- * tests/unit/test_store_bisect.c). */
+#include "store_sql.h"
+#include "util.h"
+
+/* The text of schema/004_bisect.sql; keep the two equal (tests/unit/test_bisect_req.c
+ * checks). */
 const char store_bisect_schema[] =
 	"-- 004_bisect.sql - bisection sessions and their steps (docs/bisect.md, \"Sessions\").\n"
 	"-- A session is one `bpflab bisect start` .. done / failed / reset; its steps are the\n"
@@ -107,17 +110,12 @@ static int dbfail(sqlite3 *db, int rc, const char *what)
 /* The tables, created from store_bisect_schema when the migration is not there yet. */
 static int ensure(sqlite3 *db)
 {
-	sqlite3_stmt *s = NULL;
-	int rc, have;
+	int64_t have = 0;
+	int rc;
 
-	rc = sqlite3_prepare_v2(db, "SELECT count(*) FROM sqlite_master WHERE type = 'table' "
-				"AND name IN ('bisect_sessions', 'bisect_steps')", -1, &s, NULL);
-	if (rc != SQLITE_OK)
-		return dbfail(db, rc, "read the schema");
-	rc = sqlite3_step(s);
-	have = rc == SQLITE_ROW ? sqlite3_column_int(s, 0) : -1;
-	sqlite3_finalize(s);
-	if (have < 0)
+	rc = sql_int(db, "SELECT count(*) FROM sqlite_master WHERE type = 'table' "
+		     "AND name IN ('bisect_sessions', 'bisect_steps')", &have, "");
+	if (rc != SQLITE_ROW)
 		return dbfail(db, rc, "read the schema");
 	if (have == 2)
 		return 0;
@@ -134,82 +132,26 @@ static int ensure(sqlite3 *db)
 	return rc == SQLITE_OK ? 0 : dbfail(db, rc, "create the bisect tables");
 }
 
-/* Bind "i" int64, "t" text (NULL: null), "d" double, "j" json_t * as compact text
- * (NULL: null), "n" null. */
-static int bindv(sqlite3_stmt *s, const char *types, va_list ap)
-{
-	int i, rc = SQLITE_OK;
-
-	for (i = 0; types[i] && rc == SQLITE_OK; i++) {
-		switch (types[i]) {
-		case 'i':
-			rc = sqlite3_bind_int64(s, i + 1, va_arg(ap, int64_t));
-			break;
-		case 't': {
-			const char *t = va_arg(ap, const char *);
-
-			rc = t ? sqlite3_bind_text(s, i + 1, t, -1, SQLITE_TRANSIENT)
-			       : sqlite3_bind_null(s, i + 1);
-			break;
-		}
-		case 'd':
-			rc = sqlite3_bind_double(s, i + 1, va_arg(ap, double));
-			break;
-		case 'j': {
-			const json_t *j = va_arg(ap, const json_t *);
-			char *t = j ? json_dumps(j, JSON_COMPACT | JSON_ENCODE_ANY) : NULL;
-
-			if (j && !t)
-				return SQLITE_NOMEM;
-			rc = t ? sqlite3_bind_text(s, i + 1, t, -1, free)
-			       : sqlite3_bind_null(s, i + 1);
-			break;
-		}
-		default:
-			rc = sqlite3_bind_null(s, i + 1);
-		}
-	}
-	return rc;
-}
-
-/* Run SQL with the values of TYPES; *CHANGES (may be NULL) gets the rows changed. */
+/* Run SQL with the values of TYPES (sql_bind_va); *CHANGES (may be NULL) gets the rows
+ * changed. */
 static int run(sqlite3 *db, const char *sql, int64_t *changes, const char *types, ...)
 {
-	sqlite3_stmt *s = NULL;
 	va_list ap;
 	int rc;
 
-	rc = sqlite3_prepare_v2(db, sql, -1, &s, NULL);
-	if (rc == SQLITE_OK) {
-		va_start(ap, types);
-		rc = bindv(s, types, ap);
-		va_end(ap);
-	}
-	if (rc == SQLITE_OK)
-		rc = sqlite3_step(s);
-	sqlite3_finalize(s);
-	if (rc != SQLITE_DONE && rc != SQLITE_ROW)
-		return dbfail(db, rc, "update the bisect session");
-	if (changes)
-		*changes = sqlite3_changes64(db);
-	return 0;
+	va_start(ap, types);
+	rc = sql_exec_va(db, sql, changes, types, ap);
+	va_end(ap);
+	return rc == SQLITE_OK ? 0 : dbfail(db, rc, "update the bisect session");
 }
 
 /* The id of the active session into *ID (0 when none). */
 static int active_id(sqlite3 *db, int64_t *id)
 {
-	sqlite3_stmt *s = NULL;
 	int rc;
 
 	*id = 0;
-	rc = sqlite3_prepare_v2(db, "SELECT id FROM bisect_sessions WHERE state = 'active'",
-				-1, &s, NULL);
-	if (rc == SQLITE_OK) {
-		rc = sqlite3_step(s);
-		if (rc == SQLITE_ROW)
-			*id = sqlite3_column_int64(s, 0);
-	}
-	sqlite3_finalize(s);
+	rc = sql_int(db, "SELECT id FROM bisect_sessions WHERE state = 'active'", id, "");
 	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : dbfail(db, rc, "read the sessions");
 }
 
@@ -220,13 +162,22 @@ static int tx(sqlite3 *db, const char *what)
 	return rc == SQLITE_OK ? 0 : dbfail(db, rc, "update the bisect session");
 }
 
+/* Commit, or roll back after ERR (or a COMMIT that failed): nothing half done stays. */
 static int tx_end(sqlite3 *db, int err)
 {
-	if (err) {
+	if (!err)
+		err = tx(db, "COMMIT");
+	if (err && !sqlite3_get_autocommit(db))
 		sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
-		return err;
-	}
-	return tx(db, "COMMIT");
+	return err;
+}
+
+/* The tables (ensure), then a write transaction: checks and writes see one database. */
+static int begin(sqlite3 *db)
+{
+	int err = ensure(db);
+
+	return err ? err : tx(db, "BEGIN IMMEDIATE");
 }
 
 int store_bisect_start(struct store *st, const json_t *ses, int64_t now_ms, int64_t *id)
@@ -244,10 +195,7 @@ int store_bisect_start(struct store *st, const json_t *ses, int64_t now_ms, int6
 		return fail(-EINVAL, "a bisect session needs 'plan', 'metric', 'good', 'bad' "
 			    "and at least two 'kernels'");
 	opts = json_object_get(ses, "opts");
-	err = ensure(db);
-	if (err)
-		return err;
-	err = tx(db, "BEGIN IMMEDIATE");
+	err = begin(db);
 	if (err)
 		return err;
 	err = active_id(db, &active);
@@ -268,125 +216,70 @@ int store_bisect_start(struct store *st, const json_t *ses, int64_t now_ms, int6
 	return tx_end(db, err);
 }
 
-static json_t *col_json(sqlite3_stmt *s, int i)
-{
-	const char *t = (const char *)sqlite3_column_text(s, i);
+/* A session of store_bisect_get and its steps: the SELECTs and their columns. */
+#define SESSION_SQL								\
+	"SELECT id, plan, plan_sha256, metric, variant, subject, kernels, good, bad, opts, " \
+	"state, result, created_ms, updated_ms FROM bisect_sessions "
 
-	return t ? json_loads(t, JSON_DECODE_ANY, NULL) : json_null();
-}
+static const struct sql_col session_cols[] = {
+	{ "id", SQL_INT, 0 }, { "plan", SQL_TEXT, 0 }, { "plan_sha256", SQL_TEXT, 0 },
+	{ "metric", SQL_TEXT, 0 }, { "variant", SQL_TEXT, 0 }, { "subject", SQL_TEXT, 0 },
+	{ "kernels", SQL_JSON, 0 }, { "good", SQL_TEXT, 0 }, { "bad", SQL_TEXT, 0 },
+	{ "opts", SQL_JSON, 0 }, { "state", SQL_TEXT, 0 }, { "result", SQL_JSON, 0 },
+	{ "created_ms", SQL_INT, 0 }, { "updated_ms", SQL_INT, 0 },
+};
 
-static json_t *col_str(sqlite3_stmt *s, int i)
-{
-	const char *t = (const char *)sqlite3_column_text(s, i);
-
-	return t ? json_string(t) : json_null();
-}
+static const struct sql_col step_cols[] = {
+	{ "seq", SQL_INT, 0 }, { "kernel", SQL_TEXT, 0 }, { "runs", SQL_JSON, 0 },
+	{ "values", SQL_JSON, 0 }, { "verdict", SQL_TEXT, 0 }, { "p", SQL_REAL, 0 },
+	{ "note", SQL_TEXT, 0 }, { "at_ms", SQL_INT, 0 },
+};
 
 json_t *store_bisect_get(struct store *st, int64_t id)
 {
-	static const char *const keys[] = { "id", "plan", "plan_sha256", "metric", "variant",
-					    "subject", "kernels", "good", "bad", "opts",
-					    "state", "result", "created_ms", "updated_ms" };
-	static const char *const step_keys[] = { "seq", "kernel", "runs", "values",
-						 "verdict", "p", "note", "at_ms" };
 	sqlite3 *db = store_db(st);
 	sqlite3_stmt *s = NULL;
 	json_t *out = NULL, *steps = NULL;
-	int rc, err, i;
+	int rc, err;
 
 	err = ensure(db);
 	if (err) {
 		errno = -err;
 		return NULL;
 	}
-	rc = sqlite3_prepare_v2(db, id ? "SELECT id, plan, plan_sha256, metric, variant, "
-				"subject, kernels, good, bad, opts, state, result, created_ms, "
-				"updated_ms FROM bisect_sessions WHERE id = ?1"
-				: "SELECT id, plan, plan_sha256, metric, variant, subject, "
-				"kernels, good, bad, opts, state, result, created_ms, updated_ms "
-				"FROM bisect_sessions ORDER BY state = 'active' DESC, id DESC "
-				"LIMIT 1", -1, &s, NULL);
-	if (rc == SQLITE_OK && id)
-		rc = sqlite3_bind_int64(s, 1, id);
-	if (rc == SQLITE_OK)
-		rc = sqlite3_step(s);
+	rc = id ? sql_first(db, SESSION_SQL "WHERE id = ?1", &s, "i", id)
+		: sql_first(db, SESSION_SQL "ORDER BY state = 'active' DESC, id DESC LIMIT 1",
+			    &s, "");
 	if (rc == SQLITE_DONE) {
 		if (id)
 			fail(-ENOENT, "no bisect session %lld", (long long)id);
 		else
 			fail(-ENOENT, "no bisect session: 'bpflab bisect start' begins one");
 		errno = ENOENT;
-		goto out;
+		return NULL;
 	}
 	if (rc != SQLITE_ROW)
 		goto dberr;
-	out = json_object();
-	for (i = 0; out && i < 14; i++) {
-		json_t *v;
-
-		if (i == 0 || i >= 12)
-			v = json_integer(sqlite3_column_int64(s, i));
-		else if (i == 6 || i == 9 || i == 11)
-			v = col_json(s, i);
-		else
-			v = col_str(s, i);
-		if (json_object_set_new(out, keys[i], v ? v : json_null()))
-			goto nomem;
-	}
-	if (!out)
-		goto nomem;
+	out = sql_row_json(s, session_cols, ARRAY_SIZE(session_cols));
 	id = sqlite3_column_int64(s, 0);
 	sqlite3_finalize(s);
-	s = NULL;
-	steps = json_array();
-	rc = sqlite3_prepare_v2(db, "SELECT seq, kernel, runs, values_json, verdict, p, note, "
-				"at_ms FROM bisect_steps WHERE session_id = ?1 ORDER BY seq",
-				-1, &s, NULL);
-	if (rc == SQLITE_OK)
-		rc = sqlite3_bind_int64(s, 1, id);
-	while (rc == SQLITE_OK && steps && (rc = sqlite3_step(s)) == SQLITE_ROW) {
-		json_t *row = json_object();
-
-		for (i = 0; row && i < 8; i++) {
-			json_t *v;
-
-			if (i == 0 || i == 7)
-				v = json_integer(sqlite3_column_int64(s, i));
-			else if (i == 2 || i == 3)
-				v = col_json(s, i);
-			else if (i == 5)
-				v = sqlite3_column_type(s, i) == SQLITE_NULL ? json_null()
-					: json_real(sqlite3_column_double(s, i));
-			else
-				v = col_str(s, i);
-			if (json_object_set_new(row, step_keys[i], v ? v : json_null())) {
-				json_decref(row);
-				row = NULL;
-			}
-		}
-		if (!row || json_array_append_new(steps, row))
-			goto nomem;
-		rc = SQLITE_OK;
-	}
-	if (!steps)
+	if (!out)
 		goto nomem;
-	if (rc != SQLITE_DONE)
+	rc = sql_rows(db, "SELECT seq, kernel, runs, values_json, verdict, p, note, at_ms "
+		      "FROM bisect_steps WHERE session_id = ?1 ORDER BY seq", step_cols,
+		      ARRAY_SIZE(step_cols), &steps, "i", id);
+	if (rc == SQLITE_NOMEM || (rc == SQLITE_OK && json_object_set_new(out, "steps", steps)))
+		goto nomem;
+	if (rc != SQLITE_OK)
 		goto dberr;
-	if (json_object_set_new(out, "steps", steps)) {
-		steps = NULL;
-		goto nomem;
-	}
-	sqlite3_finalize(s);
 	return out;
 dberr:
 	errno = -dbfail(db, rc, "read the bisect session");
-	goto out;
+	json_decref(out);
+	return NULL;
 nomem:
 	fail(-ENOMEM, "out of memory");
 	errno = ENOMEM;
-out:
-	sqlite3_finalize(s);
-	json_decref(steps);
 	json_decref(out);
 	return NULL;
 }
@@ -400,14 +293,10 @@ static int check_active(sqlite3 *db, int64_t id)
 	if (err)
 		return err;
 	if (active != id) {
-		sqlite3_stmt *s = NULL;
-		bool exists = false;
+		int64_t one = 0;
+		bool exists = sql_int(db, "SELECT 1 FROM bisect_sessions WHERE id = ?1", &one, "i",
+				      id) == SQLITE_ROW;
 
-		if (sqlite3_prepare_v2(db, "SELECT 1 FROM bisect_sessions WHERE id = ?1", -1, &s,
-				       NULL) == SQLITE_OK &&
-		    sqlite3_bind_int64(s, 1, id) == SQLITE_OK)
-			exists = sqlite3_step(s) == SQLITE_ROW;
-		sqlite3_finalize(s);
 		return exists ? fail(-ESTALE, "bisect session %lld is not active",
 				     (long long)id)
 			      : fail(-ENOENT, "no bisect session %lld", (long long)id);
@@ -415,13 +304,38 @@ static int check_active(sqlite3 *db, int64_t id)
 	return 0;
 }
 
-int store_bisect_add_step(struct store *st, int64_t id, const json_t *step, int64_t now_ms)
+/* The number of steps of session ID into *N. */
+static int step_count(sqlite3 *db, int64_t id, int64_t *n)
+{
+	int rc;
+
+	*n = 0;
+	rc = sql_int(db, "SELECT count(*) FROM bisect_steps WHERE session_id = ?1", n, "i", id);
+	return rc == SQLITE_ROW ? 0 : dbfail(db, rc, "count the bisect steps");
+}
+
+static bool end_state_ok(const char *state)
+{
+	return state && (!strcmp(state, "done") || !strcmp(state, "failed"));
+}
+
+/* End session ID (active, checked) with STATE and RESULT, inside a transaction. */
+static int end_session(sqlite3 *db, int64_t id, const char *state, const json_t *result,
+		       int64_t now_ms)
+{
+	return run(db, "UPDATE bisect_sessions SET state = ?2, result = ?3, updated_ms = ?4 "
+		   "WHERE id = ?1", NULL, "itji", id, state, result, now_ms);
+}
+
+int store_bisect_add_step(struct store *st, int64_t id, int64_t seq, const json_t *step,
+			  const char *end, const json_t *result, int64_t now_ms)
 {
 	sqlite3 *db = store_db(st);
 	const char *kernel = json_string_value(json_object_get(step, "kernel"));
 	const char *verdict = json_string_value(json_object_get(step, "verdict"));
 	const json_t *vals = json_object_get(step, "values"), *runs = json_object_get(step, "runs");
 	const json_t *p = json_object_get(step, "p"), *v;
+	int64_t n = 0;
 	size_t i;
 	int err;
 
@@ -430,68 +344,83 @@ int store_bisect_add_step(struct store *st, int64_t id, const json_t *step, int6
 	json_array_foreach(vals, i, v)
 		if (!json_is_number(v))
 			return fail(-EINVAL, "values[%zu] of a bisect step is not a number", i);
-	err = ensure(db);
-	if (err)
-		return err;
-	err = tx(db, "BEGIN IMMEDIATE");
+	if (seq < 0)
+		return fail(-EINVAL, "bisect step number %lld is not 1 or more", (long long)seq);
+	if (end && !end_state_ok(end))
+		return fail(-EINVAL, "a bisect session ends 'done' or 'failed', not '%s'", end);
+	err = begin(db);
 	if (err)
 		return err;
 	err = check_active(db, id);
 	if (!err)
+		err = step_count(db, id, &n);
+	if (!err && seq && seq != n + 1)
+		err = seq <= n ? fail(-EALREADY, "step %lld of bisect session %lld is already "
+				      "recorded (another 'bpflab bisect step' recorded it first): "
+				      "'bpflab bisect status' shows where the session is now",
+				      (long long)seq, (long long)id)
+			       : fail(-EALREADY, "bisect session %lld has %lld steps: step %lld "
+				      "cannot come next", (long long)id, (long long)n,
+				      (long long)seq);
+	if (!err)
 		err = run(db, "INSERT INTO bisect_steps (session_id, seq, kernel, runs, "
-			  "values_json, verdict, p, note, at_ms) SELECT ?1, ifnull(max(seq), 0) + 1, "
-			  "?2, ifnull(?3, '[]'), ?4, ?5, ?6, ?7, ?8 FROM bisect_steps "
-			  "WHERE session_id = ?1", NULL, json_is_number(p) ? "itjjtdti" : "itjjtnti",
-			  id, kernel, runs, vals, verdict,
-			  json_is_number(p) ? json_number_value(p) : 0.0,
+			  "values_json, verdict, p, note, at_ms) VALUES (?1, ?2, ?3, "
+			  "ifnull(?4, '[]'), ?5, ?6, ?7, ?8, ?9)", NULL,
+			  json_is_number(p) ? "iitjjtrti" : "iitjjtnti", id, n + 1, kernel, runs,
+			  vals, verdict, json_is_number(p) ? json_number_value(p) : 0.0,
 			  json_string_value(json_object_get(step, "note")), now_ms);
 	if (!err)
 		err = run(db, "UPDATE bisect_sessions SET updated_ms = ?2 WHERE id = ?1", NULL,
 			  "ii", id, now_ms);
+	if (!err && end)
+		err = end_session(db, id, end, result, now_ms);
 	return tx_end(db, err);
 }
 
-int store_bisect_end(struct store *st, int64_t id, const char *state, const json_t *result,
-		     int64_t now_ms)
+int store_bisect_end(struct store *st, int64_t id, int64_t steps, const char *state,
+		     const json_t *result, int64_t now_ms)
 {
 	sqlite3 *db = store_db(st);
+	int64_t n = 0;
 	int err;
 
-	if (!state || (strcmp(state, "done") && strcmp(state, "failed")))
+	if (!end_state_ok(state))
 		return fail(-EINVAL, "a bisect session ends 'done' or 'failed', not '%s'",
 			    state ? state : "");
-	err = ensure(db);
-	if (err)
-		return err;
-	err = tx(db, "BEGIN IMMEDIATE");
+	err = begin(db);
 	if (err)
 		return err;
 	err = check_active(db, id);
+	if (!err && steps >= 0)
+		err = step_count(db, id, &n);
+	if (!err && steps >= 0 && n != steps)
+		err = fail(-EALREADY, "bisect session %lld has %lld steps, not %lld (another "
+			   "client recorded one): not ended", (long long)id, (long long)n,
+			   (long long)steps);
 	if (!err)
-		err = run(db, "UPDATE bisect_sessions SET state = ?2, result = ?3, updated_ms = ?4 "
-			  "WHERE id = ?1", NULL, "itji", id, state, result, now_ms);
+		err = end_session(db, id, state, result, now_ms);
 	return tx_end(db, err);
 }
 
-int store_bisect_reset(struct store *st, int64_t now_ms, int64_t *id)
+int store_bisect_reset(struct store *st, int64_t id, int64_t now_ms, int64_t *out)
 {
 	sqlite3 *db = store_db(st);
 	int64_t active;
 	int err;
 
-	err = ensure(db);
-	if (err)
-		return err;
-	err = tx(db, "BEGIN IMMEDIATE");
+	err = begin(db);
 	if (err)
 		return err;
 	err = active_id(db, &active);
 	if (!err && !active)
 		err = fail(-ENOENT, "no bisect session is active");
+	if (!err && id && id != active)
+		err = fail(-ESTALE, "bisect session %lld is not the active one (%lld is)",
+			   (long long)id, (long long)active);
 	if (!err)
 		err = run(db, "UPDATE bisect_sessions SET state = 'reset', updated_ms = ?2 "
 			  "WHERE id = ?1", NULL, "ii", active, now_ms);
-	if (!err && id)
-		*id = active;
+	if (!err && out)
+		*out = active;
 	return tx_end(db, err);
 }

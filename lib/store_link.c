@@ -1,5 +1,5 @@
-/* store_link.c - see store_link.h. Statements are prepared per call: discovery and
- * pairs are rare next to samples. */
+/* store_link.c - see store_link.h. Statements are prepared per call (lib/store_sql.c):
+ * discovery and pairs are rare next to samples. */
 #include "store_link.h"
 
 #include <errno.h>
@@ -7,6 +7,9 @@
 #include <sqlite3.h>
 #include <stdio.h>
 #include <string.h>
+
+#include "store_sql.h"
+#include "util.h"
 
 static __thread char errbuf[512];
 
@@ -29,6 +32,17 @@ static int sql_err(sqlite3 *db, const char *what)
 	}
 }
 
+/* Commit when ERR is 0; roll back when it is not or when the commit fails (WHAT: the
+ * work, for that message). Returns the outcome. */
+static int tx_end(sqlite3 *db, int err, const char *what)
+{
+	if (!err && sqlite3_exec(db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
+		err = sql_err(db, what);
+	if (err)
+		sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+	return err;
+}
+
 int store_links_replace(struct store *store, const struct store_link *links, int n,
 			int64_t now_ms)
 {
@@ -49,12 +63,10 @@ int store_links_replace(struct store *store, const struct store_link *links, int
 		bool swap = l->host_a > l->host_b ||
 			    (l->host_a == l->host_b && strcmp(l->port_a, l->port_b) > 0);
 
-		sqlite3_bind_int64(ins, 1, swap ? l->host_b : l->host_a);
-		sqlite3_bind_text(ins, 2, swap ? l->port_b : l->port_a, -1, SQLITE_STATIC);
-		sqlite3_bind_int64(ins, 3, swap ? l->host_a : l->host_b);
-		sqlite3_bind_text(ins, 4, swap ? l->port_a : l->port_b, -1, SQLITE_STATIC);
-		sqlite3_bind_int64(ins, 5, now_ms);
-		if (sqlite3_step(ins) != SQLITE_DONE) {
+		if (sql_bind(ins, "ititi", swap ? l->host_b : l->host_a,
+			     swap ? l->port_b : l->port_a, swap ? l->host_a : l->host_b,
+			     swap ? l->port_a : l->port_b, now_ms) != SQLITE_OK ||
+		    sqlite3_step(ins) != SQLITE_DONE) {
 			err = sql_err(db, "store a link");
 			goto out;
 		}
@@ -62,111 +74,75 @@ int store_links_replace(struct store *store, const struct store_link *links, int
 	}
 out:
 	sqlite3_finalize(ins);
-	if (err) {
-		sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
-		return err;
-	}
-	if (sqlite3_exec(db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
-		err = sql_err(db, "store the links");
-		sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
-	}
-	return err;
+	return tx_end(db, err, "store the links");
 }
+
+/* A row of store_query_links. */
+static const struct sql_col link_cols[] = {
+	{ "id", SQL_INT, 0 }, { "host_a", SQL_TEXT, 0 }, { "port_a", SQL_TEXT, 0 },
+	{ "host_b", SQL_TEXT, 0 }, { "port_b", SQL_TEXT, 0 }, { "host_a_id", SQL_INT, 0 },
+	{ "host_b_id", SQL_INT, 0 }, { "discovered_ms", SQL_INT, 0 },
+};
 
 json_t *store_query_links(struct store *store)
 {
 	sqlite3 *db = store_db(store);
-	sqlite3_stmt *st = NULL;
-	json_t *arr = json_array();
+	json_t *arr = NULL;
 	int rc;
 
-	if (!arr) {
+	rc = sql_rows(db, "SELECT l.id, ha.name, l.port_a, hb.name, l.port_b, l.host_a, "
+		      "l.host_b, l.discovered_ms FROM links l JOIN hosts ha ON ha.id = l.host_a "
+		      "JOIN hosts hb ON hb.id = l.host_b ORDER BY l.id", link_cols,
+		      ARRAY_SIZE(link_cols), &arr, "");
+	if (rc == SQLITE_NOMEM)
 		errno = ENOMEM;
-		return NULL;
-	}
-	if (sqlite3_prepare_v2(db, "SELECT l.id, ha.name, l.port_a, hb.name, l.port_b, l.host_a, "
-			       "l.host_b, l.discovered_ms FROM links l JOIN hosts ha ON ha.id = "
-			       "l.host_a JOIN hosts hb ON hb.id = l.host_b ORDER BY l.id", -1, &st,
-			       NULL) != SQLITE_OK)
-		goto fail;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		json_t *o = json_pack("{s:I, s:s, s:s, s:s, s:s, s:I, s:I, s:I}",
-				      "id", (json_int_t)sqlite3_column_int64(st, 0),
-				      "host_a", (const char *)sqlite3_column_text(st, 1),
-				      "port_a", (const char *)sqlite3_column_text(st, 2),
-				      "host_b", (const char *)sqlite3_column_text(st, 3),
-				      "port_b", (const char *)sqlite3_column_text(st, 4),
-				      "host_a_id", (json_int_t)sqlite3_column_int64(st, 5),
-				      "host_b_id", (json_int_t)sqlite3_column_int64(st, 6),
-				      "discovered_ms", (json_int_t)sqlite3_column_int64(st, 7));
-
-		if (!o || json_array_append_new(arr, o)) {
-			errno = ENOMEM;
-			goto out_fail;
-		}
-	}
-	if (rc != SQLITE_DONE)
-		goto fail;
-	sqlite3_finalize(st);
+	else if (rc != SQLITE_OK)
+		errno = -sql_err(db, "read the links");
 	return arr;
-fail:
-	errno = -sql_err(db, "read the links");
-out_fail:
-	sqlite3_finalize(st);
-	json_decref(arr);
-	return NULL;
 }
 
 int store_job_partner(struct store *store, int64_t job_id, int64_t *partner, int64_t *host)
 {
 	sqlite3 *db = store_db(store);
 	sqlite3_stmt *st = NULL;
-	int rc, err = -ENOENT;
+	int rc;
 
-	if (sqlite3_prepare_v2(db, "SELECT o.id, o.host_id FROM jobs j JOIN jobs o ON o.run_id = "
-			       "j.run_id AND o.seq = j.seq AND o.id != j.id WHERE j.id = ? AND "
-			       "json_type(j.spec, '$.pair') = 'object' AND json_type(o.spec, "
-			       "'$.pair') = 'object' LIMIT 1", -1, &st, NULL) != SQLITE_OK)
-		return sql_err(db, "find a job's pair");
-	sqlite3_bind_int64(st, 1, job_id);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
-		*partner = sqlite3_column_int64(st, 0);
-		*host = sqlite3_column_int64(st, 1);
-		err = 0;
-	} else if (rc != SQLITE_DONE) {
-		err = sql_err(db, "find a job's pair");
-	} else {
+	rc = sql_first(db, "SELECT o.id, o.host_id FROM jobs j JOIN jobs o ON o.run_id = "
+		       "j.run_id AND o.seq = j.seq AND o.id != j.id WHERE j.id = ?1 AND "
+		       "json_type(j.spec, '$.pair') = 'object' AND json_type(o.spec, "
+		       "'$.pair') = 'object' LIMIT 1", &st, "i", job_id);
+	if (rc == SQLITE_DONE) {
 		snprintf(errbuf, sizeof(errbuf), "job %lld is not one side of a pair",
 			 (long long)job_id);
+		return -ENOENT;
 	}
+	if (rc != SQLITE_ROW)
+		return sql_err(db, "find a job's pair");
+	*partner = sqlite3_column_int64(st, 0);
+	*host = sqlite3_column_int64(st, 1);
 	sqlite3_finalize(st);
-	return err;
+	return 0;
 }
 
 int store_job_error(struct store *store, int64_t job_id, char *out, size_t len)
 {
 	sqlite3 *db = store_db(store);
 	sqlite3_stmt *st = NULL;
-	int rc, err = -ENOENT;
+	const char *e;
+	int rc;
 
 	if (len)
 		out[0] = '\0';
-	if (sqlite3_prepare_v2(db, "SELECT coalesce(error, '') FROM jobs WHERE id = ?", -1, &st,
-			       NULL) != SQLITE_OK)
+	rc = sql_first(db, "SELECT coalesce(error, '') FROM jobs WHERE id = ?1", &st, "i",
+		       job_id);
+	if (rc == SQLITE_DONE)
+		return -ENOENT;
+	if (rc != SQLITE_ROW)
 		return sql_err(db, "read a job's error");
-	sqlite3_bind_int64(st, 1, job_id);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
-		const char *e = (const char *)sqlite3_column_text(st, 0);
-
-		snprintf(out, len, "%.*s", (int)strcspn(e ? e : "", "\n"), e ? e : "");
-		err = 0;
-	} else if (rc != SQLITE_DONE) {
-		err = sql_err(db, "read a job's error");
-	}
+	e = (const char *)sqlite3_column_text(st, 0);
+	snprintf(out, len, "%.*s", (int)strcspn(e ? e : "", "\n"), e ? e : "");
 	sqlite3_finalize(st);
-	return err;
+	return 0;
 }
 
 int store_job_last_attempt(struct store *store, int64_t job_id, char outcome[16],
@@ -174,26 +150,22 @@ int store_job_last_attempt(struct store *store, int64_t job_id, char outcome[16]
 {
 	sqlite3 *db = store_db(store);
 	sqlite3_stmt *st = NULL;
-	int rc, err = -ENOENT;
+	int rc;
 
-	if (sqlite3_prepare_v2(db, "SELECT outcome, (SELECT count(*) FROM job_attempts WHERE "
-			       "job_id = ?1 AND outcome = 'lost') FROM job_attempts WHERE job_id = "
-			       "?1 ORDER BY attempt DESC LIMIT 1", -1, &st, NULL) != SQLITE_OK)
-		return sql_err(db, "read a job's attempts");
-	sqlite3_bind_int64(st, 1, job_id);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
-		snprintf(outcome, 16, "%s", (const char *)sqlite3_column_text(st, 0));
-		if (lost)
-			*lost = sqlite3_column_int64(st, 1);
-		err = 0;
-	} else if (rc != SQLITE_DONE) {
-		err = sql_err(db, "read a job's attempts");
-	} else {
+	rc = sql_first(db, "SELECT outcome, (SELECT count(*) FROM job_attempts WHERE job_id = "
+		       "?1 AND outcome = 'lost') FROM job_attempts WHERE job_id = ?1 "
+		       "ORDER BY attempt DESC LIMIT 1", &st, "i", job_id);
+	if (rc == SQLITE_DONE) {
 		snprintf(errbuf, sizeof(errbuf), "job %lld has no attempt", (long long)job_id);
+		return -ENOENT;
 	}
+	if (rc != SQLITE_ROW)
+		return sql_err(db, "read a job's attempts");
+	snprintf(outcome, 16, "%s", (const char *)sqlite3_column_text(st, 0));
+	if (lost)
+		*lost = sqlite3_column_int64(st, 1);
 	sqlite3_finalize(st);
-	return err;
+	return 0;
 }
 
 int store_pair_requeue(struct store *store, int64_t job_id, const char *why)
@@ -210,68 +182,42 @@ int store_pair_requeue(struct store *store, int64_t job_id, const char *why)
 		"FROM jobs WHERE id = ?1) AND state IN ('done', 'failed')",
 	};
 	sqlite3 *db = store_db(store);
-	sqlite3_stmt *st = NULL;
+	int64_t changes = 0, samples = 0;
 	size_t i;
 	int err = 0;
 
 	if (sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
 		return sql_err(db, "requeue a pair job");
-	for (i = 0; !err && i < sizeof(steps) / sizeof(steps[0]); i++) {
-		if (sqlite3_prepare_v2(db, steps[i], -1, &st, NULL) != SQLITE_OK) {
+	for (i = 0; !err && i < ARRAY_SIZE(steps); i++) {
+		if (sql_exec(db, steps[i], &changes, i == 1 ? "it" : "i", job_id,
+			     why ? why : "its pair was lost") != SQLITE_OK)
 			err = sql_err(db, "requeue a pair job");
-			break;
-		}
-		sqlite3_bind_int64(st, 1, job_id);
-		if (i == 1)
-			sqlite3_bind_text(st, 2, why ? why : "its pair was lost", -1,
-					  SQLITE_TRANSIENT);
-		if (sqlite3_step(st) != SQLITE_DONE)
-			err = sql_err(db, "requeue a pair job");
-		else if (i == 0 && sqlite3_changes(db) != 1)
+		else if (i == 0 && changes != 1)
 			err = -ENOENT;
-		sqlite3_finalize(st);
-		st = NULL;
 	}
 	if (err == -ENOENT) {
 		/* tell "not failed" from "has samples" */
-		if (sqlite3_prepare_v2(db, "SELECT count(*) FROM samples WHERE job_id = ?1", -1,
-				       &st, NULL) == SQLITE_OK) {
-			sqlite3_bind_int64(st, 1, job_id);
-			if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int64(st, 0) > 0)
-				err = -EEXIST;
-			sqlite3_finalize(st);
-		}
+		if (sql_int(db, "SELECT count(*) FROM samples WHERE job_id = ?1", &samples, "i",
+			    job_id) == SQLITE_ROW && samples > 0)
+			err = -EEXIST;
 		snprintf(errbuf, sizeof(errbuf), "job %lld %s", (long long)job_id,
 			 err == -EEXIST ? "has samples: not requeued" : "is not a failed job");
 	}
-	if (err) {
-		sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
-		return err;
-	}
-	if (sqlite3_exec(db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
-		err = sql_err(db, "requeue a pair job");
-		sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
-	}
-	return err;
+	return tx_end(db, err, "requeue a pair job");
 }
 
 int store_job_state(struct store *store, int64_t job_id, char state[16])
 {
 	sqlite3 *db = store_db(store);
 	sqlite3_stmt *st = NULL;
-	int rc, err = -ENOENT;
+	int rc;
 
-	if (sqlite3_prepare_v2(db, "SELECT state FROM jobs WHERE id = ?", -1, &st, NULL) !=
-	    SQLITE_OK)
+	rc = sql_first(db, "SELECT state FROM jobs WHERE id = ?1", &st, "i", job_id);
+	if (rc == SQLITE_DONE)
+		return -ENOENT;
+	if (rc != SQLITE_ROW)
 		return sql_err(db, "read a job's state");
-	sqlite3_bind_int64(st, 1, job_id);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
-		snprintf(state, 16, "%s", (const char *)sqlite3_column_text(st, 0));
-		err = 0;
-	} else if (rc != SQLITE_DONE) {
-		err = sql_err(db, "read a job's state");
-	}
+	snprintf(state, 16, "%s", (const char *)sqlite3_column_text(st, 0));
 	sqlite3_finalize(st);
-	return err;
+	return 0;
 }

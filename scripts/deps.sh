@@ -10,9 +10,10 @@ set -eu
 
 # guests: QEMU (TCG), virtiofsd (in qemu-system-common), a static busybox for the
 # initramfs, depmod/modprobe for the guest kernels' module trees, cpio and the
-# decompressors for vmlinuz and .ko.xz/.ko.zst modules.
+# decompressors for vmlinuz and .ko.xz/.ko.zst modules; kexec-tools for the guests'
+# kernel provider (lab/guest/kexec-provider.sh runs the host's /sbin/kexec in a guest).
 GUEST_PKGS="qemu-system-x86 qemu-system-common busybox-static kmod cpio xz-utils zstd lz4
-binutils"
+binutils kexec-tools"
 
 PKGS="make gcc clang llvm pkg-config bpftool libbpf-dev libelf-dev zlib1g-dev
 libzmq3-dev libyaml-dev libsqlite3-dev libcmocka-dev libjansson-dev
@@ -37,6 +38,10 @@ if [ "$(id -u)" != 0 ]; then
 	exit 1
 fi
 export DEBIAN_FRONTEND=noninteractive
+# kexec-tools must not take over this machine's own reboots: only guests use it
+case "$missing" in *kexec-tools*)
+	echo "kexec-tools kexec-tools/load_kexec boolean false" | debconf-set-selections ;;
+esac
 apt-get update -qq
 # shellcheck disable=SC2086
 apt-get install -y -qq --no-install-recommends $missing

@@ -10,6 +10,7 @@
 # a coordinator on 127.0.0.1:PORT is reached as 10.0.2.2:PORT, one on the lab's bridge
 # (198.18.K.1) directly, QEMU making the connection from the host. Nothing is forwarded
 # into a guest. Per guest, in $dir/gI/: agent.conf (read by lab/guest/init.sh),
+# agent.yaml (with BPFLAB_GUEST_KEXEC=1: the agent's --config, its kernel_provider),
 # console (the serial console: kernel and agent messages), qemu.pid, virtiofsd.pid,
 # virtiofsd.log, kernel (the release it runs), used (when it was last booted or handed
 # out by guest-up, for --max).
@@ -17,12 +18,16 @@
 # Environment: BPFLAB_GUEST_TIMING icount (default) or wall; BPFLAB_GUEST_ICOUNT the
 # -icount option (default shift=0,sleep=on: see docs/kernels.md for why not sleep=off); BPFLAB_GUEST_ACCEL tcg
 # (default) or kvm; BPFLAB_GUEST_MEM 256 (MiB); BPFLAB_GUEST_TIMEOUT 120 (seconds for
-# all guests to register).
+# all guests to register); BPFLAB_GUEST_KEXEC 1: each guest's agent gets a kernel
+# provider (lab/guest/kexec-provider.sh over the kernel cache), so `bpflab host boot gI
+# KERNEL` switches the guest by kexec (docs/kernels.md); off by default, so that a
+# bisection over guests keeps booting new guests through `lab/lab guest-up`.
 
 guest_timing=${BPFLAB_GUEST_TIMING:-icount}
 guest_accel=${BPFLAB_GUEST_ACCEL:-tcg}
 guest_mem=${BPFLAB_GUEST_MEM:-256}
 guest_timeout=${BPFLAB_GUEST_TIMEOUT:-120}
+guest_kexec=${BPFLAB_GUEST_KEXEC:-0}
 
 # The agent endpoint as seen from inside a guest.
 guest_endpoint() {
@@ -54,7 +59,18 @@ guest_start() { # I KERNEL
 		echo "BPFLAB_KROOT=$kdir/root"
 		echo "BPFLAB_TIMING=$guest_timing"
 		echo "BPFLAB_AGENT_ARGS=($(guest_auth_args "g$i"))"
+		if [ "$guest_kexec" = 1 ]; then echo "BPFLAB_AGENT_CONFIG=$g/agent.yaml"; fi
 	} > "$g/agent.conf"
+	# BPFLAB_GUEST_KEXEC=1: the agent's own config names a kernel provider that kexecs
+	# into the cached kernels (the guest is then a lab host that switches its kernel)
+	rm -f "$g/agent.yaml"
+	if [ "$guest_kexec" = 1 ]; then
+		{
+			echo "# written by lab/lab for guest g$i: bpflab-agent --config (docs/agent.md)"
+			echo "kernel_provider:"
+			echo "  command: [$top/lab/guest/kexec-provider.sh, --cache, $(dirname "$kdir")]"
+		} > "$g/agent.yaml"
+	fi
 	kernel=$kdir/vmlinux
 	[ -f "$kernel" ] || kernel=$kdir/root/boot/vmlinuz-$rel
 	if [ "$guest_accel" = kvm ]; then accel=(-accel kvm -cpu host); else accel=(-accel tcg -cpu max); fi
@@ -144,6 +160,9 @@ print(" ".join(h["name"] for h in d if h.get("name","").startswith("g") and h.ge
 # BPFLAB_GUEST_MAX), the least recently used guests (booted or handed out longest ago,
 # gI/used) are stopped until at most N run,
 # the new one included, to save memory and CPU; a stopped guest's host goes 'gone'.
+# A guest whose kernel is in BPFLAB_KEEP_KERNELS (space-separated releases, as gI/kernel
+# has them: the kernels a bisection still needs) is never stopped; when only such guests
+# are left, more than N run, and guest-up says so.
 guest_up() { # KERNEL MAX
 	local k=$1 max=$2 g i rel kdir running=() t0 deadline up
 	command -v qemu-system-x86_64 >/dev/null ||
@@ -170,11 +189,21 @@ guest_up() { # KERNEL MAX
 		fi
 	done
 	if [[ "$max" =~ ^[1-9][0-9]*$ ]]; then
-		while [ ${#running[@]} -ge "$max" ]; do
-			guest_stop "${running[0]}"
-			echo "lab $name: stopped guest g${running[0]} ($(cat "$dir/g${running[0]}/kernel")), the least recently used, to keep at most $max" >&2
-			running=("${running[@]:1}")
+		# never a guest whose kernel the caller still needs (BPFLAB_KEEP_KERNELS, from
+		# `bpflab bisect step`): the least recently used of the others goes first
+		local n=${#running[@]} stoppable=()
+		for g in "${running[@]}"; do
+			[[ " ${BPFLAB_KEEP_KERNELS:-} " == *" $(cat "$dir/g$g/kernel") "* ]] || stoppable+=("$g")
 		done
+		while [ "$n" -ge "$max" ] && [ ${#stoppable[@]} -gt 0 ]; do
+			guest_stop "${stoppable[0]}"
+			echo "lab $name: stopped guest g${stoppable[0]} ($(cat "$dir/g${stoppable[0]}/kernel")), the least recently used, to keep at most $max" >&2
+			stoppable=("${stoppable[@]:1}")
+			n=$((n - 1))
+		done
+		if [ "$n" -ge "$max" ]; then
+			echo "lab $name: $((n + 1)) guests will run, more than --max $max: the $n running ones run kernels the caller keeps (BPFLAB_KEEP_KERNELS: ${BPFLAB_KEEP_KERNELS:-})" >&2
+		fi
 	fi
 	i=1
 	while [ -d "$dir/g$i" ]; do i=$((i + 1)); done

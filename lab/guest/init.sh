@@ -4,8 +4,12 @@
 #
 # Reads the guest's config file (bpflab.conf=PATH on the kernel command line, written by
 # lab/lab into the lab's state directory): BPFLAB_NAME, BPFLAB_COORDINATOR,
-# BPFLAB_BIN, BPFLAB_KROOT (the guest kernel's unpacked package), BPFLAB_TIMING and
-# BPFLAB_AGENT_ARGS (extra agent arguments, e.g. CURVE key files). Then mounts proc, sys,
+# BPFLAB_BIN, BPFLAB_KROOT (the guest kernel's unpacked package), BPFLAB_TIMING,
+# BPFLAB_AGENT_CONFIG (the agent's --config: its kernel provider, kexec-provider.sh) and
+# BPFLAB_AGENT_ARGS (extra agent arguments, e.g. CURVE key files). After a kexec into
+# another kernel of the cache (the same command line, so the same config) BPFLAB_KROOT
+# names the kernel the guest booted first: the running kernel's tree is its sibling
+# CACHE/$(uname -r)/root. Then mounts proc, sys,
 # bpffs and tmpfs over the directories that must be writable, loads veth from the guest
 # kernel's own modules, makes the veth pairs port-a/port-b and port-c/port-d, sets up the QEMU user network
 # (eth0 10.0.2.15/24, the host's loopback is 10.0.2.2) and execs bpflab-agent, logging
@@ -46,12 +50,17 @@ done
 mkdir -p -m 1777 /run/tmp
 export TMPDIR=/run/tmp
 hostname "$BPFLAB_NAME"
+rel=$(uname -r)
+# kexec'd into another kernel of the cache: its own unpacked tree, beside the first one's
+case "${BPFLAB_KROOT:-}" in
+*/root) [ -d "$BPFLAB_KROOT/lib/modules/$rel" ] ||
+	BPFLAB_KROOT=$(dirname "$(dirname "$BPFLAB_KROOT")")/$rel/root ;;
+esac
 # the agent reads the kernel config from /boot/config-RELEASE: the guest kernel's own
 mount -t tmpfs -o size=4m tmpfs /boot 2>/dev/null &&
 	cp "${BPFLAB_KROOT:-}/boot/config-$(uname -r)" /boot/ 2>/dev/null
 mkdir -p /run/bpflab/spool
 
-rel=$(uname -r)
 if ! modprobe -d "${BPFLAB_KROOT:-/}" -S "$rel" veth 2>/dev/null; then
 	halt "cannot load veth from '${BPFLAB_KROOT:-/}/lib/modules/$rel'"
 fi
@@ -70,6 +79,7 @@ ip link set eth0 up || halt "no eth0 (virtio_net)"
 ip addr add 10.0.2.15/24 dev eth0
 ip route add default via 10.0.2.2
 
+[ -n "${BPFLAB_AGENT_CONFIG:-}" ] && BPFLAB_AGENT_ARGS+=(--config "$BPFLAB_AGENT_CONFIG")
 say "kernel $rel, timing ${BPFLAB_TIMING:-wall}, agent '$BPFLAB_NAME' -> $BPFLAB_COORDINATOR"
 exec "$BPFLAB_BIN/bpflab-agent" --coordinator "$BPFLAB_COORDINATOR" --name "$BPFLAB_NAME" \
 	--port a=port-a --port b=port-b --port c=port-c --port d=port-d --spool /run/bpflab/spool \

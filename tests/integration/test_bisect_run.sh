@@ -1,6 +1,7 @@
 #!/bin/bash
 # test_bisect_run.sh - `bpflab bisect run` under a real `git bisect run`, and a whole
-# bisect session (start, step, status, log) over the same stored results.
+# bisect session (start, step, status, log) over the same stored results, with --db
+# (the session in the database file, no coordinator).
 #
 # The measurements are a PREPARED FIXTURE, not a lab run: the lab in a box runs one
 # kernel (the host's), so per-kernel results are written into a bpflab database with
@@ -97,7 +98,13 @@ printf '%s\n' $kernels > "$tmp/kernels.txt"
 	fail "a second active session was allowed"
 for i in $(seq 1 12); do
 	"$bpflab" --db "$db" bisect status | grep -q '^engine: done' && break
-	"$bpflab" --db "$db" bisect step --skip || fail "bisect step $i failed"
+	# -j: the text goes to stderr, stdout is the session with every step stored so far
+	"$bpflab" --db "$db" -j bisect step --skip > "$tmp/step.json" ||
+		fail "bisect step $i failed"
+	n=$(python3 -c 'import json, sys; print(len(json.load(open(sys.argv[1]))["steps"]))' \
+		"$tmp/step.json") || fail "bisect step -j printed no session JSON"
+	[ "$n" = "$(sqlite3 "$db" "SELECT count(*) FROM bisect_steps")" ] ||
+		fail "bisect step -j shows $n steps, the database has others"
 done
 "$bpflab" --db "$db" bisect status | tee "$tmp/status.out"
 grep -q "first bad kernel: '6.1.0-15' (good neighbour '6.1.0-14')" "$tmp/status.out" ||
@@ -109,3 +116,14 @@ state=$(sqlite3 "$db" "SELECT state FROM bisect_sessions")
 [ "$state" = done ] || fail "session state '$state'"
 [ "$steps" -ge 5 ] || fail "only $steps steps stored"
 echo "ok: session found 6.1.0-15 in $steps stored steps"
+
+# --- a session left active after its last step (a client that stopped before it ended
+# the session): the next step ends it, with the result of the replayed steps
+sqlite3 "$db" "UPDATE bisect_sessions SET state = 'active', result = NULL"
+"$bpflab" --db "$db" bisect step | tee "$tmp/repair.out"
+grep -q "^bisect session 1 done" "$tmp/repair.out" || fail "the step did not end the session"
+res=$(sqlite3 "$db" "SELECT state, json_extract(result, '$.first_bad') FROM bisect_sessions")
+[ "$res" = "done|6.1.0-15" ] || fail "session after the repair: '$res'"
+[ "$(sqlite3 "$db" "SELECT count(*) FROM bisect_steps")" = "$steps" ] || fail "the repair added a step"
+"$bpflab" --db "$db" bisect step >/dev/null 2>&1 && fail "a step of a done session was allowed"
+echo "ok: a session left active after its last step is ended by the next step"

@@ -6,12 +6,59 @@
 # attempts. Then the same plan with a DUT program the verifier refuses: that pair's DUT job
 # fails naming the program, its generator job is aborted before any traffic, nothing stays
 # attached and the other pair still runs. Then a pair whose generator host goes silent
-# (its agent killed) before it is ready: both sides are queued again as a pair and run together
-# once the host is back. (The barrier timeout alone is in tests/unit/test_agent_pair.c.)
-# Short durations; about 55 s in all, 30 s of it the DUT's barrier.
+# (its agent killed) before it is ready: the other side is told at once, both sides are
+# queued again as a pair and run together once the host is back. Then an agent stopped
+# (SIGSTOP) during the barrier, and one during the job: the surviving side is told at once
+# (the time from gone to abort is measured from the logs), the run completes after SIGCONT,
+# the stopped agent's stale job message or result is dropped, and nothing is stored twice.
+# Last, a host that never comes back: the run ends failed with the reason after the pair's
+# barrier (30 s). (The barrier timeout alone is in tests/unit/test_agent_pair.c.)
+# Short durations; about 90 s in all, 30 s of it waiting for the host that does not return.
 . "$(dirname "$0")/lib.sh"
 
 lab_start 2
+stopped=""
+# a stopped agent is continued before the lab goes down, also when a check fails
+trap 'rc=$?; set +e; for h in $stopped; do kill -CONT "$(agent_pid "$h")" 2>/dev/null; done
+	(exit $rc); on_exit' EXIT
+
+agent_pid() { cat "$BPFLAB_LAB_DIR/$1/agent.pid"; }
+stop_agent() { kill -STOP "$(agent_pid "$1")"; stopped="$stopped $1"; }
+cont_agent() { kill -CONT "$(agent_pid "$1")"; stopped=${stopped// $1/}; }
+log_lines() { wc -l < "$BPFLAB_LAB_DIR/$1"; }
+# wait_line LOG MARK PATTERN SECONDS: the first line after line MARK of LOG matching PATTERN
+wait_line() {
+	local i line
+	for ((i = 0; i < $4 * 10; i++)); do
+		line=$(tail -n +"$(($2 + 1))" "$BPFLAB_LAB_DIR/$1" | grep -m1 -- "$3" || true)
+		[ -n "$line" ] && { echo "$line"; return 0; }
+		sleep 0.1
+	done
+}
+ms_of() { date -d "${1%% *}" +%s%3N 2>/dev/null || echo 0; }	# a log line's time stamp
+first_job() { sql "SELECT min(j.id) FROM jobs j JOIN hosts h ON h.id = j.host_id WHERE j.run_id = $1 AND h.name = '$2'"; }
+attempts() { sql "SELECT group_concat(h.name || ':' || a.outcome, ' ') FROM job_attempts a JOIN hosts h ON h.id = a.host_id WHERE a.job_id = $1 ORDER BY a.attempt"; }
+wait_run() { # RUN SECONDS
+	local i
+	for ((i = 0; i < $2 * 4; i++)); do
+		case $(sql "SELECT state FROM runs WHERE id = $1") in done|failed) return 0 ;; esac
+		sleep 0.25
+	done
+}
+# stored_once RUN: every job's samples are those of the last result its agent logged
+# (an attempt given up left nothing), and no sample key is stored twice
+stored_once() {
+	local j h n sent stored distinct
+	for j in $(sql "SELECT id FROM jobs WHERE run_id = $1"); do
+		h=$(sql "SELECT h.name FROM jobs j JOIN hosts h ON h.id = j.host_id WHERE j.id = $j")
+		sent=$(grep -o "result job $j: [0-9]* samples" "$BPFLAB_LAB_DIR/$h/agent.log" | tail -n 1 | awk '{ print $4 }')
+		n=$(sql "SELECT count(*) FROM samples WHERE job_id = $j")
+		check "run $1, job $j on $h: $n samples stored = ${sent:-?} in its agent's last result" [ "$n" = "${sent:-x}" ]
+	done
+	stored=$(sql "SELECT count(*) FROM samples s JOIN jobs j ON j.id = s.job_id WHERE j.run_id = $1")
+	distinct=$(sql "SELECT count(*) FROM (SELECT DISTINCT s.job_id, s.metric, s.subject, s.window, ifnull(s.seq, -1) FROM samples s JOIN jobs j ON j.id = s.job_id WHERE j.run_id = $1)")
+	check "run $1: no sample stored twice ($distinct distinct of $stored)" [ "$distinct" = "$stored" ]
+}
 
 out=$("$bpflab" link discover)
 echo "$out"
@@ -74,31 +121,123 @@ for h in h1 h2; do
 done
 
 # a pair whose generator host goes silent before it is ready (its agent killed just before
-# the submit, so the coordinator still counts it connected): that side is lost and
-# queued again; the DUT side gives up at its barrier (30 s) and is queued again with it;
-# when the host is back, the pair runs together and the run completes
-# (SIGKILL, not SIGSTOP: a stopped agent would run the stale job message on waking)
+# the submit, so the coordinator still counts it connected): its job message cannot be
+# sent, once (nothing more goes to that agent until it says hello again, not one 'unsent'
+# attempt per tick); when the host is declared gone (3 s) the DUT side is aborted at once,
+# not at the end of its 30 s barrier, and queued again with it; when the host is back the
+# pair runs together and the run completes
 "$top/lab/lab" kill-agent h1 --name "$LAB_NAME"
+t0=$(date +%s%3N)
 "$bpflab" run submit "$top/plans/two-host-forward.yaml" -s traffic.duration=1s \
 	-s traffic.warmup=500ms -s repeat=1 >/dev/null
 run3=$(sql "SELECT max(id) FROM runs")
-first_dut=$(sql "SELECT min(j.id) FROM jobs j JOIN hosts h ON h.id = j.host_id WHERE j.run_id = $run3 AND h.name = 'h2'")
-for _ in $(seq 1 90); do
+first_dut=$(first_job "$run3" h2)
+first_gen=$(first_job "$run3" h1)
+for _ in $(seq 1 60); do
 	[ "$(sql "SELECT count(*) FROM job_attempts WHERE job_id = $first_dut AND outcome = 'lost'")" = 1 ] && break
-	sleep 0.5
+	sleep 0.25
 done
+took=$(($(date +%s%3N) - t0))
+check "the dut side was queued again $took ms after the submit (< 10 s; its barrier is 30 s)" \
+	[ "$took" -lt 10000 ]
+unsent=$(sql "SELECT count(*) FROM job_attempts WHERE job_id = $first_gen AND outcome = 'unsent'")
+check "the killed agent's job was sent once, not every tick ($unsent unsent attempt)" [ "$unsent" -le 1 ]
 "$top/lab/lab" start-agent h1 --name "$LAB_NAME"
 att=$(sql "SELECT group_concat(h.name || ':' || a.outcome, ' ') FROM job_attempts a JOIN jobs j ON j.id = a.job_id JOIN hosts h ON h.id = a.host_id WHERE j.run_id = $run3 AND j.seq = (SELECT seq FROM jobs WHERE id = $first_dut) ORDER BY a.job_id, a.attempt")
 echo "pair attempts: $att"
 check "the dut side lost (queued again), no side failed ($att)" \
 	bash -c "grep -q 'h2:lost' <<<'$att' && ! grep -q failed <<<'$att'"
 check "the dut's attempt says why" grep -q "its pair was lost" <<<"$(sql "SELECT error FROM job_attempts WHERE job_id = $first_dut AND attempt = 1")"
-for _ in $(seq 1 60); do
-	case $(sql "SELECT state FROM runs WHERE id = $run3") in done|failed) break ;; esac
-	sleep 0.5
-done
+wait_run "$run3" 30
 check "the run completes once h1 is back" [ "$(sql "SELECT state FROM runs WHERE id = $run3")" = done ]
 check "each pair ran together: 4 jobs done" [ "$(sql "SELECT count(*) FROM jobs WHERE run_id = $run3 AND state = 'done'")" = 4 ]
+
+# SIGSTOP the generator's agent just before a submit: the coordinator hands it its job
+# message (it waits unread in the stopped process's socket) while the DUT side prepares
+# and waits at its barrier. When h1 is declared gone the DUT side is told at once; on
+# SIGCONT the agent drops the stale job message unread (the coordinator gave that attempt
+# up) and says hello again, and the pair runs again together: nothing runs or is stored
+# twice
+mark=$(log_lines bpflabd.log); mark2=$(log_lines h2/agent.log)
+stop_agent h1
+"$bpflab" run submit "$top/plans/two-host-forward.yaml" -s traffic.duration=1s \
+	-s traffic.warmup=500ms -s repeat=1 >/dev/null
+run4=$(sql "SELECT max(id) FROM runs")
+gen4=$(first_job "$run4" h1); dut4=$(first_job "$run4" h2)
+gone=$(wait_line bpflabd.log "$mark" "agent 'h1' gone" 15)
+told=$(wait_line h2/agent.log "$mark2" "job '$dut4': pair aborted" 15)
+echo "gone: $gone"; echo "told: $told"
+ms=$(($(ms_of "$told") - $(ms_of "$gone")))
+check "barrier: the surviving side is told $ms ms after its partner's host is gone (< 1000)" \
+	test -n "$gone" -a -n "$told" -a "$ms" -lt 1000
+check "the abort names the lost job and host" \
+	grep -q "pair aborted: job $gen4 on 'h1' was lost: its host went silent" <<<"$told"
+cont_agent h1
+wait_run "$run4" 60
+check "the run completes after SIGCONT" [ "$(sql "SELECT state FROM runs WHERE id = $run4")" = done ]
+check "h1's agent started job $gen4 once (the stale job message was dropped unread)" \
+	[ "$(grep -c "job '$gen4' started" "$BPFLAB_LAB_DIR/h1/agent.log")" = 1 ]
+check "the pair's attempts: lost on both, then done on both" \
+	[ "$(attempts "$gen4") $(attempts "$dut4")" = "h1:lost h1:done h2:lost h2:done" ]
+stored_once "$run4"
+
+# SIGSTOP the DUT's agent during the job (after the go): when h2 is declared gone the
+# generator, in the middle of its windows, is told at once and stops, failing without
+# samples (half a pair); on SIGCONT h2's agent drops its session and discards the job that
+# ran through the stop (were a result of it to come, the coordinator would drop it: the
+# attempt was given up); the pair runs again and each job's samples come from that result
+mark=$(log_lines bpflabd.log); mark1=$(log_lines h1/agent.log); mark2=$(log_lines h2/agent.log)
+"$bpflab" run submit "$top/plans/two-host-forward.yaml" -s traffic.duration=3s \
+	-s traffic.warmup=500ms -s repeat=1 >/dev/null
+run5=$(sql "SELECT max(id) FROM runs")
+gen5=$(first_job "$run5" h1); dut5=$(first_job "$run5" h2)
+check "the pair got its go" test -n "$(wait_line bpflabd.log "$mark" "ready: go" 20)"
+sleep 0.5
+stop_agent h2
+gone=$(wait_line bpflabd.log "$mark" "agent 'h2' gone" 15)
+told=$(wait_line h1/agent.log "$mark1" "job '$gen5': pair aborted" 15)
+echo "gone: $gone"; echo "told: $told"
+ms=$(($(ms_of "$told") - $(ms_of "$gone")))
+check "job: the surviving side is told $ms ms after its partner's host is gone (< 1000)" \
+	test -n "$gone" -a -n "$told" -a "$ms" -lt 1000
+for _ in $(seq 1 40); do
+	[ "$(sql "SELECT outcome FROM job_attempts WHERE job_id = $gen5 AND attempt = 1")" = lost ] && break
+	sleep 0.25
+done
+check "the generator stopped mid-job and was queued again, nothing stored of it" \
+	[ "$(sql "SELECT count(*) FROM samples WHERE job_id = $gen5")/$(attempts "$gen5")" = "0/h1:lost" ]
+cont_agent h2
+wait_run "$run5" 60
+check "the run completes after SIGCONT" [ "$(sql "SELECT state FROM runs WHERE id = $run5")" = done ]
+# (the agent discards a job that ran through its stop; a result of it that still came
+# would be dropped by the coordinator)
+check "h2's stale job was discarded or dropped, not stored" \
+	test -n "$(wait_line h2/agent.log "$mark2" "job '$dut5' ran through a stop of this agent" 1)$(wait_line bpflabd.log "$mark" "job $dut5: result from 'h2' .* dropped" 1)"
+check "the pair's attempts: lost on both, then done on both" \
+	[ "$(attempts "$gen5") $(attempts "$dut5")" = "h1:lost h1:done h2:lost h2:done" ]
+stored_once "$run5"
+
+# a host that never comes back (its agent killed, not restarted): the pair waits for it in
+# the queue at most its barrier (30 s) after the host is gone, then both sides fail with
+# the reason; the run ends failed; the killed agent's job was sent at most once
+mark=$(log_lines bpflabd.log)
+"$top/lab/lab" kill-agent h1 --name "$LAB_NAME"
+t0=$(date +%s%3N)
+"$bpflab" run submit "$top/plans/two-host-forward.yaml" -s traffic.duration=1s \
+	-s traffic.warmup=500ms -s repeat=1 >/dev/null
+run6=$(sql "SELECT max(id) FROM runs")
+gen6=$(first_job "$run6" h1); dut6=$(first_job "$run6" h2)
+wait_run "$run6" 60
+took=$(($(date +%s%3N) - t0))
+check "the run ends failed $took ms after the submit (3 s to gone + 30 s)" \
+	test "$(sql "SELECT state FROM runs WHERE id = $run6")" = failed -a "$took" -lt 45000
+gen_err=$(sql "SELECT error FROM jobs WHERE id = $gen6"); dut_err=$(sql "SELECT error FROM jobs WHERE id = $dut6")
+echo "generator: $gen_err"; echo "dut: $dut_err"
+check "the lost side says why" grep -q "its host 'h1' went silent and was not back within 30000 ms" <<<"$gen_err"
+check "its partner says why" grep -q "pair aborted: job $gen6 on 'h1' failed: its host 'h1' went silent" <<<"$dut_err"
+check "all 4 jobs failed" [ "$(sql "SELECT count(*) FROM jobs WHERE run_id = $run6 AND state = 'failed'")" = 4 ]
+check "the killed agent's job was tried at most once ($(attempts "$gen6"))" \
+	[ "$(sql "SELECT count(*) FROM job_attempts WHERE job_id = $gen6")" -le 1 ]
 
 # a plan whose link (a to b) no discovery found between two hosts is refused, clearly
 bad=$(mktemp /tmp/bpflab-two-host-XXXXXX.yaml)
@@ -108,5 +247,5 @@ sed -e 's/link: {generator: x, dut: y}/link: {generator: a, dut: b}/' -e 's/port
 err=$("$bpflab" run submit "$bad" 2>&1 || true)
 echo "$err"
 check "no fitting link is an error" grep -q "no discovered link fits plan" <<<"$err"
-check "and nothing was stored" [ "$(sql "SELECT count(*) FROM runs")" = 3 ]
+check "and nothing was stored" [ "$(sql "SELECT count(*) FROM runs")" = "$run6" ]
 finish

@@ -16,27 +16,9 @@
 #include "util.h"
 #include "test_agent_lab.h"
 
-#define BPF_DIR BPFLAB_BUILDDIR "/bpf"
-
-static struct lab lab;
-static struct attach_port ports[2];
-
 static int setup(void **state)
 {
-	int err;
-
-	log_init("test_agent_attach", LOG_WARN);
-	log_route_libbpf();
-	err = lab_setup(&lab, "attach");
-	ports[0] = (struct attach_port){ .role = "a", .ifname = "va", .ifindex = lab.ifa };
-	ports[1] = (struct attach_port){ .role = "b", .ifname = "vb", .ifindex = lab.ifb };
-	return err;
-}
-
-static int teardown(void **state)
-{
-	lab_down(&lab);
-	return 0;
+	return lab_setup_bpf(&lab, "attach");
 }
 
 static struct attach_opts opts(void)
@@ -44,21 +26,16 @@ static struct attach_opts opts(void)
 	struct attach_opts o = {
 		.sz = sizeof(o),
 		.bpf_dir = BPF_DIR,
-		.ports = ports,
+		.ports = lab.ports,
 		.n_ports = 2,
 	};
 	return o;
 }
 
+/* The attach list of a test (helpers.h). */
 static json_t *spec(const char *text)
 {
-	json_error_t jerr;
-	json_t *j = json_loads(text, 0, &jerr);
-
-	if (!j)
-		fprintf(stderr, "bad test json: %s\n", jerr.text);
-	assert_non_null(j);
-	return j;
+	return json_of(text);
 }
 
 static void xdp_ids(int ifindex, __u32 *drv, __u32 *skb)
@@ -70,13 +47,18 @@ static void xdp_ids(int ifindex, __u32 *drv, __u32 *skb)
 	*skb = q.skb_prog_id;
 }
 
+/* The kernel's info on the BPF object behind FD (a bpf_link_info, bpf_prog_info, ...). */
+static void obj_info(int fd, void *info, __u32 len)
+{
+	memset(info, 0, len);
+	assert_int_equal(bpf_obj_get_info_by_fd(fd, info, &len), 0);
+}
+
 static __u32 link_id(int link_fd, __u32 *type, __u32 *ifindex)
 {
 	struct bpf_link_info info;
-	__u32 len = sizeof(info);
 
-	memset(&info, 0, sizeof(info));
-	assert_int_equal(bpf_obj_get_info_by_fd(link_fd, &info, &len), 0);
+	obj_info(link_fd, &info, sizeof(info));
 	*type = info.type;
 	*ifindex = info.xdp.ifindex;
 	return info.id;
@@ -85,10 +67,8 @@ static __u32 link_id(int link_fd, __u32 *type, __u32 *ifindex)
 static __u32 prog_id(int prog_fd)
 {
 	struct bpf_prog_info info;
-	__u32 len = sizeof(info);
 
-	memset(&info, 0, sizeof(info));
-	assert_int_equal(bpf_obj_get_info_by_fd(prog_fd, &info, &len), 0);
+	obj_info(prog_fd, &info, sizeof(info));
 	return info.id;
 }
 
@@ -353,5 +333,5 @@ int main(void)
 		cmocka_unit_test(test_attach_tcx),
 	};
 
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, setup, lab_teardown);
 }

@@ -14,17 +14,9 @@
 #include "ifstats.h"
 #include "test_agent_lab.h"
 
-static struct lab lab;
-
 static int setup(void **state)
 {
 	return lab_setup(&lab, "ifstats");
-}
-
-static int teardown(void **state)
-{
-	lab_down(&lab);
-	return 0;
 }
 
 static void send_frames(int ifindex, int n)
@@ -110,5 +102,5 @@ int main(void)
 		cmocka_unit_test(test_ifstats_counters_move),
 	};
 
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, setup, lab_teardown);
 }

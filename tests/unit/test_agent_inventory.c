@@ -13,19 +13,11 @@
 #include "util.h"
 #include "test_agent_lab.h"
 
-static struct lab lab;
-
 static int setup(void **state)
 {
 	log_init("test_agent_inventory", LOG_WARN);
 	if (lab_up(&lab, "inv") == -EPERM)
 		fprintf(stderr, "test_agent_inventory: not root, port checks skipped\n");
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	lab_down(&lab);
 	return 0;
 }
 
@@ -145,5 +137,5 @@ int main(void)
 		cmocka_unit_test(test_inventory_build),
 	};
 
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, setup, lab_teardown);
 }

@@ -19,24 +19,14 @@
 #include "util.h"
 #include "test_agent_lab.h"
 
-#define BPF_DIR BPFLAB_BUILDDIR "/bpf"
 #define AGENT_BIN BPFLAB_BUILDDIR "/bin/bpflab-agent"
 
-static struct lab lab;
 static struct inventory_pair ports[2] = { { "a", "va" }, { "b", "vb" } };
 static struct inventory_config inv = { .agent = "t", .ports = ports, .n_ports = 2 };
 
 static int setup(void **state)
 {
-	log_init("test_agent_job", LOG_WARN);
-	log_route_libbpf();
-	return lab_setup(&lab, "job");
-}
-
-static int teardown(void **state)
-{
-	lab_down(&lab);
-	return 0;
+	return lab_setup_bpf(&lab, "job");
 }
 
 static const char quickstart[] =
@@ -51,14 +41,10 @@ static const char quickstart[] =
 	" \"metrics\": [\"port.rx_pps\", \"port.tx_pps\", \"port.drop_pps\", \"prog.ns_per_run\"]"
 	"}}}";
 
+/* A job message of a test (helpers.h). */
 static json_t *load(const char *text)
 {
-	json_error_t jerr;
-	json_t *j = json_loads(text, 0, &jerr);
-
-	if (!j)
-		fail_msg("bad test json: %s", jerr.text);
-	return j;
+	return json_of(text);
 }
 
 struct progress_log {
@@ -91,16 +77,6 @@ static json_t *run(json_t *msg, struct progress_log *plog, atomic_int *cancel)
 
 	assert_non_null(r);
 	return r;
-}
-
-static void assert_nothing_attached(void)
-{
-	LIBBPF_OPTS(bpf_xdp_query_opts, qa);
-	LIBBPF_OPTS(bpf_xdp_query_opts, qb);
-
-	assert_int_equal(bpf_xdp_query(lab.ifa, 0, &qa), 0);
-	assert_int_equal(bpf_xdp_query(lab.ifb, 0, &qb), 0);
-	assert_int_equal(qa.prog_id + qb.prog_id, 0);
 }
 
 /* The sample of METRIC/SUBJECT/WINDOW/SEQ (-1: null), or NULL. */
@@ -426,5 +402,5 @@ int main(void)
 		cmocka_unit_test(test_job_sigkill_leaves_nothing),
 	};
 
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, setup, lab_teardown);
 }

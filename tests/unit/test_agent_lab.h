@@ -2,11 +2,16 @@
  *
  * lab_up() creates namespace bpflab-t-agent-WHAT-PID with veth va <-> vb (both up,
  * 198.19.1.1/24 on va, 198.19.1.2/24 on vb) and moves the calling thread into it;
+ * lab->ports are then va as role a and vb as role b, as attach_load() takes them;
  * lab_down() moves back and deletes the namespace, which also removes the veth pair and
  * anything attached to it. Namespaces of earlier runs whose process is gone are deleted
- * first, so a crashed test leaves nothing behind for long. lab_setup() is the cmocka group
- * setup around lab_up() that every such test file shares, SKIP_UNLESS_LAB() its per-test
- * guard. Header-only, included by one test file each; everything is static.
+ * first, so a crashed test leaves nothing behind for long. The including file's lab is
+ * `lab`, declared here: lab_setup() is the cmocka group setup around lab_up() that every
+ * such test file shares (lab_setup_bpf() with the log set up for the tests that load BPF),
+ * lab_teardown() the group teardown, SKIP_UNLESS_LAB() the per-test guard,
+ * assert_nothing_attached() the check that no XDP program stayed on va or vb. Header-only,
+ * included after <cmocka.h> by one test file each; everything is static. It brings
+ * helpers.h (the helpers of all unit tests) along.
  */
 #ifndef BPFLAB_TEST_AGENT_LAB_H
 #define BPFLAB_TEST_AGENT_LAB_H
@@ -24,12 +29,19 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <bpf/libbpf.h>
+
+#include "attach.h"
+#include "log.h"
+#include "helpers.h"
+
 #define LAB_PREFIX "bpflab-t-agent-"
 
 struct lab {
 	char ns[64];
 	int home_fd;		/* the netns we came from */
 	int ifa, ifb;		/* ifindex of va, vb */
+	struct attach_port ports[2];	/* va as role a, vb as role b */
 	int up;
 };
 
@@ -102,6 +114,8 @@ static int lab_up(struct lab *lab, const char *what)
 	close(fd);
 	lab->ifa = if_nametoindex("va");
 	lab->ifb = if_nametoindex("vb");
+	lab->ports[0] = (struct attach_port){ .role = "a", .ifname = "va", .ifindex = lab->ifa };
+	lab->ports[1] = (struct attach_port){ .role = "b", .ifname = "vb", .ifindex = lab->ifb };
 	return lab->ifa && lab->ifb ? 0 : -ENODEV;
 }
 
@@ -136,7 +150,45 @@ static inline int lab_setup(struct lab *lab, const char *what)
 	return err;
 }
 
-/* Skip the current test unless the file's `static struct lab lab` is up (cmocka.h). */
+/*
+ * lab_setup() for the tests that load BPF programs: the log first, at WARN as
+ * test_agent_WHAT, with libbpf's messages routed into it.
+ */
+static inline int lab_setup_bpf(struct lab *lab, const char *what)
+{
+	static char name[64];
+
+	snprintf(name, sizeof(name), "test_agent_%s", what);
+	log_init(name, LOG_WARN);
+	log_route_libbpf();
+	return lab_setup(lab, what);
+}
+
+/* No XDP program on LAB's va or vb (any mode). */
+static inline void lab_assert_no_xdp(const struct lab *lab)
+{
+	LIBBPF_OPTS(bpf_xdp_query_opts, qa);
+	LIBBPF_OPTS(bpf_xdp_query_opts, qb);
+
+	assert_int_equal(bpf_xdp_query(lab->ifa, 0, &qa), 0);
+	assert_int_equal(bpf_xdp_query(lab->ifb, 0, &qb), 0);
+	assert_int_equal(qa.prog_id + qb.prog_id, 0);
+}
+
+/* The including test file's lab. */
+static struct lab lab;
+
+/* The cmocka group teardown of the files whose setup only brings the lab up. */
+static inline int lab_teardown(void **state)
+{
+	lab_down(&lab);
+	return 0;
+}
+
+/* Skip the current test unless the file's lab is up (cmocka.h). */
 #define SKIP_UNLESS_LAB() do { if (!lab.up) skip(); } while (0)
+
+/* lab_assert_no_xdp() on the file's lab. */
+#define assert_nothing_attached() lab_assert_no_xdp(&lab)
 
 #endif

@@ -4,7 +4,10 @@
  * ack; a second job while busy and malformed messages get error replies; a silent
  * coordinator is given up and the agent reconnects, says hello again and resends the
  * unacknowledged result; cancel; and the stop fd (SIGTERM) ends a running job cleanly
- * with its result spooled. Needs root (the job attaches XDP programs). */
+ * with its result spooled. A job message read after a gap longer than the liveness (a
+ * stopped process) is dropped unread, and a job running through such a gap is stopped
+ * and its result discarded; a pair side whose partner is lost after the go
+ * stops and fails without samples. Needs root (the job attaches XDP programs). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -22,9 +25,6 @@
 #include "util.h"
 #include "test_agent_lab.h"
 
-#define BPF_DIR BPFLAB_BUILDDIR "/bpf"
-
-static struct lab lab;
 static struct inventory_pair ports[2] = { { "a", "va" }, { "b", "vb" } };
 static struct inventory_config inv = { .agent = "loop-agent", .ports = ports, .n_ports = 2 };
 
@@ -44,9 +44,7 @@ struct fixture {
 
 static int setup(void **state)
 {
-	log_init("test_agent_loop", LOG_WARN);
-	log_route_libbpf();
-	return lab_setup(&lab, "loop");
+	return lab_setup_bpf(&lab, "loop");
 }
 
 static int teardown(void **state)
@@ -353,11 +351,163 @@ static void test_agent_cancel_and_stop(void **state)
 	lab_sh("rm -rf %s", f.spool);
 }
 
+/* The agent's loop reads nothing for longer than the liveness (here a probe that listens
+ * 1200 ms under a 200 ms heartbeat; in life a SIGSTOP): the coordinator has given that
+ * session up, so the job message that waited meanwhile is dropped unread, with the
+ * socket, and the agent says hello again, idle. */
+static void test_agent_stale_job_dropped(void **state)
+{
+	struct fixture f;
+	json_t *m;
+
+	SKIP_UNLESS_LAB();
+	start(&f);
+	json_decref(expect(&f, "hello", 3000));
+	welcome(&f);
+	m = proto_msg_new("probe");
+	json_object_set_new(m, "probe", json_integer(1));
+	json_object_set_new(m, "nonces", json_object());
+	json_object_set_new(m, "send_after_ms", json_integer(0));
+	json_object_set_new(m, "listen_ms", json_integer(1200));
+	coord_send(&f, m);
+	coord_send(&f, job_msg(31, 1000));	/* waits while the loop is blocked */
+	json_decref(expect(&f, "probe_report", 3000));
+	/* no accept: expect() fails on anything but heartbeats and progress */
+	m = expect(&f, "hello", 4000);
+	assert_null(json_object_get(m, "job"));
+	json_decref(m);
+	welcome(&f);
+	/* idle: the next job is accepted, not refused as busy */
+	coord_send(&f, job_msg(32, 500));
+	m = expect(&f, "accept", 2000);
+	assert_int_equal(proto_get_int(m, "job", 0), 32);
+	json_decref(m);
+	m = expect(&f, "result", 5000);
+	assert_int_equal(proto_get_int(m, "job", 0), 32);
+	json_decref(m);
+	stop(&f);
+}
+
+/* The same gap while a job runs: its windows measured a stopped process, and the
+ * coordinator has queued it again by now, so the agent stops it and discards its result
+ * (not sent, not spooled) and its hello does not claim it. */
+static void test_agent_gap_discards_job(void **state)
+{
+	struct fixture f;
+	json_t *m;
+
+	SKIP_UNLESS_LAB();
+	start(&f);
+	json_decref(expect(&f, "hello", 3000));
+	welcome(&f);
+	coord_send(&f, job_msg(33, 3000));
+	json_decref(expect(&f, "accept", 2000));
+	m = proto_msg_new("probe");
+	json_object_set_new(m, "probe", json_integer(2));
+	json_object_set_new(m, "nonces", json_object());
+	json_object_set_new(m, "send_after_ms", json_integer(0));
+	json_object_set_new(m, "listen_ms", json_integer(1200));
+	coord_send(&f, m);
+	coord_send(&f, proto_msg_new("heartbeat"));	/* read after the gap */
+	json_decref(expect(&f, "probe_report", 3000));
+	/* no result: expect() fails on anything but heartbeats and progress */
+	m = expect(&f, "hello", 4000);
+	assert_null(json_object_get(m, "job"));
+	assert_int_equal(json_array_size(json_object_get(m, "spooled")), 0);
+	json_decref(m);
+	welcome(&f);
+	assert_false(spooled(&f, "33"));
+	coord_send(&f, job_msg(34, 500));
+	m = expect(&f, "accept", 2000);
+	assert_int_equal(proto_get_int(m, "job", 0), 34);
+	json_decref(m);
+	m = expect(&f, "result", 5000);
+	assert_int_equal(proto_get_int(m, "job", 0), 34);
+	json_decref(m);
+	assert_false(spooled(&f, "33"));
+	stop(&f);
+}
+
+/* One side of a pair (the DUT: no generator here) after its go: a `go` with `abort` says
+ * the other side was lost during the job. The job stops at once and fails with `pair
+ * aborted: REASON`, without samples (half a pair measured nothing worth keeping) and not
+ * as a partial result, so that the coordinator can queue it again with its partner. */
+static void test_agent_pair_broken(void **state)
+{
+	static const char why[] = "job 40 on 'h1' was lost: its host went silent";
+	char hex[SHA256_HEX_LEN], *text, *b64;
+	struct fixture f;
+	json_t *m;
+	size_t len;
+	int64_t t;
+
+	SKIP_UNLESS_LAB();
+	assert_int_equal(util_read_file(BPF_DIR "/xdp_basic.bpf.o", 1 << 24, &text, &len), 0);
+	util_sha256_hex(text, len, hex);
+	b64 = util_base64_encode(text, len);
+	free(text);
+	start(&f);
+	json_decref(expect(&f, "hello", 3000));
+	welcome(&f);
+	m = proto_msg_new("job");
+	json_object_set_new(m, "job", json_pack(
+		"{s:i, s:i, s:{s:[s], s:{s:s, s:{s:i, s:s, s:i}, s:i, s:i, s:i},"
+		" s:[{s:s, s:s, s:s, s:s, s:s, s:s}], s:[s],"
+		" s:{s:s, s:s, s:{s:s, s:s}, s:i}}}",
+		"id", 41, "run", 1, "spec", "ports", "b",
+		"traffic", "generator", "none", "packet", "size", 64, "proto", "udp4",
+		"flows", 1, "threads", 1, "duration_ms", 20000, "warmup_ms", 0,
+		"attach", "port", "b", "hook", "xdp", "mode", "native",
+		"object", "xdp_basic.bpf.o", "program", "xdp_drop", "sha256", hex,
+		"metrics", "port.rx_pps",
+		"pair", "role", "dut", "peer", "h1", "link", "generator", "a", "dut", "b",
+		"barrier_ms", 5000));
+	json_object_set_new(m, "objects", json_pack("{s:{s:s, s:s}}", "xdp_basic.bpf.o",
+						    "sha256", hex, "data", b64));
+	free(b64);
+	coord_send(&f, m);
+	json_decref(expect(&f, "accept", 2000));
+	json_decref(expect(&f, "ready", 3000));
+	m = proto_msg_new("go");
+	json_object_set_new(m, "job", json_integer(41));
+	coord_send(&f, m);
+	/* into the rate window: a progress message of it */
+	for (;;) {
+		m = coord_recv(&f, 3000);
+		assert_non_null(m);
+		if (!strcmp(proto_msg_type(m), "progress") &&
+		    !strcmp(proto_get_str(m, "phase", ""), "rate")) {
+			json_decref(m);
+			break;
+		}
+		json_decref(m);
+	}
+	m = proto_msg_new("go");
+	json_object_set_new(m, "job", json_integer(41));
+	json_object_set_new(m, "abort", json_string(why));
+	coord_send(&f, m);
+	t = util_mono_ms();
+	m = expect(&f, "result", 3000);
+	t = util_mono_ms() - t;
+	fprintf(stderr, "  pair broken: result %lld ms after the abort\n", (long long)t);
+	assert_true(t < 1500);
+	assert_string_equal(proto_get_str(m, "status", ""), "failed");
+	assert_string_equal(proto_get_str(m, "error", ""),
+			    "pair aborted: job 40 on 'h1' was lost: its host went silent");
+	assert_int_equal(json_array_size(json_object_get(m, "samples")), 0);
+	assert_null(json_object_get(m, "partial"));
+	json_decref(m);
+	stop(&f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_agent_session),
 		cmocka_unit_test(test_agent_cancel_and_stop),
+		cmocka_unit_test(test_agent_stale_job_dropped),
+		cmocka_unit_test(test_agent_gap_discards_job),
+		cmocka_unit_test(test_agent_pair_broken),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -21,39 +21,19 @@
 #include "xdpgen.h"
 #include "test_agent_lab.h"
 
-#define BPF_DIR BPFLAB_BUILDDIR "/bpf"
-
-static struct lab lab;
-static struct attach_port ports[2];
-
 static int setup(void **state)
 {
-	int err;
-
-	log_init("test_agent_maps", LOG_WARN);
-	log_route_libbpf();
-	err = lab_setup(&lab, "maps");
-	ports[0] = (struct attach_port){ .role = "a", .ifname = "va", .ifindex = lab.ifa };
-	ports[1] = (struct attach_port){ .role = "b", .ifname = "vb", .ifindex = lab.ifb };
-	return err;
-}
-
-static int teardown(void **state)
-{
-	lab_down(&lab);
-	return 0;
+	return lab_setup_bpf(&lab, "maps");
 }
 
 static struct attach_set *load(const char *text)
 {
-	struct attach_opts o = { .sz = sizeof(o), .bpf_dir = BPF_DIR, .ports = ports, .n_ports = 2 };
+	struct attach_opts o = { .sz = sizeof(o), .bpf_dir = BPF_DIR, .ports = lab.ports,
+				 .n_ports = 2 };
 	struct attach_set *set = attach_new();
 	char err[512] = "", *log = NULL;
-	json_error_t jerr;
-	json_t *attach = json_loads(text, 0, &jerr);
+	json_t *attach = json_of(text);
 
-	if (!attach)
-		fail_msg("bad test json: %s", jerr.text);
 	assert_non_null(set);
 	if (attach_load(set, attach, &o, &log, err, sizeof(err)))
 		fail_msg("attach_load: %s\n%s", err, log ? log : "");
@@ -235,5 +215,5 @@ int main(void)
 		cmocka_unit_test(test_maps_cpumap),
 	};
 
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, setup, lab_teardown);
 }

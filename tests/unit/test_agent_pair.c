@@ -3,7 +3,8 @@
  * callback and waits at its barrier; with no `go` within pair.barrier_ms the job fails with
  * `barrier: no go within N ms (the generator side ...)`, with an abort it fails with `pair
  * aborted: REASON` (the coordinator's reason, from opts->go_abort); either way before any traffic or window and with nothing left attached.
- * An agent without a go flag refuses the pair job. Needs root (skipped otherwise).
+ * A cancel at the barrier ends the wait at once. An agent without a go flag refuses the
+ * pair job. Needs root (skipped otherwise).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -18,35 +19,13 @@
 #include "util.h"
 #include "test_agent_lab.h"
 
-#define BPF_DIR BPFLAB_BUILDDIR "/bpf"
-
-static struct lab lab;
 static struct inventory_pair ports[2] = { { "x", "va" }, { "y", "vb" } };
 static struct inventory_config inv = { .agent = "t", .ports = ports, .n_ports = 2 };
 
 static int setup(void **state)
 {
-	int err;
-
-	log_init("test_agent_pair", LOG_WARN);
-	log_route_libbpf();
-	err = lab_up(&lab, "pair");
-	if (err == -EPERM) {
-		fprintf(stderr, "test_agent_pair: needs root, skipped\n");
-		return 0;
-	}
-	if (err)
-		lab_down(&lab);
-	return err;
+	return lab_setup_bpf(&lab, "pair");
 }
-
-static int teardown(void **state)
-{
-	lab_down(&lab);
-	return 0;
-}
-
-#define SKIP_UNLESS_LAB() do { if (!lab.up) skip(); } while (0)
 
 /* The DUT side of a two-host-forward job, as plan_pair_spec() makes it. */
 static const char dut_job[] =
@@ -84,16 +63,6 @@ static void on_message(void *ctx, const json_t *msg)
 		 json_string_value(json_object_get(msg, "phase")) ?: "");
 	if (t->ready && strcmp(t->last_phase, "cleanup"))
 		t->after_ready++;	/* warmup or a window: traffic started */
-}
-
-static void assert_nothing_attached(void)
-{
-	LIBBPF_OPTS(bpf_xdp_query_opts, qa);
-	LIBBPF_OPTS(bpf_xdp_query_opts, qb);
-
-	assert_int_equal(bpf_xdp_query(lab.ifa, 0, &qa), 0);
-	assert_int_equal(bpf_xdp_query(lab.ifb, 0, &qb), 0);
-	assert_int_equal(qa.prog_id + qb.prog_id, 0);
 }
 
 /* Run the DUT job with the go flag at GO_VALUE (NULL flag when GO_VALUE is 2) and check
@@ -155,13 +124,58 @@ static void test_pair_needs_go(void **state)
 	expect_pair_failure(2, "cannot run one side of a two-host plan", 0);
 }
 
+static atomic_int cancel_on_ready;
+
+static void cancel_when_ready(void *ctx, const json_t *msg)
+{
+	on_message(ctx, msg);
+	if (!strcmp(json_string_value(json_object_get(msg, "type")), "ready"))
+		atomic_store(&cancel_on_ready, 1);
+}
+
+/* A cancel while the side waits at its barrier (the coordinator took the job away: its
+ * pair was given up while this host was silent, docs/protocol.md "Faults") ends the wait
+ * at once: failed, `cancelled`, before any traffic, nothing left attached. */
+static void test_pair_cancel_at_barrier(void **state)
+{
+	json_error_t jerr;
+	json_t *msg, *r;
+	atomic_int go = 0;
+	struct told t = { 0 };
+	struct job_opts o = {
+		.sz = sizeof(o),
+		.inv = &inv,
+		.bpf_dir = BPF_DIR,
+		.progress = cancel_when_ready,
+		.progress_ctx = &t,
+		.cancel = &cancel_on_ready,
+		.go = &go,
+	};
+
+	SKIP_UNLESS_LAB();
+	atomic_store(&cancel_on_ready, 0);
+	msg = json_loads(dut_job, 0, &jerr);
+	assert_non_null(msg);
+	r = job_run(msg, &o);
+	assert_non_null(r);
+	assert_string_equal(json_string_value(json_object_get(r, "status")), "failed");
+	assert_string_equal(json_string_value(json_object_get(r, "error")), "cancelled");
+	assert_int_equal(t.ready, 1);
+	assert_int_equal(t.after_ready, 0);
+	assert_int_equal(json_array_size(json_object_get(r, "samples")), 0);
+	assert_nothing_attached();
+	json_decref(r);
+	json_decref(msg);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_pair_barrier_timeout),
 		cmocka_unit_test(test_pair_abort),
 		cmocka_unit_test(test_pair_needs_go),
+		cmocka_unit_test(test_pair_cancel_at_barrier),
 	};
 
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, setup, lab_teardown);
 }

@@ -15,18 +15,12 @@
 #include "udpgen.h"
 #include "test_agent_lab.h"
 
-#define BPF_DIR BPFLAB_BUILDDIR "/bpf"
-
-static struct lab lab;
 static struct ifstats *rtnl;
 
 static int setup(void **state)
 {
-	int err;
+	int err = lab_setup_bpf(&lab, "udpgen");
 
-	log_init("test_agent_udpgen", LOG_WARN);
-	log_route_libbpf();
-	err = lab_setup(&lab, "udpgen");
 	if (err || !lab.up)
 		return err;
 	rtnl = ifstats_new();

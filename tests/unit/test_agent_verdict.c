@@ -15,6 +15,7 @@
 
 #include "cpustat.h"
 #include "verdict.h"
+#include "helpers.h"
 
 static void expect(const struct verdict_input *in, const char *names, const char *detail_of,
 		   const char *detail)
@@ -124,15 +125,6 @@ static void test_verdict_rx_cpus(void **state)
 	assert_string_equal(names, "");
 }
 
-static void write_file(const char *path, const char *text)
-{
-	FILE *f = fopen(path, "w");
-
-	assert_non_null(f);
-	fputs(text, f);
-	fclose(f);
-}
-
 static void test_verdict_cpustat(void **state)
 {
 	char path[] = "/tmp/bpflab-cpustat-XXXXXX";
@@ -144,22 +136,22 @@ static void test_verdict_cpustat(void **state)
 	assert_true(fd >= 0);
 	close(fd);
 	/* user nice system idle iowait irq softirq steal */
-	write_file(path, "cpu  10 0 10 100 0 0 10 0 0 0\n"
-			 "cpu0 5 0 5 50 0 0 5 0 0 0\n"
-			 "cpu1 5 0 5 50 0 0 5 0 0 0\n"
-			 "intr 1 2 3\n");
+	file_put(path, "cpu  10 0 10 100 0 0 10 0 0 0\n"
+		       "cpu0 5 0 5 50 0 0 5 0 0 0\n"
+		       "cpu1 5 0 5 50 0 0 5 0 0 0\n"
+		       "intr 1 2 3\n");
 	assert_int_equal(cpustat_read(path, &a), 0);
 	assert_int_equal(a.n, 2);
-	write_file(path, "cpu  10 0 10 100 0 0 10 0 0 0\n"
-			 "cpu0 5 0 5 50 0 0 105 0 0 0\n"		/* 100 ticks, all softirq */
-			 "cpu1 25 0 5 110 20 0 5 0 0 0\n");	/* 100 ticks, 80 idle */
+	file_put(path, "cpu  10 0 10 100 0 0 10 0 0 0\n"
+		       "cpu0 5 0 5 50 0 0 105 0 0 0\n"		/* 100 ticks, all softirq */
+		       "cpu1 25 0 5 110 20 0 5 0 0 0\n");	/* 100 ticks, 80 idle */
 	assert_int_equal(cpustat_read(path, &b), 0);
 	assert_int_equal(cpustat_share(&a, &b, 0, &busy, &softirq), 0);
 	assert_true(fabs(busy - 1.0) < 1e-9 && fabs(softirq - 1.0) < 1e-9);
 	assert_int_equal(cpustat_share(&a, &b, 1, &busy, &softirq), 0);
 	assert_true(fabs(busy - 0.2) < 1e-9 && fabs(softirq) < 1e-9);
 	assert_int_equal(cpustat_share(&a, &a, 1, &busy, &softirq), -EINVAL);	/* no time */
-	write_file(path, "intr 1\n");
+	file_put(path, "intr 1\n");
 	assert_int_equal(cpustat_read(path, &b), -EINVAL);
 	assert_int_equal(b.n, 2);		/* kept on failure */
 	cpustat_release(&a);

@@ -19,21 +19,9 @@
 #include "util.h"
 #include "test_agent_lab.h"
 
-#define BPF_DIR BPFLAB_BUILDDIR "/bpf"
-
-static struct lab lab;
-
 static int setup(void **state)
 {
-	log_init("test_agent_xdpgen", LOG_WARN);
-	log_route_libbpf();
-	return lab_setup(&lab, "xdpgen");
-}
-
-static int teardown(void **state)
-{
-	lab_down(&lab);
-	return 0;
+	return lab_setup_bpf(&lab, "xdpgen");
 }
 
 static uint32_t sum16(const uint8_t *p, size_t len, uint32_t sum)
@@ -319,5 +307,5 @@ int main(void)
 		cmocka_unit_test(test_xdpgen_threads),
 	};
 
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, setup, lab_teardown);
 }

@@ -42,6 +42,19 @@ static void series(double *v, size_t n, const size_t *starts, const double *leve
 	}
 }
 
+/* The change points of series(V, N, STARTS, LEVELS, NL, SEED) found with OPTS (NULL:
+ * the defaults): how many, *CP the points (the caller frees them). */
+static size_t find_in_series(double *v, size_t n, const size_t *starts, const double *levels,
+			     size_t nl, uint64_t seed, const struct changepoint_opts *opts,
+			     struct changepoint **cp)
+{
+	size_t found = 0;
+
+	series(v, n, starts, levels, nl, seed);
+	assert_int_equal(changepoint_find(v, n, opts, cp, &found), 0);
+	return found;
+}
+
 static void test_changepoint_step(void **state)
 {
 	const size_t starts[] = { 0, 15 };
@@ -51,8 +64,7 @@ static void test_changepoint_step(void **state)
 	size_t n = 0;
 
 	(void)state;
-	series(v, 30, starts, levels, 2, 1);
-	assert_int_equal(changepoint_find(v, 30, NULL, &cp, &n), 0);
+	n = find_in_series(v, 30, starts, levels, 2, 1, NULL, &cp);
 	assert_int_equal(n, 1);
 	assert_int_equal(cp[0].index, 15);
 	assert_true(cp[0].p < 0.01);
@@ -98,8 +110,7 @@ static void test_changepoint_flat(void **state)
 	(void)state;
 	/* noise alone: no change point (each seed a different series) */
 	for (seed = 10; seed < 15; seed++) {
-		series(v, 40, starts, levels, 1, seed);
-		assert_int_equal(changepoint_find(v, 40, NULL, &cp, &n), 0);
+		n = find_in_series(v, 40, starts, levels, 1, seed, NULL, &cp);
 		assert_int_equal(n, 0);
 	}
 }
@@ -114,16 +125,14 @@ static void test_changepoint_two_steps(void **state)
 	size_t n = 0;
 
 	(void)state;
-	series(v, 36, starts, up, 3, 3);
-	assert_int_equal(changepoint_find(v, 36, NULL, &cp, &n), 0);
+	n = find_in_series(v, 36, starts, up, 3, 3, NULL, &cp);
 	assert_int_equal(n, 2);
 	assert_int_equal(cp[0].index, 12);
 	assert_int_equal(cp[1].index, 24);
 	free(cp);
 
 	/* a regression fixed later: up, then back down */
-	series(v, 36, starts, updown, 3, 4);
-	assert_int_equal(changepoint_find(v, 36, NULL, &cp, &n), 0);
+	n = find_in_series(v, 36, starts, updown, 3, 4, NULL, &cp);
 	assert_int_equal(n, 2);
 	assert_int_equal(cp[0].index, 12);
 	assert_int_equal(cp[1].index, 24);
@@ -133,8 +142,7 @@ static void test_changepoint_two_steps(void **state)
 	{
 		CHANGEPOINT_OPTS(opts, .max_points = 1);
 
-		series(v, 36, starts, up, 3, 3);
-		assert_int_equal(changepoint_find(v, 36, &opts, &cp, &n), 0);
+		n = find_in_series(v, 36, starts, up, 3, 3, &opts, &cp);
 		assert_int_equal(n, 1);
 		assert_true(cp[0].index == 12 || cp[0].index == 24);
 		free(cp);
@@ -150,8 +158,7 @@ static void test_changepoint_deterministic(void **state)
 	size_t na = 0, nb = 0;
 
 	(void)state;
-	series(v, 40, starts, levels, 2, 5);
-	assert_int_equal(changepoint_find(v, 40, NULL, &a, &na), 0);
+	na = find_in_series(v, 40, starts, levels, 2, 5, NULL, &a);
 	assert_int_equal(changepoint_find(v, 40, NULL, &b, &nb), 0);
 	assert_int_equal(na, 1);
 	assert_int_equal(nb, na);

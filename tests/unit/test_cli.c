@@ -17,7 +17,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -33,9 +32,9 @@
 #include "proto.h"
 #include "store.h"
 #include "util.h"
+#include "helpers.h"
 
 #define BPFLAB BPFLAB_BUILDDIR "/bin/bpflab"
-#define BPF_DIR BPFLAB_BUILDDIR "/bpf"
 #define QUICKSTART BPFLAB_SRCDIR "/plans/quickstart.yaml"
 
 static char tmpdir[] = "/tmp/bpflab-test-cli-XXXXXX";
@@ -44,15 +43,6 @@ struct out {
 	int status;			/* exit status, or -1 if killed */
 	char *out, *err;
 };
-
-static char *slurp(const char *path)
-{
-	char *buf = NULL;
-	size_t len;
-
-	assert_int_equal(util_read_file(path, 1 << 24, &buf, &len), 0);
-	return buf;
-}
 
 /* Run bpflab with ARGS (NULL-terminated, without argv[0]); capture stdout and stderr. */
 static void run_cli(struct out *o, const char *const *args)
@@ -85,24 +75,14 @@ static void run_cli(struct out *o, const char *const *args)
 	}
 	assert_int_equal(waitpid(pid, &st, 0), pid);
 	o->status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-	o->out = slurp(out_path);
-	o->err = slurp(err_path);
+	o->out = file_slurp(out_path);
+	o->err = file_slurp(err_path);
 }
 
 static void out_free(struct out *o)
 {
 	free(o->out);
 	free(o->err);
-}
-
-#define assert_contains(hay, needle) assert_contains_at((hay), (needle), __FILE__, __LINE__)
-
-static void assert_contains_at(const char *hay, const char *needle, const char *file, int line)
-{
-	if (strstr(hay, needle))
-		return;
-	fprintf(stderr, "--- expected to find\n%s\n--- in\n%s---\n", needle, hay);
-	_fail(file, line);
 }
 
 /* ---- a fake coordinator ---- */
@@ -402,11 +382,6 @@ static void test_cli_no_coordinator(void **state)
 
 /* ---- plans ---- */
 
-static void write_file(const char *path, const char *text)
-{
-	assert_int_equal(util_write_file_atomic(path, text, strlen(text)), 0);
-}
-
 static void test_cli_plan_check(void **state)
 {
 	char bad[300], want[400];
@@ -433,7 +408,7 @@ static void test_cli_plan_check(void **state)
 
 	/* a plan that does not validate: FILE:LINE:COLUMN on stderr, exit 2 */
 	snprintf(bad, sizeof(bad), "%s/bad.yaml", tmpdir);
-	write_file(bad, "name: bad\nrepeat: many\n");
+	file_put(bad, "name: bad\nrepeat: many\n");
 	snprintf(want, sizeof(want), "%s:", bad);
 	run_cli(&o, (const char *[]){ "--bpf-dir", BPF_DIR, "plan", "check", bad, NULL });
 	assert_int_equal(o.status, 2);
@@ -464,7 +439,7 @@ static void test_cli_submit_bad_plan_sends_nothing(void **state)
 
 	fake_start(&f, false);
 	snprintf(bad, sizeof(bad), "%s/bad.yaml", tmpdir);
-	write_file(bad, "name: bad\nrepeat: many\n");
+	file_put(bad, "name: bad\nrepeat: many\n");
 	run_cli(&o, (const char *[]){ "-c", f.endpoint, "--bpf-dir", BPF_DIR, "run", "submit",
 				      bad, NULL });
 	assert_int_equal(o.status, 2);
@@ -722,11 +697,6 @@ static void test_cli_db_result(void **state)
 	out_free(&o);
 }
 
-static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-	return remove(path);
-}
-
 static int setup(void **state)
 {
 	char ep[300];
@@ -742,7 +712,7 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
-	return nftw(tmpdir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	return tmpdir_remove(tmpdir);
 }
 
 int main(void)

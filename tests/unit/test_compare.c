@@ -12,17 +12,9 @@
 #include <math.h>
 
 #include "compare.h"
+#include "helpers.h"
 
-#define N(a) (sizeof(a) / sizeof((a)[0]))
-#define assert_near(a, b, eps) assert_near_at((a), (b), (eps), __FILE__, __LINE__)
-
-static void assert_near_at(double a, double b, double eps, const char *file, int line)
-{
-	if (fabs(a - b) <= eps)
-		return;
-	print_error("%.17g != %.17g (within %g)\n", a, b, eps);
-	_fail(file, line);
-}
+#define N(a) ARRAY_LEN(a)
 
 static void test_compare_clear_shift(void **state)
 {

@@ -13,7 +13,6 @@
 #include <cmocka.h>
 
 #include <errno.h>
-#include <ftw.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +27,7 @@
 #include "log.h"
 #include "proto.h"
 #include "util.h"
+#include "helpers.h"
 
 #ifndef BPFLAB_BUILDDIR
 #define BPFLAB_BUILDDIR "build"
@@ -61,6 +61,7 @@ struct tctx {
 	char agents_ep[128], clients_ep[128], db[128];
 	struct coord *c;
 	void *ctx, *agent, *client;
+	void *agent2;		/* a second agent, when a test has one (closed by teardown) */
 	char *obj;		/* xdp_basic.bpf.o bytes */
 	size_t obj_len;
 	char obj_sha[SHA256_HEX_LEN];
@@ -84,7 +85,7 @@ static int setup_hb(void **state, int heartbeat_ms)
 
 	log_init("test_coordinator", LOG_WARN);
 	snprintf(t->dir, sizeof(t->dir), "/tmp/bpflab-test-coord.XXXXXX");
-	assert_non_null(mkdtemp(t->dir));
+	tmpdir_make(t->dir);
 	snprintf(t->agents_ep, sizeof(t->agents_ep), "ipc://%s/agents.sock", t->dir);
 	snprintf(t->clients_ep, sizeof(t->clients_ep), "ipc://%s/clients.sock", t->dir);
 	snprintf(t->db, sizeof(t->db), "%s/lab.db", t->dir);
@@ -111,22 +112,19 @@ static int setup_fast(void **state)
 	return setup_hb(state, 50);
 }
 
-static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-	return remove(path);
-}
-
 static int teardown(void **state)
 {
 	struct tctx *t = *state;
 
 	zmq_close(t->agent);
 	zmq_close(t->client);
+	if (t->agent2)
+		zmq_close(t->agent2);
 	zmq_ctx_term(t->ctx);
 	coord_destroy(&t->c);
 	assert_null(t->c);
 	free(t->obj);
-	nftw(t->dir, rm_entry, 8, FTW_DEPTH | FTW_PHYS);
+	tmpdir_remove(t->dir);
 	free(t);
 	return 0;
 }
@@ -503,6 +501,164 @@ static void test_coordinator_agent_gone(void **state)
 	json_decref(r);
 }
 
+/* hello from SOCK as NAME running RELEASE, its provider offering KERNELS (NULL: no
+ * provider), with "booting" BOOTING unless NULL. */
+static void hello_kernel(struct tctx *t, void *sock, const char *name, const char *release,
+			 json_t *kernels, const char *booting)
+{
+	json_t *m = proto_msg_new("hello"), *inv = inventory("veth"), *r;
+
+	json_object_set_new(json_object_get(inv, "kernel"), "release", json_string(release));
+	if (kernels)
+		json_object_set_new(inv, "provider", json_pack("{s:s, s:o}", "command",
+							       "/bin/provider", "kernels", kernels));
+	json_object_set_new(m, "agent", json_string(name));
+	json_object_set_new(m, "inventory", inv);
+	if (booting)
+		json_object_set_new(m, "booting", json_string(booting));
+	r = ask(t, sock, m, "welcome");
+	json_decref(r);
+}
+
+static json_t *host_boot(const char *host, const char *kernel)
+{
+	return json_pack("{s:i, s:s, s:s, s:s}", "v", 1, "type", "host_boot", "host", host,
+			 "kernel", kernel);
+}
+
+/* host_boot is refused with MESSAGE (a part of it) */
+static void boot_refused(struct tctx *t, const char *host, const char *kernel,
+			 const char *message)
+{
+	json_t *r = ask(t, t->client, host_boot(host, kernel), "error");
+
+	if (!strstr(proto_get_str(r, "message", ""), message))
+		fail_msg("host_boot %s %s: '%s' lacks '%s'", host, kernel,
+			 proto_get_str(r, "message", ""), message);
+	json_decref(r);
+}
+
+/* HOST's entry in host_list (new reference) */
+static json_t *host_of(struct tctx *t, const char *name)
+{
+	json_t *r = ask(t, t->client, simple("host_list", 0), "hosts"), *h, *found = NULL;
+	size_t i;
+
+	json_array_foreach(json_object_get(r, "hosts"), i, h)
+		if (!strcmp(proto_get_str(h, "name", ""), name))
+			found = json_incref(h);
+	json_decref(r);
+	assert_non_null(found);
+	return found;
+}
+
+static void assert_boot(struct tctx *t, const char *host, const char *state,
+			const char *boot_state, const char *release)
+{
+	json_t *h = host_of(t, host);
+
+	assert_string_equal(proto_get_str(h, "state", ""), state);
+	assert_string_equal(proto_get_str(json_object_get(h, "boot"), "state", ""), boot_state);
+	assert_string_equal(proto_get_str(h, "kernel_release", ""), release);
+	json_decref(h);
+}
+
+/* Kernel providers: host_boot's refusals, the boot message, no dispatch while booting,
+ * a failed provider (host available again, error in host_list), a switch that ends with
+ * the new kernel's hello, a reconnect during the switch, and a host that came back with
+ * another kernel. */
+static void test_coordinator_host_boot(void **state)
+{
+	struct tctx *t = *state;
+	json_t *r, *h;
+	long long job;
+
+	hello_kernel(t, t->agent, "h1", "6.18.44", NULL, NULL);
+	boot_refused(t, "h1", "6.19.1", "host 'h1' has no kernel provider");
+	hello_kernel(t, t->agent, "h1", "6.18.44", json_pack("[s, s]", "6.18.44", "6.19.1"),
+		     NULL);
+	boot_refused(t, "nope", "6.19.1", "no host 'nope'");
+	boot_refused(t, "h1", "7.0", "host 'h1' does not offer kernel '7.0' (its kernel "
+		     "provider lists: 6.18.44, 6.19.1)");
+	boot_refused(t, "h1", "6.18.44", "runs kernel '6.18.44' already");
+
+	r = ask(t, t->client, host_boot("h1", "6.19.1"), "booting");
+	assert_string_equal(proto_get_str(r, "from", ""), "6.18.44");
+	json_decref(r);
+	r = pump(t, t->agent, 2000);
+	assert_non_null(r);
+	assert_string_equal(proto_msg_type(r), "boot");
+	assert_string_equal(proto_get_str(r, "kernel", ""), "6.19.1");
+	json_decref(r);
+	assert_boot(t, "h1", "booting", "booting", "6.18.44");
+	boot_refused(t, "h1", "6.19.1", "already switching to kernel '6.19.1'");
+
+	/* a run submitted meanwhile waits: nothing is dispatched to a booting host */
+	r = ask(t, t->client, submit_msg(t, plan_text, NULL), "submitted");
+	json_decref(r);
+	r = pump(t, t->agent, 300);
+	assert_null(r);
+
+	/* the provider failed: the host is available again (and gets its job) */
+	r = json_pack("{s:i, s:s, s:s, s:s, s:s, s:i}", "v", 1, "type", "boot_report",
+		      "kernel", "6.19.1", "status", "failed", "error",
+		      "boot 6.19.1: the kernel provider failed (exit status 1): no initrd", "ms", 5);
+	assert_int_equal(proto_send(t->agent, r, 0), 0);
+	json_decref(r);
+	r = pump(t, t->agent, 2000);
+	assert_non_null(r);
+	assert_string_equal(proto_msg_type(r), "job");
+	job = proto_get_int(json_object_get(r, "job"), "id", 0);
+	json_decref(r);
+	h = host_of(t, "h1");
+	assert_string_equal(proto_get_str(json_object_get(h, "boot"), "state", ""), "failed");
+	assert_non_null(strstr(proto_get_str(json_object_get(h, "boot"), "error", ""),
+			       "no initrd"));
+	json_decref(h);
+	boot_refused(t, "h1", "6.19.1", "host 'h1' has 2 jobs queued or running");
+	/* finish the run's two jobs */
+	while (job) {
+		r = result_msg(job, 1e6);
+		assert_int_equal(proto_send(t->agent, r, 0), 0);
+		json_decref(r);
+		job = 0;
+		while ((r = pump(t, t->agent, 300))) {
+			if (!strcmp(proto_msg_type(r), "job"))
+				job = proto_get_int(json_object_get(r, "job"), "id", 0);
+			json_decref(r);
+		}
+	}
+
+	/* a switch that works: a reconnect while the provider runs keeps it booting, the
+	 * new kernel's hello ends it */
+	r = ask(t, t->client, host_boot("h1", "6.19.1"), "booting");
+	json_decref(r);
+	r = pump(t, t->agent, 2000);
+	assert_string_equal(proto_msg_type(r), "boot");
+	json_decref(r);
+	hello_kernel(t, t->agent, "h1", "6.18.44", json_pack("[s, s]", "6.18.44", "6.19.1"),
+		     "6.19.1");
+	assert_boot(t, "h1", "booting", "booting", "6.18.44");
+	hello_kernel(t, t->agent, "h1", "6.19.1", json_pack("[s, s]", "6.18.44", "6.19.1"),
+		     NULL);
+	assert_boot(t, "h1", "idle", "done", "6.19.1");
+
+	/* back to 6.18.44, but the host says hello with 6.19.1 again */
+	r = ask(t, t->client, host_boot("h1", "6.18.44"), "booting");
+	json_decref(r);
+	r = pump(t, t->agent, 2000);
+	assert_string_equal(proto_msg_type(r), "boot");
+	json_decref(r);
+	hello_kernel(t, t->agent, "h1", "6.19.1", json_pack("[s, s]", "6.18.44", "6.19.1"),
+		     NULL);
+	h = host_of(t, "h1");
+	assert_string_equal(proto_get_str(json_object_get(h, "boot"), "state", ""), "mismatch");
+	assert_string_equal(proto_get_str(json_object_get(h, "boot"), "error", ""),
+			    "host 'h1' came back with kernel '6.19.1', not '6.18.44'");
+	assert_string_equal(proto_get_str(h, "state", ""), "idle");
+	json_decref(h);
+}
+
 /* A coordinator restarted on the same database: the running job is queued again. */
 static void test_coordinator_restart(void **state)
 {
@@ -654,6 +810,291 @@ static void test_coordinator_binary_sigterm(void **state)
 	assert_int_equal(WEXITSTATUS(status), 0);
 }
 
+/* --- two-host pairs and agents that go away (coordinator/link.c, docs/protocol.md
+ * "Faults") --- */
+
+static const char pair_plan[] =
+	"name: pair-test\n"
+	"link: {generator: x, dut: y}\n"
+	"ports: [x, y]\n"
+	"traffic:\n"
+	"  generator: xdp-live\n"
+	"  from: x\n"
+	"  packet: {size: 64, proto: udp4, flows: 1}\n"
+	"  duration: 1s\n"
+	"  warmup: 0s\n"
+	"variants:\n"
+	"  drop:\n"
+	"    - {port: y, hook: xdp, mode: native, object: " OBJ_NAME ", program: xdp_drop}\n"
+	"repeat: 1\n"
+	"metrics: [port.rx_pps]\n";
+
+static int setup_pair(void **state)
+{
+	return setup_hb(state, 200);	/* gone after 600 ms of silence */
+}
+
+/* A hello from SOCK for agent NAME with ports x and y; KEPT: a job it still runs. */
+static void hello_xy(struct tctx *t, void *sock, const char *name, long long kept)
+{
+	json_t *m = proto_msg_new("hello"), *r;
+
+	json_object_set_new(m, "agent", json_string(name));
+	json_object_set_new(m, "version", json_string("0.1"));
+	json_object_set_new(m, "inventory", json_pack(
+		"{s:s, s:s, s:{s:s}, s:[{s:s, s:s, s:s}, {s:s, s:s, s:s}]}", "hostname", name,
+		"agent", name, "kernel", "release", "6.18.44", "ports", "role", "x", "name",
+		"veth-x", "driver", "veth", "role", "y", "name", "veth-y", "driver", "veth"));
+	if (kept)
+		json_object_set_new(m, "job", json_integer(kept));
+	r = ask(t, sock, m, "welcome");
+	json_decref(r);
+}
+
+/* Turn the loop until SOCK has a message that is not a heartbeat, sending a heartbeat from
+ * each of the N sockets of LIVE every 100 ms (agents that stay alive). */
+static json_t *pump_live(struct tctx *t, void *sock, void **live, int n, int timeout_ms)
+{
+	int64_t deadline = util_mono_ms() + timeout_ms, beat = 0;
+	char why[256];
+	json_t *msg;
+	int i;
+
+	while (util_mono_ms() < deadline) {
+		if (util_mono_ms() - beat >= 100) {
+			for (i = 0; i < n; i++) {
+				msg = proto_msg_new("heartbeat");
+				assert_int_equal(proto_send(live[i], msg, 0), 0);
+				json_decref(msg);
+			}
+			beat = util_mono_ms();
+		}
+		assert_int_equal(coord_run_once(t->c, 5), 0);
+		while (proto_recv(sock, &msg, ZMQ_DONTWAIT, why, sizeof(why)) == 0) {
+			if (strcmp(proto_msg_type(msg), "heartbeat"))
+				return msg;
+			json_decref(msg);
+		}
+	}
+	return NULL;
+}
+
+/* The next message on SOCK must be of TYPE (for JOB, when not 0). */
+static json_t *want(struct tctx *t, void *sock, void **live, int n, const char *type,
+		    long long job)
+{
+	json_t *r = pump_live(t, sock, live, n, 3000);
+
+	if (!r)
+		fail_msg("no '%s'", type);
+	if (strcmp(proto_msg_type(r), type))
+		fail_msg("wanted '%s', got '%s': %s", type, proto_msg_type(r),
+			 proto_get_str(r, "message", ""));
+	if (job && proto_get_int(r, "job", 0) != job &&
+	    proto_get_int(json_object_get(r, "job"), "id", 0) != job)
+		fail_msg("'%s' for another job than %lld", type, job);
+	return r;
+}
+
+static void agent_says(void *sock, const char *type, long long job)
+{
+	json_t *m = proto_msg_new(type);
+
+	json_object_set_new(m, "job", json_integer(job));
+	assert_int_equal(proto_send(sock, m, 0), 0);
+	json_decref(m);
+}
+
+/* The attempts of JOB as "outcome:error|..." */
+static void attempts_of(struct tctx *t, long long run, long long job, char *out, size_t len)
+{
+	json_t *r = ask(t, t->client, simple("run_attempts", run), "attempts"), *a;
+	size_t i;
+
+	out[0] = '\0';
+	json_array_foreach(json_object_get(r, "attempts"), i, a)
+		if (proto_get_int(a, "job", 0) == job)
+			snprintf(out + strlen(out), len - strlen(out), "%s:%s|",
+				 proto_get_str(a, "outcome", ""), proto_get_str(a, "error", ""));
+	json_decref(r);
+}
+
+static const char *job_state(struct tctx *t, long long run, long long job, char *out)
+{
+	json_t *r = ask(t, t->client, simple("run_show", run), "run"), *j;
+	size_t i;
+
+	strcpy(out, "?");
+	json_array_foreach(json_object_get(json_object_get(r, "run"), "jobs"), i, j)
+		if (proto_get_int(j, "id", 0) == job)
+			snprintf(out, 16, "%s", proto_get_str(j, "state", ""));
+	json_decref(r);
+	return out;
+}
+
+/* h1 (generator) and h2 (dut) of a pair: h1 goes silent while h2 waits at its barrier.
+ * h2 is told at once (go with abort naming the lost job), not at the end of its 30 s
+ * barrier, and both sides are queued again. h1 comes back still running its stale job:
+ * it is told to cancel it and its result is dropped; an accept for a job it was not given
+ * is refused with a cancel too. Then the pair runs again together, and each job's samples
+ * are stored once. */
+static void test_coordinator_pair_lost(void **state)
+{
+	struct tctx *t = *state;
+	void *h1 = t->agent, *h2 = t->agent2 = dealer(t, t->agents_ep), *both[2] = { h1, h2 };
+	long long run, gen = 0, dut = 0, j;
+	char nonce[64] = "", att[1024], st[16];
+	const char *abort;
+	int64_t silent, took;
+	json_t *r, *m;
+	int i;
+
+	hello_xy(t, h1, "h1", 0);
+	hello_xy(t, h2, "h2", 0);
+	/* discovery: h2's y hears h1's x */
+	m = proto_msg_new("link_discover");
+	assert_int_equal(proto_send(t->client, m, 0), 0);
+	json_decref(m);
+	r = want(t, h1, both, 2, "probe", 0);
+	snprintf(nonce, sizeof(nonce), "%s",
+		 proto_get_str(json_object_get(r, "nonces"), "x", ""));
+	m = json_pack("{s:i, s:s, s:O, s:{}}", "v", 1, "type", "probe_report", "probe",
+		      json_object_get(r, "probe"), "received");
+	assert_int_equal(proto_send(h1, m, 0), 0);
+	json_decref(m);
+	json_decref(r);
+	r = want(t, h2, both, 2, "probe", 0);
+	m = json_pack("{s:i, s:s, s:O, s:{s:[s]}}", "v", 1, "type", "probe_report", "probe",
+		      json_object_get(r, "probe"), "received", "y", nonce);
+	assert_int_equal(proto_send(h2, m, 0), 0);
+	json_decref(m);
+	json_decref(r);
+	r = pump_live(t, t->client, both, 2, 3000);
+	assert_non_null(r);
+	assert_string_equal(proto_msg_type(r), "links");
+	assert_int_equal(json_array_size(json_object_get(r, "links")), 1);
+	json_decref(r);
+
+	r = ask(t, t->client, submit_msg(t, pair_plan, NULL), "submitted");
+	run = proto_get_int(r, "run", 0);
+	assert_int_equal(proto_get_int(r, "jobs", 0), 2);
+	json_decref(r);
+	r = want(t, h1, both, 2, "job", 0);
+	gen = proto_get_int(json_object_get(r, "job"), "id", 0);
+	json_decref(r);
+	r = want(t, h2, both, 2, "job", 0);
+	dut = proto_get_int(json_object_get(r, "job"), "id", 0);
+	json_decref(r);
+	agent_says(h1, "accept", gen);
+	agent_says(h2, "accept", dut);
+	agent_says(h2, "ready", dut);
+
+	/* h1 falls silent (its process stopped) before it is ready */
+	silent = util_mono_ms();
+	r = want(t, h2, &h2, 1, "go", dut);
+	took = util_mono_ms() - silent;
+	abort = proto_get_str(r, "abort", NULL);
+	assert_non_null(abort);
+	snprintf(att, sizeof(att), "job %lld on 'h1' was lost: its host went silent", gen);
+	assert_string_equal(abort, att);
+	fprintf(stderr, "  pair: h2 aborted %lld ms after h1 fell silent (gone after 600 ms; "
+		"barrier 30000 ms)\n", (long long)took);
+	assert_true(took >= 600 && took < 1500);
+	/* h2's job fails at its barrier with that reason: both sides are queued again */
+	m = json_pack("{s:i, s:s, s:I, s:s, s:s+, s:[]}", "v", 1, "type", "result", "job",
+		      (json_int_t)dut, "status", "failed", "error", "pair aborted: ", abort,
+		      "samples");
+	json_decref(r);
+	assert_int_equal(proto_send(h2, m, 0), 0);
+	json_decref(m);
+	json_decref(want(t, h2, &h2, 1, "ack", dut));
+	assert_string_equal(job_state(t, run, gen, st), "queued");
+	assert_string_equal(job_state(t, run, dut, st), "queued");
+	attempts_of(t, run, dut, att, sizeof(att));
+	assert_non_null(strstr(att, "lost:its pair was lost"));
+	attempts_of(t, run, gen, att, sizeof(att));
+	assert_string_equal(att, "lost:the host went silent|");
+
+	/* h1 wakes, reconnects still running its job: taken away, its result dropped */
+	hello_xy(t, h1, "h1", gen);
+	json_decref(want(t, h1, both, 2, "cancel", gen));
+	m = result_msg(gen, 5);
+	json_object_set_new(m, "status", json_string("failed"));
+	json_object_set_new(m, "error", json_string("cancelled"));
+	json_object_set_new(m, "partial", json_true());
+	assert_int_equal(proto_send(h1, m, 0), 0);
+	json_decref(m);
+	json_decref(want(t, h1, both, 2, "ack", gen));
+	r = ask(t, t->client, simple("result_show", run), "result");
+	assert_int_equal(json_array_size(json_object_get(json_object_get(r, "result"),
+							 "samples")), 0);
+	json_decref(r);
+
+	/* the pair again, together (attempt 2 of each) */
+	r = want(t, h1, both, 2, "job", gen);
+	json_decref(r);
+	r = want(t, h2, both, 2, "job", dut);
+	json_decref(r);
+	agent_says(h1, "accept", gen);
+	agent_says(h2, "accept", dut);
+	/* an accept for a job this session was not given (a stale job message) */
+	agent_says(h1, "accept", dut);
+	json_decref(want(t, h1, both, 2, "cancel", dut));
+	agent_says(h1, "ready", gen);
+	agent_says(h2, "ready", dut);
+	r = want(t, h1, both, 2, "go", gen);
+	assert_null(json_object_get(r, "abort"));
+	json_decref(r);
+	r = want(t, h2, both, 2, "go", dut);
+	assert_null(json_object_get(r, "abort"));
+	json_decref(r);
+	for (i = 0; i < 2; i++) {
+		j = i ? dut : gen;
+		assert_int_equal(proto_send(both[i], result_msg(j, 1e6), 0), 0);
+		json_decref(want(t, both[i], both, 2, "ack", j));
+	}
+	r = ask(t, t->client, simple("result_show", run), "result");
+	assert_string_equal(proto_get_str(json_object_get(r, "result"), "state", ""), "done");
+	/* two whole-window samples per result (rx_pps and ns_per_run), once per job */
+	assert_int_equal(json_array_size(json_object_get(json_object_get(r, "result"),
+							 "samples")), 4);
+	json_decref(r);
+	attempts_of(t, run, gen, att, sizeof(att));
+	assert_string_equal(att, "lost:the host went silent|done:|");
+}
+
+/* An agent whose connection closed (killed) but that is not gone yet: one job message
+ * that cannot be sent ('unsent'), then nothing more for it until it says hello again,
+ * not a new attempt every tick. */
+static void test_coordinator_unsent_once(void **state)
+{
+	struct tctx *t = *state;
+	char att[1024];
+	long long run;
+	json_t *r;
+	int64_t t0;
+
+	hello(t, "h1", "veth");
+	zmq_close(t->agent);		/* killed: the coordinator does not know yet */
+	t->agent = dealer(t, t->agents_ep);
+	t0 = util_mono_ms();
+	while (util_mono_ms() - t0 < 200)
+		assert_int_equal(coord_run_once(t->c, 5), 0);
+	r = ask(t, t->client, submit_msg(t, plan_text, NULL), "submitted");
+	run = proto_get_int(r, "run", 0);
+	json_decref(r);
+	t0 = util_mono_ms();
+	while (util_mono_ms() - t0 < 1000)	/* 50 ticks, before the host is gone */
+		assert_int_equal(coord_run_once(t->c, 5), 0);
+	r = ask(t, t->client, simple("run_attempts", run), "attempts");
+	assert_int_equal(json_array_size(json_object_get(r, "attempts")), 1);
+	assert_string_equal(proto_get_str(json_array_get(json_object_get(r, "attempts"), 0),
+					  "outcome", ""), "unsent");
+	json_decref(r);
+	attempts_of(t, run, 1, att, sizeof(att));
+	fprintf(stderr, "  unsent: job 1 attempts after 1 s: %s\n", att);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -663,6 +1104,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_coordinator_bad_submit, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_coordinator_agent_gone, setup_fast, teardown),
 		cmocka_unit_test_setup_teardown(test_coordinator_restart, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_coordinator_pair_lost, setup_pair, teardown),
+		cmocka_unit_test_setup_teardown(test_coordinator_unsent_once, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_coordinator_host_boot, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_coordinator_binary_sigterm, setup, teardown),
 	};
 

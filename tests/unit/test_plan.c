@@ -16,6 +16,7 @@
 
 #include "plan.h"
 #include "util.h"
+#include "helpers.h"
 
 #define FILE_NAME "plans/x.yaml"
 
@@ -107,6 +108,21 @@ static void expect_error_ov(const char *text, const char *const *ovs, int n_ov,
 static void expect_error(const char *text, const char *expect)
 {
 	expect_error_ov(text, NULL, 0, expect);
+}
+
+/* A refused plan: its text and exactly the message it gets. */
+struct bad_plan {
+	const char *text;
+	const char *expect;
+};
+
+/* expect_error() on each of the N CASES. */
+static void expect_errors(const struct bad_plan *cases, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		expect_error(cases[i].text, cases[i].expect);
 }
 
 static void test_plan_full(void **state)
@@ -312,6 +328,43 @@ static void test_plan_load(void **state)
 	assert_int_equal(err.line, 0);
 }
 
+static const struct bad_plan bad_yaml[] = {
+	{ "",
+	  FILE_NAME ": empty plan" },
+	{ "# nothing but a comment\n",
+	  FILE_NAME ": empty plan" },
+	{ "---\n...\n",
+	  FILE_NAME ": empty plan" },
+	{ "name: [a\n",
+	  FILE_NAME ":2:1: did not find expected ',' or ']' (while parsing a flow sequence at 1:7)" },
+	{ "name: x\n ports: y\n",
+	  FILE_NAME ":2:7: mapping values are not allowed in this context" },
+	{ "name: x\nports: [a]\nname: y\n",
+	  FILE_NAME ":3:1: duplicate key 'name' (first at 1:1)" },
+	{ BASE "ports: [c]\n",
+	  FILE_NAME ":9:1: duplicate key 'ports' (first at 2:1)" },
+	{ "traffic: {a: 1, b: 2, a: 3}\n",
+	  FILE_NAME ":1:23: duplicate key 'a' (first at 1:11)" },
+	{ "name: &n x\n",
+	  FILE_NAME ":1:7: YAML anchors are not supported" },
+	{ "name: *n\n",
+	  FILE_NAME ":1:7: YAML aliases are not supported" },
+	{ "name: !!str x\n",
+	  FILE_NAME ":1:7: YAML tags are not supported" },
+	{ BASE "---\nname: y\n",
+	  FILE_NAME ":9:1: multiple documents are not supported" },
+	{ "? [a, b]\n: c\n",
+	  FILE_NAME ":1:3: map keys must be scalars" },
+	{ "name: \"a\\0b\"\n",
+	  FILE_NAME ":1:7: NUL characters are not supported" },
+	{ "name: x\xc3\x28\n",
+	  FILE_NAME ":1:9: invalid trailing UTF-8 octet (byte 0x28)" },
+	{ "- a\n- b\n",
+	  FILE_NAME ":1:1: a plan must be a map of keys (name, ports, traffic, ...), got a list" },
+	{ "hello\n",
+	  FILE_NAME ":1:1: a plan must be a map of keys (name, ports, traffic, ...), got 'hello'" },
+};
+
 /* Refused plans: the YAML layer. */
 static void test_plan_bad_yaml(void **state)
 {
@@ -319,31 +372,7 @@ static void test_plan_bad_yaml(void **state)
 	size_t i;
 
 	(void)state;
-	expect_error("", FILE_NAME ": empty plan");
-	expect_error("# nothing but a comment\n", FILE_NAME ": empty plan");
-	expect_error("---\n...\n", FILE_NAME ": empty plan");
-	expect_error("name: [a\n",
-		     FILE_NAME ":2:1: did not find expected ',' or ']' (while parsing a flow sequence at 1:7)");
-	expect_error("name: x\n ports: y\n",
-		     FILE_NAME ":2:7: mapping values are not allowed in this context");
-	expect_error("name: x\nports: [a]\nname: y\n",
-		     FILE_NAME ":3:1: duplicate key 'name' (first at 1:1)");
-	expect_error(BASE "ports: [c]\n", FILE_NAME ":9:1: duplicate key 'ports' (first at 2:1)");
-	expect_error("traffic: {a: 1, b: 2, a: 3}\n",
-		     FILE_NAME ":1:23: duplicate key 'a' (first at 1:11)");
-	expect_error("name: &n x\n", FILE_NAME ":1:7: YAML anchors are not supported");
-	expect_error("name: *n\n", FILE_NAME ":1:7: YAML aliases are not supported");
-	expect_error("name: !!str x\n", FILE_NAME ":1:7: YAML tags are not supported");
-	expect_error(BASE "---\nname: y\n",
-		     FILE_NAME ":9:1: multiple documents are not supported");
-	expect_error("? [a, b]\n: c\n", FILE_NAME ":1:3: map keys must be scalars");
-	expect_error("name: \"a\\0b\"\n", FILE_NAME ":1:7: NUL characters are not supported");
-	expect_error("name: x\xc3\x28\n",
-		     FILE_NAME ":1:9: invalid trailing UTF-8 octet (byte 0x28)");
-	expect_error("- a\n- b\n",
-		     FILE_NAME ":1:1: a plan must be a map of keys (name, ports, traffic, ...), got a list");
-	expect_error("hello\n",
-		     FILE_NAME ":1:1: a plan must be a map of keys (name, ports, traffic, ...), got 'hello'");
+	expect_errors(bad_yaml, ARRAY_LEN(bad_yaml));
 
 	/* 32 levels are fine (for the YAML layer), 33 are not. */
 	deep = calloc(1, 200);
@@ -380,181 +409,213 @@ static void test_plan_bad_yaml(void **state)
 	free(big);
 }
 
+static const struct bad_plan bad_format[] = {
+	/* keys */
+	{ BASE "trafic: {}\n",
+	  FILE_NAME ":9:1: unknown key 'trafic' in the plan (expected one of: name, description, hosts, ports, traffic, variants, matrix, repeat, metrics, link)" },
+	{ "name: x\nports: [a]\n",
+	  FILE_NAME ":1:1: missing required key 'traffic'" },
+	{ "ports: [a]\n",
+	  FILE_NAME ":1:1: missing required key 'name'" },
+	{ "name: x\nports: [a]\ntraffic: {from: a}\nvariants: {}\n",
+	  FILE_NAME ":3:10: missing required key 'duration' in traffic" },
+	{ "name: x\nports: [a]\ntraffic: {duration: 1s}\nvariants: {}\n",
+	  FILE_NAME ":3:10: missing required key 'from' in traffic" },
+	{ "name: x\nports: [a]\ntraffic:\nvariants: {}\n",
+	  FILE_NAME ":3:9: traffic: expected a map, got nothing" },
+	{ "name: x\nports: [a]\ntraffic: {from: a, duration: 1s, packet: {siz: 1}}\nvariants: {}\n",
+	  FILE_NAME ":3:43: unknown key 'siz' in traffic.packet (expected one of: size, proto, flows)" },
+
+	/* name, ports */
+	{ "name: a b\nports: [a]\ntraffic: {from: a, duration: 1s}\nvariants: {}\n",
+	  FILE_NAME ":1:7: name: expected a plan name of letters, digits, '.', '_' and '-', got 'a b'" },
+	{ "name: x\nports: []\ntraffic: {from: a, duration: 1s}\nvariants: {}\n",
+	  FILE_NAME ":2:8: ports: expected a non-empty list of port roles, got an empty list" },
+	{ "name: x\nports: a\ntraffic: {from: a, duration: 1s}\nvariants: {}\n",
+	  FILE_NAME ":2:8: ports: expected a non-empty list of port roles, got 'a'" },
+	{ "name: x\nports: [a, b, a]\ntraffic: {from: a, duration: 1s}\nvariants: {}\n",
+	  FILE_NAME ":2:15: ports: duplicate port 'a' (first at 2:9)" },
+	{ "name: x\nports: [a.b]\ntraffic: {from: a, duration: 1s}\nvariants: {}\n",
+	  FILE_NAME ":2:9: ports: expected a port role of letters, digits, '_' and '-', got 'a.b'" },
+
+	/* traffic */
+	{ "name: x\nports: [a]\ntraffic: {from: c, duration: 1s}\nvariants: {}\n",
+	  FILE_NAME ":3:17: traffic.from 'c' is not one of the plan's ports (a)" },
+	{ "name: x\nports: [a]\ntraffic: {generator: trex, from: a, duration: 1s}\nvariants: {}\n",
+	  FILE_NAME ":3:22: traffic.generator: expected one of xdp-live, udp, pktgen, none, got 'trex'" },
+	{ "name: x\nports: [a]\ntraffic:\n  from: a\n  duration: 1s\n  packet:\n    size: big\n" V,
+	  FILE_NAME ":7:11: traffic.packet.size: expected an integer from 60 to 9000, got 'big'" },
+	{ "name: x\nports: [a]\ntraffic:\n  from: a\n  duration: 1s\n  packet: {size: 59}\n" V,
+	  FILE_NAME ":6:18: traffic.packet.size: expected an integer from 60 to 9000, got '59'" },
+	{ "name: x\nports: [a]\ntraffic:\n  from: a\n  duration: 1s\n  packet: {size: 9001}\n" V,
+	  FILE_NAME ":6:18: traffic.packet.size: expected an integer from 60 to 9000, got '9001'" },
+	{ "name: x\nports: [a]\ntraffic:\n  from: a\n  duration: 1s\n  packet: {size: 60, proto: udp6}\n" V,
+	  FILE_NAME ":6:18: traffic.packet.size: udp6 frames need at least 62 bytes, got 60" },
+	{ "name: x\nports: [a]\ntraffic:\n  from: a\n  duration: 1s\n  packet: {proto: ipx}\n" V,
+	  FILE_NAME ":6:19: traffic.packet.proto: expected one of udp4, udp6, got 'ipx'" },
+	{ "name: x\nports: [a]\ntraffic:\n  from: a\n  duration: 1s\n  packet: {flows: 0}\n" V,
+	  FILE_NAME ":6:19: traffic.packet.flows: expected an integer from 1 to 64511, got '0'" },
+	{ "name: x\nports: [a]\ntraffic:\n  from: a\n  duration: 1s\n  threads: 65\n" V,
+	  FILE_NAME ":6:12: traffic.threads: expected an integer from 1 to 64, got '65'" },
+	{ "name: x\nports: [a]\ntraffic:\n  from: a\n  duration: 0s\n" V,
+	  FILE_NAME ":5:13: traffic.duration: expected a duration from 1ms to 60m (such as 10s, 500ms or 2m), got '0s'" },
+	{ "name: x\nports: [a]\ntraffic:\n  from: a\n  duration: 61m\n" V,
+	  FILE_NAME ":5:13: traffic.duration: expected a duration from 1ms to 60m (such as 10s, 500ms or 2m), got '61m'" },
+	{ "name: x\nports: [a]\ntraffic:\n  from: a\n  duration: soon\n" V,
+	  FILE_NAME ":5:13: traffic.duration: expected a duration from 1ms to 60m (such as 10s, 500ms or 2m), got 'soon'" },
+	{ "name: x\nports: [a]\ntraffic:\n  from: a\n  duration: 1s\n  warmup: 11m\n" V,
+	  FILE_NAME ":6:11: traffic.warmup: expected a duration from 0s to 10m (such as 10s, 500ms or 2m), got '11m'" },
+
+	/* hosts */
+	{ BASE "hosts: {count: 0}\n",
+	  FILE_NAME ":9:16: hosts.count: expected 'all' or an integer from 1 to 10000, got '0'" },
+	{ BASE "hosts: {count: some}\n",
+	  FILE_NAME ":9:16: hosts.count: expected 'all' or an integer from 1 to 10000, got 'some'" },
+	{ BASE "hosts: {match: {port.driver: [veth]}}\n",
+	  FILE_NAME ":9:30: hosts.match: expected a value, got a list" },
+	{ BASE "hosts: {match: {\"a b\": x}}\n",
+	  FILE_NAME ":9:17: hosts.match: expected an inventory key such as port.driver or kernel.release, got 'a b'" },
+	{ BASE "hosts: {rack: r1}\n",
+	  FILE_NAME ":9:9: unknown key 'rack' in hosts (expected one of: match, count)" },
+
+	/* variants */
+	{ "name: x\nports: [a, b]\ntraffic: {from: a, duration: 1s}\nvariants: {}\n",
+	  FILE_NAME ":4:11: variants: expected at least one variant" },
+	{ "name: x\nports: [a, b]\ntraffic: {from: a, duration: 1s}\nvariants:\n  drop:\n"
+	  "    - {port: c, object: xdp_basic.bpf.o, program: xdp_drop}\n",
+	  FILE_NAME ":6:14: variant 'drop': port 'c' is not one of the plan's ports (a, b)" },
+	{ "name: x\nports: [a, b]\ntraffic: {from: a, duration: 1s}\nvariants:\n  drop: []\n",
+	  FILE_NAME ":5:9: variant 'drop': attach: expected a non-empty list of attach entries, got an empty list" },
+	{ "name: x\nports: [a, b]\ntraffic: {from: a, duration: 1s}\nvariants:\n  drop:\n    - b\n",
+	  FILE_NAME ":6:7: variant 'drop': an attach entry must be a map such as {port: a, object: x.bpf.o, program: p}, got 'b'" },
+	{ "name: x\nports: [a, b]\ntraffic: {from: a, duration: 1s}\nvariants:\n  drop:\n"
+	  "    - {port: b, object: o, prog: p}\n",
+	  FILE_NAME ":6:28: variant 'drop': unknown key 'prog' in an attach entry (expected one of: port, hook, mode, object, program, maps, counters)" },
+	{ "name: x\nports: [a, b]\ntraffic: {from: a, duration: 1s}\nvariants:\n  drop:\n"
+	  "    - {port: b, program: p}\n",
+	  FILE_NAME ":6:7: variant 'drop': missing required key 'object' in an attach entry" },
+	{ "name: x\nports: [a, b]\ntraffic: {from: a, duration: 1s}\nvariants:\n  drop:\n"
+	  "    - {port: b, hook: tc, object: o, program: p}\n",
+	  FILE_NAME ":6:23: variant 'drop': hook: expected one of xdp, tc-ingress, tc-egress, got 'tc'" },
+	{ "name: x\nports: [a, b]\ntraffic: {from: a, duration: 1s}\nvariants:\n  drop:\n"
+	  "    - {port: b, hook: tc-egress, mode: native, object: o, program: p}\n",
+	  FILE_NAME ":6:40: variant 'drop': mode applies to hook xdp only, not tc-egress" },
+	{ "name: x\nports: [a, b]\ntraffic: {from: a, duration: 1s}\nvariants:\n  drop:\n"
+	  "    - {port: b, mode: skb, object: o, program: p}\n",
+	  FILE_NAME ":6:23: variant 'drop': mode: expected one of native, generic, offload, got 'skb'" },
+	{ "name: x\nports: [a, b]\ntraffic: {from: a, duration: 1s}\nvariants:\n  drop:\n"
+	  "    - {port: b, object: o, program: xdp-drop}\n",
+	  FILE_NAME ":6:37: variant 'drop': program: expected a program (function) name, got 'xdp-drop'" },
+	{ "name: x\nports: [a, b]\ntraffic: {from: a, duration: 1s}\nvariants:\n  drop:\n"
+	  "    - {port: b, object: \"\", program: p}\n",
+	  FILE_NAME ":6:25: variant 'drop': object: expected an object name or path, got ''" },
+	{ "name: x\nports: [a, b]\ntraffic: {from: a, duration: 1s}\nvariants:\n  drop:\n"
+	  "    - {port: b, object: o, program: p}\n"
+	  "    - {port: b, hook: xdp, object: o, program: q}\n",
+	  FILE_NAME ":7:7: variant 'drop': port 'b' already has a xdp program in this variant (at 6:7)" },
+	{ "name: x\nports: [a, b]\ntraffic: {from: a, duration: 1s}\nvariants:\n  \"a/b\":\n"
+	  "    - {port: b, object: o, program: p}\n",
+	  FILE_NAME ":5:3: variants: expected a variant name of letters, digits, '.', '_' and '-', got 'a/b'" },
+
+	/* repeat, metrics */
+	{ BASE "repeat: 0\n",
+	  FILE_NAME ":9:9: repeat: expected an integer from 1 to 1000, got '0'" },
+	{ BASE "repeat: 1001\n",
+	  FILE_NAME ":9:9: repeat: expected an integer from 1 to 1000, got '1001'" },
+	{ BASE "repeat: +3\n",
+	  FILE_NAME ":9:9: repeat: expected an integer from 1 to 1000, got '+3'" },
+	{ BASE "metrics: [port.rx_pps, port.rx_bps]\n",
+	  FILE_NAME ":9:24: metrics: unknown metric 'port.rx_bps' (known: port.rx_pps, port.tx_pps, port.drop_pps, gen.tx_pps, prog.ns_per_run, prog.run_pps, cpu.softirq, cpu.busy, counter.pps)" },
+	{ BASE "metrics: [cpu.busy, cpu.busy]\n",
+	  FILE_NAME ":9:21: metrics: duplicate metric 'cpu.busy' (first at 9:11)" },
+	{ BASE "metrics: []\n",
+	  FILE_NAME ":9:10: metrics: expected a non-empty list of metric names, got an empty list" },
+
+	/* Text from the plan is shown escaped and cut short. */
+	{ BASE "repeat: \"\\e[31mred\"\n",
+	  FILE_NAME ":9:9: repeat: expected an integer from 1 to 1000, got '\\x1b[31mred'" },
+	{ BASE "repeat: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\n",
+	  FILE_NAME ":9:9: repeat: expected an integer from 1 to 1000, got 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa...'" },
+};
+
 /* Refused plans: the plan format. */
 static void test_plan_bad_format(void **state)
 {
-	(void)state;
-	/* keys */
-	expect_error(BASE "trafic: {}\n",
-		     FILE_NAME ":9:1: unknown key 'trafic' in the plan (expected one of: name, description, hosts, ports, traffic, variants, matrix, repeat, metrics, link)");
-	expect_error("name: x\nports: [a]\n", FILE_NAME ":1:1: missing required key 'traffic'");
-	expect_error("ports: [a]\n", FILE_NAME ":1:1: missing required key 'name'");
-	expect_error("name: x\nports: [a]\ntraffic: {from: a}\nvariants: {}\n",
-		     FILE_NAME ":3:10: missing required key 'duration' in traffic");
-	expect_error("name: x\nports: [a]\ntraffic: {duration: 1s}\nvariants: {}\n",
-		     FILE_NAME ":3:10: missing required key 'from' in traffic");
-	expect_error("name: x\nports: [a]\ntraffic:\nvariants: {}\n",
-		     FILE_NAME ":3:9: traffic: expected a map, got nothing");
-	expect_error("name: x\nports: [a]\ntraffic: {from: a, duration: 1s, packet: {siz: 1}}\nvariants: {}\n",
-		     FILE_NAME ":3:43: unknown key 'siz' in traffic.packet (expected one of: size, proto, flows)");
-
-	/* name, ports */
-	expect_error("name: a b\nports: [a]\ntraffic: {from: a, duration: 1s}\nvariants: {}\n",
-		     FILE_NAME ":1:7: name: expected a plan name of letters, digits, '.', '_' and '-', got 'a b'");
-	expect_error("name: x\nports: []\ntraffic: {from: a, duration: 1s}\nvariants: {}\n",
-		     FILE_NAME ":2:8: ports: expected a non-empty list of port roles, got an empty list");
-	expect_error("name: x\nports: a\ntraffic: {from: a, duration: 1s}\nvariants: {}\n",
-		     FILE_NAME ":2:8: ports: expected a non-empty list of port roles, got 'a'");
-	expect_error("name: x\nports: [a, b, a]\ntraffic: {from: a, duration: 1s}\nvariants: {}\n",
-		     FILE_NAME ":2:15: ports: duplicate port 'a' (first at 2:9)");
-	expect_error("name: x\nports: [a.b]\ntraffic: {from: a, duration: 1s}\nvariants: {}\n",
-		     FILE_NAME ":2:9: ports: expected a port role of letters, digits, '_' and '-', got 'a.b'");
-
-	/* traffic */
-	expect_error("name: x\nports: [a]\ntraffic: {from: c, duration: 1s}\nvariants: {}\n",
-		     FILE_NAME ":3:17: traffic.from 'c' is not one of the plan's ports (a)");
-	expect_error("name: x\nports: [a]\ntraffic: {generator: trex, from: a, duration: 1s}\nvariants: {}\n",
-		     FILE_NAME ":3:22: traffic.generator: expected one of xdp-live, udp, pktgen, none, got 'trex'");
-	expect_error("name: x\nports: [a]\ntraffic:\n  from: a\n  duration: 1s\n  packet:\n    size: big\n" V,
-		     FILE_NAME ":7:11: traffic.packet.size: expected an integer from 60 to 9000, got 'big'");
-	expect_error("name: x\nports: [a]\ntraffic:\n  from: a\n  duration: 1s\n  packet: {size: 59}\n" V,
-		     FILE_NAME ":6:18: traffic.packet.size: expected an integer from 60 to 9000, got '59'");
-	expect_error("name: x\nports: [a]\ntraffic:\n  from: a\n  duration: 1s\n  packet: {size: 9001}\n" V,
-		     FILE_NAME ":6:18: traffic.packet.size: expected an integer from 60 to 9000, got '9001'");
-	expect_error("name: x\nports: [a]\ntraffic:\n  from: a\n  duration: 1s\n  packet: {size: 60, proto: udp6}\n" V,
-		     FILE_NAME ":6:18: traffic.packet.size: udp6 frames need at least 62 bytes, got 60");
-	expect_error("name: x\nports: [a]\ntraffic:\n  from: a\n  duration: 1s\n  packet: {proto: ipx}\n" V,
-		     FILE_NAME ":6:19: traffic.packet.proto: expected one of udp4, udp6, got 'ipx'");
-	expect_error("name: x\nports: [a]\ntraffic:\n  from: a\n  duration: 1s\n  packet: {flows: 0}\n" V,
-		     FILE_NAME ":6:19: traffic.packet.flows: expected an integer from 1 to 64511, got '0'");
-	expect_error("name: x\nports: [a]\ntraffic:\n  from: a\n  duration: 1s\n  threads: 65\n" V,
-		     FILE_NAME ":6:12: traffic.threads: expected an integer from 1 to 64, got '65'");
-	expect_error("name: x\nports: [a]\ntraffic:\n  from: a\n  duration: 0s\n" V,
-		     FILE_NAME ":5:13: traffic.duration: expected a duration from 1ms to 60m (such as 10s, 500ms or 2m), got '0s'");
-	expect_error("name: x\nports: [a]\ntraffic:\n  from: a\n  duration: 61m\n" V,
-		     FILE_NAME ":5:13: traffic.duration: expected a duration from 1ms to 60m (such as 10s, 500ms or 2m), got '61m'");
-	expect_error("name: x\nports: [a]\ntraffic:\n  from: a\n  duration: soon\n" V,
-		     FILE_NAME ":5:13: traffic.duration: expected a duration from 1ms to 60m (such as 10s, 500ms or 2m), got 'soon'");
-	expect_error("name: x\nports: [a]\ntraffic:\n  from: a\n  duration: 1s\n  warmup: 11m\n" V,
-		     FILE_NAME ":6:11: traffic.warmup: expected a duration from 0s to 10m (such as 10s, 500ms or 2m), got '11m'");
-
-	/* hosts */
-	expect_error(BASE "hosts: {count: 0}\n",
-		     FILE_NAME ":9:16: hosts.count: expected 'all' or an integer from 1 to 10000, got '0'");
-	expect_error(BASE "hosts: {count: some}\n",
-		     FILE_NAME ":9:16: hosts.count: expected 'all' or an integer from 1 to 10000, got 'some'");
-	expect_error(BASE "hosts: {match: {port.driver: [veth]}}\n",
-		     FILE_NAME ":9:30: hosts.match: expected a value, got a list");
-	expect_error(BASE "hosts: {match: {\"a b\": x}}\n",
-		     FILE_NAME ":9:17: hosts.match: expected an inventory key such as port.driver or kernel.release, got 'a b'");
-	expect_error(BASE "hosts: {rack: r1}\n",
-		     FILE_NAME ":9:9: unknown key 'rack' in hosts (expected one of: match, count)");
-
-	/* variants */
-	expect_error("name: x\nports: [a, b]\ntraffic: {from: a, duration: 1s}\nvariants: {}\n",
-		     FILE_NAME ":4:11: variants: expected at least one variant");
-	expect_error("name: x\nports: [a, b]\ntraffic: {from: a, duration: 1s}\nvariants:\n  drop:\n"
-		     "    - {port: c, object: xdp_basic.bpf.o, program: xdp_drop}\n",
-		     FILE_NAME ":6:14: variant 'drop': port 'c' is not one of the plan's ports (a, b)");
-	expect_error("name: x\nports: [a, b]\ntraffic: {from: a, duration: 1s}\nvariants:\n  drop: []\n",
-		     FILE_NAME ":5:9: variant 'drop': attach: expected a non-empty list of attach entries, got an empty list");
-	expect_error("name: x\nports: [a, b]\ntraffic: {from: a, duration: 1s}\nvariants:\n  drop:\n    - b\n",
-		     FILE_NAME ":6:7: variant 'drop': an attach entry must be a map such as {port: a, object: x.bpf.o, program: p}, got 'b'");
-	expect_error("name: x\nports: [a, b]\ntraffic: {from: a, duration: 1s}\nvariants:\n  drop:\n"
-		     "    - {port: b, object: o, prog: p}\n",
-		     FILE_NAME ":6:28: variant 'drop': unknown key 'prog' in an attach entry (expected one of: port, hook, mode, object, program, maps, counters)");
-	expect_error("name: x\nports: [a, b]\ntraffic: {from: a, duration: 1s}\nvariants:\n  drop:\n"
-		     "    - {port: b, program: p}\n",
-		     FILE_NAME ":6:7: variant 'drop': missing required key 'object' in an attach entry");
-	expect_error("name: x\nports: [a, b]\ntraffic: {from: a, duration: 1s}\nvariants:\n  drop:\n"
-		     "    - {port: b, hook: tc, object: o, program: p}\n",
-		     FILE_NAME ":6:23: variant 'drop': hook: expected one of xdp, tc-ingress, tc-egress, got 'tc'");
-	expect_error("name: x\nports: [a, b]\ntraffic: {from: a, duration: 1s}\nvariants:\n  drop:\n"
-		     "    - {port: b, hook: tc-egress, mode: native, object: o, program: p}\n",
-		     FILE_NAME ":6:40: variant 'drop': mode applies to hook xdp only, not tc-egress");
-	expect_error("name: x\nports: [a, b]\ntraffic: {from: a, duration: 1s}\nvariants:\n  drop:\n"
-		     "    - {port: b, mode: skb, object: o, program: p}\n",
-		     FILE_NAME ":6:23: variant 'drop': mode: expected one of native, generic, offload, got 'skb'");
-	expect_error("name: x\nports: [a, b]\ntraffic: {from: a, duration: 1s}\nvariants:\n  drop:\n"
-		     "    - {port: b, object: o, program: xdp-drop}\n",
-		     FILE_NAME ":6:37: variant 'drop': program: expected a program (function) name, got 'xdp-drop'");
-	expect_error("name: x\nports: [a, b]\ntraffic: {from: a, duration: 1s}\nvariants:\n  drop:\n"
-		     "    - {port: b, object: \"\", program: p}\n",
-		     FILE_NAME ":6:25: variant 'drop': object: expected an object name or path, got ''");
-	expect_error("name: x\nports: [a, b]\ntraffic: {from: a, duration: 1s}\nvariants:\n  drop:\n"
-		     "    - {port: b, object: o, program: p}\n"
-		     "    - {port: b, hook: xdp, object: o, program: q}\n",
-		     FILE_NAME ":7:7: variant 'drop': port 'b' already has a xdp program in this variant (at 6:7)");
-	expect_error("name: x\nports: [a, b]\ntraffic: {from: a, duration: 1s}\nvariants:\n  \"a/b\":\n"
-		     "    - {port: b, object: o, program: p}\n",
-		     FILE_NAME ":5:3: variants: expected a variant name of letters, digits, '.', '_' and '-', got 'a/b'");
-
-	/* repeat, metrics */
-	expect_error(BASE "repeat: 0\n", FILE_NAME ":9:9: repeat: expected an integer from 1 to 1000, got '0'");
-	expect_error(BASE "repeat: 1001\n", FILE_NAME ":9:9: repeat: expected an integer from 1 to 1000, got '1001'");
-	expect_error(BASE "repeat: +3\n", FILE_NAME ":9:9: repeat: expected an integer from 1 to 1000, got '+3'");
-	expect_error(BASE "metrics: [port.rx_pps, port.rx_bps]\n",
-		     FILE_NAME ":9:24: metrics: unknown metric 'port.rx_bps' (known: port.rx_pps, port.tx_pps, port.drop_pps, gen.tx_pps, prog.ns_per_run, prog.run_pps, cpu.softirq, cpu.busy, counter.pps)");
-	expect_error(BASE "metrics: [cpu.busy, cpu.busy]\n",
-		     FILE_NAME ":9:21: metrics: duplicate metric 'cpu.busy' (first at 9:11)");
-	expect_error(BASE "metrics: []\n",
-		     FILE_NAME ":9:10: metrics: expected a non-empty list of metric names, got an empty list");
-
-	/* Text from the plan is shown escaped and cut short. */
-	expect_error(BASE "repeat: \"\\e[31mred\"\n",
-		     FILE_NAME ":9:9: repeat: expected an integer from 1 to 1000, got '\\x1b[31mred'");
-	expect_error(BASE "repeat: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\n",
-		     FILE_NAME ":9:9: repeat: expected an integer from 1 to 1000, got 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa...'");
+	expect_errors(bad_format, ARRAY_LEN(bad_format));
 }
+
+static const struct bad_plan bad_matrix[] = {
+	{ BASE "matrix: [a]\n",
+	  FILE_NAME ":9:9: matrix: expected a map, got a list" },
+	{ BASE "matrix:\n  traffic.packet.size: 64\n",
+	  FILE_NAME ":10:24: matrix traffic.packet.size: expected a non-empty list of values, got '64'" },
+	{ BASE "matrix:\n  traffic.packet.size: [64, {a: 1}]\n",
+	  FILE_NAME ":10:29: matrix traffic.packet.size: values must be scalars, got a map" },
+	{ BASE "matrix:\n  traffic.packet.size: [64, 128, 64, 128]\n",
+	  FILE_NAME ":10:34: matrix traffic.packet.size: duplicate value '64' (first at 10:25)" },
+	{ BASE "matrix:\n  repeat: [1, 2]\n",
+	  FILE_NAME ":10:3: matrix: 'repeat' cannot be varied by the matrix" },
+	{ BASE "matrix:\n  variants.drop: [1, 2]\n",
+	  FILE_NAME ":10:3: matrix: 'variants.drop' cannot be varied by the matrix" },
+	{ BASE "matrix:\n  traffic..size: [1, 2]\n",
+	  FILE_NAME ":10:3: matrix: expected a key path such as traffic.packet.size, got 'traffic..size'" },
+	{ BASE "matrix:\n  traffic.packet: [1]\n  traffic.packet.size: [64]\n",
+	  FILE_NAME ":11:3: matrix: 'traffic.packet.size' overlaps 'traffic.packet' (at 10:3)" },
+
+	/* Every point is a whole plan: the offending value is named with its place. */
+	{ BASE "matrix:\n  traffic.packet.size: [64, abc]\n",
+	  FILE_NAME ":10:29: matrix traffic.packet.size=abc: traffic.packet.size: expected an integer from 60 to 9000, got 'abc'" },
+	{ BASE "matrix:\n  traffic.packet.siz: [64]\n",
+	  FILE_NAME ":10:24: matrix traffic.packet.siz=64: unknown key 'siz' in traffic.packet (expected one of: size, proto, flows)" },
+	{ BASE "matrix:\n  ports.x: [1]\n",
+	  FILE_NAME ":10:13: matrix ports.x=1: 'ports' is not a map" },
+	{ BASE "matrix:\n  traffic.from: [a, c]\n",
+	  FILE_NAME ":10:21: matrix traffic.from=c: traffic.from 'c' is not one of the plan's ports (a, b)" },
+	/* An error that the point causes elsewhere names the whole point. */
+	{ "name: x\nports: [a]\ntraffic:\n  from: a\n  duration: 1s\n  packet: {size: 60}\n"
+	  "variants: {v: [{port: a, object: o, program: p}]}\n"
+	  "matrix:\n  traffic.packet.flows: [1, 2]\n  traffic.packet.proto: [udp4, udp6]\n",
+	  FILE_NAME ":6:18: matrix point traffic.packet.flows=1, traffic.packet.proto=udp6: traffic.packet.size: udp6 frames need at least 62 bytes, got 60" },
+
+	/* The expansion is capped before any point is built. */
+	{ BASE "repeat: 1000\nmatrix:\n  traffic.threads: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]\n"
+	  "  traffic.packet.flows: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]\n",
+	  FILE_NAME ":10:1: the plan expands to 110000 jobs (repeat 1000 x 110 matrix points x 1 variants), more than 100000" },
+	{ BASE "repeat: 1000\nmatrix:\n"
+	  "  traffic.threads: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]\n"
+	  "  traffic.packet.flows: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]\n"
+	  "  traffic.packet.size: [61, 62, 63, 64, 65, 66, 67, 68, 69, 70]\n"
+	  "  traffic.warmup: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]\n"
+	  "  traffic.duration: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]\n"
+	  "  description: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]\n",
+	  FILE_NAME ":10:1: the matrix has more than 100000 points" },
+	{ BASE "repeat: 1001\n",
+	  FILE_NAME ":9:9: repeat: expected an integer from 1 to 1000, got '1001'" },
+};
 
 static void test_plan_bad_matrix(void **state)
 {
-	(void)state;
-	expect_error(BASE "matrix: [a]\n", FILE_NAME ":9:9: matrix: expected a map, got a list");
-	expect_error(BASE "matrix:\n  traffic.packet.size: 64\n",
-		     FILE_NAME ":10:24: matrix traffic.packet.size: expected a non-empty list of values, got '64'");
-	expect_error(BASE "matrix:\n  traffic.packet.size: [64, {a: 1}]\n",
-		     FILE_NAME ":10:29: matrix traffic.packet.size: values must be scalars, got a map");
-	expect_error(BASE "matrix:\n  traffic.packet.size: [64, 128, 64, 128]\n",
-		     FILE_NAME ":10:34: matrix traffic.packet.size: duplicate value '64' (first at 10:25)");
-	expect_error(BASE "matrix:\n  repeat: [1, 2]\n",
-		     FILE_NAME ":10:3: matrix: 'repeat' cannot be varied by the matrix");
-	expect_error(BASE "matrix:\n  variants.drop: [1, 2]\n",
-		     FILE_NAME ":10:3: matrix: 'variants.drop' cannot be varied by the matrix");
-	expect_error(BASE "matrix:\n  traffic..size: [1, 2]\n",
-		     FILE_NAME ":10:3: matrix: expected a key path such as traffic.packet.size, got 'traffic..size'");
-	expect_error(BASE "matrix:\n  traffic.packet: [1]\n  traffic.packet.size: [64]\n",
-		     FILE_NAME ":11:3: matrix: 'traffic.packet.size' overlaps 'traffic.packet' (at 10:3)");
-
-	/* Every point is a whole plan: the offending value is named with its place. */
-	expect_error(BASE "matrix:\n  traffic.packet.size: [64, abc]\n",
-		     FILE_NAME ":10:29: matrix traffic.packet.size=abc: traffic.packet.size: expected an integer from 60 to 9000, got 'abc'");
-	expect_error(BASE "matrix:\n  traffic.packet.siz: [64]\n",
-		     FILE_NAME ":10:24: matrix traffic.packet.siz=64: unknown key 'siz' in traffic.packet (expected one of: size, proto, flows)");
-	expect_error(BASE "matrix:\n  ports.x: [1]\n",
-		     FILE_NAME ":10:13: matrix ports.x=1: 'ports' is not a map");
-	expect_error(BASE "matrix:\n  traffic.from: [a, c]\n",
-		     FILE_NAME ":10:21: matrix traffic.from=c: traffic.from 'c' is not one of the plan's ports (a, b)");
-	/* An error that the point causes elsewhere names the whole point. */
-	expect_error("name: x\nports: [a]\ntraffic:\n  from: a\n  duration: 1s\n  packet: {size: 60}\n"
-		     "variants: {v: [{port: a, object: o, program: p}]}\n"
-		     "matrix:\n  traffic.packet.flows: [1, 2]\n  traffic.packet.proto: [udp4, udp6]\n",
-		     FILE_NAME ":6:18: matrix point traffic.packet.flows=1, traffic.packet.proto=udp6: traffic.packet.size: udp6 frames need at least 62 bytes, got 60");
-
-	/* The expansion is capped before any point is built. */
-	expect_error(BASE "repeat: 1000\nmatrix:\n  traffic.threads: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]\n"
-		     "  traffic.packet.flows: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]\n",
-		     FILE_NAME ":10:1: the plan expands to 110000 jobs (repeat 1000 x 110 matrix points x 1 variants), more than 100000");
-	expect_error(BASE "repeat: 1000\nmatrix:\n"
-		     "  traffic.threads: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]\n"
-		     "  traffic.packet.flows: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]\n"
-		     "  traffic.packet.size: [61, 62, 63, 64, 65, 66, 67, 68, 69, 70]\n"
-		     "  traffic.warmup: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]\n"
-		     "  traffic.duration: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]\n"
-		     "  description: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]\n",
-		     FILE_NAME ":10:1: the matrix has more than 100000 points");
-	expect_error(BASE "repeat: 1001\n", FILE_NAME ":9:9: repeat: expected an integer from 1 to 1000, got '1001'");
+	expect_errors(bad_matrix, ARRAY_LEN(bad_matrix));
 }
+
+/* One override on BASE each (.text is the override) and the message it gets. */
+static const struct bad_plan bad_overrides[] = {
+	{ "traffic.packet.siz=1",
+	  FILE_NAME ": override 'traffic.packet.siz=1': unknown key 'siz' in traffic.packet (expected one of: size, proto, flows)" },
+	{ "traffic.packet.size=big",
+	  FILE_NAME ": override 'traffic.packet.size=big': traffic.packet.size: expected an integer from 60 to 9000, got 'big'" },
+	{ "traffic.from.x=1",
+	  FILE_NAME ": override 'traffic.from.x=1': 'traffic.from' is not a map" },
+	{ "ports=[a, b",
+	  FILE_NAME ": override 'ports=[a, b': did not find expected ',' or ']' (while parsing a flow sequence)" },
+	/* ... and what the file says stays positioned in the file. */
+	{ "ports=[a]",
+	  FILE_NAME ":8:14: variant 'drop': port 'b' is not one of the plan's ports (a)" },
+	{ "matrix.traffic.threads=[1, x]",
+	  FILE_NAME ": matrix traffic.threads=x: traffic.threads: expected an integer from 1 to 64, got 'x'" },
+	{ "name=*x",
+	  FILE_NAME ": override 'name=*x': YAML aliases are not supported" },
+};
 
 static void test_plan_overrides(void **state)
 {
@@ -571,6 +632,7 @@ static void test_plan_overrides(void **state)
 	struct plan_error err;
 	struct plan *p;
 	char sha[SHA256_HEX_LEN];
+	size_t i;
 
 	(void)state;
 	p = parse_ov(BASE, set, 8, &err);
@@ -614,31 +676,8 @@ static void test_plan_overrides(void **state)
 	plan_destroy(&p);
 
 	/* Errors in what an override put there are reported against the override. */
-	{
-		static const char *const o1[] = { "traffic.packet.siz=1" };
-		static const char *const o2[] = { "traffic.packet.size=big" };
-		static const char *const o3[] = { "traffic.from.x=1" };
-		static const char *const o4[] = { "ports=[a, b" };
-		static const char *const o5[] = { "ports=[a]" };
-		static const char *const o6[] = { "matrix.traffic.threads=[1, x]" };
-		static const char *const o7[] = { "name=*x" };
-
-		expect_error_ov(BASE, o1, 1,
-				FILE_NAME ": override 'traffic.packet.siz=1': unknown key 'siz' in traffic.packet (expected one of: size, proto, flows)");
-		expect_error_ov(BASE, o2, 1,
-				FILE_NAME ": override 'traffic.packet.size=big': traffic.packet.size: expected an integer from 60 to 9000, got 'big'");
-		expect_error_ov(BASE, o3, 1,
-				FILE_NAME ": override 'traffic.from.x=1': 'traffic.from' is not a map");
-		expect_error_ov(BASE, o4, 1,
-				FILE_NAME ": override 'ports=[a, b': did not find expected ',' or ']' (while parsing a flow sequence)");
-		/* ... and what the file says stays positioned in the file. */
-		expect_error_ov(BASE, o5, 1,
-				FILE_NAME ":8:14: variant 'drop': port 'b' is not one of the plan's ports (a)");
-		expect_error_ov(BASE, o6, 1,
-				FILE_NAME ": matrix traffic.threads=x: traffic.threads: expected an integer from 1 to 64, got 'x'");
-		expect_error_ov(BASE, o7, 1,
-				FILE_NAME ": override 'name=*x': YAML aliases are not supported");
-	}
+	for (i = 0; i < ARRAY_LEN(bad_overrides); i++)
+		expect_error_ov(BASE, &bad_overrides[i].text, 1, bad_overrides[i].expect);
 }
 
 static void test_plan_override_parse(void **state)
@@ -936,58 +975,61 @@ static void test_plan_maps_counters(void **state)
 #define FILL_HEAD "name: x\nports: [a, b]\ntraffic: {from: a, duration: 1s}\nvariants:\n  v:\n" \
 		  "    - port: a\n      object: o\n      program: p\n"
 
+static const struct bad_plan bad_fills[] = {
+	{ FILL_HEAD "      maps: {tx: [{key: 0, prot: b}]}\n",
+	  FILE_NAME ":9:28: variant 'v': unknown key 'prot' in a map slot (expected one of: key, port, program, qsize, value)" },
+	{ FILL_HEAD "      maps: {tx: [{key: 0, port: c}]}\n",
+	  FILE_NAME ":9:34: variant 'v': maps.tx: port 'c' is not one of the plan's ports (a, b)" },
+	{ FILL_HEAD "      maps: {cpu_map: [{key: 1, qsize: 0}]}\n",
+	  FILE_NAME ":9:40: variant 'v': maps.cpu_map.qsize: expected an integer from 1 to 16384, got '0'" },
+	{ FILL_HEAD "      maps: {cpu_map: [{key: 1, qsize: 16385}]}\n",
+	  FILE_NAME ":9:40: variant 'v': maps.cpu_map.qsize: expected an integer from 1 to 16384, got '16385'" },
+	{ FILL_HEAD "      maps: {tx: [{key: -1, port: b}]}\n",
+	  FILE_NAME ":9:25: variant 'v': maps.tx.key: expected an integer from 0 to 9223372036854775807, got '-1'" },
+	{ FILL_HEAD "      maps: {tx: [{port: b}]}\n",
+	  FILE_NAME ":9:19: variant 'v': missing required key 'key' in a map slot" },
+	{ FILL_HEAD "      maps: {tx: [{key: 0}]}\n",
+	  FILE_NAME ":9:19: variant 'v': maps.tx: a slot needs one of port (devmap), qsize (cpumap) or value (array, hash)" },
+	{ FILL_HEAD "      maps: {tx: [{key: 0, port: b, value: 3}]}\n",
+	  FILE_NAME ":9:44: variant 'v': maps.tx: port, qsize and value exclude each other" },
+	{ FILL_HEAD "      maps: {cfg: [{key: 0, value: 3, program: q}]}\n",
+	  FILE_NAME ":9:48: variant 'v': maps.cfg: program goes with port (devmap) or qsize (cpumap), not value" },
+	{ FILL_HEAD "      maps: {tx: [{key: 0, port: b}, {key: 0, port: a}]}\n",
+	  FILE_NAME ":9:38: variant 'v': maps.tx: duplicate key 0 (first at 9:19)" },
+	{ FILL_HEAD "      maps: {tx: []}\n",
+	  FILE_NAME ":9:18: variant 'v': maps.tx: expected a non-empty list of slots, got an empty list" },
+	{ FILL_HEAD "      maps: {1tx: [{key: 0, port: b}]}\n",
+	  FILE_NAME ":9:14: variant 'v': maps: expected a map name, got '1tx'" },
+	{ FILL_HEAD "      counters: [{map: stats, keys: {rx: a}}]\n",
+	  FILE_NAME ":9:38: variant 'v': counters.stats.keys: keys must be integers from 0 to 4294967295 (slots of the map), got 'rx'" },
+	{ FILL_HEAD "      counters: [{map: stats, keys: {0: a b}}]\n",
+	  FILE_NAME ":9:41: variant 'v': counters.stats.keys: expected a counter name of letters, digits, '.', '_' and '-', got 'a b'" },
+	{ FILL_HEAD "      counters: [{map: stats, keys: {0: rx, 1: rx}}]\n",
+	  FILE_NAME ":9:48: variant 'v': counters: duplicate counter name 'rx' (first at 9:38)" },
+	{ FILL_HEAD "      counters: [{map: stats, keys: {}}]\n",
+	  FILE_NAME ":9:37: variant 'v': counters.stats.keys: expected 1 to 64 keys, got 0" },
+	{ FILL_HEAD "      counters: [{map: stats}]\n",
+	  FILE_NAME ":9:18: variant 'v': missing required key 'keys' in a counters entry" },
+	{ FILL_HEAD "      counters: [{map: s, keys: {0: x}}, {map: s, keys: {1: y}}]\n",
+	  FILE_NAME ":9:48: variant 'v': counters: map 's' is listed twice (first at 9:24)" },
+	{ FILL_HEAD "      counters: [{map: s, keys: {0: x}}]\n"
+	  "    - {port: b, object: o, program: p, counters: [{map: s, keys: {0: x}}]}\n",
+	  FILE_NAME ":10:70: variant 'v': counters: duplicate counter name 'x' (first at 9:34)" },
+	{ "name: x\nports: [a, b]\ntraffic: {from: a, to: c, duration: 1s}\n" V,
+	  FILE_NAME ":3:24: traffic.to 'c' is not one of the plan's ports (a, b)" },
+	{ "name: x\nports: [a, b]\ntraffic: {from: a, to: a, duration: 1s}\n" V,
+	  FILE_NAME ":3:24: traffic.to: the destination must differ from traffic.from 'a'" },
+	{ "name: x\nports: [a, b]\ntraffic: {from: a, cpus: [0, x], duration: 1s}\n" V,
+	  FILE_NAME ":3:30: traffic.cpus: expected an integer from 0 to 4095, got 'x'" },
+	{ "name: x\nports: [a, b]\ntraffic: {from: a, cpus: [1, 1], duration: 1s}\n" V,
+	  FILE_NAME ":3:30: traffic.cpus: duplicate CPU 1 (first at 3:27)" },
+	{ "name: x\nports: [a, b]\ntraffic: {from: a, cpus: [], duration: 1s}\n" V,
+	  FILE_NAME ":3:26: traffic.cpus: expected a non-empty list of CPU numbers, got an empty list" },
+};
+
 static void test_plan_bad_maps_counters(void **state)
 {
-	(void)state;
-	expect_error(FILL_HEAD "      maps: {tx: [{key: 0, prot: b}]}\n",
-		     FILE_NAME ":9:28: variant 'v': unknown key 'prot' in a map slot (expected one of: key, port, program, qsize, value)");
-	expect_error(FILL_HEAD "      maps: {tx: [{key: 0, port: c}]}\n",
-		     FILE_NAME ":9:34: variant 'v': maps.tx: port 'c' is not one of the plan's ports (a, b)");
-	expect_error(FILL_HEAD "      maps: {cpu_map: [{key: 1, qsize: 0}]}\n",
-		     FILE_NAME ":9:40: variant 'v': maps.cpu_map.qsize: expected an integer from 1 to 16384, got '0'");
-	expect_error(FILL_HEAD "      maps: {cpu_map: [{key: 1, qsize: 16385}]}\n",
-		     FILE_NAME ":9:40: variant 'v': maps.cpu_map.qsize: expected an integer from 1 to 16384, got '16385'");
-	expect_error(FILL_HEAD "      maps: {tx: [{key: -1, port: b}]}\n",
-		     FILE_NAME ":9:25: variant 'v': maps.tx.key: expected an integer from 0 to 9223372036854775807, got '-1'");
-	expect_error(FILL_HEAD "      maps: {tx: [{port: b}]}\n",
-		     FILE_NAME ":9:19: variant 'v': missing required key 'key' in a map slot");
-	expect_error(FILL_HEAD "      maps: {tx: [{key: 0}]}\n",
-		     FILE_NAME ":9:19: variant 'v': maps.tx: a slot needs one of port (devmap), qsize (cpumap) or value (array, hash)");
-	expect_error(FILL_HEAD "      maps: {tx: [{key: 0, port: b, value: 3}]}\n",
-		     FILE_NAME ":9:44: variant 'v': maps.tx: port, qsize and value exclude each other");
-	expect_error(FILL_HEAD "      maps: {cfg: [{key: 0, value: 3, program: q}]}\n",
-		     FILE_NAME ":9:48: variant 'v': maps.cfg: program goes with port (devmap) or qsize (cpumap), not value");
-	expect_error(FILL_HEAD "      maps: {tx: [{key: 0, port: b}, {key: 0, port: a}]}\n",
-		     FILE_NAME ":9:38: variant 'v': maps.tx: duplicate key 0 (first at 9:19)");
-	expect_error(FILL_HEAD "      maps: {tx: []}\n",
-		     FILE_NAME ":9:18: variant 'v': maps.tx: expected a non-empty list of slots, got an empty list");
-	expect_error(FILL_HEAD "      maps: {1tx: [{key: 0, port: b}]}\n",
-		     FILE_NAME ":9:14: variant 'v': maps: expected a map name, got '1tx'");
-	expect_error(FILL_HEAD "      counters: [{map: stats, keys: {rx: a}}]\n",
-		     FILE_NAME ":9:38: variant 'v': counters.stats.keys: keys must be integers from 0 to 4294967295 (slots of the map), got 'rx'");
-	expect_error(FILL_HEAD "      counters: [{map: stats, keys: {0: a b}}]\n",
-		     FILE_NAME ":9:41: variant 'v': counters.stats.keys: expected a counter name of letters, digits, '.', '_' and '-', got 'a b'");
-	expect_error(FILL_HEAD "      counters: [{map: stats, keys: {0: rx, 1: rx}}]\n",
-		     FILE_NAME ":9:48: variant 'v': counters: duplicate counter name 'rx' (first at 9:38)");
-	expect_error(FILL_HEAD "      counters: [{map: stats, keys: {}}]\n",
-		     FILE_NAME ":9:37: variant 'v': counters.stats.keys: expected 1 to 64 keys, got 0");
-	expect_error(FILL_HEAD "      counters: [{map: stats}]\n",
-		     FILE_NAME ":9:18: variant 'v': missing required key 'keys' in a counters entry");
-	expect_error(FILL_HEAD "      counters: [{map: s, keys: {0: x}}, {map: s, keys: {1: y}}]\n",
-		     FILE_NAME ":9:48: variant 'v': counters: map 's' is listed twice (first at 9:24)");
-	expect_error(FILL_HEAD "      counters: [{map: s, keys: {0: x}}]\n"
-		     "    - {port: b, object: o, program: p, counters: [{map: s, keys: {0: x}}]}\n",
-		     FILE_NAME ":10:70: variant 'v': counters: duplicate counter name 'x' (first at 9:34)");
-	expect_error("name: x\nports: [a, b]\ntraffic: {from: a, to: c, duration: 1s}\n" V,
-		     FILE_NAME ":3:24: traffic.to 'c' is not one of the plan's ports (a, b)");
-	expect_error("name: x\nports: [a, b]\ntraffic: {from: a, to: a, duration: 1s}\n" V,
-		     FILE_NAME ":3:24: traffic.to: the destination must differ from traffic.from 'a'");
-	expect_error("name: x\nports: [a, b]\ntraffic: {from: a, cpus: [0, x], duration: 1s}\n" V,
-		     FILE_NAME ":3:30: traffic.cpus: expected an integer from 0 to 4095, got 'x'");
-	expect_error("name: x\nports: [a, b]\ntraffic: {from: a, cpus: [1, 1], duration: 1s}\n" V,
-		     FILE_NAME ":3:30: traffic.cpus: duplicate CPU 1 (first at 3:27)");
-	expect_error("name: x\nports: [a, b]\ntraffic: {from: a, cpus: [], duration: 1s}\n" V,
-		     FILE_NAME ":3:26: traffic.cpus: expected a non-empty list of CPU numbers, got an empty list");
+	expect_errors(bad_fills, ARRAY_LEN(bad_fills));
 }
 
 int main(void)

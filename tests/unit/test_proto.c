@@ -126,10 +126,65 @@ static void test_proto_recv_malformed(void **state)
 	json_decref(err);
 }
 
+/* proto_encode writes what json_dumps(JSON_COMPACT) writes, byte for byte. */
+static void assert_encodes_like_jansson(const json_t *v)
+{
+	char *ours, *theirs = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
+	size_t len = 0;
+
+	assert_non_null(theirs);
+	ours = proto_encode(v, &len);
+	assert_non_null(ours);
+	assert_string_equal(ours, theirs);
+	assert_int_equal(len, strlen(theirs));
+	free(ours);
+	free(theirs);
+}
+
+static void test_proto_encode_like_jansson(void **state)
+{
+	static const char *const texts[] = {
+		"{}", "[]", "{\"v\":1,\"type\":\"ack\",\"job\":42}",
+		"{\"a\":[1,-2,9223372036854775807,-9223372036854775808,true,false,null,{}]}",
+		"[0.5,1.0,-0.0,1e300,-2.5e-300,123456789.123,0.1,1e22,3.0e-5,1234567890123456789.0]",
+		"{\"s\":\"quote \\\" back \\\\ slash / tab\\t nl\\n cr\\r bs\\b ff\\f\"}",
+		"{\"ctl\":\"\\u0001\\u001f\\u007f x\",\"nul\":\"a\\u0000b\"}",
+		"{\"utf8\":\"h\\u00e9 \\u2028 \\u20ac \\ud83d\\ude00\",\"k\\\"ey\\n\":[\"\",\"\"]}",
+		"{\"nested\":{\"samples\":[{\"metric\":\"port.rx_pps\",\"value\":12345678.5,"
+		"\"seq\":null}],\"o\":{\"x.o\":{\"sha256\":\"ab\",\"data\":\"QUJD+/==\"}}}}",
+	};
+	json_error_t jerr;
+	json_t *v, *big;
+	char *data;
+	size_t i;
+
+	for (i = 0; i < sizeof(texts) / sizeof(texts[0]); i++) {
+		v = json_loads(texts[i], JSON_DECODE_ANY | JSON_ALLOW_NUL, &jerr);
+		if (!v)
+			fail_msg("test input %zu is not JSON: %s", i, jerr.text);
+		assert_encodes_like_jansson(v);
+		json_decref(v);
+	}
+	/* a job message's object: a long string, built member after member */
+	data = malloc(100001);
+	assert_non_null(data);
+	for (i = 0; i < 100000; i++)
+		data[i] = (char)(i % 97 == 0 ? '\n' : 32 + i % 95);
+	data[100000] = '\0';
+	big = json_pack("{s:i, s:s, s:{s:{s:s, s:s}}}", "v", 1, "type", "job", "objects",
+			"xdp.o", "sha256", "00ff", "data", data);
+	assert_non_null(big);
+	json_object_set_new(big, "after", json_real(1.0 / 3));
+	assert_encodes_like_jansson(big);
+	json_decref(big);
+	free(data);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_proto_decode_rejects),
+		cmocka_unit_test(test_proto_encode_like_jansson),
 		cmocka_unit_test_setup_teardown(test_proto_roundtrip_router_dealer, pair_setup,
 						pair_teardown),
 		cmocka_unit_test_setup_teardown(test_proto_recv_malformed, pair_setup,

@@ -19,17 +19,7 @@
 #include <string.h>
 
 #include "report.h"
-
-/* cmocka 1.1's assert_float_equal compares floats; pps values need doubles. */
-#define assert_near(a, b, eps) assert_near_at((a), (b), (eps), __FILE__, __LINE__)
-
-static void assert_near_at(double a, double b, double eps, const char *file, int line)
-{
-	if (fabs(a - b) <= eps)
-		return;
-	print_error("%.17g != %.17g (within %g)\n", a, b, eps);
-	_fail(file, line);
-}
+#include "helpers.h"
 
 static json_t *result_new(int run, const char *plan, const char *state, int repeat,
 			  const char *variants_json, const char *hosts_json)
@@ -61,7 +51,9 @@ static void add(json_t *result, int job, const char *host, const char *variant, 
 	assert_int_equal(json_array_append_new(json_object_get(result, "samples"), s), 0);
 }
 
-static char *text_of(const json_t *result, json_t **reportp)
+/* The report of RESULT, after checking that its text is exactly WANT (assert_text shows
+ * both whole when not: the point of these tests is the layout). */
+static json_t *report_as(const json_t *result, const char *want)
 {
 	json_t *report = report_build(result);
 	char *text;
@@ -69,21 +61,9 @@ static char *text_of(const json_t *result, json_t **reportp)
 	assert_non_null(report);
 	text = report_text(report);
 	assert_non_null(text);
-	if (reportp)
-		*reportp = report;
-	else
-		json_decref(report);
-	return text;
-}
-
-/* The text, shown whole when it differs: the point of these tests is the layout. */
-static void assert_text(const char *got, const char *want)
-{
-	if (strcmp(got, want)) {
-		/* print_error() cuts long messages short */
-		fprintf(stderr, "--- want\n%s--- got\n%s---\n", want, got);
-		fail();
-	}
+	assert_text(text, want);
+	free(text);
+	return report;
 }
 
 static const json_t *section(const json_t *report, int group, int sec)
@@ -111,7 +91,6 @@ static void test_report_quickstart(void **state)
 	json_t *r = result_new(3, "quickstart", "done", 3, "[\"drop\",\"pass\"]", h1), *rep;
 	const double drop[] = { 19.86e6, 19.91e6, 20.03e6 }, pass[] = { 3.12e6, 3.10e6, 3.15e6 };
 	const double ns[] = { 35.9, 35.6, 35.5 };
-	char *text;
 	int i;
 
 	(void)state;
@@ -120,8 +99,7 @@ static void test_report_quickstart(void **state)
 		add(r, 2 * i + 1, "h1", "drop", i + 1, NULL, "port.rx_pps", "b", drop[i]);
 		add(r, 2 * i + 2, "h1", "pass", i + 1, NULL, "port.rx_pps", "b", pass[i]);
 	}
-	text = text_of(r, &rep);
-	assert_text(text,
+	rep = report_as(r,
 		"run 3  quickstart  plan 1a2b3c4d5e6f  done\n"
 		"host h1  kernel 6.18.44\n"
 		"\n"
@@ -153,7 +131,6 @@ static void test_report_quickstart(void **state)
 		assert_near(num(p, "mean"), 9.37e6 / 3, 1e-6);
 		assert_near(num(p, "spread"), 25000, 1e-6);
 	}
-	free(text);
 	json_decref(rep);
 	json_decref(r);
 }
@@ -164,7 +141,6 @@ static void test_report_netdev_total(void **state)
 	json_t *r = result_new(12, "ext-cnt", "done", 3, "[\"ext-cnt\"]", h1), *rep;
 	const double in[] = { 35.9, 35.6, 35.5 }, eg[] = { 70.3, 73.5, 69.2 };
 	const json_t *t, *rows;
-	char *text;
 	int i;
 
 	(void)state;
@@ -174,8 +150,7 @@ static void test_report_netdev_total(void **state)
 		add(r, i + 1, "h1", "ext-cnt", i + 1, NULL, "prog.ns_per_run", "cnt_egress",
 		    eg[i]);
 	}
-	text = text_of(r, &rep);
-	assert_text(text,
+	rep = report_as(r,
 		"run 12  ext-cnt  plan 1a2b3c4d5e6f  done\n"
 		"host h1  kernel 6.18.44\n"
 		"\n"
@@ -202,7 +177,6 @@ static void test_report_netdev_total(void **state)
 							      "subject")), "cnt_egress");
 	assert_near(num(json_array_get(rows, 1), "mean"), 213.0 / 3, 1e-9);
 	assert_near(num(json_array_get(rows, 1), "spread"), 2.15, 1e-9);
-	free(text);
 	json_decref(rep);
 	json_decref(r);
 }
@@ -214,7 +188,6 @@ static void test_report_missing_and_order(void **state)
 {
 	json_t *r = result_new(4, "mix", "failed", 3, "[\"base\",\"cnt\",\"broken\"]", h1), *rep;
 	const json_t *t;
-	char *text;
 
 	(void)state;
 	add(r, 9, "h1", "cnt", 3, NULL, "prog.ns_per_run", "cnt_egress", 69.3);
@@ -229,8 +202,7 @@ static void test_report_missing_and_order(void **state)
 	/* job 5 lost cnt_ingress of rep 2: no total for rep 2 */
 	add(r, 2, "h1", "cnt", 1, NULL, "port.rx_pps", "b", 7012345);
 	add(r, 5, "h1", "cnt", 2, NULL, "port.rx_pps", "b", 7012000);
-	text = text_of(r, &rep);
-	assert_text(text,
+	rep = report_as(r,
 		"run 4  mix  plan 1a2b3c4d5e6f  failed\n"
 		"host h1  kernel 6.18.44\n"
 		"\n"
@@ -264,7 +236,6 @@ static void test_report_missing_and_order(void **state)
 	assert_true(json_is_null(json_object_get(t, "subject")));
 	assert_true(json_is_null(json_object_get(t, "mean")));
 	assert_int_equal(json_integer_value(json_object_get(t, "n")), 0);
-	free(text);
 	json_decref(rep);
 	json_decref(r);
 }
@@ -278,7 +249,6 @@ static void test_report_hosts_and_points(void **state)
 	const char *p64 = "{\"traffic.packet.size\":\"64\"}";
 	const char *p1500 = "{\"traffic.packet.size\":\"1500\"}";
 	const json_t *g;
-	char *text;
 
 	(void)state;
 	add(r, 1, "h2", "tx-drop", 1, p64, "port.rx_pps", "a", 7.1e6);
@@ -289,8 +259,7 @@ static void test_report_hosts_and_points(void **state)
 	add(r, 3, "h1", "tx-drop", 2, p64, "gen.tx_pps", "a", 9.2e6);
 	add(r, 4, "h2", "tx-drop", 2, p1500, "port.rx_pps", "a", 1.21e6);
 	add(r, 4, "h1", "tx-drop", 2, p1500, "gen.tx_pps", "a", 1.25e6);
-	text = text_of(r, &rep);
-	assert_text(text,
+	rep = report_as(r,
 		"run 7  chain  plan 1a2b3c4d5e6f  done\n"
 		"host h1  kernel 6.18.44\n"
 		"\n"
@@ -329,7 +298,6 @@ static void test_report_hosts_and_points(void **state)
 							      "traffic.packet.size")), "1500");
 	assert_near(num(json_array_get(json_object_get(section(rep, 3, 0), "rows"), 0), "mean"),
 		    1.205e6, 1e-6);
-	free(text);
 	json_decref(rep);
 	json_decref(r);
 }
@@ -339,15 +307,13 @@ static void test_report_hosts_and_points(void **state)
 static void test_report_rounding(void **state)
 {
 	json_t *r = result_new(8, "round", "done", 2, "[\"drop\",\"tx\"]", h1), *rep;
-	char *text;
 
 	(void)state;
 	add(r, 1, "h1", "drop", 1, NULL, "prog.ns_per_run", "xdp_drop", 35.9);
 	add(r, 2, "h1", "drop", 2, NULL, "prog.ns_per_run", "xdp_drop", 35.6);
 	add(r, 3, "h1", "tx", 1, NULL, "prog.ns_per_run", "xdp_tx", 40.01);
 	add(r, 4, "h1", "tx", 2, NULL, "prog.ns_per_run", "xdp_tx", 40.02);
-	text = text_of(r, &rep);
-	assert_text(text,
+	rep = report_as(r,
 		"run 8  round  plan 1a2b3c4d5e6f  done\n"
 		"host h1  kernel 6.18.44\n"
 		"\n"
@@ -355,7 +321,6 @@ static void test_report_rounding(void **state)
 		"variant  prog      results-1 results-2   total = mean ± spread\n"
 		"drop     xdp_drop       35.9      35.6           35.8 ± 0.2\n"
 		"tx       xdp_tx        40.01     40.02          40.02 ± 0.01\n");
-	free(text);
 	json_decref(rep);
 	json_decref(r);
 }
@@ -364,16 +329,13 @@ static void test_report_empty(void **state)
 {
 	json_t *r = result_new(5, "quickstart", "queued", 3, "[\"drop\"]", h1), *rep;
 	json_t *scalar = json_integer(1);
-	char *text;
 
 	(void)state;
-	text = text_of(r, &rep);
-	assert_text(text, "run 5  quickstart  plan 1a2b3c4d5e6f  queued\nno samples\n");
+	rep = report_as(r, "run 5  quickstart  plan 1a2b3c4d5e6f  queued\nno samples\n");
 	assert_int_equal(json_array_size(json_object_get(rep, "groups")), 0);
 	errno = 0;
 	assert_null(report_build(scalar));
 	assert_int_equal(errno, EINVAL);
-	free(text);
 	json_decref(scalar);
 	json_decref(rep);
 	json_decref(r);
@@ -422,7 +384,6 @@ static void test_report_verdicts(void **state)
 	json_t *r = result_new(5, "quickstart", "done", 3, "[\"drop\",\"pass\"]", h1), *rep;
 	const double drop[] = { 19.86e6, 19.91e6, 20.03e6 }, pass[] = { 3.12e6, 3.10e6, 3.15e6 };
 	const json_t *rows, *v;
-	char *text;
 	int i;
 
 	(void)state;
@@ -435,8 +396,7 @@ static void test_report_verdicts(void **state)
 		if (i == 2)
 			set_verdicts(r, "[\"errors\"]", NULL);
 	}
-	text = text_of(r, &rep);
-	assert_text(text,
+	rep = report_as(r,
 		"run 5  quickstart  plan 1a2b3c4d5e6f  done\n"
 		"host h1  kernel 6.18.44\n"
 		"\n"
@@ -454,7 +414,6 @@ static void test_report_verdicts(void **state)
 	assert_string_equal(json_string_value(json_array_get(json_array_get(v, 1), 0)), "unstable");
 	assert_string_equal(json_string_value(json_object_get(json_object_get(rep,
 		"verdict_details"), "unstable")), "rx_pps varied 12% (bound 5%)");
-	free(text);
 	json_decref(rep);
 	json_decref(r);
 
@@ -469,19 +428,22 @@ static void test_report_verdicts(void **state)
 	json_decref(r);
 }
 
-static json_t *form_of(const json_t *result, const char *form, const char *metric,
-		       const char *subject, char **text)
+/* FORM of RESULT's report, after checking that its text is exactly WANT. */
+static json_t *form_as(const json_t *result, const char *form, const char *metric,
+		       const char *subject, const char *want)
 {
 	json_t *rep = report_build(result), *f;
-	char err[256];
+	char err[256], *text;
 
 	assert_non_null(rep);
 	f = report_form_build(rep, form, metric, subject, err, sizeof(err));
 	if (!f)
 		fprintf(stderr, "form: %s\n", err);
 	assert_non_null(f);
-	*text = report_form_text(f);
-	assert_non_null(*text);
+	text = report_form_text(f);
+	assert_non_null(text);
+	assert_text(text, want);
+	free(text);
 	json_decref(rep);
 	return f;
 }
@@ -497,7 +459,7 @@ static void test_report_grid(void **state)
 	const char *v[] = { "generic", "native", "native-2nd.xdp_prog" };
 	const double h1v[3][2] = { { 2.01e6, 1.99e6 }, { 9.08e6, 9.12e6 }, { 8.0e6, 8.02e6 } };
 	const json_t *cell;
-	char *text, err[256];
+	char err[256];
 	int i, k, job = 1;
 
 	(void)state;
@@ -510,8 +472,7 @@ static void test_report_grid(void **state)
 			if (i == 1 && k == 0)
 				set_verdicts(r, "[\"generator-bound\"]", NULL);
 		}
-	f = form_of(r, "grid", NULL, "delivered", &text);
-	assert_text(text,
+	f = form_as(r, "grid", NULL, "delivered",
 		"run 7  xdp-redirect-map  plan 1a2b3c4d5e6f  done\n"
 		"\n"
 		"counter.pps delivered  (packets/s, bpf_stats off; mean of 2 repetitions)\n"
@@ -525,7 +486,6 @@ static void test_report_grid(void **state)
 	assert_near(value_at(cell, 1), 9.12e6, 0);
 	assert_string_equal(json_string_value(json_object_get(json_array_get(
 		json_object_get(f, "columns"), 2), "title")), "Native + 2nd xdp_prog");
-	free(text);
 	json_decref(f);
 
 	/* two subjects and none chosen: refused, naming them */
@@ -552,15 +512,13 @@ static void test_report_columns(void **state)
 	const double e[3][3] = { { 6.51e6, 6.49e6, 6.55e6 }, { 1.21e6, 1.25e6, 1.22e6 },
 				 { 7.9e6, 8.1e6, 8.0e6 } };
 	const char *v[] = { "tx-drop", "tx-pass", "redirect-drop" };
-	char *text;
 	int i, k;
 
 	(void)state;
 	for (k = 0; k < 3; k++)
 		for (i = 0; i < 3; i++)
 			add(r, 3 * k + i + 1, "h1", v[i], k + 1, NULL, "counter.pps", "end", e[i][k]);
-	f = form_of(r, "columns", NULL, NULL, &text);
-	assert_text(text,
+	f = form_as(r, "columns", NULL, NULL,
 		"run 8  veth-chains  plan 1a2b3c4d5e6f  done\n"
 		"\n"
 		"counter.pps  (packets/s, bpf_stats off; mean of 3 repetitions)\n"
@@ -570,7 +528,6 @@ static void test_report_columns(void **state)
 		"tx-drop        6.517M ± 0.030M\n"
 		"tx-pass        1.227M ± 0.020M\n"
 		"redirect-drop  8.000M ± 0.100M\n");
-	free(text);
 	json_decref(f);
 	json_decref(r);
 }
@@ -580,7 +537,6 @@ static void test_report_cpumap(void **state)
 {
 	json_t *r = result_new(9, "cpumap-redirect", "done", 2, "[\"drop\",\"pass\"]", h1), *f;
 	const json_t *cell;
-	char *text;
 	int k;
 
 	(void)state;
@@ -592,8 +548,7 @@ static void test_report_cpumap(void **state)
 		add(r, 2 * k + 2, "h1", "pass", k + 1, NULL, "counter.pps", "redirect_err", 1e5);
 		add(r, 2 * k + 2, "h1", "pass", k + 1, NULL, "counter.pps", "rx_dst", 1.0e6 + k * 2e5);
 	}
-	f = form_of(r, "cpumap", NULL, NULL, &text);
-	assert_text(text,
+	f = form_as(r, "cpumap", NULL, NULL,
 		"run 9  cpumap-redirect  plan 1a2b3c4d5e6f  done\n"
 		"\n"
 		"counter.pps  (packets/s, bpf_stats off; mean of 2 repetitions)\n"
@@ -606,7 +561,6 @@ static void test_report_cpumap(void **state)
 		json_object_get(f, "groups"), 0), "rows"), 1), "cells"), 1);
 	assert_near(value_at(cell, 0), 2.9e6, 1e-6);
 	assert_near(value_at(cell, 1), 2.7e6, 1e-6);
-	free(text);
 	json_decref(f);
 	json_decref(r);
 }

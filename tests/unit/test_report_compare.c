@@ -19,6 +19,7 @@
 #include "analysis.h"
 #include "plot.h"
 #include "report_compare.h"
+#include "helpers.h"
 
 /* Value rows as store_query_values gives them: runs 7 -> 8, quickstart-like values. */
 static json_t *fixed_rows(void)
@@ -65,59 +66,53 @@ static json_t *fixed_rows(void)
 	return rows;
 }
 
-static const char table_text[] =
-	"run 7 -> 8\n"
-	"\n"
+/* What the table and patch forms print first, between their two metrics, and what
+ * every form prints last: the runs, the verdict rules and the results left out. */
+#define HEAD_7_8 \
+	"run 7 -> 8\n" \
+	"\n" \
 	"prog.ns_per_run (ns; arithmetic mean, lower is better)\n"
+#define RENAMED_RX_PPS \
+	"xdp_drop_slow: was xdp_drop in the baseline\n" \
+	"\n" \
+	"port.rx_pps (pps; harmonic mean, higher is better)\n"
+#define RUNS_7_8 \
+	"baseline  run 7: 18 results\n" \
+	"  kernel 6.18.44, host h1\n" \
+	"  cpu Xeon @ 2.80GHz, governor performance\n" \
+	"  plan quickstart, sha256 3f2a9c1e0b7d\n" \
+	"candidate run 8: 18 results\n" \
+	"  kernel 6.18.44, host h1\n" \
+	"  cpu Xeon @ 2.80GHz, governor performance\n" \
+	"  plan quickstart, sha256 9c0ffee12345\n" \
+	"verdicts: Welch's t (Mann-Whitney U below 5 values or when skewed), alpha 0.05,\n" \
+	"  minimum effect 2%; UNKNOWN +N: repetitions per side to settle\n" \
+	"3 results left out (unstable 2, generator-bound 1);\n" \
+	"  --include-flagged to use them\n"
+
+static const char table_text[] =
+	HEAD_7_8
 	"variant  subject          n     baseline     candidate   delta  verdict\n"
 	"drop     xdp_drop       5/5  25.0 ± 0.19   25.0 ± 0.16   -0.1%  SAME\n"
 	"probe    xdp_drop_slow  5/5  25.0 ± 0.19  310.4 ± 0.52  +1141%  DIFFERENT worse\n"
-	"xdp_drop_slow: was xdp_drop in the baseline\n"
-	"\n"
-	"port.rx_pps (pps; harmonic mean, higher is better)\n"
+	RENAMED_RX_PPS
 	"variant  subject    n       baseline      candidate   delta  verdict\n"
 	"probe    b        5/5  12.5M ± 74.2k  4.10M ± 11.4k  -67.1%  DIFFERENT worse\n"
 	"tx       b        3/3   11.1M ± 764k  11.1M ± 1.26M   -0.5%  UNKNOWN >100 reps\n"
 	"\n"
-	"baseline  run 7: 18 results\n"
-	"  kernel 6.18.44, host h1\n"
-	"  cpu Xeon @ 2.80GHz, governor performance\n"
-	"  plan quickstart, sha256 3f2a9c1e0b7d\n"
-	"candidate run 8: 18 results\n"
-	"  kernel 6.18.44, host h1\n"
-	"  cpu Xeon @ 2.80GHz, governor performance\n"
-	"  plan quickstart, sha256 9c0ffee12345\n"
-	"verdicts: Welch's t (Mann-Whitney U below 5 values or when skewed), alpha 0.05,\n"
-	"  minimum effect 2%; UNKNOWN +N: repetitions per side to settle\n"
-	"3 results left out (unstable 2, generator-bound 1);\n"
-	"  --include-flagged to use them\n";
+	RUNS_7_8;
 
 static const char patch_text[] =
-	"run 7 -> 8\n"
-	"\n"
-	"prog.ns_per_run (ns; arithmetic mean, lower is better)\n"
+	HEAD_7_8
 	"variant  subject        without patch  with patch  improvement  verdict\n"
 	"drop     xdp_drop                25.0        25.0        +0.1%  SAME\n"
 	"probe    xdp_drop_slow           25.0       310.4       -1141%  DIFFERENT worse\n"
-	"xdp_drop_slow: was xdp_drop in the baseline\n"
-	"\n"
-	"port.rx_pps (pps; harmonic mean, higher is better)\n"
+	RENAMED_RX_PPS
 	"variant  subject  without patch  with patch  improvement  verdict\n"
 	"probe    b                12.5M       4.10M       -67.1%  DIFFERENT worse\n"
 	"tx       b                11.1M       11.1M        -0.5%  UNKNOWN >100 reps\n"
 	"\n"
-	"baseline  run 7: 18 results\n"
-	"  kernel 6.18.44, host h1\n"
-	"  cpu Xeon @ 2.80GHz, governor performance\n"
-	"  plan quickstart, sha256 3f2a9c1e0b7d\n"
-	"candidate run 8: 18 results\n"
-	"  kernel 6.18.44, host h1\n"
-	"  cpu Xeon @ 2.80GHz, governor performance\n"
-	"  plan quickstart, sha256 9c0ffee12345\n"
-	"verdicts: Welch's t (Mann-Whitney U below 5 values or when skewed), alpha 0.05,\n"
-	"  minimum effect 2%; UNKNOWN +N: repetitions per side to settle\n"
-	"3 results left out (unstable 2, generator-bound 1);\n"
-	"  --include-flagged to use them\n";
+	RUNS_7_8;
 
 static const char grid_text[] =
 	"Version | Test                                   |         drop |           probe |             tx\n"
@@ -130,18 +125,7 @@ static const char grid_text[] =
 	"\n"
 	"first run: baseline; (delta % from it), * DIFFERENT, ? UNKNOWN\n"
 	"\n"
-	"baseline  run 7: 18 results\n"
-	"  kernel 6.18.44, host h1\n"
-	"  cpu Xeon @ 2.80GHz, governor performance\n"
-	"  plan quickstart, sha256 3f2a9c1e0b7d\n"
-	"candidate run 8: 18 results\n"
-	"  kernel 6.18.44, host h1\n"
-	"  cpu Xeon @ 2.80GHz, governor performance\n"
-	"  plan quickstart, sha256 9c0ffee12345\n"
-	"verdicts: Welch's t (Mann-Whitney U below 5 values or when skewed), alpha 0.05,\n"
-	"  minimum effect 2%; UNKNOWN +N: repetitions per side to settle\n"
-	"3 results left out (unstable 2, generator-bound 1);\n"
-	"  --include-flagged to use them\n";
+	RUNS_7_8;
 
 /* FN's output for REPORT and FORM as a heap string. */
 static char *text_of(const json_t *report, const char *form, int csv)
@@ -285,31 +269,16 @@ static void test_report_history_text(void **state)
 	json_decref(rep);
 }
 
-static void test_report_history_plot(void **state)
+/* SVG is well-formed XML (xmllint), the shell command CHECK about it succeeds, and
+ * rsvg-convert renders it into PNG, a file that starts as a PNG does; both are removed. */
+static void assert_svg_renders(const char *svg, const char *png, const char *check)
 {
-	char dir[] = "/tmp/bpflab-test-plot-XXXXXX", svg[128], png[128], cmd[512], *script = NULL;
-	json_t *rep = history_report();
-	char err[256], head[8];
+	char cmd[512], head[8];
 	FILE *f;
 
-	assert_int_equal(plot_history_script(rep, "x.svg", &script, err, sizeof(err)), 0);
-	assert_non_null(strstr(script, "set terminal svg"));
-	assert_non_null(strstr(script, "$s0 << EOD\n0 \"6.1.0-47-amd64\" "));
-	assert_non_null(strstr(script, "with yerrorlines"));
-	assert_non_null(strstr(script, "set arrow from first 1.5"));	/* the change point */
-	free(script);
-	assert_int_equal(plot_history_script(rep, "x.pdf", &script, err, sizeof(err)), -EINVAL);
-
-	assert_non_null(mkdtemp(dir));
-	snprintf(svg, sizeof(svg), "%s/h.svg", dir);
-	snprintf(png, sizeof(png), "%s/h.png", dir);
-	assert_int_equal(plot_history(rep, svg, err, sizeof(err)), 0);
-	/* well-formed XML with the series drawn */
 	snprintf(cmd, sizeof(cmd), "xmllint --noout '%s'", svg);
 	assert_int_equal(system(cmd), 0);
-	snprintf(cmd, sizeof(cmd), "grep -q '<path' '%s' && grep -q 'drop xdp_drop' '%s'", svg, svg);
-	assert_int_equal(system(cmd), 0);
-	/* and it renders */
+	assert_int_equal(system(check), 0);
 	snprintf(cmd, sizeof(cmd), "rsvg-convert -o '%s' '%s'", png, svg);
 	assert_int_equal(system(cmd), 0);
 	f = fopen(png, "rb");
@@ -319,6 +288,29 @@ static void test_report_history_plot(void **state)
 	assert_memory_equal(head, "\x89PNG\r\n\x1a\n", 8);
 	unlink(svg);
 	unlink(png);
+}
+
+static void test_report_history_plot(void **state)
+{
+	char dir[] = "/tmp/bpflab-test-plot-XXXXXX", svg[128], png[128], cmd[512], *script = NULL;
+	json_t *rep = history_report();
+	char err[256];
+
+	assert_int_equal(plot_history_script(rep, "x.svg", &script, err, sizeof(err)), 0);
+	assert_non_null(strstr(script, "set terminal svg"));
+	assert_non_null(strstr(script, "$s0 << EOD\n0 \"6.1.0-47-amd64\" "));
+	assert_non_null(strstr(script, "with yerrorlines"));
+	assert_non_null(strstr(script, "set arrow from first 1.5"));	/* the change point */
+	free(script);
+	assert_int_equal(plot_history_script(rep, "x.pdf", &script, err, sizeof(err)), -EINVAL);
+
+	tmpdir_make(dir);
+	snprintf(svg, sizeof(svg), "%s/h.svg", dir);
+	snprintf(png, sizeof(png), "%s/h.png", dir);
+	assert_int_equal(plot_history(rep, svg, err, sizeof(err)), 0);
+	/* the series drawn */
+	snprintf(cmd, sizeof(cmd), "grep -q '<path' '%s' && grep -q 'drop xdp_drop' '%s'", svg, svg);
+	assert_svg_renders(svg, png, cmd);
 	/* gnuplot's own png terminal as the second renderer */
 	assert_int_equal(plot_history(rep, png, err, sizeof(err)), 0);
 	assert_int_equal(access(png, R_OK), 0);
@@ -354,23 +346,16 @@ static void test_report_compare_plot(void **state)
 	assert_non_null(strstr(script, "unset multiplot\n"));
 	free(script);
 
-	assert_non_null(mkdtemp(dir));
+	tmpdir_make(dir);
 	snprintf(svg, sizeof(svg), "%s/c.svg", dir);
 	snprintf(png, sizeof(png), "%s/c.png", dir);
 	assert_int_equal(plot_compare(rep, svg, err, sizeof(err)), 0);
-	snprintf(cmd, sizeof(cmd), "xmllint --noout '%s'", svg);
-	assert_int_equal(system(cmd), 0);
 	/* both panels drawn: both titles, the labels of both metrics' groups, bars as paths */
 	snprintf(cmd, sizeof(cmd), "grep -q 'prog.ns_per_run by run' '%s' && "
 		 "grep -q 'port.rx_pps by run' '%s' && grep -q 'probe xdp_drop.xdp_drop_slow' '%s' && "
 		 "grep -q 'tx b' '%s' && [ $(grep -c '<path' '%s') -ge 8 ]", svg, svg, svg, svg,
 		 svg);
-	assert_int_equal(system(cmd), 0);
-	snprintf(cmd, sizeof(cmd), "rsvg-convert -o '%s' '%s'", png, svg);
-	assert_int_equal(system(cmd), 0);
-	assert_int_equal(access(png, R_OK), 0);
-	unlink(svg);
-	unlink(png);
+	assert_svg_renders(svg, png, cmd);
 	rmdir(dir);
 	json_decref(rep);
 }

@@ -14,20 +14,9 @@
 #include <stdbool.h>
 
 #include "stats.h"
+#include "helpers.h"
 
 #define EPS 1e-9
-#define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
-
-/* cmocka 1.1's assert_float_equal compares floats; these numbers need doubles. */
-#define assert_near(a, b, eps) assert_near_at((a), (b), (eps), __FILE__, __LINE__)
-
-static void assert_near_at(double a, double b, double eps, const char *file, int line)
-{
-	if (fabs(a - b) <= eps)
-		return;
-	print_error("%.17g != %.17g (within %g)\n", a, b, eps);
-	_fail(file, line);
-}
 
 static void test_stats_basic(void **state)
 {

@@ -12,7 +12,6 @@
 #include <cmocka.h>
 
 #include <errno.h>
-#include <ftw.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +20,7 @@
 
 #include "store.h"
 #include "util.h"
+#include "helpers.h"
 
 #define N_VARIANTS 2
 #define N_REPS 2
@@ -52,7 +52,7 @@ static int fixture_setup(void **state)
 
 	assert_non_null(f);
 	snprintf(f->dir, sizeof(f->dir), "/tmp/bpflab-test-store.XXXXXX");
-	assert_non_null(mkdtemp(f->dir));
+	tmpdir_make(f->dir);
 	snprintf(f->db, sizeof(f->db), "%s/lab.db", f->dir);
 
 	f->obj.name = OBJ_NAME;
@@ -106,11 +106,6 @@ static int fixture_setup(void **state)
 	return 0;
 }
 
-static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-	return remove(path);
-}
-
 static int fixture_teardown(void **state)
 {
 	struct fixture *f = *state;
@@ -122,7 +117,7 @@ static int fixture_teardown(void **state)
 	}
 	json_decref(f->inventory);
 	free(f->obj.data);
-	nftw(f->dir, rm_entry, 8, FTW_DEPTH | FTW_PHYS);
+	tmpdir_remove(f->dir);
 	free(f);
 	return 0;
 }
@@ -170,22 +165,29 @@ static json_t *result_msg(int64_t job, const char *status, double value, bool wi
 	return r;
 }
 
+/* SELECT count(*) ... WHERE through a separate connection to the file. */
+static long long count_where(const char *db, const char *sql)
+{
+	sqlite3 *d = NULL;
+	sqlite3_stmt *s = NULL;
+	long long n = -1;
+
+	assert_int_equal(sqlite3_open_v2(db, &d, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_prepare_v2(d, sql, -1, &s, NULL), SQLITE_OK);
+	if (sqlite3_step(s) == SQLITE_ROW)
+		n = sqlite3_column_int64(s, 0);
+	sqlite3_finalize(s);
+	sqlite3_close(d);
+	return n;
+}
+
 /* SELECT count(*) FROM TABLE through a separate connection to the file. */
 static long long count_rows(const char *db, const char *table)
 {
 	char sql[128];
-	sqlite3 *c;
-	sqlite3_stmt *s;
-	long long n = -1;
 
-	assert_int_equal(sqlite3_open_v2(db, &c, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
 	snprintf(sql, sizeof(sql), "SELECT count(*) FROM %s", table);
-	assert_int_equal(sqlite3_prepare_v2(c, sql, -1, &s, NULL), SQLITE_OK);
-	if (sqlite3_step(s) == SQLITE_ROW)
-		n = sqlite3_column_int64(s, 0);
-	sqlite3_finalize(s);
-	sqlite3_close(c);
-	return n;
+	return count_where(db, sql);
 }
 
 static void test_store_migrations(void **state)
@@ -724,22 +726,6 @@ static void test_store_readonly(void **state)
 	store_close(&st);
 	assert_int_equal(count_rows(f->db, "hosts"), 1);
 	assert_int_equal(count_rows(f->db, "samples"), 0);
-}
-
-/* SELECT count(*) ... WHERE through a separate connection to the file. */
-static long long count_where(const char *db, const char *sql)
-{
-	sqlite3 *d = NULL;
-	sqlite3_stmt *s = NULL;
-	long long n = -1;
-
-	assert_int_equal(sqlite3_open_v2(db, &d, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
-	assert_int_equal(sqlite3_prepare_v2(d, sql, -1, &s, NULL), SQLITE_OK);
-	if (sqlite3_step(s) == SQLITE_ROW)
-		n = sqlite3_column_int64(s, 0);
-	sqlite3_finalize(s);
-	sqlite3_close(d);
-	return n;
 }
 
 /* A host that goes silent: each attempt is stored; its queued jobs move to a free host

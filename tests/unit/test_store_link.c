@@ -12,7 +12,6 @@
 #include <cmocka.h>
 
 #include <errno.h>
-#include <ftw.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +21,7 @@
 #include "store.h"
 #include "store_link.h"
 #include "util.h"
+#include "helpers.h"
 
 #define OBJ_NAME "xdp_basic.bpf.o"
 
@@ -40,7 +40,7 @@ static int setup(void **state)
 
 	assert_non_null(f);
 	snprintf(f->dir, sizeof(f->dir), "/tmp/bpflab-test-store-link.XXXXXX");
-	assert_non_null(mkdtemp(f->dir));
+	tmpdir_make(f->dir);
 	snprintf(f->db, sizeof(f->db), "%s/lab.db", f->dir);
 	f->st = store_open(f->db, false, err, sizeof(err));
 	if (!f->st)
@@ -56,17 +56,12 @@ static int setup(void **state)
 	return 0;
 }
 
-static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-	return remove(path);
-}
-
 static int teardown(void **state)
 {
 	struct fixture *f = *state;
 
 	store_close(&f->st);
-	nftw(f->dir, rm_entry, 8, FTW_DEPTH | FTW_PHYS);
+	tmpdir_remove(f->dir);
 	free(f);
 	return 0;
 }

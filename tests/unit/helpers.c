@@ -1,0 +1,94 @@
+/* helpers.c - the shared unit-test helpers of helpers.h. Linked into every unit test;
+ * failures go through cmocka (_fail, fail_msg) so that they name the caller's line. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <ftw.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+#include "helpers.h"
+
+void assert_near_at(double a, double b, double eps, const char *file, int line)
+{
+	if (fabs(a - b) <= eps)
+		return;
+	print_error("%.17g != %.17g (within %g)\n", a, b, eps);
+	_fail(file, line);
+}
+
+void assert_text_at(const char *got, const char *want, const char *file, int line)
+{
+	if (got && want && !strcmp(got, want))
+		return;
+	fprintf(stderr, "--- want\n%s--- got\n%s---\n", want ? want : "(null)\n",
+		got ? got : "(null)\n");
+	_fail(file, line);
+}
+
+void assert_contains_at(const char *hay, const char *needle, const char *file, int line)
+{
+	if (hay && needle && strstr(hay, needle))
+		return;
+	fprintf(stderr, "--- expected to find\n%s\n--- in\n%s---\n", needle ? needle : "(null)",
+		hay ? hay : "(null)\n");
+	_fail(file, line);
+}
+
+json_t *json_of(const char *text)
+{
+	json_error_t jerr;
+	json_t *j = json_loads(text, 0, &jerr);
+
+	if (!j)
+		fail_msg("bad test json at %d:%d: %s", jerr.line, jerr.column, jerr.text);
+	return j;
+}
+
+void tmpdir_make(char *template)
+{
+	if (!mkdtemp(template))
+		fail_msg("cannot make a temporary directory from '%s': %s", template,
+			 strerror(errno));
+}
+
+static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+	return remove(path);
+}
+
+int tmpdir_remove(const char *dir)
+{
+	if (!dir || !*dir)
+		return 0;
+	return nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS) ? -1 : 0;
+}
+
+char *file_slurp(const char *path)
+{
+	char *buf = NULL;
+	size_t len;
+	int err = util_read_file(path, 1 << 24, &buf, &len);
+
+	if (err)
+		fail_msg("cannot read '%s': %s", path, strerror(-err));
+	return buf;
+}
+
+void file_put(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f)
+		fail_msg("cannot write '%s': %s", path, strerror(errno));
+	fputs(text, f);
+	if (fclose(f))
+		fail_msg("cannot write '%s': %s", path, strerror(errno));
+}

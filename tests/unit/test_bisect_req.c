@@ -1,0 +1,401 @@
+/* test_bisect_req.c - unit tests for bisect sessions in the store (lib/store_bisect.c)
+ * and behind the coordinator's bisect_* requests (coordinator/bisect_req.c), on real
+ * SQLite files and real ZeroMQ ipc:// sockets in a temporary directory.
+ *
+ * The invariants: at most one active session; a step is appended only as the next one
+ * (two clients racing for step N: the second is refused and nothing changes); a final
+ * step and the end of its session are one transaction (a failing end leaves no step);
+ * the session survives a coordinator restart. The coordinator runs in-process, driven
+ * with coord_run_once between the test's sends and receives, as in test_coordinator.c.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <ftw.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zmq.h>
+
+#include "coord.h"
+#include "log.h"
+#include "proto.h"
+#include "proto_schema.h"
+#include "store.h"
+#include "store_bisect.h"
+#include "util.h"
+
+struct tctx {
+	char dir[64];
+	char db[128], agents_ep[128], clients_ep[128];
+	struct store *st;
+	struct coord *c;
+	void *ctx, *cl[2];		/* two clients */
+};
+
+static int setup(void **state)
+{
+	struct tctx *t = calloc(1, sizeof(*t));
+	char err[256] = "";
+
+	assert_non_null(t);
+	log_init("test_bisect_req", LOG_WARN);
+	snprintf(t->dir, sizeof(t->dir), "/tmp/bpflab-test-bisect.XXXXXX");
+	assert_non_null(mkdtemp(t->dir));
+	snprintf(t->db, sizeof(t->db), "%s/lab.db", t->dir);
+	snprintf(t->agents_ep, sizeof(t->agents_ep), "ipc://%s/agents.sock", t->dir);
+	snprintf(t->clients_ep, sizeof(t->clients_ep), "ipc://%s/clients.sock", t->dir);
+	t->st = store_open(t->db, false, err, sizeof(err));
+	if (!t->st)
+		fail_msg("store_open: %s", err);
+	*state = t;
+	return 0;
+}
+
+static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+	return remove(path);
+}
+
+static void coord_down(struct tctx *t)
+{
+	int i;
+
+	for (i = 0; i < 2; i++)
+		if (t->cl[i])
+			zmq_close(t->cl[i]);
+	t->cl[0] = t->cl[1] = NULL;
+	if (t->ctx)
+		zmq_ctx_term(t->ctx);
+	t->ctx = NULL;
+	coord_destroy(&t->c);
+}
+
+static int teardown(void **state)
+{
+	struct tctx *t = *state;
+
+	coord_down(t);
+	store_close(&t->st);
+	nftw(t->dir, rm_entry, 8, FTW_DEPTH | FTW_PHYS);
+	free(t);
+	return 0;
+}
+
+/* A session over four kernels k1..k4, good k1, bad k4. */
+static json_t *session(void)
+{
+	return json_pack("{s:s, s:s, s:s, s:[ssss], s:s, s:s, s:{s:i, s:f}}", "plan", "p",
+			 "metric", "prog.ns_per_run", "variant", "drop", "kernels", "k1", "k2",
+			 "k3", "k4", "good", "k1", "bad", "k4", "opts", "reps", 5, "min_effect",
+			 0.05);
+}
+
+static json_t *step(const char *kernel, double v)
+{
+	return json_pack("{s:s, s:[I], s:[f, f, f], s:s, s:n, s:s}", "kernel", kernel, "runs",
+			 (json_int_t)7, "values", v, v, v, "verdict", "end", "p", "note",
+			 "an end");
+}
+
+static long long n_steps(struct tctx *t, int64_t id)
+{
+	json_t *ses = store_bisect_get(t->st, id);
+	long long n;
+
+	assert_non_null(ses);
+	n = (long long)json_array_size(json_object_get(ses, "steps"));
+	json_decref(ses);
+	return n;
+}
+
+static void expect_err(int rc, int want, const char *needle)
+{
+	if (rc != want || !strstr(store_bisect_errmsg(), needle))
+		fail_msg("got %d '%s', expected %d with '%s'", rc, store_bisect_errmsg(), want,
+			 needle);
+}
+
+/* store_bisect_schema is the text of schema/004_bisect.sql. */
+static void test_bisect_schema_text(void **state)
+{
+	char *text;
+	size_t len;
+
+	assert_int_equal(util_read_file(BPFLAB_SRCDIR "/schema/004_bisect.sql", 1 << 20, &text,
+					&len), 0);
+	assert_string_equal(text, store_bisect_schema);
+	free(text);
+}
+
+static void test_bisect_store_invariants(void **state)
+{
+	struct tctx *t = *state;
+	json_t *ses = session(), *s1 = step("k1", 10), *s2 = step("k4", 20), *got;
+	json_t *res = json_pack("{s:s}", "first_bad", "k4");
+	int64_t id = 0, id2 = 0, out = 0;
+
+	expect_err(store_bisect_reset(t->st, 0, 1, &out), -ENOENT, "no bisect session is active");
+	assert_int_equal(store_bisect_start(t->st, ses, 1000, &id), 0);
+	assert_true(id > 0);
+	expect_err(store_bisect_start(t->st, ses, 1001, &id2), -EEXIST, "is active");
+
+	/* steps: only as the next one */
+	assert_int_equal(store_bisect_add_step(t->st, id, 1, s1, NULL, NULL, 1002), 0);
+	expect_err(store_bisect_add_step(t->st, id, 1, s2, NULL, NULL, 1003), -EALREADY,
+		   "step 1 of bisect session");
+	expect_err(store_bisect_add_step(t->st, id, 3, s2, NULL, NULL, 1003), -EALREADY,
+		   "has 1 steps: step 3 cannot come next");
+	assert_int_equal(n_steps(t, id), 1);
+	expect_err(store_bisect_add_step(t->st, id, 2, s2, "won", NULL, 1003), -EINVAL,
+		   "ends 'done' or 'failed'");
+	assert_int_equal(n_steps(t, id), 1);
+
+	/* an end computed from another number of steps is refused */
+	expect_err(store_bisect_end(t->st, id, 5, "done", res, 1004), -EALREADY,
+		   "has 1 steps, not 5");
+
+	/* the last step and the end, together */
+	assert_int_equal(store_bisect_add_step(t->st, id, 2, s2, "done", res, 1005), 0);
+	got = store_bisect_get(t->st, id);
+	assert_non_null(got);
+	assert_string_equal(proto_get_str(got, "state", ""), "done");
+	assert_string_equal(proto_get_str(json_object_get(got, "result"), "first_bad", ""), "k4");
+	assert_int_equal(proto_get_int(json_array_get(json_object_get(got, "steps"), 1), "seq", 0),
+			 2);
+	assert_int_equal(proto_get_int(got, "updated_ms", 0), 1005);
+	json_decref(got);
+	expect_err(store_bisect_add_step(t->st, id, 3, s1, NULL, NULL, 1006), -ESTALE,
+		   "is not active");
+
+	/* a new session; reset names the active one or none */
+	assert_int_equal(store_bisect_start(t->st, ses, 2000, &id2), 0);
+	assert_int_not_equal(id2, id);
+	expect_err(store_bisect_reset(t->st, id, 2001, &out), -ESTALE, "not the active one");
+	assert_int_equal(store_bisect_add_step(t->st, id2, 0, s1, NULL, NULL, 2002), 0);
+	assert_int_equal(store_bisect_reset(t->st, id2, 2003, &out), 0);
+	assert_int_equal(out, id2);
+	got = store_bisect_get(t->st, 0);	/* none active: the latest */
+	assert_int_equal(proto_get_int(got, "id", 0), id2);
+	assert_string_equal(proto_get_str(got, "state", ""), "reset");
+	json_decref(got);
+	json_decref(ses);
+	json_decref(s1);
+	json_decref(s2);
+	json_decref(res);
+}
+
+/* A final step whose end cannot be written leaves nothing: not the step either. */
+static void test_bisect_store_end_rolls_back(void **state)
+{
+	struct tctx *t = *state;
+	json_t *ses = session(), *s1 = step("k1", 10), *s2 = step("k4", 20);
+	int64_t id = 0;
+
+	assert_int_equal(store_bisect_start(t->st, ses, 1000, &id), 0);
+	assert_int_equal(store_bisect_add_step(t->st, id, 1, s1, NULL, NULL, 1001), 0);
+	assert_int_equal(sqlite3_exec(store_db(t->st), "CREATE TEMP TRIGGER no_end BEFORE UPDATE "
+				      "OF state ON bisect_sessions BEGIN SELECT RAISE(ABORT, "
+				      "'ends refused by the test'); END", NULL, NULL, NULL),
+			 SQLITE_OK);
+	expect_err(store_bisect_add_step(t->st, id, 2, s2, "failed", NULL, 1002), -EINVAL,
+		   "ends refused by the test");
+	assert_int_equal(n_steps(t, id), 1);
+	assert_int_equal(sqlite3_exec(store_db(t->st), "DROP TRIGGER no_end", NULL, NULL, NULL),
+			 SQLITE_OK);
+	assert_int_equal(store_bisect_add_step(t->st, id, 2, s2, "failed", NULL, 1003), 0);
+	assert_int_equal(n_steps(t, id), 2);
+	json_decref(ses);
+	json_decref(s1);
+	json_decref(s2);
+}
+
+/* --- through the coordinator --- */
+
+static void coord_up(struct tctx *t)
+{
+	int zero = 0, i;
+
+	t->c = coord_new(&COORD_OPTS(.agents = t->agents_ep, .clients = t->clients_ep,
+				     .db = t->db, .tick_ms = 20));
+	assert_non_null(t->c);
+	t->ctx = zmq_ctx_new();
+	for (i = 0; i < 2; i++) {
+		t->cl[i] = zmq_socket(t->ctx, ZMQ_DEALER);
+		assert_non_null(t->cl[i]);
+		zmq_setsockopt(t->cl[i], ZMQ_LINGER, &zero, sizeof(zero));
+		assert_int_equal(zmq_connect(t->cl[i], t->clients_ep), 0);
+	}
+}
+
+/* Turn the coordinator's loop until client I has a reply. */
+static json_t *reply_of(struct tctx *t, int i)
+{
+	int64_t deadline = util_mono_ms() + 5000;
+	char why[256];
+	json_t *msg;
+
+	while (util_mono_ms() < deadline) {
+		assert_int_equal(coord_run_once(t->c, 5), 0);
+		if (proto_recv(t->cl[i], &msg, ZMQ_DONTWAIT, why, sizeof(why)) == 0) {
+			assert_int_equal(proto_validate(msg, PROTO_CH_COORD_TO_CLIENT, why,
+							sizeof(why)), 0);
+			return msg;
+		}
+	}
+	fail_msg("no reply within 5 s");
+	return NULL;
+}
+
+/* Send MSG (stolen) from client I and return the reply. */
+static json_t *ask(struct tctx *t, int i, json_t *msg)
+{
+	assert_non_null(msg);
+	assert_int_equal(proto_send(t->cl[i], msg, 0), 0);
+	json_decref(msg);
+	return reply_of(t, i);
+}
+
+/* The reply must be `bisect`; returns its session (borrowed from R). */
+static json_t *session_of(json_t *r)
+{
+	if (strcmp(proto_msg_type(r), "bisect"))
+		fail_msg("wanted 'bisect', got '%s': %s", proto_msg_type(r),
+			 proto_get_str(r, "message", ""));
+	return json_object_get(r, "session");
+}
+
+static void expect_error(json_t *r, const char *needle)
+{
+	if (strcmp(proto_msg_type(r), "error") || !strstr(proto_get_str(r, "message", ""), needle))
+		fail_msg("wanted an error with '%s', got '%s': %s", needle, proto_msg_type(r),
+			 proto_get_str(r, "message", ""));
+	json_decref(r);
+}
+
+static json_t *add_step_msg(long long id, long long seq, const char *kernel, double v,
+			    const char *end)
+{
+	json_t *m = proto_msg_new("bisect_add_step");
+
+	json_object_set_new(m, "id", json_integer(id));
+	json_object_set_new(m, "seq", json_integer(seq));
+	json_object_set_new(m, "step", step(kernel, v));
+	if (end)
+		json_object_set_new(m, "end", json_pack("{s:s, s:{s:s}}", "state", end, "result",
+							"first_bad", "k4"));
+	return m;
+}
+
+static void test_bisect_requests(void **state)
+{
+	struct tctx *t = *state;
+	json_t *m, *r, *ses;
+	long long id;
+	int i, won = -1;
+
+	store_close(&t->st);	/* the coordinator opens it */
+	coord_up(t);
+	expect_error(ask(t, 0, proto_msg_new("bisect_get")), "no bisect session: 'bpflab "
+		     "bisect start' begins one");
+
+	m = proto_msg_new("bisect_start");
+	json_object_set_new(m, "session", session());
+	r = ask(t, 0, m);
+	ses = session_of(r);
+	id = proto_get_int(ses, "id", 0);
+	assert_true(id > 0);
+	assert_string_equal(proto_get_str(ses, "state", ""), "active");
+	assert_int_equal(json_array_size(json_object_get(ses, "steps")), 0);
+	assert_string_equal(json_string_value(json_array_get(json_object_get(ses, "kernels"), 2)),
+			    "k3");
+	json_decref(r);
+	m = proto_msg_new("bisect_start");
+	json_object_set_new(m, "session", session());
+	expect_error(ask(t, 1, m), "is active: 'bpflab bisect reset' ends it");
+
+	/* a malformed request is refused by the schema, naming the member */
+	m = add_step_msg(id, 1, "k1", 10, NULL);
+	json_object_del(m, "seq");
+	expect_error(ask(t, 0, m), "'seq' is required");
+
+	/* two clients race for step 1: both sent before the coordinator reads either */
+	for (i = 0; i < 2; i++) {
+		m = add_step_msg(id, 1, "k1", 10 + i, NULL);
+		assert_int_equal(proto_send(t->cl[i], m, 0), 0);
+		json_decref(m);
+	}
+	for (i = 0; i < 2; i++) {
+		r = reply_of(t, i);
+		if (!strcmp(proto_msg_type(r), "bisect")) {
+			assert_int_equal(won, -1);
+			won = i;
+			assert_int_equal(json_array_size(json_object_get(session_of(r), "steps")), 1);
+			json_decref(r);
+		} else {
+			expect_error(r, "step 1 of bisect session");
+		}
+	}
+	assert_true(won >= 0);
+
+	/* the session survives a restart of the coordinator */
+	coord_down(t);
+	coord_up(t);
+	m = proto_msg_new("bisect_get");
+	r = ask(t, 0, m);
+	ses = session_of(r);
+	assert_int_equal(proto_get_int(ses, "id", 0), id);
+	assert_int_equal(json_array_size(json_object_get(ses, "steps")), 1);
+	assert_true(json_real_value(json_array_get(json_object_get(
+		json_array_get(json_object_get(ses, "steps"), 0), "values"), 0)) == 10 + won);
+	json_decref(r);
+
+	/* the last step ends the session in the same request */
+	r = ask(t, 1, add_step_msg(id, 2, "k4", 20, "done"));
+	ses = session_of(r);
+	assert_string_equal(proto_get_str(ses, "state", ""), "done");
+	assert_string_equal(proto_get_str(json_object_get(ses, "result"), "first_bad", ""), "k4");
+	assert_int_equal(json_array_size(json_object_get(ses, "steps")), 2);
+	json_decref(r);
+	expect_error(ask(t, 0, add_step_msg(id, 3, "k2", 10, NULL)), "is not active");
+	m = proto_msg_new("bisect_finish");
+	json_object_set_new(m, "id", json_integer(id));
+	json_object_set_new(m, "steps", json_integer(2));
+	json_object_set_new(m, "end", json_pack("{s:s}", "state", "done"));
+	expect_error(ask(t, 0, m), "is not active");
+	expect_error(ask(t, 0, proto_msg_new("bisect_reset")), "no bisect session is active");
+
+	/* a second session: finish checks the steps, reset ends it */
+	m = proto_msg_new("bisect_start");
+	json_object_set_new(m, "session", session());
+	r = ask(t, 0, m);
+	id = proto_get_int(session_of(r), "id", 0);
+	json_decref(r);
+	m = proto_msg_new("bisect_finish");
+	json_object_set_new(m, "id", json_integer(id));
+	json_object_set_new(m, "steps", json_integer(1));
+	json_object_set_new(m, "end", json_pack("{s:s}", "state", "failed"));
+	expect_error(ask(t, 0, m), "has 0 steps, not 1");
+	r = ask(t, 1, proto_msg_new("bisect_reset"));
+	assert_int_equal(proto_get_int(session_of(r), "id", 0), id);
+	assert_string_equal(proto_get_str(session_of(r), "state", ""), "reset");
+	json_decref(r);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_bisect_schema_text),
+		cmocka_unit_test_setup_teardown(test_bisect_store_invariants, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_bisect_store_end_rolls_back, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_bisect_requests, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
