@@ -24,6 +24,17 @@
  * (BPF_TCX_INGRESS / BPF_TCX_EGRESS, kernel 6.6+). Links are owned by file descriptors of
  * this process only (never pinned), so an agent that dies leaves nothing attached.
  *
+ * tc hooks on kernels without tcx (BPF_LINK_CREATE with attach type 46/47 gives EINVAL
+ * there: measured on Debian's 6.1.0-47) fall back to a clsact qdisc and a direct-action
+ * cls_bpf filter (libbpf's bpf_tc_hook_create / bpf_tc_attach, netlink) at the agent's
+ * own priority ATTACH_TC_PRIO and handle, never replacing a filter that is there. The
+ * entry's "tc_mode" (auto, the default; tcx; clsact) forces one way. Such a filter is
+ * not owned by a file descriptor, so the detach removes it explicitly, and removes the
+ * clsact qdisc only when this set created it and no filter is left on it. The handle
+ * records who created the qdisc: ATTACH_TC_HANDLE_OWNER when this agent did,
+ * ATTACH_TC_HANDLE when it was there before; attach_tc_cleanup() uses that to clear
+ * what a killed agent left. attach_prog.tc_attached says which way each tc entry went.
+ *
  * Subjects: each attachment is reported under its program name, or "prog@role" when the
  * same program name appears more than once in the variant.
  */
@@ -38,6 +49,14 @@
 
 enum attach_hook { ATTACH_XDP, ATTACH_TC_INGRESS, ATTACH_TC_EGRESS };
 enum attach_mode { ATTACH_NATIVE, ATTACH_GENERIC, ATTACH_OFFLOAD };
+/* How a tc hook is attached: asked for (auto: tcx, else clsact) and done (auto: not yet). */
+enum attach_tc { ATTACH_TC_AUTO, ATTACH_TC_TCX, ATTACH_TC_CLSACT };
+
+/* The agent's cls_bpf filters on a clsact qdisc: one priority (low, so they run before
+ * filters added with tc's default priorities 49152 and below) and two handles. */
+#define ATTACH_TC_PRIO 0xbf1u			/* 3057 */
+#define ATTACH_TC_HANDLE 0xbf1ab000u		/* the qdisc was there before */
+#define ATTACH_TC_HANDLE_OWNER 0xbf1ab001u	/* the agent created the qdisc */
 
 /* A port role the job may attach to, resolved by the caller. */
 struct attach_port {
@@ -58,6 +77,11 @@ struct attach_prog {
 	enum attach_mode mode;
 	int prog_fd;			/* owned by the object instance */
 	int link_fd;			/* -1 until attach_links() */
+	enum attach_tc tc_mode;		/* tc hooks: the entry's "tc_mode" */
+	enum attach_tc tc_attached;	/* tc hooks: tcx or clsact once attached (kept
+					 * after the detach, for the result) */
+	uint32_t tc_handle;		/* the clsact filter's handle while attached, else 0 */
+	bool tc_own_qdisc;		/* this entry created the port's clsact qdisc */
 };
 
 struct attach_opts {
@@ -93,8 +117,17 @@ int attach_load(struct attach_set *set, const json_t *attach, const struct attac
 /* Attach every loaded program. On failure detaches what it attached and returns -errno
  * with ERR set. */
 int attach_links(struct attach_set *set, char *err, size_t err_len);
-/* Close every link (the programs stay loaded). Safe to call twice. */
+/* Close every link and remove every clsact filter, then the clsact qdiscs the set
+ * created when nothing else is on them (the programs stay loaded). Safe to call twice. */
 void attach_detach(struct attach_set *set);
+
+/* Before a job on PORTS: remove what an agent killed before its detach left there, the
+ * cls_bpf filters at ATTACH_TC_PRIO with either handle on each port's clsact ingress and
+ * egress, and the qdisc when such a filter says that agent created it
+ * (ATTACH_TC_HANDLE_OWNER) and no filter is left on it. Each removal is logged as a
+ * warning. One agent per port is assumed: another agent's live filters would go too.
+ * Returns the number of filters removed, or -errno with ERR set. */
+int attach_tc_cleanup(const struct attach_port *ports, int n_ports, char *err, size_t err_len);
 
 /* Number of attach entries, and entry I (NULL when out of range); borrowed, valid until
  * attach_destroy(). */
@@ -110,5 +143,7 @@ int attach_counter_read(struct attach_set *set, int i, uint64_t *sum);
 /* Names as plans write them ("tc-ingress", "generic"). */
 const char *attach_hook_name(enum attach_hook hook);
 const char *attach_mode_name(enum attach_mode mode);
+/* "auto", "tcx", "clsact". */
+const char *attach_tc_name(enum attach_tc tc);
 
 #endif

@@ -876,8 +876,6 @@ static int prepare(struct job_ctx *c, char **verifier_log)
 	struct attach_port *ap;
 	int i, err;
 
-	if (!attach)
-		return 0;
 	ap = calloc(c->n_ports ? c->n_ports : 1, sizeof(*ap));
 	if (!ap) {
 		snprintf(c->err, sizeof(c->err), "out of memory");
@@ -887,6 +885,12 @@ static int prepare(struct job_ctx *c, char **verifier_log)
 		ap[i].role = c->ports[i].role;
 		ap[i].ifname = c->ports[i].ifname;
 		ap[i].ifindex = c->ports[i].ifindex;
+	}
+	/* clsact filters of an agent killed before its detach (attach.h) */
+	err = attach_tc_cleanup(ap, c->n_ports, c->err, sizeof(c->err));
+	if (err < 0 || !attach) {
+		free(ap);
+		return err < 0 ? err : 0;
 	}
 	{
 		struct attach_opts ao = {
@@ -1000,7 +1004,9 @@ static void add_verdicts(struct job_ctx *c, json_t *result, json_t *env)
 	json_object_set_new(result, "verdict_details", details);
 }
 
-/* Each job port's XDP mode during the job into the env's port entries. */
+/* Each job port's XDP mode during the job, and how its tc hooks were attached
+ * ("tc_attach": {"ingress": tcx|clsact|none, "egress": ...}), into the env's port
+ * entries. */
 static void add_xdp_modes(struct job_ctx *c, json_t *env)
 {
 	json_t *ports = json_object_get(env, "ports"), *p;
@@ -1009,17 +1015,23 @@ static void add_xdp_modes(struct job_ctx *c, json_t *env)
 
 	json_array_foreach(ports, i, p) {
 		const char *role = json_string_value(json_object_get(p, "role"));
-		const char *mode = "none";
+		const char *mode = "none", *tc[2] = { "none", "none" };
 
 		if (!role || !find_port(c, role))
 			continue;
 		for (j = 0; c->attach && j < attach_count(c->attach); j++) {
 			const struct attach_prog *a = attach_get(c->attach, j);
 
-			if (a->hook == ATTACH_XDP && !strcmp(a->role, role))
+			if (strcmp(a->role, role))
+				continue;
+			if (a->hook == ATTACH_XDP)
 				mode = attach_mode_name(a->mode);
+			else if (a->tc_attached != ATTACH_TC_AUTO)
+				tc[a->hook == ATTACH_TC_EGRESS] = attach_tc_name(a->tc_attached);
 		}
 		json_object_set_new(p, "xdp_mode", json_string(mode));
+		json_object_set_new(p, "tc_attach", json_pack("{s:s, s:s}", "ingress", tc[0],
+							       "egress", tc[1]));
 	}
 }
 

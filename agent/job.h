@@ -25,8 +25,9 @@
  *             1 ms slices instead, the interrupt-free instruction count (costslice.h)
  *   cleanup   stop the generator, detach, unload
  *   verdicts  debug-kernel, generator-bound, unstable, errors (verdict.h) into the
- *             result's "verdicts" and "verdict_details"; each job port's XDP mode into
- *             the result env's ports ("xdp_mode")
+ *             result's "verdicts" and "verdict_details"; each job port's XDP mode and
+ *             how its tc hooks were attached into the result env's ports ("xdp_mode",
+ *             "tc_attach": tcx or clsact per hook)
  *
  * Seconds end at absolute deadlines (no drift); a window whose metrics the spec does not
  * list is skipped, and only listed metrics are emitted (all when the spec lists none).

@@ -10,8 +10,9 @@
 # another kernel of the cache (the same command line, so the same config) BPFLAB_KROOT
 # names the kernel the guest booted first: the running kernel's tree is its sibling
 # CACHE/$(uname -r)/root. Then mounts proc, sys,
-# bpffs and tmpfs over the directories that must be writable, loads veth from the guest
-# kernel's own modules, makes the veth pairs port-a/port-b and port-c/port-d, sets up the QEMU user network
+# bpffs and tmpfs over the directories that must be writable, loads veth (and sch_ingress
+# and cls_bpf, for the clsact fallback of tc hooks) from the guest kernel's own modules,
+# makes the veth pairs port-a/port-b and port-c/port-d, sets up the QEMU user network
 # (eth0 10.0.2.15/24, the host's loopback is 10.0.2.2) and execs bpflab-agent, logging
 # to the serial console. When the agent exits, the kernel panics and QEMU (-no-reboot)
 # exits with it.
@@ -64,6 +65,12 @@ mkdir -p /run/bpflab/spool
 if ! modprobe -d "${BPFLAB_KROOT:-/}" -S "$rel" veth 2>/dev/null; then
 	halt "cannot load veth from '${BPFLAB_KROOT:-/}/lib/modules/$rel'"
 fi
+# tc hooks on kernels without tcx (6.1) go to a clsact qdisc and a cls_bpf filter
+# (agent/attach.h); the kernel cannot autoload these from the host's /lib/modules
+for m in sch_ingress cls_bpf; do
+	modprobe -d "${BPFLAB_KROOT:-/}" -S "$rel" "$m" 2>/dev/null ||
+		say "cannot load $m: tc plans need tcx (Linux 6.6+) on this guest"
+done
 ip link set lo up
 # the same ports as a namespace host of lab/lab: two veth pairs, the same addresses, GRO
 # on port-b and port-d (a veth with GRO runs NAPI and takes xdp-live frames)

@@ -1,7 +1,11 @@
 /* test_agent_attach.c - agent/attach.c for real: XDP programs attached native and
  * generic through bpf_link and gone after detach, one program on two ports as two
  * instances, tcx, and the refusals: a sha256 mismatch, a missing program, a program of the
- * wrong type, and a verifier rejection that returns the verifier log. Needs root. */
+ * wrong type, and a verifier rejection that returns the verifier log. The clsact
+ * fallback of the tc hooks, forced with tc_mode (this kernel has tcx too): the filter is
+ * there while attached and frames go through it, the detach leaves the port as it was
+ * (someone else's clsact qdisc and filter survive, a qdisc the agent created goes), and
+ * attach_tc_cleanup() clears what a killed agent left. Needs root. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -9,7 +13,11 @@
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include <linux/if_ether.h>
 #include <linux/if_link.h>
+#include <linux/if_packet.h>
+#include <linux/pkt_cls.h>
+#include <sys/socket.h>
 
 #include "attach.h"
 #include "log.h"
@@ -251,6 +259,12 @@ static void test_attach_refusals(void **state)
 		{ "[{\"port\":\"b\",\"hook\":\"frob\",\"object\":\"xdp_basic.bpf.o\","
 		  "\"program\":\"xdp_drop\"}]", -EINVAL, "unknown hook 'frob'" },
 		{ "[{\"port\":\"b\"}]", -EINVAL, "needs port, hook, object and program" },
+		{ "[{\"port\":\"b\",\"hook\":\"xdp\",\"tc_mode\":\"clsact\","
+		  "\"object\":\"xdp_basic.bpf.o\",\"program\":\"xdp_drop\"}]", -EINVAL,
+		  "attach entry 0: tc_mode must be auto, tcx or clsact, and only with a tc hook" },
+		{ "[{\"port\":\"b\",\"hook\":\"tc-ingress\",\"tc_mode\":\"netkit\","
+		  "\"object\":\"test_agent.bpf.o\",\"program\":\"tc_pass\"}]", -EINVAL,
+		  "tc_mode must be auto, tcx or clsact" },
 	};
 	struct attach_opts o = opts();
 	size_t i;
@@ -290,6 +304,91 @@ static void test_attach_verifier_log(void **state)
 	json_decref(attach);
 }
 
+/* The counting pair of plans/bpf-stats-variants.yaml on vb, forced to clsact: ingress
+ * counts and redirects to vb's egress, egress counts. */
+#define CLSACT_PAIR \
+	"[{\"port\":\"b\",\"hook\":\"tc-ingress\",\"tc_mode\":\"clsact\"," \
+	"\"object\":\"tc_stats_variants.bpf.o\",\"program\":\"cnt_ingress\"," \
+	"\"counters\":[{\"map\":\"stats\",\"keys\":{\"0\":\"ingress\",\"1\":\"egress\"}}]}," \
+	"{\"port\":\"b\",\"hook\":\"tc-egress\",\"tc_mode\":\"clsact\"," \
+	"\"object\":\"tc_stats_variants.bpf.o\",\"program\":\"cnt_egress\"}]"
+
+/* Someone else's filter, as tc would add it: tc_pass at tc's default priority. */
+#define OTHER_PRIO 0xc000u
+#define OTHER_HANDLE 1u
+
+/* True when IFINDEX has a clsact qdisc (`tc qdisc show`). */
+static bool clsact_on(int ifindex)
+{
+	char name[IF_NAMESIZE];
+
+	assert_non_null(if_indextoname(ifindex, name));
+	return lab_sh("tc qdisc show dev %s | grep -q '^qdisc clsact '", name) == 0;
+}
+
+/* The program id of the filter (HANDLE, PRIO) on IFINDEX's clsact hook POINT; 0 when
+ * there is none. */
+static __u32 tc_filter_prog(int ifindex, enum bpf_tc_attach_point point, __u32 handle,
+			    __u32 prio)
+{
+	DECLARE_LIBBPF_OPTS(bpf_tc_hook, h, .ifindex = ifindex, .attach_point = point);
+	DECLARE_LIBBPF_OPTS(bpf_tc_opts, q, .handle = handle, .priority = prio);
+
+	return bpf_tc_query(&h, &q) ? 0 : q.prog_id;
+}
+
+/* Someone else's ingress filter on vb (tc_pass, OTHER_PRIO), with a clsact qdisc when
+ * there is none; returns its object, whose program the filter holds. */
+static struct bpf_object *other_filter_up(void)
+{
+	DECLARE_LIBBPF_OPTS(bpf_tc_hook, h, .ifindex = lab.ifb, .attach_point = BPF_TC_INGRESS);
+	DECLARE_LIBBPF_OPTS(bpf_tc_opts, a, .handle = OTHER_HANDLE, .priority = OTHER_PRIO);
+	struct bpf_object *obj = bpf_object__open_file(BPF_DIR "/test_agent.bpf.o", NULL);
+	struct bpf_program *prog;
+	int rc;
+
+	assert_non_null(obj);
+	bpf_object__for_each_program(prog, obj)
+		bpf_program__set_autoload(prog, !strcmp(bpf_program__name(prog), "tc_pass"));
+	assert_int_equal(bpf_object__load(obj), 0);
+	a.prog_fd = bpf_program__fd(bpf_object__find_program_by_name(obj, "tc_pass"));
+	rc = bpf_tc_hook_create(&h);
+	assert_true(rc == 0 || rc == -EEXIST);
+	assert_int_equal(bpf_tc_attach(&h, &a), 0);
+	return obj;
+}
+
+/* Remove the qdisc (and so someone else's filter) and close its object. */
+static void other_filter_down(struct bpf_object *obj)
+{
+	DECLARE_LIBBPF_OPTS(bpf_tc_hook, h, .ifindex = lab.ifb,
+			    .attach_point = BPF_TC_INGRESS | BPF_TC_EGRESS);
+
+	assert_int_equal(bpf_tc_hook_destroy(&h), 0);
+	bpf_object__close(obj);
+	assert_false(clsact_on(lab.ifb));
+}
+
+/* N broadcast frames out of va (so into vb's ingress) through an AF_PACKET socket. */
+static void send_frames(int n)
+{
+	struct sockaddr_ll to = {
+		.sll_family = AF_PACKET,
+		.sll_ifindex = lab.ifa,
+		.sll_halen = ETH_ALEN,
+		.sll_addr = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff },
+	};
+	unsigned char frame[60] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 2, 0, 0, 0, 0, 1,
+				    0x88, 0xb5 };	/* local experimental ethertype */
+	int fd = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC, 0), i;
+
+	assert_true(fd >= 0);
+	for (i = 0; i < n; i++)
+		assert_int_equal(sendto(fd, frame, sizeof(frame), 0, (struct sockaddr *)&to,
+					sizeof(to)), sizeof(frame));
+	close(fd);
+}
+
 static void test_attach_tcx(void **state)
 {
 	struct attach_opts o = opts();
@@ -307,18 +406,234 @@ static void test_attach_tcx(void **state)
 	set = attach_new();
 	assert_int_equal(attach_load(set, attach, &o, NULL, err, sizeof(err)), 0);
 	rc = attach_links(set, err, sizeof(err));
-	if (rc) {
-		/* a kernel before 6.6: a clear error, nothing left attached */
-		assert_non_null(strstr(err, "tcx"));
+	assert_int_equal(rc, 0);
+	if (attach_get(set, 0)->tc_attached == ATTACH_TC_CLSACT) {
+		/* a kernel before 6.6: auto fell back to clsact (the tests below) */
 		assert_int_equal(attach_get(set, 0)->link_fd, -1);
 	} else {
+		assert_int_equal(attach_get(set, 0)->tc_attached, ATTACH_TC_TCX);
+		assert_int_equal(attach_get(set, 1)->tc_attached, ATTACH_TC_TCX);
+		assert_int_equal(attach_get(set, 0)->tc_handle, 0);
 		id = link_id(attach_get(set, 0)->link_fd, &type, &ifindex);
 		assert_int_not_equal(type, BPF_LINK_TYPE_XDP);
 		attach_detach(set);
 		assert_link_gone(id);
+		/* kept after the detach, for the job's result */
+		assert_int_equal(attach_get(set, 0)->tc_attached, ATTACH_TC_TCX);
 	}
 	attach_destroy(&set);
 	json_decref(attach);
+
+	/* tc_mode tcx: a tcx link or a clear error, never clsact */
+	attach = spec("[{\"port\":\"b\",\"hook\":\"tc-ingress\",\"tc_mode\":\"tcx\","
+		      "\"object\":\"test_agent.bpf.o\",\"program\":\"tc_pass\"}]");
+	set = attach_new();
+	assert_int_equal(attach_load(set, attach, &o, NULL, err, sizeof(err)), 0);
+	rc = attach_links(set, err, sizeof(err));
+	if (rc)
+		assert_non_null(strstr(err, "tcx needs Linux 6.6 or later"));
+	else
+		assert_int_equal(attach_get(set, 0)->tc_attached, ATTACH_TC_TCX);
+	assert_false(clsact_on(lab.ifb));
+	attach_destroy(&set);
+	json_decref(attach);
+}
+
+static void test_attach_clsact_keeps_others(void **state)
+{
+	struct attach_opts o = opts();
+	char err[512] = "";
+	struct bpf_object *other;
+	struct attach_set *set;
+	json_t *attach;
+	__u32 other_id, ids[2];
+	uint64_t in = 0, out = 0;
+	int i;
+
+	SKIP_UNLESS_LAB();
+	other = other_filter_up();
+	other_id = tc_filter_prog(lab.ifb, BPF_TC_INGRESS, OTHER_HANDLE, OTHER_PRIO);
+	assert_int_not_equal(other_id, 0);
+
+	attach = spec(CLSACT_PAIR);
+	set = attach_new();
+	assert_int_equal(attach_load(set, attach, &o, NULL, err, sizeof(err)), 0);
+	if (attach_links(set, err, sizeof(err)))
+		fail_msg("%s", err);
+	for (i = 0; i < 2; i++) {
+		const struct attach_prog *p = attach_get(set, i);
+
+		assert_int_equal(p->tc_attached, ATTACH_TC_CLSACT);
+		assert_int_equal(p->link_fd, -1);
+		/* the qdisc was there: the plain handle, and the qdisc is not this set's */
+		assert_int_equal(p->tc_handle, ATTACH_TC_HANDLE);
+		assert_false(p->tc_own_qdisc);
+		ids[i] = prog_id(p->prog_fd);
+	}
+	/* the filters are there, holding the set's programs, beside the other one */
+	assert_int_equal(tc_filter_prog(lab.ifb, BPF_TC_INGRESS, ATTACH_TC_HANDLE,
+					ATTACH_TC_PRIO), ids[0]);
+	assert_int_equal(tc_filter_prog(lab.ifb, BPF_TC_EGRESS, ATTACH_TC_HANDLE,
+					ATTACH_TC_PRIO), ids[1]);
+	assert_int_equal(tc_filter_prog(lab.ifb, BPF_TC_INGRESS, OTHER_HANDLE, OTHER_PRIO),
+			 other_id);
+
+	/* frames go through them: every frame into vb is counted at ingress, redirected to
+	 * vb's egress and counted there */
+	send_frames(200);
+	assert_int_equal(attach_counter_count(set), 2);
+	assert_int_equal(attach_counter_read(set, 0, &in), 0);
+	assert_int_equal(attach_counter_read(set, 1, &out), 0);
+	if (in < 200 || out < 200)
+		fail_msg("200 frames sent, counted %llu at ingress and %llu at egress",
+			 (unsigned long long)in, (unsigned long long)out);
+
+	/* the detach leaves vb as it was: the qdisc and the other filter stay */
+	attach_detach(set);
+	assert_int_equal(tc_filter_prog(lab.ifb, BPF_TC_INGRESS, ATTACH_TC_HANDLE,
+					ATTACH_TC_PRIO), 0);
+	assert_int_equal(tc_filter_prog(lab.ifb, BPF_TC_EGRESS, ATTACH_TC_HANDLE,
+					ATTACH_TC_PRIO), 0);
+	assert_int_equal(tc_filter_prog(lab.ifb, BPF_TC_INGRESS, OTHER_HANDLE, OTHER_PRIO),
+			 other_id);
+	assert_true(clsact_on(lab.ifb));
+	assert_int_equal(attach_get(set, 0)->tc_attached, ATTACH_TC_CLSACT);
+	attach_detach(set);		/* twice is fine */
+	attach_destroy(&set);
+	json_decref(attach);
+	other_filter_down(other);
+}
+
+static void test_attach_clsact_own_qdisc(void **state)
+{
+	struct attach_opts o = opts();
+	char err[512] = "";
+	struct bpf_object *other;
+	struct attach_set *set;
+	json_t *attach;
+
+	SKIP_UNLESS_LAB();
+	assert_false(clsact_on(lab.ifb));
+	attach = spec(CLSACT_PAIR);
+	set = attach_new();
+	assert_int_equal(attach_load(set, attach, &o, NULL, err, sizeof(err)), 0);
+	if (attach_links(set, err, sizeof(err)))
+		fail_msg("%s", err);
+	/* the first entry created the qdisc; both handles say so */
+	assert_true(attach_get(set, 0)->tc_own_qdisc);
+	assert_false(attach_get(set, 1)->tc_own_qdisc);
+	assert_int_equal(attach_get(set, 0)->tc_handle, ATTACH_TC_HANDLE_OWNER);
+	assert_int_equal(attach_get(set, 1)->tc_handle, ATTACH_TC_HANDLE_OWNER);
+	assert_true(clsact_on(lab.ifb));
+	assert_int_not_equal(tc_filter_prog(lab.ifb, BPF_TC_EGRESS, ATTACH_TC_HANDLE_OWNER,
+					    ATTACH_TC_PRIO), 0);
+	/* a second set on the same port (as a second agent there would be) finds the
+	 * qdisc there: its own filter beside the first set's, and its detach leaves the
+	 * first set's filters and qdisc alone */
+	{
+		struct attach_set *second = attach_new();
+
+		assert_int_equal(attach_load(second, attach, &o, NULL, err, sizeof(err)), 0);
+		assert_int_equal(attach_links(second, err, sizeof(err)), 0);
+		assert_int_equal(attach_get(second, 0)->tc_handle, ATTACH_TC_HANDLE);
+		assert_false(attach_get(second, 0)->tc_own_qdisc);
+		assert_int_equal(tc_filter_prog(lab.ifb, BPF_TC_INGRESS, ATTACH_TC_HANDLE,
+						ATTACH_TC_PRIO),
+				 prog_id(attach_get(second, 0)->prog_fd));
+		attach_destroy(&second);
+		assert_int_equal(tc_filter_prog(lab.ifb, BPF_TC_INGRESS, ATTACH_TC_HANDLE,
+						ATTACH_TC_PRIO), 0);
+		assert_int_equal(tc_filter_prog(lab.ifb, BPF_TC_INGRESS, ATTACH_TC_HANDLE_OWNER,
+						ATTACH_TC_PRIO),
+				 prog_id(attach_get(set, 0)->prog_fd));
+		assert_true(clsact_on(lab.ifb));
+	}
+	attach_detach(set);
+	/* the agent's own qdisc goes with its filters */
+	assert_false(clsact_on(lab.ifb));
+	attach_destroy(&set);
+
+	/* ... unless someone else put a filter on it meanwhile: then both stay */
+	set = attach_new();
+	assert_int_equal(attach_load(set, attach, &o, NULL, err, sizeof(err)), 0);
+	assert_int_equal(attach_links(set, err, sizeof(err)), 0);
+	other = other_filter_up();
+	attach_detach(set);
+	assert_true(clsact_on(lab.ifb));
+	assert_int_not_equal(tc_filter_prog(lab.ifb, BPF_TC_INGRESS, OTHER_HANDLE, OTHER_PRIO), 0);
+	attach_destroy(&set);
+	other_filter_down(other);
+	json_decref(attach);
+}
+
+/* Attach ATTACH in a child that is then killed (SIGKILL, no detach), as an agent that
+ * dies in a job. */
+static void attach_and_die(const char *attach_text)
+{
+	pid_t pid = fork();
+	int status;
+
+	assert_true(pid >= 0);
+	if (!pid) {
+		struct attach_opts o = opts();
+		struct attach_set *set = attach_new();
+		json_t *attach = spec(attach_text);
+		char err[512];
+
+		if (attach_load(set, attach, &o, NULL, err, sizeof(err)) ||
+		    attach_links(set, err, sizeof(err)))
+			_exit(1);
+		raise(SIGKILL);
+		_exit(2);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+}
+
+static void test_attach_clsact_leftovers(void **state)
+{
+	char err[512] = "";
+	struct bpf_object *other;
+	__u32 other_id;
+
+	SKIP_UNLESS_LAB();
+	/* nothing to clean */
+	assert_int_equal(attach_tc_cleanup(lab.ports, 2, err, sizeof(err)), 0);
+
+	/* a killed agent that created the qdisc: its filters stay (not owned by fds) ... */
+	attach_and_die(CLSACT_PAIR);
+	assert_int_not_equal(tc_filter_prog(lab.ifb, BPF_TC_INGRESS, ATTACH_TC_HANDLE_OWNER,
+					    ATTACH_TC_PRIO), 0);
+	assert_true(clsact_on(lab.ifb));
+	/* ... until the next job's prepare: filters and qdisc go */
+	assert_int_equal(attach_tc_cleanup(lab.ports, 2, err, sizeof(err)), 2);
+	assert_int_equal(tc_filter_prog(lab.ifb, BPF_TC_INGRESS, ATTACH_TC_HANDLE_OWNER,
+					ATTACH_TC_PRIO), 0);
+	assert_int_equal(tc_filter_prog(lab.ifb, BPF_TC_EGRESS, ATTACH_TC_HANDLE_OWNER,
+					ATTACH_TC_PRIO), 0);
+	assert_false(clsact_on(lab.ifb));
+
+	/* a killed agent on someone else's qdisc: only its filters go */
+	other = other_filter_up();
+	other_id = tc_filter_prog(lab.ifb, BPF_TC_INGRESS, OTHER_HANDLE, OTHER_PRIO);
+	attach_and_die(CLSACT_PAIR);
+	assert_int_not_equal(tc_filter_prog(lab.ifb, BPF_TC_INGRESS, ATTACH_TC_HANDLE,
+					    ATTACH_TC_PRIO), 0);
+	assert_int_equal(attach_tc_cleanup(lab.ports, 2, err, sizeof(err)), 2);
+	assert_int_equal(tc_filter_prog(lab.ifb, BPF_TC_INGRESS, ATTACH_TC_HANDLE,
+					ATTACH_TC_PRIO), 0);
+	assert_int_equal(tc_filter_prog(lab.ifb, BPF_TC_INGRESS, OTHER_HANDLE, OTHER_PRIO),
+			 other_id);
+	assert_true(clsact_on(lab.ifb));
+	assert_int_equal(attach_tc_cleanup(lab.ports, 2, err, sizeof(err)), 0);
+	other_filter_down(other);
+
+	/* ... also when that qdisc is empty once they are gone: it stays */
+	assert_int_equal(lab_sh("tc qdisc add dev vb clsact"), 0);
+	attach_and_die(CLSACT_PAIR);
+	assert_int_equal(attach_tc_cleanup(lab.ports, 2, err, sizeof(err)), 2);
+	assert_true(clsact_on(lab.ifb));
+	assert_int_equal(lab_sh("tc qdisc del dev vb clsact"), 0);
 }
 
 int main(void)
@@ -331,6 +646,9 @@ int main(void)
 		cmocka_unit_test(test_attach_refusals),
 		cmocka_unit_test(test_attach_verifier_log),
 		cmocka_unit_test(test_attach_tcx),
+		cmocka_unit_test(test_attach_clsact_keeps_others),
+		cmocka_unit_test(test_attach_clsact_own_qdisc),
+		cmocka_unit_test(test_attach_clsact_leftovers),
 	};
 
 	return cmocka_run_group_tests(tests, setup, lab_teardown);
