@@ -209,12 +209,13 @@ static int add_unique(json_t *a, json_t *s)
 	return json_array_append(a, s);
 }
 
-/* What a group's footer line names: runs, kernels, hosts, cpus, governors, plans. */
+/* What a group's footer line names: runs, kernels, hosts, cpus, governors, plans, and
+ * how tc programs were attached. */
 static json_t *side_new(const char *group)
 {
-	return json_pack("{s:s, s:i, s:[], s:[], s:[], s:[], s:[], s:[], s:[], s:[], s:b}",
-			 "group", group, "results", 0, "runs", "kernels", "hosts", "cpus",
-			 "governors", "plans", "plan_sha256", "timing", "imported", 0);
+	return json_pack("{s:s, s:i, s:[], s:[], s:[], s:[], s:[], s:[], s:[], s:[], s:[], "
+			 "s:b}", "group", group, "results", 0, "runs", "kernels", "hosts", "cpus",
+			 "governors", "plans", "plan_sha256", "timing", "tc_attach", "imported", 0);
 }
 
 static int side_add(json_t *side, const json_t *row, json_t *jobs_seen)
@@ -236,7 +237,9 @@ static int side_add(json_t *side, const json_t *row, json_t *jobs_seen)
 	       add_unique(json_object_get(side, "governors"), json_object_get(row, "governor")) ||
 	       add_unique(json_object_get(side, "plans"), json_object_get(row, "plan")) ||
 	       add_unique(json_object_get(side, "plan_sha256"), json_object_get(row, "plan_sha256")) ||
-	       add_unique(json_object_get(side, "timing"), json_object_get(row, "timing")) ? -ENOMEM : 0;
+	       add_unique(json_object_get(side, "timing"), json_object_get(row, "timing")) ||
+	       add_unique(json_object_get(side, "tc_attach"), json_object_get(row, "tc_attach"))
+	       ? -ENOMEM : 0;
 }
 
 /* Read ROWS into SET (keys without the BY field), SIDES (group -> side object, in order)

@@ -234,6 +234,28 @@ static const char *list_text(const json_t *a, char *out, size_t len)
 	return out;
 }
 
+/* A note when the sides attached their tc programs differently (tcx on one kernel, the
+ * clsact fallback on an older one: docs/agent.md): their costs include that difference. */
+static void tc_attach_note(const json_t *report, FILE *out)
+{
+	const json_t *sides = json_object_get(report, "sides"), *first = NULL, *side;
+	char a[64], b[64];
+	size_t i;
+
+	json_array_foreach(sides, i, side) {
+		const json_t *t = json_object_get(side, "tc_attach");
+
+		if (!first) {
+			first = t;
+		} else if (!json_equal(first, t)) {
+			fprintf(out, "note: tc programs were attached differently (baseline %s, "
+				"%s %s): the figures include the attach method\n",
+				list_text(first, a, sizeof(a)), sget(side, "group"),
+				list_text(t, b, sizeof(b)));
+		}
+	}
+}
+
 /* The short hashes of the plans of SIDE. */
 static const char *hashes_text(const json_t *side, char *out, size_t len)
 {
@@ -299,7 +321,11 @@ static void print_footer(const json_t *report, FILE *out)
 		fprintf(out, "  plan %s, sha256 %s\n",
 			list_text(json_object_get(side, "plans"), plans, sizeof(plans)),
 			hashes_text(side, hs, sizeof(hs)));
+		if (json_array_size(json_object_get(side, "tc_attach")))
+			fprintf(out, "  tc programs attached through %s\n",
+				list_text(json_object_get(side, "tc_attach"), hs, sizeof(hs)));
 	}
+	tc_attach_note(report, out);
 	fprintf(out, "verdicts: Welch's t (Mann-Whitney U below 5 values or when skewed), "
 		"alpha %g,\n  minimum effect %g%%; UNKNOWN +N: repetitions per side to settle\n",
 		dnum(report, "alpha"), 100 * dnum(report, "min_effect"));

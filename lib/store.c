@@ -295,7 +295,11 @@ static const char *const stmt_sql[S__MAX] = {
 		"json_extract(pp.value, '$.driver') AS d FROM json_each(e.inventory, '$.ports') pp "
 		"WHERE d IS NOT NULL ORDER BY d)), "
 		"j.point, e.debug_options, ifnull(e.timing, 'wall'), "
-		"ifnull(j.finished_ms, r.submitted_ms), substr(p.text, 1, 14) = 'imported from ' "
+		"ifnull(j.finished_ms, r.submitted_ms), substr(p.text, 1, 14) = 'imported from ', "
+		/* how the job's tc programs were attached (tcx, clsact), from its env */
+		"(SELECT group_concat(m, ',') FROM (SELECT DISTINCT t.value AS m "
+		"FROM json_each(e.inventory, '$.ports') pp, json_each(pp.value, '$.tc_attach') t "
+		"WHERE t.value <> 'none' ORDER BY m)) "
 		"FROM sample_values s JOIN series sr ON sr.id = s.series_id "
 		"JOIN jobs j ON j.id = s.job_id JOIN runs r ON r.id = j.run_id "
 		"JOIN plans p ON p.id = r.plan_id JOIN hosts h ON h.id = j.host_id "
@@ -1822,6 +1826,8 @@ static const struct sql_col value_cols[] = {	/* S_Q_VALUES */
 	{ "timing", SQL_TEXT, 0 }, { "time_ms", SQL_INT, 0 },
 	/* imported results say so in their plan text (store_import) */
 	{ "imported", SQL_FLAG, 0 },
+	/* "clsact", "tcx" or "clsact,tcx" when tc programs were attached */
+	{ "tc_attach", SQL_TEXT, SQL_OMIT_NULL },
 };
 
 json_t *store_query_hosts(struct store *st)

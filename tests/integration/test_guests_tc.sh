@@ -27,6 +27,8 @@ cli() {
 	if [ -n "${BPFLAB_KEY:-}" ]; then "$bpflab" "$@"; else "$bpflab" --plaintext "$@"; fi
 }
 
+tmp=$(mktemp -d /tmp/bpflab-it-XXXXXX)
+cleanup_later "$tmp"
 lab_stop
 t_boot=$(date +%s.%N)
 BPFLAB_GUEST_TIMEOUT=${BPFLAB_GUEST_TIMEOUT:-60} \
@@ -73,6 +75,13 @@ check "every job: port a tc_attach none ($(tc_of a ingress)/$(tc_of a egress))" 
 n=$(sql "SELECT count(*) FROM jobs j JOIN host_envs e ON e.id = j.env_id
 	WHERE j.run_id=$run AND e.kernel_release='$kernel'")
 check "all 5 jobs ran on $kernel ($n)" test "$n" = 5
+
+# --- and the compare tables say so (lib/report_compare.c: tc attach per side)
+"$bpflab" $([ -n "${BPFLAB_KEY:-}" ] || echo --plaintext) result compare \
+	--plan bpf-stats-variants --by variant --metric prog.ns_per_run > "$tmp/compare.txt" 2>&1
+cat "$tmp/compare.txt"
+check "result compare names the attach method of each side (clsact)" \
+	grep -q "^  tc programs attached through clsact$" "$tmp/compare.txt"
 
 echo "prog.ns_per_run under icount (guest instructions per run) on $kernel, clsact:"
 sql "SELECT j.variant, s.subject, printf('%.1f', s.value) $in_run AND s.metric='prog.ns_per_run'

@@ -173,6 +173,44 @@ static void test_report_compare_table(void **state)
 	json_decref(rep);
 }
 
+/* Results whose tc programs were attached through different methods (clsact on one
+ * side, tcx on the other) say so per side and in a note; the same method on both sides
+ * gives the per-side lines and no note. */
+static void test_report_compare_tc_attach(void **state)
+{
+	static const char *const how[2][2] = { { "clsact", "tcx" }, { "tcx", "tcx" } };
+	int c;
+
+	(void)state;
+	for (c = 0; c < 2; c++) {
+		json_t *rows = fixed_rows(), *row, *rep;
+		char err[256], *t;
+		size_t i;
+
+		json_array_foreach(rows, i, row)
+			json_object_set_new(row, "tc_attach", json_string(
+				how[c][json_integer_value(json_object_get(row, "run")) == 8]));
+		rep = analysis_compare(rows, "run", "7", "8", NULL, err, sizeof(err));
+		assert_non_null(rep);
+		t = text_of(rep, NULL, 0);
+		assert_contains(t, c ? "  plan quickstart, sha256 3f2a9c1e0b7d\n"
+				       "  tc programs attached through tcx\n"
+				     : "  plan quickstart, sha256 3f2a9c1e0b7d\n"
+				       "  tc programs attached through clsact\n");
+		assert_contains(t, "  plan quickstart, sha256 9c0ffee12345\n"
+				   "  tc programs attached through tcx\n");
+		if (c)
+			assert_null(strstr(t, "note: tc programs"));
+		else
+			assert_contains(t, "note: tc programs were attached differently (baseline "
+					   "clsact, 8 tcx): the figures include the attach "
+					   "method\n");
+		free(t);
+		json_decref(rep);
+		json_decref(rows);
+	}
+}
+
 static void test_report_compare_patch(void **state)
 {
 	json_t *rep = fixed_report();
@@ -364,6 +402,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_report_compare_table),
+		cmocka_unit_test(test_report_compare_tc_attach),
 		cmocka_unit_test(test_report_compare_patch),
 		cmocka_unit_test(test_report_compare_grid),
 		cmocka_unit_test(test_report_compare_csv),
