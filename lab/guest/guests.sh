@@ -182,7 +182,7 @@ guest_up() { # KERNEL MAX
 			running+=("$g")
 	done
 	for g in "${running[@]}"; do
-		if [ "$(cat "$dir/g$g/kernel")" = "$rel" ]; then
+		if [ "$(guest_kernel "$dir/g$g")" = "$rel" ]; then
 			guest_touch "$g"
 			echo "g$g"
 			return 0
@@ -193,11 +193,11 @@ guest_up() { # KERNEL MAX
 		# `bpflab bisect step`): the least recently used of the others goes first
 		local n=${#running[@]} stoppable=()
 		for g in "${running[@]}"; do
-			[[ " ${BPFLAB_KEEP_KERNELS:-} " == *" $(cat "$dir/g$g/kernel") "* ]] || stoppable+=("$g")
+			[[ " ${BPFLAB_KEEP_KERNELS:-} " == *" $(guest_kernel "$dir/g$g") "* ]] || stoppable+=("$g")
 		done
 		while [ "$n" -ge "$max" ] && [ ${#stoppable[@]} -gt 0 ]; do
 			guest_stop "${stoppable[0]}"
-			echo "lab $name: stopped guest g${stoppable[0]} ($(cat "$dir/g${stoppable[0]}/kernel")), the least recently used, to keep at most $max" >&2
+			echo "lab $name: stopped guest g${stoppable[0]} ($(guest_kernel "$dir/g${stoppable[0]}")), the least recently used, to keep at most $max" >&2
 			stoppable=("${stoppable[@]:1}")
 			n=$((n - 1))
 		done
@@ -257,12 +257,21 @@ guests_down() {
 	return 0
 }
 
+# The kernel release guest directory G runs now: the last "bpflab-guest: kernel REL,"
+# line of its console (init.sh prints one at every boot, so a kexec by its kernel
+# provider shows), else the one it was started with (G/kernel).
+guest_kernel() { # G
+	local k
+	k=$(sed -n 's/^bpflab-guest: kernel \([^ ,]*\),.*/\1/p' "$1/console" 2>/dev/null | tail -n 1)
+	[ -n "$k" ] && echo "$k" || cat "$1/kernel"
+}
+
 guests_status() {
 	local g
 	for g in "$dir"/g*/; do
 		[ -f "$g/kernel" ] || continue
 		if [ -f "$g/qemu.pid.launch" ] && kill -0 "$(cat "$g/qemu.pid.launch")" 2>/dev/null; then
-			echo "  guest $(basename "$g") ($(cat "$g/kernel")): running, console $g""console"
+			echo "  guest $(basename "$g") ($(guest_kernel "$g")): running, console $g""console"
 		else
 			echo "  guest $(basename "$g") ($(cat "$g/kernel")): stopped"
 		fi

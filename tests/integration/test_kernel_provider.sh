@@ -121,6 +121,8 @@ check "the same host came back (id $id_before)" test "$(g1 'h["id"]')" = "$id_be
 check "the guest's console shows the kexec into '$kb'" \
 	grep -q "kernel $kb, timing" "$BPFLAB_LAB_DIR/g1/console"
 check "bpflabd logged the switch" grep -q "host 'g1' is back with kernel '$kb'" "$BPFLAB_LAB_DIR/bpflabd.log"
+"$top/lab/lab" status --name "$LAB_NAME" > "$tmp/status.txt" 2>&1
+check "lab status names the kernel g1 runs now ('$kb')" grep -q "guest g1 ($kb): running" "$tmp/status.txt"
 
 # --- a short plan runs on the switched host, and its results say kernel B
 out=$(timeout 150 "$bpflab" run submit "$top/plans/quickstart.yaml" -s traffic.duration=300ms \
