@@ -174,7 +174,8 @@ out:
 	return ret;
 }
 
-/* "xdp_drop on b (xdp native), cnt on a (tc-ingress)" for a job spec's attach list. */
+/* "xdp_drop on b (xdp native), cnt on a (tc-ingress), c2 on b (tc-egress clsact)" for a
+ * job spec's attach list (a tc hook's tc_mode is shown unless it is auto). */
 static char *attach_text(const json_t *spec)
 {
 	const json_t *a;
@@ -188,11 +189,14 @@ static char *attach_text(const json_t *spec)
 		const char *hook = json_string_value(json_object_get(a, "hook"));
 		const char *mode = json_string_value(json_object_get(a, "mode"));
 
+		if (!hook || strcmp(hook, "xdp"))
+			mode = json_string_value(json_object_get(a, "tc_mode"));
+		if (mode && !strcmp(mode, "auto"))
+			mode = NULL;
 		fprintf(f, "%s%s on %s (%s%s%s)", i ? ", " : "",
 			json_string_value(json_object_get(a, "program")) ?: "?",
 			json_string_value(json_object_get(a, "port")) ?: "?", hook ?: "?",
-			mode && hook && !strcmp(hook, "xdp") ? " " : "",
-			mode && hook && !strcmp(hook, "xdp") ? mode : "");
+			mode ? " " : "", mode ?: "");
 	}
 	if (!json_array_size(json_object_get(spec, "attach")))
 		fputs("-", f);

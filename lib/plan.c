@@ -64,13 +64,14 @@ static const char *const traffic_keys[] = {
 };
 static const char *const packet_keys[] = { "size", "proto", "flows", NULL };
 static const char *const attach_keys[] = {
-	"port", "hook", "mode", "object", "program", "maps", "counters", NULL,
+	"port", "hook", "mode", "tc_mode", "object", "program", "maps", "counters", NULL,
 };
 static const char *const fill_keys[] = { "key", "port", "program", "qsize", "value", NULL };
 static const char *const counter_keys[] = { "map", "keys", NULL };
 
 static const char *const hook_names[] = { "xdp", "tc-ingress", "tc-egress", NULL };
 static const char *const mode_names[] = { "native", "generic", "offload", NULL };
+static const char *const tc_mode_names[] = { "auto", "tcx", "clsact", NULL };
 static const char *const generator_names[] = { "xdp-live", "udp", "pktgen", "none", NULL };
 static const char *const proto_names[] = { "udp4", "udp6", NULL };
 
@@ -91,6 +92,11 @@ const char *plan_hook_name(enum plan_hook hook)
 const char *plan_xdp_mode_name(enum plan_xdp_mode mode)
 {
 	return (unsigned)mode < ARRAY_SIZE(mode_names) - 1 ? mode_names[mode] : "?";
+}
+
+const char *plan_tc_mode_name(enum plan_tc_mode mode)
+{
+	return (unsigned)mode < ARRAY_SIZE(tc_mode_names) - 1 ? tc_mode_names[mode] : "?";
 }
 
 const char *plan_generator_name(enum plan_generator gen)
@@ -855,6 +861,13 @@ static int build_attach(struct vctx *c, const struct plan *p, const struct plan_
 		if ((ret = want_enum(c, node, "mode", mode_names, &v)))
 			return ret;
 		a->mode = v;
+	}
+	if ((node = opt(entry, "tc_mode"))) {
+		if (a->hook == PLAN_HOOK_XDP)
+			return vfail(c, node, "tc_mode applies to hooks tc-ingress and tc-egress only, not xdp");
+		if ((ret = want_enum(c, node, "tc_mode", tc_mode_names, &v)))
+			return ret;
+		a->tc_mode = v;
 	}
 	if ((ret = need(c, entry, "object", "an attach entry", &node)) ||
 	    (ret = want_text(c, node, "object", "an object name or path", PLAN_MAX_OBJECT)))
@@ -1736,6 +1749,9 @@ static json_t *job_spec(const struct plan *p, int v, int rep, const json_t *poin
 		bad |= add_new(entry, "hook", json_string(plan_hook_name(a->hook)));
 		if (a->hook == PLAN_HOOK_XDP)
 			bad |= add_new(entry, "mode", json_string(plan_xdp_mode_name(a->mode)));
+		else
+			bad |= add_new(entry, "tc_mode",
+				       json_string(plan_tc_mode_name(a->tc_mode)));
 		bad |= add_new(entry, "object", json_string(a->object));
 		bad |= add_new(entry, "program", json_string(a->program));
 		if (a->n_fills)

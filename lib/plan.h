@@ -34,6 +34,9 @@ struct plan_error {
 
 enum plan_hook { PLAN_HOOK_XDP, PLAN_HOOK_TC_INGRESS, PLAN_HOOK_TC_EGRESS };
 enum plan_xdp_mode { PLAN_XDP_NATIVE, PLAN_XDP_GENERIC, PLAN_XDP_OFFLOAD };
+/* How a tc hook is attached: tcx where the kernel has it, else clsact (auto); only tcx
+ * (a kernel without it fails the job); always a clsact qdisc + cls_bpf filter. */
+enum plan_tc_mode { PLAN_TC_AUTO, PLAN_TC_TCX, PLAN_TC_CLSACT };
 enum plan_generator { PLAN_GEN_XDP_LIVE, PLAN_GEN_UDP, PLAN_GEN_PKTGEN, PLAN_GEN_NONE };
 enum plan_proto { PLAN_PROTO_UDP4, PLAN_PROTO_UDP6 };
 
@@ -69,6 +72,7 @@ struct plan_attach {
 	char *port;			/* a role from plan->ports */
 	enum plan_hook hook;
 	enum plan_xdp_mode mode;	/* XDP only */
+	enum plan_tc_mode tc_mode;	/* tc hooks only */
 	char *object;			/* name under bpf/ or a path */
 	char *program;
 	int line, col;			/* of the attach entry, for later errors */
@@ -192,6 +196,7 @@ json_t *plan_pair_spec(const json_t *spec, const char *role, const char *peer);
 /* Names for enums, as written in plans. */
 const char *plan_hook_name(enum plan_hook hook);
 const char *plan_xdp_mode_name(enum plan_xdp_mode mode);
+const char *plan_tc_mode_name(enum plan_tc_mode mode);
 const char *plan_generator_name(enum plan_generator gen);
 const char *plan_proto_name(enum plan_proto proto);
 

@@ -248,8 +248,8 @@ static void tc_attach_note(const json_t *report, FILE *out)
 		if (!first) {
 			first = t;
 		} else if (!json_equal(first, t)) {
-			fprintf(out, "note: tc programs were attached differently (baseline %s, "
-				"%s %s): the figures include the attach method\n",
+			fprintf(out, "note: tc programs attached differently: baseline through %s, "
+				"%s through %s;\n  the figures include the attach method\n",
 				list_text(first, a, sizeof(a)), sget(side, "group"),
 				list_text(t, b, sizeof(b)));
 		}

@@ -7,7 +7,9 @@
 # differs from the generic one, the cpumap's destination CPU receives frames; each
 # prints in its form (`result show`, `--form grid|columns|cpumap`), `--json` carries the
 # numbers the text shows, and no veth job is generator-bound (docs/agent.md, "Verdicts").
-# About 70 s.
+# Then plans/tc-attach.yaml once (1 repetition): both ways of attaching a tc program,
+# tcx and clsact, measure the program, and each job's stored env says which way it went.
+# About 80 s.
 . "$(dirname "$0")/lib.sh"
 
 lab_start 2
@@ -15,9 +17,10 @@ tmp=$(mktemp -d /tmp/bpflab-it-XXXXXX)
 cleanup_later "$tmp"
 short=(-s traffic.duration=1s -s traffic.warmup=500ms -s repeat=2)
 
-submit() { # PLAN: submit it shortened, wait, print the run id
-	local out
-	out=$("$bpflab" run submit "$top/plans/$1.yaml" "${short[@]}" --wait 2>&1) || {
+submit() { # PLAN [-s KEY=VALUE]...: submit it shortened, wait, print the run id
+	local out plan=$1
+	shift
+	out=$("$bpflab" run submit "$top/plans/$plan.yaml" "${short[@]}" "$@" --wait 2>&1) || {
 		echo "$out" >&2
 		"$bpflab" run show "$(printf '%s\n' "$out" | sed -n 's/^run \([0-9]*\) submitted.*/\1/p' | head -n 1)" >&2 || true
 		return 1
@@ -174,4 +177,21 @@ busy=$(sql "SELECT round(min(s.value), 3) FROM samples s JOIN jobs j ON j.id = s
 	WHERE j.run_id=$run AND s.metric='cpu.busy' AND s.subject='cpu0' AND s.seq IS NULL")
 check "no veth job is generator-bound ($gb jobs; cpumap: the generator's cpu0 at least $busy busy)" \
 	bash -c "test '$gb' = 0 && awk -v b='$busy' 'BEGIN { exit !(b >= 0.9) }'"
+
+# --- 5. tc-attach: the same tc ingress program through tcx and through clsact
+run=$(submit tc-attach -s repeat=1) || true
+check "tc-attach ran (run '$run')" test -n "$run"
+check "tc-attach: 4 jobs done (2 variants x 2 hosts)" jobs_done "$run" 4
+for v in tcx clsact; do
+	ns=$(mean_of "$run" "$v" prog.ns_per_run cnt_ingress)
+	c=$(mean_of "$run" "$v" counter.pps ingress)
+	check "tc-attach $v: the program ran ($ns ns per run, $c pps)" \
+		bash -c "$(declare -f gt); gt $ns 0 && gt $c 1000"
+done
+# how port b's ingress went, per variant, as stored with each job's env
+attached=$(sql "SELECT DISTINCT j.variant || '=' || json_extract(p.value, '\$.tc_attach.ingress')
+	FROM jobs j JOIN host_envs e ON e.id = j.env_id, json_each(e.inventory, '\$.ports') p
+	WHERE j.run_id=$run AND json_extract(p.value, '\$.role') = 'b' ORDER BY 1" | tr '\n' ' ')
+check "tc-attach: the stored envs say tc_attach clsact and tcx ($attached)" \
+	test "$attached" = "clsact=clsact tcx=tcx "
 finish

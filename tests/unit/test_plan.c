@@ -490,7 +490,7 @@ static const struct bad_plan bad_format[] = {
 	  FILE_NAME ":6:7: variant 'drop': an attach entry must be a map such as {port: a, object: x.bpf.o, program: p}, got 'b'" },
 	{ "name: x\nports: [a, b]\ntraffic: {from: a, duration: 1s}\nvariants:\n  drop:\n"
 	  "    - {port: b, object: o, prog: p}\n",
-	  FILE_NAME ":6:28: variant 'drop': unknown key 'prog' in an attach entry (expected one of: port, hook, mode, object, program, maps, counters)" },
+	  FILE_NAME ":6:28: variant 'drop': unknown key 'prog' in an attach entry (expected one of: port, hook, mode, tc_mode, object, program, maps, counters)" },
 	{ "name: x\nports: [a, b]\ntraffic: {from: a, duration: 1s}\nvariants:\n  drop:\n"
 	  "    - {port: b, program: p}\n",
 	  FILE_NAME ":6:7: variant 'drop': missing required key 'object' in an attach entry" },
@@ -503,6 +503,22 @@ static const struct bad_plan bad_format[] = {
 	{ "name: x\nports: [a, b]\ntraffic: {from: a, duration: 1s}\nvariants:\n  drop:\n"
 	  "    - {port: b, mode: skb, object: o, program: p}\n",
 	  FILE_NAME ":6:23: variant 'drop': mode: expected one of native, generic, offload, got 'skb'" },
+	{ "name: x\nports: [a, b]\ntraffic: {from: a, duration: 1s}\nvariants:\n  drop:\n"
+	  "    - {port: b, hook: tc-ingress, tc_mode: netkit, object: o, program: p}\n",
+	  FILE_NAME ":6:44: variant 'drop': tc_mode: expected one of auto, tcx, clsact, got 'netkit'" },
+	{ "name: x\nports: [a, b]\ntraffic: {from: a, duration: 1s}\nvariants:\n  drop:\n"
+	  "    - {port: b, hook: tc-egress, tc_mode: [tcx], object: o, program: p}\n",
+	  FILE_NAME ":6:43: variant 'drop': tc_mode: expected one of auto, tcx, clsact, got a list" },
+	{ "name: x\nports: [a, b]\ntraffic: {from: a, duration: 1s}\nvariants:\n  drop:\n"
+	  "    - {port: b, hook: xdp, tc_mode: tcx, object: o, program: p}\n",
+	  FILE_NAME ":6:37: variant 'drop': tc_mode applies to hooks tc-ingress and tc-egress only, not xdp" },
+	/* hook defaults to xdp, so tc_mode alone is refused too, wherever it stands */
+	{ "name: x\nports: [a, b]\ntraffic: {from: a, duration: 1s}\nvariants:\n  drop:\n"
+	  "    - {tc_mode: clsact, port: b, object: o, program: p}\n",
+	  FILE_NAME ":6:17: variant 'drop': tc_mode applies to hooks tc-ingress and tc-egress only, not xdp" },
+	{ "name: x\nports: [a, b]\ntraffic: {from: a, duration: 1s}\nvariants:\n  drop:\n"
+	  "    - port: b\n      object: o\n      program: p\n      tc_mode: auto\n",
+	  FILE_NAME ":9:16: variant 'drop': tc_mode applies to hooks tc-ingress and tc-egress only, not xdp" },
 	{ "name: x\nports: [a, b]\ntraffic: {from: a, duration: 1s}\nvariants:\n  drop:\n"
 	  "    - {port: b, object: o, program: xdp-drop}\n",
 	  FILE_NAME ":6:37: variant 'drop': program: expected a program (function) name, got 'xdp-drop'" },
@@ -615,6 +631,10 @@ static const struct bad_plan bad_overrides[] = {
 	  FILE_NAME ": matrix traffic.threads=x: traffic.threads: expected an integer from 1 to 64, got 'x'" },
 	{ "name=*x",
 	  FILE_NAME ": override 'name=*x': YAML aliases are not supported" },
+	{ "variants.t=[{port: b, hook: tc-egress, tc_mode: x, object: o, program: p}]",
+	  FILE_NAME ": override 'variants.t=[{port: b, hook: tc-egress, tc_mode: x, object: o, program: p}]': variant 't': tc_mode: expected one of auto, tcx, clsact, got 'x'" },
+	{ "variants.d=[{port: b, tc_mode: tcx, object: o, program: p}]",
+	  FILE_NAME ": override 'variants.d=[{port: b, tc_mode: tcx, object: o, program: p}]': variant 'd': tc_mode applies to hooks tc-ingress and tc-egress only, not xdp" },
 };
 
 static void test_plan_overrides(void **state)
@@ -801,8 +821,8 @@ static void test_plan_expand_spec(void **state)
 			  "   \"threads\": 2, \"duration_ms\": 2000, \"warmup_ms\": 500},"
 			  " \"attach\": [{\"port\": \"b\", \"hook\": \"xdp\", \"mode\": \"generic\","
 			  "   \"object\": \"xdp_basic.bpf.o\", \"program\": \"xdp_tx\"},"
-			  "  {\"port\": \"b\", \"hook\": \"tc-egress\", \"object\": \"sub/tc.bpf.o\","
-			  "   \"program\": \"cls\"}],"
+			  "  {\"port\": \"b\", \"hook\": \"tc-egress\", \"tc_mode\": \"auto\","
+			  "   \"object\": \"sub/tc.bpf.o\", \"program\": \"cls\"}],"
 			  " \"metrics\": [\"port.rx_pps\", \"prog.ns_per_run\"]}", 0, NULL);
 	assert_non_null(want);
 	text = json_dumps(jobs[0].spec, JSON_SORT_KEYS);
@@ -824,6 +844,85 @@ static void test_plan_expand_spec(void **state)
 	assert_null(json_object_get(jobs[0].spec, "sha256"));
 	plan_jobs_free(jobs, n);
 	plan_destroy(&p);
+}
+
+/* tc_mode: auto (the default), tcx or clsact on tc hooks; every tc entry of the spec
+ * says which, XDP entries have none; an override can set it like any other key. */
+static const char tc_plan[] =
+	"name: tc\n"
+	"ports: [a, b]\n"
+	"traffic: {generator: udp, from: a, duration: 1s}\n"
+	"variants:\n"
+	"  tcx: [{port: b, hook: tc-ingress, tc_mode: tcx, object: tc_stats.bpf.o, program: cnt}]\n"
+	"  clsact:\n"
+	"    - {port: b, hook: tc-ingress, tc_mode: clsact, object: tc_stats.bpf.o, program: cnt}\n"
+	"    - {port: a, hook: tc-egress, tc_mode: auto, object: tc_stats.bpf.o, program: cnt}\n"
+	"  auto:\n"
+	"    - {port: b, hook: tc-egress, object: tc_stats.bpf.o, program: cnt}\n"
+	"    - {port: a, object: xdp_basic.bpf.o, program: xdp_pass}\n";
+
+/* The tc_mode of attach entry I of JOB's spec, or NULL. */
+static const char *spec_tc_mode(const struct plan_job *job, size_t i)
+{
+	return json_string_value(json_object_get(json_array_get(json_object_get(job->spec,
+							"attach"), i), "tc_mode"));
+}
+
+static void test_plan_tc_mode(void **state)
+{
+	static const char *const to_clsact[] = {
+		"variants.tcx=[{port: b, hook: tc-ingress, tc_mode: clsact, object: o, program: p}]",
+	};
+	static const char *const new_variant[] = {
+		"variants.x=[{port: a, hook: tc-egress, tc_mode: tcx, object: o, program: p}]",
+	};
+	struct plan_job *jobs = NULL;
+	struct plan_error err;
+	struct plan *p;
+	int n = 0;
+
+	(void)state;
+	p = parse_ok(tc_plan);
+	assert_int_equal(p->n_variants, 3);
+	assert_int_equal(p->variants[0].attach[0].tc_mode, PLAN_TC_TCX);
+	assert_int_equal(p->variants[1].attach[0].tc_mode, PLAN_TC_CLSACT);
+	assert_int_equal(p->variants[1].attach[1].tc_mode, PLAN_TC_AUTO);
+	assert_int_equal(p->variants[2].attach[0].tc_mode, PLAN_TC_AUTO);	/* default */
+	assert_int_equal(p->variants[2].attach[1].hook, PLAN_HOOK_XDP);
+
+	assert_int_equal(plan_expand(p, &jobs, &n, &err), 0);
+	assert_int_equal(n, 3);
+	assert_string_equal(spec_tc_mode(&jobs[0], 0), "tcx");
+	assert_string_equal(spec_tc_mode(&jobs[1], 0), "clsact");
+	assert_string_equal(spec_tc_mode(&jobs[1], 1), "auto");
+	assert_string_equal(spec_tc_mode(&jobs[2], 0), "auto");
+	assert_null(spec_tc_mode(&jobs[2], 1));			/* xdp: no tc_mode */
+	assert_string_equal(json_string_value(json_object_get(json_array_get(
+		json_object_get(jobs[2].spec, "attach"), 1), "mode")), "native");
+	plan_jobs_free(jobs, n);
+	jobs = NULL;
+	plan_destroy(&p);
+
+	/* Overrides: replace a variant, add one. */
+	p = parse_ov(tc_plan, to_clsact, 1, &err);
+	if (!p)
+		fail_msg("%s", err.text);
+	assert_int_equal(p->variants[0].attach[0].tc_mode, PLAN_TC_CLSACT);
+	plan_destroy(&p);
+	p = parse_ov(tc_plan, new_variant, 1, &err);
+	if (!p)
+		fail_msg("%s", err.text);
+	assert_int_equal(p->n_variants, 4);
+	assert_int_equal(p->variants[3].attach[0].tc_mode, PLAN_TC_TCX);
+	assert_int_equal(plan_expand(p, &jobs, &n, &err), 0);
+	assert_string_equal(spec_tc_mode(&jobs[3], 0), "tcx");
+	plan_jobs_free(jobs, n);
+	plan_destroy(&p);
+
+	assert_string_equal(plan_tc_mode_name(PLAN_TC_AUTO), "auto");
+	assert_string_equal(plan_tc_mode_name(PLAN_TC_TCX), "tcx");
+	assert_string_equal(plan_tc_mode_name(PLAN_TC_CLSACT), "clsact");
+	assert_string_equal(plan_tc_mode_name((enum plan_tc_mode)7), "?");
 }
 
 /* The limit itself is accepted and expands; it takes well under a second. */
@@ -1046,6 +1145,7 @@ int main(void)
 		cmocka_unit_test(test_plan_override_parse),
 		cmocka_unit_test(test_plan_expand_matrix),
 		cmocka_unit_test(test_plan_expand_spec),
+		cmocka_unit_test(test_plan_tc_mode),
 		cmocka_unit_test(test_plan_expand_limit),
 		cmocka_unit_test(test_plan_names),
 		cmocka_unit_test(test_plan_maps_counters),

@@ -200,11 +200,11 @@ static void test_report_compare_tc_attach(void **state)
 		assert_contains(t, "  plan quickstart, sha256 9c0ffee12345\n"
 				   "  tc programs attached through tcx\n");
 		if (c)
-			assert_null(strstr(t, "note: tc programs"));
+			assert_null(strstr(t, "note: tc programs"));	/* same method */
 		else
-			assert_contains(t, "note: tc programs were attached differently (baseline "
-					   "clsact, 8 tcx): the figures include the attach "
-					   "method\n");
+			assert_contains(t, "note: tc programs attached differently: baseline "
+					   "through clsact, 8 through tcx;\n  the figures "
+					   "include the attach method\n");
 		free(t);
 		json_decref(rep);
 		json_decref(rows);
