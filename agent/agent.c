@@ -758,7 +758,14 @@ int agent_run(struct agent *a)
 		if (a->boot.pid)
 			poll_boot(a);
 		now = util_mono_ms();
-		if (a->sock && now - a->last_recv_ms >= (int64_t)a->heartbeat_ms * PROTO_LIVENESS)
+		/* a silence one interval past the liveness means this loop did not run (the
+		 * process was stopped) rather than a quiet coordinator: the same rule as a
+		 * message arriving after the gap, also when nothing arrived yet */
+		if (a->sock && now - a->last_recv_ms >=
+			       (int64_t)a->heartbeat_ms * (PROTO_LIVENESS + 1))
+			stale_session(a);
+		else if (a->sock && now - a->last_recv_ms >=
+				    (int64_t)a->heartbeat_ms * PROTO_LIVENESS)
 			lose_coord(a);
 		if (a->sock && now - a->last_send_ms >= a->heartbeat_ms)
 			send_heartbeat(a);
