@@ -28,10 +28,15 @@ const char *proto_msg_type(const json_t *msg);
 json_t *proto_error_new(const char *in_reply_to, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
+/* Parse BUF of LEN bytes as JSON text (an object or array), building what
+ * json_loadb(JSON_REJECT_DUPLICATES) would, faster. NULL on failure with the problem and
+ * its byte offset in WHY. */
+json_t *proto_parse(const void *buf, size_t len, char *why, size_t why_len);
 /* Parse BUF of LEN bytes into a message. On failure returns NULL and writes a reason into
  * WHY (at least 128 bytes): too large, not JSON, no version, wrong version, no type. */
 json_t *proto_decode(const void *buf, size_t len, char *why, size_t why_len);
-/* Serialise compactly; heap string or NULL. */
+/* Serialise compactly, the bytes json_dumps(MSG, JSON_COMPACT) would write; a heap string
+ * (free()) with its length in *LEN (LEN may be NULL), or NULL on ENOMEM. */
 char *proto_encode(const json_t *msg, size_t *len);
 
 /* DEALER side: send one frame / receive one frame (blocking unless flags has ZMQ_DONTWAIT).

@@ -180,11 +180,67 @@ static void test_proto_encode_like_jansson(void **state)
 	free(data);
 }
 
+/* proto_parse builds what json_loadb(JSON_REJECT_DUPLICATES) builds and refuses what it
+ * refuses. */
+static void test_proto_parse_like_jansson(void **state)
+{
+	static const char *const texts[] = {
+		"{}", "[]", " \t\r\n{ \"a\" : [ 1 , 2 ] } \n", "[0,-0,1,-1,9223372036854775807,"
+		"-9223372036854775808,0.5,-0.0,1e3,1E+3,1e-3,2.5e300,1e-400,123456789012345678901.5]",
+		"{\"s\":\"\\\" \\\\ \\/ \\b \\f \\n \\r \\t \\u00e9 \\u20AC \\ud83d\\ude00\"}",
+		"{\"utf8\":\"h\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80\",\"\":true,\"n\":null,"
+		"\"f\":false,\"o\":{\"p\":{\"q\":[[],{}]}}}",
+		/* refused by both */
+		"", " ", "1", "\"s\"", "{", "[1,]", "{\"a\":1,}", "{\"a\" 1}", "{a:1}", "[01]", "[1.]",
+		"[.5]", "[1e]", "[-]", "[+1]", "[1e400]", "[-1e400]", "[9223372036854775808]",
+		"[-9223372036854775809]", "[tru]", "[nul]", "{\"a\":1,\"a\":2}", "{\"a\\u0000\":1}",
+		"[\"\\u0000\"]", "[\"\\ud800\"]", "[\"\\udc00\"]", "[\"\\ud800\\u0041\"]",
+		"[\"\\x\"]", "[\"\\u12G4\"]", "[\"a\x01\"]", "[\"\xc3\"]", "[\"\xc0\xaf\"]",
+		"[\"\xed\xa0\x80\"]", "[\"\xf4\x90\x80\x80\"]", "[\"\xff\"]", "{} x", "[1] [2]",
+		"[\"abc", "[\"abc\\", "{\"a\":", "\xef\xbb\xbf{}",
+	};
+	json_error_t jerr;
+	json_t *ours, *theirs;
+	char why[128], *deep;
+	size_t i;
+
+	for (i = 0; i < sizeof(texts) / sizeof(texts[0]); i++) {
+		ours = proto_parse(texts[i], strlen(texts[i]), why, sizeof(why));
+		theirs = json_loadb(texts[i], strlen(texts[i]), JSON_REJECT_DUPLICATES, &jerr);
+		if (!ours != !theirs)
+			fail_msg("text %zu ('%s'): proto_parse %s, json_loadb %s (%s)", i, texts[i],
+				 ours ? "accepts" : why, theirs ? "accepts" : "refuses", jerr.text);
+		if (ours && !json_equal(ours, theirs))
+			fail_msg("text %zu ('%s'): different values", i, texts[i]);
+		if (!ours)
+			assert_non_null(strstr(why, " at byte "));
+		json_decref(ours);
+		json_decref(theirs);
+	}
+	/* nesting: JSON_PARSER_MAX_DEPTH levels are fine, one more is refused by both */
+	deep = malloc(2 * (JSON_PARSER_MAX_DEPTH + 1));
+	assert_non_null(deep);
+	for (i = 0; i <= 1; i++) {
+		size_t d = JSON_PARSER_MAX_DEPTH + i;
+
+		memset(deep, '[', d);
+		memset(deep + d, ']', d);
+		ours = proto_parse(deep, 2 * d, why, sizeof(why));
+		theirs = json_loadb(deep, 2 * d, JSON_REJECT_DUPLICATES, &jerr);
+		assert_int_equal(!ours, !theirs);
+		assert_int_equal(!ours, i == 1);
+		json_decref(ours);
+		json_decref(theirs);
+	}
+	free(deep);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_proto_decode_rejects),
 		cmocka_unit_test(test_proto_encode_like_jansson),
+		cmocka_unit_test(test_proto_parse_like_jansson),
 		cmocka_unit_test_setup_teardown(test_proto_roundtrip_router_dealer, pair_setup,
 						pair_teardown),
 		cmocka_unit_test_setup_teardown(test_proto_recv_malformed, pair_setup,
