@@ -149,13 +149,21 @@ bench: $(BENCH_BINS)
 
 FUZZ_SECONDS ?= 60
 FUZZ_TARGETS := $(patsubst tests/fuzz/fuzz_%.c,$(BUILD)/fuzz/fuzz_%,$(wildcard tests/fuzz/fuzz_*.c))
-$(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(LIB_SRCS) $(SCHEMA_C)
+# Every target links all of lib/; one that fuzzes agent/ code names those sources here.
+FUZZ_SRCS_agent_config  := agent/config.c agent/provider.c
+FUZZ_SRCS_provider_list := agent/provider.c
+FUZZ_SRCS_probe_frame   := agent/probe.c
+$(BUILD)/fuzz/fuzz_agent_config: $(FUZZ_SRCS_agent_config) $(wildcard agent/*.h)
+$(BUILD)/fuzz/fuzz_provider_list: $(FUZZ_SRCS_provider_list) $(wildcard agent/*.h)
+$(BUILD)/fuzz/fuzz_probe_frame: $(FUZZ_SRCS_probe_frame) $(wildcard agent/*.h)
+$(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(LIB_SRCS) $(wildcard lib/*.h) $(SCHEMA_C)
 	$(call msg,FUZZ,$@)
 	$(Q)mkdir -p $(dir $@)
-	$(Q)$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE -Ilib \
-		$(shell pkg-config --cflags $(PKGS)) -o $@ $< $(LIB_SRCS) $(SCHEMA_C) $(LDLIBS)
+	$(Q)$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE -Ilib -iquote agent \
+		$(shell pkg-config --cflags $(PKGS)) -o $@ $< $(FUZZ_SRCS_$*) $(LIB_SRCS) \
+		$(SCHEMA_C) $(LDLIBS)
 fuzz: deps
-	$(Q)$(MAKE) --no-print-directory $(FUZZ_TARGETS)
+	$(Q)$(MAKE) --no-print-directory $(FUZZ_TARGETS) $(BUILD)/bin/bpflab
 	$(Q)sh tests/fuzz/run.sh $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
 asan:

@@ -7,7 +7,6 @@
 #include <libgen.h>
 #include <limits.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -16,9 +15,9 @@
 #include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <yaml.h>
 
 #include "agent.h"
+#include "config.h"
 #include "inventory.h"
 #include "job.h"
 #include "keys.h"
@@ -67,210 +66,6 @@ static void usage(FILE *out)
 "  --log FILE              log to FILE instead of stderr\n"
 "  -v, --verbose           log more (repeatable)\n"
 "  -h, --help              this help\n");
-}
-
-/* Append pair KEY=VALUE to *LIST (*N entries). Returns 0 or -ENOMEM. */
-static int pair_add(struct inventory_pair **list, int *n, const char *key, const char *value)
-{
-	struct inventory_pair *nl = realloc(*list, (*n + 1) * sizeof(**list));
-
-	if (!nl)
-		return -ENOMEM;
-	*list = nl;
-	nl[*n].key = strdup(key);
-	nl[*n].value = strdup(value);
-	if (!nl[*n].key || !nl[*n].value) {
-		inventory_pair_release(&nl[*n]);
-		return -ENOMEM;
-	}
-	(*n)++;
-	return 0;
-}
-
-/* A YAML error at node N of FILE: "FILE:LINE:COLUMN: MESSAGE". Returns 2. */
-static int config_error(const char *file, const yaml_node_t *n, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static int config_error(const char *file, const yaml_node_t *n, const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "%s:%zu:%zu: ", file, n->start_mark.line + 1, n->start_mark.column + 1);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	return 2;
-}
-
-static const char *scalar(const yaml_node_t *n)
-{
-	return n->type == YAML_SCALAR_NODE ? (const char *)n->data.scalar.value : NULL;
-}
-
-/* `labels: {NAME: VALUE, ...}`, appended to *LABELS. Returns 0 or 2 after the error. */
-static int config_labels(const char *file, yaml_document_t *doc, yaml_node_t *v,
-			 struct inventory_pair **labels, int *n_labels)
-{
-	yaml_node_t *lk, *lv;
-	yaml_node_pair_t *q;
-
-	if (v->type != YAML_MAPPING_NODE)
-		return config_error(file, v, "'labels' must map names to values");
-	for (q = v->data.mapping.pairs.start; q < v->data.mapping.pairs.top; q++) {
-		lk = yaml_document_get_node(doc, q->key);
-		lv = yaml_document_get_node(doc, q->value);
-		if (!scalar(lk) || !scalar(lv) || !lk->data.scalar.length ||
-		    !lv->data.scalar.length)
-			return config_error(file, lk, "a label is NAME: VALUE, both non-empty "
-					    "scalars");
-		if (pair_add(labels, n_labels, scalar(lk), scalar(lv))) {
-			fprintf(stderr, "bpflab-agent: out of memory\n");
-			return 2;
-		}
-	}
-	return 0;
-}
-
-/* One argv word of the provider's command into PC. Returns 0 or 2 after the error. */
-static int provider_word(const char *file, const yaml_node_t *n, struct provider_config *pc)
-{
-	const char *w = scalar(n);
-
-	if (!w || !*w)
-		return config_error(file, n, "'kernel_provider.command' words must be non-empty "
-				    "scalars");
-	if (pc->argc >= PROVIDER_MAX_ARGS)
-		return config_error(file, n, "'kernel_provider.command' has more than %d words",
-				    PROVIDER_MAX_ARGS);
-	if (!pc->argc && w[0] != '/')
-		return config_error(file, n, "'kernel_provider.command' must start with an "
-				    "absolute path, not '%s' (no PATH search, no shell)", w);
-	pc->argv[pc->argc] = strdup(w);
-	if (!pc->argv[pc->argc]) {
-		fprintf(stderr, "bpflab-agent: out of memory\n");
-		return 2;
-	}
-	pc->argc++;
-	return 0;
-}
-
-/* A timeout in whole seconds (1..3600) into *MS. Returns 0 or 2 after the error. */
-static int provider_timeout(const char *file, const yaml_node_t *n, const char *what, int *ms)
-{
-	long long s;
-
-	if (!scalar(n) || util_parse_int(scalar(n), &s) || s < 1 || s > 3600)
-		return config_error(file, n, "'kernel_provider.%s' must be seconds, 1 to 3600",
-				    what);
-	*ms = (int)s * 1000;
-	return 0;
-}
-
-/* `kernel_provider: {command: PATH | [PATH, ARG...], list_timeout: S, boot_timeout: S}`
- * into PC (docs/agent.md). Returns 0 or 2 after the error. */
-static int config_provider(const char *file, yaml_document_t *doc, yaml_node_t *v,
-			   struct provider_config *pc)
-{
-	yaml_node_item_t *it;
-	yaml_node_pair_t *q;
-	yaml_node_t *k, *x;
-	int rc;
-
-	if (v->type != YAML_MAPPING_NODE)
-		return config_error(file, v, "'kernel_provider' must be a mapping, e.g. "
-				    "'kernel_provider: {command: [/usr/local/sbin/provider]}'");
-	provider_config_release(pc);
-	for (q = v->data.mapping.pairs.start; q < v->data.mapping.pairs.top; q++) {
-		k = yaml_document_get_node(doc, q->key);
-		x = yaml_document_get_node(doc, q->value);
-		if (scalar(k) && !strcmp(scalar(k), "command")) {
-			if (x->type == YAML_SCALAR_NODE) {
-				rc = provider_word(file, x, pc);
-			} else if (x->type == YAML_SEQUENCE_NODE) {
-				rc = 0;
-				for (it = x->data.sequence.items.start;
-				     !rc && it < x->data.sequence.items.top; it++)
-					rc = provider_word(file, yaml_document_get_node(doc, *it), pc);
-			} else {
-				rc = config_error(file, x, "'kernel_provider.command' is a path or "
-						  "a list of argv words");
-			}
-		} else if (scalar(k) && !strcmp(scalar(k), "list_timeout")) {
-			rc = provider_timeout(file, x, "list_timeout", &pc->list_timeout_ms);
-		} else if (scalar(k) && !strcmp(scalar(k), "boot_timeout")) {
-			rc = provider_timeout(file, x, "boot_timeout", &pc->boot_timeout_ms);
-		} else {
-			rc = config_error(file, k, "unknown key 'kernel_provider.%s' (known: "
-					  "command, list_timeout, boot_timeout)",
-					  scalar(k) ? scalar(k) : "?");
-		}
-		if (rc)
-			return rc;
-	}
-	if (!pc->argc)
-		return config_error(file, v, "'kernel_provider' needs a 'command'");
-	if (access(pc->argv[0], X_OK))
-		return config_error(file, v, "kernel provider '%s' is not executable: %s",
-				    pc->argv[0], strerror(errno));
-	return 0;
-}
-
-/* Read the agent's config FILE, a YAML mapping with `labels` (label names to scalar
- * values, `labels: {rack: r3}`) and `kernel_provider` (docs/agent.md); other members are
- * refused so that a typo is noticed. The labels are appended to *LABELS (--label given
- * later overrides them), the provider goes to *PC. Returns 0, or 2 after printing
- * FILE:LINE:COLUMN: message. */
-static int load_config(const char *file, struct inventory_pair **labels, int *n_labels,
-		       struct provider_config *pc)
-{
-	yaml_parser_t parser;
-	yaml_document_t doc;
-	yaml_node_t *root, *k, *v;
-	yaml_node_pair_t *p;
-	FILE *f = fopen(file, "r");
-	int rc = 2;
-
-	if (!f) {
-		fprintf(stderr, "bpflab-agent: cannot open config '%s': %s\n", file,
-			strerror(errno));
-		return 2;
-	}
-	yaml_parser_initialize(&parser);
-	yaml_parser_set_input_file(&parser, f);
-	if (!yaml_parser_load(&parser, &doc)) {
-		fprintf(stderr, "%s:%zu:%zu: %s\n", file, parser.problem_mark.line + 1,
-			parser.problem_mark.column + 1, parser.problem ? parser.problem : "bad YAML");
-		goto out_parser;
-	}
-	root = yaml_document_get_root_node(&doc);
-	if (!root) {
-		rc = 0;		/* an empty file */
-		goto out;
-	}
-	if (root->type != YAML_MAPPING_NODE) {
-		config_error(file, root, "the config must be a mapping, e.g. 'labels: {rack: r3}'");
-		goto out;
-	}
-	for (p = root->data.mapping.pairs.start; p < root->data.mapping.pairs.top; p++) {
-		k = yaml_document_get_node(&doc, p->key);
-		v = yaml_document_get_node(&doc, p->value);
-		if (scalar(k) && !strcmp(scalar(k), "labels"))
-			rc = config_labels(file, &doc, v, labels, n_labels);
-		else if (scalar(k) && !strcmp(scalar(k), "kernel_provider"))
-			rc = config_provider(file, &doc, v, pc);
-		else
-			rc = config_error(file, k, "unknown key '%s' (known: labels, "
-					  "kernel_provider)", scalar(k) ? scalar(k) : "?");
-		if (rc)
-			goto out;
-	}
-	rc = 0;
-out:
-	yaml_document_delete(&doc);
-out_parser:
-	yaml_parser_delete(&parser);
-	fclose(f);
-	return rc;
 }
 
 static void on_signal(int sig)
@@ -491,10 +286,16 @@ int main(int argc, char **argv)
 			nl[(*count)++] = pair;
 			*list = nl;
 			break;
-		case 'C':
-			if (load_config(optarg, &labels, &n_labels, &agent_provider))
+		case 'C': {
+			char why[512];
+
+			if (agent_config_load(optarg, &labels, &n_labels, &agent_provider, why,
+					      sizeof(why))) {
+				fprintf(stderr, "bpflab-agent: %s\n", why);
 				goto out;
+			}
 			break;
+		}
 		case 's':
 			spool = optarg;
 			break;

@@ -83,6 +83,23 @@ static void send_probe(struct probe_port *p, const char *ifname, const char *non
 		pr_warn("probe: cannot send out of port '%s': %s", p->role, strerror(errno));
 }
 
+size_t probe_frame_nonce(const unsigned char *frame, size_t len,
+			 char nonce[PROBE_NONCE_MAX + 1])
+{
+	size_t m = strlen(PROBE_MAGIC), k, i;
+
+	nonce[0] = '\0';
+	if (len < 14 + m || memcmp(frame + 14, PROBE_MAGIC, m))
+		return 0;
+	for (k = 0, i = 14 + m; i < len && k < PROBE_NONCE_MAX; i++, k++) {
+		if (!frame[i])
+			break;
+		nonce[k] = (char)frame[i];
+	}
+	nonce[k] = '\0';
+	return k;
+}
+
 /* Read every waiting frame of P; keep the nonces of probe frames. */
 static void drain(struct probe_port *p)
 {
@@ -92,23 +109,14 @@ static void drain(struct probe_port *p)
 	ssize_t n;
 
 	for (;;) {
-		size_t m = strlen(PROBE_MAGIC), k, i;
 		char nonce[PROBE_NONCE_MAX + 1];
 
 		flen = sizeof(from);
 		n = recvfrom(p->fd, buf, sizeof(buf), 0, (struct sockaddr *)&from, &flen);
 		if (n < 0)
 			return;
-		if (from.sll_pkttype == PACKET_OUTGOING || n < (ssize_t)(14 + m) ||
-		    memcmp(buf + 14, PROBE_MAGIC, m))
-			continue;
-		for (k = 0, i = 14 + m; i < (size_t)n && k < PROBE_NONCE_MAX; i++, k++) {
-			if (!buf[i])
-				break;
-			nonce[k] = (char)buf[i];
-		}
-		nonce[k] = '\0';
-		if (k)
+		if (from.sll_pkttype != PACKET_OUTGOING &&
+		    probe_frame_nonce(buf, (size_t)n, nonce))
 			json_array_append_new(p->got, json_string(nonce));
 	}
 }

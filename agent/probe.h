@@ -29,4 +29,11 @@
  * that cannot be opened is left out and named in "error". NULL only when out of memory. */
 json_t *probe_run(const struct inventory_config *inv, const json_t *msg);
 
+/* The nonce of a received FRAME (LEN bytes from the wire, Ethernet header included): the
+ * bytes after PROBE_MAGIC up to a NUL, the end or PROBE_NONCE_MAX, into NONCE
+ * (terminated). Returns its length; 0 (NONCE "") for a frame that is not a probe or
+ * carries none. */
+size_t probe_frame_nonce(const unsigned char *frame, size_t len,
+			 char nonce[PROBE_NONCE_MAX + 1]);
+
 #endif

@@ -170,15 +170,16 @@ static void kill_reap(pid_t pid)
 		;
 }
 
-/* Split TEXT into lines, appending each non-blank, new one to KERNELS. Returns 0 or
- * -EINVAL with WHY for a line that is not a release. */
-static int parse_list(const char *cmd, char *text, json_t *kernels, char *why,
-		      size_t why_len)
+int provider_list_parse(const char *cmd, char *text, size_t len, json_t *kernels,
+			char *why, size_t why_len)
 {
 	char *save = NULL, *line;
 	size_t i;
 	json_t *k;
 
+	if (strlen(text) != len)
+		return util_seterr(why, why_len, -EINVAL, "kernel provider '%s' list: a NUL "
+				   "byte in its output", cmd);
 	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		bool seen = false;
 
@@ -271,7 +272,12 @@ int provider_list(const struct provider_config *cfg, json_t **kernels, char *why
 		err = util_seterr(why, why_len, -ENOMEM, "out of memory");
 		goto out;
 	}
-	err = parse_list(cmd, out ? out : (char *)"", *kernels, why, why_len);
+	if (out_len >= PROVIDER_MAX_OUTPUT)	/* the rest was dropped: a line may be cut */
+		err = util_seterr(why, why_len, -E2BIG, "kernel provider '%s' list: more than "
+				  "%u bytes of output", cmd, PROVIDER_MAX_OUTPUT);
+	else
+		err = provider_list_parse(cmd, out ? out : (char *)"", out_len, *kernels, why,
+					  why_len);
 	if (err) {
 		json_decref(*kernels);
 		*kernels = NULL;

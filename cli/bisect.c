@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include "bisect.h"
+#include "kernel_list.h"
 #include "proto.h"
 #include "store.h"
 #include "store_bisect.h"
@@ -813,21 +814,19 @@ static json_t *kernel_list(const char *file)
 		return NULL;
 	}
 	if (file) {
-		char line[256];
-		FILE *f = fopen(file, "r");
+		char *text = NULL, why[512];
+		size_t len = 0;
+		int err = util_read_file(file, KERNEL_LIST_MAX_BYTES, &text, &len);
 
-		if (!f) {
-			cli_error("cannot open kernel list '%s': %s", file, strerror(errno));
-			goto fail;
+		json_decref(out);
+		if (err) {
+			cli_error("cannot read kernel list '%s': %s", file, strerror(-err));
+			return NULL;
 		}
-		while (fgets(line, sizeof(line), f)) {
-			char *s = line + strspn(line, " \t");
-
-			s[strcspn(s, " \t\r\n#")] = '\0';
-			if (*s)
-				json_array_append_new(out, json_string(s));
-		}
-		fclose(f);
+		out = kernel_list_parse(text, len, file, why, sizeof(why));
+		free(text);
+		if (!out)
+			cli_error("%s", why);
 		return out;
 	}
 	if (cli_query("host_list", 0, &hosts))

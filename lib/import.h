@@ -2,8 +2,10 @@
  *
  *  - bpftool snapshots: `bpftool -j prog show` taken before and after a run (with
  *    BPF stats on: `sysctl kernel.bpf_stats_enabled=1`). Per program in both (by id,
- *    same name) whose run_cnt grew: prog.ns_per_run = delta run_time_ns / delta run_cnt,
- *    subject the program's name, one job of VARIANT.
+ *    same, non-empty name) whose run_cnt grew: prog.ns_per_run = delta run_time_ns /
+ *    delta run_cnt, subject the program's name, one job of VARIANT. A snapshot with a
+ *    program id twice or a negative counter, and a program whose run_cnt grew while its
+ *    run_time_ns went down, are refused.
  *  - CSV "variant,prog,set,value" (a header line with these names is skipped): a row is
  *    one value of program PROG in repetition SET (1, 2, ... or any label: sets are
  *    numbered in order of first appearance) of VARIANT, metric prog.ns_per_run unless

@@ -197,23 +197,15 @@ static int find_key(const char *text, const char *name, char out[KEYS_Z85_LEN + 
 	return 0;
 }
 
-int keys_load(const char *path, bool want_secret, struct keys_pair *kp, char *why,
-	      size_t why_len)
+int keys_parse_cert(const char *text, size_t len, const char *path, bool want_secret,
+		    struct keys_pair *kp, char *why, size_t why_len)
 {
-	char *text = NULL;
-	size_t len;
-	int err, rc;
+	int err = 0, rc;
 
 	memset(kp, 0, sizeof(*kp));
-	err = util_read_file(path, KEYS_FILE_MAX, &text, &len);
-	if (err) {
-		snprintf(why, why_len, "cannot read key '%s': %s", path, strerror(-err));
-		return err;
-	}
-	if (strlen(text) != len) {
+	if (!text || strnlen(text, len) != len) {
 		snprintf(why, why_len, "key '%s' is not a certificate file", path);
-		err = -EINVAL;
-		goto out;
+		return -EINVAL;
 	}
 	rc = find_key(text, "public-key", kp->public_z85);
 	if (rc != 1) {
@@ -242,12 +234,27 @@ int keys_load(const char *path, bool want_secret, struct keys_pair *kp, char *wh
 		}
 	}
 out:
-	if (text) {
-		memset(text, 0, len);
-		free(text);
-	}
 	if (err)
 		memset(kp, 0, sizeof(*kp));
+	return err;
+}
+
+int keys_load(const char *path, bool want_secret, struct keys_pair *kp, char *why,
+	      size_t why_len)
+{
+	char *text = NULL;
+	size_t len;
+	int err;
+
+	memset(kp, 0, sizeof(*kp));
+	err = util_read_file(path, KEYS_FILE_MAX, &text, &len);
+	if (err) {
+		snprintf(why, why_len, "cannot read key '%s': %s", path, strerror(-err));
+		return err;
+	}
+	err = keys_parse_cert(text, len, path, want_secret, kp, why, why_len);
+	memset(text, 0, len);
+	free(text);
 	return err;
 }
 

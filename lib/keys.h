@@ -43,6 +43,11 @@ int keys_save(const char *dir, const char *name, const struct keys_pair *kp, boo
 int keys_load(const char *path, bool want_secret, struct keys_pair *kp, char *why,
 	      size_t why_len);
 
+/* The same for the LEN bytes of TEXT (NUL-terminated at TEXT[LEN]) read from PATH (for
+ * messages only). A NUL byte inside TEXT makes it "not a certificate file". */
+int keys_parse_cert(const char *text, size_t len, const char *path, bool want_secret,
+		    struct keys_pair *kp, char *why, size_t why_len);
+
 /* A server key given on a command line: 40 Z85 characters, or the path of a certificate
  * file. Writes the Z85 public key into OUT. Returns 0 or -errno with WHY. */
 int keys_parse_public(const char *arg, char out[KEYS_Z85_LEN + 1], char *why, size_t why_len);

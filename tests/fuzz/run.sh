@@ -7,7 +7,8 @@
 # corpus tests/fuzz/corpus/NAME/ (in tests/fuzz/corpus-run/NAME/, which git ignores, so
 # the seeds stay small and reviewed). Crash, leak and timeout inputs are kept next to the
 # target binary as TARGET-crash-*, -leak-*, -timeout-*; reproduce one with
-# `TARGET FILE`. UBSan findings are made fatal. Exits 1 when any target failed.
+# `TARGET FILE`. A script tests/fuzz/seed-NAME.sh, when there is one, adds seeds made at
+# run time to the scratch corpus (seed-keys.sh: fresh CURVE key pairs). UBSan findings are made fatal. Exits 1 when any target failed.
 set -u
 
 if [ $# -lt 2 ]; then
@@ -43,6 +44,12 @@ for target in "$@"; do
 	mkdir -p "$work"
 	if [ -d "$seeds" ]; then
 		cp "$seeds"/* "$work"/ 2>/dev/null || true
+	fi
+	# seeds made at run time (generated keys are never kept in the repository)
+	if [ -f "$here/seed-$short.sh" ] &&
+	   ! BPFLAB="$(dirname "$target")/../bin/bpflab" sh "$here/seed-$short.sh" "$work"; then
+		echo "$0: cannot make the seeds of $name" >&2
+		failed=1
 	fi
 	log="$work.log"
 	artifacts="$(cd "$(dirname "$target")" && pwd)/$name-"

@@ -158,6 +158,18 @@ static void test_list(void **state)
 	assert_int_equal(provider_list(&t->cfg, &k, why, sizeof(why)), -EINVAL);
 	assert_contains(why, "'6.1;reboot' is not a kernel release");
 
+	/* a NUL byte is not text: refused, not a list cut short */
+	script(t, "printf '6.1.0-47-cloud-amd64\\000\\n6.1.0-53-cloud-amd64\\n'", NULL);
+	assert_int_equal(provider_list(&t->cfg, &k, why, sizeof(why)), -EINVAL);
+	assert_null(k);
+	assert_contains(why, "a NUL byte in its output");
+
+	/* more output than is kept: refused, where the cut last line "6.1." was offered */
+	script(t, "yes 6.1.0 | head -c 70000", NULL);
+	assert_int_equal(provider_list(&t->cfg, &k, why, sizeof(why)), -E2BIG);
+	assert_null(k);
+	assert_contains(why, "more than 65536 bytes of output");
+
 	/* bounded in time, also when a child keeps the pipe open */
 	script(t, "sleep 20 & sleep 20", NULL);
 	t->cfg.list_timeout_ms = 300;

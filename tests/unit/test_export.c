@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "export.h"
+#include "util.h"
 #include "import.h"
 
 static json_t *rows(void)
@@ -289,6 +290,120 @@ static void test_import_csv(void **state)
 	assert_string_equal(err, "e.csv: no values");
 }
 
+/* Snapshots that gave wrong numbers or undefined behaviour (found by fuzz_import_bpftool). */
+static void test_import_bpftool_bad(void **state)
+{
+	static const struct {
+		const char *before, *after, *msg;
+	} cases[] = {
+		/* run_cnt - run_cnt overflowed (UBSan) and made a sample */
+		{ "[{\"id\": 1, \"name\": \"a\", \"run_cnt\": -9223372036854775807, "
+		  "\"run_time_ns\": 0}]",
+		  "[{\"id\": 1, \"name\": \"a\", \"run_cnt\": 9223372036854775807, "
+		  "\"run_time_ns\": 1}]", "before snapshot: program id 1 has a negative run_cnt" },
+		{ "[{\"id\": 1, \"name\": \"a\", \"run_cnt\": 1, \"run_time_ns\": 1}, "
+		  "{\"id\": 1, \"name\": \"a\", \"run_cnt\": 5, \"run_time_ns\": 9}]",
+		  "[]", "before snapshot: program id 1 appears twice" },
+		{ "[{\"id\": 1, \"name\": \"a\", \"run_cnt\": 1, \"run_time_ns\": 100}]",
+		  "[{\"id\": 1, \"name\": \"a\", \"run_cnt\": 2, \"run_time_ns\": 50}]",
+		  "program id 1 'a': run_cnt grew but run_time_ns went down" },
+	};
+	/* entries without an id were all id 0 and matched with each other ("fresh" got
+	 * 400-90 ns for one run, the fuzzer's find), and a program with a name was taken for
+	 * the unnamed one that had its id before ("new") */
+	const char *same = "[{\"name\": \"reused\", \"run_cnt\": 9, \"run_time_ns\": 90}, "
+			   "{\"id\": 5, \"run_cnt\": 9, \"run_time_ns\": 90}]";
+	const char *after = "[{\"name\": \"fresh\", \"run_cnt\": 10, \"run_time_ns\": 400}, "
+			    "{\"id\": 5, \"name\": \"new\", \"run_cnt\": 10, \"run_time_ns\": 400}, "
+			    "{\"id\": 6, \"name\": \"x\", \"run_cnt\": 2, \"run_time_ns\": 6}]";
+	json_t *b, *a, *imp, *s;
+	char err[256];
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		b = json_loads(cases[i].before, 0, NULL);
+		a = json_loads(cases[i].after, 0, NULL);
+		assert_non_null(b);
+		assert_non_null(a);
+		assert_null(import_bpftool(b, a, "hand", "v", "b..a", err, sizeof(err)));
+		assert_int_equal(errno, EINVAL);
+		assert_non_null(strstr(err, cases[i].msg));
+		assert_int_equal(strncmp(err, "b..a: ", 6), 0);
+		json_decref(b);
+		json_decref(a);
+	}
+	b = json_loads(same, 0, NULL);
+	a = json_loads(after, 0, NULL);
+	imp = import_bpftool(b, a, "hand", "v", "b..a", err, sizeof(err));
+	assert_non_null(imp);
+	s = json_object_get(json_array_get(json_object_get(imp, "jobs"), 0), "samples");
+	assert_int_equal(json_array_size(s), 1);	/* only x: 5 got another name */
+	assert_string_equal(json_string_value(json_object_get(json_array_get(s, 0), "subject")),
+			    "x");
+	json_decref(imp);
+	json_decref(b);
+	json_decref(a);
+}
+
+/* CSV files that were misread: not UTF-8 (found by fuzz_import_csv), long variants (found
+ * writing its invariant "one job per distinct variant and set"). */
+static void test_import_csv_bad(void **state)
+{
+	char *csv, err[256], long_a[700], long_b[700];
+	json_t *imp, *jobs;
+
+	/* not UTF-8 (a Latin-1 file): said "out of memory" */
+	assert_null(import_csv("variant,prog,set,value\nbase,c\x96t,a,30.0\n", "hand", NULL,
+			       NULL, "l.csv", err, sizeof(err)));
+	assert_int_equal(errno, EINVAL);
+	assert_string_equal(err, "l.csv:2: not UTF-8 text");
+	assert_null(import_csv("v,\xed\xa0\x80,1,1\n", "hand", NULL, NULL, "s.csv", err,
+			       sizeof(err)));	/* a UTF-16 surrogate */
+	assert_string_equal(err, "s.csv:1: not UTF-8 text");
+	imp = import_csv("caf\xc3\xa9,\xf0\x9f\x90\x9d,1,1\n", "hand", NULL, NULL, "u.csv", err,
+			 sizeof(err));
+	assert_non_null(imp);
+	json_decref(imp);
+
+	/* variants that differ after 510 bytes were one job (a cut key): two jobs now */
+	memset(long_a, 'A', 600);
+	memcpy(long_b, long_a, 600);
+	long_a[600] = long_b[600] = '\0';
+	long_a[599] = 'x';
+	long_b[599] = 'y';
+	assert_true(asprintf(&csv, "%s,p,1,1\n%s,p,1,2\n", long_a, long_b) > 0);
+	imp = import_csv(csv, "hand", NULL, NULL, "long.csv", err, sizeof(err));
+	free(csv);
+	assert_non_null(imp);
+	jobs = json_object_get(imp, "jobs");
+	assert_int_equal(json_array_size(jobs), 2);
+	assert_string_equal(json_string_value(json_object_get(json_array_get(jobs, 1), "variant")),
+			    long_b);
+	assert_int_equal(json_integer_value(json_object_get(json_array_get(jobs, 1), "rep")), 1);
+	json_decref(imp);
+
+	/* many sets: numbering a new set walked all jobs (100000 sets took minutes) */
+	{
+		size_t len = 0, i;
+		FILE *f = open_memstream(&csv, &len);
+		int64_t t0;
+
+		for (i = 0; i < 100000; i++)
+			fprintf(f, "v%zu,p,%zu,1.5\n", i % 3, i);
+		fclose(f);
+		t0 = util_mono_ms();
+		imp = import_csv(csv, "hand", NULL, NULL, "many.csv", err, sizeof(err));
+		free(csv);
+		assert_non_null(imp);
+		assert_true(util_mono_ms() - t0 < 10000);
+		jobs = json_object_get(imp, "jobs");
+		assert_int_equal(json_array_size(jobs), 100000);
+		assert_int_equal(json_integer_value(json_object_get(json_array_get(jobs, 99999),
+								    "rep")), 33334);
+		json_decref(imp);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -296,6 +411,8 @@ int main(void)
 		cmocka_unit_test(test_export_bmf),
 		cmocka_unit_test(test_import_bpftool),
 		cmocka_unit_test(test_import_csv),
+		cmocka_unit_test(test_import_bpftool_bad),
+		cmocka_unit_test(test_import_csv_bad),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
