@@ -47,16 +47,6 @@ static bool offers(const struct coord_agent *a, const char *kernel, char *list, 
 	return found;
 }
 
-static struct coord_agent *agent_named(struct coord *c, const char *name)
-{
-	struct coord_agent *a;
-
-	for (a = c->agents; a; a = a->next)
-		if (!strcmp(a->name, name))
-			return a;
-	return NULL;
-}
-
 /* End A's switch with STATE and ERROR (may be NULL). */
 static void boot_end(struct coord_agent *a, const char *state, const char *error)
 {
@@ -68,7 +58,7 @@ static void boot_end(struct coord_agent *a, const char *state, const char *error
 json_t *coord_host_boot(struct coord *c, const json_t *msg)
 {
 	const char *host = proto_get_str(msg, "host", ""), *kernel = proto_get_str(msg, "kernel", "");
-	struct coord_agent *a = agent_named(c, host);
+	struct coord_agent *a = coord_agent_by_name(c, host);
 	char list[1024];
 	int64_t pending = 0;
 	json_t *boot, *r;
@@ -103,12 +93,11 @@ json_t *coord_host_boot(struct coord *c, const json_t *msg)
 		json_decref(boot);
 		return NULL;
 	}
-	err = proto_send_to(c->agents_sock, a->rid, a->rid_len, boot, ZMQ_DONTWAIT);
+	err = coord_send_agent(c, a, boot);
 	json_decref(boot);
 	if (err)
 		return proto_error_new("host_boot", "cannot send 'boot' to host '%s': %s", host,
 				       zmq_strerror(-err));
-	a->last_send_mono = util_mono_ms();
 	a->boot_state = "booting";
 	snprintf(a->boot_kernel, sizeof(a->boot_kernel), "%s", kernel);
 	snprintf(a->boot_from, sizeof(a->boot_from), "%s", kernel_of(a->inventory));
@@ -202,7 +191,7 @@ void coord_boot_hosts(struct coord *c, json_t *hosts)
 	size_t i;
 
 	json_array_foreach(hosts, i, h) {
-		a = agent_named(c, proto_get_str(h, "name", ""));
+		a = coord_agent_by_name(c, proto_get_str(h, "name", ""));
 		if (!a || !a->boot_state)
 			continue;
 		b = json_pack("{s:s, s:s, s:s, s:I}", "kernel", a->boot_kernel, "from", a->boot_from,

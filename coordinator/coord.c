@@ -34,7 +34,7 @@
 
 /* --- sending --- */
 
-static int send_agent(struct coord *c, struct coord_agent *a, const json_t *msg)
+int coord_send_agent(struct coord *c, struct coord_agent *a, const json_t *msg)
 {
 	int err = proto_send_to(c->agents_sock, a->rid, a->rid_len, msg, ZMQ_DONTWAIT);
 
@@ -109,7 +109,7 @@ static struct coord_agent *agent_by_rid(struct coord *c, const void *id, size_t 
 	return NULL;
 }
 
-static struct coord_agent *agent_by_name(struct coord *c, const char *name)
+struct coord_agent *coord_agent_by_name(struct coord *c, const char *name)
 {
 	struct coord_agent *a;
 
@@ -179,7 +179,7 @@ static void take_away(struct coord *c, struct coord_agent *a, int64_t job, const
 
 	a->stale_job = job;
 	if (cancel && !json_object_set_new(cancel, "job", json_integer(job)))
-		send_agent(c, a, cancel);
+		coord_send_agent(c, a, cancel);
 	json_decref(cancel);
 	pr_warn("agent '%s': job %lld is not its job any more (%s): told to cancel it; what "
 		"it sends for it is dropped", a->name, (long long)job, why);
@@ -249,7 +249,7 @@ static void on_hello(struct coord *c, const void *id, size_t id_len, const json_
 	other = agent_by_rid(c, id, id_len);
 	if (other && strcmp(other->name, name))
 		other->connected = false;
-	a = agent_by_name(c, name);
+	a = coord_agent_by_name(c, name);
 	if (!a) {
 		a = calloc(1, sizeof(*a));
 		if (!a || !(a->name = strdup(name))) {
@@ -295,7 +295,7 @@ static void on_hello(struct coord *c, const void *id, size_t id_len, const json_
 	welcome = proto_msg_new("welcome");
 	if (welcome && !json_object_set_new(welcome, "heartbeat_ms",
 					    json_integer(c->opts.heartbeat_ms)))
-		send_agent(c, a, welcome);
+		coord_send_agent(c, a, welcome);
 	json_decref(welcome);
 	if (taken)
 		take_away(c, a, running, taken_why);
@@ -355,7 +355,7 @@ static bool drop_stale_result(struct coord *c, struct coord_agent *a, int64_t jo
 	a->stale_job = 0;
 	ack = proto_msg_new("ack");
 	if (ack && !json_object_set_new(ack, "job", json_integer(job)))
-		send_agent(c, a, ack);
+		coord_send_agent(c, a, ack);
 	json_decref(ack);
 	if (a->job_id == job)
 		a->job_id = 0;
@@ -395,7 +395,7 @@ static void on_result(struct coord *c, struct coord_agent *a, const void *id, si
 	}
 	ack = proto_msg_new("ack");
 	if (ack && !json_object_set_new(ack, "job", json_integer(job)))
-		send_agent(c, a, ack);
+		coord_send_agent(c, a, ack);
 	json_decref(ack);
 	if (!ing.duplicate)
 		coord_link_result(c, a, job, ing.failed, proto_get_str(msg, "error", NULL));
@@ -665,7 +665,7 @@ static int dispatch_one(struct coord *c, struct coord_agent *a)
 		pr_warn("%s", store_errmsg(c->store));
 		goto out;
 	}
-	err = send_agent(c, a, msg);
+	err = coord_send_agent(c, a, msg);
 	if (err) {
 		pr_warn("cannot send job %lld to '%s': %s; queued again", (long long)job_id,
 			a->name, zmq_strerror(-err));
@@ -779,11 +779,11 @@ static json_t *on_run_cancel(struct coord *c, const json_t *msg)
 		return proto_error_new("run_cancel", "%s", store_errmsg(c->store));
 	c->stats.runs_cancelled++;
 	json_array_foreach(running, i, item) {
-		a = agent_by_name(c, proto_get_str(item, "host", ""));
+		a = coord_agent_by_name(c, proto_get_str(item, "host", ""));
 		cancel = proto_msg_new("cancel");
 		if (a && a->connected && cancel &&
 		    !json_object_set(cancel, "job", json_object_get(item, "job")))
-			send_agent(c, a, cancel);
+			coord_send_agent(c, a, cancel);
 		json_decref(cancel);
 	}
 	pr_info("run %lld cancelled: %zu running job%s told to stop", run,
@@ -831,7 +831,7 @@ static json_t *watch_hosts(struct coord *c, const json_t *run)
 	json_object_foreach(hosts, name, h) {
 		long long running = proto_get_int(h, "job", 0);
 
-		a = agent_by_name(c, name);
+		a = coord_agent_by_name(c, name);
 		json_object_set_new(h, "connected", json_boolean(a && a->connected));
 		if (running)
 			json_object_set_new(h, "n", json_integer(proto_get_int(h, "finished", 0) + 1));
@@ -1102,7 +1102,7 @@ static void tick(struct coord *c)
 			if (hb && a->job_id)
 				json_object_set_new(hb, "job", json_integer(a->job_id));
 			if (hb)
-				send_agent(c, a, hb);
+				coord_send_agent(c, a, hb);
 			json_decref(hb);
 		}
 		if (a->seen_wall - a->seen_stored_wall >= COORD_SEEN_STORE_MS) {

@@ -148,4 +148,10 @@ void coord_boot_hosts(struct coord *c, json_t *hosts);
 /* Hand queued jobs to every connected idle agent. */
 void coord_dispatch(struct coord *c);
 
+/* Send MSG (borrowed) to agent A without blocking; 0 (A's last_send_mono updated), or
+ * -errno (logged at debug level). */
+int coord_send_agent(struct coord *c, struct coord_agent *a, const json_t *msg);
+/* The agent named NAME (connected or not), or NULL. */
+struct coord_agent *coord_agent_by_name(struct coord *c, const char *name);
+
 #endif

@@ -53,15 +53,6 @@ struct coord_probe {
 
 static int64_t probe_seq;
 
-static int send_to(struct coord *c, struct coord_agent *a, const json_t *msg)
-{
-	int err = proto_send_to(c->agents_sock, a->rid, a->rid_len, msg, ZMQ_DONTWAIT);
-
-	if (!err)
-		a->last_send_mono = util_mono_ms();
-	return err;
-}
-
 static void probe_free(struct coord_probe **pp)
 {
 	struct coord_probe *p = *pp;
@@ -132,7 +123,7 @@ void coord_link_discover(struct coord *c, const void *id, size_t id_len)
 		    !json_object_set_new(msg, "nonces", nonces) &&
 		    !json_object_set_new(msg, "send_after_ms", json_integer(LINK_PROBE_SEND_AFTER_MS)) &&
 		    !json_object_set_new(msg, "listen_ms", json_integer(LINK_PROBE_LISTEN_MS)) &&
-		    !send_to(c, a, msg)) {
+		    !coord_send_agent(c, a, msg)) {
 			p->expected++;
 			json_array_append_new(p->waiting, json_string(a->name));
 		} else {
@@ -331,7 +322,7 @@ static void send_go(struct coord *c, struct coord_agent *a, int64_t job, const c
 
 	if (go && !json_object_set_new(go, "job", json_integer(job)) &&
 	    (!abort || !json_object_set_new(go, "abort", json_string(abort))))
-		send_to(c, a, go);
+		coord_send_agent(c, a, go);
 	json_decref(go);
 	a->go_job = job;
 	a->ready_job = 0;

@@ -113,16 +113,6 @@ static int by_name(const void *a, const void *b)
 	return strcmp(((const struct sched_host *)a)->name, ((const struct sched_host *)b)->name);
 }
 
-static struct coord_agent *agent_by_name_priv(struct coord *c, const char *name)
-{
-	struct coord_agent *a;
-
-	for (a = c->agents; a; a = a->next)
-		if (!strcmp(a->name, name))
-			return a;
-	return NULL;
-}
-
 /* The submitter's --hosts NAMES (an array of host names) replace hosts.match and count:
  * each must be connected and have the plan's port roles; all of them are chosen. Returns
  * how many, or -errno with the reason in S->err. */
@@ -147,7 +137,7 @@ static int named_hosts(struct coord *c, struct submit *s, const json_t *names)
 		for (j = 0; j < i; j++)
 			if (!strcmp(name, s->hosts[j].name))
 				return fail(s, -EINVAL, "host '%s' is named twice", name);
-		a = agent_by_name_priv(c, name);
+		a = coord_agent_by_name(c, name);
 		if (!a)
 			return fail(s, -ENOENT, "host '%s' is not known to the coordinator", name);
 		if (!a->connected)
