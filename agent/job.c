@@ -726,7 +726,9 @@ static void gen_cpus_of(struct job_ctx *c, const char *gen, int threads)
 	}
 }
 
-static int start_traffic(struct job_ctx *c, const json_t *traffic)
+/* Make the plan's generator ready to send from traffic.from (start_traffic() starts
+ * it): its program loaded, its frame built, its destination picked. */
+static int setup_traffic(struct job_ctx *c, const json_t *traffic)
 {
 	const char *gen = proto_get_str(traffic, "generator", "none");
 	json_t *packet = json_object_get(traffic, "packet");
@@ -785,9 +787,7 @@ static int start_traffic(struct job_ctx *c, const json_t *traffic)
 
 		memcpy(pc.dst_mac, cfg.dst_mac, 6);
 		c->pktgen = pktgen_new(&pc, c->err, sizeof(c->err));
-		if (!c->pktgen)
-			return -errno;
-		return pktgen_start(c->pktgen, c->err, sizeof(c->err));
+		return c->pktgen ? 0 : -errno;
 	}
 	if (!strcmp(gen, "udp")) {
 		struct udpgen_config uc = {
@@ -799,14 +799,22 @@ static int start_traffic(struct job_ctx *c, const json_t *traffic)
 		memcpy(uc.src_mac, cfg.src_mac, 6);
 		memcpy(uc.dst_mac, cfg.dst_mac, 6);
 		c->udp = udpgen_new(&uc, c->err, sizeof(c->err));
-		if (!c->udp)
-			return -errno;
-		return udpgen_start(c->udp, c->err, sizeof(c->err));
+		return c->udp ? 0 : -errno;
 	}
 	c->gen = xdpgen_new(&cfg, c->err, sizeof(c->err));
-	if (!c->gen)
-		return -errno;
-	return xdpgen_start(c->gen, c->err, sizeof(c->err));
+	return c->gen ? 0 : -errno;
+}
+
+/* Start the generator that setup_traffic() made ready (none: nothing to do). */
+static int start_traffic(struct job_ctx *c)
+{
+	if (c->pktgen)
+		return pktgen_start(c->pktgen, c->err, sizeof(c->err));
+	if (c->udp)
+		return udpgen_start(c->udp, c->err, sizeof(c->err));
+	if (c->gen)
+		return xdpgen_start(c->gen, c->err, sizeof(c->err));
+	return 0;
 }
 
 static bool any_metric(const struct job_ctx *c, const char *prefix)
@@ -1041,7 +1049,7 @@ json_t *job_run(const json_t *msg, const struct job_opts *opts)
 	json_t *job = json_object_get(msg, "job");
 	json_t *result, *traffic, *env;
 	char *verifier_log = NULL;
-	int64_t duration_ms = 0, warmup_ms = 0;
+	int64_t duration_ms = 0, warmup_ms = 0, warmup_left_ms, t_go;
 	int64_t started = util_wall_ms();
 	int err;
 
@@ -1095,14 +1103,19 @@ json_t *job_run(const json_t *msg, const struct job_opts *opts)
 	err = prepare(c, &verifier_log);
 	if (err)
 		goto out;
-	err = barrier(c);
+	/* The generator is made ready before the barrier (loading its program can take a
+	 * good part of a second on a busy host) and the warmup ends WARMUP_MS after the `go`
+	 * on both sides of a pair, so that their rate windows line up. */
+	err = setup_traffic(c, traffic) ?: barrier(c);
 	if (err)
 		goto out;
-	err = start_traffic(c, traffic);
+	t_go = util_mono_ns();
+	err = start_traffic(c);
 	if (err)
 		goto out;
-	if (warmup_ms) {
-		err = run_window(c, JOB_WARMUP, warmup_ms);
+	warmup_left_ms = warmup_ms - (util_mono_ns() - t_go) / 1000000;
+	if (warmup_left_ms > 0) {
+		err = run_window(c, JOB_WARMUP, warmup_left_ms);
 		if (err)
 			goto out;
 	}
