@@ -48,6 +48,7 @@ struct agent {
 	char job_id_text[AGENT_ID_LEN];
 	atomic_int cancel;
 	atomic_int go;			/* two-host barrier: 1 go, -1 abort (job.h) */
+	atomic_llong go_at_ms;		/* the go's at_ms; written before go = 1 */
 	char go_abort[512];		/* the abort's reason; written before go = -1 */
 	char pair_broken[512];		/* an abort after go: the other side was lost */
 	bool discard;			/* the job ran through a stale session: no result */
@@ -260,6 +261,7 @@ static void *worker_main(void *arg)
 		.cancel = &a->cancel,
 		.go = &a->go,
 		.go_abort = a->go_abort,
+		.go_at_ms = &a->go_at_ms,
 	};
 	json_t *result;
 
@@ -425,6 +427,7 @@ static void on_job(struct agent *a, json_t *msg)
 	snprintf(a->job_id_text, sizeof(a->job_id_text), "%s", text);
 	atomic_store(&a->cancel, 0);
 	atomic_store(&a->go, 0);
+	atomic_store(&a->go_at_ms, 0);
 	a->go_abort[0] = '\0';
 	a->pair_broken[0] = '\0';
 	a->busy = true;
@@ -578,6 +581,7 @@ static void on_coord_msg(struct agent *a, json_t *msg)
 			if (abort && !atomic_load(&a->go))
 				snprintf(a->go_abort, sizeof(a->go_abort), "%s", abort);
 			if (!atomic_load(&a->go)) {
+				atomic_store(&a->go_at_ms, proto_get_int(msg, "at_ms", 0));
 				atomic_store(&a->go, abort ? -1 : 1);
 			} else if (abort && atomic_load(&a->go) > 0 && !a->pair_broken[0]) {
 				/* after go: the pair broke during the job; stop it */

@@ -27,6 +27,11 @@
 
 #define JOB_ERR_LEN 1024
 #define JOB_POLL_MS 100
+/* two-host pairs: a go later than this after the coordinator's at_ms means the clocks
+ * disagree (the side times from its own receipt); the DUT's pause between its rate and
+ * cost windows */
+#define PAIR_MAX_GO_LATE_MS 1000
+#define PAIR_GUARD_MS 200
 
 struct job_port {
 	const char *role;		/* borrowed from the spec */
@@ -69,6 +74,7 @@ struct job_ctx {
 	double rate_all_rx;		/* frames received on all ports, same window */
 	double rate_errors;		/* error and drop counter deltas (verdict.h) */
 	bool rate_done;			/* the rate window completed */
+	int64_t go_late_ms;		/* how long after the coordinator sent it the go came */
 	int cpus[64];			/* traffic.cpus */
 	int n_cpus;
 	int gen_cpus[64];		/* the generator threads' CPUs (n_gen_cpus; 0: not
@@ -953,6 +959,12 @@ static int barrier(struct job_ctx *c)
 		if (sleep_until(c, util_mono_ns() + 5000000LL))
 			return -ECANCELED;
 	}
+	if (go > 0 && c->opts->go_at_ms) {
+		int64_t late = util_wall_ms() - (int64_t)atomic_load(c->opts->go_at_ms);
+
+		/* Clocks that disagree by more than a go's trip over a LAN: not comparable. */
+		c->go_late_ms = late >= 0 && late <= PAIR_MAX_GO_LATE_MS ? late : 0;
+	}
 	if (go < 0) {
 		const char *why = c->opts->go_abort;
 
@@ -1104,12 +1116,13 @@ json_t *job_run(const json_t *msg, const struct job_opts *opts)
 	if (err)
 		goto out;
 	/* The generator is made ready before the barrier (loading its program can take a
-	 * good part of a second on a busy host) and the warmup ends WARMUP_MS after the `go`
-	 * on both sides of a pair, so that their rate windows line up. */
+	 * good part of a second on a busy host) and the warmup ends WARMUP_MS after the
+	 * coordinator sent its `go` (at_ms) on both sides of a pair, however late each side
+	 * saw it, so that their rate windows line up. */
 	err = setup_traffic(c, traffic) ?: barrier(c);
 	if (err)
 		goto out;
-	t_go = util_mono_ns();
+	t_go = util_mono_ns() - c->go_late_ms * 1000000LL;
 	err = start_traffic(c);
 	if (err)
 		goto out;
@@ -1140,11 +1153,18 @@ json_t *job_run(const json_t *msg, const struct job_opts *opts)
 	    !strcmp(proto_get_str(json_object_get(c->spec, "pair"), "role", ""), "generator")) {
 		/* the generator side of a pair feeds the other side's cost window too */
 		progress(c, "cost", 0, 0, NULL);
-		err = sleep_until(c, util_mono_ns() + duration_ms * 1000000LL);
+		err = sleep_until(c, util_mono_ns() + (PAIR_GUARD_MS + duration_ms) * 1000000LL);
 		if (err)
 			goto out;
 	}
 	if (any_metric(c, "prog.") && attach_count(c->attach)) {
+		/* the DUT side of a pair: a generator whose rate window ends a little later
+		 * must not feel bpf_stats in it */
+		if (json_object_get(c->spec, "pair") && c->rate_done) {
+			err = sleep_until(c, util_mono_ns() + PAIR_GUARD_MS * 1000000LL);
+			if (err)
+				goto out;
+		}
 		c->stats_fd = progstats_enable();
 		if (c->stats_fd < 0) {
 			err = c->stats_fd;

@@ -69,8 +69,11 @@ struct job_opts {
 	/* with an abort: the coordinator's reason (may be NULL), written before *GO is set
 	 * to -1 and read only after, so that the failed job says why */
 	const char *go_abort;
+	/* with a go: the coordinator's wall clock (ms) when it sent it, or 0; written
+	 * before *GO is set to 1 (may be NULL) */
+	atomic_llong *go_at_ms;
 };
-#define job_opts__last_field go_abort
+#define job_opts__last_field go_at_ms
 
 /* Run the job in MSG (borrowed). Returns a new "result" message; NULL only when out of
  * memory. Failures of the job itself are results with status "failed". */

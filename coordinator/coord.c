@@ -1345,6 +1345,8 @@ struct coord *coord_new(const struct coord_opts *opts)
 	if (requeued)
 		pr_info("%d job%s left running by the previous coordinator queued again",
 			requeued, requeued == 1 ? "" : "s");
+	c->started_mono = util_mono_ms();
+	c->absent_scan_mono = c->started_mono;	/* link.c: pairs of hosts not back yet */
 	c->ctx = zmq_ctx_new();
 	if (!c->ctx) {
 		saved = errno;

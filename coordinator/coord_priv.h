@@ -75,6 +75,11 @@ struct coord {
 		int64_t logged_mono;
 	} refusals[16];
 	struct coord_probe *probe;	/* a link discovery waiting for reports (link.c) */
+	/* hosts with queued pair jobs that have not said hello to this coordinator (link.c,
+	 * coord_link_tick): their wait counts from STARTED_MONO; next scan at ABSENT_SCAN_MONO
+	 * (0: none left to watch) */
+	int64_t started_mono;
+	int64_t absent_scan_mono;
 };
 
 /* Handle a client's `submit`: validate, choose hosts, store the run. Returns the reply

@@ -18,7 +18,9 @@
  * pair stays a pair. When a side's host is declared gone the other side is told at once
  * (coord_link_lost: `go` with `abort`, before or after its go), not at the end of its
  * barrier; a pair that waits in the queue for a gone host waits at most its barrier_ms,
- * then both sides fail (pair_expire: no other host can take one side of a pair).
+ * then both sides fail (pair_expire: no other host can take one side of a pair). A host
+ * that has not said hello since this coordinator started counts as gone since the start
+ * (absent_expire), so a restart does not leave its pairs waiting for ever.
  *
  * Runs on the coordinator's loop thread, like coord.c.
  */
@@ -241,7 +243,9 @@ void coord_link_report(struct coord *c, struct coord_agent *a, const json_t *msg
 		probe_finish(c);
 }
 
-static void pair_expire(struct coord *c, struct coord_agent *lost, int64_t now);
+static bool pair_expire(struct coord *c, int64_t host_id, const char *name, int64_t gone_mono,
+			int64_t now);
+static void absent_expire(struct coord *c, int64_t now);
 
 void coord_link_tick(struct coord *c)
 {
@@ -252,7 +256,9 @@ void coord_link_tick(struct coord *c)
 		probe_finish(c);
 	for (a = c->agents; a; a = a->next)
 		if (!a->connected && a->gone_mono)
-			pair_expire(c, a, now);
+			pair_expire(c, a->host_id, a->name, a->gone_mono, now);
+	if (c->absent_scan_mono && now >= c->absent_scan_mono)
+		absent_expire(c, now);
 }
 
 void coord_link_release(struct coord *c)
@@ -320,7 +326,9 @@ static void send_go(struct coord *c, struct coord_agent *a, int64_t job, const c
 {
 	json_t *go = proto_msg_new("go");
 
+	/* at_ms: both sides time their warmup from the same instant (agent/job.c) */
 	if (go && !json_object_set_new(go, "job", json_integer(job)) &&
+	    !json_object_set_new(go, "at_ms", json_integer(util_wall_ms())) &&
 	    (!abort || !json_object_set_new(go, "abort", json_string(abort))))
 		coord_send_agent(c, a, go);
 	json_decref(go);
@@ -488,37 +496,71 @@ void coord_link_failed(struct coord *c, int64_t job, const char *name, const cha
 
 #define PAIR_EXPIRE_BATCH 64		/* jobs failed per tick and host */
 
-/* The queued pair jobs of LOST (gone since lost->gone_mono) whose pair.barrier_ms has
- * passed: no other host can take one side of a pair, so each fails, and so does its
- * other side. Stops at the first queued job that is not one side of a pair (those wait
- * for the host, docs/protocol.md "Faults"). */
-static void pair_expire(struct coord *c, struct coord_agent *lost, int64_t now)
+/* The queued pair jobs of host HOST_ID (NAME, gone since GONE_MONO) whose
+ * pair.barrier_ms has passed: no other host can take one side of a pair, so each fails,
+ * and so does its other side. Stops at the first queued job that is not one side of a
+ * pair (those wait for the host, docs/protocol.md "Faults"). Returns true while a pair
+ * job of the host still waits within its barrier. */
+static bool pair_expire(struct coord *c, int64_t host_id, const char *name, int64_t gone_mono,
+			int64_t now)
 {
 	int64_t job, run;
 	long long limit;
+	bool pair;
 	json_t *spec;
 	char why[512];
 	int i;
 
 	for (i = 0; i < PAIR_EXPIRE_BATCH; i++) {
-		if (store_job_next(c->store, lost->host_id, &job, &run, &spec))
-			return;		/* nothing queued (or an error, logged by the next try) */
+		if (store_job_next(c->store, host_id, &job, &run, &spec))
+			return false;	/* nothing queued (or an error, logged by the next try) */
 		limit = proto_get_int(json_object_get(spec, "pair"), "barrier_ms", 30000);
-		if (!json_object_get(spec, "pair") || now - lost->gone_mono < limit) {
-			json_decref(spec);
-			return;
-		}
+		pair = json_object_get(spec, "pair") != NULL;
 		json_decref(spec);
+		if (!pair || now - gone_mono < limit)
+			return pair;
 		snprintf(why, sizeof(why), "its host '%s' went silent and was not back within "
 			 "%lld ms (the pair's barrier); no other host can take one side of a pair",
-			 lost->name, limit);
+			 name, limit);
 		if (store_job_fail(c->store, job, why, util_wall_ms())) {
 			pr_warn("%s", store_errmsg(c->store));
-			return;
+			return true;
 		}
 		pr_warn("job %lld failed: %s", (long long)job, why);
-		coord_link_failed(c, job, lost->name, why);
+		coord_link_failed(c, job, name, why);
 	}
+	return true;
+}
+
+#define ABSENT_SCAN_MS 1000
+
+/* Hosts of the store that have not said hello to this coordinator: their queued pair
+ * jobs wait at most their barrier from the coordinator's start, as if the host had
+ * been declared gone then. Scans once a second until none of them has a pair job
+ * waiting (jobs are only queued for hosts that said hello, so none come later). */
+static void absent_expire(struct coord *c, int64_t now)
+{
+	json_t *hosts = store_query_hosts(c->store), *h;
+	bool waiting = false;
+	size_t i;
+
+	if (!hosts) {
+		pr_warn("%s", store_errmsg(c->store));
+		c->absent_scan_mono = now + ABSENT_SCAN_MS;
+		return;
+	}
+	json_array_foreach(hosts, i, h) {
+		int64_t id = proto_get_int(h, "id", 0);
+
+		struct coord_agent *a = id > 0 ? agent_of_host(c, id) : NULL;
+
+		/* no agent, or one made from the store that has not said hello (boot.c) */
+		if (id > 0 && (!a || (!a->connected && !a->gone_mono)))
+			waiting |= pair_expire(c, id, proto_get_str(h, "name", "?"),
+					       c->started_mono, now);
+	}
+	json_decref(hosts);
+	c->absent_scan_mono = waiting ? now + ABSENT_SCAN_MS : 0;
 }
 
 /* --- submit --- */

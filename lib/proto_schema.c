@@ -187,6 +187,7 @@ static const struct field probe_fields[] = {
 static const struct field go_fields[] = {
 	{ .name = "job", .types = T_INT | T_STR, .required = true, .max = 127 },
 	{ .name = "abort", .types = T_STR | T_NULL, .max = 4096 },
+	{ .name = "at_ms", .types = T_INT },
 	{ .name = NULL },
 };
 

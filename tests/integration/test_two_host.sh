@@ -12,7 +12,7 @@
 # (the time from gone to abort is measured from the logs), the run completes after SIGCONT,
 # the stopped agent's stale job message or result is dropped, and nothing is stored twice.
 # Last, a host that never comes back: the run ends failed with the reason after the pair's
-# barrier (30 s). (The barrier timeout alone is in tests/unit/test_agent_pair.c.)
+# barrier (30 s), also when the coordinator restarts meanwhile. (The barrier timeout alone is in tests/unit/test_agent_pair.c.)
 # Short durations; about 90 s in all, 30 s of it waiting for the host that does not return.
 . "$(dirname "$0")/lib.sh"
 
@@ -239,6 +239,33 @@ check "all 4 jobs failed" [ "$(sql "SELECT count(*) FROM jobs WHERE run_id = $ru
 check "the killed agent's job was tried at most once ($(attempts "$gen6"))" \
 	[ "$(sql "SELECT count(*) FROM job_attempts WHERE job_id = $gen6")" -le 1 ]
 
+# the same after a coordinator restart: h1 is killed with the coordinator in the middle of
+# a run and never says hello to the new one; its queued pair jobs wait at most their
+# barrier from the restart, then fail with the reason, and the run ends failed
+mark=$(log_lines bpflabd.log)
+"$top/lab/lab" start-agent h1 --name "$LAB_NAME"
+check "h1 is back" test -n "$(wait_line bpflabd.log "$mark" "agent 'h1' .*host" 15)"
+"$bpflab" run submit "$top/plans/two-host-forward.yaml" -s traffic.duration=1s \
+	-s traffic.warmup=500ms -s repeat=2 >/dev/null
+run7=$(sql "SELECT max(id) FROM runs")
+for ((i = 0; i < 100; i++)); do
+	[ "$(sql "SELECT count(*) FROM jobs WHERE run_id = $run7 AND state = 'running'")" -gt 0 ] && break
+	sleep 0.1
+done
+"$top/lab/lab" kill-coordinator --name "$LAB_NAME"
+"$top/lab/lab" kill-agent h1 --name "$LAB_NAME"
+mark=$(log_lines bpflabd.log)
+"$top/lab/lab" start-coordinator --name "$LAB_NAME"
+t0=$(date +%s%3N)
+wait_run "$run7" 60
+took=$(($(date +%s%3N) - t0))
+check "after the restart the run ends failed $took ms later (30 s barrier, < 45 s)" \
+	test "$(sql "SELECT state FROM runs WHERE id = $run7")" = failed -a "$took" -lt 45000
+check "h1's queued sides say why" [ "$(sql "SELECT count(*) FROM jobs j JOIN hosts h ON h.id = j.host_id WHERE j.run_id = $run7 AND h.name = 'h1' AND j.state = 'failed' AND j.error LIKE '%its host ''h1'' went silent and was not back within 30000 ms%'")" -ge 1 ]
+check "nothing of the run is left queued or running" \
+	[ "$(sql "SELECT count(*) FROM jobs WHERE run_id = $run7 AND state IN ('queued', 'running')")" = 0 ]
+sql "SELECT j.id, h.name, j.state, j.error FROM jobs j JOIN hosts h ON h.id = j.host_id WHERE j.run_id = $run7"
+
 # a plan whose link (a to b) no discovery found between two hosts is refused, clearly
 bad=$(mktemp /tmp/bpflab-two-host-XXXXXX.yaml)
 cleanup_later "$bad"
@@ -247,5 +274,5 @@ sed -e 's/link: {generator: x, dut: y}/link: {generator: a, dut: b}/' -e 's/port
 err=$("$bpflab" run submit "$bad" 2>&1 || true)
 echo "$err"
 check "no fitting link is an error" grep -q "no discovered link fits plan" <<<"$err"
-check "and nothing was stored" [ "$(sql "SELECT count(*) FROM runs")" = "$run6" ]
+check "and nothing was stored" [ "$(sql "SELECT count(*) FROM runs")" = "$run7" ]
 finish

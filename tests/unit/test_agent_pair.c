@@ -4,7 +4,8 @@
  * `barrier: no go within N ms (the generator side ...)`, with an abort it fails with `pair
  * aborted: REASON` (the coordinator's reason, from opts->go_abort); either way before any traffic or window and with nothing left attached.
  * A cancel at the barrier ends the wait at once. An agent without a go flag refuses the
- * pair job. Needs root (skipped otherwise).
+ * pair job. A go's at_ms (the coordinator's clock when it sent it) shortens the warmup of
+ * a side that saw it late, unless the clocks disagree. Needs root (skipped otherwise).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -168,6 +169,71 @@ static void test_pair_cancel_at_barrier(void **state)
 	json_decref(msg);
 }
 
+/* What a side that saw its go LATE_MS after the coordinator sent it (at_ms) counts: its
+ * warmup ends warmup_ms (here 1500) after at_ms, so it reports fewer warmup seconds. */
+struct phases {
+	int warmup, rate;
+};
+
+static void count_phases(void *ctx, const json_t *msg)
+{
+	struct phases *p = ctx;
+	const char *phase = json_string_value(json_object_get(msg, "phase"));
+
+	if (json_integer_value(json_object_get(msg, "second")) < 1 || !phase)
+		return;
+	if (!strcmp(phase, "warmup"))
+		p->warmup++;
+	if (!strcmp(phase, "rate"))
+		p->rate++;
+}
+
+static struct phases run_after_go(long long late_ms)
+{
+	json_error_t jerr;
+	json_t *msg = json_loads(dut_job, 0, &jerr), *r, *spec;
+	atomic_int go = 1;
+	atomic_llong at = util_wall_ms() - late_ms;
+	struct phases p = { 0 };
+	struct job_opts o = {
+		.sz = sizeof(o),
+		.inv = &inv,
+		.bpf_dir = BPF_DIR,
+		.progress = count_phases,
+		.progress_ctx = &p,
+		.go = &go,
+		.go_at_ms = &at,
+	};
+
+	assert_non_null(msg);
+	spec = json_object_get(json_object_get(msg, "job"), "spec");
+	json_object_set_new(json_object_get(spec, "traffic"), "warmup_ms", json_integer(1500));
+	json_object_set_new(spec, "metrics", json_pack("[s]", "port.rx_pps"));
+	r = job_run(msg, &o);
+	assert_non_null(r);
+	if (strcmp(json_string_value(json_object_get(r, "status")), "ok"))
+		fail_msg("job failed: %s", json_string_value(json_object_get(r, "error")));
+	assert_nothing_attached();
+	json_decref(r);
+	json_decref(msg);
+	return p;
+}
+
+static void test_pair_warmup_from_at(void **state)
+{
+	struct phases on_time, late, skewed;
+
+	SKIP_UNLESS_LAB();
+	on_time = run_after_go(0);
+	late = run_after_go(900);	/* 600 ms of warmup left: one step */
+	skewed = run_after_go(-86400000LL);	/* a clock a day ahead: its own receipt */
+	assert_int_equal(on_time.warmup, 2);
+	assert_int_equal(late.warmup, 1);
+	assert_int_equal(skewed.warmup, 2);
+	assert_int_equal(on_time.rate, 1);
+	assert_int_equal(late.rate, 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -175,6 +241,7 @@ int main(void)
 		cmocka_unit_test(test_pair_abort),
 		cmocka_unit_test(test_pair_needs_go),
 		cmocka_unit_test(test_pair_cancel_at_barrier),
+		cmocka_unit_test(test_pair_warmup_from_at),
 	};
 
 	return cmocka_run_group_tests(tests, setup, lab_teardown);
