@@ -21,12 +21,8 @@
 # Skips (exit 0, "skipped: ...") when BPFLAB_SKIP_GUESTS=1, when the guest packages
 # cannot be installed, or when the kernel packages cannot be fetched. Kernels are cached
 # in $BPFLAB_KERNEL_CACHE (default /var/cache/bpflab/kernels) between runs.
-skip() { echo "skipped: $*"; exit 0; }
-[ "${BPFLAB_SKIP_GUESTS:-0}" = 1 ] && skip "BPFLAB_SKIP_GUESTS=1"
 . "$(dirname "$0")/lib.sh"
-bin=${BPFLAB_BIN:-$bin}
-bpflab="$bin/bpflab"
-t_start=$(date +%s)
+. "$(dirname "$0")/guests.sh"
 kernels=(6.1.0-47-cloud-amd64 6.1.0-48-cloud-amd64 6.1.0-49-cloud-amd64 6.1.0-50-cloud-amd64
 	6.1.0-53-cloud-amd64 6.12.117+deb12-cloud-amd64)
 good=${kernels[0]}
@@ -34,18 +30,14 @@ bad=${kernels[5]}
 want_bad=6.12.117+deb12-cloud-amd64
 want_good=6.1.0-53-cloud-amd64
 
-sh "$top/scripts/deps.sh" guests >/dev/null 2>&1 || skip "cannot install the guest packages (sh scripts/deps.sh guests)"
-timeout 300 "$top/lab/kernels" fetch "${kernels[@]}" >/dev/null || skip "cannot fetch kernels '${kernels[*]}'"
+guests_require
+guests_fetch_kernels -q -t 300 "kernels '${kernels[*]}'" "${kernels[@]}"
 
-tmp=$(mktemp -d /tmp/bpflab-it-XXXXXX)
-cleanup_later "$tmp"
+guests_make_tmp
 printf '%s\n' "# oldest first" "${kernels[@]}" > "$tmp/kernels"
-# a lab with a coordinator and no namespace host: every host is a guest the provider boots
-lab_stop
-"$top/lab/lab" up 0 --kernels "$good" --name "$LAB_NAME" --subnet "$LAB_SUBNET" >/dev/null
-# g1 (the good end) came up with the lab; the provider boots the rest on demand
-. "$BPFLAB_LAB_DIR/env"
-export BPFLAB_COORDINATOR BPFLAB_KEY BPFLAB_SERVER_KEY
+# a lab with a coordinator and no namespace host: every host is a guest the provider
+# boots; g1 (the good end) comes up with the lab, the provider boots the rest on demand
+guests_lab_up "$good" >/dev/null
 export BPFLAB_KERNEL_PROVIDER="$top/lab/lab guest-up --name $LAB_NAME --subnet $LAB_SUBNET --max 3"
 export BPFLAB_GUEST_TIMEOUT=${BPFLAB_GUEST_TIMEOUT:-150}
 # through the coordinator: BPFLAB_COORDINATOR and the keys come from the lab's env
@@ -134,8 +126,4 @@ bad_boots=$(grep -lx "$bad" "$BPFLAB_LAB_DIR"/g*/kernel | wc -l)
 echo "guest boots: $boots ($(for g in "$BPFLAB_LAB_DIR"/g*/; do printf '%s=%s ' "$(basename "$g")" "$(cat "$g/kernel")"; done))"
 check "the bad end '$bad' was booted once: the confirmation found it running ($bad_boots boots)" test "$bad_boots" = 1
 
-lab_stop
-no_guest_processes() { ! pgrep -f "[q]emu-system.*bpflab-lab-$LAB_NAME/|[v]irtiofsd.*bpflab-lab-$LAB_NAME/" >/dev/null; }
-check "no QEMU or virtiofsd of the lab is left" no_guest_processes
-echo "whole test: $(($(date +%s) - t_start)) s"
-finish
+guests_finish

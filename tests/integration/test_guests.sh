@@ -10,34 +10,18 @@
 # be installed, or when the kernel packages cannot be fetched. Kernels are cached in
 # $BPFLAB_KERNEL_CACHE (default /var/cache/bpflab/kernels) between runs;
 # BPFLAB_TEST_KERNELS overrides the comma-separated list.
-skip() { echo "skipped: $*"; exit 0; }
-[ "${BPFLAB_SKIP_GUESTS:-0}" = 1 ] && skip "BPFLAB_SKIP_GUESTS=1"
 . "$(dirname "$0")/lib.sh"
-bin=${BPFLAB_BIN:-$bin}
-bpflab="$bin/bpflab"
+. "$(dirname "$0")/guests.sh"
 kernels=${BPFLAB_TEST_KERNELS:-6.1.0-47-cloud-amd64,6.1.0-53-cloud-amd64,6.12.117+deb12-cloud-amd64}
-t_start=$(date +%s)
 
-sh "$top/scripts/deps.sh" guests >/dev/null 2>&1 || skip "cannot install the guest packages (sh scripts/deps.sh guests)"
+guests_require
 IFS=, read -r -a klist <<< "$kernels"
-"$top/lab/kernels" fetch "${klist[@]}" || skip "cannot fetch kernels '$kernels'"
+guests_fetch_kernels "kernels '$kernels'" "${klist[@]}"
 "$top/lab/kernels" list
 
-cli() {
-	if [ -n "${BPFLAB_KEY:-}" ]; then "$bpflab" "$@"; else "$bpflab" --plaintext "$@"; fi
-}
-
-tmp=$(mktemp -d /tmp/bpflab-it-XXXXXX)
-cleanup_later "$tmp"
-lab_stop
-t_boot=$(date +%s.%N)
-BPFLAB_GUEST_TIMEOUT=${BPFLAB_GUEST_TIMEOUT:-150} \
-	"$top/lab/lab" up 0 --kernels "$kernels" --name "$LAB_NAME" --subnet "$LAB_SUBNET"
-boot_s=$(echo "$(date +%s.%N) - $t_boot" | bc)
-echo "all ${#klist[@]} guests registered ${boot_s} s after 'lab up'"
-export BPFLAB_COORDINATOR="ipc://$BPFLAB_LAB_DIR/clients.sock"
-# shellcheck disable=SC1091
-. "$BPFLAB_LAB_DIR/env"	# BPFLAB_KEY and BPFLAB_SERVER_KEY when the lab uses CURVE
+guests_make_tmp
+guests_lab_up "$kernels" BPFLAB_GUEST_TIMEOUT="${BPFLAB_GUEST_TIMEOUT:-150}"
+echo "all ${#klist[@]} guests registered ${guests_boot_s} s after 'lab up'"
 
 # --- every guest registered, with its own kernel and timing icount
 cli -j host list > "$tmp/hosts.json"
@@ -112,8 +96,4 @@ for ((i = 1; i <= ${#klist[@]}; i++)); do
 	check "result table has a group for guest g$i" grep -q "g$i" "$tmp/table.txt"
 done
 
-lab_stop
-no_guest_processes() { ! pgrep -f "[q]emu-system.*bpflab-lab-$LAB_NAME/|[v]irtiofsd.*bpflab-lab-$LAB_NAME/" >/dev/null; }
-check "no QEMU or virtiofsd of the lab is left" no_guest_processes
-echo "whole test: $(($(date +%s) - t_start)) s"
-finish
+guests_finish

@@ -12,31 +12,16 @@
 # be installed, or when the kernel package cannot be fetched. The kernel is cached in
 # $BPFLAB_KERNEL_CACHE (default /var/cache/bpflab/kernels) between runs;
 # BPFLAB_TEST_KERNEL overrides it (a kernel without tcx, before 6.6).
-skip() { echo "skipped: $*"; exit 0; }
-[ "${BPFLAB_SKIP_GUESTS:-0}" = 1 ] && skip "BPFLAB_SKIP_GUESTS=1"
 . "$(dirname "$0")/lib.sh"
-bin=${BPFLAB_BIN:-$bin}
-bpflab="$bin/bpflab"
+. "$(dirname "$0")/guests.sh"
 kernel=${BPFLAB_TEST_KERNEL:-6.1.0-47-cloud-amd64}
-t_start=$(date +%s)
 
-sh "$top/scripts/deps.sh" guests >/dev/null 2>&1 || skip "cannot install the guest packages (sh scripts/deps.sh guests)"
-"$top/lab/kernels" fetch "$kernel" >/dev/null || skip "cannot fetch kernel '$kernel'"
+guests_require
+guests_fetch_kernels -q "kernel '$kernel'" "$kernel"
 
-cli() {
-	if [ -n "${BPFLAB_KEY:-}" ]; then "$bpflab" "$@"; else "$bpflab" --plaintext "$@"; fi
-}
-
-tmp=$(mktemp -d /tmp/bpflab-it-XXXXXX)
-cleanup_later "$tmp"
-lab_stop
-t_boot=$(date +%s.%N)
-BPFLAB_GUEST_TIMEOUT=${BPFLAB_GUEST_TIMEOUT:-60} \
-	"$top/lab/lab" up 0 --kernels "$kernel" --name "$LAB_NAME" --subnet "$LAB_SUBNET"
-echo "guest g1 ($kernel) registered $(echo "$(date +%s.%N) - $t_boot" | bc) s after 'lab up'"
-export BPFLAB_COORDINATOR="ipc://$BPFLAB_LAB_DIR/clients.sock"
-# shellcheck disable=SC1091
-. "$BPFLAB_LAB_DIR/env"	# BPFLAB_KEY and BPFLAB_SERVER_KEY when the lab uses CURVE
+guests_make_tmp
+guests_lab_up "$kernel" BPFLAB_GUEST_TIMEOUT="${BPFLAB_GUEST_TIMEOUT:-60}"
+echo "guest g1 ($kernel) registered $guests_boot_s s after 'lab up'"
 
 # --- the tc plan, shortened: 5 variants x 1 repetition, each an ingress/egress pair on b
 t_run=$(date +%s.%N)
@@ -87,8 +72,4 @@ echo "prog.ns_per_run under icount (guest instructions per run) on $kernel, clsa
 sql "SELECT j.variant, s.subject, printf('%.1f', s.value) $in_run AND s.metric='prog.ns_per_run'
 	AND s.window='cost' ORDER BY j.seq, s.subject" | column -t -s '|'
 
-lab_stop
-no_guest_processes() { ! pgrep -f "[q]emu-system.*bpflab-lab-$LAB_NAME/|[v]irtiofsd.*bpflab-lab-$LAB_NAME/" >/dev/null; }
-check "no QEMU or virtiofsd of the lab is left" no_guest_processes
-echo "whole test: $(($(date +%s) - t_start)) s"
-finish
+guests_finish

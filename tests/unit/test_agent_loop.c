@@ -87,20 +87,29 @@ static void start(struct fixture *f)
 	assert_int_equal(pthread_create(&f->thread, NULL, agent_thread, f), 0);
 }
 
-static void stop(struct fixture *f)
+/* What start() made, after the agent's thread has ended: the agent, the stop fd, the
+ * fake coordinator's socket and context, the spool directory. */
+static void release(struct fixture *f)
 {
-	uint64_t one = 1;
 	int zero = 0;
 
-	assert_int_equal(write(f->stop_fd, &one, sizeof(one)), sizeof(one));
-	pthread_join(f->thread, NULL);
-	assert_int_equal(f->rc, 0);
 	agent_destroy(&f->agent);
 	close(f->stop_fd);
 	zmq_setsockopt(f->router, ZMQ_LINGER, &zero, sizeof(zero));
 	zmq_close(f->router);
 	zmq_ctx_term(f->zctx);
 	lab_sh("rm -rf %s", f->spool);
+}
+
+/* Signal the stop fd (SIGTERM), wait for the agent's loop to return 0, release. */
+static void stop(struct fixture *f)
+{
+	uint64_t one = 1;
+
+	assert_int_equal(write(f->stop_fd, &one, sizeof(one)), sizeof(one));
+	pthread_join(f->thread, NULL);
+	assert_int_equal(f->rc, 0);
+	release(f);
 }
 
 /* The next message from the agent within TIMEOUT_MS, or NULL. */
@@ -150,6 +159,15 @@ static void coord_send(struct fixture *f, json_t *msg)
 	json_decref(msg);
 }
 
+/* A coordinator message of TYPE about job ID (ack, cancel, go). */
+static json_t *job_ref_msg(const char *type, int id)
+{
+	json_t *m = proto_msg_new(type);
+
+	json_object_set_new(m, "job", json_integer(id));
+	return m;
+}
+
 static void coord_send_raw(struct fixture *f, const char *text)
 {
 	assert_true(zmq_send(f->router, f->id, f->id_len, ZMQ_SNDMORE) >= 0);
@@ -165,15 +183,36 @@ static void welcome(struct fixture *f)
 	f->alive = true;
 }
 
-static json_t *job_msg(int id, int duration_ms)
+/* start(), the agent's hello, the welcome: a live session with an idle agent. */
+static void start_welcomed(struct fixture *f)
 {
-	char hex[SHA256_HEX_LEN], *text, *b64;
-	json_t *msg;
+	start(f);
+	json_decref(expect(f, "hello", 3000));
+	welcome(f);
+}
+
+/* A job message's "objects": xdp_basic.bpf.o, base64, with its sha256 (also put in HEX
+ * for the spec's attach entry). */
+static json_t *job_objects(char hex[SHA256_HEX_LEN])
+{
+	json_t *objects;
+	char *text, *b64;
 	size_t len;
 
 	assert_int_equal(util_read_file(BPF_DIR "/xdp_basic.bpf.o", 1 << 24, &text, &len), 0);
 	util_sha256_hex(text, len, hex);
 	b64 = util_base64_encode(text, len);
+	objects = json_pack("{s:{s:s, s:s}}", "xdp_basic.bpf.o", "sha256", hex, "data", b64);
+	free(text);
+	free(b64);
+	return objects;
+}
+
+static json_t *job_msg(int id, int duration_ms)
+{
+	char hex[SHA256_HEX_LEN];
+	json_t *objects = job_objects(hex), *msg;
+
 	msg = proto_msg_new("job");
 	json_object_set_new(msg, "job", json_pack(
 		"{s:i, s:i, s:{s:[s,s], s:{s:s, s:s, s:{s:i, s:s, s:i}, s:i, s:i, s:i},"
@@ -186,10 +225,7 @@ static json_t *job_msg(int id, int duration_ms)
 		"attach", "port", "b", "hook", "xdp", "mode", "native",
 		"object", "xdp_basic.bpf.o", "program", "xdp_drop", "sha256", hex,
 		"metrics", "port.rx_pps", "prog.ns_per_run"));
-	json_object_set_new(msg, "objects", json_pack("{s:{s:s, s:s}}", "xdp_basic.bpf.o",
-						      "sha256", hex, "data", b64));
-	free(text);
-	free(b64);
+	json_object_set_new(msg, "objects", objects);
 	return msg;
 }
 
@@ -200,6 +236,45 @@ static bool spooled(struct fixture *f, const char *id)
 
 	snprintf(path, sizeof(path), "%s/job-%s.json", f->spool, id);
 	return !stat(path, &st);
+}
+
+/* A probe that keeps the agent's loop listening for 1200 ms under the 200 ms heartbeat:
+ * longer than the liveness, as a stopped process (SIGSTOP) would be. */
+static void send_gap_probe(struct fixture *f, int probe)
+{
+	json_t *m = proto_msg_new("probe");
+
+	json_object_set_new(m, "probe", json_integer(probe));
+	json_object_set_new(m, "nonces", json_object());
+	json_object_set_new(m, "send_after_ms", json_integer(0));
+	json_object_set_new(m, "listen_ms", json_integer(1200));
+	coord_send(f, m);
+}
+
+/* After the gap: the probe's report, then a hello again that claims no job (returned,
+ * for more checks). Anything but heartbeats and progress in between fails in expect(). */
+static json_t *expect_hello_after_gap(struct fixture *f)
+{
+	json_t *m;
+
+	json_decref(expect(f, "probe_report", 3000));
+	m = expect(f, "hello", 4000);
+	assert_null(json_object_get(m, "job"));
+	return m;
+}
+
+/* Job ID (DURATION_MS long) is accepted, not refused as busy, and its result comes. */
+static void run_job(struct fixture *f, int id, int duration_ms)
+{
+	json_t *m;
+
+	coord_send(f, job_msg(id, duration_ms));
+	m = expect(f, "accept", 2000);
+	assert_int_equal(proto_get_int(m, "job", 0), id);
+	json_decref(m);
+	m = expect(f, "result", 5000);
+	assert_int_equal(proto_get_int(m, "job", 0), id);
+	json_decref(m);
 }
 
 static void test_agent_session(void **state)
@@ -283,9 +358,7 @@ static void test_agent_session(void **state)
 	m = expect(&f, "result", 2000);
 	assert_int_equal(proto_get_int(m, "job", 0), 7);
 	json_decref(m);
-	m = proto_msg_new("ack");
-	json_object_set_new(m, "job", json_integer(7));
-	coord_send(&f, m);
+	coord_send(&f, job_ref_msg("ack", 7));
 	for (i = 0; i < 50 && spooled(&f, "7"); i++)
 		usleep(20 * 1000);
 	assert_false(spooled(&f, "7"));
@@ -302,16 +375,12 @@ static void test_agent_cancel_and_stop(void **state)
 	size_t len;
 
 	SKIP_UNLESS_LAB();
-	start(&f);
-	json_decref(expect(&f, "hello", 3000));
-	welcome(&f);
+	start_welcomed(&f);
 	coord_send(&f, job_msg(21, 20000));
 	json_decref(expect(&f, "accept", 2000));
 	json_decref(expect(&f, "progress", 3000));	/* prepare */
 	json_decref(expect(&f, "progress", 3000));	/* rate 1/20 */
-	m = proto_msg_new("cancel");
-	json_object_set_new(m, "job", json_integer(21));
-	coord_send(&f, m);
+	coord_send(&f, job_ref_msg("cancel", 21));
 	t = util_mono_ms();
 	m = expect(&f, "result", 2000);
 	assert_true(util_mono_ms() - t < 1500);
@@ -338,17 +407,8 @@ static void test_agent_cancel_and_stop(void **state)
 		assert_non_null(strstr(text, "\"cancelled\""));
 		free(text);
 	}
-	/* stop() would signal again; finish by hand */
-	agent_destroy(&f.agent);
-	close(f.stop_fd);
-	{
-		int zero = 0;
-
-		zmq_setsockopt(f.router, ZMQ_LINGER, &zero, sizeof(zero));
-	}
-	zmq_close(f.router);
-	zmq_ctx_term(f.zctx);
-	lab_sh("rm -rf %s", f.spool);
+	/* stop() would signal again; the thread is joined already */
+	release(&f);
 }
 
 /* The agent's loop reads nothing for longer than the liveness (here a probe that listens
@@ -358,33 +418,16 @@ static void test_agent_cancel_and_stop(void **state)
 static void test_agent_stale_job_dropped(void **state)
 {
 	struct fixture f;
-	json_t *m;
 
 	SKIP_UNLESS_LAB();
-	start(&f);
-	json_decref(expect(&f, "hello", 3000));
-	welcome(&f);
-	m = proto_msg_new("probe");
-	json_object_set_new(m, "probe", json_integer(1));
-	json_object_set_new(m, "nonces", json_object());
-	json_object_set_new(m, "send_after_ms", json_integer(0));
-	json_object_set_new(m, "listen_ms", json_integer(1200));
-	coord_send(&f, m);
+	start_welcomed(&f);
+	send_gap_probe(&f, 1);
 	coord_send(&f, job_msg(31, 1000));	/* waits while the loop is blocked */
-	json_decref(expect(&f, "probe_report", 3000));
-	/* no accept: expect() fails on anything but heartbeats and progress */
-	m = expect(&f, "hello", 4000);
-	assert_null(json_object_get(m, "job"));
-	json_decref(m);
+	/* job 31 is dropped unread: no accept before the hello */
+	json_decref(expect_hello_after_gap(&f));
 	welcome(&f);
 	/* idle: the next job is accepted, not refused as busy */
-	coord_send(&f, job_msg(32, 500));
-	m = expect(&f, "accept", 2000);
-	assert_int_equal(proto_get_int(m, "job", 0), 32);
-	json_decref(m);
-	m = expect(&f, "result", 5000);
-	assert_int_equal(proto_get_int(m, "job", 0), 32);
-	json_decref(m);
+	run_job(&f, 32, 500);
 	stop(&f);
 }
 
@@ -397,33 +440,18 @@ static void test_agent_gap_discards_job(void **state)
 	json_t *m;
 
 	SKIP_UNLESS_LAB();
-	start(&f);
-	json_decref(expect(&f, "hello", 3000));
-	welcome(&f);
+	start_welcomed(&f);
 	coord_send(&f, job_msg(33, 3000));
 	json_decref(expect(&f, "accept", 2000));
-	m = proto_msg_new("probe");
-	json_object_set_new(m, "probe", json_integer(2));
-	json_object_set_new(m, "nonces", json_object());
-	json_object_set_new(m, "send_after_ms", json_integer(0));
-	json_object_set_new(m, "listen_ms", json_integer(1200));
-	coord_send(&f, m);
+	send_gap_probe(&f, 2);
 	coord_send(&f, proto_msg_new("heartbeat"));	/* read after the gap */
-	json_decref(expect(&f, "probe_report", 3000));
-	/* no result: expect() fails on anything but heartbeats and progress */
-	m = expect(&f, "hello", 4000);
-	assert_null(json_object_get(m, "job"));
+	/* job 33 is discarded: no result before the hello, none spooled */
+	m = expect_hello_after_gap(&f);
 	assert_int_equal(json_array_size(json_object_get(m, "spooled")), 0);
 	json_decref(m);
 	welcome(&f);
 	assert_false(spooled(&f, "33"));
-	coord_send(&f, job_msg(34, 500));
-	m = expect(&f, "accept", 2000);
-	assert_int_equal(proto_get_int(m, "job", 0), 34);
-	json_decref(m);
-	m = expect(&f, "result", 5000);
-	assert_int_equal(proto_get_int(m, "job", 0), 34);
-	json_decref(m);
+	run_job(&f, 34, 500);
 	assert_false(spooled(&f, "33"));
 	stop(&f);
 }
@@ -435,20 +463,14 @@ static void test_agent_gap_discards_job(void **state)
 static void test_agent_pair_broken(void **state)
 {
 	static const char why[] = "job 40 on 'h1' was lost: its host went silent";
-	char hex[SHA256_HEX_LEN], *text, *b64;
+	char hex[SHA256_HEX_LEN];
 	struct fixture f;
-	json_t *m;
-	size_t len;
+	json_t *m, *objects;
 	int64_t t;
 
 	SKIP_UNLESS_LAB();
-	assert_int_equal(util_read_file(BPF_DIR "/xdp_basic.bpf.o", 1 << 24, &text, &len), 0);
-	util_sha256_hex(text, len, hex);
-	b64 = util_base64_encode(text, len);
-	free(text);
-	start(&f);
-	json_decref(expect(&f, "hello", 3000));
-	welcome(&f);
+	objects = job_objects(hex);
+	start_welcomed(&f);
 	m = proto_msg_new("job");
 	json_object_set_new(m, "job", json_pack(
 		"{s:i, s:i, s:{s:[s], s:{s:s, s:{s:i, s:s, s:i}, s:i, s:i, s:i},"
@@ -462,15 +484,11 @@ static void test_agent_pair_broken(void **state)
 		"metrics", "port.rx_pps",
 		"pair", "role", "dut", "peer", "h1", "link", "generator", "a", "dut", "b",
 		"barrier_ms", 5000));
-	json_object_set_new(m, "objects", json_pack("{s:{s:s, s:s}}", "xdp_basic.bpf.o",
-						    "sha256", hex, "data", b64));
-	free(b64);
+	json_object_set_new(m, "objects", objects);
 	coord_send(&f, m);
 	json_decref(expect(&f, "accept", 2000));
 	json_decref(expect(&f, "ready", 3000));
-	m = proto_msg_new("go");
-	json_object_set_new(m, "job", json_integer(41));
-	coord_send(&f, m);
+	coord_send(&f, job_ref_msg("go", 41));
 	/* into the rate window: a progress message of it */
 	for (;;) {
 		m = coord_recv(&f, 3000);
@@ -482,8 +500,7 @@ static void test_agent_pair_broken(void **state)
 		}
 		json_decref(m);
 	}
-	m = proto_msg_new("go");
-	json_object_set_new(m, "job", json_integer(41));
+	m = job_ref_msg("go", 41);
 	json_object_set_new(m, "abort", json_string(why));
 	coord_send(&f, m);
 	t = util_mono_ms();
