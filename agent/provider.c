@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
@@ -15,6 +16,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "kernel_list.h"
 #include "log.h"
 #include "util.h"
 
@@ -29,17 +31,24 @@ void provider_config_release(struct provider_config *cfg)
 	memset(cfg, 0, sizeof(*cfg));
 }
 
-bool provider_release_ok(const char *text)
+/* Whether the N bytes at S may name a kernel release (provider_release_ok). */
+static bool release_ok(const char *s, size_t n)
 {
-	size_t i, n = text ? strlen(text) : 0;
+	size_t i;
 
-	if (!n || n > PROVIDER_RELEASE_MAX || text[0] == '-' || text[0] == '.')
+	if (!n || n > PROVIDER_RELEASE_MAX || s[0] == '-' || s[0] == '.')
 		return false;
 	for (i = 0; i < n; i++)
-		if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._+~-",
-			    text[i]))
+		if (!s[i] ||
+		    !strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._+~-",
+			    s[i]))
 			return false;
 	return true;
+}
+
+bool provider_release_ok(const char *text)
+{
+	return text && release_ok(text, strlen(text));
 }
 
 /* Start CFG's command with the words ARG1 and ARG2 (may be NULL) appended; its stdout
@@ -170,37 +179,23 @@ static void kill_reap(pid_t pid)
 		;
 }
 
-int provider_list_parse(const char *cmd, char *text, size_t len, json_t *kernels,
+int provider_list_parse(const char *cmd, const char *text, size_t len, json_t *kernels,
 			char *why, size_t why_len)
 {
-	char *save = NULL, *line;
-	size_t i;
-	json_t *k;
+	char what[PATH_MAX + 32];
+	const struct kernel_list_opts opts = {
+		.what = what,
+		.drop_repeats = true,
+		.name_ok = release_ok,
+		.name_is = "a kernel release",
+		.max_names = PROVIDER_MAX_KERNELS,
+		.too_many = -E2BIG,
+	};
 
-	if (strlen(text) != len)
-		return util_seterr(why, why_len, -EINVAL, "kernel provider '%s' list: a NUL "
-				   "byte in its output", cmd);
-	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		bool seen = false;
-
-		line[strcspn(line, "\r")] = '\0';
-		while (*line == ' ' || *line == '\t')
-			line++;
-		line[strcspn(line, " \t")] = '\0';
-		if (!*line)
-			continue;
-		if (!provider_release_ok(line))
-			return util_seterr(why, why_len, -EINVAL, "kernel provider '%s' list: "
-					   "'%.64s' is not a kernel release", cmd, line);
-		json_array_foreach(kernels, i, k)
-			seen |= !strcmp(json_string_value(k), line);
-		if (!seen && json_array_size(kernels) >= PROVIDER_MAX_KERNELS)
-			return util_seterr(why, why_len, -E2BIG, "kernel provider '%s' list: "
-					   "more than %d kernels", cmd, PROVIDER_MAX_KERNELS);
-		if (!seen && json_array_append_new(kernels, json_string(line)))
-			return util_seterr(why, why_len, -ENOMEM, "out of memory");
-	}
-	return 0;
+	snprintf(what, sizeof(what), "kernel provider '%s' list", cmd);
+	if (memchr(text, '\0', len))	/* anywhere: before any name is taken */
+		return util_seterr(why, why_len, -EINVAL, "%s: a NUL byte in its output", what);
+	return kernel_list_scan(text, len, &opts, kernels, why, why_len);
 }
 
 int provider_list(const struct provider_config *cfg, json_t **kernels, char *why,
@@ -276,8 +271,7 @@ int provider_list(const struct provider_config *cfg, json_t **kernels, char *why
 		err = util_seterr(why, why_len, -E2BIG, "kernel provider '%s' list: more than "
 				  "%u bytes of output", cmd, PROVIDER_MAX_OUTPUT);
 	else
-		err = provider_list_parse(cmd, out ? out : (char *)"", out_len, *kernels, why,
-					  why_len);
+		err = provider_list_parse(cmd, out ? out : "", out_len, *kernels, why, why_len);
 	if (err) {
 		json_decref(*kernels);
 		*kernels = NULL;

@@ -51,11 +51,12 @@ int provider_list(const struct provider_config *cfg, json_t **kernels, char *why
 		  size_t why_len);
 
 /* The parser of `CMD list` output, for provider_list() and tests: the LEN bytes of TEXT
- * (NUL-terminated at TEXT[LEN], cut into lines in place) split into lines, the first
- * word of each non-blank one appended to KERNELS unless it is there. Returns 0, or
- * -EINVAL (a word that is not a release, a NUL byte), -E2BIG (more than
- * PROVIDER_MAX_KERNELS) or -ENOMEM, with WHY naming CMD. */
-int provider_list_parse(const char *cmd, char *text, size_t len, json_t *kernels,
+ * split into lines, the first word of each non-blank one appended to KERNELS unless it
+ * is there (kernel_list_scan of lib/kernel_list.h: no comments, repeats dropped, names
+ * by provider_release_ok). Returns 0, or -EINVAL (a word that is not a release, a NUL
+ * byte anywhere: then nothing is appended), -E2BIG (more than PROVIDER_MAX_KERNELS) or
+ * -ENOMEM, with WHY naming CMD. */
+int provider_list_parse(const char *cmd, const char *text, size_t len, json_t *kernels,
 			char *why, size_t why_len);
 
 /* A running `CMD boot RELEASE`. */

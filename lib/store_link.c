@@ -18,18 +18,22 @@ const char *store_link_errmsg(void)
 	return errbuf;
 }
 
+/* The connection's last error as "cannot WHAT: SQLite's message", mapped to -errno as
+ * lib/store.c maps it (sql_errno: a constraint is -EINVAL, a full disk -ENOSPC, ...;
+ * -EIO when SQLite says nothing more). */
 static int sql_err(sqlite3 *db, const char *what)
 {
-	int rc = sqlite3_extended_errcode(db);
+	int err = sql_errno(sqlite3_extended_errcode(db));
 
 	snprintf(errbuf, sizeof(errbuf), "cannot %s: %s", what, sqlite3_errmsg(db));
-	switch (rc & 0xff) {
-	case SQLITE_FULL: return -ENOSPC;
-	case SQLITE_READONLY: return -EROFS;
-	case SQLITE_NOMEM: return -ENOMEM;
-	case SQLITE_BUSY: return -EBUSY;
-	default: return -EIO;
-	}
+	return err ? err : -EIO;
+}
+
+/* -ENOENT with "unknown job JOB_ID" (lib/store.c's words). */
+static int unknown_job(int64_t job_id)
+{
+	snprintf(errbuf, sizeof(errbuf), "unknown job %lld", (long long)job_id);
+	return -ENOENT;
 }
 
 /* Commit when ERR is 0; roll back when it is not or when the commit fails (WHAT: the
@@ -94,10 +98,12 @@ json_t *store_query_links(struct store *store)
 		      "l.host_b, l.discovered_ms FROM links l JOIN hosts ha ON ha.id = l.host_a "
 		      "JOIN hosts hb ON hb.id = l.host_b ORDER BY l.id", link_cols,
 		      ARRAY_SIZE(link_cols), &arr, "");
-	if (rc == SQLITE_NOMEM)
+	if (rc == SQLITE_NOMEM) {	/* a row that could not be made: not SQLite's error */
+		snprintf(errbuf, sizeof(errbuf), "cannot read the links: out of memory");
 		errno = ENOMEM;
-	else if (rc != SQLITE_OK)
+	} else if (rc != SQLITE_OK) {
 		errno = -sql_err(db, "read the links");
+	}
 	return arr;
 }
 
@@ -136,7 +142,7 @@ int store_job_error(struct store *store, int64_t job_id, char *out, size_t len)
 	rc = sql_first(db, "SELECT coalesce(error, '') FROM jobs WHERE id = ?1", &st, "i",
 		       job_id);
 	if (rc == SQLITE_DONE)
-		return -ENOENT;
+		return unknown_job(job_id);
 	if (rc != SQLITE_ROW)
 		return sql_err(db, "read a job's error");
 	e = (const char *)sqlite3_column_text(st, 0);
@@ -214,7 +220,7 @@ int store_job_state(struct store *store, int64_t job_id, char state[16])
 
 	rc = sql_first(db, "SELECT state FROM jobs WHERE id = ?1", &st, "i", job_id);
 	if (rc == SQLITE_DONE)
-		return -ENOENT;
+		return unknown_job(job_id);
 	if (rc != SQLITE_ROW)
 		return sql_err(db, "read a job's state");
 	snprintf(state, 16, "%s", (const char *)sqlite3_column_text(st, 0));

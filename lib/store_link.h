@@ -3,7 +3,8 @@
  *
  * Used by the coordinator (coordinator/link.c: discovery, submit of a two-host plan, the
  * barrier) and by the CLI with --db. Runs on the store's connection (store_db), in the
- * store's thread. Errors return -errno with the reason in store_link_errmsg().
+ * store's thread. Errors return -errno, from SQLite's result as lib/store.c maps it
+ * (sql_errno, docs/store.md "Errors"), with the reason in store_link_errmsg().
  */
 #ifndef BPFLAB_STORE_LINK_H
 #define BPFLAB_STORE_LINK_H
@@ -23,7 +24,8 @@ struct store_link {
 };
 
 /* Replace every stored link by the N of LINKS (each stored once, lower end first), all
- * in one transaction, at NOW_MS. Returns 0 or -errno. */
+ * in one transaction, at NOW_MS. Returns 0, -EINVAL for a link of an unknown host (no
+ * link changes), or -errno. */
 int store_links_replace(struct store *store, const struct store_link *links, int n,
 			int64_t now_ms);
 /* The stored links: a new array of {"id", "host_a", "port_a", "host_b", "port_b",

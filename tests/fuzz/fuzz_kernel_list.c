@@ -1,5 +1,6 @@
 /* fuzz_kernel_list.c - libFuzzer target for `bpflab bisect start --kernels FILE`
- * (kernel_list_parse() in lib/kernel_list.c, docs/bisect.md).
+ * (kernel_list_parse() in lib/kernel_list.c, over the kernel_list_scan() that
+ * agent/provider.c shares, docs/bisect.md).
  *
  * The input is the file. Checked beyond "no crash":
  *  - an accepted list holds at most KERNEL_LIST_MAX names, each 1..KERNEL_LIST_NAME_MAX

@@ -1,12 +1,13 @@
 /* fuzz_provider_list.c - libFuzzer target for what a kernel provider prints for `list`
- * (provider_list_parse() in agent/provider.c, docs/agent.md "Kernel provider").
+ * (provider_list_parse() in agent/provider.c over kernel_list_scan() of lib/kernel_list.c,
+ * docs/agent.md "Kernel provider").
  *
  * The input is the command's stdout. Checked beyond "no crash":
  *  - an accepted list holds at most PROVIDER_MAX_KERNELS strings, each one that
  *    provider_release_ok() takes, no two the same, each the first word of an input line,
  *    in the order of the lines;
  *  - round trip: the list printed one a line parses to the same list;
- *  - a refusal names the command.
+ *  - a refusal names the command; an output with a NUL byte is refused whole.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -41,23 +42,24 @@ static bool first_word_after(const char *text, size_t len, const char *word, siz
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	char *text = malloc(size + 1), why[512] = "", *again_text = NULL;
+	const char *text = (const char *)data;
 	json_t *kernels = json_array(), *again = json_array(), *k, *k2;
+	char why[512] = "", *again_text = NULL;
 	size_t i, j, from = 0, again_len = 0;
 	FILE *f;
 
-	if (!text || !kernels || !again)
+	if (!kernels || !again)
 		abort();
-	memcpy(text, data, size);
-	text[size] = '\0';
 	if (provider_list_parse(CMD, text, size, kernels, why, sizeof(why))) {
 		if (!strstr(why, "'" CMD "'"))
 			abort();
+		/* a NUL byte refuses the whole output: nothing was taken */
+		if (memchr(text, '\0', size) && json_array_size(kernels))
+			abort();
 		goto out;
 	}
-	if (json_array_size(kernels) > PROVIDER_MAX_KERNELS)
+	if (json_array_size(kernels) > PROVIDER_MAX_KERNELS || memchr(text, '\0', size))
 		abort();
-	memcpy(text, data, size);	/* the parser cut it up */
 	f = open_memstream(&again_text, &again_len);
 	if (!f)
 		abort();
@@ -80,6 +82,5 @@ out:
 	free(again_text);
 	json_decref(again);
 	json_decref(kernels);
-	free(text);
 	return 0;
 }

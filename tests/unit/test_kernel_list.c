@@ -1,6 +1,8 @@
 /* test_kernel_list.c - unit tests for lib/kernel_list.c, the --kernels FILE of
  * `bpflab bisect start` (docs/bisect.md), including what cli/bisect.c's fgets loop got
- * wrong before it moved there (tests/fuzz/fuzz_kernel_list.c checks the rest).
+ * wrong before it moved there (tests/fuzz/fuzz_kernel_list.c checks the rest), and the
+ * scanner's other options, those of a kernel provider's list (agent/provider.c; its
+ * own tests are in test_agent_provider.c).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -99,12 +101,51 @@ static void test_kernel_list_max(void **state)
 	free(text);
 }
 
+/* Whether the N bytes at S are digits (a name_ok of the test's own). */
+static bool digits(const char *s, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (s[i] < '0' || s[i] > '9')
+			return false;
+	return n > 0;
+}
+
+/* kernel_list_scan with the other options (those of agent/provider.c): names appended
+ * to those already there, a repeat of any dropped, '#' part of a word, the caller's
+ * name check, limit and errno, messages without a line number. */
+static void test_kernel_list_scan(void **state)
+{
+	const struct kernel_list_opts opts = {
+		.what = "list", .drop_repeats = true, .name_ok = digits, .name_is = "a number",
+		.max_names = 3, .too_many = -E2BIG,
+	};
+	json_t *k = json_pack("[s]", "1");
+	char err[256] = "";
+
+	assert_non_null(k);
+	assert_int_equal(kernel_list_scan("2\n1\n\t2 x\r\n\n", 11, &opts, k, err, sizeof(err)),
+			 0);
+	assert_int_equal(json_array_size(k), 2);
+	assert_string_equal(json_string_value(json_array_get(k, 1)), "2");
+	assert_int_equal(kernel_list_scan("3#x\n", 4, &opts, k, err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "list: '3#x' is not a number");
+	/* the lines before the refused one stay appended */
+	assert_int_equal(kernel_list_scan("3\n2\n4\n", 6, &opts, k, err, sizeof(err)), -E2BIG);
+	assert_string_equal(err, "list: more than 3 kernels");
+	assert_int_equal(json_array_size(k), 3);
+	assert_string_equal(json_string_value(json_array_get(k, 2)), "3");
+	json_decref(k);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_kernel_list_ok),
 		cmocka_unit_test(test_kernel_list_bad),
 		cmocka_unit_test(test_kernel_list_max),
+		cmocka_unit_test(test_kernel_list_scan),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,10 +1,12 @@
 /* test_store_link.c - unit tests for lib/store_link.c on real SQLite: a discovery's links
  * are stored once per pair of ends (lower end first, duplicates and reversed reports
  * folded), a new discovery replaces the old rows in one transaction (a failing row keeps
- * the previous links whole), store_query_links names both hosts; and the pair queries:
- * store_job_partner finds the other side of a two-host job (same run and seq, other host)
- * and refuses a job that is no side of a pair; store_job_state, store_job_error and
- * store_job_last_attempt read a job; store_pair_requeue queues a failed pair side again.
+ * the previous links whole), store_query_links names both hosts; errors are the -errno
+ * of lib/store.c (a foreign key -EINVAL, a read-only database -EROFS); and the pair
+ * queries: store_job_partner finds the other side of a two-host job (same run and seq,
+ * other host) and refuses a job that is no side of a pair; store_job_state,
+ * store_job_error and store_job_last_attempt read a job; store_pair_requeue queues a
+ * failed pair side again.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -126,9 +128,11 @@ static void test_store_links_replace(void **state)
 	links_text(f->st, text, sizeof(text));
 	assert_string_equal(text, "h1.x-h2.x");
 
-	/* one row that cannot be stored: the previous discovery stays whole */
-	assert_int_equal(store_links_replace(f->st, bad, 2, 7000), -EIO);
-	assert_non_null(strstr(store_link_errmsg(), "cannot store a link"));
+	/* one row that cannot be stored: the previous discovery stays whole; a foreign key
+	 * is bad input, -EINVAL as in lib/store.c */
+	assert_int_equal(store_links_replace(f->st, bad, 2, 7000), -EINVAL);
+	assert_string_equal(store_link_errmsg(), "cannot store a link: FOREIGN KEY constraint "
+			    "failed");
 	links_text(f->st, text, sizeof(text));
 	assert_string_equal(text, "h1.x-h2.x");
 
@@ -215,6 +219,7 @@ static void test_store_job_partner(void **state)
 	assert_int_equal(store_job_state(f->st, ids[0], st), 0);
 	assert_string_equal(st, "queued");
 	assert_int_equal(store_job_state(f->st, 424242, st), -ENOENT);
+	assert_string_equal(store_link_errmsg(), "unknown job 424242");
 
 	/* a job's error, first line only ("" without one) */
 	{
@@ -230,7 +235,9 @@ static void test_store_job_partner(void **state)
 		sqlite3_close(db);
 		assert_int_equal(store_job_error(f->st, ids[1], e, sizeof(e)), 0);
 		assert_string_equal(e, "cannot load program 'x'");
+		store_job_partner(f->st, ids[2], &partner, &host);	/* another message */
 		assert_int_equal(store_job_error(f->st, 424242, e, sizeof(e)), -ENOENT);
+		assert_string_equal(store_link_errmsg(), "unknown job 424242");
 	}
 }
 
@@ -283,10 +290,31 @@ static void test_store_pair_requeue(void **state)
 	assert_int_equal(lost, 1);
 }
 
+/* A read-only store: a discovery cannot be stored (-EROFS and SQLite's words, as
+ * lib/store.c says it), the stored links can still be read. */
+static void test_store_links_readonly(void **state)
+{
+	struct fixture *f = *state;
+	const struct store_link one[] = { { f->h1, "x", f->h2, "y" } };
+	char text[256], err[256] = "";
+
+	assert_int_equal(store_links_replace(f->st, one, 1, 5000), 0);
+	store_close(&f->st);
+	f->st = store_open(f->db, true, err, sizeof(err));
+	if (!f->st)
+		fail_msg("store_open: %s", err);
+	assert_int_equal(store_links_replace(f->st, NULL, 0, 6000), -EROFS);
+	assert_string_equal(store_link_errmsg(), "cannot store the links: attempt to write a "
+			    "readonly database");
+	links_text(f->st, text, sizeof(text));
+	assert_string_equal(text, "h1.x-h2.y");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_store_links_replace, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_store_links_readonly, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_store_job_partner, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_store_pair_requeue, setup, teardown),
 	};
