@@ -527,21 +527,27 @@ static int provide(const char *provider, const char *kernel)
 	return ret;
 }
 
+/* The hosts handed out in one step (a confirmation measures two kernels): each must
+ * keep its kernel for the step, so none is switched to another. Owned by the step,
+ * zeroed before its first host_with_kernel. */
+struct step_hosts {
+	char name[2][128];
+	const char *skip[2];		/* name[i], for cli_host_offering */
+	int n;
+};
+
 /* A connected host running KERNEL, into OUT: one that is there, or else a connected
  * idle host whose agent's kernel provider offers KERNEL, switched to it (host boot,
- * waiting up to 300 s), or else one the provider PROVIDER (NULL: none)
- * brings up. -ENOENT when there is none (the kernel is to be skipped).
+ * waiting up to 300 s; never one of the step's HANDED hosts), or else one the provider
+ * PROVIDER (NULL: none) brings up. The host found is added to HANDED. -ENOENT when
+ * there is none (the kernel is to be skipped).
  * The provider is told about a kernel that a host already runs too (it must then do
  * nothing but exit 0), so that it knows which hosts are in use: the lab's guest-up
  * stops the least recently used guests first. */
-static int host_with_kernel(const char *provider, const char *kernel, char *out, size_t len)
+static int host_with_kernel(const char *provider, const char *kernel,
+			    struct step_hosts *handed, char *out, size_t len)
 {
 	const int boot_wait_s = 300;	/* for a host that switches itself (host boot) */
-	/* hosts handed out by this process (one step: a confirmation asks for two
-	 * kernels), which must keep their kernel: never switched */
-	static char handed[8][256];
-	static const char *skip[8];
-	static int n_handed;
 	int err = host_running(kernel, out, len), i;
 
 	if (!err && provider && *provider && provide(provider, kernel))
@@ -552,7 +558,7 @@ static int host_with_kernel(const char *provider, const char *kernel, char *out,
 	if (err != -ENOENT)
 		return err;
 	/* a host of the lab that can switch itself (docs/agent.md, "Kernel provider") */
-	err = cli_host_offering(kernel, skip, n_handed, out, len);
+	err = cli_host_offering(kernel, handed->skip, handed->n, out, len);
 	if (err == -EIO)
 		return err;
 	if (!err) {
@@ -585,10 +591,10 @@ static int host_with_kernel(const char *provider, const char *kernel, char *out,
 		"%d s\n", kernel, BISECT_HOST_WAIT_S);
 	return -ENOENT;
 found:
-	if (n_handed < 8) {
-		snprintf(handed[n_handed], sizeof(handed[0]), "%s", out);
-		skip[n_handed] = handed[n_handed];
-		n_handed++;
+	if (handed->n < (int)ARRAY_SIZE(handed->name)) {
+		snprintf(handed->name[handed->n], sizeof(handed->name[0]), "%s", out);
+		handed->skip[handed->n] = handed->name[handed->n];
+		handed->n++;
 	}
 	return 0;
 }
@@ -752,25 +758,27 @@ static int do_run(int argc, char **argv)
 			 o.dir, &r);
 	ret = m == BISECT_GOOD ? 0 : m == BISECT_BAD ? 1 : EXIT_SKIP;
 	if (cli.json) {
-		json_t *j = json_pack("{s:s, s:s, s:i, s:I, s:I, s:f, s:f, s:f, s:s, s:s, s:I}",
-				      "kernel", o.kernel, "verdict", bisect_mark_name(m),
+		json_t *j = json_pack("{s:s, s:s, s:i, s:I, s:I, s:f, s:f, s:f, s:s, s:b, s:s, "
+				      "s:I}", "kernel", o.kernel, "verdict", bisect_mark_name(m),
 				      "exit", ret, "n_baseline", (json_int_t)n_base,
 				      "n", (json_int_t)n_cur, "mean_baseline", r.mean_a,
 				      "mean", r.mean_b, "delta_pct", r.delta_pct,
-				      "compare", compare_verdict_name(r.verdict), "timing", tm_cur,
+				      "compare", compare_verdict_name(r.verdict),
+				      "exact", r.test == COMPARE_TEST_CONSTANT, "timing", tm_cur,
 				      "run", (json_int_t)run);
 
 		if (j)
 			cli_print_json(j);
 		json_decref(j);
 	} else {
-		char rtext[32] = "";
+		char rtext[32] = "", p[32];
 
 		if (run)
 			snprintf(rtext, sizeof(rtext), ", run %lld", run);
-		printf("%s: %s %s: %.6g -> %.6g %s (%+.2f %%, %s, p %.3g, %zu vs %zu, %s%s): "
+		printf("%s: %s %s: %.6g -> %.6g %s (%+.2f %%, %s, %s, %zu vs %zu, %s%s): "
 		       "%s\n", o.kernel, o.metric, o.variant ? o.variant : "", r.mean_a, r.mean_b,
-		       unit, r.delta_pct, compare_verdict_name(r.verdict), r.p, n_base, n_cur,
+		       unit, r.delta_pct, compare_verdict_name(r.verdict),
+		       compare_p_text(r.test, r.p, p, sizeof(p)), n_base, n_cur,
 		       tm_cur, rtext, m == BISECT_SKIP ? "cannot tell" : bisect_mark_name(m));
 	}
 out:
@@ -1013,6 +1021,7 @@ static void print_result(const struct bisect *b)
 {
 	FILE *out = text_out();
 	struct bisect_result r;
+	char p[32];
 
 	if (bisect_result(b, &r))
 		return;
@@ -1023,11 +1032,13 @@ static void print_result(const struct bisect *b)
 	else
 		fprintf(out, "first bad kernel: '%s' (good neighbour '%s')\n",
 			bisect_kernel(b, r.bad), bisect_kernel(b, r.good));
-	fprintf(out, "  %.6g (n %zu) -> %.6g (n %zu): %+.2f %%, p %.3g\n", r.mean_good,
-		r.n_good, r.mean_bad, r.n_bad, r.delta_pct, r.p);
+	fprintf(out, "  %.6g (n %zu) -> %.6g (n %zu): %+.2f %%, %s\n", r.mean_good,
+		r.n_good, r.mean_bad, r.n_bad, r.delta_pct,
+		compare_p_text(r.test, r.p, p, sizeof(p)));
 	if (r.confirm)
-		fprintf(out, "  confirmation %s (%+.2f %%, p %.3g)\n",
-			bisect_confirm_name(r.confirm), r.confirm_delta_pct, r.confirm_p);
+		fprintf(out, "  confirmation %s (%+.2f %%, %s)\n",
+			bisect_confirm_name(r.confirm), r.confirm_delta_pct,
+			compare_p_text(r.confirm_test, r.confirm_p, p, sizeof(p)));
 }
 
 static int do_status(int argc, char **argv)
@@ -1106,7 +1117,9 @@ static int do_log(int argc, char **argv)
 		snprintf(c[2], 32, "%u", s->n_total);
 		snprintf(c[3], 32, "%.6g", s->mean);
 		snprintf(c[4], 32, isnan(s->delta_good_pct) ? "-" : "%+.2f", s->delta_good_pct);
-		if (!isnan(s->p_good)) {
+		if (s->test_good == COMPARE_TEST_CONSTANT) {
+			cells[6] = "exact";
+		} else if (!isnan(s->p_good)) {
 			snprintf(p, sizeof(p), "%.3g", s->p_good);
 			cells[6] = p;
 		}
@@ -1133,10 +1146,11 @@ static int end_of(const struct bisect *b, json_t **end)
 	if (bisect_state(b) != BISECT_DONE && bisect_state(b) != BISECT_FAILED)
 		return 0;
 	if (!bisect_result(b, &r))
-		res = json_pack("{s:s, s:s, s:b, s:f, s:f, s:f, s:f, s:s}", "first_bad",
+		res = json_pack("{s:s, s:s, s:b, s:f, s:f, s:f, s:f, s:b, s:s}", "first_bad",
 				bisect_kernel(b, r.bad), "good", bisect_kernel(b, r.good),
 				"ambiguous", r.ambiguous, "mean_good", r.mean_good,
 				"mean_bad", r.mean_bad, "delta_pct", r.delta_pct, "p", r.p,
+				"exact", r.test == COMPARE_TEST_CONSTANT,
 				"confirm", bisect_confirm_name(r.confirm));
 	else
 		res = json_pack("{s:s}", "why", bisect_why(b));
@@ -1334,6 +1348,7 @@ static int run_plan(const json_t *ses, const struct bisect *b, const struct bise
 {
 	const json_t *opts = json_object_get(ses, "opts");
 	int ks[2] = { a->kernel, a->kernel2 }, i, err, ret = 0;
+	struct step_hosts handed = { 0 };
 	json_t *hosts = json_array();
 	char host[128], keep[2048];
 
@@ -1351,7 +1366,8 @@ static int run_plan(const json_t *ses, const struct bisect *b, const struct bise
 	for (i = 0; i < 2; i++) {
 		if (ks[i] < 0)
 			continue;
-		err = host_with_kernel(provider, bisect_kernel(b, ks[i]), host, sizeof(host));
+		err = host_with_kernel(provider, bisect_kernel(b, ks[i]), &handed, host,
+				       sizeof(host));
 		if (err == -ENOENT)
 			continue;
 		if (err) {

@@ -384,6 +384,8 @@ static json_t *compare_row(const struct series *a, const struct series *b,
 	json_object_set_new(o, "ci_hi_pct", num(r->ci_hi_pct));
 	json_object_set_new(o, "test", json_string(compare_test_name(r->test)));
 	json_object_set_new(o, "p", num(r->p));
+	/* both sides constant (icount): no test, p 1 or 0 by convention (docs/analysis.md) */
+	json_object_set_new(o, "exact", json_boolean(r->test == COMPARE_TEST_CONSTANT));
 	json_object_set_new(o, "verdict", json_string(compare_verdict_name(r->verdict)));
 	json_object_set_new(o, "change", json_string(compare_change_name(r->change)));
 	json_object_set_new(o, "more_reps", json_integer(r->more_reps));

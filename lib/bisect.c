@@ -44,6 +44,7 @@ struct bisect {
 	size_t conf_n[2];
 	enum bisect_confirm confirm;
 	double confirm_p, confirm_delta_pct;
+	enum compare_test confirm_test;
 	/* log */
 	struct bisect_step *steps;
 	int n_steps, cap_steps;
@@ -289,6 +290,7 @@ static int record_end(struct bisect *b, int kernel, const double *v, size_t n)
 	struct kernel_slot *k = &b->k[kernel];
 	struct bisect_step *s = step_new(b, kernel, b->end_round, n);
 	struct compare_result r;
+	char p[32];
 	int err;
 
 	if (!s)
@@ -326,13 +328,15 @@ static int record_end(struct bisect *b, int kernel, const double *v, size_t n)
 		return err;
 	}
 	s->p_good = r.p;
+	s->test_good = r.test;
 	s->v_good = r.verdict;
 	s->delta_good_pct = r.delta_pct;
+	compare_p_text(r.test, r.p, p, sizeof(p));
 	if (r.verdict == COMPARE_DIFFERENT) {
 		b->dir = sign(r.mean_b - r.mean_a);
 		b->state = BISECT_SEARCHING;
-		snprintf(s->why, sizeof(s->why), "ends DIFFERENT: %+.2f %% (p %.3g)",
-			 r.delta_pct, r.p);
+		snprintf(s->why, sizeof(s->why), "ends DIFFERENT: %+.2f %% (%s)", r.delta_pct,
+			 p);
 		step_commit(b, s);
 		search_continue(b);
 		return 0;
@@ -340,19 +344,19 @@ static int record_end(struct bisect *b, int kernel, const double *v, size_t n)
 	if (r.verdict == COMPARE_UNKNOWN && b->end_round < b->opts.max_extra_rounds) {
 		b->end_round++;
 		b->end_want[0] = b->end_want[1] = clamp_reps(b, r.more_reps);
-		snprintf(s->why, sizeof(s->why), "ends UNKNOWN (p %.3g): %u more each", r.p,
+		snprintf(s->why, sizeof(s->why), "ends UNKNOWN (%s): %u more each", p,
 			 b->end_want[0]);
 		step_commit(b, s);
 		return 0;
 	}
-	snprintf(s->why, sizeof(s->why), "ends %s: %+.2f %% (p %.3g)",
-		 compare_verdict_name(r.verdict), r.delta_pct, r.p);
+	snprintf(s->why, sizeof(s->why), "ends %s: %+.2f %% (%s)",
+		 compare_verdict_name(r.verdict), r.delta_pct, p);
 	step_commit(b, s);
 	b->state = BISECT_FAILED;
-	snprintf(b->why, sizeof(b->why), "good '%s' and bad '%s' %s (%+.2f %%, p %.3g): "
+	snprintf(b->why, sizeof(b->why), "good '%s' and bad '%s' %s (%+.2f %%, %s): "
 		 "nothing to bisect", b->k[b->good].name, b->k[b->bad].name,
 		 r.verdict == COMPARE_SAME ? "are the SAME" : "cannot be told apart",
-		 r.delta_pct, r.p);
+		 r.delta_pct, p);
 	return 0;
 }
 
@@ -362,6 +366,7 @@ static int classify(struct bisect *b, struct kernel_slot *k, struct bisect_step 
 {
 	const struct kernel_slot *g = &b->k[b->good], *bd = &b->k[b->bad];
 	struct compare_result rg, rb;
+	char pg[32], pb[32];
 	bool closer_good;
 	int err;
 
@@ -372,6 +377,8 @@ static int classify(struct bisect *b, struct kernel_slot *k, struct bisect_step 
 		return err;
 	s->p_good = rg.p;
 	s->p_bad = rb.p;
+	s->test_good = rg.test;
+	s->test_bad = rb.test;
 	s->v_good = rg.verdict;
 	s->v_bad = rb.verdict;
 	s->delta_good_pct = rg.delta_pct;
@@ -393,9 +400,11 @@ static int classify(struct bisect *b, struct kernel_slot *k, struct bisect_step 
 		s->mark = BISECT_GOOD;
 	else
 		s->mark = BISECT_MORE;
-	snprintf(s->why, sizeof(s->why), "%s as good (%+.2f %%, p %.3g), %s as bad (p %.3g)",
-		 compare_verdict_name(rg.verdict), rg.delta_pct, rg.p,
-		 compare_verdict_name(rb.verdict), rb.p);
+	snprintf(s->why, sizeof(s->why), "%s as good (%+.2f %%, %s), %s as bad (%s)",
+		 compare_verdict_name(rg.verdict), rg.delta_pct,
+		 compare_p_text(rg.test, rg.p, pg, sizeof(pg)),
+		 compare_verdict_name(rb.verdict),
+		 compare_p_text(rb.test, rb.p, pb, sizeof(pb)));
 	*rg_out = rg;
 	*rb_out = rb;
 	return 0;
@@ -496,6 +505,7 @@ static int record_confirm(struct bisect *b, int kernel, const double *v, size_t 
 	int side = b->conf_phase;
 	struct bisect_step *s = step_new(b, kernel, b->conf_round, n);
 	struct compare_result r;
+	char p[32];
 	size_t cap = 0;
 	int err;
 
@@ -528,16 +538,19 @@ static int record_confirm(struct bisect *b, int kernel, const double *v, size_t 
 			return err;
 		}
 		b->confirm_p = r.p;
+		b->confirm_test = r.test;
 		b->confirm_delta_pct = r.delta_pct;
 		s->p_good = r.p;
+		s->test_good = r.test;
+		compare_p_text(r.test, r.p, p, sizeof(p));
 		s->v_good = r.verdict;
 		s->delta_good_pct = r.delta_pct;
 		if (r.verdict == COMPARE_UNKNOWN && b->conf_round < b->opts.max_extra_rounds) {
 			b->conf_round++;
 			b->conf_reps = clamp_reps(b, r.more_reps);
 			b->conf_phase = 0;
-			snprintf(s->why, sizeof(s->why), "confirmation UNKNOWN, %+.2f %% (p %.3g): "
-				 "%u more each", r.delta_pct, r.p, b->conf_reps);
+			snprintf(s->why, sizeof(s->why), "confirmation UNKNOWN, %+.2f %% (%s): "
+				 "%u more each", r.delta_pct, p, b->conf_reps);
 			b->n_steps++;
 			snprintf(b->why, sizeof(b->why), "%s: %s", b->k[kernel].name, s->why);
 			return 0;
@@ -548,9 +561,9 @@ static int record_confirm(struct bisect *b, int kernel, const double *v, size_t 
 			b->confirm = BISECT_CONFIRM_UNCLEAR;
 		else
 			b->confirm = BISECT_CONFIRM_DISAGREES;
-		snprintf(s->why, sizeof(s->why), "confirmation %s: %s, %+.2f %% (p %.3g)",
+		snprintf(s->why, sizeof(s->why), "confirmation %s: %s, %+.2f %% (%s)",
 			 bisect_confirm_name(b->confirm), compare_verdict_name(r.verdict),
-			 r.delta_pct, r.p);
+			 r.delta_pct, p);
 	}
 	b->n_steps++;
 	snprintf(b->why, sizeof(b->why), "%s: %s", b->k[kernel].name, s->why);
@@ -654,7 +667,7 @@ int bisect_result(const struct bisect *b, struct bisect_result *out)
 		.good = b->lo, .bad = b->hi, .values_good = g->vals, .n_good = g->n,
 		.values_bad = bd->vals, .n_bad = bd->n, .confirm = b->confirm,
 		.confirm_p = b->confirm_p, .confirm_delta_pct = b->confirm_delta_pct,
-		.p = NAN, .delta_pct = NAN,
+		.confirm_test = b->confirm_test, .p = NAN, .delta_pct = NAN,
 	};
 	for (i = b->lo + 1; i < b->hi; i++)
 		out->n_skipped_between += b->k[i].mark == BISECT_SKIP;

@@ -97,9 +97,13 @@ struct bisect_step {
 	double mean;			/* of all its values (kind mean); NAN if none */
 	double delta_good_pct;		/* against the good end; NAN if not compared */
 	double p_good, p_bad;		/* against each end; NAN if not compared */
+	enum compare_test test_good, test_bad;	/* the tests that gave them; CONSTANT:
+						 * exact (compare_p_text) */
 	enum compare_verdict v_good, v_bad;
 	enum bisect_mark mark;
-	char why[128];			/* "SAME as good (p 0.41)", "no values: skip" */
+	char why[128];			/* "SAME as good (+0.10 %, p 0.41), ...", "no
+					 * values: skip"; "exact" in place of "p 0.41"
+					 * when both sides were constant (compare_p_text) */
 };
 
 enum bisect_confirm {
@@ -124,6 +128,7 @@ struct bisect_result {
 	enum compare_change change;	/* by the opts' kind (AUTO direction) */
 	enum bisect_confirm confirm;
 	double confirm_p, confirm_delta_pct;	/* NAN before the confirmation */
+	enum compare_test confirm_test;		/* of the confirmation; NONE before */
 };
 
 /* A new session over the N_KERNELS names at KERNELS (oldest first, copied, distinct),

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h>
 
 /* An option field, or DEF when it lies beyond the caller's struct or is 0. */
 #define OPT(o, f, def)                                                                  \
@@ -52,6 +53,17 @@ const char *compare_change_name(enum compare_change c)
 	default:
 		return "";
 	}
+}
+
+const char *compare_p_text(enum compare_test test, double p, char *out, size_t len)
+{
+	if (test == COMPARE_TEST_CONSTANT)
+		snprintf(out, len, "exact");
+	else if (isnan(p))
+		snprintf(out, len, "no test");
+	else
+		snprintf(out, len, "p %.3g", p);
+	return out;
 }
 
 static bool all_finite(const double *v, size_t n)

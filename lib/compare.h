@@ -107,4 +107,11 @@ const char *compare_test_name(enum compare_test t);
 /* "better", "worse", "" for none. */
 const char *compare_change_name(enum compare_change c);
 
+/* The p-value of a comparison by TEST as the texts print it, into OUT (LEN >= 16):
+ * "exact" for COMPARE_TEST_CONSTANT (both sides without variance: nothing was tested,
+ * the means decide, and P is 1 or 0 only by convention), "no test" when P is NAN, else
+ * "p 0.0312" (three significant digits). One side constant and the other not is an
+ * ordinary test and prints its p. Returns OUT. */
+const char *compare_p_text(enum compare_test test, double p, char *out, size_t len);
+
 #endif

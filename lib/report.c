@@ -943,6 +943,54 @@ static void point_label(const json_t *point, FILE *out)
 	fputc('\n', out);
 }
 
+/* The entry of host NAME in the result's hosts: the one with KERNEL when given and
+ * listed, else the first of that name; NULL if none. */
+static const json_t *host_entry(const json_t *report, const char *name, const char *kernel)
+{
+	const json_t *h, *first = NULL;
+	size_t i;
+
+	json_array_foreach(json_object_get(report, "hosts"), i, h) {
+		if (!get_str(h, "name") || strcmp(get_str(h, "name"), name))
+			continue;
+		if (!kernel || !strcmp_null(get_str(h, "kernel_release"), kernel))
+			return h;
+		if (!first)
+			first = h;
+	}
+	return first;
+}
+
+/* How the tc programs were attached on host NAME (running KERNEL), a line per port:
+ * "  port b: tc ingress clsact, egress clsact" (several methods over the run's jobs:
+ * "clsact/tcx"); nothing when no tc program was attached there. */
+static void print_tc_attach(const json_t *report, const char *name, const char *kernel,
+			    FILE *out)
+{
+	static const char *const hooks[] = { "ingress", "egress" };
+	const json_t *h = host_entry(report, name, kernel), *how;
+	const char *port, *m;
+	bool any;
+	size_t i;
+
+	json_object_foreach((json_t *)json_object_get(h, "tc_attach"), port, how) {
+		any = false;
+		for (i = 0; i < ARRAY_SIZE(hooks); i++) {
+			m = get_str(how, hooks[i]);
+			if (!m)
+				continue;
+			if (!any)
+				fprintf(out, "  port %s: tc", port);
+			fprintf(out, "%s %s ", any ? "," : "", hooks[i]);
+			for (; *m; m++)
+				fputc(*m == ',' ? '/' : *m, out);
+			any = true;
+		}
+		if (any)
+			fputc('\n', out);
+	}
+}
+
 int report_print_text(const json_t *report, FILE *out)
 {
 	const json_t *groups = json_object_get(report, "groups"), *g, *sec;
@@ -971,6 +1019,7 @@ int report_print_text(const json_t *report, FILE *out)
 			if (get_str(g, "kernel_release"))
 				fprintf(out, "  kernel %s", get_str(g, "kernel_release"));
 			fputc('\n', out);
+			print_tc_attach(report, h, get_str(g, "kernel_release"), out);
 			host = h;
 		}
 		if (json_is_object(json_object_get(g, "point"))) {

@@ -174,13 +174,22 @@ static const char *mean_sd(const json_t *row, char side, char *out, size_t len)
 	return out;
 }
 
-/* SAME, DIFFERENT worse, UNKNOWN +3 reps. */
+/* Was ROW compared exactly: both sides without variance (QEMU icount), no test. */
+static bool row_exact(const json_t *row)
+{
+	return json_is_true(json_object_get(row, "exact"));
+}
+
+/* SAME, DIFFERENT worse, UNKNOWN +3 reps; "(exact)" after an exact comparison, where
+ * the texts of a test would give its p. */
 static const char *verdict_text(const json_t *row, char *out, size_t len)
 {
 	const char *v = sget(row, "verdict"), *c = sget(row, "change");
 	long long more = json_integer_value(json_object_get(row, "more_reps"));
 
-	if (!strcmp(v, "DIFFERENT") && *c)
+	if (row_exact(row))
+		snprintf(out, len, "%s%s%s (exact)", v, *c ? " " : "", c);
+	else if (!strcmp(v, "DIFFERENT") && *c)
 		snprintf(out, len, "%s %s", v, c);
 	else if (!strcmp(v, "UNKNOWN") && more)
 		snprintf(out, len, "%s %s%lld rep%s", v,
@@ -293,7 +302,20 @@ static void print_left_out(const json_t *x, FILE *out)
 		strlen(line) + 32 > 80 ? "\n  " : " ");
 }
 
-/* The footer: one paragraph per side, then what was left out. */
+/* Does a row of any comparison of REPORT have an exact comparison. */
+static bool any_exact(const json_t *report)
+{
+	const json_t *cmp, *r;
+	size_t i, k;
+
+	json_array_foreach(json_object_get(report, "comparisons"), i, cmp)
+		json_array_foreach(json_object_get(cmp, "rows"), k, r)
+			if (row_exact(r))
+				return true;
+	return false;
+}
+
+/* The footer: one paragraph per side, the verdict rules, then what was left out. */
 static void print_footer(const json_t *report, FILE *out)
 {
 	const json_t *x = json_object_get(report, "excluded"), *side;
@@ -329,6 +351,9 @@ static void print_footer(const json_t *report, FILE *out)
 	fprintf(out, "verdicts: Welch's t (Mann-Whitney U below 5 values or when skewed), "
 		"alpha %g,\n  minimum effect %g%%; UNKNOWN +N: repetitions per side to settle\n",
 		dnum(report, "alpha"), 100 * dnum(report, "min_effect"));
+	if (any_exact(report))
+		fprintf(out, "exact: both sides repeat one value (costs under QEMU icount, a "
+			"zero rate):\n  no test was run, the delta decides\n");
 	print_left_out(x, out);
 }
 

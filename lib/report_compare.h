@@ -2,7 +2,8 @@
  * lib/analysis.c, as `bpflab result compare` and `result history` print them.
  *
  * Text fits a mail (80 columns where the names allow): per metric and matrix point a
- * table with n, mean ± stddev of each side, delta % and the verdict, then a footer
+ * table with n, mean ± stddev of each side, delta % and the verdict ("SAME (exact)" for
+ * two constant sides, the row's "exact": compare_p_text), then a footer
  * naming kernel, host, CPU, governor and plan hash of each side and how many flagged
  * results were left out. Forms: "table" (default), "patch" (without patch / with patch /
  * improvement %) and "grid" (Version | Test | a column per variant). Numbers are printed

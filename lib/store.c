@@ -261,18 +261,31 @@ static const char *const stmt_sql[S__MAX] = {
 		"FROM jobs j JOIN hosts h ON h.id = j.host_id "
 		"WHERE j.run_id = ?1 ORDER BY j.seq, h.name, j.id",
 	/* The kernels the run's jobs ran on; a host none of whose jobs has reported yet
-	 * shows the kernel of its latest hello. */
+	 * shows the kernel of its latest hello. With each, how the tc programs of the
+	 * run's jobs there were attached, from their envs: {"b": {"ingress": "clsact",
+	 * "egress": "clsact"}} (hooks that were attached, distinct methods joined by ','),
+	 * NULL when none was. */
 	[S_Q_RESULT_HOSTS] =
-		"SELECT h.name, e.kernel_release, e.kernel_version, "
-		"json_extract(j.spec, '$.pair.role') FROM jobs j "
+		"SELECT x.name, x.kr, x.kv, x.role, "
+		"(SELECT nullif(json_group_object(role, json(hooks)), '{}') FROM "
+		"(SELECT role, json_group_object(hook, m) AS hooks FROM "
+		"(SELECT role, hook, group_concat(m, ',') AS m FROM "
+		"(SELECT DISTINCT json_extract(pp.value, '$.role') AS role, t.key AS hook, "
+		"t.value AS m FROM host_envs f, json_each(f.inventory, '$.ports') pp, "
+		"json_each(pp.value, '$.tc_attach') t WHERE f.id IN (SELECT k.env_id FROM jobs k "
+		"WHERE k.run_id = ?1 AND k.host_id = x.hid) AND f.kernel_release = x.kr "
+		"AND t.value <> 'none' AND role IS NOT NULL ORDER BY role, hook DESC, m) "
+		"GROUP BY role, hook ORDER BY role, hook DESC) GROUP BY role ORDER BY role)) "
+		"FROM (SELECT h.id AS hid, h.name AS name, e.kernel_release AS kr, "
+		"e.kernel_version AS kv, json_extract(j.spec, '$.pair.role') AS role FROM jobs j "
 		"JOIN hosts h ON h.id = j.host_id JOIN host_envs e ON e.id = j.env_id "
 		"WHERE j.run_id = ?1 "
 		"UNION "
-		"SELECT h.name, h.kernel_release, json_extract(h.inventory, '$.kernel.version'), "
+		"SELECT h.id, h.name, h.kernel_release, json_extract(h.inventory, '$.kernel.version'), "
 		"json_extract(j.spec, '$.pair.role') "
 		"FROM jobs j JOIN hosts h ON h.id = j.host_id WHERE j.run_id = ?1 AND NOT EXISTS "
 		"(SELECT 1 FROM jobs k WHERE k.run_id = ?1 AND k.host_id = j.host_id "
-		"AND k.env_id IS NOT NULL) "
+		"AND k.env_id IS NOT NULL)) x "
 		"ORDER BY 1, 2, 3",
 	[S_Q_RESULT_SAMPLES] =
 		"SELECT s.job_id, h.name, j.variant, j.rep, j.point, r.metric, r.subject, s.value, "
@@ -433,17 +446,14 @@ static int prep_bind_va(struct store *st, enum stmt_id id, sqlite3_stmt **s, con
 	return err ? err : bind_va(st, *s, types, ap);
 }
 
-/* Run statement ID with bound values to completion. *CHANGES (may be NULL) gets the
- * number of rows it changed. */
-static int exec(struct store *st, enum stmt_id id, int64_t *changes, const char *types, ...)
+/* Run statement ID with values bound by TYPES to completion. *CHANGES (may be NULL)
+ * gets the number of rows it changed. */
+static int exec_va(struct store *st, enum stmt_id id, int64_t *changes, const char *types,
+		   va_list ap)
 {
 	sqlite3_stmt *s = NULL;
-	va_list ap;
-	int err, rc;
+	int err = prep_bind_va(st, id, &s, types, ap), rc;
 
-	va_start(ap, types);
-	err = prep_bind_va(st, id, &s, types, ap);
-	va_end(ap);
 	if (err)
 		return err;
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW)
@@ -453,6 +463,17 @@ static int exec(struct store *st, enum stmt_id id, int64_t *changes, const char 
 	else if (changes)
 		*changes = sqlite3_changes64(st->db);
 	done(s);
+	return err;
+}
+
+static int exec(struct store *st, enum stmt_id id, int64_t *changes, const char *types, ...)
+{
+	va_list ap;
+	int err;
+
+	va_start(ap, types);
+	err = exec_va(st, id, changes, types, ap);
+	va_end(ap);
 	return err;
 }
 
@@ -1132,20 +1153,54 @@ int store_job_next(struct store *st, int64_t host_id, int64_t *job_id, int64_t *
 	return err ? context(st, err, "cannot read the queue of host %lld", (long long)host_id) : 0;
 }
 
+/* Begin a write of the queue on job JOB_ID: a transaction, with the job's row in *ROW.
+ * Returns 0, -ENOENT for an unknown job or -errno; on failure no transaction is open. */
+static int job_begin(struct store *st, int64_t job_id, struct job_row *row)
+{
+	int err = tx_begin(st);
+
+	if (err)
+		return err;
+	err = job_get(st, job_id, row);
+	return err ? tx_end(st, err) : 0;
+}
+
+/* Move a job by statement ID, an UPDATE bound by TYPES whose WHERE leaves a job in
+ * another state alone: -ESTALE when it changed nothing, without a message (the caller
+ * says what the job is and should have been). In the caller's transaction. */
+static int job_move(struct store *st, enum stmt_id id, const char *types, ...)
+{
+	int64_t changes = 0;
+	va_list ap;
+	int err;
+
+	va_start(ap, types);
+	err = exec_va(st, id, &changes, types, ap);
+	va_end(ap);
+	return err ? err : changes ? 0 : -ESTALE;
+}
+
+/* The running attempt of job JOB_ID (of ROW) ends at ENDED_MS with OUTCOME and ERROR, and
+ * its host is idle unless another job runs there. In the caller's transaction. */
+static int job_close(struct store *st, const struct job_row *row, int64_t job_id,
+		     int64_t ended_ms, const char *outcome, const char *error)
+{
+	int err = exec(st, S_ATTEMPT_CLOSE_JOB, NULL, "iitt", job_id, ended_ms, outcome, error);
+
+	return err ? err : exec(st, S_HOST_IDLE_IF_FREE, NULL, "i", row->host_id);
+}
+
 int store_job_dispatch(struct store *st, int64_t job_id, int64_t now_ms)
 {
 	struct job_row row;
-	int64_t changes = 0;
 	int err;
 
-	err = tx_begin(st);
+	err = job_begin(st, job_id, &row);
 	if (err)
 		goto out;
-	err = job_get(st, job_id, &row);
-	if (!err)
-		err = exec(st, S_JOB_DISPATCH, &changes, "ii", job_id, now_ms);
-	if (!err && !changes)
-		err = seterr(st, -ESTALE, "job is %s, not queued", row.state);
+	err = job_move(st, S_JOB_DISPATCH, "ii", job_id, now_ms);
+	if (err == -ESTALE)
+		err = seterr(st, err, "job is %s, not queued", row.state);
 	if (!err)
 		err = exec(st, S_ATTEMPT_INSERT, NULL, "ii", job_id, now_ms);
 	if (!err)
@@ -1163,13 +1218,12 @@ int store_job_accept(struct store *st, int64_t job_id, int64_t host_id, int64_t 
 	int64_t changes = 0;
 	int err;
 
-	err = tx_begin(st);
+	err = job_begin(st, job_id, &row);
 	if (err)
 		goto out;
-	err = job_get(st, job_id, &row);
-	if (!err && row.host_id != host_id)
+	if (row.host_id != host_id)
 		err = seterr(st, -EPERM, "job belongs to another host");
-	if (!err)
+	else
 		err = exec(st, S_JOB_ACCEPT, &changes, "ii", job_id, now_ms);
 	/* a job already finished is left alone, and so is its host */
 	if (!err && changes)
@@ -1184,22 +1238,17 @@ out:
 int store_job_requeue(struct store *st, int64_t job_id)
 {
 	struct job_row row;
-	int64_t changes = 0;
 	int err;
 
-	err = tx_begin(st);
+	err = job_begin(st, job_id, &row);
 	if (err)
 		goto out;
-	err = job_get(st, job_id, &row);
+	err = job_move(st, S_JOB_REQUEUE, "i", job_id);
+	if (err == -ESTALE)
+		err = seterr(st, err, "job is %s, not running", row.state);
 	if (!err)
-		err = exec(st, S_JOB_REQUEUE, &changes, "i", job_id);
-	if (!err && !changes)
-		err = seterr(st, -ESTALE, "job is %s, not running", row.state);
-	if (!err)
-		err = exec(st, S_ATTEMPT_CLOSE_JOB, NULL, "iitt", job_id, util_wall_ms(), "unsent",
-			   "the job could not be handed to the agent");
-	if (!err)
-		err = exec(st, S_HOST_IDLE_IF_FREE, NULL, "i", row.host_id);
+		err = job_close(st, &row, job_id, util_wall_ms(), "unsent",
+				"the job could not be handed to the agent");
 	err = tx_end(st, err);
 out:
 	return err ? context(st, err, "cannot requeue job %lld", (long long)job_id) : 0;
@@ -1208,21 +1257,16 @@ out:
 int store_job_fail(struct store *st, int64_t job_id, const char *error, int64_t now_ms)
 {
 	struct job_row row;
-	int64_t changes = 0;
 	int err;
 
-	err = tx_begin(st);
+	err = job_begin(st, job_id, &row);
 	if (err)
 		goto out;
-	err = job_get(st, job_id, &row);
+	err = job_move(st, S_JOB_FAIL, "iti", job_id, error, now_ms);
+	if (err == -ESTALE)
+		err = seterr(st, err, "job is already %s", row.state);
 	if (!err)
-		err = exec(st, S_JOB_FAIL, &changes, "iti", job_id, error, now_ms);
-	if (!err && !changes)
-		err = seterr(st, -ESTALE, "job is already %s", row.state);
-	if (!err)
-		err = exec(st, S_ATTEMPT_CLOSE_JOB, NULL, "iitt", job_id, now_ms, "failed", error);
-	if (!err)
-		err = exec(st, S_HOST_IDLE_IF_FREE, NULL, "i", row.host_id);
+		err = job_close(st, &row, job_id, now_ms, "failed", error);
 	if (!err)
 		err = run_refresh(st, row.run_id, now_ms, NULL, NULL);
 	err = tx_end(st, err);
@@ -1799,6 +1843,8 @@ static const struct sql_col result_host_cols[] = {	/* S_Q_RESULT_HOSTS */
 	{ "kernel_version", SQL_TEXT, 0 },
 	/* two-host plans: the role it played (generator, dut) */
 	{ "role", SQL_TEXT, SQL_OMIT_NULL },
+	/* per port role and hook: tcx, clsact; none attached: absent */
+	{ "tc_attach", SQL_JSON, SQL_OMIT_NULL },
 };
 
 static const struct sql_col sample_cols[] = {	/* S_Q_RESULT_SAMPLES */

@@ -3,7 +3,8 @@
  * kernels wherever the step is; UNKNOWN resolved by extra repetitions when the step is
  * near the noise; unrunnable kernels skipped (the culprit still found, or the range
  * reported when a skip hides it); lower-is-better and higher-is-better metrics; no step
- * at all; a replay of the same records giving the same state; bad input; bisect_judge.
+ * at all; constant values (QEMU icount) compared exactly and said so; a replay of the
+ * same records giving the same state; bad input; bisect_judge.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -314,6 +315,48 @@ static void test_bisect_no_step(void **state)
 	bisect_destroy(&b);
 }
 
+/* Instruction counts under QEMU icount: every kernel repeats one value. Each comparison
+ * is exact and every reason says "exact" where a p would be (lib/compare.c
+ * compare_p_text); the result and the confirmation carry the test. */
+static void test_bisect_exact(void **state)
+{
+	struct sim s = { .rng = 13, .base = 58, .step = 0.069, .noise = 0, .at = 9 };
+	struct bisect *b = new_bisect(STATS_KIND_TIME);
+	const struct bisect_step *st;
+	struct bisect_result r;
+	int i, exact = 0;
+
+	(void)state;
+	sim_run(b, &s);
+	check_found(b, 9);
+	assert_int_equal(bisect_result(b, &r), 0);
+	assert_int_equal(r.test, COMPARE_TEST_CONSTANT);
+	assert_int_equal(r.confirm_test, COMPARE_TEST_CONSTANT);
+	for (i = 0; i < bisect_n_steps(b); i++) {
+		st = bisect_step(b, i);
+		assert_null(strstr(st->why, "(p "));
+		assert_null(strstr(st->why, ", p "));
+		if (isnan(st->p_good))
+			continue;
+		assert_int_equal(st->test_good, COMPARE_TEST_CONSTANT);
+		assert_non_null(strstr(st->why, "exact)"));
+		exact++;
+	}
+	assert_true(exact >= 3);	/* the ends, a candidate or more, the confirmation */
+	assert_non_null(strstr(bisect_step(b, 1)->why, "ends DIFFERENT: +6.90 % (exact)"));
+	bisect_destroy(&b);
+
+	/* the same history with 0.2 % noise: ordinary tests, each with its p */
+	s = (struct sim){ .rng = 14, .base = 58, .step = 0.069, .noise = 0.002, .at = 9 };
+	b = new_bisect(STATS_KIND_TIME);
+	sim_run(b, &s);
+	check_found(b, 9);
+	assert_int_equal(bisect_result(b, &r), 0);
+	assert_int_not_equal(r.test, COMPARE_TEST_CONSTANT);
+	assert_non_null(strstr(bisect_step(b, 1)->why, "(p "));
+	bisect_destroy(&b);
+}
+
 static void test_bisect_replay(void **state)
 {
 	struct sim s = { .rng = 12, .base = 100, .step = 0.05, .noise = 0.04, .at = 17 };
@@ -437,6 +480,7 @@ int main(void)
 		cmocka_unit_test(test_bisect_unknown_resolved),
 		cmocka_unit_test(test_bisect_skip),
 		cmocka_unit_test(test_bisect_no_step),
+		cmocka_unit_test(test_bisect_exact),
 		cmocka_unit_test(test_bisect_replay),
 		cmocka_unit_test(test_bisect_bad_input),
 		cmocka_unit_test(test_bisect_adjacent_ends),

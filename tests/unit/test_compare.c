@@ -1,7 +1,7 @@
 /* test_compare.c - lib/compare.c: the verdicts on fixed data (a clear shift, noise, a
  * significant but negligible 0.3 %, too few noisy values), the choice of test, the
  * repetition estimate worked out by hand, better/worse by direction, constant samples
- * and bad input. */
+ * and how the texts print their p ("exact"), and bad input. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -10,6 +10,8 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "compare.h"
 #include "helpers.h"
@@ -232,6 +234,45 @@ static void test_compare_constant(void **state)
 	assert_int_equal(r.verdict, COMPARE_SAME);
 }
 
+/* How the texts print the p of each kind of comparison: "exact" only when both sides
+ * are constant; one constant side is an ordinary test with its p. */
+static void test_compare_p_text(void **state)
+{
+	const double a[] = { 1000, 1000, 1000, 1000, 1000 }, more[] = { 1100, 1100, 1100 };
+	const double noisy[] = { 1100, 1101, 1099, 1100.5, 1099.5 }, one[] = { 1000 };
+	struct compare_result r;
+	char t[32];
+
+	(void)state;
+	/* both constant, different: DIFFERENT, exact, p 0 by convention */
+	assert_int_equal(compare_samples(a, 5, more, 3, STATS_KIND_TIME, NULL, &r), 0);
+	assert_int_equal(r.test, COMPARE_TEST_CONSTANT);
+	assert_near(r.p, 0, 0);
+	assert_string_equal(compare_p_text(r.test, r.p, t, sizeof(t)), "exact");
+	/* both constant and equal: SAME, exact */
+	assert_int_equal(compare_samples(a, 5, a, 3, STATS_KIND_TIME, NULL, &r), 0);
+	assert_int_equal(r.verdict, COMPARE_SAME);
+	assert_string_equal(compare_p_text(r.test, r.p, t, sizeof(t)), "exact");
+	/* the baseline constant, the candidate not: Welch, a real p */
+	assert_int_equal(compare_samples(a, 5, noisy, 5, STATS_KIND_TIME, NULL, &r), 0);
+	assert_int_equal(r.test, COMPARE_TEST_WELCH);
+	assert_int_equal(r.verdict, COMPARE_DIFFERENT);
+	assert_true(r.p > 0 && r.p < 1e-6);
+	compare_p_text(r.test, r.p, t, sizeof(t));
+	assert_memory_equal(t, "p ", 2);
+	assert_true(strtod(t + 2, NULL) > 0);	/* "p 1.23e-09" */
+	/* and the other way round */
+	assert_int_equal(compare_samples(noisy, 5, more, 3, STATS_KIND_TIME, NULL, &r), 0);
+	assert_true(r.test != COMPARE_TEST_CONSTANT);
+	assert_memory_equal(compare_p_text(r.test, r.p, t, sizeof(t)), "p ", 2);
+	/* no test */
+	assert_int_equal(compare_samples(one, 1, a, 5, STATS_KIND_TIME, NULL, &r), 0);
+	assert_string_equal(compare_p_text(r.test, r.p, t, sizeof(t)), "no test");
+	assert_string_equal(compare_p_text(COMPARE_TEST_WELCH, 0.031234, t, sizeof(t)),
+			    "p 0.0312");
+	assert_string_equal(compare_p_text(COMPARE_TEST_MANN_WHITNEY, 1, t, sizeof(t)), "p 1");
+}
+
 static void test_compare_one_value(void **state)
 {
 	const double a[] = { 19.9e6 }, b[] = { 19.5e6, 19.7e6, 19.6e6 };
@@ -311,6 +352,7 @@ int main(void)
 		cmocka_unit_test(test_compare_few_clear),
 		cmocka_unit_test(test_compare_skewed),
 		cmocka_unit_test(test_compare_constant),
+		cmocka_unit_test(test_compare_p_text),
 		cmocka_unit_test(test_compare_one_value),
 		cmocka_unit_test(test_compare_zero_baseline),
 		cmocka_unit_test(test_compare_args),

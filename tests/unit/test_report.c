@@ -18,7 +18,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "plan.h"
 #include "report.h"
+#include "store.h"
+#include "util.h"
 #include "helpers.h"
 
 static json_t *result_new(int run, const char *plan, const char *state, int repeat,
@@ -302,6 +305,146 @@ static void test_report_hosts_and_points(void **state)
 	json_decref(r);
 }
 
+/* How the tc programs were attached (the result's hosts[].tc_attach, from the jobs'
+ * envs): a line per port under its host, several methods over the run's jobs joined
+ * by '/'; none for a host without tc programs. The JSON report keeps the hosts as the
+ * result gave them. */
+static void test_report_tc_attach(void **state)
+{
+	json_t *r = result_new(9, "tc", "done", 1, "[\"cnt\"]",
+			       "[{\"name\":\"g1\",\"kernel_release\":\"6.1.0-47\","
+			       "  \"tc_attach\":{\"a\":{\"egress\":\"clsact\"},"
+			       "  \"b\":{\"ingress\":\"clsact,tcx\",\"egress\":\"clsact\"}}},"
+			       " {\"name\":\"g2\",\"kernel_release\":\"6.12.0\"}]"), *rep;
+	const json_t *h;
+
+	(void)state;
+	add(r, 1, "g1", "cnt", 1, NULL, "prog.ns_per_run", "cnt_ingress", 35.0);
+	add(r, 2, "g2", "cnt", 1, NULL, "prog.ns_per_run", "cnt_ingress", 30.0);
+	rep = report_as(r,
+		"run 9  tc  plan 1a2b3c4d5e6f  done\n"
+		"host g1  kernel 6.1.0-47\n"
+		"  port a: tc egress clsact\n"
+		"  port b: tc ingress clsact/tcx, egress clsact\n"
+		"\n"
+		"prog.ns_per_run  (ns per program run, bpf_stats on)\n"
+		"variant  prog         results-1   total = mean ± spread\n"
+		"cnt      cnt_ingress       35.0           35.0\n"
+		"\n"
+		"host g2  kernel 6.12.0\n"
+		"\n"
+		"prog.ns_per_run  (ns per program run, bpf_stats on)\n"
+		"variant  prog         results-1   total = mean ± spread\n"
+		"cnt      cnt_ingress       30.0           30.0\n");
+	h = json_array_get(json_object_get(rep, "hosts"), 0);
+	assert_string_equal(json_string_value(json_object_get(json_object_get(
+		json_object_get(h, "tc_attach"), "b"), "ingress")), "clsact,tcx");
+	assert_null(json_object_get(json_array_get(json_object_get(rep, "hosts"), 1),
+				    "tc_attach"));
+	json_decref(rep);
+	json_decref(r);
+}
+
+/* A job's result for store_ingest_result: one cost sample, and an env whose port b had
+ * its tc hooks attached through TC_B (NULL: port b had only XDP). */
+static json_t *tc_result(int64_t job, const char *tc_b)
+{
+	json_t *r = json_pack("{s:i, s:s, s:I, s:s, s:I, s:I, s:[{s:s, s:s, s:f, s:s, s:s}], "
+			      "s:{s:{s:s, s:s}, s:[{s:s, s:s, s:{s:s, s:s}}, "
+			      "{s:s, s:s, s:{s:s, s:s}}]}}",
+			      "v", 1, "type", "result", "job", (json_int_t)job, "status", "ok",
+			      "started_ms", (json_int_t)1000, "finished_ms", (json_int_t)2000,
+			      "samples", "metric", "prog.ns_per_run", "subject", "cnt",
+			      "value", 35.5, "unit", "ns", "window", "cost",
+			      "env", "kernel", "release", "6.1.0-47", "version", "#1 SMP",
+			      "ports", "role", "a", "xdp_mode", "none", "tc_attach",
+			      "ingress", "none", "egress", "none",
+			      "role", "b", "xdp_mode", tc_b ? "none" : "native", "tc_attach",
+			      "ingress", tc_b ? tc_b : "none", "egress", tc_b ? tc_b : "none");
+
+	assert_non_null(r);
+	return r;
+}
+
+/* One job of variant VARIANT (0: "tc", 1: "xdp") on host H, run and reported with
+ * tc_result(TC_B). Returns the run. */
+static int64_t tc_run(struct store *st, int64_t h, int variant, const char *tc_b)
+{
+	static char *names[] = { "tc", "xdp" };
+	static struct plan_variant vars[] = { { .name = "tc" }, { .name = "xdp" } };
+	struct plan plan = { .file = "tc.yaml", .text = "name: tc\n", .text_len = 9,
+			     .name = "tc", .repeat = 1, .variants = vars, .n_variants = 2 };
+	struct plan_job job = { .variant = variant, .rep = 1 };
+	struct store_job_new jn = { .host_id = h, .job = &job };
+	struct store_ingest ing;
+	int64_t run = 0, id, run_of;
+	json_t *spec, *res;
+
+	util_sha256_hex(plan.text, plan.text_len, plan.sha256);
+	job.spec = json_pack("{s:s, s:s, s:i}", "plan", "tc", "variant", names[variant],
+			     "rep", 1);
+	job.point_values = json_object();
+	assert_int_equal(store_run_create(st, &plan, NULL, NULL, &jn, 1, 200, &run), 0);
+	assert_int_equal(store_job_next(st, h, &id, &run_of, &spec), 0);
+	assert_int_equal(run_of, run);
+	json_decref(spec);
+	assert_int_equal(store_job_dispatch(st, id, 300), 0);
+	assert_int_equal(store_job_accept(st, id, h, 310), 0);
+	res = tc_result(id, tc_b);
+	assert_int_equal(store_ingest_result(st, h, res, 400, &ing), 0);
+	json_decref(res);
+	json_decref(job.spec);
+	json_decref(job.point_values);
+	return run;
+}
+
+/* The same end to end from the store: result_show (store_query_result) reads each
+ * job's env and names the hooks that were attached, per port; a run without tc
+ * programs has no tc_attach and no line. */
+static void test_report_tc_attach_from_store(void **state)
+{
+	json_t *inv = json_pack("{s:{s:s}}", "kernel", "release", "6.1.0-47"), *q, *rep, *h;
+	struct store *st;
+	char err[256], *t;
+	int64_t host, run;
+
+	(void)state;
+	st = store_open(":memory:", false, err, sizeof(err));
+	assert_non_null(st);
+	assert_int_equal(store_host_hello(st, "g1", "0.1", inv, 100, &host, NULL), 0);
+
+	run = tc_run(st, host, 0, "clsact");
+	q = store_query_result(st, run);
+	assert_non_null(q);
+	h = json_array_get(json_object_get(q, "hosts"), 0);
+	t = json_dumps(json_object_get(h, "tc_attach"), JSON_COMPACT | JSON_ENCODE_ANY);
+	assert_text(t, "{\"b\":{\"ingress\":\"clsact\",\"egress\":\"clsact\"}}");
+	free(t);
+	rep = report_build(q);
+	t = report_text(rep);
+	assert_contains(t, "host g1  kernel 6.1.0-47\n  port b: tc ingress clsact, egress "
+			   "clsact\n\n");
+	free(t);
+	json_decref(rep);
+	json_decref(q);
+
+	run = tc_run(st, host, 1, NULL);
+	q = store_query_result(st, run);
+	assert_non_null(q);
+	assert_int_equal(json_array_size(json_object_get(q, "hosts")), 1);
+	assert_null(json_object_get(json_array_get(json_object_get(q, "hosts"), 0),
+				    "tc_attach"));
+	rep = report_build(q);
+	t = report_text(rep);
+	assert_null(strstr(t, ": tc "));
+	assert_contains(t, "host g1  kernel 6.1.0-47\n\n");
+	free(t);
+	json_decref(rep);
+	json_decref(q);
+	store_close(&st);
+	json_decref(inv);
+}
+
 /* Halves round away from zero as by hand, although (35.9 - 35.6) / 2 is 0.14999... in
  * binary; a spread that would print as zero gets more decimals. */
 static void test_report_rounding(void **state)
@@ -572,6 +715,8 @@ int main(void)
 		cmocka_unit_test(test_report_netdev_total),
 		cmocka_unit_test(test_report_missing_and_order),
 		cmocka_unit_test(test_report_hosts_and_points),
+		cmocka_unit_test(test_report_tc_attach),
+		cmocka_unit_test(test_report_tc_attach_from_store),
 		cmocka_unit_test(test_report_rounding),
 		cmocka_unit_test(test_report_empty),
 		cmocka_unit_test(test_report_csv),

@@ -211,6 +211,112 @@ static void test_report_compare_tc_attach(void **state)
 	}
 }
 
+/* Per-program cost under QEMU icount (docs/analysis.md "Which test"): "drop" repeats one
+ * value on both sides and is the SAME exactly, "probe" repeats two different ones and is
+ * DIFFERENT exactly, "half" is constant on the baseline side only and gets a test. */
+static void icount_add(json_t *rows, int run, json_int_t job, const char *variant, double v)
+{
+	json_t *r = json_pack("{s:I, s:I, s:s, s:s, s:s, s:s, s:s, s:f, s:[], s:{}, s:[], s:s}",
+			      "run", (json_int_t)run, "job", job, "group", run == 7 ? "7" : "8",
+			      "variant", variant, "subject", "prog", "metric", "prog.ns_per_run",
+			      "unit", "ns", "value", v, "flags", "point", "debug_options",
+			      "timing", "icount");
+
+	assert_non_null(r);
+	assert_int_equal(json_array_append_new(rows, r), 0);
+}
+
+static json_t *icount_report(void)
+{
+	static const double half_b[] = { 1010, 1012, 1009, 1011, 1010.5 };
+	json_t *rows = json_array(), *rep;
+	json_int_t job = 1;
+	char err[256];
+	int run, i;
+
+	for (run = 7; run <= 8; run++)
+		for (i = 0; i < 5; i++) {
+			icount_add(rows, run, job++, "drop", 1000);
+			icount_add(rows, run, job++, "probe", run == 7 ? 1000 : 1100);
+			icount_add(rows, run, job++, "half", run == 7 ? 1000 : half_b[i]);
+		}
+	rep = analysis_compare(rows, "run", "7", "8", NULL, err, sizeof(err));
+	json_decref(rows);
+	assert_non_null(rep);
+	return rep;
+}
+
+/* The JSON row of VARIANT in the first comparison of REPORT. */
+static const json_t *row_of(const json_t *report, const char *variant)
+{
+	const json_t *cmp = json_array_get(json_object_get(report, "comparisons"), 0), *r;
+	size_t i;
+
+	json_array_foreach(json_object_get(cmp, "rows"), i, r)
+		if (!strcmp(json_string_value(json_object_get(r, "variant")), variant))
+			return r;
+	fail_msg("no row of variant '%s'", variant);
+	return NULL;
+}
+
+/* Both sides without variance: the text says "exact" where a test's p would go (the
+ * verdict column, and a footer line saying what it means), the JSON has "exact": true
+ * with p 1 (equal) or 0 (not); one constant side is an ordinary test, not exact. */
+static void test_report_compare_exact(void **state)
+{
+	static const char want[] =
+		"run 7 -> 8\n"
+		"\n"
+		"prog.ns_per_run @ timing=icount (ns; arithmetic mean, lower is better)\n"
+		"variant  subject    n     baseline    candidate   delta  verdict\n"
+		"drop     prog     5/5  1000 ± 0.00  1000 ± 0.00   +0.0%  SAME (exact)\n"
+		"probe    prog     5/5  1000 ± 0.00  1100 ± 0.00  +10.0%  DIFFERENT worse (exact)\n"
+		"half     prog     5/5  1000 ± 0.00  1010 ± 1.12   +1.1%  SAME\n";
+	json_t *rep = icount_report(), *fixed = fixed_report(), *r;
+	char *t;
+	size_t i;
+
+	(void)state;
+	t = text_of(rep, NULL, 0);
+	assert_contains(t, want);
+	assert_contains(t, "\nexact: both sides repeat one value (costs under QEMU icount, a "
+			   "zero rate):\n  no test was run, the delta decides\n");
+	free(t);
+	t = text_of(rep, "patch", 0);
+	assert_contains(t, "DIFFERENT worse (exact)\n");
+	free(t);
+	/* the CSV keeps its columns: the test is "constant", p 1 or 0 */
+	t = text_of(rep, NULL, 1);
+	assert_contains(t, ",drop,prog,ns,5,5,1000,1000,0,0,0,constant,1,SAME,,0\n");
+	assert_contains(t, ",probe,prog,ns,5,5,1000,1100,0,0,10,constant,0,DIFFERENT,worse,0\n");
+	free(t);
+
+	r = (json_t *)row_of(rep, "drop");
+	assert_true(json_is_true(json_object_get(r, "exact")));
+	assert_string_equal(json_string_value(json_object_get(r, "test")), "constant");
+	assert_near(json_number_value(json_object_get(r, "p")), 1, 0);
+	assert_string_equal(json_string_value(json_object_get(r, "verdict")), "SAME");
+	r = (json_t *)row_of(rep, "probe");
+	assert_true(json_is_true(json_object_get(r, "exact")));
+	assert_near(json_number_value(json_object_get(r, "p")), 0, 0);
+	assert_near(json_number_value(json_object_get(r, "delta_pct")), 10, 1e-12);
+	assert_string_equal(json_string_value(json_object_get(r, "verdict")), "DIFFERENT");
+	r = (json_t *)row_of(rep, "half");
+	assert_true(json_is_false(json_object_get(r, "exact")));
+	assert_string_equal(json_string_value(json_object_get(r, "test")), "welch");
+	assert_true(json_number_value(json_object_get(r, "p")) > 0);
+
+	/* noisy values: every row has "exact": false, no footer line */
+	json_array_foreach(json_object_get(json_array_get(json_object_get(fixed, "comparisons"),
+							  0), "rows"), i, r)
+		assert_true(json_is_false(json_object_get(r, "exact")));
+	t = text_of(fixed, NULL, 0);
+	assert_null(strstr(t, "exact"));
+	free(t);
+	json_decref(fixed);
+	json_decref(rep);
+}
+
 static void test_report_compare_patch(void **state)
 {
 	json_t *rep = fixed_report();
@@ -403,6 +509,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_report_compare_table),
 		cmocka_unit_test(test_report_compare_tc_attach),
+		cmocka_unit_test(test_report_compare_exact),
 		cmocka_unit_test(test_report_compare_patch),
 		cmocka_unit_test(test_report_compare_grid),
 		cmocka_unit_test(test_report_compare_csv),

@@ -1,7 +1,8 @@
 /* test_store.c - unit tests for lib/store.c on real SQLite: migrations and refusal of a
  * newer schema, the job queue from run creation to result, the JSON of every query
  * (docs/protocol.md, "Query objects"), idempotent ingest, restart recovery, and failures
- * that must roll back whole: a read-only database and a full one (PRAGMA max_page_count).
+ * that must roll back whole: a read-only database, a full one (PRAGMA max_page_count) and
+ * a queue write whose later step a trigger makes fail.
  *
  * The plan, objects and jobs are built by hand (no plan_parse): the store only reads the
  * public fields of struct plan, struct plan_objects and struct plan_job.
@@ -690,6 +691,83 @@ static void test_store_recover_and_gone(void **state)
 	store_close(&st);
 }
 
+/* Run SQL on the store's own connection (a trigger that makes a later write fail). */
+static void store_sql(struct store *st, const char *sql)
+{
+	char *msg = NULL;
+
+	if (sqlite3_exec(store_db(st), sql, NULL, NULL, &msg) != SQLITE_OK)
+		fail_msg("%s: %s", sql, msg);
+}
+
+/* Job JOB is running with its attempt open and host h1 busy: nothing of a write that
+ * failed stayed. */
+static void assert_job_running(const char *db, int64_t job)
+{
+	char sql[256];
+
+	snprintf(sql, sizeof(sql), "SELECT count(*) FROM jobs j JOIN job_attempts a ON "
+		 "a.job_id = j.id JOIN hosts h ON h.id = j.host_id WHERE j.id = %lld AND "
+		 "j.state = 'running' AND a.outcome = 'running' AND h.state = 'busy'",
+		 (long long)job);
+	assert_int_equal(count_where(db, sql), 1);
+}
+
+/* The queue's writes on one job when they fail: an unknown job is -ENOENT with its
+ * message and leaves no transaction open; a write that fails after the job moved (its
+ * attempt or its host cannot be updated: a trigger aborts) is rolled back whole. */
+static void test_store_job_write_failures(void **state)
+{
+	static const char *const triggers[] = {
+		"CREATE TRIGGER t BEFORE UPDATE ON job_attempts BEGIN "
+		"SELECT RAISE(ABORT, 'injected'); END",
+		"CREATE TRIGGER t BEFORE UPDATE ON hosts BEGIN "
+		"SELECT RAISE(ABORT, 'injected'); END",
+	};
+	struct fixture *f = *state;
+	int64_t h1, job, rj;
+	char err[512], want[128];
+	struct store *st;
+	json_t *spec;
+	size_t i;
+
+	st = store_open(f->db, false, err, sizeof(err));
+	assert_non_null(st);
+	assert_int_equal(store_host_hello(st, "h1", "0.1", f->inventory, 100, &h1, NULL), 0);
+	make_run(st, f, h1, 200);
+
+	assert_int_equal(store_job_dispatch(st, 4242, 300), -ENOENT);
+	assert_string_equal(store_errmsg(st), "cannot dispatch job 4242: unknown job 4242");
+	assert_int_equal(store_job_accept(st, 4242, h1, 300), -ENOENT);
+	assert_string_equal(store_errmsg(st), "cannot mark job 4242 running: unknown job 4242");
+	assert_int_equal(store_job_requeue(st, 4242), -ENOENT);
+	assert_string_equal(store_errmsg(st), "cannot requeue job 4242: unknown job 4242");
+	assert_int_equal(store_job_fail(st, 4242, "gone", 300), -ENOENT);
+	assert_string_equal(store_errmsg(st), "cannot fail job 4242: unknown job 4242");
+	/* no transaction was left open: the next write is committed (seen by another
+	 * connection) */
+	assert_int_equal(store_job_next(st, h1, &job, &rj, &spec), 0);
+	json_decref(spec);
+	assert_int_equal(store_job_dispatch(st, job, 300), 0);
+	assert_job_running(f->db, job);
+
+	for (i = 0; i < ARRAY_SIZE(triggers); i++) {
+		store_sql(st, triggers[i]);
+		assert_int_equal(store_job_requeue(st, job), -EINVAL);
+		snprintf(want, sizeof(want), "cannot requeue job %lld: injected", (long long)job);
+		assert_string_equal(store_errmsg(st), want);
+		assert_int_equal(store_job_fail(st, job, "gone", 400), -EINVAL);
+		snprintf(want, sizeof(want), "cannot fail job %lld: injected", (long long)job);
+		assert_string_equal(store_errmsg(st), want);
+		assert_job_running(f->db, job);
+		store_sql(st, "DROP TRIGGER t");
+	}
+	assert_int_equal(store_job_requeue(st, job), 0);
+	assert_int_equal(count_where(f->db, "SELECT count(*) FROM jobs WHERE state = 'running'"),
+			 0);
+	store_close(&st);
+}
+
 /* A read-only database: every mutation fails with -EROFS and a message, queries work. */
 static void test_store_readonly(void **state)
 {
@@ -1034,6 +1112,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_store_bad_result, fixture_setup,
 						fixture_teardown),
 		cmocka_unit_test_setup_teardown(test_store_recover_and_gone, fixture_setup,
+						fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_store_job_write_failures, fixture_setup,
 						fixture_teardown),
 		cmocka_unit_test_setup_teardown(test_store_readonly, fixture_setup,
 						fixture_teardown),
