@@ -1,21 +1,32 @@
 /* boot.c - kernel providers in the coordinator (docs/protocol.md, "Kernel providers"):
  * a client's `host_boot {host, kernel}` is checked (the host is known, connected, idle
- * with nothing queued, and its agent's provider offers the kernel), the host is marked
- * booting (no job is dispatched to it) and its agent gets `boot {kernel}`. The agent's
- * `boot_report` says when its provider failed (the host is available again, the error
- * shows in host_list); otherwise the machine goes away and its agent's next hello,
- * with the new kernel, ends the switch. A hello with another kernel, or none within
- * COORD_BOOT_TIMEOUT_MS, ends it too, as "mismatch" or "failed". The state lives in the
- * coordinator's memory (struct coord_agent), not in the database.
+ * with nothing queued, and its agent's provider offers the kernel), the switch is
+ * stored, the host is marked booting (no job is dispatched to it) and its agent gets
+ * `boot {kernel}`. The agent's `boot_report` says when its provider failed (the host is
+ * available again, the error shows in host_list); otherwise the machine goes away and
+ * its agent's next hello, with the new kernel, ends the switch. A hello with another
+ * kernel, or none within COORD_BOOT_TIMEOUT_MS of the request, ends it too, as
+ * "mismatch" or "failed".
+ *
+ * The switch is in the coordinator's memory (struct coord_agent) and in the store
+ * (host_boots, lib/store_boot.c): coord_boot_restore, at start, reads the latest switch
+ * of each host back, so a coordinator restarted in the middle of one still holds the
+ * host back and ends the switch at its hello or at the timeout.
+ *
+ * coord_job_fits is the check at dispatch that a job's host still matches what the plan
+ * asked (its kernel may have changed since the submit: a switch, an agent started on
+ * another kernel). Event loop thread only.
  */
 #include "coord_priv.h"
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <zmq.h>
 
 #include "log.h"
+#include "sched.h"
 #include "util.h"
 
 #define COORD_BOOT_TIMEOUT_MS (10 * 60 * 1000)
@@ -47,12 +58,16 @@ static bool offers(const struct coord_agent *a, const char *kernel, char *list, 
 	return found;
 }
 
-/* End A's switch with STATE and ERROR (may be NULL). */
-static void boot_end(struct coord_agent *a, const char *state, const char *error)
+/* End A's switch with STATE (a string literal) and ERROR (may be NULL), in memory and
+ * in the store. */
+static void boot_end(struct coord *c, struct coord_agent *a, const char *state,
+		     const char *error)
 {
 	a->boot_state = state;
 	snprintf(a->boot_error, sizeof(a->boot_error), "%s", error ? error : "");
 	a->boot_deadline_mono = 0;
+	if (store_boot_end(c->store, a->host_id, state, error, util_wall_ms()))
+		pr_warn("host '%s': %s", a->name, store_boot_errmsg());
 }
 
 json_t *coord_host_boot(struct coord *c, const json_t *msg)
@@ -60,7 +75,7 @@ json_t *coord_host_boot(struct coord *c, const json_t *msg)
 	const char *host = proto_get_str(msg, "host", ""), *kernel = proto_get_str(msg, "kernel", "");
 	struct coord_agent *a = coord_agent_by_name(c, host);
 	char list[1024];
-	int64_t pending = 0;
+	int64_t pending = 0, now;
 	json_t *boot, *r;
 	int err;
 
@@ -93,17 +108,29 @@ json_t *coord_host_boot(struct coord *c, const json_t *msg)
 		json_decref(boot);
 		return NULL;
 	}
-	err = coord_send_agent(c, a, boot);
-	json_decref(boot);
-	if (err)
-		return proto_error_new("host_boot", "cannot send 'boot' to host '%s': %s", host,
-				       zmq_strerror(-err));
+	/* stored before the agent hears of it: a restart from here on knows the switch */
+	now = util_wall_ms();
+	err = store_boot_begin(c->store, a->host_id, kernel, kernel_of(a->inventory), now,
+			       NULL);
+	if (err) {
+		json_decref(boot);
+		return proto_error_new("host_boot", "cannot store the switch of host '%s': %s",
+				       host, store_boot_errmsg());
+	}
 	a->boot_state = "booting";
 	snprintf(a->boot_kernel, sizeof(a->boot_kernel), "%s", kernel);
 	snprintf(a->boot_from, sizeof(a->boot_from), "%s", kernel_of(a->inventory));
 	a->boot_error[0] = '\0';
-	a->boot_since_wall = util_wall_ms();
+	a->boot_since_wall = now;
 	a->boot_deadline_mono = util_mono_ms() + COORD_BOOT_TIMEOUT_MS;
+	err = coord_send_agent(c, a, boot);
+	json_decref(boot);
+	if (err) {
+		r = proto_error_new("host_boot", "cannot send 'boot' to host '%s': %s", host,
+				    zmq_strerror(-err));
+		boot_end(c, a, "failed", proto_get_str(r, "message", "cannot send 'boot'"));
+		return r;
+	}
 	pr_info("host '%s': switching from kernel '%s' to '%s' (its kernel provider)", host,
 		a->boot_from, kernel);
 	r = proto_msg_new("booting");
@@ -132,7 +159,7 @@ void coord_boot_report(struct coord *c, struct coord_agent *a, const json_t *msg
 			"for its hello", a->name, kernel, ms);
 		return;
 	}
-	boot_end(a, "failed", proto_get_str(msg, "error", "the kernel provider failed"));
+	boot_end(c, a, "failed", proto_get_str(msg, "error", "the kernel provider failed"));
 	pr_warn("host '%s' could not switch to kernel '%s': %s; the host stays on '%s' and "
 		"is available again", a->name, kernel, a->boot_error, kernel_of(a->inventory));
 	coord_dispatch(c);
@@ -152,14 +179,14 @@ void coord_boot_hello(struct coord *c, struct coord_agent *a, const json_t *hell
 		return;
 	}
 	if (!strcmp(now, a->boot_kernel)) {
-		boot_end(a, "done", NULL);
+		boot_end(c, a, "done", NULL);
 		pr_info("host '%s' is back with kernel '%s' after %.1f s", a->name, now,
 			(util_wall_ms() - a->boot_since_wall) / 1000.0);
 		return;
 	}
 	snprintf(why, sizeof(why), "host '%s' came back with kernel '%s', not '%s'", a->name,
 		 now, a->boot_kernel);
-	boot_end(a, "mismatch", why);
+	boot_end(c, a, "mismatch", why);
 	pr_warn("%s", why);
 }
 
@@ -174,7 +201,7 @@ void coord_boot_tick(struct coord *c)
 			continue;
 		snprintf(why, sizeof(why), "no hello from host '%s' with kernel '%s' within %d s",
 			 a->name, a->boot_kernel, COORD_BOOT_TIMEOUT_MS / 1000);
-		boot_end(a, "failed", why);
+		boot_end(c, a, "failed", why);
 		pr_warn("%s; the switch is given up", why);
 	}
 }
@@ -203,4 +230,103 @@ void coord_boot_hosts(struct coord *c, json_t *hosts)
 		if (a->connected && coord_boot_holds(a))
 			json_object_set_new(h, "state", json_string("booting"));
 	}
+}
+
+/* The string literal for a stored switch STATE (boot_state points to literals). */
+static const char *state_literal(const char *state)
+{
+	static const char *const states[] = { "booting", "done", "failed", "mismatch" };
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(states); i++)
+		if (!strcmp(state, states[i]))
+			return states[i];
+	return NULL;
+}
+
+/* The agent named NAME, made (not connected, with the host's stored INVENTORY, not
+ * stolen) when this coordinator has not heard from it yet. NULL when out of memory. */
+static struct coord_agent *agent_for(struct coord *c, const char *name, int64_t host_id,
+				     const json_t *inventory)
+{
+	struct coord_agent *a = coord_agent_by_name(c, name);
+
+	if (a)
+		return a;
+	a = calloc(1, sizeof(*a));
+	if (!a || !(a->name = strdup(name))) {
+		free(a);
+		return NULL;
+	}
+	a->host_id = host_id;
+	a->inventory = json_is_object(inventory) ? json_deep_copy(inventory) : json_object();
+	a->next = c->agents;
+	c->agents = a;
+	return a;
+}
+
+/* Restore one stored switch B (a row of store_boot_latest) into its host's agent. */
+static int restore_one(struct coord *c, const json_t *b, int64_t now_wall)
+{
+	const char *name = proto_get_str(b, "host", ""), *state;
+	int64_t started = proto_get_int(b, "started_ms", now_wall), left;
+	struct coord_agent *a;
+
+	state = state_literal(proto_get_str(b, "state", ""));
+	if (!state)
+		return 0;	/* the schema's CHECK keeps this from happening */
+	a = agent_for(c, name, proto_get_int(b, "host_id", 0), json_object_get(b, "inventory"));
+	if (!a)
+		return -ENOMEM;
+	a->boot_state = state;
+	snprintf(a->boot_kernel, sizeof(a->boot_kernel), "%s", proto_get_str(b, "kernel", ""));
+	snprintf(a->boot_from, sizeof(a->boot_from), "%s", proto_get_str(b, "from", ""));
+	snprintf(a->boot_error, sizeof(a->boot_error), "%s", proto_get_str(b, "error", ""));
+	a->boot_since_wall = started;
+	if (!coord_boot_holds(a))
+		return 0;
+	left = started + COORD_BOOT_TIMEOUT_MS - now_wall;
+	a->boot_deadline_mono = util_mono_ms() + (left > 0 ? left : 0);
+	pr_info("host '%s' was switching from kernel '%s' to '%s' when the coordinator "
+		"stopped (%.0f s ago): no job for it until its hello, at most %.0f s more",
+		a->name, a->boot_from, a->boot_kernel, (now_wall - started) / 1000.0,
+		(left > 0 ? left : 0) / 1000.0);
+	return 0;
+}
+
+int coord_boot_restore(struct coord *c)
+{
+	json_t *boots = store_boot_latest(c->store, false), *b;
+	int64_t now_wall = util_wall_ms();
+	size_t i;
+	int err = 0;
+
+	if (!boots) {
+		pr_warn("%s", store_boot_errmsg());
+		return -(errno ? errno : EIO);
+	}
+	json_array_foreach(boots, i, b) {
+		err = restore_one(c, b, now_wall);
+		if (err) {
+			pr_warn("cannot restore the kernel switch of host '%s': out of memory",
+				proto_get_str(b, "host", "?"));
+			break;
+		}
+	}
+	json_decref(boots);
+	if (!err)
+		coord_boot_tick(c);	/* those past their deadline end now */
+	return err;
+}
+
+bool coord_job_fits(const struct coord_agent *a, const json_t *spec, char *why, size_t len)
+{
+	char what[256], asked[512];
+
+	if (sched_spec_fits(spec, a->inventory, what, sizeof(what), asked, sizeof(asked)))
+		return true;
+	snprintf(why, len, "host '%s' runs kernel '%s' now and no longer matches the plan: %s "
+		 "(the plan asks %s); the job was not run on it", a->name,
+		 kernel_of(a->inventory), what, asked);
+	return false;
 }

@@ -641,6 +641,18 @@ static int dispatch_one(struct coord *c, struct coord_agent *a)
 		pr_warn("%s", store_errmsg(c->store));
 		return err;
 	}
+	/* the host must still match what the plan asked: its kernel may have changed since
+	 * the submit (coordinator/boot.c) */
+	if (!coord_job_fits(a, spec, why, sizeof(why))) {
+		pr_warn("job %lld failed: %s", (long long)job_id, why);
+		err = store_job_fail(c->store, job_id, why, util_wall_ms());
+		if (err)
+			pr_warn("%s", store_errmsg(c->store));
+		else
+			coord_link_failed(c, job_id, a->name, why);
+		err = err ? err : 2;
+		goto out;
+	}
 	/* one side of a two-host pair waits until the other host is free too */
 	if (!coord_link_may_dispatch(c, a, job_id, spec, &peer)) {
 		json_decref(spec);
@@ -1345,6 +1357,10 @@ struct coord *coord_new(const struct coord_opts *opts)
 	if (requeued)
 		pr_info("%d job%s left running by the previous coordinator queued again",
 			requeued, requeued == 1 ? "" : "s");
+	if (coord_boot_restore(c)) {	/* kernel switches in progress (boot.c) */
+		saved = EIO;
+		goto fail;
+	}
 	c->started_mono = util_mono_ms();
 	c->absent_scan_mono = c->started_mono;	/* link.c: pairs of hosts not back yet */
 	c->ctx = zmq_ctx_new();

@@ -38,9 +38,11 @@ struct coord_agent {
 	int64_t gone_mono;		/* when it was declared gone (0: connected, or never) */
 	int64_t stale_job;		/* a job taken away from it (its pair was given up, or
 					 * it moved): what it still sends for it is dropped */
-	/* kernel providers (coord.c, host_boot): the latest switch asked for, its state
+	/* kernel providers (boot.c, host_boot): the latest switch asked for, its state
 	 * (NULL: none; "booting" holds back dispatch; "done", "failed", "mismatch"), the
-	 * kernel it ran before, the error, since when, and until when it may take */
+	 * kernel it ran before, the error, since when, and until when it may take; also in
+	 * the store (host_boots), from where coord_boot_restore makes an agent that has not
+	 * said hello yet (not connected, its stored inventory) after a restart */
 	const char *boot_state;
 	char boot_kernel[256];
 	char boot_from[256];
@@ -149,6 +151,15 @@ void coord_boot_hello(struct coord *c, struct coord_agent *a, const json_t *hell
 void coord_boot_tick(struct coord *c);
 bool coord_boot_holds(const struct coord_agent *a);
 void coord_boot_hosts(struct coord *c, json_t *hosts);
+/* At coordinator start (after store_recover): the latest stored switch of each host
+ * back into its agent, made when needed; one still booting holds its host back until
+ * its hello or its deadline (COORD_BOOT_TIMEOUT_MS from when it was asked: one past it
+ * ends as failed at once). Returns 0 or -errno (logged). */
+int coord_boot_restore(struct coord *c);
+/* Whether the queued job with SPEC may be handed to agent A: its inventory still has
+ * the spec's port roles and matches its hosts_match (sched_spec_fits). When not, WHY
+ * (LEN bytes) names the host, the kernel it runs now and what the plan asks. */
+bool coord_job_fits(const struct coord_agent *a, const json_t *spec, char *why, size_t len);
 
 /* Hand queued jobs to every connected idle agent. */
 void coord_dispatch(struct coord *c);

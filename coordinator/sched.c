@@ -240,6 +240,62 @@ static void describe(const struct plan *plan, char *buf, size_t len)
 		append(buf, len, "%s%s", i ? ", " : "; ports ", plan->ports[i]);
 }
 
+/* "hosts.match kernel.release=A, port.driver=veth; ports a, b" for a job spec's
+ * hosts_match object and ports array. */
+static void describe_spec(const json_t *match, const json_t *ports, char *buf, size_t len)
+{
+	const json_t *v;
+	const char *key;
+	size_t i = 0;
+
+	buf[0] = '\0';
+	append(buf, len, "hosts.match");
+	json_object_foreach((json_t *)match, key, v) {
+		const char *want = json_string_value(v) ? json_string_value(v) : "?";
+
+		append(buf, len, "%s%s%s%s", i++ ? ", " : " ", key,
+		       want[0] && strchr("<>=!", want[0]) ? "" : "=", want);
+	}
+	if (!i)
+		append(buf, len, " (any)");
+	json_array_foreach(ports, i, v)
+		append(buf, len, "%s%s", i ? ", " : "; ports ", json_string_value(v) ?
+		       json_string_value(v) : "?");
+}
+
+bool sched_spec_fits(const json_t *spec, const json_t *inventory, char *why, size_t why_len,
+		     char *asked, size_t asked_len)
+{
+	const json_t *match = json_object_get(spec, "hosts_match");
+	const json_t *ports = json_object_get(spec, "ports"), *v;
+	const char *key, *role;
+	size_t i;
+	bool fits = true;
+
+	json_object_foreach((json_t *)match, key, v) {
+		if (!json_is_string(v) ||
+		    !selector_matches(inventory, key, json_string_value(v), why, why_len)) {
+			if (why && !json_is_string(v))
+				snprintf(why, why_len, "selector '%s' is not a string", key);
+			fits = false;
+			break;
+		}
+	}
+	json_array_foreach(ports, i, v) {
+		role = json_string_value(v);
+		if (!fits || !role)
+			break;
+		if (!has_role(inventory, role)) {
+			if (why)
+				snprintf(why, why_len, "no port for role '%s'", role);
+			fits = false;
+		}
+	}
+	if (!fits && asked)
+		describe_spec(match, ports, asked, asked_len);
+	return fits;
+}
+
 static int by_pending_then_name(const void *a, const void *b)
 {
 	const struct sched_host *x = *(struct sched_host *const *)a;
@@ -247,6 +303,8 @@ static int by_pending_then_name(const void *a, const void *b)
 
 	if (x->pending != y->pending)
 		return x->pending < y->pending ? -1 : 1;
+	if (!x->switching != !y->switching)
+		return x->switching ? 1 : -1;
 	return strcmp(x->name, y->name);
 }
 
@@ -254,8 +312,8 @@ int sched_choose(const struct plan *plan, struct sched_host *hosts, int n, char 
 		 size_t err_len)
 {
 	struct sched_host **match = NULL;
-	char desc[512], why[256], reasons[768] = "";
-	int i, n_match = 0, want, ret;
+	char desc[512], why[256], reasons[768] = "", counts[96];
+	int i, n_match = 0, n_switching = 0, want, ret;
 
 	match = calloc(n ? n : 1, sizeof(*match));
 	if (!match) {
@@ -264,23 +322,28 @@ int sched_choose(const struct plan *plan, struct sched_host *hosts, int n, char 
 	}
 	for (i = 0; i < n; i++) {
 		hosts[i].chosen = false;
+		n_switching += !!hosts[i].switching;
 		if (sched_host_matches(plan, hosts[i].inventory, why, sizeof(why)))
 			match[n_match++] = &hosts[i];
+		else if (i < 3 && hosts[i].switching)
+			append(reasons, sizeof(reasons), "; '%s' (switching to kernel '%s'): %s",
+			       hosts[i].name, hosts[i].switching, why);
 		else if (i < 3)
 			append(reasons, sizeof(reasons), "; '%s': %s", hosts[i].name, why);
 	}
 	describe(plan, desc, sizeof(desc));
+	snprintf(counts, sizeof(counts), "%d host%s connected%s", n, n == 1 ? "" : "s",
+		 n_switching ? " or switching kernels" : "");
 	want = plan->host_count > 0 ? plan->host_count : n_match;
 	if (!n_match) {
-		snprintf(err, err_len, "no host matches the plan (%s; %d host%s connected%s)",
-			 desc, n, n == 1 ? "" : "s", reasons);
+		snprintf(err, err_len, "no host matches the plan (%s; %s%s)", desc, counts,
+			 reasons);
 		ret = -ENOENT;
 		goto out;
 	}
 	if (want > n_match) {
-		snprintf(err, err_len, "the plan wants %d hosts but %d match%s (%s; %d host%s "
-			 "connected)", want, n_match, n_match == 1 ? "es" : "", desc, n,
-			 n == 1 ? "" : "s");
+		snprintf(err, err_len, "the plan wants %d hosts but %d match%s (%s; %s)", want,
+			 n_match, n_match == 1 ? "es" : "", desc, counts);
 		ret = -ERANGE;
 		goto out;
 	}

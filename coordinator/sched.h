@@ -40,18 +40,30 @@ bool sched_host_matches(const struct plan *plan, const json_t *inventory, char *
 bool sched_host_has_ports(const struct plan *plan, const json_t *inventory, char *why,
 			  size_t why_len);
 
+/* Whether a job with SPEC (a stored job spec) may run on a host with INVENTORY now: the
+ * inventory has a port for each role of the spec's "ports" and satisfies every selector
+ * of its "hosts_match" (the plan's hosts.match as the coordinator stamped it at submit,
+ * an object of KEY: VALUE; absent with --hosts). WHY as for sched_host_matches; ASKED
+ * (ASKED_LEN bytes, may be NULL) gets what the spec asks ("hosts.match kernel.release=A;
+ * ports a, b"). For the check at dispatch: the host may have changed its kernel since. */
+bool sched_spec_fits(const json_t *spec, const json_t *inventory, char *why, size_t why_len,
+		     char *asked, size_t asked_len);
+
 /* A candidate host for sched_choose. */
 struct sched_host {
 	int64_t id;
 	const char *name;
-	const json_t *inventory;
+	const json_t *inventory;	/* a switching host: as it will be, kernel.release the
+					 * target */
 	int64_t pending;		/* jobs queued or running on it */
+	const char *switching;		/* the kernel it is switching to, or NULL */
 	bool chosen;			/* out */
 };
 
-/* Mark the hosts of HOSTS (N of them, connected ones) that PLAN runs on: every matching
- * host for count all, or the plan's host count among them with the least pending work
- * (then by name). Returns the number chosen, or -ENOENT (no host matches) / -ERANGE (too
+/* Mark the hosts of HOSTS (N of them: connected ones, and those switching their kernel)
+ * that PLAN runs on: every matching host for count all, or the plan's host count among
+ * them with the least pending work (then those not switching first, then by name).
+ * Returns the number chosen, or -ENOENT (no host matches) / -ERANGE (too
  * few match) with a person's message in ERR. */
 int sched_choose(const struct plan *plan, struct sched_host *hosts, int n, char *err,
 		 size_t err_len);

@@ -3,9 +3,14 @@
  *
  * Order: overrides, plan_parse, objects (each sha256 checked against its bytes),
  * plan_objects_check, plan_expand, host choice (sched.c), each attach entry stamped with
- * its object's sha256, then store_run_create in one transaction. Any failure answers
- * with an error message and stores nothing. Runs on the event loop's thread; the plan
- * work is CPU only (a plan is at most PLAN_MAX_BYTES).
+ * its object's sha256 and each spec with the plan's hosts.match (checked again when the
+ * job is handed out: coordinator/boot.c, coord_job_fits), then store_run_create in one
+ * transaction. Any failure answers with an error message and stores nothing. Runs on
+ * the event loop's thread; the plan work is CPU only (a plan is at most PLAN_MAX_BYTES).
+ *
+ * A host switching its kernel (coordinator/boot.c) is a candidate as the kernel it
+ * switches to: its inventory with kernel.release the target (jobs wait for the switch);
+ * --hosts refuses it (docs/kernels.md, "Kernel switches and runs").
  */
 #include "coord_priv.h"
 
@@ -32,6 +37,7 @@ struct submit {
 	int n_jobs;
 	struct sched_host *hosts;
 	int n_hosts;
+	json_t *targets;	/* switching hosts' inventories as they will be (owned) */
 	struct store_job_new *jn;
 	struct store_run_host *rh;
 	char err[2048];
@@ -140,6 +146,10 @@ static int named_hosts(struct coord *c, struct submit *s, const json_t *names)
 		a = coord_agent_by_name(c, name);
 		if (!a)
 			return fail(s, -ENOENT, "host '%s' is not known to the coordinator", name);
+		if (coord_boot_holds(a))
+			return fail(s, -EBUSY, "host '%s' is switching to kernel '%s' (bpflab host "
+				    "boot): name it when the switch is done, or let the plan's "
+				    "hosts.match choose", name, a->boot_kernel);
 		if (!a->connected)
 			return fail(s, -ENOENT, "host '%s' is not connected", name);
 		if (!sched_host_has_ports(s->plan, a->inventory, why, sizeof(why)))
@@ -154,25 +164,47 @@ static int named_hosts(struct coord *c, struct submit *s, const json_t *names)
 	return s->n_hosts;
 }
 
-/* The connected hosts as candidates, then sched_choose. Returns how many were chosen. */
+/* Agent A's inventory as it will be after its switch: its kernel is the target's
+ * release (and nothing else of the old kernel's), the rest as it is. Kept in S->targets.
+ * NULL when out of memory. */
+static const json_t *target_inventory(struct submit *s, const struct coord_agent *a)
+{
+	json_t *inv = json_deep_copy(a->inventory);
+
+	if (!inv || json_array_append_new(s->targets, inv))
+		return NULL;	/* appending steals inv, also when it fails */
+	if (json_object_set_new(inv, "kernel", json_pack("{s:s}", "release", a->boot_kernel)))
+		return NULL;
+	return inv;
+}
+
+/* The connected hosts and those switching their kernel (connected or not) as
+ * candidates, then sched_choose. Returns how many were chosen. */
 static int choose_hosts(struct coord *c, struct submit *s)
 {
 	struct coord_agent *a;
 	int n = 0, err;
 
 	for (a = c->agents; a; a = a->next)
-		n += a->connected;
+		n += a->connected || coord_boot_holds(a);
 	s->hosts = calloc(n ? n : 1, sizeof(*s->hosts));
-	if (!s->hosts)
+	s->targets = json_array();
+	if (!s->hosts || !s->targets)
 		return fail(s, -ENOMEM, "out of memory");
 	for (a = c->agents; a; a = a->next) {
 		struct sched_host *h = &s->hosts[s->n_hosts];
 
-		if (!a->connected)
+		if (!a->connected && !coord_boot_holds(a))
 			continue;
 		h->id = a->host_id;
 		h->name = a->name;
 		h->inventory = a->inventory;
+		if (coord_boot_holds(a)) {
+			h->switching = a->boot_kernel;
+			h->inventory = target_inventory(s, a);
+			if (!h->inventory)
+				return fail(s, -ENOMEM, "out of memory");
+		}
 		if (store_host_pending(c->store, a->host_id, &h->pending))
 			return fail(s, -EIO, "%s", store_errmsg(c->store));
 		s->n_hosts++;
@@ -209,6 +241,31 @@ static int link_hosts(struct coord *c, struct submit *s, const json_t *names)
 					   .inventory = dut->inventory, .chosen = true };
 	s->n_hosts = 2;
 	return 1;	/* each job has one host */
+}
+
+/* Stamp every job spec with the plan's hosts.match as "hosts_match" {KEY: VALUE}, so
+ * that the host can be checked again when the job is handed out (its kernel may have
+ * changed since: coord_job_fits). Not with --hosts (NAMED), which replace hosts.match;
+ * nothing for a plan without selectors. */
+static int stamp_match(struct submit *s, bool named)
+{
+	json_t *match;
+	int i, k;
+
+	if (named || !s->plan->n_match)
+		return 0;
+	for (i = 0; i < s->n_jobs; i++) {
+		match = json_object();
+		for (k = 0; match && k < s->plan->n_match; k++)
+			if (json_object_set_new(match, s->plan->match[k].key,
+						json_string(s->plan->match[k].value))) {
+				json_decref(match);
+				match = NULL;
+			}
+		if (!match || json_object_set_new(s->jobs[i].spec, "hosts_match", match))
+			return fail(s, -ENOMEM, "out of memory");
+	}
+	return 0;
 }
 
 /* Stamp every attach entry of every job spec with its object's sha256. */
@@ -260,6 +317,7 @@ static void submit_release(struct submit *s)
 	free(s->jn);
 	free(s->rh);
 	free(s->hosts);
+	json_decref(s->targets);
 	if (s->jobs)
 		plan_jobs_free(s->jobs, s->n_jobs);
 	plan_objects_release(&s->objs);
@@ -275,9 +333,11 @@ json_t *coord_submit(struct coord *c, const json_t *msg)
 	const json_t *text = json_object_get(msg, "plan_text");
 	struct plan_error perr = { 0 };
 	struct submit s = { 0 };
+	const json_t *names = json_object_get(msg, "hosts");
 	json_t *reply = NULL;
 	int64_t run_id = 0;
 	int err, n_chosen, i, h, k = 0, n_rh = 0;
+	bool named = names && !json_is_null(names);
 
 	if (!json_is_string(text)) {
 		err = fail(&s, -EINVAL, "submit without 'plan_text'");
@@ -307,9 +367,9 @@ json_t *coord_submit(struct coord *c, const json_t *msg)
 		goto out;
 	}
 	if (s.plan->link_generator)
-		n_chosen = link_hosts(c, &s, json_object_get(msg, "hosts"));
-	else if (json_object_get(msg, "hosts") && !json_is_null(json_object_get(msg, "hosts")))
-		n_chosen = named_hosts(c, &s, json_object_get(msg, "hosts"));
+		n_chosen = link_hosts(c, &s, names);
+	else if (named)
+		n_chosen = named_hosts(c, &s, names);
 	else
 		n_chosen = choose_hosts(c, &s);
 	if (n_chosen < 0) {
@@ -322,6 +382,8 @@ json_t *coord_submit(struct coord *c, const json_t *msg)
 		goto out;
 	}
 	err = stamp_sha256(&s);
+	if (!err)
+		err = stamp_match(&s, named);
 	if (err)
 		goto out;
 	/* count all (or N): every job for every chosen host, in dispatch order */

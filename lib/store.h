@@ -207,6 +207,29 @@ json_t *store_query_values(struct store *store, const json_t *filter);
  * or -errno (-EINVAL for a malformed import). */
 int store_import(struct store *store, const json_t *imp, int64_t now_ms, int64_t *run_id);
 
+/* --- kernel switches (lib/store_boot.c, schema 008; docs/protocol.md "Kernel
+ * providers") --- A switch is one `host_boot` the coordinator sent: booting until it
+ * ends done, failed or mismatch; at most one open per host. These return -errno with the
+ * reason in store_boot_errmsg(), not store_errmsg(). */
+
+/* Host HOST_ID starts switching from kernel FROM to KERNEL at NOW_MS; *ID (may be NULL)
+ * gets the switch's id. Returns 0, -EEXIST when the host has an open switch already,
+ * -ENOENT for an unknown host, or -errno. */
+int store_boot_begin(struct store *store, int64_t host_id, const char *kernel,
+		     const char *from, int64_t now_ms, int64_t *id);
+/* End host HOST_ID's open switch at NOW_MS as STATE ("done", "failed" or "mismatch")
+ * with ERROR (may be NULL). Returns 0, -ENOENT when it has none open, -EINVAL for
+ * another STATE, or -errno. */
+int store_boot_end(struct store *store, int64_t host_id, const char *state,
+		   const char *error, int64_t now_ms);
+/* The latest switch of each host that has one (OPEN_ONLY: only those still booting), a
+ * new array by host id of {"id", "host_id", "host", "kernel", "from", "state", "error"
+ * (only when set), "started_ms", "ended_ms" (only when ended), "inventory" (the host's,
+ * of its latest hello)}; NULL with errno set. */
+json_t *store_boot_latest(struct store *store, bool open_only);
+/* The message of the last failure of the store_boot_* functions (this thread). */
+const char *store_boot_errmsg(void);
+
 /* The last error message from SQLite or the store itself. */
 const char *store_errmsg(struct store *store);
 

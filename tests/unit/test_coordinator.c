@@ -706,7 +706,7 @@ static void test_coordinator_sched(void **state)
 				       { .key = "rack", .value = "r3" } };
 	char *ports[] = { "a", "b" };
 	struct plan plan = { .match = match, .n_match = 2, .ports = ports, .n_ports = 2 };
-	struct sched_host hosts[3];
+	struct sched_host hosts[3] = { 0 };
 	json_t *inv[3];
 	char err[512];
 	bool ok;

@@ -1,0 +1,115 @@
+/* store_boot.c - kernel switches in the store (schema/008_host_boots.sql; declared in
+ * store.h): the coordinator's coordinator/boot.c records each switch it asks a host's
+ * kernel provider for when it asks, ends it at the host's hello, the provider's failure
+ * or the timeout, and reads the latest switch of each host back when it starts, so that
+ * a restart in the middle of a switch forgets nothing.
+ *
+ * Each function is one statement (SQLite makes it atomic), prepared per call: a switch
+ * takes seconds to minutes. Same thread as the store's connection (store_db).
+ */
+#include "store.h"
+
+#include <errno.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "store_sql.h"
+#include "util.h"
+
+static __thread char errbuf[512];
+
+const char *store_boot_errmsg(void)
+{
+	return errbuf;
+}
+
+/* The message for RC while doing WHAT; returns its -errno. */
+static int boot_err(sqlite3 *db, int rc, const char *what)
+{
+	snprintf(errbuf, sizeof(errbuf), "cannot %s: %s", what, sqlite3_errmsg(db));
+	return sql_errno(rc);
+}
+
+int store_boot_begin(struct store *store, int64_t host_id, const char *kernel,
+		     const char *from, int64_t now_ms, int64_t *id)
+{
+	sqlite3 *db = store_db(store);
+	int rc;
+
+	rc = sql_exec(db, "INSERT INTO host_boots (host_id, kernel, from_kernel, started_ms) "
+		      "VALUES (?1, ?2, ?3, ?4)", NULL, "itti", host_id, kernel, from, now_ms);
+	if (rc == SQLITE_CONSTRAINT_UNIQUE) {
+		snprintf(errbuf, sizeof(errbuf), "host %lld is switching its kernel already",
+			 (long long)host_id);
+		return -EEXIST;
+	}
+	if (rc == SQLITE_CONSTRAINT_FOREIGNKEY) {
+		snprintf(errbuf, sizeof(errbuf), "no host %lld", (long long)host_id);
+		return -ENOENT;
+	}
+	if (rc != SQLITE_OK)
+		return boot_err(db, rc, "record a kernel switch");
+	if (id)
+		*id = sqlite3_last_insert_rowid(db);
+	return 0;
+}
+
+int store_boot_end(struct store *store, int64_t host_id, const char *state,
+		   const char *error, int64_t now_ms)
+{
+	static const char *const ends[] = { "done", "failed", "mismatch" };
+	sqlite3 *db = store_db(store);
+	int64_t changes = 0;
+	bool known = false;
+	size_t i;
+	int rc;
+
+	for (i = 0; i < ARRAY_SIZE(ends); i++)
+		known |= state && !strcmp(state, ends[i]);
+	if (!known) {
+		snprintf(errbuf, sizeof(errbuf), "a kernel switch cannot end as '%s'",
+			 state ? state : "(null)");
+		return -EINVAL;
+	}
+	rc = sql_exec(db, "UPDATE host_boots SET state = ?2, error = ?3, ended_ms = ?4 "
+		      "WHERE host_id = ?1 AND state = 'booting'", &changes, "itti", host_id,
+		      state, error && *error ? error : NULL, now_ms);
+	if (rc != SQLITE_OK)
+		return boot_err(db, rc, "end a kernel switch");
+	if (!changes) {
+		snprintf(errbuf, sizeof(errbuf), "host %lld has no kernel switch in progress",
+			 (long long)host_id);
+		return -ENOENT;
+	}
+	return 0;
+}
+
+/* A row of store_boot_latest. */
+static const struct sql_col boot_cols[] = {
+	{ "id", SQL_INT, 0 }, { "host_id", SQL_INT, 0 }, { "host", SQL_TEXT, 0 },
+	{ "kernel", SQL_TEXT, 0 }, { "from", SQL_TEXT, 0 }, { "state", SQL_TEXT, 0 },
+	{ "error", SQL_TEXT, SQL_OMIT_NULL }, { "started_ms", SQL_INT, 0 },
+	{ "ended_ms", SQL_INT, SQL_OMIT_NULL }, { "inventory", SQL_JSON, 0 },
+};
+
+json_t *store_boot_latest(struct store *store, bool open_only)
+{
+	sqlite3 *db = store_db(store);
+	json_t *arr = NULL;
+	int rc;
+
+	rc = sql_rows(db, "SELECT b.id, b.host_id, h.name, b.kernel, b.from_kernel, b.state, "
+		      "b.error, b.started_ms, b.ended_ms, h.inventory FROM host_boots b "
+		      "JOIN hosts h ON h.id = b.host_id WHERE b.id = (SELECT max(id) FROM "
+		      "host_boots WHERE host_id = b.host_id) AND (?1 = 0 OR b.state = 'booting') "
+		      "ORDER BY b.host_id", boot_cols, ARRAY_SIZE(boot_cols), &arr, "i",
+		      (int64_t)open_only);
+	if (rc == SQLITE_NOMEM) {
+		snprintf(errbuf, sizeof(errbuf), "cannot read the kernel switches: out of memory");
+		errno = ENOMEM;
+	} else if (rc != SQLITE_OK) {
+		errno = -boot_err(db, rc, "read the kernel switches");
+	}
+	return arr;
+}
