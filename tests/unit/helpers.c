@@ -13,6 +13,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <zmq.h>
+
+#include "coord.h"
+#include "proto.h"
 #include "util.h"
 #include "helpers.h"
 
@@ -91,4 +95,36 @@ void file_put(const char *path, const char *text)
 	fputs(text, f);
 	if (fclose(f))
 		fail_msg("cannot write '%s': %s", path, strerror(errno));
+}
+
+json_t *coord_pump(struct coord *c, void *sock, int timeout_ms)
+{
+	int64_t deadline = util_mono_ms() + timeout_ms;
+	char why[256];
+	json_t *msg;
+
+	while (util_mono_ms() < deadline) {
+		assert_int_equal(coord_run_once(c, 5), 0);
+		while (proto_recv(sock, &msg, ZMQ_DONTWAIT, why, sizeof(why)) == 0) {
+			if (strcmp(proto_msg_type(msg), "heartbeat"))
+				return msg;
+			json_decref(msg);
+		}
+	}
+	return NULL;
+}
+
+json_t *coord_ask(struct coord *c, void *sock, json_t *msg, const char *want)
+{
+	json_t *r;
+
+	assert_non_null(msg);
+	assert_int_equal(proto_send(sock, msg, 0), 0);
+	json_decref(msg);
+	r = coord_pump(c, sock, 5000);
+	assert_non_null(r);
+	if (strcmp(proto_msg_type(r), want))
+		fail_msg("wanted '%s', got '%s': %s", want, proto_msg_type(r),
+			 proto_get_str(r, "message", ""));
+	return r;
 }

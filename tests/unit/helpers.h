@@ -1,7 +1,7 @@
 /* helpers.h - what several unit tests share, written once: doubles compared within a
  * tolerance, text compared or searched with the whole text shown when it fails, JSON
  * test input parsed with its error named, temporary directories made and removed with
- * everything in them, files read and written whole. tests/unit/helpers.c is linked into
+ * everything in them, files read and written whole, an in-process coordinator pumped. tests/unit/helpers.c is linked into
  * every tests/unit/test_*.c (the Makefile's unit-test rule). Include after <cmocka.h>.
  */
 #ifndef BPFLAB_TEST_HELPERS_H
@@ -44,5 +44,13 @@ int tmpdir_remove(const char *dir);
  * fails; file_put() writes TEXT to PATH (created or truncated), or the test fails. */
 char *file_slurp(const char *path);
 void file_put(const char *path, const char *text);
+
+/* An in-process coordinator driven by the test: coord_pump() turns C's loop until SOCK
+ * (a test's agent or client socket) has a message other than a heartbeat, or TIMEOUT_MS
+ * passed (NULL); coord_ask() sends MSG (stolen) from SOCK and returns the reply, which
+ * must be of type WANT (else the test fails with the reply's message). */
+struct coord;
+json_t *coord_pump(struct coord *c, void *sock, int timeout_ms);
+json_t *coord_ask(struct coord *c, void *sock, json_t *msg, const char *want);
 
 #endif

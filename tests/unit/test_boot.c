@@ -204,41 +204,6 @@ static void coord_restart(struct tctx *t)
 	coord_start(t);
 }
 
-/* Turn the coordinator's loop until SOCK has a message other than a heartbeat, or
- * TIMEOUT_MS passed (NULL). */
-static json_t *pump(struct tctx *t, void *sock, int timeout_ms)
-{
-	int64_t deadline = util_mono_ms() + timeout_ms;
-	char why[256];
-	json_t *msg;
-
-	while (util_mono_ms() < deadline) {
-		assert_int_equal(coord_run_once(t->c, 5), 0);
-		while (proto_recv(sock, &msg, ZMQ_DONTWAIT, why, sizeof(why)) == 0) {
-			if (strcmp(proto_msg_type(msg), "heartbeat"))
-				return msg;
-			json_decref(msg);
-		}
-	}
-	return NULL;
-}
-
-/* Send MSG (stolen) from SOCK; the reply, which must be of type WANT. */
-static json_t *ask(struct tctx *t, void *sock, json_t *msg, const char *want)
-{
-	json_t *r;
-
-	assert_non_null(msg);
-	assert_int_equal(proto_send(sock, msg, 0), 0);
-	json_decref(msg);
-	r = pump(t, sock, 5000);
-	assert_non_null(r);
-	if (strcmp(proto_msg_type(r), want))
-		fail_msg("wanted '%s', got '%s': %s", want, proto_msg_type(r),
-			 proto_get_str(r, "message", ""));
-	return r;
-}
-
 /* hello from h1 running RELEASE, its provider offering both kernels, with "booting"
  * BOOTING unless NULL */
 static void hello(struct tctx *t, const char *release, const char *booting)
@@ -254,7 +219,7 @@ static void hello(struct tctx *t, const char *release, const char *booting)
 		"role", "b", "name", "veth-b", "driver", "veth"));
 	if (booting)
 		json_object_set_new(m, "booting", json_string(booting));
-	json_decref(ask(t, t->agent, m, "welcome"));
+	json_decref(coord_ask(t->c, t->agent, m, "welcome"));
 }
 
 /* h1 is asked to switch to NEW_KERNEL and its agent gets the boot message */
@@ -262,11 +227,11 @@ static void boot_h1(struct tctx *t)
 {
 	json_t *r;
 
-	r = ask(t, t->client, json_pack("{s:i, s:s, s:s, s:s}", "v", 1, "type", "host_boot",
+	r = coord_ask(t->c, t->client, json_pack("{s:i, s:s, s:s, s:s}", "v", 1, "type", "host_boot",
 					"host", "h1", "kernel", NEW_KERNEL), "booting");
 	assert_string_equal(proto_get_str(r, "from", ""), OLD_KERNEL);
 	json_decref(r);
-	r = pump(t, t->agent, 2000);
+	r = coord_pump(t->c, t->agent, 2000);
 	assert_non_null(r);
 	assert_string_equal(proto_msg_type(r), "boot");
 	json_decref(r);
@@ -275,7 +240,7 @@ static void boot_h1(struct tctx *t)
 /* h1's entry in host_list (new reference) */
 static json_t *host_h1(struct tctx *t)
 {
-	json_t *r = ask(t, t->client, proto_msg_new("host_list"), "hosts"), *h, *found = NULL;
+	json_t *r = coord_ask(t->c, t->client, proto_msg_new("host_list"), "hosts"), *h, *found = NULL;
 	size_t i;
 
 	json_array_foreach(json_object_get(r, "hosts"), i, h)
@@ -378,7 +343,7 @@ static void test_boot_stored(void **state)
 		      "ms", 5);
 	assert_int_equal(proto_send(t->agent, r, 0), 0);
 	json_decref(r);
-	assert_null(pump(t, t->agent, 200));
+	assert_null(coord_pump(t->c, t->agent, 200));
 	stored_boot(t, row, sizeof(row));
 	assert_text(row, "failed " NEW_KERNEL " " OLD_KERNEL " ended boot " NEW_KERNEL
 		    ": the kernel provider failed (exit status 1): no initrd");
@@ -408,7 +373,7 @@ static void test_boot_restart_done(void **state)
 	assert_text(row, "booting " NEW_KERNEL " " OLD_KERNEL " open ");
 
 	/* a switching host is a candidate as the kernel it switches to */
-	r = ask(t, t->client, submit_msg(t, "=6.19", NULL), "submitted");
+	r = coord_ask(t->c, t->client, submit_msg(t, "=6.19", NULL), "submitted");
 	assert_int_equal(json_array_size(json_object_get(r, "hosts")), 1);
 	assert_string_equal(json_string_value(json_array_get(json_object_get(r, "hosts"), 0)),
 			    "h1");
@@ -416,12 +381,12 @@ static void test_boot_restart_done(void **state)
 
 	/* the agent reconnects while its provider still runs: still booting, no job */
 	hello(t, OLD_KERNEL, NEW_KERNEL);
-	assert_null(pump(t, t->agent, 300));
+	assert_null(coord_pump(t->c, t->agent, 300));
 	assert_h1(t, "booting", "booting", NULL);
 
 	/* the new kernel's hello ends the switch, and the run's first job goes out */
 	hello(t, NEW_KERNEL, NULL);
-	r = pump(t, t->agent, 2000);
+	r = coord_pump(t->c, t->agent, 2000);
 	assert_non_null(r);
 	assert_string_equal(proto_msg_type(r), "job");
 	job = proto_get_int(json_object_get(r, "job"), "id", 0);
@@ -461,9 +426,9 @@ static void test_boot_restart_timeout(void **state)
 
 	hello(t, OLD_KERNEL, NULL);
 	assert_h1(t, "idle", "failed", "within 600 s");
-	r = ask(t, t->client, submit_msg(t, "=6.18", NULL), "submitted");
+	r = coord_ask(t->c, t->client, submit_msg(t, "=6.18", NULL), "submitted");
 	json_decref(r);
-	r = pump(t, t->agent, 2000);
+	r = coord_pump(t->c, t->agent, 2000);
 	assert_non_null(r);
 	assert_string_equal(proto_msg_type(r), "job");
 	json_decref(r);
@@ -484,30 +449,30 @@ static void test_boot_wrong_kernel(void **state)
 	hello(t, OLD_KERNEL, NULL);
 	boot_h1(t);
 
-	r = ask(t, t->client, submit_msg(t, "=6.18", NULL), "error");
+	r = coord_ask(t->c, t->client, submit_msg(t, "=6.18", NULL), "error");
 	assert_text(proto_get_str(r, "message", ""), "no host matches the plan (hosts.match "
 		    "kernel=6.18; ports a, b; 1 host connected or switching kernels; 'h1' "
 		    "(switching to kernel '" NEW_KERNEL "'): kernel.release is '" NEW_KERNEL
 		    "', not '=6.18')");
 	json_decref(r);
-	r = ask(t, t->client, submit_msg(t, "=6.19", "h1"), "error");
+	r = coord_ask(t->c, t->client, submit_msg(t, "=6.19", "h1"), "error");
 	assert_text(proto_get_str(r, "message", ""), "host 'h1' is switching to kernel '"
 		    NEW_KERNEL "' (bpflab host boot): name it when the switch is done, or let "
 		    "the plan's hosts.match choose");
 	json_decref(r);
-	r = ask(t, t->client, submit_msg(t, "=6.19", NULL), "submitted");
+	r = coord_ask(t->c, t->client, submit_msg(t, "=6.19", NULL), "submitted");
 	run = proto_get_int(r, "run", 0);
 	assert_int_equal(proto_get_int(r, "jobs", 0), 2);
 	json_decref(r);
-	assert_null(pump(t, t->agent, 200));
+	assert_null(coord_pump(t->c, t->agent, 200));
 
 	/* back, but on the kernel it left */
 	hello(t, OLD_KERNEL, NULL);
-	assert_null(pump(t, t->agent, 300));	/* no job reaches it */
+	assert_null(coord_pump(t->c, t->agent, 300));	/* no job reaches it */
 	r = host_h1(t);
 	assert_string_equal(proto_get_str(json_object_get(r, "boot"), "state", ""), "mismatch");
 	json_decref(r);
-	r = ask(t, t->client, json_pack("{s:i, s:s, s:I}", "v", 1, "type", "run_show", "run",
+	r = coord_ask(t->c, t->client, json_pack("{s:i, s:s, s:I}", "v", 1, "type", "run_show", "run",
 					(json_int_t)run), "run");
 	assert_string_equal(proto_get_str(json_object_get(r, "run"), "state", ""), "failed");
 	json_array_foreach(json_object_get(json_object_get(r, "run"), "jobs"), i, job) {
