@@ -50,7 +50,7 @@ static FILE *text_out(void)
 enum {
 	OPT_PLAN = CLI_OPT_FIRST_LOCAL, OPT_METRIC, OPT_GOOD, OPT_BAD, OPT_VARIANT,
 	OPT_SUBJECT, OPT_KERNELS, OPT_REPS, OPT_THRESHOLD, OPT_BASELINE, OPT_KERNEL,
-	OPT_DIRECTION, OPT_PROVIDER, OPT_HOST, OPT_TIMING,
+	OPT_DIRECTION, OPT_PROVIDER, OPT_HOST, OPT_TIMING, OPT_SKIP,
 };
 
 /* How long a step waits for its run, at most. */
@@ -66,6 +66,7 @@ struct bopts {
 	long long baseline;
 	unsigned int reps;
 	enum compare_direction dir;
+	bool skip;			/* step --skip */
 };
 
 static int bopt(int opt, const char *arg, void *ctx)
@@ -84,6 +85,7 @@ static int bopt(int opt, const char *arg, void *ctx)
 			return cli_error("out of memory");
 		return 0;
 	case OPT_PROVIDER: o->provider = arg; return 0;
+	case OPT_SKIP: o->skip = true; return 0;
 	case OPT_HOST: o->host = arg; return 0;
 	case OPT_TIMING:
 		if (strcmp(arg, "wall") && strcmp(arg, "icount"))
@@ -124,7 +126,8 @@ static int bopt(int opt, const char *arg, void *ctx)
 	return CLI_EXIT_USAGE;
 }
 
-static const struct option longopts[] = {
+/* Each command's own options (an option of another command is unknown, exit 2). */
+static const struct option start_longopts[] = {
 	{ "plan", required_argument, NULL, OPT_PLAN },
 	{ "metric", required_argument, NULL, OPT_METRIC },
 	{ "good", required_argument, NULL, OPT_GOOD },
@@ -132,21 +135,47 @@ static const struct option longopts[] = {
 	{ "variant", required_argument, NULL, OPT_VARIANT },
 	{ "subject", required_argument, NULL, OPT_SUBJECT },
 	{ "kernels", required_argument, NULL, OPT_KERNELS },
-	{ "kernel", required_argument, NULL, OPT_KERNEL },
 	{ "reps", required_argument, NULL, OPT_REPS },
 	{ "threshold", required_argument, NULL, OPT_THRESHOLD },
-	{ "baseline", required_argument, NULL, OPT_BASELINE },
-	{ "direction", required_argument, NULL, OPT_DIRECTION },
-	{ "set", required_argument, NULL, 's' },
-	{ "provider", required_argument, NULL, OPT_PROVIDER },
-	{ "host", required_argument, NULL, OPT_HOST },
 	{ "timing", required_argument, NULL, OPT_TIMING },
+	{ "set", required_argument, NULL, 's' },
 	{ NULL, 0, NULL, 0 },
 };
 
-static int parse(int argc, char **argv, const char *path, struct bopts *o)
+static const struct option step_longopts[] = {
+	{ "skip", no_argument, NULL, OPT_SKIP },
+	{ "provider", required_argument, NULL, OPT_PROVIDER },
+	{ NULL, 0, NULL, 0 },
+};
+
+static const struct option run_longopts[] = {
+	{ "plan", required_argument, NULL, OPT_PLAN },
+	{ "metric", required_argument, NULL, OPT_METRIC },
+	{ "threshold", required_argument, NULL, OPT_THRESHOLD },
+	{ "baseline", required_argument, NULL, OPT_BASELINE },
+	{ "kernel", required_argument, NULL, OPT_KERNEL },
+	{ "host", required_argument, NULL, OPT_HOST },
+	{ "reps", required_argument, NULL, OPT_REPS },
+	{ "variant", required_argument, NULL, OPT_VARIANT },
+	{ "subject", required_argument, NULL, OPT_SUBJECT },
+	{ "direction", required_argument, NULL, OPT_DIRECTION },
+	{ "set", required_argument, NULL, 's' },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* Parse the options of command PATH, LONGOPTS (NULL: none; -s goes with "set" in it)
+ * into O; no positional argument is taken. Returns 0 or the exit status of a usage
+ * error. */
+static int parse(int argc, char **argv, const char *path, const struct option *longopts,
+		 struct bopts *o)
 {
-	int first, ret = cli_parse_opts(argc, argv, path, "s:", longopts, bopt, o, &first);
+	const char *shortopts = "";
+	int first, ret, i;
+
+	for (i = 0; longopts && longopts[i].name; i++)
+		if (longopts[i].val == 's')
+			shortopts = "s:";
+	ret = cli_parse_opts(argc, argv, path, shortopts, longopts, bopt, o, &first);
 
 	if (ret)
 		return ret;
@@ -687,7 +716,7 @@ static int do_run(int argc, char **argv)
 	enum bisect_mark m;
 	int ret, err;
 
-	ret = parse(argc, argv, "bisect run", &o);
+	ret = parse(argc, argv, "bisect run", run_longopts, &o);
 	if (ret) {
 		ret = EXIT_SKIP;
 		goto out;
@@ -938,7 +967,7 @@ static int do_start(int argc, char **argv)
 	size_t n;
 	int ret, g, bd;
 
-	ret = parse(argc, argv, "bisect start", &o);
+	ret = parse(argc, argv, "bisect start", start_longopts, &o);
 	if (ret)
 		goto out;
 	if (!o.plan || !o.metric || !o.good || !o.bad) {
@@ -1048,7 +1077,7 @@ static int do_status(int argc, char **argv)
 	struct bisect *b = NULL;
 	struct bisect_action a;
 	json_t *ses = NULL;
-	int ret = parse(argc, argv, "bisect status", &o);
+	int ret = parse(argc, argv, "bisect status", NULL, &o);
 
 	if (!ret)
 		ret = load(&be, &ses, &b, true);
@@ -1091,7 +1120,7 @@ static int do_log(int argc, char **argv)
 	struct session_be be = { 0 };
 	struct bisect *b = NULL;
 	json_t *ses = NULL;
-	int ret = parse(argc, argv, "bisect log", &o), i;
+	int ret = parse(argc, argv, "bisect log", NULL, &o), i;
 
 	if (!ret)
 		ret = load(&be, &ses, &b, true);
@@ -1415,20 +1444,13 @@ static int do_step(int argc, char **argv)
 	struct bisect *b = NULL;
 	struct bisect_action a;
 	json_t *ses = NULL;
-	bool skip = false, stored;
+	bool stored;
 	struct bopts o = { 0 };
 	const char *provider, *plan_file;
 	long long run = 0;
-	int ret, i;
+	int ret;
 
-	for (i = 1; i < argc; i++)
-		if (!strcmp(argv[i], "--skip")) {
-			skip = true;
-			memmove(&argv[i], &argv[i + 1], (argc - i - 1) * sizeof(*argv));
-			argc--;
-			break;
-		}
-	ret = parse(argc, argv, "bisect step", &o);
+	ret = parse(argc, argv, "bisect step", step_longopts, &o);
 	if (!ret)
 		ret = load(&be, &ses, &b, false);
 	if (ret)
@@ -1448,13 +1470,13 @@ static int do_step(int argc, char **argv)
 	plan_file = proto_get_str(json_object_get(ses, "opts"), "plan_file", NULL);
 	stored = have_stored(&be, ses, bisect_kernel(b, a.kernel)) &&
 		 (a.kernel2 < 0 || have_stored(&be, ses, bisect_kernel(b, a.kernel2)));
-	if (!stored && !skip && plan_file) {
+	if (!stored && !o.skip && plan_file) {
 		/* nothing stored: measure it now through the coordinator */
 		ret = run_plan(ses, b, &a, provider, &run);
 		if (ret)
 			goto out;
 	}
-	ret = measure(&be, &ses, b, a.kernel, skip || plan_file, run);
+	ret = measure(&be, &ses, b, a.kernel, o.skip || plan_file, run);
 	if (!ret && a.kernel2 >= 0)
 		ret = measure(&be, &ses, b, a.kernel2, true, run);
 	if (!ret && cli.json)	/* the session with the steps just recorded */
@@ -1472,7 +1494,7 @@ static int do_reset(int argc, char **argv)
 	struct bopts o = { 0 };
 	struct session_be be = { 0 };
 	json_t *ses = NULL;
-	int ret = parse(argc, argv, "bisect reset", &o);
+	int ret = parse(argc, argv, "bisect reset", NULL, &o);
 
 	if (!ret)
 		ret = be_open(&be, false);
@@ -1493,28 +1515,41 @@ static int do_reset(int argc, char **argv)
 
 static const struct cli_cmd bisect_cmds[] = {
 	{ "start", do_start, "--plan P --metric M --good KERNEL --bad KERNEL [--variant V] "
-	  "[--subject S] [--kernels FILE] [--reps N] [--threshold X%] [--timing T] "
-	  "[-s KEY=VALUE]...",
+	  "[--subject S] [--kernels FILE] [--reps N] [--threshold X%] "
+	  "[--timing wall|icount] [-s KEY=VALUE]...",
 	  "Start a bisection session over the candidate kernels of FILE (one a line,\n"
 	  "oldest first) or, without it, the kernel releases the hosts run and the ones\n"
-	  "their kernel providers offer, sorted by version. --threshold is the least\n"
-	  "change that matters (default 2%). When P is a plan file (checked now, with the\n"
-	  "-s overrides), steps run it through the coordinator when no results are stored.\n"
-	  "--timing wall|icount: only values of that timing mode (default: the mode of the\n"
-	  "first values measured). The session is kept by the coordinator (with --db FILE:\n"
-	  "in that database file).\n" },
+	  "their kernel providers offer, sorted by version. When P is a plan file\n"
+	  "(checked now, with the -s overrides), steps run it through the coordinator\n"
+	  "when no results are stored; a plan name: stored results only. The session is\n"
+	  "kept by the coordinator (with --db FILE: in that database file).\n"
+	  "\n"
+	  "  --variant V           only the values of variant V\n"
+	  "  --subject S           only the values of subject S (a port or program)\n"
+	  "  --reps N              repetitions a first measurement asks for, 1 to 100\n"
+	  "                        (default 5; a run has at least 5)\n"
+	  "  --threshold X%        the least change that matters (default 2%)\n"
+	  "  --timing wall|icount  only values of that timing mode (default: the mode\n"
+	  "                        of the first values measured)\n"
+	  "  -s, --set KEY=VALUE   override a value of plan file P, for every step's run\n" },
 	{ "status", do_status, "", "The session, the engine's state, the next measurement, "
 	  "the result.\n" },
-	{ "log", do_log, "", "Every step: kernel, round, values, mean, delta, p, verdict, "
-	  "why.\n" },
+	{ "log", do_log, "",
+	  "Every step: kernel, round, values, mean, delta, p ('exact' where both sides\n"
+	  "repeat one value, as QEMU icount costs do), verdict, why.\n" },
 	{ "step", do_step, "[--skip] [--provider CMD]",
 	  "Measure what the engine asks for and record it: stored results of the plan on\n"
 	  "that kernel not used before; else, for a session started with a plan file, a run\n"
 	  "submitted through the coordinator to a connected host with that kernel (none:\n"
-	  "the kernel provider CMD KERNEL brings one up, from --provider or\n"
-	  "$BPFLAB_KERNEL_PROVIDER, e.g. 'lab/lab guest-up --name demo --max 3'), waited\n"
-	  "for. A kernel no host runs is skipped. --skip: no stored results means skip it.\n"
-	  "The provider gets the kernels the session still needs in $BPFLAB_KEEP_KERNELS.\n" },
+	  "a host whose kernel provider offers it is switched, or the kernel provider CMD\n"
+	  "KERNEL brings one up), waited for. A kernel no host runs is skipped.\n"
+	  "\n"
+	  "  --skip                no stored results for the kernel: record it skipped\n"
+	  "                        instead of running anything\n"
+	  "  --provider CMD        run as 'CMD KERNEL' when no host offers the kernel\n"
+	  "                        (default: $BPFLAB_KERNEL_PROVIDER; e.g. 'lab/lab\n"
+	  "                        guest-up --name demo --max 3'); it gets the kernels the\n"
+	  "                        session still needs in $BPFLAB_KEEP_KERNELS\n" },
 	{ "reset", do_reset, "", "End the active session (kept, state 'reset').\n" },
 	{ "run", do_run, "--plan P --metric M --threshold X% --baseline RUN [--kernel K] "
 	  "[--host H] [--reps N] [-s KEY=VALUE]... [--variant V] [--subject S] "
@@ -1522,8 +1557,12 @@ static const struct cli_cmd bisect_cmds[] = {
 	  "For 'git bisect run': run plan file P through the coordinator on host H\n"
 	  "(default: the connected host whose kernel is K, default uname -r) with N\n"
 	  "repetitions (default 5) and judge the values against baseline run RUN; with\n"
-	  "--db, judge the stored results of plan P on kernel K instead. Exit 0 good, 1\n"
-	  "bad, 125 cannot tell or cannot run (also when the timing modes differ).\n" },
+	  "--db, judge the stored results of plan P on kernel K instead. --direction:\n"
+	  "which way is better (default: higher for rates, lower for times). Exit 0\n"
+	  "good, 1 bad, 125 cannot tell or cannot run (also when the timing modes\n"
+	  "differ, and for bad usage, so that git skips rather than blames the commit).\n"
+	  "With -j: {kernel, verdict, exit, n_baseline, n, mean_baseline, mean,\n"
+	  "delta_pct, compare, exact, timing, run}.\n" },
 	{ NULL, NULL, NULL, NULL },
 };
 

@@ -293,18 +293,25 @@ static int do_boot(int argc, char **argv)
 
 static const struct cli_cmd host_cmds[] = {
 	{ "list", do_list, "",
-	  "List the hosts: name, state (idle, busy, gone), kernel release, ports\n"
-	  "(role=ifname driver) and the job running now. 'bpflab host' means the same.\n"
-	  "A host whose kernel switch (host boot) failed is named below the table.\n" },
+	  "List the hosts: name, state (idle, busy, gone, or booting while it switches\n"
+	  "its kernel: host boot), kernel release, ports (role=ifname driver) and the job\n"
+	  "running now. 'bpflab host' means the same. A host whose latest kernel switch\n"
+	  "failed is named below the table. With -j, the host query objects, with\n"
+	  "\"boot\" {kernel, from, state, since_ms, error} on each host asked to switch.\n"
+	  "With --db FILE the same from the database (the stored switches too).\n" },
 	{ "boot", do_boot, "HOST KERNEL [--wait SECONDS]",
 	  "Switch HOST to kernel release KERNEL through its agent's kernel provider\n"
 	  "('kernel_provider' in the agent's --config; 'bpflab host list -j' shows\n"
 	  "what each host offers under inventory.provider.kernels). The coordinator\n"
-	  "refuses a host that is gone, busy, has jobs queued or does not offer KERNEL,\n"
-	  "and gives the host no job until it is back.\n"
-	  "  --wait SECONDS        wait until HOST is connected again with KERNEL\n"
-	  "                        (progress on stderr); fail when the provider fails,\n"
-	  "                        HOST comes back with another kernel, or time is up\n" },
+	  "refuses a host it does not know, one that is gone, switching already, busy\n"
+	  "or with jobs queued, one without a provider or whose provider does not list\n"
+	  "KERNEL, and the kernel it runs already; otherwise the host gets no job until\n"
+	  "it is back. Not with --db. With -j: {host, kernel, from, waited, seconds}.\n"
+	  "\n"
+	  "  --wait SECONDS        wait (1 to 86400 s) until HOST is connected again with\n"
+	  "                        KERNEL (progress on stderr); fail when the provider\n"
+	  "                        fails, HOST comes back with another kernel, or time\n"
+	  "                        is up\n" },
 	{ NULL, NULL, NULL, NULL },
 };
 

@@ -44,8 +44,26 @@ static void keygen_usage(FILE *out)
 		"\n"
 		"Make a CURVE key pair: DIR/NAME.key (public certificate: copy it into the\n"
 		"coordinator's --authorized folder) and DIR/NAME.key_secret (mode 0600: give it\n"
-		"to --key). Prints the public key. DIR defaults to '.', NAME to the host name.\n"
-		"An existing key is never replaced unless --force is given.\n");
+		"to --key). Prints the public key ({public_key, public_file, secret_file}\n"
+		"with -j). Needs no coordinator.\n"
+		"\n"
+		"  --out DIR             where the two files go (default: .)\n"
+		"  --name NAME           their name (default: the host name)\n"
+		"  --force               replace an existing key (otherwise: exit 1)\n"
+		"\n%s", cli_options_grammar);
+}
+
+/* --help or -h among ARGV[1..] (before a "--"), or "help" as the first argument. */
+static bool keygen_wants_help(int argc, char **argv)
+{
+	int i;
+
+	if (argc > 1 && !strcmp(argv[1], "help"))
+		return true;
+	for (i = 1; i < argc && strcmp(argv[i], "--"); i++)
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))
+			return true;
+	return false;
 }
 
 int cli_keygen(int argc, char **argv)
@@ -62,8 +80,7 @@ int cli_keygen(int argc, char **argv)
 	json_t *j;
 	int first, ret, err;
 
-	if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
-			 !strcmp(argv[1], "help"))) {
+	if (keygen_wants_help(argc, argv)) {
 		keygen_usage(stdout);
 		return CLI_EXIT_OK;
 	}

@@ -20,8 +20,18 @@ static int print_links(const json_t *reply)
 	int ret = 0;
 	size_t i;
 
-	if (cli.json)
-		return cli_print_json(reply);
+	if (cli.json) {
+		/* the reply's members without the envelope, as --db prints them */
+		json_t *out = json_copy((json_t *)reply);
+
+		if (!out)
+			return cli_error("out of memory");
+		json_object_del(out, "v");
+		json_object_del(out, "type");
+		ret = cli_print_json(out);
+		json_decref(out);
+		return ret;
+	}
 	if (cli_table_init(&t, 5, head))
 		return cli_error("out of memory");
 	json_array_foreach(links, i, l) {

@@ -31,7 +31,7 @@ static void usage(FILE *out)
 	fprintf(out,
 		"Usage: bpflab [OPTIONS] OBJECT { COMMAND | help }\n"
 		"       bpflab help\n"
-		"       bpflab --version\n"
+		"       bpflab { --version | version }\n"
 		"\n"
 		"       OBJECT := { plan | host | run | result | bisect | link }\n"
 		"%s"
@@ -67,7 +67,8 @@ static void usage(FILE *out)
 		"                              'bpflab OBJECT COMMAND --help' for the others\n"
 		"  -V, --version               print the version\n"
 		"\n"
-		"Exit status: 0 ok, 1 failure, 2 bad usage or a plan that does not validate.\n",
+		"Exit status: 0 ok, 1 failure, 2 bad usage or a plan that does not validate;\n"
+		"'bisect run': 0 good, 1 bad, 125 cannot tell or cannot run (bad usage too).\n",
 		CLI_DEFAULT_TIMEOUT_S);
 }
 

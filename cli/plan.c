@@ -262,6 +262,8 @@ static const struct cli_cmd plan_cmds[] = {
 	  "Validate FILE, resolve the BPF objects it names (in --bpf-dir) and expand it;\n"
 	  "print \"FILE: ok, N jobs (V variants x P points x R repetitions)\", or the\n"
 	  "first problem as \"FILE:LINE:COLUMN: message\" on stderr and exit with 2.\n"
+	  "With -j: {file, ok, plan, sha256, jobs, variants, points, repeat, overrides,\n"
+	  "objects}, or {file, ok: false, error, line, column}.\n"
 	  "\n"
 	  "  -s, --set KEY=VALUE   override a plan value, e.g. -s traffic.packet.size=1500\n" },
 	{ "show", do_show, "FILE [-s KEY=VALUE]...",

@@ -102,12 +102,14 @@ static int an_opt(int opt, const char *arg, void *ctx)
 	return CLI_EXIT_USAGE;
 }
 
-static const struct option an_longopts[] = {
+/* Each command's own options: an option of another command is unknown here (exit 2),
+ * not silently ignored. */
+static const struct option compare_longopts[] = {
 	{ "plan", required_argument, NULL, OPT_PLAN },
-	{ "metric", required_argument, NULL, OPT_METRIC },
 	{ "by", required_argument, NULL, OPT_BY },
 	{ "baseline", required_argument, NULL, OPT_BASELINE },
 	{ "candidate", required_argument, NULL, OPT_CANDIDATE },
+	{ "metric", required_argument, NULL, OPT_METRIC },
 	{ "variant", required_argument, NULL, OPT_VARIANT },
 	{ "subject", required_argument, NULL, OPT_SUBJECT },
 	{ "window", required_argument, NULL, OPT_WINDOW },
@@ -118,11 +120,38 @@ static const struct option an_longopts[] = {
 	{ "form", required_argument, NULL, OPT_FORM },
 	{ "csv", no_argument, NULL, OPT_CSV },
 	{ "plot", required_argument, NULL, OPT_PLOT },
+	{ NULL, 0, NULL, 0 },
+};
+
+static const struct option history_longopts[] = {
+	{ "plan", required_argument, NULL, OPT_PLAN },
+	{ "metric", required_argument, NULL, OPT_METRIC },
+	{ "by", required_argument, NULL, OPT_BY },
+	{ "variant", required_argument, NULL, OPT_VARIANT },
+	{ "subject", required_argument, NULL, OPT_SUBJECT },
+	{ "window", required_argument, NULL, OPT_WINDOW },
+	{ "host", required_argument, NULL, OPT_HOST },
+	{ "include-flagged", no_argument, NULL, OPT_FLAGGED },
+	{ "csv", no_argument, NULL, OPT_CSV },
+	{ "plot", required_argument, NULL, OPT_PLOT },
+	{ NULL, 0, NULL, 0 },
+};
+
+static const struct option export_longopts[] = {
 	{ "format", required_argument, NULL, OPT_FORMAT },
 	{ "origin", required_argument, NULL, OPT_ORIGIN },
+	{ "include-flagged", no_argument, NULL, OPT_FLAGGED },
+	{ NULL, 0, NULL, 0 },
+};
+
+static const struct option import_longopts[] = {
+	{ "plan", required_argument, NULL, OPT_PLAN },
+	{ "metric", required_argument, NULL, OPT_METRIC },
+	{ "unit", required_argument, NULL, OPT_UNIT },
+	{ "host", required_argument, NULL, OPT_HOST },
 	{ "before", required_argument, NULL, OPT_BEFORE },
 	{ "after", required_argument, NULL, OPT_AFTER },
-	{ "unit", required_argument, NULL, OPT_UNIT },
+	{ "variant", required_argument, NULL, OPT_VARIANT },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -200,7 +229,7 @@ int cli_result_compare(int argc, char **argv)
 	long long ra = 0, rb = 0;
 	int first, ret, err;
 
-	ret = cli_parse_opts(argc, argv, o.cmd, "", an_longopts, an_opt, &o, &first);
+	ret = cli_parse_opts(argc, argv, o.cmd, "", compare_longopts, an_opt, &o, &first);
 	if (ret)
 		return ret;
 	if (o.csv && (cli.json || o.form))
@@ -218,6 +247,9 @@ int cli_result_compare(int argc, char **argv)
 			return ret;
 		if (ra == rb)
 			return cli_usage_error(o.cmd, "RUN_A and RUN_B are the same run");
+		if (o.baseline || o.candidate)
+			return cli_usage_error(o.cmd, "--baseline and --candidate go with --by; "
+					       "RUN_A is the baseline, RUN_B the candidate");
 		snprintf(a, sizeof(a), "%lld", ra);
 		snprintf(b, sizeof(b), "%lld", rb);
 		by = "run";
@@ -275,7 +307,7 @@ int cli_result_history(int argc, char **argv)
 	char msg[1024];
 	int first, ret, err;
 
-	ret = cli_parse_opts(argc, argv, o.cmd, "", an_longopts, an_opt, &o, &first);
+	ret = cli_parse_opts(argc, argv, o.cmd, "", history_longopts, an_opt, &o, &first);
 	if (ret)
 		return ret;
 	if (first < argc)
@@ -284,6 +316,9 @@ int cli_result_history(int argc, char **argv)
 		return cli_usage_error(o.cmd, "--plan and --metric are needed");
 	if (!o.by)
 		o.by = "kernel.release";
+	if (strcmp(o.by, "kernel.release") && strcmp(o.by, "day"))
+		return cli_usage_error(o.cmd, "a history goes by kernel.release or day, not "
+				       "'%s'", o.by);
 	if (o.csv && cli.json)
 		return cli_usage_error(o.cmd, "--csv and --json exclude each other");
 	filter = make_filter(&o, o.by);
@@ -326,7 +361,7 @@ int cli_result_export(int argc, char **argv)
 	size_t i;
 	int first, ret;
 
-	ret = cli_parse_opts(argc, argv, o.cmd, "", an_longopts, an_opt, &o, &first);
+	ret = cli_parse_opts(argc, argv, o.cmd, "", export_longopts, an_opt, &o, &first);
 	if (ret)
 		return ret;
 	if (argc - first != 1)
@@ -381,7 +416,7 @@ int cli_result_import(int argc, char **argv)
 	int64_t run_id = 0;
 	int first, ret, err;
 
-	ret = cli_parse_opts(argc, argv, o.cmd, "", an_longopts, an_opt, &o, &first);
+	ret = cli_parse_opts(argc, argv, o.cmd, "", import_longopts, an_opt, &o, &first);
 	if (ret)
 		return ret;
 	if (!o.plan)
@@ -390,6 +425,9 @@ int cli_result_import(int argc, char **argv)
 		if (!o.before || !o.after || !o.variant || first < argc)
 			return cli_usage_error(o.cmd, "bpftool snapshots need --before, --after "
 					       "and --variant, and no FILE");
+		if (o.metric || o.unit)
+			return cli_usage_error(o.cmd, "--metric and --unit go with a CSV file "
+					       "(snapshots give prog.ns_per_run in ns)");
 		before = load_json(o.before, msg, sizeof(msg));
 		after = before ? load_json(o.after, msg, sizeof(msg)) : NULL;
 		if (!after) {
@@ -404,6 +442,9 @@ int cli_result_import(int argc, char **argv)
 		if (argc - first != 1)
 			return cli_usage_error(o.cmd, "expected one FILE (CSV), or --before and "
 					       "--after");
+		if (o.variant)
+			return cli_usage_error(o.cmd, "--variant goes with --before and --after "
+					       "(a CSV names the variant on each line)");
 		err = util_read_file(argv[first], 64u << 20, &text, &len);
 		if (err) {
 			ret = cli_error("cannot read '%s': %s", argv[first], strerror(-err));

@@ -12,8 +12,8 @@ int cli_result_import(int argc, char **argv);
 
 #define CLI_RESULT_COMPARE_ARGS                                                         \
 	"{ RUN_A RUN_B | --plan NAME --by FIELD [--baseline VALUE] [--candidate VALUE] } "   \
-	"[--metric M] [--variant V] [--subject S] [--window rate|cost] "  \
-	"[--include-flagged] [--min-effect PCT] [--alpha A] "             \
+	"[--metric M] [--variant V] [--subject S] [--window rate|cost] [--host H] "       \
+	"[--include-flagged] [--min-effect PCT] [--alpha A] "                             \
 	"[--form table|patch|grid] [--csv] [--plot FILE.svg|.png]"
 #define CLI_RESULT_COMPARE_HELP                                                         \
 	"Compare a baseline with a candidate, beyond the noise: two runs, or one plan's\n"  \
@@ -21,42 +21,71 @@ int cli_result_import(int argc, char **argv);
 	"run), the baseline group against every other (or --candidate). Per metric,\n"     \
 	"variant and subject: n, mean ± stddev of each side (harmonic mean for rates),\n"  \
 	"delta % and a verdict: SAME, DIFFERENT (better / worse) or UNKNOWN +N reps (the\n" \
-	"repetitions per side that would settle it). See docs/analysis.md.\n"             \
-	"Results flagged debug-kernel, unstable or generator-bound are left out (and\n"    \
-	"counted) unless --include-flagged.\n"                                             \
+	"repetitions per side that would settle it); '(exact)' when both sides repeat\n"  \
+	"one value (QEMU icount costs): no test, the delta decides. See\n"               \
+	"docs/analysis.md.\n"                                                             \
 	"\n"                                                                               \
+	"  --plan NAME         the plan whose results are grouped (also narrows two runs)\n" \
+	"  --by FIELD          what a group is (FIELD above)\n"                            \
+	"  --baseline VALUE    the baseline group (default: the first measured)\n"         \
+	"  --candidate VALUE   the one group compared (default: every other)\n"            \
+	"  --metric, --variant, --subject, --window, --host\n"                             \
+	"                      only these values (window: rate or cost)\n"                 \
+	"  --include-flagged   keep results flagged debug-kernel, unstable or\n"           \
+	"                      generator-bound (left out and counted by default)\n"        \
 	"  --min-effect PCT    least change that matters, % of the baseline (default 2)\n" \
 	"  --alpha A           significance level (default 0.05)\n"                         \
 	"  --form FORM         table (default); patch: without patch | with patch |\n"     \
 	"                      improvement %; grid: Version | Test | a column per variant\n" \
-	"  --csv               one line per compared row\n"                                \
-	"  --plot FILE         grouped bars of the first metric, by gnuplot (.svg, .png)\n"
+	"  --csv               one line per compared row (not with -j or --form)\n"        \
+	"  --plot FILE         one panel of grouped bars per metric, by gnuplot\n"         \
+	"                      (FILE.svg or FILE.png; at most 12 metrics)\n"
 
 #define CLI_RESULT_HISTORY_ARGS                                                         \
 	"--plan NAME --metric M [--by kernel.release|day] [--variant V] [--subject S] "   \
-	"[--host H] [--include-flagged] [--csv] [--plot FILE.svg|.png]"
+	"[--window rate|cost] [--host H] [--include-flagged] [--csv] [--plot FILE.svg|.png]"
 #define CLI_RESULT_HISTORY_HELP                                                         \
 	"One metric of one plan over kernels (in the order they were first measured) or\n" \
 	"days: a line per group with n, mean ± stddev, spread and delta % from the\n"     \
 	"first, and the change points of the series (E-divisive, at least 3 values each\n" \
-	"side), named by the groups on both sides. --plot draws it with error bars\n"    \
-	"(gnuplot).\n"
+	"side), named by the groups on both sides. With -j, the history report.\n"        \
+	"\n"                                                                               \
+	"  --by FIELD          kernel.release (default) or day\n"                          \
+	"  --variant, --subject, --window, --host\n"                                       \
+	"                      only these values (window: rate or cost)\n"                 \
+	"  --include-flagged   keep flagged results (left out by default)\n"              \
+	"  --csv               one line per group (not with -j)\n"                         \
+	"  --plot FILE         a line per series with error bars and the change points,\n" \
+	"                      by gnuplot (FILE.svg or FILE.png)\n"
 
 #define CLI_RESULT_EXPORT_ARGS "RUN --format kcidb|bmf [--origin NAME] [--include-flagged]"
 #define CLI_RESULT_EXPORT_HELP                                                          \
-	"Print run RUN for other dashboards: kcidb (KernelCI KCIDB v4.4 test objects with\n" \
-	"number value and unit) or bmf (Bencher Metric Format). One entry per variant,\n"   \
-	"metric and subject: the mean (harmonic for rates), min and max of the\n"           \
-	"repetitions. Flagged results are left out unless --include-flagged.\n"
+	"Print run RUN as JSON for other dashboards (with or without -j): kcidb\n"        \
+	"(KernelCI KCIDB v4.4 test objects with number value and unit) or bmf (Bencher\n"  \
+	"Metric Format). One entry per variant, metric and subject: the mean (harmonic\n"  \
+	"for rates), min and max of the repetitions.\n"                                    \
+	"\n"                                                                               \
+	"  --format FORMAT     kcidb or bmf\n"                                             \
+	"  --origin NAME       kcidb: the origin, [a-z0-9_]+ (default: bpflab)\n"          \
+	"  --include-flagged   keep flagged results (left out by default)\n"
 
 #define CLI_RESULT_IMPORT_ARGS                                                          \
 	"{ FILE.csv | --before A.json --after B.json --variant V } --plan NAME "         \
 	"[--metric M] [--unit U] [--host NAME]"
 #define CLI_RESULT_IMPORT_HELP                                                          \
 	"Store numbers measured by hand as a new run (plan text 'imported from FILE',\n"   \
-	"host 'imported'): a CSV of variant,prog,set,value (prog.ns_per_run unless\n"       \
-	"--metric), or two 'bpftool -j prog show' snapshots taken before and after a\n"    \
-	"run with kernel.bpf_stats_enabled=1 (ns per run = delta run_time_ns / delta\n"    \
-	"run_cnt). Writes into --db FILE directly, else asks the coordinator.\n"
+	"host 'imported'): a CSV of variant,prog,set,value, or two 'bpftool -j prog\n"      \
+	"show' snapshots taken before and after a run with kernel.bpf_stats_enabled=1\n"  \
+	"(ns per run = delta run_time_ns / delta run_cnt). Writes into --db FILE\n"       \
+	"directly, else asks the coordinator. Prints the new run's id ({run, jobs}\n"     \
+	"with -j).\n"                                                                      \
+	"\n"                                                                               \
+	"  --plan NAME         the plan name the run is stored under\n"                    \
+	"  --metric M          CSV: the metric (default prog.ns_per_run)\n"                \
+	"  --unit U            CSV: the unit (default: ns for prog.ns_per_run, else\n"    \
+	"                      none)\n"                                                    \
+	"  --before A.json, --after B.json\n"                                              \
+	"                      the snapshots; --variant V names the variant\n"             \
+	"  --host NAME         the host (default: imported)\n"
 
 #endif

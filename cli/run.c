@@ -594,16 +594,21 @@ static const struct cli_cmd run_cmds[] = {
 	{ "submit", do_submit, "FILE [-s KEY=VALUE]... [--hosts NAME[,NAME]...] [--wait]",
 	  "Validate FILE as 'plan check' does (a bad plan: its message and exit 2,\n"
 	  "nothing sent), then submit it with its overrides and the BPF objects it names.\n"
-	  "Prints \"run N submitted: J jobs on H hosts (h1, h2)\".\n"
+	  "Prints \"run N submitted: J jobs on H hosts (h1, h2)\" ({run, jobs, hosts}\n"
+	  "with -j). A host switching its kernel (host boot) counts as the kernel it\n"
+	  "switches to: a plan for that kernel waits for it. Not with --db.\n"
 	  "\n"
 	  "  -s, --set KEY=VALUE   override a plan value, e.g. -s traffic.packet.size=1500\n"
 	  "  --hosts NAME,...      run on exactly these connected hosts (every job on\n"
-	  "                        each), instead of the plan's hosts.match and count\n"
+	  "                        each), instead of the plan's hosts.match and count;\n"
+	  "                        a host switching its kernel is refused (a plan with\n"
+	  "                        a link: --hosts GENERATOR,DUT)\n"
 	  "  --wait                follow the run until it ends, with progress on stderr;\n"
-	  "                        exit 0 when every job is done, 1 when one failed\n" },
+	  "                        exit 0 when every job is done, 1 when one failed or\n"
+	  "                        the run was cancelled (-j: the last run as \"final\")\n" },
 	{ "list", do_list, "",
 	  "List the runs: id, plan, state, jobs done/total, failed jobs, submit time.\n"
-	  "'bpflab run' means the same.\n" },
+	  "'bpflab run' means the same. With -j, the array of run objects.\n" },
 	{ "show", do_show, "ID",
 	  "Show run ID: plan, state, times, overrides, and each job's host, variant,\n"
 	  "repetition, matrix point, state, attempts and error; then each attempt of\n"
@@ -612,7 +617,7 @@ static const struct cli_cmd run_cmds[] = {
 	{ "cancel", do_cancel, "ID",
 	  "Cancel run ID: its queued jobs fail as 'cancelled', its running jobs are told\n"
 	  "to stop and send what they measured (kept, marked partial); the run ends\n"
-	  "'cancelled'.\n" },
+	  "'cancelled'. A run that has ended is refused. With -j: {run, running}.\n" },
 	{ "watch", do_watch, "ID",
 	  "Follow run ID live, once a second, until it ends: per host the jobs finished,\n"
 	  "the running job (n of m), its phase and second, and the rates its agent\n"

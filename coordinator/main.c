@@ -41,18 +41,24 @@ static void usage(FILE *out)
 		"The bpflab coordinator: hands the jobs of submitted plans to bpflab-agent on\n"
 		"lab hosts and stores their results in an SQLite database.\n"
 		"\n"
-		"  --agents ENDPOINT   ZeroMQ endpoint agents connect to (tcp://198.18.0.1:5555)\n"
-		"  --clients ENDPOINT  ZeroMQ endpoint the bpflab CLI connects to\n"
-		"                      (ipc:///run/bpflab/clients.sock)\n"
+		"  --agents ENDPOINT   ZeroMQ endpoint agents connect to, e.g.\n"
+		"                      tcp://198.18.0.1:5555 (required)\n"
+		"  --clients ENDPOINT  ZeroMQ endpoint the bpflab CLI connects to, e.g.\n"
+		"                      ipc:///run/bpflab/clients.sock (required)\n"
 		"  --db FILE           database file, created and migrated when needed\n"
+		"                      (required)\n"
 		"  --key FILE          the coordinator's secret certificate (bpflab keygen):\n"
 		"                      CURVE on both endpoints\n"
 		"  --authorized DIR    public certificates of the agents and clients allowed\n"
 		"                      to connect; reloaded on SIGHUP\n"
 		"  --plaintext         no CURVE; only when both endpoints are loopback or ipc\n"
 		"  --log FILE          append the log to FILE instead of stderr\n"
-		"  -v, --verbose       more log; twice for debug\n"
-		"  -h, --help          this help\n");
+		"  -v, --verbose       debug log, libbpf's too (default: info)\n"
+		"  -h, --help          this help\n"
+		"\n"
+		"Runs until SIGINT or SIGTERM (then exit 0); SIGHUP reloads --authorized.\n"
+		"Exit status: 0 stopped by a signal, 1 failure (a key, the log file, the\n"
+		"database or an endpoint), 2 bad usage.\n");
 }
 
 int main(int argc, char **argv)

@@ -222,6 +222,19 @@ static void test_cli_help(void **state)
 	assert_int_equal(o.status, 0);
 	assert_contains(o.out, "bpflab ");
 	out_free(&o);
+
+	/* --help anywhere on the line, also for keygen, and nothing else is done */
+	run_cli(&o, (const char *[]){ "keygen", "--out", tmpdir, "--name", "x", "--help", NULL });
+	assert_int_equal(o.status, 0);
+	assert_contains(o.out, "Usage: bpflab keygen [--out DIR] [--name NAME] [--force]\n");
+	assert_contains(o.out, "  --force ");
+	out_free(&o);
+	{
+		char key[300];
+
+		snprintf(key, sizeof(key), "%s/%s.key", tmpdir, "x");
+		assert_int_equal(access(key, F_OK), -1);
+	}
 }
 
 /* Columns of the longest line of TEXT (UTF-8 characters, so "±" counts once); *LINE gets
@@ -308,7 +321,7 @@ static void test_cli_help_width(void **state)
 static void test_cli_bad_usage(void **state)
 {
 	static const struct {
-		const char *args[8];
+		const char *args[16];
 		const char *err;
 	} cases[] = {
 		{ { NULL }, "Usage: bpflab" },
@@ -330,6 +343,25 @@ static void test_cli_bad_usage(void **state)
 		  "invalid override 'novalue'" },
 		{ { "result", "show", NULL }, "missing RUN" },
 		{ { "--timeout", "0", "host", NULL }, "invalid timeout '0'" },
+		/* each command takes its own options, not those of its neighbours */
+		{ { "result", "history", "--plan", "p", "--metric", "m", "--format", "bmf", NULL },
+		  "unknown option '--format' for 'result history'" },
+		{ { "result", "export", "1", "--format", "bmf", "--metric", "m", NULL },
+		  "unknown option '--metric' for 'result export'" },
+		{ { "bisect", "status", "--plan", "p", NULL },
+		  "unknown option '--plan' for 'bisect status'" },
+		{ { "bisect", "step", "-s", "a=b", NULL }, "unknown option '-s' for 'bisect step'" },
+		{ { "result", "history", "--plan", "p", "--metric", "m", "--by", "host", NULL },
+		  "a history goes by kernel.release or day, not 'host'" },
+		{ { "result", "compare", "1", "2", "--baseline", "1", NULL },
+		  "--baseline and --candidate go with --by" },
+		{ { "result", "import", "--before", "a.json", "--after", "b.json", "--variant", "v",
+		    "--plan", "p", "--metric", "m", NULL }, "--metric and --unit go with a CSV" },
+		{ { "result", "import", "x.csv", "--plan", "p", "--variant", "v", NULL },
+		  "--variant goes with --before and --after" },
+		{ { "host", "boot", "g1", "6.6", "--wait", "0", NULL }, "invalid --wait '0'" },
+		{ { "--db", "x.db", "host", "boot", "g1", "6.6", NULL }, "cannot boot with --db" },
+		{ { "--db", "x.db", "run", "watch", "1", NULL }, "needs the coordinator, not --db" },
 	};
 	size_t i;
 
@@ -697,6 +729,127 @@ static void test_cli_db_result(void **state)
 	out_free(&o);
 }
 
+/* A host's inventory with kernel KERNEL and port b. New reference. */
+static json_t *boot_inventory(const char *name, const char *kernel)
+{
+	json_t *inv = json_pack("{s:s, s:s, s:{s:s}, s:[{s:s, s:s, s:s}]}", "hostname", name,
+				"agent", name, "kernel", "release", kernel, "ports", "role", "b",
+				"name", "vb", "driver", "veth");
+
+	assert_non_null(inv);
+	return inv;
+}
+
+/* A database whose hosts switched kernels (schema 008, lib/store_boot.c):
+ * g1 switching, connected; g2 switching, gone (kexec in progress); g3 whose switch
+ * failed; g4 whose switch is done; h5 never asked to switch. */
+static void make_boot_db(const char *path)
+{
+	static const char *const names[] = { "g1", "g2", "g3", "g4", "h5" };
+	int64_t id[5];
+	char err[256] = "";
+	struct store *st;
+	size_t i;
+
+	st = store_open(path, false, err, sizeof(err));
+	assert_non_null(st);
+	for (i = 0; i < 5; i++) {
+		json_t *inv = boot_inventory(names[i], i == 3 ? "6.6.0" : "6.1.0");
+
+		assert_int_equal(store_host_hello(st, names[i], "0.1.0", inv, 1000, &id[i], NULL),
+				 0);
+		json_decref(inv);
+	}
+	assert_int_equal(store_boot_begin(st, id[0], "6.6.0", "6.1.0", 2000, NULL), 0);
+	assert_int_equal(store_boot_begin(st, id[1], "6.6.0", "6.1.0", 2001, NULL), 0);
+	assert_int_equal(store_host_gone(st, id[1], NULL), 0);
+	assert_int_equal(store_boot_begin(st, id[2], "9.9", "6.1.0", 2002, NULL), 0);
+	assert_int_equal(store_boot_end(st, id[2], "failed", "boot 9.9: the kernel provider "
+					"failed (exit status 1)", 2500), 0);
+	assert_int_equal(store_boot_begin(st, id[3], "6.6.0", "6.1.0", 2003, NULL), 0);
+	assert_int_equal(store_boot_end(st, id[3], "done", NULL, 2600), 0);
+	store_close(&st);
+}
+
+/* The host of NAME in the host list HOSTS. */
+static const json_t *host_named(const json_t *hosts, const char *name)
+{
+	const json_t *h;
+	size_t i;
+
+	json_array_foreach(hosts, i, h)
+		if (!strcmp(proto_get_str(h, "name", ""), name))
+			return h;
+	fail_msg("no host '%s' in the host list", name);
+	return NULL;
+}
+
+/* `bpflab --db FILE host list` shows the stored kernel switches as the coordinator's
+ * host list does (coordinator/boot.c, coord_boot_hosts): "boot" objects, state
+ * "booting" for a host still switching, and a failed switch named under the table. */
+static void test_cli_db_host_boots(void **state)
+{
+	char db[300];
+	const json_t *h, *b;
+	struct out o;
+	json_t *j;
+
+	(void)state;
+	snprintf(db, sizeof(db), "%s/boots.db", tmpdir);
+	make_boot_db(db);
+
+	run_cli(&o, (const char *[]){ "--db", db, "host", "list", "-j", NULL });
+	assert_int_equal(o.status, 0);
+	j = json_loads(o.out, 0, NULL);
+	assert_non_null(j);
+	assert_int_equal(json_array_size(j), 5);
+
+	h = host_named(j, "g1");
+	assert_string_equal(proto_get_str(h, "state", ""), "booting");
+	b = json_object_get(h, "boot");
+	assert_non_null(b);
+	assert_string_equal(proto_get_str(b, "kernel", ""), "6.6.0");
+	assert_string_equal(proto_get_str(b, "from", ""), "6.1.0");
+	assert_string_equal(proto_get_str(b, "state", ""), "booting");
+	assert_int_equal(proto_get_int(b, "since_ms", 0), 2000);
+	assert_null(json_object_get(b, "error"));
+	assert_int_equal(json_object_size(b), 4);
+
+	h = host_named(j, "g2");	/* gone while switching: stays gone, as through bpflabd */
+	assert_string_equal(proto_get_str(h, "state", ""), "gone");
+	assert_string_equal(proto_get_str(json_object_get(h, "boot"), "state", ""), "booting");
+
+	h = host_named(j, "g3");
+	assert_string_equal(proto_get_str(h, "state", ""), "idle");
+	b = json_object_get(h, "boot");
+	assert_string_equal(proto_get_str(b, "state", ""), "failed");
+	assert_string_equal(proto_get_str(b, "kernel", ""), "9.9");
+	assert_contains(proto_get_str(b, "error", ""), "the kernel provider failed");
+	assert_int_equal(proto_get_int(b, "since_ms", 0), 2002);
+
+	h = host_named(j, "g4");
+	assert_string_equal(proto_get_str(h, "state", ""), "idle");
+	assert_string_equal(proto_get_str(json_object_get(h, "boot"), "state", ""), "done");
+
+	assert_null(json_object_get(host_named(j, "h5"), "boot"));
+	json_decref(j);
+	out_free(&o);
+
+	run_cli(&o, (const char *[]){ "--db", db, "host", NULL });
+	assert_int_equal(o.status, 0);
+	assert_string_equal(o.out,
+		"name  state    kernel  ports      job\n"
+		"g1    booting  6.1.0   b=vb veth    -\n"
+		"g2    gone     6.1.0   b=vb veth    -\n"
+		"g3    idle     6.1.0   b=vb veth    -\n"
+		"g4    idle     6.6.0   b=vb veth    -\n"
+		"h5    idle     6.1.0   b=vb veth    -\n"
+		"host g3: switch to kernel 9.9 failed: boot 9.9: the kernel provider failed "
+		"(exit status 1)\n");
+	assert_string_equal(o.err, "");
+	out_free(&o);
+}
+
 static int setup(void **state)
 {
 	char ep[300];
@@ -728,6 +881,7 @@ int main(void)
 		cmocka_unit_test(test_cli_submit_wait),
 		cmocka_unit_test(test_cli_queries_coordinator),
 		cmocka_unit_test(test_cli_db_result),
+		cmocka_unit_test(test_cli_db_host_boots),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
