@@ -12,8 +12,16 @@
  * into a fresh database (store_open: every migration, WAL, synchronous=NORMAL) with a
  * host and N queued jobs. Then encode: proto_encode beside json_dumps(JSON_COMPACT) of a
  * `job` message carrying bench's BPF object in base64, as bpflabd sends one per job.
+ * Then what handing out a job costs besides the message:
+ *   dispatch  the N jobs of a fresh database dispatched one transaction each
+ *             (store_job_dispatch), and in transactions of B jobs (store_jobs_dispatch,
+ *             as bpflabd does for the jobs of one turn of its loop; B default 64)
+ *   objects   the object entry of a `job` message, {"sha256", "data": base64}: read from
+ *             the store and encoded for every message, and from the object cache
+ *             (lib/objects.h) that bpflabd keeps
  *
  *   build/bench/ingest [--results N] [--samples S] [--rounds R] [--object FILE]
+ *                      [--batch B]
  *
  * Rounds (default 3) each use a new database; the median round is printed. Asserts
  * nothing; exits 1 when a result is refused.
@@ -28,6 +36,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "objects.h"
 #include "proto.h"
 #include "proto_schema.h"
 #include "store.h"
@@ -199,6 +208,116 @@ static int encode_bench(const char *obj, int reps, double *ours, double *jansson
 	return 0;
 }
 
+/* Dispatch the N queued jobs of a fresh database in transactions of BATCH jobs
+ * (store_jobs_dispatch; 0: store_job_dispatch, one each). CPU seconds, or < 0. */
+static double dispatch_round(const char *dir, int round, int n, int batch)
+{
+	int64_t host = 0, ids[256];
+	int errs[256], j, k;
+	struct store *st = db_new(dir, 1000 + 2 * round + !!batch, n, &host);
+	double c0, t = -1;
+
+	if (!st)
+		return -1;
+	c0 = cpu_now();
+	for (j = 1; j <= n; j += batch ? batch : 1) {
+		if (!batch) {
+			if (store_job_dispatch(st, j, 3000))
+				goto out;
+			continue;
+		}
+		for (k = 0; k < batch && j + k <= n; k++)
+			ids[k] = j + k;
+		if (store_jobs_dispatch(st, ids, k, 3000, errs))
+			goto out;
+		while (k--)
+			if (errs[k])
+				goto out;
+	}
+	t = cpu_now() - c0;
+out:
+	if (t < 0)
+		fprintf(stderr, "ingest: dispatch: %s\n", store_errmsg(st));
+	store_close(&st);
+	return t;
+}
+
+struct object_src {
+	struct store *st;
+	char sha[SHA256_HEX_LEN];
+};
+
+static int object_load(void *arg, const char *sha256, void **data, size_t *len)
+{
+	return store_object_get(((struct object_src *)arg)->st, sha256, data, len);
+}
+
+/* The object entry of a `job` message for OBJ, REPS times: read and encoded each time
+ * as bpflabd did (store_object_get, base64, json_pack), and from an object cache.
+ * Microseconds per message into *EACH and *CACHED. */
+static int objects_bench(const char *dir, const char *obj, int reps, double *each,
+			 double *cached)
+{
+	struct object_src src = { 0 };
+	struct object_cache *cache = object_cache_new(OBJECT_CACHE_SLOTS, OBJECT_CACHE_BYTES);
+	char path[PATH_MAX], err[512], *file = NULL, *b64;
+	sqlite3_stmt *ins = NULL;
+	size_t flen = 0, len;
+	json_t *entry;
+	void *data;
+	double c0;
+	int i, rc = -1;
+
+	snprintf(path, sizeof(path), "%s/objects.db", dir);
+	src.st = store_open(path, false, err, sizeof(err));
+	if (!src.st || !cache || util_read_file(obj, 16 << 20, &file, &flen))
+		goto out;
+	util_sha256_hex(file, flen, src.sha);
+	if (sqlite3_prepare_v2(store_db(src.st), "INSERT INTO objects (sha256, name, size, "
+			       "bytes, created_ms) VALUES (?1, 'o', ?2, ?3, 0)", -1, &ins,
+			       NULL) != SQLITE_OK)
+		goto out;
+	sqlite3_bind_text(ins, 1, src.sha, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(ins, 2, (sqlite3_int64)flen);
+	sqlite3_bind_blob(ins, 3, file, (int)flen, SQLITE_STATIC);
+	if (sqlite3_step(ins) != SQLITE_DONE)
+		goto out;
+	c0 = cpu_now();
+	for (i = 0; i < reps; i++) {
+		if (store_object_get(src.st, src.sha, &data, &len))
+			goto out;
+		b64 = util_base64_encode(data, len);
+		free(data);
+		entry = json_pack("{s:s, s:s}", "sha256", src.sha, "data", b64 ? b64 : "");
+		free(b64);
+		json_decref(entry);
+	}
+	*each = (cpu_now() - c0) / reps * 1e6;
+	c0 = cpu_now();
+	for (i = 0; i < reps; i++) {
+		entry = object_cache_get(cache, src.sha, object_load, &src);
+		if (!entry)
+			goto out;
+		json_decref(entry);
+	}
+	*cached = (cpu_now() - c0) / reps * 1e6;
+	rc = 0;
+out:
+	if (rc)
+		fprintf(stderr, "ingest: objects: %s\n", src.st ? store_errmsg(src.st) : err);
+	sqlite3_finalize(ins);
+	object_cache_destroy(&cache);
+	store_close(&src.st);
+	free(file);
+	return rc;
+}
+
+static double median(double *v, int n)
+{
+	qsort(v, n, sizeof(v[0]), cmp_double);
+	return v[n / 2];
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -206,9 +325,11 @@ int main(int argc, char **argv)
 		{ "samples", required_argument, NULL, 's' },
 		{ "rounds", required_argument, NULL, 'r' },
 		{ "object", required_argument, NULL, 'o' },
+		{ "batch", required_argument, NULL, 'b' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int n = 10000, s = 100, rounds = 3, opt, r, k, rc = 1;
+	int n = 10000, s = 100, rounds = 3, batch = 64, opt, r, k, rc = 1;
+	double each[64], batched[64], obj_each = 0, obj_cached = 0;
 	char dir[] = "/tmp/bpflab-ingest-XXXXXX", self[PATH_MAX], obj[PATH_MAX + 32], cmd[128];
 	double (*t)[ST__N], col[64], total, ours = 0, theirs = 0;
 	ssize_t len;
@@ -224,14 +345,16 @@ int main(int argc, char **argv)
 		case 's': s = atoi(optarg); break;
 		case 'r': rounds = atoi(optarg); break;
 		case 'o': snprintf(obj, sizeof(obj), "%s", optarg); break;
+		case 'b': batch = atoi(optarg); break;
 		default:
 			fprintf(stderr, "usage: ingest [--results N] [--samples S] [--rounds R] "
-				"[--object FILE]\n");
+				"[--object FILE] [--batch B]\n");
 			return 2;
 		}
 	}
-	if (n < 1 || s < 1 || rounds < 1 || rounds > 64) {
-		fprintf(stderr, "ingest: bad --results, --samples or --rounds (1 to 64)\n");
+	if (n < 1 || s < 1 || rounds < 1 || rounds > 64 || batch < 1 || batch > 256) {
+		fprintf(stderr, "ingest: bad --results, --samples, --rounds (1 to 64) or --batch "
+			"(1 to 256)\n");
 		return 2;
 	}
 	if (!mkdtemp(dir)) {
@@ -259,6 +382,20 @@ int main(int argc, char **argv)
 	if (!encode_bench(obj, 2000, &ours, &theirs))
 		printf("job message with '%s' in base64: proto_encode %.1f us, json_dumps %.1f us "
 		       "(x%.2f)\n", obj, ours, theirs, ours > 0 ? theirs / ours : 0);
+	for (r = 0; r < rounds; r++) {	/* alternated, each on a fresh database */
+		each[r] = dispatch_round(dir, r, n, 0);
+		batched[r] = dispatch_round(dir, r, n, batch);
+		if (each[r] < 0 || batched[r] < 0)
+			goto out;
+	}
+	total = median(each, rounds);
+	printf("dispatch of %d jobs, median of %d rounds: one transaction each %.1f us a job, "
+	       "%d a transaction %.1f us a job (x%.2f)\n", n, rounds, total / n * 1e6, batch,
+	       median(batched, rounds) / n * 1e6, total / median(batched, rounds));
+	if (objects_bench(dir, obj, 2000, &obj_each, &obj_cached))
+		goto out;
+	printf("object entry of a job message: read and encoded %.2f us, cached %.3f us\n",
+	       obj_each, obj_cached);
 	rc = 0;
 out:
 	free(t);

@@ -6,6 +6,9 @@
  * them to pr_debug and is restored afterwards, so a plan check stays quiet unless -vv.
  * That swap is process-wide: open objects from one thread at a time (the CLI and the
  * coordinator's main loop do).
+ *
+ * The object cache at the end (object_cache_*) is the coordinator's: the base64 entries
+ * of its `job` messages, a few, by sha256 (objects.h).
  */
 #include "objects.h"
 #include "log.h"
@@ -520,4 +523,170 @@ int plan_objects_resolve(const struct plan *plan, const char *bpf_dir,
 	if (ret)
 		plan_objects_release(out);
 	return ret;
+}
+
+/* --- encoded objects for `job` messages --- */
+
+struct cache_entry {
+	char sha256[SHA256_HEX_LEN];	/* "" when the slot is free */
+	json_t *entry;			/* {"sha256", "data"} (a reference) */
+	size_t bytes;			/* base64 length */
+	unsigned long used;		/* the cache's clock at the latest hit */
+};
+
+struct object_cache {
+	struct cache_entry *slots;
+	int n_slots;
+	size_t max_bytes;
+	unsigned long clock;
+	struct object_cache_stats stats;
+};
+
+struct object_cache *object_cache_new(int slots, size_t max_bytes)
+{
+	struct object_cache *c = calloc(1, sizeof(*c));
+
+	if (slots < 1)
+		slots = 1;
+	if (c)
+		c->slots = calloc(slots, sizeof(*c->slots));
+	if (!c || !c->slots) {
+		free(c);
+		errno = ENOMEM;
+		return NULL;
+	}
+	c->n_slots = slots;
+	c->max_bytes = max_bytes;
+	return c;
+}
+
+static void cache_drop(struct object_cache *c, struct cache_entry *e)
+{
+	json_decref(e->entry);
+	c->stats.bytes -= e->bytes;
+	c->stats.entries--;
+	memset(e, 0, sizeof(*e));
+}
+
+void object_cache_destroy(struct object_cache **cp)
+{
+	struct object_cache *c = cp ? *cp : NULL;
+	int i;
+
+	if (!c)
+		return;
+	for (i = 0; i < c->n_slots; i++)
+		if (c->slots[i].entry)
+			cache_drop(c, &c->slots[i]);
+	free(c->slots);
+	free(c);
+	*cp = NULL;
+}
+
+void object_cache_get_stats(const struct object_cache *c, struct object_cache_stats *out)
+{
+	*out = c->stats;
+}
+
+static bool sha256_hex_ok(const char *sha)
+{
+	size_t i;
+
+	for (i = 0; i < SHA256_HEX_LEN - 1; i++)
+		if (!sha[i] || !strchr("0123456789abcdef", sha[i]))
+			return false;
+	return !sha[i];
+}
+
+/* Read object SHA256 with LOAD, check it against its hash and make its entry. */
+static json_t *entry_make(const char *sha256, object_load_fn load, void *arg, size_t *bytes)
+{
+	char got[SHA256_HEX_LEN], *b64;
+	json_t *entry = NULL;
+	void *data = NULL;
+	size_t len = 0;
+	int err;
+
+	err = load(arg, sha256, &data, &len);
+	if (err) {
+		free(data);
+		errno = -err;
+		return NULL;
+	}
+	util_sha256_hex(data, len, got);
+	if (strcmp(got, sha256)) {
+		free(data);
+		errno = EBADMSG;
+		return NULL;
+	}
+	b64 = util_base64_encode(data, len);
+	free(data);
+	if (b64) {
+		*bytes = strlen(b64);
+		entry = json_pack("{s:s, s:s%}", "sha256", sha256, "data", b64, *bytes);
+	}
+	free(b64);
+	if (!entry)
+		errno = ENOMEM;
+	return entry;
+}
+
+/* The slot for a new entry of BYTES: a free one, else the least recently used, after
+ * dropping entries until BYTES more fit under the cache's limit. */
+static struct cache_entry *cache_room(struct object_cache *c, size_t bytes)
+{
+	struct cache_entry *lru;
+	int i;
+
+	for (;;) {
+		lru = NULL;
+		for (i = 0; i < c->n_slots; i++) {
+			struct cache_entry *e = &c->slots[i];
+
+			if (!e->entry && c->stats.bytes + bytes <= c->max_bytes)
+				return e;
+			if (e->entry && (!lru || e->used < lru->used))
+				lru = e;
+		}
+		if (!lru)		/* empty, and still too large: asserted by the caller */
+			return NULL;
+		cache_drop(c, lru);
+		c->stats.evictions++;
+	}
+}
+
+json_t *object_cache_get(struct object_cache *c, const char *sha256, object_load_fn load,
+			 void *arg)
+{
+	struct cache_entry *e;
+	json_t *entry;
+	size_t bytes = 0;
+	int i;
+
+	if (!c || !sha256 || !load || !sha256_hex_ok(sha256)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	for (i = 0; i < c->n_slots; i++) {
+		e = &c->slots[i];
+		if (e->entry && !strcmp(e->sha256, sha256)) {
+			c->stats.hits++;
+			e->used = ++c->clock;
+			return json_incref(e->entry);
+		}
+	}
+	c->stats.misses++;
+	entry = entry_make(sha256, load, arg, &bytes);
+	if (!entry || bytes > c->max_bytes)
+		return entry;		/* an error, or too large to keep */
+	e = cache_room(c, bytes);
+	if (!e)
+		return entry;
+	memcpy(e->sha256, sha256, SHA256_HEX_LEN);
+	e->entry = json_incref(entry);
+	e->bytes = bytes;
+	e->used = ++c->clock;
+	c->stats.bytes += bytes;
+	c->stats.entries++;
+	return entry;
 }

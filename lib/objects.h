@@ -16,6 +16,9 @@
 #ifndef BPFLAB_OBJECTS_H
 #define BPFLAB_OBJECTS_H
 
+#include <jansson.h>
+#include <stddef.h>
+
 #include "plan.h"
 
 struct plan_object {
@@ -61,5 +64,45 @@ const struct plan_object *plan_objects_find(const struct plan_objects *objs,
 int plan_objects_check(const struct plan *plan, const struct plan_objects *objs,
 		       struct plan_error *err);
 void plan_objects_release(struct plan_objects *objs);
+
+/* --- encoded objects for `job` messages (the coordinator) ---
+ *
+ * A `job` message carries each object it attaches as {"sha256": HEX, "data": BASE64}
+ * (docs/protocol.md), and every job of a run carries the same objects. A struct
+ * object_cache keeps the latest few such entries by sha256, so that an object is read
+ * and encoded once per run rather than once per job: at most SLOTS entries and MAX_BYTES
+ * of base64 in all, the least recently used going first; an object larger than MAX_BYTES
+ * is encoded for each message and not kept. An entry cannot go stale: an object's bytes
+ * are stored under their sha256 and the entry is checked against it when it is made, so
+ * other bytes (an object file rebuilt and submitted again) are another sha256, a miss.
+ * One thread; an entry is an immutable jansson object shared by reference. */
+
+#define OBJECT_CACHE_SLOTS 8
+#define OBJECT_CACHE_BYTES (32u << 20)
+
+struct object_cache;
+
+/* Reads the bytes of the object whose hex sha256 is SHA256 into *DATA (heap; the cache
+ * frees it) and *LEN. Returns 0 or -errno. */
+typedef int (*object_load_fn)(void *arg, const char *sha256, void **data, size_t *len);
+
+struct object_cache_stats {
+	unsigned long hits, misses, evictions;
+	int entries;			/* kept now */
+	size_t bytes;			/* of base64 kept now */
+};
+
+/* A cache of SLOTS entries (at least 1) and MAX_BYTES of base64, or NULL (ENOMEM). */
+struct object_cache *object_cache_new(int slots, size_t max_bytes);
+/* Frees the cache (the entries live on in messages that hold a reference); takes NULL,
+ * sets *CP to NULL. */
+void object_cache_destroy(struct object_cache **cp);
+/* The entry {"sha256", "data"} of object SHA256 (64 lowercase hex digits), a new
+ * reference: kept, or read with LOAD(ARG, ...) and encoded. NULL with errno set: the
+ * loader's error (ENOENT: no such object), EBADMSG when the bytes read do not hash to
+ * SHA256 (nothing kept), EINVAL for a malformed SHA256, ENOMEM. */
+json_t *object_cache_get(struct object_cache *c, const char *sha256, object_load_fn load,
+			 void *arg);
+void object_cache_get_stats(const struct object_cache *c, struct object_cache_stats *out);
 
 #endif

@@ -1190,26 +1190,85 @@ static int job_close(struct store *st, const struct job_row *row, int64_t job_id
 	return err ? err : exec(st, S_HOST_IDLE_IF_FREE, NULL, "i", row->host_id);
 }
 
+/* Hand queued job JOB_ID to its host at NOW_MS, all but its run's state (*ROW has the
+ * job's row). An unknown job (-ENOENT) or one that is not queued (-ESTALE) changes
+ * nothing. In the caller's transaction. */
+static int job_dispatch(struct store *st, int64_t job_id, int64_t now_ms,
+			struct job_row *row)
+{
+	int err = job_get(st, job_id, row);
+
+	if (!err)
+		err = job_move(st, S_JOB_DISPATCH, "ii", job_id, now_ms);
+	if (err == -ESTALE)
+		err = seterr(st, err, "job is %s, not queued", row->state);
+	if (!err)
+		err = exec(st, S_ATTEMPT_INSERT, NULL, "ii", job_id, now_ms);
+	if (!err)
+		err = exec(st, S_HOST_BUSY, NULL, "i", row->host_id);
+	return err;
+}
+
 int store_job_dispatch(struct store *st, int64_t job_id, int64_t now_ms)
 {
 	struct job_row row;
 	int err;
 
-	err = job_begin(st, job_id, &row);
+	err = tx_begin(st);
 	if (err)
 		goto out;
-	err = job_move(st, S_JOB_DISPATCH, "ii", job_id, now_ms);
-	if (err == -ESTALE)
-		err = seterr(st, err, "job is %s, not queued", row.state);
-	if (!err)
-		err = exec(st, S_ATTEMPT_INSERT, NULL, "ii", job_id, now_ms);
-	if (!err)
-		err = exec(st, S_HOST_BUSY, NULL, "i", row.host_id);
+	err = job_dispatch(st, job_id, now_ms, &row);
 	if (!err)
 		err = run_refresh(st, row.run_id, now_ms, NULL, NULL);
 	err = tx_end(st, err);
 out:
 	return err ? context(st, err, "cannot dispatch job %lld", (long long)job_id) : 0;
+}
+
+int store_jobs_dispatch(struct store *st, const int64_t *job_ids, int n, int64_t now_ms,
+			int *errs)
+{
+	char first[STORE_ERR_LEN] = "";
+	int64_t *runs = NULL;
+	struct job_row row;
+	int i, k, n_runs = 0, err;
+
+	if (n < 1)
+		return 0;
+	runs = malloc(n * sizeof(*runs));
+	if (!runs)
+		return seterr(st, -ENOMEM, "cannot dispatch %d jobs: out of memory", n);
+	err = tx_begin(st);
+	for (i = 0; !err && i < n; i++) {
+		errs[i] = job_dispatch(st, job_ids[i], now_ms, &row);
+		if (errs[i] == -ENOENT || errs[i] == -ESTALE) {
+			/* nothing of this job was written: the others go on */
+			if (!first[0]) {
+				context(st, errs[i], "cannot dispatch job %lld",
+					(long long)job_ids[i]);
+				memcpy(first, st->err, sizeof(first));
+			}
+			continue;
+		}
+		err = errs[i];
+		for (k = 0; !err && k < n_runs && runs[k] != row.run_id; k++)
+			;
+		if (!err && k == n_runs)
+			runs[n_runs++] = row.run_id;
+	}
+	/* each run's state once, from all its jobs as they are now */
+	for (k = 0; !err && k < n_runs; k++)
+		err = run_refresh(st, runs[k], now_ms, NULL, NULL);
+	err = tx_end(st, err);
+	free(runs);
+	if (err) {
+		for (i = 0; i < n; i++)
+			errs[i] = err;
+		return context(st, err, "cannot dispatch %d job%s", n, n == 1 ? "" : "s");
+	}
+	if (first[0])
+		memcpy(st->err, first, sizeof(st->err));
+	return 0;
 }
 
 int store_job_accept(struct store *st, int64_t job_id, int64_t host_id, int64_t now_ms)

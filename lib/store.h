@@ -133,6 +133,14 @@ int store_job_next(struct store *store, int64_t host_id, int64_t *job_id, int64_
 /* Hand queued job JOB_ID to its host: job running, attempts + 1, started at NOW_MS, host
  * busy, run running. Returns 0, -ESTALE if the job is not queued, or -errno. */
 int store_job_dispatch(struct store *store, int64_t job_id, int64_t now_ms);
+/* store_job_dispatch for the N jobs JOB_IDS in one transaction: one commit for all
+ * (bpflabd hands out the jobs of one turn of its loop together, then sends them). A job
+ * that is unknown or not queued is left out (ERRS[i] -ENOENT or -ESTALE, the first such
+ * message in store_errmsg) and the others are dispatched; ERRS[i] is 0 for a job
+ * dispatched. Returns 0 when the transaction committed, or -errno when it did not: then
+ * no job was dispatched and every ERRS[i] is that error. */
+int store_jobs_dispatch(struct store *store, const int64_t *job_ids, int n, int64_t now_ms,
+			int *errs);
 /* Host HOST_ID's agent started job JOB_ID at NOW_MS (an accept): the job is running.
  * A job already finished is left alone. Returns 0, -ENOENT for an unknown job, -EPERM
  * for a job of another host, or -errno. */

@@ -1,6 +1,8 @@
 /* test_objects.c - resolving and checking the BPF objects a plan names, against the real
  * build/bpf/xdp_basic.bpf.o (programs xdp_drop, xdp_pass, xdp_tx). libbpf only opens the
- * objects, so this needs no privileges.
+ * objects, so this needs no privileges. Also the coordinator's cache of encoded objects
+ * (object_cache_*), over a fake store that counts its reads: a hit reads nothing, other
+ * bytes (another sha256) are a miss, the least recently used entry goes first.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -323,6 +325,221 @@ static void test_objects_maps(void **state)
 			  "plans/x.yaml:9:38: key 4 is out of map 'stats' (max_entries 4)");
 }
 
+/* --- the coordinator's cache of encoded objects --- */
+
+/* A store of objects for the cache's loader: bytes by sha256, and how often each was
+ * read. */
+struct fake_store {
+	struct {
+		char sha[SHA256_HEX_LEN];
+		const char *bytes;
+		size_t len;
+		int reads;
+	} obj[8];
+	int n;
+	int fail;			/* -errno for every read, or 0 */
+	const char *lie;		/* bytes handed out instead of the stored ones */
+};
+
+static const char *fake_add(struct fake_store *fs, const char *bytes)
+{
+	int i = fs->n++;
+
+	fs->obj[i].bytes = bytes;
+	fs->obj[i].len = strlen(bytes);
+	util_sha256_hex(bytes, fs->obj[i].len, fs->obj[i].sha);
+	return fs->obj[i].sha;
+}
+
+static int fake_reads(const struct fake_store *fs, const char *sha)
+{
+	int i;
+
+	for (i = 0; i < fs->n; i++)
+		if (!strcmp(fs->obj[i].sha, sha))
+			return fs->obj[i].reads;
+	return -1;
+}
+
+static int fake_load(void *arg, const char *sha, void **data, size_t *len)
+{
+	struct fake_store *fs = arg;
+	const char *bytes;
+	int i;
+
+	if (fs->fail)
+		return fs->fail;
+	for (i = 0; i < fs->n; i++) {
+		if (strcmp(fs->obj[i].sha, sha))
+			continue;
+		fs->obj[i].reads++;
+		bytes = fs->lie ? fs->lie : fs->obj[i].bytes;
+		*len = strlen(bytes);
+		*data = malloc(*len + 1);
+		memcpy(*data, bytes, *len + 1);
+		return 0;
+	}
+	return -ENOENT;
+}
+
+/* ENTRY is {"sha256": SHA, "data": base64 of BYTES}. */
+static void assert_entry(const json_t *entry, const char *sha, const char *bytes)
+{
+	void *raw = NULL;
+	size_t len = 0;
+
+	assert_non_null(entry);
+	assert_string_equal(json_string_value(json_object_get(entry, "sha256")), sha);
+	assert_int_equal(util_base64_decode(json_string_value(json_object_get(entry, "data")),
+					    &raw, &len), 0);
+	assert_int_equal(len, strlen(bytes));
+	assert_memory_equal(raw, bytes, len);
+	free(raw);
+}
+
+static void assert_stats(const struct object_cache *c, unsigned long hits,
+			 unsigned long misses, unsigned long evictions, int entries)
+{
+	struct object_cache_stats st;
+
+	object_cache_get_stats(c, &st);
+	assert_int_equal(st.hits, hits);
+	assert_int_equal(st.misses, misses);
+	assert_int_equal(st.evictions, evictions);
+	assert_int_equal(st.entries, entries);
+}
+
+static void test_objects_cache_hit(void **state)
+{
+	struct fake_store fs = { 0 };
+	struct object_cache *c = object_cache_new(4, 1 << 20);
+	const char *sha = fake_add(&fs, "an object of a run");
+	json_t *e1, *e2;
+
+	(void)state;
+	assert_non_null(c);
+	e1 = object_cache_get(c, sha, fake_load, &fs);
+	assert_entry(e1, sha, "an object of a run");
+	e2 = object_cache_get(c, sha, fake_load, &fs);
+	/* the second job of the run: the same entry, not read or encoded again */
+	assert_ptr_equal(e2, e1);
+	assert_int_equal(fake_reads(&fs, sha), 1);
+	assert_stats(c, 1, 1, 0, 1);
+	json_decref(e2);
+
+	/* an entry outlives the cache in the messages that hold it */
+	object_cache_destroy(&c);
+	assert_null(c);
+	object_cache_destroy(&c);
+	assert_entry(e1, sha, "an object of a run");
+	json_decref(e1);
+}
+
+static void test_objects_cache_sha_change(void **state)
+{
+	struct fake_store fs = { 0 };
+	struct object_cache *c = object_cache_new(4, 1 << 20);
+	const char *old = fake_add(&fs, "xdp_basic.bpf.o as built first");
+	const char *rebuilt = fake_add(&fs, "xdp_basic.bpf.o as built again");
+	json_t *e;
+
+	(void)state;
+	json_decref(object_cache_get(c, old, fake_load, &fs));
+	/* the file changed and was submitted again: another sha256, a miss with its bytes */
+	e = object_cache_get(c, rebuilt, fake_load, &fs);
+	assert_entry(e, rebuilt, "xdp_basic.bpf.o as built again");
+	json_decref(e);
+	assert_int_equal(fake_reads(&fs, rebuilt), 1);
+	assert_stats(c, 0, 2, 0, 2);
+	/* the old run's entry still is the old bytes */
+	e = object_cache_get(c, old, fake_load, &fs);
+	assert_entry(e, old, "xdp_basic.bpf.o as built first");
+	json_decref(e);
+	assert_int_equal(fake_reads(&fs, old), 1);
+	assert_stats(c, 1, 2, 0, 2);
+
+	/* bytes that do not hash to the key are refused and not kept */
+	fs.lie = "other bytes under that sha256";
+	fs.obj[0].sha[0] = fs.obj[0].sha[0] == 'a' ? 'b' : 'a';
+	assert_null(object_cache_get(c, fs.obj[0].sha, fake_load, &fs));
+	assert_int_equal(errno, EBADMSG);
+	assert_null(object_cache_get(c, fs.obj[0].sha, fake_load, &fs));
+	assert_int_equal(fs.obj[0].reads, 3);
+	assert_stats(c, 1, 4, 0, 2);
+	object_cache_destroy(&c);
+}
+
+static void test_objects_cache_eviction(void **state)
+{
+	struct fake_store fs = { 0 };
+	struct object_cache *c = object_cache_new(2, 1 << 20);
+	const char *a = fake_add(&fs, "object a");
+	const char *b = fake_add(&fs, "object b");
+	const char *d = fake_add(&fs, "object d");
+	const char *big = fake_add(&fs, "an object of more than forty base64 characters");
+	struct object_cache_stats st;
+
+	(void)state;
+	json_decref(object_cache_get(c, a, fake_load, &fs));
+	json_decref(object_cache_get(c, b, fake_load, &fs));
+	json_decref(object_cache_get(c, a, fake_load, &fs));	/* a is the latest used */
+	json_decref(object_cache_get(c, d, fake_load, &fs));	/* b goes */
+	assert_stats(c, 1, 3, 1, 2);
+	json_decref(object_cache_get(c, a, fake_load, &fs));
+	assert_int_equal(fake_reads(&fs, a), 1);
+	json_decref(object_cache_get(c, b, fake_load, &fs));	/* read again; d goes */
+	assert_int_equal(fake_reads(&fs, b), 2);
+	json_decref(object_cache_get(c, d, fake_load, &fs));
+	assert_int_equal(fake_reads(&fs, d), 2);
+	assert_stats(c, 2, 5, 3, 2);
+	object_cache_destroy(&c);
+
+	/* the byte limit: 12 base64 characters an object above, 40 in all */
+	c = object_cache_new(8, 40);
+	json_decref(object_cache_get(c, a, fake_load, &fs));
+	json_decref(object_cache_get(c, b, fake_load, &fs));
+	json_decref(object_cache_get(c, d, fake_load, &fs));
+	assert_stats(c, 0, 3, 0, 3);
+	json_decref(object_cache_get(c, b, fake_load, &fs));
+	json_decref(object_cache_get(c, big, fake_load, &fs));	/* larger than all: not kept */
+	assert_int_equal(fake_reads(&fs, big), 1);
+	assert_stats(c, 1, 4, 0, 3);
+	fs.obj[3].bytes = fs.obj[3].bytes + 30;			/* 16 bytes: 24 characters */
+	util_sha256_hex(fs.obj[3].bytes, strlen(fs.obj[3].bytes), fs.obj[3].sha);
+	json_decref(object_cache_get(c, fs.obj[3].sha, fake_load, &fs));
+	/* 36 + 24 > 40: a and d (least recently used first) go, b stays */
+	assert_stats(c, 1, 5, 2, 2);
+	object_cache_get_stats(c, &st);
+	assert_int_equal(st.bytes, 12 + 24);
+	json_decref(object_cache_get(c, b, fake_load, &fs));
+	assert_int_equal(fake_reads(&fs, b), 3);
+	assert_stats(c, 2, 5, 2, 2);
+	object_cache_destroy(&c);
+}
+
+static void test_objects_cache_errors(void **state)
+{
+	struct fake_store fs = { 0 };
+	struct object_cache *c = object_cache_new(2, 1 << 20);
+	char sha[SHA256_HEX_LEN];
+
+	(void)state;
+	util_sha256_hex("nowhere", 7, sha);
+	assert_null(object_cache_get(c, sha, fake_load, &fs));
+	assert_int_equal(errno, ENOENT);
+	fake_add(&fs, "here");
+	fs.fail = -EIO;
+	assert_null(object_cache_get(c, fs.obj[0].sha, fake_load, &fs));
+	assert_int_equal(errno, EIO);
+	assert_null(object_cache_get(c, "0123", fake_load, &fs));
+	assert_int_equal(errno, EINVAL);
+	sha[3] = 'A';		/* hex digits are lowercase, as the store keeps them */
+	assert_null(object_cache_get(c, sha, fake_load, &fs));
+	assert_int_equal(errno, EINVAL);
+	assert_stats(c, 0, 2, 0, 0);
+	object_cache_destroy(&c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -333,6 +550,10 @@ int main(void)
 		cmocka_unit_test(test_objects_tc_on_xdp),
 		cmocka_unit_test(test_objects_add_check),
 		cmocka_unit_test(test_objects_maps),
+		cmocka_unit_test(test_objects_cache_hit),
+		cmocka_unit_test(test_objects_cache_sha_change),
+		cmocka_unit_test(test_objects_cache_eviction),
+		cmocka_unit_test(test_objects_cache_errors),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

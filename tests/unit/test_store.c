@@ -768,6 +768,88 @@ static void test_store_job_write_failures(void **state)
 	store_close(&st);
 }
 
+/* The run's state as another connection sees it (committed). */
+static void assert_run_state(const char *db, int64_t run, const char *state)
+{
+	char sql[160];
+
+	snprintf(sql, sizeof(sql), "SELECT count(*) FROM runs WHERE id = %lld AND state = '%s'",
+		 (long long)run, state);
+	assert_int_equal(count_where(db, sql), 1);
+}
+
+/* Several jobs dispatched in one transaction (bpflabd's turn of its loop): an unknown job
+ * and one that is not queued are left out and the others go; a write that fails rolls
+ * every job of the batch back. */
+static void test_store_jobs_dispatch(void **state)
+{
+	struct fixture *f = *state;
+	int64_t h1, h2, run1, run2, ids[4], rj, next1, next2;
+	int errs[4] = { 1, 1, 1, 1 };
+	char err[512], want[128];
+	struct store *st;
+	json_t *spec;
+
+	st = store_open(f->db, false, err, sizeof(err));
+	assert_non_null(st);
+	assert_int_equal(store_host_hello(st, "h1", "0.1", f->inventory, 100, &h1, NULL), 0);
+	assert_int_equal(store_host_hello(st, "h2", "0.1", f->inventory, 100, &h2, NULL), 0);
+	run1 = make_run(st, f, h1, 200);
+	run2 = make_run(st, f, h2, 210);
+	assert_int_equal(store_jobs_dispatch(st, ids, 0, 300, errs), 0);
+
+	assert_int_equal(store_job_next(st, h1, &ids[0], &rj, &spec), 0);
+	json_decref(spec);
+	assert_int_equal(store_job_next(st, h2, &ids[2], &rj, &spec), 0);
+	json_decref(spec);
+	ids[1] = 4242;
+	ids[3] = ids[0];	/* dispatched a moment ago, in this batch */
+	assert_int_equal(store_jobs_dispatch(st, ids, 4, 300, errs), 0);
+	assert_int_equal(errs[0], 0);
+	assert_int_equal(errs[1], -ENOENT);
+	assert_int_equal(errs[2], 0);
+	assert_int_equal(errs[3], -ESTALE);
+	assert_string_equal(store_errmsg(st), "cannot dispatch job 4242: unknown job 4242");
+	/* committed: both jobs, their attempts, hosts and runs, seen by another connection */
+	assert_job_running(f->db, ids[0]);
+	assert_job_running(f->db, ids[2]);
+	snprintf(want, sizeof(want), "SELECT count(*) FROM jobs WHERE id IN (%lld, %lld) AND "
+		 "attempts = 1 AND started_ms = 300", (long long)ids[0], (long long)ids[2]);
+	assert_int_equal(count_where(f->db, want), 2);
+	assert_int_equal(count_where(f->db, "SELECT count(*) FROM jobs WHERE state = 'running'"),
+			 2);
+	assert_run_state(f->db, run1, "running");
+	assert_run_state(f->db, run2, "running");
+
+	/* the attempt of the second job cannot be stored: neither job is dispatched */
+	assert_int_equal(store_job_requeue(st, ids[0]), 0);
+	assert_int_equal(store_job_requeue(st, ids[2]), 0);
+	assert_int_equal(store_job_next(st, h1, &next1, &rj, &spec), 0);
+	json_decref(spec);
+	assert_int_equal(store_job_next(st, h2, &next2, &rj, &spec), 0);
+	json_decref(spec);
+	snprintf(want, sizeof(want), "CREATE TRIGGER t BEFORE INSERT ON job_attempts WHEN "
+		 "NEW.job_id = %lld BEGIN SELECT RAISE(ABORT, 'injected'); END", (long long)next2);
+	store_sql(st, want);
+	ids[0] = next1;
+	ids[1] = next2;
+	assert_int_equal(store_jobs_dispatch(st, ids, 2, 400, errs), -EINVAL);
+	assert_int_equal(errs[0], -EINVAL);
+	assert_int_equal(errs[1], -EINVAL);
+	assert_string_equal(store_errmsg(st), "cannot dispatch 2 jobs: injected");
+	assert_int_equal(count_where(f->db, "SELECT count(*) FROM jobs WHERE state = 'running'"),
+			 0);
+	assert_int_equal(count_where(f->db, "SELECT count(*) FROM hosts WHERE state = 'busy'"),
+			 0);
+	assert_int_equal(count_where(f->db, "SELECT count(*) FROM job_attempts WHERE "
+				     "started_ms = 400"), 0);
+	store_sql(st, "DROP TRIGGER t");
+	assert_int_equal(store_jobs_dispatch(st, ids, 2, 500, errs), 0);
+	assert_job_running(f->db, next1);
+	assert_job_running(f->db, next2);
+	store_close(&st);
+}
+
 /* A read-only database: every mutation fails with -EROFS and a message, queries work. */
 static void test_store_readonly(void **state)
 {
@@ -1114,6 +1196,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_store_recover_and_gone, fixture_setup,
 						fixture_teardown),
 		cmocka_unit_test_setup_teardown(test_store_job_write_failures, fixture_setup,
+						fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_store_jobs_dispatch, fixture_setup,
 						fixture_teardown),
 		cmocka_unit_test_setup_teardown(test_store_readonly, fixture_setup,
 						fixture_teardown),
