@@ -22,6 +22,7 @@
 
 #include "keys.h"
 #include "log.h"
+#include "objects.h"
 #include "proto_schema.h"
 #include "store_link.h"
 #include "util.h"
@@ -159,6 +160,7 @@ static void agent_gone(struct coord *c, struct coord_agent *a, int64_t silent_ms
 			lost.moved == 1 ? "" : "s", agent_name_of(c, lost.moved_to));
 	a->connected = false;
 	a->job_id = 0;
+	a->ready_job = a->go_job = 0;	/* that attempt's barrier is over */
 	json_decref(a->progress);
 	a->progress = NULL;
 	c->stats.agents_gone++;
@@ -171,13 +173,52 @@ static void agent_gone(struct coord *c, struct coord_agent *a, int64_t silent_ms
 	coord_link_lost(c, a, running);
 }
 
+void coord_stale_mark(struct coord_agent *a, int64_t job)
+{
+	int64_t keep[1 + COORD_STALE_OLDER];
+	size_t n = 0, i;
+
+	keep[n++] = job;
+	if (a->stale_job && a->stale_job != job)
+		keep[n++] = a->stale_job;
+	for (i = 0; i < COORD_STALE_OLDER && n < ARRAY_SIZE(keep); i++)
+		if (a->stale_older[i] && a->stale_older[i] != job)
+			keep[n++] = a->stale_older[i];
+	a->stale_job = keep[0];
+	for (i = 0; i < COORD_STALE_OLDER; i++)
+		a->stale_older[i] = i + 1 < n ? keep[i + 1] : 0;
+}
+
+bool coord_stale(const struct coord_agent *a, int64_t job)
+{
+	size_t i;
+
+	if (job == a->stale_job)
+		return true;
+	for (i = 0; job != a->job_id && i < COORD_STALE_OLDER; i++)
+		if (a->stale_older[i] == job)
+			return true;
+	return false;
+}
+
+/* Agent A accepted JOB, handed to this session: a new attempt, whose messages count. (The
+ * latest mark is dispatch_one's to forget, when it hands the job out again.) */
+static void stale_forget_older(struct coord_agent *a, int64_t job)
+{
+	size_t i;
+
+	for (i = 0; i < COORD_STALE_OLDER; i++)
+		if (a->stale_older[i] == job)
+			a->stale_older[i] = 0;
+}
+
 /* Tell agent A to stop job JOB, which is not its job any more (WHY), and drop what it
  * still sends for it: the job is measured where it is now (docs/protocol.md, "Faults"). */
 static void take_away(struct coord *c, struct coord_agent *a, int64_t job, const char *why)
 {
 	json_t *cancel = proto_msg_new("cancel");
 
-	a->stale_job = job;
+	coord_stale_mark(a, job);
 	if (cancel && !json_object_set_new(cancel, "job", json_integer(job)))
 		coord_send_agent(c, a, cancel);
 	json_decref(cancel);
@@ -195,7 +236,7 @@ static bool kept_job_ours(struct coord *c, struct coord_agent *a, int64_t job, c
 	char state[16] = "";
 	int err;
 
-	if (job == a->stale_job) {
+	if (coord_stale(a, job)) {
 		snprintf(why, len, "that attempt was given up while the host was silent");
 		return false;
 	}
@@ -221,8 +262,8 @@ static void on_hello(struct coord *c, const void *id, size_t id_len, const json_
 	const char *version = proto_get_str(msg, "version", "");
 	const json_t *inv = json_object_get(msg, "inventory");
 	struct coord_agent *a, *other;
-	int64_t host_id = 0;
-	long long running;
+	int64_t host_id = 0, dropped;
+	long long running = proto_get_int(msg, "job", 0);
 	int requeued = 0;
 	json_t *welcome;
 	char taken_why[128];
@@ -261,6 +302,9 @@ static void on_hello(struct coord *c, const void *id, size_t id_len, const json_
 		c->agents = a;
 	}
 	again = a->connected;
+	/* a new session that does not go on with the job of the last one (the agent was
+	 * restarted before it was declared gone): the store queued that job again */
+	dropped = again && a->job_id && a->job_id != running ? a->job_id : 0;
 	a->host_id = host_id;
 	memcpy(a->rid, id, id_len);
 	a->rid_len = id_len;
@@ -277,7 +321,6 @@ static void on_hello(struct coord *c, const void *id, size_t id_len, const json_
 	a->spooled = (int)json_array_size(json_object_get(msg, "spooled"));
 	if (a->spooled)	/* let its spooled results in before it gets a job */
 		a->hold_until_mono = util_mono_ms() + c->opts.heartbeat_ms;
-	running = proto_get_int(msg, "job", 0);
 	if (running > 0) {
 		/* it kept running a job across a reconnect: that job is its again, unless it
 		 * was taken away meanwhile (told after the welcome); either way the agent is
@@ -286,6 +329,11 @@ static void on_hello(struct coord *c, const void *id, size_t id_len, const json_
 		a->job_id = running;
 		requeued = 0;
 	}
+	/* barrier state only for the job it goes on with, if that is still its own */
+	if (taken || a->ready_job != a->job_id)
+		a->ready_job = 0;
+	if (taken || a->go_job != a->job_id)
+		a->go_job = 0;
 	pr_info("agent '%s' %s: host %lld, kernel %s, %zu port(s)%s", name,
 		again ? "registered again" : "registered", (long long)host_id,
 		proto_get_str(json_object_get(inv, "kernel"), "release", "unknown"),
@@ -299,6 +347,8 @@ static void on_hello(struct coord *c, const void *id, size_t id_len, const json_
 	json_decref(welcome);
 	if (taken)
 		take_away(c, a, running, taken_why);
+	/* the other side of that job's pair is told now, as if this host had gone */
+	coord_link_restarted(c, a, dropped);
 	dispatch_agent(c, a, util_mono_ms());
 }
 
@@ -324,6 +374,7 @@ static void on_accept(struct coord *c, struct coord_agent *a, const void *id, si
 		take_away(c, a, job, "it was not handed to this session of the agent");
 		return;
 	}
+	stale_forget_older(a, job);
 	if (store_job_accept(c->store, job, a->host_id, util_wall_ms())) {
 		pr_warn("agent '%s': %s", a->name, store_errmsg(c->store));
 		reply(c->agents_sock, id, id_len,
@@ -343,16 +394,17 @@ static void on_progress(struct coord *c, struct coord_agent *a, const void *id,
 		 proto_get_int(msg, "of", 0));
 }
 
-/* A result of job JOB, which was taken away from agent A (take_away, coord_link_lost):
- * acknowledged so that it leaves the agent's spool, not stored. True when it was one. */
+/* A result of job JOB, which was taken away from agent A (coord_stale_mark):
+ * acknowledged so that it leaves the agent's spool, not stored. The mark stays: the same
+ * result sent again (the ack was lost with the agent) is dropped too. True when it was
+ * one. */
 static bool drop_stale_result(struct coord *c, struct coord_agent *a, int64_t job,
 			      const json_t *msg)
 {
 	json_t *ack;
 
-	if (job != a->stale_job)
+	if (!coord_stale(a, job))
 		return false;
-	a->stale_job = 0;
 	ack = proto_msg_new("ack");
 	if (ack && !json_object_set_new(ack, "job", json_integer(job)))
 		coord_send_agent(c, a, ack);
@@ -533,18 +585,72 @@ out:
 	return 1;
 }
 
-/* --- dispatch --- */
+/* --- dispatch ---
+ *
+ * An agent that becomes free (its result, its hello) is only marked by dispatch_agent;
+ * at the end of the loop's turn (coord_run_once), and for every agent at each tick and
+ * submit (coord_dispatch), dispatch_batch hands out the jobs of the marked agents
+ * together: it picks each one's next job and builds its message, stores all the picks
+ * in one transaction (store_jobs_dispatch: one commit a turn, not one a job), and only
+ * then sends the messages, so that a job is stored as running before its message
+ * leaves (docs/protocol.md, "Faults"). */
+
+#define COORD_DISPATCH_ROUNDS 4		/* batches a turn: a pair's other side goes next */
+
+/* A job picked for an agent, its dispatch not stored yet. */
+struct dispatch_pick {
+	struct coord_agent *a;
+	struct coord_agent *peer;	/* the other side of its pair, to serve next */
+	int64_t job_id, run_id;
+	json_t *spec, *msg;
+	int err;			/* its dispatch stored (0), or -errno */
+};
+
+/* Object loader of the cache: the store's bytes. */
+static int object_load(void *arg, const char *sha256, void **data, size_t *len)
+{
+	struct coord *c = arg;
+
+	return store_object_get(c->store, sha256, data, len);
+}
+
+/* Object NAME of attach entry I (sha256 SHA) for a `job` message: its cached entry
+ * {"sha256", "data"}, or NULL with WHY (*MISSING when it can never be sent). */
+static json_t *job_object(struct coord *c, size_t i, const char *name, const char *sha,
+			  char *why, size_t why_len, bool *missing)
+{
+	json_t *entry;
+
+	if (!c->objects)
+		c->objects = object_cache_new(OBJECT_CACHE_SLOTS, OBJECT_CACHE_BYTES);
+	entry = c->objects ? object_cache_get(c->objects, sha, object_load, c) : NULL;
+	if (entry)
+		return entry;
+	if (!c->objects || errno == ENOMEM) {
+		snprintf(why, why_len, "out of memory");
+	} else if (errno == EBADMSG) {
+		snprintf(why, why_len, "object '%s' in the store does not match its sha256 %s",
+			 name, sha);
+		*missing = true;
+	} else if (errno == EINVAL) {
+		snprintf(why, why_len, "attach entry %zu has a malformed sha256", i);
+		*missing = true;
+	} else {
+		*missing = errno == ENOENT;
+		snprintf(why, why_len, "%s", store_errmsg(c->store));
+	}
+	return NULL;
+}
 
 /* The `job` message for JOB_ID with the objects its spec attaches, or NULL with WHY:
- * *MISSING is set when an object is not in the store (the job cannot ever run). */
+ * *MISSING is set when an object is not in the store (the job cannot ever run). The
+ * objects come from the coordinator's cache (lib/objects.h): read and encoded once for
+ * all the jobs that carry them. */
 static json_t *job_message(struct coord *c, int64_t job_id, int64_t run_id, json_t *spec,
 			   char *why, size_t why_len, bool *missing)
 {
 	json_t *msg = NULL, *objects = json_object(), *entry, *job;
-	size_t i, len;
-	void *data;
-	char *b64;
-	int err;
+	size_t i;
 
 	*missing = false;
 	if (!objects)
@@ -552,6 +658,7 @@ static json_t *job_message(struct coord *c, int64_t job_id, int64_t run_id, json
 	json_array_foreach(json_object_get(spec, "attach"), i, entry) {
 		const char *name = proto_get_str(entry, "object", NULL);
 		const char *sha = proto_get_str(entry, "sha256", NULL);
+		json_t *obj;
 
 		if (!name || !sha) {
 			snprintf(why, why_len, "attach entry %zu has no object or sha256", i);
@@ -560,20 +667,11 @@ static json_t *job_message(struct coord *c, int64_t job_id, int64_t run_id, json
 		}
 		if (json_object_get(objects, name))
 			continue;
-		err = store_object_get(c->store, sha, &data, &len);
-		if (err) {
-			snprintf(why, why_len, "%s", store_errmsg(c->store));
-			*missing = err == -ENOENT;
+		obj = job_object(c, i, name, sha, why, why_len, missing);
+		if (!obj)
 			goto fail;
-		}
-		b64 = util_base64_encode(data, len);
-		free(data);
-		if (!b64 || json_object_set_new(objects, name, json_pack("{s:s, s:s}", "sha256",
-								      sha, "data", b64))) {
-			free(b64);
+		if (json_object_set_new(objects, name, obj))
 			goto oom;
-		}
-		free(b64);
 	}
 	job = json_pack("{s:I, s:I, s:O}", "id", (json_int_t)job_id, "run", (json_int_t)run_id,
 			"spec", spec);
@@ -623,9 +721,17 @@ static void give_up_undelivered(struct coord *c, struct coord_agent *a, int64_t 
 	coord_link_failed(c, job, a->name, why);
 }
 
-/* Hand agent A its next queued job. Returns 1 when a job went out, 2 when a job was failed
- * instead (try the next), 0 when nothing is queued, or -errno. */
-static int dispatch_one(struct coord *c, struct coord_agent *a)
+static void pick_release(struct dispatch_pick *p)
+{
+	json_decref(p->spec);
+	json_decref(p->msg);
+	memset(p, 0, sizeof(*p));
+}
+
+/* Pick agent A's next queued job and build its message into *P; nothing is stored but a
+ * job failed on the way. Returns 1 with *P filled (release it), 2 when a job was failed
+ * instead (try the next), 0 when nothing is queued or may go now, or -errno. */
+static int dispatch_pick(struct coord *c, struct coord_agent *a, struct dispatch_pick *p)
 {
 	int64_t job_id = 0, run_id = 0;
 	json_t *spec = NULL, *msg = NULL;
@@ -672,12 +778,23 @@ static int dispatch_one(struct coord *c, struct coord_agent *a)
 		err = err ? err : 2;
 		goto out;
 	}
-	err = store_job_dispatch(c->store, job_id, util_wall_ms());
-	if (err) {
-		pr_warn("%s", store_errmsg(c->store));
-		goto out;
-	}
-	err = coord_send_agent(c, a, msg);
+	*p = (struct dispatch_pick){ .a = a, .peer = peer, .job_id = job_id, .run_id = run_id,
+				     .spec = spec, .msg = msg };
+	return 1;
+out:
+	json_decref(spec);
+	return err;
+}
+
+/* Send the job of P, stored as dispatched, to its agent: on failure it goes back to the
+ * queue; the other side of its pair is served next. */
+static void dispatch_send(struct coord *c, struct dispatch_pick *p)
+{
+	struct coord_agent *a = p->a;
+	int64_t job_id = p->job_id;
+	int err;
+
+	err = coord_send_agent(c, a, p->msg);
 	if (err) {
 		pr_warn("cannot send job %lld to '%s': %s; queued again", (long long)job_id,
 			a->name, zmq_strerror(-err));
@@ -687,8 +804,8 @@ static int dispatch_one(struct coord *c, struct coord_agent *a)
 		 * says hello again, rather than a new 'unsent' attempt every tick */
 		a->hold_until_mono = err == -EHOSTUNREACH ? INT64_MAX :
 				     util_mono_ms() + c->opts.heartbeat_ms;
-		give_up_undelivered(c, a, job_id, run_id);
-		goto out;
+		give_up_undelivered(c, a, job_id, p->run_id);
+		return;
 	}
 	a->job_id = job_id;
 	if (a->stale_job == job_id)
@@ -696,38 +813,119 @@ static int dispatch_one(struct coord *c, struct coord_agent *a)
 	a->ready_job = a->go_job = 0;
 	c->stats.jobs_dispatched++;
 	pr_info("job %lld dispatched to '%s': run %lld, variant '%s', rep %lld", (long long)job_id,
-		a->name, (long long)run_id, proto_get_str(spec, "variant", "?"),
-		proto_get_int(spec, "rep", 0));
-	err = 1;
-	if (peer && peer != a)
-		dispatch_agent(c, peer, util_mono_ms());
-out:
-	json_decref(spec);
-	json_decref(msg);
-	return err;
+		a->name, (long long)p->run_id, proto_get_str(p->spec, "variant", "?"),
+		proto_get_int(p->spec, "rep", 0));
+	if (p->peer && p->peer != a)
+		dispatch_agent(c, p->peer, util_mono_ms());
 }
 
-/* Hand agent A a job if it is connected, idle and not held back. */
+/* Whether agent A may get a job now: connected, idle and not held back. */
+static bool dispatch_may(const struct coord_agent *a, int64_t now)
+{
+	return a->connected && !a->job_id && a->hold_until_mono <= now && !coord_boot_holds(a);
+}
+
+/* Pick a job for every agent (ALL) or every marked one into *PICKS (grown, *CAP
+ * entries); each picked agent holds its job id until the batch is stored, so that a
+ * pair's other side sees it taken, as it would after a send. Returns how many. */
+static int dispatch_collect(struct coord *c, bool all, struct dispatch_pick **picks,
+			    int *cap)
+{
+	int64_t now = util_mono_ms();
+	struct coord_agent *a;
+	int n = 0, i, rc;
+
+	for (a = c->agents; a; a = a->next) {
+		if (!all && !a->dispatch_wanted)
+			continue;
+		if (n == *cap) {
+			int ncap = *cap ? 2 * *cap : 64;
+			struct dispatch_pick *np = realloc(*picks, ncap * sizeof(*np));
+
+			if (!np) {	/* this agent and the rest wait for the next turn */
+				pr_warn("cannot dispatch: out of memory");
+				c->dispatch_wanted = true;
+				break;
+			}
+			*picks = np;
+			*cap = ncap;
+		}
+		a->dispatch_wanted = false;
+		if (!dispatch_may(a, now))
+			continue;
+		for (i = 0, rc = 2; rc == 2 && i < COORD_DISPATCH_TRIES; i++)
+			rc = dispatch_pick(c, a, &(*picks)[n]);
+		if (rc == 1)
+			a->job_id = (*picks)[n++].job_id;
+	}
+	return n;
+}
+
+/* Store the N picks as dispatched, in one transaction; each pick's ERR says whether its
+ * job was (0), and its agent is idle again until the send. */
+static void dispatch_store(struct coord *c, struct dispatch_pick *picks, int n)
+{
+	int64_t *ids = malloc(n * sizeof(*ids));
+	int *errs = malloc(n * sizeof(*errs));
+	int i, err = 0;
+
+	if (!ids || !errs) {
+		pr_warn("cannot dispatch %d job%s: out of memory", n, n == 1 ? "" : "s");
+		err = -ENOMEM;
+	}
+	for (i = 0; !err && i < n; i++)
+		ids[i] = picks[i].job_id;
+	if (!err) {
+		err = store_jobs_dispatch(c->store, ids, n, util_wall_ms(), errs);
+		if (err)
+			pr_warn("%s", store_errmsg(c->store));
+	}
+	for (i = 0; i < n; i++) {
+		picks[i].a->job_id = 0;		/* set again when sent */
+		picks[i].err = err ? err : errs[i];
+		if (!err && errs[i])
+			pr_warn("job %lld not dispatched to '%s': %s", (long long)picks[i].job_id,
+				picks[i].a->name, errs[i] == -ESTALE ? "it is no longer queued" :
+				"it is not in the store");
+	}
+	free(ids);
+	free(errs);
+}
+
+/* Hand a job to every connected idle agent (ALL) or to those dispatch_agent marked: the
+ * picks of a round are stored in one transaction, then sent; the agents that the sends
+ * marked (a pair's other side) make the next round. */
+static void dispatch_batch(struct coord *c, bool all)
+{
+	struct dispatch_pick *picks = NULL;
+	int cap = 0, n, i, round;
+
+	for (round = 0; round < COORD_DISPATCH_ROUNDS && (all || c->dispatch_wanted); round++) {
+		c->dispatch_wanted = false;
+		n = dispatch_collect(c, all, &picks, &cap);
+		all = false;
+		if (n)
+			dispatch_store(c, picks, n);
+		for (i = 0; i < n; i++) {
+			if (!picks[i].err)
+				dispatch_send(c, &picks[i]);
+			pick_release(&picks[i]);
+		}
+	}
+	free(picks);
+}
+
+/* Agent A may take a job: it gets one at the end of the turn (dispatch_batch). */
 static void dispatch_agent(struct coord *c, struct coord_agent *a, int64_t now)
 {
-	int i, rc;
-
-	if (a->hold_until_mono > now || coord_boot_holds(a))
-		return;
-	for (i = 0; a->connected && !a->job_id && i < COORD_DISPATCH_TRIES; i++) {
-		rc = dispatch_one(c, a);
-		if (rc != 2)
-			break;
-	}
+	(void)now;
+	a->dispatch_wanted = true;
+	c->dispatch_wanted = true;
 }
 
 void coord_dispatch(struct coord *c)
 {
-	struct coord_agent *a;
-	int64_t now = util_mono_ms();
-
-	for (a = c->agents; a; a = a->next)
-		dispatch_agent(c, a, now);
+	dispatch_batch(c, true);
 }
 
 /* --- clients --- */
@@ -1165,6 +1363,8 @@ int coord_run_once(struct coord *c, int timeout_ms)
 		if (rc <= 0)
 			break;
 	}
+	if (c->dispatch_wanted)		/* the agents freed in this turn, in one batch */
+		dispatch_batch(c, false);
 	now = util_mono_ms();
 	if (now >= c->next_tick_mono) {
 		tick(c);
@@ -1416,6 +1616,7 @@ void coord_destroy(struct coord **cp)
 		agent_free(a);
 	}
 	coord_link_release(c);
+	object_cache_destroy(&c->objects);
 	store_close(&c->store);
 	keys_allow_destroy(&c->allow);
 	free(c->authorized);

@@ -14,6 +14,7 @@
 #include "store.h"
 
 #define COORD_RID_SLOTS 4096
+#define COORD_STALE_OLDER 3		/* stale jobs an agent remembers besides the latest */
 
 /* An agent that said hello since the coordinator started. Kept after it is gone, so
  * that its name keeps its host id when it comes back. */
@@ -36,8 +37,13 @@ struct coord_agent {
 	int64_t ready_job;		/* two-host barrier: its job that said ready, or 0 */
 	int64_t go_job;			/* ... and was sent go (or abort) */
 	int64_t gone_mono;		/* when it was declared gone (0: connected, or never) */
-	int64_t stale_job;		/* a job taken away from it (its pair was given up, or
-					 * it moved): what it still sends for it is dropped */
+	bool dispatch_wanted;		/* free: a job at the end of the turn (coord.c) */
+	/* jobs taken away from it (its pair was given up, it moved, its agent started
+	 * again): what it still sends for them is dropped (coord_stale_mark). STALE_JOB is
+	 * the latest, which dispatch_one forgets when it hands the job to it again;
+	 * STALE_OLDER the ones before it, latest first (0: none) */
+	int64_t stale_job;
+	int64_t stale_older[COORD_STALE_OLDER];
 	/* kernel providers (boot.c, host_boot): the latest switch asked for, its state
 	 * (NULL: none; "booting" holds back dispatch; "done", "failed", "mismatch"), the
 	 * kernel it ran before, the error, since when, and until when it may take; also in
@@ -82,6 +88,10 @@ struct coord {
 	 * (0: none left to watch) */
 	int64_t started_mono;
 	int64_t absent_scan_mono;
+	/* dispatch (coord.c): an agent is marked dispatch_wanted; the encoded objects of
+	 * `job` messages (lib/objects.h), made at the first job */
+	bool dispatch_wanted;
+	struct object_cache *objects;
 };
 
 /* Handle a client's `submit`: validate, choose hosts, store the run. Returns the reply
@@ -117,6 +127,11 @@ void coord_link_result(struct coord *c, struct coord_agent *a, int64_t job, bool
  * whose pair job's other side is on LOST's host is told to abort at once (`go` with
  * `abort`, also after a go: the pair broke during the job). */
 void coord_link_lost(struct coord *c, struct coord_agent *lost, int64_t running);
+/* Agent A said hello as a new session (its agent was restarted, or its connection
+ * replaced, before its host was declared gone) without job DROPPED that it ran (0: none;
+ * the store queued it again): as coord_link_lost for that job only, the other side of its
+ * pair is told to abort at once, and what A still sends for DROPPED is stale. */
+void coord_link_restarted(struct coord *c, struct coord_agent *a, int64_t dropped);
 /* Job JOB of host NAME failed for good with WHY (the coordinator failed it): the other
  * side of its pair, if any, is aborted (running) or failed (queued). */
 void coord_link_failed(struct coord *c, int64_t job, const char *name, const char *why);
@@ -167,6 +182,14 @@ void coord_dispatch(struct coord *c);
 /* Send MSG (borrowed) to agent A without blocking; 0 (A's last_send_mono updated), or
  * -errno (logged at debug level). */
 int coord_send_agent(struct coord *c, struct coord_agent *a, const json_t *msg);
+/* Job JOB was taken away from agent A (take_away, coord_link_lost,
+ * coord_link_restarted): what A sends for it from now on, a result from its spool
+ * included, is dropped, until the job is handed to A again. A remembers the latest such
+ * job and COORD_STALE_OLDER before it. */
+void coord_stale_mark(struct coord_agent *a, int64_t job);
+/* Whether what agent A sends for JOB is stale (coord_stale_mark). An older mark does not
+ * count for the job A runs now: that is a new attempt handed to it. */
+bool coord_stale(const struct coord_agent *a, int64_t job);
 /* The agent named NAME (connected or not), or NULL. */
 struct coord_agent *coord_agent_by_name(struct coord *c, const char *name);
 

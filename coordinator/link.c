@@ -15,12 +15,16 @@
  * barrier makes the other side's `go` an abort naming the failed job and its error. A
  * side that fails at its barrier because its partner was lost with its host (partner
  * queued again, last attempt 'lost') is queued again too (store_pair_requeue), so the
- * pair stays a pair. When a side's host is declared gone the other side is told at once
- * (coord_link_lost: `go` with `abort`, before or after its go), not at the end of its
- * barrier; a pair that waits in the queue for a gone host waits at most its barrier_ms,
- * then both sides fail (pair_expire: no other host can take one side of a pair). A host
- * that has not said hello since this coordinator started counts as gone since the start
- * (absent_expire), so a restart does not leave its pairs waiting for ever.
+ * pair stays a pair. When a side's host is declared gone (coord_link_lost), or its agent
+ * says hello as a new session without the side's job (it was restarted before it was
+ * declared gone: coord_link_restarted), the other side is told at once (`go` with
+ * `abort`, before or after its go), not at the end of its barrier, and is not paired
+ * with a new attempt of the lost side (coord_link_may_dispatch: a side that had its go
+ * or abort fails alone, then both are queued again together). A pair that waits in the
+ * queue for a gone host waits at most its barrier_ms, then both sides fail (pair_expire:
+ * no other host can take one side of a pair). A host that has not said hello since this
+ * coordinator started counts as gone since the start (absent_expire), so a restart does
+ * not leave its pairs waiting for ever.
  *
  * Runs on the coordinator's loop thread, like coord.c.
  */
@@ -314,9 +318,12 @@ bool coord_link_may_dispatch(struct coord *c, struct coord_agent *a, int64_t job
 		return true;	/* let it run: it fails at its barrier with a clear error */
 	}
 	b = agent_of_host(c, host);
-	/* (a partner it was told to cancel, stale_job, is not running for the pair) */
+	/* A partner it was told to cancel (stale) is not running for the pair; nor is one
+	 * that had its go, or an abort: this side's attempt that it paired with was lost,
+	 * and it fails or finishes alone (queued again with this side: pair_requeue). */
 	if (!b || !b->connected ||
-	    (b->job_id && (b->job_id != partner || b->job_id == b->stale_job)))
+	    (b->job_id && (b->job_id != partner || coord_stale(b, b->job_id) ||
+			   b->go_job == b->job_id)))
 		return false;
 	*peer = b;
 	return true;
@@ -383,27 +390,31 @@ void coord_link_ready(struct coord *c, struct coord_agent *a, const json_t *msg)
 	send_go(c, b, partner, NULL);
 }
 
-/* JOB on A failed at its barrier (aborted, or no go in time) because its PARTNER on HOST
- * was lost with its host (or could not be sent to it) and queued again: queue JOB again too, so that the pair runs
- * together when both hosts are back, up to max_attempts losses. True when requeued. */
+/* JOB on A failed at its barrier (aborted, or no go in time) or was stopped after its go
+ * because its PARTNER on HOST was lost with its host or agent (or could not be sent to
+ * it) and queued again: queue JOB again too, so that the pair runs together when both
+ * hosts are back, up to max_attempts losses. True when requeued. */
 static bool pair_requeue(struct coord *c, struct coord_agent *a, int64_t job,
 			 int64_t partner, int64_t host, const char *error)
 {
-	char state[16] = "", outcome[16] = "", why[512];
+	char state[16] = "", outcome[16] = "", own[16] = "", why[512];
 	int64_t lost = 0;
 	int max = c->opts.max_attempts > 0 ? c->opts.max_attempts : 3;
 
 	if (!error || (strncmp(error, "pair aborted: ", 14) && strncmp(error, "barrier: ", 9)))
 		return false;
-	/* the partner is back in the queue: lost with its host, or never delivered to it */
+	/* the partner is back in the queue: lost with its host (silent, or its agent
+	 * started again), or never delivered to it */
 	if (store_job_state(c->store, partner, state) || strcmp(state, "queued") ||
 	    store_job_last_attempt(c->store, partner, outcome, NULL) ||
 	    (strcmp(outcome, "lost") && strcmp(outcome, "unsent")))
 		return false;
-	if (!store_job_last_attempt(c->store, job, outcome, &lost) && lost + 1 >= max)
+	if (!store_job_last_attempt(c->store, job, own, &lost) && lost + 1 >= max)
 		return false;
-	snprintf(why, sizeof(why), "its pair was lost: job %lld on '%s' went silent; queued "
-		 "again with it", (long long)partner, agent_name_of_host(c, host));
+	snprintf(why, sizeof(why), "its pair was lost: job %lld on '%s' %s; queued again with "
+		 "it", (long long)partner, agent_name_of_host(c, host),
+		 strcmp(outcome, "unsent") ? "was lost with its host or agent" :
+					     "was not delivered");
 	if (store_pair_requeue(c->store, job, why)) {
 		pr_warn("job %lld: cannot queue it again with its pair: %s", (long long)job,
 			store_link_errmsg());
@@ -436,19 +447,22 @@ void coord_link_result(struct coord *c, struct coord_agent *a, int64_t job, bool
 	send_go(c, b, partner, why);
 }
 
-void coord_link_lost(struct coord *c, struct coord_agent *lost, int64_t running)
+/* Job ONLY of agent LOST's host is lost (HOW says why, for the abort's reason), or with
+ * ONLY 0 every pair job of that host is: each connected agent running the other side of
+ * such a pair is told at once (`go` with `abort`, also after its go), unless that side's
+ * result is stored (it finishes alone). What LOST still sends for RUNNING, the job it ran
+ * (0: none), belongs to a broken pair when it is one of these: it is marked stale. */
+static void abort_partners(struct coord *c, struct coord_agent *lost, int64_t only,
+			   int64_t running, const char *how)
 {
 	char state[16], err[400], why[512];
 	int64_t partner, host;
 	struct coord_agent *b;
 
-	lost->gone_mono = util_mono_ms();
-	if (!lost->gone_mono)
-		lost->gone_mono = 1;
 	for (b = c->agents; b; b = b->next) {
 		if (b == lost || !b->connected || !b->job_id ||
 		    store_job_partner(c->store, b->job_id, &partner, &host) ||
-		    host != lost->host_id)
+		    host != lost->host_id || (only && partner != only))
 			continue;
 		/* a partner with its result stored: this side finishes alone */
 		if (store_job_state(c->store, partner, state) || !strcmp(state, "done"))
@@ -458,16 +472,33 @@ void coord_link_lost(struct coord *c, struct coord_agent *lost, int64_t running)
 			snprintf(why, sizeof(why), "job %lld on '%s' failed: %s",
 				 (long long)partner, lost->name, *err ? err : "no reason given");
 		} else {
-			snprintf(why, sizeof(why), "job %lld on '%s' was lost: its host went silent",
-				 (long long)partner, lost->name);
+			snprintf(why, sizeof(why), "job %lld on '%s' was lost: %s",
+				 (long long)partner, lost->name, how);
 		}
-		/* what the lost side still sends for this attempt belongs to a broken pair */
 		if (partner == running)
-			lost->stale_job = running;
+			coord_stale_mark(lost, running);
 		pr_info("pair of job %lld on '%s' aborted at once: %s", (long long)b->job_id,
 			b->name, why);
 		send_go(c, b, b->job_id, why);
 	}
+}
+
+void coord_link_lost(struct coord *c, struct coord_agent *lost, int64_t running)
+{
+	lost->gone_mono = util_mono_ms();
+	if (!lost->gone_mono)
+		lost->gone_mono = 1;
+	abort_partners(c, lost, 0, running, "its host went silent");
+}
+
+void coord_link_restarted(struct coord *c, struct coord_agent *a, int64_t dropped)
+{
+	int64_t partner, host;
+
+	/* only that job's pair: the host is back, its other queued pair jobs can still run
+	 * with their partners */
+	if (dropped && !store_job_partner(c->store, dropped, &partner, &host))
+		abort_partners(c, a, dropped, dropped, "its agent started again");
 }
 
 void coord_link_failed(struct coord *c, int64_t job, const char *name, const char *why)

@@ -11,6 +11,9 @@
 # (SIGSTOP) during the barrier, and one during the job: the surviving side is told at once
 # (the time from gone to abort is measured from the logs), the run completes after SIGCONT,
 # the stopped agent's stale job message or result is dropped, and nothing is stored twice.
+# Then agents restarted quickly, before their host is declared gone (the DUT's at the
+# barrier, the generator's during the job): the new hello tells the surviving side at once
+# (measured from the logs), the pair is queued again together and the run completes.
 # Last, a host that never comes back: the run ends failed with the reason after the pair's
 # barrier (30 s), also when the coordinator restarts meanwhile. (The barrier timeout alone is in tests/unit/test_agent_pair.c.)
 # Short durations; about 90 s in all, 30 s of it waiting for the host that does not return.
@@ -26,6 +29,17 @@ agent_pid() { cat "$BPFLAB_LAB_DIR/$1/agent.pid"; }
 stop_agent() { kill -STOP "$(agent_pid "$1")"; stopped="$stopped $1"; }
 cont_agent() { kill -CONT "$(agent_pid "$1")"; stopped=${stopped// $1/}; }
 log_lines() { wc -l < "$BPFLAB_LAB_DIR/$1"; }
+# restart_agent HOST: its agent killed (SIGKILL) and started again at once, as a crash and
+# a supervisor would do. Not `lab kill-agent`, which waits until the dead process is
+# reaped: that can take 2 s here, most of the 3 s after which the host is declared gone.
+restart_agent() {
+	local pidf="$BPFLAB_LAB_DIR/$1/agent.pid" pid
+	pid=$(cat "$pidf")
+	tr '\0' '\n' < "/proc/$pid/cmdline" > "${pidf%.pid}.cmdline"	# what start-agent runs
+	kill -KILL "$pid"
+	rm -f "$pidf"
+	"$top/lab/lab" start-agent "$1" --name "$LAB_NAME"
+}
 # wait_line LOG MARK PATTERN SECONDS: the first line after line MARK of LOG matching PATTERN
 wait_line() {
 	local i line
@@ -35,6 +49,7 @@ wait_line() {
 		sleep 0.1
 	done
 }
+no_line() { ! tail -n +"$(($2 + 1))" "$BPFLAB_LAB_DIR/$1" | grep -q -- "$3"; }	# LOG MARK PATTERN
 ms_of() { date -d "${1%% *}" +%s%3N 2>/dev/null || echo 0; }	# a log line's time stamp
 first_job() { sql "SELECT min(j.id) FROM jobs j JOIN hosts h ON h.id = j.host_id WHERE j.run_id = $1 AND h.name = '$2'"; }
 attempts() { sql "SELECT group_concat(h.name || ':' || a.outcome, ' ') FROM job_attempts a JOIN hosts h ON h.id = a.host_id WHERE a.job_id = $1 ORDER BY a.attempt"; }
@@ -218,6 +233,73 @@ check "h2's stale job was discarded or dropped, not stored" \
 check "the pair's attempts: lost on both, then done on both" \
 	[ "$(attempts "$gen5") $(attempts "$dut5")" = "h1:lost h1:done h2:lost h2:done" ]
 stored_once "$run5"
+
+# an agent restarted quickly (killed and started again before its host is declared gone:
+# its new session's hello comes without the job the coordinator thought it ran). First
+# h2, the DUT, at the barrier: it is stopped before the submit so that its job message
+# waits unread while h1 prepares and waits for its go, then killed and started again. The
+# new hello queues h2's job again and h1 is told at once (not at the end of its 30 s
+# barrier, not 3 s later when h2 would have been declared gone); h2 gets no new attempt
+# while h1's aborted one runs; both are queued again and run together
+mark=$(log_lines bpflabd.log); mark1=$(log_lines h1/agent.log)
+stop_agent h2
+"$bpflab" run submit "$top/plans/two-host-forward.yaml" -s traffic.duration=1s \
+	-s traffic.warmup=500ms -s repeat=1 >/dev/null
+run_b=$(sql "SELECT max(id) FROM runs")
+gen_b=$(first_job "$run_b" h1); dut_b=$(first_job "$run_b" h2)
+check "h1 got its side ($gen_b), h2's ($dut_b) waits unread" \
+	test -n "$(wait_line h1/agent.log "$mark1" "job '$gen_b' started" 10)" -a \
+	"$(sql "SELECT count(*) FROM job_attempts WHERE job_id = $dut_b AND outcome = 'running'")" = 1
+t0=$(date +%s%3N)
+restart_agent h2
+stopped=${stopped// h2/}
+hello=$(wait_line bpflabd.log "$mark" "agent 'h2' registered again" 10)
+told=$(wait_line h1/agent.log "$mark1" "job '$gen_b': pair aborted" 10)
+echo "hello: $hello"; echo "told: $told"
+echo "h2's new hello $(($(ms_of "$hello") - t0)) ms after the kill (gone after 3000 ms silent)"
+ms=$(($(ms_of "$told") - $(ms_of "$hello")))
+check "barrier: h1 is told $ms ms after the restarted h2's hello (< 1000)" \
+	test -n "$hello" -a -n "$told" -a "$ms" -lt 1000
+check "the abort names the restart" \
+	grep -q "pair aborted: job $dut_b on 'h2' was lost: its agent started again" <<<"$told"
+check "h2 was not declared gone" no_line bpflabd.log "$mark" "agent 'h2' gone"
+wait_run "$run_b" 60
+check "the run completes" [ "$(sql "SELECT state FROM runs WHERE id = $run_b")" = done ]
+check "each pair done once: 4 jobs done" [ "$(sql "SELECT count(*) FROM jobs WHERE run_id = $run_b AND state = 'done'")" = 4 ]
+check "the pair's attempts: lost on both, then done on both" \
+	[ "$(attempts "$gen_b") $(attempts "$dut_b")" = "h1:lost h1:done h2:lost h2:done" ]
+check "h2 started job $dut_b once (the killed agent never read it)" \
+	[ "$(grep -c "job '$dut_b' started" "$BPFLAB_LAB_DIR/h2/agent.log")" = 1 ]
+stored_once "$run_b"
+
+# then h1, the generator, killed and started again during the job (after the go): h2,
+# in the middle of its windows, is told at once and stops, failing without samples; the
+# pair runs again together
+mark=$(log_lines bpflabd.log); mark2=$(log_lines h2/agent.log)
+"$bpflab" run submit "$top/plans/two-host-forward.yaml" -s traffic.duration=3s \
+	-s traffic.warmup=500ms -s repeat=1 >/dev/null
+run_j=$(sql "SELECT max(id) FROM runs")
+gen_j=$(first_job "$run_j" h1); dut_j=$(first_job "$run_j" h2)
+check "the pair got its go" test -n "$(wait_line bpflabd.log "$mark" "ready: go" 20)"
+sleep 0.5
+t0=$(date +%s%3N)
+restart_agent h1
+hello=$(wait_line bpflabd.log "$mark" "agent 'h1' registered again" 10)
+told=$(wait_line h2/agent.log "$mark2" "job '$dut_j': pair aborted" 10)
+echo "hello: $hello"; echo "told: $told"
+echo "h1's new hello $(($(ms_of "$hello") - t0)) ms after the kill (gone after 3000 ms silent)"
+ms=$(($(ms_of "$told") - $(ms_of "$hello")))
+check "job: h2 is told $ms ms after the restarted h1's hello (< 1000)" \
+	test -n "$hello" -a -n "$told" -a "$ms" -lt 1000
+check "the abort names the restart" \
+	grep -q "pair aborted: job $gen_j on 'h1' was lost: its agent started again" <<<"$told"
+check "h1 was not declared gone" no_line bpflabd.log "$mark" "agent 'h1' gone"
+wait_run "$run_j" 60
+check "the run completes" [ "$(sql "SELECT state FROM runs WHERE id = $run_j")" = done ]
+check "each pair done once: 4 jobs done" [ "$(sql "SELECT count(*) FROM jobs WHERE run_id = $run_j AND state = 'done'")" = 4 ]
+check "the pair's attempts: lost on both, then done on both" \
+	[ "$(attempts "$gen_j") $(attempts "$dut_j")" = "h1:lost h1:done h2:lost h2:done" ]
+stored_once "$run_j"
 
 # a host that never comes back (its agent killed, not restarted): the pair waits for it in
 # the queue at most its barrier (30 s) after the host is gone, then both sides fail with

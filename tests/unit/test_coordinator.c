@@ -23,6 +23,7 @@
 #include <zmq.h>
 
 #include "coord.h"
+#include "coord_priv.h"
 #include "sched.h"
 #include "log.h"
 #include "proto.h"
@@ -62,6 +63,7 @@ struct tctx {
 	struct coord *c;
 	void *ctx, *agent, *client;
 	void *agent2;		/* a second agent, when a test has one (closed by teardown) */
+	void *old;		/* a restarted agent's old connection, while a test keeps it */
 	char *obj;		/* xdp_basic.bpf.o bytes */
 	size_t obj_len;
 	char obj_sha[SHA256_HEX_LEN];
@@ -120,6 +122,8 @@ static int teardown(void **state)
 	zmq_close(t->client);
 	if (t->agent2)
 		zmq_close(t->agent2);
+	if (t->old)
+		zmq_close(t->old);
 	zmq_ctx_term(t->ctx);
 	coord_destroy(&t->c);
 	assert_null(t->c);
@@ -932,22 +936,15 @@ static const char *job_state(struct tctx *t, long long run, long long job, char 
 	return out;
 }
 
-/* h1 (generator) and h2 (dut) of a pair: h1 goes silent while h2 waits at its barrier.
- * h2 is told at once (go with abort naming the lost job), not at the end of its 30 s
- * barrier, and both sides are queued again. h1 comes back still running its stale job:
- * it is told to cancel it and its result is dropped; an accept for a job it was not given
- * is refused with a cancel too. Then the pair runs again together, and each job's samples
- * are stored once. */
-static void test_coordinator_pair_lost(void **state)
+/* h1 (ports x, y) on socket H1 and h2 on H2 say hello, a discovery finds the link from
+ * h1's x to h2's y, and pair_plan is submitted: *RUN, with its generator job *GEN handed
+ * to h1 and its DUT job *DUT to h2, each accepted. */
+static void pair_start(struct tctx *t, void *h1, void *h2, long long *run, long long *gen,
+		       long long *dut)
 {
-	struct tctx *t = *state;
-	void *h1 = t->agent, *h2 = t->agent2 = dealer(t, t->agents_ep), *both[2] = { h1, h2 };
-	long long run, gen = 0, dut = 0, j;
-	char nonce[64] = "", att[1024], st[16];
-	const char *abort;
-	int64_t silent, took;
+	void *both[2] = { h1, h2 };
+	char nonce[64] = "";
 	json_t *r, *m;
-	int i;
 
 	hello_xy(t, h1, "h1", 0);
 	hello_xy(t, h2, "h2", 0);
@@ -976,17 +973,37 @@ static void test_coordinator_pair_lost(void **state)
 	json_decref(r);
 
 	r = ask(t, t->client, submit_msg(t, pair_plan, NULL), "submitted");
-	run = proto_get_int(r, "run", 0);
+	*run = proto_get_int(r, "run", 0);
 	assert_int_equal(proto_get_int(r, "jobs", 0), 2);
 	json_decref(r);
 	r = want(t, h1, both, 2, "job", 0);
-	gen = proto_get_int(json_object_get(r, "job"), "id", 0);
+	*gen = proto_get_int(json_object_get(r, "job"), "id", 0);
 	json_decref(r);
 	r = want(t, h2, both, 2, "job", 0);
-	dut = proto_get_int(json_object_get(r, "job"), "id", 0);
+	*dut = proto_get_int(json_object_get(r, "job"), "id", 0);
 	json_decref(r);
-	agent_says(h1, "accept", gen);
-	agent_says(h2, "accept", dut);
+	agent_says(h1, "accept", *gen);
+	agent_says(h2, "accept", *dut);
+}
+
+/* h1 (generator) and h2 (dut) of a pair: h1 goes silent while h2 waits at its barrier.
+ * h2 is told at once (go with abort naming the lost job), not at the end of its 30 s
+ * barrier, and both sides are queued again. h1 comes back still running its stale job:
+ * it is told to cancel it and its result is dropped; an accept for a job it was not given
+ * is refused with a cancel too. Then the pair runs again together, and each job's samples
+ * are stored once. */
+static void test_coordinator_pair_lost(void **state)
+{
+	struct tctx *t = *state;
+	void *h1 = t->agent, *h2 = t->agent2 = dealer(t, t->agents_ep), *both[2] = { h1, h2 };
+	long long run, gen = 0, dut = 0, j;
+	char att[1024], st[16];
+	const char *abort;
+	int64_t silent, took;
+	json_t *r, *m;
+	int i;
+
+	pair_start(t, h1, h2, &run, &gen, &dut);
 	agent_says(h2, "ready", dut);
 
 	/* h1 falls silent (its process stopped) before it is ready */
@@ -1050,7 +1067,9 @@ static void test_coordinator_pair_lost(void **state)
 	json_decref(r);
 	for (i = 0; i < 2; i++) {
 		j = i ? dut : gen;
-		assert_int_equal(proto_send(both[i], result_msg(j, 1e6), 0), 0);
+		m = result_msg(j, 1e6);
+		assert_int_equal(proto_send(both[i], m, 0), 0);
+		json_decref(m);
 		json_decref(want(t, both[i], both, 2, "ack", j));
 	}
 	r = ask(t, t->client, simple("result_show", run), "result");
@@ -1061,6 +1080,180 @@ static void test_coordinator_pair_lost(void **state)
 	json_decref(r);
 	attempts_of(t, run, gen, att, sizeof(att));
 	assert_string_equal(att, "lost:the host went silent|done:|");
+}
+
+/* The abort a restarted agent's pair partner gets: `go` for JOB with the reason. */
+static void want_restart_abort(struct tctx *t, void *sock, void **live, long long job,
+			       long long lost, const char *host)
+{
+	json_t *r = want(t, sock, live, 2, "go", job);
+	char why[256];
+
+	snprintf(why, sizeof(why), "job %lld on '%s' was lost: its agent started again", lost,
+		 host);
+	assert_non_null(json_object_get(r, "abort"));
+	assert_string_equal(proto_get_str(r, "abort", ""), why);
+	json_decref(r);
+}
+
+/* The failed result of JOB after the abort REASON (either side of the barrier). */
+static void result_aborted(struct tctx *t, void *sock, void **live, long long job,
+			   long long lost, const char *host)
+{
+	json_t *m = json_pack("{s:i, s:s, s:I, s:s, s:s, s:[]}", "v", 1, "type", "result",
+			      "job", (json_int_t)job, "status", "failed", "error", "", "samples");
+	char why[300];
+
+	snprintf(why, sizeof(why), "pair aborted: job %lld on '%s' was lost: its agent started "
+		 "again", lost, host);
+	json_object_set_new(m, "error", json_string(why));
+	assert_int_equal(proto_send(sock, m, 0), 0);
+	json_decref(m);
+	json_decref(want(t, sock, live, 2, "ack", job));
+}
+
+/* Agents restarted (a new process, a new connection, a hello without the job) before
+ * their host is declared gone. h2 at the barrier: h1, ready and waiting, is told at once
+ * (the abort names the restart, so not the gone path: h2 is never silent), h2 gets no
+ * new attempt of its job while h1's aborted one runs, a `ready` the old process sent late
+ * is refused (unknown connection), and a result of the dropped attempt from h2's spool is
+ * acknowledged but not stored, also when sent twice; h1's failure queues both again. Then
+ * h1 restarted after the go: h2 is stopped at once the same way. The third time the pair
+ * runs together and each job's samples are stored once. */
+static void test_coordinator_pair_restart(void **state)
+{
+	struct tctx *t = *state;
+	void *h1 = t->agent, *h2 = t->agent2 = dealer(t, t->agents_ep), *live[2];
+	long long run, gen = 0, dut = 0, j;
+	char att[1024], st[16], want_att[1024];
+	json_t *r, *m;
+	int i;
+
+	pair_start(t, h1, h2, &run, &gen, &dut);
+	agent_says(h1, "ready", gen);
+
+	/* h2's agent restarts at the barrier: its old connection stays open a moment */
+	t->old = h2;
+	h2 = t->agent2 = dealer(t, t->agents_ep);
+	live[0] = h1;
+	live[1] = h2;
+	hello_xy(t, h2, "h2", 0);
+	want_restart_abort(t, h1, live, gen, dut, "h2");
+	assert_string_equal(job_state(t, run, dut, st), "queued");
+	attempts_of(t, run, dut, att, sizeof(att));
+	assert_string_equal(att, "lost:the agent started a new session|");
+	/* what the old process sent late is not its session's */
+	agent_says(t->old, "ready", dut);
+	r = want(t, t->old, live, 2, "error", 0);
+	assert_non_null(strstr(proto_get_str(r, "message", ""), "say hello first"));
+	json_decref(r);
+	zmq_close(t->old);
+	t->old = NULL;
+	/* a result of the dropped attempt (from the spool), twice: acknowledged, not stored */
+	for (i = 0; i < 2; i++) {
+		m = result_msg(dut, 5);
+		assert_int_equal(proto_send(h2, m, 0), 0);
+		json_decref(m);
+		json_decref(want(t, h2, live, 2, "ack", dut));
+	}
+	assert_string_equal(job_state(t, run, dut, st), "queued");
+	r = ask(t, t->client, simple("result_show", run), "result");
+	assert_int_equal(json_array_size(json_object_get(json_object_get(r, "result"),
+							 "samples")), 0);
+	json_decref(r);
+	/* no new attempt of dut while h1 still runs the gen attempt it was paired with */
+	r = pump_live(t, h2, live, 2, 300);
+	if (r)
+		fail_msg("h2 got '%s' while its partner's aborted attempt runs",
+			 proto_msg_type(r));
+	/* h1's failure queues gen again, and the pair goes out again at once */
+	result_aborted(t, h1, live, gen, dut, "h2");
+	json_decref(want(t, h1, live, 2, "job", gen));
+	json_decref(want(t, h2, live, 2, "job", dut));
+	attempts_of(t, run, gen, att, sizeof(att));
+	snprintf(want_att, sizeof(want_att), "lost:its pair was lost: job %lld on 'h2' was "
+		 "lost with its host or agent; queued again with it|running:|", dut);
+	assert_string_equal(att, want_att);
+
+	/* h1's agent restarts after the go (killed: its connection closes) */
+	agent_says(h1, "accept", gen);
+	agent_says(h2, "accept", dut);
+	agent_says(h1, "ready", gen);
+	agent_says(h2, "ready", dut);
+	for (i = 0; i < 2; i++) {
+		r = want(t, live[i], live, 2, "go", i ? dut : gen);
+		assert_null(json_object_get(r, "abort"));
+		json_decref(r);
+	}
+	t->agent = NULL;
+	zmq_close(h1);
+	h1 = live[0] = t->agent = dealer(t, t->agents_ep);
+	hello_xy(t, h1, "h1", 0);
+	want_restart_abort(t, h2, live, dut, gen, "h1");
+	result_aborted(t, h2, live, dut, gen, "h1");
+
+	/* the third time together */
+	json_decref(want(t, h1, live, 2, "job", gen));
+	json_decref(want(t, h2, live, 2, "job", dut));
+	agent_says(h1, "accept", gen);
+	agent_says(h2, "accept", dut);
+	agent_says(h1, "ready", gen);
+	agent_says(h2, "ready", dut);
+	for (i = 0; i < 2; i++) {
+		r = want(t, live[i], live, 2, "go", i ? dut : gen);
+		assert_null(json_object_get(r, "abort"));
+		json_decref(r);
+	}
+	for (i = 0; i < 2; i++) {
+		j = i ? dut : gen;
+		m = result_msg(j, 1e6);
+		assert_int_equal(proto_send(live[i], m, 0), 0);
+		json_decref(m);
+		json_decref(want(t, live[i], live, 2, "ack", j));
+	}
+	r = ask(t, t->client, simple("result_show", run), "result");
+	assert_string_equal(proto_get_str(json_object_get(r, "result"), "state", ""), "done");
+	assert_int_equal(json_array_size(json_object_get(json_object_get(r, "result"),
+							 "samples")), 4);
+	json_decref(r);
+	attempts_of(t, run, gen, att, sizeof(att));
+	snprintf(want_att, sizeof(want_att), "lost:its pair was lost: job %lld on 'h2' was "
+		 "lost with its host or agent; queued again with it|lost:the agent started a "
+		 "new session|done:|", dut);
+	assert_string_equal(att, want_att);
+	attempts_of(t, run, dut, att, sizeof(att));
+	snprintf(want_att, sizeof(want_att), "lost:the agent started a new session|lost:its "
+		 "pair was lost: job %lld on 'h1' was lost with its host or agent; queued again "
+		 "with it|done:|", gen);
+	assert_string_equal(att, want_att);
+}
+
+/* An agent's stale jobs (coord_stale_mark): the latest and the COORD_STALE_OLDER before
+ * it; marking one again makes it the latest; an older mark does not count for the job
+ * the agent runs now (a new attempt), the latest does (a kept job taken away). */
+static void test_coordinator_stale_jobs(void **state)
+{
+	struct coord_agent a = { 0 };
+	int64_t j;
+
+	(void)state;
+	assert_false(coord_stale(&a, 1));
+	for (j = 1; j <= 2 + COORD_STALE_OLDER; j++)
+		coord_stale_mark(&a, j);
+	assert_false(coord_stale(&a, 1));	/* pushed out */
+	for (j = 2; j <= 2 + COORD_STALE_OLDER; j++)
+		assert_true(coord_stale(&a, j));
+	coord_stale_mark(&a, 3);
+	assert_int_equal(a.stale_job, 3);
+	for (j = 2; j <= 2 + COORD_STALE_OLDER; j++)
+		assert_true(coord_stale(&a, j));
+	a.job_id = 4;
+	assert_false(coord_stale(&a, 4));
+	a.job_id = 3;
+	assert_true(coord_stale(&a, 3));
+	a.stale_job = 0;	/* dispatch_one handed job 3 to it again */
+	assert_false(coord_stale(&a, 3));
+	assert_true(coord_stale(&a, 2));
 }
 
 /* An agent whose connection closed (killed) but that is not gone yet: one job message
@@ -1105,6 +1298,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_coordinator_agent_gone, setup_fast, teardown),
 		cmocka_unit_test_setup_teardown(test_coordinator_restart, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_coordinator_pair_lost, setup_pair, teardown),
+		cmocka_unit_test_setup_teardown(test_coordinator_pair_restart, setup_pair, teardown),
+		cmocka_unit_test(test_coordinator_stale_jobs),
 		cmocka_unit_test_setup_teardown(test_coordinator_unsent_once, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_coordinator_host_boot, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_coordinator_binary_sigterm, setup, teardown),
