@@ -133,40 +133,6 @@ static int teardown(void **state)
 	return 0;
 }
 
-/* Turn the coordinator's loop until SOCK has a message other than a heartbeat. */
-static json_t *pump(struct tctx *t, void *sock, int timeout_ms)
-{
-	int64_t deadline = util_mono_ms() + timeout_ms;
-	char why[256];
-	json_t *msg;
-
-	while (util_mono_ms() < deadline) {
-		assert_int_equal(coord_run_once(t->c, 5), 0);
-		while (proto_recv(sock, &msg, ZMQ_DONTWAIT, why, sizeof(why)) == 0) {
-			if (strcmp(proto_msg_type(msg), "heartbeat"))
-				return msg;
-			json_decref(msg);
-		}
-	}
-	return NULL;
-}
-
-/* Send MSG (stolen) from SOCK and return the reply, which must be of type WANT. */
-static json_t *ask(struct tctx *t, void *sock, json_t *msg, const char *want)
-{
-	json_t *r;
-
-	assert_non_null(msg);
-	assert_int_equal(proto_send(sock, msg, 0), 0);
-	json_decref(msg);
-	r = pump(t, sock, 5000);
-	assert_non_null(r);
-	if (strcmp(proto_msg_type(r), want))
-		fail_msg("wanted '%s', got '%s': %s", want, proto_msg_type(r),
-			 proto_get_str(r, "message", ""));
-	return r;
-}
-
 static json_t *inventory(const char *driver)
 {
 	return json_pack("{s:s, s:s, s:{s:s, s:s, s:s, s:[], s:s}, s:{s:s}, s:[{s:s, s:s, s:s},"
@@ -186,7 +152,7 @@ static void hello(struct tctx *t, const char *name, const char *driver)
 	json_object_set_new(m, "agent", json_string(name));
 	json_object_set_new(m, "version", json_string("0.1"));
 	json_object_set_new(m, "inventory", inventory(driver));
-	r = ask(t, t->agent, m, "welcome");
+	r = coord_ask(t->c, t->agent, m, "welcome");
 	assert_true(proto_get_int(r, "heartbeat_ms", 0) > 0);
 	json_decref(r);
 }
@@ -243,13 +209,13 @@ static void test_coordinator_end_to_end(void **state)
 	int i;
 
 	hello(t, "h1", "veth");
-	r = ask(t, t->client, simple("host_list", 0), "hosts");
+	r = coord_ask(t->c, t->client, simple("host_list", 0), "hosts");
 	assert_int_equal(json_array_size(json_object_get(r, "hosts")), 1);
 	assert_string_equal(proto_get_str(json_array_get(json_object_get(r, "hosts"), 0),
 					  "state", ""), "idle");
 	json_decref(r);
 
-	r = ask(t, t->client, submit_msg(t, plan_text, NULL), "submitted");
+	r = coord_ask(t->c, t->client, submit_msg(t, plan_text, NULL), "submitted");
 	run = proto_get_int(r, "run", 0);
 	assert_true(run > 0);
 	assert_int_equal(proto_get_int(r, "jobs", 0), 2);
@@ -258,7 +224,7 @@ static void test_coordinator_end_to_end(void **state)
 	json_decref(r);
 
 	for (i = 0; i < 2; i++) {
-		r = pump(t, t->agent, 5000);
+		r = coord_pump(t->c, t->agent, 5000);
 		assert_non_null(r);
 		assert_string_equal(proto_msg_type(r), "job");
 		job = json_object_get(r, "job");
@@ -288,19 +254,19 @@ static void test_coordinator_end_to_end(void **state)
 		json_decref(m);
 		if (i == 0) {
 			/* the host is busy with this job */
-			r = ask(t, t->client, simple("host_list", 0), "hosts");
+			r = coord_ask(t->c, t->client, simple("host_list", 0), "hosts");
 			assert_string_equal(proto_get_str(json_array_get(json_object_get(r, "hosts"),
 							  0), "state", ""), "busy");
 			assert_int_equal(proto_get_int(json_array_get(json_object_get(r, "hosts"), 0),
 						       "job", 0), job_id);
 			json_decref(r);
 		}
-		r = ask(t, t->agent, result_msg(job_id, 1e6 * (i + 1)), "ack");
+		r = coord_ask(t->c, t->agent, result_msg(job_id, 1e6 * (i + 1)), "ack");
 		assert_int_equal(proto_get_int(r, "job", 0), job_id);
 		json_decref(r);
 	}
 	/* the agent sends its last result again: acknowledged, stored once */
-	r = ask(t, t->agent, result_msg(job_id, 7), "ack");
+	r = coord_ask(t->c, t->agent, result_msg(job_id, 7), "ack");
 	json_decref(r);
 	coord_get_stats(t->c, &stats);
 	assert_int_equal(stats.results, 2);
@@ -308,7 +274,7 @@ static void test_coordinator_end_to_end(void **state)
 	assert_int_equal(stats.jobs_dispatched, 2);
 	assert_int_equal(stats.bad_messages, 0);
 
-	r = ask(t, t->client, simple("run_show", run), "run");
+	r = coord_ask(t->c, t->client, simple("run_show", run), "run");
 	res = json_object_get(r, "run");
 	assert_string_equal(proto_get_str(res, "state", ""), "done");
 	assert_int_equal(proto_get_int(res, "jobs_done", 0), 2);
@@ -318,7 +284,7 @@ static void test_coordinator_end_to_end(void **state)
 					  "variant", ""), "pass");
 	json_decref(r);
 
-	r = ask(t, t->client, simple("result_show", run), "result");
+	r = coord_ask(t->c, t->client, simple("result_show", run), "result");
 	res = json_object_get(r, "result");
 	assert_string_equal(proto_get_str(res, "plan", ""), "coord-test");
 	assert_int_equal(proto_get_int(res, "repeat", 0), 1);
@@ -334,7 +300,7 @@ static void test_coordinator_end_to_end(void **state)
 	assert_true(json_is_object(json_object_get(m, "point")));	/* no matrix */
 	json_decref(r);
 
-	r = ask(t, t->client, simple("run_list", 0), "runs");
+	r = coord_ask(t->c, t->client, simple("run_list", 0), "runs");
 	assert_int_equal(json_array_size(json_object_get(r, "runs")), 1);
 	json_decref(r);
 }
@@ -347,7 +313,7 @@ static void test_coordinator_malformed(void **state)
 
 	/* not JSON, from an agent */
 	assert_int_equal(zmq_send(t->agent, "garbage", 7, 0), 7);
-	r = pump(t, t->agent, 5000);
+	r = coord_pump(t->c, t->agent, 5000);
 	assert_non_null(r);
 	assert_string_equal(proto_msg_type(r), "error");
 	assert_non_null(strstr(proto_get_str(r, "message", ""), "not JSON"));
@@ -357,50 +323,50 @@ static void test_coordinator_malformed(void **state)
 	m = proto_msg_new("heartbeat");
 	assert_int_equal(proto_send(t->agent, m, 0), 0);
 	json_decref(m);
-	assert_null(pump(t, t->agent, 100));
+	assert_null(coord_pump(t->c, t->agent, 100));
 	m = proto_msg_new("accept");
 	json_object_set_new(m, "job", json_integer(1));
-	r = ask(t, t->agent, m, "error");
+	r = coord_ask(t->c, t->agent, m, "error");
 	assert_string_equal(proto_get_str(r, "message", ""), "unknown agent: say hello first");
 	assert_string_equal(proto_get_str(r, "in_reply_to", ""), "accept");
 	json_decref(r);
 	/* hello without an inventory */
 	m = proto_msg_new("hello");
 	json_object_set_new(m, "agent", json_string("h1"));
-	r = ask(t, t->agent, m, "error");
+	r = coord_ask(t->c, t->agent, m, "error");
 	assert_string_equal(proto_get_str(r, "message", ""), "hello: 'inventory' is required");
 	json_decref(r);
 	/* an unknown type from a registered agent; a result for a job that does not exist */
 	hello(t, "h1", "veth");
-	r = ask(t, t->agent, proto_msg_new("frob"), "error");
+	r = coord_ask(t->c, t->agent, proto_msg_new("frob"), "error");
 	assert_string_equal(proto_get_str(r, "message", ""), "unknown message type 'frob'");
 	assert_string_equal(proto_get_str(r, "in_reply_to", ""), "frob");
 	json_decref(r);
-	r = ask(t, t->agent, result_msg(77, 1), "error");
+	r = coord_ask(t->c, t->agent, result_msg(77, 1), "error");
 	assert_non_null(strstr(proto_get_str(r, "message", ""), "unknown job 77"));
 	json_decref(r);
 	/* clients: wrong version, two frames, unknown type, missing run */
 	assert_int_equal(zmq_send(t->client, "{\"v\":2,\"type\":\"run_list\"}", 25, 0), 25);
-	r = pump(t, t->client, 5000);
+	r = coord_pump(t->c, t->client, 5000);
 	assert_string_equal(proto_get_str(r, "message", ""), "protocol version 2, expected 1");
 	json_decref(r);
 	zmq_send(t->client, "{\"v\":1,\"type\":\"run_list\"}", 25, ZMQ_SNDMORE);
 	zmq_send(t->client, "{}", 2, 0);
-	r = pump(t, t->client, 5000);
+	r = coord_pump(t->c, t->client, 5000);
 	assert_string_equal(proto_get_str(r, "message", ""),
 			    "message has more than one payload frame");
 	json_decref(r);
-	r = ask(t, t->client, proto_msg_new("frob"), "error");
+	r = coord_ask(t->c, t->client, proto_msg_new("frob"), "error");
 	json_decref(r);
-	r = ask(t, t->client, simple("run_show", 0), "error");
+	r = coord_ask(t->c, t->client, simple("run_show", 0), "error");
 	assert_string_equal(proto_get_str(r, "message", ""), "run_show: 'run' is required");
 	json_decref(r);
-	r = ask(t, t->client, simple("result_show", 42), "error");
+	r = coord_ask(t->c, t->client, simple("result_show", 42), "error");
 	assert_non_null(strstr(proto_get_str(r, "message", ""), "unknown run 42"));
 	json_decref(r);
 
 	/* and it still serves */
-	r = ask(t, t->client, simple("host_list", 0), "hosts");
+	r = coord_ask(t->c, t->client, simple("host_list", 0), "hosts");
 	assert_int_equal(json_array_size(json_object_get(r, "hosts")), 1);
 	json_decref(r);
 	coord_get_stats(t->c, &stats);
@@ -414,14 +380,14 @@ static void test_coordinator_bad_submit(void **state)
 	json_t *r;
 
 	/* no host connected */
-	r = ask(t, t->client, submit_msg(t, plan_text, NULL), "error");
+	r = coord_ask(t->c, t->client, submit_msg(t, plan_text, NULL), "error");
 	assert_non_null(strstr(proto_get_str(r, "message", ""),
 				"no host matches the plan (hosts.match port.driver=veth, "
 				"kernel>=6.1; ports a, b; 0 hosts connected)"));
 	json_decref(r);
 	/* a host without veth ports */
 	hello(t, "h1", "ixgbe");
-	r = ask(t, t->client, submit_msg(t, plan_text, NULL), "error");
+	r = coord_ask(t->c, t->client, submit_msg(t, plan_text, NULL), "error");
 	assert_non_null(strstr(proto_get_str(r, "message", ""), "1 host connected; 'h1': no port "
 			       "with driver 'veth'"));
 	json_decref(r);
@@ -430,30 +396,30 @@ static void test_coordinator_bad_submit(void **state)
 	/* a plan that does not validate: FILE:LINE:COLUMN */
 	bad = strdup(plan_text);
 	memcpy(strstr(bad, "repeat: 1"), "repeat: x", 9);
-	r = ask(t, t->client, submit_msg(t, bad, NULL), "error");
+	r = coord_ask(t->c, t->client, submit_msg(t, bad, NULL), "error");
 	assert_non_null(strstr(proto_get_str(r, "message", ""), "plan.yaml:18:"));
 	json_decref(r);
 	free(bad);
 	/* object bytes that do not match their sha256 */
-	r = ask(t, t->client, submit_msg(t, plan_text, "00"), "error");
+	r = coord_ask(t->c, t->client, submit_msg(t, plan_text, "00"), "error");
 	assert_non_null(strstr(proto_get_str(r, "message", ""), "its bytes hash to"));
 	json_decref(r);
 	/* a plan naming an object that was not sent */
 	other = strdup(plan_text);
 	memcpy(strstr(other, OBJ_NAME ", program: xdp_pass"), "xdp_other", 9);
-	r = ask(t, t->client, submit_msg(t, other, NULL), "error");
+	r = coord_ask(t->c, t->client, submit_msg(t, other, NULL), "error");
 	assert_non_null(strstr(proto_get_str(r, "message", ""), "plan.yaml:17:"));
 	json_decref(r);
 	free(other);
-	r = ask(t, t->client, proto_msg_new("submit"), "error");
+	r = coord_ask(t->c, t->client, proto_msg_new("submit"), "error");
 	assert_string_equal(proto_get_str(r, "message", ""), "submit: 'plan_text' is required");
 	json_decref(r);
 
 	/* nothing was stored, and nothing was sent to the agent */
-	r = ask(t, t->client, simple("run_list", 0), "runs");
+	r = coord_ask(t->c, t->client, simple("run_list", 0), "runs");
 	assert_int_equal(json_array_size(json_object_get(r, "runs")), 0);
 	json_decref(r);
-	assert_null(pump(t, t->agent, 100));
+	assert_null(coord_pump(t->c, t->agent, 100));
 }
 
 /* An agent that stops talking is gone after 3 heartbeats; its job waits for it. */
@@ -466,10 +432,10 @@ static void test_coordinator_agent_gone(void **state)
 	bool beat = false;
 
 	hello(t, "h1", "veth");
-	r = ask(t, t->client, submit_msg(t, plan_text, NULL), "submitted");
+	r = coord_ask(t->c, t->client, submit_msg(t, plan_text, NULL), "submitted");
 	run = proto_get_int(r, "run", 0);
 	json_decref(r);
-	r = pump(t, t->agent, 5000);
+	r = coord_pump(t->c, t->agent, 5000);
 	assert_string_equal(proto_msg_type(r), "job");
 	job_id = proto_get_int(json_object_get(r, "job"), "id", 0);
 	json_decref(r);
@@ -486,12 +452,12 @@ static void test_coordinator_agent_gone(void **state)
 		}
 	}
 	assert_true(beat);
-	r = ask(t, t->client, simple("host_list", 0), "hosts");
+	r = coord_ask(t->c, t->client, simple("host_list", 0), "hosts");
 	host = json_array_get(json_object_get(r, "hosts"), 0);
 	assert_string_equal(proto_get_str(host, "state", ""), "gone");
 	assert_true(json_is_null(json_object_get(host, "job")));
 	json_decref(r);
-	r = ask(t, t->client, simple("run_show", run), "run");
+	r = coord_ask(t->c, t->client, simple("run_show", run), "run");
 	job = json_array_get(json_object_get(json_object_get(r, "run"), "jobs"), 0);
 	assert_string_equal(proto_get_str(job, "state", ""), "queued");
 	assert_int_equal(proto_get_int(job, "attempts", 0), 1);
@@ -499,7 +465,7 @@ static void test_coordinator_agent_gone(void **state)
 
 	/* back: the same job again */
 	hello(t, "h1", "veth");
-	r = pump(t, t->agent, 5000);
+	r = coord_pump(t->c, t->agent, 5000);
 	assert_string_equal(proto_msg_type(r), "job");
 	assert_int_equal(proto_get_int(json_object_get(r, "job"), "id", 0), job_id);
 	json_decref(r);
@@ -520,7 +486,7 @@ static void hello_kernel(struct tctx *t, void *sock, const char *name, const cha
 	json_object_set_new(m, "inventory", inv);
 	if (booting)
 		json_object_set_new(m, "booting", json_string(booting));
-	r = ask(t, sock, m, "welcome");
+	r = coord_ask(t->c, sock, m, "welcome");
 	json_decref(r);
 }
 
@@ -534,7 +500,7 @@ static json_t *host_boot(const char *host, const char *kernel)
 static void boot_refused(struct tctx *t, const char *host, const char *kernel,
 			 const char *message)
 {
-	json_t *r = ask(t, t->client, host_boot(host, kernel), "error");
+	json_t *r = coord_ask(t->c, t->client, host_boot(host, kernel), "error");
 
 	if (!strstr(proto_get_str(r, "message", ""), message))
 		fail_msg("host_boot %s %s: '%s' lacks '%s'", host, kernel,
@@ -545,7 +511,7 @@ static void boot_refused(struct tctx *t, const char *host, const char *kernel,
 /* HOST's entry in host_list (new reference) */
 static json_t *host_of(struct tctx *t, const char *name)
 {
-	json_t *r = ask(t, t->client, simple("host_list", 0), "hosts"), *h, *found = NULL;
+	json_t *r = coord_ask(t->c, t->client, simple("host_list", 0), "hosts"), *h, *found = NULL;
 	size_t i;
 
 	json_array_foreach(json_object_get(r, "hosts"), i, h)
@@ -586,10 +552,10 @@ static void test_coordinator_host_boot(void **state)
 		     "provider lists: 6.18.44, 6.19.1)");
 	boot_refused(t, "h1", "6.18.44", "runs kernel '6.18.44' already");
 
-	r = ask(t, t->client, host_boot("h1", "6.19.1"), "booting");
+	r = coord_ask(t->c, t->client, host_boot("h1", "6.19.1"), "booting");
 	assert_string_equal(proto_get_str(r, "from", ""), "6.18.44");
 	json_decref(r);
-	r = pump(t, t->agent, 2000);
+	r = coord_pump(t->c, t->agent, 2000);
 	assert_non_null(r);
 	assert_string_equal(proto_msg_type(r), "boot");
 	assert_string_equal(proto_get_str(r, "kernel", ""), "6.19.1");
@@ -598,9 +564,9 @@ static void test_coordinator_host_boot(void **state)
 	boot_refused(t, "h1", "6.19.1", "already switching to kernel '6.19.1'");
 
 	/* a run submitted meanwhile waits: nothing is dispatched to a booting host */
-	r = ask(t, t->client, submit_msg(t, plan_text, NULL), "submitted");
+	r = coord_ask(t->c, t->client, submit_msg(t, plan_text, NULL), "submitted");
 	json_decref(r);
-	r = pump(t, t->agent, 300);
+	r = coord_pump(t->c, t->agent, 300);
 	assert_null(r);
 
 	/* the provider failed: the host is available again (and gets its job) */
@@ -609,7 +575,7 @@ static void test_coordinator_host_boot(void **state)
 		      "boot 6.19.1: the kernel provider failed (exit status 1): no initrd", "ms", 5);
 	assert_int_equal(proto_send(t->agent, r, 0), 0);
 	json_decref(r);
-	r = pump(t, t->agent, 2000);
+	r = coord_pump(t->c, t->agent, 2000);
 	assert_non_null(r);
 	assert_string_equal(proto_msg_type(r), "job");
 	job = proto_get_int(json_object_get(r, "job"), "id", 0);
@@ -626,7 +592,7 @@ static void test_coordinator_host_boot(void **state)
 		assert_int_equal(proto_send(t->agent, r, 0), 0);
 		json_decref(r);
 		job = 0;
-		while ((r = pump(t, t->agent, 300))) {
+		while ((r = coord_pump(t->c, t->agent, 300))) {
 			if (!strcmp(proto_msg_type(r), "job"))
 				job = proto_get_int(json_object_get(r, "job"), "id", 0);
 			json_decref(r);
@@ -635,9 +601,9 @@ static void test_coordinator_host_boot(void **state)
 
 	/* a switch that works: a reconnect while the provider runs keeps it booting, the
 	 * new kernel's hello ends it */
-	r = ask(t, t->client, host_boot("h1", "6.19.1"), "booting");
+	r = coord_ask(t->c, t->client, host_boot("h1", "6.19.1"), "booting");
 	json_decref(r);
-	r = pump(t, t->agent, 2000);
+	r = coord_pump(t->c, t->agent, 2000);
 	assert_string_equal(proto_msg_type(r), "boot");
 	json_decref(r);
 	hello_kernel(t, t->agent, "h1", "6.18.44", json_pack("[s, s]", "6.18.44", "6.19.1"),
@@ -648,9 +614,9 @@ static void test_coordinator_host_boot(void **state)
 	assert_boot(t, "h1", "idle", "done", "6.19.1");
 
 	/* back to 6.18.44, but the host says hello with 6.19.1 again */
-	r = ask(t, t->client, host_boot("h1", "6.18.44"), "booting");
+	r = coord_ask(t->c, t->client, host_boot("h1", "6.18.44"), "booting");
 	json_decref(r);
-	r = pump(t, t->agent, 2000);
+	r = coord_pump(t->c, t->agent, 2000);
 	assert_string_equal(proto_msg_type(r), "boot");
 	json_decref(r);
 	hello_kernel(t, t->agent, "h1", "6.19.1", json_pack("[s, s]", "6.18.44", "6.19.1"),
@@ -671,9 +637,9 @@ static void test_coordinator_restart(void **state)
 	json_t *r;
 
 	hello(t, "h1", "veth");
-	r = ask(t, t->client, submit_msg(t, plan_text, NULL), "submitted");
+	r = coord_ask(t->c, t->client, submit_msg(t, plan_text, NULL), "submitted");
 	json_decref(r);
-	r = pump(t, t->agent, 5000);
+	r = coord_pump(t->c, t->agent, 5000);
 	job_id = proto_get_int(json_object_get(r, "job"), "id", 0);
 	json_decref(r);
 
@@ -692,15 +658,15 @@ static void test_coordinator_restart(void **state)
 				     .db = t->db, .tick_ms = 20));
 	assert_non_null(t->c);
 	/* the old session is unknown to the new coordinator */
-	r = ask(t, t->agent, result_msg(job_id, 1), "error");
+	r = coord_ask(t->c, t->agent, result_msg(job_id, 1), "error");
 	assert_string_equal(proto_get_str(r, "message", ""), "unknown agent: say hello first");
 	json_decref(r);
 	hello(t, "h1", "veth");
-	r = pump(t, t->agent, 5000);
+	r = coord_pump(t->c, t->agent, 5000);
 	assert_string_equal(proto_msg_type(r), "job");
 	assert_int_equal(proto_get_int(json_object_get(r, "job"), "id", 0), job_id);
 	json_decref(r);
-	r = ask(t, t->agent, result_msg(job_id, 1), "ack");
+	r = coord_ask(t->c, t->agent, result_msg(job_id, 1), "ack");
 	json_decref(r);
 }
 
@@ -851,7 +817,7 @@ static void hello_xy(struct tctx *t, void *sock, const char *name, long long kep
 		"veth-x", "driver", "veth", "role", "y", "name", "veth-y", "driver", "veth"));
 	if (kept)
 		json_object_set_new(m, "job", json_integer(kept));
-	r = ask(t, sock, m, "welcome");
+	r = coord_ask(t->c, sock, m, "welcome");
 	json_decref(r);
 }
 
@@ -912,7 +878,7 @@ static void agent_says(void *sock, const char *type, long long job)
 /* The attempts of JOB as "outcome:error|..." */
 static void attempts_of(struct tctx *t, long long run, long long job, char *out, size_t len)
 {
-	json_t *r = ask(t, t->client, simple("run_attempts", run), "attempts"), *a;
+	json_t *r = coord_ask(t->c, t->client, simple("run_attempts", run), "attempts"), *a;
 	size_t i;
 
 	out[0] = '\0';
@@ -925,7 +891,7 @@ static void attempts_of(struct tctx *t, long long run, long long job, char *out,
 
 static const char *job_state(struct tctx *t, long long run, long long job, char *out)
 {
-	json_t *r = ask(t, t->client, simple("run_show", run), "run"), *j;
+	json_t *r = coord_ask(t->c, t->client, simple("run_show", run), "run"), *j;
 	size_t i;
 
 	strcpy(out, "?");
@@ -972,7 +938,7 @@ static void pair_start(struct tctx *t, void *h1, void *h2, long long *run, long 
 	assert_int_equal(json_array_size(json_object_get(r, "links")), 1);
 	json_decref(r);
 
-	r = ask(t, t->client, submit_msg(t, pair_plan, NULL), "submitted");
+	r = coord_ask(t->c, t->client, submit_msg(t, pair_plan, NULL), "submitted");
 	*run = proto_get_int(r, "run", 0);
 	assert_int_equal(proto_get_int(r, "jobs", 0), 2);
 	json_decref(r);
@@ -1042,7 +1008,7 @@ static void test_coordinator_pair_lost(void **state)
 	assert_int_equal(proto_send(h1, m, 0), 0);
 	json_decref(m);
 	json_decref(want(t, h1, both, 2, "ack", gen));
-	r = ask(t, t->client, simple("result_show", run), "result");
+	r = coord_ask(t->c, t->client, simple("result_show", run), "result");
 	assert_int_equal(json_array_size(json_object_get(json_object_get(r, "result"),
 							 "samples")), 0);
 	json_decref(r);
@@ -1072,7 +1038,7 @@ static void test_coordinator_pair_lost(void **state)
 		json_decref(m);
 		json_decref(want(t, both[i], both, 2, "ack", j));
 	}
-	r = ask(t, t->client, simple("result_show", run), "result");
+	r = coord_ask(t->c, t->client, simple("result_show", run), "result");
 	assert_string_equal(proto_get_str(json_object_get(r, "result"), "state", ""), "done");
 	/* two whole-window samples per result (rx_pps and ns_per_run), once per job */
 	assert_int_equal(json_array_size(json_object_get(json_object_get(r, "result"),
@@ -1157,7 +1123,7 @@ static void test_coordinator_pair_restart(void **state)
 		json_decref(want(t, h2, live, 2, "ack", dut));
 	}
 	assert_string_equal(job_state(t, run, dut, st), "queued");
-	r = ask(t, t->client, simple("result_show", run), "result");
+	r = coord_ask(t->c, t->client, simple("result_show", run), "result");
 	assert_int_equal(json_array_size(json_object_get(json_object_get(r, "result"),
 							 "samples")), 0);
 	json_decref(r);
@@ -1211,7 +1177,7 @@ static void test_coordinator_pair_restart(void **state)
 		json_decref(m);
 		json_decref(want(t, live[i], live, 2, "ack", j));
 	}
-	r = ask(t, t->client, simple("result_show", run), "result");
+	r = coord_ask(t->c, t->client, simple("result_show", run), "result");
 	assert_string_equal(proto_get_str(json_object_get(r, "result"), "state", ""), "done");
 	assert_int_equal(json_array_size(json_object_get(json_object_get(r, "result"),
 							 "samples")), 4);
@@ -1273,13 +1239,13 @@ static void test_coordinator_unsent_once(void **state)
 	t0 = util_mono_ms();
 	while (util_mono_ms() - t0 < 200)
 		assert_int_equal(coord_run_once(t->c, 5), 0);
-	r = ask(t, t->client, submit_msg(t, plan_text, NULL), "submitted");
+	r = coord_ask(t->c, t->client, submit_msg(t, plan_text, NULL), "submitted");
 	run = proto_get_int(r, "run", 0);
 	json_decref(r);
 	t0 = util_mono_ms();
 	while (util_mono_ms() - t0 < 1000)	/* 50 ticks, before the host is gone */
 		assert_int_equal(coord_run_once(t->c, 5), 0);
-	r = ask(t, t->client, simple("run_attempts", run), "attempts");
+	r = coord_ask(t->c, t->client, simple("run_attempts", run), "attempts");
 	assert_int_equal(json_array_size(json_object_get(r, "attempts")), 1);
 	assert_string_equal(proto_get_str(json_array_get(json_object_get(r, "attempts"), 0),
 					  "outcome", ""), "unsent");
