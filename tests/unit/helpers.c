@@ -13,6 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <zmq.h>
 
 #include "coord.h"
@@ -127,4 +130,36 @@ json_t *coord_ask(struct coord *c, void *sock, json_t *msg, const char *want)
 		fail_msg("wanted '%s', got '%s': %s", want, proto_msg_type(r),
 			 proto_get_str(r, "message", ""));
 	return r;
+}
+
+void prog_run(struct prog_out *o, const char *const *argv, const char *dir)
+{
+	char out_path[256], err_path[256];
+	pid_t pid;
+	int st;
+
+	snprintf(out_path, sizeof(out_path), "%s/stdout", dir);
+	snprintf(err_path, sizeof(err_path), "%s/stderr", dir);
+	fflush(NULL);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		int fo = open(out_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		int fe = open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+
+		if (fo < 0 || fe < 0 || dup2(fo, 1) < 0 || dup2(fe, 2) < 0)
+			_exit(126);
+		execv(argv[0], (char *const *)argv);
+		_exit(127);
+	}
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	o->status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+	o->out = file_slurp(out_path);
+	o->err = file_slurp(err_path);
+}
+
+void prog_out_free(struct prog_out *o)
+{
+	free(o->out);
+	free(o->err);
 }

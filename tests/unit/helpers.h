@@ -45,6 +45,17 @@ int tmpdir_remove(const char *dir);
 char *file_slurp(const char *path);
 void file_put(const char *path, const char *text);
 
+/* A program run to its end: its exit status (-1 if killed) and all it wrote. */
+struct prog_out {
+	int status;
+	char *out, *err;
+};
+
+/* Run ARGV[0] with ARGV (NULL-terminated) and wait for it; stdout and stderr go through
+ * files in DIR (an existing directory) into O. prog_out_free() frees O's texts. */
+void prog_run(struct prog_out *o, const char *const *argv, const char *dir);
+void prog_out_free(struct prog_out *o);
+
 /* An in-process coordinator driven by the test: coord_pump() turns C's loop until SOCK
  * (a test's agent or client socket) has a message other than a heartbeat, or TIMEOUT_MS
  * passed (NULL); coord_ask() sends MSG (stolen) from SOCK and returns the reply, which

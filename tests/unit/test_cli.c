@@ -39,18 +39,11 @@
 
 static char tmpdir[] = "/tmp/bpflab-test-cli-XXXXXX";
 
-struct out {
-	int status;			/* exit status, or -1 if killed */
-	char *out, *err;
-};
-
 /* Run bpflab with ARGS (NULL-terminated, without argv[0]); capture stdout and stderr. */
-static void run_cli(struct out *o, const char *const *args)
+static void run_cli(struct prog_out *o, const char *const *args)
 {
-	char out_path[256], err_path[256];
 	const char *argv[64] = { BPFLAB };
-	int i, n = 1, st;
-	pid_t pid;
+	int i, n = 1;
 
 	/* the fake coordinator is plaintext: say so when talking to one */
 	for (i = 0; args[i]; i++)
@@ -59,30 +52,7 @@ static void run_cli(struct out *o, const char *const *args)
 	for (i = 0; args[i]; i++)
 		argv[n + i] = args[i];
 	argv[n + i] = NULL;
-	snprintf(out_path, sizeof(out_path), "%s/stdout", tmpdir);
-	snprintf(err_path, sizeof(err_path), "%s/stderr", tmpdir);
-	fflush(NULL);
-	pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		int fo = open(out_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-		int fe = open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-
-		if (fo < 0 || fe < 0 || dup2(fo, 1) < 0 || dup2(fe, 2) < 0)
-			_exit(126);
-		execv(BPFLAB, (char *const *)argv);
-		_exit(127);
-	}
-	assert_int_equal(waitpid(pid, &st, 0), pid);
-	o->status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-	o->out = file_slurp(out_path);
-	o->err = file_slurp(err_path);
-}
-
-static void out_free(struct out *o)
-{
-	free(o->out);
-	free(o->err);
+	prog_run(o, argv, tmpdir);
 }
 
 /* ---- a fake coordinator ---- */
@@ -183,7 +153,7 @@ static void fake_stop(struct fake *f)
 
 static void test_cli_help(void **state)
 {
-	struct out o;
+	struct prog_out o;
 
 	run_cli(&o, (const char *[]){ "--help", NULL });
 	assert_int_equal(o.status, 0);
@@ -192,7 +162,7 @@ static void test_cli_help(void **state)
 			       "               [--wait]\n");
 	assert_contains(o.out, "       bpflab result compare { RUN_A RUN_B | --plan NAME --by FIELD\n"
 			       "               [--baseline VALUE] [--candidate VALUE] } [--metric M]\n");
-	out_free(&o);
+	prog_out_free(&o);
 
 	run_cli(&o, (const char *[]){ "run", "--help", NULL });
 	assert_int_equal(o.status, 0);
@@ -204,31 +174,31 @@ static void test_cli_help(void **state)
 			       "       bpflab run watch ID\n"
 			       "       bpflab run help\n");
 	assert_contains(o.out, "OPTIONS := {");
-	out_free(&o);
+	prog_out_free(&o);
 
 	run_cli(&o, (const char *[]){ "run", "submit", "--help", NULL });
 	assert_int_equal(o.status, 0);
 	assert_contains(o.out, "Usage: bpflab run submit FILE [-s KEY=VALUE]... [--hosts NAME[,NAME]...]\n"
 			       "               [--wait]\n\n");
-	out_free(&o);
+	prog_out_free(&o);
 
 	run_cli(&o, (const char *[]){ "result", "help", NULL });
 	assert_int_equal(o.status, 0);
 	assert_contains(o.out, "Usage: bpflab result show RUN\n"
 			       "               [--csv | --form FORM [--metric METRIC] [--subject SUBJECT]]\n");
-	out_free(&o);
+	prog_out_free(&o);
 
 	run_cli(&o, (const char *[]){ "-V", NULL });
 	assert_int_equal(o.status, 0);
 	assert_contains(o.out, "bpflab ");
-	out_free(&o);
+	prog_out_free(&o);
 
 	/* --help anywhere on the line, also for keygen, and nothing else is done */
 	run_cli(&o, (const char *[]){ "keygen", "--out", tmpdir, "--name", "x", "--help", NULL });
 	assert_int_equal(o.status, 0);
 	assert_contains(o.out, "Usage: bpflab keygen [--out DIR] [--name NAME] [--force]\n");
 	assert_contains(o.out, "  --force ");
-	out_free(&o);
+	prog_out_free(&o);
 	{
 		char key[300];
 
@@ -264,7 +234,7 @@ static size_t widest_line(const char *text, char *line, size_t line_sz)
 static void assert_help_fits(const char *const *args)
 {
 	char line[512];
-	struct out o;
+	struct prog_out o;
 	size_t w;
 
 	run_cli(&o, args);
@@ -273,7 +243,7 @@ static void assert_help_fits(const char *const *args)
 	if (w > 80)
 		fail_msg("'bpflab %s%s%s --help': %zu columns: '%s'", args[0] ? args[0] : "",
 			 args[0] && args[1] ? " " : "", args[0] && args[1] ? args[1] : "", w, line);
-	out_free(&o);
+	prog_out_free(&o);
 }
 
 /* Every help text fits 80 columns: bpflab --help, each OBJECT --help (the objects from
@@ -284,7 +254,7 @@ static void test_cli_help_width(void **state)
 	char objs[256], *obj, *save = NULL, needle[64];
 	int nobj = 0, ncmd = 0;
 	const char *p, *q;
-	struct out top, o;
+	struct prog_out top, o;
 
 	(void)state;
 	run_cli(&top, (const char *[]){ "--help", NULL });
@@ -310,12 +280,12 @@ static void test_cli_help_width(void **state)
 			ncmd++;
 			assert_help_fits((const char *[]){ obj, cmd, "--help", NULL });
 		}
-		out_free(&o);
+		prog_out_free(&o);
 	}
 	assert_help_fits((const char *[]){ "keygen", "--help", NULL });
 	assert_true(nobj >= 6);
 	assert_true(ncmd >= 20);
-	out_free(&top);
+	prog_out_free(&top);
 }
 
 static void test_cli_bad_usage(void **state)
@@ -366,7 +336,7 @@ static void test_cli_bad_usage(void **state)
 	size_t i;
 
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		struct out o;
+		struct prog_out o;
 
 		run_cli(&o, cases[i].args);
 		if (o.status != 2)
@@ -374,13 +344,13 @@ static void test_cli_bad_usage(void **state)
 		assert_int_equal(o.status, 2);
 		assert_contains(o.err, cases[i].err);
 		assert_string_equal(o.out, "");
-		out_free(&o);
+		prog_out_free(&o);
 	}
 }
 
 static void test_cli_json_errors(void **state)
 {
-	struct out o;
+	struct prog_out o;
 	json_t *j;
 
 	run_cli(&o, (const char *[]){ "-j", "frob", NULL });
@@ -390,18 +360,18 @@ static void test_cli_json_errors(void **state)
 	assert_string_equal(json_string_value(json_object_get(j, "error")),
 			    "unknown object 'frob'");
 	json_decref(j);
-	out_free(&o);
+	prog_out_free(&o);
 
 	run_cli(&o, (const char *[]){ "result", "show", "1", "--csv", "--json", NULL });
 	assert_int_equal(o.status, 2);
 	assert_contains(o.out, "{\"error\":");
-	out_free(&o);
+	prog_out_free(&o);
 }
 
 static void test_cli_no_coordinator(void **state)
 {
 	char ep[300], want[400];
-	struct out o;
+	struct prog_out o;
 
 	snprintf(ep, sizeof(ep), "ipc://%s/nobody.sock", tmpdir);
 	snprintf(want, sizeof(want), "bpflab: no reply from coordinator at '%s' after 1 s "
@@ -409,7 +379,7 @@ static void test_cli_no_coordinator(void **state)
 	run_cli(&o, (const char *[]){ "-c", ep, "--timeout", "1", "host", "list", NULL });
 	assert_int_equal(o.status, 1);
 	assert_string_equal(o.err, want);
-	out_free(&o);
+	prog_out_free(&o);
 }
 
 /* ---- plans ---- */
@@ -417,26 +387,26 @@ static void test_cli_no_coordinator(void **state)
 static void test_cli_plan_check(void **state)
 {
 	char bad[300], want[400];
-	struct out o;
+	struct prog_out o;
 
 	run_cli(&o, (const char *[]){ "--bpf-dir", BPF_DIR, "plan", "check", QUICKSTART, NULL });
 	assert_int_equal(o.status, 0);
 	assert_string_equal(o.out, QUICKSTART ": ok, 9 jobs (3 variants x 1 point x "
 				   "3 repetitions)\n");
-	out_free(&o);
+	prog_out_free(&o);
 
 	run_cli(&o, (const char *[]){ "--bpf-dir", BPF_DIR, "plan", "check", QUICKSTART, "-s",
 				      "repeat=1", NULL });
 	assert_int_equal(o.status, 0);
 	assert_string_equal(o.out, QUICKSTART ": ok, 3 jobs (3 variants x 1 point x "
 				   "1 repetition)\n");
-	out_free(&o);
+	prog_out_free(&o);
 
 	run_cli(&o, (const char *[]){ "--bpf-dir", BPF_DIR, "plan", "show", QUICKSTART, NULL });
 	assert_int_equal(o.status, 0);
 	assert_contains(o.out, "seq  rep  variant  point  attach\n"
 			       "  0    1  drop     -      xdp_drop on b (xdp native)\n");
-	out_free(&o);
+	prog_out_free(&o);
 
 	/* a plan that does not validate: FILE:LINE:COLUMN on stderr, exit 2 */
 	snprintf(bad, sizeof(bad), "%s/bad.yaml", tmpdir);
@@ -447,18 +417,18 @@ static void test_cli_plan_check(void **state)
 	assert_string_equal(o.out, "");
 	assert_true(!strncmp(o.err, want, strlen(want)));
 	assert_true(o.err[strlen(want)] >= '1' && o.err[strlen(want)] <= '9');
-	out_free(&o);
+	prog_out_free(&o);
 
 	run_cli(&o, (const char *[]){ "-j", "--bpf-dir", BPF_DIR, "plan", "check", bad, NULL });
 	assert_int_equal(o.status, 2);
 	assert_contains(o.out, "\"ok\":false");
-	out_free(&o);
+	prog_out_free(&o);
 
 	/* a file that is not there: a failure, not a usage error */
 	snprintf(bad, sizeof(bad), "%s/missing.yaml", tmpdir);
 	run_cli(&o, (const char *[]){ "plan", "check", bad, NULL });
 	assert_int_equal(o.status, 1);
-	out_free(&o);
+	prog_out_free(&o);
 }
 
 /* ---- through a coordinator ---- */
@@ -467,7 +437,7 @@ static void test_cli_submit_bad_plan_sends_nothing(void **state)
 {
 	char bad[300];
 	struct fake f;
-	struct out o;
+	struct prog_out o;
 
 	fake_start(&f, false);
 	snprintf(bad, sizeof(bad), "%s/bad.yaml", tmpdir);
@@ -477,7 +447,7 @@ static void test_cli_submit_bad_plan_sends_nothing(void **state)
 	assert_int_equal(o.status, 2);
 	usleep(100 * 1000);
 	assert_int_equal(atomic_load(&f.requests), 0);
-	out_free(&o);
+	prog_out_free(&o);
 	fake_stop(&f);
 }
 
@@ -488,7 +458,7 @@ static void test_cli_submit_wait(void **state)
 	size_t text_len, obj_len, data_len;
 	void *data;
 	struct fake f;
-	struct out o;
+	struct prog_out o;
 
 	fake_start(&f, false);
 	run_cli(&o, (const char *[]){ "-c", f.endpoint, "--bpf-dir", BPF_DIR, "run", "submit",
@@ -498,7 +468,7 @@ static void test_cli_submit_wait(void **state)
 	assert_string_equal(o.out, "run 3 submitted: 9 jobs on 1 host (h1)\n");
 	assert_contains(o.err, "run 3: 4/9 jobs done, 0 failed\n");
 	assert_contains(o.err, "run 3: 9/9 jobs done, 0 failed\n");
-	out_free(&o);
+	prog_out_free(&o);
 
 	/* what was sent: the plan text as it is, the overrides, the object's bytes */
 	assert_non_null(f.submit);
@@ -537,14 +507,14 @@ static void test_cli_submit_wait(void **state)
 				    "failed");
 		json_decref(j);
 	}
-	out_free(&o);
+	prog_out_free(&o);
 	fake_stop(&f);
 }
 
 static void test_cli_queries_coordinator(void **state)
 {
 	struct fake f;
-	struct out o;
+	struct prog_out o;
 
 	fake_start(&f, false);
 	run_cli(&o, (const char *[]){ "-c", f.endpoint, "host", NULL });
@@ -553,17 +523,17 @@ static void test_cli_queries_coordinator(void **state)
 		"name  state  kernel   ports                     job\n"
 		"h1    busy   6.18.44  a=h1-a veth, b=h1-b veth   17\n"
 		"h2    gone   6.1.0    -                           -\n");
-	out_free(&o);
+	prog_out_free(&o);
 
 	run_cli(&o, (const char *[]){ "-c", f.endpoint, "host", "list", "-j", NULL });
 	assert_int_equal(o.status, 0);
 	assert_contains(o.out, "[{\"id\":1,\"name\":\"h1\"");
-	out_free(&o);
+	prog_out_free(&o);
 
 	run_cli(&o, (const char *[]){ "-c", f.endpoint, "run", "show", "42", NULL });
 	assert_int_equal(o.status, 1);
 	assert_string_equal(o.err, "bpflab: unknown run 42\n");
-	out_free(&o);
+	prog_out_free(&o);
 	fake_stop(&f);
 }
 
@@ -671,7 +641,7 @@ static void test_cli_db_result(void **state)
 {
 	char db[300], hex[SHA256_HEX_LEN], head[128], *text, *want;
 	size_t len;
-	struct out o;
+	struct prog_out o;
 	json_t *j, *rows;
 
 	snprintf(db, sizeof(db), "%s/lab.db", tmpdir);
@@ -699,7 +669,7 @@ static void test_cli_db_result(void **state)
 		"tx       xdp_tx         40.2      40.4         -           40.3 ± 0.1\n") > 0);
 	assert_string_equal(o.out, want);
 	free(want);
-	out_free(&o);
+	prog_out_free(&o);
 
 	/* the same numbers in JSON, through the same query */
 	run_cli(&o, (const char *[]){ "result", "show", "1", "--db", db, "-j", NULL });
@@ -711,22 +681,22 @@ static void test_cli_db_result(void **state)
 	assert_string_equal(proto_get_str(json_array_get(rows, 0), "variant", ""), "drop");
 	assert_true(proto_get_real(json_array_get(rows, 0), "spread", 0) == 85000);
 	json_decref(j);
-	out_free(&o);
+	prog_out_free(&o);
 
 	run_cli(&o, (const char *[]){ "--db", db, "result", "show", "1", "--csv", NULL });
 	assert_int_equal(o.status, 0);
 	assert_contains(o.out, "run,job,host,variant,rep,point,metric,subject,window,value,unit\n");
 	assert_contains(o.out, ",h1,drop,1,,port.rx_pps,b,rate,19860000,pps\n");
-	out_free(&o);
+	prog_out_free(&o);
 
 	run_cli(&o, (const char *[]){ "--db", db, "run", "list", NULL });
 	assert_int_equal(o.status, 0);
 	assert_contains(o.out, "quickstart  failed");
-	out_free(&o);
+	prog_out_free(&o);
 
 	run_cli(&o, (const char *[]){ "--db", db, "result", "show", "2", NULL });
 	assert_int_equal(o.status, 1);
-	out_free(&o);
+	prog_out_free(&o);
 }
 
 /* A host's inventory with kernel KERNEL and port b. New reference. */
@@ -791,7 +761,7 @@ static void test_cli_db_host_boots(void **state)
 {
 	char db[300];
 	const json_t *h, *b;
-	struct out o;
+	struct prog_out o;
 	json_t *j;
 
 	(void)state;
@@ -833,7 +803,7 @@ static void test_cli_db_host_boots(void **state)
 
 	assert_null(json_object_get(host_named(j, "h5"), "boot"));
 	json_decref(j);
-	out_free(&o);
+	prog_out_free(&o);
 
 	run_cli(&o, (const char *[]){ "--db", db, "host", NULL });
 	assert_int_equal(o.status, 0);
@@ -847,7 +817,7 @@ static void test_cli_db_host_boots(void **state)
 		"host g3: switch to kernel 9.9 failed: boot 9.9: the kernel provider failed "
 		"(exit status 1)\n");
 	assert_string_equal(o.err, "");
-	out_free(&o);
+	prog_out_free(&o);
 }
 
 static int setup(void **state)

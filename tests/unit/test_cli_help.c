@@ -40,46 +40,16 @@
 
 static char tmpdir[] = "/tmp/bpflab-test-cli-help-XXXXXX";
 
-struct out {
-	int status;			/* exit status, or -1 if killed */
-	char *out, *err;
-};
-
 /* Run PROG with ARGS (NULL-terminated, without argv[0]); capture stdout and stderr. */
-static void run_prog(struct out *o, const char *prog, const char *const *args)
+static void run_prog(struct prog_out *o, const char *prog, const char *const *args)
 {
 	const char *argv[32] = { prog };
-	char out_path[256], err_path[256];
-	int i, st;
-	pid_t pid;
+	int i;
 
 	for (i = 0; args[i] && i < 30; i++)
 		argv[i + 1] = args[i];
 	argv[i + 1] = NULL;
-	snprintf(out_path, sizeof(out_path), "%s/stdout", tmpdir);
-	snprintf(err_path, sizeof(err_path), "%s/stderr", tmpdir);
-	fflush(NULL);
-	pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		int fo = open(out_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-		int fe = open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-
-		if (fo < 0 || fe < 0 || dup2(fo, 1) < 0 || dup2(fe, 2) < 0)
-			_exit(126);
-		execv(prog, (char *const *)argv);
-		_exit(127);
-	}
-	assert_int_equal(waitpid(pid, &st, 0), pid);
-	o->status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-	o->out = file_slurp(out_path);
-	o->err = file_slurp(err_path);
-}
-
-static void out_free(struct out *o)
-{
-	free(o->out);
-	free(o->err);
+	prog_run(o, argv, tmpdir);
 }
 
 /* A set of option names ("--wait"), each at most 31 characters. */
@@ -209,7 +179,7 @@ struct cmd {
 static int list_commands(struct cmd *cmds, int max)
 {
 	const char *p, *line;
-	struct out o;
+	struct prog_out o;
 	int n = 0;
 
 	run_prog(&o, BPFLAB, (const char *[]){ "--help", NULL });
@@ -228,7 +198,7 @@ static int list_commands(struct cmd *cmds, int max)
 		snprintf(cmds[n].cmd, sizeof(cmds[n].cmd), "%s", k == 2 ? b : a);
 		n++;
 	}
-	out_free(&o);
+	prog_out_free(&o);
 	return n;
 }
 
@@ -240,7 +210,7 @@ static const char *cmd_name(const struct cmd *c, char *out, size_t len)
 }
 
 /* Run `bpflab [PRE] CMD ARGS...` (PRE may be NULL; ARGS NULL-terminated, up to 4). */
-static void run_cmd(struct out *o, const struct cmd *c, const char *pre,
+static void run_cmd(struct prog_out *o, const struct cmd *c, const char *pre,
 		    const char *const *args)
 {
 	const char *argv[12];
@@ -269,7 +239,7 @@ static void test_cli_help_every_command(void **state)
 	for (i = 0; i < n; i++) {
 		char name[80], want[256];
 		int usage_status;
-		struct out o;
+		struct prog_out o;
 		json_t *j;
 
 		cmd_name(&cmds[i], name, sizeof(name));
@@ -280,12 +250,12 @@ static void test_cli_help_every_command(void **state)
 		if (o.status || strncmp(o.out, want, strlen(want)))
 			fail_msg("'bpflab %s --help': status %d, output '%.80s'", name, o.status,
 				 o.out);
-		out_free(&o);
+		prog_out_free(&o);
 
 		run_cmd(&o, &cmds[i], NULL, (const char *[]){ "x", "--help", NULL });
 		if (o.status || strncmp(o.out, want, strlen(want)))
 			fail_msg("'bpflab %s x --help': status %d", name, o.status);
-		out_free(&o);
+		prog_out_free(&o);
 
 		run_cmd(&o, &cmds[i], NULL, (const char *[]){ "--frob", NULL });
 		snprintf(want, sizeof(want), "bpflab: unknown option '--frob' for '%s'\n"
@@ -295,7 +265,7 @@ static void test_cli_help_every_command(void **state)
 				 usage_status);
 		assert_text(o.err, want);
 		assert_text(o.out, "");
-		out_free(&o);
+		prog_out_free(&o);
 
 		run_cmd(&o, &cmds[i], "-j", (const char *[]){ "--frob", NULL });
 		assert_int_equal(o.status, usage_status);
@@ -303,7 +273,7 @@ static void test_cli_help_every_command(void **state)
 		snprintf(want, sizeof(want), "unknown option '--frob' for '%s'", name);
 		assert_string_equal(json_string_value(json_object_get(j, "error")), want);
 		json_decref(j);
-		out_free(&o);
+		prog_out_free(&o);
 	}
 }
 
@@ -340,13 +310,13 @@ static void test_cli_help_matches_docs(void **state)
 	int n = list_commands(cmds, MAX_CMDS), i, missing = 0;
 	const char *sec;
 	size_t len;
-	struct out o;
+	struct prog_out o;
 
 	(void)state;
 	/* the global options: bpflab --help's option lines <-> the table */
 	run_prog(&o, BPFLAB, (const char *[]){ "--help", NULL });
 	help_opts(strstr(o.out, "\nOptions:\n") + 1, &global);
-	out_free(&o);
+	prog_out_free(&o);
 	sec = doc_section(doc, "Global options", &len);
 	assert_non_null(sec);
 	table_opts(sec, len, &docs);
@@ -360,7 +330,7 @@ static void test_cli_help_matches_docs(void **state)
 		cmd_name(&cmds[i], name, sizeof(name));
 		run_cmd(&o, &cmds[i], NULL, (const char *[]){ "--help", NULL });
 		help_opts(o.out, &help);
-		out_free(&o);
+		prog_out_free(&o);
 		sec = doc_section(doc, name, &len);
 		if (!sec)	/* "## bisect" holds all its commands */
 			sec = doc_section(doc, cmds[i].obj, &len);
@@ -401,13 +371,13 @@ static void daemon_matches_docs(const char *prog, const char *title)
 	const char *sec;
 	int missing;
 	size_t len;
-	struct out o;
+	struct prog_out o;
 
 	run_prog(&o, prog, (const char *[]){ "--help", NULL });
 	assert_int_equal(o.status, 0);
 	assert_string_equal(o.err, "");
 	help_opts(o.out, &help);
-	out_free(&o);
+	prog_out_free(&o);
 	sec = doc_section(doc, title, &len);
 	if (!sec)
 		fail_msg("docs/cli.md has no section '%s'", title);
@@ -424,7 +394,7 @@ static void daemon_matches_docs(const char *prog, const char *title)
 	assert_int_equal(o.status, 2);
 	assert_contains(o.err, "'--frob'");
 	assert_string_equal(o.out, "");
-	out_free(&o);
+	prog_out_free(&o);
 	free(doc);
 }
 
