@@ -51,6 +51,36 @@ wait_line() {
 }
 no_line() { ! tail -n +"$(($2 + 1))" "$BPFLAB_LAB_DIR/$1" | grep -q -- "$3"; }	# LOG MARK PATTERN
 ms_of() { date -d "${1%% *}" +%s%3N 2>/dev/null || echo 0; }	# a log line's time stamp
+
+# restart_told WHEN HOST HOST_JOB SURVIVOR SURVIVOR_JOB MARK SURVIVOR_MARK: HOST's agent
+# killed and started again at once; SURVIVOR is told within a second of the new hello,
+# the abort names the restart, and HOST was never declared gone
+restart_told() {
+	local when=$1 host=$2 job=$3 surv=$4 sjob=$5 mark=$6 smark=$7 t0 hello told ms
+	t0=$(date +%s%3N)
+	restart_agent "$host"
+	hello=$(wait_line bpflabd.log "$mark" "agent '$host' registered again" 10)
+	told=$(wait_line "$surv/agent.log" "$smark" "job '$sjob': pair aborted" 10)
+	echo "hello: $hello"; echo "told: $told"
+	echo "$host's new hello $(($(ms_of "$hello") - t0)) ms after the kill (gone after 3000 ms silent)"
+	ms=$(($(ms_of "$told") - $(ms_of "$hello")))
+	check "$when: $surv is told $ms ms after the restarted $host's hello (< 1000)" \
+		test -n "$hello" -a -n "$told" -a "$ms" -lt 1000
+	check "the abort names the restart" \
+		grep -q "pair aborted: job $job on '$host' was lost: its agent started again" <<<"$told"
+	check "$host was not declared gone" no_line bpflabd.log "$mark" "agent '$host' gone"
+}
+
+# pair_ran_again RUN GEN_JOB DUT_JOB: the run completes, each pair done once, the broken
+# pair lost on both sides and then done on both
+pair_ran_again() {
+	wait_run "$1" 60
+	check "the run completes" [ "$(sql "SELECT state FROM runs WHERE id = $1")" = done ]
+	check "each pair done once: 4 jobs done" [ "$(sql "SELECT count(*) FROM jobs WHERE run_id = $1 AND state = 'done'")" = 4 ]
+	check "the pair's attempts: lost on both, then done on both" \
+		[ "$(attempts "$2") $(attempts "$3")" = "h1:lost h1:done h2:lost h2:done" ]
+}
+
 first_job() { sql "SELECT min(j.id) FROM jobs j JOIN hosts h ON h.id = j.host_id WHERE j.run_id = $1 AND h.name = '$2'"; }
 attempts() { sql "SELECT group_concat(h.name || ':' || a.outcome, ' ') FROM job_attempts a JOIN hosts h ON h.id = a.host_id WHERE a.job_id = $1 ORDER BY a.attempt"; }
 wait_run() { # RUN SECONDS
@@ -250,24 +280,9 @@ gen_b=$(first_job "$run_b" h1); dut_b=$(first_job "$run_b" h2)
 check "h1 got its side ($gen_b), h2's ($dut_b) waits unread" \
 	test -n "$(wait_line h1/agent.log "$mark1" "job '$gen_b' started" 10)" -a \
 	"$(sql "SELECT count(*) FROM job_attempts WHERE job_id = $dut_b AND outcome = 'running'")" = 1
-t0=$(date +%s%3N)
-restart_agent h2
+restart_told barrier h2 "$dut_b" h1 "$gen_b" "$mark" "$mark1"
 stopped=${stopped// h2/}
-hello=$(wait_line bpflabd.log "$mark" "agent 'h2' registered again" 10)
-told=$(wait_line h1/agent.log "$mark1" "job '$gen_b': pair aborted" 10)
-echo "hello: $hello"; echo "told: $told"
-echo "h2's new hello $(($(ms_of "$hello") - t0)) ms after the kill (gone after 3000 ms silent)"
-ms=$(($(ms_of "$told") - $(ms_of "$hello")))
-check "barrier: h1 is told $ms ms after the restarted h2's hello (< 1000)" \
-	test -n "$hello" -a -n "$told" -a "$ms" -lt 1000
-check "the abort names the restart" \
-	grep -q "pair aborted: job $dut_b on 'h2' was lost: its agent started again" <<<"$told"
-check "h2 was not declared gone" no_line bpflabd.log "$mark" "agent 'h2' gone"
-wait_run "$run_b" 60
-check "the run completes" [ "$(sql "SELECT state FROM runs WHERE id = $run_b")" = done ]
-check "each pair done once: 4 jobs done" [ "$(sql "SELECT count(*) FROM jobs WHERE run_id = $run_b AND state = 'done'")" = 4 ]
-check "the pair's attempts: lost on both, then done on both" \
-	[ "$(attempts "$gen_b") $(attempts "$dut_b")" = "h1:lost h1:done h2:lost h2:done" ]
+pair_ran_again "$run_b" "$gen_b" "$dut_b"
 check "h2 started job $dut_b once (the killed agent never read it)" \
 	[ "$(grep -c "job '$dut_b' started" "$BPFLAB_LAB_DIR/h2/agent.log")" = 1 ]
 stored_once "$run_b"
@@ -282,23 +297,8 @@ run_j=$(sql "SELECT max(id) FROM runs")
 gen_j=$(first_job "$run_j" h1); dut_j=$(first_job "$run_j" h2)
 check "the pair got its go" test -n "$(wait_line bpflabd.log "$mark" "ready: go" 20)"
 sleep 0.5
-t0=$(date +%s%3N)
-restart_agent h1
-hello=$(wait_line bpflabd.log "$mark" "agent 'h1' registered again" 10)
-told=$(wait_line h2/agent.log "$mark2" "job '$dut_j': pair aborted" 10)
-echo "hello: $hello"; echo "told: $told"
-echo "h1's new hello $(($(ms_of "$hello") - t0)) ms after the kill (gone after 3000 ms silent)"
-ms=$(($(ms_of "$told") - $(ms_of "$hello")))
-check "job: h2 is told $ms ms after the restarted h1's hello (< 1000)" \
-	test -n "$hello" -a -n "$told" -a "$ms" -lt 1000
-check "the abort names the restart" \
-	grep -q "pair aborted: job $gen_j on 'h1' was lost: its agent started again" <<<"$told"
-check "h1 was not declared gone" no_line bpflabd.log "$mark" "agent 'h1' gone"
-wait_run "$run_j" 60
-check "the run completes" [ "$(sql "SELECT state FROM runs WHERE id = $run_j")" = done ]
-check "each pair done once: 4 jobs done" [ "$(sql "SELECT count(*) FROM jobs WHERE run_id = $run_j AND state = 'done'")" = 4 ]
-check "the pair's attempts: lost on both, then done on both" \
-	[ "$(attempts "$gen_j") $(attempts "$dut_j")" = "h1:lost h1:done h2:lost h2:done" ]
+restart_told job h1 "$gen_j" h2 "$dut_j" "$mark" "$mark2"
+pair_ran_again "$run_j" "$gen_j" "$dut_j"
 stored_once "$run_j"
 
 # a host that never comes back (its agent killed, not restarted): the pair waits for it in
