@@ -999,6 +999,20 @@ static const char *busiest_port(struct job_ctx *c)
 	return role;
 }
 
+/* The DUT side of a pair receives on its end of the link (pair.link.dut): known without
+ * busiest_port()'s 100 ms look, which would start its rate window that much after the
+ * generator's. NULL when this is not a pair's DUT side. */
+static const char *pair_dut_port(struct job_ctx *c)
+{
+	const json_t *pair = json_object_get(c->spec, "pair");
+	const struct job_port *p;
+
+	if (!pair || strcmp(proto_get_str(pair, "role", ""), "dut"))
+		return NULL;
+	p = find_port(c, proto_get_str(json_object_get(pair, "link"), "dut", NULL));
+	return p ? p->role : NULL;
+}
+
 /* The result's "verdicts" and "verdict_details" (verdict.h). */
 static void add_verdicts(struct job_ctx *c, json_t *result, json_t *env)
 {
@@ -1141,7 +1155,7 @@ json_t *job_run(const json_t *msg, const struct job_opts *opts)
 			goto out;
 		}
 		if (!c->rx_role && !c->from)
-			c->rx_role = busiest_port(c);
+			c->rx_role = pair_dut_port(c) ?: busiest_port(c);
 		err = run_window(c, JOB_RATE, duration_ms);
 		if (err)
 			goto out;
