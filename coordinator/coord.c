@@ -202,7 +202,7 @@ bool coord_stale(const struct coord_agent *a, int64_t job)
 }
 
 /* Agent A accepted JOB, handed to this session: a new attempt, whose messages count. (The
- * latest mark is dispatch_one's to forget, when it hands the job out again.) */
+ * latest mark is dispatch_send's to forget, when it hands the job out again.) */
 static void stale_forget_older(struct coord_agent *a, int64_t job)
 {
 	size_t i;

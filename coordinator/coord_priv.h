@@ -40,7 +40,7 @@ struct coord_agent {
 	bool dispatch_wanted;		/* free: a job at the end of the turn (coord.c) */
 	/* jobs taken away from it (its pair was given up, it moved, its agent started
 	 * again): what it still sends for them is dropped (coord_stale_mark). STALE_JOB is
-	 * the latest, which dispatch_one forgets when it hands the job to it again;
+	 * the latest, which dispatch_send forgets when it hands the job to it again;
 	 * STALE_OLDER the ones before it, latest first (0: none) */
 	int64_t stale_job;
 	int64_t stale_older[COORD_STALE_OLDER];
