@@ -866,6 +866,34 @@ static json_t *want(struct tctx *t, void *sock, void **live, int n, const char *
 	return r;
 }
 
+/* Both sides of a pair (SOCKS[0] the generator's agent with GEN, SOCKS[1] the DUT's
+ * with DUT) get their go without an abort, send their results and get them acknowledged;
+ * run RUN is then done with two whole-window samples per result (rx_pps and
+ * ns_per_run), once per job. */
+static void pair_go_and_finish(struct tctx *t, void **socks, long long gen, long long dut,
+			       long long run)
+{
+	json_t *r, *m;
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		r = want(t, socks[i], socks, 2, "go", i ? dut : gen);
+		assert_null(json_object_get(r, "abort"));
+		json_decref(r);
+	}
+	for (i = 0; i < 2; i++) {
+		m = result_msg(i ? dut : gen, 1e6);
+		assert_int_equal(proto_send(socks[i], m, 0), 0);
+		json_decref(m);
+		json_decref(want(t, socks[i], socks, 2, "ack", i ? dut : gen));
+	}
+	r = coord_ask(t->c, t->client, simple("result_show", run), "result");
+	assert_string_equal(proto_get_str(json_object_get(r, "result"), "state", ""), "done");
+	assert_int_equal(json_array_size(json_object_get(json_object_get(r, "result"),
+							 "samples")), 4);
+	json_decref(r);
+}
+
 static void agent_says(void *sock, const char *type, long long job)
 {
 	json_t *m = proto_msg_new(type);
@@ -962,12 +990,11 @@ static void test_coordinator_pair_lost(void **state)
 {
 	struct tctx *t = *state;
 	void *h1 = t->agent, *h2 = t->agent2 = dealer(t, t->agents_ep), *both[2] = { h1, h2 };
-	long long run, gen = 0, dut = 0, j;
+	long long run, gen = 0, dut = 0;
 	char att[1024], st[16];
 	const char *abort;
 	int64_t silent, took;
 	json_t *r, *m;
-	int i;
 
 	pair_start(t, h1, h2, &run, &gen, &dut);
 	agent_says(h2, "ready", dut);
@@ -1025,25 +1052,7 @@ static void test_coordinator_pair_lost(void **state)
 	json_decref(want(t, h1, both, 2, "cancel", dut));
 	agent_says(h1, "ready", gen);
 	agent_says(h2, "ready", dut);
-	r = want(t, h1, both, 2, "go", gen);
-	assert_null(json_object_get(r, "abort"));
-	json_decref(r);
-	r = want(t, h2, both, 2, "go", dut);
-	assert_null(json_object_get(r, "abort"));
-	json_decref(r);
-	for (i = 0; i < 2; i++) {
-		j = i ? dut : gen;
-		m = result_msg(j, 1e6);
-		assert_int_equal(proto_send(both[i], m, 0), 0);
-		json_decref(m);
-		json_decref(want(t, both[i], both, 2, "ack", j));
-	}
-	r = coord_ask(t->c, t->client, simple("result_show", run), "result");
-	assert_string_equal(proto_get_str(json_object_get(r, "result"), "state", ""), "done");
-	/* two whole-window samples per result (rx_pps and ns_per_run), once per job */
-	assert_int_equal(json_array_size(json_object_get(json_object_get(r, "result"),
-							 "samples")), 4);
-	json_decref(r);
+	pair_go_and_finish(t, both, gen, dut, run);
 	attempts_of(t, run, gen, att, sizeof(att));
 	assert_string_equal(att, "lost:the host went silent|done:|");
 }
@@ -1090,7 +1099,7 @@ static void test_coordinator_pair_restart(void **state)
 {
 	struct tctx *t = *state;
 	void *h1 = t->agent, *h2 = t->agent2 = dealer(t, t->agents_ep), *live[2];
-	long long run, gen = 0, dut = 0, j;
+	long long run, gen = 0, dut = 0;
 	char att[1024], st[16], want_att[1024];
 	json_t *r, *m;
 	int i;
@@ -1165,23 +1174,7 @@ static void test_coordinator_pair_restart(void **state)
 	agent_says(h2, "accept", dut);
 	agent_says(h1, "ready", gen);
 	agent_says(h2, "ready", dut);
-	for (i = 0; i < 2; i++) {
-		r = want(t, live[i], live, 2, "go", i ? dut : gen);
-		assert_null(json_object_get(r, "abort"));
-		json_decref(r);
-	}
-	for (i = 0; i < 2; i++) {
-		j = i ? dut : gen;
-		m = result_msg(j, 1e6);
-		assert_int_equal(proto_send(live[i], m, 0), 0);
-		json_decref(m);
-		json_decref(want(t, live[i], live, 2, "ack", j));
-	}
-	r = coord_ask(t->c, t->client, simple("result_show", run), "result");
-	assert_string_equal(proto_get_str(json_object_get(r, "result"), "state", ""), "done");
-	assert_int_equal(json_array_size(json_object_get(json_object_get(r, "result"),
-							 "samples")), 4);
-	json_decref(r);
+	pair_go_and_finish(t, live, gen, dut, run);
 	attempts_of(t, run, gen, att, sizeof(att));
 	snprintf(want_att, sizeof(want_att), "lost:its pair was lost: job %lld on 'h2' was "
 		 "lost with its host or agent; queued again with it|lost:the agent started a "
