@@ -999,9 +999,9 @@ static const char *busiest_port(struct job_ctx *c)
 	return role;
 }
 
-/* The DUT side of a pair receives on its end of the link (pair.link.dut): known without
- * busiest_port()'s 100 ms look, which would start its rate window that much after the
- * generator's. NULL when this is not a pair's DUT side. */
+/* The DUT side of a pair receives on its end of the link (pair.link.dut): known, not
+ * guessed by busiest_port() (which, with no warmup, would also start its rate window
+ * 100 ms after the generator's). NULL when this is not a pair's DUT side. */
 static const char *pair_dut_port(struct job_ctx *c)
 {
 	const json_t *pair = json_object_get(c->spec, "pair");
@@ -1076,6 +1076,7 @@ json_t *job_run(const json_t *msg, const struct job_opts *opts)
 	json_t *result, *traffic, *env;
 	char *verifier_log = NULL;
 	int64_t duration_ms = 0, warmup_ms = 0, warmup_left_ms, t_go;
+	bool rates;
 	int64_t started = util_wall_ms();
 	int err;
 
@@ -1140,22 +1141,25 @@ json_t *job_run(const json_t *msg, const struct job_opts *opts)
 	err = start_traffic(c);
 	if (err)
 		goto out;
+	rates = any_metric(c, "port.") || any_metric(c, "gen.") || any_metric(c, "counter.") ||
+		any_metric(c, "cpu.");
+	/* without a generator, the receiving port: its look is part of the warmup, so the
+	 * rate window still starts warmup after the go */
+	if (rates && !c->rx_role && !c->from)
+		c->rx_role = pair_dut_port(c) ?: busiest_port(c);
 	warmup_left_ms = warmup_ms - (util_mono_ns() - t_go) / 1000000;
 	if (warmup_left_ms > 0) {
 		err = run_window(c, JOB_WARMUP, warmup_left_ms);
 		if (err)
 			goto out;
 	}
-	if (any_metric(c, "port.") || any_metric(c, "gen.") || any_metric(c, "counter.") ||
-	    any_metric(c, "cpu.")) {
+	if (rates) {
 		c->rx_series = calloc((duration_ms + 999) / 1000 + 1, sizeof(*c->rx_series));
 		if (!c->rx_series) {
 			err = -ENOMEM;
 			snprintf(c->err, sizeof(c->err), "out of memory");
 			goto out;
 		}
-		if (!c->rx_role && !c->from)
-			c->rx_role = pair_dut_port(c) ?: busiest_port(c);
 		err = run_window(c, JOB_RATE, duration_ms);
 		if (err)
 			goto out;
