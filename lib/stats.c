@@ -501,3 +501,29 @@ out:
 	free(r);
 	return err;
 }
+
+double stats_min_detectable_effect(size_t n_a, size_t n_b, double cv, double alpha,
+				   double power)
+{
+	if (!n_a || !n_b || !(cv >= 0) || !(alpha > 0 && alpha < 1) ||
+	    !(power > 0 && power < 1))
+		return NAN;
+	return (stats_norm_quantile(1 - alpha / 2) + stats_norm_quantile(power)) * cv *
+	       sqrt(1.0 / (double)n_a + 1.0 / (double)n_b);
+}
+
+double stats_mean_ci_rel_halfwidth(const double *v, size_t n, double alpha)
+{
+	double mean, sd;
+
+	if (n < 2 || !(alpha > 0 && alpha < 1))
+		return NAN;
+	mean = stats_mean(v, n);
+	if (mean == 0 || isnan(mean))
+		return NAN;
+	sd = stats_stddev(v, n);
+	if (sd == 0)
+		return 0;
+	return stats_t_quantile(1 - alpha / 2, (double)(n - 1)) * sd /
+	       (sqrt((double)n) * fabs(mean));
+}

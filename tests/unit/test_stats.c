@@ -346,6 +346,25 @@ static void test_stats_skewness(void **state)
 	assert_true(isnan(stats_skewness(sym, 2)));
 }
 
+/* Worked by hand: (1.959964 + 0.841621) * 0.12 * sqrt(1/5 + 1/5) = 0.212626 (the issue's
+ * "5 + 5 values at 12 % CV: about 21 %"); 2.801585 * 0.05 * sqrt(0.2) = 0.062645. The
+ * interval of {9, 10, 11}: t(0.975, 2) = 4.302653, sd 1, 4.302653 / (sqrt(3) 10) =
+ * 0.248414. */
+static void test_stats_min_detectable_effect(void **state)
+{
+	const double v[] = { 9, 10, 11 }, same[] = { 4, 4, 4 };
+
+	assert_double_equal(stats_min_detectable_effect(5, 5, 0.12, 0.05, 0.8), 0.212626, 1e-5);
+	assert_double_equal(stats_min_detectable_effect(10, 10, 0.05, 0.05, 0.8), 0.062645,
+			    1e-5);
+	assert_true(isnan(stats_min_detectable_effect(0, 5, 0.1, 0.05, 0.8)));
+	assert_true(isnan(stats_min_detectable_effect(5, 5, -0.1, 0.05, 0.8)));
+	assert_true(isnan(stats_min_detectable_effect(5, 5, 0.1, 1.5, 0.8)));
+	assert_double_equal(stats_mean_ci_rel_halfwidth(v, 3, 0.05), 0.248414, 1e-5);
+	assert_double_equal(stats_mean_ci_rel_halfwidth(same, 3, 0.05), 0, 0);
+	assert_true(isnan(stats_mean_ci_rel_halfwidth(v, 1, 0.05)));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -362,6 +381,7 @@ int main(void)
 		cmocka_unit_test(test_stats_distributions),
 		cmocka_unit_test(test_stats_kind),
 		cmocka_unit_test(test_stats_skewness),
+		cmocka_unit_test(test_stats_min_detectable_effect),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
