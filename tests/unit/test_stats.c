@@ -354,14 +354,14 @@ static void test_stats_min_detectable_effect(void **state)
 {
 	const double v[] = { 9, 10, 11 }, same[] = { 4, 4, 4 };
 
-	assert_double_equal(stats_min_detectable_effect(5, 5, 0.12, 0.05, 0.8), 0.212626, 1e-5);
-	assert_double_equal(stats_min_detectable_effect(10, 10, 0.05, 0.05, 0.8), 0.062645,
+	assert_float_equal(stats_min_detectable_effect(5, 5, 0.12, 0.05, 0.8), 0.212626, 1e-5);
+	assert_float_equal(stats_min_detectable_effect(10, 10, 0.05, 0.05, 0.8), 0.062645,
 			    1e-5);
 	assert_true(isnan(stats_min_detectable_effect(0, 5, 0.1, 0.05, 0.8)));
 	assert_true(isnan(stats_min_detectable_effect(5, 5, -0.1, 0.05, 0.8)));
 	assert_true(isnan(stats_min_detectable_effect(5, 5, 0.1, 1.5, 0.8)));
-	assert_double_equal(stats_mean_ci_rel_halfwidth(v, 3, 0.05), 0.248414, 1e-5);
-	assert_double_equal(stats_mean_ci_rel_halfwidth(same, 3, 0.05), 0, 0);
+	assert_float_equal(stats_mean_ci_rel_halfwidth(v, 3, 0.05), 0.248414, 1e-5);
+	assert_float_equal(stats_mean_ci_rel_halfwidth(same, 3, 0.05), 0, 0);
 	assert_true(isnan(stats_mean_ci_rel_halfwidth(v, 1, 0.05)));
 }
 
