@@ -3,7 +3,8 @@
 # down by an EXIT trap whether the test passes or fails.
 set -eu
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-bin="$top/build/bin"
+bin="${BPFLAB_BIN:-$top/build/bin}"
+export BPFLAB_BIN="$bin"
 bpflab="$bin/bpflab"
 LAB_NAME=${LAB_NAME:-t$$}
 LAB_NAME=${LAB_NAME:0:8}
