@@ -55,8 +55,9 @@ static const char *const one_key_maps[] = { "hosts.match", "variants", "matrix",
 
 static const char *const root_keys[] = {
 	"name", "description", "hosts", "ports", "traffic", "variants", "matrix", "repeat",
-	"metrics", "link", NULL,
+	"metrics", "link", "min_effect", "share_machine", NULL,
 };
+static const char *const repeat_keys[] = { "min", "max", "until", "on", NULL };
 static const char *const link_keys[] = { "generator", "dut", NULL };
 static const char *const hosts_keys[] = { "match", "count", NULL };
 static const char *const traffic_keys[] = {
@@ -1105,6 +1106,9 @@ static void plan_fields_release(struct plan *p)
 		free(p->matrix[i].values);
 	free(p->matrix);
 	free(p->metrics);
+	free(p->repeat_on);
+	p->repeat_on = NULL;
+	p->n_repeat_on = 0;
 	p->name = p->description = NULL;
 	p->match = NULL;
 	p->n_match = 0;
@@ -1195,6 +1199,120 @@ static int check_link(struct vctx *c, const struct plan_node *root, struct plan 
 	return 0;
 }
 
+/* A percentage "2%", "0.5 %" or a bare number of percent ("2"), strictly inside
+ * (LO, HI) percent, into *OUT as a fraction (0.02). */
+static int want_percent(struct vctx *c, const struct plan_node *node, const char *path,
+			double lo, double hi, double *out)
+{
+	char buf[400], *end;
+	double v;
+
+	if (node && node->kind == PLAN_NODE_SCALAR && node->text[0]) {
+		errno = 0;
+		v = strtod(node->text, &end);
+		while (*end == ' ')
+			end++;
+		if (*end == '%')
+			end++;
+		if (!errno && !*end && end != node->text && v > lo && v < hi) {
+			*out = v / 100;
+			return 0;
+		}
+	}
+	return vfail(c, node, "%s: expected a percentage above %g %% and below %g %% (such as 2%%), got %s",
+		     path, lo, hi, got(node, buf, sizeof(buf)));
+}
+
+static int want_bool(struct vctx *c, const struct plan_node *node, const char *path,
+		     bool *out)
+{
+	static const char *const names[] = { "false", "true", NULL };
+	int v;
+	int ret = want_enum(c, node, path, names, &v);
+
+	if (!ret)
+		*out = v == 1;
+	return ret;
+}
+
+/* `repeat: N` or `repeat: {min: 3, max: 20, until: 2%, on: [prog.ns_per_run]}`. The
+ * metrics of `on` are checked against the plan's metrics by check_repeat_on, once those
+ * are known. */
+static int build_repeat(struct vctx *c, const struct plan_node *node, struct plan *p)
+{
+	const struct plan_node *min, *max, *until, *on;
+	char buf[400];
+	int ret, i;
+
+	p->repeat_line = node->line;
+	p->repeat_col = node->col;
+	if (node->kind != PLAN_NODE_MAP) {
+		ret = want_int(c, node, "repeat", 1, PLAN_MAX_REPEAT, &p->repeat);
+		p->repeat_max = p->repeat;
+		return ret;
+	}
+	if ((ret = check_keys(c, node, repeat_keys, "repeat")))
+		return ret;
+	min = plan_node_get(node, "min", NULL);
+	max = plan_node_get(node, "max", NULL);
+	until = plan_node_get(node, "until", NULL);
+	on = plan_node_get(node, "on", NULL);
+	if (!max || plan_node_is_null(max))
+		return vfail(c, node, "repeat: missing required key 'max' (the most repetitions to add up to)");
+	if ((ret = want_int(c, max, "repeat.max", 1, PLAN_MAX_REPEAT, &p->repeat_max)))
+		return ret;
+	p->repeat = p->repeat_max < 3 ? p->repeat_max : 3;
+	if (min && !plan_node_is_null(min) &&
+	    (ret = want_int(c, min, "repeat.min", 1, PLAN_MAX_REPEAT, &p->repeat)))
+		return ret;
+	if (p->repeat > p->repeat_max)
+		return vfail(c, min ? min : node, "repeat: min %d is more than max %d",
+			     p->repeat, p->repeat_max);
+	p->repeat_until = 0.02;
+	if (until && !plan_node_is_null(until) &&
+	    (ret = want_percent(c, until, "repeat.until", 0, 100, &p->repeat_until)))
+		return ret;
+	if (!on || plan_node_is_null(on))
+		return 0;
+	if ((ret = want_list(c, on, "repeat.on", "metric names",
+			     (int)ARRAY_SIZE(known_metrics) - 1)))
+		return ret;
+	p->repeat_on = calloc((size_t)on->n + 1, sizeof(*p->repeat_on));
+	if (!p->repeat_on)
+		return oom(c);
+	for (i = 0; i < on->n; i++) {
+		const struct plan_node *m = on->kids[i];
+
+		if (m->kind != PLAN_NODE_SCALAR || !plan_metric_known(m->text))
+			return vfail(c, m, "repeat.on: unknown metric %s", got(m, buf, sizeof(buf)));
+		p->repeat_on[p->n_repeat_on++] = m->text;
+	}
+	return 0;
+}
+
+/* Every metric of repeat.on must be measured: one of the plan's metrics. */
+static int check_repeat_on(struct vctx *c, const struct plan_node *root, struct plan *p)
+{
+	const struct plan_node *on = NULL, *rep = plan_node_get(root, "repeat", NULL);
+	char list[400];
+	int i, j;
+
+	if (rep && rep->kind == PLAN_NODE_MAP)
+		on = plan_node_get(rep, "on", NULL);
+	for (i = 0; i < p->n_repeat_on; i++) {
+		for (j = 0; j < p->n_metrics; j++)
+			if (!strcmp(p->repeat_on[i], p->metrics[j]))
+				break;
+		if (j == p->n_metrics)
+			return vfail(c, on && i < on->n ? on->kids[i] : rep,
+				     "repeat.on: '%s' is not among the plan's metrics (%s)",
+				     p->repeat_on[i],
+				     joined((const char *const *)p->metrics, p->n_metrics, list,
+					    sizeof(list)));
+	}
+	return 0;
+}
+
 static int plan_build(struct vctx *c, const struct plan_node *root, struct plan *p)
 {
 	struct plan_node *node;
@@ -1209,6 +1327,8 @@ static int plan_build(struct vctx *c, const struct plan_node *root, struct plan 
 	p->traffic.warmup_ms = 1000;
 	p->traffic.generator = PLAN_GEN_XDP_LIVE;
 	p->repeat = 1;
+	p->repeat_max = 1;
+	p->min_effect = 0.02;
 
 	if (!root || plan_node_is_null(root))
 		return vfail(c, NULL, "empty plan");
@@ -1256,8 +1376,13 @@ static int plan_build(struct vctx *c, const struct plan_node *root, struct plan 
 			/* A point cannot change the matrix (it was checked with the plan). */
 			ret = plan_node_is_null(node) || c->point ? 0 : build_matrix(c, node, p);
 		} else if (!strcmp(key, "repeat")) {
+			ret = plan_node_is_null(node) || c->point ? 0 : build_repeat(c, node, p);
+		} else if (!strcmp(key, "min_effect")) {
 			ret = plan_node_is_null(node) ? 0 :
-			      want_int(c, node, "repeat", 1, PLAN_MAX_REPEAT, &p->repeat);
+			      want_percent(c, node, "min_effect", 0, 100, &p->min_effect);
+		} else if (!strcmp(key, "share_machine")) {
+			ret = plan_node_is_null(node) ? 0 :
+			      want_bool(c, node, "share_machine", &p->share_machine);
 		} else if (!strcmp(key, "metrics")) {
 			ret = plan_node_is_null(node) ? 0 : build_metrics(c, node, p);
 		} else if (!strcmp(key, "link")) {
@@ -1280,7 +1405,13 @@ static int plan_build(struct vctx *c, const struct plan_node *root, struct plan 
 	}
 	if (c->point)
 		return 0;		/* sizes were checked with the plan */
-	jobs = plan_points(p) * p->repeat * p->n_variants;
+	if ((ret = check_repeat_on(c, root, p)))
+		return ret;
+	if (p->repeat_until > 0 && p->link_generator)
+		return vfail(c, plan_node_get(root, "repeat", NULL),
+			     "repeat: adaptive repetitions (until) are not supported with link (two-host plans) yet; give repeat a number");
+	/* adaptive repetitions may add jobs up to repeat.max */
+	jobs = plan_points(p) * p->repeat_max * p->n_variants;
 	if (jobs > PLAN_MAX_JOBS) {
 		/* at the key that makes it large: the matrix, else repeat */
 		node = NULL;
@@ -1291,11 +1422,11 @@ static int plan_build(struct vctx *c, const struct plan_node *root, struct plan 
 		if (plan_points(p) > PLAN_MAX_JOBS)
 			return vfail(c, node, "the matrix has more than %d points", PLAN_MAX_JOBS);
 		return vfail(c, node, "the plan expands to %lld jobs (repeat %d x %lld matrix points x %d variants), more than %d",
-			     jobs, p->repeat, plan_points(p), p->n_variants, PLAN_MAX_JOBS);
+			     jobs, p->repeat_max, plan_points(p), p->n_variants, PLAN_MAX_JOBS);
 	}
 	for (i = 0, attach = 0; i < p->n_variants; i++)
 		attach += p->variants[i].n_attach;
-	attach *= plan_points(p) * p->repeat;
+	attach *= plan_points(p) * p->repeat_max;
 	if (attach > PLAN_MAX_ATTACH_TOTAL) {
 		node = NULL;
 		plan_node_get(root, "variants", &node);
@@ -1769,6 +1900,14 @@ static json_t *job_spec(const struct plan *p, int v, int rep, const json_t *poin
 	bad |= add_new(spec, "attach", attach);
 	attach = NULL;
 	bad |= add_new(spec, "metrics", string_array(p->metrics, p->n_metrics));
+	if (p->repeat_until > 0)
+		bad |= add_new(spec, "repeat",
+			       json_pack("{s:i, s:i, s:f, s:o}", "min", p->repeat, "max",
+					 p->repeat_max, "until", p->repeat_until, "on",
+					 p->n_repeat_on ? string_array(p->repeat_on, p->n_repeat_on) :
+					 string_array(p->metrics, p->n_metrics)));
+	if (p->share_machine)
+		bad |= add_new(spec, "share_machine", json_true());
 	if (p->link_generator)
 		bad |= add_new(spec, "link", json_pack("{s:s, s:s}", "generator", p->link_generator,
 						       "dut", p->link_dut));

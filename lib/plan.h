@@ -137,7 +137,18 @@ struct plan {
 	int n_variants;
 	struct plan_axis *matrix;	/* in file order */
 	int n_axes;
-	int repeat;
+	int repeat;			/* repetitions expanded at submit (repeat.min) */
+	/* `repeat: {min, max, until, on}` (docs/plans.md): the coordinator adds repetitions
+	 * of a (host, variant, point) until the 95 % CI of the mean of every metric in
+	 * repeat_on is within repeat_until of the mean, or repeat_max is reached. A plain
+	 * `repeat: N` is min = max = N, until 0 (no adaptive repetitions). */
+	int repeat_max;
+	double repeat_until;		/* fraction (0.02 for 2 %); 0: fixed count */
+	char **repeat_on;		/* metric names (default: metrics); NULL when fixed */
+	int n_repeat_on;
+	int repeat_line, repeat_col;	/* of the repeat value */
+	double min_effect;		/* `min_effect`: fraction, default 0.02 */
+	bool share_machine;		/* `share_machine`: hosts on one machine run at once */
 	char **metrics;
 	int n_metrics;
 	/* two-host plan (`link: {generator: X, dut: Y}`): port role X is the generator
