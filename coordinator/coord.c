@@ -465,6 +465,10 @@ static void on_result(struct coord *c, struct coord_agent *a, const void *id, si
 	pr_info("job %lld finished on '%s': %s, %d samples%s%s", job, a->name,
 		ing.failed ? "failed" : "done", ing.n_samples, ing.failed ? ": " : "",
 		ing.failed ? proto_get_str(msg, "error", "no reason given") : "");
+	if (ing.reps_added)
+		pr_info("run %lld: %d repetition%s added on '%s' (not settled yet)",
+			(long long)ing.run_id, ing.reps_added, ing.reps_added > 1 ? "s" : "",
+			a->name);
 	if (ing.run_finished)
 		pr_info("run %lld finished: %s", (long long)ing.run_id, ing.run_state);
 	/* only this agent became free: the others are served by the tick */

@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "store_repeat.h"
 #include "store_sql.h"
 #include "util.h"
 
@@ -1672,6 +1673,9 @@ int store_ingest_result(struct store *st, int64_t host_id, const json_t *result,
 		err = exec(st, S_HOST_IDLE_IF_FREE, NULL, "i", row.host_id);
 	if (!err)
 		err = exec(st, S_HOST_IDLE_IF_FREE, NULL, "i", host_id);
+	if (!err && (err = store_repeat_after_result(st->db, job_id, &out->reps_added, st->err,
+						     sizeof(st->err))))
+		out->reps_added = 0;
 	if (!err)
 		err = run_refresh(st, row.run_id, now_ms, out->run_state, &out->run_finished);
 	err = tx_end(st, err);

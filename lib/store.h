@@ -160,6 +160,7 @@ struct store_ingest {
 	bool failed;			/* the job's result was status failed */
 	int n_samples;			/* samples stored */
 	bool run_finished;		/* this result finished the run */
+	int reps_added;			/* repetitions the controller queued (lib/repeat.h) */
 	char run_state[STORE_STATE_LEN];/* the run's state afterwards ("" for a duplicate) */
 };
 

@@ -1180,6 +1180,68 @@ static void test_store_migrate_rebuilds_referenced_table(void **state)
 	sqlite3_close(c);
 }
 
+/* The repetition controller through the store: a round of A B A B ends; A's second
+ * value was disturbed (not counted: one more A), B's values are 30 and 36 ns (95 % CI far
+ * wider than 2 %: one more B); A settles at 35.0, 35.1 (CI +-1.8 %), B goes on to max 4
+ * and its last job gets the verdict not-settled with the half-width it reached. Each
+ * added job says why (jobs.added) and the run is done only after the last. */
+static void test_store_repeat_controller(void **state)
+{
+	static const double drop_ns[] = { 35.0, 35.1, 35.1 }, pass_ns[] = { 30, 36, 33, 33 };
+	struct fixture *f = *state;
+	struct store_ingest ing;
+	int64_t h1, run, job, rj;
+	int n_drop = 0, n_pass = 0, added = 0, i;
+	char err[512];
+	struct store *st;
+	json_t *spec, *r;
+
+	for (i = 0; i < N_JOBS; i++)
+		json_object_set_new(f->jobs[i].spec, "repeat",
+				    json_pack("{s:i, s:i, s:f, s:[s]}", "min", 2, "max", 4,
+					      "until", 0.02, "on", "prog.ns_per_run"));
+	st = store_open(f->db, false, err, sizeof(err));
+	assert_non_null(st);
+	assert_int_equal(store_host_hello(st, "h1", "0.1", f->inventory, 100, &h1, NULL), 0);
+	run = make_run(st, f, h1, 200);
+	for (i = 0; i < 20 && !store_job_next(st, h1, &job, &rj, &spec); i++) {
+		bool drop = !strcmp(json_string_value(json_object_get(spec, "variant")), "drop");
+		double ns = drop ? drop_ns[n_drop++] : pass_ns[n_pass++];
+
+		json_decref(spec);
+		assert_int_equal(store_job_dispatch(st, job, 300 + i), 0);
+		r = json_pack("{s:i, s:s, s:I, s:s, s:[{s:s, s:s, s:f, s:s, s:s}]}", "v", 1,
+			      "type", "result", "job", (json_int_t)job, "status", "ok",
+			      "samples", "metric", "prog.ns_per_run", "subject", "p", "value", ns,
+			      "unit", "ns", "window", "cost");
+		if (drop && n_drop == 2)
+			json_object_set_new(r, "verdicts", json_pack("[s]", "disturbed"));
+		assert_int_equal(store_ingest_result(st, h1, r, 400 + i, &ing), 0);
+		json_decref(r);
+		added += ing.reps_added;
+		assert_int_equal(ing.run_finished, n_drop == 3 && n_pass == 4);
+	}
+	assert_int_equal(n_drop, 3);
+	assert_int_equal(n_pass, 4);
+	assert_int_equal(added, 3);
+	store_close(&st);
+	assert_int_equal(count_where(f->db, "SELECT count(*) FROM jobs WHERE added IS NOT NULL"), 3);
+	assert_int_equal(count_where(f->db, "SELECT count(*) FROM jobs WHERE added LIKE "
+				     "'1 of 2 repetitions did not count (disturbed)%' AND variant = 'drop'"), 1);
+	assert_int_equal(count_where(f->db, "SELECT count(*) FROM jobs WHERE added LIKE "
+				     "'prog.ns_per_run of ''p'': 95 % CI +-%' AND variant = 'pass'"), 2);
+	/* interleaved: the added drop (rep 3) before the added pass (rep 3) */
+	assert_int_equal(count_where(f->db, "SELECT count(*) FROM jobs a, jobs b WHERE "
+				     "a.variant = 'drop' AND a.rep = 3 AND b.variant = 'pass' AND "
+				     "b.rep = 3 AND a.seq < b.seq"), 1);
+	assert_int_equal(count_where(f->db, "SELECT count(*) FROM jobs WHERE variant = 'pass' "
+				     "AND rep = 4 AND verdicts = '[\"not-settled\"]' AND "
+				     "json_extract(verdict_details, '$.\"not-settled\"') LIKE "
+				     "'prog.ns_per_run of ''p'': 95 % CI +-% after 4 repetitions, not within 2.00 %'"), 1);
+	assert_int_equal(count_where(f->db, "SELECT count(*) FROM runs WHERE state = 'done'"), 1);
+	(void)run;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1205,6 +1267,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_store_lost_and_attempts, fixture_setup,
 						fixture_teardown),
 		cmocka_unit_test_setup_teardown(test_store_cancel, fixture_setup, fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_store_repeat_controller, fixture_setup,
+						fixture_teardown),
 		cmocka_unit_test_setup_teardown(test_store_timing_units, fixture_setup,
 						fixture_teardown),
 		cmocka_unit_test_setup_teardown(test_store_migrate_rebuilds_referenced_table,
