@@ -527,3 +527,16 @@ double stats_mean_ci_rel_halfwidth(const double *v, size_t n, double alpha)
 	return stats_t_quantile(1 - alpha / 2, (double)(n - 1)) * sd /
 	       (sqrt((double)n) * fabs(mean));
 }
+
+double stats_reps_for_effect(double cv, double effect, double alpha, double power)
+{
+	double z, n;
+
+	if (!(effect > 0) || !(cv >= 0) || !(alpha > 0 && alpha < 1) ||
+	    !(power > 0 && power < 1))
+		return NAN;
+	z = stats_norm_quantile(1 - alpha / 2) + stats_norm_quantile(power);
+	n = 2 * z * z * cv * cv / (effect * effect);
+	n = ceil(n - 1e-9 * (n > 1 ? n : 1));
+	return n < 1 ? 1 : n;
+}

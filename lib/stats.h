@@ -139,4 +139,14 @@ double stats_min_detectable_effect(size_t n_a, size_t n_b, double cv, double alp
  * or the mean is 0. */
 double stats_mean_ci_rel_halfwidth(const double *v, size_t n, double alpha);
 
+/* The inverse of stats_min_detectable_effect for equal sides: how many values each side
+ * needs to resolve a relative change EFFECT (a fraction) when each value varies with
+ * coefficient of variation CV, ceil(2 (z_{1-ALPHA/2} + z_{POWER})^2 CV^2 / EFFECT^2),
+ * at least 1 (a value that is within 1e-9 of an integer is that integer, so that the
+ * effect stats_min_detectable_effect gives for n + n comes back as n). 3.1 % CV for a
+ * 2 % change, alpha 0.05, power 0.8: 38. NAN when EFFECT is not positive, CV is
+ * negative or ALPHA or POWER is outside (0, 1). Large counts are returned as they are:
+ * the caller caps them. */
+double stats_reps_for_effect(double cv, double effect, double alpha, double power);
+
 #endif

@@ -365,6 +365,23 @@ static void test_stats_min_detectable_effect(void **state)
 	assert_true(isnan(stats_mean_ci_rel_halfwidth(v, 1, 0.05)));
 }
 
+/* The inverse, worked by hand: 2 (1.959964 + 0.841621)^2 = 15.697758; 3.1 % CV for a
+ * 2 % change: 15.697758 * 0.031^2 / 0.02^2 = 37.71 -> 38; 12 % for 10 %: 22.60 -> 23;
+ * and the effect 5 + 5 values at 12 % can see (0.212626) needs 5, not 6. */
+static void test_stats_reps_for_effect(void **state)
+{
+	double e = stats_min_detectable_effect(5, 5, 0.12, 0.05, 0.8);
+
+	assert_float_equal(stats_reps_for_effect(0.031, 0.02, 0.05, 0.8), 38, 0);
+	assert_float_equal(stats_reps_for_effect(0.12, 0.10, 0.05, 0.8), 23, 0);
+	assert_float_equal(stats_reps_for_effect(0.12, e, 0.05, 0.8), 5, 0);
+	assert_float_equal(stats_reps_for_effect(0, 0.02, 0.05, 0.8), 1, 0);
+	assert_float_equal(stats_reps_for_effect(0.001, 0.02, 0.05, 0.8), 1, 0);
+	assert_true(isnan(stats_reps_for_effect(0.1, 0, 0.05, 0.8)));
+	assert_true(isnan(stats_reps_for_effect(-0.1, 0.02, 0.05, 0.8)));
+	assert_true(isnan(stats_reps_for_effect(0.1, 0.02, 0.05, 1)));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -382,6 +399,7 @@ int main(void)
 		cmocka_unit_test(test_stats_kind),
 		cmocka_unit_test(test_stats_skewness),
 		cmocka_unit_test(test_stats_min_detectable_effect),
+		cmocka_unit_test(test_stats_reps_for_effect),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
