@@ -412,10 +412,57 @@ json_t *inventory_port(const char *role, const char *ifname)
 	return p;
 }
 
+/* Which machine the host is: "id" is what the coordinator compares (hosts of one id are
+ * measured one after another, docs/architecture.md): the `machine` label when there is
+ * one, else /etc/machine-id and the boot id, which every namespace of a machine shares
+ * and which tell apart clones of one image (same machine-id, other boot). NULL when
+ * nothing is known: the host counts as a machine of its own. */
+static json_t *machine_json(const struct inventory_config *cfg)
+{
+	char *mid = read_line("/etc/machine-id");
+	char *boot = read_line("/proc/sys/kernel/random/boot_id");
+	const char *label = NULL;
+	json_t *m = json_object();
+	char *id = NULL;
+	int i;
+
+	for (i = 0; i < cfg->n_labels; i++)
+		if (!strcmp(cfg->labels[i].key, "machine"))
+			label = cfg->labels[i].value;	/* the last one wins, as for labels */
+	if (mid && !*mid) {
+		free(mid);
+		mid = NULL;
+	}
+	if (boot && !*boot) {
+		free(boot);
+		boot = NULL;
+	}
+	if (label)
+		id = strdup(label);
+	else if ((mid || boot) && asprintf(&id, "%s:%s", mid ? mid : "", boot ? boot : "") < 0)
+		id = NULL;
+	if (!m || !id) {
+		json_decref(m);
+		m = NULL;
+		goto out;
+	}
+	json_object_set_new(m, "id", json_string(id));
+	json_object_set_new(m, "source", json_string(label ? "label" : "boot"));
+	if (mid)
+		json_object_set_new(m, "machine_id", json_string(mid));
+	if (boot)
+		json_object_set_new(m, "boot_id", json_string(boot));
+out:
+	free(id);
+	free(mid);
+	free(boot);
+	return m;
+}
+
 json_t *inventory_build(const struct inventory_config *cfg)
 {
 	char host[256] = "";
-	json_t *inv, *labels, *ports;
+	json_t *inv, *labels, *ports, *machine;
 	int i;
 
 	gethostname(host, sizeof(host) - 1);
@@ -428,6 +475,9 @@ json_t *inventory_build(const struct inventory_config *cfg)
 	json_object_set_new(inv, "cpu", cpu_json());
 	json_object_set_new(inv, "bpf", bpf_json());
 	json_object_set_new(inv, "timing", json_string(cfg->timing ? cfg->timing : "wall"));
+	machine = machine_json(cfg);
+	if (machine)
+		json_object_set_new(inv, "machine", machine);
 	for (i = 0; i < cfg->n_labels; i++)
 		json_object_set_new(labels, cfg->labels[i].key, json_string(cfg->labels[i].value));
 	for (i = 0; i < cfg->n_ports; i++)

@@ -8,7 +8,8 @@
  * sysctls (global, but visible only in the initial network namespace, so they are read
  * from there when the agent runs inside another; where even that is not allowed,
  * jit_enable comes from loading a trivial program and asking whether it was JITed, and
- * jit_harden is null); labels; and, for each port role, the
+ * jit_harden is null); labels; the machine (its `machine` label, else /etc/machine-id
+ * and the boot id: the same in every namespace of one machine); and, for each port role, the
  * interface's index, driver and firmware (ethtool), MAC and MTU (rtnetlink), speed and
  * queue counts when the driver reports them.
  *
