@@ -57,9 +57,31 @@ static const char *plural(long long n)
 
 /* Poll run ID every second until it is done or failed, with progress on stderr. Returns
  * 0 with *FINAL (the last run object), or an exit status after an error. */
+/* ", 3 repetitions added (latest: why)" for the jobs of RUN the repetition controller
+ * added (docs/plans.md "repeat"), "" when none, in BUF. */
+static const char *added_text(const json_t *run, char *buf, size_t len)
+{
+	const char *why = NULL;
+	long long n = 0;
+	json_t *j;
+	size_t i;
+
+	json_array_foreach(json_object_get(run, "jobs"), i, j) {
+		if (json_object_get(j, "added")) {
+			n++;
+			why = proto_get_str(j, "added", "?");
+		}
+	}
+	if (!n)
+		snprintf(buf, len, "%s", "");
+	else
+		snprintf(buf, len, ", %lld repetition%s added (latest: %s)", n, plural(n), why);
+	return buf;
+}
+
 static int wait_run(long long id, json_t **final)
 {
-	char last[256] = "", line[256];
+	char last[512] = "", line[512], added[320];
 	json_t *run = NULL;
 	int ret;
 
@@ -71,9 +93,10 @@ static int wait_run(long long id, json_t **final)
 		if (ret)
 			return ret;
 		state = json_string_value(json_object_get(run, "state"));
-		snprintf(line, sizeof(line), "run %lld: %lld/%lld jobs done, %lld failed", id,
+		snprintf(line, sizeof(line), "run %lld: %lld/%lld jobs done, %lld failed%s", id,
 			 proto_get_int(run, "jobs_done", 0), proto_get_int(run, "jobs_total", 0),
-			 proto_get_int(run, "jobs_failed", 0));
+			 proto_get_int(run, "jobs_failed", 0), added_text(run, added,
+									  sizeof(added)));
 		if (strcmp(line, last)) {
 			fprintf(stderr, "%s\n", line);
 			snprintf(last, sizeof(last), "%s", line);
@@ -306,6 +329,10 @@ static void print_watch(const json_t *w)
 		if (json_object_get(h, "phase"))
 			printf(", %s %lld/%lld s", proto_get_str(h, "phase", "?"),
 			       proto_get_int(h, "second", 0), proto_get_int(h, "of", 0));
+		if (proto_get_int(h, "added", 0))
+			printf(", %lld repetition%s added (latest: %s)",
+			       proto_get_int(h, "added", 0), plural(proto_get_int(h, "added", 0)),
+			       proto_get_str(h, "added_why", "?"));
 		rates = json_object_get(h, "rates");
 		json_object_foreach((json_t *)rates, port, v)
 			printf(", %s %.0f pps", port, json_number_value(v));
@@ -450,6 +477,25 @@ static void print_run_header(const json_t *run)
 	       proto_get_int(run, "jobs_done", 0), proto_get_int(run, "jobs_failed", 0));
 }
 
+/* The repetitions the controller added (docs/plans.md "repeat"), each with why. */
+static void print_added(const json_t *run)
+{
+	bool first = true;
+	json_t *j;
+	size_t i;
+
+	json_array_foreach(json_object_get(run, "jobs"), i, j) {
+		if (!json_object_get(j, "added"))
+			continue;
+		if (first)
+			printf("\nrepetitions added (not settled after the round before):\n");
+		first = false;
+		printf("  job %lld  %s %s rep %lld: %s\n", proto_get_int(j, "id", 0),
+		       proto_get_str(j, "host", "?"), proto_get_str(j, "variant", "?"),
+		       proto_get_int(j, "rep", 0), proto_get_str(j, "added", "?"));
+	}
+}
+
 /* The attempts of run ID (store_query_attempts rows) into *OUT: from the coordinator's
  * `run_attempts`, or from the database with --db. 0 or the CLI's exit code. */
 static int show_attempts(long long id, json_t **out)
@@ -582,6 +628,7 @@ static int do_show(int argc, char **argv)
 	}
 	printf("\n");
 	cli_table_print(&t, stdout);
+	print_added(run);
 	ret = print_attempts(attempts);
 out:
 	cli_table_release(&t);

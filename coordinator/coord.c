@@ -1041,6 +1041,12 @@ static json_t *watch_hosts(struct coord *c, const json_t *run)
 					    json_integer(proto_get_int(h, "failed", 0) + 1));
 		if (!strcmp(state, "running"))
 			json_object_set(h, "job", json_object_get(job, "id"));
+		if (json_object_get(job, "added")) {
+			/* repetitions the controller added, and the latest reason */
+			json_object_set_new(h, "added",
+					    json_integer(proto_get_int(h, "added", 0) + 1));
+			json_object_set(h, "added_why", json_object_get(job, "added"));
+		}
 	}
 	json_object_foreach(hosts, name, h) {
 		long long running = proto_get_int(h, "job", 0);

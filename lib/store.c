@@ -258,7 +258,7 @@ static const char *const stmt_sql[S__MAX] = {
 	[S_Q_RUN_JOBS] =
 		"SELECT j.id, j.seq, h.name, j.variant, j.rep, j.point, j.state, j.attempts, "
 		"j.error, j.started_ms, j.finished_ms, j.verdicts, j.verdict_details, "
-		"(SELECT e.timing FROM host_envs e WHERE e.id = j.env_id) "
+		"(SELECT e.timing FROM host_envs e WHERE e.id = j.env_id), j.added "
 		"FROM jobs j JOIN hosts h ON h.id = j.host_id "
 		"WHERE j.run_id = ?1 ORDER BY j.seq, h.name, j.id",
 	/* The kernels the run's jobs ran on; a host none of whose jobs has reported yet
@@ -1898,7 +1898,7 @@ static const struct sql_col job_cols[] = {	/* S_Q_RUN_JOBS */
 	{ "state", SQL_TEXT, 0 }, { "attempts", SQL_INT, 0 }, { "error", SQL_TEXT, 0 },
 	{ "started_ms", SQL_INT, 0 }, { "finished_ms", SQL_INT, 0 },
 	{ "verdicts", SQL_JSON, 0 }, { "verdict_details", SQL_JSON, 0 },
-	{ "timing", SQL_TEXT, 0 },
+	{ "timing", SQL_TEXT, 0 }, { "added", SQL_TEXT, SQL_OMIT_NULL },
 };
 
 static const struct sql_col result_host_cols[] = {	/* S_Q_RESULT_HOSTS */
