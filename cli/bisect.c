@@ -50,7 +50,8 @@ static FILE *text_out(void)
 enum {
 	OPT_PLAN = CLI_OPT_FIRST_LOCAL, OPT_METRIC, OPT_GOOD, OPT_BAD, OPT_VARIANT,
 	OPT_SUBJECT, OPT_KERNELS, OPT_REPS, OPT_THRESHOLD, OPT_BASELINE, OPT_KERNEL,
-	OPT_DIRECTION, OPT_PROVIDER, OPT_HOST, OPT_TIMING, OPT_SKIP,
+	OPT_DIRECTION, OPT_PROVIDER, OPT_HOST, OPT_TIMING, OPT_SKIP, OPT_MAX_REPS,
+	OPT_REBASELINE, OPT_NO_REBASELINE,
 };
 
 /* How long a step waits for its run, at most. */
@@ -64,7 +65,8 @@ struct bopts {
 	json_t *overrides;		/* -s KEY=VALUE, as given */
 	double threshold;		/* fraction; 0: default */
 	long long baseline;
-	unsigned int reps;
+	unsigned int reps, max_reps;	/* 0: default */
+	int rebaseline;			/* run: 1 --rebaseline, -1 --no-rebaseline, 0 auto */
 	enum compare_direction dir;
 	bool skip;			/* step --skip */
 };
@@ -101,10 +103,16 @@ static int bopt(int opt, const char *arg, void *ctx)
 	case OPT_KERNELS: o->kernels = arg; return 0;
 	case OPT_KERNEL: o->kernel = arg; return 0;
 	case OPT_REPS:
-		o->reps = (unsigned int)strtoul(arg, &end, 10);
-		if (*end || !o->reps || o->reps > 100)
+	case OPT_MAX_REPS: {
+		unsigned long v = strtoul(arg, &end, 10);
+
+		if (*end || !v || v > 100 || *arg == '-')
 			return cli_usage_error(NULL, "invalid repetitions '%s' (1..100)", arg);
+		*(opt == OPT_REPS ? &o->reps : &o->max_reps) = (unsigned int)v;
 		return 0;
+	}
+	case OPT_REBASELINE: o->rebaseline = 1; return 0;
+	case OPT_NO_REBASELINE: o->rebaseline = -1; return 0;
 	case OPT_THRESHOLD:
 		o->threshold = strtod(arg, &end) / 100;
 		if ((*end && strcmp(end, "%")) || !(o->threshold > 0) || o->threshold >= 10)
@@ -136,6 +144,7 @@ static const struct option start_longopts[] = {
 	{ "subject", required_argument, NULL, OPT_SUBJECT },
 	{ "kernels", required_argument, NULL, OPT_KERNELS },
 	{ "reps", required_argument, NULL, OPT_REPS },
+	{ "max-reps", required_argument, NULL, OPT_MAX_REPS },
 	{ "threshold", required_argument, NULL, OPT_THRESHOLD },
 	{ "timing", required_argument, NULL, OPT_TIMING },
 	{ "set", required_argument, NULL, 's' },
@@ -156,6 +165,9 @@ static const struct option run_longopts[] = {
 	{ "kernel", required_argument, NULL, OPT_KERNEL },
 	{ "host", required_argument, NULL, OPT_HOST },
 	{ "reps", required_argument, NULL, OPT_REPS },
+	{ "max-reps", required_argument, NULL, OPT_MAX_REPS },
+	{ "rebaseline", no_argument, NULL, OPT_REBASELINE },
+	{ "no-rebaseline", no_argument, NULL, OPT_NO_REBASELINE },
 	{ "variant", required_argument, NULL, OPT_VARIANT },
 	{ "subject", required_argument, NULL, OPT_SUBJECT },
 	{ "direction", required_argument, NULL, OPT_DIRECTION },
@@ -422,85 +434,132 @@ static const char *row_timing(const json_t *r)
 	return proto_get_str(r, "timing", "wall");
 }
 
-/* Whole-window values of METRIC for PLAN/VARIANT/SUBJECT on kernel KERNEL (NULL: any),
- * of run RUN only (0: any run but SKIP_RUN), not from runs in USED (may be NULL), of
- * timing mode TIMING only (NULL: any), into *V (heap) and *N, from BE. With RUNS (may
- * be NULL), only the first matching run is taken and its id appended to RUNS. *UNIT
- * gets the unit, *TM (may be NULL) the timing mode of the values taken. Returns 0, or
- * -errno after the error was printed. */
-static int values_for(struct session_be *be, const char *plan, const char *metric,
-		      const char *variant, const char *subject, const char *kernel,
-		      long long run, long long skip_run, const json_t *used, double **v,
-		      size_t *n, json_t *runs, char *unit, size_t unit_len, const char *timing,
-		      char *tm, size_t tm_len)
-{
-	json_t *filter = json_pack("{s:s, s:s}", "window", "", "metric", metric), *rows, *r;
-	size_t i, k;
+/* Which whole-window values values_get takes. */
+struct vsel {
+	const char *plan;		/* by name; ignored with RUNS */
+	const char *metric, *variant, *subject;	/* VARIANT, SUBJECT: NULL any */
+	const char *kernel;		/* kernel.release; NULL: any */
+	const char *timing;		/* timing mode; NULL: any (one per call: the first
+					 * row's decides) */
+	const json_t *runs;		/* only these run ids; NULL: any run */
+	long long skip_run;		/* never this run (0: none) */
+	const json_t *used;		/* nor these run ids (may be NULL) */
+	bool one_run;			/* only the first matching run */
+};
 
-	*v = NULL;
-	*n = 0;
-	if (!filter) {
-		cli_error("out of memory");
-		return -ENOMEM;
-	}
-	json_object_del(filter, "window");
-	if (plan && !run)
-		json_object_set_new(filter, "plan", json_string(plan));
-	if (variant)
-		json_object_set_new(filter, "variant", json_string(variant));
-	if (subject)
-		json_object_set_new(filter, "subject", json_string(subject));
-	if (run)
-		json_object_set_new(filter, "runs", json_pack("[I]", (json_int_t)run));
+/* Values values_get took, and what their first row says. */
+struct vals {
+	double *v;
+	size_t n;
+	json_t *runs;			/* run ids taken, in order */
+	char unit[32], timing[16], host[128], kernel[128];
+};
+
+static void vals_release(struct vals *x)
+{
+	free(x->v);
+	json_decref(x->runs);
+	*x = (struct vals){ 0 };
+}
+
+/* The values Q selects into *OUT (released first), from BE. A sample is one variant and
+ * one subject: when Q leaves either open and the values have several, nothing is taken
+ * and -EDOM is returned after the error (bisect_sample_check). Returns 0, or -errno
+ * after the error was printed. */
+static int values_get(struct session_be *be, const struct vsel *q, struct vals *out)
+{
+	json_t *filter = json_pack("{s:s}", "metric", q->metric), *rows = NULL, *r, *u;
+	const char **names = NULL;
+	char why[512];
+	size_t i, k, n_rows;
+	int ret = -ENOMEM;
+
+	vals_release(out);
+	out->runs = json_array();
+	if (!filter || !out->runs)
+		goto oom;
+	if (q->plan && !q->runs)
+		json_object_set_new(filter, "plan", json_string(q->plan));
+	if (q->variant)
+		json_object_set_new(filter, "variant", json_string(q->variant));
+	if (q->subject)
+		json_object_set_new(filter, "subject", json_string(q->subject));
+	if (q->runs)
+		json_object_set(filter, "runs", (json_t *)q->runs);
 	rows = be->ops->values(be, filter);
-	json_decref(filter);
-	if (!rows)
-		return -EIO;
-	*v = calloc(json_array_size(rows) + 1, sizeof(**v));
-	if (!*v) {
-		json_decref(rows);
-		cli_error("out of memory");
-		return -ENOMEM;
+	if (!rows) {
+		ret = -EIO;
+		goto out;
 	}
+	n_rows = json_array_size(rows);
+	out->v = calloc(n_rows + 1, sizeof(*out->v));
+	names = calloc(2 * n_rows + 1, sizeof(*names));	/* variants, then subjects */
+	if (!out->v || !names)
+		goto oom;
 	json_array_foreach(rows, i, r) {
 		const char *kr = proto_get_str(r, "kernel_release", NULL);
 		long long rid = proto_get_int(r, "run", 0);
 		bool seen = false;
-		json_t *u;
 
-		if (kernel && (!kr || strcmp(kr, kernel)))
+		if (q->kernel && (!kr || strcmp(kr, q->kernel)))
 			continue;
-		if (timing && strcmp(row_timing(r), timing))
+		if (q->timing && strcmp(row_timing(r), q->timing))
 			continue;
-		if (rid == skip_run)
+		if (rid == q->skip_run)
 			continue;
-		json_array_foreach(used, k, u)
+		json_array_foreach(q->used, k, u)
 			seen |= json_integer_value(u) == rid;
 		if (seen)
 			continue;
 		/* a session step takes one run at a time: the next one is for the next round */
-		if (runs && json_array_size(runs) &&
-		    json_integer_value(json_array_get(runs, 0)) != rid)
+		if (q->one_run && json_array_size(out->runs) &&
+		    json_integer_value(json_array_get(out->runs, 0)) != rid)
 			continue;
 		/* one timing mode per call: the first row's decides */
-		if (tm && *tm && strcmp(tm, row_timing(r)))
+		if (*out->timing && strcmp(out->timing, row_timing(r)))
 			continue;
-		if (tm && !*tm)
-			snprintf(tm, tm_len, "%s", row_timing(r));
-		(*v)[(*n)++] = json_number_value(json_object_get(r, "value"));
-		if (unit && !*unit)
-			snprintf(unit, unit_len, "%s", proto_get_str(r, "unit", ""));
-		if (runs) {
-			bool have = false;
-
-			json_array_foreach(runs, k, u)
-				have |= json_integer_value(u) == rid;
-			if (!have)
-				json_array_append_new(runs, json_integer(rid));
+		if (!out->n) {
+			snprintf(out->timing, sizeof(out->timing), "%s", row_timing(r));
+			snprintf(out->unit, sizeof(out->unit), "%s", proto_get_str(r, "unit", ""));
+			snprintf(out->host, sizeof(out->host), "%s", proto_get_str(r, "host", ""));
+			snprintf(out->kernel, sizeof(out->kernel), "%s", kr ? kr : "");
 		}
+		names[out->n] = proto_get_str(r, "variant", NULL);
+		names[n_rows + out->n] = proto_get_str(r, "subject", NULL);
+		out->v[out->n++] = json_number_value(json_object_get(r, "value"));
+		seen = false;
+		json_array_foreach(out->runs, k, u)
+			seen |= json_integer_value(u) == rid;
+		if (!seen && json_array_append_new(out->runs, json_integer(rid)))
+			goto oom;
 	}
+	/* never pool several variants or subjects into one sample */
+	memmove(names + out->n, names + n_rows, out->n * sizeof(*names));
+	if (bisect_sample_check(q->variant ? NULL : names, q->subject ? NULL : names + out->n,
+				out->n, why, sizeof(why))) {
+		char what[160];
+
+		if (q->runs)
+			snprintf(what, sizeof(what), "run %lld%s", (long long)json_integer_value(
+				 json_array_get(q->runs, 0)), json_array_size(q->runs) > 1 ?
+				 " and others" : "");
+		else
+			snprintf(what, sizeof(what), "plan '%s'", q->plan ? q->plan : "?");
+		cli_error("metric '%s' of %s: %s", q->metric, what, why);
+		out->n = 0;
+		ret = -EDOM;
+		goto out;
+	}
+	ret = 0;
+	goto out;
+oom:
+	cli_error("out of memory");
+	ret = -ENOMEM;
+out:
+	free(names);
 	json_decref(rows);
-	return 0;
+	json_decref(filter);
+	return ret;
 }
 
 /* --- measuring through the coordinator --- */
@@ -680,7 +739,7 @@ static int submit_wait(const char *file, const json_t *overrides, unsigned int r
 					BISECT_RUN_WAIT_S);
 			goto out;
 		}
-		sleep(1);
+		usleep(200 * 1000);	/* runs of a few jobs end in seconds */
 	}
 	fprintf(stderr, "bisect: run %lld %s in %.1f s: %lld/%lld jobs done, %lld failed\n",
 		*run, proto_get_str(r, "state", "?"), (util_wall_ms() - t0) / 1000.0,
@@ -702,121 +761,383 @@ static bool is_plan_file(const char *file)
 	return file && access(file, R_OK) == 0;
 }
 
+/* The kernel.release of connected (idle or busy) host NAME into OUT; -ENOENT when it is
+ * not connected, -EIO after the error. */
+static int host_kernel(const char *name, char *out, size_t len)
+{
+	json_t *hosts = coord_ask("host_list", 0, NULL, "hosts", "hosts"), *h;
+	size_t i;
+	int ret = -ENOENT;
+
+	if (!hosts)
+		return -EIO;
+	json_array_foreach(hosts, i, h) {
+		const char *state = proto_get_str(h, "state", "");
+
+		if (strcmp(proto_get_str(h, "name", ""), name) ||
+		    (strcmp(state, "idle") && strcmp(state, "busy")))
+			continue;
+		snprintf(out, len, "%s", proto_get_str(h, "kernel_release", ""));
+		ret = 0;
+		break;
+	}
+	json_decref(hosts);
+	return ret;
+}
+
+/* What one `bisect run` measures and has measured. */
+struct judge {
+	const struct bopts *o;
+	struct session_be *be;
+	unsigned int max_reps;
+	const char *host;		/* where the candidate runs */
+	const char *base_host;		/* where the baseline's plan runs again */
+	json_t *base_overrides;		/* the baseline run's overrides (rebaseline) */
+	json_t *runs, *base_runs;	/* the runs submitted for each side */
+	struct vals cur, base;
+	char base_host_name[128];	/* base_host points here */
+};
+
+/* Submit plan o->plan with OVERRIDES and REPS repetitions to HOST and append the run to
+ * RUNS. Returns 0 or the outcome of the failure. */
+static int judge_submit(struct judge *j, const json_t *overrides, unsigned int reps,
+			const char *host, json_t *runs)
+{
+	json_t *hosts = json_pack("[s]", host);
+	long long run = 0;
+	int err;
+
+	if (!hosts) {
+		cli_error("out of memory");
+		return BISECT_OUT_FAILED;
+	}
+	err = submit_wait(j->o->plan, overrides, reps, hosts, &run);
+	json_decref(hosts);
+	if (err)
+		return err == CLI_EXIT_USAGE ? BISECT_OUT_USAGE : BISECT_OUT_FAILED;
+	if (json_array_append_new(runs, json_integer(run))) {
+		cli_error("out of memory");
+		return BISECT_OUT_FAILED;
+	}
+	return 0;
+}
+
+/* REPS more values of the candidate; with a rebaseline as many of the baseline's plan,
+ * interleaved: up to five rounds of a baseline run and a candidate run, in the order
+ * ABBA, so that a machine that drifts over the minutes weighs on both sides alike.
+ * Returns 0 or the outcome of the failure. */
+static int judge_measure(struct judge *j, unsigned int reps)
+{
+	unsigned int rounds = reps < 5 ? reps : 5, i, k;
+	int err = 0;
+
+	if (!j->base_host)
+		return judge_submit(j, j->o->overrides, reps, j->host, j->runs);
+	for (i = 0; !err && i < rounds; i++) {
+		k = reps / rounds + (i < reps % rounds);
+		if (i % 2 == 0)
+			err = judge_submit(j, j->base_overrides, k, j->base_host, j->base_runs);
+		if (!err)
+			err = judge_submit(j, j->o->overrides, k, j->host, j->runs);
+		if (!err && i % 2)
+			err = judge_submit(j, j->base_overrides, k, j->base_host, j->base_runs);
+	}
+	return err;
+}
+
+/* The baseline run's overrides without its repeat (each rebaseline run sets its own)
+ * into j->base_overrides, when the baseline ran plan file o->plan (same sha256).
+ * Returns 0, -ESRCH when it ran another plan, or -EIO after the error. */
+static int judge_base_plan(struct judge *j)
+{
+	struct cli_plan cp = { 0 };
+	json_t *run = coord_ask("run_show", j->o->baseline, NULL, "run", "run"), *ov;
+	size_t i;
+	int ret = -EIO;
+
+	if (!run)
+		return -EIO;
+	cp.overrides = json_array();
+	if (!cp.overrides || cli_plan_prepare(j->o->plan, &cp))
+		goto out;
+	ret = -ESRCH;
+	if (strcmp(proto_get_str(run, "plan_sha256", ""), cp.plan->sha256))
+		goto out;
+	ret = -EIO;
+	j->base_overrides = json_array();
+	if (!j->base_overrides)
+		goto out;
+	json_array_foreach(json_object_get(run, "overrides"), i, ov)
+		if (json_is_string(ov) && strncmp(json_string_value(ov), "repeat=", 7))
+			json_array_append(j->base_overrides, ov);
+	ret = 0;
+out:
+	cli_plan_release(&cp);
+	json_decref(run);
+	return ret;
+}
+
+/* The values of both sides into j->cur and j->base: the candidate's runs; the
+ * baseline's runs when rebaselining, else the stored baseline run (read once). With
+ * --db: the stored results of o->plan on o->kernel, no run. Returns 0 or an outcome. */
+static int judge_values(struct judge *j)
+{
+	const struct bopts *o = j->o;
+	json_t *one = json_pack("[I]", (json_int_t)o->baseline);
+	struct vsel q = { .metric = o->metric, .variant = o->variant, .subject = o->subject };
+	int err = 0;
+
+	if (!one) {
+		cli_error("out of memory");
+		return BISECT_OUT_FAILED;
+	}
+	if (j->base_host || !j->base.n) {
+		q.runs = j->base_host ? j->base_runs : one;
+		err = values_get(j->be, &q, &j->base);
+	}
+	if (!err && (cli.db || json_array_size(j->runs))) {
+		q.runs = cli.db ? NULL : j->runs;
+		q.plan = o->plan;
+		q.kernel = cli.db ? o->kernel : NULL;
+		q.skip_run = o->baseline;
+		q.timing = cli.db && *j->base.timing ? j->base.timing : NULL;
+		err = values_get(j->be, &q, &j->cur);
+	}
+	json_decref(one);
+	if (err)
+		return err == -EDOM ? BISECT_OUT_USAGE : BISECT_OUT_FAILED;
+	if (!j->base.n) {
+		cli_error("no values of '%s' in the baseline %s", o->metric, j->base_host ?
+			  "plan's new runs" : "run");
+		return BISECT_OUT_FAILED;
+	}
+	if (!j->cur.n && (cli.db || json_array_size(j->runs))) {
+		fprintf(stderr, "bpflab: no values of '%s' %s: cannot test (125)\n", o->metric,
+			cli.db ? "for this kernel" : "in the new run (its jobs failed)");
+		return BISECT_OUT_UNTESTABLE;
+	}
+	if (j->cur.n && strcmp(j->base.timing, j->cur.timing)) {
+		cli_error("cannot compare '%s' timings of the baseline with '%s' ones of this "
+			  "kernel", j->base.timing, j->cur.timing);
+		return BISECT_OUT_FAILED;
+	}
+	return 0;
+}
+
+/* Decide whether to measure the baseline's plan again (into j->base_host): --rebaseline
+ * yes, --no-rebaseline no, else yes when the baseline ran this plan file on the host and
+ * kernel being measured. Returns 0 or an outcome. */
+static int judge_rebaseline(struct judge *j, const char *kernel)
+{
+	char base_kernel[128];
+	int err;
+
+	if (j->o->rebaseline < 0)
+		return 0;
+	err = judge_base_plan(j);
+	if (err == -EIO)
+		return BISECT_OUT_FAILED;
+	if (err == -ESRCH) {
+		if (!j->o->rebaseline)
+			return 0;
+		cli_error("cannot --rebaseline: baseline run %lld ran another plan than '%s'",
+			  j->o->baseline, j->o->plan);
+		return BISECT_OUT_USAGE;
+	}
+	if (!j->o->rebaseline && (strcmp(j->base.host, j->host) ||
+				  strcmp(j->base.kernel, kernel)))
+		return 0;
+	err = host_kernel(j->base.host, base_kernel, sizeof(base_kernel));
+	if (err == -EIO)
+		return BISECT_OUT_FAILED;
+	if (err || strcmp(base_kernel, j->base.kernel)) {
+		cli_error("cannot --rebaseline: baseline host '%s' %s%s, the baseline ran "
+			  "'%s'", j->base.host, err ? "is not connected" : "runs ",
+			  err ? "" : base_kernel, j->base.kernel);
+		return BISECT_OUT_FAILED;
+	}
+	snprintf(j->base_host_name, sizeof(j->base_host_name), "%s", j->base.host);
+	j->base_host = j->base_host_name;
+	fprintf(stderr, "bisect run: the baseline's plan runs again on '%s', interleaved with "
+		"this kernel's%s\n", j->base_host, j->o->rebaseline ? "" : " (same host and "
+		"kernel as the baseline run; --no-rebaseline compares with its stored values)");
+	return 0;
+}
+
+/* Print what J decided (outcome OUT from comparison R, verdict M). */
+static void judge_print(const struct judge *j, enum bisect_outcome out, enum bisect_mark m,
+			const struct compare_result *r, const char *kernel)
+{
+	const struct bopts *o = j->o;
+	struct bisect_resolution res;
+	char rtext[64] = "", mde[160], p[32];
+
+	bisect_resolution_of(r, 0.05, &res);
+	bisect_resolution_text(&res, mde, sizeof(mde));
+	if (cli.json) {
+		json_t *x = json_pack("{s:s, s:s, s:s, s:i, s:I, s:I, s:f, s:f, s:f, s:s, s:b, "
+				      "s:s, s:I, s:O, s:O?, s:b, s:o}", "kernel", kernel,
+				      "verdict", bisect_mark_name(m), "outcome",
+				      bisect_outcome_name(out), "exit", bisect_run_exit(out),
+				      "n_baseline", (json_int_t)j->base.n,
+				      "n", (json_int_t)j->cur.n, "mean_baseline", r->mean_a,
+				      "mean", r->mean_b, "delta_pct", r->delta_pct,
+				      "compare", compare_verdict_name(r->verdict),
+				      "exact", r->test == COMPARE_TEST_CONSTANT,
+				      "timing", j->cur.timing, "run",
+				      json_integer_value(json_array_get(j->runs, 0)),
+				      "runs", j->runs, "baseline_runs",
+				      j->base_host ? j->base_runs : NULL,
+				      "rebaseline", j->base_host != NULL, "min_detectable_pct",
+				      isnan(res.mde) ? json_null() : json_real(100 * res.mde));
+
+		if (x)
+			cli_print_json(x);
+		json_decref(x);
+		return;
+	}
+	if (json_array_size(j->runs) == 1)
+		snprintf(rtext, sizeof(rtext), ", run %lld",
+			 (long long)json_integer_value(json_array_get(j->runs, 0)));
+	else if (json_array_size(j->runs))
+		snprintf(rtext, sizeof(rtext), ", runs %lld..%lld",
+			 (long long)json_integer_value(json_array_get(j->runs, 0)),
+			 (long long)json_integer_value(json_array_get(j->runs,
+				 json_array_size(j->runs) - 1)));
+	printf("%s: %s %s: %.6g -> %.6g %s (%+.2f %%, %s, %s, %zu vs %zu, %s%s%s): %s%s%s\n",
+	       kernel, o->metric, o->variant ? o->variant : "", r->mean_a, r->mean_b,
+	       j->cur.unit, r->delta_pct, compare_verdict_name(r->verdict),
+	       compare_p_text(r->test, r->p, p, sizeof(p)), j->base.n, j->cur.n,
+	       j->cur.timing, j->base_host ? ", rebaselined" : "", rtext,
+	       bisect_outcome_name(out), out == BISECT_OUT_UNKNOWN && *mde ? ": " : "",
+	       out == BISECT_OUT_UNKNOWN ? mde : "");
+}
+
+/* Measure (or with --db read) and judge; returns the outcome. */
+static enum bisect_outcome judge_run(struct judge *j, const char *kernel)
+{
+	const struct bopts *o = j->o;
+	struct compare_result r;
+	enum bisect_mark m = BISECT_SKIP;
+	unsigned int want = o->reps ? o->reps : 5;
+	char hk[128] = "", mde[160];
+	int err;
+
+	if (!cli.db) {
+		/* measure now, through the coordinator, on the host running this kernel */
+		if (!is_plan_file(o->plan)) {
+			cli_error("cannot read plan file '%s' (bisect run measures it through the "
+				  "coordinator; give --db FILE to judge stored results)", o->plan);
+			return BISECT_OUT_USAGE;
+		}
+		err = host_kernel(j->host, hk, sizeof(hk));
+		if (err == -EIO)
+			return BISECT_OUT_FAILED;
+		if (err) {
+			cli_error("host '%s' is not connected", j->host);
+			return BISECT_OUT_FAILED;
+		}
+		/* the stored baseline: which host and kernel it ran on */
+		err = judge_values(j);
+		if (err)
+			return err;
+		err = judge_rebaseline(j, hk);
+		if (err)
+			return err;
+		vals_release(&j->base);
+	}
+	for (;;) {
+		struct bisect_resolution res;
+		unsigned int more;
+		size_t n_have;
+		char p[32];
+
+		if (!cli.db && (err = judge_measure(j, want)))
+			return err;
+		err = judge_values(j);
+		if (err)
+			return err;
+		m = bisect_judge(j->base.v, j->base.n, j->cur.v, j->cur.n,
+				 stats_kind_for_unit(j->cur.unit), o->threshold, o->dir, &r);
+		n_have = j->base_host && j->base.n < j->cur.n ? j->base.n : j->cur.n;
+		more = cli.db ? 0 : bisect_run_more(&r, n_have, j->max_reps);
+		if (!more)
+			break;
+		bisect_resolution_of(&r, 0.05, &res);
+		fprintf(stderr, "bisect run: %s (%+.2f %%, %s); %s: %u more%s (at most %u)\n",
+			compare_verdict_name(r.verdict), r.delta_pct,
+			compare_p_text(r.test, r.p, p, sizeof(p)),
+			bisect_resolution_text(&res, mde, sizeof(mde)), more,
+			j->base_host ? " each" : "", j->max_reps);
+		want = more;
+	}
+	if (m == BISECT_GOOD)
+		err = BISECT_OUT_GOOD;
+	else if (m == BISECT_BAD)
+		err = BISECT_OUT_BAD;
+	else if (r.verdict == COMPARE_DIFFERENT) {
+		cli_error("'%s' changed by %+.2f %% but its unit '%s' has no direction: say which "
+			  "way is better with --direction", o->metric, r.delta_pct, j->cur.unit);
+		return BISECT_OUT_USAGE;
+	} else
+		err = BISECT_OUT_UNKNOWN;
+	judge_print(j, err, m, &r, kernel);
+	return err;
+}
+
 static int do_run(int argc, char **argv)
 {
 	struct bopts o = { 0 };
 	struct session_be be = { 0 };
-	struct compare_result r;
+	struct judge j = { .o = &o, .be = &be };
 	struct utsname uts;
-	double *base = NULL, *cur = NULL;
-	size_t n_base = 0, n_cur = 0;
-	char unit[32] = "", host[128] = "", tm_base[16] = "", tm_cur[16] = "";
-	json_t *hosts = NULL;
-	long long run = 0;
-	enum bisect_mark m;
-	int ret, err;
+	char host[128] = "";
+	enum bisect_outcome out = BISECT_OUT_USAGE;
+	int err;
 
-	ret = parse(argc, argv, "bisect run", run_longopts, &o);
-	if (ret) {
-		ret = EXIT_SKIP;
+	if (parse(argc, argv, "bisect run", run_longopts, &o))
 		goto out;
-	}
 	if (!o.plan || !o.metric || !o.threshold || !o.baseline) {
 		cli_usage_error("bisect run", "--plan, --metric, --threshold and --baseline "
 				"are needed");
-		ret = EXIT_SKIP;
+		goto out;
+	}
+	j.max_reps = o.max_reps ? o.max_reps : 30;
+	if (o.reps > j.max_reps) {
+		cli_usage_error("bisect run", "--reps %u is above --max-reps %u", o.reps,
+				j.max_reps);
 		goto out;
 	}
 	if (!o.kernel && !uname(&uts))
 		o.kernel = uts.release;
-	if (be_open(&be, true)) {
-		ret = EXIT_SKIP;
+	out = BISECT_OUT_FAILED;
+	j.runs = json_array();
+	j.base_runs = json_array();
+	if (!j.runs || !j.base_runs || be_open(&be, true))
 		goto out;
-	}
-	if (!cli.db) {
-		/* measure now, through the coordinator, on the host running this kernel (with
-		 * --db: judge the stored results of this kernel) */
-		if (!is_plan_file(o.plan)) {
-			cli_error("cannot read plan file '%s' (bisect run measures it through the "
-				  "coordinator; give --db FILE to judge stored results)", o.plan);
-			ret = EXIT_SKIP;
-			goto out;
-		}
-		if (o.host)
-			snprintf(host, sizeof(host), "%s", o.host);
-		else if (host_running(o.kernel, host, sizeof(host))) {
+	if (!cli.db && o.host) {
+		snprintf(host, sizeof(host), "%s", o.host);
+	} else if (!cli.db) {
+		err = host_running(o.kernel, host, sizeof(host));
+		if (err == -ENOENT) {
 			fprintf(stderr, "bpflab: no connected host runs kernel '%s' (--host H names "
-				"one): cannot run (125)\n", o.kernel);
-			ret = EXIT_SKIP;
-			goto out;
+				"one): cannot test (125)\n", o.kernel);
+			out = BISECT_OUT_UNTESTABLE;
 		}
-		hosts = json_pack("[s]", host);
-		if (!hosts || submit_wait(o.plan, o.overrides, o.reps ? o.reps : 5, hosts, &run)) {
-			ret = EXIT_SKIP;
+		if (err)
 			goto out;
-		}
 	}
-	err = values_for(&be, NULL, o.metric, o.variant, o.subject, NULL, o.baseline, 0, NULL,
-			 &base, &n_base, NULL, unit, sizeof(unit), NULL, tm_base, sizeof(tm_base));
-	if (!err && run)
-		err = values_for(&be, NULL, o.metric, o.variant, o.subject, NULL, run, 0, NULL,
-				 &cur, &n_cur, NULL, unit, sizeof(unit), NULL, tm_cur,
-				 sizeof(tm_cur));
-	else if (!err)
-		err = values_for(&be, o.plan, o.metric, o.variant, o.subject, o.kernel, 0,
-				 o.baseline, NULL, &cur, &n_cur, NULL, unit, sizeof(unit),
-				 *tm_base ? tm_base : NULL, tm_cur, sizeof(tm_cur));
-	if (err) {
-		ret = EXIT_SKIP;
-		goto out;
-	}
-	if (!n_base || !n_cur) {
-		fprintf(stderr, "bpflab: no %s values of '%s' %s: cannot tell (125)\n",
-			!n_base ? "baseline" : "measured", o.metric,
-			!n_base ? "in the baseline run" : run ? "in the new run" : "for this kernel");
-		ret = EXIT_SKIP;
-		goto out;
-	}
-	if (strcmp(tm_base, tm_cur)) {
-		fprintf(stderr, "bpflab: cannot compare '%s' timings of the baseline with '%s' "
-			"ones of this kernel: cannot tell (125)\n", tm_base, tm_cur);
-		ret = EXIT_SKIP;
-		goto out;
-	}
-	m = bisect_judge(base, n_base, cur, n_cur, stats_kind_for_unit(unit), o.threshold,
-			 o.dir, &r);
-	ret = m == BISECT_GOOD ? 0 : m == BISECT_BAD ? 1 : EXIT_SKIP;
-	if (cli.json) {
-		json_t *j = json_pack("{s:s, s:s, s:i, s:I, s:I, s:f, s:f, s:f, s:s, s:b, s:s, "
-				      "s:I}", "kernel", o.kernel, "verdict", bisect_mark_name(m),
-				      "exit", ret, "n_baseline", (json_int_t)n_base,
-				      "n", (json_int_t)n_cur, "mean_baseline", r.mean_a,
-				      "mean", r.mean_b, "delta_pct", r.delta_pct,
-				      "compare", compare_verdict_name(r.verdict),
-				      "exact", r.test == COMPARE_TEST_CONSTANT, "timing", tm_cur,
-				      "run", (json_int_t)run);
-
-		if (j)
-			cli_print_json(j);
-		json_decref(j);
-	} else {
-		char rtext[32] = "", p[32];
-
-		if (run)
-			snprintf(rtext, sizeof(rtext), ", run %lld", run);
-		printf("%s: %s %s: %.6g -> %.6g %s (%+.2f %%, %s, %s, %zu vs %zu, %s%s): "
-		       "%s\n", o.kernel, o.metric, o.variant ? o.variant : "", r.mean_a, r.mean_b,
-		       unit, r.delta_pct, compare_verdict_name(r.verdict),
-		       compare_p_text(r.test, r.p, p, sizeof(p)), n_base, n_cur,
-		       tm_cur, rtext, m == BISECT_SKIP ? "cannot tell" : bisect_mark_name(m));
-	}
+	j.host = host;
+	out = judge_run(&j, o.kernel);
 out:
-	free(base);
-	free(cur);
-	json_decref(hosts);
+	vals_release(&j.cur);
+	vals_release(&j.base);
+	json_decref(j.runs);
+	json_decref(j.base_runs);
+	json_decref(j.base_overrides);
 	json_decref(o.overrides);
 	be_close(&be);
-	return ret;
+	return bisect_run_exit(out);
 }
 
 /* --- sessions --- */
@@ -910,6 +1231,7 @@ static struct bisect *engine(const json_t *ses)
 	size_t i, k, n = json_array_size(kernels);
 	BISECT_OPTS(o, .kind = (enum stats_kind)proto_get_int(opts, "kind", 0),
 		    .reps = (unsigned int)proto_get_int(opts, "reps", 0),
+		    .max_reps = (unsigned int)proto_get_int(opts, "max_reps", 0),
 		    .min_effect = json_number_value(json_object_get(opts, "min_effect")));
 
 	if (n > 1024)
@@ -963,9 +1285,10 @@ static int do_start(int argc, char **argv)
 	json_t *kernels = NULL, *ses = NULL, *started = NULL;
 	char unit[32] = "", path[PATH_MAX] = "";
 	const char *plan_name;
-	double *v = NULL;
-	size_t n;
-	int ret, g, bd;
+	struct vals x = { 0 };
+	unsigned int max_reps;
+	struct vsel q;
+	int ret, g, bd, err;
 
 	ret = parse(argc, argv, "bisect start", start_longopts, &o);
 	if (ret)
@@ -973,6 +1296,12 @@ static int do_start(int argc, char **argv)
 	if (!o.plan || !o.metric || !o.good || !o.bad) {
 		ret = cli_usage_error("bisect start", "--plan, --metric, --good and --bad are "
 				      "needed");
+		goto out;
+	}
+	max_reps = o.max_reps ? o.max_reps : 30;
+	if ((o.reps ? o.reps : 5) > max_reps) {
+		ret = cli_usage_error("bisect start", "--reps %u is above --max-reps %u",
+				      o.reps ? o.reps : 5, max_reps);
 		goto out;
 	}
 	plan_name = o.plan;
@@ -983,6 +1312,19 @@ static int do_start(int argc, char **argv)
 		if (ret)
 			goto out;
 		plan_name = cp.plan->name;
+		if (!o.variant && cp.plan->n_variants > 1) {
+			char list[256] = "";
+			size_t used = 0;
+			int i;
+
+			for (i = 0; i < cp.plan->n_variants && used < sizeof(list); i++)
+				used += snprintf(list + used, sizeof(list) - used, "%s'%s'",
+						 i ? ", " : "", cp.plan->variants[i].name);
+			ret = cli_usage_error("bisect start", "plan '%s' has %d variants (%s): "
+					      "choose one with --variant", o.plan,
+					      cp.plan->n_variants, list);
+			goto out;
+		}
 		if (!realpath(o.plan, path)) {
 			ret = cli_error("cannot resolve '%s': %s", o.plan, strerror(errno));
 			goto out;
@@ -1008,17 +1350,22 @@ static int do_start(int argc, char **argv)
 				      "first)", g < 0 ? o.good : bd < 0 ? o.bad : o.good);
 		goto out;
 	}
-	/* the kind of the metric from a stored unit, if there is one */
-	if (values_for(&be, plan_name, o.metric, o.variant, o.subject, NULL, 0, 0, NULL, &v,
-		       &n, NULL, unit, sizeof(unit), o.timing, NULL, 0)) {
-		ret = CLI_EXIT_FAIL;
+	/* the kind of the metric from a stored unit, if there is one (and never a sample
+	 * of several variants or subjects) */
+	q = (struct vsel){ .plan = plan_name, .metric = o.metric, .variant = o.variant,
+			   .subject = o.subject, .timing = o.timing };
+	err = values_get(&be, &q, &x);
+	if (err) {
+		ret = err == -EDOM ? CLI_EXIT_USAGE : CLI_EXIT_FAIL;
 		goto out;
 	}
-	ses = json_pack("{s:s, s:s, s:s?, s:s?, s:O, s:s, s:s, s:{s:i, s:i, s:f, s:s?, s:s?, "
-			"s:O?}}", "plan", plan_name, "metric", o.metric, "variant", o.variant,
+	snprintf(unit, sizeof(unit), "%s", x.unit);
+	ses = json_pack("{s:s, s:s, s:s?, s:s?, s:O, s:s, s:s, s:{s:i, s:i, s:i, s:f, s:s?, "
+			"s:s?, s:O?}}", "plan", plan_name, "metric", o.metric, "variant", o.variant,
 			"subject", o.subject, "kernels", kernels, "good", o.good, "bad", o.bad,
 			"opts", "kind", (int)stats_kind_for_unit(unit), "reps",
-			(int)(o.reps ? o.reps : 5), "min_effect", o.threshold ? o.threshold : 0.02,
+			(int)(o.reps ? o.reps : 5), "max_reps", (int)max_reps,
+			"min_effect", o.threshold ? o.threshold : 0.02,
 			"plan_file", *path ? path : NULL, "timing", o.timing, "overrides",
 			o.overrides);
 	if (!ses) {
@@ -1036,7 +1383,7 @@ static int do_start(int argc, char **argv)
 	if (cli.json)
 		ret = cli_print_json(started);
 out:
-	free(v);
+	vals_release(&x);
 	json_decref(started);
 	json_decref(ses);
 	json_decref(kernels);
@@ -1044,6 +1391,44 @@ out:
 	cli_plan_release(&cp);
 	be_close(&be);
 	return ret;
+}
+
+/* Whether step S left its kernel unsettled (UNKNOWN: more values asked, skipped after
+ * the last round, ends or a confirmation that cannot be told apart), so that what its
+ * n could resolve is worth printing. */
+static bool step_unsettled(const struct bisect_step *s)
+{
+	if (!s || !s->res.n_a)
+		return false;
+	if (s->mark == BISECT_MORE || s->mark == BISECT_SKIP)
+		return true;
+	return (s->mark == BISECT_END || s->mark == BISECT_CONFIRM) &&
+	       s->v_good == COMPARE_UNKNOWN;
+}
+
+/* The steps of session SES (as stored, in the order of B's) with
+ * "min_detectable_pct": what each step's comparison could resolve, in %, or null. */
+static void annotate_steps(json_t *ses, const struct bisect *b)
+{
+	json_t *s;
+	size_t i;
+
+	json_array_foreach(json_object_get(ses, "steps"), i, s) {
+		const struct bisect_step *st = bisect_step(b, (int)i);
+
+		if (json_is_object(s))
+			json_object_set_new(s, "min_detectable_pct", st && !isnan(st->res.mde) ?
+					    json_real(100 * st->res.mde) : json_null());
+	}
+}
+
+/* "  with 5 + 5 values at 12 % CV ..." for step S when it is unsettled. */
+static void print_resolution(const struct bisect_step *s)
+{
+	char text[160];
+
+	if (step_unsettled(s) && *bisect_resolution_text(&s->res, text, sizeof(text)))
+		fprintf(text_out(), "  %s\n", text);
 }
 
 static void print_result(const struct bisect *b)
@@ -1089,6 +1474,7 @@ static int do_status(int argc, char **argv)
 		json_object_set_new(ses, "next", a.kernel >= 0 ?
 				    json_string(bisect_kernel(b, a.kernel)) : json_null());
 		json_object_set_new(ses, "measured", json_integer(bisect_n_measured(b)));
+		annotate_steps(ses, b);
 		ret = cli_print_json(ses);
 		goto out;
 	}
@@ -1098,6 +1484,7 @@ static int do_status(int argc, char **argv)
 	       json_is_string(json_object_get(ses, "variant")) ? " variant " : "",
 	       proto_get_str(ses, "variant", ""), bisect_n_kernels(b), bisect_n_measured(b));
 	printf("engine: %s: %s\n", bisect_state_name(a.state), bisect_why(b));
+	print_resolution(bisect_step(b, bisect_n_steps(b) - 1));
 	if (a.kernel >= 0)
 		printf("next: measure '%s' (%u repetitions%s%s)\n", bisect_kernel(b, a.kernel),
 		       a.reps, a.kernel2 >= 0 ? ", interleaved with " : "",
@@ -1127,6 +1514,7 @@ static int do_log(int argc, char **argv)
 	if (ret)
 		goto out;
 	if (cli.json) {
+		annotate_steps(ses, b);
 		ret = cli_print_json(json_object_get(ses, "steps"));
 		goto out;
 	}
@@ -1139,8 +1527,12 @@ static int do_log(int argc, char **argv)
 		char c[5][32];
 		const char *cells[9] = { c[0], bisect_kernel(b, s->kernel), c[1], c[2], c[3],
 					 c[4], NULL, bisect_mark_name(s->mark), s->why };
-		char p[32];
+		char p[32], why[320], res[160];
 
+		if (step_unsettled(s) && *bisect_resolution_text(&s->res, res, sizeof(res))) {
+			snprintf(why, sizeof(why), "%s; %s", s->why, res);
+			cells[8] = why;
+		}
 		snprintf(c[0], 32, "%d", i + 1);
 		snprintf(c[1], 32, "%u", s->round);
 		snprintf(c[2], 32, "%u", s->n_total);
@@ -1228,6 +1620,7 @@ static int record_step(struct session_be *be, json_t **ses, struct bisect *b, in
 	json_decref(*ses);
 	*ses = after;
 	fprintf(text_out(), "%s: %s\n", bisect_kernel(b, k), s->why);
+	print_resolution(s);
 	if (end)
 		print_result(b);
 	return 0;
@@ -1257,17 +1650,20 @@ static const char *session_timing(struct session_be *be, const json_t *ses, char
 	if (json_is_string(json_object_get(opts, "timing")))
 		return proto_get_str(opts, "timing", NULL);
 	json_array_foreach(json_object_get(ses, "steps"), i, s) {
-		long long run = json_integer_value(json_array_get(json_object_get(s, "runs"), 0));
-		double *v = NULL;
-		size_t n = 0;
+		json_t *run = json_array_get(json_object_get(s, "runs"), 0), *one;
+		struct vals x = { 0 };
 
-		if (!run)
+		if (!json_integer_value(run) || !(one = json_pack("[O]", run)))
 			continue;
+		struct vsel q = { .metric = proto_get_str(ses, "metric", ""),
+				  .variant = proto_get_str(ses, "variant", NULL),
+				  .subject = proto_get_str(ses, "subject", NULL), .runs = one };
+
 		*out = '\0';
-		values_for(be, NULL, proto_get_str(ses, "metric", ""),
-			   proto_get_str(ses, "variant", NULL), proto_get_str(ses, "subject", NULL),
-			   NULL, run, 0, NULL, &v, &n, NULL, NULL, 0, NULL, out, len);
-		free(v);
+		if (!values_get(be, &q, &x) && x.n)
+			snprintf(out, len, "%s", x.timing);
+		vals_release(&x);
+		json_decref(one);
 		if (*out)
 			return out;
 	}
@@ -1281,48 +1677,54 @@ static int measure(struct session_be *be, json_t **ses, struct bisect *b, int k,
 		   bool skip_missing, long long only_run)
 {
 	const char *name = bisect_kernel(b, k), *timing;
-	json_t *runs = json_array(), *used = used_runs(*ses, name);
-	char tm[16] = "", stm[16] = "";
-	double *v = NULL;
-	size_t n = 0;
+	json_t *used = used_runs(*ses, name), *only = only_run ?
+		json_pack("[I]", (json_int_t)only_run) : NULL;
+	char stm[16] = "";
+	struct vals x = { 0 };
 	int ret, err;
 
 	timing = session_timing(be, *ses, stm, sizeof(stm));
-	err = values_for(be, only_run ? NULL : proto_get_str(*ses, "plan", NULL),
-			 proto_get_str(*ses, "metric", ""), proto_get_str(*ses, "variant", NULL),
-			 proto_get_str(*ses, "subject", NULL), name, only_run, 0, used, &v, &n,
-			 runs, NULL, 0, timing, tm, sizeof(tm));
+	struct vsel q = { .plan = proto_get_str(*ses, "plan", NULL),
+			  .metric = proto_get_str(*ses, "metric", ""),
+			  .variant = proto_get_str(*ses, "variant", NULL),
+			  .subject = proto_get_str(*ses, "subject", NULL), .kernel = name,
+			  .timing = timing, .runs = only, .used = used, .one_run = true };
+
+	err = values_get(be, &q, &x);
 	if (err)
-		ret = CLI_EXIT_FAIL;
-	else if (!n && !skip_missing)
+		ret = err == -EDOM ? CLI_EXIT_USAGE : CLI_EXIT_FAIL;
+	else if (!x.n && !skip_missing)
 		ret = cli_error("no new stored results of '%s' on kernel '%s'%s%s%s: run the plan "
 				"on a host with that kernel and step again, or 'bisect step --skip' "
 				"to skip it", proto_get_str(*ses, "plan", "?"), name,
 				timing ? " (timing '" : "", timing ? timing : "", timing ? "')" : "");
 	else
-		ret = record_step(be, ses, b, k, v, n, runs);
-	free(v);
-	json_decref(runs);
+		ret = record_step(be, ses, b, k, x.v, x.n, x.runs);
+	vals_release(&x);
+	json_decref(only);
 	json_decref(used);
 	return ret;
 }
 
 /* Whether the session has stored values of its plan on kernel K in a run it has not
- * used yet. */
-static bool have_stored(struct session_be *be, const json_t *ses, const char *k)
+ * used yet: 1 or 0, or an exit status (> 1) after the error (values of several
+ * variants or subjects: bad usage). */
+static int have_stored(struct session_be *be, const json_t *ses, const char *k)
 {
 	json_t *used = used_runs(ses, k);
 	char stm[16] = "";
-	double *v = NULL;
-	size_t n = 0;
+	struct vals x = { 0 };
+	struct vsel q = { .plan = proto_get_str(ses, "plan", NULL),
+			  .metric = proto_get_str(ses, "metric", ""),
+			  .variant = proto_get_str(ses, "variant", NULL),
+			  .subject = proto_get_str(ses, "subject", NULL), .kernel = k,
+			  .timing = session_timing(be, ses, stm, sizeof(stm)), .used = used };
+	int err = values_get(be, &q, &x), ret;
 
-	values_for(be, proto_get_str(ses, "plan", NULL), proto_get_str(ses, "metric", ""),
-		   proto_get_str(ses, "variant", NULL), proto_get_str(ses, "subject", NULL), k,
-		   0, 0, used, &v, &n, NULL, NULL, 0, session_timing(be, ses, stm, sizeof(stm)),
-		   NULL, 0);
-	free(v);
+	ret = err == -EDOM ? CLI_EXIT_USAGE : err ? CLI_EXIT_FAIL : x.n > 0;
+	vals_release(&x);
 	json_decref(used);
-	return n > 0;
+	return ret;
 }
 
 /* Append kernel I of B to the space-separated list OUT (LEN bytes) unless it is there
@@ -1468,8 +1870,12 @@ static int do_step(int argc, char **argv)
 	}
 	provider = o.provider ? o.provider : getenv("BPFLAB_KERNEL_PROVIDER");
 	plan_file = proto_get_str(json_object_get(ses, "opts"), "plan_file", NULL);
-	stored = have_stored(&be, ses, bisect_kernel(b, a.kernel)) &&
-		 (a.kernel2 < 0 || have_stored(&be, ses, bisect_kernel(b, a.kernel2)));
+	ret = have_stored(&be, ses, bisect_kernel(b, a.kernel));
+	if (ret == 1 && a.kernel2 >= 0)
+		ret = have_stored(&be, ses, bisect_kernel(b, a.kernel2));
+	if (ret > 1)
+		goto out;
+	stored = ret == 1;
 	if (!stored && !o.skip && plan_file) {
 		/* nothing stored: measure it now through the coordinator */
 		ret = run_plan(ses, b, &a, provider, &run);
@@ -1479,8 +1885,10 @@ static int do_step(int argc, char **argv)
 	ret = measure(&be, &ses, b, a.kernel, o.skip || plan_file, run);
 	if (!ret && a.kernel2 >= 0)
 		ret = measure(&be, &ses, b, a.kernel2, true, run);
-	if (!ret && cli.json)	/* the session with the steps just recorded */
+	if (!ret && cli.json) {	/* the session with the steps just recorded */
+		annotate_steps(ses, b);
 		ret = cli_print_json(ses);
+	}
 out:
 	bisect_destroy(&b);
 	json_decref(ses);
@@ -1515,7 +1923,7 @@ static int do_reset(int argc, char **argv)
 
 static const struct cli_cmd bisect_cmds[] = {
 	{ "start", do_start, "--plan P --metric M --good KERNEL --bad KERNEL [--variant V] "
-	  "[--subject S] [--kernels FILE] [--reps N] [--threshold X%] "
+	  "[--subject S] [--kernels FILE] [--reps N] [--max-reps N] [--threshold X%] "
 	  "[--timing wall|icount] [-s KEY=VALUE]...",
 	  "Start a bisection session over the candidate kernels of FILE (one a line,\n"
 	  "oldest first) or, without it, the kernel releases the hosts run and the ones\n"
@@ -1524,10 +1932,14 @@ static const struct cli_cmd bisect_cmds[] = {
 	  "when no results are stored; a plan name: stored results only. The session is\n"
 	  "kept by the coordinator (with --db FILE: in that database file).\n"
 	  "\n"
-	  "  --variant V           only the values of variant V\n"
-	  "  --subject S           only the values of subject S (a port or program)\n"
+	  "  --variant V           only the values of variant V (needed when the plan\n"
+	  "                        or the stored values have several)\n"
+	  "  --subject S           only the values of subject S (a port or program;\n"
+	  "                        needed when the values have several)\n"
 	  "  --reps N              repetitions a first measurement asks for, 1 to 100\n"
 	  "                        (default 5; a run has at least 5)\n"
+	  "  --max-reps N          UNKNOWN: more rounds while a kernel has fewer values\n"
+	  "                        (default 30)\n"
 	  "  --threshold X%        the least change that matters (default 2%)\n"
 	  "  --timing wall|icount  only values of that timing mode (default: the mode\n"
 	  "                        of the first values measured)\n"
@@ -1552,17 +1964,24 @@ static const struct cli_cmd bisect_cmds[] = {
 	  "                        session still needs in $BPFLAB_KEEP_KERNELS\n" },
 	{ "reset", do_reset, "", "End the active session (kept, state 'reset').\n" },
 	{ "run", do_run, "--plan P --metric M --threshold X% --baseline RUN [--kernel K] "
-	  "[--host H] [--reps N] [-s KEY=VALUE]... [--variant V] [--subject S] "
-	  "[--direction higher|lower]",
+	  "[--host H] [--reps N] [--max-reps N] [--rebaseline | --no-rebaseline] "
+	  "[-s KEY=VALUE]... [--variant V] [--subject S] [--direction higher|lower]",
 	  "For 'git bisect run': run plan file P through the coordinator on host H\n"
 	  "(default: the connected host whose kernel is K, default uname -r) with N\n"
-	  "repetitions (default 5) and judge the values against baseline run RUN; with\n"
-	  "--db, judge the stored results of plan P on kernel K instead. --direction:\n"
-	  "which way is better (default: higher for rates, lower for times). Exit 0\n"
-	  "good, 1 bad, 125 cannot tell or cannot run (also when the timing modes\n"
-	  "differ, and for bad usage, so that git skips rather than blames the commit).\n"
-	  "With -j: {kernel, verdict, exit, n_baseline, n, mean_baseline, mean,\n"
-	  "delta_pct, compare, exact, timing, run}.\n" },
+	  "repetitions (default 5) and judge the values against baseline run RUN;\n"
+	  "while the answer is UNKNOWN, measure more, up to --max-reps (default 30).\n"
+	  "--rebaseline (the default when RUN ran plan P on this host and kernel) runs\n"
+	  "RUN's plan again on its host, interleaved with P, and compares with those\n"
+	  "values; --no-rebaseline compares with RUN's stored values. With --db, judge\n"
+	  "the stored results of plan P on kernel K instead. --variant, --subject: which\n"
+	  "sample, needed when the metric has several. --direction: which way is better\n"
+	  "(default: higher for rates, lower for times). Exit 0 good, 1 bad, 125 cannot\n"
+	  "tell or this commit cannot be tested (no host runs K, its jobs all failed),\n"
+	  "so that git skips it; 128 the tool failed (no coordinator, a database or\n"
+	  "baseline that cannot be read) and 129 bad usage, so that git stops.\n"
+	  "With -j: {kernel, verdict, outcome, exit, n_baseline, n, mean_baseline, mean,\n"
+	  "delta_pct, compare, exact, timing, run, runs, baseline_runs, rebaseline,\n"
+	  "min_detectable_pct}.\n" },
 	{ NULL, NULL, NULL, NULL },
 };
 

@@ -241,6 +241,7 @@ static struct bisect_step *step_new(struct bisect *b, int kernel, unsigned int r
 		.kernel = kernel, .round = round, .n_new = (unsigned int)n_new,
 		.mean = NAN, .delta_good_pct = NAN, .p_good = NAN, .p_bad = NAN,
 		.v_good = COMPARE_UNKNOWN, .v_bad = COMPARE_UNKNOWN,
+		.res = { .cv = NAN, .mde = NAN },
 	};
 	return s;
 }
@@ -262,6 +263,20 @@ static unsigned int clamp_reps(const struct bisect *b, unsigned int want)
 	if (want < 1)
 		want = 1;
 	return want > b->opts.max_reps_round ? b->opts.max_reps_round : want;
+}
+
+/* Another round for a kernel (the ends, a confirmation side) with N values that was
+ * UNKNOWN after ROUND extra rounds, for which compare asked WANT more: the values to
+ * ask, 0 for none (no more rounds). */
+static unsigned int more_round(const struct bisect *b, unsigned int round, size_t n,
+			       unsigned int want)
+{
+	if (!b->opts.max_reps)
+		return round < b->opts.max_extra_rounds ? clamp_reps(b, want) : 0;
+	if (n >= b->opts.max_reps)
+		return 0;
+	want = clamp_reps(b, want);
+	return want > b->opts.max_reps - n ? (unsigned int)(b->opts.max_reps - n) : want;
 }
 
 static int sign(double x)
@@ -290,6 +305,7 @@ static int record_end(struct bisect *b, int kernel, const double *v, size_t n)
 	struct kernel_slot *k = &b->k[kernel];
 	struct bisect_step *s = step_new(b, kernel, b->end_round, n);
 	struct compare_result r;
+	unsigned int more;
 	char p[32];
 	int err;
 
@@ -331,6 +347,7 @@ static int record_end(struct bisect *b, int kernel, const double *v, size_t n)
 	s->test_good = r.test;
 	s->v_good = r.verdict;
 	s->delta_good_pct = r.delta_pct;
+	bisect_resolution_of(&r, b->opts.alpha, &s->res);
 	compare_p_text(r.test, r.p, p, sizeof(p));
 	if (r.verdict == COMPARE_DIFFERENT) {
 		b->dir = sign(r.mean_b - r.mean_a);
@@ -341,9 +358,11 @@ static int record_end(struct bisect *b, int kernel, const double *v, size_t n)
 		search_continue(b);
 		return 0;
 	}
-	if (r.verdict == COMPARE_UNKNOWN && b->end_round < b->opts.max_extra_rounds) {
+	more = r.verdict == COMPARE_UNKNOWN ?
+	       more_round(b, b->end_round, r.n_a > r.n_b ? r.n_a : r.n_b, r.more_reps) : 0;
+	if (more) {
 		b->end_round++;
-		b->end_want[0] = b->end_want[1] = clamp_reps(b, r.more_reps);
+		b->end_want[0] = b->end_want[1] = more;
 		snprintf(s->why, sizeof(s->why), "ends UNKNOWN (%s): %u more each", p,
 			 b->end_want[0]);
 		step_commit(b, s);
@@ -365,6 +384,7 @@ static int classify(struct bisect *b, struct kernel_slot *k, struct bisect_step 
 		    struct compare_result *rg_out, struct compare_result *rb_out)
 {
 	const struct kernel_slot *g = &b->k[b->good], *bd = &b->k[b->bad];
+	struct bisect_resolution res_bad;
 	struct compare_result rg, rb;
 	char pg[32], pb[32];
 	bool closer_good;
@@ -382,6 +402,10 @@ static int classify(struct bisect *b, struct kernel_slot *k, struct bisect_step 
 	s->v_good = rg.verdict;
 	s->v_bad = rb.verdict;
 	s->delta_good_pct = rg.delta_pct;
+	bisect_resolution_of(&rg, b->opts.alpha, &s->res);
+	bisect_resolution_of(&rb, b->opts.alpha, &res_bad);
+	if (isnan(s->res.mde) || res_bad.mde > s->res.mde)
+		s->res = res_bad;
 	closer_good = fabs(rg.mean_b - rg.mean_a) < fabs(rb.mean_b - rb.mean_a);
 	if (rg.verdict == COMPARE_SAME && rb.verdict == COMPARE_SAME)
 		s->mark = closer_good ? BISECT_GOOD : BISECT_BAD;
@@ -435,16 +459,17 @@ static int record_search(struct bisect *b, int kernel, const double *v, size_t n
 		return err;
 	}
 	if (s->mark == BISECT_MORE) {
-		if (round < b->opts.max_extra_rounds) {
-			unsigned int more = 0;
+		unsigned int more = 0;
 
-			if (rg.verdict == COMPARE_UNKNOWN)
-				more = rg.more_reps;
-			if (rb.verdict == COMPARE_UNKNOWN && rb.more_reps > more)
-				more = rb.more_reps;
+		if (rg.verdict == COMPARE_UNKNOWN)
+			more = rg.more_reps;
+		if (rb.verdict == COMPARE_UNKNOWN && rb.more_reps > more)
+			more = rb.more_reps;
+		more = more_round(b, round, k->n, more);
+		if (more) {
 			b->cur = kernel;
 			b->cur_round = round + 1;
-			b->cur_reps = clamp_reps(b, more);
+			b->cur_reps = more;
 			/* an end with fewer values than the candidate will have limits the
 			 * test as much as the candidate does: top it up first */
 			if (rg.verdict == COMPARE_UNKNOWN && b->k[b->good].n < k->n + b->cur_reps)
@@ -505,6 +530,7 @@ static int record_confirm(struct bisect *b, int kernel, const double *v, size_t 
 	int side = b->conf_phase;
 	struct bisect_step *s = step_new(b, kernel, b->conf_round, n);
 	struct compare_result r;
+	unsigned int more;
 	char p[32];
 	size_t cap = 0;
 	int err;
@@ -545,9 +571,13 @@ static int record_confirm(struct bisect *b, int kernel, const double *v, size_t 
 		compare_p_text(r.test, r.p, p, sizeof(p));
 		s->v_good = r.verdict;
 		s->delta_good_pct = r.delta_pct;
-		if (r.verdict == COMPARE_UNKNOWN && b->conf_round < b->opts.max_extra_rounds) {
+		bisect_resolution_of(&r, b->opts.alpha, &s->res);
+		more = r.verdict == COMPARE_UNKNOWN ?
+		       more_round(b, b->conf_round, r.n_a > r.n_b ? r.n_a : r.n_b,
+				  r.more_reps) : 0;
+		if (more) {
 			b->conf_round++;
-			b->conf_reps = clamp_reps(b, r.more_reps);
+			b->conf_reps = more;
 			b->conf_phase = 0;
 			snprintf(s->why, sizeof(s->why), "confirmation UNKNOWN, %+.2f %% (%s): "
 				 "%u more each", r.delta_pct, p, b->conf_reps);
@@ -735,4 +765,111 @@ enum bisect_mark bisect_judge(const double *baseline, size_t n_base, const doubl
 	if (r.verdict == COMPARE_DIFFERENT && r.change == COMPARE_CHANGE_BETTER)
 		return BISECT_GOOD;
 	return BISECT_SKIP;
+}
+
+int bisect_run_exit(enum bisect_outcome o)
+{
+	switch (o) {
+	case BISECT_OUT_GOOD: return 0;
+	case BISECT_OUT_BAD: return 1;
+	case BISECT_OUT_UNKNOWN:
+	case BISECT_OUT_UNTESTABLE: return BISECT_EXIT_SKIP;
+	case BISECT_OUT_USAGE: return BISECT_EXIT_USAGE;
+	case BISECT_OUT_FAILED: break;
+	}
+	return BISECT_EXIT_FAILED;
+}
+
+const char *bisect_outcome_name(enum bisect_outcome o)
+{
+	static const char *const names[] = {
+		[BISECT_OUT_GOOD] = "good", [BISECT_OUT_BAD] = "bad",
+		[BISECT_OUT_UNKNOWN] = "cannot tell", [BISECT_OUT_UNTESTABLE] = "cannot test",
+		[BISECT_OUT_USAGE] = "usage", [BISECT_OUT_FAILED] = "failed",
+	};
+
+	return (unsigned int)o < sizeof(names) / sizeof(names[0]) ? names[o] : "failed";
+}
+
+unsigned int bisect_run_more(const struct compare_result *r, size_t n_have,
+			     unsigned int max_reps)
+{
+	unsigned int more;
+
+	if (r->verdict != COMPARE_UNKNOWN || n_have >= max_reps)
+		return 0;
+	more = r->more_reps < 3 ? 3 : r->more_reps;
+	return more > max_reps - n_have ? (unsigned int)(max_reps - n_have) : more;
+}
+
+void bisect_resolution_of(const struct compare_result *r, double alpha,
+			  struct bisect_resolution *out)
+{
+	double var;
+
+	*out = (struct bisect_resolution){ .n_a = r->n_a, .n_b = r->n_b, .cv = NAN,
+					   .mde = NAN };
+	if (r->n_a < 2 || r->n_b < 2 || !isfinite(r->mean_a) || r->mean_a == 0)
+		return;
+	var = ((r->n_a - 1) * r->stddev_a * r->stddev_a +
+	       (r->n_b - 1) * r->stddev_b * r->stddev_b) / (double)(r->n_a + r->n_b - 2);
+	out->cv = sqrt(var) / fabs(r->mean_a);
+	out->mde = stats_min_detectable_effect(r->n_a, r->n_b, out->cv,
+					       alpha > 0 ? alpha : 0.05, 0.8);
+}
+
+const char *bisect_resolution_text(const struct bisect_resolution *res, char *out,
+				   size_t len)
+{
+	if (!res->n_a || isnan(res->mde))
+		snprintf(out, len, "%s", "");
+	else
+		snprintf(out, len, "with %zu + %zu values at %.2g %% CV the smallest change this "
+			 "can see is about %.2g %%", res->n_a, res->n_b, 100 * res->cv,
+			 100 * res->mde);
+	return out;
+}
+
+/* The distinct names of the N at NAMES (NULLs not counted) as "'a', 'b'" into LIST;
+ * returns their count. */
+static size_t distinct(const char *const *names, size_t n, char *list, size_t len)
+{
+	size_t i, j, count = 0, used = 0;
+
+	*list = '\0';
+	for (i = 0; i < n; i++) {
+		if (!names[i])
+			continue;
+		for (j = 0; j < i && (!names[j] || strcmp(names[j], names[i])); j++)
+			;
+		if (j < i)
+			continue;
+		count++;
+		if (used < len)
+			used += snprintf(list + used, len - used, "%s'%s'", count > 1 ? ", " : "",
+					 names[i]);
+	}
+	return count;
+}
+
+int bisect_sample_check(const char *const *variants, const char *const *subjects,
+			size_t n, char *why, size_t len)
+{
+	const char *const *names[2] = { variants, subjects };
+	static const char *const what[2] = { "variant", "subject" };
+	char list[256];
+	size_t count;
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		if (!names[i])
+			continue;
+		count = distinct(names[i], n, list, sizeof(list));
+		if (count > 1) {
+			snprintf(why, len, "values of %zu %ss (%s): choose one with --%s", count,
+				 what[i], list, what[i]);
+			return -EINVAL;
+		}
+	}
+	return 0;
 }

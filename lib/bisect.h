@@ -55,6 +55,10 @@ struct bisect_opts {
 	bool no_confirm;		/* end without a confirmation round */
 	double alpha;			/* compare_opts.alpha; 0.05 */
 	double min_effect;		/* compare_opts.min_effect; 0.02 */
+	unsigned int max_reps;		/* 0: UNKNOWN gets max_extra_rounds rounds; else
+					 * rounds while the kernel (the ends, a
+					 * confirmation side) has fewer values than this,
+					 * none beyond it (`--max-reps`) */
 };
 
 #define BISECT_OPTS(NAME, ...)                                                          \
@@ -88,6 +92,17 @@ struct bisect_action {
 	unsigned int round;		/* 0 first measurement, 1.. extra rounds */
 };
 
+/* What a comparison of N_A and N_B values could resolve: CV is the pooled standard
+ * deviation over the baseline (A) mean, MDE the smallest relative change that the two
+ * samples detect at the comparison's alpha with power 0.8
+ * (stats_min_detectable_effect), both fractions; NAN when a side has fewer than 2
+ * values. */
+struct bisect_resolution {
+	size_t n_a, n_b;
+	double cv;
+	double mde;
+};
+
 /* One recorded measurement and what was decided from it. */
 struct bisect_step {
 	int kernel;
@@ -101,6 +116,9 @@ struct bisect_step {
 						 * exact (compare_p_text) */
 	enum compare_verdict v_good, v_bad;
 	enum bisect_mark mark;
+	struct bisect_resolution res;	/* of the comparison that decided (the less
+					 * resolving of the two for a candidate); n 0
+					 * when nothing was compared */
 	char why[128];			/* "SAME as good (+0.10 %, p 0.41), ...", "no
 					 * values: skip"; "exact" in place of "p 0.41"
 					 * when both sides were constant (compare_p_text) */
@@ -185,5 +203,53 @@ const char *bisect_confirm_name(enum bisect_confirm c);
 enum bisect_mark bisect_judge(const double *baseline, size_t n_base, const double *current,
 			      size_t n_cur, enum stats_kind kind, double min_effect,
 			      enum compare_direction dir, struct compare_result *cmp);
+
+/* What `bisect run` found for one commit, and its exit status for `git bisect run`
+ * (bisect_run_exit): GOOD 0, BAD 1; UNKNOWN (cannot tell, after the most repetitions)
+ * and UNTESTABLE (this commit cannot be tested: its kernel has no host, its jobs all
+ * failed) 125, which git skips; USAGE (bad usage, a plan that does not validate, a
+ * metric matching several variants or subjects) 129 and FAILED (the tool failed: no
+ * coordinator, an unreadable database, a failed submit, a baseline without values) 128,
+ * which stop `git bisect run` instead of skipping every commit. */
+enum bisect_outcome {
+	BISECT_OUT_GOOD,
+	BISECT_OUT_BAD,
+	BISECT_OUT_UNKNOWN,
+	BISECT_OUT_UNTESTABLE,
+	BISECT_OUT_USAGE,
+	BISECT_OUT_FAILED,
+};
+
+#define BISECT_EXIT_SKIP 125		/* git bisect run: skip this commit */
+#define BISECT_EXIT_FAILED 128		/* git bisect run: stop */
+#define BISECT_EXIT_USAGE 129		/* git bisect run: stop */
+
+/* The exit status of outcome O; BISECT_EXIT_FAILED for a value out of range. */
+int bisect_run_exit(enum bisect_outcome o);
+/* "good", "bad", "cannot tell", "cannot test", "usage", "failed". */
+const char *bisect_outcome_name(enum bisect_outcome o);
+
+/* `bisect run`'s escalation: after comparison R of a kernel with N_HAVE values (the
+ * fewer of the two sides), how many more values each side should get, at most MAX_REPS
+ * in all: 0 unless R is UNKNOWN and N_HAVE < MAX_REPS; else compare's more_reps, at
+ * least 3, capped at MAX_REPS - N_HAVE. */
+unsigned int bisect_run_more(const struct compare_result *r, size_t n_have,
+			     unsigned int max_reps);
+
+/* What comparison R (at significance ALPHA; 0: 0.05) could resolve, into *OUT. */
+void bisect_resolution_of(const struct compare_result *r, double alpha,
+			  struct bisect_resolution *out);
+/* "with 5 + 5 values at 12 % CV the smallest change this can see is about 21 %" into
+ * OUT, "" when RES has no figure (a side below 2 values). Returns OUT. */
+const char *bisect_resolution_text(const struct bisect_resolution *res, char *out,
+				   size_t len);
+
+/* A sample that bisect compares must be one variant and one subject, never several
+ * pooled. VARIANTS and SUBJECTS (each may be NULL: not checked) name the variant and
+ * subject of each of N values (a NULL name is not counted). Returns 0 when each names
+ * at most one, else -EINVAL with WHY set: "values of 2 variants ('drop', 'pass'):
+ * choose one with --variant" (variants are checked first). */
+int bisect_sample_check(const char *const *variants, const char *const *subjects,
+			size_t n, char *why, size_t len);
 
 #endif

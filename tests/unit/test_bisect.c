@@ -472,6 +472,131 @@ static void test_bisect_judge(void **state)
 				      COMPARE_DIR_AUTO, NULL), BISECT_SKIP);
 }
 
+static void test_bisect_run_exit(void **state)
+{
+	(void)state;
+	/* git bisect run: 0 good, 1 bad, 125 skip, 128+ stop */
+	assert_int_equal(bisect_run_exit(BISECT_OUT_GOOD), 0);
+	assert_int_equal(bisect_run_exit(BISECT_OUT_BAD), 1);
+	assert_int_equal(bisect_run_exit(BISECT_OUT_UNKNOWN), 125);
+	assert_int_equal(bisect_run_exit(BISECT_OUT_UNTESTABLE), 125);
+	assert_int_equal(bisect_run_exit(BISECT_OUT_USAGE), 129);
+	assert_int_equal(bisect_run_exit(BISECT_OUT_FAILED), 128);
+	assert_int_equal(bisect_run_exit((enum bisect_outcome)99), 128);
+	assert_string_equal(bisect_outcome_name(BISECT_OUT_UNKNOWN), "cannot tell");
+	assert_string_equal(bisect_outcome_name(BISECT_OUT_UNTESTABLE), "cannot test");
+}
+
+static void test_bisect_sample_check(void **state)
+{
+	const char *const one[] = { "drop", "drop", NULL, "drop" };
+	const char *const two[] = { "drop", "pass", "drop", "tx" };
+	const char *const subj[] = { "xdp_drop", "xdp_drop", "xdp_pass", "xdp_drop" };
+	char why[256] = "";
+
+	(void)state;
+	assert_int_equal(bisect_sample_check(one, one, 4, why, sizeof(why)), 0);
+	assert_int_equal(bisect_sample_check(NULL, NULL, 4, why, sizeof(why)), 0);
+	assert_int_equal(bisect_sample_check(one, NULL, 0, why, sizeof(why)), 0);
+	/* several variants pooled into one sample: refused with the list */
+	assert_int_equal(bisect_sample_check(two, one, 4, why, sizeof(why)), -EINVAL);
+	assert_string_equal(why, "values of 3 variants ('drop', 'pass', 'tx'): choose one "
+			    "with --variant");
+	/* --variant given (NULL: not checked); the subjects still are */
+	assert_int_equal(bisect_sample_check(NULL, subj, 4, why, sizeof(why)), -EINVAL);
+	assert_string_equal(why, "values of 2 subjects ('xdp_drop', 'xdp_pass'): choose one "
+			    "with --subject");
+	assert_int_equal(bisect_sample_check(one, NULL, 4, why, sizeof(why)), 0);
+}
+
+static void test_bisect_run_more(void **state)
+{
+	struct compare_result r = { .verdict = COMPARE_UNKNOWN, .more_reps = 8 };
+
+	(void)state;
+	assert_int_equal(bisect_run_more(&r, 5, 30), 8);
+	assert_int_equal(bisect_run_more(&r, 25, 30), 5);	/* capped at --max-reps */
+	assert_int_equal(bisect_run_more(&r, 30, 30), 0);
+	assert_int_equal(bisect_run_more(&r, 40, 30), 0);
+	r.more_reps = 1;				/* at least 3 */
+	assert_int_equal(bisect_run_more(&r, 5, 30), 3);
+	assert_int_equal(bisect_run_more(&r, 29, 30), 1);
+	r.more_reps = 100;
+	assert_int_equal(bisect_run_more(&r, 5, 30), 25);
+	r.verdict = COMPARE_SAME;			/* settled: no more */
+	assert_int_equal(bisect_run_more(&r, 5, 30), 0);
+	r.verdict = COMPARE_DIFFERENT;
+	assert_int_equal(bisect_run_more(&r, 5, 30), 0);
+}
+
+static void test_bisect_resolution(void **state)
+{
+	struct compare_result r = { .n_a = 5, .n_b = 5, .mean_a = 100, .mean_b = 110,
+				    .stddev_a = 12, .stddev_b = 12 };
+	struct bisect_resolution res;
+	char text[160];
+
+	(void)state;
+	bisect_resolution_of(&r, 0.05, &res);
+	assert_int_equal(res.n_a, 5);
+	assert_int_equal(res.n_b, 5);
+	assert_float_equal(res.cv, 0.12, 1e-12);
+	assert_float_equal(res.mde, 0.2126, 5e-4);	/* the example */
+	assert_string_equal(bisect_resolution_text(&res, text, sizeof(text)),
+			    "with 5 + 5 values at 12 % CV the smallest change this can see "
+			    "is about 21 %");
+	/* pooled: 9 + 3 values, stddevs 10 and 20 around a mean of 200 */
+	r = (struct compare_result){ .n_a = 9, .n_b = 3, .mean_a = 200, .stddev_a = 10,
+				     .stddev_b = 20 };
+	bisect_resolution_of(&r, 0.05, &res);
+	assert_float_equal(res.cv, sqrt((8 * 100.0 + 2 * 400.0) / 10) / 200, 1e-12);
+	/* a side below two values: no figure, no text */
+	r.n_b = 1;
+	bisect_resolution_of(&r, 0.05, &res);
+	assert_true(isnan(res.mde));
+	assert_string_equal(bisect_resolution_text(&res, text, sizeof(text)), "");
+}
+
+/* --max-reps: UNKNOWN gets rounds while the kernel has fewer values, never more than
+ * that (without it a kernel can get 5 + 3 x 20); every unsettled step says what its n
+ * could resolve. */
+static void test_bisect_max_reps(void **state)
+{
+	int seed, i, at_cap = 0, skipped = 0;
+
+	(void)state;
+	for (seed = 1; seed <= 10; seed++) {
+		/* a 3 % step under +-10 % noise: five values a side rarely tell */
+		struct sim s = { .rng = 7000 + seed, .base = 100, .step = 0.03, .noise = 0.10,
+				 .at = 9 + seed };
+		BISECT_OPTS(o, .kind = STATS_KIND_TIME, .max_reps = 30);
+		struct bisect *b = bisect_new(names(), NK, 0, NK - 1, &o);
+
+		assert_non_null(b);
+		sim_run(b, &s);
+		for (i = 0; i < bisect_n_steps(b); i++) {
+			const struct bisect_step *st = bisect_step(b, i);
+
+			assert_true(st->n_total <= 30);
+			at_cap += st->n_total == 30;
+			if (st->mark == BISECT_MORE || (st->mark == BISECT_SKIP && st->n_total)) {
+				assert_true(st->res.n_a >= 2 && st->res.n_b >= 2);
+				assert_false(isnan(st->res.mde));
+			}
+			if (st->mark == BISECT_SKIP && st->n_total) {
+				/* skipped by the cap, not by a count of rounds */
+				assert_int_equal(st->n_total, 30);
+				skipped++;
+			}
+		}
+		bisect_destroy(&b);
+	}
+	/* the noise is such that kernels went up to the cap */
+	assert_true(at_cap > 0);
+	print_message("max-reps 30: %d steps at the cap, %d kernels skipped there\n", at_cap,
+		      skipped);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -485,6 +610,11 @@ int main(void)
 		cmocka_unit_test(test_bisect_bad_input),
 		cmocka_unit_test(test_bisect_adjacent_ends),
 		cmocka_unit_test(test_bisect_judge),
+		cmocka_unit_test(test_bisect_run_exit),
+		cmocka_unit_test(test_bisect_sample_check),
+		cmocka_unit_test(test_bisect_run_more),
+		cmocka_unit_test(test_bisect_resolution),
+		cmocka_unit_test(test_bisect_max_reps),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -2,8 +2,8 @@
  * behaviour and against docs/cli.md, so that the CLI reference stays true:
  *
  * - every command that `bpflab --help` lists prints its help with --help (exit 0), also
- *   after other arguments, and refuses an unknown option with exit 2 (125 for `bisect
- *   run`, which git bisect run must read as "skip") and a message naming the command,
+ *   after other arguments, and refuses an unknown option with exit 2 (129 for `bisect
+ *   run`, which git bisect run must read as "stop") and a message naming the command,
  *   in text and in JSON;
  * - every option a command's help shows (its usage grammar and its option lines) is in
  *   that command's section of docs/cli.md, and every option the section's synopsis
@@ -243,7 +243,7 @@ static void test_cli_help_every_command(void **state)
 		json_t *j;
 
 		cmd_name(&cmds[i], name, sizeof(name));
-		usage_status = !strcmp(name, "bisect run") ? 125 : 2;
+		usage_status = !strcmp(name, "bisect run") ? 129 : 2;
 
 		run_cmd(&o, &cmds[i], NULL, (const char *[]){ "--help", NULL });
 		snprintf(want, sizeof(want), "Usage: bpflab %s", name);
