@@ -128,7 +128,7 @@ static const struct cli_cmd result_cmds[] = {
 	  "report object with the same numbers.\n"
 	  "\n"
 	  "Verdicts are marked beside the numbers (# debug-kernel, ^ generator-bound,\n"
-	  "* unstable, ! errors) and explained under the table.\n"
+	  "* unstable, ! errors, ~ not-settled) and explained under the table.\n"
 	  "\n"
 	  "  --csv               one line per sample instead: run,job,host,variant,rep,\n"
 	  "                      point,metric,subject,window,value,unit\n"

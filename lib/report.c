@@ -47,6 +47,7 @@ static const struct {
 	{ "generator-bound", '^', "the receiver got all the generator sent with CPU to spare: the rate is the generator's" },
 	{ "unstable", '*', "the per-second rates varied beyond the bound" },
 	{ "errors", '!', "XDP redirect errors or exceptions were seen" },
+	{ "not-settled", '~', "repeat.max was reached with the 95 % confidence interval of the mean still wider than repeat.until" },
 };
 
 static char verdict_mark(const char *name)
