@@ -349,6 +349,7 @@ static void on_hello(struct coord *c, const void *id, size_t id_len, const json_
 		take_away(c, a, running, taken_why);
 	/* the other side of that job's pair is told now, as if this host had gone */
 	coord_link_restarted(c, a, dropped);
+	coord_machine_hello(c, a);
 	dispatch_agent(c, a, util_mono_ms());
 }
 
@@ -734,7 +735,8 @@ static void pick_release(struct dispatch_pick *p)
 
 /* Pick agent A's next queued job and build its message into *P; nothing is stored but a
  * job failed on the way. Returns 1 with *P filled (release it), 2 when a job was failed
- * instead (try the next), 0 when nothing is queued or may go now, or -errno. */
+ * instead (try the next), 3 when it waits for its machine (machine.c), 0 when nothing
+ * is queued or may go now, or -errno. */
 static int dispatch_pick(struct coord *c, struct coord_agent *a, struct dispatch_pick *p)
 {
 	int64_t job_id = 0, run_id = 0;
@@ -767,6 +769,11 @@ static int dispatch_pick(struct coord *c, struct coord_agent *a, struct dispatch
 	if (!coord_link_may_dispatch(c, a, job_id, spec, &peer)) {
 		json_decref(spec);
 		return 0;
+	}
+	/* nor while another host of its machine runs a job (coordinator/machine.c) */
+	if (!coord_machine_may(c, a, spec, peer)) {
+		json_decref(spec);
+		return 3;
 	}
 	msg = job_message(c, job_id, run_id, spec, why, sizeof(why), &missing);
 	if (!msg) {
@@ -812,6 +819,7 @@ static void dispatch_send(struct coord *c, struct dispatch_pick *p)
 		return;
 	}
 	a->job_id = job_id;
+	coord_machine_running(a, p->spec);
 	if (a->stale_job == job_id)
 		a->stale_job = 0;	/* a new attempt: its result counts */
 	a->ready_job = a->go_job = 0;
@@ -829,38 +837,100 @@ static bool dispatch_may(const struct coord_agent *a, int64_t now)
 	return a->connected && !a->job_id && a->hold_until_mono <= now && !coord_boot_holds(a);
 }
 
+/* Pick a job for agent A, if it may take one, into (*PICKS)[*N] (grown, *CAP entries);
+ * a picked agent holds its job id until the batch is stored, so that a pair's other side
+ * and the other hosts of its machine see it taken, as they would after a send. Returns
+ * 0, or -ENOMEM (A and the rest wait for the next turn). */
+static int collect_one(struct coord *c, struct coord_agent *a, int64_t now,
+		       struct dispatch_pick **picks, int *n, int *cap)
+{
+	struct dispatch_pick *p;
+	int i, rc;
+
+	a->collect_pass = c->collect_pass;
+	if (*n == *cap) {
+		int ncap = *cap ? 2 * *cap : 64;
+		struct dispatch_pick *np = realloc(*picks, ncap * sizeof(*np));
+
+		if (!np) {
+			pr_warn("cannot dispatch: out of memory");
+			c->dispatch_wanted = true;
+			return -ENOMEM;
+		}
+		*picks = np;
+		*cap = ncap;
+	}
+	a->dispatch_wanted = false;
+	if (!dispatch_may(a, now)) {
+		coord_machine_wait(c, a, false);
+		return 0;
+	}
+	if (coord_machine_busy(c, a))	/* waits, without a look at the queue */
+		return 0;
+	p = &(*picks)[*n];
+	for (i = 0, rc = 2; rc == 2 && i < COORD_DISPATCH_TRIES; i++)
+		rc = dispatch_pick(c, a, p);
+	if (rc != 3)
+		coord_machine_wait(c, a, false);
+	if (rc == 1) {
+		a->job_id = p->job_id;
+		coord_machine_running(a, p->spec);
+		(*n)++;
+	}
+	return 0;
+}
+
+static int waiter_cmp(const void *x, const void *y)
+{
+	const struct coord_agent *a = *(struct coord_agent *const *)x;
+	const struct coord_agent *b = *(struct coord_agent *const *)y;
+
+	return a->machine_wait < b->machine_wait ? -1 : a->machine_wait > b->machine_wait;
+}
+
+/* The agents of this pass that wait for their machine, the longest waiting first, into
+ * c->waiters. Returns how many (0 also when out of memory: then in list order). */
+static int collect_waiters(struct coord *c, bool all)
+{
+	struct coord_agent *a;
+	int n = 0;
+
+	if (c->waiters_cap < c->machine_waiting) {
+		struct coord_agent **w = realloc(c->waiters, c->machine_waiting * sizeof(*w));
+
+		if (!w)
+			return 0;
+		c->waiters = w;
+		c->waiters_cap = c->machine_waiting;
+	}
+	for (a = c->agents; a && n < c->machine_waiting; a = a->next)
+		if (a->machine_wait && (all || a->dispatch_wanted))
+			c->waiters[n++] = a;
+	qsort(c->waiters, n, sizeof(*c->waiters), waiter_cmp);
+	return n;
+}
+
 /* Pick a job for every agent (ALL) or every marked one into *PICKS (grown, *CAP
- * entries); each picked agent holds its job id until the batch is stored, so that a
- * pair's other side sees it taken, as it would after a send. Returns how many. */
+ * entries): first those that wait for their machine, the longest waiting first, so that
+ * the hosts of a machine take turns (machine.c), then the others in list order. Returns
+ * how many. */
 static int dispatch_collect(struct coord *c, bool all, struct dispatch_pick **picks,
 			    int *cap)
 {
 	int64_t now = util_mono_ms();
 	struct coord_agent *a;
-	int n = 0, i, rc;
+	int n = 0, i, nw;
 
+	c->collect_pass++;
+	nw = c->machine_waiting ? collect_waiters(c, all) : 0;
+	for (i = 0; i < nw; i++)
+		if (collect_one(c, c->waiters[i], now, picks, &n, cap))
+			return n;
 	for (a = c->agents; a; a = a->next) {
-		if (!all && !a->dispatch_wanted)
+		if ((!all && !a->dispatch_wanted) || a->collect_pass == c->collect_pass)
 			continue;
-		if (n == *cap) {
-			int ncap = *cap ? 2 * *cap : 64;
-			struct dispatch_pick *np = realloc(*picks, ncap * sizeof(*np));
-
-			if (!np) {	/* this agent and the rest wait for the next turn */
-				pr_warn("cannot dispatch: out of memory");
-				c->dispatch_wanted = true;
-				break;
-			}
-			*picks = np;
-			*cap = ncap;
-		}
-		a->dispatch_wanted = false;
-		if (!dispatch_may(a, now))
-			continue;
-		for (i = 0, rc = 2; rc == 2 && i < COORD_DISPATCH_TRIES; i++)
-			rc = dispatch_pick(c, a, &(*picks)[n]);
-		if (rc == 1)
-			a->job_id = (*picks)[n++].job_id;
+		if (collect_one(c, a, now, picks, &n, cap))
+			break;
 	}
 	return n;
 }
@@ -925,6 +995,7 @@ static void dispatch_agent(struct coord *c, struct coord_agent *a, int64_t now)
 	(void)now;
 	a->dispatch_wanted = true;
 	c->dispatch_wanted = true;
+	coord_machine_mark_waiting(a);	/* its machine may be free: their turn first */
 }
 
 void coord_dispatch(struct coord *c)
@@ -954,6 +1025,8 @@ static json_t *on_host_list(struct coord *c, const json_t *msg)
 
 	if (hosts)
 		coord_boot_hosts(c, hosts);	/* kernel switches: "boot", state "booting" */
+	if (hosts)
+		coord_machine_hosts(c, hosts);	/* "waits_for_machine" */
 	return query_reply(c, "hosts", "hosts", hosts);
 }
 
@@ -1127,6 +1200,8 @@ static const struct {
 	{ "bisect_add_step", coord_bisect_add_step },
 	{ "bisect_finish", coord_bisect_finish },
 	{ "bisect_reset", coord_bisect_reset },
+	{ "noise_record", coord_noise_record },
+	{ "noise_list", coord_noise_list },
 };
 
 /* Receive and answer one client request: 1 when one was handled, 0 when none waited. */
@@ -1626,6 +1701,8 @@ void coord_destroy(struct coord **cp)
 		agent_free(a);
 	}
 	coord_link_release(c);
+	coord_machine_release(c);
+	free(c->waiters);
 	object_cache_destroy(&c->objects);
 	store_close(&c->store);
 	keys_allow_destroy(&c->allow);

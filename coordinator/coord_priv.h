@@ -55,6 +55,16 @@ struct coord_agent {
 	char boot_error[512];
 	int64_t boot_since_wall;
 	int64_t boot_deadline_mono;
+	/* its machine (machine.c; NULL: a machine of its own, no machine.id), the next host
+	 * of that machine; whether its running job's spec has share_machine and pair (a job
+	 * kept over a reconnect: no, and maybe); since when it waits for its machine
+	 * (coord.machine_seq when it was refused for it, 0: not waiting); the
+	 * dispatch_collect pass that saw it last */
+	struct coord_machine *machine;
+	struct coord_agent *machine_next;
+	bool job_share, job_pair;
+	uint64_t machine_wait;
+	uint64_t collect_pass;
 };
 
 struct coord {
@@ -92,6 +102,15 @@ struct coord {
 	 * `job` messages (lib/objects.h), made at the first job */
 	bool dispatch_wanted;
 	struct object_cache *objects;
+	/* hosts that share a machine (machine.c): the machines seen in hellos, the latest
+	 * waiting number handed out, how many agents wait; dispatch_collect's passes, and
+	 * its array of the waiting agents to serve first */
+	struct coord_machine *machines;
+	uint64_t machine_seq;
+	int machine_waiting;
+	uint64_t collect_pass;
+	struct coord_agent **waiters;
+	int waiters_cap;
 };
 
 /* Handle a client's `submit`: validate, choose hosts, store the run. Returns the reply
@@ -109,6 +128,11 @@ json_t *coord_bisect_start(struct coord *c, const json_t *msg);
 json_t *coord_bisect_add_step(struct coord *c, const json_t *msg);
 json_t *coord_bisect_finish(struct coord *c, const json_t *msg);
 json_t *coord_bisect_reset(struct coord *c, const json_t *msg);
+/* Noise floors (coordinator/noise_req.c, lib/store_noise.c): noise_record (of an ended
+ * run, in one transaction) and noise_list. Return the reply (`noise` with the rows, or
+ * `error`), or NULL when out of memory. */
+json_t *coord_noise_record(struct coord *c, const json_t *msg);
+json_t *coord_noise_list(struct coord *c, const json_t *msg);
 
 /* Two-host plans and wiring discovery (coordinator/link.c). */
 struct plan;
@@ -175,6 +199,29 @@ int coord_boot_restore(struct coord *c);
  * the spec's port roles and matches its hosts_match (sched_spec_fits). When not, WHY
  * (LEN bytes) names the host, the kernel it runs now and what the plan asks. */
 bool coord_job_fits(const struct coord_agent *a, const json_t *spec, char *why, size_t len);
+
+/* Hosts that share a machine (coordinator/machine.c; the rule is there and in
+ * docs/architecture.md). After A's hello (its inventory updated): A joins the machine of
+ * its inventory's machine.id (none: a machine of its own). */
+void coord_machine_hello(struct coord *c, struct coord_agent *a);
+/* A was handed the job with SPEC: note whether it shares the machine, and is a pair's. */
+void coord_machine_running(struct coord_agent *a, const json_t *spec);
+/* Whether A's next job, whatever it is, cannot start for its machine now (another host
+ * there runs a job that neither shares the machine nor is a pair's): A then waits. */
+bool coord_machine_busy(struct coord *c, struct coord_agent *a);
+/* Whether the job with SPEC may start on A now for the machines: A's (and that of
+ * PEER, the other side of its pair, or NULL); when not, A waits for its machine. */
+bool coord_machine_may(struct coord *c, struct coord_agent *a, const json_t *spec,
+		       const struct coord_agent *peer);
+/* A waits for its machine (WAIT), or not any more. */
+void coord_machine_wait(struct coord *c, struct coord_agent *a, bool wait);
+/* A became free: the hosts that wait for its machine want a job (dispatch_wanted). */
+void coord_machine_mark_waiting(struct coord_agent *a);
+/* Each host of a host_list reply that waits for its machine gets "waits_for_machine":
+ * true. */
+void coord_machine_hosts(struct coord *c, json_t *hosts);
+/* Free the machines (coord_destroy). */
+void coord_machine_release(struct coord *c);
 
 /* Hand queued jobs to every connected idle agent. */
 void coord_dispatch(struct coord *c);

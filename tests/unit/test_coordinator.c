@@ -64,6 +64,8 @@ struct tctx {
 	void *ctx, *agent, *client;
 	void *agent2;		/* a second agent, when a test has one (closed by teardown) */
 	void *old;		/* a restarted agent's old connection, while a test keeps it */
+	void *agent3;		/* a third agent (closed by teardown) */
+	const char *machine;	/* machine.id in the inventory of hello_xy, or NULL */
 	char *obj;		/* xdp_basic.bpf.o bytes */
 	size_t obj_len;
 	char obj_sha[SHA256_HEX_LEN];
@@ -124,6 +126,8 @@ static int teardown(void **state)
 		zmq_close(t->agent2);
 	if (t->old)
 		zmq_close(t->old);
+	if (t->agent3)
+		zmq_close(t->agent3);
 	zmq_ctx_term(t->ctx);
 	coord_destroy(&t->c);
 	assert_null(t->c);
@@ -815,6 +819,9 @@ static void hello_xy(struct tctx *t, void *sock, const char *name, long long kep
 		"{s:s, s:s, s:{s:s}, s:[{s:s, s:s, s:s}, {s:s, s:s, s:s}]}", "hostname", name,
 		"agent", name, "kernel", "release", "6.18.44", "ports", "role", "x", "name",
 		"veth-x", "driver", "veth", "role", "y", "name", "veth-y", "driver", "veth"));
+	if (t->machine)
+		json_object_set_new(json_object_get(m, "inventory"), "machine",
+				    json_pack("{s:s}", "id", t->machine));
 	if (kept)
 		json_object_set_new(m, "job", json_integer(kept));
 	r = coord_ask(t->c, sock, m, "welcome");
@@ -1247,6 +1254,165 @@ static void test_coordinator_unsent_once(void **state)
 	fprintf(stderr, "  unsent: job 1 attempts after 1 s: %s\n", att);
 }
 
+/* --- hosts that share a machine (coordinator/machine.c) --- */
+
+/* Agent NAME on SOCK says hello with ports a and b (driver veth) on machine MACHINE
+ * (inventory machine.id; NULL: none). */
+static void hello_on(struct tctx *t, void *sock, const char *name, const char *machine)
+{
+	json_t *m = proto_msg_new("hello"), *inv = inventory("veth");
+
+	json_object_set_new(inv, "agent", json_string(name));
+	if (machine)
+		json_object_set_new(inv, "machine", json_pack("{s:s}", "id", machine));
+	json_object_set_new(m, "agent", json_string(name));
+	json_object_set_new(m, "version", json_string("0.1"));
+	json_object_set_new(m, "inventory", inv);
+	json_decref(coord_ask(t->c, sock, m, "welcome"));
+}
+
+/* Submit plan_text (2 variants) with repeat REPEAT and override EXTRA (NULL: none): N
+ * hosts, the run's id. */
+static long long submit_plan(struct tctx *t, int repeat, const char *extra, int hosts)
+{
+	json_t *m = submit_msg(t, plan_text, NULL), *r;
+	char rep[32];
+	long long run;
+
+	snprintf(rep, sizeof(rep), "repeat=%d", repeat);
+	json_array_append_new(json_object_get(m, "overrides"), json_string(rep));
+	if (extra)
+		json_array_append_new(json_object_get(m, "overrides"), json_string(extra));
+	r = coord_ask(t->c, t->client, m, "submitted");
+	run = proto_get_int(r, "run", 0);
+	assert_true(run > 0);
+	assert_int_equal(json_array_size(json_object_get(r, "hosts")), hosts);
+	json_decref(r);
+	return run;
+}
+
+/* The id of the job SOCK is given within MS (the N sockets of LIVE beating), accepted;
+ * 0 when none comes. */
+static long long job_within(struct tctx *t, void *sock, void **live, int n, int ms)
+{
+	json_t *r = pump_live(t, sock, live, n, ms);
+	long long job;
+
+	if (!r)
+		return 0;
+	if (strcmp(proto_msg_type(r), "job"))
+		fail_msg("wanted a job, got '%s'", proto_msg_type(r));
+	job = proto_get_int(json_object_get(r, "job"), "id", 0);
+	json_decref(r);
+	assert_true(job > 0);
+	agent_says(sock, "accept", job);
+	return job;
+}
+
+/* JOB ends on SOCK: its result, acknowledged. */
+static void job_done(struct tctx *t, void *sock, void **live, int n, long long job)
+{
+	json_t *m = result_msg(job, 1e6);
+
+	assert_int_equal(proto_send(sock, m, 0), 0);
+	json_decref(m);
+	json_decref(want(t, sock, live, n, "ack", job));
+}
+
+/* h1 and h2 on one machine: one job at a time, and they take turns (h1 h2 h1 h2, not
+ * h1 h1 h2 h2); the one that waits shows it in host_list. */
+static void test_coordinator_machine_serial(void **state)
+{
+	struct tctx *t = *state;
+	void *h1 = t->agent, *h2 = t->agent2 = dealer(t, t->agents_ep), *both[2] = { h1, h2 };
+	long long job[2];
+	int k, i, last = -1;
+
+	hello_on(t, h1, "h1", "m1");
+	hello_on(t, h2, "h2", "m1");
+	submit_plan(t, 2, NULL, 2);		/* 4 jobs a host */
+	for (k = 0; k < 8; k++) {
+		for (i = 0; i < 2; i++)
+			job[i] = job_within(t, both[i], both, 2, 150);
+		if (!job[0] == !job[1])
+			fail_msg("turn %d: h1 got job %lld, h2 job %lld: wanted one of them", k,
+				 job[0], job[1]);
+		i = job[0] ? 0 : 1;
+		if (k == 0) {	/* the other host waits for the machine */
+			json_t *h = host_of(t, i ? "h1" : "h2");
+
+			assert_true(json_is_true(json_object_get(h, "waits_for_machine")));
+			json_decref(h);
+		}
+		if (i == last)
+			fail_msg("turn %d: h%d again, not the other host's turn", k, i + 1);
+		last = i;
+		job_done(t, both[i], both, 2, job[i]);
+	}
+	assert_int_equal(job_within(t, h1, both, 2, 100), 0);
+	assert_int_equal(job_within(t, h2, both, 2, 100), 0);
+}
+
+/* h1 and h2 on two machines, or on one with share_machine: at the same time. */
+static void test_coordinator_machine_apart(void **state)
+{
+	struct tctx *t = *state;
+	void *h1 = t->agent, *h2 = t->agent2 = dealer(t, t->agents_ep), *both[2] = { h1, h2 };
+	static const char *const cases[][3] = {
+		{ "m1", "m2", NULL },			/* other machines */
+		{ "m1", NULL, NULL },			/* h2 does not say its machine */
+		{ "m1", "m1", "share_machine=true" },	/* one machine, shared */
+	};
+	long long job[2];
+	size_t c;
+	int i;
+
+	for (c = 0; c < ARRAY_SIZE(cases); c++) {
+		hello_on(t, h1, "h1", cases[c][0]);
+		hello_on(t, h2, "h2", cases[c][1]);
+		submit_plan(t, 1, cases[c][2], 2);
+		for (i = 0; i < 2; i++) {
+			job[i] = job_within(t, both[i], both, 2, 1000);
+			if (!job[i])
+				fail_msg("case %zu: h%d has no job while h%d runs one", c, i + 1,
+					 2 - i);
+		}
+		for (i = 0; i < 2; i++)
+			job_done(t, both[i], both, 2, job[i]);
+		for (i = 0; i < 2; i++)	/* the second variant, again at once */
+			job[i] = job_within(t, both[i], both, 2, 1000);
+		assert_true(job[0] && job[1]);
+		for (i = 0; i < 2; i++)
+			job_done(t, both[i], both, 2, job[i]);
+	}
+}
+
+/* A pair's two sides on one machine run together; a third host of that machine waits
+ * for the pair, then gets its job. */
+static void test_coordinator_machine_pair(void **state)
+{
+	struct tctx *t = *state;
+	void *h1 = t->agent, *h2 = t->agent2 = dealer(t, t->agents_ep);
+	void *h3 = t->agent3 = dealer(t, t->agents_ep), *all[3] = { h1, h2, h3 };
+	long long run, gen, dut, job;
+
+	t->machine = "m1";
+	pair_start(t, h1, h2, &run, &gen, &dut);	/* both sides handed out */
+	hello_on(t, h3, "h3", "m1");	/* after the discovery, which it would not answer */
+	submit_plan(t, 1, NULL, 1);			/* h3's: ports a and b */
+	assert_int_equal(job_within(t, h3, all, 3, 300), 0);
+	agent_says(h1, "ready", gen);
+	agent_says(h2, "ready", dut);
+	json_decref(want(t, h1, all, 3, "go", gen));
+	json_decref(want(t, h2, all, 3, "go", dut));
+	job_done(t, h1, all, 3, gen);
+	assert_int_equal(job_within(t, h3, all, 3, 200), 0);	/* h2 still runs */
+	job_done(t, h2, all, 3, dut);
+	job = job_within(t, h3, all, 3, 1000);
+	assert_true(job > 0);
+	job_done(t, h3, all, 3, job);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1262,6 +1428,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_coordinator_unsent_once, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_coordinator_host_boot, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_coordinator_binary_sigterm, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_coordinator_machine_serial, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_coordinator_machine_apart, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_coordinator_machine_pair, setup, teardown),
 	};
 
 	return cmocka_run_group_tests_name("coordinator", tests, NULL, NULL);

@@ -1,0 +1,200 @@
+/* machine.c - hosts that share a machine are measured one after another.
+ *
+ * Each agent's inventory names its machine (`machine.id`: the agent config's `machine`
+ * label, else /etc/machine-id and the boot id, the same in every network namespace of
+ * one machine; docs/protocol.md, "Inventory"). Hosts with the same id are one machine
+ * here: coord.c's dispatch asks coord_machine_may before it hands a job to one of them,
+ * and the rule is (docs/architecture.md, "Decisions"):
+ *
+ *   a job may start on host A when every job running on another host of A's machine
+ *   has share_machine in its spec and so has A's job; the other side of A's own pair
+ *   (a two-host plan's job) does not count, since a pair's sides run together by
+ *   construction; and when A's pair partner is idle on another machine, that machine
+ *   must let it start too.
+ *
+ * Hosts of a machine take turns: a host that was refused for its machine waits
+ * (machine_wait, a number that grows with each new waiter), waiting hosts are offered a
+ * job before the others and the longest waiting first (dispatch_collect), and a host
+ * may not start while another host of its machine has waited longer (unless it is the
+ * second side of a pair that has started). So the jobs of a run on two hosts of one
+ * machine alternate h1 h2 h1 h2 rather than all of h1's first.
+ *
+ * A host without machine.id (an older agent, a simulated one) is a machine of its own.
+ * Work per check is linear in the hosts of the machine; other hosts cost nothing.
+ *
+ * Runs on the coordinator's loop thread, like coord.c.
+ */
+#include "coord_priv.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+
+struct coord_machine {
+	struct coord_machine *next;
+	char *id;
+	struct coord_agent *members;	/* through coord_agent.machine_next */
+	int n_members;
+};
+
+/* Take A out of its machine's members (the machine stays, for its next hello). */
+static void machine_leave(struct coord_agent *a)
+{
+	struct coord_agent **pp;
+
+	if (!a->machine)
+		return;
+	for (pp = &a->machine->members; *pp; pp = &(*pp)->machine_next)
+		if (*pp == a) {
+			*pp = a->machine_next;
+			a->machine->n_members--;
+			break;
+		}
+	a->machine = NULL;
+	a->machine_next = NULL;
+}
+
+void coord_machine_hello(struct coord *c, struct coord_agent *a)
+{
+	const char *id = proto_get_str(json_object_get(a->inventory, "machine"), "id", NULL);
+	struct coord_machine *m;
+
+	/* a job it kept across a reconnect: its spec is not at hand, so it counts as one
+	 * that shares nothing, but may be the side of a pair (its partner may join it) */
+	a->job_share = false;
+	a->job_pair = a->job_id != 0;
+	if (a->machine && id && !strcmp(a->machine->id, id))
+		return;
+	machine_leave(a);
+	if (!id || !*id)
+		return;
+	for (m = c->machines; m; m = m->next)
+		if (!strcmp(m->id, id))
+			break;
+	if (!m) {
+		m = calloc(1, sizeof(*m));
+		if (!m || !(m->id = strdup(id))) {
+			free(m);
+			pr_warn("agent '%s': out of memory, its machine is not known", a->name);
+			return;
+		}
+		m->next = c->machines;
+		c->machines = m;
+	}
+	a->machine = m;
+	a->machine_next = m->members;
+	m->members = a;
+	m->n_members++;
+	if (m->n_members > 1)
+		pr_info("agent '%s' shares machine '%.40s' with %d other host%s: their jobs run "
+			"one after another", a->name, id, m->n_members - 1,
+			m->n_members == 2 ? "" : "s");
+}
+
+void coord_machine_running(struct coord_agent *a, const json_t *spec)
+{
+	a->job_share = json_is_true(json_object_get(spec, "share_machine"));
+	a->job_pair = json_object_get(spec, "pair") != NULL;
+}
+
+void coord_machine_wait(struct coord *c, struct coord_agent *a, bool wait)
+{
+	if (wait && !a->machine_wait) {
+		a->machine_wait = ++c->machine_seq;
+		c->machine_waiting++;
+	} else if (!wait && a->machine_wait) {
+		a->machine_wait = 0;
+		c->machine_waiting--;
+	}
+}
+
+/* Whether B, another host of a machine, keeps a job with SHARE from starting there:
+ * B runs a job that is not EXEMPT's pair and that does not share the machine both ways. */
+static bool runs_apart(const struct coord_agent *b, const struct coord_agent *exempt,
+		       bool share)
+{
+	return b->job_id && b != exempt && !(share && b->job_share);
+}
+
+bool coord_machine_busy(struct coord *c, struct coord_agent *a)
+{
+	struct coord_agent *b;
+
+	if (!a->machine || a->machine->n_members < 2)
+		return false;
+	for (b = a->machine->members; b; b = b->machine_next)
+		if (b != a && b->job_id && !b->job_share && !b->job_pair) {
+			coord_machine_wait(c, a, true);
+			return true;
+		}
+	return false;
+}
+
+bool coord_machine_may(struct coord *c, struct coord_agent *a, const json_t *spec,
+		       const struct coord_agent *peer)
+{
+	bool share = json_is_true(json_object_get(spec, "share_machine"));
+	bool joins = peer && peer->job_id;	/* A is the second side of a started pair */
+	struct coord_agent *b;
+
+	if (a->machine && a->machine->n_members > 1) {
+		for (b = a->machine->members; b; b = b->machine_next) {
+			if (b == a)
+				continue;
+			if (runs_apart(b, peer, share))
+				goto wait;
+			if (!joins && b->machine_wait && b->connected &&
+			    (!a->machine_wait || b->machine_wait < a->machine_wait))
+				goto wait;	/* B waited longer: its turn */
+		}
+	}
+	/* the idle other side of A's pair starts next, on its own machine */
+	if (peer && !peer->job_id && peer->machine && peer->machine != a->machine)
+		for (b = peer->machine->members; b; b = b->machine_next)
+			if (b != peer && runs_apart(b, a, share))
+				goto wait;
+	coord_machine_wait(c, a, false);
+	return true;
+wait:
+	coord_machine_wait(c, a, true);
+	return false;
+}
+
+void coord_machine_mark_waiting(struct coord_agent *a)
+{
+	struct coord_agent *b;
+
+	if (!a->machine)
+		return;
+	for (b = a->machine->members; b; b = b->machine_next)
+		if (b->machine_wait)
+			b->dispatch_wanted = true;
+}
+
+void coord_machine_hosts(struct coord *c, json_t *hosts)
+{
+	struct coord_agent *a;
+	json_t *h;
+	size_t i;
+
+	if (!c->machine_waiting)
+		return;
+	json_array_foreach(hosts, i, h) {
+		a = coord_agent_by_name(c, proto_get_str(h, "name", ""));
+		if (a && a->machine_wait && a->connected && !a->job_id)
+			json_object_set_new(h, "waits_for_machine", json_true());
+	}
+}
+
+void coord_machine_release(struct coord *c)
+{
+	struct coord_machine *m, *next;
+
+	for (m = c->machines; m; m = next) {
+		next = m->next;
+		free(m->id);
+		free(m);
+	}
+	c->machines = NULL;
+}
