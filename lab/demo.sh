@@ -7,14 +7,17 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 lab="$top/lab/lab"
 name=${BPFLAB_DEMO_NAME:-demo}
 hosts=${BPFLAB_DEMO_HOSTS:-2}
-bpflab="$top/build/bin/bpflab"
+subnet=${BPFLAB_DEMO_SUBNET:-0}		# management subnet 198.18.K.0/24 (lab/lab --subnet)
+# the binaries of another build dir with BPFLAB_BIN (lab/lab takes them from there too)
+export BPFLAB_BIN=${BPFLAB_BIN:-$top/build/bin}
+bpflab="$BPFLAB_BIN/bpflab"
 
 cleanup() { "$lab" down --name "$name" || true; }
 "$lab" down --name "$name" >/dev/null 2>&1 || true
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-"$lab" up "$hosts" --name "$name"
+"$lab" up "$hosts" --name "$name" --subnet "$subnet"
 . "/tmp/bpflab-lab-$name/env"
 export BPFLAB_COORDINATOR
 
