@@ -146,6 +146,9 @@ $(BUILD)/bench/%: bench/%.c $(AGENTA) $(LIBA)
 	$(Q)$(CC) $(CFLAGS) -o $@ $< $(AGENTA) $(LIBA) $(LDLIBS)
 bench: $(BENCH_BINS)
 	$(Q)for b in $(BENCH_BINS); do echo "== $$b"; $$b || exit 1; done
+.PHONY: bench-validity
+bench-validity: all	# bench/validity.sh on a lab of its own (bench/README.md); VALIDITY_ARGS="--pairs 3"
+	$(Q)BPFLAB_BIN=$(abspath $(BUILD))/bin bash bench/validity.sh $(VALIDITY_ARGS)
 
 FUZZ_SECONDS ?= 60
 FUZZ_TARGETS := $(patsubst tests/fuzz/fuzz_%.c,$(BUILD)/fuzz/fuzz_%,$(wildcard tests/fuzz/fuzz_*.c))
