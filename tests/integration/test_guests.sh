@@ -61,10 +61,11 @@ rels=$(sql "SELECT count(DISTINCT e.kernel_release) FROM jobs j JOIN host_envs e
 	WHERE j.run_id=$run")
 check "jobs ran on ${#klist[@]} distinct kernel releases ($rels)" test "$rels" = "${#klist[@]}"
 for k in "${klist[@]}"; do
+	# tx runs two programs (xdp_tx on b, xdp_drop on a): 2 + 2 + 2 x 2 samples
 	n=$(sql "SELECT count(*) FROM samples s JOIN jobs j ON j.id = s.job_id
 		JOIN host_envs e ON e.id = j.env_id WHERE j.run_id=$run AND e.kernel_release='$k'
 		AND s.metric='prog.ns_per_run' AND s.window='cost' AND s.seq IS NULL AND s.value > 0")
-	check "kernel $k: every job measured prog.ns_per_run ($n of 6)" test "$n" = 6
+	check "kernel $k: every program of every job measured prog.ns_per_run ($n of 8)" test "$n" = 8
 	n=$(sql "SELECT count(*) FROM samples s JOIN jobs j ON j.id = s.job_id
 		JOIN host_envs e ON e.id = j.env_id WHERE j.run_id=$run AND e.kernel_release='$k'
 		AND s.metric='port.rx_pps' AND s.subject='b' AND s.seq IS NULL AND s.value > 0")
@@ -72,24 +73,25 @@ for k in "${klist[@]}"; do
 done
 
 # --- the icount figures: guest instructions per program run, per kernel and repetition
-echo "prog.ns_per_run under icount (guest instructions per run), per kernel, variant, rep:"
-sql "SELECT e.kernel_release, j.variant, j.rep, printf('%.3f', s.value) FROM samples s
+echo "prog.ns_per_run under icount (guest instructions per run), per kernel, variant, program, rep:"
+sql "SELECT e.kernel_release, j.variant, s.subject, j.rep, printf('%.3f', s.value) FROM samples s
 	JOIN jobs j ON j.id = s.job_id JOIN host_envs e ON e.id = j.env_id
 	WHERE j.run_id=$run AND s.metric='prog.ns_per_run' AND s.window='cost' AND s.seq IS NULL
-	ORDER BY e.kernel_release, j.variant, j.rep" | column -t -s '|'
-# repetitions of one (kernel, variant) give the same count to the last bit (the agent
-# reports the interrupt-free count under icount: agent/costslice.h)
+	ORDER BY e.kernel_release, j.variant, s.subject, j.rep" | column -t -s '|'
+# repetitions of one (kernel, variant, program) give the same count to the last bit (the
+# agent reports the interrupt-free count under icount: agent/costslice.h); 4 programs a
+# kernel: drop's, pass's and tx's two
 spread=$(sql "SELECT max((mx - mn) / mn) FROM (SELECT max(s.value) mx, min(s.value) mn
 	FROM samples s JOIN jobs j ON j.id = s.job_id JOIN host_envs e ON e.id = j.env_id
 	WHERE j.run_id=$run AND s.metric='prog.ns_per_run' AND s.window='cost' AND s.seq IS NULL
-	GROUP BY e.kernel_release, j.variant)")
+	GROUP BY e.kernel_release, j.variant, s.subject)")
 exact=$(sql "SELECT count(*) FROM (SELECT count(DISTINCT s.value) d FROM samples s
 	JOIN jobs j ON j.id = s.job_id JOIN host_envs e ON e.id = j.env_id
 	WHERE j.run_id=$run AND s.metric='prog.ns_per_run' AND s.window='cost' AND s.seq IS NULL
-	GROUP BY e.kernel_release, j.variant) WHERE d = 1")
-echo "icount: largest relative spread between repetitions $spread; $exact of $((3 * ${#klist[@]})) (kernel, variant) pairs repeat exactly"
-check "icount figures repeat exactly: $exact of $((3 * ${#klist[@]})) (kernel, variant) pairs, spread $spread" \
-	test "$exact" = "$((3 * ${#klist[@]}))"
+	GROUP BY e.kernel_release, j.variant, s.subject) WHERE d = 1")
+echo "icount: largest relative spread between repetitions $spread; $exact of $((4 * ${#klist[@]})) (kernel, variant, program) series repeat exactly"
+check "icount figures repeat exactly: $exact of $((4 * ${#klist[@]})) (kernel, variant, program) series, spread $spread" \
+	test "$exact" = "$((4 * ${#klist[@]}))"
 
 cli result show "$run" > "$tmp/table.txt" && cat "$tmp/table.txt"
 for ((i = 1; i <= ${#klist[@]}; i++)); do
