@@ -383,7 +383,7 @@ static void test_plan_bad_yaml(void **state)
 	for (i = 0; i < 31; i++)
 		strcat(deep, "]");
 	strcat(deep, "\n");
-	expect_error(deep, FILE_NAME ":1:1: unknown key 'a' in the plan (expected one of: name, description, hosts, ports, traffic, variants, matrix, repeat, metrics, link)");
+	expect_error(deep, FILE_NAME ":1:1: unknown key 'a' in the plan (expected one of: name, description, hosts, ports, traffic, variants, matrix, repeat, metrics, link, min_effect, share_machine)");
 	memmove(deep + 4, deep + 3, strlen(deep + 3) + 1);
 	deep[3] = '[';
 	strcpy(deep + strlen(deep) - 1, "]\n");
@@ -412,7 +412,7 @@ static void test_plan_bad_yaml(void **state)
 static const struct bad_plan bad_format[] = {
 	/* keys */
 	{ BASE "trafic: {}\n",
-	  FILE_NAME ":9:1: unknown key 'trafic' in the plan (expected one of: name, description, hosts, ports, traffic, variants, matrix, repeat, metrics, link)" },
+	  FILE_NAME ":9:1: unknown key 'trafic' in the plan (expected one of: name, description, hosts, ports, traffic, variants, matrix, repeat, metrics, link, min_effect, share_machine)" },
 	{ "name: x\nports: [a]\n",
 	  FILE_NAME ":1:1: missing required key 'traffic'" },
 	{ "ports: [a]\n",
@@ -540,6 +540,26 @@ static const struct bad_plan bad_format[] = {
 	  FILE_NAME ":9:9: repeat: expected an integer from 1 to 1000, got '1001'" },
 	{ BASE "repeat: +3\n",
 	  FILE_NAME ":9:9: repeat: expected an integer from 1 to 1000, got '+3'" },
+	{ BASE "repeat: {min: 5, max: 3}\n",
+	  FILE_NAME ":9:15: repeat: min 5 is more than max 3" },
+	{ BASE "repeat: {max: 20, until: 120%}\n",
+	  FILE_NAME ":9:26: repeat.until: expected a percentage above 0 % and below 100 % (such as 2%), got '120%'" },
+	{ BASE "repeat: {max: 20, until: 0%}\n",
+	  FILE_NAME ":9:26: repeat.until: expected a percentage above 0 % and below 100 % (such as 2%), got '0%'" },
+	{ BASE "repeat: {max: 20, on: [prog.nope]}\n",
+	  FILE_NAME ":9:24: repeat.on: unknown metric 'prog.nope'" },
+	{ BASE "repeat: {max: 20, on: [port.tx_pps]}\nmetrics: [port.rx_pps]\n",
+	  FILE_NAME ":9:24: repeat.on: 'port.tx_pps' is not among the plan's metrics (port.rx_pps)" },
+	{ BASE "repeat: {min: 3}\n",
+	  FILE_NAME ":9:9: repeat: missing required key 'max' (the most repetitions to add up to)" },
+	{ BASE "repeat: {max: 4, every: 1}\n",
+	  FILE_NAME ":9:18: unknown key 'every' in repeat (expected one of: min, max, until, on)" },
+	{ BASE "repeat: {max: 100001}\n",
+	  FILE_NAME ":9:15: repeat.max: expected an integer from 1 to 1000, got '100001'" },
+	{ BASE "min_effect: 0\n",
+	  FILE_NAME ":9:13: min_effect: expected a percentage above 0 % and below 100 % (such as 2%), got '0'" },
+	{ BASE "share_machine: yes\n",
+	  FILE_NAME ":9:16: share_machine: expected one of false, true, got 'yes'" },
 	{ BASE "metrics: [port.rx_pps, port.rx_bps]\n",
 	  FILE_NAME ":9:24: metrics: unknown metric 'port.rx_bps' (known: port.rx_pps, port.tx_pps, port.drop_pps, gen.tx_pps, prog.ns_per_run, prog.run_pps, cpu.softirq, cpu.busy, counter.pps)" },
 	{ BASE "metrics: [cpu.busy, cpu.busy]\n",
@@ -1131,9 +1151,65 @@ static void test_plan_bad_maps_counters(void **state)
 	expect_errors(bad_fills, ARRAY_LEN(bad_fills));
 }
 
+/* repeat as a map: min defaults to 3, until to 2 %, on to the metrics; the spec carries
+ * the policy for the coordinator; a plain count is min = max. min_effect and
+ * share_machine. */
+static void test_plan_repeat_adaptive(void **state)
+{
+	struct plan *p = parse_ok(BASE "repeat: {max: 20, until: 1.5%, on: [prog.ns_per_run]}\n"
+				  "min_effect: 3%\nshare_machine: true\n");
+	struct plan_job *jobs = NULL;
+	const json_t *r;
+	struct plan_error err;
+	int n = 0;
+
+	assert_int_equal(p->repeat, 3);
+	assert_int_equal(p->repeat_max, 20);
+	assert_float_equal(p->repeat_until, 0.015, 1e-12);
+	assert_int_equal(p->n_repeat_on, 1);
+	assert_string_equal(p->repeat_on[0], "prog.ns_per_run");
+	assert_float_equal(p->min_effect, 0.03, 1e-12);
+	assert_true(p->share_machine);
+	assert_int_equal(plan_expand(p, &jobs, &n, &err), 0);
+	assert_int_equal(n, 3);
+	r = json_object_get(jobs[0].spec, "repeat");
+	assert_int_equal(json_integer_value(json_object_get(r, "min")), 3);
+	assert_int_equal(json_integer_value(json_object_get(r, "max")), 20);
+	assert_float_equal(json_number_value(json_object_get(r, "until")), 0.015, 1e-12);
+	assert_string_equal(json_string_value(json_array_get(json_object_get(r, "on"), 0)),
+			    "prog.ns_per_run");
+	assert_true(json_is_true(json_object_get(jobs[0].spec, "share_machine")));
+	plan_jobs_free(jobs, n);
+	plan_destroy(&p);
+
+	p = parse_ok(BASE "repeat: {min: 2, max: 2}\n");
+	assert_int_equal(p->repeat, 2);
+	assert_float_equal(p->repeat_until, 0.02, 1e-12);
+	assert_int_equal(p->n_repeat_on, 0);
+	assert_int_equal(plan_expand(p, &jobs, &n, &err), 0);
+	/* on defaults to the plan's metrics */
+	assert_true(json_array_size(json_object_get(json_object_get(jobs[0].spec, "repeat"),
+						    "on")) > 0);
+	plan_jobs_free(jobs, n);
+	plan_destroy(&p);
+
+	p = parse_ok(BASE "repeat: 4\n");
+	assert_int_equal(p->repeat, 4);
+	assert_int_equal(p->repeat_max, 4);
+	assert_true(p->repeat_until == 0);
+	assert_float_equal(p->min_effect, 0.02, 1e-12);
+	assert_false(p->share_machine);
+	assert_int_equal(plan_expand(p, &jobs, &n, &err), 0);
+	assert_null(json_object_get(jobs[0].spec, "repeat"));
+	assert_null(json_object_get(jobs[0].spec, "share_machine"));
+	plan_jobs_free(jobs, n);
+	plan_destroy(&p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_plan_repeat_adaptive),
 		cmocka_unit_test(test_plan_full),
 		cmocka_unit_test(test_plan_defaults),
 		cmocka_unit_test(test_plan_values),
