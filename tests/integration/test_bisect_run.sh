@@ -13,7 +13,7 @@
 # bisect must name the 6.1.0-15 commit as the first bad one.
 set -eu
 top=$(cd "$(dirname "$0")/../.." && pwd)
-bpflab="$top/build/bin/bpflab"
+bpflab="${BPFLAB_BIN:-$top/build/bin}/bpflab"
 tmp=$(mktemp -d /tmp/bpflab-bisect-XXXXXX)
 trap '[ -n "${KEEP:-}" ] || rm -rf "$tmp"' EXIT
 db="$tmp/lab.db"
