@@ -127,3 +127,36 @@ res=$(sqlite3 "$db" "SELECT state, json_extract(result, '$.first_bad') FROM bise
 [ "$(sqlite3 "$db" "SELECT count(*) FROM bisect_steps")" = "$steps" ] || fail "the repair added a step"
 "$bpflab" --db "$db" bisect step >/dev/null 2>&1 && fail "a step of a done session was allowed"
 echo "ok: a session left active after its last step is ended by the next step"
+
+# --- what stops git bisect run (128 the tool failed, 129 bad usage) instead of a skip
+judge_rc() { rc=0; "$bpflab" "$@" >"$tmp/judge.out" 2>&1 || rc=$?; echo $rc; }
+rc=$(judge_rc --db "$tmp/no/such.db" bisect run --plan xdp-cost --metric prog.ns_per_run \
+	--threshold 5% --baseline 1 --kernel 6.1.0-13)
+[ "$rc" = 128 ] || fail "an unreadable database exits 128, got $rc"
+rc=$(judge_rc --db "$db" bisect run --plan xdp-cost --metric prog.ns_per_run \
+	--threshold 5% --baseline 999 --kernel 6.1.0-13)
+[ "$rc" = 128 ] || fail "a baseline run without values exits 128, got $rc"
+rc=$(judge_rc --db "$db" bisect run --plan xdp-cost --metric prog.ns_per_run --baseline 1)
+[ "$rc" = 129 ] || fail "no --threshold exits 129, got $rc"
+# a run of two variants: never pooled into one sample
+{
+	echo "BEGIN;"
+	echo "INSERT INTO runs (id, plan_id, plan_file, state, submitted_ms, finished_ms) VALUES (100, 1, 'xdp-cost.yaml', 'done', 900000, 900500);"
+	for rep in 1 2 3 4 5; do
+		for v in drop pass; do
+			job=$((job + 1))
+			echo "INSERT INTO jobs (id, run_id, seq, host_id, variant, variant_idx, rep, spec, state, env_id, finished_ms) VALUES ($job, 100, $job, 7, '$v', 0, $rep, '{}', 'done', 7, $((900000 + job)));"
+			echo "INSERT INTO samples (job_id, metric, subject, value, unit, window) VALUES ($job, 'prog.ns_per_run', 'xdp_$v', $((40 + rep)), 'ns', 'cost');"
+		done
+	done
+	echo "COMMIT;"
+} | sqlite3 "$db"
+rc=$(judge_rc --db "$db" bisect run --plan xdp-cost --metric prog.ns_per_run \
+	--threshold 5% --baseline 100 --kernel 6.1.0-13)
+[ "$rc" = 129 ] || fail "a baseline of two variants exits 129, got $rc"
+grep -q "values of 2 variants ('drop', 'pass'): choose one with --variant" "$tmp/judge.out" ||
+	{ cat "$tmp/judge.out"; fail "the refusal does not list the variants"; }
+rc=$(judge_rc --db "$db" bisect run --plan xdp-cost --metric prog.ns_per_run \
+	--threshold 5% --baseline 100 --kernel 6.1.0-13 --variant drop)
+[ "$rc" = 0 ] || { cat "$tmp/judge.out"; fail "--variant drop chooses one sample (0), got $rc"; }
+echo "ok: bisect run exit codes 128 / 129, several variants refused unless --variant"
