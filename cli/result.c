@@ -10,13 +10,14 @@
 #include "report.h"
 #include "result_analysis.h"
 
-enum { OPT_CSV = CLI_OPT_FIRST_LOCAL, OPT_FORM, OPT_METRIC, OPT_SUBJECT };
+enum { OPT_CSV = CLI_OPT_FIRST_LOCAL, OPT_FORM, OPT_METRIC, OPT_SUBJECT, OPT_ALL_ROWS };
 
 struct show_opts {
 	bool csv;
 	const char *form;	/* NULL or "table": the default tables */
 	const char *metric;
 	const char *subject;
+	bool all_rows;		/* the tables' zero rate rows too */
 };
 
 static int show_opt(int opt, const char *arg, void *ctx)
@@ -41,6 +42,9 @@ static int show_opt(int opt, const char *arg, void *ctx)
 	case OPT_SUBJECT:
 		o->subject = arg;
 		return 0;
+	case OPT_ALL_ROWS:
+		o->all_rows = true;
+		return 0;
 	}
 	return CLI_EXIT_USAGE;
 }
@@ -52,6 +56,7 @@ static int do_show(int argc, char **argv)
 		{ "form", required_argument, NULL, OPT_FORM },
 		{ "metric", required_argument, NULL, OPT_METRIC },
 		{ "subject", required_argument, NULL, OPT_SUBJECT },
+		{ "all-rows", no_argument, NULL, OPT_ALL_ROWS },
 		{ NULL, 0, NULL, 0 },
 	};
 	json_t *result = NULL, *report = NULL, *form = NULL;
@@ -108,7 +113,11 @@ static int do_show(int argc, char **argv)
 		ret = cli_print_json(report);
 		goto out;
 	}
-	err = report_print_text(report, stdout);
+	{
+		REPORT_TEXT_OPTS(text_opts, .all_rows = o.all_rows);
+
+		err = report_print_text_opts(report, &text_opts, stdout);
+	}
 	if (err)
 		ret = cli_error("cannot write the report: %s", strerror(-err));
 out:
@@ -119,7 +128,8 @@ out:
 }
 
 static const struct cli_cmd result_cmds[] = {
-	{ "show", do_show, "RUN [--csv | --form FORM [--metric METRIC] [--subject SUBJECT]]",
+	{ "show", do_show,
+	  "RUN [--csv | --form FORM [--metric METRIC] [--subject SUBJECT]] [--all-rows]",
 	  "Print the results of run RUN as tables: per host and matrix point, one table\n"
 	  "per metric, a row per variant and subject (port or program), a column per\n"
 	  "repetition and mean ± spread (spread = half the range); for prog.ns_per_run\n"
@@ -128,8 +138,13 @@ static const struct cli_cmd result_cmds[] = {
 	  "report object with the same numbers.\n"
 	  "\n"
 	  "Verdicts are marked beside the numbers (# debug-kernel, ^ generator-bound,\n"
-	  "* unstable, ! errors, ~ not-settled) and explained under the table.\n"
+	  "* unstable, ! errors, ~ not-settled) and explained under the table. A rate\n"
+	  "row that is zero at the table's precision (a port that receives nothing by\n"
+	  "design) is left out and named under the table, unless its variant has no\n"
+	  "other row.\n"
 	  "\n"
+	  "  --all-rows          the zero rows too (--json, --csv and the other forms\n"
+	  "                      always have every row)\n"
 	  "  --csv               one line per sample instead: run,job,host,variant,rep,\n"
 	  "                      point,metric,subject,window,value,unit\n"
 	  "  --form FORM         table (default), or\n"

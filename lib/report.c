@@ -801,38 +801,113 @@ static void print_legend(const char *marks, const json_t *details, FILE *out)
 		fprintf(out, "? a verdict this bpflab does not know\n");
 }
 
-static int print_section(const json_t *sec, int repeat, const json_t *details, FILE *out)
+/* Whether ROW of a rate section is zero at the section's precision F: it has a value,
+ * and every value it has prints as zero beside the section's largest (ports that receive
+ * nothing by design: a generator's own port, the rx of an XDP_DROP path). */
+static bool row_is_zero(const json_t *row, const struct num_fmt *f)
+{
+	const json_t *v;
+	size_t i;
+	int n = 0;
+
+	json_array_foreach(json_object_get(row, "values"), i, v) {
+		if (!json_is_number(v))
+			continue;
+		if (!isfinite(json_number_value(v)) ||
+		    round(fabs(json_number_value(v)) / f->div * pow(10, f->decimals)) != 0)
+			return false;
+		n++;
+	}
+	return n > 0;
+}
+
+/* Which rows of a section of KIND to print (SHOW[i], N rows): all with ALL_ROWS or
+ * outside rate sections; otherwise not the rows that are zero (row_is_zero), unless that
+ * would leave out all rows of their variant: a variant never disappears from a table,
+ * and a path that delivered nothing still shows. Returns the count left out. */
+static int rows_to_show(const json_t *rows, enum num_kind kind, const struct num_fmt *f,
+			bool all_rows, bool *show)
+{
+	size_t n = json_array_size(rows), i, j;
+	int hidden = 0;
+
+	for (i = 0; i < n; i++)
+		show[i] = all_rows || kind != NUM_RATE ||
+			  !row_is_zero(json_array_get(rows, i), f);
+	for (i = 0; i < n; i++) {
+		const char *variant = get_str(json_array_get(rows, i), "variant");
+		bool any = false;
+
+		for (j = 0; j < n && !any; j++)
+			any = show[j] && !strcmp(variant, get_str(json_array_get(rows, j), "variant"));
+		for (j = 0; j < n && !any; j++)
+			if (!strcmp(variant, get_str(json_array_get(rows, j), "variant")))
+				show[j] = true;
+	}
+	for (i = 0; i < n; i++)
+		hidden += !show[i];
+	return hidden;
+}
+
+/* The line under a table that names the rows rows_to_show left out:
+ * "zero rows left out: drop a, pass a (--all-rows shows them)". */
+static void print_left_out(const json_t *rows, const bool *show, FILE *out)
+{
+	const char *prev = NULL;
+	const json_t *row;
+	size_t i;
+
+	fputs("zero rows left out:", out);
+	json_array_foreach(rows, i, row) {
+		if (show[i])
+			continue;
+		fprintf(out, "%s %s %s", prev ? "," : "", get_str(row, "variant"),
+			get_str(row, "subject") ? get_str(row, "subject") : "-");
+		prev = get_str(row, "variant");
+	}
+	fputs(" (--all-rows shows them)\n", out);
+}
+
+static int print_section(const json_t *sec, int repeat, const json_t *details, bool all_rows,
+			 FILE *out)
 {
 	const json_t *rows = json_object_get(sec, "rows"), *row;
 	const char *metric = get_str(sec, "metric");
 	bool totals = !strcmp(metric, NS_METRIC);
 	const char *mean_head = totals ? "total = mean" : "mean", *spread_head = "spread";
 	enum num_kind kind = section_kind(sec);
-	size_t n = json_array_size(rows), i;
+	size_t n_rows = json_array_size(rows), n = 0, k, i;
 	struct row_text *rt;
 	struct num_fmt sec_fmt;
+	const char *prev = NULL;
 	char head[32], marks[16] = "";
-	int w_var = 7, w_sub, w_mean, *w_rep = NULL, r, err = 0;
+	int w_var = 7, w_sub, w_mean, *w_rep = NULL, r, hidden, err = 0;
 	double max = 0;
+	bool *show;
 	struct line l = { .buf = NULL };
 
-	rt = calloc(n ? n : 1, sizeof(*rt));
+	rt = calloc(n_rows ? n_rows : 1, sizeof(*rt));
+	show = calloc(n_rows ? n_rows : 1, sizeof(*show));
 	w_rep = calloc(repeat ? repeat : 1, sizeof(*w_rep));
-	if (!rt || !w_rep) {
+	if (!rt || !show || !w_rep) {
 		err = -ENOMEM;
 		goto out;
 	}
-	json_array_foreach(rows, i, row)
+	json_array_foreach(rows, k, row)
 		if (obj_max(row) > max)
 			max = obj_max(row);
 	sec_fmt = fmt_for(kind, max);
+	hidden = rows_to_show(rows, kind, &sec_fmt, all_rows, show);
 
-	json_array_foreach(rows, i, row) {
+	json_array_foreach(rows, k, row) {
 		const char *variant = get_str(row, "variant");
 		struct num_fmt f = fmt_for(kind, obj_max(row));
-		bool first = !i || strcmp(variant, get_str(json_array_get(rows, i - 1),
-							   "variant"));
+		bool first = !prev || strcmp(variant, prev);
 
+		if (!show[k])
+			continue;
+		i = n++;
+		prev = variant;
 		rt[i].cells = calloc(repeat ? repeat : 1, CELL);
 		if (!rt[i].cells) {
 			err = -ENOMEM;
@@ -910,6 +985,8 @@ static int print_section(const json_t *sec, int repeat, const json_t *details, F
 		}
 		line_put(&l, out);
 	}
+	if (hidden)
+		print_left_out(rows, show, out);
 	print_legend(marks, details, out);
 	if (l.oom)
 		err = -ENOMEM;
@@ -918,6 +995,7 @@ out:
 	for (i = 0; rt && i < n; i++)
 		free(rt[i].cells);
 	free(rt);
+	free(show);
 	free(w_rep);
 	return err;
 }
@@ -992,13 +1070,17 @@ static void print_tc_attach(const json_t *report, const char *name, const char *
 	}
 }
 
-int report_print_text(const json_t *report, FILE *out)
+int report_print_text_opts(const json_t *report, const struct report_text_opts *opts,
+			   FILE *out)
 {
 	const json_t *groups = json_object_get(report, "groups"), *g, *sec;
 	const char *sha = get_str(report, "plan_sha256"), *host = NULL;
 	int repeat = get_int(report, "repeat"), err;
+	bool all_rows = opts && opts->all_rows;
 	size_t i, j;
 
+	if (opts && opts->sz < sizeof(*opts))
+		return -EINVAL;
 	fprintf(out, "run %lld  %s", (long long)json_integer_value(json_object_get(report, "run")),
 		get_str(report, "plan") ? get_str(report, "plan") : "-");
 	if (sha)
@@ -1030,11 +1112,16 @@ int report_print_text(const json_t *report, FILE *out)
 		json_array_foreach(json_object_get(g, "sections"), j, sec) {
 			fputc('\n', out);
 			if ((err = print_section(sec, repeat, json_object_get(report, "verdict_details"),
-						 out)))
+						 all_rows, out)))
 				return err;
 		}
 	}
 	return ferror(out) ? -EIO : 0;
+}
+
+int report_print_text(const json_t *report, FILE *out)
+{
+	return report_print_text_opts(report, NULL, out);
 }
 
 /* What PRINT(OBJ, stream) writes, as a malloc'd string; NULL and errno on failure. */

@@ -16,6 +16,8 @@
 #define BPFLAB_REPORT_H
 
 #include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 
 /* Build the report object for RESULT (not modified). Samples without a metric, a
@@ -23,7 +25,25 @@
  * errno set (EINVAL when RESULT is not an object, ENOMEM). */
 json_t *report_build(const json_t *result);
 
-/* Write REPORT (from report_build) as text to OUT. Returns 0 or -errno. */
+/* How report_print_text_opts() prints; REPORT_TEXT_OPTS fills one, NULL means the
+ * defaults (all members zero). */
+struct report_text_opts {
+	size_t sz;			/* sizeof(struct report_text_opts) */
+	bool all_rows;			/* also the rate rows that are zero (below) */
+};
+
+#define REPORT_TEXT_OPTS(NAME, ...)                                                     \
+	struct report_text_opts NAME = { .sz = sizeof(struct report_text_opts), __VA_ARGS__ }
+
+/* Write REPORT (from report_build) as text to OUT. In a rate table (packets/s), a row
+ * whose every value prints as zero beside the table's largest (a port that receives
+ * nothing by design) is left out, unless OPTS->all_rows or all rows of its variant are
+ * zero, and a line under the table names the rows left out; the JSON report keeps every
+ * row. OPTS may be NULL. Returns 0 or -errno (-EINVAL: OPTS->sz too small). */
+int report_print_text_opts(const json_t *report, const struct report_text_opts *opts,
+			   FILE *out);
+
+/* report_print_text_opts with the defaults. */
 int report_print_text(const json_t *report, FILE *out);
 
 /* The same text in a heap string the caller frees; NULL with errno set. */

@@ -468,6 +468,94 @@ static void test_report_rounding(void **state)
 	json_decref(r);
 }
 
+/* The text of REPORT printed with OPTS (NULL: the defaults). */
+static char *text_with(const json_t *report, const struct report_text_opts *opts)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	assert_non_null(f);
+	assert_int_equal(report_print_text_opts(report, opts, f), 0);
+	assert_int_equal(fclose(f), 0);
+	return buf;
+}
+
+/* The quickstart's rate tables: port a receives nothing in drop and pass (the generator's
+ * own port; a few ARP or ICMP frames print as 0 beside millions), so those rows are left
+ * out and named under the table; tx's a (the bounced frames) stays. A variant whose
+ * every row is zero keeps them (nothing arrived: that must show), ns tables keep every
+ * row, --all-rows and the JSON have them all. */
+static void test_report_zero_rows(void **state)
+{
+	json_t *r = result_new(9, "quickstart", "done", 2, "[\"drop\",\"pass\",\"tx\",\"dead\"]",
+			       h1), *rep;
+	const double drop_a[] = { 0, 1 }, pass_a[] = { 0, 0 }, tx[] = { 7.01e6, 7.02e6 };
+	REPORT_TEXT_OPTS(all, .all_rows = true);
+	REPORT_TEXT_OPTS(old, .all_rows = true);
+	const json_t *rows;
+	char *t;
+	int i;
+
+	(void)state;
+	for (i = 0; i < 2; i++) {
+		add(r, 4 * i + 1, "h1", "drop", i + 1, NULL, "port.rx_pps", "a", drop_a[i]);
+		add(r, 4 * i + 1, "h1", "drop", i + 1, NULL, "port.rx_pps", "b", 19.9e6 + i * 1e4);
+		add(r, 4 * i + 2, "h1", "pass", i + 1, NULL, "port.rx_pps", "a", pass_a[i]);
+		add(r, 4 * i + 2, "h1", "pass", i + 1, NULL, "port.rx_pps", "b", 3.12e6 - i * 1e4);
+		add(r, 4 * i + 3, "h1", "tx", i + 1, NULL, "port.rx_pps", "a", tx[i]);
+		add(r, 4 * i + 3, "h1", "tx", i + 1, NULL, "port.rx_pps", "b", tx[i]);
+		add(r, 4 * i + 4, "h1", "dead", i + 1, NULL, "port.rx_pps", "a", 0);
+		add(r, 4 * i + 4, "h1", "dead", i + 1, NULL, "port.rx_pps", "b", 0);
+		add(r, 4 * i + 4, "h1", "dead", i + 1, NULL, "prog.ns_per_run", "xdp_dead", 0);
+	}
+	rep = report_as(r,
+		"run 9  quickstart  plan 1a2b3c4d5e6f  done\n"
+		"host h1  kernel 6.18.44\n"
+		"\n"
+		"port.rx_pps  (packets/s, bpf_stats off)\n"
+		"variant  port  results-1 results-2     mean ± spread\n"
+		"drop     b        19.90M    19.91M   19.91M ± 0.01M\n"
+		"pass     b         3.12M     3.11M    3.12M ± 0.01M\n"
+		"tx       a         7.01M     7.02M    7.02M ± 0.01M\n"
+		"         b         7.01M     7.02M    7.02M ± 0.01M\n"
+		"dead     a             0         0        0 ± 0\n"
+		"         b             0         0        0 ± 0\n"
+		"zero rows left out: drop a, pass a (--all-rows shows them)\n"
+		"\n"
+		"prog.ns_per_run  (ns per program run, bpf_stats on)\n"
+		"variant  prog      results-1 results-2   total = mean ± spread\n"
+		"dead     xdp_dead        0.0       0.0            0.0 ± 0.0\n");
+
+	t = text_with(rep, &all);
+	assert_contains(t, "drop     a             0         1        1 ± 1\n"
+			   "         b        19.90M    19.91M   19.91M ± 0.01M\n"
+			   "pass     a             0         0        0 ± 0\n");
+	assert_null(strstr(t, "left out"));
+	free(t);
+
+	/* the JSON keeps every row: 4 variants x 2 ports */
+	rows = json_object_get(section(rep, 0, 0), "rows");
+	assert_int_equal(json_array_size(rows), 8);
+	assert_string_equal(json_string_value(json_object_get(json_array_get(rows, 0), "subject")),
+			    "a");
+
+	/* NULL means the defaults; a too small sz is refused */
+	t = text_with(rep, NULL);
+	assert_contains(t, "zero rows left out: drop a, pass a");
+	free(t);
+	old.sz = sizeof(size_t);
+	{
+		FILE *f = fopen("/dev/null", "w");
+
+		assert_non_null(f);
+		assert_int_equal(report_print_text_opts(rep, &old, f), -EINVAL);
+		fclose(f);
+	}
+	json_decref(rep);
+	json_decref(r);
+}
+
 static void test_report_empty(void **state)
 {
 	json_t *r = result_new(5, "quickstart", "queued", 3, "[\"drop\"]", h1), *rep;
@@ -718,6 +806,7 @@ int main(void)
 		cmocka_unit_test(test_report_tc_attach),
 		cmocka_unit_test(test_report_tc_attach_from_store),
 		cmocka_unit_test(test_report_rounding),
+		cmocka_unit_test(test_report_zero_rows),
 		cmocka_unit_test(test_report_empty),
 		cmocka_unit_test(test_report_csv),
 		cmocka_unit_test(test_report_verdicts),
