@@ -169,6 +169,25 @@ int cli_host_boot(const char *host, const char *kernel, int wait_s, char *from,
  * is none, -EIO after printing the error. */
 int cli_host_offering(const char *kernel, const char *const *skip, int n_skip, char *out,
 		      size_t len);
+/* The hosts (the host_list query objects) with their latest noise floor ("noise",
+ * lib/noise.h) on those that have one: from the database with --db, else from the
+ * coordinator (host_list and noise_list). Returns 0 with *HOSTS (new reference), or an
+ * exit status after printing the error. */
+int cli_hosts_noise(json_t **hosts);
+/* What the noise floors of the hosts say about PLAN (cli/plan.c): the repetitions per
+ * variant it needs to see its min_effect, on the hosts named in NAMES (a JSON array;
+ * NULL: every host with a noise floor and the plan's port roles). Text: the advice on
+ * stdout and, when the plan's repeat max is below it, a warning on stderr; returns the
+ * advice as JSON (noise_advice_json; new reference) for -j, or NULL when no host has a
+ * noise floor of the plan's metrics or they could not be read. With BEST_EFFORT the
+ * floors are asked for only when a source is at hand (--db, or a coordinator whose ipc
+ * socket exists, with a key or --plaintext), and a failure is a line on stderr, never
+ * a JSON error. */
+json_t *cli_plan_noise(const struct plan *plan, const json_t *names, bool best_effort);
+/* Poll run ID every second until it is done, failed or cancelled, with progress on
+ * stderr (cli/run.c). Returns 0 with *FINAL (the last run object, new reference), or an
+ * exit status after an error. */
+int cli_run_wait(long long id, json_t **final);
 /* Free the ZeroMQ context, at exit. */
 void cli_client_close(void);
 
@@ -194,6 +213,9 @@ struct cli_plan {
  * expand it into CP. Prints the error and returns CLI_EXIT_USAGE for a plan that does
  * not validate, CLI_EXIT_FAIL when it cannot be read; 0 on success. */
 int cli_plan_prepare(const char *file, struct cli_plan *cp);
+/* The same for the plan TEXT (LEN bytes), named NAME in messages (a built-in plan). */
+int cli_plan_prepare_text(const char *name, const char *text, size_t len,
+			  struct cli_plan *cp);
 void cli_plan_release(struct cli_plan *cp);
 /* A `submit` request for the prepared plan CP read from FILE, restricted to HOSTS (an
  * array of host names, or NULL for the plan's own selection): plan text, overrides and

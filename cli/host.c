@@ -1,16 +1,22 @@
 /* host.c - `bpflab host list`: the lab hosts the coordinator knows (or a database file
- * records), their state, kernel, ports and current job; `bpflab host boot HOST KERNEL`:
- * switch a host to another kernel through its agent's kernel provider (docs/cli.md).
+ * records), their state, kernel, ports, current job and noise floor; `bpflab host boot
+ * HOST KERNEL`: switch a host to another kernel through its agent's kernel provider;
+ * `bpflab host calibrate HOST`: measure a host's noise floor (docs/cli.md).
  */
 #include "cli.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "noise.h"
 #include "proto.h"
+#include "report_compare.h"
+#include "store.h"
+#include "store_noise.h"
 #include "util.h"
 
 /* "a=veth-a veth, b=veth-b veth" from an inventory's ports: role=ifname driver. */
@@ -40,6 +46,116 @@ static char *ports_text(const json_t *inventory)
 	return buf;
 }
 
+/* The latest noise floor of each host (store_noise_list's rows): from the database with
+ * --db, else the coordinator's noise_list. Returns 0 with *ROWS, or an exit status. */
+static int noise_rows(json_t **rows)
+{
+	struct store *store;
+	json_t *req, *reply = NULL;
+	char err[512] = "";
+	int ret;
+
+	*rows = NULL;
+	if (cli.db) {
+		store = store_open(cli.db, true, err, sizeof(err));
+		if (!store)
+			return cli_error("%s", *err ? err : "cannot open the database");
+		*rows = store_noise_list(store);
+		ret = *rows ? 0 : cli_error("cannot query database '%s': %s", cli.db,
+					    store_noise_errmsg());
+		store_close(&store);
+		return ret;
+	}
+	req = proto_msg_new("noise_list");
+	if (!req)
+		return cli_error("out of memory");
+	ret = cli_request(req, "noise", &reply);
+	json_decref(req);
+	if (!ret)
+		*rows = json_incref(json_object_get(reply, "noise"));
+	json_decref(reply);
+	return ret;
+}
+
+int cli_hosts_noise(json_t **hosts)
+{
+	json_t *rows = NULL;
+	int ret;
+
+	ret = cli_query("host_list", 0, hosts);
+	if (!ret)
+		ret = noise_rows(&rows);
+	if (!ret && noise_hosts_attach(*hosts, rows))
+		ret = cli_error("out of memory");
+	json_decref(rows);
+	if (ret) {
+		json_decref(*hosts);
+		*hosts = NULL;
+	}
+	return ret;
+}
+
+/* "3.1 %", "12 %", "0.41 %" for a CV (a fraction). */
+static const char *cv_text(double cv, char *out, size_t len)
+{
+	if (!isfinite(cv))
+		snprintf(out, len, "-");
+	else if (cv >= 0.1)
+		snprintf(out, len, "%.0f %%", 100 * cv);
+	else if (cv >= 0.01)
+		snprintf(out, len, "%.1f %%", 100 * cv);
+	else
+		snprintf(out, len, "%.2g %%", 100 * cv);
+	return out;
+}
+
+/* One table row per metric of each host's noise floor (HOSTS as cli_hosts_noise gives
+ * them); nothing when no host has one. */
+static int print_noise(const json_t *hosts, FILE *out)
+{
+	static const char *const head[] = { "host", "kernel", ">run", "metric", "subject",
+					    "window", ">n", ">mean", ">CV" };
+	struct cli_table t = { 0 };
+	const json_t *h, *noise, *m;
+	size_t i, k;
+	int ret = 0, rows = 0;
+
+	if (cli_table_init(&t, 9, head))
+		return cli_error("out of memory");
+	json_array_foreach(hosts, i, h) {
+		noise = json_object_get(h, "noise");
+		json_array_foreach(json_object_get(noise, "metrics"), k, m) {
+			char run[32], n[32], mean[32], cv[32];
+			const char *cells[9] = {
+				proto_get_str(h, "name", "?"),
+				proto_get_str(noise, "kernel_release", "?"), run,
+				proto_get_str(m, "metric", "?"), proto_get_str(m, "subject", ""),
+				proto_get_str(m, "window", "-"), n,
+				report_compare_num(json_number_value(json_object_get(m, "mean")),
+						   mean, sizeof(mean)),
+				cv_text(json_number_value(json_object_get(m, "cv")), cv, sizeof(cv)),
+			};
+
+			snprintf(run, sizeof(run), "%lld", proto_get_int(noise, "run", 0));
+			snprintf(n, sizeof(n), "%lld", proto_get_int(m, "n", 0));
+			if (!*cells[4])
+				cells[4] = "-";
+			if (cli_table_add(&t, cells)) {
+				ret = cli_error("out of memory");
+				goto out;
+			}
+			rows++;
+		}
+	}
+	if (rows) {
+		fprintf(out, "\nnoise floor (run-to-run CV = stddev / mean; bpflab host calibrate)\n");
+		cli_table_print(&t, out);
+	}
+out:
+	cli_table_release(&t);
+	return ret;
+}
+
 static int do_list(int argc, char **argv)
 {
 	static const char *const head[] = { "name", "state", "kernel", "ports", ">job" };
@@ -53,7 +169,7 @@ static int do_list(int argc, char **argv)
 		return ret;
 	if (first < argc)
 		return cli_usage_error("host list", "unexpected argument '%s'", argv[first]);
-	ret = cli_query("host_list", 0, &hosts);
+	ret = cli_hosts_noise(&hosts);
 	if (ret)
 		return ret;
 	if (cli.json) {
@@ -95,6 +211,7 @@ static int do_list(int argc, char **argv)
 			printf("host %s: switch to kernel %s %s: %s\n", proto_get_str(h, "name", "?"),
 			       proto_get_str(b, "kernel", "?"), bs, proto_get_str(b, "error", "?"));
 	}
+	ret = print_noise(hosts, stdout);
 out:
 	cli_table_release(&t);
 	json_decref(hosts);
@@ -291,6 +408,144 @@ static int do_boot(int argc, char **argv)
 	return ret;
 }
 
+/* --- host calibrate --- */
+
+struct calibrate_opts {
+	const char *plan;		/* --plan FILE, or NULL: the built-in plan */
+	json_t *overrides;
+};
+
+enum { OPT_CAL_PLAN = CLI_OPT_FIRST_LOCAL + 10 };
+
+static int calibrate_opt(int opt, const char *arg, void *ctx)
+{
+	struct calibrate_opts *o = ctx;
+
+	if (opt == OPT_CAL_PLAN) {
+		o->plan = arg;
+		return 0;
+	}
+	return cli_plan_opt(opt, arg, o->overrides);
+}
+
+/* The noise floor just recorded: ROWS of run RUN of PLAN on HOST as a table, then the
+ * advice for a 2 % change in the plan's metrics. */
+static int print_calibration(const char *host, long long run, const struct plan *plan,
+			     json_t *rows)
+{
+	json_t *hosts = json_pack("[{s:I, s:s}]", "id", (json_int_t)1, "name", host), *r;
+	struct noise_advice a;
+	char text[512];
+	size_t i;
+	int ret;
+
+	if (!hosts)
+		return cli_error("out of memory");
+	/* the rows are of one host here; noise_hosts_attach matches them by id */
+	json_array_foreach(rows, i, r)
+		json_object_set_new(r, "host_id", json_integer(1));
+	if (noise_hosts_attach(hosts, rows)) {
+		json_decref(hosts);
+		return cli_error("out of memory");
+	}
+	printf("host %s: noise floor from run %lld\n", host, run);
+	ret = print_noise(hosts, stdout);
+	if (!ret && !noise_advise(hosts, plan->metrics, plan->n_metrics, 0.02, 0, &a)) {
+		noise_advice_text(&a, text, sizeof(text));
+		printf("a plan on it %s\n", text);
+	}
+	json_decref(hosts);
+	return ret;
+}
+
+static int do_calibrate(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "plan", required_argument, NULL, OPT_CAL_PLAN },
+		{ "set", required_argument, NULL, 's' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct calibrate_opts o = { .overrides = json_array() };
+	struct cli_plan cp = { 0 };
+	json_t *names = NULL, *msg = NULL, *reply = NULL, *final = NULL, *out = NULL;
+	const char *host, *file;
+	long long run, failed;
+	int first, ret;
+
+	if (!o.overrides)
+		return cli_error("out of memory");
+	ret = cli_parse_opts(argc, argv, "host calibrate", "s:", longopts, calibrate_opt, &o,
+			     &first);
+	if (ret)
+		goto out;
+	if (argc - first != 1) {
+		ret = first < argc ? cli_usage_error("host calibrate", "unexpected argument '%s'",
+						     argv[first + 1]) :
+		      cli_usage_error("host calibrate", "missing HOST");
+		goto out;
+	}
+	if (cli.db) {
+		ret = cli_usage_error("host calibrate", "cannot calibrate with --db: the "
+				      "calibration runs through the coordinator");
+		goto out;
+	}
+	host = argv[first];
+	cp.overrides = json_incref(o.overrides);
+	file = o.plan ? o.plan : "calibrate (built-in)";
+	ret = o.plan ? cli_plan_prepare(o.plan, &cp) :
+	      cli_plan_prepare_text(file, noise_calibrate_plan, strlen(noise_calibrate_plan),
+				    &cp);
+	if (ret)
+		goto out;
+	names = json_pack("[s]", host);
+	msg = names ? cli_submit_msg(file, &cp, names) : NULL;
+	if (!msg) {
+		ret = cli_error("out of memory");
+		goto out;
+	}
+	ret = cli_request(msg, "submitted", &reply);
+	if (ret)
+		goto out;
+	run = proto_get_int(reply, "run", 0);
+	fprintf(stderr, "run %lld submitted: %lld jobs of plan '%s' on host %s\n", run,
+		proto_get_int(reply, "jobs", 0), cp.plan->name, host);
+	ret = cli_run_wait(run, &final);
+	if (ret)
+		goto out;
+	failed = proto_get_int(final, "jobs_failed", 0);
+	if (failed)
+		fprintf(stderr, "bpflab: %lld job%s of run %lld failed; the noise floor is of the "
+			"others\n", failed, failed == 1 ? "" : "s", run);
+	json_decref(msg);
+	json_decref(reply);
+	reply = NULL;
+	msg = proto_msg_new("noise_record");
+	if (!msg || json_object_set_new(msg, "run", json_integer(run))) {
+		ret = cli_error("out of memory");
+		goto out;
+	}
+	ret = cli_request(msg, "noise", &reply);
+	if (ret)
+		goto out;
+	if (cli.json) {
+		out = json_pack("{s:s, s:I, s:I, s:O}", "host", host, "run", (json_int_t)run,
+				"jobs_failed", (json_int_t)failed, "noise",
+				json_object_get(reply, "noise"));
+		ret = out ? cli_print_json(out) : cli_error("out of memory");
+	} else {
+		ret = print_calibration(host, run, cp.plan, json_object_get(reply, "noise"));
+	}
+out:
+	json_decref(out);
+	json_decref(final);
+	json_decref(reply);
+	json_decref(msg);
+	json_decref(names);
+	json_decref(o.overrides);
+	cli_plan_release(&cp);
+	return ret;
+}
+
 static const struct cli_cmd host_cmds[] = {
 	{ "list", do_list, "",
 	  "List the hosts: name, state (idle, busy, gone, or booting while it switches\n"
@@ -298,7 +553,9 @@ static const struct cli_cmd host_cmds[] = {
 	  "running now. 'bpflab host' means the same. A host whose latest kernel switch\n"
 	  "failed is named below the table. With -j, the host query objects, with\n"
 	  "\"boot\" {kernel, from, state, since_ms, error} on each host asked to switch.\n"
-	  "With --db FILE the same from the database (the stored switches too).\n" },
+	  "With --db FILE the same from the database (the stored switches too). Hosts\n"
+	  "calibrated (host calibrate) have their latest noise floor in a second table\n"
+	  "(-j: \"noise\" {run, env_id, kernel_release, measured_ms, metrics}).\n" },
 	{ "boot", do_boot, "HOST KERNEL [--wait SECONDS]",
 	  "Switch HOST to kernel release KERNEL through its agent's kernel provider\n"
 	  "('kernel_provider' in the agent's --config; 'bpflab host list -j' shows\n"
@@ -312,6 +569,17 @@ static const struct cli_cmd host_cmds[] = {
 	  "                        KERNEL (progress on stderr); fail when the provider\n"
 	  "                        fails, HOST comes back with another kernel, or time\n"
 	  "                        is up\n" },
+	{ "calibrate", do_calibrate, "HOST [--plan FILE] [-s KEY=VALUE]...",
+	  "Measure HOST's noise floor: run a plan on HOST through the coordinator (the\n"
+	  "built-in one: 10 repetitions of XDP_DROP on port b, plans/calibrate.yaml),\n"
+	  "then have the coordinator store, per metric and subject, the run-to-run\n"
+	  "coefficient of variation (stddev / mean) of the values with the host's\n"
+	  "environment. Prints it and the repetitions a plan needs for a 2 % change;\n"
+	  "'host list' shows it, 'plan check' and 'run submit' use it. Progress on\n"
+	  "stderr. Not with --db. With -j: {host, run, jobs_failed, noise}.\n"
+	  "\n"
+	  "  --plan FILE           run FILE instead of the built-in plan\n"
+	  "  -s, --set KEY=VALUE   override a plan value, e.g. -s repeat=20\n" },
 	{ NULL, NULL, NULL, NULL },
 };
 

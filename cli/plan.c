@@ -7,9 +7,12 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "noise.h"
 #include "objects.h"
 #include "plan.h"
+#include "proto.h"
 
 int cli_plan_opt(int opt, const char *arg, void *ctx)
 {
@@ -28,7 +31,8 @@ int cli_plan_opt(int opt, const char *arg, void *ctx)
 	return 0;
 }
 
-int cli_plan_prepare(const char *file, struct cli_plan *cp)
+/* cli_plan_prepare of FILE, or of TEXT (LEN bytes) named FILE when TEXT is not NULL. */
+static int prepare(const char *file, const char *text, size_t len, struct cli_plan *cp)
 {
 	struct plan_error err = { .text = "" };
 	struct plan_override *ov;
@@ -46,7 +50,8 @@ int cli_plan_prepare(const char *file, struct cli_plan *cp)
 		}
 	}
 
-	cp->plan = plan_load(file, ov, (int)n_ov, &err);
+	cp->plan = text ? plan_parse(file, text, len, ov, (int)n_ov, &err) :
+			  plan_load(file, ov, (int)n_ov, &err);
 	if (!cp->plan) {
 		if (errno == EINVAL) {
 			cli_plan_error(file, &err);
@@ -87,6 +92,17 @@ out:
 	return ret;
 }
 
+int cli_plan_prepare(const char *file, struct cli_plan *cp)
+{
+	return prepare(file, NULL, 0, cp);
+}
+
+int cli_plan_prepare_text(const char *name, const char *text, size_t len,
+			  struct cli_plan *cp)
+{
+	return prepare(name, text, len, cp);
+}
+
 void cli_plan_release(struct cli_plan *cp)
 {
 	if (cp->jobs)
@@ -98,23 +114,158 @@ void cli_plan_release(struct cli_plan *cp)
 	memset(cp, 0, sizeof(*cp));
 }
 
+/* --- what the hosts' noise floors say about a plan (lib/noise.h) --- */
+
+/* Is there a source of noise floors at hand without asking anyone to wait: a database
+ * file, or a coordinator with a key (or --plaintext) whose ipc socket exists. */
+static bool noise_source(void)
+{
+	if (cli.db)
+		return true;
+	if (!cli.plaintext && (!cli.key_file || !cli.server_key))
+		return false;
+	if (!strncmp(cli.coordinator, "ipc://", 6))
+		return !access(cli.coordinator + 6, F_OK);
+	return true;
+}
+
+/* Does the inventory of host H have a port for each of PLAN's roles. */
+static bool host_has_ports(const struct plan *plan, const json_t *h)
+{
+	const json_t *p;
+	size_t k;
+	int i;
+	bool found;
+
+	for (i = 0; i < plan->n_ports; i++) {
+		found = false;
+		json_array_foreach(json_object_get(json_object_get(h, "inventory"), "ports"), k, p)
+			found |= !strcmp(proto_get_str(p, "role", ""), plan->ports[i]);
+		if (!found)
+			return false;
+	}
+	return true;
+}
+
+/* Is host H named in NAMES. */
+static bool host_named(const json_t *names, const json_t *h)
+{
+	const json_t *n;
+	size_t i;
+
+	json_array_foreach(names, i, n)
+		if (json_is_string(n) && !strcmp(json_string_value(n), proto_get_str(h, "name", "")))
+			return true;
+	return false;
+}
+
+json_t *cli_plan_noise(const struct plan *plan, const json_t *names, bool best_effort)
+{
+	struct noise_advice a;
+	json_t *hosts = NULL, *picked = NULL, *h, *out = NULL;
+	bool json = cli.json;
+	char text[512];
+	size_t i;
+	int ret;
+
+	if (best_effort && !noise_source())
+		return NULL;
+	/* a failure here is not the command's: its message goes to stderr as text */
+	cli.json = false;
+	ret = cli_hosts_noise(&hosts);
+	cli.json = json;
+	if (ret) {
+		fprintf(stderr, "bpflab: the hosts' noise floors could not be read; no "
+			"repetition advice\n");
+		return NULL;
+	}
+	picked = json_array();
+	json_array_foreach(hosts, i, h)
+		if (picked && (names ? host_named(names, h) : host_has_ports(plan, h)))
+			json_array_append(picked, h);
+	if (!picked ||
+	    noise_advise(picked, plan->metrics, plan->n_metrics, plan->min_effect > 0 ?
+			 plan->min_effect : 0.02, plan->repeat_max > plan->repeat ?
+			 plan->repeat_max : plan->repeat, &a))
+		goto out;
+	if (cli.json) {
+		out = noise_advice_json(&a);
+		goto out;
+	}
+	noise_advice_text(&a, text, sizeof(text));
+	printf("%s\n", text);
+	if (noise_advice_warning(&a, text, sizeof(text)))
+		fprintf(stderr, "bpflab: warning: %s\n", text);
+out:
+	json_decref(picked);
+	json_decref(hosts);
+	return out;
+}
+
+enum { OPT_PLAN_HOSTS = CLI_OPT_FIRST_LOCAL };
+
 static const struct option plan_longopts[] = {
 	{ "set", required_argument, NULL, 's' },
 	{ NULL, 0, NULL, 0 },
 };
 
-/* Parse "FILE [-s KEY=VALUE]..." of command PATH into CP and prepare the plan. */
-static int plan_args(int argc, char **argv, const char *path, struct cli_plan *cp,
-		     const char **file)
+static const struct option check_longopts[] = {
+	{ "set", required_argument, NULL, 's' },
+	{ "hosts", required_argument, NULL, OPT_PLAN_HOSTS },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* The options of plan check and show: -s into OVERRIDES, --hosts (check) into HOSTS. */
+struct plan_opts {
+	json_t *overrides;
+	json_t *hosts;
+};
+
+static int plan_opt(int opt, const char *arg, void *ctx)
 {
+	struct plan_opts *o = ctx;
+	const char *p = arg, *comma;
+
+	if (opt != OPT_PLAN_HOSTS)
+		return cli_plan_opt(opt, arg, o->overrides);
+	json_decref(o->hosts);
+	o->hosts = json_array();
+	while (o->hosts) {
+		comma = strchr(p, ',');
+		if ((comma ? comma == p : !*p) ||
+		    json_array_append_new(o->hosts, json_stringn(p, comma ? (size_t)(comma - p) :
+								   strlen(p)))) {
+			json_decref(o->hosts);
+			o->hosts = NULL;
+			return cli_usage_error("plan check", "invalid --hosts '%s': expected "
+					       "NAME[,NAME]...", arg);
+		}
+		if (!comma)
+			break;
+		p = comma + 1;
+	}
+	return o->hosts ? 0 : cli_error("out of memory");
+}
+
+/* Parse "FILE [-s KEY=VALUE]..." (and --hosts for check: *HOSTS, new reference, NULL
+ * when not given) of command PATH into CP and prepare the plan. */
+static int plan_args(int argc, char **argv, const char *path, struct cli_plan *cp,
+		     const char **file, json_t **hosts)
+{
+	struct plan_opts o = { 0 };
 	int first, ret;
 
 	memset(cp, 0, sizeof(*cp));
 	cp->overrides = json_array();
 	if (!cp->overrides)
 		return cli_error("out of memory");
-	ret = cli_parse_opts(argc, argv, path, "s:", plan_longopts, cli_plan_opt,
-			     cp->overrides, &first);
+	o.overrides = cp->overrides;
+	ret = cli_parse_opts(argc, argv, path, "s:", hosts ? check_longopts : plan_longopts,
+			     plan_opt, &o, &first);
+	if (hosts)
+		*hosts = o.hosts;
+	else
+		json_decref(o.hosts);
 	if (ret)
 		return ret;
 	if (first >= argc)
@@ -138,10 +289,10 @@ static int do_check(int argc, char **argv)
 {
 	struct cli_plan cp;
 	const char *file = NULL;
-	json_t *out = NULL, *objs;
+	json_t *out = NULL, *objs, *hosts = NULL, *noise;
 	int ret, points, i;
 
-	ret = plan_args(argc, argv, "plan check", &cp, &file);
+	ret = plan_args(argc, argv, "plan check", &cp, &file, &hosts);
 	if (ret)
 		goto out;
 	points = n_points(cp.plan);
@@ -150,6 +301,8 @@ static int do_check(int argc, char **argv)
 		       cp.n_jobs, cp.n_jobs == 1 ? "" : "s", cp.plan->n_variants,
 		       cp.plan->n_variants == 1 ? "" : "s", points, points == 1 ? "" : "s",
 		       cp.plan->repeat, cp.plan->repeat == 1 ? "" : "s");
+		fflush(stdout);
+		cli_plan_noise(cp.plan, hosts, !hosts);
 		goto out;
 	}
 	out = json_pack("{s:s, s:b, s:s, s:s, s:i, s:i, s:i, s:i, s:O, s:[]}", "file", file,
@@ -167,9 +320,15 @@ static int do_check(int argc, char **argv)
 			out = NULL;
 		}
 	}
+	noise = out ? cli_plan_noise(cp.plan, hosts, !hosts) : NULL;
+	if (noise && json_object_set_new(out, "noise", noise)) {
+		json_decref(out);
+		out = NULL;
+	}
 	ret = out ? cli_print_json(out) : cli_error("out of memory");
 out:
 	json_decref(out);
+	json_decref(hosts);
 	cli_plan_release(&cp);
 	return ret;
 }
@@ -216,7 +375,7 @@ static int do_show(int argc, char **argv)
 	json_t *out = NULL;
 	int ret, i;
 
-	ret = plan_args(argc, argv, "plan show", &cp, &file);
+	ret = plan_args(argc, argv, "plan show", &cp, &file, NULL);
 	if (ret)
 		goto out;
 	if (cli.json) {

@@ -55,8 +55,6 @@ static const char *plural(long long n)
 	return n == 1 ? "" : "s";
 }
 
-/* Poll run ID every second until it is done or failed, with progress on stderr. Returns
- * 0 with *FINAL (the last run object), or an exit status after an error. */
 /* ", 3 repetitions added (latest: why)" for the jobs of RUN the repetition controller
  * added (docs/plans.md "repeat"), "" when none, in BUF. */
 static const char *added_text(const json_t *run, char *buf, size_t len)
@@ -79,7 +77,7 @@ static const char *added_text(const json_t *run, char *buf, size_t len)
 	return buf;
 }
 
-static int wait_run(long long id, json_t **final)
+int cli_run_wait(long long id, json_t **final)
 {
 	char last[512] = "", line[512], added[320];
 	json_t *run = NULL;
@@ -168,7 +166,7 @@ static int do_submit(int argc, char **argv)
 	};
 	struct submit_opts o = { .overrides = json_array() };
 	struct cli_plan cp = { 0 };
-	json_t *msg = NULL, *reply = NULL, *final = NULL, *out = NULL, *h;
+	json_t *msg = NULL, *reply = NULL, *final = NULL, *out = NULL, *noise = NULL, *h;
 	long long run = 0, jobs;
 	const char *file;
 	char hosts[512] = "";
@@ -222,10 +220,12 @@ static int do_submit(int argc, char **argv)
 		fprintf(cli.json ? stderr : stdout,
 			"run %lld submitted: %lld job%s on %zu host%s (%s)\n", run, jobs,
 			plural(jobs), n_hosts, plural((long long)n_hosts), hosts);
+	/* how many repetitions the hosts' noise floors ask for (cli/plan.c) */
+	noise = cli_plan_noise(cp.plan, json_object_get(reply, "hosts"), false);
 	if (!cli.json)
 		fflush(stdout);
 	if (o.wait) {
-		ret = wait_run(run, &final);
+		ret = cli_run_wait(run, &final);
 		if (ret)
 			goto out;
 		if (strcmp(proto_get_str(final, "state", ""), "done") ||
@@ -237,6 +237,10 @@ static int do_submit(int argc, char **argv)
 
 		out = json_pack("{s:I, s:I, s:O?}", "run", (json_int_t)run, "jobs",
 				(json_int_t)jobs, "hosts", json_object_get(reply, "hosts"));
+		if (out && noise && json_object_set(out, "noise", noise)) {
+			json_decref(out);
+			out = NULL;
+		}
 		if (out && final && json_object_set(out, "final", final)) {
 			json_decref(out);
 			out = NULL;
@@ -247,6 +251,7 @@ static int do_submit(int argc, char **argv)
 	}
 out:
 	json_decref(out);
+	json_decref(noise);
 	json_decref(final);
 	json_decref(reply);
 	json_decref(msg);

@@ -1200,6 +1200,8 @@ static const struct {
 	{ "bisect_add_step", coord_bisect_add_step },
 	{ "bisect_finish", coord_bisect_finish },
 	{ "bisect_reset", coord_bisect_reset },
+	{ "noise_record", coord_noise_record },
+	{ "noise_list", coord_noise_list },
 };
 
 /* Receive and answer one client request: 1 when one was handled, 0 when none waited. */

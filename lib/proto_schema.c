@@ -318,6 +318,8 @@ static const struct schema client_to_coord[] = {
 	{ "bisect_add_step", bisect_add_step_fields },
 	{ "bisect_finish", bisect_finish_fields },
 	{ "bisect_reset", bisect_id_fields },
+	{ "noise_record", run_ref },
+	{ "noise_list", no_fields },
 	{ NULL, NULL },
 };
 
@@ -406,6 +408,12 @@ static const struct field booting_fields[] = {
 	{ .name = NULL },
 };
 
+/* noise floors (lib/store_noise.h); one row per host, metric and subject */
+static const struct field noise_fields[] = {
+	{ .name = "noise", .types = T_ARR, .required = true, .elem_types = T_OBJ },
+	{ .name = NULL },
+};
+
 static const struct schema coord_to_client[] = {
 	{ "submitted", submitted_fields },
 	{ "hosts", hosts_fields },
@@ -420,6 +428,7 @@ static const struct schema coord_to_client[] = {
 	{ "imported", imported_fields },
 	{ "booting", booting_fields },
 	{ "bisect", bisect_reply_fields },
+	{ "noise", noise_fields },
 	{ "error", error_fields },
 	{ NULL, NULL },
 };

@@ -85,7 +85,7 @@ chmod +x "$tmp/judge.sh"
 	git bisect run "$tmp/judge.sh" > "$tmp/bisect.out" 2>&1 || true
 	culprit=$(sed -n "s/^\([0-9a-f]\{40\}\) is the first bad commit.*/\1/p" "$tmp/bisect.out")
 	[ -n "$culprit" ] && git log -1 --format=%s "$culprit" > "$tmp/culprit"
-	git bisect reset >/dev/null 2>&1 || true
+	git bisect reset -q >/dev/null 2>&1 || true
 )
 cat "$tmp/bisect.out"
 printf "\n--- exit codes (commit, program, exit):\n"

@@ -87,13 +87,12 @@ for try in $(seq 1 "$tries"); do
 	s0=$(date +%s)
 	(
 		cd "$repo"
-		git checkout -q master	# every try over the whole history, commit 1 .. 24
 		git bisect start HEAD "$(git rev-list --max-parents=0 HEAD)" >/dev/null
 		git bisect run "$tmp/judge.sh" > "$tmp/bisect.out" 2>&1 || true
 		culprit=$(sed -n "s/^\([0-9a-f]\{40\}\) is the first bad commit.*/\1/p" "$tmp/bisect.out")
 		: > "$tmp/culprit"
 		[ -n "$culprit" ] && git log -1 --format=%s "$culprit" > "$tmp/culprit"
-		git bisect reset >/dev/null 2>&1 || true
+		git bisect reset -q >/dev/null 2>&1 || true
 	)
 	culprit=$(cat "$tmp/culprit")
 	[ "$culprit" = "commit $step" ] && right=$((right + 1))
@@ -119,7 +118,7 @@ check "every judgement ran the baseline's plan again" \
 		--metric prog.ns_per_run --threshold 10% --baseline $base --variant loop" \
 		> "$tmp/stop.out" 2>&1 || true
 	git bisect log > "$tmp/stop.log" 2>&1 || true
-	git bisect reset >/dev/null 2>&1 || true
+	git bisect reset -q >/dev/null 2>&1 || true
 )
 check "no coordinator: git bisect run stops at the first commit (exit 128)" \
 	sh -c "grep -q 'exit code 128' '$tmp/stop.out' && ! grep -q '^git bisect skip' '$tmp/stop.log'"
