@@ -20,7 +20,9 @@
  *
  * Prints figures; asserts nothing. Usage:
  *   build/bench/coordinator [--agents N] [--threads T] [--samples S] [--idle-seconds I]
- *                           [--bpflabd PATH]
+ *                           [--bpflabd PATH] [--per-machine K]
+ * --per-machine K: every K agents in a row say one machine.id (their jobs run one after
+ * another, coordinator/machine.c).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -48,6 +50,7 @@
 #define HEARTBEAT_MS 1000
 
 static int n_agents = 1000, n_threads = 4, n_samples = 100, idle_seconds = 10;
+static int per_machine;		/* agents that say one machine.id (0: none says one) */
 static char dir[64], agents_ep[128], clients_ep[128];
 
 /* shared between the agent threads and the main thread */
@@ -158,13 +161,18 @@ static void *agents_thread(void *arg)
 				zmq_strerror(zmq_errno()));
 			exit(1);
 		}
+		char machine[64] = "";
+
+		if (per_machine)
+			snprintf(machine, sizeof(machine), "\"machine\":{\"id\":\"m%d\"},",
+				 (first + i) / per_machine);
 		len = snprintf(hello, sizeof(hello),
 			       "{\"v\":1,\"type\":\"hello\",\"agent\":\"sim%d\",\"version\":\"bench\","
-			       "\"inventory\":{\"hostname\":\"sim%d\",\"agent\":\"sim%d\",\"kernel\":"
+			       "\"inventory\":{%s\"hostname\":\"sim%d\",\"agent\":\"sim%d\",\"kernel\":"
 			       "{\"release\":\"6.18.0\"},\"cpu\":{\"count\":2},\"labels\":{},"
 			       "\"ports\":[{\"role\":\"a\",\"name\":\"veth-a\",\"driver\":\"veth\"},"
 			       "{\"role\":\"b\",\"name\":\"veth-b\",\"driver\":\"veth\"}]}}",
-			       first + i, first + i, first + i);
+			       first + i, machine, first + i, first + i);
 		sim_send(&sims[i], hello, len);
 		items[i] = (zmq_pollitem_t){ .socket = sims[i].sock, .events = ZMQ_POLLIN };
 	}
@@ -423,6 +431,7 @@ int main(int argc, char **argv)
 		{ "samples", required_argument, NULL, 's' },
 		{ "idle-seconds", required_argument, NULL, 'i' },
 		{ "bpflabd", required_argument, NULL, 'b' },
+		{ "per-machine", required_argument, NULL, 'm' },
 		{ NULL, 0, NULL, 0 },
 	};
 	char bin[PATH_MAX + 32], obj[PATH_MAX + 32], self[PATH_MAX], db[160], sql[256];
@@ -450,9 +459,10 @@ int main(int argc, char **argv)
 		case 's': n_samples = atoi(optarg); break;
 		case 'i': idle_seconds = atoi(optarg); break;
 		case 'b': snprintf(bin, sizeof(bin), "%s", optarg); break;
+		case 'm': per_machine = atoi(optarg); break;
 		default:
 			fprintf(stderr, "usage: coordinator [--agents N] [--threads T] [--samples S] "
-				"[--idle-seconds I] [--bpflabd PATH]\n");
+				"[--idle-seconds I] [--bpflabd PATH] [--per-machine K]\n");
 			return 2;
 		}
 	}
@@ -522,8 +532,11 @@ int main(int argc, char **argv)
 	direct_tx = direct_insert((int)jobs2, n_samples, true);
 	direct_bulk = direct_insert((int)jobs2, n_samples, false);
 
-	printf("bpflabd (%s), %d simulated agents in %d threads over ipc, heartbeat %d ms\n",
+	printf("bpflabd (%s), %d simulated agents in %d threads over ipc, heartbeat %d ms",
 	       bin, n_agents, n_threads, HEARTBEAT_MS);
+	if (per_machine)
+		printf(", %d agents a machine", per_machine);
+	printf("\n");
 	printf("(a) agents held: %d registered in %.2f s; %lld of %d idle after %d s of "
 	       "heartbeats; bpflabd CPU %.1f %% of one CPU\n", n_agents, t_reg, idle, n_agents,
 	       idle_seconds, cpu_idle);

@@ -128,6 +128,48 @@ static void test_inventory_build(void **state)
 	json_decref(inv);
 }
 
+/* The machine: machine-id and boot id of this machine, or the `machine` label (the last
+ * one given wins, as labels do). */
+static void test_inventory_machine(void **state)
+{
+	struct inventory_pair labels[] = { { "machine", "box0" }, { "rack", "r3" },
+					   { "machine", "box1" } };
+	struct inventory_config cfg = { .agent = "h1", .labels = labels, .n_labels = 1 };
+	char boot[64] = "", mid[64] = "", want[160];
+	json_t *inv, *m;
+	FILE *f;
+
+	(void)state;
+	f = fopen("/proc/sys/kernel/random/boot_id", "r");
+	assert_non_null(f);
+	assert_non_null(fgets(boot, sizeof(boot), f));
+	fclose(f);
+	boot[strcspn(boot, "\n")] = '\0';
+	f = fopen("/etc/machine-id", "r");
+	if (f) {
+		if (!fgets(mid, sizeof(mid), f))
+			mid[0] = '\0';
+		fclose(f);
+		mid[strcspn(mid, "\n")] = '\0';
+	}
+	cfg.n_labels = 0;
+	inv = inventory_build(&cfg);
+	m = json_object_get(inv, "machine");
+	snprintf(want, sizeof(want), "%s:%s", mid, boot);
+	assert_string_equal(json_string_value(json_object_get(m, "id")), want);
+	assert_string_equal(json_string_value(json_object_get(m, "source")), "boot");
+	assert_string_equal(json_string_value(json_object_get(m, "boot_id")), boot);
+	json_decref(inv);
+
+	cfg.n_labels = 3;
+	inv = inventory_build(&cfg);
+	m = json_object_get(inv, "machine");
+	assert_string_equal(json_string_value(json_object_get(m, "id")), "box1");
+	assert_string_equal(json_string_value(json_object_get(m, "source")), "label");
+	assert_string_equal(json_string_value(json_object_get(m, "boot_id")), boot);
+	json_decref(inv);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -135,6 +177,7 @@ int main(void)
 		cmocka_unit_test(test_inventory_debug_options),
 		cmocka_unit_test(test_inventory_config_hash),
 		cmocka_unit_test(test_inventory_build),
+		cmocka_unit_test(test_inventory_machine),
 	};
 
 	return cmocka_run_group_tests(tests, setup, lab_teardown);
