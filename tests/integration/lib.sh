@@ -48,6 +48,18 @@ lab_start() { # N
 	export BPFLAB_COORDINATOR BPFLAB_KEY BPFLAB_SERVER_KEY
 }
 
+# wait_for SECONDS COMMAND...: run the command every 0.1 s until it succeeds (0) or
+# SECONDS have passed (1). For what happens "a moment later" (a link released, an ack
+# delivered, a file spooled): a fixed sleep is too short on a loaded machine.
+wait_for() {
+	local end=$((SECONDS + $1))
+	shift
+	until "$@"; do
+		[ "$SECONDS" -lt "$end" ] || return 1
+		sleep 0.1
+	done
+}
+
 fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
 ok() { echo "ok: $*"; }
 check() { # DESCRIPTION COMMAND...: run the command, count a failure if it fails
@@ -56,6 +68,14 @@ check() { # DESCRIPTION COMMAND...: run the command, count a failure if it fails
 }
 no_lab_processes() { ! pgrep -f "bpflab-lab-$LAB_NAME/" >/dev/null; }
 sql() { sqlite3 -batch -noheader "$LAB_DB" "$@"; }
+# attempts JOB: "host:outcome ..." of the job's attempts in attempt order. group_concat
+# takes rows in the order its FROM gives them; an ORDER BY beside it orders the one row
+# it returns, not its input: the order goes in a subquery.
+attempts() {
+	sql "SELECT group_concat(x, ' ') FROM (SELECT h.name || ':' || a.outcome x
+		FROM job_attempts a JOIN hosts h ON h.id = a.host_id WHERE a.job_id = ${1:-0}
+		ORDER BY a.attempt)"
+}
 finish() {
 	[ "$failures" -eq 0 ] || { echo "$failures check(s) failed" >&2; exit 1; }
 }

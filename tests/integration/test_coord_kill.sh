@@ -11,7 +11,7 @@ lab_start 2
 out=$("$bpflab" run submit "$plan" -s repeat=3)
 run=$(printf '%s\n' "$out" | sed -n 's/^run \([0-9][0-9]*\) submitted.*/\1/p')
 check "run of 12 jobs on 2 hosts ($out)" grep -q "12 jobs on 2 hosts" <<<"$out"
-for ((i = 0; i < 100; i++)); do
+for ((i = 0; i < 300; i++)); do
 	[ "$(sql "SELECT count(*) FROM jobs WHERE run_id=$run AND state='done'")" -ge 3 ] && break
 	sleep 0.1
 done
@@ -31,7 +31,9 @@ check "all 12 jobs done" test "$(sql "SELECT count(*) FROM jobs WHERE run_id=$ru
 check "the restarted coordinator requeued what was running" \
 	grep -q "left running by the previous coordinator queued again" "$BPFLAB_LAB_DIR/bpflabd.log"
 
-sleep 1		# the last acks reach the agents
+# the last acks reach the agents, which then empty their spools
+spool_empty() { test -z "$(ls "$BPFLAB_LAB_DIR"/h*/spool/ 2>/dev/null | grep json || true)"; }
+wait_for 10 spool_empty || true
 sent=$(cat "$BPFLAB_LAB_DIR"/h*/agent.log | grep -o "result job [0-9]*: [0-9]* samples" |
 	sort -u -t: -k1,1 | awk '{ n += $4 } END { print n + 0 }')
 stored=$(sql "SELECT count(*) FROM samples s JOIN jobs j ON j.id = s.job_id WHERE j.run_id=$run")
@@ -41,5 +43,5 @@ check "samples stored ($stored) = samples the agents sent ($sent)" test "$stored
 check "no sample stored twice ($distinct distinct of $stored)" test "$distinct" = "$stored"
 check "every job's samples came from one result" test "$(sql "SELECT count(*) FROM jobs
 	WHERE run_id=$run AND result_ms IS NOT NULL")" = 12
-check "agent spools are empty" test -z "$(ls "$BPFLAB_LAB_DIR"/h*/spool/ 2>/dev/null | grep json || true)"
+check "agent spools are empty" spool_empty
 finish

@@ -123,7 +123,8 @@ PY
 lab_stop
 check "no namespace of the lab is left" bash -c "! ip netns list | grep -q 'bpflab-$LAB_NAME-'"
 check "no agent or coordinator of the lab is left" no_lab_processes
-sleep 0.5
-check "no XDP program of the lab is left loaded" \
-	bash -c "! bpftool prog show 2>/dev/null | grep -Eq 'name (xdp_drop|xdp_pass|xdp_tx|xdp_gen)( |$)'"
+# programs are freed a moment after their last reference goes (RCU)
+no_lab_progs() { ! bpftool prog show 2>/dev/null | grep -Eq 'name (xdp_drop|xdp_pass|xdp_tx|xdp_gen)( |$)'; }
+wait_for 10 no_lab_progs || true
+check "no XDP program of the lab is left loaded" no_lab_progs
 finish

@@ -65,11 +65,12 @@ ip netns exec "bpflab-$LAB_NAME-h1" "$bin/bpflab-agent" \
 	--key "$tmp/rogue.key_secret" --server-key "$keys/coordinator.key" \
 	--log "$tmp/rogue.log" </dev/null >/dev/null 2>&1 &
 intruder_pid=$!
-sleep 3
+refused() { grep -qF "key '$(sed -n 's/.*public-key = "\(........\).*/\1/p' "$tmp/rogue.key")...'" "$log"; }
+wait_for 15 refused || true
+check "unknown agent: refusal logged" refused
+sleep 1		# a hello that did get through would be stored by now
 check "unknown agent: not in the host list" sh -c "! '$bpflab' host list | grep -q '^rogue '"
 check "unknown agent: never stored" test "$(sql "SELECT count(*) FROM hosts WHERE name='rogue'")" = 0
-check "unknown agent: refusal logged" \
-	grep -qF "key '$(sed -n 's/.*public-key = "\(........\).*/\1/p' "$tmp/rogue.key")...'" "$log"
 kill -TERM "$intruder_pid" 2>/dev/null || true
 wait "$intruder_pid" 2>/dev/null || true
 intruder_pid=

@@ -82,7 +82,6 @@ pair_ran_again() {
 }
 
 first_job() { sql "SELECT min(j.id) FROM jobs j JOIN hosts h ON h.id = j.host_id WHERE j.run_id = $1 AND h.name = '$2'"; }
-attempts() { sql "SELECT group_concat(h.name || ':' || a.outcome, ' ') FROM job_attempts a JOIN hosts h ON h.id = a.host_id WHERE a.job_id = $1 ORDER BY a.attempt"; }
 wait_run() { # RUN SECONDS
 	local i
 	for ((i = 0; i < $2 * 4; i++)); do
