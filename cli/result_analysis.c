@@ -283,6 +283,11 @@ int cli_result_compare(int argc, char **argv)
 		ret = cli_error("%s", msg);
 		goto out;
 	}
+	/* the smallest change each row's n can resolve (lib/report_compare.h) */
+	if (report_compare_add_min_detectable(report)) {
+		ret = cli_error("out of memory");
+		goto out;
+	}
 	if (o.plot && (err = plot_compare(report, o.plot, msg, sizeof(msg)))) {
 		ret = cli_error("cannot plot to '%s': %s", o.plot, msg);
 		goto out;
@@ -334,6 +339,10 @@ int cli_result_history(int argc, char **argv)
 	}
 	if (!report) {
 		ret = cli_error("plan '%s', metric '%s': %s", o.plan, o.metric, msg);
+		goto out;
+	}
+	if (report_history_add_min_detectable(report)) {
+		ret = cli_error("out of memory");
 		goto out;
 	}
 	if (o.plot && (err = plot_history(report, o.plot, msg, sizeof(msg)))) {

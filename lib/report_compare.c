@@ -12,7 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "stats.h"
+
 #define TBL_MAX_COLS 16
+#define MDE_POWER 0.8			/* compare's default (lib/compare.h) */
 
 struct tbl {
 	int n_cols, n_rows, cap;
@@ -209,6 +212,156 @@ static const char *kind_text(const char *kind)
 	return "arithmetic mean";
 }
 
+/* --- the smallest change the data can resolve (docs/analysis.md, "Noise floor") --- */
+
+/* Pooled stddev of two sides, sqrt(((n_a - 1) s_a^2 + (n_b - 1) s_b^2) / (n_a + n_b - 2));
+ * NAN below two values on a side. */
+static double pooled_sd(double n_a, double sd_a, double n_b, double sd_b)
+{
+	if (n_a < 2 || n_b < 2 || !isfinite(sd_a) || !isfinite(sd_b))
+		return NAN;
+	return sqrt(((n_a - 1) * sd_a * sd_a + (n_b - 1) * sd_b * sd_b) / (n_a + n_b - 2));
+}
+
+/* The minimum detectable change of ROW in % of the baseline mean, with its CV (pooled
+ * stddev / |baseline mean|, in %) in *CV_PCT; NAN when the row cannot say (fewer than
+ * two values a side, a zero baseline, an exact comparison). */
+static double row_mde_pct(const json_t *row, double alpha, double *cv_pct)
+{
+	double n_a = (double)json_integer_value(json_object_get(row, "n_a"));
+	double n_b = (double)json_integer_value(json_object_get(row, "n_b"));
+	double mean_a = json_number_value(json_object_get(row, "mean_a"));
+	double sd = pooled_sd(n_a, json_number_value(json_object_get(row, "stddev_a")), n_b,
+			      json_number_value(json_object_get(row, "stddev_b")));
+
+	*cv_pct = NAN;
+	if (!isfinite(sd) || !(fabs(mean_a) > 0) ||
+	    json_is_true(json_object_get(row, "exact")))
+		return NAN;
+	*cv_pct = 100 * sd / fabs(mean_a);
+	return 100 * stats_min_detectable_effect((size_t)n_a, (size_t)n_b, sd / fabs(mean_a),
+						 alpha > 0 && alpha < 1 ? alpha : 0.05, MDE_POWER);
+}
+
+/* The alpha of REPORT (0.05 when it has none). */
+static double report_alpha(const json_t *report)
+{
+	double a = json_number_value(json_object_get(report, "alpha"));
+
+	return a > 0 && a < 1 ? a : 0.05;
+}
+
+int report_compare_add_min_detectable(json_t *report)
+{
+	double alpha = report_alpha(report), cv, mde;
+	json_t *cmp, *r;
+	size_t i, k;
+
+	json_array_foreach(json_object_get(report, "comparisons"), i, cmp)
+		json_array_foreach(json_object_get(cmp, "rows"), k, r) {
+			mde = row_mde_pct(r, alpha, &cv);
+			if (isfinite(mde) &&
+			    json_object_set_new(r, "min_detectable_pct", json_real(mde)))
+				return -ENOMEM;
+		}
+	return 0;
+}
+
+/* The figures of a history series S: its CV (pooled stddev of the groups with two
+ * values or more / |mean of the first of them|, in %), the smallest such group's n and
+ * the change two groups of that n can resolve (in %); NAN when fewer than two groups
+ * have two values. */
+static double series_mde_pct(const json_t *s, double *cv_pct, long long *n_min)
+{
+	double ss = 0, df = 0, base = NAN, cv;
+	const json_t *p;
+	size_t i;
+	int groups = 0;
+
+	*cv_pct = NAN;
+	*n_min = 0;
+	json_array_foreach(json_object_get(s, "points"), i, p) {
+		long long n = json_integer_value(json_object_get(p, "n"));
+		double sd = json_number_value(json_object_get(p, "stddev"));
+
+		if (n < 2 || !json_is_number(json_object_get(p, "stddev")) || !isfinite(sd))
+			continue;
+		if (!groups++)
+			base = json_number_value(json_object_get(p, "mean"));
+		ss += (double)(n - 1) * sd * sd;
+		df += (double)(n - 1);
+		if (!*n_min || n < *n_min)
+			*n_min = n;
+	}
+	if (groups < 2 || !(fabs(base) > 0) || !(df > 0))
+		return NAN;
+	cv = sqrt(ss / df) / fabs(base);
+	*cv_pct = 100 * cv;
+	return 100 * stats_min_detectable_effect((size_t)*n_min, (size_t)*n_min, cv, 0.05,
+						 MDE_POWER);
+}
+
+int report_history_add_min_detectable(json_t *report)
+{
+	double cv, mde;
+	long long n;
+	json_t *s;
+	size_t i;
+
+	json_array_foreach(json_object_get(report, "series"), i, s) {
+		mde = series_mde_pct(s, &cv, &n);
+		if (isfinite(mde) &&
+		    (json_object_set_new(s, "min_detectable_pct", json_real(mde)) ||
+		     json_object_set_new(s, "cv_pct", json_real(cv)) ||
+		     json_object_set_new(s, "min_detectable_n", json_integer(n))))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* "with 5 + 5 values at 12 % CV the smallest change this can see is about 21 %" after
+ * LEAD ("tx b: "), on a line of its own (indented) when both do not fit in 80 columns;
+ * then SUFFIX and a newline. */
+static void mde_sentence(FILE *out, const char *lead, long long n_a, long long n_b,
+			 double cv_pct, double mde_pct, const char *suffix)
+{
+	size_t l = strlen(lead);
+	char text[160];
+	bool wrap;
+
+	snprintf(text, sizeof(text), "with %lld + %lld values at %.2g %% CV the smallest change "
+		 "this can see is about %.2g %%%s", n_a, n_b, cv_pct, mde_pct, suffix);
+	wrap = l + strcspn(text, "\n") > 80;
+
+	/* a wrapped lead loses its trailing space */
+	fprintf(out, "%.*s%s%s\n", (int)(wrap && l && lead[l - 1] == ' ' ? l - 1 : l), lead,
+		wrap ? "\n  " : "", text);
+}
+
+/* Under a compare table: one line per UNKNOWN row of SECT that can say how small a
+ * change its n resolves. */
+static void print_unknown_mde(const json_t *sect, double alpha, FILE *out)
+{
+	double cv, mde;
+	const json_t *r;
+	char lead[160];
+	size_t i;
+
+	json_array_foreach(sect, i, r) {
+		if (strcmp(sget(r, "verdict"), "UNKNOWN"))
+			continue;
+		mde = row_mde_pct(r, alpha, &cv);
+		if (!isfinite(mde))
+			continue;
+		snprintf(lead, sizeof(lead), "%s%s%s: ", sget(r, "variant"),
+			 *sget(r, "variant") ? " " : "", *sget(r, "candidate_subject") ?
+			 sget(r, "candidate_subject") : *sget(r, "subject") ? sget(r, "subject") :
+			 "-");
+		mde_sentence(out, lead, json_integer_value(json_object_get(r, "n_a")),
+			     json_integer_value(json_object_get(r, "n_b")), cv, mde, "");
+	}
+}
+
 /* Does any row of ROWS have a non-empty MEMBER. */
 static bool any(const json_t *rows, const char *member)
 {
@@ -395,6 +548,7 @@ struct print_ctx {
 	FILE *out;
 	const json_t *cmp;
 	const char *form;
+	double alpha;
 };
 
 static void section_head(const json_t *sect, FILE *out)
@@ -477,6 +631,8 @@ static int print_table_section(const json_t *sect, void *vctx)
 		if (renamed && *sget(r, "candidate_subject"))
 			fprintf(ctx->out, "%s: was %s in the baseline\n", sget(r, "candidate_subject"),
 				sget(r, "baseline_subject"));
+	if (!err)
+		print_unknown_mde(sect, ctx->alpha, ctx->out);
 	fputc('\n', ctx->out);
 	return err;
 }
@@ -589,7 +745,8 @@ out:
 
 int report_compare_print_text(const json_t *report, const char *form, FILE *out)
 {
-	struct print_ctx ctx = { .out = out, .form = form ? form : "table" };
+	struct print_ctx ctx = { .out = out, .form = form ? form : "table",
+				 .alpha = report_alpha(report) };
 	json_t *cmp;
 	size_t i;
 	int err = 0;
@@ -683,6 +840,7 @@ int report_history_print_text(const json_t *report, FILE *out)
 	json_t *s, *p, *c, *x = json_object_get(report, "excluded");
 	char m[48], sd[24], sp[24], d[24], n[16];
 	const char *cells[5];
+	long long nmin;
 	struct tbl t;
 	size_t i, j;
 	int err = 0;
@@ -726,6 +884,12 @@ int report_history_print_text(const json_t *report, FILE *out)
 			else
 				fprintf(out, "change point between %s and %s, p = %.3g\n",
 					sget(c, "before"), sget(c, "after"), dnum(c, "p"));
+		}
+		{
+			double cv, mde = series_mde_pct(s, &cv, &nmin);
+
+			if (isfinite(mde))
+				mde_sentence(out, "", nmin, nmin, cv, mde, "\n  between two groups");
 		}
 		fputc('\n', out);
 	}

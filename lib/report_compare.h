@@ -22,6 +22,20 @@
  * (>= 16 bytes). Returns OUT. */
 const char *report_compare_num(double v, char *out, size_t len);
 
+/* The smallest change each row of compare REPORT (analysis_compare) can resolve with the
+ * n it had, from the CV of its own data (pooled stddev of both sides / |baseline mean|)
+ * by stats_min_detectable_effect at the report's alpha and power 0.8: as
+ * "min_detectable_pct" on every row that has two values a side, a baseline mean that is
+ * not zero and is not exact. The text form prints it under the table for each UNKNOWN
+ * row ("drop xdp_drop: with 5 + 5 values at 12 % CV the smallest change this can see is
+ * about 21 %"). Returns 0 or -ENOMEM. */
+int report_compare_add_min_detectable(json_t *report);
+/* The same for each series of history REPORT (analysis_history): the pooled stddev of
+ * its groups of two values or more over the first one's mean, for two groups of the
+ * smallest n among them, alpha 0.05: "min_detectable_pct", "cv_pct",
+ * "min_detectable_n" on the series (the text prints a line under the table). */
+int report_history_add_min_detectable(json_t *report);
+
 /* Print compare REPORT (analysis_compare) in FORM ("table", "patch" or "grid"; NULL is
  * "table") to OUT. */
 int report_compare_print_text(const json_t *report, const char *form, FILE *out);

@@ -99,6 +99,7 @@ static const char table_text[] =
 	"variant  subject    n       baseline      candidate   delta  verdict\n"
 	"probe    b        5/5  12.5M ± 74.2k  4.10M ± 11.4k  -67.1%  DIFFERENT worse\n"
 	"tx       b        3/3   11.1M ± 764k  11.1M ± 1.26M   -0.5%  UNKNOWN >100 reps\n"
+	"tx b:\n  with 3 + 3 values at 9.3 % CV the smallest change this can see is about 21 %\n"
 	"\n"
 	RUNS_7_8;
 
@@ -111,6 +112,7 @@ static const char patch_text[] =
 	"variant  subject  without patch  with patch  improvement  verdict\n"
 	"probe    b                12.5M       4.10M       -67.1%  DIFFERENT worse\n"
 	"tx       b                11.1M       11.1M        -0.5%  UNKNOWN >100 reps\n"
+	"tx b:\n  with 3 + 3 values at 9.3 % CV the smallest change this can see is about 21 %\n"
 	"\n"
 	RUNS_7_8;
 
@@ -413,6 +415,55 @@ static void test_report_history_text(void **state)
 	json_decref(rep);
 }
 
+/* The smallest change a row's n resolves, from its own data: tx b has 3 + 3 values,
+ * stddevs 764k and 1.26M around 11.1M: pooled sqrt((2 * 764k^2 + 2 * 1.26M^2) / 4) =
+ * 1.04M, CV 9.4 %, 2.801585 * 0.094 * sqrt(2/3) = 21 %; on every row with two values a
+ * side (the JSON), not on an exact one; a history series gets it for two groups. */
+static void test_report_compare_min_detectable(void **state)
+{
+	json_t *rep = fixed_report(), *cmp, *r, *h;
+	size_t i;
+	int with = 0;
+
+	assert_int_equal(report_compare_add_min_detectable(rep), 0);
+	cmp = json_array_get(json_object_get(rep, "comparisons"), 0);
+	json_array_foreach(json_object_get(cmp, "rows"), i, r) {
+		json_t *m = json_object_get(r, "min_detectable_pct");
+
+		with += m != NULL;
+		if (!strcmp(json_string_value(json_object_get(r, "variant")), "tx"))
+			assert_float_equal(json_real_value(m), 21.4, 0.3);
+	}
+	assert_int_equal(with, (int)json_array_size(json_object_get(cmp, "rows")));
+
+	/* 5 + 5 values at 12 % (sd 12 around 100 on both sides): 21.26 % (test_stats.c) */
+	r = json_pack("{s:s, s:s, s:i, s:i, s:f, s:f, s:f, s:f, s:s}", "variant", "v",
+		      "subject", "s", "n_a", 5, "n_b", 5, "mean_a", 100.0, "mean_b", 101.0,
+		      "stddev_a", 12.0, "stddev_b", 12.0, "verdict", "UNKNOWN");
+	json_decref(rep);
+	rep = json_pack("{s:f, s:[{s:[O]}]}", "alpha", 0.05, "comparisons", "rows", r);
+	assert_int_equal(report_compare_add_min_detectable(rep), 0);
+	assert_float_equal(json_real_value(json_object_get(r, "min_detectable_pct")), 21.2626,
+			   1e-3);
+	/* an exact row (two constant sides) has none */
+	json_object_del(r, "min_detectable_pct");
+	json_object_set_new(r, "exact", json_true());
+	assert_int_equal(report_compare_add_min_detectable(rep), 0);
+	assert_null(json_object_get(r, "min_detectable_pct"));
+	json_decref(r);
+	json_decref(rep);
+
+	/* history: groups of 5 with stddev 0.17 around 25: CV 0.68 %, 2.801585 * 0.0068 *
+	 * sqrt(2/5) = 1.2 % */
+	h = history_report();
+	assert_int_equal(report_history_add_min_detectable(h), 0);
+	r = json_array_get(json_object_get(h, "series"), 0);
+	assert_int_equal(json_integer_value(json_object_get(r, "min_detectable_n")), 5);
+	assert_float_equal(json_real_value(json_object_get(r, "cv_pct")), 0.68, 0.01);
+	assert_float_equal(json_real_value(json_object_get(r, "min_detectable_pct")), 1.2, 0.02);
+	json_decref(h);
+}
+
 /* SVG is well-formed XML (xmllint), the shell command CHECK about it succeeds, and
  * rsvg-convert renders it into PNG, a file that starts as a PNG does; both are removed. */
 static void assert_svg_renders(const char *svg, const char *png, const char *check)
@@ -515,6 +566,7 @@ int main(void)
 		cmocka_unit_test(test_report_compare_csv),
 		cmocka_unit_test(test_report_compare_num),
 		cmocka_unit_test(test_report_history_text),
+		cmocka_unit_test(test_report_compare_min_detectable),
 		cmocka_unit_test(test_report_history_plot),
 		cmocka_unit_test(test_report_compare_plot),
 	};
