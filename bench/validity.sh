@@ -4,7 +4,7 @@
 # (issue 10, part 7; bench/README.md, "validity"). Not part of `make check`; needs root.
 #
 #   bench/validity.sh [--pairs N] [--load quiet|busy|both] [--steps 0,5,20]
-#                     [--mode runs|interleaved] [--repeat adaptive|N] [--max-reps N]
+#                     [--mode runs|interleaved] [--repeat adaptive|N] [--min-reps N] [--max-reps N]
 #                     [--until PCT] [--min-effect PCT] [--duration D] [--warmup D]
 #                     [--base-rounds R] [--rounds PCT=R,...] [--cpu C] [--duty PCT]
 #                     [--lab NAME] [--subnet K] [--time-limit SECONDS] [--json] [--keep]
@@ -23,8 +23,9 @@
 # the only metric of the plans. A has --base-rounds rounds (default 500); the rounds of
 # B are found by a calibration run first (0, R and 2R rounds, interleaved, 5 repetitions:
 # the cost of one round, and R + P % of the cost at R divided by it), unless --rounds
-# gives them. Repetitions: `repeat: {min: 3, max: --max-reps, until: --until %, on:
-# [prog.ns_per_run]}` (adaptive; the coordinator adds repetitions), or a fixed count.
+# gives them. Repetitions: `repeat: {min: --min-reps (3), max: --max-reps (30), until:
+# --until % (2), on: [prog.ns_per_run]}` (adaptive: the coordinator adds repetitions
+# until the 95 % CI of the mean is within --until % of it), or a fixed count.
 #
 # --mode runs (default) submits A and B as two runs and compares the runs, as the issue
 # words it and as a developer does (before the patch, after it); --mode interleaved
@@ -54,6 +55,7 @@ loads=both
 steps=0,5,20
 mode=runs
 repeat=adaptive
+min_reps=3
 max_reps=30
 until_pct=2
 min_effect=3
@@ -80,6 +82,7 @@ while [ $# -gt 0 ]; do
 	--steps) steps=${2:?}; shift 2 ;;
 	--mode) mode=${2:?}; shift 2 ;;
 	--repeat) repeat=${2:?}; shift 2 ;;
+	--min-reps) min_reps=${2:?}; shift 2 ;;
 	--max-reps) max_reps=${2:?}; shift 2 ;;
 	--until) until_pct=${2:?}; shift 2 ;;
 	--min-effect) min_effect=${2:?}; shift 2 ;;
@@ -100,7 +103,7 @@ while [ $# -gt 0 ]; do
 done
 
 num() { [[ "$2" =~ ^[0-9]+$ ]] || die "$1 '$2' must be a whole number"; }
-num --pairs "$pairs"; num --max-reps "$max_reps"; num --base-rounds "$base"; num --cpu "$cpu"
+num --pairs "$pairs"; num --min-reps "$min_reps"; num --max-reps "$max_reps"; num --base-rounds "$base"; num --cpu "$cpu"
 num --duty "$duty"; num --time-limit "$time_limit"; num --subnet "$subnet"
 [[ "$until_pct" =~ ^[0-9]+(\.[0-9]+)?$ ]] || die "--until '$until_pct' must be a percentage"
 [[ "$min_effect" =~ ^[0-9]+(\.[0-9]+)?$ ]] || die "--min-effect '$min_effect' must be a percentage"
@@ -112,8 +115,8 @@ case "$loads" in quiet) loads="quiet" ;; busy) loads="busy" ;; both) loads="quie
 	*) die "--load must be quiet, busy or both" ;; esac
 case "$mode" in runs|interleaved) ;; *) die "--mode must be runs or interleaved" ;; esac
 if [ "$repeat" = adaptive ]; then
-	[ "$max_reps" -ge 3 ] || die "--max-reps must be at least 3"
-	repeat_yaml="{min: 3, max: $max_reps, until: $until_pct%, on: [prog.ns_per_run]}"
+	[ "$min_reps" -ge 1 ] && [ "$max_reps" -ge "$min_reps" ] || die "--max-reps must be at least --min-reps (1 or more)"
+	repeat_yaml="{min: $min_reps, max: $max_reps, until: $until_pct%, on: [prog.ns_per_run]}"
 else
 	num --repeat "$repeat"
 	repeat_yaml=$repeat
@@ -291,8 +294,12 @@ one_pair() {
 		--argjson ra "${ra:-null}" --argjson rb "${rb:-null}" --argjson wall "$wall" \
 		--argjson rounds "$rr" --argjson base "$base" '
 		# what the pair could resolve: (z_0.975 + z_0.8) CV sqrt(1/n_a + 1/n_b), the
-		# pooled CV relative to the baseline mean (lib/stats.h, stats_min_detectable_effect)
-		def mde: if (.n_a // 0) < 2 or (.n_b // 0) < 2 then null else
+		# pooled CV relative to the baseline mean (lib/stats.h, stats_min_detectable_effect);
+		# -1 where the rank test compare chose cannot reach p < 0.05 at all with these
+		# sizes (its smallest p, 2 / C(n_a + n_b, n_a), is 0.1 for 3 + 3)
+		def binom(n; k): reduce range(1; k + 1) as $i (1; . * (n - k + $i) / $i);
+		def mde: if (.n_a // 0) < 2 or (.n_b // 0) < 2 then null
+		elif .test == "mann-whitney" and 2 / binom(.n_a + .n_b; .n_a) >= 0.05 then -1 else
 			((((.n_a - 1) * .stddev_a * .stddev_a + (.n_b - 1) * .stddev_b * .stddev_b)
 			  / (.n_a + .n_b - 2) | sqrt) / .mean_a) as $cv |
 			100 * 2.80158 * $cv * ((1 / .n_a + 1 / .n_b) | sqrt) end;
@@ -387,7 +394,7 @@ report=$(jq -n --slurpfile p "$pairs_file" --slurpfile l "$loads_file" \
 		 max_reps: (map(select(.n_a) | .n_a, .n_b) | max),
 		 median_wall_s: (map(.wall_s) | median),
 		 median_delta_pct: (map(select(.delta_pct) | .delta_pct) | median),
-		 median_resolvable_pct: (map(select(.resolvable_pct) | .resolvable_pct) | median),
+		 median_resolvable_pct: (map(select(.resolvable_pct and .resolvable_pct >= 0) | .resolvable_pct) | median),
 		 misses: [.[] | select(miss) | {pair, verdict, change, delta_pct, n_a, n_b,
 			 resolvable_pct, more_reps, more_reps_capped, error}]}],
 	 pairs: $p}')
@@ -418,7 +425,9 @@ table() {
 	 (.scenarios[] | . as $s | .misses[] |
 		"  \($s.scenario) \($s.load) pair \(.pair): \(.verdict)\(if (.change // "") != "" then " \(.change)" else "" end)" +
 		(if .error then " (\(.error))" else
-		 " \(.delta_pct | sp)%, \(.n_a)/\(.n_b) reps, could resolve \(.resolvable_pct | f1)%" +
+		 " \(.delta_pct | sp)%, \(.n_a)/\(.n_b) reps, " +
+		 (if .resolvable_pct == -1 then "could resolve nothing (\(.n_a) + \(.n_b) values cannot reach p < 0.05)"
+		  else "could resolve \(.resolvable_pct | f1)%" end) +
 		 (if .verdict == "UNKNOWN" then ", +\(.more_reps)\(if .more_reps_capped then " (capped)" else "" end) reps to settle" else "" end) end))
 	 end),
 	(if .timed_out then "stopped at the time limit: fewer pairs than asked" else empty end)
