@@ -53,6 +53,7 @@ struct agent {
 	char pair_broken[512];		/* an abort after go: the other side was lost */
 	bool discard;			/* the job ran through a stale session: no result */
 	struct provider_run boot;	/* the kernel provider's `boot`, pid 0 when none */
+	int64_t last_job_ns;		/* when the last job ended (the worker's; job.h) */
 };
 
 struct agent *agent_new(const struct agent_opts *opts)
@@ -262,6 +263,7 @@ static void *worker_main(void *arg)
 		.go = &a->go,
 		.go_abort = a->go_abort,
 		.go_at_ms = &a->go_at_ms,
+		.last_job_ns = &a->last_job_ns,
 	};
 	json_t *result;
 

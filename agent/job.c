@@ -12,15 +12,18 @@
 #include <string.h>
 #include <time.h>
 
+#include "analysis.h"
 #include "attach.h"
 #include "costslice.h"
 #include "cpustat.h"
+#include "disturb.h"
 #include "pktgen.h"
 #include "udpgen.h"
 #include "verdict.h"
 #include "ifstats.h"
 #include "log.h"
 #include "progstats.h"
+#include "stats.h"
 #include "proto.h"
 #include "util.h"
 #include "xdpgen.h"
@@ -32,6 +35,13 @@
  * cost windows */
 #define PAIR_MAX_GO_LATE_MS 1000
 #define PAIR_GUARD_MS 200
+/* the host warm-up (docs/agent.md, "Warm-up"): after JOB_IDLE_MS without a job, rounds
+ * of JOB_WARM_ROUND_MS with bpf_stats on until every program's cost moved less than
+ * JOB_WARM_SETTLED between two rounds, at most JOB_WARM_MAX_ROUNDS */
+#define JOB_IDLE_MS 60000
+#define JOB_WARM_ROUND_MS 1000
+#define JOB_WARM_SETTLED 0.03
+#define JOB_WARM_MAX_ROUNDS 8
 
 struct job_port {
 	const char *role;		/* borrowed from the spec */
@@ -85,6 +95,14 @@ struct job_ctx {
 	int stats_fd;
 	bool icount;			/* the host's timing is icount (costslice.h) */
 	struct costslice *slices;	/* under icount, during the cost window */
+	struct disturb_snap dist_first;	/* at the start of the window being measured */
+	struct disturb_window dist[2];	/* what others took in the rate and cost windows */
+	bool dist_done[2];
+	int rx_cpu;			/* the CPU that served most NET_RX in the rate window */
+	int warm_rounds;		/* rounds of the host warm-up, 0: none */
+	bool warm_settled;
+	char outliers[512];		/* outlier seconds of the windows, for the verdict */
+	size_t outliers_len;
 	char err[JOB_ERR_LEN];
 };
 
@@ -135,6 +153,28 @@ static void add_sample(struct job_ctx *c, const char *metric, const char *subjec
 		      "seq", seq >= 0 ? json_integer(seq) : json_null());
 	if (s)
 		json_array_append_new(c->samples, s);
+}
+
+/* A sample that is a record of the job rather than a measurement the plan chose:
+ * emitted whatever the spec's metrics. SEQ -1: the whole window. */
+static void add_record_seq(struct job_ctx *c, const char *metric, const char *subject,
+			   double value, const char *unit, const char *window, int seq)
+{
+	json_t *s;
+
+	if (!isfinite(value))
+		return;
+	s = json_pack("{s:s, s:s, s:f, s:s, s:s, s:o}", "metric", metric, "subject", subject,
+		      "value", value, "unit", unit, "window", window,
+		      "seq", seq >= 0 ? json_integer(seq) : json_null());
+	if (s)
+		json_array_append_new(c->samples, s);
+}
+
+static void add_record(struct job_ctx *c, const char *metric, const char *subject,
+		       double value, const char *unit, const char *window)
+{
+	add_record_seq(c, metric, subject, value, unit, window, -1);
 }
 
 static void progress(struct job_ctx *c, const char *phase, int second, int of,
@@ -471,6 +511,158 @@ static json_t *rates_json(struct job_ctx *c, const struct job_snap *a, const str
 	return r;
 }
 
+/* Where the measured work of the job ran (disturb.h): the generator's CPUs when it is
+ * pinned and the receive path runs there (a veth peer's NAPI); else those and every CPU
+ * that served at least a quarter of the window's NET_RX softirqs; every CPU when the
+ * generator is not pinned. Returns the count in OUT (0: every CPU). */
+static int measured_cpus(struct job_ctx *c, const struct disturb_snap *a,
+			 const struct disturb_snap *b, int *out, int max)
+{
+	int n = 0, rx[64], n_rx, i, j;
+
+	if (!c->n_gen_cpus)
+		return 0;
+	for (i = 0; i < c->n_gen_cpus && n < max; i++)
+		out[n++] = c->gen_cpus[i];
+	if (c->from_veth)
+		return n;
+	n_rx = disturb_rx_cpus(a, b, 0.25, rx, 64);
+	for (i = 0; i < n_rx && n < max; i++) {
+		for (j = 0; j < n && out[j] != rx[i]; j++)
+			;
+		if (j == n)
+			out[n++] = rx[i];
+	}
+	return n;
+}
+
+/* The disturbance snapshot at the start of a rate or cost window (best effort: a /proc
+ * that cannot be read leaves the window without disturbance figures). */
+static void disturb_begin(struct job_ctx *c)
+{
+	if (disturb_read(c->opts->proc_dir, &c->dist_first))
+		disturb_release(&c->dist_first);
+}
+
+/* What others took of the measured CPUs over window W of DT_S seconds: into c->dist,
+ * and the samples cpu.others (per CPU) and, for the rate window, rx.cpu. */
+static void disturb_end(struct job_ctx *c, enum job_window w, double dt_s)
+{
+	struct disturb_snap end = { 0 };
+	struct disturb_window *dw = &c->dist[w == JOB_COST];
+	const char *window = w == JOB_COST ? "cost" : "rate";
+	int cpus[64], n, i;
+
+	if (!c->dist_first.n || disturb_read(c->opts->proc_dir, &end))
+		goto out;
+	n = measured_cpus(c, &c->dist_first, &end, cpus, 64);
+	if (disturb_measure(&c->dist_first, &end, cpus, n, dt_s, dw))
+		goto out;
+	c->dist_done[w == JOB_COST] = true;
+	for (i = 0; i < end.n; i++) {
+		double others = disturb_cpu_others(&c->dist_first, &end, i);
+		char subject[32];
+		int k;
+
+		for (k = 0; k < n && cpus[k] != end.cpus[i].cpu; k++)
+			;
+		if (others < 0 || (n && k == n))
+			continue;	/* a CPU the measured work did not use */
+		snprintf(subject, sizeof(subject), "cpu%d", end.cpus[i].cpu);
+		add_record(c, "cpu.others", subject, others, "ratio", window);
+	}
+	if (w == JOB_RATE && dw->rx_cpu >= 0) {
+		c->rx_cpu = dw->rx_cpu;
+		/* always recorded: compare tells two populations apart by it */
+		add_record(c, "rx.cpu", c->rx_role ? c->rx_role : "", dw->rx_cpu, "cpu",
+			   window);
+	}
+	pr_debug("job: %s window: others took %.1f%% of the measured CPUs (%s); NET_RX on cpu%d (%.0f%%)",
+		 window, 100.0 * dw->others, dw->text, dw->rx_cpu, 100.0 * dw->rx_share);
+out:
+	disturb_release(&end);
+	disturb_release(&c->dist_first);
+}
+
+/* Mark one series' outlier seconds (Tukey's fences, k = 1.5, over its per-second
+ * values SECS[0..N-1], samples IDX[] of c->samples) with "outlier": true and name
+ * them in c->outliers. */
+static void mark_outliers(struct job_ctx *c, const char *metric, const char *subject,
+			  const double *secs, const size_t *idx, size_t n)
+{
+	double lo, hi;
+	bool named = false;
+	size_t i;
+
+	if (analysis_tukey_fences(secs, n, 1.5, &lo, &hi))
+		return;
+	for (i = 0; i < n; i++) {
+		json_t *smp = json_array_get(c->samples, idx[i]);
+		size_t o = c->outliers_len, cap = sizeof(c->outliers);
+
+		if (secs[i] >= lo && secs[i] <= hi)
+			continue;
+		json_object_set_new(smp, "outlier", json_true());
+		if (o + 1 >= cap)
+			continue;
+		o += (size_t)snprintf(c->outliers + o, cap - o, "%s%s%s%s%s second %lld %s fence %.4g",
+				      named ? ", " : o ? "; " : "", named ? "" : metric,
+				      named || !*subject ? "" : " of '", named ? "" : subject,
+				      named || !*subject ? "" : "'",
+				      (long long)json_integer_value(json_object_get(smp, "seq")),
+				      secs[i] < lo ? "below" : "above", secs[i] < lo ? lo : hi);
+		c->outliers_len = o < cap ? o : cap - 1;
+		named = true;
+	}
+}
+
+/* After a window: for each of its per-second series, the median of the seconds as the
+ * whole-window sample METRIC.median (docs/agent.md, "Windows and seconds"), and its
+ * outlier seconds marked. */
+static void window_robust(struct job_ctx *c, const char *window)
+{
+	size_t n = json_array_size(c->samples), i, j, k;
+	double *secs = calloc(n ? n : 1, sizeof(*secs));
+	size_t *idx = calloc(n ? n : 1, sizeof(*idx));
+	char *done = calloc(n ? n : 1, 1);
+
+	for (i = 0; secs && idx && done && i < n; i++) {
+		json_t *a = json_array_get(c->samples, i);
+		const char *metric = json_string_value(json_object_get(a, "metric"));
+		const char *subject = json_string_value(json_object_get(a, "subject"));
+		char name[128];
+
+		if (done[i] || !json_is_integer(json_object_get(a, "seq")) ||
+		    strcmp(json_string_value(json_object_get(a, "window")), window) ||
+		    !strncmp(metric, "warmup.", 7))
+			continue;
+		for (j = i, k = 0; j < n; j++) {
+			json_t *b = json_array_get(c->samples, j);
+
+			if (done[j] || !json_is_integer(json_object_get(b, "seq")) ||
+			    strcmp(json_string_value(json_object_get(b, "window")), window) ||
+			    strcmp(json_string_value(json_object_get(b, "metric")), metric) ||
+			    strcmp(json_string_value(json_object_get(b, "subject")), subject))
+				continue;
+			done[j] = 1;
+			idx[k] = j;
+			secs[k++] = json_number_value(json_object_get(b, "value"));
+		}
+		snprintf(name, sizeof(name), "%s.median", metric);
+		add_record(c, name, subject, stats_median(secs, k),
+			   json_string_value(json_object_get(a, "unit")), window);
+		/* the series the tables are about: the receiving port's rate and the
+		 * programs' cost (a port that receives a frame now and then has a
+		 * quartile range of 0 and an "outlier" in every window) */
+		if (!strcmp(metric, "prog.ns_per_run") ||
+		    (!strcmp(metric, "port.rx_pps") && c->rx_role && !strcmp(subject, c->rx_role)))
+			mark_outliers(c, metric, subject, secs, idx, k);
+	}
+	free(secs);
+	free(idx);
+	free(done);
+}
+
 static const char *window_phase(enum job_window w)
 {
 	return w == JOB_WARMUP ? "warmup" : w == JOB_RATE ? "rate" : "cost";
@@ -495,6 +687,8 @@ static int run_window(struct job_ctx *c, enum job_window w, int64_t duration_ms)
 		snprintf(c->err, sizeof(c->err), "out of memory");
 		goto out;
 	}
+	if (w != JOB_WARMUP)
+		disturb_begin(c);
 	err = snap_take(c, &first, progs);
 	if (err)
 		goto out;
@@ -529,8 +723,11 @@ static int run_window(struct job_ctx *c, enum job_window w, int64_t duration_ms)
 		progress(c, window_phase(w), i + 1, n, rates_json(c, &prev, &cur));
 		snap_copy(c, &prev, &cur);
 	}
-	if (w != JOB_WARMUP)
+	if (w != JOB_WARMUP) {
 		emit(c, w, &first, &cur, -1);
+		window_robust(c, window_phase(w));
+		disturb_end(c, w, (cur.t_ns - first.t_ns) / 1e9);
+	}
 	if (w == JOB_RATE)
 		c->rate_done = true;
 	pr_debug("job: %s window of %lld ms done", window_phase(w), (long long)duration_ms);
@@ -545,6 +742,64 @@ out:
 	snap_release(&first);
 	snap_release(&prev);
 	snap_release(&cur);
+	return err;
+}
+
+/* The host warm-up: a host that has just started or was idle for JOB_IDLE_MS runs the
+ * job's traffic with bpf_stats on in rounds of JOB_WARM_ROUND_MS until every attached
+ * program's cost per run moved less than JOB_WARM_SETTLED from the round before (at
+ * most JOB_WARM_MAX_ROUNDS), so that the first job of a lab does not measure a cold
+ * host. The rounds are kept as samples warmup.ns_per_run (seq = round, window cost)
+ * and count for nothing else. Returns 0, -ECANCELED, or -errno with c->err set. */
+static int warm_up(struct job_ctx *c)
+{
+	int n = attach_count(c->attach), r, i, err;
+	struct job_snap a, b;
+	double prev[n ? n : 1];
+
+	memset(&a, 0, sizeof(a));
+	memset(&b, 0, sizeof(b));
+	c->stats_fd = progstats_enable();
+	if (c->stats_fd < 0) {
+		err = c->stats_fd;
+		snprintf(c->err, sizeof(c->err), "cannot enable bpf_stats: %s", strerror(-err));
+		return err;
+	}
+	err = snap_init(c, &a) ?: snap_init(c, &b);
+	if (err) {
+		snprintf(c->err, sizeof(c->err), "out of memory");
+		goto out;
+	}
+	err = snap_take(c, &a, true);
+	for (r = 0; !err && r < JOB_WARM_MAX_ROUNDS && !c->warm_settled; r++) {
+		bool settled = r > 0;
+
+		err = sleep_until(c, a.t_ns + JOB_WARM_ROUND_MS * 1000000LL) ?:
+		      snap_take(c, &b, true);
+		if (err)
+			break;
+		for (i = 0; i < n; i++) {
+			uint64_t runs = b.progs[i].run_cnt - a.progs[i].run_cnt;
+			double ns = runs ? (double)(b.progs[i].run_time_ns -
+						    a.progs[i].run_time_ns) / runs : NAN;
+
+			add_record_seq(c, "warmup.ns_per_run", attach_get(c->attach, i)->subject,
+				       ns, "ns", "cost", r);
+			if (r > 0 && !(fabs(ns - prev[i]) < JOB_WARM_SETTLED * prev[i]))
+				settled = false;
+			prev[i] = ns;
+		}
+		progress(c, "warmup", r + 1, JOB_WARM_MAX_ROUNDS, NULL);
+		c->warm_rounds = r + 1;
+		c->warm_settled = settled;
+		snap_copy(c, &a, &b);
+	}
+	pr_info("job: host warm-up of %d round%s, cost %s", c->warm_rounds,
+		c->warm_rounds == 1 ? "" : "s", c->warm_settled ? "settled" : "not settled");
+out:
+	progstats_disable(&c->stats_fd);
+	snap_release(&a);
+	snap_release(&b);
 	return err;
 }
 
@@ -1029,6 +1284,11 @@ static void add_verdicts(struct job_ctx *c, json_t *result, json_t *env)
 		.error_what = "rx/tx errors and drops of the job's ports, and counters named *err*",
 		.rx_cpu_busy = c->rate_done ? c->rx_cpu_busy : -1,
 		.rx_cpus = c->rx_cpus,
+		.others = { c->dist_done[0] ? c->dist[0].others : -1,
+			    c->dist_done[1] ? c->dist[1].others : -1 },
+		.others_what = { c->dist[0].text, c->dist[1].text },
+		.rx_cpu = c->rx_cpu,
+		.outliers = c->outliers[0] ? c->outliers : NULL,
 	};
 	json_t *verdicts, *details;
 
@@ -1085,6 +1345,7 @@ json_t *job_run(const json_t *msg, const struct job_opts *opts)
 	c->stats_fd = -1;
 	c->icount = opts->inv && opts->inv->timing && !strcmp(opts->inv->timing, "icount");
 	c->rx_cpu_busy = -1;
+	c->rx_cpu = -1;
 	c->msg = msg;
 	c->id = json_object_get(job, "id");
 	c->spec = json_object_get(job, "spec");
@@ -1147,6 +1408,15 @@ json_t *job_run(const json_t *msg, const struct job_opts *opts)
 	 * rate window still starts warmup after the go */
 	if (rates && !c->rx_role && !c->from)
 		c->rx_role = pair_dut_port(c) ?: busiest_port(c);
+	/* a cold host warms up first; a pair's windows must line up, so not there */
+	if (opts->last_job_ns && any_metric(c, "prog.") && attach_count(c->attach) &&
+	    !json_object_get(c->spec, "pair") &&
+	    (!*opts->last_job_ns || util_mono_ns() - *opts->last_job_ns > JOB_IDLE_MS * 1000000LL)) {
+		err = warm_up(c);
+		if (err)
+			goto out;
+		t_go = util_mono_ns();
+	}
 	warmup_left_ms = warmup_ms - (util_mono_ns() - t_go) / 1000000;
 	if (warmup_left_ms > 0) {
 		err = run_window(c, JOB_WARMUP, warmup_left_ms);
@@ -1222,6 +1492,7 @@ out:
 	pktgen_destroy(&c->pktgen);
 	attach_destroy(&c->attach);
 	free(c->rx_series);
+	disturb_release(&c->dist_first);
 	ifstats_destroy(&c->rtnl);
 	free(c->ports);
 	if (err == -ECANCELED)
@@ -1240,5 +1511,10 @@ out:
 	json_object_set_new(result, "started_ms", json_integer(started));
 	json_object_set_new(result, "finished_ms", json_integer(util_wall_ms()));
 	json_object_set_new(result, "samples", c->samples);
+	if (c->warm_rounds)
+		json_object_set_new(result, "warmup", json_pack("{s:i, s:b}", "rounds",
+				    c->warm_rounds, "settled", c->warm_settled));
+	if (opts->last_job_ns)
+		*opts->last_job_ns = util_mono_ns();
 	return result;
 }

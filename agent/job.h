@@ -11,6 +11,9 @@
  *   traffic   start the generator out of traffic.from: xdp-live (xdpgen.h), udp
  *             (udpgen.h), pktgen (pktgen.h), or none (something outside sends; only
  *             measure); threads pinned to traffic.cpus when given
+ *   warm-up   a host that just started or was idle for a minute first runs the traffic
+ *             with bpf_stats on in 1 s rounds until the programs' cost settles (kept
+ *             as warmup.ns_per_run samples, used for nothing)
  *   warmup    wait traffic.warmup_ms
  *   rate      traffic.duration_ms with bpf_stats off: every second, per port, the
  *             IFLA_STATS64 deltas over the time actually elapsed -> port.rx_pps,
@@ -45,6 +48,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "inventory.h"
 
@@ -72,8 +76,14 @@ struct job_opts {
 	/* with a go: the coordinator's wall clock (ms) when it sent it, or 0; written
 	 * before *GO is set to 1 (may be NULL) */
 	atomic_llong *go_at_ms;
+	/* where /proc is for the disturbance figures (disturb.h), NULL: /proc (tests) */
+	const char *proc_dir;
+	/* the host warm-up: CLOCK_MONOTONIC ns when the previous job ended, 0 when none
+	 * has since the agent started; job_run warms a cold host up and sets it. NULL: no
+	 * warm-up (tests, --once) */
+	int64_t *last_job_ns;
 };
-#define job_opts__last_field go_at_ms
+#define job_opts__last_field last_job_ns
 
 /* Run the job in MSG (borrowed). Returns a new "result" message; NULL only when out of
  * memory. Failures of the job itself are results with status "failed". */

@@ -111,6 +111,23 @@ int verdict_compute(const struct verdict_input *in, json_t **verdictsp, json_t *
 		if (add(verdicts, details, "unstable", why))
 			goto out;
 	}
+	if (in->others[0] > VERDICT_OTHERS_BOUND || in->others[1] > VERDICT_OTHERS_BOUND) {
+		int w = in->others[1] > in->others[0];
+		char rx[48] = "";
+
+		if (in->rx_cpu >= 0)
+			snprintf(rx, sizeof(rx), "; receive softirq on cpu%d", in->rx_cpu);
+		snprintf(why, sizeof(why),
+			 "others took %.0f%% of the measured CPUs in the %s window (bound %.0f%%): %s%s",
+			 100.0 * in->others[w], w ? "cost" : "rate", 100.0 * VERDICT_OTHERS_BOUND,
+			 in->others_what[w] ? in->others_what[w] : "?", rx);
+		if (add(verdicts, details, "disturbed", why))
+			goto out;
+	}
+	if (in->outliers && *in->outliers) {
+		if (add(verdicts, details, "outlier-seconds", in->outliers))
+			goto out;
+	}
 	if (in->error_frames > 0 &&
 	    in->error_frames > VERDICT_ERROR_SHARE * in->all_rx_frames) {
 		snprintf(why, sizeof(why), "%.0f frames lost to errors (%s)", in->error_frames,

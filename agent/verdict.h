@@ -14,6 +14,12 @@
  *   unstable         the receiving port's per-second rx rates in the rate window have a
  *                    coefficient of variation (sample standard deviation / mean) above
  *                    the bound (5%)
+ *   disturbed        others (other processes, other agents, kernel threads, interrupts,
+ *                    steal) took more than the bound (40%) of the CPUs the measured work
+ *                    ran on, in the rate or the cost window (disturb.h): the repetition
+ *                    is measured again and left out of compare
+ *   outlier-seconds  a per-second value of a window lies outside Tukey's fences (k 1.5)
+ *                    of its series (at least 4 seconds): marked, the repetition is used
  *   errors           frames lost to errors: the ports' rx_errors + tx_errors + rx_dropped
  *                    + tx_dropped deltas over the rate window (on veth these count failed
  *                    XDP_TX and XDP_REDIRECT transmits, not XDP_DROP), plus plan counters
@@ -31,6 +37,8 @@
 #define VERDICT_GEN_BOUND 0.99		/* generator-bound at or above this */
 #define VERDICT_IDLE_BOUND 0.90		/* ... and receiving CPUs busy below this */
 #define VERDICT_ERROR_SHARE 0.001	/* errors above this share of received frames */
+#define VERDICT_OTHERS_BOUND 0.40	/* disturbed when others took more of the measured
+					 * CPUs in a window (docs/agent.md, "Disturbance") */
 
 struct verdict_input {
 	json_t *debug_options;		/* array of option names that are on, or NULL */
@@ -47,6 +55,11 @@ struct verdict_input {
 					 * CPUs that did the receiving (verdict_rx_busy);
 					 * < 0: unknown, never generator-bound */
 	const char *rx_cpus;		/* those CPUs, for the details ("cpu0") */
+	double others[2];		/* share of the measured CPUs others took in the rate
+					 * and the cost window (disturb.h); < 0: unknown */
+	const char *others_what[2];	/* per-CPU figures of each, for the details */
+	int rx_cpu;			/* the CPU that served the receive softirq; -1 */
+	const char *outliers;		/* the outlier seconds of the windows, or NULL */
 };
 
 /* Per-CPU busy shares over the rate window, and where the generator ran. */

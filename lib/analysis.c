@@ -75,6 +75,41 @@ unsigned int analysis_row_flags(const json_t *row)
 	return bits;
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The P-quantile of the sorted S[0..N-1], type 7. */
+static double quantile7(const double *s, size_t n, double p)
+{
+	double h = (double)(n - 1) * p;
+	size_t i = (size_t)floor(h);
+
+	return i + 1 < n ? s[i] + (h - (double)i) * (s[i + 1] - s[i]) : s[i];
+}
+
+int analysis_tukey_fences(const double *v, size_t n, double k, double *lo, double *hi)
+{
+	double *s, q1, q3;
+
+	if (n < ANALYSIS_TUKEY_MIN_N)
+		return -EINVAL;
+	s = malloc(n * sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	memcpy(s, v, n * sizeof(*s));
+	qsort(s, n, sizeof(*s), cmp_double);
+	q1 = quantile7(s, n, 0.25);
+	q3 = quantile7(s, n, 0.75);
+	free(s);
+	*lo = q1 - k * (q3 - q1);
+	*hi = q3 + k * (q3 - q1);
+	return 0;
+}
+
 /* Find or add the series of (metric, point, variant, subject, group). */
 static struct series *series_get(struct series_set *set, const char *metric,
 				 const char *point, const char *variant, const char *subject,

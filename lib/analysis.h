@@ -38,6 +38,14 @@ extern const char *const analysis_excluding_flags[];
  * 0 for a clean result. */
 unsigned int analysis_row_flags(const json_t *row);
 
+/* Tukey's fences of the N values at V: LO = Q1 - K IQR and HI = Q3 + K IQR, the
+ * quartiles by linear interpolation between order statistics (R's default, type 7).
+ * A value outside [LO, HI] is an outlier (K 1.5) or far out (K 3). Returns 0, -EINVAL
+ * when N < ANALYSIS_TUKEY_MIN_N (too few values for quartiles to mean anything), or
+ * -ENOMEM. */
+#define ANALYSIS_TUKEY_MIN_N 4
+int analysis_tukey_fences(const double *v, size_t n, double k, double *lo, double *hi);
+
 /* Compare ROWS (store_query_values rows with "group"; not stolen) grouped by BY: the
  * values of group BASELINE against those of CANDIDATE, or, when CANDIDATE is NULL,
  * against every other group in order of first appearance. BASELINE NULL: the first
