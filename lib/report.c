@@ -1076,11 +1076,12 @@ int report_print_text_opts(const json_t *report, const struct report_text_opts *
 	const json_t *groups = json_object_get(report, "groups"), *g, *sec;
 	const char *sha = get_str(report, "plan_sha256"), *host = NULL;
 	int repeat = get_int(report, "repeat"), err;
-	bool all_rows = opts && opts->all_rows;
+	bool all_rows;
 	size_t i, j;
 
 	if (opts && opts->sz < sizeof(*opts))
 		return -EINVAL;
+	all_rows = opts && opts->all_rows;
 	fprintf(out, "run %lld  %s", (long long)json_integer_value(json_object_get(report, "run")),
 		get_str(report, "plan") ? get_str(report, "plan") : "-");
 	if (sha)
