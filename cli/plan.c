@@ -417,14 +417,19 @@ out:
 }
 
 static const struct cli_cmd plan_cmds[] = {
-	{ "check", do_check, "FILE [-s KEY=VALUE]...",
+	{ "check", do_check, "FILE [-s KEY=VALUE]... [--hosts NAME[,NAME]...]",
 	  "Validate FILE, resolve the BPF objects it names (in --bpf-dir) and expand it;\n"
 	  "print \"FILE: ok, N jobs (V variants x P points x R repetitions)\", or the\n"
 	  "first problem as \"FILE:LINE:COLUMN: message\" on stderr and exit with 2.\n"
+	  "When hosts with the plan's ports have a noise floor (host calibrate; from\n"
+	  "--db, or a coordinator at hand), also how many repetitions per variant the\n"
+	  "plan needs to see its min_effect, and a warning when repeat max is below.\n"
 	  "With -j: {file, ok, plan, sha256, jobs, variants, points, repeat, overrides,\n"
-	  "objects}, or {file, ok: false, error, line, column}.\n"
+	  "objects, noise}, or {file, ok: false, error, line, column}.\n"
 	  "\n"
-	  "  -s, --set KEY=VALUE   override a plan value, e.g. -s traffic.packet.size=1500\n" },
+	  "  -s, --set KEY=VALUE   override a plan value, e.g. -s traffic.packet.size=1500\n"
+	  "  --hosts NAME,...      the noise floors of these hosts (asked for even when\n"
+	  "                        no coordinator seems at hand)\n" },
 	{ "show", do_show, "FILE [-s KEY=VALUE]...",
 	  "Validate FILE like 'plan check' and list the jobs it expands into: sequence,\n"
 	  "repetition, variant, matrix point and what each attaches where. With --json,\n"

@@ -16,7 +16,7 @@ cleanup_later "$tmp"
 rc=$?
 cat "$tmp/cal.txt" "$tmp/cal.err"
 check "host calibrate exits 0" test "$rc" -eq 0
-check "calibrate prints the CV of prog.ns_per_run" grep -Eq "^h1 .* prog\.ns_per_run +xdp_drop +[0-9]+ .* %$" "$tmp/cal.txt"
+check "calibrate prints the CV of prog.ns_per_run" grep -Eq "^h1 .* prog\.ns_per_run +xdp_drop +cost +[0-9]+ .* %$" "$tmp/cal.txt"
 check "calibrate prints the advice for 2 %" grep -q "repetitions per variant to see a 2 % change" "$tmp/cal.txt"
 run=$(sql "SELECT max(run_id) FROM host_noise")
 check "host_noise has the calibration run ($run)" test -n "$run"
@@ -68,6 +68,15 @@ check "plan check --hosts of a host without noise floor gives no advice" \
 	test "$(wc -l < "$tmp/check9.txt")" -eq 1
 "$bpflab" --db "$LAB_DB" plan check "$top/plans/quickstart.yaml" > "$tmp/check-db.txt"
 check "plan check --db gives the same advice" cmp -s "$tmp/check.txt" "$tmp/check-db.txt"
+
+# compare prints the smallest change its n can see, from its own data (-j and text)
+"$bpflab" result compare "$run" "$run" >/dev/null 2>&1 || true
+"$bpflab" -j result history --plan calibrate --metric prog.ns_per_run > "$tmp/hist.json"
+check "history -j has min_detectable_pct where it has two groups or says nothing" python3 -c '
+import json, sys
+for s in json.load(open(sys.argv[1]))["series"]:
+    assert ("min_detectable_pct" in s) == (len(s["points"]) >= 2), s
+' "$tmp/hist.json"
 
 # run submit says it too (a run of one repetition, that is not waited for)
 "$bpflab" run submit "$top/plans/calibrate.yaml" -s repeat=1 > "$tmp/submit.txt" 2>&1
