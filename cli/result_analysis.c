@@ -28,13 +28,14 @@ enum {
 	OPT_PLAN = CLI_OPT_FIRST_LOCAL + 40, OPT_METRIC, OPT_BY, OPT_BASELINE, OPT_CANDIDATE,
 	OPT_VARIANT, OPT_SUBJECT, OPT_WINDOW, OPT_HOST, OPT_FLAGGED, OPT_MIN_EFFECT, OPT_ALPHA,
 	OPT_FORM, OPT_CSV, OPT_PLOT, OPT_FORMAT, OPT_ORIGIN, OPT_BEFORE, OPT_AFTER, OPT_UNIT,
+	OPT_ALL,
 };
 
 struct an_opts {
 	const char *cmd;
 	const char *plan, *metric, *by, *baseline, *candidate, *variant, *subject, *window;
 	const char *host, *form, *plot, *format, *origin, *before, *after, *unit;
-	bool include_flagged, csv;
+	bool include_flagged, all, csv;
 	double min_effect, alpha;
 };
 
@@ -64,6 +65,7 @@ static int an_opt(int opt, const char *arg, void *ctx)
 		return 0;
 	case OPT_HOST: o->host = arg; return 0;
 	case OPT_FLAGGED: o->include_flagged = true; return 0;
+	case OPT_ALL: o->all = true; return 0;
 	case OPT_MIN_EFFECT:
 		o->min_effect = strtod(arg, &end);
 		if (*end || !(o->min_effect > 0 && o->min_effect < 1000))
@@ -115,6 +117,7 @@ static const struct option compare_longopts[] = {
 	{ "window", required_argument, NULL, OPT_WINDOW },
 	{ "host", required_argument, NULL, OPT_HOST },
 	{ "include-flagged", no_argument, NULL, OPT_FLAGGED },
+	{ "all", no_argument, NULL, OPT_ALL },
 	{ "min-effect", required_argument, NULL, OPT_MIN_EFFECT },
 	{ "alpha", required_argument, NULL, OPT_ALPHA },
 	{ "form", required_argument, NULL, OPT_FORM },
@@ -274,7 +277,7 @@ int cli_result_compare(int argc, char **argv)
 	if (ret)
 		goto out;
 	{
-		ANALYSIS_OPTS(aopts, .include_flagged = o.include_flagged,
+		ANALYSIS_OPTS(aopts, .include_flagged = o.include_flagged || o.all, .all = o.all,
 			      .min_effect = o.min_effect / 100, .alpha = o.alpha);
 
 		report = analysis_compare(rows, by, baseline, candidate, &aopts, msg, sizeof(msg));
@@ -388,7 +391,8 @@ int cli_result_export(int argc, char **argv)
 		goto out;
 	clean = json_array();
 	json_array_foreach(rows, i, r)
-		if (o.include_flagged || !analysis_row_flags(r))
+		if ((o.include_flagged || !analysis_row_flags(r)) &&
+		    !analysis_is_record(json_string_value(json_object_get(r, "metric")) ?: ""))
 			json_array_append(clean, r);
 	if (!json_array_size(clean)) {
 		ret = cli_error("run %lld has no %sresults to export", run,

@@ -13,7 +13,7 @@ int cli_result_import(int argc, char **argv);
 #define CLI_RESULT_COMPARE_ARGS                                                         \
 	"{ RUN_A RUN_B | --plan NAME --by FIELD [--baseline VALUE] [--candidate VALUE] } "   \
 	"[--metric M] [--variant V] [--subject S] [--window rate|cost] [--host H] "       \
-	"[--include-flagged] [--min-effect PCT] [--alpha A] "                             \
+	"[--include-flagged] [--all] [--min-effect PCT] [--alpha A] "                     \
 	"[--form table|patch|grid] [--csv] [--plot FILE.svg|.png]"
 #define CLI_RESULT_COMPARE_HELP                                                         \
 	"Compare a baseline with a candidate, beyond the noise: two runs, or one plan's\n"  \
@@ -31,8 +31,10 @@ int cli_result_import(int argc, char **argv);
 	"  --candidate VALUE   the one group compared (default: every other)\n"            \
 	"  --metric, --variant, --subject, --window, --host\n"                             \
 	"                      only these values (window: rate or cost)\n"                 \
-	"  --include-flagged   keep results flagged debug-kernel, unstable or\n"           \
+	"  --include-flagged   keep results flagged debug-kernel, disturbed or\n"         \
 	"                      generator-bound (left out and counted by default)\n"        \
+	"  --all               keep everything stored: flagged results and far-out\n"    \
+	"                      values (outside a side's Tukey fences, k 3)\n"             \
 	"  --min-effect PCT    least change that matters, % of the baseline (default 2)\n" \
 	"  --alpha A           significance level (default 0.05)\n"                         \
 	"  --form FORM         table (default); patch: without patch | with patch |\n"     \

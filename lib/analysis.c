@@ -19,13 +19,14 @@
 #include "util.h"
 
 const char *const analysis_excluding_flags[ANALYSIS_N_EXCLUDING] = {
-	"debug-kernel", "unstable", "generator-bound",
+	"debug-kernel", "disturbed", "generator-bound",
 };
 
 /* One (key, group) series of values. */
 struct series {
 	char *metric, *point, *variant, *subject, *unit, *group;
 	double *v;
+	long long *job;			/* the job of each value */
 	size_t n, cap;
 	size_t order;			/* first appearance */
 };
@@ -47,6 +48,7 @@ static void set_release(struct series_set *set)
 		free(set->s[i].unit);
 		free(set->s[i].group);
 		free(set->s[i].v);
+		free(set->s[i].job);
 	}
 	free(set->s);
 	memset(set, 0, sizeof(*set));
@@ -148,19 +150,34 @@ static struct series *series_get(struct series_set *set, const char *metric,
 	return s;
 }
 
-static int series_add(struct series *s, double v)
+static int series_add(struct series *s, double v, long long job)
 {
 	if (s->n == s->cap) {
 		size_t cap = s->cap ? 2 * s->cap : 8;
 		double *n = realloc(s->v, cap * sizeof(*n));
+		long long *j;
 
 		if (!n)
 			return -ENOMEM;
 		s->v = n;
+		j = realloc(s->job, cap * sizeof(*j));
+		if (!j)
+			return -ENOMEM;
+		s->job = j;
 		s->cap = cap;
 	}
+	s->job[s->n] = job;
 	s->v[s->n++] = v;
 	return 0;
+}
+
+bool analysis_is_record(const char *metric)
+{
+	size_t n = strlen(metric);
+
+	return !strcmp(metric, "rx.cpu") || !strcmp(metric, "cpu.others") ||
+	       !strncmp(metric, "warmup.", 7) ||
+	       (n > 7 && !strcmp(metric + n - 7, ".median"));
 }
 
 static int cmp_str_ptr(const void *a, const void *b)
@@ -204,10 +221,14 @@ static char *point_text(const json_t *point)
 	return out;
 }
 
-/* Counts of left-out results: distinct jobs, and per excluding verdict. */
+/* Counts of left-out results: distinct jobs, and per excluding verdict; left-out
+ * outlier values; and what the jobs record of where their receive softirq ran. */
 struct excluded {
 	json_t *jobs;			/* job id text -> true */
 	size_t by_flag[ANALYSIS_N_EXCLUDING];
+	size_t outliers;		/* values outside a side's far-out fences */
+	bool all;			/* --all: outliers kept */
+	json_t *rx_cpu;			/* job id text -> the CPU of its rx.cpu record */
 };
 
 static json_t *excluded_json(const struct excluded *x, bool include_flagged)
@@ -227,6 +248,8 @@ static json_t *excluded_json(const struct excluded *x, bool include_flagged)
 	json_object_set_new(o, "results", json_integer((json_int_t)json_object_size(x->jobs)));
 	json_object_set_new(o, "by_flag", by);
 	json_object_set_new(o, "include_flagged", json_boolean(include_flagged));
+	json_object_set_new(o, "outliers", json_integer((json_int_t)x->outliers));
+	json_object_set_new(o, "all", json_boolean(x->all));
 	return o;
 }
 
@@ -299,10 +322,15 @@ static int collect(const json_t *rows, const char *by, bool include_flagged,
 
 		if (!json_is_number(v))
 			continue;
+		snprintf(job, sizeof(job), "%lld",
+			 (long long)json_integer_value(json_object_get(row, "job")));
+		if (!strcmp(str(row, "metric"), "rx.cpu") && x->rx_cpu)
+			json_object_set_new(x->rx_cpu, job,
+					    json_integer((json_int_t)json_number_value(v)));
+		if (analysis_is_record(str(row, "metric")))
+			continue;	/* records of the job, not measurements to compare */
 		flags = analysis_row_flags(row);
 		if (flags && !include_flagged) {
-			snprintf(job, sizeof(job), "%lld",
-				 (long long)json_integer_value(json_object_get(row, "job")));
 			if (!json_object_get(x->jobs, job)) {
 				json_object_set_new(x->jobs, job, json_true());
 				for (k = 0; k < ANALYSIS_N_EXCLUDING; k++)
@@ -340,7 +368,8 @@ static int collect(const json_t *rows, const char *by, bool include_flagged,
 		s = series_get(set, str(row, "metric"), pt, drop_variant ? "" : str(row, "variant"),
 			       drop_subject ? "" : str(row, "subject"), str(row, "unit"), group);
 		free(pt);
-		if (!s || series_add(s, json_number_value(v))) {
+		if (!s || series_add(s, json_number_value(v),
+				     (long long)json_integer_value(json_object_get(row, "job")))) {
 			err = -ENOMEM;
 			break;
 		}
@@ -428,15 +457,143 @@ static json_t *compare_row(const struct series *a, const struct series *b,
 	return o;
 }
 
+/* S without its far-out values (Tukey's fences, k = ANALYSIS_OUTLIER_K, from
+ * ANALYSIS_OUTLIER_MIN_N values) unless KEEP: a new series in OUT (values and jobs
+ * owned by it, nothing else); returns how many were left out, or -ENOMEM. */
+static int drop_outliers(const struct series *s, bool keep, struct series *out)
+{
+	double lo = -INFINITY, hi = INFINITY;
+	size_t i;
+
+	*out = *s;
+	out->v = malloc((s->n + 1) * sizeof(*out->v));
+	out->job = malloc((s->n + 1) * sizeof(*out->job));
+	if (!out->v || !out->job) {
+		free(out->v);
+		free(out->job);
+		return -ENOMEM;
+	}
+	out->n = 0;
+	if (!keep && s->n >= ANALYSIS_OUTLIER_MIN_N &&
+	    analysis_tukey_fences(s->v, s->n, ANALYSIS_OUTLIER_K, &lo, &hi) == -ENOMEM)
+		return -ENOMEM;
+	for (i = 0; i < s->n; i++) {
+		if (s->v[i] < lo || s->v[i] > hi)
+			continue;
+		out->job[out->n] = s->job[i];
+		out->v[out->n++] = s->v[i];
+	}
+	return (int)(s->n - out->n);
+}
+
+/* Whether the values of S came from jobs whose receive softirq ran on different CPUs
+ * (RX_CPU: job -> CPU) with means that differ by MIN_EFFECT or more (two populations,
+ * the bimodal case of docs/analysis.md): then "cpuA: n at MEAN, cpuB: ..." in OUT. */
+static bool mixed_populations(const struct series *s, const json_t *rx_cpu, double min_effect,
+			      char *out, size_t len)
+{
+	enum stats_kind kind = stats_kind_for_unit(s->unit);
+	int cpus[8], n_cpus = 0, i;
+	double lo = INFINITY, hi = -INFINITY, vals[s->n ? s->n : 1];
+	size_t k, o = 0, m;
+	char job[32];
+
+	for (k = 0; k < s->n; k++) {
+		json_t *c;
+
+		snprintf(job, sizeof(job), "%lld", s->job[k]);
+		c = json_object_get(rx_cpu, job);
+		if (!c)
+			return false;	/* where one value's work ran is not known */
+		for (i = 0; i < n_cpus && cpus[i] != (int)json_integer_value(c); i++)
+			;
+		if (i == n_cpus && n_cpus < 8)
+			cpus[n_cpus++] = (int)json_integer_value(c);
+	}
+	if (n_cpus < 2)
+		return false;
+	out[0] = '\0';
+	for (i = 0; i < n_cpus; i++) {
+		double mean;
+
+		for (k = 0, m = 0; k < s->n; k++) {
+			snprintf(job, sizeof(job), "%lld", s->job[k]);
+			if (json_integer_value(json_object_get(rx_cpu, job)) == cpus[i])
+				vals[m++] = s->v[k];
+		}
+		mean = stats_kind_mean(kind, vals, m);
+		lo = mean < lo ? mean : lo;
+		hi = mean > hi ? mean : hi;
+		if (o < len)
+			o += (size_t)snprintf(out + o, len - o, "%scpu%d %zu at %.4g", i ? ", " : "",
+					      cpus[i], m, mean);
+	}
+	return lo > 0 && (hi - lo) / lo >= min_effect;
+}
+
+/* Compare the values of A and B (far-out values left out and counted in X unless
+ * X->all) into a row of ROWS; a side whose receive work ran on two CPUs with two levels
+ * gets the verdict MIXED instead of a mean over both. */
+static int compare_pair(const struct series *a, const struct series *b,
+			const struct compare_opts *copts, struct excluded *x, json_t *rows)
+{
+	double min_effect = copts->min_effect > 0 ? copts->min_effect : 0.02;
+	struct series ka = { 0 }, kb = { 0 };
+	struct compare_result r;
+	char why[2][256];
+	bool mixed[2];
+	json_t *row;
+	int na, nb, err;
+
+	na = drop_outliers(a, x->all, &ka);
+	nb = na < 0 ? -ENOMEM : drop_outliers(b, x->all, &kb);
+	if (na < 0 || nb < 0) {
+		err = -ENOMEM;
+		goto out;
+	}
+	x->outliers += (size_t)na + (size_t)nb;
+	err = compare_samples(ka.v, ka.n, kb.v, kb.n, stats_kind_for_unit(a->unit), copts, &r);
+	if (err)
+		goto out;
+	row = compare_row(a, b, &r);
+	if (!row || json_array_append_new(rows, row)) {
+		err = -ENOMEM;
+		goto out;
+	}
+	if (na || nb) {
+		json_object_set_new(row, "outliers_a", json_integer(na));
+		json_object_set_new(row, "outliers_b", json_integer(nb));
+	}
+	mixed[0] = mixed_populations(&ka, x->rx_cpu, min_effect, why[0], sizeof(why[0]));
+	mixed[1] = mixed_populations(&kb, x->rx_cpu, min_effect, why[1], sizeof(why[1]));
+	if (mixed[0] || mixed[1]) {
+		char text[800];
+
+		snprintf(text, sizeof(text), "the receive softirq ran on different CPUs across "
+			 "repetitions, at different levels:%s%s%s%s", mixed[0] ? " baseline " : "",
+			 mixed[0] ? why[0] : "", mixed[1] ? (mixed[0] ? "; candidate " :
+			 " candidate ") : "", mixed[1] ? why[1] : "");
+		json_object_set_new(row, "verdict", json_string("MIXED"));
+		json_object_set_new(row, "change", json_string(""));
+		json_object_set_new(row, "more_reps", json_integer(0));
+		json_object_set_new(row, "mixed", json_string(text));
+	}
+out:
+	free(ka.v);
+	free(ka.job);
+	free(kb.v);
+	free(kb.job);
+	return err;
+}
+
 /* The rows of one comparison: every key with values in group A, paired with group B by
  * key; a key whose variant has exactly one subject on each side, different ones (a
  * program renamed by the patch), is paired across the subjects. Keys on one side only
  * go to ONLY_A / ONLY_B. */
 static int compare_groups(struct series_set *set, const char *ga, const char *gb,
-			  const struct compare_opts *copts, json_t *rows, json_t *only_a,
-			  json_t *only_b)
+			  const struct compare_opts *copts, struct excluded *x, json_t *rows,
+			  json_t *only_a, json_t *only_b)
 {
-	struct compare_result r;
 	struct series *a, *b;
 	size_t i;
 	int err;
@@ -455,12 +612,9 @@ static int compare_groups(struct series_set *set, const char *ga, const char *gb
 				return -ENOMEM;
 			continue;
 		}
-		err = compare_samples(a->v, a->n, b->v, b->n, stats_kind_for_unit(a->unit), copts,
-				      &r);
+		err = compare_pair(a, b, copts, x, rows);
 		if (err)
 			return err;
-		if (json_array_append_new(rows, compare_row(a, b, &r)))
-			return -ENOMEM;
 	}
 	for (i = 0; i < set->n; i++) {
 		b = &set->s[i];
@@ -513,7 +667,8 @@ json_t *analysis_compare(const json_t *rows, const char *by, const char *baselin
 			 size_t err_len)
 {
 	struct series_set set = { 0 };
-	struct excluded x = { .jobs = json_object() };
+	struct excluded x = { .jobs = json_object(), .rx_cpu = json_object(),
+			      .all = opts && opts->sz >= sizeof(*opts) && opts->all };
 	json_t *sides = json_object(), *report = NULL, *cmps = json_array(), *sides_arr = NULL;
 	json_t *cmp, *crows, *only_a, *only_b, *v;
 	COMPARE_OPTS(copts);
@@ -531,7 +686,7 @@ json_t *analysis_compare(const json_t *rows, const char *by, const char *baselin
 	}
 	if (!by)
 		by = "run";
-	if (!x.jobs || !sides || !cmps) {
+	if (!x.jobs || !x.rx_cpu || !sides || !cmps) {
 		e = util_seterr(err, err_len, -ENOMEM, "out of memory");
 		goto out;
 	}
@@ -583,7 +738,7 @@ json_t *analysis_compare(const json_t *rows, const char *by, const char *baselin
 			e = util_seterr(err, err_len, -ENOMEM, "out of memory");
 			goto out;
 		}
-		e = compare_groups(&set, baseline, g, &copts, crows, only_a, only_b);
+		e = compare_groups(&set, baseline, g, &copts, &x, crows, only_a, only_b);
 		if (e) {
 			util_seterr(err, err_len, e, "cannot compare %s '%s' with '%s': %s", by, baseline,
 			       g, strerror(-e));
@@ -614,6 +769,7 @@ out:
 	json_decref(cmps);
 	json_decref(sides);
 	json_decref(x.jobs);
+	json_decref(x.rx_cpu);
 	set_release(&set);
 	if (e) {
 		errno = -e;

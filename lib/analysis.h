@@ -6,9 +6,12 @@
  * candidate values per (metric, matrix point, variant, subject) and hands each pair to
  * compare_samples (lib/compare.c); analysis_history orders the groups of one metric and
  * finds level shifts with changepoint_find (lib/changepoint.c). Both leave out results
- * whose job carries a verdict that spoils measurement (debug-kernel, unstable,
+ * whose job carries a verdict that spoils measurement (debug-kernel, disturbed,
  * generator-bound; a kernel with debug options counts as debug-kernel) unless
- * include_flagged is set, and count what they left out.
+ * include_flagged is set, and count what they left out; an unstable result is used.
+ * Compare also leaves out a side's far-out values (ANALYSIS_OUTLIER_K) unless all is
+ * set, and says MIXED instead of a verdict where a side's receive softirq ran on two
+ * CPUs at two levels (the jobs' rx.cpu records).
  *
  * The reports are JSON (docs/analysis.md, "Compare and history reports"); lib/report_compare.c
  * prints them. Pure functions of their input, thread-safe.
@@ -23,6 +26,8 @@
 struct analysis_opts {
 	size_t sz;			/* sizeof(struct analysis_opts) */
 	bool include_flagged;		/* use results with excluding verdicts too */
+	bool all;			/* compare: keep far-out values too (and, with
+					 * include_flagged, everything stored) */
 	double alpha;			/* of compare_samples; 0: its default */
 	double min_effect;		/* of compare_samples (fraction); 0: its default */
 };
@@ -37,6 +42,15 @@ extern const char *const analysis_excluding_flags[];
 /* The excluding verdicts of value row ROW as a bit set (bit i: analysis_excluding_flags[i]);
  * 0 for a clean result. */
 unsigned int analysis_row_flags(const json_t *row);
+
+/* Whether METRIC is a record a job keeps beside its measurements, never compared:
+ * rx.cpu, cpu.others, warmup.*, *.median (docs/agent.md). */
+bool analysis_is_record(const char *metric);
+
+/* A compare side's values outside Tukey's fences with k = 3 ("far out"), from 5 values
+ * on, are left out of the comparison and counted (docs/analysis.md). */
+#define ANALYSIS_OUTLIER_K 3.0
+#define ANALYSIS_OUTLIER_MIN_N 5
 
 /* Tukey's fences of the N values at V: LO = Q1 - K IQR and HI = Q3 + K IQR, the
  * quartiles by linear interpolation between order statistics (R's default, type 7).

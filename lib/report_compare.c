@@ -434,7 +434,17 @@ static const char *hashes_text(const json_t *side, char *out, size_t len)
 	return out;
 }
 
-/* "N results left out (unstable 2, ...); --include-flagged to use them", the hint on
+/* "N far-out values left out ...; --all to use them" (lib/analysis.h). */
+static void print_outliers_left_out(const json_t *x, FILE *out)
+{
+	long long n = json_integer_value(json_object_get(x, "outliers"));
+
+	if (n)
+		fprintf(out, "%lld far-out value%s left out (outside a side's Tukey fences, k 3); "
+			"--all to use them\n", n, n == 1 ? "" : "s");
+}
+
+/* "N results left out (disturbed 2, ...); --include-flagged to use them", the hint on
  * a line of its own when both do not fit in 80 columns. */
 static void print_left_out(const json_t *x, FILE *out)
 {
@@ -444,6 +454,7 @@ static void print_left_out(const json_t *x, FILE *out)
 	const char *k;
 	json_t *v;
 
+	print_outliers_left_out(x, out);
 	if (!n)
 		return;
 	off = snprintf(line, sizeof(line), "%zu result%s left out (", n, n == 1 ? "" : "s");
@@ -627,10 +638,14 @@ static int print_table_section(const json_t *sect, void *vctx)
 	if (!err)
 		tbl_print(&t, "  ", ctx->out);
 	tbl_release(&t);
-	json_array_foreach(sect, i, r)
+	json_array_foreach(sect, i, r) {
 		if (renamed && *sget(r, "candidate_subject"))
 			fprintf(ctx->out, "%s: was %s in the baseline\n", sget(r, "candidate_subject"),
 				sget(r, "baseline_subject"));
+		if (*sget(r, "mixed"))	/* verdict MIXED: two populations (lib/analysis.h) */
+			fprintf(ctx->out, "%s%s%s: %s\n", sget(r, "variant"),
+				*sget(r, "variant") ? " " : "", sget(r, "subject"), sget(r, "mixed"));
+	}
 	if (!err)
 		print_unknown_mde(sect, ctx->alpha, ctx->out);
 	fputc('\n', ctx->out);

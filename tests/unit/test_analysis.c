@@ -51,9 +51,9 @@ static json_t *kernels_rows(void)
 	json_array_append_new(rows, row(job++, "6.18", "drop", "xdp_drop", "prog.ns_per_run", "ns",
 					900, "debug-kernel"));
 	json_array_append_new(rows, row(job++, "6.18", "drop", "xdp_drop", "prog.ns_per_run", "ns",
-					800, "unstable"));
+					800, "disturbed"));
 	json_array_append_new(rows, row(job++, "6.12", "drop", "xdp_drop", "prog.ns_per_run", "ns",
-					700, "unstable"));
+					700, "disturbed"));
 	return rows;
 }
 
@@ -94,7 +94,7 @@ static void test_analysis_groups_and_exclusion(void **state)
 	x = json_object_get(rep, "excluded");
 	assert_int_equal(json_integer_value(json_object_get(x, "results")), 3);
 	assert_int_equal(json_integer_value(json_object_get(json_object_get(x, "by_flag"),
-							    "unstable")), 2);
+							    "disturbed")), 2);
 	assert_int_equal(json_integer_value(json_object_get(json_object_get(x, "by_flag"),
 							    "debug-kernel")), 1);
 	/* the sides: baseline first, with its result count */
@@ -116,6 +116,121 @@ static void test_analysis_groups_and_exclusion(void **state)
 								    "results")), 0);
 		json_decref(rep);
 	}
+	json_decref(rows);
+}
+
+/* Tukey's fences against values worked out by hand (quartiles of R's type 7). */
+static void test_analysis_tukey_fences(void **state)
+{
+	/* 1 2 3 4 100: Q1 = 2, Q3 = 4 (h = 1 and 3, on order statistics), IQR 2 */
+	static const double v[] = { 4, 100, 2, 1, 3 };
+	/* 10 11 12 13 14 15: h = 1.25 -> 11.25, h = 3.75 -> 13.75, IQR 2.5 */
+	static const double w[] = { 15, 10, 14, 11, 13, 12 };
+	double lo, hi;
+
+	(void)state;
+	assert_int_equal(analysis_tukey_fences(v, 5, 1.5, &lo, &hi), 0);
+	assert_float_equal(lo, -1.0, 1e-12);
+	assert_float_equal(hi, 7.0, 1e-12);
+	assert_int_equal(analysis_tukey_fences(v, 5, 3, &lo, &hi), 0);
+	assert_float_equal(lo, -4.0, 1e-12);
+	assert_float_equal(hi, 10.0, 1e-12);
+	assert_int_equal(analysis_tukey_fences(w, 6, 1.5, &lo, &hi), 0);
+	assert_float_equal(lo, 7.5, 1e-12);
+	assert_float_equal(hi, 17.5, 1e-12);
+	/* a constant series: every other value is outside */
+	assert_int_equal(analysis_tukey_fences((const double[]){ 7, 7, 7, 7 }, 4, 1.5, &lo, &hi), 0);
+	assert_float_equal(lo, 7.0, 0);
+	assert_float_equal(hi, 7.0, 0);
+	assert_int_equal(analysis_tukey_fences(v, 3, 1.5, &lo, &hi), -EINVAL);
+	assert_true(analysis_is_record("rx.cpu") && analysis_is_record("cpu.others") &&
+		    analysis_is_record("port.rx_pps.median") &&
+		    analysis_is_record("warmup.ns_per_run"));
+	assert_false(analysis_is_record("port.rx_pps") || analysis_is_record("cpu.busy"));
+}
+
+/* The exclusion rule: disturbed left out, unstable used; a far-out value left out and
+ * counted unless all; the records (rx.cpu, *.median) never become rows. */
+static void test_analysis_exclusion_rule(void **state)
+{
+	static const double a[] = { 50, 51, 49, 50.5, 49.5, 50 };
+	static const double b[] = { 60, 61, 59, 60.5, 59.5, 300 };
+	json_t *rows = json_array(), *rep, *x, *r0;
+	json_int_t job = 1;
+	char err[256];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < 6; i++) {
+		json_array_append_new(rows, row(job, "A", "drop", "xdp_drop", "prog.ns_per_run",
+						"ns", a[i], i == 2 ? "unstable" : NULL));
+		json_array_append_new(rows, row(job++, "A", "drop", "xdp_drop",
+						"prog.ns_per_run.median", "ns", a[i], NULL));
+		json_array_append_new(rows, row(job++, "B", "drop", "xdp_drop", "prog.ns_per_run",
+						"ns", b[i], NULL));
+	}
+	json_array_append_new(rows, row(job++, "B", "drop", "xdp_drop", "prog.ns_per_run", "ns",
+					10, "disturbed"));
+	json_array_append_new(rows, row(1, "A", "drop", "b", "rx.cpu", "cpu", 0, NULL));
+	rep = analysis_compare(rows, "kernel.release", "A", "B", NULL, err, sizeof(err));
+	assert_non_null(rep);
+	assert_int_equal(json_array_size(json_object_get(find_cmp(rep, "B"), "rows")), 1);
+	r0 = json_array_get(json_object_get(find_cmp(rep, "B"), "rows"), 0);
+	assert_string_equal(json_string_value(json_object_get(r0, "metric")), "prog.ns_per_run");
+	/* the unstable value is used; 300 is far out (B: Q1 59.625, Q3 60.875, hi 64.625) */
+	assert_int_equal(json_integer_value(json_object_get(r0, "n_a")), 6);
+	assert_int_equal(json_integer_value(json_object_get(r0, "n_b")), 5);
+	assert_int_equal(json_integer_value(json_object_get(r0, "outliers_b")), 1);
+	assert_string_equal(json_string_value(json_object_get(r0, "verdict")), "DIFFERENT");
+	x = json_object_get(rep, "excluded");
+	assert_int_equal(json_integer_value(json_object_get(x, "results")), 1);
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(x, "by_flag"),
+							    "disturbed")), 1);
+	assert_null(json_object_get(json_object_get(x, "by_flag"), "unstable"));
+	assert_int_equal(json_integer_value(json_object_get(x, "outliers")), 1);
+	json_decref(rep);
+	{
+		ANALYSIS_OPTS(o, .include_flagged = true, .all = true);
+
+		rep = analysis_compare(rows, "kernel.release", "A", "B", &o, err, sizeof(err));
+		assert_non_null(rep);
+		r0 = json_array_get(json_object_get(find_cmp(rep, "B"), "rows"), 0);
+		assert_int_equal(json_integer_value(json_object_get(r0, "n_b")), 7);
+		assert_int_equal(json_integer_value(json_object_get(
+			json_object_get(rep, "excluded"), "outliers")), 0);
+		json_decref(rep);
+	}
+	json_decref(rows);
+}
+
+/* Two populations on one side, told apart by where the receive softirq ran: MIXED. */
+static void test_analysis_mixed(void **state)
+{
+	static const double a[] = { 1.6e6, 1.7e6, 3.2e6, 1.65e6, 3.3e6 };
+	static const int cpu[] = { 0, 0, 1, 0, 1 };
+	json_t *rows = json_array(), *rep, *r0;
+	json_int_t job = 1;
+	char err[256];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < 5; i++, job += 2) {
+		json_array_append_new(rows, row(job, "A", "pass", "b", "port.rx_pps", "pps", a[i],
+						NULL));
+		json_array_append_new(rows, row(job, "A", "pass", "b", "rx.cpu", "cpu", cpu[i],
+						NULL));
+		json_array_append_new(rows, row(job + 1, "B", "pass", "b", "port.rx_pps", "pps",
+						a[i] * 1.01, NULL));
+		json_array_append_new(rows, row(job + 1, "B", "pass", "b", "rx.cpu", "cpu", 0,
+						NULL));
+	}
+	rep = analysis_compare(rows, "kernel.release", "A", "B", NULL, err, sizeof(err));
+	assert_non_null(rep);
+	r0 = json_array_get(json_object_get(find_cmp(rep, "B"), "rows"), 0);
+	assert_string_equal(json_string_value(json_object_get(r0, "verdict")), "MIXED");
+	assert_non_null(strstr(json_string_value(json_object_get(r0, "mixed")),
+			       "baseline cpu0 3 at 1.649e+06, cpu1 2 at 3.249e+06"));
+	json_decref(rep);
 	json_decref(rows);
 }
 
@@ -357,6 +472,9 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_analysis_groups_and_exclusion),
+		cmocka_unit_test(test_analysis_tukey_fences),
+		cmocka_unit_test(test_analysis_exclusion_rule),
+		cmocka_unit_test(test_analysis_mixed),
 		cmocka_unit_test(test_analysis_errors),
 		cmocka_unit_test(test_analysis_rename_pairs),
 		cmocka_unit_test(test_analysis_rates_harmonic),

@@ -59,9 +59,9 @@ static json_t *fixed_rows(void)
 		ADD(7, "tx", "b", "port.rx_pps", "pps", few_a[i], NULL);
 		ADD(8, "tx", "b", "port.rx_pps", "pps", few_b[i], NULL);
 	}
-	ADD(8, "drop", "xdp_drop", "prog.ns_per_run", "ns", 99.0, "unstable");
+	ADD(8, "drop", "xdp_drop", "prog.ns_per_run", "ns", 99.0, "disturbed");
 	ADD(8, "tx", "b", "port.rx_pps", "pps", 1e6, "generator-bound");
-	ADD(7, "tx", "b", "port.rx_pps", "pps", 1e6, "unstable");
+	ADD(7, "tx", "b", "port.rx_pps", "pps", 1e6, "disturbed");
 #undef ADD
 	return rows;
 }
@@ -87,7 +87,7 @@ static json_t *fixed_rows(void)
 	"  plan quickstart, sha256 9c0ffee12345\n" \
 	"verdicts: Welch's t (Mann-Whitney U below 5 values or when skewed), alpha 0.05,\n" \
 	"  minimum effect 2%; UNKNOWN +N: repetitions per side to settle\n" \
-	"3 results left out (unstable 2, generator-bound 1);\n" \
+	"3 results left out (disturbed 2, generator-bound 1);\n" \
 	"  --include-flagged to use them\n"
 
 static const char table_text[] =
