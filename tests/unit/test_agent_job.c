@@ -14,6 +14,7 @@
 #include <pthread.h>
 #include <sys/stat.h>
 
+#include "analysis.h"
 #include "job.h"
 #include "log.h"
 #include "util.h"
@@ -124,8 +125,17 @@ static void test_job_quickstart(void **state)
 	assert_true(json_integer_value(json_object_get(r, "finished_ms")) -
 		    json_integer_value(json_object_get(r, "started_ms")) >= 3000);
 	samples = json_object_get(r, "samples");
-	/* 3 port metrics x 2 ports x (1 second + whole) + ns_per_run x (1 + whole) */
-	assert_int_equal(json_array_size(samples), 3 * 2 * 2 + 2);
+	/* 3 port metrics x 2 ports x (1 second + whole) + ns_per_run x (1 + whole), and the
+	 * job's records: a median per series, what others took of the measured CPU in each
+	 * window, the CPU that served the receive softirq */
+	for (i = 0, j = 0; i < json_array_size(samples); i++)
+		j += !analysis_is_record(json_string_value(json_object_get(
+			json_array_get(samples, i), "metric")));
+	assert_int_equal(j, 3 * 2 * 2 + 2);
+	assert_int_equal(json_array_size(samples), 3 * 2 * 2 + 2 + 3 * 2 + 1 + 2 + 1);
+	assert_non_null(find(samples, "port.rx_pps.median", "b", "rate", -1));
+	assert_non_null(find(samples, "prog.ns_per_run.median", "xdp_drop", "cost", -1));
+	assert_non_null(find(samples, "rx.cpu", "b", "rate", -1));
 	for (i = 0; i < ARRAY_SIZE(port_metrics); i++) {
 		for (j = 0; j < 2; j++) {
 			const char *role = j ? "b" : "a";

@@ -1,5 +1,6 @@
-/* test_agent_verdict.c - verdicts on fixed per-second series, and the /proc/stat shares
- * behind cpu.busy and cpu.softirq on fixed files. No privileges needed.
+/* test_agent_verdict.c - verdicts on fixed per-second series, the /proc/stat shares
+ * behind cpu.busy and cpu.softirq, and the disturbance accounting (others' time on the
+ * measured CPUs, interrupts, the NET_RX CPU) on canned /proc files. No privileges needed.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -11,9 +12,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cpustat.h"
+#include "disturb.h"
 #include "verdict.h"
 #include "helpers.h"
 
@@ -163,12 +166,157 @@ static void test_verdict_cpustat(void **state)
 	cpustat_release(&a);
 }
 
+/* A /proc/PID/task/TID/stat line: utime UT, stime ST, last CPU CPU (field 39). */
+static void thread_put(const char *dir, int tid, const char *comm, int ut, int st, int cpu)
+{
+	char path[512], line[512];
+	int o, f;
+
+	snprintf(path, sizeof(path), "%s/self/task/%d", dir, tid);
+	mkdir(path, 0700);
+	snprintf(path, sizeof(path), "%s/self/task/%d/stat", dir, tid);
+	o = snprintf(line, sizeof(line), "%d (%s) S", tid, comm);
+	for (f = 4; f <= 44; f++)
+		o += snprintf(line + o, sizeof(line) - o, " %d",
+			      f == 14 ? ut : f == 15 ? st : f == 39 ? cpu : 0);
+	snprintf(line + o, sizeof(line) - o, "\n");
+	file_put(path, line);
+}
+
+static void proc_put(const char *dir, const char *stat, const char *interrupts,
+		     const char *softirqs)
+{
+	char path[512];
+
+	snprintf(path, sizeof(path), "%s/stat", dir);
+	file_put(path, stat);
+	snprintf(path, sizeof(path), "%s/interrupts", dir);
+	file_put(path, interrupts);
+	snprintf(path, sizeof(path), "%s/softirqs", dir);
+	file_put(path, softirqs);
+}
+
+/* Others' time = busy (not idle, iowait or softirq) minus this process's threads, each
+ * thread's delta on the CPU it last ran on; worked out by hand below. */
+static void test_verdict_disturb(void **state)
+{
+	char dir[] = "/tmp/bpflab-disturb-XXXXXX", path[600];
+	struct disturb_snap a = { 0 }, b = { 0 };
+	struct disturb_window w;
+	int cpus[] = { 0 }, rx[4];
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/self", dir);
+	mkdir(path, 0700);
+	snprintf(path, sizeof(path), "%s/self/task", dir);
+	mkdir(path, 0700);
+	/* user nice system idle iowait irq softirq steal */
+	proc_put(dir, "cpu  200 0 200 2000 0 20 100 0\n"
+		      "cpu0 100 0 100 1000 0 10 50 0 0 0\n"
+		      "cpu1 100 0 100 1000 0 10 50 0 0 0\n",
+		 "           CPU0       CPU1       \n"
+		 "  0:        100          5   IO-APIC   2-edge      timer\n"
+		 "LOC:       1000       2000   Local timer interrupts\n"
+		 "ERR:          7\n",
+		 "                    CPU0       CPU1       \n"
+		 "          HI:          0          0\n"
+		 "      NET_RX:         10       1000\n");
+	thread_put(dir, 100, "bpflab-agent", 500, 100, 0);
+	thread_put(dir, 101, "a (b) c", 20, 20, 0);
+	assert_int_equal(disturb_read(dir, &a), 0);
+	assert_int_equal(a.n, 2);
+	assert_int_equal(a.n_own, 2);
+	assert_int_equal(a.cpus[0].irqs, 1100);		/* ERR: is not per CPU */
+	assert_int_equal(a.cpus[1].net_rx, 1000);
+
+	/* cpu0: 200 ticks, busy 80 + 50 + 10 irq + 10 steal = 150 (softirq 40 and idle 10
+	 * apart); own: thread 100 +91, new thread 102 5 -> others 54 = 27%.
+	 * cpu1: 200 ticks, busy 20; own: thread 101 moved there, +10 -> others 10 = 5% */
+	proc_put(dir, "cpu0 180 0 150 1010 0 20 90 10 0 0\n"
+		      "cpu1 110 0 110 1180 0 10 50 0 0 0\n",
+		 "           CPU0       CPU1       \n"
+		 "  0:        150          5   IO-APIC   2-edge      timer\n"
+		 "LOC:       1250       2100   Local timer interrupts\n"
+		 "ERR:          9\n",
+		 "                    CPU0       CPU1       \n"
+		 "          HI:          0          0\n"
+		 "      NET_RX:       2010       1100\n");
+	thread_put(dir, 100, "bpflab-agent", 561, 130, 0);
+	thread_put(dir, 101, "a (b) c", 25, 25, 1);
+	thread_put(dir, 102, "xdpgen", 3, 2, 0);
+	assert_int_equal(disturb_read(dir, &b), 0);
+	assert_int_equal(b.n_own, 3);
+	assert_float_equal(disturb_cpu_others(&a, &b, 0), 0.27, 1e-12);
+	assert_float_equal(disturb_cpu_others(&a, &b, 1), 0.05, 1e-12);
+
+	assert_int_equal(disturb_measure(&a, &b, cpus, 1, 2.0, &w), 0);
+	assert_float_equal(w.others, 0.27, 1e-12);
+	assert_float_equal(w.steal, 0.05, 1e-12);
+	assert_float_equal(w.irq_ps, 150, 1e-12);	/* (50 + 250) / 2 s */
+	assert_int_equal(w.rx_cpu, 0);
+	assert_float_equal(w.rx_share, 2000.0 / 2100, 1e-12);
+	assert_string_equal(w.text, "cpu0 others 27% (steal 5%), 150 irq/s");
+	/* every CPU: (54 + 10) / 400 */
+	assert_int_equal(disturb_measure(&a, &b, NULL, 0, 2.0, &w), 0);
+	assert_float_equal(w.others, 0.16, 1e-12);
+	assert_int_equal(disturb_rx_cpus(&a, &b, 0.25, rx, 4), 1);
+	assert_int_equal(rx[0], 0);
+	assert_int_equal(disturb_rx_cpus(&a, &b, 0.01, rx, 4), 2);
+	/* a CPU not in the first snapshot */
+	cpus[0] = 7;
+	assert_int_equal(disturb_measure(&a, &b, cpus, 1, 2.0, &w), -EINVAL);
+	assert_true(w.others < 0);
+	disturb_release(&a);
+	disturb_release(&b);
+	disturb_release(&b);		/* safe twice */
+
+	/* no cpuN lines */
+	proc_put(dir, "intr 1\n", "", "");
+	assert_int_equal(disturb_read(dir, &a), -EINVAL);
+	snprintf(path, sizeof(path), "rm -rf '%s'", dir);
+	assert_int_equal(system(path), 0);
+	/* the real /proc */
+	assert_int_equal(disturb_read(NULL, &a), 0);
+	assert_true(a.n >= 1 && a.n_own >= 1);
+	disturb_release(&a);
+}
+
+static void test_verdict_disturbed(void **state)
+{
+	struct verdict_input in = {
+		.rx_role = "b", .rx_cpu = 0,
+		.others = { 0.40, 0.55 },
+		.others_what = { "cpu0 others 40% (steal 0%), 120 irq/s",
+				 "cpu0 others 55% (steal 1%), 130 irq/s" },
+	};
+
+	(void)state;
+	expect(&in, "[\"disturbed\"]", "disturbed",
+	       "others took 55% of the measured CPUs in the cost window (bound 40%): "
+	       "cpu0 others 55% (steal 1%), 130 irq/s; receive softirq on cpu0");
+	in.others[1] = 0.40;		/* the bound itself is not above it */
+	expect(&in, "[]", NULL, NULL);
+	in.others[0] = 0.41;
+	in.others[1] = -1;		/* unknown */
+	in.rx_cpu = -1;
+	expect(&in, "[\"disturbed\"]", "disturbed",
+	       "others took 41% of the measured CPUs in the rate window (bound 40%): "
+	       "cpu0 others 40% (steal 0%), 120 irq/s");
+	in.others[0] = -1;
+	in.outliers = "port.rx_pps of 'b' second 3 below fence 6.2e+06";
+	expect(&in, "[\"outlier-seconds\"]", "outlier-seconds",
+	       "port.rx_pps of 'b' second 3 below fence 6.2e+06");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_verdict_series),
 		cmocka_unit_test(test_verdict_rx_cpus),
 		cmocka_unit_test(test_verdict_cpustat),
+		cmocka_unit_test(test_verdict_disturb),
+		cmocka_unit_test(test_verdict_disturbed),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
