@@ -12,12 +12,15 @@ set -eu
 # initramfs, depmod/modprobe for the guest kernels' module trees, cpio and the
 # decompressors for vmlinuz and .ko.xz/.ko.zst modules; kexec-tools for the guests'
 # kernel provider (lab/guest/kexec-provider.sh runs the host's /sbin/kexec in a guest).
+# kexec-tools is in the base set too: the unit test test_agent_provider runs that
+# provider (dry) and needs the command present.
 GUEST_PKGS="qemu-system-x86 qemu-system-common busybox-static kmod cpio xz-utils zstd lz4
 binutils kexec-tools"
 
 PKGS="make gcc clang llvm pkg-config bpftool libbpf-dev libelf-dev zlib1g-dev
 libzmq3-dev libyaml-dev libsqlite3-dev libcmocka-dev libjansson-dev
-iproute2 ethtool sqlite3 gnuplot-nox librsvg2-bin libxml2-utils libclang-rt-14-dev procps psmisc python3"
+iproute2 ethtool sqlite3 gnuplot-nox librsvg2-bin libxml2-utils libclang-rt-14-dev procps psmisc python3
+kexec-tools"
 for group in "$@"; do
 	case "$group" in
 	guests) PKGS="$PKGS $GUEST_PKGS" ;;
