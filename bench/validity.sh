@@ -297,7 +297,7 @@ one_pair() {
 		# pooled CV relative to the baseline mean (lib/stats.h, stats_min_detectable_effect);
 		# -1 where the rank test compare chose cannot reach p < 0.05 at all with these
 		# sizes (its smallest p, 2 / C(n_a + n_b, n_a), is 0.1 for 3 + 3)
-		def binom(n; k): reduce range(1; k + 1) as $i (1; . * (n - k + $i) / $i);
+		def binom($n; $k): reduce range(1; $k + 1) as $i (1; . * ($n - $k + $i) / $i);
 		def mde: if (.n_a // 0) < 2 or (.n_b // 0) < 2 then null
 		elif .test == "mann-whitney" and 2 / binom(.n_a + .n_b; .n_a) >= 0.05 then -1 else
 			((((.n_a - 1) * .stddev_a * .stddev_a + (.n_b - 1) * .stddev_b * .stddev_b)
