@@ -822,10 +822,25 @@ static int judge_submit(struct judge *j, const json_t *overrides, unsigned int r
 	return 0;
 }
 
+/* Whether the candidate's first run gave no values (its jobs failed: this commit
+ * cannot be tested, and the rounds after it would fail alike). */
+static bool judge_first_failed(struct judge *j)
+{
+	struct vsel q = { .metric = j->o->metric, .variant = j->o->variant,
+			  .subject = j->o->subject, .runs = j->runs };
+	struct vals x = { 0 };
+	bool failed;
+
+	failed = json_array_size(j->runs) == 1 && !values_get(j->be, &q, &x) && !x.n;
+	vals_release(&x);
+	return failed;
+}
+
 /* REPS more values of the candidate; with a rebaseline as many of the baseline's plan,
  * interleaved: up to five rounds of a baseline run and a candidate run, in the order
  * ABBA, so that a machine that drifts over the minutes weighs on both sides alike.
- * Returns 0 or the outcome of the failure. */
+ * Returns 0 or the outcome of the failure (UNTESTABLE when the candidate's first run
+ * has no values: judge_values says so). */
 static int judge_measure(struct judge *j, unsigned int reps)
 {
 	unsigned int rounds = reps < 5 ? reps : 5, i, k;
@@ -839,6 +854,8 @@ static int judge_measure(struct judge *j, unsigned int reps)
 			err = judge_submit(j, j->base_overrides, k, j->base_host, j->base_runs);
 		if (!err)
 			err = judge_submit(j, j->o->overrides, k, j->host, j->runs);
+		if (!err && judge_first_failed(j))
+			break;
 		if (!err && i % 2)
 			err = judge_submit(j, j->base_overrides, k, j->base_host, j->base_runs);
 	}
@@ -1645,6 +1662,9 @@ static const char *session_timing(struct session_be *be, const json_t *ses, char
 				  size_t len)
 {
 	const json_t *opts = json_object_get(ses, "opts"), *s;
+	struct vsel q = { .metric = proto_get_str(ses, "metric", ""),
+			  .variant = proto_get_str(ses, "variant", NULL),
+			  .subject = proto_get_str(ses, "subject", NULL) };
 	size_t i;
 
 	if (json_is_string(json_object_get(opts, "timing")))
@@ -1655,10 +1675,7 @@ static const char *session_timing(struct session_be *be, const json_t *ses, char
 
 		if (!json_integer_value(run) || !(one = json_pack("[O]", run)))
 			continue;
-		struct vsel q = { .metric = proto_get_str(ses, "metric", ""),
-				  .variant = proto_get_str(ses, "variant", NULL),
-				  .subject = proto_get_str(ses, "subject", NULL), .runs = one };
-
+		q.runs = one;
 		*out = '\0';
 		if (!values_get(be, &q, &x) && x.n)
 			snprintf(out, len, "%s", x.timing);
@@ -1681,14 +1698,15 @@ static int measure(struct session_be *be, json_t **ses, struct bisect *b, int k,
 		json_pack("[I]", (json_int_t)only_run) : NULL;
 	char stm[16] = "";
 	struct vals x = { 0 };
-	int ret, err;
-
-	timing = session_timing(be, *ses, stm, sizeof(stm));
 	struct vsel q = { .plan = proto_get_str(*ses, "plan", NULL),
 			  .metric = proto_get_str(*ses, "metric", ""),
 			  .variant = proto_get_str(*ses, "variant", NULL),
 			  .subject = proto_get_str(*ses, "subject", NULL), .kernel = name,
-			  .timing = timing, .runs = only, .used = used, .one_run = true };
+			  .runs = only, .used = used, .one_run = true };
+	int ret, err;
+
+	timing = session_timing(be, *ses, stm, sizeof(stm));
+	q.timing = timing;
 
 	err = values_get(be, &q, &x);
 	if (err)

@@ -11,8 +11,10 @@
 # verifier refuses (as if the kernel at that commit broke the program): its jobs fail on
 # the agent, the run has no values, exit 125, and git skips the commit. The git bisect run script overrides the
 # plan's only variant with the marker's program (-s variants.drop=[...]) and calls
-# `bpflab bisect run --metric prog.ns_per_run --threshold 50% --baseline RUN`, RUN being
-# a run of xdp_drop stored first. git must name commit 9 as the first bad one; the exit
+# `bpflab bisect run --metric prog.ns_per_run --threshold 50% --baseline RUN
+# --no-rebaseline`, RUN being a run of xdp_drop stored first, compared as stored (the
+# rebaseline, the default on the baseline's own host and kernel, is
+# test_bisect_run_step.sh's). git must name commit 9 as the first bad one; the exit
 # codes the script saw are checked against what each commit carries.
 . "$(dirname "$0")/lib.sh"
 
@@ -72,7 +74,7 @@ cat > "$tmp/judge.sh" <<EOS
 read obj prog n < PROG
 rc=0
 "$bpflab" bisect run --plan "$tmp/cost.yaml" --metric prog.ns_per_run --threshold 50% \\
-	--baseline $base --variant drop \\
+	--baseline $base --variant drop --no-rebaseline \\
 	-s "variants.drop=[{port: b, hook: xdp, mode: native, object: \$obj, program: \$prog}]" || rc=\$?
 echo "\$(git log -1 --format=%s) \$prog \$rc" >> "$tmp/codes"
 exit \$rc
@@ -85,7 +87,7 @@ chmod +x "$tmp/judge.sh"
 	git bisect run "$tmp/judge.sh" > "$tmp/bisect.out" 2>&1 || true
 	culprit=$(sed -n "s/^\([0-9a-f]\{40\}\) is the first bad commit.*/\1/p" "$tmp/bisect.out")
 	[ -n "$culprit" ] && git log -1 --format=%s "$culprit" > "$tmp/culprit"
-	git bisect reset -q >/dev/null 2>&1 || true
+	git bisect reset >/dev/null 2>&1 || true
 )
 cat "$tmp/bisect.out"
 printf "\n--- exit codes (commit, program, exit):\n"
