@@ -487,14 +487,16 @@ static int drop_outliers(const struct series *s, bool keep, struct series *out)
 }
 
 /* Whether the values of S came from jobs whose receive softirq ran on different CPUs
- * (RX_CPU: job -> CPU) with means that differ by MIN_EFFECT or more (two populations,
- * the bimodal case of docs/analysis.md): then "cpuA: n at MEAN, cpuB: ..." in OUT. */
+ * (RX_CPU: job -> CPU), at least two values per CPU, whose ranges do not overlap and
+ * whose means differ by MIN_EFFECT or more (two populations, the bimodal case of
+ * docs/analysis.md): then "cpuA N at MEAN, cpuB ..." in OUT. */
 static bool mixed_populations(const struct series *s, const json_t *rx_cpu, double min_effect,
 			      char *out, size_t len)
 {
 	enum stats_kind kind = stats_kind_for_unit(s->unit);
 	int cpus[8], n_cpus = 0, i;
-	double lo = INFINITY, hi = -INFINITY, vals[s->n ? s->n : 1];
+	double lo = INFINITY, hi = -INFINITY, vals[s->n ? s->n : 1], rng[8][2];
+	bool apart = true;
 	size_t k, o = 0, m;
 	char job[32];
 
@@ -514,21 +516,31 @@ static bool mixed_populations(const struct series *s, const json_t *rx_cpu, doub
 		return false;
 	out[0] = '\0';
 	for (i = 0; i < n_cpus; i++) {
-		double mean;
+		double mean, min, max;
 
 		for (k = 0, m = 0; k < s->n; k++) {
 			snprintf(job, sizeof(job), "%lld", s->job[k]);
 			if (json_integer_value(json_object_get(rx_cpu, job)) == cpus[i])
 				vals[m++] = s->v[k];
 		}
+		if (m < 2)
+			return false;	/* one odd repetition is not a population */
 		mean = stats_kind_mean(kind, vals, m);
+		min = stats_min(vals, m);
+		max = stats_max(vals, m);
+		/* populations apart: no range overlaps another's */
+		for (k = 0; k < (size_t)i; k++)
+			if (!(max < rng[k][0] || min > rng[k][1]))
+				apart = false;
+		rng[i][0] = min;
+		rng[i][1] = max;
 		lo = mean < lo ? mean : lo;
 		hi = mean > hi ? mean : hi;
 		if (o < len)
 			o += (size_t)snprintf(out + o, len - o, "%scpu%d %zu at %.4g", i ? ", " : "",
 					      cpus[i], m, mean);
 	}
-	return lo > 0 && (hi - lo) / lo >= min_effect;
+	return apart && lo > 0 && (hi - lo) / lo >= min_effect;
 }
 
 /* Compare the values of A and B (far-out values left out and counted in X unless

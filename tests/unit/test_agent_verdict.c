@@ -286,23 +286,23 @@ static void test_verdict_disturbed(void **state)
 {
 	struct verdict_input in = {
 		.rx_role = "b", .rx_cpu = 0,
-		.others = { 0.40, 0.55 },
-		.others_what = { "cpu0 others 40% (steal 0%), 120 irq/s",
+		.others = { 0.30, 0.55 },
+		.others_what = { "cpu0 others 30% (steal 0%), 120 irq/s",
 				 "cpu0 others 55% (steal 1%), 130 irq/s" },
 	};
 
 	(void)state;
 	expect(&in, "[\"disturbed\"]", "disturbed",
-	       "others took 55% of the measured CPUs in the cost window (bound 40%): "
+	       "others took 55% of the measured CPUs in the cost window (bound 30%): "
 	       "cpu0 others 55% (steal 1%), 130 irq/s; receive softirq on cpu0");
-	in.others[1] = 0.40;		/* the bound itself is not above it */
+	in.others[1] = 0.30;		/* the bound itself is not above it */
 	expect(&in, "[]", NULL, NULL);
-	in.others[0] = 0.41;
+	in.others[0] = 0.31;
 	in.others[1] = -1;		/* unknown */
 	in.rx_cpu = -1;
 	expect(&in, "[\"disturbed\"]", "disturbed",
-	       "others took 41% of the measured CPUs in the rate window (bound 40%): "
-	       "cpu0 others 40% (steal 0%), 120 irq/s");
+	       "others took 31% of the measured CPUs in the rate window (bound 30%): "
+	       "cpu0 others 30% (steal 0%), 120 irq/s");
 	in.others[0] = -1;
 	in.outliers = "port.rx_pps of 'b' second 3 below fence 6.2e+06";
 	expect(&in, "[\"outlier-seconds\"]", "outlier-seconds",
