@@ -293,13 +293,14 @@ one_pair() {
 	jq -nc --argjson row "$row" --arg load "$ld" --argjson step "$s" --argjson i "$i" \
 		--argjson ra "${ra:-null}" --argjson rb "${rb:-null}" --argjson wall "$wall" \
 		--argjson rounds "$rr" --argjson base "$base" '
-		# what the pair could resolve: (z_0.975 + z_0.8) CV sqrt(1/n_a + 1/n_b), the
-		# pooled CV relative to the baseline mean (lib/stats.h, stats_min_detectable_effect);
-		# -1 where the rank test compare chose cannot reach p < 0.05 at all with these
+		# what the pair could resolve: compare'"'"'s min_detectable_pct where it gives one, else
+		# (z_0.975 + z_0.8) CV sqrt(1/n_a + 1/n_b), the pooled CV relative to the baseline
+		# mean (lib/stats.h, stats_min_detectable_effect); -1 where the rank test compare chose cannot reach p < 0.05 at all with these
 		# sizes (its smallest p, 2 / C(n_a + n_b, n_a), is 0.1 for 3 + 3)
 		def binom($n; $k): reduce range(1; $k + 1) as $i (1; . * ($n - $k + $i) / $i);
-		def mde: if (.n_a // 0) < 2 or (.n_b // 0) < 2 then null
-		elif .test == "mann-whitney" and 2 / binom(.n_a + .n_b; .n_a) >= 0.05 then -1 else
+		def mde: if .test == "mann-whitney" and 2 / binom(.n_a + .n_b; .n_a) >= 0.05 then -1
+		elif .min_detectable_pct then .min_detectable_pct
+		elif (.n_a // 0) < 2 or (.n_b // 0) < 2 then null else
 			((((.n_a - 1) * .stddev_a * .stddev_a + (.n_b - 1) * .stddev_b * .stddev_b)
 			  / (.n_a + .n_b - 2) | sqrt) / .mean_a) as $cv |
 			100 * 2.80158 * $cv * ((1 / .n_a + 1 / .n_b) | sqrt) end;
@@ -308,6 +309,7 @@ one_pair() {
 		if $row.error then {verdict: "error", error: $row.error} else
 		{verdict: $row.verdict, change: $row.change, delta_pct: $row.delta_pct,
 		 n_a: $row.n_a, n_b: $row.n_b, mean_a: $row.mean_a, mean_b: $row.mean_b,
+		 stddev_a: $row.stddev_a, stddev_b: $row.stddev_b,
 		 test: $row.test, p: $row.p, more_reps: $row.more_reps,
 		 more_reps_capped: $row.more_reps_capped, excluded: $row.excluded,
 		 resolvable_pct: ($row | mde)} end' >> "$pairs_file"
@@ -388,7 +390,8 @@ report=$(jq -n --slurpfile p "$pairs_file" --slurpfile l "$loads_file" \
 		{scenario: (if .[0].step == 0 then "A/A" else "+\(.[0].step)%" end),
 		 step: .[0].step, load: .[0].load, rounds: .[0].rounds, pairs: length,
 		 different: count("DIFFERENT"), same: count("SAME"), unknown: count("UNKNOWN"),
-		 error: count("error"),
+		 mixed: count("MIXED"), error: count("error"),
+		 excluded_results: (map(.excluded // 0) | add),
 		 different_better: map(select(.verdict == "DIFFERENT" and .change == "better")) | length,
 		 median_reps: (map(select(.n_a) | .n_a, .n_b) | median),
 		 max_reps: (map(select(.n_a) | .n_a, .n_b) | max),
@@ -414,13 +417,14 @@ table() {
 		(if .busy_loop_cpu_pct then ", busy loop used \(.busy_loop_cpu_pct)% of a CPU" else "" end)),
 	""' <<<"$report"
 	jq -r "$defs"'
-	(["scenario", "load", "rounds", "pairs", "DIFFERENT", "SAME", "UNKNOWN", "error", "reps/side", "wall/pair", "delta"] | @tsv),
-	(.scenarios[] | [.scenario, .load, .rounds, .pairs, .different, .same, .unknown, .error,
+	(["scenario", "load", "rounds", "pairs", "DIFFERENT", "SAME", "UNKNOWN", "MIXED", "error", "left out", "reps/side", "wall/pair", "delta"] | @tsv),
+	(.scenarios[] | [.scenario, .load, .rounds, .pairs, .different, .same, .unknown, .mixed, .error, .excluded_results,
 		"\(.median_reps | f1) (max \(.max_reps // "-"))", "\(.median_wall_s | f1) s", "\(.median_delta_pct | sp)%"] | @tsv)
 	' <<<"$report" | column -t -s $'\t' -o '  '
 	jq -r "$defs"'
 	"",
-	"reps/side, wall/pair, delta: medians over the pairs. Misses (A/A: DIFFERENT; A/B: not DIFFERENT worse):",
+	"left out: results compare left out (flagged jobs: disturbed, ...), all pairs; reps/side (counted values),",
+	"wall/pair, delta: medians over the pairs. Misses (A/A: DIFFERENT; A/B: not DIFFERENT worse):",
 	(if ([.scenarios[].misses[]] | length) == 0 then "  none" else
 	 (.scenarios[] | . as $s | .misses[] |
 		"  \($s.scenario) \($s.load) pair \(.pair): \(.verdict)\(if (.change // "") != "" then " \(.change)" else "" end)" +
