@@ -564,9 +564,11 @@ out:
 
 /* --- measuring through the coordinator --- */
 
-/* The name of a connected host (idle or busy) whose kernel.release is KERNEL, into OUT;
- * -ENOENT if there is none, another negative errno after printing the error. */
-static int host_running(const char *kernel, char *out, size_t len)
+/* A connected (idle or busy) host named NAME (NULL: any) whose kernel.release is KERNEL
+ * (NULL: any): its name into NAME_OUT and its kernel into KERNEL_OUT (each may be NULL).
+ * Returns 0, -ENOENT if there is none, -EIO after printing the error. */
+static int host_find(const char *name, const char *kernel, char *name_out, size_t name_len,
+		     char *kernel_out, size_t kernel_len)
 {
 	json_t *hosts = coord_ask("host_list", 0, NULL, "hosts", "hosts"), *h;
 	size_t i;
@@ -579,14 +581,25 @@ static int host_running(const char *kernel, char *out, size_t len)
 
 		if (strcmp(state, "idle") && strcmp(state, "busy"))
 			continue;
-		if (strcmp(proto_get_str(h, "kernel_release", ""), kernel))
+		if ((name && strcmp(proto_get_str(h, "name", ""), name)) ||
+		    (kernel && strcmp(proto_get_str(h, "kernel_release", ""), kernel)))
 			continue;
-		snprintf(out, len, "%s", proto_get_str(h, "name", ""));
+		if (name_out)
+			snprintf(name_out, name_len, "%s", proto_get_str(h, "name", ""));
+		if (kernel_out)
+			snprintf(kernel_out, kernel_len, "%s",
+				 proto_get_str(h, "kernel_release", ""));
 		ret = 0;
 		break;
 	}
 	json_decref(hosts);
 	return ret;
+}
+
+/* The name of a connected host whose kernel.release is KERNEL, into OUT (host_find). */
+static int host_running(const char *kernel, char *out, size_t len)
+{
+	return host_find(NULL, kernel, out, len, NULL, 0);
 }
 
 /* Run the kernel provider PROVIDER (a shell command line from the user: an option or
@@ -761,28 +774,10 @@ static bool is_plan_file(const char *file)
 	return file && access(file, R_OK) == 0;
 }
 
-/* The kernel.release of connected (idle or busy) host NAME into OUT; -ENOENT when it is
- * not connected, -EIO after the error. */
+/* The kernel.release of connected host NAME into OUT (host_find). */
 static int host_kernel(const char *name, char *out, size_t len)
 {
-	json_t *hosts = coord_ask("host_list", 0, NULL, "hosts", "hosts"), *h;
-	size_t i;
-	int ret = -ENOENT;
-
-	if (!hosts)
-		return -EIO;
-	json_array_foreach(hosts, i, h) {
-		const char *state = proto_get_str(h, "state", "");
-
-		if (strcmp(proto_get_str(h, "name", ""), name) ||
-		    (strcmp(state, "idle") && strcmp(state, "busy")))
-			continue;
-		snprintf(out, len, "%s", proto_get_str(h, "kernel_release", ""));
-		ret = 0;
-		break;
-	}
-	json_decref(hosts);
-	return ret;
+	return host_find(name, NULL, NULL, 0, out, len);
 }
 
 /* What one `bisect run` measures and has measured. */
