@@ -68,6 +68,11 @@ check() { # DESCRIPTION COMMAND...: run the command, count a failure if it fails
 }
 no_lab_processes() { ! pgrep -f "bpflab-lab-$LAB_NAME/" >/dev/null; }
 sql() { sqlite3 -batch -noheader "$LAB_DB" "$@"; }
+# The jobs a plan expanded into at submit (a condition on jobs): a repetition that did
+# not count (its job disturbed by others on the machine) gets another, queued by the
+# coordinator with `added` set (docs/plans.md, "repeat"), so on a busy machine a run may
+# hold more jobs than the plan's count. Checks of "N jobs" count these.
+planned="added IS NULL"
 # attempts JOB: "host:outcome ..." of the job's attempts in attempt order. group_concat
 # takes rows in the order its FROM gives them; an ORDER BY beside it orders the one row
 # it returns, not its input: the order goes in a subquery.

@@ -35,7 +35,7 @@ mean_of() { # RUN VARIANT METRIC SUBJECT
 }
 gt() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a > b) }'; }
 jobs_done() { # RUN N
-	test "$(sql "SELECT count(*) FROM jobs WHERE run_id=$1 AND state='done'")" = "$2"
+	test "$(sql "SELECT count(*) FROM jobs WHERE run_id=$1 AND state='done' AND $planned")" = "$2"
 }
 
 # --- 1. bpf-stats-variants: the netdev form from bpf_stats

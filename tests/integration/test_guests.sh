@@ -56,7 +56,7 @@ run=$(printf '%s\n' "$out" | sed -n 's/^run \([0-9][0-9]*\) submitted.*/\1/p' | 
 check "run submitted and waited for (run '$run')" test -n "$run"
 njobs=$((3 * 2 * ${#klist[@]}))
 check "$njobs jobs (3 variants x 2 reps x ${#klist[@]} guests), all done" \
-	test "$(sql "SELECT count(*) FROM jobs WHERE run_id=$run AND state='done'")" = "$njobs"
+	test "$(sql "SELECT count(*) FROM jobs WHERE run_id=$run AND state='done' AND $planned")" = "$njobs"
 rels=$(sql "SELECT count(DISTINCT e.kernel_release) FROM jobs j JOIN host_envs e ON e.id = j.env_id
 	WHERE j.run_id=$run")
 check "jobs ran on ${#klist[@]} distinct kernel releases ($rels)" test "$rels" = "${#klist[@]}"

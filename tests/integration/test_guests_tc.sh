@@ -36,7 +36,7 @@ run=${run:-0}
 sql "SELECT id, variant, state, ifnull(error, '') FROM jobs WHERE run_id=$run ORDER BY seq" |
 	column -t -s '|'
 check "5 jobs (5 variants on g1), all done" \
-	test "$(sql "SELECT count(*) FROM jobs WHERE run_id=$run AND state='done'")" = 5
+	test "$(sql "SELECT count(*) FROM jobs WHERE run_id=$run AND state='done' AND $planned")" = 5
 
 in_run="FROM samples s JOIN jobs j ON j.id = s.job_id JOIN host_envs e ON e.id = j.env_id
 	WHERE j.run_id=$run AND e.kernel_release='$kernel' AND s.seq IS NULL"

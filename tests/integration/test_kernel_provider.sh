@@ -127,7 +127,7 @@ out=$(timeout 150 "$bpflab" run submit "$top/plans/quickstart.yaml" -s traffic.d
 echo "$out"
 run=$(printf '%s\n' "$out" | sed -n 's/^run \([0-9][0-9]*\) submitted.*/\1/p' | head -n 1)
 check "run submitted and waited for (run '$run')" test -n "$run"
-check "its 3 jobs are done" test "$(sql "SELECT count(*) FROM jobs WHERE run_id=${run:-0} AND state='done'")" = 3
+check "its 3 jobs are done" test "$(sql "SELECT count(*) FROM jobs WHERE run_id=${run:-0} AND state='done' AND $planned")" = 3
 envs=$(sql "SELECT DISTINCT e.kernel_release FROM jobs j JOIN host_envs e ON e.id = j.env_id WHERE j.run_id=${run:-0}")
 check "the stored job environments say kernel '$kb' ($envs)" test "$envs" = "$kb"
 
@@ -183,7 +183,7 @@ for ((w = 0; w < 150; w++)); do
 	sleep 1
 done
 check "the run queued during the switch is done: 3 jobs" \
-	test "$(sql "SELECT state || ' ' || (SELECT count(*) FROM jobs WHERE run_id=${run2:-0} AND state='done') FROM runs WHERE id=${run2:-0}")" = "done 3"
+	test "$(sql "SELECT state || ' ' || (SELECT count(*) FROM jobs WHERE run_id=${run2:-0} AND state='done' AND $planned) FROM runs WHERE id=${run2:-0}")" = "done 3"
 envs=$(sql "SELECT DISTINCT e.kernel_release FROM jobs j JOIN host_envs e ON e.id = j.env_id WHERE j.run_id=${run2:-0}")
 check "it ran on '$ka', the kernel it asked for ($envs)" test "$envs" = "$ka"
 

@@ -28,9 +28,9 @@ check "watch showed a running job as n of m" \
 check "every update names the 4 hosts" \
 	test "$(head -n 1 "$BPFLAB_LAB_DIR/watch.jsonl" | grep -o '"host": *"h[0-9]"' | sort -u | wc -l)" = 4
 
-check "16 jobs done" test "$(sql "SELECT count(*) FROM jobs WHERE run_id=$run AND state='done'")" = 16
+check "16 jobs done" test "$(sql "SELECT count(*) FROM jobs WHERE run_id=$run AND state='done' AND $planned")" = 16
 check "4 jobs on each of 4 hosts" test "$(sql "SELECT group_concat(n) FROM (SELECT count(*) n
-	FROM jobs WHERE run_id=$run GROUP BY host_id)")" = "4,4,4,4"
+	FROM jobs WHERE run_id=$run AND $planned GROUP BY host_id)")" = "4,4,4,4"
 overlap=$(sql "SELECT count(*) FROM jobs a JOIN jobs b ON a.host_id = b.host_id AND a.id < b.id
 	WHERE a.run_id=$run AND b.run_id=$run AND a.started_ms < b.finished_ms
 	AND b.started_ms < a.finished_ms")
@@ -40,9 +40,11 @@ parallel=$(sql "SELECT count(*) FROM jobs a JOIN jobs b ON a.host_id != b.host_i
 	AND b.started_ms < a.finished_ms")
 check "jobs of different hosts ran at the same time ($parallel pairs)" test "$parallel" -gt 0
 check "one attempt per job, each done" test "$(sql "SELECT count(*) FROM job_attempts a
-	JOIN jobs j ON j.id = a.job_id WHERE j.run_id=$run AND a.outcome='done' AND a.attempt=1")" = 16
+	JOIN jobs j ON j.id = a.job_id WHERE j.run_id=$run AND a.outcome='done' AND a.attempt=1
+	AND j.$planned")" = 16
 order=$(sql "SELECT group_concat(variant, ' ') FROM (SELECT j.variant FROM jobs j
-	JOIN hosts h ON h.id = j.host_id WHERE j.run_id=$run AND h.name='h3' ORDER BY j.seq)")
+	JOIN hosts h ON h.id = j.host_id WHERE j.run_id=$run AND h.name='h3' AND j.$planned
+	ORDER BY j.seq)")
 check "variants interleave, order stored in seq ($order)" test "$order" = "drop pass drop pass"
 
 # --- --hosts: exactly the named hosts; an unknown one is refused
@@ -74,7 +76,8 @@ for ((i = 0; i < 100; i++)); do
 done
 check "run is cancelled" test "$(sql "SELECT state FROM runs WHERE id=$run3")" = cancelled
 check "the 20 queued jobs failed as 'cancelled'" test "$(sql "SELECT count(*) FROM jobs
-	WHERE run_id=$run3 AND state='failed' AND error='cancelled' AND result_ms IS NULL")" = 20
+	WHERE run_id=$run3 AND state='failed' AND error='cancelled' AND result_ms IS NULL
+	AND $planned")" = 20
 check "the 4 running jobs stopped, their attempts 'cancelled'" test "$(sql "SELECT count(*)
 	FROM job_attempts a JOIN jobs j ON j.id = a.job_id WHERE j.run_id=$run3
 	AND a.outcome='cancelled'")" = 4

@@ -37,12 +37,13 @@ echo "$out"
 run=$(printf '%s\n' "$out" | sed -n 's/^run \([0-9][0-9]*\) submitted.*/\1/p' | head -n 1)
 check "run submitted and waited for (run '$run')" test -n "$run"
 check "18 jobs (3 variants x 3 reps x 2 hosts), all done" \
-	test "$(sql "SELECT count(*) FROM jobs WHERE run_id=$run AND state='done'")" = 18
+	test "$(sql "SELECT count(*) FROM jobs WHERE run_id=$run AND state='done' AND $planned")" = 18
 check "run is done" test "$(sql "SELECT state FROM runs WHERE id=$run")" = done
 
 # jobs of one host ran in interleaved order: drop pass tx drop pass tx ...
 order=$(sql "SELECT group_concat(variant, ' ') FROM (SELECT j.variant FROM jobs j
-	JOIN hosts h ON h.id = j.host_id WHERE j.run_id=$run AND h.name='h1' ORDER BY j.started_ms)")
+	JOIN hosts h ON h.id = j.host_id WHERE j.run_id=$run AND h.name='h1' AND j.$planned
+	ORDER BY j.started_ms)")
 check "variants interleave across repetitions ($order)" \
 	test "$order" = "drop pass tx drop pass tx drop pass tx"
 
