@@ -84,7 +84,7 @@ git bisect run "$tmp/judge.sh" > "$tmp/bisect.out" 2>&1 || true
 culprit=$(sed -n "s/^\([0-9a-f]\{40\}\) is the first bad commit.*/\1/p" "$tmp/bisect.out")
 [ -n "$culprit" ] || { cat "$tmp/bisect.out"; fail "git bisect found no first bad commit"; }
 msg=$(git log -1 --format=%s "$culprit")
-git bisect reset -q >/dev/null 2>&1 || true
+git bisect reset >/dev/null 2>&1 || true
 cd "$top"
 [ "$msg" = "kernel 6.1.0-15" ] || { cat "$tmp/bisect.out"; fail "first bad is '$msg'"; }
 echo "ok: git bisect run names '$msg' as the first bad commit"
