@@ -875,6 +875,7 @@ static int collect_one(struct coord *c, struct coord_agent *a, int64_t now,
 	if (rc == 1) {
 		a->job_id = p->job_id;
 		coord_machine_running(a, p->spec);
+		coord_machine_hold(a, p->peer, p->spec);
 		(*n)++;
 	}
 	return 0;

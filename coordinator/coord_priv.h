@@ -63,6 +63,11 @@ struct coord_agent {
 	struct coord_machine *machine;
 	struct coord_agent *machine_next;
 	bool job_share, job_pair;
+	/* held for the other side of a pair: busy for its machine while HELD_BY runs
+	 * HELD_JOB (coord_machine_hold), with HELD_SHARE as that job's share_machine */
+	struct coord_agent *held_by;
+	int64_t held_job;
+	bool held_share;
 	uint64_t machine_wait;
 	uint64_t collect_pass;
 };
@@ -213,6 +218,10 @@ bool coord_machine_busy(struct coord *c, struct coord_agent *a);
  * PEER, the other side of its pair, or NULL); when not, A waits for its machine. */
 bool coord_machine_may(struct coord *c, struct coord_agent *a, const json_t *spec,
 		       const struct coord_agent *peer);
+/* A's job with SPEC, one side of a pair, was picked while PEER, the other side, is idle
+ * on another machine: PEER counts as busy there while A runs that job, so that no third
+ * host of PEER's machine starts before PEER does. */
+void coord_machine_hold(struct coord_agent *a, struct coord_agent *peer, const json_t *spec);
 /* A waits for its machine (WAIT), or not any more. */
 void coord_machine_wait(struct coord *c, struct coord_agent *a, bool wait);
 /* A became free: the hosts that wait for its machine want a job (dispatch_wanted). */

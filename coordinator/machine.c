@@ -16,7 +16,9 @@
  * (machine_wait, a number that grows with each new waiter), waiting hosts are offered a
  * job before the others and the longest waiting first (dispatch_collect), and a host
  * may not start while another host of its machine has waited longer (unless it is the
- * second side of a pair that has started). So the jobs of a run on two hosts of one
+ * second side of a pair that has started; and while a pair's first side runs, its idle
+ * second side on another machine counts as busy there, so that no third host takes that
+ * machine before it). So the jobs of a run on two hosts of one
  * machine alternate h1 h2 h1 h2 rather than all of h1's first.
  *
  * A host without machine.id (an older agent, a simulated one) is a machine of its own.
@@ -96,6 +98,7 @@ void coord_machine_running(struct coord_agent *a, const json_t *spec)
 {
 	a->job_share = json_is_true(json_object_get(spec, "share_machine"));
 	a->job_pair = json_object_get(spec, "pair") != NULL;
+	a->held_by = NULL;	/* its own job counts now */
 }
 
 void coord_machine_wait(struct coord *c, struct coord_agent *a, bool wait)
@@ -109,22 +112,44 @@ void coord_machine_wait(struct coord *c, struct coord_agent *a, bool wait)
 	}
 }
 
+/* Whether B is busy for its machine: it runs a job, or is held for the other side of a
+ * pair whose first side runs (coord_machine_hold); *SHARE whether that job shares the
+ * machine, *PAIR whether it may be the pair of a job on B's machine. */
+static bool busy(const struct coord_agent *b, bool *share, bool *pair)
+{
+	if (b->job_id) {
+		*share = b->job_share;
+		*pair = b->job_pair;
+		return true;
+	}
+	if (b->held_by && b->held_by->job_id == b->held_job) {
+		*share = b->held_share;
+		*pair = false;		/* its partner is on another machine */
+		return true;
+	}
+	return false;
+}
+
 /* Whether B, another host of a machine, keeps a job with SHARE from starting there:
- * B runs a job that is not EXEMPT's pair and that does not share the machine both ways. */
+ * B is busy with a job that is not EXEMPT's pair and that does not share the machine
+ * both ways. */
 static bool runs_apart(const struct coord_agent *b, const struct coord_agent *exempt,
 		       bool share)
 {
-	return b->job_id && b != exempt && !(share && b->job_share);
+	bool b_share, b_pair;
+
+	return b != exempt && busy(b, &b_share, &b_pair) && !(share && b_share);
 }
 
 bool coord_machine_busy(struct coord *c, struct coord_agent *a)
 {
 	struct coord_agent *b;
+	bool share, pair;
 
 	if (!a->machine || a->machine->n_members < 2)
 		return false;
 	for (b = a->machine->members; b; b = b->machine_next)
-		if (b != a && b->job_id && !b->job_share && !b->job_pair) {
+		if (b != a && busy(b, &share, &pair) && !share && !pair) {
 			coord_machine_wait(c, a, true);
 			return true;
 		}
@@ -159,6 +184,15 @@ bool coord_machine_may(struct coord *c, struct coord_agent *a, const json_t *spe
 wait:
 	coord_machine_wait(c, a, true);
 	return false;
+}
+
+void coord_machine_hold(struct coord_agent *a, struct coord_agent *peer, const json_t *spec)
+{
+	if (!peer || peer == a || peer->job_id || !peer->machine || peer->machine == a->machine)
+		return;
+	peer->held_by = a;
+	peer->held_job = a->job_id;
+	peer->held_share = json_is_true(json_object_get(spec, "share_machine"));
 }
 
 void coord_machine_mark_waiting(struct coord_agent *a)

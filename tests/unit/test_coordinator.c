@@ -1413,6 +1413,69 @@ static void test_coordinator_machine_pair(void **state)
 	job_done(t, h3, all, 3, job);
 }
 
+/* The rule of coordinator/machine.c on agents made by hand (no sockets): a pair's first
+ * side on m1 holds its idle second side on m2, so h3 on m2 cannot start before it; the
+ * second side joins although h3 waits; share_machine on both sides shares; a host that
+ * waited longer goes first. */
+static void test_coordinator_machine_rule(void **state)
+{
+	static const char *const names[] = { "h1", "h2", "h3" }, *const ids[] = { "m1", "m2", "m2" };
+	struct coord *c = calloc(1, sizeof(*c));
+	struct coord_agent ag[3] = { 0 }, *h1 = &ag[0], *h2 = &ag[1], *h3 = &ag[2];
+	json_t *pair = json_pack("{s:{}}", "pair"), *plain = json_object();
+	json_t *shared = json_pack("{s:b}", "share_machine", 1);
+	int i;
+
+	(void)state;
+	for (i = 0; i < 3; i++) {
+		ag[i].name = (char *)names[i];
+		ag[i].connected = true;
+		ag[i].inventory = json_pack("{s:{s:s}}", "machine", "id", ids[i]);
+		coord_machine_hello(c, &ag[i]);
+	}
+	assert_true(h2->machine == h3->machine && h1->machine != h2->machine);
+
+	/* h1 starts its side of a pair with h2 (idle on m2): h2 is held for it */
+	assert_true(coord_machine_may(c, h1, pair, h2));
+	h1->job_id = 10;
+	coord_machine_running(h1, pair);
+	coord_machine_hold(h1, h2, pair);
+	assert_true(coord_machine_busy(c, h3));		/* h3 waits, queue unread */
+	assert_false(coord_machine_may(c, h3, plain, NULL));
+	assert_true(h3->machine_wait > 0);
+	/* h2 joins its pair: h1 is its partner, and h3's wait does not hold a second side */
+	assert_true(coord_machine_may(c, h2, pair, h1));
+	h2->job_id = 11;
+	coord_machine_running(h2, pair);
+	h1->job_id = 0;				/* h1's side ends first */
+	assert_false(coord_machine_busy(c, h3));	/* h2's job may be a pair's: look */
+	assert_false(coord_machine_may(c, h3, plain, NULL));
+	h2->job_id = 0;
+	assert_true(coord_machine_may(c, h3, plain, NULL));
+	assert_int_equal(h3->machine_wait, 0);
+
+	/* share_machine: only when both jobs say it */
+	h2->job_id = 12;
+	coord_machine_running(h2, shared);
+	assert_true(coord_machine_may(c, h3, shared, NULL));
+	assert_false(coord_machine_may(c, h3, plain, NULL));
+	h2->job_id = 0;
+	/* h3 now waits; h2, not waiting, lets it go first; h3 then goes */
+	assert_false(coord_machine_may(c, h2, plain, NULL));
+	assert_true(h2->machine_wait > h3->machine_wait);
+	assert_true(coord_machine_may(c, h3, plain, NULL));
+	assert_int_equal(c->machine_waiting, 1);
+
+	for (i = 0; i < 3; i++)
+		json_decref(ag[i].inventory);
+	json_decref(pair);
+	json_decref(plain);
+	json_decref(shared);
+	coord_machine_release(c);
+	free(c->waiters);
+	free(c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1428,6 +1491,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_coordinator_unsent_once, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_coordinator_host_boot, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_coordinator_binary_sigterm, setup, teardown),
+		cmocka_unit_test(test_coordinator_machine_rule),
 		cmocka_unit_test_setup_teardown(test_coordinator_machine_serial, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_coordinator_machine_apart, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_coordinator_machine_pair, setup, teardown),
