@@ -45,7 +45,8 @@ static int read_stat(const char *path, struct disturb_snap *s)
 		memset(&nc[s->n], 0, sizeof(*nc));
 		nc[s->n].cpu = cpu;
 		nc[s->n].total = v[0] + v[1] + v[2] + v[3] + v[4] + v[5] + v[6] + v[7];
-		nc[s->n].busy = nc[s->n].total - v[3] - v[4] - v[6];
+		nc[s->n].busy = nc[s->n].total - v[3] - v[4];
+		nc[s->n].softirq = v[6];
 		nc[s->n].steal = v[7];
 		s->n++;
 	}
@@ -153,6 +154,38 @@ static int read_thread(const char *path, struct disturb_thread *t)
 	return 0;
 }
 
+/* The ksoftirqd/N threads' ticks onto their CPUs (a scan of PROC/[0-9]* /stat). */
+static void read_ksoftirqd(const char *proc, struct disturb_snap *s)
+{
+	char path[PATH_MAX], buf[64];
+	struct dirent *d;
+	DIR *dir = opendir(proc);
+
+	if (!dir)
+		return;
+	while ((d = readdir(dir))) {
+		struct disturb_thread t;
+		FILE *f;
+		int cpu, k;
+
+		if (!isdigit((unsigned char)d->d_name[0]))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s/stat", proc, d->d_name);
+		f = fopen(path, "re");
+		if (!f)
+			continue;
+		buf[fread(buf, 1, sizeof(buf) - 1, f)] = 0;
+		fclose(f);
+		/* "PID (ksoftirqd/N) S ..." */
+		if (!strstr(buf, " (ksoftirqd/") ||
+		    sscanf(strstr(buf, " (ksoftirqd/") + 12, "%d)", &cpu) != 1 ||
+		    read_thread(path, &t) || (k = cpu_index(s, cpu)) < 0)
+			continue;
+		s->cpus[k].ksoftirqd += t.ticks;
+	}
+	closedir(dir);
+}
+
 static int read_own(const char *proc, struct disturb_snap *s)
 {
 	char path[PATH_MAX];
@@ -199,6 +232,7 @@ int disturb_read(const char *proc, struct disturb_snap *out)
 		read_columns(path, NULL, &s, offsetof(struct disturb_cpu, irqs));
 		snprintf(path, sizeof(path), "%s/softirqs", proc);
 		read_columns(path, "NET_RX", &s, offsetof(struct disturb_cpu, net_rx));
+		read_ksoftirqd(proc, &s);
 		err = read_own(proc, &s);
 	}
 	if (err) {
@@ -240,29 +274,43 @@ static uint64_t own_ticks(const struct disturb_snap *a, const struct disturb_sna
 	return sum;
 }
 
+bool disturb_irq_time(const char *config)
+{
+	const char *p = config;
+
+	while (p && (p = strstr(p, "CONFIG_IRQ_TIME_ACCOUNTING=y"))) {
+		if (p == config || p[-1] == '\n')
+			return true;
+		p++;
+	}
+	return false;
+}
+
 /* Others' ticks and all ticks of CPU index I of B. Returns -1 when the CPU is not in A
  * or no tick elapsed. */
 static int cpu_delta(const struct disturb_snap *a, const struct disturb_snap *b, int i,
-		     uint64_t *others, uint64_t *total)
+		     bool irq_time, uint64_t *others, uint64_t *total)
 {
 	const struct disturb_cpu *y = &b->cpus[i];
 	int k = cpu_index(a, y->cpu);
-	uint64_t busy, own;
+	uint64_t busy, mine;
 
 	if (k < 0 || y->total <= a->cpus[k].total)
 		return -1;
 	*total = y->total - a->cpus[k].total;
-	busy = y->busy > a->cpus[k].busy ? y->busy - a->cpus[k].busy : 0;
-	own = own_ticks(a, b, y->cpu);
-	*others = busy > own ? busy - own : 0;
+	busy = y->busy - a->cpus[k].busy;
+	mine = own_ticks(a, b, y->cpu) +
+	       (irq_time ? y->softirq - a->cpus[k].softirq : y->ksoftirqd - a->cpus[k].ksoftirqd);
+	*others = busy > mine ? busy - mine : 0;
 	return 0;
 }
 
-double disturb_cpu_others(const struct disturb_snap *a, const struct disturb_snap *b, int i)
+double disturb_cpu_others(const struct disturb_snap *a, const struct disturb_snap *b, int i,
+			  bool irq_time)
 {
 	uint64_t others, total;
 
-	if (i < 0 || i >= b->n || cpu_delta(a, b, i, &others, &total))
+	if (i < 0 || i >= b->n || cpu_delta(a, b, i, irq_time, &others, &total))
 		return -1;
 	return (double)others / (double)total;
 }
@@ -280,7 +328,8 @@ static int wanted(const int *cpus, int n_cpus, int cpu)
 }
 
 int disturb_measure(const struct disturb_snap *a, const struct disturb_snap *b,
-		    const int *cpus, int n_cpus, double dt_s, struct disturb_window *out)
+		    const int *cpus, int n_cpus, double dt_s, bool irq_time,
+		    struct disturb_window *out)
 {
 	uint64_t all_others = 0, all_total = 0, all_steal = 0, all_irqs = 0, rx_sum = 0,
 		 rx_best = 0;
@@ -303,7 +352,7 @@ int disturb_measure(const struct disturb_snap *a, const struct disturb_snap *b,
 			rx_best = rx;
 			out->rx_cpu = y->cpu;
 		}
-		if (!wanted(cpus, n_cpus, y->cpu) || cpu_delta(a, b, i, &others, &total))
+		if (!wanted(cpus, n_cpus, y->cpu) || cpu_delta(a, b, i, irq_time, &others, &total))
 			continue;
 		steal = y->steal - a->cpus[k].steal;
 		irqs = y->irqs - a->cpus[k].irqs;

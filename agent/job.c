@@ -99,6 +99,7 @@ struct job_ctx {
 	struct disturb_window dist[2];	/* what others took in the rate and cost windows */
 	bool dist_done[2];
 	int rx_cpu;			/* the CPU that served most NET_RX in the rate window */
+	bool irq_time;			/* the kernel accounts IRQ time apart (disturb.h) */
 	int warm_rounds;		/* rounds of the host warm-up, 0: none */
 	bool warm_settled;
 	char outliers[512];		/* outlier seconds of the windows, for the verdict */
@@ -556,11 +557,11 @@ static void disturb_end(struct job_ctx *c, enum job_window w, double dt_s)
 	if (!c->dist_first.n || disturb_read(c->opts->proc_dir, &end))
 		goto out;
 	n = measured_cpus(c, &c->dist_first, &end, cpus, 64);
-	if (disturb_measure(&c->dist_first, &end, cpus, n, dt_s, dw))
+	if (disturb_measure(&c->dist_first, &end, cpus, n, dt_s, c->irq_time, dw))
 		goto out;
 	c->dist_done[w == JOB_COST] = true;
 	for (i = 0; i < end.n; i++) {
-		double others = disturb_cpu_others(&c->dist_first, &end, i);
+		double others = disturb_cpu_others(&c->dist_first, &end, i, c->irq_time);
 		char subject[32];
 		int k;
 
@@ -1346,6 +1347,14 @@ json_t *job_run(const json_t *msg, const struct job_opts *opts)
 	c->icount = opts->inv && opts->inv->timing && !strcmp(opts->inv->timing, "icount");
 	c->rx_cpu_busy = -1;
 	c->rx_cpu = -1;
+	{
+		char *config = NULL;
+		size_t len;
+
+		if (!inventory_kernel_config(&config, &len))
+			c->irq_time = disturb_irq_time(config);
+		free(config);
+	}
 	c->msg = msg;
 	c->id = json_object_get(job, "id");
 	c->spec = json_object_get(job, "spec");

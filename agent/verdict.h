@@ -15,7 +15,7 @@
  *                    coefficient of variation (sample standard deviation / mean) above
  *                    the bound (5%)
  *   disturbed        others (other processes, other agents, kernel threads, interrupts,
- *                    steal) took more than the bound (30%) of the CPUs the measured work
+ *                    steal) took more than the bound (35%) of the CPUs the measured work
  *                    ran on, in the rate or the cost window (disturb.h): the repetition
  *                    is measured again and left out of compare
  *   outlier-seconds  a per-second value of a window lies outside Tukey's fences (k 1.5)
@@ -37,7 +37,7 @@
 #define VERDICT_GEN_BOUND 0.99		/* generator-bound at or above this */
 #define VERDICT_IDLE_BOUND 0.90		/* ... and receiving CPUs busy below this */
 #define VERDICT_ERROR_SHARE 0.001	/* errors above this share of received frames */
-#define VERDICT_OTHERS_BOUND 0.30	/* disturbed when others took more of the measured
+#define VERDICT_OTHERS_BOUND 0.35	/* disturbed when others took more of the measured
 					 * CPUs in a window (docs/agent.md, "Disturbance") */
 
 struct verdict_input {
