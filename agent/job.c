@@ -514,26 +514,33 @@ static json_t *rates_json(struct job_ctx *c, const struct job_snap *a, const str
 
 /* Where the measured work of the job ran (disturb.h): the generator's CPUs when it is
  * pinned and the receive path runs there (a veth peer's NAPI); else those and every CPU
- * that served at least a quarter of the window's NET_RX softirqs; every CPU when the
- * generator is not pinned. Returns the count in OUT (0: every CPU). */
+ * that served at least a quarter of the window's NET_RX softirqs. Without a pinned
+ * generator (traffic from outside, a pair's DUT, udp without traffic.cpus): the NET_RX
+ * CPUs this agent may run on, else every CPU it may run on (a DUT in a lab in a box
+ * receives on its partner's CPU, whose generator is not "others" to the pair). Returns
+ * the count in OUT (0: every CPU). */
 static int measured_cpus(struct job_ctx *c, const struct disturb_snap *a,
 			 const struct disturb_snap *b, int *out, int max)
 {
 	int n = 0, rx[64], n_rx, i, j;
+	cpu_set_t set;
 
-	if (!c->n_gen_cpus)
-		return 0;
 	for (i = 0; i < c->n_gen_cpus && n < max; i++)
 		out[n++] = c->gen_cpus[i];
-	if (c->from_veth)
+	if (n && c->from_veth)
 		return n;
 	n_rx = disturb_rx_cpus(a, b, 0.25, rx, 64);
+	if (!n && sched_getaffinity(0, sizeof(set), &set))
+		return 0;
 	for (i = 0; i < n_rx && n < max; i++) {
 		for (j = 0; j < n && out[j] != rx[i]; j++)
 			;
-		if (j == n)
+		if (j == n && (c->n_gen_cpus || CPU_ISSET(rx[i], &set)))
 			out[n++] = rx[i];
 	}
+	for (i = 0; !n && !c->n_gen_cpus && i < CPU_SETSIZE && n < max; i++)
+		if (CPU_ISSET(i, &set))
+			out[n++] = i;
 	return n;
 }
 
