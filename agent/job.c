@@ -142,20 +142,6 @@ static bool metric_wanted(const struct job_ctx *c, const char *name)
 	return false;
 }
 
-static void add_sample(struct job_ctx *c, const char *metric, const char *subject,
-		       double value, const char *unit, const char *window, int seq)
-{
-	json_t *s;
-
-	if (!metric_wanted(c, metric) || !isfinite(value))
-		return;
-	s = json_pack("{s:s, s:s, s:f, s:s, s:s, s:o}", "metric", metric, "subject", subject,
-		      "value", value, "unit", unit, "window", window,
-		      "seq", seq >= 0 ? json_integer(seq) : json_null());
-	if (s)
-		json_array_append_new(c->samples, s);
-}
-
 /* A sample that is a record of the job rather than a measurement the plan chose:
  * emitted whatever the spec's metrics. SEQ -1: the whole window. */
 static void add_record_seq(struct job_ctx *c, const char *metric, const char *subject,
@@ -170,6 +156,14 @@ static void add_record_seq(struct job_ctx *c, const char *metric, const char *su
 		      "seq", seq >= 0 ? json_integer(seq) : json_null());
 	if (s)
 		json_array_append_new(c->samples, s);
+}
+
+/* A sample of a metric the spec lists (all of them when it lists none). */
+static void add_sample(struct job_ctx *c, const char *metric, const char *subject,
+		       double value, const char *unit, const char *window, int seq)
+{
+	if (metric_wanted(c, metric))
+		add_record_seq(c, metric, subject, value, unit, window, seq);
 }
 
 static void add_record(struct job_ctx *c, const char *metric, const char *subject,
