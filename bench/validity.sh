@@ -7,7 +7,8 @@
 #                     [--mode runs|interleaved] [--repeat adaptive|N] [--min-reps N] [--max-reps N]
 #                     [--until PCT] [--min-effect PCT] [--duration D] [--warmup D]
 #                     [--base-rounds R] [--rounds PCT=R,...] [--cpu C] [--duty PCT]
-#                     [--lab NAME] [--subnet K] [--time-limit SECONDS] [--json] [--keep]
+#                     [--include-flagged] [--lab NAME] [--subnet K] [--time-limit SECONDS]
+#                     [--json] [--keep]
 #
 # It brings up a lab of one host of its own (lab/lab up 1 --name NAME --subnet K, state
 # in a temporary folder, torn down by a trap), then for each load and each of N pairs
@@ -70,8 +71,9 @@ subnet=230
 time_limit=3600
 json=0
 keep=0
+flagged=
 
-usage() { sed -n '6,10p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '6,11p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 die() { echo "validity: $*" >&2; exit 1; }
 log() { echo "validity: $*" >&2; }
 
@@ -95,6 +97,7 @@ while [ $# -gt 0 ]; do
 	--lab) lab=${2:?}; shift 2 ;;
 	--subnet) subnet=${2:?}; shift 2 ;;
 	--time-limit) time_limit=${2:?}; shift 2 ;;
+	--include-flagged) flagged=--include-flagged; shift ;;
 	--json) json=1; shift ;;
 	--keep) keep=1; shift ;;
 	-h|--help) usage ;;
@@ -221,6 +224,7 @@ for i in $(seq 50); do
 done
 
 # ---- calibration: the cost of a round, the rounds of each step ----
+# (flagged results count here: the cost of a round is wanted, not a verdict)
 declare -A rounds=()
 cal_json=null
 need_cal=0
@@ -241,8 +245,11 @@ if [ "$need_cal" = 1 ]; then
 	plan "$tmp/cal.yaml" "$cname" 5 "r0=0" "r1=$base" "r2=$((2 * base))"
 	cal_t0=$(now)
 	crun=$(run_plan "$tmp/cal.yaml") || die "calibration run failed"
-	c01=$(compare_row --plan "$cname" --by variant --baseline r0 --candidate r1)
-	c12=$(compare_row --plan "$cname" --by variant --baseline r1 --candidate r2)
+	c01=$(compare_row --plan "$cname" --by variant --baseline r0 --candidate r1 --include-flagged)
+	c12=$(compare_row --plan "$cname" --by variant --baseline r1 --candidate r2 --include-flagged)
+	for c in "$c01" "$c12"; do
+		[ "$(jq 'has("mean_a") and has("mean_b")' <<<"$c")" = true ] || die "calibration: $c"
+	done
 	cal_json=$(jq -nc --argjson a "$c01" --argjson b "$c12" --argjson base "$base" \
 		--argjson run "$crun" --arg wall "$(awk -v a="$cal_t0" -v b="$(now)" 'BEGIN{printf "%.1f", b - a}')" '
 		{run: $run, wall_s: ($wall | tonumber), base_rounds: $base,
@@ -275,7 +282,7 @@ one_pair() {
 		plan "$tmp/a.yaml" validity "$repeat_yaml" "loop=$base"
 		plan "$tmp/b.yaml" validity "$repeat_yaml" "loop=$rr"
 		if ra=$(run_plan "$tmp/a.yaml") && rb=$(run_plan "$tmp/b.yaml"); then
-			row=$(compare_row "$ra" "$rb")
+			row=$(compare_row "$ra" "$rb" $flagged)
 		else
 			row='{"error": "a run failed"}'; rb=${rb:-null}; ra=${ra:-null}
 		fi
@@ -283,7 +290,7 @@ one_pair() {
 		name=validity-$$-$ld-$s-$i
 		plan "$tmp/ab.yaml" "$name" "$repeat_yaml" "a=$base" "b=$rr"
 		if ra=$(run_plan "$tmp/ab.yaml"); then
-			row=$(compare_row --plan "$name" --by variant --baseline a --candidate b)
+			row=$(compare_row --plan "$name" --by variant --baseline a --candidate b $flagged)
 		else
 			row='{"error": "the run failed"}'; ra=${ra:-null}
 		fi
@@ -372,7 +379,7 @@ stop_load
 # ---- the report ----
 report=$(jq -n --slurpfile p "$pairs_file" --slurpfile l "$loads_file" \
 	--argjson cal "$cal_json" --argjson rounds "$rounds_json" \
-	--arg mode "$mode" --arg repeat "$repeat_yaml" --argjson min_effect "$min_effect" \
+	--arg mode "$mode" --arg repeat "$repeat_yaml" --arg flagged "$flagged" --argjson min_effect "$min_effect" \
 	--arg duration "$duration" --arg warmup "$warmup" --argjson cpu "$cpu" \
 	--argjson duty "$duty" --argjson timed_out "$timed_out" \
 	--arg kernel "$(uname -r)" --argjson ncpu "$(nproc)" '
@@ -383,6 +390,7 @@ report=$(jq -n --slurpfile p "$pairs_file" --slurpfile l "$loads_file" \
 	def miss: if .step == 0 then .verdict == "DIFFERENT"
 		else (.verdict != "DIFFERENT" or .change != "worse") end;
 	{config: {mode: $mode, repeat: $repeat, min_effect_pct: $min_effect,
+		  include_flagged: ($flagged != ""),
 		  duration: $duration, warmup: $warmup, cpu: $cpu, busy_duty_pct: $duty,
 		  kernel: $kernel, cpus: $ncpu, steps: $rounds},
 	 calibration: $cal, loads: $l, timed_out: ($timed_out == 1),
@@ -408,7 +416,7 @@ table() {
 	def f1: if . == null then "-" else (. * 10 | round / 10 | tostring) end;
 	def sp: if . == null then "-" elif . >= 0 then "+\(f1)" else f1 end;'
 	jq -r "$defs"'
-	"mode \(.config.mode), repeat \(.config.repeat), min effect \(.config.min_effect_pct)%, windows \(.config.duration) (warmup \(.config.warmup)), generator and program on CPU \(.config.cpu); kernel \(.config.kernel), \(.config.cpus) CPUs",
+	"mode \(.config.mode)\(if .config.include_flagged then " (flagged results included)" else "" end), repeat \(.config.repeat), min effect \(.config.min_effect_pct)%, windows \(.config.duration) (warmup \(.config.warmup)), generator and program on CPU \(.config.cpu); kernel \(.config.kernel), \(.config.cpus) CPUs",
 	(if .calibration then "calibration (run \(.calibration.run), \(.calibration.wall_s) s): ns_per_run " +
 		(.calibration.ns | to_entries | map("\(.value | f1) at \(.key) rounds") | join(", ")) +
 		"; \(.calibration.ns_per_round * 1000 | round / 1000) ns a round, nonlinearity \(.calibration.nonlinearity_pct | sp)%" else empty end),
