@@ -26,8 +26,12 @@
  *             run_time_ns deltas -> prog.ns_per_run, prog.run_pps, per second and whole;
  *             on an icount host prog.ns_per_run is the lowest per-run average over
  *             1 ms slices instead, the interrupt-free instruction count (costslice.h)
+ *             After each window: a METRIC.median record per per-second series and its
+ *             outlier seconds marked (Tukey, k 1.5); what others took of the measured
+ *             CPUs (disturb.h) as cpu.others records, the NET_RX CPU as rx.cpu
  *   cleanup   stop the generator, detach, unload
- *   verdicts  debug-kernel, generator-bound, unstable, errors (verdict.h) into the
+ *   verdicts  debug-kernel, generator-bound, unstable, disturbed, outlier-seconds,
+ *             errors (verdict.h) into the
  *             result's "verdicts" and "verdict_details"; each job port's XDP mode and
  *             how its tc hooks were attached into the result env's ports ("xdp_mode",
  *             "tc_attach": tcx or clsact per hook)
