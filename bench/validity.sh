@@ -181,17 +181,21 @@ plan() {
 	} > "$file"
 }
 
-# run_plan FILE: submit, wait until the run ends (cancel it at the time limit); prints the
-# run id, fails unless the run is done
+# run_plan FILE: submit, wait until the run ends (cancel it at the time limit); sets
+# run_id (not a command substitution, so that a signal to the bench is handled at once),
+# fails unless the run is done
+run_id=
 run_plan() {
 	local id state
+	run_id=
 	id=$(bl run submit "$1" -j | jq -r '.run') || return 1
 	[[ "$id" =~ ^[0-9]+$ ]] || return 1
+	run_id=$id
 	while :; do
 		state=$(bl run show "$id" -j | jq -r '.state // empty') || state=
 		case "$state" in
-		done) echo "$id"; return 0 ;;
-		failed|cancelled) log "run $id $state"; echo "$id"; return 1 ;;
+		done) return 0 ;;
+		failed|cancelled) log "run $id $state"; return 1 ;;
 		esac
 		if [ "$(left)" -le 0 ]; then
 			log "time limit: cancelling run $id"
@@ -244,7 +248,8 @@ if [ "$need_cal" = 1 ]; then
 	cname=validity-cal-$$
 	plan "$tmp/cal.yaml" "$cname" 5 "r0=0" "r1=$base" "r2=$((2 * base))"
 	cal_t0=$(now)
-	crun=$(run_plan "$tmp/cal.yaml") || die "calibration run failed"
+	run_plan "$tmp/cal.yaml" || die "calibration run failed"
+	crun=$run_id
 	c01=$(compare_row --plan "$cname" --by variant --baseline r0 --candidate r1 --include-flagged)
 	c12=$(compare_row --plan "$cname" --by variant --baseline r1 --candidate r2 --include-flagged)
 	for c in "$c01" "$c12"; do
@@ -281,18 +286,20 @@ one_pair() {
 	if [ "$mode" = runs ]; then
 		plan "$tmp/a.yaml" validity "$repeat_yaml" "loop=$base"
 		plan "$tmp/b.yaml" validity "$repeat_yaml" "loop=$rr"
-		if ra=$(run_plan "$tmp/a.yaml") && rb=$(run_plan "$tmp/b.yaml"); then
+		ra=; rb=
+		if run_plan "$tmp/a.yaml" && ra=$run_id && run_plan "$tmp/b.yaml" && rb=$run_id; then
 			row=$(compare_row "$ra" "$rb" $flagged)
 		else
-			row='{"error": "a run failed"}'; rb=${rb:-null}; ra=${ra:-null}
+			row='{"error": "a run failed"}'
 		fi
 	else
 		name=validity-$$-$ld-$s-$i
 		plan "$tmp/ab.yaml" "$name" "$repeat_yaml" "a=$base" "b=$rr"
-		if ra=$(run_plan "$tmp/ab.yaml"); then
+		ra=
+		if run_plan "$tmp/ab.yaml" && ra=$run_id; then
 			row=$(compare_row --plan "$name" --by variant --baseline a --candidate b $flagged)
 		else
-			row='{"error": "the run failed"}'; ra=${ra:-null}
+			row='{"error": "the run failed"}'
 		fi
 		rb=$ra
 	fi
