@@ -263,7 +263,7 @@ static void *worker_main(void *arg)
 		.go = &a->go,
 		.go_abort = a->go_abort,
 		.go_at_ms = &a->go_at_ms,
-		.last_job_ns = &a->last_job_ns,
+		.last_job_ns = a->opts.warm_up ? &a->last_job_ns : NULL,
 	};
 	json_t *result;
 

@@ -25,6 +25,7 @@
 #ifndef BPFLAB_AGENT_AGENT_H
 #define BPFLAB_AGENT_AGENT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "inventory.h"
@@ -51,8 +52,11 @@ struct agent_opts {
 	/* the kernel provider of the agent's --config (borrowed), NULL: none; `boot`
 	 * messages run it (agent/provider.h) */
 	const struct provider_config *provider;
+	/* warm a cold host up before a job (job.h, docs/agent.md "Warm-up"); the unit
+	 * tests leave it off so that their jobs keep their timing */
+	bool warm_up;
 };
-#define agent_opts__last_field provider
+#define agent_opts__last_field warm_up
 
 struct agent;
 

@@ -221,6 +221,7 @@ static int run_agent(const char *endpoint, const struct inventory_config *inv,
 			.server_key = agent_server_key,
 			.pktgen_dir = pktgen_dir,
 			.provider = agent_provider.argc ? &agent_provider : NULL,
+			.warm_up = true,
 		};
 
 		agent = agent_new(&ao);
