@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis.h"
 #include "stats.h"
 #include "util.h"
 
@@ -47,6 +48,8 @@ static const struct {
 	{ "generator-bound", '^', "the receiver got all the generator sent with CPU to spare: the rate is the generator's" },
 	{ "unstable", '*', "the per-second rates varied beyond the bound" },
 	{ "errors", '!', "XDP redirect errors or exceptions were seen" },
+	{ "disturbed", '&', "other work took more than the bound of the measured CPUs: measured again, left out of compare" },
+	{ "outlier-seconds", 'o', "some seconds of the window lay outside Tukey's fences (k 1.5)" },
 	{ "not-settled", '~', "repeat.max was reached with the 95 % confidence interval of the mean still wider than repeat.until" },
 };
 
@@ -1077,6 +1080,7 @@ int report_print_text_opts(const json_t *report, const struct report_text_opts *
 	const char *sha = get_str(report, "plan_sha256"), *host = NULL;
 	int repeat = get_int(report, "repeat"), err;
 	bool all_rows;
+	int records = 0;
 	size_t i, j;
 
 	if (opts && opts->sz < sizeof(*opts))
@@ -1111,12 +1115,23 @@ int report_print_text_opts(const json_t *report, const struct report_text_opts *
 			point_label(json_object_get(g, "point"), out);
 		}
 		json_array_foreach(json_object_get(g, "sections"), j, sec) {
+			const char *metric = get_str(sec, "metric");
+
+			/* the agent's records (cpu.others, rx.cpu, medians, warm-up) explain
+			 * the numbers; they are not the numbers */
+			if (!all_rows && metric && analysis_is_record(metric)) {
+				records++;
+				continue;
+			}
 			fputc('\n', out);
 			if ((err = print_section(sec, repeat, json_object_get(report, "verdict_details"),
 						 all_rows, out)))
 				return err;
 		}
 	}
+	if (records)
+		fprintf(out, "\n%d record table%s left out (cpu.others, rx.cpu, medians, warm-up; --all-rows shows them)\n",
+			records, records > 1 ? "s" : "");
 	return ferror(out) ? -EIO : 0;
 }
 
