@@ -106,6 +106,10 @@ for g in doc["groups"]:
     for sec in g["sections"]:
         for row in sec["rows"]:
             for i, v in enumerate(row["values"]):
+                if v is None:
+                    # no value: a repetition this variant did not have (the
+                    # controller added repetitions to another variant) or a failed job
+                    continue
                 (stored,) = db.execute("""SELECT s.value FROM samples s JOIN jobs j ON
                     j.id = s.job_id JOIN hosts h ON h.id = j.host_id WHERE j.run_id = ?
                     AND h.name = ? AND j.variant = ? AND j.rep = ? AND s.metric = ?
