@@ -115,7 +115,7 @@ static void test_config_deep(void **state)
 	text[len] = '\0';
 	t0 = util_mono_ms();
 	assert_int_equal(parse(&c, text), -EINVAL);
-	assert_true(util_mono_ms() - t0 < 1000);
+	assert_true(util_mono_ms() - t0 < 3000);	/* not exponential; room for a loaded CI */
 	assert_contains(c.why, "a.yaml:1:24: nested deeper than 16 levels");
 	release(&c);
 	free(text);

@@ -299,7 +299,7 @@ static void test_agent_session(void **state)
 	t = util_mono_ms();
 	json_decref(expect(&f, "heartbeat", 1000));
 	json_decref(expect(&f, "heartbeat", 1000));
-	assert_true(util_mono_ms() - t < 900);
+	assert_true(util_mono_ms() - t < 2000);	/* 400 ms, with room for a loaded CI */
 
 	/* malformed input gets error replies and changes nothing */
 	coord_send_raw(&f, "not json");
@@ -383,7 +383,7 @@ static void test_agent_cancel_and_stop(void **state)
 	coord_send(&f, job_ref_msg("cancel", 21));
 	t = util_mono_ms();
 	m = expect(&f, "result", 2000);
-	assert_true(util_mono_ms() - t < 1500);
+	assert_true(util_mono_ms() - t < 5000);	/* far below the job's 20 s */
 	assert_string_equal(proto_get_str(m, "status", ""), "failed");
 	assert_string_equal(proto_get_str(m, "error", ""), "cancelled");
 	json_decref(m);
@@ -396,7 +396,7 @@ static void test_agent_cancel_and_stop(void **state)
 	t = util_mono_ms();
 	assert_int_equal(write(f.stop_fd, &one, sizeof(one)), sizeof(one));
 	pthread_join(f.thread, NULL);
-	assert_true(util_mono_ms() - t < 3000);
+	assert_true(util_mono_ms() - t < 8000);	/* far below the job's 20 s */
 	assert_int_equal(f.rc, 0);
 	assert_true(spooled(&f, "22"));
 	{

@@ -185,7 +185,7 @@ static void test_xdpgen_delivers(void **state)
 	t = util_mono_ms();
 	assert_int_equal(xdpgen_stop(gen, err, sizeof(err)), 0);
 	t = util_mono_ms() - t;
-	assert_true(t < 1000);		/* a signal ends the test run */
+	assert_true(t < 3000);		/* a signal ends the test run (a loaded CI: room) */
 	assert_int_equal(xdpgen_frames(gen, &f1), 0);
 	assert_int_equal(ifstats_read(s, lab.ifb, &b1), 0);
 	assert_int_equal(ifstats_read(s, lab.ifa, &a1), 0);
