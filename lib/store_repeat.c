@@ -1,9 +1,10 @@
 /* store_repeat.c - the repetition controller in the store (lib/repeat.h decides,
  * schema/009_repeat.sql keeps why): after a result, inside the ingest transaction, the
  * round of the job's (run, host, point) is looked at once every job of it has ended;
- * each variant whose counted values are not settled yet gets one more repetition,
- * queued behind the host's other jobs of the run in variant order, so that the added
- * repetitions stay interleaved (A B C, then A C, ...) and drift falls on all alike. A
+ * while a variant's counted values are not settled, it and (with adaptive repetitions)
+ * every other variant below max gets one more repetition, queued behind the host's
+ * other jobs of the run in variant order, so that the values stay interleaved (A B C,
+ * A B C, ...) to the end and drift falls on all alike, with equal counts to compare. A
  * variant that reaches max unsettled gets the verdict `not-settled` on its last job,
  * with the half-width it reached in verdict_details.
  *
@@ -277,10 +278,46 @@ static int job_round(struct round *r, int64_t job, int64_t *run, int64_t *host,
 	return 0;
 }
 
+/* Decide for variant V of the round into *D. */
+static int decide(struct round *r, const struct repeat_policy *p, const struct variant *v,
+		  struct repeat_decision *d)
+{
+	struct repeat_series *ser = calloc(v->n_s + 1, sizeof(*ser));
+	size_t k;
+
+	if (!ser)
+		return oom(r);
+	for (k = 0; k < v->n_s; k++)
+		ser[k] = (struct repeat_series){ v->s[k].metric, v->s[k].subject, v->s[k].v,
+						 v->s[k].n };
+	repeat_decide(p, &v->st, ser, v->n_s, d);
+	/* the decision's metric and subject point into the series, which outlive it */
+	free(ser);
+	return 0;
+}
+
+/* The variant name of V in the round, for a reason ("'pass'"); "another variant" when
+ * it cannot be read. */
+static const char *first_more_name(struct round *r, const struct variant *v)
+{
+	static __thread char name[160];
+	sqlite3_stmt *s = NULL;
+
+	snprintf(name, sizeof(name), "another variant");
+	if (sql_first(r->db, "SELECT variant FROM jobs WHERE id = ?1", &s, "i", v->last_job) ==
+	    SQLITE_ROW) {
+		snprintf(name, sizeof(name), "'%s'", (const char *)sqlite3_column_text(s, 0));
+		sqlite3_finalize(s);
+	}
+	return name;
+}
+
 int store_repeat_after_result(sqlite3 *db, int64_t job_id, int *added, char *err,
 			      size_t err_len)
 {
 	struct round r = { .db = db, .err = err, .err_len = err_len };
+	struct repeat_decision *d = NULL;
+	struct variant *first_more = NULL;
 	struct repeat_policy p;
 	int64_t run = 0, host = 0;
 	char *point = NULL;
@@ -300,28 +337,37 @@ int store_repeat_after_result(sqlite3 *db, int64_t job_id, int *added, char *err
 		goto out;
 	}
 	ret = read_round(&r, &p, run, host, point);
-	for (i = 0; !ret && i < r.n_v; i++) {
-		struct repeat_decision d;
-		struct repeat_series *ser = calloc(r.v[i].n_s + 1, sizeof(*ser));
-		size_t k;
-
-		if (!ser) {
+	if (!ret && r.n_v) {
+		d = calloc(r.n_v, sizeof(*d));
+		if (!d)
 			ret = oom(&r);
-			break;
-		}
-		for (k = 0; k < r.v[i].n_s; k++)
-			ser[k] = (struct repeat_series){ r.v[i].s[k].metric, r.v[i].s[k].subject,
-							 r.v[i].s[k].v, r.v[i].s[k].n };
-		repeat_decide(&p, &r.v[i].st, ser, r.v[i].n_s, &d);
-		if (d.action == REPEAT_MORE) {
-			ret = queue_more(&r, &r.v[i], run, host, d.why);
+	}
+	for (i = 0; !ret && i < r.n_v; i++) {
+		ret = decide(&r, &p, &r.v[i], &d[i]);
+		if (!ret && d[i].action == REPEAT_MORE && !first_more)
+			first_more = &r.v[i];
+	}
+	for (i = 0; !ret && i < r.n_v; i++) {
+		char why[sizeof(d[i].why) + 200];
+
+		if (d[i].action == REPEAT_MORE) {
+			ret = queue_more(&r, &r.v[i], run, host, d[i].why);
 			*added += !ret;
-		} else if (d.action == REPEAT_NOT_SETTLED) {
-			ret = mark_not_settled(&r, &r.v[i], d.why);
+		} else if (d[i].action == REPEAT_SETTLED && first_more && p.until > 0 &&
+			   r.v[i].st.total < p.max) {
+			/* adaptive: every variant goes on while one does, so that the values
+			 * stay interleaved (A B A B) and drift falls on all alike */
+			snprintf(why, sizeof(why), "keeps the round interleaved with %s: %s",
+				 first_more_name(&r, first_more),
+				 d[first_more - r.v].why);
+			ret = queue_more(&r, &r.v[i], run, host, why);
+			*added += !ret;
+		} else if (d[i].action == REPEAT_NOT_SETTLED) {
+			ret = mark_not_settled(&r, &r.v[i], d[i].why);
 		}
-		free(ser);
 	}
 out:
+	free(d);
 	round_free(&r);
 	free(point);
 	json_decref(spec);

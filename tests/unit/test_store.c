@@ -1182,12 +1182,14 @@ static void test_store_migrate_rebuilds_referenced_table(void **state)
 
 /* The repetition controller through the store: a round of A B A B ends; A's second
  * value was disturbed (not counted: one more A), B's values are 30 and 36 ns (95 % CI far
- * wider than 2 %: one more B); A settles at 35.0, 35.1 (CI +-1.8 %), B goes on to max 4
- * and its last job gets the verdict not-settled with the half-width it reached. Each
- * added job says why (jobs.added) and the run is done only after the last. */
+ * wider than 2 %: one more B); A settles at 35.0, 35.1 (CI +-1.8 %) but goes on with B,
+ * interleaved, while B goes on to max 4, where its last job gets the verdict not-settled
+ * with the half-width it reached. Each added job says why (jobs.added) and the run is
+ * done only after the last. */
 static void test_store_repeat_controller(void **state)
 {
-	static const double drop_ns[] = { 35.0, 35.1, 35.1 }, pass_ns[] = { 30, 36, 33, 33 };
+	static const double drop_ns[] = { 35.0, 35.1, 35.1, 35.05 };
+	static const double pass_ns[] = { 30, 36, 33, 33 };
 	struct fixture *f = *state;
 	struct store_ingest ing;
 	int64_t h1, run, job, rj;
@@ -1219,21 +1221,24 @@ static void test_store_repeat_controller(void **state)
 		assert_int_equal(store_ingest_result(st, h1, r, 400 + i, &ing), 0);
 		json_decref(r);
 		added += ing.reps_added;
-		assert_int_equal(ing.run_finished, n_drop == 3 && n_pass == 4);
+		assert_int_equal(ing.run_finished, n_drop == 4 && n_pass == 4);
 	}
-	assert_int_equal(n_drop, 3);
+	assert_int_equal(n_drop, 4);
 	assert_int_equal(n_pass, 4);
-	assert_int_equal(added, 3);
+	assert_int_equal(added, 4);
 	store_close(&st);
-	assert_int_equal(count_where(f->db, "SELECT count(*) FROM jobs WHERE added IS NOT NULL"), 3);
+	assert_int_equal(count_where(f->db, "SELECT count(*) FROM jobs WHERE added IS NOT NULL"), 4);
+	assert_int_equal(count_where(f->db, "SELECT count(*) FROM jobs WHERE variant = 'drop' AND "
+				     "rep = 4 AND added LIKE 'keeps the round interleaved with ''pass'': "
+				     "prog.ns_per_run of ''p'': 95 % CI +-%'"), 1);
 	assert_int_equal(count_where(f->db, "SELECT count(*) FROM jobs WHERE added LIKE "
 				     "'1 of 2 repetitions did not count (disturbed)%' AND variant = 'drop'"), 1);
 	assert_int_equal(count_where(f->db, "SELECT count(*) FROM jobs WHERE added LIKE "
 				     "'prog.ns_per_run of ''p'': 95 % CI +-%' AND variant = 'pass'"), 2);
-	/* interleaved: the added drop (rep 3) before the added pass (rep 3) */
+	/* interleaved: each added drop before the added pass of its repetition */
 	assert_int_equal(count_where(f->db, "SELECT count(*) FROM jobs a, jobs b WHERE "
-				     "a.variant = 'drop' AND a.rep = 3 AND b.variant = 'pass' AND "
-				     "b.rep = 3 AND a.seq < b.seq"), 1);
+				     "a.variant = 'drop' AND b.variant = 'pass' AND a.rep = b.rep AND "
+				     "a.rep > 2 AND a.seq + 1 = b.seq"), 2);
 	assert_int_equal(count_where(f->db, "SELECT count(*) FROM jobs WHERE variant = 'pass' "
 				     "AND rep = 4 AND verdicts = '[\"not-settled\"]' AND "
 				     "json_extract(verdict_details, '$.\"not-settled\"') LIKE "
