@@ -1151,7 +1151,7 @@ static void test_plan_bad_maps_counters(void **state)
 	expect_errors(bad_fills, ARRAY_LEN(bad_fills));
 }
 
-/* repeat as a map: min defaults to 3, until to 2 %, on to the metrics; the spec carries
+/* repeat as a map: min defaults to 5, until to 2 %, on to the metrics; the spec carries
  * the policy for the coordinator; a plain count is min = max. min_effect and
  * share_machine. */
 static void test_plan_repeat_adaptive(void **state)
@@ -1163,7 +1163,7 @@ static void test_plan_repeat_adaptive(void **state)
 	struct plan_error err;
 	int n = 0;
 
-	assert_int_equal(p->repeat, 3);
+	assert_int_equal(p->repeat, 5);
 	assert_int_equal(p->repeat_max, 20);
 	assert_float_equal(p->repeat_until, 0.015, 1e-12);
 	assert_int_equal(p->n_repeat_on, 1);
@@ -1171,9 +1171,9 @@ static void test_plan_repeat_adaptive(void **state)
 	assert_float_equal(p->min_effect, 0.03, 1e-12);
 	assert_true(p->share_machine);
 	assert_int_equal(plan_expand(p, &jobs, &n, &err), 0);
-	assert_int_equal(n, 3);
+	assert_int_equal(n, 5);
 	r = json_object_get(jobs[0].spec, "repeat");
-	assert_int_equal(json_integer_value(json_object_get(r, "min")), 3);
+	assert_int_equal(json_integer_value(json_object_get(r, "min")), 5);
 	assert_int_equal(json_integer_value(json_object_get(r, "max")), 20);
 	assert_float_equal(json_number_value(json_object_get(r, "until")), 0.015, 1e-12);
 	assert_string_equal(json_string_value(json_array_get(json_object_get(r, "on"), 0)),
