@@ -24,9 +24,10 @@
 # the only metric of the plans. A has --base-rounds rounds (default 500); the rounds of
 # B are found by a calibration run first (0, R and 2R rounds, interleaved, 5 repetitions:
 # the cost of one round, and R + P % of the cost at R divided by it), unless --rounds
-# gives them. Repetitions: `repeat: {min: --min-reps (3), max: --max-reps (30), until:
+# gives them. Repetitions: `repeat: {min: --min-reps, max: --max-reps (30), until:
 # --until % (2), on: [prog.ns_per_run]}` (adaptive: the coordinator adds repetitions
-# until the 95 % CI of the mean is within --until % of it), or a fixed count.
+# until the 95 % CI of the mean is within --until % of it; without --min-reps the plan
+# leaves min to its default), or a fixed count.
 #
 # --mode runs (default) submits A and B as two runs and compares the runs, as the issue
 # words it and as a developer does (before the patch, after it); --mode interleaved
@@ -56,7 +57,7 @@ loads=both
 steps=0,5,20
 mode=runs
 repeat=adaptive
-min_reps=3
+min_reps=
 max_reps=30
 until_pct=2
 min_effect=3
@@ -106,7 +107,7 @@ while [ $# -gt 0 ]; do
 done
 
 num() { [[ "$2" =~ ^[0-9]+$ ]] || die "$1 '$2' must be a whole number"; }
-num --pairs "$pairs"; num --min-reps "$min_reps"; num --max-reps "$max_reps"; num --base-rounds "$base"; num --cpu "$cpu"
+num --pairs "$pairs"; num --max-reps "$max_reps"; num --base-rounds "$base"; num --cpu "$cpu"
 num --duty "$duty"; num --time-limit "$time_limit"; num --subnet "$subnet"
 [[ "$until_pct" =~ ^[0-9]+(\.[0-9]+)?$ ]] || die "--until '$until_pct' must be a percentage"
 [[ "$min_effect" =~ ^[0-9]+(\.[0-9]+)?$ ]] || die "--min-effect '$min_effect' must be a percentage"
@@ -118,8 +119,12 @@ case "$loads" in quiet) loads="quiet" ;; busy) loads="busy" ;; both) loads="quie
 	*) die "--load must be quiet, busy or both" ;; esac
 case "$mode" in runs|interleaved) ;; *) die "--mode must be runs or interleaved" ;; esac
 if [ "$repeat" = adaptive ]; then
-	[ "$min_reps" -ge 1 ] && [ "$max_reps" -ge "$min_reps" ] || die "--max-reps must be at least --min-reps (1 or more)"
-	repeat_yaml="{min: $min_reps, max: $max_reps, until: $until_pct%, on: [prog.ns_per_run]}"
+	if [ -n "$min_reps" ]; then
+		num --min-reps "$min_reps"
+		[ "$min_reps" -ge 1 ] && [ "$max_reps" -ge "$min_reps" ] ||
+			die "--max-reps must be at least --min-reps (1 or more)"
+	fi
+	repeat_yaml="{${min_reps:+min: $min_reps, }max: $max_reps, until: $until_pct%, on: [prog.ns_per_run]}"
 else
 	num --repeat "$repeat"
 	repeat_yaml=$repeat
