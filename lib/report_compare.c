@@ -223,6 +223,18 @@ static double pooled_sd(double n_a, double sd_a, double n_b, double sd_b)
 	return sqrt(((n_a - 1) * sd_a * sd_a + (n_b - 1) * sd_b * sd_b) / (n_a + n_b - 2));
 }
 
+/* Whether ROW was decided by the rank test at sizes where it cannot reach ALPHA at all
+ * (3 + 3 values: its smallest p is 0.1): no change, however large, could be shown, and
+ * the normal formula's figure would promise one. */
+static bool row_rank_test_blind(const json_t *row, double alpha)
+{
+	json_int_t n_a = json_integer_value(json_object_get(row, "n_a"));
+	json_int_t n_b = json_integer_value(json_object_get(row, "n_b"));
+
+	return !strcmp(sget(row, "test"), "mann-whitney") && n_a > 0 && n_b > 0 &&
+	       stats_mw_min_p((size_t)n_a, (size_t)n_b) >= (alpha > 0 && alpha < 1 ? alpha : 0.05);
+}
+
 /* The minimum detectable change of ROW in % of the baseline mean, with its CV (pooled
  * stddev / |baseline mean|, in %) in *CV_PCT; NAN when the row cannot say (fewer than
  * two values a side, a zero baseline, an exact comparison). */
@@ -236,7 +248,7 @@ static double row_mde_pct(const json_t *row, double alpha, double *cv_pct)
 
 	*cv_pct = NAN;
 	if (!isfinite(sd) || !(fabs(mean_a) > 0) ||
-	    json_is_true(json_object_get(row, "exact")))
+	    json_is_true(json_object_get(row, "exact")) || row_rank_test_blind(row, alpha))
 		return NAN;
 	*cv_pct = 100 * sd / fabs(mean_a);
 	return 100 * stats_min_detectable_effect((size_t)n_a, (size_t)n_b, sd / fabs(mean_a),
@@ -351,12 +363,20 @@ static void print_unknown_mde(const json_t *sect, double alpha, FILE *out)
 		if (strcmp(sget(r, "verdict"), "UNKNOWN"))
 			continue;
 		mde = row_mde_pct(r, alpha, &cv);
-		if (!isfinite(mde))
-			continue;
 		snprintf(lead, sizeof(lead), "%s%s%s: ", sget(r, "variant"),
 			 *sget(r, "variant") ? " " : "", *sget(r, "candidate_subject") ?
 			 sget(r, "candidate_subject") : *sget(r, "subject") ? sget(r, "subject") :
 			 "-");
+		if (row_rank_test_blind(r, alpha)) {
+			fprintf(out, "%swith %lld + %lld values a rank test cannot show any change (smallest p %.2g)\n",
+				lead, (long long)json_integer_value(json_object_get(r, "n_a")),
+				(long long)json_integer_value(json_object_get(r, "n_b")),
+				stats_mw_min_p((size_t)json_integer_value(json_object_get(r, "n_a")),
+					       (size_t)json_integer_value(json_object_get(r, "n_b"))));
+			continue;
+		}
+		if (!isfinite(mde))
+			continue;
 		mde_sentence(out, lead, json_integer_value(json_object_get(r, "n_a")),
 			     json_integer_value(json_object_get(r, "n_b")), cv, mde, "");
 	}
