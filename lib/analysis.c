@@ -302,6 +302,20 @@ static int side_add(json_t *side, const json_t *row, json_t *jobs_seen)
 
 /* Read ROWS into SET (keys without the BY field), SIDES (group -> side object, in order)
  * and X. */
+/* Whether ROWS hold a measurement of group NAME (all of which collect() left out as
+ * flagged when NAME has no side). */
+static bool group_flagged(const json_t *rows, const char *name)
+{
+	json_t *row;
+	size_t i;
+
+	json_array_foreach(rows, i, row)
+		if (!strcmp(str(row, "group"), name) && !analysis_is_record(str(row, "metric")) &&
+		    analysis_row_flags(row))
+			return true;
+	return false;
+}
+
 static int collect(const json_t *rows, const char *by, bool include_flagged,
 		   struct series_set *set, json_t *sides, struct excluded *x)
 {
@@ -716,13 +730,19 @@ json_t *analysis_compare(const json_t *rows, const char *by, const char *baselin
 	if (!baseline)
 		baseline = json_object_iter_key(json_object_iter(sides));
 	if (!json_object_get(sides, baseline)) {
-		e = util_seterr(err, err_len, -ENOENT, "no results for baseline %s '%s' (there are %s)",
-			   by, baseline, groups_text(sides, names, sizeof(names)));
+		e = group_flagged(rows, baseline) ?
+		    util_seterr(err, err_len, -ENOENT, "no results for baseline %s '%s' (all of them flagged; --include-flagged to use them)",
+				by, baseline) :
+		    util_seterr(err, err_len, -ENOENT, "no results for baseline %s '%s' (there are %s)",
+				by, baseline, groups_text(sides, names, sizeof(names)));
 		goto out;
 	}
 	if (candidate && !json_object_get(sides, candidate)) {
-		e = util_seterr(err, err_len, -ENOENT, "no results for candidate %s '%s' (there are %s)",
-			   by, candidate, groups_text(sides, names, sizeof(names)));
+		e = group_flagged(rows, candidate) ?
+		    util_seterr(err, err_len, -ENOENT, "no results for candidate %s '%s' (all of them flagged; --include-flagged to use them)",
+				by, candidate) :
+		    util_seterr(err, err_len, -ENOENT, "no results for candidate %s '%s' (there are %s)",
+				by, candidate, groups_text(sides, names, sizeof(names)));
 		goto out;
 	}
 	if (!candidate && json_object_size(sides) < 2) {
