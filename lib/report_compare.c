@@ -460,7 +460,7 @@ static void print_outliers_left_out(const json_t *x, FILE *out)
 	long long n = json_integer_value(json_object_get(x, "outliers"));
 
 	if (n)
-		fprintf(out, "%lld far-out value%s left out (outside a side's Tukey fences, k 3); "
+		fprintf(out, "%lld far-out value%s left out (beyond Tukey's fences, k 3); "
 			"--all to use them\n", n, n == 1 ? "" : "s");
 }
 
