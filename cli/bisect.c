@@ -258,7 +258,7 @@ static json_t *db_session(struct session_be *be, int64_t id)
 	json_t *ses = store_bisect_get(be->st, id);
 
 	if (!ses)
-		cli_error("%s", store_bisect_errmsg());
+		cli_error("%s", store_errmsg(be->st));
 	return ses;
 }
 
@@ -272,7 +272,7 @@ static json_t *db_start(struct session_be *be, const json_t *ses)
 	int64_t id;
 
 	if (store_bisect_start(be->st, ses, util_wall_ms(), &id)) {
-		cli_error("%s", store_bisect_errmsg());
+		cli_error("%s", store_errmsg(be->st));
 		return NULL;
 	}
 	return db_session(be, id);
@@ -284,7 +284,7 @@ static json_t *db_add_step(struct session_be *be, int64_t id, int64_t seq,
 	if (store_bisect_add_step(be->st, id, seq, step,
 				  end ? proto_get_str(end, "state", "") : NULL,
 				  json_object_get(end, "result"), util_wall_ms())) {
-		cli_error("%s", store_bisect_errmsg());
+		cli_error("%s", store_errmsg(be->st));
 		return NULL;
 	}
 	return db_session(be, id);
@@ -295,7 +295,7 @@ static json_t *db_finish(struct session_be *be, int64_t id, int64_t steps,
 {
 	if (store_bisect_end(be->st, id, steps, proto_get_str(end, "state", ""),
 			     json_object_get(end, "result"), util_wall_ms())) {
-		cli_error("%s", store_bisect_errmsg());
+		cli_error("%s", store_errmsg(be->st));
 		return NULL;
 	}
 	return db_session(be, id);
@@ -306,7 +306,7 @@ static json_t *db_reset(struct session_be *be)
 	int64_t id;
 
 	if (store_bisect_reset(be->st, 0, util_wall_ms(), &id)) {
-		cli_error("%s", store_bisect_errmsg());
+		cli_error("%s", store_errmsg(be->st));
 		return NULL;
 	}
 	return db_session(be, id);

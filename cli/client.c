@@ -170,7 +170,7 @@ static const struct {
  * reply: "boot" {kernel, from, state, since_ms, error?} on each host that was asked to
  * switch, and state "booting" for one still switching that is not recorded gone (the
  * stored state stands for the coordinator's "connected"). Returns 0, -EIO when the
- * switches cannot be read (the reason in store_boot_errmsg()) or -ENOMEM.
+ * switches cannot be read (the reason in store_errmsg()) or -ENOMEM.
  */
 static int hosts_add_boots(struct store *store, json_t *hosts)
 {
@@ -231,7 +231,7 @@ static int query_db(const char *type, long long run, json_t **out)
 		ret = cli_error("cannot query database '%s': %s", cli.db, store_errmsg(store));
 	else if (!strcmp(type, "host_list") && (rc = hosts_add_boots(store, *out)))
 		ret = cli_error("cannot query database '%s': %s", cli.db,
-				rc == -EIO ? store_boot_errmsg() : "out of memory");
+				rc == -EIO ? store_errmsg(store) : "out of memory");
 	if (ret) {
 		json_decref(*out);
 		*out = NULL;

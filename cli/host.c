@@ -62,7 +62,7 @@ static int noise_rows(json_t **rows)
 			return cli_error("%s", *err ? err : "cannot open the database");
 		*rows = store_noise_list(store);
 		ret = *rows ? 0 : cli_error("cannot query database '%s': %s", cli.db,
-					    store_noise_errmsg());
+					    store_errmsg(store));
 		store_close(&store);
 		return ret;
 	}

@@ -90,7 +90,7 @@ static int request(const char *type, int argc, char **argv, const char *path)
 			return cli_error("%s", err);
 		links = store_query_links(st);
 		if (!links) {
-			ret = cli_error("%s", store_link_errmsg());
+			ret = cli_error("%s", store_errmsg(st));
 		} else {
 			reply = json_pack("{s:o}", "links", links);
 			ret = print_links(reply);

@@ -67,7 +67,7 @@ static void boot_end(struct coord *c, struct coord_agent *a, const char *state,
 	snprintf(a->boot_error, sizeof(a->boot_error), "%s", error ? error : "");
 	a->boot_deadline_mono = 0;
 	if (store_boot_end(c->store, a->host_id, state, error, util_wall_ms()))
-		pr_warn("host '%s': %s", a->name, store_boot_errmsg());
+		pr_warn("host '%s': %s", a->name, store_errmsg(c->store));
 }
 
 json_t *coord_host_boot(struct coord *c, const json_t *msg)
@@ -115,7 +115,7 @@ json_t *coord_host_boot(struct coord *c, const json_t *msg)
 	if (err) {
 		json_decref(boot);
 		return proto_error_new("host_boot", "cannot store the switch of host '%s': %s",
-				       host, store_boot_errmsg());
+				       host, store_errmsg(c->store));
 	}
 	a->boot_state = "booting";
 	snprintf(a->boot_kernel, sizeof(a->boot_kernel), "%s", kernel);
@@ -302,7 +302,7 @@ int coord_boot_restore(struct coord *c)
 	int err = 0;
 
 	if (!boots) {
-		pr_warn("%s", store_boot_errmsg());
+		pr_warn("%s", store_errmsg(c->store));
 		return -(errno ? errno : EIO);
 	}
 	json_array_foreach(boots, i, b) {

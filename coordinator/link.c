@@ -193,12 +193,12 @@ static void probe_finish(struct coord *c)
 	}
 	err = store_links_replace(c->store, links, (int)n_links, util_wall_ms());
 	if (err) {
-		reply = proto_error_new("link_discover", "%s", store_link_errmsg());
+		reply = proto_error_new("link_discover", "%s", store_errmsg(c->store));
 		goto out;
 	}
 	stored = store_query_links(c->store);
 	if (!stored) {
-		reply = proto_error_new("link_discover", "%s", store_link_errmsg());
+		reply = proto_error_new("link_discover", "%s", store_errmsg(c->store));
 		goto out;
 	}
 	reply = proto_msg_new("links");
@@ -276,7 +276,7 @@ json_t *coord_link_list(struct coord *c, const json_t *msg)
 
 	(void)msg;
 	if (!links)
-		return proto_error_new("link_list", "%s", store_link_errmsg());
+		return proto_error_new("link_list", "%s", store_errmsg(c->store));
 	r = proto_msg_new("links");
 	if (!r || json_object_set_new(r, "links", links)) {
 		json_decref(r);
@@ -314,7 +314,7 @@ bool coord_link_may_dispatch(struct coord *c, struct coord_agent *a, int64_t job
 	if (!json_object_get(spec, "pair"))
 		return true;
 	if (store_job_partner(c->store, job, &partner, &host)) {
-		pr_warn("job %lld: %s", (long long)job, store_link_errmsg());
+		pr_warn("job %lld: %s", (long long)job, store_errmsg(c->store));
 		return true;	/* let it run: it fails at its barrier with a clear error */
 	}
 	b = agent_of_host(c, host);
@@ -417,7 +417,7 @@ static bool pair_requeue(struct coord *c, struct coord_agent *a, int64_t job,
 					     "was not delivered");
 	if (store_pair_requeue(c->store, job, why)) {
 		pr_warn("job %lld: cannot queue it again with its pair: %s", (long long)job,
-			store_link_errmsg());
+			store_errmsg(c->store));
 		return false;
 	}
 	pr_info("job %lld on '%s' queued again with job %lld on '%s' (lost with its host)",
@@ -608,7 +608,7 @@ int coord_link_choose(struct coord *c, const struct plan *plan, const json_t *na
 
 	*gen = *dut = NULL;
 	if (!links) {
-		snprintf(err, err_len, "%s", store_link_errmsg());
+		snprintf(err, err_len, "%s", store_errmsg(c->store));
 		return -EIO;
 	}
 	match_only.n_ports = 0;		/* each host has only its end of the link */

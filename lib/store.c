@@ -370,6 +370,24 @@ static int seterr(struct store *st, int err, const char *fmt, ...)
 	return err;
 }
 
+int store_fail(struct store *st, int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(st->err, sizeof(st->err), fmt, ap);
+	va_end(ap);
+	return err;
+}
+
+int store_fail_sql(struct store *st, int rc, const char *what)
+{
+	int err = sql_errno(rc ? rc : sqlite3_extended_errcode(st->db));
+
+	return store_fail(st, err ? err : -EIO, "cannot %s: %s", what,
+			  rc == SQLITE_NOMEM ? "out of memory" : sqlite3_errmsg(st->db));
+}
+
 /* SQLite's message for a failed call that returned RC, as -errno. */
 static int dberr(struct store *st, int rc)
 {

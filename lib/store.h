@@ -8,7 +8,8 @@
  * Opening applies the numbered migrations in schema/ (compiled in) up to the newest,
  * tracked with PRAGMA user_version, and turns on WAL and foreign keys. Every mutating
  * function runs in one transaction: it either happens whole or not at all, and on failure
- * returns -errno with the reason in store_errmsg() (-ENOSPC disk or size limit full,
+ * returns -errno with the reason in store_errmsg() (the one error channel of the store
+ * and its companions in lib/store_*.c; -ENOSPC disk or size limit full,
  * -EROFS read-only database, -EINVAL bad input or a constraint, -ENOENT unknown row,
  * -EBUSY locked by another process, -ENOMEM, -EIO anything else).
  *
@@ -218,8 +219,7 @@ int store_import(struct store *store, const json_t *imp, int64_t now_ms, int64_t
 
 /* --- kernel switches (lib/store_boot.c, schema 008; docs/protocol.md "Kernel
  * providers") --- A switch is one `host_boot` the coordinator sent: booting until it
- * ends done, failed or mismatch; at most one open per host. These return -errno with the
- * reason in store_boot_errmsg(), not store_errmsg(). */
+ * ends done, failed or mismatch; at most one open per host. */
 
 /* Host HOST_ID starts switching from kernel FROM to KERNEL at NOW_MS; *ID (may be NULL)
  * gets the switch's id. Returns 0, -EEXIST when the host has an open switch already,
@@ -236,15 +236,21 @@ int store_boot_end(struct store *store, int64_t host_id, const char *state,
  * (only when set), "started_ms", "ended_ms" (only when ended), "inventory" (the host's,
  * of its latest hello)}; NULL with errno set. */
 json_t *store_boot_latest(struct store *store, bool open_only);
-/* The message of the last failure of the store_boot_* functions (this thread). */
-const char *store_boot_errmsg(void);
 
-/* The last error message from SQLite or the store itself. */
+/* The message of the last failure of any store function, of this store and its
+ * companions (store_bisect, store_boot, store_link, store_noise) alike: the store's one
+ * error channel. */
 const char *store_errmsg(struct store *store);
 
-/* The SQLite connection of STORE, for the store's companion modules in lib/
- * (lib/store_bisect.c): same thread, same rules; not for anyone else. */
+/* For the store's companion modules in lib/ (store_*.c) only: same thread, same rules.
+ * store_db is STORE's SQLite connection; store_fail puts a message on STORE's error
+ * channel and returns ERR; store_fail_sql puts "cannot WHAT: SQLite's message" there for
+ * a call that returned RC (0: the connection's last error) and returns its -errno
+ * (sql_errno, the one SQLite-to-errno map; -EIO where it maps to nothing). */
 struct sqlite3;
 struct sqlite3 *store_db(struct store *store);
+int store_fail(struct store *store, int err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+int store_fail_sql(struct store *store, int rc, const char *what);
 
 #endif

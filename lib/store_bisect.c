@@ -15,169 +15,55 @@
 #include "store_sql.h"
 #include "util.h"
 
-/* The text of schema/004_bisect.sql; keep the two equal (tests/unit/test_bisect_req.c
- * checks). */
-const char store_bisect_schema[] =
-	"-- 004_bisect.sql - bisection sessions and their steps (docs/bisect.md, \"Sessions\").\n"
-	"-- A session is one `bpflab bisect start` .. done / failed / reset; its steps are the\n"
-	"-- bisect_record() calls of lib/bisect.c in order, so that replaying them rebuilds the\n"
-	"-- engine's state (a coordinator or CLI restart loses nothing). IF NOT EXISTS: the same\n"
-	"-- text is run by lib/store_bisect.c on a database that has not had this migration yet.\n"
-	"\n"
-	"CREATE TABLE IF NOT EXISTS bisect_sessions (\n"
-	"	id             INTEGER PRIMARY KEY,\n"
-	"	plan           TEXT NOT NULL,              -- plan file as given\n"
-	"	plan_sha256    TEXT,                       -- of its text when the session started\n"
-	"	metric         TEXT NOT NULL,\n"
-	"	variant        TEXT,                       -- NULL: the plan's first variant\n"
-	"	subject        TEXT,                       -- NULL: the metric's only subject\n"
-	"	kernels        TEXT NOT NULL,              -- JSON array of names, oldest first\n"
-	"	good           TEXT NOT NULL,\n"
-	"	bad            TEXT NOT NULL,\n"
-	"	opts           TEXT NOT NULL DEFAULT '{}', -- JSON: reps, min_effect, overrides, ...\n"
-	"	state          TEXT NOT NULL DEFAULT 'active'\n"
-	"	               CHECK (state IN ('active', 'done', 'failed', 'reset')),\n"
-	"	result         TEXT,                       -- JSON, when done or failed\n"
-	"	created_ms     INTEGER NOT NULL,\n"
-	"	updated_ms     INTEGER NOT NULL\n"
-	");\n"
-	"-- At most one active session, as git has one bisection per work tree.\n"
-	"CREATE UNIQUE INDEX IF NOT EXISTS bisect_sessions_active ON bisect_sessions (state)\n"
-	"	WHERE state = 'active';\n"
-	"\n"
-	"CREATE TABLE IF NOT EXISTS bisect_steps (\n"
-	"	id             INTEGER PRIMARY KEY,\n"
-	"	session_id     INTEGER NOT NULL REFERENCES bisect_sessions (id),\n"
-	"	seq            INTEGER NOT NULL,           -- 1, 2, ... in record order\n"
-	"	kernel         TEXT NOT NULL,\n"
-	"	runs           TEXT NOT NULL DEFAULT '[]', -- JSON array of the run ids measured\n"
-	"	values_json    TEXT NOT NULL DEFAULT '[]', -- JSON array of the values recorded\n"
-	"	verdict        TEXT NOT NULL,              -- bisect_mark_name: good, bad, skip, more, ...\n"
-	"	p              REAL,                       -- against the good end\n"
-	"	note           TEXT,                       -- the engine's reason\n"
-	"	at_ms          INTEGER NOT NULL,\n"
-	"	UNIQUE (session_id, seq)\n"
-	");\n";
-
-static __thread char errbuf[512];
-
-const char *store_bisect_errmsg(void)
-{
-	return errbuf;
-}
-
-static int errno_of(int rc)
-{
-	switch (rc & 0xff) {
-	case SQLITE_OK:
-	case SQLITE_ROW:
-	case SQLITE_DONE:
-		return 0;
-	case SQLITE_NOMEM:
-		return -ENOMEM;
-	case SQLITE_FULL:
-		return -ENOSPC;
-	case SQLITE_READONLY:
-		return -EROFS;
-	case SQLITE_BUSY:
-	case SQLITE_LOCKED:
-		return -EBUSY;
-	case SQLITE_CONSTRAINT:
-	case SQLITE_MISMATCH:
-		return -EINVAL;
-	default:
-		return -EIO;
-	}
-}
-
-static int fail(int err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static int fail(int err, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(errbuf, sizeof(errbuf), fmt, ap);
-	va_end(ap);
-	return err;
-}
-
-static int dbfail(sqlite3 *db, int rc, const char *what)
-{
-	return fail(errno_of(rc) ? errno_of(rc) : -EIO, "cannot %s: %s", what,
-		    sqlite3_errmsg(db));
-}
-
-/* The tables, created from store_bisect_schema when the migration is not there yet. */
-static int ensure(sqlite3 *db)
-{
-	int64_t have = 0;
-	int rc;
-
-	rc = sql_int(db, "SELECT count(*) FROM sqlite_master WHERE type = 'table' "
-		     "AND name IN ('bisect_sessions', 'bisect_steps')", &have, "");
-	if (rc != SQLITE_ROW)
-		return dbfail(db, rc, "read the schema");
-	if (have == 2)
-		return 0;
-	rc = sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
-	if (rc == SQLITE_OK)
-		rc = sqlite3_exec(db, store_bisect_schema, NULL, NULL, NULL);
-	if (rc != SQLITE_OK) {
-		int err = dbfail(db, rc, "create the bisect tables");
-
-		sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
-		return err;
-	}
-	rc = sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
-	return rc == SQLITE_OK ? 0 : dbfail(db, rc, "create the bisect tables");
-}
-
 /* Run SQL with the values of TYPES (sql_bind_va); *CHANGES (may be NULL) gets the rows
  * changed. */
-static int run(sqlite3 *db, const char *sql, int64_t *changes, const char *types, ...)
+static int run(struct store *st, const char *sql, int64_t *changes, const char *types, ...)
 {
+	sqlite3 *db = store_db(st);
 	va_list ap;
 	int rc;
 
 	va_start(ap, types);
 	rc = sql_exec_va(db, sql, changes, types, ap);
 	va_end(ap);
-	return rc == SQLITE_OK ? 0 : dbfail(db, rc, "update the bisect session");
+	return rc == SQLITE_OK ? 0 : store_fail_sql(st, rc, "update the bisect session");
 }
 
 /* The id of the active session into *ID (0 when none). */
-static int active_id(sqlite3 *db, int64_t *id)
+static int active_id(struct store *st, int64_t *id)
 {
+	sqlite3 *db = store_db(st);
 	int rc;
 
 	*id = 0;
 	rc = sql_int(db, "SELECT id FROM bisect_sessions WHERE state = 'active'", id, "");
-	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : dbfail(db, rc, "read the sessions");
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0
+						      : store_fail_sql(st, rc, "read the sessions");
 }
 
-static int tx(sqlite3 *db, const char *what)
+static int tx(struct store *st, const char *what)
 {
-	int rc = sqlite3_exec(db, what, NULL, NULL, NULL);
+	int rc = sqlite3_exec(store_db(st), what, NULL, NULL, NULL);
 
-	return rc == SQLITE_OK ? 0 : dbfail(db, rc, "update the bisect session");
+	return rc == SQLITE_OK ? 0 : store_fail_sql(st, rc, "update the bisect session");
 }
 
 /* Commit, or roll back after ERR (or a COMMIT that failed): nothing half done stays. */
-static int tx_end(sqlite3 *db, int err)
+static int tx_end(struct store *st, int err)
 {
+	sqlite3 *db = store_db(st);
+
 	if (!err)
-		err = tx(db, "COMMIT");
+		err = tx(st, "COMMIT");
 	if (err && !sqlite3_get_autocommit(db))
 		sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
 	return err;
 }
 
-/* The tables (ensure), then a write transaction: checks and writes see one database. */
-static int begin(sqlite3 *db)
+/* A write transaction: checks and writes see one database. */
+static int begin(struct store *st)
 {
-	int err = ensure(db);
-
-	return err ? err : tx(db, "BEGIN IMMEDIATE");
+	return tx(st, "BEGIN IMMEDIATE");
 }
 
 int store_bisect_start(struct store *st, const json_t *ses, int64_t now_ms, int64_t *id)
@@ -192,18 +78,18 @@ int store_bisect_start(struct store *st, const json_t *ses, int64_t now_ms, int6
 	int err;
 
 	if (!plan || !metric || !good || !bad || json_array_size(kernels) < 2)
-		return fail(-EINVAL, "a bisect session needs 'plan', 'metric', 'good', 'bad' "
-			    "and at least two 'kernels'");
+		return store_fail(st, -EINVAL, "a bisect session needs 'plan', 'metric', 'good', "
+				  "'bad' and at least two 'kernels'");
 	opts = json_object_get(ses, "opts");
-	err = begin(db);
+	err = begin(st);
 	if (err)
 		return err;
-	err = active_id(db, &active);
+	err = active_id(st, &active);
 	if (!err && active)
-		err = fail(-EEXIST, "bisect session %lld is active: 'bpflab bisect reset' "
-			   "ends it", (long long)active);
+		err = store_fail(st, -EEXIST, "bisect session %lld is active: 'bpflab bisect "
+				 "reset' ends it", (long long)active);
 	if (!err)
-		err = run(db, "INSERT INTO bisect_sessions (plan, plan_sha256, metric, variant, "
+		err = run(st, "INSERT INTO bisect_sessions (plan, plan_sha256, metric, variant, "
 			  "subject, kernels, good, bad, opts, created_ms, updated_ms) "
 			  "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ifnull(?9, '{}'), ?10, ?10)",
 			  NULL, "tttttjttji", plan,
@@ -213,7 +99,7 @@ int store_bisect_start(struct store *st, const json_t *ses, int64_t now_ms, int6
 			  json_is_object(opts) ? opts : NULL, now_ms);
 	if (!err)
 		*id = sqlite3_last_insert_rowid(db);
-	return tx_end(db, err);
+	return tx_end(st, err);
 }
 
 /* A session of store_bisect_get and its steps: the SELECTs and their columns. */
@@ -240,21 +126,17 @@ json_t *store_bisect_get(struct store *st, int64_t id)
 	sqlite3 *db = store_db(st);
 	sqlite3_stmt *s = NULL;
 	json_t *out = NULL, *steps = NULL;
-	int rc, err;
+	int rc;
 
-	err = ensure(db);
-	if (err) {
-		errno = -err;
-		return NULL;
-	}
 	rc = id ? sql_first(db, SESSION_SQL "WHERE id = ?1", &s, "i", id)
 		: sql_first(db, SESSION_SQL "ORDER BY state = 'active' DESC, id DESC LIMIT 1",
 			    &s, "");
 	if (rc == SQLITE_DONE) {
 		if (id)
-			fail(-ENOENT, "no bisect session %lld", (long long)id);
+			store_fail(st, -ENOENT, "no bisect session %lld", (long long)id);
 		else
-			fail(-ENOENT, "no bisect session: 'bpflab bisect start' begins one");
+			store_fail(st, -ENOENT,
+				   "no bisect session: 'bpflab bisect start' begins one");
 		errno = ENOENT;
 		return NULL;
 	}
@@ -274,21 +156,22 @@ json_t *store_bisect_get(struct store *st, int64_t id)
 		goto dberr;
 	return out;
 dberr:
-	errno = -dbfail(db, rc, "read the bisect session");
+	errno = -store_fail_sql(st, rc, "read the bisect session");
 	json_decref(out);
 	return NULL;
 nomem:
-	fail(-ENOMEM, "out of memory");
+	store_fail(st, -ENOMEM, "out of memory");
 	errno = ENOMEM;
 	json_decref(out);
 	return NULL;
 }
 
 /* Check that session ID exists and is active, inside a transaction. */
-static int check_active(sqlite3 *db, int64_t id)
+static int check_active(struct store *st, int64_t id)
 {
+	sqlite3 *db = store_db(st);
 	int64_t active;
-	int err = active_id(db, &active);
+	int err = active_id(st, &active);
 
 	if (err)
 		return err;
@@ -297,21 +180,22 @@ static int check_active(sqlite3 *db, int64_t id)
 		bool exists = sql_int(db, "SELECT 1 FROM bisect_sessions WHERE id = ?1", &one, "i",
 				      id) == SQLITE_ROW;
 
-		return exists ? fail(-ESTALE, "bisect session %lld is not active",
-				     (long long)id)
-			      : fail(-ENOENT, "no bisect session %lld", (long long)id);
+		return exists ? store_fail(st, -ESTALE, "bisect session %lld is not active",
+					   (long long)id)
+			      : store_fail(st, -ENOENT, "no bisect session %lld", (long long)id);
 	}
 	return 0;
 }
 
 /* The number of steps of session ID into *N. */
-static int step_count(sqlite3 *db, int64_t id, int64_t *n)
+static int step_count(struct store *st, int64_t id, int64_t *n)
 {
+	sqlite3 *db = store_db(st);
 	int rc;
 
 	*n = 0;
 	rc = sql_int(db, "SELECT count(*) FROM bisect_steps WHERE session_id = ?1", n, "i", id);
-	return rc == SQLITE_ROW ? 0 : dbfail(db, rc, "count the bisect steps");
+	return rc == SQLITE_ROW ? 0 : store_fail_sql(st, rc, "count the bisect steps");
 }
 
 static bool end_state_ok(const char *state)
@@ -320,17 +204,16 @@ static bool end_state_ok(const char *state)
 }
 
 /* End session ID (active, checked) with STATE and RESULT, inside a transaction. */
-static int end_session(sqlite3 *db, int64_t id, const char *state, const json_t *result,
+static int end_session(struct store *st, int64_t id, const char *state, const json_t *result,
 		       int64_t now_ms)
 {
-	return run(db, "UPDATE bisect_sessions SET state = ?2, result = ?3, updated_ms = ?4 "
+	return run(st, "UPDATE bisect_sessions SET state = ?2, result = ?3, updated_ms = ?4 "
 		   "WHERE id = ?1", NULL, "itji", id, state, result, now_ms);
 }
 
 int store_bisect_add_step(struct store *st, int64_t id, int64_t seq, const json_t *step,
 			  const char *end, const json_t *result, int64_t now_ms)
 {
-	sqlite3 *db = store_db(st);
 	const char *kernel = json_string_value(json_object_get(step, "kernel"));
 	const char *verdict = json_string_value(json_object_get(step, "verdict"));
 	const json_t *vals = json_object_get(step, "values"), *runs = json_object_get(step, "runs");
@@ -340,87 +223,92 @@ int store_bisect_add_step(struct store *st, int64_t id, int64_t seq, const json_
 	int err;
 
 	if (!kernel || !verdict || !json_is_array(vals) || (runs && !json_is_array(runs)))
-		return fail(-EINVAL, "a bisect step needs 'kernel', 'verdict' and 'values'");
+		return store_fail(st, -EINVAL,
+				  "a bisect step needs 'kernel', 'verdict' and 'values'");
 	json_array_foreach(vals, i, v)
 		if (!json_is_number(v))
-			return fail(-EINVAL, "values[%zu] of a bisect step is not a number", i);
+			return store_fail(st, -EINVAL,
+					  "values[%zu] of a bisect step is not a number", i);
 	if (seq < 0)
-		return fail(-EINVAL, "bisect step number %lld is not 1 or more", (long long)seq);
+		return store_fail(st, -EINVAL, "bisect step number %lld is not 1 or more",
+				  (long long)seq);
 	if (end && !end_state_ok(end))
-		return fail(-EINVAL, "a bisect session ends 'done' or 'failed', not '%s'", end);
-	err = begin(db);
+		return store_fail(st, -EINVAL,
+				  "a bisect session ends 'done' or 'failed', not '%s'", end);
+	err = begin(st);
 	if (err)
 		return err;
-	err = check_active(db, id);
+	err = check_active(st, id);
 	if (!err)
-		err = step_count(db, id, &n);
+		err = step_count(st, id, &n);
 	if (!err && seq && seq != n + 1)
-		err = seq <= n ? fail(-EALREADY, "step %lld of bisect session %lld is already "
-				      "recorded (another 'bpflab bisect step' recorded it first): "
-				      "'bpflab bisect status' shows where the session is now",
-				      (long long)seq, (long long)id)
-			       : fail(-EALREADY, "bisect session %lld has %lld steps: step %lld "
-				      "cannot come next", (long long)id, (long long)n,
-				      (long long)seq);
+		err = seq <= n ? store_fail(st, -EALREADY, "step %lld of bisect session %lld is "
+					    "already recorded (another 'bpflab bisect step' "
+					    "recorded it first): 'bpflab bisect status' shows "
+					    "where the session is now", (long long)seq,
+					    (long long)id)
+			       : store_fail(st, -EALREADY, "bisect session %lld has %lld steps: "
+					    "step %lld cannot come next", (long long)id,
+					    (long long)n, (long long)seq);
 	if (!err)
-		err = run(db, "INSERT INTO bisect_steps (session_id, seq, kernel, runs, "
+		err = run(st, "INSERT INTO bisect_steps (session_id, seq, kernel, runs, "
 			  "values_json, verdict, p, note, at_ms) VALUES (?1, ?2, ?3, "
 			  "ifnull(?4, '[]'), ?5, ?6, ?7, ?8, ?9)", NULL,
 			  json_is_number(p) ? "iitjjtrti" : "iitjjtnti", id, n + 1, kernel, runs,
 			  vals, verdict, json_is_number(p) ? json_number_value(p) : 0.0,
 			  json_string_value(json_object_get(step, "note")), now_ms);
 	if (!err)
-		err = run(db, "UPDATE bisect_sessions SET updated_ms = ?2 WHERE id = ?1", NULL,
+		err = run(st, "UPDATE bisect_sessions SET updated_ms = ?2 WHERE id = ?1", NULL,
 			  "ii", id, now_ms);
 	if (!err && end)
-		err = end_session(db, id, end, result, now_ms);
-	return tx_end(db, err);
+		err = end_session(st, id, end, result, now_ms);
+	return tx_end(st, err);
 }
 
 int store_bisect_end(struct store *st, int64_t id, int64_t steps, const char *state,
 		     const json_t *result, int64_t now_ms)
 {
-	sqlite3 *db = store_db(st);
 	int64_t n = 0;
 	int err;
 
 	if (!end_state_ok(state))
-		return fail(-EINVAL, "a bisect session ends 'done' or 'failed', not '%s'",
-			    state ? state : "");
-	err = begin(db);
+		return store_fail(st, -EINVAL,
+				  "a bisect session ends 'done' or 'failed', not '%s'",
+				  state ? state : "");
+	err = begin(st);
 	if (err)
 		return err;
-	err = check_active(db, id);
+	err = check_active(st, id);
 	if (!err && steps >= 0)
-		err = step_count(db, id, &n);
+		err = step_count(st, id, &n);
 	if (!err && steps >= 0 && n != steps)
-		err = fail(-EALREADY, "bisect session %lld has %lld steps, not %lld (another "
-			   "client recorded one): not ended", (long long)id, (long long)n,
-			   (long long)steps);
+		err = store_fail(st, -EALREADY, "bisect session %lld has %lld steps, not %lld "
+				 "(another client recorded one): not ended", (long long)id,
+				 (long long)n, (long long)steps);
 	if (!err)
-		err = end_session(db, id, state, result, now_ms);
-	return tx_end(db, err);
+		err = end_session(st, id, state, result, now_ms);
+	return tx_end(st, err);
 }
 
 int store_bisect_reset(struct store *st, int64_t id, int64_t now_ms, int64_t *out)
 {
-	sqlite3 *db = store_db(st);
 	int64_t active;
 	int err;
 
-	err = begin(db);
+	err = begin(st);
 	if (err)
 		return err;
-	err = active_id(db, &active);
+	err = active_id(st, &active);
 	if (!err && !active)
-		err = fail(-ENOENT, "no bisect session is active");
+		err = store_fail(st, -ENOENT, "no bisect session is active");
 	if (!err && id && id != active)
-		err = fail(-ESTALE, "bisect session %lld is not the active one (%lld is)",
-			   (long long)id, (long long)active);
+		err = store_fail(st, -ESTALE,
+				 "bisect session %lld is not the active one (%lld is)",
+				 (long long)id, (long long)active);
 	if (!err)
-		err = run(db, "UPDATE bisect_sessions SET state = 'reset', updated_ms = ?2 "
+		err = run(st, "UPDATE bisect_sessions SET state = 'reset', updated_ms = ?2 "
 			  "WHERE id = ?1", NULL, "ii", active, now_ms);
 	if (!err && out)
 		*out = active;
-	return tx_end(db, err);
+	return tx_end(st, err);
 }

@@ -6,13 +6,11 @@
  * Used by the coordinator's bisect_* requests (coordinator/bisect_req.c) and by `bpflab
  * --db FILE bisect` on a database file (cli/bisect.c). Every mutating function runs in
  * one transaction (BEGIN IMMEDIATE: its checks and its writes see the same database) and
- * returns 0 or -errno with the reason in store_bisect_errmsg() (-EEXIST an active
+ * returns 0 or -errno with the reason in store_errmsg() (-EEXIST an active
  * session already, -ENOENT no such session, -ESTALE the session is not active,
  * -EALREADY another client recorded that step first, -EINVAL bad input, -EROFS,
- * -ENOSPC, -EIO).
- *
- * A database whose schema does not have the tables yet (migration 004 not embedded in
- * this build) gets them on first use, from the same text. One thread per struct store.
+ * -ENOSPC, -EIO). The tables come from migration 004 (store_open). One thread per
+ * struct store.
  */
 #ifndef BPFLAB_STORE_BISECT_H
 #define BPFLAB_STORE_BISECT_H
@@ -52,9 +50,5 @@ int store_bisect_end(struct store *store, int64_t id, int64_t steps, const char 
  * *OUT (may be NULL) gets its id. Returns 0, -ENOENT when none is active, -ESTALE when
  * ID is not the active one, or -errno. */
 int store_bisect_reset(struct store *store, int64_t id, int64_t now_ms, int64_t *out);
-/* The last error of these functions (thread-local). */
-const char *store_bisect_errmsg(void);
-/* The text that creates the tables (schema 004), for its test. */
-extern const char store_bisect_schema[];
 
 #endif

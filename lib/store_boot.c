@@ -17,20 +17,6 @@
 #include "store_sql.h"
 #include "util.h"
 
-static __thread char errbuf[512];
-
-const char *store_boot_errmsg(void)
-{
-	return errbuf;
-}
-
-/* The message for RC while doing WHAT; returns its -errno. */
-static int boot_err(sqlite3 *db, int rc, const char *what)
-{
-	snprintf(errbuf, sizeof(errbuf), "cannot %s: %s", what, sqlite3_errmsg(db));
-	return sql_errno(rc);
-}
-
 int store_boot_begin(struct store *store, int64_t host_id, const char *kernel,
 		     const char *from, int64_t now_ms, int64_t *id)
 {
@@ -40,16 +26,14 @@ int store_boot_begin(struct store *store, int64_t host_id, const char *kernel,
 	rc = sql_exec(db, "INSERT INTO host_boots (host_id, kernel, from_kernel, started_ms) "
 		      "VALUES (?1, ?2, ?3, ?4)", NULL, "itti", host_id, kernel, from, now_ms);
 	if (rc == SQLITE_CONSTRAINT_UNIQUE) {
-		snprintf(errbuf, sizeof(errbuf), "host %lld is switching its kernel already",
-			 (long long)host_id);
-		return -EEXIST;
+		return store_fail(store, -EEXIST, "host %lld is switching its kernel already",
+				  (long long)host_id);
 	}
 	if (rc == SQLITE_CONSTRAINT_FOREIGNKEY) {
-		snprintf(errbuf, sizeof(errbuf), "no host %lld", (long long)host_id);
-		return -ENOENT;
+		return store_fail(store, -ENOENT, "no host %lld", (long long)host_id);
 	}
 	if (rc != SQLITE_OK)
-		return boot_err(db, rc, "record a kernel switch");
+		return store_fail_sql(store, rc, "record a kernel switch");
 	if (id)
 		*id = sqlite3_last_insert_rowid(db);
 	return 0;
@@ -68,19 +52,17 @@ int store_boot_end(struct store *store, int64_t host_id, const char *state,
 	for (i = 0; i < ARRAY_SIZE(ends); i++)
 		known |= state && !strcmp(state, ends[i]);
 	if (!known) {
-		snprintf(errbuf, sizeof(errbuf), "a kernel switch cannot end as '%s'",
-			 state ? state : "(null)");
-		return -EINVAL;
+		return store_fail(store, -EINVAL, "a kernel switch cannot end as '%s'",
+				  state ? state : "(null)");
 	}
 	rc = sql_exec(db, "UPDATE host_boots SET state = ?2, error = ?3, ended_ms = ?4 "
 		      "WHERE host_id = ?1 AND state = 'booting'", &changes, "itti", host_id,
 		      state, error && *error ? error : NULL, now_ms);
 	if (rc != SQLITE_OK)
-		return boot_err(db, rc, "end a kernel switch");
+		return store_fail_sql(store, rc, "end a kernel switch");
 	if (!changes) {
-		snprintf(errbuf, sizeof(errbuf), "host %lld has no kernel switch in progress",
-			 (long long)host_id);
-		return -ENOENT;
+		return store_fail(store, -ENOENT, "host %lld has no kernel switch in progress",
+				  (long long)host_id);
 	}
 	return 0;
 }
@@ -105,11 +87,7 @@ json_t *store_boot_latest(struct store *store, bool open_only)
 		      "host_boots WHERE host_id = b.host_id) AND (?1 = 0 OR b.state = 'booting') "
 		      "ORDER BY b.host_id", boot_cols, ARRAY_SIZE(boot_cols), &arr, "i",
 		      (int64_t)open_only);
-	if (rc == SQLITE_NOMEM) {
-		snprintf(errbuf, sizeof(errbuf), "cannot read the kernel switches: out of memory");
-		errno = ENOMEM;
-	} else if (rc != SQLITE_OK) {
-		errno = -boot_err(db, rc, "read the kernel switches");
-	}
+	if (rc != SQLITE_OK)
+		errno = -store_fail_sql(store, rc, "read the kernel switches");
 	return arr;
 }

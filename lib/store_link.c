@@ -11,37 +11,14 @@
 #include "store_sql.h"
 #include "util.h"
 
-static __thread char errbuf[512];
-
-const char *store_link_errmsg(void)
-{
-	return errbuf;
-}
-
-/* The connection's last error as "cannot WHAT: SQLite's message", mapped to -errno as
- * lib/store.c maps it (sql_errno: a constraint is -EINVAL, a full disk -ENOSPC, ...;
- * -EIO when SQLite says nothing more). */
-static int sql_err(sqlite3 *db, const char *what)
-{
-	int err = sql_errno(sqlite3_extended_errcode(db));
-
-	snprintf(errbuf, sizeof(errbuf), "cannot %s: %s", what, sqlite3_errmsg(db));
-	return err ? err : -EIO;
-}
-
-/* -ENOENT with "unknown job JOB_ID" (lib/store.c's words). */
-static int unknown_job(int64_t job_id)
-{
-	snprintf(errbuf, sizeof(errbuf), "unknown job %lld", (long long)job_id);
-	return -ENOENT;
-}
-
 /* Commit when ERR is 0; roll back when it is not or when the commit fails (WHAT: the
  * work, for that message). Returns the outcome. */
-static int tx_end(sqlite3 *db, int err, const char *what)
+static int tx_end(struct store *store, int err, const char *what)
 {
+	sqlite3 *db = store_db(store);
+
 	if (!err && sqlite3_exec(db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
-		err = sql_err(db, what);
+		err = store_fail_sql(store, 0, what);
 	if (err)
 		sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
 	return err;
@@ -55,11 +32,11 @@ int store_links_replace(struct store *store, const struct store_link *links, int
 	int i, err = 0;
 
 	if (sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
-		return sql_err(db, "store the links");
+		return store_fail_sql(store, 0, "store the links");
 	if (sqlite3_exec(db, "DELETE FROM links", NULL, NULL, NULL) != SQLITE_OK ||
 	    sqlite3_prepare_v2(db, "INSERT OR IGNORE INTO links (host_a, port_a, host_b, port_b, "
 			       "discovered_ms) VALUES (?, ?, ?, ?, ?)", -1, &ins, NULL) != SQLITE_OK) {
-		err = sql_err(db, "store the links");
+		err = store_fail_sql(store, 0, "store the links");
 		goto out;
 	}
 	for (i = 0; i < n; i++) {
@@ -71,14 +48,14 @@ int store_links_replace(struct store *store, const struct store_link *links, int
 			     swap ? l->port_b : l->port_a, swap ? l->host_a : l->host_b,
 			     swap ? l->port_a : l->port_b, now_ms) != SQLITE_OK ||
 		    sqlite3_step(ins) != SQLITE_DONE) {
-			err = sql_err(db, "store a link");
+			err = store_fail_sql(store, 0, "store a link");
 			goto out;
 		}
 		sqlite3_reset(ins);
 	}
 out:
 	sqlite3_finalize(ins);
-	return tx_end(db, err, "store the links");
+	return tx_end(store, err, "store the links");
 }
 
 /* A row of store_query_links. */
@@ -98,12 +75,9 @@ json_t *store_query_links(struct store *store)
 		      "l.host_b, l.discovered_ms FROM links l JOIN hosts ha ON ha.id = l.host_a "
 		      "JOIN hosts hb ON hb.id = l.host_b ORDER BY l.id", link_cols,
 		      ARRAY_SIZE(link_cols), &arr, "");
-	if (rc == SQLITE_NOMEM) {	/* a row that could not be made: not SQLite's error */
-		snprintf(errbuf, sizeof(errbuf), "cannot read the links: out of memory");
-		errno = ENOMEM;
-	} else if (rc != SQLITE_OK) {
-		errno = -sql_err(db, "read the links");
-	}
+	/* SQLITE_NOMEM: a row that could not be made, not SQLite's error */
+	if (rc != SQLITE_OK)
+		errno = -store_fail_sql(store, rc == SQLITE_NOMEM ? rc : 0, "read the links");
 	return arr;
 }
 
@@ -118,12 +92,11 @@ int store_job_partner(struct store *store, int64_t job_id, int64_t *partner, int
 		       "json_type(j.spec, '$.pair') = 'object' AND json_type(o.spec, "
 		       "'$.pair') = 'object' LIMIT 1", &st, "i", job_id);
 	if (rc == SQLITE_DONE) {
-		snprintf(errbuf, sizeof(errbuf), "job %lld is not one side of a pair",
-			 (long long)job_id);
-		return -ENOENT;
+		return store_fail(store, -ENOENT, "job %lld is not one side of a pair",
+				  (long long)job_id);
 	}
 	if (rc != SQLITE_ROW)
-		return sql_err(db, "find a job's pair");
+		return store_fail_sql(store, 0, "find a job's pair");
 	*partner = sqlite3_column_int64(st, 0);
 	*host = sqlite3_column_int64(st, 1);
 	sqlite3_finalize(st);
@@ -142,9 +115,9 @@ int store_job_error(struct store *store, int64_t job_id, char *out, size_t len)
 	rc = sql_first(db, "SELECT coalesce(error, '') FROM jobs WHERE id = ?1", &st, "i",
 		       job_id);
 	if (rc == SQLITE_DONE)
-		return unknown_job(job_id);
+		return store_fail(store, -ENOENT, "unknown job %lld", (long long)job_id);
 	if (rc != SQLITE_ROW)
-		return sql_err(db, "read a job's error");
+		return store_fail_sql(store, 0, "read a job's error");
 	e = (const char *)sqlite3_column_text(st, 0);
 	snprintf(out, len, "%.*s", (int)strcspn(e ? e : "", "\n"), e ? e : "");
 	sqlite3_finalize(st);
@@ -162,11 +135,10 @@ int store_job_last_attempt(struct store *store, int64_t job_id, char outcome[16]
 		       "?1 AND outcome = 'lost') FROM job_attempts WHERE job_id = ?1 "
 		       "ORDER BY attempt DESC LIMIT 1", &st, "i", job_id);
 	if (rc == SQLITE_DONE) {
-		snprintf(errbuf, sizeof(errbuf), "job %lld has no attempt", (long long)job_id);
-		return -ENOENT;
+		return store_fail(store, -ENOENT, "job %lld has no attempt", (long long)job_id);
 	}
 	if (rc != SQLITE_ROW)
-		return sql_err(db, "read a job's attempts");
+		return store_fail_sql(store, 0, "read a job's attempts");
 	snprintf(outcome, 16, "%s", (const char *)sqlite3_column_text(st, 0));
 	if (lost)
 		*lost = sqlite3_column_int64(st, 1);
@@ -193,11 +165,11 @@ int store_pair_requeue(struct store *store, int64_t job_id, const char *why)
 	int err = 0;
 
 	if (sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
-		return sql_err(db, "requeue a pair job");
+		return store_fail_sql(store, 0, "requeue a pair job");
 	for (i = 0; !err && i < ARRAY_SIZE(steps); i++) {
 		if (sql_exec(db, steps[i], &changes, i == 1 ? "it" : "i", job_id,
 			     why ? why : "its pair was lost") != SQLITE_OK)
-			err = sql_err(db, "requeue a pair job");
+			err = store_fail_sql(store, 0, "requeue a pair job");
 		else if (i == 0 && changes != 1)
 			err = -ENOENT;
 	}
@@ -206,10 +178,10 @@ int store_pair_requeue(struct store *store, int64_t job_id, const char *why)
 		if (sql_int(db, "SELECT count(*) FROM samples WHERE job_id = ?1", &samples, "i",
 			    job_id) == SQLITE_ROW && samples > 0)
 			err = -EEXIST;
-		snprintf(errbuf, sizeof(errbuf), "job %lld %s", (long long)job_id,
-			 err == -EEXIST ? "has samples: not requeued" : "is not a failed job");
+		store_fail(store, err, "job %lld %s", (long long)job_id,
+			   err == -EEXIST ? "has samples: not requeued" : "is not a failed job");
 	}
-	return tx_end(db, err, "requeue a pair job");
+	return tx_end(store, err, "requeue a pair job");
 }
 
 int store_job_state(struct store *store, int64_t job_id, char state[16])
@@ -220,9 +192,9 @@ int store_job_state(struct store *store, int64_t job_id, char state[16])
 
 	rc = sql_first(db, "SELECT state FROM jobs WHERE id = ?1", &st, "i", job_id);
 	if (rc == SQLITE_DONE)
-		return unknown_job(job_id);
+		return store_fail(store, -ENOENT, "unknown job %lld", (long long)job_id);
 	if (rc != SQLITE_ROW)
-		return sql_err(db, "read a job's state");
+		return store_fail_sql(store, 0, "read a job's state");
 	snprintf(state, 16, "%s", (const char *)sqlite3_column_text(st, 0));
 	sqlite3_finalize(st);
 	return 0;

@@ -4,7 +4,7 @@
  * Used by the coordinator (coordinator/link.c: discovery, submit of a two-host plan, the
  * barrier) and by the CLI with --db. Runs on the store's connection (store_db), in the
  * store's thread. Errors return -errno, from SQLite's result as lib/store.c maps it
- * (sql_errno, docs/store.md "Errors"), with the reason in store_link_errmsg().
+ * (sql_errno, docs/store.md "Errors"), with the reason in store_errmsg().
  */
 #ifndef BPFLAB_STORE_LINK_H
 #define BPFLAB_STORE_LINK_H
@@ -55,8 +55,5 @@ int store_job_last_attempt(struct store *store, int64_t job_id, char outcome[16]
  * failed at its barrier) is requeued. Returns 0, -ENOENT (not failed, or not that job),
  * -EEXIST (it has samples) or -errno. */
 int store_pair_requeue(struct store *store, int64_t job_id, const char *why);
-
-/* The last error of these functions. */
-const char *store_link_errmsg(void);
 
 #endif

@@ -12,7 +12,6 @@
 #include <errno.h>
 #include <math.h>
 #include <sqlite3.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,30 +21,9 @@
 #include "store_sql.h"
 #include "util.h"
 
-static __thread char errbuf[512];
-
-const char *store_noise_errmsg(void)
+static int no_memory(struct store *store)
 {
-	return errbuf;
-}
-
-/* Write the message and return ERR. */
-static int fail(int err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static int fail(int err, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(errbuf, sizeof(errbuf), fmt, ap);
-	va_end(ap);
-	return err;
-}
-
-static int dbfail(sqlite3 *db, int rc, const char *what)
-{
-	int err = sql_errno(rc);
-
-	return fail(err ? err : -EIO, "cannot %s: %s", what, sqlite3_errmsg(db));
+	return store_fail(store, -ENOMEM, "cannot record the noise floor: out of memory");
 }
 
 /* The rows of store_noise_list and store_noise_record. */
@@ -73,7 +51,7 @@ json_t *store_noise_list(struct store *store)
 		      "LIMIT 1) ORDER BY n.host_id, n.metric, n.subject, n.window, n.env_id",
 		      noise_cols, ARRAY_SIZE(noise_cols), &arr, "");
 	if (rc != SQLITE_OK)
-		errno = -dbfail(db, rc, "read the noise floors");
+		errno = -store_fail_sql(store, rc, "read the noise floors");
 	return arr;
 }
 
@@ -135,19 +113,19 @@ static void acc_group(struct acc *a, struct vals *g)
 }
 
 /* Write A's row when it has enough values. */
-static int acc_store(sqlite3 *db, int64_t run, int64_t now_ms, struct acc *a)
+static int acc_store(struct store *store, int64_t run, int64_t now_ms, struct acc *a)
 {
 	int rc;
 
 	if (!a->metric || a->n < NOISE_MIN_VALUES || a->df < 1)
 		return 0;
-	rc = sql_exec(db, "INSERT INTO host_noise (run_id, host_id, env_id, metric, subject, "
+	rc = sql_exec(store_db(store), "INSERT INTO host_noise (run_id, host_id, env_id, metric, subject, "
 		      "window, unit, n, mean, cv, measured_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6, "
 		      "?7, ?8, ?9, ?10, ?11)", NULL, "iiittttirri", run, a->host, a->env,
 		      a->metric, a->subject, a->window, a->unit, a->n, a->sum / (double)a->n,
 		      sqrt(a->ss / (double)a->df), now_ms);
 	if (rc != SQLITE_OK)
-		return dbfail(db, rc, "store the noise floor");
+		return store_fail_sql(store, rc, "store the noise floor");
 	a->stored++;
 	return 0;
 }
@@ -158,8 +136,9 @@ static bool same(const unsigned char *a, const char *b)
 }
 
 /* Read run RUN's values and write its rows; *STORED gets how many. In a transaction. */
-static int record(sqlite3 *db, int64_t run, int64_t now_ms, int64_t *stored)
+static int record(struct store *store, int64_t run, int64_t now_ms, int64_t *stored)
 {
+	sqlite3 *db = store_db(store);
 	sqlite3_stmt *s = NULL;
 	struct acc a = { 0 };
 	struct vals g = { 0 };
@@ -177,7 +156,7 @@ static int record(sqlite3 *db, int64_t run, int64_t now_ms, int64_t *stored)
 	if (rc == SQLITE_OK)
 		rc = sql_bind(s, "i", run);
 	if (rc != SQLITE_OK) {
-		err = dbfail(db, rc, "read the values of the run");
+		err = store_fail_sql(store, rc, "read the values of the run");
 		goto out;
 	}
 	for (;;) {
@@ -198,7 +177,7 @@ static int record(sqlite3 *db, int64_t run, int64_t now_ms, int64_t *stored)
 		if (!a.metric || host != a.host || env != a.env || !same(metric, a.metric) ||
 		    !same(subject, a.subject) || !same(window, a.window)) {
 			acc_group(&a, &g);
-			err = acc_store(db, run, now_ms, &a);
+			err = acc_store(store, run, now_ms, &a);
 			*stored += a.stored;
 			acc_release(&a);
 			free(variant);
@@ -213,7 +192,7 @@ static int record(sqlite3 *db, int64_t run, int64_t now_ms, int64_t *stored)
 			a.window = strdup(window ? (const char *)window : "");
 			a.unit = unit ? strdup((const char *)unit) : NULL;
 			if (!a.metric || !a.subject || !a.window || (unit && !a.unit)) {
-				err = fail(-ENOMEM, "cannot record the noise floor: out of memory");
+				err = no_memory(store);
 				goto out;
 			}
 		}
@@ -224,21 +203,21 @@ static int record(sqlite3 *db, int64_t run, int64_t now_ms, int64_t *stored)
 			variant = strdup(var ? (const char *)var : "");
 			point = strdup(pt ? (const char *)pt : "");
 			if (!variant || !point) {
-				err = fail(-ENOMEM, "cannot record the noise floor: out of memory");
+				err = no_memory(store);
 				goto out;
 			}
 		}
 		if (vals_add(&g, sqlite3_column_double(s, 8))) {
-			err = fail(-ENOMEM, "cannot record the noise floor: out of memory");
+			err = no_memory(store);
 			goto out;
 		}
 	}
 	if (rc != SQLITE_DONE) {
-		err = dbfail(db, rc, "read the values of the run");
+		err = store_fail_sql(store, rc, "read the values of the run");
 		goto out;
 	}
 	acc_group(&a, &g);
-	err = acc_store(db, run, now_ms, &a);
+	err = acc_store(store, run, now_ms, &a);
 	*stored += a.stored;
 out:
 	sqlite3_finalize(s);
@@ -261,7 +240,7 @@ int store_noise_record(struct store *store, int64_t run, int64_t now_ms, json_t 
 		*rows = NULL;
 	rc = sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
 	if (rc != SQLITE_OK)
-		return dbfail(db, rc, "record the noise floor");
+		return store_fail_sql(store, rc, "record the noise floor");
 	rc = sql_first(db, "SELECT state FROM runs WHERE id = ?1", &s, "i", run);
 	if (rc == SQLITE_ROW) {
 		snprintf(state, sizeof(state), "%s", sqlite3_column_text(s, 0) ?
@@ -269,39 +248,39 @@ int store_noise_record(struct store *store, int64_t run, int64_t now_ms, json_t 
 		sqlite3_finalize(s);
 	}
 	if (rc == SQLITE_DONE) {
-		err = fail(-ENOENT, "unknown run %lld", (long long)run);
+		err = store_fail(store, -ENOENT, "unknown run %lld", (long long)run);
 		goto out;
 	}
 	if (rc != SQLITE_ROW) {
-		err = dbfail(db, rc, "read run");
+		err = store_fail_sql(store, rc, "read run");
 		goto out;
 	}
 	if (!strcmp(state, "queued") || !strcmp(state, "running")) {
-		err = fail(-EAGAIN, "run %lld is %s: a noise floor is recorded when it has "
-			   "ended", (long long)run, state);
+		err = store_fail(store, -EAGAIN, "run %lld is %s: a noise floor is recorded when "
+				 "it has ended", (long long)run, state);
 		goto out;
 	}
 	rc = sql_exec(db, "DELETE FROM host_noise WHERE run_id = ?1", NULL, "i", run);
 	if (rc != SQLITE_OK) {
-		err = dbfail(db, rc, "replace the noise floor");
+		err = store_fail_sql(store, rc, "replace the noise floor");
 		goto out;
 	}
-	err = record(db, run, now_ms, &stored);
+	err = record(store, run, now_ms, &stored);
 	if (!err && !stored)
-		err = fail(-ENODATA, "run %lld has no metric with %d or more values of "
-			   "finished jobs: no noise floor recorded", (long long)run,
-			   NOISE_MIN_VALUES);
+		err = store_fail(store, -ENODATA, "run %lld has no metric with %d or more "
+				 "values of finished jobs: no noise floor recorded",
+				 (long long)run, NOISE_MIN_VALUES);
 	if (!err && rows) {
 		rc = sql_rows(db, NOISE_SELECT "WHERE n.run_id = ?1 ORDER BY n.host_id, "
 			      "n.metric, n.subject, n.window, n.env_id", noise_cols,
 			      ARRAY_SIZE(noise_cols), rows, "i", run);
 		if (rc != SQLITE_OK)
-			err = dbfail(db, rc, "read the noise floor back");
+			err = store_fail_sql(store, rc, "read the noise floor back");
 	}
 	if (!err) {
 		rc = sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
 		if (rc != SQLITE_OK)
-			err = dbfail(db, rc, "record the noise floor");
+			err = store_fail_sql(store, rc, "record the noise floor");
 	}
 out:
 	if (err && !sqlite3_get_autocommit(db))

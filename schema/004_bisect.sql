@@ -1,8 +1,8 @@
 -- 004_bisect.sql - bisection sessions and their steps (docs/bisect.md, "Sessions").
 -- A session is one `bpflab bisect start` .. done / failed / reset; its steps are the
 -- bisect_record() calls of lib/bisect.c in order, so that replaying them rebuilds the
--- engine's state (a coordinator or CLI restart loses nothing). IF NOT EXISTS: the same
--- text is run by lib/store_bisect.c on a database that has not had this migration yet.
+-- engine's state (a coordinator or CLI restart loses nothing). IF NOT EXISTS: databases
+-- made by bpflab before this migration existed may have the tables already.
 
 CREATE TABLE IF NOT EXISTS bisect_sessions (
 	id             INTEGER PRIMARY KEY,

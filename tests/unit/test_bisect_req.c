@@ -115,23 +115,11 @@ static long long n_steps(struct tctx *t, int64_t id)
 	return n;
 }
 
-static void expect_err(int rc, int want, const char *needle)
+static void expect_err(struct store *st, int rc, int want, const char *needle)
 {
-	if (rc != want || !strstr(store_bisect_errmsg(), needle))
-		fail_msg("got %d '%s', expected %d with '%s'", rc, store_bisect_errmsg(), want,
+	if (rc != want || !strstr(store_errmsg(st), needle))
+		fail_msg("got %d '%s', expected %d with '%s'", rc, store_errmsg(st), want,
 			 needle);
-}
-
-/* store_bisect_schema is the text of schema/004_bisect.sql. */
-static void test_bisect_schema_text(void **state)
-{
-	char *text;
-	size_t len;
-
-	assert_int_equal(util_read_file(BPFLAB_SRCDIR "/schema/004_bisect.sql", 1 << 20, &text,
-					&len), 0);
-	assert_string_equal(text, store_bisect_schema);
-	free(text);
 }
 
 static void test_bisect_store_invariants(void **state)
@@ -141,24 +129,25 @@ static void test_bisect_store_invariants(void **state)
 	json_t *res = json_pack("{s:s}", "first_bad", "k4");
 	int64_t id = 0, id2 = 0, out = 0;
 
-	expect_err(store_bisect_reset(t->st, 0, 1, &out), -ENOENT, "no bisect session is active");
+	expect_err(t->st, store_bisect_reset(t->st, 0, 1, &out), -ENOENT,
+		   "no bisect session is active");
 	assert_int_equal(store_bisect_start(t->st, ses, 1000, &id), 0);
 	assert_true(id > 0);
-	expect_err(store_bisect_start(t->st, ses, 1001, &id2), -EEXIST, "is active");
+	expect_err(t->st, store_bisect_start(t->st, ses, 1001, &id2), -EEXIST, "is active");
 
 	/* steps: only as the next one */
 	assert_int_equal(store_bisect_add_step(t->st, id, 1, s1, NULL, NULL, 1002), 0);
-	expect_err(store_bisect_add_step(t->st, id, 1, s2, NULL, NULL, 1003), -EALREADY,
+	expect_err(t->st, store_bisect_add_step(t->st, id, 1, s2, NULL, NULL, 1003), -EALREADY,
 		   "step 1 of bisect session");
-	expect_err(store_bisect_add_step(t->st, id, 3, s2, NULL, NULL, 1003), -EALREADY,
+	expect_err(t->st, store_bisect_add_step(t->st, id, 3, s2, NULL, NULL, 1003), -EALREADY,
 		   "has 1 steps: step 3 cannot come next");
 	assert_int_equal(n_steps(t, id), 1);
-	expect_err(store_bisect_add_step(t->st, id, 2, s2, "won", NULL, 1003), -EINVAL,
+	expect_err(t->st, store_bisect_add_step(t->st, id, 2, s2, "won", NULL, 1003), -EINVAL,
 		   "ends 'done' or 'failed'");
 	assert_int_equal(n_steps(t, id), 1);
 
 	/* an end computed from another number of steps is refused */
-	expect_err(store_bisect_end(t->st, id, 5, "done", res, 1004), -EALREADY,
+	expect_err(t->st, store_bisect_end(t->st, id, 5, "done", res, 1004), -EALREADY,
 		   "has 1 steps, not 5");
 
 	/* the last step and the end, together */
@@ -171,13 +160,13 @@ static void test_bisect_store_invariants(void **state)
 			 2);
 	assert_int_equal(proto_get_int(got, "updated_ms", 0), 1005);
 	json_decref(got);
-	expect_err(store_bisect_add_step(t->st, id, 3, s1, NULL, NULL, 1006), -ESTALE,
+	expect_err(t->st, store_bisect_add_step(t->st, id, 3, s1, NULL, NULL, 1006), -ESTALE,
 		   "is not active");
 
 	/* a new session; reset names the active one or none */
 	assert_int_equal(store_bisect_start(t->st, ses, 2000, &id2), 0);
 	assert_int_not_equal(id2, id);
-	expect_err(store_bisect_reset(t->st, id, 2001, &out), -ESTALE, "not the active one");
+	expect_err(t->st, store_bisect_reset(t->st, id, 2001, &out), -ESTALE, "not the active one");
 	assert_int_equal(store_bisect_add_step(t->st, id2, 0, s1, NULL, NULL, 2002), 0);
 	assert_int_equal(store_bisect_reset(t->st, id2, 2003, &out), 0);
 	assert_int_equal(out, id2);
@@ -204,7 +193,7 @@ static void test_bisect_store_end_rolls_back(void **state)
 				      "OF state ON bisect_sessions BEGIN SELECT RAISE(ABORT, "
 				      "'ends refused by the test'); END", NULL, NULL, NULL),
 			 SQLITE_OK);
-	expect_err(store_bisect_add_step(t->st, id, 2, s2, "failed", NULL, 1002), -EINVAL,
+	expect_err(t->st, store_bisect_add_step(t->st, id, 2, s2, "failed", NULL, 1002), -EINVAL,
 		   "ends refused by the test");
 	assert_int_equal(n_steps(t, id), 1);
 	assert_int_equal(sqlite3_exec(store_db(t->st), "DROP TRIGGER no_end", NULL, NULL, NULL),
@@ -391,7 +380,6 @@ static void test_bisect_requests(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_bisect_schema_text),
 		cmocka_unit_test_setup_teardown(test_bisect_store_invariants, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bisect_store_end_rolls_back, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bisect_requests, setup, teardown),
