@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "rtnl.h"
 #include "util.h"
 
 /* Debian 12's uapi headers predate tcx (Linux 6.6); the values are fixed ABI. */
@@ -110,40 +111,19 @@ struct attach_set *attach_new(void)
 	return set;
 }
 
-/* Send the rtnetlink dump request REQ (LEN bytes) and call EACH on every reply until
- * NLMSG_DONE. Returns 0 or -errno (the kernel's, from an NLMSG_ERROR). Used instead of
- * libbpf's bpf_tc_query(), which answers for one (handle, priority) only and logs the
- * kernel's message for every filter or qdisc that is not there. */
-static int nl_dump(void *req, size_t len, void (*each)(const struct nlmsghdr *h, void *ctx),
-		   void *ctx)
+/* Send the rtnetlink dump request REQ and call EACH on every reply (rtnl.h) on a socket
+ * of its own. Returns 0 or -errno. Used instead of libbpf's bpf_tc_query(), which
+ * answers for one (handle, priority) only and logs the kernel's message for every
+ * filter or qdisc that is not there. */
+static int nl_dump(struct nlmsghdr *req, rtnl_each_fn each, void *ctx)
 {
-	char buf[16384] __attribute__((aligned(4)));
-	int fd, e = 0, done = 0;
+	struct rtnl *nl = rtnl_open();
+	int e;
 
-	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
-	if (fd < 0)
+	if (!nl)
 		return -errno;
-	if (send(fd, req, len, 0) < 0)
-		e = -errno;
-	while (!e && !done) {
-		ssize_t n = recv(fd, buf, sizeof(buf), 0);
-		struct nlmsghdr *h;
-
-		if (n <= 0) {
-			e = n < 0 ? -errno : -EPROTO;
-			break;
-		}
-		for (h = (struct nlmsghdr *)buf; NLMSG_OK(h, (size_t)n) && !done && !e;
-		     h = NLMSG_NEXT(h, n)) {
-			if (h->nlmsg_type == NLMSG_DONE)
-				done = 1;
-			else if (h->nlmsg_type == NLMSG_ERROR)
-				e = ((struct nlmsgerr *)NLMSG_DATA(h))->error ?: -EPROTO;
-			else
-				each(h, ctx);
-		}
-	}
-	close(fd);
+	e = rtnl_request(nl, req, req->nlmsg_len, each, ctx);
+	rtnl_close(&nl);
 	return e;
 }
 
@@ -158,7 +138,6 @@ static void tc_dump_req_init(struct tc_dump_req *r, int type, int ifindex, uint3
 	r->n.nlmsg_len = NLMSG_LENGTH(sizeof(struct tcmsg));
 	r->n.nlmsg_type = type;
 	r->n.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
-	r->n.nlmsg_seq = 1;
 	r->t.tcm_family = AF_UNSPEC;
 	r->t.tcm_ifindex = ifindex;
 	r->t.tcm_parent = parent;
@@ -169,7 +148,7 @@ struct tc_clsact_ctx {
 	bool found;
 };
 
-static void tc_clsact_each(const struct nlmsghdr *h, void *ctx)
+static int tc_clsact_each(const struct nlmsghdr *h, void *ctx)
 {
 	struct tc_clsact_ctx *c = ctx;
 	const struct tcmsg *t = NLMSG_DATA(h);
@@ -177,11 +156,12 @@ static void tc_clsact_each(const struct nlmsghdr *h, void *ctx)
 	int len = (int)h->nlmsg_len - NLMSG_LENGTH(sizeof(*t));
 
 	if (h->nlmsg_type != RTM_NEWQDISC || t->tcm_ifindex != c->ifindex)
-		return;
+		return 0;
 	for (; RTA_OK(a, len); a = RTA_NEXT(a, len)) {
 		if (a->rta_type == TCA_KIND && !strcmp(RTA_DATA(a), "clsact"))
 			c->found = true;
 	}
+	return 0;
 }
 
 /* 1 when IFINDEX has a clsact qdisc, 0 when not, -errno. */
@@ -192,7 +172,7 @@ static int tc_has_clsact(int ifindex)
 	int e;
 
 	tc_dump_req_init(&r, RTM_GETQDISC, ifindex, 0);
-	e = nl_dump(&r, r.n.nlmsg_len, tc_clsact_each, &c);
+	e = nl_dump(&r.n, tc_clsact_each, &c);
 	return e ? e : c.found;
 }
 
@@ -201,20 +181,21 @@ struct tc_filter_ctx {
 	bool ours[2];			/* ATTACH_TC_HANDLE, ATTACH_TC_HANDLE_OWNER at our prio */
 };
 
-static void tc_filter_each(const struct nlmsghdr *h, void *ctx)
+static int tc_filter_each(const struct nlmsghdr *h, void *ctx)
 {
 	struct tc_filter_ctx *c = ctx;
 	const struct tcmsg *t = NLMSG_DATA(h);
 
 	if (h->nlmsg_type != RTM_NEWTFILTER)
-		return;
+		return 0;
 	c->count++;
 	if (TC_H_MAJ(t->tcm_info) >> 16 != ATTACH_TC_PRIO)
-		return;
+		return 0;
 	if (t->tcm_handle == ATTACH_TC_HANDLE)
 		c->ours[0] = true;
 	else if (t->tcm_handle == ATTACH_TC_HANDLE_OWNER)
 		c->ours[1] = true;
+	return 0;
 }
 
 /* The filters on the clsact hook PARENT (TC_H_MIN_INGRESS or TC_H_MIN_EGRESS) of
@@ -225,7 +206,7 @@ static int tc_filters(int ifindex, uint32_t parent, struct tc_filter_ctx *c)
 
 	memset(c, 0, sizeof(*c));
 	tc_dump_req_init(&r, RTM_GETTFILTER, ifindex, TC_H_MAKE(TC_H_CLSACT, parent));
-	return nl_dump(&r, r.n.nlmsg_len, tc_filter_each, c);
+	return nl_dump(&r.n, tc_filter_each, c);
 }
 
 /* Remove IFINDEX's clsact qdisc (which this agent created) when no filter is left on

@@ -1,5 +1,4 @@
-/* ifstats.c - see ifstats.h. A minimal rtnetlink client: one request, one reply, checked
- * by sequence number, so a stray message from an earlier interrupted call is skipped. */
+/* ifstats.c - see ifstats.h. One RTM_GETLINK request, one reply, through rtnl.c. */
 #include "ifstats.h"
 
 #include <errno.h>
@@ -9,43 +8,28 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <unistd.h>
 
-#define IFSTATS_BUF (64 * 1024)
+#include "rtnl.h"
 
 struct ifstats {
-	int fd;
-	uint32_t seq;
-	char *buf;
+	struct rtnl *nl;
 };
 
 struct ifstats *ifstats_new(void)
 {
-	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
-	struct ifstats *s;
-	int one = 1, err;
+	struct ifstats *s = calloc(1, sizeof(*s));
+	int err;
 
-	s = calloc(1, sizeof(*s));
 	if (!s)
 		return NULL;
-	s->buf = malloc(IFSTATS_BUF);
-	s->fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
-	if (!s->buf || s->fd < 0) {
-		err = s->buf ? errno : ENOMEM;
-		goto fail;
-	}
-	/* Errors come back with only the header we sent, not the whole request. */
-	setsockopt(s->fd, SOL_NETLINK, NETLINK_CAP_ACK, &one, sizeof(one));
-	if (bind(s->fd, (struct sockaddr *)&sa, sizeof(sa))) {
+	s->nl = rtnl_open();
+	if (!s->nl) {
 		err = errno;
-		goto fail;
+		free(s);
+		errno = err;
+		return NULL;
 	}
 	return s;
-fail:
-	ifstats_destroy(&s);
-	errno = err;
-	return NULL;
 }
 
 void ifstats_destroy(struct ifstats **sp)
@@ -54,9 +38,7 @@ void ifstats_destroy(struct ifstats **sp)
 
 	if (!s)
 		return;
-	if (s->fd >= 0)
-		close(s->fd);
-	free(s->buf);
+	rtnl_close(&s->nl);
 	free(s);
 	*sp = NULL;
 }
@@ -111,13 +93,24 @@ static void parse_link(struct ifinfomsg *ifi, int len, struct ifstats_link *out)
 	}
 }
 
+/* The RTM_NEWLINK reply of ifstats_get into CTX (a struct ifstats_link). */
+static int link_reply(const struct nlmsghdr *h, void *ctx)
+{
+	struct ifinfomsg *ifi = NLMSG_DATA(h);
+
+	if (h->nlmsg_type != RTM_NEWLINK)
+		return 0;
+	parse_link(ifi, h->nlmsg_len - NLMSG_LENGTH(sizeof(*ifi)), ctx);
+	return 1;
+}
+
 int ifstats_get(struct ifstats *s, int ifindex, struct ifstats_link *out)
 {
 	struct {
 		struct nlmsghdr nh;
 		struct ifinfomsg ifi;
 	} req;
-	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
+	int err;
 
 	if (ifindex <= 0)
 		return -ENODEV;
@@ -125,38 +118,11 @@ int ifstats_get(struct ifstats *s, int ifindex, struct ifstats_link *out)
 	req.nh.nlmsg_len = NLMSG_LENGTH(sizeof(req.ifi));
 	req.nh.nlmsg_type = RTM_GETLINK;
 	req.nh.nlmsg_flags = NLM_F_REQUEST;
-	req.nh.nlmsg_seq = ++s->seq;
 	req.ifi.ifi_family = AF_UNSPEC;
 	req.ifi.ifi_index = ifindex;
-	if (sendto(s->fd, &req, req.nh.nlmsg_len, 0, (struct sockaddr *)&sa, sizeof(sa)) < 0)
-		return -errno;
-	for (;;) {
-		struct nlmsghdr *nh;
-		ssize_t got = recv(s->fd, s->buf, IFSTATS_BUF, 0);
-		int n;
-
-		if (got < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		n = (int)got;
-		for (nh = (struct nlmsghdr *)s->buf; NLMSG_OK(nh, n); nh = NLMSG_NEXT(nh, n)) {
-			if (nh->nlmsg_seq != s->seq)
-				continue;
-			if (nh->nlmsg_type == NLMSG_ERROR) {
-				struct nlmsgerr *e = NLMSG_DATA(nh);
-
-				return e->error ? e->error : -EPROTO;
-			}
-			if (nh->nlmsg_type == RTM_NEWLINK) {
-				struct ifinfomsg *ifi = NLMSG_DATA(nh);
-
-				parse_link(ifi, nh->nlmsg_len - NLMSG_LENGTH(sizeof(*ifi)), out);
-				return 0;
-			}
-		}
-	}
+	out->ifindex = 0;
+	err = rtnl_request(s->nl, &req.nh, req.nh.nlmsg_len, link_reply, out);
+	return err || out->ifindex ? err : -EPROTO;	/* an ACK without the link */
 }
 
 int ifstats_read(struct ifstats *s, int ifindex, struct ifstats_counters *out)
