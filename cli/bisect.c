@@ -708,7 +708,7 @@ static int submit_wait(const char *file, const json_t *overrides, unsigned int r
 		       const json_t *hosts, long long *run)
 {
 	struct cli_plan cp = { 0 };
-	json_t *msg = NULL, *reply = NULL, *r = NULL;
+	json_t *reply = NULL, *r = NULL;
 	char rep[32];
 	long long t0 = util_wall_ms();
 	int ret;
@@ -723,12 +723,7 @@ static int submit_wait(const char *file, const json_t *overrides, unsigned int r
 	ret = cli_plan_prepare(file, &cp);
 	if (ret)
 		goto out;
-	msg = cli_submit_msg(file, &cp, hosts);
-	if (!msg) {
-		ret = cli_error("out of memory");
-		goto out;
-	}
-	ret = cli_request(msg, "submitted", &reply);
+	ret = cli_submit(file, &cp, hosts, &reply);
 	if (ret)
 		goto out;
 	*run = proto_get_int(reply, "run", 0);
@@ -761,7 +756,6 @@ static int submit_wait(const char *file, const json_t *overrides, unsigned int r
 out:
 	json_decref(r);
 	json_decref(reply);
-	json_decref(msg);
 	cli_plan_release(&cp);
 	return ret;
 }

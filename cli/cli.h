@@ -169,6 +169,10 @@ int cli_host_boot(const char *host, const char *kernel, int wait_s, char *from,
  * is none, -EIO after printing the error. */
 int cli_host_offering(const char *kernel, const char *const *skip, int n_skip, char *out,
 		      size_t len);
+/* The latest noise floor of each host (store_noise_list's rows): from the database with
+ * --db, else the coordinator's noise_list. Returns 0 with *ROWS (new reference), or an
+ * exit status. */
+int cli_noise_rows(json_t **rows);
 /* The hosts (the host_list query objects) with their latest noise floor ("noise",
  * lib/noise.h) on those that have one: from the database with --db, else from the
  * coordinator (host_list and noise_list). Returns 0 with *HOSTS (new reference), or an
@@ -217,10 +221,13 @@ int cli_plan_prepare(const char *file, struct cli_plan *cp);
 int cli_plan_prepare_text(const char *name, const char *text, size_t len,
 			  struct cli_plan *cp);
 void cli_plan_release(struct cli_plan *cp);
-/* A `submit` request for the prepared plan CP read from FILE, restricted to HOSTS (an
- * array of host names, or NULL for the plan's own selection): plan text, overrides and
- * every object's bytes. New reference, or NULL on ENOMEM. */
-json_t *cli_submit_msg(const char *file, const struct cli_plan *cp, const json_t *hosts);
+/* Submit the prepared plan CP read from FILE, restricted to HOSTS (an array of host
+ * names, or NULL for the plan's own selection): a `submit` request with the plan text,
+ * overrides and every object's bytes. Returns 0 with the coordinator's `submitted`
+ * reply in *REPLY (new reference; "run", "jobs", "hosts"), or an exit status after
+ * printing the error. */
+int cli_submit(const char *file, const struct cli_plan *cp, const json_t *hosts,
+	       json_t **reply);
 /* Options shared by the commands that take a plan: -s KEY=VALUE appends to OVERRIDES (a
  * JSON array passed as CTX). */
 int cli_plan_opt(int opt, const char *arg, void *ctx);

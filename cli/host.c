@@ -46,9 +46,7 @@ static char *ports_text(const json_t *inventory)
 	return buf;
 }
 
-/* The latest noise floor of each host (store_noise_list's rows): from the database with
- * --db, else the coordinator's noise_list. Returns 0 with *ROWS, or an exit status. */
-static int noise_rows(json_t **rows)
+int cli_noise_rows(json_t **rows)
 {
 	struct store *store;
 	json_t *req, *reply = NULL;
@@ -84,7 +82,7 @@ int cli_hosts_noise(json_t **hosts)
 
 	ret = cli_query("host_list", 0, hosts);
 	if (!ret)
-		ret = noise_rows(&rows);
+		ret = cli_noise_rows(&rows);
 	if (!ret && noise_hosts_attach(*hosts, rows))
 		ret = cli_error("out of memory");
 	json_decref(rows);
@@ -93,20 +91,6 @@ int cli_hosts_noise(json_t **hosts)
 		*hosts = NULL;
 	}
 	return ret;
-}
-
-/* "3.1 %", "12 %", "0.41 %" for a CV (a fraction). */
-static const char *cv_text(double cv, char *out, size_t len)
-{
-	if (!isfinite(cv))
-		snprintf(out, len, "-");
-	else if (cv >= 0.1)
-		snprintf(out, len, "%.0f %%", 100 * cv);
-	else if (cv >= 0.01)
-		snprintf(out, len, "%.1f %%", 100 * cv);
-	else
-		snprintf(out, len, "%.2g %%", 100 * cv);
-	return out;
 }
 
 /* One table row per metric of each host's noise floor (HOSTS as cli_hosts_noise gives
@@ -133,7 +117,7 @@ static int print_noise(const json_t *hosts, FILE *out)
 				proto_get_str(m, "window", "-"), n,
 				report_compare_num(json_number_value(json_object_get(m, "mean")),
 						   mean, sizeof(mean)),
-				cv_text(json_number_value(json_object_get(m, "cv")), cv, sizeof(cv)),
+				noise_cv_text(json_number_value(json_object_get(m, "cv")), cv, sizeof(cv)),
 			};
 
 			snprintf(run, sizeof(run), "%lld", proto_get_int(noise, "run", 0));
@@ -498,12 +482,7 @@ static int do_calibrate(int argc, char **argv)
 	if (ret)
 		goto out;
 	names = json_pack("[s]", host);
-	msg = names ? cli_submit_msg(file, &cp, names) : NULL;
-	if (!msg) {
-		ret = cli_error("out of memory");
-		goto out;
-	}
-	ret = cli_request(msg, "submitted", &reply);
+	ret = names ? cli_submit(file, &cp, names, &reply) : cli_error("out of memory");
 	if (ret)
 		goto out;
 	run = proto_get_int(reply, "run", 0);
@@ -516,7 +495,6 @@ static int do_calibrate(int argc, char **argv)
 	if (failed)
 		fprintf(stderr, "bpflab: %lld job%s of run %lld failed; the noise floor is of the "
 			"others\n", failed, failed == 1 ? "" : "s", run);
-	json_decref(msg);
 	json_decref(reply);
 	reply = NULL;
 	msg = proto_msg_new("noise_record");

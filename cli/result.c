@@ -59,7 +59,7 @@ static int do_show(int argc, char **argv)
 		{ "all-rows", no_argument, NULL, OPT_ALL_ROWS },
 		{ NULL, 0, NULL, 0 },
 	};
-	json_t *result = NULL, *report = NULL, *form = NULL;
+	json_t *result = NULL, *report = NULL, *form = NULL, *noise = NULL;
 	struct show_opts o = { .csv = false };
 	bool csv;
 	char msg[512];
@@ -86,6 +86,16 @@ static int do_show(int argc, char **argv)
 	ret = cli_query("result_show", id, &result);
 	if (ret)
 		return ret;
+	if (!csv && !o.form) {
+		/* the hosts' noise floors, printed beside the spreads (report_build) */
+		ret = cli_noise_rows(&noise);
+		if (ret)
+			goto out;
+		if (noise && json_object_set_new(result, "noise", noise)) {
+			ret = cli_error("out of memory");
+			goto out;
+		}
+	}
 	if (csv) {
 		err = report_print_csv(result, stdout);
 		if (err)

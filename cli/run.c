@@ -16,7 +16,8 @@
 #include "store.h"
 #include "util.h"
 
-json_t *cli_submit_msg(const char *file, const struct cli_plan *cp, const json_t *hosts)
+/* The `submit` request of cli_submit. New reference, or NULL on ENOMEM. */
+static json_t *submit_msg(const char *file, const struct cli_plan *cp, const json_t *hosts)
 {
 	json_t *msg = proto_msg_new("submit"), *objs = json_object();
 	int i;
@@ -48,6 +49,20 @@ fail:
 fail_msg:
 	json_decref(msg);
 	return NULL;
+}
+
+int cli_submit(const char *file, const struct cli_plan *cp, const json_t *hosts,
+	       json_t **reply)
+{
+	json_t *msg = submit_msg(file, cp, hosts);
+	int ret;
+
+	*reply = NULL;
+	if (!msg)
+		return cli_error("out of memory");
+	ret = cli_request(msg, "submitted", reply);
+	json_decref(msg);
+	return ret;
 }
 
 static const char *plural(long long n)
@@ -166,7 +181,7 @@ static int do_submit(int argc, char **argv)
 	};
 	struct submit_opts o = { .overrides = json_array() };
 	struct cli_plan cp = { 0 };
-	json_t *msg = NULL, *reply = NULL, *final = NULL, *out = NULL, *noise = NULL, *h;
+	json_t *reply = NULL, *final = NULL, *out = NULL, *noise = NULL, *h;
 	long long run = 0, jobs;
 	const char *file;
 	char hosts[512] = "";
@@ -196,12 +211,7 @@ static int do_submit(int argc, char **argv)
 	ret = cli_plan_prepare(file, &cp);
 	if (ret)
 		goto out;
-	msg = cli_submit_msg(file, &cp, o.hosts);
-	if (!msg) {
-		ret = cli_error("out of memory");
-		goto out;
-	}
-	ret = cli_request(msg, "submitted", &reply);
+	ret = cli_submit(file, &cp, o.hosts, &reply);
 	if (ret)
 		goto out;
 
@@ -254,7 +264,6 @@ out:
 	json_decref(noise);
 	json_decref(final);
 	json_decref(reply);
-	json_decref(msg);
 	json_decref(o.overrides);
 	json_decref(o.hosts);
 	cli_plan_release(&cp);

@@ -1,12 +1,15 @@
 #!/bin/sh
 # demo.sh - what `make demo` runs after building: bring up a 2-host lab in a box, run
 # plans/quickstart.yaml on it, print the result table, and take the lab down again (also
-# when something fails or the user presses ^C).
+# when something fails or the user presses ^C). Each host's noise floor is measured first
+# (`bpflab host calibrate`; BPFLAB_DEMO_CALIBRATE=0 skips it), so that the table prints
+# every spread beside the floor of its host.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 lab="$top/lab/lab"
 name=${BPFLAB_DEMO_NAME:-demo}
 hosts=${BPFLAB_DEMO_HOSTS:-2}
+calibrate=${BPFLAB_DEMO_CALIBRATE:-1}
 subnet=${BPFLAB_DEMO_SUBNET:-0}		# management subnet 198.18.K.0/24 (lab/lab --subnet)
 # the binaries of another build dir with BPFLAB_BIN (lab/lab takes them from there too)
 export BPFLAB_BIN=${BPFLAB_BIN:-$top/build/bin}
@@ -22,6 +25,14 @@ trap 'exit 130' INT TERM
 export BPFLAB_COORDINATOR
 
 "$bpflab" plan check "$top/plans/quickstart.yaml"
+if [ "$calibrate" != 0 ]; then
+	i=1
+	while [ "$i" -le "$hosts" ]; do
+		"$bpflab" host calibrate "h$i"
+		echo
+		i=$((i + 1))
+	done
+fi
 out=$("$bpflab" run submit "$top/plans/quickstart.yaml" --wait)
 printf '%s\n' "$out"
 run=$(printf '%s\n' "$out" | sed -n 's/^run \([0-9][0-9]*\) submitted.*/\1/p' | head -n 1)

@@ -45,16 +45,48 @@ double noise_cv(const double *v, size_t n)
 	return stats_stddev(v, n) / fabs(mean);
 }
 
-/* The member of host object H with id ID in HOSTS, or NULL. */
-static json_t *host_by_id(json_t *hosts, json_int_t id)
+/* The host object of HOSTS that ROW (a store_noise_list row) belongs to: the one with
+ * its host_id, or, for host objects without an "id" (a result's hosts, where a host that
+ * ran two kernels is listed twice), the one of its name and kernel, else of its name. */
+static json_t *host_of_row(json_t *hosts, const json_t *row)
 {
-	json_t *h;
+	const char *name = json_string_value(json_object_get(row, "host"));
+	const char *kernel = json_string_value(json_object_get(row, "kernel_release"));
+	json_int_t id = json_integer_value(json_object_get(row, "host_id"));
+	json_t *h, *hid, *by_name = NULL;
+	const char *hname, *hkernel;
 	size_t i;
 
-	json_array_foreach(hosts, i, h)
-		if (json_integer_value(json_object_get(h, "id")) == id)
+	json_array_foreach(hosts, i, h) {
+		hid = json_object_get(h, "id");
+		if (hid) {
+			if (json_integer_value(hid) == id)
+				return h;
+			continue;
+		}
+		hname = json_string_value(json_object_get(h, "name"));
+		hkernel = json_string_value(json_object_get(h, "kernel_release"));
+		if (!name || !hname || strcmp(name, hname))
+			continue;
+		if (kernel && hkernel && !strcmp(kernel, hkernel))
 			return h;
-	return NULL;
+		if (!by_name)
+			by_name = h;
+	}
+	return by_name;
+}
+
+const char *noise_cv_text(double cv, char *out, size_t len)
+{
+	if (!isfinite(cv))
+		snprintf(out, len, "-");
+	else if (cv >= 0.1)
+		snprintf(out, len, "%.0f %%", 100 * cv);
+	else if (cv >= 0.01)
+		snprintf(out, len, "%.1f %%", 100 * cv);
+	else
+		snprintf(out, len, "%.2g %%", 100 * cv);
+	return out;
 }
 
 int noise_hosts_attach(json_t *hosts, const json_t *rows)
@@ -65,7 +97,7 @@ int noise_hosts_attach(json_t *hosts, const json_t *rows)
 	size_t i, k;
 
 	json_array_foreach(rows, i, r) {
-		h = host_by_id(hosts, json_integer_value(json_object_get(r, "host_id")));
+		h = host_of_row(hosts, r);
 		if (!h)
 			continue;
 		noise = json_object_get(h, "noise");

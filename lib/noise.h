@@ -35,9 +35,14 @@ double noise_cv(const double *v, size_t n);
  * the flat rows of store_noise_list ({host_id, run, env_id, kernel_release, measured_ms,
  * metric, subject, window, unit, n, mean, cv}); a host with rows gets
  * "noise": {run, env_id, kernel_release, measured_ms, metrics: [{metric, subject,
- * window, unit, n, mean, cv}]}. Rows of hosts not in HOSTS are ignored. Returns 0 or
- * -ENOMEM. */
+ * window, unit, n, mean, cv}]}. A row belongs to the host object with its host_id, or,
+ * where host objects have no "id" (a result's hosts), to the one of its name. Rows of
+ * hosts not in HOSTS are ignored. Returns 0 or -ENOMEM. */
 int noise_hosts_attach(json_t *hosts, const json_t *rows);
+
+/* A CV (a fraction) as a person reads it: "12 %", "3.1 %", "0.41 %"; "-" when not
+ * finite. Returns OUT. */
+const char *noise_cv_text(double cv, char *out, size_t len);
 
 /* How many repetitions a plan needs on its hosts. */
 struct noise_advice {

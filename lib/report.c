@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "analysis.h"
+#include "noise.h"
 #include "stats.h"
 #include "util.h"
 
@@ -485,6 +486,23 @@ static int finish_groups(json_t *report, json_t *tabs, int repeat)
 	return 0;
 }
 
+/* REPORT's hosts (the result's, shared) replaced by a copy on which each host with a
+ * noise floor in ROWS (store_noise_list's rows) has it as "noise" (lib/noise.h). */
+static int hosts_with_noise(json_t *report, const json_t *rows)
+{
+	json_t *hosts = json_deep_copy(json_object_get(report, "hosts"));
+	int err;
+
+	if (!hosts)
+		return json_object_get(report, "hosts") ? -ENOMEM : 0;
+	err = noise_hosts_attach(hosts, rows);
+	if (!err && json_object_set_new(report, "hosts", hosts))
+		return -ENOMEM;
+	if (err)
+		json_decref(hosts);
+	return err;
+}
+
 json_t *report_build(const json_t *result)
 {
 	json_t *report = NULL, *tabs = NULL, *samples, *s, *h;
@@ -518,6 +536,9 @@ json_t *report_build(const json_t *result)
 			   "hosts", json_object_get(result, "hosts"),
 			   "variants", json_object_get(result, "variants"), "groups");
 	if (!tabs || !report)
+		goto out;
+	if (json_array_size(json_object_get(result, "noise")) &&
+	    (err = hosts_with_noise(report, json_object_get(result, "noise"))))
 		goto out;
 	json_array_foreach(json_object_get(result, "hosts"), i, h) {
 		const char *name = get_str(h, "name"), *kernel = get_str(h, "kernel_release");
@@ -725,6 +746,8 @@ struct row_text {
 	char (*cells)[CELL];		/* one per repetition */
 	char mean[CELL];		/* "" for no mean column on this row */
 	char spread[CELL];		/* "" for no "± spread" */
+	char cv[CELL];			/* stddev / mean, beside a noise floor */
+	char floor[CELL];		/* the host's noise floor of the row's metric */
 };
 
 /* Mean and spread texts of a row or total OBJ, formatted with F (decimals raised so that
@@ -735,6 +758,41 @@ static void mean_texts(const json_t *obj, struct num_fmt f, struct row_text *rt)
 	fmt_num(rt->mean, CELL, json_object_get(obj, "mean"), &f);
 	if (json_integer_value(json_object_get(obj, "n")) >= 2)
 		fmt_num(rt->spread, CELL, json_object_get(obj, "spread"), &f);
+}
+
+/* The entry of a host's noise floor (NOISE, lib/noise.h) for METRIC in WINDOW: the one
+ * of SUBJECT, else the metric's first (a floor is the host's, measured on one program
+ * and port: it stands for the metric). NULL when the host has none for the metric. */
+static const json_t *noise_floor_of(const json_t *noise, const char *metric,
+				    const char *window, const char *subject)
+{
+	const json_t *m, *any = NULL;
+	size_t i;
+
+	json_array_foreach(json_object_get(noise, "metrics"), i, m) {
+		if (strcmp_null(get_str(m, "metric"), metric) ||
+		    strcmp_null(get_str(m, "window"), window))
+			continue;
+		if (!strcmp_null(get_str(m, "subject"), subject))
+			return m;
+		if (!any)
+			any = m;
+	}
+	return any;
+}
+
+/* The cv and floor texts of a row (statistics in OBJ) beside FLOOR (noise_floor_of);
+ * nothing without a floor, "-" for a cv of fewer than two values. */
+static void floor_texts(const json_t *obj, const json_t *floor, struct row_text *rt)
+{
+	double mean = json_number_value(json_object_get(obj, "mean"));
+	double sd = json_number_value(json_object_get(obj, "stddev"));
+
+	if (!floor)
+		return;
+	noise_cv_text(json_is_number(json_object_get(obj, "stddev")) && mean != 0
+			      ? sd / fabs(mean) : NAN, rt->cv, CELL);
+	noise_cv_text(json_number_value(json_object_get(floor, "cv")), rt->floor, CELL);
 }
 
 static const char *subject_header(const char *metric)
@@ -871,8 +929,10 @@ static void print_left_out(const json_t *rows, const bool *show, FILE *out)
 	fputs(" (--all-rows shows them)\n", out);
 }
 
+/* The table of section SEC; NOISE is its host's noise floor (or NULL): with one for
+ * the section's metric, each row's cv is printed beside it. */
 static int print_section(const json_t *sec, int repeat, const json_t *details, bool all_rows,
-			 FILE *out)
+			 const json_t *noise, FILE *out)
 {
 	const json_t *rows = json_object_get(sec, "rows"), *row;
 	const char *metric = get_str(sec, "metric");
@@ -884,7 +944,9 @@ static int print_section(const json_t *sec, int repeat, const json_t *details, b
 	struct num_fmt sec_fmt;
 	const char *prev = NULL;
 	char head[32], marks[16] = "";
-	int w_var = 7, w_sub, w_mean, *w_rep = NULL, r, hidden, err = 0;
+	int w_var = 7, w_sub, w_mean, w_spread, w_cv, w_floor, *w_rep = NULL, r, hidden;
+	int err = 0;
+	bool floors = false;
 	double max = 0;
 	bool *show;
 	struct line l = { .buf = NULL };
@@ -931,19 +993,28 @@ static int print_section(const json_t *sec, int repeat, const json_t *details, b
 		}
 		if (!totals) {
 			mean_texts(row, f, &rt[i]);
+			floor_texts(row, noise_floor_of(noise, metric, get_str(sec, "window"),
+							rt[i].subject), &rt[i]);
 		} else if (first) {
 			const json_t *t = find_total(sec, variant);
 			struct num_fmt tf = fmt_for(kind, t ? obj_max(t) : 0);
 
-			if (t)
+			if (t) {
 				mean_texts(t, tf, &rt[i]);
-			else
+				floor_texts(t, noise_floor_of(noise, metric, get_str(sec, "window"),
+							      rt[i].subject), &rt[i]);
+			} else {
 				snprintf(rt[i].mean, CELL, "-");
+			}
 		}
+		floors = floors || *rt[i].floor;
 	}
 
 	w_sub = display_width(subject_header(metric));
 	w_mean = display_width(mean_head);
+	w_spread = display_width(spread_head);
+	w_cv = display_width("cv");
+	w_floor = display_width("floor");
 	for (r = 0; r < repeat; r++) {
 		snprintf(head, sizeof(head), "results-%d", r + 1);
 		w_rep[r] = (int)strlen(head);
@@ -958,6 +1029,12 @@ static int print_section(const json_t *sec, int repeat, const json_t *details, b
 				w_rep[r] = (int)strlen(rt[i].cells[r]);
 		if ((int)strlen(rt[i].mean) > w_mean)
 			w_mean = (int)strlen(rt[i].mean);
+		if (display_width(rt[i].spread) > w_spread)
+			w_spread = display_width(rt[i].spread);
+		if (display_width(rt[i].cv) > w_cv)
+			w_cv = display_width(rt[i].cv);
+		if (display_width(rt[i].floor) > w_floor)
+			w_floor = display_width(rt[i].floor);
 	}
 
 	section_title(sec, out);
@@ -971,7 +1048,13 @@ static int print_section(const json_t *sec, int repeat, const json_t *details, b
 	line_spaces(&l, 3);
 	line_cell(&l, mean_head, w_mean, true);
 	line_add(&l, " ± ");
-	line_add(&l, spread_head);
+	line_cell(&l, spread_head, floors ? w_spread : 0, false);
+	if (floors) {
+		line_spaces(&l, 2);
+		line_cell(&l, "cv", w_cv, true);
+		line_spaces(&l, 2);
+		line_cell(&l, "floor", w_floor, true);
+	}
 	line_put(&l, out);
 	for (i = 0; i < n; i++) {
 		line_cell(&l, rt[i].variant ? rt[i].variant : "", w_var + 2, false);
@@ -982,9 +1065,15 @@ static int print_section(const json_t *sec, int repeat, const json_t *details, b
 		}
 		line_spaces(&l, 3);
 		line_cell(&l, rt[i].mean, w_mean, true);
-		if (*rt[i].spread) {
-			line_add(&l, " ± ");
-			line_add(&l, rt[i].spread);
+		if (floors || *rt[i].spread) {
+			line_add(&l, *rt[i].spread ? " ± " : "   ");
+			line_cell(&l, rt[i].spread, floors ? w_spread : 0, false);
+		}
+		if (floors) {
+			line_spaces(&l, 2);
+			line_cell(&l, rt[i].cv, w_cv, true);
+			line_spaces(&l, 2);
+			line_cell(&l, rt[i].floor, w_floor, true);
 		}
 		line_put(&l, out);
 	}
@@ -1073,6 +1162,22 @@ static void print_tc_attach(const json_t *report, const char *name, const char *
 	}
 }
 
+/* Under a host line, where the host has a noise floor (NOISE): where it comes from and
+ * what the cv and floor columns are. "  noise floor: calibration run 4; cv = stddev /
+ * mean of a row, floor = the host's run-to-run cv" (and the kernel it was measured on,
+ * when not the group's KERNEL). */
+static void print_noise_line(const json_t *noise, const char *kernel, FILE *out)
+{
+	const char *nk = get_str(noise, "kernel_release");
+
+	if (!noise)
+		return;
+	fprintf(out, "  noise floor: calibration run %lld", (long long)get_int(noise, "run"));
+	if (nk && strcmp_null(nk, kernel))
+		fprintf(out, " on kernel %s", nk);
+	fprintf(out, "; cv = stddev / mean of a row, floor = the host's run-to-run cv\n");
+}
+
 int report_print_text_opts(const json_t *report, const struct report_text_opts *opts,
 			   FILE *out)
 {
@@ -1097,6 +1202,8 @@ int report_print_text_opts(const json_t *report, const struct report_text_opts *
 		fprintf(out, "no samples\n");
 	json_array_foreach(groups, i, g) {
 		const char *h = get_str(g, "host");
+		const json_t *noise = json_object_get(
+			host_entry(report, h, get_str(g, "kernel_release")), "noise");
 
 		if (!host || strcmp(host, h)) {
 			if (host)
@@ -1108,6 +1215,7 @@ int report_print_text_opts(const json_t *report, const struct report_text_opts *
 				fprintf(out, "  kernel %s", get_str(g, "kernel_release"));
 			fputc('\n', out);
 			print_tc_attach(report, h, get_str(g, "kernel_release"), out);
+			print_noise_line(noise, get_str(g, "kernel_release"), out);
 			host = h;
 		}
 		if (json_is_object(json_object_get(g, "point"))) {
@@ -1125,7 +1233,7 @@ int report_print_text_opts(const json_t *report, const struct report_text_opts *
 			}
 			fputc('\n', out);
 			if ((err = print_section(sec, repeat, json_object_get(report, "verdict_details"),
-						 all_rows, out)))
+						 all_rows, noise, out)))
 				return err;
 		}
 	}

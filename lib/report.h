@@ -21,7 +21,9 @@
 #include <stdio.h>
 
 /* Build the report object for RESULT (not modified). Samples without a metric, a
- * numeric value or a repetition >= 1 are skipped. Returns a new reference, or NULL with
+ * numeric value or a repetition >= 1 are skipped. RESULT's "noise", when present, is
+ * store_noise_list's rows: each host that has a noise floor there gets it as "noise"
+ * (lib/noise.h), and the text prints each row's cv beside it. Returns a new reference, or NULL with
  * errno set (EINVAL when RESULT is not an object, ENOMEM). */
 json_t *report_build(const json_t *result);
 

@@ -45,6 +45,20 @@ b = {h["name"]: h.get("noise") for h in json.load(open(sys.argv[2]))}
 assert a == b, (a, b)
 ' "$tmp/list.json" "$tmp/list-db.json"
 
+# result show prints each spread beside the host's floor (the calibration run itself here)
+"$bpflab" result show "$run" | tee "$tmp/show.txt"
+check "result show names the calibration run under the host line" \
+	grep -q "^  noise floor: calibration run $run; cv = stddev / mean of a row" "$tmp/show.txt"
+check "result show has cv and floor columns" grep -Eq " ± spread +cv +floor$" "$tmp/show.txt"
+check "result show prints xdp_drop's cv beside its floor" \
+	grep -Eq "^drop +xdp_drop .* ± [0-9.]+ +[0-9.]+ % +[0-9.]+ %$" "$tmp/show.txt"
+"$bpflab" --db "$LAB_DB" -j result show "$run" > "$tmp/show-db.json"
+check "result show -j (--db) has the host's noise" python3 -c '
+import json, sys
+h = json.load(open(sys.argv[1]))["hosts"][0]
+assert h["noise"]["run"] == int(sys.argv[2]), h
+' "$tmp/show-db.json" "$run"
+
 # plan check: the repetitions a 2 % change needs on h1, and a warning when repeat is below
 "$bpflab" plan check "$top/plans/quickstart.yaml" > "$tmp/check.txt" 2> "$tmp/check.err"
 cat "$tmp/check.txt" "$tmp/check.err"

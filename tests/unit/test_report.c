@@ -138,6 +138,72 @@ static void test_report_quickstart(void **state)
 	json_decref(r);
 }
 
+/* A host's noise floor (store_noise_list's rows as "noise" in the result) is printed
+ * beside the spreads: each row's cv = stddev / mean, and the floor of its metric (the
+ * row's subject, else the metric's first). By hand: drop b 19.86 19.91 20.03 M, mean
+ * 19.9333, deviations -0.0733 -0.0233 +0.0967, stddev sqrt(0.015267 / 2) = 0.08737,
+ * cv 0.438 %; pass b 3.12 3.10 3.15, stddev sqrt(0.0012667 / 2) = 0.025166 over
+ * 3.12333 = 0.806 %; xdp_drop 35.9 35.6 35.5, stddev sqrt(0.086667 / 2) = 0.20817 over
+ * 35.6667 = 0.584 %. A host without a floor prints as before. */
+static void test_report_noise_floor(void **state)
+{
+	json_t *r = result_new(3, "quickstart", "done", 3, "[\"drop\",\"pass\"]",
+			       "[{\"name\":\"h1\",\"kernel_release\":\"6.18.44\"},"
+			       "{\"name\":\"h2\",\"kernel_release\":\"6.18.44\"}]"), *rep;
+	const double drop[] = { 19.86e6, 19.91e6, 20.03e6 }, pass[] = { 3.12e6, 3.10e6, 3.15e6 };
+	const double ns[] = { 35.9, 35.6, 35.5 };
+	const json_t *noise;
+	int i;
+
+	(void)state;
+	for (i = 0; i < 3; i++) {
+		add(r, 2 * i + 1, "h1", "drop", i + 1, NULL, "prog.ns_per_run", "xdp_drop", ns[i]);
+		add(r, 2 * i + 1, "h1", "drop", i + 1, NULL, "port.rx_pps", "b", drop[i]);
+		add(r, 2 * i + 2, "h1", "pass", i + 1, NULL, "port.rx_pps", "b", pass[i]);
+		add(r, 2 * i + 7, "h2", "drop", i + 1, NULL, "port.rx_pps", "b", drop[i]);
+	}
+	/* h1 calibrated by run 4 on another kernel; a floor of a metric the run lacks */
+	json_object_set_new(r, "noise", json_loads(
+		"[{\"host_id\":1,\"host\":\"h1\",\"run\":4,\"kernel_release\":\"6.18.40\","
+		"\"metric\":\"gen.tx_pps\",\"subject\":\"a\",\"window\":\"rate\",\"n\":10,"
+		"\"mean\":2e7,\"cv\":0.5},"
+		"{\"host_id\":1,\"host\":\"h1\",\"run\":4,\"kernel_release\":\"6.18.40\","
+		"\"metric\":\"port.rx_pps\",\"subject\":\"b\",\"window\":\"rate\",\"n\":10,"
+		"\"mean\":2e7,\"cv\":0.23},"
+		"{\"host_id\":1,\"host\":\"h1\",\"run\":4,\"kernel_release\":\"6.18.40\","
+		"\"metric\":\"prog.ns_per_run\",\"subject\":\"xdp_tx\",\"window\":\"cost\","
+		"\"n\":10,\"mean\":40,\"cv\":0.021}]", 0, NULL));
+	rep = report_as(r,
+		"run 3  quickstart  plan 1a2b3c4d5e6f  done\n"
+		"host h1  kernel 6.18.44\n"
+		"  noise floor: calibration run 4 on kernel 6.18.40; cv = stddev / mean of a row, floor = the host's run-to-run cv\n"
+		"\n"
+		"port.rx_pps  (packets/s, bpf_stats off)\n"
+		"variant  port  results-1 results-2 results-3     mean ± spread      cv  floor\n"
+		"drop     b        19.86M    19.91M    20.03M   19.93M ± 0.09M   0.44 %   23 %\n"
+		"pass     b         3.12M     3.10M     3.15M    3.12M ± 0.03M   0.81 %   23 %\n"
+		"\n"
+		"prog.ns_per_run  (ns per program run, bpf_stats on)\n"
+		"variant  prog      results-1 results-2 results-3   total = mean ± spread      cv  floor\n"
+		"drop     xdp_drop       35.9      35.6      35.5           35.7 ± 0.2      0.58 %  2.1 %\n"
+		"\n"
+		"host h2  kernel 6.18.44\n"
+		"\n"
+		"port.rx_pps  (packets/s, bpf_stats off)\n"
+		"variant  port  results-1 results-2 results-3     mean ± spread\n"
+		"drop     b        19.86M    19.91M    20.03M   19.93M ± 0.09M\n"
+		"pass     -             -         -         -        -\n");
+
+	/* the JSON report's hosts carry the floor; the result's own hosts are untouched */
+	noise = json_object_get(json_array_get(json_object_get(rep, "hosts"), 0), "noise");
+	assert_int_equal(json_integer_value(json_object_get(noise, "run")), 4);
+	assert_int_equal(json_array_size(json_object_get(noise, "metrics")), 3);
+	assert_null(json_object_get(json_array_get(json_object_get(rep, "hosts"), 1), "noise"));
+	assert_null(json_object_get(json_array_get(json_object_get(r, "hosts"), 0), "noise"));
+	json_decref(rep);
+	json_decref(r);
+}
+
 /* The netdev form: two programs in one variant, their per-repetition total. */
 static void test_report_netdev_total(void **state)
 {
@@ -800,6 +866,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_report_quickstart),
+		cmocka_unit_test(test_report_noise_floor),
 		cmocka_unit_test(test_report_netdev_total),
 		cmocka_unit_test(test_report_missing_and_order),
 		cmocka_unit_test(test_report_hosts_and_points),
