@@ -1,0 +1,173 @@
+/* bisect_show.c - `bpflab bisect status` and `bisect log`: a session as its engine
+ * sees it after replaying the stored steps, and what each step could resolve.
+ */
+#include "cli.h"
+
+#include <math.h>
+#include <stdio.h>
+
+#include "bisect_int.h"
+#include "proto.h"
+
+/* Whether step S left its kernel unsettled (UNKNOWN: more values asked, skipped after
+ * the last round, ends or a confirmation that cannot be told apart), so that what its
+ * n could resolve is worth printing. */
+static bool step_unsettled(const struct bisect_step *s)
+{
+	if (!s || !s->res.n_a)
+		return false;
+	if (s->mark == BISECT_MORE || s->mark == BISECT_SKIP)
+		return true;
+	return (s->mark == BISECT_END || s->mark == BISECT_CONFIRM) &&
+	       s->v_good == COMPARE_UNKNOWN;
+}
+
+/* The steps of session SES (as stored, in the order of B's) with
+ * "min_detectable_pct": what each step's comparison could resolve, in %, or null. */
+void bisect_annotate_steps(json_t *ses, const struct bisect *b)
+{
+	json_t *s;
+	size_t i;
+
+	json_array_foreach(json_object_get(ses, "steps"), i, s) {
+		const struct bisect_step *st = bisect_step(b, (int)i);
+
+		if (json_is_object(s))
+			json_object_set_new(s, "min_detectable_pct", st && !isnan(st->res.mde) ?
+					    json_real(100 * st->res.mde) : json_null());
+	}
+}
+
+/* "  with 5 + 5 values at 12 % CV ..." for step S when it is unsettled. */
+void bisect_print_resolution(const struct bisect_step *s)
+{
+	char text[160];
+
+	if (step_unsettled(s) && *bisect_resolution_text(&s->res, text, sizeof(text)))
+		fprintf(bisect_text_out(), "  %s\n", text);
+}
+
+void bisect_print_result(const struct bisect *b)
+{
+	FILE *out = bisect_text_out();
+	struct bisect_result r;
+	char p[32];
+
+	if (bisect_result(b, &r))
+		return;
+	if (r.ambiguous)
+		fprintf(out, "first bad kernel is one of '%s' .. '%s' (%d skipped between)\n",
+			bisect_kernel(b, r.good + 1), bisect_kernel(b, r.bad),
+			r.n_skipped_between);
+	else
+		fprintf(out, "first bad kernel: '%s' (good neighbour '%s')\n",
+			bisect_kernel(b, r.bad), bisect_kernel(b, r.good));
+	fprintf(out, "  %.6g (n %zu) -> %.6g (n %zu): %+.2f %%, %s\n", r.mean_good,
+		r.n_good, r.mean_bad, r.n_bad, r.delta_pct,
+		compare_p_text(r.test, r.p, p, sizeof(p)));
+	if (r.confirm)
+		fprintf(out, "  confirmation %s (%+.2f %%, %s)\n",
+			bisect_confirm_name(r.confirm), r.confirm_delta_pct,
+			compare_p_text(r.confirm_test, r.confirm_p, p, sizeof(p)));
+}
+
+int bisect_do_status(int argc, char **argv)
+{
+	struct bopts o = { 0 };
+	struct session_be be = { 0 };
+	struct bisect *b = NULL;
+	struct bisect_action a;
+	json_t *ses = NULL;
+	int ret = bisect_parse(argc, argv, "bisect status", NULL, &o);
+
+	if (!ret)
+		ret = bisect_load(&be, &ses, &b, true);
+	if (ret)
+		goto out;
+	bisect_next(b, &a);
+	if (cli.json) {
+		json_object_set_new(ses, "engine_state", json_string(bisect_state_name(a.state)));
+		json_object_set_new(ses, "next", a.kernel >= 0 ?
+				    json_string(bisect_kernel(b, a.kernel)) : json_null());
+		json_object_set_new(ses, "measured", json_integer(bisect_n_measured(b)));
+		bisect_annotate_steps(ses, b);
+		ret = cli_print_json(ses);
+		goto out;
+	}
+	printf("bisect session %lld (%s): %s of '%s'%s%s, %d kernels, %d measured\n",
+	       proto_get_int(ses, "id", 0), proto_get_str(ses, "state", "?"),
+	       proto_get_str(ses, "metric", "?"), proto_get_str(ses, "plan", "?"),
+	       json_is_string(json_object_get(ses, "variant")) ? " variant " : "",
+	       proto_get_str(ses, "variant", ""), bisect_n_kernels(b), bisect_n_measured(b));
+	printf("engine: %s: %s\n", bisect_state_name(a.state), bisect_why(b));
+	bisect_print_resolution(bisect_step(b, bisect_n_steps(b) - 1));
+	if (a.kernel >= 0)
+		printf("next: measure '%s' (%u repetitions%s%s)\n", bisect_kernel(b, a.kernel),
+		       a.reps, a.kernel2 >= 0 ? ", interleaved with " : "",
+		       a.kernel2 >= 0 ? bisect_kernel(b, a.kernel2) : "");
+	bisect_print_result(b);
+out:
+	bisect_destroy(&b);
+	json_decref(ses);
+	json_decref(o.overrides);
+	bisect_be_close(&be);
+	return ret;
+}
+
+int bisect_do_log(int argc, char **argv)
+{
+	static const char *const head[] = { ">step", "kernel", ">round", ">n", ">mean",
+					    ">delta%", ">p(good)", "verdict", "why" };
+	struct bopts o = { 0 };
+	struct cli_table t = { 0 };
+	struct session_be be = { 0 };
+	struct bisect *b = NULL;
+	json_t *ses = NULL;
+	int ret = bisect_parse(argc, argv, "bisect log", NULL, &o), i;
+
+	if (!ret)
+		ret = bisect_load(&be, &ses, &b, true);
+	if (ret)
+		goto out;
+	if (cli.json) {
+		bisect_annotate_steps(ses, b);
+		ret = cli_print_json(json_object_get(ses, "steps"));
+		goto out;
+	}
+	if (cli_table_init(&t, 9, head)) {
+		ret = cli_error("out of memory");
+		goto out;
+	}
+	for (i = 0; i < bisect_n_steps(b); i++) {
+		const struct bisect_step *s = bisect_step(b, i);
+		char c[5][32];
+		const char *cells[9] = { c[0], bisect_kernel(b, s->kernel), c[1], c[2], c[3],
+					 c[4], NULL, bisect_mark_name(s->mark), s->why };
+		char p[32], why[320], res[160];
+
+		if (step_unsettled(s) && *bisect_resolution_text(&s->res, res, sizeof(res))) {
+			snprintf(why, sizeof(why), "%s; %s", s->why, res);
+			cells[8] = why;
+		}
+		snprintf(c[0], 32, "%d", i + 1);
+		snprintf(c[1], 32, "%u", s->round);
+		snprintf(c[2], 32, "%u", s->n_total);
+		snprintf(c[3], 32, "%.6g", s->mean);
+		snprintf(c[4], 32, isnan(s->delta_good_pct) ? "-" : "%+.2f", s->delta_good_pct);
+		if (s->test_good == COMPARE_TEST_CONSTANT) {
+			cells[6] = "exact";
+		} else if (!isnan(s->p_good)) {
+			snprintf(p, sizeof(p), "%.3g", s->p_good);
+			cells[6] = p;
+		}
+		cli_table_add(&t, cells);
+	}
+	cli_table_print(&t, stdout);
+out:
+	cli_table_release(&t);
+	bisect_destroy(&b);
+	json_decref(ses);
+	json_decref(o.overrides);
+	bisect_be_close(&be);
+	return ret;
+}
