@@ -762,16 +762,25 @@ static void mean_texts(const json_t *obj, struct num_fmt f, struct row_text *rt)
 
 /* The entry of a host's noise floor (NOISE, lib/noise.h) for METRIC in WINDOW: the one
  * of SUBJECT, else the metric's first (a floor is the host's, measured on one program
- * and port: it stands for the metric). NULL when the host has none for the metric. */
+ * and port: it stands for the metric). An entry whose mean is below NOISE_MINOR of the
+ * metric's largest is noise around nothing (a port that received nothing while the
+ * host was calibrated) and never taken. NULL when the host has none for the metric. */
 static const json_t *noise_floor_of(const json_t *noise, const char *metric,
 				    const char *window, const char *subject)
 {
 	const json_t *m, *any = NULL;
+	double max = 0;
 	size_t i;
 
+	json_array_foreach(json_object_get(noise, "metrics"), i, m)
+		if (!strcmp_null(get_str(m, "metric"), metric) &&
+		    !strcmp_null(get_str(m, "window"), window) &&
+		    fabs(json_number_value(json_object_get(m, "mean"))) > max)
+			max = fabs(json_number_value(json_object_get(m, "mean")));
 	json_array_foreach(json_object_get(noise, "metrics"), i, m) {
 		if (strcmp_null(get_str(m, "metric"), metric) ||
-		    strcmp_null(get_str(m, "window"), window))
+		    strcmp_null(get_str(m, "window"), window) ||
+		    fabs(json_number_value(json_object_get(m, "mean"))) < NOISE_MINOR * max)
 			continue;
 		if (!strcmp_null(get_str(m, "subject"), subject))
 			return m;
