@@ -192,7 +192,7 @@ static void test_report_noise_floor(void **state)
 		"\n"
 		"prog.ns_per_run  (ns per program run, bpf_stats on)\n"
 		"variant  prog      results-1 results-2 results-3   total = mean ± spread      cv  floor\n"
-		"drop     xdp_drop       35.9      35.6      35.5           35.7 ± 0.2      0.58 %  2.1 %\n"
+		"drop     xdp_drop       35.9      35.6      35.5           35.7 ± 0.2     0.58 %  2.1 %\n"
 		"\n"
 		"host h2  kernel 6.18.44\n"
 		"\n"
