@@ -36,6 +36,7 @@
 #include "proto.h"
 #include "store.h"
 #include "store_bisect.h"
+#include "texttable.h"
 #include "util.h"
 
 enum { EXIT_SKIP = 125 };
@@ -1515,7 +1516,7 @@ static int do_log(int argc, char **argv)
 	static const char *const head[] = { ">step", "kernel", ">round", ">n", ">mean",
 					    ">delta%", ">p(good)", "verdict", "why" };
 	struct bopts o = { 0 };
-	struct cli_table t = { 0 };
+	struct tt_table t = { 0 };
 	struct session_be be = { 0 };
 	struct bisect *b = NULL;
 	json_t *ses = NULL;
@@ -1530,7 +1531,7 @@ static int do_log(int argc, char **argv)
 		ret = cli_print_json(json_object_get(ses, "steps"));
 		goto out;
 	}
-	if (cli_table_init(&t, 9, head)) {
+	if (tt_table_init(&t, 9, head)) {
 		ret = cli_error("out of memory");
 		goto out;
 	}
@@ -1556,11 +1557,11 @@ static int do_log(int argc, char **argv)
 			snprintf(p, sizeof(p), "%.3g", s->p_good);
 			cells[6] = p;
 		}
-		cli_table_add(&t, cells);
+		tt_table_add(&t, cells);
 	}
-	cli_table_print(&t, stdout);
+	tt_table_print(&t, stdout);
 out:
-	cli_table_release(&t);
+	tt_table_release(&t);
 	bisect_destroy(&b);
 	json_decref(ses);
 	json_decref(o.overrides);
