@@ -891,10 +891,10 @@ static int print_section(const json_t *sec, int repeat, const json_t *details, b
 		if (tt_width(rt[i].subject) > w_sub)
 			w_sub = tt_width(rt[i].subject);
 		for (r = 0; r < repeat; r++)
-			if ((int)strlen(rt[i].cells[r]) > w_rep[r])
-				w_rep[r] = (int)strlen(rt[i].cells[r]);
-		if ((int)strlen(rt[i].mean) > w_mean)
-			w_mean = (int)strlen(rt[i].mean);
+			if (tt_width(rt[i].cells[r]) > w_rep[r])
+				w_rep[r] = tt_width(rt[i].cells[r]);
+		if (tt_width(rt[i].mean) > w_mean)
+			w_mean = tt_width(rt[i].mean);
 	}
 
 	section_title(sec, out);
