@@ -64,6 +64,8 @@ void tt_line_put(struct tt_line *l, FILE *out)
 		l->buf[--l->len] = '\0';
 	fprintf(out, "%s\n", l->buf ? l->buf : "");
 	l->len = 0;
+	if (l->buf)
+		l->buf[0] = '\0';
 }
 
 void tt_line_release(struct tt_line *l)
