@@ -8,6 +8,7 @@
 
 #include "bisect_int.h"
 #include "proto.h"
+#include "texttable.h"
 
 /* Whether step S left its kernel unsettled (UNKNOWN: more values asked, skipped after
  * the last round, ends or a confirmation that cannot be told apart), so that what its
@@ -119,7 +120,7 @@ int bisect_do_log(int argc, char **argv)
 	static const char *const head[] = { ">step", "kernel", ">round", ">n", ">mean",
 					    ">delta%", ">p(good)", "verdict", "why" };
 	struct bopts o = { 0 };
-	struct cli_table t = { 0 };
+	struct tt_table t = { 0 };
 	struct session_be be = { 0 };
 	struct bisect *b = NULL;
 	json_t *ses = NULL;
@@ -134,7 +135,7 @@ int bisect_do_log(int argc, char **argv)
 		ret = cli_print_json(json_object_get(ses, "steps"));
 		goto out;
 	}
-	if (cli_table_init(&t, 9, head)) {
+	if (tt_table_init(&t, 9, head)) {
 		ret = cli_error("out of memory");
 		goto out;
 	}
@@ -160,11 +161,11 @@ int bisect_do_log(int argc, char **argv)
 			snprintf(p, sizeof(p), "%.3g", s->p_good);
 			cells[6] = p;
 		}
-		cli_table_add(&t, cells);
+		tt_table_add(&t, cells);
 	}
-	cli_table_print(&t, stdout);
+	tt_table_print(&t, stdout);
 out:
-	cli_table_release(&t);
+	tt_table_release(&t);
 	bisect_destroy(&b);
 	json_decref(ses);
 	json_decref(o.overrides);

@@ -127,20 +127,6 @@ void cli_plan_error(const char *file, const struct plan_error *err);
  * CLI_EXIT_FAIL. */
 int cli_print_json(const json_t *obj);
 
-/* A text table: rows of cells printed in aligned columns, the last column unpadded. */
-struct cli_table {
-	int n_cols, n_rows, cap;
-	char **cells;			/* n_rows * n_cols heap strings */
-	bool *right;			/* right-align column i (numbers) */
-};
-/* Start a table with the header cells HEAD (N_COLS of them; a leading '>' right-aligns
- * the column and is not printed). Returns 0 or -ENOMEM. */
-int cli_table_init(struct cli_table *t, int n_cols, const char *const *head);
-/* Add a row of N_COLS cells (copied; NULL prints "-"). Returns 0 or -ENOMEM. */
-int cli_table_add(struct cli_table *t, const char *const *cells);
-void cli_table_print(const struct cli_table *t, FILE *out);
-void cli_table_release(struct cli_table *t);
-
 /* "2026-11-29T22:39:00Z" for a wall time in ms, or "-" for 0/absent. OUT >= 32 bytes. */
 const char *cli_time(long long wall_ms, char *out, size_t len);
 

@@ -1,6 +1,6 @@
 /* common.c - the plumbing every bpflab command uses: the global options, command
  * dispatch with exact matching and --help at each level, option parsing, error output in
- * text or JSON, JSON printing and aligned text tables. See cli.h.
+ * text or JSON, JSON printing. See cli.h (tables: lib/texttable.h).
  */
 #include "cli.h"
 
@@ -410,103 +410,4 @@ const char *cli_point_text(const json_t *point, char *out, size_t len)
 		used += n;
 	}
 	return out;
-}
-
-/* ---- tables ---- */
-
-int cli_table_init(struct cli_table *t, int n_cols, const char *const *head)
-{
-	int i;
-
-	memset(t, 0, sizeof(*t));
-	t->n_cols = n_cols;
-	t->right = calloc(n_cols, sizeof(*t->right));
-	if (!t->right)
-		return -ENOMEM;
-	{
-		const char *cells[n_cols];
-
-		for (i = 0; i < n_cols; i++) {
-			t->right[i] = head[i][0] == '>';
-			cells[i] = head[i] + t->right[i];
-		}
-		return cli_table_add(t, cells);
-	}
-}
-
-int cli_table_add(struct cli_table *t, const char *const *cells)
-{
-	int i;
-
-	if (t->n_rows == t->cap) {
-		int cap = t->cap ? 2 * t->cap : 16;
-		char **nc = realloc(t->cells, (size_t)cap * t->n_cols * sizeof(*nc));
-
-		if (!nc)
-			return -ENOMEM;
-		t->cells = nc;
-		t->cap = cap;
-	}
-	for (i = 0; i < t->n_cols; i++) {
-		char *s = strdup(cells[i] ? cells[i] : "-");
-
-		if (!s) {
-			while (i--)
-				free(t->cells[t->n_rows * t->n_cols + i]);
-			return -ENOMEM;
-		}
-		t->cells[t->n_rows * t->n_cols + i] = s;
-	}
-	t->n_rows++;
-	return 0;
-}
-
-/* Columns of a UTF-8 string on a terminal. */
-static int width(const char *s)
-{
-	int w = 0;
-
-	for (; *s; s++)
-		if (((unsigned char)*s & 0xc0) != 0x80)
-			w++;
-	return w;
-}
-
-void cli_table_print(const struct cli_table *t, FILE *out)
-{
-	int w[t->n_cols ? t->n_cols : 1], r, c;
-
-	for (c = 0; c < t->n_cols; c++) {
-		w[c] = 0;
-		for (r = 0; r < t->n_rows; r++)
-			if (width(t->cells[r * t->n_cols + c]) > w[c])
-				w[c] = width(t->cells[r * t->n_cols + c]);
-	}
-	for (r = 0; r < t->n_rows; r++) {
-		for (c = 0; c < t->n_cols; c++) {
-			const char *s = t->cells[r * t->n_cols + c];
-			int pad = w[c] - width(s);
-			bool last = c == t->n_cols - 1;
-
-			if (c)
-				fputs("  ", out);
-			if (t->right[c])
-				fprintf(out, "%*s", pad, "");
-			fputs(s, out);
-			if (!t->right[c] && !last)
-				fprintf(out, "%*s", pad, "");
-		}
-		fputc('\n', out);
-	}
-}
-
-void cli_table_release(struct cli_table *t)
-{
-	int i;
-
-	for (i = 0; t->cells && i < t->n_rows * t->n_cols; i++)
-		free(t->cells[i]);
-	free(t->cells);
-	free(t->right);
-	memset(t, 0, sizeof(*t));
 }

@@ -17,6 +17,7 @@
 #include "report_compare.h"
 #include "store.h"
 #include "store_noise.h"
+#include "texttable.h"
 #include "util.h"
 
 /* "a=veth-a veth, b=veth-b veth" from an inventory's ports: role=ifname driver. */
@@ -99,12 +100,12 @@ static int print_noise(const json_t *hosts, FILE *out)
 {
 	static const char *const head[] = { "host", "kernel", ">run", "metric", "subject",
 					    "window", ">n", ">mean", ">CV" };
-	struct cli_table t = { 0 };
+	struct tt_table t = { 0 };
 	const json_t *h, *noise, *m;
 	size_t i, k;
 	int ret = 0, rows = 0;
 
-	if (cli_table_init(&t, 9, head))
+	if (tt_table_init(&t, 9, head))
 		return cli_error("out of memory");
 	json_array_foreach(hosts, i, h) {
 		noise = json_object_get(h, "noise");
@@ -124,7 +125,7 @@ static int print_noise(const json_t *hosts, FILE *out)
 			snprintf(n, sizeof(n), "%lld", proto_get_int(m, "n", 0));
 			if (!*cells[4])
 				cells[4] = "-";
-			if (cli_table_add(&t, cells)) {
+			if (tt_table_add(&t, cells)) {
 				ret = cli_error("out of memory");
 				goto out;
 			}
@@ -133,17 +134,17 @@ static int print_noise(const json_t *hosts, FILE *out)
 	}
 	if (rows) {
 		fprintf(out, "\nnoise floor (run-to-run CV = stddev / mean; bpflab host calibrate)\n");
-		cli_table_print(&t, out);
+		tt_table_print(&t, out);
 	}
 out:
-	cli_table_release(&t);
+	tt_table_release(&t);
 	return ret;
 }
 
 static int do_list(int argc, char **argv)
 {
 	static const char *const head[] = { "name", "state", "kernel", "ports", ">job" };
-	struct cli_table t = { 0 };
+	struct tt_table t = { 0 };
 	json_t *hosts = NULL, *h;
 	int first, ret;
 	size_t i;
@@ -160,7 +161,7 @@ static int do_list(int argc, char **argv)
 		ret = cli_print_json(hosts);
 		goto out;
 	}
-	if (cli_table_init(&t, 5, head)) {
+	if (tt_table_init(&t, 5, head)) {
 		ret = cli_error("out of memory");
 		goto out;
 	}
@@ -175,7 +176,7 @@ static int do_list(int argc, char **argv)
 
 		if (json_is_integer(j))
 			snprintf(job, sizeof(job), "%lld", (long long)json_integer_value(j));
-		if (!ports || cli_table_add(&t, cells)) {
+		if (!ports || tt_table_add(&t, cells)) {
 			free(ports);
 			ret = cli_error("out of memory");
 			goto out;
@@ -183,7 +184,7 @@ static int do_list(int argc, char **argv)
 		free(ports);
 	}
 	if (json_array_size(hosts))
-		cli_table_print(&t, stdout);
+		tt_table_print(&t, stdout);
 	else
 		printf("no hosts\n");
 	/* kernel switches that went wrong (the coordinator's "boot" object) */
@@ -197,7 +198,7 @@ static int do_list(int argc, char **argv)
 	}
 	ret = print_noise(hosts, stdout);
 out:
-	cli_table_release(&t);
+	tt_table_release(&t);
 	json_decref(hosts);
 	return ret;
 }

@@ -11,12 +11,13 @@
 #include "proto.h"
 #include "store.h"
 #include "store_link.h"
+#include "texttable.h"
 
 static int print_links(const json_t *reply)
 {
 	static const char *const head[] = { ">id", "host", "port", "host", "port" };
 	const json_t *links = json_object_get(reply, "links"), *l;
-	struct cli_table t = { 0 };
+	struct tt_table t = { 0 };
 	int ret = 0;
 	size_t i;
 
@@ -32,7 +33,7 @@ static int print_links(const json_t *reply)
 		json_decref(out);
 		return ret;
 	}
-	if (cli_table_init(&t, 5, head))
+	if (tt_table_init(&t, 5, head))
 		return cli_error("out of memory");
 	json_array_foreach(links, i, l) {
 		char id[32];
@@ -42,13 +43,13 @@ static int print_links(const json_t *reply)
 		};
 
 		snprintf(id, sizeof(id), "%lld", proto_get_int(l, "id", 0));
-		if (cli_table_add(&t, cells)) {
+		if (tt_table_add(&t, cells)) {
 			ret = cli_error("out of memory");
 			goto out;
 		}
 	}
 	if (json_array_size(links))
-		cli_table_print(&t, stdout);
+		tt_table_print(&t, stdout);
 	else
 		printf("no links\n");
 	if (json_object_get(reply, "probed")) {
@@ -64,7 +65,7 @@ static int print_links(const json_t *reply)
 		printf("\n");
 	}
 out:
-	cli_table_release(&t);
+	tt_table_release(&t);
 	return ret;
 }
 

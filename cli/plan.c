@@ -13,6 +13,7 @@
 #include "objects.h"
 #include "plan.h"
 #include "proto.h"
+#include "texttable.h"
 
 int cli_plan_opt(int opt, const char *arg, void *ctx)
 {
@@ -369,7 +370,7 @@ static char *attach_text(const json_t *spec)
 static int do_show(int argc, char **argv)
 {
 	static const char *const head[] = { ">seq", ">rep", "variant", "point", "attach" };
-	struct cli_table t = { 0 };
+	struct tt_table t = { 0 };
 	struct cli_plan cp;
 	const char *file = NULL;
 	json_t *out = NULL;
@@ -388,7 +389,7 @@ static int do_show(int argc, char **argv)
 		ret = out ? cli_print_json(out) : cli_error("out of memory");
 		goto out;
 	}
-	if (cli_table_init(&t, 5, head)) {
+	if (tt_table_init(&t, 5, head)) {
 		ret = cli_error("out of memory");
 		goto out;
 	}
@@ -401,16 +402,16 @@ static int do_show(int argc, char **argv)
 
 		snprintf(seq, sizeof(seq), "%d", j->seq);
 		snprintf(rep, sizeof(rep), "%d", j->rep);
-		if (!attach || cli_table_add(&t, cells)) {
+		if (!attach || tt_table_add(&t, cells)) {
 			free(attach);
 			ret = cli_error("out of memory");
 			goto out;
 		}
 		free(attach);
 	}
-	cli_table_print(&t, stdout);
+	tt_table_print(&t, stdout);
 out:
-	cli_table_release(&t);
+	tt_table_release(&t);
 	json_decref(out);
 	cli_plan_release(&cp);
 	return ret;

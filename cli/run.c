@@ -14,6 +14,7 @@
 
 #include "proto.h"
 #include "store.h"
+#include "texttable.h"
 #include "util.h"
 
 /* The `submit` request of cli_submit. New reference, or NULL on ENOMEM. */
@@ -413,7 +414,7 @@ static int do_list(int argc, char **argv)
 {
 	static const char *const head[] = { ">id", "plan", "state", ">jobs", ">failed",
 					    "submitted" };
-	struct cli_table t = { 0 };
+	struct tt_table t = { 0 };
 	json_t *runs = NULL, *r;
 	int first, ret;
 	size_t i;
@@ -434,7 +435,7 @@ static int do_list(int argc, char **argv)
 		printf("no runs\n");
 		goto out;
 	}
-	if (cli_table_init(&t, 6, head)) {
+	if (tt_table_init(&t, 6, head)) {
 		ret = cli_error("out of memory");
 		goto out;
 	}
@@ -449,14 +450,14 @@ static int do_list(int argc, char **argv)
 		snprintf(jobs, sizeof(jobs), "%lld/%lld", proto_get_int(r, "jobs_done", 0),
 			 proto_get_int(r, "jobs_total", 0));
 		snprintf(failed, sizeof(failed), "%lld", proto_get_int(r, "jobs_failed", 0));
-		if (cli_table_add(&t, cells)) {
+		if (tt_table_add(&t, cells)) {
 			ret = cli_error("out of memory");
 			goto out;
 		}
 	}
-	cli_table_print(&t, stdout);
+	tt_table_print(&t, stdout);
 out:
-	cli_table_release(&t);
+	tt_table_release(&t);
 	json_decref(runs);
 	return ret;
 }
@@ -544,14 +545,14 @@ static int print_attempts(const json_t *attempts)
 {
 	static const char *const head[] = { ">job", ">attempt", "host", "outcome", "started",
 					    "ended", "error" };
-	struct cli_table t = { 0 };
+	struct tt_table t = { 0 };
 	const json_t *a;
 	size_t i;
 	int ret = 0;
 
 	if (!json_array_size(attempts))
 		return 0;
-	if (cli_table_init(&t, 7, head))
+	if (tt_table_init(&t, 7, head))
 		return cli_error("out of memory");
 	json_array_foreach(attempts, i, a) {
 		char job[32], att[32], started[32], ended[32], err[256];
@@ -567,15 +568,15 @@ static int print_attempts(const json_t *attempts)
 		first_line(proto_get_str(a, "error", NULL), err, sizeof(err));
 		if (!*err)
 			cells[6] = NULL;
-		if (cli_table_add(&t, cells)) {
+		if (tt_table_add(&t, cells)) {
 			ret = cli_error("out of memory");
 			goto out;
 		}
 	}
 	printf("\nattempts\n");
-	cli_table_print(&t, stdout);
+	tt_table_print(&t, stdout);
 out:
-	cli_table_release(&t);
+	tt_table_release(&t);
 	return ret;
 }
 
@@ -583,7 +584,7 @@ static int do_show(int argc, char **argv)
 {
 	static const char *const head[] = { ">job", "host", ">seq", "variant", ">rep", "point",
 					    "state", ">attempts", "error" };
-	struct cli_table t = { 0 };
+	struct tt_table t = { 0 };
 	json_t *run = NULL, *attempts = NULL, *j;
 	long long id;
 	int first, ret;
@@ -616,7 +617,7 @@ static int do_show(int argc, char **argv)
 	print_run_header(run);
 	if (!json_array_size(json_object_get(run, "jobs")))
 		goto out;
-	if (cli_table_init(&t, 9, head)) {
+	if (tt_table_init(&t, 9, head)) {
 		ret = cli_error("out of memory");
 		goto out;
 	}
@@ -635,17 +636,17 @@ static int do_show(int argc, char **argv)
 		first_line(proto_get_str(j, "error", NULL), err, sizeof(err));
 		if (!*err)
 			cells[8] = NULL;
-		if (cli_table_add(&t, cells)) {
+		if (tt_table_add(&t, cells)) {
 			ret = cli_error("out of memory");
 			goto out;
 		}
 	}
 	printf("\n");
-	cli_table_print(&t, stdout);
+	tt_table_print(&t, stdout);
 	print_added(run);
 	ret = print_attempts(attempts);
 out:
-	cli_table_release(&t);
+	tt_table_release(&t);
 	json_decref(attempts);
 	json_decref(run);
 	return ret;

@@ -29,6 +29,7 @@
 #include "analysis.h"
 #include "noise.h"
 #include "stats.h"
+#include "texttable.h"
 #include "util.h"
 
 #define NS_METRIC "prog.ns_per_run"
@@ -570,70 +571,6 @@ out:
 
 /* ---- text ---- */
 
-/* A growable line; printed with trailing blanks removed. On ENOMEM the line is cut
- * short and "oom" set, which print_section reports. */
-struct line {
-	char *buf;
-	size_t len, cap;
-	bool oom;
-};
-
-/* Columns a UTF-8 string takes on a terminal (one per code point: names, "±"). */
-static int display_width(const char *s)
-{
-	int w = 0;
-
-	for (; *s; s++)
-		if (((unsigned char)*s & 0xc0) != 0x80)
-			w++;
-	return w;
-}
-
-static void line_add(struct line *l, const char *s)
-{
-	size_t n = strlen(s);
-
-	if (l->len + n + 1 > l->cap) {
-		size_t cap = (l->len + n + 1) * 2;
-		char *buf = realloc(l->buf, cap);
-
-		if (!buf) {
-			l->oom = true;
-			return;
-		}
-		l->buf = buf;
-		l->cap = cap;
-	}
-	memcpy(l->buf + l->len, s, n + 1);
-	l->len += n;
-}
-
-static void line_spaces(struct line *l, int n)
-{
-	while (n-- > 0)
-		line_add(l, " ");
-}
-
-/* S padded to WIDTH columns, on the left when RIGHT (numbers), else on the right. */
-static void line_cell(struct line *l, const char *s, int width, bool right)
-{
-	int pad = width - display_width(s);
-
-	if (right)
-		line_spaces(l, pad);
-	line_add(l, s);
-	if (!right)
-		line_spaces(l, pad);
-}
-
-static void line_put(struct line *l, FILE *out)
-{
-	while (l->len && l->buf[l->len - 1] == ' ')
-		l->buf[--l->len] = '\0';
-	fprintf(out, "%s\n", l->buf ? l->buf : "");
-	l->len = 0;
-}
-
 enum num_kind { NUM_RATE, NUM_NS, NUM_PLAIN };
 
 struct num_fmt {
@@ -958,7 +895,7 @@ static int print_section(const json_t *sec, int repeat, const json_t *details, b
 	bool floors = false;
 	double max = 0;
 	bool *show;
-	struct line l = { .buf = NULL };
+	struct tt_line l = { .buf = NULL };
 
 	rt = calloc(n_rows ? n_rows : 1, sizeof(*rt));
 	show = calloc(n_rows ? n_rows : 1, sizeof(*show));
@@ -1019,72 +956,72 @@ static int print_section(const json_t *sec, int repeat, const json_t *details, b
 		floors = floors || *rt[i].floor;
 	}
 
-	w_sub = display_width(subject_header(metric));
-	w_mean = display_width(mean_head);
-	w_spread = display_width(spread_head);
-	w_cv = display_width("cv");
-	w_floor = display_width("floor");
+	w_sub = tt_width(subject_header(metric));
+	w_mean = tt_width(mean_head);
+	w_spread = tt_width(spread_head);
+	w_cv = tt_width("cv");
+	w_floor = tt_width("floor");
 	for (r = 0; r < repeat; r++) {
 		snprintf(head, sizeof(head), "results-%d", r + 1);
 		w_rep[r] = (int)strlen(head);
 	}
 	for (i = 0; i < n; i++) {
-		if (rt[i].variant && display_width(rt[i].variant) > w_var)
-			w_var = display_width(rt[i].variant);
-		if (display_width(rt[i].subject) > w_sub)
-			w_sub = display_width(rt[i].subject);
+		if (rt[i].variant && tt_width(rt[i].variant) > w_var)
+			w_var = tt_width(rt[i].variant);
+		if (tt_width(rt[i].subject) > w_sub)
+			w_sub = tt_width(rt[i].subject);
 		for (r = 0; r < repeat; r++)
-			if ((int)strlen(rt[i].cells[r]) > w_rep[r])
-				w_rep[r] = (int)strlen(rt[i].cells[r]);
-		if ((int)strlen(rt[i].mean) > w_mean)
-			w_mean = (int)strlen(rt[i].mean);
-		if (display_width(rt[i].spread) > w_spread)
-			w_spread = display_width(rt[i].spread);
-		if (display_width(rt[i].cv) > w_cv)
-			w_cv = display_width(rt[i].cv);
-		if (display_width(rt[i].floor) > w_floor)
-			w_floor = display_width(rt[i].floor);
+			if (tt_width(rt[i].cells[r]) > w_rep[r])
+				w_rep[r] = tt_width(rt[i].cells[r]);
+		if (tt_width(rt[i].mean) > w_mean)
+			w_mean = tt_width(rt[i].mean);
+		if (tt_width(rt[i].spread) > w_spread)
+			w_spread = tt_width(rt[i].spread);
+		if (tt_width(rt[i].cv) > w_cv)
+			w_cv = tt_width(rt[i].cv);
+		if (tt_width(rt[i].floor) > w_floor)
+			w_floor = tt_width(rt[i].floor);
 	}
 
 	section_title(sec, out);
-	line_cell(&l, "variant", w_var + 2, false);
-	line_cell(&l, subject_header(metric), w_sub + 2, false);
+	tt_line_cell(&l, "variant", w_var + 2, false);
+	tt_line_cell(&l, subject_header(metric), w_sub + 2, false);
 	for (r = 0; r < repeat; r++) {
 		snprintf(head, sizeof(head), "results-%d", r + 1);
-		line_spaces(&l, r ? 1 : 0);
-		line_cell(&l, head, w_rep[r], true);
+		tt_line_spaces(&l, r ? 1 : 0);
+		tt_line_cell(&l, head, w_rep[r], true);
 	}
-	line_spaces(&l, 3);
-	line_cell(&l, mean_head, w_mean, true);
-	line_add(&l, " ± ");
-	line_cell(&l, spread_head, floors ? w_spread : 0, false);
+	tt_line_spaces(&l, 3);
+	tt_line_cell(&l, mean_head, w_mean, true);
+	tt_line_add(&l, " ± ");
+	tt_line_cell(&l, spread_head, floors ? w_spread : 0, false);
 	if (floors) {
-		line_spaces(&l, 2);
-		line_cell(&l, "cv", w_cv, true);
-		line_spaces(&l, 2);
-		line_cell(&l, "floor", w_floor, true);
+		tt_line_spaces(&l, 2);
+		tt_line_cell(&l, "cv", w_cv, true);
+		tt_line_spaces(&l, 2);
+		tt_line_cell(&l, "floor", w_floor, true);
 	}
-	line_put(&l, out);
+	tt_line_put(&l, out);
 	for (i = 0; i < n; i++) {
-		line_cell(&l, rt[i].variant ? rt[i].variant : "", w_var + 2, false);
-		line_cell(&l, rt[i].subject, w_sub + 2, false);
+		tt_line_cell(&l, rt[i].variant ? rt[i].variant : "", w_var + 2, false);
+		tt_line_cell(&l, rt[i].subject, w_sub + 2, false);
 		for (r = 0; r < repeat; r++) {
-			line_spaces(&l, r ? 1 : 0);
-			line_cell(&l, rt[i].cells[r], w_rep[r], true);
+			tt_line_spaces(&l, r ? 1 : 0);
+			tt_line_cell(&l, rt[i].cells[r], w_rep[r], true);
 		}
-		line_spaces(&l, 3);
-		line_cell(&l, rt[i].mean, w_mean, true);
+		tt_line_spaces(&l, 3);
+		tt_line_cell(&l, rt[i].mean, w_mean, true);
 		if (floors || *rt[i].spread) {
-			line_add(&l, *rt[i].spread ? " ± " : "   ");
-			line_cell(&l, rt[i].spread, floors ? w_spread : 0, false);
+			tt_line_add(&l, *rt[i].spread ? " ± " : "   ");
+			tt_line_cell(&l, rt[i].spread, floors ? w_spread : 0, false);
 		}
 		if (floors) {
-			line_spaces(&l, 2);
-			line_cell(&l, rt[i].cv, w_cv, true);
-			line_spaces(&l, 2);
-			line_cell(&l, rt[i].floor, w_floor, true);
+			tt_line_spaces(&l, 2);
+			tt_line_cell(&l, rt[i].cv, w_cv, true);
+			tt_line_spaces(&l, 2);
+			tt_line_cell(&l, rt[i].floor, w_floor, true);
 		}
-		line_put(&l, out);
+		tt_line_put(&l, out);
 	}
 	if (hidden)
 		print_left_out(rows, show, out);
@@ -1661,53 +1598,50 @@ static void form_title(const json_t *form, FILE *out)
 		!strcmp(window, "cost") ? "bpf_stats on" : window, repeat, repeat == 1 ? "" : "s");
 }
 
+/* The grid: Version | Test | a column per variant, left-aligned; cells hold at most
+ * CELL - 1 bytes, as the texts of print_section do. */
 static int print_grid(const json_t *form, FILE *out)
 {
 	const json_t *cols = json_object_get(form, "columns"), *rows = json_object_get(form, "rows");
 	const json_t *row, *col;
-	size_t nc = json_array_size(cols) + 2, nr = json_array_size(rows), i, j;
-	char (*cells)[CELL] = calloc((nr + 1) * nc, CELL), marks[16] = "";
-	int *w = calloc(nc, sizeof(*w)), err = 0;
+	size_t nc = json_array_size(cols) + 2, i, j;
+	char (*buf)[CELL] = calloc(nc, CELL), marks[16] = "";
+	const char **cells = calloc(nc, sizeof(*cells));
 	bool rate = get_str(form, "unit") && !strcmp(get_str(form, "unit"), "pps");
-	struct line l = { .buf = NULL };
+	struct tt_table t = { .cells = NULL };
+	int err = -ENOMEM;
 
-	if (!cells || !w) {
-		err = -ENOMEM;
+	if (!buf || !cells || tt_table_init(&t, (int)nc, NULL))
 		goto out;
-	}
-	snprintf(cells[0], CELL, "Version");
-	snprintf(cells[1], CELL, "Test");
+	t.sep = " | ";
+	t.trim = true;
+	for (j = 0; j < nc; j++)
+		cells[j] = buf[j];
+	snprintf(buf[0], CELL, "Version");
+	snprintf(buf[1], CELL, "Test");
 	json_array_foreach(cols, j, col)
-		snprintf(cells[j + 2], CELL, "%s", get_str(col, "title"));
+		snprintf(buf[j + 2], CELL, "%s", get_str(col, "title"));
+	err = tt_table_add(&t, cells);
 	json_array_foreach(rows, i, row) {
-		char (*c)[CELL] = cells + (i + 1) * nc;
-
-		snprintf(c[0], CELL, "%s", get_str(row, "version"));
-		snprintf(c[1], CELL, "%s", get_str(row, "test"));
+		if (err)
+			goto out;
+		memset(buf, 0, nc * CELL);
+		snprintf(buf[0], CELL, "%s", get_str(row, "version"));
+		snprintf(buf[1], CELL, "%s", get_str(row, "test"));
 		json_array_foreach(json_object_get(row, "cells"), j, col)
 			if (j + 2 < nc)
-				grid_num(c[j + 2], CELL, col, rate, marks, sizeof(marks));
+				grid_num(buf[j + 2], CELL, col, rate, marks, sizeof(marks));
+		err = tt_table_add(&t, cells);
 	}
-	for (i = 0; i <= nr; i++)
-		for (j = 0; j < nc; j++)
-			if (display_width(cells[i * nc + j]) > w[j])
-				w[j] = display_width(cells[i * nc + j]);
+	if (err)
+		goto out;
 	form_title(form, out);
-	for (i = 0; i <= nr; i++) {
-		for (j = 0; j < nc; j++) {
-			if (j)
-				line_add(&l, " | ");
-			line_cell(&l, cells[i * nc + j], w[j], false);
-		}
-		line_put(&l, out);
-	}
+	tt_table_print(&t, out);
 	print_legend(marks, json_object_get(form, "verdict_details"), out);
-	if (l.oom)
-		err = -ENOMEM;
 out:
-	free(l.buf);
+	tt_table_release(&t);
 	free(cells);
-	free(w);
+	free(buf);
 	return err;
 }
 
@@ -1733,16 +1667,19 @@ static int print_by_variant(const json_t *form, FILE *out)
 					max = obj_max(cell);
 	form_title(form, out);
 	json_array_foreach(json_object_get(form, "groups"), i, g) {
-		const json_t *rows = json_object_get(g, "rows");
-		size_t nr = json_array_size(rows);
-		char (*cells)[FCELL] = calloc((nr + 1) * (nc + 1), FCELL), marks[16] = "";
-		int *w = calloc(nc + 1, sizeof(*w));
-		struct line l = { .buf = NULL };
+		char (*buf)[FCELL] = calloc(nc + 1, FCELL), marks[16] = "";
+		const char **cells = calloc(nc + 1, sizeof(*cells));
+		struct tt_table t = { .cells = NULL };
 
-		if (!cells || !w) {
+		if (!buf || !cells || tt_table_init(&t, (int)nc + 1, NULL)) {
 			free(cells);
-			free(w);
+			free(buf);
 			return -ENOMEM;
+		}
+		t.trim = true;
+		for (j = 0; j <= nc; j++) {
+			cells[j] = buf[j];
+			t.right[j] = j > 0;
 		}
 		if (!host || strcmp(host, get_str(g, "host"))) {
 			fprintf(out, "\nhost %s", get_str(g, "host"));
@@ -1753,13 +1690,15 @@ static int print_by_variant(const json_t *form, FILE *out)
 		}
 		if (json_is_object(json_object_get(g, "point")))
 			point_label(json_object_get(g, "point"), out);
-		snprintf(cells[0], FCELL, "variant");
+		snprintf(buf[0], FCELL, "variant");
 		json_array_foreach(cols, j, cell)
-			snprintf(cells[j + 1], FCELL, "%s", get_str(cell, "title"));
-		json_array_foreach(rows, k, row) {
-			char (*c)[FCELL] = cells + (k + 1) * (nc + 1);
-
-			snprintf(c[0], FCELL, "%s", get_str(row, "variant"));
+			snprintf(buf[j + 1], FCELL, "%s", get_str(cell, "title"));
+		err = tt_table_add(&t, cells);
+		json_array_foreach(json_object_get(g, "rows"), k, row) {
+			if (err)
+				break;
+			memset(buf, 0, (nc + 1) * FCELL);
+			snprintf(buf[0], FCELL, "%s", get_str(row, "variant"));
 			json_array_foreach(json_object_get(row, "cells"), j, cell) {
 				struct num_fmt f = fmt_for(kind, max);
 				struct row_text rt = { .variant = NULL };
@@ -1771,31 +1710,22 @@ static int print_by_variant(const json_t *form, FILE *out)
 				memset(rt.mean, 0, CELL);
 				memset(rt.spread, 0, CELL);
 				mean_texts(cell, f, &rt);
-				snprintf(c[j + 1], FCELL, "%s%s%s", rt.mean, *rt.spread ? " ± " : "",
+				snprintf(buf[j + 1], FCELL, "%s%s%s", rt.mean, *rt.spread ? " ± " : "",
 					 rt.spread);
 				json_array_foreach(json_object_get(cell, "verdicts"), r, v) {
-					add_marks(c[j + 1], FCELL, v);
+					add_marks(buf[j + 1], FCELL, v);
 					add_marks(marks, sizeof(marks), v);
 				}
 			}
+			err = tt_table_add(&t, cells);
 		}
-		for (k = 0; k <= nr; k++)
-			for (j = 0; j <= nc; j++)
-				if (display_width(cells[k * (nc + 1) + j]) > w[j])
-					w[j] = display_width(cells[k * (nc + 1) + j]);
-		for (k = 0; k <= nr; k++) {
-			for (j = 0; j <= nc; j++) {
-				line_spaces(&l, j ? 2 : 0);
-				line_cell(&l, cells[k * (nc + 1) + j], w[j], j > 0);
-			}
-			line_put(&l, out);
+		if (!err) {
+			tt_table_print(&t, out);
+			print_legend(marks, json_object_get(form, "verdict_details"), out);
 		}
-		print_legend(marks, json_object_get(form, "verdict_details"), out);
-		if (l.oom)
-			err = -ENOMEM;
-		free(l.buf);
+		tt_table_release(&t);
 		free(cells);
-		free(w);
+		free(buf);
 		if (err)
 			return err;
 	}
@@ -1830,19 +1760,10 @@ char *report_form_text(const json_t *form)
 
 /* ---- CSV ---- */
 
+/* S as a CSV field (NULL empty), then ',' or, for the LAST of a line, '\n'. */
 static void csv_field(FILE *out, const char *s, bool last)
 {
-	if (s && strpbrk(s, ",\"\r\n")) {
-		fputc('"', out);
-		for (; *s; s++) {
-			if (*s == '"')
-				fputc('"', out);
-			fputc(*s, out);
-		}
-		fputc('"', out);
-	} else if (s) {
-		fputs(s, out);
-	}
+	tt_csv_field(out, s);
 	fputc(last ? '\n' : ',', out);
 }
 

@@ -1,7 +1,7 @@
 /* report_compare.c - see report_compare.h. Prints compare and history reports.
  *
- * A small aligned table (struct tbl) collects the cells of one section, measures the
- * columns and prints them with two spaces between (" | " for the grid, which is how the
+ * A table of lib/texttable.h collects the cells of one section, measures the columns
+ * and prints them with two spaces between (" | " for the grid, which is how the
  * Version x Test tables are posted). Called by cli/result_analysis.c and the tests.
  */
 #include "report_compare.h"
@@ -13,102 +13,10 @@
 #include <string.h>
 
 #include "stats.h"
+#include "texttable.h"
 
-#define TBL_MAX_COLS 16
+#define GRID_MAX_COLS 16		/* Version, Test and 14 variants */
 #define MDE_POWER 0.8			/* compare's default (lib/compare.h) */
-
-struct tbl {
-	int n_cols, n_rows, cap;
-	char **cells;
-	bool right[TBL_MAX_COLS];
-};
-
-static int tbl_init(struct tbl *t, int n_cols, const char *const *head)
-{
-	int i;
-
-	memset(t, 0, sizeof(*t));
-	t->n_cols = n_cols;
-	for (i = 0; i < n_cols; i++)
-		t->right[i] = head[i][0] == '>';
-	return 0;
-}
-
-static int tbl_add(struct tbl *t, const char *const *cells)
-{
-	int i;
-
-	if (t->n_rows == t->cap) {
-		int cap = t->cap ? 2 * t->cap : 16;
-		char **n = realloc(t->cells, (size_t)cap * t->n_cols * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		t->cells = n;
-		t->cap = cap;
-	}
-	for (i = 0; i < t->n_cols; i++) {
-		const char *c = cells[i] ? cells[i] : "-";
-
-		if (c[0] == '>')
-			c++;
-		t->cells[t->n_rows * t->n_cols + i] = strdup(c);
-		if (!t->cells[t->n_rows * t->n_cols + i]) {
-			while (i-- > 0)
-				free(t->cells[t->n_rows * t->n_cols + i]);
-			return -ENOMEM;
-		}
-	}
-	t->n_rows++;
-	return 0;
-}
-
-/* Display width of UTF-8 S (code points; "±" is one column). */
-static int width(const char *s)
-{
-	int w = 0;
-
-	for (; *s; s++)
-		w += ((unsigned char)*s & 0xc0) != 0x80;
-	return w;
-}
-
-static void tbl_print(const struct tbl *t, const char *sep, FILE *out)
-{
-	int w[TBL_MAX_COLS] = { 0 }, r, c, pad;
-
-	for (r = 0; r < t->n_rows; r++)
-		for (c = 0; c < t->n_cols; c++)
-			if (width(t->cells[r * t->n_cols + c]) > w[c])
-				w[c] = width(t->cells[r * t->n_cols + c]);
-	for (r = 0; r < t->n_rows; r++) {
-		for (c = 0; c < t->n_cols; c++) {
-			const char *cell = t->cells[r * t->n_cols + c];
-			bool last = c == t->n_cols - 1;
-
-			pad = w[c] - width(cell);
-			if (t->right[c] && r > 0)
-				fprintf(out, "%*s%s", pad, "", cell);
-			else if (t->right[c])	/* headers of number columns: right too */
-				fprintf(out, "%*s%s", pad, "", cell);
-			else
-				fprintf(out, "%s%*s", cell, last ? 0 : pad, "");
-			if (!last)
-				fputs(sep, out);
-		}
-		fputc('\n', out);
-	}
-}
-
-static void tbl_release(struct tbl *t)
-{
-	int i;
-
-	for (i = 0; i < t->n_rows * t->n_cols; i++)
-		free(t->cells[i]);
-	free(t->cells);
-	memset(t, 0, sizeof(*t));
-}
 
 const char *report_compare_num(double v, char *out, size_t len)
 {
@@ -599,7 +507,7 @@ static int print_table_section(const json_t *sect, void *vctx)
 	char n[32], a[48], b[48], d[24], v[48], subj[256];
 	const char *head[7], *cells[7];
 	bool renamed = false;
-	struct tbl t;
+	struct tt_table t;
 	json_t *r;
 	size_t i;
 	int nc = 0, err = 0;
@@ -620,8 +528,7 @@ static int print_table_section(const json_t *sect, void *vctx)
 		head[nc++] = ">delta";
 		head[nc++] = "verdict";
 	}
-	tbl_init(&t, nc, head);
-	err = tbl_add(&t, head);
+	err = tt_table_init(&t, nc, head);
 	json_array_foreach(sect, i, r) {
 		int c = 0;
 
@@ -653,11 +560,11 @@ static int print_table_section(const json_t *sect, void *vctx)
 			cells[c++] = pct(dnum(r, "delta_pct"), d, sizeof(d));
 		}
 		cells[c++] = verdict_text(r, v, sizeof(v));
-		err = tbl_add(&t, cells);
+		err = tt_table_add(&t, cells);
 	}
 	if (!err)
-		tbl_print(&t, "  ", ctx->out);
-	tbl_release(&t);
+		tt_table_print(&t, ctx->out);
+	tt_table_release(&t);
 	json_array_foreach(sect, i, r) {
 		if (renamed && *sget(r, "candidate_subject"))
 			fprintf(ctx->out, "%s: was %s in the baseline\n", sget(r, "candidate_subject"),
@@ -692,9 +599,9 @@ static void print_only(const json_t *cmp, const char *member, const char *group,
 static int print_grid(const json_t *report, FILE *out)
 {
 	json_t *cmps = json_object_get(report, "comparisons"), *cmp, *r, *variants, *tests, *t;
-	const char *head[TBL_MAX_COLS], *cells[TBL_MAX_COLS];
-	char buf[TBL_MAX_COLS][64], test[256];
-	struct tbl tb;
+	const char *head[GRID_MAX_COLS], *cells[GRID_MAX_COLS];
+	char buf[GRID_MAX_COLS][64], test[256];
+	struct tt_table tb;
 	size_t i, k, ti, vi, n_var;
 	int err = 0;
 
@@ -722,7 +629,7 @@ static int print_grid(const json_t *report, FILE *out)
 				json_array_append_new(tests, json_string(test));
 		}
 	n_var = json_array_size(variants);
-	if (n_var + 2 > TBL_MAX_COLS) {
+	if (n_var + 2 > GRID_MAX_COLS) {
 		err = -E2BIG;
 		goto out;
 	}
@@ -731,8 +638,7 @@ static int print_grid(const json_t *report, FILE *out)
 	for (vi = 0; vi < n_var; vi++)
 		head[2 + vi] = *json_string_value(json_array_get(variants, vi)) ?
 			       json_string_value(json_array_get(variants, vi)) : "value";
-	tbl_init(&tb, (int)n_var + 2, head);
-	err = tbl_add(&tb, head);
+	err = tt_table_init(&tb, (int)n_var + 2, head);
 	json_array_foreach(tests, ti, t) {
 		/* the baseline row, then one per candidate */
 		for (i = 0; !err && i <= json_array_size(cmps); i++) {
@@ -762,14 +668,15 @@ static int print_grid(const json_t *report, FILE *out)
 					cells[2 + vi] = buf[vi];
 				}
 			}
-			err = tbl_add(&tb, cells);
+			err = tt_table_add(&tb, cells);
 		}
 	}
 	for (vi = 2; vi < (size_t)tb.n_cols; vi++)
 		tb.right[vi] = true;
+	tb.sep = " | ";
 	if (!err)
-		tbl_print(&tb, " | ", out);
-	tbl_release(&tb);
+		tt_table_print(&tb, out);
+	tt_table_release(&tb);
 	fprintf(out, "\nfirst %s: baseline; (delta %% from it), * DIFFERENT, ? UNKNOWN\n\n",
 		sget(report, "by"));
 out:
@@ -809,22 +716,6 @@ int report_compare_print_text(const json_t *report, const char *form, FILE *out)
 	return err;
 }
 
-/* S as a CSV field: quoted when it holds a comma, quote or newline. */
-static void csv_str(FILE *out, const char *s)
-{
-	if (!strpbrk(s, ",\"\n")) {
-		fputs(s, out);
-		return;
-	}
-	fputc('"', out);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', out);
-		fputc(*s, out);
-	}
-	fputc('"', out);
-}
-
 static void csv_num(FILE *out, double v)
 {
 	if (isfinite(v))
@@ -841,12 +732,12 @@ int report_compare_print_csv(const json_t *report, FILE *out)
 		"mean_b,stddev_a,stddev_b,delta_pct,test,p,verdict,change,more_reps\n");
 	json_array_foreach(json_object_get(report, "comparisons"), i, cmp)
 		json_array_foreach(json_object_get(cmp, "rows"), k, r) {
-			csv_str(out, sget(cmp, "baseline"));
+			tt_csv_field(out, sget(cmp, "baseline"));
 			fputc(',', out);
-			csv_str(out, sget(cmp, "candidate"));
+			tt_csv_field(out, sget(cmp, "candidate"));
 			for (s = 0; s < sizeof(strs) / sizeof(strs[0]); s++) {
 				fputc(',', out);
-				csv_str(out, sget(r, strs[s]));
+				tt_csv_field(out, sget(r, strs[s]));
 			}
 			fprintf(out, ",%lld,%lld,", (long long)json_integer_value(json_object_get(r, "n_a")),
 				(long long)json_integer_value(json_object_get(r, "n_b")));
@@ -876,7 +767,7 @@ int report_history_print_text(const json_t *report, FILE *out)
 	char m[48], sd[24], sp[24], d[24], n[16];
 	const char *cells[5];
 	long long nmin;
-	struct tbl t;
+	struct tt_table t;
 	size_t i, j;
 	int err = 0;
 
@@ -886,8 +777,7 @@ int report_history_print_text(const json_t *report, FILE *out)
 			*sget(s, "subject") ? " " : "", sget(s, "subject"),
 			*sget(s, "point") ? " @ " : "", sget(s, "point"),
 			*sget(s, "unit") ? sget(s, "unit") : "no unit", kind_text(sget(s, "kind")));
-		tbl_init(&t, 5, head);
-		err = tbl_add(&t, head);
+		err = tt_table_init(&t, 5, head);
 		json_array_foreach(json_object_get(s, "points"), j, p) {
 			if (err)
 				break;
@@ -901,11 +791,11 @@ int report_history_print_text(const json_t *report, FILE *out)
 			cells[2] = m;
 			cells[3] = report_compare_num(dnum(p, "spread"), sp, sizeof(sp));
 			cells[4] = j ? pct(dnum(p, "delta_pct"), d, sizeof(d)) : "base";
-			err = tbl_add(&t, cells);
+			err = tt_table_add(&t, cells);
 		}
 		if (!err)
-			tbl_print(&t, "  ", out);
-		tbl_release(&t);
+			tt_table_print(&t, out);
+		tt_table_release(&t);
 		if (err)
 			break;
 		if (!json_array_size(json_object_get(s, "changes")))
@@ -946,10 +836,10 @@ int report_history_print_csv(const json_t *report, FILE *out)
 		"delta_pct\n");
 	json_array_foreach(json_object_get(report, "series"), i, s)
 		json_array_foreach(json_object_get(s, "points"), j, p) {
-			csv_str(out, sget(p, "group"));
+			tt_csv_field(out, sget(p, "group"));
 			for (k = 0; k < sizeof(strs) / sizeof(strs[0]); k++) {
 				fputc(',', out);
-				csv_str(out, sget(s, strs[k]));
+				tt_csv_field(out, sget(s, strs[k]));
 			}
 			fprintf(out, ",%lld", (long long)json_integer_value(json_object_get(p, "n")));
 			for (k = 0; k < sizeof(nums) / sizeof(nums[0]); k++) {
