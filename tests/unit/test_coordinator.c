@@ -729,7 +729,7 @@ static void test_coordinator_binary_sigterm(void **state)
 
 	snprintf(bin, sizeof(bin), "%s/bin/bpflabd", BPFLAB_BUILDDIR);
 	if (access(bin, X_OK))
-		skip();
+		skip_because("%s not built", bin);
 	snprintf(agents, sizeof(agents), "ipc://%s/bin-agents.sock", t->fx.dir);
 	snprintf(clients, sizeof(clients), "ipc://%s/bin-clients.sock", t->fx.dir);
 	snprintf(db, sizeof(db), "%s/bin.db", t->fx.dir);
