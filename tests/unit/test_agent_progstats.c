@@ -17,6 +17,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -74,6 +75,23 @@ static int stats_fds_of(const char *pid)
 	return n;
 }
 
+/* PID's command name, or "?" (a static buffer) */
+static const char *comm_of(const char *pid)
+{
+	static char comm[32];
+	char path[300];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%s/comm", pid);
+	f = fopen(path, "r");
+	if (!f || !fgets(comm, sizeof(comm), f))
+		snprintf(comm, sizeof(comm), "?");
+	if (f)
+		fclose(f);
+	comm[strcspn(comm, "\n")] = '\0';
+	return comm;
+}
+
 /* Whether something other than this process keeps bpf_stats on: the sysctl, or another
  * process with a stats fd (named in WHO). */
 static bool stats_held_elsewhere(char *who, size_t len)
@@ -99,7 +117,7 @@ static bool stats_held_elsewhere(char *who, size_t len)
 		if (!isdigit((unsigned char)e->d_name[0]) || atoi(e->d_name) == (int)getpid())
 			continue;
 		if (stats_fds_of(e->d_name) > 0) {
-			snprintf(who, len, "pid %s", e->d_name);
+			snprintf(who, len, "pid %d (%s)", atoi(e->d_name), comm_of(e->d_name));
 			held = true;
 		}
 	}
