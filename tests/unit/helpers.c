@@ -188,12 +188,29 @@ void *coord_fix_client(struct coord_fix *f)
 	return coord_fix_dealer(f, f->clients_ep);
 }
 
+_Static_assert(sizeof(((struct coord_fix *)0)->obj_sha) == SHA256_HEX_LEN,
+	       "coord_fix.obj_sha holds a sha256 in hex");
+
+void coord_fix_object(struct coord_fix *f, const char *path)
+{
+	int err;
+
+	free(f->obj);
+	f->obj = NULL;
+	err = util_read_file(path, 64 << 20, &f->obj, &f->obj_len);
+	if (err)
+		fail_msg("cannot read '%s': %s", path, strerror(-err));
+	util_sha256_hex(f->obj, f->obj_len, f->obj_sha);
+}
+
 void coord_fix_release(struct coord_fix *f)
 {
 	coord_destroy(&f->c);
 	if (f->ctx)
 		zmq_ctx_term(f->ctx);
 	f->ctx = NULL;
+	free(f->obj);
+	f->obj = NULL;
 	tmpdir_remove(f->dir);
 	f->dir[0] = '\0';
 }

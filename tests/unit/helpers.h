@@ -90,15 +90,17 @@ json_t *coord_ask(struct coord *c, void *sock, json_t *msg, const char *want);
  * test_boot.c, test_auth.c, test_bisect_req.c), over real ipc:// sockets and a real
  * database file in a temporary directory: DIR holds the database DB and the endpoints
  * AGENTS_EP and CLIENTS_EP; C is the coordinator bound to them (NULL until started);
- * CTX is the ZeroMQ context of the test's own sockets.
+ * CTX is the ZeroMQ context of the test's own sockets; OBJ (OBJ_LEN bytes, OBJ_SHA its
+ * sha256) a BPF object of the build that the test submits, when it loaded one.
  *
  * coord_fix_init() makes DIR (/tmp/bpflab-test-NAME.XXXXXX), the paths and CTX, with
  * no coordinator yet; coord_fix_start() starts C with OPTS (copied; its agents, clients
  * and db are F's), failing the test when coord_new() does; coord_fix_dealer() is a
  * DEALER of CTX connected to EP with linger 0, coord_fix_agent() and coord_fix_client()
- * one to AGENTS_EP and CLIENTS_EP (an agent's and a client's); coord_fix_release()
- * destroys C, ends CTX (the test must have closed its sockets) and removes DIR with
- * everything in it.
+ * one to AGENTS_EP and CLIENTS_EP (an agent's and a client's); coord_fix_object() reads
+ * PATH (a BPF object, e.g. BPF_DIR "/xdp_basic.bpf.o") into OBJ or fails the test;
+ * coord_fix_release() destroys C, ends CTX (the test must have closed its sockets),
+ * frees OBJ and removes DIR with everything in it.
  */
 struct coord_opts;
 struct coord_fix {
@@ -106,6 +108,9 @@ struct coord_fix {
 	char agents_ep[128], clients_ep[128], db[128];
 	struct coord *c;
 	void *ctx;
+	char *obj;
+	size_t obj_len;
+	char obj_sha[65];	/* SHA256_HEX_LEN */
 };
 
 void coord_fix_init(struct coord_fix *f, const char *name);
@@ -113,6 +118,7 @@ void coord_fix_start(struct coord_fix *f, const struct coord_opts *opts);
 void *coord_fix_dealer(struct coord_fix *f, const char *ep);
 void *coord_fix_agent(struct coord_fix *f);
 void *coord_fix_client(struct coord_fix *f);
+void coord_fix_object(struct coord_fix *f, const char *path);
 void coord_fix_release(struct coord_fix *f);
 
 #endif

@@ -36,9 +36,6 @@
 struct tctx {
 	struct coord_fix fx;
 	void *agent, *client;
-	char *obj;
-	size_t obj_len;
-	char obj_sha[SHA256_HEX_LEN];
 };
 
 /* --- the store --- */
@@ -148,16 +145,13 @@ static void coord_start(struct tctx *t)
 static int setup(void **state)
 {
 	struct tctx *t = calloc(1, sizeof(*t));
-	char path[256];
 
 	log_init("test_boot", LOG_WARN);
 	coord_fix_init(&t->fx, "boot");
 	coord_start(t);
 	t->agent = coord_fix_agent(&t->fx);
 	t->client = coord_fix_client(&t->fx);
-	snprintf(path, sizeof(path), "%s/bpf/%s", BPFLAB_BUILDDIR, OBJ_NAME);
-	assert_int_equal(util_read_file(path, 64 << 20, &t->obj, &t->obj_len), 0);
-	util_sha256_hex(t->obj, t->obj_len, t->obj_sha);
+	coord_fix_object(&t->fx, BPFLAB_BUILDDIR "/bpf/" OBJ_NAME);
 	*state = t;
 	return 0;
 }
@@ -169,7 +163,6 @@ static int teardown(void **state)
 	zmq_close(t->agent);
 	zmq_close(t->client);
 	coord_fix_release(&t->fx);
-	free(t->obj);
 	free(t);
 	return 0;
 }
@@ -273,7 +266,7 @@ static void stored_boot(struct tctx *t, char *out, size_t len)
  * is the submitter's --hosts. */
 static json_t *submit_msg(struct tctx *t, const char *match, const char *hosts)
 {
-	char text[1024], *b64 = util_base64_encode(t->obj, t->obj_len);
+	char text[1024], *b64 = util_base64_encode(t->fx.obj, t->fx.obj_len);
 	json_t *m = proto_msg_new("submit");
 
 	snprintf(text, sizeof(text),
@@ -296,7 +289,7 @@ static json_t *submit_msg(struct tctx *t, const char *match, const char *hosts)
 	json_object_set_new(m, "plan_file", json_string("boot.yaml"));
 	json_object_set_new(m, "plan_text", json_string(text));
 	json_object_set_new(m, "objects", json_pack("{s:{s:s, s:s}}", OBJ_NAME, "sha256",
-						    t->obj_sha, "data", b64));
+						    t->fx.obj_sha, "data", b64));
 	if (hosts)
 		json_object_set_new(m, "hosts", json_pack("[s]", hosts));
 	free(b64);

@@ -64,24 +64,18 @@ struct tctx {
 	void *old;		/* a restarted agent's old connection, while a test keeps it */
 	void *agent3;		/* a third agent (closed by teardown) */
 	const char *machine;	/* machine.id in the inventory of hello_xy, or NULL */
-	char *obj;		/* xdp_basic.bpf.o bytes */
-	size_t obj_len;
-	char obj_sha[SHA256_HEX_LEN];
 };
 
 static int setup_hb(void **state, int heartbeat_ms)
 {
 	struct tctx *t = calloc(1, sizeof(*t));
-	char path[256];
 
 	log_init("test_coordinator", LOG_WARN);
 	coord_fix_init(&t->fx, "coord");
 	coord_fix_start(&t->fx, &COORD_OPTS(.heartbeat_ms = heartbeat_ms, .tick_ms = 20));
 	t->agent = coord_fix_agent(&t->fx);
 	t->client = coord_fix_client(&t->fx);
-	snprintf(path, sizeof(path), "%s/bpf/%s", BPFLAB_BUILDDIR, OBJ_NAME);
-	assert_int_equal(util_read_file(path, 64 << 20, &t->obj, &t->obj_len), 0);
-	util_sha256_hex(t->obj, t->obj_len, t->obj_sha);
+	coord_fix_object(&t->fx, BPFLAB_BUILDDIR "/bpf/" OBJ_NAME);
 	*state = t;
 	return 0;
 }
@@ -110,7 +104,6 @@ static int teardown(void **state)
 		zmq_close(t->agent3);
 	coord_fix_release(&t->fx);
 	assert_null(t->fx.c);
-	free(t->obj);
 	free(t);
 	return 0;
 }
@@ -141,14 +134,14 @@ static void hello(struct tctx *t, const char *name, const char *driver)
 
 static json_t *submit_msg(struct tctx *t, const char *text, const char *sha)
 {
-	char *b64 = util_base64_encode(t->obj, t->obj_len);
+	char *b64 = util_base64_encode(t->fx.obj, t->fx.obj_len);
 	json_t *m = proto_msg_new("submit");
 
 	json_object_set_new(m, "plan_file", json_string("plan.yaml"));
 	json_object_set_new(m, "plan_text", json_string(text));
 	json_object_set_new(m, "overrides", json_pack("[s]", "traffic.packet.size=128"));
 	json_object_set_new(m, "objects", json_pack("{s:{s:s, s:s}}", OBJ_NAME, "sha256",
-						    sha ? sha : t->obj_sha, "data", b64));
+						    sha ? sha : t->fx.obj_sha, "data", b64));
 	free(b64);
 	return m;
 }
@@ -216,13 +209,13 @@ static void test_coordinator_end_to_end(void **state)
 		spec = json_object_get(job, "spec");
 		assert_string_equal(proto_get_str(spec, "variant", ""), variants[i]);
 		assert_string_equal(proto_get_str(json_array_get(json_object_get(spec, "attach"), 0),
-						  "sha256", ""), t->obj_sha);
+						  "sha256", ""), t->fx.obj_sha);
 		obj = json_object_get(json_object_get(r, "objects"), OBJ_NAME);
-		assert_string_equal(proto_get_str(obj, "sha256", ""), t->obj_sha);
+		assert_string_equal(proto_get_str(obj, "sha256", ""), t->fx.obj_sha);
 		assert_int_equal(util_base64_decode(proto_get_str(obj, "data", ""), &bytes, &len),
 				 0);
-		assert_int_equal(len, t->obj_len);
-		assert_memory_equal(bytes, t->obj, len);
+		assert_int_equal(len, t->fx.obj_len);
+		assert_memory_equal(bytes, t->fx.obj, len);
 		free(bytes);
 		json_decref(r);
 
