@@ -10,13 +10,11 @@
 #                                   the lab with one guest per kernel, its env sourced
 #   guests_finish                   lab down, no QEMU left, the whole time, the verdict
 #
-# Skipping is "skipped: REASON" and exit 0. On sourcing, $bpflab becomes
-# $BPFLAB_BIN/bpflab when BPFLAB_BIN is set and $t_start the test's start (seconds);
-# cli runs bpflab against the lab's coordinator (--plaintext when the lab has no keys).
+# Skipping is lib.sh's skip_test: "skipped: REASON" and exit 0. On sourcing, $bpflab
+# becomes $BPFLAB_BIN/bpflab when BPFLAB_BIN is set and $t_start the test's start
+# (seconds); cli runs bpflab against the lab's coordinator (--plaintext when the lab has no keys).
 # Cleanup stays lib.sh's: its EXIT trap takes the lab (and so the guests) down and
 # removes $tmp, whether the test passes, fails or is interrupted.
-
-skip() { echo "skipped: $*"; exit 0; }
 
 bin=${BPFLAB_BIN:-$bin}
 bpflab="$bin/bpflab"
@@ -31,10 +29,10 @@ cli() {
 guests_require() {
 	if [ "${BPFLAB_SKIP_GUESTS:-0}" = 1 ]; then
 		trap - EXIT
-		skip "BPFLAB_SKIP_GUESTS=1"
+		skip_test "BPFLAB_SKIP_GUESTS=1"
 	fi
 	sh "$top/scripts/deps.sh" guests >/dev/null 2>&1 ||
-		skip "cannot install the guest packages (sh scripts/deps.sh guests)"
+		skip_test "cannot install the guest packages (sh scripts/deps.sh guests)"
 }
 
 # [-q] [-t SECONDS] WHAT KERNEL...: fetch KERNEL... into the kernel cache (lab/kernels),
@@ -51,9 +49,9 @@ guests_fetch_kernels() {
 	done
 	local what=$1; shift
 	if [ "$quiet" = 1 ]; then
-		"${limit[@]}" "$top/lab/kernels" fetch "$@" >/dev/null || skip "cannot fetch $what"
+		"${limit[@]}" "$top/lab/kernels" fetch "$@" >/dev/null || skip_test "cannot fetch $what"
 	else
-		"${limit[@]}" "$top/lab/kernels" fetch "$@" || skip "cannot fetch $what"
+		"${limit[@]}" "$top/lab/kernels" fetch "$@" || skip_test "cannot fetch $what"
 	fi
 }
 

@@ -62,6 +62,12 @@ wait_for() {
 
 fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
 ok() { echo "ok: $*"; }
+# A skip, said on stdout and written down for tests/run-integration.sh, which lists it:
+# skip_check REASON leaves out one check (the test goes on), skip_test REASON the whole
+# test (exit 0). Skips are of the host: other labs up, guests that cannot run here.
+skip_note() { [ -z "${BPFLAB_IT_SKIPS:-}" ] || echo "$*" >> "$BPFLAB_IT_SKIPS"; }
+skip_check() { echo "skip: $*"; skip_note "check: $*"; }
+skip_test() { echo "skipped: $*"; skip_note "test: $*"; exit 0; }
 check() { # DESCRIPTION COMMAND...: run the command, count a failure if it fails
 	local what=$1; shift
 	if "$@"; then ok "$what"; else fail "$what"; fi

@@ -31,7 +31,7 @@ kb=${BPFLAB_TEST_KERNEL_B:-6.1.0-53-cloud-amd64}
 broken=6.1.0-0-broken-amd64
 
 guests_require
-command -v kexec >/dev/null || skip "kexec is missing (sh scripts/deps.sh guests)"
+command -v kexec >/dev/null || skip_test "kexec is missing (sh scripts/deps.sh guests)"
 guests_fetch_kernels -q -t 300 "kernels '$ka' '$kb'" "$ka" "$kb"
 da=$("$top/lab/kernels" dir "$ka")
 db=$("$top/lab/kernels" dir "$kb")

@@ -133,7 +133,7 @@ check "no agent or coordinator of the lab is left" no_lab_processes
 # or agents) programs of these names may be theirs: the check needs the machine alone.
 no_lab_progs() { ! bpftool prog show 2>/dev/null | grep -Eq 'name (xdp_drop|xdp_pass|xdp_tx|xdp_gen)( |$)'; }
 if ip netns list 2>/dev/null | grep -q '^bpflab-' || pgrep -x bpflab-agent >/dev/null; then
-	echo "skip: no XDP program of the lab is left loaded (other labs are up: their programs have the same names)"
+	skip_check "no XDP program of the lab is left loaded (other labs are up: their programs have the same names)"
 else
 	wait_for 10 no_lab_progs || true
 	check "no XDP program of the lab is left loaded" no_lab_progs

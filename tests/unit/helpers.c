@@ -117,6 +117,17 @@ json_t *coord_pump(struct coord *c, void *sock, int timeout_ms)
 	return NULL;
 }
 
+void skip_say(int host, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, host ? "  skip (host): " : "  skip: ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
 json_t *coord_ask(struct coord *c, void *sock, json_t *msg, const char *want)
 {
 	json_t *r;
@@ -130,6 +141,78 @@ json_t *coord_ask(struct coord *c, void *sock, json_t *msg, const char *want)
 		fail_msg("wanted '%s', got '%s': %s", want, proto_msg_type(r),
 			 proto_get_str(r, "message", ""));
 	return r;
+}
+
+void coord_fix_init(struct coord_fix *f, const char *name)
+{
+	memset(f, 0, sizeof(*f));
+	snprintf(f->dir, sizeof(f->dir), "/tmp/bpflab-test-%s.XXXXXX", name);
+	tmpdir_make(f->dir);
+	snprintf(f->agents_ep, sizeof(f->agents_ep), "ipc://%s/agents.sock", f->dir);
+	snprintf(f->clients_ep, sizeof(f->clients_ep), "ipc://%s/clients.sock", f->dir);
+	snprintf(f->db, sizeof(f->db), "%s/lab.db", f->dir);
+	f->ctx = zmq_ctx_new();
+	assert_non_null(f->ctx);
+}
+
+void coord_fix_start(struct coord_fix *f, const struct coord_opts *opts)
+{
+	struct coord_opts o = *opts;
+
+	o.agents = f->agents_ep;
+	o.clients = f->clients_ep;
+	o.db = f->db;
+	f->c = coord_new(&o);
+	if (!f->c)
+		fail_msg("cannot start the coordinator on '%s': %s", f->db, strerror(errno));
+}
+
+void *coord_fix_dealer(struct coord_fix *f, const char *ep)
+{
+	void *s = zmq_socket(f->ctx, ZMQ_DEALER);
+	int zero = 0;
+
+	assert_non_null(s);
+	assert_int_equal(zmq_setsockopt(s, ZMQ_LINGER, &zero, sizeof(zero)), 0);
+	assert_int_equal(zmq_connect(s, ep), 0);
+	return s;
+}
+
+void *coord_fix_agent(struct coord_fix *f)
+{
+	return coord_fix_dealer(f, f->agents_ep);
+}
+
+void *coord_fix_client(struct coord_fix *f)
+{
+	return coord_fix_dealer(f, f->clients_ep);
+}
+
+_Static_assert(sizeof(((struct coord_fix *)0)->obj_sha) == SHA256_HEX_LEN,
+	       "coord_fix.obj_sha holds a sha256 in hex");
+
+void coord_fix_object(struct coord_fix *f, const char *path)
+{
+	int err;
+
+	free(f->obj);
+	f->obj = NULL;
+	err = util_read_file(path, 64 << 20, &f->obj, &f->obj_len);
+	if (err)
+		fail_msg("cannot read '%s': %s", path, strerror(-err));
+	util_sha256_hex(f->obj, f->obj_len, f->obj_sha);
+}
+
+void coord_fix_release(struct coord_fix *f)
+{
+	coord_destroy(&f->c);
+	if (f->ctx)
+		zmq_ctx_term(f->ctx);
+	f->ctx = NULL;
+	free(f->obj);
+	f->obj = NULL;
+	tmpdir_remove(f->dir);
+	f->dir[0] = '\0';
 }
 
 void prog_run(struct prog_out *o, const char *const *argv, const char *dir)

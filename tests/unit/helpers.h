@@ -1,13 +1,15 @@
 /* helpers.h - what several unit tests share, written once: doubles compared within a
  * tolerance, text compared or searched with the whole text shown when it fails, JSON
  * test input parsed with its error named, temporary directories made and removed with
- * everything in them, files read and written whole, an in-process coordinator pumped. tests/unit/helpers.c is linked into
- * every tests/unit/test_*.c (the Makefile's unit-test rule). Include after <cmocka.h>.
+ * everything in them, files read and written whole, skips that say why, an in-process
+ * coordinator set up, pumped and taken down. tests/unit/helpers.c is linked into every
+ * tests/unit/test_*.c (the Makefile's unit-test rule). Include after <cmocka.h>.
  */
 #ifndef BPFLAB_TEST_HELPERS_H
 #define BPFLAB_TEST_HELPERS_H
 
 #include <stddef.h>
+#include <unistd.h>
 #include <jansson.h>
 
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
@@ -56,6 +58,25 @@ struct prog_out {
 void prog_run(struct prog_out *o, const char *const *argv, const char *dir);
 void prog_out_free(struct prog_out *o);
 
+/*
+ * Skipping a test, saying why: the reason goes to stderr as "  skip: WHY" right before
+ * cmocka's "[  SKIPPED ] NAME", and tests/run-unit.sh lists every skipped test with it.
+ * As root a skip is a failure there (the test should have run) unless the test declared
+ * it with skip_host(): a reason of the host that no change to bpflab can remove (a
+ * kernel feature, a readable kernel config, a second CPU, another process holding a
+ * kernel switch), shown as "  skip (host): WHY".
+ *
+ *   skip_unless_root()       skip ("needs root") unless running as root
+ *   skip_because(FMT, ...)   skip for WHY (as root: a failure, e.g. "bpflabd not built")
+ *   skip_host(FMT, ...)      skip for WHY of the host (allowed as root)
+ *
+ * A bare cmocka skip() has no reason and is a failure as root too.
+ */
+#define skip_because(...) do { skip_say(0, __VA_ARGS__); skip(); } while (0)
+#define skip_host(...) do { skip_say(1, __VA_ARGS__); skip(); } while (0)
+#define skip_unless_root() do { if (geteuid()) skip_because("needs root"); } while (0)
+void skip_say(int host, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 /* An in-process coordinator driven by the test: coord_pump() turns C's loop until SOCK
  * (a test's agent or client socket) has a message other than a heartbeat, or TIMEOUT_MS
  * passed (NULL); coord_ask() sends MSG (stolen) from SOCK and returns the reply, which
@@ -63,5 +84,41 @@ void prog_out_free(struct prog_out *o);
 struct coord;
 json_t *coord_pump(struct coord *c, void *sock, int timeout_ms);
 json_t *coord_ask(struct coord *c, void *sock, json_t *msg, const char *want);
+
+/*
+ * The in-process coordinator of the tests that drive one (test_coordinator.c,
+ * test_boot.c, test_auth.c, test_bisect_req.c), over real ipc:// sockets and a real
+ * database file in a temporary directory: DIR holds the database DB and the endpoints
+ * AGENTS_EP and CLIENTS_EP; C is the coordinator bound to them (NULL until started);
+ * CTX is the ZeroMQ context of the test's own sockets; OBJ (OBJ_LEN bytes, OBJ_SHA its
+ * sha256) a BPF object of the build that the test submits, when it loaded one.
+ *
+ * coord_fix_init() makes DIR (/tmp/bpflab-test-NAME.XXXXXX), the paths and CTX, with
+ * no coordinator yet; coord_fix_start() starts C with OPTS (copied; its agents, clients
+ * and db are F's), failing the test when coord_new() does; coord_fix_dealer() is a
+ * DEALER of CTX connected to EP with linger 0, coord_fix_agent() and coord_fix_client()
+ * one to AGENTS_EP and CLIENTS_EP (an agent's and a client's); coord_fix_object() reads
+ * PATH (a BPF object, e.g. BPF_DIR "/xdp_basic.bpf.o") into OBJ or fails the test;
+ * coord_fix_release() destroys C, ends CTX (the test must have closed its sockets),
+ * frees OBJ and removes DIR with everything in it.
+ */
+struct coord_opts;
+struct coord_fix {
+	char dir[64];
+	char agents_ep[128], clients_ep[128], db[128];
+	struct coord *c;
+	void *ctx;
+	char *obj;
+	size_t obj_len;
+	char obj_sha[65];	/* SHA256_HEX_LEN */
+};
+
+void coord_fix_init(struct coord_fix *f, const char *name);
+void coord_fix_start(struct coord_fix *f, const struct coord_opts *opts);
+void *coord_fix_dealer(struct coord_fix *f, const char *ep);
+void *coord_fix_agent(struct coord_fix *f);
+void *coord_fix_client(struct coord_fix *f);
+void coord_fix_object(struct coord_fix *f, const char *path);
+void coord_fix_release(struct coord_fix *f);
 
 #endif

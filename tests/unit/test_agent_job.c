@@ -358,10 +358,8 @@ static void test_job_sigkill_leaves_nothing(void **state)
 	__u32 prog_id = 0;
 
 	SKIP_UNLESS_LAB();
-	if (stat(AGENT_BIN, &st)) {
-		fprintf(stderr, "  %s not built, skipped\n", AGENT_BIN);
-		skip();
-	}
+	if (stat(AGENT_BIN, &st))
+		skip_because("%s not built", AGENT_BIN);
 	msg = load(quickstart);
 	json_object_set_new(json_object_get(spec_of(msg), "traffic"), "duration_ms",
 			    json_integer(30000));

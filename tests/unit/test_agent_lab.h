@@ -185,8 +185,10 @@ static inline int lab_teardown(void **state)
 	return 0;
 }
 
-/* Skip the current test unless the file's lab is up (cmocka.h). */
-#define SKIP_UNLESS_LAB() do { if (!lab.up) skip(); } while (0)
+/* Skip the current test unless the file's lab is up: it is down only without root
+ * (lab_setup), so the reason given is "needs root" (helpers.h, skip_unless_root). */
+#define SKIP_UNLESS_LAB() do { if (!lab.up) { skip_unless_root(); \
+					      skip_because("the lab is not up"); } } while (0)
 
 /* lab_assert_no_xdp() on the file's lab. */
 #define assert_nothing_attached() lab_assert_no_xdp(&lab)

@@ -180,7 +180,7 @@ static void test_maps_cpumap(void **state)
 
 	SKIP_UNLESS_LAB();
 	if (libbpf_num_possible_cpus() < 2)
-		skip();
+		skip_host("fewer than 2 possible CPUs (a cpumap entry for CPU 1)");
 	set = load("[{\"port\":\"b\",\"hook\":\"xdp\",\"mode\":\"native\","
 		   "\"object\":\"test_agent_maps.bpf.o\",\"program\":\"xdp_redirect_cpu\","
 		   "\"maps\":{\"cpu_map\":[{\"key\":1,\"qsize\":512,\"program\":\"xdp_cpumap_prog\"},"

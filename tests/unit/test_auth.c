@@ -27,12 +27,12 @@
 #include "log.h"
 #include "proto.h"
 #include "util.h"
+#include "helpers.h"
 
 struct tctx {
-	char dir[64], auth[96], db[96], log[96], agents_ep[128], clients_ep[128];
+	struct coord_fix fx;
+	char auth[96], log[96];
 	struct keys_pair coord_key, good, bad;
-	struct coord *c;
-	void *ctx;
 };
 
 static struct coord *volatile hup_coord;
@@ -43,30 +43,15 @@ static void on_hup(int sig)
 		coord_request_reload(hup_coord);
 }
 
-static void sh(const char *fmt, ...)
-{
-	char cmd[512];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	assert_int_equal(system(cmd), 0);
-}
-
 static int setup(void **state)
 {
 	struct tctx *t = calloc(1, sizeof(*t));
 	char why[512];
 
 	assert_non_null(t);
-	snprintf(t->dir, sizeof(t->dir), "/tmp/bpflab-t-auth-XXXXXX");
-	assert_non_null(mkdtemp(t->dir));
-	snprintf(t->auth, sizeof(t->auth), "%s/authorized", t->dir);
-	snprintf(t->db, sizeof(t->db), "%s/t.db", t->dir);
-	snprintf(t->log, sizeof(t->log), "%s/bpflabd.log", t->dir);
-	snprintf(t->agents_ep, sizeof(t->agents_ep), "ipc://%s/agents.sock", t->dir);
-	snprintf(t->clients_ep, sizeof(t->clients_ep), "ipc://%s/clients.sock", t->dir);
+	coord_fix_init(&t->fx, "auth");
+	snprintf(t->auth, sizeof(t->auth), "%s/authorized", t->fx.dir);
+	snprintf(t->log, sizeof(t->log), "%s/bpflabd.log", t->fx.dir);
 	assert_int_equal(mkdir(t->auth, 0755), 0);
 	assert_int_equal(keys_generate(&t->coord_key), 0);
 	assert_int_equal(keys_generate(&t->good), 0);
@@ -74,10 +59,9 @@ static int setup(void **state)
 	/* the good key is allowed; the bad one's certificate waits beside the folder */
 	assert_int_equal(keys_save(t->auth, "good", &t->good, false, why, sizeof(why)), 0);
 	assert_int_equal(unlink(strcat(strcpy(why, t->auth), "/good.key_secret")), 0);
-	assert_int_equal(keys_save(t->dir, "bad", &t->bad, false, why, sizeof(why)), 0);
+	assert_int_equal(keys_save(t->fx.dir, "bad", &t->bad, false, why, sizeof(why)), 0);
 	log_init("test_auth", LOG_INFO);
 	assert_int_equal(log_set_file(t->log), 0);
-	t->ctx = zmq_ctx_new();
 	*state = t;
 	return 0;
 }
@@ -87,25 +71,21 @@ static int teardown(void **state)
 	struct tctx *t = *state;
 
 	hup_coord = NULL;
-	coord_destroy(&t->c);
-	zmq_ctx_term(t->ctx);
-	sh("rm -rf %s", t->dir);
+	coord_fix_release(&t->fx);
 	free(t);
 	return 0;
 }
 
 static void start_coord(struct tctx *t)
 {
-	t->c = coord_new(&COORD_OPTS(.agents = t->agents_ep, .clients = t->clients_ep,
-				     .db = t->db, .key = &t->coord_key, .authorized = t->auth,
-				     .tick_ms = 50));
-	assert_non_null(t->c);
+	coord_fix_start(&t->fx, &COORD_OPTS(.key = &t->coord_key, .authorized = t->auth,
+					    .tick_ms = 50));
 }
 
 /* A DEALER to ENDPOINT with key pair KP (NULL: plaintext). */
 static void *dealer(struct tctx *t, const char *endpoint, const struct keys_pair *kp)
 {
-	void *s = zmq_socket(t->ctx, ZMQ_DEALER);
+	void *s = zmq_socket(t->fx.ctx, ZMQ_DEALER);
 	int zero = 0;
 
 	assert_non_null(s);
@@ -130,7 +110,7 @@ static json_t *ask_hosts(struct tctx *t, void *s, int ms)
 	while (util_mono_ms() < end) {
 		zmq_pollitem_t it = { .socket = s, .events = ZMQ_POLLIN };
 
-		assert_int_equal(coord_run_once(t->c, 20), 0);
+		assert_int_equal(coord_run_once(t->fx.c, 20), 0);
 		if (zmq_poll(&it, 1, 0) == 1) {
 			assert_int_equal(proto_recv(s, &r, 0, why, sizeof(why)), 0);
 			break;
@@ -163,8 +143,8 @@ static void test_auth_keygen_files(void **state)
 	assert_true(keys_have_curve());
 	assert_int_equal(keys_generate(&kp), 0);
 	assert_int_equal(strlen(kp.public_z85), KEYS_Z85_LEN);
-	assert_int_equal(keys_save(t->dir, "k", &kp, false, why, sizeof(why)), 0);
-	snprintf(path, sizeof(path), "%s/k.key", t->dir);
+	assert_int_equal(keys_save(t->fx.dir, "k", &kp, false, why, sizeof(why)), 0);
+	snprintf(path, sizeof(path), "%s/k.key", t->fx.dir);
 	assert_int_equal(stat(path, &st), 0);
 	assert_int_equal(st.st_mode & 0777, 0644);
 	/* the public certificate has no secret and does not do for --key */
@@ -173,7 +153,7 @@ static void test_auth_keygen_files(void **state)
 	assert_int_equal(keys_load(path, false, &back, why, sizeof(why)), 0);
 	assert_string_equal(back.public_z85, kp.public_z85);
 	assert_string_equal(back.secret_z85, "");
-	snprintf(path, sizeof(path), "%s/k.key_secret", t->dir);
+	snprintf(path, sizeof(path), "%s/k.key_secret", t->fx.dir);
 	assert_int_equal(stat(path, &st), 0);
 	assert_int_equal(st.st_mode & 0777, 0600);
 	assert_int_equal(keys_load(path, true, &back, why, sizeof(why)), 0);
@@ -182,16 +162,16 @@ static void test_auth_keygen_files(void **state)
 
 	/* never overwritten without force; with force, replaced */
 	assert_int_equal(keys_generate(&back), 0);
-	assert_int_equal(keys_save(t->dir, "k", &back, false, why, sizeof(why)), -EEXIST);
+	assert_int_equal(keys_save(t->fx.dir, "k", &back, false, why, sizeof(why)), -EEXIST);
 	assert_non_null(strstr(why, "--force"));
 	assert_int_equal(keys_load(path, true, &kp, why, sizeof(why)), 0);
 	assert_string_not_equal(kp.public_z85, back.public_z85);
-	assert_int_equal(keys_save(t->dir, "k", &back, true, why, sizeof(why)), 0);
+	assert_int_equal(keys_save(t->fx.dir, "k", &back, true, why, sizeof(why)), 0);
 	assert_int_equal(keys_load(path, true, &kp, why, sizeof(why)), 0);
 	assert_string_equal(kp.public_z85, back.public_z85);
 	assert_int_equal(stat(path, &st), 0);
 	assert_int_equal(st.st_mode & 0777, 0600);
-	assert_int_equal(keys_save(t->dir, "../x", &back, false, why, sizeof(why)), -EINVAL);
+	assert_int_equal(keys_save(t->fx.dir, "../x", &back, false, why, sizeof(why)), -EINVAL);
 
 	/* a server key as Z85 or as a file; a tampered file is refused */
 	assert_int_equal(keys_parse_public(kp.public_z85, back.public_z85, why, sizeof(why)), 0);
@@ -212,13 +192,13 @@ static void test_auth_keygen_files(void **state)
 
 	/* the CLI prints the public key that it wrote */
 	snprintf(cmd, sizeof(cmd), "%s/bin/bpflab keygen --out %s --name cli 2>/dev/null",
-		 BPFLAB_BUILDDIR, t->dir);
+		 BPFLAB_BUILDDIR, t->fx.dir);
 	p = popen(cmd, "r");
 	assert_non_null(p);
 	assert_non_null(fgets(out, sizeof(out), p));
 	assert_int_equal(pclose(p), 0);
 	out[strcspn(out, "\n")] = '\0';
-	snprintf(path, sizeof(path), "%s/cli.key", t->dir);
+	snprintf(path, sizeof(path), "%s/cli.key", t->fx.dir);
 	assert_int_equal(keys_load(path, false, &back, why, sizeof(why)), 0);
 	assert_string_equal(out, back.public_z85);
 	/* a second run refuses: exit status 1 */
@@ -248,14 +228,14 @@ static void test_auth_plaintext_refused(void **state)
 	struct coord *c;
 
 	/* plaintext on an address others can reach: refused before anything binds */
-	c = coord_new(&COORD_OPTS(.agents = "tcp://198.18.0.1:5555", .clients = t->clients_ep,
-				  .db = t->db));
+	c = coord_new(&COORD_OPTS(.agents = "tcp://198.18.0.1:5555", .clients = t->fx.clients_ep,
+				  .db = t->fx.db));
 	assert_null(c);
 	assert_int_equal(errno, EPERM);
 	assert_true(log_has(t, "refusing plaintext on 'tcp://198.18.0.1:5555'"));
 	/* CURVE without an allow list: refused */
-	c = coord_new(&COORD_OPTS(.agents = t->agents_ep, .clients = t->clients_ep,
-				  .db = t->db, .key = &t->coord_key));
+	c = coord_new(&COORD_OPTS(.agents = t->fx.agents_ep, .clients = t->fx.clients_ep,
+				  .db = t->fx.db, .key = &t->coord_key));
 	assert_null(c);
 	assert_int_equal(errno, EINVAL);
 }
@@ -270,17 +250,17 @@ static void test_auth_client_allowed_refused_reload(void **state)
 	json_t *r;
 
 	start_coord(t);
-	good = dealer(t, t->clients_ep, &t->good);
+	good = dealer(t, t->fx.clients_ep, &t->good);
 	r = ask_hosts(t, good, 5000);
 	assert_non_null(r);
 	assert_string_equal(proto_msg_type(r), "hosts");
 	json_decref(r);
 
 	/* a key that is not allowed gets nothing, and the refusal is logged once */
-	bad = dealer(t, t->clients_ep, &t->bad);
+	bad = dealer(t, t->fx.clients_ep, &t->bad);
 	r = ask_hosts(t, bad, 1500);
 	assert_null(r);
-	coord_get_stats(t->c, &st);
+	coord_get_stats(t->fx.c, &st);
 	assert_true(st.auth_refused >= 1);
 	assert_true(st.auth_allowed >= 1);
 	{
@@ -291,21 +271,21 @@ static void test_auth_client_allowed_refused_reload(void **state)
 		assert_true(log_has(t, needle));
 	}
 	/* nor does a plaintext client */
-	plain = dealer(t, t->clients_ep, NULL);
+	plain = dealer(t, t->fx.clients_ep, NULL);
 	r = ask_hosts(t, plain, 1000);
 	assert_null(r);
 	zmq_close(plain);
 	zmq_close(bad);
 
 	/* SIGHUP after the certificate is added: the same key is let in */
-	snprintf(src, sizeof(src), "%s/bad.key", t->dir);
+	snprintf(src, sizeof(src), "%s/bad.key", t->fx.dir);
 	snprintf(dst, sizeof(dst), "%s/bad.key", t->auth);
 	assert_int_equal(link(src, dst), 0);
-	hup_coord = t->c;
+	hup_coord = t->fx.c;
 	sigemptyset(&sa.sa_mask);
 	assert_int_equal(sigaction(SIGHUP, &sa, NULL), 0);
 	assert_int_equal(raise(SIGHUP), 0);
-	bad = dealer(t, t->clients_ep, &t->bad);
+	bad = dealer(t, t->fx.clients_ep, &t->bad);
 	r = ask_hosts(t, bad, 5000);
 	assert_non_null(r);
 	assert_string_equal(proto_msg_type(r), "hosts");
@@ -336,7 +316,7 @@ static void agent_start(struct tctx *t, struct agent_run *ar, const char *name,
 	struct agent_opts o = { .sz = sizeof(o) };
 
 	ar->stop_fd = eventfd(0, EFD_CLOEXEC);
-	o.endpoint = t->agents_ep;
+	o.endpoint = t->fx.agents_ep;
 	o.inv = inv;
 	o.stop_fd = ar->stop_fd;
 	o.key = kp;
@@ -377,11 +357,11 @@ static void test_auth_agent_refused(void **state)
 	size_t n = 0;
 
 	start_coord(t);
-	client = dealer(t, t->clients_ep, &t->good);
+	client = dealer(t, t->fx.clients_ep, &t->good);
 	agent_start(t, &bad_agent, "intruder", &t->bad, &bad_inv);
 	end = util_mono_ms() + 2000;
 	while (util_mono_ms() < end)
-		assert_int_equal(coord_run_once(t->c, 20), 0);
+		assert_int_equal(coord_run_once(t->fx.c, 20), 0);
 	assert_int_equal(host_count(t, client), 0);
 	agent_stop(&bad_agent);
 
@@ -406,7 +386,7 @@ static void test_auth_malformed_counted(void **state)
 	int64_t end;
 
 	start_coord(t);
-	client = dealer(t, t->clients_ep, &t->good);
+	client = dealer(t, t->fx.clients_ep, &t->good);
 	req = json_pack("{s:i, s:s, s:s}", "v", 1, "type", "run_show", "run", "seven");
 	assert_int_equal(proto_send(client, req, 0), 0);
 	json_decref(req);
@@ -414,7 +394,7 @@ static void test_auth_malformed_counted(void **state)
 	while (!r && util_mono_ms() < end) {
 		zmq_pollitem_t it = { .socket = client, .events = ZMQ_POLLIN };
 
-		assert_int_equal(coord_run_once(t->c, 20), 0);
+		assert_int_equal(coord_run_once(t->fx.c, 20), 0);
 		if (zmq_poll(&it, 1, 0) == 1)
 			assert_int_equal(proto_recv(client, &r, 0, why, sizeof(why)), 0);
 	}
@@ -422,7 +402,7 @@ static void test_auth_malformed_counted(void **state)
 	assert_string_equal(proto_msg_type(r), "error");
 	assert_non_null(strstr(proto_get_str(r, "message", ""), "'run' must be an integer"));
 	json_decref(r);
-	coord_get_stats(t->c, &st);
+	coord_get_stats(t->fx.c, &st);
 	assert_int_equal(st.bad_messages, 1);
 	/* and the coordinator still answers */
 	r = ask_hosts(t, client, 3000);

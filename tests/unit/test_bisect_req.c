@@ -14,12 +14,10 @@
 #include <cmocka.h>
 
 #include <errno.h>
-#include <ftw.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 #include <zmq.h>
 
@@ -30,13 +28,12 @@
 #include "store.h"
 #include "store_bisect.h"
 #include "util.h"
+#include "helpers.h"
 
 struct tctx {
-	char dir[64];
-	char db[128], agents_ep[128], clients_ep[128];
+	struct coord_fix fx;
 	struct store *st;
-	struct coord *c;
-	void *ctx, *cl[2];		/* two clients */
+	void *cl[2];		/* two clients */
 };
 
 static int setup(void **state)
@@ -46,23 +43,15 @@ static int setup(void **state)
 
 	assert_non_null(t);
 	log_init("test_bisect_req", LOG_WARN);
-	snprintf(t->dir, sizeof(t->dir), "/tmp/bpflab-test-bisect.XXXXXX");
-	assert_non_null(mkdtemp(t->dir));
-	snprintf(t->db, sizeof(t->db), "%s/lab.db", t->dir);
-	snprintf(t->agents_ep, sizeof(t->agents_ep), "ipc://%s/agents.sock", t->dir);
-	snprintf(t->clients_ep, sizeof(t->clients_ep), "ipc://%s/clients.sock", t->dir);
-	t->st = store_open(t->db, false, err, sizeof(err));
+	coord_fix_init(&t->fx, "bisect");
+	t->st = store_open(t->fx.db, false, err, sizeof(err));
 	if (!t->st)
 		fail_msg("store_open: %s", err);
 	*state = t;
 	return 0;
 }
 
-static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-	return remove(path);
-}
-
+/* The coordinator stopped and its clients closed (the fixture's context stays). */
 static void coord_down(struct tctx *t)
 {
 	int i;
@@ -71,10 +60,7 @@ static void coord_down(struct tctx *t)
 		if (t->cl[i])
 			zmq_close(t->cl[i]);
 	t->cl[0] = t->cl[1] = NULL;
-	if (t->ctx)
-		zmq_ctx_term(t->ctx);
-	t->ctx = NULL;
-	coord_destroy(&t->c);
+	coord_destroy(&t->fx.c);
 }
 
 static int teardown(void **state)
@@ -83,7 +69,7 @@ static int teardown(void **state)
 
 	coord_down(t);
 	store_close(&t->st);
-	nftw(t->dir, rm_entry, 8, FTW_DEPTH | FTW_PHYS);
+	coord_fix_release(&t->fx);
 	free(t);
 	return 0;
 }
@@ -209,37 +195,21 @@ static void test_bisect_store_end_rolls_back(void **state)
 
 static void coord_up(struct tctx *t)
 {
-	int zero = 0, i;
-
-	t->c = coord_new(&COORD_OPTS(.agents = t->agents_ep, .clients = t->clients_ep,
-				     .db = t->db, .tick_ms = 20));
-	assert_non_null(t->c);
-	t->ctx = zmq_ctx_new();
-	for (i = 0; i < 2; i++) {
-		t->cl[i] = zmq_socket(t->ctx, ZMQ_DEALER);
-		assert_non_null(t->cl[i]);
-		zmq_setsockopt(t->cl[i], ZMQ_LINGER, &zero, sizeof(zero));
-		assert_int_equal(zmq_connect(t->cl[i], t->clients_ep), 0);
-	}
+	coord_fix_start(&t->fx, &COORD_OPTS(.tick_ms = 20));
+	t->cl[0] = coord_fix_client(&t->fx);
+	t->cl[1] = coord_fix_client(&t->fx);
 }
 
-/* Turn the coordinator's loop until client I has a reply. */
+/* Turn the coordinator's loop until client I has a reply (clients get no heartbeats). */
 static json_t *reply_of(struct tctx *t, int i)
 {
-	int64_t deadline = util_mono_ms() + 5000;
+	json_t *msg = coord_pump(t->fx.c, t->cl[i], 5000);
 	char why[256];
-	json_t *msg;
 
-	while (util_mono_ms() < deadline) {
-		assert_int_equal(coord_run_once(t->c, 5), 0);
-		if (proto_recv(t->cl[i], &msg, ZMQ_DONTWAIT, why, sizeof(why)) == 0) {
-			assert_int_equal(proto_validate(msg, PROTO_CH_COORD_TO_CLIENT, why,
-							sizeof(why)), 0);
-			return msg;
-		}
-	}
-	fail_msg("no reply within 5 s");
-	return NULL;
+	if (!msg)
+		fail_msg("no reply within 5 s");
+	assert_int_equal(proto_validate(msg, PROTO_CH_COORD_TO_CLIENT, why, sizeof(why)), 0);
+	return msg;
 }
 
 /* Send MSG (stolen) from client I and return the reply. */

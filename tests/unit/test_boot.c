@@ -34,13 +34,8 @@
 #define NEW_KERNEL "6.19.1"
 
 struct tctx {
-	char dir[64];
-	char agents_ep[128], clients_ep[128], db[128];
-	struct coord *c;
-	void *ctx, *agent, *client;
-	char *obj;
-	size_t obj_len;
-	char obj_sha[SHA256_HEX_LEN];
+	struct coord_fix fx;
+	void *agent, *client;
 };
 
 /* --- the store --- */
@@ -142,42 +137,21 @@ static void test_boot_spec_fits(void **state)
 
 /* --- the coordinator --- */
 
-static void *dealer(struct tctx *t, const char *ep)
-{
-	void *s = zmq_socket(t->ctx, ZMQ_DEALER);
-	int zero = 0;
-
-	assert_non_null(s);
-	assert_int_equal(zmq_setsockopt(s, ZMQ_LINGER, &zero, sizeof(zero)), 0);
-	assert_int_equal(zmq_connect(s, ep), 0);
-	return s;
-}
-
 static void coord_start(struct tctx *t)
 {
-	t->c = coord_new(&COORD_OPTS(.agents = t->agents_ep, .clients = t->clients_ep,
-				     .db = t->db, .tick_ms = 20));
-	assert_non_null(t->c);
+	coord_fix_start(&t->fx, &COORD_OPTS(.tick_ms = 20));
 }
 
 static int setup(void **state)
 {
 	struct tctx *t = calloc(1, sizeof(*t));
-	char path[256];
 
 	log_init("test_boot", LOG_WARN);
-	snprintf(t->dir, sizeof(t->dir), "/tmp/bpflab-test-boot.XXXXXX");
-	tmpdir_make(t->dir);
-	snprintf(t->agents_ep, sizeof(t->agents_ep), "ipc://%s/agents.sock", t->dir);
-	snprintf(t->clients_ep, sizeof(t->clients_ep), "ipc://%s/clients.sock", t->dir);
-	snprintf(t->db, sizeof(t->db), "%s/lab.db", t->dir);
+	coord_fix_init(&t->fx, "boot");
 	coord_start(t);
-	t->ctx = zmq_ctx_new();
-	t->agent = dealer(t, t->agents_ep);
-	t->client = dealer(t, t->clients_ep);
-	snprintf(path, sizeof(path), "%s/bpf/%s", BPFLAB_BUILDDIR, OBJ_NAME);
-	assert_int_equal(util_read_file(path, 64 << 20, &t->obj, &t->obj_len), 0);
-	util_sha256_hex(t->obj, t->obj_len, t->obj_sha);
+	t->agent = coord_fix_agent(&t->fx);
+	t->client = coord_fix_client(&t->fx);
+	coord_fix_object(&t->fx, BPFLAB_BUILDDIR "/bpf/" OBJ_NAME);
 	*state = t;
 	return 0;
 }
@@ -188,10 +162,7 @@ static int teardown(void **state)
 
 	zmq_close(t->agent);
 	zmq_close(t->client);
-	zmq_ctx_term(t->ctx);
-	coord_destroy(&t->c);
-	free(t->obj);
-	tmpdir_remove(t->dir);
+	coord_fix_release(&t->fx);
 	free(t);
 	return 0;
 }
@@ -200,7 +171,7 @@ static int teardown(void **state)
  * written when it changes) and a new one starts on the same database. */
 static void coord_restart(struct tctx *t)
 {
-	coord_destroy(&t->c);
+	coord_destroy(&t->fx.c);
 	coord_start(t);
 }
 
@@ -219,7 +190,7 @@ static void hello(struct tctx *t, const char *release, const char *booting)
 		"role", "b", "name", "veth-b", "driver", "veth"));
 	if (booting)
 		json_object_set_new(m, "booting", json_string(booting));
-	json_decref(coord_ask(t->c, t->agent, m, "welcome"));
+	json_decref(coord_ask(t->fx.c, t->agent, m, "welcome"));
 }
 
 /* h1 is asked to switch to NEW_KERNEL and its agent gets the boot message */
@@ -227,11 +198,12 @@ static void boot_h1(struct tctx *t)
 {
 	json_t *r;
 
-	r = coord_ask(t->c, t->client, json_pack("{s:i, s:s, s:s, s:s}", "v", 1, "type", "host_boot",
-					"host", "h1", "kernel", NEW_KERNEL), "booting");
+	r = coord_ask(t->fx.c, t->client, json_pack("{s:i, s:s, s:s, s:s}", "v", 1, "type",
+						    "host_boot", "host", "h1", "kernel",
+						    NEW_KERNEL), "booting");
 	assert_string_equal(proto_get_str(r, "from", ""), OLD_KERNEL);
 	json_decref(r);
-	r = coord_pump(t->c, t->agent, 2000);
+	r = coord_pump(t->fx.c, t->agent, 2000);
 	assert_non_null(r);
 	assert_string_equal(proto_msg_type(r), "boot");
 	json_decref(r);
@@ -240,7 +212,8 @@ static void boot_h1(struct tctx *t)
 /* h1's entry in host_list (new reference) */
 static json_t *host_h1(struct tctx *t)
 {
-	json_t *r = coord_ask(t->c, t->client, proto_msg_new("host_list"), "hosts"), *h, *found = NULL;
+	json_t *r = coord_ask(t->fx.c, t->client, proto_msg_new("host_list"), "hosts"), *h;
+	json_t *found = NULL;
 	size_t i;
 
 	json_array_foreach(json_object_get(r, "hosts"), i, h)
@@ -278,7 +251,7 @@ static void stored_boot(struct tctx *t, char *out, size_t len)
 	sqlite3 *db = NULL;
 	sqlite3_stmt *s = NULL;
 
-	assert_int_equal(sqlite3_open_v2(t->db, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_open_v2(t->fx.db, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
 	assert_int_equal(sqlite3_prepare_v2(db, "SELECT state || ' ' || kernel || ' ' || "
 					    "from_kernel || ' ' || iif(ended_ms IS NULL, 'open', "
 					    "'ended') || ' ' || coalesce(error, '') FROM host_boots "
@@ -293,7 +266,7 @@ static void stored_boot(struct tctx *t, char *out, size_t len)
  * is the submitter's --hosts. */
 static json_t *submit_msg(struct tctx *t, const char *match, const char *hosts)
 {
-	char text[1024], *b64 = util_base64_encode(t->obj, t->obj_len);
+	char text[1024], *b64 = util_base64_encode(t->fx.obj, t->fx.obj_len);
 	json_t *m = proto_msg_new("submit");
 
 	snprintf(text, sizeof(text),
@@ -316,7 +289,7 @@ static json_t *submit_msg(struct tctx *t, const char *match, const char *hosts)
 	json_object_set_new(m, "plan_file", json_string("boot.yaml"));
 	json_object_set_new(m, "plan_text", json_string(text));
 	json_object_set_new(m, "objects", json_pack("{s:{s:s, s:s}}", OBJ_NAME, "sha256",
-						    t->obj_sha, "data", b64));
+						    t->fx.obj_sha, "data", b64));
 	if (hosts)
 		json_object_set_new(m, "hosts", json_pack("[s]", hosts));
 	free(b64);
@@ -343,7 +316,7 @@ static void test_boot_stored(void **state)
 		      "ms", 5);
 	assert_int_equal(proto_send(t->agent, r, 0), 0);
 	json_decref(r);
-	assert_null(coord_pump(t->c, t->agent, 200));
+	assert_null(coord_pump(t->fx.c, t->agent, 200));
 	stored_boot(t, row, sizeof(row));
 	assert_text(row, "failed " NEW_KERNEL " " OLD_KERNEL " ended boot " NEW_KERNEL
 		    ": the kernel provider failed (exit status 1): no initrd");
@@ -373,7 +346,7 @@ static void test_boot_restart_done(void **state)
 	assert_text(row, "booting " NEW_KERNEL " " OLD_KERNEL " open ");
 
 	/* a switching host is a candidate as the kernel it switches to */
-	r = coord_ask(t->c, t->client, submit_msg(t, "=6.19", NULL), "submitted");
+	r = coord_ask(t->fx.c, t->client, submit_msg(t, "=6.19", NULL), "submitted");
 	assert_int_equal(json_array_size(json_object_get(r, "hosts")), 1);
 	assert_string_equal(json_string_value(json_array_get(json_object_get(r, "hosts"), 0)),
 			    "h1");
@@ -381,12 +354,12 @@ static void test_boot_restart_done(void **state)
 
 	/* the agent reconnects while its provider still runs: still booting, no job */
 	hello(t, OLD_KERNEL, NEW_KERNEL);
-	assert_null(coord_pump(t->c, t->agent, 300));
+	assert_null(coord_pump(t->fx.c, t->agent, 300));
 	assert_h1(t, "booting", "booting", NULL);
 
 	/* the new kernel's hello ends the switch, and the run's first job goes out */
 	hello(t, NEW_KERNEL, NULL);
-	r = coord_pump(t->c, t->agent, 2000);
+	r = coord_pump(t->fx.c, t->agent, 2000);
 	assert_non_null(r);
 	assert_string_equal(proto_msg_type(r), "job");
 	job = proto_get_int(json_object_get(r, "job"), "id", 0);
@@ -411,8 +384,8 @@ static void test_boot_restart_timeout(void **state)
 
 	hello(t, OLD_KERNEL, NULL);
 	boot_h1(t);
-	coord_destroy(&t->c);
-	assert_int_equal(sqlite3_open(t->db, &db), SQLITE_OK);
+	coord_destroy(&t->fx.c);
+	assert_int_equal(sqlite3_open(t->fx.db, &db), SQLITE_OK);
 	assert_int_equal(sqlite3_exec(db, "UPDATE host_boots SET started_ms = started_ms - "
 				      "660000", NULL, NULL, NULL), SQLITE_OK);
 	sqlite3_close(db);
@@ -426,9 +399,9 @@ static void test_boot_restart_timeout(void **state)
 
 	hello(t, OLD_KERNEL, NULL);
 	assert_h1(t, "idle", "failed", "within 600 s");
-	r = coord_ask(t->c, t->client, submit_msg(t, "=6.18", NULL), "submitted");
+	r = coord_ask(t->fx.c, t->client, submit_msg(t, "=6.18", NULL), "submitted");
 	json_decref(r);
-	r = coord_pump(t->c, t->agent, 2000);
+	r = coord_pump(t->fx.c, t->agent, 2000);
 	assert_non_null(r);
 	assert_string_equal(proto_msg_type(r), "job");
 	json_decref(r);
@@ -449,31 +422,31 @@ static void test_boot_wrong_kernel(void **state)
 	hello(t, OLD_KERNEL, NULL);
 	boot_h1(t);
 
-	r = coord_ask(t->c, t->client, submit_msg(t, "=6.18", NULL), "error");
+	r = coord_ask(t->fx.c, t->client, submit_msg(t, "=6.18", NULL), "error");
 	assert_text(proto_get_str(r, "message", ""), "no host matches the plan (hosts.match "
 		    "kernel=6.18; ports a, b; 1 host connected or switching kernels; 'h1' "
 		    "(switching to kernel '" NEW_KERNEL "'): kernel.release is '" NEW_KERNEL
 		    "', not '=6.18')");
 	json_decref(r);
-	r = coord_ask(t->c, t->client, submit_msg(t, "=6.19", "h1"), "error");
+	r = coord_ask(t->fx.c, t->client, submit_msg(t, "=6.19", "h1"), "error");
 	assert_text(proto_get_str(r, "message", ""), "host 'h1' is switching to kernel '"
 		    NEW_KERNEL "' (bpflab host boot): name it when the switch is done, or let "
 		    "the plan's hosts.match choose");
 	json_decref(r);
-	r = coord_ask(t->c, t->client, submit_msg(t, "=6.19", NULL), "submitted");
+	r = coord_ask(t->fx.c, t->client, submit_msg(t, "=6.19", NULL), "submitted");
 	run = proto_get_int(r, "run", 0);
 	assert_int_equal(proto_get_int(r, "jobs", 0), 2);
 	json_decref(r);
-	assert_null(coord_pump(t->c, t->agent, 200));
+	assert_null(coord_pump(t->fx.c, t->agent, 200));
 
 	/* back, but on the kernel it left */
 	hello(t, OLD_KERNEL, NULL);
-	assert_null(coord_pump(t->c, t->agent, 300));	/* no job reaches it */
+	assert_null(coord_pump(t->fx.c, t->agent, 300));	/* no job reaches it */
 	r = host_h1(t);
 	assert_string_equal(proto_get_str(json_object_get(r, "boot"), "state", ""), "mismatch");
 	json_decref(r);
-	r = coord_ask(t->c, t->client, json_pack("{s:i, s:s, s:I}", "v", 1, "type", "run_show", "run",
-					(json_int_t)run), "run");
+	r = coord_ask(t->fx.c, t->client, json_pack("{s:i, s:s, s:I}", "v", 1, "type",
+						    "run_show", "run", (json_int_t)run), "run");
 	assert_string_equal(proto_get_str(json_object_get(r, "run"), "state", ""), "failed");
 	json_array_foreach(json_object_get(json_object_get(r, "run"), "jobs"), i, job) {
 		assert_string_equal(proto_get_str(job, "state", ""), "failed");

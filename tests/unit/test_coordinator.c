@@ -58,50 +58,24 @@ static const char plan_text[] =
 	"metrics: [port.rx_pps, prog.ns_per_run]\n";
 
 struct tctx {
-	char dir[64];
-	char agents_ep[128], clients_ep[128], db[128];
-	struct coord *c;
-	void *ctx, *agent, *client;
+	struct coord_fix fx;
+	void *agent, *client;
 	void *agent2;		/* a second agent, when a test has one (closed by teardown) */
 	void *old;		/* a restarted agent's old connection, while a test keeps it */
 	void *agent3;		/* a third agent (closed by teardown) */
 	const char *machine;	/* machine.id in the inventory of hello_xy, or NULL */
-	char *obj;		/* xdp_basic.bpf.o bytes */
-	size_t obj_len;
-	char obj_sha[SHA256_HEX_LEN];
 };
-
-static void *dealer(struct tctx *t, const char *ep)
-{
-	void *s = zmq_socket(t->ctx, ZMQ_DEALER);
-	int zero = 0;
-
-	assert_non_null(s);
-	assert_int_equal(zmq_setsockopt(s, ZMQ_LINGER, &zero, sizeof(zero)), 0);
-	assert_int_equal(zmq_connect(s, ep), 0);
-	return s;
-}
 
 static int setup_hb(void **state, int heartbeat_ms)
 {
 	struct tctx *t = calloc(1, sizeof(*t));
-	char path[256];
 
 	log_init("test_coordinator", LOG_WARN);
-	snprintf(t->dir, sizeof(t->dir), "/tmp/bpflab-test-coord.XXXXXX");
-	tmpdir_make(t->dir);
-	snprintf(t->agents_ep, sizeof(t->agents_ep), "ipc://%s/agents.sock", t->dir);
-	snprintf(t->clients_ep, sizeof(t->clients_ep), "ipc://%s/clients.sock", t->dir);
-	snprintf(t->db, sizeof(t->db), "%s/lab.db", t->dir);
-	t->c = coord_new(&COORD_OPTS(.agents = t->agents_ep, .clients = t->clients_ep,
-				     .db = t->db, .heartbeat_ms = heartbeat_ms, .tick_ms = 20));
-	assert_non_null(t->c);
-	t->ctx = zmq_ctx_new();
-	t->agent = dealer(t, t->agents_ep);
-	t->client = dealer(t, t->clients_ep);
-	snprintf(path, sizeof(path), "%s/bpf/%s", BPFLAB_BUILDDIR, OBJ_NAME);
-	assert_int_equal(util_read_file(path, 64 << 20, &t->obj, &t->obj_len), 0);
-	util_sha256_hex(t->obj, t->obj_len, t->obj_sha);
+	coord_fix_init(&t->fx, "coord");
+	coord_fix_start(&t->fx, &COORD_OPTS(.heartbeat_ms = heartbeat_ms, .tick_ms = 20));
+	t->agent = coord_fix_agent(&t->fx);
+	t->client = coord_fix_client(&t->fx);
+	coord_fix_object(&t->fx, BPFLAB_BUILDDIR "/bpf/" OBJ_NAME);
 	*state = t;
 	return 0;
 }
@@ -128,11 +102,8 @@ static int teardown(void **state)
 		zmq_close(t->old);
 	if (t->agent3)
 		zmq_close(t->agent3);
-	zmq_ctx_term(t->ctx);
-	coord_destroy(&t->c);
-	assert_null(t->c);
-	free(t->obj);
-	tmpdir_remove(t->dir);
+	coord_fix_release(&t->fx);
+	assert_null(t->fx.c);
 	free(t);
 	return 0;
 }
@@ -156,21 +127,21 @@ static void hello(struct tctx *t, const char *name, const char *driver)
 	json_object_set_new(m, "agent", json_string(name));
 	json_object_set_new(m, "version", json_string("0.1"));
 	json_object_set_new(m, "inventory", inventory(driver));
-	r = coord_ask(t->c, t->agent, m, "welcome");
+	r = coord_ask(t->fx.c, t->agent, m, "welcome");
 	assert_true(proto_get_int(r, "heartbeat_ms", 0) > 0);
 	json_decref(r);
 }
 
 static json_t *submit_msg(struct tctx *t, const char *text, const char *sha)
 {
-	char *b64 = util_base64_encode(t->obj, t->obj_len);
+	char *b64 = util_base64_encode(t->fx.obj, t->fx.obj_len);
 	json_t *m = proto_msg_new("submit");
 
 	json_object_set_new(m, "plan_file", json_string("plan.yaml"));
 	json_object_set_new(m, "plan_text", json_string(text));
 	json_object_set_new(m, "overrides", json_pack("[s]", "traffic.packet.size=128"));
 	json_object_set_new(m, "objects", json_pack("{s:{s:s, s:s}}", OBJ_NAME, "sha256",
-						    sha ? sha : t->obj_sha, "data", b64));
+						    sha ? sha : t->fx.obj_sha, "data", b64));
 	free(b64);
 	return m;
 }
@@ -213,13 +184,13 @@ static void test_coordinator_end_to_end(void **state)
 	int i;
 
 	hello(t, "h1", "veth");
-	r = coord_ask(t->c, t->client, simple("host_list", 0), "hosts");
+	r = coord_ask(t->fx.c, t->client, simple("host_list", 0), "hosts");
 	assert_int_equal(json_array_size(json_object_get(r, "hosts")), 1);
 	assert_string_equal(proto_get_str(json_array_get(json_object_get(r, "hosts"), 0),
 					  "state", ""), "idle");
 	json_decref(r);
 
-	r = coord_ask(t->c, t->client, submit_msg(t, plan_text, NULL), "submitted");
+	r = coord_ask(t->fx.c, t->client, submit_msg(t, plan_text, NULL), "submitted");
 	run = proto_get_int(r, "run", 0);
 	assert_true(run > 0);
 	assert_int_equal(proto_get_int(r, "jobs", 0), 2);
@@ -228,7 +199,7 @@ static void test_coordinator_end_to_end(void **state)
 	json_decref(r);
 
 	for (i = 0; i < 2; i++) {
-		r = coord_pump(t->c, t->agent, 5000);
+		r = coord_pump(t->fx.c, t->agent, 5000);
 		assert_non_null(r);
 		assert_string_equal(proto_msg_type(r), "job");
 		job = json_object_get(r, "job");
@@ -238,13 +209,13 @@ static void test_coordinator_end_to_end(void **state)
 		spec = json_object_get(job, "spec");
 		assert_string_equal(proto_get_str(spec, "variant", ""), variants[i]);
 		assert_string_equal(proto_get_str(json_array_get(json_object_get(spec, "attach"), 0),
-						  "sha256", ""), t->obj_sha);
+						  "sha256", ""), t->fx.obj_sha);
 		obj = json_object_get(json_object_get(r, "objects"), OBJ_NAME);
-		assert_string_equal(proto_get_str(obj, "sha256", ""), t->obj_sha);
+		assert_string_equal(proto_get_str(obj, "sha256", ""), t->fx.obj_sha);
 		assert_int_equal(util_base64_decode(proto_get_str(obj, "data", ""), &bytes, &len),
 				 0);
-		assert_int_equal(len, t->obj_len);
-		assert_memory_equal(bytes, t->obj, len);
+		assert_int_equal(len, t->fx.obj_len);
+		assert_memory_equal(bytes, t->fx.obj, len);
 		free(bytes);
 		json_decref(r);
 
@@ -258,27 +229,27 @@ static void test_coordinator_end_to_end(void **state)
 		json_decref(m);
 		if (i == 0) {
 			/* the host is busy with this job */
-			r = coord_ask(t->c, t->client, simple("host_list", 0), "hosts");
+			r = coord_ask(t->fx.c, t->client, simple("host_list", 0), "hosts");
 			assert_string_equal(proto_get_str(json_array_get(json_object_get(r, "hosts"),
 							  0), "state", ""), "busy");
 			assert_int_equal(proto_get_int(json_array_get(json_object_get(r, "hosts"), 0),
 						       "job", 0), job_id);
 			json_decref(r);
 		}
-		r = coord_ask(t->c, t->agent, result_msg(job_id, 1e6 * (i + 1)), "ack");
+		r = coord_ask(t->fx.c, t->agent, result_msg(job_id, 1e6 * (i + 1)), "ack");
 		assert_int_equal(proto_get_int(r, "job", 0), job_id);
 		json_decref(r);
 	}
 	/* the agent sends its last result again: acknowledged, stored once */
-	r = coord_ask(t->c, t->agent, result_msg(job_id, 7), "ack");
+	r = coord_ask(t->fx.c, t->agent, result_msg(job_id, 7), "ack");
 	json_decref(r);
-	coord_get_stats(t->c, &stats);
+	coord_get_stats(t->fx.c, &stats);
 	assert_int_equal(stats.results, 2);
 	assert_int_equal(stats.duplicates, 1);
 	assert_int_equal(stats.jobs_dispatched, 2);
 	assert_int_equal(stats.bad_messages, 0);
 
-	r = coord_ask(t->c, t->client, simple("run_show", run), "run");
+	r = coord_ask(t->fx.c, t->client, simple("run_show", run), "run");
 	res = json_object_get(r, "run");
 	assert_string_equal(proto_get_str(res, "state", ""), "done");
 	assert_int_equal(proto_get_int(res, "jobs_done", 0), 2);
@@ -288,7 +259,7 @@ static void test_coordinator_end_to_end(void **state)
 					  "variant", ""), "pass");
 	json_decref(r);
 
-	r = coord_ask(t->c, t->client, simple("result_show", run), "result");
+	r = coord_ask(t->fx.c, t->client, simple("result_show", run), "result");
 	res = json_object_get(r, "result");
 	assert_string_equal(proto_get_str(res, "plan", ""), "coord-test");
 	assert_int_equal(proto_get_int(res, "repeat", 0), 1);
@@ -304,7 +275,7 @@ static void test_coordinator_end_to_end(void **state)
 	assert_true(json_is_object(json_object_get(m, "point")));	/* no matrix */
 	json_decref(r);
 
-	r = coord_ask(t->c, t->client, simple("run_list", 0), "runs");
+	r = coord_ask(t->fx.c, t->client, simple("run_list", 0), "runs");
 	assert_int_equal(json_array_size(json_object_get(r, "runs")), 1);
 	json_decref(r);
 }
@@ -317,7 +288,7 @@ static void test_coordinator_malformed(void **state)
 
 	/* not JSON, from an agent */
 	assert_int_equal(zmq_send(t->agent, "garbage", 7, 0), 7);
-	r = coord_pump(t->c, t->agent, 5000);
+	r = coord_pump(t->fx.c, t->agent, 5000);
 	assert_non_null(r);
 	assert_string_equal(proto_msg_type(r), "error");
 	assert_non_null(strstr(proto_get_str(r, "message", ""), "not JSON"));
@@ -327,53 +298,53 @@ static void test_coordinator_malformed(void **state)
 	m = proto_msg_new("heartbeat");
 	assert_int_equal(proto_send(t->agent, m, 0), 0);
 	json_decref(m);
-	assert_null(coord_pump(t->c, t->agent, 100));
+	assert_null(coord_pump(t->fx.c, t->agent, 100));
 	m = proto_msg_new("accept");
 	json_object_set_new(m, "job", json_integer(1));
-	r = coord_ask(t->c, t->agent, m, "error");
+	r = coord_ask(t->fx.c, t->agent, m, "error");
 	assert_string_equal(proto_get_str(r, "message", ""), "unknown agent: say hello first");
 	assert_string_equal(proto_get_str(r, "in_reply_to", ""), "accept");
 	json_decref(r);
 	/* hello without an inventory */
 	m = proto_msg_new("hello");
 	json_object_set_new(m, "agent", json_string("h1"));
-	r = coord_ask(t->c, t->agent, m, "error");
+	r = coord_ask(t->fx.c, t->agent, m, "error");
 	assert_string_equal(proto_get_str(r, "message", ""), "hello: 'inventory' is required");
 	json_decref(r);
 	/* an unknown type from a registered agent; a result for a job that does not exist */
 	hello(t, "h1", "veth");
-	r = coord_ask(t->c, t->agent, proto_msg_new("frob"), "error");
+	r = coord_ask(t->fx.c, t->agent, proto_msg_new("frob"), "error");
 	assert_string_equal(proto_get_str(r, "message", ""), "unknown message type 'frob'");
 	assert_string_equal(proto_get_str(r, "in_reply_to", ""), "frob");
 	json_decref(r);
-	r = coord_ask(t->c, t->agent, result_msg(77, 1), "error");
+	r = coord_ask(t->fx.c, t->agent, result_msg(77, 1), "error");
 	assert_non_null(strstr(proto_get_str(r, "message", ""), "unknown job 77"));
 	json_decref(r);
 	/* clients: wrong version, two frames, unknown type, missing run */
 	assert_int_equal(zmq_send(t->client, "{\"v\":2,\"type\":\"run_list\"}", 25, 0), 25);
-	r = coord_pump(t->c, t->client, 5000);
+	r = coord_pump(t->fx.c, t->client, 5000);
 	assert_string_equal(proto_get_str(r, "message", ""), "protocol version 2, expected 1");
 	json_decref(r);
 	zmq_send(t->client, "{\"v\":1,\"type\":\"run_list\"}", 25, ZMQ_SNDMORE);
 	zmq_send(t->client, "{}", 2, 0);
-	r = coord_pump(t->c, t->client, 5000);
+	r = coord_pump(t->fx.c, t->client, 5000);
 	assert_string_equal(proto_get_str(r, "message", ""),
 			    "message has more than one payload frame");
 	json_decref(r);
-	r = coord_ask(t->c, t->client, proto_msg_new("frob"), "error");
+	r = coord_ask(t->fx.c, t->client, proto_msg_new("frob"), "error");
 	json_decref(r);
-	r = coord_ask(t->c, t->client, simple("run_show", 0), "error");
+	r = coord_ask(t->fx.c, t->client, simple("run_show", 0), "error");
 	assert_string_equal(proto_get_str(r, "message", ""), "run_show: 'run' is required");
 	json_decref(r);
-	r = coord_ask(t->c, t->client, simple("result_show", 42), "error");
+	r = coord_ask(t->fx.c, t->client, simple("result_show", 42), "error");
 	assert_non_null(strstr(proto_get_str(r, "message", ""), "unknown run 42"));
 	json_decref(r);
 
 	/* and it still serves */
-	r = coord_ask(t->c, t->client, simple("host_list", 0), "hosts");
+	r = coord_ask(t->fx.c, t->client, simple("host_list", 0), "hosts");
 	assert_int_equal(json_array_size(json_object_get(r, "hosts")), 1);
 	json_decref(r);
-	coord_get_stats(t->c, &stats);
+	coord_get_stats(t->fx.c, &stats);
 	assert_int_equal(stats.bad_messages, 7);	/* hello without inventory fails the schema too */
 }
 
@@ -384,14 +355,14 @@ static void test_coordinator_bad_submit(void **state)
 	json_t *r;
 
 	/* no host connected */
-	r = coord_ask(t->c, t->client, submit_msg(t, plan_text, NULL), "error");
+	r = coord_ask(t->fx.c, t->client, submit_msg(t, plan_text, NULL), "error");
 	assert_non_null(strstr(proto_get_str(r, "message", ""),
 				"no host matches the plan (hosts.match port.driver=veth, "
 				"kernel>=6.1; ports a, b; 0 hosts connected)"));
 	json_decref(r);
 	/* a host without veth ports */
 	hello(t, "h1", "ixgbe");
-	r = coord_ask(t->c, t->client, submit_msg(t, plan_text, NULL), "error");
+	r = coord_ask(t->fx.c, t->client, submit_msg(t, plan_text, NULL), "error");
 	assert_non_null(strstr(proto_get_str(r, "message", ""), "1 host connected; 'h1': no port "
 			       "with driver 'veth'"));
 	json_decref(r);
@@ -400,30 +371,30 @@ static void test_coordinator_bad_submit(void **state)
 	/* a plan that does not validate: FILE:LINE:COLUMN */
 	bad = strdup(plan_text);
 	memcpy(strstr(bad, "repeat: 1"), "repeat: x", 9);
-	r = coord_ask(t->c, t->client, submit_msg(t, bad, NULL), "error");
+	r = coord_ask(t->fx.c, t->client, submit_msg(t, bad, NULL), "error");
 	assert_non_null(strstr(proto_get_str(r, "message", ""), "plan.yaml:18:"));
 	json_decref(r);
 	free(bad);
 	/* object bytes that do not match their sha256 */
-	r = coord_ask(t->c, t->client, submit_msg(t, plan_text, "00"), "error");
+	r = coord_ask(t->fx.c, t->client, submit_msg(t, plan_text, "00"), "error");
 	assert_non_null(strstr(proto_get_str(r, "message", ""), "its bytes hash to"));
 	json_decref(r);
 	/* a plan naming an object that was not sent */
 	other = strdup(plan_text);
 	memcpy(strstr(other, OBJ_NAME ", program: xdp_pass"), "xdp_other", 9);
-	r = coord_ask(t->c, t->client, submit_msg(t, other, NULL), "error");
+	r = coord_ask(t->fx.c, t->client, submit_msg(t, other, NULL), "error");
 	assert_non_null(strstr(proto_get_str(r, "message", ""), "plan.yaml:17:"));
 	json_decref(r);
 	free(other);
-	r = coord_ask(t->c, t->client, proto_msg_new("submit"), "error");
+	r = coord_ask(t->fx.c, t->client, proto_msg_new("submit"), "error");
 	assert_string_equal(proto_get_str(r, "message", ""), "submit: 'plan_text' is required");
 	json_decref(r);
 
 	/* nothing was stored, and nothing was sent to the agent */
-	r = coord_ask(t->c, t->client, simple("run_list", 0), "runs");
+	r = coord_ask(t->fx.c, t->client, simple("run_list", 0), "runs");
 	assert_int_equal(json_array_size(json_object_get(r, "runs")), 0);
 	json_decref(r);
-	assert_null(coord_pump(t->c, t->agent, 100));
+	assert_null(coord_pump(t->fx.c, t->agent, 100));
 }
 
 /* An agent that stops talking is gone after 3 heartbeats; its job waits for it. */
@@ -436,10 +407,10 @@ static void test_coordinator_agent_gone(void **state)
 	bool beat = false;
 
 	hello(t, "h1", "veth");
-	r = coord_ask(t->c, t->client, submit_msg(t, plan_text, NULL), "submitted");
+	r = coord_ask(t->fx.c, t->client, submit_msg(t, plan_text, NULL), "submitted");
 	run = proto_get_int(r, "run", 0);
 	json_decref(r);
-	r = coord_pump(t->c, t->agent, 5000);
+	r = coord_pump(t->fx.c, t->agent, 5000);
 	assert_string_equal(proto_msg_type(r), "job");
 	job_id = proto_get_int(json_object_get(r, "job"), "id", 0);
 	json_decref(r);
@@ -449,19 +420,19 @@ static void test_coordinator_agent_gone(void **state)
 	while (util_mono_ms() - t0 < 400) {
 		char why[128];
 
-		assert_int_equal(coord_run_once(t->c, 5), 0);
+		assert_int_equal(coord_run_once(t->fx.c, 5), 0);
 		while (proto_recv(t->agent, &r, ZMQ_DONTWAIT, why, sizeof(why)) == 0) {
 			beat |= !strcmp(proto_msg_type(r), "heartbeat");
 			json_decref(r);
 		}
 	}
 	assert_true(beat);
-	r = coord_ask(t->c, t->client, simple("host_list", 0), "hosts");
+	r = coord_ask(t->fx.c, t->client, simple("host_list", 0), "hosts");
 	host = json_array_get(json_object_get(r, "hosts"), 0);
 	assert_string_equal(proto_get_str(host, "state", ""), "gone");
 	assert_true(json_is_null(json_object_get(host, "job")));
 	json_decref(r);
-	r = coord_ask(t->c, t->client, simple("run_show", run), "run");
+	r = coord_ask(t->fx.c, t->client, simple("run_show", run), "run");
 	job = json_array_get(json_object_get(json_object_get(r, "run"), "jobs"), 0);
 	assert_string_equal(proto_get_str(job, "state", ""), "queued");
 	assert_int_equal(proto_get_int(job, "attempts", 0), 1);
@@ -469,7 +440,7 @@ static void test_coordinator_agent_gone(void **state)
 
 	/* back: the same job again */
 	hello(t, "h1", "veth");
-	r = coord_pump(t->c, t->agent, 5000);
+	r = coord_pump(t->fx.c, t->agent, 5000);
 	assert_string_equal(proto_msg_type(r), "job");
 	assert_int_equal(proto_get_int(json_object_get(r, "job"), "id", 0), job_id);
 	json_decref(r);
@@ -490,7 +461,7 @@ static void hello_kernel(struct tctx *t, void *sock, const char *name, const cha
 	json_object_set_new(m, "inventory", inv);
 	if (booting)
 		json_object_set_new(m, "booting", json_string(booting));
-	r = coord_ask(t->c, sock, m, "welcome");
+	r = coord_ask(t->fx.c, sock, m, "welcome");
 	json_decref(r);
 }
 
@@ -504,7 +475,7 @@ static json_t *host_boot(const char *host, const char *kernel)
 static void boot_refused(struct tctx *t, const char *host, const char *kernel,
 			 const char *message)
 {
-	json_t *r = coord_ask(t->c, t->client, host_boot(host, kernel), "error");
+	json_t *r = coord_ask(t->fx.c, t->client, host_boot(host, kernel), "error");
 
 	if (!strstr(proto_get_str(r, "message", ""), message))
 		fail_msg("host_boot %s %s: '%s' lacks '%s'", host, kernel,
@@ -515,7 +486,8 @@ static void boot_refused(struct tctx *t, const char *host, const char *kernel,
 /* HOST's entry in host_list (new reference) */
 static json_t *host_of(struct tctx *t, const char *name)
 {
-	json_t *r = coord_ask(t->c, t->client, simple("host_list", 0), "hosts"), *h, *found = NULL;
+	json_t *r = coord_ask(t->fx.c, t->client, simple("host_list", 0), "hosts"), *h;
+	json_t *found = NULL;
 	size_t i;
 
 	json_array_foreach(json_object_get(r, "hosts"), i, h)
@@ -556,10 +528,10 @@ static void test_coordinator_host_boot(void **state)
 		     "provider lists: 6.18.44, 6.19.1)");
 	boot_refused(t, "h1", "6.18.44", "runs kernel '6.18.44' already");
 
-	r = coord_ask(t->c, t->client, host_boot("h1", "6.19.1"), "booting");
+	r = coord_ask(t->fx.c, t->client, host_boot("h1", "6.19.1"), "booting");
 	assert_string_equal(proto_get_str(r, "from", ""), "6.18.44");
 	json_decref(r);
-	r = coord_pump(t->c, t->agent, 2000);
+	r = coord_pump(t->fx.c, t->agent, 2000);
 	assert_non_null(r);
 	assert_string_equal(proto_msg_type(r), "boot");
 	assert_string_equal(proto_get_str(r, "kernel", ""), "6.19.1");
@@ -568,9 +540,9 @@ static void test_coordinator_host_boot(void **state)
 	boot_refused(t, "h1", "6.19.1", "already switching to kernel '6.19.1'");
 
 	/* a run submitted meanwhile waits: nothing is dispatched to a booting host */
-	r = coord_ask(t->c, t->client, submit_msg(t, plan_text, NULL), "submitted");
+	r = coord_ask(t->fx.c, t->client, submit_msg(t, plan_text, NULL), "submitted");
 	json_decref(r);
-	r = coord_pump(t->c, t->agent, 300);
+	r = coord_pump(t->fx.c, t->agent, 300);
 	assert_null(r);
 
 	/* the provider failed: the host is available again (and gets its job) */
@@ -579,7 +551,7 @@ static void test_coordinator_host_boot(void **state)
 		      "boot 6.19.1: the kernel provider failed (exit status 1): no initrd", "ms", 5);
 	assert_int_equal(proto_send(t->agent, r, 0), 0);
 	json_decref(r);
-	r = coord_pump(t->c, t->agent, 2000);
+	r = coord_pump(t->fx.c, t->agent, 2000);
 	assert_non_null(r);
 	assert_string_equal(proto_msg_type(r), "job");
 	job = proto_get_int(json_object_get(r, "job"), "id", 0);
@@ -596,7 +568,7 @@ static void test_coordinator_host_boot(void **state)
 		assert_int_equal(proto_send(t->agent, r, 0), 0);
 		json_decref(r);
 		job = 0;
-		while ((r = coord_pump(t->c, t->agent, 300))) {
+		while ((r = coord_pump(t->fx.c, t->agent, 300))) {
 			if (!strcmp(proto_msg_type(r), "job"))
 				job = proto_get_int(json_object_get(r, "job"), "id", 0);
 			json_decref(r);
@@ -605,9 +577,9 @@ static void test_coordinator_host_boot(void **state)
 
 	/* a switch that works: a reconnect while the provider runs keeps it booting, the
 	 * new kernel's hello ends it */
-	r = coord_ask(t->c, t->client, host_boot("h1", "6.19.1"), "booting");
+	r = coord_ask(t->fx.c, t->client, host_boot("h1", "6.19.1"), "booting");
 	json_decref(r);
-	r = coord_pump(t->c, t->agent, 2000);
+	r = coord_pump(t->fx.c, t->agent, 2000);
 	assert_string_equal(proto_msg_type(r), "boot");
 	json_decref(r);
 	hello_kernel(t, t->agent, "h1", "6.18.44", json_pack("[s, s]", "6.18.44", "6.19.1"),
@@ -618,9 +590,9 @@ static void test_coordinator_host_boot(void **state)
 	assert_boot(t, "h1", "idle", "done", "6.19.1");
 
 	/* back to 6.18.44, but the host says hello with 6.19.1 again */
-	r = coord_ask(t->c, t->client, host_boot("h1", "6.18.44"), "booting");
+	r = coord_ask(t->fx.c, t->client, host_boot("h1", "6.18.44"), "booting");
 	json_decref(r);
-	r = coord_pump(t->c, t->agent, 2000);
+	r = coord_pump(t->fx.c, t->agent, 2000);
 	assert_string_equal(proto_msg_type(r), "boot");
 	json_decref(r);
 	hello_kernel(t, t->agent, "h1", "6.19.1", json_pack("[s, s]", "6.18.44", "6.19.1"),
@@ -641,9 +613,9 @@ static void test_coordinator_restart(void **state)
 	json_t *r;
 
 	hello(t, "h1", "veth");
-	r = coord_ask(t->c, t->client, submit_msg(t, plan_text, NULL), "submitted");
+	r = coord_ask(t->fx.c, t->client, submit_msg(t, plan_text, NULL), "submitted");
 	json_decref(r);
-	r = coord_pump(t->c, t->agent, 5000);
+	r = coord_pump(t->fx.c, t->agent, 5000);
 	job_id = proto_get_int(json_object_get(r, "job"), "id", 0);
 	json_decref(r);
 
@@ -652,25 +624,23 @@ static void test_coordinator_restart(void **state)
 		char ep2[160];
 		struct coord *c2;
 
-		snprintf(ep2, sizeof(ep2), "ipc://%s/other.sock", t->dir);
-		c2 = coord_new(&COORD_OPTS(.agents = ep2, .clients = ep2, .db = t->db));
+		snprintf(ep2, sizeof(ep2), "ipc://%s/other.sock", t->fx.dir);
+		c2 = coord_new(&COORD_OPTS(.agents = ep2, .clients = ep2, .db = t->fx.db));
 		assert_null(c2);
 		assert_int_equal(errno, EWOULDBLOCK);
 	}
-	coord_destroy(&t->c);
-	t->c = coord_new(&COORD_OPTS(.agents = t->agents_ep, .clients = t->clients_ep,
-				     .db = t->db, .tick_ms = 20));
-	assert_non_null(t->c);
+	coord_destroy(&t->fx.c);
+	coord_fix_start(&t->fx, &COORD_OPTS(.tick_ms = 20));
 	/* the old session is unknown to the new coordinator */
-	r = coord_ask(t->c, t->agent, result_msg(job_id, 1), "error");
+	r = coord_ask(t->fx.c, t->agent, result_msg(job_id, 1), "error");
 	assert_string_equal(proto_get_str(r, "message", ""), "unknown agent: say hello first");
 	json_decref(r);
 	hello(t, "h1", "veth");
-	r = coord_pump(t->c, t->agent, 5000);
+	r = coord_pump(t->fx.c, t->agent, 5000);
 	assert_string_equal(proto_msg_type(r), "job");
 	assert_int_equal(proto_get_int(json_object_get(r, "job"), "id", 0), job_id);
 	json_decref(r);
-	r = coord_ask(t->c, t->agent, result_msg(job_id, 1), "ack");
+	r = coord_ask(t->fx.c, t->agent, result_msg(job_id, 1), "ack");
 	json_decref(r);
 }
 
@@ -752,10 +722,10 @@ static void test_coordinator_binary_sigterm(void **state)
 
 	snprintf(bin, sizeof(bin), "%s/bin/bpflabd", BPFLAB_BUILDDIR);
 	if (access(bin, X_OK))
-		skip();
-	snprintf(agents, sizeof(agents), "ipc://%s/bin-agents.sock", t->dir);
-	snprintf(clients, sizeof(clients), "ipc://%s/bin-clients.sock", t->dir);
-	snprintf(db, sizeof(db), "%s/bin.db", t->dir);
+		skip_because("%s not built", bin);
+	snprintf(agents, sizeof(agents), "ipc://%s/bin-agents.sock", t->fx.dir);
+	snprintf(clients, sizeof(clients), "ipc://%s/bin-clients.sock", t->fx.dir);
+	snprintf(db, sizeof(db), "%s/bin.db", t->fx.dir);
 	pid = fork();
 	assert_true(pid >= 0);
 	if (pid == 0) {
@@ -763,7 +733,7 @@ static void test_coordinator_binary_sigterm(void **state)
 		      "/dev/null", "--plaintext", (char *)NULL);
 		_exit(127);
 	}
-	cl = dealer(t, clients);
+	cl = coord_fix_dealer(&t->fx, clients);
 	r = proto_msg_new("host_list");
 	assert_int_equal(proto_send(cl, r, 0), 0);
 	json_decref(r);
@@ -824,7 +794,7 @@ static void hello_xy(struct tctx *t, void *sock, const char *name, long long kep
 				    json_pack("{s:s}", "id", t->machine));
 	if (kept)
 		json_object_set_new(m, "job", json_integer(kept));
-	r = coord_ask(t->c, sock, m, "welcome");
+	r = coord_ask(t->fx.c, sock, m, "welcome");
 	json_decref(r);
 }
 
@@ -846,7 +816,7 @@ static json_t *pump_live(struct tctx *t, void *sock, void **live, int n, int tim
 			}
 			beat = util_mono_ms();
 		}
-		assert_int_equal(coord_run_once(t->c, 5), 0);
+		assert_int_equal(coord_run_once(t->fx.c, 5), 0);
 		while (proto_recv(sock, &msg, ZMQ_DONTWAIT, why, sizeof(why)) == 0) {
 			if (strcmp(proto_msg_type(msg), "heartbeat"))
 				return msg;
@@ -894,7 +864,7 @@ static void pair_go_and_finish(struct tctx *t, void **socks, long long gen, long
 		json_decref(m);
 		json_decref(want(t, socks[i], socks, 2, "ack", i ? dut : gen));
 	}
-	r = coord_ask(t->c, t->client, simple("result_show", run), "result");
+	r = coord_ask(t->fx.c, t->client, simple("result_show", run), "result");
 	assert_string_equal(proto_get_str(json_object_get(r, "result"), "state", ""), "done");
 	assert_int_equal(json_array_size(json_object_get(json_object_get(r, "result"),
 							 "samples")), 4);
@@ -913,7 +883,7 @@ static void agent_says(void *sock, const char *type, long long job)
 /* The attempts of JOB as "outcome:error|..." */
 static void attempts_of(struct tctx *t, long long run, long long job, char *out, size_t len)
 {
-	json_t *r = coord_ask(t->c, t->client, simple("run_attempts", run), "attempts"), *a;
+	json_t *r = coord_ask(t->fx.c, t->client, simple("run_attempts", run), "attempts"), *a;
 	size_t i;
 
 	out[0] = '\0';
@@ -926,7 +896,7 @@ static void attempts_of(struct tctx *t, long long run, long long job, char *out,
 
 static const char *job_state(struct tctx *t, long long run, long long job, char *out)
 {
-	json_t *r = coord_ask(t->c, t->client, simple("run_show", run), "run"), *j;
+	json_t *r = coord_ask(t->fx.c, t->client, simple("run_show", run), "run"), *j;
 	size_t i;
 
 	strcpy(out, "?");
@@ -973,7 +943,7 @@ static void pair_start(struct tctx *t, void *h1, void *h2, long long *run, long 
 	assert_int_equal(json_array_size(json_object_get(r, "links")), 1);
 	json_decref(r);
 
-	r = coord_ask(t->c, t->client, submit_msg(t, pair_plan, NULL), "submitted");
+	r = coord_ask(t->fx.c, t->client, submit_msg(t, pair_plan, NULL), "submitted");
 	*run = proto_get_int(r, "run", 0);
 	assert_int_equal(proto_get_int(r, "jobs", 0), 2);
 	json_decref(r);
@@ -996,7 +966,7 @@ static void pair_start(struct tctx *t, void *h1, void *h2, long long *run, long 
 static void test_coordinator_pair_lost(void **state)
 {
 	struct tctx *t = *state;
-	void *h1 = t->agent, *h2 = t->agent2 = dealer(t, t->agents_ep), *both[2] = { h1, h2 };
+	void *h1 = t->agent, *h2 = t->agent2 = coord_fix_agent(&t->fx), *both[2] = { h1, h2 };
 	long long run, gen = 0, dut = 0;
 	char att[1024], st[16];
 	const char *abort;
@@ -1042,7 +1012,7 @@ static void test_coordinator_pair_lost(void **state)
 	assert_int_equal(proto_send(h1, m, 0), 0);
 	json_decref(m);
 	json_decref(want(t, h1, both, 2, "ack", gen));
-	r = coord_ask(t->c, t->client, simple("result_show", run), "result");
+	r = coord_ask(t->fx.c, t->client, simple("result_show", run), "result");
 	assert_int_equal(json_array_size(json_object_get(json_object_get(r, "result"),
 							 "samples")), 0);
 	json_decref(r);
@@ -1105,7 +1075,7 @@ static void result_aborted(struct tctx *t, void *sock, void **live, long long jo
 static void test_coordinator_pair_restart(void **state)
 {
 	struct tctx *t = *state;
-	void *h1 = t->agent, *h2 = t->agent2 = dealer(t, t->agents_ep), *live[2];
+	void *h1 = t->agent, *h2 = t->agent2 = coord_fix_agent(&t->fx), *live[2];
 	long long run, gen = 0, dut = 0;
 	char att[1024], st[16], want_att[1024];
 	json_t *r, *m;
@@ -1116,7 +1086,7 @@ static void test_coordinator_pair_restart(void **state)
 
 	/* h2's agent restarts at the barrier: its old connection stays open a moment */
 	t->old = h2;
-	h2 = t->agent2 = dealer(t, t->agents_ep);
+	h2 = t->agent2 = coord_fix_agent(&t->fx);
 	live[0] = h1;
 	live[1] = h2;
 	hello_xy(t, h2, "h2", 0);
@@ -1139,7 +1109,7 @@ static void test_coordinator_pair_restart(void **state)
 		json_decref(want(t, h2, live, 2, "ack", dut));
 	}
 	assert_string_equal(job_state(t, run, dut, st), "queued");
-	r = coord_ask(t->c, t->client, simple("result_show", run), "result");
+	r = coord_ask(t->fx.c, t->client, simple("result_show", run), "result");
 	assert_int_equal(json_array_size(json_object_get(json_object_get(r, "result"),
 							 "samples")), 0);
 	json_decref(r);
@@ -1169,7 +1139,7 @@ static void test_coordinator_pair_restart(void **state)
 	}
 	t->agent = NULL;
 	zmq_close(h1);
-	h1 = live[0] = t->agent = dealer(t, t->agents_ep);
+	h1 = live[0] = t->agent = coord_fix_agent(&t->fx);
 	hello_xy(t, h1, "h1", 0);
 	want_restart_abort(t, h2, live, dut, gen, "h1");
 	result_aborted(t, h2, live, dut, gen, "h1");
@@ -1235,17 +1205,17 @@ static void test_coordinator_unsent_once(void **state)
 
 	hello(t, "h1", "veth");
 	zmq_close(t->agent);		/* killed: the coordinator does not know yet */
-	t->agent = dealer(t, t->agents_ep);
+	t->agent = coord_fix_agent(&t->fx);
 	t0 = util_mono_ms();
 	while (util_mono_ms() - t0 < 200)
-		assert_int_equal(coord_run_once(t->c, 5), 0);
-	r = coord_ask(t->c, t->client, submit_msg(t, plan_text, NULL), "submitted");
+		assert_int_equal(coord_run_once(t->fx.c, 5), 0);
+	r = coord_ask(t->fx.c, t->client, submit_msg(t, plan_text, NULL), "submitted");
 	run = proto_get_int(r, "run", 0);
 	json_decref(r);
 	t0 = util_mono_ms();
 	while (util_mono_ms() - t0 < 1000)	/* 50 ticks, before the host is gone */
-		assert_int_equal(coord_run_once(t->c, 5), 0);
-	r = coord_ask(t->c, t->client, simple("run_attempts", run), "attempts");
+		assert_int_equal(coord_run_once(t->fx.c, 5), 0);
+	r = coord_ask(t->fx.c, t->client, simple("run_attempts", run), "attempts");
 	assert_int_equal(json_array_size(json_object_get(r, "attempts")), 1);
 	assert_string_equal(proto_get_str(json_array_get(json_object_get(r, "attempts"), 0),
 					  "outcome", ""), "unsent");
@@ -1268,7 +1238,7 @@ static void hello_on(struct tctx *t, void *sock, const char *name, const char *m
 	json_object_set_new(m, "agent", json_string(name));
 	json_object_set_new(m, "version", json_string("0.1"));
 	json_object_set_new(m, "inventory", inv);
-	json_decref(coord_ask(t->c, sock, m, "welcome"));
+	json_decref(coord_ask(t->fx.c, sock, m, "welcome"));
 }
 
 /* Submit plan_text (2 variants) with repeat REPEAT and override EXTRA (NULL: none): N
@@ -1283,7 +1253,7 @@ static long long submit_plan(struct tctx *t, int repeat, const char *extra, int 
 	json_array_append_new(json_object_get(m, "overrides"), json_string(rep));
 	if (extra)
 		json_array_append_new(json_object_get(m, "overrides"), json_string(extra));
-	r = coord_ask(t->c, t->client, m, "submitted");
+	r = coord_ask(t->fx.c, t->client, m, "submitted");
 	run = proto_get_int(r, "run", 0);
 	assert_true(run > 0);
 	assert_int_equal(json_array_size(json_object_get(r, "hosts")), hosts);
@@ -1324,7 +1294,7 @@ static void job_done(struct tctx *t, void *sock, void **live, int n, long long j
 static void test_coordinator_machine_serial(void **state)
 {
 	struct tctx *t = *state;
-	void *h1 = t->agent, *h2 = t->agent2 = dealer(t, t->agents_ep), *both[2] = { h1, h2 };
+	void *h1 = t->agent, *h2 = t->agent2 = coord_fix_agent(&t->fx), *both[2] = { h1, h2 };
 	long long job[2];
 	int k, i, last = -1;
 
@@ -1357,7 +1327,7 @@ static void test_coordinator_machine_serial(void **state)
 static void test_coordinator_machine_apart(void **state)
 {
 	struct tctx *t = *state;
-	void *h1 = t->agent, *h2 = t->agent2 = dealer(t, t->agents_ep), *both[2] = { h1, h2 };
+	void *h1 = t->agent, *h2 = t->agent2 = coord_fix_agent(&t->fx), *both[2] = { h1, h2 };
 	static const char *const cases[][3] = {
 		{ "m1", "m2", NULL },			/* other machines */
 		{ "m1", NULL, NULL },			/* h2 does not say its machine */
@@ -1392,8 +1362,8 @@ static void test_coordinator_machine_apart(void **state)
 static void test_coordinator_machine_pair(void **state)
 {
 	struct tctx *t = *state;
-	void *h1 = t->agent, *h2 = t->agent2 = dealer(t, t->agents_ep);
-	void *h3 = t->agent3 = dealer(t, t->agents_ep), *all[3] = { h1, h2, h3 };
+	void *h1 = t->agent, *h2 = t->agent2 = coord_fix_agent(&t->fx);
+	void *h3 = t->agent3 = coord_fix_agent(&t->fx), *all[3] = { h1, h2, h3 };
 	long long run, gen, dut, job;
 
 	t->machine = "m1";

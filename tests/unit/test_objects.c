@@ -18,8 +18,8 @@
 #include "objects.h"
 #include "plan.h"
 #include "util.h"
+#include "helpers.h"
 
-#define BPF_DIR BPFLAB_BUILDDIR "/bpf"
 #define BASIC BPF_DIR "/xdp_basic.bpf.o"
 
 static struct plan *plan_with(const char *file, const char *variants)
@@ -209,7 +209,7 @@ static void test_objects_tc_on_xdp(void **state)
 	}
 	if (!prog) {
 		plan_objects_release(&objs);
-		skip();
+		skip_because("no object of the build has a tc program");
 	}
 	snprintf(variants, sizeof(variants),
 		 "  v:\n    - {port: b, object: %s, program: %s}\n", name, prog);
