@@ -22,6 +22,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "proto.h"
+#include "samples.h"
 #include "store_repeat.h"
 #include "store_sql.h"
 #include "util.h"
@@ -37,6 +39,9 @@ enum stmt_id {
 	S_BEGIN,
 	S_COMMIT,
 	S_ROLLBACK,
+	S_SAVEPOINT,
+	S_RELEASE,
+	S_ROLLBACK_TO,
 	S_USER_VERSION,
 	S_PAGE_SIZE,
 	S_HOST_UPSERT,
@@ -111,6 +116,9 @@ static const char *const stmt_sql[S__MAX] = {
 	[S_BEGIN] = "BEGIN IMMEDIATE",
 	[S_COMMIT] = "COMMIT",
 	[S_ROLLBACK] = "ROLLBACK",
+	[S_SAVEPOINT] = "SAVEPOINT part",
+	[S_RELEASE] = "RELEASE part",
+	[S_ROLLBACK_TO] = "ROLLBACK TO part",
 	[S_USER_VERSION] = "PRAGMA user_version",
 	[S_PAGE_SIZE] = "PRAGMA page_size",
 	[S_HOST_UPSERT] =
@@ -348,6 +356,9 @@ struct store {
 	sqlite3_stmt *stmt[S__MAX];
 	struct series_ent series[SERIES_CACHE];
 	char err[STORE_ERR_LEN];
+	/* store_batch_begin: the transaction is open and each write is a savepoint in it;
+	 * BATCH_LOST: SQLite rolled the whole transaction back (a full disk, an I/O error) */
+	bool batch, batch_lost;
 };
 
 static void series_cache_clear(struct store *st)
@@ -552,26 +563,69 @@ static json_t *query_rows(struct store *st, enum stmt_id id, const struct sql_co
 	return arr;
 }
 
+/* Begin a write: a transaction, or in a batch (store_batch_begin) a savepoint of it. */
 static int tx_begin(struct store *st)
 {
-	return exec(st, S_BEGIN, NULL, "");
+	if (!st->batch)
+		return exec(st, S_BEGIN, NULL, "");
+	if (st->batch_lost || sqlite3_get_autocommit(st->db)) {
+		st->batch_lost = true;
+		return seterr(st, -EIO, "the transaction of its batch was rolled back");
+	}
+	return exec(st, S_SAVEPOINT, NULL, "");
 }
 
 /* Commit when ERR is 0; roll back when it is not or when the commit fails. Keeps the
- * first message. Returns the outcome. */
+ * first message. Returns the outcome. In a batch the same for the savepoint: released,
+ * or rolled back to (the batch's other writes stay). */
 static int tx_end(struct store *st, int err)
 {
 	sqlite3_stmt *s = NULL;
 
 	if (!err)
-		err = exec(st, S_COMMIT, NULL, "");
-	if (err && !sqlite3_get_autocommit(st->db) && !prep(st, S_ROLLBACK, &s)) {
+		err = exec(st, st->batch ? S_RELEASE : S_COMMIT, NULL, "");
+	if (err && !sqlite3_get_autocommit(st->db) &&
+	    !prep(st, st->batch ? S_ROLLBACK_TO : S_ROLLBACK, &s)) {
 		sqlite3_step(s);
 		done(s);
+		if (st->batch && !prep(st, S_RELEASE, &s)) {
+			sqlite3_step(s);	/* ends the savepoint, now empty */
+			done(s);
+		}
 	}
+	if (err && st->batch && sqlite3_get_autocommit(st->db))
+		st->batch_lost = true;
 	if (err)
 		series_cache_clear(st); /* ids added by the rolled-back transaction are gone */
 	return err;
+}
+
+int store_batch_begin(struct store *st)
+{
+	int err;
+
+	if (st->batch)
+		return seterr(st, -EBUSY, "a batch is open already");
+	err = tx_begin(st);
+	if (err)
+		return context(st, err, "cannot begin a batch of writes");
+	st->batch = true;
+	st->batch_lost = false;
+	return 0;
+}
+
+int store_batch_end(struct store *st, int err)
+{
+	bool lost = st->batch_lost;
+
+	if (!st->batch)
+		return 0;
+	st->batch = false;
+	st->batch_lost = false;
+	if (!err && lost)
+		err = seterr(st, -EIO, "the transaction of its batch was rolled back after an "
+			     "error");
+	return tx_end(st, err);
 }
 
 /* --- open, migrate, close --- */
@@ -1143,9 +1197,17 @@ int store_job_next(struct store *st, int64_t host_id, int64_t *job_id, int64_t *
 	if (err == -ENOENT)
 		return seterr(st, -ENOENT, "nothing queued");
 	if (!err) {
+		const char *text = (const char *)sqlite3_column_text(s, 2);
+		char why[128];
+
 		*job_id = sqlite3_column_int64(s, 0);
 		*run_id = sqlite3_column_int64(s, 1);
-		*spec = json_loads((const char *)sqlite3_column_text(s, 2), 0, &jerr);
+		/* lib/proto.c's parser, several times faster than jansson's; what it refuses
+		 * (e.g. a duplicate key) goes to jansson as before */
+		*spec = text ? proto_parse(text, (size_t)sqlite3_column_bytes(s, 2), why,
+					   sizeof(why)) : NULL;
+		if (!*spec)
+			*spec = json_loads(text, 0, &jerr);
 		if (!*spec)
 			err = seterr(st, -EBADMSG, "spec of job %lld is not JSON: %s",
 				     (long long)*job_id, jerr.text);
@@ -1336,76 +1398,6 @@ out:
 
 /* --- result ingest --- */
 
-/* One sample of a result as read (and checked) from its JSON, once per result. */
-struct sample_in {
-	const char *metric, *subject, *window, *unit;	/* subject "" when none */
-	int64_t seq;			/* -1: the whole window */
-	double value;
-};
-
-/* Check every sample of SAMPLES before anything is written, and read them into *OUT (a
- * heap array of *N, NULL when there are none). */
-static int samples_read(struct store *st, const json_t *samples, struct sample_in **out,
-			size_t *n)
-{
-	struct sample_in *in;
-	const json_t *smp;
-	size_t i;
-
-	*out = NULL;
-	*n = 0;
-	if (samples && !json_is_array(samples))
-		return seterr(st, -EINVAL, "'samples' is not an array");
-	if (!json_array_size(samples))
-		return 0;
-	in = calloc(json_array_size(samples), sizeof(*in));
-	if (!in)
-		return seterr(st, -ENOMEM, "out of memory for %zu samples",
-			      json_array_size(samples));
-	json_array_foreach(samples, i, smp) {
-		const json_t *seq = json_object_get(smp, "seq");
-		const json_t *value = json_object_get(smp, "value");
-		const json_t *subject = json_object_get(smp, "subject");
-		const json_t *unit = json_object_get(smp, "unit");
-		const char *metric = json_string_value(json_object_get(smp, "metric"));
-		const char *window = json_string_value(json_object_get(smp, "window"));
-		int err = 0;
-
-		if (!json_is_object(smp))
-			err = seterr(st, -EINVAL, "sample %zu is not an object", i);
-		else if (!metric || !*metric)
-			err = seterr(st, -EINVAL, "sample %zu has no 'metric'", i);
-		else if (!json_is_number(value))
-			err = seterr(st, -EINVAL, "sample %zu ('%s') has no numeric 'value'", i,
-				     metric);
-		else if (!window || (strcmp(window, "rate") && strcmp(window, "cost")))
-			err = seterr(st, -EINVAL, "sample %zu ('%s'): 'window' must be 'rate' or "
-				     "'cost'", i, metric);
-		else if (seq && !json_is_null(seq) &&
-			 (!json_is_integer(seq) || json_integer_value(seq) < 0))
-			err = seterr(st, -EINVAL, "sample %zu ('%s'): 'seq' must be null or a "
-				     "second >= 0", i, metric);
-		else if ((subject && !json_is_string(subject) && !json_is_null(subject)) ||
-			 (unit && !json_is_string(unit) && !json_is_null(unit)))
-			err = seterr(st, -EINVAL, "sample %zu ('%s'): 'subject' and 'unit' must "
-				     "be strings", i, metric);
-		if (err) {
-			free(in);
-			return err;
-		}
-		in[i] = (struct sample_in) {
-			.metric = metric, .window = window,
-			.subject = json_is_string(subject) ? json_string_value(subject) : "",
-			.unit = json_string_value(unit),
-			.seq = json_is_integer(seq) ? (int64_t)json_integer_value(seq) : -1,
-			.value = json_number_value(value),
-		};
-	}
-	*out = in;
-	*n = i;
-	return 0;
-}
-
 /* The unit a sample measured under timing mode ICOUNT is stored with: under icount a
  * nanosecond is a guest instruction, so 'ns' is 'insns' and a rate per second is one per
  * 10^9 guest instructions (schema/005_timing.sql, docs/kernels.md). */
@@ -1461,10 +1453,10 @@ static int series_id(struct store *st, const char *metric, const char *subject,
 	return 0;
 }
 
-/* Insert the N samples IN of job JOB_ID (read by samples_read) and count them in *COUNT.
+/* Insert the N samples IN of job JOB_ID (lib/samples.h) and count them in *COUNT.
  * One statement for all, job id bound once; a series id from the connection's cache
  * (series_id). In the result's transaction. */
-static int samples_insert(struct store *st, int64_t job_id, const struct sample_in *in,
+static int samples_insert(struct store *st, int64_t job_id, const struct sample *in,
 			  size_t n, bool icount, int *count)
 {
 	sqlite3_stmt *s = NULL;
@@ -1596,14 +1588,20 @@ static int verdicts_text(struct store *st, const json_t *result, char **verdicts
 int store_ingest_result(struct store *st, int64_t host_id, const json_t *result,
 			int64_t now_ms, struct store_ingest *out)
 {
-	const json_t *samples = json_object_get(result, "samples");
+	return store_ingest_samples(st, host_id, result, NULL, now_ms, out);
+}
+
+int store_ingest_samples(struct store *st, int64_t host_id, const json_t *result,
+			 const struct samples *taken, int64_t now_ms, struct store_ingest *out)
+{
 	const char *status = json_string_value(json_object_get(result, "status"));
 	const char *error = json_string_value(json_object_get(result, "error"));
 	int64_t job_id, env_id = 0, started, finished;
 	bool icount = false;
 	char *verdicts = NULL, *details = NULL;
-	struct sample_in *in = NULL;
-	size_t n_in = 0;
+	struct samples read = { 0 };
+	const struct samples *in = taken && taken->taken ? taken : &read;
+	char why[STORE_ERR_LEN];
 	struct job_row row = { 0 };
 	bool failed;
 	int err;
@@ -1621,7 +1619,10 @@ int store_ingest_result(struct store *st, int64_t host_id, const json_t *result,
 		goto out;
 	}
 	failed = !strcmp(status, "failed");
-	err = samples_read(st, samples, &in, &n_in);
+	err = in != &read ? 0 : samples_from_json(json_object_get(result, "samples"), &read, why,
+						   sizeof(why));
+	if (err)
+		err = seterr(st, err, "%s", why);
 	if (!err)
 		err = verdicts_text(st, result, &verdicts, &details);
 	if (err)
@@ -1656,7 +1657,7 @@ int store_ingest_result(struct store *st, int64_t host_id, const json_t *result,
 		err = env_upsert(st, host_id, json_object_get(result, "env"), now_ms, &env_id,
 				 &icount);
 	if (!err)
-		err = samples_insert(st, job_id, in, n_in, icount, &out->n_samples);
+		err = samples_insert(st, job_id, in->v, in->n, icount, &out->n_samples);
 	if (!err)
 		err = exec(st, S_JOB_RESULT, NULL, "itttioii", job_id, failed ? "failed" : "done",
 			   failed ? (error ? error : "the agent reported a failure") : NULL,
@@ -1682,7 +1683,7 @@ int store_ingest_result(struct store *st, int64_t host_id, const json_t *result,
 	if (err)
 		out->n_samples = 0;
 out:
-	free(in);
+	samples_release(&read);
 	free(verdicts);
 	free(details);
 	return err ? context(st, err, "cannot store result of job %lld", (long long)job_id) : 0;
