@@ -1461,7 +1461,7 @@ static int samples_insert(struct store *st, int64_t job_id, const struct sample 
 {
 	sqlite3_stmt *s = NULL;
 	const char *unit;
-	int64_t sid;
+	int64_t sid = 0;
 	size_t i;
 	int err, rc;
 
@@ -1471,7 +1471,11 @@ static int samples_insert(struct store *st, int64_t job_id, const struct sample 
 	if (!err)
 		err = bind(st, s, "i", job_id);
 	for (i = 0; !err && i < n; i++) {
-		err = series_id(st, in[i].metric, in[i].subject, in[i].window, &sid);
+		/* the texts of samples read from a message's text are shared with the sample
+		 * before when equal (lib/samples.c): the same series, no lookup */
+		if (!i || in[i].metric != in[i - 1].metric || in[i].subject != in[i - 1].subject ||
+		    in[i].window != in[i - 1].window)
+			err = series_id(st, in[i].metric, in[i].subject, in[i].window, &sid);
 		if (err)
 			break;
 		unit = timing_unit(in[i].unit, icount);
