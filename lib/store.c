@@ -42,6 +42,7 @@ enum stmt_id {
 	S_SAVEPOINT,
 	S_RELEASE,
 	S_ROLLBACK_TO,
+	S_ROUND_OPEN,
 	S_USER_VERSION,
 	S_PAGE_SIZE,
 	S_HOST_UPSERT,
@@ -119,6 +120,12 @@ static const char *const stmt_sql[S__MAX] = {
 	[S_SAVEPOINT] = "SAVEPOINT part",
 	[S_RELEASE] = "RELEASE part",
 	[S_ROLLBACK_TO] = "ROLLBACK TO part",
+	/* a job of the same round (run, host, point) still to come: store_repeat.c has
+	 * nothing to decide yet */
+	[S_ROUND_OPEN] =
+		"SELECT EXISTS (SELECT 1 FROM jobs j JOIN jobs o ON o.run_id = j.run_id AND "
+		"o.host_id = j.host_id AND o.point = j.point WHERE j.id = ?1 AND "
+		"o.state IN ('queued', 'running'))",
 	[S_USER_VERSION] = "PRAGMA user_version",
 	[S_PAGE_SIZE] = "PRAGMA page_size",
 	[S_HOST_UPSERT] =
@@ -1600,7 +1607,7 @@ int store_ingest_samples(struct store *st, int64_t host_id, const json_t *result
 {
 	const char *status = json_string_value(json_object_get(result, "status"));
 	const char *error = json_string_value(json_object_get(result, "error"));
-	int64_t job_id, env_id = 0, started, finished;
+	int64_t job_id, env_id = 0, started, finished, round_open = 0;
 	bool icount = false;
 	char *verdicts = NULL, *details = NULL;
 	struct samples read = { 0 };
@@ -1678,8 +1685,13 @@ int store_ingest_samples(struct store *st, int64_t host_id, const json_t *result
 		err = exec(st, S_HOST_IDLE_IF_FREE, NULL, "i", row.host_id);
 	if (!err)
 		err = exec(st, S_HOST_IDLE_IF_FREE, NULL, "i", host_id);
-	if (!err && (err = store_repeat_after_result(st->db, job_id, &out->reps_added, st->err,
-						     sizeof(st->err))))
+	/* the repetition controller once the job's round has ended (it looks itself, but
+	 * with statements prepared for each call: a round ends once in many results) */
+	if (!err)
+		err = query_int(st, S_ROUND_OPEN, &round_open, "i", job_id);
+	if (!err && !round_open &&
+	    (err = store_repeat_after_result(st->db, job_id, &out->reps_added, st->err,
+					     sizeof(st->err))))
 		out->reps_added = 0;
 	if (!err)
 		err = run_refresh(st, row.run_id, now_ms, out->run_state, &out->run_finished);
