@@ -357,11 +357,24 @@ struct series_ent {
 	int64_t id;
 };
 
+/* The environment a result without one is stored with, by host (direct-mapped): its
+ * hello inventory's text and the id of the environment made of it. Kept like the series
+ * ids: emptied on every rollback; environment rows are never changed or deleted. */
+#define ENV_CACHE 64
+
+struct env_ent {
+	char *inventory;		/* owned; NULL: empty */
+	size_t len;
+	int64_t host_id, env_id;
+	bool icount;
+};
+
 struct store {
 	sqlite3 *db;
 	char *path;
 	sqlite3_stmt *stmt[S__MAX];
 	struct series_ent series[SERIES_CACHE];
+	struct env_ent envs[ENV_CACHE];
 	char err[STORE_ERR_LEN];
 	/* store_batch_begin: the transaction is open and each write is a savepoint in it;
 	 * BATCH_LOST: SQLite rolled the whole transaction back (a full disk, an I/O error) */
@@ -373,6 +386,10 @@ static void series_cache_clear(struct store *st)
 	for (size_t i = 0; i < SERIES_CACHE; i++) {
 		free(st->series[i].key);
 		st->series[i].key = NULL;
+	}
+	for (size_t i = 0; i < ENV_CACHE; i++) {
+		free(st->envs[i].inventory);
+		st->envs[i].inventory = NULL;
 	}
 }
 
@@ -1515,10 +1532,12 @@ static int env_upsert(struct store *st, int64_t host_id, const json_t *env, int6
 		      int64_t *env_id, bool *icount)
 {
 	char sha[SHA256_HEX_LEN];
-	char *text = NULL, *debug = NULL;
+	char *text = NULL, *debug = NULL, *inv_text = NULL;
+	size_t inv_len = 0;
 	json_t *inv = NULL, *kernel;
 	json_error_t jerr;
 	sqlite3_stmt *s = NULL;
+	struct env_ent *e = NULL;
 	int err, rc;
 
 	if (!json_is_object(env)) {
@@ -1528,6 +1547,22 @@ static int env_upsert(struct store *st, int64_t host_id, const json_t *env, int6
 		if (err)
 			goto out;
 		rc = sqlite3_step(s);
+		if (rc == SQLITE_ROW && sqlite3_column_text(s, 0)) {
+			const char *t = (const char *)sqlite3_column_text(s, 0);
+
+			inv_len = (size_t)sqlite3_column_bytes(s, 0);
+			e = &st->envs[(uint64_t)host_id % ENV_CACHE];
+			if (e->inventory && e->host_id == host_id && e->len == inv_len &&
+			    !memcmp(e->inventory, t, inv_len)) {
+				*env_id = e->env_id;
+				*icount = e->icount;
+				done(s);
+				return 0;
+			}
+			inv_text = malloc(inv_len + 1);	/* no memory: simply not kept */
+			if (inv_text)
+				memcpy(inv_text, t, inv_len + 1);
+		}
 		if (rc == SQLITE_ROW)
 			inv = json_loads((const char *)sqlite3_column_text(s, 0), 0, &jerr);
 		done(s);
@@ -1558,8 +1593,15 @@ static int env_upsert(struct store *st, int64_t host_id, const json_t *env, int6
 		   *icount ? "icount" : "wall");
 	if (!err)
 		err = query_int(st, S_ENV_ID, env_id, "it", host_id, sha);
+	if (!err && e && inv_text) {
+		free(e->inventory);
+		*e = (struct env_ent){ .inventory = inv_text, .len = inv_len, .host_id = host_id,
+				       .env_id = *env_id, .icount = *icount };
+		inv_text = NULL;
+	}
 out:
 	json_decref(inv);
+	free(inv_text);
 	free(text);
 	free(debug);
 	return err;
