@@ -203,7 +203,7 @@ static void test_samples_fallback(void **state)
 	/* texts at their limits: metric and subject 255 bytes, unit 32; one more is not
 	 * taken (and refused by the schema) */
 	{
-		char big[300], m[600];
+		char big[300], m[1024];
 
 		memset(big, 'x', sizeof(big));
 		snprintf(m, sizeof(m), HEAD "[{\"metric\":\"%.255s\",\"subject\":\"%.255s\","
