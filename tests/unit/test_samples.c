@@ -222,33 +222,34 @@ static void test_samples_fallback(void **state)
  * "samples". */
 static void test_samples_messages(void **state)
 {
+	static const struct {
+		const char *fmt;	/* %s: a samples array the fast path takes */
+		bool taken;
+	} msgs[] = {
+		/* a second "samples" after a taken one: the duplicate key is refused as before */
+		{ HEAD "%s,\"samples\":[]}", false },
+		/* broken after the samples, or cut short */
+		{ HEAD "%s,\"partial\":tru}", false },
+		{ HEAD "%s", false },
+		/* not a result (or no message at all): its "samples" stay in the message */
+		{ "{\"v\":1,\"type\":\"progress\",\"job\":1,\"samples\":%s}", false },
+		{ "{\"v\":1,\"samples\":%s}", false },
+		{ "{\"v\":2,\"type\":\"result\",\"samples\":%s}", false },
+		/* nested "samples" are nobody's business */
+		{ HEAD "[],\"env\":{\"samples\":%s}}", true },
+		/* a result the schema refuses for another member: the same message */
+		{ "{\"v\":1,\"type\":\"result\",\"job\":0,\"status\":\"ok\",\"samples\":%s}",
+		  true },
+		{ HEAD "%s,\"partial\":1}", true },
+	};
 	const char *ok = "[{\"metric\":\"m\",\"value\":1,\"window\":\"rate\"}]";
 	char t[512];
+	size_t i;
 
-	/* a second "samples" after a taken one: the duplicate key is refused as before */
-	snprintf(t, sizeof(t), HEAD "%s,\"samples\":%s}", ok, ok);
-	check(t, false);
-	/* broken after the samples */
-	snprintf(t, sizeof(t), HEAD "%s,\"partial\":tru}", ok);
-	check(t, false);
-	snprintf(t, sizeof(t), HEAD "%s", ok);
-	check(t, false);
-	/* not a result: its "samples" stay in the message */
-	snprintf(t, sizeof(t), "{\"v\":1,\"type\":\"progress\",\"job\":1,\"samples\":%s}", ok);
-	check(t, false);
-	snprintf(t, sizeof(t), "{\"v\":1,\"samples\":%s}", ok);
-	check(t, false);
-	snprintf(t, sizeof(t), "{\"v\":2,\"type\":\"result\",\"samples\":%s}", ok);
-	check(t, false);
-	/* nested "samples" are nobody's business */
-	snprintf(t, sizeof(t), HEAD "%s,\"env\":{\"samples\":%s}}", ok, ok);
-	check(t, true);
-	/* a result the schema refuses for another member: the same message */
-	snprintf(t, sizeof(t), "{\"v\":1,\"type\":\"result\",\"job\":0,\"status\":\"ok\","
-		 "\"samples\":%s}", ok);
-	check(t, true);
-	snprintf(t, sizeof(t), HEAD "%s,\"partial\":1}", ok);
-	check(t, true);
+	for (i = 0; i < sizeof(msgs) / sizeof(msgs[0]); i++) {
+		snprintf(t, sizeof(t), msgs[i].fmt, ok);
+		check(t, msgs[i].taken);
+	}
 }
 
 /* The full path's checks and messages, as the store reports them. */

@@ -1249,6 +1249,28 @@ static void test_store_repeat_controller(void **state)
 	(void)run;
 }
 
+/* A store on the fixture's database with host h1 (*H1) and a run of the fixture's jobs,
+ * the first N of them dispatched (their ids in JOBS). */
+static struct store *open_dispatched(struct fixture *f, int64_t *h1, int64_t *jobs, int n)
+{
+	struct store *st;
+	char err[512];
+	json_t *spec;
+	int64_t rj;
+	int i;
+
+	st = store_open(f->db, false, err, sizeof(err));
+	assert_non_null(st);
+	assert_int_equal(store_host_hello(st, "h1", "0.1", f->inventory, 100, h1, NULL), 0);
+	make_run(st, f, *h1, 200);
+	for (i = 0; i < n; i++) {
+		assert_int_equal(store_job_next(st, *h1, &jobs[i], &rj, &spec), 0);
+		json_decref(spec);
+		assert_int_equal(store_job_dispatch(st, jobs[i], 300), 0);
+	}
+	return st;
+}
+
 /* Results of one turn in one batch (store_batch_begin/end, as bpflabd stores them): one
  * that fails changes nothing and leaves the others; nothing is visible to another
  * connection before the commit; a batch rolled back leaves nothing, not even series ids
@@ -1257,21 +1279,9 @@ static void test_store_batch(void **state)
 {
 	struct fixture *f = *state;
 	struct store_ingest ing;
-	int64_t h1, job[N_JOBS], rj;
-	json_t *spec, *r;
-	char err[512];
-	struct store *st;
-	int i;
-
-	st = store_open(f->db, false, err, sizeof(err));
-	assert_non_null(st);
-	assert_int_equal(store_host_hello(st, "h1", "0.1", f->inventory, 100, &h1, NULL), 0);
-	make_run(st, f, h1, 200);
-	for (i = 0; i < N_JOBS; i++) {
-		assert_int_equal(store_job_next(st, h1, &job[i], &rj, &spec), 0);
-		json_decref(spec);
-		assert_int_equal(store_job_dispatch(st, job[i], 300), 0);
-	}
+	int64_t h1, job[N_JOBS];
+	struct store *st = open_dispatched(f, &h1, job, N_JOBS);
+	json_t *r;
 
 	/* rolled back whole: nothing stays, and the series ids it added are forgotten */
 	assert_int_equal(store_batch_begin(st), 0);
@@ -1329,20 +1339,13 @@ static void test_store_ingest_samples(void **state)
 	struct fixture *f = *state;
 	struct store_ingest ing;
 	struct samples smp;
-	int64_t h1, job[2], rj;
-	json_t *spec, *msg;
+	int64_t h1, job[2];
+	struct store *st = open_dispatched(f, &h1, job, 2);
 	char err[512], buf[1024];
-	struct store *st;
+	json_t *msg;
 	int i;
 
-	st = store_open(f->db, false, err, sizeof(err));
-	assert_non_null(st);
-	assert_int_equal(store_host_hello(st, "h1", "0.1", f->inventory, 100, &h1, NULL), 0);
-	make_run(st, f, h1, 200);
 	for (i = 0; i < 2; i++) {
-		assert_int_equal(store_job_next(st, h1, &job[i], &rj, &spec), 0);
-		json_decref(spec);
-		assert_int_equal(store_job_dispatch(st, job[i], 300), 0);
 		snprintf(buf, sizeof(buf), text, (long long)job[i]);
 		msg = proto_decode_samples(buf, strlen(buf), &smp, err, sizeof(err));
 		assert_non_null(msg);
