@@ -154,7 +154,7 @@ static bool scan_number(struct scan *s, bool *is_int, int64_t *iv, double *dv)
 	const char *start = s->p, *q = s->p;
 	char text[64];
 	size_t n;
-	int64_t v = 0;
+	uint64_t v = 0;			/* 18 digits fit: checked below */
 	bool neg = false;
 
 	if (q < s->end && *q == '-')
@@ -164,12 +164,12 @@ static bool scan_number(struct scan *s, bool *is_int, int64_t *iv, double *dv)
 	if (*q == '0' && is_digit(s, q + 1))
 		return false;			/* a leading zero */
 	for (n = 0; is_digit(s, q); q++, n++)
-		v = v * 10 + (*q - '0');	/* 18 digits fit: checked below */
+		v = v * 10 + (uint64_t)(*q - '0');
 	*is_int = !(q < s->end && (*q == '.' || *q == 'e' || *q == 'E'));
 	if (*is_int) {
 		if (n > 18)
 			return false;
-		*iv = neg ? -v : v;
+		*iv = neg ? -(int64_t)v : (int64_t)v;
 		s->p = q;
 		return true;
 	}
