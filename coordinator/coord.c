@@ -22,8 +22,8 @@
 
 #include "keys.h"
 #include "log.h"
-#include "objects.h"
 #include "proto_schema.h"
+#include "samples.h"
 #include "store_link.h"
 #include "util.h"
 
@@ -42,6 +42,21 @@ int coord_send_agent(struct coord *c, struct coord_agent *a, const json_t *msg)
 	if (err)
 		pr_debug("cannot send '%s' to agent '%s': %s", proto_msg_type(msg), a->name,
 			 zmq_strerror(-err));
+	else
+		a->last_send_mono = util_mono_ms();
+	return err;
+}
+
+/* coord_send_agent of a message already encoded: TEXT (heap, taken) of LEN bytes, a
+ * message of type TYPE. */
+static int send_agent_text(struct coord *c, struct coord_agent *a, const char *type,
+			   char *text, size_t len)
+{
+	int err = proto_send_text_to(c->agents_sock, a->rid, a->rid_len, text, len,
+				     ZMQ_DONTWAIT);
+
+	if (err)
+		pr_debug("cannot send '%s' to agent '%s': %s", type, a->name, zmq_strerror(-err));
 	else
 		a->last_send_mono = util_mono_ms();
 	return err;
@@ -395,6 +410,36 @@ static void on_progress(struct coord *c, struct coord_agent *a, const void *id,
 		 proto_get_int(msg, "of", 0));
 }
 
+/* --- results ---
+ *
+ * The results of one turn of the loop are stored in one batch of the store (one commit
+ * for them all, not one a result); each one's ack, log lines and effects wait for that
+ * commit (result_flush), so that an ack still means stored. The batch is committed
+ * before any other message is handled (agent_recv), before a second result of the same
+ * agent, right after a failed result (the other side of its pair hears of it at once,
+ * coordinator/link.c) and at the end of the agents' part of the turn (coord_run_once):
+ * what happens stays in the order of the messages. */
+
+/* A result stored in the open batch, its handling waiting for the commit. */
+struct coord_result {
+	struct coord_agent *a;
+	unsigned char id[PROTO_MAX_IDENTITY];	/* the routing id it came from */
+	size_t id_len;
+	json_t *msg;			/* a reference */
+	int64_t job;
+	struct store_ingest ing;
+	int err;			/* not stored: -errno, the reason in ERRMSG */
+	char errmsg[1024];
+};
+
+/* How many samples result MSG carries. */
+static size_t result_samples(const struct coord *c, const json_t *msg)
+{
+	if (c->in_samples && c->in_samples->taken)
+		return c->in_samples->n;
+	return json_array_size(json_object_get(msg, "samples"));
+}
+
 /* A result of job JOB, which was taken away from agent A (coord_stale_mark):
  * acknowledged so that it leaves the agent's spool, not stored. The mark stays: the same
  * result sent again (the ack was lost with the agent) is dropped too. True when it was
@@ -416,47 +461,39 @@ static bool drop_stale_result(struct coord *c, struct coord_agent *a, int64_t jo
 		a->hold_until_mono = 0;
 	pr_info("job %lld: result from '%s' (%s, %zu samples) dropped: the job was taken away "
 		"from it", (long long)job, a->name, proto_get_str(msg, "status", "?"),
-		json_array_size(json_object_get(msg, "samples")));
+		result_samples(c, msg));
 	dispatch_agent(c, a, util_mono_ms());
 	return true;
 }
 
-static void on_result(struct coord *c, struct coord_agent *a, const void *id, size_t id_len,
-		      const json_t *msg)
+/* What follows the storing of result R (its commit, or its failure): the ack or the
+ * error, the pair, the agent free again, the log. */
+static void result_done(struct coord *c, struct coord_result *r)
 {
-	long long job = proto_get_int(msg, "job", -1);
-	struct store_ingest ing;
+	struct coord_agent *a = r->a;
+	const json_t *msg = r->msg;
+	long long job = r->job;
 	json_t *ack;
-	int err;
 
-	if (job < 1) {
-		bad_message(c, c->agents_sock, id, id_len, "an agent", "result",
-			    "result without a 'job' id");
-		return;
-	}
-	if (drop_stale_result(c, a, job, msg))
-		return;
-	err = store_ingest_result(c->store, a->host_id, msg, util_wall_ms(), &ing);
-	if (err) {
+	if (r->err) {
 		/* Not acknowledged: the agent keeps the result in its spool. */
-		if (err == -EINVAL)
+		if (r->err == -EINVAL)
 			c->stats.bad_messages++;
-		pr_warn("agent '%s': %s", a->name, store_errmsg(c->store));
-		reply(c->agents_sock, id, id_len,
-		      proto_error_new("result", "%s", store_errmsg(c->store)));
+		pr_warn("agent '%s': %s", a->name, r->errmsg);
+		reply(c->agents_sock, r->id, r->id_len, proto_error_new("result", "%s", r->errmsg));
 		return;
 	}
 	ack = proto_msg_new("ack");
 	if (ack && !json_object_set_new(ack, "job", json_integer(job)))
 		coord_send_agent(c, a, ack);
 	json_decref(ack);
-	if (!ing.duplicate)
-		coord_link_result(c, a, job, ing.failed, proto_get_str(msg, "error", NULL));
+	if (!r->ing.duplicate)
+		coord_link_result(c, a, job, r->ing.failed, proto_get_str(msg, "error", NULL));
 	if (a->job_id == job)
 		a->job_id = 0;
 	if (a->spooled > 0 && --a->spooled == 0)
 		a->hold_until_mono = 0;
-	if (ing.duplicate) {
+	if (r->ing.duplicate) {
 		c->stats.duplicates++;
 		pr_info("job %lld: result from '%s' already stored, acknowledged again", job,
 			a->name);
@@ -464,16 +501,100 @@ static void on_result(struct coord *c, struct coord_agent *a, const void *id, si
 	}
 	c->stats.results++;
 	pr_info("job %lld finished on '%s': %s, %d samples%s%s", job, a->name,
-		ing.failed ? "failed" : "done", ing.n_samples, ing.failed ? ": " : "",
-		ing.failed ? proto_get_str(msg, "error", "no reason given") : "");
-	if (ing.reps_added)
+		r->ing.failed ? "failed" : "done", r->ing.n_samples, r->ing.failed ? ": " : "",
+		r->ing.failed ? proto_get_str(msg, "error", "no reason given") : "");
+	if (r->ing.reps_added)
 		pr_info("run %lld: %d repetition%s added on '%s' (not settled yet)",
-			(long long)ing.run_id, ing.reps_added, ing.reps_added > 1 ? "s" : "",
+			(long long)r->ing.run_id, r->ing.reps_added, r->ing.reps_added > 1 ? "s" : "",
 			a->name);
-	if (ing.run_finished)
-		pr_info("run %lld finished: %s", (long long)ing.run_id, ing.run_state);
+	if (r->ing.run_finished)
+		pr_info("run %lld finished: %s", (long long)r->ing.run_id, r->ing.run_state);
 	/* only this agent became free: the others are served by the tick */
 	dispatch_agent(c, a, util_mono_ms());
+}
+
+/* Commit the open batch of results, then handle each of them in order (result_done);
+ * when the commit fails, none of them is stored and each gets the error. */
+static void result_flush(struct coord *c)
+{
+	int i, n = c->n_pending, err;
+
+	if (!c->batch_open)
+		return;
+	c->batch_open = false;
+	c->n_pending = 0;
+	err = store_batch_end(c->store, 0);
+	for (i = 0; i < n; i++) {
+		struct coord_result *r = &c->pending[i];
+
+		if (err && !r->err) {
+			r->err = err;
+			snprintf(r->errmsg, sizeof(r->errmsg), "cannot store result of job %lld: %s",
+				 (long long)r->job, store_errmsg(c->store));
+		}
+		r->a->result_pending = false;
+		result_done(c, r);
+		json_decref(r->msg);
+		r->msg = NULL;
+	}
+}
+
+/* A free entry of the batch's results, or NULL when out of memory. */
+static struct coord_result *result_slot(struct coord *c)
+{
+	if (c->n_pending == c->pending_cap) {
+		int cap = c->pending_cap ? 2 * c->pending_cap : COORD_BATCH;
+		struct coord_result *p = realloc(c->pending, cap * sizeof(*p));
+
+		if (!p)
+			return NULL;
+		c->pending = p;
+		c->pending_cap = cap;
+	}
+	return &c->pending[c->n_pending];
+}
+
+static void on_result(struct coord *c, struct coord_agent *a, const void *id, size_t id_len,
+		      const json_t *msg)
+{
+	long long job = proto_get_int(msg, "job", -1);
+	struct coord_result one, *r;
+	bool batched;
+	int err;
+
+	if (job < 1 || a->result_pending || coord_stale(a, job))
+		result_flush(c);
+	if (job < 1) {
+		bad_message(c, c->agents_sock, id, id_len, "an agent", "result",
+			    "result without a 'job' id");
+		return;
+	}
+	if (drop_stale_result(c, a, job, msg))
+		return;
+	/* into the turn's batch; alone when no batch can be had (then as its own write) */
+	r = result_slot(c);
+	batched = r && (c->batch_open || !store_batch_begin(c->store));
+	if (!batched)
+		r = &one;
+	c->batch_open |= batched;
+	r->a = a;
+	memcpy(r->id, id, id_len);
+	r->id_len = id_len;
+	r->msg = json_incref((json_t *)msg);
+	r->job = job;
+	r->err = err = store_ingest_samples(c->store, a->host_id, msg, c->in_samples,
+					    util_wall_ms(), &r->ing);
+	if (err)
+		snprintf(r->errmsg, sizeof(r->errmsg), "%s", store_errmsg(c->store));
+	if (!batched) {
+		result_done(c, r);
+		json_decref(r->msg);
+		return;
+	}
+	c->n_pending++;
+	a->result_pending = true;
+	if (!err && r->ing.failed && !r->ing.duplicate)
+		result_flush(c);
 }
 
 /* An agent's `error`: it refused a job (e.g. busy with one it kept across a reconnect).
@@ -537,15 +658,18 @@ static int agent_recv(struct coord *c)
 	unsigned char id[PROTO_MAX_IDENTITY];
 	size_t id_len = 0, i;
 	struct coord_agent *a;
+	struct samples samples;
 	const char *type;
 	json_t *msg = NULL;
 	char why[256];
-	int err;
+	int err, valid;
 
-	err = proto_recv_from(c->agents_sock, id, &id_len, &msg, ZMQ_DONTWAIT, why, sizeof(why));
+	err = proto_recv_from_samples(c->agents_sock, id, &id_len, &msg, &samples, ZMQ_DONTWAIT,
+				      why, sizeof(why));
 	if (err == -EAGAIN)
 		return 0;
 	if (err == -EBADMSG) {
+		result_flush(c);
 		bad_message(c, c->agents_sock, id, id_len, "an agent", NULL, "%s", why);
 		return 1;
 	}
@@ -560,7 +684,11 @@ static int agent_recv(struct coord *c)
 		a->seen_wall = util_wall_ms();
 	}
 	/* members and their types (lib/proto_schema.c); unknown types are refused below */
-	if (proto_validate(msg, PROTO_CH_AGENT_TO_COORD, why, sizeof(why)) == -EINVAL) {
+	valid = proto_validate(msg, PROTO_CH_AGENT_TO_COORD, why, sizeof(why));
+	/* the results stored so far are committed before anything else happens */
+	if (!a || strcmp(type, "result") || valid == -EINVAL)
+		result_flush(c);
+	if (valid == -EINVAL) {
 		bad_message(c, c->agents_sock, id, id_len, "an agent", type, "%s", why);
 		goto out;
 	}
@@ -583,9 +711,12 @@ static int agent_recv(struct coord *c)
 			reply(c->agents_sock, id, id_len,
 			      proto_error_new(type, "unknown agent: say hello first"));
 	} else {
+		c->in_samples = &samples;
 		agent_handlers[i].fn(c, a, id, id_len, msg);
+		c->in_samples = NULL;
 	}
 out:
+	samples_release(&samples);
 	json_decref(msg);
 	return 1;
 }
@@ -607,92 +738,11 @@ struct dispatch_pick {
 	struct coord_agent *a;
 	struct coord_agent *peer;	/* the other side of its pair, to serve next */
 	int64_t job_id, run_id;
-	json_t *spec, *msg;
+	json_t *spec;
+	char *msg;			/* its `job` message, encoded (coord_job_message) */
+	size_t msg_len;
 	int err;			/* its dispatch stored (0), or -errno */
 };
-
-/* Object loader of the cache: the store's bytes. */
-static int object_load(void *arg, const char *sha256, void **data, size_t *len)
-{
-	struct coord *c = arg;
-
-	return store_object_get(c->store, sha256, data, len);
-}
-
-/* Object NAME of attach entry I (sha256 SHA) for a `job` message: its cached entry
- * {"sha256", "data"}, or NULL with WHY (*MISSING when it can never be sent). */
-static json_t *job_object(struct coord *c, size_t i, const char *name, const char *sha,
-			  char *why, size_t why_len, bool *missing)
-{
-	json_t *entry;
-
-	if (!c->objects)
-		c->objects = object_cache_new(OBJECT_CACHE_SLOTS, OBJECT_CACHE_BYTES);
-	entry = c->objects ? object_cache_get(c->objects, sha, object_load, c) : NULL;
-	if (entry)
-		return entry;
-	if (!c->objects || errno == ENOMEM) {
-		snprintf(why, why_len, "out of memory");
-	} else if (errno == EBADMSG) {
-		snprintf(why, why_len, "object '%s' in the store does not match its sha256 %s",
-			 name, sha);
-		*missing = true;
-	} else if (errno == EINVAL) {
-		snprintf(why, why_len, "attach entry %zu has a malformed sha256", i);
-		*missing = true;
-	} else {
-		*missing = errno == ENOENT;
-		snprintf(why, why_len, "%s", store_errmsg(c->store));
-	}
-	return NULL;
-}
-
-/* The `job` message for JOB_ID with the objects its spec attaches, or NULL with WHY:
- * *MISSING is set when an object is not in the store (the job cannot ever run). The
- * objects come from the coordinator's cache (lib/objects.h): read and encoded once for
- * all the jobs that carry them. */
-static json_t *job_message(struct coord *c, int64_t job_id, int64_t run_id, json_t *spec,
-			   char *why, size_t why_len, bool *missing)
-{
-	json_t *msg = NULL, *objects = json_object(), *entry, *job;
-	size_t i;
-
-	*missing = false;
-	if (!objects)
-		goto oom;
-	json_array_foreach(json_object_get(spec, "attach"), i, entry) {
-		const char *name = proto_get_str(entry, "object", NULL);
-		const char *sha = proto_get_str(entry, "sha256", NULL);
-		json_t *obj;
-
-		if (!name || !sha) {
-			snprintf(why, why_len, "attach entry %zu has no object or sha256", i);
-			*missing = true;
-			goto fail;
-		}
-		if (json_object_get(objects, name))
-			continue;
-		obj = job_object(c, i, name, sha, why, why_len, missing);
-		if (!obj)
-			goto fail;
-		if (json_object_set_new(objects, name, obj))
-			goto oom;
-	}
-	job = json_pack("{s:I, s:I, s:O}", "id", (json_int_t)job_id, "run", (json_int_t)run_id,
-			"spec", spec);
-	msg = proto_msg_new("job");
-	if (!job || !msg || json_object_set_new(msg, "job", job) ||
-	    json_object_set(msg, "objects", objects))
-		goto oom;
-	json_decref(objects);
-	return msg;
-oom:
-	snprintf(why, why_len, "out of memory");
-fail:
-	json_decref(objects);
-	json_decref(msg);
-	return NULL;
-}
 
 /* JOB of RUN could not be sent to agent A (attempt 'unsent'): once the job has been lost
  * or undelivered max_attempts times in all, it fails, and so does the other side of its
@@ -729,7 +779,7 @@ static void give_up_undelivered(struct coord *c, struct coord_agent *a, int64_t 
 static void pick_release(struct dispatch_pick *p)
 {
 	json_decref(p->spec);
-	json_decref(p->msg);
+	free(p->msg);
 	memset(p, 0, sizeof(*p));
 }
 
@@ -740,9 +790,10 @@ static void pick_release(struct dispatch_pick *p)
 static int dispatch_pick(struct coord *c, struct coord_agent *a, struct dispatch_pick *p)
 {
 	int64_t job_id = 0, run_id = 0;
-	json_t *spec = NULL, *msg = NULL;
+	json_t *spec = NULL;
 	struct coord_agent *peer = NULL;
-	char why[512];
+	char why[512], *msg;
+	size_t msg_len = 0;
 	bool missing;
 	int err;
 
@@ -775,7 +826,7 @@ static int dispatch_pick(struct coord *c, struct coord_agent *a, struct dispatch
 		json_decref(spec);
 		return 3;
 	}
-	msg = job_message(c, job_id, run_id, spec, why, sizeof(why), &missing);
+	msg = coord_job_message(c, job_id, run_id, spec, &msg_len, why, sizeof(why), &missing);
 	if (!msg) {
 		if (!missing) {
 			pr_warn("cannot send job %lld to '%s': %s", (long long)job_id, a->name, why);
@@ -790,7 +841,7 @@ static int dispatch_pick(struct coord *c, struct coord_agent *a, struct dispatch
 		goto out;
 	}
 	*p = (struct dispatch_pick){ .a = a, .peer = peer, .job_id = job_id, .run_id = run_id,
-				     .spec = spec, .msg = msg };
+				     .spec = spec, .msg = msg, .msg_len = msg_len };
 	return 1;
 out:
 	json_decref(spec);
@@ -805,7 +856,8 @@ static void dispatch_send(struct coord *c, struct dispatch_pick *p)
 	int64_t job_id = p->job_id;
 	int err;
 
-	err = coord_send_agent(c, a, p->msg);
+	err = send_agent_text(c, a, "job", p->msg, p->msg_len);
+	p->msg = NULL;			/* taken */
 	if (err) {
 		pr_warn("cannot send job %lld to '%s': %s; queued again", (long long)job_id,
 			a->name, zmq_strerror(-err));
@@ -1444,6 +1496,7 @@ int coord_run_once(struct coord *c, int timeout_ms)
 		if (rc <= 0)
 			break;
 	}
+	result_flush(c);	/* the turn's results: stored, then acknowledged */
 	for (i = 0; i < COORD_BATCH && (items[1].revents & ZMQ_POLLIN); i++) {
 		rc = client_recv(c);
 		if (rc <= 0)
@@ -1704,7 +1757,8 @@ void coord_destroy(struct coord **cp)
 	coord_link_release(c);
 	coord_machine_release(c);
 	free(c->waiters);
-	object_cache_destroy(&c->objects);
+	free(c->pending);	/* empty: every turn commits its results (result_flush) */
+	coord_job_messages_release(c);
 	store_close(&c->store);
 	keys_allow_destroy(&c->allow);
 	free(c->authorized);

@@ -70,6 +70,19 @@ struct coord_agent {
 	bool held_share;
 	uint64_t machine_wait;
 	uint64_t collect_pass;
+	bool result_pending;		/* a result of it waits for the batch's commit */
+};
+
+struct samples;
+struct coord_result;
+
+/* An encoded objects part of `job` messages and the attach list it is for (jobmsg.c). */
+#define COORD_JOBMSG_SLOTS 8
+struct coord_jobmsg {
+	char *key;			/* NULL: an empty slot */
+	size_t key_len;
+	char *text;
+	size_t len;
 };
 
 struct coord {
@@ -104,9 +117,12 @@ struct coord {
 	int64_t started_mono;
 	int64_t absent_scan_mono;
 	/* dispatch (coord.c): an agent is marked dispatch_wanted; the encoded objects of
-	 * `job` messages (lib/objects.h), made at the first job */
+	 * `job` messages (lib/objects.h), made at the first job, and the objects parts of
+	 * their text (jobmsg.c) */
 	bool dispatch_wanted;
 	struct object_cache *objects;
+	struct coord_jobmsg jobmsg[COORD_JOBMSG_SLOTS];	/* jobmsg.c */
+	unsigned jobmsg_next;
 	/* hosts that share a machine (machine.c): the machines seen in hellos, the latest
 	 * waiting number handed out, how many agents wait; dispatch_collect's passes, and
 	 * its array of the waiting agents to serve first */
@@ -116,6 +132,13 @@ struct coord {
 	uint64_t collect_pass;
 	struct coord_agent **waiters;
 	int waiters_cap;
+	/* results (coord.c): the samples of the message being handled, read from its text
+	 * (agent_recv; NULL or not taken: in the message); the results of this turn stored
+	 * in the open batch (BATCH_OPEN), waiting for its commit to be acknowledged */
+	const struct samples *in_samples;
+	bool batch_open;
+	struct coord_result *pending;
+	int n_pending, pending_cap;
 };
 
 /* Handle a client's `submit`: validate, choose hosts, store the run. Returns the reply
@@ -234,6 +257,13 @@ void coord_machine_release(struct coord *c);
 
 /* Hand queued jobs to every connected idle agent. */
 void coord_dispatch(struct coord *c);
+/* The `job` message for JOB_ID of RUN_ID with SPEC (borrowed) and the objects it
+ * attaches, encoded (coordinator/jobmsg.c): heap text of *LEN bytes, or NULL with WHY,
+ * *MISSING set when an object is not in the store (the job cannot ever run). */
+char *coord_job_message(struct coord *c, int64_t job_id, int64_t run_id, const json_t *spec,
+			size_t *len, char *why, size_t why_len, bool *missing);
+/* Free the kept parts of `job` messages and the object cache (coord_destroy). */
+void coord_job_messages_release(struct coord *c);
 
 /* Send MSG (borrowed) to agent A without blocking; 0 (A's last_send_mono updated), or
  * -errno (logged at debug level). */

@@ -13,6 +13,8 @@
 #include <string.h>
 #include <zmq.h>
 
+#include "samples.h"
+
 json_t *proto_msg_new(const char *type)
 {
 	return json_pack("{s:i, s:s}", "v", PROTO_VERSION, "type", type);
@@ -59,6 +61,7 @@ struct parser {
 	int depth;
 	const char *err;		/* the first problem, NULL while there is none */
 	size_t err_pos;
+	struct samples *samples;	/* proto_decode_samples: a top-level "samples" */
 };
 
 static json_t *parse_value(struct parser *ps);
@@ -319,6 +322,31 @@ static json_t *parse_number(struct parser *ps)
 	return v;
 }
 
+/* The value of the message's "samples", which samples_scan reads when it can (left out
+ * of the message, then); else an ordinary member of OBJ. A second "samples" after a taken
+ * one fails: proto_decode_samples then parses the whole text again as proto_decode. */
+static int parse_samples(struct parser *ps, json_t *obj)
+{
+	const char *next;
+	json_t *v;
+	int rc;
+
+	if (ps->samples->taken)
+		return parse_fail(ps, "duplicate object key"), -1;
+	skip_space(ps);
+	rc = samples_scan((const char *)ps->p, (const char *)ps->end, ps->samples, &next);
+	if (rc < 0)
+		return parse_fail(ps, "out of memory"), -1;
+	if (rc) {
+		ps->p = (const unsigned char *)next;
+		return 0;
+	}
+	v = parse_value(ps);
+	if (!v || json_object_setn_new_nocheck(obj, "samples", 7, v))
+		return parse_fail(ps, "out of memory"), -1;
+	return 0;
+}
+
 static int parse_member(struct parser *ps, json_t *obj)
 {
 	const char *key;
@@ -343,6 +371,10 @@ static int parse_member(struct parser *ps, json_t *obj)
 		return parse_fail(ps, "':' expected"), -1;
 	}
 	ps->p++;
+	if (ps->samples && ps->depth == 1 && klen == 7 && !memcmp(key, "samples", 7)) {
+		free(heap);
+		return parse_samples(ps, obj);
+	}
 	v = parse_value(ps);
 	if (!v || json_object_setn_new_nocheck(obj, key, klen, v)) {
 		free(heap);
@@ -445,9 +477,11 @@ static json_t *parse_value(struct parser *ps)
 	}
 }
 
-json_t *proto_parse(const void *buf, size_t len, char *why, size_t why_len)
+static json_t *parse_text(const void *buf, size_t len, struct samples *samples, char *why,
+			  size_t why_len)
 {
-	struct parser ps = { .p = buf, .start = buf, .end = (const unsigned char *)buf + len };
+	struct parser ps = { .p = buf, .start = buf, .end = (const unsigned char *)buf + len,
+			     .samples = samples };
 	json_t *v = NULL;
 
 	skip_space(&ps);
@@ -468,7 +502,13 @@ json_t *proto_parse(const void *buf, size_t len, char *why, size_t why_len)
 	return v;
 }
 
-json_t *proto_decode(const void *buf, size_t len, char *why, size_t why_len)
+json_t *proto_parse(const void *buf, size_t len, char *why, size_t why_len)
+{
+	return parse_text(buf, len, NULL, why, why_len);
+}
+
+static json_t *decode(const void *buf, size_t len, struct samples *samples, char *why,
+		      size_t why_len)
 {
 	char perr[128];
 	json_t *msg, *v, *type;
@@ -478,7 +518,7 @@ json_t *proto_decode(const void *buf, size_t len, char *why, size_t why_len)
 			 PROTO_MAX_BYTES);
 		return NULL;
 	}
-	msg = proto_parse(buf, len, perr, sizeof(perr));
+	msg = parse_text(buf, len, samples, perr, sizeof(perr));
 	if (!msg) {
 		snprintf(why, why_len, "not JSON: %s", perr);
 		return NULL;
@@ -506,6 +546,27 @@ json_t *proto_decode(const void *buf, size_t len, char *why, size_t why_len)
 bad:
 	json_decref(msg);
 	return NULL;
+}
+
+json_t *proto_decode(const void *buf, size_t len, char *why, size_t why_len)
+{
+	return decode(buf, len, NULL, why, why_len);
+}
+
+json_t *proto_decode_samples(const void *buf, size_t len, struct samples *samples,
+			     char *why, size_t why_len)
+{
+	json_t *msg;
+
+	memset(samples, 0, sizeof(*samples));
+	msg = decode(buf, len, samples, why, why_len);
+	if (samples->taken && (!msg || strcmp(proto_msg_type(msg), "result"))) {
+		/* not a valid result: what proto_decode makes of it, its refusal included */
+		json_decref(msg);
+		samples_release(samples);
+		msg = decode(buf, len, NULL, why, why_len);
+	}
+	return msg;
 }
 
 /* --- encoding ---
@@ -666,27 +727,32 @@ static void free_payload(void *data, void *hint)
 	free(data);
 }
 
-/* The encoded text goes to ZeroMQ as it is (zmq_msg_init_data): no copy. */
-static int send_payload(void *sock, const json_t *msg, int flags)
+/* TEXT (heap, taken) goes to ZeroMQ as it is (zmq_msg_init_data): no copy. */
+static int send_text(void *sock, char *text, size_t len, int flags)
 {
 	zmq_msg_t m;
-	size_t len;
-	char *s = proto_encode(msg, &len);
 	int rc;
 
-	if (!s)
-		return -ENOMEM;
-	if (zmq_msg_init_data(&m, s, len, free_payload, NULL)) {
-		free(s);
-		return -zmq_errno();
+	if (zmq_msg_init_data(&m, text, len, free_payload, NULL)) {
+		rc = -zmq_errno();
+		free(text);
+		return rc;
 	}
 	rc = zmq_msg_send(&m, sock, flags);
 	if (rc < 0) {
 		rc = -zmq_errno();
-		zmq_msg_close(&m);	/* frees S */
+		zmq_msg_close(&m);	/* frees TEXT */
 		return rc;
 	}
 	return 0;
+}
+
+static int send_payload(void *sock, const json_t *msg, int flags)
+{
+	size_t len;
+	char *s = proto_encode(msg, &len);
+
+	return s ? send_text(sock, s, len, flags) : -ENOMEM;
 }
 
 int proto_send(void *sock, const json_t *msg, int flags)
@@ -699,6 +765,19 @@ int proto_send_to(void *sock, const void *id, size_t id_len, const json_t *msg, 
 	if (zmq_send(sock, id, id_len, ZMQ_SNDMORE | (flags & ZMQ_DONTWAIT)) < 0)
 		return -zmq_errno();
 	return send_payload(sock, msg, flags);
+}
+
+int proto_send_text_to(void *sock, const void *id, size_t id_len, char *text, size_t len,
+		       int flags)
+{
+	int rc;
+
+	if (zmq_send(sock, id, id_len, ZMQ_SNDMORE | (flags & ZMQ_DONTWAIT)) < 0) {
+		rc = -zmq_errno();
+		free(text);
+		return rc;
+	}
+	return send_text(sock, text, len, flags);
 }
 
 static void drain(void *sock)
@@ -716,7 +795,8 @@ static void drain(void *sock)
 	}
 }
 
-static int recv_payload(void *sock, json_t **msg, int flags, char *why, size_t why_len)
+static int recv_payload(void *sock, json_t **msg, struct samples *samples, int flags,
+			char *why, size_t why_len)
 {
 	zmq_msg_t m;
 	int rc, more;
@@ -736,23 +816,27 @@ static int recv_payload(void *sock, json_t **msg, int flags, char *why, size_t w
 		snprintf(why, why_len, "message has more than one payload frame");
 		return -EBADMSG;
 	}
-	*msg = proto_decode(zmq_msg_data(&m), zmq_msg_size(&m), why, why_len);
+	*msg = samples ? proto_decode_samples(zmq_msg_data(&m), zmq_msg_size(&m), samples,
+					      why, why_len) :
+			 proto_decode(zmq_msg_data(&m), zmq_msg_size(&m), why, why_len);
 	zmq_msg_close(&m);
 	return *msg ? 0 : -EBADMSG;
 }
 
 int proto_recv(void *sock, json_t **msg, int flags, char *why, size_t why_len)
 {
-	return recv_payload(sock, msg, flags, why, why_len);
+	return recv_payload(sock, msg, NULL, flags, why, why_len);
 }
 
-int proto_recv_from(void *sock, void *id, size_t *id_len, json_t **msg, int flags,
-		    char *why, size_t why_len)
+int proto_recv_from_samples(void *sock, void *id, size_t *id_len, json_t **msg,
+			    struct samples *samples, int flags, char *why, size_t why_len)
 {
 	int more, rc;
 	size_t sz = sizeof(more);
 
 	*msg = NULL;
+	if (samples)
+		memset(samples, 0, sizeof(*samples));
 	rc = zmq_recv(sock, id, PROTO_MAX_IDENTITY, flags);
 	if (rc < 0)
 		return -zmq_errno();
@@ -761,7 +845,13 @@ int proto_recv_from(void *sock, void *id, size_t *id_len, json_t **msg, int flag
 		snprintf(why, why_len, "message has no payload frame");
 		return -EBADMSG;
 	}
-	return recv_payload(sock, msg, 0, why, why_len);
+	return recv_payload(sock, msg, samples, 0, why, why_len);
+}
+
+int proto_recv_from(void *sock, void *id, size_t *id_len, json_t **msg, int flags,
+		    char *why, size_t why_len)
+{
+	return proto_recv_from_samples(sock, id, id_len, msg, NULL, flags, why, why_len);
 }
 
 const char *proto_get_str(const json_t *obj, const char *key, const char *def)

@@ -35,6 +35,14 @@ json_t *proto_parse(const void *buf, size_t len, char *why, size_t why_len);
 /* Parse BUF of LEN bytes into a message. On failure returns NULL and writes a reason into
  * WHY (at least 128 bytes): too large, not JSON, no version, wrong version, no type. */
 json_t *proto_decode(const void *buf, size_t len, char *why, size_t why_len);
+/* proto_decode for bpflabd's agents socket: when the message is a `result` whose
+ * "samples" array samples_scan takes (lib/samples.h), the array is left out of the
+ * message and its samples are in *SAMPLES (SAMPLES->taken; samples_release them);
+ * otherwise *SAMPLES is empty and the message is the one proto_decode makes. Either way
+ * what is refused, and why, is the same. */
+struct samples;
+json_t *proto_decode_samples(const void *buf, size_t len, struct samples *samples,
+			     char *why, size_t why_len);
 /* Serialise compactly, the bytes json_dumps(MSG, JSON_COMPACT) would write; a heap string
  * (free()) with its length in *LEN (LEN may be NULL), or NULL on ENOMEM. */
 char *proto_encode(const json_t *msg, size_t *len);
@@ -47,8 +55,15 @@ int proto_recv(void *sock, json_t **msg, int flags, char *why, size_t why_len);
 /* ROUTER side: identity frame then payload. Identity is copied into ID (up to
  * PROTO_MAX_IDENTITY bytes) with its length in *ID_LEN. */
 int proto_send_to(void *sock, const void *id, size_t id_len, const json_t *msg, int flags);
+/* proto_send_to of a message already encoded: TEXT of LEN bytes (heap, taken: freed
+ * whether the send succeeds or not). */
+int proto_send_text_to(void *sock, const void *id, size_t id_len, char *text, size_t len,
+		       int flags);
 int proto_recv_from(void *sock, void *id, size_t *id_len, json_t **msg, int flags,
 		    char *why, size_t why_len);
+/* proto_recv_from through proto_decode_samples (SAMPLES may be NULL: proto_recv_from). */
+int proto_recv_from_samples(void *sock, void *id, size_t *id_len, json_t **msg,
+			    struct samples *samples, int flags, char *why, size_t why_len);
 
 /* Typed getters that tolerate missing members: return DEF when absent or of the wrong
  * type. */

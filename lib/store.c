@@ -22,6 +22,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "proto.h"
+#include "samples.h"
 #include "store_repeat.h"
 #include "store_sql.h"
 #include "util.h"
@@ -37,6 +39,10 @@ enum stmt_id {
 	S_BEGIN,
 	S_COMMIT,
 	S_ROLLBACK,
+	S_SAVEPOINT,
+	S_RELEASE,
+	S_ROLLBACK_TO,
+	S_ROUND_OPEN,
 	S_USER_VERSION,
 	S_PAGE_SIZE,
 	S_HOST_UPSERT,
@@ -111,6 +117,15 @@ static const char *const stmt_sql[S__MAX] = {
 	[S_BEGIN] = "BEGIN IMMEDIATE",
 	[S_COMMIT] = "COMMIT",
 	[S_ROLLBACK] = "ROLLBACK",
+	[S_SAVEPOINT] = "SAVEPOINT part",
+	[S_RELEASE] = "RELEASE part",
+	[S_ROLLBACK_TO] = "ROLLBACK TO part",
+	/* a job of the same round (run, host, point) still to come: store_repeat.c has
+	 * nothing to decide yet */
+	[S_ROUND_OPEN] =
+		"SELECT EXISTS (SELECT 1 FROM jobs j JOIN jobs o ON o.run_id = j.run_id AND "
+		"o.host_id = j.host_id AND o.point = j.point WHERE j.id = ?1 AND "
+		"o.state IN ('queued', 'running'))",
 	[S_USER_VERSION] = "PRAGMA user_version",
 	[S_PAGE_SIZE] = "PRAGMA page_size",
 	[S_HOST_UPSERT] =
@@ -342,12 +357,28 @@ struct series_ent {
 	int64_t id;
 };
 
+/* The environment a result without one is stored with, by host (direct-mapped): its
+ * hello inventory's text and the id of the environment made of it. Kept like the series
+ * ids: emptied on every rollback; environment rows are never changed or deleted. */
+#define ENV_CACHE 64
+
+struct env_ent {
+	char *inventory;		/* owned; NULL: empty */
+	size_t len;
+	int64_t host_id, env_id;
+	bool icount;
+};
+
 struct store {
 	sqlite3 *db;
 	char *path;
 	sqlite3_stmt *stmt[S__MAX];
 	struct series_ent series[SERIES_CACHE];
+	struct env_ent envs[ENV_CACHE];
 	char err[STORE_ERR_LEN];
+	/* store_batch_begin: the transaction is open and each write is a savepoint in it;
+	 * BATCH_LOST: SQLite rolled the whole transaction back (a full disk, an I/O error) */
+	bool batch, batch_lost;
 };
 
 static void series_cache_clear(struct store *st)
@@ -355,6 +386,10 @@ static void series_cache_clear(struct store *st)
 	for (size_t i = 0; i < SERIES_CACHE; i++) {
 		free(st->series[i].key);
 		st->series[i].key = NULL;
+	}
+	for (size_t i = 0; i < ENV_CACHE; i++) {
+		free(st->envs[i].inventory);
+		st->envs[i].inventory = NULL;
 	}
 }
 
@@ -570,26 +605,69 @@ static json_t *query_rows(struct store *st, enum stmt_id id, const struct sql_co
 	return arr;
 }
 
+/* Begin a write: a transaction, or in a batch (store_batch_begin) a savepoint of it. */
 static int tx_begin(struct store *st)
 {
-	return exec(st, S_BEGIN, NULL, "");
+	if (!st->batch)
+		return exec(st, S_BEGIN, NULL, "");
+	if (st->batch_lost || sqlite3_get_autocommit(st->db)) {
+		st->batch_lost = true;
+		return seterr(st, -EIO, "the transaction of its batch was rolled back");
+	}
+	return exec(st, S_SAVEPOINT, NULL, "");
 }
 
 /* Commit when ERR is 0; roll back when it is not or when the commit fails. Keeps the
- * first message. Returns the outcome. */
+ * first message. Returns the outcome. In a batch the same for the savepoint: released,
+ * or rolled back to (the batch's other writes stay). */
 static int tx_end(struct store *st, int err)
 {
 	sqlite3_stmt *s = NULL;
 
 	if (!err)
-		err = exec(st, S_COMMIT, NULL, "");
-	if (err && !sqlite3_get_autocommit(st->db) && !prep(st, S_ROLLBACK, &s)) {
+		err = exec(st, st->batch ? S_RELEASE : S_COMMIT, NULL, "");
+	if (err && !sqlite3_get_autocommit(st->db) &&
+	    !prep(st, st->batch ? S_ROLLBACK_TO : S_ROLLBACK, &s)) {
 		sqlite3_step(s);
 		done(s);
+		if (st->batch && !prep(st, S_RELEASE, &s)) {
+			sqlite3_step(s);	/* ends the savepoint, now empty */
+			done(s);
+		}
 	}
+	if (err && st->batch && sqlite3_get_autocommit(st->db))
+		st->batch_lost = true;
 	if (err)
 		series_cache_clear(st); /* ids added by the rolled-back transaction are gone */
 	return err;
+}
+
+int store_batch_begin(struct store *st)
+{
+	int err;
+
+	if (st->batch)
+		return seterr(st, -EBUSY, "a batch is open already");
+	err = tx_begin(st);
+	if (err)
+		return context(st, err, "cannot begin a batch of writes");
+	st->batch = true;
+	st->batch_lost = false;
+	return 0;
+}
+
+int store_batch_end(struct store *st, int err)
+{
+	bool lost = st->batch_lost;
+
+	if (!st->batch)
+		return 0;
+	st->batch = false;
+	st->batch_lost = false;
+	if (!err && lost)
+		err = seterr(st, -EIO, "the transaction of its batch was rolled back after an "
+			     "error");
+	return tx_end(st, err);
 }
 
 /* --- open, migrate, close --- */
@@ -1161,9 +1239,17 @@ int store_job_next(struct store *st, int64_t host_id, int64_t *job_id, int64_t *
 	if (err == -ENOENT)
 		return seterr(st, -ENOENT, "nothing queued");
 	if (!err) {
+		const char *text = (const char *)sqlite3_column_text(s, 2);
+		char why[128];
+
 		*job_id = sqlite3_column_int64(s, 0);
 		*run_id = sqlite3_column_int64(s, 1);
-		*spec = json_loads((const char *)sqlite3_column_text(s, 2), 0, &jerr);
+		/* lib/proto.c's parser, several times faster than jansson's; what it refuses
+		 * (e.g. a duplicate key) goes to jansson as before */
+		*spec = text ? proto_parse(text, (size_t)sqlite3_column_bytes(s, 2), why,
+					   sizeof(why)) : NULL;
+		if (!*spec)
+			*spec = json_loads(text, 0, &jerr);
 		if (!*spec)
 			err = seterr(st, -EBADMSG, "spec of job %lld is not JSON: %s",
 				     (long long)*job_id, jerr.text);
@@ -1354,76 +1440,6 @@ out:
 
 /* --- result ingest --- */
 
-/* One sample of a result as read (and checked) from its JSON, once per result. */
-struct sample_in {
-	const char *metric, *subject, *window, *unit;	/* subject "" when none */
-	int64_t seq;			/* -1: the whole window */
-	double value;
-};
-
-/* Check every sample of SAMPLES before anything is written, and read them into *OUT (a
- * heap array of *N, NULL when there are none). */
-static int samples_read(struct store *st, const json_t *samples, struct sample_in **out,
-			size_t *n)
-{
-	struct sample_in *in;
-	const json_t *smp;
-	size_t i;
-
-	*out = NULL;
-	*n = 0;
-	if (samples && !json_is_array(samples))
-		return seterr(st, -EINVAL, "'samples' is not an array");
-	if (!json_array_size(samples))
-		return 0;
-	in = calloc(json_array_size(samples), sizeof(*in));
-	if (!in)
-		return seterr(st, -ENOMEM, "out of memory for %zu samples",
-			      json_array_size(samples));
-	json_array_foreach(samples, i, smp) {
-		const json_t *seq = json_object_get(smp, "seq");
-		const json_t *value = json_object_get(smp, "value");
-		const json_t *subject = json_object_get(smp, "subject");
-		const json_t *unit = json_object_get(smp, "unit");
-		const char *metric = json_string_value(json_object_get(smp, "metric"));
-		const char *window = json_string_value(json_object_get(smp, "window"));
-		int err = 0;
-
-		if (!json_is_object(smp))
-			err = seterr(st, -EINVAL, "sample %zu is not an object", i);
-		else if (!metric || !*metric)
-			err = seterr(st, -EINVAL, "sample %zu has no 'metric'", i);
-		else if (!json_is_number(value))
-			err = seterr(st, -EINVAL, "sample %zu ('%s') has no numeric 'value'", i,
-				     metric);
-		else if (!window || (strcmp(window, "rate") && strcmp(window, "cost")))
-			err = seterr(st, -EINVAL, "sample %zu ('%s'): 'window' must be 'rate' or "
-				     "'cost'", i, metric);
-		else if (seq && !json_is_null(seq) &&
-			 (!json_is_integer(seq) || json_integer_value(seq) < 0))
-			err = seterr(st, -EINVAL, "sample %zu ('%s'): 'seq' must be null or a "
-				     "second >= 0", i, metric);
-		else if ((subject && !json_is_string(subject) && !json_is_null(subject)) ||
-			 (unit && !json_is_string(unit) && !json_is_null(unit)))
-			err = seterr(st, -EINVAL, "sample %zu ('%s'): 'subject' and 'unit' must "
-				     "be strings", i, metric);
-		if (err) {
-			free(in);
-			return err;
-		}
-		in[i] = (struct sample_in) {
-			.metric = metric, .window = window,
-			.subject = json_is_string(subject) ? json_string_value(subject) : "",
-			.unit = json_string_value(unit),
-			.seq = json_is_integer(seq) ? (int64_t)json_integer_value(seq) : -1,
-			.value = json_number_value(value),
-		};
-	}
-	*out = in;
-	*n = i;
-	return 0;
-}
-
 /* The unit a sample measured under timing mode ICOUNT is stored with: under icount a
  * nanosecond is a guest instruction, so 'ns' is 'insns' and a rate per second is one per
  * 10^9 guest instructions (schema/005_timing.sql, docs/kernels.md). */
@@ -1479,15 +1495,15 @@ static int series_id(struct store *st, const char *metric, const char *subject,
 	return 0;
 }
 
-/* Insert the N samples IN of job JOB_ID (read by samples_read) and count them in *COUNT.
+/* Insert the N samples IN of job JOB_ID (lib/samples.h) and count them in *COUNT.
  * One statement for all, job id bound once; a series id from the connection's cache
  * (series_id). In the result's transaction. */
-static int samples_insert(struct store *st, int64_t job_id, const struct sample_in *in,
+static int samples_insert(struct store *st, int64_t job_id, const struct sample *in,
 			  size_t n, bool icount, int *count)
 {
 	sqlite3_stmt *s = NULL;
 	const char *unit;
-	int64_t sid;
+	int64_t sid = 0;
 	size_t i;
 	int err, rc;
 
@@ -1497,7 +1513,11 @@ static int samples_insert(struct store *st, int64_t job_id, const struct sample_
 	if (!err)
 		err = bind(st, s, "i", job_id);
 	for (i = 0; !err && i < n; i++) {
-		err = series_id(st, in[i].metric, in[i].subject, in[i].window, &sid);
+		/* the texts of samples read from a message's text are shared with the sample
+		 * before when equal (lib/samples.c): the same series, no lookup */
+		if (!i || in[i].metric != in[i - 1].metric || in[i].subject != in[i - 1].subject ||
+		    in[i].window != in[i - 1].window)
+			err = series_id(st, in[i].metric, in[i].subject, in[i].window, &sid);
 		if (err)
 			break;
 		unit = timing_unit(in[i].unit, icount);
@@ -1530,10 +1550,12 @@ static int env_upsert(struct store *st, int64_t host_id, const json_t *env, int6
 		      int64_t *env_id, bool *icount)
 {
 	char sha[SHA256_HEX_LEN];
-	char *text = NULL, *debug = NULL;
+	char *text = NULL, *debug = NULL, *inv_text = NULL;
+	size_t inv_len = 0;
 	json_t *inv = NULL, *kernel;
 	json_error_t jerr;
 	sqlite3_stmt *s = NULL;
+	struct env_ent *e = NULL;
 	int err, rc;
 
 	if (!json_is_object(env)) {
@@ -1543,6 +1565,22 @@ static int env_upsert(struct store *st, int64_t host_id, const json_t *env, int6
 		if (err)
 			goto out;
 		rc = sqlite3_step(s);
+		if (rc == SQLITE_ROW && sqlite3_column_text(s, 0)) {
+			const char *t = (const char *)sqlite3_column_text(s, 0);
+
+			inv_len = (size_t)sqlite3_column_bytes(s, 0);
+			e = &st->envs[(uint64_t)host_id % ENV_CACHE];
+			if (e->inventory && e->host_id == host_id && e->len == inv_len &&
+			    !memcmp(e->inventory, t, inv_len)) {
+				*env_id = e->env_id;
+				*icount = e->icount;
+				done(s);
+				return 0;
+			}
+			inv_text = malloc(inv_len + 1);	/* no memory: simply not kept */
+			if (inv_text)
+				memcpy(inv_text, t, inv_len + 1);
+		}
 		if (rc == SQLITE_ROW)
 			inv = json_loads((const char *)sqlite3_column_text(s, 0), 0, &jerr);
 		done(s);
@@ -1573,8 +1611,15 @@ static int env_upsert(struct store *st, int64_t host_id, const json_t *env, int6
 		   *icount ? "icount" : "wall");
 	if (!err)
 		err = query_int(st, S_ENV_ID, env_id, "it", host_id, sha);
+	if (!err && e && inv_text) {
+		free(e->inventory);
+		*e = (struct env_ent){ .inventory = inv_text, .len = inv_len, .host_id = host_id,
+				       .env_id = *env_id, .icount = *icount };
+		inv_text = NULL;
+	}
 out:
 	json_decref(inv);
+	free(inv_text);
 	free(text);
 	free(debug);
 	return err;
@@ -1614,14 +1659,20 @@ static int verdicts_text(struct store *st, const json_t *result, char **verdicts
 int store_ingest_result(struct store *st, int64_t host_id, const json_t *result,
 			int64_t now_ms, struct store_ingest *out)
 {
-	const json_t *samples = json_object_get(result, "samples");
+	return store_ingest_samples(st, host_id, result, NULL, now_ms, out);
+}
+
+int store_ingest_samples(struct store *st, int64_t host_id, const json_t *result,
+			 const struct samples *taken, int64_t now_ms, struct store_ingest *out)
+{
 	const char *status = json_string_value(json_object_get(result, "status"));
 	const char *error = json_string_value(json_object_get(result, "error"));
-	int64_t job_id, env_id = 0, started, finished;
+	int64_t job_id, env_id = 0, started, finished, round_open = 0;
 	bool icount = false;
 	char *verdicts = NULL, *details = NULL;
-	struct sample_in *in = NULL;
-	size_t n_in = 0;
+	struct samples read = { 0 };
+	const struct samples *in = taken && taken->taken ? taken : &read;
+	char why[STORE_ERR_LEN];
 	struct job_row row = { 0 };
 	bool failed;
 	int err;
@@ -1639,7 +1690,10 @@ int store_ingest_result(struct store *st, int64_t host_id, const json_t *result,
 		goto out;
 	}
 	failed = !strcmp(status, "failed");
-	err = samples_read(st, samples, &in, &n_in);
+	err = in != &read ? 0 : samples_from_json(json_object_get(result, "samples"), &read, why,
+						   sizeof(why));
+	if (err)
+		err = seterr(st, err, "%s", why);
 	if (!err)
 		err = verdicts_text(st, result, &verdicts, &details);
 	if (err)
@@ -1674,7 +1728,7 @@ int store_ingest_result(struct store *st, int64_t host_id, const json_t *result,
 		err = env_upsert(st, host_id, json_object_get(result, "env"), now_ms, &env_id,
 				 &icount);
 	if (!err)
-		err = samples_insert(st, job_id, in, n_in, icount, &out->n_samples);
+		err = samples_insert(st, job_id, in->v, in->n, icount, &out->n_samples);
 	if (!err)
 		err = exec(st, S_JOB_RESULT, NULL, "itttioii", job_id, failed ? "failed" : "done",
 			   failed ? (error ? error : "the agent reported a failure") : NULL,
@@ -1691,8 +1745,13 @@ int store_ingest_result(struct store *st, int64_t host_id, const json_t *result,
 		err = exec(st, S_HOST_IDLE_IF_FREE, NULL, "i", row.host_id);
 	if (!err)
 		err = exec(st, S_HOST_IDLE_IF_FREE, NULL, "i", host_id);
-	if (!err && (err = store_repeat_after_result(st->db, job_id, &out->reps_added, st->err,
-						     sizeof(st->err))))
+	/* the repetition controller once the job's round has ended (it looks itself, but
+	 * with statements prepared for each call: a round ends once in many results) */
+	if (!err)
+		err = query_int(st, S_ROUND_OPEN, &round_open, "i", job_id);
+	if (!err && !round_open &&
+	    (err = store_repeat_after_result(st->db, job_id, &out->reps_added, st->err,
+					     sizeof(st->err))))
 		out->reps_added = 0;
 	if (!err)
 		err = run_refresh(st, row.run_id, now_ms, out->run_state, &out->run_finished);
@@ -1700,7 +1759,7 @@ int store_ingest_result(struct store *st, int64_t host_id, const json_t *result,
 	if (err)
 		out->n_samples = 0;
 out:
-	free(in);
+	samples_release(&read);
 	free(verdicts);
 	free(details);
 	return err ? context(st, err, "cannot store result of job %lld", (long long)job_id) : 0;

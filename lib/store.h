@@ -174,6 +174,26 @@ struct store_ingest {
  * -errno. */
 int store_ingest_result(struct store *store, int64_t host_id, const json_t *result,
 			int64_t now_ms, struct store_ingest *out);
+/* store_ingest_result with the result's samples already read from its text (SAMPLES,
+ * not stolen, taken by proto_decode_samples: RESULT then has no "samples"); with SAMPLES
+ * NULL or not taken, the same as store_ingest_result. */
+struct samples;
+int store_ingest_samples(struct store *store, int64_t host_id, const json_t *result,
+			 const struct samples *samples, int64_t now_ms,
+			 struct store_ingest *out);
+
+/* Several writes in one transaction (bpflabd stores the results of one turn of its loop
+ * with one commit): after store_batch_begin, each mutating call runs in a savepoint of
+ * the batch's transaction instead of a transaction of its own, so that one that fails
+ * changes nothing and leaves the others in place; store_batch_end commits them all when
+ * ERR is 0, else (or when the commit fails) rolls them all back. Nothing of the batch is
+ * durable before store_batch_end returned 0: tell no one about it before. Only the
+ * store's own functions may write in a batch (store_link.h, store_bisect.h,
+ * store_noise.h open transactions of their own). When SQLite itself rolls the batch's
+ * transaction back (a full disk), the calls after fail and so does store_batch_end.
+ * Return 0 or -errno (store_batch_begin -EBUSY when a batch is open). */
+int store_batch_begin(struct store *store);
+int store_batch_end(struct store *store, int err);
 
 /* Coordinator start-up: jobs left running by a previous coordinator go back to the queue
  * (attempts kept) and every host is gone until it says hello. *REQUEUED may be NULL.

@@ -19,6 +19,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "proto.h"
+#include "samples.h"
 #include "store.h"
 #include "util.h"
 #include "helpers.h"
@@ -1247,6 +1249,129 @@ static void test_store_repeat_controller(void **state)
 	(void)run;
 }
 
+/* A store on the fixture's database with host h1 (*H1) and a run of the fixture's jobs,
+ * the first N of them dispatched (their ids in JOBS). */
+static struct store *open_dispatched(struct fixture *f, int64_t *h1, int64_t *jobs, int n)
+{
+	struct store *st;
+	char err[512];
+	json_t *spec;
+	int64_t rj;
+	int i;
+
+	st = store_open(f->db, false, err, sizeof(err));
+	assert_non_null(st);
+	assert_int_equal(store_host_hello(st, "h1", "0.1", f->inventory, 100, h1, NULL), 0);
+	make_run(st, f, *h1, 200);
+	for (i = 0; i < n; i++) {
+		assert_int_equal(store_job_next(st, *h1, &jobs[i], &rj, &spec), 0);
+		json_decref(spec);
+		assert_int_equal(store_job_dispatch(st, jobs[i], 300), 0);
+	}
+	return st;
+}
+
+/* Results of one turn in one batch (store_batch_begin/end, as bpflabd stores them): one
+ * that fails changes nothing and leaves the others; nothing is visible to another
+ * connection before the commit; a batch rolled back leaves nothing, not even series ids
+ * in the connection's cache. */
+static void test_store_batch(void **state)
+{
+	struct fixture *f = *state;
+	struct store_ingest ing;
+	int64_t h1, job[N_JOBS];
+	struct store *st = open_dispatched(f, &h1, job, N_JOBS);
+	json_t *r;
+
+	/* rolled back whole: nothing stays, and the series ids it added are forgotten */
+	assert_int_equal(store_batch_begin(st), 0);
+	assert_int_equal(store_batch_begin(st), -EBUSY);
+	r = result_msg(job[0], "ok", 5e6, true);
+	assert_int_equal(store_ingest_result(st, h1, r, 400, &ing), 0);
+	json_decref(r);
+	assert_int_equal(store_batch_end(st, -ECANCELED), -ECANCELED);
+	assert_int_equal(count_rows(f->db, "samples"), 0);
+	assert_int_equal(count_rows(f->db, "series"), 0);
+
+	/* two results, one refused between them (unknown job), one given twice */
+	assert_int_equal(store_batch_begin(st), 0);
+	r = result_msg(job[0], "ok", 5e6, true);
+	assert_int_equal(store_ingest_result(st, h1, r, 400, &ing), 0);
+	assert_false(ing.duplicate);
+	assert_int_equal(ing.n_samples, 3);
+	assert_int_equal(store_ingest_result(st, h1, r, 400, &ing), 0);
+	assert_true(ing.duplicate);
+	json_decref(r);
+	r = result_msg(job[N_JOBS - 1] + 100, "ok", 5e6, true);
+	assert_int_equal(store_ingest_result(st, h1, r, 400, &ing), -ENOENT);
+	json_decref(r);
+	r = result_msg(job[1], "failed", 5e6, false);
+	assert_int_equal(store_ingest_result(st, h1, r, 410, &ing), 0);
+	assert_true(ing.failed);
+	json_decref(r);
+	assert_int_equal(count_rows(f->db, "samples"), 0);	/* not committed yet */
+	assert_int_equal(store_batch_end(st, 0), 0);
+	assert_int_equal(count_rows(f->db, "samples"), 6);
+	assert_int_equal(count_where(f->db, "SELECT count(*) FROM jobs WHERE state IN "
+				     "('done', 'failed')"), 2);
+	/* outside a batch: its own transaction again */
+	assert_int_equal(store_batch_end(st, 0), 0);
+	r = result_msg(job[2], "ok", 5e6, true);
+	assert_int_equal(store_ingest_result(st, h1, r, 420, &ing), 0);
+	json_decref(r);
+	assert_int_equal(count_rows(f->db, "samples"), 9);
+	store_close(&st);
+}
+
+/* A result whose samples were read from its text (proto_decode_samples) is stored as
+ * the same result read as JSON. */
+static void test_store_ingest_samples(void **state)
+{
+	static const char text[] =
+		"{\"v\":1,\"type\":\"result\",\"job\":%lld,\"status\":\"ok\","
+		"\"started_ms\":1000,\"finished_ms\":2000,\"samples\":["
+		"{\"metric\":\"port.rx_pps\",\"subject\":\"b\",\"value\":5000000.5,"
+		"\"unit\":\"pps\",\"window\":\"rate\",\"seq\":null},"
+		"{\"metric\":\"port.rx_pps\",\"subject\":\"b\",\"value\":5000001,"
+		"\"unit\":\"pps\",\"window\":\"rate\",\"seq\":0},"
+		"{\"metric\":\"prog.ns_per_run\",\"subject\":\"xdp_drop\",\"value\":35.5,"
+		"\"unit\":\"ns\",\"window\":\"cost\"}]}";
+	struct fixture *f = *state;
+	struct store_ingest ing;
+	struct samples smp;
+	int64_t h1, job[2];
+	struct store *st = open_dispatched(f, &h1, job, 2);
+	char err[512], buf[1024];
+	json_t *msg;
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		snprintf(buf, sizeof(buf), text, (long long)job[i]);
+		msg = proto_decode_samples(buf, strlen(buf), &smp, err, sizeof(err));
+		assert_non_null(msg);
+		assert_true(smp.taken);
+		/* the first as bpflabd reads it, the second through jansson alone */
+		if (i == 0) {
+			assert_int_equal(store_ingest_samples(st, h1, msg, &smp, 400, &ing), 0);
+		} else {
+			json_decref(msg);
+			msg = proto_decode(buf, strlen(buf), err, sizeof(err));
+			assert_int_equal(store_ingest_result(st, h1, msg, 400, &ing), 0);
+		}
+		assert_int_equal(ing.n_samples, 3);
+		samples_release(&smp);
+		json_decref(msg);
+	}
+	/* the same rows for both jobs */
+	assert_int_equal(count_where(f->db, "SELECT count(*) FROM (SELECT series_id, seq, "
+				     "value, unit FROM sample_values WHERE job_id = (SELECT "
+				     "min(job_id) FROM sample_values) EXCEPT SELECT series_id, seq, "
+				     "value, unit FROM sample_values WHERE job_id = (SELECT "
+				     "max(job_id) FROM sample_values))"), 0);
+	assert_int_equal(count_rows(f->db, "samples"), 6);
+	store_close(&st);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1278,6 +1403,9 @@ int main(void)
 						fixture_teardown),
 		cmocka_unit_test_setup_teardown(test_store_migrate_rebuilds_referenced_table,
 						fixture_setup, fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_store_batch, fixture_setup, fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_store_ingest_samples, fixture_setup,
+						fixture_teardown),
 	};
 
 	return cmocka_run_group_tests_name("store", tests, NULL, NULL);

@@ -1,0 +1,231 @@
+/* jobmsg.c - the `job` message of a dispatch (coord.c, dispatch_pick), encoded.
+ *
+ * Every job of a run carries the same objects, and they are most of its message (the
+ * base64 of each BPF object it attaches). Their part of the message, {"NAME": {"sha256",
+ * "data"}, ...}, is encoded once for each list of attach entries and kept in
+ * COORD_JOBMSG_SLOTS slots (the oldest replaced first); a job then costs the encoding of
+ * its spec and one copy, not the building and encoding of the whole message. The
+ * objects themselves come from lib/objects.h's cache (read and checked once by sha256);
+ * a kept part cannot go stale for the same reason (an object's bytes are stored under
+ * their sha256). The bytes are those proto_encode writes for the message built as jansson
+ * values: {"v", "type", "job": {"id", "run", "spec"}, "objects"}. Event loop thread only.
+ */
+#include "coord_priv.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "objects.h"
+
+/* A part larger than this is encoded for each message and not kept. */
+#define COORD_JOBMSG_KEEP_BYTES (OBJECT_CACHE_BYTES / COORD_JOBMSG_SLOTS)
+
+/* Object loader of the cache: the store's bytes. */
+static int object_load(void *arg, const char *sha256, void **data, size_t *len)
+{
+	struct coord *c = arg;
+
+	return store_object_get(c->store, sha256, data, len);
+}
+
+/* Object NAME of attach entry I (sha256 SHA) for a `job` message: its cached entry
+ * {"sha256", "data"}, or NULL with WHY (*MISSING when it can never be sent). */
+static json_t *job_object(struct coord *c, size_t i, const char *name, const char *sha,
+			  char *why, size_t why_len, bool *missing)
+{
+	json_t *entry;
+
+	if (!c->objects)
+		c->objects = object_cache_new(OBJECT_CACHE_SLOTS, OBJECT_CACHE_BYTES);
+	entry = c->objects ? object_cache_get(c->objects, sha, object_load, c) : NULL;
+	if (entry)
+		return entry;
+	if (!c->objects || errno == ENOMEM) {
+		snprintf(why, why_len, "out of memory");
+	} else if (errno == EBADMSG) {
+		snprintf(why, why_len, "object '%s' in the store does not match its sha256 %s",
+			 name, sha);
+		*missing = true;
+	} else if (errno == EINVAL) {
+		snprintf(why, why_len, "attach entry %zu has a malformed sha256", i);
+		*missing = true;
+	} else {
+		*missing = errno == ENOENT;
+		snprintf(why, why_len, "%s", store_errmsg(c->store));
+	}
+	return NULL;
+}
+
+/* The objects SPEC attaches, {"NAME": {"sha256", "data"}, ...}, as jansson values, or
+ * NULL with WHY: *MISSING is set when an object is not in the store (the job cannot ever
+ * run). */
+static json_t *job_objects(struct coord *c, const json_t *spec, char *why, size_t why_len,
+			   bool *missing)
+{
+	json_t *objects = json_object(), *entry;
+	size_t i;
+
+	if (!objects)
+		goto oom;
+	json_array_foreach(json_object_get(spec, "attach"), i, entry) {
+		const char *name = proto_get_str(entry, "object", NULL);
+		const char *sha = proto_get_str(entry, "sha256", NULL);
+		json_t *obj;
+
+		if (!name || !sha) {
+			snprintf(why, why_len, "attach entry %zu has no object or sha256", i);
+			*missing = true;
+			goto fail;
+		}
+		if (json_object_get(objects, name))
+			continue;
+		obj = job_object(c, i, name, sha, why, why_len, missing);
+		if (!obj)
+			goto fail;
+		if (json_object_set_new(objects, name, obj))
+			goto oom;
+	}
+	return objects;
+oom:
+	snprintf(why, why_len, "out of memory");
+fail:
+	json_decref(objects);
+	return NULL;
+}
+
+/* What names SPEC's attach list, "OBJECT\0SHA256\0" for each entry, into *LEN bytes
+ * (heap); NULL when an entry lacks either (job_objects says why) or out of memory. */
+static char *attach_key(const json_t *spec, size_t *len)
+{
+	const json_t *entry;
+	size_t i, n = 0, cap = 0;
+	char *key = NULL, *nk;
+
+	json_array_foreach(json_object_get(spec, "attach"), i, entry) {
+		const char *name = proto_get_str(entry, "object", NULL);
+		const char *sha = proto_get_str(entry, "sha256", NULL);
+		size_t ln, ls;
+
+		if (!name || !sha)
+			goto fail;
+		ln = strlen(name) + 1;
+		ls = strlen(sha) + 1;
+		if (n + ln + ls > cap) {
+			cap = 2 * (n + ln + ls) + 64;
+			nk = realloc(key, cap);
+			if (!nk)
+				goto fail;
+			key = nk;
+		}
+		memcpy(key + n, name, ln);
+		memcpy(key + n + ln, sha, ls);
+		n += ln + ls;
+	}
+	if (!key)
+		key = malloc(1);	/* no objects: an empty key */
+	*len = n;
+	return key;
+fail:
+	free(key);
+	return NULL;
+}
+
+/* The encoded objects part for SPEC into *TEXT and *LEN: kept in a slot (*OWNED false) or
+ * made for this message only (*OWNED true: free it). -1 with WHY and *MISSING as
+ * job_objects. */
+static int objects_text(struct coord *c, const json_t *spec, const char **text, size_t *len,
+			bool *owned, char *why, size_t why_len, bool *missing)
+{
+	struct coord_jobmsg *slot;
+	size_t klen = 0, tlen = 0;
+	char *key = attach_key(spec, &klen), *t;
+	json_t *objects;
+	int i;
+
+	for (i = 0; key && i < COORD_JOBMSG_SLOTS; i++) {
+		slot = &c->jobmsg[i];
+		if (slot->key && slot->key_len == klen && !memcmp(slot->key, key, klen)) {
+			free(key);
+			*text = slot->text;
+			*len = slot->len;
+			*owned = false;
+			return 0;
+		}
+	}
+	objects = job_objects(c, spec, why, why_len, missing);
+	t = objects ? proto_encode(objects, &tlen) : NULL;
+	json_decref(objects);
+	if (!t) {
+		if (objects)
+			snprintf(why, why_len, "out of memory");
+		free(key);
+		return -1;
+	}
+	*text = t;
+	*len = tlen;
+	*owned = !key || tlen > COORD_JOBMSG_KEEP_BYTES;
+	if (*owned) {
+		free(key);
+		return 0;
+	}
+	slot = &c->jobmsg[c->jobmsg_next++ % COORD_JOBMSG_SLOTS];
+	free(slot->key);
+	free(slot->text);
+	*slot = (struct coord_jobmsg){ .key = key, .key_len = klen, .text = t, .len = tlen };
+	return 0;
+}
+
+char *coord_job_message(struct coord *c, int64_t job_id, int64_t run_id, const json_t *spec,
+			size_t *len, char *why, size_t why_len, bool *missing)
+{
+	static const char mid[] = "},\"objects\":";
+	const char *objs;
+	char head[128], *spec_text, *msg = NULL;
+	size_t olen = 0, slen = 0, hlen;
+	bool owned;
+
+	*missing = false;
+	if (objects_text(c, spec, &objs, &olen, &owned, why, why_len, missing))
+		return NULL;
+	hlen = (size_t)snprintf(head, sizeof(head), "{\"v\":%d,\"type\":\"job\",\"job\":{\"id\":%"
+				JSON_INTEGER_FORMAT ",\"run\":%" JSON_INTEGER_FORMAT ",\"spec\":",
+				PROTO_VERSION, (json_int_t)job_id, (json_int_t)run_id);
+	spec_text = proto_encode(spec, &slen);
+	if (spec_text)
+		msg = malloc(hlen + slen + sizeof(mid) - 1 + olen + 2);
+	if (msg) {
+		char *p = msg;
+
+		memcpy(p, head, hlen);
+		p += hlen;
+		memcpy(p, spec_text, slen);
+		p += slen;
+		memcpy(p, mid, sizeof(mid) - 1);
+		p += sizeof(mid) - 1;
+		memcpy(p, objs, olen);
+		p += olen;
+		*p++ = '}';
+		*p = '\0';
+		*len = (size_t)(p - msg);
+	} else {
+		snprintf(why, why_len, "out of memory");
+	}
+	free(spec_text);
+	if (owned)
+		free((char *)objs);
+	return msg;
+}
+
+void coord_job_messages_release(struct coord *c)
+{
+	int i;
+
+	for (i = 0; i < COORD_JOBMSG_SLOTS; i++) {
+		free(c->jobmsg[i].key);
+		free(c->jobmsg[i].text);
+		c->jobmsg[i] = (struct coord_jobmsg){ 0 };
+	}
+	object_cache_destroy(&c->objects);
+}
