@@ -120,13 +120,18 @@ static int nomem(struct dec *d)
 	return -ENOMEM;
 }
 
-/* PATH.KEY (or PATH[INDEX] with KEY NULL) into OUT. */
+/* PATH.KEY (or PATH[INDEX] with KEY NULL) into OUT (PATH_LEN bytes; a longer path is
+ * cut, which only shortens a message). */
 static const char *sub(char *out, const char *path, const char *key, size_t index)
 {
+	int n;
+
 	if (key)
-		snprintf(out, PATH_LEN, "%s.%s", path, key);
+		n = snprintf(out, PATH_LEN, "%s.%s", path, key);
 	else
-		snprintf(out, PATH_LEN, "%s[%zu]", path, index);
+		n = snprintf(out, PATH_LEN, "%s[%zu]", path, index);
+	if (n >= PATH_LEN)	/* cut: say so */
+		memcpy(out + PATH_LEN - 4, "...", 4);
 	return out;
 }
 
@@ -319,7 +324,7 @@ static int get_kvs(struct dec *d, const json_t *obj, const char *path, const cha
 static int decode_traffic(struct dec *d, const json_t *t, const char *path,
 			  struct job_traffic *out)
 {
-	const json_t *packet = json_object_get(t, "packet"), *cpus, *v;
+	const json_t *packet = json_object_get(t, "packet"), *cpus = NULL, *v;
 	char pp[PATH_LEN], p[PATH_LEN];
 	long long x;
 	size_t i;
@@ -591,12 +596,12 @@ static int decode_repeat(struct dec *d, const json_t *r, const char *path,
 		return -EINVAL;
 	if (!until)
 		return 0;
+	sub(p, path, "until", 0);
 	if (!json_is_number(until))
-		return fail(d, sub(p, path, "until", 0), "must be a number, not %s",
-			    type_name(until));
+		return fail(d, p, "must be a number, not %s", type_name(until));
 	out->until = json_number_value(until);
-	if (!(out->until >= 0 && out->until <= 1e9))
-		return fail(d, p, "must be a fraction from 0");
+	if (!(out->until >= 0 && out->until <= 1))
+		return fail(d, p, " %g is out of range 0..1", out->until);
 	return 0;
 }
 

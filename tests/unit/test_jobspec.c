@@ -80,7 +80,7 @@ static int plan_round_trip(const char *file)
 	struct plan_job *jobs = NULL;
 	struct plan_error err;
 	struct plan *p = plan_load(file, NULL, 0, &err);
-	char what[600];
+	char what[1200];
 	int n = 0, i, k;
 
 	if (!p)
