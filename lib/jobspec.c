@@ -160,13 +160,24 @@ static int want(struct dec *d, const json_t *v, json_type type, const char *path
 	return fail(d, path, "must be %s, not %s", what, type_name(v));
 }
 
+/* NAMES (NULL-terminated) as "a, b, c" in OUT. */
+static const char *joined(const char *const *names, char *out, size_t len)
+{
+	size_t off = 0, i;
+
+	out[0] = '\0';
+	for (i = 0; names[i] && off < len; i++)
+		off += (size_t)snprintf(out + off, len - off, "%s%s", i ? ", " : "", names[i]);
+	return out;
+}
+
 /* OBJ must be an object with members from KEYS only. */
 static int want_object(struct dec *d, const json_t *obj, const char *path,
 		       const char *const *keys)
 {
 	char p[PATH_LEN], known[256];
 	const char *key;
-	size_t off = 0, i;
+	size_t i;
 	json_t *v;
 
 	if (want(d, obj, JSON_OBJECT, path, "an object"))
@@ -174,42 +185,46 @@ static int want_object(struct dec *d, const json_t *obj, const char *path,
 	json_object_foreach((json_t *)obj, key, v) {
 		for (i = 0; keys[i] && strcmp(keys[i], key); i++)
 			;
-		if (keys[i])
-			continue;
-		known[0] = '\0';
-		for (i = 0; keys[i] && off < sizeof(known); i++)
-			off += (size_t)snprintf(known + off, sizeof(known) - off, "%s%s",
-						i ? ", " : "", keys[i]);
-		return fail(d, sub(p, path, key, 0), "unknown field (%s has: %s)", path, known);
+		if (!keys[i])
+			return fail(d, sub(p, path, key, 0), "unknown field (%s has: %s)", path,
+				    joined(keys, known, sizeof(known)));
 	}
 	return 0;
+}
+
+/* Member KEY of OBJ into *V, NULL when absent; when there, its path into P and -EINVAL
+ * unless it is of TYPE (WHAT names it). */
+static int member(struct dec *d, const json_t *obj, const char *path, const char *key,
+		  json_type type, const char *what, char *p, const json_t **v)
+{
+	*v = json_object_get(obj, key);
+	return *v ? want(d, *v, type, sub(p, path, key, 0), what) : 0;
 }
 
 static int get_str(struct dec *d, const json_t *obj, const char *path, const char *key,
 		   const char **out)
 {
-	const json_t *v = json_object_get(obj, key);
 	char p[PATH_LEN];
+	const json_t *v;
 
-	if (!v)
-		return 0;
-	if (want(d, v, JSON_STRING, sub(p, path, key, 0), "a string"))
+	if (member(d, obj, path, key, JSON_STRING, "a string", p, &v))
 		return -EINVAL;
-	*out = json_string_value(v);
+	if (v)
+		*out = json_string_value(v);
 	return 0;
 }
 
 static int get_int(struct dec *d, const json_t *obj, const char *path, const char *key,
 		   long long lo, long long hi, long long *out)
 {
-	const json_t *v = json_object_get(obj, key);
 	char p[PATH_LEN];
+	const json_t *v;
 	long long x;
 
+	if (member(d, obj, path, key, JSON_INTEGER, "an integer", p, &v))
+		return -EINVAL;
 	if (!v)
 		return 0;
-	if (want(d, v, JSON_INTEGER, sub(p, path, key, 0), "an integer"))
-		return -EINVAL;
 	x = json_integer_value(v);
 	if (x < lo || x > hi)
 		return fail(d, p, " %lld is out of range %lld..%lld", x, lo, hi);
@@ -233,7 +248,6 @@ static int get_enum(struct dec *d, const json_t *obj, const char *path, const ch
 {
 	const char *s = NULL;
 	char p[PATH_LEN], list[128];
-	size_t off = 0;
 	int i, ret = get_str(d, obj, path, key, &s);
 
 	if (ret || !s)
@@ -244,25 +258,22 @@ static int get_enum(struct dec *d, const json_t *obj, const char *path, const ch
 			return 0;
 		}
 	}
-	list[0] = '\0';
-	for (i = 0; names[i] && off < sizeof(list); i++)
-		off += (size_t)snprintf(list + off, sizeof(list) - off, "%s%s", i ? ", " : "",
-					names[i]);
-	return fail(d, sub(p, path, key, 0), "unknown %s '%.64s' (%s)", key, s, list);
+	return fail(d, sub(p, path, key, 0), "unknown %s '%.64s' (%s)", key, s,
+		    joined(names, list, sizeof(list)));
 }
 
 /* An array member of OBJ: *ARR (NULL when absent) and its size. */
 static int get_array(struct dec *d, const json_t *obj, const char *path, const char *key,
 		     const json_t **arr, size_t max)
 {
-	const json_t *v = json_object_get(obj, key);
 	char p[PATH_LEN];
+	const json_t *v;
 
 	*arr = NULL;
+	if (member(d, obj, path, key, JSON_ARRAY, "an array", p, &v))
+		return -EINVAL;
 	if (!v)
 		return 0;
-	if (want(d, v, JSON_ARRAY, sub(p, path, key, 0), "an array"))
-		return -EINVAL;
 	if (max && json_array_size(v) > max)
 		return fail(d, p, "has more than %zu elements", max);
 	*arr = v;
@@ -300,15 +311,15 @@ static int get_strings(struct dec *d, const json_t *obj, const char *path, const
 static int get_kvs(struct dec *d, const json_t *obj, const char *path, const char *key,
 		   struct job_kv **out, int *n)
 {
-	const json_t *map = json_object_get(obj, key);
 	char p[PATH_LEN], q[PATH_LEN];
+	const json_t *map;
 	const char *k;
 	json_t *v;
 
+	if (member(d, obj, path, key, JSON_OBJECT, "an object", p, &map))
+		return -EINVAL;
 	if (!map)
 		return 0;
-	if (want(d, map, JSON_OBJECT, sub(p, path, key, 0), "an object"))
-		return -EINVAL;
 	*out = calloc(json_object_size(map) + 1, sizeof(**out));
 	if (!*out)
 		return nomem(d);
@@ -695,18 +706,23 @@ static bool push(json_t *arr, json_t *value)
 	return value && !json_array_append_new(arr, value);
 }
 
+/* OBJ when OK, else NULL with OBJ dropped: the end of every encoder below. */
+static json_t *done(json_t *obj, bool ok)
+{
+	if (ok && obj)
+		return obj;
+	json_decref(obj);
+	return NULL;
+}
+
 static json_t *strings(const char *const *items, int n)
 {
 	json_t *arr = json_array();
 	int i;
 
-	for (i = 0; arr && i < n; i++) {
-		if (!push(arr, json_string(items[i]))) {
-			json_decref(arr);
-			return NULL;
-		}
-	}
-	return arr;
+	for (i = 0; arr && i < n && push(arr, json_string(items[i])); i++)
+		;
+	return done(arr, i == n);
 }
 
 static json_t *kvs(const struct job_kv *kv, int n)
@@ -714,34 +730,26 @@ static json_t *kvs(const struct job_kv *kv, int n)
 	json_t *obj = json_object();
 	int i;
 
-	for (i = 0; obj && i < n; i++) {
-		if (!put(obj, kv[i].key, json_string(kv[i].value))) {
-			json_decref(obj);
-			return NULL;
-		}
-	}
-	return obj;
+	for (i = 0; obj && i < n && put(obj, kv[i].key, json_string(kv[i].value)); i++)
+		;
+	return done(obj, i == n);
 }
 
 static json_t *link_json(const char *gen, const char *dut)
 {
 	json_t *link = json_object();
 
-	if (link && ((gen && !put(link, "generator", json_string(gen))) ||
-		     (dut && !put(link, "dut", json_string(dut))))) {
-		json_decref(link);
-		return NULL;
-	}
-	return link;
+	return done(link, (!gen || put(link, "generator", json_string(gen))) &&
+			  (!dut || put(link, "dut", json_string(dut))));
 }
 
 static json_t *traffic_json(const struct job_traffic *t)
 {
-	json_t *traffic = json_object(), *packet = json_object(), *cpus;
-	bool ok = traffic && packet;
+	json_t *traffic = json_object(), *packet = json_object(), *cpus = NULL;
+	bool ok;
 	int i;
 
-	ok = ok && put(packet, "size", json_integer(t->size)) &&
+	ok = traffic && packet && put(packet, "size", json_integer(t->size)) &&
 	     put(packet, "proto", json_string(jobspec_name(jobspec_proto_names, t->proto))) &&
 	     put(packet, "flows", json_integer(t->flows)) &&
 	     (!t->dst_mac || put(packet, "dst_mac", json_string(t->dst_mac)));
@@ -755,60 +763,50 @@ static json_t *traffic_json(const struct job_traffic *t)
 		cpus = json_array();
 		for (i = 0; cpus && i < t->n_cpus && push(cpus, json_integer(t->cpus[i])); i++)
 			;
-		ok = i == t->n_cpus && put(traffic, "cpus", cpus);
-		if (!ok)
-			json_decref(cpus);
+		ok = put(traffic, "cpus", done(cpus, i == t->n_cpus));
 	}
 	ok = ok && (!t->duration_ms || put(traffic, "duration_ms", json_integer(t->duration_ms))) &&
 	     put(traffic, "warmup_ms", json_integer(t->warmup_ms));
 	json_decref(packet);
-	if (!ok) {
-		json_decref(traffic);
-		return NULL;
-	}
-	return traffic;
+	return done(traffic, ok);
 }
 
 static json_t *slot_json(const struct job_slot *s)
 {
 	json_t *slot = json_object();
 
-	if (slot && put(slot, "key", json_integer(s->key)) &&
-	    (!s->port || put(slot, "port", json_string(s->port))) &&
-	    (!s->qsize || put(slot, "qsize", json_integer(s->qsize))) &&
-	    (!s->has_value || put(slot, "value", json_integer(s->value))) &&
-	    (!s->program || put(slot, "program", json_string(s->program))))
-		return slot;
-	json_decref(slot);
-	return NULL;
+	return done(slot, put(slot, "key", json_integer(s->key)) &&
+			  (!s->port || put(slot, "port", json_string(s->port))) &&
+			  (!s->qsize || put(slot, "qsize", json_integer(s->qsize))) &&
+			  (!s->has_value || put(slot, "value", json_integer(s->value))) &&
+			  (!s->program || put(slot, "program", json_string(s->program))));
 }
 
 static json_t *maps_json(const struct job_attach *a)
 {
 	json_t *maps = json_object(), *slots;
+	bool ok = maps;
 	int i, j;
 
-	for (i = 0; maps && i < a->n_maps; i++) {
+	for (i = 0; ok && i < a->n_maps; i++) {
+		const struct job_map *m = &a->maps[i];
+
 		slots = json_array();
-		for (j = 0; slots && j < a->maps[i].n_slots; j++)
-			if (!push(slots, slot_json(&a->maps[i].slots[j])))
-				break;
-		if (!slots || j < a->maps[i].n_slots || !put(maps, a->maps[i].name, slots)) {
-			json_decref(slots);
-			json_decref(maps);
-			return NULL;
-		}
+		for (j = 0; slots && j < m->n_slots && push(slots, slot_json(&m->slots[j])); j++)
+			;
+		ok = put(maps, m->name, done(slots, j == m->n_slots));
 	}
-	return maps;
+	return done(maps, ok);
 }
 
 static json_t *counters_json(const struct job_attach *a)
 {
-	json_t *list = json_array(), *entry, *keys;
+	json_t *list = json_array(), *keys, *entry;
+	bool ok = list;
 	char idx[16];
 	int i, j;
 
-	for (i = 0; list && i < a->n_counters; i++) {
+	for (i = 0; ok && i < a->n_counters; i++) {
 		const struct job_counters *ct = &a->counters[i];
 
 		keys = json_object();
@@ -817,64 +815,53 @@ static json_t *counters_json(const struct job_attach *a)
 			if (!put(keys, idx, json_string(ct->keys[j].name)))
 				break;
 		}
+		keys = done(keys, j == ct->n_keys);
 		entry = json_object();
-		if (!keys || j < ct->n_keys || !entry || !put(entry, "map", json_string(ct->map)) ||
-		    !put(entry, "keys", json_incref(keys)) || !push(list, entry)) {
-			json_decref(keys);
-			json_decref(list);
-			return NULL;
-		}
+		ok = push(list, done(entry, keys && put(entry, "map", json_string(ct->map)) &&
+					    put(entry, "keys", json_incref(keys))));
 		json_decref(keys);
 	}
-	return list;
+	return done(list, ok);
 }
 
 static json_t *entry_json(const struct job_attach *a)
 {
 	json_t *e = json_object();
-	bool ok;
+	bool xdp = a->hook == JOB_HOOK_XDP;
 
-	ok = e && put(e, "port", json_string(a->port)) &&
-	     put(e, "hook", json_string(jobspec_name(jobspec_hook_names, a->hook)));
-	if (ok && a->hook == JOB_HOOK_XDP)
-		ok = put(e, "mode", json_string(jobspec_name(jobspec_xdp_mode_names, a->mode)));
-	else if (ok)
-		ok = put(e, "tc_mode", json_string(jobspec_name(jobspec_tc_mode_names, a->tc_mode)));
-	ok = ok && put(e, "object", json_string(a->object)) &&
-	     put(e, "program", json_string(a->program)) &&
-	     (!a->n_maps || put(e, "maps", maps_json(a))) &&
-	     (!a->n_counters || put(e, "counters", counters_json(a))) &&
-	     (!a->sha256 || put(e, "sha256", json_string(a->sha256)));
-	if (!ok) {
-		json_decref(e);
-		return NULL;
-	}
-	return e;
+	return done(e, put(e, "port", json_string(a->port)) &&
+		       put(e, "hook", json_string(jobspec_name(jobspec_hook_names, a->hook))) &&
+		       (xdp ? put(e, "mode", json_string(jobspec_name(jobspec_xdp_mode_names,
+								     a->mode))) :
+			      put(e, "tc_mode", json_string(jobspec_name(jobspec_tc_mode_names,
+									 a->tc_mode)))) &&
+		       put(e, "object", json_string(a->object)) &&
+		       put(e, "program", json_string(a->program)) &&
+		       (!a->n_maps || put(e, "maps", maps_json(a))) &&
+		       (!a->n_counters || put(e, "counters", counters_json(a))) &&
+		       (!a->sha256 || put(e, "sha256", json_string(a->sha256))));
 }
 
 static json_t *repeat_json(const struct job_repeat *r)
 {
 	json_t *obj = json_object();
 
-	if (obj && put(obj, "min", json_integer(r->min)) && put(obj, "max", json_integer(r->max)) &&
-	    put(obj, "until", json_real(r->until)) && put(obj, "on", strings(r->on, r->n_on)))
-		return obj;
-	json_decref(obj);
-	return NULL;
+	return done(obj, put(obj, "min", json_integer(r->min)) &&
+			 put(obj, "max", json_integer(r->max)) &&
+			 put(obj, "until", json_real(r->until)) &&
+			 put(obj, "on", strings(r->on, r->n_on)));
 }
 
 static json_t *pair_json(const struct job_pair *p)
 {
 	json_t *obj = json_object();
 
-	if (obj && put(obj, "role", json_string(jobspec_name(jobspec_pair_role_names, p->role))) &&
-	    (!p->peer || put(obj, "peer", json_string(p->peer))) &&
-	    (!(p->link_generator || p->link_dut) ||
-	     put(obj, "link", link_json(p->link_generator, p->link_dut))) &&
-	    put(obj, "barrier_ms", json_integer(p->barrier_ms)))
-		return obj;
-	json_decref(obj);
-	return NULL;
+	return done(obj, put(obj, "role", json_string(jobspec_name(jobspec_pair_role_names,
+								   p->role))) &&
+			 (!p->peer || put(obj, "peer", json_string(p->peer))) &&
+			 (!(p->link_generator || p->link_dut) ||
+			  put(obj, "link", link_json(p->link_generator, p->link_dut))) &&
+			 put(obj, "barrier_ms", json_integer(p->barrier_ms)));
 }
 
 json_t *jobspec_encode(const struct job_spec *s)
@@ -901,10 +888,8 @@ json_t *jobspec_encode(const struct job_spec *s)
 	     (!s->n_hosts_match || put(spec, "hosts_match", kvs(s->hosts_match,
 								  s->n_hosts_match)));
 	json_decref(attach);
-	if (!ok) {
-		json_decref(spec);
+	spec = done(spec, ok);
+	if (!spec)
 		errno = ENOMEM;
-		return NULL;
-	}
 	return spec;
 }
