@@ -9,6 +9,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -16,15 +17,20 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+#include <zmq.h>
 
 #include <cmocka.h>
 
+#include "agent.h"
 #include "helpers.h"
 #include "job.h"
 #include "jobspec.h"
 #include "plan.h"
 #include "proto.h"
 #include "proto_schema.h"
+#include "util.h"
 
 #define CORPUS BPFLAB_SRCDIR "/tests/fuzz/corpus/jobspec"
 
@@ -316,6 +322,82 @@ static void test_jobspec_refused_by_both_sides(void **state)
 	json_decref(msg);
 }
 
+/* A message of TYPE from the agent on ROUTER within 5 s (heartbeats skipped), with the
+ * agent's identity into ID. */
+static json_t *agent_says(void *router, const char *type, uint8_t *id, size_t *id_len)
+{
+	int64_t end = util_mono_ms() + 5000;
+	zmq_pollitem_t it = { .socket = router, .events = ZMQ_POLLIN };
+	char why[256];
+	json_t *msg;
+
+	while (util_mono_ms() < end && zmq_poll(&it, 1, 200) >= 0) {
+		if (!(it.revents & ZMQ_POLLIN))
+			continue;
+		assert_int_equal(proto_recv_from(router, id, id_len, &msg, 0, why, sizeof(why)), 0);
+		if (!strcmp(proto_msg_type(msg), type))
+			return msg;
+		json_decref(msg);
+	}
+	fail_msg("no '%s' from the agent", type);
+	return NULL;
+}
+
+static void *agent_main(void *agent)
+{
+	agent_run(agent);
+	return NULL;
+}
+
+/* The agent's loop: a job whose spec does not decode is accepted and fails with the
+ * member's path (the job ends; it does not go back to the queue). */
+static void test_jobspec_agent_fails_bad_spec(void **state)
+{
+	struct inventory_config inv = { .agent = "jobspec-agent" };
+	struct agent_opts o = { .sz = sizeof(o), .inv = &inv };
+	uint8_t id[PROTO_MAX_IDENTITY];
+	size_t id_len = 0, len;
+	char endpoint[128];
+	uint64_t one = 1;
+	void *zctx = zmq_ctx_new(), *router = zmq_socket(zctx, ZMQ_ROUTER);
+	struct agent *agent;
+	pthread_t thread;
+	json_t *m;
+	int zero = 0;
+
+	len = sizeof(endpoint);
+	assert_int_equal(zmq_bind(router, "tcp://127.0.0.1:*"), 0);
+	assert_int_equal(zmq_getsockopt(router, ZMQ_LAST_ENDPOINT, endpoint, &len), 0);
+	o.endpoint = endpoint;
+	o.stop_fd = eventfd(0, EFD_CLOEXEC);
+	agent = agent_new(&o);
+	assert_non_null(agent);
+	assert_int_equal(pthread_create(&thread, NULL, agent_main, agent), 0);
+	json_decref(agent_says(router, "hello", id, &id_len));
+	m = proto_msg_new("welcome");
+	assert_int_equal(proto_send_to(router, id, id_len, m, 0), 0);
+	json_decref(m);
+	m = json_of("{\"v\":1,\"type\":\"job\",\"job\":{\"id\":9,\"run\":1,\"spec\":"
+		    "{\"ports\":[\"a\"],\"traffic\":{\"generator\":\"foo\","
+		    "\"duration_ms\":1000}}}}");
+	assert_int_equal(proto_send_to(router, id, id_len, m, 0), 0);
+	json_decref(m);
+	json_decref(agent_says(router, "accept", id, &id_len));
+	m = agent_says(router, "result", id, &id_len);
+	assert_int_equal(proto_get_int(m, "job", 0), 9);
+	assert_string_equal(proto_get_str(m, "status", ""), "failed");
+	assert_contains(proto_get_str(m, "error", ""),
+			"spec.traffic.generator: unknown generator 'foo' (xdp-live, udp, pktgen, none)");
+	json_decref(m);
+	assert_int_equal(write(o.stop_fd, &one, sizeof(one)), sizeof(one));
+	pthread_join(thread, NULL);
+	agent_destroy(&agent);
+	close(o.stop_fd);
+	zmq_setsockopt(router, ZMQ_LINGER, &zero, sizeof(zero));
+	zmq_close(router);
+	zmq_ctx_term(zctx);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -324,6 +406,7 @@ int main(void)
 		cmocka_unit_test(test_jobspec_defaults),
 		cmocka_unit_test(test_jobspec_refusals),
 		cmocka_unit_test(test_jobspec_refused_by_both_sides),
+		cmocka_unit_test(test_jobspec_agent_fails_bad_spec),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
