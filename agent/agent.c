@@ -543,6 +543,12 @@ static void on_coord_msg(struct agent *a, json_t *msg)
 	if (proto_validate(msg, PROTO_CH_COORD_TO_AGENT, why, sizeof(why)) == -EINVAL) {
 		a->malformed++;
 		pr_warn("malformed message from the coordinator: %s", why);
+		/* a job whose spec does not decode (jobspec.h) runs to a failed result that
+		 * names the member, so the job ends rather than coming back to the queue */
+		if (!strcmp(type, "job") && !strncmp(why, "job: job.spec.", 14)) {
+			on_job(a, msg);
+			return;
+		}
 		if (strcmp(type, "error"))	/* never answer an error with an error */
 			send_error(a, type, NULL, why);
 		return;

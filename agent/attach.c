@@ -43,7 +43,7 @@ struct attach_bytes {
 struct attach_set {
 	struct attach_prog *progs;
 	int *prog_inst;			/* instance index of each prog */
-	json_t **entries;		/* each prog's attach entry (a reference) */
+	const struct job_attach *entries; /* each prog's attach entry, during attach_load */
 	int n;
 	struct attach_counter *counters;
 	int n_counters;
@@ -57,41 +57,17 @@ struct attach_set {
 
 const char *attach_hook_name(enum attach_hook hook)
 {
-	switch (hook) {
-	case ATTACH_XDP:
-		return "xdp";
-	case ATTACH_TC_INGRESS:
-		return "tc-ingress";
-	case ATTACH_TC_EGRESS:
-		return "tc-egress";
-	}
-	return "?";
+	return jobspec_name(jobspec_hook_names, hook);
 }
 
 const char *attach_tc_name(enum attach_tc tc)
 {
-	switch (tc) {
-	case ATTACH_TC_AUTO:
-		return "auto";
-	case ATTACH_TC_TCX:
-		return "tcx";
-	case ATTACH_TC_CLSACT:
-		return "clsact";
-	}
-	return "?";
+	return jobspec_name(jobspec_tc_mode_names, tc);
 }
 
 const char *attach_mode_name(enum attach_mode mode)
 {
-	switch (mode) {
-	case ATTACH_NATIVE:
-		return "native";
-	case ATTACH_GENERIC:
-		return "generic";
-	case ATTACH_OFFLOAD:
-		return "offload";
-	}
-	return "?";
+	return jobspec_name(jobspec_xdp_mode_names, mode);
 }
 
 struct attach_set *attach_new(void)
@@ -346,8 +322,6 @@ void attach_destroy(struct attach_set **setp)
 		free(set->progs[i].program);
 		free(set->progs[i].object);
 		free(set->progs[i].role);
-		if (set->entries)
-			json_decref(set->entries[i]);
 	}
 	for (i = 0; i < set->n_counters; i++) {
 		free(set->counters[i].name);
@@ -355,7 +329,6 @@ void attach_destroy(struct attach_set **setp)
 	}
 	free(set->counters);
 	free(set->percpu);
-	free(set->entries);
 	for (i = 0; i < set->n_insts; i++) {
 		bpf_object__close(set->insts[i].obj);
 		free(set->insts[i].name);
@@ -381,51 +354,6 @@ int attach_count(const struct attach_set *set)
 const struct attach_prog *attach_get(const struct attach_set *set, int i)
 {
 	return i >= 0 && i < set->n ? &set->progs[i] : NULL;
-}
-
-static int parse_hook(const char *s, enum attach_hook *hook)
-{
-	if (!strcmp(s, "xdp"))
-		*hook = ATTACH_XDP;
-	else if (!strcmp(s, "tc-ingress"))
-		*hook = ATTACH_TC_INGRESS;
-	else if (!strcmp(s, "tc-egress"))
-		*hook = ATTACH_TC_EGRESS;
-	else
-		return -EINVAL;
-	return 0;
-}
-
-static int parse_mode(const char *s, enum attach_mode *mode)
-{
-	if (!strcmp(s, "native"))
-		*mode = ATTACH_NATIVE;
-	else if (!strcmp(s, "generic"))
-		*mode = ATTACH_GENERIC;
-	else if (!strcmp(s, "offload"))
-		*mode = ATTACH_OFFLOAD;
-	else
-		return -EINVAL;
-	return 0;
-}
-
-/* The entry's "tc_mode" (NULL: auto) into *TC; only tc hooks take one. */
-static int parse_tc_mode(const json_t *v, enum attach_hook hook, enum attach_tc *tc)
-{
-	const char *s = json_string_value(v);
-
-	*tc = ATTACH_TC_AUTO;
-	if (!v)
-		return 0;
-	if (!s || hook == ATTACH_XDP)
-		return -EINVAL;
-	if (!strcmp(s, "tcx"))
-		*tc = ATTACH_TC_TCX;
-	else if (!strcmp(s, "clsact"))
-		*tc = ATTACH_TC_CLSACT;
-	else if (strcmp(s, "auto"))
-		return -EINVAL;
-	return 0;
 }
 
 /* The bytes of object NAME: from the job message, else from the BPF directory. */
@@ -507,45 +435,24 @@ static int object_bytes(struct attach_set *set, const char *name, const struct a
 	return 0;
 }
 
-/* Parse and check entry I of ATTACH into set->progs[I]. */
-static int parse_entry(struct attach_set *set, int i, const json_t *entry,
+/* Check entry I of the attach array, A (decoded: jobspec.h), against this host and the
+ * job's ports, into set->progs[I]. */
+static int parse_entry(struct attach_set *set, int i, const struct job_attach *a,
 		       const struct attach_opts *o, char *err, size_t err_len)
 {
 	struct attach_prog *p = &set->progs[i];
-	const char *port = json_string_value(json_object_get(entry, "port"));
-	const char *hook = json_string_value(json_object_get(entry, "hook"));
-	const char *mode = json_string_value(json_object_get(entry, "mode"));
-	const char *object = json_string_value(json_object_get(entry, "object"));
-	const char *program = json_string_value(json_object_get(entry, "program"));
-	const char *want = json_string_value(json_object_get(entry, "sha256"));
-	json_t *tc_mode = json_object_get(entry, "tc_mode");
+	const char *port = a->port, *want = a->sha256;
 	struct attach_bytes *bytes;
 	char hex[SHA256_HEX_LEN];
 	int j, e;
 
-	if (!json_is_object(entry) || !port || !hook || !object || !program) {
-		snprintf(err, err_len, "attach entry %d needs port, hook, object and program", i);
-		return -EINVAL;
-	}
-	if (parse_hook(hook, &p->hook)) {
-		snprintf(err, err_len, "attach entry %d has unknown hook '%s'", i, hook);
-		return -EINVAL;
-	}
-	p->mode = ATTACH_NATIVE;
-	if (mode && parse_mode(mode, &p->mode)) {
-		snprintf(err, err_len, "attach entry %d has unknown mode '%s'", i, mode);
-		return -EINVAL;
-	}
+	p->hook = a->hook;
+	p->mode = a->mode;
 	if (p->hook == ATTACH_XDP && p->mode == ATTACH_OFFLOAD) {
 		snprintf(err, err_len, "xdp mode 'offload' is not supported yet");
 		return -EOPNOTSUPP;
 	}
-	e = parse_tc_mode(tc_mode, p->hook, &p->tc_mode);
-	if (e) {
-		snprintf(err, err_len, "attach entry %d: tc_mode must be auto, tcx or clsact, and only with a tc hook",
-			 i);
-		return e;
-	}
+	p->tc_mode = a->tc_mode;
 	p->ifindex = 0;
 	for (j = 0; j < o->n_ports; j++) {
 		if (!strcmp(o->ports[j].role, port)) {
@@ -558,25 +465,25 @@ static int parse_entry(struct attach_set *set, int i, const json_t *entry,
 		snprintf(err, err_len, "port role '%s' is not one of the job's ports", port);
 		return -ENODEV;
 	}
-	p->program = strdup(program);
-	p->object = strdup(object);
+	p->program = strdup(a->program);
+	p->object = strdup(a->object);
 	p->role = strdup(port);
 	if (!p->program || !p->object || !p->role) {
 		snprintf(err, err_len, "out of memory");
 		return -ENOMEM;
 	}
 	if (!want && o->require_sha256) {
-		snprintf(err, err_len, "attach entry %d ('%s') has no sha256", i, object);
+		snprintf(err, err_len, "attach entry %d ('%s') has no sha256", i, a->object);
 		return -EINVAL;
 	}
-	e = object_bytes(set, object, o, &bytes, err, err_len);
+	e = object_bytes(set, a->object, o, &bytes, err, err_len);
 	if (e)
 		return e;
 	if (want) {
 		util_sha256_hex(bytes->data, bytes->len, hex);
 		if (strcmp(hex, want)) {
-			snprintf(err, err_len, "object '%s' has sha256 %s, the job wants %s", object,
-				 hex, want);
+			snprintf(err, err_len, "object '%s' has sha256 %s, the job wants %s",
+				 a->object, hex, want);
 			return -EBADMSG;
 		}
 	}
@@ -644,16 +551,16 @@ static const char *prog_type_want(enum attach_hook hook)
  * (BPF_XDP_DEVMAP, BPF_XDP_CPUMAP) from the section name, SEC("xdp/devmap") or
  * SEC("xdp/cpumap"); a program without one is loaded as a plain XDP program and the
  * kernel refuses it when the slot is filled. */
-static int autoload_slot_programs(struct attach_inst *in, const json_t *entry, char *err,
-				  size_t err_len)
+static int autoload_slot_programs(struct attach_inst *in, const struct job_attach *a,
+				  char *err, size_t err_len)
 {
-	json_t *maps = json_object_get(entry, "maps"), *slots, *slot;
-	const char *map;
-	size_t i;
+	int m, j;
 
-	json_object_foreach(maps, map, slots) {
-		json_array_foreach(slots, i, slot) {
-			const char *name = json_string_value(json_object_get(slot, "program"));
+	for (m = 0; m < a->n_maps; m++) {
+		const char *map = a->maps[m].name;
+
+		for (j = 0; j < a->maps[m].n_slots; j++) {
+			const char *name = a->maps[m].slots[j].program;
 			struct bpf_program *prog;
 
 			if (!name)
@@ -748,7 +655,7 @@ static int load_instance(struct attach_set *set, int k, char **verifier_log, cha
 			bpf_program__set_expected_attach_type(
 				prog, (enum bpf_attach_type)ATTACH_BPF_TCX_EGRESS);
 		bpf_program__set_autoload(prog, true);
-		e = autoload_slot_programs(in, set->entries[i], err, err_len);
+		e = autoload_slot_programs(in, &set->entries[i], err, err_len);
 		if (e)
 			return e;
 	}
@@ -815,13 +722,12 @@ static int fill_maps(struct attach_set *set, int i, const struct attach_opts *o,
 {
 	const struct attach_prog *p = &set->progs[i];
 	struct bpf_object *obj = set->insts[set->prog_inst[i]].obj;
-	json_t *maps = json_object_get(set->entries[i], "maps"), *slots, *slot;
+	const struct job_attach *a = &set->entries[i];
 	unsigned char key[64], value[64];
-	const char *name;
-	size_t j;
-	int e, k;
+	int e, k, m, j;
 
-	json_object_foreach(maps, name, slots) {
+	for (m = 0; m < a->n_maps; m++) {
+		const char *name = a->maps[m].name;
 		struct bpf_map *map = bpf_object__find_map_by_name(obj, name);
 		enum bpf_map_type type;
 		size_t ks, vs;
@@ -838,16 +744,13 @@ static int fill_maps(struct attach_set *set, int i, const struct attach_opts *o,
 				 name, ks, vs);
 			return -E2BIG;
 		}
-		json_array_foreach(slots, j, slot) {
-			json_t *jk = json_object_get(slot, "key");
-			const char *port = json_string_value(json_object_get(slot, "port"));
-			const char *prog_name = json_string_value(json_object_get(slot, "program"));
-			json_t *qsize = json_object_get(slot, "qsize");
-			json_t *val = json_object_get(slot, "value");
-			long long kv = json_integer_value(jk);
+		for (j = 0; j < a->maps[m].n_slots; j++) {
+			const struct job_slot *slot = &a->maps[m].slots[j];
+			const char *port = slot->port, *prog_name = slot->program;
+			long long kv = slot->key;
 			int prog_fd = -1;
 
-			if (!json_is_integer(jk) || put_le(kv, false, key, ks)) {
+			if (put_le(kv, false, key, ks)) {
 				snprintf(err, err_len, "map '%s': key %lld does not fit its %zu-byte key",
 					 name, kv, ks);
 				return -ERANGE;
@@ -882,7 +785,7 @@ static int fill_maps(struct attach_set *set, int i, const struct attach_opts *o,
 				dv.ifindex = (__u32)o->ports[k].ifindex;
 				dv.bpf_prog.fd = prog_fd;
 				memcpy(value, &dv, vs < sizeof(dv) ? vs : sizeof(dv));
-			} else if (json_is_integer(qsize) && type == BPF_MAP_TYPE_CPUMAP) {
+			} else if (slot->qsize && type == BPF_MAP_TYPE_CPUMAP) {
 				struct bpf_cpumap_val cv = { 0 };
 
 				if (kv >= set->n_cpus) {
@@ -890,19 +793,19 @@ static int fill_maps(struct attach_set *set, int i, const struct attach_opts *o,
 						 name, kv, set->n_cpus);
 					return -ERANGE;
 				}
-				cv.qsize = (__u32)json_integer_value(qsize);
+				cv.qsize = (__u32)slot->qsize;
 				cv.bpf_prog.fd = prog_fd;
 				memcpy(value, &cv, vs < sizeof(cv) ? vs : sizeof(cv));
-			} else if (json_is_integer(val) && (type == BPF_MAP_TYPE_ARRAY ||
-							     type == BPF_MAP_TYPE_HASH ||
-							     type == BPF_MAP_TYPE_LRU_HASH)) {
-				if (put_le(json_integer_value(val), true, value, vs)) {
+			} else if (slot->has_value && (type == BPF_MAP_TYPE_ARRAY ||
+							type == BPF_MAP_TYPE_HASH ||
+							type == BPF_MAP_TYPE_LRU_HASH)) {
+				if (put_le(slot->value, true, value, vs)) {
 					snprintf(err, err_len, "map '%s': value %lld does not fit its %zu-byte value",
-						 name, (long long)json_integer_value(val), vs);
+						 name, slot->value, vs);
 					return -ERANGE;
 				}
 			} else {
-				snprintf(err, err_len, "map '%s' (%s) cannot take slot %zu (port for devmap, qsize for cpumap, value for array and hash)",
+				snprintf(err, err_len, "map '%s' (%s) cannot take slot %d (port for devmap, qsize for cpumap, value for array and hash)",
 					 name, libbpf_bpf_map_type_str(type) ?: "?", j);
 				return -EINVAL;
 			}
@@ -924,12 +827,12 @@ static int fill_maps(struct attach_set *set, int i, const struct attach_opts *o,
 static int add_counters(struct attach_set *set, int i, char *err, size_t err_len)
 {
 	struct bpf_object *obj = set->insts[set->prog_inst[i]].obj;
-	json_t *list = json_object_get(set->entries[i], "counters"), *c, *name;
-	const char *idx;
-	size_t j;
+	const struct job_attach *a = &set->entries[i];
+	int j, k;
 
-	json_array_foreach(list, j, c) {
-		const char *mname = json_string_value(json_object_get(c, "map"));
+	for (j = 0; j < a->n_counters; j++) {
+		const struct job_counters *c = &a->counters[j];
+		const char *mname = c->map;
 		struct bpf_map *map = mname ? bpf_object__find_map_by_name(obj, mname) : NULL;
 
 		if (!map) {
@@ -942,13 +845,13 @@ static int add_counters(struct attach_set *set, int i, char *err, size_t err_len
 			snprintf(err, err_len, "counters map '%s' is not a percpu_array of u64", mname);
 			return -EINVAL;
 		}
-		json_object_foreach(json_object_get(c, "keys"), idx, name) {
+		for (k = 0; k < c->n_keys; k++) {
+			const struct job_counter_key *key = &c->keys[k];
 			struct attach_counter *nc;
-			long long k;
 
-			if (util_parse_int(idx, &k) || k < 0 || k >= bpf_map__max_entries(map) ||
-			    !json_is_string(name)) {
-				snprintf(err, err_len, "counters map '%s': bad key '%s'", mname, idx);
+			if (key->index >= bpf_map__max_entries(map)) {
+				snprintf(err, err_len, "counters map '%s': bad key '%u'", mname,
+					 key->index);
 				return -EINVAL;
 			}
 			nc = realloc(set->counters, (set->n_counters + 1) * sizeof(*nc));
@@ -959,10 +862,10 @@ static int add_counters(struct attach_set *set, int i, char *err, size_t err_len
 			set->counters = nc;
 			nc = &set->counters[set->n_counters];
 			memset(nc, 0, sizeof(*nc));
-			nc->name = strdup(json_string_value(name));
+			nc->name = strdup(key->name);
 			nc->map = strdup(mname);
 			nc->map_fd = bpf_map__fd(map);
-			nc->key = (uint32_t)k;
+			nc->key = key->index;
 			set->n_counters++;
 			if (!nc->name || !nc->map) {
 				snprintf(err, err_len, "out of memory");
@@ -998,40 +901,25 @@ int attach_counter_read(struct attach_set *set, int i, uint64_t *sum)
 	return 0;
 }
 
-int attach_load(struct attach_set *set, const json_t *attach, const struct attach_opts *opts,
-		char **verifier_log, char *err, size_t err_len)
+/* attach_load_spec() while set->entries is ATTACH. */
+static int load_entries(struct attach_set *set, int n, const struct attach_opts *opts,
+			char **verifier_log, char *err, size_t err_len)
 {
-	size_t n;
 	int i, e;
 
-	if (verifier_log)
-		*verifier_log = NULL;
-	if (set->n) {
-		snprintf(err, err_len, "attach set already loaded");
-		return -EALREADY;
-	}
-	if (!json_is_array(attach)) {
-		snprintf(err, err_len, "job spec has no attach array");
-		return -EINVAL;
-	}
-	n = json_array_size(attach);
-	if (!n)
-		return 0;
 	set->progs = calloc(n, sizeof(*set->progs));
 	set->prog_inst = calloc(n, sizeof(*set->prog_inst));
-	set->entries = calloc(n, sizeof(*set->entries));
-	if (!set->progs || !set->prog_inst || !set->entries) {
+	if (!set->progs || !set->prog_inst) {
 		snprintf(err, err_len, "out of memory");
 		return -ENOMEM;
 	}
-	for (i = 0; i < (int)n; i++) {
+	for (i = 0; i < n; i++) {
 		set->progs[i].link_fd = -1;
 		set->progs[i].prog_fd = -1;
 	}
 	set->n = n;
-	for (i = 0; i < (int)n; i++) {
-		set->entries[i] = json_incref(json_array_get(attach, i));
-		e = parse_entry(set, i, set->entries[i], opts, err, err_len);
+	for (i = 0; i < n; i++) {
+		e = parse_entry(set, i, &set->entries[i], opts, err, err_len);
 		if (e)
 			return e;
 	}
@@ -1051,6 +939,46 @@ int attach_load(struct attach_set *set, const json_t *attach, const struct attac
 			return e;
 	}
 	return 0;
+}
+
+int attach_load_spec(struct attach_set *set, const struct job_attach *attach, int n,
+		     const struct attach_opts *opts, char **verifier_log, char *err,
+		     size_t err_len)
+{
+	int e;
+
+	if (verifier_log)
+		*verifier_log = NULL;
+	if (set->n) {
+		snprintf(err, err_len, "attach set already loaded");
+		return -EALREADY;
+	}
+	if (!n)
+		return 0;
+	set->entries = attach;
+	e = load_entries(set, n, opts, verifier_log, err, err_len);
+	set->entries = NULL;
+	return e;
+}
+
+int attach_load(struct attach_set *set, const json_t *attach, const struct attach_opts *opts,
+		char **verifier_log, char *err, size_t err_len)
+{
+	struct job_attach *entries;
+	int n, e;
+
+	if (verifier_log)
+		*verifier_log = NULL;
+	if (!json_is_array(attach)) {
+		snprintf(err, err_len, "job spec has no attach array");
+		return -EINVAL;
+	}
+	e = jobspec_decode_attach(attach, &entries, &n, err, err_len);
+	if (e)
+		return e;
+	e = attach_load_spec(set, entries, n, opts, verifier_log, err, err_len);
+	jobspec_attach_free(entries, n);
+	return e;
 }
 
 /* True when an entry of SET before P created P's port's clsact qdisc. */
@@ -1116,8 +1044,8 @@ static int attach_clsact(struct attach_set *set, struct attach_prog *p, const ch
 
 /* Attach tc entry P: a tcx link unless tc_mode says clsact; clsact when tc_mode says so
  * or, in auto, when the kernel does not know tcx (EINVAL: attach types 46/47 unknown). */
-static int attach_tc(struct attach_set *set, struct attach_prog *p, char *err,
-		     size_t err_len)
+static int attach_tc_hook(struct attach_set *set, struct attach_prog *p, char *err,
+			  size_t err_len)
 {
 	int type = p->hook == ATTACH_TC_INGRESS ? ATTACH_BPF_TCX_INGRESS : ATTACH_BPF_TCX_EGRESS;
 	const char *where = p->hook == ATTACH_TC_INGRESS ? "ingress" : "egress";
@@ -1155,7 +1083,7 @@ int attach_links(struct attach_set *set, char *err, size_t err_len)
 		if (p->link_fd >= 0 || p->tc_handle)
 			continue;
 		if (p->hook != ATTACH_XDP) {
-			e = attach_tc(set, p, err, err_len);
+			e = attach_tc_hook(set, p, err, err_len);
 			if (e) {
 				attach_detach(set);
 				return e;

@@ -47,10 +47,23 @@
 #include <stddef.h>
 #include <stdint.h>
 
-enum attach_hook { ATTACH_XDP, ATTACH_TC_INGRESS, ATTACH_TC_EGRESS };
-enum attach_mode { ATTACH_NATIVE, ATTACH_GENERIC, ATTACH_OFFLOAD };
-/* How a tc hook is attached: asked for (auto: tcx, else clsact) and done (auto: not yet). */
-enum attach_tc { ATTACH_TC_AUTO, ATTACH_TC_TCX, ATTACH_TC_CLSACT };
+#include "jobspec.h"
+
+/* The hooks and modes are the job spec's enums (jobspec.h), under the agent's names.
+ * attach_tc: how a tc hook is attached, asked for (auto: tcx, else clsact) and done
+ * (auto: not yet). */
+#define attach_hook job_hook
+#define ATTACH_XDP JOB_HOOK_XDP
+#define ATTACH_TC_INGRESS JOB_HOOK_TC_INGRESS
+#define ATTACH_TC_EGRESS JOB_HOOK_TC_EGRESS
+#define attach_mode job_xdp_mode
+#define ATTACH_NATIVE JOB_XDP_NATIVE
+#define ATTACH_GENERIC JOB_XDP_GENERIC
+#define ATTACH_OFFLOAD JOB_XDP_OFFLOAD
+#define attach_tc job_tc_mode
+#define ATTACH_TC_AUTO JOB_TC_AUTO
+#define ATTACH_TC_TCX JOB_TC_TCX
+#define ATTACH_TC_CLSACT JOB_TC_CLSACT
 
 /* The agent's cls_bpf filters on a clsact qdisc: one priority (low, so they run before
  * filters added with tc's default priorities 49152 and below) and two handles. */
@@ -109,9 +122,15 @@ struct attach_set *attach_new(void);
 /* Detach, unload and free; nulls the caller's pointer. NULL is fine. */
 void attach_destroy(struct attach_set **set);
 
-/* Check, open and load the programs of the job spec's ATTACH array. Returns 0 or -errno
- * with a message in ERR; when the kernel refused a program, *VERIFIER_LOG gets its log
- * (heap string, caller frees), else stays NULL. */
+/* Check, open and load the programs of the job spec's N attach entries ATTACH (decoded,
+ * jobspec.h; borrowed for the call only). Returns 0 or -errno with a message in ERR;
+ * when the kernel refused a program, *VERIFIER_LOG gets its log (heap string, caller
+ * frees), else stays NULL. */
+int attach_load_spec(struct attach_set *set, const struct job_attach *attach, int n,
+		     const struct attach_opts *opts, char **verifier_log, char *err,
+		     size_t err_len);
+/* attach_load_spec() of a JSON attach array, decoded first (jobspec_decode_attach: a
+ * bad entry is refused with its path, -EINVAL). */
 int attach_load(struct attach_set *set, const json_t *attach, const struct attach_opts *opts,
 		char **verifier_log, char *err, size_t err_len);
 /* Attach every loaded program. On failure detaches what it attached and returns -errno

@@ -14,6 +14,7 @@
 
 #include "analysis.h"
 #include "attach.h"
+#include "jobspec.h"
 #include "costslice.h"
 #include "cpustat.h"
 #include "disturb.h"
@@ -63,9 +64,8 @@ struct job_ctx {
 	const struct job_opts *opts;
 	json_t *id;			/* borrowed */
 	const json_t *msg;
-	const json_t *spec;
+	struct job_spec spec;		/* decoded once (jobspec.h); what the job reads */
 	json_t *samples;
-	json_t *metrics;		/* borrowed: spec metrics or NULL (all) */
 	struct job_port *ports;
 	int n_ports;
 	const char *from;		/* generator port role, or NULL */
@@ -130,13 +130,12 @@ int job_id_text(const json_t *msg, char *out, size_t out_len)
 
 static bool metric_wanted(const struct job_ctx *c, const char *name)
 {
-	size_t i;
-	json_t *m;
+	int i;
 
-	if (!c->metrics)
+	if (!c->spec.has_metrics)
 		return true;
-	json_array_foreach(c->metrics, i, m) {
-		if (json_is_string(m) && !strcmp(json_string_value(m), name))
+	for (i = 0; i < c->spec.n_metrics; i++) {
+		if (!strcmp(c->spec.metrics[i], name))
 			return true;
 	}
 	return false;
@@ -809,28 +808,21 @@ out:
 static int resolve_ports(struct job_ctx *c)
 {
 	const struct inventory_config *inv = c->opts->inv;
-	json_t *roles = json_object_get(c->spec, "ports");
-	size_t i;
-	json_t *r;
-	int j;
+	int i, j;
 
-	if (!json_is_array(roles) || !json_array_size(roles)) {
+	if (!c->spec.n_ports) {
 		snprintf(c->err, sizeof(c->err), "job spec has no ports");
 		return -EINVAL;
 	}
-	c->ports = calloc(json_array_size(roles), sizeof(*c->ports));
+	c->ports = calloc(c->spec.n_ports, sizeof(*c->ports));
 	if (!c->ports) {
 		snprintf(c->err, sizeof(c->err), "out of memory");
 		return -ENOMEM;
 	}
-	json_array_foreach(roles, i, r) {
+	for (i = 0; i < c->spec.n_ports; i++) {
 		struct job_port *p = &c->ports[c->n_ports];
 
-		p->role = json_string_value(r);
-		if (!p->role) {
-			snprintf(c->err, sizeof(c->err), "job spec port %zu is not a string", i);
-			return -EINVAL;
-		}
+		p->role = c->spec.ports[i];
 		for (j = 0; inv && j < inv->n_ports; j++) {
 			if (!strcmp(inv->ports[j].key, p->role))
 				p->ifname = inv->ports[j].value;
@@ -867,12 +859,10 @@ static const struct job_port *find_port(const struct job_ctx *c, const char *rol
  * (IFLA_LINK in this namespace), else the job's other port. Sets c->rx_role (when the
  * destination is a job port) and MAC: the job's packet.dst_mac, else the destination's
  * MAC, else broadcast. */
-static int pick_dst(struct job_ctx *c, const json_t *traffic, const struct job_port *from,
+static int pick_dst(struct job_ctx *c, const struct job_port *from,
 		    const struct ifstats_link *from_link, uint8_t mac[6])
 {
-	const char *text = json_string_value(json_object_get(json_object_get(traffic, "packet"),
-							     "dst_mac"));
-	const char *to = json_string_value(json_object_get(traffic, "to"));
+	const char *text = c->spec.traffic.dst_mac, *to = c->spec.traffic.to;
 	const struct job_port *dst = NULL;
 	struct ifstats_link peer;
 	char driver[32] = "";
@@ -921,55 +911,31 @@ static int pick_dst(struct job_ctx *c, const json_t *traffic, const struct job_p
 	return 0;
 }
 
-/* traffic.cpus into c->cpus. */
-static int get_cpus(struct job_ctx *c, const json_t *traffic)
+/* traffic.cpus into c->cpus: CPUs this process can name (the spec's limit is wider). */
+static int get_cpus(struct job_ctx *c)
 {
-	json_t *cpus = json_object_get(traffic, "cpus"), *v;
-	size_t i;
+	const struct job_traffic *t = &c->spec.traffic;
+	int i;
 
-	if (!cpus)
-		return 0;
-	if (!json_is_array(cpus) || json_array_size(cpus) > 64) {
-		snprintf(c->err, sizeof(c->err), "traffic.cpus is not a list of at most 64 CPUs");
-		return -EINVAL;
-	}
-	json_array_foreach(cpus, i, v) {
-		if (!json_is_integer(v) || json_integer_value(v) < 0 ||
-		    json_integer_value(v) >= CPU_SETSIZE) {
-			snprintf(c->err, sizeof(c->err), "traffic.cpus[%zu] is not a CPU number", i);
+	for (i = 0; i < t->n_cpus && i < (int)ARRAY_SIZE(c->cpus); i++) {
+		if (t->cpus[i] >= CPU_SETSIZE) {
+			snprintf(c->err, sizeof(c->err), "traffic.cpus[%d] is not a CPU number", i);
 			return -EINVAL;
 		}
-		c->cpus[c->n_cpus++] = (int)json_integer_value(v);
+		c->cpus[c->n_cpus++] = t->cpus[i];
 	}
-	return 0;
-}
-
-/* Integer member (the last part of the dotted NAME) of OBJ, DEF when absent. */
-static int get_int(struct job_ctx *c, const json_t *obj, const char *name, int def, int *out)
-{
-	json_t *v = json_object_get(obj, strrchr(name, '.') + 1);
-
-	*out = def;
-	if (!v)
-		return 0;
-	if (!json_is_integer(v) || json_integer_value(v) < INT_MIN ||
-	    json_integer_value(v) > INT_MAX) {
-		snprintf(c->err, sizeof(c->err), "%s is not an integer", name);
-		return -EINVAL;
-	}
-	*out = (int)json_integer_value(v);
 	return 0;
 }
 
 /* Where the generator's THREADS threads run (xdpgen.h, udpgen.h, pktgen.h) into
  * c->gen_cpus; none when they are not pinned (udp without traffic.cpus). */
-static void gen_cpus_of(struct job_ctx *c, const char *gen, int threads)
+static void gen_cpus_of(struct job_ctx *c, enum job_generator gen, int threads)
 {
 	cpu_set_t set;
 	int i, j, n_allowed = 0, allowed[64];
 
 	c->n_gen_cpus = 0;
-	if (!c->n_cpus && !strcmp(gen, "xdp-live") && !sched_getaffinity(0, sizeof(set), &set)) {
+	if (!c->n_cpus && gen == JOB_GEN_XDP_LIVE && !sched_getaffinity(0, sizeof(set), &set)) {
 		for (j = 0; j < CPU_SETSIZE && n_allowed < 64; j++) {
 			if (CPU_ISSET(j, &set))
 				allowed[n_allowed++] = j;
@@ -977,7 +943,7 @@ static void gen_cpus_of(struct job_ctx *c, const char *gen, int threads)
 	}
 	for (i = 0; i < threads && i < 64; i++) {
 		int cpu = c->n_cpus ? c->cpus[i % c->n_cpus] :
-			  !strcmp(gen, "pktgen") ? i :
+			  gen == JOB_GEN_PKTGEN ? i :
 			  n_allowed ? allowed[i % n_allowed] : -1;
 
 		if (cpu < 0)
@@ -991,40 +957,31 @@ static void gen_cpus_of(struct job_ctx *c, const char *gen, int threads)
 
 /* Make the plan's generator ready to send from traffic.from (start_traffic() starts
  * it): its program loaded, its frame built, its destination picked. */
-static int setup_traffic(struct job_ctx *c, const json_t *traffic)
+static int setup_traffic(struct job_ctx *c)
 {
-	const char *gen = proto_get_str(traffic, "generator", "none");
-	json_t *packet = json_object_get(traffic, "packet");
-	const char *proto = proto_get_str(packet, "proto", "udp4");
+	const struct job_traffic *t = &c->spec.traffic;
+	enum job_generator gen = t->generator;
 	struct xdpgen_config cfg;
 	struct ifstats_link link;
 	const struct job_port *from;
 	int err;
 
-	if (!strcmp(gen, "none"))
+	if (gen == JOB_GEN_NONE)
 		return 0;
-	if (strcmp(gen, "xdp-live") && strcmp(gen, "udp") && strcmp(gen, "pktgen")) {
-		snprintf(c->err, sizeof(c->err), "generator '%s' is not supported", gen);
-		return -EOPNOTSUPP;
-	}
-	c->from = proto_get_str(traffic, "from", NULL);
+	c->from = t->from;
 	from = find_port(c, c->from);
 	if (!from) {
 		snprintf(c->err, sizeof(c->err), "traffic.from '%s' is not one of the job's ports",
 			 c->from ? c->from : "");
 		return -EINVAL;
 	}
-	if (strcmp(proto, "udp4") && strcmp(proto, "udp6")) {
-		snprintf(c->err, sizeof(c->err), "packet proto '%s' is not supported", proto);
-		return -EINVAL;
-	}
 	memset(&cfg, 0, sizeof(cfg));
 	cfg.ifindex = from->ifindex;
-	cfg.ipv6 = !strcmp(proto, "udp6");
-	err = get_int(c, packet, "traffic.packet.size", 64, &cfg.size) ?:
-	      get_int(c, packet, "traffic.packet.flows", 1, &cfg.flows) ?:
-	      get_int(c, traffic, "traffic.threads", 1, &cfg.threads) ?:
-	      get_cpus(c, traffic);
+	cfg.ipv6 = t->proto == JOB_PROTO_UDP6;
+	cfg.size = t->size;
+	cfg.flows = t->flows;
+	cfg.threads = t->threads;
+	err = get_cpus(c);
 	if (err)
 		return err;
 	cfg.cpus = c->n_cpus ? c->cpus : NULL;
@@ -1038,10 +995,10 @@ static int setup_traffic(struct job_ctx *c, const json_t *traffic)
 	}
 	if (link.mac_len == 6)
 		memcpy(cfg.src_mac, link.mac, 6);
-	err = pick_dst(c, traffic, from, &link, cfg.dst_mac);
+	err = pick_dst(c, from, &link, cfg.dst_mac);
 	if (err)
 		return err;
-	if (!strcmp(gen, "pktgen")) {
+	if (gen == JOB_GEN_PKTGEN) {
 		struct pktgen_config pc = {
 			.dir = c->opts->pktgen_dir, .ifname = from->ifname, .size = cfg.size,
 			.ipv6 = cfg.ipv6, .flows = cfg.flows, .threads = cfg.threads,
@@ -1052,7 +1009,7 @@ static int setup_traffic(struct job_ctx *c, const json_t *traffic)
 		c->pktgen = pktgen_new(&pc, c->err, sizeof(c->err));
 		return c->pktgen ? 0 : -errno;
 	}
-	if (!strcmp(gen, "udp")) {
+	if (gen == JOB_GEN_UDP) {
 		struct udpgen_config uc = {
 			.ifindex = from->ifindex, .size = cfg.size, .ipv6 = cfg.ipv6,
 			.flows = cfg.flows, .threads = cfg.threads, .cpus = cfg.cpus,
@@ -1082,45 +1039,15 @@ static int start_traffic(struct job_ctx *c)
 
 static bool any_metric(const struct job_ctx *c, const char *prefix)
 {
-	size_t i;
-	json_t *m;
+	int i;
 
-	if (!c->metrics)
+	if (!c->spec.has_metrics)
 		return true;
-	json_array_foreach(c->metrics, i, m) {
-		const char *s = json_string_value(m);
-
-		if (s && !strncmp(s, prefix, strlen(prefix)))
+	for (i = 0; i < c->spec.n_metrics; i++) {
+		if (!strncmp(c->spec.metrics[i], prefix, strlen(prefix)))
 			return true;
 	}
 	return false;
-}
-
-/* Read an integer duration field; -EINVAL with c->err set when out of range. */
-static int get_ms(struct job_ctx *c, const json_t *traffic, const char *key, long long def,
-		  long long min, int64_t *out)
-{
-	json_t *v = json_object_get(traffic, key);
-	long long ms = def;
-
-	if (!v && def < 0) {
-		snprintf(c->err, sizeof(c->err), "job spec has no traffic.%s", key);
-		return -EINVAL;
-	}
-	if (v) {
-		if (!json_is_integer(v)) {
-			snprintf(c->err, sizeof(c->err), "traffic.%s is not an integer", key);
-			return -EINVAL;
-		}
-		ms = json_integer_value(v);
-	}
-	if (ms < min || ms > JOB_MAX_DURATION_MS) {
-		snprintf(c->err, sizeof(c->err), "traffic.%s %lld is out of range %lld..%d", key, ms,
-			 min, JOB_MAX_DURATION_MS);
-		return -EINVAL;
-	}
-	*out = ms;
-	return 0;
 }
 
 /* A veth refuses xdp-live frames unless its peer runs NAPI (a native XDP program, or
@@ -1143,7 +1070,6 @@ static int check_delivery(struct job_ctx *c)
 /* Load and attach the variant. */
 static int prepare(struct job_ctx *c, char **verifier_log)
 {
-	json_t *attach = json_object_get(c->spec, "attach");
 	struct attach_port *ap;
 	int i, err;
 
@@ -1159,7 +1085,7 @@ static int prepare(struct job_ctx *c, char **verifier_log)
 	}
 	/* clsact filters of an agent killed before its detach (attach.h) */
 	err = attach_tc_cleanup(ap, c->n_ports, c->err, sizeof(c->err));
-	if (err < 0 || !attach) {
+	if (err < 0 || !c->spec.n_attach) {
 		free(ap);
 		return err < 0 ? err : 0;
 	}
@@ -1173,7 +1099,8 @@ static int prepare(struct job_ctx *c, char **verifier_log)
 			.n_ports = c->n_ports,
 		};
 
-		err = attach_load(c->attach, attach, &ao, verifier_log, c->err, sizeof(c->err));
+		err = attach_load_spec(c->attach, c->spec.attach, c->spec.n_attach, &ao,
+				       verifier_log, c->err, sizeof(c->err));
 		if (!err)
 			err = attach_links(c->attach, c->err, sizeof(c->err));
 	}
@@ -1185,13 +1112,12 @@ static int prepare(struct job_ctx *c, char **verifier_log)
  * prepared and wait for its `go`, so that both sides start their windows together. */
 static int barrier(struct job_ctx *c)
 {
-	const json_t *pair = json_object_get(c->spec, "pair");
-	long long limit = proto_get_int(pair, "barrier_ms", 30000);
+	long long limit = c->spec.pair.barrier_ms;
 	int64_t deadline = util_mono_ns() + limit * 1000000LL;
 	json_t *ready;
 	int go;
 
-	if (!pair)
+	if (!c->spec.has_pair)
 		return 0;
 	if (!c->opts->go || !c->opts->progress) {
 		snprintf(c->err, sizeof(c->err), "this agent cannot run one side of a two-host plan here");
@@ -1209,8 +1135,7 @@ static int barrier(struct job_ctx *c)
 		if (util_mono_ns() >= deadline) {
 			snprintf(c->err, sizeof(c->err),
 				 "barrier: no go within %lld ms (the %s side of the pair never got ready)",
-				 limit, strcmp(proto_get_str(pair, "role", ""), "generator") ?
-				 "generator" : "dut");
+				 limit, c->spec.pair.role == JOB_PAIR_GENERATOR ? "dut" : "generator");
 			return -ETIMEDOUT;
 		}
 		if (sleep_until(c, util_mono_ns() + 5000000LL))
@@ -1261,12 +1186,11 @@ static const char *busiest_port(struct job_ctx *c)
  * 100 ms after the generator's). NULL when this is not a pair's DUT side. */
 static const char *pair_dut_port(struct job_ctx *c)
 {
-	const json_t *pair = json_object_get(c->spec, "pair");
 	const struct job_port *p;
 
-	if (!pair || strcmp(proto_get_str(pair, "role", ""), "dut"))
+	if (!c->spec.has_pair || c->spec.pair.role != JOB_PAIR_DUT)
 		return NULL;
-	p = find_port(c, proto_get_str(json_object_get(pair, "link"), "dut", NULL));
+	p = find_port(c, c->spec.pair.link_dut);
 	return p ? p->role : NULL;
 }
 
@@ -1335,14 +1259,16 @@ json_t *job_run(const json_t *msg, const struct job_opts *opts)
 {
 	struct job_ctx ctx, *c = &ctx;
 	json_t *job = json_object_get(msg, "job");
-	json_t *result, *traffic, *env;
+	const json_t *spec = json_object_get(job, "spec");
+	json_t *result, *env;
 	char *verifier_log = NULL;
-	int64_t duration_ms = 0, warmup_ms = 0, warmup_left_ms, t_go;
+	int64_t duration_ms, warmup_ms, warmup_left_ms, t_go;
 	bool rates;
 	int64_t started = util_wall_ms();
 	int err;
 
 	memset(c, 0, sizeof(*c));
+	jobspec_init(&c->spec);
 	c->opts = opts;
 	c->stats_fd = -1;
 	c->icount = opts->inv && opts->inv->timing && !strcmp(opts->inv->timing, "icount");
@@ -1358,7 +1284,6 @@ json_t *job_run(const json_t *msg, const struct job_opts *opts)
 	}
 	c->msg = msg;
 	c->id = json_object_get(job, "id");
-	c->spec = json_object_get(job, "spec");
 	c->samples = json_array();
 	result = proto_msg_new("result");
 	if (!result || !c->samples) {
@@ -1370,22 +1295,22 @@ json_t *job_run(const json_t *msg, const struct job_opts *opts)
 	env = opts->inv ? inventory_build(opts->inv) : json_object();
 	json_object_set_new(result, "env", env ? env : json_null());
 
-	if (!json_is_object(c->spec)) {
+	if (!json_is_object(spec)) {
 		snprintf(c->err, sizeof(c->err), "job message has no spec");
 		err = -EINVAL;
 		goto out;
 	}
-	c->metrics = json_object_get(c->spec, "metrics");
-	if (c->metrics && !json_is_array(c->metrics)) {
-		snprintf(c->err, sizeof(c->err), "job spec metrics is not an array");
+	/* the one place the agent reads the spec's JSON */
+	err = jobspec_decode(spec, "spec", &c->spec, c->err, sizeof(c->err));
+	if (err)
+		goto out;
+	duration_ms = c->spec.traffic.duration_ms;
+	warmup_ms = c->spec.traffic.warmup_ms;
+	if (!duration_ms) {
+		snprintf(c->err, sizeof(c->err), "job spec has no traffic.duration_ms");
 		err = -EINVAL;
 		goto out;
 	}
-	traffic = json_object_get(c->spec, "traffic");
-	err = get_ms(c, traffic, "duration_ms", -1, 1, &duration_ms) ?:
-	      get_ms(c, traffic, "warmup_ms", 0, 0, &warmup_ms);
-	if (err)
-		goto out;
 	err = resolve_ports(c);
 	if (err)
 		goto out;
@@ -1405,7 +1330,7 @@ json_t *job_run(const json_t *msg, const struct job_opts *opts)
 	 * good part of a second on a busy host) and the warmup ends WARMUP_MS after the
 	 * coordinator sent its `go` (at_ms) on both sides of a pair, however late each side
 	 * saw it, so that their rate windows line up. */
-	err = setup_traffic(c, traffic) ?: barrier(c);
+	err = setup_traffic(c) ?: barrier(c);
 	if (err)
 		goto out;
 	t_go = util_mono_ns() - c->go_late_ms * 1000000LL;
@@ -1420,7 +1345,7 @@ json_t *job_run(const json_t *msg, const struct job_opts *opts)
 		c->rx_role = pair_dut_port(c) ?: busiest_port(c);
 	/* a cold host warms up first; a pair's windows must line up, so not there */
 	if (opts->last_job_ns && any_metric(c, "prog.") && attach_count(c->attach) &&
-	    !json_object_get(c->spec, "pair") &&
+	    !c->spec.has_pair &&
 	    (!*opts->last_job_ns || util_mono_ns() - *opts->last_job_ns > JOB_IDLE_MS * 1000000LL)) {
 		err = warm_up(c);
 		if (err)
@@ -1448,7 +1373,7 @@ json_t *job_run(const json_t *msg, const struct job_opts *opts)
 			goto out;
 	}
 	if (any_metric(c, "prog.") && !attach_count(c->attach) && c->gen &&
-	    !strcmp(proto_get_str(json_object_get(c->spec, "pair"), "role", ""), "generator")) {
+	    c->spec.has_pair && c->spec.pair.role == JOB_PAIR_GENERATOR) {
 		/* the generator side of a pair feeds the other side's cost window too */
 		progress(c, "cost", 0, 0, NULL);
 		err = sleep_until(c, util_mono_ns() + (PAIR_GUARD_MS + duration_ms) * 1000000LL);
@@ -1458,7 +1383,7 @@ json_t *job_run(const json_t *msg, const struct job_opts *opts)
 	if (any_metric(c, "prog.") && attach_count(c->attach)) {
 		/* the DUT side of a pair: a generator whose rate window ends a little later
 		 * must not feel bpf_stats in it */
-		if (json_object_get(c->spec, "pair") && c->rate_done) {
+		if (c->spec.has_pair && c->rate_done) {
 			err = sleep_until(c, util_mono_ns() + PAIR_GUARD_MS * 1000000LL);
 			if (err)
 				goto out;
@@ -1494,7 +1419,7 @@ json_t *job_run(const json_t *msg, const struct job_opts *opts)
 out:
 	add_verdicts(c, result, env);
 	add_xdp_modes(c, env);
-	if (c->opts->progress && c->spec)
+	if (c->opts->progress && spec)
 		progress(c, "cleanup", 0, 0, NULL);
 	progstats_disable(&c->stats_fd);
 	xdpgen_destroy(&c->gen);
@@ -1505,6 +1430,7 @@ out:
 	disturb_release(&c->dist_first);
 	ifstats_destroy(&c->rtnl);
 	free(c->ports);
+	jobspec_release(&c->spec);
 	if (err == -ECANCELED)
 		snprintf(c->err, sizeof(c->err), "cancelled");
 	json_object_set_new(result, "status", json_string(err ? "failed" : "ok"));

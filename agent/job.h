@@ -1,7 +1,9 @@
 /* job.h - run one job: prepare, traffic, warmup, the rate and cost windows, cleanup.
  *
  * job_run() executes a job message body ({"job": {id, run, spec}, "objects": {...}},
- * docs/protocol.md) on this host and returns the complete "result" message:
+ * docs/protocol.md) on this host and returns the complete "result" message. The spec is
+ * decoded once, at the start (jobspec.h: a spec that does not decode fails the job with
+ * the member's path), and the job reads only the struct:
  *
  *   prepare   resolve the spec's port roles to interfaces, load and attach the variant
  *             (attach.h); a load failure returns the verifier log
@@ -55,8 +57,9 @@
 #include <stdint.h>
 
 #include "inventory.h"
+#include "jobspec.h"
 
-#define JOB_MAX_DURATION_MS (3600 * 1000)
+#define JOB_MAX_DURATION_MS JOBSPEC_MAX_DURATION_MS
 
 /* Called with a complete "progress" message (borrowed). */
 typedef void (*job_progress_fn)(void *ctx, const json_t *progress);

@@ -41,14 +41,14 @@
 #define PLAN_MAX_OBJECT 1024		/* length of an object name or path */
 #define PLAN_MAX_KEY 256		/* length of an override or matrix key */
 #define PLAN_MAX_REPEAT 1000
-#define PLAN_MAX_DURATION_MS (3600 * 1000)
+#define PLAN_MAX_DURATION_MS JOBSPEC_MAX_DURATION_MS
 #define PLAN_MAX_WARMUP_MS (600 * 1000)
-#define PLAN_MAX_CPUS 64		/* traffic.cpus entries; CPU numbers below 4096 */
+#define PLAN_MAX_CPUS JOBSPEC_MAX_CPUS	/* traffic.cpus entries */
 #define PLAN_MAX_FILL_MAPS 8		/* maps filled per attach entry */
 #define PLAN_MAX_FILLS 256		/* slots per filled map */
 #define PLAN_MAX_COUNTER_MAPS 8		/* counters entries per attach entry */
 #define PLAN_MAX_COUNTER_KEYS 64	/* keys per counters entry */
-#define PLAN_MAX_QSIZE 16384		/* the kernel's cpumap limit */
+#define PLAN_MAX_QSIZE JOBSPEC_MAX_QSIZE	/* the kernel's cpumap limit */
 
 /* Maps whose keys may contain dots: below them the rest of a path is one key. */
 static const char *const one_key_maps[] = { "hosts.match", "variants", "matrix", NULL };
@@ -70,11 +70,12 @@ static const char *const attach_keys[] = {
 static const char *const fill_keys[] = { "key", "port", "program", "qsize", "value", NULL };
 static const char *const counter_keys[] = { "map", "keys", NULL };
 
-static const char *const hook_names[] = { "xdp", "tc-ingress", "tc-egress", NULL };
-static const char *const mode_names[] = { "native", "generic", "offload", NULL };
-static const char *const tc_mode_names[] = { "auto", "tcx", "clsact", NULL };
-static const char *const generator_names[] = { "xdp-live", "udp", "pktgen", "none", NULL };
-static const char *const proto_names[] = { "udp4", "udp6", NULL };
+/* enum names: the job spec's (jobspec.h) */
+#define hook_names jobspec_hook_names
+#define mode_names jobspec_xdp_mode_names
+#define tc_mode_names jobspec_tc_mode_names
+#define generator_names jobspec_generator_names
+#define proto_names jobspec_proto_names
 
 static const char *const known_metrics[] = {
 	"port.rx_pps", "port.tx_pps", "port.drop_pps", "gen.tx_pps", "prog.ns_per_run",
@@ -87,27 +88,27 @@ static const char *const default_metrics[] = {
 
 const char *plan_hook_name(enum plan_hook hook)
 {
-	return (unsigned)hook < ARRAY_SIZE(hook_names) - 1 ? hook_names[hook] : "?";
+	return jobspec_name(hook_names, hook);
 }
 
 const char *plan_xdp_mode_name(enum plan_xdp_mode mode)
 {
-	return (unsigned)mode < ARRAY_SIZE(mode_names) - 1 ? mode_names[mode] : "?";
+	return jobspec_name(mode_names, mode);
 }
 
 const char *plan_tc_mode_name(enum plan_tc_mode mode)
 {
-	return (unsigned)mode < ARRAY_SIZE(tc_mode_names) - 1 ? tc_mode_names[mode] : "?";
+	return jobspec_name(tc_mode_names, mode);
 }
 
 const char *plan_generator_name(enum plan_generator gen)
 {
-	return (unsigned)gen < ARRAY_SIZE(generator_names) - 1 ? generator_names[gen] : "?";
+	return jobspec_name(generator_names, gen);
 }
 
 const char *plan_proto_name(enum plan_proto proto)
 {
-	return (unsigned)proto < ARRAY_SIZE(proto_names) - 1 ? proto_names[proto] : "?";
+	return jobspec_name(proto_names, proto);
 }
 
 bool plan_metric_known(const char *name)
@@ -533,7 +534,7 @@ static int build_cpus(struct vctx *c, const struct plan_node *node, struct plan_
 	if (!t->cpus)
 		return oom(c);
 	for (i = 0; i < n; i++) {
-		if ((ret = want_int(c, kids[i], "traffic.cpus", 0, 4095, &t->cpus[i])))
+		if ((ret = want_int(c, kids[i], "traffic.cpus", 0, JOBSPEC_MAX_CPU, &t->cpus[i])))
 			return ret;
 		t->n_cpus++;
 		for (j = 0; j < i; j++) {
@@ -599,7 +600,7 @@ static int build_traffic(struct vctx *c, const struct plan_node *traffic, struct
 		return vfail(c, size, "traffic.packet.size: udp6 frames need at least 62 bytes, got %d",
 			     t->size);
 	if ((node = opt(traffic, "threads")) &&
-	    (ret = want_int(c, node, "traffic.threads", 1, 64, &t->threads)))
+	    (ret = want_int(c, node, "traffic.threads", 1, JOBSPEC_MAX_THREADS, &t->threads)))
 		return ret;
 	if ((ret = need(c, traffic, "duration", "traffic", (struct plan_node **)&node)) ||
 	    (ret = want_duration(c, node, "traffic.duration", 1, PLAN_MAX_DURATION_MS,
@@ -1322,10 +1323,10 @@ static int plan_build(struct vctx *c, const struct plan_node *root, struct plan 
 	char buf[400];
 	int i, ret;
 
-	p->traffic.size = 64;
+	p->traffic.size = JOBSPEC_DEFAULT_SIZE;
 	p->traffic.proto = PLAN_PROTO_UDP4;
-	p->traffic.flows = 1;
-	p->traffic.threads = 1;
+	p->traffic.flows = JOBSPEC_DEFAULT_FLOWS;
+	p->traffic.threads = JOBSPEC_DEFAULT_THREADS;
 	p->traffic.warmup_ms = 1000;
 	p->traffic.generator = PLAN_GEN_XDP_LIVE;
 	p->repeat = 1;
@@ -1751,220 +1752,206 @@ void plan_destroy(struct plan **planp)
 
 /* ---- expansion ---- */
 
-static int add_new(json_t *obj, const char *key, json_t *value)
+/* A copy of the pointer array ITEMS (N entries; never NULL unless out of memory). */
+static const char **strings_dup(char *const *items, int n)
 {
-	return value ? json_object_set_new(obj, key, value) : -1;
-}
-
-static int append_new(json_t *arr, json_t *value)
-{
-	return value ? json_array_append_new(arr, value) : -1;
-}
-
-static json_t *string_array(char *const *items, int n)
-{
-	json_t *arr = json_array();
+	const char **out = calloc((size_t)n + 1, sizeof(*out));
 	int i;
 
-	for (i = 0; arr && i < n; i++) {
-		if (append_new(arr, json_string(items[i]))) {
-			json_decref(arr);
-			return NULL;
-		}
-	}
-	return arr;
+	for (i = 0; out && i < n; i++)
+		out[i] = items[i];
+	return out;
 }
 
-/* {NAME: [{key, port | qsize | value, program}, ...], ...} of A's maps. */
-static json_t *fills_json(const struct plan_attach *a)
+/* A's fills as the spec's maps: one map per run of fills of one map (plans keep the
+ * fills of a map together). */
+static int spec_maps(const struct plan_attach *a, struct job_attach *ja)
 {
-	json_t *maps = json_object(), *list = NULL;
-	int i, bad = 0;
+	struct job_map *m = NULL;
+	int i;
 
-	for (i = 0; maps && i < a->n_fills; i++) {
+	ja->maps = calloc((size_t)a->n_fills + 1, sizeof(*ja->maps));
+	if (!ja->maps)
+		return -ENOMEM;
+	for (i = 0; i < a->n_fills; i++) {
 		const struct plan_map_fill *f = &a->fills[i];
-		json_t *slot;
 
 		if (!i || strcmp(a->fills[i - 1].map, f->map)) {
-			list = json_array();
-			if (add_new(maps, f->map, list))
-				break;
+			m = &ja->maps[ja->n_maps++];
+			m->name = f->map;
+			m->slots = calloc((size_t)(a->n_fills - i), sizeof(*m->slots));
+			if (!m->slots)
+				return -ENOMEM;
 		}
-		slot = json_object();
-		if (append_new(list, slot))
-			break;
-		bad |= add_new(slot, "key", json_integer(f->key));
-		if (f->port)
-			bad |= add_new(slot, "port", json_string(f->port));
-		if (f->qsize)
-			bad |= add_new(slot, "qsize", json_integer(f->qsize));
-		if (f->has_value)
-			bad |= add_new(slot, "value", json_integer(f->value));
-		if (f->program)
-			bad |= add_new(slot, "program", json_string(f->program));
+		m->slots[m->n_slots++] = (struct job_slot){
+			.key = f->key, .port = f->port, .qsize = f->qsize,
+			.has_value = f->has_value, .value = f->value, .program = f->program,
+		};
 	}
-	if (bad || i < a->n_fills) {
-		json_decref(maps);
-		return NULL;
-	}
-	return maps;
+	return 0;
 }
 
-/* [{map, keys: {"INDEX": name, ...}}, ...] of A's counters. */
-static json_t *counters_json(const struct plan_attach *a)
+/* A's counters (flattened, one per key) as the spec's: one entry per run of one map. */
+static int spec_counters(const struct plan_attach *a, struct job_attach *ja)
 {
-	json_t *list = json_array(), *keys = NULL;
-	char idx[16];
-	int i, bad = 0;
+	struct job_counters *ct = NULL;
+	int i;
 
-	for (i = 0; list && i < a->n_counters; i++) {
-		const struct plan_counter *ct = &a->counters[i];
+	ja->counters = calloc((size_t)a->n_counters + 1, sizeof(*ja->counters));
+	if (!ja->counters)
+		return -ENOMEM;
+	for (i = 0; i < a->n_counters; i++) {
+		const struct plan_counter *pc = &a->counters[i];
 
-		if (!i || strcmp(a->counters[i - 1].map, ct->map)) {
-			json_t *entry;
-
-			keys = json_object();
-			entry = keys ? json_pack("{s:s, s:O}", "map", ct->map, "keys", keys) : NULL;
-			json_decref(keys);	/* entry holds it */
-			if (append_new(list, entry))
-				break;
+		if (!i || strcmp(a->counters[i - 1].map, pc->map)) {
+			ct = &ja->counters[ja->n_counters++];
+			ct->map = pc->map;
+			ct->keys = calloc((size_t)(a->n_counters - i), sizeof(*ct->keys));
+			if (!ct->keys)
+				return -ENOMEM;
 		}
-		if (!keys)
-			break;
-		snprintf(idx, sizeof(idx), "%u", ct->key);
-		bad |= add_new(keys, idx, json_string(ct->name));
+		ct->keys[ct->n_keys++] = (struct job_counter_key){ .index = pc->key,
+								   .name = pc->name };
 	}
-	if (bad || !list || i < a->n_counters) {
-		json_decref(list);
-		return NULL;
-	}
-	return list;
+	return 0;
 }
 
-/* The job spec (docs/protocol.md) for variant V of plan P at REP, POINT. */
+/* The job spec (docs/protocol.md) for variant V of plan P at REP, POINT: the struct
+ * filled from the plan (its strings borrowed from P and POINT), then encoded. */
 static json_t *job_spec(const struct plan *p, int v, int rep, const json_t *point)
 {
 	const struct plan_variant *var = &p->variants[v];
 	const struct plan_traffic *t = &p->traffic;
-	json_t *spec = json_object(), *traffic = json_object(), *packet = json_object();
-	json_t *attach = json_array();
-	int i, bad = 0;
+	struct job_spec s;
+	json_t *spec = NULL, *value;
+	const char *key;
+	int i;
 
-	if (!spec || !traffic || !packet || !attach)
-		goto fail;
-	bad |= add_new(packet, "size", json_integer(t->size));
-	bad |= add_new(packet, "proto", json_string(plan_proto_name(t->proto)));
-	bad |= add_new(packet, "flows", json_integer(t->flows));
-	bad |= add_new(traffic, "generator", json_string(plan_generator_name(t->generator)));
-	if (t->from)
-		bad |= add_new(traffic, "from", json_string(t->from));
-	bad |= add_new(traffic, "packet", packet);
-	packet = NULL;
-	bad |= add_new(traffic, "threads", json_integer(t->threads));
-	if (t->to)
-		bad |= add_new(traffic, "to", json_string(t->to));
-	if (t->n_cpus) {
-		json_t *cpus = json_array();
-
-		for (i = 0; cpus && i < t->n_cpus; i++)
-			bad |= append_new(cpus, json_integer(t->cpus[i]));
-		bad |= add_new(traffic, "cpus", cpus);
+	jobspec_init(&s);
+	s.plan = p->name;
+	s.variant = var->name;
+	s.rep = rep;
+	s.point = calloc(json_object_size(point) + 1, sizeof(*s.point));
+	s.ports = strings_dup(p->ports, p->n_ports);
+	s.n_ports = p->n_ports;
+	s.has_metrics = true;
+	s.metrics = strings_dup(p->metrics, p->n_metrics);
+	s.n_metrics = p->n_metrics;
+	s.attach = calloc((size_t)var->n_attach + 1, sizeof(*s.attach));
+	if (!s.point || !s.ports || !s.metrics || !s.attach)
+		goto out;
+	json_object_foreach((json_t *)point, key, value) {
+		s.point[s.n_point].key = key;
+		s.point[s.n_point++].value = json_string_value(value);
 	}
-	bad |= add_new(traffic, "duration_ms", json_integer(t->duration_ms));
-	bad |= add_new(traffic, "warmup_ms", json_integer(t->warmup_ms));
+	s.traffic = (struct job_traffic){
+		.generator = t->generator, .from = t->from, .size = t->size, .proto = t->proto,
+		.flows = t->flows, .threads = t->threads, .to = t->to,
+		.duration_ms = t->duration_ms, .warmup_ms = t->warmup_ms,
+	};
+	if (t->n_cpus) {
+		s.traffic.cpus = calloc((size_t)t->n_cpus, sizeof(*s.traffic.cpus));
+		if (!s.traffic.cpus)
+			goto out;
+		memcpy(s.traffic.cpus, t->cpus, (size_t)t->n_cpus * sizeof(*t->cpus));
+		s.traffic.n_cpus = t->n_cpus;
+	}
 	for (i = 0; i < var->n_attach; i++) {
 		const struct plan_attach *a = &var->attach[i];
-		json_t *entry = json_object();
+		struct job_attach *ja = &s.attach[s.n_attach++];
 
-		if (append_new(attach, entry))
-			goto fail;
-		bad |= add_new(entry, "port", json_string(a->port));
-		bad |= add_new(entry, "hook", json_string(plan_hook_name(a->hook)));
-		if (a->hook == PLAN_HOOK_XDP)
-			bad |= add_new(entry, "mode", json_string(plan_xdp_mode_name(a->mode)));
-		else
-			bad |= add_new(entry, "tc_mode",
-				       json_string(plan_tc_mode_name(a->tc_mode)));
-		bad |= add_new(entry, "object", json_string(a->object));
-		bad |= add_new(entry, "program", json_string(a->program));
-		if (a->n_fills)
-			bad |= add_new(entry, "maps", fills_json(a));
-		if (a->n_counters)
-			bad |= add_new(entry, "counters", counters_json(a));
+		*ja = (struct job_attach){
+			.port = a->port, .hook = a->hook, .mode = a->mode, .tc_mode = a->tc_mode,
+			.object = a->object, .program = a->program,
+		};
+		if ((a->n_fills && spec_maps(a, ja)) || (a->n_counters && spec_counters(a, ja)))
+			goto out;
 	}
-	bad |= add_new(spec, "plan", json_string(p->name));
-	bad |= add_new(spec, "variant", json_string(var->name));
-	bad |= add_new(spec, "rep", json_integer(rep));
-	bad |= add_new(spec, "point", json_deep_copy(point));
-	bad |= add_new(spec, "ports", string_array(p->ports, p->n_ports));
-	bad |= add_new(spec, "traffic", traffic);
-	traffic = NULL;
-	bad |= add_new(spec, "attach", attach);
-	attach = NULL;
-	bad |= add_new(spec, "metrics", string_array(p->metrics, p->n_metrics));
-	if (p->repeat_until > 0)
-		bad |= add_new(spec, "repeat",
-			       json_pack("{s:i, s:i, s:f, s:o}", "min", p->repeat, "max",
-					 p->repeat_max, "until", p->repeat_until, "on",
-					 p->n_repeat_on ? string_array(p->repeat_on, p->n_repeat_on) :
-					 string_array(p->metrics, p->n_metrics)));
-	if (p->share_machine)
-		bad |= add_new(spec, "share_machine", json_true());
-	if (p->link_generator)
-		bad |= add_new(spec, "link", json_pack("{s:s, s:s}", "generator", p->link_generator,
-						       "dut", p->link_dut));
-	if (bad)
-		goto fail;
+	if (p->repeat_until > 0) {
+		s.has_repeat = true;
+		s.repeat.min = p->repeat;
+		s.repeat.max = p->repeat_max;
+		s.repeat.until = p->repeat_until;
+		s.repeat.on = p->n_repeat_on ? strings_dup(p->repeat_on, p->n_repeat_on) :
+					       strings_dup(p->metrics, p->n_metrics);
+		s.repeat.n_on = p->n_repeat_on ? p->n_repeat_on : p->n_metrics;
+		if (!s.repeat.on)
+			goto out;
+	}
+	s.share_machine = p->share_machine;
+	s.link_generator = p->link_generator;
+	s.link_dut = p->link_dut;
+	spec = jobspec_encode(&s);
+out:
+	jobspec_release(&s);
 	return spec;
-fail:
-	json_decref(packet);
-	json_decref(traffic);
-	json_decref(attach);
-	json_decref(spec);
-	return NULL;
 }
 
 json_t *plan_pair_spec(const json_t *spec, const char *role, const char *peer)
 {
-	const json_t *link = json_object_get(spec, "link"), *entry;
-	const char *port = json_string_value(json_object_get(link, role));
-	json_t *side = NULL, *attach = json_array(), *traffic, *pair;
+	struct job_attach *all, *mine = NULL;
+	const char **ports, *port = NULL;
+	struct job_spec s;
+	json_t *side = NULL;
+	char why[256];
 	bool gen = role && !strcmp(role, "generator");
-	size_t i;
+	int i, n_all, n_ports, ret;
 
+	ret = jobspec_decode(spec, "spec", &s, why, sizeof(why));
+	if (ret) {
+		errno = -ret;
+		return NULL;
+	}
+	if (gen)
+		port = s.link_generator;
+	else if (role && !strcmp(role, "dut"))
+		port = s.link_dut;
 	if (!port || !peer) {
-		json_decref(attach);
+		jobspec_release(&s);
 		errno = EINVAL;
 		return NULL;
 	}
-	side = json_deep_copy(spec);
-	if (!side || !attach)
-		goto oom;
-	json_array_foreach(json_object_get(spec, "attach"), i, entry)
-		if (!strcmp(json_string_value(json_object_get(entry, "port")) ?: "", port) &&
-		    json_array_append_new(attach, json_deep_copy(entry)))
-			goto oom;
-	traffic = json_object_get(side, "traffic");
-	pair = json_pack("{s:s, s:s, s:O, s:i}", "role", role, "peer", peer, "link", link,
-			 "barrier_ms", 30000);
-	if (!pair || json_object_set_new(side, "pair", pair) ||
-	    json_object_set_new(side, "ports", json_pack("[s]", port)) ||
-	    json_object_set(side, "attach", attach))
-		goto oom;
-	if (!gen && traffic) {
-		if (json_object_set_new(traffic, "generator", json_string("none")))
-			goto oom;
-		json_object_del(traffic, "from");
-		json_object_del(traffic, "cpus");
+	/* this side's attach entries and port (borrowed for the encoding) */
+	mine = calloc((size_t)s.n_attach + 1, sizeof(*mine));
+	if (!mine) {
+		jobspec_release(&s);
+		errno = ENOMEM;
+		return NULL;
 	}
-	json_object_del(side, "link");
-	json_decref(attach);
+	all = s.attach;
+	n_all = s.n_attach;
+	ports = s.ports;
+	n_ports = s.n_ports;
+	s.n_attach = 0;
+	for (i = 0; i < n_all; i++)
+		if (!strcmp(all[i].port, port))
+			mine[s.n_attach++] = all[i];
+	s.attach = mine;
+	s.ports = &port;
+	s.n_ports = 1;
+	s.has_pair = true;
+	s.pair = (struct job_pair){
+		.role = gen ? JOB_PAIR_GENERATOR : JOB_PAIR_DUT, .peer = peer,
+		.link_generator = s.link_generator, .link_dut = s.link_dut,
+		.barrier_ms = JOBSPEC_DEFAULT_BARRIER_MS,
+	};
+	s.link_generator = s.link_dut = NULL;
+	if (!gen) {
+		/* the device under test only measures */
+		s.traffic.generator = JOB_GEN_NONE;
+		s.traffic.from = NULL;
+		s.traffic.n_cpus = 0;
+	}
+	side = jobspec_encode(&s);
+	ret = errno;
+	s.attach = all;
+	s.n_attach = n_all;
+	s.ports = ports;
+	s.n_ports = n_ports;
+	free(mine);
+	jobspec_release(&s);
+	errno = ret;
 	return side;
-oom:
-	json_decref(attach);
-	json_decref(side);
-	errno = ENOMEM;
-	return NULL;
 }
 
 void plan_jobs_free(struct plan_job *jobs, int n)

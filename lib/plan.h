@@ -9,7 +9,7 @@
  * Expansion turns a plan into its jobs: the cross product of the matrix, times the
  * variants, times the repetitions, ordered so that variants interleave within each
  * repetition (rep 1: A B C, rep 2: A B C, ...). Each job carries a JSON spec that is what
- * an agent executes (docs/protocol.md, "job spec").
+ * an agent executes (docs/protocol.md, "job spec"), encoded through jobspec.h.
  *
  * Used by the CLI (plan check/show, run submit) and by the coordinator (which validates
  * and expands again on submit). Not thread-safe per object; separate plans are
@@ -23,22 +23,39 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "jobspec.h"
+
 #define PLAN_MAX_BYTES (1u << 20)	/* plan files above this are refused */
 #define PLAN_MAX_JOBS 100000		/* expansions above this are refused */
-#define PLAN_MAX_FLOWS 64511		/* UDP source ports 1024..65534 */
+#define PLAN_MAX_FLOWS JOBSPEC_MAX_FLOWS	/* UDP source ports 1024..65534 */
 
 struct plan_error {
 	char text[1024];		/* "FILE:LINE:COLUMN: message", ready to print */
 	int line, col;			/* 1-based; 0 when not tied to a place */
 };
 
-enum plan_hook { PLAN_HOOK_XDP, PLAN_HOOK_TC_INGRESS, PLAN_HOOK_TC_EGRESS };
-enum plan_xdp_mode { PLAN_XDP_NATIVE, PLAN_XDP_GENERIC, PLAN_XDP_OFFLOAD };
-/* How a tc hook is attached: tcx where the kernel has it, else clsact (auto); only tcx
- * (a kernel without it fails the job); always a clsact qdisc + cls_bpf filter. */
-enum plan_tc_mode { PLAN_TC_AUTO, PLAN_TC_TCX, PLAN_TC_CLSACT };
-enum plan_generator { PLAN_GEN_XDP_LIVE, PLAN_GEN_UDP, PLAN_GEN_PKTGEN, PLAN_GEN_NONE };
-enum plan_proto { PLAN_PROTO_UDP4, PLAN_PROTO_UDP6 };
+/* A plan's enums are the job spec's (jobspec.h: one definition for the coordinator and
+ * the agent), under the names the plan model has always used. */
+#define plan_hook job_hook
+#define PLAN_HOOK_XDP JOB_HOOK_XDP
+#define PLAN_HOOK_TC_INGRESS JOB_HOOK_TC_INGRESS
+#define PLAN_HOOK_TC_EGRESS JOB_HOOK_TC_EGRESS
+#define plan_xdp_mode job_xdp_mode
+#define PLAN_XDP_NATIVE JOB_XDP_NATIVE
+#define PLAN_XDP_GENERIC JOB_XDP_GENERIC
+#define PLAN_XDP_OFFLOAD JOB_XDP_OFFLOAD
+#define plan_tc_mode job_tc_mode
+#define PLAN_TC_AUTO JOB_TC_AUTO
+#define PLAN_TC_TCX JOB_TC_TCX
+#define PLAN_TC_CLSACT JOB_TC_CLSACT
+#define plan_generator job_generator
+#define PLAN_GEN_XDP_LIVE JOB_GEN_XDP_LIVE
+#define PLAN_GEN_UDP JOB_GEN_UDP
+#define PLAN_GEN_PKTGEN JOB_GEN_PKTGEN
+#define PLAN_GEN_NONE JOB_GEN_NONE
+#define plan_proto job_proto
+#define PLAN_PROTO_UDP4 JOB_PROTO_UDP4
+#define PLAN_PROTO_UDP6 JOB_PROTO_UDP6
 
 /* One entry of an attach entry's `maps`: a map slot filled after load, before attach.
  * Exactly one of PORT (devmap, devmap_hash: the ifindex of that role), QSIZE (cpumap) or
@@ -204,7 +221,7 @@ void plan_jobs_free(struct plan_job *jobs, int n);
  * (EINVAL: SPEC has no link, ENOMEM). */
 json_t *plan_pair_spec(const json_t *spec, const char *role, const char *peer);
 
-/* Names for enums, as written in plans. */
+/* Names for enums, as written in plans (jobspec.h's names). */
 const char *plan_hook_name(enum plan_hook hook);
 const char *plan_xdp_mode_name(enum plan_xdp_mode mode);
 const char *plan_tc_mode_name(enum plan_tc_mode mode);

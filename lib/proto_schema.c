@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "jobspec.h"
 #include "util.h"
 
 enum {
@@ -29,6 +30,9 @@ struct field {
 	const char *const *oneof;	/* allowed string values, NULL-terminated */
 	const struct field *fields;	/* T_OBJ: its members; T_ARR: each element's */
 	unsigned elem_types;		/* T_ARR: allowed element types; 0: any */
+	/* T_OBJ: checked by this instead of FIELDS (a value with a decoder of its own);
+	 * PATH is the value's path text; 0 or -EINVAL with WHY */
+	int (*check)(const json_t *v, const char *path, char *why, size_t why_len);
 };
 
 struct schema {
@@ -158,10 +162,20 @@ static const struct field welcome_fields[] = {
 	{ .name = NULL },
 };
 
+/* The job spec is checked by decoding it (lib/jobspec.h), as the agent will. */
+static int check_spec(const json_t *v, const char *path, char *why, size_t why_len)
+{
+	struct job_spec spec;
+	int ret = jobspec_decode(v, path, &spec, why, why_len);
+
+	jobspec_release(&spec);
+	return ret ? -EINVAL : 0;
+}
+
 static const struct field job_body[] = {
 	{ .name = "id", .types = T_INT | T_STR, .required = true, .positive = true, .max = 127 },
 	{ .name = "run", .types = T_INT },
-	{ .name = "spec", .types = T_OBJ, .required = true },
+	{ .name = "spec", .types = T_OBJ, .required = true, .check = check_spec },
 	{ .name = NULL },
 };
 
@@ -590,6 +604,12 @@ static int check_value(const json_t *v, const struct field *f, const struct path
 	case T_ARR:
 		return check_array(v, f, p, depth, why, why_len);
 	case T_OBJ:
+		if (f->check) {
+			char path[PATH_TEXT_LEN];
+
+			path_text(p, path, sizeof(path));
+			return f->check(v, path, why, why_len);
+		}
 		if (!f->fields)
 			return 0;
 		if (f->max && json_object_size(v) > f->max)

@@ -6,7 +6,9 @@
  * required ones are present, every listed one has an allowed JSON type, strings and arrays
  * stay within their bounds, enumerated strings have a known value, and nested objects
  * (samples, the job, objects to attach) are checked member by member too. Members that
- * the schema does not list are allowed (newer peers may add some) and left alone.
+ * the schema does not list are allowed (newer peers may add some) and left alone, except
+ * in a job's spec, which is checked by decoding it (jobspec.h): strictly, unknown members
+ * refused.
  *
  * A handler can then read the members it needs without checking their types again.
  * Thread-safe (the tables are constant).
