@@ -416,19 +416,16 @@ static int calibrate_opt(int opt, const char *arg, void *ctx)
 /* The noise floor just recorded: ROWS of run RUN of PLAN on HOST as a table, then the
  * advice for a 2 % change in the plan's metrics. */
 static int print_calibration(const char *host, long long run, const struct plan *plan,
-			     json_t *rows)
+			     const json_t *rows)
 {
-	json_t *hosts = json_pack("[{s:I, s:s}]", "id", (json_int_t)1, "name", host), *r;
+	/* no "id": noise_hosts_attach takes the rows by the host's name */
+	json_t *hosts = json_pack("[{s:s}]", "name", host);
 	struct noise_advice a;
 	char text[512];
-	size_t i;
 	int ret;
 
 	if (!hosts)
 		return cli_error("out of memory");
-	/* the rows are of one host here; noise_hosts_attach matches them by id */
-	json_array_foreach(rows, i, r)
-		json_object_set_new(r, "host_id", json_integer(1));
 	if (noise_hosts_attach(hosts, rows)) {
 		json_decref(hosts);
 		return cli_error("out of memory");
