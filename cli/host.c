@@ -15,8 +15,6 @@
 #include "noise.h"
 #include "proto.h"
 #include "report_compare.h"
-#include "store.h"
-#include "store_noise.h"
 #include "texttable.h"
 #include "util.h"
 
@@ -45,53 +43,6 @@ static char *ports_text(const json_t *inventory)
 		return NULL;
 	}
 	return buf;
-}
-
-int cli_noise_rows(json_t **rows)
-{
-	struct store *store;
-	json_t *req, *reply = NULL;
-	char err[512] = "";
-	int ret;
-
-	*rows = NULL;
-	if (cli.db) {
-		store = store_open(cli.db, true, err, sizeof(err));
-		if (!store)
-			return cli_error("%s", *err ? err : "cannot open the database");
-		*rows = store_noise_list(store);
-		ret = *rows ? 0 : cli_error("cannot query database '%s': %s", cli.db,
-					    store_errmsg(store));
-		store_close(&store);
-		return ret;
-	}
-	req = proto_msg_new("noise_list");
-	if (!req)
-		return cli_error("out of memory");
-	ret = cli_request(req, "noise", &reply);
-	json_decref(req);
-	if (!ret)
-		*rows = json_incref(json_object_get(reply, "noise"));
-	json_decref(reply);
-	return ret;
-}
-
-int cli_hosts_noise(json_t **hosts)
-{
-	json_t *rows = NULL;
-	int ret;
-
-	ret = cli_query("host_list", 0, hosts);
-	if (!ret)
-		ret = cli_noise_rows(&rows);
-	if (!ret && noise_hosts_attach(*hosts, rows))
-		ret = cli_error("out of memory");
-	json_decref(rows);
-	if (ret) {
-		json_decref(*hosts);
-		*hosts = NULL;
-	}
-	return ret;
 }
 
 /* One table row per metric of each host's noise floor (HOSTS as cli_hosts_noise gives
