@@ -26,11 +26,11 @@ PKGS     := libbpf libzmq yaml-0.1 sqlite3 jansson zlib
 ARCH_INC := /usr/include/$(shell $(CC) -dumpmachine)
 
 CFLAGS   ?= -O2 -g
-CFLAGS   += -std=gnu11 -Wall -Wextra -Werror -Wno-unused-parameter -Wshadow \
+override CFLAGS += -std=gnu11 -Wall -Wextra -Werror -Wno-unused-parameter -Wshadow \
             -Wstrict-prototypes -Wmissing-prototypes -D_GNU_SOURCE \
             -Ilib -iquote agent -iquote coordinator -iquote cli -I$(BUILD)/bpf -Ibpf \
             $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-LDLIBS   += $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lpthread -lm
+override LDLIBS += $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lpthread -lm
 BPF_CFLAGS := -O2 -g -target bpf -Wall -Werror -I$(ARCH_INC) -Ibpf
 
 LIB_SRCS   := $(wildcard lib/*.c)
