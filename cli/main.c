@@ -68,7 +68,7 @@ static void usage(FILE *out)
 		"  -V, --version               print the version\n"
 		"\n"
 		"Exit status: 0 ok, 1 failure, 2 bad usage or a plan that does not validate;\n"
-		"'bisect run': 0 good, 1 bad, 125 cannot tell or cannot run (bad usage too).\n",
+		"'bisect run': 0 good, 1 bad, 125 cannot tell or cannot run, 129 bad usage.\n",
 		CLI_DEFAULT_TIMEOUT_S);
 }
 
