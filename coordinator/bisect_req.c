@@ -10,7 +10,7 @@
  * and the end of its session written together. Called from the event loop
  * (coordinator/coord.c's client handler table); nothing is kept in the process.
  */
-#include "coord_priv.h"
+#include "coord_clients.h"
 
 #include "log.h"
 #include "proto.h"

@@ -10,7 +10,7 @@
  * their sha256). The bytes are those proto_encode writes for the message built as jansson
  * values: {"v", "type", "job": {"id", "run", "spec"}, "objects"}. Event loop thread only.
  */
-#include "coord_priv.h"
+#include "coord_dispatch.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -6,7 +6,7 @@
  * Called from the event loop (coordinator/coord.c's client handler table); nothing is
  * kept in the process.
  */
-#include "coord_priv.h"
+#include "coord_clients.h"
 
 #include "log.h"
 #include "proto.h"

@@ -3,7 +3,7 @@
  * compare | history | export | import` give the same answers with and without --db.
  * Called from the event loop (coordinator/coord.c's client handler table).
  */
-#include "coord_priv.h"
+#include "coord_clients.h"
 
 #include "log.h"
 #include "proto.h"

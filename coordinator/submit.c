@@ -12,7 +12,7 @@
  * switches to: its inventory with kernel.release the target (jobs wait for the switch);
  * --hosts refuses it (docs/kernels.md, "Kernel switches and runs").
  */
-#include "coord_priv.h"
+#include "coord_clients.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -20,6 +20,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "coord_boot.h"
+#include "coord_core.h"
+#include "coord_dispatch.h"
+#include "coord_link.h"
 #include "log.h"
 #include "objects.h"
 #include "plan.h"
