@@ -320,11 +320,12 @@ int coord_boot_restore(struct coord *c)
 	return err;
 }
 
-bool coord_job_fits(const struct coord_agent *a, const json_t *spec, char *why, size_t len)
+bool coord_job_fits(const struct coord_agent *a, const struct job_spec *spec, char *why,
+		    size_t len)
 {
 	char what[256], asked[512];
 
-	if (sched_spec_fits(spec, a->inventory, what, sizeof(what), asked, sizeof(asked)))
+	if (sched_jobspec_fits(spec, a->inventory, what, sizeof(what), asked, sizeof(asked)))
 		return true;
 	snprintf(why, len, "host '%s' runs kernel '%s' now and no longer matches the plan: %s "
 		 "(the plan asks %s); the job was not run on it", a->name,

@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "coord_priv.h"
+#include "jobspec.h"
 
 /* Kernel providers (coordinator/boot.c): a client's host_boot; an agent's boot_report;
  * the end of a switch at the hello of a host that was booting (call after the agent's
@@ -29,9 +30,9 @@ void coord_boot_hosts(struct coord *c, json_t *hosts);
  * ends as failed at once). Returns 0 or -errno (logged). */
 int coord_boot_restore(struct coord *c);
 /* Whether the queued job with SPEC may be handed to agent A: its inventory still has
- * the spec's port roles and matches its hosts_match (sched_spec_fits). When not, WHY
+ * the spec's port roles and matches its hosts_match (sched_jobspec_fits). When not, WHY
  * (LEN bytes) names the host, the kernel it runs now and what the plan asks. */
-bool coord_job_fits(const struct coord_agent *a, const json_t *spec, char *why, size_t len);
-
+bool coord_job_fits(const struct coord_agent *a, const struct job_spec *spec, char *why,
+		    size_t len);
 
 #endif

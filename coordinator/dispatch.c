@@ -17,6 +17,7 @@
 #include "coord_core.h"
 #include "coord_link.h"
 #include "coord_machine.h"
+#include "jobspec.h"
 #include "log.h"
 #include "util.h"
 
@@ -40,6 +41,7 @@ struct dispatch_pick {
 	struct coord_agent *peer;	/* the other side of its pair, to serve next */
 	int64_t job_id, run_id;
 	json_t *spec;
+	struct job_spec js;		/* SPEC decoded */
 	char *msg;			/* its `job` message, encoded (coord_job_message) */
 	size_t msg_len;
 	int err;			/* its dispatch stored (0), or -errno */
@@ -79,9 +81,26 @@ static void give_up_undelivered(struct coord *c, struct coord_agent *a, int64_t 
 
 static void pick_release(struct dispatch_pick *p)
 {
+	jobspec_release(&p->js);
 	json_decref(p->spec);
 	free(p->msg);
 	memset(p, 0, sizeof(*p));
+}
+
+/* Fail job JOB_ID, picked for agent A, for WHY: it can never run there; with LINKED the
+ * other side of its pair fails too. Returns 2 (try the next job) or -errno. */
+static int fail_pick(struct coord *c, struct coord_agent *a, int64_t job_id, const char *why,
+		     bool linked)
+{
+	int err;
+
+	pr_warn("job %lld failed: %s", (long long)job_id, why);
+	err = store_job_fail(c->store, job_id, why, util_wall_ms());
+	if (err)
+		pr_warn("%s", store_errmsg(c->store));
+	else if (linked)
+		coord_link_failed(c, job_id, a->name, why);
+	return err ? err : 2;
 }
 
 /* Pick agent A's next queued job and build its message into *P; nothing is stored but a
@@ -92,12 +111,14 @@ static int dispatch_pick(struct coord *c, struct coord_agent *a, struct dispatch
 {
 	int64_t job_id = 0, run_id = 0;
 	json_t *spec = NULL;
+	struct job_spec js;
 	struct coord_agent *peer = NULL;
-	char why[512], *msg;
+	char why[512], bad[300], *msg;
 	size_t msg_len = 0;
 	bool missing;
 	int err;
 
+	jobspec_init(&js);
 	err = store_job_next(c->store, a->host_id, &job_id, &run_id, &spec);
 	if (err == -ENOENT)
 		return 0;
@@ -105,46 +126,42 @@ static int dispatch_pick(struct coord *c, struct coord_agent *a, struct dispatch
 		pr_warn("%s", store_errmsg(c->store));
 		return err;
 	}
+	err = jobspec_decode(spec, "spec", &js, bad, sizeof(bad));
+	if (err == -EINVAL) {
+		snprintf(why, sizeof(why), "its stored spec cannot be read: %s", bad);
+		err = fail_pick(c, a, job_id, why, true);
+	}
+	if (err)
+		goto out;
 	/* the host must still match what the plan asked: its kernel may have changed since
 	 * the submit (coordinator/boot.c) */
-	if (!coord_job_fits(a, spec, why, sizeof(why))) {
-		pr_warn("job %lld failed: %s", (long long)job_id, why);
-		err = store_job_fail(c->store, job_id, why, util_wall_ms());
-		if (err)
-			pr_warn("%s", store_errmsg(c->store));
-		else
-			coord_link_failed(c, job_id, a->name, why);
-		err = err ? err : 2;
+	if (!coord_job_fits(a, &js, why, sizeof(why))) {
+		err = fail_pick(c, a, job_id, why, true);
 		goto out;
 	}
 	/* one side of a two-host pair waits until the other host is free too */
-	if (!coord_link_may_dispatch(c, a, job_id, spec, &peer)) {
-		json_decref(spec);
-		return 0;
-	}
+	if (!coord_link_may_dispatch(c, a, job_id, spec, &peer))
+		goto out;		/* 0 */
 	/* nor while another host of its machine runs a job (coordinator/machine.c) */
 	if (!coord_machine_may(c, a, spec, peer)) {
-		json_decref(spec);
-		return 3;
+		err = 3;
+		goto out;
 	}
 	msg = coord_job_message(c, job_id, run_id, spec, &msg_len, why, sizeof(why), &missing);
 	if (!msg) {
 		if (!missing) {
 			pr_warn("cannot send job %lld to '%s': %s", (long long)job_id, a->name, why);
 			err = -EIO;
-			goto out;
+		} else {
+			err = fail_pick(c, a, job_id, why, false);
 		}
-		pr_warn("job %lld failed: %s", (long long)job_id, why);
-		err = store_job_fail(c->store, job_id, why, util_wall_ms());
-		if (err)
-			pr_warn("%s", store_errmsg(c->store));
-		err = err ? err : 2;
 		goto out;
 	}
 	*p = (struct dispatch_pick){ .a = a, .peer = peer, .job_id = job_id, .run_id = run_id,
-				     .spec = spec, .msg = msg, .msg_len = msg_len };
+				     .spec = spec, .js = js, .msg = msg, .msg_len = msg_len };
 	return 1;
 out:
+	jobspec_release(&js);
 	json_decref(spec);
 	return err;
 }
@@ -177,9 +194,8 @@ static void dispatch_send(struct coord *c, struct dispatch_pick *p)
 		a->stale_job = 0;	/* a new attempt: its result counts */
 	a->ready_job = a->go_job = 0;
 	c->stats.jobs_dispatched++;
-	pr_info("job %lld dispatched to '%s': run %lld, variant '%s', rep %lld", (long long)job_id,
-		a->name, (long long)p->run_id, proto_get_str(p->spec, "variant", "?"),
-		proto_get_int(p->spec, "rep", 0));
+	pr_info("job %lld dispatched to '%s': run %lld, variant '%s', rep %d", (long long)job_id,
+		a->name, (long long)p->run_id, p->js.variant ? p->js.variant : "?", p->js.rep);
 	if (p->peer && p->peer != a)
 		coord_dispatch_agent(c, p->peer, util_mono_ms());
 }
