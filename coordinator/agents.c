@@ -135,19 +135,19 @@ static void on_hello(struct coord *c, const void *id, size_t id_len, const json_
 
 	if (!name || !*name || strlen(name) > 255) {
 		coord_bad_message(c, c->agents_sock, id, id_len, "an agent", "hello",
-			    "hello without an 'agent' name");
+				  "hello without an 'agent' name");
 		return;
 	}
 	if (!json_is_object(inv)) {
 		coord_bad_message(c, c->agents_sock, id, id_len, "an agent", "hello",
-			    "hello from '%s' without an 'inventory' object", name);
+				  "hello from '%s' without an 'inventory' object", name);
 		return;
 	}
 	if (store_host_hello(c->store, name, version, inv, util_wall_ms(), &host_id,
 			     &requeued)) {
 		pr_warn("%s", store_errmsg(c->store));
 		coord_reply(c->agents_sock, id, id_len,
-		      proto_error_new("hello", "%s", store_errmsg(c->store)));
+			    proto_error_new("hello", "%s", store_errmsg(c->store)));
 		return;
 	}
 	/* A connection that spoke for another agent name loses it: one name per peer. */
@@ -230,7 +230,7 @@ static void on_accept(struct coord *c, struct coord_agent *a, const void *id, si
 
 	if (job < 1) {
 		coord_bad_message(c, c->agents_sock, id, id_len, "an agent", "accept",
-			    "accept without a 'job' id");
+				  "accept without a 'job' id");
 		return;
 	}
 	if (job != a->job_id) {
@@ -243,7 +243,7 @@ static void on_accept(struct coord *c, struct coord_agent *a, const void *id, si
 	if (store_job_accept(c->store, job, a->host_id, util_wall_ms())) {
 		pr_warn("agent '%s': %s", a->name, store_errmsg(c->store));
 		coord_reply(c->agents_sock, id, id_len,
-		      proto_error_new("accept", "%s", store_errmsg(c->store)));
+			    proto_error_new("accept", "%s", store_errmsg(c->store)));
 		return;
 	}
 	pr_debug("job %lld accepted by '%s'", job, a->name);
@@ -324,19 +324,14 @@ int coord_agent_recv(struct coord *c)
 	char why[256];
 	int err, valid;
 
-	err = proto_recv_from_samples(c->agents_sock, id, &id_len, &msg, &samples, ZMQ_DONTWAIT,
-				      why, sizeof(why));
-	if (err == -EAGAIN)
-		return 0;
+	err = coord_recv(c->agents_sock, "agents", id, &id_len, &msg, &samples, why, sizeof(why));
 	if (err == -EBADMSG) {
 		coord_result_flush(c);
 		coord_bad_message(c, c->agents_sock, id, id_len, "an agent", NULL, "%s", why);
 		return 1;
 	}
-	if (err) {
-		pr_warn("cannot receive from agents: %s", zmq_strerror(-err));
+	if (err <= 0)
 		return err;
-	}
 	type = proto_msg_type(msg);
 	a = coord_agent_by_rid(c, id, id_len);
 	if (a) {
@@ -361,7 +356,7 @@ int coord_agent_recv(struct coord *c)
 			break;
 	if (i == ARRAY_SIZE(agent_handlers)) {
 		coord_bad_message(c, c->agents_sock, id, id_len, "an agent", type,
-			    "unknown message type '%s'", type);
+				  "unknown message type '%s'", type);
 	} else if (!a) {
 		/* An agent of a previous coordinator, or one declared gone. Heartbeats are not
 		 * answered: the agent then misses ours, reconnects and says hello (Paranoid
@@ -369,7 +364,7 @@ int coord_agent_recv(struct coord *c)
 		pr_debug("'%s' from an agent that has not said hello", type);
 		if (strcmp(type, "heartbeat"))
 			coord_reply(c->agents_sock, id, id_len,
-			      proto_error_new(type, "unknown agent: say hello first"));
+				    proto_error_new(type, "unknown agent: say hello first"));
 	} else {
 		c->in_samples = &samples;
 		agent_handlers[i].fn(c, a, id, id_len, msg);

@@ -228,18 +228,13 @@ int coord_client_recv(struct coord *c)
 	char why[256];
 	int err;
 
-	err = proto_recv_from(c->clients_sock, id, &id_len, &msg, ZMQ_DONTWAIT, why,
-			      sizeof(why));
-	if (err == -EAGAIN)
-		return 0;
+	err = coord_recv(c->clients_sock, "clients", id, &id_len, &msg, NULL, why, sizeof(why));
 	if (err == -EBADMSG) {
 		coord_bad_message(c, c->clients_sock, id, id_len, "a client", NULL, "%s", why);
 		return 1;
 	}
-	if (err) {
-		pr_warn("cannot receive from clients: %s", zmq_strerror(-err));
+	if (err <= 0)
 		return err;
-	}
 	type = proto_msg_type(msg);
 	for (i = 0; i < ARRAY_SIZE(client_handlers); i++)
 		if (!strcmp(type, client_handlers[i].type))
@@ -249,7 +244,7 @@ int coord_client_recv(struct coord *c)
 		coord_bad_message(c, c->clients_sock, id, id_len, "a client", type, "%s", why);
 	else if (i == ARRAY_SIZE(client_handlers))
 		coord_bad_message(c, c->clients_sock, id, id_len, "a client", type,
-			    "unknown message type '%s'", type);
+				  "unknown message type '%s'", type);
 	else if (!client_handlers[i].fn)
 		coord_link_discover(c, id, id_len);
 	else

@@ -26,6 +26,8 @@
 
 #include "coord_priv.h"
 
+struct samples;
+
 /* Send MSG (borrowed) to agent A without blocking; 0 (A's last_send_mono updated), or
  * -errno (logged at debug level). */
 int coord_send_agent(struct coord *c, struct coord_agent *a, const json_t *msg);
@@ -33,6 +35,13 @@ int coord_send_agent(struct coord *c, struct coord_agent *a, const json_t *msg);
  * message of type TYPE. */
 int coord_send_agent_text(struct coord *c, struct coord_agent *a, const char *type,
 			  char *text, size_t len);
+/* Receive one message from SOCK (the agents' or the clients', named FROM in the log)
+ * without waiting, its samples read from the text into SAMPLES unless NULL
+ * (proto_recv_from_samples). Returns 1 with *MSG (a reference) from routing ID, 0 when
+ * none waited, -EBADMSG when one was malformed (WHY; answer it: coord_bad_message), or
+ * another -errno (logged). */
+int coord_recv(void *sock, const char *from, void *id, size_t *id_len, json_t **msg,
+	       struct samples *samples, char *why, size_t why_len);
 /* Send MSG (stolen; NULL means out of memory, logged) to peer ID on SOCK. */
 void coord_reply(void *sock, const void *id, size_t id_len, json_t *msg);
 /* Count (stats.bad_messages), log and answer (`error` in reply to TYPE) a malformed or

@@ -137,8 +137,9 @@ struct coord {
 	struct coord_agent **waiters;
 	int waiters_cap;
 	/* results (results.c): the samples of the message being handled, read from its text
-	 * (coord_agent_recv, agents.c; NULL or not taken: in the message); the results of this turn stored
-	 * in the open batch (BATCH_OPEN), waiting for its commit to be acknowledged */
+	 * (coord_agent_recv, agents.c; NULL or not taken: in the message); the results of
+	 * this turn stored in the open batch (BATCH_OPEN), waiting for its commit to be
+	 * acknowledged */
 	const struct samples *in_samples;
 	bool batch_open;
 	struct coord_result *pending;

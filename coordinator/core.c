@@ -16,7 +16,7 @@
 #include "log.h"
 #include "util.h"
 
-/* --- sending --- */
+/* --- sending and receiving --- */
 
 int coord_send_agent(struct coord *c, struct coord_agent *a, const json_t *msg)
 {
@@ -43,11 +43,26 @@ int coord_send_agent_text(struct coord *c, struct coord_agent *a, const char *ty
 	return err;
 }
 
+int coord_recv(void *sock, const char *from, void *id, size_t *id_len, json_t **msg,
+	       struct samples *samples, char *why, size_t why_len)
+{
+	int err = proto_recv_from_samples(sock, id, id_len, msg, samples, ZMQ_DONTWAIT, why,
+					  why_len);
+
+	if (!err)
+		return 1;
+	if (err == -EAGAIN)
+		return 0;
+	if (err != -EBADMSG)
+		pr_warn("cannot receive from %s: %s", from, zmq_strerror(-err));
+	return err;
+}
+
 /* --- answers --- */
 
 void coord_reply(void *sock, const void *id, size_t id_len, json_t *msg)
-{
-	int err;
+		 {
+		 int err;
 
 	if (!msg) {
 		pr_warn("cannot build a reply: out of memory");
@@ -164,8 +179,8 @@ void coord_stale_forget(struct coord_agent *a, int64_t job)
 /* --- dispatch request --- */
 
 void coord_dispatch_agent(struct coord *c, struct coord_agent *a, int64_t now)
-{
-	(void)now;
+			  {
+			  (void)now;
 	a->dispatch_wanted = true;
 	c->dispatch_wanted = true;
 	coord_machine_mark_waiting(a);	/* its machine may be free: their turn first */

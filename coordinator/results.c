@@ -173,7 +173,7 @@ void coord_on_result(struct coord *c, struct coord_agent *a, const void *id, siz
 		coord_result_flush(c);
 	if (job < 1) {
 		coord_bad_message(c, c->agents_sock, id, id_len, "an agent", "result",
-			    "result without a 'job' id");
+				  "result without a 'job' id");
 		return;
 	}
 	if (drop_stale_result(c, a, job, msg))
