@@ -4,9 +4,9 @@
  *
  * The parts it drives, in the order of their calls (each calls only parts after it, so
  * there is no circle): agents.c (agents' messages, heartbeats, liveness), clients.c and
- * the request handlers, results.c, dispatch.c and jobmsg.c, boot.c, link.c, machine.c,
- * and core.c (the agents and sending: coord_core.h), which all of them share; zap.c
- * (CURVE) stands apart.
+ * the request handlers, results.c, dispatch.c and jobmsg.c, boot.c, link.c, core.c (the
+ * agents and sending: coord_core.h, which all of them share), machine.c; zap.c (CURVE)
+ * stands apart.
  *
  * Everything runs on the thread that calls coord_run: handlers do a few SQLite
  * transactions and non-blocking sends (ZMQ_DONTWAIT), never a blocking wait. ROUTER

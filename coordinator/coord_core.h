@@ -3,7 +3,8 @@
  * link.c) reach the agents it knows. The parts below it in the call order, boot.c and
  * link.c among them, call only this and their own helpers, never back into the loop
  * (coord.c), the agent messages (agents.c) or dispatch (dispatch.c): core.c calls none
- * of them, so the calls between the coordinator's files go one way.
+ * of them (only machine.c, which calls nothing back), so the calls between the
+ * coordinator's files go one way.
  *
  * Contract:
  * - Event loop thread only; nothing here blocks (sends are ZMQ_DONTWAIT).

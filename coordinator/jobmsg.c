@@ -1,4 +1,4 @@
-/* jobmsg.c - the `job` message of a dispatch (coord.c, dispatch_pick), encoded.
+/* jobmsg.c - the `job` message of a dispatch (dispatch.c, dispatch_pick), encoded.
  *
  * Every job of a run carries the same objects, and they are most of its message (the
  * base64 of each BPF object it attaches). Their part of the message, {"NAME": {"sha256",

@@ -3,7 +3,7 @@
  * Each agent's inventory names its machine (`machine.id`: the agent config's `machine`
  * label, else /etc/machine-id and the boot id, the same in every network namespace of
  * one machine; docs/protocol.md, "Inventory"). Hosts with the same id are one machine
- * here: coord.c's dispatch asks coord_machine_may before it hands a job to one of them,
+ * here: dispatch.c asks coord_machine_may before it hands a job to one of them,
  * and the rule is (docs/architecture.md, "Decisions"):
  *
  *   a job may start on host A when every job running on another host of A's machine
