@@ -1,7 +1,7 @@
 /* jobspec.h - the job spec: what the coordinator sends an agent to run (docs/protocol.md,
  * "Job spec"), as one C type with one encoder and one decoder, used by both sides.
  *
- * The coordinator fills a struct job_spec from a plan (lib/plan.c) and encodes it;
+ * The coordinator fills a struct job_spec from a plan (lib/plan_expand.c) and encodes it;
  * proto_validate() (proto_schema.h) checks a job message's spec by decoding it; the
  * agent decodes the spec once when a job arrives (agent/job.c) and reads only the
  * struct. The enums, the defaults of members a spec may leave out and the limits are
@@ -194,5 +194,12 @@ extern const char *const jobspec_pair_role_names[];	/* generator, dut */
 
 /* The name of value V of an enum with NAMES, "?" when out of range. */
 const char *jobspec_name(const char *const *names, int v);
+/* The name of one value of each enum, "?" when out of range. */
+const char *jobspec_hook_name(enum job_hook hook);
+const char *jobspec_xdp_mode_name(enum job_xdp_mode mode);
+const char *jobspec_tc_mode_name(enum job_tc_mode mode);
+const char *jobspec_generator_name(enum job_generator gen);
+const char *jobspec_proto_name(enum job_proto proto);
+const char *jobspec_pair_role_name(enum job_pair_role role);
 
 #endif
