@@ -28,36 +28,6 @@ const char *jobspec_name(const char *const *names, int v)
 	return "?";
 }
 
-const char *jobspec_hook_name(enum job_hook hook)
-{
-	return jobspec_name(jobspec_hook_names, hook);
-}
-
-const char *jobspec_xdp_mode_name(enum job_xdp_mode mode)
-{
-	return jobspec_name(jobspec_xdp_mode_names, mode);
-}
-
-const char *jobspec_tc_mode_name(enum job_tc_mode mode)
-{
-	return jobspec_name(jobspec_tc_mode_names, mode);
-}
-
-const char *jobspec_generator_name(enum job_generator gen)
-{
-	return jobspec_name(jobspec_generator_names, gen);
-}
-
-const char *jobspec_proto_name(enum job_proto proto)
-{
-	return jobspec_name(jobspec_proto_names, proto);
-}
-
-const char *jobspec_pair_role_name(enum job_pair_role role)
-{
-	return jobspec_name(jobspec_pair_role_names, role);
-}
-
 void jobspec_init(struct job_spec *spec)
 {
 	memset(spec, 0, sizeof(*spec));

@@ -194,12 +194,13 @@ extern const char *const jobspec_pair_role_names[];	/* generator, dut */
 
 /* The name of value V of an enum with NAMES, "?" when out of range. */
 const char *jobspec_name(const char *const *names, int v);
-/* The name of one value of each enum, "?" when out of range. */
-const char *jobspec_hook_name(enum job_hook hook);
-const char *jobspec_xdp_mode_name(enum job_xdp_mode mode);
-const char *jobspec_tc_mode_name(enum job_tc_mode mode);
-const char *jobspec_generator_name(enum job_generator gen);
-const char *jobspec_proto_name(enum job_proto proto);
-const char *jobspec_pair_role_name(enum job_pair_role role);
+/* The name of one value of each enum, "?" when out of range: the one enum -> name
+ * mapping (plan.h aliases it under the plan model's names). */
+#define jobspec_hook_name(v) jobspec_name(jobspec_hook_names, (v))
+#define jobspec_xdp_mode_name(v) jobspec_name(jobspec_xdp_mode_names, (v))
+#define jobspec_tc_mode_name(v) jobspec_name(jobspec_tc_mode_names, (v))
+#define jobspec_generator_name(v) jobspec_name(jobspec_generator_names, (v))
+#define jobspec_proto_name(v) jobspec_name(jobspec_proto_names, (v))
+#define jobspec_pair_role_name(v) jobspec_name(jobspec_pair_role_names, (v))
 
 #endif
