@@ -46,16 +46,10 @@ struct udpgen *udpgen_new(const struct udpgen_config *cfg, char *err, size_t err
 	struct udpgen *gen;
 	int i, e;
 
-	if (cfg->threads < 1 || cfg->threads > 64 || cfg->flows < 1 || cfg->flows > 65535) {
-		snprintf(err, err_len, "udp generator: threads 1..64 and flows 1..65535 expected");
-		errno = EINVAL;
+	gen = gen_alloc(sizeof(*gen), cfg->threads, cfg->flows, false,
+			"udp generator: threads 1..64 and flows 1..65535 expected", err, err_len);
+	if (!gen)
 		return NULL;
-	}
-	gen = calloc(1, sizeof(*gen));
-	if (!gen) {
-		snprintf(err, err_len, "out of memory");
-		return NULL;
-	}
 	gen->cfg = *cfg;
 	pthread_mutex_init(&gen->lock, NULL);
 	gen->n_frames = cfg->flows < UDPGEN_MAX_FRAMES ? cfg->flows : UDPGEN_MAX_FRAMES;
@@ -241,3 +235,29 @@ void udpgen_destroy(struct udpgen **genp)
 	free(gen);
 	*genp = NULL;
 }
+
+GEN_OPS_ADAPTERS(udpgen)
+
+static void *udpgen_gen_new(const struct gen_config *cfg, char *err, size_t err_len)
+{
+	struct udpgen_config uc = {
+		.ifindex = cfg->ifindex, .size = cfg->size, .ipv6 = cfg->ipv6,
+		.flows = cfg->flows, .threads = cfg->threads, .cpus = cfg->cpus,
+		.n_cpus = cfg->n_cpus,
+	};
+
+	memcpy(uc.src_mac, cfg->src_mac, 6);
+	memcpy(uc.dst_mac, cfg->dst_mac, 6);
+	return udpgen_new(&uc, err, err_len);
+}
+
+const struct gen_ops udpgen_ops = {
+	.name = "udp",
+	.unpinned = GEN_UNPINNED_FREE,
+	.new = udpgen_gen_new,
+	.start = udpgen_gen_start,
+	.frames = udpgen_gen_frames,
+	.error = udpgen_gen_error,
+	.stop = udpgen_gen_stop,
+	.destroy = udpgen_gen_destroy,
+};
