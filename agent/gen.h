@@ -65,9 +65,22 @@ struct gen_ops {
 	void (*destroy)(void *gen);
 };
 
-/* The gen_ops functions of generator P, whose typed API is P_start(struct P *, char *,
- * size_t), P_stop, P_error, P_frames(struct P *, uint64_t *) and P_destroy(struct P **):
- * static P_gen_start ... P_gen_destroy, to fill its gen_ops with. */
+/* The gen_ops of generator P: `const struct gen_ops P_ops`, named NAME, for a generator
+ * whose typed API is P_start(struct P *, char *, size_t), P_stop, P_error,
+ * P_frames(struct P *, uint64_t *) and P_destroy(struct P **), and which defines
+ * `static void *P_gen_new(const struct gen_config *, char *, size_t)` before. */
+#define GEN_OPS_DEFINE(P, NAME, UNPINNED, VETH_NEEDS_NAPI)			\
+	GEN_OPS_ADAPTERS(P)							\
+	const struct gen_ops P##_ops = {					\
+		.name = NAME, .unpinned = UNPINNED,				\
+		.veth_needs_napi = VETH_NEEDS_NAPI, .new = P##_gen_new,		\
+		.start = P##_gen_start, .frames = P##_gen_frames,		\
+		.error = P##_gen_error, .stop = P##_gen_stop,			\
+		.destroy = P##_gen_destroy,					\
+	}
+
+/* The adapters GEN_OPS_DEFINE() fills the ops with: static P_gen_start ...
+ * P_gen_destroy, each calling the typed function. */
 #define GEN_OPS_ADAPTERS(P)							\
 	static int P##_gen_start(void *g, char *err, size_t len)		\
 	{ return P##_start(g, err, len); }					\

@@ -230,8 +230,6 @@ int pktgen_error(struct pktgen *gen, char *err, size_t err_len)
 	return 0;
 }
 
-GEN_OPS_ADAPTERS(pktgen)
-
 static void *pktgen_gen_new(const struct gen_config *cfg, char *err, size_t err_len)
 {
 	struct pktgen_config pc = {
@@ -244,13 +242,4 @@ static void *pktgen_gen_new(const struct gen_config *cfg, char *err, size_t err_
 	return pktgen_new(&pc, err, err_len);
 }
 
-const struct gen_ops pktgen_ops = {
-	.name = "pktgen",
-	.unpinned = GEN_UNPINNED_INDEX,
-	.new = pktgen_gen_new,
-	.start = pktgen_gen_start,
-	.frames = pktgen_gen_frames,
-	.error = pktgen_gen_error,
-	.stop = pktgen_gen_stop,
-	.destroy = pktgen_gen_destroy,
-};
+GEN_OPS_DEFINE(pktgen, "pktgen", GEN_UNPINNED_INDEX, false);

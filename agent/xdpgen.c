@@ -396,29 +396,23 @@ void xdpgen_destroy(struct xdpgen **genp)
 	*genp = NULL;
 }
 
-GEN_OPS_ADAPTERS(xdpgen)
-
-static void *xdpgen_gen_new(const struct gen_config *cfg, char *err, size_t err_len)
+void xdpgen_config_of(const struct gen_config *cfg, struct xdpgen_config *out)
 {
-	struct xdpgen_config xc = {
+	*out = (struct xdpgen_config){
 		.ifindex = cfg->ifindex, .size = cfg->size, .ipv6 = cfg->ipv6,
 		.flows = cfg->flows, .threads = cfg->threads, .cpus = cfg->cpus,
 		.n_cpus = cfg->n_cpus,
 	};
+	memcpy(out->src_mac, cfg->src_mac, 6);
+	memcpy(out->dst_mac, cfg->dst_mac, 6);
+}
 
-	memcpy(xc.src_mac, cfg->src_mac, 6);
-	memcpy(xc.dst_mac, cfg->dst_mac, 6);
+static void *xdpgen_gen_new(const struct gen_config *cfg, char *err, size_t err_len)
+{
+	struct xdpgen_config xc;
+
+	xdpgen_config_of(cfg, &xc);
 	return xdpgen_new(&xc, err, err_len);
 }
 
-const struct gen_ops xdpgen_ops = {
-	.name = "xdp-live",
-	.unpinned = GEN_UNPINNED_ALLOWED,
-	.veth_needs_napi = true,
-	.new = xdpgen_gen_new,
-	.start = xdpgen_gen_start,
-	.frames = xdpgen_gen_frames,
-	.error = xdpgen_gen_error,
-	.stop = xdpgen_gen_stop,
-	.destroy = xdpgen_gen_destroy,
-};
+GEN_OPS_DEFINE(xdpgen, "xdp-live", GEN_UNPINNED_ALLOWED, true);

@@ -70,6 +70,8 @@ int xdpgen_prog_fd(const struct xdpgen *gen);
 int xdpgen_build_frame(const struct xdpgen_config *cfg, uint16_t sport, uint8_t *buf,
 		       size_t buf_len);
 
+/* The fields of generator config CFG that xdp-live takes, into OUT (udpgen.c too). */
+void xdpgen_config_of(const struct gen_config *cfg, struct xdpgen_config *out);
 /* This generator behind the generator interface (gen.h). */
 extern const struct gen_ops xdpgen_ops;
 
