@@ -47,16 +47,6 @@ struct job_port {
 	int ifindex;
 };
 
-/* Counters at one instant. */
-struct job_snap {
-	int64_t t_ns;			/* CLOCK_MONOTONIC, middle of the reads */
-	struct ifstats_counters *ports;	/* n_ports */
-	uint64_t gen_frames;
-	struct progstats *progs;	/* n_progs */
-	uint64_t *counters;		/* attach_counter_count() */
-	struct cpustat cpu;		/* empty unless cpu.* metrics are wanted */
-};
-
 /* One job_run() call: every resource it acquires is released at job_run()'s one
  * cleanup label. */
 struct job_ctx {

@@ -16,6 +16,16 @@
 #include "util.h"
 #include "verdict.h"
 
+/* Counters at one instant. */
+struct job_snap {
+	int64_t t_ns;			/* CLOCK_MONOTONIC, middle of the reads */
+	struct ifstats_counters *ports;	/* n_ports */
+	uint64_t gen_frames;
+	struct progstats *progs;	/* n_progs */
+	uint64_t *counters;		/* attach_counter_count() */
+	struct cpustat cpu;		/* empty unless cpu.* metrics are wanted */
+};
+
 static bool cancelled(const struct job_ctx *c)
 {
 	return c->opts->cancel && atomic_load(c->opts->cancel);
