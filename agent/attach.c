@@ -20,21 +20,6 @@
 
 #define ATTACH_MAX_OBJECT (64u << 20)
 
-const char *attach_hook_name(enum attach_hook hook)
-{
-	return jobspec_name(jobspec_hook_names, hook);
-}
-
-const char *attach_tc_name(enum attach_tc tc)
-{
-	return jobspec_name(jobspec_tc_mode_names, tc);
-}
-
-const char *attach_mode_name(enum attach_mode mode)
-{
-	return jobspec_name(jobspec_xdp_mode_names, mode);
-}
-
 struct attach_set *attach_new(void)
 {
 	struct attach_set *set = calloc(1, sizeof(*set));
