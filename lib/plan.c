@@ -24,7 +24,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *const plan_one_key_maps[] = { "hosts.match", "variants", "matrix", NULL };
 
 /* ---- overrides ---- */
 

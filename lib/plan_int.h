@@ -6,7 +6,8 @@
  *   plan_build.c   metric names, the sections (hosts, ports, traffic, metrics, link,
  *                  repeat) and plan_build(), which checks a whole tree into a plan
  *   plan_attach.c  variants and their attach entries (maps, counters)
- *   plan_matrix.c  the matrix section and its points (temporary overrides of the tree)
+ *   plan_matrix.c  the matrix section and its number of points
+ *   plan_point.c   one point applied to the tree (temporary overrides) and built
  *   plan_expand.c  expansion of a plan into its jobs and their specs (jobspec.h)
  *   plan_tree.c    the YAML tree itself (plan_tree.h)
  *
@@ -134,6 +135,8 @@ int plan_build_variants(struct vctx *c, const struct plan_node *variants, struct
 int plan_build_matrix(struct vctx *c, const struct plan_node *matrix, struct plan *p);
 /* Number of matrix points, saturated at PLAN_MAX_JOBS + 1. */
 long long plan_points(const struct plan *p);
+
+/* ---- plan_point.c ---- */
 
 /* A point being applied to the tree. */
 struct point_state {

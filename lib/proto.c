@@ -19,11 +19,6 @@ json_t *proto_msg_new(const char *type)
 	return json_pack("{s:i, s:s}", "v", PROTO_VERSION, "type", type);
 }
 
-const char *proto_msg_type(const json_t *msg)
-{
-	return json_string_value(json_object_get(msg, "type"));
-}
-
 json_t *proto_error_new(const char *in_reply_to, const char *fmt, ...)
 {
 	char text[1024];

@@ -1,6 +1,7 @@
 /* proto_decode.c - see proto.h. A message's bytes into jansson values: proto_parse(),
  * proto_decode() (the checks every message passes: size, JSON, version, type) and
- * proto_decode_samples() for results whose samples go to lib/samples.h instead.
+ * proto_decode_samples() for results whose samples go to lib/samples.h instead; and
+ * proto_msg_type(), the type of a decoded message.
  *
  * A JSON parser that builds the same jansson values as json_loadb(buf, len,
  * JSON_REJECT_DUPLICATES), several times faster: jansson's lexer reads one byte at a
@@ -23,6 +24,11 @@
 #include <string.h>
 
 #include "samples.h"
+
+const char *proto_msg_type(const json_t *msg)
+{
+	return json_string_value(json_object_get(msg, "type"));
+}
 
 struct parser {
 	const unsigned char *p, *start, *end;
