@@ -159,10 +159,9 @@ const struct attach_counter *attach_counter_get(const struct attach_set *set, in
 /* Counter I summed over all possible CPUs into *SUM. Returns 0 or -errno. */
 int attach_counter_read(struct attach_set *set, int i, uint64_t *sum);
 
-/* Names as plans write them ("tc-ingress", "generic"). */
-const char *attach_hook_name(enum attach_hook hook);
-const char *attach_mode_name(enum attach_mode mode);
-/* "auto", "tcx", "clsact". */
-const char *attach_tc_name(enum attach_tc tc);
+/* Names as plans write them ("tc-ingress", "generic", "tcx"): jobspec.h's, one table. */
+#define attach_hook_name jobspec_hook_name
+#define attach_mode_name jobspec_xdp_mode_name
+#define attach_tc_name jobspec_tc_mode_name
 
 #endif

@@ -66,17 +66,10 @@ struct pktgen *pktgen_new(const struct pktgen_config *cfg, char *err, size_t err
 	const uint8_t *m = cfg->dst_mac;
 	int i, e = 0;
 
-	if (cfg->threads < 1 || cfg->threads > 64 || cfg->flows < 1 || cfg->flows > 65535 ||
-	    !cfg->ifname) {
-		snprintf(err, err_len, "pktgen: threads 1..64, flows 1..65535 and a port expected");
-		errno = EINVAL;
+	gen = gen_alloc(sizeof(*gen), cfg->threads, cfg->flows, !cfg->ifname,
+			"pktgen: threads 1..64, flows 1..65535 and a port expected", err, err_len);
+	if (!gen)
 		return NULL;
-	}
-	gen = calloc(1, sizeof(*gen));
-	if (!gen) {
-		snprintf(err, err_len, "out of memory");
-		return NULL;
-	}
 	gen->cfg = *cfg;
 	snprintf(gen->dir, sizeof(gen->dir), "%s", cfg->dir ? cfg->dir : PKTGEN_DIR);
 	snprintf(path, sizeof(path), "%s/pgctrl", gen->dir);
@@ -231,3 +224,22 @@ void pktgen_destroy(struct pktgen **genp)
 	free(gen);
 	*genp = NULL;
 }
+
+int pktgen_error(struct pktgen *gen, char *err, size_t err_len)
+{
+	return 0;
+}
+
+static void *pktgen_gen_new(const struct gen_config *cfg, char *err, size_t err_len)
+{
+	struct pktgen_config pc = {
+		.dir = cfg->ctl_dir, .ifname = cfg->ifname, .size = cfg->size,
+		.ipv6 = cfg->ipv6, .flows = cfg->flows, .threads = cfg->threads,
+		.cpus = cfg->cpus, .n_cpus = cfg->n_cpus,
+	};
+
+	memcpy(pc.dst_mac, cfg->dst_mac, 6);
+	return pktgen_new(&pc, err, err_len);
+}
+
+GEN_OPS_DEFINE(pktgen, "pktgen", GEN_UNPINNED_INDEX, false);

@@ -24,6 +24,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "gen.h"
+
 #define PKTGEN_DIR "/proc/net/pktgen"
 
 struct pktgen_config {
@@ -51,5 +53,10 @@ int pktgen_start(struct pktgen *gen, char *err, size_t err_len);
 int pktgen_stop(struct pktgen *gen, char *err, size_t err_len);
 /* The devices' pkts-sofar summed into *FRAMES. 0 or -errno. */
 int pktgen_frames(struct pktgen *gen, uint64_t *frames);
+
+/* Always 0: pktgen reports its errors at stop (for gen_ops). */
+int pktgen_error(struct pktgen *gen, char *err, size_t err_len);
+/* This generator behind the generator interface (gen.h). */
+extern const struct gen_ops pktgen_ops;
 
 #endif

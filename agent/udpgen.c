@@ -29,7 +29,7 @@ struct udpgen_thread {
 };
 
 struct udpgen {
-	struct udpgen_config cfg;
+	struct xdpgen_config cfg;	/* udpgen_config's fields */
 	uint8_t *frames;		/* n_frames x cfg.size */
 	int n_frames;
 	struct udpgen_thread threads[64];
@@ -40,22 +40,17 @@ struct udpgen {
 	pthread_mutex_t lock;
 };
 
-struct udpgen *udpgen_new(const struct udpgen_config *cfg, char *err, size_t err_len)
+/* udpgen_new() with CFG as xdpgen's config (the same fields; the frames are built by
+ * xdpgen_build_frame()). */
+static struct udpgen *create(const struct xdpgen_config *cfg, char *err, size_t err_len)
 {
-	struct xdpgen_config xc;
 	struct udpgen *gen;
 	int i, e;
 
-	if (cfg->threads < 1 || cfg->threads > 64 || cfg->flows < 1 || cfg->flows > 65535) {
-		snprintf(err, err_len, "udp generator: threads 1..64 and flows 1..65535 expected");
-		errno = EINVAL;
+	gen = gen_alloc(sizeof(*gen), cfg->threads, cfg->flows, false,
+			"udp generator: threads 1..64 and flows 1..65535 expected", err, err_len);
+	if (!gen)
 		return NULL;
-	}
-	gen = calloc(1, sizeof(*gen));
-	if (!gen) {
-		snprintf(err, err_len, "out of memory");
-		return NULL;
-	}
 	gen->cfg = *cfg;
 	pthread_mutex_init(&gen->lock, NULL);
 	gen->n_frames = cfg->flows < UDPGEN_MAX_FRAMES ? cfg->flows : UDPGEN_MAX_FRAMES;
@@ -65,16 +60,8 @@ struct udpgen *udpgen_new(const struct udpgen_config *cfg, char *err, size_t err
 		e = ENOMEM;
 		goto fail;
 	}
-	memset(&xc, 0, sizeof(xc));
-	xc.ifindex = cfg->ifindex;
-	memcpy(xc.src_mac, cfg->src_mac, 6);
-	memcpy(xc.dst_mac, cfg->dst_mac, 6);
-	xc.size = cfg->size;
-	xc.ipv6 = cfg->ipv6;
-	xc.flows = cfg->flows;
-	xc.threads = 1;
 	for (i = 0; i < gen->n_frames; i++) {
-		e = -xdpgen_build_frame(&xc, (uint16_t)(1024 + i), gen->frames + i * cfg->size,
+		e = -xdpgen_build_frame(cfg, (uint16_t)(1024 + i), gen->frames + i * cfg->size,
 					cfg->size);
 		if (e) {
 			snprintf(err, err_len, "udp generator: cannot build a %d-byte %s frame",
@@ -89,6 +76,23 @@ fail:
 	udpgen_destroy(&gen);
 	errno = e;
 	return NULL;
+}
+
+struct udpgen *udpgen_new(const struct udpgen_config *cfg, char *err, size_t err_len)
+{
+	struct xdpgen_config xc;
+
+	memset(&xc, 0, sizeof(xc));
+	xc.ifindex = cfg->ifindex;
+	memcpy(xc.src_mac, cfg->src_mac, 6);
+	memcpy(xc.dst_mac, cfg->dst_mac, 6);
+	xc.size = cfg->size;
+	xc.ipv6 = cfg->ipv6;
+	xc.flows = cfg->flows;
+	xc.threads = cfg->threads;
+	xc.cpus = cfg->cpus;
+	xc.n_cpus = cfg->n_cpus;
+	return create(&xc, err, err_len);
 }
 
 static void set_error(struct udpgen *gen, int e, const char *what)
@@ -241,3 +245,13 @@ void udpgen_destroy(struct udpgen **genp)
 	free(gen);
 	*genp = NULL;
 }
+
+static void *udpgen_gen_new(const struct gen_config *cfg, char *err, size_t err_len)
+{
+	struct xdpgen_config xc;
+
+	xdpgen_config_of(cfg, &xc);
+	return create(&xc, err, err_len);
+}
+
+GEN_OPS_DEFINE(udpgen, "udp", GEN_UNPINNED_FREE, false);

@@ -23,6 +23,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "gen.h"
+
 struct udpgen_config {
 	int ifindex;		/* the port frames leave from */
 	uint8_t src_mac[6];
@@ -49,5 +51,8 @@ int udpgen_stop(struct udpgen *gen, char *err, size_t err_len);
 int udpgen_frames(struct udpgen *gen, uint64_t *frames);
 /* The first error a thread met while running (0 while all is well), with ERR set. */
 int udpgen_error(struct udpgen *gen, char *err, size_t err_len);
+
+/* This generator behind the generator interface (gen.h). */
+extern const struct gen_ops udpgen_ops;
 
 #endif

@@ -395,3 +395,24 @@ void xdpgen_destroy(struct xdpgen **genp)
 	free(gen);
 	*genp = NULL;
 }
+
+void xdpgen_config_of(const struct gen_config *cfg, struct xdpgen_config *out)
+{
+	*out = (struct xdpgen_config){
+		.ifindex = cfg->ifindex, .size = cfg->size, .ipv6 = cfg->ipv6,
+		.flows = cfg->flows, .threads = cfg->threads, .cpus = cfg->cpus,
+		.n_cpus = cfg->n_cpus,
+	};
+	memcpy(out->src_mac, cfg->src_mac, 6);
+	memcpy(out->dst_mac, cfg->dst_mac, 6);
+}
+
+static void *xdpgen_gen_new(const struct gen_config *cfg, char *err, size_t err_len)
+{
+	struct xdpgen_config xc;
+
+	xdpgen_config_of(cfg, &xc);
+	return xdpgen_new(&xc, err, err_len);
+}
+
+GEN_OPS_DEFINE(xdpgen, "xdp-live", GEN_UNPINNED_ALLOWED, true);

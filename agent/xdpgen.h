@@ -24,6 +24,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "gen.h"
+
 #define XDPGEN_MAX_THREADS 64
 #define XDPGEN_MAX_FLOWS 65535
 #define XDPGEN_MAX_SIZE 3000	/* a live frame has to fit a page with head- and tailroom */
@@ -67,5 +69,10 @@ int xdpgen_prog_fd(const struct xdpgen *gen);
  * SPORT. Returns 0 or -EINVAL (size out of range). Exposed for tests. */
 int xdpgen_build_frame(const struct xdpgen_config *cfg, uint16_t sport, uint8_t *buf,
 		       size_t buf_len);
+
+/* The fields of generator config CFG that xdp-live takes, into OUT (udpgen.c too). */
+void xdpgen_config_of(const struct gen_config *cfg, struct xdpgen_config *out);
+/* This generator behind the generator interface (gen.h). */
+extern const struct gen_ops xdpgen_ops;
 
 #endif

@@ -8,9 +8,9 @@
  * store: at most one active session, a step appended only as the next one (the `seq`
  * the client read: of two CLIs racing for step N the second is refused), a final step
  * and the end of its session written together. Called from the event loop
- * (coordinator/coord.c's client handler table); nothing is kept in the process.
+ * (coordinator/clients.c's handler table); nothing is kept in the process.
  */
-#include "coord_priv.h"
+#include "coord_clients.h"
 
 #include "log.h"
 #include "proto.h"

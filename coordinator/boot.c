@@ -17,7 +17,7 @@
  * asked (its kernel may have changed since the submit: a switch, an agent started on
  * another kernel). Event loop thread only.
  */
-#include "coord_priv.h"
+#include "coord_boot.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -25,6 +25,7 @@
 #include <string.h>
 #include <zmq.h>
 
+#include "coord_core.h"
 #include "log.h"
 #include "sched.h"
 #include "util.h"
@@ -162,7 +163,7 @@ void coord_boot_report(struct coord *c, struct coord_agent *a, const json_t *msg
 	boot_end(c, a, "failed", proto_get_str(msg, "error", "the kernel provider failed"));
 	pr_warn("host '%s' could not switch to kernel '%s': %s; the host stays on '%s' and "
 		"is available again", a->name, kernel, a->boot_error, kernel_of(a->inventory));
-	coord_dispatch(c);
+	coord_dispatch_agent(c, a, util_mono_ms());
 }
 
 void coord_boot_hello(struct coord *c, struct coord_agent *a, const json_t *hello)
@@ -319,11 +320,12 @@ int coord_boot_restore(struct coord *c)
 	return err;
 }
 
-bool coord_job_fits(const struct coord_agent *a, const json_t *spec, char *why, size_t len)
+bool coord_job_fits(const struct coord_agent *a, const struct job_spec *spec, char *why,
+		    size_t len)
 {
 	char what[256], asked[512];
 
-	if (sched_spec_fits(spec, a->inventory, what, sizeof(what), asked, sizeof(asked)))
+	if (sched_jobspec_fits(spec, a->inventory, what, sizeof(what), asked, sizeof(asked)))
 		return true;
 	snprintf(why, len, "host '%s' runs kernel '%s' now and no longer matches the plan: %s "
 		 "(the plan asks %s); the job was not run on it", a->name,

@@ -1,4 +1,4 @@
-/* jobmsg.c - the `job` message of a dispatch (coord.c, dispatch_pick), encoded.
+/* jobmsg.c - the `job` message of a dispatch (dispatch.c, dispatch_pick), encoded.
  *
  * Every job of a run carries the same objects, and they are most of its message (the
  * base64 of each BPF object it attaches). Their part of the message, {"NAME": {"sha256",
@@ -10,7 +10,7 @@
  * their sha256). The bytes are those proto_encode writes for the message built as jansson
  * values: {"v", "type", "job": {"id", "run", "spec"}, "objects"}. Event loop thread only.
  */
-#include "coord_priv.h"
+#include "coord_dispatch.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -28,7 +28,7 @@
  *
  * Runs on the coordinator's loop thread, like coord.c.
  */
-#include "coord_priv.h"
+#include "coord_link.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -36,6 +36,7 @@
 #include <string.h>
 #include <zmq.h>
 
+#include "coord_core.h"
 #include "log.h"
 #include "plan.h"
 #include "sched.h"

@@ -3,7 +3,7 @@
  * Each agent's inventory names its machine (`machine.id`: the agent config's `machine`
  * label, else /etc/machine-id and the boot id, the same in every network namespace of
  * one machine; docs/protocol.md, "Inventory"). Hosts with the same id are one machine
- * here: coord.c's dispatch asks coord_machine_may before it hands a job to one of them,
+ * here: dispatch.c asks coord_machine_may before it hands a job to one of them,
  * and the rule is (docs/architecture.md, "Decisions"):
  *
  *   a job may start on host A when every job running on another host of A's machine
@@ -26,7 +26,7 @@
  *
  * Runs on the coordinator's loop thread, like coord.c.
  */
-#include "coord_priv.h"
+#include "coord_machine.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -214,10 +214,15 @@ void coord_machine_hosts(struct coord *c, json_t *hosts)
 
 	if (!c->machine_waiting)
 		return;
-	json_array_foreach(hosts, i, h) {
-		a = coord_agent_by_name(c, proto_get_str(h, "name", ""));
-		if (a && a->machine_wait && a->connected && !a->job_id)
-			json_object_set_new(h, "waits_for_machine", json_true());
+	for (a = c->agents; a; a = a->next) {
+		if (!a->machine_wait || !a->connected || a->job_id)
+			continue;
+		json_array_foreach(hosts, i, h) {
+			if (!strcmp(proto_get_str(h, "name", ""), a->name)) {
+				json_object_set_new(h, "waits_for_machine", json_true());
+				break;
+			}
+		}
 	}
 }
 

@@ -3,10 +3,10 @@
  * any run, then asks the coordinator to record the run's noise floor, which is computed
  * here from the values already in the store (lib/store_noise.c), in one transaction;
  * `host list`, `plan check` and `run submit` read the hosts' latest floors back.
- * Called from the event loop (coordinator/coord.c's client handler table); nothing is
+ * Called from the event loop (coordinator/clients.c's handler table); nothing is
  * kept in the process.
  */
-#include "coord_priv.h"
+#include "coord_clients.h"
 
 #include "log.h"
 #include "proto.h"

@@ -1,9 +1,9 @@
 /* query.c - the coordinator's `query` and `import` client requests (docs/protocol.md):
  * store_query_values and store_import behind the client socket, so that `bpflab result
  * compare | history | export | import` give the same answers with and without --db.
- * Called from the event loop (coordinator/coord.c's client handler table).
+ * Called from the event loop (coordinator/clients.c's handler table).
  */
-#include "coord_priv.h"
+#include "coord_clients.h"
 
 #include "log.h"
 #include "proto.h"

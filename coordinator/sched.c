@@ -172,19 +172,26 @@ static bool has_role(const json_t *inv, const char *role)
 	return false;
 }
 
-bool sched_host_has_ports(const struct plan *plan, const json_t *inventory, char *why,
-			  size_t why_len)
+/* Whether INV has a port for each of the N ROLES; when not, WHY names the first missing. */
+static bool has_roles(const json_t *inv, const char *const *roles, int n, char *why,
+		      size_t why_len)
 {
 	int i;
 
-	for (i = 0; i < plan->n_ports; i++) {
-		if (!has_role(inventory, plan->ports[i])) {
+	for (i = 0; i < n; i++) {
+		if (!has_role(inv, roles[i])) {
 			if (why)
-				snprintf(why, why_len, "no port for role '%s'", plan->ports[i]);
+				snprintf(why, why_len, "no port for role '%s'", roles[i]);
 			return false;
 		}
 	}
 	return true;
+}
+
+bool sched_host_has_ports(const struct plan *plan, const json_t *inventory, char *why,
+			  size_t why_len)
+{
+	return has_roles(inventory, (const char *const *)plan->ports, plan->n_ports, why, why_len);
 }
 
 bool sched_host_matches(const struct plan *plan, const json_t *inventory, char *why,
@@ -196,14 +203,7 @@ bool sched_host_matches(const struct plan *plan, const json_t *inventory, char *
 		if (!selector_matches(inventory, plan->match[i].key, plan->match[i].value, why,
 				      why_len))
 			return false;
-	for (i = 0; i < plan->n_ports; i++) {
-		if (!has_role(inventory, plan->ports[i])) {
-			if (why)
-				snprintf(why, why_len, "no port for role '%s'", plan->ports[i]);
-			return false;
-		}
-	}
-	return true;
+	return sched_host_has_ports(plan, inventory, why, why_len);
 }
 
 /* Append to BUF (of LEN bytes, NUL-terminated) without overflowing. */
@@ -221,6 +221,25 @@ static void append(char *buf, size_t len, const char *fmt, ...)
 	va_end(ap);
 }
 
+/* Append selector I (0-based) KEY: WANT of a "hosts.match ..." description to BUF. */
+static void describe_selector(char *buf, size_t len, int i, const char *key, const char *want)
+{
+	append(buf, len, "%s%s%s%s", i ? ", " : " ", key,
+	       want[0] && strchr("<>=!", want[0]) ? "" : "=", want);
+}
+
+/* End a description of N_MATCH selectors with its N_PORTS port ROLES. */
+static void describe_ports(char *buf, size_t len, int n_match, const char *const *roles,
+			   int n_ports)
+{
+	int i;
+
+	if (!n_match)
+		append(buf, len, " (any)");
+	for (i = 0; i < n_ports; i++)
+		append(buf, len, "%s%s", i ? ", " : "; ports ", roles[i]);
+}
+
 /* "hosts.match port.driver=veth, kernel.release>=6.1; ports a, b" */
 static void describe(const struct plan *plan, char *buf, size_t len)
 {
@@ -228,71 +247,55 @@ static void describe(const struct plan *plan, char *buf, size_t len)
 
 	buf[0] = '\0';
 	append(buf, len, "hosts.match");
-	for (i = 0; i < plan->n_match; i++) {
-		const char *v = plan->match[i].value;
-
-		append(buf, len, "%s%s%s%s", i ? ", " : " ", plan->match[i].key,
-		       v[0] && strchr("<>=!", v[0]) ? "" : "=", v);
-	}
-	if (!plan->n_match)
-		append(buf, len, " (any)");
-	for (i = 0; i < plan->n_ports; i++)
-		append(buf, len, "%s%s", i ? ", " : "; ports ", plan->ports[i]);
+	for (i = 0; i < plan->n_match; i++)
+		describe_selector(buf, len, i, plan->match[i].key, plan->match[i].value);
+	describe_ports(buf, len, plan->n_match, (const char *const *)plan->ports, plan->n_ports);
 }
 
-/* "hosts.match kernel.release=A, port.driver=veth; ports a, b" for a job spec's
- * hosts_match object and ports array. */
-static void describe_spec(const json_t *match, const json_t *ports, char *buf, size_t len)
+/* The same for a job spec's hosts_match and ports. */
+static void describe_spec(const struct job_spec *spec, char *buf, size_t len)
 {
-	const json_t *v;
-	const char *key;
-	size_t i = 0;
+	int i;
 
 	buf[0] = '\0';
 	append(buf, len, "hosts.match");
-	json_object_foreach((json_t *)match, key, v) {
-		const char *want = json_string_value(v) ? json_string_value(v) : "?";
+	for (i = 0; i < spec->n_hosts_match; i++)
+		describe_selector(buf, len, i, spec->hosts_match[i].key,
+				  spec->hosts_match[i].value);
+	describe_ports(buf, len, spec->n_hosts_match, spec->ports, spec->n_ports);
+}
 
-		append(buf, len, "%s%s%s%s", i++ ? ", " : " ", key,
-		       want[0] && strchr("<>=!", want[0]) ? "" : "=", want);
-	}
-	if (!i)
-		append(buf, len, " (any)");
-	json_array_foreach(ports, i, v)
-		append(buf, len, "%s%s", i ? ", " : "; ports ", json_string_value(v) ?
-		       json_string_value(v) : "?");
+bool sched_jobspec_fits(const struct job_spec *spec, const json_t *inventory, char *why,
+			size_t why_len, char *asked, size_t asked_len)
+{
+	bool fits = true;
+	int i;
+
+	for (i = 0; fits && i < spec->n_hosts_match; i++)
+		fits = selector_matches(inventory, spec->hosts_match[i].key,
+					spec->hosts_match[i].value, why, why_len);
+	fits = fits && has_roles(inventory, spec->ports, spec->n_ports, why, why_len);
+	if (!fits && asked)
+		describe_spec(spec, asked, asked_len);
+	return fits;
 }
 
 bool sched_spec_fits(const json_t *spec, const json_t *inventory, char *why, size_t why_len,
 		     char *asked, size_t asked_len)
 {
-	const json_t *match = json_object_get(spec, "hosts_match");
-	const json_t *ports = json_object_get(spec, "ports"), *v;
-	const char *key, *role;
-	size_t i;
-	bool fits = true;
+	struct job_spec s;
+	char err[256];
+	bool fits;
 
-	json_object_foreach((json_t *)match, key, v) {
-		if (!json_is_string(v) ||
-		    !selector_matches(inventory, key, json_string_value(v), why, why_len)) {
-			if (why && !json_is_string(v))
-				snprintf(why, why_len, "selector '%s' is not a string", key);
-			fits = false;
-			break;
-		}
+	if (jobspec_decode(spec, "spec", &s, err, sizeof(err))) {
+		if (why)
+			snprintf(why, why_len, "%s", err);
+		if (asked)
+			snprintf(asked, asked_len, "a job spec that cannot be read");
+		return false;
 	}
-	json_array_foreach(ports, i, v) {
-		role = json_string_value(v);
-		if (!fits || !role)
-			break;
-		if (!has_role(inventory, role)) {
-			if (why)
-				snprintf(why, why_len, "no port for role '%s'", role);
-			fits = false;
-		}
-	}
-	if (!fits && asked)
-		describe_spec(match, ports, asked, asked_len);
+	fits = sched_jobspec_fits(&s, inventory, why, why_len, asked, asked_len);
+	jobspec_release(&s);
 	return fits;
 }
 

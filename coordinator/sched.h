@@ -19,6 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "jobspec.h"
 #include "plan.h"
 
 /* Compare the leading dotted numbers of version strings A and B ("6.1.0-18-amd64" is
@@ -40,12 +41,16 @@ bool sched_host_matches(const struct plan *plan, const json_t *inventory, char *
 bool sched_host_has_ports(const struct plan *plan, const json_t *inventory, char *why,
 			  size_t why_len);
 
-/* Whether a job with SPEC (a stored job spec) may run on a host with INVENTORY now: the
- * inventory has a port for each role of the spec's "ports" and satisfies every selector
- * of its "hosts_match" (the plan's hosts.match as the coordinator stamped it at submit,
- * an object of KEY: VALUE; absent with --hosts). WHY as for sched_host_matches; ASKED
- * (ASKED_LEN bytes, may be NULL) gets what the spec asks ("hosts.match kernel.release=A;
- * ports a, b"). For the check at dispatch: the host may have changed its kernel since. */
+/* Whether a job with SPEC may run on a host with INVENTORY now: the inventory has a
+ * port for each role of the spec's ports and satisfies every selector of its
+ * hosts_match (the plan's hosts.match as the coordinator stamped it at submit; none with
+ * --hosts). WHY as for sched_host_matches; ASKED (ASKED_LEN bytes, may be NULL) gets what
+ * the spec asks ("hosts.match kernel.release=A; ports a, b"). For the check at dispatch:
+ * the host may have changed its kernel since. */
+bool sched_jobspec_fits(const struct job_spec *spec, const json_t *inventory, char *why,
+			size_t why_len, char *asked, size_t asked_len);
+/* sched_jobspec_fits for a spec held as JSON (a stored job spec), decoded first; one
+ * that cannot be decoded does not fit (WHY says why). */
 bool sched_spec_fits(const json_t *spec, const json_t *inventory, char *why, size_t why_len,
 		     char *asked, size_t asked_len);
 

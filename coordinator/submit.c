@@ -12,7 +12,7 @@
  * switches to: its inventory with kernel.release the target (jobs wait for the switch);
  * --hosts refuses it (docs/kernels.md, "Kernel switches and runs").
  */
-#include "coord_priv.h"
+#include "coord_clients.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -20,6 +20,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "coord_boot.h"
+#include "coord_core.h"
+#include "coord_dispatch.h"
+#include "coord_link.h"
 #include "log.h"
 #include "objects.h"
 #include "plan.h"
@@ -271,22 +275,31 @@ static int stamp_match(struct submit *s, bool named)
 /* Stamp every attach entry of every job spec with its object's sha256. */
 static int stamp_sha256(struct submit *s)
 {
-	json_t *entry;
-	size_t k;
-	int i;
+	struct job_attach *attach;
+	const json_t *entries;
+	char why[256];
+	int i, k, n, err = 0;
 
-	for (i = 0; i < s->n_jobs; i++) {
-		json_array_foreach(json_object_get(s->jobs[i].spec, "attach"), k, entry) {
-			const char *name = proto_get_str(entry, "object", "");
-			const struct plan_object *o = plan_objects_find(&s->objs, name);
+	for (i = 0; !err && i < s->n_jobs; i++) {
+		entries = json_object_get(s->jobs[i].spec, "attach");
+		if (!entries)
+			continue;
+		err = jobspec_decode_attach(entries, &attach, &n, why, sizeof(why));
+		if (err)
+			return fail(s, err, "%s", err == -ENOMEM ? "out of memory" : why);
+		for (k = 0; !err && k < n; k++) {
+			const struct plan_object *o = plan_objects_find(&s->objs, attach[k].object);
 
 			if (!o)
-				return fail(s, -EINVAL, "object '%s' was not submitted", name);
-			if (json_object_set_new(entry, "sha256", json_string(o->sha256)))
-				return fail(s, -ENOMEM, "out of memory");
+				err = fail(s, -EINVAL, "object '%s' was not submitted",
+					   attach[k].object);
+			else if (json_object_set_new(json_array_get(entries, k), "sha256",
+						     json_string(o->sha256)))
+				err = fail(s, -ENOMEM, "out of memory");
 		}
+		jobspec_attach_free(attach, n);
 	}
-	return 0;
+	return err;
 }
 
 static json_t *submitted(struct submit *s, int64_t run_id, int n_jobs)

@@ -1,7 +1,7 @@
 /* jobspec.h - the job spec: what the coordinator sends an agent to run (docs/protocol.md,
  * "Job spec"), as one C type with one encoder and one decoder, used by both sides.
  *
- * The coordinator fills a struct job_spec from a plan (lib/plan.c) and encodes it;
+ * The coordinator fills a struct job_spec from a plan (lib/plan_expand.c) and encodes it;
  * proto_validate() (proto_schema.h) checks a job message's spec by decoding it; the
  * agent decodes the spec once when a job arrives (agent/job.c) and reads only the
  * struct. The enums, the defaults of members a spec may leave out and the limits are
@@ -194,5 +194,13 @@ extern const char *const jobspec_pair_role_names[];	/* generator, dut */
 
 /* The name of value V of an enum with NAMES, "?" when out of range. */
 const char *jobspec_name(const char *const *names, int v);
+/* The name of one value of each enum, "?" when out of range: the one enum -> name
+ * mapping (plan.h aliases it under the plan model's names). */
+#define jobspec_hook_name(v) jobspec_name(jobspec_hook_names, (v))
+#define jobspec_xdp_mode_name(v) jobspec_name(jobspec_xdp_mode_names, (v))
+#define jobspec_tc_mode_name(v) jobspec_name(jobspec_tc_mode_names, (v))
+#define jobspec_generator_name(v) jobspec_name(jobspec_generator_names, (v))
+#define jobspec_proto_name(v) jobspec_name(jobspec_proto_names, (v))
+#define jobspec_pair_role_name(v) jobspec_name(jobspec_pair_role_names, (v))
 
 #endif

@@ -221,12 +221,12 @@ void plan_jobs_free(struct plan_job *jobs, int n);
  * (EINVAL: SPEC has no link, ENOMEM). */
 json_t *plan_pair_spec(const json_t *spec, const char *role, const char *peer);
 
-/* Names for enums, as written in plans (jobspec.h's names). */
-const char *plan_hook_name(enum plan_hook hook);
-const char *plan_xdp_mode_name(enum plan_xdp_mode mode);
-const char *plan_tc_mode_name(enum plan_tc_mode mode);
-const char *plan_generator_name(enum plan_generator gen);
-const char *plan_proto_name(enum plan_proto proto);
+/* Names for enums, as written in plans: jobspec.h's, under the plan model's names. */
+#define plan_hook_name jobspec_hook_name
+#define plan_xdp_mode_name jobspec_xdp_mode_name
+#define plan_tc_mode_name jobspec_tc_mode_name
+#define plan_generator_name jobspec_generator_name
+#define plan_proto_name jobspec_proto_name
 
 /* Whether NAME is a metric bpflab knows (port.rx_pps, prog.ns_per_run, ...). */
 bool plan_metric_known(const char *name);

@@ -23,6 +23,8 @@
 #include <zmq.h>
 
 #include "coord.h"
+#include "coord_core.h"
+#include "coord_machine.h"
 #include "coord_priv.h"
 #include "sched.h"
 #include "log.h"

@@ -1,0 +1,58 @@
+/* attach_int.h - what the parts of the attach module share (not for other modules).
+ *
+ * attach.c holds the set's life and the load (object bytes, instances, verifier log);
+ * attach_maps.c fills an entry's map slots and keeps its counters; attach_link.c makes
+ * and removes the links and tc filters (and clsact qdiscs). Functions that can fail
+ * return 0 or -errno with a message in ERR (ERR_LEN bytes).
+ */
+#ifndef BPFLAB_AGENT_ATTACH_INT_H
+#define BPFLAB_AGENT_ATTACH_INT_H
+
+#include <bpf/libbpf.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "attach.h"
+#include "jobspec.h"
+
+/* Debian 12's uapi headers predate tcx (Linux 6.6); the values are fixed ABI. */
+#define ATTACH_BPF_TCX_INGRESS 46
+#define ATTACH_BPF_TCX_EGRESS 47
+
+#define ATTACH_LOG_SIZE (1u << 20)
+
+struct attach_inst {
+	char *name;			/* object name as the job writes it */
+	int instance;			/* 0 for the first, 1 for a program's second use ... */
+	struct bpf_object *obj;
+	char *log_buf;			/* verifier log (ATTACH_LOG_SIZE) */
+};
+
+struct attach_bytes {
+	char *name;
+	void *data;
+	size_t len;
+};
+
+struct attach_set {
+	struct attach_prog *progs;
+	int *prog_inst;			/* instance index of each prog */
+	const struct job_attach *entries; /* each prog's attach entry, during attach_load */
+	int n;
+	struct attach_counter *counters;
+	int n_counters;
+	int n_cpus;			/* possible CPUs, for per-CPU values */
+	uint64_t *percpu;		/* n_cpus values, scratch for attach_counter_read */
+	struct attach_inst *insts;
+	int n_insts;
+	struct attach_bytes *bytes;	/* object bytes, kept while objects live */
+	int n_bytes;
+};
+
+/* attach_maps.c, called by the load once prog I's object is loaded, before any link:
+ * fill the map slots of its attach entry (docs/plans.md, "maps") / record its counters */
+int attach_fill_maps(struct attach_set *set, int i, const struct attach_opts *o, char *err,
+		     size_t err_len);
+int attach_add_counters(struct attach_set *set, int i, char *err, size_t err_len);
+
+#endif

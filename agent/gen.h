@@ -1,0 +1,102 @@
+/* gen.h - the traffic generator interface: what the job runner (job_traffic.c) knows of a
+ * generator.
+ *
+ * A generator is one file (xdpgen.c, udpgen.c, pktgen.c) that keeps its own typed API
+ * (xdpgen.h ...) and exports one `const struct gen_ops NAME_ops`; the job runner finds it
+ * by the spec's traffic.generator name in its table (job_traffic.c, gen_table). Adding a
+ * generator is one new file and one table entry (and its name in jobspec.h).
+ *
+ * Life of a generator, all from one thread: new (check the config, build frames, load
+ * programs; nothing is sent) -> start -> frames/error as often as wanted -> stop ->
+ * destroy. Ownership: new returns an object the caller owns until destroy; CFG is
+ * borrowed by new only, except cfg->cpus, which must live as long as the generator.
+ * Errors: 0 or -errno, with a message in ERR (ERR_LEN bytes) where the function has one.
+ */
+#ifndef BPFLAB_AGENT_GEN_H
+#define BPFLAB_AGENT_GEN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define GEN_MAX_THREADS 64
+#define GEN_MAX_FLOWS 65535
+
+/* What every generator is told: the union of what each needs. */
+struct gen_config {
+	const char *ifname;	/* the port frames leave from */
+	int ifindex;		/* the same port */
+	uint8_t src_mac[6];	/* usually the port's own MAC */
+	uint8_t dst_mac[6];	/* usually the peer's MAC */
+	int size;		/* frame bytes without FCS */
+	bool ipv6;		/* udp6, else udp4 */
+	int flows;		/* distinct UDP source ports, 1 .. GEN_MAX_FLOWS */
+	int threads;		/* 1 .. GEN_MAX_THREADS */
+	const int *cpus;	/* pin thread i to cpus[i % n_cpus] (borrowed while the
+				 * generator lives); NULL: gen_ops.unpinned */
+	int n_cpus;
+	const char *ctl_dir;	/* a generator's control files (pktgen's /proc/net/pktgen),
+				 * NULL: its default; for tests */
+};
+
+/* Where a generator's threads run when the config names no CPUs. */
+enum gen_unpinned {
+	GEN_UNPINNED_FREE,	/* not pinned: wherever the scheduler puts them */
+	GEN_UNPINNED_INDEX,	/* thread i on CPU i */
+	GEN_UNPINNED_ALLOWED,	/* thread i on the i-th CPU (modulo) this process may use */
+};
+
+struct gen_ops {
+	const char *name;		/* the spec's traffic.generator */
+	enum gen_unpinned unpinned;
+	/* its frames are refused by a veth whose peer does not run NAPI, without any
+	 * counter saying so (xdp-live): the job checks the port's tx count against them */
+	bool veth_needs_napi;
+	/* a new generator for CFG, or NULL with errno set and ERR filled */
+	void *(*new)(const struct gen_config *cfg, char *err, size_t err_len);
+	int (*start)(void *gen, char *err, size_t err_len);
+	/* frames sent since new into *FRAMES; exact at the moment of the call */
+	int (*frames)(void *gen, uint64_t *frames);
+	/* the first error a thread met while running (0 while all is well), ERR set */
+	int (*error)(void *gen, char *err, size_t err_len);
+	/* stop and join; safe when not started; 0 or the first error met (ERR set) */
+	int (*stop)(void *gen, char *err, size_t err_len);
+	/* stop if running and free; NULL is fine */
+	void (*destroy)(void *gen);
+};
+
+/* The gen_ops of generator P: `const struct gen_ops P_ops`, named NAME, for a generator
+ * whose typed API is P_start(struct P *, char *, size_t), P_stop, P_error,
+ * P_frames(struct P *, uint64_t *) and P_destroy(struct P **), and which defines
+ * `static void *P_gen_new(const struct gen_config *, char *, size_t)` before. */
+#define GEN_OPS_DEFINE(P, NAME, UNPINNED, VETH_NEEDS_NAPI)			\
+	GEN_OPS_ADAPTERS(P)							\
+	const struct gen_ops P##_ops = {					\
+		.name = NAME, .unpinned = UNPINNED,				\
+		.veth_needs_napi = VETH_NEEDS_NAPI, .new = P##_gen_new,		\
+		.start = P##_gen_start, .frames = P##_gen_frames,		\
+		.error = P##_gen_error, .stop = P##_gen_stop,			\
+		.destroy = P##_gen_destroy,					\
+	}
+
+/* The adapters GEN_OPS_DEFINE() fills the ops with: static P_gen_start ...
+ * P_gen_destroy, each calling the typed function. */
+#define GEN_OPS_ADAPTERS(P)							\
+	static int P##_gen_start(void *g, char *err, size_t len)		\
+	{ return P##_start(g, err, len); }					\
+	static int P##_gen_frames(void *g, uint64_t *frames)			\
+	{ return P##_frames(g, frames); }					\
+	static int P##_gen_error(void *g, char *err, size_t len)		\
+	{ return P##_error(g, err, len); }					\
+	static int P##_gen_stop(void *g, char *err, size_t len)			\
+	{ return P##_stop(g, err, len); }					\
+	static void P##_gen_destroy(void *g)					\
+	{ struct P *p = g; P##_destroy(&p); }
+
+/* The start of a generator's _new(): a zeroed object of SIZE bytes. When THREADS or FLOWS
+ * is out of range (or BAD is true): NULL, errno EINVAL and USAGE in ERR; out of memory:
+ * NULL, errno ENOMEM and "out of memory" in ERR. */
+void *gen_alloc(size_t size, int threads, int flows, bool bad, const char *usage, char *err,
+		size_t err_len);
+
+#endif

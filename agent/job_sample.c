@@ -1,0 +1,170 @@
+/* job_sample.c - the samples a job puts into its result (job_int.h): the spec's metric
+ * filter, records, per-window medians and outlier seconds, and the progress messages. */
+#include "job_int.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis.h"
+#include "proto.h"
+#include "stats.h"
+
+static bool metric_wanted(const struct job_ctx *c, const char *name)
+{
+	int i;
+
+	if (!c->spec.has_metrics)
+		return true;
+	for (i = 0; i < c->spec.n_metrics; i++) {
+		if (!strcmp(c->spec.metrics[i], name))
+			return true;
+	}
+	return false;
+}
+
+/* A sample that is a record of the job rather than a measurement the plan chose:
+ * emitted whatever the spec's metrics. SEQ -1: the whole window. */
+void job_add_record_seq(struct job_ctx *c, const char *metric, const char *subject,
+			   double value, const char *unit, const char *window, int seq)
+{
+	json_t *s;
+
+	if (!isfinite(value))
+		return;
+	s = json_pack("{s:s, s:s, s:f, s:s, s:s, s:o}", "metric", metric, "subject", subject,
+		      "value", value, "unit", unit, "window", window,
+		      "seq", seq >= 0 ? json_integer(seq) : json_null());
+	if (s)
+		json_array_append_new(c->samples, s);
+}
+
+/* A sample of a metric the spec lists (all of them when it lists none). */
+void job_add_sample(struct job_ctx *c, const char *metric, const char *subject,
+		       double value, const char *unit, const char *window, int seq)
+{
+	if (metric_wanted(c, metric))
+		job_add_record_seq(c, metric, subject, value, unit, window, seq);
+}
+
+void job_add_record(struct job_ctx *c, const char *metric, const char *subject,
+		       double value, const char *unit, const char *window)
+{
+	job_add_record_seq(c, metric, subject, value, unit, window, -1);
+}
+
+void job_progress(struct job_ctx *c, const char *phase, int second, int of,
+		     json_t *rates)
+{
+	json_t *msg;
+
+	if (!c->opts->progress) {
+		json_decref(rates);
+		return;
+	}
+	msg = proto_msg_new("progress");
+	if (msg) {
+		json_object_set(msg, "job", c->id);
+		json_object_set_new(msg, "phase", json_string(phase));
+		json_object_set_new(msg, "second", json_integer(second));
+		json_object_set_new(msg, "of", json_integer(of));
+		if (rates)
+			json_object_set(msg, "rates", rates);
+		c->opts->progress(c->opts->progress_ctx, msg);
+	}
+	json_decref(rates);
+	json_decref(msg);
+}
+
+bool job_any_metric(const struct job_ctx *c, const char *prefix)
+{
+	int i;
+
+	if (!c->spec.has_metrics)
+		return true;
+	for (i = 0; i < c->spec.n_metrics; i++) {
+		if (!strncmp(c->spec.metrics[i], prefix, strlen(prefix)))
+			return true;
+	}
+	return false;
+}
+
+/* Mark one series' outlier seconds (Tukey's fences, k = 1.5, over its per-second
+ * values SECS[0..N-1], samples IDX[] of c->samples) with "outlier": true and name
+ * them in c->outliers. */
+static void mark_outliers(struct job_ctx *c, const char *metric, const char *subject,
+			  const double *secs, const size_t *idx, size_t n)
+{
+	double lo, hi;
+	bool named = false;
+	size_t i;
+
+	if (analysis_tukey_fences(secs, n, 1.5, &lo, &hi))
+		return;
+	for (i = 0; i < n; i++) {
+		json_t *smp = json_array_get(c->samples, idx[i]);
+		size_t o = c->outliers_len, cap = sizeof(c->outliers);
+
+		if (secs[i] >= lo && secs[i] <= hi)
+			continue;
+		json_object_set_new(smp, "outlier", json_true());
+		if (o + 1 >= cap)
+			continue;
+		o += (size_t)snprintf(c->outliers + o, cap - o, "%s%s%s%s%s second %lld %s fence %.4g",
+				      named ? ", " : o ? "; " : "", named ? "" : metric,
+				      named || !*subject ? "" : " of '", named ? "" : subject,
+				      named || !*subject ? "" : "'",
+				      (long long)json_integer_value(json_object_get(smp, "seq")),
+				      secs[i] < lo ? "below" : "above", secs[i] < lo ? lo : hi);
+		c->outliers_len = o < cap ? o : cap - 1;
+		named = true;
+	}
+}
+
+/* After a window: for each of its per-second series, the median of the seconds as the
+ * whole-window sample METRIC.median (docs/agent.md, "Windows and seconds"), and its
+ * outlier seconds marked. */
+void job_window_robust(struct job_ctx *c, const char *window)
+{
+	size_t n = json_array_size(c->samples), i, j, k;
+	double *secs = calloc(n ? n : 1, sizeof(*secs));
+	size_t *idx = calloc(n ? n : 1, sizeof(*idx));
+	char *done = calloc(n ? n : 1, 1);
+
+	for (i = 0; secs && idx && done && i < n; i++) {
+		json_t *a = json_array_get(c->samples, i);
+		const char *metric = json_string_value(json_object_get(a, "metric"));
+		const char *subject = json_string_value(json_object_get(a, "subject"));
+		char name[128];
+
+		if (done[i] || !json_is_integer(json_object_get(a, "seq")) ||
+		    strcmp(json_string_value(json_object_get(a, "window")), window) ||
+		    !strncmp(metric, "warmup.", 7))
+			continue;
+		for (j = i, k = 0; j < n; j++) {
+			json_t *b = json_array_get(c->samples, j);
+
+			if (done[j] || !json_is_integer(json_object_get(b, "seq")) ||
+			    strcmp(json_string_value(json_object_get(b, "window")), window) ||
+			    strcmp(json_string_value(json_object_get(b, "metric")), metric) ||
+			    strcmp(json_string_value(json_object_get(b, "subject")), subject))
+				continue;
+			done[j] = 1;
+			idx[k] = j;
+			secs[k++] = json_number_value(json_object_get(b, "value"));
+		}
+		snprintf(name, sizeof(name), "%s.median", metric);
+		job_add_record(c, name, subject, stats_median(secs, k),
+			   json_string_value(json_object_get(a, "unit")), window);
+		/* the series the tables are about: the receiving port's rate and the
+		 * programs' cost (a port that receives a frame now and then has a
+		 * quartile range of 0 and an "outlier" in every window) */
+		if (!strcmp(metric, "prog.ns_per_run") ||
+		    (!strcmp(metric, "port.rx_pps") && c->rx_role && !strcmp(subject, c->rx_role)))
+			mark_outliers(c, metric, subject, secs, idx, k);
+	}
+	free(secs);
+	free(idx);
+	free(done);
+}

@@ -1,0 +1,540 @@
+/* job_window.c - the measurement windows of a job (job_int.h): warmup, rate and cost,
+ * each a counter snapshot per second at absolute deadlines and the samples of each
+ * second and of the whole window; the verdicts' facts of the rate window; what others
+ * took of the measured CPUs; and the host warm-up. */
+#include "job_int.h"
+
+#include <errno.h>
+#include <math.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "log.h"
+#include "util.h"
+#include "verdict.h"
+
+/* Counters at one instant. */
+struct job_snap {
+	int64_t t_ns;			/* CLOCK_MONOTONIC, middle of the reads */
+	struct ifstats_counters *ports;	/* n_ports */
+	uint64_t gen_frames;
+	struct progstats *progs;	/* n_progs */
+	uint64_t *counters;		/* attach_counter_count() */
+	struct cpustat cpu;		/* empty unless cpu.* metrics are wanted */
+};
+
+static bool cancelled(const struct job_ctx *c)
+{
+	return c->opts->cancel && atomic_load(c->opts->cancel);
+}
+
+/* Sleep until the CLOCK_MONOTONIC instant DEADLINE_NS, looking at the cancel flag every
+ * JOB_POLL_MS. Returns 0, or -ECANCELED. */
+int job_sleep_until(struct job_ctx *c, int64_t deadline_ns)
+{
+	for (;;) {
+		int64_t now = util_mono_ns(), until;
+		struct timespec ts;
+
+		if (cancelled(c))
+			return -ECANCELED;
+		if (now >= deadline_ns)
+			return 0;
+		until = deadline_ns - now > JOB_POLL_MS * 1000000LL ?
+			now + JOB_POLL_MS * 1000000LL : deadline_ns;
+		ts.tv_sec = until / 1000000000LL;
+		ts.tv_nsec = until % 1000000000LL;
+		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+	}
+}
+
+
+/* Under icount, job_sleep_until() DEADLINE_NS in slices of COSTSLICE_NS, reading every
+ * attached program's bpf_stats at the end of each slice into c->slices. Returns 0,
+ * -ECANCELED, or -errno with c->err set. */
+static int sleep_sliced(struct job_ctx *c, int64_t deadline_ns)
+{
+	int n = attach_count(c->attach), i, err;
+	struct progstats now[n ? n : 1];
+
+	for (;;) {
+		int64_t t = util_mono_ns();
+
+		if (t >= deadline_ns)
+			return 0;
+		err = job_sleep_until(c, t + COSTSLICE_NS < deadline_ns ? t + COSTSLICE_NS
+								  : deadline_ns);
+		if (err)
+			return err;
+		for (i = 0; i < n; i++) {
+			err = progstats_read(attach_get(c->attach, i)->prog_fd, &now[i]);
+			if (err) {
+				snprintf(c->err, sizeof(c->err), "cannot read bpf_stats of '%s': %s",
+					 attach_get(c->attach, i)->subject, strerror(-err));
+				return err;
+			}
+		}
+		costslice_add(c->slices, now);
+	}
+}
+
+static int attach_count_counters(const struct job_ctx *c)
+{
+	return c->attach ? attach_counter_count(c->attach) : 0;
+}
+
+static int snap_init(struct job_ctx *c, struct job_snap *s)
+{
+	int n_progs = c->attach ? attach_count(c->attach) : 0;
+
+	memset(s, 0, sizeof(*s));
+	int n_counters = attach_counter_count(c->attach);
+
+	s->ports = calloc(c->n_ports ? c->n_ports : 1, sizeof(*s->ports));
+	s->progs = calloc(n_progs ? n_progs : 1, sizeof(*s->progs));
+	s->counters = calloc(n_counters ? n_counters : 1, sizeof(*s->counters));
+	return s->ports && s->progs && s->counters ? 0 : -ENOMEM;
+}
+
+static void snap_release(struct job_snap *s)
+{
+	free(s->ports);
+	free(s->progs);
+	free(s->counters);
+	cpustat_release(&s->cpu);
+	s->ports = NULL;
+	s->progs = NULL;
+	s->counters = NULL;
+}
+
+static void snap_copy(struct job_ctx *c, struct job_snap *dst, const struct job_snap *src)
+{
+	int n_progs = c->attach ? attach_count(c->attach) : 0;
+
+	dst->t_ns = src->t_ns;
+	dst->gen_frames = src->gen_frames;
+	memcpy(dst->ports, src->ports, c->n_ports * sizeof(*dst->ports));
+	memcpy(dst->progs, src->progs, n_progs * sizeof(*dst->progs));
+	memcpy(dst->counters, src->counters,
+	       attach_counter_count(c->attach) * sizeof(*dst->counters));
+	if (src->cpu.n) {
+		struct cpustat_cpu *cpus = realloc(dst->cpu.cpus, src->cpu.n * sizeof(*cpus));
+
+		if (cpus) {
+			memcpy(cpus, src->cpu.cpus, src->cpu.n * sizeof(*cpus));
+			dst->cpu.cpus = cpus;
+			dst->cpu.n = src->cpu.n;
+		}
+	}
+}
+
+/* Read every counter the job samples into S. Returns 0 or -errno with c->err set. */
+static int snap_take(struct job_ctx *c, struct job_snap *s, bool progs)
+{
+	int64_t t0 = util_mono_ns();
+	int i, err;
+
+	for (i = 0; i < c->n_ports; i++) {
+		err = ifstats_read(c->rtnl, c->ports[i].ifindex, &s->ports[i]);
+		if (err) {
+			snprintf(c->err, sizeof(c->err), "cannot read counters of port '%s' ('%s'): %s",
+				 c->ports[i].role, c->ports[i].ifname, strerror(-err));
+			return err;
+		}
+	}
+	if (c->gen) {
+		err = c->gen_ops->frames(c->gen, &s->gen_frames);
+		if (err) {
+			snprintf(c->err, sizeof(c->err), "cannot read the generator's frame count: %s",
+				 strerror(-err));
+			return err;
+		}
+	}
+	for (i = 0; progs && i < attach_count(c->attach); i++) {
+		const struct attach_prog *p = attach_get(c->attach, i);
+
+		err = progstats_read(p->prog_fd, &s->progs[i]);
+		if (err) {
+			snprintf(c->err, sizeof(c->err), "cannot read bpf_stats of '%s': %s",
+				 p->subject, strerror(-err));
+			return err;
+		}
+	}
+	for (i = 0; !progs && i < attach_count_counters(c); i++) {
+		err = attach_counter_read(c->attach, i, &s->counters[i]);
+		if (err) {
+			snprintf(c->err, sizeof(c->err), "cannot read counter '%s' of map '%s': %s",
+				 attach_counter_get(c->attach, i)->name,
+				 attach_counter_get(c->attach, i)->map, strerror(-err));
+			return err;
+		}
+	}
+	if (!progs && (job_any_metric(c, "cpu.") || c->gen)) {
+		err = cpustat_read(c->opts->proc_stat, &s->cpu);
+		if (err) {
+			snprintf(c->err, sizeof(c->err), "cannot read '%s': %s",
+				 c->opts->proc_stat ? c->opts->proc_stat : "/proc/stat",
+				 strerror(-err));
+			return err;
+		}
+	}
+	s->t_ns = t0 + (util_mono_ns() - t0) / 2;
+	return 0;
+}
+
+/* What the verdicts need from interval A -> B of the rate window (SEQ -1: whole). */
+static void rate_facts(struct job_ctx *c, const struct job_snap *a, const struct job_snap *b,
+		       double dt, int seq)
+{
+	int i;
+
+	for (i = 0; i < c->n_ports; i++) {
+		const struct ifstats_counters *x = &a->ports[i], *y = &b->ports[i];
+		double rx = (double)(y->rx_packets - x->rx_packets);
+
+		if (c->rx_role && !strcmp(c->ports[i].role, c->rx_role)) {
+			if (seq >= 0 && c->rx_series)
+				c->rx_series[c->n_rx_series++] = rx / dt;
+			if (seq < 0)
+				c->rate_rx_frames = rx;
+		}
+		if (seq < 0) {
+			/* A generator outrunning the path overflows its own port's queue and
+			 * the receiver's: those drops are the generator's, not the path's. */
+			bool gen_tx = c->from && !strcmp(c->ports[i].role, c->from);
+			bool gen_rx = c->from && c->rx_role && !strcmp(c->ports[i].role, c->rx_role);
+
+			c->rate_all_rx += rx;
+			c->rate_errors += (double)(y->rx_errors - x->rx_errors);
+			if (!gen_tx)
+				c->rate_errors += (double)(y->tx_errors - x->tx_errors) +
+						  (double)(y->tx_dropped - x->tx_dropped);
+			if (!gen_rx)
+				c->rate_errors += (double)(y->rx_dropped - x->rx_dropped);
+		}
+	}
+	for (i = 0; seq < 0 && i < attach_count_counters(c); i++) {
+		if (strstr(attach_counter_get(c->attach, i)->name, "err"))
+			c->rate_errors += (double)(b->counters[i] - a->counters[i]);
+	}
+	if (seq < 0 && a->cpu.n && a->cpu.n == b->cpu.n) {
+		int cpu[a->cpu.n], n = 0;
+		double busy[a->cpu.n], soft;
+		struct verdict_cpus vc = {
+			.cpu = cpu, .busy = busy,
+			.gen_cpus = c->n_gen_cpus ? c->gen_cpus : NULL, .n_gen = c->n_gen_cpus,
+			/* a veth peer's NAPI (or backlog) runs on the sending CPU */
+			.rx_on_gen_cpu = c->from_veth,
+		};
+
+		for (i = 0; i < a->cpu.n; i++) {
+			if (cpustat_share(&a->cpu, &b->cpu, i, &busy[n], &soft))
+				continue;
+			cpu[n++] = b->cpu.cpus[i].cpu;
+		}
+		vc.n = n;
+		c->rx_cpu_busy = verdict_rx_busy(&vc, c->rx_cpus, sizeof(c->rx_cpus));
+	}
+}
+
+/* Samples of one interval A -> B; SEQ -1 for the whole window. */
+static void emit(struct job_ctx *c, enum job_window w, const struct job_snap *a,
+		 const struct job_snap *b, int seq)
+{
+	double dt = (b->t_ns - a->t_ns) / 1e9;
+	int i;
+
+	if (dt <= 0)
+		return;
+	if (w == JOB_RATE) {
+		for (i = 0; i < c->n_ports; i++) {
+			const struct ifstats_counters *x = &a->ports[i], *y = &b->ports[i];
+			double drops = (double)(y->rx_dropped - x->rx_dropped) +
+				       (double)(y->tx_dropped - x->tx_dropped);
+
+			job_add_sample(c, "port.rx_pps", c->ports[i].role,
+				   (y->rx_packets - x->rx_packets) / dt, "pps", "rate", seq);
+			job_add_sample(c, "port.tx_pps", c->ports[i].role,
+				   (y->tx_packets - x->tx_packets) / dt, "pps", "rate", seq);
+			job_add_sample(c, "port.drop_pps", c->ports[i].role, drops / dt, "pps", "rate",
+				   seq);
+		}
+		if (c->gen) {
+			job_add_sample(c, "gen.tx_pps", c->from, (b->gen_frames - a->gen_frames) / dt,
+				   "pps", "rate", seq);
+			if (seq < 0)
+				c->rate_gen_frames = b->gen_frames - a->gen_frames;
+		}
+		for (i = 0; i < attach_count_counters(c); i++)
+			job_add_sample(c, "counter.pps", attach_counter_get(c->attach, i)->name,
+				   (b->counters[i] - a->counters[i]) / dt, "pps", "rate", seq);
+		for (i = 0; i < a->cpu.n && i < b->cpu.n; i++) {
+			char subject[32];
+			double busy, softirq;
+
+			if (cpustat_share(&a->cpu, &b->cpu, i, &busy, &softirq))
+				continue;
+			snprintf(subject, sizeof(subject), "cpu%d", b->cpu.cpus[i].cpu);
+			job_add_sample(c, "cpu.busy", subject, busy, "ratio", "rate", seq);
+			job_add_sample(c, "cpu.softirq", subject, softirq, "ratio", "rate", seq);
+		}
+		rate_facts(c, a, b, dt, seq);
+		for (i = 0; seq < 0 && i < c->n_ports; i++) {
+			if (c->from && !strcmp(c->ports[i].role, c->from))
+				c->rate_from_tx = b->ports[i].tx_packets - a->ports[i].tx_packets +
+						  b->ports[i].tx_dropped - a->ports[i].tx_dropped;
+		}
+	} else if (w == JOB_COST) {
+		for (i = 0; i < attach_count(c->attach); i++) {
+			const struct attach_prog *p = attach_get(c->attach, i);
+			uint64_t runs = b->progs[i].run_cnt - a->progs[i].run_cnt;
+			uint64_t ns = b->progs[i].run_time_ns - a->progs[i].run_time_ns;
+
+			double per_run = runs ? (double)ns / runs : NAN;
+
+			/* under icount: the interrupt-free count of the window's slices */
+			if (c->slices)
+				per_run = seq >= 0 ? costslice_take_second(c->slices, i)
+						   : costslice_window(c->slices, i);
+			if (!isnan(per_run))	/* no runs, no cost to report */
+				job_add_sample(c, "prog.ns_per_run", p->subject, per_run, "ns",
+					   "cost", seq);
+			job_add_sample(c, "prog.run_pps", p->subject, runs / dt, "pps", "cost", seq);
+		}
+	}
+}
+
+/* {ROLE: rx pps} between A and B for progress messages. */
+static json_t *rates_json(struct job_ctx *c, const struct job_snap *a, const struct job_snap *b)
+{
+	double dt = (b->t_ns - a->t_ns) / 1e9;
+	json_t *r = json_object();
+	int i;
+
+	for (i = 0; r && dt > 0 && i < c->n_ports; i++)
+		json_object_set_new(r, c->ports[i].role,
+				    json_real(round((b->ports[i].rx_packets -
+						     a->ports[i].rx_packets) / dt)));
+	return r;
+}
+
+/* Where the measured work of the job ran (disturb.h): the generator's CPUs when it is
+ * pinned and the receive path runs there (a veth peer's NAPI); else those and every CPU
+ * that served at least a quarter of the window's NET_RX softirqs. Without a pinned
+ * generator (traffic from outside, a pair's DUT, udp without traffic.cpus): the NET_RX
+ * CPUs this agent may run on, else every CPU it may run on (a DUT in a lab in a box
+ * receives on its partner's CPU, whose generator is not "others" to the pair). Returns
+ * the count in OUT (0: every CPU). */
+static int measured_cpus(struct job_ctx *c, const struct disturb_snap *a,
+			 const struct disturb_snap *b, int *out, int max)
+{
+	int n = 0, rx[64], n_rx, i, j;
+	cpu_set_t set;
+
+	for (i = 0; i < c->n_gen_cpus && n < max; i++)
+		out[n++] = c->gen_cpus[i];
+	if (n && c->from_veth)
+		return n;
+	n_rx = disturb_rx_cpus(a, b, 0.25, rx, 64);
+	if (!n && sched_getaffinity(0, sizeof(set), &set))
+		return 0;
+	for (i = 0; i < n_rx && n < max; i++) {
+		for (j = 0; j < n && out[j] != rx[i]; j++)
+			;
+		if (j == n && (c->n_gen_cpus || CPU_ISSET(rx[i], &set)))
+			out[n++] = rx[i];
+	}
+	for (i = 0; !n && !c->n_gen_cpus && i < CPU_SETSIZE && n < max; i++)
+		if (CPU_ISSET(i, &set))
+			out[n++] = i;
+	return n;
+}
+
+/* The disturbance snapshot at the start of a rate or cost window (best effort: a /proc
+ * that cannot be read leaves the window without disturbance figures). */
+static void disturb_begin(struct job_ctx *c)
+{
+	if (disturb_read(c->opts->proc_dir, &c->dist_first))
+		disturb_release(&c->dist_first);
+}
+
+/* What others took of the measured CPUs over window W of DT_S seconds: into c->dist,
+ * and the samples cpu.others (per CPU) and, for the rate window, rx.cpu. */
+static void disturb_end(struct job_ctx *c, enum job_window w, double dt_s)
+{
+	struct disturb_snap end = { 0 };
+	struct disturb_window *dw = &c->dist[w == JOB_COST];
+	const char *window = w == JOB_COST ? "cost" : "rate";
+	int cpus[64], n, i;
+
+	if (!c->dist_first.n || disturb_read(c->opts->proc_dir, &end))
+		goto out;
+	n = measured_cpus(c, &c->dist_first, &end, cpus, 64);
+	if (disturb_measure(&c->dist_first, &end, cpus, n, dt_s, c->irq_time, dw))
+		goto out;
+	c->dist_done[w == JOB_COST] = true;
+	for (i = 0; i < end.n; i++) {
+		double others = disturb_cpu_others(&c->dist_first, &end, i, c->irq_time);
+		char subject[32];
+		int k;
+
+		for (k = 0; k < n && cpus[k] != end.cpus[i].cpu; k++)
+			;
+		if (others < 0 || (n && k == n))
+			continue;	/* a CPU the measured work did not use */
+		snprintf(subject, sizeof(subject), "cpu%d", end.cpus[i].cpu);
+		job_add_record(c, "cpu.others", subject, others, "ratio", window);
+	}
+	if (w == JOB_RATE && dw->rx_cpu >= 0) {
+		c->rx_cpu = dw->rx_cpu;
+		/* always recorded: compare tells two populations apart by it */
+		job_add_record(c, "rx.cpu", c->rx_role ? c->rx_role : "", dw->rx_cpu, "cpu",
+			   window);
+	}
+	pr_debug("job: %s window: others took %.1f%% of the measured CPUs (%s); NET_RX on cpu%d (%.0f%%)",
+		 window, 100.0 * dw->others, dw->text, dw->rx_cpu, 100.0 * dw->rx_share);
+out:
+	disturb_release(&end);
+	disturb_release(&c->dist_first);
+}
+
+static const char *window_phase(enum job_window w)
+{
+	return w == JOB_WARMUP ? "warmup" : w == JOB_RATE ? "rate" : "cost";
+}
+
+/* Run one phase of DURATION_MS: a counter snapshot per second at absolute deadlines,
+ * samples per second and for the whole phase (not for warmup), a progress message per
+ * second. Returns 0, -ECANCELED, or -errno with c->err set. */
+int job_run_window(struct job_ctx *c, enum job_window w, int64_t duration_ms)
+{
+	struct job_snap first, prev, cur;
+	struct costslice slices;
+	int n = (int)((duration_ms + 999) / 1000), i, err;
+	bool progs = w == JOB_COST;
+	int64_t t0;
+
+	memset(&first, 0, sizeof(first));
+	memset(&prev, 0, sizeof(prev));
+	memset(&cur, 0, sizeof(cur));
+	err = snap_init(c, &first) ?: snap_init(c, &prev) ?: snap_init(c, &cur);
+	if (err) {
+		snprintf(c->err, sizeof(c->err), "out of memory");
+		goto out;
+	}
+	if (w != JOB_WARMUP)
+		disturb_begin(c);
+	err = snap_take(c, &first, progs);
+	if (err)
+		goto out;
+	snap_copy(c, &prev, &first);
+	if (progs && c->icount) {
+		err = costslice_init(&slices, attach_count(c->attach), first.progs);
+		if (err) {
+			snprintf(c->err, sizeof(c->err), "out of memory");
+			goto out;
+		}
+		c->slices = &slices;
+	}
+	t0 = first.t_ns;
+	for (i = 0; i < n; i++) {
+		int64_t end_ms = (i + 1) * 1000LL < duration_ms ? (i + 1) * 1000LL : duration_ms;
+
+		err = c->slices ? sleep_sliced(c, t0 + end_ms * 1000000LL)
+				: job_sleep_until(c, t0 + end_ms * 1000000LL);
+		if (err)
+			goto out;
+		if (c->gen)
+			err = c->gen_ops->error(c->gen, c->err, sizeof(c->err));
+		if (err)
+			goto out;
+		err = snap_take(c, &cur, progs);
+		if (err)
+			goto out;
+		if (w != JOB_WARMUP)
+			emit(c, w, &prev, &cur, i);
+		job_progress(c, window_phase(w), i + 1, n, rates_json(c, &prev, &cur));
+		snap_copy(c, &prev, &cur);
+	}
+	if (w != JOB_WARMUP) {
+		emit(c, w, &first, &cur, -1);
+		job_window_robust(c, window_phase(w));
+		disturb_end(c, w, (cur.t_ns - first.t_ns) / 1e9);
+	}
+	if (w == JOB_RATE)
+		c->rate_done = true;
+	pr_debug("job: %s window of %lld ms done", window_phase(w), (long long)duration_ms);
+	if (c->slices)
+		pr_debug("job: icount cost over %llu slices of %lld ns",
+			 (unsigned long long)slices.slices, COSTSLICE_NS);
+out:
+	if (c->slices) {
+		costslice_release(c->slices);
+		c->slices = NULL;
+	}
+	snap_release(&first);
+	snap_release(&prev);
+	snap_release(&cur);
+	return err;
+}
+
+/* The host warm-up: a host that has just started or was idle for JOB_IDLE_MS runs the
+ * job's traffic with bpf_stats on in rounds of JOB_WARM_ROUND_MS until every attached
+ * program's cost per run moved less than JOB_WARM_SETTLED from the round before (at
+ * most JOB_WARM_MAX_ROUNDS), so that the first job of a lab does not measure a cold
+ * host. The rounds are kept as samples warmup.ns_per_run (seq = round, window cost)
+ * and count for nothing else. Returns 0, -ECANCELED, or -errno with c->err set. */
+int job_warm_up(struct job_ctx *c)
+{
+	int n = attach_count(c->attach), r, i, err;
+	struct job_snap a, b;
+	double prev[n ? n : 1];
+
+	memset(&a, 0, sizeof(a));
+	memset(&b, 0, sizeof(b));
+	c->stats_fd = progstats_enable();
+	if (c->stats_fd < 0) {
+		err = c->stats_fd;
+		snprintf(c->err, sizeof(c->err), "cannot enable bpf_stats: %s", strerror(-err));
+		return err;
+	}
+	err = snap_init(c, &a) ?: snap_init(c, &b);
+	if (err) {
+		snprintf(c->err, sizeof(c->err), "out of memory");
+		goto out;
+	}
+	err = snap_take(c, &a, true);
+	for (r = 0; !err && r < JOB_WARM_MAX_ROUNDS && !c->warm_settled; r++) {
+		bool settled = r > 0;
+
+		err = job_sleep_until(c, a.t_ns + JOB_WARM_ROUND_MS * 1000000LL) ?:
+		      snap_take(c, &b, true);
+		if (err)
+			break;
+		for (i = 0; i < n; i++) {
+			uint64_t runs = b.progs[i].run_cnt - a.progs[i].run_cnt;
+			double ns = runs ? (double)(b.progs[i].run_time_ns -
+						    a.progs[i].run_time_ns) / runs : NAN;
+
+			job_add_record_seq(c, "warmup.ns_per_run", attach_get(c->attach, i)->subject,
+				       ns, "ns", "cost", r);
+			if (r > 0 && !(fabs(ns - prev[i]) < JOB_WARM_SETTLED * prev[i]))
+				settled = false;
+			prev[i] = ns;
+		}
+		job_progress(c, "warmup", r + 1, JOB_WARM_MAX_ROUNDS, NULL);
+		c->warm_rounds = r + 1;
+		c->warm_settled = settled;
+		snap_copy(c, &a, &b);
+	}
+	pr_info("job: host warm-up of %d round%s, cost %s", c->warm_rounds,
+		c->warm_rounds == 1 ? "" : "s", c->warm_settled ? "settled" : "not settled");
+out:
+	progstats_disable(&c->stats_fd);
+	snap_release(&a);
+	snap_release(&b);
+	return err;
+}

@@ -1,0 +1,417 @@
+/* agents.c - the agents' side of the coordinator: an agent's messages (hello,
+ * heartbeat, accept, progress, error, and the table that hands ready, probe_report,
+ * boot_report and result to link.c, boot.c and results.c), its heartbeats and its
+ * liveness (an agent silent for liveness heartbeats is declared gone). The agents
+ * themselves, sending to them and the stale marks are core.c's (coord_core.h).
+ *
+ * Event loop thread only; handlers do a few SQLite transactions and non-blocking sends.
+ */
+#include "coord_agents.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zmq.h>
+
+#include "coord_boot.h"
+#include "coord_core.h"
+#include "coord_link.h"
+#include "coord_machine.h"
+#include "coord_results.h"
+#include "log.h"
+#include "proto_schema.h"
+#include "samples.h"
+#include "store_link.h"
+#include "util.h"
+
+#define COORD_SEEN_STORE_MS 5000	/* how often last_seen goes to the store */
+
+/* --- liveness --- */
+
+static const char *agent_name_of(struct coord *c, int64_t host_id)
+{
+	struct coord_agent *a;
+
+	for (a = c->agents; a; a = a->next)
+		if (a->host_id == host_id)
+			return a->name;
+	return "?";
+}
+
+static void agent_gone(struct coord *c, struct coord_agent *a, int64_t silent_ms)
+{
+	struct store_lost lost = { 0 };
+	int64_t running = a->job_id;
+	int requeued;
+
+	if (a->seen_wall != a->seen_stored_wall &&
+	    store_host_seen(c->store, a->host_id, a->seen_wall))
+		pr_warn("%s", store_errmsg(c->store));
+	if (store_host_lost(c->store, a->host_id, c->opts.max_attempts, util_wall_ms(), &lost))
+		pr_warn("%s", store_errmsg(c->store));
+	requeued = lost.requeued;
+	c->stats.jobs_moved += lost.moved;
+	c->stats.jobs_lost_failed += lost.failed;
+	if (lost.failed)
+		pr_warn("agent '%s' gone: %d running job%s failed after %d attempts", a->name,
+			lost.failed, lost.failed == 1 ? "" : "s", c->opts.max_attempts);
+	if (lost.moved)
+		pr_info("agent '%s' gone: %d queued job%s moved to '%s'", a->name, lost.moved,
+			lost.moved == 1 ? "" : "s", agent_name_of(c, lost.moved_to));
+	a->connected = false;
+	a->job_id = 0;
+	a->ready_job = a->go_job = 0;	/* that attempt's barrier is over */
+	json_decref(a->progress);
+	a->progress = NULL;
+	c->stats.agents_gone++;
+	if (requeued)
+		pr_info("agent '%s' gone: silent for %lld ms; %d running job%s queued again",
+			a->name, (long long)silent_ms, requeued, requeued == 1 ? "" : "s");
+	else
+		pr_info("agent '%s' gone: silent for %lld ms", a->name, (long long)silent_ms);
+	/* the other side of a pair with this host is told now, not at its barrier's end */
+	coord_link_lost(c, a, running);
+}
+
+/* --- messages --- */
+
+/* Tell agent A to stop job JOB, which is not its job any more (WHY), and drop what it
+ * still sends for it: the job is measured where it is now (docs/protocol.md, "Faults"). */
+static void take_away(struct coord *c, struct coord_agent *a, int64_t job, const char *why)
+{
+	json_t *cancel = proto_msg_new("cancel");
+
+	coord_stale_mark(a, job);
+	if (cancel && !json_object_set_new(cancel, "job", json_integer(job)))
+		coord_send_agent(c, a, cancel);
+	json_decref(cancel);
+	pr_warn("agent '%s': job %lld is not its job any more (%s): told to cancel it; what "
+		"it sends for it is dropped", a->name, (long long)job, why);
+}
+
+/* Whether job JOB, which agent A kept running across a reconnect, is still its own (it is
+ * then running again). Not when it was taken away meanwhile: that attempt was given up
+ * (one side of a pair whose other side was aborted when this host went silent), it moved
+ * to another host, or it has finished (WHY says which). */
+static bool kept_job_ours(struct coord *c, struct coord_agent *a, int64_t job, char *why,
+			  size_t len)
+{
+	char state[16] = "";
+	int err;
+
+	if (coord_stale(a, job)) {
+		snprintf(why, len, "that attempt was given up while the host was silent");
+		return false;
+	}
+	if (!store_job_state(c->store, job, state) &&
+	    (!strcmp(state, "done") || !strcmp(state, "failed"))) {
+		snprintf(why, len, "it has %s meanwhile", state);
+		return false;
+	}
+	err = store_job_accept(c->store, job, a->host_id, util_wall_ms());
+	if (err == -EPERM) {
+		snprintf(why, len, "it moved to another host while this one was gone");
+		return false;
+	}
+	if (err)
+		pr_info("agent '%s' still runs job %lld: %s", a->name, (long long)job,
+			store_errmsg(c->store));
+	return true;
+}
+
+static void on_hello(struct coord *c, const void *id, size_t id_len, const json_t *msg)
+{
+	const char *name = proto_get_str(msg, "agent", NULL);
+	const char *version = proto_get_str(msg, "version", "");
+	const json_t *inv = json_object_get(msg, "inventory");
+	struct coord_agent *a, *other;
+	int64_t host_id = 0, dropped;
+	long long running = proto_get_int(msg, "job", 0);
+	int requeued = 0;
+	json_t *welcome;
+	char taken_why[128];
+	bool again, taken = false;
+
+	if (!name || !*name || strlen(name) > 255) {
+		coord_bad_message(c, c->agents_sock, id, id_len, "an agent", "hello",
+				  "hello without an 'agent' name");
+		return;
+	}
+	if (!json_is_object(inv)) {
+		coord_bad_message(c, c->agents_sock, id, id_len, "an agent", "hello",
+				  "hello from '%s' without an 'inventory' object", name);
+		return;
+	}
+	if (store_host_hello(c->store, name, version, inv, util_wall_ms(), &host_id,
+			     &requeued)) {
+		pr_warn("%s", store_errmsg(c->store));
+		coord_reply(c->agents_sock, id, id_len,
+			    proto_error_new("hello", "%s", store_errmsg(c->store)));
+		return;
+	}
+	/* A connection that spoke for another agent name loses it: one name per peer. */
+	other = coord_agent_by_rid(c, id, id_len);
+	if (other && strcmp(other->name, name))
+		other->connected = false;
+	a = coord_agent_by_name(c, name);
+	if (!a) {
+		a = calloc(1, sizeof(*a));
+		if (!a || !(a->name = strdup(name))) {
+			free(a);
+			pr_warn("cannot register agent '%s': out of memory", name);
+			return;
+		}
+		a->next = c->agents;
+		c->agents = a;
+	}
+	again = a->connected;
+	/* a new session that does not go on with the job of the last one (the agent was
+	 * restarted before it was declared gone): the store queued that job again */
+	dropped = again && a->job_id && a->job_id != running ? a->job_id : 0;
+	a->host_id = host_id;
+	memcpy(a->rid, id, id_len);
+	a->rid_len = id_len;
+	a->connected = true;
+	a->job_id = 0;
+	a->last_recv_mono = util_mono_ms();
+	a->seen_wall = a->seen_stored_wall = util_wall_ms();
+	json_decref(a->inventory);
+	a->inventory = json_deep_copy(inv);
+	json_decref(a->progress);
+	a->progress = NULL;
+	a->hold_until_mono = 0;
+	a->gone_mono = 0;
+	a->spooled = (int)json_array_size(json_object_get(msg, "spooled"));
+	if (a->spooled)	/* let its spooled results in before it gets a job */
+		a->hold_until_mono = util_mono_ms() + c->opts.heartbeat_ms;
+	if (running > 0) {
+		/* it kept running a job across a reconnect: that job is its again, unless it
+		 * was taken away meanwhile (told after the welcome); either way the agent is
+		 * busy until its result */
+		taken = !kept_job_ours(c, a, running, taken_why, sizeof(taken_why));
+		a->job_id = running;
+		requeued = 0;
+	}
+	/* barrier state only for the job it goes on with, if that is still its own */
+	if (taken || a->ready_job != a->job_id)
+		a->ready_job = 0;
+	if (taken || a->go_job != a->job_id)
+		a->go_job = 0;
+	pr_info("agent '%s' %s: host %lld, kernel %s, %zu port(s)%s", name,
+		again ? "registered again" : "registered", (long long)host_id,
+		proto_get_str(json_object_get(inv, "kernel"), "release", "unknown"),
+		json_array_size(json_object_get(inv, "ports")),
+		requeued ? "; the job it was running is queued again" : "");
+	coord_boot_hello(c, a, msg);
+	welcome = proto_msg_new("welcome");
+	if (welcome && !json_object_set_new(welcome, "heartbeat_ms",
+					    json_integer(c->opts.heartbeat_ms)))
+		coord_send_agent(c, a, welcome);
+	json_decref(welcome);
+	if (taken)
+		take_away(c, a, running, taken_why);
+	/* the other side of that job's pair is told now, as if this host had gone */
+	coord_link_restarted(c, a, dropped);
+	coord_machine_hello(c, a);
+	coord_dispatch_agent(c, a, util_mono_ms());
+}
+
+static void on_heartbeat(struct coord *c, struct coord_agent *a, const void *id,
+			 size_t id_len, const json_t *msg)
+{
+	/* liveness was refreshed by the caller */
+}
+
+static void on_accept(struct coord *c, struct coord_agent *a, const void *id, size_t id_len,
+		      const json_t *msg)
+{
+	long long job = proto_get_int(msg, "job", -1);
+
+	if (job < 1) {
+		coord_bad_message(c, c->agents_sock, id, id_len, "an agent", "accept",
+				  "accept without a 'job' id");
+		return;
+	}
+	if (job != a->job_id) {
+		/* a job message from before this session's hello (the agent was stopped, e.g.
+		 * SIGSTOP, declared gone, and read it on waking), or one never sent to it */
+		take_away(c, a, job, "it was not handed to this session of the agent");
+		return;
+	}
+	coord_stale_forget(a, job);
+	if (store_job_accept(c->store, job, a->host_id, util_wall_ms())) {
+		pr_warn("agent '%s': %s", a->name, store_errmsg(c->store));
+		coord_reply(c->agents_sock, id, id_len,
+			    proto_error_new("accept", "%s", store_errmsg(c->store)));
+		return;
+	}
+	pr_debug("job %lld accepted by '%s'", job, a->name);
+}
+
+static void on_progress(struct coord *c, struct coord_agent *a, const void *id,
+			size_t id_len, const json_t *msg)
+{
+	json_decref(a->progress);
+	a->progress = json_incref((json_t *)msg);
+	pr_debug("job %lld on '%s': %s %lld/%lld", proto_get_int(msg, "job", 0), a->name,
+		 proto_get_str(msg, "phase", "?"), proto_get_int(msg, "second", 0),
+		 proto_get_int(msg, "of", 0));
+}
+
+/* An agent's `error`: it refused a job (e.g. busy with one it kept across a reconnect).
+ * The job goes back to the queue and the agent gets no job for a heartbeat. */
+static void on_agent_error(struct coord *c, struct coord_agent *a, const void *id,
+			   size_t id_len, const json_t *msg)
+{
+	const char *about = proto_get_str(msg, "in_reply_to", "");
+	long long job = proto_get_int(msg, "job", 0);
+
+	pr_warn("agent '%s' says: %s", a->name, proto_get_str(msg, "message", "(no message)"));
+	if (strcmp(about, "job") || job < 1 || job != a->job_id)
+		return;
+	if (store_job_requeue(c->store, job))
+		pr_warn("%s", store_errmsg(c->store));
+	a->job_id = 0;
+	a->hold_until_mono = util_mono_ms() + c->opts.heartbeat_ms;
+}
+
+typedef void (*agent_handler_fn)(struct coord *c, struct coord_agent *a, const void *id,
+				 size_t id_len, const json_t *msg);
+
+/* two-host barrier and wiring discovery: coordinator/link.c */
+static void coord_link_ready_h(struct coord *c, struct coord_agent *a, const void *id,
+			       size_t id_len, const json_t *msg)
+{
+	coord_link_ready(c, a, msg);
+}
+
+static void coord_link_report_h(struct coord *c, struct coord_agent *a, const void *id,
+				size_t id_len, const json_t *msg)
+{
+	coord_link_report(c, a, msg);
+}
+
+/* kernel providers: coordinator/boot.c */
+static void coord_boot_report_h(struct coord *c, struct coord_agent *a, const void *id,
+				size_t id_len, const json_t *msg)
+{
+	coord_boot_report(c, a, msg);
+}
+
+static const struct {
+	const char *type;
+	agent_handler_fn fn;
+} agent_handlers[] = {
+	{ "heartbeat", on_heartbeat },
+	{ "accept", on_accept },
+	{ "progress", on_progress },
+	{ "result", coord_on_result },
+	{ "error", on_agent_error },
+	{ "ready", coord_link_ready_h },
+	{ "probe_report", coord_link_report_h },
+	{ "boot_report", coord_boot_report_h },
+};
+
+int coord_agent_recv(struct coord *c)
+{
+	unsigned char id[PROTO_MAX_IDENTITY];
+	size_t id_len = 0, i;
+	struct coord_agent *a;
+	struct samples samples;
+	const char *type;
+	json_t *msg = NULL;
+	char why[256];
+	int err, valid;
+
+	err = coord_recv(c->agents_sock, "agents", id, &id_len, &msg, &samples, why, sizeof(why));
+	if (err == -EBADMSG) {
+		coord_result_flush(c);
+		coord_bad_message(c, c->agents_sock, id, id_len, "an agent", NULL, "%s", why);
+		return 1;
+	}
+	if (err <= 0)
+		return err;
+	type = proto_msg_type(msg);
+	a = coord_agent_by_rid(c, id, id_len);
+	if (a) {
+		a->last_recv_mono = util_mono_ms();
+		a->seen_wall = util_wall_ms();
+	}
+	/* members and their types (lib/proto_schema.c); unknown types are refused below */
+	valid = proto_validate(msg, PROTO_CH_AGENT_TO_COORD, why, sizeof(why));
+	/* the results stored so far are committed before anything else happens */
+	if (!a || strcmp(type, "result") || valid == -EINVAL)
+		coord_result_flush(c);
+	if (valid == -EINVAL) {
+		coord_bad_message(c, c->agents_sock, id, id_len, "an agent", type, "%s", why);
+		goto out;
+	}
+	if (!strcmp(type, "hello")) {
+		on_hello(c, id, id_len, msg);
+		goto out;
+	}
+	for (i = 0; i < ARRAY_SIZE(agent_handlers); i++)
+		if (!strcmp(type, agent_handlers[i].type))
+			break;
+	if (i == ARRAY_SIZE(agent_handlers)) {
+		coord_bad_message(c, c->agents_sock, id, id_len, "an agent", type,
+				  "unknown message type '%s'", type);
+	} else if (!a) {
+		/* An agent of a previous coordinator, or one declared gone. Heartbeats are not
+		 * answered: the agent then misses ours, reconnects and says hello (Paranoid
+		 * Pirate); an answer would keep it believing that it is connected. */
+		pr_debug("'%s' from an agent that has not said hello", type);
+		if (strcmp(type, "heartbeat"))
+			coord_reply(c->agents_sock, id, id_len,
+				    proto_error_new(type, "unknown agent: say hello first"));
+	} else {
+		c->in_samples = &samples;
+		agent_handlers[i].fn(c, a, id, id_len, msg);
+		c->in_samples = NULL;
+	}
+out:
+	samples_release(&samples);
+	json_decref(msg);
+	return 1;
+}
+
+/* --- heartbeats and liveness --- */
+
+void coord_agents_tick(struct coord *c)
+{
+	int64_t now = util_mono_ms(), deadline = (int64_t)c->opts.heartbeat_ms * c->opts.liveness;
+	struct coord_agent *a;
+	json_t *hb;
+
+	int events = 0;
+	size_t len = sizeof(events);
+	bool behind;
+
+	/* Messages still waiting on the agents socket: the coordinator is behind, and an
+	 * agent that looks silent may have its heartbeat in that queue. Nobody is declared
+	 * gone until the queue is drained. */
+	behind = !zmq_getsockopt(c->agents_sock, ZMQ_EVENTS, &events, &len) &&
+		 (events & ZMQ_POLLIN);
+	for (a = c->agents; a; a = a->next) {
+		if (!a->connected)
+			continue;
+		if (!behind && now - a->last_recv_mono > deadline) {
+			agent_gone(c, a, now - a->last_recv_mono);
+			continue;
+		}
+		if (now - a->last_send_mono >= c->opts.heartbeat_ms) {
+			hb = proto_msg_new("heartbeat");
+			if (hb && a->job_id)
+				json_object_set_new(hb, "job", json_integer(a->job_id));
+			if (hb)
+				coord_send_agent(c, a, hb);
+			json_decref(hb);
+		}
+		if (a->seen_wall - a->seen_stored_wall >= COORD_SEEN_STORE_MS) {
+			if (store_host_seen(c->store, a->host_id, a->seen_wall))
+				pr_warn("%s", store_errmsg(c->store));
+			a->seen_stored_wall = a->seen_wall;
+		}
+	}
+}

@@ -1,0 +1,254 @@
+/* clients.c - clients' requests: receiving one, checking it (lib/proto_schema.c) and
+ * handing it to its handler by type; the handlers of the queries that read the store
+ * (host_list, run_list, run_show, result_show, run_watch, run_attempts) and run_cancel
+ * are here, the others in their own files (coord_clients.h).
+ *
+ * Event loop thread only.
+ */
+#include "coord_clients.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <zmq.h>
+
+#include "coord_boot.h"
+#include "coord_core.h"
+#include "coord_link.h"
+#include "coord_machine.h"
+#include "log.h"
+#include "proto_schema.h"
+#include "util.h"
+
+static json_t *query_reply(struct coord *c, const char *type, const char *member, json_t *v)
+{
+	json_t *r;
+
+	if (!v)
+		return proto_error_new(type, "%s", store_errmsg(c->store));
+	r = proto_msg_new(type);
+	if (!r || json_object_set_new(r, member, v)) {
+		json_decref(r);
+		return NULL;
+	}
+	return r;
+}
+
+static json_t *on_host_list(struct coord *c, const json_t *msg)
+{
+	json_t *hosts = store_query_hosts(c->store);
+
+	if (hosts)
+		coord_boot_hosts(c, hosts);	/* kernel switches: "boot", state "booting" */
+	if (hosts)
+		coord_machine_hosts(c, hosts);	/* "waits_for_machine" */
+	return query_reply(c, "hosts", "hosts", hosts);
+}
+
+static json_t *on_run_list(struct coord *c, const json_t *msg)
+{
+	return query_reply(c, "runs", "runs", store_query_runs(c->store));
+}
+
+static json_t *on_run_show(struct coord *c, const json_t *msg)
+{
+	long long run = proto_get_int(msg, "run", -1);
+
+	if (run < 1)
+		return proto_error_new("run_show", "'run' must be a run id");
+	return query_reply(c, "run", "run", store_query_run(c->store, run));
+}
+
+static json_t *on_result_show(struct coord *c, const json_t *msg)
+{
+	long long run = proto_get_int(msg, "run", -1);
+
+	if (run < 1)
+		return proto_error_new("result_show", "'run' must be a run id");
+	return query_reply(c, "result", "result", store_query_result(c->store, run));
+}
+
+static json_t *on_run_cancel(struct coord *c, const json_t *msg)
+{
+	long long run = proto_get_int(msg, "run", -1);
+	json_t *running = NULL, *r, *item, *cancel;
+	struct coord_agent *a;
+	size_t i;
+
+	if (run < 1)
+		return proto_error_new("run_cancel", "'run' must be a run id");
+	if (store_run_cancel(c->store, run, util_wall_ms(), &running))
+		return proto_error_new("run_cancel", "%s", store_errmsg(c->store));
+	c->stats.runs_cancelled++;
+	json_array_foreach(running, i, item) {
+		a = coord_agent_by_name(c, proto_get_str(item, "host", ""));
+		cancel = proto_msg_new("cancel");
+		if (a && a->connected && cancel &&
+		    !json_object_set(cancel, "job", json_object_get(item, "job")))
+			coord_send_agent(c, a, cancel);
+		json_decref(cancel);
+	}
+	pr_info("run %lld cancelled: %zu running job%s told to stop", run,
+		json_array_size(running), json_array_size(running) == 1 ? "" : "s");
+	r = proto_msg_new("cancelled");
+	if (!r || json_object_set_new(r, "run", json_integer(run)) ||
+	    json_object_set_new(r, "running", running)) {
+		json_decref(r);
+		return NULL;
+	}
+	return r;
+}
+
+/* Per host of run RUN (the run_show object): jobs, finished, the running job, and the
+ * phase, second and rates of its agent's latest progress message. */
+static json_t *watch_hosts(struct coord *c, const json_t *run)
+{
+	json_t *hosts = json_object(), *list = json_array(), *h, *job;
+	const char *name, *state;
+	struct coord_agent *a;
+	size_t i;
+
+	if (!hosts || !list)
+		goto fail;
+	json_array_foreach(json_object_get(run, "jobs"), i, job) {
+		name = proto_get_str(job, "host", "?");
+		state = proto_get_str(job, "state", "");
+		h = json_object_get(hosts, name);
+		if (!h) {
+			h = json_pack("{s:s, s:i, s:i, s:i, s:n}", "host", name, "jobs", 0,
+				      "finished", 0, "failed", 0, "job");
+			if (!h || json_object_set_new(hosts, name, h))
+				goto fail;
+		}
+		json_object_set_new(h, "jobs", json_integer(proto_get_int(h, "jobs", 0) + 1));
+		if (!strcmp(state, "done") || !strcmp(state, "failed"))
+			json_object_set_new(h, "finished",
+					    json_integer(proto_get_int(h, "finished", 0) + 1));
+		if (!strcmp(state, "failed"))
+			json_object_set_new(h, "failed",
+					    json_integer(proto_get_int(h, "failed", 0) + 1));
+		if (!strcmp(state, "running"))
+			json_object_set(h, "job", json_object_get(job, "id"));
+		if (json_object_get(job, "added")) {
+			/* repetitions the controller added, and the latest reason */
+			json_object_set_new(h, "added",
+					    json_integer(proto_get_int(h, "added", 0) + 1));
+			json_object_set(h, "added_why", json_object_get(job, "added"));
+		}
+	}
+	json_object_foreach(hosts, name, h) {
+		long long running = proto_get_int(h, "job", 0);
+
+		a = coord_agent_by_name(c, name);
+		json_object_set_new(h, "connected", json_boolean(a && a->connected));
+		if (running)
+			json_object_set_new(h, "n", json_integer(proto_get_int(h, "finished", 0) + 1));
+		if (a && a->progress && running &&
+		    proto_get_int(a->progress, "job", 0) == running) {
+			json_object_set(h, "phase", json_object_get(a->progress, "phase"));
+			json_object_set(h, "second", json_object_get(a->progress, "second"));
+			json_object_set(h, "of", json_object_get(a->progress, "of"));
+			if (json_object_get(a->progress, "rates"))
+				json_object_set(h, "rates", json_object_get(a->progress, "rates"));
+		}
+		if (json_array_append(list, h))
+			goto fail;
+	}
+	json_decref(hosts);
+	return list;
+fail:
+	json_decref(hosts);
+	json_decref(list);
+	return NULL;
+}
+
+static json_t *on_run_watch(struct coord *c, const json_t *msg)
+{
+	long long id = proto_get_int(msg, "run", -1);
+	json_t *run, *hosts, *r;
+
+	if (id < 1)
+		return proto_error_new("run_watch", "'run' must be a run id");
+	run = store_query_run(c->store, id);
+	if (!run)
+		return proto_error_new("run_watch", "%s", store_errmsg(c->store));
+	hosts = watch_hosts(c, run);
+	json_object_del(run, "jobs");
+	json_object_del(run, "overrides");
+	r = proto_msg_new("watch");
+	if (!hosts || !r || json_object_set_new(r, "run", run) ||
+	    json_object_set_new(r, "hosts", hosts)) {
+		json_decref(r);
+		return NULL;
+	}
+	return r;
+}
+
+static json_t *on_run_attempts(struct coord *c, const json_t *msg)
+{
+	long long run = proto_get_int(msg, "run", -1);
+
+	if (run < 1)
+		return proto_error_new("run_attempts", "'run' must be a run id");
+	return query_reply(c, "attempts", "attempts", store_query_attempts(c->store, run));
+}
+
+static const struct {
+	const char *type;
+	json_t *(*fn)(struct coord *c, const json_t *msg);
+} client_handlers[] = {
+	{ "submit", coord_submit },
+	{ "host_list", on_host_list },
+	{ "run_list", on_run_list },
+	{ "run_show", on_run_show },
+	{ "result_show", on_result_show },
+	{ "run_cancel", on_run_cancel },
+	{ "run_watch", on_run_watch },
+	{ "run_attempts", on_run_attempts },
+	{ "query", coord_query },
+	{ "import", coord_import },
+	{ "link_list", coord_link_list },
+	{ "link_discover", NULL },	/* answered later: coord_link_discover */
+	{ "host_boot", coord_host_boot },
+	{ "bisect_get", coord_bisect_get },
+	{ "bisect_start", coord_bisect_start },
+	{ "bisect_add_step", coord_bisect_add_step },
+	{ "bisect_finish", coord_bisect_finish },
+	{ "bisect_reset", coord_bisect_reset },
+	{ "noise_record", coord_noise_record },
+	{ "noise_list", coord_noise_list },
+};
+
+int coord_client_recv(struct coord *c)
+{
+	unsigned char id[PROTO_MAX_IDENTITY];
+	size_t id_len = 0, i;
+	const char *type;
+	json_t *msg = NULL;
+	char why[256];
+	int err;
+
+	err = coord_recv(c->clients_sock, "clients", id, &id_len, &msg, NULL, why, sizeof(why));
+	if (err == -EBADMSG) {
+		coord_bad_message(c, c->clients_sock, id, id_len, "a client", NULL, "%s", why);
+		return 1;
+	}
+	if (err <= 0)
+		return err;
+	type = proto_msg_type(msg);
+	for (i = 0; i < ARRAY_SIZE(client_handlers); i++)
+		if (!strcmp(type, client_handlers[i].type))
+			break;
+	if (i < ARRAY_SIZE(client_handlers) &&
+	    proto_validate(msg, PROTO_CH_CLIENT_TO_COORD, why, sizeof(why)) == -EINVAL)
+		coord_bad_message(c, c->clients_sock, id, id_len, "a client", type, "%s", why);
+	else if (i == ARRAY_SIZE(client_handlers))
+		coord_bad_message(c, c->clients_sock, id, id_len, "a client", type,
+				  "unknown message type '%s'", type);
+	else if (!client_handlers[i].fn)
+		coord_link_discover(c, id, id_len);
+	else
+		coord_reply(c->clients_sock, id, id_len, client_handlers[i].fn(c, msg));
+	json_decref(msg);
+	return 1;
+}

@@ -1,0 +1,79 @@
+/* coord_core.h - the coordinator's core (core.c): the one interface through which its
+ * parts (agents.c, results.c, dispatch.c, clients.c and the request handlers, boot.c,
+ * link.c) reach the agents it knows. The parts below it in the call order, boot.c and
+ * link.c among them, call only this and their own helpers, never back into the loop
+ * (coord.c), the agent messages (agents.c) or dispatch (dispatch.c): core.c calls none
+ * of them (only machine.c, which calls nothing back), so the calls between the
+ * coordinator's files go one way.
+ *
+ * Contract:
+ * - Event loop thread only; nothing here blocks (sends are ZMQ_DONTWAIT).
+ * - Agents (struct coord_agent, coord_priv.h) are made by an agent's hello (agents.c)
+ *   and freed only with the coordinator (coord_agents_release): a pointer to one stays
+ *   valid while the coordinator lives, whether it is connected or gone.
+ * - Sending never fails loudly: a send error is logged at debug level and returned as
+ *   -errno; liveness (agents.c) then finds a vanished agent.
+ * - A part that frees an agent of its job (or lifts what held it back) asks for a
+ *   dispatch with coord_dispatch_agent; the dispatch itself happens at the end of the
+ *   loop's turn (dispatch.c), never inside the caller.
+ */
+#ifndef BPFLAB_COORD_CORE_H
+#define BPFLAB_COORD_CORE_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "coord_priv.h"
+
+struct samples;
+
+/* Send MSG (borrowed) to agent A without blocking; 0 (A's last_send_mono updated), or
+ * -errno (logged at debug level). */
+int coord_send_agent(struct coord *c, struct coord_agent *a, const json_t *msg);
+/* coord_send_agent of a message already encoded: TEXT (heap, taken) of LEN bytes, a
+ * message of type TYPE. */
+int coord_send_agent_text(struct coord *c, struct coord_agent *a, const char *type,
+			  char *text, size_t len);
+/* Receive one message from SOCK (the agents' or the clients', named FROM in the log)
+ * without waiting, its samples read from the text into SAMPLES unless NULL
+ * (proto_recv_from_samples). Returns 1 with *MSG (a reference) from routing ID, 0 when
+ * none waited, -EBADMSG when one was malformed (WHY; answer it: coord_bad_message), or
+ * another -errno (logged). */
+int coord_recv(void *sock, const char *from, void *id, size_t *id_len, json_t **msg,
+	       struct samples *samples, char *why, size_t why_len);
+/* Send MSG (stolen; NULL means out of memory, logged) to peer ID on SOCK. */
+void coord_reply(void *sock, const void *id, size_t id_len, json_t *msg);
+/* Count (stats.bad_messages), log and answer (`error` in reply to TYPE) a malformed or
+ * unknown message from SIDE ("an agent", "a client"). */
+void coord_bad_message(struct coord *c, void *sock, const void *id, size_t id_len,
+		       const char *side, const char *type, const char *fmt, ...)
+	__attribute__((format(printf, 7, 8)));
+
+/* The connected agent whose latest hello came from routing id ID (at most one: a hello
+ * takes the id from any other), or NULL. */
+struct coord_agent *coord_agent_by_rid(struct coord *c, const void *id, size_t id_len);
+/* The agent named NAME (connected or not), or NULL. */
+struct coord_agent *coord_agent_by_name(struct coord *c, const char *name);
+/* Free every agent (coord_destroy). */
+void coord_agents_release(struct coord *c);
+
+/* Job JOB was taken away from agent A (take_away, coord_link_lost,
+ * coord_link_restarted): what A sends for it from now on, a result from its spool
+ * included, is dropped, until the job is handed to A again. A remembers the latest such
+ * job and COORD_STALE_OLDER before it. */
+void coord_stale_mark(struct coord_agent *a, int64_t job);
+/* Whether what agent A sends for JOB is stale (coord_stale_mark). An older mark does not
+ * count for the job A runs now: that is a new attempt handed to it. */
+bool coord_stale(const struct coord_agent *a, int64_t job);
+/* Agent A accepted JOB, handed to this session: a new attempt, whose messages count.
+ * (The latest mark is dispatch's to forget, when it hands the job out again.) */
+void coord_stale_forget(struct coord_agent *a, int64_t job);
+
+/* Agent A may take a job (it became free, said hello, its kernel switch failed): it,
+ * and the hosts that wait for its machine, get one at the end of the loop's turn
+ * (dispatch.c). NOW is unused. */
+void coord_dispatch_agent(struct coord *c, struct coord_agent *a, int64_t now);
+
+#endif

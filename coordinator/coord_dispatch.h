@@ -1,0 +1,27 @@
+/* coord_dispatch.h - handing queued jobs to agents (dispatch.c) and the `job` messages
+ * it sends (jobmsg.c). Event loop thread only.
+ */
+#ifndef BPFLAB_COORD_DISPATCH_H
+#define BPFLAB_COORD_DISPATCH_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "coord_priv.h"
+
+/* Hand queued jobs to every connected idle agent. */
+void coord_dispatch(struct coord *c);
+/* Hand jobs to the agents marked by coord_dispatch_agent in this turn, if any (the end
+ * of the loop's turn). */
+void coord_dispatch_turn(struct coord *c);
+/* The `job` message for JOB_ID of RUN_ID with SPEC (borrowed) and the objects it
+ * attaches, encoded (coordinator/jobmsg.c): heap text of *LEN bytes, or NULL with WHY,
+ * *MISSING set when an object is not in the store (the job cannot ever run). */
+char *coord_job_message(struct coord *c, int64_t job_id, int64_t run_id, const json_t *spec,
+			size_t *len, char *why, size_t why_len, bool *missing);
+/* Free the kept parts of `job` messages and the object cache (coord_destroy). */
+void coord_job_messages_release(struct coord *c);
+
+#endif

@@ -1,0 +1,19 @@
+/* coord_zap.h - CURVE in the coordinator (zap.c): the ZAP handler and the allow list,
+ * as coord.c's setup and loop call them. Event loop thread only.
+ */
+#ifndef BPFLAB_COORD_ZAP_H
+#define BPFLAB_COORD_ZAP_H
+
+#include "coord_priv.h"
+
+/* CURVE with a key (the allow list loaded and the ZAP handler bound before any socket
+ * binds: without a handler libzmq would let every key in), or plaintext on endpoints
+ * that stay on this machine (checked by coord_new). Returns 0 or -1 with errno. */
+int coord_zap_init(struct coord *c, const struct coord_opts *opts);
+/* Answer one ZAP request: 200 for a CURVE key in the allow list, 400 otherwise. */
+void coord_zap_handle(struct coord *c);
+/* Read the allow list again (c->reload was set); keep the old one when the folder
+ * cannot be read. */
+void coord_reload_keys(struct coord *c);
+
+#endif

@@ -1,0 +1,187 @@
+/* core.c - the coordinator's core that its parts share (coord_core.h): the agents it
+ * knows (the registry, looked up by routing id and by name), sending to them and
+ * answering peers, the stale marks of jobs taken away, and the request for a dispatch.
+ * See coord_core.h for the contract.
+ */
+#include "coord_core.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zmq.h>
+
+#include "coord_machine.h"
+#include "log.h"
+#include "util.h"
+
+/* --- sending and receiving --- */
+
+int coord_send_agent(struct coord *c, struct coord_agent *a, const json_t *msg)
+{
+	int err = proto_send_to(c->agents_sock, a->rid, a->rid_len, msg, ZMQ_DONTWAIT);
+
+	if (err)
+		pr_debug("cannot send '%s' to agent '%s': %s", proto_msg_type(msg), a->name,
+			 zmq_strerror(-err));
+	else
+		a->last_send_mono = util_mono_ms();
+	return err;
+}
+
+int coord_send_agent_text(struct coord *c, struct coord_agent *a, const char *type,
+			  char *text, size_t len)
+{
+	int err = proto_send_text_to(c->agents_sock, a->rid, a->rid_len, text, len,
+				     ZMQ_DONTWAIT);
+
+	if (err)
+		pr_debug("cannot send '%s' to agent '%s': %s", type, a->name, zmq_strerror(-err));
+	else
+		a->last_send_mono = util_mono_ms();
+	return err;
+}
+
+int coord_recv(void *sock, const char *from, void *id, size_t *id_len, json_t **msg,
+	       struct samples *samples, char *why, size_t why_len)
+{
+	int err = proto_recv_from_samples(sock, id, id_len, msg, samples, ZMQ_DONTWAIT, why,
+					  why_len);
+
+	if (!err)
+		return 1;
+	if (err == -EAGAIN)
+		return 0;
+	if (err != -EBADMSG)
+		pr_warn("cannot receive from %s: %s", from, zmq_strerror(-err));
+	return err;
+}
+
+/* --- answers --- */
+
+void coord_reply(void *sock, const void *id, size_t id_len, json_t *msg)
+		 {
+		 int err;
+
+	if (!msg) {
+		pr_warn("cannot build a reply: out of memory");
+		return;
+	}
+	err = proto_send_to(sock, id, id_len, msg, ZMQ_DONTWAIT);
+	if (err)
+		pr_debug("cannot send '%s' reply: %s", proto_msg_type(msg), zmq_strerror(-err));
+	json_decref(msg);
+}
+
+void coord_bad_message(struct coord *c, void *sock, const void *id, size_t id_len,
+		       const char *side, const char *type, const char *fmt, ...)
+{
+	char text[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	c->stats.bad_messages++;
+	pr_warn("refused %s message: %s", side, text);
+	coord_reply(sock, id, id_len, proto_error_new(type, "%s", text));
+}
+
+/* --- the registry --- */
+
+static bool agent_has_rid(const struct coord_agent *a, const void *id, size_t id_len)
+{
+	return a && a->connected && a->rid_len == id_len && !memcmp(a->rid, id, id_len);
+}
+
+/* Every agent message asks, so the answer is kept in a direct-mapped slot by a hash of
+ * the id, checked on use; a miss walks the list. */
+struct coord_agent *coord_agent_by_rid(struct coord *c, const void *id, size_t id_len)
+{
+	const unsigned char *p = id;
+	uint32_t h = 2166136261u;	/* FNV-1a */
+	struct coord_agent **slot, *a;
+	size_t i;
+
+	for (i = 0; i < id_len; i++)
+		h = (h ^ p[i]) * 16777619u;
+	slot = &c->by_rid[h % COORD_RID_SLOTS];
+	if (agent_has_rid(*slot, id, id_len))
+		return *slot;
+	for (a = c->agents; a; a = a->next)
+		if (agent_has_rid(a, id, id_len))
+			return *slot = a;
+	return NULL;
+}
+
+struct coord_agent *coord_agent_by_name(struct coord *c, const char *name)
+{
+	struct coord_agent *a;
+
+	for (a = c->agents; a; a = a->next)
+		if (!strcmp(a->name, name))
+			return a;
+	return NULL;
+}
+
+void coord_agents_release(struct coord *c)
+{
+	struct coord_agent *a, *next;
+
+	for (a = c->agents; a; a = next) {
+		next = a->next;
+		json_decref(a->inventory);
+		json_decref(a->progress);
+		free(a->name);
+		free(a);
+	}
+	c->agents = NULL;
+}
+
+void coord_stale_mark(struct coord_agent *a, int64_t job)
+{
+	int64_t keep[1 + COORD_STALE_OLDER];
+	size_t n = 0, i;
+
+	keep[n++] = job;
+	if (a->stale_job && a->stale_job != job)
+		keep[n++] = a->stale_job;
+	for (i = 0; i < COORD_STALE_OLDER && n < ARRAY_SIZE(keep); i++)
+		if (a->stale_older[i] && a->stale_older[i] != job)
+			keep[n++] = a->stale_older[i];
+	a->stale_job = keep[0];
+	for (i = 0; i < COORD_STALE_OLDER; i++)
+		a->stale_older[i] = i + 1 < n ? keep[i + 1] : 0;
+}
+
+bool coord_stale(const struct coord_agent *a, int64_t job)
+{
+	size_t i;
+
+	if (job == a->stale_job)
+		return true;
+	for (i = 0; job != a->job_id && i < COORD_STALE_OLDER; i++)
+		if (a->stale_older[i] == job)
+			return true;
+	return false;
+}
+
+void coord_stale_forget(struct coord_agent *a, int64_t job)
+{
+	size_t i;
+
+	for (i = 0; i < COORD_STALE_OLDER; i++)
+		if (a->stale_older[i] == job)
+			a->stale_older[i] = 0;
+}
+
+/* --- dispatch request --- */
+
+void coord_dispatch_agent(struct coord *c, struct coord_agent *a, int64_t now)
+			  {
+			  (void)now;
+	a->dispatch_wanted = true;
+	c->dispatch_wanted = true;
+	coord_machine_mark_waiting(a);	/* its machine may be free: their turn first */
+}

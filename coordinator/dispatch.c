@@ -1,0 +1,372 @@
+/* dispatch.c - handing queued jobs to agents: each free agent's next job is picked
+ * (checked against its host, its pair's other side and its machine), the picks of a
+ * turn are stored as dispatched in one transaction, then their `job` messages
+ * (jobmsg.c) are sent. See the comment below.
+ *
+ * Event loop thread only.
+ */
+#include "coord_dispatch.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zmq.h>
+
+#include "coord_boot.h"
+#include "coord_core.h"
+#include "coord_link.h"
+#include "coord_machine.h"
+#include "jobspec.h"
+#include "log.h"
+#include "util.h"
+
+#define COORD_DISPATCH_TRIES 16		/* jobs failed at dispatch before giving up a turn */
+
+/* --- dispatch ---
+ *
+ * An agent that becomes free (its result, its hello) is only marked
+ * (coord_dispatch_agent); at the end of the loop's turn (coord_dispatch_turn), and for
+ * every agent at each tick and submit (coord_dispatch), dispatch_batch hands out the jobs
+ * of the marked agents together: it picks each one's next job and builds its message,
+ * stores all the picks in one transaction (store_jobs_dispatch: one commit a turn, not
+ * one a job), and only then sends the messages, so that a job is stored as running
+ * before its message leaves (docs/protocol.md, "Faults"). */
+
+#define COORD_DISPATCH_ROUNDS 4		/* batches a turn: a pair's other side goes next */
+
+/* A job picked for an agent, its dispatch not stored yet. */
+struct dispatch_pick {
+	struct coord_agent *a;
+	struct coord_agent *peer;	/* the other side of its pair, to serve next */
+	int64_t job_id, run_id;
+	json_t *spec;
+	struct job_spec js;		/* SPEC decoded */
+	char *msg;			/* its `job` message, encoded (coord_job_message) */
+	size_t msg_len;
+	int err;			/* its dispatch stored (0), or -errno */
+};
+
+/* JOB of RUN could not be sent to agent A (attempt 'unsent'): once the job has been lost
+ * or undelivered max_attempts times in all, it fails, and so does the other side of its
+ * pair (with count 1 the store moved it to another host when its host went gone). */
+static void give_up_undelivered(struct coord *c, struct coord_agent *a, int64_t job,
+				int64_t run)
+{
+	json_t *attempts = store_query_attempts(c->store, run), *at;
+	char why[300];
+	size_t i;
+	int n = 0;
+
+	json_array_foreach(attempts, i, at) {
+		const char *outcome = proto_get_str(at, "outcome", "");
+
+		if (proto_get_int(at, "job", 0) == job &&
+		    (!strcmp(outcome, "unsent") || !strcmp(outcome, "lost")))
+			n++;
+	}
+	json_decref(attempts);
+	if (n < c->opts.max_attempts)
+		return;
+	snprintf(why, sizeof(why), "not delivered or lost %d times: its host '%s' was "
+		 "unreachable or went silent during each attempt", n, a->name);
+	if (store_job_fail(c->store, job, why, util_wall_ms())) {
+		pr_warn("%s", store_errmsg(c->store));
+		return;
+	}
+	c->stats.jobs_lost_failed++;
+	pr_warn("job %lld failed: %s", (long long)job, why);
+	coord_link_failed(c, job, a->name, why);
+}
+
+static void pick_release(struct dispatch_pick *p)
+{
+	jobspec_release(&p->js);
+	json_decref(p->spec);
+	free(p->msg);
+	memset(p, 0, sizeof(*p));
+}
+
+/* Fail job JOB_ID, picked for agent A, for WHY: it can never run there; with LINKED the
+ * other side of its pair fails too. Returns 2 (try the next job) or -errno. */
+static int fail_pick(struct coord *c, struct coord_agent *a, int64_t job_id, const char *why,
+		     bool linked)
+{
+	int err;
+
+	pr_warn("job %lld failed: %s", (long long)job_id, why);
+	err = store_job_fail(c->store, job_id, why, util_wall_ms());
+	if (err)
+		pr_warn("%s", store_errmsg(c->store));
+	else if (linked)
+		coord_link_failed(c, job_id, a->name, why);
+	return err ? err : 2;
+}
+
+/* Pick agent A's next queued job and build its message into *P; nothing is stored but a
+ * job failed on the way. Returns 1 with *P filled (release it), 2 when a job was failed
+ * instead (try the next), 3 when it waits for its machine (machine.c), 0 when nothing
+ * is queued or may go now, or -errno. */
+static int dispatch_pick(struct coord *c, struct coord_agent *a, struct dispatch_pick *p)
+{
+	int64_t job_id = 0, run_id = 0;
+	json_t *spec = NULL;
+	struct job_spec js;
+	struct coord_agent *peer = NULL;
+	char why[512], bad[300], *msg;
+	size_t msg_len = 0;
+	bool missing;
+	int err;
+
+	jobspec_init(&js);
+	err = store_job_next(c->store, a->host_id, &job_id, &run_id, &spec);
+	if (err == -ENOENT)
+		return 0;
+	if (err) {
+		pr_warn("%s", store_errmsg(c->store));
+		return err;
+	}
+	err = jobspec_decode(spec, "spec", &js, bad, sizeof(bad));
+	if (err == -EINVAL) {
+		snprintf(why, sizeof(why), "its stored spec cannot be read: %s", bad);
+		err = fail_pick(c, a, job_id, why, true);
+	}
+	if (err)
+		goto out;
+	/* the host must still match what the plan asked: its kernel may have changed since
+	 * the submit (coordinator/boot.c) */
+	if (!coord_job_fits(a, &js, why, sizeof(why))) {
+		err = fail_pick(c, a, job_id, why, true);
+		goto out;
+	}
+	/* one side of a two-host pair waits until the other host is free too */
+	if (!coord_link_may_dispatch(c, a, job_id, spec, &peer))
+		goto out;		/* 0 */
+	/* nor while another host of its machine runs a job (coordinator/machine.c) */
+	if (!coord_machine_may(c, a, spec, peer)) {
+		err = 3;
+		goto out;
+	}
+	msg = coord_job_message(c, job_id, run_id, spec, &msg_len, why, sizeof(why), &missing);
+	if (!msg) {
+		if (!missing) {
+			pr_warn("cannot send job %lld to '%s': %s", (long long)job_id, a->name, why);
+			err = -EIO;
+		} else {
+			err = fail_pick(c, a, job_id, why, false);
+		}
+		goto out;
+	}
+	*p = (struct dispatch_pick){ .a = a, .peer = peer, .job_id = job_id, .run_id = run_id,
+				     .spec = spec, .js = js, .msg = msg, .msg_len = msg_len };
+	return 1;
+out:
+	jobspec_release(&js);
+	json_decref(spec);
+	return err;
+}
+
+/* Send the job of P, stored as dispatched, to its agent: on failure it goes back to the
+ * queue; the other side of its pair is served next. */
+static void dispatch_send(struct coord *c, struct dispatch_pick *p)
+{
+	struct coord_agent *a = p->a;
+	int64_t job_id = p->job_id;
+	int err;
+
+	err = coord_send_agent_text(c, a, "job", p->msg, p->msg_len);
+	p->msg = NULL;			/* taken */
+	if (err) {
+		pr_warn("cannot send job %lld to '%s': %s; queued again", (long long)job_id,
+			a->name, zmq_strerror(-err));
+		if (store_job_requeue(c->store, job_id))
+			pr_warn("%s", store_errmsg(c->store));
+		/* its connection is closed (ROUTER_MANDATORY): nothing more for it until it
+		 * says hello again, rather than a new 'unsent' attempt every tick */
+		a->hold_until_mono = err == -EHOSTUNREACH ? INT64_MAX :
+				     util_mono_ms() + c->opts.heartbeat_ms;
+		give_up_undelivered(c, a, job_id, p->run_id);
+		return;
+	}
+	a->job_id = job_id;
+	coord_machine_running(a, p->spec);
+	if (a->stale_job == job_id)
+		a->stale_job = 0;	/* a new attempt: its result counts */
+	a->ready_job = a->go_job = 0;
+	c->stats.jobs_dispatched++;
+	pr_info("job %lld dispatched to '%s': run %lld, variant '%s', rep %d", (long long)job_id,
+		a->name, (long long)p->run_id, p->js.variant ? p->js.variant : "?", p->js.rep);
+	if (p->peer && p->peer != a)
+		coord_dispatch_agent(c, p->peer, util_mono_ms());
+}
+
+/* Whether agent A may get a job now: connected, idle and not held back. */
+static bool dispatch_may(const struct coord_agent *a, int64_t now)
+{
+	return a->connected && !a->job_id && a->hold_until_mono <= now && !coord_boot_holds(a);
+}
+
+/* Pick a job for agent A, if it may take one, into (*PICKS)[*N] (grown, *CAP entries);
+ * a picked agent holds its job id until the batch is stored, so that a pair's other side
+ * and the other hosts of its machine see it taken, as they would after a send. Returns
+ * 0, or -ENOMEM (A and the rest wait for the next turn). */
+static int collect_one(struct coord *c, struct coord_agent *a, int64_t now,
+		       struct dispatch_pick **picks, int *n, int *cap)
+{
+	struct dispatch_pick *p;
+	int i, rc;
+
+	a->collect_pass = c->collect_pass;
+	if (*n == *cap) {
+		int ncap = *cap ? 2 * *cap : 64;
+		struct dispatch_pick *np = realloc(*picks, ncap * sizeof(*np));
+
+		if (!np) {
+			pr_warn("cannot dispatch: out of memory");
+			c->dispatch_wanted = true;
+			return -ENOMEM;
+		}
+		*picks = np;
+		*cap = ncap;
+	}
+	a->dispatch_wanted = false;
+	if (!dispatch_may(a, now)) {
+		coord_machine_wait(c, a, false);
+		return 0;
+	}
+	if (coord_machine_busy(c, a))	/* waits, without a look at the queue */
+		return 0;
+	p = &(*picks)[*n];
+	for (i = 0, rc = 2; rc == 2 && i < COORD_DISPATCH_TRIES; i++)
+		rc = dispatch_pick(c, a, p);
+	if (rc != 3)
+		coord_machine_wait(c, a, false);
+	if (rc == 1) {
+		a->job_id = p->job_id;
+		coord_machine_running(a, p->spec);
+		coord_machine_hold(a, p->peer, p->spec);
+		(*n)++;
+	}
+	return 0;
+}
+
+static int waiter_cmp(const void *x, const void *y)
+{
+	const struct coord_agent *a = *(struct coord_agent *const *)x;
+	const struct coord_agent *b = *(struct coord_agent *const *)y;
+
+	return a->machine_wait < b->machine_wait ? -1 : a->machine_wait > b->machine_wait;
+}
+
+/* The agents of this pass that wait for their machine, the longest waiting first, into
+ * c->waiters. Returns how many (0 also when out of memory: then in list order). */
+static int collect_waiters(struct coord *c, bool all)
+{
+	struct coord_agent *a;
+	int n = 0;
+
+	if (c->waiters_cap < c->machine_waiting) {
+		struct coord_agent **w = realloc(c->waiters, c->machine_waiting * sizeof(*w));
+
+		if (!w)
+			return 0;
+		c->waiters = w;
+		c->waiters_cap = c->machine_waiting;
+	}
+	for (a = c->agents; a && n < c->machine_waiting; a = a->next)
+		if (a->machine_wait && (all || a->dispatch_wanted))
+			c->waiters[n++] = a;
+	qsort(c->waiters, n, sizeof(*c->waiters), waiter_cmp);
+	return n;
+}
+
+/* Pick a job for every agent (ALL) or every marked one into *PICKS (grown, *CAP
+ * entries): first those that wait for their machine, the longest waiting first, so that
+ * the hosts of a machine take turns (machine.c), then the others in list order. Returns
+ * how many. */
+static int dispatch_collect(struct coord *c, bool all, struct dispatch_pick **picks,
+			    int *cap)
+{
+	int64_t now = util_mono_ms();
+	struct coord_agent *a;
+	int n = 0, i, nw;
+
+	c->collect_pass++;
+	nw = c->machine_waiting ? collect_waiters(c, all) : 0;
+	for (i = 0; i < nw; i++)
+		if (collect_one(c, c->waiters[i], now, picks, &n, cap))
+			return n;
+	for (a = c->agents; a; a = a->next) {
+		if ((!all && !a->dispatch_wanted) || a->collect_pass == c->collect_pass)
+			continue;
+		if (collect_one(c, a, now, picks, &n, cap))
+			break;
+	}
+	return n;
+}
+
+/* Store the N picks as dispatched, in one transaction; each pick's ERR says whether its
+ * job was (0), and its agent is idle again until the send. */
+static void dispatch_store(struct coord *c, struct dispatch_pick *picks, int n)
+{
+	int64_t *ids = malloc(n * sizeof(*ids));
+	int *errs = malloc(n * sizeof(*errs));
+	int i, err = 0;
+
+	if (!ids || !errs) {
+		pr_warn("cannot dispatch %d job%s: out of memory", n, n == 1 ? "" : "s");
+		err = -ENOMEM;
+	}
+	for (i = 0; !err && i < n; i++)
+		ids[i] = picks[i].job_id;
+	if (!err) {
+		err = store_jobs_dispatch(c->store, ids, n, util_wall_ms(), errs);
+		if (err)
+			pr_warn("%s", store_errmsg(c->store));
+	}
+	for (i = 0; i < n; i++) {
+		picks[i].a->job_id = 0;		/* set again when sent */
+		picks[i].err = err ? err : errs[i];
+		if (!err && errs[i])
+			pr_warn("job %lld not dispatched to '%s': %s", (long long)picks[i].job_id,
+				picks[i].a->name, errs[i] == -ESTALE ? "it is no longer queued" :
+				"it is not in the store");
+	}
+	free(ids);
+	free(errs);
+}
+
+/* Hand a job to every connected idle agent (ALL) or to those coord_dispatch_agent
+ * marked: the picks of a round are stored in one transaction, then sent; the agents that
+ * the sends marked (a pair's other side) make the next round. */
+static void dispatch_batch(struct coord *c, bool all)
+{
+	struct dispatch_pick *picks = NULL;
+	int cap = 0, n, i, round;
+
+	for (round = 0; round < COORD_DISPATCH_ROUNDS && (all || c->dispatch_wanted); round++) {
+		c->dispatch_wanted = false;
+		n = dispatch_collect(c, all, &picks, &cap);
+		all = false;
+		if (n)
+			dispatch_store(c, picks, n);
+		for (i = 0; i < n; i++) {
+			if (!picks[i].err)
+				dispatch_send(c, &picks[i]);
+			pick_release(&picks[i]);
+		}
+	}
+	free(picks);
+}
+
+
+void coord_dispatch(struct coord *c)
+{
+	dispatch_batch(c, true);
+}
+
+void coord_dispatch_turn(struct coord *c)
+{
+	if (c->dispatch_wanted)
+		dispatch_batch(c, false);
+}

@@ -1,0 +1,205 @@
+/* results.c - an agent's `result`: stored in the loop turn's batch of the store (one
+ * commit for the turn's results), then acknowledged; a result of a job taken away from
+ * its agent is acknowledged and dropped. See the comment on the batch below.
+ *
+ * Event loop thread only.
+ */
+#include "coord_results.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "coord_core.h"
+#include "coord_link.h"
+#include "log.h"
+#include "samples.h"
+#include "util.h"
+
+/* --- results ---
+ *
+ * The results of one turn of the loop are stored in one batch of the store (one commit
+ * for them all, not one a result); each one's ack, log lines and effects wait for that
+ * commit (result_flush), so that an ack still means stored. The batch is committed
+ * before any other message is handled (agent_recv), before a second result of the same
+ * agent, right after a failed result (the other side of its pair hears of it at once,
+ * coordinator/link.c) and at the end of the agents' part of the turn (coord_run_once):
+ * what happens stays in the order of the messages. */
+
+/* A result stored in the open batch, its handling waiting for the commit. */
+struct coord_result {
+	struct coord_agent *a;
+	unsigned char id[PROTO_MAX_IDENTITY];	/* the routing id it came from */
+	size_t id_len;
+	json_t *msg;			/* a reference */
+	int64_t job;
+	struct store_ingest ing;
+	int err;			/* not stored: -errno, the reason in ERRMSG */
+	char errmsg[1024];
+};
+
+/* How many samples result MSG carries. */
+static size_t result_samples(const struct coord *c, const json_t *msg)
+{
+	if (c->in_samples && c->in_samples->taken)
+		return c->in_samples->n;
+	return json_array_size(json_object_get(msg, "samples"));
+}
+
+/* A result of job JOB, which was taken away from agent A (coord_stale_mark):
+ * acknowledged so that it leaves the agent's spool, not stored. The mark stays: the same
+ * result sent again (the ack was lost with the agent) is dropped too. True when it was
+ * one. */
+static bool drop_stale_result(struct coord *c, struct coord_agent *a, int64_t job,
+			      const json_t *msg)
+{
+	json_t *ack;
+
+	if (!coord_stale(a, job))
+		return false;
+	ack = proto_msg_new("ack");
+	if (ack && !json_object_set_new(ack, "job", json_integer(job)))
+		coord_send_agent(c, a, ack);
+	json_decref(ack);
+	if (a->job_id == job)
+		a->job_id = 0;
+	if (a->spooled > 0 && --a->spooled == 0)
+		a->hold_until_mono = 0;
+	pr_info("job %lld: result from '%s' (%s, %zu samples) dropped: the job was taken away "
+		"from it", (long long)job, a->name, proto_get_str(msg, "status", "?"),
+		result_samples(c, msg));
+	coord_dispatch_agent(c, a, util_mono_ms());
+	return true;
+}
+
+/* What follows the storing of result R (its commit, or its failure): the ack or the
+ * error, the pair, the agent free again, the log. */
+static void result_done(struct coord *c, struct coord_result *r)
+{
+	struct coord_agent *a = r->a;
+	const json_t *msg = r->msg;
+	long long job = r->job;
+	json_t *ack;
+
+	if (r->err) {
+		/* Not acknowledged: the agent keeps the result in its spool. */
+		if (r->err == -EINVAL)
+			c->stats.bad_messages++;
+		pr_warn("agent '%s': %s", a->name, r->errmsg);
+		coord_reply(c->agents_sock, r->id, r->id_len,
+			    proto_error_new("result", "%s", r->errmsg));
+		return;
+	}
+	ack = proto_msg_new("ack");
+	if (ack && !json_object_set_new(ack, "job", json_integer(job)))
+		coord_send_agent(c, a, ack);
+	json_decref(ack);
+	if (!r->ing.duplicate)
+		coord_link_result(c, a, job, r->ing.failed, proto_get_str(msg, "error", NULL));
+	if (a->job_id == job)
+		a->job_id = 0;
+	if (a->spooled > 0 && --a->spooled == 0)
+		a->hold_until_mono = 0;
+	if (r->ing.duplicate) {
+		c->stats.duplicates++;
+		pr_info("job %lld: result from '%s' already stored, acknowledged again", job,
+			a->name);
+		return;
+	}
+	c->stats.results++;
+	pr_info("job %lld finished on '%s': %s, %d samples%s%s", job, a->name,
+		r->ing.failed ? "failed" : "done", r->ing.n_samples, r->ing.failed ? ": " : "",
+		r->ing.failed ? proto_get_str(msg, "error", "no reason given") : "");
+	if (r->ing.reps_added)
+		pr_info("run %lld: %d repetition%s added on '%s' (not settled yet)",
+			(long long)r->ing.run_id, r->ing.reps_added, r->ing.reps_added > 1 ? "s" : "",
+			a->name);
+	if (r->ing.run_finished)
+		pr_info("run %lld finished: %s", (long long)r->ing.run_id, r->ing.run_state);
+	/* only this agent became free: the others are served by the tick */
+	coord_dispatch_agent(c, a, util_mono_ms());
+}
+
+/* When the commit fails, none of them is stored and each gets the error. */
+void coord_result_flush(struct coord *c)
+{
+	int i, n = c->n_pending, err;
+
+	if (!c->batch_open)
+		return;
+	c->batch_open = false;
+	c->n_pending = 0;
+	err = store_batch_end(c->store, 0);
+	for (i = 0; i < n; i++) {
+		struct coord_result *r = &c->pending[i];
+
+		if (err && !r->err) {
+			r->err = err;
+			snprintf(r->errmsg, sizeof(r->errmsg), "cannot store result of job %lld: %s",
+				 (long long)r->job, store_errmsg(c->store));
+		}
+		r->a->result_pending = false;
+		result_done(c, r);
+		json_decref(r->msg);
+		r->msg = NULL;
+	}
+}
+
+/* A free entry of the batch's results, or NULL when out of memory. */
+static struct coord_result *result_slot(struct coord *c)
+{
+	if (c->n_pending == c->pending_cap) {
+		int cap = c->pending_cap ? 2 * c->pending_cap : COORD_BATCH;
+		struct coord_result *p = realloc(c->pending, cap * sizeof(*p));
+
+		if (!p)
+			return NULL;
+		c->pending = p;
+		c->pending_cap = cap;
+	}
+	return &c->pending[c->n_pending];
+}
+
+void coord_on_result(struct coord *c, struct coord_agent *a, const void *id, size_t id_len,
+		     const json_t *msg)
+{
+	long long job = proto_get_int(msg, "job", -1);
+	struct coord_result one, *r;
+	bool batched;
+	int err;
+
+	if (job < 1 || a->result_pending || coord_stale(a, job))
+		coord_result_flush(c);
+	if (job < 1) {
+		coord_bad_message(c, c->agents_sock, id, id_len, "an agent", "result",
+				  "result without a 'job' id");
+		return;
+	}
+	if (drop_stale_result(c, a, job, msg))
+		return;
+	/* into the turn's batch; alone when no batch can be had (then as its own write) */
+	r = result_slot(c);
+	batched = r && (c->batch_open || !store_batch_begin(c->store));
+	if (!batched)
+		r = &one;
+	c->batch_open |= batched;
+	r->a = a;
+	memcpy(r->id, id, id_len);
+	r->id_len = id_len;
+	r->msg = json_incref((json_t *)msg);
+	r->job = job;
+	r->err = err = store_ingest_samples(c->store, a->host_id, msg, c->in_samples,
+					    util_wall_ms(), &r->ing);
+	if (err)
+		snprintf(r->errmsg, sizeof(r->errmsg), "%s", store_errmsg(c->store));
+	if (!batched) {
+		result_done(c, r);
+		json_decref(r->msg);
+		return;
+	}
+	c->n_pending++;
+	a->result_pending = true;
+	if (!err && r->ing.failed && !r->ing.duplicate)
+		coord_result_flush(c);
+}

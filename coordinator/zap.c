@@ -1,0 +1,183 @@
+/* zap.c - CURVE in the coordinator (docs/security.md): the allow list loaded and the
+ * ZAP handler (ZeroMQ RFC 27) bound at start, each handshake's key answered from the
+ * allow list, refusals logged at most once a minute a key, and the list reloaded on
+ * request (SIGHUP).
+ *
+ * Event loop thread only, but coord_request_reload, which only sets a flag.
+ */
+#include "coord_zap.h"
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zmq.h>
+
+#include "keys.h"
+#include "log.h"
+#include "util.h"
+
+/* Log a refused KEY from ADDRESS, at most once a minute per key: a refused peer
+ * reconnects every few hundred milliseconds. */
+static void log_refusal(struct coord *c, const uint8_t key[32], const char *address)
+{
+	int64_t now = util_mono_ms();
+	struct coord_refusal *r, *oldest = &c->refusals[0];
+	char z85[KEYS_Z85_LEN + 1];
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(c->refusals); i++) {
+		r = &c->refusals[i];
+		if (r->logged_mono && !memcmp(r->key, key, 32)) {
+			if (now - r->logged_mono < 60000)
+				return;
+			oldest = r;
+			break;
+		}
+		if (r->logged_mono < oldest->logged_mono)
+			oldest = r;
+	}
+	memcpy(oldest->key, key, 32);
+	oldest->logged_mono = now;
+	zmq_z85_encode(z85, key, 32);
+	pr_warn("refused a connection from %s: key '%.8s...' is not in the allow list '%s'",
+		*address ? address : "an unknown address", z85, c->authorized);
+}
+
+void coord_zap_handle(struct coord *c)
+{
+	enum { F_VERSION, F_REQID, F_DOMAIN, F_ADDRESS, F_IDENTITY, F_MECH, F_CRED, F_N };
+	zmq_msg_t f[F_N + 1];
+	char address[64] = "", mech[16] = "";
+	const char *status = "400", *text = "not allowed", *user = "";
+	size_t n = 0, i, sz;
+	int more = 1;
+
+	while (more && n <= F_N) {
+		zmq_msg_init(&f[n]);
+		if (zmq_msg_recv(&f[n], c->zap_sock, ZMQ_DONTWAIT) < 0) {
+			zmq_msg_close(&f[n]);
+			goto out;
+		}
+		more = zmq_msg_more(&f[n]);
+		n++;
+	}
+	if (more) {			/* more frames than a CURVE request has */
+		zmq_msg_t m;
+
+		while (more) {
+			zmq_msg_init(&m);
+			zmq_msg_recv(&m, c->zap_sock, 0);
+			more = zmq_msg_more(&m);
+			zmq_msg_close(&m);
+		}
+	}
+	if (n < F_MECH)
+		goto out;		/* cannot even answer: no request id */
+	sz = zmq_msg_size(&f[F_ADDRESS]);
+	memcpy(address, zmq_msg_data(&f[F_ADDRESS]), sz < sizeof(address) - 1 ? sz :
+	       sizeof(address) - 1);
+	sz = zmq_msg_size(&f[F_MECH]);
+	memcpy(mech, zmq_msg_data(&f[F_MECH]), sz < sizeof(mech) - 1 ? sz : sizeof(mech) - 1);
+	if (n == F_N && !strcmp(mech, "CURVE") && zmq_msg_size(&f[F_CRED]) == 32) {
+		const uint8_t *key = zmq_msg_data(&f[F_CRED]);
+
+		user = keys_allow_name(c->allow, key);
+		if (user) {
+			status = "200";
+			text = "OK";
+			c->stats.auth_allowed++;
+			pr_debug("allowed a connection from %s with key '%s'", address, user);
+		} else {
+			user = "";
+			c->stats.auth_refused++;
+			log_refusal(c, key, address);
+		}
+	} else {
+		c->stats.auth_refused++;
+		pr_warn("refused a connection from %s: mechanism '%s' instead of CURVE",
+			*address ? address : "an unknown address", mech);
+	}
+	/* reply: version, request id, status code, status text, user id, metadata */
+	zmq_send(c->zap_sock, "1.0", 3, ZMQ_SNDMORE);
+	zmq_send(c->zap_sock, zmq_msg_data(&f[F_REQID]), zmq_msg_size(&f[F_REQID]), ZMQ_SNDMORE);
+	zmq_send(c->zap_sock, status, 3, ZMQ_SNDMORE);
+	zmq_send(c->zap_sock, text, strlen(text), ZMQ_SNDMORE);
+	zmq_send(c->zap_sock, user, strlen(user), ZMQ_SNDMORE);
+	zmq_send(c->zap_sock, "", 0, 0);
+out:
+	for (i = 0; i < n; i++)
+		zmq_msg_close(&f[i]);
+}
+
+void coord_reload_keys(struct coord *c)
+{
+	struct keys_allow *allow;
+	char why[512];
+
+	c->reload = 0;
+	if (!c->curve) {
+		pr_info("reload: plaintext coordinator, no allow list");
+		return;
+	}
+	allow = keys_allow_load(c->authorized, why, sizeof(why));
+	if (!allow) {
+		pr_warn("%s; keeping the %zu allowed key%s", why, keys_allow_count(c->allow),
+			keys_allow_count(c->allow) == 1 ? "" : "s");
+		return;
+	}
+	keys_allow_destroy(&c->allow);
+	c->allow = allow;
+	pr_info("allow list '%s' reloaded: %zu key%s allowed", c->authorized,
+		keys_allow_count(allow), keys_allow_count(allow) == 1 ? "" : "s");
+}
+
+void coord_request_reload(struct coord *c)
+{
+	c->reload = 1;
+}
+
+int coord_zap_init(struct coord *c, const struct coord_opts *opts)
+{
+	int64_t max = 4096;
+	char why[512];
+	int zero = 0;
+
+	if (!opts->key) {		/* endpoints checked by coord_new */
+		pr_info("plaintext: no CURVE, every local peer is accepted");
+		return 0;
+	}
+	if (!keys_have_curve()) {
+		pr_warn("this libzmq has no CURVE support");
+		errno = ENOTSUP;
+		return -1;
+	}
+	if (!opts->authorized || !*opts->key->secret_z85) {
+		pr_warn("CURVE needs the coordinator's secret key and an --authorized folder");
+		errno = EINVAL;
+		return -1;
+	}
+	c->curve = true;
+	c->key = *opts->key;
+	c->authorized = strdup(opts->authorized);
+	if (!c->authorized)
+		return -1;
+	c->allow = keys_allow_load(opts->authorized, why, sizeof(why));
+	if (!c->allow) {
+		pr_warn("%s", why);
+		return -1;
+	}
+	c->zap_sock = zmq_socket(c->ctx, ZMQ_REP);
+	if (!c->zap_sock || zmq_setsockopt(c->zap_sock, ZMQ_LINGER, &zero, sizeof(zero)) ||
+	    zmq_setsockopt(c->zap_sock, ZMQ_MAXMSGSIZE, &max, sizeof(max)) ||
+	    zmq_bind(c->zap_sock, "inproc://zeromq.zap.01")) {
+		pr_warn("cannot start the ZAP handler: %s", zmq_strerror(zmq_errno()));
+		errno = zmq_errno();
+		return -1;
+	}
+	pr_info("CURVE on, public key %s; allow list '%s': %zu key%s allowed",
+		c->key.public_z85, c->authorized, keys_allow_count(c->allow),
+		keys_allow_count(c->allow) == 1 ? "" : "s");
+	return 0;
+}
