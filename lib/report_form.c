@@ -440,50 +440,106 @@ static void form_title(const json_t *form, FILE *out)
 		!strcmp(window, "cost") ? "bpf_stats on" : window, repeat, repeat == 1 ? "" : "s");
 }
 
+/* A form's text table: NC columns whose texts of up to W - 1 bytes are written into
+ * cell() and added row by row, and the verdict markers of its numbers. */
+struct form_table {
+	struct tt_table t;
+	char *buf;			/* NC cells of W bytes, zeroed for each row */
+	const char **cells;		/* into BUF */
+	size_t nc, w;
+	char marks[16];
+};
+
+static int form_table_init(struct form_table *ft, size_t nc, size_t w)
+{
+	size_t j;
+
+	*ft = (struct form_table){ .nc = nc, .w = w };
+	ft->buf = calloc(nc, w);
+	ft->cells = calloc(nc, sizeof(*ft->cells));
+	if (!ft->buf || !ft->cells || tt_table_init(&ft->t, (int)nc, NULL))
+		return -ENOMEM;
+	ft->t.trim = true;
+	for (j = 0; j < nc; j++)
+		ft->cells[j] = ft->buf + j * w;
+	return 0;
+}
+
+static char *form_table_cell(struct form_table *ft, size_t j)
+{
+	return ft->buf + j * ft->w;
+}
+
+/* Add the row the cells hold and clear them for the next. */
+static int form_table_add(struct form_table *ft)
+{
+	int err = tt_table_add(&ft->t, ft->cells);
+
+	memset(ft->buf, 0, ft->nc * ft->w);
+	return err;
+}
+
+/* The head row: FIRST ... then the title of each column of COLS. */
+static int form_table_head(struct form_table *ft, const char *const *first, size_t n_first,
+			   const json_t *cols)
+{
+	const json_t *col;
+	size_t j;
+
+	for (j = 0; j < n_first; j++)
+		snprintf(form_table_cell(ft, j), ft->w, "%s", first[j]);
+	json_array_foreach(cols, j, col)
+		snprintf(form_table_cell(ft, j + n_first), ft->w, "%s", get_str(col, "title"));
+	return form_table_add(ft);
+}
+
+/* The table, then the legend of its markers from FORM's "verdict_details". */
+static void form_table_print(const struct form_table *ft, const json_t *form, FILE *out)
+{
+	tt_table_print(&ft->t, out);
+	report_print_legend(ft->marks, json_object_get(form, "verdict_details"), out);
+}
+
+static void form_table_release(struct form_table *ft)
+{
+	tt_table_release(&ft->t);
+	free(ft->cells);
+	free(ft->buf);
+}
+
 /* The grid: Version | Test | a column per variant, left-aligned; cells hold at most
  * CELL - 1 bytes, as the texts of print_section do. */
 static int print_grid(const json_t *form, FILE *out)
 {
-	const json_t *cols = json_object_get(form, "columns"), *rows = json_object_get(form, "rows");
-	const json_t *row, *col;
-	size_t nc = json_array_size(cols) + 2, i, j;
-	char (*buf)[CELL] = calloc(nc, CELL), marks[16] = "";
-	const char **cells = calloc(nc, sizeof(*cells));
+	static const char *const first[] = { "Version", "Test" };
+	const json_t *cols = json_object_get(form, "columns"), *row, *col;
 	bool rate = get_str(form, "unit") && !strcmp(get_str(form, "unit"), "pps");
-	struct tt_table t = { .cells = NULL };
-	int err = -ENOMEM;
+	size_t nc = json_array_size(cols) + 2, i, j;
+	struct form_table ft;
+	int err;
 
-	if (!buf || !cells || tt_table_init(&t, (int)nc, NULL))
-		goto out;
-	t.sep = " | ";
-	t.trim = true;
-	for (j = 0; j < nc; j++)
-		cells[j] = buf[j];
-	snprintf(buf[0], CELL, "Version");
-	snprintf(buf[1], CELL, "Test");
-	json_array_foreach(cols, j, col)
-		snprintf(buf[j + 2], CELL, "%s", get_str(col, "title"));
-	err = tt_table_add(&t, cells);
-	json_array_foreach(rows, i, row) {
+	err = form_table_init(&ft, nc, CELL);
+	if (!err) {
+		ft.t.sep = " | ";
+		err = form_table_head(&ft, first, 2, cols);
+	}
+	json_array_foreach(json_object_get(form, "rows"), i, row) {
 		if (err)
 			goto out;
-		memset(buf, 0, nc * CELL);
-		snprintf(buf[0], CELL, "%s", get_str(row, "version"));
-		snprintf(buf[1], CELL, "%s", get_str(row, "test"));
+		snprintf(form_table_cell(&ft, 0), CELL, "%s", get_str(row, "version"));
+		snprintf(form_table_cell(&ft, 1), CELL, "%s", get_str(row, "test"));
 		json_array_foreach(json_object_get(row, "cells"), j, col)
 			if (j + 2 < nc)
-				grid_num(buf[j + 2], CELL, col, rate, marks, sizeof(marks));
-		err = tt_table_add(&t, cells);
+				grid_num(form_table_cell(&ft, j + 2), CELL, col, rate, ft.marks,
+					 sizeof(ft.marks));
+		err = form_table_add(&ft);
 	}
 	if (err)
 		goto out;
 	form_title(form, out);
-	tt_table_print(&t, out);
-	report_print_legend(marks, json_object_get(form, "verdict_details"), out);
+	form_table_print(&ft, form, out);
 out:
-	tt_table_release(&t);
-	free(cells);
-	free(buf);
+	form_table_release(&ft);
 	return err;
 }
 
@@ -512,42 +568,31 @@ static void by_variant_cell_text(char *buf, const json_t *cell, struct num_fmt f
 static int print_by_variant_table(const json_t *form, const json_t *g, struct num_fmt f,
 				  FILE *out)
 {
+	static const char *const first[] = { "variant" };
 	const json_t *cols = json_object_get(form, "columns"), *row, *cell;
 	size_t nc = json_array_size(cols), j, k;
-	char (*buf)[FCELL] = calloc(nc + 1, FCELL), marks[16] = "";
-	const char **cells = calloc(nc + 1, sizeof(*cells));
-	struct tt_table t = { .cells = NULL };
-	int err = -ENOMEM;
+	struct form_table ft;
+	int err;
 
-	if (!buf || !cells || tt_table_init(&t, (int)nc + 1, NULL))
-		goto out;
-	t.trim = true;
-	for (j = 0; j <= nc; j++) {
-		cells[j] = buf[j];
-		t.right[j] = j > 0;
-	}
-	snprintf(buf[0], FCELL, "variant");
-	json_array_foreach(cols, j, cell)
-		snprintf(buf[j + 1], FCELL, "%s", get_str(cell, "title"));
-	err = tt_table_add(&t, cells);
+	err = form_table_init(&ft, nc + 1, FCELL);
+	for (j = 0; !err && j <= nc; j++)
+		ft.t.right[j] = j > 0;
+	if (!err)
+		err = form_table_head(&ft, first, 1, cols);
 	json_array_foreach(json_object_get(g, "rows"), k, row) {
 		if (err)
 			goto out;
-		memset(buf, 0, (nc + 1) * FCELL);
-		snprintf(buf[0], FCELL, "%s", get_str(row, "variant"));
+		snprintf(form_table_cell(&ft, 0), FCELL, "%s", get_str(row, "variant"));
 		json_array_foreach(json_object_get(row, "cells"), j, cell)
 			if (j < nc)
-				by_variant_cell_text(buf[j + 1], cell, f, marks, sizeof(marks));
-		err = tt_table_add(&t, cells);
+				by_variant_cell_text(form_table_cell(&ft, j + 1), cell, f, ft.marks,
+						     sizeof(ft.marks));
+		err = form_table_add(&ft);
 	}
-	if (err)
-		goto out;
-	tt_table_print(&t, out);
-	report_print_legend(marks, json_object_get(form, "verdict_details"), out);
+	if (!err)
+		form_table_print(&ft, form, out);
 out:
-	tt_table_release(&t);
-	free(cells);
-	free(buf);
+	form_table_release(&ft);
 	return err;
 }
 
