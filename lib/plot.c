@@ -354,10 +354,13 @@ int plot_run_gnuplot(const char *script, char *err, size_t err_len)
 	return 0;
 }
 
-int plot_history(const json_t *report, const char *file, char *err, size_t err_len)
+/* Write the plot of REPORT to FILE: the gnuplot script MAKE_SCRIPT writes, run. */
+static int plot_with(int (*make_script)(const json_t *report, const char *file, char **script,
+					char *err, size_t err_len),
+		     const json_t *report, const char *file, char *err, size_t err_len)
 {
 	char *script = NULL;
-	int e = plot_history_script(report, file, &script, err, err_len);
+	int e = make_script(report, file, &script, err, err_len);
 
 	if (!e)
 		e = plot_run_gnuplot(script, err, err_len);
@@ -365,13 +368,12 @@ int plot_history(const json_t *report, const char *file, char *err, size_t err_l
 	return e;
 }
 
+int plot_history(const json_t *report, const char *file, char *err, size_t err_len)
+{
+	return plot_with(plot_history_script, report, file, err, err_len);
+}
+
 int plot_compare(const json_t *report, const char *file, char *err, size_t err_len)
 {
-	char *script = NULL;
-	int e = plot_compare_script(report, file, &script, err, err_len);
-
-	if (!e)
-		e = plot_run_gnuplot(script, err, err_len);
-	free(script);
-	return e;
+	return plot_with(plot_compare_script, report, file, err, err_len);
 }

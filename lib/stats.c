@@ -31,21 +31,36 @@ double stats_mean(const double *v, size_t n)
 	return (double)(sum / n);
 }
 
-double stats_stddev(const double *v, size_t n)
+/* The sum over V's N values of the squared deviations from MEAN and, when M3 is not
+ * NULL, in *M3 that of the cubed ones; long double sums. */
+static long double deviation_sums(const double *v, size_t n, double mean, long double *m3)
 {
-	long double sum = 0;
-	double mean;
+	long double m2 = 0;
 	size_t i;
 
-	if (n < 2)
-		return NAN;
-	mean = stats_mean(v, n);
+	if (m3)
+		*m3 = 0;
 	for (i = 0; i < n; i++) {
 		long double d = v[i] - mean;
 
-		sum += d * d;
+		m2 += d * d;
+		if (m3)
+			*m3 += d * d * d;
 	}
-	return sqrt((double)(sum / (n - 1)));
+	return m2;
+}
+
+/* Sample variance (n - 1) with long double sums. */
+static double variance(const double *v, size_t n, double mean)
+{
+	return (double)(deviation_sums(v, n, mean, NULL) / (n - 1));
+}
+
+double stats_stddev(const double *v, size_t n)
+{
+	if (n < 2)
+		return NAN;
+	return sqrt(variance(v, n, stats_mean(v, n)));
 }
 
 double stats_min(const double *v, size_t n)
@@ -183,19 +198,12 @@ double stats_kind_mean(enum stats_kind kind, const double *v, size_t n)
 
 double stats_skewness(const double *v, size_t n)
 {
-	long double m2 = 0, m3 = 0;
-	double mean, g1;
-	size_t i;
+	long double m2, m3;
+	double g1;
 
 	if (n < 3)
 		return NAN;
-	mean = stats_mean(v, n);
-	for (i = 0; i < n; i++) {
-		long double d = v[i] - mean;
-
-		m2 += d * d;
-		m3 += d * d * d;
-	}
+	m2 = deviation_sums(v, n, stats_mean(v, n), &m3);
 	m2 /= n;
 	m3 /= n;
 	if (m2 <= 0)
@@ -334,20 +342,6 @@ double stats_norm_quantile(double p)
 			break;
 	}
 	return (lo + hi) / 2;
-}
-
-/* Sample variance (n - 1) with long double sums. */
-static double variance(const double *v, size_t n, double mean)
-{
-	long double sum = 0;
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		long double d = v[i] - mean;
-
-		sum += d * d;
-	}
-	return (double)(sum / (n - 1));
 }
 
 int stats_welch(const double *a, size_t n_a, const double *b, size_t n_b,
