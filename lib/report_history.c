@@ -1,4 +1,4 @@
-/* report_history.c - the history report of lib/analysis.c (analysis_history) as
+/* report_history.c - the history report of lib/analysis_history.c (analysis_history) as
  * `bpflab result history` prints it (report_compare.h): per series a table of its
  * groups with n, mean ± stddev, spread and delta % from the first, its change points and
  * the smallest change two of its groups can resolve; or one CSV line per group.
