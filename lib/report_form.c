@@ -596,19 +596,30 @@ out:
 	return err;
 }
 
+/* The largest magnitude among the cells of the rows of form group G. */
+static double group_max(const json_t *g)
+{
+	const json_t *row, *cell;
+	double max = 0;
+	size_t j, k;
+
+	json_array_foreach(json_object_get(g, "rows"), j, row)
+		json_array_foreach(json_object_get(row, "cells"), k, cell)
+			if (report_obj_max(cell) > max)
+				max = report_obj_max(cell);
+	return max;
+}
+
 /* The largest magnitude among the cells of FORM's groups. */
 static double by_variant_max(const json_t *form)
 {
-	const json_t *g, *row, *cell;
+	const json_t *g;
 	double max = 0;
-	size_t i, j, k;
+	size_t i;
 
-	json_array_foreach(json_object_get(form, "groups"), i, g) {
-		json_array_foreach(json_object_get(g, "rows"), j, row)
-			json_array_foreach(json_object_get(row, "cells"), k, cell)
-				if (report_obj_max(cell) > max)
-					max = report_obj_max(cell);
-	}
+	json_array_foreach(json_object_get(form, "groups"), i, g)
+		if (group_max(g) > max)
+			max = group_max(g);
 	return max;
 }
 
