@@ -410,16 +410,9 @@ json_t *analysis_compare(const json_t *rows, const char *by, const char *baselin
 			   "min_effect", copts.min_effect > 0 ? copts.min_effect : 0.02,
 			   "sides", sides_arr, "comparisons", json_incref(cmps),
 			   "excluded", analysis_excluded_json(&in.x, opts && opts->include_flagged));
-	if (!report)
-		e = util_seterr(err, err_len, -ENOMEM, "out of memory");
 out:
 	json_decref(sides_arr);
 	json_decref(cmps);
-	analysis_input_release(&in);
-	if (e) {
-		errno = -e;
-		return NULL;
-	}
-	return report;
+	return analysis_input_finish(&in, report, e, err, err_len);
 }
 

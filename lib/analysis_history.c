@@ -159,15 +159,8 @@ json_t *analysis_history(const json_t *rows, const char *by, const struct analys
 		json_array_append(garr, json_object_get(in.sides, groups[i]));
 	report = json_pack("{s:s, s:o, s:O, s:o}", "by", by, "groups", garr, "series", series,
 			   "excluded", analysis_excluded_json(&in.x, opts && opts->include_flagged));
-	if (!report)
-		e = util_seterr(err, err_len, -ENOMEM, "out of memory");
 out:
 	free(groups);
 	json_decref(series);
-	analysis_input_release(&in);
-	if (e) {
-		errno = -e;
-		return NULL;
-	}
-	return report;
+	return analysis_input_finish(&in, report, e, err, err_len);
 }

@@ -49,13 +49,16 @@ struct analysis_input {
  * ("" keeps every field), for a report WHAT ("to compare", "for this history"); with
  * RX_CPU the jobs' rx.cpu records too. OPTS may be NULL. Returns 0, or -errno with the
  * reason in ERR: -EINVAL for bad OPTS, -ENOMEM, -ENOENT when no value is left (all
- * flagged, or none). The caller calls analysis_input_release either way. */
+ * flagged, or none). The caller calls analysis_input_finish either way. */
 int analysis_input_read(struct analysis_input *in, const json_t *rows, const char *key_by,
 			const struct analysis_opts *opts, bool rx_cpu, const char *what,
 			char *err, size_t err_len);
 
-/* Free what IN holds. */
-void analysis_input_release(struct analysis_input *in);
+/* The end of a report call: free what IN holds; return REPORT (built last, NULL when
+ * that failed: -ENOMEM, "out of memory" in ERR), or, after the error E (-errno, ERR
+ * already set), NULL with errno set. */
+json_t *analysis_input_finish(struct analysis_input *in, json_t *report, int e, char *err,
+			      size_t err_len);
 
 /* Whether ROWS hold a measurement of group NAME (all of which analysis_collect() left
  * out as flagged when NAME has no side). */

@@ -414,10 +414,18 @@ int analysis_input_read(struct analysis_input *in, const json_t *rows, const cha
 	return 0;
 }
 
-void analysis_input_release(struct analysis_input *in)
+json_t *analysis_input_finish(struct analysis_input *in, json_t *report, int e, char *err,
+			      size_t err_len)
 {
 	json_decref(in->sides);
 	json_decref(in->x.jobs);
 	json_decref(in->x.rx_cpu);
 	set_release(&in->set);
+	if (!e && !report)
+		e = util_seterr(err, err_len, -ENOMEM, "out of memory");
+	if (e) {
+		errno = -e;
+		return NULL;
+	}
+	return report;
 }

@@ -63,7 +63,8 @@ double stats_stddev(const double *v, size_t n)
 	return sqrt(variance(v, n, stats_mean(v, n)));
 }
 
-double stats_min(const double *v, size_t n)
+/* The largest (MAX) or the smallest of the N values at V; NAN for none. */
+static double extreme(const double *v, size_t n, bool max)
 {
 	double m;
 	size_t i;
@@ -72,23 +73,19 @@ double stats_min(const double *v, size_t n)
 		return NAN;
 	m = v[0];
 	for (i = 1; i < n; i++)
-		if (v[i] < m)
+		if (max ? v[i] > m : v[i] < m)
 			m = v[i];
 	return m;
 }
 
+double stats_min(const double *v, size_t n)
+{
+	return extreme(v, n, false);
+}
+
 double stats_max(const double *v, size_t n)
 {
-	double m;
-	size_t i;
-
-	if (!n)
-		return NAN;
-	m = v[0];
-	for (i = 1; i < n; i++)
-		if (v[i] > m)
-			m = v[i];
-	return m;
+	return extreme(v, n, true);
 }
 
 double stats_spread(const double *v, size_t n)
@@ -212,43 +209,40 @@ double stats_skewness(const double *v, size_t n)
 	return g1 * sqrt((double)n * (n - 1)) / (n - 2);
 }
 
+#define LENTZ_TINY 1e-300
+
+/* V, or LENTZ_TINY in place of a value so near zero that dividing by it would blow up. */
+static double lentz_nonzero(double v)
+{
+	return fabs(v) < LENTZ_TINY ? LENTZ_TINY : v;
+}
+
+/* One step of the modified Lentz method with partial numerator AA: the new C and D,
+ * and the factor C D the fraction is multiplied by. */
+static double lentz_step(double aa, double *c, double *d)
+{
+	*d = 1 / lentz_nonzero(1 + aa * *d);
+	*c = lentz_nonzero(1 + aa / *c);
+	return *d * *c;
+}
+
 /* The continued fraction for I_x(a, b) (A&S 26.5.8) by the modified Lentz method:
  * h = b0 + a1/(b1 + a2/(b2 + ...)) built as a product of C_j D_j, with tiny values in
  * place of zeros so no step divides by zero. Converges fast for x < (a+1)/(a+b+2). */
 static double betacf(double a, double b, double x)
 {
-	const double eps = 1e-16, tiny = 1e-300;
+	const double eps = 1e-16;
 	double qab = a + b, qap = a + 1, qam = a - 1;
-	double c = 1, d = 1 - qab * x / qap, h, aa, del;
+	double c = 1, d = 1 / lentz_nonzero(1 - qab * x / qap), h = d, del;
 	int m;
 
-	if (fabs(d) < tiny)
-		d = tiny;
-	d = 1 / d;
-	h = d;
 	for (m = 1; m <= 10000; m++) {
 		int m2 = 2 * m;
 
 		/* even step: d_{2m} = m (b - m) x / ((a + 2m - 1)(a + 2m)) */
-		aa = m * (b - m) * x / ((qam + m2) * (a + m2));
-		d = 1 + aa * d;
-		if (fabs(d) < tiny)
-			d = tiny;
-		c = 1 + aa / c;
-		if (fabs(c) < tiny)
-			c = tiny;
-		d = 1 / d;
-		h *= d * c;
+		h *= lentz_step(m * (b - m) * x / ((qam + m2) * (a + m2)), &c, &d);
 		/* odd step: d_{2m+1} = -(a + m)(a + b + m) x / ((a + 2m)(a + 2m + 1)) */
-		aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2));
-		d = 1 + aa * d;
-		if (fabs(d) < tiny)
-			d = tiny;
-		c = 1 + aa / c;
-		if (fabs(c) < tiny)
-			c = tiny;
-		d = 1 / d;
-		del = d * c;
+		del = lentz_step(-(a + m) * (qab + m) * x / ((a + m2) * (qap + m2)), &c, &d);
 		h *= del;
 		if (fabs(del - 1) < eps)
 			break;
