@@ -2,8 +2,8 @@
  *
  * The values come from store_query_values: straight from the database file with --db,
  * else through the coordinator's `query` request, which calls the same function, so both
- * give the same JSON. lib/analysis.c builds the reports, lib/report_compare.c prints
- * them, lib/plot.c draws them, lib/export.c and lib/import.c convert. An import writes
+ * give the same JSON. lib/analysis*.c build the reports, lib/report_compare.c and
+ * lib/report_history.c print them, lib/plot.c draws them, lib/export.c and lib/import.c convert. An import writes
  * into the --db file directly (opened read-write), else goes to the coordinator as an
  * `import` request (coordinator/query.c) that calls store_import.
  */

@@ -1,8 +1,7 @@
-/* analysis.c - see analysis.h. Groups stored values into compare and history reports.
- *
- * A "series" is the values of one (metric, matrix point, variant, subject) in one group;
- * for a compare the variant (or the subject) drops out of the key when it is what the
- * values are grouped by. Values are kept in the order the store gave them (time order).
+/* analysis.c - see analysis.h. The compare report: the series of the baseline group
+ * paired with those of each candidate (analysis_series.c reads them), each pair's far-out
+ * values left out (Tukey's fences) and handed to compare_samples; MIXED where a side's
+ * receive softirq ran on two CPUs at two levels. analysis_history.c builds the history.
  * Called by cli/result_analysis.c, single-threaded per call; no global state.
  */
 #include "analysis.h"
@@ -13,69 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "changepoint.h"
+#include "analysis_int.h"
 #include "compare.h"
 #include "stats.h"
 #include "util.h"
-
-const char *const analysis_excluding_flags[ANALYSIS_N_EXCLUDING] = {
-	"debug-kernel", "disturbed", "generator-bound",
-};
-
-/* One (key, group) series of values. */
-struct series {
-	char *metric, *point, *variant, *subject, *unit, *group;
-	double *v;
-	long long *job;			/* the job of each value */
-	size_t n, cap;
-	size_t order;			/* first appearance */
-};
-
-struct series_set {
-	struct series *s;
-	size_t n, cap;
-};
-
-static void set_release(struct series_set *set)
-{
-	size_t i;
-
-	for (i = 0; i < set->n; i++) {
-		free(set->s[i].metric);
-		free(set->s[i].point);
-		free(set->s[i].variant);
-		free(set->s[i].subject);
-		free(set->s[i].unit);
-		free(set->s[i].group);
-		free(set->s[i].v);
-		free(set->s[i].job);
-	}
-	free(set->s);
-	memset(set, 0, sizeof(*set));
-}
-
-static const char *str(const json_t *o, const char *k)
-{
-	const char *s = json_string_value(json_object_get(o, k));
-
-	return s ? s : "";
-}
-
-unsigned int analysis_row_flags(const json_t *row)
-{
-	json_t *flags = json_object_get(row, "flags"), *f;
-	unsigned int bits = 0;
-	size_t i, k;
-
-	json_array_foreach(flags, i, f)
-		for (k = 0; k < ANALYSIS_N_EXCLUDING; k++)
-			if (json_is_string(f) &&
-			    !strcmp(json_string_value(f), analysis_excluding_flags[k]))
-				bits |= 1u << k;
-	if (json_array_size(json_object_get(row, "debug_options")) > 0)
-		bits |= 1u;
-	return bits;
-}
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -112,319 +52,6 @@ int analysis_tukey_fences(const double *v, size_t n, double k, double *lo, doubl
 	return 0;
 }
 
-/* Find or add the series of (metric, point, variant, subject, group). */
-static struct series *series_get(struct series_set *set, const char *metric,
-				 const char *point, const char *variant, const char *subject,
-				 const char *unit, const char *group)
-{
-	struct series *s;
-	size_t i;
-
-	for (i = set->n; i-- > 0;) {
-		s = &set->s[i];
-		if (!strcmp(s->metric, metric) && !strcmp(s->point, point) &&
-		    !strcmp(s->variant, variant) && !strcmp(s->subject, subject) &&
-		    !strcmp(s->group, group))
-			return s;
-	}
-	if (set->n == set->cap) {
-		size_t cap = set->cap ? 2 * set->cap : 16;
-		struct series *n = realloc(set->s, cap * sizeof(*n));
-
-		if (!n)
-			return NULL;
-		set->s = n;
-		set->cap = cap;
-	}
-	s = &set->s[set->n];
-	memset(s, 0, sizeof(*s));
-	s->metric = strdup(metric);
-	s->point = strdup(point);
-	s->variant = strdup(variant);
-	s->subject = strdup(subject);
-	s->unit = strdup(unit);
-	s->group = strdup(group);
-	s->order = set->n++;
-	if (!s->metric || !s->point || !s->variant || !s->subject || !s->unit || !s->group)
-		return NULL;
-	return s;
-}
-
-static int series_add(struct series *s, double v, long long job)
-{
-	if (s->n == s->cap) {
-		size_t cap = s->cap ? 2 * s->cap : 8;
-		double *n = realloc(s->v, cap * sizeof(*n));
-		long long *j;
-
-		if (!n)
-			return -ENOMEM;
-		s->v = n;
-		j = realloc(s->job, cap * sizeof(*j));
-		if (!j)
-			return -ENOMEM;
-		s->job = j;
-		s->cap = cap;
-	}
-	s->job[s->n] = job;
-	s->v[s->n++] = v;
-	return 0;
-}
-
-bool analysis_is_record(const char *metric)
-{
-	size_t n = strlen(metric);
-
-	return !strcmp(metric, "rx.cpu") || !strcmp(metric, "cpu.others") ||
-	       !strncmp(metric, "warmup.", 7) ||
-	       (n > 7 && !strcmp(metric + n - 7, ".median"));
-}
-
-static int cmp_str_ptr(const void *a, const void *b)
-{
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
-/* A matrix point as "k=v k=v" (keys sorted), "" for none. Heap string or NULL. */
-static char *point_text(const json_t *point)
-{
-	const char *k, **keys = NULL;
-	size_t n = 0, i, len = 1;
-	char *out = NULL;
-	json_t *v;
-
-	if (!json_is_object(point) || !json_object_size(point))
-		return strdup("");
-	keys = calloc(json_object_size(point), sizeof(*keys));
-	if (!keys)
-		return NULL;
-	json_object_foreach((json_t *)point, k, v) {
-		keys[n++] = k;
-		len += strlen(k) + 2 + (json_is_string(v) ? strlen(json_string_value(v)) : 24);
-	}
-	qsort(keys, n, sizeof(*keys), cmp_str_ptr);
-	out = calloc(1, len);
-	for (i = 0; out && i < n; i++) {
-		v = json_object_get(point, keys[i]);
-		if (i)
-			strcat(out, " ");
-		strcat(out, keys[i]);
-		strcat(out, "=");
-		if (json_is_string(v))
-			strcat(out, json_string_value(v));
-		else if (json_is_integer(v))
-			sprintf(out + strlen(out), "%lld", (long long)json_integer_value(v));
-		else if (json_is_number(v))
-			sprintf(out + strlen(out), "%g", json_number_value(v));
-	}
-	free(keys);
-	return out;
-}
-
-/* Counts of left-out results: distinct jobs, and per excluding verdict; left-out
- * outlier values; and what the jobs record of where their receive softirq ran. */
-struct excluded {
-	json_t *jobs;			/* job id text -> true */
-	size_t by_flag[ANALYSIS_N_EXCLUDING];
-	size_t outliers;		/* values outside a side's far-out fences */
-	bool all;			/* --all: outliers kept */
-	json_t *rx_cpu;			/* job id text -> the CPU of its rx.cpu record */
-};
-
-static json_t *excluded_json(const struct excluded *x, bool include_flagged)
-{
-	json_t *o = json_object(), *by = json_object();
-	size_t k;
-
-	if (!o || !by) {
-		json_decref(o);
-		json_decref(by);
-		return NULL;
-	}
-	for (k = 0; k < ANALYSIS_N_EXCLUDING; k++)
-		if (x->by_flag[k])
-			json_object_set_new(by, analysis_excluding_flags[k],
-					    json_integer((json_int_t)x->by_flag[k]));
-	json_object_set_new(o, "results", json_integer((json_int_t)json_object_size(x->jobs)));
-	json_object_set_new(o, "by_flag", by);
-	json_object_set_new(o, "include_flagged", json_boolean(include_flagged));
-	json_object_set_new(o, "outliers", json_integer((json_int_t)x->outliers));
-	json_object_set_new(o, "all", json_boolean(x->all));
-	return o;
-}
-
-/* Append S to array A unless it is there already. */
-static int add_unique(json_t *a, json_t *s)
-{
-	json_t *x;
-	size_t i;
-
-	if (!s || json_is_null(s))
-		return 0;
-	json_array_foreach(a, i, x)
-		if (json_equal(x, s))
-			return 0;
-	return json_array_append(a, s);
-}
-
-/* What a group's footer line names: runs, kernels, hosts, cpus, governors, plans, and
- * how tc programs were attached. */
-static json_t *side_new(const char *group)
-{
-	return json_pack("{s:s, s:i, s:[], s:[], s:[], s:[], s:[], s:[], s:[], s:[], s:[], "
-			 "s:b}", "group", group, "results", 0, "runs", "kernels", "hosts", "cpus",
-			 "governors", "plans", "plan_sha256", "timing", "tc_attach", "imported", 0);
-}
-
-static int side_add(json_t *side, const json_t *row, json_t *jobs_seen)
-{
-	char job[32];
-
-	snprintf(job, sizeof(job), "%lld", (long long)json_integer_value(json_object_get(row, "job")));
-	if (!json_object_get(jobs_seen, job)) {
-		json_object_set_new(jobs_seen, job, json_true());
-		json_object_set_new(side, "results",
-				    json_integer(json_integer_value(json_object_get(side, "results")) + 1));
-	}
-	if (json_is_true(json_object_get(row, "imported")))
-		json_object_set_new(side, "imported", json_true());
-	return add_unique(json_object_get(side, "runs"), json_object_get(row, "run")) ||
-	       add_unique(json_object_get(side, "kernels"), json_object_get(row, "kernel_release")) ||
-	       add_unique(json_object_get(side, "hosts"), json_object_get(row, "host")) ||
-	       add_unique(json_object_get(side, "cpus"), json_object_get(row, "cpu")) ||
-	       add_unique(json_object_get(side, "governors"), json_object_get(row, "governor")) ||
-	       add_unique(json_object_get(side, "plans"), json_object_get(row, "plan")) ||
-	       add_unique(json_object_get(side, "plan_sha256"), json_object_get(row, "plan_sha256")) ||
-	       add_unique(json_object_get(side, "timing"), json_object_get(row, "timing")) ||
-	       add_unique(json_object_get(side, "tc_attach"), json_object_get(row, "tc_attach"))
-	       ? -ENOMEM : 0;
-}
-
-/* Read ROWS into SET (keys without the BY field), SIDES (group -> side object, in order)
- * and X. */
-/* Whether ROWS hold a measurement of group NAME (all of which collect() left out as
- * flagged when NAME has no side). */
-static bool group_flagged(const json_t *rows, const char *name)
-{
-	json_t *row;
-	size_t i;
-
-	json_array_foreach(rows, i, row)
-		if (!strcmp(str(row, "group"), name) && !analysis_is_record(str(row, "metric")) &&
-		    analysis_row_flags(row))
-			return true;
-	return false;
-}
-
-static int collect(const json_t *rows, const char *by, bool include_flagged,
-		   struct series_set *set, json_t *sides, struct excluded *x)
-{
-	bool drop_variant = !strcmp(by, "variant"), drop_subject = !strcmp(by, "subject");
-	json_t *row, *side, *seen = json_object();
-	unsigned int flags;
-	struct series *s;
-	size_t i, k;
-	char *pt;
-	int err = 0;
-
-	if (!seen)
-		return -ENOMEM;
-	json_array_foreach(rows, i, row) {
-		const char *group = str(row, "group");
-		json_t *v = json_object_get(row, "value");
-		char job[32];
-
-		if (!json_is_number(v))
-			continue;
-		snprintf(job, sizeof(job), "%lld",
-			 (long long)json_integer_value(json_object_get(row, "job")));
-		if (!strcmp(str(row, "metric"), "rx.cpu") && x->rx_cpu)
-			json_object_set_new(x->rx_cpu, job,
-					    json_integer((json_int_t)json_number_value(v)));
-		if (analysis_is_record(str(row, "metric")))
-			continue;	/* records of the job, not measurements to compare */
-		flags = analysis_row_flags(row);
-		if (flags && !include_flagged) {
-			if (!json_object_get(x->jobs, job)) {
-				json_object_set_new(x->jobs, job, json_true());
-				for (k = 0; k < ANALYSIS_N_EXCLUDING; k++)
-					if (flags & (1u << k))
-						x->by_flag[k]++;
-			}
-			continue;
-		}
-		side = json_object_get(sides, group);
-		if (!side) {
-			side = side_new(group);
-			if (!side || json_object_set_new(sides, group, side)) {
-				err = -ENOMEM;
-				break;
-			}
-		}
-		err = side_add(side, row, seen);
-		if (err)
-			break;
-		pt = point_text(json_object_get(row, "point"));
-		/* values of different timing modes are never one series: an icount value
-		 * (guest instructions, docs/kernels.md) keys as its own point */
-		if (pt && !strcmp(str(row, "timing"), "icount")) {
-			char *t = malloc(strlen(pt) + sizeof(" timing=icount"));
-
-			if (t)
-				sprintf(t, "%s%stiming=icount", pt, *pt ? " " : "");
-			free(pt);
-			pt = t;
-		}
-		if (!pt) {
-			err = -ENOMEM;
-			break;
-		}
-		s = series_get(set, str(row, "metric"), pt, drop_variant ? "" : str(row, "variant"),
-			       drop_subject ? "" : str(row, "subject"), str(row, "unit"), group);
-		free(pt);
-		if (!s || series_add(s, json_number_value(v),
-				     (long long)json_integer_value(json_object_get(row, "job")))) {
-			err = -ENOMEM;
-			break;
-		}
-	}
-	json_decref(seen);
-	return err;
-}
-
-static bool same_key(const struct series *a, const struct series *b, bool subject)
-{
-	return !strcmp(a->metric, b->metric) && !strcmp(a->point, b->point) &&
-	       !strcmp(a->variant, b->variant) && (!subject || !strcmp(a->subject, b->subject));
-}
-
-/* The series of SET in group G with the key of K (subject too when SUBJECT), or NULL. */
-static struct series *find_in(struct series_set *set, const struct series *k, const char *g,
-			      bool subject)
-{
-	size_t i;
-
-	for (i = 0; i < set->n; i++)
-		if (!strcmp(set->s[i].group, g) && same_key(&set->s[i], k, subject))
-			return &set->s[i];
-	return NULL;
-}
-
-/* How many series of group G share K's key apart from the subject. */
-static size_t count_subjects(struct series_set *set, const struct series *k, const char *g)
-{
-	size_t i, n = 0;
-
-	for (i = 0; i < set->n; i++)
-		n += !strcmp(set->s[i].group, g) && same_key(&set->s[i], k, false);
-	return n;
-}
-
-static json_t *num(double v)
-{
-	return isfinite(v) ? json_real(v) : json_null();
-}
-
 static json_t *compare_row(const struct series *a, const struct series *b,
 			   const struct compare_result *r)
 {
@@ -450,18 +77,18 @@ static json_t *compare_row(const struct series *a, const struct series *b,
 		json_object_set_new(o, "baseline_subject", json_string(a->subject));
 		json_object_set_new(o, "candidate_subject", json_string(b->subject));
 	}
-	json_object_set_new(o, "mean_a", num(r->mean_a));
-	json_object_set_new(o, "mean_b", num(r->mean_b));
-	json_object_set_new(o, "stddev_a", num(r->stddev_a));
-	json_object_set_new(o, "stddev_b", num(r->stddev_b));
-	json_object_set_new(o, "spread_a", num(r->spread_a));
-	json_object_set_new(o, "spread_b", num(r->spread_b));
-	json_object_set_new(o, "delta_pct", num(r->delta_pct));
-	json_object_set_new(o, "improvement_pct", num(improvement));
-	json_object_set_new(o, "ci_lo_pct", num(r->ci_lo_pct));
-	json_object_set_new(o, "ci_hi_pct", num(r->ci_hi_pct));
+	json_object_set_new(o, "mean_a", analysis_num(r->mean_a));
+	json_object_set_new(o, "mean_b", analysis_num(r->mean_b));
+	json_object_set_new(o, "stddev_a", analysis_num(r->stddev_a));
+	json_object_set_new(o, "stddev_b", analysis_num(r->stddev_b));
+	json_object_set_new(o, "spread_a", analysis_num(r->spread_a));
+	json_object_set_new(o, "spread_b", analysis_num(r->spread_b));
+	json_object_set_new(o, "delta_pct", analysis_num(r->delta_pct));
+	json_object_set_new(o, "improvement_pct", analysis_num(improvement));
+	json_object_set_new(o, "ci_lo_pct", analysis_num(r->ci_lo_pct));
+	json_object_set_new(o, "ci_hi_pct", analysis_num(r->ci_hi_pct));
 	json_object_set_new(o, "test", json_string(compare_test_name(r->test)));
-	json_object_set_new(o, "p", num(r->p));
+	json_object_set_new(o, "p", analysis_num(r->p));
 	/* both sides constant (icount): no test, p 1 or 0 by convention (docs/analysis.md) */
 	json_object_set_new(o, "exact", json_boolean(r->test == COMPARE_TEST_CONSTANT));
 	json_object_set_new(o, "verdict", json_string(compare_verdict_name(r->verdict)));
@@ -628,9 +255,9 @@ static int compare_groups(struct series_set *set, const char *ga, const char *gb
 		a = &set->s[i];
 		if (strcmp(a->group, ga))
 			continue;
-		b = find_in(set, a, gb, true);
-		if (!b && count_subjects(set, a, ga) == 1 && count_subjects(set, a, gb) == 1)
-			b = find_in(set, a, gb, false);
+		b = analysis_find_in(set, a, gb, true);
+		if (!b && analysis_count_subjects(set, a, ga) == 1 && analysis_count_subjects(set, a, gb) == 1)
+			b = analysis_find_in(set, a, gb, false);
 		if (!b) {
 			if (json_array_append_new(only_a, json_pack("{s:s, s:s, s:s, s:s}",
 					"metric", a->metric, "point", a->point,
@@ -644,9 +271,9 @@ static int compare_groups(struct series_set *set, const char *ga, const char *gb
 	}
 	for (i = 0; i < set->n; i++) {
 		b = &set->s[i];
-		if (strcmp(b->group, gb) || find_in(set, b, ga, true))
+		if (strcmp(b->group, gb) || analysis_find_in(set, b, ga, true))
 			continue;
-		if (count_subjects(set, b, ga) == 1 && count_subjects(set, b, gb) == 1)
+		if (analysis_count_subjects(set, b, ga) == 1 && analysis_count_subjects(set, b, gb) == 1)
 			continue;	/* paired across subjects above */
 		if (json_array_append_new(only_b, json_pack("{s:s, s:s, s:s, s:s}",
 				"metric", b->metric, "point", b->point,
@@ -692,45 +319,34 @@ json_t *analysis_compare(const json_t *rows, const char *by, const char *baselin
 			 const char *candidate, const struct analysis_opts *opts, char *err,
 			 size_t err_len)
 {
-	struct series_set set = { 0 };
-	struct excluded x = { .jobs = json_object(), .rx_cpu = json_object(),
-			      .all = opts && opts->sz >= sizeof(*opts) && opts->all };
-	json_t *sides = json_object(), *report = NULL, *cmps = json_array(), *sides_arr = NULL;
+	struct analysis_input in = { .set = { 0 } };
+	json_t *sides, *report = NULL, *cmps = NULL, *sides_arr = NULL;
 	json_t *cmp, *crows, *only_a, *only_b, *v;
 	COMPARE_OPTS(copts);
 	char names[512];
 	const char *g;
-	int e = 0;
+	int e;
 
-	if (opts && opts->sz < sizeof(*opts)) {
-		e = util_seterr(err, err_len, -EINVAL, "bad analysis options");
+	if (!by)
+		by = "run";
+	e = analysis_input_read(&in, rows, by, opts, true, "to compare", err, err_len);
+	if (e)
 		goto out;
-	}
+	sides = in.sides;
+	in.x.all = opts && opts->all;
 	if (opts) {
 		copts.alpha = opts->alpha;
 		copts.min_effect = opts->min_effect;
 	}
-	if (!by)
-		by = "run";
-	if (!x.jobs || !x.rx_cpu || !sides || !cmps) {
+	cmps = json_array();
+	if (!cmps) {
 		e = util_seterr(err, err_len, -ENOMEM, "out of memory");
-		goto out;
-	}
-	e = collect(rows, by, opts && opts->include_flagged, &set, sides, &x);
-	if (e) {
-		util_seterr(err, err_len, e, "out of memory");
-		goto out;
-	}
-	if (!json_object_size(sides)) {
-		e = util_seterr(err, err_len, -ENOENT, "no results to compare%s",
-			   json_object_size(x.jobs) ? " (all of them flagged; "
-			   "--include-flagged to use them)" : "");
 		goto out;
 	}
 	if (!baseline)
 		baseline = json_object_iter_key(json_object_iter(sides));
 	if (!json_object_get(sides, baseline)) {
-		e = group_flagged(rows, baseline) ?
+		e = analysis_group_flagged(rows, baseline) ?
 		    util_seterr(err, err_len, -ENOENT, "no results for baseline %s '%s' (all of them flagged; --include-flagged to use them)",
 				by, baseline) :
 		    util_seterr(err, err_len, -ENOENT, "no results for baseline %s '%s' (there are %s)",
@@ -738,7 +354,7 @@ json_t *analysis_compare(const json_t *rows, const char *by, const char *baselin
 		goto out;
 	}
 	if (candidate && !json_object_get(sides, candidate)) {
-		e = group_flagged(rows, candidate) ?
+		e = analysis_group_flagged(rows, candidate) ?
 		    util_seterr(err, err_len, -ENOENT, "no results for candidate %s '%s' (all of them flagged; --include-flagged to use them)",
 				by, candidate) :
 		    util_seterr(err, err_len, -ENOENT, "no results for candidate %s '%s' (there are %s)",
@@ -770,7 +386,7 @@ json_t *analysis_compare(const json_t *rows, const char *by, const char *baselin
 			e = util_seterr(err, err_len, -ENOMEM, "out of memory");
 			goto out;
 		}
-		e = compare_groups(&set, baseline, g, &copts, &x, crows, only_a, only_b);
+		e = compare_groups(&in.set, baseline, g, &copts, &in.x, crows, only_a, only_b);
 		if (e) {
 			util_seterr(err, err_len, e, "cannot compare %s '%s' with '%s': %s", by, baseline,
 			       g, strerror(-e));
@@ -793,191 +409,10 @@ json_t *analysis_compare(const json_t *rows, const char *by, const char *baselin
 			   "alpha", copts.alpha > 0 ? copts.alpha : 0.05,
 			   "min_effect", copts.min_effect > 0 ? copts.min_effect : 0.02,
 			   "sides", sides_arr, "comparisons", json_incref(cmps),
-			   "excluded", excluded_json(&x, opts && opts->include_flagged));
-	if (!report)
-		e = util_seterr(err, err_len, -ENOMEM, "out of memory");
+			   "excluded", analysis_excluded_json(&in.x, opts && opts->include_flagged));
 out:
 	json_decref(sides_arr);
 	json_decref(cmps);
-	json_decref(sides);
-	json_decref(x.jobs);
-	json_decref(x.rx_cpu);
-	set_release(&set);
-	if (e) {
-		errno = -e;
-		return NULL;
-	}
-	return report;
+	return analysis_input_finish(&in, report, e, err, err_len);
 }
 
-/* --- history --- */
-
-/* The group names of SIDES in history order: first appearance, or sorted for "day". */
-static const char **group_order(const json_t *sides, const char *by, size_t *n)
-{
-	const char **g = calloc(json_object_size(sides) + 1, sizeof(*g)), *k;
-	json_t *v;
-
-	*n = 0;
-	if (!g)
-		return NULL;
-	json_object_foreach((json_t *)sides, k, v)
-		g[(*n)++] = k;
-	if (!strcmp(by, "day"))
-		qsort(g, *n, sizeof(*g), cmp_str_ptr);
-	return g;
-}
-
-static json_t *history_series(struct series_set *set, const struct series *key,
-			      const char **groups, size_t n_groups)
-{
-	enum stats_kind kind = stats_kind_for_unit(key->unit);
-	json_t *o, *points, *changes;
-	double *all = NULL, first = NAN;
-	size_t *owner = NULL, n_all = 0, i, k, n_cp = 0;
-	struct changepoint *cp = NULL;
-	struct stats_summary sum;
-	struct series *s;
-	int e = 0;
-
-	points = json_array();
-	changes = json_array();
-	o = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:o, s:o}", "metric", key->metric,
-		      "point", key->point, "variant", key->variant, "subject", key->subject,
-		      "unit", key->unit, "kind", stats_kind_name(kind), "points", points,
-		      "changes", changes);
-	if (!o)
-		return NULL;
-	for (i = 0; i < n_groups; i++) {
-		s = find_in(set, key, groups[i], true);
-		if (s)
-			n_all += s->n;
-	}
-	all = calloc(n_all + 1, sizeof(*all));
-	owner = calloc(n_all + 1, sizeof(*owner));
-	if (!all || !owner)
-		goto fail;
-	n_all = 0;
-	for (i = 0; i < n_groups; i++) {
-		double mean;
-		json_t *p;
-
-		s = find_in(set, key, groups[i], true);
-		if (!s)
-			continue;
-		for (k = 0; k < s->n; k++) {
-			all[n_all] = s->v[k];
-			owner[n_all++] = json_array_size(points);
-		}
-		if (stats_summarize(s->v, s->n, &sum))
-			goto fail;
-		mean = stats_kind_mean(kind, s->v, s->n);
-		if (isnan(first))
-			first = mean;
-		p = json_pack("{s:s, s:I}", "group", groups[i], "n", (json_int_t)s->n);
-		if (!p || json_array_append_new(points, p))
-			goto fail;
-		json_object_set_new(p, "mean", num(mean));
-		json_object_set_new(p, "stddev", num(sum.stddev));
-		json_object_set_new(p, "spread", num(sum.spread));
-		json_object_set_new(p, "min", num(sum.min));
-		json_object_set_new(p, "max", num(sum.max));
-		json_object_set_new(p, "delta_pct", num(first != 0 ? 100 * (mean - first) / first : NAN));
-	}
-	if (n_all <= CHANGEPOINT_MAX_N) {
-		e = changepoint_find(all, n_all, NULL, &cp, &n_cp);
-		if (e)
-			goto fail;
-	}
-	for (i = 0; i < n_cp; i++) {
-		size_t at = owner[cp[i].index];
-		bool within = cp[i].index > 0 && owner[cp[i].index - 1] == at;
-		json_t *before = json_object_get(json_array_get(points, within ? at : at - 1), "group");
-		json_t *after = json_object_get(json_array_get(points, at), "group");
-		json_t *c = json_pack("{s:I, s:O, s:O, s:b, s:f, s:f}", "index",
-				      (json_int_t)cp[i].index, "before", before, "after", after,
-				      "within", within, "stat", cp[i].stat, "p", cp[i].p);
-
-		if (!c || json_array_append_new(changes, c))
-			goto fail;
-	}
-	free(cp);
-	free(all);
-	free(owner);
-	return o;
-fail:
-	free(cp);
-	free(all);
-	free(owner);
-	json_decref(o);
-	return NULL;
-}
-
-json_t *analysis_history(const json_t *rows, const char *by, const struct analysis_opts *opts,
-			 char *err, size_t err_len)
-{
-	struct series_set set = { 0 };
-	struct excluded x = { .jobs = json_object() };
-	json_t *sides = json_object(), *series = json_array(), *report = NULL, *one, *garr;
-	const char **groups = NULL;
-	size_t n_groups = 0, i, k;
-	int e = 0;
-
-	if (opts && opts->sz < sizeof(*opts)) {
-		e = util_seterr(err, err_len, -EINVAL, "bad analysis options");
-		goto out;
-	}
-	if (!by)
-		by = "kernel.release";
-	if (!x.jobs || !sides || !series) {
-		e = util_seterr(err, err_len, -ENOMEM, "out of memory");
-		goto out;
-	}
-	e = collect(rows, "", opts && opts->include_flagged, &set, sides, &x);
-	if (e) {
-		util_seterr(err, err_len, e, "out of memory");
-		goto out;
-	}
-	if (!set.n) {
-		e = util_seterr(err, err_len, -ENOENT, "no results for this history%s",
-			   json_object_size(x.jobs) ? " (all of them flagged; "
-			   "--include-flagged to use them)" : "");
-		goto out;
-	}
-	groups = group_order(sides, by, &n_groups);
-	if (!groups) {
-		e = util_seterr(err, err_len, -ENOMEM, "out of memory");
-		goto out;
-	}
-	for (i = 0; i < set.n; i++) {
-		/* one series per key, at its first group's entry */
-		for (k = 0; k < i; k++)
-			if (same_key(&set.s[k], &set.s[i], true))
-				break;
-		if (k < i)
-			continue;
-		one = history_series(&set, &set.s[i], groups, n_groups);
-		if (!one || json_array_append_new(series, one)) {
-			e = util_seterr(err, err_len, -ENOMEM, "cannot build the history series");
-			goto out;
-		}
-	}
-	garr = json_array();
-	for (i = 0; garr && i < n_groups; i++)
-		json_array_append(garr, json_object_get(sides, groups[i]));
-	report = json_pack("{s:s, s:o, s:O, s:o}", "by", by, "groups", garr, "series", series,
-			   "excluded", excluded_json(&x, opts && opts->include_flagged));
-	if (!report)
-		e = util_seterr(err, err_len, -ENOMEM, "out of memory");
-out:
-	free(groups);
-	json_decref(series);
-	json_decref(sides);
-	json_decref(x.jobs);
-	set_release(&set);
-	if (e) {
-		errno = -e;
-		return NULL;
-	}
-	return report;
-}

@@ -14,7 +14,9 @@
  * CPUs at two levels (the jobs' rx.cpu records).
  *
  * The reports are JSON (docs/analysis.md, "Compare and history reports"); lib/report_compare.c
- * prints them. Pure functions of their input, thread-safe.
+ * and lib/report_history.c print them. Built by lib/analysis*.c (analysis.c the compare,
+ * analysis_history.c the history, analysis_series.c what both read). Pure functions of
+ * their input, thread-safe.
  */
 #ifndef BPFLAB_ANALYSIS_H
 #define BPFLAB_ANALYSIS_H

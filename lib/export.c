@@ -132,124 +132,159 @@ static json_t *kcidb_number(double mean, const char *unit)
 	return json_pack("{s:f, s:s, s:s}", "value", mean, "unit", unit, "prefix", "metric");
 }
 
+/* One group of reduce(): its first row, its point text ("k=v k=v") and its values
+ * reduced by summary(). */
+struct export_group {
+	const json_t *first;
+	const char *point;
+	double mean, lo, hi;
+	size_t n;
+};
+
+/* ADD(group, CTX) for each group of ROWS in order of first appearance. Returns 0 or the
+ * first error ADD returns (-ENOMEM also when the rows cannot be grouped). */
+static int each_group(const json_t *rows, int (*add)(const struct export_group *eg, void *ctx),
+		      void *ctx)
+{
+	json_t *groups = reduce(rows), *g;
+	const char *key;
+	int err = groups ? 0 : -ENOMEM;
+
+	json_object_foreach(groups, key, g) {
+		struct export_group eg = {
+			.first = json_object_get(g, "first"),
+			.point = sget(g, "point"),
+		};
+
+		summary(g, &eg.mean, &eg.lo, &eg.hi, &eg.n);
+		if ((err = add(&eg, ctx)))
+			break;
+	}
+	json_decref(groups);
+	return err;
+}
+
+/* OBJ without its members that are null (KCIDB allows no nulls). */
+static void drop_nulls(json_t *obj)
+{
+	const char *k;
+	json_t *v;
+	void *tmp;
+
+	json_object_foreach_safe(obj, tmp, k, v)
+		if (json_is_null(v))
+			json_object_del(obj, k);
+}
+
+struct kcidb_ctx {
+	const char *origin;
+	json_t *tests;
+};
+
+/* The KCIDB test of group EG, appended to CTX's tests. */
+static int kcidb_add_test(const struct export_group *eg, void *vctx)
+{
+	struct kcidb_ctx *ctx = vctx;
+	const json_t *first = eg->first;
+	char id[1200], path[1024], a[128], b[128], c[128], d[128], e[256], when[40];
+	time_t secs;
+	struct tm tm;
+	json_t *t;
+
+	slug(sget(first, "plan"), a, sizeof(a));
+	slug(sget(first, "variant"), b, sizeof(b));
+	slug(sget(first, "metric"), c, sizeof(c));
+	slug(sget(first, "subject"), d, sizeof(d));
+	slug(eg->point, e, sizeof(e));
+	snprintf(path, sizeof(path), "bpflab.%s.%s.%s%s%s.%s", a, b, *e ? e : "", *e ? "." : "",
+		 c, *d ? d : "all");
+	snprintf(id, sizeof(id), "%s:run%lld.%s", ctx->origin,
+		 (long long)json_integer_value(json_object_get(first, "run")), path);
+	secs = (time_t)(json_integer_value(json_object_get(first, "time_ms")) / 1000);
+	gmtime_r(&secs, &tm);
+	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S+00:00", &tm);
+	t = json_pack("{s:s, s:s++, s:s, s:s, s:s}",
+		      "id", id, "build_id", ctx->origin, ":kernel-",
+		      *sget(first, "kernel_release") ? sget(first, "kernel_release") : "unknown",
+		      "origin", ctx->origin, "path", path,
+		      "status", isfinite(eg->mean) ? "DONE" : "MISS");
+	if (!t || json_array_append_new(ctx->tests, t))
+		return -ENOMEM;
+	if (secs > 0) /* no time: left out (KCIDB allows no nulls) */
+		json_object_set_new(t, "start_time", json_string(when));
+	if (isfinite(eg->mean))
+		json_object_set_new(t, "number", kcidb_number(eg->mean, sget(first, "unit")));
+	json_object_set_new(t, "environment", json_pack("{s:s, s:{s:O, s:O, s:O, s:O, s:O}}",
+			    "comment", sget(first, "host"), "misc",
+			    "host", opt(first, "host"),
+			    "kernel_release", opt(first, "kernel_release"),
+			    "cpu", opt(first, "cpu"),
+			    "governor", opt(first, "governor"),
+			    "timing", opt(first, "timing")));
+	json_object_set_new(t, "misc", json_pack("{s:O, s:s, s:O, s:I, s:f, s:f, s:O, s:s}",
+			    "run", opt(first, "run"), "unit", sget(first, "unit"),
+			    "plan_sha256", opt(first, "plan_sha256"), "n", (json_int_t)eg->n,
+			    "min", isfinite(eg->lo) ? eg->lo : 0.0,
+			    "max", isfinite(eg->hi) ? eg->hi : 0.0,
+			    "flags", opt(first, "flags"), "window", sget(first, "window")));
+	drop_nulls(json_object_get(json_object_get(t, "environment"), "misc"));
+	drop_nulls(json_object_get(t, "misc"));
+	return 0;
+}
+
 json_t *export_kcidb(const json_t *rows, const char *origin)
 {
-	json_t *groups = reduce(rows), *tests = json_array(), *out = NULL, *g, *first, *t;
-	char id[1200], path[1024], a[128], b[128], c[128], d[128], e[256], when[40];
-	double mean, lo, hi;
-	const char *key;
-	size_t n;
+	struct kcidb_ctx ctx = { .origin = origin ? origin : "bpflab" };
+	json_t *out = NULL;
 
-	if (!origin)
-		origin = "bpflab";
-	if (!export_origin_valid(origin)) {
-		json_decref(groups);
-		json_decref(tests);
+	if (!export_origin_valid(ctx.origin)) {
 		errno = EINVAL;
 		return NULL;
 	}
-	if (!groups || !tests)
-		goto fail;
-	json_object_foreach(groups, key, g) {
-		time_t secs;
-		struct tm tm;
-
-		first = json_object_get(g, "first");
-		summary(g, &mean, &lo, &hi, &n);
-		slug(sget(first, "plan"), a, sizeof(a));
-		slug(sget(first, "variant"), b, sizeof(b));
-		slug(sget(first, "metric"), c, sizeof(c));
-		slug(sget(first, "subject"), d, sizeof(d));
-		slug(sget(g, "point"), e, sizeof(e));
-		snprintf(path, sizeof(path), "bpflab.%s.%s.%s%s%s.%s", a, b, *e ? e : "", *e ? "." : "",
-			 c, *d ? d : "all");
-		snprintf(id, sizeof(id), "%s:run%lld.%s", origin,
-			 (long long)json_integer_value(json_object_get(first, "run")), path);
-		secs = (time_t)(json_integer_value(json_object_get(first, "time_ms")) / 1000);
-		gmtime_r(&secs, &tm);
-		strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S+00:00", &tm);
-		t = json_pack("{s:s, s:s++, s:s, s:s, s:s}",
-			      "id", id, "build_id", origin, ":kernel-",
-			      *sget(first, "kernel_release") ? sget(first, "kernel_release") : "unknown",
-			      "origin", origin, "path", path,
-			      "status", isfinite(mean) ? "DONE" : "MISS");
-		if (!t || json_array_append_new(tests, t))
-			goto fail;
-		if (secs > 0)	/* no time: left out (KCIDB allows no nulls) */
-			json_object_set_new(t, "start_time", json_string(when));
-		if (isfinite(mean))
-			json_object_set_new(t, "number", kcidb_number(mean, sget(first, "unit")));
-		json_object_set_new(t, "environment", json_pack("{s:s, s:{s:O, s:O, s:O, s:O, s:O}}",
-			"comment", sget(first, "host"), "misc",
-			"host", opt(first, "host"),
-			"kernel_release", opt(first, "kernel_release"),
-			"cpu", opt(first, "cpu"),
-			"governor", opt(first, "governor"),
-			"timing", opt(first, "timing")));
-		json_object_set_new(t, "misc", json_pack("{s:O, s:s, s:O, s:I, s:f, s:f, s:O, s:s}",
-			"run", opt(first, "run"), "unit", sget(first, "unit"),
-			"plan_sha256", opt(first, "plan_sha256"), "n", (json_int_t)n,
-			"min", isfinite(lo) ? lo : 0.0, "max", isfinite(hi) ? hi : 0.0,
-			"flags", opt(first, "flags"), "window", sget(first, "window")));
-		/* KCIDB allows no nulls */
-		json_t *misc = json_object_get(json_object_get(t, "environment"), "misc"), *v;
-		const char *k;
-		void *tmp;
-
-		json_object_foreach_safe(misc, tmp, k, v)
-			if (json_is_null(v))
-				json_object_del(misc, k);
-		misc = json_object_get(t, "misc");
-		json_object_foreach_safe(misc, tmp, k, v)
-			if (json_is_null(v))
-				json_object_del(misc, k);
-	}
-	out = json_pack("{s:{s:i, s:i}, s:O}", "version", "major", 4, "minor", 4, "tests", tests);
+	ctx.tests = json_array();
+	if (ctx.tests && !each_group(rows, kcidb_add_test, &ctx))
+		out = json_pack("{s:{s:i, s:i}, s:O}", "version", "major", 4, "minor", 4, "tests",
+				ctx.tests);
+	json_decref(ctx.tests);
 	if (!out)
-		goto fail;
-	json_decref(groups);
-	json_decref(tests);
+		errno = ENOMEM;
 	return out;
-fail:
-	json_decref(groups);
-	json_decref(tests);
-	errno = ENOMEM;
-	return NULL;
+}
+
+/* The BMF measure of group EG (none without a mean) in its benchmark of object OUT. */
+static int bmf_add_measure(const struct export_group *eg, void *out)
+{
+	const json_t *first = eg->first;
+	json_t *bench, *m;
+	char name[1024];
+
+	if (!isfinite(eg->mean))
+		return 0;
+	snprintf(name, sizeof(name), "%s/%s/%s%s%s", sget(first, "plan"),
+		 sget(first, "variant"), *sget(first, "subject") ? sget(first, "subject") : "all",
+		 *eg->point ? "/" : "", eg->point);
+	bench = json_object_get(out, name);
+	if (!bench) {
+		bench = json_object();
+		if (!bench || json_object_set_new(out, name, bench))
+			return -ENOMEM;
+	}
+	m = json_pack("{s:f, s:f, s:f}", "value", eg->mean, "lower_value", eg->lo, "upper_value",
+		      eg->hi);
+	if (!m || json_object_set_new(bench, sget(first, "metric"), m))
+		return -ENOMEM;
+	return 0;
 }
 
 json_t *export_bmf(const json_t *rows)
 {
-	json_t *groups = reduce(rows), *out = json_object(), *g, *first, *bench, *m;
-	char name[1024];
-	double mean, lo, hi;
-	const char *key;
-	size_t n;
+	json_t *out = json_object();
 
-	if (!groups || !out)
-		goto fail;
-	json_object_foreach(groups, key, g) {
-		first = json_object_get(g, "first");
-		summary(g, &mean, &lo, &hi, &n);
-		if (!isfinite(mean))
-			continue;
-		snprintf(name, sizeof(name), "%s/%s/%s%s%s", sget(first, "plan"),
-			 sget(first, "variant"), *sget(first, "subject") ? sget(first, "subject") : "all",
-			 *sget(g, "point") ? "/" : "", sget(g, "point"));
-		bench = json_object_get(out, name);
-		if (!bench) {
-			bench = json_object();
-			if (!bench || json_object_set_new(out, name, bench))
-				goto fail;
-		}
-		m = json_pack("{s:f, s:f, s:f}", "value", mean, "lower_value", lo, "upper_value", hi);
-		if (!m || json_object_set_new(bench, sget(first, "metric"), m))
-			goto fail;
+	if (out && each_group(rows, bmf_add_measure, out)) {
+		json_decref(out);
+		out = NULL;
 	}
-	json_decref(groups);
+	if (!out)
+		errno = ENOMEM;
 	return out;
-fail:
-	json_decref(groups);
-	json_decref(out);
-	errno = ENOMEM;
-	return NULL;
 }

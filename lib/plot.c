@@ -103,6 +103,19 @@ static double errbar(const json_t *p, const char *sd, const char *spread)
 	return isfinite(e) ? e : 0;
 }
 
+/* Close the script stream F whose buffer is *BUF: on success (E 0) the script goes to
+ * *SCRIPT, else it is freed. Returns E, or -ENOMEM when the stream could not be closed. */
+static int script_close(FILE *f, char **buf, int e, char **script, char *err, size_t err_len)
+{
+	if (fclose(f) && !e)
+		e = seterr(err, err_len, -ENOMEM, "out of memory");
+	if (e)
+		free(*buf);
+	else
+		*script = *buf;
+	return e;
+}
+
 int plot_history_script(const json_t *report, const char *file, char **script, char *err,
 			size_t err_len)
 {
@@ -171,13 +184,7 @@ int plot_history_script(const json_t *report, const char *file, char **script, c
 	if (!n_points)
 		e = seterr(err, err_len, -EINVAL, "nothing to plot: no points");
 out:
-	if (fclose(f) && !e)
-		e = seterr(err, err_len, -ENOMEM, "out of memory");
-	if (e)
-		free(buf);
-	else
-		*script = buf;
-	return e;
+	return script_close(f, &buf, e, script, err, err_len);
 }
 
 /* The distinct metrics of the rows of COMPARISONS[0], in row order, into a new array. */
@@ -299,13 +306,7 @@ int plot_compare_script(const json_t *report, const char *file, char **script, c
 		e = seterr(err, err_len, -EINVAL, "nothing to plot");
 out:
 	json_decref(metrics);
-	if (fclose(f) && !e)
-		e = seterr(err, err_len, -ENOMEM, "out of memory");
-	if (e)
-		free(buf);
-	else
-		*script = buf;
-	return e;
+	return script_close(f, &buf, e, script, err, err_len);
 }
 
 int plot_run_gnuplot(const char *script, char *err, size_t err_len)
@@ -354,10 +355,13 @@ int plot_run_gnuplot(const char *script, char *err, size_t err_len)
 	return 0;
 }
 
-int plot_history(const json_t *report, const char *file, char *err, size_t err_len)
+/* Write the plot of REPORT to FILE: the gnuplot script MAKE_SCRIPT writes, run. */
+static int plot_with(int (*make_script)(const json_t *report, const char *file, char **script,
+					char *err, size_t err_len),
+		     const json_t *report, const char *file, char *err, size_t err_len)
 {
 	char *script = NULL;
-	int e = plot_history_script(report, file, &script, err, err_len);
+	int e = make_script(report, file, &script, err, err_len);
 
 	if (!e)
 		e = plot_run_gnuplot(script, err, err_len);
@@ -365,13 +369,12 @@ int plot_history(const json_t *report, const char *file, char *err, size_t err_l
 	return e;
 }
 
+int plot_history(const json_t *report, const char *file, char *err, size_t err_len)
+{
+	return plot_with(plot_history_script, report, file, err, err_len);
+}
+
 int plot_compare(const json_t *report, const char *file, char *err, size_t err_len)
 {
-	char *script = NULL;
-	int e = plot_compare_script(report, file, &script, err, err_len);
-
-	if (!e)
-		e = plot_run_gnuplot(script, err, err_len);
-	free(script);
-	return e;
+	return plot_with(plot_compare_script, report, file, err, err_len);
 }

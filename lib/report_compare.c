@@ -1,4 +1,7 @@
-/* report_compare.c - see report_compare.h. Prints compare and history reports.
+/* report_compare.c - see report_compare.h. Prints compare reports (text forms table,
+ * patch and grid; CSV) and holds the helpers report_history.c shares
+ * (report_compare_int.h): numbers, percents, the minimum-detectable-change sentence,
+ * the left-out lines and the table-driven CSV writer.
  *
  * A table of lib/texttable.h collects the cells of one section, measures the columns
  * and prints them with two spaces between (" | " for the grid, which is how the
@@ -12,11 +15,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report_compare_int.h"
 #include "stats.h"
 #include "texttable.h"
+#include "util.h"
 
 #define GRID_MAX_COLS 16		/* Version, Test and 14 variants */
-#define MDE_POWER 0.8			/* compare's default (lib/compare.h) */
 
 const char *report_compare_num(double v, char *out, size_t len)
 {
@@ -45,22 +49,8 @@ const char *report_compare_num(double v, char *out, size_t len)
 	return out;
 }
 
-static double dnum(const json_t *o, const char *k)
-{
-	json_t *v = json_object_get(o, k);
-
-	return json_is_number(v) ? json_number_value(v) : NAN;
-}
-
-static const char *sget(const json_t *o, const char *k)
-{
-	const char *s = json_string_value(json_object_get(o, k));
-
-	return s ? s : "";
-}
-
 /* "+1.2%" / "-81.7%" / "-". */
-static const char *pct(double v, char *out, size_t len)
+const char *report_compare_pct(double v, char *out, size_t len)
 {
 	if (!isfinite(v))
 		snprintf(out, len, "-");
@@ -111,7 +101,7 @@ static const char *verdict_text(const json_t *row, char *out, size_t len)
 	return out;
 }
 
-static const char *kind_text(const char *kind)
+const char *report_compare_kind_text(const char *kind)
 {
 	if (!strcmp(kind, "rate"))
 		return "harmonic mean, higher is better";
@@ -187,62 +177,10 @@ int report_compare_add_min_detectable(json_t *report)
 	return 0;
 }
 
-/* The figures of a history series S: its CV (pooled stddev of the groups with two
- * values or more / |mean of the first of them|, in %), the smallest such group's n and
- * the change two groups of that n can resolve (in %); NAN when fewer than two groups
- * have two values. */
-static double series_mde_pct(const json_t *s, double *cv_pct, long long *n_min)
-{
-	double ss = 0, df = 0, base = NAN, cv;
-	const json_t *p;
-	size_t i;
-	int groups = 0;
-
-	*cv_pct = NAN;
-	*n_min = 0;
-	json_array_foreach(json_object_get(s, "points"), i, p) {
-		long long n = json_integer_value(json_object_get(p, "n"));
-		double sd = json_number_value(json_object_get(p, "stddev"));
-
-		if (n < 2 || !json_is_number(json_object_get(p, "stddev")) || !isfinite(sd))
-			continue;
-		if (!groups++)
-			base = json_number_value(json_object_get(p, "mean"));
-		ss += (double)(n - 1) * sd * sd;
-		df += (double)(n - 1);
-		if (!*n_min || n < *n_min)
-			*n_min = n;
-	}
-	if (groups < 2 || !(fabs(base) > 0) || !(df > 0))
-		return NAN;
-	cv = sqrt(ss / df) / fabs(base);
-	*cv_pct = 100 * cv;
-	return 100 * stats_min_detectable_effect((size_t)*n_min, (size_t)*n_min, cv, 0.05,
-						 MDE_POWER);
-}
-
-int report_history_add_min_detectable(json_t *report)
-{
-	double cv, mde;
-	long long n;
-	json_t *s;
-	size_t i;
-
-	json_array_foreach(json_object_get(report, "series"), i, s) {
-		mde = series_mde_pct(s, &cv, &n);
-		if (isfinite(mde) &&
-		    (json_object_set_new(s, "min_detectable_pct", json_real(mde)) ||
-		     json_object_set_new(s, "cv_pct", json_real(cv)) ||
-		     json_object_set_new(s, "min_detectable_n", json_integer(n))))
-			return -ENOMEM;
-	}
-	return 0;
-}
-
 /* "with 5 + 5 values at 12 % CV the smallest change this can see is about 21 %" after
  * LEAD ("tx b: "), on a line of its own (indented) when both do not fit in 80 columns;
  * then SUFFIX and a newline. */
-static void mde_sentence(FILE *out, const char *lead, long long n_a, long long n_b,
+void report_compare_mde_sentence(FILE *out, const char *lead, long long n_a, long long n_b,
 			 double cv_pct, double mde_pct, const char *suffix)
 {
 	size_t l = strlen(lead);
@@ -285,7 +223,7 @@ static void print_unknown_mde(const json_t *sect, double alpha, FILE *out)
 		}
 		if (!isfinite(mde))
 			continue;
-		mde_sentence(out, lead, json_integer_value(json_object_get(r, "n_a")),
+		report_compare_mde_sentence(out, lead, json_integer_value(json_object_get(r, "n_a")),
 			     json_integer_value(json_object_get(r, "n_b")), cv, mde, "");
 	}
 }
@@ -374,7 +312,7 @@ static void print_outliers_left_out(const json_t *x, FILE *out)
 
 /* "N results left out (disturbed 2, ...); --include-flagged to use them", the hint on
  * a line of its own when both do not fit in 80 columns. */
-static void print_left_out(const json_t *x, FILE *out)
+void report_compare_print_left_out(const json_t *x, FILE *out)
 {
 	size_t n = (size_t)json_integer_value(json_object_get(x, "results")), i = 0;
 	char line[512];
@@ -446,7 +384,7 @@ static void print_footer(const json_t *report, FILE *out)
 	if (any_exact(report))
 		fprintf(out, "exact: both sides repeat one value (costs under QEMU icount, a "
 			"zero rate):\n  no test was run, the delta decides\n");
-	print_left_out(x, out);
+	report_compare_print_left_out(x, out);
 }
 
 /* The (metric, point) sections of ROWS, in order of first appearance: calls FN for
@@ -496,7 +434,7 @@ static void section_head(const json_t *sect, FILE *out)
 
 	fprintf(out, "%s%s%s (%s%s%s)\n", sget(r, "metric"), *sget(r, "point") ? " @ " : "",
 		sget(r, "point"), *sget(r, "unit") ? sget(r, "unit") : "no unit",
-		*sget(r, "unit") ? "; " : ", ", kind_text(sget(r, "kind")));
+		*sget(r, "unit") ? "; " : ", ", report_compare_kind_text(sget(r, "kind")));
 }
 
 static int print_table_section(const json_t *sect, void *vctx)
@@ -547,7 +485,7 @@ static int print_table_section(const json_t *sect, void *vctx)
 		if (patch) {
 			cells[c++] = report_compare_num(dnum(r, "mean_a"), a, sizeof(a));
 			cells[c++] = report_compare_num(dnum(r, "mean_b"), b, sizeof(b));
-			cells[c++] = pct(isfinite(dnum(r, "improvement_pct")) ?
+			cells[c++] = report_compare_pct(isfinite(dnum(r, "improvement_pct")) ?
 					 dnum(r, "improvement_pct") : dnum(r, "delta_pct"),
 					 d, sizeof(d));
 		} else {
@@ -557,7 +495,7 @@ static int print_table_section(const json_t *sect, void *vctx)
 			cells[c++] = n;
 			cells[c++] = mean_sd(r, 'a', a, sizeof(a));
 			cells[c++] = mean_sd(r, 'b', b, sizeof(b));
-			cells[c++] = pct(dnum(r, "delta_pct"), d, sizeof(d));
+			cells[c++] = report_compare_pct(dnum(r, "delta_pct"), d, sizeof(d));
 		}
 		cells[c++] = verdict_text(r, v, sizeof(v));
 		err = tt_table_add(&t, cells);
@@ -594,15 +532,80 @@ static void print_only(const json_t *cmp, const char *member, const char *group,
 	fputc('\n', out);
 }
 
+/* "METRIC SUBJECT[ POINT]", the test of row R in the grid, into OUT (LEN bytes). */
+static void grid_test(const json_t *r, char *out, size_t len)
+{
+	snprintf(out, len, "%s %s%s%s", sget(r, "metric"), sget(r, "subject"),
+		 *sget(r, "point") ? " " : "", sget(r, "point"));
+}
+
+/* Append V (not stolen) to ARR unless a value equal to it is there. */
+static void append_unique(json_t *arr, json_t *v)
+{
+	size_t i;
+
+	for (i = 0; i < json_array_size(arr); i++)
+		if (json_equal(json_array_get(arr, i), v))
+			return;
+	json_array_append(arr, v);
+}
+
+/* The variants and the tests of the rows of comparisons CMPS, each once, in order of
+ * first appearance: the grid's columns and rows. */
+static void grid_axes(const json_t *cmps, json_t *variants, json_t *tests)
+{
+	const json_t *cmp, *r;
+	char test[256];
+	json_t *t;
+	size_t i, k;
+
+	json_array_foreach(cmps, i, cmp)
+		json_array_foreach(json_object_get(cmp, "rows"), k, r) {
+			append_unique(variants, json_object_get(r, "variant"));
+			grid_test(r, test, sizeof(test));
+			t = json_string(test);
+			append_unique(tests, t);
+			json_decref(t);
+		}
+}
+
+/* The grid cell of VARIANT for TEST in comparison CMP, in BUF (LEN bytes): the
+ * baseline's mean or, for the CANDIDATE, its mean with delta % and a mark; "-" when CMP
+ * has no such row. */
+static const char *grid_cell(const json_t *cmp, const char *test, const json_t *variant,
+			     bool candidate, char *buf, size_t len)
+{
+	const char *cell = "-";
+	char t[256], m[24], d[24];
+	const json_t *r;
+	size_t k;
+
+	json_array_foreach(json_object_get(cmp, "rows"), k, r) {
+		grid_test(r, t, sizeof(t));
+		if (strcmp(t, test) || !json_equal(json_object_get(r, "variant"), variant))
+			continue;
+		if (!candidate)
+			report_compare_num(dnum(r, "mean_a"), buf, len);
+		else
+			snprintf(buf, len, "%s (%s)%s",
+				 report_compare_num(dnum(r, "mean_b"), m, sizeof(m)),
+				 report_compare_pct(dnum(r, "delta_pct"), d, sizeof(d)),
+				 !strcmp(sget(r, "verdict"), "DIFFERENT") ? "*" :
+				 !strcmp(sget(r, "verdict"), "UNKNOWN") ? "?" : "");
+		cell = buf;
+	}
+	return cell;
+}
+
 /* The grid: Version | Test | a column per variant; the baseline's means, then each
  * candidate's with delta % and a mark (* DIFFERENT, ? UNKNOWN). */
 static int print_grid(const json_t *report, FILE *out)
 {
-	json_t *cmps = json_object_get(report, "comparisons"), *cmp, *r, *variants, *tests, *t;
+	json_t *cmps = json_object_get(report, "comparisons"), *cmp, *variants, *tests, *t;
 	const char *head[GRID_MAX_COLS], *cells[GRID_MAX_COLS];
-	char buf[GRID_MAX_COLS][64], test[256];
+	char buf[GRID_MAX_COLS][64];
 	struct tt_table tb;
-	size_t i, k, ti, vi, n_var;
+	size_t i, ti, vi, n_var;
 	int err = 0;
 
 	variants = json_array();
@@ -611,23 +614,7 @@ static int print_grid(const json_t *report, FILE *out)
 		err = -ENOMEM;
 		goto out;
 	}
-	json_array_foreach(cmps, i, cmp)
-		json_array_foreach(json_object_get(cmp, "rows"), k, r) {
-			json_t *vname = json_object_get(r, "variant");
-
-			snprintf(test, sizeof(test), "%s %s%s%s", sget(r, "metric"), sget(r, "subject"),
-				 *sget(r, "point") ? " " : "", sget(r, "point"));
-			for (vi = 0; vi < json_array_size(variants); vi++)
-				if (json_equal(json_array_get(variants, vi), vname))
-					break;
-			if (vi == json_array_size(variants))
-				json_array_append(variants, vname);
-			for (ti = 0; ti < json_array_size(tests); ti++)
-				if (!strcmp(json_string_value(json_array_get(tests, ti)), test))
-					break;
-			if (ti == json_array_size(tests))
-				json_array_append_new(tests, json_string(test));
-		}
+	grid_axes(cmps, variants, tests);
 	n_var = json_array_size(variants);
 	if (n_var + 2 > GRID_MAX_COLS) {
 		err = -E2BIG;
@@ -645,29 +632,10 @@ static int print_grid(const json_t *report, FILE *out)
 			cmp = json_array_get(cmps, i ? i - 1 : 0);
 			cells[0] = i ? sget(cmp, "candidate") : sget(cmp, "baseline");
 			cells[1] = json_string_value(t);
-			for (vi = 0; vi < n_var; vi++) {
-				cells[2 + vi] = "-";
-				json_array_foreach(json_object_get(cmp, "rows"), k, r) {
-					char m[24], d[24];
-
-					snprintf(test, sizeof(test), "%s %s%s%s", sget(r, "metric"),
-						 sget(r, "subject"), *sget(r, "point") ? " " : "",
-						 sget(r, "point"));
-					if (strcmp(test, json_string_value(t)) ||
-					    !json_equal(json_object_get(r, "variant"),
-							json_array_get(variants, vi)))
-						continue;
-					if (!i)
-						report_compare_num(dnum(r, "mean_a"), buf[vi], 64);
-					else
-						snprintf(buf[vi], 64, "%s (%s)%s",
-							 report_compare_num(dnum(r, "mean_b"), m, sizeof(m)),
-							 pct(dnum(r, "delta_pct"), d, sizeof(d)),
-							 !strcmp(sget(r, "verdict"), "DIFFERENT") ? "*" :
-							 !strcmp(sget(r, "verdict"), "UNKNOWN") ? "?" : "");
-					cells[2 + vi] = buf[vi];
-				}
-			}
+			for (vi = 0; vi < n_var; vi++)
+				cells[2 + vi] = grid_cell(cmp, json_string_value(t),
+							  json_array_get(variants, vi), i > 0, buf[vi],
+							  sizeof(buf[vi]));
 			err = tt_table_add(&tb, cells);
 		}
 	}
@@ -716,137 +684,62 @@ int report_compare_print_text(const json_t *report, const char *form, FILE *out)
 	return err;
 }
 
-static void csv_num(FILE *out, double v)
+/* One field of a CSV line: COL's member of OBJ as its kind says. */
+static void csv_col(FILE *out, const json_t *obj, const struct report_csv_col *col)
 {
-	if (isfinite(v))
-		fprintf(out, "%.17g", v);
+	double v;
+
+	switch (col->kind) {
+	case CSV_STR:
+		tt_csv_field(out, sget(obj, col->key));
+		break;
+	case CSV_WORD:
+		fputs(sget(obj, col->key), out);
+		break;
+	case CSV_INT:
+		fprintf(out, "%lld", (long long)json_integer_value(json_object_get(obj, col->key)));
+		break;
+	case CSV_NUM:
+		v = dnum(obj, col->key);
+		if (isfinite(v))
+			fprintf(out, "%.17g", v);
+		break;
+	}
+}
+
+int report_compare_csv(FILE *out, const char *head, const json_t *outer, const char *rows,
+		       const struct report_csv_col *cols, size_t n_cols)
+{
+	const json_t *o, *r;
+	size_t i, k, c;
+
+	fputs(head, out);
+	json_array_foreach(outer, i, o)
+		json_array_foreach(json_object_get(o, rows), k, r)
+			for (c = 0; c < n_cols; c++) {
+				csv_col(out, cols[c].outer ? o : r, &cols[c]);
+				fputc(c + 1 < n_cols ? ',' : '\n', out);
+			}
+	return fflush(out) || ferror(out) ? -EIO : 0;
 }
 
 int report_compare_print_csv(const json_t *report, FILE *out)
 {
-	static const char *const strs[] = { "metric", "point", "variant", "subject", "unit" };
-	json_t *cmp, *r;
-	size_t i, k, s;
+	static const struct report_csv_col cols[] = {
+		{ true, "baseline", CSV_STR }, { true, "candidate", CSV_STR },
+		{ false, "metric", CSV_STR }, { false, "point", CSV_STR },
+		{ false, "variant", CSV_STR }, { false, "subject", CSV_STR },
+		{ false, "unit", CSV_STR }, { false, "n_a", CSV_INT }, { false, "n_b", CSV_INT },
+		{ false, "mean_a", CSV_NUM }, { false, "mean_b", CSV_NUM },
+		{ false, "stddev_a", CSV_NUM }, { false, "stddev_b", CSV_NUM },
+		{ false, "delta_pct", CSV_NUM }, { false, "test", CSV_WORD },
+		{ false, "p", CSV_NUM }, { false, "verdict", CSV_WORD },
+		{ false, "change", CSV_WORD }, { false, "more_reps", CSV_INT },
+	};
 
-	fprintf(out, "baseline,candidate,metric,point,variant,subject,unit,n_a,n_b,mean_a,"
-		"mean_b,stddev_a,stddev_b,delta_pct,test,p,verdict,change,more_reps\n");
-	json_array_foreach(json_object_get(report, "comparisons"), i, cmp)
-		json_array_foreach(json_object_get(cmp, "rows"), k, r) {
-			tt_csv_field(out, sget(cmp, "baseline"));
-			fputc(',', out);
-			tt_csv_field(out, sget(cmp, "candidate"));
-			for (s = 0; s < sizeof(strs) / sizeof(strs[0]); s++) {
-				fputc(',', out);
-				tt_csv_field(out, sget(r, strs[s]));
-			}
-			fprintf(out, ",%lld,%lld,", (long long)json_integer_value(json_object_get(r, "n_a")),
-				(long long)json_integer_value(json_object_get(r, "n_b")));
-			csv_num(out, dnum(r, "mean_a"));
-			fputc(',', out);
-			csv_num(out, dnum(r, "mean_b"));
-			fputc(',', out);
-			csv_num(out, dnum(r, "stddev_a"));
-			fputc(',', out);
-			csv_num(out, dnum(r, "stddev_b"));
-			fputc(',', out);
-			csv_num(out, dnum(r, "delta_pct"));
-			fprintf(out, ",%s,", sget(r, "test"));
-			csv_num(out, dnum(r, "p"));
-			fprintf(out, ",%s,%s,%lld\n", sget(r, "verdict"), sget(r, "change"),
-				(long long)json_integer_value(json_object_get(r, "more_reps")));
-		}
-	return fflush(out) || ferror(out) ? -EIO : 0;
-}
-
-int report_history_print_text(const json_t *report, FILE *out)
-{
-	const char *head[] = { json_string_value(json_object_get(report, "by")) ?
-			       json_string_value(json_object_get(report, "by")) : "group",
-			       ">n", ">mean ± stddev", ">spread", ">delta" };
-	json_t *s, *p, *c, *x = json_object_get(report, "excluded");
-	char m[48], sd[24], sp[24], d[24], n[16];
-	const char *cells[5];
-	long long nmin;
-	struct tt_table t;
-	size_t i, j;
-	int err = 0;
-
-	json_array_foreach(json_object_get(report, "series"), i, s) {
-		fprintf(out, "%s%s%s%s%s%s%s (%s; %s)\n", sget(s, "metric"),
-			*sget(s, "variant") ? " " : "", sget(s, "variant"),
-			*sget(s, "subject") ? " " : "", sget(s, "subject"),
-			*sget(s, "point") ? " @ " : "", sget(s, "point"),
-			*sget(s, "unit") ? sget(s, "unit") : "no unit", kind_text(sget(s, "kind")));
-		err = tt_table_init(&t, 5, head);
-		json_array_foreach(json_object_get(s, "points"), j, p) {
-			if (err)
-				break;
-			snprintf(n, sizeof(n), "%lld", (long long)json_integer_value(json_object_get(p, "n")));
-			report_compare_num(dnum(p, "mean"), m, sizeof(m));
-			if (isfinite(dnum(p, "stddev")))
-				snprintf(m + strlen(m), sizeof(m) - strlen(m), " ± %s",
-					 report_compare_num(dnum(p, "stddev"), sd, sizeof(sd)));
-			cells[0] = sget(p, "group");
-			cells[1] = n;
-			cells[2] = m;
-			cells[3] = report_compare_num(dnum(p, "spread"), sp, sizeof(sp));
-			cells[4] = j ? pct(dnum(p, "delta_pct"), d, sizeof(d)) : "base";
-			err = tt_table_add(&t, cells);
-		}
-		if (!err)
-			tt_table_print(&t, out);
-		tt_table_release(&t);
-		if (err)
-			break;
-		if (!json_array_size(json_object_get(s, "changes")))
-			fprintf(out, "no change point\n");
-		json_array_foreach(json_object_get(s, "changes"), j, c) {
-			if (json_is_true(json_object_get(c, "within")))
-				fprintf(out, "change point within %s (value %lld), p = %.3g\n",
-					sget(c, "before"),
-					(long long)json_integer_value(json_object_get(c, "index")),
-					dnum(c, "p"));
-			else
-				fprintf(out, "change point between %s and %s, p = %.3g\n",
-					sget(c, "before"), sget(c, "after"), dnum(c, "p"));
-		}
-		{
-			double cv, mde = series_mde_pct(s, &cv, &nmin);
-
-			if (isfinite(mde))
-				mde_sentence(out, "", nmin, nmin, cv, mde, "\n  between two groups");
-		}
-		fputc('\n', out);
-	}
-	if (!err)
-		print_left_out(x, out);
-	if (!err && (fflush(out) || ferror(out)))
-		err = -EIO;
-	return err;
-}
-
-int report_history_print_csv(const json_t *report, FILE *out)
-{
-	static const char *const strs[] = { "metric", "point", "variant", "subject", "unit" };
-	static const char *const nums[] = { "mean", "stddev", "spread", "min", "max", "delta_pct" };
-	json_t *s, *p;
-	size_t i, j, k;
-
-	fprintf(out, "group,metric,point,variant,subject,unit,n,mean,stddev,spread,min,max,"
-		"delta_pct\n");
-	json_array_foreach(json_object_get(report, "series"), i, s)
-		json_array_foreach(json_object_get(s, "points"), j, p) {
-			tt_csv_field(out, sget(p, "group"));
-			for (k = 0; k < sizeof(strs) / sizeof(strs[0]); k++) {
-				fputc(',', out);
-				tt_csv_field(out, sget(s, strs[k]));
-			}
-			fprintf(out, ",%lld", (long long)json_integer_value(json_object_get(p, "n")));
-			for (k = 0; k < sizeof(nums) / sizeof(nums[0]); k++) {
-				fputc(',', out);
-				csv_num(out, dnum(p, nums[k]));
-			}
-			fputc('\n', out);
-		}
-	return fflush(out) || ferror(out) ? -EIO : 0;
+	return report_compare_csv(out, "baseline,candidate,metric,point,variant,subject,unit,"
+				  "n_a,n_b,mean_a,mean_b,stddev_a,stddev_b,delta_pct,test,p,"
+				  "verdict,change,more_reps\n",
+				  json_object_get(report, "comparisons"), "rows", cols,
+				  ARRAY_SIZE(cols));
 }

@@ -31,49 +31,61 @@ double stats_mean(const double *v, size_t n)
 	return (double)(sum / n);
 }
 
-double stats_stddev(const double *v, size_t n)
+/* The sum over V's N values of the squared deviations from MEAN and, when M3 is not
+ * NULL, in *M3 that of the cubed ones; long double sums. */
+static long double deviation_sums(const double *v, size_t n, double mean, long double *m3)
 {
-	long double sum = 0;
-	double mean;
+	long double m2 = 0;
 	size_t i;
 
-	if (n < 2)
-		return NAN;
-	mean = stats_mean(v, n);
+	if (m3)
+		*m3 = 0;
 	for (i = 0; i < n; i++) {
 		long double d = v[i] - mean;
 
-		sum += d * d;
+		m2 += d * d;
+		if (m3)
+			*m3 += d * d * d;
 	}
-	return sqrt((double)(sum / (n - 1)));
+	return m2;
+}
+
+/* Sample variance (n - 1) with long double sums. */
+static double variance(const double *v, size_t n, double mean)
+{
+	return (double)(deviation_sums(v, n, mean, NULL) / (n - 1));
+}
+
+double stats_stddev(const double *v, size_t n)
+{
+	if (n < 2)
+		return NAN;
+	return sqrt(variance(v, n, stats_mean(v, n)));
+}
+
+/* The largest (MAX) or the smallest of the N values at V; NAN for none. */
+static double extreme(const double *v, size_t n, bool max)
+{
+	double m;
+	size_t i;
+
+	if (!n)
+		return NAN;
+	m = v[0];
+	for (i = 1; i < n; i++)
+		if (max ? v[i] > m : v[i] < m)
+			m = v[i];
+	return m;
 }
 
 double stats_min(const double *v, size_t n)
 {
-	double m;
-	size_t i;
-
-	if (!n)
-		return NAN;
-	m = v[0];
-	for (i = 1; i < n; i++)
-		if (v[i] < m)
-			m = v[i];
-	return m;
+	return extreme(v, n, false);
 }
 
 double stats_max(const double *v, size_t n)
 {
-	double m;
-	size_t i;
-
-	if (!n)
-		return NAN;
-	m = v[0];
-	for (i = 1; i < n; i++)
-		if (v[i] > m)
-			m = v[i];
-	return m;
+	return extreme(v, n, true);
 }
 
 double stats_spread(const double *v, size_t n)
@@ -183,19 +195,12 @@ double stats_kind_mean(enum stats_kind kind, const double *v, size_t n)
 
 double stats_skewness(const double *v, size_t n)
 {
-	long double m2 = 0, m3 = 0;
-	double mean, g1;
-	size_t i;
+	long double m2, m3;
+	double g1;
 
 	if (n < 3)
 		return NAN;
-	mean = stats_mean(v, n);
-	for (i = 0; i < n; i++) {
-		long double d = v[i] - mean;
-
-		m2 += d * d;
-		m3 += d * d * d;
-	}
+	m2 = deviation_sums(v, n, stats_mean(v, n), &m3);
 	m2 /= n;
 	m3 /= n;
 	if (m2 <= 0)
@@ -204,43 +209,40 @@ double stats_skewness(const double *v, size_t n)
 	return g1 * sqrt((double)n * (n - 1)) / (n - 2);
 }
 
+#define LENTZ_TINY 1e-300
+
+/* V, or LENTZ_TINY in place of a value so near zero that dividing by it would blow up. */
+static double lentz_nonzero(double v)
+{
+	return fabs(v) < LENTZ_TINY ? LENTZ_TINY : v;
+}
+
+/* One step of the modified Lentz method with partial numerator AA: the new C and D,
+ * and the factor C D the fraction is multiplied by. */
+static double lentz_step(double aa, double *c, double *d)
+{
+	*d = 1 / lentz_nonzero(1 + aa * *d);
+	*c = lentz_nonzero(1 + aa / *c);
+	return *d * *c;
+}
+
 /* The continued fraction for I_x(a, b) (A&S 26.5.8) by the modified Lentz method:
  * h = b0 + a1/(b1 + a2/(b2 + ...)) built as a product of C_j D_j, with tiny values in
  * place of zeros so no step divides by zero. Converges fast for x < (a+1)/(a+b+2). */
 static double betacf(double a, double b, double x)
 {
-	const double eps = 1e-16, tiny = 1e-300;
+	const double eps = 1e-16;
 	double qab = a + b, qap = a + 1, qam = a - 1;
-	double c = 1, d = 1 - qab * x / qap, h, aa, del;
+	double c = 1, d = 1 / lentz_nonzero(1 - qab * x / qap), h = d, del;
 	int m;
 
-	if (fabs(d) < tiny)
-		d = tiny;
-	d = 1 / d;
-	h = d;
 	for (m = 1; m <= 10000; m++) {
 		int m2 = 2 * m;
 
 		/* even step: d_{2m} = m (b - m) x / ((a + 2m - 1)(a + 2m)) */
-		aa = m * (b - m) * x / ((qam + m2) * (a + m2));
-		d = 1 + aa * d;
-		if (fabs(d) < tiny)
-			d = tiny;
-		c = 1 + aa / c;
-		if (fabs(c) < tiny)
-			c = tiny;
-		d = 1 / d;
-		h *= d * c;
+		h *= lentz_step(m * (b - m) * x / ((qam + m2) * (a + m2)), &c, &d);
 		/* odd step: d_{2m+1} = -(a + m)(a + b + m) x / ((a + 2m)(a + 2m + 1)) */
-		aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2));
-		d = 1 + aa * d;
-		if (fabs(d) < tiny)
-			d = tiny;
-		c = 1 + aa / c;
-		if (fabs(c) < tiny)
-			c = tiny;
-		d = 1 / d;
-		del = d * c;
+		del = lentz_step(-(a + m) * (qab + m) * x / ((a + m2) * (qap + m2)), &c, &d);
 		h *= del;
 		if (fabs(del - 1) < eps)
 			break;
@@ -334,20 +336,6 @@ double stats_norm_quantile(double p)
 			break;
 	}
 	return (lo + hi) / 2;
-}
-
-/* Sample variance (n - 1) with long double sums. */
-static double variance(const double *v, size_t n, double mean)
-{
-	long double sum = 0;
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		long double d = v[i] - mean;
-
-		sum += d * d;
-	}
-	return (double)(sum / (n - 1));
 }
 
 int stats_welch(const double *a, size_t n_a, const double *b, size_t n_b,

@@ -3,7 +3,7 @@
  * The few numbers benchmark tables need: mean, sample standard deviation (n - 1), min,
  * max, spread (half the range, the "± spread" kernel developers post), median and
  * harmonic mean (the right mean for rates measured over equal amounts of work).
- * Used by lib/report.c and, later, by comparisons and bisection.
+ * Used by lib/report_*.c and, later, by comparisons and bisection.
  *
  * The second half holds what lib/compare.c decides with: the mean that fits a metric's
  * kind (harmonic for rates, arithmetic for times, as mmtests does), sample skewness, the

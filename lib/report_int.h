@@ -1,0 +1,118 @@
+/* report_int.h - what the parts of the run report share; private to lib/report_*.c
+ * (the public contract is report.h).
+ *
+ * The parts: report_build.c (report_build: samples into the report object),
+ * report_format.c (numbers, verdict markers and their legend, the run and point lines),
+ * report_text.c (report_print_text: the per-section tables), report_form.c (the grid,
+ * columns and cpumap forms) and report_csv.c (report_print_csv). All are pure functions
+ * over jansson values; nothing here keeps state.
+ */
+#ifndef BPFLAB_REPORT_INT_H
+#define BPFLAB_REPORT_INT_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+#define NS_METRIC "prog.ns_per_run"
+
+/* Bytes of one formatted number with its markers, in every table. */
+#define CELL 40
+
+static inline int get_int(const json_t *obj, const char *key)
+{
+	return (int)json_integer_value(json_object_get(obj, key));
+}
+
+static inline const char *get_str(const json_t *obj, const char *key)
+{
+	return json_string_value(json_object_get(obj, key));
+}
+
+/* strcmp where NULL sorts before any string. */
+static inline int strcmp_null(const char *a, const char *b)
+{
+	if (!a || !b)
+		return (a != NULL) - (b != NULL);
+	return strcmp(a, b);
+}
+
+/* ---- report_build.c ---- */
+
+/* The index of KEY in TABLE (a JSON object used as an ordered set), adding it at the
+ * end when new. Returns the index or -ENOMEM. */
+int report_table_index(json_t *table, const char *key);
+
+/* An array of REPEAT nulls; NULL on ENOMEM. */
+json_t *report_null_values(int repeat);
+
+/* Add n, mean, spread, min, max, median, stddev of the numbers in OBJ's "values".
+ * Returns 0 or -ENOMEM. */
+int report_add_stats(json_t *obj);
+
+/* ---- report_format.c: numbers ---- */
+
+enum num_kind { NUM_RATE, NUM_NS, NUM_PLAIN };
+
+/* How to print a number: divided by DIV, DECIMALS after the point, then SUFFIX. */
+struct num_fmt {
+	double div;
+	const char *suffix;
+	int decimals;
+};
+
+/* The texts of one table row. */
+struct row_text {
+	const char *variant;		/* NULL on a variant's later rows */
+	const char *subject;
+	char (*cells)[CELL];		/* one per repetition */
+	char mean[CELL];		/* "" for no mean column on this row */
+	char spread[CELL];		/* "" for no "± spread" */
+	char cv[CELL];			/* stddev / mean, beside a noise floor */
+	char floor[CELL];		/* the host's noise floor of the row's metric */
+};
+
+/* The format of numbers of KIND whose largest magnitude is MAX (report_format.c's header:
+ * rates in K/M/G with four significant digits, ns with one decimal, else four
+ * significant digits). */
+struct num_fmt report_fmt_for(enum num_kind kind, double max);
+
+/* Add decimals to F until a non-zero SPREAD no longer prints as zero. */
+void report_fmt_show_spread(struct num_fmt *f, double spread);
+
+/* V formatted with F into BUF (LEN bytes), "-" when absent. Halves round away from
+ * zero. */
+void report_fmt_num(char *buf, size_t len, const json_t *v, const struct num_fmt *f);
+
+/* The largest magnitude among the "values" of OBJ (0 when none). */
+double report_obj_max(const json_t *obj);
+
+/* Mean and spread texts of a row or total OBJ into RT, formatted with F (decimals raised
+ * so that the spread shows). Only the mean when fewer than two values. */
+void report_mean_texts(const json_t *obj, struct num_fmt f, struct row_text *rt);
+
+/* ---- report_format.c: markers, lines ---- */
+
+/* Append the markers of the verdicts in the JSON array VERDICTS to BUF (LEN bytes),
+ * each once, in table order; unknown verdicts as '?'. */
+void report_add_marks(char *buf, size_t len, const json_t *verdicts);
+
+/* One legend line per marker in MARKS: "* unstable: DETAIL", the detail from DETAILS
+ * (the report's "verdict_details") or else the verdict's meaning. */
+void report_print_legend(const char *marks, const json_t *details, FILE *out);
+
+/* The first line of a report or form OBJ: "run 3  quickstart  plan 0123456789ab  done". */
+void report_print_run_line(const json_t *obj, FILE *out);
+
+/* "point k=v  k=v" of a matrix POINT (an object), one line. */
+void report_point_label(const json_t *point, FILE *out);
+
+/* A matrix point as "k=v k=v" in its order ("" for none); heap string or NULL. */
+char *report_point_text(const json_t *point);
+
+/* What PRINT(OBJ, stream) writes, as a malloc'd string; NULL and errno on failure. */
+char *report_print_to_string(int (*print)(const json_t *obj, FILE *out), const json_t *obj);
+
+#endif
