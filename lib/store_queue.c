@@ -17,6 +17,22 @@
 
 /* --- hosts --- */
 
+static const struct sto_stmt stmt_host_upsert = {
+	"INSERT INTO hosts (name, state, agent_version, kernel_release, inventory, "
+	"first_seen_ms, last_seen_ms) VALUES (?1, 'idle', ?2, ?3, ?4, ?5, ?5) "
+	"ON CONFLICT (name) DO UPDATE SET state = 'idle', "
+	"agent_version = excluded.agent_version, "
+	"kernel_release = excluded.kernel_release, inventory = excluded.inventory, "
+	"last_seen_ms = excluded.last_seen_ms RETURNING id",
+};
+static const struct sto_stmt stmt_host_requeue = {
+	"UPDATE jobs SET state = 'queued' WHERE host_id = ?1 AND state = 'running'",
+};
+static const struct sto_stmt stmt_attempt_lost_host = {
+	"UPDATE job_attempts SET ended_ms = ?2, outcome = 'lost', error = ?3 "
+	"WHERE host_id = ?1 AND outcome = 'running'",
+};
+
 int store_host_hello(struct store *st, const char *name, const char *version,
 		     const json_t *inventory, int64_t now_ms, int64_t *host_id, int *requeued)
 {
@@ -36,13 +52,13 @@ int store_host_hello(struct store *st, const char *name, const char *version,
 	err = sto_tx_begin(st);
 	if (err)
 		goto out;
-	err = sto_query_int(st, S_HOST_UPSERT, host_id, "tttti", name, version,
+	err = sto_query_int(st, &stmt_host_upsert, host_id, "tttti", name, version,
 			    sto_json_str_at(inventory, "kernel", "release"), inv, now_ms);
 	if (!err)
-		err = sto_exec(st, S_ATTEMPT_LOST_HOST, NULL, "iit", *host_id, now_ms,
+		err = sto_exec(st, &stmt_attempt_lost_host, NULL, "iit", *host_id, now_ms,
 			       "the agent started a new session");
 	if (!err)
-		err = sto_exec(st, S_HOST_REQUEUE, &changes, "i", *host_id);
+		err = sto_exec(st, &stmt_host_requeue, &changes, "i", *host_id);
 	err = sto_tx_end(st, err);
 	if (!err && requeued)
 		*requeued = (int)changes;
@@ -51,12 +67,20 @@ out:
 	return err ? sto_context(st, err, "cannot register host '%s'", name ? name : "") : 0;
 }
 
+static const struct sto_stmt stmt_host_seen = {
+	"UPDATE hosts SET last_seen_ms = ?2 WHERE id = ?1",
+};
+
 int store_host_seen(struct store *st, int64_t host_id, int64_t now_ms)
 {
-	int err = sto_exec(st, S_HOST_SEEN, NULL, "ii", host_id, now_ms);
+	int err = sto_exec(st, &stmt_host_seen, NULL, "ii", host_id, now_ms);
 
 	return err ? sto_context(st, err, "cannot update host %lld", (long long)host_id) : 0;
 }
+
+static const struct sto_stmt stmt_host_gone = {
+	"UPDATE hosts SET state = 'gone' WHERE id = ?1",
+};
 
 int store_host_gone(struct store *st, int64_t host_id, int *requeued)
 {
@@ -66,12 +90,12 @@ int store_host_gone(struct store *st, int64_t host_id, int *requeued)
 	err = sto_tx_begin(st);
 	if (err)
 		goto out;
-	err = sto_exec(st, S_ATTEMPT_LOST_HOST, NULL, "iit", host_id, util_wall_ms(),
+	err = sto_exec(st, &stmt_attempt_lost_host, NULL, "iit", host_id, util_wall_ms(),
 		       "the host went silent");
 	if (!err)
-		err = sto_exec(st, S_HOST_REQUEUE, &changes, "i", host_id);
+		err = sto_exec(st, &stmt_host_requeue, &changes, "i", host_id);
 	if (!err)
-		err = sto_exec(st, S_HOST_GONE, NULL, "i", host_id);
+		err = sto_exec(st, &stmt_host_gone, NULL, "i", host_id);
 	err = sto_tx_end(st, err);
 	if (!err && requeued)
 		*requeued = (int)changes;
@@ -79,9 +103,13 @@ out:
 	return err ? sto_context(st, err, "cannot mark host %lld gone", (long long)host_id) : 0;
 }
 
+static const struct sto_stmt stmt_host_pending = {
+	"SELECT count(*) FROM jobs WHERE host_id = ?1 AND state IN ('queued', 'running')",
+};
+
 int store_host_pending(struct store *st, int64_t host_id, int64_t *n)
 {
-	int err = sto_query_int(st, S_HOST_PENDING, n, "i", host_id);
+	int err = sto_query_int(st, &stmt_host_pending, n, "i", host_id);
 
 	return err ? sto_context(st, err, "cannot count jobs of host %lld", (long long)host_id) : 0;
 }
@@ -164,6 +192,15 @@ static int run_check(struct store *st, const struct plan *plan,
 	return 0;
 }
 
+static const struct sto_stmt stmt_object_insert = {
+	"INSERT INTO objects (sha256, name, size, bytes, created_ms) "
+	"VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT (sha256) DO NOTHING",
+};
+static const struct sto_stmt stmt_run_object_insert = {
+	"INSERT INTO run_objects (run_id, name, sha256) VALUES (?1, ?2, ?3) "
+	"ON CONFLICT DO NOTHING",
+};
+
 static int run_insert_objects(struct store *st, const struct plan *plan,
 			      const struct plan_objects *objs, int64_t run_id, int64_t now_ms)
 {
@@ -174,13 +211,28 @@ static int run_insert_objects(struct store *st, const struct plan *plan,
 
 		if (!plan_names_object(plan, o->name))
 			continue;
-		err = sto_exec(st, S_OBJECT_INSERT, NULL, "ttibi", o->sha256, o->name,
+		err = sto_exec(st, &stmt_object_insert, NULL, "ttibi", o->sha256, o->name,
 			       (int64_t)o->len, o->data, o->len, now_ms);
 		if (!err)
-			err = sto_exec(st, S_RUN_OBJECT_INSERT, NULL, "itt", run_id, o->name,
+			err = sto_exec(st, &stmt_run_object_insert, NULL, "itt", run_id, o->name,
 				       o->sha256);
 	}
 	return err;
+}
+
+static const struct sto_stmt stmt_job_insert = {
+	"INSERT INTO jobs (run_id, seq, host_id, variant, variant_idx, rep, point, spec) "
+	"VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+};
+
+/* Add job SEQ of run RUN_ID for HOST_ID (VARIANT, number VARIANT_IDX, repetition REP, at
+ * POINT, a JSON object; SPEC its job spec as JSON text). */
+int sto_job_insert(struct store *st, int64_t run_id, int64_t seq, int64_t host_id,
+		   const char *variant, int64_t variant_idx, int64_t rep, const char *point,
+		   const char *spec)
+{
+	return sto_exec(st, &stmt_job_insert, NULL, "iiitiitt", run_id, seq, host_id, variant,
+			variant_idx, rep, point, spec);
 }
 
 static int run_insert_jobs(struct store *st, const struct plan *plan, int64_t run_id,
@@ -199,14 +251,43 @@ static int run_insert_jobs(struct store *st, const struct plan *plan, int64_t ru
 		if (!point || !spec)
 			err = store_fail(st, -ENOMEM, "out of memory");
 		else
-			err = sto_exec(st, S_JOB_INSERT, NULL, "iiitiitt", run_id,
-				       (int64_t)job->seq, jobs[i].host_id,
-				       plan->variants[job->variant].name, (int64_t)job->variant,
-				       (int64_t)job->rep, point, spec);
+			err = sto_job_insert(st, run_id, (int64_t)job->seq, jobs[i].host_id,
+					     plan->variants[job->variant].name,
+					     (int64_t)job->variant, (int64_t)job->rep, point, spec);
 		free(point);
 		free(spec);
 		point = spec = NULL;
 	}
+	return err;
+}
+
+static const struct sto_stmt stmt_plan_insert = {
+	"INSERT INTO plans (name, sha256, text, created_ms) VALUES (?1, ?2, ?3, ?4) "
+	"ON CONFLICT (sha256) DO NOTHING",
+};
+static const struct sto_stmt stmt_plan_id = { "SELECT id FROM plans WHERE sha256 = ?1" };
+static const struct sto_stmt stmt_run_insert = {
+	"INSERT INTO runs (plan_id, plan_file, overrides, variants, repeat, state, "
+	"submitted_ms) VALUES (?1, ?2, ?3, ?4, ?5, 'queued', ?6)",
+};
+
+/* A new run (queued) of the plan PLAN (SHA256, TEXT; a plan is stored once by its hash)
+ * from FILE, with OVERRIDES and VARIANTS (JSON text) and REPEAT, into *RUN_ID. */
+int sto_run_insert(struct store *st, const char *plan, const char *sha256, const char *text,
+		   const char *file, const char *overrides, const char *variants,
+		   int64_t repeat, int64_t now_ms, int64_t *run_id)
+{
+	int64_t plan_id = 0;
+	int err;
+
+	err = sto_exec(st, &stmt_plan_insert, NULL, "ttti", plan, sha256, text, now_ms);
+	if (!err)
+		err = sto_query_int(st, &stmt_plan_id, &plan_id, "t", sha256);
+	if (!err)
+		err = sto_exec(st, &stmt_run_insert, NULL, "itttii", plan_id, file, overrides,
+			       variants, repeat, now_ms);
+	if (!err)
+		*run_id = sqlite3_last_insert_rowid(st->db);
 	return err;
 }
 
@@ -218,6 +299,11 @@ int store_run_create(struct store *st, const struct plan *plan, const json_t *ov
 				      run_id);
 }
 
+static const struct sto_stmt stmt_run_host_insert = {
+	"INSERT INTO run_hosts (run_id, host_id, chosen) VALUES (?1, ?2, ?3) "
+	"ON CONFLICT DO UPDATE SET chosen = max(chosen, excluded.chosen)",
+};
+
 int store_run_create_hosts(struct store *st, const struct plan *plan,
 			   const json_t *overrides, const struct plan_objects *objs,
 			   const struct store_job_new *jobs, int n_jobs,
@@ -226,7 +312,6 @@ int store_run_create_hosts(struct store *st, const struct plan *plan,
 {
 	json_t *variants = NULL;
 	char *ov = NULL, *vars = NULL;
-	int64_t plan_id = 0;
 	int err, i;
 
 	err = run_check(st, plan, objs, jobs, n_jobs);
@@ -245,22 +330,15 @@ int store_run_create_hosts(struct store *st, const struct plan *plan,
 	err = sto_tx_begin(st);
 	if (err)
 		goto out;
-	err = sto_exec(st, S_PLAN_INSERT, NULL, "ttti", plan->name, plan->sha256, plan->text,
-		       now_ms);
+	err = sto_run_insert(st, plan->name, plan->sha256, plan->text,
+			     plan->file ? plan->file : plan->name, ov, vars, (int64_t)plan->repeat,
+			     now_ms, run_id);
 	if (!err)
-		err = sto_query_int(st, S_PLAN_ID, &plan_id, "t", plan->sha256);
-	if (!err)
-		err = sto_exec(st, S_RUN_INSERT, NULL, "itttii", plan_id,
-			       plan->file ? plan->file : plan->name, ov, vars,
-			       (int64_t)plan->repeat, now_ms);
-	if (!err) {
-		*run_id = sqlite3_last_insert_rowid(st->db);
 		err = run_insert_objects(st, plan, objs, *run_id, now_ms);
-	}
 	if (!err)
 		err = run_insert_jobs(st, plan, *run_id, jobs, n_jobs);
 	for (i = 0; !err && i < n_hosts; i++)
-		err = sto_exec(st, S_RUN_HOST_INSERT, NULL, "iii", *run_id, hosts[i].host_id,
+		err = sto_exec(st, &stmt_run_host_insert, NULL, "iii", *run_id, hosts[i].host_id,
 			       (int64_t)hosts[i].chosen);
 	err = sto_tx_end(st, err);
 out:
@@ -270,8 +348,33 @@ out:
 	return err ? sto_context(st, err, "cannot store run of plan '%s'", plan->name) : 0;
 }
 
+/* whether the run has jobs, open ones, failed ones, and ones handed out: index
+ * seeks on jobs_run, not a count of every job (run_refresh runs on every dispatch
+ * and result; a count made a 10,000-job run quadratic) */
+static const struct sto_stmt stmt_run_counts = {
+	"SELECT EXISTS (SELECT 1 FROM jobs WHERE run_id = ?1), "
+	"EXISTS (SELECT 1 FROM jobs WHERE run_id = ?1 AND state IN ('queued', 'running')), "
+	"EXISTS (SELECT 1 FROM jobs WHERE run_id = ?1 AND state = 'failed'), "
+	"CASE WHEN EXISTS (SELECT 1 FROM jobs WHERE run_id = ?1 "
+	"AND state IN ('running', 'done', 'failed')) THEN 1 ELSE EXISTS (SELECT 1 FROM jobs "
+	"WHERE run_id = ?1 AND state = 'queued' AND attempts > 0) END",
+};
+static const struct sto_stmt stmt_run_state = {
+	"SELECT state, finished_ms FROM runs WHERE id = ?1",
+};
+
 /* Derive run RUN_ID's state from its jobs and store it if it changed. STATE (may be
  * NULL) gets the state; *FINISHED (may be NULL) whether this call finished the run. */
+static const struct sto_stmt stmt_run_set_state = {
+	"UPDATE runs SET state = ?2, finished_ms = ?3 WHERE id = ?1",
+};
+
+/* Set the state of run RUN_ID, and its finish time (NULL when FINISHED_MS is negative). */
+int sto_run_set_state(struct store *st, int64_t run_id, const char *state, int64_t finished_ms)
+{
+	return sto_exec(st, &stmt_run_set_state, NULL, "ito", run_id, state, finished_ms);
+}
+
 int sto_run_refresh(struct store *st, int64_t run_id, int64_t now_ms,
 		    char state[STORE_STATE_LEN], bool *finished)
 {
@@ -282,7 +385,7 @@ int sto_run_refresh(struct store *st, int64_t run_id, int64_t now_ms,
 	sqlite3_stmt *s = NULL;
 	int err;
 
-	err = sto_query_row(st, S_RUN_COUNTS, &s, "i", run_id);
+	err = sto_query_row(st, &stmt_run_counts, &s, "i", run_id);
 	if (err)
 		return err;
 	total = sqlite3_column_int64(s, 0);
@@ -291,7 +394,7 @@ int sto_run_refresh(struct store *st, int64_t run_id, int64_t now_ms,
 	started = sqlite3_column_int64(s, 3);
 	sto_done(s);
 
-	err = sto_query_row(st, S_RUN_STATE, &s, "i", run_id);
+	err = sto_query_row(st, &stmt_run_state, &s, "i", run_id);
 	if (err == -ENOENT)
 		return store_fail(st, -ENOENT, "unknown run %lld", (long long)run_id);
 	if (err)
@@ -329,15 +432,19 @@ int sto_run_refresh(struct store *st, int64_t run_id, int64_t now_ms,
 	}
 	if (finished)
 		*finished = fin;
-	return sto_exec(st, S_RUN_SET_STATE, NULL, "ito", run_id, next, old_fin);
+	return sto_run_set_state(st, run_id, next, old_fin);
 }
 
 /* --- the queue --- */
 
+static const struct sto_stmt stmt_job_get = {
+	"SELECT run_id, host_id, state, result_ms FROM jobs WHERE id = ?1",
+};
+
 int sto_job_get(struct store *st, int64_t job_id, struct job_row *row)
 {
 	sqlite3_stmt *s = NULL;
-	int err = sto_query_row(st, S_JOB_GET, &s, "i", job_id);
+	int err = sto_query_row(st, &stmt_job_get, &s, "i", job_id);
 
 	if (err == -ENOENT)
 		return store_fail(st, -ENOENT, "unknown job %lld", (long long)job_id);
@@ -351,6 +458,12 @@ int sto_job_get(struct store *st, int64_t job_id, struct job_row *row)
 	return 0;
 }
 
+static const struct sto_stmt stmt_job_next = {
+	"SELECT id, run_id, spec FROM jobs WHERE host_id = ?1 AND state = 'queued' "
+	"AND NOT EXISTS (SELECT 1 FROM runs r WHERE r.id = jobs.run_id "
+	"AND r.state = 'cancelled') ORDER BY run_id, seq LIMIT 1",
+};
+
 int store_job_next(struct store *st, int64_t host_id, int64_t *job_id, int64_t *run_id,
 		   json_t **spec)
 {
@@ -359,7 +472,7 @@ int store_job_next(struct store *st, int64_t host_id, int64_t *job_id, int64_t *
 	int err;
 
 	*spec = NULL;
-	err = sto_query_row(st, S_JOB_NEXT, &s, "i", host_id);
+	err = sto_query_row(st, &stmt_job_next, &s, "i", host_id);
 	if (err == -ENOENT)
 		return store_fail(st, -ENOENT, "nothing queued");
 	if (!err) {
@@ -398,27 +511,55 @@ static int job_begin(struct store *st, int64_t job_id, struct job_row *row)
 /* Move a job by statement ID, an UPDATE bound by TYPES whose WHERE leaves a job in
  * another state alone: -ESTALE when it changed nothing, without a message (the caller
  * says what the job is and should have been). In the caller's transaction. */
-static int job_move(struct store *st, enum stmt_id id, const char *types, ...)
+static int job_move(struct store *st, const struct sto_stmt *def, const char *types, ...)
 {
 	int64_t changes = 0;
 	va_list ap;
 	int err;
 
 	va_start(ap, types);
-	err = sto_exec_va(st, id, &changes, types, ap);
+	err = sto_exec_va(st, def, &changes, types, ap);
 	va_end(ap);
 	return err ? err : changes ? 0 : -ESTALE;
 }
 
+static const struct sto_stmt stmt_attempt_close_job = {
+	"UPDATE job_attempts SET ended_ms = ?2, outcome = ?3, error = ?4 "
+	"WHERE job_id = ?1 AND outcome = 'running'",
+};
+
 /* The running attempt of job JOB_ID (of ROW) ends at ENDED_MS with OUTCOME and ERROR, and
  * its host is idle unless another job runs there. In the caller's transaction. */
+static const struct sto_stmt stmt_host_idle_if_free = {
+	"UPDATE hosts SET state = 'idle' WHERE id = ?1 AND state = 'busy' AND NOT EXISTS "
+	"(SELECT 1 FROM jobs WHERE host_id = ?1 AND state = 'running')",
+};
+
+/* Make host HOST_ID idle when it is busy and has no running job left. */
+int sto_host_idle_if_free(struct store *st, int64_t host_id)
+{
+	return sto_exec(st, &stmt_host_idle_if_free, NULL, "i", host_id);
+}
+
 static int job_close(struct store *st, const struct job_row *row, int64_t job_id,
 		     int64_t ended_ms, const char *outcome, const char *error)
 {
-	int err = sto_exec(st, S_ATTEMPT_CLOSE_JOB, NULL, "iitt", job_id, ended_ms, outcome, error);
+	int err = sto_exec(st, &stmt_attempt_close_job, NULL, "iitt", job_id, ended_ms, outcome, error);
 
-	return err ? err : sto_exec(st, S_HOST_IDLE_IF_FREE, NULL, "i", row->host_id);
+	return err ? err : sto_host_idle_if_free(st, row->host_id);
 }
+
+static const struct sto_stmt stmt_host_busy = {
+	"UPDATE hosts SET state = 'busy' WHERE id = ?1",
+};
+static const struct sto_stmt stmt_job_dispatch = {
+	"UPDATE jobs SET state = 'running', attempts = attempts + 1, started_ms = ?2 "
+	"WHERE id = ?1 AND state = 'queued'",
+};
+static const struct sto_stmt stmt_attempt_insert = {
+	"INSERT OR REPLACE INTO job_attempts (job_id, attempt, host_id, started_ms) "
+	"SELECT id, attempts, host_id, ?2 FROM jobs WHERE id = ?1",
+};
 
 /* Hand queued job JOB_ID to its host at NOW_MS, all but its run's state (*ROW has the
  * job's row). An unknown job (-ENOENT) or one that is not queued (-ESTALE) changes
@@ -429,13 +570,13 @@ static int job_dispatch(struct store *st, int64_t job_id, int64_t now_ms,
 	int err = sto_job_get(st, job_id, row);
 
 	if (!err)
-		err = job_move(st, S_JOB_DISPATCH, "ii", job_id, now_ms);
+		err = job_move(st, &stmt_job_dispatch, "ii", job_id, now_ms);
 	if (err == -ESTALE)
 		err = store_fail(st, err, "job is %s, not queued", row->state);
 	if (!err)
-		err = sto_exec(st, S_ATTEMPT_INSERT, NULL, "ii", job_id, now_ms);
+		err = sto_exec(st, &stmt_attempt_insert, NULL, "ii", job_id, now_ms);
 	if (!err)
-		err = sto_exec(st, S_HOST_BUSY, NULL, "i", row->host_id);
+		err = sto_exec(st, &stmt_host_busy, NULL, "i", row->host_id);
 	return err;
 }
 
@@ -501,6 +642,11 @@ int store_jobs_dispatch(struct store *st, const int64_t *job_ids, int n, int64_t
 	return 0;
 }
 
+static const struct sto_stmt stmt_job_accept = {
+	"UPDATE jobs SET state = 'running', started_ms = ?2 "
+	"WHERE id = ?1 AND state IN ('queued', 'running')",
+};
+
 int store_job_accept(struct store *st, int64_t job_id, int64_t host_id, int64_t now_ms)
 {
 	struct job_row row;
@@ -513,16 +659,20 @@ int store_job_accept(struct store *st, int64_t job_id, int64_t host_id, int64_t 
 	if (row.host_id != host_id)
 		err = store_fail(st, -EPERM, "job belongs to another host");
 	else
-		err = sto_exec(st, S_JOB_ACCEPT, &changes, "ii", job_id, now_ms);
+		err = sto_exec(st, &stmt_job_accept, &changes, "ii", job_id, now_ms);
 	/* a job already finished is left alone, and so is its host */
 	if (!err && changes)
-		err = sto_exec(st, S_HOST_BUSY, NULL, "i", host_id);
+		err = sto_exec(st, &stmt_host_busy, NULL, "i", host_id);
 	if (!err && changes)
 		err = sto_run_refresh(st, row.run_id, now_ms, NULL, NULL);
 	err = sto_tx_end(st, err);
 out:
 	return err ? sto_context(st, err, "cannot mark job %lld running", (long long)job_id) : 0;
 }
+
+static const struct sto_stmt stmt_job_requeue = {
+	"UPDATE jobs SET state = 'queued' WHERE id = ?1 AND state = 'running'",
+};
 
 int store_job_requeue(struct store *st, int64_t job_id)
 {
@@ -532,7 +682,7 @@ int store_job_requeue(struct store *st, int64_t job_id)
 	err = job_begin(st, job_id, &row);
 	if (err)
 		goto out;
-	err = job_move(st, S_JOB_REQUEUE, "i", job_id);
+	err = job_move(st, &stmt_job_requeue, "i", job_id);
 	if (err == -ESTALE)
 		err = store_fail(st, err, "job is %s, not running", row.state);
 	if (!err)
@@ -543,6 +693,11 @@ out:
 	return err ? sto_context(st, err, "cannot requeue job %lld", (long long)job_id) : 0;
 }
 
+static const struct sto_stmt stmt_job_fail = {
+	"UPDATE jobs SET state = 'failed', error = ?2, finished_ms = ?3 "
+	"WHERE id = ?1 AND state IN ('queued', 'running')",
+};
+
 int store_job_fail(struct store *st, int64_t job_id, const char *error, int64_t now_ms)
 {
 	struct job_row row;
@@ -551,7 +706,7 @@ int store_job_fail(struct store *st, int64_t job_id, const char *error, int64_t 
 	err = job_begin(st, job_id, &row);
 	if (err)
 		goto out;
-	err = job_move(st, S_JOB_FAIL, "iti", job_id, error, now_ms);
+	err = job_move(st, &stmt_job_fail, "iti", job_id, error, now_ms);
 	if (err == -ESTALE)
 		err = store_fail(st, err, "job is already %s", row.state);
 	if (!err)
@@ -594,10 +749,11 @@ static int int_pairs(struct store *st, sqlite3_stmt *s, int64_t **out, int *n)
 	return err;
 }
 
-static int query_pairs(struct store *st, enum stmt_id id, int64_t arg, int64_t **out, int *n)
+static int query_pairs(struct store *st, const struct sto_stmt *def, int64_t arg,
+		       int64_t **out, int *n)
 {
 	sqlite3_stmt *s = NULL;
-	int err = sto_prep(st, id, &s);
+	int err = sto_prep(st, def, &s);
 
 	if (!err)
 		err = sto_bind(st, s, "i", arg);
@@ -608,6 +764,35 @@ static int query_pairs(struct store *st, enum stmt_id id, int64_t arg, int64_t *
 	}
 	return int_pairs(st, s, out, n);
 }
+
+static const struct sto_stmt stmt_attempt_lost_count = {
+	"SELECT count(*) FROM job_attempts WHERE job_id = ?1 AND outcome = 'lost'",
+};
+static const struct sto_stmt stmt_host_running_jobs = {
+	"SELECT id, run_id FROM jobs WHERE host_id = ?1 AND state = 'running' ORDER BY id",
+};
+static const struct sto_stmt stmt_host_queued_runs = {
+	"SELECT DISTINCT j.run_id FROM jobs j JOIN runs r ON r.id = j.run_id "
+	"WHERE j.host_id = ?1 AND j.state = 'queued' AND r.state != 'cancelled' "
+	"ORDER BY j.run_id",
+};
+/* a host that matched run ?1's plan, is connected, is not ?2 and has no job of the
+ * run yet (so that all of a run's comparisons on one host stay on one host); the
+ * one with the least pending work, then by name */
+static const struct sto_stmt stmt_run_replacement = {
+	"SELECT rh.host_id FROM run_hosts rh JOIN hosts h ON h.id = rh.host_id "
+	"WHERE rh.run_id = ?1 AND rh.host_id != ?2 AND h.state != 'gone' "
+	"AND NOT EXISTS (SELECT 1 FROM jobs k WHERE k.run_id = ?1 AND k.host_id = rh.host_id) "
+	"ORDER BY (SELECT count(*) FROM jobs q WHERE q.host_id = rh.host_id "
+	"AND q.state IN ('queued', 'running')), h.name LIMIT 1",
+};
+static const struct sto_stmt stmt_jobs_move = {
+	"UPDATE jobs SET host_id = ?3 WHERE run_id = ?1 AND host_id = ?2 AND state = 'queued'",
+};
+static const struct sto_stmt stmt_run_running_jobs = {
+	"SELECT j.id, j.host_id, h.name FROM jobs j JOIN hosts h ON h.id = j.host_id "
+	"WHERE j.run_id = ?1 AND j.state = 'running' ORDER BY j.id",
+};
 
 int store_host_lost(struct store *st, int64_t host_id, int max_attempts, int64_t now_ms,
 		    struct store_lost *out)
@@ -620,41 +805,41 @@ int store_host_lost(struct store *st, int64_t host_id, int max_attempts, int64_t
 	err = sto_tx_begin(st);
 	if (err)
 		goto out;
-	err = query_pairs(st, S_HOST_RUNNING_JOBS, host_id, &jobs, &n_jobs);
+	err = query_pairs(st, &stmt_host_running_jobs, host_id, &jobs, &n_jobs);
 	if (!err)
-		err = sto_exec(st, S_ATTEMPT_LOST_HOST, NULL, "iit", host_id, now_ms,
+		err = sto_exec(st, &stmt_attempt_lost_host, NULL, "iit", host_id, now_ms,
 			       "the host went silent");
 	for (i = 0; !err && i < n_jobs; i++) {
 		lost = 0;
-		err = sto_query_int(st, S_ATTEMPT_LOST_COUNT, &lost, "i", jobs[2 * i]);
+		err = sto_query_int(st, &stmt_attempt_lost_count, &lost, "i", jobs[2 * i]);
 		if (!err && max_attempts > 0 && lost >= max_attempts) {
 			snprintf(why, sizeof(why), "lost %lld times: its host went silent during "
 				 "each attempt", (long long)lost);
-			err = sto_exec(st, S_JOB_FAIL, NULL, "iti", jobs[2 * i], why, now_ms);
+			err = sto_exec(st, &stmt_job_fail, NULL, "iti", jobs[2 * i], why, now_ms);
 			if (!err)
 				err = sto_run_refresh(st, jobs[2 * i + 1], now_ms, NULL, NULL);
 			res.failed++;
 		} else if (!err) {
-			err = sto_exec(st, S_JOB_REQUEUE, NULL, "i", jobs[2 * i]);
+			err = sto_exec(st, &stmt_job_requeue, NULL, "i", jobs[2 * i]);
 			res.requeued++;
 		}
 	}
 	if (!err)
-		err = sto_exec(st, S_HOST_GONE, NULL, "i", host_id);
+		err = sto_exec(st, &stmt_host_gone, NULL, "i", host_id);
 	if (!err)
-		err = query_pairs(st, S_HOST_QUEUED_RUNS, host_id, &runs, &n_runs);
+		err = query_pairs(st, &stmt_host_queued_runs, host_id, &runs, &n_runs);
 	for (i = 0; !err && i < n_runs; i++) {
 		to = 0;
-		err = sto_query_int(st, S_RUN_REPLACEMENT, &to, "ii", runs[2 * i], host_id);
+		err = sto_query_int(st, &stmt_run_replacement, &to, "ii", runs[2 * i], host_id);
 		if (err == -ENOENT) {
 			err = 0;	/* nowhere else: the jobs wait for their host */
 			continue;
 		}
 		changes = 0;
 		if (!err)
-			err = sto_exec(st, S_JOBS_MOVE, &changes, "iii", runs[2 * i], host_id, to);
+			err = sto_exec(st, &stmt_jobs_move, &changes, "iii", runs[2 * i], host_id, to);
 		if (!err)
-			err = sto_exec(st, S_RUN_HOST_INSERT, NULL, "iii", runs[2 * i], to,
+			err = sto_exec(st, &stmt_run_host_insert, NULL, "iii", runs[2 * i], to,
 				       (int64_t)1);
 		res.moved += (int)changes;
 		res.moved_to = to;
@@ -668,9 +853,14 @@ out:
 	return err ? sto_context(st, err, "cannot mark host %lld gone", (long long)host_id) : 0;
 }
 
-/* The jobs of a cancelled run that are still running (S_RUN_RUNNING_JOBS). */
+/* The jobs of a cancelled run that are still running (&stmt_run_running_jobs). */
 static const struct sql_col running_cols[] = {
 	{ "job", SQL_INT, 0 }, { "host_id", SQL_INT, 0 }, { "host", SQL_TEXT, 0 },
+};
+
+static const struct sto_stmt stmt_run_cancel_queued = {
+	"UPDATE jobs SET state = 'failed', error = 'cancelled', finished_ms = ?2 "
+	"WHERE run_id = ?1 AND state = 'queued'",
 };
 
 int store_run_cancel(struct store *st, int64_t run_id, int64_t now_ms, json_t **running)
@@ -688,11 +878,11 @@ int store_run_cancel(struct store *st, int64_t run_id, int64_t now_ms, json_t **
 		     !strcmp(state, "cancelled")))
 		err = store_fail(st, -ESTALE, "run is already %s", state);
 	if (!err)
-		err = sto_exec(st, S_RUN_CANCEL_QUEUED, NULL, "ii", run_id, now_ms);
+		err = sto_exec(st, &stmt_run_cancel_queued, NULL, "ii", run_id, now_ms);
 	if (!err)
-		err = sto_exec(st, S_RUN_SET_STATE, NULL, "iti", run_id, "cancelled", now_ms);
+		err = sto_run_set_state(st, run_id, "cancelled", now_ms);
 	if (!err) {
-		arr = sto_query_rows(st, S_RUN_RUNNING_JOBS, running_cols, ARRAY_SIZE(running_cols),
+		arr = sto_query_rows(st, &stmt_run_running_jobs, running_cols, ARRAY_SIZE(running_cols),
 				     "i", run_id);
 		err = arr ? 0 : -errno;
 	}
@@ -706,6 +896,17 @@ out:
 	return 0;
 }
 
+static const struct sto_stmt stmt_recover_jobs = {
+	"UPDATE jobs SET state = 'queued' WHERE state = 'running'",
+};
+static const struct sto_stmt stmt_recover_hosts = {
+	"UPDATE hosts SET state = 'gone' WHERE state != 'gone'",
+};
+static const struct sto_stmt stmt_recover_attempts = {
+	"UPDATE job_attempts SET ended_ms = ?1, outcome = 'lost', "
+	"error = 'the coordinator restarted' WHERE outcome = 'running'",
+};
+
 int store_recover(struct store *st, int *requeued)
 {
 	int64_t changes = 0;
@@ -714,17 +915,21 @@ int store_recover(struct store *st, int *requeued)
 	err = sto_tx_begin(st);
 	if (err)
 		goto out;
-	err = sto_exec(st, S_RECOVER_ATTEMPTS, NULL, "i", util_wall_ms());
+	err = sto_exec(st, &stmt_recover_attempts, NULL, "i", util_wall_ms());
 	if (!err)
-		err = sto_exec(st, S_RECOVER_JOBS, &changes, "");
+		err = sto_exec(st, &stmt_recover_jobs, &changes, "");
 	if (!err)
-		err = sto_exec(st, S_RECOVER_HOSTS, NULL, "");
+		err = sto_exec(st, &stmt_recover_hosts, NULL, "");
 	err = sto_tx_end(st, err);
 	if (!err && requeued)
 		*requeued = (int)changes;
 out:
 	return err ? sto_context(st, err, "cannot recover the queue") : 0;
 }
+
+static const struct sto_stmt stmt_object_get = {
+	"SELECT bytes FROM objects WHERE sha256 = ?1",
+};
 
 int store_object_get(struct store *st, const char *sha256, void **data, size_t *len)
 {
@@ -733,7 +938,7 @@ int store_object_get(struct store *st, const char *sha256, void **data, size_t *
 
 	*data = NULL;
 	*len = 0;
-	err = sto_query_row(st, S_OBJECT_GET, &s, "t", sha256);
+	err = sto_query_row(st, &stmt_object_get, &s, "t", sha256);
 	if (err == -ENOENT)
 		err = store_fail(st, -ENOENT, "no such object");
 	if (!err) {
