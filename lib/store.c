@@ -119,92 +119,56 @@ int sto_prep(struct store *st, const struct sto_stmt *def, sqlite3_stmt **s)
 
 void sto_done(sqlite3_stmt *s)
 {
-	sqlite3_reset(s);
-	sqlite3_clear_bindings(s);
+	sql_reset(s);
 }
 
 /* Bind values by TYPES (sql_bind_va: i int64_t, o int64_t or NULL when negative, t text,
  * b blob and size, r double); on failure nothing stays bound. */
-int sto_bind_va(struct store *st, sqlite3_stmt *s, const char *types, va_list ap)
-{
-	int rc = sql_bind_va(s, types, ap);
-
-	if (rc != SQLITE_OK) {
-		sto_done(s);
-		return sto_dberr(st, rc);
-	}
-	return 0;
-}
-
 int sto_bind(struct store *st, sqlite3_stmt *s, const char *types, ...)
 {
 	va_list ap;
-	int err;
+	int rc;
 
 	va_start(ap, types);
-	err = sto_bind_va(st, s, types, ap);
+	rc = sql_bind_va(s, types, ap);
 	va_end(ap);
-	return err;
-}
-
-/* Statement DEF prepared (once) and bound by TYPES (bind_va) into *S; on failure nothing
- * stays bound. The helper behind sto_exec() and sto_query_int(). */
-int sto_prep_bind_va(struct store *st, const struct sto_stmt *def, sqlite3_stmt **s,
-		     const char *types, va_list ap)
-{
-	int err = sto_prep(st, def, s);
-
-	return err ? err : sto_bind_va(st, *s, types, ap);
+	if (rc == SQLITE_OK)
+		return 0;
+	sql_reset(s);
+	return sto_dberr(st, rc);
 }
 
 /* Run statement DEF with values bound by TYPES to completion. *CHANGES (may be NULL)
  * gets the number of rows it changed. */
-int sto_exec_va(struct store *st, const struct sto_stmt *def, int64_t *changes,
-		const char *types, va_list ap)
-{
-	sqlite3_stmt *s = NULL;
-	int err = sto_prep_bind_va(st, def, &s, types, ap), rc;
-
-	if (err)
-		return err;
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW)
-		;
-	if (rc != SQLITE_DONE)
-		err = sto_dberr(st, rc);
-	else if (changes)
-		*changes = sqlite3_changes64(st->db);
-	sto_done(s);
-	return err;
-}
-
 int sto_exec(struct store *st, const struct sto_stmt *def, int64_t *changes,
 	     const char *types, ...)
 {
+	sqlite3_stmt *s = NULL;
 	va_list ap;
-	int err;
+	int err = sto_prep(st, def, &s), rc;
 
+	if (err)
+		return err;
 	va_start(ap, types);
-	err = sto_exec_va(st, def, changes, types, ap);
+	rc = sql_run_va(s, changes, types, ap);
 	va_end(ap);
-	return err;
+	return rc == SQLITE_OK ? 0 : sto_dberr(st, rc);
 }
 
 /* Statement DEF bound by TYPES and stepped once: 0 with *S on its first row (read the
  * columns, then sto_done(*S)), -ENOENT when there is no row (message "no such row"), or
  * -errno; on anything but 0 the statement is already reset. */
-int sto_query_row_va(struct store *st, const struct sto_stmt *def, sqlite3_stmt **s,
-		     const char *types, va_list ap)
+static int query_row_va(struct store *st, const struct sto_stmt *def, sqlite3_stmt **s,
+			const char *types, va_list ap)
 {
-	int err = sto_prep_bind_va(st, def, s, types, ap), rc;
+	int err = sto_prep(st, def, s), rc;
 
 	if (err)
 		return err;
-	rc = sqlite3_step(*s);
+	rc = sql_step_va(*s, types, ap);
 	if (rc == SQLITE_ROW)
 		return 0;
-	err = rc == SQLITE_DONE ? store_fail(st, -ENOENT, "no such row") : sto_dberr(st, rc);
-	sto_done(*s);
-	return err;
+	return rc == SQLITE_DONE ? store_fail(st, -ENOENT, "no such row") : sto_dberr(st, rc);
 }
 
 int sto_query_row(struct store *st, const struct sto_stmt *def, sqlite3_stmt **s,
@@ -214,7 +178,7 @@ int sto_query_row(struct store *st, const struct sto_stmt *def, sqlite3_stmt **s
 	int err;
 
 	va_start(ap, types);
-	err = sto_query_row_va(st, def, s, types, ap);
+	err = query_row_va(st, def, s, types, ap);
 	va_end(ap);
 	return err;
 }
@@ -229,11 +193,11 @@ int sto_query_int(struct store *st, const struct sto_stmt *def, int64_t *out,
 	int err;
 
 	va_start(ap, types);
-	err = sto_query_row_va(st, def, &s, types, ap);
+	err = query_row_va(st, def, &s, types, ap);
 	va_end(ap);
 	if (!err) {
 		*out = sqlite3_column_int64(s, 0);
-		sto_done(s);
+		sql_reset(s);
 	}
 	return err;
 }
@@ -248,16 +212,18 @@ json_t *sto_query_rows(struct store *st, const struct sto_stmt *def,
 	va_list ap;
 	int err, rc;
 
-	va_start(ap, types);
-	err = sto_prep_bind_va(st, def, &s, types, ap);
-	va_end(ap);
+	err = sto_prep(st, def, &s);
 	if (!err) {
-		rc = sql_rows_json(s, cols, n, &arr);
+		va_start(ap, types);
+		rc = sql_bind_va(s, types, ap);
+		va_end(ap);
+		if (rc == SQLITE_OK)
+			rc = sql_rows_json(s, cols, n, &arr);
+		sql_reset(s);
 		if (rc == SQLITE_NOMEM)
 			err = store_fail(st, -ENOMEM, "out of memory");
 		else if (rc != SQLITE_OK)
 			err = sto_dberr(st, rc);
-		sto_done(s);
 	}
 	if (err)
 		errno = -err;

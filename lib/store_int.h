@@ -100,29 +100,16 @@ void sto_done(sqlite3_stmt *s);
 
 /* Bind values by TYPES (sql_bind_va: i int64_t, o int64_t or NULL when negative, t text,
  * b blob and size, r double); on failure nothing stays bound. */
-int sto_bind_va(struct store *st, sqlite3_stmt *s, const char *types, va_list ap);
-
 int sto_bind(struct store *st, sqlite3_stmt *s, const char *types, ...);
-
-/* Statement DEF prepared (once) and bound by TYPES (bind_va) into *S; on failure nothing
- * stays bound. The helper behind sto_exec() and sto_query_int(). */
-int sto_prep_bind_va(struct store *st, const struct sto_stmt *def, sqlite3_stmt **s,
-		     const char *types, va_list ap);
 
 /* Run statement DEF with values bound by TYPES to completion. *CHANGES (may be NULL)
  * gets the number of rows it changed. */
-int sto_exec_va(struct store *st, const struct sto_stmt *def, int64_t *changes,
-		const char *types, va_list ap);
-
 int sto_exec(struct store *st, const struct sto_stmt *def, int64_t *changes,
 	     const char *types, ...);
 
 /* Statement DEF bound by TYPES and stepped once: 0 with *S on its first row (read the
  * columns, then sto_done(*S)), -ENOENT when there is no row (message "no such row"), or
  * -errno; on anything but 0 the statement is already reset. */
-int sto_query_row_va(struct store *st, const struct sto_stmt *def, sqlite3_stmt **s,
-		     const char *types, va_list ap);
-
 int sto_query_row(struct store *st, const struct sto_stmt *def, sqlite3_stmt **s,
 		  const char *types, ...);
 

@@ -508,21 +508,6 @@ static int job_begin(struct store *st, int64_t job_id, struct job_row *row)
 	return err ? sto_tx_end(st, err) : 0;
 }
 
-/* Move a job by statement ID, an UPDATE bound by TYPES whose WHERE leaves a job in
- * another state alone: -ESTALE when it changed nothing, without a message (the caller
- * says what the job is and should have been). In the caller's transaction. */
-static int job_move(struct store *st, const struct sto_stmt *def, const char *types, ...)
-{
-	int64_t changes = 0;
-	va_list ap;
-	int err;
-
-	va_start(ap, types);
-	err = sto_exec_va(st, def, &changes, types, ap);
-	va_end(ap);
-	return err ? err : changes ? 0 : -ESTALE;
-}
-
 static const struct sto_stmt stmt_attempt_close_job = {
 	"UPDATE job_attempts SET ended_ms = ?2, outcome = ?3, error = ?4 "
 	"WHERE job_id = ?1 AND outcome = 'running'",
@@ -567,12 +552,13 @@ static const struct sto_stmt stmt_attempt_insert = {
 static int job_dispatch(struct store *st, int64_t job_id, int64_t now_ms,
 			struct job_row *row)
 {
+	int64_t moved = 0;
 	int err = sto_job_get(st, job_id, row);
 
 	if (!err)
-		err = job_move(st, &stmt_job_dispatch, "ii", job_id, now_ms);
-	if (err == -ESTALE)
-		err = store_fail(st, err, "job is %s, not queued", row->state);
+		err = sto_exec(st, &stmt_job_dispatch, &moved, "ii", job_id, now_ms);
+	if (!err && !moved)
+		err = store_fail(st, -ESTALE, "job is %s, not queued", row->state);
 	if (!err)
 		err = sto_exec(st, &stmt_attempt_insert, NULL, "ii", job_id, now_ms);
 	if (!err)
@@ -677,14 +663,15 @@ static const struct sto_stmt stmt_job_requeue = {
 int store_job_requeue(struct store *st, int64_t job_id)
 {
 	struct job_row row;
+	int64_t moved = 0;
 	int err;
 
 	err = job_begin(st, job_id, &row);
 	if (err)
 		goto out;
-	err = job_move(st, &stmt_job_requeue, "i", job_id);
-	if (err == -ESTALE)
-		err = store_fail(st, err, "job is %s, not running", row.state);
+	err = sto_exec(st, &stmt_job_requeue, &moved, "i", job_id);
+	if (!err && !moved)
+		err = store_fail(st, -ESTALE, "job is %s, not running", row.state);
 	if (!err)
 		err = job_close(st, &row, job_id, util_wall_ms(), "unsent",
 				"the job could not be handed to the agent");
@@ -701,14 +688,15 @@ static const struct sto_stmt stmt_job_fail = {
 int store_job_fail(struct store *st, int64_t job_id, const char *error, int64_t now_ms)
 {
 	struct job_row row;
+	int64_t moved = 0;
 	int err;
 
 	err = job_begin(st, job_id, &row);
 	if (err)
 		goto out;
-	err = job_move(st, &stmt_job_fail, "iti", job_id, error, now_ms);
-	if (err == -ESTALE)
-		err = store_fail(st, err, "job is already %s", row.state);
+	err = sto_exec(st, &stmt_job_fail, &moved, "iti", job_id, error, now_ms);
+	if (!err && !moved)
+		err = store_fail(st, -ESTALE, "job is already %s", row.state);
 	if (!err)
 		err = job_close(st, &row, job_id, now_ms, "failed", error);
 	if (!err)
