@@ -381,12 +381,11 @@ int store_ingest_samples(struct store *st, int64_t host_id, const json_t *result
 	if (!err)
 		err = sto_host_idle_if_free(st, host_id);
 	/* the repetition controller once the job's round has ended (it looks itself, but
-	 * with statements prepared for each call: a round ends once in many results) */
+	 * a round ends once in many results) */
 	if (!err)
 		err = sto_query_int(st, &stmt_round_open, &round_open, "i", job_id);
 	if (!err && !round_open &&
-	    (err = store_repeat_after_result(st->db, job_id, &out->reps_added, st->err,
-					     sizeof(st->err))))
+	    (err = store_repeat_after_result(st, job_id, &out->reps_added)))
 		out->reps_added = 0;
 	if (!err)
 		err = sto_run_refresh(st, row.run_id, now_ms, out->run_state, &out->run_finished);
