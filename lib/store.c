@@ -275,6 +275,20 @@ int sto_tx_end(struct store *st, int err)
 	return err;
 }
 
+int sto_write_begin(struct store *st, const char *what)
+{
+	int err = sto_tx_begin(st);
+
+	return err ? sto_context(st, err, "cannot %s", what) : 0;
+}
+
+int sto_write_end(struct store *st, int err, const char *what)
+{
+	int end = sto_tx_end(st, err);
+
+	return end && !err ? sto_context(st, end, "cannot %s", what) : end;
+}
+
 int store_batch_begin(struct store *st)
 {
 	int err;

@@ -35,17 +35,13 @@ static int active_id(struct store *st, int64_t *id)
 /* A write transaction: checks and writes see one database. */
 static int begin(struct store *st)
 {
-	int err = sto_tx_begin(st);
-
-	return err ? sto_context(st, err, "cannot %s", what) : 0;
+	return sto_write_begin(st, what);
 }
 
 /* Commit, or roll back after ERR (or a COMMIT that failed): nothing half done stays. */
 static int tx_end(struct store *st, int err)
 {
-	int end = sto_tx_end(st, err);
-
-	return end && !err ? sto_context(st, end, "cannot %s", what) : end;
+	return sto_write_end(st, err, what);
 }
 
 static const struct sto_stmt stmt_session_insert = {

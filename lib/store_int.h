@@ -131,6 +131,11 @@ int sto_tx_begin(struct store *st);
  * or rolled back to (the batch's other writes stay). */
 int sto_tx_end(struct store *st, int err);
 
+/* sto_tx_begin and sto_tx_end for a write whose own failure (BEGIN, COMMIT) reads
+ * "cannot WHAT: SQLite's message"; a failure ERR brought keeps its message. */
+int sto_write_begin(struct store *st, const char *what);
+int sto_write_end(struct store *st, int err, const char *what);
+
 /* The string at OBJ.K1 (or OBJ.K1.K2 when K2), or NULL. */
 const char *sto_json_str_at(const json_t *obj, const char *k1, const char *k2);
 
