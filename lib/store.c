@@ -47,14 +47,6 @@ int store_fail(struct store *st, int err, const char *fmt, ...)
 	return err;
 }
 
-int store_fail_sql(struct store *st, int rc, const char *what)
-{
-	int err = sql_errno(rc ? rc : sqlite3_extended_errcode(st->db));
-
-	return store_fail(st, err ? err : -EIO, "cannot %s: %s", what,
-			  rc == SQLITE_NOMEM ? "out of memory" : sqlite3_errmsg(st->db));
-}
-
 const char *sto_json_str_at(const json_t *obj, const char *k1, const char *k2)
 {
 	json_t *v = json_object_get(obj, k1);
