@@ -118,12 +118,8 @@ void sto_done(sqlite3_stmt *s)
  * b blob and size, r double); on failure nothing stays bound. */
 int sto_bind(struct store *st, sqlite3_stmt *s, const char *types, ...)
 {
-	va_list ap;
-	int rc;
+	int rc = SQL_VA(types, sql_bind_va(s, types, ap));
 
-	va_start(ap, types);
-	rc = sql_bind_va(s, types, ap);
-	va_end(ap);
 	if (rc == SQLITE_OK)
 		return 0;
 	sql_reset(s);
@@ -136,14 +132,11 @@ int sto_exec(struct store *st, const struct sto_stmt *def, int64_t *changes,
 	     const char *types, ...)
 {
 	sqlite3_stmt *s = NULL;
-	va_list ap;
 	int err = sto_prep(st, def, &s), rc;
 
 	if (err)
 		return err;
-	va_start(ap, types);
-	rc = sql_run_va(s, changes, types, ap);
-	va_end(ap);
+	rc = SQL_VA(types, sql_run_va(s, changes, types, ap));
 	return rc == SQLITE_OK ? 0 : sto_dberr(st, rc);
 }
 
@@ -166,13 +159,7 @@ static int query_row_va(struct store *st, const struct sto_stmt *def, sqlite3_st
 int sto_query_row(struct store *st, const struct sto_stmt *def, sqlite3_stmt **s,
 		  const char *types, ...)
 {
-	va_list ap;
-	int err;
-
-	va_start(ap, types);
-	err = query_row_va(st, def, s, types, ap);
-	va_end(ap);
-	return err;
+	return SQL_VA(types, query_row_va(st, def, s, types, ap));
 }
 
 /* The first column of the first row of statement DEF as an integer into *OUT; -ENOENT
@@ -181,12 +168,8 @@ int sto_query_int(struct store *st, const struct sto_stmt *def, int64_t *out,
 		  const char *types, ...)
 {
 	sqlite3_stmt *s = NULL;
-	va_list ap;
-	int err;
+	int err = SQL_VA(types, query_row_va(st, def, &s, types, ap));
 
-	va_start(ap, types);
-	err = query_row_va(st, def, &s, types, ap);
-	va_end(ap);
 	if (!err) {
 		*out = sqlite3_column_int64(s, 0);
 		sql_reset(s);
@@ -201,14 +184,11 @@ json_t *sto_query_rows(struct store *st, const struct sto_stmt *def,
 {
 	sqlite3_stmt *s = NULL;
 	json_t *arr = NULL;
-	va_list ap;
 	int err, rc;
 
 	err = sto_prep(st, def, &s);
 	if (!err) {
-		va_start(ap, types);
-		rc = sql_bind_va(s, types, ap);
-		va_end(ap);
+		rc = SQL_VA(types, sql_bind_va(s, types, ap));
 		if (rc == SQLITE_OK)
 			rc = sql_rows_json(s, cols, n, &arr);
 		sql_reset(s);

@@ -138,13 +138,7 @@ int sql_bind_va(sqlite3_stmt *s, const char *types, va_list ap)
 
 int sql_bind(sqlite3_stmt *s, const char *types, ...)
 {
-	va_list ap;
-	int rc;
-
-	va_start(ap, types);
-	rc = sql_bind_va(s, types, ap);
-	va_end(ap);
-	return rc;
+	return SQL_VA(types, sql_bind_va(s, types, ap));
 }
 
 void sql_reset(sqlite3_stmt *s)
@@ -178,12 +172,17 @@ int sql_run_va(sqlite3_stmt *s, int64_t *changes, const char *types, va_list ap)
 	return SQLITE_OK;
 }
 
-/* SQL prepared into *S (NULL unless SQLITE_OK). */
-static int prepare(sqlite3 *db, const char *sql, sqlite3_stmt **s)
+/* SQL prepared, bound by TYPES and stepped once (sql_step_va), or with RUN run to its end
+ * (sql_run_va, *CHANGES). SQLITE_ROW of a step: *S stands on the first row; otherwise
+ * *S is finalized and NULL. */
+static int once_va(sqlite3 *db, const char *sql, sqlite3_stmt **s, bool run,
+		   int64_t *changes, const char *types, va_list ap)
 {
 	int rc = sqlite3_prepare_v2(db, sql, -1, s, NULL);
 
-	if (rc != SQLITE_OK) {
+	if (rc == SQLITE_OK)
+		rc = run ? sql_run_va(*s, changes, types, ap) : sql_step_va(*s, types, ap);
+	if (rc != SQLITE_ROW) {
 		sqlite3_finalize(*s);
 		*s = NULL;
 	}
@@ -192,35 +191,18 @@ static int prepare(sqlite3 *db, const char *sql, sqlite3_stmt **s)
 
 int sql_first(sqlite3 *db, const char *sql, sqlite3_stmt **s, const char *types, ...)
 {
-	va_list ap;
-	int rc = prepare(db, sql, s);
-
-	if (rc != SQLITE_OK)
-		return rc;
-	va_start(ap, types);
-	rc = sql_step_va(*s, types, ap);
-	va_end(ap);
-	if (rc != SQLITE_ROW) {
-		sqlite3_finalize(*s);
-		*s = NULL;
-	}
-	return rc;
+	return SQL_VA(types, once_va(db, sql, s, false, NULL, types, ap));
 }
 
 int sql_int(sqlite3 *db, const char *sql, int64_t *out, const char *types, ...)
 {
 	sqlite3_stmt *s = NULL;
-	va_list ap;
-	int rc = prepare(db, sql, &s);
+	int rc = SQL_VA(types, once_va(db, sql, &s, false, NULL, types, ap));
 
-	if (rc != SQLITE_OK)
-		return rc;
-	va_start(ap, types);
-	rc = sql_step_va(s, types, ap);
-	va_end(ap);
-	if (rc == SQLITE_ROW)
+	if (rc == SQLITE_ROW) {
 		*out = sqlite3_column_int64(s, 0);
-	sqlite3_finalize(s);
+		sqlite3_finalize(s);
+	}
 	return rc;
 }
 
@@ -228,15 +210,11 @@ int sql_rows(sqlite3 *db, const char *sql, const struct sql_col *cols, size_t n,
 	     json_t **out, const char *types, ...)
 {
 	sqlite3_stmt *s = NULL;
-	va_list ap;
-	int rc = prepare(db, sql, &s);
+	int rc = sqlite3_prepare_v2(db, sql, -1, &s, NULL);
 
 	*out = NULL;
-	if (rc != SQLITE_OK)
-		return rc;
-	va_start(ap, types);
-	rc = sql_bind_va(s, types, ap);
-	va_end(ap);
+	if (rc == SQLITE_OK)
+		rc = SQL_VA(types, sql_bind_va(s, types, ap));
 	if (rc == SQLITE_OK)
 		rc = sql_rows_json(s, cols, n, out);
 	sqlite3_finalize(s);
@@ -246,16 +224,8 @@ int sql_rows(sqlite3 *db, const char *sql, const struct sql_col *cols, size_t n,
 int sql_exec(sqlite3 *db, const char *sql, int64_t *changes, const char *types, ...)
 {
 	sqlite3_stmt *s = NULL;
-	va_list ap;
-	int rc = prepare(db, sql, &s);
 
-	if (rc != SQLITE_OK)
-		return rc;
-	va_start(ap, types);
-	rc = sql_run_va(s, changes, types, ap);
-	va_end(ap);
-	sqlite3_finalize(s);
-	return rc;
+	return SQL_VA(types, once_va(db, sql, &s, true, changes, types, ap));
 }
 
 int sql_errno(int rc)

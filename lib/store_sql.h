@@ -64,6 +64,20 @@ int sql_rows_json(sqlite3_stmt *s, const struct sql_col *cols, size_t n, json_t 
  * Texts and blobs are not copied: they must outlive the step. Returns SQLITE_OK or the
  * code of the bind that failed (SQLITE_NOMEM when a json_t could not be written). */
 int sql_bind_va(sqlite3_stmt *s, const char *types, va_list ap);
+
+/* The int value of CALL, an expression that takes the arguments after parameter LAST of
+ * the variadic function it is in as va_list `ap`: the one place the store's variadic
+ * functions hand their values on. */
+#define SQL_VA(last, call)							\
+	__extension__({								\
+		va_list ap;							\
+		int va_ret_;							\
+										\
+		va_start(ap, last);						\
+		va_ret_ = (call);						\
+		va_end(ap);							\
+		va_ret_;							\
+	})
 int sql_bind(sqlite3_stmt *s, const char *types, ...);
 
 /* A prepared statement S, bound by TYPES (sql_bind_va) and stepped once. SQLITE_ROW: S
