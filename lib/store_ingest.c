@@ -136,9 +136,7 @@ static int samples_insert(struct store *st, int64_t job_id, const struct sample 
 	return err;
 }
 
-static const struct sto_stmt stmt_host_inventory = {
-	"SELECT inventory FROM hosts WHERE id = ?1",
-};
+static const struct sto_stmt stmt_host_inventory = { "SELECT inventory FROM hosts WHERE id = ?1" };
 static const struct sto_stmt stmt_env_insert = {
 	"INSERT INTO host_envs (host_id, sha256, kernel_release, kernel_version, "
 	"config_sha256, debug_options, cmdline, inventory, first_seen_ms, timing) "

@@ -78,9 +78,7 @@ int store_host_seen(struct store *st, int64_t host_id, int64_t now_ms)
 	return err ? sto_context(st, err, "cannot update host %lld", (long long)host_id) : 0;
 }
 
-static const struct sto_stmt stmt_host_gone = {
-	"UPDATE hosts SET state = 'gone' WHERE id = ?1",
-};
+static const struct sto_stmt stmt_host_gone = { "UPDATE hosts SET state = 'gone' WHERE id = ?1" };
 
 int store_host_gone(struct store *st, int64_t host_id, int *requeued)
 {
@@ -534,9 +532,7 @@ static int job_close(struct store *st, const struct job_row *row, int64_t job_id
 	return err ? err : sto_host_idle_if_free(st, row->host_id);
 }
 
-static const struct sto_stmt stmt_host_busy = {
-	"UPDATE hosts SET state = 'busy' WHERE id = ?1",
-};
+static const struct sto_stmt stmt_host_busy = { "UPDATE hosts SET state = 'busy' WHERE id = ?1" };
 static const struct sto_stmt stmt_job_dispatch = {
 	"UPDATE jobs SET state = 'running', attempts = attempts + 1, started_ms = ?2 "
 	"WHERE id = ?1 AND state = 'queued'",
@@ -915,9 +911,7 @@ out:
 	return err ? sto_context(st, err, "cannot recover the queue") : 0;
 }
 
-static const struct sto_stmt stmt_object_get = {
-	"SELECT bytes FROM objects WHERE sha256 = ?1",
-};
+static const struct sto_stmt stmt_object_get = { "SELECT bytes FROM objects WHERE sha256 = ?1" };
 
 int store_object_get(struct store *st, const char *sha256, void **data, size_t *len)
 {
