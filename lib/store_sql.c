@@ -160,10 +160,11 @@ int sql_step_va(sqlite3_stmt *s, const char *types, va_list ap)
 
 int sql_run_va(sqlite3_stmt *s, int64_t *changes, const char *types, va_list ap)
 {
-	int rc = sql_step_va(s, types, ap);
+	int rc = sql_bind_va(s, types, ap);
 
-	while (rc == SQLITE_ROW)
-		rc = sqlite3_step(s);
+	if (rc == SQLITE_OK)
+		while ((rc = sqlite3_step(s)) == SQLITE_ROW)
+			;
 	sql_reset(s);
 	if (rc != SQLITE_DONE)
 		return rc;
