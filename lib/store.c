@@ -3,8 +3,8 @@
  * (store_int.h), and the error channel of the store and its companions.
  *
  * The parts, one job each, each with the SQL of its statements: store_queue.c (hosts,
- * runs, the job queue), store_ingest.c (results and imports), store_query.c (the query
- * objects).
+ * the job queue), store_run.c (runs), store_ingest.c (results and imports),
+ * store_query.c (the query objects).
  * Used from one thread per struct store: the coordinator's event loop, or the CLI.
  */
 #include "store_int.h"

@@ -1,6 +1,6 @@
 /* store_int.h - inside the store: what lib/store.c and its parts share (store_queue.c
- * hosts, runs and the job queue, store_ingest.c results and imports, store_query.c the
- * query objects, and the companions store_bisect.c, store_boot.c, ...). Not for anyone
+ * hosts and the job queue, store_run.c runs, store_ingest.c results and imports,
+ * store_query.c the query objects, and the companions store_bisect.c, store_boot.c, ...). Not for anyone
  * else: the store's users see store.h.
  *
  * Every statement is a constant SQL text defined beside the function that runs it
@@ -139,8 +139,8 @@ int sto_write_end(struct store *st, int err, const char *what);
 /* The string at OBJ.K1 (or OBJ.K1.K2 when K2), or NULL. */
 const char *sto_json_str_at(const json_t *obj, const char *k1, const char *k2);
 
-/* store_queue.c, for store_ingest.c: a job's row, and a run's state after one of its
- * jobs moved (into STATE; *FINISHED when it ended now). */
+/* store_queue.c, for store_ingest.c: a job's row, and making a host idle when it is
+ * busy and has no running job left. */
 struct job_row {
 	int64_t run_id, host_id;
 	char state[8];
@@ -148,17 +148,20 @@ struct job_row {
 };
 
 int sto_job_get(struct store *st, int64_t job_id, struct job_row *row);
-int sto_run_refresh(struct store *st, int64_t run_id, int64_t now_ms,
-		    char state[STORE_STATE_LEN], bool *finished);
+int sto_host_idle_if_free(struct store *st, int64_t host_id);
 
-/* store_queue.c, for store_ingest.c's imports: the rows of a run as a plan makes them. */
+/* store_run.c, for store_queue.c and store_ingest.c's imports: a run's rows as a plan
+ * makes them, a host that matched it, its state (FINISHED_MS NULL when negative), and
+ * its state after one of its jobs moved (into STATE; *FINISHED when it ended now). */
 int sto_run_insert(struct store *st, const char *plan, const char *sha256, const char *text,
 		   const char *file, const char *overrides, const char *variants,
 		   int64_t repeat, int64_t now_ms, int64_t *run_id);
 int sto_job_insert(struct store *st, int64_t run_id, int64_t seq, int64_t host_id,
 		   const char *variant, int64_t variant_idx, int64_t rep, const char *point,
 		   const char *spec);
+int sto_run_host_add(struct store *st, int64_t run_id, int64_t host_id, bool chosen);
 int sto_run_set_state(struct store *st, int64_t run_id, const char *state, int64_t finished_ms);
-int sto_host_idle_if_free(struct store *st, int64_t host_id);
+int sto_run_refresh(struct store *st, int64_t run_id, int64_t now_ms,
+		    char state[STORE_STATE_LEN], bool *finished);
 
 #endif
