@@ -1,13 +1,17 @@
 /* store_int.h - inside the store: what lib/store.c and its parts share (store_queue.c
  * hosts and the job queue, store_run.c runs, store_ingest.c results and imports,
- * store_query.c the query objects, and the companions store_bisect.c, store_boot.c, ...). Not for anyone
- * else: the store's users see store.h.
+ * store_query.c the query objects, and the companions store_bisect.c, store_boot.c,
+ * store_link.c, store_noise.c, store_repeat.c). Not for anyone else: the store's users
+ * see store.h.
  *
  * Every statement is a constant SQL text defined beside the function that runs it
  * (struct sto_stmt), prepared once on first use and kept for the life of the
- * connection (sto_prep); values are always bound, never
- * formatted into SQL. Statements are reset right after use (sto_done), so no read stays
- * open across calls. A query is its SELECT and the table of its columns (store_sql.h).
+ * connection (sto_prep); values are always bound, never formatted into SQL. Statements
+ * are reset right after use (sto_done), so no read stays open across calls, and one
+ * statement is never run again while a read of it is open (a function that reads rows
+ * runs other statements only). The schema lives in schema/NNN_*.sql alone: no statement
+ * creates or alters a table. A query is its SELECT and the table of its columns
+ * (store_sql.h).
  *
  * Errors: the function that fails writes a message into st->err (store_fail, sto_dberr),
  * and the exported function that called it puts its context in front (sto_context:
