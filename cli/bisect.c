@@ -20,7 +20,7 @@
  * running this kernel (or judges stored results with --db); exit 0 good, 1 bad, 125
  * cannot tell.
  *
- * This file holds the options and the session commands (start, step, reset); the other
+ * This file holds the options and the session commands start and reset; the other
  * parts are listed in bisect_int.h.
  */
 #include "cli.h"
@@ -107,50 +107,60 @@ static int bopt(int opt, const char *arg, void *ctx)
 	return CLI_EXIT_USAGE;
 }
 
-/* Each command's own options (an option of another command is unknown, exit 2). */
-static const struct option start_longopts[] = {
-	{ "plan", required_argument, NULL, OPT_PLAN },
-	{ "metric", required_argument, NULL, OPT_METRIC },
-	{ "good", required_argument, NULL, OPT_GOOD },
-	{ "bad", required_argument, NULL, OPT_BAD },
-	{ "variant", required_argument, NULL, OPT_VARIANT },
-	{ "subject", required_argument, NULL, OPT_SUBJECT },
-	{ "kernels", required_argument, NULL, OPT_KERNELS },
-	{ "reps", required_argument, NULL, OPT_REPS },
-	{ "max-reps", required_argument, NULL, OPT_MAX_REPS },
-	{ "threshold", required_argument, NULL, OPT_THRESHOLD },
-	{ "timing", required_argument, NULL, OPT_TIMING },
-	{ "set", required_argument, NULL, 's' },
-	{ NULL, 0, NULL, 0 },
+/* Every option of the bisect commands, with the commands that take it (BISECT_OPTS_*):
+ * an option of another command is unknown (exit 2). */
+static const struct {
+	struct option opt;
+	unsigned int cmds;
+} bisect_options[] = {
+	{ { "plan", required_argument, NULL, OPT_PLAN }, BISECT_OPTS_START | BISECT_OPTS_RUN },
+	{ { "metric", required_argument, NULL, OPT_METRIC }, BISECT_OPTS_START | BISECT_OPTS_RUN },
+	{ { "good", required_argument, NULL, OPT_GOOD }, BISECT_OPTS_START },
+	{ { "bad", required_argument, NULL, OPT_BAD }, BISECT_OPTS_START },
+	{ { "variant", required_argument, NULL, OPT_VARIANT }, BISECT_OPTS_START | BISECT_OPTS_RUN },
+	{ { "subject", required_argument, NULL, OPT_SUBJECT }, BISECT_OPTS_START | BISECT_OPTS_RUN },
+	{ { "kernels", required_argument, NULL, OPT_KERNELS }, BISECT_OPTS_START },
+	{ { "reps", required_argument, NULL, OPT_REPS }, BISECT_OPTS_START | BISECT_OPTS_RUN },
+	{ { "max-reps", required_argument, NULL, OPT_MAX_REPS }, BISECT_OPTS_START | BISECT_OPTS_RUN },
+	{ { "threshold", required_argument, NULL, OPT_THRESHOLD }, BISECT_OPTS_START | BISECT_OPTS_RUN },
+	{ { "timing", required_argument, NULL, OPT_TIMING }, BISECT_OPTS_START },
+	{ { "set", required_argument, NULL, 's' }, BISECT_OPTS_START | BISECT_OPTS_RUN },
+	{ { "skip", no_argument, NULL, OPT_SKIP }, BISECT_OPTS_STEP },
+	{ { "provider", required_argument, NULL, OPT_PROVIDER }, BISECT_OPTS_STEP },
+	{ { "baseline", required_argument, NULL, OPT_BASELINE }, BISECT_OPTS_RUN },
+	{ { "kernel", required_argument, NULL, OPT_KERNEL }, BISECT_OPTS_RUN },
+	{ { "host", required_argument, NULL, OPT_HOST }, BISECT_OPTS_RUN },
+	{ { "rebaseline", no_argument, NULL, OPT_REBASELINE }, BISECT_OPTS_RUN },
+	{ { "no-rebaseline", no_argument, NULL, OPT_NO_REBASELINE }, BISECT_OPTS_RUN },
+	{ { "direction", required_argument, NULL, OPT_DIRECTION }, BISECT_OPTS_RUN },
 };
 
-static const struct option step_longopts[] = {
-	{ "skip", no_argument, NULL, OPT_SKIP },
-	{ "provider", required_argument, NULL, OPT_PROVIDER },
-	{ NULL, 0, NULL, 0 },
-};
-
-
-/* Parse the options of command PATH, LONGOPTS (NULL: none; -s goes with "set" in it)
- * into O; no positional argument is taken. Returns 0 or the exit status of a usage
- * error. */
-int bisect_parse(int argc, char **argv, const char *path, const struct option *longopts,
-		 struct bopts *o)
+/* Parse the options of command PATH, those of bisect_options[] that CMD (BISECT_OPTS_*;
+ * 0: none) takes, into O; no positional argument is taken. Returns 0 or the exit status
+ * of a usage error. */
+int bisect_parse(int argc, char **argv, const char *path, unsigned int cmd, struct bopts *o)
 {
+	struct option longopts[ARRAY_SIZE(bisect_options) + 1];
 	const char *shortopts = "";
-	int first, ret, i;
+	int first, ret;
+	size_t i, n = 0;
 
-	for (i = 0; longopts && longopts[i].name; i++)
-		if (longopts[i].val == 's')
+	for (i = 0; i < ARRAY_SIZE(bisect_options); i++) {
+		if (!(bisect_options[i].cmds & cmd))
+			continue;
+		longopts[n++] = bisect_options[i].opt;
+		if (bisect_options[i].opt.val == 's')
 			shortopts = "s:";
+	}
+	longopts[n] = (struct option){ NULL, 0, NULL, 0 };
 	ret = cli_parse_opts(argc, argv, path, shortopts, longopts, bopt, o, &first);
-
 	if (ret)
 		return ret;
 	if (first < argc)
 		return cli_usage_error(path, "unexpected argument '%s'", argv[first]);
 	return 0;
 }
+
 /* --- sessions --- */
 
 static int by_version(const void *a, const void *b)
@@ -301,7 +311,7 @@ static int do_start(int argc, char **argv)
 	struct vsel q;
 	int ret, g, bd, err;
 
-	ret = bisect_parse(argc, argv, "bisect start", start_longopts, &o);
+	ret = bisect_parse(argc, argv, "bisect start", BISECT_OPTS_START, &o);
 	if (ret)
 		goto out;
 	if (!o.plan || !o.metric || !o.good || !o.bad) {
@@ -403,354 +413,13 @@ out:
 	bisect_be_close(&be);
 	return ret;
 }
-/* How engine B ended, for the session, into *END: {"state": "done"|"failed", "result":
- * {...}}, or NULL while it has not ended. Returns 0 or -ENOMEM. */
-static int end_of(const struct bisect *b, json_t **end)
-{
-	struct bisect_result r;
-	json_t *res;
-
-	*end = NULL;
-	if (bisect_state(b) != BISECT_DONE && bisect_state(b) != BISECT_FAILED)
-		return 0;
-	if (!bisect_result(b, &r))
-		res = json_pack("{s:s, s:s, s:b, s:f, s:f, s:f, s:f, s:b, s:s}", "first_bad",
-				bisect_kernel(b, r.bad), "good", bisect_kernel(b, r.good),
-				"ambiguous", r.ambiguous, "mean_good", r.mean_good,
-				"mean_bad", r.mean_bad, "delta_pct", r.delta_pct, "p", r.p,
-				"exact", r.test == COMPARE_TEST_CONSTANT,
-				"confirm", bisect_confirm_name(r.confirm));
-	else
-		res = json_pack("{s:s}", "why", bisect_why(b));
-	if (res)
-		*end = json_pack("{s:s, s:o}", "state", bisect_state(b) == BISECT_DONE ? "done"
-				 : "failed", "result", res);
-	return *end ? 0 : -ENOMEM;
-}
-
-/* Record what kernel K gave (N values from RUNS) as the next step of session *SES and
- * store it as step (steps replayed + 1): the backend refuses it when another client
- * stored that step first. The step that ends the engine ends the session in the same
- * request. *SES becomes the session after it. */
-static int record_step(struct session_be *be, json_t **ses, struct bisect *b, int k,
-		       const double *v, size_t n, json_t *runs)
-{
-	const struct bisect_step *s;
-	json_t *vals = json_array(), *step, *end, *after;
-	int64_t id = proto_get_int(*ses, "id", 0);
-	int64_t seq = (int64_t)json_array_size(json_object_get(*ses, "steps")) + 1;
-	size_t i;
-	int err;
-
-	for (i = 0; vals && i < n; i++)
-		json_array_append_new(vals, json_real(v[i]));
-	err = bisect_record(b, k, v, n);
-	if (err) {
-		json_decref(vals);
-		return cli_error("cannot record '%s': %s", bisect_kernel(b, k), strerror(-err));
-	}
-	s = bisect_step(b, bisect_n_steps(b) - 1);
-	step = json_pack("{s:s, s:O, s:o, s:s, s:f, s:s}", "kernel", bisect_kernel(b, k),
-			 "runs", runs, "values", vals, "verdict", bisect_mark_name(s->mark),
-			 "p", isnan(s->p_good) ? -1.0 : s->p_good, "note", s->why);
-	if (step && isnan(s->p_good))
-		json_object_set_new(step, "p", json_null());
-	if (!step || end_of(b, &end)) {
-		json_decref(step);
-		return cli_error("out of memory");
-	}
-	after = be->ops->add_step(be, id, seq, step, end);
-	json_decref(step);
-	json_decref(end);
-	if (!after)
-		return CLI_EXIT_FAIL;
-	json_decref(*ses);
-	*ses = after;
-	fprintf(bisect_text_out(), "%s: %s\n", bisect_kernel(b, k), s->why);
-	bisect_print_resolution(s);
-	if (end)
-		bisect_print_result(b);
-	return 0;
-}
-
-/* The runs a session already used for kernel K. */
-static json_t *used_runs(const json_t *ses, const char *k)
-{
-	json_t *out = json_array(), *s, *r;
-	size_t i, j;
-
-	json_array_foreach(json_object_get(ses, "steps"), i, s)
-		if (!strcmp(proto_get_str(s, "kernel", ""), k))
-			json_array_foreach(json_object_get(s, "runs"), j, r)
-				json_array_append(out, r);
-	return out;
-}
-
-/* The timing mode of session SES: its option, else that of the values of its first
- * step's first run, else NULL (nothing measured yet: the first values decide). */
-static const char *session_timing(struct session_be *be, const json_t *ses, char *out,
-				  size_t len)
-{
-	const json_t *opts = json_object_get(ses, "opts"), *s;
-	struct vsel q = { .metric = proto_get_str(ses, "metric", ""),
-			  .variant = proto_get_str(ses, "variant", NULL),
-			  .subject = proto_get_str(ses, "subject", NULL) };
-	size_t i;
-
-	if (json_is_string(json_object_get(opts, "timing")))
-		return proto_get_str(opts, "timing", NULL);
-	json_array_foreach(json_object_get(ses, "steps"), i, s) {
-		json_t *run = json_array_get(json_object_get(s, "runs"), 0), *one;
-		struct vals x = { 0 };
-
-		if (!json_integer_value(run) || !(one = json_pack("[O]", run)))
-			continue;
-		q.runs = one;
-		*out = '\0';
-		if (!bisect_values_get(be, &q, &x) && x.n)
-			snprintf(out, len, "%s", x.timing);
-		bisect_vals_release(&x);
-		json_decref(one);
-		if (*out)
-			return out;
-	}
-	return NULL;
-}
-
-/* Record for kernel K the values of the first stored run of the session's plan on K
- * that session *SES has not used (of run ONLY_RUN when not 0). No values: with
- * SKIP_MISSING a skip is recorded, else nothing and an error is printed. */
-static int measure(struct session_be *be, json_t **ses, struct bisect *b, int k,
-		   bool skip_missing, long long only_run)
-{
-	const char *name = bisect_kernel(b, k), *timing;
-	json_t *used = used_runs(*ses, name), *only = only_run ?
-		json_pack("[I]", (json_int_t)only_run) : NULL;
-	char stm[16] = "";
-	struct vals x = { 0 };
-	struct vsel q = { .plan = proto_get_str(*ses, "plan", NULL),
-			  .metric = proto_get_str(*ses, "metric", ""),
-			  .variant = proto_get_str(*ses, "variant", NULL),
-			  .subject = proto_get_str(*ses, "subject", NULL), .kernel = name,
-			  .runs = only, .used = used, .one_run = true };
-	int ret, err;
-
-	timing = session_timing(be, *ses, stm, sizeof(stm));
-	q.timing = timing;
-
-	err = bisect_values_get(be, &q, &x);
-	if (err)
-		ret = err == -EDOM ? CLI_EXIT_USAGE : CLI_EXIT_FAIL;
-	else if (!x.n && !skip_missing)
-		ret = cli_error("no new stored results of '%s' on kernel '%s'%s%s%s: run the plan "
-				"on a host with that kernel and step again, or 'bisect step --skip' "
-				"to skip it", proto_get_str(*ses, "plan", "?"), name,
-				timing ? " (timing '" : "", timing ? timing : "", timing ? "')" : "");
-	else
-		ret = record_step(be, ses, b, k, x.v, x.n, x.runs);
-	bisect_vals_release(&x);
-	json_decref(only);
-	json_decref(used);
-	return ret;
-}
-
-/* Whether the session has stored values of its plan on kernel K in a run it has not
- * used yet: 1 or 0, or an exit status (> 1) after the error (values of several
- * variants or subjects: bad usage). */
-static int have_stored(struct session_be *be, const json_t *ses, const char *k)
-{
-	json_t *used = used_runs(ses, k);
-	char stm[16] = "";
-	struct vals x = { 0 };
-	struct vsel q = { .plan = proto_get_str(ses, "plan", NULL),
-			  .metric = proto_get_str(ses, "metric", ""),
-			  .variant = proto_get_str(ses, "variant", NULL),
-			  .subject = proto_get_str(ses, "subject", NULL), .kernel = k,
-			  .timing = session_timing(be, ses, stm, sizeof(stm)), .used = used };
-	int err = bisect_values_get(be, &q, &x), ret;
-
-	ret = err == -EDOM ? CLI_EXIT_USAGE : err ? CLI_EXIT_FAIL : x.n > 0;
-	bisect_vals_release(&x);
-	json_decref(used);
-	return ret;
-}
-
-/* Append kernel I of B to the space-separated list OUT (LEN bytes) unless it is there
- * or I < 0. */
-static void keep_add(const struct bisect *b, int i, char *out, size_t len)
-{
-	const char *k = i >= 0 ? bisect_kernel(b, i) : NULL;
-	size_t kl, used = strlen(out);
-	const char *p;
-
-	if (!k)
-		return;
-	kl = strlen(k);
-	for (p = out; (p = strstr(p, k)); p += kl)
-		if ((p == out || p[-1] == ' ') && (p[kl] == ' ' || !p[kl]))
-			return;
-	snprintf(out + used, len - used, "%s%s", used ? " " : "", k);
-}
-
-/* The kernels session B still needs, for action A, into OUT (space-separated): the
- * current good and bad ends (the last kernel marked good, the first marked bad: the
- * next rounds compare with them and the confirmation measures them again) and what A
- * measures (a confirmation's two kernels). */
-static const char *keep_kernels(const struct bisect *b, const struct bisect_action *a,
-				char *out, size_t len)
-{
-	int i, lo = -1, hi = -1;
-
-	*out = '\0';
-	for (i = 0; i < bisect_n_kernels(b); i++) {
-		enum bisect_mark m = bisect_mark(b, i, NULL, NULL);
-
-		if (m == BISECT_GOOD)
-			lo = i;
-		else if (m == BISECT_BAD && hi < 0)
-			hi = i;
-	}
-	keep_add(b, lo, out, len);
-	keep_add(b, hi, out, len);
-	keep_add(b, a->kernel, out, len);
-	keep_add(b, a->kernel2, out, len);
-	return out;
-}
-
-/* Run the session's plan through the coordinator for what action A asks: on a host
- * with each kernel (the provider brings one up when none is connected, told in
- * $BPFLAB_KEEP_KERNELS which kernels the session still needs), REPS repetitions, one
- * run on all of them (a confirmation's two kernels run side by side). *RUN gets the
- * run id, 0 when no kernel had a host (they are then skipped). */
-static int run_plan(const json_t *ses, const struct bisect *b, const struct bisect_action *a,
-		    const char *provider, long long *run)
-{
-	const json_t *opts = json_object_get(ses, "opts");
-	int ks[2] = { a->kernel, a->kernel2 }, i, err, ret = 0;
-	struct step_hosts handed = { 0 };
-	json_t *hosts = json_array();
-	char host[128], keep[2048];
-
-	*run = 0;
-	if (!hosts)
-		return cli_error("out of memory");
-	keep_kernels(b, a, keep, sizeof(keep));
-	if (setenv("BPFLAB_KEEP_KERNELS", keep, 1)) {
-		ret = cli_error("cannot set BPFLAB_KEEP_KERNELS: %s", strerror(errno));
-		goto out;
-	}
-	if (provider && *provider)
-		fprintf(stderr, "bisect: the session still needs (BPFLAB_KEEP_KERNELS): %s\n",
-			keep);
-	for (i = 0; i < 2; i++) {
-		if (ks[i] < 0)
-			continue;
-		err = bisect_host_with_kernel(provider, bisect_kernel(b, ks[i]), &handed, host,
-					      sizeof(host));
-		if (err == -ENOENT)
-			continue;
-		if (err) {
-			ret = CLI_EXIT_FAIL;
-			goto out;
-		}
-		fprintf(bisect_text_out(), "measuring '%s' on host '%s' (%u repetitions)\n",
-			bisect_kernel(b, ks[i]), host, a->reps < 5 ? 5 : a->reps);
-		fflush(bisect_text_out());
-		json_array_append_new(hosts, json_string(host));
-	}
-	if (json_array_size(hosts))
-		ret = bisect_submit_wait(proto_get_str(opts, "plan_file", ""),
-					 json_object_get(opts, "overrides"),
-					 a->reps < 5 ? 5 : a->reps, hosts, run);
-out:
-	json_decref(hosts);
-	return ret;
-}
-
-/* Session SES is active but engine B has ended (a step stored by a client that stopped
- * before it ended the session): end it now. */
-static int finish_ended(struct session_be *be, json_t **ses, const struct bisect *b)
-{
-	json_t *end, *after;
-
-	if (end_of(b, &end) || !end)
-		return cli_error("out of memory");
-	after = be->ops->finish(be, proto_get_int(*ses, "id", 0),
-				(int64_t)json_array_size(json_object_get(*ses, "steps")), end);
-	json_decref(end);
-	if (!after)
-		return CLI_EXIT_FAIL;
-	json_decref(*ses);
-	*ses = after;
-	fprintf(bisect_text_out(), "bisect session %lld %s\n", proto_get_int(after, "id", 0),
-		proto_get_str(after, "state", "?"));
-	bisect_print_result(b);
-	return 0;
-}
-
-static int do_step(int argc, char **argv)
-{
-	struct session_be be = { 0 };
-	struct bisect *b = NULL;
-	struct bisect_action a;
-	json_t *ses = NULL;
-	bool stored;
-	struct bopts o = { 0 };
-	const char *provider, *plan_file;
-	long long run = 0;
-	int ret;
-
-	ret = bisect_parse(argc, argv, "bisect step", step_longopts, &o);
-	if (!ret)
-		ret = bisect_load(&be, &ses, &b, false);
-	if (ret)
-		goto out;
-	if (strcmp(proto_get_str(ses, "state", ""), "active")) {
-		ret = cli_error("bisect session %lld is %s: 'bpflab bisect start' begins a new "
-				"one", proto_get_int(ses, "id", 0), proto_get_str(ses, "state", "?"));
-		goto out;
-	}
-	if (bisect_next(b, &a) == BISECT_DONE || a.state == BISECT_FAILED) {
-		ret = finish_ended(&be, &ses, b);
-		if (!ret && cli.json)
-			ret = cli_print_json(ses);
-		goto out;
-	}
-	provider = o.provider ? o.provider : getenv("BPFLAB_KERNEL_PROVIDER");
-	plan_file = proto_get_str(json_object_get(ses, "opts"), "plan_file", NULL);
-	ret = have_stored(&be, ses, bisect_kernel(b, a.kernel));
-	if (ret == 1 && a.kernel2 >= 0)
-		ret = have_stored(&be, ses, bisect_kernel(b, a.kernel2));
-	if (ret > 1)
-		goto out;
-	stored = ret == 1;
-	if (!stored && !o.skip && plan_file) {
-		/* nothing stored: measure it now through the coordinator */
-		ret = run_plan(ses, b, &a, provider, &run);
-		if (ret)
-			goto out;
-	}
-	ret = measure(&be, &ses, b, a.kernel, o.skip || plan_file, run);
-	if (!ret && a.kernel2 >= 0)
-		ret = measure(&be, &ses, b, a.kernel2, true, run);
-	if (!ret && cli.json) {	/* the session with the steps just recorded */
-		bisect_annotate_steps(ses, b);
-		ret = cli_print_json(ses);
-	}
-out:
-	bisect_destroy(&b);
-	json_decref(ses);
-	json_decref(o.overrides);
-	bisect_be_close(&be);
-	return ret;
-}
 
 static int do_reset(int argc, char **argv)
 {
 	struct bopts o = { 0 };
 	struct session_be be = { 0 };
 	json_t *ses = NULL;
-	int ret = bisect_parse(argc, argv, "bisect reset", NULL, &o);
+	int ret = bisect_parse(argc, argv, "bisect reset", 0, &o);
 
 	if (!ret)
 		ret = bisect_be_open(&be, false);
@@ -763,10 +432,7 @@ static int do_reset(int argc, char **argv)
 		else
 			ret = CLI_EXIT_FAIL;
 	}
-	json_decref(ses);
-	json_decref(o.overrides);
-	bisect_be_close(&be);
-	return ret;
+	return bisect_release(&o, &be, ses, NULL, ret);
 }
 
 static const struct cli_cmd bisect_cmds[] = {
@@ -797,7 +463,7 @@ static const struct cli_cmd bisect_cmds[] = {
 	{ "log", bisect_do_log, "",
 	  "Every step: kernel, round, values, mean, delta, p ('exact' where both sides\n"
 	  "repeat one value, as QEMU icount costs do), verdict, why.\n" },
-	{ "step", do_step, "[--skip] [--provider CMD]",
+	{ "step", bisect_do_step, "[--skip] [--provider CMD]",
 	  "Measure what the engine asks for and record it: stored results of the plan on\n"
 	  "that kernel not used before; else, for a session started with a plan file, a run\n"
 	  "submitted through the coordinator to a connected host with that kernel (none:\n"

@@ -1,7 +1,8 @@
 /* bisect_int.h - what the parts of `bpflab bisect` (cli/bisect*.c) share; not for the
  * rest of the CLI, which sees only cli_bisect_object.
  *
- *   bisect.c          options, the session commands (start, step, reset), the driver
+ *   bisect.c          options, the session commands start and reset, the command table
+ *   bisect_step.c     `bisect step`: measure what the engine asks for and record it
  *   bisect_session.c  where a session lives: the coordinator or a database file (--db),
  *                     and the stored values a step or a judgement takes
  *   bisect_measure.c  a host running a kernel (kernel providers) and a run on it
@@ -26,6 +27,9 @@ enum {
 	OPT_DIRECTION, OPT_PROVIDER, OPT_HOST, OPT_TIMING, OPT_SKIP, OPT_MAX_REPS,
 	OPT_REBASELINE, OPT_NO_REBASELINE,
 };
+
+/* Which command's options bisect_parse takes (a mask). */
+enum { BISECT_OPTS_START = 1, BISECT_OPTS_STEP = 2, BISECT_OPTS_RUN = 4 };
 
 /* How long a step waits for its run, at most. */
 #define BISECT_RUN_WAIT_S 3600
@@ -107,11 +111,14 @@ struct step_hosts {
  * only the JSON the command ends with. */
 FILE *bisect_text_out(void);
 
-/* Parse the options of command PATH, LONGOPTS (NULL: none; -s goes with "set" in it)
- * into O; no positional argument is taken. Returns 0 or the exit status of a usage
- * error. */
-int bisect_parse(int argc, char **argv, const char *path, const struct option *longopts,
-		 struct bopts *o);
+/* Parse the options of command PATH, those CMD (BISECT_OPTS_*; 0: none) takes, into O;
+ * no positional argument is taken. Returns 0 or the exit status of a usage error. */
+int bisect_parse(int argc, char **argv, const char *path, unsigned int cmd, struct bopts *o);
+
+/* Release what a session command held (B, SES, O's overrides, the backend BE) and
+ * return RET. */
+int bisect_release(struct bopts *o, struct session_be *be, json_t *ses, struct bisect *b,
+		   int ret);
 
 /* The coordinator's answer to request TYPE ("host_list", "run_show" with RUN, "query"
  * with FILTER): the reply's MEMBER (new reference), or NULL after printing the error.
@@ -165,5 +172,6 @@ void bisect_print_result(const struct bisect *b);
 int bisect_do_status(int argc, char **argv);
 int bisect_do_log(int argc, char **argv);
 int bisect_do_run(int argc, char **argv);
+int bisect_do_step(int argc, char **argv);
 
 #endif

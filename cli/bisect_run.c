@@ -17,24 +17,6 @@
 #include "proto.h"
 #include "util.h"
 
-static const struct option run_longopts[] = {
-	{ "plan", required_argument, NULL, OPT_PLAN },
-	{ "metric", required_argument, NULL, OPT_METRIC },
-	{ "threshold", required_argument, NULL, OPT_THRESHOLD },
-	{ "baseline", required_argument, NULL, OPT_BASELINE },
-	{ "kernel", required_argument, NULL, OPT_KERNEL },
-	{ "host", required_argument, NULL, OPT_HOST },
-	{ "reps", required_argument, NULL, OPT_REPS },
-	{ "max-reps", required_argument, NULL, OPT_MAX_REPS },
-	{ "rebaseline", no_argument, NULL, OPT_REBASELINE },
-	{ "no-rebaseline", no_argument, NULL, OPT_NO_REBASELINE },
-	{ "variant", required_argument, NULL, OPT_VARIANT },
-	{ "subject", required_argument, NULL, OPT_SUBJECT },
-	{ "direction", required_argument, NULL, OPT_DIRECTION },
-	{ "set", required_argument, NULL, 's' },
-	{ NULL, 0, NULL, 0 },
-};
-
 /* --- bisect run --- */
 
 /* Whether FILE names a readable plan file (rather than a plan name). */
@@ -376,7 +358,7 @@ int bisect_do_run(int argc, char **argv)
 	enum bisect_outcome out = BISECT_OUT_USAGE;
 	int err;
 
-	if (bisect_parse(argc, argv, "bisect run", run_longopts, &o))
+	if (bisect_parse(argc, argv, "bisect run", BISECT_OPTS_RUN, &o))
 		goto out;
 	if (!o.plan || !o.metric || !o.threshold || !o.baseline) {
 		cli_usage_error("bisect run", "--plan, --metric, --threshold and --baseline "

@@ -218,6 +218,16 @@ void bisect_be_close(struct session_be *be)
 	store_close(&be->st);
 }
 
+int bisect_release(struct bopts *o, struct session_be *be, json_t *ses, struct bisect *b,
+		   int ret)
+{
+	bisect_destroy(&b);
+	json_decref(ses);
+	json_decref(o->overrides);
+	bisect_be_close(be);
+	return ret;
+}
+
 /* The timing mode of a value row: "wall" when the host did not say. */
 static const char *row_timing(const json_t *r)
 {

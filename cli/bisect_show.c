@@ -79,7 +79,7 @@ int bisect_do_status(int argc, char **argv)
 	struct bisect *b = NULL;
 	struct bisect_action a;
 	json_t *ses = NULL;
-	int ret = bisect_parse(argc, argv, "bisect status", NULL, &o);
+	int ret = bisect_parse(argc, argv, "bisect status", 0, &o);
 
 	if (!ret)
 		ret = bisect_load(&be, &ses, &b, true);
@@ -108,11 +108,7 @@ int bisect_do_status(int argc, char **argv)
 		       a.kernel2 >= 0 ? bisect_kernel(b, a.kernel2) : "");
 	bisect_print_result(b);
 out:
-	bisect_destroy(&b);
-	json_decref(ses);
-	json_decref(o.overrides);
-	bisect_be_close(&be);
-	return ret;
+	return bisect_release(&o, &be, ses, b, ret);
 }
 
 int bisect_do_log(int argc, char **argv)
@@ -124,7 +120,7 @@ int bisect_do_log(int argc, char **argv)
 	struct session_be be = { 0 };
 	struct bisect *b = NULL;
 	json_t *ses = NULL;
-	int ret = bisect_parse(argc, argv, "bisect log", NULL, &o), i;
+	int ret = bisect_parse(argc, argv, "bisect log", 0, &o), i;
 
 	if (!ret)
 		ret = bisect_load(&be, &ses, &b, true);
@@ -166,9 +162,5 @@ int bisect_do_log(int argc, char **argv)
 	tt_table_print(&t, stdout);
 out:
 	tt_table_release(&t);
-	bisect_destroy(&b);
-	json_decref(ses);
-	json_decref(o.overrides);
-	bisect_be_close(&be);
-	return ret;
+	return bisect_release(&o, &be, ses, b, ret);
 }

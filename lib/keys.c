@@ -320,6 +320,7 @@ struct keys_allow *keys_allow_load(const char *dir, char *why, size_t why_len)
 	}
 	while ((de = readdir(d))) {
 		char path[PATH_MAX], err[512];
+		struct keys_allow_entry *v;
 		struct keys_pair kp;
 		struct stat st;
 
@@ -332,15 +333,10 @@ struct keys_allow *keys_allow_load(const char *dir, char *why, size_t why_len)
 			pr_warn("allow list: skipping %s", err);
 			continue;
 		}
-		if (allow->n == allow->cap) {
-			size_t cap = allow->cap ? allow->cap * 2 : 16;
-			struct keys_allow_entry *v = realloc(allow->v, cap * sizeof(*v));
-
-			if (!v)
-				goto fail_msg;
-			allow->v = v;
-			allow->cap = cap;
-		}
+		v = util_grow(allow->v, &allow->cap, allow->n + 1, sizeof(*v));
+		if (!v)
+			goto fail_msg;
+		allow->v = v;
 		zmq_z85_decode(allow->v[allow->n].key, kp.public_z85);
 		allow->v[allow->n].name = strdup(de->d_name);
 		if (!allow->v[allow->n].name)

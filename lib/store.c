@@ -2,12 +2,14 @@
  * migrate and close, the statement and transaction helpers its parts share
  * (store_int.h), and the error channel of the store and its companions.
  *
- * The parts, one job each: store_stmt.c (the SQL), store_queue.c (hosts, runs, the job
- * queue), store_ingest.c (results and imports), store_query.c (the query objects).
+ * The parts, one job each, each with the SQL of its statements: store_queue.c (hosts,
+ * the job queue), store_run.c (runs), store_ingest.c (results and imports),
+ * store_query.c (the query objects).
  * Used from one thread per struct store: the coordinator's event loop, or the CLI.
  */
 #include "store_int.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -45,14 +47,6 @@ int store_fail(struct store *st, int err, const char *fmt, ...)
 	return err;
 }
 
-int store_fail_sql(struct store *st, int rc, const char *what)
-{
-	int err = sql_errno(rc ? rc : sqlite3_extended_errcode(st->db));
-
-	return store_fail(st, err ? err : -EIO, "cannot %s: %s", what,
-			  rc == SQLITE_NOMEM ? "out of memory" : sqlite3_errmsg(st->db));
-}
-
 const char *sto_json_str_at(const json_t *obj, const char *k1, const char *k2)
 {
 	json_t *v = json_object_get(obj, k1);
@@ -83,176 +77,150 @@ int sto_context(struct store *st, int err, const char *fmt, ...)
 	return err;
 }
 
-int sto_prep(struct store *st, enum stmt_id id, sqlite3_stmt **s)
+/* The slot of DEF in the statement cache: its own, or the empty one where it goes. */
+static struct stmt_ent *stmt_slot(struct store *st, const struct sto_stmt *def)
 {
+	size_t i = (size_t)(((uintptr_t)def >> 3) * UINT64_C(0x9e3779b97f4a7c15) >> 32);
+
+	for (;; i++) {
+		struct stmt_ent *e = &st->stmts[i % STMT_CACHE];
+
+		if (e->def == def || !e->def)
+			return e;
+	}
+}
+
+int sto_prep(struct store *st, const struct sto_stmt *def, sqlite3_stmt **s)
+{
+	struct stmt_ent *e = stmt_slot(st, def);
 	int rc;
 
-	if (!st->stmt[id]) {
-		rc = sqlite3_prepare_v3(st->db, store_stmt_sql[id], -1, SQLITE_PREPARE_PERSISTENT,
-					&st->stmt[id], NULL);
+	if (!e->def) {
+		/* at most half full, so that a probe stays short and always ends */
+		assert(st->n_stmts < STMT_CACHE / 2);
+		rc = sqlite3_prepare_v3(st->db, def->sql, -1, SQLITE_PREPARE_PERSISTENT, &e->s,
+					NULL);
 		if (rc != SQLITE_OK)
 			return sto_dberr(st, rc);
+		e->def = def;
+		st->n_stmts++;
 	}
-	*s = st->stmt[id];
+	*s = e->s;
 	return 0;
 }
 
 void sto_done(sqlite3_stmt *s)
 {
-	sqlite3_reset(s);
-	sqlite3_clear_bindings(s);
+	sql_reset(s);
 }
 
 /* Bind values by TYPES (sql_bind_va: i int64_t, o int64_t or NULL when negative, t text,
  * b blob and size, r double); on failure nothing stays bound. */
-int sto_bind_va(struct store *st, sqlite3_stmt *s, const char *types, va_list ap)
-{
-	int rc = sql_bind_va(s, types, ap);
-
-	if (rc != SQLITE_OK) {
-		sto_done(s);
-		return sto_dberr(st, rc);
-	}
-	return 0;
-}
-
 int sto_bind(struct store *st, sqlite3_stmt *s, const char *types, ...)
 {
-	va_list ap;
-	int err;
+	int rc = SQL_VA(types, sql_bind_va(s, types, ap));
 
-	va_start(ap, types);
-	err = sto_bind_va(st, s, types, ap);
-	va_end(ap);
-	return err;
+	if (rc == SQLITE_OK)
+		return 0;
+	sql_reset(s);
+	return sto_dberr(st, rc);
 }
 
-/* Statement ID prepared (once) and bound by TYPES (bind_va) into *S; on failure nothing
- * stays bound. The helper behind sto_exec() and sto_query_int(). */
-int sto_prep_bind_va(struct store *st, enum stmt_id id, sqlite3_stmt **s, const char *types,
-		     va_list ap)
-{
-	int err = sto_prep(st, id, s);
-
-	return err ? err : sto_bind_va(st, *s, types, ap);
-}
-
-/* Run statement ID with values bound by TYPES to completion. *CHANGES (may be NULL)
+/* Run statement DEF with values bound by TYPES to completion. *CHANGES (may be NULL)
  * gets the number of rows it changed. */
-int sto_exec_va(struct store *st, enum stmt_id id, int64_t *changes, const char *types,
-		va_list ap)
+int sto_exec(struct store *st, const struct sto_stmt *def, int64_t *changes,
+	     const char *types, ...)
 {
 	sqlite3_stmt *s = NULL;
-	int err = sto_prep_bind_va(st, id, &s, types, ap), rc;
+	int err = sto_prep(st, def, &s), rc;
 
 	if (err)
 		return err;
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW)
-		;
-	if (rc != SQLITE_DONE)
-		err = sto_dberr(st, rc);
-	else if (changes)
-		*changes = sqlite3_changes64(st->db);
-	sto_done(s);
-	return err;
+	rc = SQL_VA(types, sql_run_va(s, changes, types, ap));
+	return rc == SQLITE_OK ? 0 : sto_dberr(st, rc);
 }
 
-int sto_exec(struct store *st, enum stmt_id id, int64_t *changes, const char *types, ...)
-{
-	va_list ap;
-	int err;
-
-	va_start(ap, types);
-	err = sto_exec_va(st, id, changes, types, ap);
-	va_end(ap);
-	return err;
-}
-
-/* Statement ID bound by TYPES and stepped once: 0 with *S on its first row (read the
+/* Statement DEF bound by TYPES and stepped once: 0 with *S on its first row (read the
  * columns, then sto_done(*S)), -ENOENT when there is no row (message "no such row"), or
  * -errno; on anything but 0 the statement is already reset. */
-int sto_query_row_va(struct store *st, enum stmt_id id, sqlite3_stmt **s,
-		     const char *types, va_list ap)
+static int query_row_va(struct store *st, const struct sto_stmt *def, sqlite3_stmt **s,
+			const char *types, va_list ap)
 {
-	int err = sto_prep_bind_va(st, id, s, types, ap), rc;
+	int err = sto_prep(st, def, s), rc;
 
 	if (err)
 		return err;
-	rc = sqlite3_step(*s);
+	rc = sql_step_va(*s, types, ap);
 	if (rc == SQLITE_ROW)
 		return 0;
-	err = rc == SQLITE_DONE ? store_fail(st, -ENOENT, "no such row") : sto_dberr(st, rc);
-	sto_done(*s);
-	return err;
+	return rc == SQLITE_DONE ? store_fail(st, -ENOENT, "no such row") : sto_dberr(st, rc);
 }
 
-int sto_query_row(struct store *st, enum stmt_id id, sqlite3_stmt **s, const char *types,
-		  ...)
+int sto_query_row(struct store *st, const struct sto_stmt *def, sqlite3_stmt **s,
+		  const char *types, ...)
 {
-	va_list ap;
-	int err;
-
-	va_start(ap, types);
-	err = sto_query_row_va(st, id, s, types, ap);
-	va_end(ap);
-	return err;
+	return SQL_VA(types, query_row_va(st, def, s, types, ap));
 }
 
-/* The first column of the first row of statement ID as an integer into *OUT; -ENOENT
+/* The first column of the first row of statement DEF as an integer into *OUT; -ENOENT
  * when there is no row (message set), or -errno. */
-int sto_query_int(struct store *st, enum stmt_id id, int64_t *out, const char *types, ...)
+int sto_query_int(struct store *st, const struct sto_stmt *def, int64_t *out,
+		  const char *types, ...)
 {
 	sqlite3_stmt *s = NULL;
-	va_list ap;
-	int err;
+	int err = SQL_VA(types, query_row_va(st, def, &s, types, ap));
 
-	va_start(ap, types);
-	err = sto_query_row_va(st, id, &s, types, ap);
-	va_end(ap);
 	if (!err) {
 		*out = sqlite3_column_int64(s, 0);
-		sto_done(s);
+		sql_reset(s);
 	}
 	return err;
 }
 
-/* Every row of statement ID, bound by TYPES, by the N columns of COLS (sql_row_json):
+/* Every row of statement DEF, bound by TYPES, by the N columns of COLS (sql_row_json):
  * a new array, or NULL with errno set and the message in the store. */
-json_t *sto_query_rows(struct store *st, enum stmt_id id, const struct sql_col *cols,
-		       size_t n, const char *types, ...)
+json_t *sto_query_rows(struct store *st, const struct sto_stmt *def,
+		       const struct sql_col *cols, size_t n, const char *types, ...)
 {
 	sqlite3_stmt *s = NULL;
 	json_t *arr = NULL;
-	va_list ap;
 	int err, rc;
 
-	va_start(ap, types);
-	err = sto_prep_bind_va(st, id, &s, types, ap);
-	va_end(ap);
+	err = sto_prep(st, def, &s);
 	if (!err) {
-		rc = sql_rows_json(s, cols, n, &arr);
+		rc = SQL_VA(types, sql_bind_va(s, types, ap));
+		if (rc == SQLITE_OK)
+			rc = sql_rows_json(s, cols, n, &arr);
+		sql_reset(s);
 		if (rc == SQLITE_NOMEM)
 			err = store_fail(st, -ENOMEM, "out of memory");
 		else if (rc != SQLITE_OK)
 			err = sto_dberr(st, rc);
-		sto_done(s);
 	}
 	if (err)
 		errno = -err;
 	return arr;
 }
 
+static const struct sto_stmt stmt_begin = { "BEGIN IMMEDIATE" };
+static const struct sto_stmt stmt_savepoint = { "SAVEPOINT part" };
+
 /* Begin a write: a transaction, or in a batch (store_batch_begin) a savepoint of it. */
 int sto_tx_begin(struct store *st)
 {
 	if (!st->batch)
-		return sto_exec(st, S_BEGIN, NULL, "");
+		return sto_exec(st, &stmt_begin, NULL, "");
 	if (st->batch_lost || sqlite3_get_autocommit(st->db)) {
 		st->batch_lost = true;
 		return store_fail(st, -EIO, "the transaction of its batch was rolled back");
 	}
-	return sto_exec(st, S_SAVEPOINT, NULL, "");
+	return sto_exec(st, &stmt_savepoint, NULL, "");
 }
+
+static const struct sto_stmt stmt_commit = { "COMMIT" };
+static const struct sto_stmt stmt_rollback = { "ROLLBACK" };
+static const struct sto_stmt stmt_release = { "RELEASE part" };
+static const struct sto_stmt stmt_rollback_to = { "ROLLBACK TO part" };
 
 /* Commit when ERR is 0; roll back when it is not or when the commit fails. Keeps the
  * first message. Returns the outcome. In a batch the same for the savepoint: released,
@@ -262,12 +230,12 @@ int sto_tx_end(struct store *st, int err)
 	sqlite3_stmt *s = NULL;
 
 	if (!err)
-		err = sto_exec(st, st->batch ? S_RELEASE : S_COMMIT, NULL, "");
+		err = sto_exec(st, st->batch ? &stmt_release : &stmt_commit, NULL, "");
 	if (err && !sqlite3_get_autocommit(st->db) &&
-	    !sto_prep(st, st->batch ? S_ROLLBACK_TO : S_ROLLBACK, &s)) {
+	    !sto_prep(st, st->batch ? &stmt_rollback_to : &stmt_rollback, &s)) {
 		sqlite3_step(s);
 		sto_done(s);
-		if (st->batch && !sto_prep(st, S_RELEASE, &s)) {
+		if (st->batch && !sto_prep(st, &stmt_release, &s)) {
 			sqlite3_step(s);	/* ends the savepoint, now empty */
 			sto_done(s);
 		}
@@ -277,6 +245,20 @@ int sto_tx_end(struct store *st, int err)
 	if (err)
 		sto_caches_clear(st); /* ids added by the rolled-back transaction are gone */
 	return err;
+}
+
+int sto_write_begin(struct store *st, const char *what)
+{
+	int err = sto_tx_begin(st);
+
+	return err ? sto_context(st, err, "cannot %s", what) : 0;
+}
+
+int sto_write_end(struct store *st, int err, const char *what)
+{
+	int end = sto_tx_end(st, err);
+
+	return end && !err ? sto_context(st, end, "cannot %s", what) : end;
 }
 
 int store_batch_begin(struct store *st)
@@ -314,10 +296,12 @@ int store_schema_latest(void)
 	return store_n_migrations;
 }
 
+static const struct sto_stmt stmt_user_version = { "PRAGMA user_version" };
+
 int store_schema_version(struct store *st)
 {
 	int64_t v = 0;
-	int err = sto_query_int(st, S_USER_VERSION, &v, "");
+	int err = sto_query_int(st, &stmt_user_version, &v, "");
 
 	return err ? err : (int)v;
 }
@@ -398,12 +382,10 @@ static int migrate(struct store *st, int from)
 
 static void store_free(struct store *st)
 {
-	int i;
-
 	if (!st)
 		return;
-	for (i = 0; i < S__MAX; i++)
-		sqlite3_finalize(st->stmt[i]);
+	for (size_t i = 0; i < STMT_CACHE; i++)
+		sqlite3_finalize(st->stmts[i].s);
 	sto_caches_clear(st);
 	sqlite3_close_v2(st->db);
 	free(st->path);
@@ -494,13 +476,15 @@ const char *store_errmsg(struct store *st)
 	return st->err;
 }
 
+static const struct sto_stmt stmt_page_size = { "PRAGMA page_size" };
+
 int store_set_size_limit(struct store *st, int64_t bytes)
 {
 	int64_t page_size = 4096, pages;
 	char sql[64];
 	int err, rc;
 
-	err = sto_query_int(st, S_PAGE_SIZE, &page_size, "");
+	err = sto_query_int(st, &stmt_page_size, &page_size, "");
 	if (err)
 		return sto_context(st, err, "cannot limit the database size");
 	pages = bytes > 0 ? bytes / page_size : 0xfffffffe;

@@ -262,15 +262,12 @@ json_t *store_boot_latest(struct store *store, bool open_only);
  * error channel. */
 const char *store_errmsg(struct store *store);
 
-/* For the store's companion modules in lib/ (store_*.c) only: same thread, same rules.
- * store_db is STORE's SQLite connection; store_fail puts a message on STORE's error
- * channel and returns ERR; store_fail_sql puts "cannot WHAT: SQLite's message" there for
- * a call that returned RC (0: the connection's last error) and returns its -errno
- * (sql_errno, the one SQLite-to-errno map; -EIO where it maps to nothing). */
+/* For the store's own files in lib/ (store_*.c) and its tests only: same thread, same
+ * rules. store_db is STORE's SQLite connection; store_fail puts a message on STORE's
+ * error channel and returns ERR. */
 struct sqlite3;
 struct sqlite3 *store_db(struct store *store);
 int store_fail(struct store *store, int err, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
-int store_fail_sql(struct store *store, int rc, const char *what);
 
 #endif

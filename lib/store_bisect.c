@@ -1,6 +1,5 @@
-/* store_bisect.c - see store_bisect.h. Bisection sessions on the store's SQLite
- * connection (store_db), with statements prepared per call (a session makes a few
- * dozen of them; the hot paths of store.c keep their cached statements).
+/* store_bisect.c - see store_bisect.h. Bisection sessions in the store, with their
+ * statements (store_int.h).
  */
 #include "store_bisect.h"
 
@@ -12,63 +11,47 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "store_sql.h"
+#include "store_int.h"
 #include "util.h"
 
-/* Run SQL with the values of TYPES (sql_bind_va); *CHANGES (may be NULL) gets the rows
- * changed. */
-static int run(struct store *st, const char *sql, int64_t *changes, const char *types, ...)
-{
-	sqlite3 *db = store_db(st);
-	va_list ap;
-	int rc;
+static const char *const what = "update the bisect session";
 
-	va_start(ap, types);
-	rc = sql_exec_va(db, sql, changes, types, ap);
-	va_end(ap);
-	return rc == SQLITE_OK ? 0 : store_fail_sql(st, rc, "update the bisect session");
-}
+static const struct sto_stmt stmt_active = {
+	"SELECT id FROM bisect_sessions WHERE state = 'active'",
+};
 
 /* The id of the active session into *ID (0 when none). */
 static int active_id(struct store *st, int64_t *id)
 {
-	sqlite3 *db = store_db(st);
-	int rc;
+	int err;
 
 	*id = 0;
-	rc = sql_int(db, "SELECT id FROM bisect_sessions WHERE state = 'active'", id, "");
-	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0
-						      : store_fail_sql(st, rc, "read the sessions");
-}
-
-static int tx(struct store *st, const char *what)
-{
-	int rc = sqlite3_exec(store_db(st), what, NULL, NULL, NULL);
-
-	return rc == SQLITE_OK ? 0 : store_fail_sql(st, rc, "update the bisect session");
-}
-
-/* Commit, or roll back after ERR (or a COMMIT that failed): nothing half done stays. */
-static int tx_end(struct store *st, int err)
-{
-	sqlite3 *db = store_db(st);
-
-	if (!err)
-		err = tx(st, "COMMIT");
-	if (err && !sqlite3_get_autocommit(db))
-		sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
-	return err;
+	err = sto_query_int(st, &stmt_active, id, "");
+	if (err == -ENOENT)
+		return 0;
+	return err ? sto_context(st, err, "cannot read the sessions") : 0;
 }
 
 /* A write transaction: checks and writes see one database. */
 static int begin(struct store *st)
 {
-	return tx(st, "BEGIN IMMEDIATE");
+	return sto_write_begin(st, what);
 }
+
+/* Commit, or roll back after ERR (or a COMMIT that failed): nothing half done stays. */
+static int tx_end(struct store *st, int err)
+{
+	return sto_write_end(st, err, what);
+}
+
+static const struct sto_stmt stmt_session_insert = {
+	"INSERT INTO bisect_sessions (plan, plan_sha256, metric, variant, subject, kernels, "
+	"good, bad, opts, created_ms, updated_ms) "
+	"VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ifnull(?9, '{}'), ?10, ?10)",
+};
 
 int store_bisect_start(struct store *st, const json_t *ses, int64_t now_ms, int64_t *id)
 {
-	sqlite3 *db = store_db(st);
 	const char *plan = json_string_value(json_object_get(ses, "plan"));
 	const char *metric = json_string_value(json_object_get(ses, "metric"));
 	const char *good = json_string_value(json_object_get(ses, "good"));
@@ -89,16 +72,15 @@ int store_bisect_start(struct store *st, const json_t *ses, int64_t now_ms, int6
 		err = store_fail(st, -EEXIST, "bisect session %lld is active: 'bpflab bisect "
 				 "reset' ends it", (long long)active);
 	if (!err)
-		err = run(st, "INSERT INTO bisect_sessions (plan, plan_sha256, metric, variant, "
-			  "subject, kernels, good, bad, opts, created_ms, updated_ms) "
-			  "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ifnull(?9, '{}'), ?10, ?10)",
-			  NULL, "tttttjttji", plan,
-			  json_string_value(json_object_get(ses, "plan_sha256")), metric,
-			  json_string_value(json_object_get(ses, "variant")),
-			  json_string_value(json_object_get(ses, "subject")), kernels, good, bad,
-			  json_is_object(opts) ? opts : NULL, now_ms);
-	if (!err)
-		*id = sqlite3_last_insert_rowid(db);
+		err = sto_exec(st, &stmt_session_insert, NULL, "tttttjttji", plan,
+			       json_string_value(json_object_get(ses, "plan_sha256")), metric,
+			       json_string_value(json_object_get(ses, "variant")),
+			       json_string_value(json_object_get(ses, "subject")), kernels, good,
+			       bad, json_is_object(opts) ? opts : NULL, now_ms);
+	if (err)
+		err = sto_context(st, err, "cannot %s", what);
+	else
+		*id = sqlite3_last_insert_rowid(st->db);
 	return tx_end(st, err);
 }
 
@@ -121,17 +103,24 @@ static const struct sql_col step_cols[] = {
 	{ "note", SQL_TEXT, 0 }, { "at_ms", SQL_INT, 0 },
 };
 
+static const struct sto_stmt stmt_session_by_id = { SESSION_SQL "WHERE id = ?1" };
+static const struct sto_stmt stmt_session_latest = {
+	SESSION_SQL "ORDER BY state = 'active' DESC, id DESC LIMIT 1",
+};
+static const struct sto_stmt stmt_steps = {
+	"SELECT seq, kernel, runs, values_json, verdict, p, note, at_ms "
+	"FROM bisect_steps WHERE session_id = ?1 ORDER BY seq",
+};
+
 json_t *store_bisect_get(struct store *st, int64_t id)
 {
-	sqlite3 *db = store_db(st);
 	sqlite3_stmt *s = NULL;
 	json_t *out = NULL, *steps = NULL;
-	int rc;
+	int err;
 
-	rc = id ? sql_first(db, SESSION_SQL "WHERE id = ?1", &s, "i", id)
-		: sql_first(db, SESSION_SQL "ORDER BY state = 'active' DESC, id DESC LIMIT 1",
-			    &s, "");
-	if (rc == SQLITE_DONE) {
+	err = id ? sto_query_row(st, &stmt_session_by_id, &s, "i", id)
+		 : sto_query_row(st, &stmt_session_latest, &s, "");
+	if (err == -ENOENT) {
 		if (id)
 			store_fail(st, -ENOENT, "no bisect session %lld", (long long)id);
 		else
@@ -140,23 +129,25 @@ json_t *store_bisect_get(struct store *st, int64_t id)
 		errno = ENOENT;
 		return NULL;
 	}
-	if (rc != SQLITE_ROW)
+	if (err)
 		goto dberr;
 	out = sql_row_json(s, session_cols, ARRAY_SIZE(session_cols));
 	id = sqlite3_column_int64(s, 0);
-	sqlite3_finalize(s);
+	sto_done(s);
 	if (!out)
 		goto nomem;
-	rc = sql_rows(db, "SELECT seq, kernel, runs, values_json, verdict, p, note, at_ms "
-		      "FROM bisect_steps WHERE session_id = ?1 ORDER BY seq", step_cols,
-		      ARRAY_SIZE(step_cols), &steps, "i", id);
-	if (rc == SQLITE_NOMEM || (rc == SQLITE_OK && json_object_set_new(out, "steps", steps)))
-		goto nomem;
-	if (rc != SQLITE_OK)
+	steps = sto_query_rows(st, &stmt_steps, step_cols, ARRAY_SIZE(step_cols), "i", id);
+	if (!steps) {
+		err = -errno;
+		if (err == -ENOMEM)
+			goto nomem;
 		goto dberr;
+	}
+	if (json_object_set_new(out, "steps", steps))
+		goto nomem;
 	return out;
 dberr:
-	errno = -store_fail_sql(st, rc, "read the bisect session");
+	errno = -sto_context(st, err, "cannot read the bisect session");
 	json_decref(out);
 	return NULL;
 nomem:
@@ -166,10 +157,13 @@ nomem:
 	return NULL;
 }
 
+static const struct sto_stmt stmt_session_exists = {
+	"SELECT 1 FROM bisect_sessions WHERE id = ?1",
+};
+
 /* Check that session ID exists and is active, inside a transaction. */
 static int check_active(struct store *st, int64_t id)
 {
-	sqlite3 *db = store_db(st);
 	int64_t active;
 	int err = active_id(st, &active);
 
@@ -177,8 +171,7 @@ static int check_active(struct store *st, int64_t id)
 		return err;
 	if (active != id) {
 		int64_t one = 0;
-		bool exists = sql_int(db, "SELECT 1 FROM bisect_sessions WHERE id = ?1", &one, "i",
-				      id) == SQLITE_ROW;
+		bool exists = !sto_query_int(st, &stmt_session_exists, &one, "i", id);
 
 		return exists ? store_fail(st, -ESTALE, "bisect session %lld is not active",
 					   (long long)id)
@@ -187,15 +180,18 @@ static int check_active(struct store *st, int64_t id)
 	return 0;
 }
 
+static const struct sto_stmt stmt_step_count = {
+	"SELECT count(*) FROM bisect_steps WHERE session_id = ?1",
+};
+
 /* The number of steps of session ID into *N. */
 static int step_count(struct store *st, int64_t id, int64_t *n)
 {
-	sqlite3 *db = store_db(st);
-	int rc;
+	int err;
 
 	*n = 0;
-	rc = sql_int(db, "SELECT count(*) FROM bisect_steps WHERE session_id = ?1", n, "i", id);
-	return rc == SQLITE_ROW ? 0 : store_fail_sql(st, rc, "count the bisect steps");
+	err = sto_query_int(st, &stmt_step_count, n, "i", id);
+	return err ? sto_context(st, err, "cannot count the bisect steps") : 0;
 }
 
 static bool end_state_ok(const char *state)
@@ -203,13 +199,26 @@ static bool end_state_ok(const char *state)
 	return state && (!strcmp(state, "done") || !strcmp(state, "failed"));
 }
 
+static const struct sto_stmt stmt_session_end = {
+	"UPDATE bisect_sessions SET state = ?2, result = ?3, updated_ms = ?4 WHERE id = ?1",
+};
+
 /* End session ID (active, checked) with STATE and RESULT, inside a transaction. */
 static int end_session(struct store *st, int64_t id, const char *state, const json_t *result,
 		       int64_t now_ms)
 {
-	return run(st, "UPDATE bisect_sessions SET state = ?2, result = ?3, updated_ms = ?4 "
-		   "WHERE id = ?1", NULL, "itji", id, state, result, now_ms);
+	int err = sto_exec(st, &stmt_session_end, NULL, "itji", id, state, result, now_ms);
+
+	return err ? sto_context(st, err, "cannot %s", what) : 0;
 }
+
+static const struct sto_stmt stmt_step_insert = {
+	"INSERT INTO bisect_steps (session_id, seq, kernel, runs, values_json, verdict, p, "
+	"note, at_ms) VALUES (?1, ?2, ?3, ifnull(?4, '[]'), ?5, ?6, ?7, ?8, ?9)",
+};
+static const struct sto_stmt stmt_session_touch = {
+	"UPDATE bisect_sessions SET updated_ms = ?2 WHERE id = ?1",
+};
 
 int store_bisect_add_step(struct store *st, int64_t id, int64_t seq, const json_t *step,
 			  const char *end, const json_t *result, int64_t now_ms)
@@ -250,16 +259,16 @@ int store_bisect_add_step(struct store *st, int64_t id, int64_t seq, const json_
 			       : store_fail(st, -EALREADY, "bisect session %lld has %lld steps: "
 					    "step %lld cannot come next", (long long)id,
 					    (long long)n, (long long)seq);
-	if (!err)
-		err = run(st, "INSERT INTO bisect_steps (session_id, seq, kernel, runs, "
-			  "values_json, verdict, p, note, at_ms) VALUES (?1, ?2, ?3, "
-			  "ifnull(?4, '[]'), ?5, ?6, ?7, ?8, ?9)", NULL,
-			  json_is_number(p) ? "iitjjtrti" : "iitjjtnti", id, n + 1, kernel, runs,
-			  vals, verdict, json_is_number(p) ? json_number_value(p) : 0.0,
-			  json_string_value(json_object_get(step, "note")), now_ms);
-	if (!err)
-		err = run(st, "UPDATE bisect_sessions SET updated_ms = ?2 WHERE id = ?1", NULL,
-			  "ii", id, now_ms);
+	if (!err) {
+		err = sto_exec(st, &stmt_step_insert, NULL,
+			       json_is_number(p) ? "iitjjtrti" : "iitjjtnti", id, n + 1, kernel,
+			       runs, vals, verdict, json_is_number(p) ? json_number_value(p) : 0.0,
+			       json_string_value(json_object_get(step, "note")), now_ms);
+		if (!err)
+			err = sto_exec(st, &stmt_session_touch, NULL, "ii", id, now_ms);
+		if (err)
+			err = sto_context(st, err, "cannot %s", what);
+	}
 	if (!err && end)
 		err = end_session(st, id, end, result, now_ms);
 	return tx_end(st, err);
@@ -290,6 +299,10 @@ int store_bisect_end(struct store *st, int64_t id, int64_t steps, const char *st
 	return tx_end(st, err);
 }
 
+static const struct sto_stmt stmt_session_reset = {
+	"UPDATE bisect_sessions SET state = 'reset', updated_ms = ?2 WHERE id = ?1",
+};
+
 int store_bisect_reset(struct store *st, int64_t id, int64_t now_ms, int64_t *out)
 {
 	int64_t active;
@@ -305,9 +318,11 @@ int store_bisect_reset(struct store *st, int64_t id, int64_t now_ms, int64_t *ou
 		err = store_fail(st, -ESTALE,
 				 "bisect session %lld is not the active one (%lld is)",
 				 (long long)id, (long long)active);
-	if (!err)
-		err = run(st, "UPDATE bisect_sessions SET state = 'reset', updated_ms = ?2 "
-			  "WHERE id = ?1", NULL, "ii", active, now_ms);
+	if (!err) {
+		err = sto_exec(st, &stmt_session_reset, NULL, "ii", active, now_ms);
+		if (err)
+			err = sto_context(st, err, "cannot %s", what);
+	}
 	if (!err && out)
 		*out = active;
 	return tx_end(st, err);

@@ -33,6 +33,14 @@ static const char *timing_unit(const char *unit, bool icount)
 	return unit;
 }
 
+static const struct sto_stmt stmt_series_insert = {
+	"INSERT INTO series (metric, subject, window) VALUES (?1, ?2, ?3) "
+	"ON CONFLICT DO NOTHING",
+};
+static const struct sto_stmt stmt_series_id = {
+	"SELECT id FROM series WHERE metric = ?1 AND subject = ?2 AND window = ?3",
+};
+
 /* The id of series (METRIC, SUBJECT, WINDOW) into *ID, added when new; from the cache
  * when this connection has seen it (no SQL per sample). In a transaction. */
 static int series_id(struct store *st, const char *metric, const char *subject,
@@ -57,9 +65,9 @@ static int series_id(struct store *st, const char *metric, const char *subject,
 			return 0;
 		}
 	}
-	err = sto_exec(st, S_SERIES_INSERT, NULL, "ttt", metric, subject, window);
+	err = sto_exec(st, &stmt_series_insert, NULL, "ttt", metric, subject, window);
 	if (!err)
-		err = sto_query_int(st, S_SERIES_ID, id, "ttt", metric, subject, window);
+		err = sto_query_int(st, &stmt_series_id, id, "ttt", metric, subject, window);
 	if (err || len > sizeof(key))
 		return err;
 	free(e->key);
@@ -71,6 +79,12 @@ static int series_id(struct store *st, const char *metric, const char *subject,
 	}
 	return 0;
 }
+
+/* schema 007: samples is a view over these two tables; seq -1 is the whole window */
+static const struct sto_stmt stmt_sample_insert = {
+	"INSERT INTO sample_values (job_id, series_id, seq, value, unit) "
+	"VALUES (?1, ?2, ?3, ?4, ?5)",
+};
 
 /* Insert the N samples IN of job JOB_ID (lib/samples.h) and count them in *COUNT.
  * One statement for all, job id bound once; a series id from the connection's cache
@@ -86,7 +100,7 @@ static int samples_insert(struct store *st, int64_t job_id, const struct sample 
 
 	if (!n)
 		return 0;
-	err = sto_prep(st, S_SAMPLE_INSERT, &s);
+	err = sto_prep(st, &stmt_sample_insert, &s);
 	if (!err)
 		err = sto_bind(st, s, "i", job_id);
 	for (i = 0; !err && i < n; i++) {
@@ -122,6 +136,17 @@ static int samples_insert(struct store *st, int64_t job_id, const struct sample 
 	return err;
 }
 
+static const struct sto_stmt stmt_host_inventory = { "SELECT inventory FROM hosts WHERE id = ?1" };
+static const struct sto_stmt stmt_env_insert = {
+	"INSERT INTO host_envs (host_id, sha256, kernel_release, kernel_version, "
+	"config_sha256, debug_options, cmdline, inventory, first_seen_ms, timing) "
+	"VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10) "
+	"ON CONFLICT (host_id, sha256) DO NOTHING",
+};
+static const struct sto_stmt stmt_env_id = {
+	"SELECT id FROM host_envs WHERE host_id = ?1 AND sha256 = ?2",
+};
+
 /* Find or add the environment ENV (or, when NULL, host HOST_ID's hello inventory) and
  * return its id in *ENV_ID. */
 static int env_upsert(struct store *st, int64_t host_id, const json_t *env, int64_t now_ms,
@@ -138,7 +163,7 @@ static int env_upsert(struct store *st, int64_t host_id, const json_t *env, int6
 	int err, rc;
 
 	if (!json_is_object(env)) {
-		err = sto_prep(st, S_HOST_INVENTORY, &s);
+		err = sto_prep(st, &stmt_host_inventory, &s);
 		if (!err)
 			err = sto_bind(st, s, "i", host_id);
 		if (err)
@@ -184,14 +209,14 @@ static int env_upsert(struct store *st, int64_t host_id, const json_t *env, int6
 	/* the timing mode: "icount" when the agent says so, else "wall" */
 	timing = sto_json_str_at(env, "timing", NULL);
 	*icount = timing && !strcmp(timing, "icount");
-	err = sto_exec(st, S_ENV_INSERT, NULL, "itttttttit", host_id, sha,
+	err = sto_exec(st, &stmt_env_insert, NULL, "itttttttit", host_id, sha,
 		       sto_json_str_at(kernel, "release", NULL),
 		       sto_json_str_at(kernel, "version", NULL),
 		       sto_json_str_at(kernel, "config_sha256", NULL), debug,
 		       sto_json_str_at(kernel, "cmdline", NULL), text, now_ms,
 		       *icount ? "icount" : "wall");
 	if (!err)
-		err = sto_query_int(st, S_ENV_ID, env_id, "it", host_id, sha);
+		err = sto_query_int(st, &stmt_env_id, env_id, "it", host_id, sha);
 	if (!err && e && inv_text) {
 		free(e->inventory);
 		*e = (struct env_ent){ .inventory = inv_text, .len = inv_len, .host_id = host_id,
@@ -243,6 +268,32 @@ int store_ingest_result(struct store *st, int64_t host_id, const json_t *result,
 	return store_ingest_samples(st, host_id, result, NULL, now_ms, out);
 }
 
+/* a job of the same round (run, host, point) still to come: store_repeat.c has
+ * nothing to decide yet */
+static const struct sto_stmt stmt_round_open = {
+	"SELECT EXISTS (SELECT 1 FROM jobs j JOIN jobs o ON o.run_id = j.run_id AND "
+	"o.host_id = j.host_id AND o.point = j.point WHERE j.id = ?1 AND "
+	"o.state IN ('queued', 'running'))",
+};
+static const struct sto_stmt stmt_job_result = {
+	"UPDATE jobs SET state = ?2, error = ?3, verifier_log = ?4, env_id = ?5, "
+	"started_ms = ifnull(?6, started_ms), finished_ms = ?7, result_ms = ?8 "
+	"WHERE id = ?1",
+};
+static const struct sto_stmt stmt_job_verdicts = {
+	"UPDATE jobs SET verdicts = ?2, verdict_details = ?3 WHERE id = ?1",
+};
+/* the latest attempt of the job by the reporting host: a result that comes after
+ * the attempt was thought lost still ends it */
+static const struct sto_stmt stmt_attempt_result = {
+	"UPDATE job_attempts SET ended_ms = ?3, outcome = ?4, error = ?5 "
+	"WHERE job_id = ?1 AND attempt = (SELECT max(attempt) FROM job_attempts "
+	"WHERE job_id = ?1 AND host_id = ?2)",
+};
+static const struct sto_stmt stmt_attempt_by_host = {
+	"SELECT count(*) FROM job_attempts WHERE job_id = ?1 AND host_id = ?2",
+};
+
 int store_ingest_samples(struct store *st, int64_t host_id, const json_t *result,
 			 const struct samples *taken, int64_t now_ms, struct store_ingest *out)
 {
@@ -292,7 +343,7 @@ int store_ingest_samples(struct store *st, int64_t host_id, const json_t *result
 		/* a job moved to another host after this one was thought lost */
 		int64_t tried = 0;
 
-		err = sto_query_int(st, S_ATTEMPT_BY_HOST, &tried, "ii", job_id, host_id);
+		err = sto_query_int(st, &stmt_attempt_by_host, &tried, "ii", job_id, host_id);
 		if (!err && !tried)
 			err = store_fail(st, -EPERM, "job belongs to another host");
 	}
@@ -311,29 +362,28 @@ int store_ingest_samples(struct store *st, int64_t host_id, const json_t *result
 	if (!err)
 		err = samples_insert(st, job_id, in->v, in->n, icount, &out->n_samples);
 	if (!err)
-		err = sto_exec(st, S_JOB_RESULT, NULL, "itttioii", job_id,
+		err = sto_exec(st, &stmt_job_result, NULL, "itttioii", job_id,
 			       failed ? "failed" : "done",
 			       failed ? (error ? error : "the agent reported a failure") : NULL,
 			       json_string_value(json_object_get(result, "verifier_log")), env_id,
 			       started, finished, now_ms);
 	if (!err)
-		err = sto_exec(st, S_JOB_VERDICTS, NULL, "itt", job_id, verdicts, details);
+		err = sto_exec(st, &stmt_job_verdicts, NULL, "itt", job_id, verdicts, details);
 	if (!err)
-		err = sto_exec(st, S_ATTEMPT_RESULT, NULL, "iiitt", job_id, host_id, finished,
+		err = sto_exec(st, &stmt_attempt_result, NULL, "iiitt", job_id, host_id, finished,
 			       failed ? (json_is_true(json_object_get(result, "partial")) ?
 			       "cancelled" : "failed") : "done",
 			       failed ? (error ? error : "the agent reported a failure") : NULL);
 	if (!err && row.host_id != host_id)
-		err = sto_exec(st, S_HOST_IDLE_IF_FREE, NULL, "i", row.host_id);
+		err = sto_host_idle_if_free(st, row.host_id);
 	if (!err)
-		err = sto_exec(st, S_HOST_IDLE_IF_FREE, NULL, "i", host_id);
+		err = sto_host_idle_if_free(st, host_id);
 	/* the repetition controller once the job's round has ended (it looks itself, but
-	 * with statements prepared for each call: a round ends once in many results) */
+	 * a round ends once in many results) */
 	if (!err)
-		err = sto_query_int(st, S_ROUND_OPEN, &round_open, "i", job_id);
+		err = sto_query_int(st, &stmt_round_open, &round_open, "i", job_id);
 	if (!err && !round_open &&
-	    (err = store_repeat_after_result(st->db, job_id, &out->reps_added, st->err,
-					     sizeof(st->err))))
+	    (err = store_repeat_after_result(st, job_id, &out->reps_added)))
 		out->reps_added = 0;
 	if (!err)
 		err = sto_run_refresh(st, row.run_id, now_ms, out->run_state, &out->run_finished);
@@ -363,9 +413,15 @@ static int import_sample(struct store *st, int64_t job_id, const json_t *smp)
 	if (!window)
 		window = !strncmp(metric, "prog.", 5) ? "cost" : "rate";
 	err = series_id(st, metric, subject ? subject : "", window, &sid);
-	return err ? err : sto_exec(st, S_SAMPLE_INSERT, NULL, "iiirt", job_id, sid, (int64_t)-1,
+	return err ? err : sto_exec(st, &stmt_sample_insert, NULL, "iiirt", job_id, sid, (int64_t)-1,
 				    json_number_value(v), unit ? unit : "");
 }
+
+static const struct sto_stmt stmt_import_host = {
+	"INSERT INTO hosts (name, state, inventory, first_seen_ms, last_seen_ms) "
+	"VALUES (?1, 'gone', '{}', ?2, ?2) ON CONFLICT (name) DO UPDATE SET "
+	"last_seen_ms = excluded.last_seen_ms RETURNING id",
+};
 
 int store_import(struct store *st, const json_t *imp, int64_t now_ms, int64_t *run_id)
 {
@@ -374,7 +430,7 @@ int store_import(struct store *st, const json_t *imp, int64_t now_ms, int64_t *r
 	const char *host = json_string_value(json_object_get(imp, "host"));
 	json_t *jobs = json_object_get(imp, "jobs"), *job, *variants = NULL, *smp;
 	char *text = NULL, *vars = NULL, sha[SHA256_HEX_LEN];
-	int64_t plan_id = 0, host_id = 0, job_id, max_rep = 1;
+	int64_t host_id = 0, job_id, max_rep = 1;
 	size_t i, k, n_samples = 0;
 	int err = 0;
 
@@ -421,16 +477,10 @@ int store_import(struct store *st, const json_t *imp, int64_t now_ms, int64_t *r
 	err = sto_tx_begin(st);
 	if (err)
 		goto out;
-	err = sto_exec(st, S_PLAN_INSERT, NULL, "ttti", plan, sha, text, now_ms);
+	err = sto_query_int(st, &stmt_import_host, &host_id, "ti", host, now_ms);
 	if (!err)
-		err = sto_query_int(st, S_PLAN_ID, &plan_id, "t", sha);
-	if (!err)
-		err = sto_query_int(st, S_IMPORT_HOST, &host_id, "ti", host, now_ms);
-	if (!err)
-		err = sto_exec(st, S_RUN_INSERT, NULL, "itttii", plan_id, source, "[]", vars,
-			       max_rep, now_ms);
-	if (!err)
-		*run_id = sqlite3_last_insert_rowid(st->db);
+		err = sto_run_insert(st, plan, sha, text, source, "[]", vars, max_rep, now_ms,
+				     run_id);
 	json_array_foreach(jobs, i, job) {
 		const char *v = json_string_value(json_object_get(job, "variant"));
 		json_t *x, *point = json_object_get(job, "point");
@@ -448,13 +498,13 @@ int store_import(struct store *st, const json_t *imp, int64_t now_ms, int64_t *r
 			err = store_fail(st, -ENOMEM, "out of memory");
 			break;
 		}
-		err = sto_exec(st, S_JOB_INSERT, NULL, "iiitiitt", *run_id, (int64_t)i, host_id, v,
-			       (int64_t)k, rep > 0 ? rep : 1, pt, "{\"imported\":true}");
+		err = sto_job_insert(st, *run_id, (int64_t)i, host_id, v, (int64_t)k,
+				     rep > 0 ? rep : 1, pt, "{\"imported\":true}");
 		free(pt);
 		if (err)
 			break;
 		job_id = sqlite3_last_insert_rowid(st->db);
-		err = sto_exec(st, S_JOB_RESULT, NULL, "itttoiii", job_id, "done", NULL, NULL,
+		err = sto_exec(st, &stmt_job_result, NULL, "itttoiii", job_id, "done", NULL, NULL,
 			       (int64_t)-1, now_ms, now_ms, now_ms);
 		json_array_foreach(json_object_get(job, "samples"), k, smp) {
 			if (err)
@@ -466,7 +516,7 @@ int store_import(struct store *st, const json_t *imp, int64_t now_ms, int64_t *r
 	if (!err && !n_samples)
 		err = store_fail(st, -EINVAL, "nothing to import: no samples");
 	if (!err)
-		err = sto_exec(st, S_RUN_SET_STATE, NULL, "iti", *run_id, "done", now_ms);
+		err = sto_run_set_state(st, *run_id, "done", now_ms);
 	err = sto_tx_end(st, err);
 out:
 	free(text);

@@ -4,8 +4,8 @@
  * store_noise_record reads the whole-window values of the run's finished jobs ordered by
  * (host, environment, metric, subject, window, variant, point), so that each group of
  * repetitions comes as one stretch of rows, and writes the pooled CV per (host,
- * environment, metric, subject, window) in the same transaction. Statements are
- * prepared per call: a calibration is recorded once in a while.
+ * environment, metric, subject, window) in the same transaction. Its statements are
+ * the store's (store_int.h).
  */
 #include "store_noise.h"
 
@@ -18,7 +18,7 @@
 #include <string.h>
 
 #include "noise.h"
-#include "store_sql.h"
+#include "store_int.h"
 #include "util.h"
 
 static int no_memory(struct store *store)
@@ -40,18 +40,23 @@ static const struct sql_col noise_cols[] = {
 	"n.metric, n.subject, n.window, n.unit, n.n, n.mean, n.cv FROM host_noise n "        \
 	"JOIN hosts h ON h.id = n.host_id JOIN host_envs e ON e.id = n.env_id "
 
+static const struct sto_stmt stmt_latest = {
+	NOISE_SELECT "WHERE n.run_id = (SELECT l.run_id FROM host_noise l "
+	"WHERE l.host_id = n.host_id ORDER BY l.measured_ms DESC, l.run_id DESC LIMIT 1) "
+	"ORDER BY n.host_id, n.metric, n.subject, n.window, n.env_id",
+};
+static const struct sto_stmt stmt_of_run = {
+	NOISE_SELECT "WHERE n.run_id = ?1 ORDER BY n.host_id, n.metric, n.subject, n.window, "
+	"n.env_id",
+};
+
 json_t *store_noise_list(struct store *store)
 {
-	sqlite3 *db = store_db(store);
-	json_t *arr = NULL;
-	int rc;
+	json_t *arr = sto_query_rows(store, &stmt_latest, noise_cols, ARRAY_SIZE(noise_cols),
+				     "");
 
-	rc = sql_rows(db, NOISE_SELECT "WHERE n.run_id = (SELECT l.run_id FROM host_noise l "
-		      "WHERE l.host_id = n.host_id ORDER BY l.measured_ms DESC, l.run_id DESC "
-		      "LIMIT 1) ORDER BY n.host_id, n.metric, n.subject, n.window, n.env_id",
-		      noise_cols, ARRAY_SIZE(noise_cols), &arr, "");
-	if (rc != SQLITE_OK)
-		errno = -store_fail_sql(store, rc, "read the noise floors");
+	if (!arr)
+		errno = -sto_context(store, -errno, "cannot read the noise floors");
 	return arr;
 }
 
@@ -112,20 +117,23 @@ static void acc_group(struct acc *a, struct vals *g)
 	g->n = 0;
 }
 
+static const struct sto_stmt stmt_insert = {
+	"INSERT INTO host_noise (run_id, host_id, env_id, metric, subject, window, unit, n, "
+	"mean, cv, measured_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+};
+
 /* Write A's row when it has enough values. */
 static int acc_store(struct store *store, int64_t run, int64_t now_ms, struct acc *a)
 {
-	int rc;
+	int err;
 
 	if (!a->metric || a->n < NOISE_MIN_VALUES || a->df < 1)
 		return 0;
-	rc = sql_exec(store_db(store), "INSERT INTO host_noise (run_id, host_id, env_id, metric, subject, "
-		      "window, unit, n, mean, cv, measured_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6, "
-		      "?7, ?8, ?9, ?10, ?11)", NULL, "iiittttirri", run, a->host, a->env,
-		      a->metric, a->subject, a->window, a->unit, a->n, a->sum / (double)a->n,
-		      sqrt(a->ss / (double)a->df), now_ms);
-	if (rc != SQLITE_OK)
-		return store_fail_sql(store, rc, "store the noise floor");
+	err = sto_exec(store, &stmt_insert, NULL, "iiittttirri", run, a->host, a->env,
+		       a->metric, a->subject, a->window, a->unit, a->n, a->sum / (double)a->n,
+		       sqrt(a->ss / (double)a->df), now_ms);
+	if (err)
+		return sto_context(store, err, "cannot store the noise floor");
 	a->stored++;
 	return 0;
 }
@@ -135,10 +143,17 @@ static bool same(const unsigned char *a, const char *b)
 	return !strcmp(a ? (const char *)a : "", b ? b : "");
 }
 
+static const struct sto_stmt stmt_run_values = {
+	"SELECT j.host_id, j.env_id, s.metric, s.subject, s.window, v.unit, j.variant, "
+	"j.point, v.value FROM jobs j JOIN sample_values v ON v.job_id = j.id AND v.seq = -1 "
+	"JOIN series s ON s.id = v.series_id WHERE j.run_id = ?1 AND j.state = 'done' AND "
+	"j.env_id IS NOT NULL ORDER BY j.host_id, j.env_id, s.metric, s.subject, s.window, "
+	"j.variant, j.point, j.rep",
+};
+
 /* Read run RUN's values and write its rows; *STORED gets how many. In a transaction. */
 static int record(struct store *store, int64_t run, int64_t now_ms, int64_t *stored)
 {
-	sqlite3 *db = store_db(store);
 	sqlite3_stmt *s = NULL;
 	struct acc a = { 0 };
 	struct vals g = { 0 };
@@ -146,17 +161,12 @@ static int record(struct store *store, int64_t run, int64_t now_ms, int64_t *sto
 	int rc, err = 0;
 
 	*stored = 0;
-	rc = sqlite3_prepare_v2(db, "SELECT j.host_id, j.env_id, s.metric, s.subject, "
-				"s.window, v.unit, j.variant, j.point, v.value FROM jobs j "
-				"JOIN sample_values v ON v.job_id = j.id AND v.seq = -1 "
-				"JOIN series s ON s.id = v.series_id WHERE j.run_id = ?1 AND "
-				"j.state = 'done' AND j.env_id IS NOT NULL ORDER BY j.host_id, "
-				"j.env_id, s.metric, s.subject, s.window, j.variant, j.point, "
-				"j.rep", -1, &s, NULL);
-	if (rc == SQLITE_OK)
-		rc = sql_bind(s, "i", run);
-	if (rc != SQLITE_OK) {
-		err = store_fail_sql(store, rc, "read the values of the run");
+	err = sto_prep(store, &stmt_run_values, &s);
+	if (!err)
+		err = sto_bind(store, s, "i", run);
+	if (err) {
+		s = NULL;	/* reset already, or not prepared */
+		err = sto_context(store, err, "cannot read the values of the run");
 		goto out;
 	}
 	for (;;) {
@@ -213,14 +223,15 @@ static int record(struct store *store, int64_t run, int64_t now_ms, int64_t *sto
 		}
 	}
 	if (rc != SQLITE_DONE) {
-		err = store_fail_sql(store, rc, "read the values of the run");
+		err = sto_context(store, sto_dberr(store, rc), "cannot read the values of the run");
 		goto out;
 	}
 	acc_group(&a, &g);
 	err = acc_store(store, run, now_ms, &a);
 	*stored += a.stored;
 out:
-	sqlite3_finalize(s);
+	if (s)
+		sto_done(s);
 	acc_release(&a);
 	free(g.v);
 	free(variant);
@@ -228,41 +239,41 @@ out:
 	return err;
 }
 
+static const struct sto_stmt stmt_run_state = { "SELECT state FROM runs WHERE id = ?1" };
+static const struct sto_stmt stmt_delete = { "DELETE FROM host_noise WHERE run_id = ?1" };
+
 int store_noise_record(struct store *store, int64_t run, int64_t now_ms, json_t **rows)
 {
-	sqlite3 *db = store_db(store);
 	sqlite3_stmt *s = NULL;
 	char state[32] = "";
 	int64_t stored = 0;
-	int rc, err;
+	int err;
 
 	if (rows)
 		*rows = NULL;
-	rc = sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
-	if (rc != SQLITE_OK)
-		return store_fail_sql(store, rc, "record the noise floor");
-	rc = sql_first(db, "SELECT state FROM runs WHERE id = ?1", &s, "i", run);
-	if (rc == SQLITE_ROW) {
-		snprintf(state, sizeof(state), "%s", sqlite3_column_text(s, 0) ?
-			 (const char *)sqlite3_column_text(s, 0) : "");
-		sqlite3_finalize(s);
-	}
-	if (rc == SQLITE_DONE) {
+	err = sto_write_begin(store, "record the noise floor");
+	if (err)
+		return err;
+	err = sto_query_row(store, &stmt_run_state, &s, "i", run);
+	if (err == -ENOENT) {
 		err = store_fail(store, -ENOENT, "unknown run %lld", (long long)run);
 		goto out;
 	}
-	if (rc != SQLITE_ROW) {
-		err = store_fail_sql(store, rc, "read run");
+	if (err) {
+		err = sto_context(store, err, "cannot read run");
 		goto out;
 	}
+	snprintf(state, sizeof(state), "%s", sqlite3_column_text(s, 0) ?
+		 (const char *)sqlite3_column_text(s, 0) : "");
+	sto_done(s);
 	if (!strcmp(state, "queued") || !strcmp(state, "running")) {
 		err = store_fail(store, -EAGAIN, "run %lld is %s: a noise floor is recorded when "
 				 "it has ended", (long long)run, state);
 		goto out;
 	}
-	rc = sql_exec(db, "DELETE FROM host_noise WHERE run_id = ?1", NULL, "i", run);
-	if (rc != SQLITE_OK) {
-		err = store_fail_sql(store, rc, "replace the noise floor");
+	err = sto_exec(store, &stmt_delete, NULL, "i", run);
+	if (err) {
+		err = sto_context(store, err, "cannot replace the noise floor");
 		goto out;
 	}
 	err = record(store, run, now_ms, &stored);
@@ -271,20 +282,13 @@ int store_noise_record(struct store *store, int64_t run, int64_t now_ms, json_t 
 				 "values of finished jobs: no noise floor recorded",
 				 (long long)run, NOISE_MIN_VALUES);
 	if (!err && rows) {
-		rc = sql_rows(db, NOISE_SELECT "WHERE n.run_id = ?1 ORDER BY n.host_id, "
-			      "n.metric, n.subject, n.window, n.env_id", noise_cols,
-			      ARRAY_SIZE(noise_cols), rows, "i", run);
-		if (rc != SQLITE_OK)
-			err = store_fail_sql(store, rc, "read the noise floor back");
-	}
-	if (!err) {
-		rc = sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
-		if (rc != SQLITE_OK)
-			err = store_fail_sql(store, rc, "record the noise floor");
+		*rows = sto_query_rows(store, &stmt_of_run, noise_cols, ARRAY_SIZE(noise_cols),
+				       "i", run);
+		if (!*rows)
+			err = sto_context(store, -errno, "cannot read the noise floor back");
 	}
 out:
-	if (err && !sqlite3_get_autocommit(db))
-		sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+	err = sto_write_end(store, err, "record the noise floor");
 	if (err && rows) {
 		json_decref(*rows);
 		*rows = NULL;

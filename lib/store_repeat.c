@@ -9,8 +9,8 @@
  * with the half-width it reached in verdict_details.
  *
  * Two-host pair jobs are left alone (their two sides are one measurement; plans with
- * `link` take a fixed count). Statements are prepared per call: a round ends once per
- * few seconds of measuring. Same thread as the store's connection.
+ * `link` take a fixed count). Its statements are the store's (store_int.h), in the
+ * store's thread.
  */
 #include "store_repeat.h"
 
@@ -22,7 +22,8 @@
 #include <string.h>
 
 #include "repeat.h"
-#include "store_sql.h"
+#include "store_int.h"
+#include "util.h"
 
 /* One (metric, subject) of a variant and its counted values. */
 struct series {
@@ -42,24 +43,20 @@ struct variant {
 };
 
 struct round {
-	sqlite3 *db;
-	char *err;
-	size_t err_len;
+	struct store *st;
 	struct variant *v;
 	size_t n_v;
 };
 
-static int fail(struct round *r, int rc, const char *what)
+/* ERR from the store's helpers (its message in the store) while doing WHAT. */
+static int fail(struct round *r, int err, const char *what)
 {
-	snprintf(r->err, r->err_len, "repetition controller: cannot %s: %s", what,
-		 rc == SQLITE_NOMEM ? "out of memory" : sqlite3_errmsg(r->db));
-	return sql_errno(rc) ? sql_errno(rc) : -EIO;
+	return sto_context(r->st, err, "repetition controller: cannot %s", what);
 }
 
 static int oom(struct round *r)
 {
-	snprintf(r->err, r->err_len, "repetition controller: out of memory");
-	return -ENOMEM;
+	return store_fail(r->st, -ENOMEM, "repetition controller: out of memory");
 }
 
 static void round_free(struct round *r)
@@ -95,6 +92,7 @@ static struct variant *variant_of(struct round *r, int64_t idx)
 static int add_value(struct variant *v, const char *metric, const char *subject, double x)
 {
 	struct series *s = NULL, *ns;
+	double *vals;
 	size_t i;
 
 	for (i = 0; i < v->n_s && !s; i++)
@@ -113,14 +111,10 @@ static int add_value(struct variant *v, const char *metric, const char *subject,
 		if (!s->metric || !s->subject)
 			return -ENOMEM;
 	}
-	if (s->n == s->cap) {
-		double *nvals = realloc(s->v, (s->cap ? 2 * s->cap : 8) * sizeof(*nvals));
-
-		if (!nvals)
-			return -ENOMEM;
-		s->v = nvals;
-		s->cap = s->cap ? 2 * s->cap : 8;
-	}
+	vals = util_grow(s->v, &s->cap, s->n + 1, sizeof(*vals));
+	if (!vals)
+		return -ENOMEM;
+	s->v = vals;
 	s->v[s->n++] = x;
 	return 0;
 }
@@ -138,23 +132,23 @@ static bool not_counted(const char *verdicts)
 	return out;
 }
 
+static const struct sto_stmt stmt_job_values = {
+	"SELECT r.metric, r.subject, v.value FROM sample_values v "
+	"JOIN series r ON r.id = v.series_id WHERE v.job_id = ?1 AND v.seq = -1",
+};
+
 /* The whole-window values of counted job JOB of variant V for the metrics of P->on. */
 static int gather_values(struct round *r, const struct repeat_policy *p, struct variant *v,
 			 int64_t job)
 {
 	sqlite3_stmt *s = NULL;
-	int rc, err = 0;
+	int err = sto_query_row(r->st, &stmt_job_values, &s, "i", job), rc = SQLITE_ROW;
 
-	rc = sqlite3_prepare_v2(r->db,
-				"SELECT r.metric, r.subject, v.value FROM sample_values v "
-				"JOIN series r ON r.id = v.series_id "
-				"WHERE v.job_id = ?1 AND v.seq = -1", -1, &s, NULL);
-	if (rc == SQLITE_OK)
-		rc = sql_bind(s, "i", job);
-	while (rc == SQLITE_OK && (rc = sqlite3_step(s)) == SQLITE_ROW) {
+	if (err)
+		return err == -ENOENT ? 0 : fail(r, err, "read a repetition's values");
+	for (; rc == SQLITE_ROW; rc = sqlite3_step(s)) {
 		const char *metric = (const char *)sqlite3_column_text(s, 0);
 
-		rc = SQLITE_OK;
 		if (!metric || !repeat_policy_on(p, metric))
 			continue;
 		if (add_value(v, metric, (const char *)sqlite3_column_text(s, 1),
@@ -164,30 +158,31 @@ static int gather_values(struct round *r, const struct repeat_policy *p, struct 
 		}
 	}
 	if (!err && rc != SQLITE_DONE)
-		err = fail(r, rc, "read a repetition's values");
-	sqlite3_finalize(s);
+		err = fail(r, sto_dberr(r->st, rc), "read a repetition's values");
+	sto_done(s);
 	return err;
 }
+
+static const struct sto_stmt stmt_round_jobs = {
+	"SELECT id, variant_idx, rep, state, verdicts FROM jobs "
+	"WHERE run_id = ?1 AND host_id = ?2 AND point = ?3 ORDER BY variant_idx, rep",
+};
 
 /* Every ended job of the round, by variant and repetition, into R. */
 static int read_round(struct round *r, const struct repeat_policy *p, int64_t run,
 		      int64_t host, const char *point)
 {
 	sqlite3_stmt *s = NULL;
-	int rc, err = 0;
+	int err = sto_query_row(r->st, &stmt_round_jobs, &s, "iit", run, host, point);
+	int rc = SQLITE_ROW;
 
-	rc = sqlite3_prepare_v2(r->db,
-				"SELECT id, variant_idx, rep, state, verdicts FROM jobs "
-				"WHERE run_id = ?1 AND host_id = ?2 AND point = ?3 "
-				"ORDER BY variant_idx, rep", -1, &s, NULL);
-	if (rc == SQLITE_OK)
-		rc = sql_bind(s, "iit", run, host, point);
-	while (!err && rc == SQLITE_OK && (rc = sqlite3_step(s)) == SQLITE_ROW) {
+	if (err)
+		return err == -ENOENT ? 0 : fail(r, err, "read the repetitions of a round");
+	for (; !err && rc == SQLITE_ROW; rc = err ? rc : sqlite3_step(s)) {
 		int64_t job = sqlite3_column_int64(s, 0), rep = sqlite3_column_int64(s, 2);
 		const char *state = (const char *)sqlite3_column_text(s, 3);
 		struct variant *v = variant_of(r, sqlite3_column_int64(s, 1));
 
-		rc = SQLITE_OK;
 		if (!v) {
 			err = oom(r);
 			break;
@@ -206,37 +201,51 @@ static int read_round(struct round *r, const struct repeat_policy *p, int64_t ru
 		}
 	}
 	if (!err && rc != SQLITE_DONE)
-		err = fail(r, rc, "read the repetitions of a round");
-	sqlite3_finalize(s);
+		err = fail(r, sto_dberr(r->st, rc), "read the repetitions of a round");
+	sto_done(s);
 	return err;
 }
+
+static const struct sto_stmt stmt_queue_more = {
+	"INSERT INTO jobs (run_id, seq, host_id, variant, variant_idx, rep, point, spec, added) "
+	"SELECT run_id, (SELECT max(seq) + 1 FROM jobs WHERE run_id = ?2 AND host_id = ?3), "
+	"host_id, variant, variant_idx, ?4, point, json_set(spec, '$.rep', ?4), ?5 "
+	"FROM jobs WHERE id = ?1",
+};
 
 /* Queue one more repetition of V (a copy of its last job with rep + 1), WHY kept. */
 static int queue_more(struct round *r, const struct variant *v, int64_t run, int64_t host,
 		      const char *why)
 {
-	int rc = sql_exec(r->db,
-			  "INSERT INTO jobs (run_id, seq, host_id, variant, variant_idx, rep, "
-			  "point, spec, added) "
-			  "SELECT run_id, (SELECT max(seq) + 1 FROM jobs WHERE run_id = ?2 AND "
-			  "host_id = ?3), host_id, variant, variant_idx, ?4, point, "
-			  "json_set(spec, '$.rep', ?4), ?5 FROM jobs WHERE id = ?1",
-			  NULL, "iiiit", v->last_job, run, host, v->last_rep + 1, why);
+	int err = sto_exec(r->st, &stmt_queue_more, NULL, "iiiit", v->last_job, run, host,
+			   v->last_rep + 1, why);
 
-	return rc == SQLITE_OK ? 0 : fail(r, rc, "queue a repetition");
+	return err ? fail(r, err, "queue a repetition") : 0;
 }
+
+static const struct sto_stmt stmt_not_settled = {
+	"UPDATE jobs SET verdicts = json_insert(verdicts, '$[#]', 'not-settled'), "
+	"verdict_details = json_set(verdict_details, '$.\"not-settled\"', ?2) "
+	"WHERE id = ?1 AND NOT EXISTS (SELECT 1 FROM json_each(jobs.verdicts) "
+	"WHERE value = 'not-settled')",
+};
 
 /* The verdict not-settled on V's last job, with WHY. */
 static int mark_not_settled(struct round *r, const struct variant *v, const char *why)
 {
-	int rc = sql_exec(r->db,
-			  "UPDATE jobs SET verdicts = json_insert(verdicts, '$[#]', 'not-settled'), "
-			  "verdict_details = json_set(verdict_details, '$.\"not-settled\"', ?2) "
-			  "WHERE id = ?1 AND NOT EXISTS (SELECT 1 FROM json_each(jobs.verdicts) "
-			  "WHERE value = 'not-settled')", NULL, "it", v->last_job, why);
+	int err = sto_exec(r->st, &stmt_not_settled, NULL, "it", v->last_job, why);
 
-	return rc == SQLITE_OK ? 0 : fail(r, rc, "mark a variant not settled");
+	return err ? fail(r, err, "mark a variant not settled") : 0;
 }
+
+static const struct sto_stmt stmt_job_round = {
+	"SELECT j.run_id, j.host_id, j.point, j.spec, r.repeat, r.state "
+	"FROM jobs j JOIN runs r ON r.id = j.run_id WHERE j.id = ?1",
+};
+static const struct sto_stmt stmt_round_has_open = {
+	"SELECT EXISTS (SELECT 1 FROM jobs WHERE host_id = ?2 AND "
+	"state IN ('queued', 'running') AND run_id = ?1 AND point = ?3)",
+};
 
 /* The job's run, host, point, spec and the run's repeat and state; *SKIP when the round
  * is not the controller's business (a pair job, a cancelled run, jobs still open). */
@@ -246,16 +255,14 @@ static int job_round(struct round *r, int64_t job, int64_t *run, int64_t *host,
 	sqlite3_stmt *s = NULL;
 	const char *state;
 	int64_t open = 0;
-	int rc;
+	int err;
 
 	*skip = true;
-	rc = sql_first(r->db,
-		       "SELECT j.run_id, j.host_id, j.point, j.spec, r.repeat, r.state "
-		       "FROM jobs j JOIN runs r ON r.id = j.run_id WHERE j.id = ?1", &s, "i", job);
-	if (rc == SQLITE_DONE)
+	err = sto_query_row(r->st, &stmt_job_round, &s, "i", job);
+	if (err == -ENOENT)
 		return 0;
-	if (rc != SQLITE_ROW)
-		return fail(r, rc, "read a job");
+	if (err)
+		return fail(r, err, "read a job");
 	*run = sqlite3_column_int64(s, 0);
 	*host = sqlite3_column_int64(s, 1);
 	*point = strdup((const char *)sqlite3_column_text(s, 2));
@@ -263,17 +270,14 @@ static int job_round(struct round *r, int64_t job, int64_t *run, int64_t *host,
 	*fixed = sqlite3_column_int(s, 4);
 	state = (const char *)sqlite3_column_text(s, 5);
 	*skip = !state || !strcmp(state, "cancelled");
-	sqlite3_finalize(s);
+	sto_done(s);
 	if (!*point || !*spec)
 		return oom(r);
 	if (*skip || json_object_get(*spec, "pair"))
 		return *skip = true, 0;
-	rc = sql_int(r->db,
-		     "SELECT EXISTS (SELECT 1 FROM jobs WHERE host_id = ?2 AND "
-		     "state IN ('queued', 'running') AND run_id = ?1 AND point = ?3)", &open,
-		     "iit", *run, *host, *point);
-	if (rc != SQLITE_ROW)
-		return fail(r, rc, "count the open jobs of a round");
+	err = sto_query_int(r->st, &stmt_round_has_open, &open, "iit", *run, *host, *point);
+	if (err)
+		return fail(r, err, "count the open jobs of a round");
 	*skip = open > 0;
 	return 0;
 }
@@ -296,6 +300,8 @@ static int decide(struct round *r, const struct repeat_policy *p, const struct v
 	return 0;
 }
 
+static const struct sto_stmt stmt_variant = { "SELECT variant FROM jobs WHERE id = ?1" };
+
 /* The variant name of V in the round, for a reason ("'pass'"); "another variant" when
  * it cannot be read. */
 static const char *first_more_name(struct round *r, const struct variant *v)
@@ -304,18 +310,16 @@ static const char *first_more_name(struct round *r, const struct variant *v)
 	sqlite3_stmt *s = NULL;
 
 	snprintf(name, sizeof(name), "another variant");
-	if (sql_first(r->db, "SELECT variant FROM jobs WHERE id = ?1", &s, "i", v->last_job) ==
-	    SQLITE_ROW) {
+	if (!sto_query_row(r->st, &stmt_variant, &s, "i", v->last_job)) {
 		snprintf(name, sizeof(name), "'%s'", (const char *)sqlite3_column_text(s, 0));
-		sqlite3_finalize(s);
+		sto_done(s);
 	}
 	return name;
 }
 
-int store_repeat_after_result(sqlite3 *db, int64_t job_id, int *added, char *err,
-			      size_t err_len)
+int store_repeat_after_result(struct store *st, int64_t job_id, int *added)
 {
-	struct round r = { .db = db, .err = err, .err_len = err_len };
+	struct round r = { .st = st };
 	struct repeat_decision *d = NULL;
 	struct variant *first_more = NULL;
 	struct repeat_policy p;
@@ -331,9 +335,8 @@ int store_repeat_after_result(sqlite3 *db, int64_t job_id, int *added, char *err
 	if (ret || skip)
 		goto out;
 	if (repeat_policy_from_spec(spec, fixed, &p)) {
-		snprintf(err, err_len, "repetition controller: job %lld has a malformed 'repeat'",
-			 (long long)job_id);
-		ret = -EINVAL;
+		ret = store_fail(st, -EINVAL, "repetition controller: job %lld has a malformed "
+				 "'repeat'", (long long)job_id);
 		goto out;
 	}
 	ret = read_round(&r, &p, run, host, point);

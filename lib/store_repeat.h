@@ -3,16 +3,15 @@
 #ifndef BPFLAB_STORE_REPEAT_H
 #define BPFLAB_STORE_REPEAT_H
 
-#include <sqlite3.h>
-#include <stddef.h>
 #include <stdint.h>
 
-/* After the result of job JOB_ID is stored in DB (in the caller's transaction): once
+struct store;
+
+/* After the result of job JOB_ID is stored in ST (in the caller's transaction): once
  * every job of its (run, host, point) has ended, queue one more repetition of each
  * variant that is not settled (lib/repeat.h) and mark those that reached max unsettled.
- * *ADDED gets the number of repetitions queued. Returns 0, or -errno with ERR (ERR_LEN
- * bytes) filled; the caller rolls back. */
-int store_repeat_after_result(sqlite3 *db, int64_t job_id, int *added, char *err,
-			      size_t err_len);
+ * *ADDED gets the number of repetitions queued. Returns 0, or -errno with the message
+ * in the store (store_errmsg); the caller rolls back. */
+int store_repeat_after_result(struct store *st, int64_t job_id, int *added);
 
 #endif

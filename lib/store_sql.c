@@ -1,5 +1,5 @@
 /* store_sql.c - see store_sql.h. Rows to JSON by a column table, binding by letters,
- * and one-call statements for the store's companion modules.
+ * binding and stepping a prepared statement, and one-call statements over the same.
  */
 #include "store_sql.h"
 
@@ -138,36 +138,51 @@ int sql_bind_va(sqlite3_stmt *s, const char *types, va_list ap)
 
 int sql_bind(sqlite3_stmt *s, const char *types, ...)
 {
-	va_list ap;
-	int rc;
+	return SQL_VA(types, sql_bind_va(s, types, ap));
+}
 
-	va_start(ap, types);
-	rc = sql_bind_va(s, types, ap);
-	va_end(ap);
+void sql_reset(sqlite3_stmt *s)
+{
+	sqlite3_reset(s);
+	sqlite3_clear_bindings(s);
+}
+
+int sql_step_va(sqlite3_stmt *s, const char *types, va_list ap)
+{
+	int rc = sql_bind_va(s, types, ap);
+
+	if (rc == SQLITE_OK)
+		rc = sqlite3_step(s);
+	if (rc != SQLITE_ROW)
+		sql_reset(s);
 	return rc;
 }
 
-static int prepare_va(sqlite3 *db, const char *sql, sqlite3_stmt **s, const char *types,
-		      va_list ap)
+int sql_run_va(sqlite3_stmt *s, int64_t *changes, const char *types, va_list ap)
+{
+	int rc = sql_bind_va(s, types, ap);
+
+	if (rc == SQLITE_OK)
+		while ((rc = sqlite3_step(s)) == SQLITE_ROW)
+			;
+	sql_reset(s);
+	if (rc != SQLITE_DONE)
+		return rc;
+	if (changes)
+		*changes = sqlite3_changes64(sqlite3_db_handle(s));
+	return SQLITE_OK;
+}
+
+/* SQL prepared, bound by TYPES and stepped once (sql_step_va), or with RUN run to its end
+ * (sql_run_va, *CHANGES). SQLITE_ROW of a step: *S stands on the first row; otherwise
+ * *S is finalized and NULL. */
+static int once_va(sqlite3 *db, const char *sql, sqlite3_stmt **s, bool run,
+		   int64_t *changes, const char *types, va_list ap)
 {
 	int rc = sqlite3_prepare_v2(db, sql, -1, s, NULL);
 
 	if (rc == SQLITE_OK)
-		rc = sql_bind_va(*s, types, ap);
-	if (rc != SQLITE_OK) {
-		sqlite3_finalize(*s);
-		*s = NULL;
-	}
-	return rc;
-}
-
-static int first_va(sqlite3 *db, const char *sql, sqlite3_stmt **s, const char *types,
-		    va_list ap)
-{
-	int rc = prepare_va(db, sql, s, types, ap);
-
-	if (rc == SQLITE_OK)
-		rc = sqlite3_step(*s);
+		rc = run ? sql_run_va(*s, changes, types, ap) : sql_step_va(*s, types, ap);
 	if (rc != SQLITE_ROW) {
 		sqlite3_finalize(*s);
 		*s = NULL;
@@ -177,24 +192,14 @@ static int first_va(sqlite3 *db, const char *sql, sqlite3_stmt **s, const char *
 
 int sql_first(sqlite3 *db, const char *sql, sqlite3_stmt **s, const char *types, ...)
 {
-	va_list ap;
-	int rc;
-
-	va_start(ap, types);
-	rc = first_va(db, sql, s, types, ap);
-	va_end(ap);
-	return rc;
+	return SQL_VA(types, once_va(db, sql, s, false, NULL, types, ap));
 }
 
 int sql_int(sqlite3 *db, const char *sql, int64_t *out, const char *types, ...)
 {
 	sqlite3_stmt *s = NULL;
-	va_list ap;
-	int rc;
+	int rc = SQL_VA(types, once_va(db, sql, &s, false, NULL, types, ap));
 
-	va_start(ap, types);
-	rc = first_va(db, sql, &s, types, ap);
-	va_end(ap);
 	if (rc == SQLITE_ROW) {
 		*out = sqlite3_column_int64(s, 0);
 		sqlite3_finalize(s);
@@ -206,45 +211,22 @@ int sql_rows(sqlite3 *db, const char *sql, const struct sql_col *cols, size_t n,
 	     json_t **out, const char *types, ...)
 {
 	sqlite3_stmt *s = NULL;
-	va_list ap;
-	int rc;
+	int rc = sqlite3_prepare_v2(db, sql, -1, &s, NULL);
 
 	*out = NULL;
-	va_start(ap, types);
-	rc = prepare_va(db, sql, &s, types, ap);
-	va_end(ap);
+	if (rc == SQLITE_OK)
+		rc = SQL_VA(types, sql_bind_va(s, types, ap));
 	if (rc == SQLITE_OK)
 		rc = sql_rows_json(s, cols, n, out);
 	sqlite3_finalize(s);
 	return rc;
 }
 
-int sql_exec_va(sqlite3 *db, const char *sql, int64_t *changes, const char *types,
-		va_list ap)
-{
-	sqlite3_stmt *s = NULL;
-	int rc = prepare_va(db, sql, &s, types, ap);
-
-	if (rc == SQLITE_OK)
-		while ((rc = sqlite3_step(s)) == SQLITE_ROW)
-			;
-	sqlite3_finalize(s);
-	if (rc != SQLITE_DONE)
-		return rc;
-	if (changes)
-		*changes = sqlite3_changes64(db);
-	return SQLITE_OK;
-}
-
 int sql_exec(sqlite3 *db, const char *sql, int64_t *changes, const char *types, ...)
 {
-	va_list ap;
-	int rc;
+	sqlite3_stmt *s = NULL;
 
-	va_start(ap, types);
-	rc = sql_exec_va(db, sql, changes, types, ap);
-	va_end(ap);
-	return rc;
+	return SQL_VA(types, once_va(db, sql, &s, true, changes, types, ap));
 }
 
 int sql_errno(int rc)

@@ -1,13 +1,14 @@
 /* store_sql.h - the shapes that every reader of the store repeats, written once, for
- * lib/store.c and its companions (lib/store_link.c, lib/store_bisect.c); nothing else
- * should talk SQL (docs/store.md).
+ * lib/store.c and its parts and companions (store_*.c); nothing else should talk SQL
+ * (docs/store.md).
  *
  * - A row of a statement becomes a JSON object by a column table: column i of the row
  *   is COLS[i] (a JSON key and a type), so a reader is its SELECT plus the table that
  *   names the columns, in the same order.
  * - Values are bound by letters, one per parameter from ?1 on (sql_bind).
- * - Statements prepared per call (the companions) have one-call helpers that prepare,
- *   bind, step and finalize.
+ * - A prepared statement is bound and stepped (sql_step_va) or run (sql_run_va) and
+ *   left reset for its next use: the store keeps its statements prepared (store_int.h);
+ *   one-call helpers prepare, do the same and finalize.
  *
  * The functions return SQLite result codes (SQLITE_OK, SQLITE_ROW, SQLITE_DONE or the
  * error); sql_errno() turns one into -errno. The caller writes the message: it knows
@@ -63,11 +64,39 @@ int sql_rows_json(sqlite3_stmt *s, const struct sql_col *cols, size_t n, json_t 
  * Texts and blobs are not copied: they must outlive the step. Returns SQLITE_OK or the
  * code of the bind that failed (SQLITE_NOMEM when a json_t could not be written). */
 int sql_bind_va(sqlite3_stmt *s, const char *types, va_list ap);
+
+/* The int value of CALL, an expression that takes the arguments after parameter LAST of
+ * the variadic function it is in as va_list `ap`: the one place the store's variadic
+ * functions hand their values on. */
+#define SQL_VA(last, call)							\
+	__extension__({								\
+		va_list ap;							\
+		int va_ret_;							\
+										\
+		va_start(ap, last);						\
+		va_ret_ = (call);						\
+		va_end(ap);							\
+		va_ret_;							\
+	})
 int sql_bind(sqlite3_stmt *s, const char *types, ...);
 
-/* Prepare SQL, bind TYPES and step once. SQLITE_ROW: *S stands on the first row; read
- * its columns, then sqlite3_finalize(*S). Otherwise *S is NULL and the result is
- * SQLITE_DONE (no row) or the error. */
+/* A prepared statement S, bound by TYPES (sql_bind_va) and stepped once. SQLITE_ROW: S
+ * stands on its first row; read its columns, then sql_reset(S). Otherwise S is already
+ * reset and the result is SQLITE_DONE (no row) or the error. */
+int sql_step_va(sqlite3_stmt *s, const char *types, va_list ap);
+
+/* A prepared statement S, bound by TYPES and run to its end, then reset; *CHANGES (may
+ * be NULL) gets the rows it changed. Returns SQLITE_OK or the error. */
+int sql_run_va(sqlite3_stmt *s, int64_t *changes, const char *types, va_list ap);
+
+/* Reset S and clear its bindings, ready for its next use. */
+void sql_reset(sqlite3_stmt *s);
+
+/* One-call statements: prepare SQL, then as above, then finalize. */
+
+/* SQL as sql_step_va. SQLITE_ROW: *S stands on the first row; read its columns, then
+ * sqlite3_finalize(*S). Otherwise *S is NULL and the result is SQLITE_DONE (no row) or
+ * the error. */
 int sql_first(sqlite3 *db, const char *sql, sqlite3_stmt **s, const char *types, ...);
 
 /* The first column of the first row of SQL (bound by TYPES) into *OUT. Returns
@@ -79,11 +108,8 @@ int sql_int(sqlite3 *db, const char *sql, int64_t *out, const char *types, ...);
 int sql_rows(sqlite3 *db, const char *sql, const struct sql_col *cols, size_t n,
 	     json_t **out, const char *types, ...);
 
-/* Run SQL (bound by TYPES) to its end; *CHANGES (may be NULL) gets the rows it changed.
- * Returns SQLITE_OK or the error. */
+/* SQL as sql_run_va. Returns SQLITE_OK or the error. */
 int sql_exec(sqlite3 *db, const char *sql, int64_t *changes, const char *types, ...);
-int sql_exec_va(sqlite3 *db, const char *sql, int64_t *changes, const char *types,
-		va_list ap);
 
 /* The -errno for SQLite result code RC (0 for SQLITE_OK, ROW, DONE): -ENOSPC full,
  * -EROFS read-only, -EINVAL a constraint or a bad value, -EBUSY locked, -ENOMEM,

@@ -342,3 +342,20 @@ int util_seterr(char *err, size_t err_len, int e, const char *fmt, ...)
 	}
 	return e;
 }
+
+void *util_grow(void *p, size_t *cap, size_t need, size_t size)
+{
+	size_t c;
+
+	if (need <= *cap)
+		return p;
+	c = *cap ? *cap * 2 : 16;
+	if (c < need)
+		c = need;
+	if (c > SIZE_MAX / size)
+		return NULL;
+	p = realloc(p, c * size);
+	if (p)
+		*cap = c;
+	return p;
+}

@@ -52,4 +52,9 @@ int util_parse_int(const char *text, long long *out);
 int util_seterr(char *err, size_t err_len, int e, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 
+/* Room for NEED (at least 1) elements of SIZE bytes in the heap array P of *CAP: P when
+ * it has room, else P reallocated to twice its capacity (at least NEED, at least 16) with
+ * *CAP updated, or NULL when out of memory (P is then untouched and still the caller's). */
+void *util_grow(void *p, size_t *cap, size_t need, size_t size);
+
 #endif
