@@ -20,8 +20,8 @@
  * running this kernel (or judges stored results with --db); exit 0 good, 1 bad, 125
  * cannot tell.
  *
- * This file holds the options and the session commands start and reset; the other
- * parts are listed in bisect_int.h.
+ * This file holds the command table and the session commands start and reset; the
+ * other parts are listed in bisect_int.h.
  */
 #include "cli.h"
 
@@ -36,130 +36,6 @@
 #include "proto.h"
 #include "store.h"
 #include "util.h"
-
-/* Where the human-readable lines go: stdout, or stderr with -j, where stdout carries
- * only the JSON the command ends with. */
-FILE *bisect_text_out(void)
-{
-	return cli.json ? stderr : stdout;
-}
-
-static int bopt(int opt, const char *arg, void *ctx)
-{
-	struct bopts *o = ctx;
-	char *end;
-
-	switch (opt) {
-	case 's':
-		if (!strchr(arg, '=') || arg[0] == '=')
-			return cli_usage_error(NULL, "invalid override '%s': expected KEY=VALUE",
-					       arg);
-		if (!o->overrides)
-			o->overrides = json_array();
-		if (!o->overrides || json_array_append_new(o->overrides, json_string(arg)))
-			return cli_error("out of memory");
-		return 0;
-	case OPT_PROVIDER: o->provider = arg; return 0;
-	case OPT_SKIP: o->skip = true; return 0;
-	case OPT_HOST: o->host = arg; return 0;
-	case OPT_TIMING:
-		if (strcmp(arg, "wall") && strcmp(arg, "icount"))
-			return cli_usage_error(NULL, "invalid timing '%s' (wall or icount)", arg);
-		o->timing = arg;
-		return 0;
-	case OPT_PLAN: o->plan = arg; return 0;
-	case OPT_METRIC: o->metric = arg; return 0;
-	case OPT_GOOD: o->good = arg; return 0;
-	case OPT_BAD: o->bad = arg; return 0;
-	case OPT_VARIANT: o->variant = arg; return 0;
-	case OPT_SUBJECT: o->subject = arg; return 0;
-	case OPT_KERNELS: o->kernels = arg; return 0;
-	case OPT_KERNEL: o->kernel = arg; return 0;
-	case OPT_REPS:
-	case OPT_MAX_REPS: {
-		unsigned long v = strtoul(arg, &end, 10);
-
-		if (*end || !v || v > 100 || *arg == '-')
-			return cli_usage_error(NULL, "invalid repetitions '%s' (1..100)", arg);
-		*(opt == OPT_REPS ? &o->reps : &o->max_reps) = (unsigned int)v;
-		return 0;
-	}
-	case OPT_REBASELINE: o->rebaseline = 1; return 0;
-	case OPT_NO_REBASELINE: o->rebaseline = -1; return 0;
-	case OPT_THRESHOLD:
-		o->threshold = strtod(arg, &end) / 100;
-		if ((*end && strcmp(end, "%")) || !(o->threshold > 0) || o->threshold >= 10)
-			return cli_usage_error(NULL, "invalid threshold '%s' (a percentage, e.g. "
-					       "5%%)", arg);
-		return 0;
-	case OPT_BASELINE:
-		return cli_parse_run_id(arg, NULL, &o->baseline);
-	case OPT_DIRECTION:
-		if (!strcmp(arg, "higher"))
-			o->dir = COMPARE_DIR_HIGHER;
-		else if (!strcmp(arg, "lower"))
-			o->dir = COMPARE_DIR_LOWER;
-		else
-			return cli_usage_error(NULL, "invalid direction '%s' (higher or lower "
-					       "is better)", arg);
-		return 0;
-	}
-	return CLI_EXIT_USAGE;
-}
-
-/* Every option of the bisect commands, with the commands that take it (BISECT_OPTS_*):
- * an option of another command is unknown (exit 2). */
-static const struct {
-	struct option opt;
-	unsigned int cmds;
-} bisect_options[] = {
-	{ { "plan", required_argument, NULL, OPT_PLAN }, BISECT_OPTS_START | BISECT_OPTS_RUN },
-	{ { "metric", required_argument, NULL, OPT_METRIC }, BISECT_OPTS_START | BISECT_OPTS_RUN },
-	{ { "good", required_argument, NULL, OPT_GOOD }, BISECT_OPTS_START },
-	{ { "bad", required_argument, NULL, OPT_BAD }, BISECT_OPTS_START },
-	{ { "variant", required_argument, NULL, OPT_VARIANT }, BISECT_OPTS_START | BISECT_OPTS_RUN },
-	{ { "subject", required_argument, NULL, OPT_SUBJECT }, BISECT_OPTS_START | BISECT_OPTS_RUN },
-	{ { "kernels", required_argument, NULL, OPT_KERNELS }, BISECT_OPTS_START },
-	{ { "reps", required_argument, NULL, OPT_REPS }, BISECT_OPTS_START | BISECT_OPTS_RUN },
-	{ { "max-reps", required_argument, NULL, OPT_MAX_REPS }, BISECT_OPTS_START | BISECT_OPTS_RUN },
-	{ { "threshold", required_argument, NULL, OPT_THRESHOLD }, BISECT_OPTS_START | BISECT_OPTS_RUN },
-	{ { "timing", required_argument, NULL, OPT_TIMING }, BISECT_OPTS_START },
-	{ { "set", required_argument, NULL, 's' }, BISECT_OPTS_START | BISECT_OPTS_RUN },
-	{ { "skip", no_argument, NULL, OPT_SKIP }, BISECT_OPTS_STEP },
-	{ { "provider", required_argument, NULL, OPT_PROVIDER }, BISECT_OPTS_STEP },
-	{ { "baseline", required_argument, NULL, OPT_BASELINE }, BISECT_OPTS_RUN },
-	{ { "kernel", required_argument, NULL, OPT_KERNEL }, BISECT_OPTS_RUN },
-	{ { "host", required_argument, NULL, OPT_HOST }, BISECT_OPTS_RUN },
-	{ { "rebaseline", no_argument, NULL, OPT_REBASELINE }, BISECT_OPTS_RUN },
-	{ { "no-rebaseline", no_argument, NULL, OPT_NO_REBASELINE }, BISECT_OPTS_RUN },
-	{ { "direction", required_argument, NULL, OPT_DIRECTION }, BISECT_OPTS_RUN },
-};
-
-/* Parse the options of command PATH, those of bisect_options[] that CMD (BISECT_OPTS_*;
- * 0: none) takes, into O; no positional argument is taken. Returns 0 or the exit status
- * of a usage error. */
-int bisect_parse(int argc, char **argv, const char *path, unsigned int cmd, struct bopts *o)
-{
-	struct option longopts[ARRAY_SIZE(bisect_options) + 1];
-	const char *shortopts = "";
-	int first, ret;
-	size_t i, n = 0;
-
-	for (i = 0; i < ARRAY_SIZE(bisect_options); i++) {
-		if (!(bisect_options[i].cmds & cmd))
-			continue;
-		longopts[n++] = bisect_options[i].opt;
-		if (bisect_options[i].opt.val == 's')
-			shortopts = "s:";
-	}
-	longopts[n] = (struct option){ NULL, 0, NULL, 0 };
-	ret = cli_parse_opts(argc, argv, path, shortopts, longopts, bopt, o, &first);
-	if (ret)
-		return ret;
-	if (first < argc)
-		return cli_usage_error(path, "unexpected argument '%s'", argv[first]);
-	return 0;
-}
 
 /* --- sessions --- */
 
@@ -231,73 +107,6 @@ fail:
 	return NULL;
 }
 
-static int index_of(const json_t *kernels, const char *k)
-{
-	const json_t *v;
-	size_t i;
-
-	json_array_foreach(kernels, i, v)
-		if (!strcmp(json_string_value(v), k))
-			return (int)i;
-	return -1;
-}
-
-/* The engine of session SES, rebuilt by replaying its steps. */
-static struct bisect *engine(const json_t *ses)
-{
-	const json_t *kernels = json_object_get(ses, "kernels"), *opts = json_object_get(ses, "opts");
-	const char *names[1024];
-	struct bisect *b;
-	json_t *s, *v;
-	size_t i, k, n = json_array_size(kernels);
-	BISECT_OPTS(o, .kind = (enum stats_kind)proto_get_int(opts, "kind", 0),
-		    .reps = (unsigned int)proto_get_int(opts, "reps", 0),
-		    .max_reps = (unsigned int)proto_get_int(opts, "max_reps", 0),
-		    .min_effect = json_number_value(json_object_get(opts, "min_effect")));
-
-	if (n > 1024)
-		return NULL;
-	for (i = 0; i < n; i++)
-		names[i] = json_string_value(json_array_get(kernels, i));
-	b = bisect_new(names, (int)n, index_of(kernels, proto_get_str(ses, "good", "")),
-		       index_of(kernels, proto_get_str(ses, "bad", "")), &o);
-	if (!b)
-		return NULL;
-	json_array_foreach(json_object_get(ses, "steps"), i, s) {
-		json_t *vals = json_object_get(s, "values");
-		double d[1024];
-		size_t m = 0;
-
-		json_array_foreach(vals, k, v)
-			if (m < 1024)
-				d[m++] = json_number_value(v);
-		if (bisect_record(b, index_of(kernels, proto_get_str(s, "kernel", "")), d, m)) {
-			bisect_destroy(&b);
-			errno = EINVAL;
-			return NULL;
-		}
-	}
-	return b;
-}
-
-/* Open the backend (READONLY for a database file) and load the session into *SES and
- * its replayed engine into *B. Returns 0 or an exit status after the error. */
-int bisect_load(struct session_be *be, json_t **ses, struct bisect **b, bool readonly)
-{
-	int ret = bisect_be_open(be, readonly);
-
-	if (ret)
-		return ret;
-	*ses = be->ops->get(be);
-	if (!*ses)
-		return CLI_EXIT_FAIL;
-	*b = engine(*ses);
-	if (!*b)
-		return cli_error("cannot replay bisect session %lld: its steps do not fit "
-				 "its kernels", proto_get_int(*ses, "id", 0));
-	return 0;
-}
-
 static int do_start(int argc, char **argv)
 {
 	struct bopts o = { 0 };
@@ -362,8 +171,8 @@ static int do_start(int argc, char **argv)
 		ret = CLI_EXIT_FAIL;
 		goto out;
 	}
-	g = index_of(kernels, o.good);
-	bd = index_of(kernels, o.bad);
+	g = session_kernel_index(kernels, o.good);
+	bd = session_kernel_index(kernels, o.bad);
 	if (g < 0 || bd < 0 || g >= bd) {
 		ret = cli_usage_error("bisect start", g < 0 ? "good kernel '%s' is not a "
 				      "candidate" : bd < 0 ? "bad kernel '%s' is not a candidate"

@@ -1,13 +1,18 @@
 /* bisect_int.h - what the parts of `bpflab bisect` (cli/bisect*.c) share; not for the
  * rest of the CLI, which sees only cli_bisect_object.
  *
- *   bisect.c          options, the session commands start and reset, the command table
+ *   bisect.c          the session commands start and reset, the command table
+ *   bisect_opts.c     the options (which command takes each) and where text goes
  *   bisect_step.c     `bisect step`: measure what the engine asks for and record it
  *   bisect_session.c  where a session lives: the coordinator or a database file (--db),
- *                     and the stored values a step or a judgement takes
+ *                     its engine replayed from the stored steps, and the stored values
+ *                     a step or a judgement takes
  *   bisect_measure.c  a host running a kernel (kernel providers) and a run on it
  *   bisect_show.c     status and log
  *   bisect_run.c      `bisect run`, the judge of `git bisect run`
+ *
+ * Calls go one way: bisect.c -> bisect_run/step/show -> bisect_measure ->
+ * bisect_session -> bisect_opts (tests/check-layout.sh finds circles).
  */
 #ifndef BPFLAB_CLI_BISECT_INT_H
 #define BPFLAB_CLI_BISECT_INT_H
@@ -133,6 +138,8 @@ void bisect_be_close(struct session_be *be);
 /* Open the backend (READONLY for a database file) and load the session into *SES and
  * its replayed engine into *B. Returns 0 or an exit status after the error. */
 int bisect_load(struct session_be *be, json_t **ses, struct bisect **b, bool readonly);
+/* The position of kernel K in the session's KERNELS array, or -1. */
+int session_kernel_index(const json_t *kernels, const char *k);
 
 void bisect_vals_release(struct vals *x);
 /* The values Q selects into *OUT (released first), from BE. A sample is one variant and
