@@ -9,7 +9,7 @@
 #   make fuzz       run the libFuzzer targets for a bounded time (FUZZ_SECONDS)
 #   make asan       build with AddressSanitizer into build-asan/
 #
-# Sources are picked up by wildcard: every lib/*.c goes into libbpflab.a, every
+# Sources are picked up by wildcard: every lib/*/*.c goes into libbpflab.a, every
 # agent/ coordinator/ cli/ *.c except main.c into a per-part archive, main.c makes the
 # binary. Unit tests tests/unit/test_*.c link against all archives and
 # tests/unit/helpers.c.
@@ -33,7 +33,7 @@ override CFLAGS += -std=gnu11 -Wall -Wextra -Werror -Wno-unused-parameter -Wshad
 override LDLIBS += $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lpthread -lm
 BPF_CFLAGS := -O2 -g -target bpf -Wall -Werror -I$(ARCH_INC) -Ibpf
 
-LIB_SRCS   := $(wildcard lib/*.c)
+LIB_SRCS   := $(wildcard lib/*/*.c)
 AGENT_SRCS := $(filter-out agent/main.c,$(wildcard agent/*.c))
 COORD_SRCS := $(filter-out coordinator/main.c,$(wildcard coordinator/*.c))
 CLI_SRCS   := $(filter-out cli/main.c,$(wildcard cli/*.c))
@@ -116,6 +116,7 @@ $(BUILD)/tests/test_%: tests/unit/test_%.c $(wildcard tests/unit/*.h) $(UNIT_HEL
 
 unit: deps
 	$(Q)$(MAKE) --no-print-directory all $(UNIT_BINS)
+	$(Q)sh tests/check-layout.sh $(BUILD)
 	$(Q)sh tests/run-unit.sh $(UNIT_BINS)
 
 integration: deps all
@@ -123,6 +124,7 @@ integration: deps all
 
 check: deps
 	$(Q)$(MAKE) --no-print-directory all $(UNIT_BINS)
+	$(Q)sh tests/check-layout.sh $(BUILD)
 	$(Q)sh tests/run-unit.sh $(UNIT_BINS)
 	$(Q)sh tests/run-integration.sh
 
@@ -159,7 +161,7 @@ FUZZ_SRCS_probe_frame   := agent/probe.c
 $(BUILD)/fuzz/fuzz_agent_config: $(FUZZ_SRCS_agent_config) $(wildcard agent/*.h)
 $(BUILD)/fuzz/fuzz_provider_list: $(FUZZ_SRCS_provider_list) $(wildcard agent/*.h)
 $(BUILD)/fuzz/fuzz_probe_frame: $(FUZZ_SRCS_probe_frame) $(wildcard agent/*.h)
-$(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(LIB_SRCS) $(wildcard lib/*.h) $(SCHEMA_C)
+$(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(LIB_SRCS) $(wildcard lib/*/*.h) $(SCHEMA_C)
 	$(call msg,FUZZ,$@)
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE -Ilib -iquote agent \

@@ -17,12 +17,12 @@
 #include <zmq.h>
 
 #include "job.h"
-#include "log.h"
-#include "proto.h"
+#include "base/log.h"
+#include "proto/proto.h"
 #include "probe.h"
-#include "proto_schema.h"
+#include "proto/proto_schema.h"
 #include "spool.h"
-#include "util.h"
+#include "base/util.h"
 
 #define AGENT_ID_LEN 128
 #define AGENT_SHUTDOWN_WAIT_MS 30000
@@ -539,7 +539,7 @@ static void on_coord_msg(struct agent *a, json_t *msg)
 	const char *type = proto_msg_type(msg);
 	char id[AGENT_ID_LEN], why[256];
 
-	/* members and their types (lib/proto_schema.c); unknown types are answered below */
+	/* members and their types (lib/proto/proto_schema.c); unknown types are answered below */
 	if (proto_validate(msg, PROTO_CH_COORD_TO_AGENT, why, sizeof(why)) == -EINVAL) {
 		a->malformed++;
 		pr_warn("malformed message from the coordinator: %s", why);

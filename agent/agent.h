@@ -29,7 +29,7 @@
 #include <stddef.h>
 
 #include "inventory.h"
-#include "keys.h"
+#include "proto/keys.h"
 #include "provider.h"
 
 #define AGENT_VERSION "0.1.0"

@@ -15,8 +15,8 @@
 #include <unistd.h>
 
 #include "attach_int.h"
-#include "log.h"
-#include "util.h"
+#include "base/log.h"
+#include "base/util.h"
 
 #define ATTACH_MAX_OBJECT (64u << 20)
 

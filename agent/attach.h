@@ -47,7 +47,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "jobspec.h"
+#include "plan/jobspec.h"
 
 /* The hooks and modes are the job spec's enums (jobspec.h), under the agent's names.
  * attach_tc: how a tc hook is attached, asked for (auto: tcx, else clsact) and done

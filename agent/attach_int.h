@@ -13,7 +13,7 @@
 #include <stdint.h>
 
 #include "attach.h"
-#include "jobspec.h"
+#include "plan/jobspec.h"
 
 /* Debian 12's uapi headers predate tcx (Linux 6.6); the values are fixed ABI. */
 #define ATTACH_BPF_TCX_INGRESS 46

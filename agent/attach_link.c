@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "attach_int.h"
-#include "log.h"
+#include "base/log.h"
 #include "rtnl.h"
 
 /* Send the rtnetlink dump request REQ and call EACH on every reply (rtnl.h) on a socket

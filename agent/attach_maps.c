@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "attach_int.h"
-#include "log.h"
+#include "base/log.h"
 
 /* V as LEN little-endian bytes into OUT (zero-padded); -ERANGE when it does not fit
  * (as unsigned, or as signed when SIGNED_OK and negative). */

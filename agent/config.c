@@ -14,7 +14,7 @@
 #include <unistd.h>
 #include <yaml.h>
 
-#include "util.h"
+#include "base/util.h"
 
 /* Where a parse is and where its error goes. */
 struct ctx {

@@ -21,8 +21,8 @@
 #include <zlib.h>
 
 #include "ifstats.h"
-#include "log.h"
-#include "util.h"
+#include "base/log.h"
+#include "base/util.h"
 
 #define INVENTORY_MAX_CONFIG (8u << 20)
 

@@ -9,9 +9,9 @@
 #include <string.h>
 
 #include "job_int.h"
-#include "log.h"
-#include "proto.h"
-#include "util.h"
+#include "base/log.h"
+#include "proto/proto.h"
+#include "base/util.h"
 #include "verdict.h"
 
 int job_id_format(const json_t *id, char *out, size_t out_len)

@@ -57,7 +57,7 @@
 #include <stdint.h>
 
 #include "inventory.h"
-#include "jobspec.h"
+#include "plan/jobspec.h"
 
 #define JOB_MAX_DURATION_MS JOBSPEC_MAX_DURATION_MS
 

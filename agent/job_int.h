@@ -23,7 +23,7 @@
 #include "gen.h"
 #include "ifstats.h"
 #include "job.h"
-#include "jobspec.h"
+#include "plan/jobspec.h"
 #include "progstats.h"
 
 #define JOB_ERR_LEN 1024

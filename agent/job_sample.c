@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis.h"
-#include "proto.h"
-#include "stats.h"
+#include "analysis/analysis.h"
+#include "proto/proto.h"
+#include "analysis/stats.h"
 
 static bool metric_wanted(const struct job_ctx *c, const char *name)
 {

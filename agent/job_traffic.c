@@ -13,7 +13,7 @@
 #include "inventory.h"
 #include "pktgen.h"
 #include "udpgen.h"
-#include "util.h"
+#include "base/util.h"
 #include "xdpgen.h"
 
 /* Resolve the spec's port roles (and traffic.from) to interfaces. */

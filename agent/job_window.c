@@ -12,8 +12,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "log.h"
-#include "util.h"
+#include "base/log.h"
+#include "base/util.h"
 #include "verdict.h"
 
 /* Counters at one instant. */

@@ -20,11 +20,11 @@
 #include "config.h"
 #include "inventory.h"
 #include "job.h"
-#include "keys.h"
-#include "log.h"
-#include "proto.h"
+#include "proto/keys.h"
+#include "base/log.h"
+#include "proto/proto.h"
 #include "provider.h"
-#include "util.h"
+#include "base/util.h"
 
 #define MAX_JOB_FILE (PROTO_MAX_BYTES)
 

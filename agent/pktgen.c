@@ -13,7 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "log.h"
+#include "base/log.h"
 
 struct pktgen {
 	struct pktgen_config cfg;

@@ -16,9 +16,9 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "log.h"
-#include "proto.h"
-#include "util.h"
+#include "base/log.h"
+#include "proto/proto.h"
+#include "base/util.h"
 
 #define PROBE_FRAME_MIN 60
 

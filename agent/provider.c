@@ -16,9 +16,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "kernel_list.h"
-#include "log.h"
-#include "util.h"
+#include "base/kernel_list.h"
+#include "base/log.h"
+#include "base/util.h"
 
 extern char **environ;
 

@@ -52,7 +52,7 @@ int provider_list(const struct provider_config *cfg, json_t **kernels, char *why
 
 /* The parser of `CMD list` output, for provider_list() and tests: the LEN bytes of TEXT
  * split into lines, the first word of each non-blank one appended to KERNELS unless it
- * is there (kernel_list_scan of lib/kernel_list.h: no comments, repeats dropped, names
+ * is there (kernel_list_scan of lib/base/kernel_list.h: no comments, repeats dropped, names
  * by provider_release_ok). Returns 0, or -EINVAL (a word that is not a release, a NUL
  * byte anywhere: then nothing is appended), -E2BIG (more than PROVIDER_MAX_KERNELS) or
  * -ENOMEM, with WHY naming CMD. */

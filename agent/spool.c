@@ -12,9 +12,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "log.h"
-#include "proto.h"
-#include "util.h"
+#include "base/log.h"
+#include "proto/proto.h"
+#include "base/util.h"
 
 struct spool {
 	char *dir;			/* NULL: memory only */

@@ -14,7 +14,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "log.h"
+#include "base/log.h"
 #include "xdpgen.h"
 
 #define UDPGEN_BATCH 64

@@ -17,7 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "log.h"
+#include "base/log.h"
 #include "xdp_gen.skel.h"
 #include "xdp_gen_shared.h"
 

@@ -42,9 +42,9 @@
 #include <unistd.h>
 #include <zmq.h>
 
-#include "proto.h"
-#include "store.h"
-#include "util.h"
+#include "proto/proto.h"
+#include "store/store.h"
+#include "base/util.h"
 
 #define JOBS_PER_HOST 10
 #define HEARTBEAT_MS 1000
@@ -390,7 +390,7 @@ static double direct_insert(int n_jobs, int per, bool per_job_tx)
 		sqlite3_exec(d, sql, NULL, NULL, NULL);
 	}
 	sqlite3_exec(d, "COMMIT", NULL, NULL, NULL);
-	/* as lib/store.c does since schema 007: the series id once (the store caches it),
+	/* as lib/store/store.c does since schema 007: the series id once (the store caches it),
 	 * then one row of integers, a real and the unit per sample */
 	sqlite3_exec(d, "INSERT INTO series (id, metric, subject, window) "
 		     "VALUES (1, 'port.rx_pps', 'b', 'rate')", NULL, NULL, NULL);

@@ -18,7 +18,7 @@
  *             as bpflabd does for the jobs of one turn of its loop; B default 64)
  *   objects   the object entry of a `job` message, {"sha256", "data": base64}: read from
  *             the store and encoded for every message, and from the object cache
- *             (lib/objects.h) that bpflabd keeps
+ *             (lib/plan/objects.h) that bpflabd keeps
  *
  *   build/bench/ingest [--results N] [--samples S] [--rounds R] [--object FILE]
  *                      [--batch B]
@@ -36,11 +36,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "objects.h"
-#include "proto.h"
-#include "proto_schema.h"
-#include "store.h"
-#include "util.h"
+#include "plan/objects.h"
+#include "proto/proto.h"
+#include "proto/proto_schema.h"
+#include "store/store.h"
+#include "base/util.h"
 
 enum { ST_DECODE, ST_VALIDATE, ST_STORE, ST_FREE, ST__N };
 

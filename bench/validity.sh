@@ -314,7 +314,7 @@ one_pair() {
 		--argjson rounds "$rr" --argjson base "$base" '
 		# what the pair could resolve: compare'"'"'s min_detectable_pct where it gives one, else
 		# (z_0.975 + z_0.8) CV sqrt(1/n_a + 1/n_b), the pooled CV relative to the baseline
-		# mean (lib/stats.h, stats_min_detectable_effect); -1 where the rank test compare chose cannot reach p < 0.05 at all with these
+		# mean (lib/analysis/stats.h, stats_min_detectable_effect); -1 where the rank test compare chose cannot reach p < 0.05 at all with these
 		# sizes (its smallest p, 2 / C(n_a + n_b, n_a), is 0.1 for 3 + 3)
 		def binom($n; $k): reduce range(1; $k + 1) as $i (1; . * ($n - $k + $i) / $i);
 		def mde: if .test == "mann-whitney" and 2 / binom(.n_a + .n_b; .n_a) >= 0.05 then -1

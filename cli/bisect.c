@@ -1,8 +1,8 @@
 /* bisect.c - `bpflab bisect start|status|log|step|reset|run`: find the kernel where a
  * metric changed (docs/bisect.md).
  *
- * The driver runs here, in the CLI: lib/bisect.c decides, the session and its steps
- * live in the coordinator's database (lib/store_bisect.c) and the engine is rebuilt by
+ * The driver runs here, in the CLI: lib/analysis/bisect.c decides, the session and its steps
+ * live in the coordinator's database (lib/store/store_bisect.c) and the engine is rebuilt by
  * replaying the stored steps on every command, so nothing is lost between commands or
  * across a coordinator restart. The session is read and written through a small
  * backend (struct session_be): the coordinator's bisect_* requests by default, or with
@@ -32,10 +32,10 @@
 #include <string.h>
 
 #include "bisect_int.h"
-#include "kernel_list.h"
-#include "proto.h"
-#include "store.h"
-#include "util.h"
+#include "base/kernel_list.h"
+#include "proto/proto.h"
+#include "store/store.h"
+#include "base/util.h"
 
 /* --- sessions --- */
 

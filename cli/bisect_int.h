@@ -23,8 +23,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "bisect.h"
-#include "compare.h"
+#include "analysis/bisect.h"
+#include "analysis/compare.h"
 
 enum {
 	OPT_PLAN = CLI_OPT_FIRST_LOCAL, OPT_METRIC, OPT_GOOD, OPT_BAD, OPT_VARIANT,
@@ -56,7 +56,7 @@ struct bopts {
 /* A session backend. Each function prints its error and returns NULL, else a new
  * reference: the session (store_bisect_get's object, steps included) as it is after the
  * call, or the value rows of store_query_values. The coordinator answers with the same
- * lib/store_bisect.c and lib/store.c functions on its own database (coordinator/
+ * lib/store/store_bisect.c and lib/store/store.c functions on its own database (coordinator/
  * bisect_req.c), so both print the same. */
 struct session_be;
 

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "bisect_int.h"
-#include "util.h"
+#include "base/util.h"
 
 /* Where the human-readable lines go: stdout, or stderr with -j, where stdout carries
  * only the JSON the command ends with. */

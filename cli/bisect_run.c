@@ -14,8 +14,8 @@
 #include <unistd.h>
 
 #include "bisect_int.h"
-#include "proto.h"
-#include "util.h"
+#include "proto/proto.h"
+#include "base/util.h"
 
 /* --- bisect run --- */
 

@@ -11,10 +11,10 @@
 #include <string.h>
 
 #include "bisect_int.h"
-#include "proto.h"
-#include "store.h"
-#include "store_bisect.h"
-#include "util.h"
+#include "proto/proto.h"
+#include "store/store.h"
+#include "store/store_bisect.h"
+#include "base/util.h"
 
 /* The coordinator's answer to request TYPE ("host_list", "run_show" with RUN, "query"
  * with FILTER): the reply's MEMBER (new reference), or NULL after printing the error.

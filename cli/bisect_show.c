@@ -7,8 +7,8 @@
 #include <stdio.h>
 
 #include "bisect_int.h"
-#include "proto.h"
-#include "texttable.h"
+#include "proto/proto.h"
+#include "base/texttable.h"
 
 /* Whether step S left its kernel unsettled (UNKNOWN: more values asked, skipped after
  * the last round, ends or a confirmation that cannot be told apart), so that what its

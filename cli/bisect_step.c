@@ -12,8 +12,8 @@
 #include <string.h>
 
 #include "bisect_int.h"
-#include "proto.h"
-#include "util.h"
+#include "proto/proto.h"
+#include "base/util.h"
 
 /* How engine B ended, for the session, into *END: {"state": "done"|"failed", "result":
  * {...}}, or NULL while it has not ended. Returns 0 or -ENOMEM. */

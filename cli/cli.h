@@ -19,8 +19,8 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "plan.h"
-#include "objects.h"
+#include "plan/plan.h"
+#include "plan/objects.h"
 
 #ifndef BPFLAB_VERSION
 #define BPFLAB_VERSION "0.1.0"
@@ -160,7 +160,7 @@ int cli_host_offering(const char *kernel, const char *const *skip, int n_skip, c
  * exit status. */
 int cli_noise_rows(json_t **rows);
 /* The hosts (the host_list query objects) with their latest noise floor ("noise",
- * lib/noise.h) on those that have one: from the database with --db, else from the
+ * lib/analysis/noise.h) on those that have one: from the database with --db, else from the
  * coordinator (host_list and noise_list). Returns 0 with *HOSTS (new reference), or an
  * exit status after printing the error. */
 int cli_hosts_noise(json_t **hosts);

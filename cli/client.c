@@ -13,12 +13,12 @@
 #include <string.h>
 #include <zmq.h>
 
-#include "keys.h"
-#include "log.h"
-#include "proto.h"
-#include "proto_schema.h"
-#include "store.h"
-#include "util.h"
+#include "proto/keys.h"
+#include "base/log.h"
+#include "proto/proto.h"
+#include "proto/proto_schema.h"
+#include "store/store.h"
+#include "base/util.h"
 
 static void *zctx;
 

@@ -1,6 +1,6 @@
 /* common.c - the plumbing every bpflab command uses: the global options, command
  * dispatch with exact matching and --help at each level, option parsing, error output in
- * text or JSON, JSON printing. See cli.h (tables: lib/texttable.h).
+ * text or JSON, JSON printing. See cli.h (tables: lib/base/texttable.h).
  */
 #include "cli.h"
 
@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "log.h"
-#include "util.h"
+#include "base/log.h"
+#include "base/util.h"
 
 struct cli_opts cli = {
 	.coordinator = CLI_DEFAULT_COORDINATOR,

@@ -12,11 +12,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "noise.h"
-#include "proto.h"
-#include "report_compare.h"
-#include "texttable.h"
-#include "util.h"
+#include "analysis/noise.h"
+#include "proto/proto.h"
+#include "report/report_compare.h"
+#include "base/texttable.h"
+#include "base/util.h"
 
 /* "a=veth-a veth, b=veth-b veth" from an inventory's ports: role=ifname driver. */
 static char *ports_text(const json_t *inventory)

@@ -9,8 +9,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "keys.h"
-#include "util.h"
+#include "proto/keys.h"
+#include "base/util.h"
 
 struct keygen_args {
 	const char *out, *name;

@@ -8,10 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "proto.h"
-#include "store.h"
-#include "store_link.h"
-#include "texttable.h"
+#include "proto/proto.h"
+#include "store/store.h"
+#include "store/store_link.h"
+#include "base/texttable.h"
 
 static int print_links(const json_t *reply)
 {

@@ -14,8 +14,8 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "log.h"
-#include "util.h"
+#include "base/log.h"
+#include "base/util.h"
 
 static const struct cli_object *const objects[] = {
 	&cli_plan_object, &cli_host_object, &cli_run_object, &cli_result_object,

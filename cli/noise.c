@@ -5,10 +5,10 @@
  */
 #include "cli.h"
 
-#include "noise.h"
-#include "proto.h"
-#include "store.h"
-#include "store_noise.h"
+#include "analysis/noise.h"
+#include "proto/proto.h"
+#include "store/store.h"
+#include "store/store_noise.h"
 
 int cli_noise_rows(json_t **rows)
 {

@@ -9,11 +9,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "noise.h"
-#include "objects.h"
-#include "plan.h"
-#include "proto.h"
-#include "texttable.h"
+#include "analysis/noise.h"
+#include "plan/objects.h"
+#include "plan/plan.h"
+#include "proto/proto.h"
+#include "base/texttable.h"
 
 int cli_plan_opt(int opt, const char *arg, void *ctx)
 {
@@ -115,7 +115,7 @@ void cli_plan_release(struct cli_plan *cp)
 	memset(cp, 0, sizeof(*cp));
 }
 
-/* --- what the hosts' noise floors say about a plan (lib/noise.h) --- */
+/* --- what the hosts' noise floors say about a plan (lib/analysis/noise.h) --- */
 
 /* Is there a source of noise floors at hand without asking anyone to wait: a database
  * file, or a coordinator with a key (or --plaintext) whose ipc socket exists. */

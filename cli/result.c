@@ -7,7 +7,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "report.h"
+#include "report/report.h"
 #include "result_analysis.h"
 
 enum { OPT_CSV = CLI_OPT_FIRST_LOCAL, OPT_FORM, OPT_METRIC, OPT_SUBJECT, OPT_ALL_ROWS };

@@ -2,8 +2,8 @@
  *
  * The values come from store_query_values: straight from the database file with --db,
  * else through the coordinator's `query` request, which calls the same function, so both
- * give the same JSON. lib/analysis*.c build the reports, lib/report_compare.c and
- * lib/report_history.c print them, lib/plot.c draws them, lib/export.c and lib/import.c convert. An import writes
+ * give the same JSON. lib/analysis*.c build the reports, lib/report/report_compare.c and
+ * lib/report/report_history.c print them, lib/report/plot.c draws them, lib/report/export.c and lib/report/import.c convert. An import writes
  * into the --db file directly (opened read-write), else goes to the coordinator as an
  * `import` request (coordinator/query.c) that calls store_import.
  */
@@ -14,15 +14,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis.h"
-#include "export.h"
-#include "import.h"
-#include "plot.h"
-#include "proto.h"
-#include "report_compare.h"
+#include "analysis/analysis.h"
+#include "report/export.h"
+#include "report/import.h"
+#include "report/plot.h"
+#include "proto/proto.h"
+#include "report/report_compare.h"
 #include "result_analysis.h"
-#include "store.h"
-#include "util.h"
+#include "store/store.h"
+#include "base/util.h"
 
 enum {
 	OPT_PLAN = CLI_OPT_FIRST_LOCAL + 40, OPT_METRIC, OPT_BY, OPT_BASELINE, OPT_CANDIDATE,
@@ -286,7 +286,7 @@ int cli_result_compare(int argc, char **argv)
 		ret = cli_error("%s", msg);
 		goto out;
 	}
-	/* the smallest change each row's n can resolve (lib/report_compare.h) */
+	/* the smallest change each row's n can resolve (lib/report/report_compare.h) */
 	if (report_compare_add_min_detectable(report)) {
 		ret = cli_error("out of memory");
 		goto out;

@@ -12,10 +12,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "proto.h"
-#include "store.h"
-#include "texttable.h"
-#include "util.h"
+#include "proto/proto.h"
+#include "store/store.h"
+#include "base/texttable.h"
+#include "base/util.h"
 
 /* The `submit` request of cli_submit. New reference, or NULL on ENOMEM. */
 static json_t *submit_msg(const char *file, const struct cli_plan *cp, const json_t *hosts)

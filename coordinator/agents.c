@@ -19,11 +19,11 @@
 #include "coord_link.h"
 #include "coord_machine.h"
 #include "coord_results.h"
-#include "log.h"
-#include "proto_schema.h"
-#include "samples.h"
-#include "store_link.h"
-#include "util.h"
+#include "base/log.h"
+#include "proto/proto_schema.h"
+#include "proto/samples.h"
+#include "store/store_link.h"
+#include "base/util.h"
 
 #define COORD_SEEN_STORE_MS 5000	/* how often last_seen goes to the store */
 
@@ -338,7 +338,7 @@ int coord_agent_recv(struct coord *c)
 		a->last_recv_mono = util_mono_ms();
 		a->seen_wall = util_wall_ms();
 	}
-	/* members and their types (lib/proto_schema.c); unknown types are refused below */
+	/* members and their types (lib/proto/proto_schema.c); unknown types are refused below */
 	valid = proto_validate(msg, PROTO_CH_AGENT_TO_COORD, why, sizeof(why));
 	/* the results stored so far are committed before anything else happens */
 	if (!a || strcmp(type, "result") || valid == -EINVAL)

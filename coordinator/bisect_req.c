@@ -2,7 +2,7 @@
  * sessions"): `bpflab bisect` keeps its session in the coordinator's database through
  * these, so the CLI needs no access to the database file (docs/bisect.md, "Sessions").
  *
- * Each request is one call of lib/store_bisect.c on the coordinator's store, in one
+ * Each request is one call of lib/store/store_bisect.c on the coordinator's store, in one
  * transaction; every reply is `bisect` with the session as it is after the request
  * (steps included), or `error` with store_errmsg(c->store). The invariants live in the
  * store: at most one active session, a step appended only as the next one (the `seq`
@@ -12,10 +12,10 @@
  */
 #include "coord_clients.h"
 
-#include "log.h"
-#include "proto.h"
-#include "store_bisect.h"
-#include "util.h"
+#include "base/log.h"
+#include "proto/proto.h"
+#include "store/store_bisect.h"
+#include "base/util.h"
 
 /* The reply to request TYPE: `bisect` with session ID (0: the active one, else the
  * latest), or an error; NULL when out of memory. */

@@ -9,7 +9,7 @@
  * "mismatch" or "failed".
  *
  * The switch is in the coordinator's memory (struct coord_agent) and in the store
- * (host_boots, lib/store_boot.c): coord_boot_restore, at start, reads the latest switch
+ * (host_boots, lib/store/store_boot.c): coord_boot_restore, at start, reads the latest switch
  * of each host back, so a coordinator restarted in the middle of one still holds the
  * host back and ends the switch at its hello or at the timeout.
  *
@@ -26,9 +26,9 @@
 #include <zmq.h>
 
 #include "coord_core.h"
-#include "log.h"
+#include "base/log.h"
 #include "sched.h"
-#include "util.h"
+#include "base/util.h"
 
 #define COORD_BOOT_TIMEOUT_MS (10 * 60 * 1000)
 

@@ -1,4 +1,4 @@
-/* clients.c - clients' requests: receiving one, checking it (lib/proto_schema.c) and
+/* clients.c - clients' requests: receiving one, checking it (lib/proto/proto_schema.c) and
  * handing it to its handler by type; the handlers of the queries that read the store
  * (host_list, run_list, run_show, result_show, run_watch, run_attempts) and run_cancel
  * are here, the others in their own files (coord_clients.h).
@@ -16,9 +16,9 @@
 #include "coord_core.h"
 #include "coord_link.h"
 #include "coord_machine.h"
-#include "log.h"
-#include "proto_schema.h"
-#include "util.h"
+#include "base/log.h"
+#include "proto/proto_schema.h"
+#include "base/util.h"
 
 static json_t *query_reply(struct coord *c, const char *type, const char *member, json_t *v)
 {

@@ -35,9 +35,9 @@
 #include "coord_machine.h"
 #include "coord_results.h"
 #include "coord_zap.h"
-#include "keys.h"
-#include "log.h"
-#include "util.h"
+#include "proto/keys.h"
+#include "base/log.h"
+#include "base/util.h"
 
 #define COORD_TICK_MS 250
 #define COORD_MAX_ATTEMPTS 3

@@ -17,7 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "keys.h"
+#include "proto/keys.h"
 
 struct coord;
 

@@ -11,7 +11,7 @@
 #include <stdint.h>
 
 #include "coord_priv.h"
-#include "jobspec.h"
+#include "plan/jobspec.h"
 
 /* Kernel providers (coordinator/boot.c): a client's host_boot; an agent's boot_report;
  * the end of a switch at the hello of a host that was booting (call after the agent's

@@ -24,7 +24,7 @@ json_t *coord_submit(struct coord *c, const json_t *msg);
  * (coordinator/query.c). Return the reply, or NULL when out of memory. */
 json_t *coord_query(struct coord *c, const json_t *msg);
 json_t *coord_import(struct coord *c, const json_t *msg);
-/* Bisect sessions (coordinator/bisect_req.c, lib/store_bisect.c): bisect_get,
+/* Bisect sessions (coordinator/bisect_req.c, lib/store/store_bisect.c): bisect_get,
  * bisect_start, bisect_add_step, bisect_finish, bisect_reset. Return the reply (`bisect`
  * with the session, or `error`), or NULL when out of memory. */
 json_t *coord_bisect_get(struct coord *c, const json_t *msg);
@@ -32,7 +32,7 @@ json_t *coord_bisect_start(struct coord *c, const json_t *msg);
 json_t *coord_bisect_add_step(struct coord *c, const json_t *msg);
 json_t *coord_bisect_finish(struct coord *c, const json_t *msg);
 json_t *coord_bisect_reset(struct coord *c, const json_t *msg);
-/* Noise floors (coordinator/noise_req.c, lib/store_noise.c): noise_record (of an ended
+/* Noise floors (coordinator/noise_req.c, lib/store/store_noise.c): noise_record (of an ended
  * run, in one transaction) and noise_list. Return the reply (`noise` with the rows, or
  * `error`), or NULL when out of memory. */
 json_t *coord_noise_record(struct coord *c, const json_t *msg);

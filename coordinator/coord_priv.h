@@ -13,8 +13,8 @@
 #include <stdint.h>
 
 #include "coord.h"
-#include "proto.h"
-#include "store.h"
+#include "proto/proto.h"
+#include "store/store.h"
 
 #define COORD_RID_SLOTS 4096
 #define COORD_BATCH 64			/* messages per socket per turn: the timer runs */
@@ -121,7 +121,7 @@ struct coord {
 	int64_t started_mono;
 	int64_t absent_scan_mono;
 	/* dispatch (dispatch.c): an agent is marked dispatch_wanted; the encoded objects of
-	 * `job` messages (lib/objects.h), made at the first job, and the objects parts of
+	 * `job` messages (lib/plan/objects.h), made at the first job, and the objects parts of
 	 * their text (jobmsg.c) */
 	bool dispatch_wanted;
 	struct object_cache *objects;

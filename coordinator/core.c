@@ -13,8 +13,8 @@
 #include <zmq.h>
 
 #include "coord_machine.h"
-#include "log.h"
-#include "util.h"
+#include "base/log.h"
+#include "base/util.h"
 
 /* --- sending and receiving --- */
 

@@ -17,9 +17,9 @@
 #include "coord_core.h"
 #include "coord_link.h"
 #include "coord_machine.h"
-#include "jobspec.h"
-#include "log.h"
-#include "util.h"
+#include "plan/jobspec.h"
+#include "base/log.h"
+#include "base/util.h"
 
 #define COORD_DISPATCH_TRIES 16		/* jobs failed at dispatch before giving up a turn */
 

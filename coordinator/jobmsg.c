@@ -5,7 +5,7 @@
  * "data"}, ...}, is encoded once for each list of attach entries and kept in
  * COORD_JOBMSG_SLOTS slots (the oldest replaced first); a job then costs the encoding of
  * its spec and one copy, not the building and encoding of the whole message. The
- * objects themselves come from lib/objects.h's cache (read and checked once by sha256);
+ * objects themselves come from lib/plan/objects.h's cache (read and checked once by sha256);
  * a kept part cannot go stale for the same reason (an object's bytes are stored under
  * their sha256). The bytes are those proto_encode writes for the message built as jansson
  * values: {"v", "type", "job": {"id", "run", "spec"}, "objects"}. Event loop thread only.
@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "objects.h"
+#include "plan/objects.h"
 
 /* A part larger than this is encoded for each message and not kept. */
 #define COORD_JOBMSG_KEEP_BYTES (OBJECT_CACHE_BYTES / COORD_JOBMSG_SLOTS)

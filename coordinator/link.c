@@ -37,11 +37,11 @@
 #include <zmq.h>
 
 #include "coord_core.h"
-#include "log.h"
-#include "plan.h"
+#include "base/log.h"
+#include "plan/plan.h"
 #include "sched.h"
-#include "store_link.h"
-#include "util.h"
+#include "store/store_link.h"
+#include "base/util.h"
 
 #define LINK_PROBE_DEADLINE_MS 3000
 #define LINK_PROBE_LISTEN_MS 1000

@@ -31,7 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "log.h"
+#include "base/log.h"
 
 struct coord_machine {
 	struct coord_machine *next;

@@ -12,8 +12,8 @@
 #include <string.h>
 
 #include "coord.h"
-#include "keys.h"
-#include "log.h"
+#include "proto/keys.h"
+#include "base/log.h"
 
 static struct coord *volatile the_coord;
 static volatile sig_atomic_t stop_requested;

@@ -1,17 +1,17 @@
 /* noise_req.c - the coordinator's noise_record and noise_list client requests
  * (docs/protocol.md, "Noise floors"): `bpflab host calibrate HOST` runs its plan like
  * any run, then asks the coordinator to record the run's noise floor, which is computed
- * here from the values already in the store (lib/store_noise.c), in one transaction;
+ * here from the values already in the store (lib/store/store_noise.c), in one transaction;
  * `host list`, `plan check` and `run submit` read the hosts' latest floors back.
  * Called from the event loop (coordinator/clients.c's handler table); nothing is
  * kept in the process.
  */
 #include "coord_clients.h"
 
-#include "log.h"
-#include "proto.h"
-#include "store_noise.h"
-#include "util.h"
+#include "base/log.h"
+#include "proto/proto.h"
+#include "store/store_noise.h"
+#include "base/util.h"
 
 /* The `noise` reply with ROWS (stolen), or NULL when out of memory. */
 static json_t *noise_reply(json_t *rows)

@@ -5,9 +5,9 @@
  */
 #include "coord_clients.h"
 
-#include "log.h"
-#include "proto.h"
-#include "util.h"
+#include "base/log.h"
+#include "proto/proto.h"
+#include "base/util.h"
 
 json_t *coord_query(struct coord *c, const json_t *msg)
 {

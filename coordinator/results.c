@@ -13,9 +13,9 @@
 
 #include "coord_core.h"
 #include "coord_link.h"
-#include "log.h"
-#include "samples.h"
-#include "util.h"
+#include "base/log.h"
+#include "proto/samples.h"
+#include "base/util.h"
 
 /* --- results ---
  *

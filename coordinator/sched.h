@@ -19,8 +19,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "jobspec.h"
-#include "plan.h"
+#include "plan/jobspec.h"
+#include "plan/plan.h"
 
 /* Compare the leading dotted numbers of version strings A and B ("6.1.0-18-amd64" is
  * 6.1.0), missing components counting as 0; only the first NCOMP components when NCOMP

@@ -24,11 +24,11 @@
 #include "coord_core.h"
 #include "coord_dispatch.h"
 #include "coord_link.h"
-#include "log.h"
-#include "objects.h"
-#include "plan.h"
+#include "base/log.h"
+#include "plan/objects.h"
+#include "plan/plan.h"
 #include "sched.h"
-#include "util.h"
+#include "base/util.h"
 
 #define SUBMIT_MAX_JOBS 1000000		/* jobs of one run, over all its hosts */
 

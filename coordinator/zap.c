@@ -14,9 +14,9 @@
 #include <string.h>
 #include <zmq.h>
 
-#include "keys.h"
-#include "log.h"
-#include "util.h"
+#include "proto/keys.h"
+#include "base/log.h"
+#include "base/util.h"
 
 /* Log a refused KEY from ADDRESS, at most once a minute per key: a refused peer
  * reconnects every few hundred milliseconds. */

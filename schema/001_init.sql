@@ -1,6 +1,6 @@
 -- 001_init.sql - the first bpflab schema: hosts and their environments, plans, objects,
 -- runs, jobs (the persistent queue) and samples. docs/store.md explains each table.
--- Applied by lib/store.c in one transaction, which then sets PRAGMA user_version = 1.
+-- Applied by lib/store/store.c in one transaction, which then sets PRAGMA user_version = 1.
 -- Times are wall-clock milliseconds since the epoch; JSON columns hold compact JSON text.
 
 -- A machine running bpflab-agent, registered by its agent name on hello.

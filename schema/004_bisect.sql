@@ -1,6 +1,6 @@
 -- 004_bisect.sql - bisection sessions and their steps (docs/bisect.md, "Sessions").
 -- A session is one `bpflab bisect start` .. done / failed / reset; its steps are the
--- bisect_record() calls of lib/bisect.c in order, so that replaying them rebuilds the
+-- bisect_record() calls of lib/analysis/bisect.c in order, so that replaying them rebuilds the
 -- engine's state (a coordinator or CLI restart loses nothing). IF NOT EXISTS: databases
 -- made by bpflab before this migration existed may have the tables already.
 

@@ -3,7 +3,7 @@
 -- QEMU guest under -icount shift=0, where a nanosecond is one guest instruction). The
 -- mode is kept per environment, so every job (jobs.env_id) and sample has one; compare,
 -- history and bisect group by it and never compare values of different modes. Samples
--- measured under icount are stored with units that say so (lib/store.c, at ingest):
+-- measured under icount are stored with units that say so (lib/store/store.c, at ingest):
 -- 'ns' -> 'insns' (guest instructions), 'pps' -> 'pkt/Ginsn' (per 10^9 guest
 -- instructions), 'bps' -> 'bit/Ginsn'.
 

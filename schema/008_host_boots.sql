@@ -1,5 +1,5 @@
 -- 008_host_boots.sql - kernel switches through the hosts' kernel providers
--- (docs/protocol.md, "Kernel providers"; coordinator/boot.c, lib/store_boot.c). One row
+-- (docs/protocol.md, "Kernel providers"; coordinator/boot.c, lib/store/store_boot.c). One row
 -- per switch the coordinator asked an agent for (`bpflab host boot HOST KERNEL`): it is
 -- 'booting' until the host's hello with the new kernel ('done'), a hello with another
 -- kernel ('mismatch'), the provider's failure or no hello within the coordinator's

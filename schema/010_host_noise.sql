@@ -1,4 +1,4 @@
--- 010_host_noise.sql - a host's noise floor (`bpflab host calibrate HOST`; lib/store_noise.c,
+-- 010_host_noise.sql - a host's noise floor (`bpflab host calibrate HOST`; lib/store/store_noise.c,
 -- coordinator/noise_req.c, docs/analysis.md "Noise floor"). One row per (calibration run,
 -- host, environment, metric, subject, window): the run-to-run coefficient of variation
 -- (stddev / mean) of the metric's whole-window values over the run's finished

@@ -1,5 +1,5 @@
 /* fuzz_import_bpftool.c - libFuzzer target for `bpflab result import --before A.json
- * --after B.json` (import_bpftool() in lib/import.c).
+ * --after B.json` (import_bpftool() in lib/report/import.c).
  *
  * The input is two `bpftool -j prog show` snapshots, the one before and the one after,
  * separated by a line "--8<--"; each is parsed as the CLI does (json_load_file with
@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "import.h"
+#include "report/import.h"
 
 #define SEP "--8<--\n"
 

@@ -1,5 +1,5 @@
 /* fuzz_import_csv.c - libFuzzer target for `bpflab result import FILE.csv`
- * (import_csv() in lib/import.c).
+ * (import_csv() in lib/report/import.c).
  *
  * The input is the CSV text (as util_read_file() hands it over: NUL-terminated). Checked
  * beyond "no crash":
@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "import.h"
+#include "report/import.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -1,4 +1,4 @@
-/* fuzz_jobspec.c - libFuzzer target for the job spec decoder and encoder (lib/jobspec.c).
+/* fuzz_jobspec.c - libFuzzer target for the job spec decoder and encoder (lib/plan/jobspec.c).
  *
  * The input is a JSON text (a spec object). A spec that decodes must encode, its
  * encoding must decode again, and encoding that gives the same bytes (encode -> decode
@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "jobspec.h"
+#include "plan/jobspec.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

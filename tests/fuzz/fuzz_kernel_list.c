@@ -1,5 +1,5 @@
 /* fuzz_kernel_list.c - libFuzzer target for `bpflab bisect start --kernels FILE`
- * (kernel_list_parse() in lib/kernel_list.c, over the kernel_list_scan() that
+ * (kernel_list_parse() in lib/base/kernel_list.c, over the kernel_list_scan() that
  * agent/provider.c shares, docs/bisect.md).
  *
  * The input is the file. Checked beyond "no crash":
@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kernel_list.h"
+#include "base/kernel_list.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

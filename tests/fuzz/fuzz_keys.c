@@ -1,5 +1,5 @@
 /* fuzz_keys.c - libFuzzer target for CURVE certificate files and the allow list
- * (lib/keys.c, docs/security.md).
+ * (lib/proto/keys.c, docs/security.md).
  *
  * The input is split at lines "--8<--" into up to 8 certificate file texts. Each is
  * parsed with keys_parse_cert() (public only and with the secret), and all of them are
@@ -22,8 +22,8 @@
 #include <unistd.h>
 #include <zmq.h>
 
-#include "keys.h"
-#include "log.h"
+#include "proto/keys.h"
+#include "base/log.h"
 
 #define MAX_FILES 8
 #define SEP "--8<--\n"

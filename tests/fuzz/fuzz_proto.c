@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "proto.h"
-#include "proto_schema.h"
+#include "proto/proto.h"
+#include "proto/proto_schema.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -1,5 +1,5 @@
 /* fuzz_provider_list.c - libFuzzer target for what a kernel provider prints for `list`
- * (provider_list_parse() in agent/provider.c over kernel_list_scan() of lib/kernel_list.c,
+ * (provider_list_parse() in agent/provider.c over kernel_list_scan() of lib/base/kernel_list.c,
  * docs/agent.md "Kernel provider").
  *
  * The input is the command's stdout. Checked beyond "no crash":

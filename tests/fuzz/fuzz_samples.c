@@ -1,5 +1,5 @@
 /* fuzz_samples.c - libFuzzer target over bpflabd's fast path for a result's samples
- * (lib/samples.c through proto_decode_samples): on any input it must agree with the full
+ * (lib/proto/samples.c through proto_decode_samples): on any input it must agree with the full
  * path, proto_decode then samples_from_json. Both refuse it with the same reason, or both
  * make the same message; when the fast path took the samples, the full path's message
  * has the same members besides "samples", its samples are accepted by the store's checks
@@ -12,9 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "proto.h"
-#include "proto_schema.h"
-#include "samples.h"
+#include "proto/proto.h"
+#include "proto/proto_schema.h"
+#include "proto/samples.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -61,7 +61,7 @@ n=$(sql "SELECT count(*) FROM jobs j JOIN host_envs e ON e.id = j.env_id
 	WHERE j.run_id=$run AND e.kernel_release='$kernel'")
 check "all 5 jobs ran on $kernel ($n)" test "$n" = 5
 
-# --- and the compare tables say so (lib/report_compare.c: tc attach per side)
+# --- and the compare tables say so (lib/report/report_compare.c: tc attach per side)
 "$bpflab" $([ -n "${BPFLAB_KEY:-}" ] || echo --plaintext) result compare \
 	--plan bpf-stats-variants --by variant --metric prog.ns_per_run > "$tmp/compare.txt" 2>&1
 cat "$tmp/compare.txt"

@@ -19,8 +19,8 @@
 #include <zmq.h>
 
 #include "coord.h"
-#include "proto.h"
-#include "util.h"
+#include "proto/proto.h"
+#include "base/util.h"
 #include "helpers.h"
 
 void assert_near_at(double a, double b, double eps, const char *file, int line)

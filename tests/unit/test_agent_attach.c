@@ -20,8 +20,8 @@
 #include <sys/socket.h>
 
 #include "attach.h"
-#include "log.h"
-#include "util.h"
+#include "base/log.h"
+#include "base/util.h"
 #include "test_agent_lab.h"
 
 static int setup(void **state)

@@ -15,7 +15,7 @@
 
 #include "config.h"
 #include "helpers.h"
-#include "util.h"
+#include "base/util.h"
 
 struct cfg {
 	struct inventory_pair *labels;

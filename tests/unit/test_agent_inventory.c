@@ -9,8 +9,8 @@
 #include <sys/utsname.h>
 
 #include "inventory.h"
-#include "log.h"
-#include "util.h"
+#include "base/log.h"
+#include "base/util.h"
 #include "test_agent_lab.h"
 
 static int setup(void **state)

@@ -14,10 +14,10 @@
 #include <pthread.h>
 #include <sys/stat.h>
 
-#include "analysis.h"
+#include "analysis/analysis.h"
 #include "job.h"
-#include "log.h"
-#include "util.h"
+#include "base/log.h"
+#include "base/util.h"
 #include "test_agent_lab.h"
 
 #define AGENT_BIN BPFLAB_BUILDDIR "/bin/bpflab-agent"

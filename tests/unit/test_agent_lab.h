@@ -32,7 +32,7 @@
 #include <bpf/libbpf.h>
 
 #include "attach.h"
-#include "log.h"
+#include "base/log.h"
 #include "helpers.h"
 
 #define LAB_PREFIX "bpflab-t-agent-"

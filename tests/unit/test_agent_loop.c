@@ -20,9 +20,9 @@
 #include <zmq.h>
 
 #include "agent.h"
-#include "log.h"
-#include "proto.h"
-#include "util.h"
+#include "base/log.h"
+#include "proto/proto.h"
+#include "base/util.h"
 #include "test_agent_lab.h"
 
 static struct inventory_pair ports[2] = { { "a", "va" }, { "b", "vb" } };

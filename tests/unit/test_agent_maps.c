@@ -17,7 +17,7 @@
 
 #include "attach.h"
 #include "ifstats.h"
-#include "log.h"
+#include "base/log.h"
 #include "xdpgen.h"
 #include "test_agent_lab.h"
 

@@ -16,8 +16,8 @@
 #include <bpf/libbpf.h>
 
 #include "job.h"
-#include "log.h"
-#include "util.h"
+#include "base/log.h"
+#include "base/util.h"
 #include "test_agent_lab.h"
 
 static struct inventory_pair ports[2] = { { "x", "va" }, { "y", "vb" } };

@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "pktgen.h"
-#include "util.h"
+#include "base/util.h"
 
 static char dir[64];
 

@@ -22,7 +22,7 @@
 #include <unistd.h>
 
 #include "progstats.h"
-#include "log.h"
+#include "base/log.h"
 #include "helpers.h"
 
 /* tries of the off check, the pause between two, and how many tries that no other

@@ -27,10 +27,10 @@
 #include <zmq.h>
 
 #include "agent.h"
-#include "log.h"
-#include "proto.h"
+#include "base/log.h"
+#include "proto/proto.h"
 #include "provider.h"
-#include "util.h"
+#include "base/util.h"
 #include "helpers.h"
 
 #ifndef BPFLAB_SRCDIR

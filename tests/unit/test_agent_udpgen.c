@@ -11,7 +11,7 @@
 
 #include "attach.h"
 #include "ifstats.h"
-#include "log.h"
+#include "base/log.h"
 #include "udpgen.h"
 #include "test_agent_lab.h"
 

@@ -15,8 +15,8 @@
 
 #include "ifstats.h"
 #include "xdpgen.h"
-#include "log.h"
-#include "util.h"
+#include "base/log.h"
+#include "base/util.h"
 #include "test_agent_lab.h"
 
 static int setup(void **state)

@@ -1,4 +1,4 @@
-/* test_analysis.c - lib/analysis.c on fixed rows and through the store: grouping by a
+/* test_analysis.c - lib/analysis/analysis.c on fixed rows and through the store: grouping by a
  * field, the baseline against every other group, flagged results left out and counted
  * (and used with include_flagged), a renamed program paired across subjects, history
  * with a change point between two kernels, and the store round trip of an import
@@ -12,8 +12,8 @@
 #include <errno.h>
 #include <string.h>
 
-#include "analysis.h"
-#include "store.h"
+#include "analysis/analysis.h"
+#include "store/store.h"
 
 /* A value row as store_query_values gives it (the members analysis uses). */
 static json_t *row(json_int_t job, const char *group, const char *variant, const char *subject,

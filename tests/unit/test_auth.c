@@ -1,4 +1,4 @@
-/* test_auth.c - CURVE keys and the coordinator's allow list (lib/keys.c, the ZAP handler
+/* test_auth.c - CURVE keys and the coordinator's allow list (lib/proto/keys.c, the ZAP handler
  * in coordinator/coord.c), over real ZeroMQ ipc:// sockets in a temporary folder.
  *
  * The coordinator runs in-process and the test drives its loop (coord_run_once) while it
@@ -23,10 +23,10 @@
 
 #include "agent.h"
 #include "coord.h"
-#include "keys.h"
-#include "log.h"
-#include "proto.h"
-#include "util.h"
+#include "proto/keys.h"
+#include "base/log.h"
+#include "proto/proto.h"
+#include "base/util.h"
 #include "helpers.h"
 
 struct tctx {

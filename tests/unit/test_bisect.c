@@ -1,4 +1,4 @@
-/* test_bisect.c - lib/bisect.c over simulated histories of 32 kernels with one step
+/* test_bisect.c - lib/analysis/bisect.c over simulated histories of 32 kernels with one step
  * change and noise from a deterministic PRNG: found in at most log2(32) + 2 measured
  * kernels wherever the step is; UNKNOWN resolved by extra repetitions when the step is
  * near the noise; unrunnable kernels skipped (the culprit still found, or the range
@@ -17,7 +17,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "bisect.h"
+#include "analysis/bisect.h"
 
 #define NK 32
 
@@ -316,7 +316,7 @@ static void test_bisect_no_step(void **state)
 }
 
 /* Instruction counts under QEMU icount: every kernel repeats one value. Each comparison
- * is exact and every reason says "exact" where a p would be (lib/compare.c
+ * is exact and every reason says "exact" where a p would be (lib/analysis/compare.c
  * compare_p_text); the result and the confirmation carry the test. */
 static void test_bisect_exact(void **state)
 {

@@ -1,4 +1,4 @@
-/* test_bisect_req.c - unit tests for bisect sessions in the store (lib/store_bisect.c)
+/* test_bisect_req.c - unit tests for bisect sessions in the store (lib/store/store_bisect.c)
  * and behind the coordinator's bisect_* requests (coordinator/bisect_req.c), on real
  * SQLite files and real ZeroMQ ipc:// sockets in a temporary directory.
  *
@@ -22,12 +22,12 @@
 #include <zmq.h>
 
 #include "coord.h"
-#include "log.h"
-#include "proto.h"
-#include "proto_schema.h"
-#include "store.h"
-#include "store_bisect.h"
-#include "util.h"
+#include "base/log.h"
+#include "proto/proto.h"
+#include "proto/proto_schema.h"
+#include "store/store.h"
+#include "store/store_bisect.h"
+#include "base/util.h"
 #include "helpers.h"
 
 struct tctx {

@@ -1,5 +1,5 @@
 /* test_boot.c - kernel switches that survive a coordinator restart, and jobs that do not
- * run on the wrong kernel (coordinator/boot.c, lib/store_boot.c, schema 008;
+ * run on the wrong kernel (coordinator/boot.c, lib/store/store_boot.c, schema 008;
  * docs/protocol.md "Kernel providers", docs/kernels.md "Kernel switches and runs").
  *
  * The store functions on a real SQLite file; then the coordinator in-process over real
@@ -22,11 +22,11 @@
 #include <zmq.h>
 
 #include "coord.h"
-#include "log.h"
-#include "proto.h"
+#include "base/log.h"
+#include "proto/proto.h"
 #include "sched.h"
-#include "store.h"
-#include "util.h"
+#include "store/store.h"
+#include "base/util.h"
 #include "helpers.h"
 
 #define OBJ_NAME "xdp_basic.bpf.o"

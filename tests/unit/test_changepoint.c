@@ -1,4 +1,4 @@
-/* test_changepoint.c - lib/changepoint.c on synthetic series: noise made by a fixed
+/* test_changepoint.c - lib/analysis/changepoint.c on synthetic series: noise made by a fixed
  * generator around levels that step once, twice (up and up, up and down), not at all,
  * or spike once; the results must be the same on every run. */
 #include <setjmp.h>
@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "changepoint.h"
+#include "analysis/changepoint.h"
 
 #define N_MAX 64
 

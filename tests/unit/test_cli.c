@@ -27,11 +27,11 @@
 #include <unistd.h>
 #include <zmq.h>
 
-#include "objects.h"
-#include "plan.h"
-#include "proto.h"
-#include "store.h"
-#include "util.h"
+#include "plan/objects.h"
+#include "plan/plan.h"
+#include "proto/proto.h"
+#include "store/store.h"
+#include "base/util.h"
 #include "helpers.h"
 
 #define BPFLAB BPFLAB_BUILDDIR "/bin/bpflab"
@@ -712,7 +712,7 @@ static json_t *boot_inventory(const char *name, const char *kernel)
 	return inv;
 }
 
-/* A database whose hosts switched kernels (schema 008, lib/store_boot.c):
+/* A database whose hosts switched kernels (schema 008, lib/store/store_boot.c):
  * g1 switching, connected; g2 switching, gone (kexec in progress); g3 whose switch
  * failed; g4 whose switch is done; h5 never asked to switch. */
 static void make_boot_db(const char *path)

@@ -1,4 +1,4 @@
-/* test_compare.c - lib/compare.c: the verdicts on fixed data (a clear shift, noise, a
+/* test_compare.c - lib/analysis/compare.c: the verdicts on fixed data (a clear shift, noise, a
  * significant but negligible 0.3 %, too few noisy values), the choice of test, the
  * repetition estimate worked out by hand, better/worse by direction, constant samples
  * and how the texts print their p ("exact"), and bad input. */
@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "compare.h"
+#include "analysis/compare.h"
 #include "helpers.h"
 
 #define N(a) ARRAY_LEN(a)

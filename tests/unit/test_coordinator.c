@@ -27,9 +27,9 @@
 #include "coord_machine.h"
 #include "coord_priv.h"
 #include "sched.h"
-#include "log.h"
-#include "proto.h"
-#include "util.h"
+#include "base/log.h"
+#include "proto/proto.h"
+#include "base/util.h"
 #include "helpers.h"
 
 #ifndef BPFLAB_BUILDDIR

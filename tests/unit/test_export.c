@@ -1,5 +1,5 @@
-/* test_export.c - lib/export.c (KCIDB v4.4 test objects, Bencher Metric Format) and
- * lib/import.c (bpftool before/after snapshots, the variant,prog,set,value CSV) on fixed
+/* test_export.c - lib/report/export.c (KCIDB v4.4 test objects, Bencher Metric Format) and
+ * lib/report/import.c (bpftool before/after snapshots, the variant,prog,set,value CSV) on fixed
  * data: field names and values, the harmonic mean for rates, errors with FILE:LINE. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -12,9 +12,9 @@
 #include <stdbool.h>
 #include <string.h>
 
-#include "export.h"
-#include "util.h"
-#include "import.h"
+#include "report/export.h"
+#include "base/util.h"
+#include "report/import.h"
 
 static json_t *rows(void)
 {

@@ -1,4 +1,4 @@
-/* test_jobspec.c - unit tests for lib/jobspec.c: the job spec's round trip (decode ->
+/* test_jobspec.c - unit tests for lib/plan/jobspec.c: the job spec's round trip (decode ->
  * encode gives the bytes the coordinator wrote) for every job of every plan in plans/
  * and tests/data/plans/ (as expanded, as split into the two sides of a pair, and as
  * stamped with sha256 and hosts_match the way the coordinator stamps them), and for the
@@ -26,11 +26,11 @@
 #include "agent.h"
 #include "helpers.h"
 #include "job.h"
-#include "jobspec.h"
-#include "plan.h"
-#include "proto.h"
-#include "proto_schema.h"
-#include "util.h"
+#include "plan/jobspec.h"
+#include "plan/plan.h"
+#include "proto/proto.h"
+#include "proto/proto_schema.h"
+#include "base/util.h"
 
 #define CORPUS BPFLAB_SRCDIR "/tests/fuzz/corpus/jobspec"
 

@@ -1,4 +1,4 @@
-/* test_kernel_list.c - unit tests for lib/kernel_list.c, the --kernels FILE of
+/* test_kernel_list.c - unit tests for lib/base/kernel_list.c, the --kernels FILE of
  * `bpflab bisect start` (docs/bisect.md), including what cli/bisect.c's fgets loop got
  * wrong before it moved there (tests/fuzz/fuzz_kernel_list.c checks the rest), and the
  * scanner's other options, those of a kernel provider's list (agent/provider.c; its
@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kernel_list.h"
+#include "base/kernel_list.h"
 #include "helpers.h"
 
 static json_t *parse(const char *text, size_t len, char *err, size_t err_len)

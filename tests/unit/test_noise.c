@@ -1,5 +1,5 @@
-/* test_noise.c - the noise floor: lib/noise.c (CV, the advice a plan gets, the built-in
- * calibration plan) and lib/store_noise.c (a run's noise floor recorded from its stored
+/* test_noise.c - the noise floor: lib/analysis/noise.c (CV, the advice a plan gets, the built-in
+ * calibration plan) and lib/store/store_noise.c (a run's noise floor recorded from its stored
  * values in one transaction, and read back), on a real SQLite database in a temporary
  * directory, against hand-worked values.
  */
@@ -16,11 +16,11 @@
 #include <string.h>
 
 #include "helpers.h"
-#include "noise.h"
-#include "plan.h"
-#include "store.h"
-#include "store_noise.h"
-#include "util.h"
+#include "analysis/noise.h"
+#include "plan/plan.h"
+#include "store/store.h"
+#include "store/store_noise.h"
+#include "base/util.h"
 
 static char tmpdir[] = "/tmp/bpflab-test-noise-XXXXXX";
 

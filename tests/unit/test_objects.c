@@ -15,9 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "objects.h"
-#include "plan.h"
-#include "util.h"
+#include "plan/objects.h"
+#include "plan/plan.h"
+#include "base/util.h"
 #include "helpers.h"
 
 #define BASIC BPF_DIR "/xdp_basic.bpf.o"

@@ -14,8 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "plan.h"
-#include "util.h"
+#include "plan/plan.h"
+#include "base/util.h"
 #include "helpers.h"
 
 #define FILE_NAME "plans/x.yaml"

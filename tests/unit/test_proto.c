@@ -1,4 +1,4 @@
-/* test_proto.c - unit tests for lib/proto.c over real ZeroMQ inproc sockets: encoding,
+/* test_proto.c - unit tests for lib/proto/proto.c over real ZeroMQ inproc sockets: encoding,
  * decoding, refusal of malformed, oversize and multi-frame messages. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -10,7 +10,7 @@
 #include <string.h>
 #include <zmq.h>
 
-#include "proto.h"
+#include "proto/proto.h"
 
 struct pair {
 	void *ctx, *router, *dealer;

@@ -1,4 +1,4 @@
-/* test_proto_schema.c - unit tests for lib/proto_schema.c: every message type has a
+/* test_proto_schema.c - unit tests for lib/proto/proto_schema.c: every message type has a
  * schema that its valid example passes, and missing, mistyped, out-of-range and nested
  * members are refused with a message naming the member. The valid examples are the fuzz
  * seeds in tests/fuzz/corpus/proto/, so the corpus stays valid too.
@@ -15,9 +15,9 @@
 
 #include <cmocka.h>
 
-#include "proto.h"
-#include "proto_schema.h"
-#include "util.h"
+#include "proto/proto.h"
+#include "proto/proto_schema.h"
+#include "base/util.h"
 
 #define CORPUS BPFLAB_SRCDIR "/tests/fuzz/corpus/proto"
 

@@ -1,4 +1,4 @@
-/* test_repeat.c - lib/repeat.c: the repetition controller's decision against values
+/* test_repeat.c - lib/analysis/repeat.c: the repetition controller's decision against values
  * worked out by hand (the 95 % t interval of 3 and 4 values), the metrics of `on` only,
  * repetitions that do not count (disturbed) measured again up to max, a fixed count's
  * room of 2N, a failed repetition, and the policy read from a job spec. */
@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "helpers.h"
-#include "repeat.h"
+#include "analysis/repeat.h"
 
 static json_t *spec_with(const char *repeat_json)
 {

@@ -1,4 +1,4 @@
-/* test_report.c - lib/report.c: fixed result objects (docs/protocol.md "result") in, the
+/* test_report.c - lib/report/report_*.c: fixed result objects (docs/protocol.md "result") in, the
  * exact text and the JSON report numbers out.
  *
  * The arithmetic of the netdev example from the design brief, checked by hand:
@@ -18,10 +18,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "plan.h"
-#include "report.h"
-#include "store.h"
-#include "util.h"
+#include "plan/plan.h"
+#include "report/report.h"
+#include "store/store.h"
+#include "base/util.h"
 #include "helpers.h"
 
 static json_t *result_new(int run, const char *plan, const char *state, int repeat,

@@ -1,6 +1,6 @@
-/* test_report_compare.c - lib/report_compare.c: the exact text of each form of the
+/* test_report_compare.c - lib/report/report_compare.c: the exact text of each form of the
  * compare report (table, patch, grid), the CSV, the history text, number formatting,
- * and lib/plot.c: the gnuplot script and a real SVG rendered by gnuplot, parsed by
+ * and lib/report/plot.c: the gnuplot script and a real SVG rendered by gnuplot, parsed by
  * xmllint and rendered to PNG by rsvg-convert (the checks of history --plot). The fixed
  * rows (runs 7 -> 8) hold a renamed program, a slowed variant, 3 + 3 noisy values and
  * flagged results. */
@@ -16,9 +16,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "analysis.h"
-#include "plot.h"
-#include "report_compare.h"
+#include "analysis/analysis.h"
+#include "report/plot.h"
+#include "report/report_compare.h"
 #include "helpers.h"
 
 /* Value rows as store_query_values gives them: runs 7 -> 8, quickstart-like values. */

@@ -1,4 +1,4 @@
-/* test_samples.c - unit tests for lib/samples.c: the fast decoder of a result's samples
+/* test_samples.c - unit tests for lib/proto/samples.c: the fast decoder of a result's samples
  * (samples_scan through proto_decode_samples) takes the shape agents send and gives what
  * the full path (proto_decode, then samples_from_json) gives; everything else it leaves
  * to the full path, so that what is accepted, refused and stored never changes. */
@@ -13,9 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "proto.h"
-#include "proto_schema.h"
-#include "samples.h"
+#include "proto/proto.h"
+#include "proto/proto_schema.h"
+#include "proto/samples.h"
 
 #define HEAD "{\"v\":1,\"type\":\"result\",\"job\":7,\"status\":\"ok\",\"samples\":"
 

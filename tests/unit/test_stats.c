@@ -1,4 +1,4 @@
-/* test_stats.c - lib/stats.c against values worked out by hand (and checked with
+/* test_stats.c - lib/analysis/stats.c against values worked out by hand (and checked with
  * Python's statistics module): the netdev table example, an even-length median, a
  * harmonic mean, and the undefined cases (empty input, one value); then Welch's t-test,
  * the Mann-Whitney U test and the distributions under them against a reference table
@@ -13,7 +13,7 @@
 #include <math.h>
 #include <stdbool.h>
 
-#include "stats.h"
+#include "analysis/stats.h"
 #include "helpers.h"
 
 #define EPS 1e-9

@@ -1,4 +1,4 @@
-/* test_store.c - unit tests for lib/store.c on real SQLite: migrations and refusal of a
+/* test_store.c - unit tests for lib/store/store.c on real SQLite: migrations and refusal of a
  * newer schema, the job queue from run creation to result, the JSON of every query
  * (docs/protocol.md, "Query objects"), idempotent ingest, restart recovery, and failures
  * that must roll back whole: a read-only database, a full one (PRAGMA max_page_count) and
@@ -19,10 +19,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "proto.h"
-#include "samples.h"
-#include "store.h"
-#include "util.h"
+#include "proto/proto.h"
+#include "proto/samples.h"
+#include "store/store.h"
+#include "base/util.h"
 #include "helpers.h"
 
 #define N_VARIANTS 2

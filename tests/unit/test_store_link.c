@@ -1,8 +1,8 @@
-/* test_store_link.c - unit tests for lib/store_link.c on real SQLite: a discovery's links
+/* test_store_link.c - unit tests for lib/store/store_link.c on real SQLite: a discovery's links
  * are stored once per pair of ends (lower end first, duplicates and reversed reports
  * folded), a new discovery replaces the old rows in one transaction (a failing row keeps
  * the previous links whole), store_query_links names both hosts; errors are the -errno
- * of lib/store.c (a foreign key -EINVAL, a read-only database -EROFS); and the pair
+ * of lib/store/store.c (a foreign key -EINVAL, a read-only database -EROFS); and the pair
  * queries: store_job_partner finds the other side of a two-host job (same run and seq,
  * other host) and refuses a job that is no side of a pair; store_job_state,
  * store_job_error and store_job_last_attempt read a job; store_pair_requeue queues a
@@ -20,9 +20,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "store.h"
-#include "store_link.h"
-#include "util.h"
+#include "store/store.h"
+#include "store/store_link.h"
+#include "base/util.h"
 #include "helpers.h"
 
 #define OBJ_NAME "xdp_basic.bpf.o"
@@ -129,7 +129,7 @@ static void test_store_links_replace(void **state)
 	assert_string_equal(text, "h1.x-h2.x");
 
 	/* one row that cannot be stored: the previous discovery stays whole; a foreign key
-	 * is bad input, -EINVAL as in lib/store.c */
+	 * is bad input, -EINVAL as in lib/store/store.c */
 	assert_int_equal(store_links_replace(f->st, bad, 2, 7000), -EINVAL);
 	assert_string_equal(store_errmsg(f->st), "cannot store a link: FOREIGN KEY constraint "
 			    "failed");
@@ -291,7 +291,7 @@ static void test_store_pair_requeue(void **state)
 }
 
 /* A read-only store: a discovery cannot be stored (-EROFS and SQLite's words, as
- * lib/store.c says it), the stored links can still be read. */
+ * lib/store/store.c says it), the stored links can still be read. */
 static void test_store_links_readonly(void **state)
 {
 	struct fixture *f = *state;

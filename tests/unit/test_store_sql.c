@@ -1,4 +1,4 @@
-/* test_store_sql.c - unit tests for lib/store_sql.c on a real in-memory SQLite database:
+/* test_store_sql.c - unit tests for lib/store/store_sql.c on a real in-memory SQLite database:
  * a row to JSON by its column table (every type, NULL as null or left out, the flag, key
  * order, a value that cannot be made), all rows in order, every bind letter, the
  * one-call statements (first row, integer, rows, exec) with their results for no row
@@ -14,8 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "store_sql.h"
-#include "util.h"
+#include "store/store_sql.h"
+#include "base/util.h"
 
 static const char fixture[] =
 	"CREATE TABLE t (id INTEGER PRIMARY KEY, n INTEGER, r REAL, s TEXT, j TEXT, f INTEGER);"

@@ -1,4 +1,4 @@
-/* test_texttable.c - unit tests for lib/texttable.c: display widths of UTF-8 text, padded
+/* test_texttable.c - unit tests for lib/base/texttable.c: display widths of UTF-8 text, padded
  * cells, aligned and trimmed tables, and RFC 4180 CSV fields. Every expected text is
  * worked out by hand ("µ" is 2 bytes and "±" 2 bytes, one column each). */
 #include <setjmp.h>
@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "texttable.h"
+#include "base/texttable.h"
 
 /* Output written to a memory stream, read back as a heap string. */
 struct capture {

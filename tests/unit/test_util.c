@@ -1,4 +1,4 @@
-/* test_util.c - unit tests for lib/util.c: SHA-256 against the FIPS 180-4 vectors,
+/* test_util.c - unit tests for lib/base/util.c: SHA-256 against the FIPS 180-4 vectors,
  * base64 round trips and rejects, durations, atomic writes. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "util.h"
+#include "base/util.h"
 
 static void test_util_sha256_vectors(void **state)
 {

@@ -1,0 +1,88 @@
+/* analysis.h - from stored values to the compare and history reports.
+ *
+ * The rows come from store_query_values() (the same JSON from a database file and from
+ * the coordinator's `query` request). analysis_compare groups them by a stored field
+ * (the run, kernel.release, port.driver, host, variant, ...), pairs baseline and
+ * candidate values per (metric, matrix point, variant, subject) and hands each pair to
+ * compare_samples (lib/analysis/compare.c); analysis_history orders the groups of one metric and
+ * finds level shifts with changepoint_find (lib/analysis/changepoint.c). Both leave out results
+ * whose job carries a verdict that spoils measurement (debug-kernel, disturbed,
+ * generator-bound; a kernel with debug options counts as debug-kernel) unless
+ * include_flagged is set, and count what they left out; an unstable result is used.
+ * Compare also leaves out a side's far-out values (ANALYSIS_OUTLIER_K) unless all is
+ * set, and says MIXED instead of a verdict where a side's receive softirq ran on two
+ * CPUs at two levels (the jobs' rx.cpu records).
+ *
+ * The reports are JSON (docs/analysis.md, "Compare and history reports"); lib/report/report_compare.c
+ * and lib/report/report_history.c print them. Built by lib/analysis*.c (analysis.c the compare,
+ * analysis_history.c the history, analysis_series.c what both read). Pure functions of
+ * their input, thread-safe.
+ *
+ * Folder contract (docs/architecture.md, "Layout"):
+ * lib/analysis/ turns numbers into decisions (stats, compare, changepoint, noise,
+ * repeat, analysis, bisect): pure functions over values, no I/O, no SQL; it includes
+ * only lib/base/.
+ */
+#ifndef BPFLAB_ANALYSIS_H
+#define BPFLAB_ANALYSIS_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+struct analysis_opts {
+	size_t sz;			/* sizeof(struct analysis_opts) */
+	bool include_flagged;		/* use results with excluding verdicts too */
+	bool all;			/* compare: keep far-out values too (and, with
+					 * include_flagged, everything stored) */
+	double alpha;			/* of compare_samples; 0: its default */
+	double min_effect;		/* of compare_samples (fraction); 0: its default */
+};
+
+#define ANALYSIS_OPTS(NAME, ...)                                                        \
+	struct analysis_opts NAME = { .sz = sizeof(struct analysis_opts), __VA_ARGS__ }
+
+/* The verdicts that leave a result out of compare and history. */
+extern const char *const analysis_excluding_flags[];
+#define ANALYSIS_N_EXCLUDING 3
+
+/* The excluding verdicts of value row ROW as a bit set (bit i: analysis_excluding_flags[i]);
+ * 0 for a clean result. */
+unsigned int analysis_row_flags(const json_t *row);
+
+/* Whether METRIC is a record a job keeps beside its measurements, never compared:
+ * rx.cpu, cpu.others, warmup.*, *.median (docs/agent.md). */
+bool analysis_is_record(const char *metric);
+
+/* A compare side's values outside Tukey's fences with k = 3 ("far out"), from 5 values
+ * on, are left out of the comparison and counted (docs/analysis.md). */
+#define ANALYSIS_OUTLIER_K 3.0
+#define ANALYSIS_OUTLIER_MIN_N 5
+
+/* Tukey's fences of the N values at V: LO = Q1 - K IQR and HI = Q3 + K IQR, the
+ * quartiles by linear interpolation between order statistics (R's default, type 7).
+ * A value outside [LO, HI] is an outlier (K 1.5) or far out (K 3). Returns 0, -EINVAL
+ * when N < ANALYSIS_TUKEY_MIN_N (too few values for quartiles to mean anything), or
+ * -ENOMEM. */
+#define ANALYSIS_TUKEY_MIN_N 4
+int analysis_tukey_fences(const double *v, size_t n, double k, double *lo, double *hi);
+
+/* Compare ROWS (store_query_values rows with "group"; not stolen) grouped by BY: the
+ * values of group BASELINE against those of CANDIDATE, or, when CANDIDATE is NULL,
+ * against every other group in order of first appearance. BASELINE NULL: the first
+ * group. OPTS may be NULL. Returns a new report object, or NULL with errno set and the
+ * reason in ERR: EINVAL for a bad option, ENOENT when no (unexcluded) value is in the
+ * baseline or candidate group (ERR names the groups there are), ENOMEM. */
+json_t *analysis_compare(const json_t *rows, const char *by, const char *baseline,
+			 const char *candidate, const struct analysis_opts *opts, char *err,
+			 size_t err_len);
+
+/* The history of ROWS grouped by BY (kernel.release: in order of first appearance in
+ * time; day: in date order): per (metric, point, variant, subject) series, per group n,
+ * mean (by kind), stddev, spread, min, max and delta % from the first group, and the
+ * change points of the series of single values with the groups on both sides. OPTS may
+ * be NULL. Returns a new report, or NULL with errno set and ERR (ENOENT: no values). */
+json_t *analysis_history(const json_t *rows, const char *by, const struct analysis_opts *opts,
+			 char *err, size_t err_len);
+
+#endif

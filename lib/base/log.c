@@ -1,0 +1,95 @@
+/* log.c - see log.h. Single global logger; safe to call from several threads (one
+ * fprintf per line, and stdio locks the stream). */
+#include "base/log.h"
+
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+static const char *log_progname = "bpflab";
+static enum log_level log_level = LOG_INFO;
+static FILE *log_file;
+
+void log_init(const char *progname, enum log_level level)
+{
+	log_progname = progname;
+	log_level = level;
+}
+
+void log_set_level(enum log_level level)
+{
+	log_level = level;
+}
+
+enum log_level log_get_level(void)
+{
+	return log_level;
+}
+
+int log_set_file(const char *path)
+{
+	FILE *f = fopen(path, "ae");
+
+	if (!f)
+		return -errno;
+	setvbuf(f, NULL, _IOLBF, 0);
+	if (log_file)
+		fclose(log_file);
+	log_file = f;
+	return 0;
+}
+
+static void log_vmsg(enum log_level level, const char *fmt, va_list ap)
+{
+	static const char *names[] = { "warning", "info", "debug" };
+	FILE *out = log_file ? log_file : stderr;
+	char line[4096];
+	size_t n;
+
+	if (level > log_level)
+		return;
+	vsnprintf(line, sizeof(line), fmt, ap);
+	n = strlen(line);
+	while (n && line[n - 1] == '\n')
+		line[--n] = '\0';
+	if (log_file) {
+		struct timespec ts;
+		struct tm tm;
+		char stamp[32];
+
+		clock_gettime(CLOCK_REALTIME, &ts);
+		gmtime_r(&ts.tv_sec, &tm);
+		strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%S", &tm);
+		fprintf(out, "%s.%03ldZ %s: %s: %s\n", stamp, ts.tv_nsec / 1000000,
+			log_progname, names[level], line);
+	} else {
+		fprintf(out, "%s: %s%s\n", log_progname,
+			level == LOG_WARN ? "" : (level == LOG_INFO ? "" : "debug: "), line);
+	}
+}
+
+void log_msg(enum log_level level, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	log_vmsg(level, fmt, ap);
+	va_end(ap);
+}
+
+static int log_libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	enum log_level ours = level == LIBBPF_WARN ? LOG_INFO : LOG_DEBUG;
+
+	if (level == LIBBPF_DEBUG && log_level < LOG_DEBUG)
+		return 0;
+	log_vmsg(ours, fmt, ap);
+	return 0;
+}
+
+void log_route_libbpf(void)
+{
+	libbpf_set_print(log_libbpf_print);
+}

@@ -1,0 +1,64 @@
+/* util.h - small helpers shared by every bpflab program: whole-file reads, atomic
+ * writes, SHA-256, base64 and clocks.
+ *
+ * SHA-256 is hand-written (FIPS 180-4) because it is the only digest bpflab needs and the
+ * alternative is pulling libcrypto into every binary; it is checked against the FIPS test
+ * vectors in tests/unit/test_util.c.
+ *
+ * Folder contract (docs/architecture.md, "Layout"):
+ * lib/base/ is the bottom of the tree: small helpers every part uses (util, log,
+ * texttable, kernel_list); it includes nothing else of lib/.
+ */
+#ifndef BPFLAB_UTIL_H
+#define BPFLAB_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/* Read all of PATH into a NUL-terminated heap buffer (*bufp, caller frees) of *lenp bytes
+ * (not counting the NUL). Files above max_len bytes are refused with -EFBIG.
+ * Returns 0 or -errno. */
+int util_read_file(const char *path, size_t max_len, char **bufp, size_t *lenp);
+
+/* Write LEN bytes to PATH through PATH.tmp, fsync and rename, so that readers see either
+ * the old or the whole new file. Returns 0 or -errno. */
+int util_write_file_atomic(const char *path, const void *buf, size_t len);
+
+/* Hex SHA-256 of BUF into OUT (65 bytes with the NUL). */
+#define SHA256_HEX_LEN 65
+void util_sha256_hex(const void *buf, size_t len, char out[SHA256_HEX_LEN]);
+void util_sha256(const void *buf, size_t len, uint8_t out[32]);
+
+/* Base64 (RFC 4648, with padding). Encode returns a heap string or NULL; decode returns
+ * 0 and a heap buffer, or -EINVAL on bad input, -ENOMEM. */
+char *util_base64_encode(const void *buf, size_t len);
+int util_base64_decode(const char *text, void **bufp, size_t *lenp);
+
+/* Clocks in milliseconds / nanoseconds. */
+int64_t util_mono_ms(void);
+int64_t util_mono_ns(void);
+int64_t util_wall_ms(void);
+/* "2026-11-29T22:39:00Z" for a wall time in ms into OUT (at least 32 bytes). */
+void util_format_time(int64_t wall_ms, char *out, size_t out_len);
+
+/* Parse a duration such as "10s", "500ms", "2m", "3" (seconds) into milliseconds.
+ * Returns 0 or -EINVAL. */
+int util_parse_duration_ms(const char *text, int64_t *ms);
+
+/* strtoll over the whole string; 0 or -EINVAL/-ERANGE. */
+int util_parse_int(const char *text, long long *out);
+
+/* Format FMT into ERR (ERR_LEN bytes, ERR may be NULL or ERR_LEN 0: nothing written) and
+ * return E: `return util_seterr(err, err_len, -EINVAL, "bad 'x'")` for functions that
+ * report a message into a caller's buffer. */
+int util_seterr(char *err, size_t err_len, int e, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+/* Room for NEED (at least 1) elements of SIZE bytes in the heap array P of *CAP: P when
+ * it has room, else P reallocated to twice its capacity (at least NEED, at least 16) with
+ * *CAP updated, or NULL when out of memory (P is then untouched and still the caller's). */
+void *util_grow(void *p, size_t *cap, size_t need, size_t size);
+
+#endif

@@ -1,0 +1,238 @@
+/* plan.h - the test plan: model, YAML parser with validation, overrides and matrix
+ * expansion.
+ *
+ * A plan file (docs/plans.md) is parsed with libyaml into a position-carrying tree,
+ * submit-time overrides (-s key=value) are applied to that tree, and the tree is then
+ * validated into a struct plan. Any error refuses the plan whole and is reported as
+ * "FILE:LINE:COLUMN: message" through struct plan_error; nothing is partially accepted.
+ *
+ * Expansion turns a plan into its jobs: the cross product of the matrix, times the
+ * variants, times the repetitions, ordered so that variants interleave within each
+ * repetition (rep 1: A B C, rep 2: A B C, ...). Each job carries a JSON spec that is what
+ * an agent executes (docs/protocol.md, "job spec"), encoded through jobspec.h.
+ *
+ * Used by the CLI (plan check/show, run submit) and by the coordinator (which validates
+ * and expands again on submit). Not thread-safe per object; separate plans are
+ * independent.
+ *
+ * Folder contract (docs/architecture.md, "Layout"):
+ * lib/plan/ is what a plan means: the parser, the job spec both sides share (jobspec.h)
+ * and the BPF objects a plan names; it includes only lib/base/.
+ */
+#ifndef BPFLAB_PLAN_H
+#define BPFLAB_PLAN_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "plan/jobspec.h"
+
+#define PLAN_MAX_BYTES (1u << 20)	/* plan files above this are refused */
+#define PLAN_MAX_JOBS 100000		/* expansions above this are refused */
+#define PLAN_MAX_FLOWS JOBSPEC_MAX_FLOWS	/* UDP source ports 1024..65534 */
+
+struct plan_error {
+	char text[1024];		/* "FILE:LINE:COLUMN: message", ready to print */
+	int line, col;			/* 1-based; 0 when not tied to a place */
+};
+
+/* A plan's enums are the job spec's (jobspec.h: one definition for the coordinator and
+ * the agent), under the names the plan model has always used. */
+#define plan_hook job_hook
+#define PLAN_HOOK_XDP JOB_HOOK_XDP
+#define PLAN_HOOK_TC_INGRESS JOB_HOOK_TC_INGRESS
+#define PLAN_HOOK_TC_EGRESS JOB_HOOK_TC_EGRESS
+#define plan_xdp_mode job_xdp_mode
+#define PLAN_XDP_NATIVE JOB_XDP_NATIVE
+#define PLAN_XDP_GENERIC JOB_XDP_GENERIC
+#define PLAN_XDP_OFFLOAD JOB_XDP_OFFLOAD
+#define plan_tc_mode job_tc_mode
+#define PLAN_TC_AUTO JOB_TC_AUTO
+#define PLAN_TC_TCX JOB_TC_TCX
+#define PLAN_TC_CLSACT JOB_TC_CLSACT
+#define plan_generator job_generator
+#define PLAN_GEN_XDP_LIVE JOB_GEN_XDP_LIVE
+#define PLAN_GEN_UDP JOB_GEN_UDP
+#define PLAN_GEN_PKTGEN JOB_GEN_PKTGEN
+#define PLAN_GEN_NONE JOB_GEN_NONE
+#define plan_proto job_proto
+#define PLAN_PROTO_UDP4 JOB_PROTO_UDP4
+#define PLAN_PROTO_UDP6 JOB_PROTO_UDP6
+
+/* One entry of an attach entry's `maps`: a map slot filled after load, before attach.
+ * Exactly one of PORT (devmap, devmap_hash: the ifindex of that role), QSIZE (cpumap) or
+ * HAS_VALUE (array, hash, lru_hash: an integer value) is set; PROGRAM (a devmap or cpumap
+ * program of the same object) may go with PORT or QSIZE. Which kind fits which map type
+ * is checked by the agent, which sees the map (lib/plan/objects.c checks what it can). */
+struct plan_map_fill {
+	char *map;			/* map name in the object */
+	long long key;			/* 0..2^63-1; stored in the map's key size */
+	char *port;			/* a role from plan->ports, or NULL */
+	char *program;			/* devmap/cpumap program, or NULL */
+	int qsize;			/* cpumap queue size 1..16384, 0 when not a cpumap slot */
+	bool has_value;
+	long long value;		/* array/hash value (little-endian, map's value size) */
+	int line, col;			/* of the fill entry */
+	int map_line, map_col;		/* of the map name */
+	int program_line, program_col;	/* of the program value */
+};
+
+/* One key of a counters entry: per-CPU u64 slot KEY of MAP, reported as NAME. */
+struct plan_counter {
+	char *map;			/* a BPF_MAP_TYPE_PERCPU_ARRAY of u64 */
+	unsigned int key;
+	char *name;			/* sample subject of counter.pps */
+	int line, col;			/* of the key */
+	int map_line, map_col;		/* of the map value */
+};
+
+/* One program to attach: {port: b, hook: xdp, mode: native, object: x.bpf.o, program: p} */
+struct plan_attach {
+	char *port;			/* a role from plan->ports */
+	enum plan_hook hook;
+	enum plan_xdp_mode mode;	/* XDP only */
+	enum plan_tc_mode tc_mode;	/* tc hooks only */
+	char *object;			/* name under bpf/ or a path */
+	char *program;
+	int line, col;			/* of the attach entry, for later errors */
+	int object_line, object_col;	/* of the object value */
+	int program_line, program_col;	/* of the program value */
+	struct plan_map_fill *fills;	/* `maps`, in file order (map by map) */
+	int n_fills;
+	struct plan_counter *counters;	/* `counters`, flattened: one per key */
+	int n_counters;
+};
+
+struct plan_variant {
+	char *name;
+	struct plan_attach *attach;
+	int n_attach;
+	int line, col;
+};
+
+struct plan_match {			/* hosts.match selector: key: value */
+	char *key;			/* e.g. port.driver, kernel.release */
+	char *value;			/* e.g. veth, ">=6.1" */
+	int line, col;
+};
+
+struct plan_traffic {
+	enum plan_generator generator;
+	char *from;			/* a port role; NULL for generator none */
+	int size;			/* frame bytes without FCS */
+	enum plan_proto proto;
+	int flows;
+	int threads;
+	int64_t duration_ms;
+	int64_t warmup_ms;
+	int *cpus;			/* generator threads pinned round-robin; NULL: no pinning */
+	int n_cpus;
+	char *to;			/* destination port role, or NULL (the agent's default) */
+};
+
+struct plan_axis {			/* one matrix key and its values */
+	char *key;			/* dotted path, e.g. traffic.packet.size */
+	char **values;			/* scalar texts */
+	int n_values;
+	int line, col;
+};
+
+/* A validated plan. Its strings point into the plan's own tree (or are constants) and
+ * live until plan_destroy(); the arrays belong to the plan. Treat it as read-only. */
+struct plan {
+	char *file;			/* as given; used in error messages */
+	char *text;			/* the exact plan text (NUL-terminated) */
+	size_t text_len;
+	char sha256[65];		/* of text */
+	char *name;
+	char *description;		/* may be NULL */
+	struct plan_match *match;
+	int n_match;
+	int host_count;			/* 0 means all matching hosts */
+	char **ports;
+	int n_ports;
+	struct plan_traffic traffic;
+	struct plan_variant *variants;	/* in file order */
+	int n_variants;
+	struct plan_axis *matrix;	/* in file order */
+	int n_axes;
+	int repeat;			/* repetitions expanded at submit (repeat.min) */
+	/* `repeat: {min, max, until, on}` (docs/plans.md): the coordinator adds repetitions
+	 * of a (host, variant, point) until the 95 % CI of the mean of every metric in
+	 * repeat_on is within repeat_until of the mean, or repeat_max is reached. A plain
+	 * `repeat: N` is min = max = N, until 0 (no adaptive repetitions). */
+	int repeat_max;
+	double repeat_until;		/* fraction (0.02 for 2 %); 0: fixed count */
+	char **repeat_on;		/* metric names (default: metrics); NULL when fixed */
+	int n_repeat_on;
+	int repeat_line, repeat_col;	/* of the repeat value */
+	double min_effect;		/* `min_effect`: fraction, default 0.02 */
+	bool share_machine;		/* `share_machine`: hosts on one machine run at once */
+	char **metrics;
+	int n_metrics;
+	/* two-host plan (`link: {generator: X, dut: Y}`): port role X is the generator
+	 * host's end of a wired link, Y the device under test's end; NULL otherwise */
+	char *link_generator;
+	char *link_dut;
+	int link_line, link_col;
+	struct plan_tree *tree;		/* private: the parsed, overridden tree */
+};
+
+/* A submit-time override: "traffic.packet.size=1500". */
+struct plan_override {
+	char *key;
+	char *value;
+};
+
+/* Parse "KEY=VALUE" into OV (heap strings). Returns 0 or -EINVAL with ERR filled
+ * ("invalid override 'x': expected KEY=VALUE"). */
+int plan_override_parse(const char *arg, struct plan_override *ov, struct plan_error *err);
+void plan_override_release(struct plan_override *ov);
+
+/* Parse and validate TEXT (LEN bytes, need not be NUL-terminated) read from FILE, applying
+ * the N_OV overrides first. Returns a new plan, or NULL with errno set (EINVAL for a bad
+ * plan, ENOMEM) and ERR describing the first problem. */
+struct plan *plan_parse(const char *file, const char *text, size_t len,
+			const struct plan_override *ov, int n_ov, struct plan_error *err);
+/* Read FILE and plan_parse it. */
+struct plan *plan_load(const char *file, const struct plan_override *ov, int n_ov,
+		       struct plan_error *err);
+void plan_destroy(struct plan **plan);
+
+/* One job of an expanded plan. */
+struct plan_job {
+	int seq;			/* 0-based dispatch order within one host */
+	int variant;			/* index into plan->variants */
+	int point;			/* index of the matrix point (0 without a matrix) */
+	int rep;			/* 1-based repetition */
+	json_t *point_values;		/* {"traffic.packet.size": "64"} (owned) */
+	json_t *spec;			/* the job spec for the agent (owned) */
+};
+
+/* Expand PLAN into *N jobs (heap array *JOBS). Every matrix point is validated as a whole
+ * plan; an invalid point fails the expansion with ERR naming the matrix entry.
+ * Returns 0 or -errno. */
+int plan_expand(const struct plan *plan, struct plan_job **jobs, int *n,
+		struct plan_error *err);
+void plan_jobs_free(struct plan_job *jobs, int n);
+
+/* One side of a two-host job: a new spec from SPEC (a job spec of a plan with `link`,
+ * borrowed) for ROLE "generator" or "dut", with only that side's port, attach entries
+ * and traffic (the dut side measures only: generator none), and "pair": {"role", "peer"
+ * (PEER, the other host's name), "link" {generator, dut}, "barrier_ms"}. NULL with errno
+ * (EINVAL: SPEC has no link, ENOMEM). */
+json_t *plan_pair_spec(const json_t *spec, const char *role, const char *peer);
+
+/* Names for enums, as written in plans: jobspec.h's, under the plan model's names. */
+#define plan_hook_name jobspec_hook_name
+#define plan_xdp_mode_name jobspec_xdp_mode_name
+#define plan_tc_mode_name jobspec_tc_mode_name
+#define plan_generator_name jobspec_generator_name
+#define plan_proto_name jobspec_proto_name
+
+/* Whether NAME is a metric bpflab knows (port.rx_pps, prog.ns_per_run, ...). */
+bool plan_metric_known(const char *name);
+
+#endif

@@ -1,0 +1,305 @@
+/* plan_expand.c - see plan.h. A plan into its jobs: for every matrix point, repetition
+ * and variant (variants interleaved within a repetition) the job spec filled as a struct
+ * job_spec and encoded through jobspec.h; plan_pair_spec() derives the two halves of a
+ * two-host job. The number of jobs and of attach entries was bounded when the plan was
+ * built, so the work is linear in the (capped) expansion.
+ */
+#include "plan/plan_int.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A copy of the pointer array ITEMS (N entries; never NULL unless out of memory). */
+static const char **strings_dup(char *const *items, int n)
+{
+	const char **out = calloc((size_t)n + 1, sizeof(*out));
+	int i;
+
+	for (i = 0; out && i < n; i++)
+		out[i] = items[i];
+	return out;
+}
+
+/* A's fills as the spec's maps: one map per run of fills of one map (plans keep the
+ * fills of a map together). */
+static int spec_maps(const struct plan_attach *a, struct job_attach *ja)
+{
+	struct job_map *m = NULL;
+	int i;
+
+	ja->maps = calloc((size_t)a->n_fills + 1, sizeof(*ja->maps));
+	if (!ja->maps)
+		return -ENOMEM;
+	for (i = 0; i < a->n_fills; i++) {
+		const struct plan_map_fill *f = &a->fills[i];
+
+		if (!i || strcmp(a->fills[i - 1].map, f->map)) {
+			m = &ja->maps[ja->n_maps++];
+			m->name = f->map;
+			m->slots = calloc((size_t)(a->n_fills - i), sizeof(*m->slots));
+			if (!m->slots)
+				return -ENOMEM;
+		}
+		m->slots[m->n_slots++] = (struct job_slot){
+			.key = f->key, .port = f->port, .qsize = f->qsize,
+			.has_value = f->has_value, .value = f->value, .program = f->program,
+		};
+	}
+	return 0;
+}
+
+/* A's counters (flattened, one per key) as the spec's: one entry per run of one map. */
+static int spec_counters(const struct plan_attach *a, struct job_attach *ja)
+{
+	struct job_counters *ct = NULL;
+	int i;
+
+	ja->counters = calloc((size_t)a->n_counters + 1, sizeof(*ja->counters));
+	if (!ja->counters)
+		return -ENOMEM;
+	for (i = 0; i < a->n_counters; i++) {
+		const struct plan_counter *pc = &a->counters[i];
+
+		if (!i || strcmp(a->counters[i - 1].map, pc->map)) {
+			ct = &ja->counters[ja->n_counters++];
+			ct->map = pc->map;
+			ct->keys = calloc((size_t)(a->n_counters - i), sizeof(*ct->keys));
+			if (!ct->keys)
+				return -ENOMEM;
+		}
+		ct->keys[ct->n_keys++] = (struct job_counter_key){ .index = pc->key,
+								   .name = pc->name };
+	}
+	return 0;
+}
+
+/* The job spec (docs/protocol.md) for variant V of plan P at REP, POINT: the struct
+ * filled from the plan (its strings borrowed from P and POINT), then encoded. */
+static json_t *job_spec(const struct plan *p, int v, int rep, const json_t *point)
+{
+	const struct plan_variant *var = &p->variants[v];
+	const struct plan_traffic *t = &p->traffic;
+	struct job_spec s;
+	json_t *spec = NULL, *value;
+	const char *key;
+	int i;
+
+	jobspec_init(&s);
+	s.plan = p->name;
+	s.variant = var->name;
+	s.rep = rep;
+	s.point = calloc(json_object_size(point) + 1, sizeof(*s.point));
+	s.ports = strings_dup(p->ports, p->n_ports);
+	s.n_ports = p->n_ports;
+	s.has_metrics = true;
+	s.metrics = strings_dup(p->metrics, p->n_metrics);
+	s.n_metrics = p->n_metrics;
+	s.attach = calloc((size_t)var->n_attach + 1, sizeof(*s.attach));
+	if (!s.point || !s.ports || !s.metrics || !s.attach)
+		goto out;
+	json_object_foreach((json_t *)point, key, value) {
+		s.point[s.n_point].key = key;
+		s.point[s.n_point++].value = json_string_value(value);
+	}
+	s.traffic = (struct job_traffic){
+		.generator = t->generator, .from = t->from, .size = t->size, .proto = t->proto,
+		.flows = t->flows, .threads = t->threads, .to = t->to,
+		.duration_ms = t->duration_ms, .warmup_ms = t->warmup_ms,
+	};
+	if (t->n_cpus) {
+		s.traffic.cpus = calloc((size_t)t->n_cpus, sizeof(*s.traffic.cpus));
+		if (!s.traffic.cpus)
+			goto out;
+		memcpy(s.traffic.cpus, t->cpus, (size_t)t->n_cpus * sizeof(*t->cpus));
+		s.traffic.n_cpus = t->n_cpus;
+	}
+	for (i = 0; i < var->n_attach; i++) {
+		const struct plan_attach *a = &var->attach[i];
+		struct job_attach *ja = &s.attach[s.n_attach++];
+
+		*ja = (struct job_attach){
+			.port = a->port, .hook = a->hook, .mode = a->mode, .tc_mode = a->tc_mode,
+			.object = a->object, .program = a->program,
+		};
+		if ((a->n_fills && spec_maps(a, ja)) || (a->n_counters && spec_counters(a, ja)))
+			goto out;
+	}
+	if (p->repeat_until > 0) {
+		s.has_repeat = true;
+		s.repeat.min = p->repeat;
+		s.repeat.max = p->repeat_max;
+		s.repeat.until = p->repeat_until;
+		s.repeat.on = p->n_repeat_on ? strings_dup(p->repeat_on, p->n_repeat_on) :
+					       strings_dup(p->metrics, p->n_metrics);
+		s.repeat.n_on = p->n_repeat_on ? p->n_repeat_on : p->n_metrics;
+		if (!s.repeat.on)
+			goto out;
+	}
+	s.share_machine = p->share_machine;
+	s.link_generator = p->link_generator;
+	s.link_dut = p->link_dut;
+	spec = jobspec_encode(&s);
+out:
+	jobspec_release(&s);
+	return spec;
+}
+
+json_t *plan_pair_spec(const json_t *spec, const char *role, const char *peer)
+{
+	struct job_attach *all, *mine = NULL;
+	const char **ports, *port = NULL;
+	struct job_spec s;
+	json_t *side = NULL;
+	char why[256];
+	bool gen = role && !strcmp(role, "generator");
+	int i, n_all, n_ports, ret;
+
+	ret = jobspec_decode(spec, "spec", &s, why, sizeof(why));
+	if (ret) {
+		errno = -ret;
+		return NULL;
+	}
+	if (gen)
+		port = s.link_generator;
+	else if (role && !strcmp(role, "dut"))
+		port = s.link_dut;
+	if (!port || !peer) {
+		jobspec_release(&s);
+		errno = EINVAL;
+		return NULL;
+	}
+	/* this side's attach entries and port (borrowed for the encoding) */
+	mine = calloc((size_t)s.n_attach + 1, sizeof(*mine));
+	if (!mine) {
+		jobspec_release(&s);
+		errno = ENOMEM;
+		return NULL;
+	}
+	all = s.attach;
+	n_all = s.n_attach;
+	ports = s.ports;
+	n_ports = s.n_ports;
+	s.n_attach = 0;
+	for (i = 0; i < n_all; i++)
+		if (!strcmp(all[i].port, port))
+			mine[s.n_attach++] = all[i];
+	s.attach = mine;
+	s.ports = &port;
+	s.n_ports = 1;
+	s.has_pair = true;
+	s.pair = (struct job_pair){
+		.role = gen ? JOB_PAIR_GENERATOR : JOB_PAIR_DUT, .peer = peer,
+		.link_generator = s.link_generator, .link_dut = s.link_dut,
+		.barrier_ms = JOBSPEC_DEFAULT_BARRIER_MS,
+	};
+	s.link_generator = s.link_dut = NULL;
+	if (!gen) {
+		/* the device under test only measures */
+		s.traffic.generator = JOB_GEN_NONE;
+		s.traffic.from = NULL;
+		s.traffic.n_cpus = 0;
+	}
+	side = jobspec_encode(&s);
+	ret = errno;
+	s.attach = all;
+	s.n_attach = n_all;
+	s.ports = ports;
+	s.n_ports = n_ports;
+	free(mine);
+	jobspec_release(&s);
+	errno = ret;
+	return side;
+}
+
+void plan_jobs_free(struct plan_job *jobs, int n)
+{
+	int i;
+
+	for (i = 0; jobs && i < n; i++) {
+		json_decref(jobs[i].point_values);
+		json_decref(jobs[i].spec);
+	}
+	free(jobs);
+}
+
+int plan_expand(const struct plan *plan, struct plan_job **jobsp, int *np,
+		struct plan_error *err)
+{
+	struct plan_error scratch;
+	struct vctx c = { .err = err ? err : &scratch };
+	struct point_state *ps = NULL;
+	struct plan_job *jobs = NULL;
+	long long points, total, k;
+	int n_var, rep, v, ret = 0;
+
+	*jobsp = NULL;
+	*np = 0;
+	if (!plan || !plan->tree)
+		return -EINVAL;
+	c.file = plan->file;
+	c.err->text[0] = '\0';
+	c.err->line = c.err->col = 0;
+	points = plan_points(plan);
+	n_var = plan->n_variants;
+	total = points * plan->repeat * n_var;
+	if (total > PLAN_MAX_JOBS || total <= 0)
+		return plan_set_error(c.err, 0, 0,
+				      "%s: the plan expands to %lld jobs, more than %d",
+				      plan->file, total, PLAN_MAX_JOBS);
+	jobs = calloc((size_t)total, sizeof(*jobs));
+	ps = calloc(1, sizeof(*ps));
+	if (!jobs || !ps) {
+		ret = plan_oom(&c);
+		goto out;
+	}
+	for (k = 0; k < points && !ret; k++) {
+		struct plan scratch_plan = { 0 };
+		const struct plan *pp = plan;
+		json_t *values = json_object();
+
+		if (!values) {
+			ret = plan_oom(&c);
+			break;
+		}
+		if (plan->n_axes) {
+			ret = plan_point_apply(&c, plan, plan->tree, k, ps, values);
+			if (!ret) {
+				c.point = ps->label;
+				c.base = plan;
+				ret = plan_build(&c, plan->tree->root, &scratch_plan);
+				c.point = NULL;
+				c.base = NULL;
+			}
+			pp = &scratch_plan;
+		}
+		for (rep = 1; rep <= plan->repeat && !ret; rep++) {
+			for (v = 0; v < n_var && !ret; v++) {
+				long long seq = ((rep - 1) * points + k) * n_var + v;
+				struct plan_job *job = &jobs[seq];
+
+				job->seq = (int)seq;
+				job->variant = v;
+				job->point = (int)k;
+				job->rep = rep;
+				job->point_values = json_deep_copy(values);
+				job->spec = job_spec(pp, v, rep, values);
+				if (!job->point_values || !job->spec)
+					ret = plan_oom(&c);
+			}
+		}
+		json_decref(values);
+		plan_point_release(&scratch_plan);
+		plan_point_unapply(ps);
+	}
+out:
+	free(ps);
+	if (ret) {
+		plan_jobs_free(jobs, (int)(jobs ? total : 0));
+		return ret;
+	}
+	*jobsp = jobs;
+	*np = (int)total;
+	return 0;
+}

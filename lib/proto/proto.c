@@ -1,0 +1,191 @@
+/* proto.c - see proto.h. Messages (new, error reply, typed getters) and the socket
+ * helpers; the bytes are made by proto_encode.c and read by proto_decode.c.
+ *
+ * The socket helpers hide multipart handling: a payload with more frames than expected
+ * is drained and refused, so a confused peer cannot desynchronise the framing. */
+#include "proto/proto.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zmq.h>
+
+#include "proto/samples.h"
+
+json_t *proto_msg_new(const char *type)
+{
+	return json_pack("{s:i, s:s}", "v", PROTO_VERSION, "type", type);
+}
+
+json_t *proto_error_new(const char *in_reply_to, const char *fmt, ...)
+{
+	char text[1024];
+	json_t *msg;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	msg = proto_msg_new("error");
+	if (msg) {
+		json_object_set_new(msg, "message", json_string(text));
+		if (in_reply_to)
+			json_object_set_new(msg, "in_reply_to", json_string(in_reply_to));
+	}
+	return msg;
+}
+
+static void free_payload(void *data, void *hint)
+{
+	free(data);
+}
+
+/* TEXT (heap, taken) goes to ZeroMQ as it is (zmq_msg_init_data): no copy. */
+static int send_text(void *sock, char *text, size_t len, int flags)
+{
+	zmq_msg_t m;
+	int rc;
+
+	if (zmq_msg_init_data(&m, text, len, free_payload, NULL)) {
+		rc = -zmq_errno();
+		free(text);
+		return rc;
+	}
+	rc = zmq_msg_send(&m, sock, flags);
+	if (rc < 0) {
+		rc = -zmq_errno();
+		zmq_msg_close(&m);	/* frees TEXT */
+		return rc;
+	}
+	return 0;
+}
+
+static int send_payload(void *sock, const json_t *msg, int flags)
+{
+	size_t len;
+	char *s = proto_encode(msg, &len);
+
+	return s ? send_text(sock, s, len, flags) : -ENOMEM;
+}
+
+int proto_send(void *sock, const json_t *msg, int flags)
+{
+	return send_payload(sock, msg, flags);
+}
+
+int proto_send_to(void *sock, const void *id, size_t id_len, const json_t *msg, int flags)
+{
+	if (zmq_send(sock, id, id_len, ZMQ_SNDMORE | (flags & ZMQ_DONTWAIT)) < 0)
+		return -zmq_errno();
+	return send_payload(sock, msg, flags);
+}
+
+int proto_send_text_to(void *sock, const void *id, size_t id_len, char *text, size_t len,
+		       int flags)
+{
+	int rc;
+
+	if (zmq_send(sock, id, id_len, ZMQ_SNDMORE | (flags & ZMQ_DONTWAIT)) < 0) {
+		rc = -zmq_errno();
+		free(text);
+		return rc;
+	}
+	return send_text(sock, text, len, flags);
+}
+
+static void drain(void *sock)
+{
+	int more;
+	size_t sz = sizeof(more);
+	zmq_msg_t m;
+
+	for (;;) {
+		if (zmq_getsockopt(sock, ZMQ_RCVMORE, &more, &sz) || !more)
+			return;
+		zmq_msg_init(&m);
+		zmq_msg_recv(&m, sock, 0);
+		zmq_msg_close(&m);
+	}
+}
+
+static int recv_payload(void *sock, json_t **msg, struct samples *samples, int flags,
+			char *why, size_t why_len)
+{
+	zmq_msg_t m;
+	int rc, more;
+	size_t sz = sizeof(more);
+
+	*msg = NULL;
+	zmq_msg_init(&m);
+	rc = zmq_msg_recv(&m, sock, flags);
+	if (rc < 0) {
+		rc = -zmq_errno();
+		zmq_msg_close(&m);
+		return rc;
+	}
+	if (!zmq_getsockopt(sock, ZMQ_RCVMORE, &more, &sz) && more) {
+		zmq_msg_close(&m);
+		drain(sock);
+		snprintf(why, why_len, "message has more than one payload frame");
+		return -EBADMSG;
+	}
+	*msg = samples ? proto_decode_samples(zmq_msg_data(&m), zmq_msg_size(&m), samples,
+					      why, why_len) :
+			 proto_decode(zmq_msg_data(&m), zmq_msg_size(&m), why, why_len);
+	zmq_msg_close(&m);
+	return *msg ? 0 : -EBADMSG;
+}
+
+int proto_recv(void *sock, json_t **msg, int flags, char *why, size_t why_len)
+{
+	return recv_payload(sock, msg, NULL, flags, why, why_len);
+}
+
+int proto_recv_from_samples(void *sock, void *id, size_t *id_len, json_t **msg,
+			    struct samples *samples, int flags, char *why, size_t why_len)
+{
+	int more, rc;
+	size_t sz = sizeof(more);
+
+	*msg = NULL;
+	if (samples)
+		memset(samples, 0, sizeof(*samples));
+	rc = zmq_recv(sock, id, PROTO_MAX_IDENTITY, flags);
+	if (rc < 0)
+		return -zmq_errno();
+	*id_len = (size_t)rc > PROTO_MAX_IDENTITY ? PROTO_MAX_IDENTITY : (size_t)rc;
+	if (zmq_getsockopt(sock, ZMQ_RCVMORE, &more, &sz) || !more) {
+		snprintf(why, why_len, "message has no payload frame");
+		return -EBADMSG;
+	}
+	return recv_payload(sock, msg, samples, 0, why, why_len);
+}
+
+int proto_recv_from(void *sock, void *id, size_t *id_len, json_t **msg, int flags,
+		    char *why, size_t why_len)
+{
+	return proto_recv_from_samples(sock, id, id_len, msg, NULL, flags, why, why_len);
+}
+
+const char *proto_get_str(const json_t *obj, const char *key, const char *def)
+{
+	const char *s = json_string_value(json_object_get(obj, key));
+
+	return s ? s : def;
+}
+
+long long proto_get_int(const json_t *obj, const char *key, long long def)
+{
+	json_t *v = json_object_get(obj, key);
+
+	return json_is_integer(v) ? (long long)json_integer_value(v) : def;
+}
+
+double proto_get_real(const json_t *obj, const char *key, double def)
+{
+	json_t *v = json_object_get(obj, key);
+
+	return json_is_number(v) ? json_number_value(v) : def;
+}

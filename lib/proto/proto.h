@@ -1,0 +1,78 @@
+/* proto.h - bpflab wire protocol: one JSON object per ZeroMQ frame.
+ *
+ * Every message is a JSON object with "v" (protocol version, PROTO_VERSION) and "type".
+ * The coordinator's ROUTER sockets see [identity, payload]; agents and clients use DEALER
+ * sockets and send/receive the payload frame alone. docs/protocol.md lists every message.
+ * Messages above PROTO_MAX_BYTES are refused before they are parsed.
+ *
+ * Ownership: proto_recv* return a new reference the caller json_decref()s; proto_send*
+ * do not steal the message.
+ *
+ * Folder contract (docs/architecture.md, "Layout"):
+ * lib/proto/ is the wire: messages, their schema, a result's samples and the CURVE
+ * keys; it includes lib/base/ and lib/plan/ (the job spec inside a job message).
+ */
+#ifndef BPFLAB_PROTO_H
+#define BPFLAB_PROTO_H
+
+#include <jansson.h>
+#include <stddef.h>
+
+#define PROTO_VERSION 1
+#define PROTO_MAX_BYTES (16u << 20)
+#define PROTO_HEARTBEAT_MS 1000
+#define PROTO_LIVENESS 3
+#define PROTO_MAX_IDENTITY 256
+
+/* A new message {"v": PROTO_VERSION, "type": TYPE}. NULL on ENOMEM. */
+json_t *proto_msg_new(const char *type);
+/* The "type" of a message, or NULL. */
+const char *proto_msg_type(const json_t *msg);
+/* An error reply {"type":"error","message":MSG,"in_reply_to":TYPE}. */
+json_t *proto_error_new(const char *in_reply_to, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* Parse BUF of LEN bytes as JSON text (an object or array), building what
+ * json_loadb(JSON_REJECT_DUPLICATES) would, faster. NULL on failure with the problem and
+ * its byte offset in WHY. */
+json_t *proto_parse(const void *buf, size_t len, char *why, size_t why_len);
+/* Parse BUF of LEN bytes into a message. On failure returns NULL and writes a reason into
+ * WHY (at least 128 bytes): too large, not JSON, no version, wrong version, no type. */
+json_t *proto_decode(const void *buf, size_t len, char *why, size_t why_len);
+/* proto_decode for bpflabd's agents socket: when the message is a `result` whose
+ * "samples" array samples_scan takes (lib/proto/samples.h), the array is left out of the
+ * message and its samples are in *SAMPLES (SAMPLES->taken; samples_release them);
+ * otherwise *SAMPLES is empty and the message is the one proto_decode makes. Either way
+ * what is refused, and why, is the same. */
+struct samples;
+json_t *proto_decode_samples(const void *buf, size_t len, struct samples *samples,
+			     char *why, size_t why_len);
+/* Serialise compactly, the bytes json_dumps(MSG, JSON_COMPACT) would write; a heap string
+ * (free()) with its length in *LEN (LEN may be NULL), or NULL on ENOMEM. */
+char *proto_encode(const json_t *msg, size_t *len);
+
+/* DEALER side: send one frame / receive one frame (blocking unless flags has ZMQ_DONTWAIT).
+ * Return 0 or -errno; receive gives -EBADMSG (with WHY) for a malformed message. */
+int proto_send(void *sock, const json_t *msg, int flags);
+int proto_recv(void *sock, json_t **msg, int flags, char *why, size_t why_len);
+
+/* ROUTER side: identity frame then payload. Identity is copied into ID (up to
+ * PROTO_MAX_IDENTITY bytes) with its length in *ID_LEN. */
+int proto_send_to(void *sock, const void *id, size_t id_len, const json_t *msg, int flags);
+/* proto_send_to of a message already encoded: TEXT of LEN bytes (heap, taken: freed
+ * whether the send succeeds or not). */
+int proto_send_text_to(void *sock, const void *id, size_t id_len, char *text, size_t len,
+		       int flags);
+int proto_recv_from(void *sock, void *id, size_t *id_len, json_t **msg, int flags,
+		    char *why, size_t why_len);
+/* proto_recv_from through proto_decode_samples (SAMPLES may be NULL: proto_recv_from). */
+int proto_recv_from_samples(void *sock, void *id, size_t *id_len, json_t **msg,
+			    struct samples *samples, int flags, char *why, size_t why_len);
+
+/* Typed getters that tolerate missing members: return DEF when absent or of the wrong
+ * type. */
+const char *proto_get_str(const json_t *obj, const char *key, const char *def);
+long long proto_get_int(const json_t *obj, const char *key, long long def);
+double proto_get_real(const json_t *obj, const char *key, double def);
+
+#endif

@@ -1,0 +1,57 @@
+/* samples.h - the samples of a `result` (docs/protocol.md) as the store takes them, read
+ * in one of two ways:
+ *
+ * - samples_from_json: from the jansson array of a parsed message, with every check the
+ *   store makes (the full path; store_ingest_result);
+ * - samples_scan: straight from the message text, without a jansson value per sample
+ *   (bpflabd's agents socket, through proto_decode_samples). It takes only the shape
+ *   agents send: an array of flat objects with the members metric, subject, value, unit,
+ *   window and seq in any order, strings of printable ASCII without escapes, numbers
+ *   that parse exactly as proto_parse parses them, and values that both the schema
+ *   (lib/proto/proto_schema.c) and the store accept. Anything else is left to the full path,
+ *   which refuses or takes it as before: the two never disagree on what they both take
+ *   (tests/unit/test_samples.c, tests/fuzz/fuzz_samples.c).
+ *
+ * Not thread-bound; no global state.
+ */
+#ifndef BPFLAB_SAMPLES_H
+#define BPFLAB_SAMPLES_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* One sample. The texts are NUL-terminated; they belong to the array they came from. */
+struct sample {
+	const char *metric;		/* not empty */
+	const char *subject;		/* "" when none */
+	const char *unit;		/* NULL when none */
+	const char *window;		/* "rate" or "cost" */
+	int64_t seq;			/* second >= 0, or -1: the whole window */
+	double value;
+};
+
+/* The samples of one result: V[0..N). TAKEN when samples_scan read them from the text
+ * (their texts then live in TEXT, owned); otherwise the texts are borrowed from the
+ * jansson array they were read from. Zero-initialise; samples_release frees. */
+struct samples {
+	struct sample *v;
+	size_t n;
+	char *text;
+	bool taken;
+};
+
+void samples_release(struct samples *s);
+
+/* Read and check the JSON array SAMPLES (NULL: no samples) into *OUT as the store takes
+ * them. Returns 0; -EINVAL with the problem in WHY ("sample 3 has no 'metric'"); or
+ * -ENOMEM. On failure *OUT is empty. */
+int samples_from_json(const json_t *samples, struct samples *out, char *why, size_t why_len);
+
+/* The JSON array that starts at P (its '[') and ends before END, read into *OUT: returns
+ * 1 with *OUT->taken set and *NEXT just after the closing ']'; 0 when the array is not
+ * of the shape described above (*OUT empty: parse it as JSON instead); -ENOMEM. */
+int samples_scan(const char *p, const char *end, struct samples *out, const char **next);
+
+#endif

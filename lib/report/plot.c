@@ -1,0 +1,380 @@
+/* plot.c - see plot.h. gnuplot scripts for history and compare, and running gnuplot.
+ *
+ * Scripts are built in an open_memstream buffer; labels are quoted for gnuplot (single
+ * quotes, a quote doubled). Called by cli/result_analysis.c.
+ */
+#include "report/plot.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static int seterr(char *err, size_t len, int e, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static int seterr(char *err, size_t len, int e, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err && len) {
+		va_start(ap, fmt);
+		vsnprintf(err, len, fmt, ap);
+		va_end(ap);
+	}
+	return e;
+}
+
+static const char *sget(const json_t *o, const char *k)
+{
+	const char *s = json_string_value(json_object_get(o, k));
+
+	return s ? s : "";
+}
+
+static double dnum(const json_t *o, const char *k)
+{
+	json_t *v = json_object_get(o, k);
+
+	return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+/* S in gnuplot single quotes. */
+static void quote(FILE *f, const char *s)
+{
+	fputc('\'', f);
+	for (; *s; s++) {
+		if (*s == '\'')
+			fputc('\'', f);
+		if (*s != '\n')
+			fputc(*s, f);
+	}
+	fputc('\'', f);
+}
+
+/* A label inside a datablock: double quotes, no double quote inside. */
+static void label(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++)
+		fputc(*s == '"' || *s == '\n' ? '\'' : *s, f);
+	fputc('"', f);
+}
+
+/* The terminal (WIDTH x HEIGHT) and output lines for FILE. */
+static int terminal_sized(FILE *f, const char *file, int width, int height, char *err,
+			  size_t len)
+{
+	const char *ext = strrchr(file, '.');
+
+	if (ext && !strcmp(ext, ".svg"))
+		fprintf(f, "set terminal svg size %d,%d dynamic noenhanced font 'sans,11' "
+			"background rgb 'white'\n", width, height);
+	else if (ext && !strcmp(ext, ".png"))
+		fprintf(f, "set terminal pngcairo size %d,%d noenhanced font 'sans,10'\n", width,
+			height);
+	else
+		return seterr(err, len, -EINVAL, "cannot tell the format of '%s' "
+			      "(expected a name ending in .svg or .png)", file);
+	fprintf(f, "set output ");
+	quote(f, file);
+	fprintf(f, "\nset encoding utf8\nset key outside below\nset grid ytics\n");
+	return 0;
+}
+
+static int terminal(FILE *f, const char *file, char *err, size_t len)
+{
+	return terminal_sized(f, file, 900, 520, err, len);
+}
+
+/* The error bar half-width of a point: stddev, else spread, else 0. */
+static double errbar(const json_t *p, const char *sd, const char *spread)
+{
+	double e = dnum(p, sd);
+
+	if (!isfinite(e))
+		e = dnum(p, spread);
+	return isfinite(e) ? e : 0;
+}
+
+/* Close the script stream F whose buffer is *BUF: on success (E 0) the script goes to
+ * *SCRIPT, else it is freed. Returns E, or -ENOMEM when the stream could not be closed. */
+static int script_close(FILE *f, char **buf, int e, char **script, char *err, size_t err_len)
+{
+	if (fclose(f) && !e)
+		e = seterr(err, err_len, -ENOMEM, "out of memory");
+	if (e)
+		free(*buf);
+	else
+		*script = *buf;
+	return e;
+}
+
+int plot_history_script(const json_t *report, const char *file, char **script, char *err,
+			size_t err_len)
+{
+	json_t *series = json_object_get(report, "series"), *s, *p, *c;
+	char *buf = NULL;
+	size_t len = 0, i, j, n_points = 0;
+	FILE *f;
+	int e;
+
+	*script = NULL;
+	if (!json_array_size(series))
+		return seterr(err, err_len, -EINVAL, "nothing to plot: the history is empty");
+	f = open_memstream(&buf, &len);
+	if (!f)
+		return seterr(err, err_len, -ENOMEM, "out of memory");
+	e = terminal(f, file, err, err_len);
+	if (e)
+		goto out;
+	fprintf(f, "set title ");
+	s = json_array_get(series, 0);
+	{
+		char t[512];
+
+		snprintf(t, sizeof(t), "%s history by %s (mean ± stddev of the repetitions)",
+			 sget(s, "metric"), sget(report, "by"));
+		quote(f, t);
+	}
+	fprintf(f, "\nset ylabel ");
+	quote(f, *sget(s, "unit") ? sget(s, "unit") : "value");
+	fprintf(f, "\nset xlabel ");
+	quote(f, sget(report, "by"));
+	fprintf(f, "\nset xtics rotate by -30\nset offsets 0.3, 0.3, 0, 0\nset yrange [0:*]\n");
+	json_array_foreach(series, i, s) {
+		fprintf(f, "$s%zu << EOD\n", i);
+		json_array_foreach(json_object_get(s, "points"), j, p) {
+			fprintf(f, "%zu ", j);
+			label(f, sget(p, "group"));
+			fprintf(f, " %.17g %.17g\n", dnum(p, "mean"), errbar(p, "stddev", "spread"));
+			n_points++;
+		}
+		fprintf(f, "EOD\n");
+		json_array_foreach(json_object_get(s, "changes"), j, c) {
+			/* between two groups: halfway; within one: on it */
+			double x = 0;
+			size_t k;
+
+			json_array_foreach(json_object_get(s, "points"), k, p)
+				if (!strcmp(sget(p, "group"), sget(c, "after")))
+					x = (double)k - (json_is_true(json_object_get(c, "within")) ? 0 : 0.5);
+			fprintf(f, "set arrow from first %g, graph 0 to first %g, graph 1 nohead "
+				"dashtype 2 lc rgb 'red'\n", x, x);
+		}
+	}
+	fprintf(f, "plot ");
+	json_array_foreach(series, i, s) {
+		char t[512];
+
+		snprintf(t, sizeof(t), "%s%s%s%s%s", sget(s, "variant"),
+			 *sget(s, "subject") ? " " : "", sget(s, "subject"),
+			 *sget(s, "point") ? " " : "", sget(s, "point"));
+		fprintf(f, "%s$s%zu using 1:3:4:xticlabels(2) with yerrorlines pt 7 lw 2 title ",
+			i ? ", \\\n     " : "", i);
+		quote(f, *t ? t : sget(s, "metric"));
+	}
+	fprintf(f, "\n");
+	if (!n_points)
+		e = seterr(err, err_len, -EINVAL, "nothing to plot: no points");
+out:
+	return script_close(f, &buf, e, script, err, err_len);
+}
+
+/* The distinct metrics of the rows of COMPARISONS[0], in row order, into a new array. */
+static json_t *compare_metrics(const json_t *cmps)
+{
+	json_t *metrics = json_array(), *r, *m;
+	size_t i, j;
+
+	if (!metrics)
+		return NULL;
+	json_array_foreach(json_object_get(json_array_get(cmps, 0), "rows"), i, r) {
+		json_array_foreach(metrics, j, m)
+			if (!strcmp(json_string_value(m), sget(r, "metric")))
+				break;
+		if (j == json_array_size(metrics) &&
+		    json_array_append_new(metrics, json_string(sget(r, "metric")))) {
+			json_decref(metrics);
+			return NULL;
+		}
+	}
+	return metrics;
+}
+
+/* One panel: the grouped bars of METRIC (datablock $dK), one group per row of the
+ * baseline, one bar per side. Returns the number of groups. */
+static size_t compare_panel(FILE *f, const json_t *report, const char *metric, size_t k)
+{
+	json_t *cmps = json_object_get(report, "comparisons"), *first = json_array_get(cmps, 0);
+	json_t *r, *cmp, *r2, *unit_row = NULL;
+	size_t i, c, j, n = 0;
+	char t[512];
+
+	fprintf(f, "$d%zu << EOD\n", k);
+	json_array_foreach(json_object_get(first, "rows"), i, r) {
+		if (strcmp(sget(r, "metric"), metric))
+			continue;
+		if (!unit_row)
+			unit_row = r;
+		snprintf(t, sizeof(t), "%s%s%s%s%s", sget(r, "variant"),
+			 *sget(r, "variant") && *sget(r, "subject") ? " " : "", sget(r, "subject"),
+			 *sget(r, "point") ? " " : "", sget(r, "point"));
+		label(f, *t ? t : metric);
+		fprintf(f, " %.17g %.17g", dnum(r, "mean_a"), errbar(r, "stddev_a", "spread_a"));
+		json_array_foreach(cmps, c, cmp) {
+			double m = NAN, sd = 0;
+
+			json_array_foreach(json_object_get(cmp, "rows"), j, r2)
+				if (!strcmp(sget(r2, "metric"), metric) &&
+				    !strcmp(sget(r2, "variant"), sget(r, "variant")) &&
+				    !strcmp(sget(r2, "subject"), sget(r, "subject")) &&
+				    !strcmp(sget(r2, "point"), sget(r, "point"))) {
+					m = dnum(r2, "mean_b");
+					sd = errbar(r2, "stddev_b", "spread_b");
+				}
+			if (isfinite(m))
+				fprintf(f, " %.17g %.17g", m, sd);
+			else
+				fprintf(f, " NaN 0");
+		}
+		fprintf(f, "\n");
+		n++;
+	}
+	fprintf(f, "EOD\n");
+	snprintf(t, sizeof(t), "%s by %s (mean ± stddev)", metric, sget(report, "by"));
+	fprintf(f, "set title ");
+	quote(f, t);
+	fprintf(f, "\nset ylabel ");
+	quote(f, unit_row && *sget(unit_row, "unit") ? sget(unit_row, "unit") : "value");
+	fprintf(f, "\nplot $d%zu using 2:3:xtic(1) title ", k);
+	quote(f, sget(report, "baseline"));
+	json_array_foreach(cmps, c, cmp) {
+		fprintf(f, ", '' using %zu:%zu title ", 4 + 2 * c, 5 + 2 * c);
+		quote(f, sget(cmp, "candidate"));
+	}
+	fprintf(f, "\n");
+	return n;
+}
+
+int plot_compare_script(const json_t *report, const char *file, char **script, char *err,
+			size_t err_len)
+{
+	json_t *cmps = json_object_get(report, "comparisons"), *metrics, *m;
+	char *buf = NULL;
+	size_t len = 0, k, n = 0, n_metrics;
+	FILE *f;
+	int e;
+
+	*script = NULL;
+	if (!json_array_get(json_object_get(json_array_get(cmps, 0), "rows"), 0))
+		return seterr(err, err_len, -EINVAL, "nothing to plot: no compared rows");
+	metrics = compare_metrics(cmps);
+	if (!metrics)
+		return seterr(err, err_len, -ENOMEM, "out of memory");
+	n_metrics = json_array_size(metrics);
+	if (n_metrics > PLOT_MAX_PANELS) {
+		json_decref(metrics);
+		return seterr(err, err_len, -EINVAL, "too many metrics to plot: %zu (at most %d "
+			      "panels; choose some with --metric)", n_metrics, PLOT_MAX_PANELS);
+	}
+	f = open_memstream(&buf, &len);
+	if (!f) {
+		json_decref(metrics);
+		return seterr(err, err_len, -ENOMEM, "out of memory");
+	}
+	e = terminal_sized(f, file, 900, n_metrics > 1 ? 380 * (int)n_metrics : 520, err,
+			   err_len);
+	if (e)
+		goto out;
+	fprintf(f, "set style data histogram\nset style histogram errorbars gap 1 lw 1\n"
+		"set style fill solid 0.6 border -1\nset boxwidth 0.9\nset yrange [0:*]\n"
+		"set xtics rotate by -30\n");
+	if (n_metrics > 1)
+		fprintf(f, "set multiplot layout %zu,1\n", n_metrics);
+	json_array_foreach(metrics, k, m)
+		n += compare_panel(f, report, json_string_value(m), k);
+	if (n_metrics > 1)
+		fprintf(f, "unset multiplot\n");
+	if (!n)
+		e = seterr(err, err_len, -EINVAL, "nothing to plot");
+out:
+	json_decref(metrics);
+	return script_close(f, &buf, e, script, err, err_len);
+}
+
+int plot_run_gnuplot(const char *script, char *err, size_t err_len)
+{
+	int in[2], status = 0, e = 0;
+	size_t len = strlen(script), off = 0;
+	ssize_t w;
+	pid_t pid;
+	void (*old)(int);
+
+	if (pipe2(in, O_CLOEXEC))
+		return seterr(err, err_len, -errno, "cannot make a pipe: %s", strerror(errno));
+	pid = fork();
+	if (pid < 0) {
+		e = -errno;
+		close(in[0]);
+		close(in[1]);
+		return seterr(err, err_len, e, "cannot start gnuplot: %s", strerror(-e));
+	}
+	if (pid == 0) {
+		dup2(in[0], STDIN_FILENO);
+		execlp("gnuplot", "gnuplot", (char *)NULL);
+		_exit(127);
+	}
+	close(in[0]);
+	old = signal(SIGPIPE, SIG_IGN);
+	while (off < len) {
+		w = write(in[1], script + off, len - off);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			break;
+		off += (size_t)w;
+	}
+	close(in[1]);
+	signal(SIGPIPE, old);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
+		return seterr(err, err_len, -ENOENT, "cannot run 'gnuplot' (install gnuplot-nox)");
+	if (!WIFEXITED(status) || WEXITSTATUS(status))
+		return seterr(err, err_len, -EIO, "gnuplot failed (status %d)",
+			      WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
+	if (off < len)
+		return seterr(err, err_len, -EIO, "gnuplot did not read its script");
+	return 0;
+}
+
+/* Write the plot of REPORT to FILE: the gnuplot script MAKE_SCRIPT writes, run. */
+static int plot_with(int (*make_script)(const json_t *report, const char *file, char **script,
+					char *err, size_t err_len),
+		     const json_t *report, const char *file, char *err, size_t err_len)
+{
+	char *script = NULL;
+	int e = make_script(report, file, &script, err, err_len);
+
+	if (!e)
+		e = plot_run_gnuplot(script, err, err_len);
+	free(script);
+	return e;
+}
+
+int plot_history(const json_t *report, const char *file, char *err, size_t err_len)
+{
+	return plot_with(plot_history_script, report, file, err, err_len);
+}
+
+int plot_compare(const json_t *report, const char *file, char *err, size_t err_len)
+{
+	return plot_with(plot_compare_script, report, file, err, err_len);
+}

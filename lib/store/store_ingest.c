@@ -1,0 +1,526 @@
+/* store_ingest.c - results and imports into the store (store.h): a job's samples,
+ * verdicts and environment in one transaction (or a savepoint of a batch), the series
+ * and environment caches, and `result import`.
+ */
+#include "store/store_int.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "proto/proto.h"
+#include "proto/samples.h"
+#include "store/store_repeat.h"
+#include "base/util.h"
+
+/* --- result ingest --- */
+
+/* The unit a sample measured under timing mode ICOUNT is stored with: under icount a
+ * nanosecond is a guest instruction, so 'ns' is 'insns' and a rate per second is one per
+ * 10^9 guest instructions (schema/005_timing.sql, docs/kernels.md). */
+static const char *timing_unit(const char *unit, bool icount)
+{
+	if (!icount || !unit)
+		return unit;
+	if (!strcmp(unit, "ns"))
+		return "insns";
+	if (!strcmp(unit, "pps"))
+		return "pkt/Ginsn";
+	if (!strcmp(unit, "bps"))
+		return "bit/Ginsn";
+	return unit;
+}
+
+static const struct sto_stmt stmt_series_insert = {
+	"INSERT INTO series (metric, subject, window) VALUES (?1, ?2, ?3) "
+	"ON CONFLICT DO NOTHING",
+};
+static const struct sto_stmt stmt_series_id = {
+	"SELECT id FROM series WHERE metric = ?1 AND subject = ?2 AND window = ?3",
+};
+
+/* The id of series (METRIC, SUBJECT, WINDOW) into *ID, added when new; from the cache
+ * when this connection has seen it (no SQL per sample). In a transaction. */
+static int series_id(struct store *st, const char *metric, const char *subject,
+		     const char *window, int64_t *id)
+{
+	size_t lm = strlen(metric), ls = strlen(subject), lw = strlen(window);
+	size_t len = lm + ls + lw + 2;
+	uint64_t h = 1469598103934665603ULL;	/* FNV-1a over the three texts */
+	struct series_ent *e = NULL;
+	char key[256];
+	int err;
+
+	if (len <= sizeof(key)) {
+		memcpy(key, metric, lm + 1);
+		memcpy(key + lm + 1, subject, ls + 1);
+		memcpy(key + lm + ls + 2, window, lw);
+		for (size_t i = 0; i < len; i++)
+			h = (h ^ (unsigned char)key[i]) * 1099511628211ULL;
+		e = &st->series[h % SERIES_CACHE];
+		if (e->key && e->key_len == len && !memcmp(e->key, key, len)) {
+			*id = e->id;
+			return 0;
+		}
+	}
+	err = sto_exec(st, &stmt_series_insert, NULL, "ttt", metric, subject, window);
+	if (!err)
+		err = sto_query_int(st, &stmt_series_id, id, "ttt", metric, subject, window);
+	if (err || len > sizeof(key))
+		return err;
+	free(e->key);
+	e->key = malloc(len);
+	if (e->key) {	/* no memory: simply not cached */
+		memcpy(e->key, key, len);
+		e->key_len = len;
+		e->id = *id;
+	}
+	return 0;
+}
+
+/* schema 007: samples is a view over these two tables; seq -1 is the whole window */
+static const struct sto_stmt stmt_sample_insert = {
+	"INSERT INTO sample_values (job_id, series_id, seq, value, unit) "
+	"VALUES (?1, ?2, ?3, ?4, ?5)",
+};
+
+/* Insert the N samples IN of job JOB_ID (lib/proto/samples.h) and count them in *COUNT.
+ * One statement for all, job id bound once; a series id from the connection's cache
+ * (series_id). In the result's transaction. */
+static int samples_insert(struct store *st, int64_t job_id, const struct sample *in,
+			  size_t n, bool icount, int *count)
+{
+	sqlite3_stmt *s = NULL;
+	const char *unit;
+	int64_t sid = 0;
+	size_t i;
+	int err, rc;
+
+	if (!n)
+		return 0;
+	err = sto_prep(st, &stmt_sample_insert, &s);
+	if (!err)
+		err = sto_bind(st, s, "i", job_id);
+	for (i = 0; !err && i < n; i++) {
+		/* the texts of samples read from a message's text are shared with the sample
+		 * before when equal (lib/proto/samples.c): the same series, no lookup */
+		if (!i || in[i].metric != in[i - 1].metric || in[i].subject != in[i - 1].subject ||
+		    in[i].window != in[i - 1].window)
+			err = series_id(st, in[i].metric, in[i].subject, in[i].window, &sid);
+		if (err)
+			break;
+		unit = timing_unit(in[i].unit, icount);
+		rc = sqlite3_bind_int64(s, 2, sid);
+		if (rc == SQLITE_OK)
+			rc = sqlite3_bind_int64(s, 3, in[i].seq);
+		if (rc == SQLITE_OK)
+			rc = sqlite3_bind_double(s, 4, in[i].value);
+		if (rc == SQLITE_OK)
+			rc = sqlite3_bind_text(s, 5, unit ? unit : "", -1, SQLITE_STATIC);
+		if (rc == SQLITE_OK)
+			rc = sqlite3_step(s);
+		if (rc == SQLITE_DONE)
+			(*count)++;
+		else
+			err = sto_dberr(st, rc);
+		sqlite3_reset(s);
+		if ((rc & 0xff) == SQLITE_CONSTRAINT)
+			err = store_fail(st, -EINVAL, "sample %zu ('%s' of '%s', window '%s') is "
+					 "given twice", i, in[i].metric, in[i].subject,
+					 in[i].window);
+	}
+	if (s)
+		sto_done(s);
+	return err;
+}
+
+static const struct sto_stmt stmt_host_inventory = { "SELECT inventory FROM hosts WHERE id = ?1" };
+static const struct sto_stmt stmt_env_insert = {
+	"INSERT INTO host_envs (host_id, sha256, kernel_release, kernel_version, "
+	"config_sha256, debug_options, cmdline, inventory, first_seen_ms, timing) "
+	"VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10) "
+	"ON CONFLICT (host_id, sha256) DO NOTHING",
+};
+static const struct sto_stmt stmt_env_id = {
+	"SELECT id FROM host_envs WHERE host_id = ?1 AND sha256 = ?2",
+};
+
+/* Find or add the environment ENV (or, when NULL, host HOST_ID's hello inventory) and
+ * return its id in *ENV_ID. */
+static int env_upsert(struct store *st, int64_t host_id, const json_t *env, int64_t now_ms,
+		      int64_t *env_id, bool *icount)
+{
+	char sha[SHA256_HEX_LEN];
+	char *text = NULL, *debug = NULL, *inv_text = NULL;
+	const char *timing;
+	size_t inv_len = 0;
+	json_t *inv = NULL, *kernel;
+	json_error_t jerr;
+	sqlite3_stmt *s = NULL;
+	struct env_ent *e = NULL;
+	int err, rc;
+
+	if (!json_is_object(env)) {
+		err = sto_prep(st, &stmt_host_inventory, &s);
+		if (!err)
+			err = sto_bind(st, s, "i", host_id);
+		if (err)
+			goto out;
+		rc = sqlite3_step(s);
+		if (rc == SQLITE_ROW && sqlite3_column_text(s, 0)) {
+			const char *t = (const char *)sqlite3_column_text(s, 0);
+
+			inv_len = (size_t)sqlite3_column_bytes(s, 0);
+			e = &st->envs[(uint64_t)host_id % ENV_CACHE];
+			if (e->inventory && e->host_id == host_id && e->len == inv_len &&
+			    !memcmp(e->inventory, t, inv_len)) {
+				*env_id = e->env_id;
+				*icount = e->icount;
+				sto_done(s);
+				return 0;
+			}
+			inv_text = malloc(inv_len + 1);	/* no memory: simply not kept */
+			if (inv_text)
+				memcpy(inv_text, t, inv_len + 1);
+		}
+		if (rc == SQLITE_ROW)
+			inv = json_loads((const char *)sqlite3_column_text(s, 0), 0, &jerr);
+		sto_done(s);
+		if (rc != SQLITE_ROW) {
+			err = rc == SQLITE_DONE ? store_fail(st, -ENOENT, "unknown host %lld",
+							     (long long)host_id)
+						: sto_dberr(st, rc);
+			goto out;
+		}
+		env = inv ? inv : json_object();
+		inv = inv ? inv : (json_t *)env;
+	}
+	kernel = json_object_get(env, "kernel");
+	text = json_dumps(env, JSON_COMPACT | JSON_SORT_KEYS);
+	debug = json_is_array(json_object_get(kernel, "debug_options")) ?
+		json_dumps(json_object_get(kernel, "debug_options"), JSON_COMPACT) : strdup("[]");
+	if (!text || !debug) {
+		err = store_fail(st, -ENOMEM, "out of memory");
+		goto out;
+	}
+	util_sha256_hex(text, strlen(text), sha);
+	/* the timing mode: "icount" when the agent says so, else "wall" */
+	timing = sto_json_str_at(env, "timing", NULL);
+	*icount = timing && !strcmp(timing, "icount");
+	err = sto_exec(st, &stmt_env_insert, NULL, "itttttttit", host_id, sha,
+		       sto_json_str_at(kernel, "release", NULL),
+		       sto_json_str_at(kernel, "version", NULL),
+		       sto_json_str_at(kernel, "config_sha256", NULL), debug,
+		       sto_json_str_at(kernel, "cmdline", NULL), text, now_ms,
+		       *icount ? "icount" : "wall");
+	if (!err)
+		err = sto_query_int(st, &stmt_env_id, env_id, "it", host_id, sha);
+	if (!err && e && inv_text) {
+		free(e->inventory);
+		*e = (struct env_ent){ .inventory = inv_text, .len = inv_len, .host_id = host_id,
+				       .env_id = *env_id, .icount = *icount };
+		inv_text = NULL;
+	}
+out:
+	json_decref(inv);
+	free(inv_text);
+	free(text);
+	free(debug);
+	return err;
+}
+
+/* The result's "verdicts" (array of names, default []) and "verdict_details" (object of
+ * texts, default {}) as JSON texts (heap) after checking them. */
+static int verdicts_text(struct store *st, const json_t *result, char **verdicts,
+			 char **details)
+{
+	const json_t *v = json_object_get(result, "verdicts");
+	const json_t *d = json_object_get(result, "verdict_details");
+	const char *key;
+	json_t *item;
+	size_t i;
+
+	if (v && !json_is_array(v))
+		return store_fail(st, -EINVAL, "'verdicts' is not an array");
+	json_array_foreach(v, i, item) {
+		if (!json_is_string(item) || !json_string_length(item) ||
+		    json_string_length(item) > 64)
+			return store_fail(st, -EINVAL, "verdict %zu is not a name", i);
+	}
+	if (d && !json_is_object(d))
+		return store_fail(st, -EINVAL, "'verdict_details' is not an object");
+	json_object_foreach((json_t *)d, key, item) {
+		if (!json_is_string(item))
+			return store_fail(st, -EINVAL, "verdict detail '%s' is not a text", key);
+	}
+	*verdicts = v ? json_dumps(v, JSON_COMPACT) : strdup("[]");
+	*details = d ? json_dumps(d, JSON_COMPACT | JSON_SORT_KEYS) : strdup("{}");
+	if (!*verdicts || !*details)
+		return store_fail(st, -ENOMEM, "out of memory");
+	return 0;
+}
+
+int store_ingest_result(struct store *st, int64_t host_id, const json_t *result,
+			int64_t now_ms, struct store_ingest *out)
+{
+	return store_ingest_samples(st, host_id, result, NULL, now_ms, out);
+}
+
+/* a job of the same round (run, host, point) still to come: store_repeat.c has
+ * nothing to decide yet */
+static const struct sto_stmt stmt_round_open = {
+	"SELECT EXISTS (SELECT 1 FROM jobs j JOIN jobs o ON o.run_id = j.run_id AND "
+	"o.host_id = j.host_id AND o.point = j.point WHERE j.id = ?1 AND "
+	"o.state IN ('queued', 'running'))",
+};
+static const struct sto_stmt stmt_job_result = {
+	"UPDATE jobs SET state = ?2, error = ?3, verifier_log = ?4, env_id = ?5, "
+	"started_ms = ifnull(?6, started_ms), finished_ms = ?7, result_ms = ?8 "
+	"WHERE id = ?1",
+};
+static const struct sto_stmt stmt_job_verdicts = {
+	"UPDATE jobs SET verdicts = ?2, verdict_details = ?3 WHERE id = ?1",
+};
+/* the latest attempt of the job by the reporting host: a result that comes after
+ * the attempt was thought lost still ends it */
+static const struct sto_stmt stmt_attempt_result = {
+	"UPDATE job_attempts SET ended_ms = ?3, outcome = ?4, error = ?5 "
+	"WHERE job_id = ?1 AND attempt = (SELECT max(attempt) FROM job_attempts "
+	"WHERE job_id = ?1 AND host_id = ?2)",
+};
+static const struct sto_stmt stmt_attempt_by_host = {
+	"SELECT count(*) FROM job_attempts WHERE job_id = ?1 AND host_id = ?2",
+};
+
+int store_ingest_samples(struct store *st, int64_t host_id, const json_t *result,
+			 const struct samples *taken, int64_t now_ms, struct store_ingest *out)
+{
+	const char *status = json_string_value(json_object_get(result, "status"));
+	const char *error = json_string_value(json_object_get(result, "error"));
+	int64_t job_id, env_id = 0, started, finished, round_open = 0;
+	bool icount = false;
+	char *verdicts = NULL, *details = NULL;
+	struct samples read = { 0 };
+	const struct samples *in = taken && taken->taken ? taken : &read;
+	char why[STORE_ERR_LEN];
+	struct job_row row = { 0 };
+	bool failed;
+	int err;
+
+	memset(out, 0, sizeof(*out));
+	job_id = json_is_integer(json_object_get(result, "job")) ?
+		 json_integer_value(json_object_get(result, "job")) : -1;
+	out->job_id = job_id;
+	if (job_id < 0) {
+		err = store_fail(st, -EINVAL, "result without a 'job' id");
+		goto out;
+	}
+	if (!status || (strcmp(status, "ok") && strcmp(status, "failed"))) {
+		err = store_fail(st, -EINVAL, "'status' must be 'ok' or 'failed'");
+		goto out;
+	}
+	failed = !strcmp(status, "failed");
+	err = in != &read ? 0 : samples_from_json(json_object_get(result, "samples"), &read, why,
+						   sizeof(why));
+	if (err)
+		err = store_fail(st, err, "%s", why);
+	if (!err)
+		err = verdicts_text(st, result, &verdicts, &details);
+	if (err)
+		goto out;
+	started = json_is_integer(json_object_get(result, "started_ms")) ?
+		  json_integer_value(json_object_get(result, "started_ms")) : -1;
+	finished = json_is_integer(json_object_get(result, "finished_ms")) ?
+		   json_integer_value(json_object_get(result, "finished_ms")) : now_ms;
+
+	err = sto_tx_begin(st);
+	if (err)
+		goto out;
+	err = sto_job_get(st, job_id, &row);
+	if (!err && row.host_id != host_id) {
+		/* a job moved to another host after this one was thought lost */
+		int64_t tried = 0;
+
+		err = sto_query_int(st, &stmt_attempt_by_host, &tried, "ii", job_id, host_id);
+		if (!err && !tried)
+			err = store_fail(st, -EPERM, "job belongs to another host");
+	}
+	if (!err && row.has_result) {
+		out->duplicate = true;
+		out->run_id = row.run_id;
+		err = sto_tx_end(st, -EALREADY);	/* roll back: nothing to change */
+		err = err == -EALREADY ? 0 : err;
+		goto out;
+	}
+	out->run_id = row.run_id;
+	out->failed = failed;
+	if (!err)
+		err = env_upsert(st, host_id, json_object_get(result, "env"), now_ms, &env_id,
+				 &icount);
+	if (!err)
+		err = samples_insert(st, job_id, in->v, in->n, icount, &out->n_samples);
+	if (!err)
+		err = sto_exec(st, &stmt_job_result, NULL, "itttioii", job_id,
+			       failed ? "failed" : "done",
+			       failed ? (error ? error : "the agent reported a failure") : NULL,
+			       json_string_value(json_object_get(result, "verifier_log")), env_id,
+			       started, finished, now_ms);
+	if (!err)
+		err = sto_exec(st, &stmt_job_verdicts, NULL, "itt", job_id, verdicts, details);
+	if (!err)
+		err = sto_exec(st, &stmt_attempt_result, NULL, "iiitt", job_id, host_id, finished,
+			       failed ? (json_is_true(json_object_get(result, "partial")) ?
+			       "cancelled" : "failed") : "done",
+			       failed ? (error ? error : "the agent reported a failure") : NULL);
+	if (!err && row.host_id != host_id)
+		err = sto_host_idle_if_free(st, row.host_id);
+	if (!err)
+		err = sto_host_idle_if_free(st, host_id);
+	/* the repetition controller once the job's round has ended (it looks itself, but
+	 * a round ends once in many results) */
+	if (!err)
+		err = sto_query_int(st, &stmt_round_open, &round_open, "i", job_id);
+	if (!err && !round_open &&
+	    (err = store_repeat_after_result(st, job_id, &out->reps_added)))
+		out->reps_added = 0;
+	if (!err)
+		err = sto_run_refresh(st, row.run_id, now_ms, out->run_state, &out->run_finished);
+	err = sto_tx_end(st, err);
+	if (err)
+		out->n_samples = 0;
+out:
+	samples_release(&read);
+	free(verdicts);
+	free(details);
+	return err ? sto_context(st, err, "cannot store result of job %lld", (long long)job_id) : 0;
+}
+
+/* One sample of an import: checks it and stores it for job JOB_ID. */
+static int import_sample(struct store *st, int64_t job_id, const json_t *smp)
+{
+	const char *metric = json_string_value(json_object_get(smp, "metric"));
+	const char *subject = json_string_value(json_object_get(smp, "subject"));
+	const char *unit = json_string_value(json_object_get(smp, "unit"));
+	const char *window = json_string_value(json_object_get(smp, "window"));
+	json_t *v = json_object_get(smp, "value");
+	int64_t sid;
+	int err;
+
+	if (!metric || !*metric || !json_is_number(v))
+		return store_fail(st, -EINVAL, "a sample needs a 'metric' and a numeric 'value'");
+	if (!window)
+		window = !strncmp(metric, "prog.", 5) ? "cost" : "rate";
+	err = series_id(st, metric, subject ? subject : "", window, &sid);
+	return err ? err : sto_exec(st, &stmt_sample_insert, NULL, "iiirt", job_id, sid, (int64_t)-1,
+				    json_number_value(v), unit ? unit : "");
+}
+
+static const struct sto_stmt stmt_import_host = {
+	"INSERT INTO hosts (name, state, inventory, first_seen_ms, last_seen_ms) "
+	"VALUES (?1, 'gone', '{}', ?2, ?2) ON CONFLICT (name) DO UPDATE SET "
+	"last_seen_ms = excluded.last_seen_ms RETURNING id",
+};
+
+int store_import(struct store *st, const json_t *imp, int64_t now_ms, int64_t *run_id)
+{
+	const char *plan = json_string_value(json_object_get(imp, "plan"));
+	const char *source = json_string_value(json_object_get(imp, "source"));
+	const char *host = json_string_value(json_object_get(imp, "host"));
+	json_t *jobs = json_object_get(imp, "jobs"), *job, *variants = NULL, *smp;
+	char *text = NULL, *vars = NULL, sha[SHA256_HEX_LEN];
+	int64_t host_id = 0, job_id, max_rep = 1;
+	size_t i, k, n_samples = 0;
+	int err = 0;
+
+	if (!plan || !*plan || !source || !json_is_array(jobs) || !json_array_size(jobs)) {
+		err = store_fail(st, -EINVAL, "an import needs 'plan', 'source' and a non-empty "
+				 "'jobs' array");
+		goto out;
+	}
+	if (!host || !*host)
+		host = "imported";
+	variants = json_array();
+	if (asprintf(&text, "imported from %s\n# plan %s, imported by bpflab result import\n",
+		     source, plan) < 0) {
+		text = NULL;
+		err = store_fail(st, -ENOMEM, "out of memory");
+		goto out;
+	}
+	json_array_foreach(jobs, i, job) {
+		const char *v = json_string_value(json_object_get(job, "variant"));
+		json_t *x;
+
+		if (!v || !*v || !json_is_array(json_object_get(job, "samples"))) {
+			err = store_fail(st, -EINVAL, "jobs[%zu]: needs 'variant' and 'samples'",
+					 i);
+			goto out;
+		}
+		json_array_foreach(variants, k, x)
+			if (!strcmp(json_string_value(x), v))
+				break;
+		if (k == json_array_size(variants) &&
+		    json_array_append_new(variants, json_string(v))) {
+			err = store_fail(st, -ENOMEM, "out of memory");
+			goto out;
+		}
+		if (json_integer_value(json_object_get(job, "rep")) > max_rep)
+			max_rep = json_integer_value(json_object_get(job, "rep"));
+	}
+	vars = variants ? json_dumps(variants, JSON_COMPACT) : NULL;
+	if (!vars) {
+		err = store_fail(st, -ENOMEM, "out of memory");
+		goto out;
+	}
+	util_sha256_hex(text, strlen(text), sha);
+	err = sto_tx_begin(st);
+	if (err)
+		goto out;
+	err = sto_query_int(st, &stmt_import_host, &host_id, "ti", host, now_ms);
+	if (!err)
+		err = sto_run_insert(st, plan, sha, text, source, "[]", vars, max_rep, now_ms,
+				     run_id);
+	json_array_foreach(jobs, i, job) {
+		const char *v = json_string_value(json_object_get(job, "variant"));
+		json_t *x, *point = json_object_get(job, "point");
+		char *pt = NULL;
+		int64_t rep = json_integer_value(json_object_get(job, "rep"));
+
+		if (err)
+			break;
+		json_array_foreach(variants, k, x)
+			if (!strcmp(json_string_value(x), v))
+				break;
+		pt = json_is_object(point) ? json_dumps(point, JSON_COMPACT | JSON_SORT_KEYS) :
+		     strdup("{}");
+		if (!pt) {
+			err = store_fail(st, -ENOMEM, "out of memory");
+			break;
+		}
+		err = sto_job_insert(st, *run_id, (int64_t)i, host_id, v, (int64_t)k,
+				     rep > 0 ? rep : 1, pt, "{\"imported\":true}");
+		free(pt);
+		if (err)
+			break;
+		job_id = sqlite3_last_insert_rowid(st->db);
+		err = sto_exec(st, &stmt_job_result, NULL, "itttoiii", job_id, "done", NULL, NULL,
+			       (int64_t)-1, now_ms, now_ms, now_ms);
+		json_array_foreach(json_object_get(job, "samples"), k, smp) {
+			if (err)
+				break;
+			err = import_sample(st, job_id, smp);
+			n_samples++;
+		}
+	}
+	if (!err && !n_samples)
+		err = store_fail(st, -EINVAL, "nothing to import: no samples");
+	if (!err)
+		err = sto_run_set_state(st, *run_id, "done", now_ms);
+	err = sto_tx_end(st, err);
+out:
+	free(text);
+	free(vars);
+	json_decref(variants);
+	return err ? sto_context(st, err, "cannot import '%s'", source ? source : "?") : 0;
+}

@@ -1,0 +1,412 @@
+/* store_query.c - the query objects of the store (store.h; docs/protocol.md "Query
+ * objects"): hosts, runs, a run's results and attempts, the values compare, history and
+ * bisect select; each a SELECT (struct sto_stmt) and the table of its columns.
+ */
+#include "store/store_int.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "proto/proto.h"
+#include "proto/samples.h"
+#include "store/store_repeat.h"
+#include "base/util.h"
+
+/* --- queries: a SELECT and the table of its columns, in order --- */
+
+#define RUN_HEAD_SQL								\
+	"SELECT r.id, p.name, p.sha256, r.state, r.submitted_ms, r.finished_ms, "	\
+	"(SELECT count(*) FROM jobs j WHERE j.run_id = r.id), "			\
+	"(SELECT count(*) FROM jobs j WHERE j.run_id = r.id AND j.state = 'done'), "	\
+	"(SELECT count(*) FROM jobs j WHERE j.run_id = r.id AND j.state = 'failed'), " \
+	"r.overrides, r.variants, r.repeat "					\
+	"FROM runs r JOIN plans p ON p.id = r.plan_id "
+
+static const struct sto_stmt stmt_q_runs = { RUN_HEAD_SQL "ORDER BY r.id" };
+static const struct sto_stmt stmt_q_run = { RUN_HEAD_SQL "WHERE r.id = ?1" };
+
+/* A run of the list; the "run" of run_show adds overrides. Columns 10 and
+ * 11 (variants, repeat) are read by run_get. */
+static const struct sql_col run_cols[] = {
+	{ "id", SQL_INT, 0 }, { "plan", SQL_TEXT, 0 }, { "plan_sha256", SQL_TEXT, 0 },
+	{ "state", SQL_TEXT, 0 }, { "submitted_ms", SQL_INT, 0 },
+	{ "finished_ms", SQL_INT, 0 }, { "jobs_total", SQL_INT, 0 },
+	{ "jobs_done", SQL_INT, 0 }, { "jobs_failed", SQL_INT, 0 },
+	{ "overrides", SQL_JSON, 0 },
+};
+#define RUN_LIST_COLS 9		/* run_cols without overrides */
+
+static const struct sto_stmt stmt_q_hosts = {
+	"SELECT h.id, h.name, h.state, h.kernel_release, h.last_seen_ms, "
+	"(SELECT j.id FROM jobs j WHERE j.host_id = h.id AND j.state = 'running' "
+	"ORDER BY j.id LIMIT 1), h.inventory FROM hosts h ORDER BY h.name",
+};
+
+static const struct sql_col host_cols[] = {
+	{ "id", SQL_INT, 0 }, { "name", SQL_TEXT, 0 }, { "state", SQL_TEXT, 0 },
+	{ "kernel_release", SQL_TEXT, 0 }, { "last_seen_ms", SQL_INT, 0 },
+	{ "job", SQL_INT, 0 }, { "inventory", SQL_JSON, 0 },
+};
+
+static const struct sto_stmt stmt_q_run_jobs = {
+	"SELECT j.id, j.seq, h.name, j.variant, j.rep, j.point, j.state, j.attempts, "
+	"j.error, j.started_ms, j.finished_ms, j.verdicts, j.verdict_details, "
+	"(SELECT e.timing FROM host_envs e WHERE e.id = j.env_id), j.added "
+	"FROM jobs j JOIN hosts h ON h.id = j.host_id "
+	"WHERE j.run_id = ?1 ORDER BY j.seq, h.name, j.id",
+};
+
+static const struct sql_col job_cols[] = {
+	{ "id", SQL_INT, 0 }, { "seq", SQL_INT, 0 }, { "host", SQL_TEXT, 0 },
+	{ "variant", SQL_TEXT, 0 }, { "rep", SQL_INT, 0 }, { "point", SQL_JSON, 0 },
+	{ "state", SQL_TEXT, 0 }, { "attempts", SQL_INT, 0 }, { "error", SQL_TEXT, 0 },
+	{ "started_ms", SQL_INT, 0 }, { "finished_ms", SQL_INT, 0 },
+	{ "verdicts", SQL_JSON, 0 }, { "verdict_details", SQL_JSON, 0 },
+	{ "timing", SQL_TEXT, 0 }, { "added", SQL_TEXT, SQL_OMIT_NULL },
+};
+
+/* The kernels the run's jobs ran on; a host none of whose jobs has reported yet
+ * shows the kernel of its latest hello. With each, how the tc programs of the
+ * run's jobs there were attached, from their envs: {"b": {"ingress": "clsact",
+ * "egress": "clsact"}} (hooks that were attached, distinct methods joined by ','),
+ * NULL when none was. */
+static const struct sto_stmt stmt_q_result_hosts = {
+	"SELECT x.name, x.kr, x.kv, x.role, "
+	"(SELECT nullif(json_group_object(role, json(hooks)), '{}') FROM "
+	"(SELECT role, json_group_object(hook, m) AS hooks FROM "
+	"(SELECT role, hook, group_concat(m, ',') AS m FROM "
+	"(SELECT DISTINCT json_extract(pp.value, '$.role') AS role, t.key AS hook, "
+	"t.value AS m FROM host_envs f, json_each(f.inventory, '$.ports') pp, "
+	"json_each(pp.value, '$.tc_attach') t WHERE f.id IN (SELECT k.env_id FROM jobs k "
+	"WHERE k.run_id = ?1 AND k.host_id = x.hid) AND f.kernel_release = x.kr "
+	"AND t.value <> 'none' AND role IS NOT NULL ORDER BY role, hook DESC, m) "
+	"GROUP BY role, hook ORDER BY role, hook DESC) GROUP BY role ORDER BY role)) "
+	"FROM (SELECT h.id AS hid, h.name AS name, e.kernel_release AS kr, "
+	"e.kernel_version AS kv, json_extract(j.spec, '$.pair.role') AS role FROM jobs j "
+	"JOIN hosts h ON h.id = j.host_id JOIN host_envs e ON e.id = j.env_id "
+	"WHERE j.run_id = ?1 "
+	"UNION "
+	"SELECT h.id, h.name, h.kernel_release, json_extract(h.inventory, '$.kernel.version'), "
+	"json_extract(j.spec, '$.pair.role') "
+	"FROM jobs j JOIN hosts h ON h.id = j.host_id WHERE j.run_id = ?1 AND NOT EXISTS "
+	"(SELECT 1 FROM jobs k WHERE k.run_id = ?1 AND k.host_id = j.host_id "
+	"AND k.env_id IS NOT NULL)) x "
+	"ORDER BY 1, 2, 3",
+};
+
+static const struct sql_col result_host_cols[] = {
+	{ "name", SQL_TEXT, 0 }, { "kernel_release", SQL_TEXT, 0 },
+	{ "kernel_version", SQL_TEXT, 0 },
+	/* two-host plans: the role it played (generator, dut) */
+	{ "role", SQL_TEXT, SQL_OMIT_NULL },
+	/* per port role and hook: tcx, clsact; none attached: absent */
+	{ "tc_attach", SQL_JSON, SQL_OMIT_NULL },
+};
+
+static const struct sto_stmt stmt_q_result_samples = {
+	"SELECT s.job_id, h.name, j.variant, j.rep, j.point, r.metric, r.subject, s.value, "
+	"s.unit, r.window, j.verdicts, "
+	"ifnull((SELECT e.timing FROM host_envs e WHERE e.id = j.env_id), 'wall') "
+	"FROM jobs j JOIN sample_values s ON s.job_id = j.id "
+	"JOIN series r ON r.id = s.series_id "
+	"JOIN hosts h ON h.id = j.host_id WHERE j.run_id = ?1 AND s.seq = -1 "
+	"ORDER BY j.seq, h.name, j.id, s.id",
+};
+
+static const struct sql_col sample_cols[] = {
+	{ "job", SQL_INT, 0 }, { "host", SQL_TEXT, 0 }, { "variant", SQL_TEXT, 0 },
+	{ "rep", SQL_INT, 0 }, { "point", SQL_JSON, 0 }, { "metric", SQL_TEXT, 0 },
+	{ "subject", SQL_TEXT, 0 }, { "value", SQL_REAL, 0 }, { "unit", SQL_TEXT, 0 },
+	{ "window", SQL_TEXT, 0 }, { "verdicts", SQL_JSON, 0 }, { "timing", SQL_TEXT, 0 },
+};
+
+static const struct sto_stmt stmt_q_attempts = {
+	"SELECT a.job_id, a.attempt, h.name, a.started_ms, a.ended_ms, a.outcome, a.error "
+	"FROM job_attempts a JOIN jobs j ON j.id = a.job_id JOIN hosts h ON h.id = a.host_id "
+	"WHERE j.run_id = ?1 ORDER BY a.job_id, a.attempt",
+};
+
+static const struct sql_col attempt_cols[] = {
+	{ "job", SQL_INT, 0 }, { "attempt", SQL_INT, 0 }, { "host", SQL_TEXT, 0 },
+	{ "started_ms", SQL_INT, 0 }, { "ended_ms", SQL_INT, 0 },
+	{ "outcome", SQL_TEXT, 0 }, { "error", SQL_TEXT, 0 },
+};
+
+/* store_query_values: whole-window samples with what compare and history group
+ * by; each filter is off when its parameter is NULL (?4: JSON array of run ids) */
+static const struct sto_stmt stmt_q_values = {
+	"SELECT r.id, j.id, h.name, e.kernel_release, j.variant, sr.subject, j.rep, "
+	"s.value, s.unit, j.verdicts, "
+	"strftime('%Y-%m-%d', ifnull(j.finished_ms, r.submitted_ms) / 1000, 'unixepoch'), "
+	"p.name, p.sha256, sr.metric, sr.window, "
+	"json_extract(e.inventory, '$.cpu.model'), "
+	"json_extract(e.inventory, '$.cpu.governor'), "
+	"(SELECT group_concat(d, ',') FROM (SELECT DISTINCT "
+	"json_extract(pp.value, '$.driver') AS d FROM json_each(e.inventory, '$.ports') pp "
+	"WHERE d IS NOT NULL ORDER BY d)), "
+	"j.point, e.debug_options, ifnull(e.timing, 'wall'), "
+	"ifnull(j.finished_ms, r.submitted_ms), substr(p.text, 1, 14) = 'imported from ', "
+	/* how the job's tc programs were attached (tcx, clsact), from its env */
+	"(SELECT group_concat(m, ',') FROM (SELECT DISTINCT t.value AS m "
+	"FROM json_each(e.inventory, '$.ports') pp, json_each(pp.value, '$.tc_attach') t "
+	"WHERE t.value <> 'none' ORDER BY m)) "
+	"FROM sample_values s JOIN series sr ON sr.id = s.series_id "
+	"JOIN jobs j ON j.id = s.job_id JOIN runs r ON r.id = j.run_id "
+	"JOIN plans p ON p.id = r.plan_id JOIN hosts h ON h.id = j.host_id "
+	"LEFT JOIN host_envs e ON e.id = j.env_id "
+	"WHERE s.seq = -1 AND j.state = 'done' AND (?1 IS NULL OR p.name = ?1) "
+	"AND (?2 IS NULL OR sr.metric = ?2) AND (?3 IS NULL OR sr.window = ?3) "
+	"AND (?4 IS NULL OR r.id IN (SELECT value FROM json_each(?4))) "
+	"AND (?5 IS NULL OR sr.subject = ?5) AND (?6 IS NULL OR j.variant = ?6) "
+	"AND (?7 IS NULL OR h.name = ?7) "
+	"ORDER BY ifnull(j.finished_ms, r.submitted_ms), r.id, j.seq, h.name, j.id, s.id",
+};
+
+static const struct sql_col value_cols[] = {
+	{ "run", SQL_INT, 0 }, { "job", SQL_INT, 0 }, { "host", SQL_TEXT, 0 },
+	{ "kernel_release", SQL_TEXT, 0 }, { "variant", SQL_TEXT, 0 },
+	{ "subject", SQL_TEXT, 0 }, { "rep", SQL_INT, 0 }, { "value", SQL_REAL, 0 },
+	{ "unit", SQL_TEXT, 0 }, { "flags", SQL_JSON, 0 }, { "day", SQL_TEXT, 0 },
+	{ "plan", SQL_TEXT, 0 }, { "plan_sha256", SQL_TEXT, 0 },
+	{ "metric", SQL_TEXT, 0 }, { "window", SQL_TEXT, 0 }, { "cpu", SQL_TEXT, 0 },
+	{ "governor", SQL_TEXT, 0 }, { "port_driver", SQL_TEXT, 0 },
+	{ "point", SQL_JSON, 0 }, { "debug_options", SQL_JSON, 0 },
+	{ "timing", SQL_TEXT, 0 }, { "time_ms", SQL_INT, 0 },
+	/* imported results say so in their plan text (store_import) */
+	{ "imported", SQL_FLAG, 0 },
+	/* "clsact", "tcx" or "clsact,tcx" when tc programs were attached */
+	{ "tc_attach", SQL_TEXT, SQL_OMIT_NULL },
+};
+
+json_t *store_query_hosts(struct store *st)
+{
+	json_t *r = sto_query_rows(st, &stmt_q_hosts, host_cols, ARRAY_SIZE(host_cols), "");
+
+	if (!r)
+		sto_context(st, -errno, "cannot list hosts");
+	return r;
+}
+
+json_t *store_query_runs(struct store *st)
+{
+	json_t *r = sto_query_rows(st, &stmt_q_runs, run_cols, RUN_LIST_COLS, "");
+
+	if (!r)
+		sto_context(st, -errno, "cannot list runs");
+	return r;
+}
+
+/* The head of run RUN_ID (FULL: with overrides), or NULL: errno ENOENT for no such run.
+ * *VARIANTS and *REPEAT (may be NULL) get the run's variants and repeat. */
+static json_t *run_get(struct store *st, int64_t run_id, bool full, json_t **variants,
+		       int64_t *repeat)
+{
+	sqlite3_stmt *s = NULL;
+	json_t *r;
+	int err = sto_query_row(st, &stmt_q_run, &s, "i", run_id);
+
+	if (err) {
+		if (err == -ENOENT)
+			store_fail(st, -ENOENT, "unknown run %lld", (long long)run_id);
+		errno = -err;
+		return NULL;
+	}
+	r = sql_row_json(s, run_cols, full ? ARRAY_SIZE(run_cols) : RUN_LIST_COLS);
+	if (variants)
+		*variants = sql_column(s, 10, SQL_JSON);
+	if (repeat)
+		*repeat = sqlite3_column_int64(s, 11);
+	sto_done(s);
+	if (!r) {
+		store_fail(st, -ENOMEM, "out of memory");
+		errno = ENOMEM;
+	}
+	return r;
+}
+
+json_t *store_query_run(struct store *st, int64_t run_id)
+{
+	json_t *run, *jobs;
+	int err = 0;
+
+	run = run_get(st, run_id, true, NULL, NULL);
+	if (!run) {
+		err = -errno;
+		goto out;
+	}
+	jobs = sto_query_rows(st, &stmt_q_run_jobs, job_cols, ARRAY_SIZE(job_cols), "i", run_id);
+	if (!jobs)
+		err = -(errno ? errno : EIO);
+	else if (json_object_set_new(run, "jobs", jobs))
+		err = store_fail(st, -ENOMEM, "out of memory");
+	if (err) {
+		json_decref(run);
+		run = NULL;
+	}
+out:
+	if (err && err != -ENOENT) {
+		sto_context(st, err, "cannot read run %lld", (long long)run_id);
+		errno = -err;
+	}
+	return run;
+}
+
+json_t *store_query_result(struct store *st, int64_t run_id)
+{
+	json_t *head = NULL, *res = NULL, *variants = NULL, *hosts = NULL, *samples = NULL;
+	int64_t repeat = 0;
+	int err = 0;
+
+	head = run_get(st, run_id, false, &variants, &repeat);
+	if (!head) {
+		err = -errno;
+		goto out;
+	}
+	hosts = sto_query_rows(st, &stmt_q_result_hosts, result_host_cols, ARRAY_SIZE(result_host_cols),
+			       "i", run_id);
+	samples = hosts ? sto_query_rows(st, &stmt_q_result_samples, sample_cols,
+					 ARRAY_SIZE(sample_cols), "i", run_id) : NULL;
+	if (!hosts || !samples) {
+		err = -(errno ? errno : EIO);
+		goto out;
+	}
+	if (!json_is_array(variants)) {
+		json_decref(variants);
+		variants = json_array();
+	}
+	/* "o" steals hosts, variants and samples, also on failure. */
+	res = json_pack("{s:O, s:O, s:O, s:O, s:o, s:o, s:I, s:o}",
+			"run", json_object_get(head, "id"), "plan", json_object_get(head, "plan"),
+			"plan_sha256", json_object_get(head, "plan_sha256"),
+			"state", json_object_get(head, "state"), "hosts", hosts,
+			"variants", variants, "repeat", (json_int_t)repeat, "samples", samples);
+	hosts = variants = samples = NULL;
+	if (!res)
+		err = store_fail(st, -ENOMEM, "out of memory");
+out:
+	if (err) {
+		json_decref(res);
+		res = NULL;
+	}
+	json_decref(head);
+	json_decref(hosts);
+	json_decref(samples);
+	json_decref(variants);
+	if (err && err != -ENOENT)
+		sto_context(st, err, "cannot read the result of run %lld", (long long)run_id);
+	if (err)
+		errno = -err;
+	return res;
+}
+
+json_t *store_query_attempts(struct store *st, int64_t run_id)
+{
+	json_t *r = sto_query_rows(st, &stmt_q_attempts, attempt_cols, ARRAY_SIZE(attempt_cols), "i",
+				   run_id);
+
+	if (!r)
+		sto_context(st, -errno, "cannot list the attempts of run %lld", (long long)run_id);
+	return r;
+}
+
+/* --- compare, history and import (issue 5: lib/analysis/analysis.c, cli/result_analysis.c) --- */
+
+/* The value of row R that store_query_values groups BY ("" when absent). */
+static const char *values_group(const json_t *r, const char *by)
+{
+	static const struct { const char *by, *member; } keys[] = {
+		{ "kernel.release", "kernel_release" }, { "port.driver", "port_driver" },
+		{ "host", "host" }, { "variant", "variant" }, { "plan", "plan" },
+		{ "day", "day" }, { "subject", "subject" },
+	};
+	const char *v = NULL;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(keys); i++)
+		if (!strcmp(by, keys[i].by))
+			v = json_string_value(json_object_get(r, keys[i].member));
+	return v ? v : "";
+}
+
+bool store_values_by_known(const char *by)
+{
+	static const char *const known[] = { "kernel.release", "port.driver", "host", "variant",
+					     "plan", "day", "subject", "run" };
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(known); i++)
+		if (!strcmp(by, known[i]))
+			return true;
+	return false;
+}
+
+json_t *store_query_values(struct store *st, const json_t *filter)
+{
+	const char *by = json_string_value(json_object_get(filter, "by"));
+	json_t *runs = json_object_get(filter, "runs"), *arr = NULL, *r;
+	char *runs_text = NULL;
+	size_t i;
+	int err;
+
+	if (by && !store_values_by_known(by)) {
+		err = store_fail(st, -EINVAL, "cannot group by '%s' (expected kernel.release, "
+				 "port.driver, host, variant, plan, day, subject or run)", by);
+		goto fail;
+	}
+	if (runs && !json_is_null(runs)) {
+		json_array_foreach(runs, i, r)
+			if (!json_is_integer(r)) {
+				err = store_fail(st, -EINVAL, "'runs' must be an array of run ids");
+				goto fail;
+			}
+		if (!json_is_array(runs)) {
+			err = store_fail(st, -EINVAL, "'runs' must be an array of run ids");
+			goto fail;
+		}
+		runs_text = json_dumps(runs, JSON_COMPACT);
+		if (!runs_text) {
+			err = store_fail(st, -ENOMEM, "out of memory");
+			goto fail;
+		}
+	}
+	arr = sto_query_rows(st, &stmt_q_values, value_cols, ARRAY_SIZE(value_cols), "ttttttt",
+			     json_string_value(json_object_get(filter, "plan")),
+			     json_string_value(json_object_get(filter, "metric")),
+			     json_string_value(json_object_get(filter, "window")), runs_text,
+			     json_string_value(json_object_get(filter, "subject")),
+			     json_string_value(json_object_get(filter, "variant")),
+			     json_string_value(json_object_get(filter, "host")));
+	if (!arr) {
+		err = -errno;
+		goto fail;
+	}
+	json_array_foreach(arr, i, r) {
+		const char *g;
+		char run[32];
+
+		if (!by)
+			continue;
+		if (!strcmp(by, "run")) {
+			snprintf(run, sizeof(run), "%lld",
+				 (long long)json_integer_value(json_object_get(r, "run")));
+			g = run;
+		} else {
+			g = values_group(r, by);
+		}
+		if (json_object_set_new(r, "group", json_string(g))) {
+			err = store_fail(st, -ENOMEM, "out of memory");
+			goto fail;
+		}
+	}
+	free(runs_text);
+	return arr;
+fail:
+	free(runs_text);
+	json_decref(arr);
+	sto_context(st, err, "cannot query values");
+	errno = -err;
+	return NULL;
+}
