@@ -403,11 +403,18 @@ static void on_accept(struct coord *c, struct coord_agent *a, const void *id, si
 static void on_progress(struct coord *c, struct coord_agent *a, const void *id,
 			size_t id_len, const json_t *msg)
 {
+	struct msg_progress p;
+	char why[256];
+
+	if (msg_progress_decode(msg, &p, why, sizeof(why))) {
+		bad_message(c, c->agents_sock, id, id_len, "an agent", "progress", "%s", why);
+		return;
+	}
 	json_decref(a->progress);
-	a->progress = json_incref((json_t *)msg);
-	pr_debug("job %lld on '%s': %s %lld/%lld", proto_get_int(msg, "job", 0), a->name,
-		 proto_get_str(msg, "phase", "?"), proto_get_int(msg, "second", 0),
-		 proto_get_int(msg, "of", 0));
+	a->progress = json_incref((json_t *)msg);	/* P's texts and rates are its */
+	a->progress_of = p;
+	pr_debug("job %lld on '%s': %s %lld/%lld", (long long)p.job, a->name,
+		 p.phase ? p.phase : "?", (long long)p.second, (long long)p.of);
 }
 
 /* --- results ---
@@ -425,16 +432,21 @@ struct coord_result {
 	struct coord_agent *a;
 	unsigned char id[PROTO_MAX_IDENTITY];	/* the routing id it came from */
 	size_t id_len;
-	json_t *msg;			/* a reference */
+	json_t *msg;			/* a reference: RES's texts are its */
 	int64_t job;
+	struct msg_result res;		/* MSG decoded, its samples released once stored */
 	struct store_ingest ing;
 	int err;			/* not stored: -errno, the reason in ERRMSG */
 	char errmsg[1024];
 };
 
-/* How many samples result MSG carries. */
-static size_t result_samples(const struct coord *c, const json_t *msg)
+/* How many samples result MSG carries: RES, or when it could not be decoded (NULL) what
+ * the message holds. */
+static size_t result_samples(const struct coord *c, const json_t *msg,
+			     const struct msg_result *res)
 {
+	if (res)
+		return res->samples.n;
 	if (c->in_samples && c->in_samples->taken)
 		return c->in_samples->n;
 	return json_array_size(json_object_get(msg, "samples"));
@@ -445,7 +457,7 @@ static size_t result_samples(const struct coord *c, const json_t *msg)
  * result sent again (the ack was lost with the agent) is dropped too. True when it was
  * one. */
 static bool drop_stale_result(struct coord *c, struct coord_agent *a, int64_t job,
-			      const json_t *msg)
+			      const json_t *msg, const struct msg_result *res)
 {
 	json_t *ack;
 
@@ -460,8 +472,9 @@ static bool drop_stale_result(struct coord *c, struct coord_agent *a, int64_t jo
 	if (a->spooled > 0 && --a->spooled == 0)
 		a->hold_until_mono = 0;
 	pr_info("job %lld: result from '%s' (%s, %zu samples) dropped: the job was taken away "
-		"from it", (long long)job, a->name, proto_get_str(msg, "status", "?"),
-		result_samples(c, msg));
+		"from it", (long long)job, a->name,
+		res ? (res->failed ? "failed" : "ok") : proto_get_str(msg, "status", "?"),
+		result_samples(c, msg, res));
 	dispatch_agent(c, a, util_mono_ms());
 	return true;
 }
@@ -471,7 +484,6 @@ static bool drop_stale_result(struct coord *c, struct coord_agent *a, int64_t jo
 static void result_done(struct coord *c, struct coord_result *r)
 {
 	struct coord_agent *a = r->a;
-	const json_t *msg = r->msg;
 	long long job = r->job;
 	json_t *ack;
 
@@ -488,7 +500,7 @@ static void result_done(struct coord *c, struct coord_result *r)
 		coord_send_agent(c, a, ack);
 	json_decref(ack);
 	if (!r->ing.duplicate)
-		coord_link_result(c, a, job, r->ing.failed, proto_get_str(msg, "error", NULL));
+		coord_link_result(c, a, job, r->ing.failed, r->res.error);
 	if (a->job_id == job)
 		a->job_id = 0;
 	if (a->spooled > 0 && --a->spooled == 0)
@@ -502,7 +514,7 @@ static void result_done(struct coord *c, struct coord_result *r)
 	c->stats.results++;
 	pr_info("job %lld finished on '%s': %s, %d samples%s%s", job, a->name,
 		r->ing.failed ? "failed" : "done", r->ing.n_samples, r->ing.failed ? ": " : "",
-		r->ing.failed ? proto_get_str(msg, "error", "no reason given") : "");
+		r->ing.failed ? (r->res.error ? r->res.error : "no reason given") : "");
 	if (r->ing.reps_added)
 		pr_info("run %lld: %d repetition%s added on '%s' (not settled yet)",
 			(long long)r->ing.run_id, r->ing.reps_added, r->ing.reps_added > 1 ? "s" : "",
@@ -557,11 +569,16 @@ static struct coord_result *result_slot(struct coord *c)
 static void on_result(struct coord *c, struct coord_agent *a, const void *id, size_t id_len,
 		      const json_t *msg)
 {
-	long long job = proto_get_int(msg, "job", -1);
 	struct coord_result one, *r;
+	struct msg_result res;
+	char why[512];
+	long long job;
 	bool batched;
 	int err;
 
+	/* decoded once: what follows reads RES (lib/msg_result.h) */
+	err = msg_result_decode(msg, c->in_samples, &res, why, sizeof(why));
+	job = res.job;
 	if (job < 1 || a->result_pending || coord_stale(a, job))
 		result_flush(c);
 	if (job < 1) {
@@ -569,8 +586,10 @@ static void on_result(struct coord *c, struct coord_agent *a, const void *id, si
 			    "result without a 'job' id");
 		return;
 	}
-	if (drop_stale_result(c, a, job, msg))
+	if (drop_stale_result(c, a, job, msg, err ? NULL : &res)) {
+		msg_result_release(&res);
 		return;
+	}
 	/* into the turn's batch; alone when no batch can be had (then as its own write) */
 	r = result_slot(c);
 	batched = r && (c->batch_open || !store_batch_begin(c->store));
@@ -582,10 +601,19 @@ static void on_result(struct coord *c, struct coord_agent *a, const void *id, si
 	r->id_len = id_len;
 	r->msg = json_incref((json_t *)msg);
 	r->job = job;
-	r->err = err = store_ingest_samples(c->store, a->host_id, msg, c->in_samples,
-					    util_wall_ms(), &r->ing);
-	if (err)
-		snprintf(r->errmsg, sizeof(r->errmsg), "%s", store_errmsg(c->store));
+	r->res = res;
+	if (err) {
+		memset(&r->ing, 0, sizeof(r->ing));
+		r->ing.job_id = job;
+		snprintf(r->errmsg, sizeof(r->errmsg), "cannot store result of job %lld: %s",
+			 job, why);
+	} else {
+		err = store_ingest_msg(c->store, a->host_id, &r->res, util_wall_ms(), &r->ing);
+		if (err)
+			snprintf(r->errmsg, sizeof(r->errmsg), "%s", store_errmsg(c->store));
+	}
+	r->err = err;
+	samples_release(&r->res.samples);	/* stored: only the texts are read after */
 	if (!batched) {
 		result_done(c, r);
 		json_decref(r->msg);
@@ -1181,13 +1209,17 @@ static json_t *watch_hosts(struct coord *c, const json_t *run)
 		json_object_set_new(h, "connected", json_boolean(a && a->connected));
 		if (running)
 			json_object_set_new(h, "n", json_integer(proto_get_int(h, "finished", 0) + 1));
-		if (a && a->progress && running &&
-		    proto_get_int(a->progress, "job", 0) == running) {
-			json_object_set(h, "phase", json_object_get(a->progress, "phase"));
-			json_object_set(h, "second", json_object_get(a->progress, "second"));
-			json_object_set(h, "of", json_object_get(a->progress, "of"));
-			if (json_object_get(a->progress, "rates"))
-				json_object_set(h, "rates", json_object_get(a->progress, "rates"));
+		if (a && a->progress && running && a->progress_of.job == running) {
+			const struct msg_progress *p = &a->progress_of;
+
+			if (p->phase)
+				json_object_set_new(h, "phase", json_string(p->phase));
+			if (p->has_second)
+				json_object_set_new(h, "second", json_integer(p->second));
+			if (p->has_of)
+				json_object_set_new(h, "of", json_integer(p->of));
+			if (p->rates)
+				json_object_set(h, "rates", (json_t *)p->rates);
 		}
 		if (json_array_append(list, h))
 			goto fail;

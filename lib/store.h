@@ -181,6 +181,11 @@ struct samples;
 int store_ingest_samples(struct store *store, int64_t host_id, const json_t *result,
 			 const struct samples *samples, int64_t now_ms,
 			 struct store_ingest *out);
+/* store_ingest_result with the result already decoded (R, not stolen: lib/msg_result.h;
+ * bpflabd decodes each result once where it receives it). */
+struct msg_result;
+int store_ingest_msg(struct store *store, int64_t host_id, const struct msg_result *r,
+		     int64_t now_ms, struct store_ingest *out);
 
 /* Several writes in one transaction (bpflabd stores the results of one turn of its loop
  * with one commit): after store_batch_begin, each mutating call runs in a savepoint of

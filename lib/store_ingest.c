@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "msg_result.h"
 #include "proto.h"
 #include "samples.h"
 #include "store_repeat.h"
@@ -206,32 +207,14 @@ out:
 	return err;
 }
 
-/* The result's "verdicts" (array of names, default []) and "verdict_details" (object of
- * texts, default {}) as JSON texts (heap) after checking them. */
-static int verdicts_text(struct store *st, const json_t *result, char **verdicts,
+/* The result's verdicts (default []) and verdict details (default {}) as JSON texts
+ * (heap); msg_result_decode checked them. */
+static int verdicts_text(struct store *st, const struct msg_result *r, char **verdicts,
 			 char **details)
 {
-	const json_t *v = json_object_get(result, "verdicts");
-	const json_t *d = json_object_get(result, "verdict_details");
-	const char *key;
-	json_t *item;
-	size_t i;
-
-	if (v && !json_is_array(v))
-		return store_fail(st, -EINVAL, "'verdicts' is not an array");
-	json_array_foreach(v, i, item) {
-		if (!json_is_string(item) || !json_string_length(item) ||
-		    json_string_length(item) > 64)
-			return store_fail(st, -EINVAL, "verdict %zu is not a name", i);
-	}
-	if (d && !json_is_object(d))
-		return store_fail(st, -EINVAL, "'verdict_details' is not an object");
-	json_object_foreach((json_t *)d, key, item) {
-		if (!json_is_string(item))
-			return store_fail(st, -EINVAL, "verdict detail '%s' is not a text", key);
-	}
-	*verdicts = v ? json_dumps(v, JSON_COMPACT) : strdup("[]");
-	*details = d ? json_dumps(d, JSON_COMPACT | JSON_SORT_KEYS) : strdup("{}");
+	*verdicts = r->verdicts ? json_dumps(r->verdicts, JSON_COMPACT) : strdup("[]");
+	*details = r->verdict_details ?
+		   json_dumps(r->verdict_details, JSON_COMPACT | JSON_SORT_KEYS) : strdup("{}");
 	if (!*verdicts || !*details)
 		return store_fail(st, -ENOMEM, "out of memory");
 	return 0;
@@ -246,43 +229,42 @@ int store_ingest_result(struct store *st, int64_t host_id, const json_t *result,
 int store_ingest_samples(struct store *st, int64_t host_id, const json_t *result,
 			 const struct samples *taken, int64_t now_ms, struct store_ingest *out)
 {
-	const char *status = json_string_value(json_object_get(result, "status"));
-	const char *error = json_string_value(json_object_get(result, "error"));
-	int64_t job_id, env_id = 0, started, finished, round_open = 0;
-	bool icount = false;
-	char *verdicts = NULL, *details = NULL;
-	struct samples read = { 0 };
-	const struct samples *in = taken && taken->taken ? taken : &read;
+	struct samples borrowed = taken ? *taken : (struct samples){ 0 };
+	struct msg_result r;
 	char why[STORE_ERR_LEN];
+	int err;
+
+	err = msg_result_decode(result, &borrowed, &r, why, sizeof(why));
+	if (err) {
+		memset(out, 0, sizeof(*out));
+		out->job_id = r.job;
+		store_fail(st, err, "%s", why);
+		return sto_context(st, err, "cannot store result of job %lld", (long long)r.job);
+	}
+	err = store_ingest_msg(st, host_id, &r, now_ms, out);
+	if (taken && taken->taken)	/* the caller's */
+		memset(&r.samples, 0, sizeof(r.samples));
+	msg_result_release(&r);
+	return err;
+}
+
+int store_ingest_msg(struct store *st, int64_t host_id, const struct msg_result *r,
+		     int64_t now_ms, struct store_ingest *out)
+{
+	const char *error = r->error;
+	int64_t job_id = r->job, env_id = 0, round_open = 0;
+	int64_t started = r->has_started ? r->started_ms : -1;
+	int64_t finished = r->has_finished ? r->finished_ms : now_ms;
+	bool icount = false, failed = r->failed;
+	char *verdicts = NULL, *details = NULL;
 	struct job_row row = { 0 };
-	bool failed;
 	int err;
 
 	memset(out, 0, sizeof(*out));
-	job_id = json_is_integer(json_object_get(result, "job")) ?
-		 json_integer_value(json_object_get(result, "job")) : -1;
 	out->job_id = job_id;
-	if (job_id < 0) {
-		err = store_fail(st, -EINVAL, "result without a 'job' id");
-		goto out;
-	}
-	if (!status || (strcmp(status, "ok") && strcmp(status, "failed"))) {
-		err = store_fail(st, -EINVAL, "'status' must be 'ok' or 'failed'");
-		goto out;
-	}
-	failed = !strcmp(status, "failed");
-	err = in != &read ? 0 : samples_from_json(json_object_get(result, "samples"), &read, why,
-						   sizeof(why));
-	if (err)
-		err = store_fail(st, err, "%s", why);
-	if (!err)
-		err = verdicts_text(st, result, &verdicts, &details);
+	err = verdicts_text(st, r, &verdicts, &details);
 	if (err)
 		goto out;
-	started = json_is_integer(json_object_get(result, "started_ms")) ?
-		  json_integer_value(json_object_get(result, "started_ms")) : -1;
-	finished = json_is_integer(json_object_get(result, "finished_ms")) ?
-		   json_integer_value(json_object_get(result, "finished_ms")) : now_ms;
 
 	err = sto_tx_begin(st);
 	if (err)
@@ -306,22 +288,21 @@ int store_ingest_samples(struct store *st, int64_t host_id, const json_t *result
 	out->run_id = row.run_id;
 	out->failed = failed;
 	if (!err)
-		err = env_upsert(st, host_id, json_object_get(result, "env"), now_ms, &env_id,
-				 &icount);
+		err = env_upsert(st, host_id, r->env, now_ms, &env_id, &icount);
 	if (!err)
-		err = samples_insert(st, job_id, in->v, in->n, icount, &out->n_samples);
+		err = samples_insert(st, job_id, r->samples.v, r->samples.n, icount,
+				     &out->n_samples);
 	if (!err)
 		err = sto_exec(st, S_JOB_RESULT, NULL, "itttioii", job_id,
 			       failed ? "failed" : "done",
 			       failed ? (error ? error : "the agent reported a failure") : NULL,
-			       json_string_value(json_object_get(result, "verifier_log")), env_id,
+			       r->verifier_log, env_id,
 			       started, finished, now_ms);
 	if (!err)
 		err = sto_exec(st, S_JOB_VERDICTS, NULL, "itt", job_id, verdicts, details);
 	if (!err)
 		err = sto_exec(st, S_ATTEMPT_RESULT, NULL, "iiitt", job_id, host_id, finished,
-			       failed ? (json_is_true(json_object_get(result, "partial")) ?
-			       "cancelled" : "failed") : "done",
+			       failed ? (r->partial ? "cancelled" : "failed") : "done",
 			       failed ? (error ? error : "the agent reported a failure") : NULL);
 	if (!err && row.host_id != host_id)
 		err = sto_exec(st, S_HOST_IDLE_IF_FREE, NULL, "i", row.host_id);
@@ -341,7 +322,6 @@ int store_ingest_samples(struct store *st, int64_t host_id, const json_t *result
 	if (err)
 		out->n_samples = 0;
 out:
-	samples_release(&read);
 	free(verdicts);
 	free(details);
 	return err ? sto_context(st, err, "cannot store result of job %lld", (long long)job_id) : 0;
