@@ -23,22 +23,6 @@ static int fail(char *why, size_t why_len, const char *path, const char *fmt, ..
 	return -EINVAL;
 }
 
-static const char *type_name(const json_t *v)
-{
-	if (!v)
-		return "nothing";
-	switch (json_typeof(v)) {
-	case JSON_OBJECT: return "an object";
-	case JSON_ARRAY: return "an array";
-	case JSON_STRING: return "a string";
-	case JSON_INTEGER: return "an integer";
-	case JSON_REAL: return "a number";
-	case JSON_TRUE:
-	case JSON_FALSE: return "a boolean";
-	default: return "null";
-	}
-}
-
 /* The members of a message that the decoders read, found in one pass. */
 struct members {
 	const json_t *job, *status, *error, *verifier_log, *env, *started, *finished;
@@ -110,7 +94,7 @@ static int get_job(const json_t *v, const char *path, int64_t *job, char *why,
 {
 	if (!json_is_integer(v) || json_integer_value(v) < 1)
 		return fail(why, why_len, path, "must be a positive integer, not %s",
-			    type_name(v));
+			    proto_type_name(v));
 	*job = json_integer_value(v);
 	return 0;
 }
@@ -121,7 +105,7 @@ static int get_text(const json_t *v, const char *path, const char **s, char *why
 {
 	*s = json_string_value(v);
 	if (v && !*s && !json_is_null(v))
-		return fail(why, why_len, path, "must be a string or null, not %s", type_name(v));
+		return fail(why, why_len, path, "must be a string or null, not %s", proto_type_name(v));
 	return 0;
 }
 
@@ -131,7 +115,7 @@ static int get_int(const json_t *v, const char *path, bool *has, int64_t *x, cha
 {
 	*has = v != NULL;
 	if (v && !json_is_integer(v))
-		return fail(why, why_len, path, "must be an integer, not %s", type_name(v));
+		return fail(why, why_len, path, "must be an integer, not %s", proto_type_name(v));
 	*x = v ? json_integer_value(v) : 0;
 	return 0;
 }
@@ -144,7 +128,7 @@ static int check_verdicts(const json_t *v, const json_t *d, char *why, size_t wh
 
 	if (v && !json_is_array(v))
 		return fail(why, why_len, "result.verdicts", "must be an array, not %s",
-			    type_name(v));
+			    proto_type_name(v));
 	json_array_foreach(v, i, item) {
 		if (!json_is_string(item) || !json_string_length(item) ||
 		    json_string_length(item) > MSG_VERDICT_MAX_LEN) {
@@ -152,16 +136,16 @@ static int check_verdicts(const json_t *v, const json_t *d, char *why, size_t wh
 
 			snprintf(path, sizeof(path), "result.verdicts[%zu]", i);
 			return fail(why, why_len, path, "must be a name of 1 to %d bytes, not %s",
-				    MSG_VERDICT_MAX_LEN, type_name(item));
+				    MSG_VERDICT_MAX_LEN, proto_type_name(item));
 		}
 	}
 	if (d && !json_is_object(d))
 		return fail(why, why_len, "result.verdict_details", "must be an object, not %s",
-			    type_name(d));
+			    proto_type_name(d));
 	json_object_foreach((json_t *)d, key, item) {
 		if (!json_is_string(item))
 			return fail(why, why_len, "result.verdict_details", "'%.64s' must be a "
-				    "string, not %s", key, type_name(item));
+				    "string, not %s", key, proto_type_name(item));
 	}
 	return 0;
 }
@@ -177,7 +161,7 @@ int msg_result_decode(const json_t *msg, struct samples *scanned, struct msg_res
 	memset(out, 0, sizeof(*out));
 	out->job = -1;
 	if (!json_is_object(msg))
-		return fail(why, why_len, "result", "must be an object, not %s", type_name(msg));
+		return fail(why, why_len, "result", "must be an object, not %s", proto_type_name(msg));
 	find_members(msg, &m);
 	if (get_job(m.job, "result.job", &out->job, why, why_len)) {
 		out->job = -1;
@@ -203,7 +187,7 @@ int msg_result_decode(const json_t *msg, struct samples *scanned, struct msg_res
 	out->verdict_details = m.details;
 	if (m.partial && !json_is_boolean(m.partial)) {
 		fail(why, why_len, "result.partial", "must be a boolean, not %s",
-		     type_name(m.partial));
+		     proto_type_name(m.partial));
 		goto fail;
 	}
 	out->partial = json_is_true(m.partial);
@@ -216,7 +200,7 @@ int msg_result_decode(const json_t *msg, struct samples *scanned, struct msg_res
 		goto fail;
 	if (m.env && !json_is_object(m.env) && !json_is_null(m.env)) {
 		fail(why, why_len, "result.env", "must be an object or null, not %s",
-		     type_name(m.env));
+		     proto_type_name(m.env));
 		goto fail;
 	}
 	out->env = json_is_object(m.env) ? m.env : NULL;
@@ -297,7 +281,7 @@ int msg_progress_decode(const json_t *msg, struct msg_progress *out, char *why,
 	memset(out, 0, sizeof(*out));
 	if (!json_is_object(msg))
 		return fail(why, why_len, "progress", "must be an object, not %s",
-			    type_name(msg));
+			    proto_type_name(msg));
 	find_members(msg, &m);
 	if (get_job(m.job, "progress.job", &out->job, why, why_len))
 		return -EINVAL;
@@ -316,7 +300,7 @@ int msg_progress_decode(const json_t *msg, struct msg_progress *out, char *why,
 		return -EINVAL;
 	if (m.rates && !json_is_object(m.rates) && !json_is_null(m.rates))
 		return fail(why, why_len, "progress.rates", "must be an object or null, not %s",
-			    type_name(m.rates));
+			    proto_type_name(m.rates));
 	out->rates = m.rates;
 	return 0;
 }

@@ -854,6 +854,22 @@ int proto_recv_from(void *sock, void *id, size_t *id_len, json_t **msg, int flag
 	return proto_recv_from_samples(sock, id, id_len, msg, NULL, flags, why, why_len);
 }
 
+const char *proto_type_name(const json_t *v)
+{
+	if (!v)
+		return "nothing";
+	switch (json_typeof(v)) {
+	case JSON_OBJECT: return "an object";
+	case JSON_ARRAY: return "an array";
+	case JSON_STRING: return "a string";
+	case JSON_INTEGER: return "an integer";
+	case JSON_REAL: return "a number";
+	case JSON_TRUE:
+	case JSON_FALSE: return "a boolean";
+	default: return "null";
+	}
+}
+
 const char *proto_get_str(const json_t *obj, const char *key, const char *def)
 {
 	const char *s = json_string_value(json_object_get(obj, key));

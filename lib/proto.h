@@ -65,6 +65,10 @@ int proto_recv_from(void *sock, void *id, size_t *id_len, json_t **msg, int flag
 int proto_recv_from_samples(void *sock, void *id, size_t *id_len, json_t **msg,
 			    struct samples *samples, int flags, char *why, size_t why_len);
 
+/* V's JSON type as a message names it: "an object", "a string", ... "nothing" for NULL
+ * (decoders' refusals: lib/jobspec.c, lib/msg_result.c). */
+const char *proto_type_name(const json_t *v);
+
 /* Typed getters that tolerate missing members: return DEF when absent or of the wrong
  * type. */
 const char *proto_get_str(const json_t *obj, const char *key, const char *def);
