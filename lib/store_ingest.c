@@ -293,13 +293,11 @@ int store_ingest_msg(struct store *st, int64_t host_id, const struct msg_result 
 		err = samples_insert(st, job_id, r->samples.v, r->samples.n, icount,
 				     &out->n_samples);
 	if (!err)
-		err = sto_exec(st, S_JOB_RESULT, NULL, "itttioii", job_id,
+		err = sto_exec(st, S_JOB_RESULT_VERDICTS, NULL, "itttioiitt", job_id,
 			       failed ? "failed" : "done",
 			       failed ? (error ? error : "the agent reported a failure") : NULL,
-			       r->verifier_log, env_id,
-			       started, finished, now_ms);
-	if (!err)
-		err = sto_exec(st, S_JOB_VERDICTS, NULL, "itt", job_id, verdicts, details);
+			       r->verifier_log, env_id, started, finished, now_ms, verdicts,
+			       details);
 	if (!err)
 		err = sto_exec(st, S_ATTEMPT_RESULT, NULL, "iiitt", job_id, host_id, finished,
 			       failed ? (r->partial ? "cancelled" : "failed") : "done",

@@ -19,10 +19,14 @@ const char *const store_stmt_sql[S__MAX] = {
 	[S_ROLLBACK_TO] = "ROLLBACK TO part",
 	/* a job of the same round (run, host, point) still to come: store_repeat.c has
 	 * nothing to decide yet */
+	/* (one EXISTS a state, here and in S_RUN_COUNTS: SQLite builds a temporary b-tree
+	 * for an IN list each time the statement runs) */
 	[S_ROUND_OPEN] =
 		"SELECT EXISTS (SELECT 1 FROM jobs j JOIN jobs o ON o.run_id = j.run_id AND "
 		"o.host_id = j.host_id AND o.point = j.point WHERE j.id = ?1 AND "
-		"o.state IN ('queued', 'running'))",
+		"o.state = 'queued') OR EXISTS (SELECT 1 FROM jobs j JOIN jobs o ON "
+		"o.run_id = j.run_id AND o.host_id = j.host_id AND o.point = j.point "
+		"WHERE j.id = ?1 AND o.state = 'running')",
 	[S_USER_VERSION] = "PRAGMA user_version",
 	[S_PAGE_SIZE] = "PRAGMA page_size",
 	[S_HOST_UPSERT] =
@@ -62,11 +66,14 @@ const char *const store_stmt_sql[S__MAX] = {
 	 * and result; a count made a 10,000-job run quadratic) */
 	[S_RUN_COUNTS] =
 		"SELECT EXISTS (SELECT 1 FROM jobs WHERE run_id = ?1), "
-		"EXISTS (SELECT 1 FROM jobs WHERE run_id = ?1 AND state IN ('queued', 'running')), "
+		"EXISTS (SELECT 1 FROM jobs WHERE run_id = ?1 AND state = 'queued') OR "
+		"EXISTS (SELECT 1 FROM jobs WHERE run_id = ?1 AND state = 'running'), "
 		"EXISTS (SELECT 1 FROM jobs WHERE run_id = ?1 AND state = 'failed'), "
-		"CASE WHEN EXISTS (SELECT 1 FROM jobs WHERE run_id = ?1 "
-		"AND state IN ('running', 'done', 'failed')) THEN 1 ELSE EXISTS (SELECT 1 FROM jobs "
-		"WHERE run_id = ?1 AND state = 'queued' AND attempts > 0) END",
+		"CASE WHEN EXISTS (SELECT 1 FROM jobs WHERE run_id = ?1 AND state = 'running') OR "
+		"EXISTS (SELECT 1 FROM jobs WHERE run_id = ?1 AND state = 'done') OR "
+		"EXISTS (SELECT 1 FROM jobs WHERE run_id = ?1 AND state = 'failed') THEN 1 "
+		"ELSE EXISTS (SELECT 1 FROM jobs WHERE run_id = ?1 AND state = 'queued' AND "
+		"attempts > 0) END",
 	[S_RUN_STATE] = "SELECT state, finished_ms FROM runs WHERE id = ?1",
 	[S_RUN_SET_STATE] = "UPDATE runs SET state = ?2, finished_ms = ?3 WHERE id = ?1",
 	[S_JOB_INSERT] =
@@ -91,7 +98,11 @@ const char *const store_stmt_sql[S__MAX] = {
 		"UPDATE jobs SET state = ?2, error = ?3, verifier_log = ?4, env_id = ?5, "
 		"started_ms = ifnull(?6, started_ms), finished_ms = ?7, result_ms = ?8 "
 		"WHERE id = ?1",
-	[S_JOB_VERDICTS] = "UPDATE jobs SET verdicts = ?2, verdict_details = ?3 WHERE id = ?1",
+	/* S_JOB_RESULT with the verdicts: a result's one write of its job's row */
+	[S_JOB_RESULT_VERDICTS] =
+		"UPDATE jobs SET state = ?2, error = ?3, verifier_log = ?4, env_id = ?5, "
+		"started_ms = ifnull(?6, started_ms), finished_ms = ?7, result_ms = ?8, "
+		"verdicts = ?9, verdict_details = ?10 WHERE id = ?1",
 	[S_ENV_INSERT] =
 		"INSERT INTO host_envs (host_id, sha256, kernel_release, kernel_version, "
 		"config_sha256, debug_options, cmdline, inventory, first_seen_ms, timing) "
