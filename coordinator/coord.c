@@ -820,12 +820,13 @@ static int dispatch_pick(struct coord *c, struct coord_agent *a, struct dispatch
 	int64_t job_id = 0, run_id = 0;
 	json_t *spec = NULL;
 	struct coord_agent *peer = NULL;
-	char why[512], *msg;
-	size_t msg_len = 0;
+	char why[512], *msg, *spec_text = NULL;
+	size_t msg_len = 0, spec_len = 0;
 	bool missing;
 	int err;
 
-	err = store_job_next(c->store, a->host_id, &job_id, &run_id, &spec);
+	err = store_job_next_text(c->store, a->host_id, &job_id, &run_id, &spec, &spec_text,
+				  &spec_len);
 	if (err == -ENOENT)
 		return 0;
 	if (err) {
@@ -846,15 +847,18 @@ static int dispatch_pick(struct coord *c, struct coord_agent *a, struct dispatch
 	}
 	/* one side of a two-host pair waits until the other host is free too */
 	if (!coord_link_may_dispatch(c, a, job_id, spec, &peer)) {
-		json_decref(spec);
-		return 0;
+		err = 0;
+		goto out;
 	}
 	/* nor while another host of its machine runs a job (coordinator/machine.c) */
 	if (!coord_machine_may(c, a, spec, peer)) {
-		json_decref(spec);
-		return 3;
+		err = 3;
+		goto out;
 	}
-	msg = coord_job_message(c, job_id, run_id, spec, &msg_len, why, sizeof(why), &missing);
+	msg = coord_job_message(c, job_id, run_id, spec, spec_text, spec_len, &msg_len, why,
+				sizeof(why), &missing);
+	free(spec_text);
+	spec_text = NULL;
 	if (!msg) {
 		if (!missing) {
 			pr_warn("cannot send job %lld to '%s': %s", (long long)job_id, a->name, why);
@@ -872,6 +876,7 @@ static int dispatch_pick(struct coord *c, struct coord_agent *a, struct dispatch
 				     .spec = spec, .msg = msg, .msg_len = msg_len };
 	return 1;
 out:
+	free(spec_text);
 	json_decref(spec);
 	return err;
 }

@@ -131,6 +131,11 @@ int store_run_cancel(struct store *store, int64_t run_id, int64_t now_ms, json_t
  * host has nothing queued, or -errno. */
 int store_job_next(struct store *store, int64_t host_id, int64_t *job_id, int64_t *run_id,
 		   json_t **spec);
+/* store_job_next, also giving the spec's JSON text as stored in *SPEC_TEXT (heap, caller
+ * frees; *SPEC_LEN bytes) when lib/proto.c's parser read it, else NULL: bpflabd writes
+ * it into the job message as it is instead of encoding *SPEC again. */
+int store_job_next_text(struct store *store, int64_t host_id, int64_t *job_id,
+			int64_t *run_id, json_t **spec, char **spec_text, size_t *spec_len);
 /* Hand queued job JOB_ID to its host: job running, attempts + 1, started at NOW_MS, host
  * busy, run running. Returns 0, -ESTALE if the job is not queued, or -errno. */
 int store_job_dispatch(struct store *store, int64_t job_id, int64_t now_ms);
