@@ -252,11 +252,18 @@ static void on_accept(struct coord *c, struct coord_agent *a, const void *id, si
 static void on_progress(struct coord *c, struct coord_agent *a, const void *id,
 			size_t id_len, const json_t *msg)
 {
+	struct msg_progress p;
+	char why[256];
+
+	if (msg_progress_decode(msg, &p, why, sizeof(why))) {
+		coord_bad_message(c, c->agents_sock, id, id_len, "an agent", "progress", "%s", why);
+		return;
+	}
 	json_decref(a->progress);
-	a->progress = json_incref((json_t *)msg);
-	pr_debug("job %lld on '%s': %s %lld/%lld", proto_get_int(msg, "job", 0), a->name,
-		 proto_get_str(msg, "phase", "?"), proto_get_int(msg, "second", 0),
-		 proto_get_int(msg, "of", 0));
+	a->progress = json_incref((json_t *)msg);	/* P's texts and rates are its */
+	a->progress_of = p;
+	pr_debug("job %lld on '%s': %s %lld/%lld", (long long)p.job, a->name,
+		 p.phase ? p.phase : "?", (long long)p.second, (long long)p.of);
 }
 
 /* An agent's `error`: it refused a job (e.g. busy with one it kept across a reconnect).

@@ -143,13 +143,17 @@ static json_t *watch_hosts(struct coord *c, const json_t *run)
 		json_object_set_new(h, "connected", json_boolean(a && a->connected));
 		if (running)
 			json_object_set_new(h, "n", json_integer(proto_get_int(h, "finished", 0) + 1));
-		if (a && a->progress && running &&
-		    proto_get_int(a->progress, "job", 0) == running) {
-			json_object_set(h, "phase", json_object_get(a->progress, "phase"));
-			json_object_set(h, "second", json_object_get(a->progress, "second"));
-			json_object_set(h, "of", json_object_get(a->progress, "of"));
-			if (json_object_get(a->progress, "rates"))
-				json_object_set(h, "rates", json_object_get(a->progress, "rates"));
+		if (a && a->progress && running && a->progress_of.job == running) {
+			const struct msg_progress *p = &a->progress_of;
+
+			if (p->phase)
+				json_object_set_new(h, "phase", json_string(p->phase));
+			if (p->has_second)
+				json_object_set_new(h, "second", json_integer(p->second));
+			if (p->has_of)
+				json_object_set_new(h, "of", json_integer(p->of));
+			if (p->rates)
+				json_object_set(h, "rates", (json_t *)p->rates);
 		}
 		if (json_array_append(list, h))
 			goto fail;

@@ -18,8 +18,10 @@ void coord_dispatch(struct coord *c);
 void coord_dispatch_turn(struct coord *c);
 /* The `job` message for JOB_ID of RUN_ID with SPEC (borrowed) and the objects it
  * attaches, encoded (coordinator/jobmsg.c): heap text of *LEN bytes, or NULL with WHY,
- * *MISSING set when an object is not in the store (the job cannot ever run). */
+ * *MISSING set when an object is not in the store (the job cannot ever run). SPEC_TEXT
+ * (may be NULL): SPEC's JSON text, written as it is instead of encoding SPEC. */
 char *coord_job_message(struct coord *c, int64_t job_id, int64_t run_id, const json_t *spec,
+			const char *spec_text, size_t spec_len,
 			size_t *len, char *why, size_t why_len, bool *missing);
 /* Free the kept parts of `job` messages and the object cache (coord_destroy). */
 void coord_job_messages_release(struct coord *c);

@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "coord.h"
+#include "proto/msg_result.h"
 #include "proto/proto.h"
 #include "store/store.h"
 
@@ -36,6 +37,7 @@ struct coord_agent {
 	int64_t seen_stored_wall;	/* last time seen_wall went to the store */
 	json_t *inventory;		/* of its latest hello (owned) */
 	json_t *progress;		/* its latest progress message (owned), or NULL */
+	struct msg_progress progress_of;/* ... decoded (valid while PROGRESS is set) */
 	int spooled;			/* results its hello said it would resend */
 	int64_t hold_until_mono;	/* no job for it before this (spool resend, refusal) */
 	int64_t ready_job;		/* two-host barrier: its job that said ready, or 0 */
@@ -140,7 +142,7 @@ struct coord {
 	 * (coord_agent_recv, agents.c; NULL or not taken: in the message); the results of
 	 * this turn stored in the open batch (BATCH_OPEN), waiting for its commit to be
 	 * acknowledged */
-	const struct samples *in_samples;
+	struct samples *in_samples;
 	bool batch_open;
 	struct coord_result *pending;
 	int n_pending, pending_cap;

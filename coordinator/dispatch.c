@@ -113,13 +113,14 @@ static int dispatch_pick(struct coord *c, struct coord_agent *a, struct dispatch
 	json_t *spec = NULL;
 	struct job_spec js;
 	struct coord_agent *peer = NULL;
-	char why[512], bad[300], *msg;
-	size_t msg_len = 0;
+	char why[512], bad[300], *msg, *spec_text = NULL;
+	size_t msg_len = 0, spec_len = 0;
 	bool missing;
 	int err;
 
 	jobspec_init(&js);
-	err = store_job_next(c->store, a->host_id, &job_id, &run_id, &spec);
+	err = store_job_next_text(c->store, a->host_id, &job_id, &run_id, &spec, &spec_text,
+				  &spec_len);
 	if (err == -ENOENT)
 		return 0;
 	if (err) {
@@ -147,7 +148,10 @@ static int dispatch_pick(struct coord *c, struct coord_agent *a, struct dispatch
 		err = 3;
 		goto out;
 	}
-	msg = coord_job_message(c, job_id, run_id, spec, &msg_len, why, sizeof(why), &missing);
+	msg = coord_job_message(c, job_id, run_id, spec, spec_text, spec_len, &msg_len, why,
+				sizeof(why), &missing);
+	free(spec_text);
+	spec_text = NULL;
 	if (!msg) {
 		if (!missing) {
 			pr_warn("cannot send job %lld to '%s': %s", (long long)job_id, a->name, why);
@@ -161,6 +165,7 @@ static int dispatch_pick(struct coord *c, struct coord_agent *a, struct dispatch
 				     .spec = spec, .js = js, .msg = msg, .msg_len = msg_len };
 	return 1;
 out:
+	free(spec_text);
 	jobspec_release(&js);
 	json_decref(spec);
 	return err;

@@ -178,12 +178,13 @@ static int objects_text(struct coord *c, const json_t *spec, const char **text, 
 }
 
 char *coord_job_message(struct coord *c, int64_t job_id, int64_t run_id, const json_t *spec,
-			size_t *len, char *why, size_t why_len, bool *missing)
+			const char *spec_text, size_t spec_len, size_t *len, char *why,
+			size_t why_len, bool *missing)
 {
 	static const char mid[] = "},\"objects\":";
-	const char *objs;
-	char head[128], *spec_text, *msg = NULL;
-	size_t olen = 0, slen = 0, hlen;
+	const char *objs, *st = spec_text;
+	char head[128], *encoded = NULL, *msg = NULL;
+	size_t olen = 0, slen = spec_len, hlen;
 	bool owned;
 
 	*missing = false;
@@ -192,15 +193,16 @@ char *coord_job_message(struct coord *c, int64_t job_id, int64_t run_id, const j
 	hlen = (size_t)snprintf(head, sizeof(head), "{\"v\":%d,\"type\":\"job\",\"job\":{\"id\":%"
 				JSON_INTEGER_FORMAT ",\"run\":%" JSON_INTEGER_FORMAT ",\"spec\":",
 				PROTO_VERSION, (json_int_t)job_id, (json_int_t)run_id);
-	spec_text = proto_encode(spec, &slen);
-	if (spec_text)
+	if (!st)	/* as the store holds it, else encoded here */
+		st = encoded = proto_encode(spec, &slen);
+	if (st)
 		msg = malloc(hlen + slen + sizeof(mid) - 1 + olen + 2);
 	if (msg) {
 		char *p = msg;
 
 		memcpy(p, head, hlen);
 		p += hlen;
-		memcpy(p, spec_text, slen);
+		memcpy(p, st, slen);
 		p += slen;
 		memcpy(p, mid, sizeof(mid) - 1);
 		p += sizeof(mid) - 1;
@@ -212,7 +214,7 @@ char *coord_job_message(struct coord *c, int64_t job_id, int64_t run_id, const j
 	} else {
 		snprintf(why, why_len, "out of memory");
 	}
-	free(spec_text);
+	free(encoded);
 	if (owned)
 		free((char *)objs);
 	return msg;

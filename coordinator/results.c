@@ -14,6 +14,7 @@
 #include "coord_core.h"
 #include "coord_link.h"
 #include "base/log.h"
+#include "proto/msg_result.h"
 #include "proto/samples.h"
 #include "base/util.h"
 
@@ -32,16 +33,21 @@ struct coord_result {
 	struct coord_agent *a;
 	unsigned char id[PROTO_MAX_IDENTITY];	/* the routing id it came from */
 	size_t id_len;
-	json_t *msg;			/* a reference */
+	json_t *msg;			/* a reference: RES's texts are its */
 	int64_t job;
+	struct msg_result res;		/* MSG decoded, its samples released once stored */
 	struct store_ingest ing;
 	int err;			/* not stored: -errno, the reason in ERRMSG */
 	char errmsg[1024];
 };
 
-/* How many samples result MSG carries. */
-static size_t result_samples(const struct coord *c, const json_t *msg)
+/* How many samples result MSG carries: RES, or when it could not be decoded (NULL) what
+ * the message holds. */
+static size_t result_samples(const struct coord *c, const json_t *msg,
+			     const struct msg_result *res)
 {
+	if (res)
+		return res->samples.n;
 	if (c->in_samples && c->in_samples->taken)
 		return c->in_samples->n;
 	return json_array_size(json_object_get(msg, "samples"));
@@ -52,7 +58,7 @@ static size_t result_samples(const struct coord *c, const json_t *msg)
  * result sent again (the ack was lost with the agent) is dropped too. True when it was
  * one. */
 static bool drop_stale_result(struct coord *c, struct coord_agent *a, int64_t job,
-			      const json_t *msg)
+			      const json_t *msg, const struct msg_result *res)
 {
 	json_t *ack;
 
@@ -67,8 +73,9 @@ static bool drop_stale_result(struct coord *c, struct coord_agent *a, int64_t jo
 	if (a->spooled > 0 && --a->spooled == 0)
 		a->hold_until_mono = 0;
 	pr_info("job %lld: result from '%s' (%s, %zu samples) dropped: the job was taken away "
-		"from it", (long long)job, a->name, proto_get_str(msg, "status", "?"),
-		result_samples(c, msg));
+		"from it", (long long)job, a->name,
+		res ? (res->failed ? "failed" : "ok") : proto_get_str(msg, "status", "?"),
+		result_samples(c, msg, res));
 	coord_dispatch_agent(c, a, util_mono_ms());
 	return true;
 }
@@ -78,7 +85,6 @@ static bool drop_stale_result(struct coord *c, struct coord_agent *a, int64_t jo
 static void result_done(struct coord *c, struct coord_result *r)
 {
 	struct coord_agent *a = r->a;
-	const json_t *msg = r->msg;
 	long long job = r->job;
 	json_t *ack;
 
@@ -96,7 +102,7 @@ static void result_done(struct coord *c, struct coord_result *r)
 		coord_send_agent(c, a, ack);
 	json_decref(ack);
 	if (!r->ing.duplicate)
-		coord_link_result(c, a, job, r->ing.failed, proto_get_str(msg, "error", NULL));
+		coord_link_result(c, a, job, r->ing.failed, r->res.error);
 	if (a->job_id == job)
 		a->job_id = 0;
 	if (a->spooled > 0 && --a->spooled == 0)
@@ -110,7 +116,7 @@ static void result_done(struct coord *c, struct coord_result *r)
 	c->stats.results++;
 	pr_info("job %lld finished on '%s': %s, %d samples%s%s", job, a->name,
 		r->ing.failed ? "failed" : "done", r->ing.n_samples, r->ing.failed ? ": " : "",
-		r->ing.failed ? proto_get_str(msg, "error", "no reason given") : "");
+		r->ing.failed ? (r->res.error ? r->res.error : "no reason given") : "");
 	if (r->ing.reps_added)
 		pr_info("run %lld: %d repetition%s added on '%s' (not settled yet)",
 			(long long)r->ing.run_id, r->ing.reps_added, r->ing.reps_added > 1 ? "s" : "",
@@ -164,11 +170,16 @@ static struct coord_result *result_slot(struct coord *c)
 void coord_on_result(struct coord *c, struct coord_agent *a, const void *id, size_t id_len,
 		     const json_t *msg)
 {
-	long long job = proto_get_int(msg, "job", -1);
 	struct coord_result one, *r;
+	struct msg_result res;
+	char why[512];
+	long long job;
 	bool batched;
 	int err;
 
+	/* decoded once: what follows reads RES (lib/proto/msg_result.h) */
+	err = msg_result_decode(msg, c->in_samples, &res, why, sizeof(why));
+	job = res.job;
 	if (job < 1 || a->result_pending || coord_stale(a, job))
 		coord_result_flush(c);
 	if (job < 1) {
@@ -176,8 +187,10 @@ void coord_on_result(struct coord *c, struct coord_agent *a, const void *id, siz
 				  "result without a 'job' id");
 		return;
 	}
-	if (drop_stale_result(c, a, job, msg))
+	if (drop_stale_result(c, a, job, msg, err ? NULL : &res)) {
+		msg_result_release(&res);
 		return;
+	}
 	/* into the turn's batch; alone when no batch can be had (then as its own write) */
 	r = result_slot(c);
 	batched = r && (c->batch_open || !store_batch_begin(c->store));
@@ -189,10 +202,19 @@ void coord_on_result(struct coord *c, struct coord_agent *a, const void *id, siz
 	r->id_len = id_len;
 	r->msg = json_incref((json_t *)msg);
 	r->job = job;
-	r->err = err = store_ingest_samples(c->store, a->host_id, msg, c->in_samples,
-					    util_wall_ms(), &r->ing);
-	if (err)
-		snprintf(r->errmsg, sizeof(r->errmsg), "%s", store_errmsg(c->store));
+	r->res = res;
+	if (err) {
+		memset(&r->ing, 0, sizeof(r->ing));
+		r->ing.job_id = job;
+		snprintf(r->errmsg, sizeof(r->errmsg), "cannot store result of job %lld: %s",
+			 job, why);
+	} else {
+		err = store_ingest_msg(c->store, a->host_id, &r->res, util_wall_ms(), &r->ing);
+		if (err)
+			snprintf(r->errmsg, sizeof(r->errmsg), "%s", store_errmsg(c->store));
+	}
+	r->err = err;
+	samples_release(&r->res.samples);	/* stored: only the texts are read after */
 	if (!batched) {
 		result_done(c, r);
 		json_decref(r->msg);

@@ -359,3 +359,19 @@ void *util_grow(void *p, size_t *cap, size_t need, size_t size)
 		*cap = c;
 	return p;
 }
+
+const char *util_json_type_name(const json_t *v)
+{
+	if (!v)
+		return "nothing";
+	switch (json_typeof(v)) {
+	case JSON_OBJECT: return "an object";
+	case JSON_ARRAY: return "an array";
+	case JSON_STRING: return "a string";
+	case JSON_INTEGER: return "an integer";
+	case JSON_REAL: return "a number";
+	case JSON_TRUE:
+	case JSON_FALSE: return "a boolean";
+	default: return "null";
+	}
+}

@@ -12,6 +12,8 @@
 #ifndef BPFLAB_UTIL_H
 #define BPFLAB_UTIL_H
 
+#include <jansson.h>
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -60,5 +62,9 @@ int util_seterr(char *err, size_t err_len, int e, const char *fmt, ...)
  * it has room, else P reallocated to twice its capacity (at least NEED, at least 16) with
  * *CAP updated, or NULL when out of memory (P is then untouched and still the caller's). */
 void *util_grow(void *p, size_t *cap, size_t need, size_t size);
+
+/* V's JSON type as decoders name it in their refusals: "an object", "a string", ...,
+ * "nothing" for NULL (lib/plan/jobspec_decode.c, lib/proto/msg_result.c). */
+const char *util_json_type_name(const json_t *v);
 
 #endif

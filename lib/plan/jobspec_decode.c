@@ -15,6 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/util.h"
+
 #define PATH_LEN 256
 
 /* the members of each object of the spec, in encoding order */
@@ -76,29 +78,12 @@ static const char *sub(char *out, const char *path, const char *key, size_t inde
 	return out;
 }
 
-static const char *type_name(const json_t *v)
-{
-	if (!v)
-		return "nothing";
-	switch (json_typeof(v)) {
-	case JSON_OBJECT: return "an object";
-	case JSON_ARRAY: return "an array";
-	case JSON_STRING: return "a string";
-	case JSON_INTEGER: return "an integer";
-	case JSON_REAL: return "a number";
-	case JSON_TRUE:
-	case JSON_FALSE: return "a boolean";
-	case JSON_NULL: return "null";
-	}
-	return "?";
-}
-
 static int want(struct dec *d, const json_t *v, json_type type, const char *path,
 		const char *what)
 {
 	if (v && json_typeof(v) == type)
 		return 0;
-	return fail(d, path, "must be %s, not %s", what, type_name(v));
+	return fail(d, path, "must be %s, not %s", what, util_json_type_name(v));
 }
 
 /* NAMES (NULL-terminated) as "a, b, c" in OUT. */
@@ -471,7 +456,7 @@ static int decode_entry(struct dec *d, const json_t *e, const char *path, size_t
 		if (!s || !jobspec_tc_mode_names[ret] || a->hook == JOB_HOOK_XDP)
 			return fail(d, sub(p, path, "tc_mode", 0),
 				    "attach entry %zu: tc_mode must be auto, tcx or clsact, and only with a tc hook (it is %s%.64s%s with hook %s)",
-				    i, s ? "'" : "", s ? s : type_name(tc), s ? "'" : "",
+				    i, s ? "'" : "", s ? s : util_json_type_name(tc), s ? "'" : "",
 				    jobspec_hook_names[a->hook]);
 		a->tc_mode = (enum job_tc_mode)ret;
 	}
@@ -550,7 +535,7 @@ static int decode_repeat(struct dec *d, const json_t *r, const char *path,
 		return 0;
 	sub(p, path, "until", 0);
 	if (!json_is_number(until))
-		return fail(d, p, "must be a number, not %s", type_name(until));
+		return fail(d, p, "must be a number, not %s", util_json_type_name(until));
 	out->until = json_number_value(until);
 	if (!(out->until >= 0 && out->until <= 1))
 		return fail(d, p, " %g is out of range 0..1", out->until);
@@ -584,7 +569,7 @@ static int decode(struct dec *d, const json_t *j, const char *path, struct job_s
 	if ((v = json_object_get(j, "share_machine"))) {
 		if (!json_is_boolean(v))
 			return fail(d, sub(p, path, "share_machine", 0), "must be a boolean, not %s",
-				    type_name(v));
+				    util_json_type_name(v));
 		s->share_machine = json_is_true(v);
 	}
 	if (decode_link(d, j, path, "link", &s->link_generator, &s->link_dut))

@@ -129,10 +129,10 @@ static bool scan_text(struct scan *s, const char **text, size_t *len)
 
 	if (!eat(s, '"'))
 		return false;
-	for (q = s->p; q < s->end && *q != '"'; q++)
-		if ((unsigned char)*q < 0x20 || (unsigned char)*q > 0x7e || *q == '\\')
-			return false;
-	if (q >= s->end)
+	for (q = s->p; q < s->end && (unsigned char)(*q - 0x20) < 0x5f && *q != '"' &&
+	     *q != '\\'; q++)
+		;
+	if (q >= s->end || *q != '"')
 		return false;
 	*text = s->p;
 	*len = (size_t)(q - s->p);
@@ -154,8 +154,13 @@ static bool scan_number(struct scan *s, bool *is_int, int64_t *iv, double *dv)
 	const char *start = s->p, *q = s->p;
 	char text[64];
 	size_t n;
+	static const double pow10[] = {
+		1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13,
+		1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+	};
 	uint64_t v = 0;			/* 18 digits fit: checked below */
 	bool neg = false;
+	int exp10 = 0;
 
 	if (q < s->end && *q == '-')
 		neg = true, q++;
@@ -177,21 +182,34 @@ static bool scan_number(struct scan *s, bool *is_int, int64_t *iv, double *dv)
 		q++;
 		if (!is_digit(s, q))
 			return false;
-		while (is_digit(s, q))
-			q++;
+		for (; is_digit(s, q); q++, n++, exp10--)
+			if (n < 19)
+				v = v * 10 + (uint64_t)(*q - '0');
 	}
 	if (q < s->end && (*q == 'e' || *q == 'E')) {
+		int esign = 1, e = 0;
+
 		q++;
 		if (q < s->end && (*q == '+' || *q == '-'))
-			q++;
+			esign = *q++ == '-' ? -1 : 1;
 		if (!is_digit(s, q))
 			return false;
-		while (is_digit(s, q))
-			q++;
+		for (; is_digit(s, q); q++)
+			e = e < 10000 ? e * 10 + (*q - '0') : e;
+		exp10 += esign * e;
+	}
+	/* Clinger's fast path: at most 15 digits (exact in a double) times or over a power
+	 * of ten up to 10^22 (exact too) is one correctly rounded operation, the double
+	 * strtod gives */
+	if ((size_t)(q - start) >= sizeof(text))
+		return false;
+	if (n <= 15 && exp10 >= -22 && exp10 <= 22) {
+		*dv = exp10 < 0 ? (double)v / pow10[-exp10] : (double)v * pow10[exp10];
+		*dv = neg ? -*dv : *dv;
+		s->p = q;
+		return true;
 	}
 	n = (size_t)(q - start);
-	if (n >= sizeof(text))
-		return false;
 	memcpy(text, start, n);
 	text[n] = '\0';
 	errno = 0;

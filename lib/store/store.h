@@ -136,6 +136,11 @@ int store_run_cancel(struct store *store, int64_t run_id, int64_t now_ms, json_t
  * host has nothing queued, or -errno. */
 int store_job_next(struct store *store, int64_t host_id, int64_t *job_id, int64_t *run_id,
 		   json_t **spec);
+/* store_job_next, also giving the spec's JSON text as stored in *SPEC_TEXT (heap, caller
+ * frees; *SPEC_LEN bytes) when lib/proto.c's parser read it, else NULL: bpflabd writes
+ * it into the job message as it is instead of encoding *SPEC again. */
+int store_job_next_text(struct store *store, int64_t host_id, int64_t *job_id,
+			int64_t *run_id, json_t **spec, char **spec_text, size_t *spec_len);
 /* Hand queued job JOB_ID to its host: job running, attempts + 1, started at NOW_MS, host
  * busy, run running. Returns 0, -ESTALE if the job is not queued, or -errno. */
 int store_job_dispatch(struct store *store, int64_t job_id, int64_t now_ms);
@@ -186,6 +191,11 @@ struct samples;
 int store_ingest_samples(struct store *store, int64_t host_id, const json_t *result,
 			 const struct samples *samples, int64_t now_ms,
 			 struct store_ingest *out);
+/* store_ingest_result with the result already decoded (R, not stolen: lib/msg_result.h;
+ * bpflabd decodes each result once where it receives it). */
+struct msg_result;
+int store_ingest_msg(struct store *store, int64_t host_id, const struct msg_result *r,
+		     int64_t now_ms, struct store_ingest *out);
 
 /* Several writes in one transaction (bpflabd stores the results of one turn of its loop
  * with one commit): after store_batch_begin, each mutating call runs in a savepoint of

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "proto/msg_result.h"
 #include "proto/proto.h"
 #include "proto/samples.h"
 #include "store/store_repeat.h"
@@ -231,32 +232,14 @@ out:
 	return err;
 }
 
-/* The result's "verdicts" (array of names, default []) and "verdict_details" (object of
- * texts, default {}) as JSON texts (heap) after checking them. */
-static int verdicts_text(struct store *st, const json_t *result, char **verdicts,
+/* The result's verdicts (default []) and verdict details (default {}) as JSON texts
+ * (heap); msg_result_decode checked them. */
+static int verdicts_text(struct store *st, const struct msg_result *r, char **verdicts,
 			 char **details)
 {
-	const json_t *v = json_object_get(result, "verdicts");
-	const json_t *d = json_object_get(result, "verdict_details");
-	const char *key;
-	json_t *item;
-	size_t i;
-
-	if (v && !json_is_array(v))
-		return store_fail(st, -EINVAL, "'verdicts' is not an array");
-	json_array_foreach(v, i, item) {
-		if (!json_is_string(item) || !json_string_length(item) ||
-		    json_string_length(item) > 64)
-			return store_fail(st, -EINVAL, "verdict %zu is not a name", i);
-	}
-	if (d && !json_is_object(d))
-		return store_fail(st, -EINVAL, "'verdict_details' is not an object");
-	json_object_foreach((json_t *)d, key, item) {
-		if (!json_is_string(item))
-			return store_fail(st, -EINVAL, "verdict detail '%s' is not a text", key);
-	}
-	*verdicts = v ? json_dumps(v, JSON_COMPACT) : strdup("[]");
-	*details = d ? json_dumps(d, JSON_COMPACT | JSON_SORT_KEYS) : strdup("{}");
+	*verdicts = r->verdicts ? json_dumps(r->verdicts, JSON_COMPACT) : strdup("[]");
+	*details = r->verdict_details ?
+		   json_dumps(r->verdict_details, JSON_COMPACT | JSON_SORT_KEYS) : strdup("{}");
 	if (!*verdicts || !*details)
 		return store_fail(st, -ENOMEM, "out of memory");
 	return 0;
@@ -269,19 +252,25 @@ int store_ingest_result(struct store *st, int64_t host_id, const json_t *result,
 }
 
 /* a job of the same round (run, host, point) still to come: store_repeat.c has
- * nothing to decide yet */
+ * nothing to decide yet (one EXISTS a state: SQLite builds a temporary b-tree for an IN
+ * list each time the statement runs) */
 static const struct sto_stmt stmt_round_open = {
 	"SELECT EXISTS (SELECT 1 FROM jobs j JOIN jobs o ON o.run_id = j.run_id AND "
 	"o.host_id = j.host_id AND o.point = j.point WHERE j.id = ?1 AND "
-	"o.state IN ('queued', 'running'))",
+	"o.state = 'queued') OR EXISTS (SELECT 1 FROM jobs j JOIN jobs o ON "
+	"o.run_id = j.run_id AND o.host_id = j.host_id AND o.point = j.point "
+	"WHERE j.id = ?1 AND o.state = 'running')",
 };
 static const struct sto_stmt stmt_job_result = {
 	"UPDATE jobs SET state = ?2, error = ?3, verifier_log = ?4, env_id = ?5, "
 	"started_ms = ifnull(?6, started_ms), finished_ms = ?7, result_ms = ?8 "
 	"WHERE id = ?1",
 };
-static const struct sto_stmt stmt_job_verdicts = {
-	"UPDATE jobs SET verdicts = ?2, verdict_details = ?3 WHERE id = ?1",
+/* stmt_job_result with the verdicts: a result's one write of its job's row */
+static const struct sto_stmt stmt_job_result_verdicts = {
+	"UPDATE jobs SET state = ?2, error = ?3, verifier_log = ?4, env_id = ?5, "
+	"started_ms = ifnull(?6, started_ms), finished_ms = ?7, result_ms = ?8, "
+	"verdicts = ?9, verdict_details = ?10 WHERE id = ?1",
 };
 /* the latest attempt of the job by the reporting host: a result that comes after
  * the attempt was thought lost still ends it */
@@ -297,43 +286,42 @@ static const struct sto_stmt stmt_attempt_by_host = {
 int store_ingest_samples(struct store *st, int64_t host_id, const json_t *result,
 			 const struct samples *taken, int64_t now_ms, struct store_ingest *out)
 {
-	const char *status = json_string_value(json_object_get(result, "status"));
-	const char *error = json_string_value(json_object_get(result, "error"));
-	int64_t job_id, env_id = 0, started, finished, round_open = 0;
-	bool icount = false;
-	char *verdicts = NULL, *details = NULL;
-	struct samples read = { 0 };
-	const struct samples *in = taken && taken->taken ? taken : &read;
+	struct samples borrowed = taken ? *taken : (struct samples){ 0 };
+	struct msg_result r;
 	char why[STORE_ERR_LEN];
+	int err;
+
+	err = msg_result_decode(result, &borrowed, &r, why, sizeof(why));
+	if (err) {
+		memset(out, 0, sizeof(*out));
+		out->job_id = r.job;
+		store_fail(st, err, "%s", why);
+		return sto_context(st, err, "cannot store result of job %lld", (long long)r.job);
+	}
+	err = store_ingest_msg(st, host_id, &r, now_ms, out);
+	if (taken && taken->taken)	/* the caller's */
+		memset(&r.samples, 0, sizeof(r.samples));
+	msg_result_release(&r);
+	return err;
+}
+
+int store_ingest_msg(struct store *st, int64_t host_id, const struct msg_result *r,
+		     int64_t now_ms, struct store_ingest *out)
+{
+	const char *error = r->error;
+	int64_t job_id = r->job, env_id = 0, round_open = 0;
+	int64_t started = r->has_started ? r->started_ms : -1;
+	int64_t finished = r->has_finished ? r->finished_ms : now_ms;
+	bool icount = false, failed = r->failed;
+	char *verdicts = NULL, *details = NULL;
 	struct job_row row = { 0 };
-	bool failed;
 	int err;
 
 	memset(out, 0, sizeof(*out));
-	job_id = json_is_integer(json_object_get(result, "job")) ?
-		 json_integer_value(json_object_get(result, "job")) : -1;
 	out->job_id = job_id;
-	if (job_id < 0) {
-		err = store_fail(st, -EINVAL, "result without a 'job' id");
-		goto out;
-	}
-	if (!status || (strcmp(status, "ok") && strcmp(status, "failed"))) {
-		err = store_fail(st, -EINVAL, "'status' must be 'ok' or 'failed'");
-		goto out;
-	}
-	failed = !strcmp(status, "failed");
-	err = in != &read ? 0 : samples_from_json(json_object_get(result, "samples"), &read, why,
-						   sizeof(why));
-	if (err)
-		err = store_fail(st, err, "%s", why);
-	if (!err)
-		err = verdicts_text(st, result, &verdicts, &details);
+	err = verdicts_text(st, r, &verdicts, &details);
 	if (err)
 		goto out;
-	started = json_is_integer(json_object_get(result, "started_ms")) ?
-		  json_integer_value(json_object_get(result, "started_ms")) : -1;
-	finished = json_is_integer(json_object_get(result, "finished_ms")) ?
-		   json_integer_value(json_object_get(result, "finished_ms")) : now_ms;
 
 	err = sto_tx_begin(st);
 	if (err)
@@ -357,22 +345,19 @@ int store_ingest_samples(struct store *st, int64_t host_id, const json_t *result
 	out->run_id = row.run_id;
 	out->failed = failed;
 	if (!err)
-		err = env_upsert(st, host_id, json_object_get(result, "env"), now_ms, &env_id,
-				 &icount);
+		err = env_upsert(st, host_id, r->env, now_ms, &env_id, &icount);
 	if (!err)
-		err = samples_insert(st, job_id, in->v, in->n, icount, &out->n_samples);
+		err = samples_insert(st, job_id, r->samples.v, r->samples.n, icount,
+				     &out->n_samples);
 	if (!err)
-		err = sto_exec(st, &stmt_job_result, NULL, "itttioii", job_id,
+		err = sto_exec(st, &stmt_job_result_verdicts, NULL, "itttioiitt", job_id,
 			       failed ? "failed" : "done",
 			       failed ? (error ? error : "the agent reported a failure") : NULL,
-			       json_string_value(json_object_get(result, "verifier_log")), env_id,
-			       started, finished, now_ms);
-	if (!err)
-		err = sto_exec(st, &stmt_job_verdicts, NULL, "itt", job_id, verdicts, details);
+			       r->verifier_log, env_id, started, finished, now_ms, verdicts,
+			       details);
 	if (!err)
 		err = sto_exec(st, &stmt_attempt_result, NULL, "iiitt", job_id, host_id, finished,
-			       failed ? (json_is_true(json_object_get(result, "partial")) ?
-			       "cancelled" : "failed") : "done",
+			       failed ? (r->partial ? "cancelled" : "failed") : "done",
 			       failed ? (error ? error : "the agent reported a failure") : NULL);
 	if (!err && row.host_id != host_id)
 		err = sto_host_idle_if_free(st, row.host_id);
@@ -391,7 +376,6 @@ int store_ingest_samples(struct store *st, int64_t host_id, const json_t *result
 	if (err)
 		out->n_samples = 0;
 out:
-	samples_release(&read);
 	free(verdicts);
 	free(details);
 	return err ? sto_context(st, err, "cannot store result of job %lld", (long long)job_id) : 0;

@@ -144,24 +144,36 @@ static const struct sto_stmt stmt_job_next = {
 int store_job_next(struct store *st, int64_t host_id, int64_t *job_id, int64_t *run_id,
 		   json_t **spec)
 {
+	return store_job_next_text(st, host_id, job_id, run_id, spec, NULL, NULL);
+}
+
+int store_job_next_text(struct store *st, int64_t host_id, int64_t *job_id, int64_t *run_id,
+			json_t **spec, char **spec_text, size_t *spec_len)
+{
 	json_error_t jerr;
 	sqlite3_stmt *s = NULL;
 	int err;
 
 	*spec = NULL;
+	if (spec_text)
+		*spec_text = NULL;
 	err = sto_query_row(st, &stmt_job_next, &s, "i", host_id);
 	if (err == -ENOENT)
 		return store_fail(st, -ENOENT, "nothing queued");
 	if (!err) {
 		const char *text = (const char *)sqlite3_column_text(s, 2);
+		size_t len = (size_t)sqlite3_column_bytes(s, 2);
 		char why[128];
 
 		*job_id = sqlite3_column_int64(s, 0);
 		*run_id = sqlite3_column_int64(s, 1);
-		/* lib/proto/proto.c's parser, several times faster than jansson's; what it refuses
-		 * (e.g. a duplicate key) goes to jansson as before */
-		*spec = text ? proto_parse(text, (size_t)sqlite3_column_bytes(s, 2), why,
-					   sizeof(why)) : NULL;
+		/* lib/proto/proto_decode.c's parser, several times faster than jansson's; what
+		 * it refuses (e.g. a duplicate key) goes to jansson as before */
+		*spec = text ? proto_parse(text, len, why, sizeof(why)) : NULL;
+		if (*spec && spec_text && (*spec_text = malloc(len + 1))) {
+			memcpy(*spec_text, text, len + 1);
+			*spec_len = len;
+		}
 		if (!*spec)
 			*spec = json_loads(text, 0, &jerr);
 		if (!*spec)

@@ -254,14 +254,18 @@ out:
 
 /* whether the run has jobs, open ones, failed ones, and ones handed out: index
  * seeks on jobs_run, not a count of every job (run_refresh runs on every dispatch
- * and result; a count made a 10,000-job run quadratic) */
+ * and result; a count made a 10,000-job run quadratic); one EXISTS a state, since
+ * SQLite builds a temporary b-tree for an IN list each time the statement runs */
 static const struct sto_stmt stmt_run_counts = {
 	"SELECT EXISTS (SELECT 1 FROM jobs WHERE run_id = ?1), "
-	"EXISTS (SELECT 1 FROM jobs WHERE run_id = ?1 AND state IN ('queued', 'running')), "
+	"EXISTS (SELECT 1 FROM jobs WHERE run_id = ?1 AND state = 'queued') OR "
+	"EXISTS (SELECT 1 FROM jobs WHERE run_id = ?1 AND state = 'running'), "
 	"EXISTS (SELECT 1 FROM jobs WHERE run_id = ?1 AND state = 'failed'), "
-	"CASE WHEN EXISTS (SELECT 1 FROM jobs WHERE run_id = ?1 "
-	"AND state IN ('running', 'done', 'failed')) THEN 1 ELSE EXISTS (SELECT 1 FROM jobs "
-	"WHERE run_id = ?1 AND state = 'queued' AND attempts > 0) END",
+	"CASE WHEN EXISTS (SELECT 1 FROM jobs WHERE run_id = ?1 AND state = 'running') OR "
+	"EXISTS (SELECT 1 FROM jobs WHERE run_id = ?1 AND state = 'done') OR "
+	"EXISTS (SELECT 1 FROM jobs WHERE run_id = ?1 AND state = 'failed') THEN 1 "
+	"ELSE EXISTS (SELECT 1 FROM jobs WHERE run_id = ?1 AND state = 'queued' AND "
+	"attempts > 0) END",
 };
 static const struct sto_stmt stmt_run_state = {
 	"SELECT state, finished_ms FROM runs WHERE id = ?1",

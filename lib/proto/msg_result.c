@@ -1,0 +1,322 @@
+/* msg_result.c - see msg_result.h: the `result` and `progress` messages decoded into
+ * structs in one pass over their members, and encoded back. */
+#include "proto/msg_result.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "base/util.h"
+#include "proto/proto.h"
+
+static int fail(char *why, size_t why_len, const char *path, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static int fail(char *why, size_t why_len, const char *path, const char *fmt, ...)
+{
+	char text[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	snprintf(why, why_len, "%s: %s", path, text);
+	return -EINVAL;
+}
+
+/* The members of a message that the decoders read, found in one pass. */
+struct members {
+	const json_t *job, *status, *error, *verifier_log, *env, *started, *finished;
+	const json_t *samples, *partial, *verdicts, *details;
+	const json_t *phase, *second, *of, *rates;
+};
+
+static void find_members(const json_t *msg, struct members *m)
+{
+	const char *key;
+	json_t *v;
+
+	memset(m, 0, sizeof(*m));
+	json_object_foreach((json_t *)msg, key, v) {
+		switch (key[0]) {
+		case 'e':
+			if (!strcmp(key, "error"))
+				m->error = v;
+			else if (!strcmp(key, "env"))
+				m->env = v;
+			break;
+		case 'f':
+			if (!strcmp(key, "finished_ms"))
+				m->finished = v;
+			break;
+		case 'j':
+			if (!strcmp(key, "job"))
+				m->job = v;
+			break;
+		case 'o':
+			if (!strcmp(key, "of"))
+				m->of = v;
+			break;
+		case 'p':
+			if (!strcmp(key, "partial"))
+				m->partial = v;
+			else if (!strcmp(key, "phase"))
+				m->phase = v;
+			break;
+		case 'r':
+			if (!strcmp(key, "rates"))
+				m->rates = v;
+			break;
+		case 's':
+			if (!strcmp(key, "status"))
+				m->status = v;
+			else if (!strcmp(key, "started_ms"))
+				m->started = v;
+			else if (!strcmp(key, "samples"))
+				m->samples = v;
+			else if (!strcmp(key, "second"))
+				m->second = v;
+			break;
+		case 'v':
+			if (!strcmp(key, "verdicts"))
+				m->verdicts = v;
+			else if (!strcmp(key, "verdict_details"))
+				m->details = v;
+			else if (!strcmp(key, "verifier_log"))
+				m->verifier_log = v;
+			break;
+		}
+	}
+}
+
+/* A job id: a positive integer (required). */
+static int get_job(const json_t *v, const char *path, int64_t *job, char *why,
+		   size_t why_len)
+{
+	if (!json_is_integer(v) || json_integer_value(v) < 1)
+		return fail(why, why_len, path, "must be a positive integer, not %s",
+			    util_json_type_name(v));
+	*job = json_integer_value(v);
+	return 0;
+}
+
+/* An optional text: absent or null gives NULL. */
+static int get_text(const json_t *v, const char *path, const char **s, char *why,
+		    size_t why_len)
+{
+	*s = json_string_value(v);
+	if (v && !*s && !json_is_null(v))
+		return fail(why, why_len, path, "must be a string or null, not %s", util_json_type_name(v));
+	return 0;
+}
+
+/* An optional integer into *X and *HAS. */
+static int get_int(const json_t *v, const char *path, bool *has, int64_t *x, char *why,
+		   size_t why_len)
+{
+	*has = v != NULL;
+	if (v && !json_is_integer(v))
+		return fail(why, why_len, path, "must be an integer, not %s", util_json_type_name(v));
+	*x = v ? json_integer_value(v) : 0;
+	return 0;
+}
+
+static int check_verdicts(const json_t *v, const json_t *d, char *why, size_t why_len)
+{
+	const char *key;
+	json_t *item;
+	size_t i;
+
+	if (v && !json_is_array(v))
+		return fail(why, why_len, "result.verdicts", "must be an array, not %s",
+			    util_json_type_name(v));
+	json_array_foreach(v, i, item) {
+		if (!json_is_string(item) || !json_string_length(item) ||
+		    json_string_length(item) > MSG_VERDICT_MAX_LEN) {
+			char path[48];
+
+			snprintf(path, sizeof(path), "result.verdicts[%zu]", i);
+			return fail(why, why_len, path, "must be a name of 1 to %d bytes, not %s",
+				    MSG_VERDICT_MAX_LEN, util_json_type_name(item));
+		}
+	}
+	if (d && !json_is_object(d))
+		return fail(why, why_len, "result.verdict_details", "must be an object, not %s",
+			    util_json_type_name(d));
+	json_object_foreach((json_t *)d, key, item) {
+		if (!json_is_string(item))
+			return fail(why, why_len, "result.verdict_details", "'%.64s' must be a "
+				    "string, not %s", key, util_json_type_name(item));
+	}
+	return 0;
+}
+
+int msg_result_decode(const json_t *msg, struct samples *scanned, struct msg_result *out,
+		      char *why, size_t why_len)
+{
+	struct samples *moved = NULL;
+	const char *status;
+	struct members m;
+	int err;
+
+	memset(out, 0, sizeof(*out));
+	out->job = -1;
+	if (!json_is_object(msg))
+		return fail(why, why_len, "result", "must be an object, not %s", util_json_type_name(msg));
+	find_members(msg, &m);
+	if (get_job(m.job, "result.job", &out->job, why, why_len)) {
+		out->job = -1;
+		return -EINVAL;
+	}
+	status = json_string_value(m.status);
+	if (!status || (strcmp(status, "ok") && strcmp(status, "failed")))
+		return fail(why, why_len, "result.status", "must be 'ok' or 'failed'");
+	out->failed = !strcmp(status, "failed");
+	if (scanned && scanned->taken) {
+		out->samples = *scanned;
+		memset(scanned, 0, sizeof(*scanned));
+		moved = scanned;
+	} else {
+		err = samples_from_json(m.samples, &out->samples, why, why_len);
+		if (err)
+			return err;
+	}
+	err = -EINVAL;
+	if (check_verdicts(m.verdicts, m.details, why, why_len))
+		goto fail;
+	out->verdicts = m.verdicts;
+	out->verdict_details = m.details;
+	if (m.partial && !json_is_boolean(m.partial)) {
+		fail(why, why_len, "result.partial", "must be a boolean, not %s",
+		     util_json_type_name(m.partial));
+		goto fail;
+	}
+	out->partial = json_is_true(m.partial);
+	if (get_text(m.error, "result.error", &out->error, why, why_len) ||
+	    get_text(m.verifier_log, "result.verifier_log", &out->verifier_log, why, why_len) ||
+	    get_int(m.started, "result.started_ms", &out->has_started, &out->started_ms, why,
+		    why_len) ||
+	    get_int(m.finished, "result.finished_ms", &out->has_finished, &out->finished_ms,
+		    why, why_len))
+		goto fail;
+	if (m.env && !json_is_object(m.env) && !json_is_null(m.env)) {
+		fail(why, why_len, "result.env", "must be an object or null, not %s",
+		     util_json_type_name(m.env));
+		goto fail;
+	}
+	out->env = json_is_object(m.env) ? m.env : NULL;
+	return 0;
+fail:
+	if (moved)	/* back where it came from */
+		*moved = out->samples;
+	else
+		samples_release(&out->samples);
+	memset(&out->samples, 0, sizeof(out->samples));
+	return err;
+}
+
+void msg_result_release(struct msg_result *r)
+{
+	samples_release(&r->samples);
+	memset(r, 0, sizeof(*r));
+}
+
+/* Member KEY of OBJ set to V (stolen); false when out of memory. */
+static bool put(json_t *obj, const char *key, json_t *v)
+{
+	return v && !json_object_set_new(obj, key, v);
+}
+
+static json_t *sample_encode(const struct sample *s)
+{
+	json_t *o = json_object();
+
+	if (o && put(o, "metric", json_string(s->metric)) &&
+	    (!*s->subject || put(o, "subject", json_string(s->subject))) &&
+	    put(o, "value", json_real(s->value)) &&
+	    (!s->unit || put(o, "unit", json_string(s->unit))) &&
+	    put(o, "window", json_string(s->window)) &&
+	    (s->seq < 0 || put(o, "seq", json_integer(s->seq))))
+		return o;
+	json_decref(o);
+	return NULL;
+}
+
+json_t *msg_result_encode(const struct msg_result *r)
+{
+	json_t *msg = proto_msg_new("result"), *arr = json_array();
+	size_t i;
+
+	if (!msg || !arr || !put(msg, "job", json_integer(r->job)) ||
+	    !put(msg, "status", json_string(r->failed ? "failed" : "ok")) ||
+	    (r->error && !put(msg, "error", json_string(r->error))) ||
+	    (r->verifier_log && !put(msg, "verifier_log", json_string(r->verifier_log))) ||
+	    (r->env && json_object_set(msg, "env", (json_t *)r->env)) ||
+	    (r->has_started && !put(msg, "started_ms", json_integer(r->started_ms))) ||
+	    (r->has_finished && !put(msg, "finished_ms", json_integer(r->finished_ms))) ||
+	    (r->partial && !put(msg, "partial", json_true())) ||
+	    (r->verdicts && json_object_set(msg, "verdicts", (json_t *)r->verdicts)) ||
+	    (r->verdict_details &&
+	     json_object_set(msg, "verdict_details", (json_t *)r->verdict_details)))
+		goto fail;
+	for (i = 0; i < r->samples.n; i++)
+		if (json_array_append_new(arr, sample_encode(&r->samples.v[i])))
+			goto fail;
+	if (json_object_set_new(msg, "samples", arr))
+		goto fail_msg;
+	return msg;
+fail:
+	json_decref(arr);
+fail_msg:
+	json_decref(msg);
+	return NULL;
+}
+
+int msg_progress_decode(const json_t *msg, struct msg_progress *out, char *why,
+			size_t why_len)
+{
+	static const char *const phases[] = { "prepare", "warmup", "rate", "cost", "cleanup" };
+	struct members m;
+	size_t i;
+
+	memset(out, 0, sizeof(*out));
+	if (!json_is_object(msg))
+		return fail(why, why_len, "progress", "must be an object, not %s",
+			    util_json_type_name(msg));
+	find_members(msg, &m);
+	if (get_job(m.job, "progress.job", &out->job, why, why_len))
+		return -EINVAL;
+	if (m.phase) {
+		out->phase = json_string_value(m.phase);
+		for (i = 0; out->phase && i < sizeof(phases) / sizeof(phases[0]); i++)
+			if (!strcmp(out->phase, phases[i]))
+				break;
+		if (!out->phase || i == sizeof(phases) / sizeof(phases[0]))
+			return fail(why, why_len, "progress.phase", "unknown phase (prepare, "
+				    "warmup, rate, cost, cleanup)");
+	}
+	if (get_int(m.second, "progress.second", &out->has_second, &out->second, why,
+		    why_len) ||
+	    get_int(m.of, "progress.of", &out->has_of, &out->of, why, why_len))
+		return -EINVAL;
+	if (m.rates && !json_is_object(m.rates) && !json_is_null(m.rates))
+		return fail(why, why_len, "progress.rates", "must be an object or null, not %s",
+			    util_json_type_name(m.rates));
+	out->rates = m.rates;
+	return 0;
+}
+
+json_t *msg_progress_encode(const struct msg_progress *p)
+{
+	json_t *msg = proto_msg_new("progress");
+
+	if (!msg || !put(msg, "job", json_integer(p->job)) ||
+	    (p->phase && !put(msg, "phase", json_string(p->phase))) ||
+	    (p->has_second && !put(msg, "second", json_integer(p->second))) ||
+	    (p->has_of && !put(msg, "of", json_integer(p->of))) ||
+	    (p->rates && json_object_set(msg, "rates", (json_t *)p->rates))) {
+		json_decref(msg);
+		return NULL;
+	}
+	return msg;
+}
