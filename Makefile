@@ -158,9 +158,11 @@ FUZZ_TARGETS := $(patsubst tests/fuzz/fuzz_%.c,$(BUILD)/fuzz/fuzz_%,$(wildcard t
 FUZZ_SRCS_agent_config  := agent/config.c agent/provider.c
 FUZZ_SRCS_provider_list := agent/provider.c
 FUZZ_SRCS_probe_frame   := agent/probe.c
+FUZZ_SRCS_verifier_log  := agent/verifier_log.c
 $(BUILD)/fuzz/fuzz_agent_config: $(FUZZ_SRCS_agent_config) $(wildcard agent/*.h)
 $(BUILD)/fuzz/fuzz_provider_list: $(FUZZ_SRCS_provider_list) $(wildcard agent/*.h)
 $(BUILD)/fuzz/fuzz_probe_frame: $(FUZZ_SRCS_probe_frame) $(wildcard agent/*.h)
+$(BUILD)/fuzz/fuzz_verifier_log: $(FUZZ_SRCS_verifier_log) $(wildcard agent/*.h)
 $(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(LIB_SRCS) $(wildcard lib/*/*.h) $(SCHEMA_C)
 	$(call msg,FUZZ,$@)
 	$(Q)mkdir -p $(dir $@)

@@ -1,7 +1,7 @@
 /* attach.c - see attach.h: an attach_set's life and the load of a variant (object
- * bytes, one object instance per use, autoload, the verifier log). Map slots and
- * counters are in attach_maps.c, links and tc filters in attach_link.c (attach_int.h).
- * Called by the job runner's thread; one attach_set per job. */
+ * bytes, one object instance per use, autoload, the verifier log, what each load cost).
+ * Map slots and counters are in attach_maps.c, links and tc filters in attach_link.c
+ * (attach_int.h). Called by the job runner's thread; one attach_set per job. */
 #include "attach.h"
 
 #include <bpf/bpf.h>
@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <linux/bpf.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,6 +51,7 @@ void attach_destroy(struct attach_set **setp)
 		free(set->progs[i].program);
 		free(set->progs[i].object);
 		free(set->progs[i].role);
+		free(set->progs[i].stats_log);
 	}
 	for (i = 0; i < set->n_counters; i++) {
 		free(set->counters[i].name);
@@ -310,9 +312,47 @@ static int autoload_slot_programs(struct attach_inst *in, const struct job_attac
 	return 0;
 }
 
-/* Open instance K, set autoload and attach types, load. */
-static int load_instance(struct attach_set *set, int k, char **verifier_log, char *err,
-			 size_t err_len)
+/* What the kernel says of loaded program P (bpf_prog_info) and, when it was loaded with
+ * a stats log, the log's summary. A kernel that will not say leaves has_info false. */
+static void prog_figures(struct attach_prog *p)
+{
+	struct bpf_prog_info info;
+	__u32 len = sizeof(info);
+
+	memset(&info, 0, sizeof(info));
+	if (p->prog_fd >= 0 && !bpf_obj_get_info_by_fd(p->prog_fd, &info, &len)) {
+		p->has_info = true;
+		/* a kernel before 5.16 returns a shorter info: verified_insns stays 0 */
+		p->verified_insns = len > offsetof(struct bpf_prog_info, verified_insns) ?
+				    info.verified_insns : 0;
+		p->jited_bytes = info.jited_prog_len;
+		p->xlated_insns = info.xlated_prog_len / 8;
+	} else {
+		pr_warn("cannot read the bpf_prog_info of '%s': %s", p->program, strerror(errno));
+	}
+	if (p->stats_log && verifier_log_parse(p->stats_log, ATTACH_STATS_LOG_SIZE, &p->stats))
+		pr_warn("the verifier log of '%s' has no 'processed N insns' line", p->program);
+	free(p->stats_log);
+	p->stats_log = NULL;
+}
+
+/* ERR (the load's error) followed by the last lines of the verifier log LOG. */
+static void add_log_tail(char *err, size_t err_len, const char *log)
+{
+	char tail[512];
+	size_t n = strlen(err);
+
+	if (!log[0] || n + 16 >= err_len)
+		return;
+	if (verifier_log_tail(log, ATTACH_LOG_SIZE, 3, tail, sizeof(tail)))
+		snprintf(err + n, err_len - n, " (verifier: %s)", tail);
+}
+
+/* Open instance K, set autoload and attach types (and, with STATS, a stats log per
+ * program), load. A refusal under STATS is loaded again without, for the reason: a
+ * stats-only log has none. */
+static int load_instance(struct attach_set *set, int k, bool stats, char **verifier_log,
+			 char *err, size_t err_len)
 {
 	struct attach_inst *in = &set->insts[k];
 	struct attach_bytes *bytes = NULL;
@@ -383,11 +423,31 @@ static int load_instance(struct attach_set *set, int k, char **verifier_log, cha
 			bpf_program__set_expected_attach_type(
 				prog, (enum bpf_attach_type)ATTACH_BPF_TCX_EGRESS);
 		bpf_program__set_autoload(prog, true);
+		if (stats) {
+			p->stats_log = calloc(1, ATTACH_STATS_LOG_SIZE);
+			if (!p->stats_log) {
+				snprintf(err, err_len, "out of memory");
+				return -ENOMEM;
+			}
+			bpf_program__set_log_buf(prog, p->stats_log, ATTACH_STATS_LOG_SIZE);
+			bpf_program__set_log_level(prog, VERIFIER_LOG_STATS);
+		}
 		e = autoload_slot_programs(in, &set->entries[i], err, err_len);
 		if (e)
 			return e;
 	}
 	e = bpf_object__load(in->obj);
+	if (e && stats) {
+		for (i = 0; i < set->n; i++) {
+			free(set->progs[i].stats_log);
+			set->progs[i].stats_log = NULL;
+		}
+		bpf_object__close(in->obj);
+		in->obj = NULL;
+		free(in->log_buf);
+		in->log_buf = NULL;
+		return load_instance(set, k, false, verifier_log, err, err_len);
+	}
 	if (e) {
 		const char *failed = NULL;
 
@@ -406,6 +466,7 @@ static int load_instance(struct attach_set *set, int k, char **verifier_log, cha
 		else
 			snprintf(err, err_len, "cannot load object '%s': %s", in->name,
 				 strerror(-e));
+		add_log_tail(err, err_len, in->log_buf);
 		if (in->log_buf[0] && verifier_log)
 			*verifier_log = strdup(in->log_buf);
 		return e;
@@ -415,6 +476,7 @@ static int load_instance(struct attach_set *set, int k, char **verifier_log, cha
 			continue;
 		prog = bpf_object__find_program_by_name(in->obj, set->progs[i].program);
 		set->progs[i].prog_fd = bpf_program__fd(prog);
+		prog_figures(&set->progs[i]);
 	}
 	/* the log buffer is only needed while loading */
 	free(in->log_buf);
@@ -448,7 +510,7 @@ static int load_entries(struct attach_set *set, int n, const struct attach_opts 
 	if (e)
 		return e;
 	for (i = 0; i < set->n_insts; i++) {
-		e = load_instance(set, i, verifier_log, err, err_len);
+		e = load_instance(set, i, opts->verifier_stats, verifier_log, err, err_len);
 		if (e)
 			return e;
 	}

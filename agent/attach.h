@@ -5,7 +5,10 @@
  * job message ("objects": {NAME: {sha256, data (base64)}}) or, when the message carries
  * none, from a local BPF directory; it refuses bytes whose SHA-256 is not the one the
  * attach entry names, opens them with bpf_object__open_mem(), turns autoload on only for
- * the programs used and loads. A load failure returns the kernel verifier's log.
+ * the programs used and loads. A load failure returns the kernel verifier's log, and its
+ * last lines in the error. Each loaded program's bpf_prog_info figures (verified insns,
+ * JIT'd bytes, translated insns) and, with verifier_stats, the verifier log's summary
+ * are kept in its attach_prog.
  *
  * Map slots (an entry's "maps", docs/plans.md) are filled after the load and before any
  * link exists: devmap slots get struct bpf_devmap_val {ifindex of the role, optional
@@ -48,6 +51,7 @@
 #include <stdint.h>
 
 #include "plan/jobspec.h"
+#include "verifier_log.h"
 
 /* The hooks and modes are the job spec's enums (jobspec.h), under the agent's names.
  * attach_tc: how a tc hook is attached, asked for (auto: tcx, else clsact) and done
@@ -95,6 +99,15 @@ struct attach_prog {
 					 * after the detach, for the result) */
 	uint32_t tc_handle;		/* the clsact filter's handle while attached, else 0 */
 	bool tc_own_qdisc;		/* this entry created the port's clsact qdisc */
+	/* what the load cost (bpf_prog_info, once loaded): verified_insns (0 before kernel
+	 * 5.16), jited_prog_len, xlated_prog_len / 8 */
+	bool has_info;
+	uint32_t verified_insns;
+	uint32_t jited_bytes;
+	uint32_t xlated_insns;
+	/* with attach_opts.verifier_stats: the verifier log's summary (verifier_log.h) */
+	struct verifier_log_stats stats;
+	char *stats_log;		/* its log buffer while loading */
 };
 
 struct attach_opts {
@@ -104,8 +117,11 @@ struct attach_opts {
 	bool require_sha256;		/* refuse an entry without sha256 */
 	const struct attach_port *ports;
 	int n_ports;
+	/* load with log level BPF_LOG_STATS into a buffer per program and parse its summary
+	 * into attach_prog.stats (the plan's `verifier: stats`) */
+	bool verifier_stats;
 };
-#define attach_opts__last_field n_ports
+#define attach_opts__last_field verifier_stats
 
 /* A per-CPU u64 counter the plan exports (attach entry "counters"). */
 struct attach_counter {

@@ -20,6 +20,8 @@
 #define ATTACH_BPF_TCX_EGRESS 47
 
 #define ATTACH_LOG_SIZE (1u << 20)
+/* a program's log at BPF_LOG_STATS: a few summary lines */
+#define ATTACH_STATS_LOG_SIZE (64u << 10)
 
 struct attach_inst {
 	char *name;			/* object name as the job writes it */

@@ -65,6 +65,7 @@ static int prepare(struct job_ctx *c, char **verifier_log)
 			.require_sha256 = c->opts->require_sha256,
 			.ports = ap,
 			.n_ports = c->n_ports,
+			.verifier_stats = c->spec.verifier == JOB_VERIFIER_STATS,
 		};
 
 		err = attach_load_spec(c->attach, c->spec.attach, c->spec.n_attach, &ao,
@@ -258,6 +259,7 @@ json_t *job_run(const json_t *msg, const struct job_opts *opts)
 	err = prepare(c, &verifier_log);
 	if (err)
 		goto out;
+	job_load_samples(c);
 	/* The generator is made ready before the barrier (loading its program can take a
 	 * good part of a second on a busy host) and the warmup ends WARMUP_MS after the
 	 * coordinator sent its `go` (at_ms) on both sides of a pair, however late each side
@@ -276,7 +278,7 @@ json_t *job_run(const json_t *msg, const struct job_opts *opts)
 	if (rates && !c->rx_role && !c->from)
 		c->rx_role = job_pair_dut_port(c) ?: job_busiest_port(c);
 	/* a cold host warms up first; a pair's windows must line up, so not there */
-	if (opts->last_job_ns && job_any_metric(c, "prog.") && attach_count(c->attach) &&
+	if (opts->last_job_ns && job_cost_wanted(c) && attach_count(c->attach) &&
 	    !c->spec.has_pair &&
 	    (!*opts->last_job_ns || util_mono_ns() - *opts->last_job_ns > JOB_IDLE_MS * 1000000LL)) {
 		err = job_warm_up(c);
@@ -304,7 +306,7 @@ json_t *job_run(const json_t *msg, const struct job_opts *opts)
 		if (err)
 			goto out;
 	}
-	if (job_any_metric(c, "prog.") && !attach_count(c->attach) &&
+	if (job_cost_wanted(c) && !attach_count(c->attach) &&
 	    c->spec.traffic.generator == JOB_GEN_XDP_LIVE && c->spec.has_pair &&
 	    c->spec.pair.role == JOB_PAIR_GENERATOR) {
 		/* the generator side of a pair feeds the other side's cost window too
@@ -314,7 +316,7 @@ json_t *job_run(const json_t *msg, const struct job_opts *opts)
 		if (err)
 			goto out;
 	}
-	if (job_any_metric(c, "prog.") && attach_count(c->attach)) {
+	if (job_cost_wanted(c) && attach_count(c->attach)) {
 		/* the DUT side of a pair: a generator whose rate window ends a little later
 		 * must not feel bpf_stats in it */
 		if (c->spec.has_pair && c->rate_done) {

@@ -108,6 +108,13 @@ void job_add_record(struct job_ctx *c, const char *metric, const char *subject,
 /* A sample of a metric the spec lists (all of them when it lists none). */
 void job_add_sample(struct job_ctx *c, const char *metric, const char *subject,
 		    double value, const char *unit, const char *window, int seq);
+/* true when the spec lists a metric of the cost window (prog.ns_per_run, prog.run_pps)
+ * or none */
+bool job_cost_wanted(const struct job_ctx *c);
+/* What the load of each attached program cost (verifier.insns, prog.jited_bytes,
+ * prog.xlated_insns; with `verifier: stats` the verifier log's figures), as whole
+ * cost-window samples. */
+void job_load_samples(struct job_ctx *c);
 /* A progress message through opts->progress; takes RATES (may be NULL). */
 void job_progress(struct job_ctx *c, const char *phase, int second, int of, json_t *rates);
 /* Medians and outlier seconds of WINDOW's per-second series. */

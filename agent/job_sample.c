@@ -90,6 +90,51 @@ bool job_any_metric(const struct job_ctx *c, const char *prefix)
 	return false;
 }
 
+bool job_cost_wanted(const struct job_ctx *c)
+{
+	return job_any_metric(c, "prog.ns_per_run") || job_any_metric(c, "prog.run_pps");
+}
+
+/* A figure of the load: listed in the spec (or it lists none), or asked for by
+ * `verifier: stats`, which wants them all. */
+static void load_sample(struct job_ctx *c, const char *metric, const char *subject,
+			double value, const char *unit)
+{
+	if (c->spec.verifier == JOB_VERIFIER_STATS)
+		job_add_record(c, metric, subject, value, unit, "cost");
+	else
+		job_add_sample(c, metric, subject, value, unit, "cost", -1);
+}
+
+void job_load_samples(struct job_ctx *c)
+{
+	int i;
+
+	for (i = 0; c->attach && i < attach_count(c->attach); i++) {
+		const struct attach_prog *p = attach_get(c->attach, i);
+		const struct verifier_log_stats *s = &p->stats;
+
+		if (p->has_info) {
+			/* 0: a kernel before 5.16 does not count them */
+			if (p->verified_insns)
+				load_sample(c, "verifier.insns", p->subject, p->verified_insns,
+					    "insns");
+			load_sample(c, "prog.jited_bytes", p->subject, p->jited_bytes, "bytes");
+			load_sample(c, "prog.xlated_insns", p->subject, p->xlated_insns, "insns");
+		}
+		if (s->has_processed) {
+			load_sample(c, "verifier.processed_insns", p->subject,
+				    (double)s->processed_insns, "insns");
+			load_sample(c, "verifier.total_states", p->subject,
+				    (double)s->total_states, "states");
+			load_sample(c, "verifier.peak_states", p->subject,
+				    (double)s->peak_states, "states");
+		}
+		if (s->has_time)
+			load_sample(c, "verifier.time_us", p->subject, (double)s->time_us, "us");
+	}
+}
+
 /* Mark one series' outlier seconds (Tukey's fences, k = 1.5, over its per-second
  * values SECS[0..N-1], samples IDX[] of c->samples) with "outlier": true and name
  * them in c->outliers. */

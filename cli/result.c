@@ -170,6 +170,7 @@ static const struct cli_cmd result_cmds[] = {
 	{ "history", cli_result_history, CLI_RESULT_HISTORY_ARGS, CLI_RESULT_HISTORY_HELP },
 	{ "export", cli_result_export, CLI_RESULT_EXPORT_ARGS, CLI_RESULT_EXPORT_HELP },
 	{ "import", cli_result_import, CLI_RESULT_IMPORT_ARGS, CLI_RESULT_IMPORT_HELP },
+	{ "verifier", cli_result_verifier, CLI_RESULT_VERIFIER_ARGS, CLI_RESULT_VERIFIER_HELP },
 	{ NULL, NULL, NULL, NULL },
 };
 

@@ -158,9 +158,7 @@ static const struct option import_longopts[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-/* The value rows for FILTER from --db FILE or the coordinator. Returns 0 with *ROWS, or
- * an exit status after the error. */
-static int fetch_values(const json_t *filter, json_t **rows)
+int cli_fetch_values(const json_t *filter, json_t **rows)
 {
 	json_t *req = NULL, *reply = NULL, *v;
 	struct store *st;
@@ -273,7 +271,7 @@ int cli_result_compare(int argc, char **argv)
 		ret = cli_error("out of memory");
 		goto out;
 	}
-	ret = fetch_values(filter, &rows);
+	ret = cli_fetch_values(filter, &rows);
 	if (ret)
 		goto out;
 	{
@@ -332,7 +330,7 @@ int cli_result_history(int argc, char **argv)
 	filter = make_filter(&o, o.by);
 	if (!filter)
 		return cli_error("out of memory");
-	ret = fetch_values(filter, &rows);
+	ret = cli_fetch_values(filter, &rows);
 	if (ret)
 		goto out;
 	{
@@ -386,7 +384,7 @@ int cli_result_export(int argc, char **argv)
 	filter = make_filter(&o, NULL);
 	if (!filter || json_object_set_new(filter, "runs", json_pack("[I]", (json_int_t)run)))
 		return cli_error("out of memory");
-	ret = fetch_values(filter, &rows);
+	ret = cli_fetch_values(filter, &rows);
 	if (ret)
 		goto out;
 	clean = json_array();

@@ -1,11 +1,20 @@
 /* result_analysis.h - `bpflab result compare | history | export | import`
- * (cli/result_analysis.c), the entries cli/result.c puts in its command table.
+ * (cli/result_analysis.c) and `result verifier` (cli/result_verifier.c), the entries
+ * cli/result.c puts in its command table.
  */
 #ifndef BPFLAB_CLI_RESULT_ANALYSIS_H
 #define BPFLAB_CLI_RESULT_ANALYSIS_H
 
+#include <jansson.h>
+
+/* The value rows (store_query_values) for FILTER from --db FILE or the coordinator's
+ * `query`. Returns 0 with *ROWS, or an exit status after the error. */
+int cli_fetch_values(const json_t *filter, json_t **rows);
+
 /* Each returns the exit status (cli.h). */
 int cli_result_compare(int argc, char **argv);
+/* cli/result_verifier.c */
+int cli_result_verifier(int argc, char **argv);
 int cli_result_history(int argc, char **argv);
 int cli_result_export(int argc, char **argv);
 int cli_result_import(int argc, char **argv);
@@ -70,6 +79,19 @@ int cli_result_import(int argc, char **argv);
 	"  --format FORMAT     kcidb or bmf\n"                                             \
 	"  --origin NAME       kcidb: the origin, [a-z0-9_]+ (default: bpflab)\n"          \
 	"  --include-flagged   keep flagged results (left out by default)\n"
+
+#define CLI_RESULT_VERIFIER_ARGS "RUN [--by FIELD]"
+#define CLI_RESULT_VERIFIER_HELP                                                        \
+	"What the verifier did with each program of run RUN, per group (veristat's\n"     \
+	"compare): verified insns, states and JIT'd bytes of each group A, B, ... and\n"  \
+	"the last against the first (DIFF, +703 (+70.51%)), each group's load verdict\n"  \
+	"(success, failure, mixed, unknown) and MATCH / MISMATCH across groups. The\n"    \
+	"figures are the agent's load samples (verifier.*, prog.jited_bytes; states\n"    \
+	"with the plan's 'verifier: stats'); a failure is a job that could not load the\n" \
+	"program, its error (with the verifier's last lines) under the table. With -j,\n" \
+	"the report object.\n"                                                             \
+	"\n"                                                                               \
+	"  --by FIELD          what a group is (default kernel.release; as compare)\n"
 
 #define CLI_RESULT_IMPORT_ARGS                                                          \
 	"{ FILE.csv | --before A.json --after B.json --variant V } --plan NAME "         \

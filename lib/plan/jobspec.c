@@ -17,6 +17,7 @@ const char *const jobspec_tc_mode_names[] = { "auto", "tcx", "clsact", NULL };
 const char *const jobspec_generator_names[] = { "xdp-live", "udp", "pktgen", "none", NULL };
 const char *const jobspec_proto_names[] = { "udp4", "udp6", NULL };
 const char *const jobspec_pair_role_names[] = { "generator", "dut", NULL };
+const char *const jobspec_verifier_names[] = { "none", "stats", NULL };
 
 const char *jobspec_name(const char *const *names, int v)
 {
@@ -254,6 +255,8 @@ json_t *jobspec_encode(const struct job_spec *s)
 	     (!s->has_metrics || put(spec, "metrics", strings(s->metrics, s->n_metrics))) &&
 	     (!s->has_repeat || put(spec, "repeat", repeat_json(&s->repeat))) &&
 	     (!s->share_machine || put(spec, "share_machine", json_true())) &&
+	     (s->verifier == JOB_VERIFIER_NONE ||
+	      put(spec, "verifier", json_string(jobspec_verifier_name(s->verifier)))) &&
 	     (!(s->link_generator || s->link_dut) ||
 	      put(spec, "link", link_json(s->link_generator, s->link_dut))) &&
 	     (!s->has_pair || put(spec, "pair", pair_json(&s->pair))) &&

@@ -53,6 +53,9 @@ enum job_tc_mode { JOB_TC_AUTO, JOB_TC_TCX, JOB_TC_CLSACT };
 enum job_generator { JOB_GEN_XDP_LIVE, JOB_GEN_UDP, JOB_GEN_PKTGEN, JOB_GEN_NONE };
 enum job_proto { JOB_PROTO_UDP4, JOB_PROTO_UDP6 };
 enum job_pair_role { JOB_PAIR_GENERATOR, JOB_PAIR_DUT };
+/* What the agent asks of the verifier: nothing beyond bpf_prog_info (none), or its
+ * summary at log level BPF_LOG_STATS (stats: verifier.processed_insns ...). */
+enum job_verifier { JOB_VERIFIER_NONE, JOB_VERIFIER_STATS };
 
 /* A string member of an object used as a map: point, hosts_match. */
 struct job_kv {
@@ -152,6 +155,7 @@ struct job_spec {
 	bool has_repeat;
 	struct job_repeat repeat;
 	bool share_machine;
+	enum job_verifier verifier;	/* "verifier", default none */
 	const char *link_generator;	/* link: a plan's two ends, or NULL */
 	const char *link_dut;
 	bool has_pair;
@@ -191,6 +195,7 @@ extern const char *const jobspec_tc_mode_names[];	/* auto, tcx, clsact */
 extern const char *const jobspec_generator_names[];	/* xdp-live, udp, pktgen, none */
 extern const char *const jobspec_proto_names[];		/* udp4, udp6 */
 extern const char *const jobspec_pair_role_names[];	/* generator, dut */
+extern const char *const jobspec_verifier_names[];	/* none, stats */
 
 /* The name of value V of an enum with NAMES, "?" when out of range. */
 const char *jobspec_name(const char *const *names, int v);
@@ -202,5 +207,6 @@ const char *jobspec_name(const char *const *names, int v);
 #define jobspec_generator_name(v) jobspec_name(jobspec_generator_names, (v))
 #define jobspec_proto_name(v) jobspec_name(jobspec_proto_names, (v))
 #define jobspec_pair_role_name(v) jobspec_name(jobspec_pair_role_names, (v))
+#define jobspec_verifier_name(v) jobspec_name(jobspec_verifier_names, (v))
 
 #endif

@@ -22,7 +22,7 @@
 /* the members of each object of the spec, in encoding order */
 static const char *const spec_keys[] = {
 	"plan", "variant", "rep", "point", "ports", "traffic", "attach", "metrics", "repeat",
-	"share_machine", "link", "pair", "hosts_match", NULL,
+	"share_machine", "verifier", "link", "pair", "hosts_match", NULL,
 };
 static const char *const traffic_keys[] = {
 	"generator", "from", "packet", "threads", "to", "cpus", "duration_ms", "warmup_ms", NULL,
@@ -572,6 +572,8 @@ static int decode(struct dec *d, const json_t *j, const char *path, struct job_s
 				    util_json_type_name(v));
 		s->share_machine = json_is_true(v);
 	}
+	if (get_enum(d, j, path, "verifier", jobspec_verifier_names, (int *)&s->verifier))
+		return -EINVAL;
 	if (decode_link(d, j, path, "link", &s->link_generator, &s->link_dut))
 		return -EINVAL;
 	if ((v = json_object_get(j, "pair"))) {

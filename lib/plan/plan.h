@@ -170,6 +170,7 @@ struct plan {
 	int repeat_line, repeat_col;	/* of the repeat value */
 	double min_effect;		/* `min_effect`: fraction, default 0.02 */
 	bool share_machine;		/* `share_machine`: hosts on one machine run at once */
+	int verifier;			/* `verifier`: enum job_verifier (none, stats) */
 	char **metrics;
 	int n_metrics;
 	/* two-host plan (`link: {generator: X, dut: Y}`): port role X is the generator

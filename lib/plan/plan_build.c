@@ -5,6 +5,7 @@
  * arrays are allocated here (plan_fields_release frees them).
  */
 #include "plan/plan_int.h"
+#include "plan/jobspec.h"
 #include "base/util.h"
 
 #include <errno.h>
@@ -14,7 +15,7 @@
 
 static const char *const root_keys[] = {
 	"name", "description", "hosts", "ports", "traffic", "variants", "matrix", "repeat",
-	"metrics", "link", "min_effect", "share_machine", NULL,
+	"metrics", "link", "min_effect", "share_machine", "verifier", NULL,
 };
 static const char *const repeat_keys[] = { "min", "max", "until", "on", NULL };
 static const char *const link_keys[] = { "generator", "dut", NULL };
@@ -26,7 +27,10 @@ static const char *const packet_keys[] = { "size", "proto", "flows", NULL };
 
 static const char *const known_metrics[] = {
 	"port.rx_pps", "port.tx_pps", "port.drop_pps", "gen.tx_pps", "prog.ns_per_run",
-	"prog.run_pps", "cpu.softirq", "cpu.busy", "counter.pps", NULL,
+	"prog.run_pps", "cpu.softirq", "cpu.busy", "counter.pps",
+	/* what each load cost (docs/agent.md, "Metrics"), the verifier's with `verifier: stats` */
+	"verifier.insns", "prog.jited_bytes", "prog.xlated_insns", "verifier.processed_insns",
+	"verifier.total_states", "verifier.peak_states", "verifier.time_us", NULL,
 };
 static const char *const default_metrics[] = {
 	"port.rx_pps", "port.tx_pps", "port.drop_pps", "gen.tx_pps", "prog.ns_per_run",
@@ -535,6 +539,10 @@ int plan_build(struct vctx *c, const struct plan_node *root, struct plan *p)
 		} else if (!strcmp(key, "share_machine")) {
 			ret = plan_node_is_null(node) ? 0 :
 			      want_bool(c, node, "share_machine", &p->share_machine);
+		} else if (!strcmp(key, "verifier")) {
+			ret = plan_node_is_null(node) ? 0 :
+			      plan_want_enum(c, node, "verifier", jobspec_verifier_names,
+					     &p->verifier);
 		} else if (!strcmp(key, "metrics")) {
 			ret = plan_node_is_null(node) ? 0 : build_metrics(c, node, p);
 		} else if (!strcmp(key, "link")) {

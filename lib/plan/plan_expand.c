@@ -138,6 +138,7 @@ static json_t *job_spec(const struct plan *p, int v, int rep, const json_t *poin
 			goto out;
 	}
 	s.share_machine = p->share_machine;
+	s.verifier = (enum job_verifier)p->verifier;
 	s.link_generator = p->link_generator;
 	s.link_dut = p->link_dut;
 	spec = jobspec_encode(&s);

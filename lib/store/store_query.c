@@ -54,7 +54,8 @@ static const struct sql_col host_cols[] = {
 static const struct sto_stmt stmt_q_run_jobs = {
 	"SELECT j.id, j.seq, h.name, j.variant, j.rep, j.point, j.state, j.attempts, "
 	"j.error, j.started_ms, j.finished_ms, j.verdicts, j.verdict_details, "
-	"(SELECT e.timing FROM host_envs e WHERE e.id = j.env_id), j.added "
+	"(SELECT e.timing FROM host_envs e WHERE e.id = j.env_id), j.added, "
+	"(SELECT e.kernel_release FROM host_envs e WHERE e.id = j.env_id) "
 	"FROM jobs j JOIN hosts h ON h.id = j.host_id "
 	"WHERE j.run_id = ?1 ORDER BY j.seq, h.name, j.id",
 };
@@ -66,6 +67,8 @@ static const struct sql_col job_cols[] = {
 	{ "started_ms", SQL_INT, 0 }, { "finished_ms", SQL_INT, 0 },
 	{ "verdicts", SQL_JSON, 0 }, { "verdict_details", SQL_JSON, 0 },
 	{ "timing", SQL_TEXT, 0 }, { "added", SQL_TEXT, SQL_OMIT_NULL },
+	/* the kernel the job reported from (result verifier groups load failures by it) */
+	{ "kernel_release", SQL_TEXT, SQL_OMIT_NULL },
 };
 
 /* The kernels the run's jobs ran on; a host none of whose jobs has reported yet

@@ -1,7 +1,9 @@
 /* test_agent_attach.c - agent/attach.c for real: XDP programs attached native and
  * generic through bpf_link and gone after detach, one program on two ports as two
  * instances, tcx, and the refusals: a sha256 mismatch, a missing program, a program of the
- * wrong type, and a verifier rejection that returns the verifier log. The clsact
+ * wrong type, and a verifier rejection that returns the verifier log (and its last lines
+ * in the error, also under verifier_stats); what each load cost (bpf_prog_info, the stats
+ * log's summary), the same on two loads. The clsact
  * fallback of the tc hooks, forced with tc_mode (this kernel has tcx too): the filter is
  * there while attached and frames go through it, the detach leaves the port as it was
  * (someone else's clsact qdisc and filter survive, a qdisc the agent created goes), and
@@ -296,6 +298,87 @@ static void test_attach_verifier_log(void **state)
 	set = attach_new();
 	assert_int_not_equal(attach_load(set, attach, &o, &log, err, sizeof(err)), 0);
 	assert_non_null(strstr(err, "cannot load program 'xdp_bad' of object 'test_agent.bpf.o'"));
+	assert_non_null(log);
+	if (!strstr(log, "invalid access to packet"))
+		fail_msg("verifier log lacks the reason:\n%s", log);
+	free(log);
+	attach_destroy(&set);
+	json_decref(attach);
+}
+
+/* Load xdp_sport_count (a program with a map lookup and branches) on b once, with
+ * VERIFIER_STATS or not, into *OUT. */
+static void load_figures(bool verifier_stats, struct attach_prog *out)
+{
+	struct attach_opts o = opts();
+	char err[512] = "", *log = NULL;
+	struct attach_set *set = attach_new();
+	json_t *attach;
+
+	o.verifier_stats = verifier_stats;
+	attach = spec("[{\"port\":\"b\",\"hook\":\"xdp\",\"mode\":\"native\","
+		      "\"object\":\"test_agent.bpf.o\",\"program\":\"xdp_sport_count\"}]");
+	assert_non_null(set);
+	if (attach_load(set, attach, &o, &log, err, sizeof(err)))
+		fail_msg("load: %s", err);
+	*out = *attach_get(set, 0);
+	out->subject = out->program = out->object = out->role = out->stats_log = NULL;
+	attach_destroy(&set);
+	json_decref(attach);
+}
+
+/* What a load cost, from this machine's kernel: verified insns above 0 (kernel 5.16+),
+ * JIT'd bytes and translated insns, the same on a second load (the verifier is
+ * deterministic); with verifier_stats the log's summary too, its processed insns the
+ * verified insns, and a second load gives the same figures but the time. */
+static void test_attach_load_figures(void **state)
+{
+	struct attach_prog a, b, s1, s2;
+
+	SKIP_UNLESS_LAB();
+	load_figures(false, &a);
+	load_figures(false, &b);
+	assert_true(a.has_info);
+	assert_true(a.verified_insns > 0);
+	assert_true(a.xlated_insns > 0);
+	assert_true(a.jited_bytes > 0);
+	assert_int_equal(a.verified_insns, b.verified_insns);
+	assert_int_equal(a.xlated_insns, b.xlated_insns);
+	assert_int_equal(a.jited_bytes, b.jited_bytes);
+	assert_false(a.stats.has_processed);
+
+	load_figures(true, &s1);
+	load_figures(true, &s2);
+	assert_true(s1.stats.has_processed);
+	assert_true(s1.stats.has_time);
+	assert_int_equal(s1.stats.processed_insns, a.verified_insns);
+	assert_int_equal(s1.verified_insns, a.verified_insns);
+	assert_true(s1.stats.total_states > 0);
+	assert_true(s1.stats.peak_states > 0);
+	assert_int_equal(s1.stats.insn_limit, 1000000);
+	assert_int_equal(s2.stats.processed_insns, s1.stats.processed_insns);
+	assert_int_equal(s2.stats.total_states, s1.stats.total_states);
+	assert_int_equal(s2.stats.peak_states, s1.stats.peak_states);
+}
+
+/* A refusal under verifier_stats still gives the reason (loaded again without the stats
+ * log level), and the error ends with the verifier's last lines. */
+static void test_attach_refusal_with_stats(void **state)
+{
+	struct attach_opts o = opts();
+	char err[1024] = "", *log = NULL;
+	struct attach_set *set;
+	json_t *attach;
+
+	SKIP_UNLESS_LAB();
+	o.verifier_stats = true;
+	attach = spec("[{\"port\":\"b\",\"hook\":\"xdp\",\"mode\":\"native\","
+		      "\"object\":\"test_agent.bpf.o\",\"program\":\"xdp_bad\"}]");
+	set = attach_new();
+	assert_int_not_equal(attach_load(set, attach, &o, &log, err, sizeof(err)), 0);
+	assert_non_null(strstr(err, "cannot load program 'xdp_bad' of object 'test_agent.bpf.o'"));
+	if (!strstr(err, " (verifier: ") || !strstr(err, "processed "))
+		fail_msg("the error lacks the verifier's last lines: %s", err);
 	assert_non_null(log);
 	if (!strstr(log, "invalid access to packet"))
 		fail_msg("verifier log lacks the reason:\n%s", log);
@@ -645,6 +728,8 @@ int main(void)
 		cmocka_unit_test(test_attach_sha256_mismatch),
 		cmocka_unit_test(test_attach_refusals),
 		cmocka_unit_test(test_attach_verifier_log),
+		cmocka_unit_test(test_attach_load_figures),
+		cmocka_unit_test(test_attach_refusal_with_stats),
 		cmocka_unit_test(test_attach_tcx),
 		cmocka_unit_test(test_attach_clsact_keeps_others),
 		cmocka_unit_test(test_attach_clsact_own_qdisc),

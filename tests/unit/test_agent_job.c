@@ -1,6 +1,7 @@
 /* test_agent_job.c - agent/job.c end to end on a veth pair: a quickstart-like job (drop
  * variant, 1 s warmup, 1 s windows) gives exactly the listed metrics in the right windows
- * with ns_per_run > 0; refusals (sha256, verifier, generator, port) are failed results
+ * with ns_per_run > 0, and the load figures (all of them with `verifier: stats`, then
+ * without windows when only they are listed); refusals (sha256, verifier, generator, port) are failed results
  * that leave nothing attached, and so is a generic-mode veth receiver that the generator's
  * frames cannot reach; cancel stops a running job within a second; and a
  * bpflab-agent killed with SIGKILL mid-job leaves nothing attached. Needs root. */
@@ -190,6 +191,46 @@ static void test_job_all_metrics(void **state)
 	assert_null(find(samples, "gen.tx_pps", "a", "rate", 2));
 	assert_true(value(find(samples, "gen.tx_pps", "a", "rate", -1)) > 100000);
 	assert_true(value(find(samples, "prog.run_pps", "xdp_drop", "cost", -1)) > 100000);
+	/* what the load cost, once for the whole job */
+	assert_true(value(find(samples, "verifier.insns", "xdp_drop", "cost", -1)) > 0);
+	assert_true(value(find(samples, "prog.jited_bytes", "xdp_drop", "cost", -1)) > 0);
+	assert_true(value(find(samples, "prog.xlated_insns", "xdp_drop", "cost", -1)) > 0);
+	assert_null(find(samples, "verifier.processed_insns", "xdp_drop", "cost", -1));
+	json_decref(r);
+	json_decref(msg);
+}
+
+/* `verifier: stats` with only load figures listed: no windows (the job ends long before
+ * its duration), every load figure, the log's processed insns the verified insns. */
+static void test_job_verifier_stats(void **state)
+{
+	json_t *msg, *r, *samples, *spec;
+	long long took;
+
+	SKIP_UNLESS_LAB();
+	msg = load(quickstart);
+	spec = json_object_get(json_object_get(msg, "job"), "spec");
+	json_object_set_new(spec, "metrics", json_pack("[s]", "verifier.insns"));
+	json_object_set_new(spec, "verifier", json_string("stats"));
+	json_object_set_new(json_object_get(spec, "traffic"), "generator", json_string("none"));
+	json_object_set_new(json_object_get(spec, "traffic"), "warmup_ms", json_integer(0));
+	json_object_set_new(json_object_get(spec, "traffic"), "duration_ms", json_integer(3000));
+	r = run(msg, NULL, NULL);
+	if (strcmp(json_string_value(json_object_get(r, "status")), "ok"))
+		fail_msg("job failed: %s", json_string_value(json_object_get(r, "error")));
+	took = json_integer_value(json_object_get(r, "finished_ms")) -
+	       json_integer_value(json_object_get(r, "started_ms"));
+	assert_true(took < 3000);
+	samples = json_object_get(r, "samples");
+	assert_null(find(samples, "port.rx_pps", "b", "rate", -1));
+	assert_null(find(samples, "prog.ns_per_run", "xdp_drop", "cost", -1));
+	assert_true(value(find(samples, "verifier.insns", "xdp_drop", "cost", -1)) > 0);
+	assert_true(value(find(samples, "verifier.processed_insns", "xdp_drop", "cost", -1)) ==
+		    value(find(samples, "verifier.insns", "xdp_drop", "cost", -1)));
+	assert_non_null(find(samples, "verifier.total_states", "xdp_drop", "cost", -1));
+	assert_non_null(find(samples, "verifier.peak_states", "xdp_drop", "cost", -1));
+	assert_non_null(find(samples, "verifier.time_us", "xdp_drop", "cost", -1));
+	assert_true(value(find(samples, "prog.jited_bytes", "xdp_drop", "cost", -1)) > 0);
 	json_decref(r);
 	json_decref(msg);
 }
@@ -404,6 +445,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_job_quickstart),
 		cmocka_unit_test(test_job_all_metrics),
+		cmocka_unit_test(test_job_verifier_stats),
 		cmocka_unit_test(test_job_refusals),
 		cmocka_unit_test(test_job_verifier_log),
 		cmocka_unit_test(test_job_veth_generic_refused),

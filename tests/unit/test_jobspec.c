@@ -259,6 +259,8 @@ static const struct {
 	{ "{\"pair\":{\"role\":\"both\"}}", "spec.pair.role: unknown role 'both' (generator, dut)" },
 	{ "{\"pair\":{\"peer\":\"h1\"}}", "spec.pair: needs a role" },
 	{ "{\"share_machine\":1}", "spec.share_machine: must be a boolean" },
+	{ "{\"verifier\":\"loud\"}", "spec.verifier: unknown verifier 'loud' (none, stats)" },
+	{ "{\"verifier\":true}", "spec.verifier: must be a string" },
 	{ "{\"hosts_match\":{\"kernel\":6}}", "spec.hosts_match.kernel: must be a string" },
 	{ "[]", "spec: must be an object, not an array" },
 };

@@ -383,7 +383,7 @@ static void test_plan_bad_yaml(void **state)
 	for (i = 0; i < 31; i++)
 		strcat(deep, "]");
 	strcat(deep, "\n");
-	expect_error(deep, FILE_NAME ":1:1: unknown key 'a' in the plan (expected one of: name, description, hosts, ports, traffic, variants, matrix, repeat, metrics, link, min_effect, share_machine)");
+	expect_error(deep, FILE_NAME ":1:1: unknown key 'a' in the plan (expected one of: name, description, hosts, ports, traffic, variants, matrix, repeat, metrics, link, min_effect, share_machine, verifier)");
 	memmove(deep + 4, deep + 3, strlen(deep + 3) + 1);
 	deep[3] = '[';
 	strcpy(deep + strlen(deep) - 1, "]\n");
@@ -412,7 +412,7 @@ static void test_plan_bad_yaml(void **state)
 static const struct bad_plan bad_format[] = {
 	/* keys */
 	{ BASE "trafic: {}\n",
-	  FILE_NAME ":9:1: unknown key 'trafic' in the plan (expected one of: name, description, hosts, ports, traffic, variants, matrix, repeat, metrics, link, min_effect, share_machine)" },
+	  FILE_NAME ":9:1: unknown key 'trafic' in the plan (expected one of: name, description, hosts, ports, traffic, variants, matrix, repeat, metrics, link, min_effect, share_machine, verifier)" },
 	{ "name: x\nports: [a]\n",
 	  FILE_NAME ":1:1: missing required key 'traffic'" },
 	{ "ports: [a]\n",
@@ -560,8 +560,10 @@ static const struct bad_plan bad_format[] = {
 	  FILE_NAME ":9:13: min_effect: expected a percentage above 0 % and below 100 % (such as 2%), got '0'" },
 	{ BASE "share_machine: yes\n",
 	  FILE_NAME ":9:16: share_machine: expected one of false, true, got 'yes'" },
+	{ BASE "verifier: loud\n",
+	  FILE_NAME ":9:11: verifier: expected one of none, stats, got 'loud'" },
 	{ BASE "metrics: [port.rx_pps, port.rx_bps]\n",
-	  FILE_NAME ":9:24: metrics: unknown metric 'port.rx_bps' (known: port.rx_pps, port.tx_pps, port.drop_pps, gen.tx_pps, prog.ns_per_run, prog.run_pps, cpu.softirq, cpu.busy, counter.pps)" },
+	  FILE_NAME ":9:24: metrics: unknown metric 'port.rx_bps' (known: port.rx_pps, port.tx_pps, port.drop_pps, gen.tx_pps, prog.ns_per_run, prog.run_pps, cpu.softirq, cpu.busy, counter.pps, verifier.insns, prog.jited_bytes, prog.xlated_insns, verifier.processed_insns, verifier.total_states, verifier.peak_states, verifier.time_us)" },
 	{ BASE "metrics: [cpu.busy, cpu.busy]\n",
 	  FILE_NAME ":9:21: metrics: duplicate metric 'cpu.busy' (first at 9:11)" },
 	{ BASE "metrics: []\n",
