@@ -40,12 +40,18 @@ static int figure_index(const char *metric)
 
 const char *report_verifier_diff(double a, double b, char *out, size_t len)
 {
-	if (isnan(a) || isnan(b))
+	char d[32];
+
+	if (isnan(a) || isnan(b)) {
 		snprintf(out, len, "-");
-	else if (a == 0 && b != 0)
-		snprintf(out, len, "%+.0f (n/a)", b - a);
+		return out;
+	}
+	/* whole figures as veristat prints them; a mean that is not whole with a decimal */
+	snprintf(d, sizeof(d), b - a == floor(b - a) ? "%+.0f" : "%+.1f", b - a);
+	if (a == 0 && b != 0)
+		snprintf(out, len, "%s (n/a)", d);
 	else
-		snprintf(out, len, "%+.0f (%+.2f%%)", b - a, a == 0 ? 0.0 : (b - a) / fabs(a) * 100);
+		snprintf(out, len, "%s (%+.2f%%)", d, a == 0 ? 0.0 : (b - a) / fabs(a) * 100);
 	return out;
 }
 
@@ -67,7 +73,7 @@ static int group_index(json_t *groups, const char *name)
 static json_t *acc_get(json_t *progs, const char *variant, const char *program,
 		       const char *g)
 {
-	json_t *p, *by, *acc;
+	json_t *p = NULL, *by, *acc;
 	size_t i;
 
 	json_array_foreach(progs, i, p)

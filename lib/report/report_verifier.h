@@ -30,7 +30,8 @@
 json_t *report_verifier_build(const json_t *values, const json_t *jobs, const char *by,
 			      char *msg, size_t msg_len);
 /* B against A as veristat writes it, "+703 (+70.51%)" ("-" when either is NAN, "n/a"
- * for the percentage when A is 0 and B is not) into OUT. Returns OUT. */
+ * for the percentage when A is 0 and B is not, a difference that is not whole with one
+ * decimal: "+0.5 (+25.00%)") into OUT. Returns OUT. */
 const char *report_verifier_diff(double a, double b, char *out, size_t len);
 /* Print REPORT to OUT. */
 int report_verifier_print_text(const json_t *report, FILE *out);

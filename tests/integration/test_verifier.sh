@@ -41,7 +41,7 @@ check "by host: no DIFF in verified insns, all MATCH" \
 	test "$(jq '[.programs[] | select(.verdict != "MATCH" or .diff["verifier.insns"].delta != 0)] | length' "$tmp/h.json")" = 0
 "$bpflab" result verifier "$run" --by host > "$tmp/h.txt"
 cat "$tmp/h.txt"
-check "the table has A/B/DIFF columns" grep -q "Insns (A)  Insns (B)  Insns (DIFF)" "$tmp/h.txt"
+check "the table has A/B/DIFF columns" grep -Eq "Insns \(A\) +Insns \(B\) +Insns \(DIFF\)" "$tmp/h.txt"
 check "the table has +0 (+0.00%) for cnt_ingress" grep -Eq "cnt_ingress .*\+0 \(\+0\.00%\)" "$tmp/h.txt"
 check "compare works on verifier.insns by host" \
 	"$bpflab" result compare --plan verifier-across-kernels --by host --metric verifier.insns

@@ -24,6 +24,7 @@ static void test_diff(void **state)
 	assert_string_equal(report_verifier_diff(200, 150, out, sizeof(out)), "-50 (-25.00%)");
 	assert_string_equal(report_verifier_diff(12, 12, out, sizeof(out)), "+0 (+0.00%)");
 	assert_string_equal(report_verifier_diff(0, 5, out, sizeof(out)), "+5 (n/a)");
+	assert_string_equal(report_verifier_diff(2, 2.5, out, sizeof(out)), "+0.5 (+25.00%)");
 	assert_string_equal(report_verifier_diff(NAN, 5, out, sizeof(out)), "-");
 }
 
@@ -157,7 +158,8 @@ static void test_print(void **state)
 	assert_int_equal(report_verifier_print_text(r, out), 0);
 	fclose(out);
 	if (!strstr(buf, "  A  6.1.0\n  B  6.12.0\n") ||
-	    !strstr(buf, "Insns (A)  Insns (B)  Insns (DIFF)") ||
+	    !strstr(buf, "Insns (A)  Insns (B)    Insns (DIFF)") ||
+	    !strstr(buf, "  +0.5 (+25.00%)") ||
 	    !strstr(buf, "+703 (+70.51%)") || !strstr(buf, "+3 (+30.00%)") ||
 	    !strstr(buf, "-2 (-1.67%)") || !strstr(buf, "success      failure      MISMATCH") ||
 	    !strstr(buf, "2.5*") ||

@@ -101,10 +101,12 @@ static void test_last_and_damaged(void **state)
 static void test_tail(void **state)
 {
 	char out[512], small[12];
+	size_t n;
 
 	(void)state;
-	assert_int_equal(verifier_log_tail(REFUSED, sizeof(REFUSED), 3, out, sizeof(out)),
-			 strlen(out));
+
+	n = verifier_log_tail(REFUSED, sizeof(REFUSED), 3, out, sizeof(out));
+	assert_int_equal(n, strlen(out));
 	assert_string_equal(out, "invalid access to packet, off=0 size=1, R1(id=0,off=0,r=0) | "
 			    "R1 offset is outside of the packet | processed 2 insns (limit "
 			    "1000000) max_states_per_insn 0 total_states 0 peak_states 0 "
