@@ -158,6 +158,7 @@ static const struct option import_longopts[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
+/* See result_analysis.h. */
 int cli_fetch_values(const json_t *filter, json_t **rows)
 {
 	json_t *req = NULL, *reply = NULL, *v;
@@ -166,6 +167,8 @@ int cli_fetch_values(const json_t *filter, json_t **rows)
 	int ret;
 
 	*rows = NULL;
+	if (!filter)
+		return cli_error("out of memory");
 	if (cli.db) {
 		st = store_open(cli.db, true, err, sizeof(err));
 		if (!st && *err && strstr(err, cli.db))

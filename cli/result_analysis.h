@@ -8,7 +8,8 @@
 #include <jansson.h>
 
 /* The value rows (store_query_values) for FILTER from --db FILE or the coordinator's
- * `query`. Returns 0 with *ROWS, or an exit status after the error. */
+ * `query`. Returns 0 with *ROWS, or an exit status after the error (FILTER NULL: out of
+ * memory). */
 int cli_fetch_values(const json_t *filter, json_t **rows);
 
 /* Each returns the exit status (cli.h). */

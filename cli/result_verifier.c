@@ -52,11 +52,8 @@ int cli_result_verifier(int argc, char **argv)
 	ret = cli_query("run_show", id, &run);
 	if (ret)
 		return ret;
+	/* a NULL filter (out of memory) is cli_fetch_values' error */
 	filter = json_pack("{s:[I], s:s}", "runs", (json_int_t)id, "by", by);
-	if (!filter) {
-		ret = cli_error("out of memory");
-		goto out;
-	}
 	ret = cli_fetch_values(filter, &rows);
 	if (ret)
 		goto out;

@@ -285,25 +285,35 @@ static void test_attach_refusals(void **state)
 	}
 }
 
-static void test_attach_verifier_log(void **state)
+/* Load xdp_bad (the verifier refuses it), with VERIFIER_STATS or not: the error names
+ * the program and ends with the verifier's last lines, the log has the reason. */
+static void expect_refused(bool verifier_stats)
 {
 	struct attach_opts o = opts();
-	char err[512] = "", *log = NULL;
+	char err[1024] = "", *log = NULL;
 	struct attach_set *set;
 	json_t *attach;
 
-	SKIP_UNLESS_LAB();
+	o.verifier_stats = verifier_stats;
 	attach = spec("[{\"port\":\"b\",\"hook\":\"xdp\",\"mode\":\"native\","
 		      "\"object\":\"test_agent.bpf.o\",\"program\":\"xdp_bad\"}]");
 	set = attach_new();
 	assert_int_not_equal(attach_load(set, attach, &o, &log, err, sizeof(err)), 0);
 	assert_non_null(strstr(err, "cannot load program 'xdp_bad' of object 'test_agent.bpf.o'"));
+	if (!strstr(err, " (verifier: ") || !strstr(err, "processed "))
+		fail_msg("the error lacks the verifier's last lines: %s", err);
 	assert_non_null(log);
 	if (!strstr(log, "invalid access to packet"))
 		fail_msg("verifier log lacks the reason:\n%s", log);
 	free(log);
 	attach_destroy(&set);
 	json_decref(attach);
+}
+
+static void test_attach_verifier_log(void **state)
+{
+	SKIP_UNLESS_LAB();
+	expect_refused(false);
 }
 
 /* Load xdp_sport_count (a program with a map lookup and branches) on b once, with
@@ -362,29 +372,11 @@ static void test_attach_load_figures(void **state)
 }
 
 /* A refusal under verifier_stats still gives the reason (loaded again without the stats
- * log level), and the error ends with the verifier's last lines. */
+ * log level). */
 static void test_attach_refusal_with_stats(void **state)
 {
-	struct attach_opts o = opts();
-	char err[1024] = "", *log = NULL;
-	struct attach_set *set;
-	json_t *attach;
-
 	SKIP_UNLESS_LAB();
-	o.verifier_stats = true;
-	attach = spec("[{\"port\":\"b\",\"hook\":\"xdp\",\"mode\":\"native\","
-		      "\"object\":\"test_agent.bpf.o\",\"program\":\"xdp_bad\"}]");
-	set = attach_new();
-	assert_int_not_equal(attach_load(set, attach, &o, &log, err, sizeof(err)), 0);
-	assert_non_null(strstr(err, "cannot load program 'xdp_bad' of object 'test_agent.bpf.o'"));
-	if (!strstr(err, " (verifier: ") || !strstr(err, "processed "))
-		fail_msg("the error lacks the verifier's last lines: %s", err);
-	assert_non_null(log);
-	if (!strstr(log, "invalid access to packet"))
-		fail_msg("verifier log lacks the reason:\n%s", log);
-	free(log);
-	attach_destroy(&set);
-	json_decref(attach);
+	expect_refused(true);
 }
 
 /* The counting pair of plans/bpf-stats-variants.yaml on vb, forced to clsact: ingress
