@@ -290,7 +290,8 @@ static const struct cli_cmd bisect_cmds[] = {
 	{ "reset", do_reset, "", "End the active session (kept, state 'reset').\n" },
 	{ "run", bisect_do_run, "--plan P --metric M --threshold X% --baseline RUN [--kernel K] "
 	  "[--host H] [--reps N] [--max-reps N] [--rebaseline | --no-rebaseline] "
-	  "[-s KEY=VALUE]... [--variant V] [--subject S] [--direction higher|lower] [--strict]",
+	  "[-s KEY=VALUE]... [--variant V] [--subject S] [--direction higher|lower] "
+	  "[--strict]",
 	  "For 'git bisect run': run plan file P through the coordinator on host H\n"
 	  "(default: the connected host whose kernel is K, default uname -r) with N\n"
 	  "repetitions (default 5) and judge the values against baseline run RUN;\n"
