@@ -267,8 +267,7 @@ int bisect_vals_pooled(const struct vals *x, const char *side, const char *kerne
 	analysis_pooled_text(entry, "kernel", text, sizeof(text));
 	json_decref(entry);
 	if (strict) {
-		cli_error("%s; --strict refuses to pool them (--host or a plan on one host "
-			  "splits them)", text);
+		cli_error("%s; --strict refuses to pool them", text);
 		return -EDOM;
 	}
 	fprintf(stderr, "bisect: note: %s; its figures pool them (--strict refuses)\n", text);

@@ -2,7 +2,8 @@
  * kernel builds and pooling change in `result history` and `result compare`, through
  * the real binary: two imports of one release with different `uname -v` are two groups
  * by kernel.build and one by kernel.release; several snapshot pairs are repetitions;
- * a side pooling builds gets a note and --strict refuses; bad kernels, unpaired
+ * a side pooling builds gets a note and --strict refuses, in compare and in
+ * `bisect run` over stored results; bad kernels, unpaired
  * snapshots, negative or non-numeric CSV values and unknown --by fields fail with the
  * exit status of docs/cli.md and store nothing. */
 #include <setjmp.h>
@@ -216,6 +217,46 @@ static void test_cli_import_refused(void **state)
 	assert_int_equal(runs_stored(), before);
 }
 
+/* `bisect run` on stored results: kernel 6.2's values come from two hosts */
+static void test_cli_import_bisect_pooled(void **state)
+{
+	char a[400], b[400];
+	struct prog_out o;
+	const char *run[] = { "bisect", "run", "--plan", "bis", "--metric", "prog.ns_per_run",
+			      "--threshold", "5%", "--baseline", "0", "--kernel", "6.2", NULL,
+			      NULL };
+	char base[32];
+	size_t first = 0;
+
+	put(a, sizeof(a), "g.csv", "base,p,1,30\nbase,p,2,30.2\nbase,p,3,30.1\n");
+	put(b, sizeof(b), "r.csv", "base,p,1,40\nbase,p,2,40.2\nbase,p,3,40.1\n");
+	first = runs_stored() + 1;
+	bpflab(&o, (const char *[]){ "result", "import", a, "--plan", "bis", "--host", "lab1",
+				     "--kernel", "6.1", NULL });
+	prog_out_free(&o);
+	bpflab(&o, (const char *[]){ "result", "import", b, "--plan", "bis", "--host", "lab1",
+				     "--kernel", "6.2", NULL });
+	prog_out_free(&o);
+	bpflab(&o, (const char *[]){ "result", "import", b, "--plan", "bis", "--host", "lab2",
+				     "--kernel", "6.2", NULL });
+	prog_out_free(&o);
+	snprintf(base, sizeof(base), "%zu", first);
+	run[9] = base;
+	/* 30.1 -> 40.1 ns: bad (exit 1), with a note that 6.2 pools two hosts */
+	bpflab(&o, run);
+	assert_int_equal(o.status, 1);
+	assert_contains(o.err, "bisect: note: candidate kernel '6.2' holds values of 2 hosts "
+			"(lab1, lab2) and 1 kernel build (6.2); its figures pool them");
+	assert_contains(o.out, "3 vs 6");
+	prog_out_free(&o);
+	run[12] = "--strict";
+	bpflab(&o, run);
+	assert_int_equal(o.status, 128);
+	assert_contains(o.err, "bpflab: candidate kernel '6.2' holds values of 2 hosts (lab1, "
+			"lab2) and 1 kernel build (6.2); --strict refuses to pool them\n");
+	prog_out_free(&o);
+}
+
 static int setup(void **state)
 {
 	char ep[400];
@@ -239,6 +280,7 @@ int main(void)
 		cmocka_unit_test(test_cli_import_kernel_builds),
 		cmocka_unit_test(test_cli_import_snapshot_pairs),
 		cmocka_unit_test(test_cli_import_refused),
+		cmocka_unit_test(test_cli_import_bisect_pooled),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
