@@ -272,7 +272,7 @@ static const struct cli_cmd bisect_cmds[] = {
 	{ "log", bisect_do_log, "",
 	  "Every step: kernel, round, values, mean, delta, p ('exact' where both sides\n"
 	  "repeat one value, as QEMU icount costs do), verdict, why.\n" },
-	{ "step", bisect_do_step, "[--skip] [--provider CMD]",
+	{ "step", bisect_do_step, "[--skip] [--provider CMD] [--strict]",
 	  "Measure what the engine asks for and record it: stored results of the plan on\n"
 	  "that kernel not used before; else, for a session started with a plan file, a run\n"
 	  "submitted through the coordinator to a connected host with that kernel (none:\n"
@@ -284,11 +284,14 @@ static const struct cli_cmd bisect_cmds[] = {
 	  "  --provider CMD        run as 'CMD KERNEL' when no host offers the kernel\n"
 	  "                        (default: $BPFLAB_KERNEL_PROVIDER; e.g. 'lab/lab\n"
 	  "                        guest-up --name demo --max 3'); it gets the kernels the\n"
-	  "                        session still needs in $BPFLAB_KEEP_KERNELS\n" },
+	  "                        session still needs in $BPFLAB_KEEP_KERNELS\n"
+	  "  --strict              refuse values of one kernel that come from several\n"
+	  "                        hosts or kernel builds (else a note on stderr)\n" },
 	{ "reset", do_reset, "", "End the active session (kept, state 'reset').\n" },
 	{ "run", bisect_do_run, "--plan P --metric M --threshold X% --baseline RUN [--kernel K] "
 	  "[--host H] [--reps N] [--max-reps N] [--rebaseline | --no-rebaseline] "
-	  "[-s KEY=VALUE]... [--variant V] [--subject S] [--direction higher|lower]",
+	  "[-s KEY=VALUE]... [--variant V] [--subject S] [--direction higher|lower] "
+	  "[--strict]",
 	  "For 'git bisect run': run plan file P through the coordinator on host H\n"
 	  "(default: the connected host whose kernel is K, default uname -r) with N\n"
 	  "repetitions (default 5) and judge the values against baseline run RUN;\n"
@@ -298,7 +301,9 @@ static const struct cli_cmd bisect_cmds[] = {
 	  "values; --no-rebaseline compares with RUN's stored values. With --db, judge\n"
 	  "the stored results of plan P on kernel K instead. --variant, --subject: which\n"
 	  "sample, needed when the metric has several. --direction: which way is better\n"
-	  "(default: higher for rates, lower for times). Exit 0 good, 1 bad, 125 cannot\n"
+	  "(default: higher for rates, lower for times). --strict: refuse a side whose\n"
+	  "values come from several hosts or kernel builds (exit 128; else a note).\n"
+	  "Exit 0 good, 1 bad, 125 cannot\n"
 	  "tell or this commit cannot be tested (no host runs K, its jobs all failed),\n"
 	  "so that git skips it; 128 the tool failed (no coordinator, a database or\n"
 	  "baseline that cannot be read) and 129 bad usage, so that git stops.\n"

@@ -30,7 +30,7 @@ enum {
 	OPT_PLAN = CLI_OPT_FIRST_LOCAL, OPT_METRIC, OPT_GOOD, OPT_BAD, OPT_VARIANT,
 	OPT_SUBJECT, OPT_KERNELS, OPT_REPS, OPT_THRESHOLD, OPT_BASELINE, OPT_KERNEL,
 	OPT_DIRECTION, OPT_PROVIDER, OPT_HOST, OPT_TIMING, OPT_SKIP, OPT_MAX_REPS,
-	OPT_REBASELINE, OPT_NO_REBASELINE,
+	OPT_REBASELINE, OPT_NO_REBASELINE, OPT_STRICT,
 };
 
 /* Which command's options bisect_parse takes (a mask). */
@@ -51,6 +51,8 @@ struct bopts {
 	int rebaseline;			/* run: 1 --rebaseline, -1 --no-rebaseline, 0 auto */
 	enum compare_direction dir;
 	bool skip;			/* step --skip */
+	bool strict;			/* step, run: refuse values of several hosts or
+					 * kernel builds for one kernel */
 };
 
 /* A session backend. Each function prints its error and returns NULL, else a new
@@ -101,6 +103,7 @@ struct vals {
 	size_t n;
 	json_t *runs;			/* run ids taken, in order */
 	char unit[32], timing[16], host[128], kernel[128];
+	json_t *hosts, *builds;		/* the values' distinct hosts and kernel builds */
 };
 
 /* The hosts handed out in one step (a confirmation measures two kernels): each must
@@ -147,6 +150,11 @@ void bisect_vals_release(struct vals *x);
  * and -EDOM is returned after the error (bisect_sample_check). Returns 0, or -errno
  * after the error was printed. */
 int bisect_values_get(struct session_be *be, const struct vsel *q, struct vals *out);
+/* When the values X of SIDE ("step", "baseline", "candidate") on KERNEL come from
+ * several hosts or kernel builds: a note on stderr, or with STRICT the error. Returns 0,
+ * or -EDOM after the error. */
+int bisect_vals_pooled(const struct vals *x, const char *side, const char *kernel,
+		       bool strict);
 
 /* A connected (idle or busy) host named NAME (NULL: any) whose kernel.release is KERNEL
  * (NULL: any): its name into NAME_OUT and its kernel into KERNEL_OUT (each may be NULL).

@@ -37,6 +37,7 @@ static int bopt(int opt, const char *arg, void *ctx)
 		return 0;
 	case OPT_PROVIDER: o->provider = arg; return 0;
 	case OPT_SKIP: o->skip = true; return 0;
+	case OPT_STRICT: o->strict = true; return 0;
 	case OPT_HOST: o->host = arg; return 0;
 	case OPT_TIMING:
 		if (strcmp(arg, "wall") && strcmp(arg, "icount"))
@@ -102,6 +103,7 @@ static const struct {
 	{ { "timing", required_argument, NULL, OPT_TIMING }, BISECT_OPTS_START },
 	{ { "set", required_argument, NULL, 's' }, BISECT_OPTS_START | BISECT_OPTS_RUN },
 	{ { "skip", no_argument, NULL, OPT_SKIP }, BISECT_OPTS_STEP },
+	{ { "strict", no_argument, NULL, OPT_STRICT }, BISECT_OPTS_STEP | BISECT_OPTS_RUN },
 	{ { "provider", required_argument, NULL, OPT_PROVIDER }, BISECT_OPTS_STEP },
 	{ { "baseline", required_argument, NULL, OPT_BASELINE }, BISECT_OPTS_RUN },
 	{ { "kernel", required_argument, NULL, OPT_KERNEL }, BISECT_OPTS_RUN },

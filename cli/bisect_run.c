@@ -179,6 +179,9 @@ static int judge_values(struct judge *j)
 			cli.db ? "for this kernel" : "in the new run (its jobs failed)");
 		return BISECT_OUT_UNTESTABLE;
 	}
+	if (bisect_vals_pooled(&j->base, "baseline", j->base.kernel, o->strict) ||
+	    (j->cur.n && bisect_vals_pooled(&j->cur, "candidate", j->cur.kernel, o->strict)))
+		return BISECT_OUT_FAILED;
 	if (j->cur.n && strcmp(j->base.timing, j->cur.timing)) {
 		cli_error("cannot compare '%s' timings of the baseline with '%s' ones of this "
 			  "kernel", j->base.timing, j->cur.timing);

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "bisect_int.h"
+#include "analysis/analysis.h"
 #include "proto/proto.h"
 #include "store/store.h"
 #include "store/store_bisect.h"
@@ -237,10 +238,48 @@ static const char *row_timing(const json_t *r)
 
 
 
+/* Append NAME to LIST unless it is empty or there. Returns 0 or -ENOMEM. */
+static int add_name(json_t *list, const char *name)
+{
+	json_t *v;
+	size_t i;
+
+	json_array_foreach(list, i, v)
+		if (!strcmp(json_string_value(v), name))
+			return 0;
+	return *name ? json_array_append_new(list, json_string(name)) : 0;
+}
+
+int bisect_vals_pooled(const struct vals *x, const char *side, const char *kernel,
+		       bool strict)
+{
+	json_t *entry;
+	char text[1024];
+
+	if (json_array_size(x->hosts) < 2 && json_array_size(x->builds) < 2)
+		return 0;
+	entry = json_pack("{s:s, s:s, s:O, s:O}", "side", side, "group", kernel, "hosts",
+			  x->hosts, "builds", x->builds);
+	if (!entry) {
+		cli_error("out of memory");
+		return -ENOMEM;
+	}
+	analysis_pooled_text(entry, "kernel", text, sizeof(text));
+	json_decref(entry);
+	if (strict) {
+		cli_error("%s; --strict refuses to pool them", text);
+		return -EDOM;
+	}
+	fprintf(stderr, "bisect: note: %s; its figures pool them (--strict refuses)\n", text);
+	return 0;
+}
+
 void bisect_vals_release(struct vals *x)
 {
 	free(x->v);
 	json_decref(x->runs);
+	json_decref(x->hosts);
+	json_decref(x->builds);
 	*x = (struct vals){ 0 };
 }
 
@@ -258,7 +297,9 @@ int bisect_values_get(struct session_be *be, const struct vsel *q, struct vals *
 
 	bisect_vals_release(out);
 	out->runs = json_array();
-	if (!filter || !out->runs)
+	out->hosts = json_array();
+	out->builds = json_array();
+	if (!filter || !out->runs || !out->hosts || !out->builds)
 		goto oom;
 	if (q->plan && !q->runs)
 		json_object_set_new(filter, "plan", json_string(q->plan));
@@ -313,6 +354,9 @@ int bisect_values_get(struct session_be *be, const struct vsel *q, struct vals *
 		json_array_foreach(out->runs, k, u)
 			seen |= json_integer_value(u) == rid;
 		if (!seen && json_array_append_new(out->runs, json_integer(rid)))
+			goto oom;
+		if (add_name(out->hosts, proto_get_str(r, "host", "")) ||
+		    add_name(out->builds, proto_get_str(r, "kernel_build", "")))
 			goto oom;
 	}
 	/* never pool several variants or subjects into one sample */

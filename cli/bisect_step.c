@@ -131,9 +131,10 @@ static const char *session_timing(struct session_be *be, const json_t *ses, char
 
 /* Record for kernel K the values of the first stored run of the session's plan on K
  * that session *SES has not used (of run ONLY_RUN when not 0). No values: with
- * SKIP_MISSING a skip is recorded, else nothing and an error is printed. */
+ * SKIP_MISSING a skip is recorded, else nothing and an error is printed. Values of
+ * several hosts or kernel builds: a note, or with STRICT an error. */
 static int measure(struct session_be *be, json_t **ses, struct bisect *b, int k,
-		   bool skip_missing, long long only_run)
+		   bool skip_missing, long long only_run, bool strict)
 {
 	const char *name = bisect_kernel(b, k), *timing;
 	json_t *used = used_runs(*ses, name), *only = only_run ?
@@ -153,6 +154,8 @@ static int measure(struct session_be *be, json_t **ses, struct bisect *b, int k,
 	err = bisect_values_get(be, &q, &x);
 	if (err)
 		ret = err == -EDOM ? CLI_EXIT_USAGE : CLI_EXIT_FAIL;
+	else if (x.n && bisect_vals_pooled(&x, "step", name, strict))
+		ret = CLI_EXIT_FAIL;
 	else if (!x.n && !skip_missing)
 		ret = cli_error("no new stored results of '%s' on kernel '%s'%s%s%s: run the plan "
 				"on a host with that kernel and step again, or 'bisect step --skip' "
@@ -342,9 +345,9 @@ int bisect_do_step(int argc, char **argv)
 		if (ret)
 			goto out;
 	}
-	ret = measure(&be, &ses, b, a.kernel, o.skip || plan_file, run);
+	ret = measure(&be, &ses, b, a.kernel, o.skip || plan_file, run, o.strict);
 	if (!ret && a.kernel2 >= 0)
-		ret = measure(&be, &ses, b, a.kernel2, true, run);
+		ret = measure(&be, &ses, b, a.kernel2, true, run, o.strict);
 	if (!ret && cli.json) {	/* the session with the steps just recorded */
 		bisect_annotate_steps(ses, b);
 		ret = cli_print_json(ses);

@@ -28,14 +28,19 @@ enum {
 	OPT_PLAN = CLI_OPT_FIRST_LOCAL + 40, OPT_METRIC, OPT_BY, OPT_BASELINE, OPT_CANDIDATE,
 	OPT_VARIANT, OPT_SUBJECT, OPT_WINDOW, OPT_HOST, OPT_FLAGGED, OPT_MIN_EFFECT, OPT_ALPHA,
 	OPT_FORM, OPT_CSV, OPT_PLOT, OPT_FORMAT, OPT_ORIGIN, OPT_BEFORE, OPT_AFTER, OPT_UNIT,
-	OPT_ALL,
+	OPT_ALL, OPT_STRICT, OPT_KERNEL, OPT_KERNEL_VERSION,
 };
+
+/* bpftool snapshot pairs of one import: a repetition each */
+#define MAX_PAIRS 64
 
 struct an_opts {
 	const char *cmd;
 	const char *plan, *metric, *by, *baseline, *candidate, *variant, *subject, *window;
-	const char *host, *form, *plot, *format, *origin, *before, *after, *unit;
-	bool include_flagged, all, csv;
+	const char *host, *form, *plot, *format, *origin, *unit, *kernel, *kernel_version;
+	const char *before[MAX_PAIRS], *after[MAX_PAIRS];
+	int n_before, n_after;
+	bool include_flagged, all, csv, strict;
 	double min_effect, alpha;
 };
 
@@ -49,8 +54,8 @@ static int an_opt(int opt, const char *arg, void *ctx)
 	case OPT_METRIC: o->metric = arg; return 0;
 	case OPT_BY:
 		if (!store_values_by_known(arg))
-			return cli_usage_error(o->cmd, "cannot group by '%s' (expected kernel.release, "
-					       "port.driver, host, variant, plan, day or run)", arg);
+			return cli_usage_error(o->cmd, "cannot group by '%s' (the fields are %s)", arg,
+					       store_values_by_fields());
 		o->by = arg;
 		return 0;
 	case OPT_BASELINE: o->baseline = arg; return 0;
@@ -66,6 +71,7 @@ static int an_opt(int opt, const char *arg, void *ctx)
 	case OPT_HOST: o->host = arg; return 0;
 	case OPT_FLAGGED: o->include_flagged = true; return 0;
 	case OPT_ALL: o->all = true; return 0;
+	case OPT_STRICT: o->strict = true; return 0;
 	case OPT_MIN_EFFECT:
 		o->min_effect = strtod(arg, &end);
 		if (*end || !(o->min_effect > 0 && o->min_effect < 1000))
@@ -97,8 +103,28 @@ static int an_opt(int opt, const char *arg, void *ctx)
 					       "(lowercase letters, digits and '_')", arg);
 		o->origin = arg;
 		return 0;
-	case OPT_BEFORE: o->before = arg; return 0;
-	case OPT_AFTER: o->after = arg; return 0;
+	case OPT_BEFORE:
+	case OPT_AFTER:
+		if ((opt == OPT_BEFORE ? o->n_before : o->n_after) == MAX_PAIRS)
+			return cli_usage_error(o->cmd, "at most %d snapshot pairs", MAX_PAIRS);
+		if (opt == OPT_BEFORE)
+			o->before[o->n_before++] = arg;
+		else
+			o->after[o->n_after++] = arg;
+		return 0;
+	case OPT_KERNEL:
+		if (!*arg || strlen(arg) > STORE_KERNEL_NAME_MAX)
+			return cli_usage_error(o->cmd, "--kernel '%s' is not a kernel release (1 to "
+					       "%d bytes)", arg, STORE_KERNEL_NAME_MAX);
+		o->kernel = arg;
+		return 0;
+	case OPT_KERNEL_VERSION:
+		if (!*arg || strlen(arg) > STORE_KERNEL_NAME_MAX)
+			return cli_usage_error(o->cmd, "--kernel-version '%s' is not a kernel version "
+					       "string (1 to %d bytes)", arg,
+					       STORE_KERNEL_NAME_MAX);
+		o->kernel_version = arg;
+		return 0;
 	case OPT_UNIT: o->unit = arg; return 0;
 	}
 	return CLI_EXIT_USAGE;
@@ -118,6 +144,7 @@ static const struct option compare_longopts[] = {
 	{ "host", required_argument, NULL, OPT_HOST },
 	{ "include-flagged", no_argument, NULL, OPT_FLAGGED },
 	{ "all", no_argument, NULL, OPT_ALL },
+	{ "strict", no_argument, NULL, OPT_STRICT },
 	{ "min-effect", required_argument, NULL, OPT_MIN_EFFECT },
 	{ "alpha", required_argument, NULL, OPT_ALPHA },
 	{ "form", required_argument, NULL, OPT_FORM },
@@ -155,6 +182,8 @@ static const struct option import_longopts[] = {
 	{ "before", required_argument, NULL, OPT_BEFORE },
 	{ "after", required_argument, NULL, OPT_AFTER },
 	{ "variant", required_argument, NULL, OPT_VARIANT },
+	{ "kernel", required_argument, NULL, OPT_KERNEL },
+	{ "kernel-version", required_argument, NULL, OPT_KERNEL_VERSION },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -279,7 +308,7 @@ int cli_result_compare(int argc, char **argv)
 		goto out;
 	{
 		ANALYSIS_OPTS(aopts, .include_flagged = o.include_flagged || o.all, .all = o.all,
-			      .min_effect = o.min_effect / 100, .alpha = o.alpha);
+			      .min_effect = o.min_effect / 100, .alpha = o.alpha, .strict = o.strict);
 
 		report = analysis_compare(rows, by, baseline, candidate, &aopts, msg, sizeof(msg));
 	}
@@ -325,9 +354,9 @@ int cli_result_history(int argc, char **argv)
 		return cli_usage_error(o.cmd, "--plan and --metric are needed");
 	if (!o.by)
 		o.by = "kernel.release";
-	if (strcmp(o.by, "kernel.release") && strcmp(o.by, "day"))
-		return cli_usage_error(o.cmd, "a history goes by kernel.release or day, not "
-				       "'%s'", o.by);
+	if (strncmp(o.by, "kernel.", 7) && strcmp(o.by, "day"))
+		return cli_usage_error(o.cmd, "a history goes by kernel.release, kernel.build, "
+				       "kernel.version, kernel.config or day, not '%s'", o.by);
 	if (o.csv && cli.json)
 		return cli_usage_error(o.cmd, "--csv and --json exclude each other");
 	filter = make_filter(&o, o.by);
@@ -422,11 +451,49 @@ static json_t *load_json(const char *path, char *msg, size_t len)
 	return j;
 }
 
+/* The import object of O's bpftool snapshot pairs into *IMP: pair I is repetition I + 1
+ * of the variant. Returns 0, or an exit status after the error. */
+static int import_pairs(const struct an_opts *o, json_t **imp)
+{
+	json_t *before = NULL, *after = NULL, *one = NULL, *job;
+	char msg[1024] = "", source[2048];
+	int i, ret = 0;
+
+	*imp = NULL;
+	for (i = 0; !ret && i < o->n_before; i++) {
+		before = load_json(o->before[i], msg, sizeof(msg));
+		after = before ? load_json(o->after[i], msg, sizeof(msg)) : NULL;
+		snprintf(source, sizeof(source), "%s..%s%s", o->before[i], o->after[i],
+			 i == 0 && o->n_before > 1 ? " and more pairs" : "");
+		one = after ? import_bpftool(before, after, o->plan, o->variant, source, msg,
+					     sizeof(msg)) : NULL;
+		job = json_array_get(json_object_get(one, "jobs"), 0);
+		if (!after)
+			ret = cli_error("cannot read snapshot: %s", msg);
+		else if (!one)
+			ret = cli_error("%s", msg);
+		else if (json_object_set_new(job, "rep", json_integer(i + 1)) ||
+			 (*imp && json_array_append(json_object_get(*imp, "jobs"), job)))
+			ret = cli_error("out of memory");
+		else if (!*imp)
+			*imp = json_incref(one);
+		json_decref(before);
+		json_decref(after);
+		json_decref(one);
+		before = after = one = NULL;
+	}
+	if (ret) {
+		json_decref(*imp);
+		*imp = NULL;
+	}
+	return ret;
+}
+
 int cli_result_import(int argc, char **argv)
 {
 	struct an_opts o = { .cmd = "result import" };
-	json_t *before = NULL, *after = NULL, *imp = NULL, *req = NULL, *reply = NULL;
-	char msg[1024] = "", source[2048], *text = NULL;
+	json_t *imp = NULL, *req = NULL, *reply = NULL;
+	char msg[1024] = "", *text = NULL;
 	int64_t run_id = 0;
 	int first, ret, err;
 
@@ -435,21 +502,21 @@ int cli_result_import(int argc, char **argv)
 		return ret;
 	if (!o.plan)
 		return cli_usage_error(o.cmd, "--plan NAME is needed");
-	if (o.before || o.after) {
-		if (!o.before || !o.after || !o.variant || first < argc)
+	if (o.kernel_version && !o.kernel)
+		return cli_usage_error(o.cmd, "--kernel-version goes with --kernel");
+	if (o.n_before || o.n_after) {
+		if (!o.n_before || !o.n_after || !o.variant || first < argc)
 			return cli_usage_error(o.cmd, "bpftool snapshots need --before, --after "
 					       "and --variant, and no FILE");
+		if (o.n_before != o.n_after)
+			return cli_usage_error(o.cmd, "%d --before for %d --after: give them in "
+					       "pairs", o.n_before, o.n_after);
 		if (o.metric || o.unit)
 			return cli_usage_error(o.cmd, "--metric and --unit go with a CSV file "
 					       "(snapshots give prog.ns_per_run in ns)");
-		before = load_json(o.before, msg, sizeof(msg));
-		after = before ? load_json(o.after, msg, sizeof(msg)) : NULL;
-		if (!after) {
-			ret = cli_error("cannot read snapshot: %s", msg);
+		ret = import_pairs(&o, &imp);
+		if (ret)
 			goto out;
-		}
-		snprintf(source, sizeof(source), "%s..%s", o.before, o.after);
-		imp = import_bpftool(before, after, o.plan, o.variant, source, msg, sizeof(msg));
 	} else {
 		size_t len;
 
@@ -472,6 +539,14 @@ int cli_result_import(int argc, char **argv)
 	}
 	if (o.host)
 		json_object_set_new(imp, "host", json_string(o.host));
+	if (o.kernel && json_object_set_new(imp, "kernel", json_pack("{s:s}", "release",
+									    o.kernel)))
+		ret = cli_error("out of memory");
+	if (!ret && o.kernel_version)
+		json_object_set_new(json_object_get(imp, "kernel"), "version",
+				    json_string(o.kernel_version));
+	if (ret)
+		goto out;
 	if (cli.db) {
 		struct store *st = store_open(cli.db, false, msg, sizeof(msg));
 
@@ -509,8 +584,6 @@ int cli_result_import(int argc, char **argv)
 	}
 out:
 	free(text);
-	json_decref(before);
-	json_decref(after);
 	json_decref(imp);
 	json_decref(req);
 	json_decref(reply);

@@ -23,16 +23,18 @@ int cli_result_import(int argc, char **argv);
 #define CLI_RESULT_COMPARE_ARGS                                                         \
 	"{ RUN_A RUN_B | --plan NAME --by FIELD [--baseline VALUE] [--candidate VALUE] } "   \
 	"[--metric M] [--variant V] [--subject S] [--window rate|cost] [--host H] "       \
-	"[--include-flagged] [--all] [--min-effect PCT] [--alpha A] "                     \
+	"[--include-flagged] [--all] [--strict] [--min-effect PCT] [--alpha A] "          \
 	"[--form table|patch|grid] [--csv] [--plot FILE.svg|.png]"
 #define CLI_RESULT_COMPARE_HELP                                                         \
 	"Compare a baseline with a candidate, beyond the noise: two runs, or one plan's\n"  \
-	"results grouped by FIELD (kernel.release, port.driver, host, variant, plan, day,\n" \
-	"run), the baseline group against every other (or --candidate). Per metric,\n"     \
+	"results grouped by FIELD (kernel.release, kernel.build, kernel.version,\n"        \
+	"kernel.config, port.driver, host, variant, plan, day, subject, run), the\n"      \
+	"baseline group against every other (or --candidate). Per metric,\n"              \
 	"variant and subject: n, mean ± stddev of each side (harmonic mean for rates),\n"  \
 	"delta % and a verdict: SAME, DIFFERENT (better / worse) or UNKNOWN +N reps (the\n" \
 	"repetitions per side that would settle it); '(exact)' when both sides repeat\n"  \
-	"one value (QEMU icount costs): no test, the delta decides. See\n"               \
+	"one value (QEMU icount costs): no test, the delta decides. A side that holds\n"  \
+	"values of several hosts or kernel builds is named under the table. See\n"       \
 	"docs/analysis.md.\n"                                                             \
 	"\n"                                                                               \
 	"  --plan NAME         the plan whose results are grouped (also narrows two runs)\n" \
@@ -45,6 +47,7 @@ int cli_result_import(int argc, char **argv);
 	"                      generator-bound (left out and counted by default)\n"        \
 	"  --all               keep everything stored: flagged results and far-out\n"    \
 	"                      values (outside a side's Tukey fences, k 3)\n"             \
+	"  --strict            refuse a side that pools several hosts or kernel builds\n"  \
 	"  --min-effect PCT    least change that matters, % of the baseline (default 2)\n" \
 	"  --alpha A           significance level (default 0.05)\n"                         \
 	"  --form FORM         table (default); patch: without patch | with patch |\n"     \
@@ -54,7 +57,8 @@ int cli_result_import(int argc, char **argv);
 	"                      (FILE.svg or FILE.png; at most 12 metrics)\n"
 
 #define CLI_RESULT_HISTORY_ARGS                                                         \
-	"--plan NAME --metric M [--by kernel.release|day] [--variant V] [--subject S] "   \
+	"--plan NAME --metric M [--by kernel.release|kernel.build|kernel.version|"        \
+	"kernel.config|day] [--variant V] [--subject S] "                                  \
 	"[--window rate|cost] [--host H] [--include-flagged] [--csv] [--plot FILE.svg|.png]"
 #define CLI_RESULT_HISTORY_HELP                                                         \
 	"One metric of one plan over kernels (in the order they were first measured) or\n" \
@@ -62,7 +66,8 @@ int cli_result_import(int argc, char **argv);
 	"first, and the change points of the series (E-divisive, at least 3 values each\n" \
 	"side), named by the groups on both sides. With -j, the history report.\n"        \
 	"\n"                                                                               \
-	"  --by FIELD          kernel.release (default) or day\n"                          \
+	"  --by FIELD          kernel.release (default), kernel.build (release, uname -v\n" \
+	"                      and config), kernel.version, kernel.config or day\n"       \
 	"  --variant, --subject, --window, --host\n"                                       \
 	"                      only these values (window: rate or cost)\n"                 \
 	"  --include-flagged   keep flagged results (left out by default)\n"              \
@@ -95,8 +100,8 @@ int cli_result_import(int argc, char **argv);
 	"  --by FIELD          what a group is (default kernel.release; as compare)\n"
 
 #define CLI_RESULT_IMPORT_ARGS                                                          \
-	"{ FILE.csv | --before A.json --after B.json --variant V } --plan NAME "         \
-	"[--metric M] [--unit U] [--host NAME]"
+	"{ FILE.csv | { --before A.json --after B.json }... --variant V } --plan NAME "   \
+	"[--metric M] [--unit U] [--host NAME] [--kernel RELEASE [--kernel-version V]]"
 #define CLI_RESULT_IMPORT_HELP                                                          \
 	"Store numbers measured by hand as a new run (plan text 'imported from FILE',\n"   \
 	"host 'imported'): a CSV of variant,prog,set,value, or two 'bpftool -j prog\n"      \
@@ -110,7 +115,11 @@ int cli_result_import(int argc, char **argv);
 	"  --unit U            CSV: the unit (default: ns for prog.ns_per_run, else\n"    \
 	"                      none)\n"                                                    \
 	"  --before A.json, --after B.json\n"                                              \
-	"                      the snapshots; --variant V names the variant\n"             \
-	"  --host NAME         the host (default: imported)\n"
+	"                      the snapshots; --variant V names the variant; each\n"      \
+	"                      further pair is one more repetition\n"                      \
+	"  --host NAME         the host (default: imported)\n"                             \
+	"  --kernel RELEASE    the kernel the numbers came from (1 to 64 bytes), so that\n" \
+	"                      they join history and compare --by kernel.*\n"             \
+	"  --kernel-version V  its uname -v (1 to 64 bytes)\n"
 
 #endif

@@ -315,15 +315,66 @@ static const char *groups_text(const json_t *sides, char *out, size_t len)
 	return off ? out : "none";
 }
 
+/* LIST (an array of strings) as "a, b" into OUT. */
+static const char *list_text(const json_t *list, char *out, size_t len)
+{
+	size_t i, off = 0;
+	json_t *v;
+
+	out[0] = '\0';
+	json_array_foreach(list, i, v)
+		if (off < len)
+			off += snprintf(out + off, len - off, "%s%s", i ? ", " : "",
+					json_string_value(v) ? json_string_value(v) : "?");
+	return out;
+}
+
+const char *analysis_pooled_text(const json_t *entry, const char *by, char *out, size_t len)
+{
+	const json_t *hosts = json_object_get(entry, "hosts");
+	const json_t *builds = json_object_get(entry, "builds");
+	size_t nh = json_array_size(hosts), nb = json_array_size(builds);
+	char h[256], b[512];
+
+	snprintf(out, len, "%s %s '%s' holds values of %zu host%s (%s) and %zu kernel build%s "
+		 "(%s)", json_string_value(json_object_get(entry, "side")), by,
+		 json_string_value(json_object_get(entry, "group")), nh, nh == 1 ? "" : "s",
+		 list_text(hosts, h, sizeof(h)), nb, nb == 1 ? "" : "s",
+		 list_text(builds, b, sizeof(b)));
+	return out;
+}
+
+/* The "pooled" entries of the sides SIDES_ARR (baseline first) that hold values of
+ * several hosts or kernel builds, into a new array; NULL on ENOMEM. */
+static json_t *pooled_sides(const json_t *sides_arr)
+{
+	json_t *out = json_array(), *side;
+	size_t i;
+
+	json_array_foreach(sides_arr, i, side) {
+		json_t *hosts = json_object_get(side, "hosts"), *builds = json_object_get(side, "builds");
+
+		if (!out || (json_array_size(hosts) < 2 && json_array_size(builds) < 2))
+			continue;
+		if (json_array_append_new(out, json_pack("{s:s, s:O, s:O, s:O}", "side",
+				i ? "candidate" : "baseline", "group", json_object_get(side, "group"),
+				"hosts", hosts, "builds", builds))) {
+			json_decref(out);
+			return NULL;
+		}
+	}
+	return out;
+}
+
 json_t *analysis_compare(const json_t *rows, const char *by, const char *baseline,
 			 const char *candidate, const struct analysis_opts *opts, char *err,
 			 size_t err_len)
 {
 	struct analysis_input in = { .set = { 0 } };
-	json_t *sides, *report = NULL, *cmps = NULL, *sides_arr = NULL;
+	json_t *sides, *report = NULL, *cmps = NULL, *sides_arr = NULL, *pooled = NULL;
 	json_t *cmp, *crows, *only_a, *only_b, *v;
 	COMPARE_OPTS(copts);
-	char names[512];
+	char names[1024];
 	const char *g;
 	int e;
 
@@ -404,13 +455,25 @@ json_t *analysis_compare(const json_t *rows, const char *by, const char *baselin
 			e = util_seterr(err, err_len, -ENOMEM, "out of memory");
 			goto out;
 		}
-	report = json_pack("{s:s, s:s, s:f, s:f, s:O, s:o, s:o}", "by", by,
+	pooled = pooled_sides(sides_arr);
+	if (!pooled) {
+		e = util_seterr(err, err_len, -ENOMEM, "out of memory");
+		goto out;
+	}
+	if (opts && opts->strict && json_array_size(pooled)) {
+		analysis_pooled_text(json_array_get(pooled, 0), by, names, sizeof(names));
+		e = util_seterr(err, err_len, -EDOM, "%s; --strict refuses to pool them (--by "
+				"host or kernel.build, or --host, splits them)", names);
+		goto out;
+	}
+	report = json_pack("{s:s, s:s, s:f, s:f, s:O, s:O, s:o, s:o}", "by", by,
 			   "baseline", baseline,
 			   "alpha", copts.alpha > 0 ? copts.alpha : 0.05,
 			   "min_effect", copts.min_effect > 0 ? copts.min_effect : 0.02,
-			   "sides", sides_arr, "comparisons", json_incref(cmps),
+			   "sides", sides_arr, "pooled", pooled, "comparisons", json_incref(cmps),
 			   "excluded", analysis_excluded_json(&in.x, opts && opts->include_flagged));
 out:
+	json_decref(pooled);
 	json_decref(sides_arr);
 	json_decref(cmps);
 	return analysis_input_finish(&in, report, e, err, err_len);

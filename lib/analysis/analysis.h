@@ -37,6 +37,8 @@ struct analysis_opts {
 					 * include_flagged, everything stored) */
 	double alpha;			/* of compare_samples; 0: its default */
 	double min_effect;		/* of compare_samples (fraction); 0: its default */
+	bool strict;			/* compare: refuse a side that pools values of
+					 * several hosts or kernel builds */
 };
 
 #define ANALYSIS_OPTS(NAME, ...)                                                        \
@@ -67,12 +69,19 @@ bool analysis_is_record(const char *metric);
 #define ANALYSIS_TUKEY_MIN_N 4
 int analysis_tukey_fences(const double *v, size_t n, double k, double *lo, double *hi);
 
+/* What a "pooled" entry of a compare report (ENTRY: {"side": "baseline"|"candidate",
+ * "group", "hosts", "builds"}) says, into OUT: "baseline run 3 holds values of 2 hosts
+ * (h1, h2) and 2 kernel builds (6.1 #a1b2c3, 6.1 #d4e5f6)". Returns OUT. */
+const char *analysis_pooled_text(const json_t *entry, const char *by, char *out, size_t len);
+
 /* Compare ROWS (store_query_values rows with "group"; not stolen) grouped by BY: the
  * values of group BASELINE against those of CANDIDATE, or, when CANDIDATE is NULL,
  * against every other group in order of first appearance. BASELINE NULL: the first
  * group. OPTS may be NULL. Returns a new report object, or NULL with errno set and the
  * reason in ERR: EINVAL for a bad option, ENOENT when no (unexcluded) value is in the
- * baseline or candidate group (ERR names the groups there are), ENOMEM. */
+ * baseline or candidate group (ERR names the groups there are), EDOM when OPTS->strict
+ * and a side pools several hosts or kernel builds (ERR names them), ENOMEM. The report's
+ * "pooled" lists each side that does (docs/analysis.md, "Pooling"). */
 json_t *analysis_compare(const json_t *rows, const char *by, const char *baseline,
 			 const char *candidate, const struct analysis_opts *opts, char *err,
 			 size_t err_len);

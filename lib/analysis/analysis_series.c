@@ -207,17 +207,20 @@ static int add_unique(json_t *a, json_t *s)
 	return json_array_append(a, s);
 }
 
-/* What a group's footer line names: runs, kernels, hosts, cpus, governors, plans, and
- * how tc programs were attached. */
+/* What a group's footer line names: runs, kernels (releases, and builds by their
+ * labels: lib/analysis/kbuild.h), hosts, cpus, governors, plans, and how tc programs
+ * were attached. */
 static json_t *side_new(const char *group)
 {
 	return json_pack("{s:s, s:i, s:[], s:[], s:[], s:[], s:[], s:[], s:[], s:[], s:[], "
-			 "s:b}", "group", group, "results", 0, "runs", "kernels", "hosts", "cpus",
-			 "governors", "plans", "plan_sha256", "timing", "tc_attach", "imported", 0);
+			 "s:[], s:b}", "group", group, "results", 0, "runs", "kernels", "builds",
+			 "hosts", "cpus", "governors", "plans", "plan_sha256", "timing",
+			 "tc_attach", "imported", 0);
 }
 
 static int side_add(json_t *side, const json_t *row, json_t *jobs_seen)
 {
+	json_t *build = json_object_get(row, "kernel_build");
 	char job[32];
 
 	snprintf(job, sizeof(job), "%lld", (long long)json_integer_value(json_object_get(row, "job")));
@@ -230,6 +233,8 @@ static int side_add(json_t *side, const json_t *row, json_t *jobs_seen)
 		json_object_set_new(side, "imported", json_true());
 	return add_unique(json_object_get(side, "runs"), json_object_get(row, "run")) ||
 	       add_unique(json_object_get(side, "kernels"), json_object_get(row, "kernel_release")) ||
+	       (json_string_length(build) &&
+		add_unique(json_object_get(side, "builds"), build)) ||
 	       add_unique(json_object_get(side, "hosts"), json_object_get(row, "host")) ||
 	       add_unique(json_object_get(side, "cpus"), json_object_get(row, "cpu")) ||
 	       add_unique(json_object_get(side, "governors"), json_object_get(row, "governor")) ||

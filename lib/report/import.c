@@ -223,6 +223,11 @@ json_t *import_csv(const char *text, const char *plan, const char *metric, const
 				   lineno, f[3]);
 			goto out;
 		}
+		if (v < 0) {	/* times and counts, never below 0 */
+			e = util_seterr(err, err_len, -EINVAL, "%s:%d: value '%s' is negative",
+					source, lineno, f[3]);
+			goto out;
+		}
 		/* a field holds no newline: "VARIANT\nSET" names one set */
 		if (asprintf(&key, "%s\n%s", f[0], f[2]) < 0) {
 			e = util_seterr(err, err_len, -ENOMEM, "out of memory");

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "report/report_compare_int.h"
+#include "analysis/analysis.h"
 #include "analysis/stats.h"
 #include "base/texttable.h"
 #include "base/util.h"
@@ -284,6 +285,20 @@ static void tc_attach_note(const json_t *report, FILE *out)
 	}
 }
 
+/* A note per side that holds values of several hosts or kernel builds (the report's
+ * "pooled", lib/analysis/analysis.h): its means pool them. */
+static void pooled_note(const json_t *report, FILE *out)
+{
+	const json_t *p;
+	char text[1024];
+	size_t i;
+
+	json_array_foreach(json_object_get(report, "pooled"), i, p)
+		fprintf(out, "note: %s;\n  its figures pool them (--by host or kernel.build, or "
+			"--host, splits them; --strict refuses)\n",
+			analysis_pooled_text(p, sget(report, "by"), text, sizeof(text)));
+}
+
 /* The short hashes of the plans of SIDE. */
 static const char *hashes_text(const json_t *side, char *out, size_t len)
 {
@@ -364,8 +379,10 @@ static void print_footer(const json_t *report, FILE *out)
 			(long long)json_integer_value(json_object_get(side, "results")),
 			json_integer_value(json_object_get(side, "results")) == 1 ? "" : "s",
 			json_is_true(json_object_get(side, "imported")) ? " (imported)" : "");
+		/* builds by their labels: a short hash where two share a release */
 		fprintf(out, "  kernel %s, host %s\n",
-			list_text(json_object_get(side, "kernels"), kernels, sizeof(kernels)),
+			list_text(json_object_get(side, json_array_size(json_object_get(side,
+				  "builds")) ? "builds" : "kernels"), kernels, sizeof(kernels)),
 			list_text(json_object_get(side, "hosts"), hosts, sizeof(hosts)));
 		fprintf(out, "  cpu %s, governor %s\n",
 			list_text(json_object_get(side, "cpus"), cpus, sizeof(cpus)),
@@ -378,6 +395,7 @@ static void print_footer(const json_t *report, FILE *out)
 				list_text(json_object_get(side, "tc_attach"), hs, sizeof(hs)));
 	}
 	tc_attach_note(report, out);
+	pooled_note(report, out);
 	fprintf(out, "verdicts: Welch's t (Mann-Whitney U below 5 values or when skewed), "
 		"alpha %g,\n  minimum effect %g%%; UNKNOWN +N: repetitions per side to settle\n",
 		dnum(report, "alpha"), 100 * dnum(report, "min_effect"));

@@ -231,25 +231,31 @@ json_t *store_query_attempts(struct store *store, int64_t run_id);
 
 /* --- compare, history and import (lib/analysis/analysis.c, docs/analysis.md) --- */
 
-/* True when BY is a field store_query_values can group by: kernel.release, port.driver,
- * host, variant, plan, day, subject or run. */
+/* True when BY is a field store_query_values can group by: kernel.release, kernel.build,
+ * kernel.version, kernel.config, port.driver, host, variant, plan, day, subject or run. */
 bool store_values_by_known(const char *by);
+/* Those fields as a text for messages: "kernel.release, kernel.build, ..., run". */
+const char *store_values_by_fields(void);
 /* The whole-window samples of finished jobs that match FILTER (not stolen; every member
  * optional): {"plan", "metric", "window", "subject", "variant", "host": strings,
  * "runs": [run ids], "by": a field of store_values_by_known}. Returns a new array of
  * {"run", "job", "host", "kernel_release", "variant", "subject", "rep", "value", "unit",
  * "flags" (the job's verdicts), "day" (UTC, of the job's end), "plan", "plan_sha256",
  * "metric", "window", "cpu", "governor", "port_driver", "point", "debug_options",
- * "timing", "time_ms", "imported" (only when true), "group" (only with "by")} in time
+ * "timing", "time_ms", "imported" (only when true), "kernel_version", "config_sha256",
+ * "kernel_build_id" and "kernel_build" (lib/analysis/kbuild.h), "group" (only with "by")} in time
  * order; NULL with errno set (EINVAL for a bad filter). The coordinator's `query`
  * request returns the same array. */
 json_t *store_query_values(struct store *store, const json_t *filter);
 /* Store results made elsewhere as a new run, in one transaction: IMP (not stolen) is
- * {"plan": name, "source": file name, "host": name (default "imported"), "jobs":
- * [{"variant", "rep", "point"?, "samples": [{"metric", "subject", "value", "unit",
- * "window"?}]}]}. The plan text is "imported from SOURCE", the host is created gone
- * with an empty inventory, jobs and run are done. *RUN_ID gets the new run. Returns 0
- * or -errno (-EINVAL for a malformed import). */
+ * {"plan": name, "source": file name, "host": name (default "imported"), "kernel"?:
+ * {"release", "version"?} (1 to STORE_KERNEL_NAME_MAX bytes each: the jobs' environment,
+ * so the values join histories and kernel groups), "jobs": [{"variant", "rep",
+ * "point"?, "samples": [{"metric", "subject", "value", "unit", "window"?}]}]}. The plan
+ * text is "imported from SOURCE", the host is created gone with an empty inventory, jobs
+ * and run are done. *RUN_ID gets the new run. Returns 0 or -errno (-EINVAL for a
+ * malformed import; nothing is stored then). */
+#define STORE_KERNEL_NAME_MAX 64
 int store_import(struct store *store, const json_t *imp, int64_t now_ms, int64_t *run_id);
 
 /* --- kernel switches (lib/store/store_boot.c, schema 008; docs/protocol.md "Kernel

@@ -407,14 +407,54 @@ static const struct sto_stmt stmt_import_host = {
 	"last_seen_ms = excluded.last_seen_ms RETURNING id",
 };
 
+/* The environment of an import's jobs from its "kernel" (KERNEL; NULL: none, *ENV_ID
+ * -1): an inventory of the release and version, found or added for HOST_ID. */
+static int import_env(struct store *st, int64_t host_id, const json_t *kernel, int64_t now_ms,
+		      int64_t *env_id)
+{
+	json_t *env;
+	bool icount;
+	int err;
+
+	*env_id = -1;
+	if (!kernel)
+		return 0;
+	env = json_pack("{s:b, s:{s:O}}", "imported", 1, "kernel", "release",
+			json_object_get(kernel, "release"));
+	if (!env || (json_object_get(kernel, "version") &&
+		     json_object_set(json_object_get(env, "kernel"), "version",
+				     json_object_get(kernel, "version")))) {
+		json_decref(env);
+		return store_fail(st, -ENOMEM, "out of memory");
+	}
+	err = env_upsert(st, host_id, env, now_ms, env_id, &icount);
+	json_decref(env);
+	return err;
+}
+
+/* Whether member K of KERNEL is absent (when OPTIONAL) or a name of 1 to
+ * STORE_KERNEL_NAME_MAX bytes; else the error. */
+static int import_kernel_check(struct store *st, const json_t *kernel, const char *k,
+			       bool optional)
+{
+	const json_t *v = json_object_get(kernel, k);
+	size_t n = json_string_length(v);
+
+	if ((!v && optional) || (json_is_string(v) && n > 0 && n <= STORE_KERNEL_NAME_MAX))
+		return 0;
+	return store_fail(st, -EINVAL, "'kernel.%s' must be a name of 1 to %d bytes", k,
+			  STORE_KERNEL_NAME_MAX);
+}
+
 int store_import(struct store *st, const json_t *imp, int64_t now_ms, int64_t *run_id)
 {
+	const json_t *kernel = json_object_get(imp, "kernel");
 	const char *plan = json_string_value(json_object_get(imp, "plan"));
 	const char *source = json_string_value(json_object_get(imp, "source"));
 	const char *host = json_string_value(json_object_get(imp, "host"));
 	json_t *jobs = json_object_get(imp, "jobs"), *job, *variants = NULL, *smp;
 	char *text = NULL, *vars = NULL, sha[SHA256_HEX_LEN];
-	int64_t host_id = 0, job_id, max_rep = 1;
+	int64_t host_id = 0, job_id, max_rep = 1, env_id = -1;
 	size_t i, k, n_samples = 0;
 	int err = 0;
 
@@ -423,6 +463,15 @@ int store_import(struct store *st, const json_t *imp, int64_t now_ms, int64_t *r
 				 "'jobs' array");
 		goto out;
 	}
+	if (kernel && !json_is_object(kernel))
+		err = store_fail(st, -EINVAL, "'kernel' must be an object {\"release\", "
+				 "\"version\"}");
+	if (!err && kernel)
+		err = import_kernel_check(st, kernel, "release", false);
+	if (!err && kernel)
+		err = import_kernel_check(st, kernel, "version", true);
+	if (err)
+		goto out;
 	if (!host || !*host)
 		host = "imported";
 	variants = json_array();
@@ -463,6 +512,8 @@ int store_import(struct store *st, const json_t *imp, int64_t now_ms, int64_t *r
 		goto out;
 	err = sto_query_int(st, &stmt_import_host, &host_id, "ti", host, now_ms);
 	if (!err)
+		err = import_env(st, host_id, kernel, now_ms, &env_id);
+	if (!err)
 		err = sto_run_insert(st, plan, sha, text, source, "[]", vars, max_rep, now_ms,
 				     run_id);
 	json_array_foreach(jobs, i, job) {
@@ -489,7 +540,7 @@ int store_import(struct store *st, const json_t *imp, int64_t now_ms, int64_t *r
 			break;
 		job_id = sqlite3_last_insert_rowid(st->db);
 		err = sto_exec(st, &stmt_job_result, NULL, "itttoiii", job_id, "done", NULL, NULL,
-			       (int64_t)-1, now_ms, now_ms, now_ms);
+			       env_id, now_ms, now_ms, now_ms);
 		json_array_foreach(json_object_get(job, "samples"), k, smp) {
 			if (err)
 				break;

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/kbuild.h"
 #include "proto/proto.h"
 #include "proto/samples.h"
 #include "store/store_repeat.h"
@@ -155,7 +156,8 @@ static const struct sto_stmt stmt_q_values = {
 	/* how the job's tc programs were attached (tcx, clsact), from its env */
 	"(SELECT group_concat(m, ',') FROM (SELECT DISTINCT t.value AS m "
 	"FROM json_each(e.inventory, '$.ports') pp, json_each(pp.value, '$.tc_attach') t "
-	"WHERE t.value <> 'none' ORDER BY m)) "
+	"WHERE t.value <> 'none' ORDER BY m)), "
+	"e.kernel_version, e.config_sha256 "
 	"FROM sample_values s JOIN series sr ON sr.id = s.series_id "
 	"JOIN jobs j ON j.id = s.job_id JOIN runs r ON r.id = j.run_id "
 	"JOIN plans p ON p.id = r.plan_id JOIN hosts h ON h.id = j.host_id "
@@ -182,6 +184,8 @@ static const struct sql_col value_cols[] = {
 	{ "imported", SQL_FLAG, 0 },
 	/* "clsact", "tcx" or "clsact,tcx" when tc programs were attached */
 	{ "tc_attach", SQL_TEXT, SQL_OMIT_NULL },
+	/* with kernel_release a kernel build's identity (lib/analysis/kbuild.h) */
+	{ "kernel_version", SQL_TEXT, 0 }, { "config_sha256", SQL_TEXT, 0 },
 };
 
 json_t *store_query_hosts(struct store *st)
@@ -317,33 +321,49 @@ json_t *store_query_attempts(struct store *st, int64_t run_id)
 
 /* --- compare, history and import (issue 5: lib/analysis/analysis.c, cli/result_analysis.c) --- */
 
-/* The value of row R that store_query_values groups BY ("" when absent). */
-static const char *values_group(const json_t *r, const char *by)
+/* The fields store_query_values groups by and the row member each reads ("run": the
+ * run id; "kernel.config": the first 12 digits of config_sha256). */
+static const struct { const char *by, *member; } values_by[] = {
+	{ "kernel.release", "kernel_release" }, { "kernel.build", "kernel_build" },
+	{ "kernel.version", "kernel_version" }, { "kernel.config", "config_sha256" },
+	{ "port.driver", "port_driver" }, { "host", "host" }, { "variant", "variant" },
+	{ "plan", "plan" }, { "day", "day" }, { "subject", "subject" }, { "run", "run" },
+};
+
+/* The value of row R that store_query_values groups BY ("" when absent), into BUF. */
+static const char *values_group(const json_t *r, const char *by, char *buf, size_t len)
 {
-	static const struct { const char *by, *member; } keys[] = {
-		{ "kernel.release", "kernel_release" }, { "port.driver", "port_driver" },
-		{ "host", "host" }, { "variant", "variant" }, { "plan", "plan" },
-		{ "day", "day" }, { "subject", "subject" },
-	};
 	const char *v = NULL;
 	size_t i;
 
-	for (i = 0; i < ARRAY_SIZE(keys); i++)
-		if (!strcmp(by, keys[i].by))
-			v = json_string_value(json_object_get(r, keys[i].member));
+	for (i = 0; i < ARRAY_SIZE(values_by); i++)
+		if (!strcmp(by, values_by[i].by))
+			v = json_string_value(json_object_get(r, values_by[i].member));
+	if (!strcmp(by, "run")) {
+		snprintf(buf, len, "%lld", (long long)json_integer_value(json_object_get(r, "run")));
+		return buf;
+	}
+	if (v && !strcmp(by, "kernel.config")) {
+		snprintf(buf, len, "%.12s", v);
+		return buf;
+	}
 	return v ? v : "";
 }
 
 bool store_values_by_known(const char *by)
 {
-	static const char *const known[] = { "kernel.release", "port.driver", "host", "variant",
-					     "plan", "day", "subject", "run" };
 	size_t i;
 
-	for (i = 0; i < ARRAY_SIZE(known); i++)
-		if (!strcmp(by, known[i]))
+	for (i = 0; i < ARRAY_SIZE(values_by); i++)
+		if (!strcmp(by, values_by[i].by))
 			return true;
 	return false;
+}
+
+const char *store_values_by_fields(void)
+{
+	return "kernel.release, kernel.build, kernel.version, kernel.config, port.driver, "
+	       "host, variant, plan, day, subject, run";
 }
 
 json_t *store_query_values(struct store *st, const json_t *filter)
@@ -355,8 +375,8 @@ json_t *store_query_values(struct store *st, const json_t *filter)
 	int err;
 
 	if (by && !store_values_by_known(by)) {
-		err = store_fail(st, -EINVAL, "cannot group by '%s' (expected kernel.release, "
-				 "port.driver, host, variant, plan, day, subject or run)", by);
+		err = store_fail(st, -EINVAL, "cannot group by '%s' (the fields are %s)", by,
+				 store_values_by_fields());
 		goto fail;
 	}
 	if (runs && !json_is_null(runs)) {
@@ -386,20 +406,15 @@ json_t *store_query_values(struct store *st, const json_t *filter)
 		err = -errno;
 		goto fail;
 	}
+	if (kbuild_label_rows(arr)) {
+		err = store_fail(st, -ENOMEM, "out of memory");
+		goto fail;
+	}
 	json_array_foreach(arr, i, r) {
-		const char *g;
-		char run[32];
+		char buf[32];
 
-		if (!by)
-			continue;
-		if (!strcmp(by, "run")) {
-			snprintf(run, sizeof(run), "%lld",
-				 (long long)json_integer_value(json_object_get(r, "run")));
-			g = run;
-		} else {
-			g = values_group(r, by);
-		}
-		if (json_object_set_new(r, "group", json_string(g))) {
+		if (by && json_object_set_new(r, "group", json_string(values_group(r, by, buf,
+											sizeof(buf))))) {
 			err = store_fail(st, -ENOMEM, "out of memory");
 			goto fail;
 		}
