@@ -70,7 +70,9 @@ int analysis_tukey_fences(const double *v, size_t n, double k, double *lo, doubl
 /* Compare ROWS (store_query_values rows with "group"; not stolen) grouped by BY: the
  * values of group BASELINE against those of CANDIDATE, or, when CANDIDATE is NULL,
  * against every other group in order of first appearance. BASELINE NULL: the first
- * group. OPTS may be NULL. Returns a new report object, or NULL with errno set and the
+ * group. Rows per metric (first measured first) in plan order: points, then variants
+ * (the rows' "point_seq" and "variant_idx"), then as first measured. OPTS may be NULL.
+ * Returns a new report object, or NULL with errno set and the
  * reason in ERR: EINVAL for a bad option, ENOENT when no (unexcluded) value is in the
  * baseline or candidate group (ERR names the groups there are), ENOMEM. */
 json_t *analysis_compare(const json_t *rows, const char *by, const char *baseline,
