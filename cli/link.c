@@ -13,7 +13,10 @@
 #include "store/store_link.h"
 #include "base/texttable.h"
 
-static int print_links(const json_t *reply)
+/* The links of REPLY as a table, or with -j: for `link list` the array of links, as
+ * `host list -j` and `run list -j` print theirs; for `link discover` (LIST false) the
+ * reply's members without the envelope (links, probed, missing). */
+static int print_links(const json_t *reply, bool list)
 {
 	static const char *const head[] = { ">id", "host", "port", "host", "port" };
 	const json_t *links = json_object_get(reply, "links"), *l;
@@ -21,8 +24,15 @@ static int print_links(const json_t *reply)
 	int ret = 0;
 	size_t i;
 
+	if (cli.json && list) {
+		json_t *none = json_array();
+
+		ret = json_is_array(links) ? cli_print_json(links) :
+		      none ? cli_print_json(none) : cli_error("out of memory");
+		json_decref(none);
+		return ret;
+	}
 	if (cli.json) {
-		/* the reply's members without the envelope, as --db prints them */
 		json_t *out = json_copy((json_t *)reply);
 
 		if (!out)
@@ -94,7 +104,7 @@ static int request(const char *type, int argc, char **argv, const char *path)
 			ret = cli_error("%s", store_errmsg(st));
 		} else {
 			reply = json_pack("{s:o}", "links", links);
-			ret = print_links(reply);
+			ret = print_links(reply, true);
 		}
 		store_close(&st);
 		json_decref(reply);
@@ -105,7 +115,7 @@ static int request(const char *type, int argc, char **argv, const char *path)
 		return cli_error("out of memory");
 	ret = cli_request(req, "links", &reply);
 	if (!ret)
-		ret = print_links(reply);
+		ret = print_links(reply, !strcmp(type, "link_list"));
 	json_decref(req);
 	json_decref(reply);
 	return ret;

@@ -295,6 +295,9 @@ int cli_result_compare(int argc, char **argv)
 		baseline = o.baseline;
 		candidate = o.candidate;
 	}
+	/* before anything runs: gnuplot would print the plot on our stdout instead */
+	if (o.plot && plot_check_output(o.plot, msg, sizeof(msg)))
+		return cli_error("--plot: %s", msg);
 	filter = make_filter(&o, by);
 	if (filter && ra)
 		json_object_set_new(filter, "runs", json_pack("[I, I]", (json_int_t)ra,
@@ -338,6 +341,45 @@ out:
 	return ret;
 }
 
+/* When METRIC is not a metric of PLAN: an error listing the plan's metrics (first
+ * measured first; records left out), returned as an exit status; else 0. */
+static int unknown_metric(const char *plan, const char *metric)
+{
+	json_t *filter = json_pack("{s:s}", "plan", plan), *rows = NULL, *seen, *r;
+	const char *m;
+	char *list = NULL;
+	size_t len = 0, i;
+	FILE *f;
+	int ret;
+
+	if (!filter)
+		return cli_error("out of memory");
+	ret = fetch_values(filter, &rows);
+	json_decref(filter);
+	if (ret)
+		return ret;
+	seen = json_object();
+	f = open_memstream(&list, &len);
+	json_array_foreach(rows, i, r) {
+		m = json_string_value(json_object_get(r, "metric"));
+		if (!m || !seen || !f || json_object_get(seen, m) || analysis_is_record(m))
+			continue;
+		fprintf(f, "%s%s", json_object_size(seen) ? ", " : "", m);
+		json_object_set_new(seen, m, json_true());
+	}
+	if (!f || fclose(f) || !seen)
+		ret = cli_error("out of memory");
+	else if (!json_object_size(seen))
+		ret = cli_error("plan '%s' has no results", plan);
+	else if (!json_object_get(seen, metric))
+		ret = cli_error("plan '%s' has no metric '%s' (its metrics: %s)", plan, metric,
+				list);
+	free(list);
+	json_decref(seen);
+	json_decref(rows);
+	return ret;
+}
+
 int cli_result_history(int argc, char **argv)
 {
 	struct an_opts o = { .cmd = "result history" };
@@ -359,6 +401,8 @@ int cli_result_history(int argc, char **argv)
 				       "kernel.version, kernel.config or day, not '%s'", o.by);
 	if (o.csv && cli.json)
 		return cli_usage_error(o.cmd, "--csv and --json exclude each other");
+	if (o.plot && plot_check_output(o.plot, msg, sizeof(msg)))
+		return cli_error("--plot: %s", msg);
 	filter = make_filter(&o, o.by);
 	if (!filter)
 		return cli_error("out of memory");
@@ -370,6 +414,8 @@ int cli_result_history(int argc, char **argv)
 
 		report = analysis_history(rows, o.by, &aopts, msg, sizeof(msg));
 	}
+	if (!report && !json_array_size(rows) && (ret = unknown_metric(o.plan, o.metric)))
+		goto out;
 	if (!report) {
 		ret = cli_error("plan '%s', metric '%s': %s", o.plan, o.metric, msg);
 		goto out;
@@ -398,7 +444,8 @@ out:
 int cli_result_export(int argc, char **argv)
 {
 	struct an_opts o = { .cmd = "result export" };
-	json_t *filter = NULL, *rows = NULL, *clean = NULL, *out = NULL, *r;
+	json_t *filter = NULL, *rows = NULL, *clean = NULL, *out = NULL, *flagged = NULL, *r;
+	char job[32];
 	long long run;
 	size_t i;
 	int first, ret;
@@ -420,20 +467,41 @@ int cli_result_export(int argc, char **argv)
 	if (ret)
 		goto out;
 	clean = json_array();
-	json_array_foreach(rows, i, r)
-		if ((o.include_flagged || !analysis_row_flags(r)) &&
-		    !analysis_is_record(json_string_value(json_object_get(r, "metric")) ?: ""))
-			json_array_append(clean, r);
-	if (!json_array_size(clean)) {
-		ret = cli_error("run %lld has no %sresults to export", run,
-				json_array_size(rows) ? "unflagged " : "");
+	flagged = json_object();
+	if (!clean || !flagged) {
+		ret = cli_error("out of memory");
 		goto out;
 	}
+	json_array_foreach(rows, i, r) {
+		if (analysis_is_record(json_string_value(json_object_get(r, "metric")) ?: ""))
+			continue;
+		if (o.include_flagged || !analysis_row_flags(r)) {
+			json_array_append(clean, r);
+			continue;
+		}
+		/* left out: counted per job (a result), as compare counts them */
+		snprintf(job, sizeof(job), "%lld",
+			 (long long)json_integer_value(json_object_get(r, "job")));
+		json_object_set_new(flagged, job, json_true());
+	}
+	if (!json_array_size(clean)) {
+		ret = cli_error("run %lld has no %sresults to export%s", run,
+				json_object_size(flagged) ? "unflagged " : "",
+				json_object_size(flagged) ? " (--include-flagged to export the "
+				"flagged ones)" : "");
+		goto out;
+	}
+	/* the formats have no room for it: say so on stderr, JSON or not */
+	if (json_object_size(flagged))
+		fprintf(stderr, "bpflab: result export: left out %zu flagged result%s of run %lld "
+			"(--include-flagged to include them)\n", json_object_size(flagged),
+			json_object_size(flagged) == 1 ? "" : "s", run);
 	out = !strcmp(o.format, "kcidb") ? export_kcidb(clean, o.origin) : export_bmf(clean);
 	ret = out ? cli_print_json(out) : cli_error("cannot export run %lld: %s", run,
 						    strerror(errno));
 out:
 	json_decref(out);
+	json_decref(flagged);
 	json_decref(clean);
 	json_decref(rows);
 	json_decref(filter);

@@ -239,6 +239,58 @@ out:
 	return err;
 }
 
+/* A series of group A in the order its row is shown: metric (first measured), then as
+ * the plan lists points and variants, then first measured. */
+struct row_order {
+	size_t metric, order, idx;
+	long long point_seq, variant_idx;
+};
+
+static int cmp_row_order(const void *pa, const void *pb)
+{
+	const struct row_order *a = pa, *b = pb;
+
+	if (a->metric != b->metric)
+		return a->metric < b->metric ? -1 : 1;
+	if (a->point_seq != b->point_seq)
+		return a->point_seq < b->point_seq ? -1 : 1;
+	if (a->variant_idx != b->variant_idx)
+		return a->variant_idx < b->variant_idx ? -1 : 1;
+	return a->order < b->order ? -1 : a->order > b->order;
+}
+
+/* The indexes in SET of group G's series in row order (heap, *N of them), or NULL. */
+static size_t *rows_in_order(const struct series_set *set, const char *g, size_t *n)
+{
+	struct row_order *o = calloc(set->n ? set->n : 1, sizeof(*o));
+	size_t *idx = calloc(set->n ? set->n : 1, sizeof(*idx));
+	size_t i, k;
+
+	*n = 0;
+	if (!o || !idx) {
+		free(o);
+		free(idx);
+		return NULL;
+	}
+	for (i = 0; i < set->n; i++) {
+		const struct series *s = &set->s[i];
+
+		if (strcmp(s->group, g))
+			continue;
+		for (k = 0; strcmp(set->s[k].metric, s->metric); k++)
+			;	/* the metric's first series */
+		o[*n] = (struct row_order) { .metric = k, .order = s->order, .idx = i,
+					     .point_seq = s->point_seq,
+					     .variant_idx = s->variant_idx };
+		(*n)++;
+	}
+	qsort(o, *n, sizeof(*o), cmp_row_order);
+	for (i = 0; i < *n; i++)
+		idx[i] = o[i].idx;
+	free(o);
+	return idx;
+}
+
 /* The rows of one comparison: every key with values in group A, paired with group B by
  * key; a key whose variant has exactly one subject on each side, different ones (a
  * program renamed by the patch), is paired across the subjects. Keys on one side only
@@ -248,13 +300,13 @@ static int compare_groups(struct series_set *set, const char *ga, const char *gb
 			  json_t *only_a, json_t *only_b)
 {
 	struct series *a, *b;
-	size_t i;
-	int err;
+	size_t i, n, *order = rows_in_order(set, ga, &n);
+	int err = 0;
 
-	for (i = 0; i < set->n; i++) {
-		a = &set->s[i];
-		if (strcmp(a->group, ga))
-			continue;
+	if (!order)
+		return -ENOMEM;
+	for (i = 0; i < n && !err; i++) {
+		a = &set->s[order[i]];
 		b = analysis_find_in(set, a, gb, true);
 		if (!b && analysis_count_subjects(set, a, ga) == 1 && analysis_count_subjects(set, a, gb) == 1)
 			b = analysis_find_in(set, a, gb, false);
@@ -262,13 +314,14 @@ static int compare_groups(struct series_set *set, const char *ga, const char *gb
 			if (json_array_append_new(only_a, json_pack("{s:s, s:s, s:s, s:s}",
 					"metric", a->metric, "point", a->point,
 					"variant", a->variant, "subject", a->subject)))
-				return -ENOMEM;
+				err = -ENOMEM;
 			continue;
 		}
 		err = compare_pair(a, b, copts, x, rows);
-		if (err)
-			return err;
 	}
+	free(order);
+	if (err)
+		return err;
 	for (i = 0; i < set->n; i++) {
 		b = &set->s[i];
 		if (strcmp(b->group, gb) || analysis_find_in(set, b, ga, true))

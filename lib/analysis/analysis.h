@@ -77,7 +77,9 @@ const char *analysis_pooled_text(const json_t *entry, const char *by, char *out,
 /* Compare ROWS (store_query_values rows with "group"; not stolen) grouped by BY: the
  * values of group BASELINE against those of CANDIDATE, or, when CANDIDATE is NULL,
  * against every other group in order of first appearance. BASELINE NULL: the first
- * group. OPTS may be NULL. Returns a new report object, or NULL with errno set and the
+ * group. Rows per metric (first measured first) in plan order: points, then variants
+ * (the rows' "point_seq" and "variant_idx"), then as first measured. OPTS may be NULL.
+ * Returns a new report object, or NULL with errno set and the
  * reason in ERR: EINVAL for a bad option, ENOENT when no (unexcluded) value is in the
  * baseline or candidate group (ERR names the groups there are), EDOM when OPTS->strict
  * and a side pools several hosts or kernel builds (ERR names them), ENOMEM. The report's

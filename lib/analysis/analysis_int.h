@@ -19,6 +19,9 @@ struct series {
 	long long *job;			/* the job of each value */
 	size_t n, cap;
 	size_t order;			/* first appearance */
+	/* plan order, the least over its values: the variant's index in its run's
+	 * variants, the seq of the point's first job (0 when the rows lack them) */
+	long long variant_idx, point_seq;
 };
 
 /* The series of one call; zeroed to start, analysis_set_release to end. */

@@ -307,6 +307,7 @@ static int collect_value(const json_t *row, double v, bool drop_variant, bool dr
 {
 	const char *group = str(row, "group");
 	json_t *side = side_of(sides, group);
+	long long vidx, pseq;
 	struct series *s;
 	char *pt;
 
@@ -320,6 +321,12 @@ static int collect_value(const json_t *row, double v, bool drop_variant, bool dr
 	free(pt);
 	if (!s || series_add(s, v, (long long)json_integer_value(json_object_get(row, "job"))))
 		return -ENOMEM;
+	vidx = json_integer_value(json_object_get(row, "variant_idx"));
+	pseq = json_integer_value(json_object_get(row, "point_seq"));
+	if (s->n == 1 || vidx < s->variant_idx)
+		s->variant_idx = vidx;
+	if (s->n == 1 || pseq < s->point_seq)
+		s->point_seq = pseq;
 	return 0;
 }
 

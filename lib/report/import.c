@@ -174,7 +174,7 @@ json_t *import_csv(const char *text, const char *plan, const char *metric, const
 		   const char *source, char *err, size_t err_len)
 {
 	json_t *jobs = json_array(), *sets = json_object(), *reps = json_object(), *out = NULL;
-	json_t *job;
+	json_t *seen = json_object(), *job;
 	char *copy = strdup(text ? text : ""), *line, *next, *f[5], *end;
 	int lineno = 0, e = 0, nf;
 	size_t n_values = 0;
@@ -183,7 +183,7 @@ json_t *import_csv(const char *text, const char *plan, const char *metric, const
 		metric = "prog.ns_per_run";
 	if (!unit)
 		unit = !strcmp(metric, "prog.ns_per_run") ? "ns" : "";
-	if (!copy || !jobs || !sets || !reps) {
+	if (!copy || !jobs || !sets || !reps || !seen) {
 		e = util_seterr(err, err_len, -ENOMEM, "out of memory");
 		goto out;
 	}
@@ -228,6 +228,25 @@ json_t *import_csv(const char *text, const char *plan, const char *metric, const
 					source, lineno, f[3]);
 			goto out;
 		}
+		/* one value per program and set: a second would be lost or refused later */
+		if (asprintf(&key, "%s\n%s\n%s", f[0], f[2], f[1]) < 0) {
+			e = util_seterr(err, err_len, -ENOMEM, "out of memory");
+			goto out;
+		}
+		if (json_object_get(seen, key)) {
+			e = util_seterr(err, err_len, -EINVAL, "%s:%d: program '%s' of variant '%s' "
+					"has a value in set '%s' already (line %lld)", source,
+					lineno, f[1], f[0], f[2],
+					(long long)json_integer_value(json_object_get(seen, key)));
+			free(key);
+			goto out;
+		}
+		if (json_object_set_new(seen, key, json_integer(lineno))) {
+			free(key);
+			e = util_seterr(err, err_len, -ENOMEM, "out of memory");
+			goto out;
+		}
+		free(key);
 		/* a field holds no newline: "VARIANT\nSET" names one set */
 		if (asprintf(&key, "%s\n%s", f[0], f[2]) < 0) {
 			e = util_seterr(err, err_len, -ENOMEM, "out of memory");
@@ -272,6 +291,7 @@ out:
 	json_decref(jobs);
 	json_decref(sets);
 	json_decref(reps);
+	json_decref(seen);
 	if (e)
 		errno = -e;
 	return out;

@@ -9,7 +9,8 @@
  *  - CSV "variant,prog,set,value" (a header line with these names is skipped): a row is
  *    one value of program PROG in repetition SET (1, 2, ... or any label: sets are
  *    numbered in order of first appearance) of VARIANT, metric prog.ns_per_run unless
- *    METRIC says otherwise. A value that is not a number or is negative is refused.
+ *    METRIC says otherwise. A value that is not a number or is negative, and a program
+ *    with two values in one set of a variant, are refused.
  *
  * Errors name the file and line: "FILE:LINE: message". Pure, thread-safe.
  */

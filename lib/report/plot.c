@@ -67,16 +67,55 @@ static void label(FILE *f, const char *s)
 	fputc('"', f);
 }
 
-/* The terminal (WIDTH x HEIGHT) and output lines for FILE. */
-static int terminal_sized(FILE *f, const char *file, int width, int height, char *err,
-			  size_t len)
+/* The format of FILE from its extension: "svg", "png" or NULL. */
+static const char *plot_format(const char *file)
 {
 	const char *ext = strrchr(file, '.');
 
 	if (ext && !strcmp(ext, ".svg"))
+		return "svg";
+	if (ext && !strcmp(ext, ".png"))
+		return "png";
+	return NULL;
+}
+
+int plot_check_output(const char *file, char *err, size_t len)
+{
+	int fd, e;
+
+	if (!file || !*file)
+		return seterr(err, len, -EINVAL, "no file name to plot to");
+	if (!plot_format(file))
+		return seterr(err, len, -EINVAL, "cannot tell the format of '%s' "
+			      "(expected a name ending in .svg or .png)", file);
+	/* an existing file is opened without truncating; a new one is removed again */
+	fd = open(file, O_WRONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd >= 0) {
+		close(fd);
+		return 0;
+	}
+	if (errno != ENOENT)
+		return seterr(err, len, -errno, "cannot write '%s': %s", file, strerror(errno));
+	fd = open(file, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOCTTY, 0644);
+	if (fd < 0) {
+		e = -errno;
+		return seterr(err, len, e, "cannot write '%s': %s", file, strerror(-e));
+	}
+	close(fd);
+	unlink(file);
+	return 0;
+}
+
+/* The terminal (WIDTH x HEIGHT) and output lines for FILE. */
+static int terminal_sized(FILE *f, const char *file, int width, int height, char *err,
+			  size_t len)
+{
+	const char *fmt = plot_format(file);
+
+	if (fmt && !strcmp(fmt, "svg"))
 		fprintf(f, "set terminal svg size %d,%d dynamic noenhanced font 'sans,11' "
 			"background rgb 'white'\n", width, height);
-	else if (ext && !strcmp(ext, ".png"))
+	else if (fmt)
 		fprintf(f, "set terminal pngcairo size %d,%d noenhanced font 'sans,10'\n", width,
 			height);
 	else
@@ -327,7 +366,13 @@ int plot_run_gnuplot(const char *script, char *err, size_t err_len)
 		return seterr(err, err_len, e, "cannot start gnuplot: %s", strerror(-e));
 	}
 	if (pid == 0) {
+		/* gnuplot writes the plot to its standard output when it cannot open the
+		 * file: never onto ours (JSON or a table may be going there) */
+		int null = open("/dev/null", O_WRONLY);
+
 		dup2(in[0], STDIN_FILENO);
+		if (null >= 0)
+			dup2(null, STDOUT_FILENO);
 		execlp("gnuplot", "gnuplot", (char *)NULL);
 		_exit(127);
 	}
@@ -361,7 +406,10 @@ static int plot_with(int (*make_script)(const json_t *report, const char *file, 
 		     const json_t *report, const char *file, char *err, size_t err_len)
 {
 	char *script = NULL;
-	int e = make_script(report, file, &script, err, err_len);
+	int e = plot_check_output(file, err, err_len);
+
+	if (!e)
+		e = make_script(report, file, &script, err, err_len);
 
 	if (!e)
 		e = plot_run_gnuplot(script, err, err_len);

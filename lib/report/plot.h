@@ -22,6 +22,11 @@
 /* The most metrics one compare plot draws (one panel each). */
 #define PLOT_MAX_PANELS 12
 
+/* Whether a plot can be written to FILE: a .svg or .png name in a place this process
+ * may create or overwrite it (nothing is left behind). 0, or -errno with ERR saying
+ * "cannot write 'FILE': REASON". Called before anything is computed or printed, so that
+ * gnuplot never falls back to standard output. */
+int plot_check_output(const char *file, char *err, size_t len);
 /* Write the gnuplot script for history REPORT to FILE into *SCRIPT (heap, caller frees). */
 int plot_history_script(const json_t *report, const char *file, char **script, char *err,
 			size_t err_len);

@@ -242,8 +242,10 @@ const char *store_values_by_fields(void);
  * {"run", "job", "host", "kernel_release", "variant", "subject", "rep", "value", "unit",
  * "flags" (the job's verdicts), "day" (UTC, of the job's end), "plan", "plan_sha256",
  * "metric", "window", "cpu", "governor", "port_driver", "point", "debug_options",
- * "timing", "time_ms", "imported" (only when true), "kernel_version", "config_sha256",
- * "kernel_build_id" and "kernel_build" (lib/analysis/kbuild.h), "group" (only with "by")} in time
+ * "timing", "variant_idx" (index in the run's variants), "point_seq" (seq of the point's
+ * first job in the run: plan order of points), "time_ms", "imported" (only when true),
+ * "kernel_version", "config_sha256", "kernel_build_id" and "kernel_build"
+ * (lib/analysis/kbuild.h), "group" (only with "by")} in time
  * order; NULL with errno set (EINVAL for a bad filter). The coordinator's `query`
  * request returns the same array. */
 json_t *store_query_values(struct store *store, const json_t *filter);

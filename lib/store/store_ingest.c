@@ -381,21 +381,43 @@ out:
 	return err ? sto_context(st, err, "cannot store result of job %lld", (long long)job_id) : 0;
 }
 
-/* One sample of an import: checks it and stores it for job JOB_ID. */
-static int import_sample(struct store *st, int64_t job_id, const json_t *smp)
+/* One sample of an import, jobs[I].samples[K]: checks it (SEEN: the job's samples so
+ * far, "metric\nsubject\nwindow" -> K) and stores it for job JOB_ID. */
+static int import_sample(struct store *st, int64_t job_id, const json_t *smp, size_t i,
+			 size_t k, json_t *seen)
 {
 	const char *metric = json_string_value(json_object_get(smp, "metric"));
 	const char *subject = json_string_value(json_object_get(smp, "subject"));
 	const char *unit = json_string_value(json_object_get(smp, "unit"));
 	const char *window = json_string_value(json_object_get(smp, "window"));
-	json_t *v = json_object_get(smp, "value");
+	json_t *v = json_object_get(smp, "value"), *dup;
+	char *key = NULL;
 	int64_t sid;
 	int err;
 
 	if (!metric || !*metric || !json_is_number(v))
-		return store_fail(st, -EINVAL, "a sample needs a 'metric' and a numeric 'value'");
+		return store_fail(st, -EINVAL, "jobs[%zu].samples[%zu]: a sample needs a 'metric' "
+				  "and a numeric 'value'", i, k);
+	if (unit && !strcmp(unit, "ns") && json_number_value(v) < 0)
+		return store_fail(st, -EINVAL, "jobs[%zu].samples[%zu]: 'value' %g of '%s' is "
+				  "negative (a time in ns cannot be)", i, k, json_number_value(v),
+				  metric);
 	if (!window)
 		window = !strncmp(metric, "prog.", 5) ? "cost" : "rate";
+	/* the store keeps one value per job and series: say which, not SQLite's words */
+	if (asprintf(&key, "%s\n%s\n%s", metric, subject ? subject : "", window) < 0)
+		return store_fail(st, -ENOMEM, "out of memory");
+	dup = json_object_get(seen, key);
+	if (dup) {
+		free(key);
+		return store_fail(st, -EINVAL, "jobs[%zu].samples[%zu]: '%s' of '%s' is there "
+				  "already (samples[%lld]): one value per job and subject", i, k,
+				  metric, subject ? subject : "", (long long)json_integer_value(dup));
+	}
+	err = json_object_set_new(seen, key, json_integer((json_int_t)k));
+	free(key);
+	if (err)
+		return store_fail(st, -ENOMEM, "out of memory");
 	err = series_id(st, metric, subject ? subject : "", window, &sid);
 	return err ? err : sto_exec(st, &stmt_sample_insert, NULL, "iiirt", job_id, sid, (int64_t)-1,
 				    json_number_value(v), unit ? unit : "");
@@ -452,7 +474,7 @@ int store_import(struct store *st, const json_t *imp, int64_t now_ms, int64_t *r
 	const char *plan = json_string_value(json_object_get(imp, "plan"));
 	const char *source = json_string_value(json_object_get(imp, "source"));
 	const char *host = json_string_value(json_object_get(imp, "host"));
-	json_t *jobs = json_object_get(imp, "jobs"), *job, *variants = NULL, *smp;
+	json_t *jobs = json_object_get(imp, "jobs"), *job, *variants = NULL, *smp, *seen;
 	char *text = NULL, *vars = NULL, sha[SHA256_HEX_LEN];
 	int64_t host_id = 0, job_id, max_rep = 1, env_id = -1;
 	size_t i, k, n_samples = 0;
@@ -541,12 +563,16 @@ int store_import(struct store *st, const json_t *imp, int64_t now_ms, int64_t *r
 		job_id = sqlite3_last_insert_rowid(st->db);
 		err = sto_exec(st, &stmt_job_result, NULL, "itttoiii", job_id, "done", NULL, NULL,
 			       env_id, now_ms, now_ms, now_ms);
+		seen = json_object();
+		if (!seen && !err)
+			err = store_fail(st, -ENOMEM, "out of memory");
 		json_array_foreach(json_object_get(job, "samples"), k, smp) {
 			if (err)
 				break;
-			err = import_sample(st, job_id, smp);
+			err = import_sample(st, job_id, smp, i, k, seen);
 			n_samples++;
 		}
+		json_decref(seen);
 	}
 	if (!err && !n_samples)
 		err = store_fail(st, -EINVAL, "nothing to import: no samples");

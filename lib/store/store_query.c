@@ -113,7 +113,8 @@ static const struct sql_col result_host_cols[] = {
 static const struct sto_stmt stmt_q_result_samples = {
 	"SELECT s.job_id, h.name, j.variant, j.rep, j.point, r.metric, r.subject, s.value, "
 	"s.unit, r.window, j.verdicts, "
-	"ifnull((SELECT e.timing FROM host_envs e WHERE e.id = j.env_id), 'wall') "
+	"ifnull((SELECT e.timing FROM host_envs e WHERE e.id = j.env_id), 'wall'), "
+	"j.verdict_details "
 	"FROM jobs j JOIN sample_values s ON s.job_id = j.id "
 	"JOIN series r ON r.id = s.series_id "
 	"JOIN hosts h ON h.id = j.host_id WHERE j.run_id = ?1 AND s.seq = -1 "
@@ -125,6 +126,8 @@ static const struct sql_col sample_cols[] = {
 	{ "rep", SQL_INT, 0 }, { "point", SQL_JSON, 0 }, { "metric", SQL_TEXT, 0 },
 	{ "subject", SQL_TEXT, 0 }, { "value", SQL_REAL, 0 }, { "unit", SQL_TEXT, 0 },
 	{ "window", SQL_TEXT, 0 }, { "verdicts", SQL_JSON, 0 }, { "timing", SQL_TEXT, 0 },
+	/* verdict -> why, as the agent wrote it: the legends under the tables */
+	{ "verdict_details", SQL_JSON, 0 },
 };
 
 static const struct sto_stmt stmt_q_attempts = {
@@ -152,6 +155,9 @@ static const struct sto_stmt stmt_q_values = {
 	"json_extract(pp.value, '$.driver') AS d FROM json_each(e.inventory, '$.ports') pp "
 	"WHERE d IS NOT NULL ORDER BY d)), "
 	"j.point, e.debug_options, ifnull(e.timing, 'wall'), "
+	/* plan order: the variant's index, the point's first job in the run */
+	"j.variant_idx, (SELECT min(k.seq) FROM jobs k WHERE k.run_id = j.run_id "
+	"AND k.host_id = j.host_id AND k.point = j.point), "
 	"ifnull(j.finished_ms, r.submitted_ms), substr(p.text, 1, 14) = 'imported from ', "
 	/* how the job's tc programs were attached (tcx, clsact), from its env */
 	"(SELECT group_concat(m, ',') FROM (SELECT DISTINCT t.value AS m "
@@ -179,7 +185,9 @@ static const struct sql_col value_cols[] = {
 	{ "metric", SQL_TEXT, 0 }, { "window", SQL_TEXT, 0 }, { "cpu", SQL_TEXT, 0 },
 	{ "governor", SQL_TEXT, 0 }, { "port_driver", SQL_TEXT, 0 },
 	{ "point", SQL_JSON, 0 }, { "debug_options", SQL_JSON, 0 },
-	{ "timing", SQL_TEXT, 0 }, { "time_ms", SQL_INT, 0 },
+	{ "timing", SQL_TEXT, 0 },
+	{ "variant_idx", SQL_INT, 0 }, { "point_seq", SQL_INT, 0 },
+	{ "time_ms", SQL_INT, 0 },
 	/* imported results say so in their plan text (store_import) */
 	{ "imported", SQL_FLAG, 0 },
 	/* "clsact", "tcx" or "clsact,tcx" when tc programs were attached */

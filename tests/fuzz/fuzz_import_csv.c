@@ -9,6 +9,8 @@
  *    job (counted here independently: lines that are not blank, not '#' comments, not
  *    the header);
  *  - the reps of one variant are 1, 2, ... in order;
+ *  - what store_import() would refuse is refused here, with the line: no program twice
+ *    in one job (set), no negative value;
  *  - round trip: writing the jobs back as CSV (variant,prog,rep,%.17g) and importing that
  *    gives the same object;
  *  - a refusal says why and names the file.
@@ -118,7 +120,7 @@ static char *to_csv(const json_t *imp)
 static void check(const json_t *imp, size_t expect, size_t expect_jobs)
 {
 	const json_t *jobs = json_object_get(imp, "jobs"), *job, *smp, *other;
-	size_t i, k, n = 0;
+	size_t i, j, k, n = 0;
 
 	if (!json_is_array(jobs) || json_array_size(jobs) != expect_jobs)
 		abort();
@@ -142,6 +144,12 @@ static void check(const json_t *imp, size_t expect, size_t expect_jobs)
 			    !json_is_string(json_object_get(smp, "subject")) ||
 			    !json_is_string(json_object_get(smp, "unit")))
 				abort();
+			if (json_real_value(json_object_get(smp, "value")) < 0)
+				abort();
+			json_array_foreach(json_object_get(job, "samples"), j, other)
+				if (j < k && !strcmp(json_string_value(json_object_get(other, "subject")),
+						     json_string_value(json_object_get(smp, "subject"))))
+					abort();
 			n++;
 		}
 	}

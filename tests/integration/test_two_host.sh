@@ -107,8 +107,8 @@ stored_once() {
 out=$("$bpflab" link discover)
 echo "$out"
 links=$("$bpflab" -j link list)
-check "discovery finds one link" [ "$(echo "$links" | jq '.links | length')" = 1 ]
-check "the link is h1.x <-> h2.y" [ "$(echo "$links" | jq -r '.links[0] | "\(.host_a).\(.port_a)-\(.host_b).\(.port_b)"')" = "h1.x-h2.y" ]
+check "discovery finds one link" [ "$(echo "$links" | jq 'length')" = 1 ]
+check "the link is h1.x <-> h2.y" [ "$(echo "$links" | jq -r '.[0] | "\(.host_a).\(.port_a)-\(.host_b).\(.port_b)"')" = "h1.x-h2.y" ]
 check "the link is stored" [ "$(sql "SELECT count(*) FROM links")" = 1 ]
 # a second discovery replaces the first one's rows
 "$bpflab" link discover >/dev/null

@@ -10,10 +10,13 @@
 #include <cmocka.h>
 
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "analysis/analysis.h"
+#include "base/util.h"
 #include "store/store.h"
+#include "helpers.h"
 
 /* A value row as store_query_values gives it (the members analysis uses). */
 static json_t *row(json_int_t job, const char *group, const char *variant, const char *subject,
@@ -366,6 +369,12 @@ static void test_analysis_store_import_query(void **state)
 	assert_string_equal(json_string_value(json_object_get(r, "day")), "2023-11-14");
 	assert_true(json_is_true(json_object_get(r, "imported")));
 	assert_int_equal(json_integer_value(json_object_get(r, "run")), run);
+	/* plan order: base is the import's first variant, patch its second; one point */
+	assert_int_equal(json_integer_value(json_object_get(r, "variant_idx")), 0);
+	assert_int_equal(json_integer_value(json_object_get(json_array_get(rows, 3),
+							    "variant_idx")), 1);
+	assert_int_equal(json_integer_value(json_object_get(json_array_get(rows, 3),
+							    "point_seq")), 0);
 
 	rep = analysis_compare(rows, "variant", "base", NULL, NULL, err, sizeof(err));
 	assert_non_null(rep);
@@ -394,6 +403,25 @@ static void test_analysis_store_import_query(void **state)
 	json_object_set_new(imp, "jobs", json_pack("[{s:s, s:[{s:s}]}]", "variant", "x",
 						   "samples", "metric", "m"));
 	assert_int_equal(store_import(st, imp, 1700000000000LL, &run), -EINVAL);
+	/* a second value of one job and series: named, not SQLite's UNIQUE failure */
+	json_object_set_new(imp, "jobs", json_pack("[{s:s, s:[{s:s, s:s, s:f, s:s}, "
+						   "{s:s, s:s, s:f, s:s}]}]", "variant", "x",
+						   "samples", "metric", "prog.ns_per_run",
+						   "subject", "p", "value", 1.0, "unit", "ns",
+						   "metric", "prog.ns_per_run", "subject", "p",
+						   "value", 2.0, "unit", "ns"));
+	assert_int_equal(store_import(st, imp, 1700000000000LL, &run), -EINVAL);
+	assert_contains(store_errmsg(st), "jobs[0].samples[1]: 'prog.ns_per_run' of 'p' is "
+			"there already (samples[0]): one value per job and subject");
+	assert_null(strstr(store_errmsg(st), "UNIQUE"));
+	/* a negative time */
+	json_object_set_new(imp, "jobs", json_pack("[{s:s, s:[{s:s, s:s, s:f, s:s}]}]",
+						   "variant", "x", "samples", "metric",
+						   "prog.ns_per_run", "subject", "p", "value", -2.5,
+						   "unit", "ns"));
+	assert_int_equal(store_import(st, imp, 1700000000000LL, &run), -EINVAL);
+	assert_contains(store_errmsg(st), "jobs[0].samples[0]: 'value' -2.5 of "
+			"'prog.ns_per_run' is negative (a time in ns cannot be)");
 	json_object_del(filter, "runs");
 	json_object_del(filter, "metric");
 	rows = store_query_values(st, filter);
@@ -403,6 +431,66 @@ static void test_analysis_store_import_query(void **state)
 	json_decref(filter);
 	json_decref(imp);
 	store_close(&st);
+}
+
+/* Compare rows come in plan order (per metric: points, then variants), whatever order
+ * the values were measured in: here pass before drop and packet size 1500 before 64. */
+static void test_analysis_plan_order(void **state)
+{
+	static const struct {
+		const char *variant, *size;
+		int vidx, pseq;
+	} order[] = {	/* first measured first */
+		{ "pass", "1500", 1, 2 }, { "drop", "1500", 0, 2 },
+		{ "pass", "64", 1, 0 }, { "drop", "64", 0, 0 },
+	};
+	static const char *const want[][2] = {
+		{ "drop", "64" }, { "pass", "64" }, { "drop", "1500" }, { "pass", "1500" },
+	};
+	json_t *rows = json_array(), *rep, *r;
+	json_int_t job = 1;
+	char err[256], point[64];
+	size_t i, k;
+
+	(void)state;
+	for (k = 0; k < 3; k++)
+		for (i = 0; i < 2 * ARRAY_SIZE(order); i++) {
+			r = row(job++, i < ARRAY_SIZE(order) ? "6.1" : "6.12",
+				order[i % ARRAY_SIZE(order)].variant, "b", "port.rx_pps", "pps",
+				1e6 + (double)(k * 1000 + i), NULL);
+			json_object_set_new(r, "point", json_pack("{s:s}", "traffic.packet.size",
+								  order[i % ARRAY_SIZE(order)].size));
+			json_object_set_new(r, "variant_idx",
+					    json_integer(order[i % ARRAY_SIZE(order)].vidx));
+			json_object_set_new(r, "point_seq",
+					    json_integer(order[i % ARRAY_SIZE(order)].pseq));
+			json_array_append_new(rows, r);
+		}
+	rep = analysis_compare(rows, "kernel.release", "6.1", NULL, NULL, err, sizeof(err));
+	assert_non_null(rep);
+	r = json_object_get(find_cmp(rep, "6.12"), "rows");
+	assert_int_equal(json_array_size(r), 4);
+	for (i = 0; i < 4; i++) {
+		snprintf(point, sizeof(point), "traffic.packet.size=%s", want[i][1]);
+		assert_string_equal(json_string_value(json_object_get(json_array_get(r, i),
+								      "variant")), want[i][0]);
+		assert_string_equal(json_string_value(json_object_get(json_array_get(r, i),
+								      "point")), point);
+	}
+	json_decref(rep);
+
+	/* rows without plan order (an older coordinator): as first measured */
+	json_array_foreach(rows, i, r) {
+		json_object_del(r, "variant_idx");
+		json_object_del(r, "point_seq");
+	}
+	rep = analysis_compare(rows, "kernel.release", "6.1", NULL, NULL, err, sizeof(err));
+	assert_non_null(rep);
+	r = json_object_get(find_cmp(rep, "6.12"), "rows");
+	assert_string_equal(json_string_value(json_object_get(json_array_get(r, 0), "variant")),
+			    "pass");
+	json_decref(rep);
+	json_decref(rows);
 }
 
 /* Timing modes: a kernel measured on wall time and one measured under icount (guest
@@ -480,6 +568,7 @@ int main(void)
 		cmocka_unit_test(test_analysis_rates_harmonic),
 		cmocka_unit_test(test_analysis_history_change),
 		cmocka_unit_test(test_analysis_store_import_query),
+		cmocka_unit_test(test_analysis_plan_order),
 		cmocka_unit_test(test_analysis_timing_apart),
 	};
 

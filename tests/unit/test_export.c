@@ -404,6 +404,38 @@ static void test_import_csv_bad(void **state)
 	}
 }
 
+/* A program with two values in one set (store_import would have met SQLite's UNIQUE
+ * constraint) and a negative value (times and counts are never below 0): refused with
+ * file and line, whatever the unit; the same program in another set is another
+ * repetition. */
+static void test_import_csv_refused(void **state)
+{
+	char err[256];
+	json_t *imp;
+
+	(void)state;
+	assert_null(import_csv("variant,prog,set,value\nbase,p,1,30\nbase,q,1,31\n"
+			       "base,p,1,32\n", "hand", NULL, NULL, "d.csv", err, sizeof(err)));
+	assert_int_equal(errno, EINVAL);
+	assert_string_equal(err, "d.csv:4: program 'p' of variant 'base' has a value in set "
+			    "'1' already (line 2)");
+	imp = import_csv("base,p,1,30\nbase,p,2,32\npatch,p,1,30\n", "hand", NULL, NULL,
+			 "ok.csv", err, sizeof(err));
+	assert_non_null(imp);
+	assert_int_equal(json_array_size(json_object_get(imp, "jobs")), 3);
+	json_decref(imp);
+
+	assert_null(import_csv("base,p,1,30\nbase,p,2,-0.5\n", "hand", NULL, NULL, "n.csv", err,
+			       sizeof(err)));
+	assert_string_equal(err, "n.csv:2: value '-0.5' is negative");
+	assert_null(import_csv("base,p,1,-1\n", "hand", "x.lat", "ns", "u.csv", err,
+			       sizeof(err)));
+	assert_string_equal(err, "u.csv:1: value '-1' is negative");
+	assert_null(import_csv("base,p,1,-1.5\n", "hand", "x.delta", "pps", "d2.csv", err,
+			       sizeof(err)));
+	assert_string_equal(err, "d2.csv:1: value '-1.5' is negative");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -413,6 +445,7 @@ int main(void)
 		cmocka_unit_test(test_import_csv),
 		cmocka_unit_test(test_import_bpftool_bad),
 		cmocka_unit_test(test_import_csv_bad),
+		cmocka_unit_test(test_import_csv_refused),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
