@@ -354,7 +354,7 @@ static int unknown_metric(const char *plan, const char *metric)
 
 	if (!filter)
 		return cli_error("out of memory");
-	ret = fetch_values(filter, &rows);
+	ret = cli_fetch_values(filter, &rows);
 	json_decref(filter);
 	if (ret)
 		return ret;
