@@ -12,14 +12,21 @@
 json_t *coord_query(struct coord *c, const json_t *msg)
 {
 	json_t *filter = json_object_get(msg, "filter"), *values, *r;
+	char db_id[STORE_DB_ID_LEN];
 
 	if (filter && !json_is_object(filter))
 		return proto_error_new("query", "'filter' must be an object");
 	values = store_query_values(c->store, filter);
 	if (!values)
 		return proto_error_new("query", "%s", store_errmsg(c->store));
+	if (store_db_id(c->store, db_id)) {
+		json_decref(values);
+		return proto_error_new("query", "%s", store_errmsg(c->store));
+	}
+	/* the database's id: `result export` makes ids no other database makes */
 	r = proto_msg_new("values");
-	if (!r || json_object_set_new(r, "values", values)) {
+	if (!r || json_object_set_new(r, "values", values) ||
+	    json_object_set_new(r, "db_id", json_string(db_id))) {
 		json_decref(r);
 		return NULL;
 	}

@@ -402,6 +402,7 @@ static const struct field attempts_fields[] = {
 
 static const struct field values_fields[] = {
 	{ .name = "values", .types = T_ARR, .required = true, .elem_types = T_OBJ },
+	{ .name = "db_id", .types = T_STR, .max = 64 },
 	{ .name = NULL },
 };
 

@@ -307,6 +307,22 @@ int store_schema_version(struct store *st)
 	return err ? err : (int)v;
 }
 
+static const struct sto_stmt stmt_db_id = { "SELECT db_id FROM db_info WHERE one = 1" };
+
+int store_db_id(struct store *st, char out[STORE_DB_ID_LEN])
+{
+	sqlite3_stmt *s = NULL;
+	const char *id;
+	int err = sto_query_row(st, &stmt_db_id, &s, "");
+
+	if (err)
+		return sto_context(st, err, "cannot read the database's id");
+	id = (const char *)sqlite3_column_text(s, 0);
+	snprintf(out, STORE_DB_ID_LEN, "%s", id ? id : "");
+	sto_done(s);
+	return 0;
+}
+
 /* SQLITE_OK when PRAGMA foreign_key_check finds no violation, SQLITE_CONSTRAINT_FOREIGNKEY
  * (with the table named in the store's message) when it does, or the SQLite error. */
 static int fk_check(struct store *st)

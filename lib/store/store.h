@@ -50,6 +50,10 @@ struct store *store_open(const char *path, bool readonly, char *err, size_t err_
 void store_close(struct store **store);
 /* The schema version now in force (PRAGMA user_version), or -errno. */
 int store_schema_version(struct store *store);
+/* The database's own id (schema 011, made at its creation): 16 lowercase hex digits
+ * into OUT. Returns 0 or -errno (message in the store). */
+#define STORE_DB_ID_LEN 17
+int store_db_id(struct store *store, char out[STORE_DB_ID_LEN]);
 /* The newest schema version this build knows. */
 int store_schema_latest(void);
 /* Cap the database file at about BYTES (PRAGMA max_page_count; 0 lifts the cap). Writes
@@ -243,9 +247,10 @@ const char *store_values_by_fields(void);
  * "flags" (the job's verdicts), "day" (UTC, of the job's end), "plan", "plan_sha256",
  * "metric", "window", "cpu", "governor", "port_driver", "point", "debug_options",
  * "timing", "variant_idx" (index in the run's variants), "point_seq" (seq of the point's
- * first job in the run: plan order of points), "time_ms", "imported" (only when true),
- * "kernel_version", "config_sha256", "kernel_build_id" and "kernel_build"
- * (lib/analysis/kbuild.h), "group" (only with "by")} in time
+ * first job in the run: plan order of points), "time_ms", "started_ms" (the job's
+ * start), "imported" (only when true), "tc_attach" (only when any), "kernel_version",
+ * "config_sha256", "kernel_build_id" and "kernel_build" (lib/analysis/kbuild.h), "group"
+ * (only with "by")} in time
  * order; NULL with errno set (EINVAL for a bad filter). The coordinator's `query`
  * request returns the same array. */
 json_t *store_query_values(struct store *store, const json_t *filter);
