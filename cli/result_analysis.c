@@ -3,7 +3,9 @@
  * The values come from store_query_values: straight from the database file with --db,
  * else through the coordinator's `query` request, which calls the same function, so both
  * give the same JSON. lib/analysis*.c build the reports, lib/report/report_compare.c and
- * lib/report/report_history.c print them, lib/report/plot.c draws them, lib/report/export.c and lib/report/import.c convert. An import writes
+ * lib/report/report_history.c print them, lib/report/plot.c draws them, lib/report/export.c
+ * and lib/report/import.c convert (an export of one run, checked against the hosts and
+ * kernels it has, with the database's id). An import writes
  * into the --db file directly (opened read-write), else goes to the coordinator as an
  * `import` request (coordinator/query.c) that calls store_import.
  */
@@ -28,7 +30,7 @@ enum {
 	OPT_PLAN = CLI_OPT_FIRST_LOCAL + 40, OPT_METRIC, OPT_BY, OPT_BASELINE, OPT_CANDIDATE,
 	OPT_VARIANT, OPT_SUBJECT, OPT_WINDOW, OPT_HOST, OPT_FLAGGED, OPT_MIN_EFFECT, OPT_ALPHA,
 	OPT_FORM, OPT_CSV, OPT_PLOT, OPT_FORMAT, OPT_ORIGIN, OPT_BEFORE, OPT_AFTER, OPT_UNIT,
-	OPT_ALL, OPT_STRICT, OPT_KERNEL, OPT_KERNEL_VERSION,
+	OPT_ALL, OPT_STRICT, OPT_KERNEL, OPT_KERNEL_VERSION, OPT_BUILD_ID,
 };
 
 /* bpftool snapshot pairs of one import: a repetition each */
@@ -38,6 +40,7 @@ struct an_opts {
 	const char *cmd;
 	const char *plan, *metric, *by, *baseline, *candidate, *variant, *subject, *window;
 	const char *host, *form, *plot, *format, *origin, *unit, *kernel, *kernel_version;
+	const char *build_id;
 	const char *before[MAX_PAIRS], *after[MAX_PAIRS];
 	int n_before, n_after;
 	bool include_flagged, all, csv, strict;
@@ -125,6 +128,12 @@ static int an_opt(int opt, const char *arg, void *ctx)
 					       STORE_KERNEL_NAME_MAX);
 		o->kernel_version = arg;
 		return 0;
+	case OPT_BUILD_ID:
+		if (!export_id_valid(arg))
+			return cli_usage_error(o->cmd, "--build-id '%s' is not a KCIDB id "
+					       "(ORIGIN:ID, ORIGIN of [a-z0-9_])", arg);
+		o->build_id = arg;
+		return 0;
 	case OPT_UNIT: o->unit = arg; return 0;
 	}
 	return CLI_EXIT_USAGE;
@@ -169,7 +178,10 @@ static const struct option history_longopts[] = {
 
 static const struct option export_longopts[] = {
 	{ "format", required_argument, NULL, OPT_FORMAT },
+	{ "host", required_argument, NULL, OPT_HOST },
+	{ "kernel", required_argument, NULL, OPT_KERNEL },
 	{ "origin", required_argument, NULL, OPT_ORIGIN },
+	{ "build-id", required_argument, NULL, OPT_BUILD_ID },
 	{ "include-flagged", no_argument, NULL, OPT_FLAGGED },
 	{ NULL, 0, NULL, 0 },
 };
@@ -187,8 +199,10 @@ static const struct option import_longopts[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-/* See result_analysis.h. */
-int cli_fetch_values(const json_t *filter, json_t **rows)
+/* The value rows for FILTER from --db FILE or the coordinator. Returns 0 with *ROWS and,
+ * when DB_ID is not NULL, the database's id in it ("" from a coordinator that gives none),
+ * or an exit status after the error. */
+static int fetch_values_id(const json_t *filter, json_t **rows, char *db_id)
 {
 	json_t *req = NULL, *reply = NULL, *v;
 	struct store *st;
@@ -196,6 +210,8 @@ int cli_fetch_values(const json_t *filter, json_t **rows)
 	int ret;
 
 	*rows = NULL;
+	if (db_id)
+		*db_id = '\0';
 	if (!filter)
 		return cli_error("out of memory");
 	if (cli.db) {
@@ -207,6 +223,8 @@ int cli_fetch_values(const json_t *filter, json_t **rows)
 					 *err ? err : strerror(errno));
 		*rows = store_query_values(st, filter);
 		ret = *rows ? 0 : cli_error("%s", store_errmsg(st));
+		if (!ret && db_id && store_db_id(st, db_id))
+			ret = cli_error("%s", store_errmsg(st));
 		store_close(&st);
 		return ret;
 	}
@@ -225,8 +243,16 @@ int cli_fetch_values(const json_t *filter, json_t **rows)
 				cli.coordinator);
 	else
 		*rows = json_incref(v);
+	if (!ret && db_id)
+		snprintf(db_id, STORE_DB_ID_LEN, "%s", proto_get_str(reply, "db_id", ""));
 	json_decref(reply);
 	return ret;
+}
+
+/* See result_analysis.h. */
+int cli_fetch_values(const json_t *filter, json_t **rows)
+{
+	return fetch_values_id(filter, rows, NULL);
 }
 
 /* The filter of the options (strings left out when not given). */
@@ -444,8 +470,9 @@ out:
 int cli_result_export(int argc, char **argv)
 {
 	struct an_opts o = { .cmd = "result export" };
-	json_t *filter = NULL, *rows = NULL, *clean = NULL, *out = NULL, *flagged = NULL, *r;
-	char job[32];
+	json_t *filter = NULL, *rows = NULL, *sel = NULL, *clean = NULL, *out = NULL;
+	json_t *flagged = NULL, *r;
+	char db_id[STORE_DB_ID_LEN], msg[1024], job[32];
 	long long run;
 	size_t i;
 	int first, ret;
@@ -457,22 +484,34 @@ int cli_result_export(int argc, char **argv)
 		return cli_usage_error(o.cmd, "expected one RUN");
 	if (!o.format)
 		return cli_usage_error(o.cmd, "--format kcidb or --format bmf is needed");
+	if ((o.origin || o.build_id) && strcmp(o.format, "kcidb"))
+		return cli_usage_error(o.cmd, "--origin and --build-id go with --format kcidb");
 	ret = cli_parse_run_id(argv[first], o.cmd, &run);
 	if (ret)
 		return ret;
-	filter = make_filter(&o, NULL);
-	if (!filter || json_object_set_new(filter, "runs", json_pack("[I]", (json_int_t)run)))
+	/* all of the run's rows: --host and --kernel are checked against what it has */
+	filter = json_pack("{s:[I]}", "runs", (json_int_t)run);
+	if (!filter)
 		return cli_error("out of memory");
-	ret = cli_fetch_values(filter, &rows);
+	ret = fetch_values_id(filter, &rows, db_id);
 	if (ret)
 		goto out;
+	if (json_array_size(rows) && (o.host || o.kernel)) {
+		sel = export_select(rows, o.host, o.kernel, msg, sizeof(msg));
+		if (!sel) {
+			ret = cli_error("run %lld: %s", run, msg);
+			goto out;
+		}
+	} else {
+		sel = json_incref(rows);
+	}
 	clean = json_array();
 	flagged = json_object();
 	if (!clean || !flagged) {
 		ret = cli_error("out of memory");
 		goto out;
 	}
-	json_array_foreach(rows, i, r) {
+	json_array_foreach(sel, i, r) {
 		if (analysis_is_record(json_string_value(json_object_get(r, "metric")) ?: ""))
 			continue;
 		if (o.include_flagged || !analysis_row_flags(r)) {
@@ -491,18 +530,35 @@ int cli_result_export(int argc, char **argv)
 				"flagged ones)" : "");
 		goto out;
 	}
+	if (o.build_id && export_n_builds(clean) > 1) {
+		ret = cli_error("--build-id names one build, but run %lld has results of %zu "
+				"kernel builds: choose one with --kernel", run,
+				export_n_builds(clean));
+		goto out;
+	}
 	/* the formats have no room for it: say so on stderr, JSON or not */
 	if (json_object_size(flagged))
 		fprintf(stderr, "bpflab: result export: left out %zu flagged result%s of run %lld "
 			"(--include-flagged to include them)\n", json_object_size(flagged),
 			json_object_size(flagged) == 1 ? "" : "s", run);
-	out = !strcmp(o.format, "kcidb") ? export_kcidb(clean, o.origin) : export_bmf(clean);
+	if (!strcmp(o.format, "kcidb") && !*db_id) {
+		ret = cli_error("the coordinator at '%s' gave no database id (it is older than "
+				"this bpflab)", cli.coordinator);
+		goto out;
+	}
+	if (!strcmp(o.format, "kcidb"))
+		out = export_kcidb(clean, &(struct export_kcidb_opts){
+			.sz = sizeof(struct export_kcidb_opts), .origin = o.origin,
+			.db_id = db_id, .build_id = o.build_id });
+	else
+		out = export_bmf(clean);
 	ret = out ? cli_print_json(out) : cli_error("cannot export run %lld: %s", run,
 						    strerror(errno));
 out:
 	json_decref(out);
 	json_decref(flagged);
 	json_decref(clean);
+	json_decref(sel);
 	json_decref(rows);
 	json_decref(filter);
 	return ret;

@@ -75,15 +75,23 @@ int cli_result_import(int argc, char **argv);
 	"  --plot FILE         a line per series with error bars and the change points,\n" \
 	"                      by gnuplot (FILE.svg or FILE.png)\n"
 
-#define CLI_RESULT_EXPORT_ARGS "RUN --format kcidb|bmf [--origin NAME] [--include-flagged]"
+#define CLI_RESULT_EXPORT_ARGS                                                          \
+	"RUN --format kcidb|bmf [--host NAME] [--kernel K] [--origin NAME] "              \
+	"[--build-id ID] [--include-flagged]"
 #define CLI_RESULT_EXPORT_HELP                                                          \
 	"Print run RUN as JSON for other dashboards (with or without -j): kcidb\n"        \
-	"(KernelCI KCIDB v4.4 test objects with number value and unit) or bmf (Bencher\n"  \
-	"Metric Format). One entry per variant, metric and subject: the mean (harmonic\n"  \
-	"for rates), min and max of the repetitions.\n"                                    \
-	"\n"                                                                               \
-	"  --format FORMAT     kcidb or bmf\n"                                             \
-	"  --origin NAME       kcidb: the origin, [a-z0-9_]+ (default: bpflab)\n"          \
+	"(KernelCI KCIDB v4.4 checkouts, builds and tests with number value and unit)\n"  \
+	"or bmf (Bencher Metric Format). One entry per host, kernel build, variant,\n"    \
+	"point, metric and subject: the mean (harmonic for rates), min and max of the\n"  \
+	"repetitions.\n"                                                                  \
+	"\n"                                                                              \
+	"  --format FORMAT     kcidb or bmf\n"                                            \
+	"  --host NAME         only the results of host NAME\n"                           \
+	"  --kernel K          only those on kernel release K, or on the build K\n"        \
+	"                      labelled RELEASE #HASH\n"                                    \
+	"  --origin NAME       kcidb: the origin, [a-z0-9_]+ (default: bpflab)\n"         \
+	"  --build-id ID       kcidb: the tests' build, ORIGIN:ID, one your CI has sent\n" \
+	"                      (one kernel build only; no checkouts or builds emitted)\n" \
 	"  --include-flagged   keep flagged results (left out by default)\n"
 
 #define CLI_RESULT_VERIFIER_ARGS "RUN [--by FIELD]"

@@ -36,6 +36,43 @@ void kbuild_id(const char *release, const char *version, const char *config_sha2
 	free(text);
 }
 
+void kbuild_id_of_row(const json_t *row, char out[SHA256_HEX_LEN])
+{
+	kbuild_id(json_string_value(json_object_get(row, "kernel_release")),
+		  json_string_value(json_object_get(row, "kernel_version")),
+		  json_string_value(json_object_get(row, "config_sha256")), out);
+}
+
+void kbuild_label_hashed(const char *release, const char *id, char *out, size_t len)
+{
+	release = release ? release : "";
+	snprintf(out, len, "%s%s#%.*s", release, *release ? " " : "", KBUILD_SHORT, id);
+}
+
+bool kbuild_matches(const char *name, const char *release, const char *id)
+{
+	size_t rl, hl, i;
+
+	release = release ? release : "";
+	if (*release && !strcmp(name, release))
+		return true;
+	rl = strlen(release);
+	if (strncmp(name, release, rl))
+		return false;
+	name += rl;
+	if (rl && *name++ != ' ')
+		return false;
+	if (*name++ != '#')
+		return false;
+	hl = strlen(name);
+	if (hl < 4 || hl > SHA256_HEX_LEN - 1)
+		return false;
+	for (i = 0; i < hl; i++)
+		if (!((name[i] >= '0' && name[i] <= '9') || (name[i] >= 'a' && name[i] <= 'f')))
+			return false;
+	return !strncmp(name, id, hl);
+}
+
 /* The least number of hex digits, from KBUILD_SHORT, that tells the ids (the keys of
  * IDS) apart. */
 static int short_len(const json_t *ids)

@@ -7,12 +7,15 @@
  * two builds of the same set of results share that release: `6.18.0-rc1+ #a1b2c3`.
  *
  * Used by lib/store/store_query.c (each value row's "kernel_build", what
- * `--by kernel.build` groups by) and by the exports. Pure, thread-safe.
+ * `--by kernel.build` groups by) and by the exports (lib/report/export.c: names that
+ * always carry the hash, `--kernel` matching a release or a label). Pure, thread-safe.
  */
 #ifndef BPFLAB_KBUILD_H
 #define BPFLAB_KBUILD_H
 
 #include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
 
 #include "base/util.h"
 
@@ -23,6 +26,19 @@
  * SHA-256 (hex) of the three joined by newlines, into OUT. */
 void kbuild_id(const char *release, const char *version, const char *config_sha256,
 	       char out[SHA256_HEX_LEN]);
+
+/* The identity of the build a value row ran on ("kernel_release", "kernel_version",
+ * "config_sha256"), into OUT. */
+void kbuild_id_of_row(const json_t *row, char out[SHA256_HEX_LEN]);
+
+/* The label of build ID of RELEASE with KBUILD_SHORT digits of ID whatever other builds
+ * there are ("6.18.0-rc1+ #c7151c"; "#c7151c" without a release), into OUT (LEN bytes):
+ * a name that stays the same from one set of results to the next (the exports). */
+void kbuild_label_hashed(const char *release, const char *id, char *out, size_t len);
+
+/* Whether NAME names build ID of RELEASE: NAME is the release, or a label "RELEASE #HEX"
+ * whose HEX (4 to 64 lowercase hex digits) starts ID. */
+bool kbuild_matches(const char *name, const char *release, const char *id);
 
 /* Give every value row of ROWS (objects with "kernel_release", "kernel_version",
  * "config_sha256", each may be absent or null) "kernel_build_id" (kbuild_id; absent

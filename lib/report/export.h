@@ -1,20 +1,32 @@
 /* export.h - stored values in the formats of other tools' dashboards.
  *
  * Input: rows of store_query_values() (one run, or any filter). Values are reduced per
- * (plan, variant, matrix point, metric, subject) to the kind's mean (harmonic for rates)
- * with min and max over the repetitions.
+ * (run, host, kernel build, plan, variant, matrix point, metric, subject) to the kind's
+ * mean (harmonic for rates) with min and max over the repetitions: what one host measured
+ * on one kernel build is never pooled with another's. A kernel build is
+ * lib/analysis/kbuild.h's (release, `uname -v`, config sha256).
  *
- *  - KCIDB (KernelCI I/O schema v4.4, kcidb-io kcidb_io/schema/v04_04.py):
- *    {"version": {"major": 4, "minor": 4}, "tests": [...]}, one test object per reduced
- *    value: "id" and "build_id" ORIGIN:..., "origin", "path" (dot-separated:
- *    bpflab.PLAN.VARIANT.METRIC.SUBJECT, [.a-zA-Z0-9_-] only), "status" "DONE" (a
- *    measurement, not a pass/fail; "MISS" for none), "number" {"value", "unit",
- *    "prefix": "metric"} (times in seconds: ns, us, ms scaled; "ratio" dimensionless),
- *    "start_time" (when known), "environment" {"comment", "misc" with host, kernel, cpu},
- *    "misc" with run, the stored unit, n, min, max (stored unit) and the verdict flags.
+ *  - KCIDB (KernelCI I/O schema v4.4): {"version": {"major": 4, "minor": 4},
+ *    "checkouts": [...], "builds": [...], "tests": [...]}:
+ *    - per kernel build a checkout "ORIGIN:checkout.RELEASE@ID" and a build
+ *      "ORIGIN:build.RELEASE@ID" (ID the build's 64-digit identity; comment, valid true,
+ *      misc with kernel_release, kernel_version, config_sha256, kernel_build: the
+ *      label with its hash, kbuild_label_hashed);
+ *      none when the caller names the build (build_id: one its CI already submitted);
+ *    - per reduced value a test: "id" ORIGIN:DB_ID.runN.HOST.ID16.PATH (DB_ID the
+ *      database's own, so two databases never share an id), "build_id", "origin",
+ *      "path" (bpflab.PLAN.VARIANT[.POINT].METRIC.SUBJECT, [.a-zA-Z0-9_-] only), "status"
+ *      "DONE" (a measurement, not a pass/fail; "MISS" for none), "number" {"value",
+ *      "unit", "prefix": "metric"} (times in seconds: ns, us, ms scaled; "ratio"
+ *      dimensionless), "start_time" (the earliest start of the group's jobs, when
+ *      known), "environment" {"comment": host, "misc": host, kernel_release,
+ *      kernel_version, config_sha256, kernel_build, cpu, governor, timing}, "misc" with
+ *      run, the stored unit, n, min, max (stored unit) and the verdict flags.
  *    No member is null (the schema allows none).
  *  - BMF (Bencher Metric Format): {"BENCHMARK": {"MEASURE": {"value", "lower_value",
- *    "upper_value"}}}, benchmark PLAN/VARIANT/SUBJECT[/POINT], measure the metric.
+ *    "upper_value"}}}, benchmark "PLAN/VARIANT/SUBJECT[/POINT] [HOST RELEASE #SHORT]"
+ *    (kbuild_label_hashed),
+ *    measure the metric.
  *
  * Pure, thread-safe. Return new references, NULL with errno set (EINVAL, ENOMEM).
  */
@@ -23,13 +35,36 @@
 
 #include <jansson.h>
 #include <stdbool.h>
+#include <stddef.h>
 
 /* Whether ORIGIN is a KCIDB origin name: lowercase letters, digits and '_', not empty. */
 bool export_origin_valid(const char *origin);
-/* KCIDB v4.4 data for ROWS; ORIGIN names the CI system ("bpflab" when NULL; EINVAL when
- * not export_origin_valid). */
-json_t *export_kcidb(const json_t *rows, const char *origin);
+/* Whether ID is a KCIDB object id: an origin, ':', at least one character. */
+bool export_id_valid(const char *id);
+
+struct export_kcidb_opts {
+	size_t sz;			/* sizeof(struct export_kcidb_opts) */
+	const char *origin;		/* the CI system; "bpflab" when NULL */
+	const char *db_id;		/* the database's id (store_db_id); required */
+	const char *build_id;		/* the tests' build_id; NULL: ours, with checkouts
+					 * and builds */
+};
+
+/* KCIDB v4.4 data for ROWS. EINVAL for a missing db_id, an origin that is not
+ * export_origin_valid or a build_id that is not export_id_valid. */
+json_t *export_kcidb(const json_t *rows, const struct export_kcidb_opts *opts);
 /* Bencher Metric Format for ROWS. */
 json_t *export_bmf(const json_t *rows);
+
+/* The rows of ROWS (value rows, labelled by kbuild_label_rows) of host HOST and of kernel
+ * KERNEL: a release, or a build by its label ("RELEASE #HEX": kbuild_matches, or the
+ * row's "kernel_build"); NULL for either: any. Returns a new array (of the same row
+ * objects), or NULL with errno ENOENT and in MSG (LEN bytes) which host or kernel has no
+ * rows and which ones do ("host 'x' has no results (hosts: h1, h2)"; kernels by their
+ * rows' labels), ENOMEM. */
+json_t *export_select(const json_t *rows, const char *host, const char *kernel, char *msg,
+		      size_t len);
+/* The number of kernel builds in ROWS. */
+size_t export_n_builds(const json_t *rows);
 
 #endif

@@ -163,7 +163,8 @@ static const struct sto_stmt stmt_q_values = {
 	"(SELECT group_concat(m, ',') FROM (SELECT DISTINCT t.value AS m "
 	"FROM json_each(e.inventory, '$.ports') pp, json_each(pp.value, '$.tc_attach') t "
 	"WHERE t.value <> 'none' ORDER BY m)), "
-	"e.kernel_version, e.config_sha256 "
+	/* what tells kernel builds apart (lib/analysis/kbuild.h), the job's real start */
+	"e.kernel_version, e.config_sha256, j.started_ms "
 	"FROM sample_values s JOIN series sr ON sr.id = s.series_id "
 	"JOIN jobs j ON j.id = s.job_id JOIN runs r ON r.id = j.run_id "
 	"JOIN plans p ON p.id = r.plan_id JOIN hosts h ON h.id = j.host_id "
@@ -194,6 +195,7 @@ static const struct sql_col value_cols[] = {
 	{ "tc_attach", SQL_TEXT, SQL_OMIT_NULL },
 	/* with kernel_release a kernel build's identity (lib/analysis/kbuild.h) */
 	{ "kernel_version", SQL_TEXT, 0 }, { "config_sha256", SQL_TEXT, 0 },
+	{ "started_ms", SQL_INT, 0 },
 };
 
 json_t *store_query_hosts(struct store *st)

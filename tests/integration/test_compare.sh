@@ -90,14 +90,31 @@ n = t[0]["number"] if t else {}
 assert t and n["unit"] == "s" and n["prefix"] == "metric" and 1e-9 < n["value"] < 1e-3, n
 assert t[0]["id"].startswith("bpflab:")
 assert all(x["status"] == "DONE" for x in d["tests"])
-' "$tmp/k.json"
+# one kernel build here: its checkout and build, which every test references, and the
+# environment of this host and kernel; ids carry the database id from the coordinator
+b = d["builds"]
+assert len(d["checkouts"]) == 1 and len(b) == 1, (d["checkouts"], b)
+assert b[0]["checkout_id"] == d["checkouts"][0]["id"]
+assert b[0]["misc"]["kernel_release"] == sys.argv[2]
+assert all(x["build_id"] == b[0]["id"] for x in d["tests"])
+assert all(x["environment"]["misc"]["kernel_release"] == sys.argv[2] for x in d["tests"])
+assert len({x["id"] for x in d["tests"]}) == len(d["tests"])
+assert all(len(x["id"].split(".")[0]) == len("bpflab:") + 16 for x in d["tests"])
+' "$tmp/k.json" "$(uname -r)"
 "$bpflab" result export "$rb" --format bmf --include-flagged > "$tmp/b.json"
 check "bmf has lower <= value <= upper" python3 -c '
 import json, sys
 d = json.load(open(sys.argv[1]))
-m = d["compare/probe/xdp_drop_slow"]["prog.ns_per_run"]
+# a benchmark per host and kernel build: "PLAN/VARIANT/SUBJECT [HOST RELEASE #HASH]"
+k = [n for n in d if n.startswith("compare/probe/xdp_drop_slow [")]
+assert len(k) == 1 and (" " + sys.argv[2] + " #") in k[0], list(d)
+m = d[k[0]]["prog.ns_per_run"]
 assert m["lower_value"] <= m["value"] <= m["upper_value"]
-' "$tmp/b.json"
+' "$tmp/b.json" "$(uname -r)"
+rc=0
+"$bpflab" result export "$rb" --format bmf --host nope > /dev/null 2> "$tmp/e.txt" || rc=$?
+check "export --host of a host without results: exit 1 ($rc)" test "$rc" = 1
+check "and it names the run's hosts" grep -q "host 'nope' has no results (hosts: " "$tmp/e.txt"
 
 # import a hand-made CSV through the coordinator and compare it with --by variant
 printf 'variant,prog,set,value\nbase,p,1,30.1\nbase,p,2,30.3\nbase,p,3,30.0\nbase,p,4,30.2\nbase,p,5,30.4\npatch,p,1,35.9\npatch,p,2,35.6\npatch,p,3,35.5\npatch,p,4,35.7\npatch,p,5,35.8\n' > "$tmp/hand.csv"

@@ -1,6 +1,8 @@
-/* test_export.c - lib/report/export.c (KCIDB v4.4 test objects, Bencher Metric Format) and
- * lib/report/import.c (bpftool before/after snapshots, the variant,prog,set,value CSV) on fixed
- * data: field names and values, the harmonic mean for rates, errors with FILE:LINE. */
+/* test_export.c - lib/report/export.c (KCIDB v4.4 checkouts, builds and tests, Bencher Metric
+ * Format) and lib/report/import.c (bpftool before/after snapshots, the variant,prog,set,value
+ * CSV) on fixed data: field names and values, the harmonic mean for rates, errors with
+ * FILE:LINE. Exports of a real store over several hosts and kernels: test_export_store.c;
+ * the formats' rules: export_schema.h. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -15,6 +17,7 @@
 #include "report/export.h"
 #include "base/util.h"
 #include "report/import.h"
+#include "export_schema.h"
 
 static json_t *rows(void)
 {
@@ -30,6 +33,9 @@ static json_t *rows(void)
 			"plan_sha256", "abc", "window", "rate", "flags",
 			"point", "traffic.packet.size", "64", "time_ms", (json_int_t)1700000000000LL,
 			"cpu", "Xeon"));
+		/* the jobs' real starts: the earliest is the test's start_time */
+		json_object_set_new(json_array_get(r, json_array_size(r) - 1), "started_ms",
+				    json_integer(i ? 1699999990500LL : 1699999995000LL));
 		json_array_append_new(r, json_pack("{s:I, s:I, s:s, s:s, s:s, s:s, s:s, s:f, s:s, "
 			"s:s, s:s, s:[], s:{}, s:I}", "run", (json_int_t)4,
 			"job", (json_int_t)(10 + i), "plan", "quickstart", "variant", "drop",
@@ -40,101 +46,20 @@ static json_t *rows(void)
 	return r;
 }
 
-/* Whether every member of OBJ is one of the NULL-terminated NAMES. */
-static bool only_members(const json_t *obj, const char *const *names)
+/* KCIDB data for ROWS from database "0123456789abcdef" (ORIGIN NULL: bpflab). */
+static json_t *kcidb(const json_t *rows, const char *origin)
 {
-	const char *k;
-	json_t *v;
-
-	json_object_foreach((json_t *)obj, k, v) {
-		const char *const *n;
-
-		for (n = names; *n && strcmp(*n, k); n++)
-			;
-		if (!*n) {
-			print_error("unexpected member '%s'\n", k);
-			return false;
-		}
-	}
-	return true;
+	return export_kcidb(rows, &(struct export_kcidb_opts){
+		.sz = sizeof(struct export_kcidb_opts), .origin = origin,
+		.db_id = "0123456789abcdef" });
 }
 
-static bool no_nulls(const json_t *v)
-{
-	const char *k;
-	json_t *e;
-	size_t i;
-
-	if (json_is_null(v))
-		return false;
-	if (json_is_object(v))
-		json_object_foreach((json_t *)v, k, e)
-			if (!no_nulls(e))
-				return false;
-	if (json_is_array(v))
-		json_array_foreach(v, i, e)
-			if (!no_nulls(e))
-				return false;
-	return true;
-}
-
-static bool matches_chars(const char *s, const char *extra)
-{
-	for (; *s; s++)
-		if (!((*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') || strchr(extra, *s)))
-			return false;
-	return true;
-}
-
-/* The members and patterns of KCIDB v4.4's test object (kcidb-io,
- * kcidb_io/schema/v04_04.py: "additionalProperties": false everywhere below; origin
- * ^[a-z0-9_]+$, ids ^ORIGIN:.*$, path ^[.a-zA-Z0-9_-]*$, no nulls). */
-static void assert_kcidb_v4_4(const json_t *k)
-{
-	static const char *const top[] = { "version", "checkouts", "builds", "tests", "issues",
-					   "incidents", NULL };
-	static const char *const version[] = { "major", "minor", NULL };
-	static const char *const test[] = { "build_id", "id", "origin", "environment", "path",
-					    "comment", "log_url", "log_excerpt", "status",
-					    "number", "waived", "start_time", "duration",
-					    "output_files", "misc", "_timestamp", NULL };
-	static const char *const env[] = { "compatible", "comment", "misc", NULL };
-	static const char *const number[] = { "value", "unit", "prefix", NULL };
-	static const char *const statuses = "FAIL ERROR MISS PASS DONE SKIP";
-	json_t *t;
-	size_t i;
-
-	assert_true(only_members(k, top));
-	assert_true(only_members(json_object_get(k, "version"), version));
-	assert_true(no_nulls(k));
-	json_array_foreach(json_object_get(k, "tests"), i, t) {
-		const char *origin = json_string_value(json_object_get(t, "origin"));
-		const json_t *num = json_object_get(t, "number");
-		const char *prefix = json_string_value(json_object_get(num, "prefix"));
-
-		assert_true(only_members(t, test));
-		assert_non_null(origin);
-		assert_true(matches_chars(origin, "_"));
-		assert_true(!strncmp(json_string_value(json_object_get(t, "id")), origin,
-				     strlen(origin)));
-		assert_true(!strncmp(json_string_value(json_object_get(t, "build_id")), origin,
-				     strlen(origin)));
-		assert_true(matches_chars(json_string_value(json_object_get(t, "path")),
-					  ".ABCDEFGHIJKLMNOPQRSTUVWXYZ_-"));
-		assert_non_null(strstr(statuses, json_string_value(json_object_get(t, "status"))));
-		assert_true(only_members(json_object_get(t, "environment"), env));
-		if (num) {
-			assert_true(only_members(num, number));
-			assert_true(json_is_number(json_object_get(num, "value")));
-			assert_true(!prefix || !strcmp(prefix, "metric") || !strcmp(prefix, "binary"));
-		}
-		assert_true(json_is_object(json_object_get(t, "misc")));
-	}
-}
+/* kbuild.h's identity of 6.18.0 without version and config: printf '6.18.0\n\n' | sha256sum */
+#define ID_6180 "96b5f8f47e845808a5684963b6ffdc93a1fa595f8a13e092c153c34489850ec3"
 
 static void test_export_kcidb(void **state)
 {
-	json_t *r = rows(), *k = export_kcidb(r, NULL), *t, *num;
+	json_t *r = rows(), *k = kcidb(r, NULL), *t, *num, *b;
 
 	assert_non_null(k);
 	assert_int_equal(json_integer_value(json_object_get(json_object_get(k, "version"),
@@ -142,13 +67,25 @@ static void test_export_kcidb(void **state)
 	assert_int_equal(json_array_size(json_object_get(k, "tests")), 2);
 	t = json_array_get(json_object_get(k, "tests"), 0);
 	assert_string_equal(json_string_value(json_object_get(t, "id")),
-			    "bpflab:run4.bpflab.quickstart.drop.traffic_packet_size_64.port_rx_pps.b");
+			    "bpflab:0123456789abcdef.run4.h1.96b5f8f47e845808.bpflab.quickstart."
+			    "drop.traffic_packet_size_64.port_rx_pps.b");
 	assert_string_equal(json_string_value(json_object_get(t, "build_id")),
-			    "bpflab:kernel-6.18.0");
+			    "bpflab:build.6.18.0@" ID_6180);
 	assert_string_equal(json_string_value(json_object_get(t, "origin")), "bpflab");
 	assert_string_equal(json_string_value(json_object_get(t, "status")), "DONE");
 	assert_string_equal(json_string_value(json_object_get(t, "start_time")),
-			    "2023-11-14T22:13:20+00:00");
+			    "2023-11-14T22:13:10.500+00:00");
+	/* its build and checkout: one kernel build */
+	assert_int_equal(json_array_size(json_object_get(k, "builds")), 1);
+	b = json_array_get(json_object_get(k, "builds"), 0);
+	assert_string_equal(json_string_value(json_object_get(b, "id")),
+			    "bpflab:build.6.18.0@" ID_6180);
+	assert_string_equal(json_string_value(json_object_get(b, "checkout_id")),
+			    "bpflab:checkout.6.18.0@" ID_6180);
+	assert_string_equal(json_string_value(json_object_get(json_object_get(b, "misc"),
+								  "kernel_build")), "6.18.0 #96b5f8");
+	assert_null(json_object_get(json_object_get(b, "misc"), "kernel_version"));
+	assert_int_equal(json_array_size(json_object_get(k, "checkouts")), 1);
 	num = json_object_get(t, "number");
 	assert_true(json_real_value(json_object_get(num, "value")) > 47.999e6 &&
 		    json_real_value(json_object_get(num, "value")) < 48.001e6);	/* harmonic */
@@ -170,24 +107,45 @@ static void test_export_kcidb(void **state)
 	assert_true(json_real_value(json_object_get(json_object_get(t, "misc"), "min")) == 24.0);
 	assert_kcidb_v4_4(k);
 	json_decref(k);
-	k = export_kcidb(r, "mylab");
+	k = kcidb(r, "mylab");
 	assert_string_equal(json_string_value(json_object_get(
 		json_array_get(json_object_get(k, "tests"), 0), "origin")), "mylab");
 	assert_kcidb_v4_4(k);
 	json_decref(k);
 	/* KCIDB origins are ^[a-z0-9_]+$ */
 	errno = 0;
-	assert_null(export_kcidb(r, "My-Lab"));
+	assert_null(kcidb(r, "My-Lab"));
 	assert_int_equal(errno, EINVAL);
-	assert_null(export_kcidb(r, ""));
+	assert_null(kcidb(r, ""));
 	assert_false(export_origin_valid("lab:1"));
 	assert_true(export_origin_valid("lab_1"));
+	/* no database id, a build id that is no KCIDB id */
+	errno = 0;
+	assert_null(export_kcidb(r, NULL));
+	assert_int_equal(errno, EINVAL);
+	assert_null(export_kcidb(r, &(struct export_kcidb_opts){ .sz = 1, .db_id = "x",
+							       .build_id = "ci" }));
+	assert_false(export_id_valid("CI:1"));
+	assert_false(export_id_valid("ci:"));
+	assert_false(export_id_valid(":x"));
+	assert_true(export_id_valid("ci:kernel/42"));
+	/* the caller's build: the tests name it, no checkouts or builds of ours */
+	k = export_kcidb(r, &(struct export_kcidb_opts){ .sz = 1, .db_id = "x",
+						       .build_id = "ci:kernel-42" });
+	assert_non_null(k);
+	assert_null(json_object_get(k, "builds"));
+	assert_null(json_object_get(k, "checkouts"));
+	assert_string_equal(json_string_value(json_object_get(json_array_get(json_object_get(
+		k, "tests"), 1), "build_id")), "ci:kernel-42");
+	assert_kcidb_v4_4(k);
+	json_decref(k);
 
 	/* a ratio is dimensionless, a row without a time has no start_time */
 	json_object_set_new(json_array_get(r, 0), "unit", json_string("ratio"));
 	json_object_set_new(json_array_get(r, 2), "unit", json_string("ratio"));
-	json_object_del(json_array_get(r, 0), "time_ms");
-	k = export_kcidb(r, NULL);
+	json_object_del(json_array_get(r, 0), "started_ms");
+	json_object_del(json_array_get(r, 2), "started_ms");
+	k = kcidb(r, NULL);
 	t = json_array_get(json_object_get(k, "tests"), 0);
 	assert_null(json_object_get(t, "start_time"));
 	assert_int_equal(json_object_size(json_object_get(t, "number")), 1);
@@ -201,30 +159,17 @@ static void test_export_bmf(void **state)
 	json_t *r = rows(), *b = export_bmf(r), *m;
 
 	assert_non_null(b);
-	m = json_object_get(json_object_get(b, "quickstart/drop/xdp_drop"), "prog.ns_per_run");
+	/* a benchmark per host and kernel build */
+	m = json_object_get(json_object_get(b, "quickstart/drop/xdp_drop [h1 6.18.0 #96b5f8]"),
+			    "prog.ns_per_run");
 	assert_non_null(m);
 	assert_true(json_real_value(json_object_get(m, "value")) == 25.0);
 	assert_true(json_real_value(json_object_get(m, "lower_value")) == 24.0);
 	assert_true(json_real_value(json_object_get(m, "upper_value")) == 26.0);
 	assert_non_null(json_object_get(json_object_get(b,
-		"quickstart/drop/b/traffic.packet.size=64"), "port.rx_pps"));
-	/* BMF (bencher.dev/bmf.json): benchmark -> measure -> {value, lower_value,
-	 * upper_value}, value required; benchmark names up to 1024 bytes, measures 64 */
-	{
-		static const char *const metric_members[] = { "value", "lower_value",
-							       "upper_value", NULL };
-		const char *bench, *measure;
-		json_t *ms, *v;
-
-		json_object_foreach(b, bench, ms) {
-			assert_true(strlen(bench) <= 1024);
-			json_object_foreach(ms, measure, v) {
-				assert_true(strlen(measure) <= 64);
-				assert_true(only_members(v, metric_members));
-				assert_true(json_is_number(json_object_get(v, "value")));
-			}
-		}
-	}
+		"quickstart/drop/b/traffic.packet.size=64 [h1 6.18.0 #96b5f8]"), "port.rx_pps"));
+	assert_int_equal(json_object_size(b), 2);
+	assert_bmf(b);
 	json_decref(b);
 	json_decref(r);
 }

@@ -1,5 +1,6 @@
 /* test_kbuild.c - kernel builds (lib/analysis/kbuild.c) and honest pooling: the
- * identity and label of a build (hashes checked with Python's hashlib), two builds of
+ * identity and label of a build (hashes checked with Python's hashlib), the label with
+ * its hash and naming a build by release or label (the exports), two builds of
  * one release as two groups of compare and history and in the history plot's labels,
  * a side pooling hosts and builds named in the report and its text and refused with
  * strict, and imports with a kernel through the store (SQLite in memory): history by
@@ -88,6 +89,37 @@ static void test_kbuild_id_and_labels(void **state)
 	assert_int_equal(kbuild_label_rows(rows), 0);
 	assert_string_equal(sget(json_array_get(rows, 0), "kernel_build"), REL);
 	json_decref(rows);
+}
+
+/* The label with its hash whatever else there is (the exports' names), and naming a
+ * build by its release or its label (`result export --kernel`). */
+static void test_kbuild_hashed_and_matches(void **state)
+{
+	json_t *r = json_pack("{s:s, s:s, s:s}", "kernel_release", REL, "kernel_version", VER,
+			      "config_sha256", "aaaa");
+	char id[SHA256_HEX_LEN], label[128];
+
+	assert_non_null(r);
+	kbuild_id_of_row(r, id);
+	assert_string_equal(id, ID_A);
+	json_decref(r);
+	kbuild_label_hashed(REL, ID_A, label, sizeof(label));
+	assert_string_equal(label, LABEL_A);
+	kbuild_label_hashed(NULL, ID_A, label, sizeof(label));
+	assert_string_equal(label, "#3bbe4a");
+
+	assert_true(kbuild_matches(REL, REL, ID_A));
+	assert_true(kbuild_matches(LABEL_A, REL, ID_A));
+	assert_true(kbuild_matches(REL " #3bbe", REL, ID_A));
+	assert_true(kbuild_matches(REL " #" ID_A, REL, ID_A));
+	assert_true(kbuild_matches("#3bbe4a", NULL, ID_A));
+	assert_false(kbuild_matches(REL " #3bb", REL, ID_A));	/* too short */
+	assert_false(kbuild_matches(LABEL_B, REL, ID_A));
+	assert_false(kbuild_matches(REL " #3BBE4A", REL, ID_A));
+	assert_false(kbuild_matches(REL "#3bbe4a", REL, ID_A));
+	assert_false(kbuild_matches("6.18.0", REL, ID_A));
+	assert_false(kbuild_matches("6.1.0 #3bbe4a", REL, ID_A));
+	assert_false(kbuild_matches("", NULL, ID_A));
 }
 
 /* 5 values of build A at 100 +- 1 and 5 of build B 20 % higher, all on host h1. */
@@ -336,6 +368,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_kbuild_id_and_labels),
+		cmocka_unit_test(test_kbuild_hashed_and_matches),
 		cmocka_unit_test(test_kbuild_compare_history_plot),
 		cmocka_unit_test(test_kbuild_pooling_strict),
 		cmocka_unit_test(test_kbuild_import_history),
