@@ -178,6 +178,18 @@ static const char *str(const json_t *o, const char *k)
 	return s ? s : "";
 }
 
+/* The index in builds[] of the build with version string VERSION (the test fails
+ * without one). */
+static size_t build_of(const char *version)
+{
+	size_t x;
+
+	for (x = 0; x < ARRAY_LEN(builds) && strcmp(builds[x].version, version); x++)
+		;
+	assert_true(x < ARRAY_LEN(builds));
+	return x;
+}
+
 /* The expectation of host HOST and build identity ID (the test fails without one). */
 static const struct expect *expect_of(const char *host, const char *id)
 {
@@ -204,12 +216,9 @@ static void check_kcidb(const json_t *k, const char *db_id, unsigned expect_buil
 	assert_int_equal(json_array_size(json_object_get(k, "checkouts")), n);
 	json_array_foreach(json_object_get(k, "builds"), i, b) {
 		const json_t *misc = json_object_get(b, "misc");
-		size_t x;
+		size_t x = build_of(str(misc, "kernel_version"));
 
-		for (x = 0; x < ARRAY_LEN(builds) && strcmp(builds[x].version,
-							    str(misc, "kernel_version")); x++)
-			;
-		assert_true(x < ARRAY_LEN(builds) && (expect_builds >> x) & 1);
+		assert_true((expect_builds >> x) & 1);
 		snprintf(want, sizeof(want), "bpflab:build.%s@%s", builds[x].release,
 			 builds[x].id);
 		assert_text(str(b, "id"), want);
@@ -226,16 +235,9 @@ static void check_kcidb(const json_t *k, const char *db_id, unsigned expect_buil
 		const json_t *misc = json_object_get(t, "misc"), *num = json_object_get(t, "number");
 		const char *host = str(env, "host"), *id = str(t, "id");
 		bool pps = strstr(str(t, "path"), "port_rx_pps") != NULL;
-		const struct expect *e;
-		const struct build *bd;
-		size_t x;
+		const struct build *bd = &builds[build_of(str(env, "kernel_version"))];
+		const struct expect *e = expect_of(host, bd->id);
 
-		for (x = 0; x < ARRAY_LEN(builds) && strcmp(builds[x].version,
-							    str(env, "kernel_version")); x++)
-			;
-		assert_true(x < ARRAY_LEN(builds));
-		bd = &builds[x];
-		e = expect_of(host, bd->id);
 		/* the environment is this host's and this build's, exactly as stored */
 		assert_text(str(json_object_get(t, "environment"), "comment"), host);
 		assert_text(str(env, "kernel_release"), bd->release);
@@ -269,32 +271,35 @@ static void check_kcidb(const json_t *k, const char *db_id, unsigned expect_buil
 	json_decref(ids);
 }
 
-/* The BMF of ROWS: a benchmark per (host, build, subject), values as by hand. */
-static void check_bmf(const json_t *b, size_t n_expects, const struct expect *const *ex)
+/* Measure METRIC of benchmark "kx/drop/SUBJECT/traffic.packet.size=64 [HOST LABEL]" of
+ * B: VALUE, LO and HI within EPS. */
+static void assert_measure(const json_t *b, const char *subject, const struct expect *e,
+			   const char *metric, double value, double lo, double hi, double eps)
 {
 	char name[300];
+	json_t *m;
+
+	snprintf(name, sizeof(name), "kx/drop/%s/traffic.packet.size=64 [%s %s]", subject,
+		 e->host, builds[e->build].label);
+	m = json_object_get(json_object_get(b, name), metric);
+	assert_non_null(m);
+	assert_near(json_real_value(json_object_get(m, "value")), value, eps);
+	assert_near(json_real_value(json_object_get(m, "lower_value")), lo, eps);
+	assert_near(json_real_value(json_object_get(m, "upper_value")), hi, eps);
+}
+
+/* The BMF B: a benchmark per (host, build, subject) of the N_EXPECTS of EX, as by hand. */
+static void check_bmf(const json_t *b, size_t n_expects, const struct expect *const *ex)
+{
 	size_t i;
 
 	assert_bmf(b);
 	assert_int_equal(json_object_size(b), 2 * n_expects);
 	for (i = 0; i < n_expects; i++) {
-		const struct expect *e = ex[i];
-		json_t *m;
-
-		snprintf(name, sizeof(name), "kx/drop/b/traffic.packet.size=64 [%s %s]", e->host,
-			 builds[e->build].label);
-		m = json_object_get(json_object_get(b, name), "port.rx_pps");
-		assert_non_null(m);
-		assert_near(json_real_value(json_object_get(m, "value")), e->pps, 1e-3);
-		assert_near(json_real_value(json_object_get(m, "lower_value")), e->pps_lo, 1e-3);
-		assert_near(json_real_value(json_object_get(m, "upper_value")), e->pps_hi, 1e-3);
-		snprintf(name, sizeof(name), "kx/drop/xdp_drop/traffic.packet.size=64 [%s %s]",
-			 e->host, builds[e->build].label);
-		m = json_object_get(json_object_get(b, name), "prog.ns_per_run");
-		assert_non_null(m);
-		assert_near(json_real_value(json_object_get(m, "value")), e->ns, 1e-9);
-		assert_near(json_real_value(json_object_get(m, "lower_value")), e->ns_lo, 1e-9);
-		assert_near(json_real_value(json_object_get(m, "upper_value")), e->ns_hi, 1e-9);
+		assert_measure(b, "b", ex[i], "port.rx_pps", ex[i]->pps, ex[i]->pps_lo,
+			       ex[i]->pps_hi, 1e-3);
+		assert_measure(b, "xdp_drop", ex[i], "prog.ns_per_run", ex[i]->ns, ex[i]->ns_lo,
+			       ex[i]->ns_hi, 1e-9);
 	}
 }
 
