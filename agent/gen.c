@@ -1,9 +1,15 @@
-/* gen.c - what the generators share (gen.h): the common start of their _new(). */
+/* gen.c - what the generators share (gen.h): the common start of their _new(), and the
+ * pacing of a rate-controlled sending thread. */
 #include "gen.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
+
+#include "base/util.h"
+
+#define GEN_PACE_MAX_SLEEP_NS 10000000ULL	/* 10 ms: how late a stop may be seen */
 
 void *gen_alloc(size_t size, int threads, int flows, bool bad, const char *usage, char *err,
 		size_t err_len)
@@ -22,4 +28,49 @@ void *gen_alloc(size_t size, int threads, int flows, bool bad, const char *usage
 		errno = ENOMEM;
 	}
 	return gen;
+}
+
+uint64_t gen_thread_rate(uint64_t rate, int threads, int idx)
+{
+	if (threads < 1)
+		return rate;
+	return rate / (uint64_t)threads + ((uint64_t)idx < rate % (uint64_t)threads);
+}
+
+void gen_pace_init(struct gen_pace *p, uint64_t rate, int threads, int idx, uint64_t min_batch)
+{
+	uint64_t r = gen_thread_rate(rate, threads, idx), burst;
+
+	p->on = rate > 0;
+	if (!p->on)
+		return;
+	if (r < 1)
+		r = 1;
+	burst = r / 20 > 1 ? r / 20 : 1;
+	p->min = r / 1000 > min_batch ? r / 1000 : min_batch;
+	if (p->min < 1)
+		p->min = 1;
+	if (p->min > burst)
+		burst = p->min;
+	tbucket_init(&p->tb, r, burst, (uint64_t)util_mono_ns());
+}
+
+uint64_t gen_pace_next(struct gen_pace *p, uint64_t max)
+{
+	uint64_t now, n, wait;
+	struct timespec ts;
+
+	if (!p->on)
+		return max;
+	now = (uint64_t)util_mono_ns();
+	n = tbucket_take(&p->tb, now, p->min < max ? p->min : max, max);
+	if (n)
+		return n;
+	wait = tbucket_wait_ns(&p->tb, now, p->min < max ? p->min : max);
+	if (wait > GEN_PACE_MAX_SLEEP_NS)
+		wait = GEN_PACE_MAX_SLEEP_NS;
+	ts.tv_sec = (time_t)(wait / 1000000000ULL);
+	ts.tv_nsec = (long)(wait % 1000000000ULL);
+	nanosleep(&ts, NULL);	/* a signal (xdpgen's stop) cuts it short */
+	return 0;
 }

@@ -19,6 +19,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "tbucket.h"
+
 #define GEN_MAX_THREADS 64
 #define GEN_MAX_FLOWS 65535
 
@@ -37,6 +39,8 @@ struct gen_config {
 	int n_cpus;
 	const char *ctl_dir;	/* a generator's control files (pktgen's /proc/net/pktgen),
 				 * NULL: its default; for tests */
+	uint64_t rate_pps;	/* frames per second over all threads (traffic.rate), each
+				 * thread its share (gen_thread_rate); 0: full speed */
 };
 
 /* Where a generator's threads run when the config names no CPUs. */
@@ -98,5 +102,26 @@ struct gen_ops {
  * NULL, errno ENOMEM and "out of memory" in ERR. */
 void *gen_alloc(size_t size, int threads, int flows, bool bad, const char *usage, char *err,
 		size_t err_len);
+
+/* Thread IDX's share of RATE frames/s over THREADS threads: RATE / THREADS, the
+ * remainder one each to the first threads (so the shares add up to RATE). */
+uint64_t gen_thread_rate(uint64_t rate, int threads, int idx);
+
+/* One sending thread's pacing (xdpgen.c, udpgen.c): its share of the rate as a token
+ * bucket that starts empty, taken in batches of at least 1 ms of frames (MIN) and at
+ * most 50 ms of them (the burst). */
+struct gen_pace {
+	bool on;		/* false: full speed */
+	uint64_t min;
+	struct tbucket tb;
+};
+
+/* Pace thread IDX of THREADS at its share of RATE (0: off), with batches of at least
+ * MIN_BATCH frames (or 1 ms of them, whichever is more, up to the burst). */
+void gen_pace_init(struct gen_pace *p, uint64_t rate, int threads, int idx, uint64_t min_batch);
+/* How many frames the thread may send now, at most MAX: MAX when off, else what the
+ * bucket holds (at least MIN); or 0 after sleeping at most 10 ms (or being interrupted
+ * by a signal) without enough, for the caller to check whether it should stop. */
+uint64_t gen_pace_next(struct gen_pace *p, uint64_t max);
 
 #endif

@@ -353,14 +353,25 @@ int inventory_driver(const char *ifname, char *driver, size_t len)
 	return err;
 }
 
+uint32_t inventory_speed(const char *ifname)
+{
+	struct ethtool_cmd ecmd = { .cmd = ETHTOOL_GSET };
+	uint32_t speed;
+
+	if (ethtool_ioctl(ifname, &ecmd))
+		return 0;
+	speed = ethtool_cmd_speed(&ecmd);
+	return speed == (uint32_t)SPEED_UNKNOWN ? 0 : speed;
+}
+
 json_t *inventory_port(const char *role, const char *ifname)
 {
 	struct ethtool_drvinfo info = { .cmd = ETHTOOL_GDRVINFO };
 	struct ethtool_channels ch = { .cmd = ETHTOOL_GCHANNELS };
-	struct ethtool_cmd ecmd = { .cmd = ETHTOOL_GSET };
 	struct ethtool_ringparam ring = { .cmd = ETHTOOL_GRINGPARAM };
 	struct ifstats_link link;
 	struct ifstats *rtnl;
+	uint32_t speed;
 	int ifindex = if_nametoindex(ifname);
 	json_t *p;
 
@@ -393,12 +404,9 @@ json_t *inventory_port(const char *role, const char *ifname)
 		json_object_set_new(p, "mtu", json_integer(link.mtu));
 	}
 	ifstats_destroy(&rtnl);
-	if (!ethtool_ioctl(ifname, &ecmd)) {
-		uint32_t speed = ethtool_cmd_speed(&ecmd);
-
-		if (speed && speed != (uint32_t)SPEED_UNKNOWN)
-			json_object_set_new(p, "speed", json_integer(speed));
-	}
+	speed = inventory_speed(ifname);
+	if (speed)
+		json_object_set_new(p, "speed", json_integer(speed));
 	if (!ethtool_ioctl(ifname, &ch)) {
 		json_object_set_new(p, "rx_queues", json_integer(ch.rx_count + ch.combined_count));
 		json_object_set_new(p, "tx_queues", json_integer(ch.tx_count + ch.combined_count));

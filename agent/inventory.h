@@ -20,6 +20,7 @@
 
 #include <jansson.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* A --port ROLE=IFNAME or --label KEY=VALUE. */
 struct inventory_pair {
@@ -56,6 +57,8 @@ json_t *inventory_port(const char *role, const char *ifname);
 
 /* The interface's driver name from ETHTOOL_GDRVINFO into DRIVER. Returns 0 or -errno. */
 int inventory_driver(const char *ifname, char *driver, size_t len);
+/* IFNAME's speed in Mb/s (ETHTOOL_GSET), 0 when it reports none. */
+uint32_t inventory_speed(const char *ifname);
 
 /* The running kernel's config text (heap, caller frees) from /proc/config.gz or
  * /boot/config-RELEASE. Returns 0 or -errno (-ENOENT when neither is readable). */

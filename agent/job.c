@@ -138,6 +138,8 @@ static void add_verdicts(struct job_ctx *c, json_t *result, json_t *env)
 		.n_rx = c->n_rx_series,
 		.rx_frames = c->rate_rx_frames,
 		.gen_frames = c->gen ? (double)c->rate_gen_frames : -1,
+		.target_pps = (double)c->target_pps,
+		.offered_pps = c->rate_done ? c->offered_pps : -1,
 		.error_frames = c->rate_done ? c->rate_errors : 0,
 		.all_rx_frames = c->rate_all_rx,
 		.error_what = "rx/tx errors and drops of the job's ports, and counters named *err*",
@@ -206,6 +208,7 @@ json_t *job_run(const json_t *msg, const struct job_opts *opts)
 	c->stats_fd = -1;
 	c->icount = opts->inv && opts->inv->timing && !strcmp(opts->inv->timing, "icount");
 	c->rx_cpu_busy = -1;
+	c->offered_pps = -1;
 	c->rx_cpu = -1;
 	{
 		char *config = NULL;

@@ -61,6 +61,8 @@ struct job_ctx {
 	bool from_veth;			/* the generator's port is a veth */
 	uint64_t rate_gen_frames;	/* generator frames over the rate window */
 	uint64_t rate_from_tx;		/* tx_packets + tx_dropped of FROM, same window */
+	uint64_t target_pps;		/* traffic.rate in frames/s, 0: full speed */
+	double offered_pps;		/* generator frames/s over the rate window, or -1 */
 	struct ifstats *rtnl;
 	struct attach_set *attach;
 	const struct gen_ops *gen_ops;	/* the generator (gen.h), NULL: none */

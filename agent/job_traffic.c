@@ -188,6 +188,38 @@ static const struct gen_ops *gen_find(enum job_generator gen)
 	return NULL;
 }
 
+/* traffic.rate in frames/s into C->target_pps: rate_pps, or rate_share of port FROM's
+ * line rate (its speed over frames of traffic.packet.size + 24 bytes: FCS, preamble,
+ * gap). A share on a port that reports no speed, or a rate above the line rate, fails
+ * the job: the plan asks for a load this port cannot be given. */
+static int target_rate(struct job_ctx *c, const struct job_port *from)
+{
+	const struct job_traffic *t = &c->spec.traffic;
+	uint32_t mbps;
+	double line;
+
+	if (!t->rate_pps && !(t->rate_share > 0))
+		return 0;
+	mbps = inventory_speed(from->ifname);
+	line = mbps * 1e6 / ((t->size + 24) * 8.0);
+	if (t->rate_share > 0 && !mbps) {
+		snprintf(c->err, sizeof(c->err), "traffic.rate: %g%% of the line rate, but port '%s' ('%s') reports no speed: give the rate in frames per second",
+			 100 * t->rate_share, from->role, from->ifname);
+		return -EINVAL;
+	}
+	if (t->rate_share > 0) {
+		c->target_pps = (uint64_t)(t->rate_share * line + 0.5);
+		c->target_pps = c->target_pps ? c->target_pps : 1;
+	} else if (mbps && t->rate_pps > line) {
+		snprintf(c->err, sizeof(c->err), "traffic.rate: %lld frames/s is above the line rate of port '%s' ('%s'): %.0f frames/s of %d bytes at %u Mb/s",
+			 (long long)t->rate_pps, from->role, from->ifname, line, t->size, mbps);
+		return -EINVAL;
+	} else {
+		c->target_pps = (uint64_t)t->rate_pps;
+	}
+	return 0;
+}
+
 /* Make the plan's generator ready to send from traffic.from (job_traffic_start() starts
  * it): its program loaded, its frame built, its destination picked. */
 int job_traffic_setup(struct job_ctx *c)
@@ -216,6 +248,10 @@ int job_traffic_setup(struct job_ctx *c)
 	cfg.flows = t->flows;
 	cfg.threads = t->threads;
 	cfg.ctl_dir = c->opts->pktgen_dir;
+	err = target_rate(c, from);
+	if (err)
+		return err;
+	cfg.rate_pps = c->target_pps;
 	err = get_cpus(c);
 	if (err)
 		return err;

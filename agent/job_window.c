@@ -267,6 +267,12 @@ static void emit(struct job_ctx *c, enum job_window w, const struct job_snap *a,
 				   "pps", "rate", seq);
 			if (seq < 0)
 				c->rate_gen_frames = b->gen_frames - a->gen_frames;
+			/* the rate the generator held, against traffic.rate: measured */
+			if (seq < 0 && c->target_pps) {
+				c->offered_pps = (b->gen_frames - a->gen_frames) / dt;
+				job_add_record(c, "gen.offered_pps", c->from, c->offered_pps,
+					       "pps", "rate");
+			}
 		}
 		for (i = 0; i < attach_count_counters(c); i++)
 			job_add_sample(c, "counter.pps", attach_counter_get(c->attach, i)->name,

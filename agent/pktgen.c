@@ -59,6 +59,17 @@ static int cpu_of(const struct pktgen_config *cfg, int i)
 	return cfg->n_cpus > 0 && cfg->cpus ? cfg->cpus[i % cfg->n_cpus] : i;
 }
 
+/* With a rate: device DEV of thread IDX at its share (pktgen's own pacing: "ratep",
+ * frames per second, at least 1). */
+static int set_rate(struct pktgen *gen, const char *dev, int idx)
+{
+	uint64_t r = gen_thread_rate(gen->cfg.rate_pps, gen->cfg.threads, idx);
+
+	if (!gen->cfg.rate_pps)
+		return 0;
+	return pg_write(gen, dev, "ratep %llu", (unsigned long long)(r ? r : 1));
+}
+
 struct pktgen *pktgen_new(const struct pktgen_config *cfg, char *err, size_t err_len)
 {
 	char path[PATH_MAX], dev[64];
@@ -111,7 +122,7 @@ struct pktgen *pktgen_new(const struct pktgen_config *cfg, char *err, size_t err
 			      pg_write(gen, dev, "udp_src_min 1024") ?:
 			      pg_write(gen, dev, "udp_src_max %d", 1024 + cfg->flows - 1) ?:
 			      pg_write(gen, dev, "udp_dst_min 9") ?:
-			      pg_write(gen, dev, "udp_dst_max 9"));
+			      pg_write(gen, dev, "udp_dst_max 9") ?: set_rate(gen, dev, i));
 		if (e)
 			snprintf(err, err_len, "pktgen: cannot configure device '%s': %s", dev,
 				 strerror(e));
@@ -235,7 +246,7 @@ static void *pktgen_gen_new(const struct gen_config *cfg, char *err, size_t err_
 	struct pktgen_config pc = {
 		.dir = cfg->ctl_dir, .ifname = cfg->ifname, .size = cfg->size,
 		.ipv6 = cfg->ipv6, .flows = cfg->flows, .threads = cfg->threads,
-		.cpus = cfg->cpus, .n_cpus = cfg->n_cpus,
+		.cpus = cfg->cpus, .n_cpus = cfg->n_cpus, .rate_pps = cfg->rate_pps,
 	};
 
 	memcpy(pc.dst_mac, cfg->dst_mac, 6);

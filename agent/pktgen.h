@@ -9,7 +9,8 @@
  *   IFNAME@i       count 0, clone_skb 0, burst 1, delay 0, pkt_size SIZE, dst_mac MAC,
  *                  src_min/dst (udp4: 198.19.1.1 -> 198.19.1.2) or src6/dst6
  *                  (udp6: 2001:2::1 -> 2001:2::2), udp_src_min 1024, udp_src_max
- *                  1024+flows-1, udp_dst_min/max 9
+ *                  1024+flows-1, udp_dst_min/max 9, and with a rate (cfg.rate_pps)
+ *                  ratep R (thread i's share, gen_thread_rate: pktgen paces itself)
  *   pgctrl         start (blocks until stopped: written from a thread of its own),
  *                  stop
  *
@@ -38,6 +39,7 @@ struct pktgen_config {
 	int threads;		/* 1 .. 64 */
 	const int *cpus;	/* thread i on cpus[i % n_cpus] (borrowed); NULL: CPU i */
 	int n_cpus;
+	uint64_t rate_pps;	/* gen_config.rate_pps: 0 full speed */
 };
 
 struct pktgen;

@@ -118,6 +118,8 @@ static void *udp_thread(void *arg)
 		.sll_halen = 6,
 	};
 	int next = t->idx % gen->n_frames, i;
+	struct gen_pace pace;
+	uint64_t pending = 0;	/* frames the pacing allowed and not yet sent */
 
 	memcpy(to.sll_addr, gen->cfg.dst_mac, 6);
 	if (gen->cfg.n_cpus > 0 && gen->cfg.cpus) {
@@ -136,14 +138,19 @@ static void *udp_thread(void *arg)
 		msgs[i].msg_hdr.msg_namelen = sizeof(to);
 		iov[i].iov_len = gen->cfg.size;
 	}
+	gen_pace_init(&pace, gen->cfg.rate_pps, gen->cfg.threads, t->idx, 1);
 	while (!atomic_load(&gen->stop)) {
 		int n;
 
-		for (i = 0; i < UDPGEN_BATCH; i++) {
+		if (!pending || !pace.on)
+			pending = gen_pace_next(&pace, UDPGEN_BATCH);
+		if (!pending)
+			continue;
+		for (i = 0; i < (int)pending; i++) {
 			iov[i].iov_base = gen->frames + next * gen->cfg.size;
 			next = (next + 1) % gen->n_frames;
 		}
-		n = sendmmsg(t->fd, msgs, UDPGEN_BATCH, 0);
+		n = sendmmsg(t->fd, msgs, (unsigned int)pending, 0);
 		if (n < 0) {
 			if (errno == ENOBUFS || errno == EAGAIN || errno == EINTR) {
 				sched_yield();
@@ -153,6 +160,7 @@ static void *udp_thread(void *arg)
 			break;
 		}
 		atomic_fetch_add(&t->sent, (uint_fast64_t)n);
+		pending -= (uint64_t)n;
 	}
 	return NULL;
 }

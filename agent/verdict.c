@@ -93,9 +93,20 @@ int verdict_compute(const struct verdict_input *in, json_t **verdictsp, json_t *
 		if (add(verdicts, details, "debug-kernel", why))
 			goto out;
 	}
-	if (in->rx_role && in->gen_frames > 0 &&
-	    in->rx_frames >= VERDICT_GEN_BOUND * in->gen_frames &&
-	    in->rx_cpu_busy >= 0 && in->rx_cpu_busy < VERDICT_IDLE_BOUND) {
+	if (in->target_pps > 0) {
+		if (in->offered_pps >= 0 &&
+		    fabs(in->offered_pps - in->target_pps) > VERDICT_RATE_MISS * in->target_pps) {
+			snprintf(why, sizeof(why),
+				 "the generator offered %.0f frames/s of the %.0f asked for (traffic.rate): %+.1f%% (bound %.0f%%)",
+				 in->offered_pps, in->target_pps,
+				 100.0 * (in->offered_pps - in->target_pps) / in->target_pps,
+				 100.0 * VERDICT_RATE_MISS);
+			if (add(verdicts, details, "generator-bound", why))
+				goto out;
+		}
+	} else if (in->rx_role && in->gen_frames > 0 &&
+		   in->rx_frames >= VERDICT_GEN_BOUND * in->gen_frames &&
+		   in->rx_cpu_busy >= 0 && in->rx_cpu_busy < VERDICT_IDLE_BOUND) {
 		snprintf(why, sizeof(why),
 			 "port '%s' received %.1f%% of the %.0f frames the generator sent (bound %.0f%%) and the receiving CPUs (%s) were at most %.0f%% busy (bound %.0f%%): the rate is the generator's",
 			 in->rx_role, 100.0 * in->rx_frames / in->gen_frames, in->gen_frames,

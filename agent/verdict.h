@@ -10,7 +10,9 @@
  *                    is the generator's, not the path's. On a veth the receiving peer's
  *                    NAPI runs on the generator's CPU, so the two are one loop on one
  *                    saturated CPU and the rate is the path's (with the generator's cost
- *                    in it): not generator-bound unless that CPU had idle time
+ *                    in it): not generator-bound unless that CPU had idle time. With
+ *                    traffic.rate instead: the generator offered a rate further than 1%
+ *                    (VERDICT_RATE_MISS) from it, so the load is not the one asked for
  *   unstable         the receiving port's per-second rx rates in the rate window have a
  *                    coefficient of variation (sample standard deviation / mean) above
  *                    the bound (5%)
@@ -36,6 +38,8 @@
 #define VERDICT_CV_BOUND 0.05		/* unstable above this */
 #define VERDICT_GEN_BOUND 0.99		/* generator-bound at or above this */
 #define VERDICT_IDLE_BOUND 0.90		/* ... and receiving CPUs busy below this */
+#define VERDICT_RATE_MISS 0.01		/* with traffic.rate: generator-bound when the
+					 * offered rate is further than this from it */
 #define VERDICT_ERROR_SHARE 0.001	/* errors above this share of received frames */
 #define VERDICT_OTHERS_BOUND 0.35	/* disturbed when others took more of the measured
 					 * CPUs in a window (docs/agent.md, "Disturbance") */
@@ -60,6 +64,9 @@ struct verdict_input {
 	const char *others_what[2];	/* per-CPU figures of each, for the details */
 	int rx_cpu;			/* the CPU that served the receive softirq; -1 */
 	const char *outliers;		/* the outlier seconds of the windows, or NULL */
+	double target_pps;		/* traffic.rate in frames/s; 0: full speed */
+	double offered_pps;		/* frames/s the generator sent over the rate window
+					 * (gen.offered_pps); < 0: unknown */
 };
 
 /* Per-CPU busy shares over the rate window, and where the generator ran. */

@@ -24,6 +24,7 @@
 #define XDPGEN_SPORT_BASE 1024
 #define XDPGEN_DPORT 9			/* discard */
 #define XDPGEN_REPEAT 0xfffffff0u	/* one call runs until stopped (minutes at 20 Mpps) */
+#define XDPGEN_MIN_BATCH 64		/* paced: the kernel's live-frames batch */
 
 struct xdpgen_thread {
 	struct xdpgen *gen;
@@ -260,6 +261,7 @@ static void *gen_thread(void *arg)
 		.repeat = XDPGEN_REPEAT,
 		.flags = BPF_F_TEST_XDP_LIVE_FRAMES,
 	);
+	struct gen_pace pace;
 	sigset_t set;
 
 	/* Only SIGUSR1 (stop) should interrupt us; leave the rest to the other threads. */
@@ -274,9 +276,15 @@ static void *gen_thread(void *arg)
 		if (pthread_setaffinity_np(pthread_self(), sizeof(cpus), &cpus))
 			pr_debug("xdpgen: cannot pin thread %d to cpu %d", t->idx, t->cpu);
 	}
+	gen_pace_init(&pace, gen->cfg.rate_pps, gen->cfg.threads, t->idx, XDPGEN_MIN_BATCH);
 	while (!atomic_load(&gen->stop)) {
-		int err = bpf_prog_test_run_opts(gen->prog_fd, &opts);
+		uint64_t n = gen_pace_next(&pace, XDPGEN_REPEAT);
+		int err;
 
+		if (!n)
+			continue;
+		opts.repeat = (uint32_t)n;
+		err = bpf_prog_test_run_opts(gen->prog_fd, &opts);
 		if (err == -EINTR)
 			continue;
 		if (err) {
@@ -401,7 +409,7 @@ void xdpgen_config_of(const struct gen_config *cfg, struct xdpgen_config *out)
 	*out = (struct xdpgen_config){
 		.ifindex = cfg->ifindex, .size = cfg->size, .ipv6 = cfg->ipv6,
 		.flows = cfg->flows, .threads = cfg->threads, .cpus = cfg->cpus,
-		.n_cpus = cfg->n_cpus,
+		.n_cpus = cfg->n_cpus, .rate_pps = cfg->rate_pps,
 	};
 	memcpy(out->src_mac, cfg->src_mac, 6);
 	memcpy(out->dst_mac, cfg->dst_mac, 6);

@@ -13,6 +13,11 @@
  * between batches. The frame count is the program's own per-CPU counter, read when asked,
  * so it is exact at window boundaries however long a call runs.
  *
+ * With a rate (cfg.rate_pps), each thread paces its share with a token bucket
+ * (gen_pace, gen.h): a call's repeat is what the bucket holds (at least 1 ms of frames
+ * or 64, the kernel's batch); the time a call takes to set up refills the bucket, so the
+ * next call is bigger and the mean rate holds.
+ *
  * Threads: xdpgen_start() creates cfg.threads threads, thread i pinned to cfg.cpus[i
  * modulo n_cpus] when given, else to CPU i modulo the CPUs allowed. The caller's thread must be in the namespace of the port. One generator is
  * driven by one thread (start, frames, stop, destroy).
@@ -43,6 +48,7 @@ struct xdpgen_config {
 	const int *cpus;	/* pin thread i to cpus[i % n_cpus] (borrowed while the
 				 * generator lives); NULL: CPU i of those allowed */
 	int n_cpus;
+	uint64_t rate_pps;	/* gen_config.rate_pps: 0 full speed */
 };
 
 struct xdpgen;

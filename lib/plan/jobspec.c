@@ -142,7 +142,9 @@ static json_t *traffic_json(const struct job_traffic *t)
 		ok = put(traffic, "cpus", done(cpus, i == t->n_cpus));
 	}
 	ok = ok && (!t->duration_ms || put(traffic, "duration_ms", json_integer(t->duration_ms))) &&
-	     put(traffic, "warmup_ms", json_integer(t->warmup_ms));
+	     put(traffic, "warmup_ms", json_integer(t->warmup_ms)) &&
+	     (!t->rate_pps || put(traffic, "rate_pps", json_integer(t->rate_pps))) &&
+	     (!(t->rate_share > 0) || put(traffic, "rate_share", json_real(t->rate_share)));
 	json_decref(packet);
 	return done(traffic, ok);
 }

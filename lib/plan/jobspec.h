@@ -38,6 +38,7 @@
 #define JOBSPEC_MAX_THREADS 64			/* traffic.threads */
 #define JOBSPEC_MAX_FLOWS 64511			/* UDP source ports 1024..65534 */
 #define JOBSPEC_MAX_QSIZE 16384			/* a cpumap slot's qsize: the kernel's limit */
+#define JOBSPEC_MAX_RATE_PPS 1000000000LL	/* traffic.rate_pps, 1.. */
 
 /* defaults of members a spec leaves out */
 #define JOBSPEC_DEFAULT_SIZE 64			/* traffic.packet.size */
@@ -119,6 +120,11 @@ struct job_traffic {
 	int n_cpus;			/* 0: not pinned */
 	int64_t duration_ms;		/* 0: the spec has none */
 	int64_t warmup_ms;		/* default 0 */
+	/* traffic.rate: frames per second over all threads (rate_pps), or a share of the
+	 * sending port's line rate (rate_share, 0 < share <= 1; the agent turns it into pps
+	 * with the port's speed); both 0: full speed. At most one is set. */
+	int64_t rate_pps;
+	double rate_share;
 };
 
 /* repeat: the coordinator's adaptive repetitions (docs/plans.md); agents ignore it */

@@ -25,7 +25,8 @@ static const char *const spec_keys[] = {
 	"share_machine", "verifier", "link", "pair", "hosts_match", NULL,
 };
 static const char *const traffic_keys[] = {
-	"generator", "from", "packet", "threads", "to", "cpus", "duration_ms", "warmup_ms", NULL,
+	"generator", "from", "packet", "threads", "to", "cpus", "duration_ms", "warmup_ms",
+	"rate_pps", "rate_share", NULL,
 };
 static const char *const packet_keys[] = { "size", "proto", "flows", "dst_mac", NULL };
 static const char *const attach_keys[] = {
@@ -258,6 +259,28 @@ static int get_kvs(struct dec *d, const json_t *obj, const char *path, const cha
 	return 0;
 }
 
+/* traffic.rate_share: a number in (0, 1], and not beside rate_pps. */
+static int decode_share(struct dec *d, const json_t *t, const char *path,
+			struct job_traffic *out)
+{
+	const json_t *v = json_object_get(t, "rate_share");
+	char p[PATH_LEN];
+	double x;
+
+	if (!v)
+		return 0;
+	sub(p, path, "rate_share", 0);
+	if (!json_is_number(v))
+		return fail(d, p, "must be a number, not %s", util_json_type_name(v));
+	x = json_number_value(v);
+	if (!(x > 0 && x <= 1))
+		return fail(d, p, " %g is out of range (0, 1]", x);
+	if (out->rate_pps)
+		return fail(d, p, "cannot be given with %s.rate_pps", path);
+	out->rate_share = x;
+	return 0;
+}
+
 static int decode_traffic(struct dec *d, const json_t *t, const char *path,
 			  struct job_traffic *out)
 {
@@ -308,7 +331,10 @@ static int decode_traffic(struct dec *d, const json_t *t, const char *path,
 	x = 0;
 	e = e ?: get_int(d, t, path, "warmup_ms", 0, JOBSPEC_MAX_WARMUP_MS, &x);
 	out->warmup_ms = x;
-	return e;
+	x = 0;
+	e = e ?: get_int(d, t, path, "rate_pps", 1, JOBSPEC_MAX_RATE_PPS, &x);
+	out->rate_pps = x;
+	return e ?: decode_share(d, t, path, out);
 }
 
 static int decode_slot(struct dec *d, const json_t *s, const char *path, struct job_slot *out)

@@ -130,6 +130,8 @@ struct plan_traffic {
 	int *cpus;			/* generator threads pinned round-robin; NULL: no pinning */
 	int n_cpus;
 	char *to;			/* destination port role, or NULL (the agent's default) */
+	int64_t rate_pps;		/* `rate: 200000`: frames/s, 0: full speed */
+	double rate_share;		/* `rate: 10%`: share of the port's line rate, 0..1 */
 };
 
 struct plan_axis {			/* one matrix key and its values */

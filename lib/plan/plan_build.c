@@ -21,13 +21,15 @@ static const char *const repeat_keys[] = { "min", "max", "until", "on", NULL };
 static const char *const link_keys[] = { "generator", "dut", NULL };
 static const char *const hosts_keys[] = { "match", "count", NULL };
 static const char *const traffic_keys[] = {
-	"generator", "from", "to", "packet", "threads", "cpus", "duration", "warmup", NULL,
+	"generator", "from", "to", "packet", "threads", "cpus", "duration", "warmup", "rate",
+	NULL,
 };
 static const char *const packet_keys[] = { "size", "proto", "flows", NULL };
 
 static const char *const known_metrics[] = {
 	"port.rx_pps", "port.tx_pps", "port.drop_pps", "gen.tx_pps", "prog.ns_per_run",
 	"prog.run_pps", "cpu.softirq", "cpu.busy", "counter.pps",
+	"gen.offered_pps",	/* with traffic.rate, always */
 	/* what each load cost (docs/agent.md, "Metrics"), the verifier's with `verifier: stats` */
 	"verifier.insns", "prog.jited_bytes", "prog.xlated_insns", "verifier.processed_insns",
 	"verifier.total_states", "verifier.peak_states", "verifier.time_us", NULL,
@@ -155,6 +157,34 @@ static int build_cpus(struct vctx *c, const struct plan_node *node, struct plan_
 	return 0;
 }
 
+/* `rate: 200000` (frames/s, 1..JOBSPEC_MAX_RATE_PPS) or `rate: 10%` (a share of the
+ * sending port's line rate, above 0 and at most 100 %), only with a generator. Whether
+ * the port has a line rate, and the rate is below it, only the host knows: the agent
+ * checks (docs/plans.md, "Rate"). */
+static int build_rate(struct vctx *c, const struct plan_node *node, struct plan_traffic *t)
+{
+	char buf[400], *end;
+	long long pps;
+	double v;
+
+	if (t->generator == PLAN_GEN_NONE)
+		return plan_vfail(c, node, "traffic.rate: needs a generator (traffic.generator is none)");
+	if (plan_parse_int(node, &pps) && pps >= 1 && pps <= JOBSPEC_MAX_RATE_PPS) {
+		t->rate_pps = pps;
+		return 0;
+	}
+	if (node->kind == PLAN_NODE_SCALAR && node->text[0] && node->text[0] != ' ') {
+		errno = 0;
+		v = strtod(node->text, &end);
+		if (!errno && end != node->text && end[0] == '%' && !end[1] && v > 0 && v <= 100) {
+			t->rate_share = v / 100;
+			return 0;
+		}
+	}
+	return plan_vfail(c, node, "traffic.rate: expected frames per second from 1 to %lld (such as 200000) or a share of the port's line rate above 0%% and at most 100%% (such as 10%%), got %s",
+			  JOBSPEC_MAX_RATE_PPS, plan_got(node, buf, sizeof(buf)));
+}
+
 static int build_traffic(struct vctx *c, const struct plan_node *traffic, struct plan *p)
 {
 	struct plan_traffic *t = &p->traffic;
@@ -221,6 +251,8 @@ static int build_traffic(struct vctx *c, const struct plan_node *traffic, struct
 	if ((node = plan_opt(traffic, "warmup")) &&
 	    (ret = plan_want_duration(c, node, "traffic.warmup", 0, PLAN_MAX_WARMUP_MS, "0s to 10m",
 				      &t->warmup_ms)))
+		return ret;
+	if ((node = plan_opt(traffic, "rate")) && (ret = build_rate(c, node, t)))
 		return ret;
 	return 0;
 }

@@ -116,10 +116,56 @@ static void test_pktgen_commands(void **state)
 	rmdir(dir);
 }
 
+/* With a rate, each device gets its thread's share as pktgen's own "ratep": 100001
+ * frames/s over 3 threads is 33334 + 33334 + 33333 */
+static void test_pktgen_rate(void **state)
+{
+	static const char *const want[] = { "ratep 33334\n", "ratep 33334\n", "ratep 33333\n" };
+	struct pktgen_config cfg = {
+		.dir = dir, .ifname = "p", .dst_mac = { 2, 0, 0, 0, 0, 0xb },
+		.size = 64, .flows = 1, .threads = 3, .rate_pps = 100001,
+	};
+	char err[256], name[128], *text;
+	struct pktgen *gen;
+	int i;
+
+	(void)state;
+	snprintf(dir, sizeof(dir), "/tmp/bpflab-pktgen-XXXXXX");
+	assert_non_null(mkdtemp(dir));
+	touch("pgctrl", "");
+	for (i = 0; i < 3; i++) {
+		snprintf(name, sizeof(name), "kpktgend_%d", i);
+		touch(name, "");
+		snprintf(name, sizeof(name), "p@%d", i);
+		touch(name, "");
+	}
+	gen = pktgen_new(&cfg, err, sizeof(err));
+	if (!gen)
+		fail_msg("pktgen_new: %s", err);
+	for (i = 0; i < 3; i++) {
+		snprintf(name, sizeof(name), "p@%d", i);
+		text = slurp(name);
+		/* after the last command of the rate-less sequence */
+		assert_non_null(strstr(text, "udp_dst_max 9\n"));
+		assert_string_equal(strstr(text, "udp_dst_max 9\n") + 14, want[i]);
+		free(text);
+	}
+	pktgen_destroy(&gen);
+	for (i = 0; i < 3; i++) {
+		snprintf(name, sizeof(name), "%s/kpktgend_%d", dir, i);
+		unlink(name);
+		snprintf(name, sizeof(name), "%s/p@%d", dir, i);
+		unlink(name);
+	}
+	unlink(strcat(strcpy((char[128]){ 0 }, dir), "/pgctrl"));
+	rmdir(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_pktgen_commands),
+		cmocka_unit_test(test_pktgen_rate),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

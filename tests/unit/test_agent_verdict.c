@@ -94,6 +94,39 @@ static void test_verdict_series(void **state)
 	json_decref(debug);
 }
 
+/* With traffic.rate: generator-bound when the offered rate is more than 1% from the
+ * target, whatever the receiving side did; within it, never (the path keeping up with
+ * a rate below its capacity is the point of a rate). */
+static void test_verdict_rate(void **state)
+{
+	const double steady[] = { 1.0e5, 1.0e5, 1.0e5 };
+	struct verdict_input in = {
+		.rx_role = "b", .rx_pps = steady, .n_rx = 3, .rx_frames = 3e5, .gen_frames = 3e5,
+		.all_rx_frames = 3e5, .rx_cpu_busy = 0.05, .rx_cpus = "cpu1",
+		.target_pps = 100000, .offered_pps = 100999,
+	};
+
+	(void)state;
+	expect(&in, "[]", NULL, NULL);			/* 0.999 % over */
+	in.offered_pps = 99000;				/* 1 % under: at the bound */
+	expect(&in, "[]", NULL, NULL);
+	in.offered_pps = 101001;
+	expect(&in, "[\"generator-bound\"]", "generator-bound",
+	       "the generator offered 101001 frames/s of the 100000 asked for (traffic.rate): +1.0% (bound 1%)");
+	in.offered_pps = 98999;
+	expect(&in, "[\"generator-bound\"]", "generator-bound",
+	       "the generator offered 98999 frames/s of the 100000 asked for (traffic.rate): -1.0% (bound 1%)");
+	in.target_pps = 100e6;				/* an impossible rate */
+	in.offered_pps = 3.2e6;
+	expect(&in, "[\"generator-bound\"]", "generator-bound",
+	       "the generator offered 3200000 frames/s of the 100000000 asked for (traffic.rate): -96.8% (bound 1%)");
+	in.offered_pps = -1;				/* no rate window: no verdict */
+	expect(&in, "[]", NULL, NULL);
+	in.target_pps = 0;				/* no rate: the old rule */
+	expect(&in, "[\"generator-bound\"]", "generator-bound",
+	       "port 'b' received 100.0% of the 300000 frames the generator sent (bound 99%) and the receiving CPUs (cpu1) were at most 5% busy (bound 90%): the rate is the generator's");
+}
+
 /* Which CPUs count as the receiving side. */
 static void test_verdict_rx_cpus(void **state)
 {
@@ -345,6 +378,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_verdict_series),
+		cmocka_unit_test(test_verdict_rate),
 		cmocka_unit_test(test_verdict_rx_cpus),
 		cmocka_unit_test(test_verdict_cpustat),
 		cmocka_unit_test(test_verdict_disturb),

@@ -189,6 +189,35 @@ static void test_jobspec_corpus(void **state)
 	assert_true(bad >= 2);
 }
 
+/* traffic.rate: frames/s or a share of the line rate, decoded and encoded back to the
+ * same bytes; absent, neither is written (the defaults test above). */
+static void test_jobspec_rate(void **state)
+{
+	json_t *pps = json_of("{\"rep\":1,\"point\":{},\"ports\":[\"a\",\"b\"],\"traffic\":"
+			      "{\"generator\":\"xdp-live\",\"from\":\"a\",\"packet\":{\"size\":64,"
+			      "\"proto\":\"udp4\",\"flows\":1},\"threads\":2,\"duration_ms\":1000,"
+			      "\"warmup_ms\":0,\"rate_pps\":100000},\"attach\":[]}");
+	json_t *share = json_deep_copy(pps), *t = json_object_get(share, "traffic");
+	struct job_spec s;
+	char why[256];
+
+	(void)state;
+	assert_round_trip(pps, "rate_pps");
+	assert_int_equal(jobspec_decode(pps, "spec", &s, why, sizeof(why)), 0);
+	assert_int_equal(s.traffic.rate_pps, 100000);
+	assert_true(s.traffic.rate_share == 0);
+	jobspec_release(&s);
+	json_object_del(t, "rate_pps");
+	json_object_set_new(t, "rate_share", json_real(0.125));
+	assert_round_trip(share, "rate_share");
+	assert_int_equal(jobspec_decode(share, "spec", &s, why, sizeof(why)), 0);
+	assert_int_equal(s.traffic.rate_pps, 0);
+	assert_true(s.traffic.rate_share == 0.125);
+	jobspec_release(&s);
+	json_decref(pps);
+	json_decref(share);
+}
+
 /* An empty spec takes the defaults, and encodes them. */
 static void test_jobspec_defaults(void **state)
 {
@@ -263,6 +292,14 @@ static const struct {
 	{ "{\"verifier\":true}", "spec.verifier: must be a string" },
 	{ "{\"hosts_match\":{\"kernel\":6}}", "spec.hosts_match.kernel: must be a string" },
 	{ "[]", "spec: must be an object, not an array" },
+	{ "{\"traffic\":{\"rate_pps\":0}}", "spec.traffic.rate_pps 0 is out of range 1..1000000000" },
+	{ "{\"traffic\":{\"rate_pps\":1000000001}}", "spec.traffic.rate_pps 1000000001 is out of range" },
+	{ "{\"traffic\":{\"rate_share\":\"10%\"}}",
+	  "spec.traffic.rate_share: must be a number, not a string" },
+	{ "{\"traffic\":{\"rate_share\":1.5}}", "spec.traffic.rate_share 1.5 is out of range (0, 1]" },
+	{ "{\"traffic\":{\"rate_share\":0}}", "spec.traffic.rate_share 0 is out of range (0, 1]" },
+	{ "{\"traffic\":{\"rate_pps\":5,\"rate_share\":0.5}}",
+	  "spec.traffic.rate_share: cannot be given with spec.traffic.rate_pps" },
 };
 
 static void test_jobspec_refusals(void **state)
@@ -406,6 +443,7 @@ int main(void)
 		cmocka_unit_test(test_jobspec_plans),
 		cmocka_unit_test(test_jobspec_corpus),
 		cmocka_unit_test(test_jobspec_defaults),
+		cmocka_unit_test(test_jobspec_rate),
 		cmocka_unit_test(test_jobspec_refusals),
 		cmocka_unit_test(test_jobspec_refused_by_both_sides),
 		cmocka_unit_test(test_jobspec_agent_fails_bad_spec),

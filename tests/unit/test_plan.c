@@ -34,6 +34,20 @@
 	"  drop:\n"                                                            \
 	"    - {port: b, object: xdp_basic.bpf.o, program: xdp_drop}\n"
 
+/* BASE with traffic.rate RATE (at 6:9) */
+#define WITH_RATE(GEN, RATE)                                                   \
+	"name: x\n"                                                            \
+	"ports: [a, b]\n"                                                      \
+	"traffic:\n"                                                           \
+	"  from: a\n"                                                          \
+	"  generator: " GEN "\n"                                               \
+	"  rate: " RATE "\n"                                                   \
+	"  duration: 1s\n"                                                     \
+	"variants:\n"                                                          \
+	"  drop:\n"                                                            \
+	"    - {port: b, object: xdp_basic.bpf.o, program: xdp_drop}\n"
+#define RATE_EXPECTED "traffic.rate: expected frames per second from 1 to 1000000000 (such as 200000) or a share of the port's line rate above 0% and at most 100% (such as 10%), got "
+
 static const char full_plan[] =
 	"name: quickstart\n"
 	"description: text\n"
@@ -563,7 +577,16 @@ static const struct bad_plan bad_format[] = {
 	{ BASE "verifier: loud\n",
 	  FILE_NAME ":9:11: verifier: expected one of none, stats, got 'loud'" },
 	{ BASE "metrics: [port.rx_pps, port.rx_bps]\n",
-	  FILE_NAME ":9:24: metrics: unknown metric 'port.rx_bps' (known: port.rx_pps, port.tx_pps, port.drop_pps, gen.tx_pps, prog.ns_per_run, prog.run_pps, cpu.softirq, cpu.busy, counter.pps, verifier.insns, prog.jited_bytes, prog.xlated_insns, verifier.processed_insns, verifier.total_states, verifier.peak_states, verifier.time_us)" },
+	  FILE_NAME ":9:24: metrics: unknown metric 'port.rx_bps' (known: port.rx_pps, port.tx_pps, port.drop_pps, gen.tx_pps, prog.ns_per_run, prog.run_pps, cpu.softirq, cpu.busy, counter.pps, gen.offered_pps, verifier.insns, prog.jited_bytes, prog.xlated_insns, verifier.processed_insns, verifier.total_states, verifier.peak_states, verifier.time_us)" },
+	{ WITH_RATE("xdp-live", "0"), FILE_NAME ":6:9: " RATE_EXPECTED "'0'" },
+	{ WITH_RATE("udp", "1000000001"), FILE_NAME ":6:9: " RATE_EXPECTED "'1000000001'" },
+	{ WITH_RATE("xdp-live", "0%"), FILE_NAME ":6:9: " RATE_EXPECTED "'0%'" },
+	{ WITH_RATE("xdp-live", "100.5%"), FILE_NAME ":6:9: " RATE_EXPECTED "'100.5%'" },
+	{ WITH_RATE("xdp-live", "10 %"), FILE_NAME ":6:9: " RATE_EXPECTED "'10 %'" },
+	{ WITH_RATE("pktgen", "1.5"), FILE_NAME ":6:9: " RATE_EXPECTED "'1.5'" },
+	{ WITH_RATE("xdp-live", "fast"), FILE_NAME ":6:9: " RATE_EXPECTED "'fast'" },
+	{ WITH_RATE("none", "1000"),
+	  FILE_NAME ":6:9: traffic.rate: needs a generator (traffic.generator is none)" },
 	{ BASE "metrics: [cpu.busy, cpu.busy]\n",
 	  FILE_NAME ":9:21: metrics: duplicate metric 'cpu.busy' (first at 9:11)" },
 	{ BASE "metrics: []\n",
@@ -577,6 +600,42 @@ static const struct bad_plan bad_format[] = {
 };
 
 /* Refused plans: the plan format. */
+/* traffic.rate in frames/s or as a share of the line rate, into the job spec */
+static void test_plan_rate(void **state)
+{
+	struct plan *p = parse_ok(WITH_RATE("xdp-live", "200000"));
+	struct plan_error err = { 0 };
+	struct plan_job *jobs;
+	json_t *t;
+	int n;
+
+	(void)state;
+	assert_int_equal(p->traffic.rate_pps, 200000);
+	assert_true(p->traffic.rate_share == 0);
+	assert_int_equal(plan_expand(p, &jobs, &n, &err), 0);
+	t = json_object_get(jobs[0].spec, "traffic");
+	assert_int_equal(json_integer_value(json_object_get(t, "rate_pps")), 200000);
+	assert_null(json_object_get(t, "rate_share"));
+	plan_jobs_free(jobs, n);
+	plan_destroy(&p);
+	p = parse_ok(WITH_RATE("udp", "2.5%"));
+	assert_int_equal(p->traffic.rate_pps, 0);
+	assert_true(p->traffic.rate_share == 0.025);
+	assert_int_equal(plan_expand(p, &jobs, &n, &err), 0);
+	t = json_object_get(jobs[0].spec, "traffic");
+	assert_true(json_real_value(json_object_get(t, "rate_share")) == 0.025);
+	assert_null(json_object_get(t, "rate_pps"));
+	plan_jobs_free(jobs, n);
+	plan_destroy(&p);
+	p = parse_ok(WITH_RATE("pktgen", "100%"));
+	assert_true(p->traffic.rate_share == 1);
+	plan_destroy(&p);
+	p = parse_ok(BASE);		/* no rate: full speed, nothing in the spec */
+	assert_int_equal(p->traffic.rate_pps, 0);
+	assert_true(p->traffic.rate_share == 0);
+	plan_destroy(&p);
+}
+
 static void test_plan_bad_format(void **state)
 {
 	expect_errors(bad_format, ARRAY_LEN(bad_format));
@@ -1217,6 +1276,7 @@ int main(void)
 		cmocka_unit_test(test_plan_values),
 		cmocka_unit_test(test_plan_load),
 		cmocka_unit_test(test_plan_bad_yaml),
+		cmocka_unit_test(test_plan_rate),
 		cmocka_unit_test(test_plan_bad_format),
 		cmocka_unit_test(test_plan_bad_matrix),
 		cmocka_unit_test(test_plan_overrides),

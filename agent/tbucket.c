@@ -1,0 +1,64 @@
+/* tbucket.c - see tbucket.h. */
+#include "tbucket.h"
+
+#define NS 1000000000ULL
+
+static uint64_t clamp(uint64_t v)
+{
+	return v < 1 ? 1 : v > TBUCKET_MAX ? TBUCKET_MAX : v;
+}
+
+void tbucket_init(struct tbucket *tb, uint64_t rate, uint64_t burst, uint64_t now_ns)
+{
+	tb->rate = clamp(rate);
+	tb->cap = clamp(burst) * NS;
+	tb->level = 0;
+	tb->last_ns = now_ns;
+}
+
+/* Add what flowed in since the last refill; the product dt x rate is only formed when it
+ * stays below the room left (so below 1e18: no overflow). */
+static void refill(struct tbucket *tb, uint64_t now_ns)
+{
+	uint64_t dt, room;
+
+	if (now_ns <= tb->last_ns)
+		return;
+	dt = now_ns - tb->last_ns;
+	tb->last_ns = now_ns;
+	room = tb->cap - tb->level;
+	if (dt >= room / tb->rate + 1)
+		tb->level = tb->cap;
+	else
+		tb->level += dt * tb->rate < room ? dt * tb->rate : room;
+}
+
+uint64_t tbucket_tokens(struct tbucket *tb, uint64_t now_ns)
+{
+	refill(tb, now_ns);
+	return tb->level / NS;
+}
+
+uint64_t tbucket_take(struct tbucket *tb, uint64_t now_ns, uint64_t min, uint64_t max)
+{
+	uint64_t n = tbucket_tokens(tb, now_ns);
+
+	if (n < (min ? min : 1))
+		return 0;
+	if (n > max)
+		n = max;
+	tb->level -= n * NS;
+	return n;
+}
+
+uint64_t tbucket_wait_ns(struct tbucket *tb, uint64_t now_ns, uint64_t n)
+{
+	uint64_t need = n > TBUCKET_MAX ? tb->cap : n * NS;
+
+	refill(tb, now_ns);
+	if (need > tb->cap)
+		need = tb->cap;
+	if (tb->level >= need)
+		return 0;
+	return (need - tb->level + tb->rate - 1) / tb->rate;
+}
