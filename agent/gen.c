@@ -46,7 +46,7 @@ void gen_pace_init(struct gen_pace *p, uint64_t rate, int threads, int idx, uint
 		return;
 	if (r < 1)
 		r = 1;
-	burst = r / 20 > 1 ? r / 20 : 1;
+	burst = r / 5 > 1 ? r / 5 : 1;	/* 200 ms: a call held up longer loses frames */
 	p->min = r / 1000 > min_batch ? r / 1000 : min_batch;
 	if (p->min < 1)
 		p->min = 1;

@@ -109,7 +109,7 @@ uint64_t gen_thread_rate(uint64_t rate, int threads, int idx);
 
 /* One sending thread's pacing (xdpgen.c, udpgen.c): its share of the rate as a token
  * bucket that starts empty, taken in batches of at least 1 ms of frames (MIN) and at
- * most 50 ms of them (the burst). */
+ * most 200 ms of them (the burst: a thread held up longer than that falls behind). */
 struct gen_pace {
 	bool on;		/* false: full speed */
 	uint64_t min;
