@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "inventory.h"
+#include "plan/plan.h"
 #include "pktgen.h"
 #include "udpgen.h"
 #include "base/util.h"
@@ -201,7 +202,7 @@ static int target_rate(struct job_ctx *c, const struct job_port *from)
 	if (!t->rate_pps && !(t->rate_share > 0))
 		return 0;
 	mbps = inventory_speed(from->ifname);
-	line = mbps * 1e6 / ((t->size + 24) * 8.0);
+	line = plan_line_rate_pps(mbps, t->size);
 	if (t->rate_share > 0 && !mbps) {
 		snprintf(c->err, sizeof(c->err), "traffic.rate: %g%% of the line rate, but port '%s' ('%s') reports no speed: give the rate in frames per second",
 			 100 * t->rate_share, from->role, from->ifname);

@@ -136,6 +136,8 @@ int cli_request(const json_t *req, const char *want_type, json_t **reply)
 	if (!strcmp(type, "error")) {
 		ret = cli_error("%s", proto_get_str(msg, "message", "coordinator refused the "
 						    "request without a reason"));
+		if (json_is_true(json_object_get(msg, "invalid")))
+			ret = CLI_EXIT_USAGE;	/* an invalid plan, as one refused locally */
 		goto out;
 	}
 	if (strcmp(type, want_type)) {

@@ -2,7 +2,8 @@
  * object bytes become a stored run whose jobs are queued on the chosen hosts.
  *
  * Order: overrides, plan_parse, objects (each sha256 checked against its bytes),
- * plan_objects_check, plan_expand, host choice (sched.c), each attach entry stamped with
+ * plan_objects_check, plan_expand, host choice (sched.c), traffic.rate against each
+ * chosen host's ports (plan_rate_check: refused "invalid"), each attach entry stamped with
  * its object's sha256 and each spec with the plan's hosts.match (checked again when the
  * job is handed out: coordinator/boot.c, coord_job_fits), then store_run_create in one
  * transaction. Any failure answers with an error message and stores nothing. Runs on
@@ -44,6 +45,7 @@ struct submit {
 	json_t *targets;	/* switching hosts' inventories as they will be (owned) */
 	struct store_job_new *jn;
 	struct store_run_host *rh;
+	bool invalid;		/* the plan cannot run on its hosts: the reply says "invalid" */
 	char err[2048];
 };
 
@@ -302,6 +304,31 @@ static int stamp_sha256(struct submit *s)
 	return err;
 }
 
+/* Every job's traffic.rate against each host it runs on (plan_rate_check): a share on a
+ * port without a speed, or a rate above the line rate, refuses the plan as invalid. */
+static int check_rates(struct submit *s)
+{
+	struct plan_error perr = { 0 };
+	int i, h;
+
+	if (!s->plan->traffic.rate_pps && !(s->plan->traffic.rate_share > 0) && !s->plan->n_axes)
+		return 0;
+	for (i = 0; i < s->n_jobs; i++) {
+		for (h = 0; h < s->n_hosts; h++) {
+			const struct sched_host *sh = &s->hosts[h];
+
+			if (s->plan->link_generator ? h != i % 2 : !sh->chosen)
+				continue;
+			if (plan_rate_check(s->plan, s->jobs[i].spec, sh->inventory, sh->name,
+					    &perr)) {
+				s->invalid = true;
+				return fail(s, -EINVAL, "%s", perr.text);
+			}
+		}
+	}
+	return 0;
+}
+
 static json_t *submitted(struct submit *s, int64_t run_id, int n_jobs)
 {
 	json_t *msg = proto_msg_new("submitted"), *names = json_array();
@@ -394,7 +421,9 @@ json_t *coord_submit(struct coord *c, const json_t *msg)
 			   (long long)s.n_jobs * n_chosen, SUBMIT_MAX_JOBS);
 		goto out;
 	}
-	err = stamp_sha256(&s);
+	err = check_rates(&s);
+	if (!err)
+		err = stamp_sha256(&s);
 	if (!err)
 		err = stamp_match(&s, named);
 	if (err)
@@ -450,6 +479,8 @@ out:
 	if (err) {
 		pr_info("submit of '%s' refused: %s", file, s.err);
 		reply = proto_error_new("submit", "%s", s.err);
+		if (reply && s.invalid)
+			json_object_set_new(reply, "invalid", json_true());
 	}
 	submit_release(&s);
 	if (!err)

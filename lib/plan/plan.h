@@ -132,6 +132,7 @@ struct plan_traffic {
 	char *to;			/* destination port role, or NULL (the agent's default) */
 	int64_t rate_pps;		/* `rate: 200000`: frames/s, 0: full speed */
 	double rate_share;		/* `rate: 10%`: share of the port's line rate, 0..1 */
+	int rate_line, rate_col;	/* of the rate value, for plan_rate_check */
 };
 
 struct plan_axis {			/* one matrix key and its values */
@@ -234,6 +235,16 @@ json_t *plan_pair_spec(const json_t *spec, const char *role, const char *peer);
 #define plan_tc_mode_name jobspec_tc_mode_name
 #define plan_generator_name jobspec_generator_name
 #define plan_proto_name jobspec_proto_name
+
+/* A port's line rate in frames/s: MBPS Mb/s over frames of SIZE bytes (without FCS) and
+ * 24 more on the wire (FCS, preamble, inter-frame gap). */
+double plan_line_rate_pps(double mbps, int size);
+/* Job spec SPEC's traffic.rate against host HOST's INVENTORY (its ports' "speed", Mb/s):
+ * a share needs the `from` port to report a speed, a rate in frames/s must not be above
+ * its line rate. Returns 0, or -EINVAL with ERR "FILE:LINE:COL: traffic.rate: ..." at
+ * the rate in PLAN (a matrix axis traffic.rate when there is one). */
+int plan_rate_check(const struct plan *plan, const json_t *spec, const json_t *inventory,
+		    const char *host, struct plan_error *err);
 
 /* Whether NAME is a metric bpflab knows (port.rx_pps, prog.ns_per_run, ...). */
 bool plan_metric_known(const char *name);

@@ -159,8 +159,8 @@ static int build_cpus(struct vctx *c, const struct plan_node *node, struct plan_
 
 /* `rate: 200000` (frames/s, 1..JOBSPEC_MAX_RATE_PPS) or `rate: 10%` (a share of the
  * sending port's line rate, above 0 and at most 100 %), only with a generator. Whether
- * the port has a line rate, and the rate is below it, only the host knows: the agent
- * checks (docs/plans.md, "Rate"). */
+ * the port has a line rate, and the rate is below it, only the hosts know: submit checks
+ * each chosen host (plan_rate_check), the agent the job. */
 static int build_rate(struct vctx *c, const struct plan_node *node, struct plan_traffic *t)
 {
 	char buf[400], *end;
@@ -169,6 +169,8 @@ static int build_rate(struct vctx *c, const struct plan_node *node, struct plan_
 
 	if (t->generator == PLAN_GEN_NONE)
 		return plan_vfail(c, node, "traffic.rate: needs a generator (traffic.generator is none)");
+	t->rate_line = node->line;
+	t->rate_col = node->col;
 	if (plan_parse_int(node, &pps) && pps >= 1 && pps <= JOBSPEC_MAX_RATE_PPS) {
 		t->rate_pps = pps;
 		return 0;

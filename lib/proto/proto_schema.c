@@ -53,6 +53,8 @@ static const struct field error_fields[] = {
 	{ .name = "in_reply_to", .types = T_STR | T_NULL, .max = NAME_MAX_LEN },
 	/* from an agent: the job it refuses */
 	{ .name = "job", .types = T_INT | T_STR | T_NULL, .max = 127 },
+	/* to a client: the request's plan cannot run as written (the CLI exits 2) */
+	{ .name = "invalid", .types = T_BOOL },
 	{ .name = NULL },
 };
 

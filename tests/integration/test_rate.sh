@@ -4,7 +4,7 @@
 # port b receives it; a share of the veth's line rate (veth reports 10000 Mb/s) is turned
 # into frames/s; a rate the generator cannot reach (XDP_PASS into the stack: on a veth
 # the sender carries the receive path) gets `generator-bound` with the target and what
-# was offered; a rate above the line rate fails the job saying so.
+# was offered; a rate above the line rate is refused at submit (FILE:LINE:COL, exit 2).
 . "$(dirname "$0")/lib.sh"
 
 lab_start 1
@@ -87,13 +87,16 @@ check "an unreachable rate is generator-bound ($v)" grep -q generator-bound <<< 
 check "the detail names the target and what was offered ($d)" \
 	grep -q "of the 14000000 asked for (traffic.rate)" <<< "$d"
 
-# --- above the line rate: the job fails and says why
-run=$(run_rate 100000000)
-e=$(sql "SELECT error FROM jobs WHERE run_id=$run AND $planned")
-echo "rate 100 Mpps: $e"
-check "100 Mpps on a 10 Gb/s veth fails the job" \
-	test "$(sql "SELECT state FROM jobs WHERE run_id=$run AND $planned")" = failed
-check "... saying it is above the line rate ($e)" grep -q "above the line rate of port 'a'" <<< "$e"
+# --- above the line rate of h1's port a: refused at submit as an invalid plan
+runs_before=$(sql "SELECT count(*) FROM runs")
+sed 's/rate: 100000/rate: 100000000/' "$tmp/rate.yaml" > "$tmp/fast.yaml"
+rc=0
+"$bpflab" run submit "$tmp/fast.yaml" 2> "$tmp/fast.err" >/dev/null || rc=$?
+echo "rate 100 Mpps: $(cat "$tmp/fast.err")"
+check "100 Mpps on a 10 Gb/s veth exits 2 (got $rc)" test "$rc" = 2
+check "... at FILE:LINE:COLUMN, above the line rate of port 'a' on host 'h1'" \
+	grep -q "$tmp/fast.yaml:7:9: traffic.rate: 100000000 frames/s is above the line rate of port 'a' on host 'h1'" "$tmp/fast.err"
+check "... and stores no run" test "$(sql "SELECT count(*) FROM runs")" = "$runs_before"
 
 # --- a bad rate in the plan: FILE:LINE:COLUMN, exit 2
 sed 's/rate: 100000/rate: 150%/' "$tmp/rate.yaml" > "$tmp/bad.yaml"

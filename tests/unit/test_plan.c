@@ -10,6 +10,7 @@
 #include <cmocka.h>
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -634,6 +635,45 @@ static void test_plan_rate(void **state)
 	assert_int_equal(p->traffic.rate_pps, 0);
 	assert_true(p->traffic.rate_share == 0);
 	plan_destroy(&p);
+}
+
+/* RATE (plan text) checked against a host whose port a has SPEED Mb/s (0: none);
+ * returns plan_rate_check()'s result with ERR */
+static int rate_on(const char *text, int speed, struct plan_error *err)
+{
+	struct plan *p = parse_ok(text);
+	json_t *inv = speed ? json_pack("{s:[{s:s, s:i}]}", "ports", "role", "a", "speed", speed)
+			    : json_pack("{s:[{s:s}]}", "ports", "role", "a");
+	struct plan_job *jobs;
+	int n, ret;
+
+	assert_int_equal(plan_expand(p, &jobs, &n, err), 0);
+	ret = plan_rate_check(p, jobs[0].spec, inv, "h1", err);
+	plan_jobs_free(jobs, n);
+	json_decref(inv);
+	plan_destroy(&p);
+	return ret;
+}
+
+/* the line rate, and traffic.rate against a host's port at submit */
+static void test_plan_rate_check(void **state)
+{
+	struct plan_error err = { 0 };
+
+	(void)state;
+	/* 10 Gb/s, 64 + 24 bytes a frame: 1e10 / 704 */
+	assert_true(fabs(plan_line_rate_pps(10000, 64) - 14204545.4545) < 1e-3);
+	assert_true(fabs(plan_line_rate_pps(1000, 1500) - 82020.997) < 1e-3);
+	assert_int_equal(rate_on(WITH_RATE("xdp-live", "14204545"), 10000, &err), 0);
+	assert_int_equal(rate_on(WITH_RATE("xdp-live", "14204546"), 10000, &err), -EINVAL);
+	assert_string_equal(err.text, FILE_NAME ":6:9: traffic.rate: 14204546 frames/s is above the line rate of port 'a' on host 'h1': 14204545 frames/s of 64 bytes at 10000 Mb/s");
+	assert_int_equal(err.line, 6);
+	assert_int_equal(err.col, 9);
+	assert_int_equal(rate_on(WITH_RATE("udp", "100000000"), 0, &err), 0);	/* no speed */
+	assert_int_equal(rate_on(WITH_RATE("udp", "10%"), 10000, &err), 0);
+	assert_int_equal(rate_on(WITH_RATE("udp", "10%"), 0, &err), -EINVAL);
+	assert_string_equal(err.text, FILE_NAME ":6:9: traffic.rate: 10% of the line rate, but port 'a' on host 'h1' reports no speed: give the rate in frames per second");
+	assert_int_equal(rate_on(BASE, 0, &err), 0);			/* no rate */
 }
 
 static void test_plan_bad_format(void **state)
@@ -1277,6 +1317,7 @@ int main(void)
 		cmocka_unit_test(test_plan_load),
 		cmocka_unit_test(test_plan_bad_yaml),
 		cmocka_unit_test(test_plan_rate),
+		cmocka_unit_test(test_plan_rate_check),
 		cmocka_unit_test(test_plan_bad_format),
 		cmocka_unit_test(test_plan_bad_matrix),
 		cmocka_unit_test(test_plan_overrides),
