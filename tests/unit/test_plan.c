@@ -637,18 +637,19 @@ static void test_plan_rate(void **state)
 	plan_destroy(&p);
 }
 
-/* RATE (plan text) checked against a host whose port a has SPEED Mb/s (0: none);
- * returns plan_rate_check()'s result with ERR */
+/* Every job of plan TEXT checked against a host whose port a has SPEED Mb/s (0: none);
+ * returns the first plan_rate_check() failure with ERR, or 0 */
 static int rate_on(const char *text, int speed, struct plan_error *err)
 {
 	struct plan *p = parse_ok(text);
 	json_t *inv = speed ? json_pack("{s:[{s:s, s:i}]}", "ports", "role", "a", "speed", speed)
 			    : json_pack("{s:[{s:s}]}", "ports", "role", "a");
 	struct plan_job *jobs;
-	int n, ret;
+	int n, i, ret = 0;
 
 	assert_int_equal(plan_expand(p, &jobs, &n, err), 0);
-	ret = plan_rate_check(p, jobs[0].spec, inv, "h1", err);
+	for (i = 0; i < n && !ret; i++)
+		ret = plan_rate_check(p, jobs[i].spec, inv, "h1", err);
 	plan_jobs_free(jobs, n);
 	json_decref(inv);
 	plan_destroy(&p);
@@ -674,6 +675,11 @@ static void test_plan_rate_check(void **state)
 	assert_int_equal(rate_on(WITH_RATE("udp", "10%"), 0, &err), -EINVAL);
 	assert_string_equal(err.text, FILE_NAME ":6:9: traffic.rate: 10% of the line rate, but port 'a' on host 'h1' reports no speed: give the rate in frames per second");
 	assert_int_equal(rate_on(BASE, 0, &err), 0);			/* no rate */
+	/* a matrix axis traffic.rate: its entry is the place */
+	assert_int_equal(rate_on(WITH_RATE("xdp-live", "1000") "matrix:\n"
+				 "  traffic.rate: [1000, 20000000]\n", 10000, &err), -EINVAL);
+	assert_int_equal(err.line, 12);
+	assert_int_equal(err.col, 3);
 }
 
 static void test_plan_bad_format(void **state)
