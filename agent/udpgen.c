@@ -92,6 +92,7 @@ struct udpgen *udpgen_new(const struct udpgen_config *cfg, char *err, size_t err
 	xc.threads = cfg->threads;
 	xc.cpus = cfg->cpus;
 	xc.n_cpus = cfg->n_cpus;
+	xc.rate_pps = cfg->rate_pps;
 	return create(&xc, err, err_len);
 }
 

@@ -37,6 +37,7 @@ struct udpgen_config {
 	int threads;		/* 1 .. 64 */
 	const int *cpus;	/* pin thread i to cpus[i % n_cpus] (borrowed); NULL: no pinning */
 	int n_cpus;
+	uint64_t rate_pps;	/* gen_config.rate_pps: 0 full speed */
 };
 
 struct udpgen;

@@ -146,6 +146,28 @@ static void test_udpgen_reaches_tc(void **state)
 	json_decref(attach);
 }
 
+/* With a rate: 20000/s for 1 s sends 20000 frames within 2 % (the bucket starts empty,
+ * so the first second holds the rate too), with one thread and with two sharing it */
+static void test_udpgen_rate(void **state)
+{
+	struct ifstats_counters a, b;
+	struct udpgen_config cfg;
+	uint64_t frames;
+	int threads;
+
+	SKIP_UNLESS_LAB();
+	for (threads = 1; threads <= 2; threads++) {
+		cfg = config(false, threads);
+		cfg.rate_pps = 20000;
+		frames = run(&cfg, 1000, &a, &b);
+		print_message("udp4 at 20000/s, %d thread(s): %llu frames in ~1 s, vb rx %llu\n",
+			      threads, (unsigned long long)frames,
+			      (unsigned long long)b.rx_packets);
+		assert_true(frames > 19600 && frames < 20400);
+		assert_true(a.tx_packets >= frames && a.tx_packets <= frames + 100);
+	}
+}
+
 static void test_udpgen_refusals(void **state)
 {
 	struct udpgen_config cfg = { .ifindex = 1, .size = 64, .flows = 1, .threads = 1 };
@@ -167,6 +189,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_udpgen_crosses_the_veth),
 		cmocka_unit_test(test_udpgen_reaches_tc),
+		cmocka_unit_test(test_udpgen_rate),
 		cmocka_unit_test(test_udpgen_refusals),
 	};
 
