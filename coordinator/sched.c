@@ -158,19 +158,6 @@ static bool selector_matches(const json_t *inv, const char *key, const char *wan
 	return false;
 }
 
-static bool has_role(const json_t *inv, const char *role)
-{
-	const json_t *port;
-	size_t i;
-
-	json_array_foreach(json_object_get(inv, "ports"), i, port) {
-		const char *r = json_string_value(json_object_get(port, "role"));
-
-		if (r && !strcmp(r, role))
-			return true;
-	}
-	return false;
-}
 
 /* Whether INV has a port for each of the N ROLES; when not, WHY names the first missing. */
 static bool has_roles(const json_t *inv, const char *const *roles, int n, char *why,
@@ -179,7 +166,7 @@ static bool has_roles(const json_t *inv, const char *const *roles, int n, char *
 	int i;
 
 	for (i = 0; i < n; i++) {
-		if (!has_role(inv, roles[i])) {
+		if (!plan_inventory_port(inv, roles[i])) {
 			if (why)
 				snprintf(why, why_len, "no port for role '%s'", roles[i]);
 			return false;

@@ -239,6 +239,9 @@ json_t *plan_pair_spec(const json_t *spec, const char *role, const char *peer);
 /* A port's line rate in frames/s: MBPS Mb/s over frames of SIZE bytes (without FCS) and
  * 24 more on the wire (FCS, preamble, inter-frame gap). */
 double plan_line_rate_pps(double mbps, int size);
+/* The entry of port ROLE in a host's INVENTORY ("ports": [{"role", ...}], docs/agent.md
+ * "Inventory"), borrowed; NULL when it has none. */
+const json_t *plan_inventory_port(const json_t *inventory, const char *role);
 /* Job spec SPEC's traffic.rate against host HOST's INVENTORY (its ports' "speed", Mb/s):
  * a share needs the `from` port to report a speed, a rate in frames/s must not be above
  * its line rate. Returns 0, or -EINVAL with ERR "FILE:LINE:COL: traffic.rate: ..." at

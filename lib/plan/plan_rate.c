@@ -14,8 +14,7 @@ double plan_line_rate_pps(double mbps, int size)
 	return mbps * 1e6 / ((size + 24) * 8.0);
 }
 
-/* The speed (Mb/s) of port ROLE in INVENTORY ("ports": [{"role", "speed"}]), 0: none. */
-static double port_speed(const json_t *inventory, const char *role)
+const json_t *plan_inventory_port(const json_t *inventory, const char *role)
 {
 	const json_t *p;
 	size_t i;
@@ -24,9 +23,9 @@ static double port_speed(const json_t *inventory, const char *role)
 		const char *r = json_string_value(json_object_get(p, "role"));
 
 		if (r && !strcmp(r, role))
-			return json_number_value(json_object_get(p, "speed"));
+			return p;
 	}
-	return 0;
+	return NULL;
 }
 
 /* The place to blame: a matrix axis traffic.rate, else the plan's traffic.rate. */
@@ -59,7 +58,8 @@ int plan_rate_check(const struct plan *plan, const json_t *spec, const json_t *i
 
 	if (!from || !gen || !strcmp(gen, "none") || (!pps && !(share > 0)))
 		return 0;
-	mbps = port_speed(inventory, from);
+	/* the port's speed in Mb/s; none (or no such port): 0 */
+	mbps = json_number_value(json_object_get(plan_inventory_port(inventory, from), "speed"));
 	line = plan_line_rate_pps(mbps, size);
 	rate_place(plan, &l, &c);
 	if (l)
