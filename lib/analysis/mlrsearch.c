@@ -30,12 +30,13 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "analysis/mlrsearch.h"
 
-#define MLRSEARCH_MAX_TRIALS 4096	/* a bug guard: no search needs this many */
+#define MLRSEARCH_MAX_TRIALS 1000	/* a bug guard: no search needs this many */
 #define DURATION_SLACK 1e-9		/* relative: a trial this close to d is full-length */
 
 struct goal_state {
@@ -48,6 +49,8 @@ struct mlrsearch {
 	unsigned int phase;
 	struct mlrsearch_trial *t;
 	size_t n, cap;
+	double *loads;			/* the distinct loads of t, ascending */
+	size_t n_loads;
 	double spent;			/* sum of effective durations */
 	bool pending, ended, budget_out;
 	struct mlrsearch_req req;
@@ -109,11 +112,23 @@ enum mlrsearch_class mlrsearch_classify(const struct mlrsearch_trial *t, size_t 
 	return MLRSEARCH_UNDECIDED;
 }
 
-static int by_loss_ratio(const void *a, const void *b)
+/* The full-length trial at LOAD next in order of (loss ratio, index) after trial PREV
+ * (SIZE_MAX: the first); SIZE_MAX when none is left. */
+static size_t next_by_loss(const struct mlrsearch_trial *t, size_t n, double load,
+			   double final, size_t prev)
 {
-	const struct mlrsearch_trial *x = a, *y = b;
+	size_t best = SIZE_MAX;
 
-	return (x->loss_ratio > y->loss_ratio) - (x->loss_ratio < y->loss_ratio);
+	for (size_t i = 0; i < n; i++) {
+		if (t[i].load != load || !is_full_length(&t[i], final))
+			continue;
+		if (prev != SIZE_MAX && (t[i].loss_ratio < t[prev].loss_ratio ||
+					 (t[i].loss_ratio == t[prev].loss_ratio && i <= prev)))
+			continue;
+		if (best == SIZE_MAX || t[i].loss_ratio < t[best].loss_ratio)
+			best = i;
+	}
+	return best;
 }
 
 /* RFC 9971 Appendix B, "Conditional Throughput": the full-length trials at LOAD in order
@@ -122,34 +137,25 @@ static int by_loss_ratio(const void *a, const void *b)
 double mlrsearch_conditional(const struct mlrsearch_trial *t, size_t n, double load,
 			     double loss_ratio, double exceed_ratio, double final, double sum)
 {
-	struct mlrsearch_trial *fl;
 	double fl_sum = 0, remaining, q = -1;
-	size_t m = 0, i;
+	size_t i;
 
-	(void)loss_ratio;	/* the loss ratios are in the trials; kept for symmetry */
-	fl = calloc(n ? n : 1, sizeof(*fl));
-	if (!fl)
-		return 0;
+	(void)loss_ratio;	/* the trials' own loss ratios decide; kept for symmetry */
 	for (i = 0; i < n; i++)
-		if (t[i].load == load && is_full_length(&t[i], final)) {
-			fl[m++] = t[i];
+		if (t[i].load == load && is_full_length(&t[i], final))
 			fl_sum += t[i].effective;
-		}
-	if (!m) {
-		free(fl);
+	if (!(fl_sum > 0))
 		return 0;
-	}
-	qsort(fl, m, sizeof(*fl), by_loss_ratio);
 	remaining = fmax(sum, fl_sum) * (1.0 - exceed_ratio);
-	for (i = 0; i < m; i++) {
+	for (i = next_by_loss(t, n, load, final, SIZE_MAX); i != SIZE_MAX;
+	     i = next_by_loss(t, n, load, final, i)) {
 		if (q >= 0 && remaining <= 0)
 			break;
-		q = fl[i].loss_ratio;
-		remaining -= fl[i].effective;
+		q = t[i].loss_ratio;
+		remaining -= t[i].effective;
 	}
-	if (i == m && remaining > 0)
+	if (i == SIZE_MAX && remaining > 0)
 		q = 1.0;
-	free(fl);
 	return load * (1.0 - q);
 }
 
@@ -250,6 +256,7 @@ void mlrsearch_destroy(struct mlrsearch **s)
 	if (!s || !*s)
 		return;
 	free((*s)->t);
+	free((*s)->loads);
 	free(*s);
 	*s = NULL;
 }
@@ -286,36 +293,25 @@ static enum mlrsearch_class class_at(const struct mlrsearch *s, const struct pha
 	return mlrsearch_classify(s->t, s->n, load, pg->loss, pg->exceed, pg->final, pg->sum);
 }
 
-/* Whether trial I is the first at its load (to visit each load once). */
-static bool first_at_load(const struct mlrsearch *s, size_t i)
-{
-	for (size_t j = 0; j < i; j++)
-		if (s->t[j].load == s->t[i].load)
-			return false;
-	return true;
-}
-
 /* "Relevant Upper Bound": the smallest Upper Bound; "Relevant Lower Bound": the largest
  * Lower Bound below it (any Lower Bound without one). */
 static struct bounds bounds_of(const struct mlrsearch *s, const struct phase_goal *pg)
 {
 	struct bounds b = { 0 };
+	size_t i;
 
-	for (size_t i = 0; i < s->n; i++)
-		if (first_at_load(s, i) && class_at(s, pg, s->t[i].load) == MLRSEARCH_UPPER &&
-		    (!b.has_ub || s->t[i].load < b.ub)) {
+	for (i = 0; i < s->n_loads; i++)
+		if (class_at(s, pg, s->loads[i]) == MLRSEARCH_UPPER) {
 			b.has_ub = true;
-			b.ub = s->t[i].load;
+			b.ub = s->loads[i];
+			break;
 		}
-	for (size_t i = 0; i < s->n; i++) {
-		double x = s->t[i].load;
-
-		if (first_at_load(s, i) && (!b.has_ub || x < b.ub) && (!b.has_lb || x > b.lb) &&
-		    class_at(s, pg, x) == MLRSEARCH_LOWER) {
+	while (i-- > 0)
+		if (class_at(s, pg, s->loads[i]) == MLRSEARCH_LOWER) {
 			b.has_lb = true;
-			b.lb = x;
+			b.lb = s->loads[i];
+			break;
 		}
-	}
 	return b;
 }
 
@@ -456,6 +452,26 @@ int mlrsearch_next(struct mlrsearch *s, struct mlrsearch_req *req)
 	return 1;
 }
 
+/* LOAD into the ascending distinct loads of S: 0 or -ENOMEM. */
+static int add_load(struct mlrsearch *s, double load)
+{
+	size_t i = 0;
+	double *l;
+
+	while (i < s->n_loads && s->loads[i] < load)
+		i++;
+	if (i < s->n_loads && s->loads[i] == load)
+		return 0;
+	l = realloc(s->loads, (s->n_loads + 1) * sizeof(*l));
+	if (!l)
+		return -ENOMEM;
+	s->loads = l;
+	memmove(&l[i + 1], &l[i], (s->n_loads - i) * sizeof(*l));
+	l[i] = load;
+	s->n_loads++;
+	return 0;
+}
+
 int mlrsearch_report(struct mlrsearch *s, const struct mlrsearch_res *res)
 {
 	struct mlrsearch_trial *t;
@@ -475,6 +491,8 @@ int mlrsearch_report(struct mlrsearch *s, const struct mlrsearch_res *res)
 		s->t = t;
 		s->cap = cap;
 	}
+	if (add_load(s, s->req.load) < 0)
+		return -ENOMEM;
 	t = &s->t[s->n++];
 	t->load = s->req.load;
 	t->duration = s->req.duration;

@@ -110,12 +110,13 @@ struct mlrsearch *mlrsearch_new(const struct mlrsearch_params *params, char *err
 void mlrsearch_destroy(struct mlrsearch **s);
 
 /* The next trial into REQ: 1 (run it, then mlrsearch_report), 0 when the search has
- * ended (mlrsearch_status says why), -ENOMEM. Called again before a report, it gives the
- * same trial. */
+ * ended (mlrsearch_status says why). Called again before a report, it gives the same
+ * trial. */
 int mlrsearch_next(struct mlrsearch *s, struct mlrsearch_req *req);
 
 /* The result of the trial mlrsearch_next gave. 0; -EALREADY without a trial pending;
- * -EINVAL when forwarded + lost is 0 or the duration negative (nothing is recorded). */
+ * -EINVAL when forwarded + lost is 0 or the duration negative, -ENOMEM (nothing is
+ * recorded then, the trial stays pending). */
 int mlrsearch_report(struct mlrsearch *s, const struct mlrsearch_res *res);
 
 /* MLRSEARCH_RUNNING while trials remain; at the end MLRSEARCH_BUDGET when the budget
