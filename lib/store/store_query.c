@@ -329,6 +329,26 @@ json_t *store_query_attempts(struct store *st, int64_t run_id)
 	return r;
 }
 
+static const struct sto_stmt stmt_q_run_hosts = {
+	"SELECT DISTINCT j.run_id, h.name, ifnull(e.kernel_release, h.kernel_release) "
+	"FROM jobs j JOIN hosts h ON h.id = j.host_id LEFT JOIN host_envs e ON e.id = j.env_id "
+	"ORDER BY 1, 2, 3",
+};
+
+static const struct sql_col run_host_cols[] = {
+	{ "run", SQL_INT, 0 }, { "host", SQL_TEXT, 0 }, { "kernel_release", SQL_TEXT, 0 },
+};
+
+json_t *store_query_run_hosts(struct store *st)
+{
+	json_t *r = sto_query_rows(st, &stmt_q_run_hosts, run_host_cols,
+				   ARRAY_SIZE(run_host_cols), "");
+
+	if (!r)
+		errno = -sto_context(st, -errno, "cannot list the hosts of the runs");
+	return r;
+}
+
 /* --- compare, history and import (issue 5: lib/analysis/analysis.c, cli/result_analysis.c) --- */
 
 /* The fields store_query_values groups by and the row member each reads ("run": the
