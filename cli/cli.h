@@ -113,6 +113,9 @@ extern const char cli_global_shortopts[];
 enum { CLI_OPT_DB = 256, CLI_OPT_BPF_DIR, CLI_OPT_TIMEOUT, CLI_OPT_KEY, CLI_OPT_SERVER_KEY,
        CLI_OPT_PLAINTEXT, CLI_OPT_FIRST_LOCAL = 300 };
 
+/* A command without an object (keygen, serve), which prints its own usage: --help or
+ * -h among ARGV[1..] (before a "--"), or "help" as the first argument. */
+bool cli_wants_help(int argc, char **argv);
 /* Bad usage: print "MESSAGE" and the hint "see 'bpflab HINT --help'" (or the JSON error)
  * and return CLI_EXIT_USAGE. A NULL HINT names the command running, else the top level. */
 int cli_usage_error(const char *hint, const char *fmt, ...)

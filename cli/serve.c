@@ -51,19 +51,6 @@ static void serve_usage(FILE *out)
 		"\n%s", cli_options_grammar);
 }
 
-/* --help or -h among ARGV[1..] (before a "--"), or "help" as the first argument. */
-static bool serve_wants_help(int argc, char **argv)
-{
-	int i;
-
-	if (argc > 1 && !strcmp(argv[1], "help"))
-		return true;
-	for (i = 1; i < argc && strcmp(argv[i], "--"); i++)
-		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))
-			return true;
-	return false;
-}
-
 int cli_serve(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -81,7 +68,7 @@ int cli_serve(int argc, char **argv)
 	bool usage;
 	int first, ret, sig;
 
-	if (serve_wants_help(argc, argv)) {
+	if (cli_wants_help(argc, argv)) {
 		serve_usage(stdout);
 		return CLI_EXIT_OK;
 	}
