@@ -99,7 +99,7 @@ $(LIBA) $(AGENTA) $(COORDA) $(CLIA) $(WEBA):
 	$(Q)rm -f $@ && ar rcs $@ $^
 
 $(BUILD)/bin/bpflab: $(call obj,cli/main.c) $(CLIA) $(WEBA) $(LIBA)
-$(BUILD)/bin/bpflabd: $(call obj,coordinator/main.c) $(COORDA) $(LIBA)
+$(BUILD)/bin/bpflabd: $(call obj,coordinator/main.c) $(COORDA) $(WEBA) $(LIBA)
 $(BUILD)/bin/bpflab-agent: $(call obj,agent/main.c) $(AGENTA) $(LIBA)
 $(BINS):
 	$(call msg,LINK,$@)

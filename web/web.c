@@ -146,14 +146,9 @@ struct web *web_new(const struct web_opts *opts, bool *usage, char *err, size_t 
 	struct web *w;
 
 	*usage = true;
-	if (web_parse_addr(http, &sa, &len, &loopback, err, err_len))
+	if (web_check_bind(http, opts->token, opts->public_ok, err, err_len))
 		return NULL;
-	if (!loopback && !opts->token && !opts->public_ok) {
-		snprintf(err, err_len, "--http '%s' is not a loopback address: give "
-			 "--http-token FILE (every request must carry the token) or "
-			 "--http-public (anyone who reaches it can read the results)", http);
-		return NULL;
-	}
+	web_parse_addr(http, &sa, &len, &loopback, err, err_len);
 	if (opts->token && strlen(opts->token) >= WEB_TOKEN_MAX) {
 		snprintf(err, err_len, "the token is longer than %d bytes", WEB_TOKEN_MAX - 1);
 		return NULL;

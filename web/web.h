@@ -50,6 +50,11 @@ void web_destroy(struct web **w);
  * the reason in ERR. */
 int web_parse_addr(const char *text, struct sockaddr_storage *sa, socklen_t *len,
 		   bool *loopback, char *err, size_t err_len);
+/* The rule about where to listen: HTTP (as web_parse_addr takes it; NULL: the default)
+ * must parse, and an address outside loopback needs a token (HAVE_TOKEN) or PUBLIC_OK.
+ * Returns 0, or -EINVAL with the reason in ERR (the caller's mistake: exit 2). */
+int web_check_bind(const char *http, bool have_token, bool public_ok, char *err,
+		   size_t err_len);
 /* Read the token from FILE into OUT (WEB_TOKEN_MAX bytes): the first line, without
  * surrounding white space, printable ASCII, 16 to WEB_TOKEN_MAX - 1 bytes. Returns 0 or
  * -errno with the reason in ERR. */

@@ -70,6 +70,26 @@ bad:
 	return -EINVAL;
 }
 
+int web_check_bind(const char *http, bool have_token, bool public_ok, char *err,
+		   size_t err_len)
+{
+	struct sockaddr_storage sa;
+	socklen_t len;
+	bool loopback;
+
+	if (!http)
+		http = WEB_DEFAULT_ADDR;
+	if (web_parse_addr(http, &sa, &len, &loopback, err, err_len))
+		return -EINVAL;
+	if (!loopback && !have_token && !public_ok) {
+		snprintf(err, err_len, "--http '%s' is not a loopback address: give "
+			 "--http-token FILE (every request must carry the token) or "
+			 "--http-public (anyone who reaches it can read the results)", http);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 int web_read_token(const char *file, char *out, char *err, size_t err_len)
 {
 	char line[WEB_TOKEN_MAX + 2];

@@ -9,7 +9,8 @@
  *   right), a database newer than the build 500 (and refused at start);
  * - a plan named <script>...: escaped on both pages, verdict details on the run page;
  * - the start rule: an address outside loopback without token or --http-public refused
- *   (web_new and `bpflab serve`, exit 2, nothing bound);
+ *   (web_new, `bpflab serve` and `bpflabd --http`, exit 2, nothing bound);
+ * - `bpflabd --http`: the coordinator serves its own database while it runs;
  * - web_util.c's pure parsers: routes, parameters, addresses, tokens, escaping.
  */
 #include <setjmp.h>
@@ -24,7 +25,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <sqlite3.h>
@@ -33,6 +37,7 @@
 #include "helpers.h"
 
 #define BPFLAB BPFLAB_BUILDDIR "/bin/bpflab"
+#define BPFLABD BPFLAB_BUILDDIR "/bin/bpflabd"
 
 static char tmpdir[] = "/tmp/bpflab-test-web-XXXXXX";
 static char db[300];
@@ -367,6 +372,61 @@ static void test_web_newer_database(void **state)
 	assert_int_equal(system(cmd), 0);
 }
 
+/* bpflabd --http 127.0.0.1:0 over a copy of the test's database: the address it logs
+ * serves the same JSON as `bpflab --db` on that file while the coordinator runs; SIGTERM
+ * stops both, exit 0. */
+static void test_web_bpflabd(void **state)
+{
+	char copy[400], log[400], ag[450], cl[450], cmd[900], *text, *at, *want;
+	unsigned port = 0;
+	struct http h;
+	int i, status;
+	pid_t pid;
+
+	(void)state;
+	snprintf(copy, sizeof(copy), "%s/coord.db", tmpdir);
+	snprintf(log, sizeof(log), "%s/bpflabd.log", tmpdir);
+	snprintf(ag, sizeof(ag), "ipc://%s/agents.sock", tmpdir);
+	snprintf(cl, sizeof(cl), "ipc://%s/clients.sock", tmpdir);
+	snprintf(cmd, sizeof(cmd), "sqlite3 '%s' \".backup '%s'\"", db, copy);
+	assert_int_equal(system(cmd), 0);
+	file_put(log, "");
+	pid = fork();
+	assert_true(pid >= 0);
+	if (!pid) {
+		execl(BPFLABD, BPFLABD, "--agents", ag, "--clients", cl, "--db", copy,
+		      "--plaintext", "--log", log, "--http", "127.0.0.1:0", (char *)NULL);
+		_exit(127);
+	}
+	for (i = 0; i < 100 && !port; i++) {
+		usleep(50 * 1000);
+		text = file_slurp(log);
+		at = strstr(text, "dashboard at http://127.0.0.1:");
+		if (at)
+			port = (unsigned)atoi(at + strlen("dashboard at http://127.0.0.1:"));
+		free(text);
+	}
+	if (!port) {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		fail_msg("bpflabd logged no dashboard address: %s", file_slurp(log));
+	}
+	want = cli_out((const char *[]){ "--db", copy, "-j", "result", "show", "1", NULL });
+	http_req(port, "GET", "/api/runs/1", NULL, &h);
+	assert_int_equal(h.status, 200);
+	assert_text(h.body, want);
+	free(want);
+	http_free(&h);
+	http_req(port, "GET", "/runs", NULL, &h);
+	assert_int_equal(h.status, 200);
+	assert_contains(h.body, "<a href=\"/runs/2\">2</a>");
+	http_free(&h);
+	assert_int_equal(kill(pid, SIGTERM), 0);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+}
+
 /* Another address without a token or --http-public: refused before binding, exit 2. */
 static void test_web_bind_rule(void **state)
 {
@@ -385,6 +445,12 @@ static void test_web_bind_rule(void **state)
 	prog_run(&p, argv, tmpdir);
 	assert_int_equal(p.status, 2);
 	assert_contains(p.err, "is not a loopback address");
+	prog_out_free(&p);
+	prog_run(&p, (const char *[]){ BPFLABD, "--agents", "ipc:///nonexistent/a", "--clients",
+				       "ipc:///nonexistent/c", "--db", db, "--plaintext", "--http",
+				       "10.0.0.1:8080", NULL }, tmpdir);
+	assert_int_equal(p.status, 2);
+	assert_contains(p.err, "bpflabd: --http '10.0.0.1:8080' is not a loopback address");
 	prog_out_free(&p);
 	o.http = "127.0.0.1:http";
 	assert_null(web_new(&o, &usage, err, sizeof(err)));
@@ -549,6 +615,7 @@ int main(void)
 		cmocka_unit_test(test_web_token),
 		cmocka_unit_test(test_web_pages),
 		cmocka_unit_test(test_web_newer_database),
+		cmocka_unit_test(test_web_bpflabd),
 		cmocka_unit_test(test_web_bind_rule),
 		cmocka_unit_test(test_web_route),
 		cmocka_unit_test(test_web_params),
