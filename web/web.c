@@ -85,6 +85,8 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
 	struct web *w = cls;
 	struct web_reply reply = { .status = 0 };
 	struct params ps = { .n = 0 };
+	const char *allow = NULL;
+	bool bearer = false;
 	enum web_route route;
 	int64_t id = 0;
 
@@ -92,22 +94,20 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
 	(void)upload;
 	(void)upload_size;
 	(void)con_cls;
+	route = web_route(url, &id);
 	if (*w->token && !web_auth_ok(MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
 								  MHD_HTTP_HEADER_AUTHORIZATION),
 				      w->token)) {
 		web_reply_error(&reply, MHD_HTTP_UNAUTHORIZED,
 				"missing or wrong token (Authorization: Bearer TOKEN)");
-		return send_reply(conn, &reply, NULL, true);
-	}
-	if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD)) {
+		bearer = true;
+	} else if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD)) {
 		web_reply_error(&reply, MHD_HTTP_METHOD_NOT_ALLOWED,
 				"method '%s' not allowed: the dashboard is read-only (GET, HEAD)",
 				method);
-		return send_reply(conn, &reply, "GET, HEAD", false);
-	}
-	MHD_get_connection_values(conn, MHD_GET_ARGUMENT_KIND, param_cb, &ps);
-	route = web_route(url, &id);
-	if (ps.too_many) {
+		allow = "GET, HEAD";
+	} else if (MHD_get_connection_values(conn, MHD_GET_ARGUMENT_KIND, param_cb, &ps),
+		   ps.too_many) {
 		web_reply_error(&reply, MHD_HTTP_BAD_REQUEST, "more than %d query parameters",
 				WEB_MAX_PARAMS);
 	} else if (route == WEB_NOT_FOUND) {
@@ -118,21 +118,21 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
 				"positive integer)", url);
 	} else if (route == WEB_PAGE_RUNS || route == WEB_PAGE_RUN) {
 		web_page(w->db, route, id, ps.p, ps.n, &reply);
-		return send_reply(conn, &reply, NULL, false);
 	} else {
 		web_api(w->db, route, id, ps.p, ps.n, &reply);
-		return send_reply(conn, &reply, NULL, false);
 	}
-	/* errors before a route is known: a page for a browser path, JSON under /api/ */
-	if (strncmp(url, "/api/", 5) && strcmp(url, "/api")) {
+	/* an error outside /api/ is a page for a person: the same status and message */
+	if (reply.status != MHD_HTTP_OK && strncmp(url, "/api/", 5) && strcmp(url, "/api") &&
+	    !strcmp(reply.type, "application/json")) {
 		char msg[1024];
-		json_t *e = json_loadb(reply.body, reply.len, 0, NULL);
+		json_t *e = json_loadb(reply.body ? reply.body : "", reply.len, 0, NULL);
 
-		snprintf(msg, sizeof(msg), "%s", json_string_value(json_object_get(e, "error")));
+		snprintf(msg, sizeof(msg), "%s", json_string_value(json_object_get(e, "error")) ?
+			 json_string_value(json_object_get(e, "error")) : "error");
 		json_decref(e);
 		web_page_error(&reply, reply.status, msg);
 	}
-	return send_reply(conn, &reply, NULL, false);
+	return send_reply(conn, &reply, allow, bearer);
 }
 
 struct web *web_new(const struct web_opts *opts, bool *usage, char *err, size_t err_len)

@@ -134,7 +134,8 @@ void web_api(const char *db, enum web_route route, int64_t id,
 
 /* --- web_page.c: pages --- */
 
-/* Answer the page routes (WEB_PAGE_*) into REPLY. */
+/* Answer the page routes (WEB_PAGE_*) into REPLY: a page, or a JSON error that web.c
+ * turns into a page (web_page_error). */
 void web_page(const char *db, enum web_route route, int64_t id,
 	      const struct web_param *params, size_t n, struct web_reply *reply);
 /* An error page with STATUS and MESSAGE. */

@@ -19,7 +19,7 @@
 
 void web_reply_error(struct web_reply *reply, unsigned status, const char *fmt, ...)
 {
-	char msg[1024];
+	char msg[1024], *s;
 	json_t *e;
 	va_list ap;
 
@@ -30,19 +30,18 @@ void web_reply_error(struct web_reply *reply, unsigned status, const char *fmt, 
 	reply->status = status;
 	reply->type = "application/json";
 	e = json_pack("{s:s}", "error", msg);
-	reply->body = e ? json_dumps(e, JSON_COMPACT) : NULL;
+	s = e ? json_dumps(e, JSON_COMPACT) : NULL;
 	json_decref(e);
-	if (reply->body) {
-		reply->len = strlen(reply->body);
-		/* the CLI's JSON ends with a newline: so does every answer */
-		reply->body = realloc(reply->body, reply->len + 2);
-	}
+	/* the CLI's JSON ends with a newline: so does every answer */
+	reply->body = s ? realloc(s, strlen(s) + 2) : NULL;
 	if (!reply->body) {
+		free(s);
 		reply->status = 500;
 		reply->body = strdup("{\"error\":\"out of memory\"}\n");
 		reply->len = reply->body ? strlen(reply->body) : 0;
 		return;
 	}
+	reply->len = strlen(reply->body);
 	memcpy(reply->body + reply->len, "\n", 2);
 	reply->len++;
 }

@@ -76,18 +76,6 @@ void web_page_error(struct web_reply *reply, unsigned status, const char *messag
 	reply->len = b.len;
 }
 
-/* An error REPLY (JSON, from web_api.c) as a page with its status and message. */
-static void page_from_error(struct web_reply *reply)
-{
-	json_t *e = json_loadb(reply->body ? reply->body : "", reply->len, 0, NULL);
-	char msg[1024];
-
-	snprintf(msg, sizeof(msg), "%s", json_string_value(json_object_get(e, "error")) ?
-		 json_string_value(json_object_get(e, "error")) : "error");
-	json_decref(e);
-	web_page_error(reply, reply->status, msg);
-}
-
 static const char *when_text(long long ms, char *out, size_t len)
 {
 	if (ms <= 0)
@@ -328,7 +316,7 @@ void web_page(const char *db, enum web_route route, int64_t id,
 	char err[256];
 
 	if (web_params_check(params, n, none, values, err, sizeof(err))) {
-		web_page_error(reply, 400, err);
+		web_reply_error(reply, 400, "%s", err);
 		return;
 	}
 	store = web_store_open(db, reply);
@@ -339,6 +327,4 @@ void web_page(const char *db, enum web_route route, int64_t id,
 			page_runs(store, reply);
 		store_close(&store);
 	}
-	if (reply->status != 200)
-		page_from_error(reply);
 }

@@ -299,6 +299,8 @@ static void test_web_token(void **state)
 	http_req(web_port(w), "GET", "/runs", "Authorization: Bearer 0123456789abcdef-tokeN",
 		 &h);
 	assert_int_equal(h.status, 401);
+	assert_contains(h.head, "Content-Type: text/html");
+	assert_contains(h.body, "<p>missing or wrong token (Authorization: Bearer TOKEN)</p>");
 	http_free(&h);
 	http_req(web_port(w), "GET", "/api/runs", "Authorization: Bearer 0123456789abcdef",
 		 &h);
