@@ -368,8 +368,7 @@ static void test_web_newer_database(void **state)
 	assert_null(web_new(&o, &usage, err, sizeof(err)));
 	assert_false(usage);
 	assert_contains(err, "schema version 999 is newer");
-	/* nothing written: the version is the one set */
-	sql(copy, "SELECT 1");
+	/* nothing written: the version is still the one set */
 	snprintf(cmd, sizeof(cmd), "test \"$(sqlite3 '%s' 'PRAGMA user_version')\" = 999", copy);
 	assert_int_equal(system(cmd), 0);
 }
