@@ -10,7 +10,7 @@
 #   make asan       build with AddressSanitizer into build-asan/
 #
 # Sources are picked up by wildcard: every lib/*/*.c goes into libbpflab.a, every
-# agent/ coordinator/ cli/ *.c except main.c into a per-part archive, main.c makes the
+# agent/ coordinator/ cli/ web/ *.c except main.c into a per-part archive, main.c makes the
 # binary. Unit tests tests/unit/test_*.c link against all archives and
 # tests/unit/helpers.c.
 
@@ -22,13 +22,13 @@ BUILD    ?= build
 CC       ?= gcc
 CLANG    ?= clang
 BPFTOOL  ?= bpftool
-PKGS     := libbpf libzmq yaml-0.1 sqlite3 jansson zlib
+PKGS     := libbpf libzmq yaml-0.1 sqlite3 jansson zlib libmicrohttpd
 ARCH_INC := /usr/include/$(shell $(CC) -dumpmachine)
 
 CFLAGS   ?= -O2 -g
 override CFLAGS += -std=gnu11 -Wall -Wextra -Werror -Wno-unused-parameter -Wshadow \
             -Wstrict-prototypes -Wmissing-prototypes -D_GNU_SOURCE \
-            -Ilib -iquote agent -iquote coordinator -iquote cli -I$(BUILD)/bpf -Ibpf \
+            -Ilib -iquote agent -iquote coordinator -iquote cli -iquote web -I$(BUILD)/bpf -Ibpf \
             $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 override LDLIBS += $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lpthread -lm
 BPF_CFLAGS := -O2 -g -target bpf -Wall -Werror -I$(ARCH_INC) -Ibpf
@@ -37,6 +37,7 @@ LIB_SRCS   := $(wildcard lib/*/*.c)
 AGENT_SRCS := $(filter-out agent/main.c,$(wildcard agent/*.c))
 COORD_SRCS := $(filter-out coordinator/main.c,$(wildcard coordinator/*.c))
 CLI_SRCS   := $(filter-out cli/main.c,$(wildcard cli/*.c))
+WEB_SRCS   := $(wildcard web/*.c)
 BPF_SRCS   := $(wildcard bpf/*.bpf.c)
 BPF_OBJS   := $(patsubst bpf/%.bpf.c,$(BUILD)/bpf/%.bpf.o,$(BPF_SRCS))
 # Programs built into the agent through generated skeletons.
@@ -53,6 +54,7 @@ LIBA   := $(BUILD)/libbpflab.a
 AGENTA := $(BUILD)/libagent.a
 COORDA := $(BUILD)/libcoord.a
 CLIA   := $(BUILD)/libcli.a
+WEBA   := $(BUILD)/libweb.a
 BINS   := $(BUILD)/bin/bpflab $(BUILD)/bin/bpflabd $(BUILD)/bin/bpflab-agent
 
 .PHONY: all deps demo demo-kernels check unit integration fuzz asan clean lab-down bench
@@ -91,12 +93,13 @@ $(LIBA): $(call obj,$(LIB_SRCS)) $(BUILD)/obj/schema.o
 $(AGENTA): $(call obj,$(AGENT_SRCS))
 $(COORDA): $(call obj,$(COORD_SRCS))
 $(CLIA): $(call obj,$(CLI_SRCS))
-$(LIBA) $(AGENTA) $(COORDA) $(CLIA):
+$(WEBA): $(call obj,$(WEB_SRCS))
+$(LIBA) $(AGENTA) $(COORDA) $(CLIA) $(WEBA):
 	$(call msg,AR,$@)
 	$(Q)rm -f $@ && ar rcs $@ $^
 
-$(BUILD)/bin/bpflab: $(call obj,cli/main.c) $(CLIA) $(LIBA)
-$(BUILD)/bin/bpflabd: $(call obj,coordinator/main.c) $(COORDA) $(LIBA)
+$(BUILD)/bin/bpflab: $(call obj,cli/main.c) $(CLIA) $(WEBA) $(LIBA)
+$(BUILD)/bin/bpflabd: $(call obj,coordinator/main.c) $(COORDA) $(WEBA) $(LIBA)
 $(BUILD)/bin/bpflab-agent: $(call obj,agent/main.c) $(AGENTA) $(LIBA)
 $(BINS):
 	$(call msg,LINK,$@)
@@ -107,11 +110,11 @@ $(BINS):
 UNIT_HELPERS := $(call obj,tests/unit/helpers.c)
 $(UNIT_HELPERS): tests/unit/helpers.h
 $(BUILD)/tests/test_%: tests/unit/test_%.c $(wildcard tests/unit/*.h) $(UNIT_HELPERS) $(CLIA) \
-		       $(COORDA) $(AGENTA) $(LIBA) $(BPF_OBJS)
+		       $(WEBA) $(COORDA) $(AGENTA) $(LIBA) $(BPF_OBJS)
 	$(call msg,TEST,$@)
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CC) $(CFLAGS) -DBPFLAB_SRCDIR='"$(CURDIR)"' -DBPFLAB_BUILDDIR='"$(abspath $(BUILD))"' \
-		-o $@ $< $(UNIT_HELPERS) $(CLIA) $(COORDA) $(AGENTA) $(LIBA) $(LDLIBS) \
+		-o $@ $< $(UNIT_HELPERS) $(CLIA) $(WEBA) $(COORDA) $(AGENTA) $(LIBA) $(LDLIBS) \
 		$(shell pkg-config --libs cmocka)
 
 unit: deps

@@ -113,6 +113,9 @@ extern const char cli_global_shortopts[];
 enum { CLI_OPT_DB = 256, CLI_OPT_BPF_DIR, CLI_OPT_TIMEOUT, CLI_OPT_KEY, CLI_OPT_SERVER_KEY,
        CLI_OPT_PLAINTEXT, CLI_OPT_FIRST_LOCAL = 300 };
 
+/* A command without an object (keygen, serve), which prints its own usage: --help or
+ * -h among ARGV[1..] (before a "--"), or "help" as the first argument. */
+bool cli_wants_help(int argc, char **argv);
 /* Bad usage: print "MESSAGE" and the hint "see 'bpflab HINT --help'" (or the JSON error)
  * and return CLI_EXIT_USAGE. A NULL HINT names the command running, else the top level. */
 int cli_usage_error(const char *hint, const char *fmt, ...)
@@ -143,6 +146,10 @@ int cli_query(const char *type, long long run, json_t **out);
 /* `bpflab keygen [--out DIR] [--name NAME] [--force]` (cli/keygen.c): a CURVE key pair as
  * DIR/NAME.key and DIR/NAME.key_secret; prints the public key. Returns the exit status. */
 int cli_keygen(int argc, char **argv);
+/* `bpflab serve --db FILE ...` (cli/serve.c): the dashboard over a database file until
+ * SIGINT or SIGTERM. Returns the exit status. */
+#define CLI_SERVE_ARGS "--db FILE [--http ADDR:PORT] [--http-token FILE | --http-public]"
+int cli_serve(int argc, char **argv);
 /* Switch HOST to KERNEL through its agent's kernel provider (`host_boot`, cli/host.c);
  * FROM (may be NULL) gets the kernel it ran. With WAIT_S > 0, wait that long until HOST
  * is connected again with kernel.release KERNEL, progress on stderr. Returns 0, or an

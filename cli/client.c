@@ -166,47 +166,6 @@ static const struct {
 	{ "result_show", "result", "result", true },
 };
 
-/*
- * The kernel switches stored in STORE (store_boot_latest) onto HOSTS, the rows of
- * store_query_hosts, as the coordinator's coord_boot_hosts puts them on its host_list
- * reply: "boot" {kernel, from, state, since_ms, error?} on each host that was asked to
- * switch, and state "booting" for one still switching that is not recorded gone (the
- * stored state stands for the coordinator's "connected"). Returns 0, -EIO when the
- * switches cannot be read (the reason in store_errmsg()) or -ENOMEM.
- */
-static int hosts_add_boots(struct store *store, json_t *hosts)
-{
-	json_t *boots = store_boot_latest(store, false), *b, *h, *obj;
-	size_t i, j;
-	int err = 0;
-
-	if (!boots)
-		return -EIO;
-	json_array_foreach(boots, i, b) {
-		json_array_foreach(hosts, j, h) {
-			if (proto_get_int(h, "id", 0) != proto_get_int(b, "host_id", -1))
-				continue;
-			obj = json_pack("{s:s, s:s, s:s, s:I}", "kernel",
-					proto_get_str(b, "kernel", ""), "from",
-					proto_get_str(b, "from", ""), "state",
-					proto_get_str(b, "state", ""), "since_ms",
-					(json_int_t)proto_get_int(b, "started_ms", 0));
-			if (obj && json_object_get(b, "error"))
-				json_object_set(obj, "error", json_object_get(b, "error"));
-			if (!obj || json_object_set_new(h, "boot", obj)) {
-				err = -ENOMEM;
-				goto out;
-			}
-			if (!strcmp(proto_get_str(b, "state", ""), "booting") &&
-			    strcmp(proto_get_str(h, "state", ""), "gone"))
-				json_object_set_new(h, "state", json_string("booting"));
-		}
-	}
-out:
-	json_decref(boots);
-	return err;
-}
-
 static int query_db(const char *type, long long run, json_t **out)
 {
 	struct store *store;
@@ -231,7 +190,7 @@ static int query_db(const char *type, long long run, json_t **out)
 		ret = cli_error("unknown run %lld", run);
 	else if (!*out)
 		ret = cli_error("cannot query database '%s': %s", cli.db, store_errmsg(store));
-	else if (!strcmp(type, "host_list") && (rc = hosts_add_boots(store, *out)))
+	else if (!strcmp(type, "host_list") && (rc = store_boot_attach(store, *out)))
 		ret = cli_error("cannot query database '%s': %s", cli.db,
 				rc == -EIO ? store_errmsg(store) : "out of memory");
 	if (ret) {

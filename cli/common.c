@@ -411,3 +411,15 @@ const char *cli_point_text(const json_t *point, char *out, size_t len)
 	}
 	return out;
 }
+
+bool cli_wants_help(int argc, char **argv)
+{
+	int i;
+
+	if (argc > 1 && !strcmp(argv[1], "help"))
+		return true;
+	for (i = 1; i < argc && strcmp(argv[i], "--"); i++)
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))
+			return true;
+	return false;
+}

@@ -53,19 +53,6 @@ static void keygen_usage(FILE *out)
 		"\n%s", cli_options_grammar);
 }
 
-/* --help or -h among ARGV[1..] (before a "--"), or "help" as the first argument. */
-static bool keygen_wants_help(int argc, char **argv)
-{
-	int i;
-
-	if (argc > 1 && !strcmp(argv[1], "help"))
-		return true;
-	for (i = 1; i < argc && strcmp(argv[i], "--"); i++)
-		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))
-			return true;
-	return false;
-}
-
 int cli_keygen(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -80,7 +67,7 @@ int cli_keygen(int argc, char **argv)
 	json_t *j;
 	int first, ret, err;
 
-	if (keygen_wants_help(argc, argv)) {
+	if (cli_wants_help(argc, argv)) {
 		keygen_usage(stdout);
 		return CLI_EXIT_OK;
 	}

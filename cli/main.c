@@ -44,6 +44,7 @@ static void usage(FILE *out)
 			cli_print_grammar(out, lead, c->args);
 		}
 	fprintf(out, "       bpflab keygen [--out DIR] [--name NAME] [--force]\n");
+	cli_print_grammar(out, "       bpflab serve", CLI_SERVE_ARGS);
 	fprintf(out,
 		"\n"
 		"Options:\n"
@@ -179,6 +180,8 @@ int main(int argc, char **argv)
 		return version();
 	if (!strcmp(argv[0], "keygen"))
 		return cli_keygen(argc, argv);
+	if (!strcmp(argv[0], "serve"))
+		return cli_serve(argc, argv);
 	ret = -1;
 	for (i = 0; i < ARRAY_SIZE(objects); i++) {
 		if (!strcmp(argv[0], objects[i]->name)) {

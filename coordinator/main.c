@@ -2,8 +2,14 @@
  * coord.c's event loop. SIGINT and SIGTERM stop the loop (the handler only sets a flag;
  * zmq_poll returns with EINTR) and bpflabd exits 0 after closing its sockets and the
  * database. SIGHUP reloads the allow list of agent and client keys (--authorized).
+ *
+ * --http ADDR:PORT also serves the dashboard (web/, docs/dashboard.md) over the same
+ * database file: on libmicrohttpd's own thread, which opens the file read-only for each
+ * request (WAL: readers never block the loop's writes), so the event loop and its store
+ * are untouched. That thread blocks the signals: they reach the loop's thread.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -14,6 +20,7 @@
 #include "coord.h"
 #include "proto/keys.h"
 #include "base/log.h"
+#include "web.h"
 
 static struct coord *volatile the_coord;
 static volatile sig_atomic_t stop_requested;
@@ -36,6 +43,7 @@ static void usage(FILE *out)
 	fprintf(out,
 		"Usage: bpflabd --agents ENDPOINT --clients ENDPOINT --db FILE\n"
 		"               { --key FILE --authorized DIR | --plaintext } [--log FILE] [-v]\n"
+		"               [--http ADDR:PORT [--http-token FILE | --http-public]]\n"
 		"       bpflabd --help\n"
 		"\n"
 		"The bpflab coordinator: hands the jobs of submitted plans to bpflab-agent on\n"
@@ -53,12 +61,18 @@ static void usage(FILE *out)
 		"                      to connect; reloaded on SIGHUP\n"
 		"  --plaintext         no CURVE; only when both endpoints are loopback or ipc\n"
 		"  --log FILE          append the log to FILE instead of stderr\n"
+		"  --http ADDR:PORT    also serve the dashboard (docs/dashboard.md) over the\n"
+		"                      database, read-only; port 0: any free one (logged)\n"
+		"  --http-token FILE   every HTTP request must carry 'Authorization: Bearer\n"
+		"                      TOKEN', TOKEN the first line of FILE\n"
+		"  --http-public       allow an --http address outside loopback without a\n"
+		"                      token\n"
 		"  -v, --verbose       debug log, libbpf's too (default: info)\n"
 		"  -h, --help          this help\n"
 		"\n"
 		"Runs until SIGINT or SIGTERM (then exit 0); SIGHUP reloads --authorized.\n"
 		"Exit status: 0 stopped by a signal, 1 failure (a key, the log file, the\n"
-		"database or an endpoint), 2 bad usage.\n");
+		"database, an endpoint or the --http address), 2 bad usage.\n");
 }
 
 int main(int argc, char **argv)
@@ -73,10 +87,17 @@ int main(int argc, char **argv)
 		{ "plaintext", no_argument, NULL, 'P' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "http", required_argument, NULL, 'H' },
+		{ "http-token", required_argument, NULL, 'T' },
+		{ "http-public", no_argument, NULL, 'U' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct coord_opts opts = COORD_OPTS();
-	const char *log_path = NULL, *key_path = NULL;
+	const char *log_path = NULL, *key_path = NULL, *token_path = NULL;
+	struct web_opts wo = { .http = NULL };
+	char token[WEB_TOKEN_MAX], why[1024];
+	struct web *web = NULL;
+	sigset_t block, old;
 	struct keys_pair key;
 	bool plaintext = false;
 	struct sigaction sa;
@@ -109,6 +130,15 @@ int main(int argc, char **argv)
 		case 'v':
 			verbose++;
 			break;
+		case 'H':
+			wo.http = optarg;
+			break;
+		case 'T':
+			token_path = optarg;
+			break;
+		case 'U':
+			wo.public_ok = true;
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -139,9 +169,27 @@ int main(int argc, char **argv)
 				"--plaintext (loopback/ipc only)\n");
 		return 2;
 	}
+	if ((token_path || wo.public_ok) && !wo.http) {
+		fprintf(stderr, "bpflabd: --http-token and --http-public go with --http\n");
+		return 2;
+	}
+	if (token_path && wo.public_ok) {
+		fprintf(stderr, "bpflabd: --http-token and --http-public exclude each other\n");
+		return 2;
+	}
+	if (wo.http && !strcmp(opts.db, ":memory:")) {
+		fprintf(stderr, "bpflabd: --http needs a database file, not ':memory:'\n");
+		return 2;
+	}
+	if (token_path && web_read_token(token_path, token, why, sizeof(why))) {
+		fprintf(stderr, "bpflabd: %s\n", why);
+		return 2;
+	}
+	if (wo.http && web_check_bind(wo.http, token_path, wo.public_ok, why, sizeof(why))) {
+		fprintf(stderr, "bpflabd: %s\n", why);
+		return 2;
+	}
 	if (key_path) {
-		char why[512];
-
 		if (keys_load(key_path, true, &key, why, sizeof(why))) {
 			fprintf(stderr, "bpflabd: %s\n", why);
 			return 1;
@@ -174,12 +222,35 @@ int main(int argc, char **argv)
 	memset(&key, 0, sizeof(key));
 	if (!c)
 		return 1;
+	if (wo.http) {
+		bool usage;
+
+		wo.db = opts.db;
+		wo.token = token_path ? token : NULL;
+		/* the server's thread inherits the mask: signals go to the loop's thread */
+		sigemptyset(&block);
+		sigaddset(&block, SIGINT);
+		sigaddset(&block, SIGTERM);
+		sigaddset(&block, SIGHUP);
+		pthread_sigmask(SIG_BLOCK, &block, &old);
+		web = web_new(&wo, &usage, why, sizeof(why));
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+		memset(token, 0, sizeof(token));
+		if (!web) {
+			pr_warn("cannot serve the dashboard: %s", why);
+			coord_destroy(&c);
+			return usage ? 2 : 1;
+		}
+		pr_info("dashboard at %s (database '%s', read-only%s)", web_url(web), opts.db,
+			wo.token ? ", token required" : "");
+	}
 	the_coord = c;
 	if (stop_requested)	/* a signal came while starting */
 		coord_stop(c);
 	err = coord_run(c);
 	pr_info("stopping");
 	the_coord = NULL;
+	web_destroy(&web);
 	coord_destroy(&c);
 	return err ? 1 : 0;
 }

@@ -18,7 +18,7 @@ GUEST_PKGS="qemu-system-x86 qemu-system-common busybox-static kmod cpio xz-utils
 binutils kexec-tools"
 
 PKGS="make gcc clang llvm pkg-config bpftool libbpf-dev libelf-dev zlib1g-dev
-libzmq3-dev libyaml-dev libsqlite3-dev libcmocka-dev libjansson-dev
+libzmq3-dev libyaml-dev libsqlite3-dev libcmocka-dev libjansson-dev libmicrohttpd-dev
 iproute2 ethtool sqlite3 gnuplot-nox librsvg2-bin libxml2-utils libclang-rt-14-dev procps psmisc python3
 kexec-tools"
 for group in "$@"; do

@@ -22,6 +22,7 @@ may_include() {
 	lib/report)   echo "base analysis report" ;;
 	agent)        echo "base analysis plan proto" ;;
 	coordinator)  echo "base analysis plan proto store" ;;
+	web)          echo "base analysis plan proto store report" ;;
 	*)            echo "base analysis plan proto store report" ;;
 	esac
 }
@@ -29,7 +30,7 @@ may_include() {
 fail=0
 lib_headers=$(cd lib && ls */*.h | sed 's|.*/||')
 for dir in lib/base lib/analysis lib/plan lib/proto lib/store lib/report agent coordinator cli \
-	   tests/unit tests/fuzz bench; do
+	   web tests/unit tests/fuzz bench; do
 	allowed=$(may_include "$dir")
 	for f in "$dir"/*.[ch]; do
 		[ -f "$f" ] || continue
@@ -56,7 +57,8 @@ if [ -s "$BUILD/layout-includes.txt" ]; then
 fi
 
 # Calls between the objects of one folder: "A B" = A.o uses a symbol B.o defines.
-for dir in lib/base lib/analysis lib/plan lib/proto lib/store lib/report agent coordinator cli; do
+for dir in lib/base lib/analysis lib/plan lib/proto lib/store lib/report agent coordinator cli \
+	   web; do
 	objdir="$BUILD/obj/$dir"
 	[ -d "$objdir" ] || { echo "check-layout: $objdir: not built (run make first)"; exit 2; }
 	for o in "$objdir"/*.o; do

@@ -232,6 +232,10 @@ json_t *store_query_result(struct store *store, int64_t run_id);
 /* Every attempt of every job of run RUN_ID: [{"job", "attempt", "host", "started_ms",
  * "ended_ms", "outcome", "error"}] in job and attempt order. */
 json_t *store_query_attempts(struct store *store, int64_t run_id);
+/* The hosts and kernels of every run, for a list of runs: [{"run", "host",
+ * "kernel_release"}] distinct, by run, host and kernel; a job not yet reported counts
+ * with its host's latest kernel. */
+json_t *store_query_run_hosts(struct store *store);
 
 /* --- compare, history and import (lib/analysis/analysis.c, docs/analysis.md) --- */
 
@@ -284,6 +288,13 @@ int store_boot_end(struct store *store, int64_t host_id, const char *state,
  * (only when set), "started_ms", "ended_ms" (only when ended), "inventory" (the host's,
  * of its latest hello)}; NULL with errno set. */
 json_t *store_boot_latest(struct store *store, bool open_only);
+/* Put the switches onto HOSTS (the rows of store_query_hosts) as the coordinator's
+ * coord_boot_hosts puts them on its host_list reply: "boot" {kernel, from, state,
+ * since_ms, error?} on each host that was asked to switch, and state "booting" for one
+ * still switching that is not recorded gone (the stored state stands for the
+ * coordinator's "connected"). `bpflab --db` and the dashboard (web/) call it. Returns 0,
+ * -EIO when the switches cannot be read (the reason in store_errmsg()) or -ENOMEM. */
+int store_boot_attach(struct store *store, json_t *hosts);
 
 /* The message of the last failure of any store function, of this store and its
  * companions (store_bisect, store_boot, store_link, store_noise) alike: the store's one

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "base/util.h"
+#include "proto/proto.h"
 
 static const struct sto_stmt stmt_begin = {
 	"INSERT INTO host_boots (host_id, kernel, from_kernel, started_ms) "
@@ -93,4 +94,37 @@ json_t *store_boot_latest(struct store *store, bool open_only)
 	if (!arr)
 		errno = -sto_context(store, -errno, "cannot read the kernel switches");
 	return arr;
+}
+
+int store_boot_attach(struct store *store, json_t *hosts)
+{
+	json_t *boots = store_boot_latest(store, false), *b, *h, *obj;
+	size_t i, j;
+	int err = 0;
+
+	if (!boots)
+		return -EIO;
+	json_array_foreach(boots, i, b) {
+		json_array_foreach(hosts, j, h) {
+			if (proto_get_int(h, "id", 0) != proto_get_int(b, "host_id", -1))
+				continue;
+			obj = json_pack("{s:s, s:s, s:s, s:I}", "kernel",
+					proto_get_str(b, "kernel", ""), "from",
+					proto_get_str(b, "from", ""), "state",
+					proto_get_str(b, "state", ""), "since_ms",
+					(json_int_t)proto_get_int(b, "started_ms", 0));
+			if (obj && json_object_get(b, "error"))
+				json_object_set(obj, "error", json_object_get(b, "error"));
+			if (!obj || json_object_set_new(h, "boot", obj)) {
+				err = -ENOMEM;
+				goto out;
+			}
+			if (!strcmp(proto_get_str(b, "state", ""), "booting") &&
+			    strcmp(proto_get_str(h, "state", ""), "gone"))
+				json_object_set_new(h, "state", json_string("booting"));
+		}
+	}
+out:
+	json_decref(boots);
+	return err;
 }

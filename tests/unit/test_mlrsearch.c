@@ -1,0 +1,473 @@
+/* test_mlrsearch.c - lib/analysis/mlrsearch.c: RFC 9971's load classification (Appendix
+ * A) and conditional throughput (Appendix B) on hand-built trial sets, then the whole
+ * search driven by model devices (a step loss curve, a noisy capacity, random loss below
+ * and above the PDR goal, a device whose longer trials overturn a coarse bound), each
+ * against the trial sequence and bounds worked out by hand in the comments; the budget,
+ * max_rate and parameter refusals; and the plain RFC 2544 binary search it is compared
+ * with (bench/ndr). Prints nothing.
+ *
+ * Common search: NDR (loss 0, exceed 0.5) and PDR (loss 0.5 %, exceed 0.5), width
+ * 0.5 %, trials 0.25 s then up to 1 s, so P = 2 phases before the final one: durations
+ * 0.25, 0.5, 1 s with phase widths 2 %, 1 %, 0.5 %; min_rate 0.1, max_rate 2 Mpps.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <math.h>
+#include <string.h>
+
+#include "analysis/mlrsearch.h"
+#include "helpers.h"
+
+#define MPPS 1e6
+
+/* A model device. */
+enum model { STEP, NOISY, RANDOM_LOSS, LONG_TRIALS_WORSE, BIG };
+
+struct dut {
+	enum model model;
+	uint64_t rng;			/* seeded: the runs are repeatable */
+};
+
+static double urand(struct dut *d)
+{
+	d->rng = d->rng * 6364136223846793005ULL + 1442695040888963407ULL;
+	return (double)(d->rng >> 11) * (1.0 / 9007199254740992.0);
+}
+
+/* STEP: forwards up to 1.00 Mpps, loses all of the excess. NOISY: the same with a
+ * capacity drawn from [0.99, 1.01] Mpps per trial. RANDOM_LOSS: loss ratio drawn from
+ * [0.01 %, 0.4 %] at loads up to 1 Mpps, from [0.6 %, 1 %] plus the excess above.
+ * LONG_TRIALS_WORSE: 1.00 Mpps in trials under 1 s (a ring absorbs the burst), 0.90 Mpps
+ * in trials of 1 s. BIG: 5 Mpps, more than max_rate. */
+static int measure(void *ctx, double load, double duration, struct mlrsearch_res *res)
+{
+	struct dut *d = ctx;
+	double cap = MPPS, sent = load * duration, fwd, loss;
+
+	if (d->model == NOISY)
+		cap = MPPS * (1 + 0.01 * (2 * urand(d) - 1));
+	if (d->model == LONG_TRIALS_WORSE && duration >= 1.0)
+		cap = 0.9 * MPPS;
+	if (d->model == BIG)
+		cap = 5 * MPPS;
+	fwd = fmin(load, cap) * duration;
+	if (d->model == RANDOM_LOSS) {
+		loss = load <= MPPS ? 0.0001 + 0.0039 * urand(d)
+				    : 0.006 + 0.004 * urand(d) + (load - MPPS) / load;
+		fwd = sent * (1 - fmin(loss, 1));
+	}
+	res->offered = load;
+	res->forwarded = (uint64_t)llround(fwd);
+	res->lost = (uint64_t)llround(sent) - res->forwarded;
+	res->duration = duration;
+	return 0;
+}
+
+static struct mlrsearch_params common_params(void)
+{
+	struct mlrsearch_params p = {
+		.goals = { { "NDR", 0, 0.5 }, { "PDR", 0.005, 0.5 } },
+		.n_goals = 2,
+		.width = 0.005,
+		.initial_duration = 0.25,
+		.final_duration = 1,
+		.budget = 60,
+		.min_rate = 0.1 * MPPS,
+		.max_rate = 2 * MPPS,
+	};
+
+	return p;
+}
+
+/* A finished search of MODEL with P; the caller destroys it. */
+static struct mlrsearch *run(const struct mlrsearch_params *p, enum model model)
+{
+	struct dut d = { .model = model, .rng = 12345 };
+	struct mlrsearch *s = mlrsearch_new(p, NULL, 0);
+
+	assert_non_null(s);
+	assert_int_equal(mlrsearch_run(s, measure, &d), 0);
+	assert_int_not_equal(mlrsearch_status(s), MLRSEARCH_RUNNING);
+	return s;
+}
+
+/* The trials of S are LOADS (Mpps) at DURATIONS (s). */
+static void assert_trials(const struct mlrsearch *s, const double *loads,
+			  const double *durations, size_t n)
+{
+	size_t got;
+	const struct mlrsearch_trial *t = mlrsearch_trials(s, &got);
+
+	assert_int_equal(got, n);
+	for (size_t i = 0; i < n; i++) {
+		assert_near(t[i].load / MPPS, loads[i], 1e-9);
+		assert_near(t[i].duration, durations[i], 1e-12);
+	}
+}
+
+static struct mlrsearch_goal_result goal(const struct mlrsearch *s, size_t i)
+{
+	struct mlrsearch_goal_result r;
+
+	assert_int_equal(mlrsearch_goal_result(s, i, &r), 0);
+	return r;
+}
+
+static struct mlrsearch_trial tr(double duration, double loss_ratio)
+{
+	struct mlrsearch_trial t = { .load = MPPS, .duration = duration, .effective = duration,
+				     .loss_ratio = loss_ratio };
+
+	return t;
+}
+
+/* Appendix A by hand, final duration 1 s. With sum 1 and exceed 0.5: quantile =
+ * max(full-length time, 1) * 0.5. */
+static void test_mlrsearch_classify(void **state)
+{
+	struct mlrsearch_trial t[4] = { 0 };
+
+	(void)state;
+	/* no trial: effect_high 0 <= 0.5 (optimistic lower), 1 - 0 > 0.5 (pessimistic not) */
+	assert_int_equal(mlrsearch_classify(t, 0, MPPS, 0, 0.5, 1, 1), MLRSEARCH_UNDECIDED);
+	/* one full-length low-loss: 1 - 1 = 0 <= 0.5 and 0 <= 0.5 */
+	t[0] = tr(1, 0);
+	assert_int_equal(mlrsearch_classify(t, 1, MPPS, 0, 0.5, 1, 1), MLRSEARCH_LOWER);
+	/* a loss ratio equal to the goal's is low-loss ("not higher") */
+	t[0] = tr(1, 0.005);
+	assert_int_equal(mlrsearch_classify(t, 1, MPPS, 0.005, 0.5, 1, 1), MLRSEARCH_LOWER);
+	/* one full-length high-loss: effect_high 1 > 0.5 and 1 - 0 > 0.5 */
+	t[0] = tr(1, 0.01);
+	assert_int_equal(mlrsearch_classify(t, 1, MPPS, 0.005, 0.5, 1, 1), MLRSEARCH_UPPER);
+	/* a load elsewhere does not count */
+	assert_int_equal(mlrsearch_classify(t, 1, 2 * MPPS, 0.005, 0.5, 1, 1),
+			 MLRSEARCH_UNDECIDED);
+	/* short high-loss 0.25 s: effect_high 0.25 <= 0.5, pessimistic 1 > 0.5 */
+	t[0] = tr(0.25, 0.01);
+	assert_int_equal(mlrsearch_classify(t, 1, MPPS, 0, 0.5, 1, 1), MLRSEARCH_UNDECIDED);
+	/* + short high-loss 0.5 s: 0.75 > 0.5: an upper bound from short trials alone */
+	t[1] = tr(0.5, 0.01);
+	assert_int_equal(mlrsearch_classify(t, 2, MPPS, 0, 0.5, 1, 1), MLRSEARCH_UPPER);
+	/* + short low-loss 0.5 s balances 0.5 * 0.5 / (1 - 0.5) = 0.5 of them: 0.25 again */
+	t[2] = tr(0.5, 0);
+	assert_int_equal(mlrsearch_classify(t, 3, MPPS, 0, 0.5, 1, 1), MLRSEARCH_UNDECIDED);
+	/* short low-loss trials alone never make a lower bound: 1 - 0 > 0.5 */
+	assert_int_equal(mlrsearch_classify(&t[2], 1, MPPS, 0, 0.5, 1, 1),
+			 MLRSEARCH_UNDECIDED);
+	/* sum 2 (two full-length trials wanted), exceed 0.5: quantile 1. One high-loss:
+	 * 1 <= 1 optimistic, 2 - 0 > 1 pessimistic: undecided; a second: 2 > 1: upper */
+	t[0] = tr(1, 0.01);
+	t[1] = tr(1, 0.01);
+	assert_int_equal(mlrsearch_classify(t, 1, MPPS, 0, 0.5, 1, 2), MLRSEARCH_UNDECIDED);
+	assert_int_equal(mlrsearch_classify(t, 2, MPPS, 0, 0.5, 1, 2), MLRSEARCH_UPPER);
+	/* one low-loss is enough there: 2 - 1 = 1 <= 1 */
+	t[0] = tr(1, 0);
+	assert_int_equal(mlrsearch_classify(t, 1, MPPS, 0, 0.5, 1, 2), MLRSEARCH_LOWER);
+	/* exceed 0 (RFC 2544 style), sum 2: one low-loss leaves 2 - 1 = 1 > 0: undecided */
+	assert_int_equal(mlrsearch_classify(t, 1, MPPS, 0, 0, 1, 2), MLRSEARCH_UNDECIDED);
+}
+
+/* Appendix B by hand at 1 Mpps: full-length trials of loss 0.1 % and 0.3 %, 1 s each. */
+static void test_mlrsearch_conditional(void **state)
+{
+	struct mlrsearch_trial t[3] = { tr(1, 0.003), tr(1, 0.001), tr(0.5, 0.02) };
+
+	(void)state;
+	/* sum 2, exceed 0.5: remaining 2 * 0.5 = 1; the lower-loss trial uses it up:
+	 * 1e6 * (1 - 0.001); the short trial does not count */
+	assert_near(mlrsearch_conditional(t, 3, MPPS, 0.005, 0.5, 1, 2), 999000, 1e-6);
+	/* exceed 0: remaining 2, both trials: 1e6 * (1 - 0.003) */
+	assert_near(mlrsearch_conditional(t, 3, MPPS, 0.005, 0, 1, 2), 997000, 1e-6);
+	/* sum 3, exceed 0: 1 s left after both: quantile loss 1, throughput 0 */
+	assert_near(mlrsearch_conditional(t, 3, MPPS, 0.005, 0, 1, 3), 0, 1e-6);
+	/* no full-length trial at the load */
+	assert_near(mlrsearch_conditional(&t[2], 1, MPPS, 0.005, 0.5, 1, 1), 0, 1e-6);
+}
+
+/* The step curve, worked by hand (loads in Mpps; loss = excess / load):
+ * phase 0 (0.25 s, width 2 %): no bound: max_rate 2 (loss 50 %, upper for both goals);
+ *   no lower bound: first step down min(2 (1 - 2 %), forwarding rate 2 (1 - 0.5) = 1)
+ *   = 1 (no loss: lower for both); bisect [1, 2]: 1.5, 1.25, 1.125, 1.0625, 1.03125,
+ *   1.015625 (all lossy, > 0.5 % too) until (1.015625 - 1) / 1.015625 = 1.54 % <= 2 %.
+ * phase 1 (0.5 s, 1 %): the 0.25 s trials leave every load undecided (one short trial of
+ *   0.25 s: 0.25 <= 0.5 * 0.5); the previous bounds again, lower first: 1 (lower),
+ *   1.015625 (upper); 1.54 % > 1 %: 1.0078125 (loss 0.78 %, upper for both): 0.78 %.
+ * phase 2 (1 s, 0.5 %): 1 (lower), 1.0078125 (upper), 0.78 % > 0.5 %: 1.00390625, loss
+ *   0.39 %: upper for NDR, lower for PDR (<= 0.5 %). Both goals within 0.39 %.
+ * NDR [1, 1.00390625], PDR [1.00390625, 1.0078125]; PDR's conditional throughput
+ * 1.00390625 (1 - 0.00389105) = 1.0000 (its trial forwarded 1 Mpps).
+ * Time: 8 x 0.25 + 3 x 0.5 + 3 x 1 = 6.5 s. */
+static void test_mlrsearch_step(void **state)
+{
+	const double loads[] = { 2, 1, 1.5, 1.25, 1.125, 1.0625, 1.03125, 1.015625,
+				 1, 1.015625, 1.0078125, 1, 1.0078125, 1.00390625 };
+	const double durs[] = { 0.25, 0.25, 0.25, 0.25, 0.25, 0.25, 0.25, 0.25,
+				0.5, 0.5, 0.5, 1, 1, 1 };
+	struct mlrsearch_params p = common_params();
+	struct mlrsearch *s = run(&p, STEP);
+	struct mlrsearch_goal_result ndr = goal(s, 0), pdr = goal(s, 1);
+
+	(void)state;
+	assert_trials(s, loads, durs, ARRAY_LEN(loads));
+	assert_int_equal(mlrsearch_status(s), MLRSEARCH_REGULAR);
+	assert_int_equal(ndr.status, MLRSEARCH_REGULAR);
+	assert_int_equal(pdr.status, MLRSEARCH_REGULAR);
+	assert_near(ndr.lower, 1 * MPPS, 1e-6);
+	assert_near(ndr.upper, 1.00390625 * MPPS, 1e-6);
+	assert_near(ndr.conditional, 1 * MPPS, 1e-6);
+	assert_near(pdr.lower, 1.00390625 * MPPS, 1e-6);
+	assert_near(pdr.upper, 1.0078125 * MPPS, 1e-6);
+	assert_near(pdr.conditional, 1 * MPPS, 1);
+	assert_true(ndr.width <= p.width && pdr.width <= p.width);
+	assert_true(ndr.lower <= pdr.lower);
+	assert_near(mlrsearch_time(s), 6.5, 1e-9);
+	mlrsearch_destroy(&s);
+	mlrsearch_destroy(&s);
+}
+
+/* Noisy capacity c in [0.99, 1.01] Mpps per trial. Every load <= 0.99 forwards all, so
+ * no upper bound lies there: upper > 0.99; every load > 1.01 loses more than 0.5 %
+ * (excess over 1.01: with width 0.5 % a PDR upper bound is at most 1.01 / 0.995), so
+ * lower <= 1.01 / 0.995 = 1.01508; and width <= 0.5 %: lower >= 0.99 (1 - 0.005) =
+ * 0.98505. The seeded draws give 13 trials, 8 x 0.25 + 3 x 0.5 + 2 x 1 = 5.5 s. */
+static void test_mlrsearch_noisy(void **state)
+{
+	struct mlrsearch_params p = common_params();
+	struct mlrsearch *s = run(&p, NOISY);
+	struct mlrsearch_goal_result ndr = goal(s, 0), pdr = goal(s, 1);
+
+	(void)state;
+	assert_int_equal(ndr.status, MLRSEARCH_REGULAR);
+	assert_int_equal(pdr.status, MLRSEARCH_REGULAR);
+	assert_true(ndr.lower >= 0.98505 * MPPS && ndr.lower <= 1.01 * MPPS);
+	assert_true(pdr.lower >= 0.98505 * MPPS && pdr.lower <= 1.01508 * MPPS);
+	assert_true(ndr.upper > 0.99 * MPPS && pdr.upper > 0.99 * MPPS);
+	assert_true(ndr.width <= p.width && pdr.width <= p.width);
+	assert_true(ndr.lower <= pdr.lower);
+	assert_true(ndr.conditional <= ndr.lower && pdr.conditional <= pdr.lower);
+	assert_near(mlrsearch_time(s), 5.5, 1e-9);
+	mlrsearch_destroy(&s);
+}
+
+/* Random loss: every trial loses at least 0.01 %, so no load is an NDR lower bound: the
+ * NDR goal steps down from its upper bounds with doubling widths (2 %, 4 %, ... of the
+ * phase) to min_rate, which fails: "min_rate fails". For PDR every load <= 1 Mpps loses
+ * at most 0.4 % (lower), every load above at least 0.6 % (upper): 1 < upper, lower <=
+ * 1, and within 0.5 %: lower > 0.995. The conditional throughput is at most lower. */
+static void test_mlrsearch_random_loss(void **state)
+{
+	struct mlrsearch_params p = common_params();
+	struct mlrsearch *s = run(&p, RANDOM_LOSS);
+	struct mlrsearch_goal_result ndr = goal(s, 0), pdr = goal(s, 1);
+	size_t n;
+	const struct mlrsearch_trial *t = mlrsearch_trials(s, &n);
+
+	(void)state;
+	assert_int_equal(ndr.status, MLRSEARCH_MIN_FAILS);
+	assert_false(ndr.has_lower);
+	assert_near(ndr.upper, p.min_rate, 1e-6);
+	assert_text(mlrsearch_status_str(ndr.status), "min_rate fails");
+	/* the outward steps: after the first (to the forwarding rate seen at 2 Mpps, 0.987)
+	 * each load is 4 %, 8 %, 16 %, ... (the phase width 2 % doubled per step) under the
+	 * one before, until min_rate */
+	for (size_t i = 2; i < 8; i++) {
+		assert_true(t[i].load < t[i - 1].load);
+		assert_near(t[i].load, fmax(p.min_rate, t[i - 1].load *
+					    (1 - 0.02 * (1 << (i - 1)))), 1e-6);
+	}
+	assert_int_equal(pdr.status, MLRSEARCH_REGULAR);
+	assert_true(pdr.lower > 0.995 * MPPS && pdr.lower <= 1 * MPPS);
+	assert_true(pdr.upper > 1 * MPPS);
+	assert_true(pdr.width <= p.width);
+	assert_true(pdr.conditional <= pdr.lower && pdr.conditional >= 0.996 * pdr.lower);
+	mlrsearch_destroy(&s);
+}
+
+/* Longer trials overturn a bound: 1.00 Mpps under 1 s, 0.90 Mpps at 1 s. Phases 0 and
+ * 1 run as on the step curve (11 trials, 1 Mpps a lower bound at 0.5 s). In phase 2
+ * the previous lower bound 1 is measured first, at 1 s: loss 10 %, an upper bound now:
+ * no lower bound is left, so the search goes outward: min(1 (1 - 0.5 %), forwarding
+ * rate 0.9) = 0.9 (lower), then bisects [0.9, 1]: 0.95, 0.925, 0.9125, 0.90625 (loss
+ * 0.69 %), 0.903125 (0.35 %: upper for NDR, lower for PDR); widths 0.35 %.
+ * Time: 8 x 0.25 + 3 x 0.5 + 7 x 1 = 10.5 s. */
+static void test_mlrsearch_overturn(void **state)
+{
+	const double loads[] = { 2, 1, 1.5, 1.25, 1.125, 1.0625, 1.03125, 1.015625,
+				 1, 1.015625, 1.0078125,
+				 1, 0.9, 0.95, 0.925, 0.9125, 0.90625, 0.903125 };
+	const double durs[] = { 0.25, 0.25, 0.25, 0.25, 0.25, 0.25, 0.25, 0.25,
+				0.5, 0.5, 0.5, 1, 1, 1, 1, 1, 1, 1 };
+	struct mlrsearch_params p = common_params();
+	struct mlrsearch *s = run(&p, LONG_TRIALS_WORSE);
+	struct mlrsearch_goal_result ndr = goal(s, 0), pdr = goal(s, 1);
+	size_t n;
+	const struct mlrsearch_trial *t = mlrsearch_trials(s, &n);
+
+	(void)state;
+	assert_trials(s, loads, durs, ARRAY_LEN(loads));
+	/* 1 Mpps: a lower bound of phase 1 (0.5 s as final duration and sum) from the first
+	 * 11 trials, an upper bound of the final phase from all of them */
+	assert_int_equal(mlrsearch_classify(t, 11, MPPS, 0, 0.5, 0.5, 0.5), MLRSEARCH_LOWER);
+	assert_int_equal(mlrsearch_classify(t, n, MPPS, 0, 0.5, 1, 1), MLRSEARCH_UPPER);
+	assert_int_equal(ndr.status, MLRSEARCH_REGULAR);
+	assert_near(ndr.lower, 0.9 * MPPS, 1e-6);
+	assert_near(ndr.upper, 0.903125 * MPPS, 1e-6);
+	assert_near(pdr.lower, 0.903125 * MPPS, 1e-6);
+	assert_near(pdr.upper, 0.90625 * MPPS, 1e-6);
+	assert_near(pdr.conditional, 0.9 * MPPS, 1);
+	assert_near(mlrsearch_time(s), 10.5, 1e-9);
+	mlrsearch_destroy(&s);
+}
+
+/* A budget of 3 s: the step curve's first 8 trials (2 s) and 2 of phase 1 (1 s); the
+ * next 0.5 s trial would pass 3 s. No goal is regular: "budget spent". */
+static void test_mlrsearch_budget(void **state)
+{
+	struct mlrsearch_params p = common_params();
+	struct mlrsearch *s;
+	struct mlrsearch_goal_result ndr;
+	struct mlrsearch_req req;
+
+	(void)state;
+	p.budget = 3;
+	s = run(&p, STEP);
+	ndr = goal(s, 0);
+	assert_int_equal(mlrsearch_status(s), MLRSEARCH_BUDGET);
+	assert_int_equal(ndr.status, MLRSEARCH_BUDGET);
+	assert_near(mlrsearch_time(s), 3, 1e-9);
+	assert_true(ndr.has_upper);
+	assert_near(ndr.upper, 1.015625 * MPPS, 1e-6);
+	assert_int_equal(mlrsearch_next(s, &req), 0);
+	assert_text(mlrsearch_status_str(MLRSEARCH_BUDGET), "budget spent");
+	mlrsearch_destroy(&s);
+}
+
+/* A device faster than max_rate: 2 Mpps without loss at 0.25, 0.5 and 1 s (each phase
+ * re-measures the previous lower bound), then nothing is left to try: "max_rate has no
+ * loss", max_rate reported as the (irregular) lower bound. 1.75 s. */
+static void test_mlrsearch_max_clean(void **state)
+{
+	const double loads[] = { 2, 2, 2 }, durs[] = { 0.25, 0.5, 1 };
+	struct mlrsearch_params p = common_params();
+	struct mlrsearch *s = run(&p, BIG);
+	struct mlrsearch_goal_result pdr = goal(s, 1);
+
+	(void)state;
+	assert_trials(s, loads, durs, ARRAY_LEN(loads));
+	assert_int_equal(pdr.status, MLRSEARCH_MAX_CLEAN);
+	assert_false(pdr.has_upper);
+	assert_near(pdr.lower, 2 * MPPS, 1e-6);
+	assert_near(pdr.conditional, 2 * MPPS, 1e-6);
+	assert_near(mlrsearch_time(s), 1.75, 1e-9);
+	mlrsearch_destroy(&s);
+}
+
+/* The next/report protocol. */
+static void test_mlrsearch_protocol(void **state)
+{
+	struct mlrsearch_params p = common_params();
+	struct mlrsearch *s = mlrsearch_new(&p, NULL, 0);
+	struct mlrsearch_req a, b;
+	struct mlrsearch_res none = { .duration = 0.25 }, ok = { .forwarded = 100 };
+	size_t n;
+
+	(void)state;
+	assert_non_null(s);
+	assert_int_equal(mlrsearch_report(s, &ok), -EALREADY);
+	assert_int_equal(mlrsearch_next(s, &a), 1);
+	assert_int_equal(mlrsearch_next(s, &b), 1);
+	assert_near(a.load, b.load, 0);
+	assert_near(a.load, p.max_rate, 0);
+	assert_near(a.duration, 0.25, 0);
+	assert_int_equal(mlrsearch_report(s, &none), -EINVAL);
+	assert_int_equal(mlrsearch_report(s, &ok), 0);
+	mlrsearch_trials(s, &n);
+	assert_int_equal(n, 1);
+	/* no duration reported: the requested one is the effective duration */
+	assert_near(mlrsearch_time(s), 0.25, 1e-12);
+	assert_int_equal(mlrsearch_report(s, &ok), -EALREADY);
+	assert_int_equal(mlrsearch_goal_result(s, 2, &(struct mlrsearch_goal_result){ 0 }),
+			 -EINVAL);
+	mlrsearch_destroy(&s);
+	assert_null(s);
+	mlrsearch_destroy(NULL);
+}
+
+/* Parameters outside their ranges are refused with the field named. */
+static void test_mlrsearch_params(void **state)
+{
+	struct mlrsearch_params p;
+	char err[128];
+
+	(void)state;
+	p = common_params();
+	p.width = 0;
+	errno = 0;
+	assert_null(mlrsearch_new(&p, err, sizeof(err)));
+	assert_int_equal(errno, EINVAL);
+	assert_text(err, "width 0 outside (0, 1)");
+	p = common_params();
+	p.goals[1].loss_ratio = 1;
+	assert_null(mlrsearch_new(&p, err, sizeof(err)));
+	assert_text(err, "goal 'PDR': loss 1 outside [0, 1)");
+	p = common_params();
+	p.budget = 0.5;
+	assert_null(mlrsearch_new(&p, err, sizeof(err)));
+	assert_text(err, "total 0.5 shorter than the trial duration 1");
+	p = common_params();
+	p.min_rate = p.max_rate;
+	assert_null(mlrsearch_new(&p, err, sizeof(err)));
+	assert_contains(err, "0 < min_rate < max_rate needed");
+	p = common_params();
+	p.initial_duration = 2;
+	assert_null(mlrsearch_new(&p, err, sizeof(err)));
+	assert_text(err, "initial trial duration 2 outside (0, 1]");
+	p = common_params();
+	p.n_goals = 0;
+	assert_null(mlrsearch_new(&p, NULL, 0));
+}
+
+/* The plain RFC 2544 binary search on the step curve, by hand (Mpps): NDR: 2 fails;
+ * [0.1, 2]: 1.05 fails, 0.575, 0.8125, 0.93125, 0.990625 pass, 1.0203125, 1.00546875
+ * fail, 0.998046875 passes, 1.001757812 fails: (1.0017578 - 0.9980469) / 1.0017578 =
+ * 0.37 % <= 0.5 %: 10 trials. PDR: the same first 9 loads and verdicts (1.00546875
+ * loses 0.54 %, fails), then 1.0017578125 loses 0.18 %: passes; 0.37 %: 10 trials.
+ * 20 x 1 s = 20 s against MLRsearch's 6.5 s: at most half. */
+static void test_mlrsearch_binary(void **state)
+{
+	struct mlrsearch_params p = common_params();
+	struct dut d = { .model = STEP, .rng = 1 };
+	struct mlrsearch *s = run(&p, STEP);
+	double lower[2], t = mlrsearch_binary(&p, measure, &d, lower);
+
+	(void)state;
+	assert_near(t, 20, 1e-9);
+	assert_near(lower[0], 0.998046875 * MPPS, 1e-6);
+	assert_near(lower[1], 1.0017578125 * MPPS, 1e-6);
+	assert_true(mlrsearch_time(s) <= t / 2);
+	mlrsearch_destroy(&s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_mlrsearch_classify),
+		cmocka_unit_test(test_mlrsearch_conditional),
+		cmocka_unit_test(test_mlrsearch_step),
+		cmocka_unit_test(test_mlrsearch_noisy),
+		cmocka_unit_test(test_mlrsearch_random_loss),
+		cmocka_unit_test(test_mlrsearch_overturn),
+		cmocka_unit_test(test_mlrsearch_budget),
+		cmocka_unit_test(test_mlrsearch_max_clean),
+		cmocka_unit_test(test_mlrsearch_protocol),
+		cmocka_unit_test(test_mlrsearch_params),
+		cmocka_unit_test(test_mlrsearch_binary),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

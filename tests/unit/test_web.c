@@ -1,0 +1,629 @@
+/* test_web.c - the dashboard (web/, docs/dashboard.md) served for real: web_new on
+ * 127.0.0.1 with an ephemeral port over a database made by `bpflab result import`, asked
+ * by a small HTTP/1.1 client over a socket:
+ *
+ * - /api/runs/ID, /api/runs and /api/hosts byte-equal to `bpflab --db FILE -j result show
+ *   ID`, `run list` and `host list` (the real binary);
+ * - errors: unknown path and unknown run 404, bad run id and bad parameters 400 naming
+ *   the parameter, POST 405 with Allow, a token enforced (401 without or wrong, 200
+ *   right), a database newer than the build 500 (and refused at start);
+ * - a plan named <script>...: escaped on both pages, verdict details on the run page;
+ * - the start rule: an address outside loopback without token or --http-public refused
+ *   (web_new, `bpflab serve` and `bpflabd --http`, exit 2, nothing bound);
+ * - `bpflabd --http`: the coordinator serves its own database while it runs;
+ * - web_util.c's pure parsers: routes, parameters, addresses, tokens, escaping.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <sqlite3.h>
+
+#include "web.h"
+#include "helpers.h"
+
+#define BPFLAB BPFLAB_BUILDDIR "/bin/bpflab"
+#define BPFLABD BPFLAB_BUILDDIR "/bin/bpflabd"
+
+static char tmpdir[] = "/tmp/bpflab-test-web-XXXXXX";
+static char db[300];
+static struct web *srv;
+
+static const char csv[] =
+	"variant,prog,set,value\n"
+	"drop,xdp_drop,1,35.9\n"
+	"drop,xdp_drop,2,35.6\n"
+	"pass,xdp_pass,1,20.1\n"
+	"pass,xdp_pass,2,20.3\n";
+
+static const char plan_name[] = "<script>alert('x')</script>";
+
+/* An answer: status, headers and body (heap). */
+struct http {
+	int status;
+	char *head, *body;
+};
+
+static void http_free(struct http *h)
+{
+	free(h->head);
+	free(h->body);
+}
+
+/* METHOD PATH on 127.0.0.1:PORT with header line EXTRA (may be NULL) into H. */
+static void http_req(unsigned port, const char *method, const char *path, const char *extra,
+		     struct http *h)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
+	char req[1024], *all = NULL, *sep;
+	size_t len = 0, cap = 0;
+	ssize_t n;
+	int fd;
+
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	fd = socket(AF_INET, SOCK_STREAM, 0);
+	assert_true(fd >= 0);
+	assert_int_equal(connect(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	snprintf(req, sizeof(req), "%s %s HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
+		 "%s%s\r\n", method, path, extra ? extra : "", extra ? "\r\n" : "");
+	assert_int_equal(write(fd, req, strlen(req)), (ssize_t)strlen(req));
+	for (;;) {
+		if (len + 4096 + 1 > cap) {
+			cap = cap ? cap * 2 : 16384;
+			all = realloc(all, cap);
+			assert_non_null(all);
+		}
+		n = read(fd, all + len, cap - len - 1);
+		assert_true(n >= 0);
+		if (!n)
+			break;
+		len += (size_t)n;
+	}
+	close(fd);
+	all[len] = '\0';
+	sep = strstr(all, "\r\n\r\n");
+	assert_non_null(sep);
+	*sep = '\0';
+	h->head = all;
+	h->body = strdup(sep + 4);
+	assert_int_equal(sscanf(all, "HTTP/1.1 %d", &h->status), 1);
+}
+
+/* GET PATH on the test's server. */
+static void get(const char *path, struct http *h)
+{
+	http_req(web_port(srv), "GET", path, NULL, h);
+}
+
+/* The stdout of `bpflab ARGS...` (NULL-terminated), which must succeed. */
+static char *cli_out(const char *const *args)
+{
+	const char *argv[32] = { BPFLAB };
+	struct prog_out o;
+	char *out;
+	int i;
+
+	for (i = 0; args[i]; i++)
+		argv[i + 1] = args[i];
+	argv[i + 1] = NULL;
+	prog_run(&o, argv, tmpdir);
+	if (o.status)
+		fail_msg("bpflab failed (%d): %s", o.status, o.err);
+	out = o.out;
+	o.out = NULL;
+	prog_out_free(&o);
+	return out;
+}
+
+static void sql(const char *file, const char *stmt)
+{
+	sqlite3 *h = NULL;
+	char *err = NULL;
+
+	assert_int_equal(sqlite3_open(file, &h), SQLITE_OK);
+	if (sqlite3_exec(h, stmt, NULL, NULL, &err) != SQLITE_OK)
+		fail_msg("%s: %s", stmt, err ? err : "?");
+	sqlite3_close(h);
+}
+
+static struct web *start(const char *file, const char *token)
+{
+	struct web_opts o = { .db = file, .http = "127.0.0.1:0", .token = token };
+	char err[512];
+	bool usage;
+	struct web *w = web_new(&o, &usage, err, sizeof(err));
+
+	if (!w)
+		fail_msg("web_new: %s", err);
+	assert_true(web_port(w) > 0);
+	return w;
+}
+
+/* Run 1 of plan <script>... from the CSV, job 2 unstable with a detail; run 2 of 'b'. */
+static int setup(void **state)
+{
+	char file[400];
+
+	(void)state;
+	if (!mkdtemp(tmpdir))
+		return -1;
+	unsetenv("BPFLAB_COORDINATOR");
+	snprintf(db, sizeof(db), "%s/lab.db", tmpdir);
+	snprintf(file, sizeof(file), "%s/a.csv", tmpdir);
+	file_put(file, csv);
+	free(cli_out((const char *[]){ "--db", db, "result", "import", file, "--plan",
+				       plan_name, NULL }));
+	free(cli_out((const char *[]){ "--db", db, "result", "import", file, "--plan", "b",
+				       NULL }));
+	sql(db, "UPDATE jobs SET verdicts = '[\"unstable\"]', verdict_details = "
+		"'{\"unstable\": \"varied 8.1 % <b>\"}' WHERE id = 2");
+	srv = start(db, NULL);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	web_destroy(&srv);
+	return tmpdir_remove(tmpdir);
+}
+
+/* The API answers are the CLI's -j output, byte for byte. */
+static void test_web_api_equals_cli(void **state)
+{
+	static const struct {
+		const char *path;
+		const char *args[6];
+	} cases[] = {
+		{ "/api/runs/1", { "-j", "result", "show", "1", NULL } },
+		{ "/api/runs/2", { "-j", "result", "show", "2", NULL } },
+		{ "/api/runs", { "-j", "run", "list", NULL } },
+		{ "/api/hosts", { "-j", "host", "list", NULL } },
+	};
+	struct http h;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < ARRAY_LEN(cases); i++) {
+		const char *args[10] = { "--db", db };
+		char *want;
+		size_t k;
+
+		for (k = 0; cases[i].args[k]; k++)
+			args[2 + k] = cases[i].args[k];
+		args[2 + k] = NULL;
+		want = cli_out(args);
+		get(cases[i].path, &h);
+		assert_int_equal(h.status, 200);
+		assert_contains(h.head, "Content-Type: application/json");
+		assert_text(h.body, want);
+		free(want);
+		http_free(&h);
+	}
+	/* the CSV download is `result show --csv` */
+	{
+		char *want = cli_out((const char *[]){ "--db", db, "result", "show", "1", "--csv",
+						       NULL });
+
+		get("/api/runs/1?format=csv", &h);
+		assert_int_equal(h.status, 200);
+		assert_text(h.body, want);
+		free(want);
+		http_free(&h);
+	}
+}
+
+/* Each wrong request: its status and a JSON error (a page for a page path). */
+static void test_web_errors(void **state)
+{
+	static const struct {
+		const char *method, *path;
+		int status;
+		const char *body;
+	} cases[] = {
+		{ "GET", "/api/nope", 404, "{\"error\":\"no such path '/api/nope' (see "
+		  "docs/dashboard.md)\"}\n" },
+		{ "GET", "/api/runs/99", 404, "{\"error\":\"no run 99\"}\n" },
+		{ "GET", "/api/runs/0", 400, "{\"error\":\"bad run id in '/api/runs/0' (expected a "
+		  "positive integer)\"}\n" },
+		{ "GET", "/api/runs/1x", 400, NULL },
+		{ "GET", "/api/runs/1?format=xml", 400, "{\"error\":\"parameter 'format': unknown "
+		  "value 'xml' (expected json|csv)\"}\n" },
+		{ "GET", "/api/runs/1?format=csv&format=json", 400, "{\"error\":\"parameter "
+		  "'format' given twice\"}\n" },
+		{ "GET", "/api/runs?limit=3", 400, "{\"error\":\"unknown parameter 'limit'\"}\n" },
+		{ "POST", "/api/runs", 405, "{\"error\":\"method 'POST' not allowed: the dashboard "
+		  "is read-only (GET, HEAD)\"}\n" },
+		{ "DELETE", "/api/runs/1", 405, NULL },
+	};
+	struct http h;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < ARRAY_LEN(cases); i++) {
+		http_req(web_port(srv), cases[i].method, cases[i].path, NULL, &h);
+		if (h.status != cases[i].status)
+			fail_msg("%s %s: status %d, want %d", cases[i].method, cases[i].path,
+				 h.status, cases[i].status);
+		assert_contains(h.head, "Content-Type: application/json");
+		if (cases[i].body)
+			assert_text(h.body, cases[i].body);
+		if (cases[i].status == 405)
+			assert_contains(h.head, "Allow: GET, HEAD");
+		http_free(&h);
+	}
+	/* a page path: an error page with the status */
+	for (i = 0; i < 2; i++) {
+		get(i ? "/runs?x=%3Cb%3E" : "/runs/99", &h);
+		assert_int_equal(h.status, i ? 400 : 404);
+		assert_contains(h.head, "Content-Type: text/html");
+		assert_contains(h.body, i ? "<p>unknown parameter &#39;x&#39;</p>" :
+				"<p>no run 99</p>");
+		http_free(&h);
+	}
+	/* HEAD: the status and length of GET, no body */
+	http_req(web_port(srv), "HEAD", "/api/runs", NULL, &h);
+	assert_int_equal(h.status, 200);
+	assert_text(h.body, "");
+	http_free(&h);
+}
+
+/* With a token: 401 without it or with a wrong one, 200 with it. */
+static void test_web_token(void **state)
+{
+	static const char token[] = "0123456789abcdef-token";
+	struct web *w = start(db, token);
+	struct http h;
+
+	(void)state;
+	http_req(web_port(w), "GET", "/api/runs", NULL, &h);
+	assert_int_equal(h.status, 401);
+	assert_text(h.body, "{\"error\":\"missing or wrong token (Authorization: Bearer "
+		    "TOKEN)\"}\n");
+	assert_contains(h.head, "WWW-Authenticate: Bearer");
+	http_free(&h);
+	http_req(web_port(w), "GET", "/runs", "Authorization: Bearer 0123456789abcdef-tokeN",
+		 &h);
+	assert_int_equal(h.status, 401);
+	assert_contains(h.head, "Content-Type: text/html");
+	assert_contains(h.body, "<p>missing or wrong token (Authorization: Bearer TOKEN)</p>");
+	http_free(&h);
+	http_req(web_port(w), "GET", "/api/runs", "Authorization: Bearer 0123456789abcdef",
+		 &h);
+	assert_int_equal(h.status, 401);
+	http_free(&h);
+	/* the token comes before the method: a stranger learns nothing */
+	http_req(web_port(w), "POST", "/api/runs", NULL, &h);
+	assert_int_equal(h.status, 401);
+	http_free(&h);
+	http_req(web_port(w), "GET", "/api/runs", "Authorization: Bearer 0123456789abcdef-token",
+		 &h);
+	assert_int_equal(h.status, 200);
+	assert_contains(h.body, "\"plan\":\"b\"");
+	http_free(&h);
+	web_destroy(&w);
+}
+
+/* The pages: every text from the database escaped, the verdict details shown. */
+static void test_web_pages(void **state)
+{
+	struct http h;
+
+	(void)state;
+	get("/runs", &h);
+	assert_int_equal(h.status, 200);
+	assert_contains(h.head, "Content-Type: text/html; charset=utf-8");
+	assert_contains(h.body, "<td>&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;</td>");
+	assert_contains(h.body, "<a href=\"/runs/2\">2</a>");
+	assert_contains(h.body, "<td>imported</td>");
+	assert_null(strstr(h.body, "<script>"));
+	http_free(&h);
+
+	get("/runs/1", &h);
+	assert_int_equal(h.status, 200);
+	assert_null(strstr(h.body, "<script>"));
+	assert_contains(h.body, "plan <b>&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;</b>");
+	/* the tables of result show, the verdict with its detail, the downloads */
+	assert_contains(h.body, "drop     xdp_drop");
+	assert_contains(h.body, "<td>unstable</td><td>varied 8.1 % &lt;b&gt;</td>");
+	assert_contains(h.body, "<a href=\"/api/runs/1?format=csv\">CSV</a>");
+	http_free(&h);
+}
+
+/* A database migrated by a newer bpflab: refused at start, 500 on a request. */
+static void test_web_newer_database(void **state)
+{
+	char copy[400], cmd[900], err[512];
+	struct web_opts o = { .http = "127.0.0.1:0" };
+	struct web *w;
+	struct http h;
+	bool usage;
+
+	(void)state;
+	snprintf(copy, sizeof(copy), "%s/copy.db", tmpdir);
+	snprintf(cmd, sizeof(cmd), "sqlite3 '%s' \".backup '%s'\"", db, copy);
+	assert_int_equal(system(cmd), 0);
+	w = start(copy, NULL);
+	sql(copy, "PRAGMA user_version = 999");
+	http_req(web_port(w), "GET", "/api/runs", NULL, &h);
+	assert_int_equal(h.status, 500);
+	assert_contains(h.body, "schema version 999 is newer than this bpflab");
+	http_free(&h);
+	web_destroy(&w);
+	o.db = copy;
+	assert_null(web_new(&o, &usage, err, sizeof(err)));
+	assert_false(usage);
+	assert_contains(err, "schema version 999 is newer");
+	/* nothing written: the version is still the one set */
+	snprintf(cmd, sizeof(cmd), "test \"$(sqlite3 '%s' 'PRAGMA user_version')\" = 999", copy);
+	assert_int_equal(system(cmd), 0);
+}
+
+/* bpflabd --http 127.0.0.1:0 over a copy of the test's database: the address it logs
+ * serves the same JSON as `bpflab --db` on that file while the coordinator runs; SIGTERM
+ * stops both, exit 0. */
+static void test_web_bpflabd(void **state)
+{
+	char copy[400], log[400], ag[450], cl[450], cmd[900], *text, *at, *want;
+	unsigned port = 0;
+	struct http h;
+	int i, status;
+	pid_t pid;
+
+	(void)state;
+	snprintf(copy, sizeof(copy), "%s/coord.db", tmpdir);
+	snprintf(log, sizeof(log), "%s/bpflabd.log", tmpdir);
+	snprintf(ag, sizeof(ag), "ipc://%s/agents.sock", tmpdir);
+	snprintf(cl, sizeof(cl), "ipc://%s/clients.sock", tmpdir);
+	snprintf(cmd, sizeof(cmd), "sqlite3 '%s' \".backup '%s'\"", db, copy);
+	assert_int_equal(system(cmd), 0);
+	file_put(log, "");
+	pid = fork();
+	assert_true(pid >= 0);
+	if (!pid) {
+		execl(BPFLABD, BPFLABD, "--agents", ag, "--clients", cl, "--db", copy,
+		      "--plaintext", "--log", log, "--http", "127.0.0.1:0", (char *)NULL);
+		_exit(127);
+	}
+	for (i = 0; i < 100 && !port; i++) {
+		usleep(50 * 1000);
+		text = file_slurp(log);
+		at = strstr(text, "dashboard at http://127.0.0.1:");
+		if (at)
+			port = (unsigned)atoi(at + strlen("dashboard at http://127.0.0.1:"));
+		free(text);
+	}
+	if (!port) {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		fail_msg("bpflabd logged no dashboard address: %s", file_slurp(log));
+	}
+	want = cli_out((const char *[]){ "--db", copy, "-j", "result", "show", "1", NULL });
+	http_req(port, "GET", "/api/runs/1", NULL, &h);
+	assert_int_equal(h.status, 200);
+	assert_text(h.body, want);
+	free(want);
+	http_free(&h);
+	http_req(port, "GET", "/runs", NULL, &h);
+	assert_int_equal(h.status, 200);
+	assert_contains(h.body, "<a href=\"/runs/2\">2</a>");
+	http_free(&h);
+	assert_int_equal(kill(pid, SIGTERM), 0);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+}
+
+/* Another address without a token or --http-public: refused before binding, exit 2. */
+static void test_web_bind_rule(void **state)
+{
+	struct web_opts o = { .db = db, .http = "192.0.2.1:0" };
+	const char *argv[] = { BPFLAB, "--db", db, "serve", "--http", "0.0.0.0:0", NULL };
+	struct prog_out p;
+	char err[512];
+	bool usage = false;
+
+	(void)state;
+	assert_null(web_new(&o, &usage, err, sizeof(err)));
+	assert_true(usage);
+	assert_text(err, "--http '192.0.2.1:0' is not a loopback address: give --http-token "
+		    "FILE (every request must carry the token) or --http-public (anyone who "
+		    "reaches it can read the results)");
+	prog_run(&p, argv, tmpdir);
+	assert_int_equal(p.status, 2);
+	assert_contains(p.err, "is not a loopback address");
+	prog_out_free(&p);
+	prog_run(&p, (const char *[]){ BPFLABD, "--agents", "ipc:///nonexistent/a", "--clients",
+				       "ipc:///nonexistent/c", "--db", db, "--plaintext", "--http",
+				       "10.0.0.1:8080", NULL }, tmpdir);
+	assert_int_equal(p.status, 2);
+	assert_contains(p.err, "bpflabd: --http '10.0.0.1:8080' is not a loopback address");
+	prog_out_free(&p);
+	o.http = "127.0.0.1:http";
+	assert_null(web_new(&o, &usage, err, sizeof(err)));
+	assert_true(usage);
+	assert_contains(err, "bad --http address '127.0.0.1:http'");
+}
+
+static void test_web_route(void **state)
+{
+	static const struct {
+		const char *path;
+		enum web_route route;
+		int64_t id;
+	} cases[] = {
+		{ "/", WEB_PAGE_RUNS, 0 }, { "/runs", WEB_PAGE_RUNS, 0 },
+		{ "/runs/7", WEB_PAGE_RUN, 7 }, { "/api/runs", WEB_API_RUNS, 0 },
+		{ "/api/runs/9223372036854775807", WEB_API_RUN, INT64_MAX },
+		{ "/api/runs/9223372036854775808", WEB_BAD_ID, 0 },
+		{ "/api/runs/-1", WEB_BAD_ID, 0 }, { "/api/runs/+1", WEB_BAD_ID, 0 },
+		{ "/api/runs/0", WEB_BAD_ID, 0 }, { "/api/runs/1/x", WEB_NOT_FOUND, 0 },
+		{ "/api/runs/", WEB_NOT_FOUND, 0 }, { "/api/hosts", WEB_API_HOSTS, 0 },
+		{ "/runs/", WEB_NOT_FOUND, 0 }, { "/api", WEB_NOT_FOUND, 0 },
+		{ "/runsx", WEB_NOT_FOUND, 0 },
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < ARRAY_LEN(cases); i++) {
+		int64_t id = 0;
+
+		if (web_route(cases[i].path, &id) != cases[i].route)
+			fail_msg("'%s': route %d, want %d", cases[i].path,
+				 web_route(cases[i].path, &id), cases[i].route);
+		if (cases[i].id)
+			assert_true(id == cases[i].id);
+	}
+}
+
+static void test_web_params(void **state)
+{
+	static const char *const allowed[] = { "format=json|csv", "plan=", NULL };
+	const char *values[2];
+	char err[256];
+
+	(void)state;
+	assert_int_equal(web_params_check(NULL, 0, allowed, values, err, sizeof(err)), 0);
+	assert_null(values[0]);
+	assert_int_equal(web_params_check((struct web_param[]){ { "format", "csv" } }, 1,
+					  allowed, values, err, sizeof(err)), 0);
+	assert_text(values[0], "csv");
+	assert_null(values[1]);
+	/* "plan=": any value but an empty one */
+	assert_int_equal(web_params_check((struct web_param[]){ { "plan", "a|b" } }, 1,
+					  allowed, values, err, sizeof(err)), -EINVAL);
+	assert_text(err, "parameter 'plan': unknown value 'a|b' (expected )");
+	assert_int_equal(web_params_check((struct web_param[]){ { "format", NULL } }, 1,
+					  allowed, values, err, sizeof(err)), -EINVAL);
+	assert_text(err, "parameter 'format' needs a value");
+	assert_int_equal(web_params_check((struct web_param[]){ { "format", "" } }, 1,
+					  allowed, values, err, sizeof(err)), -EINVAL);
+	assert_text(err, "parameter 'format' needs a value");
+	assert_int_equal(web_params_check((struct web_param[]){ { "form", "csv" } }, 1,
+					  allowed, values, err, sizeof(err)), -EINVAL);
+	assert_text(err, "unknown parameter 'form'");
+	assert_int_equal(web_params_check((struct web_param[]){ { "format", "cs" } }, 1,
+					  allowed, values, err, sizeof(err)), -EINVAL);
+	assert_text(err, "parameter 'format': unknown value 'cs' (expected json|csv)");
+	assert_int_equal(web_params_check((struct web_param[]){ { "format", "json" },
+								{ "format", "json" } }, 2,
+					  allowed, values, err, sizeof(err)), -EINVAL);
+	assert_text(err, "parameter 'format' given twice");
+}
+
+static void test_web_addr(void **state)
+{
+	static const struct {
+		const char *text;
+		int ok;
+		bool loopback;
+		unsigned port;
+	} cases[] = {
+		{ "127.0.0.1:8080", 1, true, 8080 }, { "127.9.9.9:1", 1, true, 1 },
+		{ ":80", 1, true, 80 }, { "8081", 1, true, 8081 },
+		{ "0.0.0.0:80", 1, false, 80 }, { "10.1.2.3:65535", 1, false, 65535 },
+		{ "[::1]:8080", 1, true, 8080 }, { "[::]:8080", 1, false, 8080 },
+		{ "128.0.0.1:80", 1, false, 80 },
+		{ "127.0.0.1:65536", 0, false, 0 }, { "127.0.0.1:", 0, false, 0 },
+		{ "127.0.0.1:-1", 0, false, 0 }, { "localhost:80", 0, false, 0 },
+		{ "[::1]8080", 0, false, 0 }, { "1.2.3:80", 0, false, 0 }, { "", 0, false, 0 },
+	};
+	struct sockaddr_storage sa;
+	socklen_t len;
+	bool lo;
+	char err[256];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < ARRAY_LEN(cases); i++) {
+		int rc = web_parse_addr(cases[i].text, &sa, &len, &lo, err, sizeof(err));
+
+		if ((rc == 0) != cases[i].ok)
+			fail_msg("'%s': rc %d", cases[i].text, rc);
+		if (!cases[i].ok)
+			continue;
+		assert_int_equal(lo, cases[i].loopback);
+		assert_int_equal(ntohs(sa.ss_family == AF_INET ?
+				       ((struct sockaddr_in *)&sa)->sin_port :
+				       ((struct sockaddr_in6 *)&sa)->sin6_port), cases[i].port);
+	}
+	assert_int_equal(web_parse_addr("host:1", &sa, &len, &lo, err, sizeof(err)), -EINVAL);
+	assert_text(err, "bad --http address 'host:1' (expected ADDR:PORT, [ADDR6]:PORT or "
+		    "PORT: an IP address and a port 0-65535)");
+}
+
+static void test_web_token_file(void **state)
+{
+	char file[400], tok[WEB_TOKEN_MAX], err[512];
+
+	(void)state;
+	snprintf(file, sizeof(file), "%s/token", tmpdir);
+	file_put(file, "  0123456789abcdef \nsecond line\n");
+	assert_int_equal(web_read_token(file, tok, err, sizeof(err)), 0);
+	assert_text(tok, "0123456789abcdef");
+	file_put(file, "short\n");
+	assert_int_equal(web_read_token(file, tok, err, sizeof(err)), -EINVAL);
+	assert_contains(err, "the token (first line) has 5 bytes; give at least 16");
+	file_put(file, "0123456789 abcdef\n");
+	assert_int_equal(web_read_token(file, tok, err, sizeof(err)), -EINVAL);
+	assert_contains(err, "at column 11");
+	snprintf(file, sizeof(file), "%s/none", tmpdir);
+	assert_int_equal(web_read_token(file, tok, err, sizeof(err)), -ENOENT);
+	assert_contains(err, "cannot read token file");
+
+	assert_true(web_auth_ok("Bearer 0123456789abcdef", "0123456789abcdef"));
+	assert_false(web_auth_ok("Bearer 0123456789abcdeF", "0123456789abcdef"));
+	assert_false(web_auth_ok("Bearer 0123456789abcdef0", "0123456789abcdef"));
+	assert_false(web_auth_ok("Bearer 0123456789abcde", "0123456789abcdef"));
+	assert_false(web_auth_ok("bearer 0123456789abcdef", "0123456789abcdef"));
+	assert_false(web_auth_ok(NULL, "0123456789abcdef"));
+}
+
+static void test_web_html_escape(void **state)
+{
+	struct web_buf b = { 0 };
+
+	(void)state;
+	web_buf_html(&b, "a<b>&\"c'd\"");
+	web_buf_html(&b, NULL);
+	web_buf_printf(&b, "|%0600d|", 7);
+	assert_false(b.failed);
+	assert_int_equal(b.len, strlen(b.data));
+	assert_true(!strncmp(b.data, "a&lt;b&gt;&amp;&quot;c&#39;d&quot;|000", 38));
+	assert_int_equal(b.len, 34 + 602);
+	web_buf_release(&b);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_web_api_equals_cli),
+		cmocka_unit_test(test_web_errors),
+		cmocka_unit_test(test_web_token),
+		cmocka_unit_test(test_web_pages),
+		cmocka_unit_test(test_web_newer_database),
+		cmocka_unit_test(test_web_bpflabd),
+		cmocka_unit_test(test_web_bind_rule),
+		cmocka_unit_test(test_web_route),
+		cmocka_unit_test(test_web_params),
+		cmocka_unit_test(test_web_addr),
+		cmocka_unit_test(test_web_token_file),
+		cmocka_unit_test(test_web_html_escape),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}

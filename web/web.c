@@ -1,0 +1,226 @@
+/* web.c - the dashboard's HTTP server (web.h, docs/dashboard.md) on libmicrohttpd: binds
+ * only the address it is given, refuses an address outside loopback without a token or
+ * --http-public, and on its one internal thread answers each request in order: the
+ * token (401), the method (GET and HEAD only, else 405), the route (404, 400), then
+ * web_api.c or web_page.c over the database opened read-only for that request.
+ *
+ * One MHD thread: the answers run one at a time, each with its own read-only store
+ * connection, so nothing is shared with the caller's thread but the options.
+ */
+#include "web.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <microhttpd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "store/store.h"
+
+#define WEB_MAX_PARAMS 16
+
+struct web {
+	struct MHD_Daemon *mhd;
+	char *db;
+	char token[WEB_TOKEN_MAX];	/* "" when none */
+	unsigned port;
+	char url[INET6_ADDRSTRLEN + 32];	/* http://ADDR:PORT/ */
+};
+
+/* The query parameters of a request, gathered by MHD_get_connection_values. */
+struct params {
+	struct web_param p[WEB_MAX_PARAMS];
+	size_t n;
+	bool too_many;
+};
+
+static enum MHD_Result param_cb(void *cls, enum MHD_ValueKind kind, const char *key,
+				const char *value)
+{
+	struct params *ps = cls;
+
+	(void)kind;
+	if (ps->n == WEB_MAX_PARAMS) {
+		ps->too_many = true;
+		return MHD_NO;
+	}
+	ps->p[ps->n++] = (struct web_param){ key, value };
+	return MHD_YES;
+}
+
+static enum MHD_Result send_reply(struct MHD_Connection *conn, struct web_reply *reply,
+				  const char *allow, bool bearer)
+{
+	struct MHD_Response *resp;
+	enum MHD_Result ret;
+
+	resp = MHD_create_response_from_buffer(reply->len, reply->body ? reply->body : (void *)"",
+					       reply->body ? MHD_RESPMEM_MUST_FREE :
+					       MHD_RESPMEM_PERSISTENT);
+	if (!resp) {
+		web_reply_release(reply);
+		return MHD_NO;
+	}
+	reply->body = NULL;	/* MHD frees it */
+	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, reply->type);
+	MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
+	MHD_add_response_header(resp, "Content-Security-Policy",
+				"default-src 'none'; style-src 'unsafe-inline'");
+	MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+	if (allow)
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW, allow);
+	if (bearer)
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_WWW_AUTHENTICATE,
+					"Bearer realm=\"bpflab\"");
+	ret = MHD_queue_response(conn, reply->status, resp);
+	MHD_destroy_response(resp);
+	return ret;
+}
+
+static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char *url,
+			      const char *method, const char *version, const char *upload,
+			      size_t *upload_size, void **con_cls)
+{
+	struct web *w = cls;
+	struct web_reply reply = { .status = 0 };
+	struct params ps = { .n = 0 };
+	const char *allow = NULL;
+	bool bearer = false;
+	enum web_route route;
+	int64_t id = 0;
+
+	(void)version;
+	(void)upload;
+	(void)upload_size;
+	(void)con_cls;
+	route = web_route(url, &id);
+	if (*w->token && !web_auth_ok(MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
+								  MHD_HTTP_HEADER_AUTHORIZATION),
+				      w->token)) {
+		web_reply_error(&reply, MHD_HTTP_UNAUTHORIZED,
+				"missing or wrong token (Authorization: Bearer TOKEN)");
+		bearer = true;
+	} else if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD)) {
+		web_reply_error(&reply, MHD_HTTP_METHOD_NOT_ALLOWED,
+				"method '%s' not allowed: the dashboard is read-only (GET, HEAD)",
+				method);
+		allow = "GET, HEAD";
+	} else if (MHD_get_connection_values(conn, MHD_GET_ARGUMENT_KIND, param_cb, &ps),
+		   ps.too_many) {
+		web_reply_error(&reply, MHD_HTTP_BAD_REQUEST, "more than %d query parameters",
+				WEB_MAX_PARAMS);
+	} else if (route == WEB_NOT_FOUND) {
+		web_reply_error(&reply, MHD_HTTP_NOT_FOUND, "no such path '%s' (see "
+				"docs/dashboard.md)", url);
+	} else if (route == WEB_BAD_ID) {
+		web_reply_error(&reply, MHD_HTTP_BAD_REQUEST, "bad run id in '%s' (expected a "
+				"positive integer)", url);
+	} else if (route == WEB_PAGE_RUNS || route == WEB_PAGE_RUN) {
+		web_page(w->db, route, id, ps.p, ps.n, &reply);
+	} else {
+		web_api(w->db, route, id, ps.p, ps.n, &reply);
+	}
+	/* an error outside /api/ is a page for a person: the same status and message */
+	if (reply.status != MHD_HTTP_OK && strncmp(url, "/api/", 5) && strcmp(url, "/api") &&
+	    !strcmp(reply.type, "application/json")) {
+		char msg[1024];
+		json_t *e = json_loadb(reply.body ? reply.body : "", reply.len, 0, NULL);
+
+		snprintf(msg, sizeof(msg), "%s", json_string_value(json_object_get(e, "error")) ?
+			 json_string_value(json_object_get(e, "error")) : "error");
+		json_decref(e);
+		web_page_error(&reply, reply.status, msg);
+	}
+	return send_reply(conn, &reply, allow, bearer);
+}
+
+struct web *web_new(const struct web_opts *opts, bool *usage, char *err, size_t err_len)
+{
+	const char *http = opts->http ? opts->http : WEB_DEFAULT_ADDR;
+	const union MHD_DaemonInfo *info;
+	struct sockaddr_storage sa;
+	struct store *store;
+	socklen_t len;
+	bool loopback;
+	struct web *w;
+
+	*usage = true;
+	if (web_check_bind(http, opts->token, opts->public_ok, err, err_len))
+		return NULL;
+	web_parse_addr(http, &sa, &len, &loopback, err, err_len);
+	if (opts->token && strlen(opts->token) >= WEB_TOKEN_MAX) {
+		snprintf(err, err_len, "the token is longer than %d bytes", WEB_TOKEN_MAX - 1);
+		return NULL;
+	}
+	*usage = false;
+	/* refuse at start what every request would fail on: no file, newer schema */
+	store = store_open(opts->db, true, err, err_len);
+	if (!store) {
+		char why[512];
+
+		if (!strstr(err, opts->db)) {
+			snprintf(why, sizeof(why), "%s", *err ? err : strerror(errno));
+			snprintf(err, err_len, "cannot open database '%s': %s", opts->db, why);
+		}
+		return NULL;
+	}
+	store_close(&store);
+	w = calloc(1, sizeof(*w));
+	if (!w || !(w->db = strdup(opts->db))) {
+		free(w);
+		snprintf(err, err_len, "out of memory");
+		return NULL;
+	}
+	if (opts->token)
+		snprintf(w->token, sizeof(w->token), "%s", opts->token);
+	w->mhd = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG |
+				  (sa.ss_family == AF_INET6 ? MHD_USE_IPv6 : 0),
+				  0, NULL, NULL, handle, w,
+				  MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sa,
+				  MHD_OPTION_CONNECTION_LIMIT, (unsigned)64,
+				  MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)30,
+				  MHD_OPTION_END);
+	if (!w->mhd) {
+		snprintf(err, err_len, "cannot listen on '%s': %s", http, strerror(errno));
+		web_destroy(&w);
+		return NULL;
+	}
+	info = MHD_get_daemon_info(w->mhd, MHD_DAEMON_INFO_BIND_PORT);
+	w->port = info ? info->port : 0;
+	{
+		char host[INET6_ADDRSTRLEN] = "?";
+		const void *a = sa.ss_family == AF_INET6 ?
+			(const void *)&((struct sockaddr_in6 *)&sa)->sin6_addr :
+			(const void *)&((struct sockaddr_in *)&sa)->sin_addr;
+
+		inet_ntop(sa.ss_family, a, host, sizeof(host));
+		snprintf(w->url, sizeof(w->url), sa.ss_family == AF_INET6 ? "http://[%s]:%u/" :
+			 "http://%s:%u/", host, w->port);
+	}
+	return w;
+}
+
+unsigned web_port(const struct web *w)
+{
+	return w->port;
+}
+
+const char *web_url(const struct web *w)
+{
+	return w->url;
+}
+
+void web_destroy(struct web **wp)
+{
+	struct web *w = *wp;
+
+	if (!w)
+		return;
+	if (w->mhd)
+		MHD_stop_daemon(w->mhd);
+	free(w->db);
+	memset(w->token, 0, sizeof(w->token));
+	free(w);
+	*wp = NULL;
+}

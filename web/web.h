@@ -1,0 +1,144 @@
+/* web.h - the dashboard (docs/dashboard.md): an HTTP server on libmicrohttpd that answers
+ * GET and HEAD from a bpflab database opened read-only for each request, with the JSON
+ * the CLI prints with -j (/api/...) and server-rendered pages (/runs, /runs/ID).
+ *
+ * Parts: web.c (the server: bind, token, methods, dispatch; MHD's own thread), web_api.c
+ * (the JSON answers, from the store's query functions that `bpflab --db` uses),
+ * web_page.c (the HTML pages from the same objects), web_util.c (pure helpers: address,
+ * token, route and parameter parsing, HTML escaping; unit-tested). Calls go one way:
+ * web -> web_page -> web_api -> web_util.
+ */
+#ifndef BPFLAB_WEB_H
+#define BPFLAB_WEB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+
+#include <jansson.h>
+
+#define WEB_DEFAULT_ADDR "127.0.0.1:8080"
+#define WEB_TOKEN_MAX 512
+
+/* How web_new serves. */
+struct web_opts {
+	const char *db;			/* the database file (opened read-only per request) */
+	const char *http;		/* ADDR:PORT, [ADDR6]:PORT, :PORT or PORT; NULL: default */
+	const char *token;		/* the bearer token every request must carry, or NULL */
+	bool public_ok;			/* --http-public: another address without a token */
+};
+
+struct web;
+
+/* Check OPTS (address, bind rule, database) and start serving on MHD's own thread.
+ * Returns the server, or NULL with a message in ERR and *USAGE true when the mistake is
+ * the caller's (a bad address, a non-loopback address without --http-token or
+ * --http-public: exit 2), false otherwise (cannot bind, cannot open the database). */
+struct web *web_new(const struct web_opts *opts, bool *usage, char *err, size_t err_len);
+/* The port bound (useful with port 0). */
+unsigned web_port(const struct web *w);
+/* "http://ADDR:PORT/" as bound. */
+const char *web_url(const struct web *w);
+/* Stop serving and free; *W becomes NULL. Takes NULL. */
+void web_destroy(struct web **w);
+
+/* --- web_util.c: pure helpers --- */
+
+/* Parse TEXT (ADDR:PORT, [ADDR6]:PORT, :PORT or PORT; an empty ADDR is 127.0.0.1) into
+ * SA (*LEN its length) and *LOOPBACK (127.0.0.0/8 or ::1). Returns 0, or -EINVAL with
+ * the reason in ERR. */
+int web_parse_addr(const char *text, struct sockaddr_storage *sa, socklen_t *len,
+		   bool *loopback, char *err, size_t err_len);
+/* The rule about where to listen: HTTP (as web_parse_addr takes it; NULL: the default)
+ * must parse, and an address outside loopback needs a token (HAVE_TOKEN) or PUBLIC_OK.
+ * Returns 0, or -EINVAL with the reason in ERR (the caller's mistake: exit 2). */
+int web_check_bind(const char *http, bool have_token, bool public_ok, char *err,
+		   size_t err_len);
+/* Read the token from FILE into OUT (WEB_TOKEN_MAX bytes): the first line, without
+ * surrounding white space, printable ASCII, 16 to WEB_TOKEN_MAX - 1 bytes. Returns 0 or
+ * -errno with the reason in ERR. */
+int web_read_token(const char *file, char *out, char *err, size_t err_len);
+/* True when the Authorization header value HEADER (may be NULL) is "Bearer TOKEN"; the
+ * time taken does not depend on where they differ. */
+bool web_auth_ok(const char *header, const char *token);
+
+/* What a path names. */
+enum web_route {
+	WEB_NOT_FOUND,
+	WEB_BAD_ID,		/* /api/runs/X or /runs/X with X not a run id */
+	WEB_API_RUNS,
+	WEB_API_RUN,
+	WEB_API_HOSTS,
+	WEB_PAGE_RUNS,		/* also "/" */
+	WEB_PAGE_RUN,
+};
+/* The route of PATH (no query string); *ID gets the run id of WEB_API_RUN and
+ * WEB_PAGE_RUN. */
+enum web_route web_route(const char *path, int64_t *id);
+
+/* A query parameter as the request carried it. */
+struct web_param {
+	const char *key, *value;	/* value NULL: "?key" without "=" */
+};
+/* Check the N parameters PARAMS against ALLOWED (NULL-terminated "key=v1|v2|..." specs:
+ * the key and its values) and put each given value into VALUES[i] for ALLOWED[i] (NULL
+ * when absent). Returns 0, or -EINVAL with a message naming the parameter in ERR
+ * (unknown, given twice, without a value or with a value not listed). */
+int web_params_check(const struct web_param *params, size_t n, const char *const *allowed,
+		     const char **values, char *err, size_t err_len);
+
+/* A growing text (heap); the web_buf_* functions do nothing more once one failed. */
+struct web_buf {
+	char *data;
+	size_t len, cap;
+	bool failed;		/* out of memory */
+};
+void web_buf_add(struct web_buf *b, const char *s, size_t n);
+void web_buf_str(struct web_buf *b, const char *s);
+void web_buf_printf(struct web_buf *b, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* S (may be NULL: nothing) with & < > " ' as entities. */
+void web_buf_html(struct web_buf *b, const char *s);
+void web_buf_release(struct web_buf *b);
+
+/* --- web_api.c: answers --- */
+
+/* An answer: status, content type and body (heap, owned). */
+struct web_reply {
+	unsigned status;
+	const char *type;
+	char *body;
+	size_t len;
+};
+/* REPLY becomes {"error": MESSAGE} with STATUS. */
+void web_reply_error(struct web_reply *reply, unsigned status, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+void web_reply_release(struct web_reply *reply);
+
+struct store;
+/* Open DB read-only for one request; on failure NULL with REPLY the error (503 when the
+ * database is busy, else 500 with the store's message: newer schema, not a database). */
+struct store *web_store_open(const char *db, struct web_reply *reply);
+/* The objects of the CLI's -j output, from the functions `bpflab --db` uses; NULL with
+ * REPLY the error (404 "no run ID", 503 busy, 500). */
+json_t *web_runs(struct store *store, struct web_reply *reply);
+json_t *web_hosts(struct store *store, struct web_reply *reply);
+/* The result of run ID (store_query_result): RESULT, and the report of `result show -j`
+ * (the result with the hosts' noise floors, report_build) in *REPORT if not NULL. */
+json_t *web_result(struct store *store, int64_t id, json_t **report,
+			  struct web_reply *reply);
+/* Answer the JSON routes (WEB_API_*) with PARAMS into REPLY. */
+void web_api(const char *db, enum web_route route, int64_t id,
+	     const struct web_param *params, size_t n, struct web_reply *reply);
+
+/* --- web_page.c: pages --- */
+
+/* Answer the page routes (WEB_PAGE_*) into REPLY: a page, or a JSON error that web.c
+ * turns into a page (web_page_error). */
+void web_page(const char *db, enum web_route route, int64_t id,
+	      const struct web_param *params, size_t n, struct web_reply *reply);
+/* An error page with STATUS and MESSAGE. */
+void web_page_error(struct web_reply *reply, unsigned status, const char *message);
+
+#endif

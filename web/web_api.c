@@ -1,0 +1,239 @@
+/* web_api.c - the dashboard's JSON answers under /api/ (docs/dashboard.md): the same
+ * objects `bpflab --db FILE -j` prints, from the same store functions (cli/client.c,
+ * cli/noise.c, cli/result.c): run list, result show (the report with the hosts' noise
+ * floors) or its CSV, host list (with kernel switches and noise floors). Also the
+ * objects the pages (web_page.c) render. Runs on MHD's thread, one store per request.
+ */
+#include "web.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/noise.h"
+#include "report/report.h"
+#include "store/store.h"
+#include "store/store_noise.h"
+
+void web_reply_error(struct web_reply *reply, unsigned status, const char *fmt, ...)
+{
+	char msg[1024], *s;
+	json_t *e;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	web_reply_release(reply);
+	reply->status = status;
+	reply->type = "application/json";
+	e = json_pack("{s:s}", "error", msg);
+	s = e ? json_dumps(e, JSON_COMPACT) : NULL;
+	json_decref(e);
+	/* the CLI's JSON ends with a newline: so does every answer */
+	reply->body = s ? realloc(s, strlen(s) + 2) : NULL;
+	if (!reply->body) {
+		free(s);
+		reply->status = 500;
+		reply->body = strdup("{\"error\":\"out of memory\"}\n");
+		reply->len = reply->body ? strlen(reply->body) : 0;
+		return;
+	}
+	reply->len = strlen(reply->body);
+	memcpy(reply->body + reply->len, "\n", 2);
+	reply->len++;
+}
+
+void web_reply_release(struct web_reply *reply)
+{
+	free(reply->body);
+	reply->body = NULL;
+	reply->len = 0;
+}
+
+/* REPLY becomes OBJ as `bpflab -j` prints it (cli_print_json: compact, 15 digits, a
+ * newline). */
+static void reply_json(struct web_reply *reply, const json_t *obj)
+{
+	char *s = json_dumps(obj, JSON_COMPACT | JSON_REAL_PRECISION(15) | JSON_ENCODE_ANY);
+	size_t n = s ? strlen(s) : 0;
+	char *body = s ? realloc(s, n + 2) : NULL;
+
+	if (!body) {
+		free(s);
+		web_reply_error(reply, 500, "out of memory");
+		return;
+	}
+	memcpy(body + n, "\n", 2);
+	web_reply_release(reply);
+	reply->status = 200;
+	reply->type = "application/json";
+	reply->body = body;
+	reply->len = n + 1;
+}
+
+/* REPLY the error of a failed store call (errno set, message in STORE). */
+static void reply_store_error(struct store *store, struct web_reply *reply)
+{
+	if (errno == EBUSY)
+		web_reply_error(reply, 503, "the database is busy; try again");
+	else if (errno == ENOMEM)
+		web_reply_error(reply, 500, "out of memory");
+	else
+		web_reply_error(reply, 500, "cannot query the database: %s", store_errmsg(store));
+}
+
+struct store *web_store_open(const char *db, struct web_reply *reply)
+{
+	char err[512] = "";
+	struct store *store = store_open(db, true, err, sizeof(err));
+
+	if (store)
+		return store;
+	if (errno == EBUSY)
+		web_reply_error(reply, 503, "the database is busy; try again");
+	else
+		web_reply_error(reply, 500, "cannot open database '%s': %s", db,
+				*err ? err : strerror(errno));
+	return NULL;
+}
+
+json_t *web_runs(struct store *store, struct web_reply *reply)
+{
+	json_t *runs = store_query_runs(store);
+
+	if (!runs)
+		reply_store_error(store, reply);
+	return runs;
+}
+
+json_t *web_hosts(struct store *store, struct web_reply *reply)
+{
+	json_t *hosts = store_query_hosts(store), *rows = NULL;
+	int err;
+
+	if (!hosts)
+		goto fail;
+	err = store_boot_attach(store, hosts);
+	if (err) {
+		errno = -err;
+		goto fail;
+	}
+	/* as `host list`: the noise floors on the hosts (cli/noise.c) */
+	rows = store_noise_list(store);
+	if (!rows)
+		goto fail;
+	if (noise_hosts_attach(hosts, rows)) {
+		errno = ENOMEM;
+		goto fail;
+	}
+	json_decref(rows);
+	return hosts;
+fail:
+	reply_store_error(store, reply);
+	json_decref(rows);
+	json_decref(hosts);
+	return NULL;
+}
+
+json_t *web_result(struct store *store, int64_t id, json_t **report, struct web_reply *reply)
+{
+	json_t *result = store_query_result(store, id), *noise;
+
+	if (!result) {
+		if (errno == ENOENT)
+			web_reply_error(reply, 404, "no run %lld", (long long)id);
+		else
+			reply_store_error(store, reply);
+		return NULL;
+	}
+	if (!report)
+		return result;
+	/* as `result show`: the hosts' noise floors beside the spreads (cli/result.c) */
+	noise = store_noise_list(store);
+	if (!noise) {
+		reply_store_error(store, reply);
+		json_decref(result);
+		return NULL;
+	}
+	if (json_object_set_new(result, "noise", noise) || !(*report = report_build(result))) {
+		web_reply_error(reply, 500, "cannot build the report of run %lld: %s",
+				(long long)id, strerror(errno ? errno : ENOMEM));
+		json_decref(result);
+		return NULL;
+	}
+	return result;
+}
+
+/* REPLY the samples of RESULT as `result show --csv` prints them. */
+static void reply_csv(struct web_reply *reply, const json_t *result)
+{
+	char *body = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&body, &len);
+	int err = f ? report_print_csv(result, f) : -ENOMEM;
+
+	if (f && fclose(f) && !err)
+		err = -ENOMEM;
+	if (err) {
+		free(body);
+		web_reply_error(reply, 500, "cannot write CSV: %s", strerror(-err));
+		return;
+	}
+	web_reply_release(reply);
+	reply->status = 200;
+	reply->type = "text/csv; charset=utf-8";
+	reply->body = body;
+	reply->len = len;
+}
+
+void web_api(const char *db, enum web_route route, int64_t id,
+	     const struct web_param *params, size_t n, struct web_reply *reply)
+{
+	static const char *const none[] = { NULL };
+	static const char *const run_params[] = { "format=json|csv", NULL };
+	const char *values[2];
+	json_t *obj = NULL, *report = NULL;
+	struct store *store;
+	char err[256];
+
+	if (web_params_check(params, n, route == WEB_API_RUN ? run_params : none, values,
+			     err, sizeof(err))) {
+		web_reply_error(reply, 400, "%s", err);
+		return;
+	}
+	store = web_store_open(db, reply);
+	if (!store)
+		return;
+	switch (route) {
+	case WEB_API_RUNS:
+		obj = web_runs(store, reply);
+		break;
+	case WEB_API_HOSTS:
+		obj = web_hosts(store, reply);
+		break;
+	case WEB_API_RUN:
+		if (values[0] && !strcmp(values[0], "csv")) {
+			obj = web_result(store, id, NULL, reply);
+			if (obj)
+				reply_csv(reply, obj);
+			goto out;
+		}
+		obj = web_result(store, id, &report, reply);
+		if (obj) {
+			json_decref(obj);
+			obj = report;
+		}
+		break;
+	default:
+		web_reply_error(reply, 404, "no such path");
+		goto out;
+	}
+	if (obj)
+		reply_json(reply, obj);
+out:
+	json_decref(obj);
+	store_close(&store);
+}

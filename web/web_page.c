@@ -1,0 +1,330 @@
+/* web_page.c - the dashboard's server-rendered pages (docs/dashboard.md): /runs (the list
+ * with plan, state, hosts, kernels, when) and /runs/ID (the tables of `result show`, the
+ * environment of each host, the verdicts with their details, downloads). The objects
+ * come from web_api.c, so a page shows what /api/ serves; every text from the database
+ * is HTML-escaped. No external resources: one inline style sheet.
+ */
+#include "web.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/util.h"
+#include "report/report.h"
+#include "store/store.h"
+
+static const char style[] =
+	"body{font-family:sans-serif;margin:1.5em;color:#222}"
+	"table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:.2em .5em;"
+	"text-align:left;vertical-align:top}th{background:#f3f3f3}"
+	"pre{background:#f8f8f8;padding:.5em;overflow-x:auto}"
+	".state-running{color:#06c}.state-failed,.state-cancelled{color:#b00}"
+	"nav a{margin-right:1em}";
+
+static void page_head(struct web_buf *b, const char *title)
+{
+	web_buf_str(b, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+		    "<title>");
+	web_buf_html(b, title);
+	web_buf_printf(b, " - bpflab</title><style>%s</style></head><body>\n"
+		       "<nav><a href=\"/runs\">runs</a><a href=\"/api/runs\">/api/runs</a>"
+		       "<a href=\"/api/hosts\">/api/hosts</a></nav>\n<h1>", style);
+	web_buf_html(b, title);
+	web_buf_str(b, "</h1>\n");
+}
+
+/* REPLY the page in B (taken), or a 500 when B ran out of memory. */
+static void reply_page(struct web_reply *reply, struct web_buf *b)
+{
+	web_buf_str(b, "</body></html>\n");
+	if (b->failed) {
+		web_buf_release(b);
+		web_page_error(reply, 500, "out of memory");
+		return;
+	}
+	web_reply_release(reply);
+	reply->status = 200;
+	reply->type = "text/html; charset=utf-8";
+	reply->body = b->data;
+	reply->len = b->len;
+	*b = (struct web_buf){ 0 };
+}
+
+void web_page_error(struct web_reply *reply, unsigned status, const char *message)
+{
+	struct web_buf b = { 0 };
+	char title[32];
+
+	snprintf(title, sizeof(title), "error %u", status);
+	page_head(&b, title);
+	web_buf_str(&b, "<p>");
+	web_buf_html(&b, message);
+	web_buf_str(&b, "</p>\n</body></html>\n");
+	web_reply_release(reply);
+	reply->status = status;
+	reply->type = "text/html; charset=utf-8";
+	if (b.failed) {
+		web_buf_release(&b);
+		reply->type = "text/plain; charset=utf-8";
+		reply->body = strdup(message);
+		reply->len = reply->body ? strlen(message) : 0;
+		return;
+	}
+	reply->body = b.data;
+	reply->len = b.len;
+}
+
+static const char *when_text(long long ms, char *out, size_t len)
+{
+	if (ms <= 0)
+		snprintf(out, len, "-");
+	else
+		util_format_time(ms, out, len);
+	return out;
+}
+
+/* Append to B the distinct MEMBER values of the rows of RUN_HOSTS that belong to RUN,
+ * joined by ", ". */
+static void run_hosts_cell(struct web_buf *b, const json_t *run_hosts, json_int_t run,
+			   const char *member)
+{
+	const char *seen[64];
+	size_t i, k, n_seen = 0;
+	json_t *r;
+
+	json_array_foreach(run_hosts, i, r) {
+		const char *v = json_string_value(json_object_get(r, member));
+
+		if (json_integer_value(json_object_get(r, "run")) != run || !v)
+			continue;
+		for (k = 0; k < n_seen && strcmp(seen[k], v); k++)
+			;
+		if (k < n_seen)
+			continue;
+		if (n_seen == sizeof(seen) / sizeof(seen[0])) {
+			web_buf_str(b, ", ...");
+			return;
+		}
+		seen[n_seen] = v;
+		web_buf_str(b, n_seen++ ? ", " : "");
+		web_buf_html(b, v);
+	}
+}
+
+static void page_runs(struct store *store, struct web_reply *reply)
+{
+	json_t *runs = web_runs(store, reply), *run_hosts = NULL, *r;
+	struct web_buf b = { 0 };
+	size_t i;
+
+	if (!runs)
+		goto out;
+	run_hosts = store_query_run_hosts(store);
+	if (!run_hosts) {
+		web_reply_error(reply, errno == EBUSY ? 503 : 500, "cannot query the database: %s",
+				store_errmsg(store));
+		goto out;
+	}
+	page_head(&b, "runs");
+	if (!json_array_size(runs)) {
+		web_buf_str(&b, "<p>no runs</p>\n");
+		reply_page(reply, &b);
+		goto out;
+	}
+	web_buf_str(&b, "<table id=\"runs\">\n<tr><th>id</th><th>plan</th><th>state</th>"
+		    "<th>jobs</th><th>failed</th><th>hosts</th><th>kernels</th><th>submitted</th>"
+		    "<th>finished</th></tr>\n");
+	/* newest first */
+	for (i = json_array_size(runs); i-- > 0;) {
+		json_int_t id;
+		char t1[32], t2[32];
+		const char *state;
+
+		r = json_array_get(runs, i);
+		id = json_integer_value(json_object_get(r, "id"));
+		state = json_string_value(json_object_get(r, "state"));
+		web_buf_printf(&b, "<tr><td><a href=\"/runs/%lld\">%lld</a></td><td>",
+			       (long long)id, (long long)id);
+		web_buf_html(&b, json_string_value(json_object_get(r, "plan")));
+		web_buf_str(&b, "</td><td class=\"state-");
+		web_buf_html(&b, state);
+		web_buf_str(&b, "\">");
+		web_buf_html(&b, state);
+		web_buf_printf(&b, "</td><td>%lld/%lld</td><td>%lld</td><td>",
+			       (long long)json_integer_value(json_object_get(r, "jobs_done")),
+			       (long long)json_integer_value(json_object_get(r, "jobs_total")),
+			       (long long)json_integer_value(json_object_get(r, "jobs_failed")));
+		run_hosts_cell(&b, run_hosts, id, "host");
+		web_buf_str(&b, "</td><td>");
+		run_hosts_cell(&b, run_hosts, id, "kernel_release");
+		web_buf_printf(&b, "</td><td>%s</td><td>%s</td></tr>\n",
+			       when_text(json_integer_value(json_object_get(r, "submitted_ms")),
+					 t1, sizeof(t1)),
+			       when_text(json_integer_value(json_object_get(r, "finished_ms")),
+					 t2, sizeof(t2)));
+	}
+	web_buf_str(&b, "</table>\n");
+	reply_page(reply, &b);
+out:
+	web_buf_release(&b);
+	json_decref(run_hosts);
+	json_decref(runs);
+}
+
+/* The hosts of RESULT: name, role, kernel, tc attach; and the inventory each host last
+ * reported (from HOSTS, the host list) in a <details>. */
+static void run_hosts_env(struct web_buf *b, const json_t *result, const json_t *hosts)
+{
+	json_t *h, *inv, *tc;
+	size_t i, k;
+	char *text;
+
+	web_buf_str(b, "<h2>hosts</h2>\n<table id=\"hosts\">\n<tr><th>host</th><th>role</th>"
+		    "<th>kernel</th><th>kernel version</th><th>tc attach</th>"
+		    "<th>inventory (latest)</th></tr>\n");
+	json_array_foreach(json_object_get(result, "hosts"), i, h) {
+		const char *name = json_string_value(json_object_get(h, "name"));
+
+		web_buf_str(b, "<tr><td>");
+		web_buf_html(b, name);
+		web_buf_str(b, "</td><td>");
+		web_buf_html(b, json_string_value(json_object_get(h, "role")));
+		web_buf_str(b, "</td><td>");
+		web_buf_html(b, json_string_value(json_object_get(h, "kernel_release")));
+		web_buf_str(b, "</td><td>");
+		web_buf_html(b, json_string_value(json_object_get(h, "kernel_version")));
+		web_buf_str(b, "</td><td>");
+		tc = json_object_get(h, "tc_attach");
+		text = tc ? json_dumps(tc, JSON_COMPACT) : NULL;
+		web_buf_html(b, text);
+		free(text);
+		web_buf_str(b, "</td><td>");
+		inv = NULL;
+		json_array_foreach(hosts, k, tc) {
+			const char *n = json_string_value(json_object_get(tc, "name"));
+
+			if (n && name && !strcmp(n, name))
+				inv = json_object_get(tc, "inventory");
+		}
+		text = inv ? json_dumps(inv, JSON_INDENT(1) | JSON_SORT_KEYS) : NULL;
+		if (text) {
+			web_buf_str(b, "<details><summary>inventory</summary><pre>");
+			web_buf_html(b, text);
+			web_buf_str(b, "</pre></details>");
+		}
+		free(text);
+		web_buf_str(b, "</td></tr>\n");
+	}
+	web_buf_str(b, "</table>\n");
+}
+
+/* The jobs of RESULT's samples that carry verdicts: job, host, variant, rep, each
+ * verdict with the agent's detail. */
+static void run_verdicts(struct web_buf *b, const json_t *result)
+{
+	json_int_t last = -1;
+	bool any = false;
+	json_t *s, *v;
+	size_t i, k;
+
+	json_array_foreach(json_object_get(result, "samples"), i, s) {
+		json_int_t job = json_integer_value(json_object_get(s, "job"));
+		json_t *verdicts = json_object_get(s, "verdicts");
+		json_t *details = json_object_get(s, "verdict_details");
+
+		if (job == last || !json_array_size(verdicts))
+			continue;
+		last = job;
+		if (!any)
+			web_buf_str(b, "<h2>verdicts</h2>\n<table id=\"verdicts\">\n<tr><th>job"
+				    "</th><th>host</th><th>variant</th><th>rep</th><th>verdict"
+				    "</th><th>detail</th></tr>\n");
+		any = true;
+		json_array_foreach(verdicts, k, v) {
+			const char *name = json_string_value(v);
+
+			web_buf_printf(b, "<tr><td>%lld</td><td>", (long long)job);
+			web_buf_html(b, json_string_value(json_object_get(s, "host")));
+			web_buf_str(b, "</td><td>");
+			web_buf_html(b, json_string_value(json_object_get(s, "variant")));
+			web_buf_printf(b, "</td><td>%lld</td><td>",
+				       (long long)json_integer_value(json_object_get(s, "rep")));
+			web_buf_html(b, name);
+			web_buf_str(b, "</td><td>");
+			web_buf_html(b, name ? json_string_value(json_object_get(details, name)) :
+				     NULL);
+			web_buf_str(b, "</td></tr>\n");
+		}
+	}
+	web_buf_str(b, any ? "</table>\n" : "<h2>verdicts</h2>\n<p>none</p>\n");
+}
+
+static void page_run(struct store *store, int64_t id, struct web_reply *reply)
+{
+	json_t *report = NULL, *result = web_result(store, id, &report, reply), *hosts = NULL;
+	struct web_buf b = { 0 };
+	char title[64], *text = NULL;
+	size_t len = 0;
+	FILE *f;
+	int err;
+
+	if (!result)
+		return;
+	hosts = web_hosts(store, reply);
+	if (!hosts)
+		goto out;
+	f = open_memstream(&text, &len);
+	err = f ? report_print_text(report, f) : -ENOMEM;
+	if (f && fclose(f) && !err)
+		err = -ENOMEM;
+	if (err) {
+		web_reply_error(reply, 500, "cannot write the report of run %lld: %s",
+				(long long)id, strerror(-err));
+		goto out;
+	}
+	snprintf(title, sizeof(title), "run %lld", (long long)id);
+	page_head(&b, title);
+	web_buf_str(&b, "<p>plan <b>");
+	web_buf_html(&b, json_string_value(json_object_get(result, "plan")));
+	web_buf_str(&b, "</b>, state <b>");
+	web_buf_html(&b, json_string_value(json_object_get(result, "state")));
+	web_buf_printf(&b, "</b>. Download: <a href=\"/api/runs/%lld\">JSON</a> "
+		       "<a href=\"/api/runs/%lld?format=csv\">CSV</a></p>\n",
+		       (long long)id, (long long)id);
+	web_buf_str(&b, "<h2>results</h2>\n<pre id=\"tables\">");
+	web_buf_html(&b, text);
+	web_buf_str(&b, "</pre>\n");
+	run_hosts_env(&b, result, hosts);
+	run_verdicts(&b, result);
+	reply_page(reply, &b);
+out:
+	web_buf_release(&b);
+	free(text);
+	json_decref(hosts);
+	json_decref(report);
+	json_decref(result);
+}
+
+void web_page(const char *db, enum web_route route, int64_t id,
+	      const struct web_param *params, size_t n, struct web_reply *reply)
+{
+	static const char *const none[] = { NULL };
+	const char *values[1];
+	struct store *store;
+	char err[256];
+
+	if (web_params_check(params, n, none, values, err, sizeof(err))) {
+		web_reply_error(reply, 400, "%s", err);
+		return;
+	}
+	store = web_store_open(db, reply);
+	if (store) {
+		if (route == WEB_PAGE_RUN)
+			page_run(store, id, reply);
+		else
+			page_runs(store, reply);
+		store_close(&store);
+	}
+}
