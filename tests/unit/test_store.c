@@ -1140,14 +1140,28 @@ static void test_store_timing_units(void **state)
 	store_close(&st);
 }
 
+/* Open DB, a database at schema FROM, with the store (migrating it to the latest
+ * schema), close it, and return a plain connection to it. */
+static sqlite3 *migrated(const char *db, int from)
+{
+	char err[512];
+	struct store *st = store_open(db, false, err, sizeof(err));
+	sqlite3 *c;
+
+	if (!st)
+		fail_msg("migration from schema %d failed: %s", from, err);
+	assert_int_equal(store_schema_version(st), store_schema_latest());
+	store_close(&st);
+	assert_int_equal(sqlite3_open(db, &c), SQLITE_OK);
+	return c;
+}
+
 /* A database with runs, jobs and samples at schema 2 migrates to the newest schema: 003
  * rebuilds the runs table that jobs reference, which only works with foreign keys off
  * during the migration (a bpflabd of the first release upgraded in place). */
 static void test_store_migrate_rebuilds_referenced_table(void **state)
 {
 	struct fixture *f = *state;
-	char err[512];
-	struct store *st;
 	sqlite3 *c;
 	sqlite3_stmt *q;
 
@@ -1162,13 +1176,7 @@ static void test_store_migrate_rebuilds_referenced_table(void **state)
 		"INSERT INTO samples (id, job_id, metric, subject, value, unit, window, seq) VALUES "
 		"(5, 1, 'port.rx_pps', 'b', 10.5, 'pps', 'rate', NULL);");
 
-	st = store_open(f->db, false, err, sizeof(err));
-	if (!st)
-		fail_msg("migration from schema 2 failed: %s", err);
-	assert_int_equal(store_schema_version(st), store_schema_latest());
-	store_close(&st);
-
-	assert_int_equal(sqlite3_open(f->db, &c), SQLITE_OK);
+	c = migrated(f->db, 2);
 	assert_int_equal(sqlite3_prepare_v2(c, "SELECT (SELECT state FROM runs WHERE id = 1) || "
 		"':' || (SELECT count(*) FROM jobs WHERE run_id = 1) || ':' || "
 		"(SELECT value FROM samples WHERE id = 5)", -1, &q, NULL), SQLITE_OK);
@@ -1206,8 +1214,7 @@ static void test_store_migrate_state_checks(void **state)
 		"UPDATE job_attempts SET outcome = 'running' WHERE job_id = 1",
 	};
 	struct fixture *f = *state;
-	char err[512], sql[160];
-	struct store *st;
+	char sql[160];
 	sqlite3 *c;
 	sqlite3_stmt *q;
 	size_t i;
@@ -1227,13 +1234,7 @@ static void test_store_migrate_state_checks(void **state)
 		"INSERT INTO samples (id, job_id, metric, subject, value, unit, window, seq) VALUES "
 		"(5, 1, 'port.rx_pps', 'b', 10.5, 'pps', 'rate', NULL);");
 
-	st = store_open(f->db, false, err, sizeof(err));
-	if (!st)
-		fail_msg("migration from schema 10 failed: %s", err);
-	assert_int_equal(store_schema_version(st), store_schema_latest());
-	store_close(&st);
-
-	assert_int_equal(sqlite3_open(f->db, &c), SQLITE_OK);
+	c = migrated(f->db, 10);
 	assert_int_equal(sqlite3_exec(c, "PRAGMA foreign_keys = ON", NULL, NULL, NULL), 0);
 	assert_int_equal(sqlite3_prepare_v2(c, "SELECT "
 		"(SELECT group_concat(id || ':' || name || ':' || state || ':' || agent_version || "
