@@ -1190,7 +1190,7 @@ static void test_store_migrate_rebuilds_referenced_table(void **state)
 	sqlite3_close(c);
 }
 
-/* Migration 011 (state checks as comparisons) on a schema-10 database: hosts, jobs and
+/* Migration 012 (state checks as comparisons) on a schema-10 database: hosts, jobs and
  * job_attempts keep every row, column and id (job 2 with its added reason, attempt 1
  * lost with its error, a sample pointing at job 1); the indexes are back; each state
  * of the old lists is still taken and anything else still refused; nothing writes an

@@ -1,4 +1,4 @@
--- 011_state_checks.sql - the state checks of hosts, jobs and job_attempts written as
+-- 012_state_checks.sql - the state checks of hosts, jobs and job_attempts written as
 -- comparisons joined by OR instead of IN lists: the same rule, far cheaper to check.
 -- SQLite checks `x IN ('a', 'b', 'c')` (more than two constants) by building a temporary
 -- b-tree of the list each time a row is written, and these three tables take several
