@@ -294,6 +294,7 @@ void coord_destroy(struct coord **cp)
 	free(c->waiters);
 	free(c->pending);	/* empty: every turn commits its results (result_flush) */
 	coord_job_messages_release(c);
+	coord_dispatch_release(c);
 	store_close(&c->store);
 	keys_allow_destroy(&c->allow);
 	free(c->authorized);

@@ -16,6 +16,8 @@ void coord_dispatch(struct coord *c);
 /* Hand jobs to the agents marked by coord_dispatch_agent in this turn, if any (the end
  * of the loop's turn). */
 void coord_dispatch_turn(struct coord *c);
+/* Free the job specs kept for dispatch (coord_destroy). */
+void coord_dispatch_release(struct coord *c);
 /* The `job` message for JOB_ID of RUN_ID with SPEC (borrowed) and the objects it
  * attaches, encoded (coordinator/jobmsg.c): heap text of *LEN bytes, or NULL with WHY,
  * *MISSING set when an object is not in the store (the job cannot ever run). SPEC_TEXT

@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "coord.h"
+#include "plan/jobspec.h"
 #include "proto/msg_result.h"
 #include "proto/proto.h"
 #include "store/store.h"
@@ -91,6 +92,16 @@ struct coord_jobmsg {
 	size_t len;
 };
 
+/* A job spec seen at dispatch: its stored text, parsed and decoded (dispatch.c). */
+#define COORD_SPEC_SLOTS 64
+struct coord_spec {
+	char *text;			/* NULL: an empty slot */
+	size_t len;
+	uint64_t hash;
+	json_t *json;
+	struct job_spec js;
+};
+
 struct coord {
 	struct coord_opts opts;
 	void *ctx;
@@ -129,6 +140,7 @@ struct coord {
 	struct object_cache *objects;
 	struct coord_jobmsg jobmsg[COORD_JOBMSG_SLOTS];	/* jobmsg.c */
 	unsigned jobmsg_next;
+	struct coord_spec specs[COORD_SPEC_SLOTS];	/* dispatch.c */
 	/* hosts that share a machine (machine.c): the machines seen in hellos, the latest
 	 * waiting number handed out, how many agents wait; dispatch_collect's passes, and
 	 * its array of the waiting agents to serve first */

@@ -32,7 +32,7 @@ void sto_caches_clear(struct store *st)
 		free(st->series[i].key);
 		st->series[i].key = NULL;
 	}
-	for (size_t i = 0; i < ENV_CACHE; i++) {
+	for (size_t i = 0; i < st->n_envs; i++) {
 		free(st->envs[i].inventory);
 		st->envs[i].inventory = NULL;
 	}
@@ -404,6 +404,7 @@ static void store_free(struct store *st)
 	for (size_t i = 0; i < STMT_CACHE; i++)
 		sqlite3_finalize(st->stmts[i].s);
 	sto_caches_clear(st);
+	free(st->envs);
 	sqlite3_close_v2(st->db);
 	free(st->path);
 	free(st);

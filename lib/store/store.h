@@ -142,9 +142,16 @@ int store_job_next(struct store *store, int64_t host_id, int64_t *job_id, int64_
 		   json_t **spec);
 /* store_job_next, also giving the spec's JSON text as stored in *SPEC_TEXT (heap, caller
  * frees; *SPEC_LEN bytes) when lib/proto.c's parser read it, else NULL: bpflabd writes
- * it into the job message as it is instead of encoding *SPEC again. */
+ * it into the job message as it is instead of encoding *SPEC again. With SPEC NULL only
+ * the text is read, not parsed (bpflabd keeps the specs it has parsed): *SPEC_TEXT is
+ * then always set; store_job_spec_parse parses it. */
 int store_job_next_text(struct store *store, int64_t host_id, int64_t *job_id,
 			int64_t *run_id, json_t **spec, char **spec_text, size_t *spec_len);
+/* Parse TEXT (LEN bytes, NUL-terminated), the spec of job JOB_ID queued for HOST_ID, as
+ * store_job_next does into *SPEC (new reference); *RAW says whether the text can be sent
+ * as it is (store_job_next_text would have given it). Returns 0 or -EBADMSG. */
+int store_job_spec_parse(struct store *store, int64_t host_id, int64_t job_id,
+			 const char *text, size_t len, json_t **spec, bool *raw);
 /* Hand queued job JOB_ID to its host: job running, attempts + 1, started at NOW_MS, host
  * busy, run running. Returns 0, -ESTALE if the job is not queued, or -errno. */
 int store_job_dispatch(struct store *store, int64_t job_id, int64_t now_ms);

@@ -148,6 +148,35 @@ static const struct sto_stmt stmt_env_id = {
 	"SELECT id FROM host_envs WHERE host_id = ?1 AND sha256 = ?2",
 };
 
+/* The environment cache's slot of host HOST_ID (store_int.h), the table grown first when
+ * the id is beyond it; NULL when there is none (no memory: simply not cached). */
+static struct env_ent *env_slot(struct store *st, int64_t host_id)
+{
+	size_t n = st->n_envs ? st->n_envs : ENV_CACHE_MIN, i;
+	struct env_ent *v;
+
+	while (n < ENV_CACHE_MAX && (uint64_t)host_id >= n)
+		n *= 2;
+	if (n != st->n_envs) {
+		v = calloc(n, sizeof(*v));
+		if (!v)
+			return st->envs ? &st->envs[(uint64_t)host_id % st->n_envs] : NULL;
+		/* ids below the old size keep their slot; the others lose theirs */
+		for (i = 0; i < st->n_envs; i++) {
+			struct env_ent *e = &st->envs[i];
+
+			if (e->inventory && !v[(uint64_t)e->host_id % n].inventory)
+				v[(uint64_t)e->host_id % n] = *e;
+			else
+				free(e->inventory);
+		}
+		free(st->envs);
+		st->envs = v;
+		st->n_envs = n;
+	}
+	return &st->envs[(uint64_t)host_id % n];
+}
+
 /* Find or add the environment ENV (or, when NULL, host HOST_ID's hello inventory) and
  * return its id in *ENV_ID. */
 static int env_upsert(struct store *st, int64_t host_id, const json_t *env, int64_t now_ms,
@@ -174,8 +203,8 @@ static int env_upsert(struct store *st, int64_t host_id, const json_t *env, int6
 			const char *t = (const char *)sqlite3_column_text(s, 0);
 
 			inv_len = (size_t)sqlite3_column_bytes(s, 0);
-			e = &st->envs[(uint64_t)host_id % ENV_CACHE];
-			if (e->inventory && e->host_id == host_id && e->len == inv_len &&
+			e = env_slot(st, host_id);
+			if (e && e->inventory && e->host_id == host_id && e->len == inv_len &&
 			    !memcmp(e->inventory, t, inv_len)) {
 				*env_id = e->env_id;
 				*icount = e->icount;

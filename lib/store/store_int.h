@@ -64,10 +64,14 @@ struct series_ent {
 	int64_t id;
 };
 
-/* The environment a result without one is stored with, by host (direct-mapped): its
- * hello inventory's text and the id of the environment made of it. Kept like the series
- * ids: emptied on every rollback; environment rows are never changed or deleted. */
-#define ENV_CACHE 64
+/* The environment a result without one is stored with, by host (direct-mapped by host
+ * id): its hello inventory's text and the id of the environment made of it. Kept like
+ * the series ids: emptied on every rollback; environment rows are never changed or
+ * deleted. The table grows (a power of two, ENV_CACHE_MIN to ENV_CACHE_MAX slots) to hold
+ * the largest host id seen, so that each host of a big lab keeps its slot: host ids are
+ * small, dense row ids (with 64 fixed slots, 1,000 hosts missed on every result). */
+#define ENV_CACHE_MIN 64
+#define ENV_CACHE_MAX 65536
 
 struct env_ent {
 	char *inventory;		/* owned; NULL: empty */
@@ -82,7 +86,8 @@ struct store {
 	struct stmt_ent stmts[STMT_CACHE];
 	size_t n_stmts;
 	struct series_ent series[SERIES_CACHE];
-	struct env_ent envs[ENV_CACHE];
+	struct env_ent *envs;		/* n_envs slots; NULL until the first is needed */
+	size_t n_envs;
 	char err[STORE_ERR_LEN];
 	/* store_batch_begin: the transaction is open and each write is a savepoint in it;
 	 * BATCH_LOST: SQLite rolled the whole transaction back (a full disk, an I/O error) */

@@ -147,14 +147,44 @@ int store_job_next(struct store *st, int64_t host_id, int64_t *job_id, int64_t *
 	return store_job_next_text(st, host_id, job_id, run_id, spec, NULL, NULL);
 }
 
+/* Parse TEXT (LEN bytes, NUL-terminated), job JOB_ID's spec, into *SPEC; *RAW whether
+ * lib/proto's parser read it. Returns 0 or -EBADMSG (the message in st->err). */
+static int spec_parse(struct store *st, int64_t job_id, const char *text, size_t len,
+		      json_t **spec, bool *raw)
+{
+	json_error_t jerr;
+	char why[128];
+
+	/* lib/proto/proto_decode.c's parser, several times faster than jansson's; what it
+	 * refuses (e.g. a duplicate key) goes to jansson as before */
+	*spec = text ? proto_parse(text, len, why, sizeof(why)) : NULL;
+	*raw = *spec != NULL;
+	if (!*spec)
+		*spec = json_loads(text ? text : "", 0, &jerr);
+	if (!*spec)
+		return store_fail(st, -EBADMSG, "spec of job %lld is not JSON: %s",
+				  (long long)job_id, jerr.text);
+	return 0;
+}
+
+int store_job_spec_parse(struct store *st, int64_t host_id, int64_t job_id, const char *text,
+			 size_t len, json_t **spec, bool *raw)
+{
+	int err = spec_parse(st, job_id, text, len, spec, raw);
+
+	return err ? sto_context(st, err, "cannot read the queue of host %lld",
+				 (long long)host_id) : 0;
+}
+
 int store_job_next_text(struct store *st, int64_t host_id, int64_t *job_id, int64_t *run_id,
 			json_t **spec, char **spec_text, size_t *spec_len)
 {
-	json_error_t jerr;
 	sqlite3_stmt *s = NULL;
+	bool raw = false;
 	int err;
 
-	*spec = NULL;
+	if (spec)
+		*spec = NULL;
 	if (spec_text)
 		*spec_text = NULL;
 	err = sto_query_row(st, &stmt_job_next, &s, "i", host_id);
@@ -163,22 +193,19 @@ int store_job_next_text(struct store *st, int64_t host_id, int64_t *job_id, int6
 	if (!err) {
 		const char *text = (const char *)sqlite3_column_text(s, 2);
 		size_t len = (size_t)sqlite3_column_bytes(s, 2);
-		char why[128];
 
 		*job_id = sqlite3_column_int64(s, 0);
 		*run_id = sqlite3_column_int64(s, 1);
-		/* lib/proto/proto_decode.c's parser, several times faster than jansson's; what
-		 * it refuses (e.g. a duplicate key) goes to jansson as before */
-		*spec = text ? proto_parse(text, len, why, sizeof(why)) : NULL;
-		if (*spec && spec_text && (*spec_text = malloc(len + 1))) {
+		if (spec)
+			err = spec_parse(st, *job_id, text, len, spec, &raw);
+		if (!err && spec_text && (raw || !spec) && text &&
+		    (*spec_text = malloc(len + 1))) {
 			memcpy(*spec_text, text, len + 1);
 			*spec_len = len;
 		}
-		if (!*spec)
-			*spec = json_loads(text, 0, &jerr);
-		if (!*spec)
-			err = store_fail(st, -EBADMSG, "spec of job %lld is not JSON: %s",
-					 (long long)*job_id, jerr.text);
+		if (!err && !spec && !*spec_text)
+			err = store_fail(st, text ? -ENOMEM : -EBADMSG, text ? "out of memory" :
+					 "job %lld has no spec", (long long)*job_id);
 		sto_done(s);
 	}
 	return err ? sto_context(st, err, "cannot read the queue of host %lld",

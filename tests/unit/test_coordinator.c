@@ -14,6 +14,7 @@
 
 #include <errno.h>
 #include <signal.h>
+#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -644,6 +645,84 @@ static void test_coordinator_restart(void **state)
 	json_decref(r);
 	r = coord_ask(t->fx.c, t->agent, result_msg(job_id, 1), "ack");
 	json_decref(r);
+}
+
+/* SQL on the coordinator's database from a second connection of the test. */
+static void db_exec(struct tctx *t, const char *sql)
+{
+	sqlite3 *c;
+
+	assert_int_equal(sqlite3_open(t->fx.db, &c), SQLITE_OK);
+	sqlite3_busy_timeout(c, 5000);
+	if (sqlite3_exec(c, sql, NULL, NULL, NULL) != SQLITE_OK)
+		fail_msg("%s: %s", sql, sqlite3_errmsg(c));
+	sqlite3_close(c);
+}
+
+/* The job message agent T gets next: its job id, its spec into *SPEC (a new reference). */
+static long long next_job(struct tctx *t, json_t **spec)
+{
+	json_t *r = coord_pump(t->fx.c, t->agent, 5000), *job;
+	long long id;
+
+	assert_non_null(r);
+	assert_string_equal(proto_msg_type(r), "job");
+	job = json_object_get(r, "job");
+	id = proto_get_int(job, "id", 0);
+	*spec = json_incref(json_object_get(job, "spec"));
+	json_decref(r);
+	return id;
+}
+
+/* The specs bpflabd keeps at dispatch (dispatch.c): a job whose stored spec is the text
+ * of one already dispatched goes out with that spec, as stored; a stored spec that
+ * cannot be decoded fails its job at dispatch, with the field in the reason, and the
+ * next job goes out. Run 1 has jobs 1 (drop) and 2 (pass), run 2 jobs 3 and 4; job 2 is
+ * given job 1's spec, job 3 a spec with an unknown field. */
+static void test_coordinator_stored_spec(void **state)
+{
+	struct tctx *t = *state;
+	json_t *r, *s1, *s2, *s4;
+	long long j1, j2, j4;
+	char sql[256];
+
+	hello(t, "h1", "veth");
+	r = coord_ask(t->fx.c, t->client, submit_msg(t, plan_text, NULL), "submitted");
+	json_decref(r);
+	j1 = next_job(t, &s1);
+	assert_string_equal(proto_get_str(s1, "variant", ""), "drop");
+	r = coord_ask(t->fx.c, t->client, submit_msg(t, plan_text, NULL), "submitted");
+	assert_int_equal(proto_get_int(r, "run", 0), 2);
+	json_decref(r);
+	snprintf(sql, sizeof(sql), "UPDATE jobs SET spec = (SELECT spec FROM jobs WHERE id = "
+		 "%lld) WHERE run_id = 1 AND id != %lld", j1, j1);
+	db_exec(t, sql);
+	db_exec(t, "UPDATE jobs SET spec = json_set(spec, '$.bogus', 1) WHERE id = "
+		"(SELECT min(id) FROM jobs WHERE run_id = 2)");
+
+	r = coord_ask(t->fx.c, t->agent, result_msg(j1, 1), "ack");
+	json_decref(r);
+	j2 = next_job(t, &s2);
+	assert_int_equal(j2, j1 + 1);
+	assert_true(json_equal(s1, s2));		/* job 1's spec, variant drop */
+	r = coord_ask(t->fx.c, t->agent, result_msg(j2, 1), "ack");
+	json_decref(r);
+	j4 = next_job(t, &s4);
+	assert_int_equal(j4, j1 + 3);
+	assert_string_equal(proto_get_str(s4, "variant", ""), "pass");
+	r = coord_ask(t->fx.c, t->client, simple("run_show", 2), "run");
+	{
+		json_t *jobs = json_object_get(json_object_get(r, "run"), "jobs");
+		json_t *j3 = json_array_get(jobs, 0);
+
+		assert_string_equal(proto_get_str(j3, "state", ""), "failed");
+		assert_non_null(strstr(proto_get_str(j3, "error", ""), "its stored spec cannot be "
+				       "read: spec.bogus"));
+	}
+	json_decref(r);
+	json_decref(s1);
+	json_decref(s2);
+	json_decref(s4);
 }
 
 static void test_coordinator_sched(void **state)
@@ -1457,6 +1536,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_coordinator_bad_submit, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_coordinator_agent_gone, setup_fast, teardown),
 		cmocka_unit_test_setup_teardown(test_coordinator_restart, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_coordinator_stored_spec, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_coordinator_pair_lost, setup_pair, teardown),
 		cmocka_unit_test_setup_teardown(test_coordinator_pair_restart, setup_pair, teardown),
 		cmocka_unit_test(test_coordinator_stale_jobs),

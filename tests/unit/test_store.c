@@ -1140,14 +1140,28 @@ static void test_store_timing_units(void **state)
 	store_close(&st);
 }
 
+/* Open DB, a database at schema FROM, with the store (migrating it to the latest
+ * schema), close it, and return a plain connection to it. */
+static sqlite3 *migrated(const char *db, int from)
+{
+	char err[512];
+	struct store *st = store_open(db, false, err, sizeof(err));
+	sqlite3 *c;
+
+	if (!st)
+		fail_msg("migration from schema %d failed: %s", from, err);
+	assert_int_equal(store_schema_version(st), store_schema_latest());
+	store_close(&st);
+	assert_int_equal(sqlite3_open(db, &c), SQLITE_OK);
+	return c;
+}
+
 /* A database with runs, jobs and samples at schema 2 migrates to the newest schema: 003
  * rebuilds the runs table that jobs reference, which only works with foreign keys off
  * during the migration (a bpflabd of the first release upgraded in place). */
 static void test_store_migrate_rebuilds_referenced_table(void **state)
 {
 	struct fixture *f = *state;
-	char err[512];
-	struct store *st;
 	sqlite3 *c;
 	sqlite3_stmt *q;
 
@@ -1162,13 +1176,7 @@ static void test_store_migrate_rebuilds_referenced_table(void **state)
 		"INSERT INTO samples (id, job_id, metric, subject, value, unit, window, seq) VALUES "
 		"(5, 1, 'port.rx_pps', 'b', 10.5, 'pps', 'rate', NULL);");
 
-	st = store_open(f->db, false, err, sizeof(err));
-	if (!st)
-		fail_msg("migration from schema 2 failed: %s", err);
-	assert_int_equal(store_schema_version(st), store_schema_latest());
-	store_close(&st);
-
-	assert_int_equal(sqlite3_open(f->db, &c), SQLITE_OK);
+	c = migrated(f->db, 2);
 	assert_int_equal(sqlite3_prepare_v2(c, "SELECT (SELECT state FROM runs WHERE id = 1) || "
 		"':' || (SELECT count(*) FROM jobs WHERE run_id = 1) || ':' || "
 		"(SELECT value FROM samples WHERE id = 5)", -1, &q, NULL), SQLITE_OK);
@@ -1179,6 +1187,92 @@ static void test_store_migrate_rebuilds_referenced_table(void **state)
 			 SQLITE_OK);
 	assert_int_equal(sqlite3_step(q), SQLITE_DONE);
 	sqlite3_finalize(q);
+	sqlite3_close(c);
+}
+
+/* Migration 012 (state checks as comparisons) on a schema-10 database: hosts, jobs and
+ * job_attempts keep every row, column and id (job 2 with its added reason, attempt 1
+ * lost with its error, a sample pointing at job 1); the indexes are back; each state
+ * of the old lists is still taken and anything else still refused; nothing writes an
+ * IN list's temporary b-tree any more (no OpenEphemeral in the hot UPDATEs). */
+static void test_store_migrate_state_checks(void **state)
+{
+	static const char *const bad[] = {
+		"UPDATE hosts SET state = 'idle ' WHERE id = 1",
+		"UPDATE jobs SET state = 'cancelled' WHERE id = 1",
+		"UPDATE job_attempts SET outcome = 'ok' WHERE job_id = 1",
+		"UPDATE hosts SET state = NULL WHERE id = 1",
+	};
+	static const char *const good[] = {
+		"UPDATE hosts SET state = 'busy' WHERE id = 1",
+		"UPDATE hosts SET state = 'gone' WHERE id = 1",
+		"UPDATE jobs SET state = 'running' WHERE id = 1",
+		"UPDATE jobs SET state = 'failed' WHERE id = 1",
+		"UPDATE jobs SET state = 'queued' WHERE id = 1",
+		"UPDATE job_attempts SET outcome = 'unsent' WHERE job_id = 1",
+		"UPDATE job_attempts SET outcome = 'cancelled' WHERE job_id = 1",
+		"UPDATE job_attempts SET outcome = 'running' WHERE job_id = 1",
+	};
+	struct fixture *f = *state;
+	char sql[160];
+	sqlite3 *c;
+	sqlite3_stmt *q;
+	size_t i;
+
+	old_database(f->db, 10,
+		"INSERT INTO plans VALUES (1, 'p', 'x', 'x', 0);"
+		"INSERT INTO runs (id, plan_id, plan_file, submitted_ms, state) "
+		"VALUES (1, 1, 'p', 0, 'running');"
+		"INSERT INTO hosts VALUES (1, 'h', 'idle', '1.0', '6.1', '{\"a\":1}', 5, 6);"
+		"INSERT INTO jobs (id, run_id, seq, host_id, variant, variant_idx, rep, point, spec, "
+		"state, attempts, error, started_ms, finished_ms, result_ms, verdicts, added) VALUES "
+		"(1, 1, 1, 1, 'a', 0, 1, '{}', '{}', 'done', 2, NULL, 10, 11, 12, '[\"x\"]', NULL),"
+		"(2, 1, 2, 1, 'a', 0, 2, '{}', '{}', 'queued', 0, NULL, NULL, NULL, NULL, '[]', "
+		"'wide');"
+		"INSERT INTO job_attempts VALUES (1, 1, 1, 10, 11, 'lost', 'gone'),"
+		"(1, 2, 1, 12, NULL, 'running', NULL);"
+		"INSERT INTO samples (id, job_id, metric, subject, value, unit, window, seq) VALUES "
+		"(5, 1, 'port.rx_pps', 'b', 10.5, 'pps', 'rate', NULL);");
+
+	c = migrated(f->db, 10);
+	assert_int_equal(sqlite3_exec(c, "PRAGMA foreign_keys = ON", NULL, NULL, NULL), 0);
+	assert_int_equal(sqlite3_prepare_v2(c, "SELECT "
+		"(SELECT group_concat(id || ':' || name || ':' || state || ':' || agent_version || "
+		"':' || kernel_release || ':' || inventory || ':' || first_seen_ms || ':' || "
+		"last_seen_ms) FROM hosts) || ' ' || "
+		"(SELECT group_concat(id || ':' || seq || ':' || rep || ':' || state || ':' || "
+		"attempts || ':' || ifnull(started_ms, '-') || ':' || ifnull(result_ms, '-') || "
+		"':' || verdicts || ':' || ifnull(added, '-'), ',') FROM (SELECT * FROM jobs "
+		"ORDER BY id)) || ' ' || "
+		"(SELECT group_concat(job_id || ':' || attempt || ':' || outcome || ':' || "
+		"ifnull(error, '-'), ',') FROM (SELECT * FROM job_attempts ORDER BY attempt)) || "
+		"' ' || (SELECT job_id FROM samples WHERE id = 5) || ' ' || "
+		"(SELECT group_concat(name, ',') FROM (SELECT name FROM sqlite_master WHERE "
+		"type = 'index' AND name NOT LIKE 'sqlite_%' AND tbl_name IN ('jobs', "
+		"'job_attempts') ORDER BY name))", -1, &q, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_step(q), SQLITE_ROW);
+	assert_string_equal((const char *)sqlite3_column_text(q, 0),
+			    "1:h:idle:1.0:6.1:{\"a\":1}:5:6 "
+			    "1:1:1:done:2:10:12:[\"x\"]:-,2:2:2:queued:0:-:-:[]:wide "
+			    "1:1:lost:gone,1:2:running:- 1 job_attempts_host,jobs_queue,jobs_run");
+	sqlite3_finalize(q);
+	for (i = 0; i < ARRAY_SIZE(bad); i++)
+		if (sqlite3_exec(c, bad[i], NULL, NULL, NULL) == SQLITE_OK)
+			fail_msg("taken: %s", bad[i]);
+	for (i = 0; i < ARRAY_SIZE(good); i++)
+		if (sqlite3_exec(c, good[i], NULL, NULL, NULL) != SQLITE_OK)
+			fail_msg("refused: %s: %s", good[i], sqlite3_errmsg(c));
+	/* a job still needs its host: the foreign keys name the new tables */
+	assert_int_not_equal(sqlite3_exec(c, "UPDATE jobs SET host_id = 9 WHERE id = 1", NULL,
+					  NULL, NULL), SQLITE_OK);
+	for (i = 0; i < ARRAY_SIZE(good); i += 3) {	/* hosts, jobs, job_attempts */
+		snprintf(sql, sizeof(sql), "EXPLAIN %s", good[i]);
+		assert_int_equal(sqlite3_prepare_v2(c, sql, -1, &q, NULL), SQLITE_OK);
+		while (sqlite3_step(q) == SQLITE_ROW)
+			assert_string_not_equal((const char *)sqlite3_column_text(q, 1),
+						"OpenEphemeral");
+		sqlite3_finalize(q);
+	}
 	sqlite3_close(c);
 }
 
@@ -1403,6 +1497,8 @@ int main(void)
 						fixture_teardown),
 		cmocka_unit_test_setup_teardown(test_store_migrate_rebuilds_referenced_table,
 						fixture_setup, fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_store_migrate_state_checks, fixture_setup,
+						fixture_teardown),
 		cmocka_unit_test_setup_teardown(test_store_batch, fixture_setup, fixture_teardown),
 		cmocka_unit_test_setup_teardown(test_store_ingest_samples, fixture_setup,
 						fixture_teardown),
