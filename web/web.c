@@ -116,7 +116,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
 	} else if (route == WEB_BAD_ID) {
 		web_reply_error(&reply, MHD_HTTP_BAD_REQUEST, "bad run id in '%s' (expected a "
 				"positive integer)", url);
-	} else if (route == WEB_PAGE_RUNS || route == WEB_PAGE_RUN) {
+	} else if (route >= WEB_PAGE_RUNS) {
 		web_page(w->db, route, id, ps.p, ps.n, &reply);
 	} else {
 		web_api(w->db, route, id, ps.p, ps.n, &reply);

@@ -1,6 +1,8 @@
 /* web_page.c - the dashboard's server-rendered pages (docs/dashboard.md): /runs (the list
  * with plan, state, hosts, kernels, when) and /runs/ID (the tables of `result show`, the
- * environment of each host, the verdicts with their details, downloads). The objects
+ * environment of each host, the verdicts with their details, downloads), /history (a
+ * form, the chart of web_chart.c and the text of `result history`) and /compare (a form
+ * and the table of `result compare`). The objects
  * come from web_api.c, so a page shows what /api/ serves; every text from the database
  * is HTML-escaped. No external resources: one inline style sheet.
  */
@@ -13,6 +15,7 @@
 
 #include "base/util.h"
 #include "report/report.h"
+#include "report/report_compare.h"
 #include "store/store.h"
 
 static const char style[] =
@@ -29,7 +32,8 @@ static void page_head(struct web_buf *b, const char *title)
 		    "<title>");
 	web_buf_html(b, title);
 	web_buf_printf(b, " - bpflab</title><style>%s</style></head><body>\n"
-		       "<nav><a href=\"/runs\">runs</a><a href=\"/api/runs\">/api/runs</a>"
+		       "<nav><a href=\"/runs\">runs</a><a href=\"/history\">history</a>"
+		       "<a href=\"/compare\">compare</a><a href=\"/api/runs\">/api/runs</a>"
 		       "<a href=\"/api/hosts\">/api/hosts</a></nav>\n<h1>", style);
 	web_buf_html(b, title);
 	web_buf_str(b, "</h1>\n");
@@ -307,6 +311,107 @@ out:
 	json_decref(result);
 }
 
+/* Append KEY=VALUE to B for a URL, percent-encoded but for unreserved bytes. */
+static void url_param(struct web_buf *b, bool first, const char *key, const char *value)
+{
+	const unsigned char *p;
+
+	web_buf_printf(b, "%s%s=", first ? "?" : "&amp;", key);
+	for (p = (const unsigned char *)value; *p; p++) {
+		if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+		    (*p >= '0' && *p <= '9') || strchr("-._~", *p))
+			web_buf_add(b, (const char *)p, 1);
+		else
+			web_buf_printf(b, "%%%02X", *p);
+	}
+}
+
+/* A GET form to PATH with a text field per name of FIELDS (NULL-terminated), filled
+ * from the N PARAMS. */
+static void page_form(struct web_buf *b, const char *path, const char *const *fields,
+		      const struct web_param *params, size_t n)
+{
+	size_t i, k;
+
+	web_buf_printf(b, "<form method=\"get\" action=\"%s\">", path);
+	for (k = 0; fields[k]; k++) {
+		const char *v = "";
+
+		for (i = 0; i < n; i++)
+			if (!strcmp(params[i].key, fields[k]) && params[i].value)
+				v = params[i].value;
+		web_buf_printf(b, "<label>%s <input name=\"%s\" size=\"14\" value=\"", fields[k],
+			       fields[k]);
+		web_buf_html(b, v);
+		web_buf_str(b, "\"></label> ");
+	}
+	web_buf_str(b, "<button>show</button></form>\n");
+}
+
+/* The history or compare page (HISTORY) for the N PARAMS: the form, then (when any
+ * parameter is given) the JSON link, for a history the chart, and the text report. */
+static void page_analysis(struct store *store, bool history, const struct web_param *params,
+			  size_t n, struct web_reply *reply)
+{
+	static const char *const history_fields[] = {
+		"plan", "metric", "by", "variant", "subject", "host", NULL,
+	};
+	static const char *const compare_fields[] = {
+		"a", "b", "plan", "by", "baseline", "candidate", "metric", "host", NULL,
+	};
+	const char *name = history ? "history" : "compare";
+	struct web_param given[16];
+	struct web_buf b = { 0 };
+	json_t *report = NULL;
+	char *text = NULL;
+	size_t len = 0, i, k = 0;
+	FILE *f;
+	int err;
+
+	/* a form sends its empty fields: they are not given */
+	for (i = 0; i < n && k < sizeof(given) / sizeof(given[0]); i++)
+		if (params[i].value && *params[i].value)
+			given[k++] = params[i];
+	if (k) {
+		report = history ? web_history(store, given, k, reply) :
+			web_compare(store, given, k, reply);
+		if (!report)
+			return;
+		f = open_memstream(&text, &len);
+		err = !f ? -ENOMEM : history ? report_history_print_text(report, f) :
+			report_compare_print_text(report, NULL, f);
+		if (f && fclose(f) && !err)
+			err = -ENOMEM;
+		if (err) {
+			web_reply_error(reply, 500, "cannot write the %s: %s", name, strerror(-err));
+			goto out;
+		}
+	}
+	page_head(&b, name);
+	page_form(&b, history ? "/history" : "/compare", history ? history_fields :
+		  compare_fields, given, k);
+	if (report) {
+		web_buf_printf(&b, "<p>Download: <a href=\"/api/%s", name);
+		for (i = 0; i < k; i++)
+			url_param(&b, !i, given[i].key, given[i].value);
+		web_buf_str(&b, "\">JSON</a></p>\n");
+		if (history)
+			web_chart_history(&b, report);
+		web_buf_printf(&b, "<pre id=\"%s\">", name);
+		web_buf_html(&b, text);
+		web_buf_str(&b, "</pre>\n");
+	} else {
+		web_buf_str(&b, history ? "<p>A metric of a plan over kernels or days: give plan "
+			    "and metric.</p>\n" : "<p>Two runs (a, b), or a plan grouped by a field "
+			    "(by: kernel.release, port.driver, ...).</p>\n");
+	}
+	reply_page(reply, &b);
+out:
+	web_buf_release(&b);
+	free(text);
+	json_decref(report);
+}
+
 void web_page(const char *db, enum web_route route, int64_t id,
 	      const struct web_param *params, size_t n, struct web_reply *reply)
 {
@@ -315,13 +420,16 @@ void web_page(const char *db, enum web_route route, int64_t id,
 	struct store *store;
 	char err[256];
 
-	if (web_params_check(params, n, none, values, err, sizeof(err))) {
+	if (route != WEB_PAGE_HISTORY && route != WEB_PAGE_COMPARE &&
+	    web_params_check(params, n, none, values, err, sizeof(err))) {
 		web_reply_error(reply, 400, "%s", err);
 		return;
 	}
 	store = web_store_open(db, reply);
 	if (store) {
-		if (route == WEB_PAGE_RUN)
+		if (route == WEB_PAGE_HISTORY || route == WEB_PAGE_COMPARE)
+			page_analysis(store, route == WEB_PAGE_HISTORY, params, n, reply);
+		else if (route == WEB_PAGE_RUN)
 			page_run(store, id, reply);
 		else
 			page_runs(store, reply);

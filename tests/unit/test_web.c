@@ -50,6 +50,16 @@ static const char csv[] =
 	"pass,xdp_pass,1,20.1\n"
 	"pass,xdp_pass,2,20.3\n";
 
+/* plan k: 4 repetitions on each of three kernels, a step from the first to the second */
+static const char *const kernel_csv[3][2] = {
+	{ "6.1.0", "variant,prog,set,value\ndrop,xdp_drop,1,10.1\ndrop,xdp_drop,2,10.3\n"
+	  "drop,xdp_drop,3,10.2\ndrop,xdp_drop,4,10.0\n" },
+	{ "6.2.0<i>", "variant,prog,set,value\ndrop,xdp_drop,1,20.1\ndrop,xdp_drop,2,20.3\n"
+	  "drop,xdp_drop,3,20.2\ndrop,xdp_drop,4,20.0\n" },
+	{ "6.3.0", "variant,prog,set,value\ndrop,xdp_drop,1,21.1\ndrop,xdp_drop,2,21.3\n"
+	  "drop,xdp_drop,3,21.2\ndrop,xdp_drop,4,21.0\n" },
+};
+
 static const char plan_name[] = "<script>alert('x')</script>";
 
 /* An answer: status, headers and body (heap). */
@@ -153,10 +163,12 @@ static struct web *start(const char *file, const char *token)
 	return w;
 }
 
-/* Run 1 of plan <script>... from the CSV, job 2 unstable with a detail; run 2 of 'b'. */
+/* Run 1 of plan <script>... from the CSV, job 2 unstable with a detail; run 2 of 'b';
+ * runs 3 to 5 of plan 'k' on kernels 6.1.0, 6.2.0<i> and 6.3.0 (kernel_csv). */
 static int setup(void **state)
 {
 	char file[400];
+	int i;
 
 	(void)state;
 	if (!mkdtemp(tmpdir))
@@ -169,6 +181,12 @@ static int setup(void **state)
 				       plan_name, NULL }));
 	free(cli_out((const char *[]){ "--db", db, "result", "import", file, "--plan", "b",
 				       NULL }));
+	for (i = 0; i < 3; i++) {
+		snprintf(file, sizeof(file), "%s/k%d.csv", tmpdir, i);
+		file_put(file, kernel_csv[i][1]);
+		free(cli_out((const char *[]){ "--db", db, "result", "import", file, "--plan",
+					       "k", "--kernel", kernel_csv[i][0], NULL }));
+	}
 	sql(db, "UPDATE jobs SET verdicts = '[\"unstable\"]', verdict_details = "
 		"'{\"unstable\": \"varied 8.1 % <b>\"}' WHERE id = 2");
 	srv = start(db, NULL);
@@ -187,19 +205,33 @@ static void test_web_api_equals_cli(void **state)
 {
 	static const struct {
 		const char *path;
-		const char *args[6];
+		const char *args[16];
 	} cases[] = {
 		{ "/api/runs/1", { "-j", "result", "show", "1", NULL } },
 		{ "/api/runs/2", { "-j", "result", "show", "2", NULL } },
 		{ "/api/runs", { "-j", "run", "list", NULL } },
 		{ "/api/hosts", { "-j", "host", "list", NULL } },
+		{ "/api/history?plan=k&metric=prog.ns_per_run",
+		  { "-j", "result", "history", "--plan", "k", "--metric", "prog.ns_per_run",
+		    NULL } },
+		{ "/api/history?plan=k&metric=prog.ns_per_run&by=day&variant=drop&host=imported",
+		  { "-j", "result", "history", "--plan", "k", "--metric", "prog.ns_per_run",
+		    "--by", "day", "--variant", "drop", "--host", "imported", NULL } },
+		{ "/api/compare?a=3&b=4", { "-j", "result", "compare", "3", "4", NULL } },
+		{ "/api/compare?a=1&b=2&metric=prog.ns_per_run",
+		  { "-j", "result", "compare", "1", "2", "--metric", "prog.ns_per_run", NULL } },
+		{ "/api/compare?plan=k&by=kernel.release",
+		  { "-j", "result", "compare", "--plan", "k", "--by", "kernel.release", NULL } },
+		{ "/api/compare?plan=k&by=kernel.release&baseline=6.3.0&candidate=6.1.0",
+		  { "-j", "result", "compare", "--plan", "k", "--by", "kernel.release",
+		    "--baseline", "6.3.0", "--candidate", "6.1.0", NULL } },
 	};
 	struct http h;
 	size_t i;
 
 	(void)state;
 	for (i = 0; i < ARRAY_LEN(cases); i++) {
-		const char *args[10] = { "--db", db };
+		const char *args[20] = { "--db", db };
 		char *want;
 		size_t k;
 
@@ -246,6 +278,28 @@ static void test_web_errors(void **state)
 		{ "GET", "/api/runs/1?format=csv&format=json", 400, "{\"error\":\"parameter "
 		  "'format' given twice\"}\n" },
 		{ "GET", "/api/runs?limit=3", 400, "{\"error\":\"unknown parameter 'limit'\"}\n" },
+		{ "GET", "/api/history?plan=k", 400, "{\"error\":\"parameter 'metric' is needed "
+		  "(plan and metric)\"}\n" },
+		{ "GET", "/api/history?plan=k&metric=m&by=host", 400, "{\"error\":\"parameter "
+		  "'by': a history goes by kernel.release, kernel.build, kernel.version, "
+		  "kernel.config or day, not 'host'\"}\n" },
+		{ "GET", "/api/history?plan=k&metric=m&window=x", 400, "{\"error\":\"parameter "
+		  "'window': unknown value 'x' (expected rate|cost)\"}\n" },
+		{ "GET", "/api/history?plan=k&metric=m&a=1", 400, "{\"error\":\"unknown "
+		  "parameter 'a'\"}\n" },
+		{ "GET", "/api/history?plan=k&metric=nope", 404, "{\"error\":\"plan 'k', metric "
+		  "'nope': no results for this history\"}\n" },
+		{ "GET", "/api/compare?a=1", 400, "{\"error\":\"parameter 'b' is needed (two "
+		  "runs: a and b)\"}\n" },
+		{ "GET", "/api/compare?a=1&b=x", 400, "{\"error\":\"parameter 'b': 'x' is not a "
+		  "run id (a positive integer)\"}\n" },
+		{ "GET", "/api/compare?a=1&b=1", 400, "{\"error\":\"parameters 'a' and 'b' are "
+		  "the same run\"}\n" },
+		{ "GET", "/api/compare?a=1&b=2&by=host", 400, NULL },
+		{ "GET", "/api/compare?plan=k", 400, "{\"error\":\"parameter 'by' is needed "
+		  "(two runs a and b, or plan and by)\"}\n" },
+		{ "GET", "/api/compare?plan=k&by=colour", 400, NULL },
+		{ "GET", "/api/compare?a=3&b=99", 404, NULL },
 		{ "POST", "/api/runs", 405, "{\"error\":\"method 'POST' not allowed: the dashboard "
 		  "is read-only (GET, HEAD)\"}\n" },
 		{ "DELETE", "/api/runs/1", 405, NULL },
