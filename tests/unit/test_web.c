@@ -396,6 +396,46 @@ static void test_web_pages(void **state)
 	assert_contains(h.body, "<td>unstable</td><td>varied 8.1 % &lt;b&gt;</td>");
 	assert_contains(h.body, "<a href=\"/api/runs/1?format=csv\">CSV</a>");
 	http_free(&h);
+
+	/* history: the chart (a point per kernel with its hover title, the change point
+	 * between 6.1.0 and 6.2.0<i>, halfway), the text of result history, kernels escaped */
+	get("/history?plan=k&metric=prog.ns_per_run&variant=&subject=", &h);
+	assert_int_equal(h.status, 200);
+	assert_null(strstr(h.body, "<i>"));
+	assert_contains(h.body, "<svg id=\"chart\"");
+	assert_contains(h.body, "<title>6.2.0&lt;i&gt;: n 4, mean 20.15 ± 0.129, spread 0.15, "
+			"delta 98.52 %</title>");
+	assert_contains(h.body, "<title>change point: 6.1.0 -&gt; 6.2.0&lt;i&gt;</title>");
+	/* three groups over 670 px: 6.2.0<i> at 70 + 223.3 * 1.5, the change 111.7 before */
+	assert_contains(h.body, "<path class=\"change\" d=\"M293.3 20.0V250.0\"");
+	assert_contains(h.body, "change point between 6.1.0 and 6.2.0&lt;i&gt;, p = 0.002");
+	assert_contains(h.body, "<a href=\"/api/history?plan=k&amp;metric=prog.ns_per_run\">"
+			"JSON</a>");
+	assert_contains(h.body, "<input name=\"plan\" size=\"14\" value=\"k\">");
+	http_free(&h);
+	get("/history", &h);
+	assert_int_equal(h.status, 200);
+	assert_contains(h.body, "give plan and metric");
+	assert_null(strstr(h.body, "<svg"));
+	http_free(&h);
+	get("/history?plan=%3Cb%3E&metric=m&by=x", &h);
+	assert_int_equal(h.status, 400);
+	assert_contains(h.head, "Content-Type: text/html");
+	assert_contains(h.body, "not &#39;x&#39;");
+	http_free(&h);
+
+	/* compare: the table of result compare with its verdict and smallest change */
+	get("/compare?a=3&b=4", &h);
+	assert_int_equal(h.status, 200);
+	assert_contains(h.body, "DIFFERENT worse");
+	assert_contains(h.body, "kernel 6.2.0&lt;i&gt;, host imported");
+	assert_contains(h.body, "<a href=\"/api/compare?a=3&amp;b=4\">JSON</a>");
+	assert_null(strstr(h.body, "<svg"));
+	http_free(&h);
+	get("/compare?plan=k&by=kernel.release&baseline=%3C%3E", &h);
+	assert_int_equal(h.status, 404);
+	assert_null(strstr(h.body, "<>"));
+	http_free(&h);
 }
 
 /* A database migrated by a newer bpflab: refused at start, 500 on a request. */
@@ -577,6 +617,17 @@ static void test_web_params(void **state)
 								{ "format", "json" } }, 2,
 					  allowed, values, err, sizeof(err)), -EINVAL);
 	assert_text(err, "parameter 'format' given twice");
+	/* "metric" alone: any value but an empty one */
+	{
+		static const char *const any[] = { "metric", NULL };
+
+		assert_int_equal(web_params_check((struct web_param[]){ { "metric", "a|<b>" } },
+						  1, any, values, err, sizeof(err)), 0);
+		assert_text(values[0], "a|<b>");
+		assert_int_equal(web_params_check((struct web_param[]){ { "metric", "" } }, 1, any,
+						  values, err, sizeof(err)), -EINVAL);
+		assert_text(err, "parameter 'metric' needs a value");
+	}
 }
 
 static void test_web_addr(void **state)
