@@ -1,7 +1,7 @@
 /* web.h - the dashboard (docs/dashboard.md): an HTTP server on libmicrohttpd that answers
  * GET and HEAD from a bpflab database opened read-only for each request, with the JSON
  * the CLI prints with -j (/api/...) and server-rendered pages (/runs, /runs/ID,
- * /history, /compare).
+ * /history, /compare, /hosts).
  *
  * Parts: web.c (the server: bind, token, methods, dispatch; MHD's own thread), web_api.c
  * (the JSON answers, from the store's query functions that `bpflab --db` uses),
@@ -78,6 +78,7 @@ enum web_route {
 	WEB_PAGE_RUN,
 	WEB_PAGE_HISTORY,
 	WEB_PAGE_COMPARE,
+	WEB_PAGE_HOSTS,
 };
 /* The route of PATH (no query string); *ID gets the run id of WEB_API_RUN and
  * WEB_PAGE_RUN. */

@@ -2,7 +2,8 @@
  * with plan, state, hosts, kernels, when) and /runs/ID (the tables of `result show`, the
  * environment of each host, the verdicts with their details, downloads), /history (a
  * form, the chart of web_chart.c and the text of `result history`) and /compare (a form
- * and the table of `result compare`). The objects
+ * and the table of `result compare`), /hosts (the objects of `host list`: state,
+ * kernel, ports, job, kernel switch, noise floors, inventory). The objects
  * come from web_api.c, so a page shows what /api/ serves; every text from the database
  * is HTML-escaped. No external resources: one inline style sheet.
  */
@@ -13,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/noise.h"
 #include "base/util.h"
 #include "report/report.h"
 #include "report/report_compare.h"
@@ -33,7 +35,8 @@ static void page_head(struct web_buf *b, const char *title)
 	web_buf_html(b, title);
 	web_buf_printf(b, " - bpflab</title><style>%s</style></head><body>\n"
 		       "<nav><a href=\"/runs\">runs</a><a href=\"/history\">history</a>"
-		       "<a href=\"/compare\">compare</a><a href=\"/api/runs\">/api/runs</a>"
+		       "<a href=\"/compare\">compare</a><a href=\"/hosts\">hosts</a>"
+		       "<a href=\"/api/runs\">/api/runs</a>"
 		       "<a href=\"/api/hosts\">/api/hosts</a></nav>\n<h1>", style);
 	web_buf_html(b, title);
 	web_buf_str(b, "</h1>\n");
@@ -311,6 +314,109 @@ out:
 	json_decref(result);
 }
 
+/* The table of `host list` (name, state, kernel, ports, job, kernel switch), the noise
+ * floors where measured, and each host's inventory. */
+static void page_hosts(struct store *store, struct web_reply *reply)
+{
+	json_t *hosts = web_hosts(store, reply), *h, *p, *m, *noise, *boot;
+	struct web_buf b = { 0 };
+	size_t i, k, rows = 0;
+	char *text, num[32];
+
+	if (!hosts)
+		return;
+	page_head(&b, "hosts");
+	web_buf_str(&b, "<p>Download: <a href=\"/api/hosts\">JSON</a></p>\n<table id=\"hosts\">\n"
+		    "<tr><th>name</th><th>state</th><th>kernel</th><th>ports</th><th>job</th>"
+		    "<th>kernel switch</th></tr>\n");
+	json_array_foreach(hosts, i, h) {
+		web_buf_str(&b, "<tr><td>");
+		web_buf_html(&b, json_string_value(json_object_get(h, "name")));
+		web_buf_str(&b, "</td><td>");
+		web_buf_html(&b, json_string_value(json_object_get(h, "state")));
+		web_buf_str(&b, "</td><td>");
+		web_buf_html(&b, json_string_value(json_object_get(h, "kernel_release")));
+		web_buf_str(&b, "</td><td>");
+		/* role=ifname driver, as host list */
+		json_array_foreach(json_object_get(json_object_get(h, "inventory"), "ports"), k, p) {
+			web_buf_str(&b, k ? ", " : "");
+			if (json_string_value(json_object_get(p, "role"))) {
+				web_buf_html(&b, json_string_value(json_object_get(p, "role")));
+				web_buf_str(&b, "=");
+			}
+			web_buf_html(&b, json_string_value(json_object_get(p, "name")));
+			web_buf_str(&b, " ");
+			web_buf_html(&b, json_string_value(json_object_get(p, "driver")));
+		}
+		web_buf_str(&b, "</td><td>");
+		if (json_is_integer(json_object_get(h, "job")))
+			web_buf_printf(&b, "%lld", (long long)json_integer_value(json_object_get(h,
+												     "job")));
+		web_buf_str(&b, "</td><td>");
+		boot = json_object_get(h, "boot");
+		if (boot) {
+			web_buf_html(&b, json_string_value(json_object_get(boot, "kernel")));
+			web_buf_str(&b, " ");
+			web_buf_html(&b, json_string_value(json_object_get(boot, "state")));
+			if (json_string_value(json_object_get(boot, "error"))) {
+				web_buf_str(&b, ": ");
+				web_buf_html(&b, json_string_value(json_object_get(boot, "error")));
+			}
+		}
+		web_buf_str(&b, "</td></tr>\n");
+	}
+	web_buf_str(&b, "</table>\n");
+	json_array_foreach(hosts, i, h) {
+		noise = json_object_get(h, "noise");
+		json_array_foreach(json_object_get(noise, "metrics"), k, m) {
+			if (!rows++)
+				web_buf_str(&b, "<h2>noise floor</h2>\n<p>run-to-run CV = stddev / "
+					    "mean (bpflab host calibrate)</p>\n<table id=\"noise\">\n"
+					    "<tr><th>host</th><th>kernel</th><th>run</th><th>metric"
+					    "</th><th>subject</th><th>window</th><th>n</th><th>mean"
+					    "</th><th>CV</th></tr>\n");
+			web_buf_str(&b, "<tr><td>");
+			web_buf_html(&b, json_string_value(json_object_get(h, "name")));
+			web_buf_str(&b, "</td><td>");
+			web_buf_html(&b, json_string_value(json_object_get(noise, "kernel_release")));
+			web_buf_printf(&b, "</td><td><a href=\"/runs/%lld\">%lld</a></td><td>",
+				       (long long)json_integer_value(json_object_get(noise, "run")),
+				       (long long)json_integer_value(json_object_get(noise, "run")));
+			web_buf_html(&b, json_string_value(json_object_get(m, "metric")));
+			web_buf_str(&b, "</td><td>");
+			web_buf_html(&b, json_string_value(json_object_get(m, "subject")));
+			web_buf_str(&b, "</td><td>");
+			web_buf_html(&b, json_string_value(json_object_get(m, "window")));
+			web_buf_printf(&b, "</td><td>%lld</td><td>",
+				       (long long)json_integer_value(json_object_get(m, "n")));
+			web_buf_html(&b, report_compare_num(json_number_value(json_object_get(m,
+				     "mean")), num, sizeof(num)));
+			web_buf_str(&b, "</td><td>");
+			web_buf_html(&b, noise_cv_text(json_number_value(json_object_get(m, "cv")),
+						       num, sizeof(num)));
+			web_buf_str(&b, "</td></tr>\n");
+		}
+	}
+	web_buf_str(&b, rows ? "</table>\n" : "<p>no noise floor measured</p>\n");
+	web_buf_str(&b, "<h2>inventory</h2>\n");
+	json_array_foreach(hosts, i, h) {
+		text = json_object_get(h, "inventory") ?
+			json_dumps(json_object_get(h, "inventory"), JSON_INDENT(1) | JSON_SORT_KEYS) :
+			NULL;
+		if (!text)
+			continue;
+		web_buf_str(&b, "<details><summary>");
+		web_buf_html(&b, json_string_value(json_object_get(h, "name")));
+		web_buf_str(&b, "</summary><pre>");
+		web_buf_html(&b, text);
+		web_buf_str(&b, "</pre></details>\n");
+		free(text);
+	}
+	reply_page(reply, &b);
+	web_buf_release(&b);
+	json_decref(hosts);
+}
+
 /* Append KEY=VALUE to B for a URL, percent-encoded but for unreserved bytes. */
 static void url_param(struct web_buf *b, bool first, const char *key, const char *value)
 {
@@ -429,6 +535,8 @@ void web_page(const char *db, enum web_route route, int64_t id,
 	if (store) {
 		if (route == WEB_PAGE_HISTORY || route == WEB_PAGE_COMPARE)
 			page_analysis(store, route == WEB_PAGE_HISTORY, params, n, reply);
+		else if (route == WEB_PAGE_HOSTS)
+			page_hosts(store, reply);
 		else if (route == WEB_PAGE_RUN)
 			page_run(store, id, reply);
 		else

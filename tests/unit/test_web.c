@@ -436,6 +436,36 @@ static void test_web_pages(void **state)
 	assert_int_equal(h.status, 404);
 	assert_null(strstr(h.body, "<>"));
 	http_free(&h);
+
+	/* hosts: a port and a kernel with markup, a noise floor on run 3 (as `host list`) */
+	get("/hosts", &h);
+	assert_int_equal(h.status, 200);
+	assert_contains(h.body, "<tr><td>imported</td><td>gone</td><td></td><td></td><td></td>"
+			"<td></td></tr>");
+	assert_contains(h.body, "<p>no noise floor measured</p>");
+	http_free(&h);
+	sql(db, "UPDATE hosts SET kernel_release = '6.1<x>', inventory = '{\"ports\": "
+		"[{\"role\": \"a\", \"name\": \"veth<a>\", \"driver\": \"veth\"}]}'");
+	sql(db, "INSERT INTO host_noise (run_id, host_id, env_id, metric, subject, window, n, "
+		"mean, cv, measured_ms) SELECT 3, 1, MIN(id), 'prog.ns_per_run', 'xdp_drop', "
+		"'cost', 4, 10.15, 0.0127, 1 FROM host_envs");
+	get("/hosts", &h);
+	assert_int_equal(h.status, 200);
+	assert_null(strstr(h.body, "<x>"));
+	assert_null(strstr(h.body, "<a>"));
+	assert_contains(h.body, "<td>6.1&lt;x&gt;</td><td>a=veth&lt;a&gt; veth</td>");
+	assert_contains(h.body, "<td><a href=\"/runs/3\">3</a></td><td>prog.ns_per_run</td>"
+			"<td>xdp_drop</td><td>cost</td><td>4</td><td>10.2</td><td>1.3 %</td>");
+	http_free(&h);
+	{
+		char *want = cli_out((const char *[]){ "--db", db, "-j", "host", "list", NULL });
+
+		get("/api/hosts", &h);
+		assert_contains(want, "\"cv\":0.0127");
+		assert_text(h.body, want);
+		free(want);
+		http_free(&h);
+	}
 }
 
 /* A database migrated by a newer bpflab: refused at start, 500 on a request. */
