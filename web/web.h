@@ -159,6 +159,10 @@ void web_chart_history(struct web_buf *b, const json_t *report);
  * turns into a page (web_page_error). */
 void web_page(const char *db, enum web_route route, int64_t id,
 	      const struct web_param *params, size_t n, struct web_reply *reply);
+/* The one script of the dashboard: /runs polls /api/runs every 2 s while a run is queued
+ * or running (the page also reloads every 5 s without script). web.c puts its SHA-256
+ * into the Content-Security-Policy's script-src. */
+extern const char web_live_script[];
 /* An error page with STATUS and MESSAGE. */
 void web_page_error(struct web_reply *reply, unsigned status, const char *message);
 

@@ -28,18 +28,41 @@ static const char style[] =
 	".state-running{color:#06c}.state-failed,.state-cancelled{color:#b00}"
 	"nav a{margin-right:1em}";
 
-static void page_head(struct web_buf *b, const char *title)
+/* /runs while a run is queued or running: every 2 s, the state, jobs and failed cells of
+ * the rows (id "run-ID") from /api/runs, as text (never markup); stops when none is
+ * left or on a non-JSON answer (401 when the browser does not send the token). Its
+ * SHA-256 is in the Content-Security-Policy (web.c): a change here changes the header. */
+const char web_live_script[] =
+	"(function(){function poll(){fetch('/api/runs',{cache:'no-store'})"
+	".then(function(r){return r.ok?r.json():null}).then(function(runs){var live=false;"
+	"if(!runs)return;runs.forEach(function(r){var row=document.getElementById('run-'+r.id);"
+	"if(r.state==='queued'||r.state==='running')live=true;if(!row)return;var c=row.cells;"
+	"c[2].textContent=r.state;c[2].className='state-'+r.state;"
+	"c[3].textContent=r.jobs_done+'/'+r.jobs_total;c[4].textContent=r.jobs_failed;});"
+	"if(live)setTimeout(poll,2000);}).catch(function(){setTimeout(poll,2000);});}"
+	"setTimeout(poll,2000);})();";
+
+/* The page's head and title; LIVE: a reload every 5 s for a browser without script. */
+static void page_head_live(struct web_buf *b, const char *title, bool live)
 {
 	web_buf_str(b, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
 		    "<title>");
 	web_buf_html(b, title);
-	web_buf_printf(b, " - bpflab</title><style>%s</style></head><body>\n"
+	web_buf_str(b, " - bpflab</title>");
+	if (live)
+		web_buf_str(b, "<noscript><meta http-equiv=\"refresh\" content=\"5\"></noscript>");
+	web_buf_printf(b, "<style>%s</style></head><body>\n"
 		       "<nav><a href=\"/runs\">runs</a><a href=\"/history\">history</a>"
 		       "<a href=\"/compare\">compare</a><a href=\"/hosts\">hosts</a>"
 		       "<a href=\"/api/runs\">/api/runs</a>"
 		       "<a href=\"/api/hosts\">/api/hosts</a></nav>\n<h1>", style);
 	web_buf_html(b, title);
 	web_buf_str(b, "</h1>\n");
+}
+
+static void page_head(struct web_buf *b, const char *title)
+{
+	page_head_live(b, title, false);
 }
 
 /* REPLY the page in B (taken), or a 500 when B ran out of memory. */
@@ -124,6 +147,7 @@ static void page_runs(struct store *store, struct web_reply *reply)
 {
 	json_t *runs = web_runs(store, reply), *run_hosts = NULL, *r;
 	struct web_buf b = { 0 };
+	bool live = false;
 	size_t i;
 
 	if (!runs)
@@ -134,7 +158,12 @@ static void page_runs(struct store *store, struct web_reply *reply)
 				store_errmsg(store));
 		goto out;
 	}
-	page_head(&b, "runs");
+	json_array_foreach(runs, i, r) {
+		const char *st = json_string_value(json_object_get(r, "state"));
+
+		live = live || (st && (!strcmp(st, "queued") || !strcmp(st, "running")));
+	}
+	page_head_live(&b, "runs", live);
 	if (!json_array_size(runs)) {
 		web_buf_str(&b, "<p>no runs</p>\n");
 		reply_page(reply, &b);
@@ -152,8 +181,8 @@ static void page_runs(struct store *store, struct web_reply *reply)
 		r = json_array_get(runs, i);
 		id = json_integer_value(json_object_get(r, "id"));
 		state = json_string_value(json_object_get(r, "state"));
-		web_buf_printf(&b, "<tr><td><a href=\"/runs/%lld\">%lld</a></td><td>",
-			       (long long)id, (long long)id);
+		web_buf_printf(&b, "<tr id=\"run-%lld\"><td><a href=\"/runs/%lld\">%lld</a></td>"
+			       "<td>", (long long)id, (long long)id, (long long)id);
 		web_buf_html(&b, json_string_value(json_object_get(r, "plan")));
 		web_buf_str(&b, "</td><td class=\"state-");
 		web_buf_html(&b, state);
@@ -173,6 +202,8 @@ static void page_runs(struct store *store, struct web_reply *reply)
 					 t2, sizeof(t2)));
 	}
 	web_buf_str(&b, "</table>\n");
+	if (live)
+		web_buf_printf(&b, "<script>%s</script>\n", web_live_script);
 	reply_page(reply, &b);
 out:
 	web_buf_release(&b);

@@ -33,6 +33,7 @@
 
 #include <sqlite3.h>
 
+#include "base/util.h"
 #include "web.h"
 #include "helpers.h"
 
@@ -372,6 +373,43 @@ static void test_web_token(void **state)
 	web_destroy(&w);
 }
 
+/* /runs with run 5 running: the polling script, allowed by its SHA-256 in the CSP (as a
+ * browser computes it over the element's text), a <noscript> reload; none once done. */
+static void test_web_live(void)
+{
+	char *start, *end, *b64, want[128];
+	uint8_t sum[32];
+	struct http h;
+
+	sql(db, "UPDATE runs SET state = 'running' WHERE id = 5");
+	get("/runs", &h);
+	assert_int_equal(h.status, 200);
+	assert_contains(h.body, "<noscript><meta http-equiv=\"refresh\" content=\"5\">"
+			"</noscript>");
+	assert_contains(h.body, "<tr id=\"run-5\"><td><a href=\"/runs/5\">5</a></td><td>k</td>"
+			"<td class=\"state-running\">running</td><td>4/4</td><td>0</td>");
+	start = strstr(h.body, "<script>");
+	assert_non_null(start);
+	start += strlen("<script>");
+	end = strstr(start, "</script>");
+	assert_non_null(end);
+	assert_int_equal((size_t)(end - start), strlen(web_live_script));
+	assert_true(!strncmp(start, web_live_script, (size_t)(end - start)));
+	assert_contains(web_live_script, "fetch('/api/runs'");
+	util_sha256(start, (size_t)(end - start), sum);
+	b64 = util_base64_encode(sum, sizeof(sum));
+	snprintf(want, sizeof(want), "Content-Security-Policy: default-src 'none'; style-src "
+		 "'unsafe-inline'; script-src 'sha256-%s'; connect-src 'self'", b64);
+	free(b64);
+	assert_contains(h.head, want);
+	http_free(&h);
+	sql(db, "UPDATE runs SET state = 'done' WHERE id = 5");
+	get("/runs", &h);
+	assert_null(strstr(h.body, "<script"));
+	assert_null(strstr(h.body, "<noscript"));
+	http_free(&h);
+}
+
 /* The pages: every text from the database escaped, the verdict details shown. */
 static void test_web_pages(void **state)
 {
@@ -466,6 +504,7 @@ static void test_web_pages(void **state)
 		free(want);
 		http_free(&h);
 	}
+	test_web_live();
 }
 
 /* A database migrated by a newer bpflab: refused at start, 500 on a request. */
