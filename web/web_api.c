@@ -227,6 +227,18 @@ out:
 	return rows;
 }
 
+/* REPORT with what each row's n can resolve (ADD, as the CLI does before printing), or
+ * NULL with REPLY the error (REPORT freed). */
+static json_t *with_min_detectable(json_t *report, int (*add)(json_t *),
+				   struct web_reply *reply)
+{
+	if (!add(report))
+		return report;
+	json_decref(report);
+	web_reply_error(reply, 500, "out of memory");
+	return NULL;
+}
+
 json_t *web_history(struct store *store, const struct web_param *params, size_t n,
 		    struct web_reply *reply)
 {
@@ -264,12 +276,7 @@ json_t *web_history(struct store *store, const struct web_param *params, size_t 
 				v[P_PLAN], v[P_METRIC], msg);
 		return NULL;
 	}
-	if (report_history_add_min_detectable(report)) {
-		json_decref(report);
-		web_reply_error(reply, 500, "out of memory");
-		return NULL;
-	}
-	return report;
+	return with_min_detectable(report, report_history_add_min_detectable, reply);
 }
 
 /* A run id parameter NAME's VALUE into *ID; 400 otherwise. */
@@ -351,12 +358,7 @@ json_t *web_compare(struct store *store, const struct web_param *params, size_t 
 				msg);
 		return NULL;
 	}
-	if (report_compare_add_min_detectable(report)) {
-		json_decref(report);
-		web_reply_error(reply, 500, "out of memory");
-		return NULL;
-	}
-	return report;
+	return with_min_detectable(report, report_compare_add_min_detectable, reply);
 }
 
 /* REPLY the samples of RESULT as `result show --csv` prints them. */

@@ -345,6 +345,14 @@ out:
 	json_decref(result);
 }
 
+/* A cell of O's string KEY, escaped (empty when absent). */
+static void td(struct web_buf *b, const json_t *o, const char *key)
+{
+	web_buf_str(b, "<td>");
+	web_buf_html(b, json_string_value(json_object_get(o, key)));
+	web_buf_str(b, "</td>");
+}
+
 /* The table of `host list` (name, state, kernel, ports, job, kernel switch), the noise
  * floors where measured, and each host's inventory. */
 static void page_hosts(struct store *store, struct web_reply *reply)
@@ -361,13 +369,11 @@ static void page_hosts(struct store *store, struct web_reply *reply)
 		    "<tr><th>name</th><th>state</th><th>kernel</th><th>ports</th><th>job</th>"
 		    "<th>kernel switch</th></tr>\n");
 	json_array_foreach(hosts, i, h) {
-		web_buf_str(&b, "<tr><td>");
-		web_buf_html(&b, json_string_value(json_object_get(h, "name")));
-		web_buf_str(&b, "</td><td>");
-		web_buf_html(&b, json_string_value(json_object_get(h, "state")));
-		web_buf_str(&b, "</td><td>");
-		web_buf_html(&b, json_string_value(json_object_get(h, "kernel_release")));
-		web_buf_str(&b, "</td><td>");
+		web_buf_str(&b, "<tr>");
+		td(&b, h, "name");
+		td(&b, h, "state");
+		td(&b, h, "kernel_release");
+		web_buf_str(&b, "<td>");
 		/* role=ifname driver, as host list */
 		json_array_foreach(json_object_get(json_object_get(h, "inventory"), "ports"), k, p) {
 			web_buf_str(&b, k ? ", " : "");
@@ -406,19 +412,16 @@ static void page_hosts(struct store *store, struct web_reply *reply)
 					    "<tr><th>host</th><th>kernel</th><th>run</th><th>metric"
 					    "</th><th>subject</th><th>window</th><th>n</th><th>mean"
 					    "</th><th>CV</th></tr>\n");
-			web_buf_str(&b, "<tr><td>");
-			web_buf_html(&b, json_string_value(json_object_get(h, "name")));
-			web_buf_str(&b, "</td><td>");
-			web_buf_html(&b, json_string_value(json_object_get(noise, "kernel_release")));
-			web_buf_printf(&b, "</td><td><a href=\"/runs/%lld\">%lld</a></td><td>",
+			web_buf_str(&b, "<tr>");
+			td(&b, h, "name");
+			td(&b, noise, "kernel_release");
+			web_buf_printf(&b, "<td><a href=\"/runs/%lld\">%lld</a></td>",
 				       (long long)json_integer_value(json_object_get(noise, "run")),
 				       (long long)json_integer_value(json_object_get(noise, "run")));
-			web_buf_html(&b, json_string_value(json_object_get(m, "metric")));
-			web_buf_str(&b, "</td><td>");
-			web_buf_html(&b, json_string_value(json_object_get(m, "subject")));
-			web_buf_str(&b, "</td><td>");
-			web_buf_html(&b, json_string_value(json_object_get(m, "window")));
-			web_buf_printf(&b, "</td><td>%lld</td><td>",
+			td(&b, m, "metric");
+			td(&b, m, "subject");
+			td(&b, m, "window");
+			web_buf_printf(&b, "<td>%lld</td><td>",
 				       (long long)json_integer_value(json_object_get(m, "n")));
 			web_buf_html(&b, report_compare_num(json_number_value(json_object_get(m,
 				     "mean")), num, sizeof(num)));
