@@ -1,7 +1,7 @@
 /* web.h - the dashboard (docs/dashboard.md): an HTTP server on libmicrohttpd that answers
  * GET and HEAD from a bpflab database opened read-only for each request, with the JSON
  * the CLI prints with -j (/api/...) and server-rendered pages (/runs, /runs/ID,
- * /history, /compare, /hosts).
+ * /history, /compare, /hosts, /bisect).
  *
  * Parts: web.c (the server: bind, token, methods, dispatch; MHD's own thread), web_api.c
  * (the JSON answers, from the store's query functions that `bpflab --db` uses),
@@ -74,11 +74,14 @@ enum web_route {
 	WEB_API_HOSTS,
 	WEB_API_HISTORY,
 	WEB_API_COMPARE,
+	WEB_API_BISECT,
+	WEB_API_BISECT_LOG,
 	WEB_PAGE_RUNS,		/* also "/"; the pages from here on */
 	WEB_PAGE_RUN,
 	WEB_PAGE_HISTORY,
 	WEB_PAGE_COMPARE,
 	WEB_PAGE_HOSTS,
+	WEB_PAGE_BISECT,
 };
 /* The route of PATH (no query string); *ID gets the run id of WEB_API_RUN and
  * WEB_PAGE_RUN. */
@@ -143,6 +146,11 @@ json_t *web_history(struct store *store, const struct web_param *params, size_t 
 		    struct web_reply *reply);
 json_t *web_compare(struct store *store, const struct web_param *params, size_t n,
 		    struct web_reply *reply);
+struct bisect;
+/* The active bisect session, else the latest, as `bisect status -j` prints it, and its
+ * replayed engine in *ENGINE if not NULL (bisect_destroy); NULL with REPLY the error
+ * (404 "no bisect session", 500 a session that cannot be replayed, 503). */
+json_t *web_bisect(struct store *store, struct bisect **engine, struct web_reply *reply);
 /* Answer the JSON routes (WEB_API_*) with PARAMS into REPLY. */
 void web_api(const char *db, enum web_route route, int64_t id,
 	     const struct web_param *params, size_t n, struct web_reply *reply);

@@ -3,7 +3,8 @@
  * cli/noise.c, cli/result.c): run list, result show (the report with the hosts' noise
  * floors) or its CSV, host list (with kernel switches and noise floors), result history
  * and result compare (cli/result_analysis.c: the same filter, analysis and report
- * functions, the query parameters for its options). Also the
+ * functions, the query parameters for its options), bisect status and log
+ * (lib/analysis/bisect_session.c over store_bisect_get). Also the
  * objects the pages (web_page.c) render. Runs on MHD's thread, one store per request.
  */
 #include "web.h"
@@ -15,10 +16,12 @@
 #include <string.h>
 
 #include "analysis/analysis.h"
+#include "analysis/bisect_session.h"
 #include "analysis/noise.h"
 #include "report/report.h"
 #include "report/report_compare.h"
 #include "store/store.h"
+#include "store/store_bisect.h"
 #include "store/store_noise.h"
 
 void web_reply_error(struct web_reply *reply, unsigned status, const char *fmt, ...)
@@ -361,6 +364,34 @@ json_t *web_compare(struct store *store, const struct web_param *params, size_t 
 	return with_min_detectable(report, report_compare_add_min_detectable, reply);
 }
 
+json_t *web_bisect(struct store *store, struct bisect **engine, struct web_reply *reply)
+{
+	json_t *ses = store_bisect_get(store, 0);
+	struct bisect *b;
+
+	if (!ses) {
+		if (errno == ENOENT)
+			web_reply_error(reply, 404, "no bisect session");
+		else
+			reply_store_error(store, reply);
+		return NULL;
+	}
+	b = bisect_session_replay(ses);
+	if (!b || bisect_session_status(ses, b)) {
+		web_reply_error(reply, 500, b || errno == ENOMEM ? "out of memory" :
+				"cannot replay bisect session %lld: its steps do not fit its kernels",
+				(long long)json_integer_value(json_object_get(ses, "id")));
+		bisect_destroy(&b);
+		json_decref(ses);
+		return NULL;
+	}
+	if (engine)
+		*engine = b;
+	else
+		bisect_destroy(&b);
+	return ses;
+}
+
 /* REPLY the samples of RESULT as `result show --csv` prints them. */
 static void reply_csv(struct web_reply *reply, const json_t *result)
 {
@@ -414,6 +445,16 @@ void web_api(const char *db, enum web_route route, int64_t id,
 		break;
 	case WEB_API_COMPARE:
 		obj = web_compare(store, params, n, reply);
+		break;
+	case WEB_API_BISECT:
+	case WEB_API_BISECT_LOG:
+		obj = web_bisect(store, NULL, reply);
+		if (obj && route == WEB_API_BISECT_LOG) {
+			json_t *steps = json_incref(json_object_get(obj, "steps"));
+
+			json_decref(obj);
+			obj = steps;
+		}
 		break;
 	case WEB_API_RUN:
 		if (values[0] && !strcmp(values[0], "csv")) {

@@ -174,7 +174,8 @@ enum web_route web_route(const char *path, int64_t *id)
 		{ "/api/runs", WEB_API_RUNS }, { "/api/hosts", WEB_API_HOSTS },
 		{ "/api/history", WEB_API_HISTORY }, { "/api/compare", WEB_API_COMPARE },
 		{ "/history", WEB_PAGE_HISTORY }, { "/compare", WEB_PAGE_COMPARE },
-		{ "/hosts", WEB_PAGE_HOSTS },
+		{ "/hosts", WEB_PAGE_HOSTS }, { "/bisect", WEB_PAGE_BISECT },
+		{ "/api/bisect", WEB_API_BISECT }, { "/api/bisect/log", WEB_API_BISECT_LOG },
 	};
 	static const struct {
 		const char *prefix;

@@ -10,6 +10,10 @@
  * - a plan named <script>...: escaped on both pages, verdict details on the run page;
  * - the start rule: an address outside loopback without token or --http-public refused
  *   (web_new, `bpflab serve` and `bpflabd --http`, exit 2, nothing bound);
+ * - /api/history, /api/compare, /api/bisect(/log) byte-equal to `result history -j`,
+ *   `result compare -j`, `bisect status -j` and `bisect log -j`; the /history chart
+ *   (point titles, the change point where hand-computed), /compare, /hosts (noise floor),
+ *   /bisect; the live script of /runs and its hash in the CSP;
  * - `bpflabd --http`: the coordinator serves its own database while it runs;
  * - web_util.c's pure parsers: routes, parameters, addresses, tokens, escaping.
  */
@@ -410,6 +414,64 @@ static void test_web_live(void)
 	http_free(&h);
 }
 
+/* Bisect: none yet (404 under /api/, a page that says so), then a session over plan k's
+ * three kernels stepped three times by the CLI: /api/bisect and /api/bisect/log are
+ * `bisect status -j` and `bisect log -j`; the page shows the result and the steps. */
+static void test_web_bisect(void **state)
+{
+	const char *start[] = { "--db", db, "bisect", "start", "--plan", "k", "--metric",
+				"prog.ns_per_run", "--good", "6.1.0", "--bad", "6.3.0",
+				"--kernels", NULL, NULL };
+	char file[400], *want;
+	struct http h;
+	int i;
+
+	(void)state;
+	get("/api/bisect", &h);
+	assert_int_equal(h.status, 404);
+	assert_text(h.body, "{\"error\":\"no bisect session\"}\n");
+	http_free(&h);
+	get("/bisect", &h);
+	assert_int_equal(h.status, 200);
+	assert_contains(h.body, "<p>no bisect session (bpflab bisect start)</p>");
+	http_free(&h);
+
+	snprintf(file, sizeof(file), "%s/kernels", tmpdir);
+	file_put(file, "6.1.0\n6.2.0<i>\n6.3.0\n");
+	start[13] = file;
+	free(cli_out(start));
+	for (i = 0; i < 3; i++)
+		free(cli_out((const char *[]){ "--db", db, "bisect", "step", NULL }));
+	want = cli_out((const char *[]){ "--db", db, "-j", "bisect", "status", NULL });
+	get("/api/bisect", &h);
+	assert_int_equal(h.status, 200);
+	assert_contains(want, "\"engine_state\":\"confirming\"");
+	assert_text(h.body, want);
+	free(want);
+	http_free(&h);
+	want = cli_out((const char *[]){ "--db", db, "-j", "bisect", "log", NULL });
+	get("/api/bisect/log", &h);
+	assert_int_equal(h.status, 200);
+	assert_text(h.body, want);
+	free(want);
+	http_free(&h);
+	get("/api/bisect?x=1", &h);
+	assert_int_equal(h.status, 400);
+	http_free(&h);
+
+	get("/bisect", &h);
+	assert_int_equal(h.status, 200);
+	assert_null(strstr(h.body, "<i>"));
+	assert_contains(h.body, "<h1>bisect session 1</h1>");
+	assert_contains(h.body, "<tr><th>engine</th><td>confirming</td></tr>");
+	assert_contains(h.body, "<tr><th>next</th><td>6.1.0</td></tr>");
+	assert_contains(h.body, "<td id=\"result\">first bad kernel <b>6.2.0&lt;i&gt;</b> (good "
+			"neighbour 6.1.0): 10.15 (n 4) -&gt; 20.15 (n 4), +98.52 %, p 0.0286</td>");
+	assert_contains(h.body, "<tr><td>3</td><td>6.2.0&lt;i&gt;</td><td><a href=\"/runs/4\">4"
+			"</a></td><td>4</td><td>bad</td><td>0.0286</td><td>2.5 %</td>");
+	http_free(&h);
+}
+
 /* The pages: every text from the database escaped, the verdict details shown. */
 static void test_web_pages(void **state)
 {
@@ -792,6 +854,7 @@ int main(void)
 		cmocka_unit_test(test_web_newer_database),
 		cmocka_unit_test(test_web_bpflabd),
 		cmocka_unit_test(test_web_bind_rule),
+		cmocka_unit_test(test_web_bisect),
 		cmocka_unit_test(test_web_route),
 		cmocka_unit_test(test_web_params),
 		cmocka_unit_test(test_web_addr),
