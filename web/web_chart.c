@@ -63,7 +63,7 @@ void web_chart_history(struct web_buf *b, const json_t *report)
 	const json_t *groups = json_object_get(report, "groups");
 	const json_t *series = json_object_get(report, "series"), *s, *p, *c;
 	size_t n_groups = json_array_size(groups), i, j;
-	double top = 0, step, x, y;
+	double top = 0, step, x, y, mag;
 
 	json_array_foreach(series, i, s) {
 		if (i == MAX_SERIES)
@@ -74,7 +74,9 @@ void web_chart_history(struct web_buf *b, const json_t *report)
 	}
 	if (!n_groups || !(top > 0))
 		return;
-	top *= 1.1;
+	/* four ticks at a round step: 1, 1.5, 2, ... times a power of ten */
+	mag = pow(10, floor(log10(top * 1.05 / 4)));
+	top = 4 * mag * ceil(top * 1.05 / 4 / mag * 2) / 2;
 	step = (W - LEFT - RIGHT) / (double)n_groups;
 #define X(k) (LEFT + step * ((double)(k) + 0.5))
 #define Y(v) (TOP + (H - TOP - BOTTOM) * (1 - (v) / top))
