@@ -157,19 +157,21 @@ bench-validity: all	# bench/validity.sh on a lab of its own (bench/README.md); V
 
 FUZZ_SECONDS ?= 60
 FUZZ_TARGETS := $(patsubst tests/fuzz/fuzz_%.c,$(BUILD)/fuzz/fuzz_%,$(wildcard tests/fuzz/fuzz_*.c))
-# Every target links all of lib/; one that fuzzes agent/ code names those sources here.
+# Every target links all of lib/; one that fuzzes agent/ or web/ code names those sources here.
 FUZZ_SRCS_agent_config  := agent/config.c agent/provider.c
 FUZZ_SRCS_provider_list := agent/provider.c
 FUZZ_SRCS_probe_frame   := agent/probe.c
 FUZZ_SRCS_verifier_log  := agent/verifier_log.c
+FUZZ_SRCS_web_query     := web/web_util.c
 $(BUILD)/fuzz/fuzz_agent_config: $(FUZZ_SRCS_agent_config) $(wildcard agent/*.h)
 $(BUILD)/fuzz/fuzz_provider_list: $(FUZZ_SRCS_provider_list) $(wildcard agent/*.h)
 $(BUILD)/fuzz/fuzz_probe_frame: $(FUZZ_SRCS_probe_frame) $(wildcard agent/*.h)
 $(BUILD)/fuzz/fuzz_verifier_log: $(FUZZ_SRCS_verifier_log) $(wildcard agent/*.h)
+$(BUILD)/fuzz/fuzz_web_query: $(FUZZ_SRCS_web_query) web/web.h
 $(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(LIB_SRCS) $(wildcard lib/*/*.h) $(SCHEMA_C)
 	$(call msg,FUZZ,$@)
 	$(Q)mkdir -p $(dir $@)
-	$(Q)$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE -Ilib -iquote agent \
+	$(Q)$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE -Ilib -iquote agent -iquote web \
 		$(shell pkg-config --cflags $(PKGS)) -o $@ $< $(FUZZ_SRCS_$*) $(LIB_SRCS) \
 		$(SCHEMA_C) $(LDLIBS)
 fuzz: deps

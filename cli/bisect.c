@@ -171,8 +171,8 @@ static int do_start(int argc, char **argv)
 		ret = CLI_EXIT_FAIL;
 		goto out;
 	}
-	g = session_kernel_index(kernels, o.good);
-	bd = session_kernel_index(kernels, o.bad);
+	g = bisect_session_kernel(kernels, o.good);
+	bd = bisect_session_kernel(kernels, o.bad);
 	if (g < 0 || bd < 0 || g >= bd) {
 		ret = cli_usage_error("bisect start", g < 0 ? "good kernel '%s' is not a "
 				      "candidate" : bd < 0 ? "bad kernel '%s' is not a candidate"

@@ -24,6 +24,7 @@
 #include <stdio.h>
 
 #include "analysis/bisect.h"
+#include "analysis/bisect_session.h"
 #include "analysis/compare.h"
 
 enum {
@@ -141,8 +142,6 @@ void bisect_be_close(struct session_be *be);
 /* Open the backend (READONLY for a database file) and load the session into *SES and
  * its replayed engine into *B. Returns 0 or an exit status after the error. */
 int bisect_load(struct session_be *be, json_t **ses, struct bisect **b, bool readonly);
-/* The position of kernel K in the session's KERNELS array, or -1. */
-int session_kernel_index(const json_t *kernels, const char *k);
 
 void bisect_vals_release(struct vals *x);
 /* The values Q selects into *OUT (released first), from BE. A sample is one variant and
@@ -175,9 +174,6 @@ int bisect_submit_wait(const char *file, const json_t *overrides, unsigned int r
 /* Whether FILE names a readable plan file (rather than a plan name). */
 bool bisect_is_plan_file(const char *file);
 
-/* The steps of session SES (as stored, in the order of B's) with
- * "min_detectable_pct": what each step's comparison could resolve, in %, or null. */
-void bisect_annotate_steps(json_t *ses, const struct bisect *b);
 /* "  with 5 + 5 values at 12 % CV ..." for step S when it is unsettled. */
 void bisect_print_resolution(const struct bisect_step *s);
 /* The result of engine B, when it has one, as text. */

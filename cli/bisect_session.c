@@ -388,55 +388,6 @@ out:
 	return ret;
 }
 
-int session_kernel_index(const json_t *kernels, const char *k)
-{
-	const json_t *v;
-	size_t i;
-
-	json_array_foreach(kernels, i, v)
-		if (!strcmp(json_string_value(v), k))
-			return (int)i;
-	return -1;
-}
-
-/* The engine of session SES, rebuilt by replaying its steps. */
-static struct bisect *engine(const json_t *ses)
-{
-	const json_t *kernels = json_object_get(ses, "kernels"), *opts = json_object_get(ses, "opts");
-	const char *names[1024];
-	struct bisect *b;
-	json_t *s, *v;
-	size_t i, k, n = json_array_size(kernels);
-	BISECT_OPTS(o, .kind = (enum stats_kind)proto_get_int(opts, "kind", 0),
-		    .reps = (unsigned int)proto_get_int(opts, "reps", 0),
-		    .max_reps = (unsigned int)proto_get_int(opts, "max_reps", 0),
-		    .min_effect = json_number_value(json_object_get(opts, "min_effect")));
-
-	if (n > 1024)
-		return NULL;
-	for (i = 0; i < n; i++)
-		names[i] = json_string_value(json_array_get(kernels, i));
-	b = bisect_new(names, (int)n, session_kernel_index(kernels, proto_get_str(ses, "good", "")),
-		       session_kernel_index(kernels, proto_get_str(ses, "bad", "")), &o);
-	if (!b)
-		return NULL;
-	json_array_foreach(json_object_get(ses, "steps"), i, s) {
-		json_t *vals = json_object_get(s, "values");
-		double d[1024];
-		size_t m = 0;
-
-		json_array_foreach(vals, k, v)
-			if (m < 1024)
-				d[m++] = json_number_value(v);
-		if (bisect_record(b, session_kernel_index(kernels, proto_get_str(s, "kernel", "")), d, m)) {
-			bisect_destroy(&b);
-			errno = EINVAL;
-			return NULL;
-		}
-	}
-	return b;
-}
-
 /* Open the backend (READONLY for a database file) and load the session into *SES and
  * its replayed engine into *B. Returns 0 or an exit status after the error. */
 int bisect_load(struct session_be *be, json_t **ses, struct bisect **b, bool readonly)
@@ -448,7 +399,7 @@ int bisect_load(struct session_be *be, json_t **ses, struct bisect **b, bool rea
 	*ses = be->ops->get(be);
 	if (!*ses)
 		return CLI_EXIT_FAIL;
-	*b = engine(*ses);
+	*b = bisect_session_replay(*ses);
 	if (!*b)
 		return cli_error("cannot replay bisect session %lld: its steps do not fit "
 				 "its kernels", proto_get_int(*ses, "id", 0));

@@ -23,22 +23,6 @@ static bool step_unsettled(const struct bisect_step *s)
 	       s->v_good == COMPARE_UNKNOWN;
 }
 
-/* The steps of session SES (as stored, in the order of B's) with
- * "min_detectable_pct": what each step's comparison could resolve, in %, or null. */
-void bisect_annotate_steps(json_t *ses, const struct bisect *b)
-{
-	json_t *s;
-	size_t i;
-
-	json_array_foreach(json_object_get(ses, "steps"), i, s) {
-		const struct bisect_step *st = bisect_step(b, (int)i);
-
-		if (json_is_object(s))
-			json_object_set_new(s, "min_detectable_pct", st && !isnan(st->res.mde) ?
-					    json_real(100 * st->res.mde) : json_null());
-	}
-}
-
 /* "  with 5 + 5 values at 12 % CV ..." for step S when it is unsettled. */
 void bisect_print_resolution(const struct bisect_step *s)
 {
@@ -87,12 +71,8 @@ int bisect_do_status(int argc, char **argv)
 		goto out;
 	bisect_next(b, &a);
 	if (cli.json) {
-		json_object_set_new(ses, "engine_state", json_string(bisect_state_name(a.state)));
-		json_object_set_new(ses, "next", a.kernel >= 0 ?
-				    json_string(bisect_kernel(b, a.kernel)) : json_null());
-		json_object_set_new(ses, "measured", json_integer(bisect_n_measured(b)));
-		bisect_annotate_steps(ses, b);
-		ret = cli_print_json(ses);
+		ret = bisect_session_status(ses, b) ? cli_error("out of memory") :
+			cli_print_json(ses);
 		goto out;
 	}
 	printf("bisect session %lld (%s): %s of '%s'%s%s, %d kernels, %d measured\n",
@@ -127,7 +107,7 @@ int bisect_do_log(int argc, char **argv)
 	if (ret)
 		goto out;
 	if (cli.json) {
-		bisect_annotate_steps(ses, b);
+		bisect_session_annotate_steps(ses, b);
 		ret = cli_print_json(json_object_get(ses, "steps"));
 		goto out;
 	}

@@ -349,7 +349,7 @@ int bisect_do_step(int argc, char **argv)
 	if (!ret && a.kernel2 >= 0)
 		ret = measure(&be, &ses, b, a.kernel2, true, run, o.strict);
 	if (!ret && cli.json) {	/* the session with the steps just recorded */
-		bisect_annotate_steps(ses, b);
+		bisect_session_annotate_steps(ses, b);
 		ret = cli_print_json(ses);
 	}
 out:

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/util.h"
 #include "store/store.h"
 
 #define WEB_MAX_PARAMS 16
@@ -26,6 +27,7 @@ struct web {
 	char token[WEB_TOKEN_MAX];	/* "" when none */
 	unsigned port;
 	char url[INET6_ADDRSTRLEN + 32];	/* http://ADDR:PORT/ */
+	char csp[192];			/* Content-Security-Policy: the live script's hash */
 };
 
 /* The query parameters of a request, gathered by MHD_get_connection_values. */
@@ -50,7 +52,7 @@ static enum MHD_Result param_cb(void *cls, enum MHD_ValueKind kind, const char *
 }
 
 static enum MHD_Result send_reply(struct MHD_Connection *conn, struct web_reply *reply,
-				  const char *allow, bool bearer)
+				  const char *csp, const char *allow, bool bearer)
 {
 	struct MHD_Response *resp;
 	enum MHD_Result ret;
@@ -65,8 +67,7 @@ static enum MHD_Result send_reply(struct MHD_Connection *conn, struct web_reply 
 	reply->body = NULL;	/* MHD frees it */
 	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, reply->type);
 	MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
-	MHD_add_response_header(resp, "Content-Security-Policy",
-				"default-src 'none'; style-src 'unsafe-inline'");
+	MHD_add_response_header(resp, "Content-Security-Policy", csp);
 	MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
 	if (allow)
 		MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW, allow);
@@ -116,7 +117,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
 	} else if (route == WEB_BAD_ID) {
 		web_reply_error(&reply, MHD_HTTP_BAD_REQUEST, "bad run id in '%s' (expected a "
 				"positive integer)", url);
-	} else if (route == WEB_PAGE_RUNS || route == WEB_PAGE_RUN) {
+	} else if (route >= WEB_PAGE_RUNS) {
 		web_page(w->db, route, id, ps.p, ps.n, &reply);
 	} else {
 		web_api(w->db, route, id, ps.p, ps.n, &reply);
@@ -132,7 +133,25 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
 		json_decref(e);
 		web_page_error(&reply, reply.status, msg);
 	}
-	return send_reply(conn, &reply, allow, bearer);
+	return send_reply(conn, &reply, w->csp, allow, bearer);
+}
+
+/* The Content-Security-Policy of every answer into OUT: nothing from elsewhere, inline
+ * styles, the one inline script of /runs by its SHA-256 (no other script runs, also one
+ * injected into a page), fetches to this server only. Returns 0 or -ENOMEM. */
+static int web_csp(char *out, size_t len)
+{
+	uint8_t sum[32];
+	char *b64;
+
+	util_sha256(web_live_script, strlen(web_live_script), sum);
+	b64 = util_base64_encode(sum, sizeof(sum));
+	if (!b64)
+		return -ENOMEM;
+	snprintf(out, len, "default-src 'none'; style-src 'unsafe-inline'; script-src "
+		 "'sha256-%s'; connect-src 'self'", b64);
+	free(b64);
+	return 0;
 }
 
 struct web *web_new(const struct web_opts *opts, bool *usage, char *err, size_t err_len)
@@ -174,6 +193,11 @@ struct web *web_new(const struct web_opts *opts, bool *usage, char *err, size_t 
 	}
 	if (opts->token)
 		snprintf(w->token, sizeof(w->token), "%s", opts->token);
+	if (web_csp(w->csp, sizeof(w->csp))) {
+		snprintf(err, err_len, "out of memory");
+		web_destroy(&w);
+		return NULL;
+	}
 	w->mhd = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG |
 				  (sa.ss_family == AF_INET6 ? MHD_USE_IPv6 : 0),
 				  0, NULL, NULL, handle, w,

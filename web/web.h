@@ -1,12 +1,14 @@
 /* web.h - the dashboard (docs/dashboard.md): an HTTP server on libmicrohttpd that answers
  * GET and HEAD from a bpflab database opened read-only for each request, with the JSON
- * the CLI prints with -j (/api/...) and server-rendered pages (/runs, /runs/ID).
+ * the CLI prints with -j (/api/...) and server-rendered pages (/runs, /runs/ID,
+ * /history, /compare, /hosts, /bisect).
  *
  * Parts: web.c (the server: bind, token, methods, dispatch; MHD's own thread), web_api.c
  * (the JSON answers, from the store's query functions that `bpflab --db` uses),
- * web_page.c (the HTML pages from the same objects), web_util.c (pure helpers: address,
- * token, route and parameter parsing, HTML escaping; unit-tested). Calls go one way:
- * web -> web_page -> web_api -> web_util.
+ * web_page.c (the HTML pages from the same objects), web_chart.c (the history's SVG),
+ * web_util.c (pure helpers: address, token, route and parameter parsing, HTML
+ * escaping; unit-tested). Calls go one way: web -> web_page -> web_api and web_chart
+ * -> web_util.
  */
 #ifndef BPFLAB_WEB_H
 #define BPFLAB_WEB_H
@@ -70,8 +72,16 @@ enum web_route {
 	WEB_API_RUNS,
 	WEB_API_RUN,
 	WEB_API_HOSTS,
-	WEB_PAGE_RUNS,		/* also "/" */
+	WEB_API_HISTORY,
+	WEB_API_COMPARE,
+	WEB_API_BISECT,
+	WEB_API_BISECT_LOG,
+	WEB_PAGE_RUNS,		/* also "/"; the pages from here on */
 	WEB_PAGE_RUN,
+	WEB_PAGE_HISTORY,
+	WEB_PAGE_COMPARE,
+	WEB_PAGE_HOSTS,
+	WEB_PAGE_BISECT,
 };
 /* The route of PATH (no query string); *ID gets the run id of WEB_API_RUN and
  * WEB_PAGE_RUN. */
@@ -82,7 +92,7 @@ struct web_param {
 	const char *key, *value;	/* value NULL: "?key" without "=" */
 };
 /* Check the N parameters PARAMS against ALLOWED (NULL-terminated "key=v1|v2|..." specs:
- * the key and its values) and put each given value into VALUES[i] for ALLOWED[i] (NULL
+ * the key and its values; "key" alone: any non-empty value) and put each given value into VALUES[i] for ALLOWED[i] (NULL
  * when absent). Returns 0, or -EINVAL with a message naming the parameter in ERR
  * (unknown, given twice, without a value or with a value not listed). */
 int web_params_check(const struct web_param *params, size_t n, const char *const *allowed,
@@ -128,9 +138,28 @@ json_t *web_hosts(struct store *store, struct web_reply *reply);
  * (the result with the hosts' noise floors, report_build) in *REPORT if not NULL. */
 json_t *web_result(struct store *store, int64_t id, json_t **report,
 			  struct web_reply *reply);
+/* The report of `result history -j` (`result compare -j`) for the query parameters
+ * PARAMS, named as the command's options (plan, metric, variant, subject, window, host,
+ * by; compare also a, b, baseline, candidate); NULL with REPLY the error (400 naming
+ * the parameter, 404 no values, 503, 500). */
+json_t *web_history(struct store *store, const struct web_param *params, size_t n,
+		    struct web_reply *reply);
+json_t *web_compare(struct store *store, const struct web_param *params, size_t n,
+		    struct web_reply *reply);
+struct bisect;
+/* The active bisect session, else the latest, as `bisect status -j` prints it, and its
+ * replayed engine in *ENGINE if not NULL (bisect_destroy); NULL with REPLY the error
+ * (404 "no bisect session", 500 a session that cannot be replayed, 503). */
+json_t *web_bisect(struct store *store, struct bisect **engine, struct web_reply *reply);
 /* Answer the JSON routes (WEB_API_*) with PARAMS into REPLY. */
 void web_api(const char *db, enum web_route route, int64_t id,
 	     const struct web_param *params, size_t n, struct web_reply *reply);
+
+/* --- web_chart.c: the history chart --- */
+
+/* Append to B an inline SVG of history REPORT (analysis_history): points with hover
+ * titles, stddev bars, change points, groups, legend; nothing when it has no values. */
+void web_chart_history(struct web_buf *b, const json_t *report);
 
 /* --- web_page.c: pages --- */
 
@@ -138,6 +167,10 @@ void web_api(const char *db, enum web_route route, int64_t id,
  * turns into a page (web_page_error). */
 void web_page(const char *db, enum web_route route, int64_t id,
 	      const struct web_param *params, size_t n, struct web_reply *reply);
+/* The one script of the dashboard: /runs polls /api/runs every 2 s while a run is queued
+ * or running (the page also reloads every 5 s without script). web.c puts its SHA-256
+ * into the Content-Security-Policy's script-src. */
+extern const char web_live_script[];
 /* An error page with STATUS and MESSAGE. */
 void web_page_error(struct web_reply *reply, unsigned status, const char *message);
 

@@ -1,7 +1,10 @@
 /* web_api.c - the dashboard's JSON answers under /api/ (docs/dashboard.md): the same
  * objects `bpflab --db FILE -j` prints, from the same store functions (cli/client.c,
  * cli/noise.c, cli/result.c): run list, result show (the report with the hosts' noise
- * floors) or its CSV, host list (with kernel switches and noise floors). Also the
+ * floors) or its CSV, host list (with kernel switches and noise floors), result history
+ * and result compare (cli/result_analysis.c: the same filter, analysis and report
+ * functions, the query parameters for its options), bisect status and log
+ * (lib/analysis/bisect_session.c over store_bisect_get). Also the
  * objects the pages (web_page.c) render. Runs on MHD's thread, one store per request.
  */
 #include "web.h"
@@ -12,9 +15,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/analysis.h"
+#include "analysis/bisect_session.h"
 #include "analysis/noise.h"
 #include "report/report.h"
+#include "report/report_compare.h"
 #include "store/store.h"
+#include "store/store_bisect.h"
 #include "store/store_noise.h"
 
 void web_reply_error(struct web_reply *reply, unsigned status, const char *fmt, ...)
@@ -167,6 +174,224 @@ json_t *web_result(struct store *store, int64_t id, json_t **report, struct web_
 	return result;
 }
 
+/* The parameters of /api/history and /api/compare: the options of `result history` and
+ * `result compare` of the same name (docs/dashboard.md). Index = enum below. */
+static const char *const an_params[] = {
+	"plan", "metric", "variant", "subject", "window=rate|cost", "host", "by",
+	"a", "b", "baseline", "candidate", NULL,
+};
+enum { P_PLAN, P_METRIC, P_VARIANT, P_SUBJECT, P_WINDOW, P_HOST, P_BY, P_A, P_B,
+       P_BASELINE, P_CANDIDATE, P_N };
+/* the filter keys of the first P_BY + 1 parameters (make_filter in cli/result_analysis.c) */
+static const char *const an_keys[] = {
+	"plan", "metric", "variant", "subject", "window", "host", "by",
+};
+
+/* Check PARAMS against the first N_ALLOWED of an_params into V; 400 otherwise. */
+static int an_check(const struct web_param *params, size_t n, size_t n_allowed,
+		    const char **v, struct web_reply *reply)
+{
+	const char *allowed[P_N + 1];
+	char err[256];
+	size_t i;
+
+	for (i = 0; i < n_allowed; i++)
+		allowed[i] = an_params[i];
+	allowed[n_allowed] = NULL;
+	for (i = n_allowed; i < P_N; i++)
+		v[i] = NULL;
+	if (web_params_check(params, n, allowed, v, err, sizeof(err))) {
+		web_reply_error(reply, 400, "%s", err);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* The value rows for the filter of V (and RUNS when not NULL) as the CLI asks for them;
+ * NULL with REPLY the error. */
+static json_t *an_rows(struct store *store, const char *const *v, json_t *runs,
+		       struct web_reply *reply)
+{
+	json_t *filter = json_object(), *rows = NULL;
+	size_t i;
+
+	for (i = 0; filter && i <= P_BY; i++)
+		if (v[i] && json_object_set_new(filter, an_keys[i], json_string(v[i])))
+			break;
+	if (!filter || i <= P_BY || (runs && json_object_set(filter, "runs", runs))) {
+		web_reply_error(reply, 500, "out of memory");
+		goto out;
+	}
+	rows = store_query_values(store, filter);
+	if (!rows)
+		reply_store_error(store, reply);
+out:
+	json_decref(filter);
+	return rows;
+}
+
+/* REPORT with what each row's n can resolve (ADD, as the CLI does before printing), or
+ * NULL with REPLY the error (REPORT freed). */
+static json_t *with_min_detectable(json_t *report, int (*add)(json_t *),
+				   struct web_reply *reply)
+{
+	if (!add(report))
+		return report;
+	json_decref(report);
+	web_reply_error(reply, 500, "out of memory");
+	return NULL;
+}
+
+json_t *web_history(struct store *store, const struct web_param *params, size_t n,
+		    struct web_reply *reply)
+{
+	const char *v[P_N];
+	json_t *rows, *report;
+	char msg[1024];
+
+	if (an_check(params, n, P_BY + 1, v, reply))
+		return NULL;
+	if (!v[P_PLAN] || !v[P_METRIC]) {
+		web_reply_error(reply, 400, "parameter '%s' is needed (plan and metric)",
+				v[P_PLAN] ? "metric" : "plan");
+		return NULL;
+	}
+	if (!v[P_BY])
+		v[P_BY] = "kernel.release";
+	if ((strncmp(v[P_BY], "kernel.", 7) || !store_values_by_known(v[P_BY])) &&
+	    strcmp(v[P_BY], "day")) {
+		web_reply_error(reply, 400, "parameter 'by': a history goes by kernel.release, "
+				"kernel.build, kernel.version, kernel.config or day, not '%s'",
+				v[P_BY]);
+		return NULL;
+	}
+	rows = an_rows(store, v, NULL, reply);
+	if (!rows)
+		return NULL;
+	{
+		ANALYSIS_OPTS(aopts, .include_flagged = false);
+
+		report = analysis_history(rows, v[P_BY], &aopts, msg, sizeof(msg));
+	}
+	json_decref(rows);
+	if (!report) {
+		web_reply_error(reply, errno == ENOENT ? 404 : 500, "plan '%s', metric '%s': %s",
+				v[P_PLAN], v[P_METRIC], msg);
+		return NULL;
+	}
+	return with_min_detectable(report, report_history_add_min_detectable, reply);
+}
+
+/* A run id parameter NAME's VALUE into *ID; 400 otherwise. */
+static int run_param(const char *name, const char *value, long long *id,
+		     struct web_reply *reply)
+{
+	char *end;
+
+	errno = 0;
+	*id = strtoll(value, &end, 10);
+	if (*value < '1' || *value > '9' || *end || errno) {
+		web_reply_error(reply, 400, "parameter '%s': '%s' is not a run id (a positive "
+				"integer)", name, value);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+json_t *web_compare(struct store *store, const struct web_param *params, size_t n,
+		    struct web_reply *reply)
+{
+	const char *v[P_N], *by, *baseline, *candidate;
+	json_t *rows, *report, *runs = NULL;
+	long long a = 0, b = 0;
+	char msg[1024];
+
+	if (an_check(params, n, P_N, v, reply))
+		return NULL;
+	if (v[P_BY] && !store_values_by_known(v[P_BY])) {
+		web_reply_error(reply, 400, "parameter 'by': cannot group by '%s' (the fields "
+				"are %s)", v[P_BY], store_values_by_fields());
+		return NULL;
+	}
+	if (v[P_A] || v[P_B]) {
+		if (!v[P_A] || !v[P_B]) {
+			web_reply_error(reply, 400, "parameter '%s' is needed (two runs: a and b)",
+					v[P_A] ? "b" : "a");
+			return NULL;
+		}
+		if (run_param("a", v[P_A], &a, reply) || run_param("b", v[P_B], &b, reply))
+			return NULL;
+		if (a == b || (v[P_BY] && strcmp(v[P_BY], "run")) || v[P_BASELINE] ||
+		    v[P_CANDIDATE]) {
+			web_reply_error(reply, 400, a == b ? "parameters 'a' and 'b' are the same "
+					"run" : "parameters 'by', 'baseline' and 'candidate' go "
+					"without 'a' and 'b' (a is the baseline, b the candidate)");
+			return NULL;
+		}
+		runs = json_pack("[I, I]", (json_int_t)a, (json_int_t)b);
+		if (!runs) {
+			web_reply_error(reply, 500, "out of memory");
+			return NULL;
+		}
+		by = v[P_BY] = "run";
+		baseline = v[P_A];
+		candidate = v[P_B];
+	} else {
+		if (!v[P_PLAN] || !v[P_BY]) {
+			web_reply_error(reply, 400, "parameter '%s' is needed (two runs a and b, or "
+					"plan and by)", v[P_PLAN] ? "by" : "plan");
+			return NULL;
+		}
+		by = v[P_BY];
+		baseline = v[P_BASELINE];
+		candidate = v[P_CANDIDATE];
+	}
+	rows = an_rows(store, v, runs, reply);
+	json_decref(runs);
+	if (!rows)
+		return NULL;
+	{
+		ANALYSIS_OPTS(aopts, .include_flagged = false);
+
+		report = analysis_compare(rows, by, baseline, candidate, &aopts, msg, sizeof(msg));
+	}
+	json_decref(rows);
+	if (!report) {
+		web_reply_error(reply, errno == ENOENT ? 404 : errno == ENOMEM ? 500 : 400, "%s",
+				msg);
+		return NULL;
+	}
+	return with_min_detectable(report, report_compare_add_min_detectable, reply);
+}
+
+json_t *web_bisect(struct store *store, struct bisect **engine, struct web_reply *reply)
+{
+	json_t *ses = store_bisect_get(store, 0);
+	struct bisect *b;
+
+	if (!ses) {
+		if (errno == ENOENT)
+			web_reply_error(reply, 404, "no bisect session");
+		else
+			reply_store_error(store, reply);
+		return NULL;
+	}
+	b = bisect_session_replay(ses);
+	if (!b || bisect_session_status(ses, b)) {
+		web_reply_error(reply, 500, b || errno == ENOMEM ? "out of memory" :
+				"cannot replay bisect session %lld: its steps do not fit its kernels",
+				(long long)json_integer_value(json_object_get(ses, "id")));
+		bisect_destroy(&b);
+		json_decref(ses);
+		return NULL;
+	}
+	if (engine)
+		*engine = b;
+	else
+		bisect_destroy(&b);
+	return ses;
+}
+
 /* REPLY the samples of RESULT as `result show --csv` prints them. */
 static void reply_csv(struct web_reply *reply, const json_t *result)
 {
@@ -199,7 +424,8 @@ void web_api(const char *db, enum web_route route, int64_t id,
 	struct store *store;
 	char err[256];
 
-	if (web_params_check(params, n, route == WEB_API_RUN ? run_params : none, values,
+	if (route != WEB_API_HISTORY && route != WEB_API_COMPARE &&
+	    web_params_check(params, n, route == WEB_API_RUN ? run_params : none, values,
 			     err, sizeof(err))) {
 		web_reply_error(reply, 400, "%s", err);
 		return;
@@ -213,6 +439,22 @@ void web_api(const char *db, enum web_route route, int64_t id,
 		break;
 	case WEB_API_HOSTS:
 		obj = web_hosts(store, reply);
+		break;
+	case WEB_API_HISTORY:
+		obj = web_history(store, params, n, reply);
+		break;
+	case WEB_API_COMPARE:
+		obj = web_compare(store, params, n, reply);
+		break;
+	case WEB_API_BISECT:
+	case WEB_API_BISECT_LOG:
+		obj = web_bisect(store, NULL, reply);
+		if (obj && route == WEB_API_BISECT_LOG) {
+			json_t *steps = json_incref(json_object_get(obj, "steps"));
+
+			json_decref(obj);
+			obj = steps;
+		}
 		break;
 	case WEB_API_RUN:
 		if (values[0] && !strcmp(values[0], "csv")) {

@@ -1,6 +1,10 @@
 /* web_page.c - the dashboard's server-rendered pages (docs/dashboard.md): /runs (the list
  * with plan, state, hosts, kernels, when) and /runs/ID (the tables of `result show`, the
- * environment of each host, the verdicts with their details, downloads). The objects
+ * environment of each host, the verdicts with their details, downloads), /history (a
+ * form, the chart of web_chart.c and the text of `result history`) and /compare (a form
+ * and the table of `result compare`), /hosts (the objects of `host list`: state,
+ * kernel, ports, job, kernel switch, noise floors, inventory), /bisect (the session of
+ * `bisect status`, its steps as `bisect log`, the result). The objects
  * come from web_api.c, so a page shows what /api/ serves; every text from the database
  * is HTML-escaped. No external resources: one inline style sheet.
  */
@@ -11,8 +15,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/bisect.h"
+#include "analysis/compare.h"
+#include "analysis/noise.h"
 #include "base/util.h"
 #include "report/report.h"
+#include "report/report_compare.h"
 #include "store/store.h"
 
 static const char style[] =
@@ -23,16 +31,42 @@ static const char style[] =
 	".state-running{color:#06c}.state-failed,.state-cancelled{color:#b00}"
 	"nav a{margin-right:1em}";
 
-static void page_head(struct web_buf *b, const char *title)
+/* /runs while a run is queued or running: every 2 s, the state, jobs and failed cells of
+ * the rows (id "run-ID") from /api/runs, as text (never markup); stops when none is
+ * left or on a non-JSON answer (401 when the browser does not send the token). Its
+ * SHA-256 is in the Content-Security-Policy (web.c): a change here changes the header. */
+const char web_live_script[] =
+	"(function(){function poll(){fetch('/api/runs',{cache:'no-store'})"
+	".then(function(r){return r.ok?r.json():null}).then(function(runs){var live=false;"
+	"if(!runs)return;runs.forEach(function(r){var row=document.getElementById('run-'+r.id);"
+	"if(r.state==='queued'||r.state==='running')live=true;if(!row)return;var c=row.cells;"
+	"c[2].textContent=r.state;c[2].className='state-'+r.state;"
+	"c[3].textContent=r.jobs_done+'/'+r.jobs_total;c[4].textContent=r.jobs_failed;});"
+	"if(live)setTimeout(poll,2000);}).catch(function(){setTimeout(poll,2000);});}"
+	"setTimeout(poll,2000);})();";
+
+/* The page's head and title; LIVE: a reload every 5 s for a browser without script. */
+static void page_head_live(struct web_buf *b, const char *title, bool live)
 {
 	web_buf_str(b, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
 		    "<title>");
 	web_buf_html(b, title);
-	web_buf_printf(b, " - bpflab</title><style>%s</style></head><body>\n"
-		       "<nav><a href=\"/runs\">runs</a><a href=\"/api/runs\">/api/runs</a>"
+	web_buf_str(b, " - bpflab</title>");
+	if (live)
+		web_buf_str(b, "<noscript><meta http-equiv=\"refresh\" content=\"5\"></noscript>");
+	web_buf_printf(b, "<style>%s</style></head><body>\n"
+		       "<nav><a href=\"/runs\">runs</a><a href=\"/history\">history</a>"
+		       "<a href=\"/compare\">compare</a><a href=\"/hosts\">hosts</a>"
+		       "<a href=\"/bisect\">bisect</a>"
+		       "<a href=\"/api/runs\">/api/runs</a>"
 		       "<a href=\"/api/hosts\">/api/hosts</a></nav>\n<h1>", style);
 	web_buf_html(b, title);
 	web_buf_str(b, "</h1>\n");
+}
+
+static void page_head(struct web_buf *b, const char *title)
+{
+	page_head_live(b, title, false);
 }
 
 /* REPLY the page in B (taken), or a 500 when B ran out of memory. */
@@ -117,6 +151,7 @@ static void page_runs(struct store *store, struct web_reply *reply)
 {
 	json_t *runs = web_runs(store, reply), *run_hosts = NULL, *r;
 	struct web_buf b = { 0 };
+	bool live = false;
 	size_t i;
 
 	if (!runs)
@@ -127,7 +162,12 @@ static void page_runs(struct store *store, struct web_reply *reply)
 				store_errmsg(store));
 		goto out;
 	}
-	page_head(&b, "runs");
+	json_array_foreach(runs, i, r) {
+		const char *st = json_string_value(json_object_get(r, "state"));
+
+		live = live || (st && (!strcmp(st, "queued") || !strcmp(st, "running")));
+	}
+	page_head_live(&b, "runs", live);
 	if (!json_array_size(runs)) {
 		web_buf_str(&b, "<p>no runs</p>\n");
 		reply_page(reply, &b);
@@ -145,8 +185,8 @@ static void page_runs(struct store *store, struct web_reply *reply)
 		r = json_array_get(runs, i);
 		id = json_integer_value(json_object_get(r, "id"));
 		state = json_string_value(json_object_get(r, "state"));
-		web_buf_printf(&b, "<tr><td><a href=\"/runs/%lld\">%lld</a></td><td>",
-			       (long long)id, (long long)id);
+		web_buf_printf(&b, "<tr id=\"run-%lld\"><td><a href=\"/runs/%lld\">%lld</a></td>"
+			       "<td>", (long long)id, (long long)id, (long long)id);
 		web_buf_html(&b, json_string_value(json_object_get(r, "plan")));
 		web_buf_str(&b, "</td><td class=\"state-");
 		web_buf_html(&b, state);
@@ -166,6 +206,8 @@ static void page_runs(struct store *store, struct web_reply *reply)
 					 t2, sizeof(t2)));
 	}
 	web_buf_str(&b, "</table>\n");
+	if (live)
+		web_buf_printf(&b, "<script>%s</script>\n", web_live_script);
 	reply_page(reply, &b);
 out:
 	web_buf_release(&b);
@@ -307,6 +349,312 @@ out:
 	json_decref(result);
 }
 
+/* A cell of O's string KEY, escaped (empty when absent). */
+static void td(struct web_buf *b, const json_t *o, const char *key)
+{
+	web_buf_str(b, "<td>");
+	web_buf_html(b, json_string_value(json_object_get(o, key)));
+	web_buf_str(b, "</td>");
+}
+
+/* The table of `host list` (name, state, kernel, ports, job, kernel switch), the noise
+ * floors where measured, and each host's inventory. */
+static void page_hosts(struct store *store, struct web_reply *reply)
+{
+	json_t *hosts = web_hosts(store, reply), *h, *p, *m, *noise, *boot;
+	struct web_buf b = { 0 };
+	size_t i, k, rows = 0;
+	char *text, num[32];
+
+	if (!hosts)
+		return;
+	page_head(&b, "hosts");
+	web_buf_str(&b, "<p>Download: <a href=\"/api/hosts\">JSON</a></p>\n<table id=\"hosts\">\n"
+		    "<tr><th>name</th><th>state</th><th>kernel</th><th>ports</th><th>job</th>"
+		    "<th>kernel switch</th></tr>\n");
+	json_array_foreach(hosts, i, h) {
+		web_buf_str(&b, "<tr>");
+		td(&b, h, "name");
+		td(&b, h, "state");
+		td(&b, h, "kernel_release");
+		web_buf_str(&b, "<td>");
+		/* role=ifname driver, as host list */
+		json_array_foreach(json_object_get(json_object_get(h, "inventory"), "ports"), k, p) {
+			web_buf_str(&b, k ? ", " : "");
+			if (json_string_value(json_object_get(p, "role"))) {
+				web_buf_html(&b, json_string_value(json_object_get(p, "role")));
+				web_buf_str(&b, "=");
+			}
+			web_buf_html(&b, json_string_value(json_object_get(p, "name")));
+			web_buf_str(&b, " ");
+			web_buf_html(&b, json_string_value(json_object_get(p, "driver")));
+		}
+		web_buf_str(&b, "</td><td>");
+		if (json_is_integer(json_object_get(h, "job")))
+			web_buf_printf(&b, "%lld", (long long)json_integer_value(json_object_get(h,
+												     "job")));
+		web_buf_str(&b, "</td><td>");
+		boot = json_object_get(h, "boot");
+		if (boot) {
+			web_buf_html(&b, json_string_value(json_object_get(boot, "kernel")));
+			web_buf_str(&b, " ");
+			web_buf_html(&b, json_string_value(json_object_get(boot, "state")));
+			if (json_string_value(json_object_get(boot, "error"))) {
+				web_buf_str(&b, ": ");
+				web_buf_html(&b, json_string_value(json_object_get(boot, "error")));
+			}
+		}
+		web_buf_str(&b, "</td></tr>\n");
+	}
+	web_buf_str(&b, "</table>\n");
+	json_array_foreach(hosts, i, h) {
+		noise = json_object_get(h, "noise");
+		json_array_foreach(json_object_get(noise, "metrics"), k, m) {
+			if (!rows++)
+				web_buf_str(&b, "<h2>noise floor</h2>\n<p>run-to-run CV = stddev / "
+					    "mean (bpflab host calibrate)</p>\n<table id=\"noise\">\n"
+					    "<tr><th>host</th><th>kernel</th><th>run</th><th>metric"
+					    "</th><th>subject</th><th>window</th><th>n</th><th>mean"
+					    "</th><th>CV</th></tr>\n");
+			web_buf_str(&b, "<tr>");
+			td(&b, h, "name");
+			td(&b, noise, "kernel_release");
+			web_buf_printf(&b, "<td><a href=\"/runs/%lld\">%lld</a></td>",
+				       (long long)json_integer_value(json_object_get(noise, "run")),
+				       (long long)json_integer_value(json_object_get(noise, "run")));
+			td(&b, m, "metric");
+			td(&b, m, "subject");
+			td(&b, m, "window");
+			web_buf_printf(&b, "<td>%lld</td><td>",
+				       (long long)json_integer_value(json_object_get(m, "n")));
+			web_buf_html(&b, report_compare_num(json_number_value(json_object_get(m,
+				     "mean")), num, sizeof(num)));
+			web_buf_str(&b, "</td><td>");
+			web_buf_html(&b, noise_cv_text(json_number_value(json_object_get(m, "cv")),
+						       num, sizeof(num)));
+			web_buf_str(&b, "</td></tr>\n");
+		}
+	}
+	web_buf_str(&b, rows ? "</table>\n" : "<p>no noise floor measured</p>\n");
+	web_buf_str(&b, "<h2>inventory</h2>\n");
+	json_array_foreach(hosts, i, h) {
+		text = json_object_get(h, "inventory") ?
+			json_dumps(json_object_get(h, "inventory"), JSON_INDENT(1) | JSON_SORT_KEYS) :
+			NULL;
+		if (!text)
+			continue;
+		web_buf_str(&b, "<details><summary>");
+		web_buf_html(&b, json_string_value(json_object_get(h, "name")));
+		web_buf_str(&b, "</summary><pre>");
+		web_buf_html(&b, text);
+		web_buf_str(&b, "</pre></details>\n");
+		free(text);
+	}
+	reply_page(reply, &b);
+	web_buf_release(&b);
+	json_decref(hosts);
+}
+
+/* The bisect session of `bisect status` (the active one, else the latest): what it
+ * bisects, the engine's state and next kernel, the result once found, every step. */
+static void page_bisect(struct store *store, struct web_reply *reply)
+{
+	struct bisect *engine = NULL;
+	json_t *ses = web_bisect(store, &engine, reply), *st, *v;
+	struct web_buf b = { 0 };
+	struct bisect_result r;
+	char title[64], p[32];
+	size_t i, k;
+
+	if (!ses) {
+		if (reply->status != 404)
+			return;
+		/* no session yet: a page that says so */
+		page_head(&b, "bisect");
+		web_buf_str(&b, "<p>no bisect session (bpflab bisect start)</p>\n");
+		reply_page(reply, &b);
+		return;
+	}
+	snprintf(title, sizeof(title), "bisect session %lld",
+		 (long long)json_integer_value(json_object_get(ses, "id")));
+	page_head(&b, title);
+	web_buf_str(&b, "<p>Download: <a href=\"/api/bisect\">JSON</a> <a href=\"/api/bisect/log\">"
+		    "steps</a></p>\n<table id=\"session\">\n<tr><th>state</th>");
+	td(&b, ses, "state");
+	web_buf_str(&b, "</tr>\n<tr><th>plan</th>");
+	td(&b, ses, "plan");
+	web_buf_str(&b, "</tr>\n<tr><th>metric</th>");
+	td(&b, ses, "metric");
+	web_buf_str(&b, "</tr>\n<tr><th>variant</th>");
+	td(&b, ses, "variant");
+	web_buf_str(&b, "</tr>\n<tr><th>subject</th>");
+	td(&b, ses, "subject");
+	web_buf_printf(&b, "</tr>\n<tr><th>kernels</th><td>%zu, good ",
+		       json_array_size(json_object_get(ses, "kernels")));
+	web_buf_html(&b, json_string_value(json_object_get(ses, "good")));
+	web_buf_str(&b, ", bad ");
+	web_buf_html(&b, json_string_value(json_object_get(ses, "bad")));
+	web_buf_str(&b, "</td></tr>\n<tr><th>engine</th>");
+	td(&b, ses, "engine_state");
+	web_buf_str(&b, "</tr>\n<tr><th>why</th><td>");
+	web_buf_html(&b, bisect_why(engine));
+	web_buf_str(&b, "</td></tr>\n<tr><th>next</th>");
+	td(&b, ses, "next");
+	web_buf_str(&b, "</tr>\n<tr><th>result</th><td id=\"result\">");
+	if (!bisect_result(engine, &r)) {
+		if (r.ambiguous) {
+			web_buf_str(&b, "first bad kernel is one of ");
+			web_buf_html(&b, bisect_kernel(engine, r.good + 1));
+			web_buf_str(&b, " .. ");
+			web_buf_html(&b, bisect_kernel(engine, r.bad));
+			web_buf_printf(&b, " (%d skipped between)", r.n_skipped_between);
+		} else {
+			web_buf_str(&b, "first bad kernel <b>");
+			web_buf_html(&b, bisect_kernel(engine, r.bad));
+			web_buf_str(&b, "</b> (good neighbour ");
+			web_buf_html(&b, bisect_kernel(engine, r.good));
+			web_buf_str(&b, ")");
+		}
+		web_buf_printf(&b, ": %.6g (n %zu) -&gt; %.6g (n %zu), %+.2f %%, ", r.mean_good,
+			       r.n_good, r.mean_bad, r.n_bad, r.delta_pct);
+		web_buf_html(&b, compare_p_text(r.test, r.p, p, sizeof(p)));
+		if (r.confirm)
+			web_buf_printf(&b, "; confirmation %s", bisect_confirm_name(r.confirm));
+	} else {
+		web_buf_str(&b, "not yet");
+	}
+	web_buf_str(&b, "</td></tr>\n</table>\n<h2>steps</h2>\n<table id=\"steps\">\n<tr><th>step"
+		    "</th><th>kernel</th><th>runs</th><th>n</th><th>verdict</th><th>p</th>"
+		    "<th>smallest change it can see</th><th>note</th></tr>\n");
+	json_array_foreach(json_object_get(ses, "steps"), i, st) {
+		web_buf_printf(&b, "<tr><td>%lld</td>",
+			       (long long)json_integer_value(json_object_get(st, "seq")));
+		td(&b, st, "kernel");
+		web_buf_str(&b, "<td>");
+		json_array_foreach(json_object_get(st, "runs"), k, v)
+			web_buf_printf(&b, "%s<a href=\"/runs/%lld\">%lld</a>", k ? ", " : "",
+				       (long long)json_integer_value(v),
+				       (long long)json_integer_value(v));
+		web_buf_printf(&b, "</td><td>%zu</td>",
+			       json_array_size(json_object_get(st, "values")));
+		td(&b, st, "verdict");
+		v = json_object_get(st, "p");
+		web_buf_printf(&b, json_is_number(v) ? "<td>%.3g</td>" : "<td>-</td>",
+			       json_number_value(v));
+		v = json_object_get(st, "min_detectable_pct");
+		web_buf_printf(&b, json_is_number(v) ? "<td>%.1f %%</td>" : "<td>-</td>",
+			       json_number_value(v));
+		td(&b, st, "note");
+		web_buf_str(&b, "</tr>\n");
+	}
+	web_buf_str(&b, "</table>\n");
+	reply_page(reply, &b);
+	web_buf_release(&b);
+	bisect_destroy(&engine);
+	json_decref(ses);
+}
+
+/* Append KEY=VALUE to B for a URL, percent-encoded but for unreserved bytes. */
+static void url_param(struct web_buf *b, bool first, const char *key, const char *value)
+{
+	const unsigned char *p;
+
+	web_buf_printf(b, "%s%s=", first ? "?" : "&amp;", key);
+	for (p = (const unsigned char *)value; *p; p++) {
+		if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+		    (*p >= '0' && *p <= '9') || strchr("-._~", *p))
+			web_buf_add(b, (const char *)p, 1);
+		else
+			web_buf_printf(b, "%%%02X", *p);
+	}
+}
+
+/* A GET form to PATH with a text field per name of FIELDS (NULL-terminated), filled
+ * from the N PARAMS. */
+static void page_form(struct web_buf *b, const char *path, const char *const *fields,
+		      const struct web_param *params, size_t n)
+{
+	size_t i, k;
+
+	web_buf_printf(b, "<form method=\"get\" action=\"%s\">", path);
+	for (k = 0; fields[k]; k++) {
+		const char *v = "";
+
+		for (i = 0; i < n; i++)
+			if (!strcmp(params[i].key, fields[k]) && params[i].value)
+				v = params[i].value;
+		web_buf_printf(b, "<label>%s <input name=\"%s\" size=\"14\" value=\"", fields[k],
+			       fields[k]);
+		web_buf_html(b, v);
+		web_buf_str(b, "\"></label> ");
+	}
+	web_buf_str(b, "<button>show</button></form>\n");
+}
+
+/* The history or compare page (HISTORY) for the N PARAMS: the form, then (when any
+ * parameter is given) the JSON link, for a history the chart, and the text report. */
+static void page_analysis(struct store *store, bool history, const struct web_param *params,
+			  size_t n, struct web_reply *reply)
+{
+	static const char *const history_fields[] = {
+		"plan", "metric", "by", "variant", "subject", "host", NULL,
+	};
+	static const char *const compare_fields[] = {
+		"a", "b", "plan", "by", "baseline", "candidate", "metric", "host", NULL,
+	};
+	const char *name = history ? "history" : "compare";
+	struct web_param given[16];
+	struct web_buf b = { 0 };
+	json_t *report = NULL;
+	char *text = NULL;
+	size_t len = 0, i, k = 0;
+	FILE *f;
+	int err;
+
+	/* a form sends its empty fields: they are not given */
+	for (i = 0; i < n && k < sizeof(given) / sizeof(given[0]); i++)
+		if (params[i].value && *params[i].value)
+			given[k++] = params[i];
+	if (k) {
+		report = history ? web_history(store, given, k, reply) :
+			web_compare(store, given, k, reply);
+		if (!report)
+			return;
+		f = open_memstream(&text, &len);
+		err = !f ? -ENOMEM : history ? report_history_print_text(report, f) :
+			report_compare_print_text(report, NULL, f);
+		if (f && fclose(f) && !err)
+			err = -ENOMEM;
+		if (err) {
+			web_reply_error(reply, 500, "cannot write the %s: %s", name, strerror(-err));
+			goto out;
+		}
+	}
+	page_head(&b, name);
+	page_form(&b, history ? "/history" : "/compare", history ? history_fields :
+		  compare_fields, given, k);
+	if (report) {
+		web_buf_printf(&b, "<p>Download: <a href=\"/api/%s", name);
+		for (i = 0; i < k; i++)
+			url_param(&b, !i, given[i].key, given[i].value);
+		web_buf_str(&b, "\">JSON</a></p>\n");
+		if (history)
+			web_chart_history(&b, report);
+		web_buf_printf(&b, "<pre id=\"%s\">", name);
+		web_buf_html(&b, text);
+		web_buf_str(&b, "</pre>\n");
+	} else {
+		web_buf_str(&b, history ? "<p>A metric of a plan over kernels or days: give plan "
+			    "and metric.</p>\n" : "<p>Two runs (a, b), or a plan grouped by a field "
+			    "(by: kernel.release, port.driver, ...).</p>\n");
+	}
+	reply_page(reply, &b);
+out:
+	web_buf_release(&b);
+	free(text);
+	json_decref(report);
+}
+
 void web_page(const char *db, enum web_route route, int64_t id,
 	      const struct web_param *params, size_t n, struct web_reply *reply)
 {
@@ -315,13 +663,20 @@ void web_page(const char *db, enum web_route route, int64_t id,
 	struct store *store;
 	char err[256];
 
-	if (web_params_check(params, n, none, values, err, sizeof(err))) {
+	if (route != WEB_PAGE_HISTORY && route != WEB_PAGE_COMPARE &&
+	    web_params_check(params, n, none, values, err, sizeof(err))) {
 		web_reply_error(reply, 400, "%s", err);
 		return;
 	}
 	store = web_store_open(db, reply);
 	if (store) {
-		if (route == WEB_PAGE_RUN)
+		if (route == WEB_PAGE_HISTORY || route == WEB_PAGE_COMPARE)
+			page_analysis(store, route == WEB_PAGE_HISTORY, params, n, reply);
+		else if (route == WEB_PAGE_BISECT)
+			page_bisect(store, reply);
+		else if (route == WEB_PAGE_HOSTS)
+			page_hosts(store, reply);
+		else if (route == WEB_PAGE_RUN)
 			page_run(store, id, reply);
 		else
 			page_runs(store, reply);

@@ -172,6 +172,10 @@ enum web_route web_route(const char *path, int64_t *id)
 	} fixed[] = {
 		{ "/", WEB_PAGE_RUNS }, { "/runs", WEB_PAGE_RUNS },
 		{ "/api/runs", WEB_API_RUNS }, { "/api/hosts", WEB_API_HOSTS },
+		{ "/api/history", WEB_API_HISTORY }, { "/api/compare", WEB_API_COMPARE },
+		{ "/history", WEB_PAGE_HISTORY }, { "/compare", WEB_PAGE_COMPARE },
+		{ "/hosts", WEB_PAGE_HOSTS }, { "/bisect", WEB_PAGE_BISECT },
+		{ "/api/bisect", WEB_API_BISECT }, { "/api/bisect/log", WEB_API_BISECT_LOG },
 	};
 	static const struct {
 		const char *prefix;
@@ -221,7 +225,12 @@ int web_params_check(const struct web_param *params, size_t n, const char *const
 			snprintf(err, err_len, "parameter '%s' needs a value", key);
 			return -EINVAL;
 		}
-		vals = allowed[k] + klen + (allowed[k][klen] == '=');
+		/* "key" without "=": any value */
+		if (!allowed[k][klen]) {
+			values[k] = value;
+			continue;
+		}
+		vals = allowed[k] + klen + 1;
 		for (p = vals; *p; p += vlen + (p[vlen] == '|')) {
 			vlen = strcspn(p, "|");
 			if (strlen(value) == vlen && !strncmp(value, p, vlen))

@@ -10,6 +10,10 @@
  * - a plan named <script>...: escaped on both pages, verdict details on the run page;
  * - the start rule: an address outside loopback without token or --http-public refused
  *   (web_new, `bpflab serve` and `bpflabd --http`, exit 2, nothing bound);
+ * - /api/history, /api/compare, /api/bisect(/log) byte-equal to `result history -j`,
+ *   `result compare -j`, `bisect status -j` and `bisect log -j`; the /history chart
+ *   (point titles, the change point where hand-computed), /compare, /hosts (noise floor),
+ *   /bisect; the live script of /runs and its hash in the CSP;
  * - `bpflabd --http`: the coordinator serves its own database while it runs;
  * - web_util.c's pure parsers: routes, parameters, addresses, tokens, escaping.
  */
@@ -33,6 +37,7 @@
 
 #include <sqlite3.h>
 
+#include "base/util.h"
 #include "web.h"
 #include "helpers.h"
 
@@ -49,6 +54,16 @@ static const char csv[] =
 	"drop,xdp_drop,2,35.6\n"
 	"pass,xdp_pass,1,20.1\n"
 	"pass,xdp_pass,2,20.3\n";
+
+/* plan k: 4 repetitions on each of three kernels, a step from the first to the second */
+static const char *const kernel_csv[3][2] = {
+	{ "6.1.0", "variant,prog,set,value\ndrop,xdp_drop,1,10.1\ndrop,xdp_drop,2,10.3\n"
+	  "drop,xdp_drop,3,10.2\ndrop,xdp_drop,4,10.0\n" },
+	{ "6.2.0<i>", "variant,prog,set,value\ndrop,xdp_drop,1,20.1\ndrop,xdp_drop,2,20.3\n"
+	  "drop,xdp_drop,3,20.2\ndrop,xdp_drop,4,20.0\n" },
+	{ "6.3.0", "variant,prog,set,value\ndrop,xdp_drop,1,21.1\ndrop,xdp_drop,2,21.3\n"
+	  "drop,xdp_drop,3,21.2\ndrop,xdp_drop,4,21.0\n" },
+};
 
 static const char plan_name[] = "<script>alert('x')</script>";
 
@@ -153,10 +168,12 @@ static struct web *start(const char *file, const char *token)
 	return w;
 }
 
-/* Run 1 of plan <script>... from the CSV, job 2 unstable with a detail; run 2 of 'b'. */
+/* Run 1 of plan <script>... from the CSV, job 2 unstable with a detail; run 2 of 'b';
+ * runs 3 to 5 of plan 'k' on kernels 6.1.0, 6.2.0<i> and 6.3.0 (kernel_csv). */
 static int setup(void **state)
 {
 	char file[400];
+	int i;
 
 	(void)state;
 	if (!mkdtemp(tmpdir))
@@ -169,6 +186,12 @@ static int setup(void **state)
 				       plan_name, NULL }));
 	free(cli_out((const char *[]){ "--db", db, "result", "import", file, "--plan", "b",
 				       NULL }));
+	for (i = 0; i < 3; i++) {
+		snprintf(file, sizeof(file), "%s/k%d.csv", tmpdir, i);
+		file_put(file, kernel_csv[i][1]);
+		free(cli_out((const char *[]){ "--db", db, "result", "import", file, "--plan",
+					       "k", "--kernel", kernel_csv[i][0], NULL }));
+	}
 	sql(db, "UPDATE jobs SET verdicts = '[\"unstable\"]', verdict_details = "
 		"'{\"unstable\": \"varied 8.1 % <b>\"}' WHERE id = 2");
 	srv = start(db, NULL);
@@ -187,19 +210,33 @@ static void test_web_api_equals_cli(void **state)
 {
 	static const struct {
 		const char *path;
-		const char *args[6];
+		const char *args[16];
 	} cases[] = {
 		{ "/api/runs/1", { "-j", "result", "show", "1", NULL } },
 		{ "/api/runs/2", { "-j", "result", "show", "2", NULL } },
 		{ "/api/runs", { "-j", "run", "list", NULL } },
 		{ "/api/hosts", { "-j", "host", "list", NULL } },
+		{ "/api/history?plan=k&metric=prog.ns_per_run",
+		  { "-j", "result", "history", "--plan", "k", "--metric", "prog.ns_per_run",
+		    NULL } },
+		{ "/api/history?plan=k&metric=prog.ns_per_run&by=day&variant=drop&host=imported",
+		  { "-j", "result", "history", "--plan", "k", "--metric", "prog.ns_per_run",
+		    "--by", "day", "--variant", "drop", "--host", "imported", NULL } },
+		{ "/api/compare?a=3&b=4", { "-j", "result", "compare", "3", "4", NULL } },
+		{ "/api/compare?a=1&b=2&metric=prog.ns_per_run",
+		  { "-j", "result", "compare", "1", "2", "--metric", "prog.ns_per_run", NULL } },
+		{ "/api/compare?plan=k&by=kernel.release",
+		  { "-j", "result", "compare", "--plan", "k", "--by", "kernel.release", NULL } },
+		{ "/api/compare?plan=k&by=kernel.release&baseline=6.3.0&candidate=6.1.0",
+		  { "-j", "result", "compare", "--plan", "k", "--by", "kernel.release",
+		    "--baseline", "6.3.0", "--candidate", "6.1.0", NULL } },
 	};
 	struct http h;
 	size_t i;
 
 	(void)state;
 	for (i = 0; i < ARRAY_LEN(cases); i++) {
-		const char *args[10] = { "--db", db };
+		const char *args[20] = { "--db", db };
 		char *want;
 		size_t k;
 
@@ -246,6 +283,28 @@ static void test_web_errors(void **state)
 		{ "GET", "/api/runs/1?format=csv&format=json", 400, "{\"error\":\"parameter "
 		  "'format' given twice\"}\n" },
 		{ "GET", "/api/runs?limit=3", 400, "{\"error\":\"unknown parameter 'limit'\"}\n" },
+		{ "GET", "/api/history?plan=k", 400, "{\"error\":\"parameter 'metric' is needed "
+		  "(plan and metric)\"}\n" },
+		{ "GET", "/api/history?plan=k&metric=m&by=host", 400, "{\"error\":\"parameter "
+		  "'by': a history goes by kernel.release, kernel.build, kernel.version, "
+		  "kernel.config or day, not 'host'\"}\n" },
+		{ "GET", "/api/history?plan=k&metric=m&window=x", 400, "{\"error\":\"parameter "
+		  "'window': unknown value 'x' (expected rate|cost)\"}\n" },
+		{ "GET", "/api/history?plan=k&metric=m&a=1", 400, "{\"error\":\"unknown "
+		  "parameter 'a'\"}\n" },
+		{ "GET", "/api/history?plan=k&metric=nope", 404, "{\"error\":\"plan 'k', metric "
+		  "'nope': no results for this history\"}\n" },
+		{ "GET", "/api/compare?a=1", 400, "{\"error\":\"parameter 'b' is needed (two "
+		  "runs: a and b)\"}\n" },
+		{ "GET", "/api/compare?a=1&b=x", 400, "{\"error\":\"parameter 'b': 'x' is not a "
+		  "run id (a positive integer)\"}\n" },
+		{ "GET", "/api/compare?a=1&b=1", 400, "{\"error\":\"parameters 'a' and 'b' are "
+		  "the same run\"}\n" },
+		{ "GET", "/api/compare?a=1&b=2&by=host", 400, NULL },
+		{ "GET", "/api/compare?plan=k", 400, "{\"error\":\"parameter 'by' is needed "
+		  "(two runs a and b, or plan and by)\"}\n" },
+		{ "GET", "/api/compare?plan=k&by=colour", 400, NULL },
+		{ "GET", "/api/compare?a=3&b=99", 404, NULL },
 		{ "POST", "/api/runs", 405, "{\"error\":\"method 'POST' not allowed: the dashboard "
 		  "is read-only (GET, HEAD)\"}\n" },
 		{ "DELETE", "/api/runs/1", 405, NULL },
@@ -318,6 +377,101 @@ static void test_web_token(void **state)
 	web_destroy(&w);
 }
 
+/* /runs with run 5 running: the polling script, allowed by its SHA-256 in the CSP (as a
+ * browser computes it over the element's text), a <noscript> reload; none once done. */
+static void test_web_live(void)
+{
+	char *start, *end, *b64, want[128];
+	uint8_t sum[32];
+	struct http h;
+
+	sql(db, "UPDATE runs SET state = 'running' WHERE id = 5");
+	get("/runs", &h);
+	assert_int_equal(h.status, 200);
+	assert_contains(h.body, "<noscript><meta http-equiv=\"refresh\" content=\"5\">"
+			"</noscript>");
+	assert_contains(h.body, "<tr id=\"run-5\"><td><a href=\"/runs/5\">5</a></td><td>k</td>"
+			"<td class=\"state-running\">running</td><td>4/4</td><td>0</td>");
+	start = strstr(h.body, "<script>");
+	assert_non_null(start);
+	start += strlen("<script>");
+	end = strstr(start, "</script>");
+	assert_non_null(end);
+	assert_int_equal((size_t)(end - start), strlen(web_live_script));
+	assert_true(!strncmp(start, web_live_script, (size_t)(end - start)));
+	assert_contains(web_live_script, "fetch('/api/runs'");
+	util_sha256(start, (size_t)(end - start), sum);
+	b64 = util_base64_encode(sum, sizeof(sum));
+	snprintf(want, sizeof(want), "Content-Security-Policy: default-src 'none'; style-src "
+		 "'unsafe-inline'; script-src 'sha256-%s'; connect-src 'self'", b64);
+	free(b64);
+	assert_contains(h.head, want);
+	http_free(&h);
+	sql(db, "UPDATE runs SET state = 'done' WHERE id = 5");
+	get("/runs", &h);
+	assert_null(strstr(h.body, "<script"));
+	assert_null(strstr(h.body, "<noscript"));
+	http_free(&h);
+}
+
+/* Bisect: none yet (404 under /api/, a page that says so), then a session over plan k's
+ * three kernels stepped three times by the CLI: /api/bisect and /api/bisect/log are
+ * `bisect status -j` and `bisect log -j`; the page shows the result and the steps. */
+static void test_web_bisect(void **state)
+{
+	const char *start[] = { "--db", db, "bisect", "start", "--plan", "k", "--metric",
+				"prog.ns_per_run", "--good", "6.1.0", "--bad", "6.3.0",
+				"--kernels", NULL, NULL };
+	char file[400], *want;
+	struct http h;
+	int i;
+
+	(void)state;
+	get("/api/bisect", &h);
+	assert_int_equal(h.status, 404);
+	assert_text(h.body, "{\"error\":\"no bisect session\"}\n");
+	http_free(&h);
+	get("/bisect", &h);
+	assert_int_equal(h.status, 200);
+	assert_contains(h.body, "<p>no bisect session (bpflab bisect start)</p>");
+	http_free(&h);
+
+	snprintf(file, sizeof(file), "%s/kernels", tmpdir);
+	file_put(file, "6.1.0\n6.2.0<i>\n6.3.0\n");
+	start[13] = file;
+	free(cli_out(start));
+	for (i = 0; i < 3; i++)
+		free(cli_out((const char *[]){ "--db", db, "bisect", "step", NULL }));
+	want = cli_out((const char *[]){ "--db", db, "-j", "bisect", "status", NULL });
+	get("/api/bisect", &h);
+	assert_int_equal(h.status, 200);
+	assert_contains(want, "\"engine_state\":\"confirming\"");
+	assert_text(h.body, want);
+	free(want);
+	http_free(&h);
+	want = cli_out((const char *[]){ "--db", db, "-j", "bisect", "log", NULL });
+	get("/api/bisect/log", &h);
+	assert_int_equal(h.status, 200);
+	assert_text(h.body, want);
+	free(want);
+	http_free(&h);
+	get("/api/bisect?x=1", &h);
+	assert_int_equal(h.status, 400);
+	http_free(&h);
+
+	get("/bisect", &h);
+	assert_int_equal(h.status, 200);
+	assert_null(strstr(h.body, "<i>"));
+	assert_contains(h.body, "<h1>bisect session 1</h1>");
+	assert_contains(h.body, "<tr><th>engine</th><td>confirming</td></tr>");
+	assert_contains(h.body, "<tr><th>next</th><td>6.1.0</td></tr>");
+	assert_contains(h.body, "<td id=\"result\">first bad kernel <b>6.2.0&lt;i&gt;</b> (good "
+			"neighbour 6.1.0): 10.15 (n 4) -&gt; 20.15 (n 4), +98.52 %, p 0.0286</td>");
+	assert_contains(h.body, "<tr><td>3</td><td>6.2.0&lt;i&gt;</td><td><a href=\"/runs/4\">4"
+			"</a></td><td>4</td><td>bad</td><td>0.0286</td><td>2.5 %</td>");
+	http_free(&h);
+}
+
 /* The pages: every text from the database escaped, the verdict details shown. */
 static void test_web_pages(void **state)
 {
@@ -342,6 +496,77 @@ static void test_web_pages(void **state)
 	assert_contains(h.body, "<td>unstable</td><td>varied 8.1 % &lt;b&gt;</td>");
 	assert_contains(h.body, "<a href=\"/api/runs/1?format=csv\">CSV</a>");
 	http_free(&h);
+
+	/* history: the chart (a point per kernel with its hover title, the change point
+	 * between 6.1.0 and 6.2.0<i>, halfway), the text of result history, kernels escaped */
+	get("/history?plan=k&metric=prog.ns_per_run&variant=&subject=", &h);
+	assert_int_equal(h.status, 200);
+	assert_null(strstr(h.body, "<i>"));
+	assert_contains(h.body, "<svg id=\"chart\"");
+	assert_contains(h.body, "<title>6.2.0&lt;i&gt;: n 4, mean 20.15 ± 0.129, spread 0.15, "
+			"delta 98.52 %</title>");
+	assert_contains(h.body, "<title>change point: 6.1.0 -&gt; 6.2.0&lt;i&gt;</title>");
+	/* three groups over 670 px: 6.2.0<i> at 70 + 223.3 * 1.5, the change 111.7 before */
+	assert_contains(h.body, "<path class=\"change\" d=\"M293.3 20.0V250.0\"");
+	assert_contains(h.body, "change point between 6.1.0 and 6.2.0&lt;i&gt;, p = 0.002");
+	assert_contains(h.body, "<a href=\"/api/history?plan=k&amp;metric=prog.ns_per_run\">"
+			"JSON</a>");
+	assert_contains(h.body, "<input name=\"plan\" size=\"14\" value=\"k\">");
+	http_free(&h);
+	get("/history", &h);
+	assert_int_equal(h.status, 200);
+	assert_contains(h.body, "give plan and metric");
+	assert_null(strstr(h.body, "<svg"));
+	http_free(&h);
+	get("/history?plan=%3Cb%3E&metric=m&by=x", &h);
+	assert_int_equal(h.status, 400);
+	assert_contains(h.head, "Content-Type: text/html");
+	assert_contains(h.body, "not &#39;x&#39;");
+	http_free(&h);
+
+	/* compare: the table of result compare with its verdict and smallest change */
+	get("/compare?a=3&b=4", &h);
+	assert_int_equal(h.status, 200);
+	assert_contains(h.body, "DIFFERENT worse");
+	assert_contains(h.body, "kernel 6.2.0&lt;i&gt;, host imported");
+	assert_contains(h.body, "<a href=\"/api/compare?a=3&amp;b=4\">JSON</a>");
+	assert_null(strstr(h.body, "<svg"));
+	http_free(&h);
+	get("/compare?plan=k&by=kernel.release&baseline=%3C%3E", &h);
+	assert_int_equal(h.status, 404);
+	assert_null(strstr(h.body, "<>"));
+	http_free(&h);
+
+	/* hosts: a port and a kernel with markup, a noise floor on run 3 (as `host list`) */
+	get("/hosts", &h);
+	assert_int_equal(h.status, 200);
+	assert_contains(h.body, "<tr><td>imported</td><td>gone</td><td></td><td></td><td></td>"
+			"<td></td></tr>");
+	assert_contains(h.body, "<p>no noise floor measured</p>");
+	http_free(&h);
+	sql(db, "UPDATE hosts SET kernel_release = '6.1<x>', inventory = '{\"ports\": "
+		"[{\"role\": \"a\", \"name\": \"veth<a>\", \"driver\": \"veth\"}]}'");
+	sql(db, "INSERT INTO host_noise (run_id, host_id, env_id, metric, subject, window, n, "
+		"mean, cv, measured_ms) SELECT 3, 1, MIN(id), 'prog.ns_per_run', 'xdp_drop', "
+		"'cost', 4, 10.15, 0.0127, 1 FROM host_envs");
+	get("/hosts", &h);
+	assert_int_equal(h.status, 200);
+	assert_null(strstr(h.body, "<x>"));
+	assert_null(strstr(h.body, "<a>"));
+	assert_contains(h.body, "<td>6.1&lt;x&gt;</td><td>a=veth&lt;a&gt; veth</td>");
+	assert_contains(h.body, "<td><a href=\"/runs/3\">3</a></td><td>prog.ns_per_run</td>"
+			"<td>xdp_drop</td><td>cost</td><td>4</td><td>10.2</td><td>1.3 %</td>");
+	http_free(&h);
+	{
+		char *want = cli_out((const char *[]){ "--db", db, "-j", "host", "list", NULL });
+
+		get("/api/hosts", &h);
+		assert_contains(want, "\"cv\":0.0127");
+		assert_text(h.body, want);
+		free(want);
+		http_free(&h);
+	}
+	test_web_live();
 }
 
 /* A database migrated by a newer bpflab: refused at start, 500 on a request. */
@@ -523,6 +748,17 @@ static void test_web_params(void **state)
 								{ "format", "json" } }, 2,
 					  allowed, values, err, sizeof(err)), -EINVAL);
 	assert_text(err, "parameter 'format' given twice");
+	/* "metric" alone: any value but an empty one */
+	{
+		static const char *const any[] = { "metric", NULL };
+
+		assert_int_equal(web_params_check((struct web_param[]){ { "metric", "a|<b>" } },
+						  1, any, values, err, sizeof(err)), 0);
+		assert_text(values[0], "a|<b>");
+		assert_int_equal(web_params_check((struct web_param[]){ { "metric", "" } }, 1, any,
+						  values, err, sizeof(err)), -EINVAL);
+		assert_text(err, "parameter 'metric' needs a value");
+	}
 }
 
 static void test_web_addr(void **state)
@@ -618,6 +854,7 @@ int main(void)
 		cmocka_unit_test(test_web_newer_database),
 		cmocka_unit_test(test_web_bpflabd),
 		cmocka_unit_test(test_web_bind_rule),
+		cmocka_unit_test(test_web_bisect),
 		cmocka_unit_test(test_web_route),
 		cmocka_unit_test(test_web_params),
 		cmocka_unit_test(test_web_addr),

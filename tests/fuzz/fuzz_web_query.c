@@ -1,0 +1,90 @@
+/* fuzz_web_query.c - libFuzzer target for what the dashboard reads from a request
+ * (web/web_util.c, docs/dashboard.md): the path (web_route) and the query parameters
+ * (web_params_check against the specs of /api/runs/ID and /api/history), and the HTML
+ * escaping every page applies to the values it shows.
+ *
+ * The input: the path up to the first newline, then "key=value" parameters split at
+ * '&' (at most 16, as web.c). Checked beyond "no crash":
+ *  - a run route's id is positive and its digits are the path's tail;
+ *  - accepted parameters: every value given, non-empty, and for "format" one listed;
+ *    refused: a message naming a parameter;
+ *  - the escaped text holds no < > " ' and no '&' that does not start an entity.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "web.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static const char *const run_spec[] = { "format=json|csv", NULL };
+	static const char *const history_spec[] = {
+		"plan", "metric", "variant", "subject", "window=rate|cost", "host", "by", NULL,
+	};
+	struct web_param params[16];
+	const char *values[8];
+	struct web_buf b = { 0 };
+	char *text = malloc(size + 1), *path, *query, *tok, *save = NULL, err[512];
+	enum web_route route;
+	int64_t id = 0;
+	size_t n = 0, i;
+
+	if (!text)
+		return 0;
+	memcpy(text, data, size);
+	text[size] = '\0';
+	path = text;
+	query = strchr(text, '\n');
+	if (query)
+		*query++ = '\0';
+	route = web_route(path, &id);
+	if (route == WEB_API_RUN || route == WEB_PAGE_RUN) {
+		char digits[32];
+
+		if (id < 1)
+			abort();
+		snprintf(digits, sizeof(digits), "%lld", (long long)id);
+		if (strlen(path) < strlen(digits) ||
+		    strcmp(path + strlen(path) - strlen(digits), digits))
+			abort();
+	}
+	for (tok = query ? strtok_r(query, "&", &save) : NULL; tok && n < 16;
+	     tok = strtok_r(NULL, "&", &save)) {
+		char *eq = strchr(tok, '=');
+
+		if (eq)
+			*eq++ = '\0';
+		params[n++] = (struct web_param){ tok, eq };
+	}
+	if (!web_params_check(params, n, run_spec, values, err, sizeof(err))) {
+		if (n && (!values[0] || (strcmp(values[0], "json") && strcmp(values[0], "csv"))))
+			abort();
+	} else if (!strstr(err, "parameter")) {
+		abort();
+	}
+	if (!web_params_check(params, n, history_spec, values, err, sizeof(err))) {
+		for (i = 0; i < n; i++)
+			if (!params[i].value || !*params[i].value)
+				abort();
+	} else if (!strstr(err, "parameter")) {
+		abort();
+	}
+	web_buf_html(&b, path);
+	for (i = 0; i < n; i++)
+		web_buf_html(&b, params[i].value);
+	for (i = 0; !b.failed && i < b.len; i++) {
+		if (strchr("<>\"'", b.data[i]))
+			abort();
+		if (b.data[i] == '&' && strncmp(b.data + i, "&amp;", 5) &&
+		    strncmp(b.data + i, "&lt;", 4) && strncmp(b.data + i, "&gt;", 4) &&
+		    strncmp(b.data + i, "&quot;", 6) && strncmp(b.data + i, "&#39;", 5))
+			abort();
+	}
+	web_buf_release(&b);
+	free(text);
+	return 0;
+}
