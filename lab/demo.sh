@@ -39,3 +39,8 @@ run=$(printf '%s\n' "$out" | sed -n 's/^run \([0-9][0-9]*\) submitted.*/\1/p' | 
 [ -n "$run" ] || { echo "demo: could not read the run id from: $out" >&2; exit 1; }
 echo
 "$bpflab" result show "$run"
+# The lab goes down with this script; its database stays (lab/lab down keeps it), and the
+# dashboard serves it read-only (docs/dashboard.md).
+echo
+echo "dashboard: $bpflab serve --db /tmp/bpflab-lab-$name/bpflab.db --http 127.0.0.1:8080"
+echo "           then http://127.0.0.1:8080/runs/$run"
