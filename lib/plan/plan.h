@@ -181,6 +181,10 @@ struct plan {
 	char *link_generator;
 	char *link_dut;
 	int link_line, link_col;
+	/* `search: {goals, width, exceed, trial, total, min_rate, max_rate}` (docs/plans.md,
+	 * "search"): each job runs an MLRsearch; goal names point into the tree */
+	bool has_search;
+	struct job_search search;
 	struct plan_tree *tree;		/* private: the parsed, overridden tree */
 };
 
