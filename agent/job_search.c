@@ -17,8 +17,9 @@
 #include "analysis/mlrsearch.h"
 #include "base/util.h"
 
-/* Frames still in flight when the generator stops: counted within this. */
-#define SEARCH_DRAIN_MS 50
+/* Frames still in flight when the generator stops are counted within this; it is also
+ * the least gap between two trials (a device's queues, a policer's bucket settle). */
+#define SEARCH_DRAIN_MS 300
 /* The first phase's trials: the final trial duration / SEARCH_INITIAL_DIV, at least
  * SEARCH_MIN_INITIAL_S (shorter trials measure start-up, not the device). */
 #define SEARCH_INITIAL_DIV 8
@@ -86,6 +87,10 @@ int job_search_trial(void *ctx, double load, double duration, struct mlrsearch_r
 	err = job_traffic_setup(c) ?: rx_count(c, &rx0);
 	if (err)
 		return err;
+	if (!c->gen) {
+		snprintf(c->err, sizeof(c->err), "search: needs a generator (traffic.generator is none)");
+		return -EINVAL;
+	}
 	t0 = util_mono_ns();
 	err = job_traffic_start(c) ?:
 	      job_sleep_until(c, t0 + (int64_t)(duration * 1e9));

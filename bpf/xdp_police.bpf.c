@@ -7,18 +7,22 @@
  * The limit is a token bucket in virtual time (GCRA): each passed frame moves the
  * bucket's theoretical arrival time `tat` on by one interval (1e9 / rate ns); a frame
  * that arrives more than POLICE_BURST_NS before `tat` is over the rate and dropped. The
- * burst lets the generator's batches through at a rate within the limit (a paced
- * xdp-live thread on a veth sends up to tens of ms of frames at once); it also lets
- * POLICE_BURST_NS of frames more through in a trial that starts with the bucket full
- * (1 % of a 5 s trial). One bucket for all CPUs, under a spin lock. Without a rate
- * (config[0] 0) every frame is dropped.
+ * bucket holds 200 ms of frames, as much as a paced generator sends at once after being
+ * held up (agent/gen.h, gen_pace), so that a load within the rate passes whole. After
+ * POLICE_IDLE_NS without frames (the gap between two of the search's trials, the agent's
+ * drain) it starts again with only POLICE_START_NS of frames in it, so that a trial above
+ * the rate passes at most that much more than the rate (0.25 % of a 2 s trial). One
+ * bucket for all CPUs, under a spin lock. Without a rate (config[0] 0) every frame is
+ * dropped.
  */
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
 
 #include "experiments_stats.bpf.h"
 
-#define POLICE_BURST_NS 50000000ULL	/* 50 ms of frames at the rate */
+#define POLICE_BURST_NS 200000000ULL	/* the bucket: 200 ms of frames at the rate */
+#define POLICE_IDLE_NS 250000000ULL	/* a gap this long starts a new trial */
+#define POLICE_START_NS 5000000ULL	/* what a new trial's bucket holds */
 
 EXPERIMENT_STATS(POLICE_MAX)
 
@@ -33,6 +37,7 @@ struct {
 struct bucket {
 	struct bpf_spin_lock lock;
 	__u64 tat;			/* ns, bpf_ktime_get_ns() time */
+	__u64 last;			/* the last frame's arrival, same clock */
 };
 
 struct {
@@ -58,8 +63,11 @@ int xdp_police(struct xdp_md *ctx)
 	}
 	interval = 1000000000ULL / *rate;
 	bpf_spin_lock(&b->lock);
-	if (b->tat < now)
+	if (b->last + POLICE_IDLE_NS < now)
+		b->tat = now + POLICE_BURST_NS - POLICE_START_NS;
+	else if (b->tat < now)
 		b->tat = now;
+	b->last = now;
 	if (b->tat - now <= POLICE_BURST_NS) {
 		b->tat += interval;
 		pass = 1;
