@@ -84,13 +84,14 @@ int job_search_trial(void *ctx, double load, double duration, struct mlrsearch_r
 	job_traffic_destroy(c);
 	c->spec.traffic.rate_pps = llround(load) > 0 ? llround(load) : 1;
 	c->spec.traffic.rate_share = 0;
-	err = job_traffic_setup(c) ?: rx_count(c, &rx0);
+	err = job_traffic_setup(c);
+	if (!err && !c->gen) {
+		snprintf(c->err, sizeof(c->err), "search: needs a generator (traffic.generator is none)");
+		err = -EINVAL;
+	}
+	err = err ?: rx_count(c, &rx0);
 	if (err)
 		return err;
-	if (!c->gen) {
-		snprintf(c->err, sizeof(c->err), "search: needs a generator (traffic.generator is none)");
-		return -EINVAL;
-	}
 	t0 = util_mono_ns();
 	err = job_traffic_start(c) ?:
 	      job_sleep_until(c, t0 + (int64_t)(duration * 1e9));

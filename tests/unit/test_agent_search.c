@@ -170,12 +170,31 @@ static void test_search_failures(void **state)
 	json_decref(c.samples);
 }
 
+/* A spec with search but no generator (hand-written: plans refuse it) fails its first
+ * trial. */
+static void test_search_no_generator(void **state)
+{
+	struct mlrsearch_res res = { 0 };
+	struct job_opts opts;
+	struct job_ctx c;
+
+	(void)state;
+	ctx_init(&c, &opts);
+	c.spec.traffic.generator = JOB_GEN_NONE;
+	assert_int_equal(job_search_run(&c, job_search_trial, &c), -EINVAL);
+	assert_string_equal(c.err, "search: needs a generator (traffic.generator is none)");
+	assert_int_equal(job_search_trial(&c, 1000, 1, &res), -EINVAL);
+	assert_int_equal(json_array_size(c.samples), 0);
+	json_decref(c.samples);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_search_params),
 		cmocka_unit_test(test_search_step),
 		cmocka_unit_test(test_search_failures),
+		cmocka_unit_test(test_search_no_generator),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
