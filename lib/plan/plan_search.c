@@ -110,6 +110,8 @@ int plan_build_search(struct vctx *c, const struct plan_node *node, struct plan 
 				  lo);
 	s->min_rate_pps = lo;
 	s->max_rate_pps = hi;
+	p->search_max_line = n->line;
+	p->search_max_col = n->col;
 	p->has_search = true;
 	return 0;
 }

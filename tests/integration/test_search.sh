@@ -3,7 +3,8 @@
 # capacity, on a 1-host lab in a box: xdp_police (bpf/xdp_police.bpf.c) on port b passes
 # at most 100000 frames/s (config[0], set by the plan) and drops the rest; the search
 # finds NDR within 2 % of 100000, PDR (0.5 %) not below it, bounds within the width, and
-# every trial is stored in order; a bad search section is refused (FILE:LINE:COL, exit 2).
+# every trial is stored in order; a bad search section, or max_rate above the port's line
+# rate, is refused (FILE:LINE:COL, exit 2).
 # The police starts each trial with 5 ms of frames in its bucket: at most 0.25 % more than
 # N passes in a 2 s trial.
 . "$(dirname "$0")/lib.sh"
@@ -66,9 +67,11 @@ bad() { # SED DESCRIPTION PATTERN
 	rc=0
 	"$bpflab" run submit "$tmp/bad.yaml" 2> "$tmp/bad.err" >/dev/null || rc=$?
 	check "$2 exits 2 (got $rc)" test "$rc" = 2
-	check "... with FILE:LINE:COLUMN ($(cat "$tmp/bad.err"))" grep -q "^$tmp/bad.yaml:$3" "$tmp/bad.err"
+	check "... with FILE:LINE:COLUMN ($(cat "$tmp/bad.err"))" grep -q "$tmp/bad.yaml:$3" "$tmp/bad.err"
 }
 bad 's/width: 0.5%/width: 0%/' "width 0" "18:[0-9]*: search.width"
 bad 's/loss: 0.5%/loss: 100%/' "loss 100 %" "18:[0-9]*: search.goals: loss"
 bad 's/trial: 2s/trial: 2s, total: 1s/' "total shorter than trial" "18:[0-9]*: search.total"
+# above the line rate of h1's port a (veth: 10000 Mb/s, 14.2 Mpps of 64 bytes), at submit
+bad 's/max_rate: 400000/max_rate: 20000000/' "max_rate above the line rate" "18:[0-9]*: search.max_rate: 20000000 frames/s is above the line rate of port 'a' on host 'h1'"
 finish

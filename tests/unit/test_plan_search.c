@@ -159,6 +159,40 @@ static void test_search_plan_refusals(void **state)
 	assert_contains(err.text, FILE_NAME ":5:9: search: needs a generator");
 }
 
+/* search.max_rate against a host's port at submit: above its line rate (10 Gb/s, 64-byte
+ * frames: 14204545/s) is refused at the place of max_rate; no speed: not checked. */
+static void test_search_line_rate(void **state)
+{
+	const char *text = WITH_SEARCH("{goals: [{name: NDR, loss: 0}], width: 1%, trial: 1s, "
+				       "min_rate: 1, max_rate: 14204546}");
+	json_t *inv = json_pack("{s:[{s:s, s:i}]}", "ports", "role", "a", "speed", 10000);
+	struct plan_error err;
+	struct plan *p = parse(text, &err);
+	struct plan_job *jobs;
+	int n;
+
+	(void)state;
+	assert_non_null(p);
+	assert_int_equal(plan_expand(p, &jobs, &n, &err), 0);
+	assert_int_equal(plan_rate_check(p, jobs[0].spec, inv, "h1", &err), -EINVAL);
+	assert_string_equal(err.text, FILE_NAME ":9:86: search.max_rate: 14204546 frames/s is above the line rate of port 'a' on host 'h1': 14204545 frames/s of 64 bytes at 10000 Mb/s");
+	assert_int_equal(err.line, 9);
+	assert_int_equal(err.col, 86);
+	json_decref(inv);
+	inv = json_pack("{s:[{s:s}]}", "ports", "role", "a");
+	assert_int_equal(plan_rate_check(p, jobs[0].spec, inv, "h1", &err), 0);
+	json_decref(inv);
+	plan_jobs_free(jobs, n);
+	plan_destroy(&p);
+	p = parse(WITH_SEARCH(GOOD), &err);
+	inv = json_pack("{s:[{s:s, s:i}]}", "ports", "role", "a", "speed", 10000);
+	assert_int_equal(plan_expand(p, &jobs, &n, &err), 0);
+	assert_int_equal(plan_rate_check(p, jobs[0].spec, inv, "h1", &err), 0);
+	json_decref(inv);
+	plan_jobs_free(jobs, n);
+	plan_destroy(&p);
+}
+
 #define SPEC_SEARCH(X) "{\"search\":{\"goals\":[{\"name\":\"NDR\",\"loss\":0}],\"width\":0.01," \
 	"\"exceed\":0.5,\"trial_ms\":1000,\"total_ms\":2000,\"min_rate_pps\":1," \
 	"\"max_rate_pps\":2" X "}}"
@@ -211,6 +245,7 @@ int main(void)
 		cmocka_unit_test(test_search_into_spec),
 		cmocka_unit_test(test_search_plan_refusals),
 		cmocka_unit_test(test_search_spec_refusals),
+		cmocka_unit_test(test_search_line_rate),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
