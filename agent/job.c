@@ -271,6 +271,11 @@ json_t *job_run(const json_t *msg, const struct job_opts *opts)
 	if (err)
 		goto out;
 	t_go = util_mono_ns() - c->go_late_ms * 1000000LL;
+	if (c->spec.has_search) {
+		/* trials instead of the windows (job_search.c) */
+		err = job_search_run(c, job_search_trial, c);
+		goto out;
+	}
 	err = job_traffic_start(c);
 	if (err)
 		goto out;

@@ -5,6 +5,7 @@
  *   job_traffic.c  the job's ports, the generator (gen.h) and the receiving port
  *   job_window.c   the warmup, rate and cost windows and the host warm-up: counter
  *                  snapshots per second, their samples, what others took of the CPUs
+ *   job_search.c   a job with `search`: an MLRsearch of trials instead of the windows
  *   job_sample.c   samples and records into the result, the metric filter, the
  *                  per-window medians and outlier seconds, progress messages
  * Functions that can fail return 0 or -errno with c->err set (-ECANCELED: cancelled).
@@ -23,6 +24,7 @@
 #include "gen.h"
 #include "ifstats.h"
 #include "job.h"
+#include "analysis/mlrsearch.h"
 #include "plan/jobspec.h"
 #include "progstats.h"
 
@@ -149,5 +151,15 @@ int job_check_delivery(struct job_ctx *c);
 const char *job_busiest_port(struct job_ctx *c);
 /* The DUT side of a pair: its end of the link; else NULL. */
 const char *job_pair_dut_port(struct job_ctx *c);
+
+/* job_search.c */
+/* The MLRsearch parameters of a spec's search. */
+void job_search_params(const struct job_search *s, struct mlrsearch_params *p);
+/* One trial on the job's ports (mlrsearch_measure_fn, CTX the struct job_ctx): the
+ * generator made again at LOAD frames/s, run DURATION s, offered and forwarded frames. */
+int job_search_trial(void *ctx, double load, double duration, struct mlrsearch_res *res);
+/* The search of c->spec.search with MEASURE (job_search_trial, or a model in tests),
+ * its trials and results as samples. */
+int job_search_run(struct job_ctx *c, mlrsearch_measure_fn measure, void *mctx);
 
 #endif

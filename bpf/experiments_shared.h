@@ -1,5 +1,5 @@
 /* experiments_shared.h - the counter keys of the experiment programs
- * (tc_stats_variants, xdp_redirect, xdp_chain, xdp_cpumap), shared with user space and
+ * (tc_stats_variants, xdp_redirect, xdp_chain, xdp_cpumap, xdp_police), shared with user space and
  * named in the plans' `counters:` entries. Each program counts into a per-CPU array
  * `stats` of u64 at these indexes; the agent sums it over CPUs.
  */
@@ -22,5 +22,8 @@ enum chain_key { CHAIN_TX = 0, CHAIN_REDIRECT = 1, CHAIN_END = 2, CHAIN_MAX };
  * empty slot), frames received on the destination CPU. Frames the cpumap's queue had no
  * room for are rx_src - redirect_err - rx_dst (no tracepoint needed). */
 enum cpumap_key { CPUMAP_RX_SRC = 0, CPUMAP_REDIRECT_ERR = 1, CPUMAP_RX_DST = 2, CPUMAP_MAX };
+
+/* xdp_police: frames passed (within the rate), frames dropped (above it). */
+enum police_key { POLICE_PASSED = 0, POLICE_DROPPED = 1, POLICE_MAX };
 
 #endif

@@ -304,14 +304,16 @@ static int stamp_sha256(struct submit *s)
 	return err;
 }
 
-/* Every job's traffic.rate against each host it runs on (plan_rate_check): a share on a
- * port without a speed, or a rate above the line rate, refuses the plan as invalid. */
+/* Every job's traffic.rate and search.max_rate against each host it runs on
+ * (plan_rate_check): a share on a port without a speed, or a rate above the line rate,
+ * refuses the plan as invalid. */
 static int check_rates(struct submit *s)
 {
 	struct plan_error perr = { 0 };
 	int i, h;
 
-	if (!s->plan->traffic.rate_pps && !(s->plan->traffic.rate_share > 0) && !s->plan->n_axes)
+	if (!s->plan->traffic.rate_pps && !(s->plan->traffic.rate_share > 0) &&
+	    !s->plan->has_search && !s->plan->n_axes)
 		return 0;
 	for (i = 0; i < s->n_jobs; i++) {
 		for (h = 0; h < s->n_hosts; h++) {

@@ -239,6 +239,29 @@ static json_t *pair_json(const struct job_pair *p)
 			 put(obj, "barrier_ms", json_integer(p->barrier_ms)));
 }
 
+static json_t *search_json(const struct job_search *s)
+{
+	json_t *search = json_object(), *goals = json_array();
+	bool ok = search && goals;
+	int i;
+
+	for (i = 0; ok && i < s->n_goals; i++) {
+		json_t *g = json_object();
+
+		ok = push(goals, done(g, g && put(g, "name", json_string(s->goals[i].name)) &&
+					 put(g, "loss", json_real(s->goals[i].loss))));
+	}
+	ok = ok && put(search, "goals", json_incref(goals)) &&
+	     put(search, "width", json_real(s->width)) &&
+	     put(search, "exceed", json_real(s->exceed)) &&
+	     put(search, "trial_ms", json_integer(s->trial_ms)) &&
+	     put(search, "total_ms", json_integer(s->total_ms)) &&
+	     put(search, "min_rate_pps", json_integer(s->min_rate_pps)) &&
+	     put(search, "max_rate_pps", json_integer(s->max_rate_pps));
+	json_decref(goals);
+	return done(search, ok);
+}
+
 json_t *jobspec_encode(const struct job_spec *s)
 {
 	json_t *spec = json_object(), *attach = json_array();
@@ -262,6 +285,7 @@ json_t *jobspec_encode(const struct job_spec *s)
 	     (!(s->link_generator || s->link_dut) ||
 	      put(spec, "link", link_json(s->link_generator, s->link_dut))) &&
 	     (!s->has_pair || put(spec, "pair", pair_json(&s->pair))) &&
+	     (!s->has_search || put(spec, "search", search_json(&s->search))) &&
 	     (!s->n_hosts_match || put(spec, "hosts_match", kvs(s->hosts_match,
 								  s->n_hosts_match)));
 	json_decref(attach);

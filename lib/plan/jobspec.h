@@ -39,6 +39,7 @@
 #define JOBSPEC_MAX_FLOWS 64511			/* UDP source ports 1024..65534 */
 #define JOBSPEC_MAX_QSIZE 16384			/* a cpumap slot's qsize: the kernel's limit */
 #define JOBSPEC_MAX_RATE_PPS 1000000000LL	/* traffic.rate_pps, 1.. */
+#define JOBSPEC_MAX_GOALS 8			/* search.goals, as MLRSEARCH_MAX_GOALS */
 
 /* defaults of members a spec leaves out */
 #define JOBSPEC_DEFAULT_SIZE 64			/* traffic.packet.size */
@@ -144,6 +145,24 @@ struct job_pair {
 	int64_t barrier_ms;
 };
 
+/* search: an MLRsearch (RFC 9971) per job instead of one window (docs/plans.md, "search").
+ * Goal loss and the exceed ratio are fractions in [0, 1), width in (0, 1); trial_ms is
+ * the final trial duration, total_ms the goal duration sum (>= trial_ms); loads in pps,
+ * 0 < min_rate_pps < max_rate_pps <= JOBSPEC_MAX_RATE_PPS. */
+struct job_search_goal {
+	const char *name;		/* "NDR"; metrics are its lower case: ndr.lower */
+	double loss;
+};
+
+struct job_search {
+	struct job_search_goal goals[JOBSPEC_MAX_GOALS];
+	int n_goals;			/* 1..JOBSPEC_MAX_GOALS */
+	double width;
+	double exceed;
+	int64_t trial_ms, total_ms;
+	int64_t min_rate_pps, max_rate_pps;
+};
+
 struct job_spec {
 	const char *plan;		/* NULL: absent */
 	const char *variant;
@@ -166,6 +185,8 @@ struct job_spec {
 	const char *link_dut;
 	bool has_pair;
 	struct job_pair pair;
+	bool has_search;
+	struct job_search search;
 	struct job_kv *hosts_match;	/* added by the coordinator; agents ignore it */
 	int n_hosts_match;
 	json_t *json;			/* private: what the strings point into, or NULL */

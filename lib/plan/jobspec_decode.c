@@ -22,7 +22,7 @@
 /* the members of each object of the spec, in encoding order */
 static const char *const spec_keys[] = {
 	"plan", "variant", "rep", "point", "ports", "traffic", "attach", "metrics", "repeat",
-	"share_machine", "verifier", "link", "pair", "hosts_match", NULL,
+	"share_machine", "verifier", "link", "pair", "search", "hosts_match", NULL,
 };
 static const char *const traffic_keys[] = {
 	"generator", "from", "packet", "threads", "to", "cpus", "duration_ms", "warmup_ms",
@@ -38,6 +38,11 @@ static const char *const counters_keys[] = { "map", "keys", NULL };
 static const char *const repeat_keys[] = { "min", "max", "until", "on", NULL };
 static const char *const link_keys[] = { "generator", "dut", NULL };
 static const char *const pair_keys[] = { "role", "peer", "link", "barrier_ms", NULL };
+static const char *const search_keys[] = {
+	"goals", "width", "exceed", "trial_ms", "total_ms", "min_rate_pps", "max_rate_pps",
+	NULL,
+};
+static const char *const goal_keys[] = { "name", "loss", NULL };
 
 struct dec {
 	char *why;
@@ -568,6 +573,81 @@ static int decode_repeat(struct dec *d, const json_t *r, const char *path,
 	return 0;
 }
 
+/* A required number member KEY of OBJ in [0, 1), or (0, 1) with LO_OUT. */
+static int get_fraction(struct dec *d, const json_t *obj, const char *path, const char *key,
+			bool lo_out, double *out)
+{
+	const json_t *v = json_object_get(obj, key);
+	char p[PATH_LEN];
+	double x;
+
+	sub(p, path, key, 0);
+	if (!v)
+		return fail(d, p, "is required");
+	if (!json_is_number(v))
+		return fail(d, p, "must be a number, not %s", util_json_type_name(v));
+	x = json_number_value(v);
+	if (!(x >= 0 && x < 1) || (lo_out && !(x > 0)))
+		return fail(d, p, " %g is out of range %s0..1)", x, lo_out ? "(" : "[");
+	*out = x;
+	return 0;
+}
+
+/* A required integer member, as get_int. */
+static int need_int(struct dec *d, const json_t *obj, const char *path, const char *key,
+		    long long lo, long long hi, int64_t *out)
+{
+	long long x = -1;
+	char p[PATH_LEN];
+
+	if (!json_object_get(obj, key))
+		return fail(d, sub(p, path, key, 0), "is required");
+	if (get_int(d, obj, path, key, lo, hi, &x))
+		return -EINVAL;
+	*out = x;
+	return 0;
+}
+
+static int decode_search(struct dec *d, const json_t *o, const char *path,
+			 struct job_search *out)
+{
+	char p[PATH_LEN], g[PATH_LEN];
+	const json_t *goals, *goal;
+	size_t i;
+
+	if (want_object(d, o, path, search_keys) ||
+	    get_array(d, o, path, "goals", &goals, JOBSPEC_MAX_GOALS))
+		return -EINVAL;
+	sub(p, path, "goals", 0);
+	if (!goals || !json_array_size(goals))
+		return fail(d, p, "needs at least one goal");
+	json_array_foreach(goals, i, goal) {
+		struct job_search_goal *sg = &out->goals[i];
+
+		sub(g, p, NULL, i);
+		if (want_object(d, goal, g, goal_keys) || get_str(d, goal, g, "name", &sg->name) ||
+		    get_fraction(d, goal, g, "loss", false, &sg->loss))
+			return -EINVAL;
+		if (!sg->name || !sg->name[0])
+			return fail(d, g, "needs a name");
+	}
+	out->n_goals = (int)json_array_size(goals);
+	if (get_fraction(d, o, path, "width", true, &out->width) ||
+	    get_fraction(d, o, path, "exceed", false, &out->exceed) ||
+	    need_int(d, o, path, "trial_ms", 1, JOBSPEC_MAX_DURATION_MS, &out->trial_ms) ||
+	    need_int(d, o, path, "total_ms", 1, JOBSPEC_MAX_DURATION_MS, &out->total_ms) ||
+	    need_int(d, o, path, "min_rate_pps", 1, JOBSPEC_MAX_RATE_PPS, &out->min_rate_pps) ||
+	    need_int(d, o, path, "max_rate_pps", 1, JOBSPEC_MAX_RATE_PPS, &out->max_rate_pps))
+		return -EINVAL;
+	if (out->total_ms < out->trial_ms)
+		return fail(d, sub(p, path, "total_ms", 0), " %lld is less than trial_ms %lld",
+			    (long long)out->total_ms, (long long)out->trial_ms);
+	if (out->min_rate_pps >= out->max_rate_pps)
+		return fail(d, sub(p, path, "min_rate_pps", 0), " %lld is not below max_rate_pps %lld",
+			    (long long)out->min_rate_pps, (long long)out->max_rate_pps);
+	return 0;
+}
+
 static int decode(struct dec *d, const json_t *j, const char *path, struct job_spec *s)
 {
 	char p[PATH_LEN];
@@ -605,6 +685,11 @@ static int decode(struct dec *d, const json_t *j, const char *path, struct job_s
 	if ((v = json_object_get(j, "pair"))) {
 		s->has_pair = true;
 		if (decode_pair(d, v, sub(p, path, "pair", 0), &s->pair))
+			return -EINVAL;
+	}
+	if ((v = json_object_get(j, "search"))) {
+		s->has_search = true;
+		if (decode_search(d, v, sub(p, path, "search", 0), &s->search))
 			return -EINVAL;
 	}
 	return get_kvs(d, j, path, "hosts_match", &s->hosts_match, &s->n_hosts_match);

@@ -181,6 +181,11 @@ struct plan {
 	char *link_generator;
 	char *link_dut;
 	int link_line, link_col;
+	/* `search: {goals, width, exceed, trial, total, min_rate, max_rate}` (docs/plans.md,
+	 * "search"): each job runs an MLRsearch; goal names point into the tree */
+	bool has_search;
+	struct job_search search;
+	int search_max_line, search_max_col;	/* of search.max_rate, for plan_rate_check */
 	struct plan_tree *tree;		/* private: the parsed, overridden tree */
 };
 
@@ -244,7 +249,7 @@ double plan_line_rate_pps(double mbps, int size);
 const json_t *plan_inventory_port(const json_t *inventory, const char *role);
 /* Job spec SPEC's traffic.rate against host HOST's INVENTORY (its ports' "speed", Mb/s):
  * a share needs the `from` port to report a speed, a rate in frames/s must not be above
- * its line rate. Returns 0, or -EINVAL with ERR "FILE:LINE:COL: traffic.rate: ..." at
+ * its line rate, nor may search.max_rate (at its place in PLAN). Returns 0, or -EINVAL with ERR "FILE:LINE:COL: traffic.rate: ..." at
  * the rate in PLAN (a matrix axis traffic.rate when there is one). */
 int plan_rate_check(const struct plan *plan, const json_t *spec, const json_t *inventory,
 		    const char *host, struct plan_error *err);

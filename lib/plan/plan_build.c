@@ -15,7 +15,7 @@
 
 static const char *const root_keys[] = {
 	"name", "description", "hosts", "ports", "traffic", "variants", "matrix", "repeat",
-	"metrics", "link", "min_effect", "share_machine", "verifier", NULL,
+	"metrics", "link", "min_effect", "share_machine", "verifier", "search", NULL,
 };
 static const char *const repeat_keys[] = { "min", "max", "until", "on", NULL };
 static const char *const link_keys[] = { "generator", "dut", NULL };
@@ -323,6 +323,7 @@ void plan_fields_release(struct plan *p)
 	p->repeat = 0;
 	p->metrics = NULL;
 	p->n_metrics = 0;
+	p->has_search = false;
 }
 
 /* Whether any attach entry of P exports counters. */
@@ -387,28 +388,6 @@ static int check_link(struct vctx *c, const struct plan_node *root, struct plan 
 
 /* A percentage "2%", "0.5 %" or a bare number of percent ("2"), strictly inside
  * (LO, HI) percent, into *OUT as a fraction (0.02). */
-static int want_percent(struct vctx *c, const struct plan_node *node, const char *path,
-			double lo, double hi, double *out)
-{
-	char buf[400], *end;
-	double v;
-
-	if (node && node->kind == PLAN_NODE_SCALAR && node->text[0]) {
-		errno = 0;
-		v = strtod(node->text, &end);
-		while (*end == ' ')
-			end++;
-		if (*end == '%')
-			end++;
-		if (!errno && !*end && end != node->text && v > lo && v < hi) {
-			*out = v / 100;
-			return 0;
-		}
-	}
-	return plan_vfail(c, node, "%s: expected a percentage above %g %% and below %g %% (such as 2%%), got %s",
-			  path, lo, hi, plan_got(node, buf, sizeof(buf)));
-}
-
 static int want_bool(struct vctx *c, const struct plan_node *node, const char *path,
 		     bool *out)
 {
@@ -458,7 +437,7 @@ static int build_repeat(struct vctx *c, const struct plan_node *node, struct pla
 				  p->repeat, p->repeat_max);
 	p->repeat_until = 0.02;
 	if (until && !plan_node_is_null(until) &&
-	    (ret = want_percent(c, until, "repeat.until", 0, 100, &p->repeat_until)))
+	    (ret = plan_want_percent(c, until, "repeat.until", 0, 100, &p->repeat_until)))
 		return ret;
 	if (!on || plan_node_is_null(on))
 		return 0;
@@ -569,7 +548,7 @@ int plan_build(struct vctx *c, const struct plan_node *root, struct plan *p)
 			ret = plan_node_is_null(node) || c->point ? 0 : build_repeat(c, node, p);
 		} else if (!strcmp(key, "min_effect")) {
 			ret = plan_node_is_null(node) ? 0 :
-			      want_percent(c, node, "min_effect", 0, 100, &p->min_effect);
+			      plan_want_percent(c, node, "min_effect", 0, 100, &p->min_effect);
 		} else if (!strcmp(key, "share_machine")) {
 			ret = plan_node_is_null(node) ? 0 :
 			      want_bool(c, node, "share_machine", &p->share_machine);
@@ -581,11 +560,15 @@ int plan_build(struct vctx *c, const struct plan_node *root, struct plan *p)
 			ret = plan_node_is_null(node) ? 0 : build_metrics(c, node, p);
 		} else if (!strcmp(key, "link")) {
 			ret = build_link(c, node, p);
+		} else if (!strcmp(key, "search")) {
+			ret = plan_node_is_null(node) ? 0 : plan_build_search(c, node, p);
 		}
 		if (ret)
 			return ret;
 	}
 	if (p->link_generator && (ret = check_link(c, root, p)))
+		return ret;
+	if (p->has_search && (ret = plan_check_search(c, root, p)))
 		return ret;
 	if (!p->metrics) {
 		p->metrics = calloc(ARRAY_SIZE(default_metrics) + 1, sizeof(*p->metrics));

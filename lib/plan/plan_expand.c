@@ -142,6 +142,8 @@ static json_t *job_spec(const struct plan *p, int v, int rep, const json_t *poin
 	s.verifier = (enum job_verifier)p->verifier;
 	s.link_generator = p->link_generator;
 	s.link_dut = p->link_dut;
+	s.has_search = p->has_search;
+	s.search = p->search;
 	spec = jobspec_encode(&s);
 out:
 	jobspec_release(&s);

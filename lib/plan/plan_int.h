@@ -110,6 +110,11 @@ int plan_want_enum(struct vctx *c, const struct plan_node *node, const char *pat
 /* A duration ("10s", "500ms") from LO to HI milliseconds (RANGE says so in words). */
 int plan_want_duration(struct vctx *c, const struct plan_node *node, const char *path,
 		       int64_t lo, int64_t hi, const char *range, int64_t *out);
+/* A number with an optional '%' after it (*SIGN says whether), as written. */
+bool plan_parse_percent(const struct plan_node *node, double *out, bool *sign);
+/* A percentage ("2%" or "2") above LO and below HI (percent) into *OUT as a fraction. */
+int plan_want_percent(struct vctx *c, const struct plan_node *node, const char *path,
+		      double lo, double hi, double *out);
 /* Whether ROLE is one of P's ports; otherwise an error at NODE naming them. */
 int plan_want_port(struct vctx *c, const struct plan *p, const struct plan_node *node,
 		   const char *what);
@@ -123,6 +128,13 @@ bool plan_key_path_ok(const char *key);
 int plan_build(struct vctx *c, const struct plan_node *root, struct plan *p);
 /* Free what plan_build allocated (the arrays; strings belong to the tree). */
 void plan_fields_release(struct plan *p);
+
+/* ---- plan_search.c ---- */
+
+/* The search section (docs/plans.md, "search") into P->search; checked against the
+ * traffic section by plan_check_search once both are built. */
+int plan_build_search(struct vctx *c, const struct plan_node *node, struct plan *p);
+int plan_check_search(struct vctx *c, const struct plan_node *root, const struct plan *p);
 
 /* ---- plan_attach.c ---- */
 

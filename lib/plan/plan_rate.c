@@ -1,6 +1,6 @@
-/* plan_rate.c - see plan.h. traffic.rate against a host's ports: the line rate of a port
- * and the check coordinator/submit.c makes for every chosen host, so that a rate no port
- * can carry is refused at submit with the rate's place in the plan (the agent checks
+/* plan_rate.c - see plan.h. traffic.rate and search.max_rate against a host's ports: the
+ * line rate of a port and the check coordinator/submit.c makes for every chosen host, so
+ * that a rate no port can carry is refused at submit with the rate's place in the plan (the agent checks
  * again at the job: agent/job_traffic.c). Pure: reads the job spec and inventory JSON.
  */
 #include "plan/plan_int.h"
@@ -52,15 +52,24 @@ int plan_rate_check(const struct plan *plan, const json_t *spec, const json_t *i
 	json_int_t pps = json_integer_value(json_object_get(t, "rate_pps"));
 	double share = json_number_value(json_object_get(t, "rate_share"));
 	int size = (int)json_integer_value(json_object_get(json_object_get(t, "packet"), "size"));
+	json_int_t max = json_integer_value(json_object_get(json_object_get(spec, "search"),
+							   "max_rate_pps"));
 	char at[300];
 	double mbps, line;
 	int l, c;
 
-	if (!from || !gen || !strcmp(gen, "none") || (!pps && !(share > 0)))
+	if (!from || !gen || !strcmp(gen, "none") || (!pps && !(share > 0) && !max))
 		return 0;
 	/* the port's speed in Mb/s; none (or no such port): 0 */
 	mbps = json_number_value(json_object_get(plan_inventory_port(inventory, from), "speed"));
 	line = plan_line_rate_pps(mbps, size);
+	if (max && mbps > 0 && (double)max > line)
+		return plan_set_error(err, plan->search_max_line, plan->search_max_col,
+				      "%s:%d:%d: search.max_rate: %lld frames/s is above the line rate of port '%s' on host '%s': %.0f frames/s of %d bytes at %.0f Mb/s",
+				      plan->file, plan->search_max_line, plan->search_max_col,
+				      (long long)max, from, host, line, size, mbps);
+	if (!pps && !(share > 0))
+		return 0;
 	rate_place(plan, &l, &c);
 	if (l)
 		snprintf(at, sizeof(at), "%s:%d:%d", plan->file, l, c);

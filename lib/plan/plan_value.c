@@ -11,6 +11,7 @@
 
 #include <errno.h>
 #include <stdarg.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -293,6 +294,41 @@ int plan_want_duration(struct vctx *c, const struct plan_node *node, const char 
 	}
 	return plan_vfail(c, node,
 			  "%s: expected a duration from %s (such as 10s, 500ms or 2m), got %s", path, range, plan_got(node, buf, sizeof(buf)));
+}
+
+bool plan_parse_percent(const struct plan_node *node, double *out, bool *sign)
+{
+	char *end;
+	double v;
+
+	if (!node || node->kind != PLAN_NODE_SCALAR || !node->text[0])
+		return false;
+	errno = 0;
+	v = strtod(node->text, &end);
+	while (*end == ' ')
+		end++;
+	*sign = *end == '%';
+	if (*sign)
+		end++;
+	if (errno || *end || end == node->text || v != v)
+		return false;
+	*out = v;
+	return true;
+}
+
+int plan_want_percent(struct vctx *c, const struct plan_node *node, const char *path,
+		      double lo, double hi, double *out)
+{
+	char buf[400];
+	bool sign;
+	double v;
+
+	if (plan_parse_percent(node, &v, &sign) && v > lo && v < hi) {
+		*out = v / 100;
+		return 0;
+	}
+	return plan_vfail(c, node, "%s: expected a percentage above %g %% and below %g %% (such as 2%%), got %s",
+			  path, lo, hi, plan_got(node, buf, sizeof(buf)));
 }
 
 /* Whether ROLE is one of P's ports; otherwise an error at NODE naming them. */

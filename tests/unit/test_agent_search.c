@@ -1,0 +1,201 @@
+/* test_agent_search.c - agent/job_search.c without a lab: the job's search loop driven by
+ * a model device instead of job_search_trial (the trials on real ports are
+ * tests/integration's), the MLRsearch parameters a spec gives, and the samples: trial.*
+ * in order, GOAL.lower/.upper/.conditional per goal.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "job_int.h"
+#include "helpers.h"
+
+#define CAP 1e6			/* the model forwards up to 1 Mpps and drops the rest */
+
+struct model {
+	int trials;
+	int fail_at;		/* this trial fails with -EIO; -1: none */
+	bool count_nothing;
+};
+
+static int step(void *ctx, double load, double duration, struct mlrsearch_res *res)
+{
+	struct model *m = ctx;
+	double sent = load * duration;
+
+	if (m->trials++ == m->fail_at)
+		return -EIO;
+	if (m->count_nothing)
+		return 0;
+	res->offered = load;
+	res->forwarded = (uint64_t)llround(fmin(load, CAP) * duration);
+	res->lost = (uint64_t)llround(sent) - res->forwarded;
+	res->duration = duration;
+	return 0;
+}
+
+static const struct job_search search = {
+	.goals = { { "NDR", 0 }, { "PDR", 0.005 } },
+	.n_goals = 2,
+	.width = 0.005,
+	.exceed = 0.5,
+	.trial_ms = 1000,
+	.total_ms = 1000,
+	.min_rate_pps = 100000,
+	.max_rate_pps = 2000000,
+};
+
+static void ctx_init(struct job_ctx *c, struct job_opts *opts)
+{
+	memset(c, 0, sizeof(*c));
+	memset(opts, 0, sizeof(*opts));
+	jobspec_init(&c->spec);
+	c->opts = opts;
+	c->spec.has_search = true;
+	c->spec.search = search;
+	c->rx_role = "b";
+	c->samples = json_array();
+}
+
+/* The value of the sample METRIC with SEQ (-1: null), or NAN. */
+static double sample(const struct job_ctx *c, const char *metric, int seq)
+{
+	const json_t *s;
+	size_t i;
+
+	json_array_foreach(c->samples, i, s) {
+		const json_t *q = json_object_get(s, "seq");
+
+		if (!strcmp(json_string_value(json_object_get(s, "metric")), metric) &&
+		    (seq < 0 ? json_is_null(q) : json_integer_value(q) == seq)) {
+			assert_string_equal(json_string_value(json_object_get(s, "subject")), "b");
+			return json_real_value(json_object_get(s, "value"));
+		}
+	}
+	return NAN;
+}
+
+/* A 1 s trial over 21 s: the first phase's trials 1/8 s; loads in pps. */
+static void test_search_params(void **state)
+{
+	struct job_search s = search;
+	struct mlrsearch_params p;
+
+	(void)state;
+	s.total_ms = 21000;
+	job_search_params(&s, &p);
+	assert_int_equal(p.n_goals, 2);
+	assert_string_equal(p.goals[1].name, "PDR");
+	assert_true(p.goals[1].loss_ratio == 0.005);
+	assert_true(p.goals[0].exceed_ratio == 0.5 && p.goals[1].exceed_ratio == 0.5);
+	assert_true(p.final_duration == 1 && p.initial_duration == 0.125);
+	assert_true(p.duration_sum == 21);
+	assert_true(p.min_rate == 100000 && p.max_rate == 2000000);
+	/* short trials: the first phase no shorter than 0.1 s, nor longer than the trial */
+	s.trial_ms = 400;
+	job_search_params(&s, &p);
+	assert_true(p.initial_duration == 0.1);
+	s.trial_ms = 50;
+	job_search_params(&s, &p);
+	assert_true(p.initial_duration == 0.05);
+}
+
+/* The step at 1 Mpps: NDR's bounds around 1 Mpps, PDR's around 1 Mpps / (1 - 0.5 %)
+ * (= 1005025 pps, where the loss is 0.5 %), each within the width 0.5 %. */
+static void test_search_step(void **state)
+{
+	struct model m = { .fail_at = -1 };
+	struct job_opts opts;
+	struct job_ctx c;
+	double lo, up;
+
+	(void)state;
+	ctx_init(&c, &opts);
+	assert_int_equal(job_search_run(&c, step, &m), 0);
+	lo = sample(&c, "ndr.lower", -1);
+	up = sample(&c, "ndr.upper", -1);
+	assert_true(lo <= CAP && up > CAP && (up - lo) / up <= 0.005);
+	assert_true(sample(&c, "ndr.conditional", -1) == lo);	/* no loss at lo */
+	lo = sample(&c, "pdr.lower", -1);
+	up = sample(&c, "pdr.upper", -1);
+	assert_true(lo <= CAP / 0.995 && up > CAP / 0.995 && (up - lo) / up <= 0.005);
+	assert_true(lo > CAP);					/* above NDR */
+	/* by hand (as test_mlrsearch's step): bisection of [1, 2] Mpps down to
+	 * 1.00390625 Mpps (loss 0.389 %: within PDR, not NDR) and 1.0078125 (0.775 %);
+	 * PDR's conditional throughput is what 1.00390625 Mpps forwarded: 1 Mpps */
+	assert_true(sample(&c, "ndr.lower", -1) == 1000000);
+	assert_true(sample(&c, "ndr.upper", -1) == 1003906.25);
+	assert_true(lo == 1003906.25 && up == 1007812.5);
+	assert_near(sample(&c, "pdr.conditional", -1), 1000000, 1);
+	assert_true(sample(&c, "search.trials", -1) == 15);
+	assert_near(sample(&c, "search.time_s", -1), 5.625, 1e-9);
+	/* the trials in order: the first at max_rate for 1/8 s, loss 50 % */
+	assert_true(sample(&c, "trial.load_pps", 0) == 2e6);
+	assert_true(sample(&c, "trial.duration_s", 0) == 0.125);
+	assert_true(sample(&c, "trial.loss_ratio", 0) == 0.5);
+	assert_true(sample(&c, "trial.offered_pps", 0) == 2e6);
+	assert_true(sample(&c, "search.trials", -1) == m.trials);
+	assert_false(isnan(sample(&c, "trial.load_pps", m.trials - 1)));
+	assert_true(isnan(sample(&c, "trial.load_pps", m.trials)));
+	assert_true(sample(&c, "search.time_s", -1) > 1);
+	json_decref(c.samples);
+}
+
+/* A failed trial fails the job with no results; a trial that counted nothing too. */
+static void test_search_failures(void **state)
+{
+	struct model m = { .fail_at = 3 };
+	struct job_opts opts;
+	struct job_ctx c;
+
+	(void)state;
+	ctx_init(&c, &opts);
+	assert_int_equal(job_search_run(&c, step, &m), -EIO);
+	assert_int_equal(m.trials, 4);
+	assert_true(isnan(sample(&c, "ndr.lower", -1)));
+	assert_false(isnan(sample(&c, "trial.load_pps", 2)));
+	assert_true(isnan(sample(&c, "trial.load_pps", 3)));
+	json_decref(c.samples);
+	ctx_init(&c, &opts);
+	m = (struct model){ .fail_at = -1, .count_nothing = true };
+	assert_int_equal(job_search_run(&c, step, &m), -EIO);
+	assert_string_equal(c.err, "search: a trial at 2000000 frames/s counted no frames");
+	assert_int_equal(json_array_size(c.samples), 0);
+	json_decref(c.samples);
+}
+
+/* A spec with search but no generator (hand-written: plans refuse it) fails its first
+ * trial. */
+static void test_search_no_generator(void **state)
+{
+	struct mlrsearch_res res = { 0 };
+	struct job_opts opts;
+	struct job_ctx c;
+
+	(void)state;
+	ctx_init(&c, &opts);
+	c.spec.traffic.generator = JOB_GEN_NONE;
+	assert_int_equal(job_search_run(&c, job_search_trial, &c), -EINVAL);
+	assert_string_equal(c.err, "search: needs a generator (traffic.generator is none)");
+	assert_int_equal(job_search_trial(&c, 1000, 1, &res), -EINVAL);
+	assert_int_equal(json_array_size(c.samples), 0);
+	json_decref(c.samples);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_search_params),
+		cmocka_unit_test(test_search_step),
+		cmocka_unit_test(test_search_failures),
+		cmocka_unit_test(test_search_no_generator),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
