@@ -6,7 +6,7 @@
 #
 # A small git repository stands for a kernel tree: each of its 12 commits carries a file
 # PROG naming the XDP program a kernel built at that commit would run: commits 1-8
-# xdp_drop (xdp_basic.bpf.o), 9-12 xdp_drop_slow (xdp_slow.bpf.o: a 200-round loop per
+# xdp_drop (xdp_basic.bpf.o), 9-12 xdp_drop_slow (xdp_slow.bpf.o: a 1000-round loop per
 # frame), and commit 6, the first one git tests, test_agent.bpf.o's xdp_bad, which the
 # verifier refuses (as if the kernel at that commit broke the program): its jobs fail on
 # the agent, the run has no values, exit 125, and git skips the commit. The git bisect run script overrides the

@@ -1,7 +1,7 @@
 #!/bin/bash
 # test_compare.sh - `bpflab result compare` on real runs: the lab in a box runs
 # tests/data/plans/compare-a.yaml (variants steady and probe, both XDP_DROP) and then
-# compare-b.yaml (probe slowed by xdp_slow's 200-round loop), and compare RUN_A RUN_B
+# compare-b.yaml (probe slowed by xdp_slow's 1000-round loop), and compare RUN_A RUN_B
 # must call probe DIFFERENT (worse) and steady SAME, through the coordinator and with
 # --db alike (same JSON). Also: history --plot writes an SVG that parses and renders,
 # export kcidb / bmf are well-formed, and an imported CSV can be compared.
@@ -9,7 +9,7 @@
 # The minimum effect is 50 % here: on a shared 2-CPU VM without pinning (other tests may
 # run at the same time), xdp-live rates of one variant vary by 10-40 % between
 # repetitions and the ~25 ns cost of xdp_drop by up to 25 % between two runs; the slowed
-# program costs 20 times more, far beyond that.
+# program costs about 25 times more, far beyond that.
 . "$(dirname "$0")/lib.sh"
 
 lab_start 1
