@@ -102,10 +102,12 @@ static char *result_text(long long job, int n, size_t *len)
 	return t;
 }
 
+/* A message to a simulated agent, parsed as bpflab-agent parses it (lib/proto's own
+ * parser, through proto_recv), so that the agents' share of the 2 CPUs is the real one. */
 static void on_message(struct sim *s, const char *buf, size_t len)
 {
-	json_error_t jerr;
-	json_t *msg = json_loadb(buf, len, 0, &jerr);
+	char why[128];
+	json_t *msg = proto_parse(buf, len, why, sizeof(why));
 	const char *type = json_string_value(json_object_get(msg, "type"));
 	long long job;
 	char *text;
