@@ -64,6 +64,9 @@ int web_read_token(const char *file, char *out, char *err, size_t err_len);
 /* True when the Authorization header value HEADER (may be NULL) is "Bearer TOKEN"; the
  * time taken does not depend on where they differ. */
 bool web_auth_ok(const char *header, const char *token);
+/* True when GIVEN (may be NULL) equals SECRET, in a time that does not depend on where
+ * they differ. */
+bool web_secret_equal(const char *given, const char *secret);
 
 /* What a path names. */
 enum web_route {
@@ -108,6 +111,8 @@ void web_buf_add(struct web_buf *b, const char *s, size_t n);
 void web_buf_str(struct web_buf *b, const char *s);
 void web_buf_printf(struct web_buf *b, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/* S percent-encoded for a URL: all but unreserved bytes and those in KEEP. */
+void web_buf_url(struct web_buf *b, const char *s, const char *keep);
 /* S (may be NULL: nothing) with & < > " ' as entities. */
 void web_buf_html(struct web_buf *b, const char *s);
 void web_buf_release(struct web_buf *b);
@@ -120,11 +125,17 @@ struct web_reply {
 	const char *type;
 	char *body;
 	size_t len;
+	char filename[64];		/* not "": a download (Content-Disposition) */
+	unsigned retry_after;		/* not 0: Retry-After in seconds (503 busy) */
 };
+/* How long a busy answer tells the client to wait: the store's busy timeout. */
+#define WEB_RETRY_AFTER_S 5
 /* REPLY becomes {"error": MESSAGE} with STATUS. */
 void web_reply_error(struct web_reply *reply, unsigned status, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 void web_reply_release(struct web_reply *reply);
+/* REPLY becomes 503 "the database is busy..." with Retry-After WEB_RETRY_AFTER_S. */
+void web_reply_busy(struct web_reply *reply);
 
 struct store;
 /* Open DB read-only for one request; on failure NULL with REPLY the error (503 when the

@@ -36,6 +36,8 @@ void web_reply_error(struct web_reply *reply, unsigned status, const char *fmt, 
 	web_reply_release(reply);
 	reply->status = status;
 	reply->type = "application/json";
+	reply->filename[0] = '\0';	/* an error is never a download */
+	reply->retry_after = 0;
 	e = json_pack("{s:s}", "error", msg);
 	s = e ? json_dumps(e, JSON_COMPACT) : NULL;
 	json_decref(e);
@@ -81,11 +83,18 @@ static void reply_json(struct web_reply *reply, const json_t *obj)
 	reply->len = n + 1;
 }
 
+void web_reply_busy(struct web_reply *reply)
+{
+	web_reply_error(reply, 503, "the database is busy: a writer has held its lock for more "
+			"than %d s; try again", WEB_RETRY_AFTER_S);
+	reply->retry_after = WEB_RETRY_AFTER_S;
+}
+
 /* REPLY the error of a failed store call (errno set, message in STORE). */
 static void reply_store_error(struct store *store, struct web_reply *reply)
 {
 	if (errno == EBUSY)
-		web_reply_error(reply, 503, "the database is busy; try again");
+		web_reply_busy(reply);
 	else if (errno == ENOMEM)
 		web_reply_error(reply, 500, "out of memory");
 	else
@@ -100,7 +109,7 @@ struct store *web_store_open(const char *db, struct web_reply *reply)
 	if (store)
 		return store;
 	if (errno == EBUSY)
-		web_reply_error(reply, 503, "the database is busy; try again");
+		web_reply_busy(reply);
 	else
 		web_reply_error(reply, 500, "cannot open database '%s': %s", db,
 				*err ? err : strerror(errno));

@@ -158,8 +158,11 @@ static void page_runs(struct store *store, struct web_reply *reply)
 		goto out;
 	run_hosts = store_query_run_hosts(store);
 	if (!run_hosts) {
-		web_reply_error(reply, errno == EBUSY ? 503 : 500, "cannot query the database: %s",
-				store_errmsg(store));
+		if (errno == EBUSY)
+			web_reply_busy(reply);
+		else
+			web_reply_error(reply, 500, "cannot query the database: %s",
+					store_errmsg(store));
 		goto out;
 	}
 	json_array_foreach(runs, i, r) {
@@ -554,19 +557,11 @@ static void page_bisect(struct store *store, struct web_reply *reply)
 	json_decref(ses);
 }
 
-/* Append KEY=VALUE to B for a URL, percent-encoded but for unreserved bytes. */
+/* Append KEY=VALUE to B for a URL in HTML, percent-encoded but for unreserved bytes. */
 static void url_param(struct web_buf *b, bool first, const char *key, const char *value)
 {
-	const unsigned char *p;
-
 	web_buf_printf(b, "%s%s=", first ? "?" : "&amp;", key);
-	for (p = (const unsigned char *)value; *p; p++) {
-		if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
-		    (*p >= '0' && *p <= '9') || strchr("-._~", *p))
-			web_buf_add(b, (const char *)p, 1);
-		else
-			web_buf_printf(b, "%%%02X", *p);
-	}
+	web_buf_url(b, value, "");
 }
 
 /* A GET form to PATH with a text field per name of FIELDS (NULL-terminated), filled

@@ -132,20 +132,39 @@ int web_read_token(const char *file, char *out, char *err, size_t err_len)
 	return 0;
 }
 
+bool web_secret_equal(const char *given, const char *secret)
+{
+	size_t want = strlen(secret), got = given ? strlen(given) : 0, i;
+	unsigned char diff = 0;
+
+	if (!given)
+		return false;
+	/* every byte of the secret is looked at whatever was given */
+	for (i = 0; i < want; i++)
+		diff |= (unsigned char)secret[i] ^ (unsigned char)(i < got ? given[i] : 0);
+	return !diff && got == want;
+}
+
 bool web_auth_ok(const char *header, const char *token)
 {
 	static const char scheme[] = "Bearer ";
-	size_t want = strlen(token), got, i;
-	unsigned char diff = 0;
 
 	if (!header || strncmp(header, scheme, sizeof(scheme) - 1))
 		return false;
-	header += sizeof(scheme) - 1;
-	got = strlen(header);
-	/* every byte of the token is looked at whatever the header holds */
-	for (i = 0; i < want; i++)
-		diff |= (unsigned char)token[i] ^ (unsigned char)(i < got ? header[i] : 0);
-	return !diff && got == want;
+	return web_secret_equal(header + sizeof(scheme) - 1, token);
+}
+
+void web_buf_url(struct web_buf *b, const char *s, const char *keep)
+{
+	const unsigned char *p;
+
+	for (p = (const unsigned char *)s; *p; p++) {
+		if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+		    (*p >= '0' && *p <= '9') || strchr("-._~", *p) || strchr(keep, *p))
+			web_buf_add(b, (const char *)p, 1);
+		else
+			web_buf_printf(b, "%%%02X", *p);
+	}
 }
 
 /* A run id: 1 to INT64_MAX in decimal digits. */
