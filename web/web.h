@@ -149,6 +149,11 @@ json_t *web_hosts(struct store *store, struct web_reply *reply);
  * (the result with the hosts' noise floors, report_build) in *REPORT if not NULL. */
 json_t *web_result(struct store *store, int64_t id, json_t **report,
 			  struct web_reply *reply);
+/* The export of run ID in FORMAT ("kcidb" or "bmf") as `result export ID --format F`
+ * prints it (export_run; flagged results left out); NULL with REPLY the error (404 no
+ * results, 503, 500). */
+json_t *web_export(struct store *store, int64_t id, const char *format,
+		   struct web_reply *reply);
 /* The report of `result history -j` (`result compare -j`) for the query parameters
  * PARAMS, named as the command's options (plan, metric, variant, subject, window, host,
  * by; compare also a, b, baseline, candidate); NULL with REPLY the error (400 naming

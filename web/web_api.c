@@ -3,7 +3,8 @@
  * cli/noise.c, cli/result.c): run list, result show (the report with the hosts' noise
  * floors) or its CSV, host list (with kernel switches and noise floors), result history
  * and result compare (cli/result_analysis.c: the same filter, analysis and report
- * functions, the query parameters for its options), bisect status and log
+ * functions, the query parameters for its options), result export (export_run),
+ * bisect status and log
  * (lib/analysis/bisect_session.c over store_bisect_get). Also the
  * objects the pages (web_page.c) render. Runs on MHD's thread, one store per request.
  */
@@ -18,6 +19,7 @@
 #include "analysis/analysis.h"
 #include "analysis/bisect_session.h"
 #include "analysis/noise.h"
+#include "report/export.h"
 #include "report/report.h"
 #include "report/report_compare.h"
 #include "store/store.h"
@@ -401,6 +403,34 @@ json_t *web_bisect(struct store *store, struct bisect **engine, struct web_reply
 	return ses;
 }
 
+json_t *web_export(struct store *store, int64_t id, const char *format,
+		   struct web_reply *reply)
+{
+	json_t *filter = json_pack("{s:[I]}", "runs", (json_int_t)id), *rows, *out;
+	char db_id[STORE_DB_ID_LEN], msg[1024];
+	size_t n_flagged;
+
+	if (!filter) {
+		web_reply_error(reply, 500, "out of memory");
+		return NULL;
+	}
+	rows = store_query_values(store, filter);
+	json_decref(filter);
+	if (!rows || store_db_id(store, db_id)) {
+		reply_store_error(store, reply);
+		json_decref(rows);
+		return NULL;
+	}
+	/* as `bpflab --db FILE result export ID --format F` (lib/report/export_run.c) */
+	out = export_run(rows, id, &(struct export_run_opts){
+		.sz = sizeof(struct export_run_opts), .format = format, .db_id = db_id },
+		&n_flagged, msg, sizeof(msg));
+	json_decref(rows);
+	if (!out)
+		web_reply_error(reply, errno == ENOENT ? 404 : 500, "%s", msg);
+	return out;
+}
+
 /* REPLY the samples of RESULT as `result show --csv` prints them. */
 static void reply_csv(struct web_reply *reply, const json_t *result)
 {
@@ -427,7 +457,7 @@ void web_api(const char *db, enum web_route route, int64_t id,
 	     const struct web_param *params, size_t n, struct web_reply *reply)
 {
 	static const char *const none[] = { NULL };
-	static const char *const run_params[] = { "format=json|csv", NULL };
+	static const char *const run_params[] = { "format=json|csv|kcidb|bmf", NULL };
 	const char *values[2];
 	json_t *obj = NULL, *report = NULL;
 	struct store *store;
@@ -466,11 +496,15 @@ void web_api(const char *db, enum web_route route, int64_t id,
 		}
 		break;
 	case WEB_API_RUN:
+		if (values[0] && (!strcmp(values[0], "kcidb") || !strcmp(values[0], "bmf"))) {
+			obj = web_export(store, id, values[0], reply);
+			break;
+		}
 		if (values[0] && !strcmp(values[0], "csv")) {
 			obj = web_result(store, id, NULL, reply);
 			if (obj)
 				reply_csv(reply, obj);
-			goto out;
+			goto download;
 		}
 		obj = web_result(store, id, &report, reply);
 		if (obj) {
@@ -484,6 +518,12 @@ void web_api(const char *db, enum web_route route, int64_t id,
 	}
 	if (obj)
 		reply_json(reply, obj);
+download:
+	/* ?format=: a download, named after the run and the format */
+	if (route == WEB_API_RUN && values[0] && reply->status == 200)
+		snprintf(reply->filename, sizeof(reply->filename),
+			 strcmp(values[0], "json") && strcmp(values[0], "csv") ? "run-%lld.%s.json" :
+			 "run-%lld.%s", (long long)id, values[0]);
 out:
 	json_decref(obj);
 	store_close(&store);

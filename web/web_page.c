@@ -308,10 +308,14 @@ static void run_verdicts(struct web_buf *b, const json_t *result)
 
 static void page_run(struct store *store, int64_t id, struct web_reply *reply)
 {
+	/* the downloads: ?format= of /api/runs/ID and what it is called */
+	static const char *const formats[][2] = {
+		{ "json", "JSON" }, { "csv", "CSV" }, { "kcidb", "KCIDB" }, { "bmf", "BMF" },
+	};
 	json_t *report = NULL, *result = web_result(store, id, &report, reply), *hosts = NULL;
 	struct web_buf b = { 0 };
 	char title[64], *text = NULL;
-	size_t len = 0;
+	size_t len = 0, i;
 	FILE *f;
 	int err;
 
@@ -335,9 +339,11 @@ static void page_run(struct store *store, int64_t id, struct web_reply *reply)
 	web_buf_html(&b, json_string_value(json_object_get(result, "plan")));
 	web_buf_str(&b, "</b>, state <b>");
 	web_buf_html(&b, json_string_value(json_object_get(result, "state")));
-	web_buf_printf(&b, "</b>. Download: <a href=\"/api/runs/%lld\">JSON</a> "
-		       "<a href=\"/api/runs/%lld?format=csv\">CSV</a></p>\n",
-		       (long long)id, (long long)id);
+	web_buf_str(&b, "</b>. Download:");
+	for (i = 0; i < sizeof(formats) / sizeof(formats[0]); i++)
+		web_buf_printf(&b, " <a href=\"/api/runs/%lld?format=%s\">%s</a>", (long long)id,
+			       formats[i][0], formats[i][1]);
+	web_buf_str(&b, "</p>\n");
 	web_buf_str(&b, "<h2>results</h2>\n<pre id=\"tables\">");
 	web_buf_html(&b, text);
 	web_buf_str(&b, "</pre>\n");

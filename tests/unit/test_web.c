@@ -279,7 +279,7 @@ static void test_web_errors(void **state)
 		  "positive integer)\"}\n" },
 		{ "GET", "/api/runs/1x", 400, NULL },
 		{ "GET", "/api/runs/1?format=xml", 400, "{\"error\":\"parameter 'format': unknown "
-		  "value 'xml' (expected json|csv)\"}\n" },
+		  "value 'xml' (expected json|csv|kcidb|bmf)\"}\n" },
 		{ "GET", "/api/runs/1?format=csv&format=json", 400, "{\"error\":\"parameter "
 		  "'format' given twice\"}\n" },
 		{ "GET", "/api/runs?limit=3", 400, "{\"error\":\"unknown parameter 'limit'\"}\n" },
