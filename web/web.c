@@ -200,8 +200,11 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
 		web_reply_error(&reply, MHD_HTTP_NOT_FOUND, "no such path '%s' (see "
 				"docs/dashboard.md)", url);
 	} else if (route == WEB_BAD_ID) {
-		web_reply_error(&reply, MHD_HTTP_BAD_REQUEST, "bad run id in '%s' (expected a "
-				"positive integer)", url);
+		web_reply_error(&reply, MHD_HTTP_BAD_REQUEST, "bad %s id in '%s' (expected a "
+				"positive integer)", strstr(url, "/bisect/") ? "session" : "run",
+				url);
+	} else if (route == WEB_PAGE_BISECT || route == WEB_PAGE_BISECT_ID) {
+		web_page_bisect(w->db, route, id, ps.p, ps.n, &reply);
 	} else if (route >= WEB_PAGE_RUNS) {
 		web_page(w->db, route, id, ps.p, ps.n, &reply);
 	} else {

@@ -375,13 +375,25 @@ json_t *web_compare(struct store *store, const struct web_param *params, size_t 
 	return with_min_detectable(report, report_compare_add_min_detectable, reply);
 }
 
-json_t *web_bisect(struct store *store, struct bisect **engine, struct web_reply *reply)
+json_t *web_bisect_list(struct store *store, struct web_reply *reply)
 {
-	json_t *ses = store_bisect_get(store, 0);
+	json_t *list = store_bisect_list(store);
+
+	if (!list)
+		reply_store_error(store, reply);
+	return list;
+}
+
+json_t *web_bisect(struct store *store, int64_t id, struct bisect **engine,
+		   struct web_reply *reply)
+{
+	json_t *ses = store_bisect_get(store, id);
 	struct bisect *b;
 
 	if (!ses) {
-		if (errno == ENOENT)
+		if (errno == ENOENT && id)
+			web_reply_error(reply, 404, "no bisect session %lld", (long long)id);
+		else if (errno == ENOENT)
 			web_reply_error(reply, 404, "no bisect session");
 		else
 			reply_store_error(store, reply);
@@ -485,10 +497,16 @@ void web_api(const char *db, enum web_route route, int64_t id,
 	case WEB_API_COMPARE:
 		obj = web_compare(store, params, n, reply);
 		break;
+	case WEB_API_BISECTS:
+		obj = web_bisect_list(store, reply);
+		break;
 	case WEB_API_BISECT:
 	case WEB_API_BISECT_LOG:
-		obj = web_bisect(store, NULL, reply);
-		if (obj && route == WEB_API_BISECT_LOG) {
+	case WEB_API_BISECT_ID:
+	case WEB_API_BISECT_ID_LOG:
+		obj = web_bisect(store, route == WEB_API_BISECT_ID || route == WEB_API_BISECT_ID_LOG ?
+				 id : 0, NULL, reply);
+		if (obj && (route == WEB_API_BISECT_LOG || route == WEB_API_BISECT_ID_LOG)) {
 			json_t *steps = json_incref(json_object_get(obj, "steps"));
 
 			json_decref(obj);

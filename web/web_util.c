@@ -195,22 +195,38 @@ enum web_route web_route(const char *path, int64_t *id)
 		{ "/history", WEB_PAGE_HISTORY }, { "/compare", WEB_PAGE_COMPARE },
 		{ "/hosts", WEB_PAGE_HOSTS }, { "/bisect", WEB_PAGE_BISECT },
 		{ "/api/bisect", WEB_API_BISECT }, { "/api/bisect/log", WEB_API_BISECT_LOG },
+		{ "/api/bisect/sessions", WEB_API_BISECTS },
 	};
 	static const struct {
 		const char *prefix;
 		enum web_route route;
 	} with_id[] = {
 		{ "/runs/", WEB_PAGE_RUN }, { "/api/runs/", WEB_API_RUN },
+		{ "/bisect/", WEB_PAGE_BISECT_ID }, { "/api/bisect/", WEB_API_BISECT_ID },
 	};
 	size_t i, n;
+	const char *log;
 
 	for (i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++)
 		if (!strcmp(path, fixed[i].path))
 			return fixed[i].route;
 	for (i = 0; i < sizeof(with_id) / sizeof(with_id[0]); i++) {
 		n = strlen(with_id[i].prefix);
-		if (strncmp(path, with_id[i].prefix, n) || !path[n] || strchr(path + n, '/'))
+		if (strncmp(path, with_id[i].prefix, n) || !path[n])
 			continue;
+		/* /api/bisect/ID/log: the steps of session ID */
+		log = strchr(path + n, '/');
+		if (log && (with_id[i].route != WEB_API_BISECT_ID || strcmp(log, "/log")))
+			continue;
+		if (log) {
+			char text[32];
+
+			if ((size_t)(log - path - n) >= sizeof(text))
+				return WEB_BAD_ID;
+			memcpy(text, path + n, (size_t)(log - path - n));
+			text[log - path - n] = '\0';
+			return parse_id(text, id) ? WEB_API_BISECT_ID_LOG : WEB_BAD_ID;
+		}
 		return parse_id(path + n, id) ? with_id[i].route : WEB_BAD_ID;
 	}
 	return WEB_NOT_FOUND;
