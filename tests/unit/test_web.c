@@ -67,57 +67,6 @@ static const char *const kernel_csv[3][2] = {
 
 static const char plan_name[] = "<script>alert('x')</script>";
 
-/* An answer: status, headers and body (heap). */
-struct http {
-	int status;
-	char *head, *body;
-};
-
-static void http_free(struct http *h)
-{
-	free(h->head);
-	free(h->body);
-}
-
-/* METHOD PATH on 127.0.0.1:PORT with header line EXTRA (may be NULL) into H. */
-static void http_req(unsigned port, const char *method, const char *path, const char *extra,
-		     struct http *h)
-{
-	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
-	char req[1024], *all = NULL, *sep;
-	size_t len = 0, cap = 0;
-	ssize_t n;
-	int fd;
-
-	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	fd = socket(AF_INET, SOCK_STREAM, 0);
-	assert_true(fd >= 0);
-	assert_int_equal(connect(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
-	snprintf(req, sizeof(req), "%s %s HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
-		 "%s%s\r\n", method, path, extra ? extra : "", extra ? "\r\n" : "");
-	assert_int_equal(write(fd, req, strlen(req)), (ssize_t)strlen(req));
-	for (;;) {
-		if (len + 4096 + 1 > cap) {
-			cap = cap ? cap * 2 : 16384;
-			all = realloc(all, cap);
-			assert_non_null(all);
-		}
-		n = read(fd, all + len, cap - len - 1);
-		assert_true(n >= 0);
-		if (!n)
-			break;
-		len += (size_t)n;
-	}
-	close(fd);
-	all[len] = '\0';
-	sep = strstr(all, "\r\n\r\n");
-	assert_non_null(sep);
-	*sep = '\0';
-	h->head = all;
-	h->body = strdup(sep + 4);
-	assert_int_equal(sscanf(all, "HTTP/1.1 %d", &h->status), 1);
-}
-
 /* GET PATH on the test's server. */
 static void get(const char *path, struct http *h)
 {
@@ -128,31 +77,12 @@ static void get(const char *path, struct http *h)
 static char *cli_out(const char *const *args)
 {
 	const char *argv[32] = { BPFLAB };
-	struct prog_out o;
-	char *out;
 	int i;
 
 	for (i = 0; args[i]; i++)
 		argv[i + 1] = args[i];
 	argv[i + 1] = NULL;
-	prog_run(&o, argv, tmpdir);
-	if (o.status)
-		fail_msg("bpflab failed (%d): %s", o.status, o.err);
-	out = o.out;
-	o.out = NULL;
-	prog_out_free(&o);
-	return out;
-}
-
-static void sql(const char *file, const char *stmt)
-{
-	sqlite3 *h = NULL;
-	char *err = NULL;
-
-	assert_int_equal(sqlite3_open(file, &h), SQLITE_OK);
-	if (sqlite3_exec(h, stmt, NULL, NULL, &err) != SQLITE_OK)
-		fail_msg("%s: %s", stmt, err ? err : "?");
-	sqlite3_close(h);
+	return prog_stdout(argv, tmpdir);
 }
 
 static struct web *start(const char *file, const char *token)
@@ -192,7 +122,7 @@ static int setup(void **state)
 		free(cli_out((const char *[]){ "--db", db, "result", "import", file, "--plan",
 					       "k", "--kernel", kernel_csv[i][0], NULL }));
 	}
-	sql(db, "UPDATE jobs SET verdicts = '[\"unstable\"]', verdict_details = "
+	sqlfile_exec(db, "UPDATE jobs SET verdicts = '[\"unstable\"]', verdict_details = "
 		"'{\"unstable\": \"varied 8.1 % <b>\"}' WHERE id = 2");
 	srv = start(db, NULL);
 	return 0;
@@ -385,7 +315,7 @@ static void test_web_live(void)
 	uint8_t sum[32];
 	struct http h;
 
-	sql(db, "UPDATE runs SET state = 'running' WHERE id = 5");
+	sqlfile_exec(db, "UPDATE runs SET state = 'running' WHERE id = 5");
 	get("/runs", &h);
 	assert_int_equal(h.status, 200);
 	assert_contains(h.body, "<noscript><meta http-equiv=\"refresh\" content=\"5\">"
@@ -407,7 +337,7 @@ static void test_web_live(void)
 	free(b64);
 	assert_contains(h.head, want);
 	http_free(&h);
-	sql(db, "UPDATE runs SET state = 'done' WHERE id = 5");
+	sqlfile_exec(db, "UPDATE runs SET state = 'done' WHERE id = 5");
 	get("/runs", &h);
 	assert_null(strstr(h.body, "<script"));
 	assert_null(strstr(h.body, "<noscript"));
@@ -544,9 +474,9 @@ static void test_web_pages(void **state)
 			"<td></td></tr>");
 	assert_contains(h.body, "<p>no noise floor measured</p>");
 	http_free(&h);
-	sql(db, "UPDATE hosts SET kernel_release = '6.1<x>', inventory = '{\"ports\": "
+	sqlfile_exec(db, "UPDATE hosts SET kernel_release = '6.1<x>', inventory = '{\"ports\": "
 		"[{\"role\": \"a\", \"name\": \"veth<a>\", \"driver\": \"veth\"}]}'");
-	sql(db, "INSERT INTO host_noise (run_id, host_id, env_id, metric, subject, window, n, "
+	sqlfile_exec(db, "INSERT INTO host_noise (run_id, host_id, env_id, metric, subject, window, n, "
 		"mean, cv, measured_ms) SELECT 3, 1, MIN(id), 'prog.ns_per_run', 'xdp_drop', "
 		"'cost', 4, 10.15, 0.0127, 1 FROM host_envs");
 	get("/hosts", &h);
@@ -583,7 +513,7 @@ static void test_web_newer_database(void **state)
 	snprintf(cmd, sizeof(cmd), "sqlite3 '%s' \".backup '%s'\"", db, copy);
 	assert_int_equal(system(cmd), 0);
 	w = start(copy, NULL);
-	sql(copy, "PRAGMA user_version = 999");
+	sqlfile_exec(copy, "PRAGMA user_version = 999");
 	http_req(web_port(w), "GET", "/api/runs", NULL, &h);
 	assert_int_equal(h.status, 500);
 	assert_contains(h.body, "schema version 999 is newer than this bpflab");
