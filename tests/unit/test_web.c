@@ -630,6 +630,13 @@ static void test_web_route(void **state)
 		{ "/api/runs/", WEB_NOT_FOUND, 0 }, { "/api/hosts", WEB_API_HOSTS, 0 },
 		{ "/runs/", WEB_NOT_FOUND, 0 }, { "/api", WEB_NOT_FOUND, 0 },
 		{ "/runsx", WEB_NOT_FOUND, 0 },
+		{ "/bisect/3", WEB_PAGE_BISECT_ID, 3 }, { "/api/bisect/4", WEB_API_BISECT_ID, 4 },
+		{ "/api/bisect/5/log", WEB_API_BISECT_ID_LOG, 5 },
+		{ "/api/bisect/log", WEB_API_BISECT_LOG, 0 },
+		{ "/api/bisect/sessions", WEB_API_BISECTS, 0 },
+		{ "/api/bisect/5/log/", WEB_NOT_FOUND, 0 }, { "/bisect/5/log", WEB_NOT_FOUND, 0 },
+		{ "/api/bisect/0/log", WEB_BAD_ID, 0 },
+		{ "/api/bisect/123456789012345678901234567890123/log", WEB_BAD_ID, 0 },
 	};
 	size_t i;
 

@@ -203,6 +203,12 @@ static void test_web_bisect_sessions(void **state)
 		free(want);
 		http_free(&h);
 	}
+	/* the CLI's text of the same list */
+	want = cli((const char *[]){ "bisect", "list", NULL });
+	assert_contains(want, "id  state   plan  metric           good   bad    kernels  steps  "
+			"result\n 1  reset   k     prog.ns_per_run  6.1.0  6.3.0        3      3  -\n"
+			" 2  active  k     prog.ns_per_run  6.1.0  6.3.0        3      0  -\n");
+	free(want);
 	get("/api/bisect/sessions", &h);
 	assert_contains(h.body, "\"id\":1,\"plan\":\"k\",\"metric\":\"prog.ns_per_run\","
 			"\"variant\":null,\"subject\":null,\"good\":\"6.1.0\",\"bad\":\"6.3.0\","
