@@ -40,8 +40,8 @@
 #include "base/util.h"
 #include "web.h"
 #include "helpers.h"
+#include "web_test.h"
 
-#define BPFLAB BPFLAB_BUILDDIR "/bin/bpflab"
 #define BPFLABD BPFLAB_BUILDDIR "/bin/bpflabd"
 
 static char tmpdir[] = "/tmp/bpflab-test-web-XXXXXX";
@@ -55,16 +55,6 @@ static const char csv[] =
 	"pass,xdp_pass,1,20.1\n"
 	"pass,xdp_pass,2,20.3\n";
 
-/* plan k: 4 repetitions on each of three kernels, a step from the first to the second */
-static const char *const kernel_csv[3][2] = {
-	{ "6.1.0", "variant,prog,set,value\ndrop,xdp_drop,1,10.1\ndrop,xdp_drop,2,10.3\n"
-	  "drop,xdp_drop,3,10.2\ndrop,xdp_drop,4,10.0\n" },
-	{ "6.2.0<i>", "variant,prog,set,value\ndrop,xdp_drop,1,20.1\ndrop,xdp_drop,2,20.3\n"
-	  "drop,xdp_drop,3,20.2\ndrop,xdp_drop,4,20.0\n" },
-	{ "6.3.0", "variant,prog,set,value\ndrop,xdp_drop,1,21.1\ndrop,xdp_drop,2,21.3\n"
-	  "drop,xdp_drop,3,21.2\ndrop,xdp_drop,4,21.0\n" },
-};
-
 static const char plan_name[] = "<script>alert('x')</script>";
 
 /* GET PATH on the test's server. */
@@ -76,26 +66,7 @@ static void get(const char *path, struct http *h)
 /* The stdout of `bpflab ARGS...` (NULL-terminated), which must succeed. */
 static char *cli_out(const char *const *args)
 {
-	const char *argv[32] = { BPFLAB };
-	int i;
-
-	for (i = 0; args[i]; i++)
-		argv[i + 1] = args[i];
-	argv[i + 1] = NULL;
-	return prog_stdout(argv, tmpdir);
-}
-
-static struct web *start(const char *file, const char *token)
-{
-	struct web_opts o = { .db = file, .http = "127.0.0.1:0", .token = token };
-	char err[512];
-	bool usage;
-	struct web *w = web_new(&o, &usage, err, sizeof(err));
-
-	if (!w)
-		fail_msg("web_new: %s", err);
-	assert_true(web_port(w) > 0);
-	return w;
+	return web_test_cli(tmpdir, NULL, args);
 }
 
 /* Run 1 of plan <script>... from the CSV, job 2 unstable with a detail; run 2 of 'b';
@@ -118,13 +89,13 @@ static int setup(void **state)
 				       NULL }));
 	for (i = 0; i < 3; i++) {
 		snprintf(file, sizeof(file), "%s/k%d.csv", tmpdir, i);
-		file_put(file, kernel_csv[i][1]);
+		file_put(file, web_test_kernel_csv[i][1]);
 		free(cli_out((const char *[]){ "--db", db, "result", "import", file, "--plan",
-					       "k", "--kernel", kernel_csv[i][0], NULL }));
+					       "k", "--kernel", web_test_kernel_csv[i][0], NULL }));
 	}
 	sqlfile_exec(db, "UPDATE jobs SET verdicts = '[\"unstable\"]', verdict_details = "
 		"'{\"unstable\": \"varied 8.1 % <b>\"}' WHERE id = 2");
-	srv = start(db, NULL);
+	srv = web_test_start(db, NULL);
 	return 0;
 }
 
@@ -166,19 +137,9 @@ static void test_web_api_equals_cli(void **state)
 
 	(void)state;
 	for (i = 0; i < ARRAY_LEN(cases); i++) {
-		const char *args[20] = { "--db", db };
-		char *want;
-		size_t k;
-
-		for (k = 0; cases[i].args[k]; k++)
-			args[2 + k] = cases[i].args[k];
-		args[2 + k] = NULL;
-		want = cli_out(args);
-		get(cases[i].path, &h);
-		assert_int_equal(h.status, 200);
+		web_test_same(web_port(srv), cases[i].path, web_test_cli(tmpdir, (const char *[]){
+			"--db", db, NULL }, cases[i].args), &h);
 		assert_contains(h.head, "Content-Type: application/json");
-		assert_text(h.body, want);
-		free(want);
 		http_free(&h);
 	}
 	/* the CSV download is `result show --csv` */
@@ -275,7 +236,7 @@ static void test_web_errors(void **state)
 static void test_web_token(void **state)
 {
 	static const char token[] = "0123456789abcdef-token";
-	struct web *w = start(db, token);
+	struct web *w = web_test_start(db, token);
 	struct http h;
 
 	(void)state;
@@ -512,7 +473,7 @@ static void test_web_newer_database(void **state)
 	snprintf(copy, sizeof(copy), "%s/copy.db", tmpdir);
 	snprintf(cmd, sizeof(cmd), "sqlite3 '%s' \".backup '%s'\"", db, copy);
 	assert_int_equal(system(cmd), 0);
-	w = start(copy, NULL);
+	w = web_test_start(copy, NULL);
 	sqlfile_exec(copy, "PRAGMA user_version = 999");
 	http_req(web_port(w), "GET", "/api/runs", NULL, &h);
 	assert_int_equal(h.status, 500);

@@ -33,45 +33,16 @@
 #include "base/util.h"
 #include "web.h"
 #include "helpers.h"
-
-#define BPFLAB BPFLAB_BUILDDIR "/bin/bpflab"
+#include "web_test.h"
 
 static char tmpdir[] = "/tmp/bpflab-test-web-more-XXXXXX";
 static char db[300];
 static struct web *srv;
 
-/* plan k: 4 repetitions on each of three kernels, a step from the first to the second */
-static const char *const kernel_csv[3][2] = {
-	{ "6.1.0", "variant,prog,set,value\ndrop,xdp_drop,1,10.1\ndrop,xdp_drop,2,10.3\n"
-	  "drop,xdp_drop,3,10.2\ndrop,xdp_drop,4,10.0\n" },
-	{ "6.2.0", "variant,prog,set,value\ndrop,xdp_drop,1,20.1\ndrop,xdp_drop,2,20.3\n"
-	  "drop,xdp_drop,3,20.2\ndrop,xdp_drop,4,20.0\n" },
-	{ "6.3.0", "variant,prog,set,value\ndrop,xdp_drop,1,21.1\ndrop,xdp_drop,2,21.3\n"
-	  "drop,xdp_drop,3,21.2\ndrop,xdp_drop,4,21.0\n" },
-};
-
 /* The stdout of `bpflab --db DB ARGS...` (NULL-terminated), which must succeed. */
 static char *cli(const char *const *args)
 {
-	const char *argv[32] = { BPFLAB, "--db", db };
-	int i;
-
-	for (i = 0; args[i]; i++)
-		argv[i + 3] = args[i];
-	argv[i + 3] = NULL;
-	return prog_stdout(argv, tmpdir);
-}
-
-static struct web *start(const char *file, const char *token)
-{
-	struct web_opts o = { .db = file, .http = "127.0.0.1:0", .token = token };
-	char err[512];
-	bool usage;
-	struct web *w = web_new(&o, &usage, err, sizeof(err));
-
-	if (!w)
-		fail_msg("web_new: %s", err);
-	return w;
+	return web_test_cli(tmpdir, (const char *[]){ "--db", db, NULL }, args);
 }
 
 static void get(const char *path, struct http *h)
@@ -79,9 +50,9 @@ static void get(const char *path, struct http *h)
 	http_req(web_port(srv), "GET", path, NULL, h);
 }
 
-/* Runs 1 to 3 of plan k on kernels 6.1.0, 6.2.0 and 6.3.0; job 2 of run 1 flagged
- * unstable (left out of the exports). Bisect session 1 (three steps, then reset) and
- * session 2, active, with none. */
+/* Runs 1 to 3 of plan k on kernels 6.1.0, 6.2.0<i> and 6.3.0 (web_test_kernel_csv);
+ * job 2 of run 1 flagged unstable (left out of the exports). Bisect session 1 (three
+ * steps, then reset) and session 2, active, with none. */
 static int setup(void **state)
 {
 	const char *bis[] = { "bisect", "start", "--plan", "k", "--metric", "prog.ns_per_run",
@@ -96,20 +67,20 @@ static int setup(void **state)
 	snprintf(db, sizeof(db), "%s/lab.db", tmpdir);
 	for (i = 0; i < 3; i++) {
 		snprintf(file, sizeof(file), "%s/k%d.csv", tmpdir, i);
-		file_put(file, kernel_csv[i][1]);
+		file_put(file, web_test_kernel_csv[i][1]);
 		free(cli((const char *[]){ "result", "import", file, "--plan", "k", "--kernel",
-					   kernel_csv[i][0], NULL }));
+					   web_test_kernel_csv[i][0], NULL }));
 	}
 	sqlfile_exec(db, "UPDATE jobs SET verdicts = '[\"unstable\"]' WHERE id = 2");
 	snprintf(file, sizeof(file), "%s/kernels", tmpdir);
-	file_put(file, "6.1.0\n6.2.0\n6.3.0\n");
+	file_put(file, "6.1.0\n6.2.0<i>\n6.3.0\n");
 	bis[11] = file;
 	free(cli(bis));
 	for (i = 0; i < 3; i++)
 		free(cli((const char *[]){ "bisect", "step", NULL }));
 	free(cli((const char *[]){ "bisect", "reset", NULL }));
 	free(cli(bis));
-	srv = start(db, NULL);
+	srv = web_test_start(db, NULL);
 	return 0;
 }
 
@@ -137,23 +108,18 @@ static void test_web_downloads(void **state)
 		{ "/api/runs/1?format=bmf", { "result", "export", "1", "--format", "bmf", NULL },
 		  "application/json", "run-1.bmf.json" },
 	};
-	char want_head[128], *want;
+	char want_head[128];
 	struct http h;
 	size_t i;
 
 	(void)state;
 	for (i = 0; i < ARRAY_LEN(cases); i++) {
-		want = cli(cases[i].args);
-		get(cases[i].path, &h);
-		if (h.status != 200)
-			fail_msg("%s: %d %s", cases[i].path, h.status, h.body);
-		assert_text(h.body, want);
+		web_test_same(web_port(srv), cases[i].path, cli(cases[i].args), &h);
 		snprintf(want_head, sizeof(want_head), "Content-Type: %s", cases[i].type);
 		assert_contains(h.head, want_head);
 		snprintf(want_head, sizeof(want_head), "Content-Disposition: attachment; "
 			 "filename=\"%s\"", cases[i].file);
 		assert_contains(h.head, want_head);
-		free(want);
 		http_free(&h);
 	}
 	/* the flagged job of run 1 is left out as the CLI leaves it out: 3 repetitions */
@@ -195,12 +161,7 @@ static void test_web_bisect_sessions(void **state)
 
 	(void)state;
 	for (i = 0; i < ARRAY_LEN(cases); i++) {
-		want = cli(cases[i].args);
-		get(cases[i].path, &h);
-		if (h.status != 200)
-			fail_msg("%s: %d %s", cases[i].path, h.status, h.body);
-		assert_text(h.body, want);
-		free(want);
+		web_test_same(web_port(srv), cases[i].path, cli(cases[i].args), &h);
 		http_free(&h);
 	}
 	/* the CLI's text of the same list */
@@ -231,7 +192,8 @@ static void test_web_bisect_sessions(void **state)
 	assert_int_equal(h.status, 200);
 	assert_contains(h.body, "<h1>bisect session 1</h1>");
 	assert_contains(h.body, "<tr><th>state</th><td>reset</td></tr>");
-	assert_contains(h.body, "<tr><td>3</td><td>6.2.0</td><td><a href=\"/runs/2\">2</a></td>"
+	assert_contains(h.body, "<tr><td>3</td><td>6.2.0&lt;i&gt;</td><td><a href=\"/runs/2\">2"
+			"</a></td>"
 			"<td>4</td><td>bad</td>");
 	assert_contains(h.body, "<a href=\"/api/bisect/1/log\">steps</a>");
 	assert_null(strstr(h.body, "id=\"sessions\""));
@@ -316,7 +278,7 @@ static void test_web_busy(void **state)
 	snprintf(cmd, sizeof(cmd), "sqlite3 '%s' \".backup '%s'\"", db, copy);
 	assert_int_equal(system(cmd), 0);
 	sqlfile_exec(copy, "PRAGMA journal_mode = DELETE");
-	w = start(copy, NULL);
+	w = web_test_start(copy, NULL);
 	assert_int_equal(sqlite3_open(copy, &writer), SQLITE_OK);
 	assert_int_equal(sqlite3_exec(writer, "BEGIN EXCLUSIVE; UPDATE runs SET state = "
 				      "'cancelled' WHERE id = 1", NULL, NULL, NULL), SQLITE_OK);
@@ -358,7 +320,7 @@ static void test_web_newer(void **state)
 	snprintf(copy, sizeof(copy), "%s/newer.db", tmpdir);
 	snprintf(cmd, sizeof(cmd), "sqlite3 '%s' \".backup '%s'\"", db, copy);
 	assert_int_equal(system(cmd), 0);
-	w = start(copy, NULL);
+	w = web_test_start(copy, NULL);
 	sqlfile_exec(copy, "PRAGMA journal_mode = DELETE; PRAGMA user_version = 99");
 	before = file_slurp(copy);
 	http_req(web_port(w), "GET", "/bisect", NULL, &h);
@@ -385,7 +347,7 @@ static void test_web_token_cookie(void **state)
 {
 	static const char token[] = "0123456789abcdef-token";
 	char cookie[128], hex[65], want[256];
-	struct web *w = start(db, token);
+	struct web *w = web_test_start(db, token);
 	uint8_t sum[32];
 	struct http h;
 	size_t i;
