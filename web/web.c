@@ -2,8 +2,9 @@
  * only the address it is given, refuses an address outside loopback without a token or
  * --http-public, and on its one internal thread answers each request in order: the
  * token (401; a bearer header, the cookie a browser got for ?token=TOKEN, or that
- * parameter itself, answered by a redirect that sets the cookie), the method (GET and HEAD only, else 405), the route (404, 400), then
- * web_api.c or web_page.c over the database opened read-only for that request.
+ * parameter itself, answered by a redirect that sets the cookie), the method (GET and
+ * HEAD only, else 405), the route (404, 400), then web_api.c, web_page.c or
+ * web_bisect.c over the database opened read-only for that request.
  *
  * One MHD thread: the answers run one at a time, each with its own read-only store
  * connection, so nothing is shared with the caller's thread but the options.

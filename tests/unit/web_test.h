@@ -1,7 +1,7 @@
 /* web_test.h - what the dashboard's unit tests (test_web.c, test_web_more.c) share: the
- * results of plan k, the real `bpflab` run for the output to compare with, a server on an ephemeral port of
- * 127.0.0.1, and one GET compared byte for byte with that output. Static inline: each
- * test uses what it needs. Include after helpers.h and web.h.
+ * results of plan k, the real `bpflab` run for the output to compare with, a server on
+ * an ephemeral port of 127.0.0.1, and one GET compared byte for byte with that output.
+ * Static inline: each test uses what it needs. Include after helpers.h and web.h.
  */
 #ifndef BPFLAB_TEST_WEB_TEST_H
 #define BPFLAB_TEST_WEB_TEST_H
