@@ -42,7 +42,6 @@
 #include "helpers.h"
 #include "web_test.h"
 
-#define BPFLABD BPFLAB_BUILDDIR "/bin/bpflabd"
 
 static char tmpdir[] = "/tmp/bpflab-test-web-XXXXXX";
 static char db[300];
@@ -494,54 +493,22 @@ static void test_web_newer_database(void **state)
  * stops both, exit 0. */
 static void test_web_bpflabd(void **state)
 {
-	char copy[400], log[400], ag[450], cl[450], cmd[900], *text, *at, *want;
-	unsigned port = 0;
+	char cl[450], copy[400], *want;
+	unsigned port;
 	struct http h;
-	int i, status;
 	pid_t pid;
 
 	(void)state;
+	pid = web_test_bpflabd(tmpdir, db, &port, cl, sizeof(cl));
 	snprintf(copy, sizeof(copy), "%s/coord.db", tmpdir);
-	snprintf(log, sizeof(log), "%s/bpflabd.log", tmpdir);
-	snprintf(ag, sizeof(ag), "ipc://%s/agents.sock", tmpdir);
-	snprintf(cl, sizeof(cl), "ipc://%s/clients.sock", tmpdir);
-	snprintf(cmd, sizeof(cmd), "sqlite3 '%s' \".backup '%s'\"", db, copy);
-	assert_int_equal(system(cmd), 0);
-	file_put(log, "");
-	pid = fork();
-	assert_true(pid >= 0);
-	if (!pid) {
-		execl(BPFLABD, BPFLABD, "--agents", ag, "--clients", cl, "--db", copy,
-		      "--plaintext", "--log", log, "--http", "127.0.0.1:0", (char *)NULL);
-		_exit(127);
-	}
-	for (i = 0; i < 100 && !port; i++) {
-		usleep(50 * 1000);
-		text = file_slurp(log);
-		at = strstr(text, "dashboard at http://127.0.0.1:");
-		if (at)
-			port = (unsigned)atoi(at + strlen("dashboard at http://127.0.0.1:"));
-		free(text);
-	}
-	if (!port) {
-		kill(pid, SIGKILL);
-		waitpid(pid, NULL, 0);
-		fail_msg("bpflabd logged no dashboard address: %s", file_slurp(log));
-	}
 	want = cli_out((const char *[]){ "--db", copy, "-j", "result", "show", "1", NULL });
-	http_req(port, "GET", "/api/runs/1", NULL, &h);
-	assert_int_equal(h.status, 200);
-	assert_text(h.body, want);
-	free(want);
+	web_test_same(port, "/api/runs/1", want, &h);
 	http_free(&h);
 	http_req(port, "GET", "/runs", NULL, &h);
 	assert_int_equal(h.status, 200);
 	assert_contains(h.body, "<a href=\"/runs/2\">2</a>");
 	http_free(&h);
-	assert_int_equal(kill(pid, SIGTERM), 0);
-	assert_int_equal(waitpid(pid, &status, 0), pid);
-	assert_true(WIFEXITED(status));
-	assert_int_equal(WEXITSTATUS(status), 0);
+	web_test_bpflabd_stop(pid);
 }
 
 /* Another address without a token or --http-public: refused before binding, exit 2. */

@@ -8,7 +8,8 @@
  *   Content-Disposition; the run page links all four;
  * - bisect: /api/bisect/sessions, /api/bisect/ID and /api/bisect/ID/log byte-equal to
  *   `bisect list -j`, `bisect status --session ID -j` and `bisect log --session ID -j`;
- *   /bisect lists every session, /bisect/ID shows a past one;
+ *   /bisect lists every session, /bisect/ID shows a past one; through bpflabd (its
+ *   bisect_list request, its own --http) the same;
  * - errors: a database locked by a writer past the busy timeout (a write transaction
  *   held by another connection) 503 with Retry-After, JSON and page; a database newer
  *   than the build 500, page and JSON, the file unchanged; bad parameters 400 naming
@@ -193,8 +194,7 @@ static void test_web_bisect_sessions(void **state)
 	assert_contains(h.body, "<h1>bisect session 1</h1>");
 	assert_contains(h.body, "<tr><th>state</th><td>reset</td></tr>");
 	assert_contains(h.body, "<tr><td>3</td><td>6.2.0&lt;i&gt;</td><td><a href=\"/runs/2\">2"
-			"</a></td>"
-			"<td>4</td><td>bad</td>");
+			"</a></td><td>4</td><td>bad</td>");
 	assert_contains(h.body, "<a href=\"/api/bisect/1/log\">steps</a>");
 	assert_null(strstr(h.body, "id=\"sessions\""));
 	http_free(&h);
@@ -393,11 +393,37 @@ static void test_web_token_cookie(void **state)
 	web_destroy(&w);
 }
 
+/* bpflabd --http over a copy of the database: `bpflab bisect list -j` through the
+ * coordinator (its bisect_list request) equals the list of `--db` and the list its own
+ * dashboard serves; `bisect status --session 1 -j` too. SIGTERM stops it. */
+static void test_web_bisect_coordinator(void **state)
+{
+	char cl[450], *text, *want;
+	const char *via[] = { "-c", cl, "--plaintext", NULL };
+	unsigned port;
+	struct http h;
+	pid_t pid;
+
+	(void)state;
+	pid = web_test_bpflabd(tmpdir, db, &port, cl, sizeof(cl));
+	want = cli((const char *[]){ "-j", "bisect", "list", NULL });
+	text = web_test_cli(tmpdir, via, (const char *[]){ "-j", "bisect", "list", NULL });
+	assert_text(text, want);
+	free(want);
+	web_test_same(port, "/api/bisect/sessions", text, &h);
+	http_free(&h);
+	web_test_same(port, "/api/bisect/1", web_test_cli(tmpdir, via, (const char *[]){
+		"-j", "bisect", "status", "--session", "1", NULL }), &h);
+	http_free(&h);
+	web_test_bpflabd_stop(pid);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_web_downloads),
 		cmocka_unit_test(test_web_bisect_sessions),
+		cmocka_unit_test(test_web_bisect_coordinator),
 		cmocka_unit_test(test_web_bad_requests),
 		cmocka_unit_test(test_web_busy),
 		cmocka_unit_test(test_web_newer),
