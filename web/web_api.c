@@ -421,6 +421,7 @@ json_t *web_export(struct store *store, int64_t id, const char *format,
 	json_t *filter = json_pack("{s:[I]}", "runs", (json_int_t)id), *rows, *out;
 	char db_id[STORE_DB_ID_LEN], msg[1024];
 	size_t n_flagged;
+	int err;
 
 	if (!filter) {
 		web_reply_error(reply, 500, "out of memory");
@@ -428,7 +429,9 @@ json_t *web_export(struct store *store, int64_t id, const char *format,
 	}
 	rows = store_query_values(store, filter);
 	json_decref(filter);
-	if (!rows || store_db_id(store, db_id)) {
+	err = rows ? store_db_id(store, db_id) : -errno;
+	if (err) {
+		errno = -err;
 		reply_store_error(store, reply);
 		json_decref(rows);
 		return NULL;
