@@ -31,10 +31,12 @@ static const char style[] =
 
 /* /runs while a run is queued or running: every 2 s, the state, jobs and failed cells of
  * the rows (id "run-ID") from /api/runs, as text (never markup); stops when none is
- * left or on a non-JSON answer (401 when the browser does not send the token). Its
+ * left or on a non-JSON answer (401 when the browser has no token cookie: it sends the
+ * cookie with credentials 'same-origin', docs/dashboard.md "Security model"). Its
  * SHA-256 is in the Content-Security-Policy (web.c): a change here changes the header. */
 const char web_live_script[] =
-	"(function(){function poll(){fetch('/api/runs',{cache:'no-store'})"
+	"(function(){function poll(){fetch('/api/runs',{cache:'no-store',"
+	"credentials:'same-origin'})"
 	".then(function(r){return r.ok?r.json():null}).then(function(runs){var live=false;"
 	"if(!runs)return;runs.forEach(function(r){var row=document.getElementById('run-'+r.id);"
 	"if(r.state==='queued'||r.state==='running')live=true;if(!row)return;var c=row.cells;"
