@@ -4,7 +4,10 @@
  * frames the offered count, the receiving side's count (the variant's first counter when
  * it exports one, else the receiving port's rx_packets) the forwarded one. Each trial is
  * stored as samples trial.* with seq its index; each goal's result as GOAL.lower,
- * GOAL.upper and GOAL.conditional (docs/agent.md, "Metrics").
+ * GOAL.upper and GOAL.conditional (docs/agent.md, "Metrics"). A trial whose offered rate
+ * is more than 1 % short of its load (VERDICT_RATE_MISS, as a traffic.rate window's
+ * generator-bound) is stored with trial.valid 0 and reported to the search as invalid,
+ * not as a measurement (mlrsearch_report_invalid).
  */
 #include "job_int.h"
 
@@ -16,6 +19,7 @@
 
 #include "analysis/mlrsearch.h"
 #include "base/util.h"
+#include "verdict.h"
 
 /* Frames still in flight when the generator stops are counted within this; it is also
  * the least gap between two trials (a device's queues, a policer's bucket settle). */
@@ -125,6 +129,24 @@ static const char *goal_metric(const char *goal, const char *suffix, char *out, 
 	return out;
 }
 
+/* Trial N's records, in order (seq N): its load, what was offered and forwarded, the
+ * loss and whether it counted. */
+static void add_trial(struct job_ctx *c, const char *subject, int n,
+		      const struct mlrsearch_req *req, const struct mlrsearch_res *res, bool valid)
+{
+	double frames = (double)(res->forwarded + res->lost);
+
+	job_add_record_seq(c, "trial.load_pps", subject, req->load, "pps", "rate", n);
+	job_add_record_seq(c, "trial.offered_pps", subject, res->offered, "pps", "rate", n);
+	job_add_record_seq(c, "trial.forwarded_pps", subject,
+			   res->duration > 0 ? (double)res->forwarded / res->duration : 0, "pps",
+			   "rate", n);
+	job_add_record_seq(c, "trial.duration_s", subject, res->duration, "s", "rate", n);
+	job_add_record_seq(c, "trial.loss_ratio", subject, (double)res->lost / frames, "ratio",
+			   "rate", n);
+	job_add_record_seq(c, "trial.valid", subject, valid, "bool", "rate", n);
+}
+
 int job_search_run(struct job_ctx *c, mlrsearch_measure_fn measure, void *mctx)
 {
 	const char *subject = c->rx_role ? c->rx_role : "search";
@@ -141,6 +163,7 @@ int job_search_run(struct job_ctx *c, mlrsearch_measure_fn measure, void *mctx)
 		return -errno;
 	while (!err && mlrsearch_next(s, &req) == 1) {
 		struct mlrsearch_res res = { 0 };
+		bool valid;
 
 		job_progress(c, "rate", n, 0, NULL);
 		err = measure(mctx, req.load, req.duration, &res);
@@ -150,18 +173,14 @@ int job_search_run(struct job_ctx *c, mlrsearch_measure_fn measure, void *mctx)
 		}
 		if (err)
 			break;
-		err = mlrsearch_report(s, &res);
+		/* generator-bound: no measurement at this load (docs/agent.md, "Search") */
+		valid = !(res.offered < req.load * (1 - VERDICT_RATE_MISS));
+		err = valid ? mlrsearch_report(s, &res) : mlrsearch_report_invalid(s, &res);
 		if (err) {
 			snprintf(c->err, sizeof(c->err), "search: %s", strerror(-err));
 			break;
 		}
-		/* one trial: its load, what was offered and the loss, in order (seq) */
-		job_add_record_seq(c, "trial.load_pps", subject, req.load, "pps", "rate", n);
-		job_add_record_seq(c, "trial.offered_pps", subject, res.offered, "pps", "rate", n);
-		job_add_record_seq(c, "trial.duration_s", subject, res.duration, "s", "rate", n);
-		job_add_record_seq(c, "trial.loss_ratio", subject,
-				   (double)res.lost / (double)(res.forwarded + res.lost), "ratio",
-				   "rate", n);
+		add_trial(c, subject, n, &req, &res, valid);
 		n++;
 	}
 	for (i = 0; !err && i < p.n_goals; i++) {
@@ -175,13 +194,19 @@ int job_search_run(struct job_ctx *c, mlrsearch_measure_fn measure, void *mctx)
 						      sizeof(name)),
 				       subject, r.conditional, "pps", "rate");
 		}
-		if (r.has_upper)
+		/* generator-bound: an upper bound above the ceiling is not the goal's */
+		if (r.has_upper && r.status != MLRSEARCH_GENERATOR_BOUND)
 			job_add_record(c, goal_metric(p.goals[i].name, "upper", name, sizeof(name)),
 				       subject, r.upper, "pps", "rate");
 	}
 	if (!err) {
+		size_t invalid;
+		double ceiling = mlrsearch_ceiling(s, &invalid);
+
 		job_add_record(c, "search.trials", subject, n, "count", "rate");
 		job_add_record(c, "search.time_s", subject, mlrsearch_time(s), "s", "rate");
+		if (invalid)
+			job_add_record(c, "search.ceiling_pps", subject, ceiling, "pps", "rate");
 	}
 	mlrsearch_destroy(&s);
 	return err;
