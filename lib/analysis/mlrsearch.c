@@ -26,9 +26,9 @@
  * The smallest proposal is run ("lower loads first"); no proposal moves to the next phase
  * or, after the last, ends the search.
  *
- * A trial the generator could not offer (mlrsearch_report_invalid) is no measurement: its
- * load and all above are out of reach, so the search's ceiling (max_rate until then, used
- * in rules 4 and 5) drops below it, and a proposal above the ceiling ends its goal, which
+ * A trial the generator could not offer (mlrsearch_report_invalid) is no measurement; run
+ * again at once, and invalid again, its load and all above are out of reach, so the
+ * search's ceiling (max_rate until then, used in rules 4 and 5) drops below it, and a proposal above the ceiling ends its goal, which
  * is then generator-bound (its lower bound the highest it had below the ceiling).
  */
 #include <errno.h>
@@ -62,6 +62,8 @@ struct mlrsearch {
 	double ceiling;			/* highest load still asked: max_rate, lower after
 					 * invalid trials */
 	size_t n_invalid;
+	double retry_offered;		/* the first invalid trial at req.load: offered */
+	bool retry;			/* run req again (its first trial was invalid) */
 	bool pending, ended, budget_out;
 	struct mlrsearch_req req;
 	struct goal_state g[MLRSEARCH_MAX_GOALS];
@@ -249,6 +251,7 @@ struct mlrsearch *mlrsearch_new(const struct mlrsearch_params *params, char *err
 		return NULL;
 	s->p = *params;
 	s->ceiling = s->p.max_rate;
+	s->retry_offered = -1;
 	if (!s->p.initial_duration)
 		s->p.initial_duration = s->p.final_duration;
 	if (!s->p.duration_sum)
@@ -439,6 +442,16 @@ int mlrsearch_next(struct mlrsearch *s, struct mlrsearch_req *req)
 		*req = s->req;
 		return 1;
 	}
+	if (s->retry) {
+		s->retry = false;
+		if (s->p.budget > 0 && s->spent + s->req.duration > s->p.budget * (1 + DURATION_SLACK)) {
+			end_search(s, true);
+			return 0;
+		}
+		s->pending = true;
+		*req = s->req;
+		return 1;
+	}
 	for (;;) {
 		best = INFINITY;
 		for (i = 0; i < s->p.n_goals; i++) {
@@ -523,6 +536,7 @@ int mlrsearch_report(struct mlrsearch *s, const struct mlrsearch_res *res)
 	t->offered = res->offered;
 	s->spent += t->effective;
 	s->pending = false;
+	s->retry_offered = -1;
 	return 0;
 }
 
@@ -534,15 +548,23 @@ int mlrsearch_report_invalid(struct mlrsearch *s, const struct mlrsearch_res *re
 		return -EALREADY;
 	if (!(offered >= 0) || !(res->duration >= 0))
 		return -EINVAL;
+	s->n_invalid++;
+	s->spent += res->duration > 0 ? res->duration : s->req.duration;
+	s->pending = false;
+	/* the first at this load: once more (a busy host's generator falls short at times) */
+	if (s->retry_offered < 0) {
+		s->retry_offered = offered;
+		s->retry = true;
+		return 0;
+	}
+	offered = fmax(offered, s->retry_offered);
+	s->retry_offered = -1;
 	/* the highest load a trial reached below this one stays in reach */
 	for (size_t i = 0; i < s->n_loads && s->loads[i] < load; i++)
 		highest = s->loads[i];
 	c = fmax(fmin(offered, load) * (1.0 - GEN_MARGIN), highest);
 	if (c < s->ceiling)
 		s->ceiling = c;
-	s->n_invalid++;
-	s->spent += res->duration > 0 ? res->duration : s->req.duration;
-	s->pending = false;
 	return 0;
 }
 

@@ -124,12 +124,14 @@ int mlrsearch_report(struct mlrsearch *s, const struct mlrsearch_res *res);
 
 /* The trial mlrsearch_next gave was not run at its load: the generator offered only
  * RES->offered pps (a caller's validity check, e.g. more than 1 % short). It is no
- * measurement (not among mlrsearch_trials; its duration counts in mlrsearch_time); its load and those above are out of reach: the ceiling
- * (max_rate at first), the highest load the search still asks, drops to OFFERED less 1 %
- * (but not below the highest load that has trials under the invalid one). A goal whose
- * next load would be above the ceiling ends MLRSEARCH_GENERATOR_BOUND; a ceiling below
- * min_rate ends the search. 0; -EALREADY without a trial pending; -EINVAL for a negative
- * or NaN offered rate or duration. */
+ * measurement (not among mlrsearch_trials; its duration counts in mlrsearch_time).
+ * mlrsearch_next gives the same trial once more; invalid again, its load and those
+ * above are out of reach: the ceiling (max_rate at first), the highest load the search
+ * still asks, drops to the higher of the two offered rates less 1 % (but not below the
+ * highest load that has trials under the invalid one). A goal whose next load would be
+ * above the ceiling ends MLRSEARCH_GENERATOR_BOUND; a ceiling below min_rate ends the
+ * search. 0; -EALREADY without a trial pending; -EINVAL for a negative or NaN offered
+ * rate or duration. */
 int mlrsearch_report_invalid(struct mlrsearch *s, const struct mlrsearch_res *res);
 
 /* The ceiling (above) and, into *N_INVALID if not NULL, the invalid trials so far. */

@@ -122,10 +122,13 @@ int report_search_add(json_t *report, const json_t *result)
 	json_array_foreach(json_object_get(result, "samples"), i, s)
 		if (get_str(s, "metric") && (err = file_search_sample(searches, s)))
 			goto out;
-	/* a row is a search only with its search.trials (GOAL.lower alone may be anything) */
+	/* a row is a search only with its search.trials (GOAL.lower alone may be anything),
+	 * and goal results or a ceiling (none: no trial below the ceiling was valid) */
 	for (i = json_array_size(searches); i-- > 0;) {
 		row = json_array_get(searches, i);
-		if (!json_object_get(row, "trials") || !json_array_size(json_object_get(row, "goals"))) {
+		if (!json_object_get(row, "trials") ||
+		    (!json_array_size(json_object_get(row, "goals")) &&
+		     !json_object_get(row, "ceiling_pps"))) {
 			json_array_remove(searches, i);
 			continue;
 		}
@@ -194,6 +197,16 @@ int report_search_print(const json_t *report, FILE *out)
 		snprintf(rep, sizeof(rep), "%lld", (long long)json_integer_value(json_object_get(row, "rep")));
 		snprintf(trials, sizeof(trials), "%.0f", json_number_value(json_object_get(row, "trials")));
 		snprintf(time, sizeof(time), "%.2f s", json_number_value(json_object_get(row, "time_s")));
+		if (!json_array_size(json_object_get(row, "goals"))) {
+			/* generator-bound before any valid trial: no goal has a bound */
+			const char *line[ARRAY_SIZE(head)] = {
+				get_str(row, "host"), *point ? point : "-", get_str(row, "variant"),
+				rep, "-", "-^", "-", "-", trials, time,
+			};
+
+			bound = true;
+			err = tt_table_add(&t, line) ? -ENOMEM : 0;
+		}
 		json_array_foreach(json_object_get(row, "goals"), j, g) {
 			char cells[3][CELL];
 			bool gb = json_is_true(json_object_get(g, "generator_bound"));

@@ -119,7 +119,7 @@ static int setup(void **state)
 	snprintf(db, sizeof(db), "%s/lab.db", tmpdir);
 	snprintf(file, sizeof(file), "%s/hand.csv", tmpdir);
 	file_put(file, csv);
-	for (run = 0; run < 2; run++) {
+	for (run = 0; run < 3; run++) {
 		run_cli(&o, (const char *[]){ "--db", db, "result", "import", file, "--plan",
 					      "hand", NULL });
 		if (o.status) {
@@ -143,6 +143,10 @@ static int setup(void **state)
 	goals(6, 89900, 90300, 90300, 90200, 90700);
 	trial(4, 0, 0.25, 2000000, 1500000, 90000, 0.94, 0);
 	trial(4, 1, 1, 90000, 90000, 90000, 0, 1);
+	/* run 3, job 7: no valid trial below the ceiling, no goal result */
+	record(7, "search.trials", 2, "count");
+	record(7, "search.time_s", 0.5, "s");
+	record(7, "search.ceiling_pps", 15000, "pps");
 	return 0;
 }
 
@@ -179,6 +183,11 @@ static void test_cli_search_table(void **state)
 			"                               PDR    90.50K       90.40K  90.90K\n");
 	assert_contains(o.out, "\n^ generator-bound: the generator could not offer the loads "
 			"above this lower bound");
+	prog_out_free(&o);
+
+	run_cli(&o, (const char *[]){ "--db", db, "result", "show", "3", NULL });
+	assert_int_equal(o.status, 0);
+	assert_contains(o.out, "imported  -      police   1    -        -^            -      -  2       0.50 s\n");
 	prog_out_free(&o);
 
 	run_cli(&o, (const char *[]){ "--db", db, "result", "show", "2", "-j", NULL });
