@@ -58,6 +58,13 @@ struct prog_out {
 void prog_run(struct prog_out *o, const char *const *argv, const char *dir);
 void prog_out_free(struct prog_out *o);
 
+/* prog_run of PROG with ARGS (NULL-terminated, at most 62, without argv[0]). */
+void prog_run_args(struct prog_out *o, const char *prog, const char *const *args,
+		   const char *dir);
+
+/* Execute the SQL STMT on the SQLite database file DB; an error fails the test. */
+void db_exec(const char *db, const char *stmt);
+
 /*
  * Skipping a test, saying why: the reason goes to stderr as "  skip: WHY" right before
  * cmocka's "[  SKIPPED ] NAME", and tests/run-unit.sh lists every skipped test with it.

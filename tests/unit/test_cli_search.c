@@ -23,7 +23,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <sqlite3.h>
 
 #include "base/util.h"
 #include "helpers.h"
@@ -41,24 +40,12 @@ static const char csv[] =
 
 static void run_cli(struct prog_out *o, const char *const *args)
 {
-	const char *argv[64] = { BPFLAB };
-	int i;
-
-	for (i = 0; args[i]; i++)
-		argv[i + 1] = args[i];
-	argv[i + 1] = NULL;
-	prog_run(o, argv, tmpdir);
+	prog_run_args(o, BPFLAB, args, tmpdir);
 }
 
 static void sql(const char *stmt)
 {
-	sqlite3 *h = NULL;
-	char *err = NULL;
-
-	assert_int_equal(sqlite3_open(db, &h), SQLITE_OK);
-	if (sqlite3_exec(h, stmt, NULL, NULL, &err) != SQLITE_OK)
-		fail_msg("%s: %s", stmt, err ? err : "?");
-	sqlite3_close(h);
+	db_exec(db, stmt);
 }
 
 /* A whole-window record of JOB (subject b, window rate). */

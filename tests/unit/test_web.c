@@ -35,7 +35,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <sqlite3.h>
 
 #include "base/util.h"
 #include "web.h"
@@ -146,13 +145,7 @@ static char *cli_out(const char *const *args)
 
 static void sql(const char *file, const char *stmt)
 {
-	sqlite3 *h = NULL;
-	char *err = NULL;
-
-	assert_int_equal(sqlite3_open(file, &h), SQLITE_OK);
-	if (sqlite3_exec(h, stmt, NULL, NULL, &err) != SQLITE_OK)
-		fail_msg("%s: %s", stmt, err ? err : "?");
-	sqlite3_close(h);
+	db_exec(file, stmt);
 }
 
 static struct web *start(const char *file, const char *token)
