@@ -212,6 +212,10 @@ int job_search_run(struct job_ctx *c, mlrsearch_measure_fn measure, void *mctx)
 		struct mlrsearch_goal_result r;
 
 		mlrsearch_goal_result(s, i, &r);
+		if (r.status == MLRSEARCH_GENERATOR_BOUND && !c->search_bound[0])
+			snprintf(c->search_bound, sizeof(c->search_bound),
+				 "search: the generator could not offer the loads above %.0f frames/s (trials more than %.0f%% short of their load, twice): goal %s has no upper bound below them",
+				 mlrsearch_ceiling(s, NULL), 100.0 * VERDICT_RATE_MISS, p.goals[i].name);
 		if (r.has_lower || r.status == MLRSEARCH_MAX_CLEAN) {
 			job_add_record(c, goal_metric(p.goals[i].name, "lower", name, sizeof(name)),
 				       subject, r.lower, "pps", "rate");

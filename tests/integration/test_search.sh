@@ -114,6 +114,7 @@ g_ndr=$(jq -r '.searches[0].goals[0].lower' "$tmp/show.json")
 check "the first trial (14 Mpps) is invalid: $(sed -n 3p "$tmp/trials" | sed 's/.*  no:/no:/')" grep -q "^h1 .* 0 .*no: generator-bound: offered [0-9]* of 14000000 pps$" "$tmp/trials"
 check "a ceiling below max_rate ($ceiling)" awk -v c="$ceiling" 'BEGIN { exit !(c != "null" && c > 0 && c < 14000000 * 0.99) }'
 check "NDR not above the ceiling ($g_ndr)" awk -v l="$g_ndr" -v c="$ceiling" 'BEGIN { exit !(l == "null" || l <= c) }'
+check "the job has the generator-bound verdict" grep -q generator-bound <<< "$(sql "SELECT verdicts FROM jobs WHERE run_id=$grun")"
 check "a goal without an upper bound is marked generator-bound" \
 	jq -e '.searches[0].goals | all(.generator_bound == (.upper == null))' "$tmp/show.json"
 

@@ -187,12 +187,17 @@ static void test_search_generator_bound(void **state)
 	assert_near(sample(&c, "search.ceiling_pps", -1), 792000, 1e-6);
 	assert_true(sample(&c, "search.trials", -1) == 6);
 	assert_near(sample(&c, "search.time_s", -1), 2.125, 1e-9);
+	/* the job's generator-bound verdict (verdict.h) gets this */
+	assert_string_equal(c.search_bound, "search: the generator could not offer the loads "
+			    "above 792000 frames/s (trials more than 1% short of their load, "
+			    "twice): goal NDR has no upper bound below them");
 	json_decref(c.samples);
 	/* without an invalid trial, no ceiling is recorded */
 	ctx_init(&c, &opts);
 	m = (struct model){ .fail_at = -1 };
 	assert_int_equal(job_search_run(&c, step, &m), 0);
 	assert_true(isnan(sample(&c, "search.ceiling_pps", -1)));
+	assert_string_equal(c.search_bound, "");
 	assert_true(sample(&c, "trial.valid", 0) == 1);
 	json_decref(c.samples);
 }
