@@ -5,8 +5,8 @@
  * it exports one, else the receiving port's rx_packets) the forwarded one. Each trial is
  * stored as samples trial.* with seq its index; each goal's result as GOAL.lower,
  * GOAL.upper and GOAL.conditional (docs/agent.md, "Metrics"). A trial whose offered rate
- * is more than 1 % short of its load (VERDICT_RATE_MISS, as a traffic.rate window's
- * generator-bound) is stored with trial.valid 0 and reported to the search as invalid,
+ * is more than 1 % from its load (VERDICT_RATE_MISS, as a traffic.rate window's
+ * generator-bound; above it too: a held-up generator's catch-up burst) is stored with trial.valid 0 and reported to the search as invalid,
  * not as a measurement (mlrsearch_report_invalid).
  */
 #include "job_int.h"
@@ -199,7 +199,7 @@ int job_search_run(struct job_ctx *c, mlrsearch_measure_fn measure, void *mctx)
 		if (err)
 			break;
 		/* generator-bound: no measurement at this load (docs/agent.md, "Search") */
-		valid = !(res.offered < req.load * (1 - VERDICT_RATE_MISS));
+		valid = fabs(res.offered - req.load) <= req.load * VERDICT_RATE_MISS;
 		err = valid ? mlrsearch_report(s, &res) : mlrsearch_report_invalid(s, &res);
 		if (err) {
 			snprintf(c->err, sizeof(c->err), "search: %s", strerror(-err));
@@ -214,7 +214,7 @@ int job_search_run(struct job_ctx *c, mlrsearch_measure_fn measure, void *mctx)
 		mlrsearch_goal_result(s, i, &r);
 		if (r.status == MLRSEARCH_GENERATOR_BOUND && !c->search_bound[0])
 			snprintf(c->search_bound, sizeof(c->search_bound),
-				 "search: the generator could not offer the loads above %.0f frames/s (trials more than %.0f%% short of their load, twice): goal %s has no upper bound below them",
+				 "search: the generator could not offer the loads above %.0f frames/s (trials more than %.0f%% off their load, twice): goal %s has no upper bound below them",
 				 mlrsearch_ceiling(s, NULL), 100.0 * VERDICT_RATE_MISS, p.goals[i].name);
 		if (r.has_lower || r.status == MLRSEARCH_MAX_CLEAN) {
 			job_add_record(c, goal_metric(p.goals[i].name, "lower", name, sizeof(name)),
@@ -234,7 +234,7 @@ int job_search_run(struct job_ctx *c, mlrsearch_measure_fn measure, void *mctx)
 
 		job_add_record(c, "search.trials", subject, n, "count", "rate");
 		job_add_record(c, "search.time_s", subject, mlrsearch_time(s), "s", "rate");
-		if (invalid)
+		if (invalid && ceiling < p.max_rate)
 			job_add_record(c, "search.ceiling_pps", subject, ceiling, "pps", "rate");
 	}
 	mlrsearch_destroy(&s);

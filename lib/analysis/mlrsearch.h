@@ -123,7 +123,7 @@ int mlrsearch_next(struct mlrsearch *s, struct mlrsearch_req *req);
 int mlrsearch_report(struct mlrsearch *s, const struct mlrsearch_res *res);
 
 /* The trial mlrsearch_next gave was not run at its load: the generator offered only
- * RES->offered pps (a caller's validity check, e.g. more than 1 % short). It is no
+ * RES->offered pps (a caller's validity check, e.g. more than 1 % off). It is no
  * measurement (not among mlrsearch_trials; its duration counts in mlrsearch_time).
  * mlrsearch_next gives the same trial once more; invalid again, its load and those
  * above are out of reach: the ceiling (max_rate at first), the highest load the search
