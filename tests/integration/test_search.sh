@@ -108,7 +108,7 @@ check "generator-bound search done (run '$grun')" test "$(sql "SELECT state FROM
 "$bpflab" result show "$grun" --trials > "$tmp/trials" 2>&1
 "$bpflab" result show "$grun" -j > "$tmp/show.json"
 "$bpflab" result show "$grun" | sed -n '/^NDR\/PDR/,$p' >&2
-head -n 4 "$tmp/trials" >&2
+cat "$tmp/trials" >&2
 ceiling=$(jq -r '.searches[0].ceiling_pps' "$tmp/show.json")
 g_ndr=$(jq -r '.searches[0].goals[0].lower' "$tmp/show.json")
 check "the first trial (14 Mpps) is invalid: $(sed -n 3p "$tmp/trials" | sed 's/.*  no:/no:/')" grep -q "^h1 .* 0 .*no: generator-bound: offered [0-9]* of 14000000 pps$" "$tmp/trials"

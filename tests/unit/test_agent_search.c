@@ -206,6 +206,14 @@ static void test_search_generator_bound(void **state)
 	assert_true(sample(&c, "search.trials", -1) == 16);
 	assert_true(sample(&c, "ndr.lower", -1) == 1000000 && sample(&c, "ndr.upper", -1) == 1003906.25);
 	json_decref(c.samples);
+	/* 1.5 % short in the first 1/8 s trial at 2 Mpps is within what a batch at each end
+	 * makes of it: 2 x 1 ms of frames (2000) of 250000 = 1.6 %: valid, 15 trials */
+	ctx_init(&c, &opts);
+	m = (struct model){ .fail_at = -1, .first = 0.985 };
+	assert_int_equal(job_search_run(&c, step, &m), 0);
+	assert_true(sample(&c, "trial.valid", 0) == 1);
+	assert_true(sample(&c, "search.trials", -1) == 15);
+	json_decref(c.samples);
 }
 
 /* A failed trial fails the job with no results; a trial that counted nothing too. */
