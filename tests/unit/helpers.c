@@ -256,7 +256,7 @@ void prog_run_args(struct prog_out *o, const char *prog, const char *const *args
 	prog_run(o, argv, dir);
 }
 
-void db_exec(const char *db, const char *stmt)
+void db_file_exec(const char *db, const char *stmt)
 {
 	sqlite3 *h = NULL;
 	char *err = NULL;

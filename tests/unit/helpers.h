@@ -63,7 +63,7 @@ void prog_run_args(struct prog_out *o, const char *prog, const char *const *args
 		   const char *dir);
 
 /* Execute the SQL STMT on the SQLite database file DB; an error fails the test. */
-void db_exec(const char *db, const char *stmt);
+void db_file_exec(const char *db, const char *stmt);
 
 /*
  * Skipping a test, saying why: the reason goes to stderr as "  skip: WHY" right before

@@ -60,7 +60,7 @@ static void run_cli(struct prog_out *o, const char *const *args)
 
 static void sql(const char *stmt)
 {
-	db_exec(db, stmt);
+	db_file_exec(db, stmt);
 }
 
 /* TMPDIR/NAME into OUT (LEN bytes). */

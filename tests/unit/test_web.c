@@ -145,7 +145,7 @@ static char *cli_out(const char *const *args)
 
 static void sql(const char *file, const char *stmt)
 {
-	db_exec(file, stmt);
+	db_file_exec(file, stmt);
 }
 
 static struct web *start(const char *file, const char *token)
