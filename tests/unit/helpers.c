@@ -20,6 +20,7 @@
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <sqlite3.h>
 #include <zmq.h>
 
 #include "coord.h"
@@ -245,6 +246,31 @@ void prog_run(struct prog_out *o, const char *const *argv, const char *dir)
 	o->err = file_slurp(err_path);
 }
 
+void prog_run_args(struct prog_out *o, const char *prog, const char *const *args,
+		   const char *dir)
+{
+	const char *argv[64] = { prog };
+	int i;
+
+	for (i = 0; args[i]; i++) {
+		assert_true(i < 62);
+		argv[i + 1] = args[i];
+	}
+	argv[i + 1] = NULL;
+	prog_run(o, argv, dir);
+}
+
+void db_file_exec(const char *db, const char *stmt)
+{
+	sqlite3 *h = NULL;
+	char *err = NULL;
+
+	assert_int_equal(sqlite3_open(db, &h), SQLITE_OK);
+	if (sqlite3_exec(h, stmt, NULL, NULL, &err) != SQLITE_OK)
+		fail_msg("%s: %s", stmt, err ? err : "?");
+	sqlite3_close(h);
+}
+
 void prog_out_free(struct prog_out *o)
 {
 	free(o->out);
@@ -263,17 +289,6 @@ char *prog_stdout(const char *const *argv, const char *dir)
 	o.out = NULL;
 	prog_out_free(&o);
 	return out;
-}
-
-void sqlfile_exec(const char *file, const char *stmt)
-{
-	sqlite3 *h = NULL;
-	char *err = NULL;
-
-	assert_int_equal(sqlite3_open(file, &h), SQLITE_OK);
-	if (sqlite3_exec(h, stmt, NULL, NULL, &err) != SQLITE_OK)
-		fail_msg("%s: %s", stmt, err ? err : "?");
-	sqlite3_close(h);
 }
 
 void http_free(struct http *h)

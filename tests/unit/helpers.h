@@ -60,9 +60,6 @@ void prog_out_free(struct prog_out *o);
 /* The stdout of ARGV run as prog_run does (heap); the test fails unless it exits 0. */
 char *prog_stdout(const char *const *argv, const char *dir);
 
-/* Run SQL statement(s) STMT on SQLite database FILE, or the test fails. */
-void sqlfile_exec(const char *file, const char *stmt);
-
 /* An HTTP answer: status, headers and body (heap; http_free frees them). */
 struct http {
 	int status;
@@ -73,6 +70,13 @@ void http_free(struct http *h);
  * "Connection: close", read to the end into H; the test fails on a socket error. */
 void http_req(unsigned port, const char *method, const char *path, const char *extra,
 	      struct http *h);
+
+/* prog_run of PROG with ARGS (NULL-terminated, at most 62, without argv[0]). */
+void prog_run_args(struct prog_out *o, const char *prog, const char *const *args,
+		   const char *dir);
+
+/* Execute the SQL STMT on the SQLite database file DB; an error fails the test. */
+void db_file_exec(const char *db, const char *stmt);
 
 /*
  * Skipping a test, saying why: the reason goes to stderr as "  skip: WHY" right before

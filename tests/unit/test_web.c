@@ -35,7 +35,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <sqlite3.h>
 
 #include "base/util.h"
 #include "web.h"
@@ -92,7 +91,7 @@ static int setup(void **state)
 		free(cli_out((const char *[]){ "--db", db, "result", "import", file, "--plan",
 					       "k", "--kernel", web_test_kernel_csv[i][0], NULL }));
 	}
-	sqlfile_exec(db, "UPDATE jobs SET verdicts = '[\"unstable\"]', verdict_details = "
+	db_file_exec(db, "UPDATE jobs SET verdicts = '[\"unstable\"]', verdict_details = "
 		"'{\"unstable\": \"varied 8.1 % <b>\"}' WHERE id = 2");
 	srv = web_test_start(db, NULL);
 	return 0;
@@ -275,7 +274,7 @@ static void test_web_live(void)
 	uint8_t sum[32];
 	struct http h;
 
-	sqlfile_exec(db, "UPDATE runs SET state = 'running' WHERE id = 5");
+	db_file_exec(db, "UPDATE runs SET state = 'running' WHERE id = 5");
 	get("/runs", &h);
 	assert_int_equal(h.status, 200);
 	assert_contains(h.body, "<noscript><meta http-equiv=\"refresh\" content=\"5\">"
@@ -297,7 +296,7 @@ static void test_web_live(void)
 	free(b64);
 	assert_contains(h.head, want);
 	http_free(&h);
-	sqlfile_exec(db, "UPDATE runs SET state = 'done' WHERE id = 5");
+	db_file_exec(db, "UPDATE runs SET state = 'done' WHERE id = 5");
 	get("/runs", &h);
 	assert_null(strstr(h.body, "<script"));
 	assert_null(strstr(h.body, "<noscript"));
@@ -434,9 +433,9 @@ static void test_web_pages(void **state)
 			"<td></td></tr>");
 	assert_contains(h.body, "<p>no noise floor measured</p>");
 	http_free(&h);
-	sqlfile_exec(db, "UPDATE hosts SET kernel_release = '6.1<x>', inventory = '{\"ports\": "
+	db_file_exec(db, "UPDATE hosts SET kernel_release = '6.1<x>', inventory = '{\"ports\": "
 		"[{\"role\": \"a\", \"name\": \"veth<a>\", \"driver\": \"veth\"}]}'");
-	sqlfile_exec(db, "INSERT INTO host_noise (run_id, host_id, env_id, metric, subject, window, n, "
+	db_file_exec(db, "INSERT INTO host_noise (run_id, host_id, env_id, metric, subject, window, n, "
 		"mean, cv, measured_ms) SELECT 3, 1, MIN(id), 'prog.ns_per_run', 'xdp_drop', "
 		"'cost', 4, 10.15, 0.0127, 1 FROM host_envs");
 	get("/hosts", &h);
@@ -473,7 +472,7 @@ static void test_web_newer_database(void **state)
 	snprintf(cmd, sizeof(cmd), "sqlite3 '%s' \".backup '%s'\"", db, copy);
 	assert_int_equal(system(cmd), 0);
 	w = web_test_start(copy, NULL);
-	sqlfile_exec(copy, "PRAGMA user_version = 999");
+	db_file_exec(copy, "PRAGMA user_version = 999");
 	http_req(web_port(w), "GET", "/api/runs", NULL, &h);
 	assert_int_equal(h.status, 500);
 	assert_contains(h.body, "schema version 999 is newer than this bpflab");

@@ -72,7 +72,7 @@ static int setup(void **state)
 		free(cli((const char *[]){ "result", "import", file, "--plan", "k", "--kernel",
 					   web_test_kernel_csv[i][0], NULL }));
 	}
-	sqlfile_exec(db, "UPDATE jobs SET verdicts = '[\"unstable\"]' WHERE id = 2");
+	db_file_exec(db, "UPDATE jobs SET verdicts = '[\"unstable\"]' WHERE id = 2");
 	snprintf(file, sizeof(file), "%s/kernels", tmpdir);
 	file_put(file, "6.1.0\n6.2.0<i>\n6.3.0\n");
 	bis[11] = file;
@@ -277,7 +277,7 @@ static void test_web_busy(void **state)
 	snprintf(copy, sizeof(copy), "%s/busy.db", tmpdir);
 	snprintf(cmd, sizeof(cmd), "sqlite3 '%s' \".backup '%s'\"", db, copy);
 	assert_int_equal(system(cmd), 0);
-	sqlfile_exec(copy, "PRAGMA journal_mode = DELETE");
+	db_file_exec(copy, "PRAGMA journal_mode = DELETE");
 	w = web_test_start(copy, NULL);
 	assert_int_equal(sqlite3_open(copy, &writer), SQLITE_OK);
 	assert_int_equal(sqlite3_exec(writer, "BEGIN EXCLUSIVE; UPDATE runs SET state = "
@@ -321,7 +321,7 @@ static void test_web_newer(void **state)
 	snprintf(cmd, sizeof(cmd), "sqlite3 '%s' \".backup '%s'\"", db, copy);
 	assert_int_equal(system(cmd), 0);
 	w = web_test_start(copy, NULL);
-	sqlfile_exec(copy, "PRAGMA journal_mode = DELETE; PRAGMA user_version = 99");
+	db_file_exec(copy, "PRAGMA journal_mode = DELETE; PRAGMA user_version = 99");
 	before = file_slurp(copy);
 	http_req(web_port(w), "GET", "/bisect", NULL, &h);
 	assert_int_equal(h.status, 500);
