@@ -9,7 +9,7 @@
 #
 # What it checks, clicking as a person would (nav links, the forms' buttons):
 #   /runs      the running run's jobs cell advances with no reload (a marker set on the
-#              window survives), ending as `run list -j` says
+#              window survives), ending as `run list -j` says and as a reload shows it
 #   /runs/A    reached by its link; the tables are the text of `result show A`, each
 #              number within its printed rounding of `result show A -j`; host, kernel
 #   /history   form filled and sent; each point's hover title is the -j point; the text
@@ -210,6 +210,10 @@ def check_live(page, args, cli):
           page.d.execute_script("return window.bpflabMarker") == 42)
     advanced()
     ok("progress seen: " + " -> ".join(seen))
+    page.d.refresh()
+    reloaded = [c.text for c in page.by_css(row)]
+    check("the row of run %s updated live reads as after a reload (%s | %s)" %
+          (b, cells, reloaded), cells == reloaded)
 
 
 def left_out(block):
