@@ -36,7 +36,16 @@ dash_cleanup() {
 		kill "$p" 2>/dev/null || true
 	done
 }
-trap 'rc=$?; dash_cleanup; (exit $rc); on_exit' EXIT
+# then lib.sh's on_exit with the test's status (set -e off: a failing status must not
+# end the trap before the lab goes down)
+dash_exit() {
+	local rc=$?
+	set +e
+	dash_cleanup
+	(exit "$rc")
+	on_exit
+}
+trap dash_exit EXIT
 
 t0=$SECONDS
 lab_start 1
