@@ -14,6 +14,9 @@
 #              number within its printed rounding of `result show A -j`; host, kernel
 #   /history   form filled and sent; each point's hover title is the -j point; the text
 #   /compare   a = A, b = B; each row's n, means, delta and verdict as -j says; the text
+#              (both pages leave out flagged results, as the CLI by default: when they
+#              have none left, the CLI's error, then the numbers on a copy of the
+#              database with the verdicts cleared)
 #   /hosts, /bisect  as `host list -j`, `bisect status -j`
 #   404        /runs/999999 answers 404 (the status the browser got) with "no run 999999"
 #   token      without it 401 and the error page; with the header (set through the
@@ -25,7 +28,6 @@
 #                     --run-a ID --run-b ID --shots DIR --profile DIR
 import argparse
 import json
-import math
 import os
 import re
 import sqlite3
@@ -225,7 +227,7 @@ def left_out(block):
 
 def check_run_tables(text, report):
     """Every number of REPORT's groups (values, mean, spread) in TEXT, the table of
-    `result show`, as printed: (checked, bad) counts."""
+    `result show`, as printed: (how many checked, what was wrong)."""
     checked, bad, missing = 0, [], []
     blocks = text.split("\n\n")
     for g in report["groups"]:

@@ -58,7 +58,7 @@ submit() { # PLAN [--wait] -> run id
 }
 ra=$(submit "$plans/compare-a.yaml" --wait)
 check "run A ($ra) done after $((SECONDS - t0)) s" \
-	test "$(sql "SELECT state FROM runs WHERE id=${ra:-0}")" = done
+	test "$(sql "SELECT state FROM runs WHERE id=${ra:-0}")" = "done"
 
 # serve PORTFILE [OPTIONS]: bpflab serve on a free port, its URL into PORTFILE
 serve() {
@@ -93,7 +93,7 @@ $(grep -c '^FAIL: ' "$tmp/browser.out") failed)" test "$rc" = 0
 while read -r line; do
 	skip_note "check: ${line#skip: }"
 done < <(grep '^skip: ' "$tmp/browser.out")
-shots_n=$(ls "$shots"/dashboard-*.png 2>/dev/null | wc -l)
+shots_n=$(find "$shots" -name "dashboard-*.png" | wc -l)
 check "screenshots in $shots ($shots_n)" test "$shots_n" -ge 10
 dash_cleanup
 nothing_left() {
