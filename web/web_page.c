@@ -29,8 +29,9 @@ static const char style[] =
 	".state-running{color:#06c}.state-failed,.state-cancelled{color:#b00}"
 	"nav a{margin-right:1em}";
 
-/* /runs while a run is queued or running: every 2 s, the state, jobs and failed cells of
- * the rows (id "run-ID") from /api/runs, as text (never markup); stops when none is
+/* /runs while a run is queued or running: every 2 s, the state, jobs, failed and finished
+ * cells of the rows (id "run-ID") from /api/runs, as text (never markup; finished as
+ * util_format_time writes it, so that a row reads as after a reload); stops when none is
  * left or on a non-JSON answer (401 when the browser has no token cookie: it sends the
  * cookie with credentials 'same-origin', docs/dashboard.md "Security model"). Its
  * SHA-256 is in the Content-Security-Policy (web.c): a change here changes the header. */
@@ -41,7 +42,9 @@ const char web_live_script[] =
 	"if(!runs)return;runs.forEach(function(r){var row=document.getElementById('run-'+r.id);"
 	"if(r.state==='queued'||r.state==='running')live=true;if(!row)return;var c=row.cells;"
 	"c[2].textContent=r.state;c[2].className='state-'+r.state;"
-	"c[3].textContent=r.jobs_done+'/'+r.jobs_total;c[4].textContent=r.jobs_failed;});"
+	"c[3].textContent=r.jobs_done+'/'+r.jobs_total;c[4].textContent=r.jobs_failed;"
+	"c[8].textContent=r.finished_ms>0?new Date(r.finished_ms).toISOString()"
+	".replace(/\\.\\d+Z$/,'Z'):'-';});"
 	"if(live)setTimeout(poll,2000);}).catch(function(){setTimeout(poll,2000);});}"
 	"setTimeout(poll,2000);})();";
 
