@@ -259,7 +259,7 @@ int job_latency_run(struct job_ctx *c, double pdr_pps)
 			break;
 		}
 		latency_subject(port->role, ld->share, ld->pps, subject, sizeof(subject));
-		job_progress(c, "latency", i, l->n_loads, NULL);
+		job_progress(c, "rate", i, l->n_loads, NULL);
 		err = lat_window(c, &rx, rate >= 1 ? (uint64_t)llround(rate) : 1, ms, &sent, &secs, r);
 		if (!err)
 			lat_records(c, subject, rate >= 1 ? (uint64_t)llround(rate) : 1, sent, secs, r);
