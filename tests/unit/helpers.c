@@ -19,6 +19,8 @@
 #include <zmq.h>
 
 #include "coord.h"
+#include "plan/jobspec.h"
+#include "plan/plan.h"
 #include "proto/proto.h"
 #include "base/util.h"
 #include "helpers.h"
@@ -245,4 +247,36 @@ void prog_out_free(struct prog_out *o)
 {
 	free(o->out);
 	free(o->err);
+}
+
+void expect_plan_refusals(const char *file, const struct refusal *cases, size_t n)
+{
+	struct plan_error err;
+	struct plan *p;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		p = plan_parse(file, cases[i].input, strlen(cases[i].input), NULL, 0, &err);
+		if (p) {
+			plan_destroy(&p);
+			fail_msg("case %zu accepted", i);
+		}
+		assert_contains(err.text, cases[i].expect);
+	}
+}
+
+void expect_spec_refusals(const struct refusal *cases, size_t n)
+{
+	struct job_spec s;
+	char why[512];
+	json_t *j;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		j = json_of(cases[i].input);
+		if (jobspec_decode(j, "spec", &s, why, sizeof(why)) != -EINVAL)
+			fail_msg("case %zu decodes", i);
+		assert_contains(why, cases[i].expect);
+		json_decref(j);
+	}
 }

@@ -36,6 +36,17 @@ void assert_contains_at(const char *hay, const char *needle, const char *file, i
  * line and column in TEXT. The caller owns the reference. */
 json_t *json_of(const char *text);
 
+/* An input that must be refused, and what the refusal must contain. */
+struct refusal {
+	const char *input, *expect;
+};
+
+/* Each of the N CASES parsed as a plan named FILE (expect_plan_refusals) or decoded as a
+ * job spec at path "spec" (expect_spec_refusals) is refused with a message containing
+ * its expect, else the test fails naming the case. */
+void expect_plan_refusals(const char *file, const struct refusal *cases, size_t n);
+void expect_spec_refusals(const struct refusal *cases, size_t n);
+
 /* A new directory from TEMPLATE (ending in XXXXXX, changed in place); fails the test
  * when it cannot be made. tmpdir_remove() deletes DIR and everything below it and
  * returns 0, or -1 when something was left (an empty or NULL DIR is left alone). */
