@@ -6,7 +6,8 @@
 # percentiles of every load are there and ordered, nothing lost at 10 %, the histogram of
 # each load in `result show -j` adds up to the stamped frames, frames without a stamp
 # (a second sender on port a) counted as foreign. Then an absolute load after the rate
-# window of a plan without a search. A latency section without a search, or with a load
+# window of a plan without a search, and behind a cpumap that passes frames to the stack
+# on another CPU. A latency section without a search, or with a load
 # out of range, is refused (FILE:LINE:COL, exit 2).
 . "$(dirname "$0")/lib.sh"
 
@@ -112,6 +113,32 @@ check "absolute-load run done (run '$run')" test "$(sql "SELECT state FROM runs 
 p50=$(value latency.p50_ns "b@20000"); load_pps=$(value latency.load_pps "b@20000")
 check "b@20000 after the rate window: load $load_pps, p50 $p50 ns" awk -v l="$load_pps" -v p="$p50" \
 	'BEGIN { exit !(l == 20000 && p > 0) }'
+
+# --- a cpumap that passes frames to the stack on CPU 1 (plans/cpumap-redirect.yaml's
+# 'pass'): the receiver at tcx ingress of b sees the skbs the cpumap builds there
+cat > "$tmp/cpumap.yaml" <<YAML
+name: latency-cpumap
+ports: [a, b]
+traffic: {generator: xdp-live, from: a, cpus: [0], packet: {size: 64}, rate: 100000, duration: 1s}
+variants:
+  pass:
+    - port: b
+      hook: xdp
+      mode: native
+      object: xdp_cpumap.bpf.o
+      program: xdp_cpumap_redirect
+      maps:
+        config: [{key: 0, value: 1}]
+        cpu_map: [{key: 1, qsize: 2048, program: xdp_cpumap_pass}]
+latency: {loads: [50000]}
+YAML
+"$bpflab" run submit "$tmp/cpumap.yaml" --wait > "$tmp/out" 2>&1 || true
+cat "$tmp/out" >&2
+run=$(sed -n 's/^run \([0-9][0-9]*\) submitted.*/\1/p' "$tmp/out" | head -n 1)
+check "cpumap run done (run '$run')" test "$(sql "SELECT state FROM runs WHERE id=$run")" = done
+frames=$(value latency.frames "b@50000"); p50=$(value latency.p50_ns "b@50000")
+check "cpumap pass: stamped frames seen after the cpumap ($frames, p50 $p50 ns)" awk -v f="$frames" \
+	-v p="$p50" 'BEGIN { exit !(f >= 25000 && p > 0) }'
 
 # --- bad latency sections: FILE:LINE:COLUMN, exit 2
 bad() { # SED DESCRIPTION PATTERN
