@@ -67,7 +67,7 @@ struct job_ctx {
 	uint64_t target_pps;		/* traffic.rate in frames/s, 0: full speed */
 	double offered_pps;		/* generator frames/s over the rate window, or -1 */
 	bool stamp;			/* the generator stamps frames (latency windows) */
-	double search_lower;		/* the search's last goal's lower bound, pps, or 0 */
+	double search_lower;		/* latency.goal's (else the last goal's) lower bound */
 	struct ifstats *rtnl;
 	struct attach_set *attach;
 	const struct gen_ops *gen_ops;	/* the generator (gen.h), NULL: none */
@@ -166,8 +166,9 @@ int job_search_trial(void *ctx, double load, double duration, struct mlrsearch_r
 int job_search_run(struct job_ctx *c, mlrsearch_measure_fn measure, void *mctx);
 
 /* job_latency.c */
-/* The latency windows of c->spec.latency, a share load taken of PDR_PPS (the search's
- * last goal's lower bound; 0: none), their figures as samples latency.*. */
+/* The latency windows of c->spec.latency, a share load taken of PDR_PPS (the lower
+ * bound of latency.goal, else of the search's last goal; 0: none), their figures as
+ * samples latency.*. */
 int job_latency_run(struct job_ctx *c, double pdr_pps);
 
 #endif

@@ -253,8 +253,9 @@ int job_latency_run(struct job_ctx *c, double pdr_pps)
 		double secs = 0;
 
 		if (ld->share > 0 && !(pdr_pps > 0)) {
-			snprintf(c->err, sizeof(c->err), "latency: a load of %g %% of the PDR, and the search found no lower bound for its last goal",
-				 ld->share * 100);
+			snprintf(c->err, sizeof(c->err), "latency: a load of %g %% of the PDR, and the search found no lower bound for %s%s%s",
+				 ld->share * 100, l->goal ? "goal '" : "its last goal",
+				 l->goal ? l->goal : "", l->goal ? "'" : "");
 			err = -EINVAL;
 			break;
 		}

@@ -13,6 +13,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "analysis/mlrsearch.h"
 #include "base/util.h"
@@ -168,8 +169,11 @@ int job_search_run(struct job_ctx *c, mlrsearch_measure_fn measure, void *mctx)
 		struct mlrsearch_goal_result r;
 
 		mlrsearch_goal_result(s, i, &r);
-		/* the last goal's lower bound: what latency loads are shares of */
-		c->search_lower = r.has_lower || r.status == MLRSEARCH_MAX_CLEAN ? r.lower : 0;
+		/* what latency loads are shares of: latency.goal's lower bound, else the
+		 * last goal's */
+		if (!c->spec.latency.goal || !strcasecmp(c->spec.latency.goal, p.goals[i].name))
+			c->search_lower = r.has_lower || r.status == MLRSEARCH_MAX_CLEAN ?
+					  r.lower : 0;
 		if (r.has_lower || r.status == MLRSEARCH_MAX_CLEAN) {
 			job_add_record(c, goal_metric(p.goals[i].name, "lower", name, sizeof(name)),
 				       subject, r.lower, "pps", "rate");

@@ -277,7 +277,8 @@ static json_t *latency_json(const struct job_latency *l)
 					       put(o, "pps", json_integer(ld->pps)))));
 	}
 	ok = ok && put(lat, "loads", json_incref(loads)) &&
-	     (!l->port || put(lat, "port", json_string(l->port)));
+	     (!l->port || put(lat, "port", json_string(l->port))) &&
+	     (!l->goal || put(lat, "goal", json_string(l->goal)));
 	json_decref(loads);
 	return done(lat, ok);
 }

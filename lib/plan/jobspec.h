@@ -166,7 +166,7 @@ struct job_search {
 
 /* latency: one window per load after the search (or the rate window), the generator's
  * frames stamped and timed by a receiving program on PORT (docs/plans.md, "latency").
- * A load is a share of the last search goal's lower bound (0 < share <= 1) or pps. */
+ * A load is a share of a search goal's lower bound (GOAL, else the last goal's) (0 < share <= 1) or pps. */
 struct job_latency_load {
 	double share;			/* 0: absolute, pps */
 	int64_t pps;			/* 1..JOBSPEC_MAX_RATE_PPS when share is 0 */
@@ -176,6 +176,7 @@ struct job_latency {
 	struct job_latency_load loads[JOBSPEC_MAX_LOADS];
 	int n_loads;			/* 1..JOBSPEC_MAX_LOADS */
 	const char *port;		/* a port role, or NULL: the first attach entry's port */
+	const char *goal;		/* the search goal shares are of, or NULL: the last */
 };
 
 struct job_spec {

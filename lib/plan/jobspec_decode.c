@@ -44,7 +44,7 @@ static const char *const search_keys[] = {
 	NULL,
 };
 static const char *const goal_keys[] = { "name", "loss", NULL };
-static const char *const latency_keys[] = { "loads", "port", NULL };
+static const char *const latency_keys[] = { "loads", "port", "goal", NULL };
 static const char *const load_keys[] = { "share", "pps", NULL };
 
 struct dec {
@@ -660,7 +660,7 @@ static int decode_latency(struct dec *d, const json_t *o, const char *path,
 
 	if (want_object(d, o, path, latency_keys) ||
 	    get_array(d, o, path, "loads", &loads, JOBSPEC_MAX_LOADS) ||
-	    get_str(d, o, path, "port", &out->port))
+	    get_str(d, o, path, "port", &out->port) || get_str(d, o, path, "goal", &out->goal))
 		return -EINVAL;
 	sub(p, path, "loads", 0);
 	if (!loads || !json_array_size(loads))

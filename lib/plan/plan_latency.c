@@ -1,6 +1,7 @@
 /* plan_latency.c - see plan_int.h. The `latency` section (docs/plans.md, "latency"): the
  * loads at which the agent measures one-way latency after the search (shares of the PDR
- * it found, or absolute frames/s) and the port of the receiving program, checked into a
+ * it found: the last goal's lower bound, or the goal named; or absolute frames/s) and the
+ * port of the receiving program, checked into a
  * struct job_latency that plan_expand.c copies into every job spec; then checked against
  * the traffic, search and link sections. Strings point into the plan's tree.
  */
@@ -8,8 +9,9 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
-static const char *const latency_keys[] = { "loads", "port", NULL };
+static const char *const latency_keys[] = { "loads", "port", "goal", NULL };
 
 /* One load: "10%" (a share of the PDR, above 0 and at most 100 %) or a rate in frames/s. */
 static int want_load(struct vctx *c, const struct plan_node *node, struct job_latency_load *ld)
@@ -35,7 +37,7 @@ static int want_load(struct vctx *c, const struct plan_node *node, struct job_la
 int plan_build_latency(struct vctx *c, const struct plan_node *node, struct plan *p)
 {
 	struct job_latency *l = &p->latency;
-	struct plan_node *loads, *port;
+	struct plan_node *loads, *port, *goal;
 	int i, ret;
 
 	memset(l, 0, sizeof(*l));
@@ -54,6 +56,11 @@ int plan_build_latency(struct vctx *c, const struct plan_node *node, struct plan
 			return ret;
 		l->port = port->text;
 	}
+	if ((goal = plan_opt(node, "goal"))) {
+		if ((ret = plan_want_name(c, goal, "latency.goal", "_", "a search goal's name")))
+			return ret;
+		l->goal = goal->text;
+	}
 	p->has_latency = true;
 	return 0;
 }
@@ -64,6 +71,8 @@ int plan_check_latency(struct vctx *c, const struct plan_node *root, const struc
 	struct plan_node *loads = plan_opt(lat, "loads");
 	const struct job_latency *l = &p->latency;
 	bool rate = p->traffic.rate_pps || p->traffic.rate_share > 0;
+	char buf[400], names[300];
+	const char *goals[JOBSPEC_MAX_GOALS];
 	int i;
 
 	if (p->link_generator)
@@ -71,6 +80,18 @@ int plan_check_latency(struct vctx *c, const struct plan_node *root, const struc
 	if (p->traffic.generator != PLAN_GEN_XDP_LIVE)
 		return plan_vfail(c, lat, "latency: needs traffic.generator xdp-live (the generator that stamps each frame; %s does not)",
 				  jobspec_generator_name(p->traffic.generator));
+	if (l->goal) {
+		for (i = 0; i < p->search.n_goals; i++) {
+			goals[i] = p->search.goals[i].name;
+			if (!strcasecmp(goals[i], l->goal))
+				break;
+		}
+		if (!p->has_search || i == p->search.n_goals)
+			return plan_vfail(c, plan_opt(lat, "goal"), "latency.goal: '%s' is not one of the search's goals (%s)",
+					  plan_shown(l->goal, buf, sizeof(buf)),
+					  p->has_search ? plan_joined(goals, i, names, sizeof(names)) :
+					  "the plan has no search section");
+	}
 	for (i = 0; i < l->n_loads; i++) {
 		const struct plan_node *at = loads && i < loads->n ? loads->kids[i] : lat;
 

@@ -42,7 +42,7 @@ static struct plan *parse(const char *text, struct plan_error *err)
 static void test_latency_into_spec(void **state)
 {
 	struct plan_error err;
-	struct plan *p = parse(PLAN(XDP, SEARCH, "{loads: [10%, 50%, 100%, 90000], port: b}"),
+	struct plan *p = parse(PLAN(XDP, SEARCH, "{loads: [10%, 50%, 100%, 90000], port: b, goal: pdr}"),
 			       &err);
 	struct plan_job *jobs;
 	struct job_spec s;
@@ -61,17 +61,19 @@ static void test_latency_into_spec(void **state)
 	assert_true(p->latency.loads[3].share == 0);
 	assert_int_equal(p->latency.loads[3].pps, 90000);
 	assert_string_equal(p->latency.port, "b");
+	assert_string_equal(p->latency.goal, "pdr");
 	assert_int_equal(plan_expand(p, &jobs, &n, &err), 0);
 	assert_int_equal(n, 1);
 	a = json_dumps(json_object_get(jobs[0].spec, "latency"), JSON_COMPACT);
 	assert_string_equal(a, "{\"loads\":[{\"share\":0.10000000000000001},{\"share\":0.5},"
-			       "{\"share\":1.0},{\"pps\":90000}],\"port\":\"b\"}");
+			       "{\"share\":1.0},{\"pps\":90000}],\"port\":\"b\",\"goal\":\"pdr\"}");
 	assert_int_equal(jobspec_decode(jobs[0].spec, "spec", &s, why, sizeof(why)), 0);
 	assert_true(s.has_latency);
 	assert_int_equal(s.latency.n_loads, 4);
 	assert_true(s.latency.loads[0].share == 0.1);
 	assert_int_equal(s.latency.loads[3].pps, 90000);
 	assert_string_equal(s.latency.port, "b");
+	assert_string_equal(s.latency.goal, "pdr");
 	again = jobspec_encode(&s);
 	a = (free(a), json_dumps(jobs[0].spec, JSON_COMPACT));
 	b = json_dumps(again, JSON_COMPACT);
@@ -126,6 +128,11 @@ static const struct refusal plan_refusals[] = {
 	{ PLAN(XDP, SEARCH, "[10%]"), FILE_NAME ":7:10: latency: " },
 	{ PLAN("generator: udp", SEARCH, "{loads: [10%]}"),
 	  FILE_NAME ":7:10: latency: needs traffic.generator xdp-live (the generator that stamps each frame; udp does not)" },
+	{ PLAN(XDP, SEARCH, "{loads: [10%], goal: NDR}"),
+	  FILE_NAME ":7:31: latency.goal: 'NDR' is not one of the search's goals (PDR)" },
+	{ PLAN(XDP ", rate: 5", "~", "{loads: [10], goal: NDR}"),
+	  FILE_NAME ":7:30: latency.goal: 'NDR' is not one of the search's goals (the plan has no search section)" },
+	{ PLAN(XDP, SEARCH, "{loads: [10%], goal: P-R}"), FILE_NAME ":7:31: latency.goal: " },
 	/* two-host plans: one-way latency across hosts is not measured */
 	{ "name: l\nports: [x, y]\nlink: {generator: x, dut: y}\n"
 	  "traffic: {from: x, generator: xdp-live, rate: 1000, duration: 1s}\n"
@@ -148,8 +155,9 @@ static const struct refusal spec_refusals[] = {
 	{ "{\"latency\":{\"loads\":[{\"pps\":0}]}}", "spec.latency.loads[0].pps" },
 	{ "{\"latency\":{\"loads\":[{}]}}", "spec.latency.loads[0].pps: is required" },
 	{ "{\"latency\":{\"loads\":[{\"pps\":1,\"share\":0.5}]}}", "spec.latency.loads[0]: has both share and pps" },
-	{ "{\"latency\":{\"loads\":[{\"pps\":1}],\"goal\":\"x\"}}", "spec.latency.goal: unknown field" },
+	{ "{\"latency\":{\"loads\":[{\"pps\":1}],\"window\":\"x\"}}", "spec.latency.window: unknown field" },
 	{ "{\"latency\":{\"loads\":[{\"pps\":1}],\"port\":1}}", "spec.latency.port" },
+	{ "{\"latency\":{\"loads\":[{\"pps\":1}],\"goal\":[]}}", "spec.latency.goal" },
 };
 
 static void test_latency_spec_refusals(void **state)
