@@ -233,8 +233,9 @@ int job_latency_run(struct job_ctx *c, double pdr_pps)
 	char subject[160];
 	int i, err;
 
-	if (c->spec.traffic.generator != JOB_GEN_XDP_LIVE) {
-		snprintf(c->err, sizeof(c->err), "latency: needs traffic.generator xdp-live (the generator that stamps each frame)");
+	if (c->spec.traffic.generator != JOB_GEN_XDP_LIVE &&
+	    c->spec.traffic.generator != JOB_GEN_UDP) {
+		snprintf(c->err, sizeof(c->err), "latency: needs traffic.generator xdp-live or udp (the generators that stamp each frame)");
 		return -EINVAL;
 	}
 	port = lat_port(c);

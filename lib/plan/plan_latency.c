@@ -77,8 +77,8 @@ int plan_check_latency(struct vctx *c, const struct plan_node *root, const struc
 
 	if (p->link_generator)
 		return plan_vfail(c, lat, "latency: one-way latency across hosts is not measured: with link (two-host plans) the frames do not come back to the generator host, whose clock stamped them");
-	if (p->traffic.generator != PLAN_GEN_XDP_LIVE)
-		return plan_vfail(c, lat, "latency: needs traffic.generator xdp-live (the generator that stamps each frame; %s does not)",
+	if (p->traffic.generator != PLAN_GEN_XDP_LIVE && p->traffic.generator != PLAN_GEN_UDP)
+		return plan_vfail(c, lat, "latency: needs traffic.generator xdp-live or udp (the generators that stamp each frame; %s does not)",
 				  jobspec_generator_name(p->traffic.generator));
 	if (l->goal) {
 		for (i = 0; i < p->search.n_goals; i++) {

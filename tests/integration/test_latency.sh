@@ -6,7 +6,7 @@
 # percentiles of every load are there and ordered, nothing lost at 10 %, the histogram of
 # each load in `result show -j` adds up to the stamped frames, frames without a stamp
 # (a second sender on port a) counted as foreign. Then an absolute load after the rate
-# window of a plan without a search, and behind a cpumap that passes frames to the stack
+# window of the udp generator in a plan without a search, and behind a cpumap that passes frames to the stack
 # on another CPU. A latency section without a search, or with a load
 # out of range, is refused (FILE:LINE:COL, exit 2).
 . "$(dirname "$0")/lib.sh"
@@ -103,16 +103,18 @@ for row in rows:
     assert row["min_ns"] <= h[0][1] and row["max_ns"] >= h[-1][0], row
 PY
 
-# --- absolute loads without a search: after the rate window of a paced generator
-sed -e '/^search:/d' -e 's/  duration: 1s/  duration: 1s\n  rate: 50000/' \
+# --- an absolute load without a search: after the rate window of the udp generator,
+# which stamps its frames in user space
+sed -e '/^search:/d' -e 's/  duration: 1s/  duration: 1s\n  rate: 50000/' -e 's/xdp-live/udp/' \
     -e 's/latency: .*/latency: {loads: [20000]}/' "$tmp/lat.yaml" > "$tmp/abs.yaml"
 "$bpflab" run submit "$tmp/abs.yaml" --wait > "$tmp/out" 2>&1 || true
 cat "$tmp/out" >&2
 run=$(sed -n 's/^run \([0-9][0-9]*\) submitted.*/\1/p' "$tmp/out" | head -n 1)
 check "absolute-load run done (run '$run')" test "$(sql "SELECT state FROM runs WHERE id=$run")" = done
 p50=$(value latency.p50_ns "b@20000"); load_pps=$(value latency.load_pps "b@20000")
-check "b@20000 after the rate window: load $load_pps, p50 $p50 ns" awk -v l="$load_pps" -v p="$p50" \
-	'BEGIN { exit !(l == 20000 && p > 0) }'
+frames=$(value latency.frames "b@20000"); lost=$(value latency.lost "b@20000")
+check "udp, b@20000 after the rate window: load $load_pps, $frames frames, $lost lost, p50 $p50 ns" \
+	awk -v l="$load_pps" -v p="$p50" -v f="$frames" 'BEGIN { exit !(l == 20000 && p > 0 && f >= 10000) }'
 
 # --- a cpumap that passes frames to the stack on CPU 1 (plans/cpumap-redirect.yaml's
 # 'pass'): the receiver at tcx ingress of b sees the skbs the cpumap builds there
