@@ -280,3 +280,25 @@ void expect_spec_refusals(const struct refusal *cases, size_t n)
 		json_decref(j);
 	}
 }
+
+uint32_t csum16_add(const uint8_t *p, size_t len, uint32_t sum)
+{
+	size_t i;
+
+	for (i = 0; i + 1 < len; i += 2)
+		sum += (uint32_t)p[i] << 8 | p[i + 1];
+	if (len & 1)
+		sum += (uint32_t)p[len - 1] << 8;
+	return sum;
+}
+
+int udp6_checksum_ok(const uint8_t *frame)
+{
+	const uint8_t *ip = frame + 14, *udp = ip + 40;
+	uint16_t len = udp[4] << 8 | udp[5];
+	uint32_t sum = csum16_add(udp, len, csum16_add(ip + 8, 32, 0) + len + 17);
+
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	return sum == 0xffff;
+}
