@@ -145,6 +145,11 @@ lab-down:
 # Benchmarks of bpflab itself (bench/README.md): bench/NAME.c -> build/bench/NAME,
 # linked like the unit tests; `make bench` builds and runs them (as root). Not in check.
 BENCH_BINS := $(patsubst bench/%.c,$(BUILD)/bench/%,$(wildcard bench/*.c))
+# bench/web.c serves with web/ and runs bin/bpflab beside it
+$(BUILD)/bench/web: bench/web.c $(WEBA) $(LIBA) $(BUILD)/bin/bpflab
+	$(call msg,BENCH,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CC) $(CFLAGS) -o $@ $< $(WEBA) $(LIBA) $(LDLIBS)
 $(BUILD)/bench/%: bench/%.c $(AGENTA) $(LIBA)
 	$(call msg,BENCH,$@)
 	$(Q)mkdir -p $(dir $@)

@@ -150,6 +150,7 @@ static void add_verdicts(struct job_ctx *c, json_t *result, json_t *env)
 		.others_what = { c->dist[0].text, c->dist[1].text },
 		.rx_cpu = c->rx_cpu,
 		.outliers = c->outliers[0] ? c->outliers : NULL,
+		.search_bound = c->search_bound[0] ? c->search_bound : NULL,
 	};
 	json_t *verdicts, *details;
 

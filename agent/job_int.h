@@ -98,6 +98,7 @@ struct job_ctx {
 	int warm_rounds;		/* rounds of the host warm-up, 0: none */
 	bool warm_settled;
 	char outliers[512];		/* outlier seconds of the windows, for the verdict */
+	char search_bound[256];		/* why a search ended generator-bound, "" if not */
 	size_t outliers_len;
 	char err[JOB_ERR_LEN];
 };

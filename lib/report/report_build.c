@@ -500,7 +500,7 @@ json_t *report_build(const json_t *result)
 	json_array_foreach(samples, i, s)
 		if ((err = file_sample(report, s, tabs, (int)repeat)))
 			goto out;
-	err = finish_groups(report, tabs, (int)repeat);
+	err = finish_groups(report, tabs, (int)repeat) ?: report_search_add(report, result);
 	if (!err) {
 		json_t *lat = report_latency_build(result);
 

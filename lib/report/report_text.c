@@ -579,10 +579,12 @@ int report_print_text_opts(const json_t *report, const struct report_text_opts *
 		if ((err = print_group(report, g, all_rows, &records, out)))
 			return err;
 	}
+	if ((err = report_search_print(report, out)))
+		return err;
 	if ((err = report_latency_print_text(json_object_get(report, "latency"), out)))
 		return err;
 	if (records)
-		fprintf(out, "\n%d record table%s left out (cpu.others, rx.cpu, medians, warm-up; --all-rows shows them)\n",
+		fprintf(out, "\n%d record table%s left out (cpu.others, rx.cpu, medians, warm-up, search; --all-rows shows them)\n",
 			records, records > 1 ? "s" : "");
 	return ferror(out) ? -EIO : 0;
 }

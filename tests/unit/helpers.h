@@ -2,7 +2,7 @@
  * tolerance, text compared or searched with the whole text shown when it fails, JSON
  * test input parsed with its error named, temporary directories made and removed with
  * everything in them, files read and written whole, skips that say why, an in-process
- * coordinator set up, pumped and taken down. tests/unit/helpers.c is linked into every
+ * coordinator set up, pumped and taken down, SQL run on a file, a plain HTTP request. tests/unit/helpers.c is linked into every
  * tests/unit/test_*.c (the Makefile's unit-test rule). Include after <cmocka.h>.
  */
 #ifndef BPFLAB_TEST_HELPERS_H
@@ -75,6 +75,26 @@ struct prog_out {
  * files in DIR (an existing directory) into O. prog_out_free() frees O's texts. */
 void prog_run(struct prog_out *o, const char *const *argv, const char *dir);
 void prog_out_free(struct prog_out *o);
+/* The stdout of ARGV run as prog_run does (heap); the test fails unless it exits 0. */
+char *prog_stdout(const char *const *argv, const char *dir);
+
+/* An HTTP answer: status, headers and body (heap; http_free frees them). */
+struct http {
+	int status;
+	char *head, *body;
+};
+void http_free(struct http *h);
+/* METHOD PATH on 127.0.0.1:PORT with header line EXTRA (may be NULL), HTTP/1.1 with
+ * "Connection: close", read to the end into H; the test fails on a socket error. */
+void http_req(unsigned port, const char *method, const char *path, const char *extra,
+	      struct http *h);
+
+/* prog_run of PROG with ARGS (NULL-terminated, at most 62, without argv[0]). */
+void prog_run_args(struct prog_out *o, const char *prog, const char *const *args,
+		   const char *dir);
+
+/* Execute the SQL STMT on the SQLite database file DB; an error fails the test. */
+void db_file_exec(const char *db, const char *stmt);
 
 /*
  * Skipping a test, saying why: the reason goes to stderr as "  skip: WHY" right before
