@@ -41,7 +41,7 @@ WEB_SRCS   := $(wildcard web/*.c)
 BPF_SRCS   := $(wildcard bpf/*.bpf.c)
 BPF_OBJS   := $(patsubst bpf/%.bpf.c,$(BUILD)/bpf/%.bpf.o,$(BPF_SRCS))
 # Programs built into the agent through generated skeletons.
-SKELS      := $(BUILD)/bpf/xdp_gen.skel.h
+SKELS      := $(BUILD)/bpf/xdp_gen.skel.h $(BUILD)/bpf/latency_rx.skel.h
 UNIT_SRCS  := $(wildcard tests/unit/test_*.c)
 UNIT_BINS  := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
 
@@ -178,7 +178,7 @@ $(BUILD)/fuzz/fuzz_web_query: $(FUZZ_SRCS_web_query) web/web.h
 $(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(LIB_SRCS) $(wildcard lib/*/*.h) $(SCHEMA_C)
 	$(call msg,FUZZ,$@)
 	$(Q)mkdir -p $(dir $@)
-	$(Q)$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE -Ilib -iquote agent -iquote web \
+	$(Q)$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE -Ilib -Ibpf -iquote agent -iquote web \
 		$(shell pkg-config --cflags $(PKGS)) -o $@ $< $(FUZZ_SRCS_$*) $(LIB_SRCS) \
 		$(SCHEMA_C) $(LDLIBS)
 fuzz: deps

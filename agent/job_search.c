@@ -16,6 +16,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "analysis/mlrsearch.h"
 #include "base/util.h"
@@ -233,6 +234,11 @@ int job_search_run(struct job_ctx *c, mlrsearch_measure_fn measure, void *mctx)
 			snprintf(c->search_bound, sizeof(c->search_bound),
 				 "search: the generator could not offer the loads above %.0f frames/s (trials more than %.0f%% off their load, twice): goal %s has no upper bound below them",
 				 mlrsearch_ceiling(s, NULL), 100.0 * VERDICT_RATE_MISS, p.goals[i].name);
+		/* what latency loads are shares of: latency.goal's lower bound, else the
+		 * last goal's */
+		if (!c->spec.latency.goal || !strcasecmp(c->spec.latency.goal, p.goals[i].name))
+			c->search_lower = r.has_lower || r.status == MLRSEARCH_MAX_CLEAN ?
+					  r.lower : 0;
 		if (r.has_lower || r.status == MLRSEARCH_MAX_CLEAN) {
 			job_add_record(c, goal_metric(p.goals[i].name, "lower", name, sizeof(name)),
 				       subject, r.lower, "pps", "rate");

@@ -125,4 +125,14 @@ char *report_point_text(const json_t *point);
 /* What PRINT(OBJ, stream) writes, as a malloc'd string; NULL and errno on failure. */
 char *report_print_to_string(int (*print)(const json_t *obj, FILE *out), const json_t *obj);
 
+/* ---- report_latency.c ---- */
+
+/* The latency rows of RESULT (store_query_result's samples latency.* and latency_hist):
+ * [{job, host, variant, rep, point, subject, port, load, FIGURE..., histogram: [[low_ns,
+ * high_ns, count], ...]}] in sample order (a new reference, [] without latency), or NULL
+ * with errno ENOMEM. */
+json_t *report_latency_build(const json_t *result);
+/* The latency table of ROWS (nothing without rows); 0 or -ENOMEM. */
+int report_latency_print_text(const json_t *rows, FILE *out);
+
 #endif

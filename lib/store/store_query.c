@@ -157,6 +157,21 @@ static const struct sql_col trial_cols[] = {
 	{ "valid", SQL_INT, SQL_OMIT_NULL },
 };
 
+/* the buckets of each latency window's histogram (metric latency.hist, seq the bucket;
+ * docs/agent.md, "Latency") */
+static const struct sto_stmt stmt_q_result_hist = {
+	"SELECT s.job_id, r.subject, s.seq, s.value "
+	"FROM jobs j JOIN sample_values s ON s.job_id = j.id "
+	"JOIN series r ON r.id = s.series_id "
+	"WHERE j.run_id = ?1 AND r.metric = 'latency.hist' AND s.seq >= 0 "
+	"ORDER BY s.job_id, r.subject, s.seq",
+};
+
+static const struct sql_col hist_cols[] = {
+	{ "job", SQL_INT, 0 }, { "subject", SQL_TEXT, 0 }, { "bucket", SQL_INT, 0 },
+	{ "count", SQL_REAL, 0 },
+};
+
 static const struct sto_stmt stmt_q_attempts = {
 	"SELECT a.job_id, a.attempt, h.name, a.started_ms, a.ended_ms, a.outcome, a.error "
 	"FROM job_attempts a JOIN jobs j ON j.id = a.job_id JOIN hosts h ON h.id = a.host_id "
@@ -301,7 +316,7 @@ out:
 json_t *store_query_result(struct store *st, int64_t run_id)
 {
 	json_t *head = NULL, *res = NULL, *variants = NULL, *hosts = NULL, *samples = NULL;
-	json_t *trials = NULL;
+	json_t *trials = NULL, *hist = NULL;
 	int64_t repeat = 0;
 	int err = 0;
 
@@ -316,7 +331,9 @@ json_t *store_query_result(struct store *st, int64_t run_id)
 					 ARRAY_SIZE(sample_cols), "i", run_id) : NULL;
 	trials = samples ? sto_query_rows(st, &stmt_q_result_trials, trial_cols,
 					  ARRAY_SIZE(trial_cols), "i", run_id) : NULL;
-	if (!hosts || !samples || !trials) {
+	hist = trials ? sto_query_rows(st, &stmt_q_result_hist, hist_cols,
+				       ARRAY_SIZE(hist_cols), "i", run_id) : NULL;
+	if (!hosts || !samples || !trials || !hist) {
 		err = -(errno ? errno : EIO);
 		goto out;
 	}
@@ -332,7 +349,7 @@ json_t *store_query_result(struct store *st, int64_t run_id)
 			"variants", variants, "repeat", (json_int_t)repeat, "samples", samples,
 			"trials", trials);
 	hosts = variants = samples = trials = NULL;
-	if (!res)
+	if (!res || (json_array_size(hist) && json_object_set(res, "latency_hist", hist)))
 		err = store_fail(st, -ENOMEM, "out of memory");
 out:
 	if (err) {
@@ -343,6 +360,7 @@ out:
 	json_decref(hosts);
 	json_decref(samples);
 	json_decref(trials);
+	json_decref(hist);
 	json_decref(variants);
 	if (err && err != -ENOENT)
 		sto_context(st, err, "cannot read the result of run %lld", (long long)run_id);

@@ -24,6 +24,8 @@
 #include <zmq.h>
 
 #include "coord.h"
+#include "plan/jobspec.h"
+#include "plan/plan.h"
 #include "proto/proto.h"
 #include "base/util.h"
 #include "helpers.h"
@@ -333,4 +335,58 @@ void http_req(unsigned port, const char *method, const char *path, const char *e
 	h->head = all;
 	h->body = strdup(sep + 4);
 	assert_int_equal(sscanf(all, "HTTP/1.1 %d", &h->status), 1);
+}
+
+void expect_plan_refusals(const char *file, const struct refusal *cases, size_t n)
+{
+	struct plan_error err;
+	struct plan *p;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		p = plan_parse(file, cases[i].input, strlen(cases[i].input), NULL, 0, &err);
+		if (p) {
+			plan_destroy(&p);
+			fail_msg("case %zu accepted", i);
+		}
+		assert_contains(err.text, cases[i].expect);
+	}
+}
+
+void expect_spec_refusals(const struct refusal *cases, size_t n)
+{
+	struct job_spec s;
+	char why[512];
+	json_t *j;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		j = json_of(cases[i].input);
+		if (jobspec_decode(j, "spec", &s, why, sizeof(why)) != -EINVAL)
+			fail_msg("case %zu decodes", i);
+		assert_contains(why, cases[i].expect);
+		json_decref(j);
+	}
+}
+
+uint32_t csum16_add(const uint8_t *p, size_t len, uint32_t sum)
+{
+	size_t i;
+
+	for (i = 0; i + 1 < len; i += 2)
+		sum += (uint32_t)p[i] << 8 | p[i + 1];
+	if (len & 1)
+		sum += (uint32_t)p[len - 1] << 8;
+	return sum;
+}
+
+int udp6_checksum_ok(const uint8_t *frame)
+{
+	const uint8_t *ip = frame + 14, *udp = ip + 40;
+	uint16_t len = udp[4] << 8 | udp[5];
+	uint32_t sum = csum16_add(udp, len, csum16_add(ip + 8, 32, 0) + len + 17);
+
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	return sum == 0xffff;
 }

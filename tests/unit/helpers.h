@@ -9,6 +9,7 @@
 #define BPFLAB_TEST_HELPERS_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <unistd.h>
 #include <jansson.h>
 
@@ -35,6 +36,23 @@ void assert_contains_at(const char *hay, const char *needle, const char *file, i
 /* TEXT parsed as JSON; a parse error fails the test with jansson's message and the
  * line and column in TEXT. The caller owns the reference. */
 json_t *json_of(const char *text);
+
+/* The 16-bit one's complement sum of LEN bytes at P added to SUM (not folded), and
+ * whether the UDP checksum of an IPv6 frame FRAME (Ethernet, IPv6 without extension
+ * headers, UDP) is right: the folded sum over pseudo header and datagram is 0xffff. */
+uint32_t csum16_add(const uint8_t *p, size_t len, uint32_t sum);
+int udp6_checksum_ok(const uint8_t *frame);
+
+/* An input that must be refused, and what the refusal must contain. */
+struct refusal {
+	const char *input, *expect;
+};
+
+/* Each of the N CASES parsed as a plan named FILE (expect_plan_refusals) or decoded as a
+ * job spec at path "spec" (expect_spec_refusals) is refused with a message containing
+ * its expect, else the test fails naming the case. */
+void expect_plan_refusals(const char *file, const struct refusal *cases, size_t n);
+void expect_spec_refusals(const struct refusal *cases, size_t n);
 
 /* A new directory from TEMPLATE (ending in XXXXXX, changed in place); fails the test
  * when it cannot be made. tmpdir_remove() deletes DIR and everything below it and
