@@ -512,7 +512,7 @@ static void page_form(struct web_buf *b, const char *path, const char *const *fi
 	for (i = 0; i < n && strcmp(params[i].key, "include_flagged"); i++)
 		;
 	web_buf_printf(b, "<label><input type=\"checkbox\" name=\"include_flagged\" "
-		       "value=\"1\"%s> include flagged</label> ", i < n ? " checked" : "");
+		       "value=\"1\"%s> include_flagged</label> ", i < n ? " checked" : "");
 	web_buf_str(b, "<button>show</button></form>\n");
 }
 

@@ -131,7 +131,7 @@ static void test_web_include_flagged_pages(void **state)
 	assert_contains(h.body, "<input name=\"a\" size=\"14\" value=\"1\">");
 	assert_contains(h.body, "<input name=\"b\" size=\"14\" value=\"2\">");
 	assert_contains(h.body, "<input type=\"checkbox\" name=\"include_flagged\" "
-			"value=\"1\"> include flagged");
+			"value=\"1\"> include_flagged");
 	http_free(&h);
 	/* ticked: the report, the box stays ticked, the JSON link carries it */
 	get("/compare?a=1&b=2&plan=&include_flagged=1", &h);
