@@ -189,9 +189,9 @@ json_t *web_result(struct store *store, int64_t id, json_t **report, struct web_
  * `result compare` of the same name (docs/dashboard.md). Index = enum below. */
 static const char *const an_params[] = {
 	"plan", "metric", "variant", "subject", "window=rate|cost", "host", "by",
-	"a", "b", "baseline", "candidate", NULL,
+	"include_flagged=1", "a", "b", "baseline", "candidate", NULL,
 };
-enum { P_PLAN, P_METRIC, P_VARIANT, P_SUBJECT, P_WINDOW, P_HOST, P_BY, P_A, P_B,
+enum { P_PLAN, P_METRIC, P_VARIANT, P_SUBJECT, P_WINDOW, P_HOST, P_BY, P_FLAGGED, P_A, P_B,
        P_BASELINE, P_CANDIDATE, P_N };
 /* the filter keys of the first P_BY + 1 parameters (make_filter in cli/result_analysis.c) */
 static const char *const an_keys[] = {
@@ -241,6 +241,24 @@ out:
 	return rows;
 }
 
+/* MSG, an analysis error, as the API says it: the CLI's "--include-flagged" is the
+ * parameter include_flagged=1 here (and the box of the pages' form). */
+static const char *flagged_hint(char *msg, size_t len)
+{
+	static const char opt[] = "--include-flagged", param[] = "include_flagged=1";
+	char *at = strstr(msg, opt);
+	size_t tail;
+
+	if (!at)
+		return msg;
+	tail = strlen(at + sizeof(opt) - 1);
+	if ((size_t)(at - msg) + sizeof(param) + tail > len)
+		return msg;
+	memmove(at + sizeof(param) - 1, at + sizeof(opt) - 1, tail + 1);
+	memcpy(at, param, sizeof(param) - 1);
+	return msg;
+}
+
 /* REPORT with what each row's n can resolve (ADD, as the CLI does before printing), or
  * NULL with REPLY the error (REPORT freed). */
 static json_t *with_min_detectable(json_t *report, int (*add)(json_t *),
@@ -260,7 +278,7 @@ json_t *web_history(struct store *store, const struct web_param *params, size_t 
 	json_t *rows, *report;
 	char msg[1024];
 
-	if (an_check(params, n, P_BY + 1, v, reply))
+	if (an_check(params, n, P_FLAGGED + 1, v, reply))
 		return NULL;
 	if (!v[P_PLAN] || !v[P_METRIC]) {
 		web_reply_error(reply, 400, "parameter '%s' is needed (plan and metric)",
@@ -280,14 +298,14 @@ json_t *web_history(struct store *store, const struct web_param *params, size_t 
 	if (!rows)
 		return NULL;
 	{
-		ANALYSIS_OPTS(aopts, .include_flagged = false);
+		ANALYSIS_OPTS(aopts, .include_flagged = v[P_FLAGGED] != NULL);
 
 		report = analysis_history(rows, v[P_BY], &aopts, msg, sizeof(msg));
 	}
 	json_decref(rows);
 	if (!report) {
 		web_reply_error(reply, errno == ENOENT ? 404 : 500, "plan '%s', metric '%s': %s",
-				v[P_PLAN], v[P_METRIC], msg);
+				v[P_PLAN], v[P_METRIC], flagged_hint(msg, sizeof(msg)));
 		return NULL;
 	}
 	return with_min_detectable(report, report_history_add_min_detectable, reply);
@@ -362,14 +380,14 @@ json_t *web_compare(struct store *store, const struct web_param *params, size_t 
 	if (!rows)
 		return NULL;
 	{
-		ANALYSIS_OPTS(aopts, .include_flagged = false);
+		ANALYSIS_OPTS(aopts, .include_flagged = v[P_FLAGGED] != NULL);
 
 		report = analysis_compare(rows, by, baseline, candidate, &aopts, msg, sizeof(msg));
 	}
 	json_decref(rows);
 	if (!report) {
 		web_reply_error(reply, errno == ENOENT ? 404 : errno == ENOMEM ? 500 : 400, "%s",
-				msg);
+				flagged_hint(msg, sizeof(msg)));
 		return NULL;
 	}
 	return with_min_detectable(report, report_compare_add_min_detectable, reply);

@@ -508,7 +508,38 @@ static void page_form(struct web_buf *b, const char *path, const char *const *fi
 		web_buf_html(b, v);
 		web_buf_str(b, "\"></label> ");
 	}
+	/* include_flagged=1: the CLI's --include-flagged (unchecked, a form sends nothing) */
+	for (i = 0; i < n && strcmp(params[i].key, "include_flagged"); i++)
+		;
+	web_buf_printf(b, "<label><input type=\"checkbox\" name=\"include_flagged\" "
+		       "value=\"1\"%s> include_flagged</label> ", i < n ? " checked" : "");
 	web_buf_str(b, "<button>show</button></form>\n");
+}
+
+/* REPLY, the JSON error of /api/history or /api/compare, as the page NAME: the error's
+ * title and message under the form filled with the N PARAMS, so that a wrong value can
+ * be put right in place. Same status (and Retry-After). */
+static void page_analysis_error(struct web_reply *reply, const char *name,
+				const char *const *fields, const struct web_param *params,
+				size_t n)
+{
+	json_t *e = json_loadb(reply->body ? reply->body : "", reply->len, 0, NULL);
+	const char *msg = json_string_value(json_object_get(e, "error"));
+	unsigned status = reply->status;
+	struct web_buf b = { 0 };
+	char title[32];
+
+	snprintf(title, sizeof(title), "error %u", status);
+	page_head(&b, title);
+	web_buf_str(&b, "<p>");
+	web_buf_html(&b, msg ? msg : "error");
+	web_buf_str(&b, "</p>\n");
+	page_form(&b, name[0] == 'h' ? "/history" : "/compare", fields, params, n);
+	json_decref(e);
+	reply_page(reply, &b);
+	web_buf_release(&b);
+	if (reply->status == 200)
+		reply->status = status;
 }
 
 /* The history or compare page (HISTORY) for the N PARAMS: the form, then (when any
@@ -538,8 +569,11 @@ static void page_analysis(struct store *store, bool history, const struct web_pa
 	if (k) {
 		report = history ? web_history(store, given, k, reply) :
 			web_compare(store, given, k, reply);
-		if (!report)
+		if (!report) {
+			page_analysis_error(reply, name, history ? history_fields :
+					    compare_fields, given, k);
 			return;
+		}
 		f = open_memstream(&text, &len);
 		err = !f ? -ENOMEM : history ? report_history_print_text(report, f) :
 			report_compare_print_text(report, NULL, f);

@@ -1,36 +1,40 @@
 #!/usr/bin/python3
 # dashboard.py - the dashboard (docs/dashboard.md) in a real browser: headless chromium
 # driven by selenium (Debian's chromium, chromium-driver, python3-selenium: scripts/deps.sh
-# browser). tests/integration/test_dashboard.sh brings up the lab, runs two plans (the
-# second one still running when this starts), starts `bpflab serve` twice (one with
-# --http-token) and calls this; each check prints "ok: ..." or "FAIL: ...", a check left
-# out "skip: ..."; exit 0 when all passed, 1 when any failed, 77 when chromium cannot
-# start.
+# browser). tests/integration/test_dashboard.sh brings up the lab with bpflabd serving the
+# dashboard under a token (lab/lab up --http --http-token), runs two plans (the second
+# one still running when this starts), starts `bpflab serve` over the lab's database and
+# calls this; each check prints "ok: ..." or "FAIL: ...", a check left out "skip: ...";
+# exit 0 when all passed, 1 when any failed, 77 when chromium cannot start.
 #
 # What it checks, clicking as a person would (nav links, the forms' buttons):
-#   /runs      the running run's jobs cell advances with no reload (a marker set on the
-#              window survives), ending as `run list -j` says and as a reload shows it
+#   /runs      signed in to bpflabd's dashboard the browser's way (/runs?token=T: a 303
+#              to /runs, the HttpOnly SameSite=Strict cookie), and in a second window
+#              on `bpflab serve`: in both the running run's jobs cell advances with no
+#              reload (a marker set on the window survives; bpflabd's through the
+#              cookie), ending as `run list -j` says and as a reload shows it
 #   /runs/A    reached by its link; the tables are the text of `result show A`, each
 #              number within its printed rounding of `result show A -j`; host, kernel
 #   /history   form filled and sent; each point's hover title is the -j point; the text
 #   /compare   a = A, b = B; each row's n, means, delta and verdict as -j says; the text
 #              (both pages leave out flagged results, as the CLI by default: when they
-#              have none left, the CLI's error, then the numbers on a copy of the
-#              database with the verdicts cleared)
+#              have none left, the CLI's error on a page that keeps the form; the box
+#              include_flagged ticked and sent, the numbers as --include-flagged's)
 #   /hosts, /bisect  as `host list -j`, `bisect status -j`
 #   404        /runs/999999 answers 404 (the status the browser got) with "no run 999999"
-#   token      without it 401 and the error page; with the header (set through the
-#              DevTools protocol: the way a proxy adds it) the page; urllib: none, wrong,
-#              right -> 401, 401, 200 and the JSON of `run list -j`
+#   token      on bpflabd's dashboard: without it (no cookie) 401 and the error page; a
+#              wrong ?token= 401 and no cookie; with the header (set through the
+#              DevTools protocol: the way a proxy adds it) the page; urllib: none,
+#              wrong, right -> 401, 401, 200 and the JSON of `run list -j`
 # and writes a screenshot of each page to the screenshot directory.
 #
-# usage: dashboard.py --url URL --token-url URL --token FILE --db FILE --bpflab BIN
+# usage: dashboard.py --url URL --live-url URL --token FILE --db FILE --bpflab BIN
 #                     --run-a ID --run-b ID --shots DIR --profile DIR
 import argparse
+import hashlib
 import json
 import os
 import re
-import sqlite3
 import subprocess
 import sys
 import time
@@ -136,6 +140,24 @@ class Page:
                 status = params["response"]["status"]
         return status
 
+    def redirect_status(self, url_part, doc_part):
+        """From the performance log (read since the last call): the status and Location
+        of the last redirect of a document whose URL contains URL_PART, and the status of
+        the last document whose URL contains DOC_PART (None where none)."""
+        status, location, doc = None, None, None
+        for e in self.d.get_log("performance"):
+            msg = json.loads(e["message"])["message"]
+            params = msg.get("params", {})
+            r = params.get("redirectResponse")
+            if msg.get("method") == "Network.requestWillBeSent" and r and \
+                    params.get("type") == "Document" and url_part in r["url"]:
+                h = {k.lower(): v for k, v in r.get("headers", {}).items()}
+                status, location = r["status"], h.get("location")
+            if msg.get("method") == "Network.responseReceived" and \
+                    params.get("type") == "Document" and doc_part in params["response"]["url"]:
+                doc = params["response"]["status"]
+        return status, location, doc
+
     def by_css(self, css):
         return self.d.find_elements("css selector", css)
 
@@ -179,43 +201,90 @@ def fill_and_send(page, fields):
     page.wait(lambda: page.d.current_url != old, 10)
 
 
-def check_live(page, args, cli):
-    """/runs while run B runs: its jobs cell advances with no reload, ends as run list."""
-    b = args.run_b
-    page.d.get(args.url + "runs")
-    row = "#run-%s td" % b
-    first = page.wait(lambda: len(page.by_css(row)) > 4 and page.by_css(row)[3].text, 5)
-    if not check("/runs lists the running run %s (jobs %s)" % (b, first), first):
-        return
-    page.d.execute_script("window.bpflabMarker = 42")
-    state0 = page.by_css(row)[2].text
-    seen = [first]
+def token_of(args):
+    return open(args.token).readline().strip()
 
-    def advanced():
-        cells = page.by_css(row)
-        if cells[3].text != seen[-1]:
-            seen.append(cells[3].text)
-        return len(seen) > 1
-    check("the jobs cell of run %s advanced with no reload (%s, state %s)" %
-          (b, " -> ".join(seen), state0), page.wait(advanced, 40, 0.5) and
-          page.d.execute_script("return window.bpflabMarker") == 42)
+
+def sign_in(page, args):
+    """The browser's way in to bpflabd's dashboard: /runs?token=T answers 303 to /runs
+    with the cookie (HttpOnly, SameSite=Strict, the token's SHA-256)."""
+    token = token_of(args)
+    page.drain()
+    page.d.get(args.live_url + "runs?token=" + token)
+    status, location, doc = page.redirect_status("/runs?token=", "/runs")
+    check("bpflabd --http: /runs?token=T answered %s to %s, then %s at %s" %
+          (status, location, doc, page.d.current_url),
+          status == 303 and location == "/runs" and doc == 200 and
+          page.d.current_url == args.live_url + "runs")
+    cookies = [c for c in page.d.get_cookies() if c["name"] == "bpflab_token"]
+    want = hashlib.sha256(token.encode()).hexdigest()
+    check("the token cookie: %s" % [(c.get("httpOnly"), c.get("sameSite"), c.get("path"))
+                                     for c in cookies],
+          len(cookies) == 1 and cookies[0]["value"] == want and cookies[0].get("httpOnly")
+          and cookies[0].get("sameSite") == "Strict" and cookies[0].get("path") == "/")
+
+
+def check_live(page, args, cli):
+    """/runs while run B runs, in two windows: bpflabd's own dashboard signed in with the
+    token cookie, and `bpflab serve`: the jobs cell advances with no reload in both,
+    ends as run list -j says and as a reload shows."""
+    b = args.run_b
+    row = "#run-%s td" % b
+    sign_in(page, args)
+    wins = {"bpflabd --http, token cookie": page.d.current_window_handle}
+    page.d.switch_to.new_window("window")
+    page.d.get(args.url + "runs")
+    wins["bpflab serve"] = page.d.current_window_handle
+    seen = {}
+    for name, w in wins.items():
+        page.d.switch_to.window(w)
+        first = page.wait(lambda: len(page.by_css(row)) > 4 and page.by_css(row)[3].text, 5)
+        if not check("%s: /runs lists the running run %s (jobs %s)" % (name, b, first), first):
+            return
+        page.d.execute_script("window.bpflabMarker = 42")
+        seen[name] = [first]
+
+    def look(name):
+        page.d.switch_to.window(wins[name])
+        cells = [c.text for c in page.by_css(row)]
+        if cells[3] != seen[name][-1]:
+            seen[name].append(cells[3])
+        return cells
+
+    def all_advanced():
+        for name in wins:
+            look(name)
+        return all(len(v) > 1 for v in seen.values())
+    page.wait(all_advanced, 40, 0.5)
+    for name in wins:
+        page.d.switch_to.window(wins[name])
+        check("%s: the jobs cell of run %s advanced with no reload (%s)" %
+              (name, b, " -> ".join(seen[name])), len(seen[name]) > 1 and
+              page.d.execute_script("return window.bpflabMarker") == 42)
+    page.d.switch_to.window(wins["bpflabd --http, token cookie"])
     page.shot(os.path.join(args.shots, "dashboard-runs-live.png"))
-    done = page.wait(lambda: page.by_css(row)[2].text in ("done", "failed", "cancelled"), 90, 0.5)
+
+    def ended():
+        return all(look(name)[2] in ("done", "failed", "cancelled") for name in wins)
+    done = page.wait(ended, 90, 0.5)
     runs, _ = cli.json("run", "list")
     want = [r for r in runs or [] if str(r["id"]) == b]
-    cells = [c.text for c in page.by_css(row)]
-    check("run %s ended on the page with no reload: %s, jobs %s, failed %s (run list -j: %s)" %
-          (b, cells[2], cells[3], cells[4], json.dumps(want)),
-          done and want and cells[2] == want[0]["state"] and
-          cells[3] == "%d/%d" % (want[0]["jobs_done"], want[0]["jobs_total"]) and
-          cells[4] == str(want[0]["jobs_failed"]) and
-          page.d.execute_script("return window.bpflabMarker") == 42)
-    advanced()
-    ok("progress seen: " + " -> ".join(seen))
-    page.d.refresh()
-    reloaded = [c.text for c in page.by_css(row)]
-    check("the row of run %s updated live reads as after a reload (%s | %s)" %
-          (b, cells, reloaded), cells == reloaded)
+    for name in wins:
+        cells = look(name)
+        check("%s: run %s ended on the page with no reload: %s, jobs %s, failed %s (run "
+              "list -j: %s)" % (name, b, cells[2], cells[3], cells[4], json.dumps(want)),
+              done and want and cells[2] == want[0]["state"] and
+              cells[3] == "%d/%d" % (want[0]["jobs_done"], want[0]["jobs_total"]) and
+              cells[4] == str(want[0]["jobs_failed"]) and
+              page.d.execute_script("return window.bpflabMarker") == 42)
+        ok("%s: progress seen: %s" % (name, " -> ".join(seen[name])))
+        page.d.refresh()
+        reloaded = [c.text for c in page.by_css(row)]
+        check("%s: the row of run %s updated live reads as after a reload (%s | %s)" %
+              (name, b, cells, reloaded), cells == reloaded)
+    page.d.switch_to.window(wins["bpflab serve"])
+    page.d.close()
+    page.d.switch_to.window(wins["bpflabd --http, token cookie"])
 
 
 def left_out(block):
@@ -303,20 +372,60 @@ def error_page_same(page, what, err):
                  err.split(" (")[0].split(": '")[0] in msg)
 
 
+def if_all_flagged(page, what, err, fields, shot):
+    """After the CLI's error ERR for WHAT: the page says it and keeps the form FIELDS as
+    sent; when every result was flagged (others took the CPUs: a busy machine), tick the
+    form's include_flagged and send it again: the CLI options to compare with, else
+    None."""
+    error_page_same(page, what, err)
+    kept = {k: page.by_css("form input[name='%s']" % k)[0].get_attribute("value")
+            for k in fields}
+    check("%s: the error page keeps the form as sent (%s)" % (what, kept), kept == fields)
+    if "all of them flagged" not in err:
+        return fail("%s: %s" % (what, err))
+    skip("%s: only flagged results (disturbed: a busy machine); checked with the form's "
+         "include_flagged, as --include-flagged" % what)
+    box = page.by_css("form input[name='include_flagged']")[0]
+    if not box.is_selected():
+        box.click()
+    old = page.d.current_url
+    page.by_css("form button")[0].click()
+    page.wait(lambda: page.d.current_url != old, 10)
+    check("%s: include_flagged sent (%s)" % (what, page.d.current_url),
+          "include_flagged=1" in page.d.current_url)
+    page.shot(shot.replace(".png", "-flagged.png"))
+    return ["--include-flagged"]
+
+
+def cli_or_flagged(page, cli, opts, what, fields, shot):
+    """The CLI's -j of OPTS and OPTS; when it has only flagged results, those of OPTS
+    with --include-flagged after if_all_flagged; (None, OPTS) after a failure."""
+    obj, err = cli.json(*opts)
+    if obj is not None:
+        return obj, opts
+    more = if_all_flagged(page, what, err, fields, shot)
+    if not more:
+        return None, opts
+    opts = opts + more
+    obj, err = cli.json(*opts)
+    check("%s -j answers (%s)" % (" ".join(opts), err), obj is not None)
+    return obj, opts
+
+
 def check_history(page, url, cli, plan, shot):
-    """/history of PLAN's prog.ns_per_run through the form on server URL; "flagged" when
-    the CLI (and so the page) has no result but flagged ones."""
+    """/history of PLAN's prog.ns_per_run through the form on server URL."""
     page.d.get(url + "runs")
     click_nav(page, "history")
     metric = "prog.ns_per_run"
     fill_and_send(page, {"plan": plan, "metric": metric})
     page.shot(shot)
-    hist, err = cli.json("result", "history", "--plan", plan, "--metric", metric)
+    opts = ["result", "history", "--plan", plan, "--metric", metric]
+    hist, opts = cli_or_flagged(page, cli, opts, "history of %s %s" % (plan, metric),
+                                {"plan": plan, "metric": metric}, shot)
     if hist is None:
-        error_page_same(page, "history of %s %s" % (plan, metric), err)
-        return "flagged" if "all of them flagged" in err else fail("history: " + err)
-    rc, want_text, _ = cli.text("result", "history", "--plan", plan, "--metric", metric)
-    check("history: the text is that of `result history --plan %s --metric %s`" % (plan, metric),
+        return
+    rc, want_text, _ = cli.text(*opts)
+    check("history: the text is that of `%s`" % " ".join(opts),
           (page.text_of("#history") or "").strip("\n") == want_text.strip("\n"))
     titles = [c.get_attribute("textContent") for c in page.by_css("#chart circle.point title")]
     want = []
@@ -355,19 +464,19 @@ def verdict_text(r):
 
 
 def check_compare(page, url, cli, a, b, shot):
-    """/compare of runs A and B through the form on server URL; "flagged" as
-    check_history."""
+    """/compare of runs A and B through the form on server URL."""
     page.d.get(url + "runs")
     click_nav(page, "compare")
     fill_and_send(page, {"a": a, "b": b})
     page.shot(shot)
-    cmp, err = cli.json("result", "compare", a, b)
+    opts = ["result", "compare", a, b]
+    cmp, opts = cli_or_flagged(page, cli, opts, "compare %s %s" % (a, b), {"a": a, "b": b},
+                               shot)
     if cmp is None:
-        error_page_same(page, "compare %s %s" % (a, b), err)
-        return "flagged" if "all of them flagged" in err else fail("compare: " + err)
-    rc, want_text, _ = cli.text("result", "compare", a, b)
+        return
+    rc, want_text, _ = cli.text(*opts)
     text = page.text_of("#compare") or ""
-    check("compare: the text is that of `result compare %s %s`" % (a, b),
+    check("compare: the text is that of `%s`" % " ".join(opts),
           text.strip("\n") == want_text.strip("\n"))
     blocks = text.split("\n\n")
     n, bad = 0, []
@@ -396,48 +505,12 @@ def check_compare(page, url, cli, a, b, shot):
           (a, b, n, ("; " + "; ".join(bad[:4])) if bad else ""), n > 0 and not bad)
 
 
-def unflagged_copy(args):
-    """A copy of the lab's database with every job's verdicts cleared, served by
-    `bpflab serve`: (url, cli, process)."""
-    path = os.path.join(os.path.dirname(args.profile), "unflagged.db")
-    src = sqlite3.connect("file:%s?mode=ro" % args.db, uri=True)
-    dst = sqlite3.connect(path)
-    src.backup(dst)
-    src.close()
-    dst.execute("UPDATE jobs SET verdicts = '[]', verdict_details = '{}'")
-    dst.commit()
-    dst.close()
-    proc = subprocess.Popen([args.bpflab, "serve", "--db", path, "--http", "127.0.0.1:0"],
-                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-    return proc.stdout.readline().strip(), Cli(args.bpflab, path), proc
-
-
 def check_analysis(page, args, cli, plan):
-    """History and compare on the lab's database. The pages leave out flagged results as
-    the CLI does by default and have no --include-flagged: when all are flagged (others
-    took the CPUs: a busy machine), both pages say the CLI's error, and the numbers are
-    checked again on a copy of the database with the verdicts cleared."""
-    a, b = args.run_a, args.run_b
-    flagged = check_history(page, args.url, cli, plan,
-                            os.path.join(args.shots, "dashboard-history.png"))
-    flagged = check_compare(page, args.url, cli, a, b,
-                            os.path.join(args.shots, "dashboard-compare.png")) or flagged
-    if not flagged:
-        return
-    skip("history or compare had only flagged results (disturbed: a busy machine); their"
-         " numbers checked on a copy of the database with the verdicts cleared")
-    url, cli2, proc = unflagged_copy(args)
-    try:
-        check("bpflab serve of the unflagged copy starts (%s)" % url, url.startswith("http"))
-        if check_history(page, url, cli2, plan,
-                         os.path.join(args.shots, "dashboard-history-unflagged.png")):
-            fail("history on the unflagged copy: no results")
-        if check_compare(page, url, cli2, a, b,
-                         os.path.join(args.shots, "dashboard-compare-unflagged.png")):
-            fail("compare on the unflagged copy: no results")
-    finally:
-        proc.terminate()
-        proc.wait()
+    """History and compare on the lab's database (as the CLI: flagged results left out,
+    include_flagged when none is left)."""
+    check_history(page, args.url, cli, plan, os.path.join(args.shots, "dashboard-history.png"))
+    check_compare(page, args.url, cli, args.run_a, args.run_b,
+                  os.path.join(args.shots, "dashboard-compare.png"))
 
 
 def check_hosts_bisect(page, args, cli):
@@ -488,8 +561,11 @@ def http(url, token=None):
 
 
 def check_token(page, args, cli):
-    token = open(args.token).readline().strip()
-    url = args.token_url + "runs/" + args.run_a
+    """bpflabd's dashboard with no cookie: 401; a wrong ?token=: 401, no cookie; the
+    header: the page; urllib: none, wrong, right."""
+    token = token_of(args)
+    url = args.live_url + "runs/" + args.run_a
+    page.d.delete_all_cookies()
     page.drain()
     page.d.get(url)
     status = page.doc_status("/runs/")
@@ -498,6 +574,12 @@ def check_token(page, args, cli):
           status == 401 and page.d.title == "error 401 - bpflab" and
           "missing or wrong token" in (page.text_of("p") or ""))
     page.shot(os.path.join(args.shots, "dashboard-401.png"))
+    page.drain()
+    page.d.get(url + "?token=" + "x" * len(token))
+    status = page.doc_status("/runs/")
+    check("token server, a wrong ?token=: status %s, cookies %s" %
+          (status, [c["name"] for c in page.d.get_cookies()]),
+          status == 401 and not page.d.get_cookies())
     page.d.execute_cdp_cmd("Network.enable", {})
     page.d.execute_cdp_cmd("Network.setExtraHTTPHeaders",
                            {"headers": {"Authorization": "Bearer " + token}})
@@ -509,9 +591,9 @@ def check_token(page, args, cli):
     page.shot(os.path.join(args.shots, "dashboard-token.png"))
     page.d.execute_cdp_cmd("Network.setExtraHTTPHeaders", {"headers": {}})
     runs = subprocess.run(cli.base + ["-j", "run", "list"], capture_output=True).stdout
-    got = [http(args.token_url + "api/runs"),
-           http(args.token_url + "api/runs", "x" * len(token)),
-           http(args.token_url + "api/runs", token)]
+    got = [http(args.live_url + "api/runs"),
+           http(args.live_url + "api/runs", "x" * len(token)),
+           http(args.live_url + "api/runs", token)]
     check("urllib on the token server: none, wrong, right -> %s" % [g[0] for g in got],
           [g[0] for g in got] == [401, 401, 200])
     check("with the token /api/runs is `run list -j` byte for byte", got[2][1] == runs)
@@ -519,7 +601,7 @@ def check_token(page, args, cli):
 
 def main():
     ap = argparse.ArgumentParser()
-    for k in ("url", "token-url", "token", "db", "bpflab", "run-a", "run-b", "shots",
+    for k in ("url", "live-url", "token", "db", "bpflab", "run-a", "run-b", "shots",
               "profile"):
         ap.add_argument("--" + k, required=True)
     args = ap.parse_args()

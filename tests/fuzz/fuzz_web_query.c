@@ -7,7 +7,8 @@
  * '&' (at most 16, as web.c). Checked beyond "no crash":
  *  - a run or bisect session route's id is positive and its digits are the path's
  *    tail (before "/log");
- *  - accepted parameters: every value given, non-empty, and for "format" one listed;
+ *  - accepted parameters: every value given, non-empty, and for "format" and
+ *    "include_flagged" one listed;
  *    refused: a message naming a parameter;
  *  - the escaped text holds no < > " ' and no '&' that does not start an entity;
  *  - the path percent-encoded for a Location holds only unreserved bytes, '/' and %XX.
@@ -25,10 +26,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const char *const run_spec[] = { "format=json|csv|kcidb|bmf", NULL };
 	static const char *const history_spec[] = {
-		"plan", "metric", "variant", "subject", "window=rate|cost", "host", "by", NULL,
+		"plan", "metric", "variant", "subject", "window=rate|cost", "host", "by",
+		"include_flagged=1", NULL,
 	};
 	struct web_param params[16];
-	const char *values[8];
+	const char *values[9];
 	struct web_buf b = { 0 };
 	char *text = malloc(size + 1), *path, *query, *tok, *save = NULL, err[512];
 	enum web_route route;
@@ -75,6 +77,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		for (i = 0; i < n; i++)
 			if (!params[i].value || !*params[i].value)
 				abort();
+		if (values[7] && strcmp(values[7], "1"))
+			abort();
 	} else if (!strstr(err, "parameter")) {
 		abort();
 	}

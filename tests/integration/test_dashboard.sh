@@ -1,12 +1,14 @@
 #!/bin/bash
 # test_dashboard.sh - the dashboard (docs/dashboard.md) in a real browser on a lab in a box
-# with real runs: run A (tests/data/plans/compare-a.yaml) to its end, run B
-# (compare-b.yaml) submitted without --wait, `bpflab serve` over the lab's database twice
-# (one with --http-token), and tests/browser/dashboard.py drives headless chromium
-# through selenium: live progress of run B on /runs with no reload, run A's page, history,
-# compare, hosts, bisect, a 404, the token; numbers against the CLI's -j (that file says
-# what each check compares). Screenshots of every page go to build/screenshots/
-# (BPFLAB_SCREENSHOTS to put them elsewhere).
+# with real runs: the lab's bpflabd serving it under a token (lab/lab up --http
+# --http-token), run A (tests/data/plans/compare-a.yaml) to its end, run B
+# (compare-b.yaml) submitted without --wait, `bpflab serve` over the lab's database, and
+# tests/browser/dashboard.py drives headless chromium through selenium: live progress of
+# run B on /runs with no reload on both (bpflabd's signed in with ?token=, its cookie
+# then carrying the polling), run A's page, history, compare, hosts, bisect, a 404, the
+# token; numbers against the CLI's -j (that file says what each check compares).
+# Screenshots of every page go to build/screenshots/ (BPFLAB_SCREENSHOTS to put them
+# elsewhere).
 #
 # Needs Debian's chromium, chromium-driver and python3-selenium (`sh scripts/deps.sh
 # browser`, which `make check` runs); without them, or when chromium cannot start, the
@@ -25,14 +27,14 @@ done
 tmp=$(mktemp -d /tmp/bpflab-it-XXXXXX)
 cleanup_later "$tmp"
 pids=()
-# the servers and the browser go also when the test fails: by pid, and chromium and the
-# server of dashboard.py's database copy by their paths in this test's own $tmp
+# the server and the browser go also when the test fails: by pid, and chromium by its
+# profile's path in this test's own $tmp
 dash_cleanup() {
 	local p
 	for p in "${pids[@]}"; do
 		kill -- "-$p" 2>/dev/null || kill "$p" 2>/dev/null || true
 	done
-	for p in $(pgrep -f -- "--user-data-dir=$tmp/profile|serve --db $tmp/" || true); do
+	for p in $(pgrep -f -- "--user-data-dir=$tmp/profile" || true); do
 		kill "$p" 2>/dev/null || true
 	done
 }
@@ -48,7 +50,11 @@ dash_exit() {
 trap dash_exit EXIT
 
 t0=$SECONDS
-lab_start 1
+head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n' > "$tmp/token"
+echo >> "$tmp/token"
+lab_start 1 --http 127.0.0.1:0 --http-token "$tmp/token"
+live_url=$(cat "$BPFLAB_LAB_DIR/http-url")
+check "bpflabd serves the dashboard ($live_url)" test -n "$live_url"
 plans="$top/tests/data/plans"
 short=(-s traffic.duration=500ms -s traffic.warmup=200ms)
 submit() { # PLAN [--wait] -> run id
@@ -60,20 +66,14 @@ ra=$(submit "$plans/compare-a.yaml" --wait)
 check "run A ($ra) done after $((SECONDS - t0)) s" \
 	test "$(sql "SELECT state FROM runs WHERE id=${ra:-0}")" = "done"
 
-# serve PORTFILE [OPTIONS]: bpflab serve on a free port, its URL into PORTFILE
+# bpflab serve on a free port, its URL into $tmp/url
 serve() {
-	local out=$1
-	shift
-	setsid "$bpflab" serve --db "$LAB_DB" --http 127.0.0.1:0 "$@" > "$out" 2>&1 &
+	setsid "$bpflab" serve --db "$LAB_DB" --http 127.0.0.1:0 > "$tmp/url" 2>&1 &
 	pids+=($!)
-	wait_for 10 grep -qs '^http://' "$out" || { cat "$out"; return 1; }
+	wait_for 10 grep -qs '^http://' "$tmp/url" || { cat "$tmp/url"; return 1; }
 }
-head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n' > "$tmp/token"
-echo >> "$tmp/token"
-check "bpflab serve starts" serve "$tmp/url"
-check "bpflab serve --http-token starts" serve "$tmp/url-token" --http-token "$tmp/token"
+check "bpflab serve starts" serve
 url=$(grep -m 1 '^http://' "$tmp/url")
-url_token=$(grep -m 1 '^http://' "$tmp/url-token")
 
 rb=$(submit "$plans/compare-b.yaml")
 check "run B ($rb) submitted, not waited for" test -n "$rb"
@@ -81,7 +81,7 @@ check "run B ($rb) submitted, not waited for" test -n "$rb"
 mkdir -p "$shots"
 rm -f "$shots"/dashboard-*.png
 rc=0
-setsid "$py" "$top/tests/browser/dashboard.py" --url "$url" --token-url "$url_token" \
+setsid "$py" "$top/tests/browser/dashboard.py" --url "$url" --live-url "$live_url" \
 	--token "$tmp/token" --db "$LAB_DB" --bpflab "$bpflab" --run-a "$ra" --run-b "$rb" \
 	--shots "$shots" --profile "$tmp/profile" > "$tmp/browser.out" 2>&1 &
 pids+=($!)
@@ -97,7 +97,7 @@ shots_n=$(find "$shots" -name "dashboard-*.png" | wc -l)
 check "screenshots in $shots ($shots_n)" test "$shots_n" -ge 10
 dash_cleanup
 nothing_left() {
-	! pgrep -f -- "--user-data-dir=$tmp/profile|serve --db ($tmp/|$LAB_DB)" >/dev/null
+	! pgrep -f -- "--user-data-dir=$tmp/profile|serve --db $LAB_DB" >/dev/null
 }
 check "no server or browser left" wait_for 5 nothing_left
 echo "test_dashboard: $((SECONDS - t0)) s"

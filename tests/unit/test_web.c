@@ -72,7 +72,6 @@ static char *cli_out(const char *const *args)
 static int setup(void **state)
 {
 	char file[400];
-	int i;
 
 	(void)state;
 	if (!mkdtemp(tmpdir))
@@ -85,12 +84,7 @@ static int setup(void **state)
 				       plan_name, NULL }));
 	free(cli_out((const char *[]){ "--db", db, "result", "import", file, "--plan", "b",
 				       NULL }));
-	for (i = 0; i < 3; i++) {
-		snprintf(file, sizeof(file), "%s/k%d.csv", tmpdir, i);
-		file_put(file, web_test_kernel_csv[i][1]);
-		free(cli_out((const char *[]){ "--db", db, "result", "import", file, "--plan",
-					       "k", "--kernel", web_test_kernel_csv[i][0], NULL }));
-	}
+	web_test_import_k(tmpdir, db);
 	db_file_exec(db, "UPDATE jobs SET verdicts = '[\"unstable\"]', verdict_details = "
 		"'{\"unstable\": \"varied 8.1 % <b>\"}' WHERE id = 2");
 	srv = web_test_start(db, NULL);
@@ -407,13 +401,19 @@ static void test_web_pages(void **state)
 	assert_contains(h.body, "give plan and metric");
 	assert_null(strstr(h.body, "<svg"));
 	http_free(&h);
+	/* a bad value: 400, the form kept with the values sent, markup escaped */
 	get("/history?plan=%3Cb%3E&metric=m&by=x", &h);
 	assert_int_equal(h.status, 400);
 	assert_contains(h.head, "Content-Type: text/html");
+	assert_contains(h.body, "<title>error 400 - bpflab</title>");
+	assert_contains(h.body, "<p>parameter &#39;by&#39;: a history goes by kernel.release");
 	assert_contains(h.body, "not &#39;x&#39;");
+	assert_contains(h.body, "<input name=\"plan\" size=\"14\" value=\"&lt;b&gt;\">");
+	assert_contains(h.body, "<input name=\"by\" size=\"14\" value=\"x\">");
+	assert_null(strstr(h.body, "<b>"));
 	http_free(&h);
 
-	/* compare: the table of result compare with its verdict and smallest change */
+	/* compare: the table of result compare with its verdict */
 	get("/compare?a=3&b=4", &h);
 	assert_int_equal(h.status, 200);
 	assert_contains(h.body, "DIFFERENT worse");

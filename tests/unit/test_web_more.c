@@ -66,12 +66,7 @@ static int setup(void **state)
 		return -1;
 	unsetenv("BPFLAB_COORDINATOR");
 	snprintf(db, sizeof(db), "%s/lab.db", tmpdir);
-	for (i = 0; i < 3; i++) {
-		snprintf(file, sizeof(file), "%s/k%d.csv", tmpdir, i);
-		file_put(file, web_test_kernel_csv[i][1]);
-		free(cli((const char *[]){ "result", "import", file, "--plan", "k", "--kernel",
-					   web_test_kernel_csv[i][0], NULL }));
-	}
+	web_test_import_k(tmpdir, db);
 	db_file_exec(db, "UPDATE jobs SET verdicts = '[\"unstable\"]' WHERE id = 2");
 	snprintf(file, sizeof(file), "%s/kernels", tmpdir);
 	file_put(file, "6.1.0\n6.2.0<i>\n6.3.0\n");

@@ -44,6 +44,22 @@ static inline char *web_test_cli(const char *dir, const char *const *pre,
 	return prog_stdout(argv, dir);
 }
 
+/* Plan k's runs in DB (web_test_kernel_csv, one `result import` a kernel), the CSV
+ * files written into DIR. */
+static inline void web_test_import_k(const char *dir, const char *db)
+{
+	char file[400];
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		snprintf(file, sizeof(file), "%s/k%d.csv", dir, i);
+		file_put(file, web_test_kernel_csv[i][1]);
+		free(web_test_cli(dir, (const char *[]){ "--db", db, NULL }, (const char *[]){
+			"result", "import", file, "--plan", "k", "--kernel",
+			web_test_kernel_csv[i][0], NULL }));
+	}
+}
+
 /* A server over FILE on 127.0.0.1, port 0, with TOKEN (may be NULL); the test fails
  * when it does not start. */
 static inline struct web *web_test_start(const char *file, const char *token)
