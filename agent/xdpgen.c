@@ -44,9 +44,10 @@ struct xdpgen {
 	struct xdpgen_thread threads[XDPGEN_MAX_THREADS];
 	int n_threads;			/* started */
 	atomic_int stop;
-	pthread_mutex_t lock;		/* guards error and error_text */
+	pthread_mutex_t lock;		/* guards error, error_text and paced */
 	int error;
 	char error_text[256];
+	struct gen_paced paced[XDPGEN_MAX_THREADS];	/* paced threads' batches */
 };
 
 static uint16_t csum_fold(uint32_t sum)
@@ -292,6 +293,11 @@ static void *gen_thread(void *arg)
 				  gen->cfg.ifindex, strerror(-err));
 			break;
 		}
+		if (pace.on) {
+			pthread_mutex_lock(&gen->lock);
+			gen_paced_add(&gen->paced[t->idx], &pace, n);
+			pthread_mutex_unlock(&gen->lock);
+		}
 	}
 	return NULL;
 }
@@ -305,6 +311,9 @@ int xdpgen_start(struct xdpgen *gen, char *err, size_t err_len)
 		return -EALREADY;
 	pthread_once(&once, install_handler);
 	atomic_store(&gen->stop, 0);
+	pthread_mutex_lock(&gen->lock);
+	memset(gen->paced, 0, sizeof(gen->paced));
+	pthread_mutex_unlock(&gen->lock);
 	for (i = 0; i < gen->cfg.threads; i++) {
 		struct xdpgen_thread *t = &gen->threads[i];
 
@@ -385,6 +394,21 @@ int xdpgen_frames(struct xdpgen *gen, uint64_t *frames)
 	return 0;
 }
 
+int xdpgen_paced(struct xdpgen *gen, int idx, struct gen_paced *out)
+{
+	int err = 0;
+
+	if (idx < 0 || idx >= XDPGEN_MAX_THREADS)
+		return -ENOENT;
+	pthread_mutex_lock(&gen->lock);
+	if (gen->paced[idx].owed_ns)
+		*out = gen->paced[idx];
+	else
+		err = -ENOENT;
+	pthread_mutex_unlock(&gen->lock);
+	return err;
+}
+
 int xdpgen_prog_fd(const struct xdpgen *gen)
 {
 	return gen->prog_fd;
@@ -423,4 +447,15 @@ static void *xdpgen_gen_new(const struct gen_config *cfg, char *err, size_t err_
 	return xdpgen_new(&xc, err, err_len);
 }
 
-GEN_OPS_DEFINE(xdpgen, "xdp-live", GEN_UNPINNED_ALLOWED, true);
+static int xdpgen_gen_paced(void *g, int idx, struct gen_paced *out)
+{
+	return xdpgen_paced(g, idx, out);
+}
+
+GEN_OPS_ADAPTERS(xdpgen)
+const struct gen_ops xdpgen_ops = {
+	.name = "xdp-live", .unpinned = GEN_UNPINNED_ALLOWED, .veth_needs_napi = true,
+	.new = xdpgen_gen_new, .start = xdpgen_gen_start, .frames = xdpgen_gen_frames,
+	.error = xdpgen_gen_error, .stop = xdpgen_gen_stop, .destroy = xdpgen_gen_destroy,
+	.paced = xdpgen_gen_paced,
+};
