@@ -19,6 +19,7 @@
 
 #include "base/log.h"
 #include "xdp_gen.skel.h"
+#include "xdphold.h"
 #include "xdp_gen_shared.h"
 
 #define XDPGEN_SPORT_BASE 1024
@@ -48,6 +49,7 @@ struct xdpgen {
 	int error;
 	char error_text[256];
 	struct gen_paced paced[XDPGEN_MAX_THREADS];	/* paced threads' batches */
+	struct xdphold *hold;		/* paced: the program kept in the XDP dispatcher */
 };
 
 static uint16_t csum_fold(uint32_t sum)
@@ -219,6 +221,15 @@ struct xdpgen *xdpgen_new(const struct xdpgen_config *cfg, char *err, size_t err
 	}
 	gen->prog_fd = bpf_program__fd(gen->skel->progs.xdp_gen);
 	gen->map_fd = bpf_map__fd(gen->skel->maps.gen_cpu);
+	if (cfg->rate_pps) {
+		char why[256];
+
+		/* without it each paced call waits for two RCU grace periods (xdphold.h);
+		 * with none the pacing still holds the rate, in bursts */
+		gen->hold = xdphold_new(gen->prog_fd, why, sizeof(why));
+		if (!gen->hold)
+			pr_debug("xdpgen: paced calls will wait: %s", why);
+	}
 	return gen;
 fail:
 	xdpgen_destroy(&gen);
@@ -421,6 +432,7 @@ void xdpgen_destroy(struct xdpgen **genp)
 	if (!gen)
 		return;
 	xdpgen_stop(gen, NULL, 0);
+	xdphold_destroy(&gen->hold);
 	xdp_gen_bpf__destroy(gen->skel);
 	free(gen->values);
 	pthread_mutex_destroy(&gen->lock);
