@@ -7,9 +7,11 @@
  * frames are dropped) and times CALLS calls of each repeat count (1, 64, 1000, 10000),
  * live frames and plain. With repeat > 1 the kernel puts the program into the XDP
  * dispatcher before the run and takes it out after (bpf_prog_change_xdp), each a
- * dispatcher update that waits for an RCU grace period; repeat 1 does neither.
+ * dispatcher update that waits for an RCU grace period; repeat 1 does neither. With
+ * --hold the program is kept in the dispatcher first (agent/xdphold.c, as a paced
+ * xdpgen does): only its count changes, no update.
  *
- *   build/bench/xdp_live_call [--calls N]
+ *   build/bench/xdp_live_call [--calls N] [--hold]
  *
  * Needs root. Not a test: it asserts nothing, it prints figures (bench/README.md).
  */
@@ -18,12 +20,14 @@
 #include <errno.h>
 #include <linux/bpf.h>
 #include <sched.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/util.h"
 #include "xdp_gen.skel.h"
+#include "xdphold.h"
 
 #define MAX_CALLS 1000
 
@@ -69,13 +73,22 @@ static int run(int prog_fd, unsigned int repeat, unsigned int flags, int calls)
 int main(int argc, char **argv)
 {
 	static const unsigned int repeats[] = { 1, 64, 1000, 10000 };
+	struct xdphold *hold = NULL;
 	struct xdp_gen_bpf *skel;
 	int calls = 20, i, f, err = 0;
+	bool want_hold = false, bad = false;
+	char why[256];
 
-	if (argc == 3 && !strcmp(argv[1], "--calls"))
-		calls = atoi(argv[2]);
-	if (calls < 1 || calls > MAX_CALLS || (argc != 1 && argc != 3)) {
-		fprintf(stderr, "usage: xdp_live_call [--calls N (1..%d)]\n", MAX_CALLS);
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--hold"))
+			want_hold = true;
+		else if (!strcmp(argv[i], "--calls") && i + 1 < argc)
+			calls = atoi(argv[++i]);
+		else
+			bad = true;
+	}
+	if (bad || calls < 1 || calls > MAX_CALLS) {
+		fprintf(stderr, "usage: xdp_live_call [--calls N (1..%d)] [--hold]\n", MAX_CALLS);
 		return 2;
 	}
 	if (unshare(CLONE_NEWNET)) {
@@ -94,11 +107,19 @@ int main(int argc, char **argv)
 	if (err)
 		fprintf(stderr, "xdp_live_call: cannot load the generator program: %s\n",
 			strerror(-err));
+	if (!err && want_hold) {
+		hold = xdphold_new(bpf_program__fd(skel->progs.xdp_gen), why, sizeof(why));
+		if (!hold) {
+			fprintf(stderr, "xdp_live_call: %s\n", why);
+			err = -1;
+		}
+	}
 	for (f = 0; !err && f < 2; f++) {
 		for (i = 0; !err && i < (int)(sizeof(repeats) / sizeof(repeats[0])); i++)
 			err = run(bpf_program__fd(skel->progs.xdp_gen), repeats[i],
 				  f ? 0 : BPF_F_TEST_XDP_LIVE_FRAMES, calls);
 	}
+	xdphold_destroy(&hold);
 	xdp_gen_bpf__destroy(skel);
 	return err ? 1 : 0;
 }
