@@ -9,17 +9,14 @@
  * that arrives more than POLICE_BURST_NS before `tat` is over the rate and dropped. The
  * bucket holds 500 ms of frames, so that a load within the rate passes whole: a paced
  * generator sends up to 200 ms of frames at once after being held up (agent/gen.h,
- * gen_pace), and behind frames that were late (an xdp-live call without agent/xdphold.c
- * waits up to 190 ms on a busy host); with 200 ms the police dropped 0.3-1.5 % at 95 %
+ * gen_pace), and an xdp-live call's frames go out 16-190 ms after the tokens were owed
+ * on a busy host (two RCU grace periods a call), so a burst can carry 200 ms of frames
+ * and more behind the ones before it; with 200 ms the police dropped 0.3-1.5 % at 95 %
  * of its rate (bench/README.md, "search"). Over a trial the bucket's size does not
  * count: what passes above the rate is the start's POLICE_START_NS. After
  * POLICE_IDLE_NS without frames (the gap between two of the search's trials, the agent's
  * drain) it starts again with only POLICE_START_NS of frames in it, so that a trial above
- * the rate passes at most that much more than the rate (1.5 % of a 2 s trial: the search
- * finds NDR at most that far above the rate). 30 ms, not less: it is also all the police
- * takes of a burst at a trial's start, and a paced thread woken late on a busy host sends
- * what its bucket filled meanwhile at once (with 5 ms the police dropped 1000-2500
- * frames of 2 s trials at 72-98 % of its rate beside four busy loops). One
+ * the rate passes at most that much more than the rate (0.25 % of a 2 s trial). One
  * bucket for all CPUs, under a spin lock. Without a rate (config[0] 0) every frame is
  * dropped.
  */
@@ -30,7 +27,7 @@
 
 #define POLICE_BURST_NS 500000000ULL	/* the bucket: 500 ms of frames at the rate */
 #define POLICE_IDLE_NS 250000000ULL	/* a gap this long starts a new trial */
-#define POLICE_START_NS 30000000ULL	/* what a new trial's bucket holds */
+#define POLICE_START_NS 5000000ULL	/* what a new trial's bucket holds */
 
 EXPERIMENT_STATS(POLICE_MAX)
 

@@ -7,7 +7,7 @@
 # same; a search whose generator cannot reach max_rate (XDP_PASS on a veth) ends
 # generator-bound below its ceiling; a bad search section, or max_rate above the port's
 # line rate, is refused (FILE:LINE:COL, exit 2).
-# The police starts each trial with 30 ms of frames in its bucket: at most 1.5 % more than
+# The police starts each trial with 5 ms of frames in its bucket: at most 0.25 % more than
 # N passes in a 2 s trial.
 . "$(dirname "$0")/lib.sh"
 
