@@ -9,9 +9,8 @@
  * that arrives more than POLICE_BURST_NS before `tat` is over the rate and dropped. The
  * bucket holds 500 ms of frames, so that a load within the rate passes whole: a paced
  * generator sends up to 200 ms of frames at once after being held up (agent/gen.h,
- * gen_pace), and an xdp-live call's frames go out 16-190 ms after the tokens were owed
- * on a busy host (two RCU grace periods a call), so a burst can carry 200 ms of frames
- * and more behind the ones before it; with 200 ms the police dropped 0.3-1.5 % at 95 %
+ * gen_pace), and behind frames that were late (an xdp-live call without agent/xdphold.c
+ * waits up to 190 ms on a busy host); with 200 ms the police dropped 0.3-1.5 % at 95 %
  * of its rate (bench/README.md, "search"). Over a trial the bucket's size does not
  * count: what passes above the rate is the start's POLICE_START_NS. After
  * POLICE_IDLE_NS without frames (the gap between two of the search's trials, the agent's
