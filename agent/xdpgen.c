@@ -19,8 +19,8 @@
 
 #include "base/log.h"
 #include "xdp_gen.skel.h"
-#include "xdphold.h"
 #include "xdp_gen_shared.h"
+#include "xdphold.h"
 
 #define XDPGEN_SPORT_BASE 1024
 #define XDPGEN_DPORT 9			/* discard */
