@@ -52,7 +52,9 @@ void gen_pace_init(struct gen_pace *p, uint64_t rate, int threads, int idx, uint
 		p->min = 1;
 	if (p->min > burst)
 		burst = p->min;
-	tbucket_init(&p->tb, r, burst, (uint64_t)util_mono_ns());
+	p->start_ns = util_mono_ns();
+	p->take_ns = p->start_ns;
+	tbucket_init(&p->tb, r, burst, (uint64_t)p->start_ns);
 }
 
 uint64_t gen_pace_next(struct gen_pace *p, uint64_t max)
@@ -64,8 +66,10 @@ uint64_t gen_pace_next(struct gen_pace *p, uint64_t max)
 		return max;
 	now = (uint64_t)util_mono_ns();
 	n = tbucket_take(&p->tb, now, p->min < max ? p->min : max, max);
-	if (n)
+	if (n) {
+		p->take_ns = (int64_t)now;
 		return n;
+	}
 	wait = tbucket_wait_ns(&p->tb, now, p->min < max ? p->min : max);
 	if (wait > GEN_PACE_MAX_SLEEP_NS)
 		wait = GEN_PACE_MAX_SLEEP_NS;
@@ -73,4 +77,26 @@ uint64_t gen_pace_next(struct gen_pace *p, uint64_t max)
 	ts.tv_nsec = (long)(wait % 1000000000ULL);
 	nanosleep(&ts, NULL);	/* a signal (xdpgen's stop) cuts it short */
 	return 0;
+}
+
+void gen_paced_add(struct gen_paced *d, const struct gen_pace *p, uint64_t n)
+{
+	if (!d->owed_ns)
+		*d = (struct gen_paced){ .start_ns = p->start_ns };
+	d->frames += n;
+	d->owed_ns = p->take_ns;
+}
+
+double gen_paced_rate(const struct gen_paced *d, int n, int64_t min_span_ns)
+{
+	double rate = 0;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		if (!d[i].owed_ns || d[i].owed_ns <= d[i].start_ns ||
+		    d[i].owed_ns - d[i].start_ns < min_span_ns)
+			return -1;
+		rate += (double)d[i].frames / ((double)(d[i].owed_ns - d[i].start_ns) / 1e9);
+	}
+	return n > 0 ? rate : -1;
 }

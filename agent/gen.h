@@ -53,6 +53,8 @@ enum gen_unpinned {
 	GEN_UNPINNED_ALLOWED,	/* thread i on the i-th CPU (modulo) this process may use */
 };
 
+struct gen_paced;
+
 struct gen_ops {
 	const char *name;		/* the spec's traffic.generator */
 	enum gen_unpinned unpinned;
@@ -70,6 +72,10 @@ struct gen_ops {
 	int (*stop)(void *gen, char *err, size_t err_len);
 	/* stop if running and free; NULL is fine */
 	void (*destroy)(void *gen);
+	/* thread IDX's struct gen_paced into *OUT: 0, or -ENOENT (not started, not paced,
+	 * IDX out of range); NULL for a generator that keeps none (udp: its calls return at
+	 * once, so its frames count measures the rate at a window's edges) */
+	int (*paced)(void *gen, int idx, struct gen_paced *out);
 };
 
 /* The gen_ops of generator P: `const struct gen_ops P_ops`, named NAME, for a generator
@@ -117,6 +123,22 @@ struct gen_pace {
 	bool on;		/* false: full speed */
 	uint64_t min;
 	struct tbucket tb;
+	int64_t start_ns;	/* the bucket's start (empty) */
+	int64_t take_ns;	/* the clock at the last take (the bucket then held < 1 frame) */
+};
+
+/* What a paced thread sent in its finished batches, and by when they were owed: FRAMES
+ * taken from its bucket and sent in full since START_NS, OWED_NS the clock at the last of
+ * those takes. FRAMES / (OWED_NS - START_NS) is the rate the thread held, to a frame,
+ * however long each call took: an xdp-live call with repeat > 1 waits for two RCU grace
+ * periods in the kernel (the XDP dispatcher's update) and then sends what the bucket
+ * filled meanwhile, so the frames come in bursts 16-70 ms apart on a busy 2-CPU host and
+ * a window's edges cut them (bench/README.md, "search"). A thread held up beyond the
+ * burst loses tokens: FRAMES then fall short of the rate. */
+struct gen_paced {
+	uint64_t frames;
+	int64_t start_ns;
+	int64_t owed_ns;	/* 0: no record */
 };
 
 /* Pace thread IDX of THREADS at its share of RATE (0: off), with batches of at least
@@ -126,5 +148,12 @@ void gen_pace_init(struct gen_pace *p, uint64_t rate, int threads, int idx, uint
  * bucket holds (at least MIN); or 0 after sleeping at most 10 ms (or being interrupted
  * by a signal) without enough, for the caller to check whether it should stop. */
 uint64_t gen_pace_next(struct gen_pace *p, uint64_t max);
+/* A paced thread's record (D) after the N frames of its last gen_pace_next() (P) went out
+ * in full; the first call starts it at P's start. */
+void gen_paced_add(struct gen_paced *d, const struct gen_pace *p, uint64_t n);
+/* The rate N threads' records (D[0..N-1]) say they held, frames/s: the sum of each
+ * one's FRAMES / (OWED_NS - START_NS); -1 when one has no record or one spanning less
+ * than MIN_SPAN_NS. */
+double gen_paced_rate(const struct gen_paced *d, int n, int64_t min_span_ns);
 
 #endif

@@ -21,6 +21,7 @@
 #include "xdp_gen.skel.h"
 #include "latency_shared.h"
 #include "xdp_gen_shared.h"
+#include "xdphold.h"
 
 #define XDPGEN_SPORT_BASE 1024
 #define XDPGEN_DPORT 9			/* discard */
@@ -45,9 +46,11 @@ struct xdpgen {
 	struct xdpgen_thread threads[XDPGEN_MAX_THREADS];
 	int n_threads;			/* started */
 	atomic_int stop;
-	pthread_mutex_t lock;		/* guards error and error_text */
+	pthread_mutex_t lock;		/* guards error, error_text and paced */
 	int error;
 	char error_text[256];
+	struct gen_paced paced[XDPGEN_MAX_THREADS];	/* paced threads' batches */
+	struct xdphold *hold;		/* paced: the program kept in the XDP dispatcher */
 };
 
 static uint16_t csum_fold(uint32_t sum)
@@ -226,6 +229,15 @@ struct xdpgen *xdpgen_new(const struct xdpgen_config *cfg, char *err, size_t err
 	}
 	gen->prog_fd = bpf_program__fd(gen->skel->progs.xdp_gen);
 	gen->map_fd = bpf_map__fd(gen->skel->maps.gen_cpu);
+	if (cfg->rate_pps) {
+		char why[256];
+
+		/* without it each paced call waits for two RCU grace periods (xdphold.h);
+		 * with none the pacing still holds the rate, in bursts */
+		gen->hold = xdphold_new(gen->prog_fd, why, sizeof(why));
+		if (!gen->hold)
+			pr_debug("xdpgen: paced calls will wait: %s", why);
+	}
 	return gen;
 fail:
 	xdpgen_destroy(&gen);
@@ -300,6 +312,11 @@ static void *gen_thread(void *arg)
 				  gen->cfg.ifindex, strerror(-err));
 			break;
 		}
+		if (pace.on) {
+			pthread_mutex_lock(&gen->lock);
+			gen_paced_add(&gen->paced[t->idx], &pace, n);
+			pthread_mutex_unlock(&gen->lock);
+		}
 	}
 	return NULL;
 }
@@ -313,6 +330,9 @@ int xdpgen_start(struct xdpgen *gen, char *err, size_t err_len)
 		return -EALREADY;
 	pthread_once(&once, install_handler);
 	atomic_store(&gen->stop, 0);
+	pthread_mutex_lock(&gen->lock);
+	memset(gen->paced, 0, sizeof(gen->paced));
+	pthread_mutex_unlock(&gen->lock);
 	for (i = 0; i < gen->cfg.threads; i++) {
 		struct xdpgen_thread *t = &gen->threads[i];
 
@@ -393,6 +413,21 @@ int xdpgen_frames(struct xdpgen *gen, uint64_t *frames)
 	return 0;
 }
 
+int xdpgen_paced(struct xdpgen *gen, int idx, struct gen_paced *out)
+{
+	int err = 0;
+
+	if (idx < 0 || idx >= XDPGEN_MAX_THREADS)
+		return -ENOENT;
+	pthread_mutex_lock(&gen->lock);
+	if (gen->paced[idx].owed_ns)
+		*out = gen->paced[idx];
+	else
+		err = -ENOENT;
+	pthread_mutex_unlock(&gen->lock);
+	return err;
+}
+
 int xdpgen_prog_fd(const struct xdpgen *gen)
 {
 	return gen->prog_fd;
@@ -405,6 +440,7 @@ void xdpgen_destroy(struct xdpgen **genp)
 	if (!gen)
 		return;
 	xdpgen_stop(gen, NULL, 0);
+	xdphold_destroy(&gen->hold);
 	xdp_gen_bpf__destroy(gen->skel);
 	free(gen->values);
 	pthread_mutex_destroy(&gen->lock);
@@ -431,4 +467,15 @@ static void *xdpgen_gen_new(const struct gen_config *cfg, char *err, size_t err_
 	return xdpgen_new(&xc, err, err_len);
 }
 
-GEN_OPS_DEFINE(xdpgen, "xdp-live", GEN_UNPINNED_ALLOWED, true);
+static int xdpgen_gen_paced(void *g, int idx, struct gen_paced *out)
+{
+	return xdpgen_paced(g, idx, out);
+}
+
+GEN_OPS_ADAPTERS(xdpgen)
+const struct gen_ops xdpgen_ops = {
+	.name = "xdp-live", .unpinned = GEN_UNPINNED_ALLOWED, .veth_needs_napi = true,
+	.new = xdpgen_gen_new, .start = xdpgen_gen_start, .frames = xdpgen_gen_frames,
+	.error = xdpgen_gen_error, .stop = xdpgen_gen_stop, .destroy = xdpgen_gen_destroy,
+	.paced = xdpgen_gen_paced,
+};

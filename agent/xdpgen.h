@@ -71,6 +71,9 @@ int xdpgen_frames(struct xdpgen *gen, uint64_t *frames);
 int xdpgen_error(struct xdpgen *gen, char *err, size_t err_len);
 /* The program's fd (for tests and for bpf_stats). */
 int xdpgen_prog_fd(const struct xdpgen *gen);
+/* Thread IDX's paced batches (gen.h, struct gen_paced) into *OUT: 0, or -ENOENT (not
+ * started, not paced, IDX out of range). */
+int xdpgen_paced(struct xdpgen *gen, int idx, struct gen_paced *out);
 
 /* Build the frame for CFG into BUF (at least cfg->size bytes); with UDP source port
  * SPORT. Returns 0 or -EINVAL (size out of range). Exposed for tests. */
