@@ -206,8 +206,10 @@ static void add_trial(struct job_ctx *c, const char *subject, int n,
 
 	job_add_record_seq(c, "trial.load_pps", subject, req->load, "pps", "rate", n);
 	job_add_record_seq(c, "trial.offered_pps", subject, res->offered, "pps", "rate", n);
+	/* forwarded in the offered rate's terms: the offered rate spans the paced threads'
+	 * finished batches, not the whole window, so forwarded / window would read as loss */
 	job_add_record_seq(c, "trial.forwarded_pps", subject,
-			   res->duration > 0 ? (double)res->forwarded / res->duration : 0, "pps",
+			   frames > 0 ? res->offered * (double)res->forwarded / frames : 0, "pps",
 			   "rate", n);
 	job_add_record_seq(c, "trial.duration_s", subject, res->duration, "s", "rate", n);
 	job_add_record_seq(c, "trial.loss_ratio", subject, (double)res->lost / frames, "ratio",
