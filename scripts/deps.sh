@@ -6,6 +6,8 @@
 #   sh scripts/deps.sh          the base set (build, unit and integration tests)
 #   sh scripts/deps.sh guests   also what QEMU guests with Debian kernels need
 #                               (lab/kernels, `lab/lab up --kernels`, test_guests.sh)
+#   sh scripts/deps.sh kbuild   also what building guest kernels from a tree needs
+#                               (lab/kernels build, make check-kernel-build)
 set -eu
 
 # guests: QEMU (TCG), virtiofsd (in qemu-system-common), a static busybox for the
@@ -17,6 +19,13 @@ set -eu
 GUEST_PKGS="qemu-system-x86 qemu-system-common busybox-static kmod cpio xz-utils zstd lz4
 binutils kexec-tools"
 
+# kbuild: a kernel tree to build (linux-source-6.12, a tarball under /usr/src), the
+# compiler cache that makes neighbouring commits rebuild in about a minute, and the
+# tools kbuild calls (pahole from dwarves for BTF, bc, flex, bison, openssl and libelf
+# headers); git makes the tree a repository to bisect.
+KBUILD_PKGS="linux-source-6.12 ccache dwarves bc flex bison libssl-dev libelf-dev git
+xz-utils"
+
 PKGS="make gcc clang llvm pkg-config bpftool libbpf-dev libelf-dev zlib1g-dev
 libzmq3-dev libyaml-dev libsqlite3-dev libcmocka-dev libjansson-dev libmicrohttpd-dev
 iproute2 ethtool sqlite3 gnuplot-nox librsvg2-bin libxml2-utils libclang-rt-14-dev procps psmisc python3
@@ -24,7 +33,8 @@ kexec-tools"
 for group in "$@"; do
 	case "$group" in
 	guests) PKGS="$PKGS $GUEST_PKGS" ;;
-	*) echo "deps: unknown group '$group' (known: guests)" >&2; exit 2 ;;
+	kbuild) PKGS="$PKGS $KBUILD_PKGS" ;;
+	*) echo "deps: unknown group '$group' (known: guests kbuild)" >&2; exit 2 ;;
 	esac
 done
 
