@@ -167,7 +167,7 @@ say "building $release (make -j$jobs vmlinux modules, log $log)"
 ccache -z >/dev/null 2>&1 || true
 if ! nice -n "${BPFLAB_KBUILD_NICE:-10}" make -C "$tree" O="$out" CC="ccache gcc" LOCALVERSION="$local_version" -j"$jobs" vmlinux modules >> "$log" 2>&1; then
 	echo "kernels: the build of $release failed (log $log); its last lines:" >&2
-	grep -v '^make\[[0-9]*\]: \(Entering\|Leaving\)' "$log" | tail -n 12 | sed 's/^/    /' >&2
+	grep -Ev '^make(\[[0-9]+\])?: (Entering|Leaving)' "$log" | tail -n 12 | sed 's/^/    /' >&2
 	exit 1
 fi
 t1=$(date +%s%N)
