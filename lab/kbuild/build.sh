@@ -165,6 +165,7 @@ fi
 
 say "building $release (make -j$jobs vmlinux modules, log $log)"
 ccache -z >/dev/null 2>&1 || true
+load0=$(cut -d' ' -f1 /proc/loadavg)
 if ! nice -n "${BPFLAB_KBUILD_NICE:-10}" make -C "$tree" O="$out" CC="ccache gcc" LOCALVERSION="$local_version" -j"$jobs" vmlinux modules >> "$log" 2>&1; then
 	echo "kernels: the build of $release failed (log $log); its last lines:" >&2
 	grep -Ev '^make(\[[0-9]+\])?: (Entering|Leaving)' "$log" | tail -n 12 | sed 's/^/    /' >&2
@@ -202,5 +203,7 @@ mv "$tmp" "$kdir"
 "$top/lab/kernels" initrd "$release" >&2 || die "cannot make the initramfs of $release"
 t2=$(date +%s%N)
 printf '%d.%03d\n' $(((t1 - t0) / 1000000000)) $(((t1 - t0) / 1000000 % 1000)) > "$kdir/build_seconds"
+# how busy the machine was: the 1-minute load average when the build started and ended
+echo "$load0 $(cut -d' ' -f1 /proc/loadavg) (1-min load at start, end; $(nproc) CPUs)" > "$kdir/build_load"
 say "$release built in $(cat "$kdir/build_seconds") s, packed in $(((t2 - t1) / 1000000)) ms: $kdir"
 echo "$release"
