@@ -36,7 +36,7 @@ plan=$top/plans/kernel-bisect.yaml
 lab() { "$top/lab/lab" "$@" --name "$name"; }
 say() { echo "demo: $*" | tee -a "$out/run.log" >&2; }
 cleanup() {
-	[ -z "$tree" ] || [ ! -f "$tree/.git/BISECT_LOG" ] || git -C "$tree" bisect reset -q >/dev/null 2>&1 || true
+	[ -z "$tree" ] || [ ! -f "$tree/.git/BISECT_LOG" ] || git -C "$tree" bisect reset >/dev/null 2>&1 || true
 	lab down --purge >/dev/null 2>&1 || true
 	[ "$keep_out" = 1 ] || rm -rf "$out"
 }
@@ -44,7 +44,7 @@ trap cleanup EXIT
 t_start=$(date +%s)
 
 [ -n "$tree" ] || tree=$("$top/lab/kbuild/make-tree.sh")
-git -C "$tree" bisect reset -q >/dev/null 2>&1 || true
+git -C "$tree" bisect reset >/dev/null 2>&1 || true
 good=$(git -C "$tree" rev-parse bpflab-base)
 bad=$(git -C "$tree" rev-parse bpflab-demo)
 git -C "$tree" rev-parse bpflab-planted > "$out/planted"
@@ -80,7 +80,7 @@ say "git bisect run between ${good:0:12} (good) and ${bad:0:12} (bad)"
 t0=$(date +%s)
 (
 	cd "$tree"
-	git bisect start -q "$bad" "$good" >/dev/null
+	git bisect start "$bad" "$good" >/dev/null || exit 1
 	git bisect run "$top/lab/bisect-build" --lab "$name" --plan "$plan" --metric prog.ns_per_run \
 		--threshold 2% --baseline "$base" --variant drop --table "$out/table.tsv"
 ) > "$out/bisect.out" 2> >(tee -a "$out/run.log" >&2) || true
@@ -89,12 +89,13 @@ git -C "$tree" bisect log > "$out/bisect.log" 2>/dev/null || true
 answer=$(git -C "$tree" rev-parse -q --verify refs/bisect/bad 2>/dev/null || true)
 grep -q "is the first bad commit" "$out/bisect.out" || answer=
 echo "$answer" > "$out/answer"
-git -C "$tree" bisect reset -q >/dev/null 2>&1 || true
+git -C "$tree" bisect reset >/dev/null 2>&1 || true
 lab down --purge >/dev/null 2>&1 || true
 
 echo
 echo "git bisect run says:"
-sed -n '/is the first bad commit/,/^$/p' "$out/bisect.out" | sed 's/^/    /'
+grep "is the first bad commit" "$out/bisect.out" | sed 's/^/    /'
+[ -z "$answer" ] || git -C "$tree" log -1 --format='    %s' "$answer"
 echo "per step (guest instructions per run of xdp_drop, icount; the first line is the good end's baseline):"
 {
 	printf 'commit\tsubject\trelease\tbuild_s\tboot_s\tinsns_per_run\tverdict\n'
