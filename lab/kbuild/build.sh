@@ -175,6 +175,7 @@ t1=$(date +%s%N)
 
 say "packing $release into $kdir"
 tmp=$(mktemp -d "$cache/.build.XXXXXX")
+chmod 755 "$tmp"
 # shellcheck disable=SC2064
 trap "rm -rf '$tmp'; ${restore:+git -C '$tree' checkout -q '$restore' 2>/dev/null}" EXIT
 mkdir -p "$tmp/root/boot" "$tmp/root/lib/modules"
