@@ -18,7 +18,7 @@ set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 bin=${BPFLAB_BIN:-$top/build/bin}
-name=kbis subnet=77 out= tree=
+name=kbis subnet=77 out='' tree=''
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--name) name=$2; shift 2 ;;

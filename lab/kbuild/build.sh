@@ -35,7 +35,7 @@ bad() { echo "kernels: $*" >&2; exit 2; }
 die() { echo "kernels: $*" >&2; exit 1; }
 say() { echo "kernels: $*" >&2; }
 
-tree= commit= config= config_from=
+tree='' commit='' config='' config_from=''
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--commit) commit=${2:-}; [ -n "$commit" ] || usage; shift 2 ;;
