@@ -5,6 +5,10 @@
 #   make demo-kernels  the same on three QEMU guests booting real kernels, ending with a
 #                   compare table grouped by kernel.release (lab/demo-kernels.sh)
 #   make check      install deps, build, run unit + integration tests (needs root)
+#   make demo-bisect-source  bisect a real kernel tree (linux-source-6.12 + 8 commits):
+#                   build, boot, measure each commit (lab/demo-bisect-source.sh)
+#   make check-kernel-build  that bisection twice as a test (long: kernel builds; CI
+#                   runs it when BPFLAB_KERNEL_BUILD=1)
 #   make unit       unit tests only
 #   make fuzz       run the libFuzzer targets for a bounded time (FUZZ_SECONDS)
 #   make asan       build with AddressSanitizer into build-asan/
@@ -57,7 +61,7 @@ CLIA   := $(BUILD)/libcli.a
 WEBA   := $(BUILD)/libweb.a
 BINS   := $(BUILD)/bin/bpflab $(BUILD)/bin/bpflabd $(BUILD)/bin/bpflab-agent
 
-.PHONY: all deps demo demo-kernels check unit integration fuzz asan clean lab-down bench
+.PHONY: all deps demo demo-kernels check unit integration fuzz asan clean lab-down bench demo-bisect-source check-kernel-build
 all: $(BINS) $(BPF_OBJS)
 
 deps:
@@ -140,6 +144,17 @@ demo: deps
 demo-kernels: deps
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)sh lab/demo-kernels.sh
+
+demo-bisect-source: deps
+	$(Q)sh scripts/deps.sh guests kbuild
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)bash lab/demo-bisect-source.sh
+
+# not in check: the first kernel build takes tens of minutes (docs/kernels.md)
+check-kernel-build: deps
+	$(Q)sh scripts/deps.sh guests kbuild
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)BPFLAB_KERNEL_BUILD=1 BPFLAB_IT_TIMEOUT=7200 TESTS=kernel_build.sh sh tests/run-integration.sh
 
 lab-down:
 	$(Q)sh lab/lab down

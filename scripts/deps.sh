@@ -8,6 +8,8 @@
 #                               (lab/kernels, `lab/lab up --kernels`, test_guests.sh)
 #   sh scripts/deps.sh browser  also headless chromium driven by selenium, for the
 #                               dashboard's browser test (test_dashboard.sh; `make check`)
+#   sh scripts/deps.sh kbuild   also what building guest kernels from a tree needs
+#                               (lab/kernels build, make check-kernel-build)
 set -eu
 
 # guests: QEMU (TCG), virtiofsd (in qemu-system-common), a static busybox for the
@@ -23,6 +25,13 @@ binutils kexec-tools"
 # /usr/bin/python3); nothing from another registry.
 BROWSER_PKGS="chromium chromium-driver python3-selenium"
 
+# kbuild: a kernel tree to build (linux-source-6.12, a tarball under /usr/src), the
+# compiler cache that makes neighbouring commits rebuild in about a minute, and the
+# tools kbuild calls (pahole from dwarves for BTF, bc, flex, bison, openssl and libelf
+# headers); git makes the tree a repository to bisect.
+KBUILD_PKGS="linux-source-6.12 ccache dwarves bc flex bison libssl-dev libelf-dev git
+xz-utils"
+
 PKGS="make gcc clang llvm pkg-config bpftool libbpf-dev libelf-dev zlib1g-dev
 libzmq3-dev libyaml-dev libsqlite3-dev libcmocka-dev libjansson-dev libmicrohttpd-dev
 iproute2 ethtool sqlite3 gnuplot-nox librsvg2-bin libxml2-utils libclang-rt-14-dev procps psmisc python3
@@ -31,7 +40,8 @@ for group in "$@"; do
 	case "$group" in
 	guests) PKGS="$PKGS $GUEST_PKGS" ;;
 	browser) PKGS="$PKGS $BROWSER_PKGS" ;;
-	*) echo "deps: unknown group '$group' (known: guests, browser)" >&2; exit 2 ;;
+	kbuild) PKGS="$PKGS $KBUILD_PKGS" ;;
+	*) echo "deps: unknown group '$group' (known: guests, browser, kbuild)" >&2; exit 2 ;;
 	esac
 done
 

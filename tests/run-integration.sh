@@ -1,7 +1,8 @@
 #!/bin/sh
 # run-integration.sh - run every tests/integration/test_*.sh (each brings up and tears down
 # its own lab in a box); print "N passed, N failed, N skipped" and exit non-zero when any
-# failed. Needs root. TESTS="a b" runs only those.
+# failed. Needs root. TESTS="a b" runs only those; BPFLAB_IT_TIMEOUT: seconds a test may
+# take (900).
 #
 # A test that skips (lib.sh's skip_test: guests that cannot run here) counts as skipped,
 # not passed; one that leaves out a check (skip_check: other labs up) passes, and both
@@ -15,7 +16,7 @@ for t in ${TESTS:-$(ls "$top"/tests/integration/test_*.sh)}; do
 	name=$(basename "$t")
 	echo "=== $name"
 	: > "$notes"
-	if BPFLAB_IT_SKIPS="$notes" timeout 900 bash "$t"; then
+	if BPFLAB_IT_SKIPS="$notes" timeout "${BPFLAB_IT_TIMEOUT:-900}" bash "$t"; then
 		if grep -q '^test: ' "$notes"; then
 			skipped=$((skipped + 1)); echo "--- SKIP $name"
 		else

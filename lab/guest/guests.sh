@@ -124,6 +124,7 @@ guests_up() { # KERNELS (comma separated)
 	for ((i = 1; i <= ${#list[@]}; i++)); do
 		guest_start "$i" "${list[$((i - 1))]}"
 	done
+	echo "${#list[@]}" > "$dir/guests_seq"	# guest_up's next name
 	deadline=$((t0 + guest_timeout))
 	while [ "$(date +%s)" -lt "$deadline" ]; do
 		up=$(guest_cli -j host list 2>/dev/null |
@@ -205,8 +206,13 @@ guest_up() { # KERNEL MAX
 			echo "lab $name: $((n + 1)) guests will run, more than --max $max: the $n running ones run kernels the caller keeps (BPFLAB_KEEP_KERNELS: ${BPFLAB_KEEP_KERNELS:-})" >&2
 		fi
 	fi
-	i=1
+	# a name never used in this lab before (DIR/guests_seq: the last one handed out), so
+	# that a guest stopped by guest-down (its directory gone) and its host's last hello
+	# are not taken for the new one
+	i=$(cat "$dir/guests_seq" 2>/dev/null || echo 0)
+	i=$((i + 1))
 	while [ -d "$dir/g$i" ]; do i=$((i + 1)); done
+	echo "$i" > "$dir/guests_seq"
 	if declare -F lab_allow >/dev/null; then
 		lab_allow "g$i"
 		kill -HUP "$(cat "$dir/bpflabd.pid")" 2>/dev/null || true
