@@ -34,6 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/binsearch.h"
 #include "analysis/mlrsearch.h"
 
 #define MLRSEARCH_MAX_TRIALS 1000	/* a bug guard: no search needs this many */
@@ -55,6 +56,7 @@ struct mlrsearch {
 	bool pending, ended, budget_out;
 	struct mlrsearch_req req;
 	struct goal_state g[MLRSEARCH_MAX_GOALS];
+	struct binsearch *bin;		/* method binary: all calls go there */
 };
 
 /* One goal as the classification of phase k sees it. */
@@ -172,6 +174,10 @@ static void set_err(char *err, size_t len, const char *fmt, ...)
 
 static bool params_ok(const struct mlrsearch_params *p, char *err, size_t len)
 {
+	if (p->method != MLRSEARCH_METHOD_MLR && p->method != MLRSEARCH_METHOD_BINARY) {
+		set_err(err, len, "method %d unknown", (int)p->method);
+		return false;
+	}
 	if (!p->n_goals || p->n_goals > MLRSEARCH_MAX_GOALS) {
 		set_err(err, len, "goals: %zu given, 1 to %d allowed", p->n_goals,
 			MLRSEARCH_MAX_GOALS);
@@ -238,6 +244,10 @@ struct mlrsearch *mlrsearch_new(const struct mlrsearch_params *params, char *err
 	if (!s)
 		return NULL;
 	s->p = *params;
+	if (s->p.method == MLRSEARCH_METHOD_BINARY && !(s->bin = binsearch_new(params))) {
+		free(s);
+		return NULL;
+	}
 	if (!s->p.initial_duration)
 		s->p.initial_duration = s->p.final_duration;
 	if (!s->p.duration_sum)
@@ -255,6 +265,7 @@ void mlrsearch_destroy(struct mlrsearch **s)
 {
 	if (!s || !*s)
 		return;
+	binsearch_destroy(&(*s)->bin);
 	free((*s)->t);
 	free((*s)->loads);
 	free(*s);
@@ -411,6 +422,8 @@ int mlrsearch_next(struct mlrsearch *s, struct mlrsearch_req *req)
 	double loads[MLRSEARCH_MAX_GOALS], best, d;
 	size_t i;
 
+	if (s->bin)
+		return binsearch_next(s->bin, req);
 	if (s->ended)
 		return 0;
 	if (s->pending) {
@@ -477,6 +490,8 @@ int mlrsearch_report(struct mlrsearch *s, const struct mlrsearch_res *res)
 	struct mlrsearch_trial *t;
 	double frames;
 
+	if (s->bin)
+		return binsearch_report(s->bin, res);
 	if (!s->pending)
 		return -EALREADY;
 	frames = (double)res->forwarded + (double)res->lost;
@@ -506,6 +521,8 @@ int mlrsearch_report(struct mlrsearch *s, const struct mlrsearch_res *res)
 
 enum mlrsearch_status mlrsearch_status(const struct mlrsearch *s)
 {
+	if (s->bin)
+		return binsearch_status(s->bin);
 	if (!s->ended)
 		return MLRSEARCH_RUNNING;
 	return s->budget_out ? MLRSEARCH_BUDGET : MLRSEARCH_REGULAR;
@@ -517,6 +534,8 @@ int mlrsearch_goal_result(const struct mlrsearch *s, size_t i,
 	struct phase_goal pg;
 	struct bounds b;
 
+	if (s->bin)
+		return binsearch_goal_result(s->bin, i, out);
 	if (i >= s->p.n_goals)
 		return -EINVAL;
 	pg = phase_goal(s, i, s->n_phases);
@@ -543,13 +562,15 @@ int mlrsearch_goal_result(const struct mlrsearch *s, size_t i,
 
 const struct mlrsearch_trial *mlrsearch_trials(const struct mlrsearch *s, size_t *n)
 {
+	if (s->bin)
+		return binsearch_trials(s->bin, n);
 	*n = s->n;
 	return s->t;
 }
 
 double mlrsearch_time(const struct mlrsearch *s)
 {
-	return s->spent;
+	return s->bin ? binsearch_time(s->bin) : s->spent;
 }
 
 const char *mlrsearch_status_str(enum mlrsearch_status st)
@@ -580,50 +601,4 @@ int mlrsearch_run(struct mlrsearch *s, mlrsearch_measure_fn measure, void *ctx)
 			return err;
 	}
 	return err;
-}
-
-/* One trial of the binary search: its time into *SPENT; 1 passing, 0 failing, -errno. */
-static int binary_trial(mlrsearch_measure_fn measure, void *ctx, double load, double d,
-			double loss_ratio, double *spent)
-{
-	struct mlrsearch_res res = { 0 };
-	double frames;
-	int err = measure(ctx, load, d, &res);
-
-	if (err < 0)
-		return err;
-	frames = (double)res.forwarded + (double)res.lost;
-	if (!(frames > 0))
-		return -EINVAL;
-	*spent += res.duration > 0 ? res.duration : d;
-	return (double)res.lost / frames <= loss_ratio;
-}
-
-double mlrsearch_binary(const struct mlrsearch_params *p, mlrsearch_measure_fn measure,
-			void *ctx, double *lower)
-{
-	double spent = 0;
-
-	if (!params_ok(p, NULL, 0))
-		return -EINVAL;
-	for (size_t i = 0; i < p->n_goals; i++) {
-		double lo = p->min_rate, hi = p->max_rate, loss = p->goals[i].loss_ratio;
-		int pass = binary_trial(measure, ctx, hi, p->final_duration, loss, &spent);
-
-		if (pass < 0)
-			return pass;
-		if (pass)
-			lo = hi;
-		while (lo < hi && (hi - lo) / hi > p->width) {
-			double mid = lo + (hi - lo) / 2;
-
-			pass = binary_trial(measure, ctx, mid, p->final_duration, loss, &spent);
-			if (pass < 0)
-				return pass;
-			*(pass ? &lo : &hi) = mid;
-		}
-		if (lower)
-			lower[i] = lo;
-	}
-	return spent;
 }
