@@ -19,7 +19,7 @@
 #   cpumap  plans/ndr-cpumap.yaml's `pass` variant: the generator on CPU 0 into port b,
 #           whose XDP program redirects every frame into a cpumap to CPU 1, whose program
 #           passes it to the stack; forwarded = frames that reached CPU 1 (rx_dst);
-#           loads 50000 to 3000000
+#           loads 10000 to 4000000 (the plan's)
 #
 # For each search it prints the trials, the total trial time (search.time_s: the sum of
 # the trials' measured durations; the agent's 300 ms between trials and the generator's
@@ -125,7 +125,7 @@ plan() {
 			echo "  pass: [{port: b, hook: xdp, mode: native, object: xdp_cpumap.bpf.o, program: xdp_cpumap_redirect,"
 			echo "          maps: {config: [{key: 0, value: 1}], cpu_map: [{key: 1, qsize: 2048, program: xdp_cpumap_pass}]},"
 			echo "          counters: [{map: stats, keys: {2: rx_dst, 0: rx_src, 1: redirect_err}}]}]"
-			echo "search: $search, min_rate: 50000, max_rate: 3000000}"
+			echo "search: $search, min_rate: 10000, max_rate: 4000000}"
 		fi
 	} > "$file"
 }
