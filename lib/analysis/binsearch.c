@@ -5,15 +5,11 @@
  * load is max_rate until tried, then the midpoint while (hi - lo) / hi > width, then
  * min_rate if lo is the untried min_rate, then the next goal.
  */
-#include <errno.h>
-#include <math.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "analysis/binsearch.h"
-
-#define BINSEARCH_MAX_TRIALS 1000	/* a bug guard, as MLRsearch's */
 
 struct bin_goal {
 	double lo, hi;			/* lo: highest passing load, hi: lowest failing */
@@ -23,13 +19,8 @@ struct bin_goal {
 
 struct binsearch {
 	struct mlrsearch_params p;
-	size_t goal;			/* the goal searched now; n_goals: ended */
+	size_t goal;			/* the goal searched now; n_goals: all done */
 	struct bin_goal g[MLRSEARCH_MAX_GOALS];
-	struct mlrsearch_trial *t;
-	size_t n, cap;
-	double spent;
-	bool pending, budget_out;
-	struct mlrsearch_req req;
 };
 
 struct binsearch *binsearch_new(const struct mlrsearch_params *params)
@@ -50,7 +41,6 @@ void binsearch_destroy(struct binsearch **s)
 {
 	if (!s || !*s)
 		return;
-	free((*s)->t);
 	free(*s);
 	*s = NULL;
 }
@@ -82,84 +72,35 @@ static bool goal_next(const struct binsearch *s, const struct bin_goal *g, doubl
 	return false;
 }
 
-int binsearch_next(struct binsearch *s, struct mlrsearch_req *req)
+bool binsearch_next(struct binsearch *s, double *load)
 {
-	double load = 0;
-
-	if (s->pending) {
-		*req = s->req;
-		return 1;
-	}
-	while (s->goal < s->p.n_goals && !goal_next(s, &s->g[s->goal], &load))
+	while (s->goal < s->p.n_goals && !goal_next(s, &s->g[s->goal], load))
 		s->goal++;
-	if (s->goal >= s->p.n_goals || s->budget_out)
-		return 0;
-	if ((s->p.budget > 0 && s->spent + s->p.final_duration > s->p.budget * (1 + 1e-9)) ||
-	    s->n >= BINSEARCH_MAX_TRIALS) {
-		s->budget_out = true;
-		return 0;
-	}
-	s->req.load = load;
-	s->req.duration = s->p.final_duration;
-	s->pending = true;
-	*req = s->req;
-	return 1;
+	return s->goal < s->p.n_goals;
 }
 
-int binsearch_report(struct binsearch *s, const struct mlrsearch_res *res)
+void binsearch_report(struct binsearch *s, double load, double loss_ratio)
 {
-	struct bin_goal *g = &s->g[s->goal];
-	struct mlrsearch_trial *t;
-	double frames;
+	struct bin_goal *g;
 
-	if (!s->pending)
-		return -EALREADY;
-	frames = (double)res->forwarded + (double)res->lost;
-	if (!(frames > 0) || !(res->duration >= 0))
-		return -EINVAL;
-	if (s->n == s->cap) {
-		size_t cap = s->cap ? 2 * s->cap : 32;
-
-		t = realloc(s->t, cap * sizeof(*t));
-		if (!t)
-			return -ENOMEM;
-		s->t = t;
-		s->cap = cap;
-	}
-	t = &s->t[s->n++];
-	t->load = s->req.load;
-	t->duration = s->req.duration;
-	t->effective = res->duration > 0 ? res->duration : s->req.duration;
-	t->loss_ratio = (double)res->lost / frames;
-	t->offered = res->offered;
-	s->spent += t->effective;
-	s->pending = false;
-	if (t->loss_ratio <= s->p.goals[s->goal].loss_ratio) {
-		g->lo = t->load;
+	if (s->goal >= s->p.n_goals)
+		return;
+	g = &s->g[s->goal];
+	if (loss_ratio <= s->p.goals[s->goal].loss_ratio) {
+		g->lo = load;
 		g->has_lo = true;
-		g->lo_fr = t->load * (1 - t->loss_ratio);
+		g->lo_fr = load * (1 - loss_ratio);
 	} else {
-		g->hi = t->load;
+		g->hi = load;
 		g->has_hi = true;
 	}
-	return 0;
 }
 
-enum mlrsearch_status binsearch_status(const struct binsearch *s)
+void binsearch_goal_result(const struct binsearch *s, size_t i,
+			   struct mlrsearch_goal_result *out)
 {
-	if (s->budget_out)
-		return MLRSEARCH_BUDGET;
-	return s->goal >= s->p.n_goals ? MLRSEARCH_REGULAR : MLRSEARCH_RUNNING;
-}
+	const struct bin_goal *g = &s->g[i];
 
-int binsearch_goal_result(const struct binsearch *s, size_t i,
-			  struct mlrsearch_goal_result *out)
-{
-	const struct bin_goal *g;
-
-	if (i >= s->p.n_goals)
-		return -EINVAL;
-	g = &s->g[i];
 	memset(out, 0, sizeof(*out));
 	out->has_lower = g->has_lo;
 	out->has_upper = g->has_hi;
@@ -174,17 +115,5 @@ int binsearch_goal_result(const struct binsearch *s, size_t i,
 	else if (g->has_hi && g->hi <= s->p.min_rate)
 		out->status = MLRSEARCH_MIN_FAILS;
 	else
-		out->status = s->budget_out ? MLRSEARCH_BUDGET : MLRSEARCH_RUNNING;
-	return 0;
-}
-
-const struct mlrsearch_trial *binsearch_trials(const struct binsearch *s, size_t *n)
-{
-	*n = s->n;
-	return s->t;
-}
-
-double binsearch_time(const struct binsearch *s)
-{
-	return s->spent;
+		out->status = MLRSEARCH_RUNNING;
 }

@@ -2,7 +2,8 @@
  * state machine with no I/O, with MLRsearch's types (lib/analysis/mlrsearch.h): what
  * MLRsearch is measured against (bench/ndr) and what a plan gets with `search.method:
  * binary` (docs/plans.md, "search"). Callers reach it through mlrsearch_new with
- * params.method = MLRSEARCH_METHOD_BINARY, the same next/report loop.
+ * params.method = MLRSEARCH_METHOD_BINARY, the same next/report loop: mlrsearch.c keeps
+ * the trials and asks this file only for loads.
  *
  * One search per goal, one after the other, as RFC 2544 users do (nothing is carried from
  * one goal's search to the next): every trial at params.final_duration; first max_rate (a
@@ -17,6 +18,7 @@
 #ifndef BPFLAB_BINSEARCH_H
 #define BPFLAB_BINSEARCH_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "analysis/mlrsearch.h"
@@ -30,13 +32,17 @@ struct binsearch *binsearch_new(const struct mlrsearch_params *params);
 /* Frees *S and sets it to NULL; NULL and *S NULL allowed. */
 void binsearch_destroy(struct binsearch **s);
 
-/* As mlrsearch_next / _report / _status / _goal_result / _trials / _time. */
-int binsearch_next(struct binsearch *s, struct mlrsearch_req *req);
-int binsearch_report(struct binsearch *s, const struct mlrsearch_res *res);
-enum mlrsearch_status binsearch_status(const struct binsearch *s);
-int binsearch_goal_result(const struct binsearch *s, size_t i,
-			  struct mlrsearch_goal_result *out);
-const struct mlrsearch_trial *binsearch_trials(const struct binsearch *s, size_t *n);
-double binsearch_time(const struct binsearch *s);
+/* The next load into *LOAD: true, or false when every goal is done. The trial runs at
+ * params.final_duration; the caller (mlrsearch.c) keeps the trials, their time and the
+ * budget. */
+bool binsearch_next(struct binsearch *s, double *load);
+
+/* The trial at LOAD (the last binsearch_next gave) lost LOSS_RATIO. */
+void binsearch_report(struct binsearch *s, double load, double loss_ratio);
+
+/* Goal I's result (I < n_goals) into OUT: status MLRSEARCH_RUNNING while the goal is not
+ * done. */
+void binsearch_goal_result(const struct binsearch *s, size_t i,
+			   struct mlrsearch_goal_result *out);
 
 #endif /* BPFLAB_BINSEARCH_H */

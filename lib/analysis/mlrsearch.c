@@ -56,7 +56,7 @@ struct mlrsearch {
 	bool pending, ended, budget_out;
 	struct mlrsearch_req req;
 	struct goal_state g[MLRSEARCH_MAX_GOALS];
-	struct binsearch *bin;		/* method binary: all calls go there */
+	struct binsearch *bin;		/* method binary: it chooses the loads */
 };
 
 /* One goal as the classification of phase k sees it. */
@@ -416,49 +416,58 @@ static void end_search(struct mlrsearch *s, bool budget_out)
 	s->budget_out = budget_out;
 }
 
-int mlrsearch_next(struct mlrsearch *s, struct mlrsearch_req *req)
+/* MLRsearch's next load into *BEST (the rules at the top, moving to the next phase when
+ * no goal proposes one); false when the last phase is done. */
+static bool mlr_next(struct mlrsearch *s, double *best)
 {
 	enum step steps[MLRSEARCH_MAX_GOALS];
-	double loads[MLRSEARCH_MAX_GOALS], best, d;
+	double loads[MLRSEARCH_MAX_GOALS];
 	size_t i;
 
-	if (s->bin)
-		return binsearch_next(s->bin, req);
+	for (;;) {
+		*best = INFINITY;
+		for (i = 0; i < s->p.n_goals; i++) {
+			steps[i] = propose(s, i, &loads[i]);
+			if (steps[i] != STEP_NONE && loads[i] < *best)
+				*best = loads[i];
+		}
+		if (*best < INFINITY)
+			break;
+		if (s->phase >= s->n_phases)
+			return false;
+		s->phase++;
+	}
+	/* an outward step counts for every goal that asked for this load */
+	for (i = 0; i < s->p.n_goals; i++) {
+		if (steps[i] == STEP_UP && loads[i] == *best)
+			s->g[i].up++;
+		if (steps[i] == STEP_DOWN && loads[i] == *best)
+			s->g[i].down++;
+	}
+	return true;
+}
+
+int mlrsearch_next(struct mlrsearch *s, struct mlrsearch_req *req)
+{
+	double load, d;
+
 	if (s->ended)
 		return 0;
 	if (s->pending) {
 		*req = s->req;
 		return 1;
 	}
-	for (;;) {
-		best = INFINITY;
-		for (i = 0; i < s->p.n_goals; i++) {
-			steps[i] = propose(s, i, &loads[i]);
-			if (steps[i] != STEP_NONE && loads[i] < best)
-				best = loads[i];
-		}
-		if (best < INFINITY)
-			break;
-		if (s->phase >= s->n_phases) {
-			end_search(s, false);
-			return 0;
-		}
-		s->phase++;
+	if (!(s->bin ? binsearch_next(s->bin, &load) : mlr_next(s, &load))) {
+		end_search(s, false);
+		return 0;
 	}
-	d = phase_duration(s, s->phase);
+	d = s->bin ? s->p.final_duration : phase_duration(s, s->phase);
 	if ((s->p.budget > 0 && s->spent + d > s->p.budget * (1 + DURATION_SLACK)) ||
 	    s->n >= MLRSEARCH_MAX_TRIALS) {
 		end_search(s, true);
 		return 0;
 	}
-	/* an outward step counts for every goal that asked for this load */
-	for (i = 0; i < s->p.n_goals; i++) {
-		if (steps[i] == STEP_UP && loads[i] == best)
-			s->g[i].up++;
-		if (steps[i] == STEP_DOWN && loads[i] == best)
-			s->g[i].down++;
-	}
-	s->req.load = best;
+	s->req.load = load;
 	s->req.duration = d;
 	s->pending = true;
 	*req = s->req;
@@ -490,8 +499,6 @@ int mlrsearch_report(struct mlrsearch *s, const struct mlrsearch_res *res)
 	struct mlrsearch_trial *t;
 	double frames;
 
-	if (s->bin)
-		return binsearch_report(s->bin, res);
 	if (!s->pending)
 		return -EALREADY;
 	frames = (double)res->forwarded + (double)res->lost;
@@ -516,13 +523,13 @@ int mlrsearch_report(struct mlrsearch *s, const struct mlrsearch_res *res)
 	t->offered = res->offered;
 	s->spent += t->effective;
 	s->pending = false;
+	if (s->bin)
+		binsearch_report(s->bin, t->load, t->loss_ratio);
 	return 0;
 }
 
 enum mlrsearch_status mlrsearch_status(const struct mlrsearch *s)
 {
-	if (s->bin)
-		return binsearch_status(s->bin);
 	if (!s->ended)
 		return MLRSEARCH_RUNNING;
 	return s->budget_out ? MLRSEARCH_BUDGET : MLRSEARCH_REGULAR;
@@ -534,10 +541,14 @@ int mlrsearch_goal_result(const struct mlrsearch *s, size_t i,
 	struct phase_goal pg;
 	struct bounds b;
 
-	if (s->bin)
-		return binsearch_goal_result(s->bin, i, out);
 	if (i >= s->p.n_goals)
 		return -EINVAL;
+	if (s->bin) {
+		binsearch_goal_result(s->bin, i, out);
+		if (out->status == MLRSEARCH_RUNNING && s->ended)
+			out->status = MLRSEARCH_BUDGET;
+		return 0;
+	}
 	pg = phase_goal(s, i, s->n_phases);
 	b = bounds_of(s, &pg);
 	memset(out, 0, sizeof(*out));
@@ -562,15 +573,13 @@ int mlrsearch_goal_result(const struct mlrsearch *s, size_t i,
 
 const struct mlrsearch_trial *mlrsearch_trials(const struct mlrsearch *s, size_t *n)
 {
-	if (s->bin)
-		return binsearch_trials(s->bin, n);
 	*n = s->n;
 	return s->t;
 }
 
 double mlrsearch_time(const struct mlrsearch *s)
 {
-	return s->bin ? binsearch_time(s->bin) : s->spent;
+	return s->spent;
 }
 
 const char *mlrsearch_status_str(enum mlrsearch_status st)
