@@ -45,9 +45,9 @@ subnet=
 keep=0
 show_trials=0
 
-usage() { sed -n '7,8p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
-die() { echo "ndr: $*" >&2; exit 1; }
-log() { echo "ndr: $*" >&2; }
+bench=ndr usage_lines=7,8
+# shellcheck source=bench/lib.sh
+. "$top/bench/lib.sh"
 
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -87,19 +87,13 @@ fi
 tmp=$(mktemp -d /tmp/bpflab-ndr.XXXXXX)
 export BPFLAB_LAB_DIR=$tmp/lab BPFLAB_BIN=$bin BPFLAB_BPF_DIR=$bpf_dir
 lab_started=0
-cleanup() {
-	local rc=$?
-	trap - EXIT INT TERM
-	if [ "$lab_started" = 1 ]; then
-		[ "$keep" = 0 ] || cp "$BPFLAB_LAB_DIR/bpflab.db" "$tmp/" 2>/dev/null || true
-		"$top/lab/lab" down --name "$lab" --subnet "$subnet" --purge >/dev/null 2>&1 || true
-	fi
-	if [ "$keep" = 1 ]; then log "kept $tmp"; else rm -rf "$tmp"; fi
-	exit "$rc"
+# --keep: the database too (the lab's folder goes with the lab; checkpointed first)
+bench_on_exit() {
+	[ "$keep" = 1 ] && [ "$lab_started" = 1 ] || return 0
+	sqlite3 "$BPFLAB_LAB_DIR/bpflab.db" 'PRAGMA wal_checkpoint(TRUNCATE)' >/dev/null 2>&1 || true
+	cp "$BPFLAB_LAB_DIR/bpflab.db" "$tmp/" 2>/dev/null || true
 }
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
+bench_traps
 
 sql() { sqlite3 -batch -noheader "$BPFLAB_LAB_DIR/bpflab.db" "$@"; }
 
