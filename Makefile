@@ -41,7 +41,7 @@ WEB_SRCS   := $(wildcard web/*.c)
 BPF_SRCS   := $(wildcard bpf/*.bpf.c)
 BPF_OBJS   := $(patsubst bpf/%.bpf.c,$(BUILD)/bpf/%.bpf.o,$(BPF_SRCS))
 # Programs built into the agent through generated skeletons.
-SKELS      := $(BUILD)/bpf/xdp_gen.skel.h
+SKELS      := $(BUILD)/bpf/xdp_gen.skel.h $(BUILD)/bpf/latency_rx.skel.h
 UNIT_SRCS  := $(wildcard tests/unit/test_*.c)
 UNIT_BINS  := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
 
@@ -123,9 +123,11 @@ unit: deps
 	$(Q)sh tests/run-unit.sh $(UNIT_BINS)
 
 integration: deps all
+	$(Q)sh scripts/deps.sh browser
 	$(Q)sh tests/run-integration.sh
 
 check: deps
+	$(Q)sh scripts/deps.sh browser
 	$(Q)$(MAKE) --no-print-directory all $(UNIT_BINS)
 	$(Q)sh tests/check-layout.sh $(BUILD)
 	$(Q)sh tests/run-unit.sh $(UNIT_BINS)
@@ -145,6 +147,11 @@ lab-down:
 # Benchmarks of bpflab itself (bench/README.md): bench/NAME.c -> build/bench/NAME,
 # linked like the unit tests; `make bench` builds and runs them (as root). Not in check.
 BENCH_BINS := $(patsubst bench/%.c,$(BUILD)/bench/%,$(wildcard bench/*.c))
+# bench/web.c serves with web/ and runs bin/bpflab beside it
+$(BUILD)/bench/web: bench/web.c $(WEBA) $(LIBA) $(BUILD)/bin/bpflab
+	$(call msg,BENCH,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CC) $(CFLAGS) -o $@ $< $(WEBA) $(LIBA) $(LDLIBS)
 $(BUILD)/bench/%: bench/%.c $(AGENTA) $(LIBA)
 	$(call msg,BENCH,$@)
 	$(Q)mkdir -p $(dir $@)
@@ -174,7 +181,7 @@ $(BUILD)/fuzz/fuzz_web_query: $(FUZZ_SRCS_web_query) web/web.h
 $(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(LIB_SRCS) $(wildcard lib/*/*.h) $(SCHEMA_C)
 	$(call msg,FUZZ,$@)
 	$(Q)mkdir -p $(dir $@)
-	$(Q)$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE -Ilib -iquote agent -iquote web \
+	$(Q)$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE -Ilib -Ibpf -iquote agent -iquote web \
 		$(shell pkg-config --cflags $(PKGS)) -o $@ $< $(FUZZ_SRCS_$*) $(LIB_SRCS) \
 		$(SCHEMA_C) $(LDLIBS)
 fuzz: deps

@@ -41,6 +41,9 @@ struct gen_config {
 				 * NULL: its default; for tests */
 	uint64_t rate_pps;	/* frames per second over all threads (traffic.rate), each
 				 * thread its share (gen_thread_rate); 0: full speed */
+	bool stamp;		/* a latency stamp in each frame (bpf/latency_shared.h):
+				 * xdp-live, udp; pktgen ignores it (job_latency.c
+				 * refuses pktgen) */
 };
 
 /* Where a generator's threads run when the config names no CPUs. */

@@ -150,6 +150,7 @@ static void add_verdicts(struct job_ctx *c, json_t *result, json_t *env)
 		.others_what = { c->dist[0].text, c->dist[1].text },
 		.rx_cpu = c->rx_cpu,
 		.outliers = c->outliers[0] ? c->outliers : NULL,
+		.search_bound = c->search_bound[0] ? c->search_bound : NULL,
 	};
 	json_t *verdicts, *details;
 
@@ -274,6 +275,8 @@ json_t *job_run(const json_t *msg, const struct job_opts *opts)
 	if (c->spec.has_search) {
 		/* trials instead of the windows (job_search.c) */
 		err = job_search_run(c, job_search_trial, c);
+		if (!err && c->spec.has_latency)
+			err = job_latency_run(c, c->search_lower);
 		goto out;
 	}
 	err = job_traffic_start(c);
@@ -346,6 +349,8 @@ json_t *job_run(const json_t *msg, const struct job_opts *opts)
 	}
 	/* a thread that failed in the last second fails the job */
 	err = job_traffic_stop(c);
+	if (!err && c->spec.has_latency)
+		err = job_latency_run(c, 0);
 out:
 	add_verdicts(c, result, env);
 	add_xdp_modes(c, env);

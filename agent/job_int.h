@@ -6,6 +6,7 @@
  *   job_window.c   the warmup, rate and cost windows and the host warm-up: counter
  *                  snapshots per second, their samples, what others took of the CPUs
  *   job_search.c   a job with `search`: an MLRsearch of trials instead of the windows
+ *   job_latency.c  a job with `latency`: stamped windows timed by a receiving program
  *   job_sample.c   samples and records into the result, the metric filter, the
  *                  per-window medians and outlier seconds, progress messages
  * Functions that can fail return 0 or -errno with c->err set (-ECANCELED: cancelled).
@@ -65,6 +66,8 @@ struct job_ctx {
 	uint64_t rate_from_tx;		/* tx_packets + tx_dropped of FROM, same window */
 	uint64_t target_pps;		/* traffic.rate in frames/s, 0: full speed */
 	double offered_pps;		/* generator frames/s over the rate window, or -1 */
+	bool stamp;			/* the generator stamps frames (latency windows) */
+	double search_lower;		/* latency.goal's (else the last goal's) lower bound */
 	struct ifstats *rtnl;
 	struct attach_set *attach;
 	const struct gen_ops *gen_ops;	/* the generator (gen.h), NULL: none */
@@ -95,6 +98,7 @@ struct job_ctx {
 	int warm_rounds;		/* rounds of the host warm-up, 0: none */
 	bool warm_settled;
 	char outliers[512];		/* outlier seconds of the windows, for the verdict */
+	char search_bound[256];		/* why a search ended generator-bound, "" if not */
 	size_t outliers_len;
 	char err[JOB_ERR_LEN];
 };
@@ -161,5 +165,11 @@ int job_search_trial(void *ctx, double load, double duration, struct mlrsearch_r
 /* The search of c->spec.search with MEASURE (job_search_trial, or a model in tests),
  * its trials and results as samples. */
 int job_search_run(struct job_ctx *c, mlrsearch_measure_fn measure, void *mctx);
+
+/* job_latency.c */
+/* The latency windows of c->spec.latency, a share load taken of PDR_PPS (the lower
+ * bound of latency.goal, else of the search's last goal; 0: none), their figures as
+ * samples latency.*. */
+int job_latency_run(struct job_ctx *c, double pdr_pps);
 
 #endif

@@ -4,7 +4,10 @@
  * frames the offered count, the receiving side's count (the variant's first counter when
  * it exports one, else the receiving port's rx_packets) the forwarded one. Each trial is
  * stored as samples trial.* with seq its index; each goal's result as GOAL.lower,
- * GOAL.upper and GOAL.conditional (docs/agent.md, "Metrics").
+ * GOAL.upper and GOAL.conditional (docs/agent.md, "Metrics"). A trial whose offered rate
+ * is more than 1 % from its load (VERDICT_RATE_MISS, as a traffic.rate window's
+ * generator-bound; above it too: a held-up generator's catch-up burst) is stored with trial.valid 0 and reported to the search as invalid,
+ * not as a measurement (mlrsearch_report_invalid).
  */
 #include "job_int.h"
 
@@ -13,13 +16,18 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "analysis/mlrsearch.h"
 #include "base/util.h"
+#include "verdict.h"
 
 /* Frames still in flight when the generator stops are counted within this; it is also
  * the least gap between two trials (a device's queues, a policer's bucket settle). */
 #define SEARCH_DRAIN_MS 300
+/* Frames a paced generator thread sends at once, at least (xdpgen.c XDPGEN_MIN_BATCH,
+ * udpgen.c UDPGEN_BATCH), or 1 ms of its rate when more (gen_pace_init). */
+#define SEARCH_BATCH_FRAMES 64
 /* The first phase's trials: the final trial duration / SEARCH_INITIAL_DIV, at least
  * SEARCH_MIN_INITIAL_S (shorter trials measure start-up, not the device). */
 #define SEARCH_INITIAL_DIV 8
@@ -75,11 +83,28 @@ static int rx_count(struct job_ctx *c, uint64_t *n)
 	return err;
 }
 
+/* Poll the started generator every millisecond until its first frames are out (or
+ * DEADLINE): the time then into *T, its frames into *F. */
+static int first_frames(struct job_ctx *c, int64_t deadline, int64_t *t, uint64_t *f)
+{
+	int err;
+
+	for (;;) {
+		*t = util_mono_ns();
+		err = c->gen_ops->frames(c->gen, f);
+		if (err || *f > 0 || *t >= deadline)
+			return err;
+		err = job_sleep_until(c, *t + 1000000);
+		if (err)
+			return err;
+	}
+}
+
 int job_search_trial(void *ctx, double load, double duration, struct mlrsearch_res *res)
 {
 	struct job_ctx *c = ctx;
-	uint64_t rx0 = 0, rx1 = 0, sent = 0;
-	int64_t t0, t1;
+	uint64_t rx0 = 0, rx1 = 0, sent = 0, f_first = 0, f_end = 0;
+	int64_t t0, t_first = 0, t1;
 	int err;
 
 	job_traffic_destroy(c);
@@ -95,8 +120,10 @@ int job_search_trial(void *ctx, double load, double duration, struct mlrsearch_r
 		return err;
 	t0 = util_mono_ns();
 	err = job_traffic_start(c) ?:
+	      first_frames(c, t0 + (int64_t)(duration * 1e9), &t_first, &f_first) ?:
 	      job_sleep_until(c, t0 + (int64_t)(duration * 1e9));
 	t1 = util_mono_ns();
+	err = err ?: c->gen_ops->frames(c->gen, &f_end);
 	err = job_traffic_stop(c) ?: err;
 	if (err)
 		return err;
@@ -105,7 +132,13 @@ int job_search_trial(void *ctx, double load, double duration, struct mlrsearch_r
 	if (err)
 		return err;
 	res->duration = (double)(t1 - t0) / 1e9;
-	res->offered = res->duration > 0 ? (double)sent / res->duration : 0;
+	/* the rate the generator held from its first frames to the trial's end: its
+	 * start-up (threads, the first batch) and its stop (tens of ms on a busy host) are
+	 * no shortfall of the rate (a 0.1 s trial lost a third to them) */
+	if (f_end > f_first && t1 > t_first)
+		res->offered = (double)(f_end - f_first) / ((double)(t1 - t_first) / 1e9);
+	else
+		res->offered = res->duration > 0 ? (double)sent / res->duration : 0;
 	res->forwarded = rx1 - rx0 < sent ? rx1 - rx0 : sent;
 	res->lost = sent - res->forwarded;
 	if (!sent) {
@@ -126,6 +159,37 @@ static const char *goal_metric(const char *goal, const char *suffix, char *out, 
 	return out;
 }
 
+/* How far a trial's offered rate may be from LOAD: 1 % (VERDICT_RATE_MISS), or what a
+ * batch at each end of a DURATION s window makes of it when more (a 0.1 s trial at
+ * 20000 frames/s: 2 x 64 of 2000 frames, 6.4 %); a full-length trial is 1 %. */
+static double rate_tolerance(const struct job_ctx *c, double load, double duration)
+{
+	int threads = c->spec.traffic.threads > 0 ? c->spec.traffic.threads : 1;
+	double batch = fmax((double)SEARCH_BATCH_FRAMES * threads, load / 1000);
+
+	if (!(load > 0 && duration > 0))
+		return VERDICT_RATE_MISS;
+	return fmax(VERDICT_RATE_MISS, 2 * batch / (load * duration));
+}
+
+/* Trial N's records, in order (seq N): its load, what was offered and forwarded, the
+ * loss and whether it counted. */
+static void add_trial(struct job_ctx *c, const char *subject, int n,
+		      const struct mlrsearch_req *req, const struct mlrsearch_res *res, bool valid)
+{
+	double frames = (double)(res->forwarded + res->lost);
+
+	job_add_record_seq(c, "trial.load_pps", subject, req->load, "pps", "rate", n);
+	job_add_record_seq(c, "trial.offered_pps", subject, res->offered, "pps", "rate", n);
+	job_add_record_seq(c, "trial.forwarded_pps", subject,
+			   res->duration > 0 ? (double)res->forwarded / res->duration : 0, "pps",
+			   "rate", n);
+	job_add_record_seq(c, "trial.duration_s", subject, res->duration, "s", "rate", n);
+	job_add_record_seq(c, "trial.loss_ratio", subject, (double)res->lost / frames, "ratio",
+			   "rate", n);
+	job_add_record_seq(c, "trial.valid", subject, valid, "bool", "rate", n);
+}
+
 int job_search_run(struct job_ctx *c, mlrsearch_measure_fn measure, void *mctx)
 {
 	const char *subject = c->rx_role ? c->rx_role : "search";
@@ -142,6 +206,7 @@ int job_search_run(struct job_ctx *c, mlrsearch_measure_fn measure, void *mctx)
 		return -errno;
 	while (!err && mlrsearch_next(s, &req) == 1) {
 		struct mlrsearch_res res = { 0 };
+		bool valid;
 
 		job_progress(c, "rate", n, 0, NULL);
 		err = measure(mctx, req.load, req.duration, &res);
@@ -151,24 +216,30 @@ int job_search_run(struct job_ctx *c, mlrsearch_measure_fn measure, void *mctx)
 		}
 		if (err)
 			break;
-		err = mlrsearch_report(s, &res);
+		/* generator-bound: no measurement at this load (docs/agent.md, "Search") */
+		valid = fabs(res.offered - req.load) <=
+			req.load * rate_tolerance(c, req.load, req.duration);
+		err = valid ? mlrsearch_report(s, &res) : mlrsearch_report_invalid(s, &res);
 		if (err) {
 			snprintf(c->err, sizeof(c->err), "search: %s", strerror(-err));
 			break;
 		}
-		/* one trial: its load, what was offered and the loss, in order (seq) */
-		job_add_record_seq(c, "trial.load_pps", subject, req.load, "pps", "rate", n);
-		job_add_record_seq(c, "trial.offered_pps", subject, res.offered, "pps", "rate", n);
-		job_add_record_seq(c, "trial.duration_s", subject, res.duration, "s", "rate", n);
-		job_add_record_seq(c, "trial.loss_ratio", subject,
-				   (double)res.lost / (double)(res.forwarded + res.lost), "ratio",
-				   "rate", n);
+		add_trial(c, subject, n, &req, &res, valid);
 		n++;
 	}
 	for (i = 0; !err && i < p.n_goals; i++) {
 		struct mlrsearch_goal_result r;
 
 		mlrsearch_goal_result(s, i, &r);
+		if (r.status == MLRSEARCH_GENERATOR_BOUND && !c->search_bound[0])
+			snprintf(c->search_bound, sizeof(c->search_bound),
+				 "search: the generator could not offer the loads above %.0f frames/s (trials more than %.0f%% off their load, twice): goal %s has no upper bound below them",
+				 mlrsearch_ceiling(s, NULL), 100.0 * VERDICT_RATE_MISS, p.goals[i].name);
+		/* what latency loads are shares of: latency.goal's lower bound, else the
+		 * last goal's */
+		if (!c->spec.latency.goal || !strcasecmp(c->spec.latency.goal, p.goals[i].name))
+			c->search_lower = r.has_lower || r.status == MLRSEARCH_MAX_CLEAN ?
+					  r.lower : 0;
 		if (r.has_lower || r.status == MLRSEARCH_MAX_CLEAN) {
 			job_add_record(c, goal_metric(p.goals[i].name, "lower", name, sizeof(name)),
 				       subject, r.lower, "pps", "rate");
@@ -176,13 +247,19 @@ int job_search_run(struct job_ctx *c, mlrsearch_measure_fn measure, void *mctx)
 						      sizeof(name)),
 				       subject, r.conditional, "pps", "rate");
 		}
-		if (r.has_upper)
+		/* generator-bound: an upper bound above the ceiling is not the goal's */
+		if (r.has_upper && r.status != MLRSEARCH_GENERATOR_BOUND)
 			job_add_record(c, goal_metric(p.goals[i].name, "upper", name, sizeof(name)),
 				       subject, r.upper, "pps", "rate");
 	}
 	if (!err) {
+		size_t invalid;
+		double ceiling = mlrsearch_ceiling(s, &invalid);
+
 		job_add_record(c, "search.trials", subject, n, "count", "rate");
 		job_add_record(c, "search.time_s", subject, mlrsearch_time(s), "s", "rate");
+		if (invalid && ceiling < p.max_rate)
+			job_add_record(c, "search.ceiling_pps", subject, ceiling, "pps", "rate");
 	}
 	mlrsearch_destroy(&s);
 	return err;

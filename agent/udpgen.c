@@ -1,4 +1,7 @@
-/* udpgen.c - see udpgen.h. */
+/* udpgen.c - see udpgen.h. With cfg.stamp each thread sends copies of the frames with a
+ * latency stamp after the UDP header (bpf/latency_shared.h): stream its index, seq its
+ * frame number, ts CLOCK_MONOTONIC (bpf_ktime_get_ns()'s clock) read once per sendmmsg()
+ * batch, so a frame's latency includes its wait in the batch. */
 #include "udpgen.h"
 
 #include <errno.h>
@@ -12,9 +15,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "base/log.h"
+#include "latency_shared.h"
 #include "xdpgen.h"
 
 #define UDPGEN_BATCH 64
@@ -53,6 +58,13 @@ static struct udpgen *create(const struct xdpgen_config *cfg, char *err, size_t 
 		return NULL;
 	gen->cfg = *cfg;
 	pthread_mutex_init(&gen->lock, NULL);
+	if (cfg->stamp && cfg->size < (cfg->ipv6 ? XDPGEN_MIN_SIZE_V6 : XDPGEN_MIN_SIZE_V4) +
+				      LAT_PAYLOAD_LEN) {
+		snprintf(err, err_len, "latency: packet size %d leaves no room for the %d-byte stamp after the UDP header",
+			 cfg->size, LAT_PAYLOAD_LEN);
+		e = EINVAL;
+		goto fail;
+	}
 	gen->n_frames = cfg->flows < UDPGEN_MAX_FRAMES ? cfg->flows : UDPGEN_MAX_FRAMES;
 	gen->frames = calloc(gen->n_frames, cfg->size);
 	if (!gen->frames) {
@@ -107,6 +119,28 @@ static void set_error(struct udpgen *gen, int e, const char *what)
 	pthread_mutex_unlock(&gen->lock);
 }
 
+void udpgen_stamp_frame(const struct xdpgen_config *cfg, uint8_t *frame, uint16_t stream,
+			uint32_t seq, uint64_t ts)
+{
+	uint8_t *udp = frame + (cfg->ipv6 ? XDPGEN_MIN_SIZE_V6 : XDPGEN_MIN_SIZE_V4) - 8;
+	struct lat_payload pl = { .magic = LAT_MAGIC, .stream = stream, .seq = seq, .ts_ns = ts };
+	uint8_t *old = udp + 8, *new = (uint8_t *)&pl;
+	uint32_t sum;
+	int i;
+
+	if (cfg->ipv6) {
+		sum = (uint16_t)~(udp[6] << 8 | udp[7]);
+		for (i = 0; i < LAT_PAYLOAD_LEN; i += 2)
+			sum += (uint16_t)~(old[i] << 8 | old[i + 1]) + (uint32_t)(new[i] << 8 | new[i + 1]);
+		while (sum >> 16)
+			sum = (sum & 0xffff) + (sum >> 16);
+		sum = (uint16_t)~sum ? (uint16_t)~sum : 0xffff;
+		udp[6] = (uint8_t)(sum >> 8);
+		udp[7] = (uint8_t)sum;
+	}
+	memcpy(old, &pl, sizeof(pl));
+}
+
 static void *udp_thread(void *arg)
 {
 	struct udpgen_thread *t = arg;
@@ -121,6 +155,8 @@ static void *udp_thread(void *arg)
 	int next = t->idx % gen->n_frames, i;
 	struct gen_pace pace;
 	uint64_t pending = 0;	/* frames the pacing allowed and not yet sent */
+	uint8_t *stamped = NULL;	/* cfg.stamp: the batch's stamped copies */
+	struct timespec now;
 
 	memcpy(to.sll_addr, gen->cfg.dst_mac, 6);
 	if (gen->cfg.n_cpus > 0 && gen->cfg.cpus) {
@@ -139,6 +175,10 @@ static void *udp_thread(void *arg)
 		msgs[i].msg_hdr.msg_namelen = sizeof(to);
 		iov[i].iov_len = gen->cfg.size;
 	}
+	if (gen->cfg.stamp && !(stamped = malloc((size_t)UDPGEN_BATCH * gen->cfg.size))) {
+		set_error(gen, -ENOMEM, "stamped frames");
+		return NULL;
+	}
 	gen_pace_init(&pace, gen->cfg.rate_pps, gen->cfg.threads, t->idx, 1);
 	while (!atomic_load(&gen->stop)) {
 		int n;
@@ -147,9 +187,19 @@ static void *udp_thread(void *arg)
 			pending = gen_pace_next(&pace, UDPGEN_BATCH);
 		if (!pending)
 			continue;
+		clock_gettime(CLOCK_MONOTONIC, &now);
 		for (i = 0; i < (int)pending; i++) {
 			iov[i].iov_base = gen->frames + next * gen->cfg.size;
 			next = (next + 1) % gen->n_frames;
+			if (!stamped)
+				continue;
+			memcpy(stamped + i * gen->cfg.size, iov[i].iov_base, gen->cfg.size);
+			iov[i].iov_base = stamped + i * gen->cfg.size;
+			/* seq: the frame's number among those sent (a frame sendmmsg() did
+			 * not take is stamped again with the same number) */
+			udpgen_stamp_frame(&gen->cfg, iov[i].iov_base, (uint16_t)t->idx,
+				    (uint32_t)(atomic_load(&t->sent) + (uint64_t)i),
+				    (uint64_t)now.tv_sec * 1000000000ull + (uint64_t)now.tv_nsec);
 		}
 		n = sendmmsg(t->fd, msgs, (unsigned int)pending, 0);
 		if (n < 0) {
@@ -163,6 +213,7 @@ static void *udp_thread(void *arg)
 		atomic_fetch_add(&t->sent, (uint_fast64_t)n);
 		pending -= (uint64_t)n;
 	}
+	free(stamped);
 	return NULL;
 }
 

@@ -26,6 +26,7 @@
 #include <stdint.h>
 
 #include "gen.h"
+#include "xdpgen.h"
 
 struct udpgen_config {
 	int ifindex;		/* the port frames leave from */
@@ -54,6 +55,12 @@ int udpgen_stop(struct udpgen *gen, char *err, size_t err_len);
 int udpgen_frames(struct udpgen *gen, uint64_t *frames);
 /* The first error a thread met while running (0 while all is well), with ERR set. */
 int udpgen_error(struct udpgen *gen, char *err, size_t err_len);
+
+/* Write a latency stamp (bpf/latency_shared.h: STREAM, SEQ, TS) after the UDP header of
+ * FRAME, built by xdpgen_build_frame() with CFG and at least LAT_PAYLOAD_LEN bytes longer
+ * than the headers, adjusting the IPv6 UDP checksum for the bytes it changes (RFC 1624). */
+void udpgen_stamp_frame(const struct xdpgen_config *cfg, uint8_t *frame, uint16_t stream,
+			uint32_t seq, uint64_t ts);
 
 /* This generator behind the generator interface (gen.h). */
 extern const struct gen_ops udpgen_ops;

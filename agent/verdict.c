@@ -93,7 +93,10 @@ int verdict_compute(const struct verdict_input *in, json_t **verdictsp, json_t *
 		if (add(verdicts, details, "debug-kernel", why))
 			goto out;
 	}
-	if (in->target_pps > 0) {
+	if (in->search_bound) {
+		if (add(verdicts, details, "generator-bound", in->search_bound))
+			goto out;
+	} else if (in->target_pps > 0) {
 		if (in->offered_pps >= 0 &&
 		    fabs(in->offered_pps - in->target_pps) > VERDICT_RATE_MISS * in->target_pps) {
 			snprintf(why, sizeof(why),

@@ -67,6 +67,8 @@ struct verdict_input {
 	double target_pps;		/* traffic.rate in frames/s; 0: full speed */
 	double offered_pps;		/* frames/s the generator sent over the rate window
 					 * (gen.offered_pps); < 0: unknown */
+	const char *search_bound;	/* a search ended generator-bound: why (job_search.c),
+					 * else NULL */
 };
 
 /* Per-CPU busy shares over the rate window, and where the generator ran. */

@@ -19,6 +19,7 @@
 
 #include "base/log.h"
 #include "xdp_gen.skel.h"
+#include "latency_shared.h"
 #include "xdp_gen_shared.h"
 
 #define XDPGEN_SPORT_BASE 1024
@@ -174,6 +175,12 @@ struct xdpgen *xdpgen_new(const struct xdpgen_config *cfg, char *err, size_t err
 		e = EINVAL;
 		goto fail;
 	}
+	if (cfg->stamp && cfg->size < min + LAT_PAYLOAD_LEN) {
+		snprintf(err, err_len, "latency: packet size %d leaves no room for the %d-byte stamp after the UDP header; at least %d for '%s'",
+			 cfg->size, LAT_PAYLOAD_LEN, min + LAT_PAYLOAD_LEN, cfg->ipv6 ? "udp6" : "udp4");
+		e = EINVAL;
+		goto fail;
+	}
 	if (cfg->flows < 1 || cfg->flows > max_flows) {
 		snprintf(err, err_len, "flows %d is out of range 1..%d", cfg->flows, max_flows);
 		e = EINVAL;
@@ -210,6 +217,7 @@ struct xdpgen *xdpgen_new(const struct xdpgen_config *cfg, char *err, size_t err
 	gen->skel->rodata->flows = cfg->flows;
 	gen->skel->rodata->sport_base = XDPGEN_SPORT_BASE;
 	gen->skel->rodata->ipv6 = cfg->ipv6;
+	gen->skel->rodata->stamp = cfg->stamp;
 	e = xdp_gen_bpf__load(gen->skel);
 	if (e) {
 		e = -e;
@@ -409,7 +417,7 @@ void xdpgen_config_of(const struct gen_config *cfg, struct xdpgen_config *out)
 	*out = (struct xdpgen_config){
 		.ifindex = cfg->ifindex, .size = cfg->size, .ipv6 = cfg->ipv6,
 		.flows = cfg->flows, .threads = cfg->threads, .cpus = cfg->cpus,
-		.n_cpus = cfg->n_cpus, .rate_pps = cfg->rate_pps,
+		.n_cpus = cfg->n_cpus, .rate_pps = cfg->rate_pps, .stamp = cfg->stamp,
 	};
 	memcpy(out->src_mac, cfg->src_mac, 6);
 	memcpy(out->dst_mac, cfg->dst_mac, 6);

@@ -49,6 +49,7 @@ struct xdpgen_config {
 				 * generator lives); NULL: CPU i of those allowed */
 	int n_cpus;
 	uint64_t rate_pps;	/* gen_config.rate_pps: 0 full speed */
+	bool stamp;		/* gen_config.stamp: a latency stamp after the UDP header */
 };
 
 struct xdpgen;

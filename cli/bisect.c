@@ -1,4 +1,4 @@
-/* bisect.c - `bpflab bisect start|status|log|step|reset|run`: find the kernel where a
+/* bisect.c - `bpflab bisect start|status|log|list|step|reset|run`: find the kernel where a
  * metric changed (docs/bisect.md).
  *
  * The driver runs here, in the CLI: lib/analysis/bisect.c decides, the session and its steps
@@ -267,11 +267,14 @@ static const struct cli_cmd bisect_cmds[] = {
 	  "  --timing wall|icount  only values of that timing mode (default: the mode\n"
 	  "                        of the first values measured)\n"
 	  "  -s, --set KEY=VALUE   override a value of plan file P, for every step's run\n" },
-	{ "status", bisect_do_status, "", "The session, the engine's state, the next measurement, "
-	  "the result.\n" },
-	{ "log", bisect_do_log, "",
-	  "Every step: kernel, round, values, mean, delta, p ('exact' where both sides\n"
-	  "repeat one value, as QEMU icount costs do), verdict, why.\n" },
+	{ "status", bisect_do_status, "[--session ID]", "The session (default: the active "
+	  "one, else the latest), the engine's\nstate, the next measurement, the result.\n" },
+	{ "log", bisect_do_log, "[--session ID]",
+	  "Every step of the session: kernel, round, values, mean, delta, p ('exact' where\n"
+	  "both sides repeat one value, as QEMU icount costs do), verdict, why.\n" },
+	{ "list", bisect_do_list, "",
+	  "Every session, oldest first: state, plan, metric, good, bad, kernels, steps,\n"
+	  "result (the first bad kernel and its change, or why it failed).\n" },
 	{ "step", bisect_do_step, "[--skip] [--provider CMD] [--strict]",
 	  "Measure what the engine asks for and record it: stored results of the plan on\n"
 	  "that kernel not used before; else, for a session started with a plan file, a run\n"

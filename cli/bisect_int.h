@@ -31,11 +31,12 @@ enum {
 	OPT_PLAN = CLI_OPT_FIRST_LOCAL, OPT_METRIC, OPT_GOOD, OPT_BAD, OPT_VARIANT,
 	OPT_SUBJECT, OPT_KERNELS, OPT_REPS, OPT_THRESHOLD, OPT_BASELINE, OPT_KERNEL,
 	OPT_DIRECTION, OPT_PROVIDER, OPT_HOST, OPT_TIMING, OPT_SKIP, OPT_MAX_REPS,
-	OPT_REBASELINE, OPT_NO_REBASELINE, OPT_STRICT,
+	OPT_REBASELINE, OPT_NO_REBASELINE, OPT_STRICT, OPT_SESSION,
 };
 
 /* Which command's options bisect_parse takes (a mask). */
-enum { BISECT_OPTS_START = 1, BISECT_OPTS_STEP = 2, BISECT_OPTS_RUN = 4 };
+enum { BISECT_OPTS_START = 1, BISECT_OPTS_STEP = 2, BISECT_OPTS_RUN = 4,
+       BISECT_OPTS_SHOW = 8 };
 
 /* How long a step waits for its run, at most. */
 #define BISECT_RUN_WAIT_S 3600
@@ -48,6 +49,8 @@ struct bopts {
 	json_t *overrides;		/* -s KEY=VALUE, as given */
 	double threshold;		/* fraction; 0: default */
 	long long baseline;
+	long long session;		/* status, log --session ID; 0: the active, else the
+					 * latest */
 	unsigned int reps, max_reps;	/* 0: default */
 	int rebaseline;			/* run: 1 --rebaseline, -1 --no-rebaseline, 0 auto */
 	enum compare_direction dir;
@@ -64,8 +67,10 @@ struct bopts {
 struct session_be;
 
 struct session_ops {
-	/* the active session, else the latest */
-	json_t *(*get)(struct session_be *be);
+	/* session ID (0: the active session, else the latest) */
+	json_t *(*get)(struct session_be *be, int64_t id);
+	/* every session, without kernels and steps (store_bisect_list) */
+	json_t *(*list)(struct session_be *be);
 	/* start SES: {"plan", "metric", "variant"?, "subject"?, "kernels", "good", "bad",
 	 * "opts"} (store_bisect_start) */
 	json_t *(*start)(struct session_be *be, const json_t *ses);
@@ -139,9 +144,11 @@ json_t *bisect_coord_ask(const char *type, long long run, const json_t *filter,
  * coordinator. Returns 0 or an exit status after the error. */
 int bisect_be_open(struct session_be *be, bool readonly);
 void bisect_be_close(struct session_be *be);
-/* Open the backend (READONLY for a database file) and load the session into *SES and
- * its replayed engine into *B. Returns 0 or an exit status after the error. */
-int bisect_load(struct session_be *be, json_t **ses, struct bisect **b, bool readonly);
+/* Open the backend (READONLY for a database file) and load session ID (0: the active
+ * one, else the latest) into *SES and its replayed engine into *B. Returns 0 or an exit
+ * status after the error. */
+int bisect_load(struct session_be *be, int64_t id, json_t **ses, struct bisect **b,
+		bool readonly);
 
 void bisect_vals_release(struct vals *x);
 /* The values Q selects into *OUT (released first), from BE. A sample is one variant and
@@ -182,6 +189,7 @@ void bisect_print_result(const struct bisect *b);
 /* The commands (bisect_cmds in bisect.c). */
 int bisect_do_status(int argc, char **argv);
 int bisect_do_log(int argc, char **argv);
+int bisect_do_list(int argc, char **argv);
 int bisect_do_run(int argc, char **argv);
 int bisect_do_step(int argc, char **argv);
 

@@ -71,6 +71,12 @@ static int bopt(int opt, const char *arg, void *ctx)
 		return 0;
 	case OPT_BASELINE:
 		return cli_parse_run_id(arg, NULL, &o->baseline);
+	case OPT_SESSION:
+		o->session = strtoll(arg, &end, 10);
+		if (*end || o->session < 1 || *arg < '1' || *arg > '9')
+			return cli_usage_error(NULL, "invalid session '%s' (a positive integer)",
+					       arg);
+		return 0;
 	case OPT_DIRECTION:
 		if (!strcmp(arg, "higher"))
 			o->dir = COMPARE_DIR_HIGHER;
@@ -91,6 +97,7 @@ static const struct {
 	unsigned int cmds;
 } bisect_options[] = {
 	{ { "plan", required_argument, NULL, OPT_PLAN }, BISECT_OPTS_START | BISECT_OPTS_RUN },
+	{ { "session", required_argument, NULL, OPT_SESSION }, BISECT_OPTS_SHOW },
 	{ { "metric", required_argument, NULL, OPT_METRIC }, BISECT_OPTS_START | BISECT_OPTS_RUN },
 	{ { "good", required_argument, NULL, OPT_GOOD }, BISECT_OPTS_START },
 	{ { "bad", required_argument, NULL, OPT_BAD }, BISECT_OPTS_START },

@@ -54,9 +54,18 @@ static json_t *db_session(struct session_be *be, int64_t id)
 	return ses;
 }
 
-static json_t *db_get(struct session_be *be)
+static json_t *db_get(struct session_be *be, int64_t id)
 {
-	return db_session(be, 0);
+	return db_session(be, id);
+}
+
+static json_t *db_list(struct session_be *be)
+{
+	json_t *list = store_bisect_list(be->st);
+
+	if (!list)
+		cli_error("%s", store_errmsg(be->st));
+	return list;
 }
 
 static json_t *db_start(struct session_be *be, const json_t *ses)
@@ -114,7 +123,7 @@ static json_t *db_values(struct session_be *be, const json_t *filter)
 }
 
 static const struct session_ops db_ops = {
-	.get = db_get, .start = db_start, .add_step = db_add_step, .finish = db_finish,
+	.get = db_get, .list = db_list, .start = db_start, .add_step = db_add_step, .finish = db_finish,
 	.reset = db_reset, .values = db_values,
 };
 
@@ -145,9 +154,18 @@ static json_t *coord_session(json_t *req)
 	return ses;
 }
 
-static json_t *coord_get(struct session_be *be)
+static json_t *coord_get(struct session_be *be, int64_t id)
 {
-	return coord_session(proto_msg_new("bisect_get"));
+	json_t *req = proto_msg_new("bisect_get");
+
+	if (req && id && json_object_set_new(req, "id", json_integer(id)))
+		req = drop(req);
+	return coord_session(req);
+}
+
+static json_t *coord_list(struct session_be *be)
+{
+	return bisect_coord_ask("bisect_list", 0, NULL, "bisect_sessions", "sessions");
 }
 
 static json_t *coord_start(struct session_be *be, const json_t *ses)
@@ -195,7 +213,7 @@ static json_t *coord_values(struct session_be *be, const json_t *filter)
 }
 
 static const struct session_ops coord_ops = {
-	.get = coord_get, .start = coord_start, .add_step = coord_add_step,
+	.get = coord_get, .list = coord_list, .start = coord_start, .add_step = coord_add_step,
 	.finish = coord_finish, .reset = coord_reset, .values = coord_values,
 };
 
@@ -390,13 +408,14 @@ out:
 
 /* Open the backend (READONLY for a database file) and load the session into *SES and
  * its replayed engine into *B. Returns 0 or an exit status after the error. */
-int bisect_load(struct session_be *be, json_t **ses, struct bisect **b, bool readonly)
+int bisect_load(struct session_be *be, int64_t id, json_t **ses, struct bisect **b,
+		bool readonly)
 {
 	int ret = bisect_be_open(be, readonly);
 
 	if (ret)
 		return ret;
-	*ses = be->ops->get(be);
+	*ses = be->ops->get(be, id);
 	if (!*ses)
 		return CLI_EXIT_FAIL;
 	*b = bisect_session_replay(*ses);

@@ -1,5 +1,6 @@
-/* bisect_show.c - `bpflab bisect status` and `bisect log`: a session as its engine
- * sees it after replaying the stored steps, and what each step could resolve.
+/* bisect_show.c - `bpflab bisect status`, `bisect log` and `bisect list`: a session as
+ * its engine sees it after replaying the stored steps, what each step could resolve,
+ * and every session with its result.
  */
 #include "cli.h"
 
@@ -63,10 +64,10 @@ int bisect_do_status(int argc, char **argv)
 	struct bisect *b = NULL;
 	struct bisect_action a;
 	json_t *ses = NULL;
-	int ret = bisect_parse(argc, argv, "bisect status", 0, &o);
+	int ret = bisect_parse(argc, argv, "bisect status", BISECT_OPTS_SHOW, &o);
 
 	if (!ret)
-		ret = bisect_load(&be, &ses, &b, true);
+		ret = bisect_load(&be, o.session, &ses, &b, true);
 	if (ret)
 		goto out;
 	bisect_next(b, &a);
@@ -100,10 +101,10 @@ int bisect_do_log(int argc, char **argv)
 	struct session_be be = { 0 };
 	struct bisect *b = NULL;
 	json_t *ses = NULL;
-	int ret = bisect_parse(argc, argv, "bisect log", 0, &o), i;
+	int ret = bisect_parse(argc, argv, "bisect log", BISECT_OPTS_SHOW, &o), i;
 
 	if (!ret)
-		ret = bisect_load(&be, &ses, &b, true);
+		ret = bisect_load(&be, o.session, &ses, &b, true);
 	if (ret)
 		goto out;
 	if (cli.json) {
@@ -143,4 +144,66 @@ int bisect_do_log(int argc, char **argv)
 out:
 	tt_table_release(&t);
 	return bisect_release(&o, &be, ses, b, ret);
+}
+
+/* The result cell of session row R of store_bisect_list into OUT. */
+static const char *list_result(const json_t *r, char *out, size_t len)
+{
+	const json_t *res = json_object_get(r, "result");
+
+	if (json_string_value(json_object_get(res, "first_bad")))
+		snprintf(out, len, "%s%s (%+.2f %%)", json_is_true(json_object_get(res,
+			 "ambiguous")) ? "one of .. " : "",
+			 json_string_value(json_object_get(res, "first_bad")),
+			 json_number_value(json_object_get(res, "delta_pct")));
+	else
+		snprintf(out, len, "%s", proto_get_str(res, "why", "-"));
+	return out;
+}
+
+int bisect_do_list(int argc, char **argv)
+{
+	static const char *const head[] = { ">id", "state", "plan", "metric", "good", "bad",
+					    ">kernels", ">steps", "result" };
+	struct bopts o = { 0 };
+	struct tt_table t = { 0 };
+	struct session_be be = { 0 };
+	json_t *list = NULL, *r;
+	size_t i;
+	int ret = bisect_parse(argc, argv, "bisect list", 0, &o);
+
+	if (!ret)
+		ret = bisect_be_open(&be, true);
+	if (ret)
+		goto out;
+	list = be.ops->list(&be);
+	if (!list) {
+		ret = CLI_EXIT_FAIL;
+		goto out;
+	}
+	if (cli.json) {
+		ret = cli_print_json(list);
+		goto out;
+	}
+	if (tt_table_init(&t, 9, head)) {
+		ret = cli_error("out of memory");
+		goto out;
+	}
+	json_array_foreach(list, i, r) {
+		char c[3][32], res[320];
+		const char *cells[9] = { c[0], proto_get_str(r, "state", "?"),
+					 proto_get_str(r, "plan", "?"), proto_get_str(r, "metric", "?"),
+					 proto_get_str(r, "good", "?"), proto_get_str(r, "bad", "?"),
+					 c[1], c[2], list_result(r, res, sizeof(res)) };
+
+		snprintf(c[0], 32, "%lld", proto_get_int(r, "id", 0));
+		snprintf(c[1], 32, "%lld", proto_get_int(r, "n_kernels", 0));
+		snprintf(c[2], 32, "%lld", proto_get_int(r, "n_steps", 0));
+		tt_table_add(&t, cells);
+	}
+	tt_table_print(&t, stdout);
+out:
+	tt_table_release(&t);
+	json_decref(list);
+	return bisect_release(&o, &be, NULL, NULL, ret);
 }

@@ -317,7 +317,7 @@ int bisect_do_step(int argc, char **argv)
 
 	ret = bisect_parse(argc, argv, "bisect step", BISECT_OPTS_STEP, &o);
 	if (!ret)
-		ret = bisect_load(&be, &ses, &b, false);
+		ret = bisect_load(&be, 0, &ses, &b, false);
 	if (ret)
 		goto out;
 	if (strcmp(proto_get_str(ses, "state", ""), "active")) {

@@ -10,7 +10,8 @@
 #include "report/report.h"
 #include "result_analysis.h"
 
-enum { OPT_CSV = CLI_OPT_FIRST_LOCAL, OPT_FORM, OPT_METRIC, OPT_SUBJECT, OPT_ALL_ROWS };
+enum { OPT_CSV = CLI_OPT_FIRST_LOCAL, OPT_FORM, OPT_METRIC, OPT_SUBJECT, OPT_ALL_ROWS,
+       OPT_TRIALS };
 
 struct show_opts {
 	bool csv;
@@ -18,6 +19,7 @@ struct show_opts {
 	const char *metric;
 	const char *subject;
 	bool all_rows;		/* the tables' zero rate rows too */
+	bool trials;		/* a search's trials instead (report_print_trials) */
 };
 
 static int show_opt(int opt, const char *arg, void *ctx)
@@ -45,8 +47,30 @@ static int show_opt(int opt, const char *arg, void *ctx)
 	case OPT_ALL_ROWS:
 		o->all_rows = true;
 		return 0;
+	case OPT_TRIALS:
+		o->trials = true;
+		return 0;
 	}
 	return CLI_EXIT_USAGE;
+}
+
+/* `result show --trials`: RESULT's trials (taken) as a table, or with --json as
+ * {"run", "trials"}. */
+static int show_trials(json_t *result, long long id)
+{
+	json_t *obj;
+	int ret = 0, err;
+
+	if (cli.json) {
+		obj = json_pack("{s:I, s:O}", "run", (json_int_t)id, "trials",
+				json_object_get(result, "trials") ?: json_array());
+		ret = obj ? cli_print_json(obj) : cli_error("out of memory");
+		json_decref(obj);
+	} else if ((err = report_print_trials(result, stdout))) {
+		ret = cli_error("cannot write the trials: %s", strerror(-err));
+	}
+	json_decref(result);
+	return ret;
 }
 
 static int do_show(int argc, char **argv)
@@ -57,6 +81,7 @@ static int do_show(int argc, char **argv)
 		{ "metric", required_argument, NULL, OPT_METRIC },
 		{ "subject", required_argument, NULL, OPT_SUBJECT },
 		{ "all-rows", no_argument, NULL, OPT_ALL_ROWS },
+		{ "trials", no_argument, NULL, OPT_TRIALS },
 		{ NULL, 0, NULL, 0 },
 	};
 	json_t *result = NULL, *report = NULL, *form = NULL, *noise = NULL;
@@ -80,12 +105,16 @@ static int do_show(int argc, char **argv)
 		return cli_usage_error("result show", "--csv and --form exclude each other");
 	if (!o.form && (o.metric || o.subject))
 		return cli_usage_error("result show", "--metric and --subject go with --form");
+	if (o.trials && (csv || o.form || o.all_rows))
+		return cli_usage_error("result show", "--trials goes with no other option but --json");
 	ret = cli_parse_run_id(argv[first], "result show", &id);
 	if (ret)
 		return ret;
 	ret = cli_query("result_show", id, &result);
 	if (ret)
 		return ret;
+	if (o.trials)
+		return show_trials(result, id);
 	if (!csv && !o.form) {
 		/* the hosts' noise floors, printed beside the spreads (report_build) */
 		ret = cli_noise_rows(&noise);
@@ -139,7 +168,8 @@ out:
 
 static const struct cli_cmd result_cmds[] = {
 	{ "show", do_show,
-	  "RUN [--csv | --form FORM [--metric METRIC] [--subject SUBJECT]] [--all-rows]",
+	  "RUN [--csv | --form FORM [--metric METRIC] [--subject SUBJECT] | --trials]"
+	  " [--all-rows]",
 	  "Print the results of run RUN as tables: per host and matrix point, one table\n"
 	  "per metric, a row per variant and subject (port or program), a column per\n"
 	  "repetition and mean ± spread (spread = half the range); for prog.ns_per_run\n"
@@ -153,6 +183,9 @@ static const struct cli_cmd result_cmds[] = {
 	  "(a port that receives nothing by design) is left out and named under the\n"
 	  "table, unless its variant has no other row; so are the agent's records\n"
 	  "(cpu.others, rx.cpu, medians, warm-up rounds), counted under the tables.\n"
+	  "A run with a search (plan 'search') ends with its NDR/PDR table: per job and\n"
+	  "goal the lower bound, conditional throughput, upper bound, trials and trial\n"
+	  "time, ^ where generator-bound.\n"
 	  "\n"
 	  "  --all-rows          the zero rows and the records too (--json, --csv and the\n"
 	  "                      other forms always have every row)\n"
@@ -165,7 +198,9 @@ static const struct cli_cmd result_cmds[] = {
 	  "                      cpumap: rx on source CPU | dropped | rx on destination CPU\n"
 	  "  --metric METRIC     the metric of the form (default counter.pps, else\n"
 	  "                      port.rx_pps)\n"
-	  "  --subject SUBJECT   grid: the subject (default: the metric's only one)\n" },
+	  "  --subject SUBJECT   grid: the subject (default: the metric's only one)\n"
+	  "  --trials            a search's trials in order instead: seq, duration, load,\n"
+	  "                      offered, forwarded, loss ratio, valid (or why not)\n" },
 	{ "compare", cli_result_compare, CLI_RESULT_COMPARE_ARGS, CLI_RESULT_COMPARE_HELP },
 	{ "history", cli_result_history, CLI_RESULT_HISTORY_ARGS, CLI_RESULT_HISTORY_HELP },
 	{ "export", cli_result_export, CLI_RESULT_EXPORT_ARGS, CLI_RESULT_EXPORT_HELP },

@@ -470,11 +470,10 @@ out:
 int cli_result_export(int argc, char **argv)
 {
 	struct an_opts o = { .cmd = "result export" };
-	json_t *filter = NULL, *rows = NULL, *sel = NULL, *clean = NULL, *out = NULL;
-	json_t *flagged = NULL, *r;
-	char db_id[STORE_DB_ID_LEN], msg[1024], job[32];
+	json_t *filter = NULL, *rows = NULL, *out = NULL;
+	char db_id[STORE_DB_ID_LEN], msg[1024];
+	size_t n_flagged;
 	long long run;
-	size_t i;
 	int first, ret;
 
 	ret = cli_parse_opts(argc, argv, o.cmd, "", export_longopts, an_opt, &o, &first);
@@ -489,76 +488,30 @@ int cli_result_export(int argc, char **argv)
 	ret = cli_parse_run_id(argv[first], o.cmd, &run);
 	if (ret)
 		return ret;
-	/* all of the run's rows: --host and --kernel are checked against what it has */
 	filter = json_pack("{s:[I]}", "runs", (json_int_t)run);
 	if (!filter)
 		return cli_error("out of memory");
 	ret = fetch_values_id(filter, &rows, db_id);
 	if (ret)
 		goto out;
-	if (json_array_size(rows) && (o.host || o.kernel)) {
-		sel = export_select(rows, o.host, o.kernel, msg, sizeof(msg));
-		if (!sel) {
-			ret = cli_error("run %lld: %s", run, msg);
-			goto out;
-		}
-	} else {
-		sel = json_incref(rows);
-	}
-	clean = json_array();
-	flagged = json_object();
-	if (!clean || !flagged) {
-		ret = cli_error("out of memory");
-		goto out;
-	}
-	json_array_foreach(sel, i, r) {
-		if (analysis_is_record(json_string_value(json_object_get(r, "metric")) ?: ""))
-			continue;
-		if (o.include_flagged || !analysis_row_flags(r)) {
-			json_array_append(clean, r);
-			continue;
-		}
-		/* left out: counted per job (a result), as compare counts them */
-		snprintf(job, sizeof(job), "%lld",
-			 (long long)json_integer_value(json_object_get(r, "job")));
-		json_object_set_new(flagged, job, json_true());
-	}
-	if (!json_array_size(clean)) {
-		ret = cli_error("run %lld has no %sresults to export%s", run,
-				json_object_size(flagged) ? "unflagged " : "",
-				json_object_size(flagged) ? " (--include-flagged to export the "
-				"flagged ones)" : "");
-		goto out;
-	}
-	if (o.build_id && export_n_builds(clean) > 1) {
-		ret = cli_error("--build-id names one build, but run %lld has results of %zu "
-				"kernel builds: choose one with --kernel", run,
-				export_n_builds(clean));
-		goto out;
-	}
-	/* the formats have no room for it: say so on stderr, JSON or not */
-	if (json_object_size(flagged))
-		fprintf(stderr, "bpflab: result export: left out %zu flagged result%s of run %lld "
-			"(--include-flagged to include them)\n", json_object_size(flagged),
-			json_object_size(flagged) == 1 ? "" : "s", run);
 	if (!strcmp(o.format, "kcidb") && !*db_id) {
 		ret = cli_error("the coordinator at '%s' gave no database id (it is older than "
 				"this bpflab)", cli.coordinator);
 		goto out;
 	}
-	if (!strcmp(o.format, "kcidb"))
-		out = export_kcidb(clean, &(struct export_kcidb_opts){
-			.sz = sizeof(struct export_kcidb_opts), .origin = o.origin,
-			.db_id = db_id, .build_id = o.build_id });
-	else
-		out = export_bmf(clean);
-	ret = out ? cli_print_json(out) : cli_error("cannot export run %lld: %s", run,
-						    strerror(errno));
+	/* one code path with the dashboard's download (lib/report/export_run.c) */
+	out = export_run(rows, run, &(struct export_run_opts){
+		.sz = sizeof(struct export_run_opts), .format = o.format, .host = o.host,
+		.kernel = o.kernel, .include_flagged = o.include_flagged, .origin = o.origin,
+		.db_id = db_id, .build_id = o.build_id }, &n_flagged, msg, sizeof(msg));
+	/* the formats have no room for it: say so on stderr, JSON or not */
+	if (out && n_flagged)
+		fprintf(stderr, "bpflab: result export: left out %zu flagged result%s of run %lld "
+			"(--include-flagged to include them)\n", n_flagged,
+			n_flagged == 1 ? "" : "s", run);
+	ret = out ? cli_print_json(out) : cli_error("%s", msg);
 out:
 	json_decref(out);
-	json_decref(flagged);
-	json_decref(clean);
-	json_decref(sel);
 	json_decref(rows);
 	json_decref(filter);
 	return ret;

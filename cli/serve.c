@@ -45,8 +45,9 @@ static void serve_usage(FILE *out)
 		"\n"
 		"  --http ADDR:PORT      where to listen (default: " WEB_DEFAULT_ADDR "; port 0:\n"
 		"                        any free one)\n"
-		"  --http-token FILE     every request must carry 'Authorization: Bearer TOKEN',\n"
-		"                        TOKEN the first line of FILE (16 bytes or more)\n"
+		"  --http-token FILE     every request must carry 'Authorization: Bearer TOKEN'\n"
+		"                        or the cookie a browser gets for ?token=TOKEN, TOKEN\n"
+		"                        the first line of FILE (16 bytes or more)\n"
 		"  --http-public         allow an address outside loopback without a token\n"
 		"\n%s", cli_options_grammar);
 }

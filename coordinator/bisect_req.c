@@ -38,6 +38,21 @@ json_t *coord_bisect_get(struct coord *c, const json_t *msg)
 	return session_reply(c, "bisect_get", proto_get_int(msg, "id", 0));
 }
 
+json_t *coord_bisect_list(struct coord *c, const json_t *msg)
+{
+	json_t *list = store_bisect_list(c->store), *r;
+
+	(void)msg;
+	if (!list)
+		return proto_error_new("bisect_list", "%s", store_errmsg(c->store));
+	r = proto_msg_new("bisect_sessions");
+	if (!r || json_object_set_new(r, "sessions", list)) {
+		json_decref(r);
+		return NULL;
+	}
+	return r;
+}
+
 json_t *coord_bisect_start(struct coord *c, const json_t *msg)
 {
 	const json_t *ses = json_object_get(msg, "session");

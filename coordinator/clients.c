@@ -215,6 +215,7 @@ static const struct {
 	{ "link_discover", NULL },	/* answered later: coord_link_discover */
 	{ "host_boot", coord_host_boot },
 	{ "bisect_get", coord_bisect_get },
+	{ "bisect_list", coord_bisect_list },
 	{ "bisect_start", coord_bisect_start },
 	{ "bisect_add_step", coord_bisect_add_step },
 	{ "bisect_finish", coord_bisect_finish },

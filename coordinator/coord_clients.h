@@ -25,9 +25,11 @@ json_t *coord_submit(struct coord *c, const json_t *msg);
 json_t *coord_query(struct coord *c, const json_t *msg);
 json_t *coord_import(struct coord *c, const json_t *msg);
 /* Bisect sessions (coordinator/bisect_req.c, lib/store/store_bisect.c): bisect_get,
+ * bisect_list (reply `bisect_sessions`),
  * bisect_start, bisect_add_step, bisect_finish, bisect_reset. Return the reply (`bisect`
  * with the session, or `error`), or NULL when out of memory. */
 json_t *coord_bisect_get(struct coord *c, const json_t *msg);
+json_t *coord_bisect_list(struct coord *c, const json_t *msg);
 json_t *coord_bisect_start(struct coord *c, const json_t *msg);
 json_t *coord_bisect_add_step(struct coord *c, const json_t *msg);
 json_t *coord_bisect_finish(struct coord *c, const json_t *msg);

@@ -6,6 +6,8 @@
 #   sh scripts/deps.sh          the base set (build, unit and integration tests)
 #   sh scripts/deps.sh guests   also what QEMU guests with Debian kernels need
 #                               (lab/kernels, `lab/lab up --kernels`, test_guests.sh)
+#   sh scripts/deps.sh browser  also headless chromium driven by selenium, for the
+#                               dashboard's browser test (test_dashboard.sh; `make check`)
 set -eu
 
 # guests: QEMU (TCG), virtiofsd (in qemu-system-common), a static busybox for the
@@ -17,6 +19,10 @@ set -eu
 GUEST_PKGS="qemu-system-x86 qemu-system-common busybox-static kmod cpio xz-utils zstd lz4
 binutils kexec-tools"
 
+# browser: Debian's chromium, its WebDriver and Python's selenium bindings (for Debian's
+# /usr/bin/python3); nothing from another registry.
+BROWSER_PKGS="chromium chromium-driver python3-selenium"
+
 PKGS="make gcc clang llvm pkg-config bpftool libbpf-dev libelf-dev zlib1g-dev
 libzmq3-dev libyaml-dev libsqlite3-dev libcmocka-dev libjansson-dev libmicrohttpd-dev
 iproute2 ethtool sqlite3 gnuplot-nox librsvg2-bin libxml2-utils libclang-rt-14-dev procps psmisc python3
@@ -24,7 +30,8 @@ kexec-tools"
 for group in "$@"; do
 	case "$group" in
 	guests) PKGS="$PKGS $GUEST_PKGS" ;;
-	*) echo "deps: unknown group '$group' (known: guests)" >&2; exit 2 ;;
+	browser) PKGS="$PKGS $BROWSER_PKGS" ;;
+	*) echo "deps: unknown group '$group' (known: guests, browser)" >&2; exit 2 ;;
 	esac
 done
 

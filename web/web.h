@@ -5,10 +5,10 @@
  *
  * Parts: web.c (the server: bind, token, methods, dispatch; MHD's own thread), web_api.c
  * (the JSON answers, from the store's query functions that `bpflab --db` uses),
- * web_page.c (the HTML pages from the same objects), web_chart.c (the history's SVG),
- * web_util.c (pure helpers: address, token, route and parameter parsing, HTML
- * escaping; unit-tested). Calls go one way: web -> web_page -> web_api and web_chart
- * -> web_util.
+ * web_page.c (the HTML pages from the same objects), web_bisect.c (the bisect pages),
+ * web_chart.c (the history's SVG), web_util.c (pure helpers: address, token, route and
+ * parameter parsing, HTML escaping; unit-tested). Calls go one way: web -> web_bisect
+ * -> web_page -> web_api and web_chart -> web_util.
  */
 #ifndef BPFLAB_WEB_H
 #define BPFLAB_WEB_H
@@ -64,11 +64,14 @@ int web_read_token(const char *file, char *out, char *err, size_t err_len);
 /* True when the Authorization header value HEADER (may be NULL) is "Bearer TOKEN"; the
  * time taken does not depend on where they differ. */
 bool web_auth_ok(const char *header, const char *token);
+/* True when GIVEN (may be NULL) equals SECRET, in a time that does not depend on where
+ * they differ. */
+bool web_secret_equal(const char *given, const char *secret);
 
 /* What a path names. */
 enum web_route {
 	WEB_NOT_FOUND,
-	WEB_BAD_ID,		/* /api/runs/X or /runs/X with X not a run id */
+	WEB_BAD_ID,		/* /api/runs/X, /runs/X, /bisect/X...: X not an id */
 	WEB_API_RUNS,
 	WEB_API_RUN,
 	WEB_API_HOSTS,
@@ -76,15 +79,19 @@ enum web_route {
 	WEB_API_COMPARE,
 	WEB_API_BISECT,
 	WEB_API_BISECT_LOG,
+	WEB_API_BISECTS,	/* /api/bisect/sessions */
+	WEB_API_BISECT_ID,	/* /api/bisect/ID */
+	WEB_API_BISECT_ID_LOG,	/* /api/bisect/ID/log */
 	WEB_PAGE_RUNS,		/* also "/"; the pages from here on */
 	WEB_PAGE_RUN,
 	WEB_PAGE_HISTORY,
 	WEB_PAGE_COMPARE,
 	WEB_PAGE_HOSTS,
 	WEB_PAGE_BISECT,
+	WEB_PAGE_BISECT_ID,	/* /bisect/ID */
 };
 /* The route of PATH (no query string); *ID gets the run id of WEB_API_RUN and
- * WEB_PAGE_RUN. */
+ * WEB_PAGE_RUN, the session id of WEB_*_BISECT_ID*. */
 enum web_route web_route(const char *path, int64_t *id);
 
 /* A query parameter as the request carried it. */
@@ -108,6 +115,8 @@ void web_buf_add(struct web_buf *b, const char *s, size_t n);
 void web_buf_str(struct web_buf *b, const char *s);
 void web_buf_printf(struct web_buf *b, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/* S percent-encoded for a URL: all but unreserved bytes and those in KEEP. */
+void web_buf_url(struct web_buf *b, const char *s, const char *keep);
 /* S (may be NULL: nothing) with & < > " ' as entities. */
 void web_buf_html(struct web_buf *b, const char *s);
 void web_buf_release(struct web_buf *b);
@@ -120,11 +129,17 @@ struct web_reply {
 	const char *type;
 	char *body;
 	size_t len;
+	char filename[64];		/* not "": a download (Content-Disposition) */
+	unsigned retry_after;		/* not 0: Retry-After in seconds (503 busy) */
 };
+/* How long a busy answer tells the client to wait: the store's busy timeout. */
+#define WEB_RETRY_AFTER_S 5
 /* REPLY becomes {"error": MESSAGE} with STATUS. */
 void web_reply_error(struct web_reply *reply, unsigned status, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 void web_reply_release(struct web_reply *reply);
+/* REPLY becomes 503 "the database is busy..." with Retry-After WEB_RETRY_AFTER_S. */
+void web_reply_busy(struct web_reply *reply);
 
 struct store;
 /* Open DB read-only for one request; on failure NULL with REPLY the error (503 when the
@@ -138,6 +153,11 @@ json_t *web_hosts(struct store *store, struct web_reply *reply);
  * (the result with the hosts' noise floors, report_build) in *REPORT if not NULL. */
 json_t *web_result(struct store *store, int64_t id, json_t **report,
 			  struct web_reply *reply);
+/* The export of run ID in FORMAT ("kcidb" or "bmf") as `result export ID --format F`
+ * prints it (export_run; flagged results left out); NULL with REPLY the error (404 no
+ * results, 503, 500). */
+json_t *web_export(struct store *store, int64_t id, const char *format,
+		   struct web_reply *reply);
 /* The report of `result history -j` (`result compare -j`) for the query parameters
  * PARAMS, named as the command's options (plan, metric, variant, subject, window, host,
  * by; compare also a, b, baseline, candidate); NULL with REPLY the error (400 naming
@@ -147,10 +167,14 @@ json_t *web_history(struct store *store, const struct web_param *params, size_t 
 json_t *web_compare(struct store *store, const struct web_param *params, size_t n,
 		    struct web_reply *reply);
 struct bisect;
-/* The active bisect session, else the latest, as `bisect status -j` prints it, and its
- * replayed engine in *ENGINE if not NULL (bisect_destroy); NULL with REPLY the error
- * (404 "no bisect session", 500 a session that cannot be replayed, 503). */
-json_t *web_bisect(struct store *store, struct bisect **engine, struct web_reply *reply);
+/* Bisect session ID (0: the active one, else the latest) as `bisect status --session ID
+ * -j` prints it, and its replayed engine in *ENGINE if not NULL (bisect_destroy); NULL
+ * with REPLY the error (404 "no bisect session", 500 a session that cannot be
+ * replayed, 503). */
+json_t *web_bisect(struct store *store, int64_t id, struct bisect **engine,
+		   struct web_reply *reply);
+/* Every bisect session as `bisect list -j` prints it; NULL with REPLY the error. */
+json_t *web_bisect_list(struct store *store, struct web_reply *reply);
 /* Answer the JSON routes (WEB_API_*) with PARAMS into REPLY. */
 void web_api(const char *db, enum web_route route, int64_t id,
 	     const struct web_param *params, size_t n, struct web_reply *reply);
@@ -173,5 +197,16 @@ void web_page(const char *db, enum web_route route, int64_t id,
 extern const char web_live_script[];
 /* An error page with STATUS and MESSAGE. */
 void web_page_error(struct web_reply *reply, unsigned status, const char *message);
+/* For the other pages (web_bisect.c): the head of a page titled TITLE into B; REPLY
+ * the page in B (taken; a 500 when B ran out of memory); a cell of O's string KEY. */
+void web_page_head(struct web_buf *b, const char *title);
+void web_page_done(struct web_reply *reply, struct web_buf *b);
+void web_td(struct web_buf *b, const json_t *o, const char *key);
+
+/* --- web_bisect.c: the bisect pages --- */
+
+/* Answer WEB_PAGE_BISECT and WEB_PAGE_BISECT_ID (session ID) into REPLY. */
+void web_page_bisect(const char *db, enum web_route route, int64_t id,
+		     const struct web_param *params, size_t n, struct web_reply *reply);
 
 #endif

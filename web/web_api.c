@@ -3,7 +3,8 @@
  * cli/noise.c, cli/result.c): run list, result show (the report with the hosts' noise
  * floors) or its CSV, host list (with kernel switches and noise floors), result history
  * and result compare (cli/result_analysis.c: the same filter, analysis and report
- * functions, the query parameters for its options), bisect status and log
+ * functions, the query parameters for its options), result export (export_run),
+ * bisect status and log
  * (lib/analysis/bisect_session.c over store_bisect_get). Also the
  * objects the pages (web_page.c) render. Runs on MHD's thread, one store per request.
  */
@@ -18,6 +19,7 @@
 #include "analysis/analysis.h"
 #include "analysis/bisect_session.h"
 #include "analysis/noise.h"
+#include "report/export.h"
 #include "report/report.h"
 #include "report/report_compare.h"
 #include "store/store.h"
@@ -36,6 +38,8 @@ void web_reply_error(struct web_reply *reply, unsigned status, const char *fmt, 
 	web_reply_release(reply);
 	reply->status = status;
 	reply->type = "application/json";
+	reply->filename[0] = '\0';	/* an error is never a download */
+	reply->retry_after = 0;
 	e = json_pack("{s:s}", "error", msg);
 	s = e ? json_dumps(e, JSON_COMPACT) : NULL;
 	json_decref(e);
@@ -81,11 +85,18 @@ static void reply_json(struct web_reply *reply, const json_t *obj)
 	reply->len = n + 1;
 }
 
+void web_reply_busy(struct web_reply *reply)
+{
+	web_reply_error(reply, 503, "the database is busy: a writer has held its lock for more "
+			"than %d s; try again", WEB_RETRY_AFTER_S);
+	reply->retry_after = WEB_RETRY_AFTER_S;
+}
+
 /* REPLY the error of a failed store call (errno set, message in STORE). */
 static void reply_store_error(struct store *store, struct web_reply *reply)
 {
 	if (errno == EBUSY)
-		web_reply_error(reply, 503, "the database is busy; try again");
+		web_reply_busy(reply);
 	else if (errno == ENOMEM)
 		web_reply_error(reply, 500, "out of memory");
 	else
@@ -100,7 +111,7 @@ struct store *web_store_open(const char *db, struct web_reply *reply)
 	if (store)
 		return store;
 	if (errno == EBUSY)
-		web_reply_error(reply, 503, "the database is busy; try again");
+		web_reply_busy(reply);
 	else
 		web_reply_error(reply, 500, "cannot open database '%s': %s", db,
 				*err ? err : strerror(errno));
@@ -178,9 +189,9 @@ json_t *web_result(struct store *store, int64_t id, json_t **report, struct web_
  * `result compare` of the same name (docs/dashboard.md). Index = enum below. */
 static const char *const an_params[] = {
 	"plan", "metric", "variant", "subject", "window=rate|cost", "host", "by",
-	"a", "b", "baseline", "candidate", NULL,
+	"include_flagged=1", "a", "b", "baseline", "candidate", NULL,
 };
-enum { P_PLAN, P_METRIC, P_VARIANT, P_SUBJECT, P_WINDOW, P_HOST, P_BY, P_A, P_B,
+enum { P_PLAN, P_METRIC, P_VARIANT, P_SUBJECT, P_WINDOW, P_HOST, P_BY, P_FLAGGED, P_A, P_B,
        P_BASELINE, P_CANDIDATE, P_N };
 /* the filter keys of the first P_BY + 1 parameters (make_filter in cli/result_analysis.c) */
 static const char *const an_keys[] = {
@@ -230,6 +241,24 @@ out:
 	return rows;
 }
 
+/* MSG, an analysis error, as the API says it: the CLI's "--include-flagged" is the
+ * parameter include_flagged=1 here (and the box of the pages' form). */
+static const char *flagged_hint(char *msg, size_t len)
+{
+	static const char opt[] = "--include-flagged", param[] = "include_flagged=1";
+	char *at = strstr(msg, opt);
+	size_t tail;
+
+	if (!at)
+		return msg;
+	tail = strlen(at + sizeof(opt) - 1);
+	if ((size_t)(at - msg) + sizeof(param) + tail > len)
+		return msg;
+	memmove(at + sizeof(param) - 1, at + sizeof(opt) - 1, tail + 1);
+	memcpy(at, param, sizeof(param) - 1);
+	return msg;
+}
+
 /* REPORT with what each row's n can resolve (ADD, as the CLI does before printing), or
  * NULL with REPLY the error (REPORT freed). */
 static json_t *with_min_detectable(json_t *report, int (*add)(json_t *),
@@ -249,7 +278,7 @@ json_t *web_history(struct store *store, const struct web_param *params, size_t 
 	json_t *rows, *report;
 	char msg[1024];
 
-	if (an_check(params, n, P_BY + 1, v, reply))
+	if (an_check(params, n, P_FLAGGED + 1, v, reply))
 		return NULL;
 	if (!v[P_PLAN] || !v[P_METRIC]) {
 		web_reply_error(reply, 400, "parameter '%s' is needed (plan and metric)",
@@ -269,14 +298,14 @@ json_t *web_history(struct store *store, const struct web_param *params, size_t 
 	if (!rows)
 		return NULL;
 	{
-		ANALYSIS_OPTS(aopts, .include_flagged = false);
+		ANALYSIS_OPTS(aopts, .include_flagged = v[P_FLAGGED] != NULL);
 
 		report = analysis_history(rows, v[P_BY], &aopts, msg, sizeof(msg));
 	}
 	json_decref(rows);
 	if (!report) {
 		web_reply_error(reply, errno == ENOENT ? 404 : 500, "plan '%s', metric '%s': %s",
-				v[P_PLAN], v[P_METRIC], msg);
+				v[P_PLAN], v[P_METRIC], flagged_hint(msg, sizeof(msg)));
 		return NULL;
 	}
 	return with_min_detectable(report, report_history_add_min_detectable, reply);
@@ -351,26 +380,38 @@ json_t *web_compare(struct store *store, const struct web_param *params, size_t 
 	if (!rows)
 		return NULL;
 	{
-		ANALYSIS_OPTS(aopts, .include_flagged = false);
+		ANALYSIS_OPTS(aopts, .include_flagged = v[P_FLAGGED] != NULL);
 
 		report = analysis_compare(rows, by, baseline, candidate, &aopts, msg, sizeof(msg));
 	}
 	json_decref(rows);
 	if (!report) {
 		web_reply_error(reply, errno == ENOENT ? 404 : errno == ENOMEM ? 500 : 400, "%s",
-				msg);
+				flagged_hint(msg, sizeof(msg)));
 		return NULL;
 	}
 	return with_min_detectable(report, report_compare_add_min_detectable, reply);
 }
 
-json_t *web_bisect(struct store *store, struct bisect **engine, struct web_reply *reply)
+json_t *web_bisect_list(struct store *store, struct web_reply *reply)
 {
-	json_t *ses = store_bisect_get(store, 0);
+	json_t *list = store_bisect_list(store);
+
+	if (!list)
+		reply_store_error(store, reply);
+	return list;
+}
+
+json_t *web_bisect(struct store *store, int64_t id, struct bisect **engine,
+		   struct web_reply *reply)
+{
+	json_t *ses = store_bisect_get(store, id);
 	struct bisect *b;
 
 	if (!ses) {
-		if (errno == ENOENT)
+		if (errno == ENOENT && id)
+			web_reply_error(reply, 404, "no bisect session %lld", (long long)id);
+		else if (errno == ENOENT)
 			web_reply_error(reply, 404, "no bisect session");
 		else
 			reply_store_error(store, reply);
@@ -390,6 +431,37 @@ json_t *web_bisect(struct store *store, struct bisect **engine, struct web_reply
 	else
 		bisect_destroy(&b);
 	return ses;
+}
+
+json_t *web_export(struct store *store, int64_t id, const char *format,
+		   struct web_reply *reply)
+{
+	json_t *filter = json_pack("{s:[I]}", "runs", (json_int_t)id), *rows, *out;
+	char db_id[STORE_DB_ID_LEN], msg[1024];
+	size_t n_flagged;
+	int err;
+
+	if (!filter) {
+		web_reply_error(reply, 500, "out of memory");
+		return NULL;
+	}
+	rows = store_query_values(store, filter);
+	json_decref(filter);
+	err = rows ? store_db_id(store, db_id) : -errno;
+	if (err) {
+		errno = -err;
+		reply_store_error(store, reply);
+		json_decref(rows);
+		return NULL;
+	}
+	/* as `bpflab --db FILE result export ID --format F` (lib/report/export_run.c) */
+	out = export_run(rows, id, &(struct export_run_opts){
+		.sz = sizeof(struct export_run_opts), .format = format, .db_id = db_id },
+		&n_flagged, msg, sizeof(msg));
+	json_decref(rows);
+	if (!out)
+		web_reply_error(reply, errno == ENOENT ? 404 : 500, "%s", msg);
+	return out;
 }
 
 /* REPLY the samples of RESULT as `result show --csv` prints them. */
@@ -418,7 +490,7 @@ void web_api(const char *db, enum web_route route, int64_t id,
 	     const struct web_param *params, size_t n, struct web_reply *reply)
 {
 	static const char *const none[] = { NULL };
-	static const char *const run_params[] = { "format=json|csv", NULL };
+	static const char *const run_params[] = { "format=json|csv|kcidb|bmf", NULL };
 	const char *values[2];
 	json_t *obj = NULL, *report = NULL;
 	struct store *store;
@@ -446,10 +518,16 @@ void web_api(const char *db, enum web_route route, int64_t id,
 	case WEB_API_COMPARE:
 		obj = web_compare(store, params, n, reply);
 		break;
+	case WEB_API_BISECTS:
+		obj = web_bisect_list(store, reply);
+		break;
 	case WEB_API_BISECT:
 	case WEB_API_BISECT_LOG:
-		obj = web_bisect(store, NULL, reply);
-		if (obj && route == WEB_API_BISECT_LOG) {
+	case WEB_API_BISECT_ID:
+	case WEB_API_BISECT_ID_LOG:
+		obj = web_bisect(store, route == WEB_API_BISECT_ID || route == WEB_API_BISECT_ID_LOG ?
+				 id : 0, NULL, reply);
+		if (obj && (route == WEB_API_BISECT_LOG || route == WEB_API_BISECT_ID_LOG)) {
 			json_t *steps = json_incref(json_object_get(obj, "steps"));
 
 			json_decref(obj);
@@ -457,11 +535,15 @@ void web_api(const char *db, enum web_route route, int64_t id,
 		}
 		break;
 	case WEB_API_RUN:
+		if (values[0] && (!strcmp(values[0], "kcidb") || !strcmp(values[0], "bmf"))) {
+			obj = web_export(store, id, values[0], reply);
+			break;
+		}
 		if (values[0] && !strcmp(values[0], "csv")) {
 			obj = web_result(store, id, NULL, reply);
 			if (obj)
 				reply_csv(reply, obj);
-			goto out;
+			goto download;
 		}
 		obj = web_result(store, id, &report, reply);
 		if (obj) {
@@ -475,6 +557,12 @@ void web_api(const char *db, enum web_route route, int64_t id,
 	}
 	if (obj)
 		reply_json(reply, obj);
+download:
+	/* ?format=: a download, named after the run and the format */
+	if (route == WEB_API_RUN && values[0] && reply->status == 200)
+		snprintf(reply->filename, sizeof(reply->filename),
+			 strcmp(values[0], "json") && strcmp(values[0], "csv") ? "run-%lld.%s.json" :
+			 "run-%lld.%s", (long long)id, values[0]);
 out:
 	json_decref(obj);
 	store_close(&store);

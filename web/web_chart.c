@@ -8,6 +8,7 @@
 #include "web.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #define W 760.0
@@ -46,6 +47,19 @@ static double bar(const json_t *p)
 	return isfinite(e) ? e : 0;
 }
 
+/* O's number K as FMT into BUF, "-" when absent (a stddev of one value): a hover title
+ * never says "nan". */
+static const char *num_text(const json_t *o, const char *k, const char *fmt, char *buf,
+			    size_t len)
+{
+	double v = num(o, k);
+
+	if (!isfinite(v))
+		return "-";
+	snprintf(buf, len, fmt, v);
+	return buf;
+}
+
 /* The index of GROUP in GROUPS (the report's {"group": NAME, ...}), or -1. */
 static long group_index(const json_t *groups, const char *group)
 {
@@ -64,6 +78,7 @@ void web_chart_history(struct web_buf *b, const json_t *report)
 	const json_t *series = json_object_get(report, "series"), *s, *p, *c;
 	size_t n_groups = json_array_size(groups), i, j;
 	double top = 0, step, x, y, mag;
+	char t1[32], t2[32], t3[32];
 
 	json_array_foreach(series, i, s) {
 		if (i == MAX_SERIES)
@@ -144,10 +159,12 @@ void web_chart_history(struct web_buf *b, const json_t *report)
 				       "fill=\"%s\"><title>", x, Y(m - e > 0 ? m - e : 0), Y(m + e),
 				       color, x, y, color);
 			web_buf_html(b, str(p, "group"));
-			web_buf_printf(b, ": n %lld, mean %.6g ± %.3g, spread %.3g, delta %.2f %%"
+			web_buf_printf(b, ": n %lld, mean %.6g ± %s, spread %s, delta %s %%"
 				       "</title></circle>\n",
 				       (long long)json_integer_value(json_object_get(p, "n")), m,
-				       num(p, "stddev"), num(p, "spread"), num(p, "delta_pct"));
+				       num_text(p, "stddev", "%.3g", t1, sizeof(t1)),
+				       num_text(p, "spread", "%.3g", t2, sizeof(t2)),
+				       num_text(p, "delta_pct", "%.2f", t3, sizeof(t3)));
 		}
 		web_buf_printf(b, "<rect x=\"%.1f\" y=\"%.1f\" width=\"10\" height=\"10\" "
 			       "fill=\"%s\"/><text x=\"%.1f\" y=\"%.1f\">", LEFT, H + 20.0 *

@@ -3,8 +3,8 @@
  * environment of each host, the verdicts with their details, downloads), /history (a
  * form, the chart of web_chart.c and the text of `result history`) and /compare (a form
  * and the table of `result compare`), /hosts (the objects of `host list`: state,
- * kernel, ports, job, kernel switch, noise floors, inventory), /bisect (the session of
- * `bisect status`, its steps as `bisect log`, the result). The objects
+ * kernel, ports, job, kernel switch, noise floors, inventory); /bisect is web_bisect.c's,
+ * on the helpers exported here (web_page_head, web_page_done, web_td). The objects
  * come from web_api.c, so a page shows what /api/ serves; every text from the database
  * is HTML-escaped. No external resources: one inline style sheet.
  */
@@ -15,8 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/bisect.h"
-#include "analysis/compare.h"
 #include "analysis/noise.h"
 #include "base/util.h"
 #include "report/report.h"
@@ -31,17 +29,22 @@ static const char style[] =
 	".state-running{color:#06c}.state-failed,.state-cancelled{color:#b00}"
 	"nav a{margin-right:1em}";
 
-/* /runs while a run is queued or running: every 2 s, the state, jobs and failed cells of
- * the rows (id "run-ID") from /api/runs, as text (never markup); stops when none is
- * left or on a non-JSON answer (401 when the browser does not send the token). Its
+/* /runs while a run is queued or running: every 2 s, the state, jobs, failed and finished
+ * cells of the rows (id "run-ID") from /api/runs, as text (never markup; finished as
+ * util_format_time writes it, so that a row reads as after a reload); stops when none is
+ * left or on a non-JSON answer (401 when the browser has no token cookie: it sends the
+ * cookie with credentials 'same-origin', docs/dashboard.md "Security model"). Its
  * SHA-256 is in the Content-Security-Policy (web.c): a change here changes the header. */
 const char web_live_script[] =
-	"(function(){function poll(){fetch('/api/runs',{cache:'no-store'})"
+	"(function(){function poll(){fetch('/api/runs',{cache:'no-store',"
+	"credentials:'same-origin'})"
 	".then(function(r){return r.ok?r.json():null}).then(function(runs){var live=false;"
 	"if(!runs)return;runs.forEach(function(r){var row=document.getElementById('run-'+r.id);"
 	"if(r.state==='queued'||r.state==='running')live=true;if(!row)return;var c=row.cells;"
 	"c[2].textContent=r.state;c[2].className='state-'+r.state;"
-	"c[3].textContent=r.jobs_done+'/'+r.jobs_total;c[4].textContent=r.jobs_failed;});"
+	"c[3].textContent=r.jobs_done+'/'+r.jobs_total;c[4].textContent=r.jobs_failed;"
+	"c[8].textContent=r.finished_ms>0?new Date(r.finished_ms).toISOString()"
+	".replace(/\\.\\d+Z$/,'Z'):'-';});"
 	"if(live)setTimeout(poll,2000);}).catch(function(){setTimeout(poll,2000);});}"
 	"setTimeout(poll,2000);})();";
 
@@ -158,8 +161,11 @@ static void page_runs(struct store *store, struct web_reply *reply)
 		goto out;
 	run_hosts = store_query_run_hosts(store);
 	if (!run_hosts) {
-		web_reply_error(reply, errno == EBUSY ? 503 : 500, "cannot query the database: %s",
-				store_errmsg(store));
+		if (errno == EBUSY)
+			web_reply_busy(reply);
+		else
+			web_reply_error(reply, 500, "cannot query the database: %s",
+					store_errmsg(store));
 		goto out;
 	}
 	json_array_foreach(runs, i, r) {
@@ -305,10 +311,14 @@ static void run_verdicts(struct web_buf *b, const json_t *result)
 
 static void page_run(struct store *store, int64_t id, struct web_reply *reply)
 {
+	/* the downloads: ?format= of /api/runs/ID and what it is called */
+	static const char *const formats[][2] = {
+		{ "json", "JSON" }, { "csv", "CSV" }, { "kcidb", "KCIDB" }, { "bmf", "BMF" },
+	};
 	json_t *report = NULL, *result = web_result(store, id, &report, reply), *hosts = NULL;
 	struct web_buf b = { 0 };
 	char title[64], *text = NULL;
-	size_t len = 0;
+	size_t len = 0, i;
 	FILE *f;
 	int err;
 
@@ -332,9 +342,11 @@ static void page_run(struct store *store, int64_t id, struct web_reply *reply)
 	web_buf_html(&b, json_string_value(json_object_get(result, "plan")));
 	web_buf_str(&b, "</b>, state <b>");
 	web_buf_html(&b, json_string_value(json_object_get(result, "state")));
-	web_buf_printf(&b, "</b>. Download: <a href=\"/api/runs/%lld\">JSON</a> "
-		       "<a href=\"/api/runs/%lld?format=csv\">CSV</a></p>\n",
-		       (long long)id, (long long)id);
+	web_buf_str(&b, "</b>. Download:");
+	for (i = 0; i < sizeof(formats) / sizeof(formats[0]); i++)
+		web_buf_printf(&b, " <a href=\"/api/runs/%lld?format=%s\">%s</a>", (long long)id,
+			       formats[i][0], formats[i][1]);
+	web_buf_str(&b, "</p>\n");
 	web_buf_str(&b, "<h2>results</h2>\n<pre id=\"tables\">");
 	web_buf_html(&b, text);
 	web_buf_str(&b, "</pre>\n");
@@ -355,6 +367,21 @@ static void td(struct web_buf *b, const json_t *o, const char *key)
 	web_buf_str(b, "<td>");
 	web_buf_html(b, json_string_value(json_object_get(o, key)));
 	web_buf_str(b, "</td>");
+}
+
+void web_page_head(struct web_buf *b, const char *title)
+{
+	page_head(b, title);
+}
+
+void web_page_done(struct web_reply *reply, struct web_buf *b)
+{
+	reply_page(reply, b);
+}
+
+void web_td(struct web_buf *b, const json_t *o, const char *key)
+{
+	td(b, o, key);
 }
 
 /* The table of `host list` (name, state, kernel, ports, job, kernel switch), the noise
@@ -455,118 +482,11 @@ static void page_hosts(struct store *store, struct web_reply *reply)
 	json_decref(hosts);
 }
 
-/* The bisect session of `bisect status` (the active one, else the latest): what it
- * bisects, the engine's state and next kernel, the result once found, every step. */
-static void page_bisect(struct store *store, struct web_reply *reply)
-{
-	struct bisect *engine = NULL;
-	json_t *ses = web_bisect(store, &engine, reply), *st, *v;
-	struct web_buf b = { 0 };
-	struct bisect_result r;
-	char title[64], p[32];
-	size_t i, k;
-
-	if (!ses) {
-		if (reply->status != 404)
-			return;
-		/* no session yet: a page that says so */
-		page_head(&b, "bisect");
-		web_buf_str(&b, "<p>no bisect session (bpflab bisect start)</p>\n");
-		reply_page(reply, &b);
-		return;
-	}
-	snprintf(title, sizeof(title), "bisect session %lld",
-		 (long long)json_integer_value(json_object_get(ses, "id")));
-	page_head(&b, title);
-	web_buf_str(&b, "<p>Download: <a href=\"/api/bisect\">JSON</a> <a href=\"/api/bisect/log\">"
-		    "steps</a></p>\n<table id=\"session\">\n<tr><th>state</th>");
-	td(&b, ses, "state");
-	web_buf_str(&b, "</tr>\n<tr><th>plan</th>");
-	td(&b, ses, "plan");
-	web_buf_str(&b, "</tr>\n<tr><th>metric</th>");
-	td(&b, ses, "metric");
-	web_buf_str(&b, "</tr>\n<tr><th>variant</th>");
-	td(&b, ses, "variant");
-	web_buf_str(&b, "</tr>\n<tr><th>subject</th>");
-	td(&b, ses, "subject");
-	web_buf_printf(&b, "</tr>\n<tr><th>kernels</th><td>%zu, good ",
-		       json_array_size(json_object_get(ses, "kernels")));
-	web_buf_html(&b, json_string_value(json_object_get(ses, "good")));
-	web_buf_str(&b, ", bad ");
-	web_buf_html(&b, json_string_value(json_object_get(ses, "bad")));
-	web_buf_str(&b, "</td></tr>\n<tr><th>engine</th>");
-	td(&b, ses, "engine_state");
-	web_buf_str(&b, "</tr>\n<tr><th>why</th><td>");
-	web_buf_html(&b, bisect_why(engine));
-	web_buf_str(&b, "</td></tr>\n<tr><th>next</th>");
-	td(&b, ses, "next");
-	web_buf_str(&b, "</tr>\n<tr><th>result</th><td id=\"result\">");
-	if (!bisect_result(engine, &r)) {
-		if (r.ambiguous) {
-			web_buf_str(&b, "first bad kernel is one of ");
-			web_buf_html(&b, bisect_kernel(engine, r.good + 1));
-			web_buf_str(&b, " .. ");
-			web_buf_html(&b, bisect_kernel(engine, r.bad));
-			web_buf_printf(&b, " (%d skipped between)", r.n_skipped_between);
-		} else {
-			web_buf_str(&b, "first bad kernel <b>");
-			web_buf_html(&b, bisect_kernel(engine, r.bad));
-			web_buf_str(&b, "</b> (good neighbour ");
-			web_buf_html(&b, bisect_kernel(engine, r.good));
-			web_buf_str(&b, ")");
-		}
-		web_buf_printf(&b, ": %.6g (n %zu) -&gt; %.6g (n %zu), %+.2f %%, ", r.mean_good,
-			       r.n_good, r.mean_bad, r.n_bad, r.delta_pct);
-		web_buf_html(&b, compare_p_text(r.test, r.p, p, sizeof(p)));
-		if (r.confirm)
-			web_buf_printf(&b, "; confirmation %s", bisect_confirm_name(r.confirm));
-	} else {
-		web_buf_str(&b, "not yet");
-	}
-	web_buf_str(&b, "</td></tr>\n</table>\n<h2>steps</h2>\n<table id=\"steps\">\n<tr><th>step"
-		    "</th><th>kernel</th><th>runs</th><th>n</th><th>verdict</th><th>p</th>"
-		    "<th>smallest change it can see</th><th>note</th></tr>\n");
-	json_array_foreach(json_object_get(ses, "steps"), i, st) {
-		web_buf_printf(&b, "<tr><td>%lld</td>",
-			       (long long)json_integer_value(json_object_get(st, "seq")));
-		td(&b, st, "kernel");
-		web_buf_str(&b, "<td>");
-		json_array_foreach(json_object_get(st, "runs"), k, v)
-			web_buf_printf(&b, "%s<a href=\"/runs/%lld\">%lld</a>", k ? ", " : "",
-				       (long long)json_integer_value(v),
-				       (long long)json_integer_value(v));
-		web_buf_printf(&b, "</td><td>%zu</td>",
-			       json_array_size(json_object_get(st, "values")));
-		td(&b, st, "verdict");
-		v = json_object_get(st, "p");
-		web_buf_printf(&b, json_is_number(v) ? "<td>%.3g</td>" : "<td>-</td>",
-			       json_number_value(v));
-		v = json_object_get(st, "min_detectable_pct");
-		web_buf_printf(&b, json_is_number(v) ? "<td>%.1f %%</td>" : "<td>-</td>",
-			       json_number_value(v));
-		td(&b, st, "note");
-		web_buf_str(&b, "</tr>\n");
-	}
-	web_buf_str(&b, "</table>\n");
-	reply_page(reply, &b);
-	web_buf_release(&b);
-	bisect_destroy(&engine);
-	json_decref(ses);
-}
-
-/* Append KEY=VALUE to B for a URL, percent-encoded but for unreserved bytes. */
+/* Append KEY=VALUE to B for a URL in HTML, percent-encoded but for unreserved bytes. */
 static void url_param(struct web_buf *b, bool first, const char *key, const char *value)
 {
-	const unsigned char *p;
-
 	web_buf_printf(b, "%s%s=", first ? "?" : "&amp;", key);
-	for (p = (const unsigned char *)value; *p; p++) {
-		if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
-		    (*p >= '0' && *p <= '9') || strchr("-._~", *p))
-			web_buf_add(b, (const char *)p, 1);
-		else
-			web_buf_printf(b, "%%%02X", *p);
-	}
+	web_buf_url(b, value, "");
 }
 
 /* A GET form to PATH with a text field per name of FIELDS (NULL-terminated), filled
@@ -588,7 +508,38 @@ static void page_form(struct web_buf *b, const char *path, const char *const *fi
 		web_buf_html(b, v);
 		web_buf_str(b, "\"></label> ");
 	}
+	/* include_flagged=1: the CLI's --include-flagged (unchecked, a form sends nothing) */
+	for (i = 0; i < n && strcmp(params[i].key, "include_flagged"); i++)
+		;
+	web_buf_printf(b, "<label><input type=\"checkbox\" name=\"include_flagged\" "
+		       "value=\"1\"%s> include_flagged</label> ", i < n ? " checked" : "");
 	web_buf_str(b, "<button>show</button></form>\n");
+}
+
+/* REPLY, the JSON error of /api/history or /api/compare, as the page NAME: the error's
+ * title and message under the form filled with the N PARAMS, so that a wrong value can
+ * be put right in place. Same status (and Retry-After). */
+static void page_analysis_error(struct web_reply *reply, const char *name,
+				const char *const *fields, const struct web_param *params,
+				size_t n)
+{
+	json_t *e = json_loadb(reply->body ? reply->body : "", reply->len, 0, NULL);
+	const char *msg = json_string_value(json_object_get(e, "error"));
+	unsigned status = reply->status;
+	struct web_buf b = { 0 };
+	char title[32];
+
+	snprintf(title, sizeof(title), "error %u", status);
+	page_head(&b, title);
+	web_buf_str(&b, "<p>");
+	web_buf_html(&b, msg ? msg : "error");
+	web_buf_str(&b, "</p>\n");
+	page_form(&b, name[0] == 'h' ? "/history" : "/compare", fields, params, n);
+	json_decref(e);
+	reply_page(reply, &b);
+	web_buf_release(&b);
+	if (reply->status == 200)
+		reply->status = status;
 }
 
 /* The history or compare page (HISTORY) for the N PARAMS: the form, then (when any
@@ -618,8 +569,11 @@ static void page_analysis(struct store *store, bool history, const struct web_pa
 	if (k) {
 		report = history ? web_history(store, given, k, reply) :
 			web_compare(store, given, k, reply);
-		if (!report)
+		if (!report) {
+			page_analysis_error(reply, name, history ? history_fields :
+					    compare_fields, given, k);
 			return;
+		}
 		f = open_memstream(&text, &len);
 		err = !f ? -ENOMEM : history ? report_history_print_text(report, f) :
 			report_compare_print_text(report, NULL, f);
@@ -672,8 +626,6 @@ void web_page(const char *db, enum web_route route, int64_t id,
 	if (store) {
 		if (route == WEB_PAGE_HISTORY || route == WEB_PAGE_COMPARE)
 			page_analysis(store, route == WEB_PAGE_HISTORY, params, n, reply);
-		else if (route == WEB_PAGE_BISECT)
-			page_bisect(store, reply);
 		else if (route == WEB_PAGE_HOSTS)
 			page_hosts(store, reply);
 		else if (route == WEB_PAGE_RUN)

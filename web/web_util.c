@@ -132,20 +132,39 @@ int web_read_token(const char *file, char *out, char *err, size_t err_len)
 	return 0;
 }
 
+bool web_secret_equal(const char *given, const char *secret)
+{
+	size_t want = strlen(secret), got = given ? strlen(given) : 0, i;
+	unsigned char diff = 0;
+
+	if (!given)
+		return false;
+	/* every byte of the secret is looked at whatever was given */
+	for (i = 0; i < want; i++)
+		diff |= (unsigned char)secret[i] ^ (unsigned char)(i < got ? given[i] : 0);
+	return !diff && got == want;
+}
+
 bool web_auth_ok(const char *header, const char *token)
 {
 	static const char scheme[] = "Bearer ";
-	size_t want = strlen(token), got, i;
-	unsigned char diff = 0;
 
 	if (!header || strncmp(header, scheme, sizeof(scheme) - 1))
 		return false;
-	header += sizeof(scheme) - 1;
-	got = strlen(header);
-	/* every byte of the token is looked at whatever the header holds */
-	for (i = 0; i < want; i++)
-		diff |= (unsigned char)token[i] ^ (unsigned char)(i < got ? header[i] : 0);
-	return !diff && got == want;
+	return web_secret_equal(header + sizeof(scheme) - 1, token);
+}
+
+void web_buf_url(struct web_buf *b, const char *s, const char *keep)
+{
+	const unsigned char *p;
+
+	for (p = (const unsigned char *)s; *p; p++) {
+		if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+		    (*p >= '0' && *p <= '9') || strchr("-._~", *p) || strchr(keep, *p))
+			web_buf_add(b, (const char *)p, 1);
+		else
+			web_buf_printf(b, "%%%02X", *p);
+	}
 }
 
 /* A run id: 1 to INT64_MAX in decimal digits. */
@@ -176,22 +195,38 @@ enum web_route web_route(const char *path, int64_t *id)
 		{ "/history", WEB_PAGE_HISTORY }, { "/compare", WEB_PAGE_COMPARE },
 		{ "/hosts", WEB_PAGE_HOSTS }, { "/bisect", WEB_PAGE_BISECT },
 		{ "/api/bisect", WEB_API_BISECT }, { "/api/bisect/log", WEB_API_BISECT_LOG },
+		{ "/api/bisect/sessions", WEB_API_BISECTS },
 	};
 	static const struct {
 		const char *prefix;
 		enum web_route route;
 	} with_id[] = {
 		{ "/runs/", WEB_PAGE_RUN }, { "/api/runs/", WEB_API_RUN },
+		{ "/bisect/", WEB_PAGE_BISECT_ID }, { "/api/bisect/", WEB_API_BISECT_ID },
 	};
 	size_t i, n;
+	const char *log;
 
 	for (i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++)
 		if (!strcmp(path, fixed[i].path))
 			return fixed[i].route;
 	for (i = 0; i < sizeof(with_id) / sizeof(with_id[0]); i++) {
 		n = strlen(with_id[i].prefix);
-		if (strncmp(path, with_id[i].prefix, n) || !path[n] || strchr(path + n, '/'))
+		if (strncmp(path, with_id[i].prefix, n) || !path[n])
 			continue;
+		/* /api/bisect/ID/log: the steps of session ID */
+		log = strchr(path + n, '/');
+		if (log && (with_id[i].route != WEB_API_BISECT_ID || strcmp(log, "/log")))
+			continue;
+		if (log) {
+			char text[32];
+
+			if ((size_t)(log - path - n) >= sizeof(text))
+				return WEB_BAD_ID;
+			memcpy(text, path + n, (size_t)(log - path - n));
+			text[log - path - n] = '\0';
+			return parse_id(text, id) ? WEB_API_BISECT_ID_LOG : WEB_BAD_ID;
+		}
 		return parse_id(path + n, id) ? with_id[i].route : WEB_BAD_ID;
 	}
 	return WEB_NOT_FOUND;

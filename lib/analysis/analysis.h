@@ -53,7 +53,8 @@ extern const char *const analysis_excluding_flags[];
 unsigned int analysis_row_flags(const json_t *row);
 
 /* Whether METRIC is a record a job keeps beside its measurements, never compared:
- * rx.cpu, cpu.others, warmup.*, *.median (docs/agent.md). */
+ * rx.cpu, cpu.others, warmup.*, search.* (a search's trials and time), *.median
+ * (docs/agent.md). */
 bool analysis_is_record(const char *metric);
 
 /* A compare side's values outside Tukey's fences with k = 3 ("far out"), from 5 values

@@ -126,7 +126,7 @@ bool analysis_is_record(const char *metric)
 	size_t n = strlen(metric);
 
 	return !strcmp(metric, "rx.cpu") || !strcmp(metric, "cpu.others") ||
-	       !strncmp(metric, "warmup.", 7) ||
+	       !strncmp(metric, "warmup.", 7) || !strncmp(metric, "search.", 7) ||
 	       (n > 7 && !strcmp(metric + n - 7, ".median"));
 }
 

@@ -3,7 +3,8 @@
  *
  * Per goal, the state is [lo, hi] with flags for which ends a trial has tried; the next
  * load is max_rate until tried, then the midpoint while (hi - lo) / hi > width, then
- * min_rate if lo is the untried min_rate, then the next goal.
+ * min_rate if lo is the untried min_rate, then the next goal. After invalid trials the
+ * top is the caller's ceiling instead of max_rate: loads above it are tried at it.
  */
 #include <stdbool.h>
 #include <stdlib.h>
@@ -51,18 +52,25 @@ static double width_of(const struct bin_goal *g)
 }
 
 /* Goal G's next load into *LOAD: true, or false when the goal is done. */
-static bool goal_next(const struct binsearch *s, const struct bin_goal *g, double *load)
+static bool goal_next(const struct binsearch *s, const struct bin_goal *g, double ceiling,
+		      double *load)
 {
+	double top = ceiling < s->p.max_rate ? ceiling : s->p.max_rate;
+
+	if (top < s->p.min_rate)
+		return false;			/* the generator reaches no load */
 	if (!g->has_hi && !g->has_lo) {
-		*load = s->p.max_rate;		/* max_rate not tried yet */
+		*load = top;			/* max_rate (or the ceiling) not tried yet */
 		return true;
 	}
-	if (g->has_lo && g->lo >= s->p.max_rate)
-		return false;			/* max_rate passed */
+	if (g->has_lo && g->lo >= top)
+		return false;			/* the top passed */
 	if (g->has_hi && g->hi <= s->p.min_rate)
 		return false;			/* min_rate failed */
 	if (width_of(g) > s->p.width) {
 		*load = g->lo + (g->hi - g->lo) / 2;
+		if (*load > top)
+			*load = top;		/* the highest load the generator reaches */
 		return true;
 	}
 	if (!g->has_lo) {
@@ -72,9 +80,9 @@ static bool goal_next(const struct binsearch *s, const struct bin_goal *g, doubl
 	return false;
 }
 
-bool binsearch_next(struct binsearch *s, double *load)
+bool binsearch_next(struct binsearch *s, double ceiling, double *load)
 {
-	while (s->goal < s->p.n_goals && !goal_next(s, &s->g[s->goal], load))
+	while (s->goal < s->p.n_goals && !goal_next(s, &s->g[s->goal], ceiling, load))
 		s->goal++;
 	return s->goal < s->p.n_goals;
 }

@@ -34,8 +34,11 @@ void binsearch_destroy(struct binsearch **s);
 
 /* The next load into *LOAD: true, or false when every goal is done. The trial runs at
  * params.final_duration; the caller (mlrsearch.c) keeps the trials, their time and the
- * budget. */
-bool binsearch_next(struct binsearch *s, double *load);
+ * budget. CEILING is the highest load the generator reached (mlrsearch_ceiling;
+ * max_rate until a trial was invalid): a goal starts there instead of max_rate, a
+ * midpoint above it is tried at it instead, and a goal whose lower bound reached it is
+ * done (generator-bound when that is below max_rate). */
+bool binsearch_next(struct binsearch *s, double ceiling, double *load);
 
 /* The trial at LOAD (the last binsearch_next gave) lost LOSS_RATIO. */
 void binsearch_report(struct binsearch *s, double load, double loss_ratio);

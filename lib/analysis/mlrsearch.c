@@ -25,6 +25,11 @@
  *   7. the midpoint of the bounds.
  * The smallest proposal is run ("lower loads first"); no proposal moves to the next phase
  * or, after the last, ends the search.
+ *
+ * A trial the generator could not offer (mlrsearch_report_invalid) is no measurement; run
+ * again at once, and invalid again, its load and all above are out of reach, so the
+ * search's ceiling (max_rate until then, used in rules 4 and 5) drops below it, and a proposal above the ceiling ends its goal, which
+ * is then generator-bound (its lower bound the highest it had below the ceiling).
  */
 #include <errno.h>
 #include <math.h>
@@ -39,6 +44,8 @@
 
 #define MLRSEARCH_MAX_TRIALS 1000	/* a bug guard: no search needs this many */
 #define DURATION_SLACK 1e-9		/* relative: a trial this close to d is full-length */
+#define GEN_MARGIN 0.01			/* the ceiling after an invalid trial: what was
+					 * offered, less this share */
 
 struct goal_state {
 	unsigned int up, down;		/* outward steps since the goal had both bounds */
@@ -53,6 +60,11 @@ struct mlrsearch {
 	double *loads;			/* the distinct loads of t, ascending */
 	size_t n_loads;
 	double spent;			/* sum of effective durations */
+	double ceiling;			/* highest load still asked: max_rate, lower after
+					 * invalid trials */
+	size_t n_invalid;
+	double retry_offered;		/* the first invalid trial at req.load: offered */
+	bool retry;			/* run req again (its first trial was invalid) */
 	bool pending, ended, budget_out;
 	struct mlrsearch_req req;
 	struct goal_state g[MLRSEARCH_MAX_GOALS];
@@ -248,6 +260,8 @@ struct mlrsearch *mlrsearch_new(const struct mlrsearch_params *params, char *err
 		free(s);
 		return NULL;
 	}
+	s->ceiling = s->p.max_rate;
+	s->retry_offered = -1;
 	if (!s->p.initial_duration)
 		s->p.initial_duration = s->p.final_duration;
 	if (!s->p.duration_sum)
@@ -351,7 +365,7 @@ enum step { STEP_NONE, STEP_HOLD, STEP_UP, STEP_DOWN };
 
 /* Goal I's proposal in the current phase (the rules at the top) into *LOAD; STEP_NONE
  * when the goal is done in this phase. */
-static enum step propose(struct mlrsearch *s, size_t i, double *load)
+static enum step propose_rule(struct mlrsearch *s, size_t i, double *load)
 {
 	struct goal_state *g = &s->g[i];
 	struct phase_goal pg = phase_goal(s, i, s->phase);
@@ -386,14 +400,14 @@ static enum step propose(struct mlrsearch *s, size_t i, double *load)
 		return STEP_HOLD;
 	}
 	if (!b.has_lb && !b.has_ub) {
-		*load = s->p.max_rate;
+		*load = s->ceiling;
 		return STEP_HOLD;
 	}
 	if (!b.has_ub) {
-		if (b.lb >= s->p.max_rate)
+		if (b.lb >= s->ceiling)
 			return STEP_NONE;
 		e = pg.width * ldexp(1.0, (int)g->up);
-		*load = e < 1 ? fmin(s->p.max_rate, b.lb / (1.0 - e)) : s->p.max_rate;
+		*load = e < 1 ? fmin(s->ceiling, b.lb / (1.0 - e)) : s->ceiling;
 		return STEP_UP;
 	}
 	if (!b.has_lb) {
@@ -408,6 +422,17 @@ static enum step propose(struct mlrsearch *s, size_t i, double *load)
 	}
 	*load = b.lb + (b.ub - b.lb) / 2;
 	return STEP_HOLD;
+}
+
+/* propose_rule within reach: a load above the ceiling (or the ceiling below min_rate)
+ * ends the goal, generator-bound. */
+static enum step propose(struct mlrsearch *s, size_t i, double *load)
+{
+	enum step st = propose_rule(s, i, load);
+
+	if (st != STEP_NONE && (*load > s->ceiling || *load < s->p.min_rate))
+		return STEP_NONE;
+	return st;
 }
 
 static void end_search(struct mlrsearch *s, bool budget_out)
@@ -457,13 +482,23 @@ int mlrsearch_next(struct mlrsearch *s, struct mlrsearch_req *req)
 		*req = s->req;
 		return 1;
 	}
-	if (!(s->bin ? binsearch_next(s->bin, &load) : mlr_next(s, &load))) {
+	if (s->retry) {
+		s->retry = false;
+		if (s->p.budget > 0 && s->spent + s->req.duration > s->p.budget * (1 + DURATION_SLACK)) {
+			end_search(s, true);
+			return 0;
+		}
+		s->pending = true;
+		*req = s->req;
+		return 1;
+	}
+	if (!(s->bin ? binsearch_next(s->bin, s->ceiling, &load) : mlr_next(s, &load))) {
 		end_search(s, false);
 		return 0;
 	}
 	d = s->bin ? s->p.final_duration : phase_duration(s, s->phase);
 	if ((s->p.budget > 0 && s->spent + d > s->p.budget * (1 + DURATION_SLACK)) ||
-	    s->n >= MLRSEARCH_MAX_TRIALS) {
+	    s->n + s->n_invalid >= MLRSEARCH_MAX_TRIALS) {
 		end_search(s, true);
 		return 0;
 	}
@@ -523,9 +558,45 @@ int mlrsearch_report(struct mlrsearch *s, const struct mlrsearch_res *res)
 	t->offered = res->offered;
 	s->spent += t->effective;
 	s->pending = false;
+	s->retry_offered = -1;
 	if (s->bin)
 		binsearch_report(s->bin, t->load, t->loss_ratio);
 	return 0;
+}
+
+int mlrsearch_report_invalid(struct mlrsearch *s, const struct mlrsearch_res *res)
+{
+	double load = s->req.load, offered = res->offered, c, highest = 0;
+
+	if (!s->pending)
+		return -EALREADY;
+	if (!(offered >= 0) || !(res->duration >= 0))
+		return -EINVAL;
+	s->n_invalid++;
+	s->spent += res->duration > 0 ? res->duration : s->req.duration;
+	s->pending = false;
+	/* the first at this load: once more (a busy host's generator falls short at times) */
+	if (s->retry_offered < 0) {
+		s->retry_offered = offered;
+		s->retry = true;
+		return 0;
+	}
+	offered = fmax(offered, s->retry_offered);
+	s->retry_offered = -1;
+	/* the highest load a trial reached below this one stays in reach */
+	for (size_t i = 0; i < s->n_loads && s->loads[i] < load; i++)
+		highest = s->loads[i];
+	c = fmax(fmin(offered, load) * (1.0 - GEN_MARGIN), highest);
+	if (c < s->ceiling)
+		s->ceiling = c;
+	return 0;
+}
+
+double mlrsearch_ceiling(const struct mlrsearch *s, size_t *n_invalid)
+{
+	if (n_invalid)
+		*n_invalid = s->n_invalid;
+	return s->ceiling;
 }
 
 enum mlrsearch_status mlrsearch_status(const struct mlrsearch *s)
@@ -545,7 +616,10 @@ int mlrsearch_goal_result(const struct mlrsearch *s, size_t i,
 		return -EINVAL;
 	if (s->bin) {
 		binsearch_goal_result(s->bin, i, out);
-		if (out->status == MLRSEARCH_RUNNING && s->ended)
+		if (out->status == MLRSEARCH_RUNNING && s->n_invalid &&
+		    (!out->has_upper || out->upper > s->ceiling))
+			out->status = MLRSEARCH_GENERATOR_BOUND;
+		else if (out->status == MLRSEARCH_RUNNING && s->ended)
 			out->status = MLRSEARCH_BUDGET;
 		return 0;
 	}
@@ -566,6 +640,8 @@ int mlrsearch_goal_result(const struct mlrsearch *s, size_t i,
 		out->status = MLRSEARCH_MAX_CLEAN;
 	else if (b.has_ub && !b.has_lb && b.ub <= s->p.min_rate)
 		out->status = MLRSEARCH_MIN_FAILS;
+	else if (s->n_invalid && (!b.has_ub || b.ub > s->ceiling))
+		out->status = MLRSEARCH_GENERATOR_BOUND;
 	else
 		out->status = s->ended ? MLRSEARCH_BUDGET : MLRSEARCH_RUNNING;
 	return 0;
@@ -590,6 +666,7 @@ const char *mlrsearch_status_str(enum mlrsearch_status st)
 	case MLRSEARCH_MAX_CLEAN: return "max_rate has no loss";
 	case MLRSEARCH_MIN_FAILS: return "min_rate fails";
 	case MLRSEARCH_BUDGET: return "budget spent";
+	case MLRSEARCH_GENERATOR_BOUND: return "generator-bound";
 	}
 	return "?";
 }

@@ -92,6 +92,9 @@ enum mlrsearch_status {
 	MLRSEARCH_MAX_CLEAN,		/* max_rate is a lower bound: no upper bound */
 	MLRSEARCH_MIN_FAILS,		/* min_rate is an upper bound: no lower bound */
 	MLRSEARCH_BUDGET,		/* the budget ran out before the goal's width */
+	MLRSEARCH_GENERATOR_BOUND,	/* no upper bound within the ceiling (loads above
+					 * it could not be offered): lower, if any, is the
+					 * highest lower bound below it */
 };
 
 /* One goal's result (RFC 9971, "Goal Result"); a bound that does not exist is 0 with its
@@ -126,6 +129,21 @@ int mlrsearch_next(struct mlrsearch *s, struct mlrsearch_req *req);
  * recorded then, the trial stays pending). */
 int mlrsearch_report(struct mlrsearch *s, const struct mlrsearch_res *res);
 
+/* The trial mlrsearch_next gave was not run at its load: the generator offered only
+ * RES->offered pps (a caller's validity check, e.g. more than 1 % off). It is no
+ * measurement (not among mlrsearch_trials; its duration counts in mlrsearch_time).
+ * mlrsearch_next gives the same trial once more; invalid again, its load and those
+ * above are out of reach: the ceiling (max_rate at first), the highest load the search
+ * still asks, drops to the higher of the two offered rates less 1 % (but not below the
+ * highest load that has trials under the invalid one). A goal whose next load would be
+ * above the ceiling ends MLRSEARCH_GENERATOR_BOUND; a ceiling below min_rate ends the
+ * search. 0; -EALREADY without a trial pending; -EINVAL for a negative or NaN offered
+ * rate or duration. */
+int mlrsearch_report_invalid(struct mlrsearch *s, const struct mlrsearch_res *res);
+
+/* The ceiling (above) and, into *N_INVALID if not NULL, the invalid trials so far. */
+double mlrsearch_ceiling(const struct mlrsearch *s, size_t *n_invalid);
+
 /* MLRSEARCH_RUNNING while trials remain; at the end MLRSEARCH_BUDGET when the budget
  * stopped it, else MLRSEARCH_REGULAR (each goal's own status says more). */
 enum mlrsearch_status mlrsearch_status(const struct mlrsearch *s);
@@ -139,7 +157,7 @@ const struct mlrsearch_trial *mlrsearch_trials(const struct mlrsearch *s, size_t
 double mlrsearch_time(const struct mlrsearch *s);
 
 /* Status as text: "running", "regular", "max_rate has no loss", "min_rate fails",
- * "budget spent". */
+ * "budget spent", "generator-bound". */
 const char *mlrsearch_status_str(enum mlrsearch_status st);
 
 /* RFC 9971 Appendix A: the class of the N trials at T whose load equals LOAD, for a goal

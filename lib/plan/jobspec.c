@@ -265,6 +265,27 @@ static json_t *search_json(const struct job_search *s)
 	return done(search, ok);
 }
 
+static json_t *latency_json(const struct job_latency *l)
+{
+	json_t *lat = json_object(), *loads = json_array();
+	bool ok = lat && loads;
+	int i;
+
+	for (i = 0; ok && i < l->n_loads; i++) {
+		const struct job_latency_load *ld = &l->loads[i];
+		json_t *o = json_object();
+
+		ok = push(loads, done(o, o && (ld->share > 0 ?
+					       put(o, "share", json_real(ld->share)) :
+					       put(o, "pps", json_integer(ld->pps)))));
+	}
+	ok = ok && put(lat, "loads", json_incref(loads)) &&
+	     (!l->port || put(lat, "port", json_string(l->port))) &&
+	     (!l->goal || put(lat, "goal", json_string(l->goal)));
+	json_decref(loads);
+	return done(lat, ok);
+}
+
 json_t *jobspec_encode(const struct job_spec *s)
 {
 	json_t *spec = json_object(), *attach = json_array();
@@ -289,6 +310,7 @@ json_t *jobspec_encode(const struct job_spec *s)
 	      put(spec, "link", link_json(s->link_generator, s->link_dut))) &&
 	     (!s->has_pair || put(spec, "pair", pair_json(&s->pair))) &&
 	     (!s->has_search || put(spec, "search", search_json(&s->search))) &&
+	     (!s->has_latency || put(spec, "latency", latency_json(&s->latency))) &&
 	     (!s->n_hosts_match || put(spec, "hosts_match", kvs(s->hosts_match,
 								  s->n_hosts_match)));
 	json_decref(attach);

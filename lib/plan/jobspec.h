@@ -40,6 +40,7 @@
 #define JOBSPEC_MAX_QSIZE 16384			/* a cpumap slot's qsize: the kernel's limit */
 #define JOBSPEC_MAX_RATE_PPS 1000000000LL	/* traffic.rate_pps, 1.. */
 #define JOBSPEC_MAX_GOALS 8			/* search.goals, as MLRSEARCH_MAX_GOALS */
+#define JOBSPEC_MAX_LOADS 8			/* latency.loads */
 
 /* defaults of members a spec leaves out */
 #define JOBSPEC_DEFAULT_SIZE 64			/* traffic.packet.size */
@@ -167,6 +168,21 @@ struct job_search {
 	int64_t min_rate_pps, max_rate_pps;
 };
 
+/* latency: one window per load after the search (or the rate window), the generator's
+ * frames stamped and timed by a receiving program on PORT (docs/plans.md, "latency").
+ * A load is a share of a search goal's lower bound (GOAL, else the last goal's) (0 < share <= 1) or pps. */
+struct job_latency_load {
+	double share;			/* 0: absolute, pps */
+	int64_t pps;			/* 1..JOBSPEC_MAX_RATE_PPS when share is 0 */
+};
+
+struct job_latency {
+	struct job_latency_load loads[JOBSPEC_MAX_LOADS];
+	int n_loads;			/* 1..JOBSPEC_MAX_LOADS */
+	const char *port;		/* a port role, or NULL: the first attach entry's port */
+	const char *goal;		/* the search goal shares are of, or NULL: the last */
+};
+
 struct job_spec {
 	const char *plan;		/* NULL: absent */
 	const char *variant;
@@ -191,6 +207,8 @@ struct job_spec {
 	struct job_pair pair;
 	bool has_search;
 	struct job_search search;
+	bool has_latency;
+	struct job_latency latency;
 	struct job_kv *hosts_match;	/* added by the coordinator; agents ignore it */
 	int n_hosts_match;
 	json_t *json;			/* private: what the strings point into, or NULL */

@@ -22,7 +22,8 @@
 /* the members of each object of the spec, in encoding order */
 static const char *const spec_keys[] = {
 	"plan", "variant", "rep", "point", "ports", "traffic", "attach", "metrics", "repeat",
-	"share_machine", "verifier", "link", "pair", "search", "hosts_match", NULL,
+	"share_machine", "verifier", "link", "pair", "search", "latency",
+	"hosts_match", NULL,
 };
 static const char *const traffic_keys[] = {
 	"generator", "from", "packet", "threads", "to", "cpus", "duration_ms", "warmup_ms",
@@ -43,6 +44,8 @@ static const char *const search_keys[] = {
 	"method", NULL,
 };
 static const char *const goal_keys[] = { "name", "loss", NULL };
+static const char *const latency_keys[] = { "loads", "port", "goal", NULL };
+static const char *const load_keys[] = { "share", "pps", NULL };
 
 struct dec {
 	char *why;
@@ -649,6 +652,47 @@ static int decode_search(struct dec *d, const json_t *o, const char *path,
 	return 0;
 }
 
+static int decode_latency(struct dec *d, const json_t *o, const char *path,
+			  struct job_latency *out)
+{
+	char p[PATH_LEN], e[PATH_LEN], f[PATH_LEN];
+	const json_t *loads, *load, *share;
+	size_t i;
+
+	if (want_object(d, o, path, latency_keys) ||
+	    get_array(d, o, path, "loads", &loads, JOBSPEC_MAX_LOADS) ||
+	    get_str(d, o, path, "port", &out->port) || get_str(d, o, path, "goal", &out->goal))
+		return -EINVAL;
+	sub(p, path, "loads", 0);
+	if (!loads || !json_array_size(loads))
+		return fail(d, p, "needs at least one load");
+	json_array_foreach(loads, i, load) {
+		struct job_latency_load *ld = &out->loads[i];
+		double x;
+
+		sub(e, p, NULL, i);
+		if (want_object(d, load, e, load_keys))
+			return -EINVAL;
+		share = json_object_get(load, "share");
+		if (share && json_object_get(load, "pps"))
+			return fail(d, e, "has both share and pps");
+		if (!share) {
+			if (need_int(d, load, e, "pps", 1, JOBSPEC_MAX_RATE_PPS, &ld->pps))
+				return -EINVAL;
+			continue;
+		}
+		sub(f, e, "share", 0);
+		if (!json_is_number(share))
+			return fail(d, f, "must be a number, not %s", util_json_type_name(share));
+		x = json_number_value(share);
+		if (!(x > 0 && x <= 1))
+			return fail(d, f, " %g is out of range (0..1]", x);
+		ld->share = x;
+	}
+	out->n_loads = (int)json_array_size(loads);
+	return 0;
+}
+
 static int decode(struct dec *d, const json_t *j, const char *path, struct job_spec *s)
 {
 	char p[PATH_LEN];
@@ -691,6 +735,11 @@ static int decode(struct dec *d, const json_t *j, const char *path, struct job_s
 	if ((v = json_object_get(j, "search"))) {
 		s->has_search = true;
 		if (decode_search(d, v, sub(p, path, "search", 0), &s->search))
+			return -EINVAL;
+	}
+	if ((v = json_object_get(j, "latency"))) {
+		s->has_latency = true;
+		if (decode_latency(d, v, sub(p, path, "latency", 0), &s->latency))
 			return -EINVAL;
 	}
 	return get_kvs(d, j, path, "hosts_match", &s->hosts_match, &s->n_hosts_match);

@@ -186,6 +186,10 @@ struct plan {
 	bool has_search;
 	struct job_search search;
 	int search_max_line, search_max_col;	/* of search.max_rate, for plan_rate_check */
+	/* `latency: {loads, port}` (docs/plans.md, "latency"): windows at these loads after
+	 * the search (or the rate window), one-way latency; the port points into the tree */
+	bool has_latency;
+	struct job_latency latency;
 	struct plan_tree *tree;		/* private: the parsed, overridden tree */
 };
 

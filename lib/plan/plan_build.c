@@ -15,7 +15,8 @@
 
 static const char *const root_keys[] = {
 	"name", "description", "hosts", "ports", "traffic", "variants", "matrix", "repeat",
-	"metrics", "link", "min_effect", "share_machine", "verifier", "search", NULL,
+	"metrics", "link", "min_effect", "share_machine", "verifier", "search",
+	"latency", NULL,
 };
 static const char *const repeat_keys[] = { "min", "max", "until", "on", NULL };
 static const char *const link_keys[] = { "generator", "dut", NULL };
@@ -324,6 +325,7 @@ void plan_fields_release(struct plan *p)
 	p->metrics = NULL;
 	p->n_metrics = 0;
 	p->has_search = false;
+	p->has_latency = false;
 }
 
 /* Whether any attach entry of P exports counters. */
@@ -562,6 +564,8 @@ int plan_build(struct vctx *c, const struct plan_node *root, struct plan *p)
 			ret = build_link(c, node, p);
 		} else if (!strcmp(key, "search")) {
 			ret = plan_node_is_null(node) ? 0 : plan_build_search(c, node, p);
+		} else if (!strcmp(key, "latency")) {
+			ret = plan_node_is_null(node) ? 0 : plan_build_latency(c, node, p);
 		}
 		if (ret)
 			return ret;
@@ -569,6 +573,8 @@ int plan_build(struct vctx *c, const struct plan_node *root, struct plan *p)
 	if (p->link_generator && (ret = check_link(c, root, p)))
 		return ret;
 	if (p->has_search && (ret = plan_check_search(c, root, p)))
+		return ret;
+	if (p->has_latency && (ret = plan_check_latency(c, root, p)))
 		return ret;
 	if (!p->metrics) {
 		p->metrics = calloc(ARRAY_SIZE(default_metrics) + 1, sizeof(*p->metrics));

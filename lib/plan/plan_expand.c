@@ -144,6 +144,8 @@ static json_t *job_spec(const struct plan *p, int v, int rep, const json_t *poin
 	s.link_dut = p->link_dut;
 	s.has_search = p->has_search;
 	s.search = p->search;
+	s.has_latency = p->has_latency;
+	s.latency = p->latency;
 	spec = jobspec_encode(&s);
 out:
 	jobspec_release(&s);

@@ -8,6 +8,7 @@
  *   plan_attach.c  variants and their attach entries (maps, counters)
  *   plan_matrix.c  the matrix section and its number of points
  *   plan_point.c   one point applied to the tree (temporary overrides) and built
+ *   plan_search.c  the search section; plan_latency.c the latency section
  *   plan_expand.c  expansion of a plan into its jobs and their specs (jobspec.h)
  *   plan_tree.c    the YAML tree itself (plan_tree.h)
  *
@@ -135,6 +136,13 @@ void plan_fields_release(struct plan *p);
  * traffic section by plan_check_search once both are built. */
 int plan_build_search(struct vctx *c, const struct plan_node *node, struct plan *p);
 int plan_check_search(struct vctx *c, const struct plan_node *root, const struct plan *p);
+
+/* ---- plan_latency.c ---- */
+
+/* The latency section (docs/plans.md, "latency") into P->latency; checked against the
+ * traffic, search and link sections by plan_check_latency once all are built. */
+int plan_build_latency(struct vctx *c, const struct plan_node *node, struct plan *p);
+int plan_check_latency(struct vctx *c, const struct plan_node *root, const struct plan *p);
 
 /* ---- plan_attach.c ---- */
 

@@ -330,6 +330,7 @@ static const struct schema client_to_coord[] = {
 	{ "link_list", no_fields },
 	{ "host_boot", host_boot_fields },
 	{ "bisect_get", bisect_id_fields },
+	{ "bisect_list", no_fields },
 	{ "bisect_start", bisect_start_fields },
 	{ "bisect_add_step", bisect_add_step_fields },
 	{ "bisect_finish", bisect_finish_fields },
@@ -418,6 +419,11 @@ static const struct field bisect_reply_fields[] = {
 	{ .name = NULL },
 };
 
+static const struct field bisect_list_fields[] = {
+	{ .name = "sessions", .types = T_ARR, .required = true, .elem_types = T_OBJ },
+	{ .name = NULL },
+};
+
 static const struct field booting_fields[] = {
 	{ .name = "host", .types = T_STR, .required = true, .max = NAME_MAX_LEN },
 	{ .name = "kernel", .types = T_STR, .required = true, .max = NAME_MAX_LEN },
@@ -445,6 +451,7 @@ static const struct schema coord_to_client[] = {
 	{ "imported", imported_fields },
 	{ "booting", booting_fields },
 	{ "bisect", bisect_reply_fields },
+	{ "bisect_sessions", bisect_list_fields },
 	{ "noise", noise_fields },
 	{ "error", error_fields },
 	{ NULL, NULL },

@@ -67,4 +67,21 @@ json_t *export_select(const json_t *rows, const char *host, const char *kernel, 
 /* The number of kernel builds in ROWS. */
 size_t export_n_builds(const json_t *rows);
 
+struct export_run_opts {
+	size_t sz;			/* sizeof(struct export_run_opts) */
+	const char *format;		/* "kcidb" or "bmf" */
+	const char *host, *kernel;	/* export_select; NULL: all */
+	bool include_flagged;		/* flagged results too */
+	const char *origin, *db_id, *build_id;	/* KCIDB: export_kcidb_opts */
+};
+
+/* The export of run RUN whose value rows are ROWS (store_query_values with runs [RUN],
+ * labelled), as `result export` prints it (lib/report/export_run.c): O's host and kernel
+ * (export_select), records left out, flagged results too with include_flagged (else
+ * their number, counted per job, in *N_FLAGGED), then KCIDB or BMF. NULL with errno and
+ * the message in MSG: ENOENT (no such host or kernel, no (unflagged) results), EINVAL
+ * (build_id with several kernel builds, or a bad KCIDB option), ENOMEM. */
+json_t *export_run(const json_t *rows, long long run, const struct export_run_opts *o,
+		   size_t *n_flagged, char *msg, size_t len);
+
 #endif

@@ -78,6 +78,11 @@ int report_form_print_text(const json_t *form, FILE *out);
 /* The same text in a heap string the caller frees; NULL with errno set. */
 char *report_form_text(const json_t *form);
 
+/* Write RESULT's search trials ("trials", store_query_result) to OUT in order, a line
+ * each: host, point, variant, rep, seq, duration, target load, offered, forwarded (pps),
+ * loss ratio, valid ("no: generator-bound: offered X of Y pps"). Returns 0 or -errno. */
+int report_print_trials(const json_t *result, FILE *out);
+
 /* Write RESULT's samples as CSV to OUT: a header line, then one line per sample with
  * run,job,host,variant,rep,point,metric,subject,window,value,unit (RFC 4180 quoting;
  * point as KEY=VALUE pairs joined by spaces; value with enough digits to read back the

@@ -500,7 +500,14 @@ json_t *report_build(const json_t *result)
 	json_array_foreach(samples, i, s)
 		if ((err = file_sample(report, s, tabs, (int)repeat)))
 			goto out;
-	err = finish_groups(report, tabs, (int)repeat);
+	err = finish_groups(report, tabs, (int)repeat) ?: report_search_add(report, result);
+	if (!err) {
+		json_t *lat = report_latency_build(result);
+
+		err = !lat ? -ENOMEM :
+		      json_array_size(lat) && json_object_set(report, "latency", lat) ? -ENOMEM : 0;
+		json_decref(lat);
+	}
 out:
 	json_decref(tabs);
 	if (err) {

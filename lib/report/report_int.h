@@ -4,7 +4,8 @@
  * The parts: report_build.c (report_build: samples into the report object),
  * report_format.c (numbers, verdict markers and their legend, the run and point lines),
  * report_text.c (report_print_text: the per-section tables), report_form.c (the grid,
- * columns and cpumap forms) and report_csv.c (report_print_csv). All are pure functions
+ * columns and cpumap forms), report_csv.c (report_print_csv) and report_search.c (the
+ * NDR/PDR table, the trials). All are pure functions
  * over jansson values; nothing here keeps state.
  */
 #ifndef BPFLAB_REPORT_INT_H
@@ -51,6 +52,15 @@ json_t *report_null_values(int repeat);
 /* Add n, mean, spread, min, max, median, stddev of the numbers in OBJ's "values".
  * Returns 0 or -ENOMEM. */
 int report_add_stats(json_t *obj);
+
+/* ---- report_search.c ---- */
+
+/* REPORT's "searches" from RESULT's search samples (report_search.c's header); no member
+ * when the run has no search. Returns 0 or -ENOMEM. */
+int report_search_add(json_t *report, const json_t *result);
+
+/* The NDR/PDR table of REPORT's "searches" (nothing without); 0 or -ENOMEM. */
+int report_search_print(const json_t *report, FILE *out);
 
 /* ---- report_format.c: numbers ---- */
 
@@ -114,5 +124,15 @@ char *report_point_text(const json_t *point);
 
 /* What PRINT(OBJ, stream) writes, as a malloc'd string; NULL and errno on failure. */
 char *report_print_to_string(int (*print)(const json_t *obj, FILE *out), const json_t *obj);
+
+/* ---- report_latency.c ---- */
+
+/* The latency rows of RESULT (store_query_result's samples latency.* and latency_hist):
+ * [{job, host, variant, rep, point, subject, port, load, FIGURE..., histogram: [[low_ns,
+ * high_ns, count], ...]}] in sample order (a new reference, [] without latency), or NULL
+ * with errno ENOMEM. */
+json_t *report_latency_build(const json_t *result);
+/* The latency table of ROWS (nothing without rows); 0 or -ENOMEM. */
+int report_latency_print_text(const json_t *rows, FILE *out);
 
 #endif

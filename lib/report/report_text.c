@@ -540,6 +540,9 @@ static int print_group(const json_t *report, const json_t *g, bool all_rows, int
 			(*records)++;
 			continue;
 		}
+		/* latency.*: the latency table at the end (report_latency.c) */
+		if (!all_rows && metric && !strncmp(metric, "latency.", 8))
+			continue;
 		fputc('\n', out);
 		err = print_section(sec, get_int(report, "repeat"),
 				    json_object_get(report, "verdict_details"), all_rows, noise, out);
@@ -576,8 +579,12 @@ int report_print_text_opts(const json_t *report, const struct report_text_opts *
 		if ((err = print_group(report, g, all_rows, &records, out)))
 			return err;
 	}
+	if ((err = report_search_print(report, out)))
+		return err;
+	if ((err = report_latency_print_text(json_object_get(report, "latency"), out)))
+		return err;
 	if (records)
-		fprintf(out, "\n%d record table%s left out (cpu.others, rx.cpu, medians, warm-up; --all-rows shows them)\n",
+		fprintf(out, "\n%d record table%s left out (cpu.others, rx.cpu, medians, warm-up, search; --all-rows shows them)\n",
 			records, records > 1 ? "s" : "");
 	return ferror(out) ? -EIO : 0;
 }

@@ -235,6 +235,10 @@ int store_object_get(struct store *store, const char *sha256, void **data, size_
 json_t *store_query_hosts(struct store *store);
 json_t *store_query_runs(struct store *store);
 json_t *store_query_run(struct store *store, int64_t run_id);
+/* A run's result: run, plan, state, hosts, variants, repeat, its whole-window samples,
+ * "trials" (a search's trials, `result show --trials`) and, when it has latency
+ * windows, "latency_hist": [{"job", "subject", "bucket", "count"}] (samples
+ * latency.hist, docs/agent.md "Latency"). */
 json_t *store_query_result(struct store *store, int64_t run_id);
 /* Every attempt of every job of run RUN_ID: [{"job", "attempt", "host", "started_ms",
  * "ended_ms", "outcome", "error"}] in job and attempt order. */

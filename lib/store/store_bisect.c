@@ -157,6 +157,30 @@ nomem:
 	return NULL;
 }
 
+static const struct sql_col list_cols[] = {
+	{ "id", SQL_INT, 0 }, { "plan", SQL_TEXT, 0 }, { "metric", SQL_TEXT, 0 },
+	{ "variant", SQL_TEXT, 0 }, { "subject", SQL_TEXT, 0 }, { "good", SQL_TEXT, 0 },
+	{ "bad", SQL_TEXT, 0 }, { "state", SQL_TEXT, 0 }, { "result", SQL_JSON, 0 },
+	{ "created_ms", SQL_INT, 0 }, { "updated_ms", SQL_INT, 0 },
+	{ "n_kernels", SQL_INT, 0 }, { "n_steps", SQL_INT, 0 },
+};
+
+static const struct sto_stmt stmt_list = {
+	"SELECT id, plan, metric, variant, subject, good, bad, state, result, created_ms, "
+	"updated_ms, json_array_length(kernels), "
+	"(SELECT count(*) FROM bisect_steps WHERE session_id = s.id) "
+	"FROM bisect_sessions s ORDER BY id",
+};
+
+json_t *store_bisect_list(struct store *st)
+{
+	json_t *out = sto_query_rows(st, &stmt_list, list_cols, ARRAY_SIZE(list_cols), "");
+
+	if (!out && errno != ENOMEM)
+		errno = -sto_context(st, -errno, "cannot list the bisect sessions");
+	return out;
+}
+
 static const struct sto_stmt stmt_session_exists = {
 	"SELECT 1 FROM bisect_sessions WHERE id = ?1",
 };

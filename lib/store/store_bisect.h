@@ -30,6 +30,10 @@ int store_bisect_start(struct store *store, const json_t *session, int64_t now_m
  * "state", "result", "created_ms", "updated_ms", "steps": [{"seq", "kernel", "runs",
  * "values", "verdict", "p", "note", "at_ms"}]}; NULL with errno (ENOENT: none). */
 json_t *store_bisect_get(struct store *store, int64_t id);
+/* Every session, oldest first, without kernels and steps: [{"id", "plan", "metric",
+ * "variant", "subject", "good", "bad", "state", "result", "created_ms", "updated_ms",
+ * "n_kernels", "n_steps"}] (`bisect list -j`); NULL with errno. */
+json_t *store_bisect_list(struct store *store);
 /* Append STEP {"kernel", "runs"?: [ids], "values": [numbers], "verdict", "p"?: number,
  * "note"?} to active session ID at NOW_MS as step SEQ, which must be the next one (the
  * steps stored + 1: a client appends the step it measured after the steps it replayed,

@@ -130,6 +130,48 @@ static const struct sql_col sample_cols[] = {
 	{ "verdict_details", SQL_JSON, 0 },
 };
 
+/* A search's trials (agent/job_search.c: trial.* samples, seq the trial), a row per
+ * trial in order: what `result show --trials` prints */
+static const struct sto_stmt stmt_q_result_trials = {
+	"SELECT s.job_id, h.name, j.variant, j.rep, j.point, r.subject, s.seq, "
+	"max(CASE r.metric WHEN 'trial.duration_s' THEN s.value END), "
+	"max(CASE r.metric WHEN 'trial.load_pps' THEN s.value END), "
+	"max(CASE r.metric WHEN 'trial.offered_pps' THEN s.value END), "
+	"max(CASE r.metric WHEN 'trial.forwarded_pps' THEN s.value END), "
+	"max(CASE r.metric WHEN 'trial.loss_ratio' THEN s.value END), "
+	"max(CASE r.metric WHEN 'trial.valid' THEN s.value END) "
+	"FROM jobs j JOIN sample_values s ON s.job_id = j.id "
+	"JOIN series r ON r.id = s.series_id "
+	"JOIN hosts h ON h.id = j.host_id WHERE j.run_id = ?1 AND s.seq >= 0 "
+	"AND r.metric LIKE 'trial.%' "
+	"GROUP BY s.job_id, r.subject, s.seq ORDER BY j.seq, h.name, j.id, r.subject, s.seq",
+};
+
+static const struct sql_col trial_cols[] = {
+	{ "job", SQL_INT, 0 }, { "host", SQL_TEXT, 0 }, { "variant", SQL_TEXT, 0 },
+	{ "rep", SQL_INT, 0 }, { "point", SQL_JSON, 0 }, { "subject", SQL_TEXT, 0 },
+	{ "seq", SQL_INT, 0 }, { "duration_s", SQL_REAL, 0 }, { "load_pps", SQL_REAL, 0 },
+	{ "offered_pps", SQL_REAL, 0 },
+	/* absent from searches stored before they were recorded */
+	{ "forwarded_pps", SQL_REAL, SQL_OMIT_NULL }, { "loss_ratio", SQL_REAL, 0 },
+	{ "valid", SQL_INT, SQL_OMIT_NULL },
+};
+
+/* the buckets of each latency window's histogram (metric latency.hist, seq the bucket;
+ * docs/agent.md, "Latency") */
+static const struct sto_stmt stmt_q_result_hist = {
+	"SELECT s.job_id, r.subject, s.seq, s.value "
+	"FROM jobs j JOIN sample_values s ON s.job_id = j.id "
+	"JOIN series r ON r.id = s.series_id "
+	"WHERE j.run_id = ?1 AND r.metric = 'latency.hist' AND s.seq >= 0 "
+	"ORDER BY s.job_id, r.subject, s.seq",
+};
+
+static const struct sql_col hist_cols[] = {
+	{ "job", SQL_INT, 0 }, { "subject", SQL_TEXT, 0 }, { "bucket", SQL_INT, 0 },
+	{ "count", SQL_REAL, 0 },
+};
+
 static const struct sto_stmt stmt_q_attempts = {
 	"SELECT a.job_id, a.attempt, h.name, a.started_ms, a.ended_ms, a.outcome, a.error "
 	"FROM job_attempts a JOIN jobs j ON j.id = a.job_id JOIN hosts h ON h.id = a.host_id "
@@ -274,6 +316,7 @@ out:
 json_t *store_query_result(struct store *st, int64_t run_id)
 {
 	json_t *head = NULL, *res = NULL, *variants = NULL, *hosts = NULL, *samples = NULL;
+	json_t *trials = NULL, *hist = NULL;
 	int64_t repeat = 0;
 	int err = 0;
 
@@ -286,7 +329,11 @@ json_t *store_query_result(struct store *st, int64_t run_id)
 			       "i", run_id);
 	samples = hosts ? sto_query_rows(st, &stmt_q_result_samples, sample_cols,
 					 ARRAY_SIZE(sample_cols), "i", run_id) : NULL;
-	if (!hosts || !samples) {
+	trials = samples ? sto_query_rows(st, &stmt_q_result_trials, trial_cols,
+					  ARRAY_SIZE(trial_cols), "i", run_id) : NULL;
+	hist = trials ? sto_query_rows(st, &stmt_q_result_hist, hist_cols,
+				       ARRAY_SIZE(hist_cols), "i", run_id) : NULL;
+	if (!hosts || !samples || !trials || !hist) {
 		err = -(errno ? errno : EIO);
 		goto out;
 	}
@@ -294,14 +341,15 @@ json_t *store_query_result(struct store *st, int64_t run_id)
 		json_decref(variants);
 		variants = json_array();
 	}
-	/* "o" steals hosts, variants and samples, also on failure. */
-	res = json_pack("{s:O, s:O, s:O, s:O, s:o, s:o, s:I, s:o}",
+	/* "o" steals hosts, variants, samples and trials, also on failure. */
+	res = json_pack("{s:O, s:O, s:O, s:O, s:o, s:o, s:I, s:o, s:o}",
 			"run", json_object_get(head, "id"), "plan", json_object_get(head, "plan"),
 			"plan_sha256", json_object_get(head, "plan_sha256"),
 			"state", json_object_get(head, "state"), "hosts", hosts,
-			"variants", variants, "repeat", (json_int_t)repeat, "samples", samples);
-	hosts = variants = samples = NULL;
-	if (!res)
+			"variants", variants, "repeat", (json_int_t)repeat, "samples", samples,
+			"trials", trials);
+	hosts = variants = samples = trials = NULL;
+	if (!res || (json_array_size(hist) && json_object_set(res, "latency_hist", hist)))
 		err = store_fail(st, -ENOMEM, "out of memory");
 out:
 	if (err) {
@@ -311,6 +359,8 @@ out:
 	json_decref(head);
 	json_decref(hosts);
 	json_decref(samples);
+	json_decref(trials);
+	json_decref(hist);
 	json_decref(variants);
 	if (err && err != -ENOENT)
 		sto_context(st, err, "cannot read the result of run %lld", (long long)run_id);

@@ -5,10 +5,13 @@
  *
  * The input: the path up to the first newline, then "key=value" parameters split at
  * '&' (at most 16, as web.c). Checked beyond "no crash":
- *  - a run route's id is positive and its digits are the path's tail;
- *  - accepted parameters: every value given, non-empty, and for "format" one listed;
+ *  - a run or bisect session route's id is positive and its digits are the path's
+ *    tail (before "/log");
+ *  - accepted parameters: every value given, non-empty, and for "format" and
+ *    "include_flagged" one listed;
  *    refused: a message naming a parameter;
- *  - the escaped text holds no < > " ' and no '&' that does not start an entity.
+ *  - the escaped text holds no < > " ' and no '&' that does not start an entity;
+ *  - the path percent-encoded for a Location holds only unreserved bytes, '/' and %XX.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -21,12 +24,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static const char *const run_spec[] = { "format=json|csv", NULL };
+	static const char *const run_spec[] = { "format=json|csv|kcidb|bmf", NULL };
 	static const char *const history_spec[] = {
-		"plan", "metric", "variant", "subject", "window=rate|cost", "host", "by", NULL,
+		"plan", "metric", "variant", "subject", "window=rate|cost", "host", "by",
+		"include_flagged=1", NULL,
 	};
 	struct web_param params[16];
-	const char *values[8];
+	const char *values[9];
 	struct web_buf b = { 0 };
 	char *text = malloc(size + 1), *path, *query, *tok, *save = NULL, err[512];
 	enum web_route route;
@@ -42,12 +46,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (query)
 		*query++ = '\0';
 	route = web_route(path, &id);
-	if (route == WEB_API_RUN || route == WEB_PAGE_RUN) {
+	if (route == WEB_API_RUN || route == WEB_PAGE_RUN || route == WEB_API_BISECT_ID ||
+	    route == WEB_PAGE_BISECT_ID || route == WEB_API_BISECT_ID_LOG) {
 		char digits[32];
 
 		if (id < 1)
 			abort();
-		snprintf(digits, sizeof(digits), "%lld", (long long)id);
+		snprintf(digits, sizeof(digits), "%lld%s", (long long)id,
+			 route == WEB_API_BISECT_ID_LOG ? "/log" : "");
 		if (strlen(path) < strlen(digits) ||
 		    strcmp(path + strlen(path) - strlen(digits), digits))
 			abort();
@@ -61,7 +67,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		params[n++] = (struct web_param){ tok, eq };
 	}
 	if (!web_params_check(params, n, run_spec, values, err, sizeof(err))) {
-		if (n && (!values[0] || (strcmp(values[0], "json") && strcmp(values[0], "csv"))))
+		if (n && (!values[0] || (strcmp(values[0], "json") && strcmp(values[0], "csv") &&
+					 strcmp(values[0], "kcidb") && strcmp(values[0], "bmf"))))
 			abort();
 	} else if (!strstr(err, "parameter")) {
 		abort();
@@ -70,6 +77,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		for (i = 0; i < n; i++)
 			if (!params[i].value || !*params[i].value)
 				abort();
+		if (values[7] && strcmp(values[7], "1"))
+			abort();
 	} else if (!strstr(err, "parameter")) {
 		abort();
 	}
@@ -82,6 +91,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (b.data[i] == '&' && strncmp(b.data + i, "&amp;", 5) &&
 		    strncmp(b.data + i, "&lt;", 4) && strncmp(b.data + i, "&gt;", 4) &&
 		    strncmp(b.data + i, "&quot;", 6) && strncmp(b.data + i, "&#39;", 5))
+			abort();
+	}
+	web_buf_release(&b);
+	/* the redirect of ?token=: only unreserved bytes, '/' and %XX */
+	web_buf_url(&b, path, "/");
+	for (i = 0; !b.failed && i < b.len; i++) {
+		char c = b.data[i];
+
+		if (c == '%' && (i + 2 >= b.len || !strchr("0123456789ABCDEF", b.data[i + 1]) ||
+				 !strchr("0123456789ABCDEF", b.data[i + 2])))
+			abort();
+		if (!strchr("-._~/%", c) && !(c >= 'a' && c <= 'z') && !(c >= 'A' && c <= 'Z') &&
+		    !(c >= '0' && c <= '9'))
 			abort();
 	}
 	web_buf_release(&b);

@@ -39,9 +39,9 @@ on_exit() {
 trap on_exit EXIT
 trap 'exit 130' INT TERM
 
-lab_start() { # N
+lab_start() { # N [more options of lab/lab up]
 	lab_stop
-	"$top/lab/lab" up "$1" --name "$LAB_NAME" --subnet "$LAB_SUBNET"
+	"$top/lab/lab" up "$1" --name "$LAB_NAME" --subnet "$LAB_SUBNET" "${@:2}"
 	# BPFLAB_COORDINATOR, and the client's CURVE keys BPFLAB_KEY and BPFLAB_SERVER_KEY
 	# shellcheck source=/dev/null
 	. "$BPFLAB_LAB_DIR/env"

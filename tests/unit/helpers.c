@@ -13,12 +13,19 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <arpa/inet.h>
 #include <fcntl.h>
+#include <netinet/in.h>
+#include <sqlite3.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <sqlite3.h>
 #include <zmq.h>
 
 #include "coord.h"
+#include "plan/jobspec.h"
+#include "plan/plan.h"
 #include "proto/proto.h"
 #include "base/util.h"
 #include "helpers.h"
@@ -241,8 +248,145 @@ void prog_run(struct prog_out *o, const char *const *argv, const char *dir)
 	o->err = file_slurp(err_path);
 }
 
+void prog_run_args(struct prog_out *o, const char *prog, const char *const *args,
+		   const char *dir)
+{
+	const char *argv[64] = { prog };
+	int i;
+
+	for (i = 0; args[i]; i++) {
+		assert_true(i < 62);
+		argv[i + 1] = args[i];
+	}
+	argv[i + 1] = NULL;
+	prog_run(o, argv, dir);
+}
+
+void db_file_exec(const char *db, const char *stmt)
+{
+	sqlite3 *h = NULL;
+	char *err = NULL;
+
+	assert_int_equal(sqlite3_open(db, &h), SQLITE_OK);
+	if (sqlite3_exec(h, stmt, NULL, NULL, &err) != SQLITE_OK)
+		fail_msg("%s: %s", stmt, err ? err : "?");
+	sqlite3_close(h);
+}
+
 void prog_out_free(struct prog_out *o)
 {
 	free(o->out);
 	free(o->err);
+}
+
+char *prog_stdout(const char *const *argv, const char *dir)
+{
+	struct prog_out o;
+	char *out;
+
+	prog_run(&o, argv, dir);
+	if (o.status)
+		fail_msg("%s failed (%d): %s", argv[0], o.status, o.err);
+	out = o.out;
+	o.out = NULL;
+	prog_out_free(&o);
+	return out;
+}
+
+void http_free(struct http *h)
+{
+	free(h->head);
+	free(h->body);
+}
+
+void http_req(unsigned port, const char *method, const char *path, const char *extra,
+	      struct http *h)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
+	char req[1024], *all = NULL, *sep;
+	size_t len = 0, cap = 0;
+	ssize_t n;
+	int fd;
+
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	fd = socket(AF_INET, SOCK_STREAM, 0);
+	assert_true(fd >= 0);
+	assert_int_equal(connect(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	snprintf(req, sizeof(req), "%s %s HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
+		 "%s%s\r\n", method, path, extra ? extra : "", extra ? "\r\n" : "");
+	assert_int_equal(write(fd, req, strlen(req)), (ssize_t)strlen(req));
+	for (;;) {
+		if (len + 4096 + 1 > cap) {
+			cap = cap ? cap * 2 : 16384;
+			all = realloc(all, cap);
+			assert_non_null(all);
+		}
+		n = read(fd, all + len, cap - len - 1);
+		assert_true(n >= 0);
+		if (!n)
+			break;
+		len += (size_t)n;
+	}
+	close(fd);
+	all[len] = '\0';
+	sep = strstr(all, "\r\n\r\n");
+	assert_non_null(sep);
+	*sep = '\0';
+	h->head = all;
+	h->body = strdup(sep + 4);
+	assert_int_equal(sscanf(all, "HTTP/1.1 %d", &h->status), 1);
+}
+
+void expect_plan_refusals(const char *file, const struct refusal *cases, size_t n)
+{
+	struct plan_error err;
+	struct plan *p;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		p = plan_parse(file, cases[i].input, strlen(cases[i].input), NULL, 0, &err);
+		if (p) {
+			plan_destroy(&p);
+			fail_msg("case %zu accepted", i);
+		}
+		assert_contains(err.text, cases[i].expect);
+	}
+}
+
+void expect_spec_refusals(const struct refusal *cases, size_t n)
+{
+	struct job_spec s;
+	char why[512];
+	json_t *j;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		j = json_of(cases[i].input);
+		if (jobspec_decode(j, "spec", &s, why, sizeof(why)) != -EINVAL)
+			fail_msg("case %zu decodes", i);
+		assert_contains(why, cases[i].expect);
+		json_decref(j);
+	}
+}
+
+uint32_t csum16_add(const uint8_t *p, size_t len, uint32_t sum)
+{
+	size_t i;
+
+	for (i = 0; i + 1 < len; i += 2)
+		sum += (uint32_t)p[i] << 8 | p[i + 1];
+	if (len & 1)
+		sum += (uint32_t)p[len - 1] << 8;
+	return sum;
+}
+
+int udp6_checksum_ok(const uint8_t *frame)
+{
+	const uint8_t *ip = frame + 14, *udp = ip + 40;
+	uint16_t len = udp[4] << 8 | udp[5];
+	uint32_t sum = csum16_add(udp, len, csum16_add(ip + 8, 32, 0) + len + 17);
+
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	return sum == 0xffff;
 }

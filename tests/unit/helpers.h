@@ -2,13 +2,14 @@
  * tolerance, text compared or searched with the whole text shown when it fails, JSON
  * test input parsed with its error named, temporary directories made and removed with
  * everything in them, files read and written whole, skips that say why, an in-process
- * coordinator set up, pumped and taken down. tests/unit/helpers.c is linked into every
+ * coordinator set up, pumped and taken down, SQL run on a file, a plain HTTP request. tests/unit/helpers.c is linked into every
  * tests/unit/test_*.c (the Makefile's unit-test rule). Include after <cmocka.h>.
  */
 #ifndef BPFLAB_TEST_HELPERS_H
 #define BPFLAB_TEST_HELPERS_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <unistd.h>
 #include <jansson.h>
 
@@ -36,6 +37,23 @@ void assert_contains_at(const char *hay, const char *needle, const char *file, i
  * line and column in TEXT. The caller owns the reference. */
 json_t *json_of(const char *text);
 
+/* The 16-bit one's complement sum of LEN bytes at P added to SUM (not folded), and
+ * whether the UDP checksum of an IPv6 frame FRAME (Ethernet, IPv6 without extension
+ * headers, UDP) is right: the folded sum over pseudo header and datagram is 0xffff. */
+uint32_t csum16_add(const uint8_t *p, size_t len, uint32_t sum);
+int udp6_checksum_ok(const uint8_t *frame);
+
+/* An input that must be refused, and what the refusal must contain. */
+struct refusal {
+	const char *input, *expect;
+};
+
+/* Each of the N CASES parsed as a plan named FILE (expect_plan_refusals) or decoded as a
+ * job spec at path "spec" (expect_spec_refusals) is refused with a message containing
+ * its expect, else the test fails naming the case. */
+void expect_plan_refusals(const char *file, const struct refusal *cases, size_t n);
+void expect_spec_refusals(const struct refusal *cases, size_t n);
+
 /* A new directory from TEMPLATE (ending in XXXXXX, changed in place); fails the test
  * when it cannot be made. tmpdir_remove() deletes DIR and everything below it and
  * returns 0, or -1 when something was left (an empty or NULL DIR is left alone). */
@@ -57,6 +75,26 @@ struct prog_out {
  * files in DIR (an existing directory) into O. prog_out_free() frees O's texts. */
 void prog_run(struct prog_out *o, const char *const *argv, const char *dir);
 void prog_out_free(struct prog_out *o);
+/* The stdout of ARGV run as prog_run does (heap); the test fails unless it exits 0. */
+char *prog_stdout(const char *const *argv, const char *dir);
+
+/* An HTTP answer: status, headers and body (heap; http_free frees them). */
+struct http {
+	int status;
+	char *head, *body;
+};
+void http_free(struct http *h);
+/* METHOD PATH on 127.0.0.1:PORT with header line EXTRA (may be NULL), HTTP/1.1 with
+ * "Connection: close", read to the end into H; the test fails on a socket error. */
+void http_req(unsigned port, const char *method, const char *path, const char *extra,
+	      struct http *h);
+
+/* prog_run of PROG with ARGS (NULL-terminated, at most 62, without argv[0]). */
+void prog_run_args(struct prog_out *o, const char *prog, const char *const *args,
+		   const char *dir);
+
+/* Execute the SQL STMT on the SQLite database file DB; an error fails the test. */
+void db_file_exec(const char *db, const char *stmt);
 
 /*
  * Skipping a test, saying why: the reason goes to stderr as "  skip: WHY" right before

@@ -22,6 +22,8 @@ struct model {
 	int trials;
 	int fail_at;		/* this trial fails with -EIO; -1: none */
 	bool count_nothing;
+	double gen;		/* the generator's reach, pps; 0: any load */
+	double first;		/* the first trial offers this times its load; 0: 1 */
 };
 
 static int step(void *ctx, double load, double duration, struct mlrsearch_res *res)
@@ -33,7 +35,11 @@ static int step(void *ctx, double load, double duration, struct mlrsearch_res *r
 		return -EIO;
 	if (m->count_nothing)
 		return 0;
-	res->offered = load;
+	if (m->gen > 0 && load > m->gen) {
+		load = m->gen;
+		sent = load * duration;
+	}
+	res->offered = m->first > 0 && m->trials == 1 ? load * m->first : load;
 	res->forwarded = (uint64_t)llround(fmin(load, CAP) * duration);
 	res->lost = (uint64_t)llround(sent) - res->forwarded;
 	res->duration = duration;
@@ -151,6 +157,69 @@ static void test_search_step(void **state)
 	json_decref(c.samples);
 }
 
+/* A generator of 800 kpps before the 1 Mpps device (by hand, as test_mlrsearch's
+ * generator_bound): 2 Mpps for 1/8 s offers 800 kpps: invalid (trial.valid 0, its
+ * offered and forwarded 800 kpps, no loss), twice, the ceiling 792 kpps; 792 kpps is
+ * clean in the 1/8 s phase, again in the 1/4 s, 1/2 s and 1 s phases (confirming the
+ * coarse bound): both goals generator-bound at 792 kpps, no upper bounds,
+ * search.ceiling_pps 792000; 6 trials, 3 x 0.125 + 0.25 + 0.5 + 1 = 2.125 s. */
+static void test_search_generator_bound(void **state)
+{
+	struct model m = { .fail_at = -1, .gen = 800000 };
+	struct job_opts opts;
+	struct job_ctx c;
+	int i;
+
+	(void)state;
+	ctx_init(&c, &opts);
+	assert_int_equal(job_search_run(&c, step, &m), 0);
+	assert_true(sample(&c, "trial.load_pps", 0) == 2e6);
+	assert_true(sample(&c, "trial.offered_pps", 0) == 800000);
+	assert_true(sample(&c, "trial.forwarded_pps", 0) == 800000);
+	assert_true(sample(&c, "trial.loss_ratio", 0) == 0);
+	assert_true(sample(&c, "trial.valid", 0) == 0);
+	assert_true(sample(&c, "trial.load_pps", 1) == 2e6 && sample(&c, "trial.valid", 1) == 0);
+	for (i = 2; i < 6; i++) {
+		assert_near(sample(&c, "trial.load_pps", i), 792000, 1e-6);
+		assert_true(sample(&c, "trial.valid", i) == 1);
+	}
+	assert_near(sample(&c, "trial.duration_s", 5), 1, 1e-12);
+	assert_true(isnan(sample(&c, "trial.load_pps", 6)));
+	assert_near(sample(&c, "ndr.lower", -1), 792000, 1e-6);
+	assert_near(sample(&c, "ndr.conditional", -1), 792000, 1e-6);
+	assert_near(sample(&c, "pdr.lower", -1), 792000, 1e-6);
+	assert_true(isnan(sample(&c, "ndr.upper", -1)) && isnan(sample(&c, "pdr.upper", -1)));
+	assert_near(sample(&c, "search.ceiling_pps", -1), 792000, 1e-6);
+	assert_true(sample(&c, "search.trials", -1) == 6);
+	assert_near(sample(&c, "search.time_s", -1), 2.125, 1e-9);
+	/* the job's generator-bound verdict (verdict.h) gets this */
+	assert_string_equal(c.search_bound, "search: the generator could not offer the loads "
+			    "above 792000 frames/s (trials more than 1% off their load, "
+			    "twice): goal NDR has no upper bound below them");
+	json_decref(c.samples);
+	/* a first trial offered 1.05 times its load (a held-up generator's catch-up) is
+	 * invalid too, and run again: valid, the search goes on as test_search_step's (15
+	 * trials and this one); no ceiling is recorded, nor a verdict */
+	ctx_init(&c, &opts);
+	m = (struct model){ .fail_at = -1, .first = 1.05 };
+	assert_int_equal(job_search_run(&c, step, &m), 0);
+	assert_true(isnan(sample(&c, "search.ceiling_pps", -1)));
+	assert_string_equal(c.search_bound, "");
+	assert_true(sample(&c, "trial.valid", 0) == 0 && sample(&c, "trial.offered_pps", 0) == 2.1e6);
+	assert_true(sample(&c, "trial.valid", 1) == 1 && sample(&c, "trial.load_pps", 1) == 2e6);
+	assert_true(sample(&c, "search.trials", -1) == 16);
+	assert_true(sample(&c, "ndr.lower", -1) == 1000000 && sample(&c, "ndr.upper", -1) == 1003906.25);
+	json_decref(c.samples);
+	/* 1.5 % short in the first 1/8 s trial at 2 Mpps is within what a batch at each end
+	 * makes of it: 2 x 1 ms of frames (2000) of 250000 = 1.6 %: valid, 15 trials */
+	ctx_init(&c, &opts);
+	m = (struct model){ .fail_at = -1, .first = 0.985 };
+	assert_int_equal(job_search_run(&c, step, &m), 0);
+	assert_true(sample(&c, "trial.valid", 0) == 1);
+	assert_true(sample(&c, "search.trials", -1) == 15);
+	json_decref(c.samples);
+}
+
 /* A failed trial fails the job with no results; a trial that counted nothing too. */
 static void test_search_failures(void **state)
 {
@@ -197,6 +266,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_search_params),
 		cmocka_unit_test(test_search_step),
+		cmocka_unit_test(test_search_generator_bound),
 		cmocka_unit_test(test_search_failures),
 		cmocka_unit_test(test_search_no_generator),
 	};

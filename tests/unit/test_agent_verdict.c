@@ -77,6 +77,10 @@ static void test_verdict_series(void **state)
 	in.gen_frames = -1;		/* no generator: never generator-bound */
 	in.rx_frames = 1e9;
 	expect(&in, "[]", NULL, NULL);
+	/* a search that ended generator-bound says so with its reason (job_search.c) */
+	in.search_bound = "search: why";
+	expect(&in, "[\"generator-bound\"]", "generator-bound", "search: why");
+	in.search_bound = NULL;
 
 	/* errors above 0.1% of the frames received */
 	in.all_rx_frames = 1e6;

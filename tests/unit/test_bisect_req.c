@@ -5,7 +5,8 @@
  * The invariants: at most one active session; a step is appended only as the next one
  * (two clients racing for step N: the second is refused and nothing changes); a final
  * step and the end of its session are one transaction (a failing end leaves no step);
- * the session survives a coordinator restart. The coordinator runs in-process, driven
+ * the session survives a coordinator restart; bisect_list lists every session. The
+ * coordinator runs in-process, driven
  * with coord_run_once between the test's sends and receives, as in test_coordinator.c.
  */
 #include <setjmp.h>
@@ -344,6 +345,22 @@ static void test_bisect_requests(void **state)
 	r = ask(t, 1, proto_msg_new("bisect_reset"));
 	assert_int_equal(proto_get_int(session_of(r), "id", 0), id);
 	assert_string_equal(proto_get_str(session_of(r), "state", ""), "reset");
+	json_decref(r);
+
+	/* bisect_list: both sessions, oldest first, as store_bisect_list gives them */
+	r = ask(t, 0, proto_msg_new("bisect_list"));
+	assert_string_equal(proto_msg_type(r), "bisect_sessions");
+	ses = json_object_get(r, "sessions");
+	assert_int_equal(json_array_size(ses), 2);
+	assert_string_equal(proto_get_str(json_array_get(ses, 0), "state", ""), "done");
+	assert_string_equal(proto_get_str(json_object_get(json_array_get(ses, 0), "result"),
+					  "first_bad", ""), "k4");
+	assert_int_equal(proto_get_int(json_array_get(ses, 0), "n_steps", -1), 2);
+	assert_int_equal(proto_get_int(json_array_get(ses, 0), "n_kernels", -1), 4);
+	assert_int_equal(proto_get_int(json_array_get(ses, 1), "id", 0), id);
+	assert_string_equal(proto_get_str(json_array_get(ses, 1), "state", ""), "reset");
+	assert_int_equal(proto_get_int(json_array_get(ses, 1), "n_steps", -1), 0);
+	assert_null(json_object_get(json_array_get(ses, 1), "steps"));
 	json_decref(r);
 }
 

@@ -28,7 +28,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <sqlite3.h>
 
 #include "base/util.h"
 #include "report/plot.h"
@@ -56,24 +55,12 @@ static const char detail[] = "prog.ns_per_run of 'xdp_drop' varied 8.1 % (bound 
 /* Run bpflab with ARGS (NULL-terminated, without argv[0]); never a coordinator. */
 static void run_cli(struct prog_out *o, const char *const *args)
 {
-	const char *argv[64] = { BPFLAB };
-	int i;
-
-	for (i = 0; args[i]; i++)
-		argv[i + 1] = args[i];
-	argv[i + 1] = NULL;
-	prog_run(o, argv, tmpdir);
+	prog_run_args(o, BPFLAB, args, tmpdir);
 }
 
 static void sql(const char *stmt)
 {
-	sqlite3 *h = NULL;
-	char *err = NULL;
-
-	assert_int_equal(sqlite3_open(db, &h), SQLITE_OK);
-	if (sqlite3_exec(h, stmt, NULL, NULL, &err) != SQLITE_OK)
-		fail_msg("%s: %s", stmt, err ? err : "?");
-	sqlite3_close(h);
+	db_file_exec(db, stmt);
 }
 
 /* TMPDIR/NAME into OUT (LEN bytes). */

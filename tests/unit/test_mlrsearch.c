@@ -399,6 +399,109 @@ static void test_mlrsearch_protocol(void **state)
 	mlrsearch_destroy(NULL);
 }
 
+/* A generator that reaches only GEN pps in front of a device that forwards up to CAP
+ * (loses the excess). A trial offered more than 1 % short of its load is invalid (the
+ * agent's check, agent/job_search.c): reported with mlrsearch_report_invalid. NDR only,
+ * one phase of 1 s trials, min_rate 0.1, max_rate 2 Mpps. Returns the invalid trials. */
+static size_t run_gen(struct mlrsearch **out, double cap, double gen, bool flaky_first)
+{
+	struct mlrsearch_params p = common_params();
+	struct mlrsearch_req req;
+	size_t invalid = 0;
+
+	p.n_goals = 1;
+	p.initial_duration = 1;
+	*out = mlrsearch_new(&p, NULL, 0);
+	assert_non_null(*out);
+	while (mlrsearch_next(*out, &req) == 1) {
+		double offered = fmin(req.load, gen) * (flaky_first && !invalid ? 0.5 : 1);
+		struct mlrsearch_res res = {
+			.offered = offered, .duration = req.duration,
+			.forwarded = (uint64_t)llround(fmin(offered, cap) * req.duration),
+		};
+
+		res.lost = (uint64_t)llround(offered * req.duration) - res.forwarded;
+		if (offered < req.load * 0.99) {
+			invalid++;
+			assert_int_equal(mlrsearch_report_invalid(*out, &res), 0);
+		} else {
+			assert_int_equal(mlrsearch_report(*out, &res), 0);
+		}
+	}
+	return invalid;
+}
+
+/* The issue's plain veth pair: nothing is lost, the generator reaches 1.5 Mpps. By hand:
+ * 2 Mpps offered 1.5: invalid, run again: invalid again, the ceiling drops to 1.5 x 0.99
+ * = 1.485 Mpps; 1.485 is clean: a lower bound at the ceiling, no upper bound:
+ * generator-bound at 1.485 Mpps, 1 valid trial of 3, 3 s. With a device of 1.2 Mpps
+ * behind it the ceiling is an upper bound: 1.485 loses 19.2 %, the next load is what it
+ * forwarded (1.2: clean), then bisection: 1.3425, 1.27125, 1.235625, 1.2178125,
+ * 1.20890625, 1.204453125 all lose; (1.204453125 - 1.2) / 1.204453125 = 0.37 % <= 0.5 %:
+ * regular, 8 valid trials of 10. The same with a generator whose first trial falls
+ * short once (a busy host): 2 Mpps run again is valid, the ceiling stays max_rate, and
+ * the search is the step's of 1.2 Mpps: regular. A generator of 50 kpps: the ceiling
+ * 49.5 kpps is below min_rate: the search ends after its second trial, generator-bound
+ * without bounds. */
+static void test_mlrsearch_generator_bound(void **state)
+{
+	struct mlrsearch_goal_result r;
+	struct mlrsearch *s;
+	size_t n, n_invalid;
+
+	(void)state;
+	assert_int_equal(run_gen(&s, 10 * MPPS, 1.5 * MPPS, false), 2);
+	assert_int_equal(mlrsearch_goal_result(s, 0, &r), 0);
+	assert_int_equal(r.status, MLRSEARCH_GENERATOR_BOUND);
+	assert_string_equal(mlrsearch_status_str(r.status), "generator-bound");
+	assert_true(r.has_lower && !r.has_upper);
+	assert_near(r.lower, 1.485 * MPPS, 1e-6);
+	assert_near(r.conditional, 1.485 * MPPS, 1e-6);
+	assert_near(mlrsearch_ceiling(s, &n_invalid), 1.485 * MPPS, 1e-6);
+	assert_int_equal(n_invalid, 2);
+	mlrsearch_trials(s, &n);
+	assert_int_equal(n, 1);
+	assert_near(mlrsearch_time(s), 3, 1e-12);
+	assert_int_equal(mlrsearch_status(s), MLRSEARCH_REGULAR);
+	mlrsearch_destroy(&s);
+
+	assert_int_equal(run_gen(&s, 1.2 * MPPS, 1.5 * MPPS, false), 2);
+	assert_int_equal(mlrsearch_goal_result(s, 0, &r), 0);
+	assert_int_equal(r.status, MLRSEARCH_REGULAR);
+	assert_near(r.lower, 1.2 * MPPS, 1);
+	assert_near(r.upper, 1.204453125 * MPPS, 1);
+	mlrsearch_trials(s, &n);
+	assert_int_equal(n, 8);
+	assert_near(mlrsearch_time(s), 10, 1e-12);
+	mlrsearch_destroy(&s);
+
+	assert_int_equal(run_gen(&s, 1.2 * MPPS, 10 * MPPS, true), 1);
+	assert_int_equal(mlrsearch_goal_result(s, 0, &r), 0);
+	assert_int_equal(r.status, MLRSEARCH_REGULAR);
+	assert_near(mlrsearch_ceiling(s, &n_invalid), 2 * MPPS, 0);
+	assert_int_equal(n_invalid, 1);
+	assert_true(r.lower <= 1.2 * MPPS && r.upper > 1.2 * MPPS);
+	mlrsearch_destroy(&s);
+
+	assert_int_equal(run_gen(&s, 10 * MPPS, 0.05 * MPPS, false), 2);
+	assert_int_equal(mlrsearch_goal_result(s, 0, &r), 0);
+	assert_int_equal(r.status, MLRSEARCH_GENERATOR_BOUND);
+	assert_true(!r.has_lower && !r.has_upper);
+	assert_near(mlrsearch_ceiling(s, NULL), 49500, 1e-6);
+	mlrsearch_trials(s, &n);
+	assert_int_equal(n, 0);
+	/* no trial pending now; a bad offered rate is refused */
+	assert_int_equal(mlrsearch_report_invalid(s, &(struct mlrsearch_res){ 0 }), -EALREADY);
+	mlrsearch_destroy(&s);
+	s = mlrsearch_new(&(struct mlrsearch_params){ .goals = { { "NDR", 0, 0.5 } },
+		.n_goals = 1, .width = 0.01, .final_duration = 1, .min_rate = 1,
+		.max_rate = 2 }, NULL, 0);
+	assert_int_equal(mlrsearch_next(s, &(struct mlrsearch_req){ 0 }), 1);
+	assert_int_equal(mlrsearch_report_invalid(s, &(struct mlrsearch_res){ .offered = NAN }),
+			 -EINVAL);
+	mlrsearch_destroy(&s);
+}
+
 /* Parameters outside their ranges are refused with the field named. */
 static void test_mlrsearch_params(void **state)
 {
@@ -572,6 +675,77 @@ static void test_binary_edges(void **state)
 	assert_null(mlrsearch_new(&p, NULL, 0));
 }
 
+/* The binary search where the generator falls short (mlrsearch_report_invalid, as the
+ * agent reports it): the first trial at max_rate 2 Mpps offers 1.5, its retry 1.4: the
+ * ceiling is 1.5 (1 - 1 %) = 1.485 Mpps. A device of 5 Mpps passes 1.485 for each goal:
+ * 2 invalid and 2 valid trials, each goal generator-bound with lower 1.485 and no upper.
+ * Then a midpoint above the ceiling, tried at the ceiling. */
+static void test_binary_generator_bound(void **state)
+{
+	struct mlrsearch_params p = common_params();
+	struct dut d = { .model = BIG };
+	struct mlrsearch_res res = { .duration = 1 };
+	struct mlrsearch_goal_result r;
+	struct mlrsearch_req req;
+	struct mlrsearch *b;
+
+	(void)state;
+	p.method = MLRSEARCH_METHOD_BINARY;
+	b = mlrsearch_new(&p, NULL, 0);
+	assert_non_null(b);
+	assert_int_equal(mlrsearch_next(b, &req), 1);
+	assert_near(req.load, 2 * MPPS, 0);
+	res.offered = 1.5 * MPPS;
+	assert_int_equal(mlrsearch_report_invalid(b, &res), 0);
+	assert_int_equal(mlrsearch_next(b, &req), 1);
+	assert_near(req.load, 2 * MPPS, 0);
+	res.offered = 1.4 * MPPS;
+	assert_int_equal(mlrsearch_report_invalid(b, &res), 0);
+	assert_near(mlrsearch_ceiling(b, NULL), 1.485 * MPPS, 1e-6);
+	for (int i = 0; i < 2; i++) {
+		assert_int_equal(mlrsearch_next(b, &req), 1);
+		assert_near(req.load, 1.485 * MPPS, 1e-6);
+		assert_int_equal(measure(&d, req.load, req.duration, &res), 0);
+		assert_int_equal(mlrsearch_report(b, &res), 0);
+	}
+	assert_int_equal(mlrsearch_next(b, &req), 0);
+	for (size_t i = 0; i < 2; i++) {
+		r = goal(b, i);
+		assert_int_equal(r.status, MLRSEARCH_GENERATOR_BOUND);
+		assert_true(r.has_lower && !r.has_upper);
+		assert_near(r.lower, 1.485 * MPPS, 1e-6);
+	}
+	assert_near(mlrsearch_time(b), 4, 1e-9);
+	mlrsearch_destroy(&b);
+
+	/* NDR on the step: 2 fails; the midpoint 1.05 offers 0.9 twice: ceiling 0.891; the
+	 * midpoint 1.05 again is above it, so 0.891 is tried: passes; lo reached the ceiling:
+	 * done, generator-bound, lower 0.891, upper 2 */
+	p.n_goals = 1;
+	b = mlrsearch_new(&p, NULL, 0);
+	assert_non_null(b);
+	d.model = STEP;
+	assert_int_equal(mlrsearch_next(b, &req), 1);
+	assert_int_equal(measure(&d, req.load, req.duration, &res), 0);
+	assert_int_equal(mlrsearch_report(b, &res), 0);
+	for (int i = 0; i < 2; i++) {
+		assert_int_equal(mlrsearch_next(b, &req), 1);
+		assert_near(req.load, 1.05 * MPPS, 1e-6);
+		res.offered = 0.9 * MPPS;
+		assert_int_equal(mlrsearch_report_invalid(b, &res), 0);
+	}
+	assert_int_equal(mlrsearch_next(b, &req), 1);
+	assert_near(req.load, 0.891 * MPPS, 1e-6);
+	assert_int_equal(measure(&d, req.load, req.duration, &res), 0);
+	assert_int_equal(mlrsearch_report(b, &res), 0);
+	assert_int_equal(mlrsearch_next(b, &req), 0);
+	r = goal(b, 0);
+	assert_int_equal(r.status, MLRSEARCH_GENERATOR_BOUND);
+	assert_near(r.lower, 0.891 * MPPS, 1e-6);
+	assert_near(r.upper, 2 * MPPS, 1e-6);
+	mlrsearch_destroy(&b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -584,10 +758,12 @@ int main(void)
 		cmocka_unit_test(test_mlrsearch_budget),
 		cmocka_unit_test(test_mlrsearch_max_clean),
 		cmocka_unit_test(test_mlrsearch_protocol),
+		cmocka_unit_test(test_mlrsearch_generator_bound),
 		cmocka_unit_test(test_mlrsearch_params),
 		cmocka_unit_test(test_binary_step),
 		cmocka_unit_test(test_binary_random_loss),
 		cmocka_unit_test(test_binary_edges),
+		cmocka_unit_test(test_binary_generator_bound),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

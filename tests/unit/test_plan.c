@@ -398,7 +398,7 @@ static void test_plan_bad_yaml(void **state)
 	for (i = 0; i < 31; i++)
 		strcat(deep, "]");
 	strcat(deep, "\n");
-	expect_error(deep, FILE_NAME ":1:1: unknown key 'a' in the plan (expected one of: name, description, hosts, ports, traffic, variants, matrix, repeat, metrics, link, min_effect, share_machine, verifier, search)");
+	expect_error(deep, FILE_NAME ":1:1: unknown key 'a' in the plan (expected one of: name, description, hosts, ports, traffic, variants, matrix, repeat, metrics, link, min_effect, share_machine, verifier, search, latency)");
 	memmove(deep + 4, deep + 3, strlen(deep + 3) + 1);
 	deep[3] = '[';
 	strcpy(deep + strlen(deep) - 1, "]\n");
@@ -427,7 +427,7 @@ static void test_plan_bad_yaml(void **state)
 static const struct bad_plan bad_format[] = {
 	/* keys */
 	{ BASE "trafic: {}\n",
-	  FILE_NAME ":9:1: unknown key 'trafic' in the plan (expected one of: name, description, hosts, ports, traffic, variants, matrix, repeat, metrics, link, min_effect, share_machine, verifier, search)" },
+	  FILE_NAME ":9:1: unknown key 'trafic' in the plan (expected one of: name, description, hosts, ports, traffic, variants, matrix, repeat, metrics, link, min_effect, share_machine, verifier, search, latency)" },
 	{ "name: x\nports: [a]\n",
 	  FILE_NAME ":1:1: missing required key 'traffic'" },
 	{ "ports: [a]\n",

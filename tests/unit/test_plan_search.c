@@ -120,9 +120,7 @@ static void test_search_into_spec(void **state)
 	plan_destroy(&p);
 }
 
-static const struct {
-	const char *plan, *error;
-} plan_refusals[] = {
+static const struct refusal plan_refusals[] = {
 	{ WITH_SEARCH("{goals: [{name: NDR, loss: 100%}], width: 1%, trial: 1s, min_rate: 1, max_rate: 2}"),
 	  FILE_NAME ":9:36: search.goals: loss: expected a percentage from 0 % to below 100 % (such as 0 or 0.5%), got '100%'" },
 	{ WITH_SEARCH("{goals: [{name: NDR, loss: -1%}], width: 1%, trial: 1s, min_rate: 1, max_rate: 2}"),
@@ -155,15 +153,9 @@ static void test_search_plan_refusals(void **state)
 {
 	struct plan_error err;
 	struct plan *p;
-	size_t i;
 
 	(void)state;
-	for (i = 0; i < sizeof(plan_refusals) / sizeof(plan_refusals[0]); i++) {
-		p = parse(plan_refusals[i].plan, &err);
-		if (p)
-			fail_msg("case %zu accepted", i);
-		assert_contains(err.text, plan_refusals[i].error);
-	}
+	expect_plan_refusals(FILE_NAME, plan_refusals, ARRAY_LEN(plan_refusals));
 	/* with traffic.rate, and without a generator */
 	p = parse("name: s\nports: [a, b]\ntraffic: {from: a, generator: udp, rate: 1000, duration: 1s}\n"
 		  "variants: {v: [{port: b, object: o, program: p}]}\nsearch: " GOOD "\n", &err);
@@ -215,9 +207,7 @@ static void test_search_line_rate(void **state)
 	"\"exceed\":0.5,\"trial_ms\":1000,\"total_ms\":2000,\"min_rate_pps\":1," \
 	"\"max_rate_pps\":2" X "}}"
 
-static const struct {
-	const char *spec, *why;
-} spec_refusals[] = {
+static const struct refusal spec_refusals[] = {
 	{ "{\"search\":{\"goals\":[{\"name\":\"NDR\",\"loss\":1}],\"width\":0.01,\"exceed\":0.5,"
 	  "\"trial_ms\":1000,\"total_ms\":2000,\"min_rate_pps\":1,\"max_rate_pps\":2}}",
 	  "spec.search.goals[0].loss 1 is out of range [0..1)" },
@@ -243,20 +233,13 @@ static void test_search_spec_refusals(void **state)
 	struct job_spec s;
 	char why[512];
 	json_t *j;
-	size_t i;
 
 	(void)state;
 	j = json_of(SPEC_SEARCH(""));
 	assert_int_equal(jobspec_decode(j, "spec", &s, why, sizeof(why)), 0);
 	jobspec_release(&s);
 	json_decref(j);
-	for (i = 0; i < sizeof(spec_refusals) / sizeof(spec_refusals[0]); i++) {
-		j = json_of(spec_refusals[i].spec);
-		if (jobspec_decode(j, "spec", &s, why, sizeof(why)) != -EINVAL)
-			fail_msg("case %zu decodes", i);
-		assert_contains(why, spec_refusals[i].why);
-		json_decref(j);
-	}
+	expect_spec_refusals(spec_refusals, ARRAY_LEN(spec_refusals));
 }
 
 int main(void)

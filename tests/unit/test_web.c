@@ -35,14 +35,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <sqlite3.h>
 
 #include "base/util.h"
 #include "web.h"
 #include "helpers.h"
+#include "web_test.h"
 
-#define BPFLAB BPFLAB_BUILDDIR "/bin/bpflab"
-#define BPFLABD BPFLAB_BUILDDIR "/bin/bpflabd"
 
 static char tmpdir[] = "/tmp/bpflab-test-web-XXXXXX";
 static char db[300];
@@ -55,68 +53,7 @@ static const char csv[] =
 	"pass,xdp_pass,1,20.1\n"
 	"pass,xdp_pass,2,20.3\n";
 
-/* plan k: 4 repetitions on each of three kernels, a step from the first to the second */
-static const char *const kernel_csv[3][2] = {
-	{ "6.1.0", "variant,prog,set,value\ndrop,xdp_drop,1,10.1\ndrop,xdp_drop,2,10.3\n"
-	  "drop,xdp_drop,3,10.2\ndrop,xdp_drop,4,10.0\n" },
-	{ "6.2.0<i>", "variant,prog,set,value\ndrop,xdp_drop,1,20.1\ndrop,xdp_drop,2,20.3\n"
-	  "drop,xdp_drop,3,20.2\ndrop,xdp_drop,4,20.0\n" },
-	{ "6.3.0", "variant,prog,set,value\ndrop,xdp_drop,1,21.1\ndrop,xdp_drop,2,21.3\n"
-	  "drop,xdp_drop,3,21.2\ndrop,xdp_drop,4,21.0\n" },
-};
-
 static const char plan_name[] = "<script>alert('x')</script>";
-
-/* An answer: status, headers and body (heap). */
-struct http {
-	int status;
-	char *head, *body;
-};
-
-static void http_free(struct http *h)
-{
-	free(h->head);
-	free(h->body);
-}
-
-/* METHOD PATH on 127.0.0.1:PORT with header line EXTRA (may be NULL) into H. */
-static void http_req(unsigned port, const char *method, const char *path, const char *extra,
-		     struct http *h)
-{
-	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
-	char req[1024], *all = NULL, *sep;
-	size_t len = 0, cap = 0;
-	ssize_t n;
-	int fd;
-
-	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	fd = socket(AF_INET, SOCK_STREAM, 0);
-	assert_true(fd >= 0);
-	assert_int_equal(connect(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
-	snprintf(req, sizeof(req), "%s %s HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
-		 "%s%s\r\n", method, path, extra ? extra : "", extra ? "\r\n" : "");
-	assert_int_equal(write(fd, req, strlen(req)), (ssize_t)strlen(req));
-	for (;;) {
-		if (len + 4096 + 1 > cap) {
-			cap = cap ? cap * 2 : 16384;
-			all = realloc(all, cap);
-			assert_non_null(all);
-		}
-		n = read(fd, all + len, cap - len - 1);
-		assert_true(n >= 0);
-		if (!n)
-			break;
-		len += (size_t)n;
-	}
-	close(fd);
-	all[len] = '\0';
-	sep = strstr(all, "\r\n\r\n");
-	assert_non_null(sep);
-	*sep = '\0';
-	h->head = all;
-	h->body = strdup(sep + 4);
-	assert_int_equal(sscanf(all, "HTTP/1.1 %d", &h->status), 1);
-}
 
 /* GET PATH on the test's server. */
 static void get(const char *path, struct http *h)
@@ -127,45 +64,7 @@ static void get(const char *path, struct http *h)
 /* The stdout of `bpflab ARGS...` (NULL-terminated), which must succeed. */
 static char *cli_out(const char *const *args)
 {
-	const char *argv[32] = { BPFLAB };
-	struct prog_out o;
-	char *out;
-	int i;
-
-	for (i = 0; args[i]; i++)
-		argv[i + 1] = args[i];
-	argv[i + 1] = NULL;
-	prog_run(&o, argv, tmpdir);
-	if (o.status)
-		fail_msg("bpflab failed (%d): %s", o.status, o.err);
-	out = o.out;
-	o.out = NULL;
-	prog_out_free(&o);
-	return out;
-}
-
-static void sql(const char *file, const char *stmt)
-{
-	sqlite3 *h = NULL;
-	char *err = NULL;
-
-	assert_int_equal(sqlite3_open(file, &h), SQLITE_OK);
-	if (sqlite3_exec(h, stmt, NULL, NULL, &err) != SQLITE_OK)
-		fail_msg("%s: %s", stmt, err ? err : "?");
-	sqlite3_close(h);
-}
-
-static struct web *start(const char *file, const char *token)
-{
-	struct web_opts o = { .db = file, .http = "127.0.0.1:0", .token = token };
-	char err[512];
-	bool usage;
-	struct web *w = web_new(&o, &usage, err, sizeof(err));
-
-	if (!w)
-		fail_msg("web_new: %s", err);
-	assert_true(web_port(w) > 0);
-	return w;
+	return web_test_cli(tmpdir, NULL, args);
 }
 
 /* Run 1 of plan <script>... from the CSV, job 2 unstable with a detail; run 2 of 'b';
@@ -173,7 +72,6 @@ static struct web *start(const char *file, const char *token)
 static int setup(void **state)
 {
 	char file[400];
-	int i;
 
 	(void)state;
 	if (!mkdtemp(tmpdir))
@@ -186,15 +84,10 @@ static int setup(void **state)
 				       plan_name, NULL }));
 	free(cli_out((const char *[]){ "--db", db, "result", "import", file, "--plan", "b",
 				       NULL }));
-	for (i = 0; i < 3; i++) {
-		snprintf(file, sizeof(file), "%s/k%d.csv", tmpdir, i);
-		file_put(file, kernel_csv[i][1]);
-		free(cli_out((const char *[]){ "--db", db, "result", "import", file, "--plan",
-					       "k", "--kernel", kernel_csv[i][0], NULL }));
-	}
-	sql(db, "UPDATE jobs SET verdicts = '[\"unstable\"]', verdict_details = "
+	web_test_import_k(tmpdir, db);
+	db_file_exec(db, "UPDATE jobs SET verdicts = '[\"unstable\"]', verdict_details = "
 		"'{\"unstable\": \"varied 8.1 % <b>\"}' WHERE id = 2");
-	srv = start(db, NULL);
+	srv = web_test_start(db, NULL);
 	return 0;
 }
 
@@ -236,19 +129,9 @@ static void test_web_api_equals_cli(void **state)
 
 	(void)state;
 	for (i = 0; i < ARRAY_LEN(cases); i++) {
-		const char *args[20] = { "--db", db };
-		char *want;
-		size_t k;
-
-		for (k = 0; cases[i].args[k]; k++)
-			args[2 + k] = cases[i].args[k];
-		args[2 + k] = NULL;
-		want = cli_out(args);
-		get(cases[i].path, &h);
-		assert_int_equal(h.status, 200);
+		web_test_same(web_port(srv), cases[i].path, web_test_cli(tmpdir, (const char *[]){
+			"--db", db, NULL }, cases[i].args), &h);
 		assert_contains(h.head, "Content-Type: application/json");
-		assert_text(h.body, want);
-		free(want);
 		http_free(&h);
 	}
 	/* the CSV download is `result show --csv` */
@@ -279,7 +162,7 @@ static void test_web_errors(void **state)
 		  "positive integer)\"}\n" },
 		{ "GET", "/api/runs/1x", 400, NULL },
 		{ "GET", "/api/runs/1?format=xml", 400, "{\"error\":\"parameter 'format': unknown "
-		  "value 'xml' (expected json|csv)\"}\n" },
+		  "value 'xml' (expected json|csv|kcidb|bmf)\"}\n" },
 		{ "GET", "/api/runs/1?format=csv&format=json", 400, "{\"error\":\"parameter "
 		  "'format' given twice\"}\n" },
 		{ "GET", "/api/runs?limit=3", 400, "{\"error\":\"unknown parameter 'limit'\"}\n" },
@@ -345,7 +228,7 @@ static void test_web_errors(void **state)
 static void test_web_token(void **state)
 {
 	static const char token[] = "0123456789abcdef-token";
-	struct web *w = start(db, token);
+	struct web *w = web_test_start(db, token);
 	struct http h;
 
 	(void)state;
@@ -385,7 +268,7 @@ static void test_web_live(void)
 	uint8_t sum[32];
 	struct http h;
 
-	sql(db, "UPDATE runs SET state = 'running' WHERE id = 5");
+	db_file_exec(db, "UPDATE runs SET state = 'running' WHERE id = 5");
 	get("/runs", &h);
 	assert_int_equal(h.status, 200);
 	assert_contains(h.body, "<noscript><meta http-equiv=\"refresh\" content=\"5\">"
@@ -407,7 +290,7 @@ static void test_web_live(void)
 	free(b64);
 	assert_contains(h.head, want);
 	http_free(&h);
-	sql(db, "UPDATE runs SET state = 'done' WHERE id = 5");
+	db_file_exec(db, "UPDATE runs SET state = 'done' WHERE id = 5");
 	get("/runs", &h);
 	assert_null(strstr(h.body, "<script"));
 	assert_null(strstr(h.body, "<noscript"));
@@ -518,13 +401,19 @@ static void test_web_pages(void **state)
 	assert_contains(h.body, "give plan and metric");
 	assert_null(strstr(h.body, "<svg"));
 	http_free(&h);
+	/* a bad value: 400, the form kept with the values sent, markup escaped */
 	get("/history?plan=%3Cb%3E&metric=m&by=x", &h);
 	assert_int_equal(h.status, 400);
 	assert_contains(h.head, "Content-Type: text/html");
+	assert_contains(h.body, "<title>error 400 - bpflab</title>");
+	assert_contains(h.body, "<p>parameter &#39;by&#39;: a history goes by kernel.release");
 	assert_contains(h.body, "not &#39;x&#39;");
+	assert_contains(h.body, "<input name=\"plan\" size=\"14\" value=\"&lt;b&gt;\">");
+	assert_contains(h.body, "<input name=\"by\" size=\"14\" value=\"x\">");
+	assert_null(strstr(h.body, "<b>"));
 	http_free(&h);
 
-	/* compare: the table of result compare with its verdict and smallest change */
+	/* compare: the table of result compare with its verdict */
 	get("/compare?a=3&b=4", &h);
 	assert_int_equal(h.status, 200);
 	assert_contains(h.body, "DIFFERENT worse");
@@ -544,9 +433,9 @@ static void test_web_pages(void **state)
 			"<td></td></tr>");
 	assert_contains(h.body, "<p>no noise floor measured</p>");
 	http_free(&h);
-	sql(db, "UPDATE hosts SET kernel_release = '6.1<x>', inventory = '{\"ports\": "
+	db_file_exec(db, "UPDATE hosts SET kernel_release = '6.1<x>', inventory = '{\"ports\": "
 		"[{\"role\": \"a\", \"name\": \"veth<a>\", \"driver\": \"veth\"}]}'");
-	sql(db, "INSERT INTO host_noise (run_id, host_id, env_id, metric, subject, window, n, "
+	db_file_exec(db, "INSERT INTO host_noise (run_id, host_id, env_id, metric, subject, window, n, "
 		"mean, cv, measured_ms) SELECT 3, 1, MIN(id), 'prog.ns_per_run', 'xdp_drop', "
 		"'cost', 4, 10.15, 0.0127, 1 FROM host_envs");
 	get("/hosts", &h);
@@ -582,8 +471,8 @@ static void test_web_newer_database(void **state)
 	snprintf(copy, sizeof(copy), "%s/copy.db", tmpdir);
 	snprintf(cmd, sizeof(cmd), "sqlite3 '%s' \".backup '%s'\"", db, copy);
 	assert_int_equal(system(cmd), 0);
-	w = start(copy, NULL);
-	sql(copy, "PRAGMA user_version = 999");
+	w = web_test_start(copy, NULL);
+	db_file_exec(copy, "PRAGMA user_version = 999");
 	http_req(web_port(w), "GET", "/api/runs", NULL, &h);
 	assert_int_equal(h.status, 500);
 	assert_contains(h.body, "schema version 999 is newer than this bpflab");
@@ -603,54 +492,22 @@ static void test_web_newer_database(void **state)
  * stops both, exit 0. */
 static void test_web_bpflabd(void **state)
 {
-	char copy[400], log[400], ag[450], cl[450], cmd[900], *text, *at, *want;
-	unsigned port = 0;
+	char cl[450], copy[400], *want;
+	unsigned port;
 	struct http h;
-	int i, status;
 	pid_t pid;
 
 	(void)state;
+	pid = web_test_bpflabd(tmpdir, db, &port, cl, sizeof(cl));
 	snprintf(copy, sizeof(copy), "%s/coord.db", tmpdir);
-	snprintf(log, sizeof(log), "%s/bpflabd.log", tmpdir);
-	snprintf(ag, sizeof(ag), "ipc://%s/agents.sock", tmpdir);
-	snprintf(cl, sizeof(cl), "ipc://%s/clients.sock", tmpdir);
-	snprintf(cmd, sizeof(cmd), "sqlite3 '%s' \".backup '%s'\"", db, copy);
-	assert_int_equal(system(cmd), 0);
-	file_put(log, "");
-	pid = fork();
-	assert_true(pid >= 0);
-	if (!pid) {
-		execl(BPFLABD, BPFLABD, "--agents", ag, "--clients", cl, "--db", copy,
-		      "--plaintext", "--log", log, "--http", "127.0.0.1:0", (char *)NULL);
-		_exit(127);
-	}
-	for (i = 0; i < 100 && !port; i++) {
-		usleep(50 * 1000);
-		text = file_slurp(log);
-		at = strstr(text, "dashboard at http://127.0.0.1:");
-		if (at)
-			port = (unsigned)atoi(at + strlen("dashboard at http://127.0.0.1:"));
-		free(text);
-	}
-	if (!port) {
-		kill(pid, SIGKILL);
-		waitpid(pid, NULL, 0);
-		fail_msg("bpflabd logged no dashboard address: %s", file_slurp(log));
-	}
 	want = cli_out((const char *[]){ "--db", copy, "-j", "result", "show", "1", NULL });
-	http_req(port, "GET", "/api/runs/1", NULL, &h);
-	assert_int_equal(h.status, 200);
-	assert_text(h.body, want);
-	free(want);
+	web_test_same(port, "/api/runs/1", want, &h);
 	http_free(&h);
 	http_req(port, "GET", "/runs", NULL, &h);
 	assert_int_equal(h.status, 200);
 	assert_contains(h.body, "<a href=\"/runs/2\">2</a>");
 	http_free(&h);
-	assert_int_equal(kill(pid, SIGTERM), 0);
-	assert_int_equal(waitpid(pid, &status, 0), pid);
-	assert_true(WIFEXITED(status));
-	assert_int_equal(WEXITSTATUS(status), 0);
+	web_test_bpflabd_stop(pid);
 }
 
 /* Another address without a token or --http-public: refused before binding, exit 2. */
@@ -700,6 +557,13 @@ static void test_web_route(void **state)
 		{ "/api/runs/", WEB_NOT_FOUND, 0 }, { "/api/hosts", WEB_API_HOSTS, 0 },
 		{ "/runs/", WEB_NOT_FOUND, 0 }, { "/api", WEB_NOT_FOUND, 0 },
 		{ "/runsx", WEB_NOT_FOUND, 0 },
+		{ "/bisect/3", WEB_PAGE_BISECT_ID, 3 }, { "/api/bisect/4", WEB_API_BISECT_ID, 4 },
+		{ "/api/bisect/5/log", WEB_API_BISECT_ID_LOG, 5 },
+		{ "/api/bisect/log", WEB_API_BISECT_LOG, 0 },
+		{ "/api/bisect/sessions", WEB_API_BISECTS, 0 },
+		{ "/api/bisect/5/log/", WEB_NOT_FOUND, 0 }, { "/bisect/5/log", WEB_NOT_FOUND, 0 },
+		{ "/api/bisect/0/log", WEB_BAD_ID, 0 },
+		{ "/api/bisect/123456789012345678901234567890123/log", WEB_BAD_ID, 0 },
 	};
 	size_t i;
 

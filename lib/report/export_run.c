@@ -1,0 +1,84 @@
+/* export_run.c - one run's export (export.h, `bpflab result export`, the dashboard's
+ * /api/runs/ID?format=kcidb|bmf): the run's value rows narrowed to a host and a kernel,
+ * records and (unless asked for) flagged results left out, then KCIDB or BMF. One code
+ * path for the CLI and the dashboard, so that both give the same bytes. Pure.
+ */
+#include "report/export.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "analysis/analysis.h"
+
+json_t *export_run(const json_t *rows, long long run, const struct export_run_opts *o,
+		   size_t *n_flagged, char *msg, size_t len)
+{
+	json_t *sel = NULL, *clean = json_array(), *flagged = json_object(), *out = NULL, *r;
+	char job[32], why[1024];
+	size_t i;
+	int err = ENOMEM;
+
+	*n_flagged = 0;
+	if (!clean || !flagged)
+		goto nomem;
+	/* all of the run's rows: host and kernel are checked against what it has */
+	if (json_array_size(rows) && (o->host || o->kernel)) {
+		sel = export_select(rows, o->host, o->kernel, why, sizeof(why));
+		if (!sel) {
+			err = errno;
+			snprintf(msg, len, "run %lld: %s", run, why);
+			goto out;
+		}
+	} else {
+		sel = json_incref((json_t *)rows);
+	}
+	json_array_foreach(sel, i, r) {
+		if (analysis_is_record(json_string_value(json_object_get(r, "metric")) ?: ""))
+			continue;
+		if (o->include_flagged || !analysis_row_flags(r)) {
+			if (json_array_append(clean, r))
+				goto nomem;
+			continue;
+		}
+		/* left out: counted per job (a result), as compare counts them */
+		snprintf(job, sizeof(job), "%lld",
+			 (long long)json_integer_value(json_object_get(r, "job")));
+		if (json_object_set_new(flagged, job, json_true()))
+			goto nomem;
+	}
+	*n_flagged = json_object_size(flagged);
+	if (!json_array_size(clean)) {
+		snprintf(msg, len, "run %lld has no %sresults to export%s", run,
+			 *n_flagged ? "unflagged " : "", *n_flagged ? " (--include-flagged to "
+			 "export the flagged ones)" : "");
+		err = ENOENT;
+		goto out;
+	}
+	if (o->build_id && export_n_builds(clean) > 1) {
+		snprintf(msg, len, "--build-id names one build, but run %lld has results of %zu "
+			 "kernel builds: choose one with --kernel", run, export_n_builds(clean));
+		err = EINVAL;
+		goto out;
+	}
+	if (!strcmp(o->format, "kcidb"))
+		out = export_kcidb(clean, &(struct export_kcidb_opts){
+			.sz = sizeof(struct export_kcidb_opts), .origin = o->origin,
+			.db_id = o->db_id, .build_id = o->build_id });
+	else
+		out = export_bmf(clean);
+	if (!out) {
+		err = errno;
+		snprintf(msg, len, "cannot export run %lld: %s", run, strerror(err));
+	}
+	goto out;
+nomem:
+	snprintf(msg, len, "out of memory");
+out:
+	json_decref(flagged);
+	json_decref(clean);
+	json_decref(sel);
+	if (!out)
+		errno = err;
+	return out;
+}
