@@ -536,6 +536,19 @@ static void test_mlrsearch_params(void **state)
 	assert_null(mlrsearch_new(&p, NULL, 0));
 }
 
+/* Goal I of S ended ST with bounds LOWER and UPPER (Mpps; -1: none). */
+static void assert_goal(const struct mlrsearch *s, size_t i, enum mlrsearch_status st,
+			double lower, double upper)
+{
+	struct mlrsearch_goal_result r = goal(s, i);
+
+	assert_int_equal(r.status, st);
+	assert_int_equal(r.has_lower, lower >= 0);
+	assert_int_equal(r.has_upper, upper >= 0);
+	assert_near(r.lower, lower >= 0 ? lower * MPPS : 0, 1e-6);
+	assert_near(r.upper, upper >= 0 ? upper * MPPS : 0, 1e-6);
+}
+
 /* The plain RFC 2544 binary search (method binary, lib/analysis/binsearch.c) on the step
  * curve, by hand (Mpps; every trial 1 s): NDR: 2 fails; [0.1, 2]: 1.05 fails, 0.575,
  * 0.8125, 0.93125, 0.990625 pass, 1.0203125, 1.00546875 fail, 0.998046875 passes,
@@ -651,10 +664,7 @@ static void test_binary_edges(void **state)
 	p.budget = 3;
 	b = run(&p, STEP);
 	assert_int_equal(mlrsearch_status(b), MLRSEARCH_BUDGET);
-	r = goal(b, 0);
-	assert_int_equal(r.status, MLRSEARCH_BUDGET);
-	assert_near(r.lower, 0.575 * MPPS, 1e-6);
-	assert_near(r.upper, 1.05 * MPPS, 1e-6);
+	assert_goal(b, 0, MLRSEARCH_BUDGET, 0.575, 1.05);
 	assert_near(mlrsearch_time(b), 3, 1e-9);
 	mlrsearch_destroy(&b);
 
@@ -685,7 +695,6 @@ static void test_binary_generator_bound(void **state)
 	struct mlrsearch_params p = common_params();
 	struct dut d = { .model = BIG };
 	struct mlrsearch_res res = { .duration = 1 };
-	struct mlrsearch_goal_result r;
 	struct mlrsearch_req req;
 	struct mlrsearch *b;
 
@@ -709,12 +718,8 @@ static void test_binary_generator_bound(void **state)
 		assert_int_equal(mlrsearch_report(b, &res), 0);
 	}
 	assert_int_equal(mlrsearch_next(b, &req), 0);
-	for (size_t i = 0; i < 2; i++) {
-		r = goal(b, i);
-		assert_int_equal(r.status, MLRSEARCH_GENERATOR_BOUND);
-		assert_true(r.has_lower && !r.has_upper);
-		assert_near(r.lower, 1.485 * MPPS, 1e-6);
-	}
+	for (size_t i = 0; i < 2; i++)
+		assert_goal(b, i, MLRSEARCH_GENERATOR_BOUND, 1.485, -1);
 	assert_near(mlrsearch_time(b), 4, 1e-9);
 	mlrsearch_destroy(&b);
 
@@ -739,10 +744,7 @@ static void test_binary_generator_bound(void **state)
 	assert_int_equal(measure(&d, req.load, req.duration, &res), 0);
 	assert_int_equal(mlrsearch_report(b, &res), 0);
 	assert_int_equal(mlrsearch_next(b, &req), 0);
-	r = goal(b, 0);
-	assert_int_equal(r.status, MLRSEARCH_GENERATOR_BOUND);
-	assert_near(r.lower, 0.891 * MPPS, 1e-6);
-	assert_near(r.upper, 2 * MPPS, 1e-6);
+	assert_goal(b, 0, MLRSEARCH_GENERATOR_BOUND, 0.891, 2);
 	mlrsearch_destroy(&b);
 }
 
