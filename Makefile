@@ -176,6 +176,9 @@ bench: $(BENCH_BINS)
 .PHONY: bench-validity
 bench-validity: all	# bench/validity.sh on a lab of its own (bench/README.md); VALIDITY_ARGS="--pairs 3"
 	$(Q)BPFLAB_BIN=$(abspath $(BUILD))/bin bash bench/validity.sh $(VALIDITY_ARGS)
+.PHONY: bench-ndr
+bench-ndr: all	# bench/ndr.sh: MLRsearch against the binary search on the lab (bench/README.md); NDR_ARGS="--rounds 3"
+	$(Q)BPFLAB_BIN=$(abspath $(BUILD))/bin bash bench/ndr.sh $(NDR_ARGS)
 
 FUZZ_SECONDS ?= 60
 FUZZ_TARGETS := $(patsubst tests/fuzz/fuzz_%.c,$(BUILD)/fuzz/fuzz_%,$(wildcard tests/fuzz/fuzz_*.c))

@@ -40,6 +40,7 @@ void job_search_params(const struct job_search *s, struct mlrsearch_params *p)
 	int i;
 
 	memset(p, 0, sizeof(*p));
+	p->method = s->method == JOB_SEARCH_BINARY ? MLRSEARCH_METHOD_BINARY : MLRSEARCH_METHOD_MLR;
 	for (i = 0; i < s->n_goals && i < MLRSEARCH_MAX_GOALS; i++) {
 		p->goals[i].name = s->goals[i].name;
 		p->goals[i].loss_ratio = s->goals[i].loss;

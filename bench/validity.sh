@@ -74,9 +74,9 @@ json=0
 keep=0
 flagged=
 
-usage() { sed -n '6,11p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
-die() { echo "validity: $*" >&2; exit 1; }
-log() { echo "validity: $*" >&2; }
+bench=validity usage_lines=6,11
+# shellcheck source=bench/lib.sh
+. "$top/bench/lib.sh"
 
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -147,19 +147,8 @@ stop_load() {
 	wait "$load_pid" 2>/dev/null || true
 	load_pid=
 }
-cleanup() {
-	local rc=$?
-	trap - EXIT INT TERM
-	stop_load
-	if [ "$lab_started" = 1 ]; then
-		"$top/lab/lab" down --name "$lab" --subnet "$subnet" --purge >/dev/null 2>&1 || true
-	fi
-	if [ "$keep" = 1 ]; then log "kept $tmp"; else rm -rf "$tmp"; fi
-	exit "$rc"
-}
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
+bench_on_exit() { stop_load; }
+bench_traps
 
 now() { echo "$EPOCHREALTIME"; }
 left() { echo $((deadline - EPOCHSECONDS)); }

@@ -39,6 +39,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/binsearch.h"
 #include "analysis/mlrsearch.h"
 
 #define MLRSEARCH_MAX_TRIALS 1000	/* a bug guard: no search needs this many */
@@ -67,6 +68,7 @@ struct mlrsearch {
 	bool pending, ended, budget_out;
 	struct mlrsearch_req req;
 	struct goal_state g[MLRSEARCH_MAX_GOALS];
+	struct binsearch *bin;		/* method binary: it chooses the loads */
 };
 
 /* One goal as the classification of phase k sees it. */
@@ -184,6 +186,10 @@ static void set_err(char *err, size_t len, const char *fmt, ...)
 
 static bool params_ok(const struct mlrsearch_params *p, char *err, size_t len)
 {
+	if (p->method != MLRSEARCH_METHOD_MLR && p->method != MLRSEARCH_METHOD_BINARY) {
+		set_err(err, len, "method %d unknown", (int)p->method);
+		return false;
+	}
 	if (!p->n_goals || p->n_goals > MLRSEARCH_MAX_GOALS) {
 		set_err(err, len, "goals: %zu given, 1 to %d allowed", p->n_goals,
 			MLRSEARCH_MAX_GOALS);
@@ -250,6 +256,10 @@ struct mlrsearch *mlrsearch_new(const struct mlrsearch_params *params, char *err
 	if (!s)
 		return NULL;
 	s->p = *params;
+	if (s->p.method == MLRSEARCH_METHOD_BINARY && !(s->bin = binsearch_new(params))) {
+		free(s);
+		return NULL;
+	}
 	s->ceiling = s->p.max_rate;
 	s->retry_offered = -1;
 	if (!s->p.initial_duration)
@@ -269,6 +279,7 @@ void mlrsearch_destroy(struct mlrsearch **s)
 {
 	if (!s || !*s)
 		return;
+	binsearch_destroy(&(*s)->bin);
 	free((*s)->t);
 	free((*s)->loads);
 	free(*s);
@@ -430,11 +441,40 @@ static void end_search(struct mlrsearch *s, bool budget_out)
 	s->budget_out = budget_out;
 }
 
-int mlrsearch_next(struct mlrsearch *s, struct mlrsearch_req *req)
+/* MLRsearch's next load into *BEST (the rules at the top, moving to the next phase when
+ * no goal proposes one); false when the last phase is done. */
+static bool mlr_next(struct mlrsearch *s, double *best)
 {
 	enum step steps[MLRSEARCH_MAX_GOALS];
-	double loads[MLRSEARCH_MAX_GOALS], best, d;
+	double loads[MLRSEARCH_MAX_GOALS];
 	size_t i;
+
+	for (;;) {
+		*best = INFINITY;
+		for (i = 0; i < s->p.n_goals; i++) {
+			steps[i] = propose(s, i, &loads[i]);
+			if (steps[i] != STEP_NONE && loads[i] < *best)
+				*best = loads[i];
+		}
+		if (*best < INFINITY)
+			break;
+		if (s->phase >= s->n_phases)
+			return false;
+		s->phase++;
+	}
+	/* an outward step counts for every goal that asked for this load */
+	for (i = 0; i < s->p.n_goals; i++) {
+		if (steps[i] == STEP_UP && loads[i] == *best)
+			s->g[i].up++;
+		if (steps[i] == STEP_DOWN && loads[i] == *best)
+			s->g[i].down++;
+	}
+	return true;
+}
+
+int mlrsearch_next(struct mlrsearch *s, struct mlrsearch_req *req)
+{
+	double load, d;
 
 	if (s->ended)
 		return 0;
@@ -452,35 +492,17 @@ int mlrsearch_next(struct mlrsearch *s, struct mlrsearch_req *req)
 		*req = s->req;
 		return 1;
 	}
-	for (;;) {
-		best = INFINITY;
-		for (i = 0; i < s->p.n_goals; i++) {
-			steps[i] = propose(s, i, &loads[i]);
-			if (steps[i] != STEP_NONE && loads[i] < best)
-				best = loads[i];
-		}
-		if (best < INFINITY)
-			break;
-		if (s->phase >= s->n_phases) {
-			end_search(s, false);
-			return 0;
-		}
-		s->phase++;
+	if (!(s->bin ? binsearch_next(s->bin, s->ceiling, &load) : mlr_next(s, &load))) {
+		end_search(s, false);
+		return 0;
 	}
-	d = phase_duration(s, s->phase);
+	d = s->bin ? s->p.final_duration : phase_duration(s, s->phase);
 	if ((s->p.budget > 0 && s->spent + d > s->p.budget * (1 + DURATION_SLACK)) ||
 	    s->n + s->n_invalid >= MLRSEARCH_MAX_TRIALS) {
 		end_search(s, true);
 		return 0;
 	}
-	/* an outward step counts for every goal that asked for this load */
-	for (i = 0; i < s->p.n_goals; i++) {
-		if (steps[i] == STEP_UP && loads[i] == best)
-			s->g[i].up++;
-		if (steps[i] == STEP_DOWN && loads[i] == best)
-			s->g[i].down++;
-	}
-	s->req.load = best;
+	s->req.load = load;
 	s->req.duration = d;
 	s->pending = true;
 	*req = s->req;
@@ -537,6 +559,8 @@ int mlrsearch_report(struct mlrsearch *s, const struct mlrsearch_res *res)
 	s->spent += t->effective;
 	s->pending = false;
 	s->retry_offered = -1;
+	if (s->bin)
+		binsearch_report(s->bin, t->load, t->loss_ratio);
 	return 0;
 }
 
@@ -590,6 +614,15 @@ int mlrsearch_goal_result(const struct mlrsearch *s, size_t i,
 
 	if (i >= s->p.n_goals)
 		return -EINVAL;
+	if (s->bin) {
+		binsearch_goal_result(s->bin, i, out);
+		if (out->status == MLRSEARCH_RUNNING && s->n_invalid &&
+		    (!out->has_upper || out->upper > s->ceiling))
+			out->status = MLRSEARCH_GENERATOR_BOUND;
+		else if (out->status == MLRSEARCH_RUNNING && s->ended)
+			out->status = MLRSEARCH_BUDGET;
+		return 0;
+	}
 	pg = phase_goal(s, i, s->n_phases);
 	b = bounds_of(s, &pg);
 	memset(out, 0, sizeof(*out));
@@ -654,50 +687,4 @@ int mlrsearch_run(struct mlrsearch *s, mlrsearch_measure_fn measure, void *ctx)
 			return err;
 	}
 	return err;
-}
-
-/* One trial of the binary search: its time into *SPENT; 1 passing, 0 failing, -errno. */
-static int binary_trial(mlrsearch_measure_fn measure, void *ctx, double load, double d,
-			double loss_ratio, double *spent)
-{
-	struct mlrsearch_res res = { 0 };
-	double frames;
-	int err = measure(ctx, load, d, &res);
-
-	if (err < 0)
-		return err;
-	frames = (double)res.forwarded + (double)res.lost;
-	if (!(frames > 0))
-		return -EINVAL;
-	*spent += res.duration > 0 ? res.duration : d;
-	return (double)res.lost / frames <= loss_ratio;
-}
-
-double mlrsearch_binary(const struct mlrsearch_params *p, mlrsearch_measure_fn measure,
-			void *ctx, double *lower)
-{
-	double spent = 0;
-
-	if (!params_ok(p, NULL, 0))
-		return -EINVAL;
-	for (size_t i = 0; i < p->n_goals; i++) {
-		double lo = p->min_rate, hi = p->max_rate, loss = p->goals[i].loss_ratio;
-		int pass = binary_trial(measure, ctx, hi, p->final_duration, loss, &spent);
-
-		if (pass < 0)
-			return pass;
-		if (pass)
-			lo = hi;
-		while (lo < hi && (hi - lo) / hi > p->width) {
-			double mid = lo + (hi - lo) / 2;
-
-			pass = binary_trial(measure, ctx, mid, p->final_duration, loss, &spent);
-			if (pass < 0)
-				return pass;
-			*(pass ? &lo : &hi) = mid;
-		}
-		if (lower)
-			lower[i] = lo;
-	}
-	return spent;
 }

@@ -17,7 +17,9 @@
  * outline: short trials first (phases from initial_duration up to final_duration, each
  * twice the width of the next), bisection inside each goal's bounds, lower loads first,
  * and an outward search with doubling steps when a bound is missing or new trials turned
- * it over. Pure: one search object per search, not shared between threads.
+ * it over. Pure: one search object per search, not shared between threads. With
+ * params.method MLRSEARCH_METHOD_BINARY the same calls run the plain RFC 2544 binary
+ * search instead (lib/analysis/binsearch.h), for comparison (bench/ndr).
  *
  * Folder contract: lib/analysis/ (docs/architecture.md, "Layout"), includes only base.
  */
@@ -39,8 +41,13 @@ struct mlrsearch_goal {
 	double exceed_ratio;
 };
 
+/* How the search is made: MLRsearch, or the plain RFC 2544 binary search it is measured
+ * against (lib/analysis/binsearch.h; same loop, same results). */
+enum mlrsearch_method { MLRSEARCH_METHOD_MLR, MLRSEARCH_METHOD_BINARY };
+
 /* The Controller Input (RFC 9971, "Controller Input"). Loads in frames per second. */
 struct mlrsearch_params {
+	enum mlrsearch_method method;	/* MLRSEARCH_METHOD_MLR (0) by default */
 	struct mlrsearch_goal goals[MLRSEARCH_MAX_GOALS];
 	size_t n_goals;			/* 1..MLRSEARCH_MAX_GOALS */
 	double width;			/* Goal Width, relative: (ub - lb) / ub, > 0, < 1 */
@@ -165,21 +172,12 @@ enum mlrsearch_class mlrsearch_classify(const struct mlrsearch_trial *t, size_t 
 double mlrsearch_conditional(const struct mlrsearch_trial *t, size_t n, double load,
 			     double loss_ratio, double exceed_ratio, double final, double sum);
 
-/* A device for mlrsearch_run and mlrsearch_binary: runs a trial at LOAD pps for
+/* A device for mlrsearch_run: runs a trial at LOAD pps for
  * DURATION s into RES; 0, or a negative errno that ends the run. */
 typedef int (*mlrsearch_measure_fn)(void *ctx, double load, double duration,
 				    struct mlrsearch_res *res);
 
 /* Drives S to its end with MEASURE: 0, or the first negative errno of MEASURE or S. */
 int mlrsearch_run(struct mlrsearch *s, mlrsearch_measure_fn measure, void *ctx);
-
-/* For comparison (bench/ndr): plain RFC 2544 binary searches, one per goal of PARAMS, at
- * final_duration: a trial at max_rate (passing ends it), then halving [min_rate,
- * max_rate] (min_rate assumed passing) until (hi - lo) / hi <= width; a trial passes when
- * its loss ratio is at most the goal's. LOWER[i] (if not NULL) gets goal i's last passing
- * load (min_rate if none). Returns the total trial time in s (durations MEASURE
- * reported), or a negative errno. */
-double mlrsearch_binary(const struct mlrsearch_params *params, mlrsearch_measure_fn measure,
-			void *ctx, double *lower);
 
 #endif /* BPFLAB_MLRSEARCH_H */

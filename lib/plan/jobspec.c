@@ -18,6 +18,7 @@ const char *const jobspec_generator_names[] = { "xdp-live", "udp", "pktgen", "no
 const char *const jobspec_proto_names[] = { "udp4", "udp6", NULL };
 const char *const jobspec_pair_role_names[] = { "generator", "dut", NULL };
 const char *const jobspec_verifier_names[] = { "none", "stats", NULL };
+const char *const jobspec_search_method_names[] = { "mlrsearch", "binary", NULL };
 
 const char *jobspec_name(const char *const *names, int v)
 {
@@ -251,7 +252,9 @@ static json_t *search_json(const struct job_search *s)
 		ok = push(goals, done(g, g && put(g, "name", json_string(s->goals[i].name)) &&
 					 put(g, "loss", json_real(s->goals[i].loss))));
 	}
-	ok = ok && put(search, "goals", json_incref(goals)) &&
+	ok = ok && (s->method == JOB_SEARCH_MLRSEARCH ||
+		    put(search, "method", json_string(jobspec_search_method_names[s->method]))) &&
+	     put(search, "goals", json_incref(goals)) &&
 	     put(search, "width", json_real(s->width)) &&
 	     put(search, "exceed", json_real(s->exceed)) &&
 	     put(search, "trial_ms", json_integer(s->trial_ms)) &&

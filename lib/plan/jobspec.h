@@ -155,7 +155,11 @@ struct job_search_goal {
 	double loss;
 };
 
+/* search.method: MLRsearch, or the plain RFC 2544 binary search (lib/analysis/binsearch.h) */
+enum job_search_method { JOB_SEARCH_MLRSEARCH, JOB_SEARCH_BINARY };
+
 struct job_search {
+	enum job_search_method method;	/* encoded only when not the default */
 	struct job_search_goal goals[JOBSPEC_MAX_GOALS];
 	int n_goals;			/* 1..JOBSPEC_MAX_GOALS */
 	double width;
@@ -241,6 +245,7 @@ extern const char *const jobspec_generator_names[];	/* xdp-live, udp, pktgen, no
 extern const char *const jobspec_proto_names[];		/* udp4, udp6 */
 extern const char *const jobspec_pair_role_names[];	/* generator, dut */
 extern const char *const jobspec_verifier_names[];	/* none, stats */
+extern const char *const jobspec_search_method_names[];	/* mlrsearch, binary */
 
 /* The name of value V of an enum with NAMES, "?" when out of range. */
 const char *jobspec_name(const char *const *names, int v);

@@ -41,7 +41,7 @@ static const char *const link_keys[] = { "generator", "dut", NULL };
 static const char *const pair_keys[] = { "role", "peer", "link", "barrier_ms", NULL };
 static const char *const search_keys[] = {
 	"goals", "width", "exceed", "trial_ms", "total_ms", "min_rate_pps", "max_rate_pps",
-	NULL,
+	"method", NULL,
 };
 static const char *const goal_keys[] = { "name", "loss", NULL };
 static const char *const latency_keys[] = { "loads", "port", "goal", NULL };
@@ -619,6 +619,7 @@ static int decode_search(struct dec *d, const json_t *o, const char *path,
 	size_t i;
 
 	if (want_object(d, o, path, search_keys) ||
+	    get_enum(d, o, path, "method", jobspec_search_method_names, (int *)&out->method) ||
 	    get_array(d, o, path, "goals", &goals, JOBSPEC_MAX_GOALS))
 		return -EINVAL;
 	sub(p, path, "goals", 0);

@@ -9,7 +9,7 @@
 #include <string.h>
 
 static const char *const search_keys[] = {
-	"goals", "width", "exceed", "trial", "total", "min_rate", "max_rate", NULL,
+	"goals", "width", "exceed", "trial", "total", "min_rate", "max_rate", "method", NULL,
 };
 static const char *const goal_keys[] = { "name", "loss", NULL };
 
@@ -92,6 +92,10 @@ int plan_build_search(struct vctx *c, const struct plan_node *node, struct plan 
 	s->exceed = 0.5;
 	s->total_ms = s->trial_ms;
 	if ((n = plan_opt(node, "exceed")) && (ret = want_exceed(c, n, &s->exceed)))
+		return ret;
+	if ((n = plan_opt(node, "method")) &&
+	    (ret = plan_want_enum(c, n, "search.method", jobspec_search_method_names,
+				  (int *)&s->method)))
 		return ret;
 	if ((n = plan_opt(node, "total")) &&
 	    (ret = plan_want_duration(c, n, "search.total", 1, PLAN_MAX_DURATION_MS, "1ms to 60m",

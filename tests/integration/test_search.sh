@@ -5,8 +5,9 @@
 # finds NDR within 2 % of 100000, PDR (0.5 %) not below it, bounds within the width, and
 # every trial is stored in order, `result show`'s NDR/PDR table and --trials say the
 # same; a search whose generator cannot reach max_rate (XDP_PASS on a veth) ends
-# generator-bound below its ceiling; a bad search section, or max_rate above the port's
-# line rate, is refused (FILE:LINE:COL, exit 2).
+# generator-bound below its ceiling; `search.method: binary` searches too (coarse:
+# bounds within the width, every trial full-length); a bad search section, or max_rate
+# above the port's line rate, is refused (FILE:LINE:COL, exit 2).
 # The police starts each trial with 5 ms of frames in its bucket: at most 0.25 % more than
 # N passes in a 2 s trial.
 . "$(dirname "$0")/lib.sh"
@@ -122,6 +123,31 @@ check "the job has the generator-bound verdict" grep -q generator-bound <<< "$(s
 check "a goal without an upper bound is marked generator-bound" \
 	jq -e '.searches[0].goals | all(.generator_bound == (.upper == null))' "$tmp/show.json"
 
+# --- method binary (bench/ndr's comparison), coarse: one search per goal, every trial
+# full-length, the bounds within the width (or, on a busy host, generator-bound below the
+# ceiling, as above)
+"$bpflab" run submit "$tmp/search.yaml" -s search.method=binary -s search.width=5% \
+	-s search.trial=1s --wait > "$tmp/out" 2>&1
+cat "$tmp/out" >&2
+run=$(sed -n 's/^run \([0-9][0-9]*\) submitted.*/\1/p' "$tmp/out" | head -n 1)
+check "binary search run done (run '$run')" test "$(sql "SELECT state FROM runs WHERE id=$run")" = done
+ndr=$(value ndr.lower); ndr_up=$(value ndr.upper); trials=$(value search.trials)
+ceiling=$(value search.ceiling_pps)
+short=$(sql "SELECT count(*) FROM samples s JOIN jobs j ON j.id = s.job_id WHERE j.run_id=$run
+	     AND s.metric='trial.duration_s' AND s.value < 0.95")
+echo "binary: ndr.lower $ndr ndr.upper $ndr_up pdr.lower $(value pdr.lower); $trials trials; ceiling ${ceiling:-none}"
+"$bpflab" result show "$run" --trials >&2 || true
+if [ -n "$ceiling" ] && awk -v c="$ceiling" -v n=$N 'BEGIN { exit !(c < 1.02 * n) }'; then
+	skip_check "binary: NDR bounds within 5 %: the generator could not offer more than $ceiling frames/s (machine busy: $(cut -d' ' -f1-3 /proc/loadavg))"
+	# (the goals run one after the other: NDR's search may have ended before the ceiling
+	# fell; PDR's, the last, ran under it)
+	pdr=$(value pdr.lower)
+	check "binary, generator-bound: PDR not above the ceiling ($pdr <= $ceiling)" awk -v l="$pdr" -v c="$ceiling" 'BEGIN { exit !(l == "" || l <= c * (1 + 1e-9)) }'
+else
+	check "binary: NDR bounds within 5 % ($ndr .. $ndr_up)" awk -v l="$ndr" -v u="$ndr_up" 'BEGIN { exit !(u > l && (u - l) / u <= 0.05 * (1 + 1e-9)) }'
+fi
+check "binary: every trial 1 s ($short shorter, of $trials)" test "$short" = 0
+
 # --- bad search sections: FILE:LINE:COLUMN, exit 2
 bad() { # SED DESCRIPTION PATTERN
 	sed "$1" "$tmp/search.yaml" > "$tmp/bad.yaml"
@@ -133,6 +159,7 @@ bad() { # SED DESCRIPTION PATTERN
 bad 's/width: 0.5%/width: 0%/' "width 0" "18:[0-9]*: search.width"
 bad 's/loss: 0.5%/loss: 100%/' "loss 100 %" "18:[0-9]*: search.goals: loss"
 bad 's/trial: 2s/trial: 2s, total: 1s/' "total shorter than trial" "18:[0-9]*: search.total"
+bad 's/trial: 2s/trial: 2s, method: linear/' "method linear" "18:[0-9]*: search.method: expected one of mlrsearch, binary"
 # above the line rate of h1's port a (veth: 10000 Mb/s, 14.2 Mpps of 64 bytes), at submit
 bad 's/max_rate: 400000/max_rate: 20000000/' "max_rate above the line rate" "18:[0-9]*: search.max_rate: 20000000 frames/s is above the line rate of port 'a' on host 'h1'"
 finish

@@ -103,6 +103,10 @@ static void test_search_params(void **state)
 	assert_true(p.final_duration == 1 && p.initial_duration == 0.125);
 	assert_true(p.duration_sum == 21);
 	assert_true(p.min_rate == 100000 && p.max_rate == 2000000);
+	assert_int_equal(p.method, MLRSEARCH_METHOD_MLR);
+	s.method = JOB_SEARCH_BINARY;
+	job_search_params(&s, &p);
+	assert_int_equal(p.method, MLRSEARCH_METHOD_BINARY);
 	/* short trials: the first phase no shorter than 0.1 s, nor longer than the trial */
 	s.trial_ms = 400;
 	job_search_params(&s, &p);

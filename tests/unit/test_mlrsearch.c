@@ -4,7 +4,8 @@
  * and above the PDR goal, a device whose longer trials overturn a coarse bound), each
  * against the trial sequence and bounds worked out by hand in the comments; the budget,
  * max_rate and parameter refusals; and the plain RFC 2544 binary search it is compared
- * with (bench/ndr). Prints nothing.
+ * with (bench/ndr; method binary, lib/analysis/binsearch.c) on the same devices, by hand.
+ * Prints nothing.
  *
  * Common search: NDR (loss 0, exceed 0.5) and PDR (loss 0.5 %, exceed 0.5), width
  * 0.5 %, trials 0.25 s then up to 1 s, so P = 2 phases before the final one: durations
@@ -535,25 +536,216 @@ static void test_mlrsearch_params(void **state)
 	assert_null(mlrsearch_new(&p, NULL, 0));
 }
 
-/* The plain RFC 2544 binary search on the step curve, by hand (Mpps): NDR: 2 fails;
- * [0.1, 2]: 1.05 fails, 0.575, 0.8125, 0.93125, 0.990625 pass, 1.0203125, 1.00546875
- * fail, 0.998046875 passes, 1.001757812 fails: (1.0017578 - 0.9980469) / 1.0017578 =
- * 0.37 % <= 0.5 %: 10 trials. PDR: the same first 9 loads and verdicts (1.00546875
- * loses 0.54 %, fails), then 1.0017578125 loses 0.18 %: passes; 0.37 %: 10 trials.
- * 20 x 1 s = 20 s against MLRsearch's 6.5 s: at most half. */
-static void test_mlrsearch_binary(void **state)
+/* Goal I of S ended ST with bounds LOWER and UPPER (Mpps; -1: none). */
+static void assert_goal(const struct mlrsearch *s, size_t i, enum mlrsearch_status st,
+			double lower, double upper)
 {
+	struct mlrsearch_goal_result r = goal(s, i);
+
+	assert_int_equal(r.status, st);
+	assert_int_equal(r.has_lower, lower >= 0);
+	assert_int_equal(r.has_upper, upper >= 0);
+	assert_near(r.lower, lower >= 0 ? lower * MPPS : 0, 1e-6);
+	assert_near(r.upper, upper >= 0 ? upper * MPPS : 0, 1e-6);
+}
+
+/* The plain RFC 2544 binary search (method binary, lib/analysis/binsearch.c) on the step
+ * curve, by hand (Mpps; every trial 1 s): NDR: 2 fails; [0.1, 2]: 1.05 fails, 0.575,
+ * 0.8125, 0.93125, 0.990625 pass, 1.0203125, 1.00546875 fail, 0.998046875 passes,
+ * (1.00546875 - 0.998046875) / 1.00546875 = 0.74 % > 0.5 %: 1.0017578125 fails:
+ * 0.37 % <= 0.5 %: 10 trials. PDR, searched again from the start: the same first 9 loads
+ * and verdicts (1.00546875 loses 0.54 %, fails), then 1.0017578125 loses 0.18 %: passes;
+ * [1.0017578125, 1.00546875], 0.37 %: 10 trials. PDR's conditional throughput: 1.0017578125
+ * (1 - 0.0017578125 / 1.0017578125) = 1 Mpps. 20 x 1 s = 20 s against MLRsearch's 6.5 s
+ * (test_mlrsearch_step): at most half. */
+static void test_binary_step(void **state)
+{
+	static const double loads[] = {
+		2, 1.05, 0.575, 0.8125, 0.93125, 0.990625, 1.0203125, 1.00546875, 0.998046875,
+		1.0017578125,
+		2, 1.05, 0.575, 0.8125, 0.93125, 0.990625, 1.0203125, 1.00546875, 0.998046875,
+		1.0017578125,
+	};
+	double durations[20];
 	struct mlrsearch_params p = common_params();
-	struct dut d = { .model = STEP, .rng = 1 };
-	struct mlrsearch *s = run(&p, STEP);
-	double lower[2], t = mlrsearch_binary(&p, measure, &d, lower);
+	struct mlrsearch *b, *s = run(&p, STEP);
+	struct mlrsearch_goal_result r;
 
 	(void)state;
-	assert_near(t, 20, 1e-9);
-	assert_near(lower[0], 0.998046875 * MPPS, 1e-6);
-	assert_near(lower[1], 1.0017578125 * MPPS, 1e-6);
-	assert_true(mlrsearch_time(s) <= t / 2);
+	for (size_t i = 0; i < 20; i++)
+		durations[i] = 1;
+	p.method = MLRSEARCH_METHOD_BINARY;
+	b = run(&p, STEP);
+	assert_trials(b, loads, durations, 20);
+	assert_int_equal(mlrsearch_status(b), MLRSEARCH_REGULAR);
+	assert_near(mlrsearch_time(b), 20, 1e-9);
+	r = goal(b, 0);
+	assert_int_equal(r.status, MLRSEARCH_REGULAR);
+	assert_near(r.lower, 0.998046875 * MPPS, 1e-6);
+	assert_near(r.upper, 1.0017578125 * MPPS, 1e-6);
+	assert_near(r.conditional, 0.998046875 * MPPS, 1e-6);
+	assert_near(r.width, (1.0017578125 - 0.998046875) / 1.0017578125, 1e-12);
+	r = goal(b, 1);
+	assert_int_equal(r.status, MLRSEARCH_REGULAR);
+	assert_near(r.lower, 1.0017578125 * MPPS, 1e-6);
+	assert_near(r.upper, 1.00546875 * MPPS, 1e-6);
+	assert_near(r.conditional, MPPS, 1);	/* whole frames: 1758 of 1001758 lost */
+	assert_true(mlrsearch_time(s) <= mlrsearch_time(b) / 2);
+	mlrsearch_destroy(&b);
 	mlrsearch_destroy(&s);
+}
+
+/* Random loss (RANDOM_LOSS: 0.01 to 0.4 % up to 1 Mpps, 0.6 % and more above): every
+ * trial fails NDR (loss 0), whatever the draws: 2, then hi = 0.1 + 1.9 / 2^k for k = 1..12
+ * ((hi - 0.1) / hi first <= 0.5 % at 1.9 / 4096), then min_rate 0.1 itself, which fails
+ * too: 14 trials, no lower bound, upper 0.1 (min_rate fails). PDR's verdicts are the
+ * step's at 1 Mpps: the step's NDR sequence, its conditional throughput the lower bound
+ * less the loss drawn there (0.01 to 0.4 %). MLRsearch on the same device: test_mlrsearch_
+ * random_loss. */
+static void test_binary_random_loss(void **state)
+{
+	double loads[24], durations[24];
+	struct mlrsearch_params p = common_params();
+	struct mlrsearch_goal_result r;
+	struct mlrsearch *b;
+	size_t k;
+
+	(void)state;
+	loads[0] = 2;
+	for (k = 1; k <= 12; k++)
+		loads[k] = 0.1 + 1.9 / ldexp(1, (int)k);
+	loads[13] = 0.1;
+	memcpy(&loads[14], (const double[]){ 2, 1.05, 0.575, 0.8125, 0.93125, 0.990625,
+					     1.0203125, 1.00546875, 0.998046875, 1.0017578125 },
+	       10 * sizeof(double));
+	for (k = 0; k < 24; k++)
+		durations[k] = 1;
+	p.method = MLRSEARCH_METHOD_BINARY;
+	b = run(&p, RANDOM_LOSS);
+	assert_trials(b, loads, durations, 24);
+	r = goal(b, 0);
+	assert_int_equal(r.status, MLRSEARCH_MIN_FAILS);
+	assert_false(r.has_lower);
+	assert_true(r.has_upper);
+	assert_near(r.upper, 0.1 * MPPS, 1e-6);
+	assert_near(r.conditional, 0, 0);
+	r = goal(b, 1);
+	assert_int_equal(r.status, MLRSEARCH_REGULAR);
+	assert_near(r.lower, 0.998046875 * MPPS, 1e-6);
+	assert_near(r.upper, 1.0017578125 * MPPS, 1e-6);
+	assert_true(r.conditional >= 0.998046875 * MPPS * (1 - 0.004) - 1 &&
+		    r.conditional <= 0.998046875 * MPPS * (1 - 0.0001) + 1);
+	mlrsearch_destroy(&b);
+}
+
+/* Edges by hand: a device above max_rate (BIG) passes max_rate 2 for each goal: 2 trials,
+ * lower 2 Mpps, no upper. A budget of 3 s stops the step search after 3 trials (2, 1.05,
+ * 0.575), NDR's bounds so far [0.575, 1.05]. And the next/report protocol. */
+static void test_binary_edges(void **state)
+{
+	static const double big_loads[] = { 2, 2 }, big_durations[] = { 1, 1 };
+	struct mlrsearch_params p = common_params();
+	struct mlrsearch_res res = { .forwarded = 1, .duration = 1 };
+	struct mlrsearch_req req, again;
+	struct mlrsearch_goal_result r;
+	struct mlrsearch *b;
+
+	(void)state;
+	p.method = MLRSEARCH_METHOD_BINARY;
+	b = run(&p, BIG);
+	assert_trials(b, big_loads, big_durations, 2);
+	r = goal(b, 1);
+	assert_int_equal(r.status, MLRSEARCH_MAX_CLEAN);
+	assert_true(r.has_lower && !r.has_upper);
+	assert_near(r.lower, 2 * MPPS, 1e-6);
+	assert_near(r.conditional, 2 * MPPS, 1e-6);
+	mlrsearch_destroy(&b);
+
+	p.budget = 3;
+	b = run(&p, STEP);
+	assert_int_equal(mlrsearch_status(b), MLRSEARCH_BUDGET);
+	assert_goal(b, 0, MLRSEARCH_BUDGET, 0.575, 1.05);
+	assert_near(mlrsearch_time(b), 3, 1e-9);
+	mlrsearch_destroy(&b);
+
+	p.budget = 0;
+	b = mlrsearch_new(&p, NULL, 0);
+	assert_non_null(b);
+	assert_int_equal(mlrsearch_report(b, &res), -EALREADY);
+	assert_int_equal(mlrsearch_next(b, &req), 1);
+	assert_int_equal(mlrsearch_next(b, &again), 1);
+	assert_near(again.load, req.load, 0);
+	assert_near(req.load, 2 * MPPS, 0);
+	assert_int_equal(mlrsearch_status(b), MLRSEARCH_RUNNING);
+	res.forwarded = 0;
+	assert_int_equal(mlrsearch_report(b, &res), -EINVAL);
+	assert_int_equal(mlrsearch_goal_result(b, 2, &r), -EINVAL);
+	mlrsearch_destroy(&b);
+	p.method = (enum mlrsearch_method)7;
+	assert_null(mlrsearch_new(&p, NULL, 0));
+}
+
+/* The binary search where the generator falls short (mlrsearch_report_invalid, as the
+ * agent reports it): the first trial at max_rate 2 Mpps offers 1.5, its retry 1.4: the
+ * ceiling is 1.5 (1 - 1 %) = 1.485 Mpps. A device of 5 Mpps passes 1.485 for each goal:
+ * 2 invalid and 2 valid trials, each goal generator-bound with lower 1.485 and no upper.
+ * Then a midpoint above the ceiling, tried at the ceiling. */
+static void test_binary_generator_bound(void **state)
+{
+	struct mlrsearch_params p = common_params();
+	struct dut d = { .model = BIG };
+	struct mlrsearch_res res = { .duration = 1 };
+	struct mlrsearch_req req;
+	struct mlrsearch *b;
+
+	(void)state;
+	p.method = MLRSEARCH_METHOD_BINARY;
+	b = mlrsearch_new(&p, NULL, 0);
+	assert_non_null(b);
+	assert_int_equal(mlrsearch_next(b, &req), 1);
+	assert_near(req.load, 2 * MPPS, 0);
+	res.offered = 1.5 * MPPS;
+	assert_int_equal(mlrsearch_report_invalid(b, &res), 0);
+	assert_int_equal(mlrsearch_next(b, &req), 1);
+	assert_near(req.load, 2 * MPPS, 0);
+	res.offered = 1.4 * MPPS;
+	assert_int_equal(mlrsearch_report_invalid(b, &res), 0);
+	assert_near(mlrsearch_ceiling(b, NULL), 1.485 * MPPS, 1e-6);
+	for (int i = 0; i < 2; i++) {
+		assert_int_equal(mlrsearch_next(b, &req), 1);
+		assert_near(req.load, 1.485 * MPPS, 1e-6);
+		assert_int_equal(measure(&d, req.load, req.duration, &res), 0);
+		assert_int_equal(mlrsearch_report(b, &res), 0);
+	}
+	assert_int_equal(mlrsearch_next(b, &req), 0);
+	for (size_t i = 0; i < 2; i++)
+		assert_goal(b, i, MLRSEARCH_GENERATOR_BOUND, 1.485, -1);
+	assert_near(mlrsearch_time(b), 4, 1e-9);
+	mlrsearch_destroy(&b);
+
+	/* NDR on the step: 2 fails; the midpoint 1.05 offers 0.9 twice: ceiling 0.891; the
+	 * midpoint 1.05 again is above it, so 0.891 is tried: passes; lo reached the ceiling:
+	 * done, generator-bound, lower 0.891, upper 2 */
+	p.n_goals = 1;
+	b = mlrsearch_new(&p, NULL, 0);
+	assert_non_null(b);
+	d.model = STEP;
+	assert_int_equal(mlrsearch_next(b, &req), 1);
+	assert_int_equal(measure(&d, req.load, req.duration, &res), 0);
+	assert_int_equal(mlrsearch_report(b, &res), 0);
+	for (int i = 0; i < 2; i++) {
+		assert_int_equal(mlrsearch_next(b, &req), 1);
+		assert_near(req.load, 1.05 * MPPS, 1e-6);
+		res.offered = 0.9 * MPPS;
+		assert_int_equal(mlrsearch_report_invalid(b, &res), 0);
+	}
+	assert_int_equal(mlrsearch_next(b, &req), 1);
+	assert_near(req.load, 0.891 * MPPS, 1e-6);
+	assert_int_equal(measure(&d, req.load, req.duration, &res), 0);
+	assert_int_equal(mlrsearch_report(b, &res), 0);
+	assert_int_equal(mlrsearch_next(b, &req), 0);
+	assert_goal(b, 0, MLRSEARCH_GENERATOR_BOUND, 0.891, 2);
+	mlrsearch_destroy(&b);
 }
 
 int main(void)
@@ -570,7 +762,10 @@ int main(void)
 		cmocka_unit_test(test_mlrsearch_protocol),
 		cmocka_unit_test(test_mlrsearch_generator_bound),
 		cmocka_unit_test(test_mlrsearch_params),
-		cmocka_unit_test(test_mlrsearch_binary),
+		cmocka_unit_test(test_binary_step),
+		cmocka_unit_test(test_binary_random_loss),
+		cmocka_unit_test(test_binary_edges),
+		cmocka_unit_test(test_binary_generator_bound),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

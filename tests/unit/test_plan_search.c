@@ -93,6 +93,22 @@ static void test_search_into_spec(void **state)
 		fail_msg("refused: %s", err.text);
 	assert_true(p->search.exceed == 0.5);
 	assert_int_equal(p->search.total_ms, 2000);
+	assert_int_equal(p->search.method, JOB_SEARCH_MLRSEARCH);
+	plan_destroy(&p);
+	/* method binary: into the spec (the default is left out), and back */
+	p = parse(WITH_SEARCH("{goals: [{name: NDR, loss: 0}], width: 1%, trial: 2s, "
+			      "min_rate: 1, max_rate: 2, method: binary}"), &err);
+	if (!p)
+		fail_msg("refused: %s", err.text);
+	assert_int_equal(p->search.method, JOB_SEARCH_BINARY);
+	assert_int_equal(plan_expand(p, &jobs, &n, &err), 0);
+	a = json_dumps(json_object_get(jobs[0].spec, "search"), JSON_COMPACT);
+	assert_contains(a, "{\"method\":\"binary\",\"goals\":");
+	free(a);
+	assert_int_equal(jobspec_decode(jobs[0].spec, "spec", &s, why, sizeof(why)), 0);
+	assert_int_equal(s.search.method, JOB_SEARCH_BINARY);
+	jobspec_release(&s);
+	plan_jobs_free(jobs, n);
 	plan_destroy(&p);
 	/* no search: nothing in the spec */
 	p = parse(WITH_SEARCH("~"), &err);
@@ -129,6 +145,8 @@ static const struct refusal plan_refusals[] = {
 	  FILE_NAME ":9:9: missing required key 'max_rate' in search" },
 	{ WITH_SEARCH("{goals: [{name: NDR, loss: 0}], width: 1%, trial: 1s, min_rate: 1, max_rate: 2, pace: 3}"),
 	  FILE_NAME ":9:89: unknown key 'pace' in search" },
+	{ WITH_SEARCH("{goals: [{name: NDR, loss: 0}], width: 1%, trial: 1s, min_rate: 1, max_rate: 2, method: linear}"),
+	  FILE_NAME ":9:97: search.method: expected one of mlrsearch, binary, got 'linear'" },
 };
 
 static void test_search_plan_refusals(void **state)
@@ -203,6 +221,8 @@ static const struct refusal spec_refusals[] = {
 	{ "{\"search\":{\"goals\":[{\"name\":\"NDR\",\"loss\":0}],\"width\":0.01}}",
 	  "spec.search.exceed: is required" },
 	{ SPEC_SEARCH(",\"pace\":1"), "spec.search.pace: unknown field" },
+	{ SPEC_SEARCH(",\"method\":\"linear\""),
+	  "spec.search.method: unknown method 'linear' (mlrsearch, binary)" },
 	{ "{\"search\":{\"goals\":[{\"name\":\"NDR\",\"loss\":0}],\"width\":0.01,\"exceed\":0.5,"
 	  "\"trial_ms\":1000,\"total_ms\":2000,\"min_rate_pps\":2,\"max_rate_pps\":2}}",
 	  "spec.search.min_rate_pps 2 is not below max_rate_pps 2" },
