@@ -72,6 +72,30 @@ check() { # DESCRIPTION COMMAND...: run the command, count a failure if it fails
 	local what=$1; shift
 	if "$@"; then ok "$what"; else fail "$what"; fi
 }
+# The first 17 lines of a plan NAME whose variant `police` (bpf/xdp_police.bpf.c) on port
+# b passes N frames/s and drops the rest, from xdp-live frames out of port a: a path of
+# known capacity (test_search.sh, test_latency.sh); the caller adds its search (line 18).
+police_plan() { # NAME N
+	cat <<YAML
+name: $1
+ports: [a, b]
+traffic:
+  generator: xdp-live
+  from: a
+  packet: {size: 64}
+  duration: 1s
+variants:
+  police:
+    - port: b
+      hook: xdp
+      mode: native
+      object: xdp_police.bpf.o
+      program: xdp_police
+      maps:
+        config: [{key: 0, value: $2}]
+      counters: [{map: stats, keys: {0: passed, 1: dropped}}]
+YAML
+}
 no_lab_processes() { ! pgrep -f "bpflab-lab-$LAB_NAME/" >/dev/null; }
 sql() { sqlite3 -batch -noheader "$LAB_DB" "$@"; }
 # The jobs a plan expanded into at submit (a condition on jobs): a repetition that did

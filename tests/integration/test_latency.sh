@@ -17,27 +17,11 @@ cleanup_later "$tmp"
 N=50000
 ns="bpflab-$LAB_NAME-h1"
 
-cat > "$tmp/lat.yaml" <<YAML
-name: latency
-ports: [a, b]
-traffic:
-  generator: xdp-live
-  from: a
-  packet: {size: 64}
-  duration: 1s
-variants:
-  police:
-    - port: b
-      hook: xdp
-      mode: native
-      object: xdp_police.bpf.o
-      program: xdp_police
-      maps:
-        config: [{key: 0, value: $N}]
-      counters: [{map: stats, keys: {0: passed, 1: dropped}}]
+{ police_plan latency "$N"; cat <<YAML
 search: {goals: [{name: NDR, loss: 0}, {name: PDR, loss: 0.5%}], width: 2%, trial: 1s, min_rate: 5000, max_rate: 200000}
 latency: {loads: [10%, 50%, 90%], port: b}
 YAML
+} > "$tmp/lat.yaml"
 
 # frames without a stamp: 200/s of a local ethertype out of port a for at most 60 s
 ip netns exec "$ns" python3 - > "$tmp/inject.log" 2>&1 <<'PY' &

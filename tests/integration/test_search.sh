@@ -17,26 +17,10 @@ tmp=$(mktemp -d /tmp/bpflab-it-XXXXXX)
 cleanup_later "$tmp"
 N=100000
 
-cat > "$tmp/search.yaml" <<YAML
-name: search
-ports: [a, b]
-traffic:
-  generator: xdp-live
-  from: a
-  packet: {size: 64}
-  duration: 1s
-variants:
-  police:
-    - port: b
-      hook: xdp
-      mode: native
-      object: xdp_police.bpf.o
-      program: xdp_police
-      maps:
-        config: [{key: 0, value: $N}]
-      counters: [{map: stats, keys: {0: passed, 1: dropped}}]
+{ police_plan search "$N"; cat <<YAML
 search: {goals: [{name: NDR, loss: 0}, {name: PDR, loss: 0.5%}], width: 0.5%, trial: 2s, min_rate: 20000, max_rate: 400000}
 YAML
+} > "$tmp/search.yaml"
 
 "$bpflab" run submit "$tmp/search.yaml" --wait > "$tmp/out" 2>&1
 cat "$tmp/out" >&2
