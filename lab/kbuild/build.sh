@@ -3,14 +3,17 @@
 # the kernel cache in the layout of a Debian kernel there (docs/kernels.md, "Building a
 # kernel from a tree"), so `lab/lab up --kernels` and `guest-up` take it unchanged.
 #
-#   lab/kernels build TREE [--commit C] [--config FILE | --config-from RELEASE]
+#   lab/kernels build TREE [--commit C] [--config FILE | --config-from RELEASE] [--prepare-only]
 #
 # Config: `make defconfig kvm_guest.config` with lab/kbuild/guest.config over it (what a
 # guest needs, built in), or FILE, or the config of cached kernel RELEASE; then `make
-# olddefconfig` (and `mod2noconfig` for the default). Release: the tree's version with
-# LOCALVERSION -bpflab-<12 hex of the commit> (-dirty with uncommitted changes, -bpflab-
-# local outside git). The build runs out of tree (O=, the source stays clean) in
-# $BPFLAB_KBUILD_DIR/<tree>-<hash of its path> (default /var/cache/bpflab/kbuild), through
+# olddefconfig` (and `mod2noconfig` for the default). Release: what `make prepare` writes
+# to include/config/kernel.release, the tree's version with LOCALVERSION -bpflab-<12 hex
+# of the commit> (-dirty with uncommitted changes, -bpflab-local outside git); the build
+# must end with the same one, and is packed under it. --prepare-only: configure and
+# prepare the object directory, print that release, build nothing (the test of it:
+# tests/integration/test_kernel_release.sh). The build runs out of tree (O=, the source
+# stays clean) in $BPFLAB_KBUILD_DIR/<tree>-<hash of its path> (default /var/cache/bpflab/kbuild), through
 # ccache (CCACHE_DIR $BPFLAB_CCACHE_DIR, default /var/cache/bpflab/ccache): one object
 # directory per tree, so a neighbouring commit recompiles only what changed. A release
 # already cached with the same config is not built again.
@@ -30,17 +33,18 @@ jobs=${BPFLAB_KBUILD_JOBS:-$(nproc)}
 required="BPF_SYSCALL BPF_JIT XDP_SOCKETS NET_NS VETH VIRTIO_PCI VIRTIO_NET DEVTMPFS
 BLK_DEV_INITRD PVH"
 
-usage() { echo "usage: lab/kernels build TREE [--commit C] [--config FILE | --config-from RELEASE]" >&2; exit 2; }
+usage() { echo "usage: lab/kernels build TREE [--commit C] [--config FILE | --config-from RELEASE] [--prepare-only]" >&2; exit 2; }
 bad() { echo "kernels: $*" >&2; exit 2; }
 die() { echo "kernels: $*" >&2; exit 1; }
 say() { echo "kernels: $*" >&2; }
 
-tree='' commit='' config='' config_from=''
+tree='' commit='' config='' config_from='' prepare_only=0
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--commit) commit=${2:-}; [ -n "$commit" ] || usage; shift 2 ;;
 	--config) config=${2:-}; [ -n "$config" ] || usage; shift 2 ;;
 	--config-from) config_from=${2:-}; [ -n "$config_from" ] || usage; shift 2 ;;
+	--prepare-only) prepare_only=1; shift ;;
 	-h|--help) usage ;;
 	-*) bad "unknown option '$1'" ;;
 	*) [ -z "$tree" ] || usage; tree=$1; shift ;;
@@ -98,19 +102,25 @@ else
 fi
 
 # a clean commit built before from the same config input is in the cache already: no
-# configuring either (the release from the Makefile, as kbuild makes it)
+# configuring either. Found by what the cache entry records (its commit and config
+# input), not by a release guessed from the Makefile: the release is the kernel's own
+# (include/config/kernel.release, written by `make prepare`), known only once the
+# object directory is configured (lab/kbuild/build.sh before 2026-12 guessed it and
+# packed under a name the kernel did not have).
 if [ -n "$config" ]; then
 	input=$(sha256sum < "$config" | cut -c1-16)
 else
 	input=$(cat "$top/lab/kbuild/guest.config" | sha256sum | cut -c1-16)-default
 fi
-mk() { sed -n "s/^$1 = *//p" "$tree/Makefile" | head -n 1; }
-guess=$(mk VERSION).$(mk PATCHLEVEL)$( [ -n "$(mk SUBLEVEL)" ] && echo ".$(mk SUBLEVEL)")$(mk EXTRAVERSION)$local_version
-if [[ "$local_version" != *-dirty ]] && [ -f "$cache/$guess/initrd" ] &&
-	[ "$(cat "$cache/$guess/config_input" 2>/dev/null)" = "$input" ]; then
-	say "$guess is cached (same commit and config) in $cache/$guess"
-	echo "$guess"
-	exit 0
+if [ "$prepare_only" = 0 ] && [ -n "$hash" ] && [[ "$local_version" != *-dirty ]]; then
+	for d in "$cache"/*-bpflab-"${hash:0:12}"/; do
+		[ -f "$d/initrd" ] && [ "$(cat "$d/commit" 2>/dev/null)" = "$hash" ] &&
+			[ "$(cat "$d/config_input" 2>/dev/null)" = "$input" ] || continue
+		cached=$(basename "$d")
+		say "$cached is cached (same commit and config) in $cache/$cached"
+		echo "$cached"
+		exit 0
+	done
 fi
 
 # the object directory of this tree, and its lock: one build at a time per tree
@@ -122,6 +132,7 @@ exec 9>"$work/lock"
 flock 9
 
 make_k() { make -C "$tree" O="$out" CC="ccache gcc" LOCALVERSION="$local_version" "$@"; }
+kernel_release() { cat "$out/include/config/kernel.release" 2>/dev/null; }
 # reproducible objects: ccache hits across commits need the same command lines
 export KBUILD_BUILD_TIMESTAMP="Thu Jan  1 00:00:00 UTC 2026" KBUILD_BUILD_USER=bpflab KBUILD_BUILD_HOST=bpflab
 
@@ -153,8 +164,19 @@ done
 grep -Eq '^CONFIG_(VIRTIO_FS|9P_FS)=[ym]$' "$out/.config" ||
 	bad "neither CONFIG_VIRTIO_FS nor CONFIG_9P_FS is set after 'make olddefconfig'; a guest mounts the host's / with one"
 
-release=$(make_k -s kernelrelease 2>/dev/null | tail -n 1)
-[ -n "$release" ] || die "cannot tell the kernel release of '$tree'"
+# the release as the kernel writes it: `make prepare` brings include/config/auto.conf up
+# to date with .config (kbuild's syncconfig) and writes include/config/kernel.release
+# from it. `make -s kernelrelease` before that reads an auto.conf left by defconfig,
+# before guest.config turned LOCALVERSION_AUTO off, and answers with a -gHASH the
+# built kernel does not have.
+say "preparing $out (make prepare)"
+make_k -j"$jobs" prepare >> "$log" 2>&1 || { tail -n 5 "$log" | sed 's/^/    /' >&2; die "make prepare failed (log $log)"; }
+release=$(kernel_release)
+[ -n "$release" ] || die "make prepare wrote no include/config/kernel.release in $out"
+if [ "$prepare_only" = 1 ]; then
+	echo "$release"
+	exit 0
+fi
 kdir=$cache/$release
 if [[ "$local_version" != *-dirty ]] && [ -f "$kdir/initrd" ] && cmp -s "$kdir/config" "$out/.config"; then
 	echo "$input" > "$kdir/config_input"
@@ -172,6 +194,9 @@ if ! nice -n "${BPFLAB_KBUILD_NICE:-10}" make -C "$tree" O="$out" CC="ccache gcc
 	exit 1
 fi
 t1=$(date +%s%N)
+built=$(kernel_release)
+[ "$built" = "$release" ] ||
+	die "the kernel was built as '${built:-?}', not '$release' as 'make prepare' said (log $log); nothing packed"
 
 say "packing $release into $kdir"
 tmp=$(mktemp -d "$cache/.build.XXXXXX")

@@ -40,7 +40,7 @@ if ! g rev-parse -q --verify refs/tags/bpflab-base >/dev/null 2>&1; then
 		echo "make-tree: unpacking $tarball into $dir" >&2
 		mkdir -p "$dir.tmp"
 		tar -xJf "$tarball" -C "$dir.tmp" --strip-components=1
-		git -C "$dir.tmp" init -q -b bpflab-base
+		git -C "$dir.tmp" init -q -b bpflab
 		git -C "$dir.tmp" add -A -f
 		GIT_AUTHOR_DATE="2026-01-01T00:00:00Z" GIT_COMMITTER_DATE="2026-01-01T00:00:00Z" \
 			git -C "$dir.tmp" commit -q -m "linux-source-6.12 $(sed -n 's/^SUBLEVEL = /6.12./p' "$dir.tmp/Makefile") (Debian)"
