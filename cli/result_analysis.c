@@ -422,9 +422,9 @@ int cli_result_history(int argc, char **argv)
 		return cli_usage_error(o.cmd, "--plan and --metric are needed");
 	if (!o.by)
 		o.by = "kernel.release";
-	if (strncmp(o.by, "kernel.", 7) && strcmp(o.by, "day"))
-		return cli_usage_error(o.cmd, "a history goes by kernel.release, kernel.build, "
-				       "kernel.version, kernel.config or day, not '%s'", o.by);
+	if (!store_history_by_known(o.by))
+		return cli_usage_error(o.cmd, "a history goes by %s, not '%s'",
+				       store_history_by_fields(), o.by);
 	if (o.csv && cli.json)
 		return cli_usage_error(o.cmd, "--csv and --json exclude each other");
 	if (o.plot && plot_check_output(o.plot, msg, sizeof(msg)))

@@ -21,9 +21,8 @@ static int verifier_opt(int opt, const char *arg, void *ctx)
 	if (opt != OPT_BY)
 		return CLI_EXIT_USAGE;
 	if (!store_values_by_known(arg))
-		return cli_usage_error("result verifier", "cannot group by '%s' (expected "
-				       "kernel.release, port.driver, host, variant, plan, day or "
-				       "run)", arg);
+		return cli_usage_error("result verifier", "cannot group by '%s' (expected %s)",
+				       arg, store_values_by_fields());
 	*by = arg;
 	return 0;
 }

@@ -287,11 +287,9 @@ json_t *web_history(struct store *store, const struct web_param *params, size_t 
 	}
 	if (!v[P_BY])
 		v[P_BY] = "kernel.release";
-	if ((strncmp(v[P_BY], "kernel.", 7) || !store_values_by_known(v[P_BY])) &&
-	    strcmp(v[P_BY], "day")) {
-		web_reply_error(reply, 400, "parameter 'by': a history goes by kernel.release, "
-				"kernel.build, kernel.version, kernel.config or day, not '%s'",
-				v[P_BY]);
+	if (!store_history_by_known(v[P_BY])) {
+		web_reply_error(reply, 400, "parameter 'by': a history goes by %s, not '%s'",
+				store_history_by_fields(), v[P_BY]);
 		return NULL;
 	}
 	rows = an_rows(store, v, NULL, reply);

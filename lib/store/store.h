@@ -251,10 +251,17 @@ json_t *store_query_run_hosts(struct store *store);
 /* --- compare, history and import (lib/analysis/analysis.c, docs/analysis.md) --- */
 
 /* True when BY is a field store_query_values can group by: kernel.release, kernel.build,
- * kernel.version, kernel.config, port.driver, host, variant, plan, day, subject or run. */
+ * kernel.version, kernel.config, port.driver (the drivers of the job's ports), host,
+ * variant, plan, day, subject or run; or two or three of them joined by ',' (no field
+ * twice), whose group is their values joined by '/'. */
 bool store_values_by_known(const char *by);
 /* Those fields as a text for messages: "kernel.release, kernel.build, ..., run". */
 const char *store_values_by_fields(void);
+/* True when BY is what a history can go by: fields of store_values_by_known that are
+ * kernel.*, day or port.driver (one, or a ',' list of them). */
+bool store_history_by_known(const char *by);
+/* Those as a text for messages. */
+const char *store_history_by_fields(void);
 /* The whole-window samples of finished jobs that match FILTER (not stolen; every member
  * optional): {"plan", "metric", "window", "subject", "variant", "host": strings,
  * "runs": [run ids], "by": a field of store_values_by_known}. Returns a new array of

@@ -193,9 +193,13 @@ static const struct sto_stmt stmt_q_values = {
 	"p.name, p.sha256, sr.metric, sr.window, "
 	"json_extract(e.inventory, '$.cpu.model'), "
 	"json_extract(e.inventory, '$.cpu.governor'), "
+	/* the drivers of the job's ports (its spec's roles; every port of the host for a
+	 * spec without them) */
 	"(SELECT group_concat(d, ',') FROM (SELECT DISTINCT "
 	"json_extract(pp.value, '$.driver') AS d FROM json_each(e.inventory, '$.ports') pp "
-	"WHERE d IS NOT NULL ORDER BY d)), "
+	"WHERE d IS NOT NULL AND (json_type(j.spec, '$.ports') IS NULL OR "
+	"json_extract(pp.value, '$.role') IN (SELECT value FROM json_each(j.spec, '$.ports'))) "
+	"ORDER BY d)), "
 	"j.point, e.debug_options, ifnull(e.timing, 'wall'), "
 	/* plan order: the variant's index, the point's first job in the run */
 	"j.variant_idx, (SELECT min(k.seq) FROM jobs k WHERE k.run_id = j.run_id "
@@ -410,40 +414,103 @@ static const struct { const char *by, *member; } values_by[] = {
 	{ "plan", "plan" }, { "day", "day" }, { "subject", "subject" }, { "run", "run" },
 };
 
-/* The value of row R that store_query_values groups BY ("" when absent), into BUF. */
-static const char *values_group(const json_t *r, const char *by, char *buf, size_t len)
+/* The value of row R for the one field FIELD ("" when absent), into BUF. */
+static const char *values_field(const json_t *r, const char *field, char *buf, size_t len)
 {
 	const char *v = NULL;
 	size_t i;
 
 	for (i = 0; i < ARRAY_SIZE(values_by); i++)
-		if (!strcmp(by, values_by[i].by))
+		if (!strcmp(field, values_by[i].by))
 			v = json_string_value(json_object_get(r, values_by[i].member));
-	if (!strcmp(by, "run")) {
+	if (!strcmp(field, "run")) {
 		snprintf(buf, len, "%lld", (long long)json_integer_value(json_object_get(r, "run")));
 		return buf;
 	}
-	if (v && !strcmp(by, "kernel.config")) {
+	if (v && !strcmp(field, "kernel.config")) {
 		snprintf(buf, len, "%.12s", v);
 		return buf;
 	}
 	return v ? v : "";
 }
 
-bool store_values_by_known(const char *by)
+/* The value of row R that store_query_values groups BY into BUF (LEN bytes): one field's
+ * value, or for "F1,F2" the fields' values joined by '/' ("virtio_net/6.1.0-47-amd64"). */
+static const char *values_group(const json_t *r, const char *by, char *buf, size_t len)
+{
+	char field[32], one[32];
+	const char *comma;
+	size_t used = 0;
+
+	if (!strchr(by, ','))
+		return values_field(r, by, buf, len);
+	buf[0] = '\0';
+	while (*by) {
+		comma = strchr(by, ',');
+		snprintf(field, sizeof(field), "%.*s", (int)(comma ? comma - by : (long)strlen(by)), by);
+		used += snprintf(buf + used, used < len ? len - used : 0, "%s%s", used ? "/" : "",
+				 values_field(r, field, one, sizeof(one)));
+		if (used >= len)
+			break;
+		by = comma ? comma + 1 : by + strlen(by);
+	}
+	return buf;
+}
+
+/* Whether FIELD (LEN bytes, not NUL-terminated) is one of values_by. */
+static bool values_field_known(const char *field, size_t len)
 {
 	size_t i;
 
 	for (i = 0; i < ARRAY_SIZE(values_by); i++)
-		if (!strcmp(by, values_by[i].by))
+		if (strlen(values_by[i].by) == len && !strncmp(field, values_by[i].by, len))
 			return true;
 	return false;
+}
+
+bool store_values_by_known(const char *by)
+{
+	const char *p = by, *comma, *q;
+	size_t len;
+	int n = 0;
+
+	do {
+		comma = strchr(p, ',');
+		len = comma ? (size_t)(comma - p) : strlen(p);
+
+		if (!values_field_known(p, len) || ++n > 3)
+			return false;
+		/* no field twice */
+		for (q = by; q < p; q = strchr(q, ',') + 1)
+			if (!strncmp(q, p, len) && (q[len] == ',' || !q[len]))
+				return false;
+		p = comma ? comma + 1 : NULL;
+	} while (p);
+	return true;
+}
+
+bool store_history_by_known(const char *by)
+{
+	const char *p;
+
+	if (!store_values_by_known(by))
+		return false;
+	for (p = by; p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
+		if (strncmp(p, "kernel.", 7) && strncmp(p, "day", 3) && strncmp(p, "port.driver", 11))
+			return false;
+	return true;
+}
+
+const char *store_history_by_fields(void)
+{
+	return "kernel.release, kernel.build, kernel.version, kernel.config, day or port.driver, "
+	       "or two or three of them joined by ','";
 }
 
 const char *store_values_by_fields(void)
 {
 	return "kernel.release, kernel.build, kernel.version, kernel.config, port.driver, "
-	       "host, variant, plan, day, subject, run";
+	       "host, variant, plan, day, subject, run, or up to three of them joined by ','";
 }
 
 json_t *store_query_values(struct store *st, const json_t *filter)
@@ -491,7 +558,7 @@ json_t *store_query_values(struct store *st, const json_t *filter)
 		goto fail;
 	}
 	json_array_foreach(arr, i, r) {
-		char buf[32];
+		char buf[128];
 
 		if (by && json_object_set_new(r, "group", json_string(values_group(r, by, buf,
 											sizeof(buf))))) {

@@ -324,8 +324,8 @@ static void test_cli_bad_usage(void **state)
 		  "unknown option '--plan' for 'bisect status'" },
 		{ { "bisect", "step", "-s", "a=b", NULL }, "unknown option '-s' for 'bisect step'" },
 		{ { "result", "history", "--plan", "p", "--metric", "m", "--by", "host", NULL },
-		  "a history goes by kernel.release, kernel.build, kernel.version, kernel.config or "
-		  "day, not 'host'" },
+		  "a history goes by kernel.release, kernel.build, kernel.version, kernel.config, "
+		  "day or port.driver, or two or three of them joined by ',', not 'host'" },
 		{ { "result", "compare", "1", "2", "--baseline", "1", NULL },
 		  "--baseline and --candidate go with --by" },
 		{ { "result", "import", "--before", "a.json", "--after", "b.json", "--variant", "v",

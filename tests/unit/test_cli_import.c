@@ -185,7 +185,7 @@ static void test_cli_import_refused(void **state)
 		{ { "result", "compare", "--plan", "p", "--by", "colour", NULL },
 		  "cannot group by 'colour' (the fields are kernel.release, kernel.build, "
 		  "kernel.version, kernel.config, port.driver, host, variant, plan, day, subject, "
-		  "run)" },
+		  "run, or up to three of them joined by ',')" },
 	};
 	size_t i;
 

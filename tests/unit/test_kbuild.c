@@ -354,6 +354,26 @@ static void test_kbuild_import_history(void **state)
 	assert_int_equal(json_array_size(runs), 3);
 	json_decref(runs);
 
+	/* two fields: groups are their values joined by '/' */
+	rep = history_by(st, "kernel.release,host");
+	g = json_object_get(rep, "groups");
+	assert_int_equal(json_array_size(g), 2);
+	assert_string_equal(sget(json_array_get(g, 0), "group"), REL "/lab1");
+	assert_non_null(strstr(sget(json_array_get(g, 1), "group"), "kkkk/lab2"));
+	json_decref(rep);
+	assert_true(store_values_by_known("port.driver,kernel.release"));
+	assert_true(store_values_by_known("port.driver,kernel.release,host"));
+	assert_false(store_values_by_known("port.driver,kernel.release,host,day"));
+	assert_false(store_values_by_known("host,host"));
+	assert_false(store_values_by_known("kernel.release,"));
+	assert_false(store_values_by_known(",host"));
+	assert_false(store_values_by_known("host,colour"));
+	assert_false(store_values_by_known(""));
+	assert_true(store_history_by_known("port.driver,kernel.release"));
+	assert_true(store_history_by_known("day"));
+	assert_false(store_history_by_known("kernel.release,host"));
+	assert_false(store_history_by_known("dayz"));
+
 	/* an unknown field lists the fields */
 	filter = json_pack("{s:s}", "by", "colour");
 	rows = store_query_values(st, filter);

@@ -170,7 +170,8 @@ static void test_web_errors(void **state)
 		  "(plan and metric)\"}\n" },
 		{ "GET", "/api/history?plan=k&metric=m&by=host", 400, "{\"error\":\"parameter "
 		  "'by': a history goes by kernel.release, kernel.build, kernel.version, "
-		  "kernel.config or day, not 'host'\"}\n" },
+		  "kernel.config, day or port.driver, or two or three of them joined by ',', "
+		  "not 'host'\"}\n" },
 		{ "GET", "/api/history?plan=k&metric=m&window=x", 400, "{\"error\":\"parameter "
 		  "'window': unknown value 'x' (expected rate|cost)\"}\n" },
 		{ "GET", "/api/history?plan=k&metric=m&a=1", 400, "{\"error\":\"unknown "
