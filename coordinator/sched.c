@@ -104,6 +104,35 @@ static bool scalar_text(const json_t *v, char *buf, size_t len)
 	}
 }
 
+/* Append to BUF (of LEN bytes, NUL-terminated) without overflowing. */
+static void append(char *buf, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void append(char *buf, size_t len, const char *fmt, ...)
+{
+	size_t used = strlen(buf);
+	va_list ap;
+
+	if (used + 1 >= len)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(buf + used, len - used, fmt, ap);
+	va_end(ap);
+}
+
+/* Whether inventory port PORT plays one of the N ROLES (any port when N is 0). */
+static bool plays_role(const json_t *port, const char *const *roles, int n)
+{
+	const char *role = json_string_value(json_object_get(port, "role"));
+	int i;
+
+	if (!n)
+		return true;
+	for (i = 0; role && i < n; i++)
+		if (!strcmp(role, roles[i]))
+			return true;
+	return false;
+}
+
 /* OBJ at dotted PATH, or NULL. */
 static const json_t *path_get(const json_t *obj, const char *path)
 {
@@ -124,8 +153,11 @@ static const json_t *path_get(const json_t *obj, const char *path)
 	return obj;
 }
 
-static bool selector_matches(const json_t *inv, const char *key, const char *want, char *why,
-			     size_t why_len)
+/* Whether INV matches selector KEY: WANT. A port.* selector asks it of the ports that play
+ * one of the N ROLES (the plan's ports: `port.driver: vmxnet3` says the plan's ports are
+ * vmxnet3 ones, whatever else the host has), of any port when N is 0. */
+static bool selector_matches(const json_t *inv, const char *key, const char *want,
+			     const char *const *roles, int n, char *why, size_t why_len)
 {
 	const json_t *v, *port;
 	char text[512];
@@ -135,12 +167,20 @@ static bool selector_matches(const json_t *inv, const char *key, const char *wan
 		key = "kernel.release";
 	if (!strncmp(key, "port.", 5)) {
 		json_array_foreach(json_object_get(inv, "ports"), i, port) {
+			if (!plays_role(port, roles, n))
+				continue;
 			if (scalar_text(path_get(port, key + 5), text, sizeof(text)) &&
 			    sched_value_matches(text, want))
 				return true;
 		}
-		if (why)
-			snprintf(why, why_len, "no port with %s '%s'", key + 5, want);
+		if (why) {
+			char list[256] = "";
+			int r;
+
+			for (r = 0; r < n; r++)
+				append(list, sizeof(list), "%s%s", r ? ", " : " of roles ", roles[r]);
+			snprintf(why, why_len, "no port%s with %s '%s'", list, key + 5, want);
+		}
 		return false;
 	}
 	v = path_get(inv, key);
@@ -157,7 +197,6 @@ static bool selector_matches(const json_t *inv, const char *key, const char *wan
 		snprintf(why, why_len, "%s is '%s', not '%s'", key, text, want);
 	return false;
 }
-
 
 /* Whether INV has a port for each of the N ROLES; when not, WHY names the first missing. */
 static bool has_roles(const json_t *inv, const char *const *roles, int n, char *why,
@@ -187,26 +226,12 @@ bool sched_host_matches(const struct plan *plan, const json_t *inventory, char *
 	int i;
 
 	for (i = 0; i < plan->n_match; i++)
-		if (!selector_matches(inventory, plan->match[i].key, plan->match[i].value, why,
-				      why_len))
+		if (!selector_matches(inventory, plan->match[i].key, plan->match[i].value,
+				      (const char *const *)plan->ports, plan->n_ports, why, why_len))
 			return false;
 	return sched_host_has_ports(plan, inventory, why, why_len);
 }
 
-/* Append to BUF (of LEN bytes, NUL-terminated) without overflowing. */
-static void append(char *buf, size_t len, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static void append(char *buf, size_t len, const char *fmt, ...)
-{
-	size_t used = strlen(buf);
-	va_list ap;
-
-	if (used + 1 >= len)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(buf + used, len - used, fmt, ap);
-	va_end(ap);
-}
 
 /* Append selector I (0-based) KEY: WANT of a "hosts.match ..." description to BUF. */
 static void describe_selector(char *buf, size_t len, int i, const char *key, const char *want)
@@ -260,7 +285,8 @@ bool sched_jobspec_fits(const struct job_spec *spec, const json_t *inventory, ch
 
 	for (i = 0; fits && i < spec->n_hosts_match; i++)
 		fits = selector_matches(inventory, spec->hosts_match[i].key,
-					spec->hosts_match[i].value, why, why_len);
+					spec->hosts_match[i].value, spec->ports, spec->n_ports, why,
+					why_len);
 	fits = fits && has_roles(inventory, spec->ports, spec->n_ports, why, why_len);
 	if (!fits && asked)
 		describe_spec(spec, asked, asked_len);

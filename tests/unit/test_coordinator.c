@@ -367,7 +367,7 @@ static void test_coordinator_bad_submit(void **state)
 	hello(t, "h1", "ixgbe");
 	r = coord_ask(t->fx.c, t->client, submit_msg(t, plan_text, NULL), "error");
 	assert_non_null(strstr(proto_get_str(r, "message", ""), "1 host connected; 'h1': no port "
-			       "with driver 'veth'"));
+			       "of roles a, b with driver 'veth'"));
 	json_decref(r);
 	hello(t, "h1", "veth");
 
@@ -763,7 +763,7 @@ static void test_coordinator_sched(void **state)
 	}
 	assert_true(sched_host_matches(&plan, inv[0], NULL, 0));
 	assert_false(sched_host_matches(&plan, inv[1], err, sizeof(err)));
-	assert_string_equal(err, "no port with driver 'veth'");
+	assert_string_equal(err, "no port of roles a, b with driver 'veth'");
 	/* count all: both veth hosts */
 	assert_int_equal(sched_choose(&plan, hosts, 3, err, sizeof(err)), 2);
 	assert_true(hosts[0].chosen && !hosts[1].chosen && hosts[2].chosen);
@@ -789,6 +789,24 @@ static void test_coordinator_sched(void **state)
 	assert_string_equal(err, "no port for role 'c'");
 	for (i = 0; i < 3; i++)
 		json_decref(inv[i]);
+
+	/* a NIC guest: a, b on vmxnet3, e, f a veth pair. port.* asks the plan's ports */
+	inv[0] = inventory("vmxnet3");
+	json_array_append_new(json_object_get(inv[0], "ports"),
+			      json_pack("{s:s, s:s, s:s}", "role", "e", "name", "port-e", "driver", "veth"));
+	json_array_append_new(json_object_get(inv[0], "ports"),
+			      json_pack("{s:s, s:s, s:s}", "role", "f", "name", "port-f", "driver", "veth"));
+	plan.n_match = 1;
+	ports[1] = "b";
+	assert_false(sched_host_matches(&plan, inv[0], err, sizeof(err)));
+	assert_string_equal(err, "no port of roles a, b with driver 'veth'");
+	match[0].value = "vmxnet3";
+	assert_true(sched_host_matches(&plan, inv[0], NULL, 0));
+	ports[1] = "f";		/* a plan whose ports are a and f: either driver will do */
+	assert_true(sched_host_matches(&plan, inv[0], NULL, 0));
+	match[0].value = "veth";
+	assert_true(sched_host_matches(&plan, inv[0], NULL, 0));
+	json_decref(inv[0]);
 }
 
 /* The built binary: serves a client, exits 0 on SIGTERM. */
