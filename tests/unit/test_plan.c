@@ -517,7 +517,7 @@ static const struct bad_plan bad_format[] = {
 	  FILE_NAME ":6:40: variant 'drop': mode applies to hook xdp only, not tc-egress" },
 	{ "name: x\nports: [a, b]\ntraffic: {from: a, duration: 1s}\nvariants:\n  drop:\n"
 	  "    - {port: b, mode: skb, object: o, program: p}\n",
-	  FILE_NAME ":6:23: variant 'drop': mode: expected one of native, generic, offload, got 'skb'" },
+	  FILE_NAME ":6:23: variant 'drop': mode: expected one of native, generic, offload, auto, got 'skb'" },
 	{ "name: x\nports: [a, b]\ntraffic: {from: a, duration: 1s}\nvariants:\n  drop:\n"
 	  "    - {port: b, hook: tc-ingress, tc_mode: netkit, object: o, program: p}\n",
 	  FILE_NAME ":6:44: variant 'drop': tc_mode: expected one of auto, tcx, clsact, got 'netkit'" },
