@@ -355,9 +355,9 @@ static int attach_xdp(struct attach_prog *p, char *err, size_t err_len)
 	bool known = false;
 	int fd;
 
-	if (p->mode == ATTACH_AUTO || p->mode == ATTACH_NATIVE) {
+	if (p->mode == ATTACH_AUTO) {
 		known = !xdpcaps_get(p->ifindex, p->ifname, &caps);
-		if (p->mode == ATTACH_AUTO && known && !caps.native)
+		if (known && !caps.native)
 			mode = ATTACH_GENERIC;
 	}
 	fd = xdp_link(p, mode);
@@ -373,6 +373,8 @@ static int attach_xdp(struct attach_prog *p, char *err, size_t err_len)
 
 		if (inventory_driver(p->ifname, driver, sizeof(driver)))
 			snprintf(driver, sizeof(driver), "?");
+		if (mode == ATTACH_NATIVE && p->mode == ATTACH_NATIVE)	/* asked only now */
+			known = !xdpcaps_get(p->ifindex, p->ifname, &caps);
 		if (mode == ATTACH_NATIVE)
 			snprintf(err, err_len, "cannot attach '%s' to port '%s' ('%s', driver %s) as xdp native: %s (the port has XDP modes %s%s)",
 				 p->program, p->role, p->ifname, driver, strerror(-fd),

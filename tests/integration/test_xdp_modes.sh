@@ -88,6 +88,23 @@ check "--hosts h1: refused too (exit $rc: $(cat "$tmp/named.err"))" \
 	grep -qF "host 'h1' cannot run plan 'xdp-modes': port 'x' (port-x, $kind) has XDP modes generic" "$tmp/named.err"
 check "nothing stored" test "$(sql "SELECT count(*) FROM runs")" = "$runs_before"
 
+# --- the agent's own check, for a job that got past the coordinator (an agent run by
+# hand): mode native on x fails at attach, before traffic, naming port, driver and modes
+cat > "$tmp/job.json" <<JSON
+{"job": {"id": 1, "run": 1, "spec": {"plan": "p", "variant": "drop", "rep": 1, "point": {},
+ "ports": ["x"], "traffic": {"generator": "none", "duration_ms": 100},
+ "attach": [{"port": "x", "hook": "xdp", "mode": "native", "object": "xdp_basic.bpf.o",
+             "program": "xdp_drop"}], "metrics": ["prog.jited_bytes"]}}}
+JSON
+rc=0
+ip netns exec "$ns" "$bin/bpflab-agent" --once "$tmp/job.json" --port x=port-x \
+	--bpf-dir "$top/build/bpf" > "$tmp/once.json" 2> "$tmp/once.err" || rc=$?
+err=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1])).get("error"))' "$tmp/once.json" 2>/dev/null || true)
+echo "agent --once (exit $rc): $err"
+check "agent: mode native on x fails (exit $rc)" test "$rc" = 1
+check "agent: the error names port, driver and modes" grep -qF \
+	"to port 'x' ('port-x', driver $kind) as xdp native: Operation not supported (the port has XDP modes generic; mode auto would attach generic)" <<<"$err"
+
 # --- mode native on b, generic on x: accepted and run
 plan "$tmp/mixed.yaml" native generic
 out=$("$bpflab" run submit "$tmp/mixed.yaml" --wait 2>&1) || true
