@@ -178,6 +178,7 @@ static int parse_entry(struct attach_set *set, int i, const struct job_attach *a
 
 	p->hook = a->hook;
 	p->mode = a->mode;
+	p->mode_used = a->mode;		/* auto: native or generic once attached */
 	if (p->hook == ATTACH_XDP && p->mode == ATTACH_OFFLOAD) {
 		snprintf(err, err_len, "xdp mode 'offload' is not supported yet");
 		return -EOPNOTSUPP;

@@ -23,7 +23,11 @@
  * its own bpf_stats. Nothing is shared across jobs: every attach_set loads afresh.
  *
  * attach_links() creates one bpf_link per entry: XDP with bpf_link_create(BPF_XDP) and
- * XDP_FLAGS_DRV_MODE (native) or XDP_FLAGS_SKB_MODE (generic); tc hooks as tcx links
+ * XDP_FLAGS_DRV_MODE (native) or XDP_FLAGS_SKB_MODE (generic); mode auto is native where
+ * the port's driver has it (xdpcaps.h; not known: native tried, generic when the driver
+ * refuses with EOPNOTSUPP or EINVAL), else generic, and attach_prog.mode_used says
+ * which. A native attach the driver refuses fails with the driver and the modes it has
+ * in the error. tc hooks as tcx links
  * (BPF_TCX_INGRESS / BPF_TCX_EGRESS, kernel 6.6+). Links are owned by file descriptors of
  * this process only (never pinned), so an agent that dies leaves nothing attached.
  *
@@ -64,6 +68,7 @@
 #define ATTACH_NATIVE JOB_XDP_NATIVE
 #define ATTACH_GENERIC JOB_XDP_GENERIC
 #define ATTACH_OFFLOAD JOB_XDP_OFFLOAD
+#define ATTACH_AUTO JOB_XDP_AUTO
 #define attach_tc job_tc_mode
 #define ATTACH_TC_AUTO JOB_TC_AUTO
 #define ATTACH_TC_TCX JOB_TC_TCX
@@ -91,7 +96,9 @@ struct attach_prog {
 	char ifname[IF_NAMESIZE];
 	int ifindex;
 	enum attach_hook hook;
-	enum attach_mode mode;
+	enum attach_mode mode;		/* as the entry asks: native, generic, auto */
+	enum attach_mode mode_used;	/* XDP: native or generic once attached (kept after
+					 * the detach, for the result) */
 	int prog_fd;			/* owned by the object instance */
 	int link_fd;			/* -1 until attach_links() */
 	enum attach_tc tc_mode;		/* tc hooks: the entry's "tc_mode" */

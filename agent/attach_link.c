@@ -18,7 +18,9 @@
 
 #include "attach_int.h"
 #include "base/log.h"
+#include "inventory.h"
 #include "rtnl.h"
+#include "xdpcaps.h"
 
 /* Send the rtnetlink dump request REQ and call EACH on every reply (rtnl.h) on a socket
  * of its own. Returns 0 or -errno. Used instead of libbpf's bpf_tc_query(), which
@@ -333,41 +335,80 @@ static int attach_tc_hook(struct attach_set *set, struct attach_prog *p, char *e
 	return fd;
 }
 
+/* A bpf_link of P's program on its port in MODE (native or generic): the fd or -errno. */
+static int xdp_link(const struct attach_prog *p, enum attach_mode mode)
+{
+	LIBBPF_OPTS(bpf_link_create_opts, lo,
+		.flags = mode == ATTACH_GENERIC ? XDP_FLAGS_SKB_MODE : XDP_FLAGS_DRV_MODE,
+	);
+
+	return bpf_link_create(p->prog_fd, p->ifindex, BPF_XDP, &lo);
+}
+
+/* Attach XDP entry P: native or generic as asked; auto: native where the port's driver
+ * has it (xdpcaps.h), generic where it has not, and where nobody knows native tried
+ * first. A native attach the driver refuses names the driver and its modes. */
+static int attach_xdp(struct attach_prog *p, char *err, size_t err_len)
+{
+	enum attach_mode mode = p->mode == ATTACH_GENERIC ? ATTACH_GENERIC : ATTACH_NATIVE;
+	struct xdpcaps caps;
+	bool known = false;
+	int fd;
+
+	if (p->mode == ATTACH_AUTO) {
+		known = !xdpcaps_get(p->ifindex, p->ifname, &caps);
+		if (known && !caps.native)
+			mode = ATTACH_GENERIC;
+	}
+	fd = xdp_link(p, mode);
+	if (fd < 0 && p->mode == ATTACH_AUTO && !known && mode == ATTACH_NATIVE &&
+	    (fd == -EOPNOTSUPP || fd == -EINVAL)) {
+		pr_debug("port '%s' ('%s') refused native XDP (%s): '%s' goes generic (mode auto)",
+			 p->role, p->ifname, strerror(-fd), p->program);
+		mode = ATTACH_GENERIC;
+		fd = xdp_link(p, mode);
+	}
+	if (fd < 0) {
+		char driver[64] = "", modes[64];
+
+		if (inventory_driver(p->ifname, driver, sizeof(driver)))
+			snprintf(driver, sizeof(driver), "?");
+		if (mode == ATTACH_NATIVE && p->mode == ATTACH_NATIVE)	/* asked only now */
+			known = !xdpcaps_get(p->ifindex, p->ifname, &caps);
+		if (mode == ATTACH_NATIVE)
+			snprintf(err, err_len, "cannot attach '%s' to port '%s' ('%s', driver %s) as xdp native: %s (the port has XDP modes %s%s)",
+				 p->program, p->role, p->ifname, driver, strerror(-fd),
+				 known ? xdpcaps_modes_text(&caps, modes, sizeof(modes)) : "unknown",
+				 known && !caps.native ? "; mode auto would attach generic" : "");
+		else
+			snprintf(err, err_len, "cannot attach '%s' to port '%s' ('%s', driver %s) as xdp generic%s: %s",
+				 p->program, p->role, p->ifname, driver,
+				 p->mode == ATTACH_AUTO ? " (mode auto)" : "", strerror(-fd));
+		return fd;
+	}
+	p->link_fd = fd;
+	p->mode_used = mode;
+	pr_debug("attached '%s' to port '%s' ('%s') as xdp %s%s, link fd %d", p->program,
+		 p->role, p->ifname, attach_mode_name(mode),
+		 p->mode == ATTACH_AUTO ? " (mode auto)" : "", fd);
+	return 0;
+}
+
 int attach_links(struct attach_set *set, char *err, size_t err_len)
 {
-	int i, fd, e;
+	int i, e;
 
 	for (i = 0; i < set->n; i++) {
 		struct attach_prog *p = &set->progs[i];
-		const char *how = p->mode == ATTACH_GENERIC ? "xdp generic" : "xdp native";
 
 		if (p->link_fd >= 0 || p->tc_handle)
 			continue;
-		if (p->hook != ATTACH_XDP) {
-			e = attach_tc_hook(set, p, err, err_len);
-			if (e) {
-				attach_detach(set);
-				return e;
-			}
-			continue;
-		}
-		{
-			LIBBPF_OPTS(bpf_link_create_opts, lo,
-				.flags = p->mode == ATTACH_GENERIC ? XDP_FLAGS_SKB_MODE :
-								    XDP_FLAGS_DRV_MODE,
-			);
-
-			fd = bpf_link_create(p->prog_fd, p->ifindex, BPF_XDP, &lo);
-		}
-		if (fd < 0) {
-			snprintf(err, err_len, "cannot attach '%s' to port '%s' ('%s') as %s: %s",
-				 p->program, p->role, p->ifname, how, strerror(-fd));
+		e = p->hook == ATTACH_XDP ? attach_xdp(p, err, err_len) :
+					    attach_tc_hook(set, p, err, err_len);
+		if (e) {
 			attach_detach(set);
-			return fd;
+			return e;
 		}
-		p->link_fd = fd;
-		pr_debug("attached '%s' to port '%s' ('%s') as %s, link fd %d", p->program,
-			 p->role, p->ifname, how, fd);
 	}
 	return 0;
 }

@@ -21,6 +21,7 @@
 #include <zlib.h>
 
 #include "ifstats.h"
+#include "xdpcaps.h"
 #include "base/log.h"
 #include "base/util.h"
 
@@ -416,6 +417,12 @@ json_t *inventory_port(const char *role, const char *ifname)
 		json_object_set_new(p, "tx_ring", json_integer(ring.tx_pending));
 		json_object_set_new(p, "rx_ring_max", json_integer(ring.rx_max_pending));
 		json_object_set_new(p, "tx_ring_max", json_integer(ring.tx_max_pending));
+	}
+	{
+		struct xdpcaps caps;
+
+		xdpcaps_get(ifindex, ifname, &caps);
+		json_object_set_new(p, "xdp", xdpcaps_json(&caps));
 	}
 	return p;
 }

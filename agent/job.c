@@ -160,9 +160,10 @@ static void add_verdicts(struct job_ctx *c, json_t *result, json_t *env)
 	json_object_set_new(result, "verdict_details", details);
 }
 
-/* Each job port's XDP mode during the job, and how its tc hooks were attached
- * ("tc_attach": {"ingress": tcx|clsact|none, "egress": ...}), into the env's port
- * entries. */
+/* Each job port's XDP mode during the job (the mode used: native or generic, also for
+ * an entry of mode auto, which adds "xdp_auto": true), and how its tc hooks were
+ * attached ("tc_attach": {"ingress": tcx|clsact|none, "egress": ...}), into the env's
+ * port entries. */
 static void add_xdp_modes(struct job_ctx *c, json_t *env)
 {
 	json_t *ports = json_object_get(env, "ports"), *p;
@@ -172,6 +173,7 @@ static void add_xdp_modes(struct job_ctx *c, json_t *env)
 	json_array_foreach(ports, i, p) {
 		const char *role = json_string_value(json_object_get(p, "role"));
 		const char *mode = "none", *tc[2] = { "none", "none" };
+		bool xdp_auto = false;
 
 		if (!role || !job_find_port(c, role))
 			continue;
@@ -180,12 +182,16 @@ static void add_xdp_modes(struct job_ctx *c, json_t *env)
 
 			if (strcmp(a->role, role))
 				continue;
-			if (a->hook == ATTACH_XDP)
-				mode = attach_mode_name(a->mode);
+			if (a->hook == ATTACH_XDP) {
+				mode = attach_mode_name(a->mode_used);
+				xdp_auto = a->mode == ATTACH_AUTO;
+			}
 			else if (a->tc_attached != ATTACH_TC_AUTO)
 				tc[a->hook == ATTACH_TC_EGRESS] = attach_tc_name(a->tc_attached);
 		}
 		json_object_set_new(p, "xdp_mode", json_string(mode));
+		if (xdp_auto)
+			json_object_set_new(p, "xdp_auto", json_true());
 		json_object_set_new(p, "tc_attach", json_pack("{s:s, s:s}", "ingress", tc[0],
 							       "egress", tc[1]));
 	}

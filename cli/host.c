@@ -1,7 +1,8 @@
 /* host.c - `bpflab host list`: the lab hosts the coordinator knows (or a database file
  * records), their state, kernel, ports, current job and noise floor; `bpflab host boot
  * HOST KERNEL`: switch a host to another kernel through its agent's kernel provider;
- * `bpflab host calibrate HOST`: measure a host's noise floor (docs/cli.md).
+ * `bpflab host calibrate HOST`: measure a host's noise floor; `bpflab host show HOST`: its
+ * ports with the XDP modes and features their drivers have (docs/cli.md).
  */
 #include "cli.h"
 
@@ -150,6 +151,121 @@ static int do_list(int argc, char **argv)
 	ret = print_noise(hosts, stdout);
 out:
 	tt_table_release(&t);
+	json_decref(hosts);
+	return ret;
+}
+
+/* --- host show --- */
+
+/* The strings of array A joined by ", " into BUF; "-" when none or no array. */
+static const char *join_strings(const json_t *a, char *buf, size_t len)
+{
+	const json_t *v;
+	size_t i, used = 0;
+
+	buf[0] = '\0';
+	json_array_foreach(a, i, v) {
+		if (!json_is_string(v) || used + 1 >= len)
+			continue;
+		used += snprintf(buf + used, len - used, "%s%s", used ? ", " : "",
+				 json_string_value(v));
+	}
+	if (!buf[0])
+		snprintf(buf, len, "-");
+	return buf;
+}
+
+/* Host H's ports, a row each: role, interface, driver, MTU, speed, and the XDP modes and
+ * features the agent found (inventory "xdp", agent/xdpcaps.h); "?" where the agent did
+ * not say (an older one), "unknown" where it could not tell. */
+static int print_host_ports(const json_t *h, FILE *out)
+{
+	static const char *const head[] = { "port", "interface", "driver", ">mtu", ">speed",
+					    "xdp modes", "xdp features", "source" };
+	struct tt_table t = { 0 };
+	const json_t *p;
+	size_t i;
+	int ret = 0;
+
+	if (tt_table_init(&t, 8, head))
+		return cli_error("out of memory");
+	json_array_foreach(json_object_get(json_object_get(h, "inventory"), "ports"), i, p) {
+		const json_t *x = json_object_get(p, "xdp");
+		const char *src = proto_get_str(x, "source", "?");
+		char mtu[24] = "-", speed[24] = "-", modes[96], feats[256];
+		const char *cells[8];
+
+		if (json_is_integer(json_object_get(p, "mtu")))
+			snprintf(mtu, sizeof(mtu), "%lld", (long long)proto_get_int(p, "mtu", 0));
+		if (json_is_integer(json_object_get(p, "speed")))
+			snprintf(speed, sizeof(speed), "%lld", (long long)proto_get_int(p, "speed", 0));
+		if (!x)
+			snprintf(modes, sizeof(modes), "?");
+		else if (!json_is_array(json_object_get(x, "modes")))
+			snprintf(modes, sizeof(modes), "unknown");
+		else
+			join_strings(json_object_get(x, "modes"), modes, sizeof(modes));
+		join_strings(json_object_get(x, "features"), feats, sizeof(feats));
+		cells[0] = proto_get_str(p, "role", "?");
+		cells[1] = proto_get_str(p, "name", "?");
+		cells[2] = proto_get_str(p, "driver", proto_get_str(p, "error", "-"));
+		cells[3] = mtu;
+		cells[4] = speed;
+		cells[5] = modes;
+		cells[6] = feats;
+		cells[7] = src;
+		if (tt_table_add(&t, cells)) {
+			ret = cli_error("out of memory");
+			goto out;
+		}
+	}
+	tt_table_print(&t, out);
+	/* why the modes are unknown */
+	json_array_foreach(json_object_get(json_object_get(h, "inventory"), "ports"), i, p) {
+		const json_t *x = json_object_get(p, "xdp");
+
+		if (x && json_object_get(x, "reason"))
+			fprintf(out, "port %s: xdp modes unknown: %s\n", proto_get_str(p, "role", "?"),
+				proto_get_str(x, "reason", "?"));
+	}
+out:
+	tt_table_release(&t);
+	return ret;
+}
+
+static int do_show(int argc, char **argv)
+{
+	json_t *hosts = NULL, *h, *found = NULL;
+	const char *name;
+	int first, ret;
+	size_t i;
+
+	ret = cli_parse_opts(argc, argv, "host show", "HOST", NULL, NULL, NULL, &first);
+	if (ret)
+		return ret;
+	if (first >= argc)
+		return cli_usage_error("host show", "missing HOST");
+	if (first + 1 < argc)
+		return cli_usage_error("host show", "unexpected argument '%s'", argv[first + 1]);
+	name = argv[first];
+	ret = cli_query("host_list", 0, &hosts);
+	if (ret)
+		return ret;
+	json_array_foreach(hosts, i, h)
+		if (!strcmp(proto_get_str(h, "name", ""), name))
+			found = h;
+	if (!found) {
+		ret = cli_error("no host '%s' (bpflab host list names them)", name);
+		goto out;
+	}
+	if (cli.json) {
+		ret = cli_print_json(found);
+		goto out;
+	}
+	printf("host %s  state %s  kernel %s\n", name, proto_get_str(found, "state", "?"),
+	       proto_get_str(found, "kernel_release", "?"));
+	ret = print_host_ports(found, stdout);
+out:
 	json_decref(hosts);
 	return ret;
 }
@@ -483,6 +599,15 @@ static const struct cli_cmd host_cmds[] = {
 	  "With --db FILE the same from the database (the stored switches too). Hosts\n"
 	  "calibrated (host calibrate) have their latest noise floor in a second table\n"
 	  "(-j: \"noise\" {run, env_id, kernel_release, measured_ms, metrics}).\n" },
+	{ "show", do_show, "HOST",
+	  "Show HOST: state, kernel and a row per port: role, interface, driver, MTU,\n"
+	  "speed (Mb/s) and the XDP modes (native, generic, offload) and features its\n"
+	  "driver has, as the agent found them (source netlink: the kernel's netdev\n"
+	  "family; probe: a driver-mode attach tried; unknown: neither could tell, the\n"
+	  "reason below the table; '?': an agent that does not say). A plan asking\n"
+	  "mode native on a port without it is refused at run submit. With -j, the\n"
+	  "host's query object (inventory.ports[].xdp). With --db FILE the same from\n"
+	  "the database.\n" },
 	{ "boot", do_boot, "HOST KERNEL [--wait SECONDS]",
 	  "Switch HOST to kernel release KERNEL through its agent's kernel provider\n"
 	  "('kernel_provider' in the agent's --config; 'bpflab host list -j' shows\n"

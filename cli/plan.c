@@ -335,7 +335,7 @@ out:
 }
 
 /* "xdp_drop on b (xdp native), cnt on a (tc-ingress), c2 on b (tc-egress clsact)" for a
- * job spec's attach list (a tc hook's tc_mode is shown unless it is auto). */
+ * job spec's attach list (a tc hook's tc_mode is shown unless it is auto; an XDP mode always, auto too). */
 static char *attach_text(const json_t *spec)
 {
 	const json_t *a;
@@ -349,10 +349,11 @@ static char *attach_text(const json_t *spec)
 		const char *hook = json_string_value(json_object_get(a, "hook"));
 		const char *mode = json_string_value(json_object_get(a, "mode"));
 
-		if (!hook || strcmp(hook, "xdp"))
+		if (!hook || strcmp(hook, "xdp")) {
 			mode = json_string_value(json_object_get(a, "tc_mode"));
-		if (mode && !strcmp(mode, "auto"))
-			mode = NULL;
+			if (mode && !strcmp(mode, "auto"))
+				mode = NULL;
+		}
 		fprintf(f, "%s%s on %s (%s%s%s)", i ? ", " : "",
 			json_string_value(json_object_get(a, "program")) ?: "?",
 			json_string_value(json_object_get(a, "port")) ?: "?", hook ?: "?",

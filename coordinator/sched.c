@@ -214,10 +214,65 @@ static bool has_roles(const json_t *inv, const char *const *roles, int n, char *
 	return true;
 }
 
+bool sched_xdp_mode_fits(const json_t *inventory, const char *role, enum job_xdp_mode mode,
+			 const char *variant, char *why, size_t why_len)
+{
+	const char *want = jobspec_xdp_mode_name(mode);
+	const json_t *port, *modes, *m;
+	char have[64] = "";
+	size_t i;
+
+	if (mode != JOB_XDP_NATIVE && mode != JOB_XDP_OFFLOAD)
+		return true;	/* generic: every driver; auto: native or generic */
+	port = plan_inventory_port(inventory, role);
+	modes = json_object_get(json_object_get(port, "xdp"), "modes");
+	if (!json_is_array(modes))
+		return true;	/* an older agent's inventory, or modes unknown */
+	json_array_foreach(modes, i, m) {
+		const char *s = json_string_value(m);
+
+		if (!s)
+			continue;
+		if (!strcmp(s, want))
+			return true;
+		append(have, sizeof(have), "%s%s", have[0] ? ", " : "", s);
+	}
+	if (why)
+		snprintf(why, why_len, "port '%s' (%s, %s) has XDP modes %s; the plan asks %s (variant '%s')",
+			 role, json_string_value(json_object_get(port, "name")) ?: "?",
+			 json_string_value(json_object_get(port, "driver")) ?: "no driver",
+			 have[0] ? have : "none", want, variant ? variant : "?");
+	return false;
+}
+
+/* Whether every XDP entry of PLAN's variants on a port INVENTORY has can attach in its
+ * mode (a role the inventory lacks is has_roles's to refuse, or another host's end of a
+ * link). */
+static bool plan_xdp_fits(const struct plan *plan, const json_t *inventory, char *why,
+			  size_t why_len)
+{
+	int v, i;
+
+	for (v = 0; v < plan->n_variants; v++) {
+		const struct plan_variant *pv = &plan->variants[v];
+
+		for (i = 0; i < pv->n_attach; i++) {
+			const struct plan_attach *a = &pv->attach[i];
+
+			if (a->hook == PLAN_HOOK_XDP &&
+			    !sched_xdp_mode_fits(inventory, a->port, a->mode, pv->name, why, why_len))
+				return false;
+		}
+	}
+	return true;
+}
+
 bool sched_host_has_ports(const struct plan *plan, const json_t *inventory, char *why,
 			  size_t why_len)
 {
-	return has_roles(inventory, (const char *const *)plan->ports, plan->n_ports, why, why_len);
+	return has_roles(inventory, (const char *const *)plan->ports, plan->n_ports, why,
+			 why_len) &&
+	       plan_xdp_fits(plan, inventory, why, why_len);
 }
 
 bool sched_host_matches(const struct plan *plan, const json_t *inventory, char *why,
@@ -288,6 +343,10 @@ bool sched_jobspec_fits(const struct job_spec *spec, const json_t *inventory, ch
 					spec->hosts_match[i].value, spec->ports, spec->n_ports, why,
 					why_len);
 	fits = fits && has_roles(inventory, spec->ports, spec->n_ports, why, why_len);
+	for (i = 0; fits && i < spec->n_attach; i++)
+		fits = spec->attach[i].hook != JOB_HOOK_XDP ||
+		       sched_xdp_mode_fits(inventory, spec->attach[i].port, spec->attach[i].mode,
+					   spec->variant, why, why_len);
 	if (!fits && asked)
 		describe_spec(spec, asked, asked_len);
 	return fits;

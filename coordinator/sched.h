@@ -37,12 +37,22 @@ bool sched_host_matches(const struct plan *plan, const json_t *inventory, char *
 			size_t why_len);
 
 /* Whether INVENTORY has a port for each of PLAN's roles (hosts.match not looked at: a
- * submitter's --hosts replaces it). WHY as for sched_host_matches. */
+ * submitter's --hosts replaces it) and each XDP attach entry's mode is one its port's
+ * driver has (sched_xdp_mode_fits). WHY as for sched_host_matches. */
 bool sched_host_has_ports(const struct plan *plan, const json_t *inventory, char *why,
 			  size_t why_len);
 
+/* Whether the port of INVENTORY for ROLE can take an XDP program in MODE: generic and
+ * auto always; native or offload when the port's "xdp" "modes" (agent/xdpcaps.h) list
+ * it, or when there is no such list (an agent before it, or modes unknown: as before,
+ * the agent's attach decides). When not, WHY gets "port 'b' (port-b, e1000e) has XDP
+ * modes generic; the plan asks native (variant 'drop')". */
+bool sched_xdp_mode_fits(const json_t *inventory, const char *role, enum job_xdp_mode mode,
+			 const char *variant, char *why, size_t why_len);
+
 /* Whether a job with SPEC may run on a host with INVENTORY now: the inventory has a
- * port for each role of the spec's ports and satisfies every selector of its
+ * port for each role of the spec's ports, each XDP entry's mode fits its port
+ * (sched_xdp_mode_fits) and it satisfies every selector of its
  * hosts_match (the plan's hosts.match as the coordinator stamped it at submit; none with
  * --hosts). WHY as for sched_host_matches; ASKED (ASKED_LEN bytes, may be NULL) gets what
  * the spec asks ("hosts.match kernel.release=A; ports a, b"). For the check at dispatch:

@@ -12,7 +12,8 @@
 #include <string.h>
 
 const char *const jobspec_hook_names[] = { "xdp", "tc-ingress", "tc-egress", NULL };
-const char *const jobspec_xdp_mode_names[] = { "native", "generic", "offload", NULL };
+const char *const jobspec_xdp_mode_names[] = { "native", "generic", "offload", "auto",
+						 NULL };
 const char *const jobspec_tc_mode_names[] = { "auto", "tcx", "clsact", NULL };
 const char *const jobspec_generator_names[] = { "xdp-live", "udp", "pktgen", "none", NULL };
 const char *const jobspec_proto_names[] = { "udp4", "udp6", NULL };

@@ -49,7 +49,9 @@
 #define JOBSPEC_DEFAULT_BARRIER_MS 30000	/* pair.barrier_ms */
 
 enum job_hook { JOB_HOOK_XDP, JOB_HOOK_TC_INGRESS, JOB_HOOK_TC_EGRESS };
-enum job_xdp_mode { JOB_XDP_NATIVE, JOB_XDP_GENERIC, JOB_XDP_OFFLOAD };
+/* An XDP entry's mode: driver, skb or hardware; auto: driver where the port's driver has
+ * it, else skb (the agent records which it used). */
+enum job_xdp_mode { JOB_XDP_NATIVE, JOB_XDP_GENERIC, JOB_XDP_OFFLOAD, JOB_XDP_AUTO };
 /* How a tc hook is attached: tcx where the kernel has it, else clsact (auto); only tcx
  * (a kernel without it fails the job); always a clsact qdisc + cls_bpf filter. */
 enum job_tc_mode { JOB_TC_AUTO, JOB_TC_TCX, JOB_TC_CLSACT };
@@ -239,7 +241,7 @@ void jobspec_attach_free(struct job_attach *attach, int n);
 
 /* Names as plans and specs write them, indexed by the enum, NULL-terminated. */
 extern const char *const jobspec_hook_names[];		/* xdp, tc-ingress, tc-egress */
-extern const char *const jobspec_xdp_mode_names[];	/* native, generic, offload */
+extern const char *const jobspec_xdp_mode_names[];	/* native, generic, offload, auto */
 extern const char *const jobspec_tc_mode_names[];	/* auto, tcx, clsact */
 extern const char *const jobspec_generator_names[];	/* xdp-live, udp, pktgen, none */
 extern const char *const jobspec_proto_names[];		/* udp4, udp6 */

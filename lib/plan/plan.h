@@ -48,6 +48,7 @@ struct plan_error {
 #define PLAN_XDP_NATIVE JOB_XDP_NATIVE
 #define PLAN_XDP_GENERIC JOB_XDP_GENERIC
 #define PLAN_XDP_OFFLOAD JOB_XDP_OFFLOAD
+#define PLAN_XDP_AUTO JOB_XDP_AUTO
 #define plan_tc_mode job_tc_mode
 #define PLAN_TC_AUTO JOB_TC_AUTO
 #define PLAN_TC_TCX JOB_TC_TCX

@@ -479,6 +479,26 @@ static void print_tc_attach(const json_t *report, const char *name, const char *
 	}
 }
 
+/* The XDP mode entries of mode auto used on host NAME (running KERNEL), a line per port:
+ * "  port b: xdp mode auto -> generic" (several over the run's jobs: "generic/native");
+ * nothing when no entry said auto. */
+static void print_xdp_auto(const json_t *report, const char *name, const char *kernel,
+			   FILE *out)
+{
+	const json_t *h = host_entry(report, name, kernel), *m;
+	const char *port, *s;
+
+	json_object_foreach((json_t *)json_object_get(h, "xdp_auto"), port, m) {
+		s = json_string_value(m);
+		if (!s)
+			continue;
+		fprintf(out, "  port %s: xdp mode auto -> ", port);
+		for (; *s; s++)
+			fputc(*s == ',' ? '/' : *s, out);
+		fputc('\n', out);
+	}
+}
+
 /* Under a host line, where the host has a noise floor (NOISE): where it comes from and
  * what the cv and floor columns are. "  noise floor: calibration run 4; cv = stddev /
  * mean of a row, floor = the host's run-to-run cv" (and the kernel it was measured on,
@@ -502,8 +522,8 @@ static const json_t *group_noise(const json_t *report, const json_t *g)
 					  get_str(g, "kernel_release")), "noise");
 }
 
-/* "host NAME  role R  kernel K", then how its tc programs were attached and where its
- * noise floor comes from: above the first group G of a host. */
+/* "host NAME  role R  kernel K", then how its tc programs were attached, the XDP modes
+ * entries of mode auto used and where its noise floor comes from: above the first group G of a host. */
 static void print_host_head(const json_t *report, const json_t *g, FILE *out)
 {
 	const char *h = get_str(g, "host"), *kernel = get_str(g, "kernel_release");
@@ -515,6 +535,7 @@ static void print_host_head(const json_t *report, const json_t *g, FILE *out)
 		fprintf(out, "  kernel %s", kernel);
 	fputc('\n', out);
 	print_tc_attach(report, h, kernel, out);
+	print_xdp_auto(report, h, kernel, out);
 	print_noise_line(group_noise(report, g), kernel, out);
 }
 

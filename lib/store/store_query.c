@@ -77,7 +77,8 @@ static const struct sql_col job_cols[] = {
  * scanned the run's jobs for each job, 18 s for 10,000 imported jobs). With each, how the tc programs of the
  * run's jobs there were attached, from their envs: {"b": {"ingress": "clsact",
  * "egress": "clsact"}} (hooks that were attached, distinct methods joined by ','),
- * NULL when none was. */
+ * NULL when none was; and the XDP mode that attach entries of mode auto used per port
+ * role: {"b": "generic"} (xdp_auto, NULL when no entry said auto). */
 static const struct sto_stmt stmt_q_result_hosts = {
 	"SELECT x.name, x.kr, x.kv, x.role, "
 	"(SELECT nullif(json_group_object(role, json(hooks)), '{}') FROM "
@@ -88,7 +89,16 @@ static const struct sto_stmt stmt_q_result_hosts = {
 	"json_each(pp.value, '$.tc_attach') t WHERE f.id IN (SELECT k.env_id FROM jobs k "
 	"WHERE k.run_id = ?1 AND k.host_id = x.hid) AND f.kernel_release = x.kr "
 	"AND t.value <> 'none' AND role IS NOT NULL ORDER BY role, hook DESC, m) "
-	"GROUP BY role, hook ORDER BY role, hook DESC) GROUP BY role ORDER BY role)) "
+	"GROUP BY role, hook ORDER BY role, hook DESC) GROUP BY role ORDER BY role)), "
+	/* the XDP mode entries of mode auto used, per port role (xdp_auto in the env) */
+	"(SELECT nullif(json_group_object(role, m), '{}') FROM "
+	"(SELECT role, group_concat(m, ',') AS m FROM "
+	"(SELECT DISTINCT json_extract(pp.value, '$.role') AS role, "
+	"json_extract(pp.value, '$.xdp_mode') AS m FROM host_envs f, "
+	"json_each(f.inventory, '$.ports') pp WHERE f.id IN (SELECT k.env_id FROM jobs k "
+	"WHERE k.run_id = ?1 AND k.host_id = x.hid) AND f.kernel_release = x.kr "
+	"AND json_extract(pp.value, '$.xdp_auto') AND role IS NOT NULL AND m IS NOT NULL "
+	"ORDER BY role, m) GROUP BY role ORDER BY role)) "
 	"FROM (SELECT h.id AS hid, h.name AS name, e.kernel_release AS kr, "
 	"e.kernel_version AS kv, json_extract(j.spec, '$.pair.role') AS role FROM jobs j "
 	"JOIN hosts h ON h.id = j.host_id JOIN host_envs e ON e.id = j.env_id "
@@ -108,6 +118,9 @@ static const struct sql_col result_host_cols[] = {
 	{ "role", SQL_TEXT, SQL_OMIT_NULL },
 	/* per port role and hook: tcx, clsact; none attached: absent */
 	{ "tc_attach", SQL_JSON, SQL_OMIT_NULL },
+	/* per port role: the XDP mode (native, generic; several joined by ',') that entries
+	 * of mode auto used; none: absent */
+	{ "xdp_auto", SQL_JSON, SQL_OMIT_NULL },
 };
 
 static const struct sto_stmt stmt_q_result_samples = {

@@ -809,6 +809,127 @@ static void test_coordinator_sched(void **state)
 	json_decref(inv[0]);
 }
 
+/* An inventory of host NAME whose port b ("port-b", DRIVER) has XDP MODES (a JSON
+ * array), or no "xdp" at all (MODES NULL: an agent before it). */
+static json_t *xdp_inventory(const char *driver, const char *modes)
+{
+	json_t *inv = inventory("veth");
+	json_t *b = json_array_get(json_object_get(inv, "ports"), 1);
+
+	json_object_set_new(b, "name", json_string("port-b"));
+	json_object_set_new(b, "driver", json_string(driver));
+	if (modes)
+		json_object_set_new(b, "xdp", json_pack("{s:o, s:s}", "modes", json_of(modes),
+							"source", "netlink"));
+	return inv;
+}
+
+/* A port whose driver has generic XDP only: a plan asking native there does not match
+ * (the reason names host, port, interface, driver, modes and variant); generic and auto
+ * do, as does an inventory without "xdp" or with modes unknown; offload needs the mode
+ * listed. The same for a job spec at dispatch. */
+static void test_coordinator_sched_xdp(void **state)
+{
+	char *ports[] = { "a", "b" };
+	struct plan_attach drop[] = { { .port = "b", .hook = PLAN_HOOK_XDP,
+					.mode = PLAN_XDP_NATIVE } };
+	struct plan_attach cnt[] = { { .port = "b", .hook = PLAN_HOOK_TC_INGRESS } };
+	struct plan_variant variants[] = { { .name = "cnt", .attach = cnt, .n_attach = 1 },
+					   { .name = "drop", .attach = drop, .n_attach = 1 } };
+	struct plan plan = { .ports = ports, .n_ports = 2, .variants = variants,
+			     .n_variants = 2 };
+	struct sched_host hosts[2] = { 0 };
+	json_t *g3 = xdp_inventory("e1000e", "[\"generic\"]");
+	json_t *v1 = xdp_inventory("virtio_net", "[\"native\", \"generic\"]");
+	json_t *old = xdp_inventory("e1000e", NULL);
+	json_t *unknown = xdp_inventory("e1000e", NULL);
+	struct job_attach ja = { .port = "b", .hook = JOB_HOOK_XDP, .mode = JOB_XDP_NATIVE };
+	const char *sports[] = { "a", "b" };
+	struct job_spec spec = { .variant = "drop", .ports = sports, .n_ports = 2,
+				 .attach = &ja, .n_attach = 1 };
+	char err[1024], asked[256];
+	const char *want = "port 'b' (port-b, e1000e) has XDP modes generic; the plan asks "
+			   "native (variant 'drop')";
+
+	json_object_set_new(json_array_get(json_object_get(unknown, "ports"), 1), "xdp",
+			    json_pack("{s:s, s:s}", "source", "unknown", "reason", "not probed"));
+	assert_false(sched_xdp_mode_fits(g3, "b", JOB_XDP_NATIVE, "drop", err, sizeof(err)));
+	assert_string_equal(err, want);
+	assert_true(sched_xdp_mode_fits(g3, "b", JOB_XDP_GENERIC, "drop", err, sizeof(err)));
+	assert_true(sched_xdp_mode_fits(g3, "b", JOB_XDP_AUTO, "drop", err, sizeof(err)));
+	assert_true(sched_xdp_mode_fits(v1, "b", JOB_XDP_NATIVE, "drop", err, sizeof(err)));
+	assert_true(sched_xdp_mode_fits(old, "b", JOB_XDP_NATIVE, "drop", err, sizeof(err)));
+	assert_true(sched_xdp_mode_fits(unknown, "b", JOB_XDP_NATIVE, "drop", err, sizeof(err)));
+	assert_true(sched_xdp_mode_fits(g3, "c", JOB_XDP_NATIVE, "drop", err, sizeof(err)));
+	assert_false(sched_xdp_mode_fits(v1, "b", JOB_XDP_OFFLOAD, "x", err, sizeof(err)));
+	assert_string_equal(err, "port 'b' (port-b, virtio_net) has XDP modes native, generic; "
+			    "the plan asks offload (variant 'x')");
+
+	/* the plan: the tc variant is no matter, the xdp one refuses g3 */
+	assert_false(sched_host_matches(&plan, g3, err, sizeof(err)));
+	assert_string_equal(err, want);
+	assert_false(sched_host_has_ports(&plan, g3, err, sizeof(err)));	/* --hosts */
+	assert_true(sched_host_matches(&plan, v1, NULL, 0));
+	assert_true(sched_host_matches(&plan, old, NULL, 0));
+	hosts[0] = (struct sched_host){ .id = 1, .name = "g3", .inventory = g3 };
+	assert_int_equal(sched_choose(&plan, hosts, 1, err, sizeof(err)), -ENOENT);
+	assert_string_equal(err, "no host matches the plan (hosts.match (any); ports a, b; "
+			    "1 host connected; 'g3': port 'b' (port-b, e1000e) has XDP modes "
+			    "generic; the plan asks native (variant 'drop'))");
+	hosts[1] = (struct sched_host){ .id = 2, .name = "v1", .inventory = v1 };
+	assert_int_equal(sched_choose(&plan, hosts, 2, err, sizeof(err)), 1);
+	assert_true(!hosts[0].chosen && hosts[1].chosen);
+	/* mode auto matches both */
+	drop[0].mode = PLAN_XDP_AUTO;
+	assert_int_equal(sched_choose(&plan, hosts, 2, err, sizeof(err)), 2);
+	drop[0].mode = PLAN_XDP_GENERIC;
+	assert_true(sched_host_matches(&plan, g3, NULL, 0));
+
+	/* at dispatch */
+	assert_false(sched_jobspec_fits(&spec, g3, err, sizeof(err), asked, sizeof(asked)));
+	assert_string_equal(err, want);
+	assert_true(sched_jobspec_fits(&spec, v1, err, sizeof(err), NULL, 0));
+	ja.mode = JOB_XDP_AUTO;
+	assert_true(sched_jobspec_fits(&spec, g3, err, sizeof(err), NULL, 0));
+	json_decref(g3);
+	json_decref(v1);
+	json_decref(old);
+	json_decref(unknown);
+}
+
+/* run submit through the coordinator: a plan asking native on a host whose port b has
+ * generic XDP only is refused with the reason; --hosts names it; mode auto is accepted. */
+static void test_coordinator_submit_xdp(void **state)
+{
+	struct tctx *t = *state;
+	json_t *m = proto_msg_new("hello"), *r;
+	char *text = strdup(plan_text), *p;
+
+	json_object_set_new(m, "agent", json_string("g3"));
+	json_object_set_new(m, "version", json_string("0.1"));
+	json_object_set_new(m, "inventory", xdp_inventory("veth", "[\"generic\"]"));
+	r = coord_ask(t->fx.c, t->agent, m, "welcome");
+	json_decref(r);
+	r = coord_ask(t->fx.c, t->client, submit_msg(t, plan_text, NULL), "error");
+	assert_non_null(strstr(proto_get_str(r, "message", ""),
+			       "1 host connected; 'g3': port 'b' (port-b, veth) has XDP modes "
+			       "generic; the plan asks native (variant 'drop'))"));
+	json_decref(r);
+	m = submit_msg(t, plan_text, NULL);
+	json_object_set_new(m, "hosts", json_pack("[s]", "g3"));
+	r = coord_ask(t->fx.c, t->client, m, "error");
+	assert_string_equal(proto_get_str(r, "message", ""),
+			    "host 'g3' cannot run plan 'coord-test': port 'b' (port-b, veth) has "
+			    "XDP modes generic; the plan asks native (variant 'drop')");
+	json_decref(r);
+	while ((p = strstr(text, "mode: native")))
+		memcpy(p, "mode: auto  ", 12);
+	r = coord_ask(t->fx.c, t->client, submit_msg(t, text, NULL), "submitted");
+	assert_int_equal(proto_get_int(r, "jobs", 0), 2);
+	json_decref(r);
+	free(text);
+}
+
 /* The built binary: serves a client, exits 0 on SIGTERM. */
 static void test_coordinator_binary_sigterm(void **state)
 {
@@ -1549,6 +1670,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_coordinator_sched),
+		cmocka_unit_test(test_coordinator_sched_xdp),
+		cmocka_unit_test_setup_teardown(test_coordinator_submit_xdp, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_coordinator_end_to_end, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_coordinator_malformed, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_coordinator_bad_submit, setup, teardown),

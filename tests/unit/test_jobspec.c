@@ -270,7 +270,7 @@ static const struct {
 	{ "{\"attach\":[{\"port\":\"b\",\"hook\":\"frob\",\"object\":\"o\",\"program\":\"p\"}]}",
 	  "spec.attach[0].hook: unknown hook 'frob' (xdp, tc-ingress, tc-egress)" },
 	{ "{\"attach\":[{\"port\":\"b\",\"hook\":\"xdp\",\"mode\":\"fast\",\"object\":\"o\","
-	  "\"program\":\"p\"}]}", "spec.attach[0].mode: unknown mode 'fast' (native, generic, offload)" },
+	  "\"program\":\"p\"}]}", "spec.attach[0].mode: unknown mode 'fast' (native, generic, offload, auto)" },
 	{ "{\"attach\":[{\"port\":\"b\"}]}",
 	  "spec.attach[0]: attach entry 0 needs port, hook, object and program" },
 	{ "{\"attach\":[{\"port\":\"b\",\"hook\":\"xdp\",\"tc_mode\":\"tcx\",\"object\":\"o\","

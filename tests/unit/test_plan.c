@@ -517,7 +517,7 @@ static const struct bad_plan bad_format[] = {
 	  FILE_NAME ":6:40: variant 'drop': mode applies to hook xdp only, not tc-egress" },
 	{ "name: x\nports: [a, b]\ntraffic: {from: a, duration: 1s}\nvariants:\n  drop:\n"
 	  "    - {port: b, mode: skb, object: o, program: p}\n",
-	  FILE_NAME ":6:23: variant 'drop': mode: expected one of native, generic, offload, got 'skb'" },
+	  FILE_NAME ":6:23: variant 'drop': mode: expected one of native, generic, offload, auto, got 'skb'" },
 	{ "name: x\nports: [a, b]\ntraffic: {from: a, duration: 1s}\nvariants:\n  drop:\n"
 	  "    - {port: b, hook: tc-ingress, tc_mode: netkit, object: o, program: p}\n",
 	  FILE_NAME ":6:44: variant 'drop': tc_mode: expected one of auto, tcx, clsact, got 'netkit'" },
@@ -961,6 +961,24 @@ static void test_plan_expand_spec(void **state)
 	plan_jobs_free(jobs, n);
 	plan_destroy(&p);
 
+	/* mode auto: in the spec as written, decoded by the agent's decoder */
+	p = parse_ok("name: auto\nports: [a, b]\ntraffic: {from: a, duration: 1s}\n"
+		     "variants: {v: [{port: b, mode: auto, object: o, program: p}]}\n");
+	assert_int_equal(p->variants[0].attach[0].mode, PLAN_XDP_AUTO);
+	assert_int_equal(plan_expand(p, &jobs, &n, &err), 0);
+	assert_string_equal(json_string_value(json_object_get(json_array_get(json_object_get(
+			    jobs[0].spec, "attach"), 0), "mode")), "auto");
+	{
+		struct job_spec s;
+		char e[256];
+
+		assert_int_equal(jobspec_decode(jobs[0].spec, "spec", &s, e, sizeof(e)), 0);
+		assert_int_equal(s.attach[0].mode, JOB_XDP_AUTO);
+		jobspec_release(&s);
+	}
+	plan_jobs_free(jobs, n);
+	plan_destroy(&p);
+
 	/* generator none: no "from" */
 	p = parse_ok("name: n\nports: [a]\ntraffic: {generator: none, duration: 1s}\n"
 		     "variants: {v: [{port: a, object: o, program: p}]}\n");
@@ -1083,6 +1101,7 @@ static void test_plan_names(void **state)
 	assert_string_equal(plan_xdp_mode_name(PLAN_XDP_NATIVE), "native");
 	assert_string_equal(plan_xdp_mode_name(PLAN_XDP_GENERIC), "generic");
 	assert_string_equal(plan_xdp_mode_name(PLAN_XDP_OFFLOAD), "offload");
+	assert_string_equal(plan_xdp_mode_name(PLAN_XDP_AUTO), "auto");
 	assert_string_equal(plan_generator_name(PLAN_GEN_XDP_LIVE), "xdp-live");
 	assert_string_equal(plan_generator_name(PLAN_GEN_UDP), "udp");
 	assert_string_equal(plan_generator_name(PLAN_GEN_PKTGEN), "pktgen");

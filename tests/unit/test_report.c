@@ -418,6 +418,9 @@ static void test_report_tc_attach(void **state)
 	json_decref(r);
 }
 
+/* When set, tc_result's port b had an XDP entry of mode auto that went this mode. */
+static const char *xdp_auto_b;
+
 /* A job's result for store_ingest_result: one cost sample, and an env whose port b had
  * its tc hooks attached through TC_B (NULL: port b had only XDP). */
 static json_t *tc_result(int64_t job, const char *tc_b)
@@ -436,6 +439,12 @@ static json_t *tc_result(int64_t job, const char *tc_b)
 			      "ingress", tc_b ? tc_b : "none", "egress", tc_b ? tc_b : "none");
 
 	assert_non_null(r);
+	if (xdp_auto_b) {
+		json_t *b = json_array_get(json_object_get(json_object_get(r, "env"), "ports"), 1);
+
+		json_object_set_new(b, "xdp_mode", json_string(xdp_auto_b));
+		json_object_set_new(b, "xdp_auto", json_true());
+	}
 	return r;
 }
 
@@ -513,6 +522,44 @@ static void test_report_tc_attach_from_store(void **state)
 	assert_contains(t, "host g1  kernel 6.1.0-47\n\n");
 	free(t);
 	json_decref(rep);
+	json_decref(q);
+	store_close(&st);
+	json_decref(inv);
+}
+
+/* XDP entries of mode auto: result_show gives the mode each port got (hosts[].xdp_auto,
+ * from the envs' xdp_auto ports), result show prints it under the host; entries not of
+ * mode auto give nothing. */
+static void test_report_xdp_auto_from_store(void **state)
+{
+	json_t *inv = json_pack("{s:{s:s}}", "kernel", "release", "6.1.0-47"), *q, *rep, *h;
+	struct store *st;
+	char err[256], *t;
+	int64_t host, run;
+
+	(void)state;
+	st = store_open(":memory:", false, err, sizeof(err));
+	assert_non_null(st);
+	assert_int_equal(store_host_hello(st, "g1", "0.1", inv, 100, &host, NULL), 0);
+	xdp_auto_b = "generic";
+	run = tc_run(st, host, 1, NULL);
+	xdp_auto_b = NULL;
+	q = store_query_result(st, run);
+	assert_non_null(q);
+	h = json_array_get(json_object_get(q, "hosts"), 0);
+	t = json_dumps(json_object_get(h, "xdp_auto"), JSON_COMPACT | JSON_ENCODE_ANY);
+	assert_text(t, "{\"b\":\"generic\"}");
+	free(t);
+	rep = report_build(q);
+	t = report_text(rep);
+	assert_contains(t, "host g1  kernel 6.1.0-47\n  port b: xdp mode auto -> generic\n\n");
+	free(t);
+	json_decref(rep);
+	json_decref(q);
+
+	run = tc_run(st, host, 1, NULL);		/* mode native: nothing */
+	q = store_query_result(st, run);
+	assert_null(json_object_get(json_array_get(json_object_get(q, "hosts"), 0), "xdp_auto"));
 	json_decref(q);
 	store_close(&st);
 	json_decref(inv);
@@ -878,6 +925,7 @@ int main(void)
 		cmocka_unit_test(test_report_missing_and_order),
 		cmocka_unit_test(test_report_hosts_and_points),
 		cmocka_unit_test(test_report_tc_attach),
+		cmocka_unit_test(test_report_xdp_auto_from_store),
 		cmocka_unit_test(test_report_tc_attach_from_store),
 		cmocka_unit_test(test_report_rounding),
 		cmocka_unit_test(test_report_zero_rows),
