@@ -135,4 +135,17 @@ json_t *report_latency_build(const json_t *result);
 /* The latency table of ROWS (nothing without rows); 0 or -ENOMEM. */
 int report_latency_print_text(const json_t *rows, FILE *out);
 
+/* ---- report_nic.c ---- */
+
+/* Up to this many rows, a group's driver counters table is printed without --all-rows;
+ * above, it is counted with the record tables left out. */
+#define REPORT_NIC_ROWS 8
+
+/* Whether section SEC is a record of driver counters (nic.*, not listed by the plan). */
+bool report_nic_record(const json_t *sec);
+/* The rows of GROUP's driver counters table. */
+int report_nic_rows(const json_t *group);
+/* GROUP's driver counters table (nothing without rows); 0 or -ENOMEM. */
+int report_nic_print_text(const json_t *report, const json_t *group, FILE *out);
+
 #endif
