@@ -659,6 +659,24 @@ static void nic_names(struct job_ctx *c, int i, char *out, size_t cap, size_t *l
 	*len = o < cap ? o : cap - 1;
 }
 
+/* An earlier port with the same driver counters as port I (a veth pair's ends), or -1. */
+static int nic_same_as(struct job_ctx *c, int i)
+{
+	int j, k;
+
+	for (j = 0; c->nic[i] && j < i; j++) {
+		if (!c->nic[j] || ethstats_count(c->nic[j]) != ethstats_count(c->nic[i]) ||
+		    strcmp(ethstats_driver(c->nic[j]), ethstats_driver(c->nic[i])))
+			continue;
+		for (k = 0; k < ethstats_count(c->nic[i]); k++)
+			if (strcmp(ethstats_stats(c->nic[i])[k].name, ethstats_stats(c->nic[j])[k].name))
+				break;
+		if (k == ethstats_count(c->nic[i]))
+			return j;
+	}
+	return -1;
+}
+
 int job_nic_open(struct job_ctx *c)
 {
 	int i, j, k, err;
@@ -708,13 +726,19 @@ int job_nic_open(struct job_ctx *c)
 					       "metrics: no job port has driver counter '%s' (ethtool -S): ",
 					       name);
 			for (i = 0; i < c->n_ports && len < sizeof(c->err) - 1; i++) {
+				int same = nic_same_as(c, i);
+
 				nic_driver(c, i, driver, sizeof(driver));
 				len += (size_t)snprintf(c->err + len, sizeof(c->err) - len,
-							"%sport '%s' (%s) has: ", i ? "; " : "",
-							c->ports[i].role, driver);
+							"%sport '%s' (%s) has%s%s%s", i ? "; " : "",
+							c->ports[i].role, driver,
+							same >= 0 ? " the same as '" : ": ",
+							same >= 0 ? c->ports[same].role : "",
+							same >= 0 ? "'" : "");
 				if (len >= sizeof(c->err))
 					len = sizeof(c->err) - 1;
-				nic_names(c, i, c->err, sizeof(c->err), &len);
+				if (same < 0)
+					nic_names(c, i, c->err, sizeof(c->err), &len);
 			}
 		}
 		return -ENOENT;

@@ -89,7 +89,8 @@ static void floor_texts(const json_t *obj, const json_t *floor, struct row_text 
 
 static const char *subject_header(const char *metric)
 {
-	if (!strncmp(metric, "port.", 5) || !strncmp(metric, "gen.", 4))
+	if (!strncmp(metric, "port.", 5) || !strncmp(metric, "gen.", 4) ||
+	    !strncmp(metric, "nic.", 4))
 		return "port";
 	if (!strncmp(metric, "prog.", 5))
 		return "prog";
