@@ -134,8 +134,9 @@ bool analysis_row_is_record(const json_t *row)
 {
 	const char *metric = json_string_value(json_object_get(row, "metric"));
 
-	return analysis_is_record(metric ? metric : "") &&
-	       !json_is_true(json_object_get(row, "listed"));
+	metric = metric ? metric : "";
+	return analysis_is_record(metric) &&
+	       !(!strncmp(metric, "nic.", 4) && json_is_true(json_object_get(row, "listed")));
 }
 
 int analysis_cmp_str(const void *a, const void *b)

@@ -4,8 +4,8 @@
  * The parts: report_build.c (report_build: samples into the report object),
  * report_format.c (numbers, verdict markers and their legend, the run and point lines),
  * report_text.c (report_print_text: the per-section tables), report_form.c (the grid,
- * columns and cpumap forms), report_csv.c (report_print_csv) and report_search.c (the
- * NDR/PDR table, the trials). All are pure functions
+ * columns and cpumap forms), report_csv.c (report_print_csv), report_search.c (the
+ * NDR/PDR table, the trials), report_latency.c and report_nic.c (the driver counters). All are pure functions
  * over jansson values; nothing here keeps state.
  */
 #ifndef BPFLAB_REPORT_INT_H
