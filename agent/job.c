@@ -270,6 +270,13 @@ json_t *job_run(const json_t *msg, const struct job_opts *opts)
 	if (err)
 		goto out;
 	job_load_samples(c);
+	/* the ports' driver counters (nic.*) after the attach, which may change a driver's
+	 * queues; a counter the spec asks for and no port has fails the job here */
+	if (!c->spec.has_search) {
+		err = job_nic_open(c);
+		if (err)
+			goto out;
+	}
 	/* The generator is made ready before the barrier (loading its program can take a
 	 * good part of a second on a busy host) and the warmup ends WARMUP_MS after the
 	 * coordinator sent its `go` (at_ms) on both sides of a pair, however late each side
@@ -289,7 +296,7 @@ json_t *job_run(const json_t *msg, const struct job_opts *opts)
 	if (err)
 		goto out;
 	rates = job_any_metric(c, "port.") || job_any_metric(c, "gen.") || job_any_metric(c, "counter.") ||
-		job_any_metric(c, "cpu.");
+		job_any_metric(c, "cpu.") || job_any_metric(c, "nic.");
 	/* without a generator, the receiving port: its look is part of the warmup, so the
 	 * rate window still starts warmup after the go */
 	if (rates && !c->rx_role && !c->from)
@@ -368,6 +375,7 @@ out:
 	free(c->rx_series);
 	disturb_release(&c->dist_first);
 	ifstats_destroy(&c->rtnl);
+	job_nic_close(c);
 	free(c->ports);
 	jobspec_release(&c->spec);
 	if (err == -ECANCELED)

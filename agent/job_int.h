@@ -22,6 +22,7 @@
 #include "costslice.h"
 #include "cpustat.h"
 #include "disturb.h"
+#include "ethstats.h"
 #include "gen.h"
 #include "ifstats.h"
 #include "job.h"
@@ -69,6 +70,7 @@ struct job_ctx {
 	bool stamp;			/* the generator stamps frames (latency windows) */
 	double search_lower;		/* latency.goal's (else the last goal's) lower bound */
 	struct ifstats *rtnl;
+	struct ethstats **nic;		/* per job port its driver counters, NULL: none */
 	struct attach_set *attach;
 	const struct gen_ops *gen_ops;	/* the generator (gen.h), NULL: none */
 	void *gen;			/* its object, owned */
@@ -135,6 +137,11 @@ int job_sleep_until(struct job_ctx *c, int64_t deadline_ns);
 int job_run_window(struct job_ctx *c, enum job_window w, int64_t duration_ms);
 /* The host warm-up. */
 int job_warm_up(struct job_ctx *c);
+/* Each job port's driver counters into c->nic (none: NULL), and a `nic.NAME` the spec
+ * lists that no job port exports fails the job. */
+int job_nic_open(struct job_ctx *c);
+/* Close them. */
+void job_nic_close(struct job_ctx *c);
 
 /* job_traffic.c */
 /* The spec's port roles resolved to interfaces into c->ports. */

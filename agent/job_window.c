@@ -14,6 +14,7 @@
 
 #include "base/log.h"
 #include "base/util.h"
+#include "inventory.h"
 #include "verdict.h"
 
 /* Counters at one instant. */
@@ -24,6 +25,11 @@ struct job_snap {
 	struct progstats *progs;	/* n_progs */
 	uint64_t *counters;		/* attach_counter_count() */
 	struct cpustat cpu;		/* empty unless cpu.* metrics are wanted */
+	/* per port its driver counters (ethstats.h), read at the edges of the rate
+	 * window only (nic_ok[i]: read), and the middle of those reads */
+	uint64_t **nic;
+	bool *nic_ok;
+	int64_t nic_t_ns;
 };
 
 static bool cancelled(const struct job_ctx *c)
@@ -96,11 +102,30 @@ static int snap_init(struct job_ctx *c, struct job_snap *s)
 	s->ports = calloc(c->n_ports ? c->n_ports : 1, sizeof(*s->ports));
 	s->progs = calloc(n_progs ? n_progs : 1, sizeof(*s->progs));
 	s->counters = calloc(n_counters ? n_counters : 1, sizeof(*s->counters));
-	return s->ports && s->progs && s->counters ? 0 : -ENOMEM;
+	if (!s->ports || !s->progs || !s->counters)
+		return -ENOMEM;
+	if (!c->nic)
+		return 0;
+	s->nic = calloc(c->n_ports ? c->n_ports : 1, sizeof(*s->nic));
+	s->nic_ok = calloc(c->n_ports ? c->n_ports : 1, sizeof(*s->nic_ok));
+	if (!s->nic || !s->nic_ok)
+		return -ENOMEM;
+	for (int i = 0; i < c->n_ports; i++) {
+		if (c->nic[i] && !(s->nic[i] = calloc(ethstats_count(c->nic[i]) ?: 1,
+						      sizeof(**s->nic))))
+			return -ENOMEM;
+	}
+	return 0;
 }
 
-static void snap_release(struct job_snap *s)
+static void snap_release(struct job_ctx *c, struct job_snap *s)
 {
+	for (int i = 0; s->nic && i < c->n_ports; i++)
+		free(s->nic[i]);
+	free(s->nic);
+	free(s->nic_ok);
+	s->nic = NULL;
+	s->nic_ok = NULL;
 	free(s->ports);
 	free(s->progs);
 	free(s->counters);
@@ -131,8 +156,29 @@ static void snap_copy(struct job_ctx *c, struct job_snap *dst, const struct job_
 	}
 }
 
-/* Read every counter the job samples into S. Returns 0 or -errno with c->err set. */
-static int snap_take(struct job_ctx *c, struct job_snap *s, bool progs)
+/* The driver counters of every job port into S (best effort: a port whose read fails
+ * has none in this window, logged). */
+static void nic_take(struct job_ctx *c, struct job_snap *s)
+{
+	int64_t t0 = util_mono_ns();
+	int i, err;
+
+	for (i = 0; s->nic && i < c->n_ports; i++) {
+		s->nic_ok[i] = false;
+		if (!c->nic[i])
+			continue;
+		err = ethstats_read(c->nic[i], s->nic[i]);
+		if (err)
+			pr_warn("job: cannot read the driver counters of port '%s' ('%s'): %s",
+				c->ports[i].role, c->ports[i].ifname, strerror(-err));
+		s->nic_ok[i] = !err;
+	}
+	s->nic_t_ns = t0 + (util_mono_ns() - t0) / 2;
+}
+
+/* Read every counter the job samples into S, with NIC the ports' driver counters too.
+ * Returns 0 or -errno with c->err set. */
+static int snap_take(struct job_ctx *c, struct job_snap *s, bool progs, bool nic)
 {
 	int64_t t0 = util_mono_ns();
 	int i, err;
@@ -182,7 +228,42 @@ static int snap_take(struct job_ctx *c, struct job_snap *s, bool progs)
 		}
 	}
 	s->t_ns = t0 + (util_mono_ns() - t0) / 2;
+	if (nic)
+		nic_take(c, s);
 	return 0;
+}
+
+/* Whether the spec lists nic.NAME: then a zero rate is a measurement, kept. */
+static bool nic_listed(const char *name, void *ctx)
+{
+	const struct job_ctx *c = ctx;
+	int i;
+
+	for (i = 0; c->spec.has_metrics && i < c->spec.n_metrics; i++)
+		if (!strncmp(c->spec.metrics[i], "nic.", 4) && !strcmp(c->spec.metrics[i] + 4, name))
+			return true;
+	return false;
+}
+
+/* The driver counters of each port between A and B (the whole rate window): a record
+ * nic.NAME per counter that moved (or that the spec lists), subject the port's role. */
+static void nic_emit(struct job_ctx *c, const struct job_snap *a, const struct job_snap *b)
+{
+	struct ethstats_rate r[ETHSTATS_MAX];
+	double dt = (b->nic_t_ns - a->nic_t_ns) / 1e9;
+	char metric[8 + ETHSTATS_NAME_LEN];
+	int i, k, n;
+
+	for (i = 0; a->nic && b->nic && i < c->n_ports; i++) {
+		if (!c->nic[i] || !a->nic_ok[i] || !b->nic_ok[i])
+			continue;
+		n = ethstats_rates(ethstats_stats(c->nic[i]), ethstats_count(c->nic[i]),
+				   a->nic[i], b->nic[i], dt, nic_listed, c, r);
+		for (k = 0; k < n; k++) {
+			snprintf(metric, sizeof(metric), "nic.%s", r[k].name);
+			job_add_record(c, metric, c->ports[i].role, r[k].value, r[k].unit, "rate");
+		}
+	}
 }
 
 /* What the verdicts need from interval A -> B of the rate window (SEQ -1: whole). */
@@ -288,6 +369,8 @@ static void emit(struct job_ctx *c, enum job_window w, const struct job_snap *a,
 			job_add_sample(c, "cpu.softirq", subject, softirq, "ratio", "rate", seq);
 		}
 		rate_facts(c, a, b, dt, seq);
+		if (seq < 0)
+			nic_emit(c, a, b);
 		for (i = 0; seq < 0 && i < c->n_ports; i++) {
 			if (c->from && !strcmp(c->ports[i].role, c->from))
 				c->rate_from_tx = b->ports[i].tx_packets - a->ports[i].tx_packets +
@@ -433,7 +516,7 @@ int job_run_window(struct job_ctx *c, enum job_window w, int64_t duration_ms)
 	}
 	if (w != JOB_WARMUP)
 		disturb_begin(c);
-	err = snap_take(c, &first, progs);
+	err = snap_take(c, &first, progs, w == JOB_RATE);
 	if (err)
 		goto out;
 	snap_copy(c, &prev, &first);
@@ -457,7 +540,7 @@ int job_run_window(struct job_ctx *c, enum job_window w, int64_t duration_ms)
 			err = c->gen_ops->error(c->gen, c->err, sizeof(c->err));
 		if (err)
 			goto out;
-		err = snap_take(c, &cur, progs);
+		err = snap_take(c, &cur, progs, w == JOB_RATE && i == n - 1);
 		if (err)
 			goto out;
 		if (w != JOB_WARMUP)
@@ -481,9 +564,9 @@ out:
 		costslice_release(c->slices);
 		c->slices = NULL;
 	}
-	snap_release(&first);
-	snap_release(&prev);
-	snap_release(&cur);
+	snap_release(c, &first);
+	snap_release(c, &prev);
+	snap_release(c, &cur);
 	return err;
 }
 
@@ -512,12 +595,12 @@ int job_warm_up(struct job_ctx *c)
 		snprintf(c->err, sizeof(c->err), "out of memory");
 		goto out;
 	}
-	err = snap_take(c, &a, true);
+	err = snap_take(c, &a, true, false);
 	for (r = 0; !err && r < JOB_WARM_MAX_ROUNDS && !c->warm_settled; r++) {
 		bool settled = r > 0;
 
 		err = job_sleep_until(c, a.t_ns + JOB_WARM_ROUND_MS * 1000000LL) ?:
-		      snap_take(c, &b, true);
+		      snap_take(c, &b, true, false);
 		if (err)
 			break;
 		for (i = 0; i < n; i++) {
@@ -540,7 +623,133 @@ int job_warm_up(struct job_ctx *c)
 		c->warm_rounds == 1 ? "" : "s", c->warm_settled ? "settled" : "not settled");
 out:
 	progstats_disable(&c->stats_fd);
-	snap_release(&a);
-	snap_release(&b);
+	snap_release(c, &a);
+	snap_release(c, &b);
 	return err;
+}
+
+/* Port I's driver name into OUT. */
+static void nic_driver(struct job_ctx *c, int i, char *out, size_t len)
+{
+	snprintf(out, len, "?");
+	if (c->nic[i])
+		snprintf(out, len, "%s", ethstats_driver(c->nic[i]));
+	else
+		inventory_driver(c->ports[i].ifname, out, len);
+}
+
+/* Port I's counters (not its other stats) "a, b, c", or "no driver counters", at *LEN
+ * of OUT (CAP bytes), cut with "..." when they do not fit. */
+static void nic_names(struct job_ctx *c, int i, char *out, size_t cap, size_t *len)
+{
+	const struct ethstats *e = c->nic[i];
+	const struct ethstats_stat *st = e ? ethstats_stats(e) : NULL;
+	size_t o = *len;
+	int k, shown = 0;
+
+	if (!e && o < cap)
+		o += (size_t)snprintf(out + o, cap - o, "no driver counters");
+	for (k = 0; e && k < ethstats_count(e) && o < cap; k++) {
+		if (st[k].unit == ETHSTATS_NONE)
+			continue;
+		o += (size_t)snprintf(out + o, cap - o, "%s%s", shown++ ? ", " : "", st[k].name);
+	}
+	if (o >= cap && cap > 4)
+		memcpy(out + cap - 4, "...", 4);
+	*len = o < cap ? o : cap - 1;
+}
+
+/* An earlier port with the same driver counters as port I (a veth pair's ends), or -1. */
+static int nic_same_as(struct job_ctx *c, int i)
+{
+	int j, k;
+
+	for (j = 0; c->nic[i] && j < i; j++) {
+		if (!c->nic[j] || ethstats_count(c->nic[j]) != ethstats_count(c->nic[i]) ||
+		    strcmp(ethstats_driver(c->nic[j]), ethstats_driver(c->nic[i])))
+			continue;
+		for (k = 0; k < ethstats_count(c->nic[i]); k++)
+			if (strcmp(ethstats_stats(c->nic[i])[k].name, ethstats_stats(c->nic[j])[k].name))
+				break;
+		if (k == ethstats_count(c->nic[i]))
+			return j;
+	}
+	return -1;
+}
+
+int job_nic_open(struct job_ctx *c)
+{
+	int i, j, k, err;
+
+	c->nic = calloc(c->n_ports ? c->n_ports : 1, sizeof(*c->nic));
+	if (!c->nic) {
+		snprintf(c->err, sizeof(c->err), "out of memory");
+		return -ENOMEM;
+	}
+	for (i = 0; i < c->n_ports; i++) {
+		err = ethstats_open(c->ports[i].ifname, &c->nic[i]);
+		if (err && err != -EOPNOTSUPP)
+			pr_warn("job: no driver counters of port '%s' ('%s'): %s",
+				c->ports[i].role, c->ports[i].ifname, strerror(-err));
+	}
+	/* a counter the plan asks for (metrics: nic.NAME) must be there, as a counters
+	 * map must (attach.h): the job fails before any traffic, naming what there is */
+	for (j = 0; c->spec.has_metrics && j < c->spec.n_metrics; j++) {
+		const char *m = c->spec.metrics[j], *name = m + 4;
+		char driver[64];
+		size_t len = 0;
+
+		if (strncmp(m, "nic.", 4))
+			continue;
+		for (i = 0; i < c->n_ports; i++) {
+			k = c->nic[i] ? ethstats_find(ethstats_stats(c->nic[i]),
+						      ethstats_count(c->nic[i]), name) : -1;
+			if (k < 0)
+				continue;
+			if (ethstats_stats(c->nic[i])[k].unit != ETHSTATS_NONE)
+				break;
+			snprintf(c->err, sizeof(c->err),
+				 "metrics: driver counter '%s' of port '%s' (%s) is not a counter (an index or a queue number; nic.* are rates of counters)",
+				 name, c->ports[i].role, ethstats_driver(c->nic[i]));
+			return -EINVAL;
+		}
+		if (i < c->n_ports)
+			continue;
+		if (c->n_ports == 1) {
+			nic_driver(c, 0, driver, sizeof(driver));
+			len = (size_t)snprintf(c->err, sizeof(c->err),
+					       "metrics: port '%s' (%s) has no driver counter '%s' (ethtool -S); it has: ",
+					       c->ports[0].role, driver, name);
+			nic_names(c, 0, c->err, sizeof(c->err), &len);
+		} else {
+			len = (size_t)snprintf(c->err, sizeof(c->err),
+					       "metrics: no job port has driver counter '%s' (ethtool -S): ",
+					       name);
+			for (i = 0; i < c->n_ports && len < sizeof(c->err) - 1; i++) {
+				int same = nic_same_as(c, i);
+
+				nic_driver(c, i, driver, sizeof(driver));
+				len += (size_t)snprintf(c->err + len, sizeof(c->err) - len,
+							"%sport '%s' (%s) has%s%s%s", i ? "; " : "",
+							c->ports[i].role, driver,
+							same >= 0 ? " the same as '" : ": ",
+							same >= 0 ? c->ports[same].role : "",
+							same >= 0 ? "'" : "");
+				if (len >= sizeof(c->err))
+					len = sizeof(c->err) - 1;
+				if (same < 0)
+					nic_names(c, i, c->err, sizeof(c->err), &len);
+			}
+		}
+		return -ENOENT;
+	}
+	return 0;
+}
+
+void job_nic_close(struct job_ctx *c)
+{
+	for (int i = 0; c->nic && i < c->n_ports; i++)
+		ethstats_destroy(&c->nic[i]);
+	free(c->nic);
+	c->nic = NULL;
 }

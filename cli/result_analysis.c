@@ -388,7 +388,7 @@ static int unknown_metric(const char *plan, const char *metric)
 	f = open_memstream(&list, &len);
 	json_array_foreach(rows, i, r) {
 		m = json_string_value(json_object_get(r, "metric"));
-		if (!m || !seen || !f || json_object_get(seen, m) || analysis_is_record(m))
+		if (!m || !seen || !f || json_object_get(seen, m) || analysis_row_is_record(r))
 			continue;
 		fprintf(f, "%s%s", json_object_size(seen) ? ", " : "", m);
 		json_object_set_new(seen, m, json_true());

@@ -127,7 +127,16 @@ bool analysis_is_record(const char *metric)
 
 	return !strcmp(metric, "rx.cpu") || !strcmp(metric, "cpu.others") ||
 	       !strncmp(metric, "warmup.", 7) || !strncmp(metric, "search.", 7) ||
-	       (n > 7 && !strcmp(metric + n - 7, ".median"));
+	       !strncmp(metric, "nic.", 4) || (n > 7 && !strcmp(metric + n - 7, ".median"));
+}
+
+bool analysis_row_is_record(const json_t *row)
+{
+	const char *metric = json_string_value(json_object_get(row, "metric"));
+
+	metric = metric ? metric : "";
+	return analysis_is_record(metric) &&
+	       !(!strncmp(metric, "nic.", 4) && json_is_true(json_object_get(row, "listed")));
 }
 
 int analysis_cmp_str(const void *a, const void *b)
@@ -251,7 +260,7 @@ bool analysis_group_flagged(const json_t *rows, const char *name)
 	size_t i;
 
 	json_array_foreach(rows, i, row)
-		if (!strcmp(str(row, "group"), name) && !analysis_is_record(str(row, "metric")) &&
+		if (!strcmp(str(row, "group"), name) && !analysis_row_is_record(row) &&
 		    analysis_row_flags(row))
 			return true;
 	return false;
@@ -353,7 +362,7 @@ static int collect(const json_t *rows, const char *by, bool include_flagged,
 		if (!strcmp(str(row, "metric"), "rx.cpu") && x->rx_cpu)
 			json_object_set_new(x->rx_cpu, job,
 					    json_integer((json_int_t)json_number_value(v)));
-		if (analysis_is_record(str(row, "metric")))
+		if (analysis_row_is_record(row))
 			continue;	/* records of the job, not measurements to compare */
 		flags = analysis_row_flags(row);
 		if (flags && !include_flagged) {

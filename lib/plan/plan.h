@@ -32,6 +32,10 @@
 #define PLAN_MAX_BYTES (1u << 20)	/* plan files above this are refused */
 #define PLAN_MAX_JOBS 100000		/* expansions above this are refused */
 #define PLAN_MAX_FLOWS JOBSPEC_MAX_FLOWS	/* UDP source ports 1024..65534 */
+/* metrics nic.NAME (driver counters): at most this many, NAME at most this long (the
+ * agent's names: ETH_GSTRING_LEN and "#K", agent/ethstats.h) */
+#define PLAN_MAX_NIC_METRICS 32
+#define PLAN_MAX_NIC_NAME 47
 
 struct plan_error {
 	char text[1024];		/* "FILE:LINE:COLUMN: message", ready to print */
@@ -259,7 +263,8 @@ const json_t *plan_inventory_port(const json_t *inventory, const char *role);
 int plan_rate_check(const struct plan *plan, const json_t *spec, const json_t *inventory,
 		    const char *host, struct plan_error *err);
 
-/* Whether NAME is a metric bpflab knows (port.rx_pps, prog.ns_per_run, ...). */
+/* Whether NAME is a metric bpflab knows (port.rx_pps, prog.ns_per_run, ..., and
+ * nic.NAME, a driver counter: [A-Za-z0-9_.-] and "#K", at most PLAN_MAX_NIC_NAME). */
 bool plan_metric_known(const char *name);
 
 #endif

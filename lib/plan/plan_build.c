@@ -40,10 +40,28 @@ static const char *const default_metrics[] = {
 	"prog.run_pps",
 };
 
+/* nic.NAME: a port's driver counter as the agent names it (agent/ethstats.h: the
+ * driver's string in [A-Za-z0-9_.-], "#K" after a name the driver repeats), at most
+ * PLAN_MAX_NIC_NAME characters; whether a port exports it is the agent's to say */
+static bool nic_metric(const char *name)
+{
+	const char *n = name + 4, *hash = strchr(n, '#');
+	size_t len = strlen(n);
+
+	if (strncmp(name, "nic.", 4) || !len || len > PLAN_MAX_NIC_NAME)
+		return false;
+	if (strspn(n, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-") !=
+	    (size_t)(hash ? hash - n : (ptrdiff_t)len) || hash == n)
+		return false;
+	return !hash || (hash[1] && strspn(hash + 1, "0123456789") == strlen(hash + 1));
+}
+
 bool plan_metric_known(const char *name)
 {
 	const char *const *m;
 
+	if (name && nic_metric(name))
+		return true;
 	for (m = known_metrics; name && *m; m++) {
 		if (!strcmp(*m, name))
 			return true;
@@ -266,7 +284,7 @@ static int build_metrics(struct vctx *c, const struct plan_node *metrics, struct
 	int i, j, ret;
 
 	if ((ret = plan_want_list(c, metrics, "metrics", "metric names",
-				  (int)ARRAY_SIZE(known_metrics) - 1)))
+				  (int)ARRAY_SIZE(known_metrics) - 1 + PLAN_MAX_NIC_METRICS)))
 		return ret;
 	p->metrics = calloc(metrics->n, sizeof(*p->metrics));
 	if (!p->metrics)
@@ -275,7 +293,7 @@ static int build_metrics(struct vctx *c, const struct plan_node *metrics, struct
 		const struct plan_node *m = metrics->kids[i];
 
 		if (m->kind != PLAN_NODE_SCALAR || !plan_metric_known(m->text))
-			return plan_vfail(c, m, "metrics: unknown metric %s (known: %s)",
+			return plan_vfail(c, m, "metrics: unknown metric %s (known: %s, nic.NAME: a driver counter of ethtool -S)",
 					  plan_got(m, buf, sizeof(buf)),
 					  plan_joined(known_metrics, -1, list, sizeof(list)));
 		for (j = 0; j < i; j++) {
@@ -444,7 +462,7 @@ static int build_repeat(struct vctx *c, const struct plan_node *node, struct pla
 	if (!on || plan_node_is_null(on))
 		return 0;
 	if ((ret = plan_want_list(c, on, "repeat.on", "metric names",
-				  (int)ARRAY_SIZE(known_metrics) - 1)))
+				  (int)ARRAY_SIZE(known_metrics) - 1 + PLAN_MAX_NIC_METRICS)))
 		return ret;
 	p->repeat_on = calloc((size_t)on->n + 1, sizeof(*p->repeat_on));
 	if (!p->repeat_on)

@@ -34,7 +34,7 @@ json_t *export_run(const json_t *rows, long long run, const struct export_run_op
 		sel = json_incref((json_t *)rows);
 	}
 	json_array_foreach(sel, i, r) {
-		if (analysis_is_record(json_string_value(json_object_get(r, "metric")) ?: ""))
+		if (analysis_row_is_record(r))
 			continue;
 		if (o->include_flagged || !analysis_row_flags(r)) {
 			if (json_array_append(clean, r))

@@ -373,6 +373,10 @@ static int file_sample(json_t *report, const json_t *s, json_t *tabs, int repeat
 	sec = section_get(group, metric, get_str(s, "window"), get_str(s, "unit"));
 	if (!sec)
 		goto out;
+	/* a record the plan's metrics list (nic.NAME): compared, a table of its own */
+	if (json_is_true(json_object_get(s, "listed")) &&
+	    json_object_set_new(sec, "listed", json_true()))
+		goto out;
 	row = row_get(sec, variant, vidx, subject, sidx, repeat);
 	if (!row)
 		goto out;

@@ -4,8 +4,8 @@
  * The parts: report_build.c (report_build: samples into the report object),
  * report_format.c (numbers, verdict markers and their legend, the run and point lines),
  * report_text.c (report_print_text: the per-section tables), report_form.c (the grid,
- * columns and cpumap forms), report_csv.c (report_print_csv) and report_search.c (the
- * NDR/PDR table, the trials). All are pure functions
+ * columns and cpumap forms), report_csv.c (report_print_csv), report_search.c (the
+ * NDR/PDR table, the trials), report_latency.c and report_nic.c (the driver counters). All are pure functions
  * over jansson values; nothing here keeps state.
  */
 #ifndef BPFLAB_REPORT_INT_H
@@ -134,5 +134,18 @@ char *report_print_to_string(int (*print)(const json_t *obj, FILE *out), const j
 json_t *report_latency_build(const json_t *result);
 /* The latency table of ROWS (nothing without rows); 0 or -ENOMEM. */
 int report_latency_print_text(const json_t *rows, FILE *out);
+
+/* ---- report_nic.c ---- */
+
+/* Up to this many rows, a group's driver counters table is printed without --all-rows;
+ * above, it is counted with the record tables left out. */
+#define REPORT_NIC_ROWS 8
+
+/* Whether section SEC is a record of driver counters (nic.*, not listed by the plan). */
+bool report_nic_record(const json_t *sec);
+/* The rows of GROUP's driver counters table. */
+int report_nic_rows(const json_t *group);
+/* GROUP's driver counters table (nothing without rows); 0 or -ENOMEM. */
+int report_nic_print_text(const json_t *report, const json_t *group, FILE *out);
 
 #endif

@@ -24,7 +24,8 @@ static enum num_kind section_kind(const json_t *sec)
 	const char *metric = get_str(sec, "metric"), *unit = get_str(sec, "unit");
 	size_t len = strlen(metric);
 
-	if ((unit && !strcmp(unit, "pps")) || (len > 4 && !strcmp(metric + len - 4, "_pps")))
+	if ((unit && (!strcmp(unit, "pps") || !strcmp(unit, "Bps") || !strcmp(unit, "/s"))) ||
+	    (len > 4 && !strcmp(metric + len - 4, "_pps")))
 		return NUM_RATE;
 	if (!strcmp(metric, NS_METRIC) || (unit && !strcmp(unit, "ns")))
 		return NUM_NS;
@@ -88,7 +89,8 @@ static void floor_texts(const json_t *obj, const json_t *floor, struct row_text 
 
 static const char *subject_header(const char *metric)
 {
-	if (!strncmp(metric, "port.", 5) || !strncmp(metric, "gen.", 4))
+	if (!strncmp(metric, "port.", 5) || !strncmp(metric, "gen.", 4) ||
+	    !strncmp(metric, "nic.", 4))
 		return "port";
 	if (!strncmp(metric, "prog.", 5))
 		return "prog";
@@ -555,9 +557,13 @@ static int print_group(const json_t *report, const json_t *g, bool all_rows, int
 	json_array_foreach(json_object_get(g, "sections"), j, sec) {
 		const char *metric = get_str(sec, "metric");
 
+		/* driver counters: one table of their own after the others */
+		if (report_nic_record(sec))
+			continue;
 		/* the agent's records (cpu.others, rx.cpu, medians, warm-up) explain
-		 * the numbers; they are not the numbers */
-		if (!all_rows && metric && analysis_is_record(metric)) {
+		 * the numbers; they are not the numbers; a nic.NAME the plan lists is */
+		if (!all_rows && metric && analysis_is_record(metric) &&
+		    !json_is_true(json_object_get(sec, "listed"))) {
 			(*records)++;
 			continue;
 		}
@@ -570,7 +576,12 @@ static int print_group(const json_t *report, const json_t *g, bool all_rows, int
 		if (err)
 			return err;
 	}
-	return 0;
+	/* a handful of rows shown, more left out with the records */
+	if (!all_rows && report_nic_rows(g) > REPORT_NIC_ROWS) {
+		(*records)++;
+		return 0;
+	}
+	return report_nic_print_text(report, g, out);
 }
 
 int report_print_text_opts(const json_t *report, const struct report_text_opts *opts,
@@ -605,7 +616,7 @@ int report_print_text_opts(const json_t *report, const struct report_text_opts *
 	if ((err = report_latency_print_text(json_object_get(report, "latency"), out)))
 		return err;
 	if (records)
-		fprintf(out, "\n%d record table%s left out (cpu.others, rx.cpu, medians, warm-up, search; --all-rows shows them)\n",
+		fprintf(out, "\n%d record table%s left out (cpu.others, rx.cpu, medians, warm-up, search, driver counters; --all-rows shows them)\n",
 			records, records > 1 ? "s" : "");
 	return ferror(out) ? -EIO : 0;
 }

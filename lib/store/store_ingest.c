@@ -31,6 +31,10 @@ static const char *timing_unit(const char *unit, bool icount)
 		return "pkt/Ginsn";
 	if (!strcmp(unit, "bps"))
 		return "bit/Ginsn";
+	if (!strcmp(unit, "Bps"))	/* driver counters (nic.*): bytes and events */
+		return "B/Ginsn";
+	if (!strcmp(unit, "/s"))
+		return "/Ginsn";
 	return unit;
 }
 

@@ -18,6 +18,13 @@
 
 /* --- queries: a SELECT and the table of its columns, in order --- */
 
+/* 1 when the job's spec lists METRIC among its metrics and METRIC is a driver counter
+ * (nic.*, docs/agent.md "Driver counters"): a record that the plan made a metric to
+ * compare. Looked up for nic.* rows only. */
+#define LISTED_SQL(metric)							\
+	"CASE WHEN " metric " GLOB 'nic.*' AND json_valid(j.spec) THEN EXISTS (SELECT 1 FROM "		\
+	"json_each(j.spec, '$.metrics') m WHERE m.value = " metric ") ELSE 0 END"
+
 #define RUN_HEAD_SQL								\
 	"SELECT r.id, p.name, p.sha256, r.state, r.submitted_ms, r.finished_ms, "	\
 	"(SELECT count(*) FROM jobs j WHERE j.run_id = r.id), "			\
@@ -127,7 +134,7 @@ static const struct sto_stmt stmt_q_result_samples = {
 	"SELECT s.job_id, h.name, j.variant, j.rep, j.point, r.metric, r.subject, s.value, "
 	"s.unit, r.window, j.verdicts, "
 	"ifnull((SELECT e.timing FROM host_envs e WHERE e.id = j.env_id), 'wall'), "
-	"j.verdict_details "
+	"j.verdict_details, " LISTED_SQL("r.metric") " "
 	"FROM jobs j JOIN sample_values s ON s.job_id = j.id "
 	"JOIN series r ON r.id = s.series_id "
 	"JOIN hosts h ON h.id = j.host_id WHERE j.run_id = ?1 AND s.seq = -1 "
@@ -141,6 +148,8 @@ static const struct sql_col sample_cols[] = {
 	{ "window", SQL_TEXT, 0 }, { "verdicts", SQL_JSON, 0 }, { "timing", SQL_TEXT, 0 },
 	/* verdict -> why, as the agent wrote it: the legends under the tables */
 	{ "verdict_details", SQL_JSON, 0 },
+	/* a record the job's metrics list: compared (analysis_row_is_record) */
+	{ "listed", SQL_FLAG, 0 },
 };
 
 /* A search's trials (agent/job_search.c: trial.* samples, seq the trial), a row per
@@ -223,7 +232,7 @@ static const struct sto_stmt stmt_q_values = {
 	"FROM json_each(e.inventory, '$.ports') pp, json_each(pp.value, '$.tc_attach') t "
 	"WHERE t.value <> 'none' ORDER BY m)), "
 	/* what tells kernel builds apart (lib/analysis/kbuild.h), the job's real start */
-	"e.kernel_version, e.config_sha256, j.started_ms "
+	"e.kernel_version, e.config_sha256, j.started_ms, " LISTED_SQL("sr.metric") " "
 	"FROM sample_values s JOIN series sr ON sr.id = s.series_id "
 	"JOIN jobs j ON j.id = s.job_id JOIN runs r ON r.id = j.run_id "
 	"JOIN plans p ON p.id = r.plan_id JOIN hosts h ON h.id = j.host_id "
@@ -255,6 +264,8 @@ static const struct sql_col value_cols[] = {
 	/* with kernel_release a kernel build's identity (lib/analysis/kbuild.h) */
 	{ "kernel_version", SQL_TEXT, 0 }, { "config_sha256", SQL_TEXT, 0 },
 	{ "started_ms", SQL_INT, 0 },
+	/* a record the job's metrics list: compared (analysis_row_is_record) */
+	{ "listed", SQL_FLAG, 0 },
 };
 
 json_t *store_query_hosts(struct store *st)

@@ -124,6 +124,53 @@ assert checked == n, (checked, n)
 print("checked", checked, "values")
 PY
 
+# --- driver counters (ethtool -S, docs/agent.md "Driver counters"): records nic.* per
+# port over the rate window, beside port.*; a table of their own with --all-rows
+far=$(sql "SELECT count(*) FROM jobs j WHERE j.run_id=$run AND j.variant='drop' AND NOT EXISTS
+	(SELECT 1 FROM samples n JOIN samples p ON p.job_id = n.job_id WHERE n.job_id=j.id
+	AND n.metric='nic.rx_queue_0_xdp_drops' AND n.subject='b' AND n.unit='pps'
+	AND n.window='rate' AND n.seq IS NULL AND p.metric='port.rx_pps' AND p.subject='b'
+	AND p.seq IS NULL AND abs(n.value - p.value) < 0.02 * p.value)")
+check "every drop job recorded veth's xdp_drops on b within 2% of port.rx_pps" test "$far" = 0
+check "no nic.* sample of a counter that did not move or is none (peer_ifindex)" \
+	test "$(sql "SELECT count(*) FROM samples s JOIN jobs j ON j.id=s.job_id WHERE
+	j.run_id=$run AND s.metric LIKE 'nic.%' AND (s.value <= 0 OR s.metric = 'nic.peer_ifindex')")" = 0
+check "xdp bytes are Bps" test "$(sql "SELECT DISTINCT s.unit FROM samples s JOIN jobs j ON
+	j.id=s.job_id WHERE j.run_id=$run AND s.metric='nic.rx_queue_0_xdp_bytes'")" = Bps
+check "the driver counters table is left out by default" bash -c "! grep -q '^driver counters' '$tmp/table.txt'"
+check "... and counted with the record tables" grep -q "record tables left out (.*driver counters" "$tmp/table.txt"
+"$bpflab" result show "$run" --all-rows > "$tmp/all.txt"
+sed -n '/^driver counters/,/^$/p' "$tmp/all.txt"
+check "--all-rows shows the driver counters table" grep -q "^driver counters" "$tmp/all.txt"
+check "... with veth's xdp_drops of b in pps" grep -Eq "^ +b +rx_queue_0_xdp_drops +pps" "$tmp/all.txt"
+
+# a plan that lists nic.NAME: a metric to compare, zero rates kept; one no port exports
+# fails its jobs, naming what there is
+sed -e 's/^metrics: .*/metrics: [port.rx_pps, nic.rx_queue_0_xdp_drops]/' -e 's/^repeat: 3/repeat: 1/' \
+	"$top/plans/quickstart.yaml" > "$tmp/nic.yaml"
+sed 's/nic.rx_queue_0_xdp_drops/nic.rx_queue_0_xdp_dropz/' "$tmp/nic.yaml" > "$tmp/nic-missing.yaml"
+out=$("$bpflab" run submit "$tmp/nic.yaml" -s traffic.duration=1s -s traffic.warmup=500ms --wait)
+nrun=$(printf '%s\n' "$out" | sed -n 's/^run \([0-9][0-9]*\) submitted.*/\1/p' | head -n 1)
+"$bpflab" result show "$nrun" > "$tmp/nic.txt"
+cat "$tmp/nic.txt"
+check "a listed nic.NAME has its own table" grep -q "^nic.rx_queue_0_xdp_drops  (packets/s" "$tmp/nic.txt"
+check "... a zero rate kept (pass drops nothing)" test "$(sql "SELECT count(*) FROM samples s
+	JOIN jobs j ON j.id=s.job_id WHERE j.run_id=$nrun AND j.variant='pass'
+	AND s.metric='nic.rx_queue_0_xdp_drops' AND s.value = 0")" -gt 0
+"$bpflab" -j result compare "$run" "$nrun" --all > "$tmp/nic-cmp.json" 2>/dev/null || true
+check "compare leaves the recorded nic.* out" test \
+	"$(jq '[.comparisons[].rows[]?.metric | select(startswith("nic."))] | length' "$tmp/nic-cmp.json")" = 0
+check "... and takes a listed nic.NAME as a metric (only in the second run)" test \
+	"$(jq -r '[.comparisons[].only_candidate[]?.metric | select(startswith("nic."))] | unique | join(",")' "$tmp/nic-cmp.json")" \
+	= nic.rx_queue_0_xdp_drops
+out=$("$bpflab" run submit "$tmp/nic-missing.yaml" --wait 2>&1 || true)
+mrun=$(printf '%s\n' "$out" | sed -n 's/^run \([0-9][0-9]*\) submitted.*/\1/p' | head -n 1)
+err=$(sql "SELECT error FROM jobs WHERE run_id=$mrun LIMIT 1")
+echo "$err"
+check "a nic.NAME no port has fails its jobs" test "$(sql "SELECT count(*) FROM jobs
+	WHERE run_id=$mrun AND state='failed'")" = 6
+check "... saying so and naming the counters there are" bash -c "grep -q \"no job port has driver counter 'rx_queue_0_xdp_dropz'.*port 'a' (veth) has: .*rx_queue_0_xdp_drops\" <<< \"\$1\"" _ "$err"
+
 # --- nothing left behind once the lab is down
 lab_stop
 check "no namespace of the lab is left" bash -c "! ip netns list | grep -q 'bpflab-$LAB_NAME-'"

@@ -129,11 +129,25 @@ static void test_job_quickstart(void **state)
 	/* 3 port metrics x 2 ports x (1 second + whole) + ns_per_run x (1 + whole), and the
 	 * job's records: a median per series, what others took of the measured CPU in each
 	 * window, the CPU that served the receive softirq */
-	for (i = 0, j = 0; i < json_array_size(samples); i++)
-		j += !analysis_is_record(json_string_value(json_object_get(
-			json_array_get(samples, i), "metric")));
+	size_t nic = 0;
+
+	for (i = 0, j = 0; i < json_array_size(samples); i++) {
+		const char *m = json_string_value(json_object_get(json_array_get(samples, i),
+								  "metric"));
+
+		j += !analysis_is_record(m);
+		nic += !strncmp(m, "nic.", 4);
+	}
 	assert_int_equal(j, 3 * 2 * 2 + 2);
-	assert_int_equal(json_array_size(samples), 3 * 2 * 2 + 2 + 3 * 2 + 1 + 2 + 1);
+	/* and the ports' driver counters that moved (nic.*, records of the rate window) */
+	assert_int_equal(json_array_size(samples) - nic, 3 * 2 * 2 + 2 + 3 * 2 + 1 + 2 + 1);
+	assert_non_null(find(samples, "nic.rx_queue_0_xdp_drops", "b", "rate", -1));
+	assert_near(value(find(samples, "nic.rx_queue_0_xdp_drops", "b", "rate", -1)),
+		    value(find(samples, "port.rx_pps", "b", "rate", -1)),
+		    0.02 * value(find(samples, "port.rx_pps", "b", "rate", -1)));
+	assert_string_equal(json_string_value(json_object_get(
+		find(samples, "nic.rx_queue_0_xdp_bytes", "b", "rate", -1), "unit")), "Bps");
+	assert_null(find(samples, "nic.peer_ifindex", "b", "rate", -1));
 	assert_non_null(find(samples, "port.rx_pps.median", "b", "rate", -1));
 	assert_non_null(find(samples, "prog.ns_per_run.median", "xdp_drop", "cost", -1));
 	assert_non_null(find(samples, "rx.cpu", "b", "rate", -1));

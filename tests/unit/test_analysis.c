@@ -150,6 +150,26 @@ static void test_analysis_tukey_fences(void **state)
 		    analysis_is_record("port.rx_pps.median") &&
 		    analysis_is_record("warmup.ns_per_run"));
 	assert_false(analysis_is_record("port.rx_pps") || analysis_is_record("cpu.busy"));
+	/* driver counters: records, unless the job's metrics list them (the store's
+	 * "listed") */
+	{
+		json_t *rec = json_pack("{s:s}", "metric", "nic.rx_queue_0_xdp_drops");
+		json_t *listed = json_pack("{s:s, s:b}", "metric", "nic.rx_queue_0_xdp_drops",
+					   "listed", 1);
+		json_t *plain = json_pack("{s:s, s:b}", "metric", "port.rx_pps", "listed", 1);
+		json_t *median = json_pack("{s:s, s:b}", "metric", "rx.cpu", "listed", 1);
+
+		assert_true(analysis_is_record("nic.rx_queue_0_xdp_drops"));
+		assert_true(analysis_row_is_record(rec));
+		assert_false(analysis_row_is_record(listed));
+		assert_false(analysis_row_is_record(plain));
+		/* "listed" counts on nic.* rows only */
+		assert_true(analysis_row_is_record(median));
+		json_decref(rec);
+		json_decref(listed);
+		json_decref(plain);
+		json_decref(median);
+	}
 }
 
 /* The exclusion rule: disturbed left out, unstable used; a far-out value left out and

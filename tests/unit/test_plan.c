@@ -578,7 +578,9 @@ static const struct bad_plan bad_format[] = {
 	{ BASE "verifier: loud\n",
 	  FILE_NAME ":9:11: verifier: expected one of none, stats, got 'loud'" },
 	{ BASE "metrics: [port.rx_pps, port.rx_bps]\n",
-	  FILE_NAME ":9:24: metrics: unknown metric 'port.rx_bps' (known: port.rx_pps, port.tx_pps, port.drop_pps, gen.tx_pps, prog.ns_per_run, prog.run_pps, cpu.softirq, cpu.busy, counter.pps, gen.offered_pps, verifier.insns, prog.jited_bytes, prog.xlated_insns, verifier.processed_insns, verifier.total_states, verifier.peak_states, verifier.time_us)" },
+	  FILE_NAME ":9:24: metrics: unknown metric 'port.rx_bps' (known: port.rx_pps, port.tx_pps, port.drop_pps, gen.tx_pps, prog.ns_per_run, prog.run_pps, cpu.softirq, cpu.busy, counter.pps, gen.offered_pps, verifier.insns, prog.jited_bytes, prog.xlated_insns, verifier.processed_insns, verifier.total_states, verifier.peak_states, verifier.time_us, nic.NAME: a driver counter of ethtool -S)" },
+	{ BASE "metrics: [port.rx_pps, nic.ucast pkts rx]\n",
+	  FILE_NAME ":9:24: metrics: unknown metric 'nic.ucast pkts rx' (known: port.rx_pps, port.tx_pps, port.drop_pps, gen.tx_pps, prog.ns_per_run, prog.run_pps, cpu.softirq, cpu.busy, counter.pps, gen.offered_pps, verifier.insns, prog.jited_bytes, prog.xlated_insns, verifier.processed_insns, verifier.total_states, verifier.peak_states, verifier.time_us, nic.NAME: a driver counter of ethtool -S)" },
 	{ WITH_RATE("xdp-live", "0"), FILE_NAME ":6:9: " RATE_EXPECTED "'0'" },
 	{ WITH_RATE("udp", "1000000001"), FILE_NAME ":6:9: " RATE_EXPECTED "'1000000001'" },
 	{ WITH_RATE("xdp-live", "0%"), FILE_NAME ":6:9: " RATE_EXPECTED "'0%'" },
@@ -1115,6 +1117,19 @@ static void test_plan_names(void **state)
 	assert_true(plan_metric_known("cpu.softirq"));
 	assert_false(plan_metric_known("port.rx_bps"));
 	assert_false(plan_metric_known(NULL));
+	/* driver counters (agent/ethstats.h names) */
+	assert_true(plan_metric_known("nic.rx_queue_0_xdp_drops"));
+	assert_true(plan_metric_known("nic.rx-0.packets"));
+	assert_true(plan_metric_known("nic.ucast_pkts_rx#1"));
+	assert_true(plan_metric_known("nic.a23456789012345678901234567890123456789012345#7"));
+	assert_false(plan_metric_known("nic.a234567890123456789012345678901234567890123456#7"));
+	assert_false(plan_metric_known("nic."));
+	assert_false(plan_metric_known("nic.*"));
+	assert_false(plan_metric_known("nic.ucast pkts rx"));
+	assert_false(plan_metric_known("nic.#1"));
+	assert_false(plan_metric_known("nic.x#"));
+	assert_false(plan_metric_known("nic.x#1a"));
+	assert_false(plan_metric_known("nics.x"));
 }
 
 /* The experiments' syntax: maps filled from the plan, counters, traffic.cpus and .to. */

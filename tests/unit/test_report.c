@@ -676,6 +676,104 @@ static void test_report_zero_rows(void **state)
 	json_decref(r);
 }
 
+/* A driver counter record (nic.*, agent/ethstats.h) of job JOB; LISTED: the job's
+ * metrics list it (the store's "listed"). */
+static void add_nic(json_t *result, int job, const char *variant, int rep, const char *name,
+		    const char *port, double value, const char *unit, bool listed)
+{
+	char metric[64];
+	json_t *s;
+
+	snprintf(metric, sizeof(metric), "nic.%s", name);
+	s = json_pack("{s:i, s:s, s:s, s:i, s:o, s:s, s:s, s:f, s:s, s:s}", "job", job,
+		      "host", "h1", "variant", variant, "rep", rep, "point", json_object(),
+		      "metric", metric, "subject", port, "value", value, "unit", unit,
+		      "window", "rate");
+	assert_non_null(s);
+	if (listed)
+		json_object_set_new(s, "listed", json_true());
+	assert_int_equal(json_array_append_new(json_object_get(result, "samples"), s), 0);
+}
+
+/* Driver counters: one table of their own after the per-metric ones, shown up to
+ * REPORT_NIC_ROWS rows, above that left out with the records (--all-rows shows it); a
+ * listed nic.NAME is a metric with its own table; --json has them all as sections. */
+static void test_report_driver_counters(void **state)
+{
+	json_t *r = result_new(5, "quickstart", "done", 2, "[\"drop\",\"pass\"]", h1), *rep;
+	REPORT_TEXT_OPTS(all, .all_rows = true);
+	const json_t *g, *sec;
+	char *t, name[32];
+	size_t i;
+	int k, listed = 0, nic = 0;
+
+	(void)state;
+	for (k = 0; k < 2; k++) {
+		add(r, 2 * k + 1, "h1", "drop", k + 1, NULL, "port.rx_pps", "b", 5.1e6 + k * 1e5);
+		add(r, 2 * k + 2, "h1", "pass", k + 1, NULL, "port.rx_pps", "b", 1.2e6);
+		add_nic(r, 2 * k + 1, "drop", k + 1, "rx_queue_0_xdp_packets", "b", 5.1e6 + k * 1e5,
+			"pps", false);
+		add_nic(r, 2 * k + 1, "drop", k + 1, "rx_queue_0_xdp_bytes", "b",
+			64 * (5.1e6 + k * 1e5), "Bps", false);
+		add_nic(r, 2 * k + 1, "drop", k + 1, "tx_queue_0_xdp_xmit", "a", 5.1e6 + k * 1e5,
+			"pps", false);
+		add_nic(r, 2 * k + 2, "pass", k + 1, "rx_queue_0_xdp_packets", "b", 1.2e6, "pps",
+			false);
+		add_nic(r, 2 * k + 2, "pass", k + 1, "kicks", "b", 17 + k, "/s", false);
+	}
+	rep = report_as(r,
+		"run 5  quickstart  plan 1a2b3c4d5e6f  done\n"
+		"host h1  kernel 6.18.44\n"
+		"\n"
+		"port.rx_pps  (packets/s, bpf_stats off)\n"
+		"variant  port  results-1 results-2     mean ± spread\n"
+		"drop     b        5.100M    5.200M   5.150M ± 0.050M\n"
+		"pass     b        1.200M    1.200M   1.200M ± 0.000M\n"
+		"\n"
+		"driver counters  (ethtool -S per second over the rate window; records, not compared)\n"
+		"variant  port  counter                 unit  results-1  results-2             mean\n"
+		"drop     a     tx_queue_0_xdp_xmit     pps      5.100M     5.200M  5.150M ± 0.050M\n"
+		"         b     rx_queue_0_xdp_bytes    Bps      326.4M     332.8M    329.6M ± 3.2M\n"
+		"         b     rx_queue_0_xdp_packets  pps      5.100M     5.200M  5.150M ± 0.050M\n"
+		"pass     b     kicks                   /s           17         18           18 ± 1\n"
+		"         b     rx_queue_0_xdp_packets  pps      1.200M     1.200M  1.200M ± 0.000M\n");
+	/* --json: the counters are sections like any other */
+	g = json_array_get(json_object_get(rep, "groups"), 0);
+	json_array_foreach(json_object_get(g, "sections"), i, sec)
+		nic += !strncmp(json_string_value(json_object_get(sec, "metric")), "nic.", 4);
+	assert_int_equal(nic, 4);
+	json_decref(rep);
+
+	/* more rows than a handful: left out with the records, --all-rows shows them */
+	for (k = 0; k < 8; k++) {
+		snprintf(name, sizeof(name), "rxq%d_xdp_drops", k);
+		add_nic(r, 1, "drop", 1, name, "b", 1000 + k, "pps", false);
+	}
+	/* a listed one: a metric, its own table */
+	add_nic(r, 1, "drop", 1, "rx_queue_0_xdp_drops", "b", 5.1e6, "pps", true);
+	add_nic(r, 3, "drop", 2, "rx_queue_0_xdp_drops", "b", 5.2e6, "pps", true);
+	rep = report_build(r);
+	assert_non_null(rep);
+	t = text_with(rep, NULL);
+	assert_null(strstr(t, "driver counters  ("));
+	assert_contains(t, "1 record table left out (cpu.others, rx.cpu, medians, warm-up, search, driver counters; --all-rows shows them)");
+	assert_contains(t, "nic.rx_queue_0_xdp_drops  (packets/s, bpf_stats off)\n"
+			   "variant  port  results-1 results-2     mean ± spread\n"
+			   "drop     b        5.100M    5.200M   5.150M ± 0.050M\n");
+	free(t);
+	t = text_with(rep, &all);
+	assert_contains(t, "driver counters  (");
+	assert_contains(t, "         b     rxq7_xdp_drops          pps      1.007K          -           1.007K\n");
+	assert_null(strstr(t, "record table"));
+	free(t);
+	g = json_array_get(json_object_get(rep, "groups"), 0);
+	json_array_foreach(json_object_get(g, "sections"), i, sec)
+		listed += json_is_true(json_object_get(sec, "listed"));
+	assert_int_equal(listed, 1);
+	json_decref(rep);
+	json_decref(r);
+}
+
 static void test_report_empty(void **state)
 {
 	json_t *r = result_new(5, "quickstart", "queued", 3, "[\"drop\"]", h1), *rep;
@@ -929,6 +1027,7 @@ int main(void)
 		cmocka_unit_test(test_report_tc_attach_from_store),
 		cmocka_unit_test(test_report_rounding),
 		cmocka_unit_test(test_report_zero_rows),
+		cmocka_unit_test(test_report_driver_counters),
 		cmocka_unit_test(test_report_empty),
 		cmocka_unit_test(test_report_csv),
 		cmocka_unit_test(test_report_verdicts),

@@ -21,6 +21,7 @@
 
 #include "proto/proto.h"
 #include "proto/samples.h"
+#include "analysis/analysis.h"
 #include "store/store.h"
 #include "base/util.h"
 #include "helpers.h"
@@ -1140,6 +1141,67 @@ static void test_store_timing_units(void **state)
 	store_close(&st);
 }
 
+/* Driver counters (nic.*) are records unless the job's spec lists them: the value and
+ * sample rows of a nic.NAME the spec's metrics list have "listed": true, others none. */
+static void test_store_nic_listed(void **state)
+{
+	struct fixture *f = *state;
+	struct store_ingest ing;
+	int64_t h1, run, job, rj;
+	json_t *r, *spec, *vals, *row, *filter, *q, *smp;
+	char err[512];
+	struct store *st;
+	size_t i;
+	int listed = 0, nic = 0, k;
+
+	st = store_open(f->db, false, err, sizeof(err));
+	assert_non_null(st);
+	assert_int_equal(store_host_hello(st, "h1", "0.1", f->inventory, 100, &h1, NULL), 0);
+	run = make_run(st, f, h1, 200);
+	db_file_exec(f->db, "UPDATE jobs SET spec = json_set(spec, '$.metrics', "
+		     "json('[\"port.rx_pps\", \"nic.rx_queue_0_xdp_drops\"]'))");
+	assert_int_equal(store_job_next(st, h1, &job, &rj, &spec), 0);
+	json_decref(spec);
+	assert_int_equal(store_job_dispatch(st, job, 300), 0);
+	r = result_msg(job, "ok", 1.5e6, true);
+	for (k = 0; k < 2; k++) {
+		smp = json_pack("{s:s, s:s, s:f, s:s, s:s, s:n}", "metric",
+				k ? "nic.rx_queue_0_xdp_bytes" : "nic.rx_queue_0_xdp_drops",
+				"subject", "b", "value", 1.5e6, "unit", k ? "Bps" : "pps",
+				"window", "rate", "seq");
+		assert_int_equal(json_array_append_new(json_object_get(r, "samples"), smp), 0);
+	}
+	assert_int_equal(store_ingest_result(st, h1, r, 400, &ing), 0);
+	json_decref(r);
+
+	filter = json_pack("{s:[I]}", "runs", (json_int_t)run);
+	vals = store_query_values(st, filter);
+	json_decref(filter);
+	assert_non_null(vals);
+	json_array_foreach(vals, i, row) {
+		const char *metric = json_string_value(json_object_get(row, "metric"));
+		bool l = json_is_true(json_object_get(row, "listed"));
+
+		nic += !strncmp(metric, "nic.", 4);
+		listed += l;
+		assert_true(l == !strcmp(metric, "nic.rx_queue_0_xdp_drops"));
+		assert_true(analysis_row_is_record(row) == !strcmp(metric, "nic.rx_queue_0_xdp_bytes"));
+	}
+	assert_int_equal(nic, 2);
+	assert_int_equal(listed, 1);
+	json_decref(vals);
+	q = store_query_result(st, run);
+	assert_non_null(q);
+	listed = 0;
+	json_array_foreach(json_object_get(q, "samples"), i, row)
+		listed += json_is_true(json_object_get(row, "listed")) &&
+			  !strcmp(json_string_value(json_object_get(row, "metric")),
+				  "nic.rx_queue_0_xdp_drops");
+	assert_int_equal(listed, 1);
+	json_decref(q);
+	store_close(&st);
+}
+
 /* Open DB, a database at schema FROM, with the store (migrating it to the latest
  * schema), close it, and return a plain connection to it. */
 static sqlite3 *migrated(const char *db, int from)
@@ -1494,6 +1556,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_store_repeat_controller, fixture_setup,
 						fixture_teardown),
 		cmocka_unit_test_setup_teardown(test_store_timing_units, fixture_setup,
+						fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_store_nic_listed, fixture_setup,
 						fixture_teardown),
 		cmocka_unit_test_setup_teardown(test_store_migrate_rebuilds_referenced_table,
 						fixture_setup, fixture_teardown),
