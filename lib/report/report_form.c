@@ -922,7 +922,7 @@ static const char *drivers_what(const char *metric, const char *unit)
 	bool frame = !strncmp(metric, "rx.", 3);
 
 	if (unit && !strcmp(unit, "insns"))
-		return !strcmp(metric, NS_METRIC) ? "guest instructions per program run, icount" :
+		return !strcmp(metric, NS_METRIC) ? "guest instructions per run, icount" :
 		       frame ? "guest instructions per frame, icount" : "guest instructions, icount";
 	if (unit && !strcmp(unit, "pkt/Ginsn"))
 		return "packets per 10^9 guest instructions, icount";
@@ -945,7 +945,7 @@ static void drivers_title(const json_t *form, FILE *out)
 	const char *window = get_str(form, "window");
 	int repeat = get_int(form, "repeat");
 
-	fprintf(out, "%s %s  (%s", metric, subject ? subject : "of each variant's first XDP program",
+	fprintf(out, "%s%s%s  (%s", metric, subject ? " " : "", subject ? subject : "",
 		drivers_what(metric, get_str(form, "unit")));
 	if (window && !strcmp(window, "cost"))
 		fputs(", bpf_stats on", out);
@@ -953,6 +953,42 @@ static void drivers_title(const json_t *form, FILE *out)
 		fprintf(out, ", window %s", window);
 	fprintf(out, "; mean of %d repetition%s%s)\n", repeat, repeat == 1 ? "" : "s",
 		repeat > 1 ? ", ± spread" : "");
+}
+
+/* Without a form subject (prog.ns_per_run: each variant's first XDP program), the line
+ * naming each variant's: "programs: drop xdp_drop, pass xdp_pass", wrapped before 100
+ * columns. */
+static void print_row_subjects(const json_t *form, FILE *out)
+{
+	const json_t *rows = json_object_get(form, "rows"), *row, *o;
+	size_t i, j;
+	int col = 0, w;
+
+	if (get_str(form, "subject"))
+		return;
+	json_array_foreach(rows, i, row) {
+		const char *v = get_str(row, "variant"), *subj = get_str(row, "subject");
+
+		for (j = 0; j < i; j++) {
+			o = json_array_get(rows, j);
+			if (!strcmp(get_str(o, "variant"), v) && get_str(o, "subject"))
+				break;
+		}
+		if (!subj || j < i)
+			continue;
+		w = tt_width(v) + tt_width(subj) + 3;
+		if (!col) {
+			col = fprintf(out, "programs:");
+		} else if (col + w > 99) {
+			fputs(",\n ", out);
+			col = 1;
+		} else {
+			col += fprintf(out, ",");
+		}
+		col += fprintf(out, " %s %s", v, subj);
+	}
+	if (col)
+		fputc('\n', out);
 }
 
 /* The marks of the XDP modes: "n" native, "g" generic, "hw" offload. */
@@ -1001,10 +1037,9 @@ static void print_mode_legend(const json_t *form, const bool *seen, FILE *out)
 		return;
 	if (port_metric(metric) && subject)
 		fprintf(out, ": the XDP mode used on port %s\n", subject);
-	else if (!strcmp(metric, NS_METRIC))
-		fputs(": the XDP mode its program was attached in\n", out);
 	else
-		fputs(": the XDP mode of the variant's first XDP program\n", out);
+		fputs(": the XDP mode of the program (else the variant's first XDP program)\n",
+		      out);
 }
 
 /* The drivers table: driver | variant | a column per kernel, mean ± spread, verdict
@@ -1061,6 +1096,7 @@ static int print_drivers(const json_t *form, FILE *out)
 		goto out;
 	drivers_title(form, out);
 	form_table_print(&ft, form, out);
+	print_row_subjects(form, out);
 	print_mode_legend(form, seen, out);
 	json_array_foreach(json_object_get(form, "left_out"), i, o)
 		fprintf(out, "host %s left out: driver %s and kernel %s as host %s\n",
