@@ -82,6 +82,12 @@ static const struct sql_col job_cols[] = {
  * ports the jobs use (port_driver, as store_query_values'); per variant its XDP entries
  * with the mode used: {"drop": [{"port": "b", "program": "xdp_drop", "mode": "native"}]}
  * (xdp; result show --form drivers). */
+/* The run's jobs on host x.hid (in stmt_q_result_hosts), one per variant and env, as k. */
+#define RESULT_HOST_JOBS							\
+	"(SELECT j1.* FROM jobs j1 WHERE j1.id IN (SELECT min(j2.id) FROM jobs j2 "	\
+	"WHERE j2.run_id = ?1 AND j2.host_id = x.hid AND j2.env_id IS NOT NULL "	\
+	"GROUP BY j2.variant_idx, j2.env_id)) k"
+
 static const struct sto_stmt stmt_q_result_hosts = {
 	"SELECT x.name, x.kr, x.kv, x.role, "
 	"(SELECT nullif(json_group_object(role, json(hooks)), '{}') FROM "
@@ -103,10 +109,11 @@ static const struct sto_stmt stmt_q_result_hosts = {
 	"AND json_extract(pp.value, '$.xdp_auto') AND role IS NOT NULL AND m IS NOT NULL "
 	"ORDER BY role, m) GROUP BY role ORDER BY role)), "
 	/* the drivers of the ports the jobs use, as compare's port_driver */
+	/* (both read one job per variant and env: a spec is parsed once, not per job) */
 	"(SELECT group_concat(d, ',') FROM (SELECT DISTINCT "
-	"json_extract(pp.value, '$.driver') AS d FROM jobs k JOIN host_envs f "
-	"ON f.id = k.env_id, json_each(f.inventory, '$.ports') pp WHERE k.run_id = ?1 "
-	"AND k.host_id = x.hid AND f.kernel_release = x.kr AND d IS NOT NULL AND "
+	"json_extract(pp.value, '$.driver') AS d FROM " RESULT_HOST_JOBS " JOIN host_envs f "
+	"ON f.id = k.env_id, json_each(f.inventory, '$.ports') pp WHERE "
+	"f.kernel_release = x.kr AND d IS NOT NULL AND "
 	"(json_type(k.spec, '$.ports') IS NULL OR json_extract(pp.value, '$.role') IN "
 	"(SELECT value FROM json_each(k.spec, '$.ports'))) ORDER BY d)), "
 	/* per variant its XDP entries in plan order with the mode the jobs used */
@@ -118,8 +125,8 @@ static const struct sto_stmt stmt_q_result_hosts = {
 	"(SELECT json_extract(pp.value, '$.xdp_mode') FROM json_each(f.inventory, '$.ports') pp "
 	"WHERE json_extract(pp.value, '$.role') = json_extract(a.value, '$.port') AND "
 	"json_extract(pp.value, '$.xdp_mode') <> 'none') AS m "
-	"FROM jobs k JOIN host_envs f ON f.id = k.env_id, json_each(k.spec, '$.attach') a "
-	"WHERE k.run_id = ?1 AND k.host_id = x.hid AND f.kernel_release = x.kr "
+	"FROM " RESULT_HOST_JOBS " JOIN host_envs f ON f.id = k.env_id, "
+	"json_each(k.spec, '$.attach') a WHERE f.kernel_release = x.kr "
 	"AND json_extract(a.value, '$.hook') = 'xdp' ORDER BY vi, idx, m) "
 	"GROUP BY vi, idx ORDER BY vi, idx) GROUP BY vi ORDER BY vi)) "
 	"FROM (SELECT h.id AS hid, h.name AS name, e.kernel_release AS kr, "
