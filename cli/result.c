@@ -1,6 +1,6 @@
 /* result.c - `bpflab result show`: a run's results as the tables kernel developers post
  * (lib/report_*.c), as the JSON report with the same numbers, or as CSV, one sample a line;
- * `--form grid|columns|cpumap` picks one of the other forms of report_form_build().
+ * `--form grid|columns|cpumap|drivers` picks one of the other forms of report_form_build().
  */
 #include "cli.h"
 
@@ -32,9 +32,9 @@ static int show_opt(int opt, const char *arg, void *ctx)
 		return 0;
 	case OPT_FORM:
 		if (strcmp(arg, "table") && strcmp(arg, "grid") && strcmp(arg, "columns") &&
-		    strcmp(arg, "cpumap"))
+		    strcmp(arg, "cpumap") && strcmp(arg, "drivers"))
 			return cli_usage_error("result show",
-					       "unknown form '%s' (expected table, grid, columns or cpumap)",
+					       "unknown form '%s' (expected table, grid, columns, cpumap or drivers)",
 					       arg);
 		o->form = strcmp(arg, "table") ? arg : NULL;
 		return 0;
@@ -199,9 +199,14 @@ static const struct cli_cmd result_cmds[] = {
 	  "                      (rates as 9.1M)\n"
 	  "                      columns: a row per variant, a column per subject of METRIC\n"
 	  "                      cpumap: rx on source CPU | dropped | rx on destination CPU\n"
+	  "                      drivers: a row per NIC driver and variant, a column per\n"
+	  "                      kernel, mean ± spread and the XDP mode used (n, g)\n"
 	  "  --metric METRIC     the metric of the form (default counter.pps, else\n"
-	  "                      port.rx_pps)\n"
-	  "  --subject SUBJECT   grid: the subject (default: the metric's only one)\n"
+	  "                      port.rx_pps; drivers: rx.ns_per_frame, else\n"
+	  "                      prog.ns_per_run)\n"
+	  "  --subject SUBJECT   grid, drivers: the subject (default: the metric's only\n"
+	  "                      one; drivers of prog.ns_per_run: each variant's first\n"
+	  "                      XDP program)\n"
 	  "  --trials            a search's trials in order instead: seq, duration, load,\n"
 	  "                      offered, forwarded, loss ratio, valid (or why not)\n" },
 	{ "compare", cli_result_compare, CLI_RESULT_COMPARE_ARGS, CLI_RESULT_COMPARE_HELP },

@@ -65,8 +65,13 @@ char *report_text(const json_t *report);
  *              mean ± spread (the chain table: pps at the end of each chain)
  *   "cpumap"   per host and point, a row per variant: counter.pps rx_src, dropped
  *              (rx_src - redirect_err - rx_dst, at least 0), rx_dst
- * METRIC NULL means counter.pps when the run has it, else port.rx_pps; SUBJECT NULL
- * means the metric's only subject. Every cell has "values" (per repetition), the
+ *   "drivers"  a row per driver (hosts[].port_driver) and variant, a column per kernel,
+ *              mean ± spread and the XDP mode used (hosts[].xdp); a second host of a
+ *              driver and kernel goes to "left_out"
+ * METRIC NULL means counter.pps when the run has it, else port.rx_pps (drivers:
+ * rx.ns_per_frame, else prog.ns_per_run); SUBJECT NULL means the metric's only subject
+ * (drivers: else the port every variant measured, or for prog.ns_per_run each variant's
+ * first XDP program). Every cell has "values" (per repetition), the
  * statistics of report_build and "verdicts" when any. Returns a new reference, or NULL
  * with errno set (EINVAL: a message for a person in ERR, ERR_LEN bytes; ENOMEM). */
 json_t *report_form_build(const json_t *report, const char *form, const char *metric,

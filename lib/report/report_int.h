@@ -4,9 +4,9 @@
  * The parts: report_build.c (report_build: samples into the report object),
  * report_format.c (numbers, verdict markers and their legend, the run and point lines),
  * report_text.c (report_print_text: the per-section tables), report_form.c (the grid,
- * columns and cpumap forms), report_csv.c (report_print_csv), report_search.c (the
- * NDR/PDR table, the trials), report_latency.c and report_nic.c (the driver counters). All are pure functions
- * over jansson values; nothing here keeps state.
+ * columns, cpumap and drivers forms), report_csv.c (report_print_csv), report_search.c (the
+ * NDR/PDR table, the trials), report_latency.c and report_nic.c (the driver counters). All
+ * are pure functions over jansson values; nothing here keeps state.
  */
 #ifndef BPFLAB_REPORT_INT_H
 #define BPFLAB_REPORT_INT_H
@@ -124,6 +124,12 @@ char *report_point_text(const json_t *point);
 
 /* What PRINT(OBJ, stream) writes, as a malloc'd string; NULL and errno on failure. */
 char *report_print_to_string(int (*print)(const json_t *obj, FILE *out), const json_t *obj);
+
+/* ---- report_text.c ---- */
+
+/* The entry of host NAME in REPORT's "hosts" (the result's): the one with KERNEL when
+ * given and listed, else the first of that name; NULL if none. */
+const json_t *report_host_entry(const json_t *report, const char *name, const char *kernel);
 
 /* ---- report_latency.c ---- */
 

@@ -433,9 +433,7 @@ static const char *host_role(const json_t *report, const char *name)
 	return NULL;
 }
 
-/* The entry of host NAME in the result's hosts: the one with KERNEL when given and
- * listed, else the first of that name; NULL if none. */
-static const json_t *host_entry(const json_t *report, const char *name, const char *kernel)
+const json_t *report_host_entry(const json_t *report, const char *name, const char *kernel)
 {
 	const json_t *h, *first = NULL;
 	size_t i;
@@ -458,7 +456,7 @@ static void print_tc_attach(const json_t *report, const char *name, const char *
 			    FILE *out)
 {
 	static const char *const hooks[] = { "ingress", "egress" };
-	const json_t *h = host_entry(report, name, kernel), *how;
+	const json_t *h = report_host_entry(report, name, kernel), *how;
 	const char *port, *m;
 	bool any;
 	size_t i;
@@ -487,7 +485,7 @@ static void print_tc_attach(const json_t *report, const char *name, const char *
 static void print_xdp_auto(const json_t *report, const char *name, const char *kernel,
 			   FILE *out)
 {
-	const json_t *h = host_entry(report, name, kernel), *m;
+	const json_t *h = report_host_entry(report, name, kernel), *m;
 	const char *port, *s;
 
 	json_object_foreach((json_t *)json_object_get(h, "xdp_auto"), port, m) {
@@ -520,7 +518,7 @@ static void print_noise_line(const json_t *noise, const char *kernel, FILE *out)
 /* The noise floor of group G's host (report "hosts"), or NULL. */
 static const json_t *group_noise(const json_t *report, const json_t *g)
 {
-	return json_object_get(host_entry(report, get_str(g, "host"),
+	return json_object_get(report_host_entry(report, get_str(g, "host"),
 					  get_str(g, "kernel_release")), "noise");
 }
 

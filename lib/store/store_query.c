@@ -85,7 +85,16 @@ static const struct sql_col job_cols[] = {
  * run's jobs there were attached, from their envs: {"b": {"ingress": "clsact",
  * "egress": "clsact"}} (hooks that were attached, distinct methods joined by ','),
  * NULL when none was; and the XDP mode that attach entries of mode auto used per port
- * role: {"b": "generic"} (xdp_auto, NULL when no entry said auto). */
+ * role: {"b": "generic"} (xdp_auto, NULL when no entry said auto); the drivers of the
+ * ports the jobs use (port_driver, as store_query_values'); per variant its XDP entries
+ * with the mode used: {"drop": [{"port": "b", "program": "xdp_drop", "mode": "native"}]}
+ * (xdp; result show --form drivers). */
+/* The run's jobs on host x.hid (in stmt_q_result_hosts), one per variant and env, as k. */
+#define RESULT_HOST_JOBS							\
+	"(SELECT j1.* FROM jobs j1 WHERE j1.id IN (SELECT min(j2.id) FROM jobs j2 "	\
+	"WHERE j2.run_id = ?1 AND j2.host_id = x.hid AND j2.env_id IS NOT NULL "	\
+	"GROUP BY j2.variant_idx, j2.env_id)) k"
+
 static const struct sto_stmt stmt_q_result_hosts = {
 	"SELECT x.name, x.kr, x.kv, x.role, "
 	"(SELECT nullif(json_group_object(role, json(hooks)), '{}') FROM "
@@ -105,7 +114,28 @@ static const struct sto_stmt stmt_q_result_hosts = {
 	"json_each(f.inventory, '$.ports') pp WHERE f.id IN (SELECT k.env_id FROM jobs k "
 	"WHERE k.run_id = ?1 AND k.host_id = x.hid) AND f.kernel_release = x.kr "
 	"AND json_extract(pp.value, '$.xdp_auto') AND role IS NOT NULL AND m IS NOT NULL "
-	"ORDER BY role, m) GROUP BY role ORDER BY role)) "
+	"ORDER BY role, m) GROUP BY role ORDER BY role)), "
+	/* the drivers of the ports the jobs use, as compare's port_driver */
+	/* (both read one job per variant and env: a spec is parsed once, not per job) */
+	"(SELECT group_concat(d, ',') FROM (SELECT DISTINCT "
+	"json_extract(pp.value, '$.driver') AS d FROM " RESULT_HOST_JOBS " JOIN host_envs f "
+	"ON f.id = k.env_id, json_each(f.inventory, '$.ports') pp WHERE "
+	"f.kernel_release = x.kr AND d IS NOT NULL AND "
+	"(json_type(k.spec, '$.ports') IS NULL OR json_extract(pp.value, '$.role') IN "
+	"(SELECT value FROM json_each(k.spec, '$.ports'))) ORDER BY d)), "
+	/* per variant its XDP entries in plan order with the mode the jobs used */
+	"(SELECT nullif(json_group_object(v, json(e)), '{}') FROM "
+	"(SELECT v, json_group_array(json_object('port', port, 'program', prog, 'mode', m)) "
+	"AS e FROM (SELECT v, vi, idx, port, prog, group_concat(m, ',') AS m FROM "
+	"(SELECT DISTINCT k.variant AS v, k.variant_idx AS vi, a.key AS idx, "
+	"json_extract(a.value, '$.port') AS port, json_extract(a.value, '$.program') AS prog, "
+	"(SELECT json_extract(pp.value, '$.xdp_mode') FROM json_each(f.inventory, '$.ports') pp "
+	"WHERE json_extract(pp.value, '$.role') = json_extract(a.value, '$.port') AND "
+	"json_extract(pp.value, '$.xdp_mode') <> 'none') AS m "
+	"FROM " RESULT_HOST_JOBS " JOIN host_envs f ON f.id = k.env_id, "
+	"json_each(k.spec, '$.attach') a WHERE f.kernel_release = x.kr "
+	"AND json_extract(a.value, '$.hook') = 'xdp' ORDER BY vi, idx, m) "
+	"GROUP BY vi, idx ORDER BY vi, idx) GROUP BY vi ORDER BY vi)) "
 	"FROM (SELECT h.id AS hid, h.name AS name, e.kernel_release AS kr, "
 	"e.kernel_version AS kv, json_extract(j.spec, '$.pair.role') AS role FROM jobs j "
 	"JOIN hosts h ON h.id = j.host_id JOIN host_envs e ON e.id = j.env_id "
@@ -128,6 +158,13 @@ static const struct sql_col result_host_cols[] = {
 	/* per port role: the XDP mode (native, generic; several joined by ',') that entries
 	 * of mode auto used; none: absent */
 	{ "xdp_auto", SQL_JSON, SQL_OMIT_NULL },
+	/* the drivers of the ports the jobs use (their specs' roles), sorted, joined by
+	 * ',': compare's port_driver; none known: absent */
+	{ "port_driver", SQL_TEXT, SQL_OMIT_NULL },
+	/* per variant its XDP attach entries in plan order, [{"port", "program", "mode"}]:
+	 * mode the one the jobs used (native, generic; several joined by ','), null when
+	 * the env does not say; no XDP entry: absent */
+	{ "xdp", SQL_JSON, SQL_OMIT_NULL },
 };
 
 static const struct sto_stmt stmt_q_result_samples = {

@@ -157,6 +157,34 @@ static void test_cli_result_verdict_details(void **state)
 	prog_out_free(&o);
 }
 
+/* --form drivers from the database: prog.ns_per_run without rx.ns_per_frame, each
+ * variant's program; the drivers of an import are unknown ('-'). Exit 1 for a metric
+ * the run has not, 2 for an unknown form. */
+static void test_cli_result_form_drivers(void **state)
+{
+	struct prog_out o;
+
+	(void)state;
+	run_cli(&o, (const char *[]){ "--db", db, "result", "show", "1", "--form", "drivers",
+				      NULL });
+	assert_int_equal(o.status, 0);
+	assert_contains(o.out, "\nprog.ns_per_run  (ns per program run, bpf_stats on; mean of 3 "
+			"repetitions, ± spread)\ndriver  variant");
+	assert_contains(o.out, "\nprograms: drop xdp_drop, pass xdp_pass\n");
+	prog_out_free(&o);
+
+	run_cli(&o, (const char *[]){ "--db", db, "result", "show", "1", "--form", "drivers",
+				      "--metric", "rx.ns_per_frame", NULL });
+	assert_int_equal(o.status, 1);
+	assert_contains(o.err, "run 1: the run has no 'rx.ns_per_frame' samples");
+	prog_out_free(&o);
+
+	run_cli(&o, (const char *[]){ "--db", db, "result", "show", "1", "--form", "pie", NULL });
+	assert_int_equal(o.status, 2);
+	assert_contains(o.err, "unknown form 'pie' (expected table, grid, columns, cpumap or drivers)");
+	prog_out_free(&o);
+}
+
 /* A plot file that cannot be written is refused before the query and before gnuplot:
  * the JSON error is all there is on stdout, exit 1. */
 static void test_cli_result_plot_unwritable(void **state)
@@ -354,6 +382,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_cli_result_verdict_details),
+		cmocka_unit_test(test_cli_result_form_drivers),
 		cmocka_unit_test(test_cli_result_plot_unwritable),
 		cmocka_unit_test(test_cli_result_import_refused),
 		cmocka_unit_test(test_cli_result_history_metrics),

@@ -421,6 +421,10 @@ static void test_report_tc_attach(void **state)
 /* When set, tc_result's port b had an XDP entry of mode auto that went this mode. */
 static const char *xdp_auto_b;
 
+/* When set, tc_result's ports have drivers (a veth, b virtio_net, and a port c the job
+ * does not use, e1000e) and tc_run's job spec lists ports a and b and XDP entries. */
+static bool with_drivers;
+
 /* A job's result for store_ingest_result: one cost sample, and an env whose port b had
  * its tc hooks attached through TC_B (NULL: port b had only XDP). */
 static json_t *tc_result(int64_t job, const char *tc_b)
@@ -445,6 +449,15 @@ static json_t *tc_result(int64_t job, const char *tc_b)
 		json_object_set_new(b, "xdp_mode", json_string(xdp_auto_b));
 		json_object_set_new(b, "xdp_auto", json_true());
 	}
+	if (with_drivers) {
+		json_t *ports = json_object_get(json_object_get(r, "env"), "ports");
+
+		json_object_set_new(json_array_get(ports, 0), "driver", json_string("veth"));
+		json_object_set_new(json_array_get(ports, 0), "xdp_mode", json_string("native"));
+		json_object_set_new(json_array_get(ports, 1), "driver", json_string("virtio_net"));
+		json_array_append_new(ports, json_pack("{s:s, s:s, s:s}", "role", "c", "driver",
+						       "e1000e", "xdp_mode", "none"));
+	}
 	return r;
 }
 
@@ -465,8 +478,20 @@ static int64_t tc_run(struct store *st, int64_t h, int variant, const char *tc_b
 	util_sha256_hex(plan.text, plan.text_len, plan.sha256);
 	job.spec = json_pack("{s:s, s:s, s:i}", "plan", "tc", "variant", names[variant],
 			     "rep", 1);
+	static struct plan_object obj = { .name = "x.bpf.o", .data = "x", .len = 1 };
+	struct plan_objects objs = { .objs = &obj, .n = 1 };
+
+	util_sha256_hex(obj.data, obj.len, obj.sha256);
+	if (with_drivers)
+		json_object_update_new(job.spec, json_pack(
+			"{s:[s, s], s:[{s:s, s:s, s:s, s:s, s:s, s:s}, {s:s, s:s, s:s, s:s, s:s, s:s}]}",
+			"ports", "a", "b", "attach",
+			"port", "b", "hook", "xdp", "mode", "auto", "program", "xdp_tx",
+			"object", obj.name, "sha256", obj.sha256,
+			"port", "a", "hook", "xdp", "mode", "native", "program", "xdp_drop",
+			"object", obj.name, "sha256", obj.sha256));
 	job.point_values = json_object();
-	assert_int_equal(store_run_create(st, &plan, NULL, NULL, &jn, 1, 200, &run), 0);
+	assert_int_equal(store_run_create(st, &plan, NULL, &objs, &jn, 1, 200, &run), 0);
 	assert_int_equal(store_job_next(st, h, &id, &run_of, &spec), 0);
 	assert_int_equal(run_of, run);
 	json_decref(spec);
@@ -560,6 +585,61 @@ static void test_report_xdp_auto_from_store(void **state)
 	run = tc_run(st, host, 1, NULL);		/* mode native: nothing */
 	q = store_query_result(st, run);
 	assert_null(json_object_get(json_array_get(json_object_get(q, "hosts"), 0), "xdp_auto"));
+	json_decref(q);
+	store_close(&st);
+	json_decref(inv);
+}
+
+/* result_show's hosts carry what the drivers form needs: port_driver, the drivers of
+ * the ports the job's spec uses (not port c), as compare has it; per variant the XDP
+ * entries in plan order with the mode the job's env says was used. */
+static void test_report_drivers_from_store(void **state)
+{
+	json_t *inv = json_pack("{s:{s:s}}", "kernel", "release", "6.1.0-47"), *q, *rep, *f, *h;
+	struct store *st;
+	char err[256], *t;
+	int64_t host, run;
+
+	(void)state;
+	st = store_open(":memory:", false, err, sizeof(err));
+	assert_non_null(st);
+	assert_int_equal(store_host_hello(st, "g1", "0.1", inv, 100, &host, NULL), 0);
+	xdp_auto_b = "generic";
+	with_drivers = true;
+	run = tc_run(st, host, 1, NULL);
+	xdp_auto_b = NULL;
+	with_drivers = false;
+	q = store_query_result(st, run);
+	assert_non_null(q);
+	h = json_array_get(json_object_get(q, "hosts"), 0);
+	assert_string_equal(json_string_value(json_object_get(h, "port_driver")),
+			    "veth,virtio_net");
+	t = json_dumps(json_object_get(h, "xdp"), JSON_COMPACT | JSON_PRESERVE_ORDER);
+	assert_text(t, "{\"xdp\":[{\"port\":\"b\",\"program\":\"xdp_tx\",\"mode\":\"generic\"},"
+		       "{\"port\":\"a\",\"program\":\"xdp_drop\",\"mode\":\"native\"}]}");
+	free(t);
+	rep = report_build(q);
+	f = report_form_build(rep, "drivers", NULL, "cnt", err, sizeof(err));
+	assert_non_null(f);
+	t = report_form_text(f);
+	assert_text(t,
+		"run 1  tc  plan 3ea22c4c7504  done\n"
+		"\n"
+		"prog.ns_per_run cnt  (ns per program run, bpf_stats on; mean of 1 repetition)\n"
+		"driver           variant  6.1.0-47\n"
+		"veth,virtio_net  tc              -\n"
+		"                 xdp        35.5 g\n"
+		"g generic: the XDP mode of the program (else the variant's first XDP program)\n");
+	free(t);
+	json_decref(f);
+	json_decref(rep);
+	json_decref(q);
+
+	run = tc_run(st, host, 0, "clsact");	/* no XDP entry, no drivers: neither */
+	q = store_query_result(st, run);
+	h = json_array_get(json_object_get(q, "hosts"), 0);
+	assert_null(json_object_get(h, "port_driver"));
+	assert_null(json_object_get(h, "xdp"));
 	json_decref(q);
 	store_close(&st);
 	json_decref(inv);
@@ -947,7 +1027,7 @@ static void test_report_grid(void **state)
 		assert_null(report_form_build(rep, "grid", NULL, "nope", err, sizeof(err)));
 		assert_string_equal(err, "the run has no 'counter.pps' samples of subject 'nope'");
 		assert_null(report_form_build(rep, "pie", NULL, NULL, err, sizeof(err)));
-		assert_string_equal(err, "unknown form 'pie' (expected table, grid, columns or cpumap)");
+		assert_string_equal(err, "unknown form 'pie' (expected table, grid, columns, cpumap or drivers)");
 		json_decref(rep);
 	}
 	json_decref(r);
@@ -1014,6 +1094,196 @@ static void test_report_cpumap(void **state)
 	json_decref(r);
 }
 
+/* One whole-window sample of METRIC for SUBJECT in UNIT and WINDOW, without a matrix. */
+static void add_unit(json_t *result, int job, const char *host, const char *variant, int rep,
+		     const char *metric, const char *subject, double value, const char *unit,
+		     const char *window)
+{
+	json_t *s = json_pack("{s:i, s:s, s:s, s:i, s:o, s:s, s:s, s:f, s:s, s:s}",
+			      "job", job, "host", host, "variant", variant, "rep", rep,
+			      "point", json_object(), "metric", metric, "subject", subject,
+			      "value", value, "unit", unit, "window", window);
+
+	assert_non_null(s);
+	assert_int_equal(json_array_append_new(json_object_get(result, "samples"), s), 0);
+}
+
+/* The hosts of the drivers tests: a guest per (kernel, NIC model), as result_show lists
+ * them: the drivers of the ports the plan uses and per variant the XDP entries with the
+ * mode used (vmxnet3: generic on 6.1, native on 6.12). */
+static const char *drivers_hosts =
+	"[{\"name\":\"g1\",\"kernel_release\":\"6.1.0-47\",\"port_driver\":\"virtio_net\","
+	"\"xdp\":{\"drop\":[{\"port\":\"b\",\"program\":\"xdp_drop\",\"mode\":\"native\"}],"
+	"\"pass\":[{\"port\":\"b\",\"program\":\"xdp_pass\",\"mode\":\"native\"}]}},"
+	"{\"name\":\"g2\",\"kernel_release\":\"6.12.48\",\"port_driver\":\"virtio_net\","
+	"\"xdp\":{\"drop\":[{\"port\":\"b\",\"program\":\"xdp_drop\",\"mode\":\"native\"}],"
+	"\"pass\":[{\"port\":\"b\",\"program\":\"xdp_pass\",\"mode\":\"native\"}]}},"
+	"{\"name\":\"g3\",\"kernel_release\":\"6.1.0-47\",\"port_driver\":\"vmxnet3\","
+	"\"xdp\":{\"drop\":[{\"port\":\"b\",\"program\":\"xdp_drop\",\"mode\":\"generic\"}],"
+	"\"pass\":[{\"port\":\"b\",\"program\":\"xdp_pass\",\"mode\":\"generic\"}]}},"
+	"{\"name\":\"g4\",\"kernel_release\":\"6.12.48\",\"port_driver\":\"vmxnet3\","
+	"\"xdp\":{\"drop\":[{\"port\":\"b\",\"program\":\"xdp_drop\",\"mode\":\"native\"}],"
+	"\"pass\":[{\"port\":\"b\",\"program\":\"xdp_pass\",\"mode\":\"native\"}]}}]";
+
+/* The samples of the drivers tests: per host, variant and repetition rx.ns_per_frame of
+ * b and prog.ns_per_run under icount (guest instructions), and port.rx_pps of b (and of
+ * a in pass: a subject only some variants have). */
+static json_t *drivers_result(void)
+{
+	static const char *const hosts[] = { "g1", "g2", "g3", "g4" };
+	static const char *const variants[] = { "drop", "pass" };
+	static const char *const progs[] = { "xdp_drop", "xdp_pass" };
+	/* [host][variant]: rx.ns_per_frame per frame, the program's share */
+	static const double rx[4][2] = { { 1520, 2980 }, { 1490, 2960 }, { 2210, 3900 },
+					 { 1750, 3010 } };
+	json_t *r = result_new(12, "nic-compare", "done", 3, "[\"drop\",\"pass\"]", drivers_hosts);
+	int h, v, k, job = 1;
+
+	for (k = 0; k < 3; k++)
+		for (h = 0; h < 4; h++)
+			for (v = 0; v < 2; v++, job++) {
+				/* vmxnet3 pass on 6.12 is the one cell that varies */
+				double x = rx[h][v] + (h == 3 && v == 1 ? 5 * k : 0);
+
+				add_unit(r, job, hosts[h], variants[v], k + 1, "rx.ns_per_frame", "b",
+					 x, "insns", "rate");
+				if (h == 2 && v == 1 && k == 1)
+					set_verdicts(r, "[\"unstable\"]", "{\"unstable\": \"rx.ns_per_frame of 'b' varied 8 %\"}");
+				add_unit(r, job, hosts[h], variants[v], k + 1, "prog.ns_per_run",
+					 progs[v], 40 + 10 * v + h, "insns", "cost");
+				add_unit(r, job, hosts[h], variants[v], k + 1, "port.rx_pps", "b",
+					 1e4, "pkt/Ginsn", "rate");
+				if (v == 1)
+					add_unit(r, job, hosts[h], variants[v], k + 1, "port.rx_pps",
+						 "a", 0, "pkt/Ginsn", "rate");
+			}
+	return r;
+}
+
+/* The table a driver developer posts: a row per driver and variant, a column per kernel,
+ * rx.ns_per_frame of b by default, the XDP mode used marked; the JSON has every cell. */
+static void test_report_drivers(void **state)
+{
+	json_t *r = drivers_result(), *f;
+	const json_t *row, *cell;
+	char *t;
+
+	(void)state;
+	f = form_as(r, "drivers", NULL, NULL,
+		"run 12  nic-compare  plan 1a2b3c4d5e6f  done\n"
+		"\n"
+		"rx.ns_per_frame b  (guest instructions per frame, icount; mean of 3 repetitions, ± spread)\n"
+		"driver      variant     6.1.0-47     6.12.48\n"
+		"virtio_net  drop      1520 ± 0 n  1490 ± 0 n\n"
+		"            pass      2980 ± 0 n  2960 ± 0 n\n"
+		"vmxnet3     drop      2210 ± 0 g  1750 ± 0 n\n"
+		"            pass     3900 ± 0* g  3015 ± 5 n\n"
+		"* unstable: rx.ns_per_frame of 'b' varied 8 %\n"
+		"n native, g generic: the XDP mode used on port b\n");
+	/* the JSON: the form's head as grid's, then every cell with its kernel, host, mode */
+	row = json_array_get(json_object_get(f, "rows"), 3);
+	t = json_dumps(row, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(6));
+	assert_text(t, "{\"driver\":\"vmxnet3\",\"point\":null,\"variant\":\"pass\","
+		"\"subject\":\"b\",\"cells\":[{\"values\":[3900.0,3900.0,3900.0],"
+		"\"verdicts\":[null,[\"unstable\"],null],\"n\":3,\"mean\":3900.0,"
+		"\"spread\":0.0,\"min\":3900.0,\"max\":3900.0,\"median\":3900.0,"
+		"\"stddev\":0.0,\"kernel\":\"6.1.0-47\",\"host\":\"g3\",\"mode\":\"generic\"},"
+		"{\"values\":[3010.0,3015.0,3020.0],\"n\":3,\"mean\":3015.0,\"spread\":5.0,"
+		"\"min\":3010.0,\"max\":3020.0,\"median\":3015.0,\"stddev\":5.0,"
+		"\"kernel\":\"6.12.48\",\"host\":\"g4\",\"mode\":\"native\"}]}");
+	free(t);
+	json_object_del(f, "rows");
+	t = json_dumps(f, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	assert_text(t, "{\"form\":\"drivers\",\"run\":12,\"plan\":\"nic-compare\","
+		"\"plan_sha256\":\"1a2b3c4d5e6f77889900aabbccddeeff00112233445566778899aabbccddeeff\","
+		"\"state\":\"done\",\"repeat\":3,\"metric\":\"rx.ns_per_frame\",\"subject\":\"b\","
+		"\"unit\":\"insns\",\"window\":\"rate\",\"columns\":[{\"title\":\"6.1.0-47\","
+		"\"kernel\":\"6.1.0-47\"},{\"title\":\"6.12.48\",\"kernel\":\"6.12.48\"}],"
+		"\"verdict_details\":{\"unstable\":\"rx.ns_per_frame of 'b' varied 8 %\"}}");
+	free(t);
+	json_decref(f);
+
+	/* prog.ns_per_run, whose subjects are programs: each variant's first XDP program,
+	 * the mode of its entry; bpf_stats on */
+	f = form_as(r, "drivers", "prog.ns_per_run", NULL,
+		"run 12  nic-compare  plan 1a2b3c4d5e6f  done\n"
+		"\n"
+		"prog.ns_per_run  (guest instructions per run, icount, bpf_stats on; mean of 3 repetitions, ± spread)\n"
+		"driver      variant      6.1.0-47       6.12.48\n"
+		"virtio_net  drop     40.0 ± 0.0 n  41.0 ± 0.0 n\n"
+		"            pass     50.0 ± 0.0 n  51.0 ± 0.0 n\n"
+		"vmxnet3     drop     42.0 ± 0.0 g  43.0 ± 0.0 n\n"
+		"            pass     52.0 ± 0.0 g  53.0 ± 0.0 n\n"
+		"programs: drop xdp_drop, pass xdp_pass\n"
+		"n native, g generic: the XDP mode of the program (else the variant's first XDP program)\n");
+	assert_true(json_is_null(json_object_get(f, "subject")));
+	assert_string_equal(json_string_value(json_object_get(json_array_get(
+		json_object_get(f, "rows"), 1), "subject")), "xdp_pass");
+	json_decref(f);
+
+	/* a port metric with a subject only some variants have: the one all have */
+	f = form_as(r, "drivers", "port.rx_pps", NULL,
+		"run 12  nic-compare  plan 1a2b3c4d5e6f  done\n"
+		"\n"
+		"port.rx_pps b  (packets per 10^9 guest instructions, icount; mean of 3 repetitions, ± spread)\n"
+		"driver      variant          6.1.0-47           6.12.48\n"
+		"virtio_net  drop     10.00K ± 0.00K n  10.00K ± 0.00K n\n"
+		"            pass     10.00K ± 0.00K n  10.00K ± 0.00K n\n"
+		"vmxnet3     drop     10.00K ± 0.00K g  10.00K ± 0.00K n\n"
+		"            pass     10.00K ± 0.00K g  10.00K ± 0.00K n\n"
+		"n native, g generic: the XDP mode used on port b\n");
+	json_decref(f);
+	/* port a: no XDP program there, no mode */
+	f = form_as(r, "drivers", "port.rx_pps", "a",
+		"run 12  nic-compare  plan 1a2b3c4d5e6f  done\n"
+		"\n"
+		"port.rx_pps a  (packets per 10^9 guest instructions, icount; mean of 3 repetitions, ± spread)\n"
+		"driver      variant  6.1.0-47  6.12.48\n"
+		"virtio_net  drop            -        -\n"
+		"            pass        0 ± 0    0 ± 0\n"
+		"vmxnet3     drop            -        -\n"
+		"            pass        0 ± 0    0 ± 0\n");
+	json_decref(f);
+	json_decref(r);
+
+	/* without rx.ns_per_frame: prog.ns_per_run; a host of a driver and kernel already
+	 * there is left out and named; a driver missing on a kernel has '-' */
+	r = result_new(13, "nic-compare", "done", 1, "[\"drop\"]",
+		       "[{\"name\":\"g1\",\"kernel_release\":\"6.1.0-47\",\"port_driver\":\"e1000e\"},"
+		       "{\"name\":\"g2\",\"kernel_release\":\"6.1.0-47\",\"port_driver\":\"e1000e\"},"
+		       "{\"name\":\"g3\",\"kernel_release\":\"6.12.48\",\"port_driver\":\"virtio_net\"}]");
+	add(r, 1, "g1", "drop", 1, NULL, "prog.ns_per_run", "xdp_drop", 35.5);
+	add(r, 2, "g2", "drop", 1, NULL, "prog.ns_per_run", "xdp_drop", 36.5);
+	add(r, 3, "g3", "drop", 1, NULL, "prog.ns_per_run", "xdp_drop", 30.25);
+	f = form_as(r, "drivers", NULL, NULL,
+		"run 13  nic-compare  plan 1a2b3c4d5e6f  done\n"
+		"\n"
+		"prog.ns_per_run xdp_drop  (ns per program run, bpf_stats on; mean of 1 repetition)\n"
+		"driver      variant  6.1.0-47  6.12.48\n"
+		"e1000e      drop         35.5        -\n"
+		"virtio_net  drop            -     30.3\n"
+		"host g2 left out: driver e1000e and kernel 6.1.0-47 as host g1\n");
+	cell = json_array_get(json_object_get(json_array_get(json_object_get(f, "rows"), 1),
+					      "cells"), 0);
+	assert_true(json_is_null(json_object_get(cell, "mean")));
+	assert_true(json_is_null(json_object_get(cell, "host")));
+	assert_true(json_is_null(json_object_get(cell, "mode")));
+	json_decref(f);
+
+	/* no samples of the metric: refused */
+	{
+		json_t *rep = report_build(r);
+		char err[256];
+
+		assert_null(report_form_build(rep, "drivers", "rx.ns_per_frame", NULL, err,
+					      sizeof(err)));
+		assert_int_equal(errno, EINVAL);
+		assert_string_equal(err, "the run has no 'rx.ns_per_frame' samples");
+		json_decref(rep);
+	}
+	json_decref(r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1034,6 +1304,8 @@ int main(void)
 		cmocka_unit_test(test_report_grid),
 		cmocka_unit_test(test_report_columns),
 		cmocka_unit_test(test_report_cpumap),
+		cmocka_unit_test(test_report_drivers),
+		cmocka_unit_test(test_report_drivers_from_store),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
