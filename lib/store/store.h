@@ -251,7 +251,7 @@ json_t *store_query_run_hosts(struct store *store);
 /* --- compare, history and import (lib/analysis/analysis.c, docs/analysis.md) --- */
 
 /* True when BY is a field store_query_values can group by: kernel.release, kernel.build,
- * kernel.version, kernel.config, port.driver (the drivers of the job's ports), host,
+ * kernel.version, kernel.config, port.driver (the driver of the job's generator port, else of its ports), host,
  * variant, plan, day, subject or run; or two or three of them joined by ',' (no field
  * twice), whose group is their values joined by '/'. */
 bool store_values_by_known(const char *by);

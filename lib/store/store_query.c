@@ -33,6 +33,18 @@
 	"r.overrides, r.variants, r.repeat "					\
 	"FROM runs r JOIN plans p ON p.id = r.plan_id "
 
+/* The SQL condition that inventory port PORT (a json_each value) is one whose driver is
+ * the job's port.driver, for a job of SPEC: the generator's port (traffic.from) when the
+ * job sends, else each port of its spec's roles (every port for a spec without them). A
+ * NIC guest's plan sends from a NIC and may redirect into a veth pair of the guest: its
+ * driver is the NIC's, not "veth,virtio_net". */
+#define DRIVER_PORT_SQL(spec, port) \
+	"(CASE WHEN json_extract(" spec ", '$.traffic.from') IS NOT NULL THEN " \
+	"json_extract(" port ", '$.role') = json_extract(" spec ", '$.traffic.from') " \
+	"WHEN json_type(" spec ", '$.ports') IS NULL THEN 1 " \
+	"ELSE json_extract(" port ", '$.role') IN (SELECT value FROM json_each(" spec ", " \
+	"'$.ports')) END)"
+
 static const struct sto_stmt stmt_q_runs = { RUN_HEAD_SQL "ORDER BY r.id" };
 static const struct sto_stmt stmt_q_run = { RUN_HEAD_SQL "WHERE r.id = ?1" };
 
@@ -115,14 +127,13 @@ static const struct sto_stmt stmt_q_result_hosts = {
 	"WHERE k.run_id = ?1 AND k.host_id = x.hid) AND f.kernel_release = x.kr "
 	"AND json_extract(pp.value, '$.xdp_auto') AND role IS NOT NULL AND m IS NOT NULL "
 	"ORDER BY role, m) GROUP BY role ORDER BY role)), "
-	/* the drivers of the ports the jobs use, as compare's port_driver */
+	/* the drivers of the ports the jobs use, as compare's port_driver (DRIVER_PORT_SQL) */
 	/* (both read one job per variant and env: a spec is parsed once, not per job) */
 	"(SELECT group_concat(d, ',') FROM (SELECT DISTINCT "
 	"json_extract(pp.value, '$.driver') AS d FROM " RESULT_HOST_JOBS " JOIN host_envs f "
 	"ON f.id = k.env_id, json_each(f.inventory, '$.ports') pp WHERE "
-	"f.kernel_release = x.kr AND d IS NOT NULL AND "
-	"(json_type(k.spec, '$.ports') IS NULL OR json_extract(pp.value, '$.role') IN "
-	"(SELECT value FROM json_each(k.spec, '$.ports'))) ORDER BY d)), "
+	"f.kernel_release = x.kr AND d IS NOT NULL AND " DRIVER_PORT_SQL("k.spec", "pp.value")
+	" ORDER BY d)), "
 	/* per variant its XDP entries in plan order with the mode the jobs used */
 	"(SELECT nullif(json_group_object(v, json(e)), '{}') FROM "
 	"(SELECT v, json_group_array(json_object('port', port, 'program', prog, 'mode', m)) "
@@ -158,8 +169,8 @@ static const struct sql_col result_host_cols[] = {
 	/* per port role: the XDP mode (native, generic; several joined by ',') that entries
 	 * of mode auto used; none: absent */
 	{ "xdp_auto", SQL_JSON, SQL_OMIT_NULL },
-	/* the drivers of the ports the jobs use (their specs' roles), sorted, joined by
-	 * ',': compare's port_driver; none known: absent */
+	/* the drivers of the ports the jobs use (DRIVER_PORT_SQL), sorted, joined by ',':
+	 * compare's port_driver; none known: absent */
 	{ "port_driver", SQL_TEXT, SQL_OMIT_NULL },
 	/* per variant its XDP attach entries in plan order, [{"port", "program", "mode"}]:
 	 * mode the one the jobs used (native, generic; several joined by ','), null when
@@ -252,13 +263,10 @@ static const struct sto_stmt stmt_q_values = {
 	"p.name, p.sha256, sr.metric, sr.window, "
 	"json_extract(e.inventory, '$.cpu.model'), "
 	"json_extract(e.inventory, '$.cpu.governor'), "
-	/* the drivers of the job's ports (its spec's roles; every port of the host for a
-	 * spec without them) */
+	/* the job's port driver (DRIVER_PORT_SQL) */
 	"(SELECT group_concat(d, ',') FROM (SELECT DISTINCT "
 	"json_extract(pp.value, '$.driver') AS d FROM json_each(e.inventory, '$.ports') pp "
-	"WHERE d IS NOT NULL AND (json_type(j.spec, '$.ports') IS NULL OR "
-	"json_extract(pp.value, '$.role') IN (SELECT value FROM json_each(j.spec, '$.ports'))) "
-	"ORDER BY d)), "
+	"WHERE d IS NOT NULL AND " DRIVER_PORT_SQL("j.spec", "pp.value") " ORDER BY d)), "
 	"j.point, e.debug_options, ifnull(e.timing, 'wall'), "
 	/* plan order: the variant's index, the point's first job in the run */
 	"j.variant_idx, (SELECT min(k.seq) FROM jobs k WHERE k.run_id = j.run_id "
