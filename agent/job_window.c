@@ -24,6 +24,7 @@ struct job_snap {
 	struct progstats *progs;	/* n_progs */
 	uint64_t *counters;		/* attach_counter_count() */
 	struct cpustat cpu;		/* empty unless cpu.* metrics are wanted */
+	struct rxcost_sums rx;		/* rate window with c->rxcost */
 };
 
 static bool cancelled(const struct job_ctx *c)
@@ -116,6 +117,7 @@ static void snap_copy(struct job_ctx *c, struct job_snap *dst, const struct job_
 
 	dst->t_ns = src->t_ns;
 	dst->gen_frames = src->gen_frames;
+	dst->rx = src->rx;
 	memcpy(dst->ports, src->ports, c->n_ports * sizeof(*dst->ports));
 	memcpy(dst->progs, src->progs, n_progs * sizeof(*dst->progs));
 	memcpy(dst->counters, src->counters,
@@ -169,6 +171,14 @@ static int snap_take(struct job_ctx *c, struct job_snap *s, bool progs)
 			snprintf(c->err, sizeof(c->err), "cannot read counter '%s' of map '%s': %s",
 				 attach_counter_get(c->attach, i)->name,
 				 attach_counter_get(c->attach, i)->map, strerror(-err));
+			return err;
+		}
+	}
+	if (!progs && c->rxcost) {
+		err = rxcost_read(c->rxcost, &s->rx);
+		if (err) {
+			snprintf(c->err, sizeof(c->err), "cannot read rx.ns_per_frame's maps: %s",
+				 strerror(-err));
 			return err;
 		}
 	}
@@ -240,6 +250,32 @@ static void rate_facts(struct job_ctx *c, const struct job_snap *a, const struct
 	}
 }
 
+/* rx.ns_per_frame of each receiving port over A -> B (rxcost.h); over the whole window
+ * (SEQ -1) its denominators as records too. */
+static void emit_rxcost(struct job_ctx *c, const struct job_snap *a, const struct job_snap *b,
+			int seq)
+{
+	struct rxcost_fig f;
+	int i;
+
+	for (i = 0; i < c->n_rx_roles; i++) {
+		rxcost_delta(&a->rx, &b->rx, i, &f);
+		job_add_sample(c, "rx.ns_per_frame", c->rx_roles[i], f.ns_per_frame, "ns", "rate",
+			       seq);
+		if (seq >= 0)
+			continue;
+		job_add_record(c, "rx.frames", c->rx_roles[i], f.frames, "count", "rate");
+		job_add_record(c, "rx.polls", c->rx_roles[i], f.polls, "count", "rate");
+		job_add_record(c, "rx.empty_polls", c->rx_roles[i], f.empty_polls, "count", "rate");
+		if (f.outside > 0)
+			job_add_record(c, "rx.untimed_polls", c->rx_roles[i], f.outside, "count",
+				       "rate");
+		if (i == 0)
+			job_add_record(c, "rx.hook_ns_per_poll", "napi_poll", f.hook_ns_per_poll,
+				       "ns", "rate");
+	}
+}
+
 /* Samples of one interval A -> B; SEQ -1 for the whole window. */
 static void emit(struct job_ctx *c, enum job_window w, const struct job_snap *a,
 		 const struct job_snap *b, int seq)
@@ -287,6 +323,8 @@ static void emit(struct job_ctx *c, enum job_window w, const struct job_snap *a,
 			job_add_sample(c, "cpu.busy", subject, busy, "ratio", "rate", seq);
 			job_add_sample(c, "cpu.softirq", subject, softirq, "ratio", "rate", seq);
 		}
+		if (c->rxcost)
+			emit_rxcost(c, a, b, seq);
 		rate_facts(c, a, b, dt, seq);
 		for (i = 0; seq < 0 && i < c->n_ports; i++) {
 			if (c->from && !strcmp(c->ports[i].role, c->from))
@@ -410,6 +448,38 @@ out:
 static const char *window_phase(enum job_window w)
 {
 	return w == JOB_WARMUP ? "warmup" : w == JOB_RATE ? "rate" : "cost";
+}
+
+int job_rxcost_open(struct job_ctx *c)
+{
+	const char *names[RXPATH_MAX_DEVS];
+	int i, j;
+
+	c->n_rx_roles = 0;
+	for (i = -1; i < c->spec.n_attach; i++) {
+		const char *role = i < 0 ? c->rx_role : c->spec.attach[i].port;
+
+		if (!role || (i >= 0 && c->spec.attach[i].hook != JOB_HOOK_XDP) ||
+		    !job_find_port(c, role))
+			continue;
+		for (j = 0; j < c->n_rx_roles && strcmp(c->rx_roles[j], role); j++)
+			;
+		if (j < c->n_rx_roles)
+			continue;
+		if (c->n_rx_roles == RXPATH_MAX_DEVS) {
+			snprintf(c->err, sizeof(c->err),
+				 "rx.ns_per_frame: more than %d receiving ports", RXPATH_MAX_DEVS);
+			return -E2BIG;
+		}
+		names[c->n_rx_roles] = job_find_port(c, role)->ifname;
+		c->rx_roles[c->n_rx_roles++] = role;
+	}
+	if (!c->n_rx_roles) {
+		snprintf(c->err, sizeof(c->err),
+			 "rx.ns_per_frame: no receiving port (traffic.to, the generator's peer, or an XDP port of the variant)");
+		return -EINVAL;
+	}
+	return rxcost_open(&c->rxcost, names, c->n_rx_roles, c->err, sizeof(c->err));
 }
 
 /* Run one phase of DURATION_MS: a counter snapshot per second at absolute deadlines,

@@ -31,6 +31,8 @@ static const char *const known_metrics[] = {
 	"port.rx_pps", "port.tx_pps", "port.drop_pps", "gen.tx_pps", "prog.ns_per_run",
 	"prog.run_pps", "cpu.softirq", "cpu.busy", "counter.pps",
 	"gen.offered_pps",	/* with traffic.rate, always */
+	/* the receive path's poll time per frame (tracepoints; only when listed) */
+	"rx.ns_per_frame",
 	/* what each load cost (docs/agent.md, "Metrics"), the verifier's with `verifier: stats` */
 	"verifier.insns", "prog.jited_bytes", "prog.xlated_insns", "verifier.processed_insns",
 	"verifier.total_states", "verifier.peak_states", "verifier.time_us", NULL,

@@ -1,0 +1,70 @@
+/* rxcost.h - the cost of a driver's receive path per frame (docs/agent.md, metric
+ * rx.ns_per_frame): bpf/rxpath.bpf.c on the tracepoints irq:softirq_entry,
+ * napi:napi_poll and irq:softirq_exit times each NAPI poll inside a NET_RX softirq and
+ * charges it to the polled device when that is one of the job's receiving ports.
+ *
+ * Why tracepoints: /proc/stat's softirq time is sampled at the tick and counted in
+ * USER_HZ, far too coarse for a poll of some microseconds; kprobes or fentry on a
+ * driver's poll function would need its symbol per driver and BTF (fentry), which
+ * kernels built from a tree here lack. The three tracepoints exist on every kernel the
+ * lab runs, are driver-independent (napi_poll names the device) and need no BTF. Their
+ * own overhead (the perf trampoline around each program) is inside every poll's span:
+ * a constant per poll, docs/agent.md "Metrics".
+ *
+ * Usage: rxcost_open() before the window (loads and attaches), rxcost_read() at each
+ * instant the window reads its counters, rxcost_close() after it (detaches).
+ */
+#ifndef BPFLAB_AGENT_RXCOST_H
+#define BPFLAB_AGENT_RXCOST_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rxpath_shared.h"
+
+struct rxcost;
+
+/* Counters summed over the CPUs at one instant (cumulative since rxcost_open()). */
+struct rxcost_sums {
+	int n_devs;
+	struct rxpath_dev dev[RXPATH_MAX_DEVS];
+	struct rxpath_sirq sirq;
+};
+
+/* What one device did between two reads. */
+struct rxcost_fig {
+	double ns_per_frame;	/* poll time / frames, NAN without frames */
+	double frames;		/* napi_poll work in the timed polls */
+	double polls;		/* timed polls */
+	double empty_polls;	/* of them with work 0 */
+	double outside;		/* polls outside a NET_RX softirq (not timed) */
+	double hook_ns_per_poll;	/* the napi_poll program's body per poll, all devices;
+					 * NAN without polls */
+};
+
+/* The figures of device DEV between A and B (pure). */
+void rxcost_delta(const struct rxcost_sums *a, const struct rxcost_sums *b, int dev,
+		  struct rxcost_fig *out);
+
+/* One field of a tracepoint format file (/sys/kernel/tracing/events/SYS/EVENT/format):
+ * its OFFSET and SIZE, 0; -ENOENT when FORMAT has no field NAME, -EINVAL when the line
+ * is malformed (pure). */
+int rxcost_format_field(const char *format, const char *name, int *offset, int *size);
+
+/* Whether FORMAT, the format file of EVENT ("irq/softirq_entry", "irq/softirq_exit",
+ * "napi/napi_poll"), has the layout bpf/rxpath.bpf.c reads: 0, or -EPROTO with ERR
+ * saying which field differs (pure). */
+int rxcost_check_format(const char *event, const char *format, char *err, size_t err_len);
+
+/* Load bpf/rxpath.bpf.c for the N (1..RXPATH_MAX_DEVS) interfaces IFNAMES and attach it
+ * to the three tracepoints (tracefs is mounted on /sys/kernel/tracing when neither it
+ * nor /sys/kernel/debug/tracing has the events). Returns 0 with *OUT set, or -errno with
+ * ERR set. */
+int rxcost_open(struct rxcost **out, const char *const *ifnames, int n, char *err,
+		size_t err_len);
+/* Sum the counters over the CPUs into OUT. Returns 0 or -errno. */
+int rxcost_read(struct rxcost *r, struct rxcost_sums *out);
+/* Detach, unload, free, set *R to NULL; NULL is fine. */
+void rxcost_close(struct rxcost **r);
+
+#endif

@@ -1,0 +1,37 @@
+/* rxpath_shared.h - what bpf/rxpath.bpf.c counts, as agent/rxcost.c reads it. */
+#ifndef BPFLAB_RXPATH_SHARED_H
+#define BPFLAB_RXPATH_SHARED_H
+
+#include <linux/types.h>
+
+#define RXPATH_MAX_DEVS 4	/* receiving ports of one job */
+#define RXPATH_IFNAMSIZ 16	/* IFNAMSIZ, with its NUL */
+#define RXPATH_NET_RX 3		/* NET_RX_SOFTIRQ */
+
+/* Per device of interest (rxp_devs, per CPU). */
+struct rxpath_dev {
+	__u64 ns;		/* poll spans inside NET_RX softirqs */
+	__u64 frames;		/* their napi_poll `work` */
+	__u64 polls;		/* polls timed */
+	__u64 empty_polls;	/* of them, polls with work 0 (TX cleaning, nothing left) */
+	__u64 empty_ns;		/* their spans (inside ns) */
+	__u64 outside;		/* polls outside a NET_RX softirq (threaded NAPI, busy
+				 * polling): not timed, not in frames */
+	__u64 outside_frames;	/* their work */
+};
+
+/* Whole NET_RX softirqs (rxp_sirq, per CPU), whatever device they polled. */
+struct rxpath_sirq {
+	__u64 ns;		/* softirq_entry to softirq_exit */
+	__u64 count;		/* softirqs */
+	__u64 polls;		/* napi_poll events inside them, every device */
+	__u64 hook_ns;		/* time inside the napi_poll program between its two stamps */
+};
+
+/* Per CPU state (rxp_cpu). */
+struct rxpath_cpu {
+	__u64 stamp;		/* end of the last event inside this softirq, 0: none */
+	__u64 entry;		/* softirq_entry's stamp, 0: not in a NET_RX softirq */
+};
+
+#endif
