@@ -267,6 +267,7 @@ static void emit_rxcost(struct job_ctx *c, const struct job_snap *a, const struc
 		job_add_record(c, "rx.frames", c->rx_roles[i], f.frames, "count", "rate");
 		job_add_record(c, "rx.polls", c->rx_roles[i], f.polls, "count", "rate");
 		job_add_record(c, "rx.empty_polls", c->rx_roles[i], f.empty_polls, "count", "rate");
+		job_add_record(c, "rx.empty_poll_ns", c->rx_roles[i], f.empty_ns, "ns", "rate");
 		if (f.outside > 0)
 			job_add_record(c, "rx.untimed_polls", c->rx_roles[i], f.outside, "count",
 				       "rate");

@@ -111,6 +111,8 @@ void rxcost_delta(const struct rxcost_sums *a, const struct rxcost_sums *b, int 
 	out->polls = (double)(y->polls - x->polls);
 	out->empty_polls = (double)(y->empty_polls - x->empty_polls);
 	out->outside = (double)(y->outside - x->outside);
+	out->empty_ns = out->empty_polls > 0 ?
+		(double)(y->empty_ns - x->empty_ns) / out->empty_polls : NAN;
 	out->ns_per_frame = out->frames > 0 ? (double)(y->ns - x->ns) / out->frames : NAN;
 	out->hook_ns_per_poll = polls_all > 0 ?
 		(double)(b->sirq.hook_ns - a->sirq.hook_ns) / polls_all : NAN;

@@ -37,6 +37,7 @@ struct rxcost_fig {
 	double frames;		/* napi_poll work in the timed polls */
 	double polls;		/* timed polls */
 	double empty_polls;	/* of them with work 0 */
+	double empty_ns;	/* their mean span, NAN without */
 	double outside;		/* polls outside a NET_RX softirq (not timed) */
 	double hook_ns_per_poll;	/* the napi_poll program's body per poll, all devices;
 					 * NAN without polls */
