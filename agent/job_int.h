@@ -103,6 +103,7 @@ struct job_ctx {
 	struct rxcost *rxcost;		/* rx.ns_per_frame: attached for the rate window */
 	const char *rx_roles[RXPATH_MAX_DEVS];	/* its ports, in the order of its devices */
 	int n_rx_roles;
+	bool rxcost_polls;		/* napi_poll hooked: per-poll figures */
 	size_t outliers_len;
 	char err[JOB_ERR_LEN];
 };
@@ -123,9 +124,11 @@ void job_add_sample(struct job_ctx *c, const char *metric, const char *subject,
 /* true when the spec lists a metric of the cost window (prog.ns_per_run, prog.run_pps)
  * or none */
 bool job_cost_wanted(const struct job_ctx *c);
-/* true when the spec names rx.ns_per_frame (never by listing no metrics: its
- * tracepoints cost every poll of the rate window something) */
+/* true when the spec names rx.ns_per_frame or rx.softirq_ns_per_frame (never by listing
+ * no metrics: their tracepoints cost every poll of the rate window something) */
 bool job_rxcost_wanted(const struct job_ctx *c);
+/* true when the spec lists NAME (not by listing none) */
+bool job_metric_listed(const struct job_ctx *c, const char *name);
 /* What the load of each attached program cost (verifier.insns, prog.jited_bytes,
  * prog.xlated_insns; with `verifier: stats` the verifier log's figures), as whole
  * cost-window samples. */

@@ -255,10 +255,22 @@ static void rate_facts(struct job_ctx *c, const struct job_snap *a, const struct
 static void emit_rxcost(struct job_ctx *c, const struct job_snap *a, const struct job_snap *b,
 			int seq)
 {
+	const struct job_port *rx = job_find_port(c, c->n_rx_roles ? c->rx_roles[0] : NULL);
 	struct rxcost_fig f;
 	int i;
 
-	for (i = 0; i < c->n_rx_roles; i++) {
+	for (i = 0; rx && i < c->n_ports; i++) {
+		if (&c->ports[i] == rx)
+			job_add_sample(c, "rx.softirq_ns_per_frame", rx->role,
+				       rxcost_softirq_per_frame(&a->rx, &b->rx,
+					       (double)(b->ports[i].rx_packets -
+							a->ports[i].rx_packets)),
+				       "ns", "rate", seq);
+	}
+	if (seq < 0 && rx)
+		job_add_record(c, "rx.softirqs", rx->role,
+			       (double)(b->rx.sirq.count - a->rx.sirq.count), "count", "rate");
+	for (i = 0; c->rxcost_polls && i < c->n_rx_roles; i++) {
 		rxcost_delta(&a->rx, &b->rx, i, &f);
 		job_add_sample(c, "rx.ns_per_frame", c->rx_roles[i], f.ns_per_frame, "ns", "rate",
 			       seq);
@@ -480,7 +492,11 @@ int job_rxcost_open(struct job_ctx *c)
 			 "rx.ns_per_frame: no receiving port (traffic.to, the generator's peer, or an XDP port of the variant)");
 		return -EINVAL;
 	}
-	return rxcost_open(&c->rxcost, names, c->n_rx_roles, c->err, sizeof(c->err));
+	/* rx.softirq_ns_per_frame alone: no napi_poll hook (what it costs shows in the
+	 * difference to a run with rx.ns_per_frame) */
+	c->rxcost_polls = job_metric_listed(c, "rx.ns_per_frame");
+	return rxcost_open_opts(&c->rxcost, names, c->n_rx_roles, c->rxcost_polls, c->err,
+				sizeof(c->err));
 }
 
 /* Run one phase of DURATION_MS: a counter snapshot per second at absolute deadlines,

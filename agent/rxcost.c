@@ -154,8 +154,20 @@ static int check_formats(const char *dir, char *err, size_t err_len)
 	return 0;
 }
 
+double rxcost_softirq_per_frame(const struct rxcost_sums *a, const struct rxcost_sums *b,
+				double frames)
+{
+	return frames > 0 ? (double)(b->sirq.ns - a->sirq.ns) / frames : NAN;
+}
+
 int rxcost_open(struct rxcost **out, const char *const *ifnames, int n, char *err,
 		size_t err_len)
+{
+	return rxcost_open_opts(out, ifnames, n, true, err, err_len);
+}
+
+int rxcost_open_opts(struct rxcost **out, const char *const *ifnames, int n, bool polls,
+		     char *err, size_t err_len)
 {
 	struct bpf_program *progs[3];
 	struct rxcost *r;
@@ -215,8 +227,11 @@ int rxcost_open(struct rxcost **out, const char *const *ifnames, int n, char *er
 		static const char *const tp[3][2] = {
 			{ "irq", "softirq_exit" }, { "napi", "napi_poll" }, { "irq", "softirq_entry" },
 		};
-		struct bpf_link *l = bpf_program__attach_tracepoint(progs[i], tp[i][0], tp[i][1]);
+		struct bpf_link *l;
 
+		if (i == 1 && !polls)
+			continue;
+		l = bpf_program__attach_tracepoint(progs[i], tp[i][0], tp[i][1]);
 		if (!l) {
 			ret = -errno;
 			snprintf(err, err_len, "rx.ns_per_frame: cannot attach to tracepoint %s:%s: %s",

@@ -17,6 +17,7 @@
 #ifndef BPFLAB_AGENT_RXCOST_H
 #define BPFLAB_AGENT_RXCOST_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -43,6 +44,10 @@ struct rxcost_fig {
 					 * NAN without polls */
 };
 
+/* NET_RX softirq time between A and B (every softirq, whatever it polled) per frame of
+ * FRAMES, NAN without frames (pure). */
+double rxcost_softirq_per_frame(const struct rxcost_sums *a, const struct rxcost_sums *b,
+				double frames);
 /* The figures of device DEV between A and B (pure). */
 void rxcost_delta(const struct rxcost_sums *a, const struct rxcost_sums *b, int dev,
 		  struct rxcost_fig *out);
@@ -63,6 +68,11 @@ int rxcost_check_format(const char *event, const char *format, char *err, size_t
  * ERR set. */
 int rxcost_open(struct rxcost **out, const char *const *ifnames, int n, char *err,
 		size_t err_len);
+/* The same with POLLS false: irq:softirq_entry and irq:softirq_exit only (whole NET_RX
+ * softirqs in rxpath_sirq.ns and .count; no per-poll figures), the way to see what the
+ * napi_poll hook itself costs (docs/agent.md, "Receive path cost"). */
+int rxcost_open_opts(struct rxcost **out, const char *const *ifnames, int n, bool polls,
+		     char *err, size_t err_len);
 /* Sum the counters over the CPUs into OUT. Returns 0 or -errno. */
 int rxcost_read(struct rxcost *r, struct rxcost_sums *out);
 /* Detach, unload, free, set *R to NULL; NULL is fine. */

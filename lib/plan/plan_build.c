@@ -32,7 +32,7 @@ static const char *const known_metrics[] = {
 	"prog.run_pps", "cpu.softirq", "cpu.busy", "counter.pps",
 	"gen.offered_pps",	/* with traffic.rate, always */
 	/* the receive path's poll time per frame (tracepoints; only when listed) */
-	"rx.ns_per_frame",
+	"rx.ns_per_frame", "rx.softirq_ns_per_frame",
 	/* what each load cost (docs/agent.md, "Metrics"), the verifier's with `verifier: stats` */
 	"verifier.insns", "prog.jited_bytes", "prog.xlated_insns", "verifier.processed_insns",
 	"verifier.total_states", "verifier.peak_states", "verifier.time_us", NULL,

@@ -142,6 +142,9 @@ static void test_delta(void **state)
 	rxcost_delta(&a, &b, 1, &f);
 	assert_true(isnan(f.ns_per_frame));
 	assert_true(f.empty_ns == 300.0);
+	/* whole softirqs per frame of the port's counter */
+	assert_true(rxcost_softirq_per_frame(&a, &b, 2.0) == 2.0);
+	assert_true(isnan(rxcost_softirq_per_frame(&a, &b, 0)));
 	/* no napi_poll at all in the interval */
 	b.sirq = a.sirq;
 	rxcost_delta(&a, &b, 0, &f);
