@@ -257,7 +257,7 @@ static void emit_rxcost(struct job_ctx *c, const struct job_snap *a, const struc
 {
 	const struct job_port *rx = job_find_port(c, c->n_rx_roles ? c->rx_roles[0] : NULL);
 	struct rxcost_fig f;
-	int i;
+	int i, j;
 
 	for (i = 0; rx && i < c->n_ports; i++) {
 		if (&c->ports[i] == rx)
@@ -277,6 +277,14 @@ static void emit_rxcost(struct job_ctx *c, const struct job_snap *a, const struc
 		if (seq >= 0)
 			continue;
 		job_add_record(c, "rx.frames", c->rx_roles[i], f.frames, "count", "rate");
+		for (j = 0; j < c->n_ports; j++) {
+			/* what the port counted meanwhile: frames polled elsewhere (threaded
+			 * NAPI, busy polling, another path) show as a difference */
+			if (!strcmp(c->ports[j].role, c->rx_roles[i]))
+				job_add_record(c, "rx.port_frames", c->rx_roles[i],
+					       (double)(b->ports[j].rx_packets - a->ports[j].rx_packets),
+					       "count", "rate");
+		}
 		job_add_record(c, "rx.polls", c->rx_roles[i], f.polls, "count", "rate");
 		job_add_record(c, "rx.empty_polls", c->rx_roles[i], f.empty_polls, "count", "rate");
 		job_add_record(c, "rx.empty_poll_ns", c->rx_roles[i], f.empty_ns, "ns", "rate");
