@@ -271,23 +271,30 @@ static void emit_rxcost(struct job_ctx *c, const struct job_snap *a, const struc
 		job_add_record(c, "rx.softirqs", rx->role,
 			       (double)(b->rx.sirq.count - a->rx.sirq.count), "count", "rate");
 	for (i = 0; c->rxcost_polls && i < c->n_rx_roles; i++) {
-		rxcost_delta(&a->rx, &b->rx, i, &f);
+		const struct job_port *p = job_find_port(c, c->rx_roles[i]);
+		double port_frames = -1;
+
+		for (j = 0; j < c->n_ports; j++) {
+			if (&c->ports[j] == p)
+				port_frames = (double)(b->ports[j].rx_packets - a->ports[j].rx_packets);
+		}
+		rxcost_delta(&a->rx, &b->rx, i, port_frames, &f);
 		job_add_sample(c, "rx.ns_per_frame", c->rx_roles[i], f.ns_per_frame, "ns", "rate",
 			       seq);
 		if (seq >= 0)
 			continue;
 		job_add_record(c, "rx.frames", c->rx_roles[i], f.frames, "count", "rate");
-		for (j = 0; j < c->n_ports; j++) {
-			/* what the port counted meanwhile: frames polled elsewhere (threaded
-			 * NAPI, busy polling, another path) show as a difference */
-			if (!strcmp(c->ports[j].role, c->rx_roles[i]))
-				job_add_record(c, "rx.port_frames", c->rx_roles[i],
-					       (double)(b->ports[j].rx_packets - a->ports[j].rx_packets),
-					       "count", "rate");
-		}
+		/* what the port counted meanwhile: frames polled elsewhere (threaded NAPI,
+		 * busy polling, another path) show as a difference */
+		if (port_frames >= 0)
+			job_add_record(c, "rx.port_frames", c->rx_roles[i], port_frames, "count",
+				       "rate");
 		job_add_record(c, "rx.polls", c->rx_roles[i], f.polls, "count", "rate");
 		job_add_record(c, "rx.empty_polls", c->rx_roles[i], f.empty_polls, "count", "rate");
 		job_add_record(c, "rx.empty_poll_ns", c->rx_roles[i], f.empty_ns, "ns", "rate");
+		if (f.others > 0)
+			job_add_record(c, "rx.other_napis", c->rx_roles[i], f.others, "count",
+				       "rate");
 		if (f.outside > 0)
 			job_add_record(c, "rx.untimed_polls", c->rx_roles[i], f.outside, "count",
 				       "rate");

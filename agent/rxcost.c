@@ -101,19 +101,68 @@ int rxcost_check_format(const char *event, const char *format, char *err, size_t
 	return 0;
 }
 
-void rxcost_delta(const struct rxcost_sums *a, const struct rxcost_sums *b, int dev,
-		  struct rxcost_fig *out)
+/* NAPI instance NAPI's counters in S, or NULL (not seen yet). */
+static const struct rxpath_dev *napi_in(const struct rxcost_sums *s, uint64_t napi)
 {
-	const struct rxpath_dev *x = &a->dev[dev], *y = &b->dev[dev];
-	double polls_all = (double)(b->sirq.polls - a->sirq.polls);
+	int i;
 
-	out->frames = (double)(y->frames - x->frames);
-	out->polls = (double)(y->polls - x->polls);
-	out->empty_polls = (double)(y->empty_polls - x->empty_polls);
-	out->outside = (double)(y->outside - x->outside);
-	out->empty_ns = out->empty_polls > 0 ?
-		(double)(y->empty_ns - x->empty_ns) / out->empty_polls : NAN;
-	out->ns_per_frame = out->frames > 0 ? (double)(y->ns - x->ns) / out->frames : NAN;
+	for (i = 0; i < s->n_napis; i++) {
+		if (s->napis[i].napi == napi)
+			return &s->napis[i].d;
+	}
+	return NULL;
+}
+
+void rxcost_delta(const struct rxcost_sums *a, const struct rxcost_sums *b, int dev,
+		  double port_frames, struct rxcost_fig *out)
+{
+	static const struct rxpath_dev none;
+	struct rxpath_dev sum, d[RXPATH_MAX_NAPIS];
+	double polls_all = (double)(b->sirq.polls - a->sirq.polls), best = -1;
+	int i, n = 0, pick = -1;
+
+	memset(&sum, 0, sizeof(sum));
+	for (i = 0; i < b->n_napis && n < RXPATH_MAX_NAPIS; i++) {
+		const struct rxpath_dev *x = napi_in(a, b->napis[i].napi), *y = &b->napis[i].d;
+
+		if (b->napis[i].slot != dev)
+			continue;
+		x = x ? x : &none;
+		d[n].ns = y->ns - x->ns;
+		d[n].frames = y->frames - x->frames;
+		d[n].polls = y->polls - x->polls;
+		d[n].empty_polls = y->empty_polls - x->empty_polls;
+		d[n].empty_ns = y->empty_ns - x->empty_ns;
+		d[n].outside = y->outside - x->outside;
+		d[n].outside_frames = y->outside_frames - x->outside_frames;
+		if (d[n].polls || d[n].outside)
+			n++;
+	}
+	for (i = 0; port_frames >= 0 && n > 1 && i < n; i++) {
+		double diff = fabs((double)(d[i].frames + d[i].outside_frames) - port_frames);
+
+		if (pick < 0 || diff < best) {
+			pick = i;
+			best = diff;
+		}
+	}
+	for (i = 0; i < n; i++) {
+		if (pick >= 0 && i != pick)
+			continue;
+		sum.ns += d[i].ns;
+		sum.frames += d[i].frames;
+		sum.polls += d[i].polls;
+		sum.empty_polls += d[i].empty_polls;
+		sum.empty_ns += d[i].empty_ns;
+		sum.outside += d[i].outside;
+	}
+	out->others = pick >= 0 ? n - 1 : 0;
+	out->frames = (double)sum.frames;
+	out->polls = (double)sum.polls;
+	out->empty_polls = (double)sum.empty_polls;
+	out->outside = (double)sum.outside;
+	out->empty_ns = out->empty_polls > 0 ? (double)sum.empty_ns / out->empty_polls : NAN;
+	out->ns_per_frame = out->frames > 0 ? (double)sum.ns / out->frames : NAN;
 	out->hook_ns_per_poll = polls_all > 0 ?
 		(double)(b->sirq.hook_ns - a->sirq.hook_ns) / polls_all : NAN;
 }
@@ -256,24 +305,35 @@ int rxcost_read(struct rxcost *r, struct rxcost_sums *out)
 {
 	const struct rxpath_dev *d = r->percpu;
 	const struct rxpath_sirq *s = r->percpu;
+	int fd = bpf_map__fd(r->skel->maps.rxp_napis), cpu, ret;
+	uint64_t key, next, *prev = NULL;
 	uint32_t k;
-	int cpu, ret;
 
 	memset(out, 0, sizeof(*out));
 	out->n_devs = r->n_devs;
-	for (k = 0; k < (uint32_t)r->n_devs; k++) {
-		ret = bpf_map_lookup_elem(bpf_map__fd(r->skel->maps.rxp_devs), &k, r->percpu);
-		if (ret)
-			return ret;
+	while (out->n_napis < RXPATH_MAX_NAPIS && !bpf_map_get_next_key(fd, prev, &next)) {
+		struct rxcost_napi *n = &out->napis[out->n_napis];
+		uint64_t slot = 0;
+
+		key = next;
+		prev = &key;
+		if (bpf_map_lookup_elem(fd, &key, r->percpu))
+			continue;	/* gone meanwhile: entries are never deleted */
+		n->napi = key;
 		for (cpu = 0; cpu < r->n_cpus; cpu++) {
-			out->dev[k].ns += d[cpu].ns;
-			out->dev[k].frames += d[cpu].frames;
-			out->dev[k].polls += d[cpu].polls;
-			out->dev[k].empty_polls += d[cpu].empty_polls;
-			out->dev[k].empty_ns += d[cpu].empty_ns;
-			out->dev[k].outside += d[cpu].outside;
-			out->dev[k].outside_frames += d[cpu].outside_frames;
+			slot = d[cpu].slot > slot ? d[cpu].slot : slot;
+			n->d.ns += d[cpu].ns;
+			n->d.frames += d[cpu].frames;
+			n->d.polls += d[cpu].polls;
+			n->d.empty_polls += d[cpu].empty_polls;
+			n->d.empty_ns += d[cpu].empty_ns;
+			n->d.outside += d[cpu].outside;
+			n->d.outside_frames += d[cpu].outside_frames;
 		}
+		if (!slot || slot > (uint64_t)r->n_devs)
+			continue;
+		n->slot = (int)slot - 1;
+		out->n_napis++;
 	}
 	k = 0;
 	ret = bpf_map_lookup_elem(bpf_map__fd(r->skel->maps.rxp_sirq), &k, r->percpu);

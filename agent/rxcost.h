@@ -25,10 +25,18 @@
 
 struct rxcost;
 
-/* Counters summed over the CPUs at one instant (cumulative since rxcost_open()). */
+/* One NAPI instance whose device has one of the names, summed over the CPUs. */
+struct rxcost_napi {
+	uint64_t napi;			/* the napi_struct's address */
+	int slot;			/* which name */
+	struct rxpath_dev d;
+};
+
+/* Counters at one instant (cumulative since rxcost_open()). */
 struct rxcost_sums {
 	int n_devs;
-	struct rxpath_dev dev[RXPATH_MAX_DEVS];
+	int n_napis;
+	struct rxcost_napi napis[RXPATH_MAX_NAPIS];
 	struct rxpath_sirq sirq;
 };
 
@@ -42,15 +50,21 @@ struct rxcost_fig {
 	double outside;		/* polls outside a NET_RX softirq (not timed) */
 	double hook_ns_per_poll;	/* the napi_poll program's body per poll, all devices;
 					 * NAN without polls */
+	double others;		/* NAPI instances of other devices of the same name (other
+				 * namespaces) that polled in the interval, left out */
 };
 
 /* NET_RX softirq time between A and B (every softirq, whatever it polled) per frame of
  * FRAMES, NAN without frames (pure). */
 double rxcost_softirq_per_frame(const struct rxcost_sums *a, const struct rxcost_sums *b,
 				double frames);
-/* The figures of device DEV between A and B (pure). */
+/* The figures of device DEV between A and B (pure). A name can belong to devices in
+ * other network namespaces (a lab in a box: every host has port-b), and the program
+ * cannot tell namespaces apart without BTF: when several NAPI instances of the name
+ * polled, the one whose frames come closest to PORT_FRAMES (the port's own rx_packets
+ * over the interval) is the device's; PORT_FRAMES < 0: all of them. */
 void rxcost_delta(const struct rxcost_sums *a, const struct rxcost_sums *b, int dev,
-		  struct rxcost_fig *out);
+		  double port_frames, struct rxcost_fig *out);
 
 /* One field of a tracepoint format file (/sys/kernel/tracing/events/SYS/EVENT/format):
  * its OFFSET and SIZE, 0; -ENOENT when FORMAT has no field NAME, -EINVAL when the line

@@ -4,10 +4,13 @@
  *
  * NAPI polls are timed between tracepoints, which need no BTF:
  *   irq:softirq_entry (vec NET_RX)  stamps the time on this CPU;
- *   napi:napi_poll                  fires after each poll (device name, work, budget):
- *                                   the time since the last stamp (softirq entry or the
- *                                   previous poll) is that poll's, charged to the device
- *                                   when its name is one of rxp_names, then stamps again;
+ *   napi:napi_poll                  fires after each poll (napi, device name, work,
+ *                                   budget): the time since the last stamp (softirq entry
+ *                                   or the previous poll) is that poll's, charged to the
+ *                                   NAPI instance when the device's name is one of
+ *                                   rxp_names (rxp_napis; names repeat across
+ *                                   namespaces, the agent picks its own), then stamps
+ *                                   again;
  *   irq:softirq_exit (vec NET_RX)   adds up the whole softirq and clears the stamp.
  * A poll's span thus holds the driver's poll (descriptors, buffers, skbs), XDP (native,
  * or generic inside the stack), GRO and the stack for passed frames (GRO flush at
@@ -51,11 +54,11 @@ struct {
 } rxp_cpu SEC(".maps");
 
 struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, RXPATH_MAX_DEVS);
-	__type(key, __u32);
+	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(max_entries, RXPATH_MAX_NAPIS);
+	__type(key, __u64);
 	__type(value, struct rxpath_dev);
-} rxp_devs SEC(".maps");
+} rxp_napis SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -114,8 +117,15 @@ int rxp_napi_poll(struct napi_poll_ctx *ctx)
 		return 0;
 	i = dev_index(ctx);
 	if (i >= 0) {
-		k = i;
-		d = bpf_map_lookup_elem(&rxp_devs, &k);
+		__u64 napi = ctx->napi;
+
+		d = bpf_map_lookup_elem(&rxp_napis, &napi);
+		if (!d) {
+			struct rxpath_dev z = { .slot = i + 1 };
+
+			bpf_map_update_elem(&rxp_napis, &napi, &z, BPF_NOEXIST);
+			d = bpf_map_lookup_elem(&rxp_napis, &napi);
+		}
 	}
 	if (!c->stamp) {
 		/* not inside a NET_RX softirq: threaded NAPI or busy polling */

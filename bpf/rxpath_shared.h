@@ -7,9 +7,13 @@
 #define RXPATH_MAX_DEVS 4	/* receiving ports of one job */
 #define RXPATH_IFNAMSIZ 16	/* IFNAMSIZ, with its NUL */
 #define RXPATH_NET_RX 3		/* NET_RX_SOFTIRQ */
+#define RXPATH_MAX_NAPIS 64	/* NAPI instances with one of the names, all namespaces */
 
-/* Per device of interest (rxp_devs, per CPU). */
+/* Per NAPI instance of a device of interest (rxp_napis, per CPU, keyed by the
+ * napi_struct's address): names repeat across network namespaces (every host of a lab
+ * in a box has a port-b), so the agent tells its own instance apart (agent/rxcost.h). */
 struct rxpath_dev {
+	__u64 slot;		/* index in rxp_names + 1 (on the CPU that saw it first) */
 	__u64 ns;		/* poll spans inside NET_RX softirqs */
 	__u64 frames;		/* their napi_poll `work` */
 	__u64 polls;		/* polls timed */

@@ -107,6 +107,14 @@ static void test_check_format(void **state)
 	assert_non_null(strstr(err, "no field 'napi'"));
 }
 
+static void put(struct rxcost_sums *s, uint64_t napi, int slot, struct rxpath_dev d)
+{
+	s->napis[s->n_napis].napi = napi;
+	s->napis[s->n_napis].slot = slot;
+	s->napis[s->n_napis].d = d;
+	s->n_napis++;
+}
+
 static void test_delta(void **state)
 {
 	struct rxcost_sums a, b;
@@ -116,38 +124,58 @@ static void test_delta(void **state)
 	memset(&a, 0, sizeof(a));
 	memset(&b, 0, sizeof(b));
 	a.n_devs = b.n_devs = 2;
-	a.dev[0] = (struct rxpath_dev){ .ns = 1000, .frames = 100, .polls = 10,
-					.empty_polls = 1, .empty_ns = 50, .outside = 3 };
-	b.dev[0] = (struct rxpath_dev){ .ns = 1000 + 64 * 37 * 1000ULL, .frames = 100 + 64000,
-					.polls = 10 + 1500, .empty_polls = 1 + 500,
-					.empty_ns = 50 + 500 * 420, .outside = 3 };
+	put(&a, 0xffff1000, 0, (struct rxpath_dev){ .ns = 1000, .frames = 100, .polls = 10,
+						    .empty_polls = 1, .empty_ns = 50, .outside = 3 });
+	put(&b, 0xffff1000, 0, (struct rxpath_dev){ .ns = 1000 + 64 * 37 * 1000ULL,
+						    .frames = 100 + 64000, .polls = 10 + 1500,
+						    .empty_polls = 1 + 500,
+						    .empty_ns = 50 + 500 * 420, .outside = 3 });
 	a.sirq = (struct rxpath_sirq){ .ns = 5, .count = 1, .polls = 20, .hook_ns = 400 };
 	b.sirq = (struct rxpath_sirq){ .ns = 9, .count = 9, .polls = 20 + 2000,
 				       .hook_ns = 400 + 2000 * 48 };
-	rxcost_delta(&a, &b, 0, &f);
+	rxcost_delta(&a, &b, 0, 64000, &f);
 	assert_true(f.ns_per_frame == 37.0);
 	assert_true(f.frames == 64000.0);
 	assert_true(f.polls == 1500.0);
 	assert_true(f.empty_polls == 500.0);
 	assert_true(f.empty_ns == 420.0);
 	assert_true(f.outside == 0.0);
+	assert_true(f.others == 0.0);
 	assert_true(f.hook_ns_per_poll == 48.0);
 	/* a device without frames or polls: no figure rather than 0 */
-	rxcost_delta(&a, &b, 1, &f);
+	rxcost_delta(&a, &b, 1, 0, &f);
 	assert_true(isnan(f.ns_per_frame));
 	assert_true(isnan(f.empty_ns));
 	assert_true(f.frames == 0.0 && f.polls == 0.0);
-	/* polls that did no work only (TX cleaning): time, but no per-frame figure */
-	b.dev[1] = (struct rxpath_dev){ .ns = 900, .polls = 3, .empty_polls = 3, .empty_ns = 900 };
-	rxcost_delta(&a, &b, 1, &f);
+	/* polls that did no work only (TX cleaning): time, but no per-frame figure; an
+	 * instance first seen after A counts from zero */
+	put(&b, 0xffff2000, 1, (struct rxpath_dev){ .ns = 900, .polls = 3, .empty_polls = 3,
+						    .empty_ns = 900 });
+	rxcost_delta(&a, &b, 1, 0, &f);
 	assert_true(isnan(f.ns_per_frame));
 	assert_true(f.empty_ns == 300.0);
+	assert_true(f.polls == 3.0);
+	/* the same name in another namespace: the instance whose frames match the port's */
+	put(&a, 0xffff3000, 0, (struct rxpath_dev){ .ns = 0, .frames = 0 });
+	put(&b, 0xffff3000, 0, (struct rxpath_dev){ .ns = 50000 * 100ULL, .frames = 50000,
+						    .polls = 2000 });
+	rxcost_delta(&a, &b, 0, 63900, &f);
+	assert_true(f.ns_per_frame == 37.0);
+	assert_true(f.others == 1.0);
+	rxcost_delta(&a, &b, 0, 50100, &f);
+	assert_true(f.ns_per_frame == 100.0);
+	assert_true(f.frames == 50000.0);
+	assert_true(f.others == 1.0);
+	/* the port's count unknown: all of them */
+	rxcost_delta(&a, &b, 0, -1, &f);
+	assert_true(f.frames == 114000.0);
+	assert_true(f.others == 0.0);
 	/* whole softirqs per frame of the port's counter */
 	assert_true(rxcost_softirq_per_frame(&a, &b, 2.0) == 2.0);
 	assert_true(isnan(rxcost_softirq_per_frame(&a, &b, 0)));
 	/* no napi_poll at all in the interval */
 	b.sirq = a.sirq;
-	rxcost_delta(&a, &b, 0, &f);
+	rxcost_delta(&a, &b, 0, 64000, &f);
 	assert_true(isnan(f.hook_ns_per_poll));
 }
 
@@ -172,8 +200,8 @@ static void test_open_close(void **state)
 	assert_non_null(r);
 	assert_int_equal(rxcost_read(r, &s), 0);
 	assert_int_equal(s.n_devs, 2);
-	/* nothing polls a device named no-such-if */
-	assert_true(s.dev[1].polls == 0 && s.dev[1].frames == 0 && s.dev[1].ns == 0);
+	/* nothing polls a device named no-such-if; lo has no NAPI of its own */
+	assert_int_equal(s.n_napis, 0);
 	rxcost_close(&r);
 	assert_null(r);
 	rxcost_close(&r);
