@@ -256,6 +256,8 @@ static void emit_rxcost(struct job_ctx *c, const struct job_snap *a, const struc
 			int seq)
 {
 	const struct job_port *rx = job_find_port(c, c->n_rx_roles ? c->rx_roles[0] : NULL);
+	struct rxcost_work work[RXPATH_MAX_WORK + 1];
+	double per_poll, per_frame;
 	struct rxcost_fig f;
 	int i, j;
 
@@ -292,6 +294,15 @@ static void emit_rxcost(struct job_ctx *c, const struct job_snap *a, const struc
 		job_add_record(c, "rx.polls", c->rx_roles[i], f.polls, "count", "rate");
 		job_add_record(c, "rx.empty_polls", c->rx_roles[i], f.empty_polls, "count", "rate");
 		job_add_record(c, "rx.empty_poll_ns", c->rx_roles[i], f.empty_ns, "ns", "rate");
+		if (f.polls > 0 &&
+		    !rxcost_read_work(c->rxcost, i, f.napi, work) &&
+		    !rxcost_fit(work, RXPATH_MAX_WORK + 1, &per_poll, &per_frame)) {
+			/* since the attach (a minimum cannot be taken apart), a few ms more */
+			job_add_record(c, "rx.fit_ns_per_frame", c->rx_roles[i], per_frame, "ns",
+				       "rate");
+			job_add_record(c, "rx.fit_ns_per_poll", c->rx_roles[i], per_poll, "ns",
+				       "rate");
+		}
 		if (f.others > 0)
 			job_add_record(c, "rx.other_napis", c->rx_roles[i], f.others, "count",
 				       "rate");

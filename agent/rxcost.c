@@ -20,6 +20,7 @@ struct rxcost {
 	int n_cpus;
 	int n_devs;
 	void *percpu;			/* n_cpus values of the largest value */
+	void *work_percpu;		/* n_cpus struct rxpath_work */
 };
 
 /* The layout bpf/rxpath.bpf.c reads (its struct softirq_ctx and napi_poll_ctx). */
@@ -119,6 +120,7 @@ void rxcost_delta(const struct rxcost_sums *a, const struct rxcost_sums *b, int 
 	static const struct rxpath_dev none;
 	struct rxpath_dev sum, d[RXPATH_MAX_NAPIS];
 	double polls_all = (double)(b->sirq.polls - a->sirq.polls), best = -1;
+	uint64_t ids[RXPATH_MAX_NAPIS];
 	int i, n = 0, pick = -1;
 
 	memset(&sum, 0, sizeof(sum));
@@ -135,6 +137,7 @@ void rxcost_delta(const struct rxcost_sums *a, const struct rxcost_sums *b, int 
 		d[n].empty_ns = y->empty_ns - x->empty_ns;
 		d[n].outside = y->outside - x->outside;
 		d[n].outside_frames = y->outside_frames - x->outside_frames;
+		ids[n] = b->napis[i].napi;
 		if (d[n].polls || d[n].outside)
 			n++;
 	}
@@ -157,6 +160,7 @@ void rxcost_delta(const struct rxcost_sums *a, const struct rxcost_sums *b, int 
 		sum.outside += d[i].outside;
 	}
 	out->others = pick >= 0 ? n - 1 : 0;
+	out->napi = pick >= 0 ? ids[pick] : n == 1 ? ids[0] : 0;
 	out->frames = (double)sum.frames;
 	out->polls = (double)sum.polls;
 	out->empty_polls = (double)sum.empty_polls;
@@ -203,6 +207,28 @@ static int check_formats(const char *dir, char *err, size_t err_len)
 	return 0;
 }
 
+int rxcost_fit(const struct rxcost_work *w, int n, double *per_poll, double *per_frame)
+{
+	double sx = 0, sy = 0, sxx = 0, sxy = 0, k = 0, det;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		if (w[i].work < 1 || w[i].polls < 2)
+			continue;
+		sx += w[i].work;
+		sy += w[i].min_ns;
+		sxx += (double)w[i].work * w[i].work;
+		sxy += w[i].work * w[i].min_ns;
+		k++;
+	}
+	det = k * sxx - sx * sx;
+	if (k < 2 || det <= 0)
+		return -ENODATA;
+	*per_frame = (k * sxy - sx * sy) / det;
+	*per_poll = (sy - *per_frame * sx) / k;
+	return 0;
+}
+
 double rxcost_softirq_per_frame(const struct rxcost_sums *a, const struct rxcost_sums *b,
 				double frames)
 {
@@ -245,8 +271,9 @@ int rxcost_open_opts(struct rxcost **out, const char *const *ifnames, int n, boo
 	r->n_cpus = libbpf_num_possible_cpus();
 	r->n_devs = n;
 	r->percpu = r->n_cpus > 0 ? calloc(r->n_cpus, sizeof(struct rxpath_dev)) : NULL;
+	r->work_percpu = r->n_cpus > 0 ? calloc(r->n_cpus, sizeof(struct rxpath_work)) : NULL;
 	r->skel = rxpath_bpf__open();
-	if (!r->percpu || !r->skel) {
+	if (!r->percpu || !r->work_percpu || !r->skel) {
 		ret = -ENOMEM;
 		snprintf(err, err_len, "rx.ns_per_frame: cannot open bpf/rxpath.bpf.c");
 		goto fail;
@@ -348,12 +375,49 @@ int rxcost_read(struct rxcost *r, struct rxcost_sums *out)
 	return 0;
 }
 
+int rxcost_read_work(struct rxcost *r, int dev, uint64_t napi, struct rxcost_work *out)
+{
+	int fd = bpf_map__fd(r->skel->maps.rxp_work), cpu, i;
+	const struct rxpath_work *v = r->work_percpu;
+	struct rxpath_work_key key, next, *prev = NULL;
+	struct rxcost_sums s;
+	int ret;
+
+	for (i = 0; i <= RXPATH_MAX_WORK; i++)
+		out[i] = (struct rxcost_work){ .work = i };
+	ret = napi ? 0 : rxcost_read(r, &s);
+	if (ret)
+		return ret;
+	while (!bpf_map_get_next_key(fd, prev, &next)) {
+		bool ours = napi ? next.napi == napi : false;
+		struct rxcost_work *o;
+
+		key = next;
+		prev = &key;
+		for (i = 0; !napi && i < s.n_napis; i++)
+			ours = ours || (s.napis[i].napi == key.napi && s.napis[i].slot == dev);
+		if (!ours || key.work > RXPATH_MAX_WORK || bpf_map_lookup_elem(fd, &key, r->work_percpu))
+			continue;
+		o = &out[key.work];
+		for (cpu = 0; cpu < r->n_cpus; cpu++) {
+			if (!v[cpu].polls)
+				continue;
+			if (!o->polls || v[cpu].min_ns < o->min_ns)
+				o->min_ns = (double)v[cpu].min_ns;
+			o->polls += (double)v[cpu].polls;
+			o->ns += (double)v[cpu].ns;
+		}
+	}
+	return 0;
+}
+
 void rxcost_close(struct rxcost **r)
 {
 	if (!*r)
 		return;
 	rxpath_bpf__destroy((*r)->skel);
 	free((*r)->percpu);
+	free((*r)->work_percpu);
 	free(*r);
 	*r = NULL;
 }

@@ -52,6 +52,15 @@ struct rxcost_fig {
 					 * NAN without polls */
 	double others;		/* NAPI instances of other devices of the same name (other
 				 * namespaces) that polled in the interval, left out */
+	uint64_t napi;		/* the one instance counted, 0: several (or none) */
+};
+
+/* Polls of one work value (frames per poll) since rxcost_open(). */
+struct rxcost_work {
+	int work;
+	double polls;
+	double ns;
+	double min_ns;		/* the shortest span */
 };
 
 /* NET_RX softirq time between A and B (every softirq, whatever it polled) per frame of
@@ -71,6 +80,14 @@ void rxcost_delta(const struct rxcost_sums *a, const struct rxcost_sums *b, int 
  * is malformed (pure). */
 int rxcost_format_field(const char *format, const char *name, int *offset, int *size);
 
+/* A line through the shortest span per work value (N entries of W, work 1..64 with at
+ * least 2 polls): PER_POLL + PER_FRAME x work. Under icount the shortest span of a work
+ * value is one no interrupt hit, so PER_FRAME is the receive path's cost of one more
+ * frame in a poll, free of how the frames happened to be batched (rx.ns_per_frame is
+ * not: the per-poll part spreads over however many frames a poll got). Returns 0, or
+ * -ENODATA with fewer than two such work values (pure). */
+int rxcost_fit(const struct rxcost_work *w, int n, double *per_poll, double *per_frame);
+
 /* Whether FORMAT, the format file of EVENT ("irq/softirq_entry", "irq/softirq_exit",
  * "napi/napi_poll"), has the layout bpf/rxpath.bpf.c reads: 0, or -EPROTO with ERR
  * saying which field differs (pure). */
@@ -89,6 +106,10 @@ int rxcost_open_opts(struct rxcost **out, const char *const *ifnames, int n, boo
 		     char *err, size_t err_len);
 /* Sum the counters over the CPUs into OUT. Returns 0 or -errno. */
 int rxcost_read(struct rxcost *r, struct rxcost_sums *out);
+/* The per-work polls of NAPI instance NAPI (0: every instance of device DEV) into OUT
+ * (RXPATH_MAX_WORK + 1 entries, work 0..64 in order, polls 0 where none). Returns 0 or
+ * -errno. */
+int rxcost_read_work(struct rxcost *r, int dev, uint64_t napi, struct rxcost_work *out);
 /* Detach, unload, free, set *R to NULL; NULL is fine. */
 void rxcost_close(struct rxcost **r);
 

@@ -67,6 +67,13 @@ struct {
 	__type(value, struct rxpath_sirq);
 } rxp_sirq SEC(".maps");
 
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(max_entries, RXPATH_WORK_ENTRIES);
+	__type(key, struct rxpath_work_key);
+	__type(value, struct rxpath_work);
+} rxp_work SEC(".maps");
+
 SEC("tracepoint/irq/softirq_entry")
 int rxp_softirq_entry(struct softirq_ctx *ctx)
 {
@@ -105,6 +112,8 @@ SEC("tracepoint/napi/napi_poll")
 int rxp_napi_poll(struct napi_poll_ctx *ctx)
 {
 	__u64 t0 = bpf_ktime_get_ns(), span;
+	struct rxpath_work_key wk = {};
+	struct rxpath_work *w;
 	struct rxpath_sirq *s;
 	struct rxpath_dev *d = NULL;
 	struct rxpath_cpu *c;
@@ -144,6 +153,19 @@ int rxp_napi_poll(struct napi_poll_ctx *ctx)
 		if (!ctx->work) {
 			d->empty_polls++;
 			d->empty_ns += span;
+		}
+		wk.napi = ctx->napi;
+		wk.work = ctx->work < RXPATH_MAX_WORK ? ctx->work : RXPATH_MAX_WORK;
+		w = bpf_map_lookup_elem(&rxp_work, &wk);
+		if (w) {
+			w->polls++;
+			w->ns += span;
+			if (span < w->min_ns)
+				w->min_ns = span;
+		} else {
+			struct rxpath_work z = { .polls = 1, .ns = span, .min_ns = span };
+
+			bpf_map_update_elem(&rxp_work, &wk, &z, BPF_NOEXIST);
 		}
 	}
 	c->stamp = bpf_ktime_get_ns();

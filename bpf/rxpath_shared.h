@@ -24,6 +24,22 @@ struct rxpath_dev {
 	__u64 outside_frames;	/* their work */
 };
 
+/* Polls of one NAPI instance that did WORK frames (rxp_work, per CPU): how a poll's
+ * span grows with its frames, whatever the batching (agent/rxcost.h, rxcost_fit). */
+#define RXPATH_MAX_WORK 64	/* work above is counted as 64 */
+#define RXPATH_WORK_ENTRIES 4096
+struct rxpath_work_key {
+	__u64 napi;
+	__u32 work;
+	__u32 pad;
+};
+
+struct rxpath_work {
+	__u64 polls;
+	__u64 ns;
+	__u64 min_ns;		/* the shortest span (under icount: no interrupt in it) */
+};
+
 /* Whole NET_RX softirqs (rxp_sirq, per CPU), whatever device they polled. */
 struct rxpath_sirq {
 	__u64 ns;		/* softirq_entry to softirq_exit */

@@ -134,6 +134,7 @@ static void test_delta(void **state)
 	b.sirq = (struct rxpath_sirq){ .ns = 9, .count = 9, .polls = 20 + 2000,
 				       .hook_ns = 400 + 2000 * 48 };
 	rxcost_delta(&a, &b, 0, 64000, &f);
+	assert_true(f.napi == 0xffff1000);
 	assert_true(f.ns_per_frame == 37.0);
 	assert_true(f.frames == 64000.0);
 	assert_true(f.polls == 1500.0);
@@ -163,11 +164,13 @@ static void test_delta(void **state)
 	assert_true(f.ns_per_frame == 37.0);
 	assert_true(f.others == 1.0);
 	rxcost_delta(&a, &b, 0, 50100, &f);
+	assert_true(f.napi == 0xffff3000);
 	assert_true(f.ns_per_frame == 100.0);
 	assert_true(f.frames == 50000.0);
 	assert_true(f.others == 1.0);
 	/* the port's count unknown: all of them */
 	rxcost_delta(&a, &b, 0, -1, &f);
+	assert_true(f.napi == 0);
 	assert_true(f.frames == 114000.0);
 	assert_true(f.others == 0.0);
 	/* whole softirqs per frame of the port's counter */
@@ -177,6 +180,38 @@ static void test_delta(void **state)
 	b.sirq = a.sirq;
 	rxcost_delta(&a, &b, 0, 64000, &f);
 	assert_true(isnan(f.hook_ns_per_poll));
+}
+
+static void test_fit(void **state)
+{
+	struct rxcost_work w[RXPATH_MAX_WORK + 1];
+	double a = 0, c = 0;
+	int i;
+
+	(void)state;
+	for (i = 0; i <= RXPATH_MAX_WORK; i++)
+		w[i] = (struct rxcost_work){ .work = i };
+	/* nothing, or one work value: no line */
+	assert_int_equal(rxcost_fit(w, RXPATH_MAX_WORK + 1, &a, &c), -ENODATA);
+	w[20] = (struct rxcost_work){ .work = 20, .polls = 9, .min_ns = 800 + 20 * 263 };
+	assert_int_equal(rxcost_fit(w, RXPATH_MAX_WORK + 1, &a, &c), -ENODATA);
+	/* exact points: the line; work 0 and single polls do not count */
+	w[24] = (struct rxcost_work){ .work = 24, .polls = 3, .min_ns = 800 + 24 * 263 };
+	w[64] = (struct rxcost_work){ .work = 64, .polls = 2, .min_ns = 800 + 64 * 263 };
+	w[0] = (struct rxcost_work){ .work = 0, .polls = 500, .min_ns = 9999 };
+	w[30] = (struct rxcost_work){ .work = 30, .polls = 1, .min_ns = 1 };
+	assert_int_equal(rxcost_fit(w, RXPATH_MAX_WORK + 1, &a, &c), 0);
+	assert_true(fabs(c - 263) < 1e-9);
+	assert_true(fabs(a - 800) < 1e-6);
+	/* least squares through points off the line */
+	for (i = 0; i <= RXPATH_MAX_WORK; i++)
+		w[i] = (struct rxcost_work){ .work = i };
+	w[1] = (struct rxcost_work){ .work = 1, .polls = 2, .min_ns = 2 };
+	w[2] = (struct rxcost_work){ .work = 2, .polls = 2, .min_ns = 2 };
+	w[3] = (struct rxcost_work){ .work = 3, .polls = 2, .min_ns = 5 };
+	assert_int_equal(rxcost_fit(w, RXPATH_MAX_WORK + 1, &a, &c), 0);
+	assert_true(fabs(c - 1.5) < 1e-9);
+	assert_true(fabs(a - 0) < 1e-9);
 }
 
 static void test_open_close(void **state)
@@ -202,6 +237,13 @@ static void test_open_close(void **state)
 	assert_int_equal(s.n_devs, 2);
 	/* nothing polls a device named no-such-if; lo has no NAPI of its own */
 	assert_int_equal(s.n_napis, 0);
+	{
+		struct rxcost_work w[RXPATH_MAX_WORK + 1];
+
+		assert_int_equal(rxcost_read_work(r, 0, 0, w), 0);
+		assert_int_equal(w[64].work, 64);
+		assert_true(w[1].polls == 0);
+	}
 	rxcost_close(&r);
 	assert_null(r);
 	rxcost_close(&r);
@@ -213,6 +255,7 @@ int main(void)
 		cmocka_unit_test(test_format_field),
 		cmocka_unit_test(test_check_format),
 		cmocka_unit_test(test_delta),
+		cmocka_unit_test(test_fit),
 		cmocka_unit_test(test_open_close),
 	};
 
