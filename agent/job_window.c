@@ -250,12 +250,25 @@ static void rate_facts(struct job_ctx *c, const struct job_snap *a, const struct
 	}
 }
 
+/* The job port of ROLE, or NULL (job_find_port() without calling job_traffic.c, which
+ * calls this file). */
+static const struct job_port *port_of(const struct job_ctx *c, const char *role)
+{
+	int i;
+
+	for (i = 0; role && i < c->n_ports; i++) {
+		if (!strcmp(c->ports[i].role, role))
+			return &c->ports[i];
+	}
+	return NULL;
+}
+
 /* rx.ns_per_frame of each receiving port over A -> B (rxcost.h); over the whole window
  * (SEQ -1) its denominators as records too. */
 static void emit_rxcost(struct job_ctx *c, const struct job_snap *a, const struct job_snap *b,
 			int seq)
 {
-	const struct job_port *rx = job_find_port(c, c->n_rx_roles ? c->rx_roles[0] : NULL);
+	const struct job_port *rx = port_of(c, c->n_rx_roles ? c->rx_roles[0] : NULL);
 	struct rxcost_work work[RXPATH_MAX_WORK + 1];
 	double per_poll, per_frame;
 	struct rxcost_fig f;
@@ -273,7 +286,7 @@ static void emit_rxcost(struct job_ctx *c, const struct job_snap *a, const struc
 		job_add_record(c, "rx.softirqs", rx->role,
 			       (double)(b->rx.sirq.count - a->rx.sirq.count), "count", "rate");
 	for (i = 0; c->rxcost_polls && i < c->n_rx_roles; i++) {
-		const struct job_port *p = job_find_port(c, c->rx_roles[i]);
+		const struct job_port *p = port_of(c, c->rx_roles[i]);
 		double port_frames = -1;
 
 		for (j = 0; j < c->n_ports; j++) {
@@ -499,7 +512,7 @@ int job_rxcost_open(struct job_ctx *c)
 		const char *role = i < 0 ? c->rx_role : c->spec.attach[i].port;
 
 		if (!role || (i >= 0 && c->spec.attach[i].hook != JOB_HOOK_XDP) ||
-		    !job_find_port(c, role))
+		    !port_of(c, role))
 			continue;
 		for (j = 0; j < c->n_rx_roles && strcmp(c->rx_roles[j], role); j++)
 			;
@@ -510,7 +523,7 @@ int job_rxcost_open(struct job_ctx *c)
 				 "rx.ns_per_frame: more than %d receiving ports", RXPATH_MAX_DEVS);
 			return -E2BIG;
 		}
-		names[c->n_rx_roles] = job_find_port(c, role)->ifname;
+		names[c->n_rx_roles] = port_of(c, role)->ifname;
 		c->rx_roles[c->n_rx_roles++] = role;
 	}
 	if (!c->n_rx_roles) {
