@@ -264,7 +264,7 @@ static int build_traffic(struct vctx *c, const struct plan_node *traffic, struct
 
 static int build_metrics(struct vctx *c, const struct plan_node *metrics, struct plan *p)
 {
-	char buf[400], list[300];
+	char buf[400], list[512];
 	int i, j, ret;
 
 	if ((ret = plan_want_list(c, metrics, "metrics", "metric names",
