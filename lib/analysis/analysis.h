@@ -53,7 +53,8 @@ extern const char *const analysis_excluding_flags[];
 unsigned int analysis_row_flags(const json_t *row);
 
 /* Whether METRIC is a record a job keeps beside its measurements, never compared:
- * rx.cpu, cpu.others, warmup.*, search.* (a search's trials and time), *.median
+ * rx.cpu and the other rx.* but rx.ns_per_frame and rx.softirq_ns_per_frame, cpu.others,
+ * warmup.*, search.* (a search's trials and time), *.median
  * (docs/agent.md). */
 bool analysis_is_record(const char *metric);
 
