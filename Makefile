@@ -45,7 +45,7 @@ WEB_SRCS   := $(wildcard web/*.c)
 BPF_SRCS   := $(wildcard bpf/*.bpf.c)
 BPF_OBJS   := $(patsubst bpf/%.bpf.c,$(BUILD)/bpf/%.bpf.o,$(BPF_SRCS))
 # Programs built into the agent through generated skeletons.
-SKELS      := $(BUILD)/bpf/xdp_gen.skel.h $(BUILD)/bpf/latency_rx.skel.h
+SKELS      := $(BUILD)/bpf/xdp_gen.skel.h $(BUILD)/bpf/latency_rx.skel.h $(BUILD)/bpf/rxpath.skel.h
 UNIT_SRCS  := $(wildcard tests/unit/test_*.c)
 UNIT_BINS  := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
 

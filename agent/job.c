@@ -296,7 +296,7 @@ json_t *job_run(const json_t *msg, const struct job_opts *opts)
 	if (err)
 		goto out;
 	rates = job_any_metric(c, "port.") || job_any_metric(c, "gen.") || job_any_metric(c, "counter.") ||
-		job_any_metric(c, "cpu.") || job_any_metric(c, "nic.");
+		job_any_metric(c, "cpu.") || job_any_metric(c, "nic.") || job_rxcost_wanted(c);
 	/* without a generator, the receiving port: its look is part of the warmup, so the
 	 * rate window still starts warmup after the go */
 	if (rates && !c->rx_role && !c->from)
@@ -323,7 +323,14 @@ json_t *job_run(const json_t *msg, const struct job_opts *opts)
 			snprintf(c->err, sizeof(c->err), "out of memory");
 			goto out;
 		}
+		/* rx.ns_per_frame: its tracepoints only for the rate window */
+		if (job_rxcost_wanted(c)) {
+			err = job_rxcost_open(c);
+			if (err)
+				goto out;
+		}
 		err = job_run_window(c, JOB_RATE, duration_ms);
+		rxcost_close(&c->rxcost);
 		if (err)
 			goto out;
 		err = job_check_delivery(c);
@@ -370,6 +377,7 @@ out:
 	if (c->opts->progress && spec)
 		job_progress(c, "cleanup", 0, 0, NULL);
 	progstats_disable(&c->stats_fd);
+	rxcost_close(&c->rxcost);
 	job_traffic_destroy(c);
 	attach_destroy(&c->attach);
 	free(c->rx_series);

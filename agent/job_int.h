@@ -29,6 +29,7 @@
 #include "analysis/mlrsearch.h"
 #include "plan/jobspec.h"
 #include "progstats.h"
+#include "rxcost.h"
 
 #define JOB_ERR_LEN 1024
 #define JOB_POLL_MS 100
@@ -101,6 +102,10 @@ struct job_ctx {
 	bool warm_settled;
 	char outliers[512];		/* outlier seconds of the windows, for the verdict */
 	char search_bound[256];		/* why a search ended generator-bound, "" if not */
+	struct rxcost *rxcost;		/* rx.ns_per_frame: attached for the rate window */
+	const char *rx_roles[RXPATH_MAX_DEVS];	/* its ports, in the order of its devices */
+	int n_rx_roles;
+	bool rxcost_polls;		/* napi_poll hooked: per-poll figures */
 	size_t outliers_len;
 	char err[JOB_ERR_LEN];
 };
@@ -121,6 +126,11 @@ void job_add_sample(struct job_ctx *c, const char *metric, const char *subject,
 /* true when the spec lists a metric of the cost window (prog.ns_per_run, prog.run_pps)
  * or none */
 bool job_cost_wanted(const struct job_ctx *c);
+/* true when the spec names rx.ns_per_frame or rx.softirq_ns_per_frame (never by listing
+ * no metrics: their tracepoints cost every poll of the rate window something) */
+bool job_rxcost_wanted(const struct job_ctx *c);
+/* true when the spec lists NAME (not by listing none) */
+bool job_metric_listed(const struct job_ctx *c, const char *name);
 /* What the load of each attached program cost (verifier.insns, prog.jited_bytes,
  * prog.xlated_insns; with `verifier: stats` the verifier log's figures), as whole
  * cost-window samples. */
@@ -133,6 +143,9 @@ void job_window_robust(struct job_ctx *c, const char *window);
 /* job_window.c */
 /* Sleep until CLOCK_MONOTONIC DEADLINE_NS, looking at the cancel flag every JOB_POLL_MS. */
 int job_sleep_until(struct job_ctx *c, int64_t deadline_ns);
+/* rx.ns_per_frame: attach bpf/rxpath.bpf.c for the receiving port(s): c->rx_role and
+ * every port with an XDP program of the variant. */
+int job_rxcost_open(struct job_ctx *c);
 /* Run window W of DURATION_MS. */
 int job_run_window(struct job_ctx *c, enum job_window w, int64_t duration_ms);
 /* The host warm-up. */

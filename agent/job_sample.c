@@ -90,6 +90,17 @@ bool job_any_metric(const struct job_ctx *c, const char *prefix)
 	return false;
 }
 
+bool job_metric_listed(const struct job_ctx *c, const char *name)
+{
+	return c->spec.has_metrics && metric_wanted(c, name);
+}
+
+bool job_rxcost_wanted(const struct job_ctx *c)
+{
+	return c->spec.has_metrics && (metric_wanted(c, "rx.ns_per_frame") ||
+				       metric_wanted(c, "rx.softirq_ns_per_frame"));
+}
+
 bool job_cost_wanted(const struct job_ctx *c)
 {
 	return job_any_metric(c, "prog.ns_per_run") || job_any_metric(c, "prog.run_pps");

@@ -30,6 +30,7 @@ struct job_snap {
 	uint64_t **nic;
 	bool *nic_ok;
 	int64_t nic_t_ns;
+	struct rxcost_sums rx;		/* rate window with c->rxcost */
 };
 
 static bool cancelled(const struct job_ctx *c)
@@ -141,6 +142,7 @@ static void snap_copy(struct job_ctx *c, struct job_snap *dst, const struct job_
 
 	dst->t_ns = src->t_ns;
 	dst->gen_frames = src->gen_frames;
+	dst->rx = src->rx;
 	memcpy(dst->ports, src->ports, c->n_ports * sizeof(*dst->ports));
 	memcpy(dst->progs, src->progs, n_progs * sizeof(*dst->progs));
 	memcpy(dst->counters, src->counters,
@@ -215,6 +217,14 @@ static int snap_take(struct job_ctx *c, struct job_snap *s, bool progs, bool nic
 			snprintf(c->err, sizeof(c->err), "cannot read counter '%s' of map '%s': %s",
 				 attach_counter_get(c->attach, i)->name,
 				 attach_counter_get(c->attach, i)->map, strerror(-err));
+			return err;
+		}
+	}
+	if (!progs && c->rxcost) {
+		err = rxcost_read(c->rxcost, &s->rx);
+		if (err) {
+			snprintf(c->err, sizeof(c->err), "cannot read rx.ns_per_frame's maps: %s",
+				 strerror(-err));
 			return err;
 		}
 	}
@@ -321,6 +331,84 @@ static void rate_facts(struct job_ctx *c, const struct job_snap *a, const struct
 	}
 }
 
+/* The job port of ROLE, or NULL (job_find_port() without calling job_traffic.c, which
+ * calls this file). */
+static const struct job_port *port_of(const struct job_ctx *c, const char *role)
+{
+	int i;
+
+	for (i = 0; role && i < c->n_ports; i++) {
+		if (!strcmp(c->ports[i].role, role))
+			return &c->ports[i];
+	}
+	return NULL;
+}
+
+/* rx.ns_per_frame of each receiving port over A -> B (rxcost.h); over the whole window
+ * (SEQ -1) its denominators as records too. */
+static void emit_rxcost(struct job_ctx *c, const struct job_snap *a, const struct job_snap *b,
+			int seq)
+{
+	const struct job_port *rx = port_of(c, c->n_rx_roles ? c->rx_roles[0] : NULL);
+	struct rxcost_work work[RXPATH_MAX_WORK + 1];
+	double per_poll, per_frame;
+	struct rxcost_fig f;
+	int i, j;
+
+	for (i = 0; rx && i < c->n_ports; i++) {
+		if (&c->ports[i] == rx)
+			job_add_sample(c, "rx.softirq_ns_per_frame", rx->role,
+				       rxcost_softirq_per_frame(&a->rx, &b->rx,
+					       (double)(b->ports[i].rx_packets -
+							a->ports[i].rx_packets)),
+				       "ns", "rate", seq);
+	}
+	if (seq < 0 && rx)
+		job_add_record(c, "rx.softirqs", rx->role,
+			       (double)(b->rx.sirq.count - a->rx.sirq.count), "count", "rate");
+	for (i = 0; c->rxcost_polls && i < c->n_rx_roles; i++) {
+		const struct job_port *p = port_of(c, c->rx_roles[i]);
+		double port_frames = -1;
+
+		for (j = 0; j < c->n_ports; j++) {
+			if (&c->ports[j] == p)
+				port_frames = (double)(b->ports[j].rx_packets - a->ports[j].rx_packets);
+		}
+		rxcost_delta(&a->rx, &b->rx, i, port_frames, &f);
+		job_add_sample(c, "rx.ns_per_frame", c->rx_roles[i], f.ns_per_frame, "ns", "rate",
+			       seq);
+		if (seq >= 0)
+			continue;
+		job_add_record(c, "rx.frames", c->rx_roles[i], f.frames, "count", "rate");
+		/* what the port counted meanwhile: frames polled elsewhere (threaded NAPI,
+		 * busy polling, another path) show as a difference */
+		if (port_frames >= 0)
+			job_add_record(c, "rx.port_frames", c->rx_roles[i], port_frames, "count",
+				       "rate");
+		job_add_record(c, "rx.polls", c->rx_roles[i], f.polls, "count", "rate");
+		job_add_record(c, "rx.empty_polls", c->rx_roles[i], f.empty_polls, "count", "rate");
+		job_add_record(c, "rx.empty_poll_ns", c->rx_roles[i], f.empty_ns, "ns", "rate");
+		if (f.polls > 0 &&
+		    !rxcost_read_work(c->rxcost, i, f.napi, work) &&
+		    !rxcost_fit(work, RXPATH_MAX_WORK + 1, &per_poll, &per_frame)) {
+			/* since the attach (a minimum cannot be taken apart), a few ms more */
+			job_add_record(c, "rx.fit_ns_per_frame", c->rx_roles[i], per_frame, "ns",
+				       "rate");
+			job_add_record(c, "rx.fit_ns_per_poll", c->rx_roles[i], per_poll, "ns",
+				       "rate");
+		}
+		if (f.others > 0)
+			job_add_record(c, "rx.other_napis", c->rx_roles[i], f.others, "count",
+				       "rate");
+		if (f.outside > 0)
+			job_add_record(c, "rx.untimed_polls", c->rx_roles[i], f.outside, "count",
+				       "rate");
+		if (i == 0)
+			job_add_record(c, "rx.hook_ns_per_poll", "napi_poll", f.hook_ns_per_poll,
+				       "ns", "rate");
+	}
+}
+
 /* Samples of one interval A -> B; SEQ -1 for the whole window. */
 static void emit(struct job_ctx *c, enum job_window w, const struct job_snap *a,
 		 const struct job_snap *b, int seq)
@@ -368,6 +456,8 @@ static void emit(struct job_ctx *c, enum job_window w, const struct job_snap *a,
 			job_add_sample(c, "cpu.busy", subject, busy, "ratio", "rate", seq);
 			job_add_sample(c, "cpu.softirq", subject, softirq, "ratio", "rate", seq);
 		}
+		if (c->rxcost)
+			emit_rxcost(c, a, b, seq);
 		rate_facts(c, a, b, dt, seq);
 		if (seq < 0)
 			nic_emit(c, a, b);
@@ -493,6 +583,42 @@ out:
 static const char *window_phase(enum job_window w)
 {
 	return w == JOB_WARMUP ? "warmup" : w == JOB_RATE ? "rate" : "cost";
+}
+
+int job_rxcost_open(struct job_ctx *c)
+{
+	const char *names[RXPATH_MAX_DEVS];
+	int i, j;
+
+	c->n_rx_roles = 0;
+	for (i = -1; i < c->spec.n_attach; i++) {
+		const char *role = i < 0 ? c->rx_role : c->spec.attach[i].port;
+
+		if (!role || (i >= 0 && c->spec.attach[i].hook != JOB_HOOK_XDP) ||
+		    !port_of(c, role))
+			continue;
+		for (j = 0; j < c->n_rx_roles && strcmp(c->rx_roles[j], role); j++)
+			;
+		if (j < c->n_rx_roles)
+			continue;
+		if (c->n_rx_roles == RXPATH_MAX_DEVS) {
+			snprintf(c->err, sizeof(c->err),
+				 "rx.ns_per_frame: more than %d receiving ports", RXPATH_MAX_DEVS);
+			return -E2BIG;
+		}
+		names[c->n_rx_roles] = port_of(c, role)->ifname;
+		c->rx_roles[c->n_rx_roles++] = role;
+	}
+	if (!c->n_rx_roles) {
+		snprintf(c->err, sizeof(c->err),
+			 "rx.ns_per_frame: no receiving port (traffic.to, the generator's peer, or an XDP port of the variant)");
+		return -EINVAL;
+	}
+	/* rx.softirq_ns_per_frame alone: no napi_poll hook (what it costs shows in the
+	 * difference to a run with rx.ns_per_frame) */
+	c->rxcost_polls = job_metric_listed(c, "rx.ns_per_frame");
+	return rxcost_open_opts(&c->rxcost, names, c->n_rx_roles, c->rxcost_polls, c->err,
+				sizeof(c->err));
 }
 
 /* Run one phase of DURATION_MS: a counter snapshot per second at absolute deadlines,

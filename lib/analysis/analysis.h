@@ -53,8 +53,9 @@ extern const char *const analysis_excluding_flags[];
 unsigned int analysis_row_flags(const json_t *row);
 
 /* Whether METRIC is a record a job keeps beside its measurements, never compared:
- * rx.cpu, cpu.others, warmup.*, search.* (a search's trials and time), *.median, nic.*
- * (driver counters) (docs/agent.md). */
+ * rx.cpu and the other rx.* but rx.ns_per_frame and rx.softirq_ns_per_frame, cpu.others,
+ * warmup.*, search.* (a search's trials and time), *.median, nic.* (driver counters)
+ * (docs/agent.md). */
 bool analysis_is_record(const char *metric);
 /* Whether value or sample ROW is a record: its metric is one (analysis_is_record) and the
  * job's metrics do not list it (a nic.NAME a plan lists is compared: the store's row

@@ -125,7 +125,10 @@ bool analysis_is_record(const char *metric)
 {
 	size_t n = strlen(metric);
 
-	return !strcmp(metric, "rx.cpu") || !strcmp(metric, "cpu.others") ||
+	/* rx.* but the two metrics: their denominators and the hook's cost (docs/agent.md) */
+	return (!strncmp(metric, "rx.", 3) && strcmp(metric, "rx.ns_per_frame") &&
+		strcmp(metric, "rx.softirq_ns_per_frame")) ||
+	       !strcmp(metric, "cpu.others") ||
 	       !strncmp(metric, "warmup.", 7) || !strncmp(metric, "search.", 7) ||
 	       !strncmp(metric, "nic.", 4) || (n > 7 && !strcmp(metric + n - 7, ".median"));
 }

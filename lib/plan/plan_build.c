@@ -31,6 +31,8 @@ static const char *const known_metrics[] = {
 	"port.rx_pps", "port.tx_pps", "port.drop_pps", "gen.tx_pps", "prog.ns_per_run",
 	"prog.run_pps", "cpu.softirq", "cpu.busy", "counter.pps",
 	"gen.offered_pps",	/* with traffic.rate, always */
+	/* the receive path's poll time per frame (tracepoints; only when listed) */
+	"rx.ns_per_frame", "rx.softirq_ns_per_frame",
 	/* what each load cost (docs/agent.md, "Metrics"), the verifier's with `verifier: stats` */
 	"verifier.insns", "prog.jited_bytes", "prog.xlated_insns", "verifier.processed_insns",
 	"verifier.total_states", "verifier.peak_states", "verifier.time_us", NULL,
@@ -280,7 +282,7 @@ static int build_traffic(struct vctx *c, const struct plan_node *traffic, struct
 
 static int build_metrics(struct vctx *c, const struct plan_node *metrics, struct plan *p)
 {
-	char buf[400], list[300];
+	char buf[400], list[512];
 	int i, j, ret;
 
 	if ((ret = plan_want_list(c, metrics, "metrics", "metric names",

@@ -170,6 +170,12 @@ static void test_analysis_tukey_fences(void **state)
 		json_decref(plain);
 		json_decref(median);
 	}
+	/* rx.ns_per_frame's denominators and fit are records, the two metrics are not */
+	assert_true(analysis_is_record("rx.frames") && analysis_is_record("rx.polls") &&
+		    analysis_is_record("rx.fit_ns_per_frame") &&
+		    analysis_is_record("rx.ns_per_frame.median"));
+	assert_false(analysis_is_record("rx.ns_per_frame") ||
+		     analysis_is_record("rx.softirq_ns_per_frame"));
 }
 
 /* The exclusion rule: disturbed left out, unstable used; a far-out value left out and

@@ -578,9 +578,9 @@ static const struct bad_plan bad_format[] = {
 	{ BASE "verifier: loud\n",
 	  FILE_NAME ":9:11: verifier: expected one of none, stats, got 'loud'" },
 	{ BASE "metrics: [port.rx_pps, port.rx_bps]\n",
-	  FILE_NAME ":9:24: metrics: unknown metric 'port.rx_bps' (known: port.rx_pps, port.tx_pps, port.drop_pps, gen.tx_pps, prog.ns_per_run, prog.run_pps, cpu.softirq, cpu.busy, counter.pps, gen.offered_pps, verifier.insns, prog.jited_bytes, prog.xlated_insns, verifier.processed_insns, verifier.total_states, verifier.peak_states, verifier.time_us, nic.NAME: a driver counter of ethtool -S)" },
+	  FILE_NAME ":9:24: metrics: unknown metric 'port.rx_bps' (known: port.rx_pps, port.tx_pps, port.drop_pps, gen.tx_pps, prog.ns_per_run, prog.run_pps, cpu.softirq, cpu.busy, counter.pps, gen.offered_pps, rx.ns_per_frame, rx.softirq_ns_per_frame, verifier.insns, prog.jited_bytes, prog.xlated_insns, verifier.processed_insns, verifier.total_states, verifier.peak_states, verifier.time_us, nic.NAME: a driver counter of ethtool -S)" },
 	{ BASE "metrics: [port.rx_pps, nic.ucast pkts rx]\n",
-	  FILE_NAME ":9:24: metrics: unknown metric 'nic.ucast pkts rx' (known: port.rx_pps, port.tx_pps, port.drop_pps, gen.tx_pps, prog.ns_per_run, prog.run_pps, cpu.softirq, cpu.busy, counter.pps, gen.offered_pps, verifier.insns, prog.jited_bytes, prog.xlated_insns, verifier.processed_insns, verifier.total_states, verifier.peak_states, verifier.time_us, nic.NAME: a driver counter of ethtool -S)" },
+	  FILE_NAME ":9:24: metrics: unknown metric 'nic.ucast pkts rx' (known: port.rx_pps, port.tx_pps, port.drop_pps, gen.tx_pps, prog.ns_per_run, prog.run_pps, cpu.softirq, cpu.busy, counter.pps, gen.offered_pps, rx.ns_per_frame, rx.softirq_ns_per_frame, verifier.insns, prog.jited_bytes, prog.xlated_insns, verifier.processed_insns, verifier.total_states, verifier.peak_states, verifier.time_us, nic.NAME: a driver counter of ethtool -S)" },
 	{ WITH_RATE("xdp-live", "0"), FILE_NAME ":6:9: " RATE_EXPECTED "'0'" },
 	{ WITH_RATE("udp", "1000000001"), FILE_NAME ":6:9: " RATE_EXPECTED "'1000000001'" },
 	{ WITH_RATE("xdp-live", "0%"), FILE_NAME ":6:9: " RATE_EXPECTED "'0%'" },
@@ -1115,6 +1115,9 @@ static void test_plan_names(void **state)
 	assert_true(plan_metric_known("prog.run_pps"));
 	assert_true(plan_metric_known("counter.pps"));
 	assert_true(plan_metric_known("cpu.softirq"));
+	assert_true(plan_metric_known("rx.ns_per_frame"));
+	assert_true(plan_metric_known("rx.softirq_ns_per_frame"));
+	assert_false(plan_metric_known("rx.frames"));	/* a record, not a metric */
 	assert_false(plan_metric_known("port.rx_bps"));
 	assert_false(plan_metric_known(NULL));
 	/* driver counters (agent/ethstats.h names) */
