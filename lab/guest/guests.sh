@@ -185,12 +185,13 @@ guest_start() { # I KERNEL [NIC]
 	guest_touch "$i"
 	rm -f "$g/nic"
 	if [ -n "$nic" ]; then
-		# ports a<->b on hub 1, c<->d on hub 2, MACs by which init.sh names them
+		# ports a<->b on hub 1, c<->d on hub 2, MACs by which init.sh names them; no
+		# option ROM (SeaBIOS would run an iPXE for each: boot time, no use with -kernel)
 		echo "$nic" > "$g/nic"
 		for p in a b c d; do
 			macs+=("$(printf '52:54:00:b1:%02x:0%s' $((i % 256)) "$p")")
 			nicdev+=(-netdev "hubport,id=p$p,hubid=$(case $p in a|b) echo 1 ;; *) echo 2 ;; esac)"
-				-device "$nic,netdev=p$p,mac=${macs[-1]}")
+				-device "$nic,netdev=p$p,mac=${macs[-1]},romfile=")
 		done
 	fi
 	{

@@ -122,6 +122,17 @@ for p in "${ports[@]}"; do
 	ip link set "port-$p" up
 	port_args+=(--port "$p=port-$p")
 done
+# a NIC reports its speed (and takes frames) once its link is up: e1000e negotiates for a
+# moment; wait for it (5 s at most), so that the agent's first inventory has the speeds
+if [ -n "${BPFLAB_NICS:-}" ]; then
+	for p in a b c d; do
+		for _ in $(seq 50); do
+			[ "$(cat "/sys/class/net/port-$p/carrier" 2>/dev/null)" = 1 ] && break
+			sleep 0.1
+		done
+		[ "$(cat "/sys/class/net/port-$p/carrier" 2>/dev/null)" = 1 ] || say "port-$p ($BPFLAB_NICS) has no link after 5 s"
+	done
+fi
 ip link set eth0 up || halt "no eth0 (virtio_net)"
 ip addr add 10.0.2.15/24 dev eth0
 ip route add default via 10.0.2.2
