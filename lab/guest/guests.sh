@@ -170,7 +170,8 @@ guests_plan() { # KERNELS NICS (comma separated)
 			for m in "${klist[@]}"; do
 				guest_kernel_has "${kdirs[$m]}" "$drv" && have="$have, $(basename "${kdirs[$m]}")"
 			done
-			refuse "NIC model '$model' has no driver in kernel $rel ($drv)$([[ "$rel" == *-cloud-amd64 ]] && echo " nor in its generic sibling ${rel%-cloud-amd64}-amd64"); kernels that have it: ${have:+${have#, }}${have:-none of those given}"
+			have=${have#, }
+			refuse "NIC model '$model' has no driver in kernel $rel ($drv)$([[ "$rel" == *-cloud-amd64 ]] && echo " nor in its generic sibling ${rel%-cloud-amd64}-amd64"); kernels that have it: ${have:-none of those given}"
 		done
 	done
 }
