@@ -28,10 +28,11 @@
 # Environment: BPFLAB_GUEST_TIMING icount (default) or wall; BPFLAB_GUEST_ICOUNT the
 # -icount option (default shift=0,sleep=on: see docs/kernels.md for why not sleep=off); BPFLAB_GUEST_ACCEL tcg
 # (default) or kvm; BPFLAB_GUEST_MEM 256 (MiB); BPFLAB_GUEST_TIMEOUT 120 (seconds for
-# all guests to register); BPFLAB_GUEST_KEXEC 1: each guest's agent gets a kernel
-# provider (lab/guest/kexec-provider.sh over the kernel cache), so `bpflab host boot gI
-# KERNEL` switches the guest by kexec (docs/kernels.md); off by default, so that a
-# bisection over guests keeps booting new guests through `lab/lab guest-up`.
+# all guests to register; with --nics 40 a guest, at least 120); BPFLAB_GUEST_KEXEC 1:
+# each guest's agent gets a kernel provider (lab/guest/kexec-provider.sh over the kernel
+# cache), so `bpflab host boot gI KERNEL` switches the guest by kexec (docs/kernels.md);
+# off by default, so that a bisection over guests keeps booting new guests through
+# `lab/lab guest-up`.
 
 guest_timing=${BPFLAB_GUEST_TIMING:-icount}
 guest_accel=${BPFLAB_GUEST_ACCEL:-tcg}
@@ -158,6 +159,10 @@ guests_plan() { # KERNELS NICS (comma separated)
 	for k in "${klist[@]}"; do
 		kdirs[$k]=$("$top/lab/kernels" dir "$k") || die "cannot prepare kernel '$k' (see above)"
 	done
+	# guests with NICs boot a little longer and generic kernels (larger) longer still: with
+	# no BPFLAB_GUEST_TIMEOUT, 40 s a guest (4 at once: 124 s measured on 2 busy cores)
+	[ -n "${BPFLAB_GUEST_TIMEOUT:-}" ] ||
+		guest_timeout=$((${#klist[@]} * ${#models[@]} * 40 > 120 ? ${#klist[@]} * ${#models[@]} * 40 : 120))
 	for k in "${klist[@]}"; do
 		kdir=${kdirs[$k]}
 		rel=$(basename "$kdir")
