@@ -152,6 +152,7 @@ guests_plan() { # KERNELS NICS (comma separated)
 		refuse "--kernels and --nics make $((${#klist[@]} * ${#mlist[@]})) guests; at most 16"
 	for m in "${mlist[@]}"; do
 		model=$(guest_nic_check "$m") || exit $?
+		[[ " ${models[*]} " != *" $model "* ]] || refuse "NIC model '$m' is given twice in --nics"
 		models+=("$model")
 	done
 	# every kernel into the cache first (release or package name -> release)

@@ -72,6 +72,8 @@ expect "lab: NIC model 'e1000e' has no driver in kernel 6.99.0-1-cloud-amd64 (e1
 expect "lab: NIC model 'vmxnet3' has no driver in kernel 6.99.0-bpflab-test (vmxnet3); kernels that have it: 6.99.0-1-cloud-amd64" \
 	"the second kernel lacks a model the first has" -- \
 	0 --kernels 6.99.0-1-cloud-amd64,6.99.0-bpflab-test --nics virtio-net-pci,vmxnet3
+expect "lab: NIC model 'virtio-net-pci' is given twice in --nics" "a model twice (virtio is virtio-net-pci)" -- \
+	0 --kernels 6.99.0-bpflab-test --nics virtio,e1000,virtio-net-pci
 expect "lab: --nics goes with --kernels" "--nics without --kernels" -- 2 --nics e1000e
 expect "make 18 guests; at most 16" "more than 16 (kernel, model) guests" -- \
 	0 --kernels k1,k2,k3,k4,k5,k6 --nics virtio,e1000,e1000e
