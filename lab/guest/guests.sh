@@ -13,7 +13,7 @@
 # agent.yaml (with BPFLAB_GUEST_KEXEC=1: the agent's --config, its kernel_provider),
 # console (the serial console: kernel and agent messages), qemu.pid, virtiofsd.pid,
 # virtiofsd.log, kernel (the release it runs), used (when it was last booted or handed
-# out by guest-up, for --max).
+# out by guest-up, for --max), nic (with --nics: the QEMU model of ports a-d).
 #
 # With `--nics MODEL,...` (guests_plan, before anything is started) the guests are the
 # cross product of kernels and QEMU NIC models, kernel-major: each has four NICs of its
