@@ -69,7 +69,7 @@ fake_deb() {
 	dpkg-deb --root-owner-group -Zgzip --build "$d" "$tmp/debs/$pkg.deb" >/dev/null
 }
 whole() { [ -f "$1/initrd" ] && [ "$(cat "$1/fs" 2>/dev/null)" = virtiofs ] && [ -f "$1/vmlinux" ] && [ -s "$1/package" ]; }
-leftovers() { ls -A "$cache" | grep -v -x -F -f <(ls "$cache") || true; }
+leftovers() { local d; for d in "$cache"/.[!.]*; do [ -e "$d" ] && printf '%s ' "${d##*/}"; done; return 0; }
 # run_killed MARKER COMMAND...: run COMMAND in a session of its own with FAKE_CPIO_HANG,
 # SIGKILL its process group once it is making an initramfs (MARKER written); 0 if so
 run_killed() {
