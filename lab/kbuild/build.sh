@@ -77,14 +77,28 @@ git_in() { git -C "$tree" "$@"; }
 is_git=0
 git_in rev-parse --is-inside-work-tree >/dev/null 2>&1 && is_git=1
 dirty() { ! git_in diff --quiet HEAD -- 2>/dev/null || ! git_in diff --cached --quiet -- 2>/dev/null; }
-restore=
+not_clean() { bad "'$tree' has uncommitted changes ($(git_in diff --name-only HEAD | head -n 3 | paste -sd ' ')); commit or stash them before --commit"; }
 if [ -n "$commit" ]; then
 	[ "$is_git" = 1 ] || bad "--commit '$commit': '$tree' is not a git repository"
 	hash=$(git_in rev-parse -q --verify "$commit^{commit}" 2>/dev/null) ||
 		bad "'$commit' is not a commit of '$tree'"
-	if dirty; then
-		bad "'$tree' has uncommitted changes ($(git_in diff --name-only HEAD | head -n 3 | paste -sd ' ')); commit or stash them before --commit"
-	fi
+	if dirty; then not_clean; fi
+fi
+
+# the object directory of this tree, and its lock: one build at a time per tree. Taken
+# before the tree's checkout is read or changed: another build of the tree (its own
+# --commit checked out until it ends) may be compiling it, and a checkout now would
+# change its sources under it, or make this build take that commit for HEAD
+key=$(printf '%s' "$tree" | sha256sum | cut -c1-8)
+work=$kbuild/$(basename "$tree")-$key
+out=$work/out
+mkdir -p "$out" "$CCACHE_DIR" "$cache"
+exec 9>"$work/lock"
+flock 9
+
+restore=
+if [ -n "$commit" ]; then
+	if dirty; then not_clean; fi
 	restore=$(git_in symbolic-ref -q --short HEAD || git_in rev-parse HEAD)
 	if [ "$(git_in rev-parse HEAD)" != "$hash" ]; then
 		# shellcheck disable=SC2064
@@ -126,14 +140,6 @@ if [ "$prepare_only" = 0 ] && [ -n "$hash" ] && [[ "$local_version" != *-dirty ]
 		exit 0
 	done
 fi
-
-# the object directory of this tree, and its lock: one build at a time per tree
-key=$(printf '%s' "$tree" | sha256sum | cut -c1-8)
-work=$kbuild/$(basename "$tree")-$key
-out=$work/out
-mkdir -p "$out" "$CCACHE_DIR" "$cache"
-exec 9>"$work/lock"
-flock 9
 
 make_k() { make -C "$tree" O="$out" CC="ccache gcc" LOCALVERSION="$local_version" "$@"; }
 kernel_release() { cat "$out/include/config/kernel.release" 2>/dev/null; }
