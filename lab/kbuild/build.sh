@@ -83,6 +83,11 @@ if [ -n "$commit" ]; then
 	hash=$(git_in rev-parse -q --verify "$commit^{commit}" 2>/dev/null) ||
 		bad "'$commit' is not a commit of '$tree'"
 	if dirty; then not_clean; fi
+	# git bisect run moves HEAD between its steps without this script's lock: a
+	# --commit build checked out meanwhile, then given back, would put the bisection's
+	# next step on the wrong commit (a step builds HEAD, lab/bisect-build)
+	[ ! -e "$(git_in rev-parse --absolute-git-dir)/BISECT_START" ] ||
+		bad "'$tree' is being bisected (git bisect); --commit would move its HEAD under the bisection: build its HEAD without --commit, or 'git bisect reset' first"
 fi
 
 # the object directory of this tree, and its lock: one build at a time per tree. Taken

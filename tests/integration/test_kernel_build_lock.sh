@@ -10,7 +10,8 @@
 #   C: build (HEAD, the branch at c2), started while A holds c1 checked out;
 #   B: build --commit c2, started while A holds it;
 # checks: the tree stays at c1 while A compiles; A is c1's kernel, B and C c2's (C not
-# c1's, read from A's checkout); the branch is checked out again at the end.
+# c1's, read from A's checkout); the branch is checked out again at the end. And a tree
+# under git bisect: --commit refused (exit 2), its HEAD not moved.
 . "$(dirname "$0")/lib.sh"
 
 tmp=$(mktemp -d /tmp/bpflab-kblock-XXXXXX)
@@ -75,5 +76,13 @@ check "C: exit 0 ($rc), the branch's kernel, c2's, not that of A's checkout ($(c
 check "c2's kernel holds c2's sources" grep -q two "$BPFLAB_KERNEL_CACHE/$r2/vmlinux"
 check "the branch is checked out again ($(gt symbolic-ref -q --short HEAD || echo detached))" \
 	test "$(gt symbolic-ref -q --short HEAD)" = main
+# a tree being bisected: --commit refused (git bisect moves HEAD without the lock)
+gt bisect start "$c2" "$c1" > /dev/null 2>&1
+head=$(gt rev-parse HEAD)
+rc=0; "$top/lab/kernels" build "$tree" --commit "$c1" > /dev/null 2> "$tmp/d.err" || rc=$?
+check "a tree under git bisect: --commit refused, exit 2 ($rc: $(cat "$tmp/d.err"))" \
+	grep -q "is being bisected" "$tmp/d.err"
+check "and its HEAD not moved" test "$(gt rev-parse HEAD)" = "$head" -a "$rc" = 2
+gt bisect reset > /dev/null 2>&1
 [ "$failures" = 0 ] || for f in a b c; do echo "--- $f:"; sed 's/^/    /' "$tmp/$f.err"; done
 finish

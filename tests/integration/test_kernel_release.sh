@@ -25,6 +25,10 @@ export BPFLAB_KERNEL_CACHE="$tmp/cache" BPFLAB_KBUILD_DIR="$tmp/kbuild" BPFLAB_C
 t0=$(date +%s)
 tree=$("$top/lab/kbuild/make-tree.sh")
 echo "tree $tree ($(($(date +%s) - t0)) s)"
+# the tree is shared (/var/cache/bpflab/src): a bisection of it (make check-kernel-build,
+# make demo-bisect-source) owns its HEAD, and lab/kernels build refuses --commit then
+[ ! -e "$(git -C "$tree" rev-parse --absolute-git-dir)/BISECT_START" ] ||
+	skip_test "'$tree' is being bisected (make check-kernel-build or demo-bisect-source running)"
 
 version=$(make -s -C "$tree" kernelversion)
 head0=$(git -C "$tree" rev-parse HEAD)
