@@ -72,6 +72,17 @@ if [ -n "$config" ]; then
 	config=$(cd "$(dirname "$config")" && pwd)/$(basename "$config")
 fi
 
+# what packing needs, after the build (lab/kernels initrd: depmod, modprobe, cpio, a
+# static busybox): checked now, not after tens of minutes of compiling, when a missing
+# one would fail the kernel as if it did not build (lab/bisect-build: skipped, 125)
+if [ "$prepare_only" = 0 ]; then
+	for t in depmod modprobe cpio gzip objcopy readelf; do
+		command -v "$t" >/dev/null 2>&1 || bad "'$t' is missing; it packs the built kernel: sh scripts/deps.sh guests kbuild"
+	done
+	[ -x /bin/busybox ] && ! LC_ALL=C readelf -l /bin/busybox 2>/dev/null | grep -q 'program interpreter' ||
+		bad "no static /bin/busybox for the kernel's initramfs: sh scripts/deps.sh guests kbuild (busybox-static)"
+fi
+
 # the commit: checked out for the build (the tree must be clean), given back afterwards
 git_in() { git -C "$tree" "$@"; }
 is_git=0
