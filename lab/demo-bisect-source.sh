@@ -45,9 +45,15 @@ t_start=$(date +%s)
 
 [ -n "$tree" ] || tree=$("$top/lab/kbuild/make-tree.sh")
 git -C "$tree" bisect reset >/dev/null 2>&1 || true
-good=$(git -C "$tree" rev-parse bpflab-base)
-bad=$(git -C "$tree" rev-parse bpflab-demo)
-git -C "$tree" rev-parse bpflab-planted > "$out/planted"
+# the tags of lab/kbuild/make-tree.sh, as tags: a tree made before 2026-12 also has a
+# branch bpflab-base (ambiguous), one given with --tree may have none of them
+tag() {
+	git -C "$tree" rev-parse -q --verify "refs/tags/$1^{commit}" 2>/dev/null ||
+		{ say "'$tree' has no tag $1: give a tree made by lab/kbuild/make-tree.sh"; exit 1; }
+}
+good=$(tag bpflab-base)
+bad=$(tag bpflab-demo)
+tag bpflab-planted > "$out/planted"
 : > "$out/table.tsv"
 
 # the good end: its kernel, a guest with it, the baseline run

@@ -24,7 +24,8 @@ trap 'exit 130' INT TERM
 sh "$top/scripts/deps.sh" guests >/dev/null
 t0=$(date +%s)
 "$lab" up 0 --kernels "$kernels" --name "$name" --subnet 250
-. "/tmp/bpflab-lab-$name/env"
+# the lab's state directory as lab/lab has it (BPFLAB_LAB_DIR when set)
+. "${BPFLAB_LAB_DIR:-/tmp/bpflab-lab-$name}/env"
 export BPFLAB_COORDINATOR BPFLAB_KEY BPFLAB_SERVER_KEY
 "$bpflab" host list
 "$bpflab" run submit "$top/plans/quickstart.yaml" -s repeat=5 -s traffic.duration=500ms \

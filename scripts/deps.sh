@@ -28,9 +28,10 @@ BROWSER_PKGS="chromium chromium-driver python3-selenium"
 # kbuild: a kernel tree to build (linux-source-6.12, a tarball under /usr/src), the
 # compiler cache that makes neighbouring commits rebuild in about a minute, and the
 # tools kbuild calls (pahole from dwarves for BTF, bc, flex, bison, openssl and libelf
-# headers); git makes the tree a repository to bisect.
+# headers); git makes the tree a repository to bisect; kmod, cpio and busybox-static
+# pack the built kernel into the kernel cache (depmod, its initramfs), as for guests.
 KBUILD_PKGS="linux-source-6.12 ccache dwarves bc flex bison libssl-dev libelf-dev git
-xz-utils"
+xz-utils kmod cpio busybox-static binutils"
 
 PKGS="make gcc clang llvm pkg-config bpftool libbpf-dev libelf-dev zlib1g-dev
 libzmq3-dev libyaml-dev libsqlite3-dev libcmocka-dev libjansson-dev libmicrohttpd-dev

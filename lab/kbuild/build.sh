@@ -72,19 +72,49 @@ if [ -n "$config" ]; then
 	config=$(cd "$(dirname "$config")" && pwd)/$(basename "$config")
 fi
 
+# what packing needs, after the build (lab/kernels initrd: depmod, modprobe, cpio, a
+# static busybox): checked now, not after tens of minutes of compiling, when a missing
+# one would fail the kernel as if it did not build (lab/bisect-build: skipped, 125)
+if [ "$prepare_only" = 0 ]; then
+	for t in depmod modprobe cpio gzip objcopy readelf; do
+		command -v "$t" >/dev/null 2>&1 || bad "'$t' is missing; it packs the built kernel: sh scripts/deps.sh guests kbuild"
+	done
+	[ -x /bin/busybox ] && ! LC_ALL=C readelf -l /bin/busybox 2>/dev/null | grep -q 'program interpreter' ||
+		bad "no static /bin/busybox for the kernel's initramfs: sh scripts/deps.sh guests kbuild (busybox-static)"
+fi
+
 # the commit: checked out for the build (the tree must be clean), given back afterwards
 git_in() { git -C "$tree" "$@"; }
 is_git=0
 git_in rev-parse --is-inside-work-tree >/dev/null 2>&1 && is_git=1
 dirty() { ! git_in diff --quiet HEAD -- 2>/dev/null || ! git_in diff --cached --quiet -- 2>/dev/null; }
-restore=
+not_clean() { bad "'$tree' has uncommitted changes ($(git_in diff --name-only HEAD | head -n 3 | paste -sd ' ')); commit or stash them before --commit"; }
 if [ -n "$commit" ]; then
 	[ "$is_git" = 1 ] || bad "--commit '$commit': '$tree' is not a git repository"
 	hash=$(git_in rev-parse -q --verify "$commit^{commit}" 2>/dev/null) ||
 		bad "'$commit' is not a commit of '$tree'"
-	if dirty; then
-		bad "'$tree' has uncommitted changes ($(git_in diff --name-only HEAD | head -n 3 | paste -sd ' ')); commit or stash them before --commit"
-	fi
+	if dirty; then not_clean; fi
+	# git bisect run moves HEAD between its steps without this script's lock: a
+	# --commit build checked out meanwhile, then given back, would put the bisection's
+	# next step on the wrong commit (a step builds HEAD, lab/bisect-build)
+	[ ! -e "$(git_in rev-parse --absolute-git-dir)/BISECT_START" ] ||
+		bad "'$tree' is being bisected (git bisect); --commit would move its HEAD under the bisection: build its HEAD without --commit, or 'git bisect reset' first"
+fi
+
+# the object directory of this tree, and its lock: one build at a time per tree. Taken
+# before the tree's checkout is read or changed: another build of the tree (its own
+# --commit checked out until it ends) may be compiling it, and a checkout now would
+# change its sources under it, or make this build take that commit for HEAD
+key=$(printf '%s' "$tree" | sha256sum | cut -c1-8)
+work=$kbuild/$(basename "$tree")-$key
+out=$work/out
+mkdir -p "$out" "$CCACHE_DIR" "$cache"
+exec 9>"$work/lock"
+flock 9
+
+restore=
+if [ -n "$commit" ]; then
+	if dirty; then not_clean; fi
 	restore=$(git_in symbolic-ref -q --short HEAD || git_in rev-parse HEAD)
 	if [ "$(git_in rev-parse HEAD)" != "$hash" ]; then
 		# shellcheck disable=SC2064
@@ -107,6 +137,10 @@ fi
 # (include/config/kernel.release, written by `make prepare`), known only once the
 # object directory is configured (lab/kbuild/build.sh before 2026-12 guessed it and
 # packed under a name the kernel did not have).
+# a cache entry is whole when it has its initrd and fs (lab/kernels: complete); entries
+# appear by a rename, whole, but an older build.sh made them in place, and a crash of it
+# could leave one with an initrd and no fs
+complete() { [ -f "$1/initrd" ] && [ -s "$1/fs" ]; }
 if [ -n "$config" ]; then
 	input=$(sha256sum < "$config" | cut -c1-16)
 else
@@ -114,7 +148,7 @@ else
 fi
 if [ "$prepare_only" = 0 ] && [ -n "$hash" ] && [[ "$local_version" != *-dirty ]]; then
 	for d in "$cache"/*-bpflab-"${hash:0:12}"/; do
-		[ -f "$d/initrd" ] && [ "$(cat "$d/commit" 2>/dev/null)" = "$hash" ] &&
+		complete "$d" && [ "$(cat "$d/commit" 2>/dev/null)" = "$hash" ] &&
 			[ "$(cat "$d/config_input" 2>/dev/null)" = "$input" ] || continue
 		cached=$(basename "$d")
 		say "$cached is cached (same commit and config) in $cache/$cached"
@@ -122,14 +156,6 @@ if [ "$prepare_only" = 0 ] && [ -n "$hash" ] && [[ "$local_version" != *-dirty ]
 		exit 0
 	done
 fi
-
-# the object directory of this tree, and its lock: one build at a time per tree
-key=$(printf '%s' "$tree" | sha256sum | cut -c1-8)
-work=$kbuild/$(basename "$tree")-$key
-out=$work/out
-mkdir -p "$out" "$CCACHE_DIR" "$cache"
-exec 9>"$work/lock"
-flock 9
 
 make_k() { make -C "$tree" O="$out" CC="ccache gcc" LOCALVERSION="$local_version" "$@"; }
 kernel_release() { cat "$out/include/config/kernel.release" 2>/dev/null; }
@@ -178,8 +204,9 @@ if [ "$prepare_only" = 1 ]; then
 	exit 0
 fi
 kdir=$cache/$release
-if [[ "$local_version" != *-dirty ]] && [ -f "$kdir/initrd" ] && cmp -s "$kdir/config" "$out/.config"; then
-	echo "$input" > "$kdir/config_input"
+if [[ "$local_version" != *-dirty ]] && complete "$kdir" && cmp -s "$kdir/config" "$out/.config"; then
+	echo "$input" > "$kdir/config_input.tmp"
+	mv "$kdir/config_input.tmp" "$kdir/config_input"
 	say "$release is cached with this config in $kdir"
 	echo "$release"
 	exit 0
@@ -199,10 +226,23 @@ built=$(kernel_release)
 	die "the kernel was built as '${built:-?}', not '$release' as 'make prepare' said (log $log); nothing packed"
 
 say "packing $release into $kdir"
-tmp=$(mktemp -d "$cache/.build.XXXXXX")
+# the entry is made whole in a temporary cache of its own inside the cache (the same
+# file system: $tmp/$release, initramfs included) and renamed into place at the end: a
+# crash or failure while packing leaves no half-written kernel in the cache
+for d in "$cache"/.fetch.* "$cache"/.build.*; do
+	[ -f "$d/lock" ] && flock -n "$d/lock" true 2>/dev/null && rm -rf "$d"
+done
+stage=$(mktemp -d "$cache/.build.XXXXXX")
+# held while this build packs (fd 8): lab/kernels removes a .build.* whose lock is free,
+# the leftovers of a build killed while packing ('lock' appears only once held)
+exec 8>"$stage/lock.new"
+flock 8
+mv "$stage/lock.new" "$stage/lock"
+tmp=$stage/$release
+mkdir "$tmp"
 chmod 755 "$tmp"
 # shellcheck disable=SC2064
-trap "rm -rf '$tmp'; ${restore:+git -C '$tree' checkout -q '$restore' 2>/dev/null}" EXIT
+trap "rm -rf '$stage'; ${restore:+git -C '$tree' checkout -q '$restore' 2>/dev/null}" EXIT
 mkdir -p "$tmp/root/boot" "$tmp/root/lib/modules"
 {
 	make_k INSTALL_MOD_PATH="$tmp/root" INSTALL_MOD_STRIP=1 DEPMOD=/sbin/depmod modules_install
@@ -223,13 +263,17 @@ echo "$tree" > "$tmp/tree"
 echo "$input" > "$tmp/config_input"
 cp "$log" "$tmp/build.log"
 ccache -s 2>/dev/null | grep -Ei '^ *(hits|misses|cache hit)' > "$tmp/ccache" || true
-rm -rf "$kdir"
-mv "$tmp" "$kdir"
-# the initramfs as for a Debian kernel: builtin drivers need no module in it
-"$top/lab/kernels" initrd "$release" >&2 || die "cannot make the initramfs of $release"
-t2=$(date +%s%N)
-printf '%d.%03d\n' $(((t1 - t0) / 1000000000)) $(((t1 - t0) / 1000000 % 1000)) > "$kdir/build_seconds"
+printf '%d.%03d\n' $(((t1 - t0) / 1000000000)) $(((t1 - t0) / 1000000 % 1000)) > "$tmp/build_seconds"
 # how busy the machine was: the 1-minute load average when the build started and ended
-echo "$load0 $(cut -d' ' -f1 /proc/loadavg) (1-min load at start, end; $(nproc) CPUs)" > "$kdir/build_load"
+echo "$load0 $(cut -d' ' -f1 /proc/loadavg) (1-min load at start, end; $(nproc) CPUs)" > "$tmp/build_load"
+# the initramfs as for a Debian kernel (builtin drivers need no module in it), made in
+# the staging cache: initrd and fs are the last files, the entry is whole after them
+BPFLAB_KERNEL_CACHE=$stage "$top/lab/kernels" initrd "$release" >&2 || die "cannot make the initramfs of $release"
+# in place in one rename; a kernel there before (say a build of another config) moved
+# aside first and removed after
+[ ! -e "$kdir" ] || mv -T "$kdir" "$stage/old"
+mv -T "$tmp" "$kdir"
+rm -rf "$stage"
+t2=$(date +%s%N)
 say "$release built in $(cat "$kdir/build_seconds") s, packed in $(((t2 - t1) / 1000000)) ms: $kdir"
 echo "$release"

@@ -10,7 +10,9 @@
 #
 # Prints DIR. Tags: bpflab-base (the unpacked source), bpflab-planted (the regression),
 # bpflab-demo (the top). Commits have fixed authors and dates, so their ids are the same
-# on every machine. The regression: the x86 JIT makes every XDP program clear four
+# on every machine with the same linux-source-6.12 (its version, e.g. 6.12.118, is the
+# tree's: another one gives other ids and releases; a tree made once stays at the
+# version it was made from). The regression: the x86 JIT makes every XDP program clear four
 # scratch registers on entry, four more guest instructions per packet inside the window
 # that bpf_stats times, so `prog.ns_per_run` of any XDP plan under icount (guest
 # instructions per run, exact) rises by 4. The commits are made without touching the
@@ -38,6 +40,9 @@ if ! g rev-parse -q --verify refs/tags/bpflab-base >/dev/null 2>&1; then
 		[ -f "$tarball" ] || die "no '$tarball': sh scripts/deps.sh kbuild"
 		[ ! -e "$dir" ] || die "'$dir' exists and is not a git repository; remove it"
 		echo "make-tree: unpacking $tarball into $dir" >&2
+		# what a crash of an earlier run left half-unpacked (maybe of another
+		# linux-source-6.12 version) is not built on: $dir appears only by the rename
+		rm -rf "$dir.tmp"
 		mkdir -p "$dir.tmp"
 		tar -xJf "$tarball" -C "$dir.tmp" --strip-components=1
 		git -C "$dir.tmp" init -q -b bpflab
@@ -106,7 +111,9 @@ commit kernel/bpf/syscall.c '0,/^#include <linux\/bpf.h>$/s//#include <linux\/bp
 commit drivers/net/dummy.c 's|^#define DRV_NAME	"dummy"|#define DRV_NAME	"dummy"	/* as ethtool -i reports it */|' \
 	"net: dummy: say where DRV_NAME shows"
 [ "$n" = 8 ] || die "made $n commits, not 8"
-g tag bpflab-planted "$planted"
+# -f: a run that stopped between the two tags made the same commits (fixed dates and
+# authors); bpflab-demo, tagged last, says the tree is finished
+g tag -f bpflab-planted "$planted" >/dev/null
 g tag bpflab-demo "$parent"
 echo "make-tree: $dir: bpflab-base $(g rev-parse --short=12 bpflab-base), 8 commits up to tag bpflab-demo, the regression $(g rev-parse --short=12 bpflab-planted)" >&2
 echo "$dir"

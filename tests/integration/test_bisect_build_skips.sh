@@ -3,10 +3,11 @@
 # without a real kernel build (docs/kernels.md, "Bisecting a tree"): a commit whose
 # build fails, and one whose kernel builds but does not boot. The tree is a stand-in
 # kernel tree in git whose Makefile plays kbuild: the config targets leave an empty
-# .config (lab/kernels build puts guest.config over it), `kernelrelease` prints
-# 6.12.0$(LOCALVERSION), and `vmlinux` fails with a compiler error. Commit 1's kernel
-# is put into the (temporary) kernel cache beforehand, as a build of it would have left
-# it, so `lab/kernels build` takes it from there: Debian's 6.12 cloud vmlinux with an
+# .config (lab/kernels build puts guest.config over it), `prepare` writes
+# include/config/kernel.release (6.12.0$(LOCALVERSION)), and `vmlinux` fails with a
+# compiler error. Commit 1's kernel is put into the (temporary) kernel cache beforehand,
+# as a build of it would have left it (commit and config_input recorded: the build finds
+# it by these), so `lab/kernels build` takes it from there: Debian's 6.12 cloud vmlinux with an
 # initramfs whose /init is not executable, so the kernel panics looking for a root file
 # system and QEMU exits. Checks, for each commit: exit 125, the reason on stderr (the
 # compiler's error line and the build log named; the panic from the console's last
@@ -34,6 +35,8 @@ defconfig kvm_guest.config olddefconfig mod2noconfig:
 	@mkdir -p $(O) && touch $(O)/.config
 kernelrelease:
 	@echo 6.12.0$(LOCALVERSION)
+prepare:
+	@mkdir -p $(O)/include/config && echo 6.12.0$(LOCALVERSION) > $(O)/include/config/kernel.release
 vmlinux modules:
 	@echo "net/core/dev.c:42:1: error: expected ';' before '}' token"; exit 2
 EOF
@@ -55,7 +58,7 @@ ln -s "$debdir/vmlinux" "$k/vmlinux"
 printf 'not a program\n' > "$tmp/initrd/init"
 (cd "$tmp/initrd" && echo init | cpio -o -H newc --quiet | gzip -1) > "$k/initrd"
 echo virtiofs > "$k/fs"
-echo "source $c1" > "$k/package"; echo 0 > "$k/deb_bytes"
+echo "source $c1" > "$k/package"; echo 0 > "$k/deb_bytes"; echo "$c1" > "$k/commit"
 sha256sum < "$top/lab/kbuild/guest.config" | cut -c1-16 | sed 's/$/-default/' > "$k/config_input"
 
 lab_start 1

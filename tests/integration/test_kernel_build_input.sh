@@ -4,7 +4,7 @@
 # seconds: a path that is not a kernel tree, a config without an option guests need
 # (BPF_SYSCALL, XDP_SOCKETS: the option named), --config with --config-from, a commit
 # that does not exist, uncommitted changes with --commit, an unknown release for
-# --config-from. Each must exit 2 with its message, leave the kernel cache and the
+# --config-from, a tool that packing needs (depmod) missing. Each must exit 2 with its message, leave the kernel cache and the
 # build directory empty and the tree's checkout as it was. The tree is a stand-in: the
 # files lab/kernels build looks for (Makefile with VERSION, Kconfig, arch/x86/Kconfig,
 # scripts/kconfig/merge_config.sh) in a temporary git repository. The whole build is
@@ -90,4 +90,10 @@ cp -r "$tree/Makefile" "$tree/Kconfig" "$tree/arch" "$tree/scripts" "$tmp/notgit
 expect 2 "is not a git repository" "--commit in a tree that is not in git" -- \
 	build "$tmp/notgit" --commit HEAD
 expect 2 "unknown option '--fast'" "an unknown option" -- build "$tree" --fast
+# a tool that only packing uses (after the build) is checked before anything is built;
+# depmod is in /usr/sbin, not on this PATH
+if ! PATH=/usr/bin:/bin command -v depmod >/dev/null; then
+	PATH=/usr/bin:/bin expect 2 "'depmod' is missing" "no depmod (packing needs it): refused before the build" -- \
+		build "$tree" --config "$tmp/good.config"
+fi
 finish

@@ -3,8 +3,9 @@
 # the kernel builds (issue: a first build on a fresh machine guessed it before configuring,
 # got a -gHASH the kernel did not have, and failed while packing). No kernel build, about
 # a minute: the real tree of lab/kbuild/make-tree.sh (linux-source-6.12 in git, cached in
-# /var/cache/bpflab/src), a fresh object directory, kernel cache and ccache of the test's
-# own. `lab/kernels build TREE --commit bpflab-base --prepare-only` configures and runs
+# /var/cache/bpflab/src) in a checkout of the test's own (git clone --shared: the shared
+# tree's HEAD is left alone), a fresh object directory, kernel cache and ccache of the
+# test's own. `lab/kernels build TREE --commit bpflab-base --prepare-only` configures and runs
 # `make prepare` there; checks:
 #   - the release it prints is the tree's version + -bpflab-<12 hex of the commit>,
 #     nothing more (no -g suffix from a stale include/config/auto.conf);
@@ -23,8 +24,15 @@ tmp=$(mktemp -d /tmp/bpflab-krel-XXXXXX)
 cleanup_later "$tmp"
 export BPFLAB_KERNEL_CACHE="$tmp/cache" BPFLAB_KBUILD_DIR="$tmp/kbuild" BPFLAB_CCACHE_DIR="$tmp/ccache"
 t0=$(date +%s)
-tree=$("$top/lab/kbuild/make-tree.sh")
-echo "tree $tree ($(($(date +%s) - t0)) s)"
+shared=$("$top/lab/kbuild/make-tree.sh")
+# a checkout of the test's own (objects shared, nothing written to the shared tree): the
+# shared tree's HEAD belongs to whatever builds or bisects it meanwhile (make
+# check-kernel-build, make demo-bisect-source), under which a build --commit here would
+# check out (their object directory, and so their lock, is not this test's)
+tree=$tmp/linux-6.12
+git clone -q --shared --no-checkout "$shared" "$tree"
+git -C "$tree" checkout -q -B bpflab refs/tags/bpflab-demo
+echo "tree $tree, a checkout of $shared ($(($(date +%s) - t0)) s)"
 
 version=$(make -s -C "$tree" kernelversion)
 head0=$(git -C "$tree" rev-parse HEAD)
