@@ -5,6 +5,8 @@
 #   make demo-kernels  the same on three QEMU guests booting real kernels, ending with a
 #                   compare table grouped by kernel.release (lab/demo-kernels.sh)
 #   make check      install deps, build, run unit + integration tests (needs root)
+#   make demo-nics  guests per kernel and NIC model (virtio_net, vmxnet3, e1000e),
+#                   plans/nic-compare.yaml, the driver x kernel table (lab/demo-nics.sh)
 #   make demo-bisect-source  bisect a real kernel tree (linux-source-6.12 + 8 commits):
 #                   build, boot, measure each commit (lab/demo-bisect-source.sh)
 #   make check-kernel-build  that bisection twice as a test (long: kernel builds; CI
@@ -61,7 +63,7 @@ CLIA   := $(BUILD)/libcli.a
 WEBA   := $(BUILD)/libweb.a
 BINS   := $(BUILD)/bin/bpflab $(BUILD)/bin/bpflabd $(BUILD)/bin/bpflab-agent
 
-.PHONY: all deps demo demo-kernels check unit integration fuzz asan clean lab-down bench demo-bisect-source check-kernel-build
+.PHONY: all deps demo demo-kernels demo-nics check unit integration fuzz asan clean lab-down bench demo-bisect-source check-kernel-build
 all: $(BINS) $(BPF_OBJS)
 
 deps:
@@ -144,6 +146,11 @@ demo: deps
 demo-kernels: deps
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)sh lab/demo-kernels.sh
+
+demo-nics: deps
+	$(Q)sh scripts/deps.sh guests
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)sh lab/demo-nics.sh
 
 demo-bisect-source: deps
 	$(Q)sh scripts/deps.sh guests kbuild

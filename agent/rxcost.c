@@ -166,7 +166,12 @@ void rxcost_delta(const struct rxcost_sums *a, const struct rxcost_sums *b, int 
 	out->empty_polls = (double)sum.empty_polls;
 	out->outside = (double)sum.outside;
 	out->empty_ns = out->empty_polls > 0 ? (double)sum.empty_ns / out->empty_polls : NAN;
-	out->ns_per_frame = out->frames > 0 ? (double)sum.ns / out->frames : NAN;
+	/* a driver that leaves the frames its XDP program consumed out of its NAPI work
+	 * (vmxnet3 in native mode: every poll of XDP_DROP returns 0) polled the port's own
+	 * frames all the same: they are the denominator then */
+	out->frames_from_port = port_frames > 0 && out->frames < port_frames / 2;
+	out->ns_per_frame = out->frames_from_port ? (double)sum.ns / port_frames :
+			    out->frames > 0 ? (double)sum.ns / out->frames : NAN;
 	out->hook_ns_per_poll = polls_all > 0 ?
 		(double)(b->sirq.hook_ns - a->sirq.hook_ns) / polls_all : NAN;
 }

@@ -42,7 +42,11 @@ struct rxcost_sums {
 
 /* What one device did between two reads. */
 struct rxcost_fig {
-	double ns_per_frame;	/* poll time / frames, NAN without frames */
+	double ns_per_frame;	/* poll time / frames, NAN without frames; poll time / the
+				 * port's own frames when the polls' work counted fewer than
+				 * half of those (frames_from_port) */
+	bool frames_from_port;	/* the driver's NAPI work left out frames its XDP
+				 * program consumed (vmxnet3 native) */
 	double frames;		/* napi_poll work in the timed polls */
 	double polls;		/* timed polls */
 	double empty_polls;	/* of them with work 0 */

@@ -134,6 +134,7 @@ static void test_delta(void **state)
 	b.sirq = (struct rxpath_sirq){ .ns = 9, .count = 9, .polls = 20 + 2000,
 				       .hook_ns = 400 + 2000 * 48 };
 	rxcost_delta(&a, &b, 0, 64000, &f);
+	assert_false(f.frames_from_port);
 	assert_true(f.napi == 0xffff1000);
 	assert_true(f.ns_per_frame == 37.0);
 	assert_true(f.frames == 64000.0);
@@ -156,6 +157,13 @@ static void test_delta(void **state)
 	assert_true(isnan(f.ns_per_frame));
 	assert_true(f.empty_ns == 300.0);
 	assert_true(f.polls == 3.0);
+	assert_false(f.frames_from_port);
+	/* the same polls while the port received 3 frames: a driver whose NAPI work leaves
+	 * out what its XDP program consumed (vmxnet3 native, XDP_DROP: work 0 each poll) */
+	rxcost_delta(&a, &b, 1, 3, &f);
+	assert_true(f.frames_from_port);
+	assert_true(f.ns_per_frame == 300.0);
+	assert_true(f.frames == 0.0);
 	/* the same name in another namespace: the instance whose frames match the port's */
 	put(&a, 0xffff3000, 0, (struct rxpath_dev){ .ns = 0, .frames = 0 });
 	put(&b, 0xffff3000, 0, (struct rxpath_dev){ .ns = 50000 * 100ULL, .frames = 50000,
