@@ -8,8 +8,11 @@
 #     vmxnet3 of 6.1, found by trying: 6.1 has no netdev netlink family);
 #   - `mode: native` on vmxnet3 is refused at submit, naming port, driver and modes;
 #   - drop and pass (mode auto) on both: rx.ns_per_frame (guest instructions per frame on
-#     b's receive path) near-exact on repetition (spread within 3 %, printed), and
-#     prog.ns_per_run exact (spread 0);
+#     b's receive path) near-exact on repetition, and prog.ns_per_run exact (spread 0).
+#     rx.ns_per_frame is not exact: a poll's fixed part spreads over the frames it got,
+#     and how many it gets depends on when the paced generator's frames arrive, which
+#     icount does not fix. Measured (docs/nics.md): 0.3-2 % of the mean (max - min over
+#     3 repetitions) on a quiet machine, 4.4 % beside a kernel build: the bound is 5 %;
 #   - the two drivers' costs differ by more than their spreads;
 #   - virtio_net's own XDP drop counter (ethtool -S, nic.*) agrees with the frames the
 #     generator sent (within 2 %), and rx.frames with port b's received frames;
@@ -117,7 +120,7 @@ echo "rx.ns_per_frame of b (guest instructions per frame, icount): host|variant|
 sed 's/^/    /' "$tmp/rx.txt"
 echo "prog.ns_per_run (guest instructions per run): host|variant|n|min|max|mean"
 sed 's/^/    /' "$tmp/prog.txt"
-python3 - "$tmp/rx.txt" "$tmp/prog.txt" <<'PY' && ok "rx.ns_per_frame within 3 % on repetition, prog.ns_per_run exact, drivers differ" || fail "the receive-path figures (above)"
+python3 - "$tmp/rx.txt" "$tmp/prog.txt" <<'PY' && ok "rx.ns_per_frame within 5 % on repetition, prog.ns_per_run exact, drivers differ" || fail "the receive-path figures (above)"
 import sys
 def rows(path):
     out = {}
@@ -131,7 +134,7 @@ for k in [("g1", "drop"), ("g1", "pass"), ("g2", "drop"), ("g2", "pass")]:
     assert n == 3 and lo > 0, (k, rx[k])
     spread = (hi - lo) / mean
     print(f"  {k[0]} {k[1]}: rx.ns_per_frame {mean:.1f}, spread {100 * spread:.2f} %")
-    assert spread <= 0.03, (k, rx[k])
+    assert spread <= 0.05, (k, rx[k])
     n, lo, hi, mean = prog[k]
     assert n == 3 and lo == hi, (k, prog[k])
 for v in ("drop", "pass"):
