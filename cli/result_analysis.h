@@ -30,7 +30,8 @@ int cli_result_import(int argc, char **argv);
 	"results grouped by FIELD (kernel.release, kernel.build, kernel.version,\n"        \
 	"kernel.config, port.driver, host, variant, plan, day, subject, run), the\n"      \
 	"baseline group against every other (or --candidate). Per metric,\n"              \
-	"variant and subject: n, mean ± stddev of each side (harmonic mean for rates),\n"  \
+	"variant and subject: n, mean ± stddev of each side (for rates total work over\n" \
+	"total time: windows are of equal time, so the arithmetic mean),\n"              \
 	"delta % and a verdict: SAME, DIFFERENT (better / worse) or UNKNOWN +N reps (the\n" \
 	"repetitions per side that would settle it); '(exact)' when both sides repeat\n"  \
 	"one value (QEMU icount costs): no test, the delta decides. A side that holds\n"  \
@@ -82,7 +83,8 @@ int cli_result_import(int argc, char **argv);
 	"Print run RUN as JSON for other dashboards (with or without -j): kcidb\n"        \
 	"(KernelCI KCIDB v4.4 checkouts, builds and tests with number value and unit)\n"  \
 	"or bmf (Bencher Metric Format). One entry per host, kernel build, variant,\n"    \
-	"point, metric and subject: the mean (harmonic for rates), min and max of the\n"  \
+	"point, metric and subject: the mean (the arithmetic mean, as result show\n"     \
+	"prints; for rates total work over total time), min and max of the\n"          \
 	"repetitions.\n"                                                                  \
 	"\n"                                                                              \
 	"  --format FORMAT     kcidb or bmf\n"                                            \

@@ -198,7 +198,8 @@ int compare_samples(const double *a, size_t n_a, const double *b, size_t n_b,
 				out->p = w.p;
 			}
 		}
-		/* the interval in % of the baseline's arithmetic mean */
+		/* the interval in % of the baseline's mean (arithmetic, as mean_a and the
+		 * tests: one basis for mean, stddev, interval and test) */
 		if (am_a != 0) {
 			out->ci_lo_pct *= 100 / fabs(am_a);
 			out->ci_hi_pct *= 100 / fabs(am_a);

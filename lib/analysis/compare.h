@@ -73,7 +73,7 @@ struct compare_opts {
 struct compare_result {
 	enum stats_kind kind;
 	size_t n_a, n_b;
-	double mean_a, mean_b;		/* stats_kind_mean: harmonic for rates */
+	double mean_a, mean_b;		/* stats_kind_mean: arithmetic, rates too */
 	double stddev_a, stddev_b;	/* NAN below 2 values */
 	double spread_a, spread_b;	/* half range */
 	double skew_a, skew_b;		/* G1; NAN below 3 values or when constant */

@@ -120,19 +120,20 @@ double stats_median(const double *v, size_t n)
 	return med;
 }
 
-double stats_hmean(const double *v, size_t n)
+double stats_wmean(const double *v, const double *w, size_t n)
 {
-	long double sum = 0;
+	long double sum = 0, wsum = 0;
 	size_t i;
 
-	if (!n)
-		return NAN;
 	for (i = 0; i < n; i++) {
-		if (!(v[i] > 0))
+		if (!(w[i] >= 0))
 			return NAN;
-		sum += 1.0L / v[i];
+		sum += (long double)v[i] * w[i];
+		wsum += w[i];
 	}
-	return (double)(n / sum);
+	if (!(wsum > 0))
+		return NAN;
+	return (double)(sum / wsum);
 }
 
 int stats_summarize(const double *v, size_t n, struct stats_summary *out)
@@ -183,13 +184,9 @@ const char *stats_kind_name(enum stats_kind kind)
 
 double stats_kind_mean(enum stats_kind kind, const double *v, size_t n)
 {
-	double h;
-
-	if (kind == STATS_KIND_RATE) {
-		h = stats_hmean(v, n);
-		if (!isnan(h))
-			return h;
-	}
+	/* A rate's window is of equal time (traffic.duration), so total work over total
+	 * time is the arithmetic mean, as for times and costs: KIND no longer chooses. */
+	(void)kind;
 	return stats_mean(v, n);
 }
 

@@ -2,11 +2,12 @@
  *
  * The few numbers benchmark tables need: mean, sample standard deviation (n - 1), min,
  * max, spread (half the range, the "± spread" kernel developers post), median and
- * harmonic mean (the right mean for rates measured over equal amounts of work).
+ * the weighted mean (a rate's mean over windows of unequal duration).
  * Used by lib/report_*.c and, later, by comparisons and bisection.
  *
- * The second half holds what lib/analysis/compare.c decides with: the mean that fits a metric's
- * kind (harmonic for rates, arithmetic for times, as mmtests does), sample skewness, the
+ * The second half holds what lib/analysis/compare.c decides with: a metric's kind (which
+ * way is better) and its mean (arithmetic for every kind: a rate's windows are of equal
+ * time, so total work over total time is their arithmetic mean), sample skewness, the
  * Student t and normal distributions (through the regularized incomplete beta function,
  * evaluated by its continued fraction with the modified Lentz method), Welch's t-test and
  * the Mann-Whitney U test (exact distribution for small samples without ties, normal
@@ -45,16 +46,18 @@ double stats_spread(const double *v, size_t n);
 /* Median (mean of the two middle values for even N) of V, which is not modified; NAN
  * when N is 0 or on ENOMEM (errno set). */
 double stats_median(const double *v, size_t n);
-/* Harmonic mean N / sum(1 / v); NAN when N is 0 or any value is not positive. */
-double stats_hmean(const double *v, size_t n);
+/* Weighted mean sum(v w) / sum(w) of the N values at V with weights W: a rate's mean
+ * over windows of durations W (total work over total time; 40 Mpps for 1 s and 60 Mpps
+ * for 3 s give 55). NAN when N is 0, a weight is negative or all weights are 0. */
+double stats_wmean(const double *v, const double *w, size_t n);
 
-/* Fill OUT with all of the above (except the harmonic mean) for the N values at V.
+/* Fill OUT with all of the above (except the weighted mean) for the N values at V.
  * Returns 0, -EINVAL when N is 0 (OUT then holds n = 0 and NANs), or -ENOMEM. */
 int stats_summarize(const double *v, size_t n, struct stats_summary *out);
 
-/* What a metric measures, which decides its mean: a rate (work per time: pps, bps) is
- * averaged harmonically, a time or cost per unit of work (ns, cycles, instructions)
- * arithmetically; anything else arithmetically. */
+/* What a metric measures, which decides which way is better (a rate higher, a time or
+ * cost lower) but not its mean: every kind is averaged arithmetically (see
+ * stats_kind_mean). */
 enum stats_kind {
 	STATS_KIND_OTHER,
 	STATS_KIND_RATE,
@@ -67,9 +70,16 @@ enum stats_kind {
 enum stats_kind stats_kind_for_unit(const char *unit);
 /* "rate", "time" or "other". */
 const char *stats_kind_name(enum stats_kind kind);
-/* The mean for KIND: stats_hmean for RATE, stats_mean otherwise. A rate series with a
- * value <= 0 (a drop rate that was zero in one repetition) has no harmonic mean and
- * falls back to the arithmetic one. NAN when N is 0. */
+/* The mean of the N windows' values of a metric of KIND, the one every command and
+ * export shows: the arithmetic mean, for every kind. A rate (pps) is measured over
+ * windows of equal time (a plan's traffic.duration), and total work over total time of
+ * such windows is their arithmetic mean (40 and 60 Mpps give 50); the harmonic mean
+ * would be right only for windows of equal work (equal frames), which bpflab's are not.
+ * Samples do not carry their window's duration: windows of one plan have equal duration.
+ * Were windows of one series to differ in duration, this is where stats_wmean with the
+ * durations as weights would go. Stddev, intervals and tests (stats_welch,
+ * stats_mann_whitney, stats_mean_ci_rel_halfwidth) work on the same values, so mean and
+ * test agree. NAN when N is 0. */
 double stats_kind_mean(enum stats_kind kind, const double *v, size_t n);
 /* Sample skewness, the adjusted Fisher-Pearson coefficient G1 (what R's e1071 calls
  * type 2 and spreadsheets call SKEW); NAN when N < 3 or all values are equal. */

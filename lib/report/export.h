@@ -1,8 +1,9 @@
 /* export.h - stored values in the formats of other tools' dashboards.
  *
  * Input: rows of store_query_values() (one run, or any filter). Values are reduced per
- * (run, host, kernel build, plan, variant, matrix point, metric, subject) to the kind's
- * mean (harmonic for rates) with min and max over the repetitions: what one host measured
+ * (run, host, kernel build, plan, variant, matrix point, metric, subject) to the mean
+ * (stats_kind_mean: arithmetic for rates too, their windows being of equal time, the
+ * value result show prints) with min and max over the repetitions: what one host measured
  * on one kernel build is never pooled with another's. A kernel build is
  * lib/analysis/kbuild.h's (release, `uname -v`, config sha256).
  *

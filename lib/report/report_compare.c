@@ -105,7 +105,7 @@ static const char *verdict_text(const json_t *row, char *out, size_t len)
 const char *report_compare_kind_text(const char *kind)
 {
 	if (!strcmp(kind, "rate"))
-		return "harmonic mean, higher is better";
+		return "mean, higher is better";
 	if (!strcmp(kind, "time"))
 		return "arithmetic mean, lower is better";
 	return "arithmetic mean";

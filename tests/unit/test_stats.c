@@ -1,6 +1,6 @@
 /* test_stats.c - lib/analysis/stats.c against values worked out by hand (and checked with
- * Python's statistics module): the netdev table example, an even-length median, a
- * harmonic mean, and the undefined cases (empty input, one value); then Welch's t-test,
+ * Python's statistics module): the netdev table example, an even-length median, a rate's
+ * mean over windows of equal and of unequal duration, and the undefined cases (empty input, one value); then Welch's t-test,
  * the Mann-Whitney U test and the distributions under them against a reference table
  * computed with R (tests/unit/data/reference.R). */
 #include <setjmp.h>
@@ -44,17 +44,25 @@ static void test_stats_median_even(void **state)
 	assert_near(v[3], 2, 0);
 }
 
-static void test_stats_hmean(void **state)
+static void test_stats_rate_mean(void **state)
 {
-	const double v[] = { 1, 2, 4 };
-	const double z[] = { 1, 0, 4 };
+	/* 40 Mpps for 1 s and 60 Mpps for 1 s: (40 + 60) M frames over 2 s = 50 Mpps,
+	 * not the harmonic 48 (which would be right for windows of equal frames) */
+	const double v[] = { 40e6, 60e6 }, equal[] = { 1, 1 }, unequal[] = { 1, 3 };
+	/* the demo's h1 drop port.rx_pps: (10.24 + 11.73 + 14.06) / 3 = 12.01 M */
+	const double demo[] = { 10.24e6, 11.73e6, 14.06e6 };
 
 	(void)state;
-	/* 3 / (1 + 1/2 + 1/4) = 12/7 */
-	assert_near(stats_hmean(v, 3), 12.0 / 7.0, EPS);
-	/* 40 and 60 pps over equal work: 48 */
-	assert_near(stats_hmean((const double[]){ 40, 60 }, 2), 48, EPS);
-	assert_true(isnan(stats_hmean(z, 3)));
+	assert_near(stats_kind_mean(STATS_KIND_RATE, v, 2), 50e6, EPS);
+	assert_near(stats_wmean(v, equal, 2), 50e6, EPS);
+	/* 40 Mpps for 1 s and 60 Mpps for 3 s: (40 + 180) M frames over 4 s = 55 Mpps */
+	assert_near(stats_wmean(v, unequal, 2), 55e6, EPS);
+	assert_near(stats_kind_mean(STATS_KIND_RATE, demo, 3), 12.01e6, 1e-3);
+	/* a zero rate is just a window without frames */
+	assert_near(stats_kind_mean(STATS_KIND_RATE, (const double[]){ 0, 4 }, 2), 2, EPS);
+	/* no duration at all, or a negative one: undefined */
+	assert_true(isnan(stats_wmean(v, (const double[]){ 0, 0 }, 2)));
+	assert_true(isnan(stats_wmean(v, (const double[]){ -1, 3 }, 2)));
 }
 
 static void test_stats_empty_and_one(void **state)
@@ -69,7 +77,7 @@ static void test_stats_empty_and_one(void **state)
 	assert_true(isnan(stats_max(NULL, 0)));
 	assert_true(isnan(stats_spread(NULL, 0)));
 	assert_true(isnan(stats_median(NULL, 0)));
-	assert_true(isnan(stats_hmean(NULL, 0)));
+	assert_true(isnan(stats_wmean(NULL, NULL, 0)));
 	assert_int_equal(stats_summarize(NULL, 0, &s), -EINVAL);
 	assert_int_equal(s.n, 0);
 	assert_true(isnan(s.mean));
@@ -323,11 +331,11 @@ static void test_stats_kind(void **state)
 	assert_int_equal(stats_kind_for_unit(""), STATS_KIND_OTHER);
 	assert_int_equal(stats_kind_for_unit(NULL), STATS_KIND_OTHER);
 	assert_string_equal(stats_kind_name(STATS_KIND_RATE), "rate");
-	/* 40 and 60 pps over equal work average to 48, 40 and 60 ns to 50 */
-	assert_near(stats_kind_mean(STATS_KIND_RATE, rates, 2), 48, EPS);
+	/* 40 and 60 pps over windows of equal time average to 50, as 40 and 60 ns do */
+	assert_near(stats_kind_mean(STATS_KIND_RATE, rates, 2), 50, EPS);
 	assert_near(stats_kind_mean(STATS_KIND_TIME, rates, 2), 50, EPS);
 	assert_near(stats_kind_mean(STATS_KIND_OTHER, rates, 2), 50, EPS);
-	/* a zero rate has no harmonic mean: arithmetic */
+	/* a zero rate counts as no frames */
 	assert_near(stats_kind_mean(STATS_KIND_RATE, with_zero, 2), 2, EPS);
 	assert_true(isnan(stats_kind_mean(STATS_KIND_RATE, NULL, 0)));
 }
@@ -387,7 +395,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_stats_basic),
 		cmocka_unit_test(test_stats_median_even),
-		cmocka_unit_test(test_stats_hmean),
+		cmocka_unit_test(test_stats_rate_mean),
 		cmocka_unit_test(test_stats_empty_and_one),
 		cmocka_unit_test(test_stats_summarize),
 		cmocka_unit_test(test_stats_large_exact),
