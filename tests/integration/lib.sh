@@ -60,6 +60,33 @@ wait_for() {
 	done
 }
 
+# A stand-in kernel tree in DIR for lab/kernels build without a compiler (the files
+# build.sh looks for, a Makefile whose config targets and `prepare` play kbuild's: a
+# release 6.12.0$(LOCALVERSION) in include/config/kernel.release). The caller appends its
+# `vmlinux modules:` rule; with --modules-install a modules_install that writes a
+# modules.builtin with the guest drivers built in.
+standin_kernel_tree() { # DIR [--modules-install]
+	mkdir -p "$1/arch/x86" "$1/scripts/kconfig"
+	: > "$1/Kconfig"; : > "$1/arch/x86/Kconfig"; : > "$1/scripts/kconfig/merge_config.sh"
+	cat > "$1/Makefile" <<'MK'
+VERSION = 6
+PATCHLEVEL = 12
+SUBLEVEL = 0
+EXTRAVERSION =
+O ?= .
+defconfig kvm_guest.config olddefconfig mod2noconfig:
+	@mkdir -p $(O) && touch $(O)/.config
+prepare:
+	@mkdir -p $(O)/include/config && echo 6.12.0$(LOCALVERSION) > $(O)/include/config/kernel.release
+MK
+	[ "${2:-}" = --modules-install ] || return 0
+	cat >> "$1/Makefile" <<'MK'
+modules_install:
+	@d=$(INSTALL_MOD_PATH)/lib/modules/$$(cat $(O)/include/config/kernel.release) && mkdir -p $$d && \
+		printf 'kernel/drivers/virtio/virtio_pci.ko\nkernel/fs/fuse/virtiofs.ko\nkernel/drivers/net/virtio_net.ko\n' > $$d/modules.builtin
+MK
+}
+
 fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
 ok() { echo "ok: $*"; }
 # A skip, said on stdout and written down for tests/run-integration.sh, which lists it:

@@ -23,20 +23,10 @@ guests_make_tmp
 export BPFLAB_KERNEL_CACHE="$tmp/cache" BPFLAB_KBUILD_DIR="$tmp/kbuild" BPFLAB_CCACHE_DIR="$tmp/ccache"
 
 tree=$tmp/tree
-mkdir -p "$tree/arch/x86" "$tree/scripts/kconfig"
-: > "$tree/Kconfig"; : > "$tree/arch/x86/Kconfig"; : > "$tree/scripts/kconfig/merge_config.sh"
-cat > "$tree/Makefile" <<'EOF'
-VERSION = 6
-PATCHLEVEL = 12
-SUBLEVEL = 0
-EXTRAVERSION =
-O ?= .
-defconfig kvm_guest.config olddefconfig mod2noconfig:
-	@mkdir -p $(O) && touch $(O)/.config
+standin_kernel_tree "$tree"
+cat >> "$tree/Makefile" <<'EOF'
 kernelrelease:
 	@echo 6.12.0$(LOCALVERSION)
-prepare:
-	@mkdir -p $(O)/include/config && echo 6.12.0$(LOCALVERSION) > $(O)/include/config/kernel.release
 vmlinux modules:
 	@echo "net/core/dev.c:42:1: error: expected ';' before '}' token"; exit 2
 EOF

@@ -20,24 +20,11 @@ export BPFLAB_KERNEL_CACHE="$tmp/cache" BPFLAB_KBUILD_DIR="$tmp/kbuild" BPFLAB_C
 [ -x /bin/busybox ] || skip_test "no /bin/busybox (sh scripts/deps.sh guests)"
 
 tree=$tmp/tree
-mkdir -p "$tree/arch/x86" "$tree/scripts/kconfig"
-: > "$tree/Kconfig"; : > "$tree/arch/x86/Kconfig"; : > "$tree/scripts/kconfig/merge_config.sh"
-cat > "$tree/Makefile" <<'EOF'
-VERSION = 6
-PATCHLEVEL = 12
-SUBLEVEL = 0
-EXTRAVERSION =
-O ?= .
-defconfig kvm_guest.config olddefconfig mod2noconfig:
-	@mkdir -p $(O) && touch $(O)/.config
-prepare:
-	@mkdir -p $(O)/include/config && echo 6.12.0$(LOCALVERSION) > $(O)/include/config/kernel.release
+standin_kernel_tree "$tree" --modules-install
+cat >> "$tree/Makefile" <<'EOF'
 vmlinux modules:
 	@[ -z "$$STARTED" ] || touch "$$STARTED"; while [ -n "$$HOLD" ] && [ -e "$$HOLD" ]; do sleep 0.1; done
 	@printf '\177ELF %s\n' "$$(cat $(CURDIR)/Kconfig)" > $(O)/vmlinux && touch $(O)/System.map
-modules_install:
-	@d=$(INSTALL_MOD_PATH)/lib/modules/$$(cat $(O)/include/config/kernel.release) && mkdir -p $$d && \
-		printf 'kernel/drivers/virtio/virtio_pci.ko\nkernel/fs/fuse/virtiofs.ko\nkernel/drivers/net/virtio_net.ko\n' > $$d/modules.builtin
 EOF
 gt() { git -C "$tree" -c user.name=t -c user.email=t@example.invalid "$@"; }
 gt init -q -b main

@@ -66,11 +66,21 @@ n=$(sql "SELECT count(*) FROM samples s JOIN jobs j ON j.id=s.job_id WHERE j.run
 	AND s.metric LIKE 'rx.%' AND s.metric != 'rx.cpu'")
 check "a plan without rx.ns_per_frame has no rx.* samples ($n)" test "$n" = 0
 
-no_rxpath() { ! bpftool prog show 2>/dev/null | grep -Eq 'name rxp_(napi_poll|softirq_entry|softirq_exit)( |$)'; }
-if ip netns list 2>/dev/null | grep -v "bpflab-$LAB_NAME-" | grep -q '^bpflab-'; then
-	skip_check "no rxpath program left loaded (other labs are up)"
-else
-	wait_for 10 no_rxpath || true
-	check "no rxpath program is left loaded after the jobs" no_rxpath
-fi
+# no rxpath program (rxp_*) held by this lab's agents: the prog_id of each of their bpf
+# fds and links (/proc/PID/fdinfo), so other labs' agents on the machine do not count
+no_rxpath() {
+	local ids held pid
+	ids=$(bpftool prog show -j 2>/dev/null | python3 -c 'import json, sys
+print(" ".join(str(p["id"]) for p in json.load(sys.stdin) if p.get("name", "").startswith("rxp_")))')
+	[ -n "$ids" ] || return 0
+	held=$(for pid in $(cat "$BPFLAB_LAB_DIR"/h*/agent.pid 2>/dev/null); do
+		sed -n 's/^prog_id:[[:space:]]*//p' /proc/"$pid"/fdinfo/* 2>/dev/null; done)
+	for id in $ids; do
+		! printf '%s\n' "$held" | grep -qx "$id" || return 1
+	done
+}
+check "the lab's agent runs (its fds are what the next check reads)" \
+	test -d "/proc/$(cat "$BPFLAB_LAB_DIR/h1/agent.pid" 2>/dev/null)/fdinfo"
+wait_for 10 no_rxpath || true
+check "no rxpath program is held by the lab's agents after the jobs" no_rxpath
 finish
