@@ -508,6 +508,7 @@ int store_import(struct store *st, const json_t *imp, int64_t now_ms, int64_t *r
 	const char *source = json_string_value(json_object_get(imp, "source"));
 	const char *host = json_string_value(json_object_get(imp, "host"));
 	json_t *jobs = json_object_get(imp, "jobs"), *job, *variants = NULL, *smp, *seen;
+	json_t *vidx = NULL;	/* variant -> its index in VARIANTS: a hash, not a walk */
 	char *text = NULL, *vars = NULL, sha[SHA256_HEX_LEN];
 	int64_t host_id = 0, job_id, max_rep = 1, env_id = -1;
 	size_t i, k, n_samples = 0;
@@ -530,7 +531,9 @@ int store_import(struct store *st, const json_t *imp, int64_t now_ms, int64_t *r
 	if (!host || !*host)
 		host = "imported";
 	variants = json_array();
-	if (asprintf(&text, "imported from %s\n# plan %s, imported by bpflab result import\n",
+	vidx = json_object();
+	if (!variants || !vidx ||
+	    asprintf(&text, "imported from %s\n# plan %s, imported by bpflab result import\n",
 		     source, plan) < 0) {
 		text = NULL;
 		err = store_fail(st, -ENOMEM, "out of memory");
@@ -538,18 +541,16 @@ int store_import(struct store *st, const json_t *imp, int64_t now_ms, int64_t *r
 	}
 	json_array_foreach(jobs, i, job) {
 		const char *v = json_string_value(json_object_get(job, "variant"));
-		json_t *x;
 
 		if (!v || !*v || !json_is_array(json_object_get(job, "samples"))) {
 			err = store_fail(st, -EINVAL, "jobs[%zu]: needs 'variant' and 'samples'",
 					 i);
 			goto out;
 		}
-		json_array_foreach(variants, k, x)
-			if (!strcmp(json_string_value(x), v))
-				break;
-		if (k == json_array_size(variants) &&
-		    json_array_append_new(variants, json_string(v))) {
+		k = json_array_size(variants);
+		if (!json_object_get(vidx, v) &&
+		    (json_object_set_new(vidx, v, json_integer((json_int_t)k)) ||
+		     json_array_append_new(variants, json_string(v)))) {
 			err = store_fail(st, -ENOMEM, "out of memory");
 			goto out;
 		}
@@ -573,15 +574,13 @@ int store_import(struct store *st, const json_t *imp, int64_t now_ms, int64_t *r
 				     run_id);
 	json_array_foreach(jobs, i, job) {
 		const char *v = json_string_value(json_object_get(job, "variant"));
-		json_t *x, *point = json_object_get(job, "point");
+		json_t *point = json_object_get(job, "point");
 		char *pt = NULL;
 		int64_t rep = json_integer_value(json_object_get(job, "rep"));
 
 		if (err)
 			break;
-		json_array_foreach(variants, k, x)
-			if (!strcmp(json_string_value(x), v))
-				break;
+		k = (size_t)json_integer_value(json_object_get(vidx, v));
 		pt = json_is_object(point) ? json_dumps(point, JSON_COMPACT | JSON_SORT_KEYS) :
 		     strdup("{}");
 		if (!pt) {
@@ -616,5 +615,6 @@ out:
 	free(text);
 	free(vars);
 	json_decref(variants);
+	json_decref(vidx);
 	return err ? sto_context(st, err, "cannot import '%s'", source ? source : "?") : 0;
 }
