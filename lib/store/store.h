@@ -287,6 +287,27 @@ json_t *store_query_values(struct store *store, const json_t *filter);
 #define STORE_KERNEL_NAME_MAX 64
 int store_import(struct store *store, const json_t *imp, int64_t now_ms, int64_t *run_id);
 
+/* store_import in parts (lib/store/store_import.c), for a caller that must not block
+ * long: bpflabd's loop.
+ * - store_import_check: IMP's input checks alone, no store (any thread): 0, or -EINVAL
+ *   (-ENOMEM) with the reason in WHY (LEN bytes).
+ * - store_import_begin: the host, the environment and the run (queued, no variants yet)
+ *   in one transaction; IMP referenced by *OUT until destroyed. CHECKED: the caller ran
+ *   store_import_check on IMP, else begin does.
+ * - store_import_step: the next jobs in one transaction, as many as fit before
+ *   DEADLINE_MS (util_mono_ms; at least 16); the last part also stores the run's
+ *   variants and repetitions and makes it done. 1: more to do, 0: done, -errno.
+ * - store_import_destroy: frees IM; when it is not done (a step failed, or the caller
+ *   gives up), deletes the run and what the parts wrote of it. Takes NULL; *IM NULL. */
+struct store_import;
+int store_import_check(const json_t *imp, char *why, size_t len);
+int store_import_begin(struct store *store, const json_t *imp, int64_t now_ms, bool checked,
+		       struct store_import **out);
+int store_import_step(struct store *store, struct store_import *im, int64_t deadline_ms);
+int64_t store_import_run_id(const struct store_import *im);
+size_t store_import_jobs(const struct store_import *im);
+void store_import_destroy(struct store *store, struct store_import **im);
+
 /* --- kernel switches (lib/store/store_boot.c, schema 008; docs/protocol.md "Kernel
  * providers") --- A switch is one `host_boot` the coordinator sent: booting until it
  * ends done, failed or mismatch; at most one open per host. */
