@@ -28,6 +28,8 @@
 
 #define CLI_DEFAULT_COORDINATOR "ipc:///run/bpflab/clients.sock"
 #define CLI_DEFAULT_TIMEOUT_S 5
+/* `result import` through bpflabd waits a second more per this many jobs */
+#define CLI_IMPORT_JOBS_PER_S 5000
 
 enum cli_exit {
 	CLI_EXIT_OK = 0,		/* done */

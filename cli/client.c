@@ -61,7 +61,7 @@ int cli_request(const json_t *req, const char *want_type, json_t **reply)
 	int64_t deadline = util_mono_ms() + (int64_t)cli.timeout_s * 1000;
 	int linger = 0, sndtimeo = cli.timeout_s * 1000, rc, ret = CLI_EXIT_FAIL;
 	bool plain;
-	int64_t maxsize = PROTO_MAX_BYTES;
+	int64_t maxsize = PROTO_MAX_CLIENT_BYTES;
 	json_t *msg = NULL;
 	void *sock = NULL;
 	char why[256];

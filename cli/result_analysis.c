@@ -643,6 +643,11 @@ int cli_result_import(int argc, char **argv)
 			ret = cli_error("out of memory");
 			goto out;
 		}
+		/* bpflabd writes an import in parts between its other work: a second more
+		 * to wait per CLI_IMPORT_JOBS_PER_S jobs (160,000 jobs: 3 s on a busy
+		 * 2-CPU machine, bench/README.md "big runs") */
+		cli.timeout_s += (int)(json_array_size(json_object_get(imp, "jobs")) /
+				       CLI_IMPORT_JOBS_PER_S);
 		ret = cli_request(req, "imported", &reply);
 		if (ret)
 			goto out;

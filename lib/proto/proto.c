@@ -110,26 +110,36 @@ static void drain(void *sock)
 	}
 }
 
+/* The payload frame of a message into M (initialised here; the caller closes it), one
+ * frame only; -EBADMSG with WHY for more. */
+static int recv_frame(void *sock, zmq_msg_t *m, int flags, char *why, size_t why_len)
+{
+	int rc, more;
+	size_t sz = sizeof(more);
+
+	zmq_msg_init(m);
+	rc = zmq_msg_recv(m, sock, flags);
+	if (rc < 0)
+		return -zmq_errno();
+	if (!zmq_getsockopt(sock, ZMQ_RCVMORE, &more, &sz) && more) {
+		drain(sock);
+		snprintf(why, why_len, "message has more than one payload frame");
+		return -EBADMSG;
+	}
+	return 0;
+}
+
 static int recv_payload(void *sock, json_t **msg, struct samples *samples, int flags,
 			char *why, size_t why_len)
 {
 	zmq_msg_t m;
-	int rc, more;
-	size_t sz = sizeof(more);
+	int rc;
 
 	*msg = NULL;
-	zmq_msg_init(&m);
-	rc = zmq_msg_recv(&m, sock, flags);
-	if (rc < 0) {
-		rc = -zmq_errno();
+	rc = recv_frame(sock, &m, flags, why, why_len);
+	if (rc) {
 		zmq_msg_close(&m);
 		return rc;
-	}
-	if (!zmq_getsockopt(sock, ZMQ_RCVMORE, &more, &sz) && more) {
-		zmq_msg_close(&m);
-		drain(sock);
-		snprintf(why, why_len, "message has more than one payload frame");
-		return -EBADMSG;
 	}
 	*msg = samples ? proto_decode_samples(zmq_msg_data(&m), zmq_msg_size(&m), samples,
 					      why, why_len) :
@@ -143,15 +153,13 @@ int proto_recv(void *sock, json_t **msg, int flags, char *why, size_t why_len)
 	return recv_payload(sock, msg, NULL, flags, why, why_len);
 }
 
-int proto_recv_from_samples(void *sock, void *id, size_t *id_len, json_t **msg,
-			    struct samples *samples, int flags, char *why, size_t why_len)
+/* The identity frame of a ROUTER's message into ID; -EBADMSG when no payload follows. */
+static int recv_identity(void *sock, void *id, size_t *id_len, int flags, char *why,
+			 size_t why_len)
 {
 	int more, rc;
 	size_t sz = sizeof(more);
 
-	*msg = NULL;
-	if (samples)
-		memset(samples, 0, sizeof(*samples));
 	rc = zmq_recv(sock, id, PROTO_MAX_IDENTITY, flags);
 	if (rc < 0)
 		return -zmq_errno();
@@ -160,7 +168,36 @@ int proto_recv_from_samples(void *sock, void *id, size_t *id_len, json_t **msg,
 		snprintf(why, why_len, "message has no payload frame");
 		return -EBADMSG;
 	}
-	return recv_payload(sock, msg, samples, 0, why, why_len);
+	return 0;
+}
+
+int proto_recv_from_samples(void *sock, void *id, size_t *id_len, json_t **msg,
+			    struct samples *samples, int flags, char *why, size_t why_len)
+{
+	int rc;
+
+	*msg = NULL;
+	if (samples)
+		memset(samples, 0, sizeof(*samples));
+	rc = recv_identity(sock, id, id_len, flags, why, why_len);
+	return rc ? rc : recv_payload(sock, msg, samples, 0, why, why_len);
+}
+
+int proto_recv_frame_from(void *sock, void *id, size_t *id_len, zmq_msg_t *frame, int flags,
+			  char *why, size_t why_len)
+{
+	int rc = recv_identity(sock, id, id_len, flags, why, why_len);
+
+	if (rc) {
+		zmq_msg_init(frame);
+		return rc;
+	}
+	rc = recv_frame(sock, frame, 0, why, why_len);
+	if (rc) {
+		zmq_msg_close(frame);
+		zmq_msg_init(frame);
+	}
+	return rc;
 }
 
 int proto_recv_from(void *sock, void *id, size_t *id_len, json_t **msg, int flags,

@@ -306,6 +306,9 @@ int store_import_begin(struct store *store, const json_t *imp, int64_t now_ms, b
 int store_import_step(struct store *store, struct store_import *im, int64_t deadline_ms);
 int64_t store_import_run_id(const struct store_import *im);
 size_t store_import_jobs(const struct store_import *im);
+/* The JSON values IM holds (the import and its tables), a new reference: a caller that
+ * frees big values elsewhere (bpflabd's worker) keeps it past store_import_destroy. */
+json_t *store_import_values(const struct store_import *im);
 void store_import_destroy(struct store *store, struct store_import **im);
 
 /* --- kernel switches (lib/store/store_boot.c, schema 008; docs/protocol.md "Kernel

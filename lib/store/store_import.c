@@ -24,10 +24,11 @@
 #define IMPORT_CLOCK_EVERY 16
 
 struct store_import {
-	json_t *imp;		/* referenced */
-	json_t *jobs;		/* IMP's "jobs" */
+	json_t *own;		/* {"import": IMP (referenced), "variants", "vidx"} */
+	json_t *imp;		/* the three, borrowed from OWN */
 	json_t *variants;	/* names in first-seen order */
 	json_t *vidx;		/* name -> index in VARIANTS */
+	json_t *jobs;		/* IMP's "jobs" */
 	int64_t run_id, host_id, env_id, max_rep, now_ms;
 	size_t next;		/* the first job not written */
 	bool done;
@@ -180,10 +181,11 @@ int store_import_begin(struct store *st, const json_t *imp, int64_t now_ms, bool
 		return sto_context(st, store_fail(st, -ENOMEM, "out of memory"),
 				   "cannot import '%s'", source);
 	}
-	im->imp = json_incref((json_t *)imp);
+	im->own = json_pack("{s:O, s:[], s:{}}", "import", imp, "variants", "vidx");
+	im->imp = json_object_get(im->own, "import");
 	im->jobs = json_object_get(imp, "jobs");
-	im->variants = json_array();
-	im->vidx = json_object();
+	im->variants = json_object_get(im->own, "variants");
+	im->vidx = json_object_get(im->own, "vidx");
 	im->max_rep = 1;
 	im->now_ms = now_ms;
 	util_sha256_hex(text, strlen(text), sha);
@@ -290,29 +292,32 @@ static int import_end(struct store *st, struct store_import *im)
 
 int store_import_step(struct store *st, struct store_import *im, int64_t deadline_ms)
 {
-	size_t n = json_array_size(im->jobs), first = im->next, i;
+	size_t n = json_array_size(im->jobs), i = im->next;
+	bool end = false;
 	int err;
 
 	if (im->done)
 		return 0;
 	err = sto_tx_begin(st);
-	for (i = first; !err && i < n; i++) {
-		err = import_job(st, im, i);
-		if (!err && (i - first + 1) % IMPORT_CLOCK_EVERY == 0 &&
-		    util_mono_ms() >= deadline_ms) {
-			i++;
+	while (!err && i < n) {
+		err = import_job(st, im, i++);
+		if (!err && (i - im->next) % IMPORT_CLOCK_EVERY == 0 &&
+		    util_mono_ms() >= deadline_ms)
 			break;
-		}
 	}
-	if (!err && i == n)
+	/* the last part (the variants' text: 2 MB at 160,000) in this transaction when
+	 * there is time left or no job was written, else in a part of its own */
+	if (!err && i == n && (i == im->next || util_mono_ms() < deadline_ms)) {
 		err = import_end(st, im);
+		end = true;
+	}
 	err = sto_tx_end(st, err);
 	if (err)
 		return sto_context(st, err, "cannot import '%s'",
 				   json_string_value(json_object_get(im->imp, "source")));
 	im->next = i;
-	im->done = i == n;
-	return im->done ? 0 : 1;
+	im->done = end;
+	return end ? 0 : 1;
 }
 
 int64_t store_import_run_id(const struct store_import *im)
@@ -323,6 +328,11 @@ int64_t store_import_run_id(const struct store_import *im)
 size_t store_import_jobs(const struct store_import *im)
 {
 	return json_array_size(im->jobs);
+}
+
+json_t *store_import_values(const struct store_import *im)
+{
+	return json_incref(im->own);
 }
 
 static const struct sto_stmt stmt_del_samples = {
@@ -353,9 +363,7 @@ void store_import_destroy(struct store *st, struct store_import **imp)
 		sto_tx_end(st, err);
 		store_fail(st, -EIO, "%s", keep);
 	}
-	json_decref(im->imp);
-	json_decref(im->variants);
-	json_decref(im->vidx);
+	json_decref(im->own);
 	free(im);
 	*imp = NULL;
 }
