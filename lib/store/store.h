@@ -222,7 +222,8 @@ int store_batch_begin(struct store *store);
 int store_batch_end(struct store *store, int err);
 
 /* Coordinator start-up: jobs left running by a previous coordinator go back to the queue
- * (attempts kept) and every host is gone until it says hello. *REQUEUED may be NULL.
+ * (attempts kept), imports it left unfinished are deleted (store_import_begin) and every
+ * host is gone until it says hello. *REQUEUED may be NULL.
  * Returns 0 or -errno. */
 int store_recover(struct store *store, int *requeued);
 

@@ -563,13 +563,15 @@ static const struct sto_stmt stmt_recover_attempts = {
 
 int store_recover(struct store *st, int *requeued)
 {
-	int64_t changes = 0;
+	int64_t changes = 0, imports = 0;
 	int err;
 
 	err = sto_tx_begin(st);
 	if (err)
 		goto out;
-	err = sto_exec(st, &stmt_recover_attempts, NULL, "i", util_wall_ms());
+	err = sto_import_recover(st, &imports);
+	if (!err)
+		err = sto_exec(st, &stmt_recover_attempts, NULL, "i", util_wall_ms());
 	if (!err)
 		err = sto_exec(st, &stmt_recover_jobs, &changes, "");
 	if (!err)

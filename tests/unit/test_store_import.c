@@ -140,7 +140,7 @@ static void test_store_import_parts(void **state)
 static void test_store_import_given_up(void **state)
 {
 	struct fixture *f = *state;
-	json_t *imp = import_of(500, 500), *run;
+	json_t *imp = import_of(500, 500), *run, *values;
 	struct store_import *im = NULL;
 	int64_t run_id;
 
@@ -156,6 +156,23 @@ static void test_store_import_given_up(void **state)
 	run = store_query_run(f->st, run_id);
 	assert_null(run);
 	store_import_destroy(f->st, &im);	/* NULL: nothing */
+
+	/* a coordinator killed half-way: the next one's store_recover deletes the run,
+	 * and keeps a finished import */
+	assert_int_equal(store_import(f->st, imp, 1000, &run_id), 0);
+	assert_int_equal(store_import_begin(f->st, imp, 1000, false, &im), 0);
+	assert_int_equal(store_import_step(f->st, im, 0), 1);
+	/* as if killed: nothing undone; IM's memory freed behind its back (its values:
+	 * the reference values gives and the one IM holds) */
+	values = store_import_values(im);
+	json_decref(values);
+	json_decref(values);
+	free(im);
+	assert_int_equal(count_rows(f->db, "SELECT count(*) FROM runs"), 2);
+	assert_int_equal(store_recover(f->st, NULL), 0);
+	assert_int_equal(count_rows(f->db, "SELECT count(*) FROM runs"), 1);
+	assert_int_equal(count_rows(f->db, "SELECT count(*) FROM jobs"), 500);
+	assert_int_equal(count_rows(f->db, "SELECT count(*) FROM sample_values"), 1000);
 	json_decref(imp);
 }
 
