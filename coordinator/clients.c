@@ -1,8 +1,8 @@
 /* clients.c - clients' requests: receiving one, checking it (lib/proto/proto_schema.c) and
- * handing it to its handler by type; the handlers of host_list, run_list, run_watch and
- * run_cancel are here, the others in their own files (coord_clients.h). A frame over
+ * handing it to its handler by type; the handlers of host_list, run_watch and run_cancel
+ * are here, the others in their own files (coord_clients.h). A frame over
  * COORD_PARSE_INLINE bytes is parsed on the worker thread, and the requests that only
- * read the store (result_show, run_show, run_attempts, query) are answered there
+ * read the store (run_list, result_show, run_show, run_attempts, query) are answered there
  * (coord_offload.h); an import is written in parts between loop turns (query.c).
  *
  * Event loop thread only.
@@ -46,11 +46,6 @@ static json_t *on_host_list(struct coord *c, const json_t *msg)
 	if (hosts)
 		coord_machine_hosts(c, hosts);	/* "waits_for_machine" */
 	return query_reply(c, "hosts", "hosts", hosts);
-}
-
-static json_t *on_run_list(struct coord *c, const json_t *msg)
-{
-	return query_reply(c, "runs", "runs", store_query_runs(c->store));
 }
 
 static json_t *on_run_cancel(struct coord *c, const json_t *msg)
@@ -179,8 +174,8 @@ static const struct {
 } client_handlers[] = {
 	{ "submit", coord_submit },
 	{ "host_list", on_host_list },
-	{ "run_list", on_run_list },
-	{ "run_show", NULL },		/* answered on the worker: coord_offload_read */
+	{ "run_list", NULL },		/* answered on the worker: coord_offload_read */
+	{ "run_show", NULL },
 	{ "result_show", NULL },
 	{ "run_cancel", on_run_cancel },
 	{ "run_watch", on_run_watch },

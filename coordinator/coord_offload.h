@@ -5,7 +5,8 @@
  *   an `import`, checked (store_import_check) on the worker; the loop gets the message
  *   back (coord_offload_next) and hands it to its handler.
  * - Freeing: the last reference to a big message (coord_offload_drop).
- * - Reading: `result_show`, `run_show`, `run_attempts` and `query` are answered on the
+ * - Reading: `run_list`, `result_show`, `run_show`, `run_attempts` and `query` (their
+ *   cost grows with the jobs stored: `run_list` counts them) are answered on the
  *   worker over its own read-only connection (WAL: readers never wait for the loop's
  *   writes), the reply encoded there; the loop only sends the text.
  *

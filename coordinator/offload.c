@@ -63,6 +63,9 @@ static json_t *answer(struct store *st, const json_t *msg)
 			v = NULL;
 		}
 		reply = "values", member = "values";
+	} else if (!strcmp(type, "run_list")) {
+		v = store_query_runs(st);
+		reply = "runs", member = "runs";
 	} else if (run < 1) {
 		return proto_error_new(type, "'run' must be a run id");
 	} else if (!strcmp(type, "result_show")) {
@@ -271,7 +274,7 @@ int coord_offload_parse(struct coord *c, const void *id, size_t id_len, zmq_msg_
 bool coord_offload_reads(const char *type)
 {
 	static const char *const reads[] = { "result_show", "run_show", "run_attempts",
-					     "query" };
+					     "query", "run_list" };
 	size_t i;
 
 	for (i = 0; i < sizeof(reads) / sizeof(reads[0]); i++)

@@ -341,30 +341,6 @@ static const struct sto_stmt stmt_del_samples = {
 static const struct sto_stmt stmt_del_jobs = { "DELETE FROM jobs WHERE run_id = ?1" };
 static const struct sto_stmt stmt_del_run = { "DELETE FROM runs WHERE id = ?1" };
 
-/* an import not finished: queued, no variants yet (a submitted run always has some) */
-#define UNFINISHED "SELECT id FROM runs WHERE state = 'queued' AND variants = '[]'"
-static const struct sto_stmt stmt_del_unfinished_samples = {
-	"DELETE FROM sample_values WHERE job_id IN (SELECT id FROM jobs WHERE run_id IN ("
-	UNFINISHED "))",
-};
-static const struct sto_stmt stmt_del_unfinished_jobs = {
-	"DELETE FROM jobs WHERE run_id IN (" UNFINISHED ")",
-};
-static const struct sto_stmt stmt_del_unfinished_runs = {
-	"DELETE FROM runs WHERE id IN (" UNFINISHED ")",
-};
-
-int sto_import_recover(struct store *st, int64_t *runs)
-{
-	int err = sto_exec(st, &stmt_del_unfinished_samples, NULL, "");
-
-	if (!err)
-		err = sto_exec(st, &stmt_del_unfinished_jobs, NULL, "");
-	if (!err)
-		err = sto_exec(st, &stmt_del_unfinished_runs, runs, "");
-	return err;
-}
-
 void store_import_destroy(struct store *st, struct store_import **imp)
 {
 	struct store_import *im = imp ? *imp : NULL;

@@ -166,11 +166,6 @@ int sto_series_id(struct store *st, const char *metric, const char *subject,
 		  const char *window, int64_t *id);
 int sto_env_upsert(struct store *st, int64_t host_id, const json_t *env, int64_t now_ms,
 		   int64_t *env_id, bool *icount);
-
-/* store_import.c, for store_recover: delete the imports a stopped coordinator left
- * unfinished (their samples, jobs and runs), counting the runs in *RUNS. In the
- * caller's transaction. */
-int sto_import_recover(struct store *st, int64_t *runs);
 int sto_host_idle_if_free(struct store *st, int64_t host_id);
 
 /* store_run.c, for store_queue.c and store_ingest.c's imports: a run's rows as a plan

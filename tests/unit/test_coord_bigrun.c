@@ -2,9 +2,10 @@
  * coordinator runs coord_run on a thread of its own, over real ipc:// ZeroMQ sockets and
  * a real SQLite file, while this thread is a client importing 40,000 jobs (a 5 MiB
  * frame: parsed on the worker, written in parts), a second client asking `run list`
- * again as soon as it is answered, and an agent that said hello and sends heartbeats. Every `run list` must
- * be answered within a second and the coordinator's heartbeats must not stop for a
- * second (agents give a coordinator up after 3 s of silence, clients after 5 s); before
+ * again as soon as it is answered, and an agent that said hello and sends heartbeats.
+ * Every `run list` must be answered within 2 s and the coordinator's heartbeats must not
+ * stop for 2 s, nor the agent be given up (agents give a coordinator up after 3 s of
+ * silence, clients after 5 s): bounds a loaded 2-CPU machine keeps; before
  * the import was written in parts, the loop was silent for the whole import (32 s at
  * 40,000 variants). The longest turn's CPU time stays near the 50 ms budget.
  *
@@ -30,8 +31,8 @@
 #include "helpers.h"
 
 #define N_JOBS 40000
-#define HEARTBEAT_MS 200
-#define ANSWER_MS 1000		/* the longest wait allowed for run list and heartbeats */
+#define HEARTBEAT_MS 1000	/* an agent's (PROTO_HEARTBEAT_MS), liveness 3: 3 s */
+#define ANSWER_MS 2000		/* the longest wait allowed for run list and heartbeats */
 
 struct tctx {
 	struct coord_fix fx;
@@ -52,7 +53,7 @@ static int setup(void **state)
 	struct tctx *t = calloc(1, sizeof(*t));
 
 	assert_non_null(t);
-	log_init("test_coord_bigrun", LOG_WARN);
+	log_init("test_coord_bigrun", getenv("BIGRUN_DEBUG") ? LOG_DEBUG : LOG_WARN);
 	coord_fix_init(&t->fx, "bigrun");
 	coord_fix_start(&t->fx, &COORD_OPTS(.heartbeat_ms = HEARTBEAT_MS, .tick_ms = 20));
 	t->agent = coord_fix_agent(&t->fx);
@@ -108,6 +109,19 @@ static json_t *import_msg(int n, bool bad)
 	json_object_set_new(m, "import", json_pack("{s:s, s:s, s:o}", "plan", "big", "source",
 						   "big.csv", "jobs", jobs));
 	return m;
+}
+
+/* The `runs` reply to a run_list asked now (within 5 s). */
+static json_t *run_list(struct tctx *t)
+{
+	json_t *m = proto_msg_new("run_list"), *r;
+
+	assert_int_equal(proto_send(t->lister, m, 0), 0);
+	json_decref(m);
+	r = recv_within(t->lister, 5000);
+	assert_non_null(r);
+	assert_string_equal(proto_msg_type(r), "runs");
+	return r;
 }
 
 static void hello(struct tctx *t)
@@ -191,18 +205,15 @@ static void test_coord_bigrun_import_while_serving(void **state)
 		      "%.1f ms\n", N_JOBS, (long long)(now - start), (long long)lists,
 		      (long long)worst_list, (long long)worst_silence,
 		      (unsigned long long)stats.turn_max_ms, stats.turn_max_cpu_us / 1000.0);
+	assert_int_equal(stats.agents_gone, 0);
 	assert_true(lists >= 2);
 	assert_in_range(worst_list, 0, ANSWER_MS);
 	assert_in_range(worst_silence, 0, ANSWER_MS);
 	/* CPU, not wall time: the machine's load must not fail the test; room for asan */
 	assert_in_range(stats.turn_max_cpu_us, 0, 4 * COORD_TURN_BUDGET_MS * 1000);
 
-	/* the run is there, done, with every job */
-	m = proto_msg_new("run_list");
-	assert_int_equal(proto_send(t->lister, m, 0), 0);
-	json_decref(m);
-	r = recv_within(t->lister, 5000);
-	assert_non_null(r);
+	/* the run is there, done */
+	r = run_list(t);
 	assert_int_equal(json_array_size(json_object_get(r, "runs")), 1);
 	m = json_array_get(json_object_get(r, "runs"), 0);
 	assert_string_equal(proto_get_str(m, "state", ""), "done");
@@ -222,11 +233,7 @@ static void test_coord_bigrun_refused(void **state)
 	assert_contains(proto_get_str(r, "message", ""), "cannot import 'big.csv': jobs[9999]."
 			"samples[0]: 'value' -1 of 'prog.ns_per_run' is negative");
 	json_decref(r);
-	m = proto_msg_new("run_list");
-	assert_int_equal(proto_send(t->lister, m, 0), 0);
-	json_decref(m);
-	r = recv_within(t->lister, 5000);
-	assert_non_null(r);
+	r = run_list(t);
 	assert_int_equal(json_array_size(json_object_get(r, "runs")), 0);
 	json_decref(r);
 }

@@ -11,7 +11,6 @@
 #include <cmocka.h>
 
 #include <errno.h>
-#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -74,21 +73,6 @@ static json_t *import_of(int n, int nv)
 	return json_pack("{s:s, s:s, s:o}", "plan", "big", "source", "big.csv", "jobs", jobs);
 }
 
-static long long count_rows(const char *db, const char *sql)
-{
-	sqlite3 *h = NULL;
-	sqlite3_stmt *s = NULL;
-	long long n = -1;
-
-	assert_int_equal(sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
-	assert_int_equal(sqlite3_prepare_v2(h, sql, -1, &s, NULL), SQLITE_OK);
-	if (sqlite3_step(s) == SQLITE_ROW)
-		n = sqlite3_column_int64(s, 0);
-	sqlite3_finalize(s);
-	sqlite3_close(h);
-	return n;
-}
-
 static void test_store_import_parts(void **state)
 {
 	struct fixture *f = *state;
@@ -148,11 +132,11 @@ static void test_store_import_given_up(void **state)
 	run_id = store_import_run_id(im);
 	assert_int_equal(store_import_step(f->st, im, 0), 1);
 	assert_int_equal(store_import_step(f->st, im, 0), 1);
-	assert_int_equal(count_rows(f->db, "SELECT count(*) FROM jobs"), 32);
+	assert_int_equal(db_file_count(f->db, "SELECT count(*) FROM jobs"), 32);
 	store_import_destroy(f->st, &im);
-	assert_int_equal(count_rows(f->db, "SELECT count(*) FROM jobs"), 0);
-	assert_int_equal(count_rows(f->db, "SELECT count(*) FROM sample_values"), 0);
-	assert_int_equal(count_rows(f->db, "SELECT count(*) FROM runs"), 0);
+	assert_int_equal(db_file_count(f->db, "SELECT count(*) FROM jobs"), 0);
+	assert_int_equal(db_file_count(f->db, "SELECT count(*) FROM sample_values"), 0);
+	assert_int_equal(db_file_count(f->db, "SELECT count(*) FROM runs"), 0);
 	run = store_query_run(f->st, run_id);
 	assert_null(run);
 	store_import_destroy(f->st, &im);	/* NULL: nothing */
@@ -168,11 +152,11 @@ static void test_store_import_given_up(void **state)
 	json_decref(values);
 	json_decref(values);
 	free(im);
-	assert_int_equal(count_rows(f->db, "SELECT count(*) FROM runs"), 2);
+	assert_int_equal(db_file_count(f->db, "SELECT count(*) FROM runs"), 2);
 	assert_int_equal(store_recover(f->st, NULL), 0);
-	assert_int_equal(count_rows(f->db, "SELECT count(*) FROM runs"), 1);
-	assert_int_equal(count_rows(f->db, "SELECT count(*) FROM jobs"), 500);
-	assert_int_equal(count_rows(f->db, "SELECT count(*) FROM sample_values"), 1000);
+	assert_int_equal(db_file_count(f->db, "SELECT count(*) FROM runs"), 1);
+	assert_int_equal(db_file_count(f->db, "SELECT count(*) FROM jobs"), 500);
+	assert_int_equal(db_file_count(f->db, "SELECT count(*) FROM sample_values"), 1000);
 	json_decref(imp);
 }
 
@@ -214,7 +198,7 @@ static void test_store_import_check(void **state)
 		assert_contains(store_errmsg(f->st), cases[i].why);
 		json_decref(imp);
 	}
-	assert_int_equal(count_rows(f->db, "SELECT count(*) FROM runs"), 0);
+	assert_int_equal(db_file_count(f->db, "SELECT count(*) FROM runs"), 0);
 }
 
 /* Variants numbered in first-seen order however many there are: the hash from name to
@@ -236,7 +220,7 @@ static void test_store_import_variant_order(void **state)
 		snprintf(want, sizeof(want), "v%zu", i);
 		assert_string_equal(json_string_value(v), want);
 	}
-	assert_int_equal(count_rows(f->db, "SELECT count(*) FROM jobs WHERE variant_idx != "
+	assert_int_equal(db_file_count(f->db, "SELECT count(*) FROM jobs WHERE variant_idx != "
 				    "CAST(substr(variant, 2) AS INTEGER)"), 0);
 	json_decref(run);
 	json_decref(imp);
