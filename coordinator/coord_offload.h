@@ -1,5 +1,6 @@
-/* coord_offload.h - the coordinator's worker thread (offload.c): what a client asks that
+/* coord_offload.h - the coordinator's worker threads (offload.c): what a client asks that
  * would hold the event loop longer than its budget and needs none of the loop's state.
+ * One thread parses and frees, one reads, so that a read never waits behind a parse.
  *
  * - Parsing: a client frame over COORD_PARSE_INLINE bytes is decoded, validated and, for
  *   an `import`, checked (store_import_check) on the worker; the loop gets the message
@@ -7,8 +8,9 @@
  * - Freeing: the last reference to a big message (coord_offload_drop).
  * - Reading: `run_list`, `result_show`, `run_show`, `run_attempts` and `query` (their
  *   cost grows with the jobs stored: `run_list` counts them) are answered on the
- *   worker over its own read-only connection (WAL: readers never wait for the loop's
- *   writes), the reply encoded there; the loop only sends the text.
+ *   reading worker over its own read-only connection (WAL: readers never wait for the
+ *   loop's writes), the reply encoded there; the loop only sends the text. A big read
+ *   (the result of 160,000 jobs: seconds) still delays the reads behind it.
  *
  * Requests and answers go through two lists under a mutex; the worker wakes the loop
  * through an eventfd that the loop polls beside its sockets. The loop thread calls

@@ -7,8 +7,9 @@
  * heartbeats and other clients would wait. The worker has its own read-only SQLite
  * connection (WAL), so it never takes the write lock the loop needs.
  *
- * Threads: the worker runs worker(); the loop calls the exported functions. The lists
- * and STOP are under LOCK; an item belongs to one side at a time.
+ * Threads: two workers run worker(), one per lane (parsing and freeing; reading); the
+ * loop calls the exported functions. The lists and STOP are under LOCK; an item belongs
+ * to one side at a time.
  */
 #include "coord_offload.h"
 
@@ -28,16 +29,25 @@
 
 enum { W_PARSE, W_READ, W_DROP };
 
-struct coord_offload {
+/* Two threads, each with its queue: one parses and frees (no store), one reads (its
+ * own connection), so that a `run list` does not wait behind a 17 MiB import's parse. */
+enum { L_PARSE, L_READ, L__N };
+
+struct lane {
+	struct coord_offload *o;
 	pthread_t thread;
 	bool started;
-	pthread_mutex_t lock;
 	pthread_cond_t wake;
-	bool stop;
 	struct coord_work *todo, **todo_tail;
+	struct store *ro;		/* L_READ's */
+};
+
+struct coord_offload {
+	pthread_mutex_t lock;
+	bool stop;
+	struct lane lanes[L__N];
 	struct coord_work *done, **done_tail;
 	int efd;
-	struct store *ro;		/* the worker's */
 };
 
 /* --- the worker --- */
@@ -89,8 +99,9 @@ static json_t *answer(struct store *st, const json_t *msg)
 	return r;
 }
 
-/* Do item W: parse its frame (and check an import), or answer its request. */
-static void work(struct coord_offload *o, struct coord_work *w)
+/* Do item W on lane L: parse its frame (and check an import), answer its request, or
+ * drop its message. */
+static void work(struct lane *l, struct coord_work *w)
 {
 	json_t *r;
 
@@ -100,7 +111,7 @@ static void work(struct coord_offload *o, struct coord_work *w)
 		return;
 	}
 	if (w->kind == W_READ) {
-		r = answer(o->ro, w->msg);
+		r = answer(l->ro, w->msg);
 		w->reply = r ? proto_encode(r, &w->reply_len) : NULL;
 		if (!w->reply)
 			snprintf(w->why, sizeof(w->why), "out of memory");
@@ -124,23 +135,24 @@ static void work(struct coord_offload *o, struct coord_work *w)
 
 static void *worker(void *arg)
 {
-	struct coord_offload *o = arg;
+	struct lane *l = arg;
+	struct coord_offload *o = l->o;
 	struct coord_work *w;
 	uint64_t one = 1;
 
 	pthread_mutex_lock(&o->lock);
 	for (;;) {
-		while (!o->stop && !o->todo)
-			pthread_cond_wait(&o->wake, &o->lock);
+		while (!o->stop && !l->todo)
+			pthread_cond_wait(&l->wake, &o->lock);
 		if (o->stop)
 			break;
-		w = o->todo;
-		o->todo = w->next;
-		if (!o->todo)
-			o->todo_tail = &o->todo;
+		w = l->todo;
+		l->todo = w->next;
+		if (!l->todo)
+			l->todo_tail = &l->todo;
 		pthread_mutex_unlock(&o->lock);
 		w->next = NULL;
-		work(o, w);
+		work(l, w);
 		pthread_mutex_lock(&o->lock);
 		*o->done_tail = w;
 		o->done_tail = &w->next;
@@ -178,18 +190,21 @@ int coord_offload_start(struct coord *c, const char *db)
 {
 	struct coord_offload *o = calloc(1, sizeof(*o));
 	char err[512];
-	int rc;
+	int rc, i;
 
 	if (!o)
 		return -ENOMEM;
 	o->efd = -1;
-	o->todo_tail = &o->todo;
 	o->done_tail = &o->done;
 	pthread_mutex_init(&o->lock, NULL);
-	pthread_cond_init(&o->wake, NULL);
+	for (i = 0; i < L__N; i++) {
+		o->lanes[i].o = o;
+		o->lanes[i].todo_tail = &o->lanes[i].todo;
+		pthread_cond_init(&o->lanes[i].wake, NULL);
+	}
 	c->offload = o;
-	o->ro = store_open(db, true, err, sizeof(err));
-	if (!o->ro) {
+	o->lanes[L_READ].ro = store_open(db, true, err, sizeof(err));
+	if (!o->lanes[L_READ].ro) {
 		rc = -errno;
 		pr_warn("worker thread: %s", err);
 		return rc;
@@ -200,35 +215,40 @@ int coord_offload_start(struct coord *c, const char *db)
 		pr_warn("cannot make the worker's eventfd: %s", strerror(errno));
 		return rc;
 	}
-	rc = pthread_create(&o->thread, NULL, worker, o);
-	if (rc) {
-		pr_warn("cannot start the worker thread: %s", strerror(rc));
-		return -rc;
+	for (i = 0; i < L__N; i++) {
+		rc = pthread_create(&o->lanes[i].thread, NULL, worker, &o->lanes[i]);
+		if (rc) {
+			pr_warn("cannot start a worker thread: %s", strerror(rc));
+			return -rc;
+		}
+		o->lanes[i].started = true;
 	}
-	o->started = true;
 	return 0;
 }
 
 void coord_offload_stop(struct coord *c)
 {
 	struct coord_offload *o = c->offload;
+	int i;
 
 	if (!o)
 		return;
-	if (o->started) {
-		pthread_mutex_lock(&o->lock);
-		o->stop = true;
-		pthread_cond_signal(&o->wake);
-		pthread_mutex_unlock(&o->lock);
-		pthread_join(o->thread, NULL);	/* after its current item: no cancel */
+	pthread_mutex_lock(&o->lock);
+	o->stop = true;
+	for (i = 0; i < L__N; i++)
+		pthread_cond_signal(&o->lanes[i].wake);
+	pthread_mutex_unlock(&o->lock);
+	for (i = 0; i < L__N; i++) {
+		if (o->lanes[i].started)	/* after its current item: no cancel */
+			pthread_join(o->lanes[i].thread, NULL);
+		free_list(o->lanes[i].todo);
+		store_close(&o->lanes[i].ro);
+		pthread_cond_destroy(&o->lanes[i].wake);
 	}
-	free_list(o->todo);
 	free_list(o->done);
 	if (o->efd >= 0)
 		close(o->efd);
-	store_close(&o->ro);
 	pthread_mutex_destroy(&o->lock);
-	pthread_cond_destroy(&o->wake);
 	free(o);
 	c->offload = NULL;
 }
@@ -253,10 +273,12 @@ static struct coord_work *work_new(int kind, const void *id, size_t id_len)
 
 static void push(struct coord_offload *o, struct coord_work *w)
 {
+	struct lane *l = &o->lanes[w->kind == W_READ ? L_READ : L_PARSE];
+
 	pthread_mutex_lock(&o->lock);
-	*o->todo_tail = w;
-	o->todo_tail = &w->next;
-	pthread_cond_signal(&o->wake);
+	*l->todo_tail = w;
+	l->todo_tail = &w->next;
+	pthread_cond_signal(&l->wake);
 	pthread_mutex_unlock(&o->lock);
 }
 
