@@ -126,6 +126,7 @@ $(BUILD)/tests/test_%: tests/unit/test_%.c $(wildcard tests/unit/*.h) $(UNIT_HEL
 unit: deps
 	$(Q)$(MAKE) --no-print-directory all $(UNIT_BINS)
 	$(Q)sh tests/check-layout.sh $(BUILD)
+	$(Q)python3 tests/check-paths.py
 	$(Q)sh tests/run-unit.sh $(UNIT_BINS)
 
 integration: deps all
@@ -136,6 +137,7 @@ check: deps
 	$(Q)sh scripts/deps.sh browser
 	$(Q)$(MAKE) --no-print-directory all $(UNIT_BINS)
 	$(Q)sh tests/check-layout.sh $(BUILD)
+	$(Q)python3 tests/check-paths.py
 	$(Q)sh tests/run-unit.sh $(UNIT_BINS)
 	$(Q)sh tests/run-integration.sh
 

@@ -1,5 +1,5 @@
 /* texttable.c - see texttable.h. Widths, padded cells, aligned tables and CSV fields for
- * lib/report_*.c and the cli/ lists.
+ * lib/report/report_*.c and the cli/ lists.
  *
  * A table is printed straight to its FILE: blanks (padding, and those of the separator
  * and of cells) are held back until something else follows on the line, so that a

@@ -1,6 +1,6 @@
 /* texttable.h - plain-text tables for every printer: how wide a string is on a terminal,
  * cells padded to a width, aligned tables, and CSV fields. The one place that decides
- * these, so that `result show`, `result compare`/`history` (lib/report_*.c) and the
+ * these, so that `result show`, `result compare`/`history` (lib/report/report_*.c) and the
  * cli/ lists (host, link, plan, run, bisect) line up
  * and quote alike. Prefix tt_ (text table).
  *
