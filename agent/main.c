@@ -377,6 +377,15 @@ int main(int argc, char **argv)
 			rc = 1;
 			goto out;
 		}
+		/* the coordinator lets only agent keys in (docs/security.md, "Roles"); a key
+		 * made before roles is for it to judge */
+		if (agent_key.role != KEYS_ROLE_AGENT && agent_key.role != KEYS_ROLE_NONE) {
+			fprintf(stderr, "bpflab-agent: key '%s' has the role %s; an agent needs an "
+				"agent key (bpflab keygen --role agent)\n", key_file,
+				keys_role_name(agent_key.role));
+			rc = 1;
+			goto out;
+		}
 		agent_curve = true;
 	}
 	if (!once && !endpoint) {
