@@ -104,28 +104,32 @@ static void *dealer(struct tctx *t, const char *endpoint, const struct keys_pair
 	return s;
 }
 
-/* Send REQ (taken) on S and drive the coordinator until the reply comes or MS pass.
- * Returns the reply (new reference) or NULL. */
-static json_t *ask(struct tctx *t, void *s, json_t *req, int ms)
+/* Drive the coordinator until a reply comes on S or MS pass. Returns the reply (new
+ * reference) or NULL. */
+static json_t *await_reply(struct tctx *t, void *s, int ms)
 {
 	int64_t end = util_mono_ms() + ms;
 	json_t *r = NULL;
 	char why[256];
 
+	while (!r && util_mono_ms() < end) {
+		zmq_pollitem_t it = { .socket = s, .events = ZMQ_POLLIN };
+
+		assert_int_equal(coord_run_once(t->fx.c, 20), 0);
+		if (zmq_poll(&it, 1, 0) == 1)
+			assert_int_equal(proto_recv(s, &r, 0, why, sizeof(why)), 0);
+	}
+	return r;
+}
+
+/* Send REQ (taken) on S and await_reply. */
+static json_t *ask(struct tctx *t, void *s, json_t *req, int ms)
+{
 	assert_non_null(req);
 	assert_int_equal(proto_send(s, req, ZMQ_DONTWAIT) == 0 ||
 			 proto_send(s, req, ZMQ_DONTWAIT) == -EAGAIN, 1);
 	json_decref(req);
-	while (util_mono_ms() < end) {
-		zmq_pollitem_t it = { .socket = s, .events = ZMQ_POLLIN };
-
-		assert_int_equal(coord_run_once(t->fx.c, 20), 0);
-		if (zmq_poll(&it, 1, 0) == 1) {
-			assert_int_equal(proto_recv(s, &r, 0, why, sizeof(why)), 0);
-			break;
-		}
-	}
-	return r;
+	return await_reply(t, s, ms);
 }
 
 /* A host_list on S (ask). */
@@ -363,36 +367,41 @@ static size_t host_count(struct tctx *t, void *client)
 	return n;
 }
 
+/* An agent NAME with key KP runs for 2 s and is never registered (CLIENT asks). */
+static void agent_kept_out(struct tctx *t, void *client, const char *name,
+			   const struct keys_pair *kp)
+{
+	struct inventory_config inv = { .agent = name };
+	struct agent_run ar;
+	int64_t end;
+
+	agent_start(t, &ar, name, kp, &inv);
+	end = util_mono_ms() + 2000;
+	while (util_mono_ms() < end)
+		assert_int_equal(coord_run_once(t->fx.c, 20), 0);
+	assert_int_equal(host_count(t, client), 0);
+	agent_stop(&ar);
+}
+
 static void test_auth_agent_refused(void **state)
 {
 	struct tctx *t = *state;
-	struct inventory_config bad_inv = { .agent = "intruder" }, good_inv = { .agent = "h1" };
-	struct agent_run bad_agent, good_agent;
+	struct inventory_config good_inv = { .agent = "h1" };
+	struct agent_run good_agent;
+	struct coord_stats st;
+	char needle[160];
 	int64_t end;
 	void *client;
 	size_t n = 0;
 
-	struct coord_stats st;
-	char needle[160];
-
 	start_coord(t);
 	client = dealer(t, t->fx.clients_ep, &t->good);
-	agent_start(t, &bad_agent, "intruder", &t->bad, &bad_inv);
-	end = util_mono_ms() + 2000;
-	while (util_mono_ms() < end)
-		assert_int_equal(coord_run_once(t->fx.c, 20), 0);
-	assert_int_equal(host_count(t, client), 0);
-	agent_stop(&bad_agent);
+	agent_kept_out(t, client, "intruder", &t->bad);
 
 	/* an allowed client key cannot register as an agent: refused at the handshake on
 	 * the agents socket, and logged (bpflab-agent itself refuses such a key; this is
 	 * an agent that does not) */
-	agent_start(t, &bad_agent, "h1", &t->good, &good_inv);
-	end = util_mono_ms() + 2000;
-	while (util_mono_ms() < end)
-		assert_int_equal(coord_run_once(t->fx.c, 20), 0);
-	assert_int_equal(host_count(t, client), 0);
-	agent_stop(&bad_agent);
+	agent_kept_out(t, client, "h1", &t->good);
 	coord_get_stats(t->fx.c, &st);
 	assert_true(st.role_refused >= 1);
 	snprintf(needle, sizeof(needle), "to the agents socket: key '%.8s...' ('good.key') has "
@@ -445,19 +454,7 @@ static void test_auth_agent_key_as_client(void **state)
 	}
 	/* a payload that does not even decode: refused for the key all the same */
 	assert_int_equal(zmq_send(rogue, "not json", 8, 0), 8);
-	r = NULL;
-	{
-		int64_t end = util_mono_ms() + 5000;
-		char why[256];
-
-		while (!r && util_mono_ms() < end) {
-			zmq_pollitem_t it = { .socket = rogue, .events = ZMQ_POLLIN };
-
-			assert_int_equal(coord_run_once(t->fx.c, 20), 0);
-			if (zmq_poll(&it, 1, 0) == 1)
-				assert_int_equal(proto_recv(rogue, &r, 0, why, sizeof(why)), 0);
-		}
-	}
+	r = await_reply(t, rogue, 5000);
 	assert_non_null(r);
 	assert_contains(proto_get_str(r, "message", ""), "has the role agent");
 	json_decref(r);
@@ -485,24 +482,13 @@ static void test_auth_malformed_counted(void **state)
 {
 	struct tctx *t = *state;
 	struct coord_stats st;
-	json_t *req, *r = NULL;
+	json_t *req, *r;
 	void *client;
-	char why[256];
-	int64_t end;
 
 	start_coord(t);
 	client = dealer(t, t->fx.clients_ep, &t->good);
 	req = json_pack("{s:i, s:s, s:s}", "v", 1, "type", "run_show", "run", "seven");
-	assert_int_equal(proto_send(client, req, 0), 0);
-	json_decref(req);
-	end = util_mono_ms() + 5000;
-	while (!r && util_mono_ms() < end) {
-		zmq_pollitem_t it = { .socket = client, .events = ZMQ_POLLIN };
-
-		assert_int_equal(coord_run_once(t->fx.c, 20), 0);
-		if (zmq_poll(&it, 1, 0) == 1)
-			assert_int_equal(proto_recv(client, &r, 0, why, sizeof(why)), 0);
-	}
+	r = ask(t, client, req, 5000);
 	assert_non_null(r);
 	assert_string_equal(proto_msg_type(r), "error");
 	assert_non_null(strstr(proto_get_str(r, "message", ""), "'run' must be an integer"));
