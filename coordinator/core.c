@@ -50,7 +50,8 @@ int coord_send_agent_text(struct coord *c, struct coord_agent *a, const char *ty
 static int refuse_role(struct coord *c, bool agents, const void *id, size_t id_len,
 		       const struct proto_peer *peer, json_t **msg, struct samples *samples)
 {
-	const char *type = *msg ? proto_msg_type(*msg) : NULL, *want = agents ? "agent" : "client";
+	const char *type = *msg ? proto_msg_type(*msg) : NULL;
+	const char *want = agents ? "agent" : "client";
 	void *sock = agents ? c->agents_sock : c->clients_sock;
 
 	c->stats.role_refused++;

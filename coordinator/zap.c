@@ -114,7 +114,6 @@ void coord_zap_handle(struct coord *c)
 	memcpy(mech, zmq_msg_data(&f[F_MECH]), sz < sizeof(mech) - 1 ? sz : sizeof(mech) - 1);
 	if (n == F_N && !strcmp(mech, "CURVE") && zmq_msg_size(&f[F_CRED]) == 32) {
 		const uint8_t *key = zmq_msg_data(&f[F_CRED]);
-
 		enum keys_role role = keys_allow_role(c->allow, key);
 		bool agents = !strcmp(domain, KEYS_ZAP_AGENTS);
 
@@ -130,7 +129,7 @@ void coord_zap_handle(struct coord *c)
 			c->stats.auth_refused++;
 			if (user && agents)
 				c->stats.role_refused++;
-			log_refusal(c, key, address, user, role);
+			log_refusal(c, key, address, agents ? user : NULL, role);
 			user = "";
 		}
 	} else {
