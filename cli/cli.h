@@ -143,8 +143,10 @@ int cli_request(const json_t *req, const char *want_type, json_t **reply);
  * with *OUT (new reference: the hosts or runs array, the run or result object), or an
  * exit status after printing the error. */
 int cli_query(const char *type, long long run, json_t **out);
-/* `bpflab keygen [--out DIR] [--name NAME] [--force]` (cli/keygen.c): a CURVE key pair as
- * DIR/NAME.key and DIR/NAME.key_secret; prints the public key. Returns the exit status. */
+/* `bpflab keygen --role ROLE [--out DIR] [--name NAME] [--force]` (cli/keygen.c): a
+ * CURVE key pair with its role as DIR/NAME.key and DIR/NAME.key_secret; prints the
+ * public key. `--set-role ROLE FILE...` gives existing certificates a role. Returns the
+ * exit status. */
 int cli_keygen(int argc, char **argv);
 /* `bpflab serve --db FILE ...` (cli/serve.c): the dashboard over a database file until
  * SIGINT or SIGTERM. Returns the exit status. */
