@@ -2,7 +2,7 @@
  *
  * The values come from store_query_values: straight from the database file with --db,
  * else through the coordinator's `query` request, which calls the same function, so both
- * give the same JSON. lib/analysis/*.c build the reports, lib/report/report_compare.c and
+ * give the same JSON. lib/analysis/ files build the reports, lib/report/report_compare.c and
  * lib/report/report_history.c print them, lib/report/plot.c draws them, lib/report/export.c
  * and lib/report/import.c convert (an export of one run, checked against the hosts and
  * kernels it has, with the database's id). An import writes

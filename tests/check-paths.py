@@ -48,7 +48,7 @@ def main():
                            check=True).stdout.split()
     bad = 0
     for f in files:
-        if not SCANNED.search(f) or not os.path.isfile(f):
+        if not SCANNED.search(f) or not os.path.isfile(f) or f == "tests/check-paths.py":
             continue
         try:
             text = open(f, encoding="utf-8").read()

@@ -1,4 +1,4 @@
-/* plan_int.h - private to the lib/plan/*.c files: what the parts of the plan parser share.
+/* plan_int.h - private to the lib/plan/ files: what the parts of the plan parser share.
  *
  * The parts (plan.c has the overview):
  *   plan.c         entry points: parse, load, overrides, destroy
