@@ -35,6 +35,7 @@ void web_reply_error(struct web_reply *reply, unsigned status, const char *fmt, 
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
+	web_utf8_repair(msg);	/* JSON takes only UTF-8: a long path cut mid-character */
 	web_reply_release(reply);
 	reply->status = status;
 	reply->type = "application/json";
