@@ -34,7 +34,7 @@
 #define WEB_REQUEST_DEADLINE_S 10
 #define WEB_SEND_DEADLINE_S 60
 /* Milliseconds web_destroy waits for answers being built before it leaves them. */
-#define WEB_STOP_GRACE_MS 500
+#define WEB_STOP_GRACE_MS 300
 
 /* How web_new serves. */
 struct web_opts {
