@@ -50,11 +50,8 @@ static double now_s(void)
 static int setup(void **state)
 {
 	(void)state;
-	if (!mkdtemp(tmpdir))
+	if (web_test_setup_k(tmpdir, db, sizeof(db)))
 		return -1;
-	unsetenv("BPFLAB_COORDINATOR");
-	snprintf(db, sizeof(db), "%s/lab.db", tmpdir);
-	web_test_import_k(tmpdir, db);
 	db_file_exec(db, "UPDATE jobs SET variant = '=HYPERLINK(\"http://x/\",\"y\")' "
 		     "WHERE run_id = 1");
 	db_file_exec(db, "UPDATE runs SET variants = json_array('=HYPERLINK(\"http://x/\","
@@ -166,12 +163,6 @@ static void test_web_guard_redirect_and_names(void **state)
 	assert_int_equal(web_check_name("http://x", err, sizeof(err)), -EINVAL);
 }
 
-/* GET PATH on W's port with EXTRA header lines (may be NULL) into H. */
-static void get(struct web *w, const char *path, const char *extra, struct http *h)
-{
-	http_req(web_port(w), "GET", path, extra, h);
-}
-
 /* A connected socket to PORT that sent "GET PATH". */
 static int send_get(unsigned port, const char *path)
 {
@@ -203,49 +194,80 @@ static char *read_all(int fd)
 	return buf;
 }
 
-static void test_web_guard_served(void **state)
+/* A request to a server and what its answer must be. */
+struct guard_case {
+	const char *path, *extra;	/* extra: header lines; "%u" the port */
+	int status;
+	const char *head, *body;	/* in the answer's head, body (NULL: no check) */
+	const char *not_head, *not_body;	/* not in them */
+};
+
+/* Ask W each of the N CASES. */
+static void guard_cases(struct web *w, const struct guard_case *cases, size_t n)
 {
-	static const char token[] = "0123456789abcdef-token";
-	struct web *w = web_test_start(db, NULL), *wt;
-	char host[64], path[4000], *text;
+	char extra[256];
 	struct http h;
 	size_t i;
 
+	for (i = 0; i < n; i++) {
+		const struct guard_case *c = &cases[i];
+
+		if (c->extra)
+			snprintf(extra, sizeof(extra), c->extra, web_port(w));
+		http_req(web_port(w), "GET", c->path, c->extra ? extra : NULL, &h);
+		if (h.status != c->status)
+			fail_msg("%s (%s): status %d, want %d: %s", c->path,
+				 c->extra ? extra : "", h.status, c->status, h.body);
+		if (c->head)
+			assert_contains(h.head, c->head);
+		if (c->body)
+			assert_contains(h.body, c->body);
+		if (c->not_head)
+			assert_null(strstr(h.head, c->not_head));
+		if (c->not_body)
+			assert_null(strstr(h.body, c->not_body));
+		http_free(&h);
+	}
+}
+
+static void test_web_guard_served(void **state)
+{
+	static const struct guard_case open[] = {
+		/* DNS rebinding: another name for 127.0.0.1 gets nothing */
+		{ "/api/runs", "Host: attacker.example:8080", 421, NULL, "--http-host", NULL,
+		  "\"plan\"" },
+		{ "/runs", "Host: attacker.example:%u", 421, "Content-Type: text/html",
+		  "--http-host", NULL, "\"plan\"" },
+		{ "/api/runs", "Host: localhost:%u", 200, NULL, "\"plan\"", NULL, NULL },
+		{ "/api/runs", "Origin: http://attacker.example", 403, NULL, "Origin", NULL,
+		  "\"plan\"" },
+		{ "/api/runs", "Origin: http://127.0.0.1:%u", 200, NULL, NULL, NULL, NULL },
+		/* the headers of every answer */
+		{ "/api/runs", NULL, 200, "Referrer-Policy: no-referrer", NULL, NULL, NULL },
+		{ "/nope", NULL, 404, "frame-ancestors 'none'", NULL, NULL, NULL },
+		/* invalid UTF-8: 400 naming what, not 500 "out of memory" */
+		{ "/%ff", NULL, 400, NULL, "the path is not valid UTF-8", NULL, NULL },
+		{ "/api/history?metric=x&plan=%ff", NULL, 400, NULL, "{\"error\":\"parameter "
+		  "'plan': the value is not valid UTF-8\"}\n", NULL, NULL },
+		{ "/api/history?metric=x&%c3=1", NULL, 400, NULL, "parameter 2: the name is "
+		  "not valid UTF-8", NULL, NULL },
+	};
+	static const struct guard_case token[] = {
+		/* the redirect after signing in stays on the site */
+		{ "//evil.example/?token=0123456789abcdef-token", NULL, 400, NULL,
+		  "not a path on this site", "Location:", NULL },
+		{ "/runs?token=0123456789abcdef-token", NULL, 303, "Location: /runs\r\n", NULL,
+		  NULL, NULL },
+		/* Host before the token: a rebound name learns not even that one is needed */
+		{ "/api/runs", "Host: attacker.example", 421, NULL, NULL, "WWW-Authenticate",
+		  NULL },
+	};
+	struct web *w = web_test_start(db, NULL);
+	char path[4000], *text;
+	size_t i;
+
 	(void)state;
-	/* DNS rebinding: another name for 127.0.0.1 gets nothing */
-	get(w, "/api/runs", "Host: attacker.example:8080", &h);
-	assert_int_equal(h.status, 421);
-	assert_null(strstr(h.body, "\"plan\""));
-	http_free(&h);
-	snprintf(host, sizeof(host), "Host: attacker.example:%u", web_port(w));
-	get(w, "/runs", host, &h);
-	assert_int_equal(h.status, 421);
-	assert_contains(h.head, "Content-Type: text/html");
-	assert_contains(h.body, "--http-host");
-	http_free(&h);
-	snprintf(host, sizeof(host), "Host: localhost:%u", web_port(w));
-	get(w, "/api/runs", host, &h);
-	assert_int_equal(h.status, 200);
-	http_free(&h);
-	get(w, "/api/runs", "Origin: http://attacker.example", &h);
-	assert_int_equal(h.status, 403);
-	assert_null(strstr(h.body, "\"plan\""));
-	http_free(&h);
-	/* the headers of every answer */
-	get(w, "/api/runs", NULL, &h);
-	assert_int_equal(h.status, 200);
-	assert_contains(h.head, "Referrer-Policy: no-referrer");
-	assert_contains(h.head, "frame-ancestors 'none'");
-	http_free(&h);
-	/* invalid UTF-8: 400 naming what, not 500 "out of memory" */
-	get(w, "/%ff", NULL, &h);
-	assert_int_equal(h.status, 400);
-	assert_contains(h.body, "the path is not valid UTF-8");
-	http_free(&h);
-	get(w, "/api/history?metric=x&plan=%ff", NULL, &h);
-	assert_int_equal(h.status, 400);
-	assert_text(h.body, "{\"error\":\"parameter 'plan': the value is not valid UTF-8\"}\n");
-	http_free(&h);
+	guard_cases(w, open, ARRAY_LEN(open));
 	/* a long path: the message is cut mid-character, still a 404 */
 	strcpy(path, "/api/x");
 	for (i = 0; i < 600; i++)
@@ -255,42 +277,22 @@ static void test_web_guard_served(void **state)
 	assert_contains(text, "no such path");
 	free(text);
 	web_destroy(&w);
-
-	/* the redirect after signing in stays on the site */
-	wt = web_test_start(db, token);
-	get(wt, "//evil.example/?token=0123456789abcdef-token", NULL, &h);
-	assert_int_equal(h.status, 400);
-	assert_null(strstr(h.head, "Location:"));
-	http_free(&h);
-	get(wt, "/runs?token=0123456789abcdef-token", NULL, &h);
-	assert_int_equal(h.status, 303);
-	assert_contains(h.head, "Location: /runs\r\n");
-	http_free(&h);
-	/* Host before the token: a rebound name learns not even that one is needed */
-	get(wt, "/api/runs", "Host: attacker.example", &h);
-	assert_int_equal(h.status, 421);
-	http_free(&h);
-	web_destroy(&wt);
+	w = web_test_start(db, "0123456789abcdef-token");
+	guard_cases(w, token, ARRAY_LEN(token));
+	web_destroy(&w);
 }
 
 static void test_web_guard_slow_page(void **state)
 {
-	char copy[400], cmd[900], *text;
 	sqlite3 *writer = NULL;
 	struct web *w;
 	struct http h;
+	char *text;
 	double t0;
 	int fd;
 
 	(void)state;
-	snprintf(copy, sizeof(copy), "%s/busy.db", tmpdir);
-	snprintf(cmd, sizeof(cmd), "sqlite3 '%s' \".backup '%s'\"", db, copy);
-	assert_int_equal(system(cmd), 0);
-	db_file_exec(copy, "PRAGMA journal_mode = DELETE");
-	w = web_test_start(copy, NULL);
-	assert_int_equal(sqlite3_open(copy, &writer), SQLITE_OK);
-	assert_int_equal(sqlite3_exec(writer, "BEGIN EXCLUSIVE; UPDATE runs SET state = "
-				      "'cancelled' WHERE id = 1", NULL, NULL, NULL), SQLITE_OK);
+	w = web_test_locked(tmpdir, db, &writer);
 	/* a page that waits 5 s for the lock... */
 	fd = send_get(web_port(w), "/runs/1");
 	usleep(200 * 1000);
