@@ -206,6 +206,12 @@ int main(int argc, char **argv)
 		fprintf(stderr, "bpflabd: %s\n", why);
 		return 2;
 	}
+	for (size_t i = 0; i < wo.n_names; i++) {
+		if (web_check_name(names[i], why, sizeof(why))) {
+			fprintf(stderr, "bpflabd: %s\n", why);
+			return 2;
+		}
+	}
 	if (key_path) {
 		if (keys_load(key_path, true, &key, why, sizeof(why))) {
 			fprintf(stderr, "bpflabd: %s\n", why);

@@ -48,10 +48,11 @@ struct web_opts {
 
 struct web;
 
-/* Check OPTS (address, bind rule, database) and start serving on MHD's own thread.
+/* Check OPTS (address, bind rule, --http-host names, database) and start serving on
+ * MHD's threads (one per connection, web.c).
  * Returns the server, or NULL with a message in ERR and *USAGE true when the mistake is
- * the caller's (a bad address, a non-loopback address without --http-token or
- * --http-public: exit 2), false otherwise (cannot bind, cannot open the database). */
+ * the caller's (a bad address or --http-host name, a non-loopback address without
+ * --http-token or --http-public: exit 2), false otherwise (cannot bind, cannot open the database). */
 struct web *web_new(const struct web_opts *opts, bool *usage, char *err, size_t err_len);
 /* The port bound (useful with port 0). */
 unsigned web_port(const struct web *w);

@@ -6,7 +6,8 @@
  * functions, the query parameters for its options), result export (export_run),
  * bisect status and log
  * (lib/analysis/bisect_session.c over store_bisect_get). Also the
- * objects the pages (web_page.c) render. Runs on MHD's thread, one store per request.
+ * objects the pages (web_page.c) render. Runs on MHD's threads (one per connection),
+ * one store per request, no state kept between calls.
  */
 #include "web.h"
 

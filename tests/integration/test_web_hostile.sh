@@ -14,7 +14,7 @@
 #   //evil.example/ refused, to /runs kept;
 # - SIGTERM while a page is being built ends `bpflab serve` (a page waiting for a
 #   database locked by a writer) and `bpflabd --http` (the page of a 4000-job run)
-#   within a second.
+#   within a second; bpflabd's --http-host.
 . "$(dirname "$0")/lib.sh"
 
 py=/usr/bin/python3
@@ -144,11 +144,14 @@ for v in range(4000):
     print('v%d,xdp_drop,1,%d.5' % (v, v % 97))" > "$tmp/big.csv"
 "$bpflab" --db "$tmp/big.db" result import "$tmp/big.csv" --plan big >/dev/null
 "$bin/bpflabd" --agents "ipc://$tmp/a.sock" --clients "ipc://$tmp/c.sock" --db "$tmp/big.db" \
-	--plaintext --log "$tmp/bpflabd.log" --http 127.0.0.1:0 &
+	--plaintext --log "$tmp/bpflabd.log" --http 127.0.0.1:0 --http-host dash.example &
 dpid=$!
 pids+=("$dpid")
 wait_for 10 grep -qs "dashboard at" "$tmp/bpflabd.log"
 port=$(sed -n 's|.*dashboard at http://127.0.0.1:\([0-9]*\)/.*|\1|p' "$tmp/bpflabd.log")
+check "bpflabd --http: Host attacker.example 421" \
+	test "$(code /api/runs -H "Host: attacker.example:$port")" = 421
+check "bpflabd --http-host dash.example: 200" test "$(code /api/runs -H 'Host: dash.example')" = 200
 curl -s -o /dev/null -m 60 "http://127.0.0.1:$port/runs/1" &
 sleep 0.5
 check "bpflabd: SIGTERM during a page ends it within 1 s" stop_within "$dpid" 1
