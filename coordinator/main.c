@@ -7,7 +7,7 @@
  * database file: on libmicrohttpd's threads (one per connection), which open the file
  * read-only for each request (WAL: readers never block the loop's writes), so the event
  * loop and its store are untouched. Those threads block the signals: they reach the
- * loop's thread; on stop, web_destroy leaves a page still being built after 0.5 s.
+ * loop's thread; on stop, web_destroy leaves a page still being built after 0.3 s.
  */
 #include <errno.h>
 #include <pthread.h>
