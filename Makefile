@@ -196,7 +196,7 @@ FUZZ_SRCS_agent_config  := agent/config.c agent/provider.c
 FUZZ_SRCS_provider_list := agent/provider.c
 FUZZ_SRCS_probe_frame   := agent/probe.c
 FUZZ_SRCS_verifier_log  := agent/verifier_log.c
-FUZZ_SRCS_web_query     := web/web_util.c
+FUZZ_SRCS_web_query     := web/web_util.c web/web_guard.c
 $(BUILD)/fuzz/fuzz_agent_config: $(FUZZ_SRCS_agent_config) $(wildcard agent/*.h)
 $(BUILD)/fuzz/fuzz_provider_list: $(FUZZ_SRCS_provider_list) $(wildcard agent/*.h)
 $(BUILD)/fuzz/fuzz_probe_frame: $(FUZZ_SRCS_probe_frame) $(wildcard agent/*.h)

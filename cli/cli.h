@@ -150,7 +150,8 @@ int cli_query(const char *type, long long run, json_t **out);
 int cli_keygen(int argc, char **argv);
 /* `bpflab serve --db FILE ...` (cli/serve.c): the dashboard over a database file until
  * SIGINT or SIGTERM. Returns the exit status. */
-#define CLI_SERVE_ARGS "--db FILE [--http ADDR:PORT] [--http-token FILE | --http-public]"
+#define CLI_SERVE_ARGS "--db FILE [--http ADDR:PORT] [--http-token FILE | --http-public]" \
+	" [--http-host NAME]..."
 int cli_serve(int argc, char **argv);
 /* Switch HOST to KERNEL through its agent's kernel provider (`host_boot`, cli/host.c);
  * FROM (may be NULL) gets the kernel it ran. With WAIT_S > 0, wait that long until HOST
