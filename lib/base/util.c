@@ -12,15 +12,118 @@
 #include <time.h>
 #include <unistd.h>
 
+int util_open_regular(const char *path)
+{
+	struct stat st;
+	int fd, flags;
+
+	/* O_NONBLOCK: opening a FIFO would wait for a writer */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st)) {
+		int e = -errno;
+
+		close(fd);
+		return e;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		close(fd);
+		return S_ISDIR(st.st_mode) ? -EISDIR : -UTIL_ENOTREG;
+	}
+	flags = fcntl(fd, F_GETFL);
+	if (flags >= 0)
+		fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
+	return fd;
+}
+
+const char *util_strerror(int err)
+{
+	if (err < 0)
+		err = -err;
+	if (err == UTIL_ENOTREG)
+		return "not a regular file (a FIFO, device or socket)";
+	return strerror(err);
+}
+
+bool util_utf8_valid(const char *text, size_t len, size_t *bad)
+{
+	const unsigned char *s = (const unsigned char *)text;
+	size_t i = 0;
+
+	while (i < len) {
+		unsigned int c = s[i], v;
+		size_t n, k;
+
+		if (c && c < 0x80) {
+			i++;
+			continue;
+		}
+		if (c >= 0xc2 && c <= 0xdf)
+			n = 1, v = c & 0x1f;
+		else if (c >= 0xe0 && c <= 0xef)
+			n = 2, v = c & 0x0f;
+		else if (c >= 0xf0 && c <= 0xf4)
+			n = 3, v = c & 0x07;
+		else
+			goto bad;	/* NUL, a continuation byte, 0xc0, 0xc1, 0xf5.. */
+		if (len - i <= n)
+			goto bad;
+		for (k = 1; k <= n; k++) {
+			if ((s[i + k] & 0xc0) != 0x80)
+				goto bad;
+			v = v << 6 | (s[i + k] & 0x3f);
+		}
+		if ((n == 2 && v < 0x800) || (n == 3 && v < 0x10000) || v > 0x10ffff ||
+		    (v >= 0xd800 && v <= 0xdfff))
+			goto bad;
+		i += n + 1;
+	}
+	return true;
+bad:
+	if (bad)
+		*bad = i;
+	return false;
+}
+
+int util_text_check(const char *text, size_t len, const char *file, char *err,
+		    size_t err_len)
+{
+	const char *p = text, *end;
+	size_t bad;
+	int line = 1;
+
+	if (!len || util_utf8_valid(text, len, &bad))
+		return 0;
+	for (end = text + bad; (p = memchr(p, '\n', (size_t)(end - p))); p++)
+		line++;
+	return util_seterr(err, err_len, -EINVAL, "%s:%d: %s", file, line,
+			   text[bad] ? "not UTF-8 text" : "a NUL byte (not a text file?)");
+}
+
+bool util_name_ok(const char *s, const char *extra, size_t max)
+{
+	size_t i;
+
+	for (i = 0; s[i]; i++) {
+		char ch = s[i];
+
+		if (i >= max || !((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+				  (ch >= '0' && ch <= '9') || strchr(extra, ch)))
+			return false;
+	}
+	return i > 0;
+}
+
 int util_read_file(const char *path, size_t max_len, char **bufp, size_t *lenp)
 {
 	char *buf = NULL;
 	size_t len = 0, cap = 0;
 	int fd, err = 0;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = util_open_regular(path);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	for (;;) {
 		ssize_t n;
 
