@@ -46,44 +46,49 @@ const char *util_strerror(int err)
 	return strerror(err);
 }
 
+size_t util_utf8_len(const char *s, size_t avail)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	unsigned int c = p[0], v;
+	size_t n, i;
+
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xc2 && c <= 0xdf)
+		n = 2, v = c & 0x1f;
+	else if (c >= 0xe0 && c <= 0xef)
+		n = 3, v = c & 0x0f;
+	else if (c >= 0xf0 && c <= 0xf4)
+		n = 4, v = c & 0x07;
+	else
+		return 0;	/* a continuation byte, 0xc0, 0xc1, 0xf5.. */
+	if (avail < n)
+		return 0;
+	for (i = 1; i < n; i++) {
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+		v = v << 6 | (p[i] & 0x3f);
+	}
+	if ((n == 3 && (v < 0x800 || (v >= 0xd800 && v <= 0xdfff))) ||
+	    (n == 4 && (v < 0x10000 || v > 0x10ffff)))
+		return 0;
+	return n;
+}
+
 bool util_utf8_valid(const char *text, size_t len, size_t *bad)
 {
-	const unsigned char *s = (const unsigned char *)text;
-	size_t i = 0;
+	size_t i = 0, n;
 
 	while (i < len) {
-		unsigned int c = s[i], v;
-		size_t n, k;
-
-		if (c && c < 0x80) {
-			i++;
-			continue;
+		n = text[i] ? util_utf8_len(text + i, len - i) : 0;
+		if (!n) {
+			if (bad)
+				*bad = i;
+			return false;
 		}
-		if (c >= 0xc2 && c <= 0xdf)
-			n = 1, v = c & 0x1f;
-		else if (c >= 0xe0 && c <= 0xef)
-			n = 2, v = c & 0x0f;
-		else if (c >= 0xf0 && c <= 0xf4)
-			n = 3, v = c & 0x07;
-		else
-			goto bad;	/* NUL, a continuation byte, 0xc0, 0xc1, 0xf5.. */
-		if (len - i <= n)
-			goto bad;
-		for (k = 1; k <= n; k++) {
-			if ((s[i + k] & 0xc0) != 0x80)
-				goto bad;
-			v = v << 6 | (s[i + k] & 0x3f);
-		}
-		if ((n == 2 && v < 0x800) || (n == 3 && v < 0x10000) || v > 0x10ffff ||
-		    (v >= 0xd800 && v <= 0xdfff))
-			goto bad;
-		i += n + 1;
+		i += n;
 	}
 	return true;
-bad:
-	if (bad)
-		*bad = i;
-	return false;
 }
 
 int util_text_check(const char *text, size_t len, const char *file, char *err,

@@ -38,6 +38,11 @@ const char *util_strerror(int err);
  * are refused with -EFBIG. Returns 0 or -errno (util_strerror). */
 int util_read_file(const char *path, size_t max_len, char **bufp, size_t *lenp);
 
+/* The length (1 to 4) of the valid UTF-8 character at S, of which AVAIL (at least 1) bytes
+ * may be read; 0 when S does not start one (a continuation byte, an overlong form, a
+ * surrogate, above U+10FFFF, cut short). An ASCII byte, NUL included, is 1. */
+size_t util_utf8_len(const char *s, size_t avail);
+
 /* Whether the LEN bytes at S are UTF-8 as jansson takes it in strings and keys: no NUL,
  * no overlong form, no surrogate, nothing above U+10FFFF. When not, *BAD (if not NULL)
  * is the offset of the first byte that is not. */
