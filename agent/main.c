@@ -114,7 +114,7 @@ static int run_once(const char *file, const struct inventory_config *inv, const 
 
 	err = util_read_file(file, MAX_JOB_FILE, &text, &len);
 	if (err) {
-		pr_warn("cannot read job '%s': %s", file, strerror(-err));
+		pr_warn("cannot read job '%s': %s", file, util_strerror(err));
 		return 1;
 	}
 	{

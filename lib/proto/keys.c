@@ -330,7 +330,7 @@ int keys_load(const char *path, bool want_secret, struct keys_pair *kp, char *wh
 	memset(kp, 0, sizeof(*kp));
 	err = util_read_file(path, KEYS_FILE_MAX, &text, &len);
 	if (err) {
-		snprintf(why, why_len, "cannot read key '%s': %s", path, strerror(-err));
+		snprintf(why, why_len, "cannot read key '%s': %s", path, util_strerror(err));
 		return err;
 	}
 	err = keys_parse_cert(text, len, path, want_secret, kp, why, why_len);
