@@ -1,6 +1,7 @@
 /* job_search.c - a job with `search` (docs/plans.md, "search"): instead of the rate and
  * cost windows, an MLRsearch (lib/analysis/mlrsearch.h) whose trials are short windows at
- * the load the search asks: the generator made again at that rate for each trial, its
+ * the load the search asks: the search's one generator (made at the first trial) started
+ * at that rate for each trial (gen_ops.set_rate; made again where it has none), its
  * frames the offered count, the receiving side's count (the variant's first counter when
  * it exports one, else the receiving port's rx_packets) the forwarded one. Each trial is
  * stored as samples trial.* with seq its index; each goal's result as GOAL.lower,
@@ -8,7 +9,8 @@
  * (by the paced generator's own record where it keeps one, gen.h struct gen_paced; else
  * its frames from the first out to the trial's end) is more than 1 % from its load
  * (VERDICT_RATE_MISS, as a traffic.rate window's generator-bound; above it too: a
- * held-up generator's catch-up burst) is stored with trial.valid 0 and reported to the
+ * held-up generator's catch-up burst; below it: a paced thread's shortfall, gen.h struct
+ * gen_pace) is stored with trial.valid 0 and reported to the
  * search as invalid, not as a measurement (mlrsearch_report_invalid).
  */
 #include "job_int.h"
