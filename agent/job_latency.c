@@ -183,6 +183,8 @@ static int lat_window(struct job_ctx *c, struct lat_rx *rx, uint64_t rate, int64
 	err = job_traffic_stop(c) ?: err;
 	if (err)
 		return err;
+	if (!c->gen_ops->pace_stats || c->gen_ops->pace_stats(c->gen, &c->trial_pace))
+		memset(&c->trial_pace, 0, sizeof(c->trial_pace));
 	*secs = (double)(t1 - t0) / 1e9;
 	return c->gen_ops->frames(c->gen, sent) ?:
 	       job_sleep_until(c, util_mono_ns() + LAT_DRAIN_MS * 1000000LL) ?:
@@ -201,6 +203,12 @@ static void lat_records(struct job_ctx *c, const char *subject, uint64_t rate, u
 	job_add_record(c, "latency.offered_pps", subject, secs > 0 ? (double)sent / secs : 0,
 		       "pps", "rate");
 	job_add_record(c, "latency.frames", subject, (double)r->st.frames, "count", "rate");
+	if (c->trial_pace.burst) {	/* the paced generator's own (gen.h struct gen_pace) */
+		job_add_record(c, "latency.gen_burst", subject, (double)c->trial_pace.burst,
+			       "frames", "rate");
+		job_add_record(c, "latency.gen_shortfall", subject,
+			       (double)c->trial_pace.shortfall, "frames", "rate");
+	}
 	if (s.count) {
 		job_add_record(c, "latency.min_ns", subject, (double)s.min, "ns", "rate");
 		job_add_record(c, "latency.p50_ns", subject, (double)s.p50, "ns", "rate");
