@@ -181,6 +181,17 @@ int gen_pace_stats_sum(const struct gen_pace_stats *in, int n, struct gen_pace_s
 	return out->burst ? 0 : -ENOENT;
 }
 
+int gen_pace_stats_locked(pthread_mutex_t *lock, const struct gen_pace_stats *in, int n,
+			  struct gen_pace_stats *out)
+{
+	int err;
+
+	pthread_mutex_lock(lock);
+	err = gen_pace_stats_sum(in, n, out);
+	pthread_mutex_unlock(lock);
+	return err;
+}
+
 void gen_paced_add(struct gen_paced *d, const struct gen_pace *p, uint64_t n)
 {
 	if (!d->owed_ns)

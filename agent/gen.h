@@ -15,6 +15,7 @@
 #ifndef BPFLAB_AGENT_GEN_H
 #define BPFLAB_AGENT_GEN_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -115,6 +116,15 @@ struct gen_ops {
 	static void P##_gen_destroy(void *g)					\
 	{ struct P *p = g; P##_destroy(&p); }
 
+/* The adapters of a paced generator's set_rate and pace_stats: static P_gen_set_rate
+ * and P_gen_pace_stats, calling P_set_rate(struct P *, uint64_t) and
+ * P_pace_stats(struct P *, struct gen_pace_stats *). */
+#define GEN_OPS_PACE_ADAPTERS(P)						\
+	static int P##_gen_set_rate(void *g, uint64_t rate)			\
+	{ return P##_set_rate(g, rate); }					\
+	static int P##_gen_pace_stats(void *g, struct gen_pace_stats *out)	\
+	{ return P##_pace_stats(g, out); }
+
 /* The start of a generator's _new(): a zeroed object of SIZE bytes. When THREADS or FLOWS
  * is out of range (or BAD is true): NULL, errno EINVAL and USAGE in ERR; out of memory:
  * NULL, errno ENOMEM and "out of memory" in ERR. */
@@ -192,6 +202,9 @@ void gen_pace_stats_of(const struct gen_pace *p, struct gen_pace_stats *s);
 /* N threads' stats (IN[0..N-1]) as one: the largest burst, the shortfalls summed; -ENOENT
  * when none has a burst (not started, or not paced). */
 int gen_pace_stats_sum(const struct gen_pace_stats *in, int n, struct gen_pace_stats *out);
+/* gen_pace_stats_sum() under LOCK, the generator's lock that guards IN. */
+int gen_pace_stats_locked(pthread_mutex_t *lock, const struct gen_pace_stats *in, int n,
+			  struct gen_pace_stats *out);
 /* A paced thread's record (D) after the N frames of its last gen_pace_next() (P) went out
  * in full; the first call starts it at P's start. */
 void gen_paced_add(struct gen_paced *d, const struct gen_pace *p, uint64_t n);

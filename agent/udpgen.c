@@ -321,12 +321,7 @@ void udpgen_destroy(struct udpgen **genp)
 
 int udpgen_pace_stats(struct udpgen *gen, struct gen_pace_stats *out)
 {
-	int err;
-
-	pthread_mutex_lock(&gen->lock);
-	err = gen_pace_stats_sum(gen->pstats, gen->cfg.threads, out);
-	pthread_mutex_unlock(&gen->lock);
-	return err;
+	return gen_pace_stats_locked(&gen->lock, gen->pstats, gen->cfg.threads, out);
 }
 
 int udpgen_set_rate(struct udpgen *gen, uint64_t rate)
@@ -345,17 +340,8 @@ static void *udpgen_gen_new(const struct gen_config *cfg, char *err, size_t err_
 	return create(&xc, err, err_len);
 }
 
-static int udpgen_gen_set_rate(void *g, uint64_t rate)
-{
-	return udpgen_set_rate(g, rate);
-}
-
-static int udpgen_gen_pace_stats(void *g, struct gen_pace_stats *out)
-{
-	return udpgen_pace_stats(g, out);
-}
-
 GEN_OPS_ADAPTERS(udpgen)
+GEN_OPS_PACE_ADAPTERS(udpgen)
 const struct gen_ops udpgen_ops = {
 	.name = "udp", .unpinned = GEN_UNPINNED_FREE, .veth_needs_napi = false,
 	.new = udpgen_gen_new, .start = udpgen_gen_start, .frames = udpgen_gen_frames,

@@ -439,12 +439,7 @@ int xdpgen_paced(struct xdpgen *gen, int idx, struct gen_paced *out)
 
 int xdpgen_pace_stats(struct xdpgen *gen, struct gen_pace_stats *out)
 {
-	int err;
-
-	pthread_mutex_lock(&gen->lock);
-	err = gen_pace_stats_sum(gen->pstats, gen->cfg.threads, out);
-	pthread_mutex_unlock(&gen->lock);
-	return err;
+	return gen_pace_stats_locked(&gen->lock, gen->pstats, gen->cfg.threads, out);
 }
 
 int xdpgen_set_rate(struct xdpgen *gen, uint64_t rate)
@@ -507,17 +502,8 @@ static int xdpgen_gen_paced(void *g, int idx, struct gen_paced *out)
 	return xdpgen_paced(g, idx, out);
 }
 
-static int xdpgen_gen_set_rate(void *g, uint64_t rate)
-{
-	return xdpgen_set_rate(g, rate);
-}
-
-static int xdpgen_gen_pace_stats(void *g, struct gen_pace_stats *out)
-{
-	return xdpgen_pace_stats(g, out);
-}
-
 GEN_OPS_ADAPTERS(xdpgen)
+GEN_OPS_PACE_ADAPTERS(xdpgen)
 const struct gen_ops xdpgen_ops = {
 	.name = "xdp-live", .unpinned = GEN_UNPINNED_ALLOWED, .veth_needs_napi = true,
 	.new = xdpgen_gen_new, .start = xdpgen_gen_start, .frames = xdpgen_gen_frames,
