@@ -82,25 +82,11 @@ static int rx_reset(struct rx *rx, uint64_t rate)
 	return err;
 }
 
-/* The percentile Q (0..1) of the gaps in HIST (GAP_BUCKETS counts), ns: the lower edge
- * of the bucket it falls in. */
-static double percentile(const uint64_t *hist, uint64_t total, double q)
-{
-	uint64_t seen = 0;
-	unsigned int b;
-
-	for (b = 0; b < GAP_BUCKETS; b++) {
-		seen += hist[b];
-		if (total && (double)seen >= q * (double)total)
-			return (double)gap_bucket_ns(b);
-	}
-	return 0;
-}
-
 static int rx_read(struct rx *rx, struct figures *f)
 {
 	struct gap_stats *st = calloc((size_t)rx->n_cpus, sizeof(*st)), sum = { 0 };
-	uint64_t *v = calloc((size_t)rx->n_cpus, sizeof(*v)), hist[GAP_BUCKETS] = { 0 }, n = 0;
+	uint64_t *v = calloc((size_t)rx->n_cpus, sizeof(*v));
+	__u64 hist[GAP_BUCKETS] = { 0 };
 	uint32_t k = 0;
 	int err, c;
 
@@ -124,7 +110,6 @@ static int rx_read(struct rx *rx, struct figures *f)
 		err = bpf_map_lookup_elem(rx->hist_fd, &k, v);
 		for (c = 0; !err && c < rx->n_cpus; c++)
 			hist[k] += v[c];
-		n += hist[k];
 	}
 	if (err)
 		goto out;
@@ -132,9 +117,9 @@ static int rx_read(struct rx *rx, struct figures *f)
 	f->burst_max = sum.burst_max;
 	f->rate = sum.last_ns > sum.first_ns ?
 		  (double)(sum.frames - 1) / ((double)(sum.last_ns - sum.first_ns) / 1e9) : 0;
-	f->p10 = percentile(hist, n, 0.10);
-	f->p50 = percentile(hist, n, 0.50);
-	f->p90 = percentile(hist, n, 0.90);
+	f->p10 = gap_percentile(hist, 0.10);
+	f->p50 = gap_percentile(hist, 0.50);
+	f->p90 = gap_percentile(hist, 0.90);
 out:
 	free(st);
 	free(v);

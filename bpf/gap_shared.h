@@ -1,7 +1,7 @@
-/* gap_shared.h - what bpf/gap_rx.bpf.c shares with user space (bench/pacing.c): the
- * spacing of arriving frames as a log-linear histogram of inter-arrival gaps and the
- * largest burst (frames that arrived less than half a target gap after the one before).
- */
+/* gap_shared.h - the spacing of arriving frames, as bpf/gap_rx.bpf.c (bench/pacing.c)
+ * and bpf/latency_rx.bpf.c (agent/job_latency.c) record it: a log-linear histogram of
+ * inter-arrival gaps and the largest burst (frames that arrived less than half a target
+ * gap after the one before). */
 #ifndef BPFLAB_GAP_SHARED_H
 #define BPFLAB_GAP_SHARED_H
 
@@ -39,5 +39,24 @@ static inline __u64 gap_bucket_ns(unsigned int b)
 		return b;
 	return (__u64)(4 + (b & 3)) << (b / 4 - 2);
 }
+
+#ifndef __bpf__
+/* The percentile Q (0..1) of the gaps counted in HIST (GAP_BUCKETS counts), ns: the lower
+ * edge of the bucket it falls in; 0 without gaps. */
+static inline double gap_percentile(const __u64 *hist, double q)
+{
+	__u64 total = 0, seen = 0;
+	unsigned int b;
+
+	for (b = 0; b < GAP_BUCKETS; b++)
+		total += hist[b];
+	for (b = 0; b < GAP_BUCKETS && total; b++) {
+		seen += hist[b];
+		if ((double)seen >= q * (double)total)
+			return (double)gap_bucket_ns(b);
+	}
+	return 0;
+}
+#endif
 
 #endif
