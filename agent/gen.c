@@ -12,6 +12,10 @@
 #include "base/util.h"
 
 #define GEN_PACE_MAX_SLEEP_NS 10000000ULL	/* 10 ms: how late a stop may be seen */
+/* auto: a burst of at most 200 us of frames (at least 1): a NIC's ring of 256-4096
+ * descriptors holds 25-400 us at 10 Mpps; a host that needs more to hold the rate is
+ * one the generator cannot pace on (its shortfall makes the trial generator-bound) */
+#define GEN_PACE_AUTO_MAX_NS 200000ULL
 
 void *gen_alloc(size_t size, int threads, int flows, bool bad, const char *usage, char *err,
 		size_t err_len)
@@ -83,12 +87,16 @@ static void high_add(int64_t *hi, int64_t sample)
 }
 
 /* auto: the burst that covers twice what a call and a wake-up at the 95th percentile
- * of their times leave to send at the thread's rate, 1..max (the bucket's frame more,
- * set_burst, carries the rest) */
+ * of their times leave to send at the thread's rate, 1..max and at most
+ * GEN_PACE_AUTO_MAX_NS of frames (the bucket's frame more, set_burst, carries the rest) */
 static void auto_burst(struct gen_pace *p)
 {
 	uint64_t b = (uint64_t)((2.0 * (double)(p->call_hi + p->late_hi) * (double)p->rate +
 				 1e9 - 1) / 1e9);
+	uint64_t most = p->rate * GEN_PACE_AUTO_MAX_NS / 1000000000ULL;
+
+	if (b > most)
+		b = most;
 
 	set_burst(p, b);
 }

@@ -142,8 +142,8 @@ uint64_t gen_thread_rate(uint64_t rate, int threads, int idx);
  * tokens that spill over the full bucket are its shortfall, counted (SPILLED), and its
  * record (struct gen_paced) then falls short of the rate (generator-bound). BURST is
  * traffic.burst, or with 0 (auto) the smallest that covers what one call and one
- * wake-up take at the thread's rate (twice their 95th percentiles, at least 1): found
- * while the thread runs, at most MAX_BURST. Sleeps end a wake-up's mean lateness early
+ * wake-up take at the thread's rate (twice their 95th percentiles, at least 1, at most
+ * 200 us of frames): found while the thread runs, at most MAX_BURST. Sleeps end a wake-up's mean lateness early
  * and use a timer slack of 1 us (a default slack of 50 us would bunch frames at rates
  * above 20000/s). The bucket holds a frame more than the burst (a fraction carried over
  * a take is no shortfall). */
