@@ -347,6 +347,57 @@ static void test_xdpgen_rate(void **state)
 	rate_run(2);
 }
 
+/* One generator for a search's trials: stopped, its rate changes (gen_ops.set_rate; not
+ * while it runs: -EBUSY) and the next start paces at the new rate: the frames sent and
+ * the shortfall of each start add up to what its rate owed, within 5 % (0.5 s). A burst
+ * above a call's is refused. */
+static void test_xdpgen_set_rate(void **state)
+{
+	static const uint64_t rates[] = { 20000, 50000 };
+	struct xdpgen_config cfg;
+	struct bpf_object *obj;
+	struct gen_pace_stats ps;
+	struct xdpgen *gen;
+	uint64_t before = 0, after;
+	char err[256] = "";
+	int i, link;
+
+	SKIP_UNLESS_LAB();
+	link = receiver("xdp_basic.bpf.o", "xdp_drop", &obj);
+	cfg = lab_cfg(64, 1, 1, false);
+	cfg.rate_pps = rates[0];
+	gen = xdpgen_new(&cfg, err, sizeof(err));
+	if (!gen)
+		fail_msg("xdpgen_new: %s", err);
+	for (i = 0; i < 2; i++) {
+		int64_t t0 = util_mono_ns(), t1;
+		double owed;
+
+		if (i)
+			assert_int_equal(xdpgen_set_rate(gen, rates[i]), 0);
+		assert_int_equal(xdpgen_start(gen, err, sizeof(err)), 0);
+		assert_int_equal(xdpgen_set_rate(gen, 1), -EBUSY);
+		usleep(500 * 1000);
+		t1 = util_mono_ns();
+		assert_int_equal(xdpgen_stop(gen, err, sizeof(err)), 0);
+		assert_int_equal(xdpgen_frames(gen, &after), 0);
+		assert_int_equal(xdpgen_pace_stats(gen, &ps), 0);
+		owed = (double)rates[i] * (double)(t1 - t0) / 1e9;
+		fprintf(stderr, "  start %d at %llu/s: %llu sent, %llu short of %.0f owed\n", i + 1,
+			(unsigned long long)rates[i], (unsigned long long)(after - before),
+			(unsigned long long)ps.shortfall, owed);
+		assert_true(fabs((double)(after - before + ps.shortfall) - owed) <= 0.05 * owed);
+		before = after;
+	}
+	xdpgen_destroy(&gen);
+	cfg.burst = 4097;
+	assert_null(xdpgen_new(&cfg, err, sizeof(err)));
+	assert_int_equal(errno, EINVAL);
+	assert_string_equal(err, "burst 4097 is out of range 1..4096 (frames of one call)");
+	close(link);
+	bpf_object__close(obj);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -357,6 +408,7 @@ int main(void)
 		cmocka_unit_test(test_xdpgen_flows_udp6),
 		cmocka_unit_test(test_xdpgen_threads),
 		cmocka_unit_test(test_xdpgen_rate),
+		cmocka_unit_test(test_xdpgen_set_rate),
 	};
 
 	return cmocka_run_group_tests(tests, setup, lab_teardown);
