@@ -29,8 +29,10 @@
 /* Frames still in flight when the generator stops are counted within this; it is also
  * the least gap between two trials (a device's queues, a policer's bucket settle). */
 #define SEARCH_DRAIN_MS 300
-/* Frames a paced generator thread sends at once, at least (xdpgen.c XDPGEN_MIN_BATCH,
- * udpgen.c UDPGEN_BATCH), or 1 ms of its rate when more (gen_pace_init). */
+/* What a trial's edges may cut of a paced generator's sending: a burst (gen.h
+ * gen_pace: at most 200 us of frames when found, traffic.burst when asked) is taken as
+ * 64 frames or 1 ms of the rate, whichever is more (bounds kept from the batches of
+ * before bounded bursts: a tolerance no tighter than it was). */
 #define SEARCH_BATCH_FRAMES 64
 /* The first phase's trials: the final trial duration / SEARCH_INITIAL_DIV, at least
  * SEARCH_MIN_INITIAL_S (shorter trials measure start-up, not the device). */
