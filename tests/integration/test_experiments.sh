@@ -220,8 +220,13 @@ bound() { # RUN: the variants whose search ended generator-bound (a ceiling at o
 	done
 }
 for try in $(seq 1 "${SEARCH_TRIES:-3}"); do
-	run=$(submit ndr-cpumap -s repeat=1 -s search.width=5% -s search.trial=500ms -s search.total=500ms) || true
-	[ -n "$run" ] || break
+	# (a search generator-bound below min_rate leaves the latency loads no PDR: the
+	# job, and so the run, fails; that is no measurement either)
+	run=$(submit ndr-cpumap -s repeat=1 -s search.width=5% -s search.trial=500ms -s search.total=500ms) || {
+		gbound="a failed run"
+		echo "ndr-cpumap: the run failed (load $(cut -d' ' -f1-3 /proc/loadavg)): again"
+		continue
+	}
 	gbound=$(bound "$run" | tr '\n' ' ')
 	[ -z "$gbound" ] && break
 	echo "ndr-cpumap: generator-bound ($gbound; load $(cut -d' ' -f1-3 /proc/loadavg)): again"
