@@ -2,7 +2,8 @@
  * handing it to its handler by type; the handlers of host_list, run_watch and run_cancel
  * are here, the others in their own files (coord_clients.h). A frame over
  * COORD_PARSE_INLINE bytes is parsed on the worker thread, and the requests that only
- * read the store (run_list, result_show, run_show, run_attempts, query) are answered there
+ * read the store (run_list, result_show, run_show, run_attempts, query) are answered
+ * there
  * (coord_offload.h); an import is written in parts between loop turns (query.c).
  *
  * Event loop thread only.
@@ -247,13 +248,23 @@ int coord_client_recv(struct coord *c)
 {
 	unsigned char id[PROTO_MAX_IDENTITY];
 	size_t id_len = 0;
+	struct proto_peer peer;
 	json_t *msg = NULL;
 	zmq_msg_t frame;
 	char why[256];
 	int err;
 
-	err = proto_recv_frame_from(c->clients_sock, id, &id_len, &frame, ZMQ_DONTWAIT, why,
-				    sizeof(why));
+	err = proto_recv_frame_from(c->clients_sock, id, &id_len, &frame, &peer, ZMQ_DONTWAIT,
+				    why, sizeof(why));
+	if ((!err || err == -EBADMSG) && !coord_peer_allowed(c, false, &peer)) {
+		/* the refusal names the message's type when it is small enough to read */
+		if (!err && zmq_msg_size(&frame) <= COORD_PARSE_INLINE)
+			msg = proto_decode(zmq_msg_data(&frame), zmq_msg_size(&frame), why,
+					   sizeof(why));
+		zmq_msg_close(&frame);
+		coord_refuse_role(c, false, id, id_len, &peer, &msg, NULL);
+		return 1;
+	}
 	if (err == -EBADMSG) {
 		zmq_msg_close(&frame);
 		coord_bad_message(c, c->clients_sock, id, id_len, "a client", NULL, "%s", why);

@@ -36,13 +36,21 @@ int coord_send_agent(struct coord *c, struct coord_agent *a, const json_t *msg);
  * message of type TYPE. */
 int coord_send_agent_text(struct coord *c, struct coord_agent *a, const char *type,
 			  char *text, size_t len);
-/* Receive one message from SOCK (the agents' or the clients', named FROM in the log)
- * without waiting, its samples read from the text into SAMPLES unless NULL
- * (proto_recv_from_samples). Returns 1 with *MSG (a reference) from routing ID, 0 when
- * none waited, -EBADMSG when one was malformed (WHY; answer it: coord_bad_message), or
- * another -errno (logged). */
-int coord_recv(void *sock, const char *from, void *id, size_t *id_len, json_t **msg,
+/* Receive one message from the agents' socket (AGENTS) or the clients' without waiting,
+ * its samples read from the text into SAMPLES unless NULL (proto_recv_from_samples).
+ * Returns 1 with *MSG (a reference) from routing ID, 0 when none waited, -EBADMSG when
+ * one was malformed (WHY; answer it: coord_bad_message), -EACCES when one came from a key
+ * whose role may not send there (docs/security.md, "Roles": already counted, logged and
+ * answered), or another -errno (logged). */
+int coord_recv(struct coord *c, bool agents, void *id, size_t *id_len, json_t **msg,
 	       struct samples *samples, char *why, size_t why_len);
+/* Whether PEER (a message's sender: proto_peer) may send to the agents' socket (AGENTS)
+ * or the clients': always in plaintext, else only a key of that role. */
+bool coord_peer_allowed(const struct coord *c, bool agents, const struct proto_peer *peer);
+/* Refuse a message from PEER for its key's role: counted, logged and answered (naming
+ * *MSG's type when there is one); *MSG and SAMPLES (may be NULL) released. -EACCES. */
+int coord_refuse_role(struct coord *c, bool agents, const void *id, size_t id_len,
+		      const struct proto_peer *peer, json_t **msg, struct samples *samples);
 /* Send MSG (stolen; NULL means out of memory, logged) to peer ID on SOCK. */
 void coord_reply(void *sock, const void *id, size_t id_len, json_t *msg);
 /* Count (stats.bad_messages), log and answer (`error` in reply to TYPE) a malformed or

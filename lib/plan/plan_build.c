@@ -23,7 +23,7 @@ static const char *const link_keys[] = { "generator", "dut", NULL };
 static const char *const hosts_keys[] = { "match", "count", NULL };
 static const char *const traffic_keys[] = {
 	"generator", "from", "to", "packet", "threads", "cpus", "duration", "warmup", "rate",
-	NULL,
+	"burst", NULL,
 };
 static const char *const packet_keys[] = { "size", "proto", "flows", NULL };
 
@@ -95,7 +95,7 @@ static int build_hosts(struct vctx *c, const struct plan_node *hosts, struct pla
 			const struct plan_node *k = match->kids[i], *v = match->kids[i + 1];
 			struct plan_match *m = &p->match[p->n_match];
 
-			if (!plan_name_ok(k->text, "._-", PLAN_MAX_NAME))
+			if (!util_name_ok(k->text, "._-", PLAN_MAX_NAME))
 				return plan_vfail(c, k, "hosts.match: expected an inventory key such as port.driver or kernel.release, got '%s'",
 						  plan_shown(k->text, buf, sizeof(buf)));
 			if ((ret = plan_want_text(c, v, "hosts.match", "a value", PLAN_MAX_VALUE)))
@@ -208,6 +208,26 @@ static int build_rate(struct vctx *c, const struct plan_node *node, struct plan_
 			  JOBSPEC_MAX_RATE_PPS, plan_got(node, buf, sizeof(buf)));
 }
 
+/* `burst: 16`: frames a generator sends back to back at most (docs/plans.md), 1 to what
+ * one of its calls can send: JOBSPEC_MAX_BURST_UDP with udp (one sendmmsg()), else
+ * JOBSPEC_MAX_BURST; only with a generator. */
+static int build_burst(struct vctx *c, const struct plan_node *node, struct plan_traffic *t)
+{
+	int max = t->generator == PLAN_GEN_UDP ? JOBSPEC_MAX_BURST_UDP : JOBSPEC_MAX_BURST;
+	char buf[400];
+	long long v;
+
+	if (t->generator == PLAN_GEN_NONE)
+		return plan_vfail(c, node, "traffic.burst: needs a generator (traffic.generator is none)");
+	if (!plan_parse_int(node, &v) || v < 1 || v > max)
+		return plan_vfail(c, node, "traffic.burst: expected frames from 1 to %d (what one %s call sends at most), got %s",
+				  max, t->generator == PLAN_GEN_UDP ? "udp (sendmmsg)" :
+				  t->generator == PLAN_GEN_PKTGEN ? "pktgen" : "xdp-live",
+				  plan_got(node, buf, sizeof(buf)));
+	t->burst = (int)v;
+	return 0;
+}
+
 static int build_traffic(struct vctx *c, const struct plan_node *traffic, struct plan *p)
 {
 	struct plan_traffic *t = &p->traffic;
@@ -276,6 +296,8 @@ static int build_traffic(struct vctx *c, const struct plan_node *traffic, struct
 				      &t->warmup_ms)))
 		return ret;
 	if ((node = plan_opt(traffic, "rate")) && (ret = build_rate(c, node, t)))
+		return ret;
+	if ((node = plan_opt(traffic, "burst")) && (ret = build_burst(c, node, t)))
 		return ret;
 	return 0;
 }
@@ -539,7 +561,7 @@ int plan_build(struct vctx *c, const struct plan_node *root, struct plan *p)
 
 		node = root->kids[i + 1];
 		if (!strcmp(key, "name")) {
-			ret = plan_want_name(c, node, "name", "._-",
+			ret = plan_want_name(c, node, "name", PLAN_NAME_EXTRA,
 					     "a plan name of letters, digits, '.', '_' and '-'");
 			p->name = node->text;
 		} else if (!strcmp(key, "description")) {

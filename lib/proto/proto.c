@@ -110,9 +110,18 @@ static void drain(void *sock)
 	}
 }
 
+/* Copy the property NAME of message M (or "") into OUT. */
+static void get_property(zmq_msg_t *m, const char *name, char *out, size_t len)
+{
+	const char *v = zmq_msg_gets(m, name);
+
+	snprintf(out, len, "%s", v ? v : "");
+}
+
 /* The payload frame of a message into M (initialised here; the caller closes it), one
- * frame only; -EBADMSG with WHY for more. */
-static int recv_frame(void *sock, zmq_msg_t *m, int flags, char *why, size_t why_len)
+ * frame only (-EBADMSG with WHY for more), and its sender into *PEER unless NULL. */
+static int recv_frame(void *sock, zmq_msg_t *m, struct proto_peer *peer, int flags,
+		      char *why, size_t why_len)
 {
 	int rc, more;
 	size_t sz = sizeof(more);
@@ -121,6 +130,10 @@ static int recv_frame(void *sock, zmq_msg_t *m, int flags, char *why, size_t why
 	rc = zmq_msg_recv(m, sock, flags);
 	if (rc < 0)
 		return -zmq_errno();
+	if (peer) {
+		get_property(m, "User-Id", peer->user, sizeof(peer->user));
+		get_property(m, "Role", peer->role, sizeof(peer->role));
+	}
 	if (!zmq_getsockopt(sock, ZMQ_RCVMORE, &more, &sz) && more) {
 		drain(sock);
 		snprintf(why, why_len, "message has more than one payload frame");
@@ -129,14 +142,14 @@ static int recv_frame(void *sock, zmq_msg_t *m, int flags, char *why, size_t why
 	return 0;
 }
 
-static int recv_payload(void *sock, json_t **msg, struct samples *samples, int flags,
-			char *why, size_t why_len)
+static int recv_payload(void *sock, json_t **msg, struct samples *samples,
+			struct proto_peer *peer, int flags, char *why, size_t why_len)
 {
 	zmq_msg_t m;
 	int rc;
 
 	*msg = NULL;
-	rc = recv_frame(sock, &m, flags, why, why_len);
+	rc = recv_frame(sock, &m, peer, flags, why, why_len);
 	if (rc) {
 		zmq_msg_close(&m);
 		return rc;
@@ -150,7 +163,7 @@ static int recv_payload(void *sock, json_t **msg, struct samples *samples, int f
 
 int proto_recv(void *sock, json_t **msg, int flags, char *why, size_t why_len)
 {
-	return recv_payload(sock, msg, NULL, flags, why, why_len);
+	return recv_payload(sock, msg, NULL, NULL, flags, why, why_len);
 }
 
 /* The identity frame of a ROUTER's message into ID; -EBADMSG when no payload follows. */
@@ -172,38 +185,44 @@ static int recv_identity(void *sock, void *id, size_t *id_len, int flags, char *
 }
 
 int proto_recv_from_samples(void *sock, void *id, size_t *id_len, json_t **msg,
-			    struct samples *samples, int flags, char *why, size_t why_len)
+			    struct samples *samples, struct proto_peer *peer, int flags,
+			    char *why, size_t why_len)
 {
 	int rc;
 
 	*msg = NULL;
+	if (peer)
+		memset(peer, 0, sizeof(*peer));
 	if (samples)
 		memset(samples, 0, sizeof(*samples));
 	rc = recv_identity(sock, id, id_len, flags, why, why_len);
-	return rc ? rc : recv_payload(sock, msg, samples, 0, why, why_len);
-}
-
-int proto_recv_frame_from(void *sock, void *id, size_t *id_len, zmq_msg_t *frame, int flags,
-			  char *why, size_t why_len)
-{
-	int rc = recv_identity(sock, id, id_len, flags, why, why_len);
-
-	if (rc) {
-		zmq_msg_init(frame);
-		return rc;
-	}
-	rc = recv_frame(sock, frame, 0, why, why_len);
-	if (rc) {
-		zmq_msg_close(frame);
-		zmq_msg_init(frame);
-	}
-	return rc;
+	return rc ? rc : recv_payload(sock, msg, samples, peer, 0, why, why_len);
 }
 
 int proto_recv_from(void *sock, void *id, size_t *id_len, json_t **msg, int flags,
 		    char *why, size_t why_len)
 {
-	return proto_recv_from_samples(sock, id, id_len, msg, NULL, flags, why, why_len);
+	return proto_recv_from_samples(sock, id, id_len, msg, NULL, NULL, flags, why, why_len);
+}
+
+int proto_recv_frame_from(void *sock, void *id, size_t *id_len, zmq_msg_t *frame,
+			  struct proto_peer *peer, int flags, char *why, size_t why_len)
+{
+	int rc;
+
+	if (peer)
+		memset(peer, 0, sizeof(*peer));
+	rc = recv_identity(sock, id, id_len, flags, why, why_len);
+	if (rc) {
+		zmq_msg_init(frame);
+		return rc;
+	}
+	rc = recv_frame(sock, frame, peer, 0, why, why_len);
+	if (rc) {
+		zmq_msg_close(frame);
+		zmq_msg_init(frame);
+	}
+	return rc;
 }
 
 const char *proto_get_str(const json_t *obj, const char *key, const char *def)

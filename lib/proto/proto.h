@@ -70,14 +70,23 @@ int proto_send_text_to(void *sock, const void *id, size_t id_len, char *text, si
 		       int flags);
 int proto_recv_from(void *sock, void *id, size_t *id_len, json_t **msg, int flags,
 		    char *why, size_t why_len);
-/* proto_recv_from without decoding: the payload into FRAME (initialised here, empty on
- * failure; the caller closes it), for a caller that decodes it elsewhere (bpflabd's
- * worker thread). */
-int proto_recv_frame_from(void *sock, void *id, size_t *id_len, zmq_msg_t *frame, int flags,
-			  char *why, size_t why_len);
-/* proto_recv_from through proto_decode_samples (SAMPLES may be NULL: proto_recv_from). */
+/* Who sent a message, as the connection's ZAP handler said (docs/security.md): its user
+ * id (the certificate's file name) and its "Role" property; "" when there is none
+ * (plaintext, or a handler that set none). */
+struct proto_peer {
+	char user[256];
+	char role[16];
+};
+/* proto_recv_from through proto_decode_samples (SAMPLES may be NULL: proto_recv_from),
+ * filling *PEER unless NULL (also when the payload is malformed: -EBADMSG). */
 int proto_recv_from_samples(void *sock, void *id, size_t *id_len, json_t **msg,
-			    struct samples *samples, int flags, char *why, size_t why_len);
+			    struct samples *samples, struct proto_peer *peer, int flags,
+			    char *why, size_t why_len);
+/* proto_recv_from_samples without decoding: the payload into FRAME (initialised here,
+ * empty on failure; the caller closes it), for a caller that decodes it elsewhere
+ * (bpflabd's worker thread); *PEER as there. */
+int proto_recv_frame_from(void *sock, void *id, size_t *id_len, zmq_msg_t *frame,
+			  struct proto_peer *peer, int flags, char *why, size_t why_len);
 
 /* Typed getters that tolerate missing members: return DEF when absent or of the wrong
  * type. */

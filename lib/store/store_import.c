@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "base/util.h"
+#include "plan/plan.h"
 
 /* Jobs written between two looks at the clock. */
 #define IMPORT_CLOCK_EVERY 16
@@ -90,6 +91,7 @@ int store_import_check(const json_t *imp, char *why, size_t len)
 {
 	const json_t *kernel = json_object_get(imp, "kernel");
 	const char *plan = json_string_value(json_object_get(imp, "plan"));
+	const char *host = json_string_value(json_object_get(imp, "host"));
 	const json_t *jobs = json_object_get(imp, "jobs"), *job, *smp;
 	size_t i, k, n_samples = 0;
 	json_t *seen;
@@ -99,6 +101,11 @@ int store_import_check(const json_t *imp, char *why, size_t len)
 	    !json_is_array(jobs) || !json_array_size(jobs))
 		return util_seterr(why, len, -EINVAL, "an import needs 'plan', 'source' and a "
 				   "non-empty 'jobs' array");
+	/* names as a plan names itself: no markup, no control bytes, bounded */
+	if (!plan_name_valid(plan) || (host && *host && !plan_name_valid(host)))
+		return util_seterr(why, len, -EINVAL, "'%s' must be a name of 1 to %d letters, "
+				   "digits, '.', '_' and '-'", plan_name_valid(plan) ? "host" : "plan",
+				   PLAN_MAX_NAME);
 	if (kernel && !json_is_object(kernel))
 		return util_seterr(why, len, -EINVAL, "'kernel' must be an object {\"release\", "
 				   "\"version\"}");

@@ -14,6 +14,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "plan/plan.h"
 #include "base/util.h"
@@ -343,6 +345,64 @@ static void test_plan_load(void **state)
 	assert_int_equal(err.line, 0);
 }
 
+/* A FIFO or a directory given as a plan is refused at once (a FIFO waited for a writer
+ * forever); the alarm fails the test rather than hanging it. */
+static void test_plan_load_not_regular(void **state)
+{
+	char dir[] = "/tmp/bpflab-test-plan-XXXXXX", fifo[256];
+	struct plan_error err;
+	struct plan *p;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(fifo, sizeof(fifo), "%s/plan.yaml", dir);
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	alarm(10);
+	errno = 0;
+	p = plan_load(fifo, NULL, 0, &err);
+	alarm(0);
+	assert_null(p);
+	assert_int_equal(errno, UTIL_ENOTREG);
+	assert_non_null(strstr(err.text, "plan.yaml': not a regular file (a FIFO, device or "
+				"socket)"));
+	p = plan_load(dir, NULL, 0, &err);
+	assert_null(p);
+	assert_non_null(strstr(err.text, "': Is a directory"));
+	unlink(fifo);
+	rmdir(dir);
+}
+
+/* libyaml refuses a NUL byte and invalid UTF-8 in a plan at FILE:LINE:COLUMN. */
+static void test_plan_parse_not_text(void **state)
+{
+	static const char nul[] = "name: a\nports: [a]\ntra\0ffic: {}\n";
+	static const char latin[] = "name: a\n# caf\xe9\nports: [a]\n";
+	struct plan_error err;
+
+	(void)state;
+	assert_null(plan_parse("n.yaml", nul, sizeof(nul) - 1, NULL, 0, &err));
+	assert_int_equal(err.line, 3);
+	assert_non_null(strstr(err.text, "n.yaml:3:"));
+	assert_non_null(strstr(err.text, "control characters are not allowed"));
+	assert_null(plan_parse("l.yaml", latin, sizeof(latin) - 1, NULL, 0, &err));
+	assert_int_equal(err.line, 2);
+	assert_non_null(strstr(err.text, "l.yaml:2:"));
+	assert_non_null(strstr(err.text, "UTF-8"));
+}
+
+static void test_plan_name_valid(void **state)
+{
+	(void)state;
+	assert_true(plan_name_valid("xdp-drop_1.2"));
+	assert_false(plan_name_valid(""));
+	assert_false(plan_name_valid("a/b"));
+	assert_false(plan_name_valid("<i>"));
+	assert_true(plan_name_valid("aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+				    "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"));
+	assert_false(plan_name_valid("aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+				     "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"));
+}
+
 static const struct bad_plan bad_yaml[] = {
 	{ "",
 	  FILE_NAME ": empty plan" },
@@ -590,6 +650,15 @@ static const struct bad_plan bad_format[] = {
 	{ WITH_RATE("xdp-live", "fast"), FILE_NAME ":6:9: " RATE_EXPECTED "'fast'" },
 	{ WITH_RATE("none", "1000"),
 	  FILE_NAME ":6:9: traffic.rate: needs a generator (traffic.generator is none)" },
+	/* traffic.burst: 1 to what one call sends (line 7, after `rate`) */
+	{ WITH_RATE("xdp-live", "1000\n  burst: 0"),
+	  FILE_NAME ":7:10: traffic.burst: expected frames from 1 to 4096 (what one xdp-live call sends at most), got '0'" },
+	{ WITH_RATE("pktgen", "1000\n  burst: 4097"),
+	  FILE_NAME ":7:10: traffic.burst: expected frames from 1 to 4096 (what one pktgen call sends at most), got '4097'" },
+	{ WITH_RATE("udp", "1000\n  burst: 65"),
+	  FILE_NAME ":7:10: traffic.burst: expected frames from 1 to 64 (what one udp (sendmmsg) call sends at most), got '65'" },
+	{ WITH_RATE("xdp-live", "1000\n  burst: many"),
+	  FILE_NAME ":7:10: traffic.burst: expected frames from 1 to 4096 (what one xdp-live call sends at most), got 'many'" },
 	{ BASE "metrics: [cpu.busy, cpu.busy]\n",
 	  FILE_NAME ":9:21: metrics: duplicate metric 'cpu.busy' (first at 9:11)" },
 	{ BASE "metrics: []\n",
@@ -636,6 +705,21 @@ static void test_plan_rate(void **state)
 	p = parse_ok(BASE);		/* no rate: full speed, nothing in the spec */
 	assert_int_equal(p->traffic.rate_pps, 0);
 	assert_true(p->traffic.rate_share == 0);
+	assert_int_equal(p->traffic.burst, 0);
+	assert_int_equal(plan_expand(p, &jobs, &n, &err), 0);
+	assert_null(json_object_get(json_object_get(jobs[0].spec, "traffic"), "burst"));
+	plan_jobs_free(jobs, n);
+	plan_destroy(&p);
+	/* traffic.burst into the spec; udp up to 64 */
+	p = parse_ok(WITH_RATE("xdp-live", "300000\n  burst: 4096"));
+	assert_int_equal(p->traffic.burst, 4096);
+	assert_int_equal(plan_expand(p, &jobs, &n, &err), 0);
+	t = json_object_get(jobs[0].spec, "traffic");
+	assert_int_equal(json_integer_value(json_object_get(t, "burst")), 4096);
+	plan_jobs_free(jobs, n);
+	plan_destroy(&p);
+	p = parse_ok(WITH_RATE("udp", "1000\n  burst: 64"));
+	assert_int_equal(p->traffic.burst, 64);
 	plan_destroy(&p);
 }
 
@@ -1358,6 +1442,9 @@ int main(void)
 		cmocka_unit_test(test_plan_defaults),
 		cmocka_unit_test(test_plan_values),
 		cmocka_unit_test(test_plan_load),
+		cmocka_unit_test(test_plan_load_not_regular),
+		cmocka_unit_test(test_plan_parse_not_text),
+		cmocka_unit_test(test_plan_name_valid),
 		cmocka_unit_test(test_plan_bad_yaml),
 		cmocka_unit_test(test_plan_rate),
 		cmocka_unit_test(test_plan_rate_check),
