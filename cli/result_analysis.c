@@ -628,7 +628,7 @@ int cli_result_import(int argc, char **argv)
 		struct store *st = store_open(cli.db, false, msg, sizeof(msg));
 
 		if (!st) {
-			ret = cli_error("cannot open database '%s': %s", cli.db, msg);
+			ret = cli_error("%s", msg);
 			goto out;
 		}
 		err = store_import(st, imp, util_wall_ms(), &run_id);

@@ -11,11 +11,13 @@
 
 #include <assert.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "proto/proto.h"
 #include "proto/samples.h"
@@ -418,10 +420,93 @@ static void sqlite_setup(void)
 	sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
 }
 
+/* Whether PATH is a SQLite file in WAL mode (header bytes 18 and 19 both 2). */
+static bool file_is_wal(const char *path)
+{
+	unsigned char h[20];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	bool wal;
+
+	if (fd < 0)
+		return false;
+	wal = pread(fd, h, sizeof(h), 0) == (ssize_t)sizeof(h) &&
+	      !memcmp(h, "SQLite format 3", 16) && h[18] == 2 && h[19] == 2;
+	close(fd);
+	return wal;
+}
+
+/* Whether PATH's companion PATH SUFFIX ("-wal") exists. */
+static bool companion_exists(const char *path, const char *suffix)
+{
+	char p[PATH_MAX];
+
+	return (size_t)snprintf(p, sizeof(p), "%s%s", path, suffix) < sizeof(p) &&
+	       access(p, F_OK) == 0;
+}
+
+/* The URI of a read-only open of PATH (docs/store.md, "Read-only opens"), heap, or NULL
+ * for PATH as it is (":memory:", an empty name). mode=ro always; immutable=1 for a WAL
+ * file without its -wal: no connection has it open, so there is no log to read, and
+ * immutable is the only way SQLite reads a WAL file without creating -wal and -shm
+ * (impossible in a read-only directory, left behind in a writable one). A -wal that
+ * exists belongs to a live writer (bpflabd keeps it while it runs) or holds a crashed
+ * one's commits: then a shared read, through its -shm, so that both are seen. *IMMUTABLE
+ * says which. '%', '?' and '#' of the name are escaped. */
+static char *ro_uri(const char *path, bool *immutable)
+{
+	size_t n = 0, len = strlen(path);
+	char *uri, *o;
+
+	*immutable = false;
+	if (!len || !strcmp(path, ":memory:"))
+		return NULL;
+	*immutable = file_is_wal(path) && !companion_exists(path, "-wal");
+	uri = malloc(3 * len + 48);
+	if (!uri)
+		return NULL;
+	o = uri + sprintf(uri, path[0] == '/' ? "file://" : "file:");
+	for (; n < len; n++)
+		o += strchr("%?#", path[n]) ? sprintf(o, "%%%02X", (unsigned char)path[n]) :
+		     sprintf(o, "%c", path[n]);
+	sprintf(o, "?mode=ro%s", *immutable ? "&immutable=1" : "");
+	return uri;
+}
+
+/* Refuse a write open of PATH that SQLite would take read-only and fail at its first
+ * write with "attempt to write a readonly database": a file we may not write, or one in
+ * a directory where its -wal and -shm cannot be made. 0 or -EROFS with the message. */
+static int writable_check(struct store *st, const char *path)
+{
+	char dir[PATH_MAX];
+	char *slash;
+	int why;
+
+	if (!strcmp(path, ":memory:") || access(path, F_OK))
+		return 0;	/* new files: SQLite says why it cannot create one */
+	if (access(path, W_OK))
+		return store_fail(st, -EROFS, "the file is read-only (%s), and this command "
+				  "writes to it", strerror(errno));
+	snprintf(dir, sizeof(dir), "%s", path);
+	slash = strrchr(dir, '/');
+	if (!slash)
+		snprintf(dir, sizeof(dir), ".");
+	else
+		slash[slash == dir] = '\0';
+	if (!access(dir, W_OK))
+		return 0;
+	why = errno;
+	if (companion_exists(path, "-wal") && companion_exists(path, "-shm"))
+		return 0;
+	return store_fail(st, -EROFS, "its directory '%s' is not writable (%s), and a write "
+			  "needs its '-wal' and '-shm' files beside it", dir, strerror(why));
+}
+
 struct store *store_open(const char *path, bool readonly, char *errbuf, size_t err_len)
 {
 	static pthread_once_t once = PTHREAD_ONCE_INIT;
 	int flags = readonly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+	char *uri = NULL;
+	bool immutable = false;
 	struct store *st;
 	int err = 0, rc, version;
 
@@ -433,9 +518,22 @@ struct store *store_open(const char *path, bool readonly, char *errbuf, size_t e
 		errno = ENOMEM;
 		return NULL;
 	}
-	rc = sqlite3_open_v2(path, &st->db, flags | SQLITE_OPEN_NOMUTEX, NULL);
+	if (readonly)
+		uri = ro_uri(path, &immutable);
+	else
+		err = writable_check(st, path);
+	if (err)
+		goto out;
+	rc = sqlite3_open_v2(uri ? uri : path, &st->db,
+			     flags | SQLITE_OPEN_NOMUTEX | (uri ? SQLITE_OPEN_URI : 0), NULL);
+	free(uri);
 	if (rc != SQLITE_OK) {
 		err = st->db ? sto_dberr(st, rc) : store_fail(st, -ENOMEM, "out of memory");
+		goto out;
+	}
+	if (!readonly && sqlite3_db_readonly(st->db, "main") == 1) {
+		err = store_fail(st, -EROFS, "the file is read-only, and this command writes "
+				 "to it");
 		goto out;
 	}
 	sqlite3_extended_result_codes(st->db, 1);
@@ -446,6 +544,12 @@ struct store *store_open(const char *path, bool readonly, char *errbuf, size_t e
 		goto out;
 	}
 	version = store_schema_version(st);
+	if (version < 0 && readonly && !immutable && companion_exists(path, "-wal")) {
+		err = sto_context(st, version, "cannot read its write-ahead log '%s-wal' (a writer "
+				  "has it open, or one stopped before folding it in; open the "
+				  "file read-write once, or read a copy)", path);
+		goto out;
+	}
 	if (version < 0) {
 		err = version;
 		goto out;

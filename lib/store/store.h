@@ -42,9 +42,13 @@ struct store;
 #define STORE_STATE_LEN 16
 
 /* Open (creating if needed) the database at PATH (":memory:" works). READONLY opens an
- * existing file without migrating. A database whose schema is newer than this build, or
- * (read-only) older or empty, is refused. Returns NULL with errno set and a message in
- * ERR. */
+ * existing file without migrating and without creating a file: a 0444 file in a 0555
+ * directory works; a WAL file whose -wal is absent is read as immutable, one whose -wal
+ * exists (a live writer's) through its -wal and -shm (docs/store.md, "Read-only
+ * opens"). A write open of a file SQLite could only read (the file or its directory not
+ * writable) fails with -EROFS at once. A database whose schema is newer than this
+ * build, or (read-only) older or empty, is refused. Returns NULL with errno set and a
+ * message in ERR. */
 struct store *store_open(const char *path, bool readonly, char *err, size_t err_len);
 /* Close and free; *STORE becomes NULL. Takes NULL. */
 void store_close(struct store **store);
