@@ -72,7 +72,6 @@ int cli_result_import(int argc, char **argv);
 	"  --variant, --subject, --window, --host\n"                                       \
 	"                      only these values (window: rate or cost)\n"                 \
 	"  --include-flagged   keep flagged results (left out by default)\n"             \
-	"  --all-rows          keep rates that are zero by design (left out by default)\n"              \
 	"  --csv               one line per group (not with -j)\n"                         \
 	"  --plot FILE         a line per series with error bars and the change points,\n" \
 	"                      by gnuplot (FILE.svg or FILE.png)\n"
@@ -97,7 +96,8 @@ int cli_result_import(int argc, char **argv);
 	"  --origin NAME       kcidb: the origin, [a-z0-9_]+ (default: bpflab)\n"         \
 	"  --build-id ID       kcidb: the tests' build, ORIGIN:ID, one your CI has sent\n" \
 	"                      (one kernel build only; no checkouts or builds emitted)\n" \
-	"  --include-flagged   keep flagged results (left out by default)\n"
+	"  --include-flagged   keep flagged results (left out by default)\n"             \
+	"  --all-rows          keep rates that are zero by design (left out by default)\n"
 
 #define CLI_RESULT_VERIFIER_ARGS "RUN [--by FIELD]"
 #define CLI_RESULT_VERIFIER_HELP                                                        \

@@ -244,6 +244,12 @@ json_t *store_query_run(struct store *store, int64_t run_id);
  * windows, "latency_hist": [{"job", "subject", "bucket", "count"}] (samples
  * latency.hist, docs/agent.md "Latency"). */
 json_t *store_query_result(struct store *store, int64_t run_id);
+/* The per-second samples of run RUN_ID (`result show --seconds`, the dashboard's run
+ * page): {"run", "plan", "series": [{"job", "host", "variant", "rep", "point", "metric",
+ * "subject", "unit", "window", "seconds": [seq...], "values": [value...]}]}, a series
+ * per job and (metric, subject, window) in job order, seconds ascending (seq 0 the
+ * window's first second). Not a search's trials, latency buckets or warm-up rounds. */
+json_t *store_query_seconds(struct store *store, int64_t run_id);
 /* Every attempt of every job of run RUN_ID: [{"job", "attempt", "host", "started_ms",
  * "ended_ms", "outcome", "error"}] in job and attempt order. */
 json_t *store_query_attempts(struct store *store, int64_t run_id);
