@@ -11,7 +11,6 @@
 
 #include <assert.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -420,21 +419,6 @@ static void sqlite_setup(void)
 	sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
 }
 
-/* Whether PATH is a SQLite file in WAL mode (header bytes 18 and 19 both 2). */
-static bool file_is_wal(const char *path)
-{
-	unsigned char h[20];
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	bool wal;
-
-	if (fd < 0)
-		return false;
-	wal = pread(fd, h, sizeof(h), 0) == (ssize_t)sizeof(h) &&
-	      !memcmp(h, "SQLite format 3", 16) && h[18] == 2 && h[19] == 2;
-	close(fd);
-	return wal;
-}
-
 /* Whether PATH's companion PATH SUFFIX ("-wal") exists. */
 static bool companion_exists(const char *path, const char *suffix)
 {
@@ -445,13 +429,17 @@ static bool companion_exists(const char *path, const char *suffix)
 }
 
 /* The URI of a read-only open of PATH (docs/store.md, "Read-only opens"), heap, or NULL
- * for PATH as it is (":memory:", an empty name). mode=ro always; immutable=1 for a WAL
- * file without its -wal: no connection has it open, so there is no log to read, and
- * immutable is the only way SQLite reads a WAL file without creating -wal and -shm
- * (impossible in a read-only directory, left behind in a writable one). A -wal that
- * exists belongs to a live writer (bpflabd keeps it while it runs) or holds a crashed
- * one's commits: then a shared read, through its -shm, so that both are seen. *IMMUTABLE
- * says which. '%', '?' and '#' of the name are escaped. */
+ * for PATH as it is (":memory:", an empty name). mode=ro always; immutable=1 when PATH
+ * has no -wal: no connection has it open (bpflab's databases are WAL), so there is no
+ * log to read, and immutable is the only way SQLite reads a WAL file without creating
+ * -wal and -shm (impossible in a read-only directory, left behind in a writable one). A
+ * -wal that exists belongs to a live writer (bpflabd keeps it while it runs) or holds a
+ * crashed one's commits: then a shared read, through its -shm, so that both are seen.
+ * *IMMUTABLE says which. '%', '?' and '#' of the name are escaped.
+ * Never open() the database file itself to look (its header, say): closing that fd
+ * would drop every POSIX lock this process holds on it, SQLite's too (bpflabd's
+ * dashboard reads the file its coordinator writes), and another process could then
+ * fold the -wal in and delete it under the writer. */
 static char *ro_uri(const char *path, bool *immutable)
 {
 	size_t n = 0, len = strlen(path);
@@ -460,7 +448,7 @@ static char *ro_uri(const char *path, bool *immutable)
 	*immutable = false;
 	if (!len || !strcmp(path, ":memory:"))
 		return NULL;
-	*immutable = file_is_wal(path) && !companion_exists(path, "-wal");
+	*immutable = !companion_exists(path, "-wal");
 	uri = malloc(3 * len + 48);
 	if (!uri)
 		return NULL;

@@ -12,6 +12,7 @@
 #include <sqlite3.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "store/store.h"
@@ -103,6 +104,65 @@ static void test_store_ro_live_writer(void **state)
 	assert_int_equal(tmpdir_remove(dir), 0);
 }
 
+/* Whether this process holds a POSIX lock on file DB (/proc/locks: "... PID MAJ:MIN:INODE
+ * ..."): an idle SQLite connection in WAL mode keeps its SHARED lock on the file. */
+static bool holds_lock(const char *db)
+{
+	char line[256], want[64];
+	struct stat st;
+	bool found = false;
+	FILE *f;
+
+	assert_int_equal(stat(db, &st), 0);
+	snprintf(want, sizeof(want), " %d ", (int)getpid());
+	f = fopen("/proc/locks", "r");
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f)) {
+		char ino[32];
+
+		snprintf(ino, sizeof(ino), ":%lu ", (unsigned long)st.st_ino);
+		if (strstr(line, want) && strstr(line, ino))
+			found = true;
+	}
+	fclose(f);
+	return found;
+}
+
+/* The writer in the same process (bpflabd --http: its dashboard reads the file the
+ * coordinator writes): each read-only open sees the writer's latest commit, and leaves
+ * the writer's lock on the file alone (a read-only open that opened and closed the file
+ * itself dropped it: POSIX locks are the process's; another process's close then
+ * folded the -wal in and deleted it under the writer, whose later commits no reader
+ * saw). */
+static void test_store_ro_same_process_writer(void **state)
+{
+	char dir[] = "/tmp/bpflab-test-store-ro.XXXXXX", db[128], err[512];
+	json_t *inv = json_loads(inventory, 0, NULL);
+	struct store *w;
+	int64_t id;
+	int i;
+
+	(void)state;
+	tmpdir_make(dir);
+	snprintf(db, sizeof(db), "%s/lab.db", dir);
+	w = store_open(db, false, err, sizeof(err));
+	assert_non_null(w);
+	for (i = 0; i < 3; i++) {
+		char name[16];
+
+		snprintf(name, sizeof(name), "h%d", i);
+		assert_int_equal(store_host_hello(w, name, "0.1", inv, 100, &id, NULL), 0);
+		assert_true(has(db, "-wal"));
+		assert_true(holds_lock(db));
+		assert_int_equal(ro_hosts(db), (size_t)i + 1);
+		assert_true(holds_lock(db));
+	}
+	store_close(&w);
+	assert_false(has(db, "-wal"));
+	json_decref(inv);
+	assert_int_equal(tmpdir_remove(dir), 0);
+}
+
 /* '%', '?' and '#' in the name are escaped in the URI: the file itself is opened. */
 static void test_store_ro_uri_escapes(void **state)
 {
@@ -144,6 +204,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_store_ro_no_files),
 		cmocka_unit_test(test_store_ro_live_writer),
+		cmocka_unit_test(test_store_ro_same_process_writer),
 		cmocka_unit_test(test_store_ro_uri_escapes),
 		cmocka_unit_test(test_store_ro_missing),
 	};
