@@ -208,8 +208,8 @@ out:
 
 static const struct cli_cmd result_cmds[] = {
 	{ "show", do_show,
-	  "RUN [--csv | --form FORM [--metric METRIC] [--subject SUBJECT] | --trials |\n"
-	  "      --seconds [--metric METRIC] [--subject SUBJECT]] [--all-rows]",
+	  "RUN [--csv | --form FORM [--metric METRIC] [--subject SUBJECT] | --trials |"
+	  " --seconds [--metric METRIC] [--subject SUBJECT]] [--all-rows]",
 	  "Print the results of run RUN as tables: per host and matrix point, one table\n"
 	  "per metric, a row per variant and subject (port or program), a column per\n"
 	  "repetition and mean ± spread (spread = half the range); for prog.ns_per_run\n"

@@ -309,6 +309,10 @@ static void run_verdicts(struct web_buf *b, const json_t *result)
 	web_buf_str(b, any ? "</table>\n" : "<h2>verdicts</h2>\n<p>none</p>\n");
 }
 
+/* The samples of a run whose page reads its per-second values (web_chart_run draws
+ * 4000 dots at most). */
+#define RUN_PAGE_MAX_SAMPLES 4000
+
 static void page_run(struct store *store, int64_t id, struct web_reply *reply)
 {
 	/* the downloads: ?format= of /api/runs/ID and what it is called */
@@ -316,6 +320,7 @@ static void page_run(struct store *store, int64_t id, struct web_reply *reply)
 		{ "json", "JSON" }, { "csv", "CSV" }, { "kcidb", "KCIDB" }, { "bmf", "BMF" },
 	};
 	json_t *report = NULL, *result = web_result(store, id, &report, reply), *hosts = NULL;
+	json_t *seconds = NULL;
 	struct web_buf b = { 0 };
 	char title[64], *text = NULL;
 	size_t len = 0, i;
@@ -350,6 +355,15 @@ static void page_run(struct store *store, int64_t id, struct web_reply *reply)
 	web_buf_str(&b, "<h2>results</h2>\n<pre id=\"tables\">");
 	web_buf_html(&b, text);
 	web_buf_str(&b, "</pre>\n");
+	/* the repetitions and their seconds; a run of more samples than the chart draws
+	 * (web_chart_run) gets dots only: its seconds would cost more than the page */
+	if (json_array_size(json_object_get(result, "samples")) <= RUN_PAGE_MAX_SAMPLES)
+		seconds = store_query_seconds(store, id);
+	web_buf_str(&b, "<h2>repetitions</h2>\n");
+	web_chart_run(&b, result, seconds);
+	if (!seconds)
+		web_buf_printf(&b, "<p>Per-second values: <code>bpflab result show %lld "
+			       "--seconds</code>.</p>\n", (long long)id);
 	run_hosts_env(&b, result, hosts);
 	run_verdicts(&b, result);
 	reply_page(reply, &b);
@@ -357,6 +371,7 @@ out:
 	web_buf_release(&b);
 	free(text);
 	json_decref(hosts);
+	json_decref(seconds);
 	json_decref(report);
 	json_decref(result);
 }

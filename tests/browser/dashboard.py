@@ -14,7 +14,9 @@
 #              reload (a marker set on the window survives; bpflabd's through the
 #              cookie), ending as `run list -j` says and as a reload shows it
 #   /runs/A    reached by its link; the tables are the text of `result show A`, each
-#              number within its printed rounding of `result show A -j`; host, kernel
+#              number within its printed rounding of `result show A -j`; host, kernel;
+#              a dot per repetition, and a click on one shows its per-second trace
+#              (the values of `result show A --seconds -j`)
 #   /history   form filled and sent; each point's hover title is the -j point; the text
 #   /compare   a = A, b = B; each row's n, means, delta and verdict as -j says; the text
 #              (both pages leave out flagged results, as the CLI by default: when they
@@ -366,7 +368,36 @@ def check_run(page, args, cli):
     check("run %s: the verdicts shown (%s) are those of -j (%s)" %
           (a, sorted(shown), sorted(details)), shown == set(details))
     page.shot(os.path.join(args.shots, "dashboard-run.png"))
+    check_run_seconds(page, args, cli)
     return report
+
+
+def check_run_seconds(page, args, cli):
+    """The repetitions' dots; a click on one shows its per-second trace (CSS :target,
+    no script), the values of `result show --seconds -j`."""
+    a = args.run_a
+    dots = page.by_css("svg.runchart circle.rep")
+    linked = page.by_css("svg.runchart a")
+    check("run %s: a dot per repetition (%d), %d with per-second values" %
+          (a, len(dots), len(linked)), len(dots) > 0 and len(linked) > 0)
+    secs, err = cli.json("result", "show", a, "--seconds")
+    if not check("result show %s --seconds -j answers (%s)" % (a, err), secs is not None):
+        return
+    if not linked:
+        return
+    target = re.sub(r".*#", "", linked[0].get_dom_attribute("href") or "")
+    trace = page.by_css("#" + target) if target else []
+    check("the trace %s is hidden before the click" % target,
+          len(trace) == 1 and not trace[0].is_displayed())
+    linked[0].find_element("css selector", "circle").click()
+    page.wait(lambda: trace and trace[0].is_displayed(), 5)
+    check("a click on the dot shows its trace (%s)" % target,
+          len(trace) == 1 and trace[0].is_displayed())
+    series = secs["series"][int(target[1:])] if re.fullmatch(r"s\d+", target) else {}
+    n = len(page.by_css("#%s circle" % target)) if target else 0
+    check("the trace has a point per second of -j's series (%d, -j %d)" %
+          (n, len(series.get("values", []))), n > 0 and n == len(series.get("values", [])))
+    page.shot(os.path.join(args.shots, "dashboard-run-seconds.png"))
 
 
 def error_page_same(page, what, err):

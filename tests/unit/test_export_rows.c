@@ -171,13 +171,9 @@ static void test_export_rows_bmf_pairs(void **state)
 static void put(const char *dir, const char *name, const char *text)
 {
 	char p[512];
-	FILE *f;
 
 	snprintf(p, sizeof(p), "%s/%s", dir, name);
-	f = fopen(p, "w");
-	assert_non_null(f);
-	fputs(text, f);
-	fclose(f);
+	file_put(p, text);
 }
 
 /* The checkout of KCIDB data K (one kernel build). */

@@ -131,6 +131,10 @@ static void test_web_downloads(void **state)
 	assert_contains(h.body, "Download: <a href=\"/api/runs/1?format=json\">JSON</a> <a "
 			"href=\"/api/runs/1?format=csv\">CSV</a> <a href=\"/api/runs/1?format=kcidb\">"
 			"KCIDB</a> <a href=\"/api/runs/1?format=bmf\">BMF</a>");
+	/* the repetitions drawn: a chart per metric, a dot per repetition */
+	assert_contains(h.body, "<h2>repetitions</h2>");
+	assert_contains(h.body, "<h3>prog.ns_per_run</h3>\n<svg class=\"runchart\"");
+	assert_contains(h.body, "<circle class=\"rep\"");
 	http_free(&h);
 	get("/api/runs/99?format=kcidb", &h);
 	assert_int_equal(h.status, 404);
