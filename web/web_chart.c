@@ -44,6 +44,21 @@ static const char *str(const json_t *o, const char *k)
 	return s ? s : "";
 }
 
+/* The NULL-terminated WORDS, HTML-escaped, joined by blanks (empty ones left out). */
+static void html_words(struct web_buf *b, const char *const *words)
+{
+	bool first = true;
+
+	for (; *words; words++) {
+		if (!**words)
+			continue;
+		if (!first)
+			web_buf_str(b, " ");
+		web_buf_html(b, *words);
+		first = false;
+	}
+}
+
 /* The half height of P's bar: stddev, else spread, else 0. */
 static double bar(const json_t *p)
 {
@@ -211,11 +226,8 @@ void web_chart_history(struct web_buf *b, const json_t *report)
 		web_buf_printf(b, "<rect x=\"%.1f\" y=\"%.1f\" width=\"10\" height=\"10\" "
 			       "fill=\"%s\"/><text x=\"%.1f\" y=\"%.1f\">", LEFT, H + 20.0 *
 			       (double)i, color, LEFT + 16, H + 20.0 * (double)i + 9);
-		web_buf_html(b, str(s, "variant"));
-		web_buf_str(b, " ");
-		web_buf_html(b, str(s, "subject"));
-		web_buf_str(b, " ");
-		web_buf_html(b, str(s, "point"));
+		html_words(b, (const char *[]){ str(s, "variant"), str(s, "subject"),
+				str(s, "point"), NULL });
 		web_buf_str(b, "</text>\n");
 	}
 #undef X
@@ -377,15 +389,8 @@ static void trace_chart(struct web_buf *b, const json_t *s, long long idx)
 #define Y(v) (TOP + (TRACE_H - 30 - TOP) * (1 - ((v) - base) / (top - base)))
 	point_label(json_object_get(s, "point"), pt, sizeof(pt));
 	web_buf_printf(b, "<div class=\"secs\" id=\"s%lld\"><h4>per second: ", idx);
-	web_buf_html(b, str(s, "metric"));
-	web_buf_str(b, " ");
-	web_buf_html(b, str(s, "host"));
-	web_buf_str(b, " ");
-	web_buf_html(b, str(s, "variant"));
-	web_buf_str(b, " ");
-	web_buf_html(b, str(s, "subject"));
-	web_buf_str(b, *pt ? " " : "");
-	web_buf_html(b, pt);
+	html_words(b, (const char *[]){ str(s, "metric"), str(s, "host"), str(s, "variant"),
+			str(s, "subject"), pt, NULL });
 	web_buf_printf(b, " rep %lld</h4>\n<svg xmlns=\"http://www.w3.org/2000/svg\" "
 		       "width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" font-size=\"11\" "
 		       "font-family=\"sans-serif\">\n",

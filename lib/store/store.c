@@ -428,27 +428,16 @@ static bool companion_exists(const char *path, const char *suffix)
 	       access(p, F_OK) == 0;
 }
 
-/* The URI of a read-only open of PATH (docs/store.md, "Read-only opens"), heap, or NULL
- * for PATH as it is (":memory:", an empty name). mode=ro always; immutable=1 when PATH
- * has no -wal: no connection has it open (bpflab's databases are WAL), so there is no
- * log to read, and immutable is the only way SQLite reads a WAL file without creating
- * -wal and -shm (impossible in a read-only directory, left behind in a writable one). A
- * -wal that exists belongs to a live writer (bpflabd keeps it while it runs) or holds a
- * crashed one's commits: then a shared read, through its -shm, so that both are seen.
- * *IMMUTABLE says which. '%', '?' and '#' of the name are escaped.
- * Never open() the database file itself to look (its header, say): closing that fd
- * would drop every POSIX lock this process holds on it, SQLite's too (bpflabd's
- * dashboard reads the file its coordinator writes), and another process could then
- * fold the -wal in and delete it under the writer. */
-static char *ro_uri(const char *path, bool *immutable)
+/* The URI of a read-only open of PATH, IMMUTABLE or not (docs/store.md, "Read-only
+ * opens"), heap, or NULL for PATH as it is (":memory:", an empty name). '%', '?' and
+ * '#' of the name are escaped. */
+static char *ro_uri(const char *path, bool immutable)
 {
 	size_t n = 0, len = strlen(path);
 	char *uri, *o;
 
-	*immutable = false;
 	if (!len || !strcmp(path, ":memory:"))
 		return NULL;
-	*immutable = !companion_exists(path, "-wal");
 	uri = malloc(3 * len + 48);
 	if (!uri)
 		return NULL;
@@ -456,8 +445,56 @@ static char *ro_uri(const char *path, bool *immutable)
 	for (; n < len; n++)
 		o += strchr("%?#", path[n]) ? sprintf(o, "%%%02X", (unsigned char)path[n]) :
 		     sprintf(o, "%c", path[n]);
-	sprintf(o, "?mode=ro%s", *immutable ? "&immutable=1" : "");
+	sprintf(o, "?mode=ro%s", immutable ? "&immutable=1" : "");
 	return uri;
+}
+
+/* Whether the main file of DB is in WAL mode (header bytes 18 and 19 both 2), read
+ * through SQLite's own handle: a descriptor of our own, once closed, would drop every
+ * POSIX lock this process holds on the file, SQLite's too (bpflabd's dashboard reads
+ * the file its coordinator writes), and another process could then fold the -wal in and
+ * delete it under the writer. */
+static bool db_is_wal(sqlite3 *db)
+{
+	sqlite3_file *f = NULL;
+	unsigned char h[20];
+
+	return sqlite3_file_control(db, "main", SQLITE_FCNTL_FILE_POINTER, &f) == SQLITE_OK &&
+	       f && f->pMethods && f->pMethods->xRead(f, h, sizeof(h), 0) == SQLITE_OK &&
+	       !memcmp(h, "SQLite format 3", 16) && h[18] == 2 && h[19] == 2;
+}
+
+/* Open PATH read-only into ST->db, creating no file (docs/store.md, "Read-only opens"):
+ * a WAL file without its -wal immutable (no connection has it open, so there is no log
+ * to read; immutable is the only way SQLite reads a WAL file without making -wal and
+ * -shm: refused in a read-only directory, left behind in a writable one); a WAL file
+ * with its -wal (a live writer's, or a crashed one's commits) shared, through its -shm,
+ * so that they are seen; any other file (a rollback journal: a writer changes the file
+ * itself, under locks) shared. *IMMUTABLE says which. Returns SQLite's code. */
+static int open_ro(struct store *st, const char *path, bool *immutable)
+{
+	const int flags = SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI;
+	char *uri = NULL;
+	int rc;
+
+	*immutable = !companion_exists(path, "-wal");
+	uri = ro_uri(path, *immutable);
+	if (!uri)	/* ":memory:", or no memory for the URI: the name as it is */
+		return sqlite3_open_v2(path, &st->db, flags & ~SQLITE_OPEN_URI, NULL);
+	rc = sqlite3_open_v2(uri, &st->db, flags, NULL);
+	free(uri);
+	if (rc != SQLITE_OK || !*immutable || db_is_wal(st->db))
+		return rc;
+	/* not WAL: locks, not immutable (closing SQLite's handle keeps others' locks) */
+	sqlite3_close_v2(st->db);
+	st->db = NULL;
+	*immutable = false;
+	uri = ro_uri(path, false);
+	if (!uri)
+		return SQLITE_NOMEM;
+	rc = sqlite3_open_v2(uri, &st->db, flags, NULL);
+	free(uri);
+	return rc;
 }
 
 /* Refuse a write open of PATH that SQLite would take read-only and fail at its first
@@ -493,7 +530,6 @@ struct store *store_open(const char *path, bool readonly, char *errbuf, size_t e
 {
 	static pthread_once_t once = PTHREAD_ONCE_INIT;
 	int flags = readonly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
-	char *uri = NULL;
 	bool immutable = false;
 	struct store *st;
 	int err = 0, rc, version;
@@ -506,15 +542,12 @@ struct store *store_open(const char *path, bool readonly, char *errbuf, size_t e
 		errno = ENOMEM;
 		return NULL;
 	}
-	if (readonly)
-		uri = ro_uri(path, &immutable);
-	else
+	if (!readonly)
 		err = writable_check(st, path);
 	if (err)
 		goto out;
-	rc = sqlite3_open_v2(uri ? uri : path, &st->db,
-			     flags | SQLITE_OPEN_NOMUTEX | (uri ? SQLITE_OPEN_URI : 0), NULL);
-	free(uri);
+	rc = readonly ? open_ro(st, path, &immutable) :
+	     sqlite3_open_v2(path, &st->db, flags | SQLITE_OPEN_NOMUTEX, NULL);
 	if (rc != SQLITE_OK) {
 		err = st->db ? sto_dberr(st, rc) : store_fail(st, -ENOMEM, "out of memory");
 		goto out;
