@@ -186,7 +186,7 @@ static int query_db(const char *type, long long run, json_t **out)
 	else if (!strcmp(type, "run_show"))
 		*out = store_query_run(store, run);
 	else if (!strcmp(type, "result_seconds"))
-		*out = store_query_seconds(store, run);
+		*out = store_query_seconds(store, run, 0);
 	else
 		*out = store_query_result(store, run);
 	if (!*out && errno == ENOENT)

@@ -74,7 +74,7 @@ static json_t *on_result_seconds(struct coord *c, const json_t *msg)
 
 	if (run < 1)
 		return proto_error_new("result_seconds", "'run' must be a run id");
-	return query_reply(c, "seconds", "seconds", store_query_seconds(c->store, run));
+	return query_reply(c, "seconds", "seconds", store_query_seconds(c->store, run, 0));
 }
 
 static json_t *on_run_cancel(struct coord *c, const json_t *msg)

@@ -1,7 +1,7 @@
 /* web_chart.c - the dashboard's charts, small hand-written SVGs inlined in the pages (no
  * script, no external resource; strict CSP). The run page's (web_chart_run): per metric
- * each repetition a dot, the mean a bar, min..max a line, and each dot a link to its
- * per-second trace below, shown by CSS :target on click.
+ * each repetition a dot, the mean a bar, min..max a line, and each dot a link to the
+ * page with that repetition's per-second traces (?seconds=JOB).
  * The /history page's chart: a small hand-written SVG of a history report
  * (analysis_history, docs/analysis.md), inlined in the page (no script, no external
  * resource): per series the group means with stddev bars (the spread where there is no
@@ -240,8 +240,7 @@ void web_chart_history(struct web_buf *b, const json_t *report)
 #define RUN_H 230.0			/* a metric's chart, legend rows below */
 #define RUN_BOTTOM 80.0
 #define TRACE_H 150.0
-#define MAX_DOTS 4000			/* per page: beyond, a note says how many were left */
-#define MAX_TRACES 600
+#define MAX_DOTS 2000			/* per page: beyond, a note says how many were left */
 
 /* "k=v k=v" of matrix point POINT into OUT ("" for none). */
 static void point_label(const json_t *point, char *out, size_t len)
@@ -261,14 +260,6 @@ static void point_label(const json_t *point, char *out, size_t len)
 	}
 }
 
-/* The key of a job's series: "JOB\nMETRIC\nSUBJECT\nWINDOW". */
-static void series_key(const json_t *o, char *out, size_t len)
-{
-	snprintf(out, len, "%lld\n%s\n%s\n%s",
-		 (long long)json_integer_value(json_object_get(o, "job")), str(o, "metric"),
-		 str(o, "subject"), str(o, "window"));
-}
-
 /* A y axis from 0 (or the lowest value, when below 0) to a round top over [LO, HI]:
  * *BASE and *TOP. */
 static void y_range(double lo, double hi, double *base, double *top)
@@ -283,15 +274,15 @@ static void y_range(double lo, double hi, double *base, double *top)
 
 /* The chart of METRIC: per category (host, variant, subject, point; CATS: label -> its
  * samples) the repetitions as dots, their mean as a bar across and min..max as a line;
- * a dot with a per-second series (TRACE_OF: series_key -> index in SECONDS' series)
- * links to its trace and marks it in LINKED. *DOTS counts the dots drawn. */
+ * each dot links to the page of run RUN with its job's per-second traces (?seconds=JOB),
+ * the dots of job JOB (0: none) drawn larger, in orange. *DOTS counts the dots drawn. */
 static void metric_chart(struct web_buf *b, const char *metric, const json_t *cats,
-			 const json_t *trace_of, json_t *linked, size_t *dots)
+			 long long run, long long job, size_t *dots)
 {
 	size_t n = json_object_size(cats), i = 0, j;
 	double lo = INFINITY, hi = -INFINITY, base, top, step;
 	const char *label, *unit = "";
-	char key[600], t[32], mt[32];
+	char t[32], mt[32];
 	json_t *list, *s;
 
 	json_object_foreach((json_t *)cats, label, list)
@@ -335,27 +326,21 @@ static void metric_chart(struct web_buf *b, const char *metric, const json_t *ca
 		si_text(mx, t, sizeof(t));
 		web_buf_printf(b, "%s</title></path>\n", t);
 		json_array_foreach(list, j, s) {
-			json_t *idx;
 			double dx = x + ((double)j - (double)(m - 1) / 2) * gap;
+			long long sj = (long long)json_integer_value(json_object_get(s, "job"));
 
 			if (*dots >= MAX_DOTS)
 				break;
 			(*dots)++;
-			series_key(s, key, sizeof(key));
-			idx = json_object_get(trace_of, key);
-			if (idx && json_object_size(linked) < MAX_TRACES &&
-			    !json_object_set(linked, key, idx))
-				web_buf_printf(b, "<a href=\"#s%lld\">",
-					       (long long)json_integer_value(idx));
-			else
-				idx = NULL;
 			si_text(num(s, "value"), t, sizeof(t));
-			web_buf_printf(b, "<circle class=\"rep\" cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" "
-				       "fill=\"#1f77b4\"><title>", dx, Y(num(s, "value")));
+			web_buf_printf(b, "<a href=\"/runs/%lld?seconds=%lld#seconds\"><circle "
+				       "class=\"rep\" cx=\"%.1f\" cy=\"%.1f\" r=\"%s\" fill=\"%s\">"
+				       "<title>", run, sj, dx, Y(num(s, "value")),
+				       sj == job ? "5" : "3.5", sj == job ? "#ff7f0e" : "#1f77b4");
 			web_buf_html(b, label);
-			web_buf_printf(b, " rep %lld: %s %s%s</title></circle>%s\n",
+			web_buf_printf(b, " rep %lld: %s %s</title></circle></a>\n",
 				       (long long)json_integer_value(json_object_get(s, "rep")), t,
-				       unit, idx ? " (click: per second)" : "", idx ? "</a>" : "");
+				       unit);
 		}
 		web_buf_printf(b, "<text x=\"%.1f\" y=\"%.1f\" transform=\"rotate(25 %.1f %.1f)\">",
 			       x - 10, RUN_H - RUN_BOTTOM + 14, x - 10, RUN_H - RUN_BOTTOM + 14);
@@ -368,8 +353,7 @@ static void metric_chart(struct web_buf *b, const char *metric, const json_t *ca
 	web_buf_str(b, "</svg>\n");
 }
 
-/* The per-second trace of series S (index IDX), hidden until its dot is clicked
- * (:target). */
+/* The per-second trace of series S (index IDX of its job's). */
 static void trace_chart(struct web_buf *b, const json_t *s, long long idx)
 {
 	const json_t *secs = json_object_get(s, "seconds"), *vals = json_object_get(s, "values");
@@ -388,7 +372,7 @@ static void trace_chart(struct web_buf *b, const json_t *s, long long idx)
 #define X(k) (LEFT + step * ((k) + 0.5))
 #define Y(v) (TOP + (TRACE_H - 30 - TOP) * (1 - ((v) - base) / (top - base)))
 	point_label(json_object_get(s, "point"), pt, sizeof(pt));
-	web_buf_printf(b, "<div class=\"secs\" id=\"s%lld\"><h4>per second: ", idx);
+	web_buf_printf(b, "<div class=\"trace\" id=\"s%lld\"><h4>per second: ", idx);
 	html_words(b, (const char *[]){ str(s, "metric"), str(s, "host"), str(s, "variant"),
 			str(s, "subject"), pt, NULL });
 	web_buf_printf(b, " rep %lld</h4>\n<svg xmlns=\"http://www.w3.org/2000/svg\" "
@@ -397,7 +381,7 @@ static void trace_chart(struct web_buf *b, const json_t *s, long long idx)
 		       (long long)json_integer_value(json_object_get(s, "rep")), W, TRACE_H, W,
 		       TRACE_H);
 	y_axis(b, base, top, TRACE_H, 30, str(s, "unit"));
-	web_buf_str(b, "<path class=\"trace\" fill=\"none\" stroke=\"#1f77b4\" d=\"");
+	web_buf_str(b, "<path class=\"trace-line\" fill=\"none\" stroke=\"#1f77b4\" d=\"");
 	json_array_foreach(vals, i, v)
 		web_buf_printf(b, "%s%.1f %.1f", i ? "L" : "M",
 			       X((double)json_integer_value(json_array_get(secs, i))),
@@ -420,21 +404,17 @@ static void trace_chart(struct web_buf *b, const json_t *s, long long idx)
 	web_buf_str(b, "</svg></div>\n");
 }
 
-void web_chart_run(struct web_buf *b, const json_t *result, const json_t *seconds)
+void web_chart_run(struct web_buf *b, const json_t *result, long long run, long long job,
+		   const json_t *seconds)
 {
-	json_t *metrics = json_object(), *trace_of = json_object(), *linked = json_object();
 	const json_t *series = json_object_get(seconds, "series");
-	json_t *s, *cats, *list;
-	const char *metric, *key;
-	char k[600], label[600], pt[256];
+	json_t *metrics = json_object(), *s, *cats, *list;
+	char label[600], pt[256];
+	const char *metric;
 	size_t i, dots = 0, total = 0;
 
-	if (!metrics || !trace_of || !linked)
-		goto out;
-	json_array_foreach(series, i, s) {
-		series_key(s, k, sizeof(k));
-		json_object_set_new(trace_of, k, json_integer((json_int_t)i));
-	}
+	if (!metrics)
+		return;
 	/* by metric, then category, in the order the samples come (job order) */
 	json_array_foreach(json_object_get(result, "samples"), i, s) {
 		if (analysis_row_is_record(s) || !isfinite(num(s, "value")))
@@ -453,19 +433,21 @@ void web_chart_run(struct web_buf *b, const json_t *result, const json_t *second
 	}
 	if (!json_object_size(metrics))
 		goto out;
-	web_buf_str(b, "<style>.secs{display:none}.secs:target{display:block}"
-		    ".runchart a{cursor:pointer}</style>\n<p>Each dot is a repetition (the red bar "
-		    "their mean, the grey line min..max); click one for its per-second values.</p>\n");
+	/* the clicked repetition's seconds first, where the link lands */
+	if (job > 0) {
+		web_buf_printf(b, "<div id=\"seconds\">\n");
+		json_array_foreach(series, i, s)
+			trace_chart(b, s, (long long)i);
+		if (!json_array_size(series))
+			web_buf_printf(b, "<p>Job %lld has no per-second values.</p>\n", job);
+		web_buf_str(b, "</div>\n");
+	}
+	web_buf_str(b, "<p>Each dot is a repetition (the red bar their mean, the grey line "
+		    "min..max); click one for its per-second values.</p>\n");
 	json_object_foreach(metrics, metric, cats)
-		metric_chart(b, metric, cats, trace_of, linked, &dots);
+		metric_chart(b, metric, cats, run, job, &dots);
 	if (dots < total)
-		web_buf_printf(b, "<p>%zu of %zu repetitions drawn; <code>bpflab result show "
-			       "--seconds</code> has all.</p>\n", dots, total);
-	json_object_foreach(linked, key, s)
-		trace_chart(b, json_array_get(series, (size_t)json_integer_value(s)),
-			    json_integer_value(s));
+		web_buf_printf(b, "<p>%zu of %zu repetitions drawn.</p>\n", dots, total);
 out:
 	json_decref(metrics);
-	json_decref(trace_of);
-	json_decref(linked);
 }

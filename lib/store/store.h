@@ -248,8 +248,9 @@ json_t *store_query_result(struct store *store, int64_t run_id);
  * page): {"run", "plan", "series": [{"job", "host", "variant", "rep", "point", "metric",
  * "subject", "unit", "window", "seconds": [seq...], "values": [value...]}]}, a series
  * per job and (metric, subject, window) in job order, seconds ascending (seq 0 the
- * window's first second). Not a search's trials, latency buckets or warm-up rounds. */
-json_t *store_query_seconds(struct store *store, int64_t run_id);
+ * window's first second). Not a search's trials, latency buckets or warm-up rounds.
+ * JOB_ID > 0: that job's series only (none when it is not the run's). */
+json_t *store_query_seconds(struct store *store, int64_t run_id, int64_t job_id);
 /* Every attempt of every job of run RUN_ID: [{"job", "attempt", "host", "started_ms",
  * "ended_ms", "outcome", "error"}] in job and attempt order. */
 json_t *store_query_attempts(struct store *store, int64_t run_id);

@@ -395,8 +395,8 @@ static const struct sto_stmt stmt_q_seconds = {
 	"s.unit, r.window, s.seq, s.value, j.seq jseq, s.series_id "
 	"FROM jobs j JOIN sample_values s ON s.job_id = j.id "
 	"JOIN series r ON r.id = s.series_id "
-	"JOIN hosts h ON h.id = j.host_id WHERE j.run_id = ?1 AND s.seq >= 0 "
-	"AND r.metric NOT LIKE 'trial.%' AND r.metric NOT LIKE 'warmup.%' "
+	"JOIN hosts h ON h.id = j.host_id WHERE j.run_id = ?1 AND (?2 = 0 OR j.id = ?2) "
+	"AND s.seq >= 0 AND r.metric NOT LIKE 'trial.%' AND r.metric NOT LIKE 'warmup.%' "
 	"AND r.metric <> 'latency.hist' "
 	"ORDER BY j.seq, h.name, j.id, r.metric, r.subject, s.seq) "
 	"GROUP BY job_id, series_id ORDER BY min(jseq), host, job_id, metric, subject",
@@ -409,7 +409,7 @@ static const struct sql_col seconds_cols[] = {
 	{ "seconds", SQL_JSON, 0 }, { "values", SQL_JSON, 0 },
 };
 
-json_t *store_query_seconds(struct store *st, int64_t run_id)
+json_t *store_query_seconds(struct store *st, int64_t run_id, int64_t job_id)
 {
 	json_t *head, *variants = NULL, *rows, *res = NULL;
 	int64_t repeat = 0;
@@ -420,8 +420,8 @@ json_t *store_query_seconds(struct store *st, int64_t run_id)
 		err = -errno;
 		goto out;
 	}
-	rows = sto_query_rows(st, &stmt_q_seconds, seconds_cols, ARRAY_SIZE(seconds_cols), "i",
-			      run_id);
+	rows = sto_query_rows(st, &stmt_q_seconds, seconds_cols, ARRAY_SIZE(seconds_cols), "ii",
+			      run_id, job_id);
 	if (!rows) {
 		err = -(errno ? errno : EIO);
 		goto out;

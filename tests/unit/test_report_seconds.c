@@ -82,7 +82,7 @@ static void test_report_seconds_query(void **state)
 
 	(void)state;
 	assert_non_null(st);
-	s = store_query_seconds(st, 1);
+	s = store_query_seconds(st, 1, 0);
 	assert_non_null(s);
 	series = json_object_get(s, "series");
 	assert_int_equal(json_array_size(series), 11);
@@ -97,8 +97,17 @@ static void test_report_seconds_query(void **state)
 	one = json_array_get(series, 1);
 	assert_true(json_equal(json_object_get(one, "seconds"), json_pack("[i, i]", 0, 2)));
 	json_decref(s);
+	/* one job's: the dashboard's trace of a clicked repetition */
+	s = store_query_seconds(st, 1, 2);
+	assert_int_equal(json_array_size(json_object_get(s, "series")), 1);
+	assert_int_equal(json_integer_value(json_object_get(json_array_get(json_object_get(
+		s, "series"), 0), "job")), 2);
+	json_decref(s);
+	s = store_query_seconds(st, 1, 99);
+	assert_int_equal(json_array_size(json_object_get(s, "series")), 0);
+	json_decref(s);
 	errno = 0;
-	assert_null(store_query_seconds(st, 9));
+	assert_null(store_query_seconds(st, 9, 0));
 	assert_int_equal(errno, ENOENT);
 	store_close(&st);
 }
@@ -108,7 +117,7 @@ static void test_report_seconds_text(void **state)
 	char err[256], *text = NULL;
 	size_t len = 0;
 	struct store *st = store_open(db, true, err, sizeof(err));
-	json_t *s = store_query_seconds(st, 1), *list = report_seconds_select(s, NULL, NULL);
+	json_t *s = store_query_seconds(st, 1, 0), *list = report_seconds_select(s, NULL, NULL);
 	FILE *f = open_memstream(&text, &len);
 
 	(void)state;
