@@ -1,6 +1,6 @@
 /* clients.c - clients' requests: receiving one, checking it (lib/proto/proto_schema.c) and
  * handing it to its handler by type; the handlers of the queries that read the store
- * (host_list, run_list, run_show, result_show, run_watch, run_attempts) and run_cancel
+ * (host_list, run_list, run_show, result_show, result_seconds, run_watch, run_attempts) and run_cancel
  * are here, the others in their own files (coord_clients.h).
  *
  * Event loop thread only.
@@ -66,6 +66,15 @@ static json_t *on_result_show(struct coord *c, const json_t *msg)
 	if (run < 1)
 		return proto_error_new("result_show", "'run' must be a run id");
 	return query_reply(c, "result", "result", store_query_result(c->store, run));
+}
+
+static json_t *on_result_seconds(struct coord *c, const json_t *msg)
+{
+	long long run = proto_get_int(msg, "run", -1);
+
+	if (run < 1)
+		return proto_error_new("result_seconds", "'run' must be a run id");
+	return query_reply(c, "seconds", "seconds", store_query_seconds(c->store, run, 0));
 }
 
 static json_t *on_run_cancel(struct coord *c, const json_t *msg)
@@ -206,6 +215,7 @@ static const struct {
 	{ "run_list", on_run_list },
 	{ "run_show", on_run_show },
 	{ "result_show", on_result_show },
+	{ "result_seconds", on_result_seconds },
 	{ "run_cancel", on_run_cancel },
 	{ "run_watch", on_run_watch },
 	{ "run_attempts", on_run_attempts },
