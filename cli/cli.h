@@ -140,8 +140,8 @@ const char *cli_time(long long wall_ms, char *out, size_t len);
  * exit status after printing the error: no reply in time, a transport error, an "error"
  * reply (its message) or a reply of another type. */
 int cli_request(const json_t *req, const char *want_type, json_t **reply);
-/* The query object for TYPE ("host_list", "run_list", "run_show", "result_show"; RUN for
- * the last two): from the database file with --db, else from the coordinator. Returns 0
+/* The query object for TYPE ("host_list", "run_list", "run_show", "result_show",
+ * "result_seconds"; RUN for the last three): from the database file with --db, else from the coordinator. Returns 0
  * with *OUT (new reference: the hosts or runs array, the run or result object), or an
  * exit status after printing the error. */
 int cli_query(const char *type, long long run, json_t **out);

@@ -164,6 +164,7 @@ static const struct {
 	{ "run_list", "runs", "runs", false },
 	{ "run_show", "run", "run", true },
 	{ "result_show", "result", "result", true },
+	{ "result_seconds", "seconds", "seconds", true },
 };
 
 static int query_db(const char *type, long long run, json_t **out)
@@ -184,6 +185,8 @@ static int query_db(const char *type, long long run, json_t **out)
 		*out = store_query_runs(store);
 	else if (!strcmp(type, "run_show"))
 		*out = store_query_run(store, run);
+	else if (!strcmp(type, "result_seconds"))
+		*out = store_query_seconds(store, run, 0);
 	else
 		*out = store_query_result(store, run);
 	if (!*out && errno == ENOENT)

@@ -2,9 +2,9 @@
  * handing it to its handler by type; the handlers of host_list, run_watch and run_cancel
  * are here, the others in their own files (coord_clients.h). A frame over
  * COORD_PARSE_INLINE bytes is parsed on the worker thread, and the requests that only
- * read the store (run_list, result_show, run_show, run_attempts, query) are answered
- * there
- * (coord_offload.h); an import is written in parts between loop turns (query.c).
+ * read the store (run_list, result_show, result_seconds, run_show, run_attempts, query)
+ * are answered there (coord_offload.h); an import is written in parts between loop
+ * turns (query.c).
  *
  * Event loop thread only.
  */
@@ -178,6 +178,7 @@ static const struct {
 	{ "run_list", NULL },		/* answered on the worker: coord_offload_read */
 	{ "run_show", NULL },
 	{ "result_show", NULL },
+	{ "result_seconds", NULL },
 	{ "run_cancel", on_run_cancel },
 	{ "run_watch", on_run_watch },
 	{ "run_attempts", NULL },

@@ -6,10 +6,11 @@
  *   an `import`, checked (store_import_check) on the worker; the loop gets the message
  *   back (coord_offload_next) and hands it to its handler.
  * - Freeing: the last reference to a big message (coord_offload_drop).
- * - Reading: `run_list`, `result_show`, `run_show`, `run_attempts` and `query` (their
- *   cost grows with the jobs stored: `run_list` counts them) are answered on the
- *   reading worker over its own read-only connection (WAL: readers never wait for the
- *   loop's writes), the reply encoded there; the loop only sends the text. A big read
+ * - Reading: `run_list`, `result_show`, `result_seconds`, `run_show`, `run_attempts`
+ *   and `query` (their cost grows with the jobs stored: `run_list` counts them) are
+ *   answered on the reading worker over its own read-only connection (WAL: readers
+ *   never wait for the loop's writes), the reply encoded there; the loop only sends the
+ *   text. A big read
  *   (the result of 160,000 jobs: seconds) still delays the reads behind it.
  *
  * Requests and answers go through two lists under a mutex; the worker wakes the loop

@@ -81,6 +81,9 @@ static json_t *answer(struct store *st, const json_t *msg)
 	} else if (!strcmp(type, "result_show")) {
 		v = store_query_result(st, run);
 		reply = "result", member = "result";
+	} else if (!strcmp(type, "result_seconds")) {
+		v = store_query_seconds(st, run, 0);
+		reply = "seconds", member = "seconds";
 	} else if (!strcmp(type, "run_show")) {
 		v = store_query_run(st, run);
 		reply = "run", member = "run";
@@ -295,8 +298,8 @@ int coord_offload_parse(struct coord *c, const void *id, size_t id_len, zmq_msg_
 
 bool coord_offload_reads(const char *type)
 {
-	static const char *const reads[] = { "result_show", "run_show", "run_attempts",
-					     "query", "run_list" };
+	static const char *const reads[] = { "result_show", "result_seconds", "run_show",
+					     "run_attempts", "query", "run_list" };
 	size_t i;
 
 	for (i = 0; i < sizeof(reads) / sizeof(reads[0]); i++)

@@ -42,9 +42,13 @@ struct store;
 #define STORE_STATE_LEN 16
 
 /* Open (creating if needed) the database at PATH (":memory:" works). READONLY opens an
- * existing file without migrating. A database whose schema is newer than this build, or
- * (read-only) older or empty, is refused. Returns NULL with errno set and a message in
- * ERR. */
+ * existing file without migrating and without creating a file: a 0444 file in a 0555
+ * directory works; a WAL file whose -wal is absent is read as immutable, one whose -wal
+ * exists (a live writer's) through its -wal and -shm (docs/store.md, "Read-only
+ * opens"). A write open of a file SQLite could only read (the file or its directory not
+ * writable) fails with -EROFS at once. A database whose schema is newer than this
+ * build, or (read-only) older or empty, is refused. Returns NULL with errno set and a
+ * message in ERR. */
 struct store *store_open(const char *path, bool readonly, char *err, size_t err_len);
 /* Close and free; *STORE becomes NULL. Takes NULL. */
 void store_close(struct store **store);
@@ -241,6 +245,13 @@ json_t *store_query_run(struct store *store, int64_t run_id);
  * windows, "latency_hist": [{"job", "subject", "bucket", "count"}] (samples
  * latency.hist, docs/agent.md "Latency"). */
 json_t *store_query_result(struct store *store, int64_t run_id);
+/* The per-second samples of run RUN_ID (`result show --seconds`, the dashboard's run
+ * page): {"run", "plan", "series": [{"job", "host", "variant", "rep", "point", "metric",
+ * "subject", "unit", "window", "seconds": [seq...], "values": [value...]}]}, a series
+ * per job and (metric, subject, window) in job order, seconds ascending (seq 0 the
+ * window's first second). Not a search's trials, latency buckets or warm-up rounds.
+ * JOB_ID > 0: that job's series only (none when it is not the run's). */
+json_t *store_query_seconds(struct store *store, int64_t run_id, int64_t job_id);
 /* Every attempt of every job of run RUN_ID: [{"job", "attempt", "host", "started_ms",
  * "ended_ms", "outcome", "error"}] in job and attempt order. */
 json_t *store_query_attempts(struct store *store, int64_t run_id);
