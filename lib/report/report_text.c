@@ -215,12 +215,12 @@ struct section_cols {
 };
 
 /* The texts of ROW of section SEC into RT (its cells allocated here): a cell per
- * repetition with its verdicts' markers (collected in MARKS, MARKS_LEN bytes too), the
+ * repetition with its verdicts' markers and note numbers (notes added to NOTES), the
  * mean and spread or, in a prog.ns_per_run section, the variant's total on the
  * variant's FIRST row, and the cv beside the host's noise floor (NOISE, or NULL).
  * SEC_FMT is the section's format: a row with the same divisor takes its decimals. */
 static int row_texts(const json_t *sec, const json_t *row, const struct num_fmt *sec_fmt,
-		     bool first, int repeat, const json_t *noise, char *marks, size_t marks_len,
+		     bool first, int repeat, const json_t *noise, struct report_notes *notes,
 		     struct row_text *rt)
 {
 	const char *metric = get_str(sec, "metric"), *window = get_str(sec, "window");
@@ -239,12 +239,10 @@ static int row_texts(const json_t *sec, const json_t *row, const struct num_fmt 
 		f.decimals = sec_fmt->decimals;
 	report_fmt_show_spread(&f, json_number_value(json_object_get(row, "spread")));
 	for (r = 0; r < repeat; r++) {
-		const json_t *v = json_array_get(json_object_get(row, "verdicts"), r);
-
 		report_fmt_num(rt->cells[r], CELL, json_array_get(json_object_get(row, "values"), r),
 			       &f);
-		report_add_marks(rt->cells[r], CELL, v);
-		report_add_marks(marks, marks_len, v);
+		report_notes_cell(notes, rt->cells[r], CELL, json_object_get(row, "verdicts"),
+				  json_object_get(row, "details"), r);
 	}
 	if (strcmp(metric, NS_METRIC)) {
 		report_mean_texts(row, f, rt);
@@ -353,8 +351,8 @@ static void put_row(struct tt_line *l, const struct section_cols *c, const struc
 
 /* The table of section SEC; NOISE is its host's noise floor (or NULL): with one for
  * the section's metric, each row's cv is printed beside it. */
-static int print_section(const json_t *sec, int repeat, const json_t *details, bool all_rows,
-			 const json_t *noise, FILE *out)
+static int print_section(const json_t *sec, int repeat, bool all_rows, const json_t *noise,
+			 FILE *out)
 {
 	const json_t *rows = json_object_get(sec, "rows"), *row;
 	const char *metric = get_str(sec, "metric"), *prev = NULL;
@@ -367,8 +365,8 @@ static int print_section(const json_t *sec, int repeat, const json_t *details, b
 	};
 	struct tt_line l = { .buf = NULL };
 	struct row_text *rt;
+	struct report_notes notes = { .notes = NULL };
 	struct num_fmt sec_fmt;
-	char marks[16] = "";
 	int hidden, err = 0;
 	double max = 0;
 	bool *show;
@@ -393,8 +391,7 @@ static int print_section(const json_t *sec, int repeat, const json_t *details, b
 		if (!show[k])
 			continue;
 		prev = variant;
-		err = row_texts(sec, row, &sec_fmt, first, repeat, noise, marks, sizeof(marks),
-				&rt[n++]);
+		err = row_texts(sec, row, &sec_fmt, first, repeat, noise, &notes, &rt[n++]);
 		if (err)
 			goto out;
 		c.floors = c.floors || *rt[n - 1].floor;
@@ -407,10 +404,11 @@ static int print_section(const json_t *sec, int repeat, const json_t *details, b
 		put_row(&l, &c, &rt[i], out);
 	if (hidden)
 		print_left_out(rows, show, out);
-	report_print_legend(marks, details, out);
-	if (l.oom)
+	report_notes_print(&notes, out);
+	if (l.oom || notes.oom)
 		err = -ENOMEM;
 out:
+	report_notes_release(&notes);
 	free(l.buf);
 	for (i = 0; rt && i < n; i++)
 		free(rt[i].cells);
@@ -569,8 +567,7 @@ static int print_group(const json_t *report, const json_t *g, bool all_rows, int
 		if (!all_rows && metric && !strncmp(metric, "latency.", 8))
 			continue;
 		fputc('\n', out);
-		err = print_section(sec, get_int(report, "repeat"),
-				    json_object_get(report, "verdict_details"), all_rows, noise, out);
+		err = print_section(sec, get_int(report, "repeat"), all_rows, noise, out);
 		if (err)
 			return err;
 	}

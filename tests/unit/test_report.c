@@ -931,10 +931,10 @@ static void test_report_verdicts(void **state)
 		"\n"
 		"port.rx_pps  (packets/s, bpf_stats off)\n"
 		"variant  port  results-1 results-2 results-3     mean ± spread\n"
-		"drop     b        19.86M  19.91M^*    20.03M   19.93M ± 0.09M\n"
+		"drop     b        19.86M 19.91M^*1    20.03M   19.93M ± 0.09M\n"
 		"pass     b         3.12M     3.10M    3.15M!    3.12M ± 0.03M\n"
+		"*1 unstable: rx_pps varied 12% (bound 5%)\n"
 		"^ generator-bound: the receiver got all the generator sent with CPU to spare: the rate is the generator's\n"
-		"* unstable: rx_pps varied 12% (bound 5%)\n"
 		"! errors: XDP redirect errors or exceptions were seen\n");
 	rows = json_object_get(section(rep, 0, 0), "rows");
 	v = json_object_get(json_array_get(rows, 0), "verdicts");
@@ -953,6 +953,55 @@ static void test_report_verdicts(void **state)
 	assert_null(json_object_get(json_array_get(json_object_get(section(rep, 0, 0), "rows"), 0),
 				    "verdicts"));
 	assert_null(json_object_get(rep, "verdict_details"));
+	json_decref(rep);
+	json_decref(r);
+}
+
+/* Each marked cell points at its own job's detail: two jobs unstable by different amounts
+ * get a note each, a detail shared by two cells one note, and a cell marked without a
+ * detail the verdict's meaning (issue 25: one job's detail was given for every cell). */
+static void test_report_verdict_notes(void **state)
+{
+	json_t *r = result_new(7, "quickstart", "done", 3, "[\"drop\",\"pass\"]", h1), *rep;
+	const double drop[] = { 10.24e6, 11.73e6, 14.06e6 }, pass[] = { 3.69e6, 3.77e6, 2.46e6 };
+	const json_t *d;
+	int i;
+
+	(void)state;
+	for (i = 0; i < 3; i++) {
+		add(r, 2 * i + 1, "h1", "drop", i + 1, NULL, "port.rx_pps", "b", drop[i]);
+		if (i == 0)
+			set_verdicts(r, "[\"unstable\"]",
+				     "{\"unstable\": \"port.rx_pps of 'b' varied 32.8 % (bound 5 %)\"}");
+		if (i == 2)
+			set_verdicts(r, "[\"unstable\"]",
+				     "{\"unstable\": \"port.rx_pps of 'b' varied 6.5 % (bound 5 %)\"}");
+		add(r, 2 * i + 2, "h1", "pass", i + 1, NULL, "port.rx_pps", "b", pass[i]);
+		if (i == 1)
+			set_verdicts(r, "[\"unstable\"]",
+				     "{\"unstable\": \"port.rx_pps of 'b' varied 6.5 % (bound 5 %)\"}");
+		if (i == 2)
+			set_verdicts(r, "[\"unstable\", \"errors\"]", NULL);
+	}
+	rep = report_as(r,
+		"run 7  quickstart  plan 1a2b3c4d5e6f  done\n"
+		"host h1  kernel 6.18.44\n"
+		"\n"
+		"port.rx_pps  (packets/s, bpf_stats off)\n"
+		"variant  port  results-1 results-2 results-3     mean ± spread\n"
+		"drop     b      10.24M*1    11.73M  14.06M*2   12.01M ± 1.91M\n"
+		"pass     b         3.69M   3.77M*2   2.46M*!    3.31M ± 0.66M\n"
+		"*1 unstable: port.rx_pps of 'b' varied 32.8 % (bound 5 %)\n"
+		"*2 unstable: port.rx_pps of 'b' varied 6.5 % (bound 5 %)\n"
+		"* unstable: the per-second rates varied beyond the bound\n"
+		"! errors: XDP redirect errors or exceptions were seen\n");
+	/* the JSON row: the job's details per repetition */
+	d = json_object_get(json_array_get(json_object_get(section(rep, 0, 0), "rows"), 0),
+			    "details");
+	assert_int_equal(json_array_size(d), 3);
+	assert_string_equal(json_string_value(json_object_get(json_array_get(d, 0), "unstable")),
+			    "port.rx_pps of 'b' varied 32.8 % (bound 5 %)");
+	assert_true(json_is_null(json_array_get(d, 1)));
 	json_decref(rep);
 	json_decref(r);
 }
@@ -1173,19 +1222,20 @@ static void test_report_drivers(void **state)
 		"run 12  nic-compare  plan 1a2b3c4d5e6f  done\n"
 		"\n"
 		"rx.ns_per_frame b  (guest instructions per frame, icount; mean of 3 repetitions, ± spread)\n"
-		"driver      variant     6.1.0-47     6.12.48\n"
-		"virtio_net  drop      1520 ± 0 n  1490 ± 0 n\n"
-		"            pass      2980 ± 0 n  2960 ± 0 n\n"
-		"vmxnet3     drop      2210 ± 0 g  1750 ± 0 n\n"
-		"            pass     3900 ± 0* g  3015 ± 5 n\n"
-		"* unstable: rx.ns_per_frame of 'b' varied 8 %\n"
+		"driver      variant      6.1.0-47     6.12.48\n"
+		"virtio_net  drop       1520 ± 0 n  1490 ± 0 n\n"
+		"            pass       2980 ± 0 n  2960 ± 0 n\n"
+		"vmxnet3     drop       2210 ± 0 g  1750 ± 0 n\n"
+		"            pass     3900 ± 0*1 g  3015 ± 5 n\n"
+		"*1 unstable: rx.ns_per_frame of 'b' varied 8 %\n"
 		"n native, g generic: the XDP mode used on port b\n");
 	/* the JSON: the form's head as grid's, then every cell with its kernel, host, mode */
 	row = json_array_get(json_object_get(f, "rows"), 3);
 	t = json_dumps(row, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(6));
 	assert_text(t, "{\"driver\":\"vmxnet3\",\"point\":null,\"variant\":\"pass\","
 		"\"subject\":\"b\",\"cells\":[{\"values\":[3900.0,3900.0,3900.0],"
-		"\"verdicts\":[null,[\"unstable\"],null],\"n\":3,\"mean\":3900.0,"
+		"\"verdicts\":[null,[\"unstable\"],null],\"details\":[null,{\"unstable\":"
+		"\"rx.ns_per_frame of 'b' varied 8 %\"},null],\"n\":3,\"mean\":3900.0,"
 		"\"spread\":0.0,\"min\":3900.0,\"max\":3900.0,\"median\":3900.0,"
 		"\"stddev\":0.0,\"kernel\":\"6.1.0-47\",\"host\":\"g3\",\"mode\":\"generic\"},"
 		"{\"values\":[3010.0,3015.0,3020.0],\"n\":3,\"mean\":3015.0,\"spread\":5.0,"
@@ -1301,6 +1351,7 @@ int main(void)
 		cmocka_unit_test(test_report_empty),
 		cmocka_unit_test(test_report_csv),
 		cmocka_unit_test(test_report_verdicts),
+		cmocka_unit_test(test_report_verdict_notes),
 		cmocka_unit_test(test_report_grid),
 		cmocka_unit_test(test_report_columns),
 		cmocka_unit_test(test_report_cpumap),
