@@ -22,10 +22,6 @@
 #include "plan/plan.h"
 #include "plan/objects.h"
 
-#ifndef BPFLAB_VERSION
-#define BPFLAB_VERSION "0.1.0"
-#endif
-
 #define CLI_DEFAULT_COORDINATOR "ipc:///run/bpflab/clients.sock"
 #define CLI_DEFAULT_TIMEOUT_S 5
 
