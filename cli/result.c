@@ -139,7 +139,8 @@ static int do_show(int argc, char **argv)
 	if (o.form) {
 		form = report_form_build(report, o.form, o.metric, o.subject, msg, sizeof(msg));
 		if (!form) {
-			ret = cli_error("run %lld: %s", id, msg);
+			ret = cli_error("run %lld%s%s", id,
+					strncmp(msg, "no metric ", 10) ? ": " : " has ", msg);
 			goto out;
 		}
 		if (cli.json)

@@ -215,11 +215,15 @@ static void print_unknown_mde(const json_t *sect, double alpha, FILE *out)
 			 sget(r, "candidate_subject") : *sget(r, "subject") ? sget(r, "subject") :
 			 "-");
 		if (row_rank_test_blind(r, alpha)) {
-			fprintf(out, "%swith %lld + %lld values a rank test cannot show any change (smallest p %.2g)\n",
-				lead, (long long)json_integer_value(json_object_get(r, "n_a")),
-				(long long)json_integer_value(json_object_get(r, "n_b")),
-				stats_mw_min_p((size_t)json_integer_value(json_object_get(r, "n_a")),
-					       (size_t)json_integer_value(json_object_get(r, "n_b"))));
+			char line[320];
+
+			snprintf(line, sizeof(line), "%swith %lld + %lld values a rank test cannot "
+				 "show any change (smallest p %.2g)", lead,
+				 (long long)json_integer_value(json_object_get(r, "n_a")),
+				 (long long)json_integer_value(json_object_get(r, "n_b")),
+				 stats_mw_min_p((size_t)json_integer_value(json_object_get(r, "n_a")),
+						(size_t)json_integer_value(json_object_get(r, "n_b"))));
+			tt_wrap(out, line, REPORT_NOTE_COLS, "  ");
 			continue;
 		}
 		if (!isfinite(mde))
@@ -293,10 +297,14 @@ static void pooled_note(const json_t *report, FILE *out)
 	char text[1024];
 	size_t i;
 
-	json_array_foreach(json_object_get(report, "pooled"), i, p)
-		fprintf(out, "note: %s;\n  its figures pool them (--by host or kernel.build, or "
-			"--host, splits them; --strict refuses)\n",
-			analysis_pooled_text(p, sget(report, "by"), text, sizeof(text)));
+	json_array_foreach(json_object_get(report, "pooled"), i, p) {
+		char line[1200];
+
+		snprintf(line, sizeof(line), "note: %s; its figures pool them (--by host or "
+			 "kernel.build, or --host, splits them; --strict refuses)",
+			 analysis_pooled_text(p, sget(report, "by"), text, sizeof(text)));
+		tt_wrap(out, line, REPORT_NOTE_COLS, "  ");
+	}
 }
 
 /* The short hashes of the plans of SIDE. */
@@ -525,9 +533,13 @@ static int print_table_section(const json_t *sect, void *vctx)
 		if (renamed && *sget(r, "candidate_subject"))
 			fprintf(ctx->out, "%s: was %s in the baseline\n", sget(r, "candidate_subject"),
 				sget(r, "baseline_subject"));
-		if (*sget(r, "mixed"))	/* verdict MIXED: two populations (lib/analysis/analysis.h) */
-			fprintf(ctx->out, "%s%s%s: %s\n", sget(r, "variant"),
-				*sget(r, "variant") ? " " : "", sget(r, "subject"), sget(r, "mixed"));
+		if (*sget(r, "mixed")) {	/* verdict MIXED: two populations (analysis.h) */
+			char line[1024];
+
+			snprintf(line, sizeof(line), "%s%s%s: %s", sget(r, "variant"),
+				 *sget(r, "variant") ? " " : "", sget(r, "subject"), sget(r, "mixed"));
+			tt_wrap(ctx->out, line, REPORT_NOTE_COLS, "  ");
+		}
 	}
 	if (!err)
 		print_unknown_mde(sect, ctx->alpha, ctx->out);
@@ -535,19 +547,27 @@ static int print_table_section(const json_t *sect, void *vctx)
 	return err;
 }
 
+/* "only in 3: port.rx_pps pass a, ...", wrapped at REPORT_NOTE_COLS. */
 static void print_only(const json_t *cmp, const char *member, const char *group, FILE *out)
 {
 	json_t *a = json_object_get(cmp, member), *r;
-	size_t i;
+	char *text = NULL;
+	size_t i, len = 0;
+	FILE *f;
 
 	if (!json_array_size(a))
 		return;
-	fprintf(out, "only in %s:", group);
+	f = open_memstream(&text, &len);
+	if (!f)
+		return;
+	fprintf(f, "only in %s:", group);
 	json_array_foreach(a, i, r)
-		fprintf(out, "%s %s%s%s%s%s", i ? "," : "", sget(r, "metric"),
+		fprintf(f, "%s %s%s%s%s%s", i ? "," : "", sget(r, "metric"),
 			*sget(r, "variant") ? " " : "", sget(r, "variant"),
 			*sget(r, "subject") ? " " : "", sget(r, "subject"));
-	fputc('\n', out);
+	if (!fclose(f))
+		tt_wrap(out, text, REPORT_NOTE_COLS, "  ");
+	free(text);
 }
 
 /* "METRIC SUBJECT[ POINT]", the test of row R in the grid, into OUT (LEN bytes). */
@@ -671,6 +691,65 @@ out:
 	return err;
 }
 
+/* "plan 'a'" or "plans 'a', 'b'" of the names in LIST into OUT (LEN bytes). */
+static const char *list_quoted(const json_t *list, char *out, size_t len)
+{
+	size_t i, used;
+	json_t *v;
+
+	used = (size_t)snprintf(out, len, "plan%s ", json_array_size(list) == 1 ? "" : "s");
+	json_array_foreach(list, i, v)
+		if (used < len)
+			used += snprintf(out + used, len - used, "%s'%s'", i ? ", " : "",
+					 json_string_value(v) ? json_string_value(v) : "?");
+	return out;
+}
+
+/* "baseline run '1' is of plan 'calibrate', candidate run '3' of plan 'quickstart'"
+ * from the sides of REPORT into TEXT (LEN bytes). */
+static void plans_sentence(const json_t *report, char *text, size_t len)
+{
+	const json_t *side;
+	size_t i, used = 0;
+	char names[256];
+
+	text[0] = '\0';
+	json_array_foreach(json_object_get(report, "sides"), i, side) {
+		list_quoted(json_object_get(side, "plans"), names, sizeof(names));
+		if (used < len)
+			used += snprintf(text + used, len - used, "%s%s %s '%s' %s %s",
+					 i ? ", " : "", i ? "candidate" : "baseline",
+					 sget(report, "by"), sget(side, "group"), i ? "of" : "is of",
+					 names);
+	}
+}
+
+bool report_compare_plans_differ(const json_t *report, char *text, size_t len)
+{
+	const json_t *sides = json_object_get(report, "sides"), *side, *first, *p, *q;
+	size_t i, j, k;
+	bool differ = false;
+
+	if (len)
+		text[0] = '\0';
+	if (strstr(sget(report, "by"), "plan"))
+		return false;
+	first = json_object_get(json_array_get(sides, 0), "plans");
+	json_array_foreach(sides, i, side) {
+		json_array_foreach(json_object_get(side, "plans"), j, p) {
+			json_array_foreach(first, k, q)
+				if (json_equal(p, q))
+					break;
+			differ = differ || k == json_array_size(first);
+		}
+		differ = differ || json_array_size(json_object_get(side, "plans")) !=
+				   json_array_size(first);
+	}
+	if (differ && len)
+		plans_sentence(report, text, len);
+	return differ;
+}
+
 int report_compare_print_text(const json_t *report, const char *form, FILE *out)
 {
 	struct print_ctx ctx = { .out = out, .form = form ? form : "table",
@@ -681,6 +760,16 @@ int report_compare_print_text(const json_t *report, const char *form, FILE *out)
 
 	if (strcmp(ctx.form, "table") && strcmp(ctx.form, "patch") && strcmp(ctx.form, "grid"))
 		return -EINVAL;
+	/* first of all: the sides are not runs of one plan */
+	if (report_compare_plans_differ(report, NULL, 0)) {
+		char text[768], line[1024];
+
+		plans_sentence(report, text, sizeof(text));
+		snprintf(line, sizeof(line), "note: %s; rows pair by metric, point, variant and "
+			 "subject (--strict refuses)", text);
+		tt_wrap(out, line, REPORT_NOTE_COLS, "  ");
+		fputc('\n', out);
+	}
 	if (!strcmp(ctx.form, "grid")) {
 		err = print_grid(report, out);
 	} else {

@@ -13,6 +13,7 @@
 #include <stdio.h>
 
 #define MDE_POWER 0.8			/* compare's default (lib/analysis/compare.h) */
+#define REPORT_NOTE_COLS 80		/* notes under a table: the netdev mail width */
 
 /* O[K] as a double, NAN when it is not a number. */
 static inline double dnum(const json_t *o, const char *k)

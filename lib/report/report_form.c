@@ -65,6 +65,32 @@ static const json_t *section_row(const json_t *sec, const char *variant, const c
 	return NULL;
 }
 
+/* The one wording of an unknown metric (as `result compare` and `history` have it):
+ * "no metric 'M' (its metrics: a, b)" with the metrics of REPORT's sections, first
+ * measured first, into ERR (ERR_LEN bytes). */
+static void form_unknown_metric(const json_t *report, const char *metric, char *err,
+				size_t err_len)
+{
+	const json_t *g, *sec;
+	json_t *seen = json_object();
+	size_t i, j, used;
+
+	used = (size_t)snprintf(err, err_len, "no metric '%s' (its metrics:", metric);
+	json_array_foreach(json_object_get(report, "groups"), i, g)
+		json_array_foreach(json_object_get(g, "sections"), j, sec) {
+			const char *m = get_str(sec, "metric");
+
+			if (!m || !seen || json_object_get(seen, m) || used >= err_len)
+				continue;
+			json_object_set_new(seen, m, json_true());
+			used += snprintf(err + used, err_len - used, "%s %s",
+					 json_object_size(seen) > 1 ? "," : "", m);
+		}
+	if (used < err_len)
+		snprintf(err + used, err_len - used, ")");
+	json_decref(seen);
+}
+
 /* A cell of a form: the values (per repetition) and verdicts of ROW (null values when
  * ROW is NULL), with their statistics. */
 static json_t *form_cell(const json_t *row, int repeat)
@@ -610,7 +636,7 @@ json_t *report_form_build(const json_t *report, const char *form_name, const cha
 	}
 	if (!json_object_size(subjects) &&
 	    (drivers || json_array_size(json_object_get(report, "groups")))) {
-		snprintf(err, err_len, "the run has no '%s' samples", metric);
+		form_unknown_metric(report, metric, err, err_len);
 		goto fail;
 	}
 	if (cpumap && (!json_object_get(subjects, "rx_src") || !json_object_get(subjects, "rx_dst"))) {

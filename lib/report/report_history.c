@@ -124,6 +124,52 @@ static void print_change_points(const json_t *s, FILE *out)
 	}
 }
 
+/* LIST (an array of strings) as "a, b" into OUT (LEN bytes). */
+static const char *names_text(const json_t *list, char *out, size_t len)
+{
+	size_t i, off = 0;
+	json_t *v;
+
+	out[0] = '\0';
+	json_array_foreach(list, i, v)
+		if (off < len)
+			off += snprintf(out + off, len - off, "%s%s", i ? ", " : "",
+					json_string_value(v) ? json_string_value(v) : "?");
+	return out;
+}
+
+/* Whether group G pools what its name does not say: several hosts, or several kernel
+ * builds when the history is not by build (BY); the JSON's groups[].hosts and builds
+ * say the same. */
+static bool group_pools(const json_t *g, const char *by)
+{
+	return json_array_size(json_object_get(g, "hosts")) > 1 ||
+	       (json_array_size(json_object_get(g, "builds")) > 1 && !strstr(by, "kernel.build"));
+}
+
+/* Under the series: a note per group that pools several hosts or builds. */
+static void print_pooled(const json_t *report, FILE *out)
+{
+	const char *by = sget(report, "by");
+	char h[256], b[512], text[1024];
+	const json_t *g;
+	size_t i, nh, nb;
+
+	json_array_foreach(json_object_get(report, "groups"), i, g) {
+		if (!group_pools(g, by))
+			continue;
+		nh = json_array_size(json_object_get(g, "hosts"));
+		nb = json_array_size(json_object_get(g, "builds"));
+		snprintf(text, sizeof(text), "note: %s '%s' holds values of %zu host%s (%s) and "
+			 "%zu kernel build%s (%s); its figures pool them (--by host gives a "
+			 "history per host, --host keeps one)", by, sget(g, "group"), nh,
+			 nh == 1 ? "" : "s", names_text(json_object_get(g, "hosts"), h, sizeof(h)),
+			 nb, nb == 1 ? "" : "s", names_text(json_object_get(g, "builds"), b,
+							     sizeof(b)));
+		tt_wrap(out, text, REPORT_NOTE_COLS, "  ");
+	}
+}
+
 int report_history_print_text(const json_t *report, FILE *out)
 {
 	json_t *s;
@@ -148,6 +194,8 @@ int report_history_print_text(const json_t *report, FILE *out)
 						    "\n  between two groups");
 		fputc('\n', out);
 	}
+	if (!err)
+		print_pooled(report, out);
 	if (!err)
 		report_compare_print_left_out(json_object_get(report, "excluded"), out);
 	if (!err && (fflush(out) || ferror(out)))

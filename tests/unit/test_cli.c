@@ -349,9 +349,12 @@ static void test_cli_bad_usage(void **state)
 		{ { "bisect", "status", "--plan", "p", NULL },
 		  "unknown option '--plan' for 'bisect status'" },
 		{ { "bisect", "step", "-s", "a=b", NULL }, "unknown option '-s' for 'bisect step'" },
-		{ { "result", "history", "--plan", "p", "--metric", "m", "--by", "host", NULL },
-		  "a history goes by kernel.release, kernel.build, kernel.version, kernel.config, "
-		  "day or port.driver, or two or three of them joined by ',', not 'host'" },
+		{ { "result", "history", "--plan", "p", "--metric", "m", "--by", "plan", NULL },
+		  "a history goes by host (one per host), kernel.release, kernel.build, "
+		  "kernel.version, kernel.config, day or port.driver, or two or three of them "
+		  "joined by ',', not 'plan'" },
+		{ { "result", "history", "--plan", "p", "--metric", "m", "--by", "host", "--csv",
+		    NULL }, "--by host goes without --csv and --plot" },
 		{ { "result", "compare", "1", "2", "--baseline", "1", NULL },
 		  "--baseline and --candidate go with --by" },
 		{ { "result", "import", "--before", "a.json", "--after", "b.json", "--variant", "v",

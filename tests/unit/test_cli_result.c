@@ -176,7 +176,7 @@ static void test_cli_result_form_drivers(void **state)
 	run_cli(&o, (const char *[]){ "--db", db, "result", "show", "1", "--form", "drivers",
 				      "--metric", "rx.ns_per_frame", NULL });
 	assert_int_equal(o.status, 1);
-	assert_contains(o.err, "run 1: the run has no 'rx.ns_per_frame' samples");
+	assert_contains(o.err, "run 1 has no metric 'rx.ns_per_frame' (its metrics: prog.ns_per_run)");
 	prog_out_free(&o);
 
 	run_cli(&o, (const char *[]){ "--db", db, "result", "show", "1", "--form", "pie", NULL });

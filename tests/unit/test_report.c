@@ -1328,7 +1328,7 @@ static void test_report_drivers(void **state)
 		assert_null(report_form_build(rep, "drivers", "rx.ns_per_frame", NULL, err,
 					      sizeof(err)));
 		assert_int_equal(errno, EINVAL);
-		assert_string_equal(err, "the run has no 'rx.ns_per_frame' samples");
+		assert_string_equal(err, "no metric 'rx.ns_per_frame' (its metrics: prog.ns_per_run)");
 		json_decref(rep);
 	}
 	json_decref(r);
