@@ -65,6 +65,7 @@ int cli_usage_error(const char *hint, const char *fmt, ...)
 	if (cli.json) {
 		json_error_out(msg);
 	} else {
+		fflush(stdout);		/* after what was printed before it */
 		fprintf(stderr, "bpflab: %s\n", msg);
 		fprintf(stderr, "see 'bpflab %s%s--help'\n", hint ? hint : "", hint ? " " : "");
 	}
@@ -79,10 +80,12 @@ int cli_error(const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	if (cli.json)
+	if (cli.json) {
 		json_error_out(msg);
-	else
+	} else {
+		fflush(stdout);		/* after what was printed before it */
 		fprintf(stderr, "bpflab: %s\n", msg);
+	}
 	return CLI_EXIT_FAIL;
 }
 

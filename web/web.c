@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/log.h"
 #include "base/util.h"
 #include "store/store.h"
 
@@ -245,6 +246,25 @@ static int web_csp(char *out, size_t len)
 	return 0;
 }
 
+/* libmicrohttpd's own messages, through bpflab's log: while the daemon starts (W's mhd
+ * still NULL) at debug level, since web_new's error says it better ("Failed to bind to
+ * port 0" is MHD's word for a port it was given inside the address); later at info. */
+static void mhd_log(void *cls, const char *fmt, va_list ap)
+{
+	const struct web *w = cls;
+	char msg[512];
+	size_t n;
+
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	n = strlen(msg);
+	while (n && (msg[n - 1] == '\n' || msg[n - 1] == '.'))
+		msg[--n] = '\0';
+	if (w->mhd)
+		pr_info("dashboard: libmicrohttpd: %s", msg);
+	else
+		pr_debug("dashboard: libmicrohttpd: %s", msg);
+}
+
 struct web *web_new(const struct web_opts *opts, bool *usage, char *err, size_t err_len)
 {
 	const char *http = opts->http ? opts->http : WEB_DEFAULT_ADDR;
@@ -299,6 +319,8 @@ struct web *web_new(const struct web_opts *opts, bool *usage, char *err, size_t 
 	w->mhd = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG |
 				  (sa.ss_family == AF_INET6 ? MHD_USE_IPv6 : 0),
 				  0, NULL, NULL, handle, w,
+				  /* first, or MHD prints what comes before it itself */
+				  MHD_OPTION_EXTERNAL_LOGGER, mhd_log, w,
 				  MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sa,
 				  MHD_OPTION_CONNECTION_LIMIT, (unsigned)64,
 				  MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)30,

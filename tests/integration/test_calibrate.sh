@@ -70,6 +70,14 @@ if [ "${need:-0}" -gt 3 ]; then
 else
 	check "plan check does not warn when 3 repetitions are enough" test ! -s "$tmp/check.err"
 fi
+# one stream (a pipe, as a mail or a log gets it): the warning after the line it is about
+"$bpflab" --db "$LAB_DB" plan check "$top/plans/quickstart.yaml" > "$tmp/check-both.txt" 2>&1
+cat "$tmp/check-both.txt"
+if grep -q "warning: repeat max" "$tmp/check-both.txt"; then
+	check "plan check --db: the warning comes after the line it refers to" \
+		sh -c 'grep -n "" "$1" | grep -A1 ":needs " | grep -q "warning: repeat max"' - \
+		"$tmp/check-both.txt"
+fi
 "$bpflab" -j plan check "$top/plans/quickstart.yaml" -s min_effect=50% > "$tmp/check.json"
 check "plan check -j has noise.reps, fewer for a 50 % change" python3 -c '
 import json, sys

@@ -6,7 +6,9 @@
  * - compare of runs of two plans: a note first, `--strict` refuses;
  * - an unknown run: "unknown run 99" from show, compare and export alike; an unknown
  *   metric: the metrics there are, from compare, history and show --form alike;
- * - long notes wrapped at 80 columns.
+ * - long notes wrapped at 80 columns;
+ * - other programs' words through bpflab's (item 5): `serve` on a port in use says it
+ *   once, in bpflab's words, without libmicrohttpd's "Failed to bind to port 0".
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -14,9 +16,12 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "helpers.h"
@@ -212,12 +217,46 @@ static void test_cli_honest_errors(void **state)
 	}
 }
 
+/* A port in use: one line, bpflab's; libmicrohttpd's message only at debug level. */
+static void test_cli_honest_serve_port_in_use(void **state)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET };
+	socklen_t len = sizeof(sa);
+	char http[64], want[160];
+	struct prog_out o;
+	int fd;
+
+	(void)state;
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	assert_true(fd >= 0);
+	assert_int_equal(bind(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	assert_int_equal(listen(fd, 1), 0);
+	assert_int_equal(getsockname(fd, (struct sockaddr *)&sa, &len), 0);
+	snprintf(http, sizeof(http), "127.0.0.1:%u", ntohs(sa.sin_port));
+	snprintf(want, sizeof(want), "bpflab: cannot listen on '%s': Address already in use\n",
+		 http);
+
+	run_cli(&o, (const char *[]){ "--db", db, "serve", "--http", http, NULL });
+	assert_int_equal(o.status, 1);
+	assert_string_equal(o.err, want);
+	prog_out_free(&o);
+	/* -vv: what libmicrohttpd said, as bpflab's debug line */
+	run_cli(&o, (const char *[]){ "--db", db, "-vv", "serve", "--http", http, NULL });
+	assert_int_equal(o.status, 1);
+	assert_contains(o.err, "bpflab: debug: dashboard: libmicrohttpd: Failed to bind");
+	assert_contains(o.err, want);
+	prog_out_free(&o);
+	close(fd);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_cli_honest_history_pooled),
 		cmocka_unit_test(test_cli_honest_compare_plans),
 		cmocka_unit_test(test_cli_honest_errors),
+		cmocka_unit_test(test_cli_honest_serve_port_in_use),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

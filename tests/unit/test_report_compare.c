@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -517,6 +518,47 @@ static void test_report_history_plot(void **state)
 	json_decref(rep);
 }
 
+/* gnuplot's stderr goes through bpflab's words: a failure's error carries gnuplot's line,
+ * a warning (gnuplot mends an empty range itself) reaches nobody's terminal. */
+static void test_report_plot_gnuplot_words(void **state)
+{
+	char dir[] = "/tmp/bpflab-test-gwords-XXXXXX", path[128], script[512], err[512];
+	int saved, fd;
+	FILE *f;
+	long size;
+
+	(void)state;
+	tmpdir_make(dir);
+	snprintf(path, sizeof(path), "%s/stderr", dir);
+	fflush(stderr);
+	saved = dup(STDERR_FILENO);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	assert_true(saved >= 0 && fd >= 0);
+	dup2(fd, STDERR_FILENO);
+	close(fd);
+
+	assert_int_equal(plot_run_gnuplot("set foo\n", err, sizeof(err)), -EIO);
+	assert_string_equal(err, "gnuplot failed (status 1): line 0: unrecognized option - see "
+			    "'help set'.");
+	snprintf(script, sizeof(script), "set terminal svg\nset output '%s/w.svg'\n"
+		 "set xrange [0:1]\nplot 0\n", dir);
+	assert_int_equal(plot_run_gnuplot(script, err, sizeof(err)), 0);
+
+	fflush(stderr);
+	dup2(saved, STDERR_FILENO);
+	close(saved);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	fseek(f, 0, SEEK_END);
+	size = ftell(f);
+	fclose(f);
+	assert_int_equal(size, 0);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/w.svg", dir);
+	unlink(path);
+	rmdir(dir);
+}
+
 /* compare --plot: one panel per metric compared (prog.ns_per_run, then port.rx_pps), each
  * with its own datablock, title and unit, stacked by multiplot; a real SVG that parses
  * and renders, with both panels' titles and every bar group's label in it. */
@@ -572,6 +614,7 @@ int main(void)
 		cmocka_unit_test(test_report_compare_min_detectable),
 		cmocka_unit_test(test_report_history_plot),
 		cmocka_unit_test(test_report_compare_plot),
+		cmocka_unit_test(test_report_plot_gnuplot_words),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
