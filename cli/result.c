@@ -11,7 +11,7 @@
 #include "result_analysis.h"
 
 enum { OPT_CSV = CLI_OPT_FIRST_LOCAL, OPT_FORM, OPT_METRIC, OPT_SUBJECT, OPT_ALL_ROWS,
-       OPT_TRIALS };
+       OPT_TRIALS, OPT_WIDE };
 
 struct show_opts {
 	bool csv;
@@ -20,6 +20,7 @@ struct show_opts {
 	const char *subject;
 	bool all_rows;		/* the tables' zero rate rows too */
 	bool trials;		/* a search's trials instead (report_print_trials) */
+	bool wide;		/* a column per repetition, however many */
 };
 
 static int show_opt(int opt, const char *arg, void *ctx)
@@ -49,6 +50,9 @@ static int show_opt(int opt, const char *arg, void *ctx)
 		return 0;
 	case OPT_TRIALS:
 		o->trials = true;
+		return 0;
+	case OPT_WIDE:
+		o->wide = true;
 		return 0;
 	}
 	return CLI_EXIT_USAGE;
@@ -82,6 +86,7 @@ static int do_show(int argc, char **argv)
 		{ "subject", required_argument, NULL, OPT_SUBJECT },
 		{ "all-rows", no_argument, NULL, OPT_ALL_ROWS },
 		{ "trials", no_argument, NULL, OPT_TRIALS },
+		{ "wide", no_argument, NULL, OPT_WIDE },
 		{ NULL, 0, NULL, 0 },
 	};
 	json_t *result = NULL, *report = NULL, *form = NULL, *noise = NULL;
@@ -105,7 +110,7 @@ static int do_show(int argc, char **argv)
 		return cli_usage_error("result show", "--csv and --form exclude each other");
 	if (!o.form && (o.metric || o.subject))
 		return cli_usage_error("result show", "--metric and --subject go with --form");
-	if (o.trials && (csv || o.form || o.all_rows))
+	if (o.trials && (csv || o.form || o.all_rows || o.wide))
 		return cli_usage_error("result show", "--trials goes with no other option but --json");
 	ret = cli_parse_run_id(argv[first], "result show", &id);
 	if (ret)
@@ -154,7 +159,7 @@ static int do_show(int argc, char **argv)
 		goto out;
 	}
 	{
-		REPORT_TEXT_OPTS(text_opts, .all_rows = o.all_rows);
+		REPORT_TEXT_OPTS(text_opts, .all_rows = o.all_rows, .wide = o.wide);
 
 		err = report_print_text_opts(report, &text_opts, stdout);
 	}
@@ -170,7 +175,7 @@ out:
 static const struct cli_cmd result_cmds[] = {
 	{ "show", do_show,
 	  "RUN [--csv | --form FORM [--metric METRIC] [--subject SUBJECT] | --trials]"
-	  " [--all-rows]",
+	  " [--all-rows] [--wide]",
 	  "Print the results of run RUN as tables: per host and matrix point, one table\n"
 	  "per metric, a row per variant and subject (port or program), a column per\n"
 	  "repetition and mean ± spread (spread = half the range); for prog.ns_per_run\n"
@@ -193,6 +198,9 @@ static const struct cli_cmd result_cmds[] = {
 	  "\n"
 	  "  --all-rows          the zero rows and the records too (--json, --csv and the\n"
 	  "                      other forms always have every row)\n"
+	  "  --wide              a column per repetition however many (above 5: n, min,\n"
+	  "                      median and max stand for them, so a table fits 100\n"
+	  "                      columns)\n"
 	  "  --csv               one line per sample instead: run,job,host,variant,rep,\n"
 	  "                      point,metric,subject,window,value,unit\n"
 	  "  --form FORM         table (default), or\n"

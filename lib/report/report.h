@@ -36,7 +36,12 @@ json_t *report_build(const json_t *result);
 struct report_text_opts {
 	size_t sz;			/* sizeof(struct report_text_opts) */
 	bool all_rows;			/* also the rate rows that are zero (below) */
+	bool wide;			/* a column per repetition however many */
 };
+
+/* Up to this many repetitions a table has a column each; above (without wide) the
+ * columns n, min, median and max stand for them, so that it fits 100 columns. */
+#define REPORT_SHOW_REPS 5
 
 #define REPORT_TEXT_OPTS(NAME, ...)                                                     \
 	struct report_text_opts NAME = { .sz = sizeof(struct report_text_opts), __VA_ARGS__ }

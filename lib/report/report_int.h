@@ -166,6 +166,6 @@ bool report_nic_record(const json_t *sec);
 /* The rows of GROUP's driver counters table. */
 int report_nic_rows(const json_t *group);
 /* GROUP's driver counters table (nothing without rows); 0 or -ENOMEM. */
-int report_nic_print_text(const json_t *report, const json_t *group, FILE *out);
+int report_nic_print_text(const json_t *report, const json_t *group, bool wide, FILE *out);
 
 #endif

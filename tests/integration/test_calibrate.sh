@@ -48,7 +48,7 @@ assert a == b, (a, b)
 # result show prints each spread beside the host's floor (the calibration run itself here)
 "$bpflab" result show "$run" | tee "$tmp/show.txt"
 check "result show names the calibration run under the host line" \
-	grep -q "^  noise floor: calibration run $run; cv = stddev / mean of a row" "$tmp/show.txt"
+	grep -q "^  noise floor: calibration run $run; cv = a row's stddev / mean" "$tmp/show.txt"
 check "result show has cv and floor columns" grep -Eq " ± spread +cv +floor$" "$tmp/show.txt"
 check "result show prints xdp_drop's cv beside its floor" \
 	grep -Eq "^drop +xdp_drop .* ± [0-9.]+ +[0-9.]+ % +[0-9.]+ %$" "$tmp/show.txt"

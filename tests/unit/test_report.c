@@ -182,7 +182,7 @@ static void test_report_noise_floor(void **state)
 	rep = report_as(r,
 		"run 3  quickstart  plan 1a2b3c4d5e6f  done\n"
 		"host h1  kernel 6.18.44\n"
-		"  noise floor: calibration run 4 on kernel 6.18.40; cv = stddev / mean of a row, floor = the host's run-to-run cv\n"
+		"  noise floor: calibration run 4 on kernel 6.18.40; cv = a row's stddev / mean, floor = the host's run-to-run cv\n"
 		"\n"
 		"port.rx_pps  (packets/s, bpf_stats off)\n"
 		"variant  port  results-1 results-2 results-3     mean ± spread      cv  floor\n"
@@ -836,7 +836,8 @@ static void test_report_driver_counters(void **state)
 	assert_non_null(rep);
 	t = text_with(rep, NULL);
 	assert_null(strstr(t, "driver counters  ("));
-	assert_contains(t, "1 record table left out (cpu.others, rx.cpu, medians, warm-up, search, driver counters; --all-rows shows them)");
+	assert_contains(t, "1 record table left out (cpu.others, rx.cpu, medians, warm-up, search, "
+			"driver\n  counters; --all-rows shows them)\n");
 	assert_contains(t, "nic.rx_queue_0_xdp_drops  (packets/s, bpf_stats off)\n"
 			   "variant  port  results-1 results-2     mean ± spread\n"
 			   "drop     b        5.100M    5.200M   5.150M ± 0.050M\n");
@@ -1002,6 +1003,53 @@ static void test_report_verdict_notes(void **state)
 	assert_string_equal(json_string_value(json_object_get(json_array_get(d, 0), "unstable")),
 			    "port.rx_pps of 'b' varied 32.8 % (bound 5 %)");
 	assert_true(json_is_null(json_array_get(d, 1)));
+	json_decref(rep);
+	json_decref(r);
+}
+
+/* A run of more repetitions than a table has room for: n, min, median and max stand for
+ * them (the markers of every repetition on n), so the table fits 100 columns; --wide
+ * gives a column each. */
+static void test_report_summary_columns(void **state)
+{
+	json_t *r = result_new(8, "quickstart", "done", 7, "[\"drop\"]", h1), *rep;
+	const double v[] = { 16.36e6, 16.46e6, 12.55e6, 15.54e6, 14.32e6, 11.10e6, 15.64e6 };
+	char *text, *line, *save = NULL;
+	FILE *f;
+	size_t len;
+	int i;
+
+	(void)state;
+	for (i = 0; i < 7; i++) {
+		add(r, i + 1, "h1", "drop", i + 1, NULL, "port.rx_pps", "b", v[i]);
+		if (i == 2)
+			set_verdicts(r, "[\"unstable\"]",
+				     "{\"unstable\": \"port.rx_pps of 'b' varied 9.0 % (bound 5 %)\"}");
+	}
+	rep = report_as(r,
+		"run 8  quickstart  plan 1a2b3c4d5e6f  done\n"
+		"host h1  kernel 6.18.44\n"
+		"\n"
+		"port.rx_pps  (packets/s, bpf_stats off; 7 repetitions, --wide shows each)\n"
+		"variant  port    n     min  median     max     mean ± spread\n"
+		"drop     b     7*1  11.10M  15.54M  16.46M   14.57M ± 2.68M\n"
+		"*1 unstable: port.rx_pps of 'b' varied 9.0 % (bound 5 %)\n");
+	/* --wide: a column per repetition, wider than 100 */
+	text = NULL;
+	f = open_memstream(&text, &len);
+	assert_non_null(f);
+	{
+		REPORT_TEXT_OPTS(o, .wide = true);
+
+		assert_int_equal(report_print_text_opts(rep, &o, f), 0);
+	}
+	fclose(f);
+	assert_non_null(strstr(text, "variant  port  results-1 results-2 results-3 results-4 "
+			       "results-5 results-6 results-7     mean ± spread\n"));
+	assert_non_null(strstr(text, " 12.55M*1 "));
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+		assert_true(strlen(line) < 120);
+	free(text);
 	json_decref(rep);
 	json_decref(r);
 }
@@ -1352,6 +1400,7 @@ int main(void)
 		cmocka_unit_test(test_report_csv),
 		cmocka_unit_test(test_report_verdicts),
 		cmocka_unit_test(test_report_verdict_notes),
+		cmocka_unit_test(test_report_summary_columns),
 		cmocka_unit_test(test_report_grid),
 		cmocka_unit_test(test_report_columns),
 		cmocka_unit_test(test_report_cpumap),
