@@ -22,7 +22,7 @@ const char cli_options_grammar[] =
 	"       OPTIONS := { {-j|--json} [{-p|--pretty}] | {-c|--coordinator} ENDPOINT |\n"
 	"                    --db FILE | --bpf-dir DIR | --timeout SECONDS |\n"
 	"                    --key FILE | --server-key FILE|Z85 | --plaintext |\n"
-	"                    {-v|--verbose} }\n";
+	"                    --ascii | {-v|--verbose} }\n";
 
 const struct option cli_global_longopts[] = {
 	{ "coordinator", required_argument, NULL, 'c' },
@@ -35,6 +35,7 @@ const struct option cli_global_longopts[] = {
 	{ "key", required_argument, NULL, CLI_OPT_KEY },
 	{ "server-key", required_argument, NULL, CLI_OPT_SERVER_KEY },
 	{ "plaintext", no_argument, NULL, CLI_OPT_PLAINTEXT },
+	{ "ascii", no_argument, NULL, CLI_OPT_ASCII },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -130,6 +131,9 @@ int cli_global_opt(int opt, const char *arg)
 	case 'j':
 		cli.json = true;
 		return 0;
+	case CLI_OPT_ASCII:
+		return cli_ascii_stdout(&cli.json) ? cli_error("--ascii: cannot wrap the output")
+						   : 0;
 	case 'p':
 		cli.pretty = cli.json = true;
 		return 0;

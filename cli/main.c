@@ -70,6 +70,7 @@ static void usage(FILE *out)
 		"      --server-key FILE|Z85   the coordinator's public key (default:\n"
 		"                              $BPFLAB_SERVER_KEY)\n"
 		"      --plaintext             no CURVE (a coordinator on loopback or ipc only)\n"
+		"      --ascii                 text in ASCII: '+-' for '±', 'u' for 'µ'\n"
 		"  -h, --help                  this text; 'bpflab OBJECT --help' and\n"
 		"                              'bpflab OBJECT COMMAND --help' for the others\n"
 		"  -V, --version               print the version\n"
@@ -220,6 +221,7 @@ int main(int argc, char **argv)
 	}
 	ret = dispatch(argc, argv);
 	cli_client_close();
+	cli_ascii_close();
 	if (fflush(stdout) || ferror(stdout)) {
 		fprintf(stderr, "bpflab: cannot write output\n");
 		ret = CLI_EXIT_FAIL;

@@ -6,7 +6,7 @@
  * - compare of runs of two plans: a note first, `--strict` refuses;
  * - an unknown run: "unknown run 99" from show, compare and export alike; an unknown
  *   metric: the metrics there are, from compare, history and show --form alike;
- * - long notes wrapped at 80 columns;
+ * - long notes wrapped at 80 columns; --ascii text without a byte above 127;
  * - other programs' words through bpflab's (item 5): `serve` on a port in use says it
  *   once, in bpflab's words, without libmicrohttpd's "Failed to bind to port 0".
  */
@@ -217,6 +217,41 @@ static void test_cli_honest_errors(void **state)
 	}
 }
 
+/* --ascii: the same text in ASCII ("+-" for "±"), JSON as it is. */
+static void test_cli_honest_ascii(void **state)
+{
+	static const char *const cmds[][12] = {
+		{ "result", "show", "1", "--ascii", NULL },
+		{ "--ascii", "result", "compare", "1", "2", NULL },
+		{ "result", "history", "--plan", "p", "--metric", "prog.ns_per_run", "--ascii", NULL },
+	};
+	char *args[16];
+	struct prog_out o;
+	size_t i, k;
+	const char *p;
+
+	(void)state;
+	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+		args[0] = "--db";
+		args[1] = db;
+		for (k = 0; cmds[i][k]; k++)
+			args[k + 2] = (char *)cmds[i][k];
+		args[k + 2] = NULL;
+		run_cli(&o, (const char *const *)args);
+		assert_int_equal(o.status, 0);
+		assert_non_null(strstr(o.out, " +- "));
+		for (p = o.out; *p; p++)
+			assert_true((unsigned char)*p < 0x80);
+		prog_out_free(&o);
+	}
+	run_cli(&o, (const char *[]){ "--db", db, "result", "show", "1", NULL });
+	assert_contains(o.out, "35.7 ± 0.2\n");
+	prog_out_free(&o);
+	run_cli(&o, (const char *[]){ "--db", db, "result", "show", "1", "--ascii", NULL });
+	assert_contains(o.out, "35.7 +- 0.2\n");
+	prog_out_free(&o);
+}
+
 /* A port in use: one line, bpflab's; libmicrohttpd's message only at debug level. */
 static void test_cli_honest_serve_port_in_use(void **state)
 {
@@ -257,6 +292,7 @@ int main(void)
 		cmocka_unit_test(test_cli_honest_compare_plans),
 		cmocka_unit_test(test_cli_honest_errors),
 		cmocka_unit_test(test_cli_honest_serve_port_in_use),
+		cmocka_unit_test(test_cli_honest_ascii),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
