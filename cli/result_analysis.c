@@ -553,7 +553,7 @@ static int history_per_host(const json_t *rows, const char *by, const struct an_
 		json_array_append_new(json_object_get(out, "histories"), report);
 		if (cli.json)
 			continue;
-		printf("%shost %s\n\n", k ? "\n" : "", json_string_value(h));
+		printf("host %s\n\n", json_string_value(h));
 		if ((err = report_history_print_text(report, stdout))) {
 			ret = cli_error("cannot print the history: %s", strerror(-err));
 			goto out;

@@ -99,4 +99,15 @@ int report_print_trials(const json_t *result, FILE *out);
  * same double). Returns 0 or -errno. */
 int report_print_csv(const json_t *result, FILE *out);
 
+/* The one number formatter (report_format.c) of every command and the dashboard's text:
+ * V with an SI prefix (k, M, G) from 10000 up and four significant digits, "-" when not
+ * finite ("16.92M", "541.4k", "1000", "35.90", "0"); returns OUT (at least 24 bytes). */
+const char *report_num(double v, char *out, size_t len);
+/* "V ± PM" in V's format (PM's when larger), more decimals when PM would print as zero:
+ * "16.92M ± 0.54M"; V alone when PM is not finite. OUT at least 64 bytes. */
+const char *report_num_pm(double v, double pm, char *out, size_t len);
+/* A change in percent, the one way: "+12.3 %", "-0.4 %", "+1141 %" (no decimal from
+ * 100 on), "-" when not finite. */
+const char *report_pct(double v, char *out, size_t len);
+
 #endif

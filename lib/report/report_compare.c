@@ -8,6 +8,7 @@
  * Version x Test tables are posted). Called by cli/result_analysis.c and the tests.
  */
 #include "report/report_compare.h"
+#include "report/report.h"
 
 #include <errno.h>
 #include <math.h>
@@ -25,55 +26,21 @@
 
 const char *report_compare_num(double v, char *out, size_t len)
 {
-	double a = fabs(v);
-
-	if (!isfinite(v))
-		snprintf(out, len, "-");
-	else if (a >= 1e10)
-		snprintf(out, len, "%.1fG", v / 1e9);
-	else if (a >= 1e9)
-		snprintf(out, len, "%.2fG", v / 1e9);
-	else if (a >= 1e7)
-		snprintf(out, len, "%.1fM", v / 1e6);
-	else if (a >= 1e6)
-		snprintf(out, len, "%.2fM", v / 1e6);
-	else if (a >= 1e5)
-		snprintf(out, len, "%.0fk", v / 1e3);
-	else if (a >= 1e4)
-		snprintf(out, len, "%.1fk", v / 1e3);
-	else if (a >= 1000)
-		snprintf(out, len, "%.0f", v);
-	else if (a >= 10)
-		snprintf(out, len, "%.1f", v);
-	else
-		snprintf(out, len, "%.2f", v);
-	return out;
+	return report_num(v, out, len);
 }
 
-/* "+1.2%" / "-81.7%" / "-". */
 const char *report_compare_pct(double v, char *out, size_t len)
 {
-	if (!isfinite(v))
-		snprintf(out, len, "-");
-	else if (fabs(v) >= 100)
-		snprintf(out, len, "%+.0f%%", v);
-	else
-		snprintf(out, len, "%+.1f%%", fabs(v) < 0.05 ? 0.0 : v);
-	return out;
+	return report_pct(v, out, len);
 }
 
 /* "11.52M ± 0.35M" from the row's mean and stddev of SIDE ('a' or 'b'). */
 static const char *mean_sd(const json_t *row, char side, char *out, size_t len)
 {
-	char m[24], s[24], km[16] = "mean_a", ks[16] = "stddev_a";
+	char km[16] = "mean_a", ks[16] = "stddev_a";
 
 	km[5] = ks[7] = side;
-	report_compare_num(dnum(row, km), m, sizeof(m));
-	if (isfinite(dnum(row, ks)))
-		snprintf(out, len, "%s ± %s", m, report_compare_num(dnum(row, ks), s, sizeof(s)));
-	else
-		snprintf(out, len, "%s", m);
-	return out;
+	return report_num_pm(dnum(row, km), dnum(row, ks), out, len);
 }
 
 /* Was ROW compared exactly: both sides without variance (QEMU icount), no test. */
@@ -405,7 +372,7 @@ static void print_footer(const json_t *report, FILE *out)
 	tc_attach_note(report, out);
 	pooled_note(report, out);
 	fprintf(out, "verdicts: Welch's t (Mann-Whitney U below 5 values or when skewed), "
-		"alpha %g,\n  minimum effect %g%%; UNKNOWN +N: repetitions per side to settle\n",
+		"alpha %g,\n  minimum effect %g %%; UNKNOWN +N: repetitions per side to settle\n",
 		dnum(report, "alpha"), 100 * dnum(report, "min_effect"));
 	if (any_exact(report))
 		fprintf(out, "exact: both sides repeat one value (costs under QEMU icount, a "

@@ -19,8 +19,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
-/* V in at most 4 significant digits with k/M/G from 1e4 on, "-" for NAN, into OUT
- * (>= 16 bytes). Returns OUT. */
+/* report_num (report.h): the one number formatter, under the name the dashboard and
+ * host list call it by. */
 const char *report_compare_num(double v, char *out, size_t len);
 
 /* The smallest change each row of compare REPORT (analysis_compare) can resolve with the

@@ -31,7 +31,7 @@ static inline const char *sget(const json_t *o, const char *k)
 	return s ? s : "";
 }
 
-/* "+1.2%" / "-81.7%" / "-" into OUT; returns OUT. */
+/* report_pct (report.h): "+1.2 %" / "-81.7 %" / "-" into OUT; returns OUT. */
 const char *report_compare_pct(double v, char *out, size_t len);
 
 /* What mean a series of KIND ("rate", "time", ...) has and which way is better. */

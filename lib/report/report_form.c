@@ -708,7 +708,7 @@ static void grid_num(char *buf, size_t len, const json_t *cell, bool rate,
 		else if (fabs(x) >= 1e6)
 			f = (struct num_fmt){ 1e6, "M", 1 };
 		else if (fabs(x) >= 1e3)
-			f = (struct num_fmt){ 1e3, "K", 1 };
+			f = (struct num_fmt){ 1e3, "k", 1 };
 		report_fmt_num(buf, len, mean, &f);
 	} else {
 		struct num_fmt f = report_fmt_for(NUM_PLAIN, x);

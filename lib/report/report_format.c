@@ -7,11 +7,12 @@
  * 'b' varied 6.5 % (bound 5 %)"): one note per distinct detail, so a legend never gives
  * one job's detail for another's cell.
  *
- * Numbers in the text: rates in K/M/G with four significant digits of the section's
- * largest value (all rows of a section with the same unit share the decimals, so columns
- * read alike), ns with one decimal, anything else with four significant digits; a row
- * gets more decimals when its spread would otherwise print as zero, so that differences
- * show. Halves round away from zero, as when the numbers are worked out by hand.
+ * The one number formatter of every command and the dashboard's text: SI prefixes (k, M,
+ * G) from 10000 up (1000-9999 have their four digits) with four significant digits; in a table, of the section's largest
+ * value (all rows of a section with the same unit share the decimals, so columns read
+ * alike), ns with one decimal; "mean ± spread" in the mean's format, more decimals when
+ * the spread would print as zero; percentages one way ("+12.3 %", "+1141 %"). Halves
+ * round away from zero, as when the numbers are worked out by hand.
  */
 #include "report/report.h"
 
@@ -22,6 +23,7 @@
 #include <string.h>
 
 #include "report/report_int.h"
+#include "base/texttable.h"
 #include "base/util.h"
 
 #define MAX_DECIMALS 6
@@ -151,9 +153,12 @@ void report_notes_print(const struct report_notes *n, FILE *out)
 
 	json_array_foreach(n->notes, i, e) {
 		const char *name = json_string_value(json_array_get(e, 0));
+		char line[1024];
 
-		fprintf(out, "%c%zu %s: %s\n", verdict_mark(name), i + 1, name,
-			json_string_value(json_array_get(e, 1)));
+		/* an agent's detail can be long: wrapped for a mail */
+		snprintf(line, sizeof(line), "%c%zu %s: %s", verdict_mark(name), i + 1, name,
+			 json_string_value(json_array_get(e, 1)));
+		tt_wrap(out, line, 80, "    ");
 	}
 	for (i = 0; i < ARRAY_SIZE(verdict_marks); i++)
 		if (strchr(n->marks, verdict_marks[i].mark))
@@ -192,8 +197,8 @@ struct num_fmt report_fmt_for(enum num_kind kind, double max)
 			f = (struct num_fmt){ 1e9, "G", 0 };
 		else if (max >= 1e6)
 			f = (struct num_fmt){ 1e6, "M", 0 };
-		else if (max >= 1e3)
-			f = (struct num_fmt){ 1e3, "K", 0 };
+		else if (max >= 1e4)	/* 1000-9999 have their four digits */
+			f = (struct num_fmt){ 1e3, "k", 0 };
 		f.decimals = f.div > 1 ? sig4_decimals(max / f.div) : 0;
 		break;
 	case NUM_NS:
@@ -217,15 +222,65 @@ void report_fmt_show_spread(struct num_fmt *f, double spread)
  * (35.9 - 35.6) / 2 is 0.1499999... in binary and prints as 0.2, not 0.1. */
 void report_fmt_num(char *buf, size_t len, const json_t *v, const struct num_fmt *f)
 {
+	report_num_fmt(json_is_number(v) ? json_number_value(v) : NAN, f, buf, len);
+}
+
+struct num_fmt report_fmt_si(double max)
+{
+	struct num_fmt f = report_fmt_for(NUM_RATE, max);
+
+	if (f.div == 1)
+		f.decimals = max == 0 ? 0 : sig4_decimals(fabs(max));
+	return f;
+}
+
+const char *report_num(double v, char *out, size_t len)
+{
+	struct num_fmt f = report_fmt_si(v);
+
+	return report_num_fmt(v, &f, out, len);
+}
+
+const char *report_num_fmt(double v, const struct num_fmt *f, char *out, size_t len)
+{
 	double x;
 
-	if (!json_is_number(v) || !isfinite(json_number_value(v))) {
-		snprintf(buf, len, "-");
-		return;
+	if (!isfinite(v)) {
+		snprintf(out, len, "-");
+		return out;
 	}
-	x = json_number_value(v) / f->div;
+	x = v / f->div;
 	x += copysign(fabs(x) * 1e-9, x);
-	snprintf(buf, len, "%.*f%s", f->decimals, x, f->suffix);
+	snprintf(out, len, "%.*f%s", f->decimals, x, f->suffix);
+	return out;
+}
+
+const char *report_num_pm(double v, double pm, char *out, size_t len)
+{
+	struct num_fmt f = report_fmt_si(v);
+	char a[CELL], b[CELL];
+
+	if (!isfinite(pm)) {
+		snprintf(out, len, "%s", report_num_fmt(v, &f, a, sizeof(a)));
+		return out;
+	}
+	if (fabs(pm) > fabs(v))
+		f = report_fmt_si(pm);
+	report_fmt_show_spread(&f, fabs(pm));
+	report_num_fmt(v, &f, a, sizeof(a));
+	snprintf(out, len, "%s ± %s", a, pm == 0 ? "0" : report_num_fmt(pm, &f, b, sizeof(b)));
+	return out;
+}
+
+const char *report_pct(double v, char *out, size_t len)
+{
+	if (!isfinite(v))
+		snprintf(out, len, "-");
+	else if (fabs(v) >= 100)
+		snprintf(out, len, "%+.0f %%", v);
+	else
+		snprintf(out, len, "%+.1f %%", fabs(v) < 0.05 ? 0.0 : v);
+	return out;
 }
 
 double report_obj_max(const json_t *obj)

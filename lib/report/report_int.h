@@ -89,6 +89,12 @@ struct row_text {
  * significant digits). */
 struct num_fmt report_fmt_for(enum num_kind kind, double max);
 
+/* The format of a lone number of magnitude MAX: SI prefix, four significant digits. */
+struct num_fmt report_fmt_si(double max);
+
+/* V formatted with F into OUT (LEN bytes), "-" when not finite; returns OUT. */
+const char *report_num_fmt(double v, const struct num_fmt *f, char *out, size_t len);
+
 /* Add decimals to F until a non-zero SPREAD no longer prints as zero. */
 void report_fmt_show_spread(struct num_fmt *f, double spread);
 

@@ -104,7 +104,7 @@ static void test_cli_honest_history_pooled(void **state)
 				      "prog.ns_per_run", NULL });
 	assert_int_equal(o.status, 0);
 	assert_contains(o.out, "kernel.release  n  mean ± stddev  spread  delta\n"
-			       "6.6.0           6    32.9 ± 3.04    2.95   base\n");
+			       "6.6.0           6   32.90 ± 3.04    2.95   base\n");
 	assert_contains(o.out, "note: kernel.release '6.6.0' holds values of 2 hosts (h1, h2) "
 			       "and 1 kernel build\n  (6.6.0); its figures pool them (--by host "
 			       "gives a history per host, --host\n  keeps one)\n");
@@ -117,9 +117,9 @@ static void test_cli_honest_history_pooled(void **state)
 	assert_int_equal(o.status, 0);
 	assert_contains(o.out, "host h1\n\nprog.ns_per_run drop xdp_drop (ns; arithmetic mean, "
 			       "lower is better)\nkernel.release  n  mean ± stddev  spread  delta\n"
-			       "6.6.0           3    35.7 ± 0.21    0.20   base\n");
+			       "6.6.0           3   35.67 ± 0.21    0.20   base\n");
 	assert_contains(o.out, "\nhost h2\n\n");
-	assert_contains(o.out, "6.6.0           3    30.1 ± 0.15    0.15   base\n");
+	assert_contains(o.out, "6.6.0           3   30.13 ± 0.15    0.15   base\n");
 	assert_null(strstr(o.out, "note:"));
 	prog_out_free(&o);
 

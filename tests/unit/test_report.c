@@ -284,7 +284,7 @@ static void test_report_missing_and_order(void **state)
 		"\n"
 		"port.rx_pps  (packets/s, bpf_stats off)\n"
 		"variant  port  results-1 results-2 results-3      mean ± spread\n"
-		"base     b        809.7K    815.1K    812.4K    812.4K ± 2.7K\n"
+		"base     b        809.7k    815.1k    812.4k    812.4k ± 2.7k\n"
 		"cnt      b       7.0123M   7.0120M         -   7.0122M ± 0.0002M\n"
 		"broken   -             -         -         -         -\n"
 		"\n"
@@ -844,7 +844,7 @@ static void test_report_driver_counters(void **state)
 	free(t);
 	t = text_with(rep, &all);
 	assert_contains(t, "driver counters  (");
-	assert_contains(t, "         b     rxq7_xdp_drops          pps      1.007K          -           1.007K\n");
+	assert_contains(t, "         b     rxq7_xdp_drops          pps        1007          -             1007\n");
 	assert_null(strstr(t, "record table"));
 	free(t);
 	g = json_array_get(json_object_get(rep, "groups"), 0);
@@ -1325,10 +1325,10 @@ static void test_report_drivers(void **state)
 		"\n"
 		"port.rx_pps b  (packets per 10^9 guest instructions, icount; mean of 3 repetitions, ± spread)\n"
 		"driver      variant          6.1.0-47           6.12.48\n"
-		"virtio_net  drop     10.00K ± 0.00K n  10.00K ± 0.00K n\n"
-		"            pass     10.00K ± 0.00K n  10.00K ± 0.00K n\n"
-		"vmxnet3     drop     10.00K ± 0.00K g  10.00K ± 0.00K n\n"
-		"            pass     10.00K ± 0.00K g  10.00K ± 0.00K n\n"
+		"virtio_net  drop     10.00k ± 0.00k n  10.00k ± 0.00k n\n"
+		"            pass     10.00k ± 0.00k n  10.00k ± 0.00k n\n"
+		"vmxnet3     drop     10.00k ± 0.00k g  10.00k ± 0.00k n\n"
+		"            pass     10.00k ± 0.00k g  10.00k ± 0.00k n\n"
 		"n native, g generic: the XDP mode used on port b\n");
 	json_decref(f);
 	/* port a: no XDP program there, no mode */
