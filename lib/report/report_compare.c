@@ -213,7 +213,7 @@ static bool any(const json_t *rows, const char *member)
 }
 
 /* "a, b" of the strings (or integers) of array A, "-" for none. */
-static const char *list_text(const json_t *a, char *out, size_t len)
+const char *report_list_text(const json_t *a, char *out, size_t len)
 {
 	size_t i, off = 0;
 	json_t *v;
@@ -250,8 +250,8 @@ static void tc_attach_note(const json_t *report, FILE *out)
 		} else if (!json_equal(first, t)) {
 			fprintf(out, "note: tc programs attached differently: baseline through %s, "
 				"%s through %s;\n  the figures include the attach method\n",
-				list_text(first, a, sizeof(a)), sget(side, "group"),
-				list_text(t, b, sizeof(b)));
+				report_list_text(first, a, sizeof(a)), sget(side, "group"),
+				report_list_text(t, b, sizeof(b)));
 		}
 	}
 }
@@ -347,7 +347,7 @@ static void print_footer(const json_t *report, FILE *out)
 		if (!strcmp(by, "run"))
 			runs[0] = '\0';
 		else
-			snprintf(runs, sizeof(runs), "runs %s, ", list_text(json_object_get(side, "runs"),
+			snprintf(runs, sizeof(runs), "runs %s, ", report_list_text(json_object_get(side, "runs"),
 								       hs, sizeof(hs)));
 		fprintf(out, "%s %s %s: %s%lld result%s%s\n",
 			i ? "candidate" : "baseline ", by, sget(side, "group"), runs,
@@ -356,18 +356,18 @@ static void print_footer(const json_t *report, FILE *out)
 			json_is_true(json_object_get(side, "imported")) ? " (imported)" : "");
 		/* builds by their labels: a short hash where two share a release */
 		fprintf(out, "  kernel %s, host %s\n",
-			list_text(json_object_get(side, json_array_size(json_object_get(side,
+			report_list_text(json_object_get(side, json_array_size(json_object_get(side,
 				  "builds")) ? "builds" : "kernels"), kernels, sizeof(kernels)),
-			list_text(json_object_get(side, "hosts"), hosts, sizeof(hosts)));
+			report_list_text(json_object_get(side, "hosts"), hosts, sizeof(hosts)));
 		fprintf(out, "  cpu %s, governor %s\n",
-			list_text(json_object_get(side, "cpus"), cpus, sizeof(cpus)),
-			list_text(json_object_get(side, "governors"), gov, sizeof(gov)));
+			report_list_text(json_object_get(side, "cpus"), cpus, sizeof(cpus)),
+			report_list_text(json_object_get(side, "governors"), gov, sizeof(gov)));
 		fprintf(out, "  plan %s, sha256 %s\n",
-			list_text(json_object_get(side, "plans"), plans, sizeof(plans)),
+			report_list_text(json_object_get(side, "plans"), plans, sizeof(plans)),
 			hashes_text(side, hs, sizeof(hs)));
 		if (json_array_size(json_object_get(side, "tc_attach")))
 			fprintf(out, "  tc programs attached through %s\n",
-				list_text(json_object_get(side, "tc_attach"), hs, sizeof(hs)));
+				report_list_text(json_object_get(side, "tc_attach"), hs, sizeof(hs)));
 	}
 	tc_attach_note(report, out);
 	pooled_note(report, out);

@@ -31,6 +31,10 @@ static inline const char *sget(const json_t *o, const char *k)
 	return s ? s : "";
 }
 
+/* The strings (or integers) of array A as "a, b" into OUT (LEN bytes); "-" when empty.
+ * Returns OUT. */
+const char *report_list_text(const json_t *a, char *out, size_t len);
+
 /* report_pct (report.h): "+1.2 %" / "-81.7 %" / "-" into OUT; returns OUT. */
 const char *report_compare_pct(double v, char *out, size_t len);
 

@@ -128,20 +128,6 @@ static void print_change_points(const json_t *s, FILE *out)
 	}
 }
 
-/* LIST (an array of strings) as "a, b" into OUT (LEN bytes). */
-static const char *names_text(const json_t *list, char *out, size_t len)
-{
-	size_t i, off = 0;
-	json_t *v;
-
-	out[0] = '\0';
-	json_array_foreach(list, i, v)
-		if (off < len)
-			off += snprintf(out + off, len - off, "%s%s", i ? ", " : "",
-					json_string_value(v) ? json_string_value(v) : "?");
-	return out;
-}
-
 /* Whether group G pools what its name does not say: several hosts, or several kernel
  * builds when the history is not by build (BY); the JSON's groups[].hosts and builds
  * say the same. */
@@ -167,8 +153,8 @@ static void print_pooled(const json_t *report, FILE *out)
 		snprintf(text, sizeof(text), "note: %s '%s' holds values of %zu host%s (%s) and "
 			 "%zu kernel build%s (%s); its figures pool them (--by host gives a "
 			 "history per host, --host keeps one)", by, sget(g, "group"), nh,
-			 nh == 1 ? "" : "s", names_text(json_object_get(g, "hosts"), h, sizeof(h)),
-			 nb, nb == 1 ? "" : "s", names_text(json_object_get(g, "builds"), b,
+			 nh == 1 ? "" : "s", report_list_text(json_object_get(g, "hosts"), h, sizeof(h)),
+			 nb, nb == 1 ? "" : "s", report_list_text(json_object_get(g, "builds"), b,
 							     sizeof(b)));
 		tt_wrap(out, text, REPORT_NOTE_COLS, "  ");
 	}

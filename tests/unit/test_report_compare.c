@@ -160,31 +160,32 @@ static json_t *fixed_report(void)
 	return rep;
 }
 
+/* No line of TEXT over MAX columns (the ± counts one). */
+static void assert_lines_fit(const char *text, size_t max)
+{
+	const char *line;
+
+	for (line = text; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
+		size_t n = strcspn(line, "\n"), w = 0, i;
+
+		for (i = 0; i < n; i++)
+			w += ((unsigned char)line[i] & 0xc0) != 0x80;
+		assert_true(w <= max);
+	}
+}
+
 static void test_report_compare_table(void **state)
 {
 	json_t *rep = fixed_report();
 	char *t = text_of(rep, NULL, 0);
-	char *line;
 
 	assert_string_equal(t, table_text);
-	/* a mail: no line over 100 columns (the ± counts one), none of the patch form
-	 * (the netdev-mail form, docs/cli.md) over 80 */
-	for (line = t; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
-		size_t n = strcspn(line, "\n"), w = 0, i;
-
-		for (i = 0; i < n; i++)
-			w += ((unsigned char)line[i] & 0xc0) != 0x80;
-		assert_true(w <= 100);
-	}
+	/* a mail: no line over 100 columns, none of the patch form (the netdev-mail
+	 * form, docs/cli.md) over 80 */
+	assert_lines_fit(t, 100);
 	free(t);
 	t = text_of(rep, "patch", 0);
-	for (line = t; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
-		size_t n = strcspn(line, "\n"), w = 0, i;
-
-		for (i = 0; i < n; i++)
-			w += ((unsigned char)line[i] & 0xc0) != 0x80;
-		assert_true(w <= 80);
-	}
+	assert_lines_fit(t, 80);
 	free(t);
 	json_decref(rep);
 }
