@@ -374,6 +374,31 @@ static void put_row(struct tt_line *l, const struct section_cols *c, const struc
 	tt_line_put(l, out);
 }
 
+/* Longest variant or subject name a table prints whole (without --wide). */
+#define NAME_COLS 24
+
+/* *NAME, when longer than NAME_COLS, elided into BUF (CELL bytes) as its start and a
+ * key, "xdp_redirect_map_multi_p~1", the full name kept in KEYS (each once, key K + 1 is
+ * KEYS[K]) for a line under the table. Returns 0 or -ENOMEM. */
+static int elide_name(const char **name, char *buf, json_t *keys)
+{
+	const json_t *v;
+	char key[16];
+	size_t k;
+
+	if (!*name || strlen(*name) <= NAME_COLS)
+		return 0;
+	json_array_foreach(keys, k, v)
+		if (!strcmp(json_string_value(v), *name))
+			break;
+	if (k == json_array_size(keys) && json_array_append_new(keys, json_string(*name)))
+		return -ENOMEM;
+	snprintf(key, sizeof(key), "~%zu", k + 1);
+	snprintf(buf, CELL, "%.*s%s", (int)(NAME_COLS - strlen(key)), *name, key);
+	*name = buf;
+	return 0;
+}
+
 /* The table of section SEC; NOISE is its host's noise floor (or NULL): with one for
  * the section's metric, each row's cv is printed beside it. */
 static int print_section(const json_t *sec, int repeat, bool all_rows, bool wide,
@@ -392,6 +417,8 @@ static int print_section(const json_t *sec, int repeat, bool all_rows, bool wide
 	struct tt_line l = { .buf = NULL };
 	struct row_text *rt;
 	struct report_notes notes = { .notes = NULL };
+	json_t *keys = json_array(), *key;
+	char (*names)[2][CELL] = NULL;
 	struct num_fmt sec_fmt;
 	int hidden, err = 0;
 	double max = 0;
@@ -400,7 +427,8 @@ static int print_section(const json_t *sec, int repeat, bool all_rows, bool wide
 	rt = calloc(n_rows ? n_rows : 1, sizeof(*rt));
 	show = calloc(n_rows ? n_rows : 1, sizeof(*show));
 	c.rep = calloc(c.repeat ? c.repeat : 1, sizeof(*c.rep));
-	if (!rt || !show || !c.rep) {
+	names = calloc(n_rows ? n_rows : 1, sizeof(*names));
+	if (!rt || !show || !c.rep || !names || !keys) {
 		err = -ENOMEM;
 		goto out;
 	}
@@ -422,6 +450,12 @@ static int print_section(const json_t *sec, int repeat, bool all_rows, bool wide
 		if (err)
 			goto out;
 		c.floors = c.floors || *rt[n - 1].floor;
+		/* long names elided with a key: the table fits a mail */
+		if (!wide && (elide_name(&rt[n - 1].variant, names[n - 1][0], keys) ||
+			      elide_name(&rt[n - 1].subject, names[n - 1][1], keys))) {
+			err = -ENOMEM;
+			goto out;
+		}
 	}
 	measure_cols(rt, n, &c);
 
@@ -429,6 +463,8 @@ static int print_section(const json_t *sec, int repeat, bool all_rows, bool wide
 	put_head(&l, &c, out);
 	for (i = 0; i < n; i++)
 		put_row(&l, &c, &rt[i], out);
+	json_array_foreach(keys, i, key)
+		fprintf(out, "~%zu %s\n", i + 1, json_string_value(key));
 	if (hidden)
 		print_left_out(rows, show, out);
 	report_notes_print(&notes, out);
@@ -442,6 +478,8 @@ out:
 	free(rt);
 	free(show);
 	free(c.rep);
+	free(names);
+	json_decref(keys);
 	return err;
 }
 

@@ -1054,6 +1054,44 @@ static void test_report_summary_columns(void **state)
 	json_decref(r);
 }
 
+/* A name longer than 24 columns is elided with a key under the table, once however
+ * many rows carry it; --wide prints it whole. */
+static void test_report_long_names(void **state)
+{
+	json_t *r = result_new(9, "redirect", "done", 1,
+			       "[\"native-2nd.xdp_prog_with_a_long_name\"]", h1), *rep;
+	char *text = NULL;
+	size_t len;
+	FILE *f;
+
+	(void)state;
+	add(r, 1, "h1", "native-2nd.xdp_prog_with_a_long_name", 1, NULL, "prog.ns_per_run",
+	    "xdp_redirect_map_multi_prog", 35.9);
+	rep = report_as(r,
+		"run 9  redirect  plan 1a2b3c4d5e6f  done\n"
+		"host h1  kernel 6.18.44\n"
+		"\n"
+		"prog.ns_per_run  (ns per program run, bpf_stats on)\n"
+		"variant                   prog                      results-1   total = mean ± spread\n"
+		"native-2nd.xdp_prog_wi~1  xdp_redirect_map_multi~2       35.9           35.9\n"
+		"~1 native-2nd.xdp_prog_with_a_long_name\n"
+		"~2 xdp_redirect_map_multi_prog\n");
+	f = open_memstream(&text, &len);
+	assert_non_null(f);
+	{
+		REPORT_TEXT_OPTS(o, .wide = true);
+
+		assert_int_equal(report_print_text_opts(rep, &o, f), 0);
+	}
+	fclose(f);
+	assert_non_null(strstr(text, "\nnative-2nd.xdp_prog_with_a_long_name  "
+			       "xdp_redirect_map_multi_prog       35.9"));
+	assert_null(strstr(text, "~1"));
+	free(text);
+	json_decref(rep);
+	json_decref(r);
+}
+
 /* FORM of RESULT's report, after checking that its text is exactly WANT. */
 static json_t *form_as(const json_t *result, const char *form, const char *metric,
 		       const char *subject, const char *want)
@@ -1401,6 +1439,7 @@ int main(void)
 		cmocka_unit_test(test_report_verdicts),
 		cmocka_unit_test(test_report_verdict_notes),
 		cmocka_unit_test(test_report_summary_columns),
+		cmocka_unit_test(test_report_long_names),
 		cmocka_unit_test(test_report_grid),
 		cmocka_unit_test(test_report_columns),
 		cmocka_unit_test(test_report_cpumap),
