@@ -125,7 +125,9 @@ static int terminal_sized(FILE *f, const char *file, int width, int height, char
 			      "(expected a name ending in .svg or .png)", file);
 	fprintf(f, "set output ");
 	quote(f, file);
-	fprintf(f, "\nset encoding utf8\nset key outside below\nset grid ytics\n");
+	/* axis numbers as the text writes them: SI prefixes, not 1.4e+07 */
+	fprintf(f, "\nset encoding utf8\nset key outside below\nset grid ytics\n"
+		"set format y '%%.1s%%c'\n");
 	return 0;
 }
 

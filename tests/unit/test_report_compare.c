@@ -525,6 +525,7 @@ static void test_report_history_plot(void **state)
 	assert_non_null(strstr(script, "set terminal svg"));
 	assert_non_null(strstr(script, "$s0 << EOD\n0 \"6.1.0-47-amd64\" "));
 	assert_non_null(strstr(script, "with yerrorlines"));
+	assert_non_null(strstr(script, "set format y '%.1s%c'\n"));	/* 14.0M, not 1.4e+07 */
 	assert_non_null(strstr(script, "set arrow from first 1.5"));	/* the change point */
 	free(script);
 	assert_int_equal(plot_history_script(rep, "x.pdf", &script, err, sizeof(err)), -EINVAL);
