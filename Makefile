@@ -131,6 +131,7 @@ $(BUILD)/tests/test_%: tests/unit/test_%.c $(wildcard tests/unit/*.h) $(UNIT_HEL
 unit: deps
 	$(Q)$(MAKE) --no-print-directory all $(UNIT_BINS)
 	$(Q)sh tests/check-layout.sh $(BUILD)
+	$(Q)python3 tests/check-paths.py
 	$(Q)sh tests/run-unit.sh $(UNIT_BINS)
 
 integration: deps all
@@ -141,6 +142,7 @@ check: deps
 	$(Q)sh scripts/deps.sh browser
 	$(Q)$(MAKE) --no-print-directory all $(UNIT_BINS)
 	$(Q)sh tests/check-layout.sh $(BUILD)
+	$(Q)python3 tests/check-paths.py
 	$(Q)sh tests/run-unit.sh $(UNIT_BINS)
 	$(Q)sh tests/run-integration.sh
 
@@ -199,7 +201,7 @@ FUZZ_SRCS_agent_config  := agent/config.c agent/provider.c
 FUZZ_SRCS_provider_list := agent/provider.c
 FUZZ_SRCS_probe_frame   := agent/probe.c
 FUZZ_SRCS_verifier_log  := agent/verifier_log.c
-FUZZ_SRCS_web_query     := web/web_util.c
+FUZZ_SRCS_web_query     := web/web_util.c web/web_guard.c
 $(BUILD)/fuzz/fuzz_agent_config: $(FUZZ_SRCS_agent_config) $(wildcard agent/*.h)
 $(BUILD)/fuzz/fuzz_provider_list: $(FUZZ_SRCS_provider_list) $(wildcard agent/*.h)
 $(BUILD)/fuzz/fuzz_probe_frame: $(FUZZ_SRCS_probe_frame) $(wildcard agent/*.h)

@@ -27,6 +27,7 @@
 #define AGENT_ID_LEN 128
 #define AGENT_SHUTDOWN_WAIT_MS 30000
 #define AGENT_BOOT_POLL_MS 100		/* how often a running kernel provider is checked */
+#define AGENT_SPOOL_RETRY_MS 1000	/* how often a result the spool refused is tried again */
 
 struct agent {
 	struct agent_opts opts;
@@ -54,6 +55,12 @@ struct agent {
 	bool discard;			/* the job ran through a stale session: no result */
 	struct provider_run boot;	/* the kernel provider's `boot`, pid 0 when none */
 	int64_t last_job_ns;		/* when the last job ended (the worker's; job.h) */
+	/* a result the spool refused (a full disk): kept here, not sent, tried again every
+	 * AGENT_SPOOL_RETRY_MS; while it is held the agent takes no job and names it as
+	 * its job in hello and heartbeats (docs/agent.md, "Spool") */
+	json_t *held;			/* owned, NULL when none */
+	char held_id[AGENT_ID_LEN];
+	int64_t held_since_ms, held_retry_ms;
 };
 
 struct agent *agent_new(const struct agent_opts *opts)
@@ -125,6 +132,7 @@ void agent_destroy(struct agent **ap)
 	close_sock(&a->pipe_worker);
 	if (a->zctx)
 		zmq_ctx_term(a->zctx);
+	json_decref(a->held);
 	spool_destroy(&a->spool);
 	free(a);
 	*ap = NULL;
@@ -197,6 +205,8 @@ static void connect_coord(struct agent *a)
 		 * stop: stale_session); spooled results come next */
 		if (a->busy && !a->discard)
 			json_object_set(hello, "job", a->job_id);
+		else if (a->held)
+			json_object_set(hello, "job", json_object_get(a->held, "job"));
 		json_object_set_new(hello, "spooled", spool_ids(a->spool));
 		/* a reconnect while the provider runs, not the new kernel saying hello */
 		if (a->boot.pid)
@@ -301,6 +311,51 @@ static void job_finished(struct agent *a)
 	a->discard = false;
 }
 
+/* The spool's promise: a result is on disk (or in the in-memory spool) before it is sent,
+ * so that one the coordinator did not acknowledge is sent again after a reconnect or a
+ * restart. Spool MSG (borrowed) of job ID and send it; when the spool refuses it (a full
+ * disk), hold it instead: not sent, tried again every AGENT_SPOOL_RETRY_MS
+ * (retry_held) and sent once stored. */
+static void deliver_result(struct agent *a, const char *id, json_t *msg)
+{
+	int err = spool_put(a->spool, id, msg);
+
+	if (!err) {
+		send_coord(a, msg);
+		return;
+	}
+	pr_warn("job '%s': result (%zu samples) not stored in the spool '%s' (%s): holding "
+		"it in memory, not sent, trying again every %d ms; no new job meanwhile", id,
+		json_array_size(json_object_get(msg, "samples")),
+		a->opts.spool_dir ? a->opts.spool_dir : "(in memory)", util_strerror(err),
+		AGENT_SPOOL_RETRY_MS);
+	a->held = json_incref(msg);
+	snprintf(a->held_id, sizeof(a->held_id), "%s", id);
+	a->held_since_ms = util_mono_ms();
+	a->held_retry_ms = a->held_since_ms + AGENT_SPOOL_RETRY_MS;
+}
+
+/* Try the held result again: stored, it is sent and released; else it waits for the
+ * next try. Returns 0 or the spool's -errno. */
+static int retry_held(struct agent *a)
+{
+	int err = spool_put(a->spool, a->held_id, a->held);
+
+	if (err) {
+		pr_debug("job '%s': result still not stored in the spool: %s", a->held_id,
+			 util_strerror(err));
+		a->held_retry_ms = util_mono_ms() + AGENT_SPOOL_RETRY_MS;
+		return err;
+	}
+	pr_info("job '%s': result stored in the spool after %lld ms held in memory; sending "
+		"it", a->held_id, (long long)(util_mono_ms() - a->held_since_ms));
+	send_coord(a, a->held);
+	json_decref(a->held);
+	a->held = NULL;
+	a->held_id[0] = '\0';
+	return 0;
+}
+
 /* A message from the worker: forward progress, spool and send the result. Returns true
  * for the result. */
 static bool on_worker_msg(struct agent *a, json_t *msg)
@@ -337,8 +392,7 @@ static bool on_worker_msg(struct agent *a, json_t *msg)
 		/* tests count these lines to compare with what the coordinator stored */
 		pr_info("result job %s: %zu samples", a->job_id_text,
 			json_array_size(json_object_get(msg, "samples")));
-		spool_put(a->spool, a->job_id_text, msg);
-		send_coord(a, msg);
+		deliver_result(a, a->job_id_text, msg);
 		job_finished(a);
 		return true;
 	}
@@ -405,12 +459,15 @@ static void on_job(struct agent *a, json_t *msg)
 		send_error(a, "job", id, "job message has no valid job id");
 		return;
 	}
-	if (a->busy || a->boot.pid) {
+	if (a->busy || a->held || a->boot.pid) {
 		char why[512];
 
 		if (a->busy)
 			snprintf(why, sizeof(why), "agent '%s' is busy with job '%s'",
 				 a->opts.inv->agent, a->job_id_text);
+		else if (a->held)
+			snprintf(why, sizeof(why), "agent '%s' holds the result of job '%s': "
+				 "its spool cannot store it", a->opts.inv->agent, a->held_id);
 		else
 			snprintf(why, sizeof(why), "agent '%s' is switching to kernel '%s'",
 				 a->opts.inv->agent, a->boot.release);
@@ -444,8 +501,7 @@ static void on_job(struct agent *a, json_t *msg)
 			json_object_set_new(r, "status", json_string("failed"));
 			json_object_set_new(r, "error", json_string("cannot start a worker thread"));
 			json_object_set_new(r, "samples", json_array());
-			spool_put(a->spool, text, r);
-			send_coord(a, r);
+			deliver_result(a, text, r);
 			json_decref(r);
 		}
 		json_decref(a->job_msg);
@@ -496,6 +552,9 @@ static void on_boot(struct agent *a, const json_t *msg)
 	if (a->busy)
 		snprintf(why, sizeof(why), "agent '%s' is busy with job '%s'", a->opts.inv->agent,
 			 a->job_id_text);
+	else if (a->held)	/* a reboot would lose it */
+		snprintf(why, sizeof(why), "agent '%s' holds the result of job '%s': its spool "
+			 "cannot store it", a->opts.inv->agent, a->held_id);
 	else if (a->boot.pid)
 		snprintf(why, sizeof(why), "agent '%s' is already switching to kernel '%s'",
 			 a->opts.inv->agent, a->boot.release);
@@ -692,6 +751,8 @@ static void send_heartbeat(struct agent *a)
 		return;
 	if (a->busy)
 		json_object_set(hb, "job", a->job_id);
+	else if (a->held)
+		json_object_set(hb, "job", json_object_get(a->held, "job"));
 	send_coord(a, hb);
 	json_decref(hb);
 }
@@ -703,6 +764,10 @@ static void shutdown_agent(struct agent *a)
 		atomic_store(&a->cancel, 1);
 		wait_worker(a);
 	}
+	if (a->held && retry_held(a))
+		/* never sent: the coordinator runs the job again when this host is gone */
+		pr_warn("stopping: the result of job '%s' is still not stored in the spool; "
+			"it is lost", a->held_id);
 	if (a->boot.pid) {
 		pr_info("stopping: kernel provider for '%s' still running; killed",
 			a->boot.release);
@@ -741,6 +806,8 @@ int agent_run(struct agent *a)
 		} else {
 			wake = a->next_connect_ms;
 		}
+		if (a->held && wake > a->held_retry_ms)
+			wake = a->held_retry_ms;
 		if (a->boot.pid) {	/* its output, its exit (no fd for that: a short wake) */
 			if (a->boot.err_fd >= 0)
 				items[n++] = (zmq_pollitem_t){ .fd = a->boot.err_fd,
@@ -770,6 +837,8 @@ int agent_run(struct agent *a)
 		if (a->boot.pid)
 			poll_boot(a);
 		now = util_mono_ms();
+		if (a->held && now >= a->held_retry_ms)
+			retry_held(a);
 		/* a silence one interval past the liveness means this loop did not run (the
 		 * process was stopped) rather than a quiet coordinator: the same rule as a
 		 * message arriving after the gap, also when nothing arrived yet */

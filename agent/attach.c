@@ -139,7 +139,7 @@ static int object_bytes(struct attach_set *set, const char *name, const struct a
 		}
 		e = util_read_file(path, ATTACH_MAX_OBJECT, &buf, &len);
 		if (e) {
-			snprintf(err, err_len, "cannot read object '%s': %s", path, strerror(-e));
+			snprintf(err, err_len, "cannot read object '%s': %s", path, util_strerror(e));
 			return e;
 		}
 		data = buf;

@@ -273,7 +273,7 @@ int agent_config_load(const char *file, struct inventory_pair **labels, int *n_l
 
 	if (err)
 		return util_seterr(why, why_len, err, "cannot read config '%s': %s", file,
-				   strerror(-err));
+				   util_strerror(err));
 	err = agent_config_parse(file, text, len, labels, n_labels, pc, why, why_len);
 	free(text);
 	return err;

@@ -57,7 +57,8 @@ static void usage(FILE *out)
 "                          'labels: {rack: r3}', 'kernel_provider: {command:\n"
 "                          [PATH, ARG...]}'; docs/agent.md); a later --label of\n"
 "                          the same name wins\n"
-"  --key FILE              the agent's secret certificate (bpflab keygen): CURVE\n"
+"  --key FILE              the agent's secret certificate (bpflab keygen --role\n"
+"                          agent): CURVE\n"
 "  --server-key FILE|Z85   the coordinator's public key or certificate file\n"
 "  --plaintext             no CURVE (a coordinator on loopback or ipc only)\n"
 "  --spool DIR             keep unacknowledged results in DIR (default: in\n"
@@ -114,7 +115,7 @@ static int run_once(const char *file, const struct inventory_config *inv, const 
 
 	err = util_read_file(file, MAX_JOB_FILE, &text, &len);
 	if (err) {
-		pr_warn("cannot read job '%s': %s", file, strerror(-err));
+		pr_warn("cannot read job '%s': %s", file, util_strerror(err));
 		return 1;
 	}
 	{
@@ -380,6 +381,15 @@ int main(int argc, char **argv)
 		if (keys_load(key_file, true, &agent_key, why, sizeof(why)) ||
 		    keys_parse_public(server_key, agent_server_key, why, sizeof(why))) {
 			fprintf(stderr, "bpflab-agent: %s\n", why);
+			rc = 1;
+			goto out;
+		}
+		/* the coordinator lets only agent keys in (docs/security.md, "Roles"); a key
+		 * made before roles is for it to judge */
+		if (agent_key.role != KEYS_ROLE_AGENT && agent_key.role != KEYS_ROLE_NONE) {
+			fprintf(stderr, "bpflab-agent: key '%s' has the role %s; an agent needs an "
+				"agent key (bpflab keygen --role agent)\n", key_file,
+				keys_role_name(agent_key.role));
 			rc = 1;
 			goto out;
 		}

@@ -103,9 +103,6 @@ int spool_put(struct spool *s, const char *id, const json_t *msg)
 	free(text);
 	if (!err)
 		err = sync_dir(s->dir);
-	if (err)
-		pr_warn("cannot spool the result of job '%s' to '%s': %s", id, path,
-			strerror(-err));
 	return err;
 }
 

@@ -21,7 +21,8 @@ struct spool;
 struct spool *spool_new(const char *dir);
 void spool_destroy(struct spool **spool);
 
-/* Keep MSG (borrowed) as the result of job ID (a job_id_text() string). 0 or -errno. */
+/* Keep MSG (borrowed) as the result of job ID (a job_id_text() string). 0 or -errno
+ * (-ENOSPC on a full disk: nothing kept; the caller logs, agent.c holds the result). */
 int spool_put(struct spool *spool, const char *id, const json_t *msg);
 /* Forget job ID's result; 0 also when there was none. */
 int spool_drop(struct spool *spool, const char *id);

@@ -75,7 +75,7 @@ static json_t *kernel_list(const char *file)
 
 		json_decref(out);
 		if (err) {
-			cli_error("cannot read kernel list '%s': %s", file, strerror(-err));
+			cli_error("cannot read kernel list '%s': %s", file, util_strerror(err));
 			return NULL;
 		}
 		out = kernel_list_parse(text, len, file, why, sizeof(why));

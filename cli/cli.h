@@ -145,12 +145,15 @@ int cli_request(const json_t *req, const char *want_type, json_t **reply);
  * with *OUT (new reference: the hosts or runs array, the run or result object), or an
  * exit status after printing the error. */
 int cli_query(const char *type, long long run, json_t **out);
-/* `bpflab keygen [--out DIR] [--name NAME] [--force]` (cli/keygen.c): a CURVE key pair as
- * DIR/NAME.key and DIR/NAME.key_secret; prints the public key. Returns the exit status. */
+/* `bpflab keygen --role ROLE [--out DIR] [--name NAME] [--force]` (cli/keygen.c): a
+ * CURVE key pair with its role as DIR/NAME.key and DIR/NAME.key_secret; prints the
+ * public key. `--set-role ROLE FILE...` gives existing certificates a role. Returns the
+ * exit status. */
 int cli_keygen(int argc, char **argv);
 /* `bpflab serve --db FILE ...` (cli/serve.c): the dashboard over a database file until
  * SIGINT or SIGTERM. Returns the exit status. */
-#define CLI_SERVE_ARGS "--db FILE [--http ADDR:PORT] [--http-token FILE | --http-public]"
+#define CLI_SERVE_ARGS "--db FILE [--http ADDR:PORT] [--http-token FILE | --http-public]" \
+	" [--http-host NAME]..."
 int cli_serve(int argc, char **argv);
 /* Switch HOST to KERNEL through its agent's kernel provider (`host_boot`, cli/host.c);
  * FROM (may be NULL) gets the kernel it ran. With WAIT_S > 0, wait that long until HOST

@@ -49,7 +49,7 @@ static void usage(FILE *out)
 				 c->name);
 			cli_print_grammar(out, lead, c->args);
 		}
-	fprintf(out, "       bpflab keygen [--out DIR] [--name NAME] [--force]\n");
+	fprintf(out, "       bpflab keygen --role ROLE [--out DIR] [--name NAME] [--force]\n");
 	cli_print_grammar(out, "       bpflab serve", CLI_SERVE_ARGS);
 	fprintf(out,
 		"\n"

@@ -2,7 +2,7 @@
  *
  * The values come from store_query_values: straight from the database file with --db,
  * else through the coordinator's `query` request, which calls the same function, so both
- * give the same JSON. lib/analysis*.c build the reports, lib/report/report_compare.c and
+ * give the same JSON. lib/analysis/ files build the reports, lib/report/report_compare.c and
  * lib/report/report_history.c print them, lib/report/plot.c draws them, lib/report/export.c
  * and lib/report/import.c convert (an export of one run, checked against the hosts and
  * kernels it has, with the database's id). An import writes
@@ -18,6 +18,7 @@
 
 #include "analysis/analysis.h"
 #include "report/export.h"
+#include "plan/plan.h"
 #include "report/import.h"
 #include "report/plot.h"
 #include "proto/proto.h"
@@ -681,14 +682,21 @@ out:
 	return ret;
 }
 
-/* Read and parse JSON file PATH. */
+/* Read and parse JSON file PATH (a regular file of UTF-8 text without NUL bytes). */
 static json_t *load_json(const char *path, char *msg, size_t len)
 {
 	json_error_t e;
-	json_t *j = json_load_file(path, JSON_DECODE_ANY, &e);
+	json_t *j = NULL;
+	char *text = NULL;
+	size_t n = 0;
+	int err = util_read_file(path, 64u << 20, &text, &n);
 
-	if (!j)
+	if (err)
+		snprintf(msg, len, "'%s': %s", path, util_strerror(err));
+	else if (!util_text_check(text, n, path, msg, len) &&
+		 !(j = json_loadb(text, n, JSON_DECODE_ANY, &e)))
 		snprintf(msg, len, "%s:%d:%d: %s", path, e.line, e.column, e.text);
+	free(text);
 	return j;
 }
 
@@ -743,6 +751,11 @@ int cli_result_import(int argc, char **argv)
 		return ret;
 	if (!o.plan)
 		return cli_usage_error(o.cmd, "--plan NAME is needed");
+	/* not echoed: a name that fails may be long, markup or not UTF-8 */
+	if (!plan_name_valid(o.plan) || (o.host && !plan_name_valid(o.host)))
+		return cli_usage_error(o.cmd, "--%s: expected a name of 1 to %d letters, digits, "
+				       "'.', '_' and '-'", plan_name_valid(o.plan) ? "host" :
+				       "plan", PLAN_MAX_NAME);
 	if (o.kernel_version && !o.kernel)
 		return cli_usage_error(o.cmd, "--kernel-version goes with --kernel");
 	if (o.n_before || o.n_after) {
@@ -769,10 +782,10 @@ int cli_result_import(int argc, char **argv)
 					       "(a CSV names the variant on each line)");
 		err = util_read_file(argv[first], 64u << 20, &text, &len);
 		if (err) {
-			ret = cli_error("cannot read '%s': %s", argv[first], strerror(-err));
+			ret = cli_error("cannot read '%s': %s", argv[first], util_strerror(err));
 			goto out;
 		}
-		imp = import_csv(text, o.plan, o.metric, o.unit, argv[first], msg, sizeof(msg));
+		imp = import_csv(text, len, o.plan, o.metric, o.unit, argv[first], msg, sizeof(msg));
 	}
 	if (!imp) {
 		ret = cli_error("%s", msg);

@@ -1,6 +1,6 @@
 /* serve.c - `bpflab serve --db FILE [--http ADDR:PORT] [--http-token FILE |
- * --http-public]`: the dashboard (web/, docs/dashboard.md) over a database file, read-only,
- * until SIGINT or SIGTERM. Prints the address it serves on stdout ({"url"} with -j).
+ * --http-public] [--http-host NAME]...`: the dashboard (web/, docs/dashboard.md) over a database file, read-only,
+ * until SIGINT or SIGTERM (within a second, web_destroy). Prints the address it serves on stdout ({"url"} with -j).
  */
 #include "cli.h"
 
@@ -12,9 +12,11 @@
 struct serve_args {
 	const char *http, *token_file;
 	bool public_ok;
+	const char *names[WEB_NAMES_MAX + 1];	/* --http-host; one more to say "too many" */
+	size_t n_names;
 };
 
-enum { OPT_HTTP = CLI_OPT_FIRST_LOCAL, OPT_TOKEN, OPT_PUBLIC };
+enum { OPT_HTTP = CLI_OPT_FIRST_LOCAL, OPT_TOKEN, OPT_PUBLIC, OPT_HOST };
 
 static int serve_opt(int opt, const char *arg, void *ctx)
 {
@@ -29,6 +31,12 @@ static int serve_opt(int opt, const char *arg, void *ctx)
 		return 0;
 	case OPT_PUBLIC:
 		a->public_ok = true;
+		return 0;
+	case OPT_HOST:
+		if (a->n_names == WEB_NAMES_MAX)
+			return cli_usage_error("serve", "more than %d --http-host names",
+					       WEB_NAMES_MAX);
+		a->names[a->n_names++] = arg;
 		return 0;
 	}
 	return cli_usage_error("serve", "unknown option");
@@ -49,7 +57,11 @@ static void serve_usage(FILE *out)
 		"                        or the cookie a browser gets for ?token=TOKEN, TOKEN\n"
 		"                        the first line of FILE (16 bytes or more)\n"
 		"  --http-public         allow an address outside loopback without a token\n"
-		"\n%s", cli_options_grammar);
+		"  --http-host NAME      also answer for Host NAME (a DNS name, any port; up\n"
+		"                        to %d): without it only for the bound address\n"
+		"                        (localhost too on loopback), so that no other\n"
+		"                        name can be rebound to it\n"
+		"\n%s", WEB_NAMES_MAX, cli_options_grammar);
 }
 
 int cli_serve(int argc, char **argv)
@@ -58,6 +70,7 @@ int cli_serve(int argc, char **argv)
 		{ "http", required_argument, NULL, OPT_HTTP },
 		{ "http-token", required_argument, NULL, OPT_TOKEN },
 		{ "http-public", no_argument, NULL, OPT_PUBLIC },
+		{ "http-host", required_argument, NULL, OPT_HOST },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct serve_args a = { .http = NULL };
@@ -85,7 +98,8 @@ int cli_serve(int argc, char **argv)
 	if (a.token_file && web_read_token(a.token_file, token, err, sizeof(err)))
 		return cli_usage_error("serve", "%s", err);
 	wo = (struct web_opts){ .db = cli.db, .http = a.http,
-				.token = a.token_file ? token : NULL, .public_ok = a.public_ok };
+				.token = a.token_file ? token : NULL, .public_ok = a.public_ok,
+				.names = a.names, .n_names = a.n_names };
 	/* the server's thread inherits the mask: the signals come to sigwait below */
 	sigemptyset(&set);
 	sigaddset(&set, SIGINT);

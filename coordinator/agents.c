@@ -331,7 +331,9 @@ int coord_agent_recv(struct coord *c)
 	char why[256];
 	int err, valid;
 
-	err = coord_recv(c->agents_sock, "agents", id, &id_len, &msg, &samples, why, sizeof(why));
+	err = coord_recv(c, true, id, &id_len, &msg, &samples, why, sizeof(why));
+	if (err == -EACCES)
+		return 1;
 	if (err == -EBADMSG) {
 		coord_result_flush(c);
 		coord_bad_message(c, c->agents_sock, id, id_len, "an agent", NULL, "%s", why);

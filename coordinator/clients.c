@@ -233,7 +233,9 @@ int coord_client_recv(struct coord *c)
 	char why[256];
 	int err;
 
-	err = coord_recv(c->clients_sock, "clients", id, &id_len, &msg, NULL, why, sizeof(why));
+	err = coord_recv(c, false, id, &id_len, &msg, NULL, why, sizeof(why));
+	if (err == -EACCES)
+		return 1;
 	if (err == -EBADMSG) {
 		coord_bad_message(c, c->clients_sock, id, id_len, "a client", NULL, "%s", why);
 		return 1;

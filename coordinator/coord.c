@@ -123,7 +123,7 @@ void coord_get_stats(const struct coord *c, struct coord_stats *stats)
 /* --- setup --- */
 
 static void *router_new(struct coord *c, const char *endpoint, const char *what,
-			bool handover)
+			const char *zap_domain, bool handover)
 {
 	int one = 1, zero = 0;
 	int64_t max = PROTO_MAX_BYTES;
@@ -137,7 +137,7 @@ static void *router_new(struct coord *c, const char *endpoint, const char *what,
 	    zmq_setsockopt(s, ZMQ_MAXMSGSIZE, &max, sizeof(max)) ||
 	    zmq_setsockopt(s, ZMQ_LINGER, &zero, sizeof(zero)) ||
 	    (handover && zmq_setsockopt(s, ZMQ_ROUTER_HANDOVER, &one, sizeof(one))) ||
-	    (c->curve && keys_set_server(s, &c->key))) {
+	    (c->curve && keys_set_server(s, &c->key, zap_domain))) {
 		pr_warn("cannot set options of the %s socket: %s", what,
 			zmq_strerror(zmq_errno()));
 		goto fail;
@@ -252,12 +252,12 @@ struct coord *coord_new(const struct coord_opts *opts)
 		saved = errno;
 		goto fail;
 	}
-	c->agents_sock = router_new(c, opts->agents, "agents", true);
+	c->agents_sock = router_new(c, opts->agents, "agents", KEYS_ZAP_AGENTS, true);
 	if (!c->agents_sock) {
 		saved = errno;
 		goto fail;
 	}
-	c->clients_sock = router_new(c, opts->clients, "clients", false);
+	c->clients_sock = router_new(c, opts->clients, "clients", KEYS_ZAP_CLIENTS, false);
 	if (!c->clients_sock) {
 		saved = errno;
 		goto fail;

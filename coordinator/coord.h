@@ -51,7 +51,9 @@ struct coord_stats {
 	uint64_t jobs_lost_failed;	/* jobs failed after max_attempts losses */
 	uint64_t runs_cancelled;
 	uint64_t auth_allowed;		/* CURVE handshakes with an allowed key */
-	uint64_t auth_refused;		/* ... with a key not in the allow list */
+	uint64_t auth_refused;		/* ... with a key not in the allow list, or a
+					 * non-agent key on the agents socket */
+	uint64_t role_refused;		/* messages or handshakes refused for the key's role */
 };
 
 /* Open the store (migrating it, then requeueing jobs left running), bind both sockets.

@@ -36,12 +36,13 @@ int coord_send_agent(struct coord *c, struct coord_agent *a, const json_t *msg);
  * message of type TYPE. */
 int coord_send_agent_text(struct coord *c, struct coord_agent *a, const char *type,
 			  char *text, size_t len);
-/* Receive one message from SOCK (the agents' or the clients', named FROM in the log)
- * without waiting, its samples read from the text into SAMPLES unless NULL
- * (proto_recv_from_samples). Returns 1 with *MSG (a reference) from routing ID, 0 when
- * none waited, -EBADMSG when one was malformed (WHY; answer it: coord_bad_message), or
- * another -errno (logged). */
-int coord_recv(void *sock, const char *from, void *id, size_t *id_len, json_t **msg,
+/* Receive one message from the agents' socket (AGENTS) or the clients' without waiting,
+ * its samples read from the text into SAMPLES unless NULL (proto_recv_from_samples).
+ * Returns 1 with *MSG (a reference) from routing ID, 0 when none waited, -EBADMSG when
+ * one was malformed (WHY; answer it: coord_bad_message), -EACCES when one came from a key
+ * whose role may not send there (docs/security.md, "Roles": already counted, logged and
+ * answered), or another -errno (logged). */
+int coord_recv(struct coord *c, bool agents, void *id, size_t *id_len, json_t **msg,
 	       struct samples *samples, char *why, size_t why_len);
 /* Send MSG (stolen; NULL means out of memory, logged) to peer ID on SOCK. */
 void coord_reply(void *sock, const void *id, size_t id_len, json_t *msg);

@@ -10,7 +10,8 @@
  * binds: without a handler libzmq would let every key in), or plaintext on endpoints
  * that stay on this machine (checked by coord_new). Returns 0 or -1 with errno. */
 int coord_zap_init(struct coord *c, const struct coord_opts *opts);
-/* Answer one ZAP request: 200 for a CURVE key in the allow list, 400 otherwise. */
+/* Answer one ZAP request: 200 for a CURVE key in the allow list (an agent key only on
+ * the agents socket), with its role as the connection's "Role" property; 400 otherwise. */
 void coord_zap_handle(struct coord *c);
 /* Read the allow list again (c->reload was set); keep the old one when the folder
  * cannot be read. */

@@ -13,6 +13,7 @@
 #include <zmq.h>
 
 #include "coord_machine.h"
+#include "proto/samples.h"
 #include "base/log.h"
 #include "base/util.h"
 
@@ -43,18 +44,53 @@ int coord_send_agent_text(struct coord *c, struct coord_agent *a, const char *ty
 	return err;
 }
 
-int coord_recv(void *sock, const char *from, void *id, size_t *id_len, json_t **msg,
+/* A message that passed the handshake from a key of another role than the socket's
+ * (RECEIVED: 0, or -EBADMSG for one that did not even decode): counted, logged, answered
+ * with an error that names the rule, dropped. */
+static int refuse_role(struct coord *c, bool agents, const void *id, size_t id_len,
+		       const struct proto_peer *peer, json_t **msg, struct samples *samples)
+{
+	const char *type = *msg ? proto_msg_type(*msg) : NULL;
+	const char *want = agents ? "agent" : "client";
+	void *sock = agents ? c->agents_sock : c->clients_sock;
+
+	c->stats.role_refused++;
+	pr_warn("refused %s message%s%s%s from key '%s' (role %s): only %s keys may send to "
+		"the %s socket", agents ? "an agent" : "a client", type ? " '" : "",
+		type ? type : "", type ? "'" : "", *peer->user ? peer->user : "?",
+		*peer->role ? peer->role : "none", want, agents ? "agents" : "clients");
+	coord_reply(sock, id, id_len,
+		    proto_error_new(type, "refused: key '%s' has the role %s, and only %s keys "
+				    "may send '%s' (docs/security.md, \"Roles\")",
+				    *peer->user ? peer->user : "?",
+				    *peer->role ? peer->role : "none", want,
+				    type ? type : "messages"));
+	json_decref(*msg);
+	*msg = NULL;
+	if (samples)
+		samples_release(samples);
+	return -EACCES;
+}
+
+int coord_recv(struct coord *c, bool agents, void *id, size_t *id_len, json_t **msg,
 	       struct samples *samples, char *why, size_t why_len)
 {
-	int err = proto_recv_from_samples(sock, id, id_len, msg, samples, ZMQ_DONTWAIT, why,
-					  why_len);
+	void *sock = agents ? c->agents_sock : c->clients_sock;
+	struct proto_peer peer;
+	int err = proto_recv_from_samples(sock, id, id_len, msg, samples, &peer, ZMQ_DONTWAIT,
+					  why, why_len);
 
+	/* with CURVE, every connection went through the ZAP handler, which gave it a role */
+	if (c->curve && (!err || err == -EBADMSG) &&
+	    strcmp(peer.role, agents ? "agent" : "client"))
+		return refuse_role(c, agents, id, *id_len, &peer, msg, samples);
 	if (!err)
 		return 1;
 	if (err == -EAGAIN)
 		return 0;
 	if (err != -EBADMSG)
-		pr_warn("cannot receive from %s: %s", from, zmq_strerror(-err));
+		pr_warn("cannot receive from %s: %s", agents ? "agents" : "clients",
+			zmq_strerror(-err));
 	return err;
 }
 

@@ -4,9 +4,10 @@
  * database. SIGHUP reloads the allow list of agent and client keys (--authorized).
  *
  * --http ADDR:PORT also serves the dashboard (web/, docs/dashboard.md) over the same
- * database file: on libmicrohttpd's own thread, which opens the file read-only for each
- * request (WAL: readers never block the loop's writes), so the event loop and its store
- * are untouched. That thread blocks the signals: they reach the loop's thread.
+ * database file: on libmicrohttpd's threads (one per connection), which open the file
+ * read-only for each request (WAL: readers never block the loop's writes), so the event
+ * loop and its store are untouched. Those threads block the signals: they reach the
+ * loop's thread; on stop, web_destroy leaves a page still being built after 0.3 s.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -44,7 +45,8 @@ static void usage(FILE *out)
 	fprintf(out,
 		"Usage: bpflabd --agents ENDPOINT --clients ENDPOINT --db FILE\n"
 		"               { --key FILE --authorized DIR | --plaintext } [--log FILE] [-v]\n"
-		"               [--http ADDR:PORT [--http-token FILE | --http-public]]\n"
+		"               [--http ADDR:PORT [--http-token FILE | --http-public]\n"
+		"                [--http-host NAME]...]\n"
 		"       bpflabd { --help | --version }\n"
 		"\n"
 		"The bpflab coordinator: hands the jobs of submitted plans to bpflab-agent on\n"
@@ -59,7 +61,8 @@ static void usage(FILE *out)
 		"  --key FILE          the coordinator's secret certificate (bpflab keygen):\n"
 		"                      CURVE on both endpoints\n"
 		"  --authorized DIR    public certificates of the agents and clients allowed\n"
-		"                      to connect; reloaded on SIGHUP\n"
+		"                      to connect, each with its role (agent: registers,\n"
+		"                      client: sends requests); reloaded on SIGHUP\n"
 		"  --plaintext         no CURVE; only when both endpoints are loopback or ipc\n"
 		"  --log FILE          append the log to FILE instead of stderr\n"
 		"  --http ADDR:PORT    also serve the dashboard (docs/dashboard.md) over the\n"
@@ -69,6 +72,8 @@ static void usage(FILE *out)
 		"                      TOKEN the first line of FILE\n"
 		"  --http-public       allow an --http address outside loopback without a\n"
 		"                      token\n"
+		"  --http-host NAME    also answer for Host NAME (any port; up to 8): else\n"
+		"                      only for the --http address (localhost on loopback)\n"
 		"  -v, --verbose       debug log, libbpf's too (default: info)\n"
 		"  -h, --help          this help\n"
 		"  -V, --version       print the version\n"
@@ -94,8 +99,10 @@ int main(int argc, char **argv)
 		{ "http", required_argument, NULL, 'H' },
 		{ "http-token", required_argument, NULL, 'T' },
 		{ "http-public", no_argument, NULL, 'U' },
+		{ "http-host", required_argument, NULL, 'N' },
 		{ NULL, 0, NULL, 0 },
 	};
+	const char *names[WEB_NAMES_MAX];
 	struct coord_opts opts = COORD_OPTS();
 	const char *log_path = NULL, *key_path = NULL, *token_path = NULL;
 	struct web_opts wo = { .http = NULL };
@@ -143,6 +150,15 @@ int main(int argc, char **argv)
 		case 'U':
 			wo.public_ok = true;
 			break;
+		case 'N':
+			if (wo.n_names == WEB_NAMES_MAX) {
+				fprintf(stderr, "bpflabd: more than %d --http-host names\n",
+					WEB_NAMES_MAX);
+				return 2;
+			}
+			names[wo.n_names++] = optarg;
+			wo.names = names;
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -176,8 +192,9 @@ int main(int argc, char **argv)
 				"--plaintext (loopback/ipc only)\n");
 		return 2;
 	}
-	if ((token_path || wo.public_ok) && !wo.http) {
-		fprintf(stderr, "bpflabd: --http-token and --http-public go with --http\n");
+	if ((token_path || wo.public_ok || wo.n_names) && !wo.http) {
+		fprintf(stderr, "bpflabd: --http-token, --http-public and --http-host go with "
+			"--http\n");
 		return 2;
 	}
 	if (token_path && wo.public_ok) {
@@ -195,6 +212,12 @@ int main(int argc, char **argv)
 	if (wo.http && web_check_bind(wo.http, token_path, wo.public_ok, why, sizeof(why))) {
 		fprintf(stderr, "bpflabd: %s\n", why);
 		return 2;
+	}
+	for (size_t i = 0; i < wo.n_names; i++) {
+		if (web_check_name(names[i], why, sizeof(why))) {
+			fprintf(stderr, "bpflabd: %s\n", why);
+			return 2;
+		}
 	}
 	if (key_path) {
 		if (keys_load(key_path, true, &key, why, sizeof(why))) {

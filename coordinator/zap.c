@@ -3,6 +3,12 @@
  * allow list, refusals logged at most once a minute a key, and the list reloaded on
  * request (SIGHUP).
  *
+ * Roles: the request's domain names the socket (KEYS_ZAP_AGENTS, KEYS_ZAP_CLIENTS). Only
+ * agent keys are let in on the agents' one, so a client key never gets a pipe there (nor
+ * takes over an agent's routing id). Every key let in has its role attached to the
+ * connection as the property "Role" (ZAP metadata, which libzmq puts before anything the
+ * peer sends), which coord_recv checks on each message (core.c).
+ *
  * Event loop thread only, but coord_request_reload, which only sets a flag.
  */
 #include "coord_zap.h"
@@ -20,7 +26,8 @@
 
 /* Log a refused KEY from ADDRESS, at most once a minute per key: a refused peer
  * reconnects every few hundred milliseconds. */
-static void log_refusal(struct coord *c, const uint8_t key[32], const char *address)
+static void log_refusal(struct coord *c, const uint8_t key[32], const char *address,
+			const char *name, enum keys_role role)
 {
 	int64_t now = util_mono_ms();
 	struct coord_refusal *r, *oldest = &c->refusals[0];
@@ -41,17 +48,39 @@ static void log_refusal(struct coord *c, const uint8_t key[32], const char *addr
 	memcpy(oldest->key, key, 32);
 	oldest->logged_mono = now;
 	zmq_z85_encode(z85, key, 32);
-	pr_warn("refused a connection from %s: key '%.8s...' is not in the allow list '%s'",
-		*address ? address : "an unknown address", z85, c->authorized);
+	if (!name)
+		pr_warn("refused a connection from %s: key '%.8s...' is not in the allow list "
+			"'%s'", *address ? address : "an unknown address", z85, c->authorized);
+	else
+		pr_warn("refused a connection from %s to the agents socket: key '%.8s...' ('%s') "
+			"has the role %s; only agent keys may register as agents",
+			*address ? address : "an unknown address", z85, name,
+			keys_role_name(role));
+}
+
+/* The ZAP reply's metadata (ZMTP property format: name length, name, 4-byte big-endian
+ * value length, value): "Role" = ROLE. Returns its length in OUT. */
+static size_t role_metadata(enum keys_role role, unsigned char out[32])
+{
+	const char *v = keys_role_name(role);
+	size_t len = strlen(v);
+
+	out[0] = 4;
+	memcpy(out + 1, "Role", 4);
+	out[5] = out[6] = out[7] = 0;
+	out[8] = (unsigned char)len;
+	memcpy(out + 9, v, len);
+	return 9 + len;
 }
 
 void coord_zap_handle(struct coord *c)
 {
 	enum { F_VERSION, F_REQID, F_DOMAIN, F_ADDRESS, F_IDENTITY, F_MECH, F_CRED, F_N };
 	zmq_msg_t f[F_N + 1];
-	char address[64] = "", mech[16] = "";
+	char address[64] = "", mech[16] = "", domain[32] = "";
 	const char *status = "400", *text = "not allowed", *user = "";
-	size_t n = 0, i, sz;
+	unsigned char meta[32];
+	size_t n = 0, i, sz, meta_len = 0;
 	int more = 1;
 
 	while (more && n <= F_N) {
@@ -78,21 +107,30 @@ void coord_zap_handle(struct coord *c)
 	sz = zmq_msg_size(&f[F_ADDRESS]);
 	memcpy(address, zmq_msg_data(&f[F_ADDRESS]), sz < sizeof(address) - 1 ? sz :
 	       sizeof(address) - 1);
+	sz = zmq_msg_size(&f[F_DOMAIN]);
+	memcpy(domain, zmq_msg_data(&f[F_DOMAIN]), sz < sizeof(domain) - 1 ? sz :
+	       sizeof(domain) - 1);
 	sz = zmq_msg_size(&f[F_MECH]);
 	memcpy(mech, zmq_msg_data(&f[F_MECH]), sz < sizeof(mech) - 1 ? sz : sizeof(mech) - 1);
 	if (n == F_N && !strcmp(mech, "CURVE") && zmq_msg_size(&f[F_CRED]) == 32) {
 		const uint8_t *key = zmq_msg_data(&f[F_CRED]);
+		enum keys_role role = keys_allow_role(c->allow, key);
+		bool agents = !strcmp(domain, KEYS_ZAP_AGENTS);
 
 		user = keys_allow_name(c->allow, key);
-		if (user) {
+		if (user && (agents ? role == KEYS_ROLE_AGENT : !strcmp(domain, KEYS_ZAP_CLIENTS))) {
 			status = "200";
 			text = "OK";
+			meta_len = role_metadata(role, meta);
 			c->stats.auth_allowed++;
-			pr_debug("allowed a connection from %s with key '%s'", address, user);
+			pr_debug("allowed a connection from %s with key '%s' (%s)", address, user,
+				 keys_role_name(role));
 		} else {
-			user = "";
 			c->stats.auth_refused++;
-			log_refusal(c, key, address);
+			if (user && agents)
+				c->stats.role_refused++;
+			log_refusal(c, key, address, agents ? user : NULL, role);
+			user = "";
 		}
 	} else {
 		c->stats.auth_refused++;
@@ -105,7 +143,7 @@ void coord_zap_handle(struct coord *c)
 	zmq_send(c->zap_sock, status, 3, ZMQ_SNDMORE);
 	zmq_send(c->zap_sock, text, strlen(text), ZMQ_SNDMORE);
 	zmq_send(c->zap_sock, user, strlen(user), ZMQ_SNDMORE);
-	zmq_send(c->zap_sock, "", 0, 0);
+	zmq_send(c->zap_sock, meta, meta_len, 0);
 out:
 	for (i = 0; i < n; i++)
 		zmq_msg_close(&f[i]);

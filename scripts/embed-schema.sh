@@ -2,7 +2,7 @@
 # Turn the numbered migrations schema/NNN_*.sql into a C file that lib/store/store.c links:
 #   const char *const store_migrations[]; const int store_n_migrations;
 # Migration N (1-based) is store_migrations[N-1]; files must be numbered 001, 002, ...
-# without gaps. Usage: embed-schema.sh OUT.c schema/001_x.sql schema/002_y.sql ...
+# without gaps. Usage: embed-schema.sh OUT.c schema/NNN_*.sql
 set -eu
 out=$1; shift
 tmp="$out.tmp"

@@ -1,37 +1,54 @@
 /* web.c - the dashboard's HTTP server (web.h, docs/dashboard.md) on libmicrohttpd: binds
  * only the address it is given, refuses an address outside loopback without a token or
- * --http-public, and on its one internal thread answers each request in order: the
- * token (401; a bearer header, the cookie a browser got for ?token=TOKEN, or that
- * parameter itself, answered by a redirect that sets the cookie), the method (GET and
- * HEAD only, else 405), the route (404, 400), then web_api.c, web_page.c or
- * web_bisect.c over the database opened read-only for that request.
+ * --http-public, and answers each request in order: Host (421) and Origin (403) must
+ * name this site (web_guard.c: no DNS rebinding), the token (401; a bearer header, the
+ * cookie a browser got for ?token=TOKEN, or that parameter itself, answered by a
+ * redirect on this site that sets the cookie), the method (GET and HEAD only, else
+ * 405), the path and parameters (400: too many, not UTF-8), the route (404, 400), then
+ * web_api.c, web_page.c or web_bisect.c over the database opened read-only for that
+ * request.
  *
- * One MHD thread: the answers run one at a time, each with its own read-only store
- * connection, so nothing is shared with the caller's thread but the options.
+ * Threads: one per connection (MHD_USE_THREAD_PER_CONNECTION), at most WEB_CONN_MAX and
+ * WEB_CONN_PER_ADDR from one address, each with deadlines (web_conn.c), so neither a
+ * slow page nor slow clients hold the others. Each answer opens its own read-only store
+ * connection; the page builders keep no state between calls; the server's own fields
+ * are written before MHD starts, then only read, but for the atomic counters of
+ * web_destroy. The signals stay with the caller's thread.
  */
 #include "web.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
 #include <microhttpd.h>
+#include <netinet/in.h>
+#include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "base/log.h"
 #include "base/util.h"
 #include "store/store.h"
+#include "web_conn.h"
 
 #define WEB_MAX_PARAMS 16
 
 struct web {
 	struct MHD_Daemon *mhd;
+	struct web_conns *conns;	/* the deadlines */
 	char *db;
 	char token[WEB_TOKEN_MAX];	/* "" when none */
 	unsigned port;
 	char url[INET6_ADDRSTRLEN + 32];	/* http://ADDR:PORT/ */
-	char csp[192];			/* Content-Security-Policy: the live script's hash */
+	char csp[256];			/* Content-Security-Policy: the live script's hash */
 	char cookie[65];		/* the token cookie's value: SHA-256 of the token, hex */
+	struct web_site site;		/* what Host and Origin may name */
+	char *names[WEB_NAMES_MAX];	/* site.names: --http-host, copied */
+	atomic_bool stopping;		/* web_destroy began: new requests get 503 */
+	atomic_int busy;		/* requests in handle() */
 };
 
 /* The cookie a browser gets for ?token=TOKEN (docs/dashboard.md, "Security model"). */
@@ -85,6 +102,8 @@ static enum MHD_Result send_reply(struct MHD_Connection *conn, struct web_reply 
 	MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
 	MHD_add_response_header(resp, "Content-Security-Policy", w->csp);
 	MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+	MHD_add_response_header(resp, "Referrer-Policy", "no-referrer");
+	MHD_add_response_header(resp, "X-Frame-Options", "DENY");
 	if (*reply->filename) {
 		snprintf(h, sizeof(h), "attachment; filename=\"%s\"", reply->filename);
 		MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_DISPOSITION, h);
@@ -107,6 +126,7 @@ static enum MHD_Result send_reply(struct MHD_Connection *conn, struct web_reply 
 	}
 	ret = MHD_queue_response(conn, reply->status, resp);
 	MHD_destroy_response(resp);
+	web_conns_sending(w->conns, conn);
 	return ret;
 }
 
@@ -165,53 +185,119 @@ static void login_reply(const char *url, const struct params *ps, struct web_rep
 	x->set_cookie = true;
 }
 
+/* The first parameter of PS whose name or value is not UTF-8 into ERR; false when all
+ * are. */
+static bool params_bad_utf8(const struct params *ps, char *err, size_t err_len)
+{
+	size_t i;
+
+	for (i = 0; i < ps->n; i++) {
+		if (!web_utf8_valid(ps->p[i].key)) {
+			snprintf(err, err_len, "parameter %zu: the name is not valid UTF-8", i + 1);
+			return true;
+		}
+		if (ps->p[i].value && !web_utf8_valid(ps->p[i].value)) {
+			snprintf(err, err_len, "parameter '%s': the value is not valid UTF-8",
+				 ps->p[i].key);
+			return true;
+		}
+	}
+	return false;
+}
+
+/* The answer to a request that carries all its headers: REPLY and X as the file's
+ * comment orders the checks. */
+static void answer(struct web *w, struct MHD_Connection *conn, const char *url,
+		   const char *method, struct web_reply *reply, struct extra *x)
+{
+	struct params ps = { .n = 0 };
+	enum web_route route;
+	char err[256];
+	int64_t id = 0;
+	bool login;
+
+	if (!web_host_ok(&w->site, MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
+							     MHD_HTTP_HEADER_HOST))) {
+		web_reply_error(reply, 421, "this server does not answer for that Host (its "
+				"address, or a name given with --http-host)");
+		return;
+	}
+	if (!web_origin_ok(&w->site, MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
+							       MHD_HTTP_HEADER_ORIGIN))) {
+		web_reply_error(reply, MHD_HTTP_FORBIDDEN, "requests from another site's page "
+				"are refused (Origin)");
+		return;
+	}
+	if (!authorized(w, conn, &login)) {
+		web_reply_error(reply, MHD_HTTP_UNAUTHORIZED,
+				"missing or wrong token (Authorization: Bearer TOKEN)");
+		x->bearer = true;
+		return;
+	}
+	if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD)) {
+		web_reply_error(reply, MHD_HTTP_METHOD_NOT_ALLOWED,
+				"method '%s' not allowed: the dashboard is read-only (GET, HEAD)",
+				web_utf8_valid(method) ? method : "?");
+		x->allow = "GET, HEAD";
+		return;
+	}
+	MHD_get_connection_values(conn, MHD_GET_ARGUMENT_KIND, param_cb, &ps);
+	if (ps.too_many) {
+		web_reply_error(reply, MHD_HTTP_BAD_REQUEST, "more than %d query parameters",
+				WEB_MAX_PARAMS);
+		return;
+	}
+	if (!web_utf8_valid(url)) {
+		web_reply_error(reply, MHD_HTTP_BAD_REQUEST, "the path is not valid UTF-8");
+		return;
+	}
+	if (params_bad_utf8(&ps, err, sizeof(err))) {
+		web_reply_error(reply, MHD_HTTP_BAD_REQUEST, "%s", err);
+		return;
+	}
+	if (login) {
+		if (web_local_path(url))
+			login_reply(url, &ps, reply, x);
+		else
+			web_reply_error(reply, MHD_HTTP_BAD_REQUEST, "'%s' is not a path on this "
+					"site: signing in leads only to one", url);
+		return;
+	}
+	route = web_route(url, &id);
+	if (route == WEB_NOT_FOUND)
+		web_reply_error(reply, MHD_HTTP_NOT_FOUND, "no such path '%s' (see "
+				"docs/dashboard.md)", url);
+	else if (route == WEB_BAD_ID)
+		web_reply_error(reply, MHD_HTTP_BAD_REQUEST, "bad %s id in '%s' (expected a "
+				"positive integer)", strstr(url, "/bisect/") ? "session" : "run",
+				url);
+	else if (route == WEB_PAGE_BISECT || route == WEB_PAGE_BISECT_ID)
+		web_page_bisect(w->db, route, id, ps.p, ps.n, reply);
+	else if (route >= WEB_PAGE_RUNS)
+		web_page(w->db, route, id, ps.p, ps.n, reply);
+	else
+		web_api(w->db, route, id, ps.p, ps.n, reply);
+}
+
 static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char *url,
 			      const char *method, const char *version, const char *upload,
 			      size_t *upload_size, void **con_cls)
 {
 	struct web *w = cls;
 	struct web_reply reply = { .status = 0 };
-	struct params ps = { .n = 0 };
 	struct extra x = { 0 };
-	enum web_route route;
 	enum MHD_Result ret;
-	int64_t id = 0;
-	bool login;
 
 	(void)version;
 	(void)upload;
 	(void)upload_size;
 	(void)con_cls;
-	route = web_route(url, &id);
-	if (!authorized(w, conn, &login)) {
-		web_reply_error(&reply, MHD_HTTP_UNAUTHORIZED,
-				"missing or wrong token (Authorization: Bearer TOKEN)");
-		x.bearer = true;
-	} else if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD)) {
-		web_reply_error(&reply, MHD_HTTP_METHOD_NOT_ALLOWED,
-				"method '%s' not allowed: the dashboard is read-only (GET, HEAD)",
-				method);
-		x.allow = "GET, HEAD";
-	} else if (MHD_get_connection_values(conn, MHD_GET_ARGUMENT_KIND, param_cb, &ps),
-		   ps.too_many) {
-		web_reply_error(&reply, MHD_HTTP_BAD_REQUEST, "more than %d query parameters",
-				WEB_MAX_PARAMS);
-	} else if (login) {
-		login_reply(url, &ps, &reply, &x);
-	} else if (route == WEB_NOT_FOUND) {
-		web_reply_error(&reply, MHD_HTTP_NOT_FOUND, "no such path '%s' (see "
-				"docs/dashboard.md)", url);
-	} else if (route == WEB_BAD_ID) {
-		web_reply_error(&reply, MHD_HTTP_BAD_REQUEST, "bad %s id in '%s' (expected a "
-				"positive integer)", strstr(url, "/bisect/") ? "session" : "run",
-				url);
-	} else if (route == WEB_PAGE_BISECT || route == WEB_PAGE_BISECT_ID) {
-		web_page_bisect(w->db, route, id, ps.p, ps.n, &reply);
-	} else if (route >= WEB_PAGE_RUNS) {
-		web_page(w->db, route, id, ps.p, ps.n, &reply);
-	} else {
-		web_api(w->db, route, id, ps.p, ps.n, &reply);
-	}
+	web_conns_answering(w->conns, conn);
+	atomic_fetch_add(&w->busy, 1);
+	if (atomic_load(&w->stopping))
+		web_reply_error(&reply, MHD_HTTP_SERVICE_UNAVAILABLE, "the server is stopping");
+	else
+		answer(w, conn, url, method, &reply, &x);
 	/* an error outside /api/ is a page for a person: the same status and message */
 	if (reply.status != MHD_HTTP_OK && strncmp(url, "/api/", 5) && strcmp(url, "/api") &&
 	    !strcmp(reply.type, "application/json")) {
@@ -225,12 +311,14 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
 	}
 	ret = send_reply(conn, &reply, w, &x);
 	free(x.location);
+	atomic_fetch_sub(&w->busy, 1);
 	return ret;
 }
 
 /* The Content-Security-Policy of every answer into OUT: nothing from elsewhere, inline
  * styles, the one inline script of /runs by its SHA-256 (no other script runs, also one
- * injected into a page), fetches to this server only. Returns 0 or -ENOMEM. */
+ * injected into a page), fetches to this server only, in no other site's frame.
+ * Returns 0 or -ENOMEM. */
 static int web_csp(char *out, size_t len)
 {
 	uint8_t sum[32];
@@ -241,39 +329,101 @@ static int web_csp(char *out, size_t len)
 	if (!b64)
 		return -ENOMEM;
 	snprintf(out, len, "default-src 'none'; style-src 'unsafe-inline'; script-src "
-		 "'sha256-%s'; connect-src 'self'", b64);
+		 "'sha256-%s'; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'",
+		 b64);
 	free(b64);
 	return 0;
 }
 
-/* libmicrohttpd's own messages, through bpflab's log: while the daemon starts (W's mhd
- * still NULL) at debug level, since web_new's error says it better ("Failed to bind to
- * port 0" is MHD's word for a port it was given inside the address); later at info. */
+/* MHD's own messages (a full connection table, a client that went) at debug level:
+ * a client must not fill the log. */
 static void mhd_log(void *cls, const char *fmt, va_list ap)
 {
-	const struct web *w = cls;
 	char msg[512];
-	size_t n;
 
+	(void)cls;
 	vsnprintf(msg, sizeof(msg), fmt, ap);
-	n = strlen(msg);
-	while (n && (msg[n - 1] == '\n' || msg[n - 1] == '.'))
-		msg[--n] = '\0';
-	if (w->mhd)
-		pr_info("dashboard: libmicrohttpd: %s", msg);
-	else
-		pr_debug("dashboard: libmicrohttpd: %s", msg);
+	msg[strcspn(msg, "\n")] = '\0';
+	pr_debug("dashboard: %s", msg);
+}
+
+/* A socket listening on SA (LEN) into *FD, the port bound into W's site and url.
+ * Returns 0 or -errno. */
+static int web_listen(struct web *w, const struct sockaddr_storage *sa, socklen_t len,
+		      bool loopback, int *fd)
+{
+	struct sockaddr_storage bound;
+	socklen_t blen = sizeof(bound);
+	const void *a;
+	int one = 1, e;
+
+	*fd = socket(sa->ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (*fd < 0)
+		return -errno;
+	setsockopt(*fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (sa->ss_family == AF_INET6)
+		setsockopt(*fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
+	if (bind(*fd, (const struct sockaddr *)sa, len) || listen(*fd, 128) ||
+	    getsockname(*fd, (struct sockaddr *)&bound, &blen)) {
+		e = errno;
+		close(*fd);
+		*fd = -1;
+		return -e;
+	}
+	if (sa->ss_family == AF_INET6) {
+		a = &((const struct sockaddr_in6 *)&bound)->sin6_addr;
+		w->site.port = ntohs(((const struct sockaddr_in6 *)&bound)->sin6_port);
+		w->site.wildcard = IN6_IS_ADDR_UNSPECIFIED((const struct in6_addr *)a);
+	} else {
+		a = &((const struct sockaddr_in *)&bound)->sin_addr;
+		w->site.port = ntohs(((const struct sockaddr_in *)&bound)->sin_port);
+		w->site.wildcard = ((const struct in_addr *)a)->s_addr == htonl(INADDR_ANY);
+	}
+	w->site.loopback = loopback;
+	inet_ntop(sa->ss_family, a, w->site.addr, sizeof(w->site.addr));
+	w->port = w->site.port;
+	snprintf(w->url, sizeof(w->url), sa->ss_family == AF_INET6 ? "http://[%s]:%u/" :
+		 "http://%s:%u/", w->site.addr, w->port);
+	return 0;
+}
+
+/* W's --http-host names from OPTS, checked and copied. Returns 0, or -EINVAL (*USAGE)
+ * or -ENOMEM with the reason in ERR. */
+static int web_names(struct web *w, const struct web_opts *opts, bool *usage, char *err,
+		     size_t err_len)
+{
+	size_t i;
+
+	if (opts->n_names > WEB_NAMES_MAX) {
+		snprintf(err, err_len, "more than %d --http-host names", WEB_NAMES_MAX);
+		*usage = true;
+		return -EINVAL;
+	}
+	for (i = 0; i < opts->n_names; i++) {
+		if (web_check_name(opts->names[i], err, err_len)) {
+			*usage = true;
+			return -EINVAL;
+		}
+		w->names[i] = strdup(opts->names[i]);
+		if (!w->names[i]) {
+			snprintf(err, err_len, "out of memory");
+			return -ENOMEM;
+		}
+	}
+	w->site.names = (const char *const *)w->names;
+	w->site.n_names = opts->n_names;
+	return 0;
 }
 
 struct web *web_new(const struct web_opts *opts, bool *usage, char *err, size_t err_len)
 {
 	const char *http = opts->http ? opts->http : WEB_DEFAULT_ADDR;
-	const union MHD_DaemonInfo *info;
 	struct sockaddr_storage sa;
 	struct store *store;
 	socklen_t len;
 	bool loopback;
 	struct web *w;
+	int fd, e;
 
 	*usage = true;
 	if (web_check_bind(http, opts->token, opts->public_ok, err, err_len))
@@ -284,6 +434,13 @@ struct web *web_new(const struct web_opts *opts, bool *usage, char *err, size_t 
 		return NULL;
 	}
 	*usage = false;
+	w = calloc(1, sizeof(*w));
+	if (!w) {
+		snprintf(err, err_len, "out of memory");
+		return NULL;
+	}
+	if (web_names(w, opts, usage, err, err_len))
+		goto fail;
 	/* refuse at start what every request would fail on: no file, newer schema */
 	store = store_open(opts->db, true, err, err_len);
 	if (!store) {
@@ -293,14 +450,12 @@ struct web *web_new(const struct web_opts *opts, bool *usage, char *err, size_t 
 			snprintf(why, sizeof(why), "%s", *err ? err : strerror(errno));
 			snprintf(err, err_len, "cannot open database '%s': %s", opts->db, why);
 		}
-		return NULL;
+		goto fail;
 	}
 	store_close(&store);
-	w = calloc(1, sizeof(*w));
-	if (!w || !(w->db = strdup(opts->db))) {
-		free(w);
+	if (!(w->db = strdup(opts->db)) || web_csp(w->csp, sizeof(w->csp))) {
 		snprintf(err, err_len, "out of memory");
-		return NULL;
+		goto fail;
 	}
 	if (opts->token) {
 		uint8_t sum[32];
@@ -311,38 +466,39 @@ struct web *web_new(const struct web_opts *opts, bool *usage, char *err, size_t 
 		for (i = 0; i < sizeof(sum); i++)
 			snprintf(w->cookie + 2 * i, 3, "%02x", sum[i]);
 	}
-	if (web_csp(w->csp, sizeof(w->csp))) {
-		snprintf(err, err_len, "out of memory");
-		web_destroy(&w);
-		return NULL;
+	w->conns = web_conns_new(WEB_REQUEST_DEADLINE_S, WEB_SEND_DEADLINE_S);
+	if (!w->conns) {
+		snprintf(err, err_len, "cannot start the dashboard's timer thread: %s",
+			 strerror(errno));
+		goto fail;
 	}
-	w->mhd = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG |
+	/* bound before MHD starts: the port is in the site before a request can come */
+	e = web_listen(w, &sa, len, loopback, &fd);
+	if (e) {
+		snprintf(err, err_len, "cannot listen on '%s': %s", http, strerror(-e));
+		goto fail;
+	}
+	w->mhd = MHD_start_daemon(MHD_USE_THREAD_PER_CONNECTION | MHD_USE_POLL | MHD_USE_ITC |
+				  MHD_USE_ERROR_LOG |
 				  (sa.ss_family == AF_INET6 ? MHD_USE_IPv6 : 0),
 				  0, NULL, NULL, handle, w,
-				  /* first, or MHD prints what comes before it itself */
-				  MHD_OPTION_EXTERNAL_LOGGER, mhd_log, w,
-				  MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sa,
-				  MHD_OPTION_CONNECTION_LIMIT, (unsigned)64,
-				  MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)30,
+				  MHD_OPTION_LISTEN_SOCKET, fd,
+				  MHD_OPTION_CONNECTION_LIMIT, (unsigned)WEB_CONN_MAX,
+				  MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)WEB_CONN_PER_ADDR,
+				  MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)WEB_SEND_DEADLINE_S,
+				  MHD_OPTION_NOTIFY_CONNECTION, web_conns_notify, w->conns,
+				  MHD_OPTION_NOTIFY_COMPLETED, web_conns_completed, w->conns,
+				  MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
 				  MHD_OPTION_END);
 	if (!w->mhd) {
-		snprintf(err, err_len, "cannot listen on '%s': %s", http, strerror(errno));
-		web_destroy(&w);
-		return NULL;
-	}
-	info = MHD_get_daemon_info(w->mhd, MHD_DAEMON_INFO_BIND_PORT);
-	w->port = info ? info->port : 0;
-	{
-		char host[INET6_ADDRSTRLEN] = "?";
-		const void *a = sa.ss_family == AF_INET6 ?
-			(const void *)&((struct sockaddr_in6 *)&sa)->sin6_addr :
-			(const void *)&((struct sockaddr_in *)&sa)->sin_addr;
-
-		inet_ntop(sa.ss_family, a, host, sizeof(host));
-		snprintf(w->url, sizeof(w->url), sa.ss_family == AF_INET6 ? "http://[%s]:%u/" :
-			 "http://%s:%u/", host, w->port);
+		snprintf(err, err_len, "cannot serve on '%s': %s", http, strerror(errno));
+		close(fd);
+		goto fail;
 	}
 	return w;
+fail:
+	web_destroy(&w);
+	return NULL;
 }
 
 unsigned web_port(const struct web *w)
@@ -355,17 +511,49 @@ const char *web_url(const struct web *w)
 	return w->url;
 }
 
+/* Wait up to WEB_STOP_GRACE_MS for W's answers being built; true when none is left. */
+static bool web_drain(struct web *w)
+{
+	struct timespec tick = { .tv_nsec = 10 * 1000000L };
+	int waited;
+
+	for (waited = 0; atomic_load(&w->busy) > 0; waited += 10) {
+		if (waited >= WEB_STOP_GRACE_MS)
+			return false;
+		nanosleep(&tick, NULL);
+	}
+	return true;
+}
+
 void web_destroy(struct web **wp)
 {
 	struct web *w = *wp;
+	size_t i;
+	int fd;
 
 	if (!w)
 		return;
-	if (w->mhd)
+	*wp = NULL;
+	if (w->mhd) {
+		atomic_store(&w->stopping, true);
+		/* no new connection; the listening socket is ours again */
+		fd = MHD_quiesce_daemon(w->mhd);
+		if (fd >= 0)
+			close(fd);
+		if (!web_drain(w)) {
+			/* MHD_stop_daemon would join a thread still building (a page of a
+			 * huge run, a database locked): leave it, and W, to the exit */
+			pr_warn("dashboard: stopped with %d answers still being built",
+				atomic_load(&w->busy));
+			return;
+		}
 		MHD_stop_daemon(w->mhd);
+	}
+	web_conns_destroy(&w->conns);
 	free(w->db);
+	for (i = 0; i < WEB_NAMES_MAX; i++)
+		free(w->names[i]);
 	memset(w->token, 0, sizeof(w->token));
 	memset(w->cookie, 0, sizeof(w->cookie));
 	free(w);
-	*wp = NULL;
 }

@@ -3,7 +3,9 @@
  * the CLI prints with -j (/api/...) and server-rendered pages (/runs, /runs/ID,
  * /history, /compare, /hosts, /bisect).
  *
- * Parts: web.c (the server: bind, token, methods, dispatch; MHD's own thread), web_api.c
+ * Parts: web.c (the server: bind, Host and Origin, token, methods, dispatch; a thread per
+ * connection), web_conn.c (the connections' deadlines), web_guard.c (pure checks: Host,
+ * Origin, redirect target, UTF-8, --http-host names), web_api.c
  * (the JSON answers, from the store's query functions that `bpflab --db` uses),
  * web_page.c (the HTML pages from the same objects), web_bisect.c (the bisect pages),
  * web_chart.c (the history's SVG), web_util.c (pure helpers: address, token, route and
@@ -22,6 +24,17 @@
 
 #define WEB_DEFAULT_ADDR "127.0.0.1:8080"
 #define WEB_TOKEN_MAX 512
+/* --http-host NAMEs at most */
+#define WEB_NAMES_MAX 8
+/* Connections served at once, and from one address (docs/dashboard.md, "Limits"). */
+#define WEB_CONN_MAX 256
+#define WEB_CONN_PER_ADDR 32
+/* Seconds a connection has to send a whole request (request line, headers; the
+ * dashboard reads no body), and to take a whole answer. */
+#define WEB_REQUEST_DEADLINE_S 10
+#define WEB_SEND_DEADLINE_S 60
+/* Milliseconds web_destroy waits for answers being built before it leaves them. */
+#define WEB_STOP_GRACE_MS 300
 
 /* How web_new serves. */
 struct web_opts {
@@ -29,20 +42,25 @@ struct web_opts {
 	const char *http;		/* ADDR:PORT, [ADDR6]:PORT, :PORT or PORT; NULL: default */
 	const char *token;		/* the bearer token every request must carry, or NULL */
 	bool public_ok;			/* --http-public: another address without a token */
+	const char *const *names;	/* --http-host: more names of this site (N_NAMES) */
+	size_t n_names;
 };
 
 struct web;
 
-/* Check OPTS (address, bind rule, database) and start serving on MHD's own thread.
+/* Check OPTS (address, bind rule, --http-host names, database) and start serving on
+ * MHD's threads (one per connection, web.c).
  * Returns the server, or NULL with a message in ERR and *USAGE true when the mistake is
- * the caller's (a bad address, a non-loopback address without --http-token or
- * --http-public: exit 2), false otherwise (cannot bind, cannot open the database). */
+ * the caller's (a bad address or --http-host name, a non-loopback address without
+ * --http-token or --http-public: exit 2), false otherwise (cannot bind, cannot open the database). */
 struct web *web_new(const struct web_opts *opts, bool *usage, char *err, size_t err_len);
 /* The port bound (useful with port 0). */
 unsigned web_port(const struct web *w);
 /* "http://ADDR:PORT/" as bound. */
 const char *web_url(const struct web *w);
-/* Stop serving and free; *W becomes NULL. Takes NULL. */
+/* Stop serving and free; *W becomes NULL. Takes NULL. Answers still being built after
+ * WEB_STOP_GRACE_MS are left to finish on their threads (the server is then not freed:
+ * the caller is about to exit), so that it returns within a second whatever runs. */
 void web_destroy(struct web **w);
 
 /* --- web_util.c: pure helpers --- */
@@ -67,6 +85,37 @@ bool web_auth_ok(const char *header, const char *token);
 /* True when GIVEN (may be NULL) equals SECRET, in a time that does not depend on where
  * they differ. */
 bool web_secret_equal(const char *given, const char *secret);
+
+/* --- web_guard.c: what a request claims --- */
+
+/* The site the dashboard is: what Host and Origin may name. */
+struct web_site {
+	char addr[64];			/* the bound address (IPv6 without brackets) */
+	unsigned port;			/* the bound port */
+	bool loopback, wildcard;	/* 127.0.0.0/8 or ::1; 0.0.0.0 or :: */
+	const char *const *names;	/* --http-host names (any port) */
+	size_t n_names;
+};
+/* True when the Host header HOST (NULL: none, HTTP/1.0) names SITE: a configured name
+ * (any port); or with the bound port (80 when HOST has none) the bound address,
+ * "localhost" when bound to loopback, any IP address when bound to a wildcard. A name
+ * rebound to 127.0.0.1 by its DNS is none of them (DNS rebinding). */
+bool web_host_ok(const struct web_site *site, const char *host);
+/* True when the Origin header ORIGIN (NULL: none) is http://HOST or https://HOST (ports
+ * 80 and 443 by default) with HOST as web_host_ok takes it; "null" is refused. */
+bool web_origin_ok(const struct web_site *site, const char *origin);
+/* True when PATH may be the Location after signing in: it starts with one '/' (not
+ * "//" nor "/\\", which a browser takes for another site). */
+bool web_local_path(const char *path);
+/* True when S is UTF-8 without overlong forms, surrogates or code points past
+ * U+10FFFF, and not cut mid-character. */
+bool web_utf8_valid(const char *s);
+/* Replace in S every byte that does not start a valid UTF-8 character with '?' (a
+ * message cut mid-character by its buffer). */
+void web_utf8_repair(char *s);
+/* Check an --http-host NAME: 1 to 253 letters, digits, '-' and '.'. Returns 0, or
+ * -EINVAL with the reason in ERR. */
+int web_check_name(const char *name, char *err, size_t err_len);
 
 /* What a path names. */
 enum web_route {

@@ -6,7 +6,8 @@
  * functions, the query parameters for its options), result export (export_run),
  * bisect status and log
  * (lib/analysis/bisect_session.c over store_bisect_get). Also the
- * objects the pages (web_page.c) render. Runs on MHD's thread, one store per request.
+ * objects the pages (web_page.c) render. Runs on MHD's threads (one per connection),
+ * one store per request, no state kept between calls.
  */
 #include "web.h"
 
@@ -35,6 +36,7 @@ void web_reply_error(struct web_reply *reply, unsigned status, const char *fmt, 
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
+	web_utf8_repair(msg);	/* JSON takes only UTF-8: a long path cut mid-character */
 	web_reply_release(reply);
 	reply->status = status;
 	reply->type = "application/json";

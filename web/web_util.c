@@ -13,6 +13,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+#include "base/util.h"
 
 int web_parse_addr(const char *text, struct sockaddr_storage *sa, socklen_t *len,
 		   bool *loopback, char *err, size_t err_len)
@@ -94,13 +97,18 @@ int web_read_token(const char *file, char *out, char *err, size_t err_len)
 {
 	char line[WEB_TOKEN_MAX + 2];
 	size_t n, i, start = 0;
-	FILE *f = fopen(file, "r");
-	int e;
+	int e = util_open_regular(file);
+	FILE *f = e >= 0 ? fdopen(e, "r") : NULL;
 
 	if (!f) {
-		e = errno;
-		snprintf(err, err_len, "cannot read token file '%s': %s", file, strerror(e));
-		return -e;
+		if (e >= 0) {
+			int fd = e;
+
+			e = -errno;
+			close(fd);
+		}
+		snprintf(err, err_len, "cannot read token file '%s': %s", file, util_strerror(e));
+		return e;
 	}
 	if (!fgets(line, sizeof(line), f))
 		line[0] = '\0';

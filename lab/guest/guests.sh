@@ -277,7 +277,7 @@ guests_up() { # KERNELS (comma separated)
 	# fetch everything first (cached after the first time), then boot them all at once
 	"$top/lab/kernels" fetch "${list[@]}" >&2 || die "cannot fetch kernels '$kernels'"
 	if declare -F lab_allow >/dev/null; then
-		for ((i = 1; i <= ${#list[@]}; i++)); do lab_allow "g$i"; done
+		for ((i = 1; i <= ${#list[@]}; i++)); do lab_allow "g$i" agent; done
 		# bpflabd reloads its allow list on SIGHUP
 		[ -f "$dir/bpflabd.pid" ] && kill -HUP "$(cat "$dir/bpflabd.pid")" 2>/dev/null || true
 	fi
@@ -383,7 +383,7 @@ guest_up() { # KERNEL MAX [NIC]
 	while [ -d "$dir/g$i" ]; do i=$((i + 1)); done
 	echo "$i" > "$dir/guests_seq"
 	if declare -F lab_allow >/dev/null; then
-		lab_allow "g$i"
+		lab_allow "g$i" agent
 		kill -HUP "$(cat "$dir/bpflabd.pid")" 2>/dev/null || true
 	fi
 	t0=$(date +%s)

@@ -14,7 +14,7 @@
  * CPUs at two levels (the jobs' rx.cpu records).
  *
  * The reports are JSON (docs/analysis.md, "Compare and history reports"); lib/report/report_compare.c
- * and lib/report/report_history.c print them. Built by lib/analysis*.c (analysis.c the compare,
+ * and lib/report/report_history.c print them. Built by lib/analysis/ files (analysis.c the compare,
  * analysis_history.c the history, analysis_series.c what both read). Pure functions of
  * their input, thread-safe.
  *

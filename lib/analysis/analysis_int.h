@@ -1,4 +1,4 @@
-/* analysis_int.h - what the parts of the analysis share; private to lib/analysis*.c
+/* analysis_int.h - what the parts of the analysis share; private to lib/analysis/ files
  * (analysis.h is the public contract). analysis_series.c reads value rows into series
  * and sides, analysis.c builds the compare report from them, analysis_history.c the
  * history. Nothing here keeps state; one call owns its set.

@@ -3,7 +3,7 @@
  * The few numbers benchmark tables need: mean, sample standard deviation (n - 1), min,
  * max, spread (half the range, the "± spread" kernel developers post), median and
  * the weighted mean (a rate's mean over windows of unequal duration).
- * Used by lib/report_*.c and, later, by comparisons and bisection.
+ * Used by lib/report/report_*.c and, later, by comparisons and bisection.
  *
  * The second half holds what lib/analysis/compare.c decides with: a metric's kind (which
  * way is better) and its mean (arithmetic for every kind: a rate's windows are of equal

@@ -1,5 +1,5 @@
 /* texttable.c - see texttable.h. Widths, padded cells, aligned tables and CSV fields for
- * lib/report_*.c and the cli/ lists.
+ * lib/report/report_*.c and the cli/ lists.
  *
  * A table is printed straight to its FILE: blanks (padding, and those of the separator
  * and of cells) are held back until something else follows on the line, so that a
@@ -184,15 +184,49 @@ void tt_table_release(struct tt_table *t)
 
 /* ---- CSV ---- */
 
+bool tt_csv_is_number(const char *s)
+{
+	bool digits = false;
+
+	if (*s == '+' || *s == '-')
+		s++;
+	for (; *s >= '0' && *s <= '9'; s++)
+		digits = true;
+	if (*s == '.')
+		for (s++; *s >= '0' && *s <= '9'; s++)
+			digits = true;
+	if (!digits)
+		return false;
+	if (*s == 'e' || *s == 'E') {
+		s++;
+		if (*s == '+' || *s == '-')
+			s++;
+		if (*s < '0' || *s > '9')
+			return false;
+		while (*s >= '0' && *s <= '9')
+			s++;
+	}
+	return !*s;
+}
+
+bool tt_csv_is_formula(const char *s)
+{
+	return s && *s && strchr("=+-@\t\r", *s) && !tt_csv_is_number(s);
+}
+
 void tt_csv_field(FILE *out, const char *s)
 {
+	bool formula = tt_csv_is_formula(s);
+
 	if (!s)
 		return;
-	if (!strpbrk(s, ",\"\r\n")) {
+	if (!formula && !strpbrk(s, ",\"\r\n")) {
 		fputs(s, out);
 		return;
 	}
 	fputc('"', out);
+	if (formula)
+		fputc('\'', out);	/* a spreadsheet shows the text, runs no formula */
 	for (; *s; s++) {
 		if (*s == '"')
 			fputc('"', out);

@@ -1,6 +1,6 @@
 /* texttable.h - plain-text tables for every printer: how wide a string is on a terminal,
  * cells padded to a width, aligned tables, and CSV fields. The one place that decides
- * these, so that `result show`, `result compare`/`history` (lib/report_*.c) and the
+ * these, so that `result show`, `result compare`/`history` (lib/report/report_*.c) and the
  * cli/ lists (host, link, plan, run, bisect) line up
  * and quote alike. Prefix tt_ (text table).
  *
@@ -74,7 +74,16 @@ void tt_table_release(struct tt_table *t);
 void tt_wrap(FILE *out, const char *text, int width, const char *indent);
 
 /* Write S (NULL as an empty field) to OUT as one CSV field, quoted as RFC 4180 asks; the
- * separator or line end is the caller's. */
+ * separator or line end is the caller's. A field a spreadsheet would run as a formula
+ * (tt_csv_is_formula) is quoted with a leading "'": `=1+2` becomes `"'=1+2"`. Every CSV
+ * bpflab writes (result show --csv, compare, history, the dashboard's downloads) goes
+ * through here (docs/security.md, "CSV"). */
 void tt_csv_field(FILE *out, const char *s);
+/* True when S is a decimal number: [+-]DIGITS[.DIGITS][e[+-]DIGITS] (a digit at least,
+ * before or after the point); "-3.2" and "+1e5" are, "-inf", "-0x1p3" and "" not. */
+bool tt_csv_is_number(const char *s);
+/* True when S (may be NULL) starts with '=', '+', '-', '@', a tab or a CR and is not a
+ * number (tt_csv_is_number): a cell a spreadsheet would take for a formula. */
+bool tt_csv_is_formula(const char *s);
 
 #endif

@@ -12,15 +12,123 @@
 #include <time.h>
 #include <unistd.h>
 
+int util_open_regular(const char *path)
+{
+	struct stat st;
+	int fd, flags;
+
+	/* O_NONBLOCK: opening a FIFO would wait for a writer */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st)) {
+		int e = -errno;
+
+		close(fd);
+		return e;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		close(fd);
+		return S_ISDIR(st.st_mode) ? -EISDIR : -UTIL_ENOTREG;
+	}
+	flags = fcntl(fd, F_GETFL);
+	if (flags >= 0)
+		fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
+	return fd;
+}
+
+const char *util_strerror(int err)
+{
+	if (err < 0)
+		err = -err;
+	if (err == UTIL_ENOTREG)
+		return "not a regular file (a FIFO, device or socket)";
+	return strerror(err);
+}
+
+size_t util_utf8_len(const char *s, size_t avail)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	unsigned int c = p[0], v;
+	size_t n, i;
+
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xc2 && c <= 0xdf)
+		n = 2, v = c & 0x1f;
+	else if (c >= 0xe0 && c <= 0xef)
+		n = 3, v = c & 0x0f;
+	else if (c >= 0xf0 && c <= 0xf4)
+		n = 4, v = c & 0x07;
+	else
+		return 0;	/* a continuation byte, 0xc0, 0xc1, 0xf5.. */
+	if (avail < n)
+		return 0;
+	for (i = 1; i < n; i++) {
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+		v = v << 6 | (p[i] & 0x3f);
+	}
+	if ((n == 3 && (v < 0x800 || (v >= 0xd800 && v <= 0xdfff))) ||
+	    (n == 4 && (v < 0x10000 || v > 0x10ffff)))
+		return 0;
+	return n;
+}
+
+bool util_utf8_valid(const char *text, size_t len, size_t *bad)
+{
+	size_t i = 0, n;
+
+	while (i < len) {
+		n = text[i] ? util_utf8_len(text + i, len - i) : 0;
+		if (!n) {
+			if (bad)
+				*bad = i;
+			return false;
+		}
+		i += n;
+	}
+	return true;
+}
+
+int util_text_check(const char *text, size_t len, const char *file, char *err,
+		    size_t err_len)
+{
+	const char *p = text, *end;
+	size_t bad;
+	int line = 1;
+
+	if (!len || util_utf8_valid(text, len, &bad))
+		return 0;
+	for (end = text + bad; (p = memchr(p, '\n', (size_t)(end - p))); p++)
+		line++;
+	return util_seterr(err, err_len, -EINVAL, "%s:%d: %s", file, line,
+			   text[bad] ? "not UTF-8 text" : "a NUL byte (not a text file?)");
+}
+
+bool util_name_ok(const char *s, const char *extra, size_t max)
+{
+	size_t i;
+
+	for (i = 0; s[i]; i++) {
+		char ch = s[i];
+
+		if (i >= max || !((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+				  (ch >= '0' && ch <= '9') || strchr(extra, ch)))
+			return false;
+	}
+	return i > 0;
+}
+
 int util_read_file(const char *path, size_t max_len, char **bufp, size_t *lenp)
 {
 	char *buf = NULL;
 	size_t len = 0, cap = 0;
 	int fd, err = 0;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = util_open_regular(path);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	for (;;) {
 		ssize_t n;
 

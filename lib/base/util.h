@@ -14,15 +14,48 @@
 
 #include <jansson.h>
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
-/* Read all of PATH into a NUL-terminated heap buffer (*bufp, caller frees) of *lenp bytes
- * (not counting the NUL). Files above max_len bytes are refused with -EFBIG.
- * Returns 0 or -errno. */
+/* -UTIL_ENOTREG: PATH names a FIFO, a device or a socket where a file is read (above the
+ * kernel's errno values; util_strerror() names it). */
+#define UTIL_ENOTREG 200
+
+/* Open PATH read-only (O_CLOEXEC, through symbolic links) if it is a regular file. A FIFO,
+ * a device or a socket is refused with -UTIL_ENOTREG and a directory with -EISDIR, without
+ * blocking on them (opened O_NONBLOCK, then fstat). Returns the fd or -errno. */
+int util_open_regular(const char *path);
+
+/* The text of -errno ERR (or errno ERR) as util_* functions return it: strerror(), and
+ * "not a regular file (a FIFO, device or socket)" for UTIL_ENOTREG. */
+const char *util_strerror(int err);
+
+/* Read all of regular file PATH (util_open_regular) into a NUL-terminated heap buffer
+ * (*bufp, caller frees) of *lenp bytes (not counting the NUL). Files above max_len bytes
+ * are refused with -EFBIG. Returns 0 or -errno (util_strerror). */
 int util_read_file(const char *path, size_t max_len, char **bufp, size_t *lenp);
+
+/* The length (1 to 4) of the valid UTF-8 character at S, of which AVAIL (at least 1) bytes
+ * may be read; 0 when S does not start one (a continuation byte, an overlong form, a
+ * surrogate, above U+10FFFF, cut short). An ASCII byte, NUL included, is 1. */
+size_t util_utf8_len(const char *s, size_t avail);
+
+/* Whether the LEN bytes at S are UTF-8 as jansson takes it in strings and keys: no NUL,
+ * no overlong form, no surrogate, nothing above U+10FFFF. When not, *BAD (if not NULL)
+ * is the offset of the first byte that is not. */
+bool util_utf8_valid(const char *s, size_t len, size_t *bad);
+
+/* Whether the LEN bytes of TEXT read from FILE are text (util_utf8_valid): 0, or -EINVAL
+ * with ERR "FILE:LINE: a NUL byte (not a text file?)" or "FILE:LINE: not UTF-8 text". */
+int util_text_check(const char *text, size_t len, const char *file, char *err,
+		    size_t err_len);
+
+/* Whether S is a name as plans name things (plan names, hosts): 1 to MAX letters,
+ * digits and characters of EXTRA, ASCII only (the plan's rule, docs/plans.md). */
+bool util_name_ok(const char *s, const char *extra, size_t max);
 
 /* Write LEN bytes to PATH through PATH.tmp, fsync and rename, so that readers see either
  * the old or the whole new file. Returns 0 or -errno. */

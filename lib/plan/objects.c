@@ -499,11 +499,11 @@ int plan_objects_resolve(const struct plan *plan, const char *bpf_dir,
 				if (strchr(a->object, '/'))
 					obj_error(err, plan, a->object_line, a->object_col,
 						  "cannot open object '%s': %s (looked for %s)",
-						  a->object, strerror(-ret), path);
+						  a->object, util_strerror(ret), path);
 				else
 					obj_error(err, plan, a->object_line, a->object_col,
 						  "cannot open object '%s': %s (looked in %s)",
-						  a->object, strerror(-ret), dir);
+						  a->object, util_strerror(ret), dir);
 			} else {
 				ret = objects_add_owned(out, a->object, path, data, len);
 				if (ret == -ENOMEM)

@@ -211,7 +211,7 @@ struct plan *plan_load(const char *file, const struct plan_override *ov, int n_o
 	}
 	if (ret) {
 		plan_set_error(err, 0, 0, "cannot open plan '%s': %s",
-			       plan_shown(file, buf, sizeof(buf)), strerror(-ret));
+			       plan_shown(file, buf, sizeof(buf)), util_strerror(ret));
 		errno = -ret;
 		return NULL;
 	}

@@ -36,6 +36,9 @@
  * agent's names: ETH_GSTRING_LEN and "#K", agent/ethstats.h) */
 #define PLAN_MAX_NIC_METRICS 32
 #define PLAN_MAX_NIC_NAME 47
+#define PLAN_MAX_NAME 128		/* plan and variant names, roles, programs */
+/* a plan name: 1 to PLAN_MAX_NAME letters, digits and these (plan_name_valid) */
+#define PLAN_NAME_EXTRA "._-"
 
 struct plan_error {
 	char text[1024];		/* "FILE:LINE:COLUMN: message", ready to print */
@@ -266,5 +269,9 @@ int plan_rate_check(const struct plan *plan, const json_t *spec, const json_t *i
 /* Whether NAME is a metric bpflab knows (port.rx_pps, prog.ns_per_run, ..., and
  * nic.NAME, a driver counter: [A-Za-z0-9_.-] and "#K", at most PLAN_MAX_NIC_NAME). */
 bool plan_metric_known(const char *name);
+
+/* Whether NAME is a plan name (PLAN_NAME_EXTRA); imported plan and host names follow the
+ * same rule (lib/store/store_ingest.c, `bpflab result import`). */
+bool plan_name_valid(const char *name);
 
 #endif

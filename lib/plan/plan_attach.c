@@ -20,7 +20,7 @@ static const char *const counter_keys[] = { "map", "keys", NULL };
 static bool ident_ok(const struct plan_node *node)
 {
 	return node && node->kind == PLAN_NODE_SCALAR &&
-	       plan_name_ok(node->text, "_", PLAN_MAX_NAME) &&
+	       util_name_ok(node->text, "_", PLAN_MAX_NAME) &&
 	       !(node->text[0] >= '0' && node->text[0] <= '9');
 }
 
@@ -286,7 +286,7 @@ static int build_attach(struct vctx *c, const struct plan *p, const struct plan_
 	if ((ret = plan_need(c, entry, "program", "an attach entry", &node)))
 		return ret;
 	if (!node || node->kind != PLAN_NODE_SCALAR ||
-	    !plan_name_ok(node->text, "_", PLAN_MAX_NAME) ||
+	    !util_name_ok(node->text, "_", PLAN_MAX_NAME) ||
 	    (node->text[0] >= '0' && node->text[0] <= '9'))
 		return plan_vfail(c, node, "program: expected a program (function) name, got %s",
 				  plan_got(node, buf, sizeof(buf)));

@@ -95,7 +95,7 @@ static int build_hosts(struct vctx *c, const struct plan_node *hosts, struct pla
 			const struct plan_node *k = match->kids[i], *v = match->kids[i + 1];
 			struct plan_match *m = &p->match[p->n_match];
 
-			if (!plan_name_ok(k->text, "._-", PLAN_MAX_NAME))
+			if (!util_name_ok(k->text, "._-", PLAN_MAX_NAME))
 				return plan_vfail(c, k, "hosts.match: expected an inventory key such as port.driver or kernel.release, got '%s'",
 						  plan_shown(k->text, buf, sizeof(buf)));
 			if ((ret = plan_want_text(c, v, "hosts.match", "a value", PLAN_MAX_VALUE)))
@@ -539,7 +539,7 @@ int plan_build(struct vctx *c, const struct plan_node *root, struct plan *p)
 
 		node = root->kids[i + 1];
 		if (!strcmp(key, "name")) {
-			ret = plan_want_name(c, node, "name", "._-",
+			ret = plan_want_name(c, node, "name", PLAN_NAME_EXTRA,
 					     "a plan name of letters, digits, '.', '_' and '-'");
 			p->name = node->text;
 		} else if (!strcmp(key, "description")) {

@@ -1,4 +1,4 @@
-/* plan_int.h - private to the lib/plan*.c files: what the parts of the plan parser share.
+/* plan_int.h - private to the lib/plan/ files: what the parts of the plan parser share.
  *
  * The parts (plan.c has the overview):
  *   plan.c         entry points: parse, load, overrides, destroy
@@ -25,7 +25,6 @@
 #include "plan/plan.h"
 #include "plan/plan_tree.h"
 
-#define PLAN_MAX_NAME 128		/* plan and variant names, roles, programs */
 #define PLAN_MAX_PORTS 64
 #define PLAN_MAX_VARIANTS 1000
 #define PLAN_MAX_ATTACH 16		/* per variant */
@@ -81,8 +80,6 @@ int plan_oom(struct vctx *c);
  * The want_* functions check NODE (at PATH, for the message) and return 0, or -EINVAL
  * through plan_vfail. */
 
-/* Letters, digits and the characters in EXTRA, 1 to MAX long. */
-bool plan_name_ok(const char *s, const char *extra, size_t max);
 /* The value of an optional KEY in MAP, NULL when absent or null. */
 struct plan_node *plan_opt(const struct plan_node *map, const char *key);
 /* MAP has keys from KNOWN only. */
@@ -98,7 +95,7 @@ int plan_want_list(struct vctx *c, const struct plan_node *node, const char *pat
 /* A scalar that is neither null nor empty, at most MAX characters long. */
 int plan_want_text(struct vctx *c, const struct plan_node *node, const char *path,
 		   const char *what, size_t max);
-/* A name (plan_name_ok with EXTRA) of at most PLAN_MAX_NAME characters. */
+/* A name (util_name_ok with EXTRA) of at most PLAN_MAX_NAME characters. */
 int plan_want_name(struct vctx *c, const struct plan_node *node, const char *path,
 		   const char *extra, const char *what);
 /* Decimal integer of the whole scalar ("-" allowed, no spaces, no "+"). */

@@ -1,4 +1,4 @@
-/* plan_tree.h - private to lib/plan*.c: a YAML document as a tree of positioned nodes.
+/* plan_tree.h - private to lib/plan/ files: a YAML document as a tree of positioned nodes.
  *
  * libyaml's event stream is turned into scalars, sequences and maps that remember where
  * they came from: a 1-based line and column in the plan file, or an origin text for nodes

@@ -133,19 +133,9 @@ static bool in_list(const char *const *list, const char *s)
 	return false;
 }
 
-/* Letters, digits and the characters in EXTRA, 1 to MAX long. */
-bool plan_name_ok(const char *s, const char *extra, size_t max)
+bool plan_name_valid(const char *name)
 {
-	size_t i;
-
-	for (i = 0; s[i]; i++) {
-		char ch = s[i];
-
-		if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
-		      (ch >= '0' && ch <= '9') || strchr(extra, ch)))
-			return false;
-	}
-	return i > 0 && i <= max;
+	return util_name_ok(name, PLAN_NAME_EXTRA, PLAN_MAX_NAME);
 }
 
 /* The value of an optional KEY in MAP, NULL when absent or null. */
@@ -231,7 +221,7 @@ int plan_want_name(struct vctx *c, const struct plan_node *node, const char *pat
 	char buf[400];
 
 	if (node && node->kind == PLAN_NODE_SCALAR &&
-	    plan_name_ok(node->text, extra, PLAN_MAX_NAME))
+	    util_name_ok(node->text, extra, PLAN_MAX_NAME))
 		return 0;
 	return plan_vfail(c, node, "%s: expected %s, got %s", path, what,
 			  plan_got(node, buf, sizeof(buf)));

@@ -18,17 +18,39 @@
 #include "base/util.h"
 
 #define KEYS_FILE_MAX 65536
-#define KEYS_ZAP_DOMAIN "bpflab"
 
 struct keys_allow_entry {
 	uint8_t key[32];
 	char *name;
+	enum keys_role role;
+};
+
+static const char *const role_names[] = {
+	[KEYS_ROLE_NONE] = "none",
+	[KEYS_ROLE_AGENT] = "agent",
+	[KEYS_ROLE_CLIENT] = "client",
+	[KEYS_ROLE_COORDINATOR] = "coordinator",
 };
 
 struct keys_allow {
 	struct keys_allow_entry *v;
 	size_t n, cap;
 };
+
+const char *keys_role_name(enum keys_role role)
+{
+	return (unsigned)role < ARRAY_SIZE(role_names) ? role_names[role] : "none";
+}
+
+int keys_role_parse(const char *name)
+{
+	size_t i;
+
+	for (i = KEYS_ROLE_AGENT; i < ARRAY_SIZE(role_names); i++)
+		if (!strcmp(name, role_names[i]))
+			return (int)i;
+	return -EINVAL;
+}
 
 bool keys_have_curve(void)
 {
@@ -63,13 +85,15 @@ static int cert_text(const struct keys_pair *kp, bool secret, char *out, size_t 
 		"%s"
 		"\n"
 		"metadata\n"
+		"%s%s%s"
 		"curve\n"
 		"    public-key = \"%s\"\n"
 		"%s%s%s",
 		when, secret ? "**Secret**" : "Public",
 		secret ? "#   DO NOT PROVIDE THIS FILE TO OTHER USERS nor change its permissions.\n"
 		       : "#   Copy it into the coordinator's --authorized folder to allow this key.\n",
-		kp->public_z85, secret ? "    secret-key = \"" : "", secret ? kp->secret_z85 : "",
+		kp->role ? "    role = \"" : "", kp->role ? keys_role_name(kp->role) : "",
+		kp->role ? "\"\n" : "", kp->public_z85, secret ? "    secret-key = \"" : "", secret ? kp->secret_z85 : "",
 		secret ? "\"\n" : "");
 }
 
@@ -160,9 +184,10 @@ int keys_save(const char *dir, const char *name, const struct keys_pair *kp, boo
 	return 0;
 }
 
-/* Find `NAME = "VALUE"` (quotes optional) on a line of TEXT and copy a 40-character key.
- * Returns 1 found and valid, 0 absent, -1 present but not a key. */
-static int find_key(const char *text, const char *name, char out[KEYS_Z85_LEN + 1])
+/* Find the first line of TEXT that is `NAME = VALUE` (blanks before NAME and around '=')
+ * and point *VAL at the value (an opening '"' skipped, *QUOTED set). Returns 1 found,
+ * 0 absent, -1 a NAME line without '='. */
+static int find_line(const char *text, const char *name, const char **val, bool *quoted)
 {
 	size_t nlen = strlen(name);
 	const char *line = text;
@@ -173,8 +198,6 @@ static int find_key(const char *text, const char *name, char out[KEYS_Z85_LEN + 
 		while (*p == ' ' || *p == '\t')
 			p++;
 		if (!strncmp(p, name, nlen) && (p[nlen] == ' ' || p[nlen] == '=')) {
-			size_t len;
-
 			p += nlen;
 			while (*p == ' ' || *p == '\t')
 				p++;
@@ -182,24 +205,75 @@ static int find_key(const char *text, const char *name, char out[KEYS_Z85_LEN + 
 				return -1;
 			while (*p == ' ' || *p == '\t')
 				p++;
-			if (*p == '"')
-				p++;
-			len = strspn(p, "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-				     ".-:+=^!/*?&<>()[]{}@%$#");
-			if (len != KEYS_Z85_LEN)
-				return -1;
-			memcpy(out, p, KEYS_Z85_LEN);
-			out[KEYS_Z85_LEN] = '\0';
-			return z85_key_ok(out) ? 1 : -1;
+			*quoted = *p == '"';
+			*val = p + *quoted;
+			return 1;
 		}
 		line = end ? end + 1 : NULL;
 	}
 	return 0;
 }
 
+/* Find `NAME = "VALUE"` (quotes optional) on a line of TEXT and copy a 40-character key.
+ * Returns 1 found and valid, 0 absent, -1 present but not a key. */
+static int find_key(const char *text, const char *name, char out[KEYS_Z85_LEN + 1])
+{
+	const char *p;
+	bool quoted;
+	size_t len;
+	int rc = find_line(text, name, &p, &quoted);
+
+	if (rc != 1)
+		return rc;
+	len = strspn(p, "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+		     ".-:+=^!/*?&<>()[]{}@%$#");
+	if (len != KEYS_Z85_LEN)
+		return -1;
+	memcpy(out, p, KEYS_Z85_LEN);
+	out[KEYS_Z85_LEN] = '\0';
+	return z85_key_ok(out) ? 1 : -1;
+}
+
+/* The `role` line of TEXT: 1 with *ROLE, 0 absent, -1 present but not a known role (its
+ * first characters, printable, in BAD for the message). */
+static int find_role(const char *text, enum keys_role *role, char bad[24])
+{
+	const char *p, *end;
+	char word[16];
+	bool quoted;
+	size_t len, i;
+	int rc = find_line(text, "role", &p, &quoted), r;
+
+	*role = KEYS_ROLE_NONE;
+	if (rc != 1) {
+		snprintf(bad, 24, "%s", "");
+		return rc;
+	}
+	len = strspn(p, "abcdefghijklmnopqrstuvwxyz");
+	end = p + len;
+	if (quoted && *end++ != '"')
+		len = 0;
+	while (*end == ' ' || *end == '\t' || *end == '\r')
+		end++;
+	if (len && len < sizeof(word) && (!*end || *end == '\n')) {
+		memcpy(word, p, len);
+		word[len] = '\0';
+		r = keys_role_parse(word);
+		if (r > 0) {
+			*role = (enum keys_role)r;
+			return 1;
+		}
+	}
+	for (i = 0; i < 20 && p[i] && p[i] != '\n'; i++)
+		bad[i] = p[i] >= 0x20 && p[i] < 0x7f ? p[i] : '?';
+	bad[i] = '\0';
+	return -1;
+}
+
 int keys_parse_cert(const char *text, size_t len, const char *path, bool want_secret,
 		    struct keys_pair *kp, char *why, size_t why_len)
 {
+	char bad[24];
 	int err = 0, rc;
 
 	memset(kp, 0, sizeof(*kp));
@@ -211,6 +285,13 @@ int keys_parse_cert(const char *text, size_t len, const char *path, bool want_se
 	if (rc != 1) {
 		snprintf(why, why_len, "key '%s' has %s public-key", path,
 			 rc ? "an invalid" : "no");
+		err = -EINVAL;
+		goto out;
+	}
+	rc = find_role(text, &kp->role, bad);
+	if (rc < 0) {
+		snprintf(why, why_len, "key '%s' has an invalid role '%s': expected agent, client "
+			 "or coordinator", path, bad);
 		err = -EINVAL;
 		goto out;
 	}
@@ -249,12 +330,53 @@ int keys_load(const char *path, bool want_secret, struct keys_pair *kp, char *wh
 	memset(kp, 0, sizeof(*kp));
 	err = util_read_file(path, KEYS_FILE_MAX, &text, &len);
 	if (err) {
-		snprintf(why, why_len, "cannot read key '%s': %s", path, strerror(-err));
+		snprintf(why, why_len, "cannot read key '%s': %s", path, util_strerror(err));
 		return err;
 	}
 	err = keys_parse_cert(text, len, path, want_secret, kp, why, why_len);
 	memset(text, 0, len);
 	free(text);
+	return err;
+}
+
+int keys_set_role(const char *path, enum keys_role role, bool force, char *why,
+		  size_t why_len)
+{
+	struct keys_pair kp;
+	char text[1024];
+	struct stat st;
+	int err;
+
+	if (role == KEYS_ROLE_NONE) {
+		snprintf(why, why_len, "key '%s': no role to give", path);
+		return -EINVAL;
+	}
+	err = keys_load(path, false, &kp, why, why_len);
+	if (err)
+		return err;
+	if (kp.role == role)
+		goto out;
+	if (kp.role != KEYS_ROLE_NONE && !force) {
+		snprintf(why, why_len, "key '%s' has the role '%s'; give --force to change it",
+			 path, keys_role_name(kp.role));
+		err = -EEXIST;
+		goto out;
+	}
+	if (stat(path, &st)) {
+		err = -errno;
+		snprintf(why, why_len, "cannot read key '%s': %s", path, strerror(-err));
+		goto out;
+	}
+	kp.role = role;
+	cert_text(&kp, *kp.secret_z85 != '\0', text, sizeof(text));
+	err = write_cert(path, text, st.st_mode & 0777, true);
+	memset(text, 0, sizeof(text));
+	if (err)
+		snprintf(why, why_len, "cannot write '%s': %s", path, strerror(-err));
+	else
+		err = 1;
+out:
+	memset(&kp, 0, sizeof(kp));
 	return err;
 }
 
@@ -306,6 +428,9 @@ static int allow_cmp(const void *a, const void *b)
 struct keys_allow *keys_allow_load(const char *dir, char *why, size_t why_len)
 {
 	struct keys_allow *allow = calloc(1, sizeof(*allow));
+	char unroled[256] = "";		/* the first key without an allowed role */
+	enum keys_role unroled_role = KEYS_ROLE_NONE;
+	size_t n_unroled = 0;
 	struct dirent *de;
 	DIR *d = NULL;
 	int saved = ENOMEM;
@@ -333,11 +458,20 @@ struct keys_allow *keys_allow_load(const char *dir, char *why, size_t why_len)
 			pr_warn("allow list: skipping %s", err);
 			continue;
 		}
+		if (kp.role != KEYS_ROLE_AGENT && kp.role != KEYS_ROLE_CLIENT) {
+			if (!n_unroled++) {
+				snprintf(unroled, sizeof(unroled), "%s", de->d_name);
+				unroled_role = kp.role;
+			}
+			memset(&kp, 0, sizeof(kp));
+			continue;
+		}
 		v = util_grow(allow->v, &allow->cap, allow->n + 1, sizeof(*v));
 		if (!v)
 			goto fail_msg;
 		allow->v = v;
 		zmq_z85_decode(allow->v[allow->n].key, kp.public_z85);
+		allow->v[allow->n].role = kp.role;
 		allow->v[allow->n].name = strdup(de->d_name);
 		if (!allow->v[allow->n].name)
 			goto fail_msg;
@@ -345,6 +479,20 @@ struct keys_allow *keys_allow_load(const char *dir, char *why, size_t why_len)
 		memset(&kp, 0, sizeof(kp));
 	}
 	closedir(d);
+	d = NULL;
+	if (n_unroled) {
+		saved = EINVAL;
+		if (unroled_role == KEYS_ROLE_NONE)
+			snprintf(why, why_len, "allow list '%s': key '%s'%s has no role (made before "
+				 "roles); give each key its role with 'bpflab keygen --set-role "
+				 "agent|client FILE' (docs/security.md, \"Roles\")", dir, unroled,
+				 n_unroled > 1 ? " and others" : "");
+		else
+			snprintf(why, why_len, "allow list '%s': key '%s'%s has the role '%s': the "
+				 "allow list takes agent and client keys only", dir, unroled,
+				 n_unroled > 1 ? " and others" : "", keys_role_name(unroled_role));
+		goto fail;
+	}
 	if (allow->n)
 		qsort(allow->v, allow->n, sizeof(*allow->v), allow_cmp);
 	return allow;
@@ -395,6 +543,13 @@ const char *keys_allow_name(const struct keys_allow *allow, const uint8_t key[32
 	return e ? e->name : NULL;
 }
 
+enum keys_role keys_allow_role(const struct keys_allow *allow, const uint8_t key[32])
+{
+	const struct keys_allow_entry *e = allow_find(allow, key);
+
+	return e ? e->role : KEYS_ROLE_NONE;
+}
+
 size_t keys_allow_count(const struct keys_allow *allow)
 {
 	return allow ? allow->n : 0;
@@ -402,13 +557,13 @@ size_t keys_allow_count(const struct keys_allow *allow)
 
 /* --- sockets --- */
 
-int keys_set_server(void *sock, const struct keys_pair *kp)
+int keys_set_server(void *sock, const struct keys_pair *kp, const char *domain)
 {
 	int one = 1;
 
 	if (zmq_setsockopt(sock, ZMQ_CURVE_SERVER, &one, sizeof(one)) ||
 	    zmq_setsockopt(sock, ZMQ_CURVE_SECRETKEY, kp->secret_z85, KEYS_Z85_LEN) ||
-	    zmq_setsockopt(sock, ZMQ_ZAP_DOMAIN, KEYS_ZAP_DOMAIN, strlen(KEYS_ZAP_DOMAIN)))
+	    zmq_setsockopt(sock, ZMQ_ZAP_DOMAIN, domain, strlen(domain)))
 		return -zmq_errno();
 	return 0;
 }

@@ -110,8 +110,16 @@ static void drain(void *sock)
 	}
 }
 
-static int recv_payload(void *sock, json_t **msg, struct samples *samples, int flags,
-			char *why, size_t why_len)
+/* Copy the property NAME of message M (or "") into OUT. */
+static void get_property(zmq_msg_t *m, const char *name, char *out, size_t len)
+{
+	const char *v = zmq_msg_gets(m, name);
+
+	snprintf(out, len, "%s", v ? v : "");
+}
+
+static int recv_payload(void *sock, json_t **msg, struct samples *samples,
+			struct proto_peer *peer, int flags, char *why, size_t why_len)
 {
 	zmq_msg_t m;
 	int rc, more;
@@ -124,6 +132,10 @@ static int recv_payload(void *sock, json_t **msg, struct samples *samples, int f
 		rc = -zmq_errno();
 		zmq_msg_close(&m);
 		return rc;
+	}
+	if (peer) {
+		get_property(&m, "User-Id", peer->user, sizeof(peer->user));
+		get_property(&m, "Role", peer->role, sizeof(peer->role));
 	}
 	if (!zmq_getsockopt(sock, ZMQ_RCVMORE, &more, &sz) && more) {
 		zmq_msg_close(&m);
@@ -140,16 +152,19 @@ static int recv_payload(void *sock, json_t **msg, struct samples *samples, int f
 
 int proto_recv(void *sock, json_t **msg, int flags, char *why, size_t why_len)
 {
-	return recv_payload(sock, msg, NULL, flags, why, why_len);
+	return recv_payload(sock, msg, NULL, NULL, flags, why, why_len);
 }
 
 int proto_recv_from_samples(void *sock, void *id, size_t *id_len, json_t **msg,
-			    struct samples *samples, int flags, char *why, size_t why_len)
+			    struct samples *samples, struct proto_peer *peer, int flags,
+			    char *why, size_t why_len)
 {
 	int more, rc;
 	size_t sz = sizeof(more);
 
 	*msg = NULL;
+	if (peer)
+		memset(peer, 0, sizeof(*peer));
 	if (samples)
 		memset(samples, 0, sizeof(*samples));
 	rc = zmq_recv(sock, id, PROTO_MAX_IDENTITY, flags);
@@ -160,13 +175,13 @@ int proto_recv_from_samples(void *sock, void *id, size_t *id_len, json_t **msg,
 		snprintf(why, why_len, "message has no payload frame");
 		return -EBADMSG;
 	}
-	return recv_payload(sock, msg, samples, 0, why, why_len);
+	return recv_payload(sock, msg, samples, peer, 0, why, why_len);
 }
 
 int proto_recv_from(void *sock, void *id, size_t *id_len, json_t **msg, int flags,
 		    char *why, size_t why_len)
 {
-	return proto_recv_from_samples(sock, id, id_len, msg, NULL, flags, why, why_len);
+	return proto_recv_from_samples(sock, id, id_len, msg, NULL, NULL, flags, why, why_len);
 }
 
 const char *proto_get_str(const json_t *obj, const char *key, const char *def)

@@ -65,9 +65,18 @@ int proto_send_text_to(void *sock, const void *id, size_t id_len, char *text, si
 		       int flags);
 int proto_recv_from(void *sock, void *id, size_t *id_len, json_t **msg, int flags,
 		    char *why, size_t why_len);
-/* proto_recv_from through proto_decode_samples (SAMPLES may be NULL: proto_recv_from). */
+/* Who sent a message, as the connection's ZAP handler said (docs/security.md): its user
+ * id (the certificate's file name) and its "Role" property; "" when there is none
+ * (plaintext, or a handler that set none). */
+struct proto_peer {
+	char user[256];
+	char role[16];
+};
+/* proto_recv_from through proto_decode_samples (SAMPLES may be NULL: proto_recv_from),
+ * filling *PEER unless NULL (also when the payload is malformed: -EBADMSG). */
 int proto_recv_from_samples(void *sock, void *id, size_t *id_len, json_t **msg,
-			    struct samples *samples, int flags, char *why, size_t why_len);
+			    struct samples *samples, struct proto_peer *peer, int flags,
+			    char *why, size_t why_len);
 
 /* Typed getters that tolerate missing members: return DEF when absent or of the wrong
  * type. */

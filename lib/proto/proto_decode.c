@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/util.h"
 #include "proto/samples.h"
 
 const char *proto_msg_type(const json_t *msg)
@@ -70,35 +71,6 @@ static int hex4(const unsigned char *p)
 		v = v * 16 + d;
 	}
 	return v;
-}
-
-/* Length of the valid UTF-8 sequence at P (before END) that starts with a byte >= 0x80,
- * or 0: no overlong forms, no surrogates, nothing above U+10FFFF. */
-static size_t utf8_len(const unsigned char *p, const unsigned char *end)
-{
-	unsigned c = p[0];
-	size_t n, i;
-	uint32_t cp;
-
-	if (c >= 0xC2 && c <= 0xDF)
-		n = 2, cp = c & 0x1F;
-	else if (c >= 0xE0 && c <= 0xEF)
-		n = 3, cp = c & 0x0F;
-	else if (c >= 0xF0 && c <= 0xF4)
-		n = 4, cp = c & 0x07;
-	else
-		return 0;
-	if ((size_t)(end - p) < n)
-		return 0;
-	for (i = 1; i < n; i++) {
-		if ((p[i] & 0xC0) != 0x80)
-			return 0;
-		cp = (cp << 6) | (p[i] & 0x3F);
-	}
-	if ((n == 3 && (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF))) ||
-	    (n == 4 && (cp < 0x10000 || cp > 0x10FFFF)))
-		return 0;
-	return n;
 }
 
 static void put_utf8(char *out, size_t *len, uint32_t cp)
@@ -172,7 +144,7 @@ static int parse_string(struct parser *ps, const char **out, size_t *len, char *
 		if (*ps->p < 0x80) {
 			ps->p++;
 		} else {
-			n = utf8_len(ps->p, ps->end);
+			n = util_utf8_len((const char *)ps->p, (size_t)(ps->end - ps->p));
 			if (!n)
 				return parse_fail(ps, "invalid UTF-8 in a string"), -1;
 			ps->p += n;
@@ -207,7 +179,7 @@ static int parse_string(struct parser *ps, const char **out, size_t *len, char *
 			goto bad;
 		} else if (*ps->p < 0x80) {
 			buf[n++] = (char)*ps->p++;
-		} else if ((u = utf8_len(ps->p, ps->end))) {
+		} else if ((u = util_utf8_len((const char *)ps->p, (size_t)(ps->end - ps->p)))) {
 			memcpy(buf + n, ps->p, u);
 			n += u;
 			ps->p += u;

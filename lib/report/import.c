@@ -137,47 +137,20 @@ static char *trim(char *s)
 	return s;
 }
 
-/* Whether S is UTF-8 as jansson takes it in strings and keys: no overlong form, no
- * surrogate, nothing above U+10FFFF. */
-static bool utf8_ok(const unsigned char *s)
-{
-	while (*s) {
-		unsigned int c = *s, v;
-		int n, i;
-
-		if (c < 0x80) {
-			s++;
-			continue;
-		}
-		if (c >= 0xc2 && c <= 0xdf)
-			n = 1, v = c & 0x1f;
-		else if (c >= 0xe0 && c <= 0xef)
-			n = 2, v = c & 0x0f;
-		else if (c >= 0xf0 && c <= 0xf4)
-			n = 3, v = c & 0x07;
-		else
-			return false;
-		for (i = 1; i <= n; i++) {
-			if ((s[i] & 0xc0) != 0x80)
-				return false;
-			v = v << 6 | (s[i] & 0x3f);
-		}
-		if ((n == 2 && v < 0x800) || (n == 3 && v < 0x10000) || v > 0x10ffff ||
-		    (v >= 0xd800 && v <= 0xdfff))
-			return false;
-		s += n + 1;
-	}
-	return true;
-}
-
-json_t *import_csv(const char *text, const char *plan, const char *metric, const char *unit,
-		   const char *source, char *err, size_t err_len)
+json_t *import_csv(const char *text, size_t len, const char *plan, const char *metric,
+		   const char *unit, const char *source, char *err, size_t err_len)
 {
 	json_t *jobs = json_array(), *sets = json_object(), *reps = json_object(), *out = NULL;
 	json_t *seen = json_object(), *job;
-	char *copy = strdup(text ? text : ""), *line, *next, *f[5], *end;
+	char *copy = NULL, *line, *next, *f[5], *end;
 	int lineno = 0, e = 0, nf;
 	size_t n_values = 0;
+
+	/* the whole text first: a NUL byte would end the lines early, silently */
+	e = util_text_check(text, len, source, err, err_len);
+	if (e)
+		goto out;
+	copy = len ? strndup(text, len) : strdup("");
 
 	if (!metric)
 		metric = "prog.ns_per_run";
@@ -198,11 +171,6 @@ json_t *import_csv(const char *text, const char *plan, const char *metric, const
 		line = trim(line);
 		if (!*line || *line == '#')
 			continue;
-		if (!utf8_ok((const unsigned char *)line)) {
-			e = util_seterr(err, err_len, -EINVAL, "%s:%d: not UTF-8 text", source,
-					lineno);
-			goto out;
-		}
 		for (nf = 0, p = line; nf < 5 && p; nf++) {
 			f[nf] = p;
 			p = strchr(p, ',');

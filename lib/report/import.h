@@ -25,9 +25,10 @@
  * ({"plan", "source", "jobs"}), or NULL with errno set and ERR. */
 json_t *import_bpftool(const json_t *before, const json_t *after, const char *plan,
 		       const char *variant, const char *source, char *err, size_t err_len);
-/* The import object from CSV TEXT read from SOURCE; METRIC NULL: prog.ns_per_run (unit
+/* The import object from the LEN bytes of CSV TEXT read from SOURCE (a NUL byte or
+ * invalid UTF-8 anywhere is refused at its line); METRIC NULL: prog.ns_per_run (unit
  * ns). Returns a new object, or NULL with errno set and ERR ("FILE:LINE: message"). */
-json_t *import_csv(const char *text, const char *plan, const char *metric, const char *unit,
-		   const char *source, char *err, size_t err_len);
+json_t *import_csv(const char *text, size_t len, const char *plan, const char *metric,
+		   const char *unit, const char *source, char *err, size_t err_len);
 
 #endif

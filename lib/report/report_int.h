@@ -1,4 +1,4 @@
-/* report_int.h - what the parts of the run report share; private to lib/report_*.c
+/* report_int.h - what the parts of the run report share; private to lib/report/report_*.c
  * (the public contract is report.h).
  *
  * The parts: report_build.c (report_build: samples into the report object),

@@ -9,7 +9,7 @@
  * tracked with PRAGMA user_version, and turns on WAL and foreign keys. Every mutating
  * function runs in one transaction: it either happens whole or not at all, and on failure
  * returns -errno with the reason in store_errmsg() (the one error channel of the store
- * and its companions in lib/store_*.c; -ENOSPC disk or size limit full,
+ * and its companions in lib/store/store_*.c; -ENOSPC disk or size limit full,
  * -EROFS read-only database, -EINVAL bad input or a constraint, -ENOENT unknown row,
  * -EBUSY locked by another process, -ENOMEM, -EIO anything else).
  *
@@ -141,7 +141,7 @@ int store_run_cancel(struct store *store, int64_t run_id, int64_t now_ms, json_t
 int store_job_next(struct store *store, int64_t host_id, int64_t *job_id, int64_t *run_id,
 		   json_t **spec);
 /* store_job_next, also giving the spec's JSON text as stored in *SPEC_TEXT (heap, caller
- * frees; *SPEC_LEN bytes) when lib/proto.c's parser read it, else NULL: bpflabd writes
+ * frees; *SPEC_LEN bytes) when lib/proto/proto_decode.c's parser read it, else NULL: bpflabd writes
  * it into the job message as it is instead of encoding *SPEC again. With SPEC NULL only
  * the text is read, not parsed (bpflabd keeps the specs it has parsed): *SPEC_TEXT is
  * then always set; store_job_spec_parse parses it. */
@@ -202,7 +202,7 @@ struct samples;
 int store_ingest_samples(struct store *store, int64_t host_id, const json_t *result,
 			 const struct samples *samples, int64_t now_ms,
 			 struct store_ingest *out);
-/* store_ingest_result with the result already decoded (R, not stolen: lib/msg_result.h;
+/* store_ingest_result with the result already decoded (R, not stolen: lib/proto/msg_result.h;
  * bpflabd decodes each result once where it receives it). */
 struct msg_result;
 int store_ingest_msg(struct store *store, int64_t host_id, const struct msg_result *r,

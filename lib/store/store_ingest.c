@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "plan/plan.h"
 #include "proto/msg_result.h"
 #include "proto/proto.h"
 #include "proto/samples.h"
@@ -518,7 +519,12 @@ int store_import(struct store *st, const json_t *imp, int64_t now_ms, int64_t *r
 				 "'jobs' array");
 		goto out;
 	}
-	if (kernel && !json_is_object(kernel))
+	/* names as a plan names itself: no markup, no control bytes, bounded */
+	if (!plan_name_valid(plan) || (host && *host && !plan_name_valid(host)))
+		err = store_fail(st, -EINVAL, "'%s' must be a name of 1 to %d letters, digits, "
+				 "'.', '_' and '-'", plan_name_valid(plan) ? "host" : "plan",
+				 PLAN_MAX_NAME);
+	if (!err && kernel && !json_is_object(kernel))
 		err = store_fail(st, -EINVAL, "'kernel' must be an object {\"release\", "
 				 "\"version\"}");
 	if (!err && kernel)

@@ -167,7 +167,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	memcpy(text, data, size);
 	text[size] = '\0';
-	imp = import_csv(text, "fuzz", NULL, NULL, "fuzz.csv", err, sizeof(err));
+	imp = import_csv(text, size, "fuzz", NULL, NULL, "fuzz.csv", err, sizeof(err));
 	if (!imp) {
 		if (strncmp(err, "fuzz.csv", 8))
 			abort();
@@ -176,7 +176,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	count_values(text, &values, &sets);
 	check(imp, values, sets);
 	csv = to_csv(imp);
-	again = import_csv(csv, "fuzz", NULL, NULL, "fuzz.csv", err, sizeof(err));
+	again = import_csv(csv, strlen(csv), "fuzz", NULL, NULL, "fuzz.csv", err, sizeof(err));
 	if (!again || !json_equal(again, imp))
 		abort();
 	json_decref(again);

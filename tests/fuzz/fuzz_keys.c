@@ -7,14 +7,18 @@
  * "no crash":
  *  - a parsed pair has a 40-character public key that Z85-decodes; a secret key, when
  *    there is one, derives that public key; want_secret succeeds only with a secret;
+ *    its role is one of enum keys_role, named by keys_role_name and parsed back;
  *  - a failure zeroes the pair and names the file in its message;
- *  - round trip: "public-key = KEY" / "secret-key = KEY" lines written from a parsed pair
- *    parse back to the same pair;
- *  - the allow list holds exactly the files that parse, each found by its key with its
- *    file name (for a key in two files: one of them).
+ *  - round trip: "role = ROLE" / "public-key = KEY" / "secret-key = KEY" lines written
+ *    from a parsed pair parse back to the same pair;
+ *  - the allow list: refused (EINVAL, naming a file and --set-role or the role) when a
+ *    file that parses has no role or the coordinator's, else it holds exactly the files
+ *    that parse, each found by its key with its file name and that file's role (for a
+ *    key in two files: one of them).
  * The first line is also given to keys_endpoint_is_local() (a command-line endpoint).
  */
 #include <dirent.h>
+#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,7 +64,7 @@ static bool zeroed(const struct keys_pair *kp)
 /* The invariants of one parse of TEXT; returns whether it parsed. */
 static bool check_one(const char *text, size_t len, bool want_secret, struct keys_pair *kp)
 {
-	char why[256] = "", derived[KEYS_Z85_LEN + 1], again_text[128];
+	char why[256] = "", derived[KEYS_Z85_LEN + 1], again_text[160];
 	struct keys_pair again;
 	uint8_t bin[32];
 	int err = keys_parse_cert(text, len, "fuzz.key", want_secret, kp, why, sizeof(why));
@@ -77,8 +81,12 @@ static bool check_one(const char *text, size_t len, bool want_secret, struct key
 	if (kp->secret_z85[0] && (zmq_curve_public(derived, kp->secret_z85) ||
 				  strcmp(derived, kp->public_z85)))
 		abort();
-	snprintf(again_text, sizeof(again_text), "public-key = \"%s\"\n%s%s%s",
-		 kp->public_z85, kp->secret_z85[0] ? "secret-key = \"" : "", kp->secret_z85,
+	if ((unsigned)kp->role > KEYS_ROLE_COORDINATOR ||
+	    (kp->role && keys_role_parse(keys_role_name(kp->role)) != (int)kp->role))
+		abort();
+	snprintf(again_text, sizeof(again_text), "%s%s%spublic-key = \"%s\"\n%s%s%s",
+		 kp->role ? "role = \"" : "", kp->role ? keys_role_name(kp->role) : "",
+		 kp->role ? "\"\n" : "", kp->public_z85, kp->secret_z85[0] ? "secret-key = \"" : "", kp->secret_z85,
 		 kp->secret_z85[0] ? "\"\n" : "");
 	if (keys_parse_cert(again_text, strlen(again_text), "again.key", want_secret, &again,
 			    why, sizeof(why)) || memcmp(&again, kp, sizeof(again)))
@@ -97,7 +105,7 @@ static void write_file(const char *path, const char *text, size_t len)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	const char *start[MAX_FILES];
-	size_t len[MAX_FILES], n = 0, i, n_ok = 0;
+	size_t len[MAX_FILES], n = 0, i, n_ok = 0, n_unroled = 0;
 	struct keys_pair kp[MAX_FILES];
 	bool ok[MAX_FILES];
 	struct keys_allow *allow;
@@ -137,11 +145,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		(void)check_one(one, one_len, true, &kp[i]);
 		ok[i] = check_one(one, one_len, false, &kp[i]);
 		n_ok += ok[i];
+		n_unroled += ok[i] && kp[i].role != KEYS_ROLE_AGENT && kp[i].role != KEYS_ROLE_CLIENT;
 		snprintf(path, sizeof(path), "%s/cert%zu.key", dir, i);
 		write_file(path, one, one_len);
 		free(one);
 	}
+	errno = 0;
 	allow = keys_allow_load(dir, why, sizeof(why));
+	if (n_unroled) {
+		/* a key with no role, or the coordinator's: the whole list refused */
+		if (allow || errno != EINVAL || !strstr(why, "key 'cert") ||
+		    (!strstr(why, "--set-role") && !strstr(why, "the role 'coordinator'")))
+			abort();
+		goto out;
+	}
 	if (!allow)
 		abort();
 	if (keys_allow_count(allow) != n_ok)
@@ -156,9 +173,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		name = keys_allow_name(allow, bin);
 		if (!keys_allow_has(allow, bin) || !name || strncmp(name, "cert", 4))
 			abort();
-		/* another file may hold the same key; then the name is one of those */
-		snprintf(path, sizeof(path), "cert%zu.key", i);
-		if (strcmp(name, path)) {
+		/* another file may hold the same key; then the name is one of those, and the
+		 * role is that file's */
+		{
 			size_t j;
 
 			for (j = 0; j < n; j++) {
@@ -167,11 +184,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				    !strcmp(kp[j].public_z85, kp[i].public_z85))
 					break;
 			}
-			if (j == n)
+			if (j == n || keys_allow_role(allow, bin) != kp[j].role)
 				abort();
 		}
 	}
 	keys_allow_destroy(&allow);
+out:
 	for (i = 0; i < n; i++) {
 		snprintf(path, sizeof(path), "%s/cert%zu.key", dir, i);
 		unlink(path);

@@ -1,4 +1,4 @@
-/* fuzz_plan.c - libFuzzer target for the plan parser (lib/plan*.c).
+/* fuzz_plan.c - libFuzzer target for the plan parser (lib/plan/ files).
  *
  * The input is a plan text. A first line "#s KEY=VALUE" (a YAML comment, so the plan
  * text is unchanged) is also given as a -s override. A plan that parses is expanded when

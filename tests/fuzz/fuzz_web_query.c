@@ -11,16 +11,54 @@
  *    "include_flagged" one listed;
  *    refused: a message naming a parameter;
  *  - the escaped text holds no < > " ' and no '&' that does not start an entity;
- *  - the path percent-encoded for a Location holds only unreserved bytes, '/' and %XX.
+ *  - the path percent-encoded for a Location holds only unreserved bytes, '/' and %XX;
+ *  - web_guard.c: the path repaired as UTF-8 is valid, and valid text is left as it
+ *    was; the path as a Host or an Origin of a site on 127.0.0.1:8080 named also
+ *    dash.example is accepted only when it is that address, localhost or that name
+ *    (with the port, or any port for the name); a path accepted as the sign-in's
+ *    target starts with one '/'.
  */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "web.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* The checks of web_guard.c on PATH (see the top of the file). */
+static void fuzz_guard(const char *path)
+{
+	static const char *const names[] = { "dash.example" };
+	static const struct web_site site = { .addr = "127.0.0.1", .port = 8080,
+					      .loopback = true, .names = names,
+					      .n_names = 1 };
+	size_t n = strlen(path);
+	char *copy = strdup(path);
+	bool valid = web_utf8_valid(path);
+	const char *host;
+
+	if (!copy)
+		return;
+	web_utf8_repair(copy);
+	if (!web_utf8_valid(copy) || strlen(copy) != n || (valid && strcmp(copy, path)))
+		abort();
+	free(copy);
+	if (web_host_ok(&site, path) && strcasecmp(path, "127.0.0.1:8080") &&
+	    strcasecmp(path, "localhost:8080") && strncasecmp(path, "dash.example", 12))
+		abort();
+	if (web_origin_ok(&site, path)) {
+		host = !strncasecmp(path, "http://", 7) ? path + 7 :
+		       !strncasecmp(path, "https://", 8) ? path + 8 : NULL;
+		if (!host || strchr(host, '/') || (strcasecmp(host, "127.0.0.1:8080") &&
+		    strcasecmp(host, "localhost:8080") && strncasecmp(host, "dash.example", 12)))
+			abort();
+	}
+	if (web_local_path(path) && (path[0] != '/' || path[1] == '/' || path[1] == '\\'))
+		abort();
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -45,6 +83,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	query = strchr(text, '\n');
 	if (query)
 		*query++ = '\0';
+	fuzz_guard(path);
 	route = web_route(path, &id);
 	if (route == WEB_API_RUN || route == WEB_PAGE_RUN || route == WEB_API_BISECT_ID ||
 	    route == WEB_PAGE_BISECT_ID || route == WEB_API_BISECT_ID_LOG) {

@@ -25,6 +25,10 @@ lab_stop() {
 # Files and directories to remove when the test ends (after the lab is down).
 cleanup_paths=()
 cleanup_later() { cleanup_paths+=("$@"); }
+# Mount points to unmount when the test ends, before the lab goes down (a test's tmpfs
+# inside the lab's directory, which `lab down --purge` removes).
+cleanup_mounts=()
+cleanup_umount() { cleanup_mounts+=("$@"); }
 
 on_exit() {
 	local rc=$?
@@ -32,6 +36,10 @@ on_exit() {
 		echo "--- logs of lab $LAB_NAME (test failed with $rc)"
 		tail -n 20 "$BPFLAB_LAB_DIR"/bpflabd.log "$BPFLAB_LAB_DIR"/h*/agent.log 2>/dev/null || true
 	fi
+	local m
+	for m in ${cleanup_mounts[@]+"${cleanup_mounts[@]}"}; do
+		mountpoint -q "$m" && { umount "$m" || umount -l "$m"; }
+	done
 	lab_stop
 	[ ${#cleanup_paths[@]} -gt 0 ] && rm -rf "${cleanup_paths[@]}"
 	exit $rc

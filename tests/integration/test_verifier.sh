@@ -1,6 +1,6 @@
 #!/bin/bash
-# test_verifier.sh - verifier statistics on a 2-host lab in a box: plans/verifier-across-
-# kernels.yaml (`verifier: stats`, no traffic) loads the four experiments' programs on
+# test_verifier.sh - verifier statistics on a 2-host lab in a box:
+# plans/verifier-across-kernels.yaml (`verifier: stats`, no traffic) loads the four experiments' programs on
 # both hosts; every program gets its load figures as samples (verified insns, states,
 # JIT'd bytes), exactly the same on every job of this one kernel, and `result verifier`
 # shows them (-j and the table), by kernel (one group) and by host (two groups, DIFF

@@ -312,8 +312,14 @@ void http_req(unsigned port, const char *method, const char *path, const char *e
 	fd = socket(AF_INET, SOCK_STREAM, 0);
 	assert_true(fd >= 0);
 	assert_int_equal(connect(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
-	snprintf(req, sizeof(req), "%s %s HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
-		 "%s%s\r\n", method, path, extra ? extra : "", extra ? "\r\n" : "");
+	/* the Host a browser sends (address and port), unless EXTRA brings its own */
+	if (extra && (!strncmp(extra, "Host:", 5) || strstr(extra, "\r\nHost:")))
+		snprintf(req, sizeof(req), "%s %s HTTP/1.1\r\nConnection: close\r\n%s\r\n\r\n",
+			 method, path, extra);
+	else
+		snprintf(req, sizeof(req), "%s %s HTTP/1.1\r\nHost: 127.0.0.1:%u\r\n"
+			 "Connection: close\r\n%s%s\r\n", method, path, port,
+			 extra ? extra : "", extra ? "\r\n" : "");
 	assert_int_equal(write(fd, req, strlen(req)), (ssize_t)strlen(req));
 	for (;;) {
 		if (len + 4096 + 1 > cap) {

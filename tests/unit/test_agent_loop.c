@@ -7,7 +7,9 @@
  * with its result spooled. A job message read after a gap longer than the liveness (a
  * stopped process) is dropped unread, and a job running through such a gap is stopped
  * and its result discarded; a pair side whose partner is lost after the go
- * stops and fails without samples. Needs root (the job attaches XDP programs). */
+ * stops and fails without samples. A result the spool cannot store (a full tmpfs) is
+ * held, not sent, no new job taken, and sent once it is stored. Needs root (the job
+ * attaches XDP programs). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -49,8 +51,9 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
-	/* spool directories of tests that failed before removing theirs */
-	lab_sh("rm -rf /tmp/bpflab-t-agent-spool-%d-*", (int)getpid());
+	/* spool directories (and a full tmpfs) of tests that failed before removing theirs */
+	lab_sh("for d in /tmp/bpflab-t-agent-spool-%d-*; do mountpoint -q $d && umount $d; "
+	       "done; rm -rf /tmp/bpflab-t-agent-spool-%d-*", (int)getpid(), (int)getpid());
 	lab_down(&lab);
 	return 0;
 }
@@ -517,6 +520,58 @@ static void test_agent_pair_broken(void **state)
 	stop(&f);
 }
 
+/* The spool's promise on a full disk: the result of job 41 cannot be written, so it is
+ * held, neither sent nor spooled, and claimed as the agent's job in heartbeats; job 42
+ * is refused meanwhile; once space is back the result is spooled, then sent, and the
+ * ack drops it. */
+static void test_agent_spool_full(void **state)
+{
+	struct fixture f;
+	json_t *m;
+	int64_t end;
+
+	SKIP_UNLESS_LAB();
+	start_welcomed(&f);
+	assert_int_equal(lab_sh("mount -t tmpfs -o size=16k bpflab-t-spool %s && "
+				"{ head -c 1M /dev/zero > %s/filler 2>/dev/null; true; }",
+				f.spool, f.spool), 0);
+	coord_send(&f, job_msg(41, 300));
+	json_decref(expect(&f, "accept", 2000));
+	/* 2 s past the job's end: heartbeats naming job 41, no result */
+	end = util_mono_ms() + 2500;
+	while ((m = coord_recv(&f, (int)(end - util_mono_ms() > 0 ? end - util_mono_ms() : 0)))) {
+		const char *t = proto_msg_type(m);
+
+		if (strcmp(t, "heartbeat") && strcmp(t, "progress"))
+			fail_msg("got '%s' while the result cannot be spooled", t);
+		if (!strcmp(t, "heartbeat") && util_mono_ms() > end - 1000)
+			assert_int_equal(proto_get_int(m, "job", 0), 41);
+		json_decref(m);
+		if (util_mono_ms() >= end)
+			break;
+	}
+	assert_false(spooled(&f, "41"));
+	coord_send(&f, job_msg(42, 300));
+	m = expect(&f, "error", 2000);
+	assert_non_null(strstr(proto_get_str(m, "message", ""),
+			       "holds the result of job '41': its spool cannot store it"));
+	json_decref(m);
+
+	lab_sh("rm -f %s/filler", f.spool);
+	m = expect(&f, "result", 3000);
+	assert_int_equal(proto_get_int(m, "job", 0), 41);
+	assert_true(spooled(&f, "41"));	/* on disk before it was sent */
+	json_decref(m);
+	coord_send(&f, job_ref_msg("ack", 41));
+	end = util_mono_ms() + 2000;
+	while (spooled(&f, "41") && util_mono_ms() < end)
+		json_decref(coord_recv(&f, 50));
+	assert_false(spooled(&f, "41"));
+	run_job(&f, 43, 300);	/* and jobs are taken again */
+	lab_sh("umount %s", f.spool);
+	stop(&f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -525,6 +580,7 @@ int main(void)
 		cmocka_unit_test(test_agent_stale_job_dropped),
 		cmocka_unit_test(test_agent_gap_discards_job),
 		cmocka_unit_test(test_agent_pair_broken),
+		cmocka_unit_test(test_agent_spool_full),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

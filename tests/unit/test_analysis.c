@@ -11,6 +11,7 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "analysis/analysis.h"
@@ -359,6 +360,46 @@ static void test_analysis_history_change(void **state)
 	json_decref(rows);
 }
 
+/* Imported plan and host names follow the plan-name rule: markup, 100,000 characters and
+ * invalid UTF-8 were stored (or became "imported" or "out of memory"). */
+static void test_analysis_store_import_names(void **state)
+{
+	static const char *const bad[] = { "<b>x</b>", "a b", "caf\xc3\xa9", "x;y" };
+	char err[256], *huge = calloc(1, 100001);
+	struct store *st = store_open(":memory:", false, err, sizeof(err));
+	json_t *imp;
+	int64_t run = 0;
+	size_t i;
+
+	(void)state;
+	assert_non_null(st);
+	assert_non_null(huge);
+	memset(huge, 'p', 100000);
+	imp = json_pack("{s:s, s:s, s:s, s:[{s:s, s:i, s:[{s:s, s:s, s:f, s:s}]}]}",
+			"plan", "hand", "host", "lab-h1.x", "source", "hand.csv", "jobs",
+			"variant", "base", "rep", 1, "samples", "metric", "prog.ns_per_run",
+			"subject", "p", "value", 30.0, "unit", "ns");
+	assert_non_null(imp);
+	assert_int_equal(store_import(st, imp, 1700000000000LL, &run), 0);
+	for (i = 0; i <= ARRAY_SIZE(bad); i++) {
+		const char *name = i < ARRAY_SIZE(bad) ? bad[i] : huge;
+
+		json_object_set_new(imp, "plan", json_string(name));
+		json_object_set_new(imp, "host", json_string("h1"));
+		assert_int_equal(store_import(st, imp, 1700000000000LL, &run), -EINVAL);
+		assert_string_equal(store_errmsg(st), "cannot import 'hand.csv': 'plan' must be a name of 1 to 128 "
+				    "letters, digits, '.', '_' and '-'");
+		json_object_set_new(imp, "plan", json_string("hand"));
+		json_object_set_new(imp, "host", json_string(name));
+		assert_int_equal(store_import(st, imp, 1700000000000LL, &run), -EINVAL);
+		assert_string_equal(store_errmsg(st), "cannot import 'hand.csv': 'host' must be a name of 1 to 128 "
+				    "letters, digits, '.', '_' and '-'");
+	}
+	json_decref(imp);
+	free(huge);
+	store_close(&st);
+}
+
 static void test_analysis_store_import_query(void **state)
 {
 	char err[256];
@@ -596,6 +637,7 @@ int main(void)
 		cmocka_unit_test(test_analysis_rates_mean),
 		cmocka_unit_test(test_analysis_history_change),
 		cmocka_unit_test(test_analysis_store_import_query),
+		cmocka_unit_test(test_analysis_store_import_names),
 		cmocka_unit_test(test_analysis_plan_order),
 		cmocka_unit_test(test_analysis_timing_apart),
 	};

@@ -1,5 +1,7 @@
 /* test_auth.c - CURVE keys and the coordinator's allow list (lib/proto/keys.c, the ZAP handler
- * in coordinator/coord.c), over real ZeroMQ ipc:// sockets in a temporary folder.
+ * in coordinator/zap.c), and the roles that keys cannot cross (an agent key's requests
+ * refused, a client key kept off the agents socket: docs/security.md, "Roles"), over real
+ * ZeroMQ ipc:// sockets in a temporary folder.
  *
  * The coordinator runs in-process and the test drives its loop (coord_run_once) while it
  * waits for replies; agents run agent_run() in a thread of their own.
@@ -32,7 +34,7 @@
 struct tctx {
 	struct coord_fix fx;
 	char auth[96], log[96];
-	struct keys_pair coord_key, good, bad;
+	struct keys_pair coord_key, good, bad, agent;	/* good, bad: clients' */
 };
 
 static struct coord *volatile hup_coord;
@@ -56,9 +58,15 @@ static int setup(void **state)
 	assert_int_equal(keys_generate(&t->coord_key), 0);
 	assert_int_equal(keys_generate(&t->good), 0);
 	assert_int_equal(keys_generate(&t->bad), 0);
-	/* the good key is allowed; the bad one's certificate waits beside the folder */
+	assert_int_equal(keys_generate(&t->agent), 0);
+	t->good.role = t->bad.role = KEYS_ROLE_CLIENT;
+	t->agent.role = KEYS_ROLE_AGENT;
+	/* the good key and the agent's are allowed; the bad one's certificate waits beside
+	 * the folder */
 	assert_int_equal(keys_save(t->auth, "good", &t->good, false, why, sizeof(why)), 0);
 	assert_int_equal(unlink(strcat(strcpy(why, t->auth), "/good.key_secret")), 0);
+	assert_int_equal(keys_save(t->auth, "agent", &t->agent, false, why, sizeof(why)), 0);
+	assert_int_equal(unlink(strcat(strcpy(why, t->auth), "/agent.key_secret")), 0);
 	assert_int_equal(keys_save(t->fx.dir, "bad", &t->bad, false, why, sizeof(why)), 0);
 	log_init("test_auth", LOG_INFO);
 	assert_int_equal(log_set_file(t->log), 0);
@@ -96,27 +104,38 @@ static void *dealer(struct tctx *t, const char *endpoint, const struct keys_pair
 	return s;
 }
 
-/* Send a host_list on S and drive the coordinator until the reply comes or MS pass.
- * Returns the reply (new reference) or NULL. */
-static json_t *ask_hosts(struct tctx *t, void *s, int ms)
+/* Drive the coordinator until a reply comes on S or MS pass. Returns the reply (new
+ * reference) or NULL. */
+static json_t *await_reply(struct tctx *t, void *s, int ms)
 {
-	json_t *req = proto_msg_new("host_list"), *r = NULL;
 	int64_t end = util_mono_ms() + ms;
+	json_t *r = NULL;
 	char why[256];
 
-	assert_int_equal(proto_send(s, req, ZMQ_DONTWAIT) == 0 ||
-			 proto_send(s, req, ZMQ_DONTWAIT) == -EAGAIN, 1);
-	json_decref(req);
-	while (util_mono_ms() < end) {
+	while (!r && util_mono_ms() < end) {
 		zmq_pollitem_t it = { .socket = s, .events = ZMQ_POLLIN };
 
 		assert_int_equal(coord_run_once(t->fx.c, 20), 0);
-		if (zmq_poll(&it, 1, 0) == 1) {
+		if (zmq_poll(&it, 1, 0) == 1)
 			assert_int_equal(proto_recv(s, &r, 0, why, sizeof(why)), 0);
-			break;
-		}
 	}
 	return r;
+}
+
+/* Send REQ (taken) on S and await_reply. */
+static json_t *ask(struct tctx *t, void *s, json_t *req, int ms)
+{
+	assert_non_null(req);
+	assert_int_equal(proto_send(s, req, ZMQ_DONTWAIT) == 0 ||
+			 proto_send(s, req, ZMQ_DONTWAIT) == -EAGAIN, 1);
+	json_decref(req);
+	return await_reply(t, s, ms);
+}
+
+/* A host_list on S (ask). */
+static json_t *ask_hosts(struct tctx *t, void *s, int ms)
+{
+	return ask(t, s, proto_msg_new("host_list"), ms);
 }
 
 static bool log_has(struct tctx *t, const char *needle)
@@ -191,7 +210,8 @@ static void test_auth_keygen_files(void **state)
 	assert_non_null(strstr(why, "does not belong"));
 
 	/* the CLI prints the public key that it wrote */
-	snprintf(cmd, sizeof(cmd), "%s/bin/bpflab keygen --out %s --name cli 2>/dev/null",
+	snprintf(cmd, sizeof(cmd),
+		 "%s/bin/bpflab keygen --role client --out %s --name cli 2>/dev/null",
 		 BPFLAB_BUILDDIR, t->fx.dir);
 	p = popen(cmd, "r");
 	assert_non_null(p);
@@ -290,7 +310,7 @@ static void test_auth_client_allowed_refused_reload(void **state)
 	assert_non_null(r);
 	assert_string_equal(proto_msg_type(r), "hosts");
 	json_decref(r);
-	assert_true(log_has(t, "reloaded: 2 keys allowed"));
+	assert_true(log_has(t, "reloaded: 3 keys allowed"));
 	signal(SIGHUP, SIG_DFL);
 	zmq_close(bad);
 	zmq_close(good);
@@ -347,26 +367,49 @@ static size_t host_count(struct tctx *t, void *client)
 	return n;
 }
 
+/* An agent NAME with key KP runs for 2 s and is never registered (CLIENT asks). */
+static void agent_kept_out(struct tctx *t, void *client, const char *name,
+			   const struct keys_pair *kp)
+{
+	struct inventory_config inv = { .agent = name };
+	struct agent_run ar;
+	int64_t end;
+
+	agent_start(t, &ar, name, kp, &inv);
+	end = util_mono_ms() + 2000;
+	while (util_mono_ms() < end)
+		assert_int_equal(coord_run_once(t->fx.c, 20), 0);
+	assert_int_equal(host_count(t, client), 0);
+	agent_stop(&ar);
+}
+
 static void test_auth_agent_refused(void **state)
 {
 	struct tctx *t = *state;
-	struct inventory_config bad_inv = { .agent = "intruder" }, good_inv = { .agent = "h1" };
-	struct agent_run bad_agent, good_agent;
+	struct inventory_config good_inv = { .agent = "h1" };
+	struct agent_run good_agent;
+	struct coord_stats st;
+	char needle[160];
 	int64_t end;
 	void *client;
 	size_t n = 0;
 
 	start_coord(t);
 	client = dealer(t, t->fx.clients_ep, &t->good);
-	agent_start(t, &bad_agent, "intruder", &t->bad, &bad_inv);
-	end = util_mono_ms() + 2000;
-	while (util_mono_ms() < end)
-		assert_int_equal(coord_run_once(t->fx.c, 20), 0);
-	assert_int_equal(host_count(t, client), 0);
-	agent_stop(&bad_agent);
+	agent_kept_out(t, client, "intruder", &t->bad);
 
-	/* the same agent code with an allowed key registers (good key reused for it) */
-	agent_start(t, &good_agent, "h1", &t->good, &good_inv);
+	/* an allowed client key cannot register as an agent: refused at the handshake on
+	 * the agents socket, and logged (bpflab-agent itself refuses such a key; this is
+	 * an agent that does not) */
+	agent_kept_out(t, client, "h1", &t->good);
+	coord_get_stats(t->fx.c, &st);
+	assert_true(st.role_refused >= 1);
+	snprintf(needle, sizeof(needle), "to the agents socket: key '%.8s...' ('good.key') has "
+		 "the role client; only agent keys may register as agents", t->good.public_z85);
+	assert_true(log_has(t, needle));
+
+	/* the same agent code with the agent's key registers */
+	agent_start(t, &good_agent, "h1", &t->agent, &good_inv);
 	end = util_mono_ms() + 5000;
 	while (util_mono_ms() < end && (n = host_count(t, client)) == 0)
 		;
@@ -375,29 +418,77 @@ static void test_auth_agent_refused(void **state)
 	zmq_close(client);
 }
 
+/* An agent's key (allowed, on the clients socket) sends client requests: each one is
+ * refused with an error naming the rule, counted and logged, and nothing is done. */
+static void test_auth_agent_key_as_client(void **state)
+{
+	static const char *const requests[] = {
+		"{\"v\":1,\"type\":\"submit\",\"plan\":\"name: x\\n\"}",
+		"{\"v\":1,\"type\":\"run_cancel\",\"run\":1}",
+		"{\"v\":1,\"type\":\"bisect_start\",\"name\":\"b\"}",
+		"{\"v\":1,\"type\":\"import\",\"plan\":\"p\",\"rows\":[]}",
+		"{\"v\":1,\"type\":\"host_list\"}",
+		"{\"v\":1,\"type\":\"link_discover\"}",
+	};
+	struct tctx *t = *state;
+	struct coord_stats st;
+	char want[256];
+	void *rogue, *client;
+	json_t *r;
+	size_t i;
+
+	start_coord(t);
+	rogue = dealer(t, t->fx.clients_ep, &t->agent);
+	for (i = 0; i < ARRAY_LEN(requests); i++) {
+		json_t *req = json_of(requests[i]);
+		const char *type = proto_msg_type(req);
+
+		snprintf(want, sizeof(want), "refused: key 'agent.key' has the role agent, and only "
+			 "client keys may send '%s'", type);
+		r = ask(t, rogue, req, 5000);
+		assert_non_null(r);
+		assert_string_equal(proto_msg_type(r), "error");
+		assert_contains(proto_get_str(r, "message", ""), want);
+		json_decref(r);
+		assert_true(log_has(t, "refused a client message"));
+	}
+	/* a payload that does not even decode: refused for the key all the same */
+	assert_int_equal(zmq_send(rogue, "not json", 8, 0), 8);
+	r = await_reply(t, rogue, 5000);
+	assert_non_null(r);
+	assert_contains(proto_get_str(r, "message", ""), "has the role agent");
+	json_decref(r);
+	coord_get_stats(t->fx.c, &st);
+	assert_int_equal(st.role_refused, ARRAY_LEN(requests) + 1);
+	assert_int_equal(st.runs_submitted, 0);
+	assert_int_equal(st.bad_messages, 0);
+	assert_true(log_has(t, "refused a client message 'submit' from key 'agent.key' (role "
+			    "agent): only client keys may send to the clients socket"));
+	assert_true(log_has(t, "refused a client message 'run_cancel' from key 'agent.key'"));
+	assert_true(log_has(t, "refused a client message 'bisect_start' from key 'agent.key'"));
+
+	/* a client key still gets its answers */
+	client = dealer(t, t->fx.clients_ep, &t->good);
+	r = ask_hosts(t, client, 5000);
+	assert_non_null(r);
+	assert_string_equal(proto_msg_type(r), "hosts");
+	json_decref(r);
+	zmq_close(client);
+	zmq_close(rogue);
+}
+
 /* A malformed message from an allowed peer is answered with an error and counted. */
 static void test_auth_malformed_counted(void **state)
 {
 	struct tctx *t = *state;
 	struct coord_stats st;
-	json_t *req, *r = NULL;
+	json_t *req, *r;
 	void *client;
-	char why[256];
-	int64_t end;
 
 	start_coord(t);
 	client = dealer(t, t->fx.clients_ep, &t->good);
 	req = json_pack("{s:i, s:s, s:s}", "v", 1, "type", "run_show", "run", "seven");
-	assert_int_equal(proto_send(client, req, 0), 0);
-	json_decref(req);
-	end = util_mono_ms() + 5000;
-	while (!r && util_mono_ms() < end) {
-		zmq_pollitem_t it = { .socket = client, .events = ZMQ_POLLIN };
-
-		assert_int_equal(coord_run_once(t->fx.c, 20), 0);
-		if (zmq_poll(&it, 1, 0) == 1)
-			assert_int_equal(proto_recv(client, &r, 0, why, sizeof(why)), 0);
-	}
+	r = ask(t, client, req, 5000);
 	assert_non_null(r);
 	assert_string_equal(proto_msg_type(r), "error");
 	assert_non_null(strstr(proto_get_str(r, "message", ""), "'run' must be an integer"));
@@ -420,6 +511,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_auth_client_allowed_refused_reload, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_auth_agent_refused, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_auth_agent_key_as_client, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_auth_malformed_counted, setup, teardown),
 	};
 

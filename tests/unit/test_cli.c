@@ -215,7 +215,8 @@ static void test_cli_help(void **state)
 	/* --help anywhere on the line, also for keygen, and nothing else is done */
 	run_cli(&o, (const char *[]){ "keygen", "--out", tmpdir, "--name", "x", "--help", NULL });
 	assert_int_equal(o.status, 0);
-	assert_contains(o.out, "Usage: bpflab keygen [--out DIR] [--name NAME] [--force]\n");
+	assert_contains(o.out, "Usage: bpflab keygen --role ROLE [--out DIR] [--name NAME] "
+			"[--force]\n");
 	assert_contains(o.out, "  --force ");
 	prog_out_free(&o);
 	{

@@ -19,6 +19,13 @@
 #include "report/import.h"
 #include "export_schema.h"
 
+/* import_csv() of the NUL-terminated TEXT */
+static json_t *csv_import(const char *text, const char *plan, const char *metric,
+			  const char *unit, const char *source, char *err, size_t err_len)
+{
+	return import_csv(text, strlen(text), plan, metric, unit, source, err, err_len);
+}
+
 static json_t *rows(void)
 {
 	json_t *r = json_array();
@@ -220,7 +227,7 @@ static void test_import_csv(void **state)
 	json_t *imp, *jobs;
 	char err[256];
 
-	imp = import_csv(csv, "hand", NULL, NULL, "x.csv", err, sizeof(err));
+	imp = csv_import(csv, "hand", NULL, NULL, "x.csv", err, sizeof(err));
 	assert_non_null(imp);
 	jobs = json_object_get(imp, "jobs");
 	assert_int_equal(json_array_size(jobs), 3);
@@ -231,11 +238,11 @@ static void test_import_csv(void **state)
 	assert_int_equal(json_integer_value(json_object_get(json_array_get(jobs, 2), "rep")), 1);
 	json_decref(imp);
 
-	assert_null(import_csv("v,p,1,12x\n", "hand", NULL, NULL, "y.csv", err, sizeof(err)));
+	assert_null(csv_import("v,p,1,12x\n", "hand", NULL, NULL, "y.csv", err, sizeof(err)));
 	assert_string_equal(err, "y.csv:1: '12x' is not a number");
-	assert_null(import_csv("a,b,c\n", "hand", NULL, NULL, "z.csv", err, sizeof(err)));
+	assert_null(csv_import("a,b,c\n", "hand", NULL, NULL, "z.csv", err, sizeof(err)));
 	assert_string_equal(err, "z.csv:1: expected 4 fields variant,prog,set,value, got 3");
-	assert_null(import_csv("variant,prog,set,value\n", "hand", NULL, NULL, "e.csv", err,
+	assert_null(csv_import("variant,prog,set,value\n", "hand", NULL, NULL, "e.csv", err,
 			       sizeof(err)));
 	assert_string_equal(err, "e.csv: no values");
 }
@@ -303,17 +310,26 @@ static void test_import_csv_bad(void **state)
 	json_t *imp, *jobs;
 
 	/* not UTF-8 (a Latin-1 file): said "out of memory" */
-	assert_null(import_csv("variant,prog,set,value\nbase,c\x96t,a,30.0\n", "hand", NULL,
+	assert_null(csv_import("variant,prog,set,value\nbase,c\x96t,a,30.0\n", "hand", NULL,
 			       NULL, "l.csv", err, sizeof(err)));
 	assert_int_equal(errno, EINVAL);
 	assert_string_equal(err, "l.csv:2: not UTF-8 text");
-	assert_null(import_csv("v,\xed\xa0\x80,1,1\n", "hand", NULL, NULL, "s.csv", err,
+	assert_null(csv_import("v,\xed\xa0\x80,1,1\n", "hand", NULL, NULL, "s.csv", err,
 			       sizeof(err)));	/* a UTF-16 surrogate */
 	assert_string_equal(err, "s.csv:1: not UTF-8 text");
-	imp = import_csv("caf\xc3\xa9,\xf0\x9f\x90\x9d,1,1\n", "hand", NULL, NULL, "u.csv", err,
+	imp = csv_import("caf\xc3\xa9,\xf0\x9f\x90\x9d,1,1\n", "hand", NULL, NULL, "u.csv", err,
 			 sizeof(err));
 	assert_non_null(imp);
 	json_decref(imp);
+	/* a NUL byte ended the text there: the lines after it were dropped, exit 0 */
+	assert_null(import_csv("base,p,1,30\nbase,p,2,31\0\nbase,p,3,32\n", 37, "hand", NULL,
+			       NULL, "z.csv", err, sizeof(err)));
+	assert_int_equal(errno, EINVAL);
+	assert_string_equal(err, "z.csv:2: a NUL byte (not a text file?)");
+	/* invalid UTF-8 in a comment line is refused too */
+	assert_null(csv_import("# \xff\nbase,p,1,30\n", "hand", NULL, NULL, "c.csv", err,
+			       sizeof(err)));
+	assert_string_equal(err, "c.csv:1: not UTF-8 text");
 
 	/* variants that differ after 510 bytes were one job (a cut key): two jobs now */
 	memset(long_a, 'A', 600);
@@ -322,7 +338,7 @@ static void test_import_csv_bad(void **state)
 	long_a[599] = 'x';
 	long_b[599] = 'y';
 	assert_true(asprintf(&csv, "%s,p,1,1\n%s,p,1,2\n", long_a, long_b) > 0);
-	imp = import_csv(csv, "hand", NULL, NULL, "long.csv", err, sizeof(err));
+	imp = csv_import(csv, "hand", NULL, NULL, "long.csv", err, sizeof(err));
 	free(csv);
 	assert_non_null(imp);
 	jobs = json_object_get(imp, "jobs");
@@ -342,7 +358,7 @@ static void test_import_csv_bad(void **state)
 			fprintf(f, "v%zu,p,%zu,1.5\n", i % 3, i);
 		fclose(f);
 		t0 = util_mono_ms();
-		imp = import_csv(csv, "hand", NULL, NULL, "many.csv", err, sizeof(err));
+		imp = csv_import(csv, "hand", NULL, NULL, "many.csv", err, sizeof(err));
 		free(csv);
 		assert_non_null(imp);
 		assert_true(util_mono_ms() - t0 < 10000);
@@ -364,24 +380,24 @@ static void test_import_csv_refused(void **state)
 	json_t *imp;
 
 	(void)state;
-	assert_null(import_csv("variant,prog,set,value\nbase,p,1,30\nbase,q,1,31\n"
+	assert_null(csv_import("variant,prog,set,value\nbase,p,1,30\nbase,q,1,31\n"
 			       "base,p,1,32\n", "hand", NULL, NULL, "d.csv", err, sizeof(err)));
 	assert_int_equal(errno, EINVAL);
 	assert_string_equal(err, "d.csv:4: program 'p' of variant 'base' has a value in set "
 			    "'1' already (line 2)");
-	imp = import_csv("base,p,1,30\nbase,p,2,32\npatch,p,1,30\n", "hand", NULL, NULL,
+	imp = csv_import("base,p,1,30\nbase,p,2,32\npatch,p,1,30\n", "hand", NULL, NULL,
 			 "ok.csv", err, sizeof(err));
 	assert_non_null(imp);
 	assert_int_equal(json_array_size(json_object_get(imp, "jobs")), 3);
 	json_decref(imp);
 
-	assert_null(import_csv("base,p,1,30\nbase,p,2,-0.5\n", "hand", NULL, NULL, "n.csv", err,
+	assert_null(csv_import("base,p,1,30\nbase,p,2,-0.5\n", "hand", NULL, NULL, "n.csv", err,
 			       sizeof(err)));
 	assert_string_equal(err, "n.csv:2: value '-0.5' is negative");
-	assert_null(import_csv("base,p,1,-1\n", "hand", "x.lat", "ns", "u.csv", err,
+	assert_null(csv_import("base,p,1,-1\n", "hand", "x.lat", "ns", "u.csv", err,
 			       sizeof(err)));
 	assert_string_equal(err, "u.csv:1: value '-1' is negative");
-	assert_null(import_csv("base,p,1,-1.5\n", "hand", "x.delta", "pps", "d2.csv", err,
+	assert_null(csv_import("base,p,1,-1.5\n", "hand", "x.delta", "pps", "d2.csv", err,
 			       sizeof(err)));
 	assert_string_equal(err, "d2.csv:1: value '-1.5' is negative");
 }

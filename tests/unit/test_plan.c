@@ -14,6 +14,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "plan/plan.h"
 #include "base/util.h"
@@ -341,6 +343,64 @@ static void test_plan_load(void **state)
 	assert_string_equal(err.text,
 			    "cannot open plan 'no/such/plan.yaml': No such file or directory");
 	assert_int_equal(err.line, 0);
+}
+
+/* A FIFO or a directory given as a plan is refused at once (a FIFO waited for a writer
+ * forever); the alarm fails the test rather than hanging it. */
+static void test_plan_load_not_regular(void **state)
+{
+	char dir[] = "/tmp/bpflab-test-plan-XXXXXX", fifo[256];
+	struct plan_error err;
+	struct plan *p;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(fifo, sizeof(fifo), "%s/plan.yaml", dir);
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	alarm(10);
+	errno = 0;
+	p = plan_load(fifo, NULL, 0, &err);
+	alarm(0);
+	assert_null(p);
+	assert_int_equal(errno, UTIL_ENOTREG);
+	assert_non_null(strstr(err.text, "plan.yaml': not a regular file (a FIFO, device or "
+				"socket)"));
+	p = plan_load(dir, NULL, 0, &err);
+	assert_null(p);
+	assert_non_null(strstr(err.text, "': Is a directory"));
+	unlink(fifo);
+	rmdir(dir);
+}
+
+/* libyaml refuses a NUL byte and invalid UTF-8 in a plan at FILE:LINE:COLUMN. */
+static void test_plan_parse_not_text(void **state)
+{
+	static const char nul[] = "name: a\nports: [a]\ntra\0ffic: {}\n";
+	static const char latin[] = "name: a\n# caf\xe9\nports: [a]\n";
+	struct plan_error err;
+
+	(void)state;
+	assert_null(plan_parse("n.yaml", nul, sizeof(nul) - 1, NULL, 0, &err));
+	assert_int_equal(err.line, 3);
+	assert_non_null(strstr(err.text, "n.yaml:3:"));
+	assert_non_null(strstr(err.text, "control characters are not allowed"));
+	assert_null(plan_parse("l.yaml", latin, sizeof(latin) - 1, NULL, 0, &err));
+	assert_int_equal(err.line, 2);
+	assert_non_null(strstr(err.text, "l.yaml:2:"));
+	assert_non_null(strstr(err.text, "UTF-8"));
+}
+
+static void test_plan_name_valid(void **state)
+{
+	(void)state;
+	assert_true(plan_name_valid("xdp-drop_1.2"));
+	assert_false(plan_name_valid(""));
+	assert_false(plan_name_valid("a/b"));
+	assert_false(plan_name_valid("<i>"));
+	assert_true(plan_name_valid("aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+				    "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"));
+	assert_false(plan_name_valid("aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+				     "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"));
 }
 
 static const struct bad_plan bad_yaml[] = {
@@ -1358,6 +1418,9 @@ int main(void)
 		cmocka_unit_test(test_plan_defaults),
 		cmocka_unit_test(test_plan_values),
 		cmocka_unit_test(test_plan_load),
+		cmocka_unit_test(test_plan_load_not_regular),
+		cmocka_unit_test(test_plan_parse_not_text),
+		cmocka_unit_test(test_plan_name_valid),
 		cmocka_unit_test(test_plan_bad_yaml),
 		cmocka_unit_test(test_plan_rate),
 		cmocka_unit_test(test_plan_rate_check),

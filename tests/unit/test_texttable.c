@@ -199,6 +199,42 @@ static void test_texttable_wrap(void **state)
 	free(out);
 }
 
+/* Cells a spreadsheet would run as formulas get a leading "'" inside RFC 4180 quotes;
+ * numbers, also negative ones, stay numbers (docs/security.md, "CSV"). */
+static void test_texttable_csv_formula(void **state)
+{
+	static const struct {
+		const char *in, *out;
+	} cases[] = {
+		{ "=1+2", "\"'=1+2\"" }, { "+cmd", "\"'+cmd\"" }, { "-x", "\"'-x\"" },
+		{ "@SUM(A1)", "\"'@SUM(A1)\"" }, { "\tx", "\"'\tx\"" }, { "\r=1", "\"'\r=1\"" },
+		{ "=a,\"b\"", "\"'=a,\"\"b\"\"\"" }, { "-", "\"'-\"" }, { "+", "\"'+\"" },
+		{ "-inf", "\"'-inf\"" }, { "-0x1p3", "\"'-0x1p3\"" }, { "-1-1", "\"'-1-1\"" },
+		{ "-3.2", "-3.2" }, { "+5", "+5" }, { "-.5", "-.5" }, { "-7.", "-7." },
+		{ "-1e-05", "-1e-05" }, { "+2E+10", "+2E+10" }, { "-1e", "\"'-1e\"" },
+		{ "a=b", "a=b" }, { " =1", " =1" }, { "12", "12" },
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct capture c;
+		FILE *f = capture_start(&c);
+		char *out;
+
+		tt_csv_field(f, cases[i].in);
+		out = capture_end(&c);
+		if (strcmp(out, cases[i].out))
+			fail_msg("'%s': got '%s', want '%s'", cases[i].in, out, cases[i].out);
+		free(out);
+	}
+	assert_true(tt_csv_is_number("0"));
+	assert_false(tt_csv_is_number(""));
+	assert_false(tt_csv_is_number("."));
+	assert_false(tt_csv_is_formula(NULL));
+	assert_false(tt_csv_is_formula(""));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -208,6 +244,7 @@ int main(void)
 		cmocka_unit_test(test_texttable_trimmed),
 		cmocka_unit_test(test_texttable_csv),
 		cmocka_unit_test(test_texttable_wrap),
+		cmocka_unit_test(test_texttable_csv_formula),
 	};
 
 	return cmocka_run_group_tests_name("texttable", tests, NULL, NULL);

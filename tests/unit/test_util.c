@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "base/util.h"
@@ -111,6 +113,132 @@ static void test_util_write_atomic(void **state)
 	rmdir(dir);
 }
 
+/* A FIFO, a directory and a device are refused where a file is read, at once: opening
+ * the FIFO for reading used to wait for a writer forever (`plan check FIFO`). */
+static void test_util_open_regular(void **state)
+{
+	char dir[] = "/tmp/bpflab-test-util-XXXXXX";
+	char fifo[256], file[256], link[256];
+	char *buf = NULL;
+	size_t len = 0;
+	int fd;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(fifo, sizeof(fifo), "%s/fifo", dir);
+	snprintf(file, sizeof(file), "%s/file", dir);
+	snprintf(link, sizeof(link), "%s/link", dir);
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	assert_int_equal(util_write_file_atomic(file, "text", 4), 0);
+	assert_int_equal(symlink(file, link), 0);
+
+	assert_int_equal(util_open_regular(fifo), -UTIL_ENOTREG);
+	assert_int_equal(util_read_file(fifo, 100, &buf, &len), -UTIL_ENOTREG);
+	assert_null(buf);
+	assert_int_equal(util_read_file(dir, 100, &buf, &len), -EISDIR);
+	assert_int_equal(util_read_file("/dev/null", 100, &buf, &len), -UTIL_ENOTREG);
+	assert_int_equal(util_read_file("/dev/zero", 100, &buf, &len), -UTIL_ENOTREG);
+	assert_int_equal(util_open_regular("/nonexistent-bpflab/x"), -ENOENT);
+	/* a regular file, also through a link, opens blocking as before */
+	fd = util_open_regular(link);
+	assert_true(fd >= 0);
+	assert_int_equal(fcntl(fd, F_GETFL) & O_NONBLOCK, 0);
+	close(fd);
+	assert_int_equal(util_read_file(link, 100, &buf, &len), 0);
+	assert_string_equal(buf, "text");
+	free(buf);
+
+	assert_string_equal(util_strerror(-UTIL_ENOTREG),
+			    "not a regular file (a FIFO, device or socket)");
+	assert_string_equal(util_strerror(UTIL_ENOTREG), util_strerror(-UTIL_ENOTREG));
+	assert_string_equal(util_strerror(-ENOENT), strerror(ENOENT));
+	unlink(link);
+	unlink(file);
+	unlink(fifo);
+	rmdir(dir);
+}
+
+static void test_util_utf8(void **state)
+{
+	static const struct {
+		const char *s;
+		size_t len;
+		bool ok;
+		size_t bad;
+	} cases[] = {
+		{ "", 0, true, 0 },
+		{ "plain", 5, true, 0 },
+		{ "caf\xc3\xa9 \xf0\x9f\x90\x9d \xe2\x82\xac", 14, true, 0 },
+		{ "a\0b", 3, false, 1 },		/* NUL */
+		{ "ab\x96", 3, false, 2 },		/* Latin-1, a lone continuation */
+		{ "\xc0\xaf", 2, false, 0 },		/* overlong '/' */
+		{ "x\xe0\x80\xaf", 4, false, 1 },	/* overlong, 3 bytes */
+		{ "\xed\xa0\x80", 3, false, 0 },	/* UTF-16 surrogate */
+		{ "\xf4\x90\x80\x80", 4, false, 0 },	/* above U+10FFFF */
+		{ "ok\xe2\x82", 4, false, 2 },		/* cut mid-character at the end */
+		{ "\xc3\xa9\xc3", 3, false, 2 },
+	};
+	size_t i, bad;
+
+	(void)state;
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		bad = 999;
+		assert_int_equal(util_utf8_valid(cases[i].s, cases[i].len, &bad), cases[i].ok);
+		if (!cases[i].ok)
+			assert_int_equal(bad, cases[i].bad);
+	}
+	assert_false(util_utf8_valid("a\0", 2, NULL));
+}
+
+static void test_util_text_check(void **state)
+{
+	static const char nul[] = "one\ntwo\nth\0ree\nfour\n";
+	static const char latin[] = "one\n\ncaf\xe9\n";
+	char err[128] = "";
+
+	(void)state;
+	assert_int_equal(util_text_check("a\nb\n", 4, "f.csv", err, sizeof(err)), 0);
+	assert_string_equal(err, "");
+	assert_int_equal(util_text_check(NULL, 0, "f.csv", err, sizeof(err)), 0);
+	assert_int_equal(util_text_check(nul, sizeof(nul) - 1, "f.csv", err, sizeof(err)),
+			 -EINVAL);
+	assert_string_equal(err, "f.csv:3: a NUL byte (not a text file?)");
+	assert_int_equal(util_text_check(latin, sizeof(latin) - 1, "g.json", err, sizeof(err)),
+			 -EINVAL);
+	assert_string_equal(err, "g.json:3: not UTF-8 text");
+	/* a NUL as the very first byte, and at the end */
+	assert_int_equal(util_text_check("\0", 1, "h", err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "h:1: a NUL byte (not a text file?)");
+	assert_int_equal(util_text_check("a\n\0", 3, "h", err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "h:2: a NUL byte (not a text file?)");
+}
+
+/* The plan-name rule every name shares (plans, imported plans and hosts). */
+static void test_util_name_ok(void **state)
+{
+	char *huge;
+
+	(void)state;
+	assert_true(util_name_ok("lab-1.a_b", "._-", 128));
+	assert_true(util_name_ok("x", "", 1));
+	assert_false(util_name_ok("", "._-", 128));
+	assert_false(util_name_ok("ab", "", 1));
+	assert_false(util_name_ok("a b", "._-", 128));
+	assert_false(util_name_ok("<script>", "._-", 128));
+	assert_false(util_name_ok("a.b", "_-", 128));
+	assert_false(util_name_ok("caf\xc3\xa9", "._-", 128));
+	assert_false(util_name_ok("\xff", "._-", 128));
+	assert_false(util_name_ok("a\nb", "._-", 128));
+	huge = malloc(100001);
+	assert_non_null(huge);
+	memset(huge, 'a', 100000);
+	huge[100000] = '\0';
+	assert_false(util_name_ok(huge, "._-", 128));
+	huge[128] = '\0';
+	assert_true(util_name_ok(huge, "._-", 128));
+	free(huge);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -119,6 +247,10 @@ int main(void)
 		cmocka_unit_test(test_util_base64_rejects),
 		cmocka_unit_test(test_util_durations),
 		cmocka_unit_test(test_util_write_atomic),
+		cmocka_unit_test(test_util_open_regular),
+		cmocka_unit_test(test_util_utf8),
+		cmocka_unit_test(test_util_text_check),
+		cmocka_unit_test(test_util_name_ok),
 	};
 
 	return cmocka_run_group_tests_name("util", tests, NULL, NULL);

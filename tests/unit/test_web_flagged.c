@@ -49,11 +49,8 @@ static int setup(void **state)
 	char file[400];
 
 	(void)state;
-	if (!mkdtemp(tmpdir))
+	if (web_test_setup_k(tmpdir, db, sizeof(db)))
 		return -1;
-	unsetenv("BPFLAB_COORDINATOR");
-	snprintf(db, sizeof(db), "%s/lab.db", tmpdir);
-	web_test_import_k(tmpdir, db);
 	snprintf(file, sizeof(file), "%s/k3.csv", tmpdir);
 	file_put(file, csv_631);
 	free(cli((const char *[]){ "result", "import", file, "--plan", "k", "--kernel", "6.3.1",

@@ -62,11 +62,8 @@ static int setup(void **state)
 	int i;
 
 	(void)state;
-	if (!mkdtemp(tmpdir))
+	if (web_test_setup_k(tmpdir, db, sizeof(db)))
 		return -1;
-	unsetenv("BPFLAB_COORDINATOR");
-	snprintf(db, sizeof(db), "%s/lab.db", tmpdir);
-	web_test_import_k(tmpdir, db);
 	db_file_exec(db, "UPDATE jobs SET verdicts = '[\"unstable\"]' WHERE id = 2");
 	snprintf(file, sizeof(file), "%s/kernels", tmpdir);
 	file_put(file, "6.1.0\n6.2.0<i>\n6.3.0\n");
@@ -262,21 +259,13 @@ static double now_s(void)
  * Retry-After after the store's busy timeout (5 s); once it commits, 200 again. */
 static void test_web_busy(void **state)
 {
-	char copy[400], cmd[900];
 	sqlite3 *writer = NULL;
 	struct web *w;
 	struct http h;
 	double t0;
 
 	(void)state;
-	snprintf(copy, sizeof(copy), "%s/busy.db", tmpdir);
-	snprintf(cmd, sizeof(cmd), "sqlite3 '%s' \".backup '%s'\"", db, copy);
-	assert_int_equal(system(cmd), 0);
-	db_file_exec(copy, "PRAGMA journal_mode = DELETE");
-	w = web_test_start(copy, NULL);
-	assert_int_equal(sqlite3_open(copy, &writer), SQLITE_OK);
-	assert_int_equal(sqlite3_exec(writer, "BEGIN EXCLUSIVE; UPDATE runs SET state = "
-				      "'cancelled' WHERE id = 1", NULL, NULL, NULL), SQLITE_OK);
+	w = web_test_locked(tmpdir, db, &writer);
 	t0 = now_s();
 	http_req(web_port(w), "GET", "/api/runs", NULL, &h);
 	assert_true(now_s() - t0 >= 4.5);

@@ -14,6 +14,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <sqlite3.h>
+
 #define BPFLAB BPFLAB_BUILDDIR "/bin/bpflab"
 #define BPFLABD BPFLAB_BUILDDIR "/bin/bpflabd"
 
@@ -60,6 +62,18 @@ static inline void web_test_import_k(const char *dir, const char *db)
 	}
 }
 
+/* A group's setup: DIR (a mkdtemp template) made, DB (DB_LEN bytes) DIR/lab.db with plan
+ * k's runs (web_test_import_k), no coordinator in the environment. Returns 0 or -1. */
+static inline int web_test_setup_k(char *dir, char *db, size_t db_len)
+{
+	if (!mkdtemp(dir))
+		return -1;
+	unsetenv("BPFLAB_COORDINATOR");
+	snprintf(db, db_len, "%s/lab.db", dir);
+	web_test_import_k(dir, db);
+	return 0;
+}
+
 /* A server over FILE on 127.0.0.1, port 0, with TOKEN (may be NULL); the test fails
  * when it does not start. */
 static inline struct web *web_test_start(const char *file, const char *token)
@@ -72,6 +86,25 @@ static inline struct web *web_test_start(const char *file, const char *token)
 	if (!w)
 		fail_msg("web_new: %s", err);
 	assert_true(web_port(w) > 0);
+	return w;
+}
+
+/* A copy DIR/busy.db of DB in rollback-journal mode, with *WRITER holding its write lock
+ * (run 1 set cancelled, not committed: readers wait the busy timeout, then 503), served
+ * on 127.0.0.1 (web_test_start). COMMIT and close *WRITER to let readers in. */
+static inline struct web *web_test_locked(const char *dir, const char *db, sqlite3 **writer)
+{
+	char copy[400], cmd[900];
+	struct web *w;
+
+	snprintf(copy, sizeof(copy), "%s/busy.db", dir);
+	snprintf(cmd, sizeof(cmd), "sqlite3 '%s' \".backup '%s'\"", db, copy);
+	assert_int_equal(system(cmd), 0);
+	db_file_exec(copy, "PRAGMA journal_mode = DELETE");
+	w = web_test_start(copy, NULL);
+	assert_int_equal(sqlite3_open(copy, writer), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(*writer, "BEGIN EXCLUSIVE; UPDATE runs SET state = "
+				      "'cancelled' WHERE id = 1", NULL, NULL, NULL), SQLITE_OK);
 	return w;
 }
 
