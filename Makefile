@@ -96,6 +96,11 @@ $(BUILD)/obj/schema.o: $(SCHEMA_C)
 	$(Q)$(CC) $(CFLAGS) -c -o $@ $<
 
 $(LIBA): $(call obj,$(LIB_SRCS)) $(BUILD)/obj/schema.o
+
+# The one version of every binary (lib/base/version.c): the VERSION file.
+BPFLAB_VERSION := $(shell cat VERSION)
+$(call obj,lib/base/version.c): VERSION
+$(call obj,lib/base/version.c): override CFLAGS += -DBPFLAB_VERSION='"$(BPFLAB_VERSION)"'
 $(AGENTA): $(call obj,$(AGENT_SRCS))
 $(COORDA): $(call obj,$(COORD_SRCS))
 $(CLIA): $(call obj,$(CLI_SRCS))

@@ -22,10 +22,6 @@
 #include "plan/plan.h"
 #include "plan/objects.h"
 
-#ifndef BPFLAB_VERSION
-#define BPFLAB_VERSION "0.1.0"
-#endif
-
 #define CLI_DEFAULT_COORDINATOR "ipc:///run/bpflab/clients.sock"
 #define CLI_DEFAULT_TIMEOUT_S 5
 /* `result import` through bpflabd waits a second more per this many jobs */
@@ -113,7 +109,13 @@ extern const struct option cli_global_longopts[];
 extern const char cli_global_shortopts[];
 /* Option values for the global long-only options. */
 enum { CLI_OPT_DB = 256, CLI_OPT_BPF_DIR, CLI_OPT_TIMEOUT, CLI_OPT_KEY, CLI_OPT_SERVER_KEY,
-       CLI_OPT_PLAINTEXT, CLI_OPT_FIRST_LOCAL = 300 };
+       CLI_OPT_PLAINTEXT, CLI_OPT_ASCII, CLI_OPT_FIRST_LOCAL = 300 };
+
+/* --ascii (cli/ascii.c): from here on stdout's text in ASCII ("±" as "+-", "µ" as "u";
+ * untouched while *JSON). Returns 0 or -errno. */
+int cli_ascii_stdout(const bool *json);
+/* Flush what --ascii holds back and put stdout back; nothing without --ascii. */
+void cli_ascii_close(void);
 
 /* A command without an object (keygen, serve), which prints its own usage: --help or
  * -h among ARGV[1..] (before a "--"), or "help" as the first argument. */

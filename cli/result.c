@@ -11,7 +11,7 @@
 #include "result_analysis.h"
 
 enum { OPT_CSV = CLI_OPT_FIRST_LOCAL, OPT_FORM, OPT_METRIC, OPT_SUBJECT, OPT_ALL_ROWS,
-       OPT_TRIALS, OPT_SECONDS };
+       OPT_TRIALS, OPT_SECONDS, OPT_WIDE };
 
 struct show_opts {
 	bool csv;
@@ -21,6 +21,7 @@ struct show_opts {
 	bool all_rows;		/* the tables' zero rate rows too */
 	bool trials;		/* a search's trials instead (report_print_trials) */
 	bool seconds;		/* the per-second values instead (report_print_seconds) */
+	bool wide;		/* a column per repetition, however many */
 };
 
 static int show_opt(int opt, const char *arg, void *ctx)
@@ -53,6 +54,9 @@ static int show_opt(int opt, const char *arg, void *ctx)
 		return 0;
 	case OPT_SECONDS:
 		o->seconds = true;
+		return 0;
+	case OPT_WIDE:
+		o->wide = true;
 		return 0;
 	}
 	return CLI_EXIT_USAGE;
@@ -116,6 +120,7 @@ static int do_show(int argc, char **argv)
 		{ "all-rows", no_argument, NULL, OPT_ALL_ROWS },
 		{ "trials", no_argument, NULL, OPT_TRIALS },
 		{ "seconds", no_argument, NULL, OPT_SECONDS },
+		{ "wide", no_argument, NULL, OPT_WIDE },
 		{ NULL, 0, NULL, 0 },
 	};
 	json_t *result = NULL, *report = NULL, *form = NULL, *noise = NULL;
@@ -140,10 +145,10 @@ static int do_show(int argc, char **argv)
 	if (!o.form && !o.seconds && (o.metric || o.subject))
 		return cli_usage_error("result show", "--metric and --subject go with --form or "
 				       "--seconds");
-	if (o.seconds && (csv || o.form || o.all_rows || o.trials))
+	if (o.seconds && (csv || o.form || o.all_rows || o.trials || o.wide))
 		return cli_usage_error("result show", "--seconds goes with no other option but "
 				       "--metric, --subject and --json");
-	if (o.trials && (csv || o.form || o.all_rows))
+	if (o.trials && (csv || o.form || o.all_rows || o.wide))
 		return cli_usage_error("result show", "--trials goes with no other option but --json");
 	ret = cli_parse_run_id(argv[first], "result show", &id);
 	if (ret)
@@ -179,7 +184,8 @@ static int do_show(int argc, char **argv)
 	if (o.form) {
 		form = report_form_build(report, o.form, o.metric, o.subject, msg, sizeof(msg));
 		if (!form) {
-			ret = cli_error("run %lld: %s", id, msg);
+			ret = cli_error("run %lld%s%s", id,
+					strncmp(msg, "no metric ", 10) ? ": " : " has ", msg);
 			goto out;
 		}
 		if (cli.json)
@@ -193,7 +199,7 @@ static int do_show(int argc, char **argv)
 		goto out;
 	}
 	{
-		REPORT_TEXT_OPTS(text_opts, .all_rows = o.all_rows);
+		REPORT_TEXT_OPTS(text_opts, .all_rows = o.all_rows, .wide = o.wide);
 
 		err = report_print_text_opts(report, &text_opts, stdout);
 	}
@@ -209,7 +215,7 @@ out:
 static const struct cli_cmd result_cmds[] = {
 	{ "show", do_show,
 	  "RUN [--csv | --form FORM [--metric METRIC] [--subject SUBJECT] | --trials |"
-	  " --seconds [--metric METRIC] [--subject SUBJECT]] [--all-rows]",
+	  " --seconds [--metric METRIC] [--subject SUBJECT]] [--all-rows] [--wide]",
 	  "Print the results of run RUN as tables: per host and matrix point, one table\n"
 	  "per metric, a row per variant and subject (port or program), a column per\n"
 	  "repetition and mean ± spread (spread = half the range); for prog.ns_per_run\n"
@@ -232,6 +238,10 @@ static const struct cli_cmd result_cmds[] = {
 	  "\n"
 	  "  --all-rows          the zero rows and the records too (--json, --csv and the\n"
 	  "                      other forms always have every row)\n"
+	  "  --wide              a column per repetition however many (above 5: n, min,\n"
+	  "                      median and max stand for them, so a table fits 100\n"
+	  "                      columns), and names over 24 columns whole (else elided\n"
+	  "                      with a key under the table)\n"
 	  "  --csv               one line per sample instead: run,job,host,variant,rep,\n"
 	  "                      point,metric,subject,window,value,unit\n"
 	  "  --form FORM         table (default), or\n"

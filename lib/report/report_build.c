@@ -338,8 +338,9 @@ static int add_missing_variants(json_t *group, json_t *variants_tab, int repeat)
 }
 
 /* The job's verdicts of sample S, when it has any: on ROW at repetition REP (a
- * "verdicts" array made on first use, null where none), and their details, the first
- * seen for each verdict, in the report's "verdict_details". */
+ * "verdicts" array made on first use, null where none), the job's details beside them
+ * (ROW's "details", alike), and the first detail seen for each verdict in the report's
+ * "verdict_details". */
 static int file_verdicts(json_t *report, json_t *row, int rep, const json_t *s, int repeat)
 {
 	const json_t *verdicts = json_object_get(s, "verdicts");
@@ -356,6 +357,15 @@ static int file_verdicts(json_t *report, json_t *row, int rep, const json_t *s, 
 	}
 	if (json_is_null(json_array_get(rv, rep - 1)) &&
 	    json_array_set_new(rv, rep - 1, json_deep_copy(verdicts)))
+		return -ENOMEM;
+	/* this job's own details beside its verdicts: a legend names each cell's */
+	if (json_object_size(details) && !json_object_get(row, "details") &&
+	    json_object_set_new(row, "details", report_null_values(repeat)))
+		return -ENOMEM;
+	if (json_object_size(details) &&
+	    json_is_null(json_array_get(json_object_get(row, "details"), rep - 1)) &&
+	    json_array_set_new(json_object_get(row, "details"), rep - 1,
+			       json_deep_copy(details)))
 		return -ENOMEM;
 	all = json_object_get(report, "verdict_details");
 	json_object_foreach((json_t *)details, key, d) {

@@ -65,6 +65,32 @@ static const json_t *section_row(const json_t *sec, const char *variant, const c
 	return NULL;
 }
 
+/* The one wording of an unknown metric (as `result compare` and `history` have it):
+ * "no metric 'M' (its metrics: a, b)" with the metrics of REPORT's sections, first
+ * measured first, into ERR (ERR_LEN bytes). */
+static void form_unknown_metric(const json_t *report, const char *metric, char *err,
+				size_t err_len)
+{
+	const json_t *g, *sec;
+	json_t *seen = json_object();
+	size_t i, j, used;
+
+	used = (size_t)snprintf(err, err_len, "no metric '%s' (its metrics:", metric);
+	json_array_foreach(json_object_get(report, "groups"), i, g)
+		json_array_foreach(json_object_get(g, "sections"), j, sec) {
+			const char *m = get_str(sec, "metric");
+
+			if (!m || !seen || json_object_get(seen, m) || used >= err_len)
+				continue;
+			json_object_set_new(seen, m, json_true());
+			used += snprintf(err + used, err_len - used, "%s %s",
+					 json_object_size(seen) > 1 ? "," : "", m);
+		}
+	if (used < err_len)
+		snprintf(err + used, err_len - used, ")");
+	json_decref(seen);
+}
+
 /* A cell of a form: the values (per repetition) and verdicts of ROW (null values when
  * ROW is NULL), with their statistics. */
 static json_t *form_cell(const json_t *row, int repeat)
@@ -75,6 +101,12 @@ static json_t *form_cell(const json_t *row, int repeat)
 	if (cell && row && json_object_get(row, "verdicts") &&
 	    json_object_set_new(cell, "verdicts",
 				json_deep_copy(json_object_get(row, "verdicts")))) {
+		json_decref(cell);
+		return NULL;
+	}
+	if (cell && row && json_object_get(row, "details") &&
+	    json_object_set_new(cell, "details",
+				json_deep_copy(json_object_get(row, "details")))) {
 		json_decref(cell);
 		return NULL;
 	}
@@ -210,6 +242,9 @@ static json_t *cpumap_dropped_cell(const json_t *sec, const char *variant, int r
 	if (cell && src && json_object_get(src, "verdicts"))
 		json_object_set_new(cell, "verdicts",
 				    json_deep_copy(json_object_get(src, "verdicts")));
+	if (cell && src && json_object_get(src, "details"))
+		json_object_set_new(cell, "details",
+				    json_deep_copy(json_object_get(src, "details")));
 	if (cell && report_add_stats(cell)) {
 		json_decref(cell);
 		cell = NULL;
@@ -601,7 +636,7 @@ json_t *report_form_build(const json_t *report, const char *form_name, const cha
 	}
 	if (!json_object_size(subjects) &&
 	    (drivers || json_array_size(json_object_get(report, "groups")))) {
-		snprintf(err, err_len, "the run has no '%s' samples", metric);
+		form_unknown_metric(report, metric, err, err_len);
 		goto fail;
 	}
 	if (cpumap && (!json_object_get(subjects, "rx_src") || !json_object_get(subjects, "rx_dst"))) {
@@ -657,12 +692,11 @@ fail:
 
 /* A grid cell: the mean as netdev writes rates (9.1M), then the verdict markers of all
  * its repetitions. */
-static void grid_num(char *buf, size_t len, const json_t *cell, bool rate, char *marks,
-		     size_t marks_len)
+static void grid_num(char *buf, size_t len, const json_t *cell, bool rate,
+		     struct report_notes *notes)
 {
-	const json_t *mean = json_object_get(cell, "mean"), *v;
+	const json_t *mean = json_object_get(cell, "mean");
 	double x = json_number_value(mean);
-	size_t r;
 
 	if (!json_is_number(mean) || !isfinite(x)) {
 		snprintf(buf, len, "-");
@@ -674,17 +708,15 @@ static void grid_num(char *buf, size_t len, const json_t *cell, bool rate, char 
 		else if (fabs(x) >= 1e6)
 			f = (struct num_fmt){ 1e6, "M", 1 };
 		else if (fabs(x) >= 1e3)
-			f = (struct num_fmt){ 1e3, "K", 1 };
+			f = (struct num_fmt){ 1e3, "k", 1 };
 		report_fmt_num(buf, len, mean, &f);
 	} else {
 		struct num_fmt f = report_fmt_for(NUM_PLAIN, x);
 
 		report_fmt_num(buf, len, mean, &f);
 	}
-	json_array_foreach(json_object_get(cell, "verdicts"), r, v) {
-		report_add_marks(buf, len, v);
-		report_add_marks(marks, marks_len, v);
-	}
+	report_notes_cell(notes, buf, len, json_object_get(cell, "verdicts"),
+			  json_object_get(cell, "details"), -1);
 }
 
 static void form_title(const json_t *form, FILE *out)
@@ -708,7 +740,7 @@ struct form_table {
 	char *buf;			/* NC cells of W bytes, zeroed for each row */
 	const char **cells;		/* into BUF */
 	size_t nc, w;
-	char marks[16];
+	struct report_notes notes;
 };
 
 static int form_table_init(struct form_table *ft, size_t nc, size_t w)
@@ -754,16 +786,17 @@ static int form_table_head(struct form_table *ft, const char *const *first, size
 	return form_table_add(ft);
 }
 
-/* The table, then the legend of its markers from FORM's "verdict_details". */
+/* The table, then the legend of its markers: each cell's own notes. */
 static void form_table_print(const struct form_table *ft, const json_t *form, FILE *out)
 {
 	tt_table_print(&ft->t, out);
-	report_print_legend(ft->marks, json_object_get(form, "verdict_details"), out);
+	report_notes_print(&ft->notes, out);
 }
 
 static void form_table_release(struct form_table *ft)
 {
 	tt_table_release(&ft->t);
+	report_notes_release(&ft->notes);
 	free(ft->cells);
 	free(ft->buf);
 }
@@ -791,8 +824,7 @@ static int print_grid(const json_t *form, FILE *out)
 		snprintf(form_table_cell(&ft, 1), CELL, "%s", get_str(row, "test"));
 		json_array_foreach(json_object_get(row, "cells"), j, col)
 			if (j + 2 < nc)
-				grid_num(form_table_cell(&ft, j + 2), CELL, col, rate, ft.marks,
-					 sizeof(ft.marks));
+				grid_num(form_table_cell(&ft, j + 2), CELL, col, rate, &ft.notes);
 		err = form_table_add(&ft);
 	}
 	if (err)
@@ -807,21 +839,17 @@ out:
 #define FCELL (2 * CELL + 8)
 
 /* The text of a "columns" or "cpumap" form's CELL into BUF (FCELL bytes): mean ±
- * spread in format F, then the markers of its verdicts (added to MARKS, MARKS_LEN
- * bytes, too). */
-static void by_variant_cell_text(char *buf, const json_t *cell, struct num_fmt f, char *marks,
-				 size_t marks_len)
+ * spread in format F, then the markers of its verdicts and their note numbers (notes
+ * added to NOTES). */
+static void by_variant_cell_text(char *buf, const json_t *cell, struct num_fmt f,
+				 struct report_notes *notes)
 {
 	struct row_text rt = { .variant = NULL };
-	const json_t *v;
-	size_t r;
 
 	report_mean_texts(cell, f, &rt);
 	snprintf(buf, FCELL, "%s%s%s", rt.mean, *rt.spread ? " ± " : "", rt.spread);
-	json_array_foreach(json_object_get(cell, "verdicts"), r, v) {
-		report_add_marks(buf, FCELL, v);
-		report_add_marks(marks, marks_len, v);
-	}
+	report_notes_cell(notes, buf, FCELL, json_object_get(cell, "verdicts"),
+			  json_object_get(cell, "details"), -1);
 }
 
 /* The table of form group G: a row per variant, a column per form column, numbers in
@@ -846,8 +874,7 @@ static int print_by_variant_table(const json_t *form, const json_t *g, struct nu
 		snprintf(form_table_cell(&ft, 0), FCELL, "%s", get_str(row, "variant"));
 		json_array_foreach(json_object_get(row, "cells"), j, cell)
 			if (j < nc)
-				by_variant_cell_text(form_table_cell(&ft, j + 1), cell, f, ft.marks,
-						     sizeof(ft.marks));
+				by_variant_cell_text(form_table_cell(&ft, j + 1), cell, f, &ft.notes);
 		err = form_table_add(&ft);
 	}
 	if (!err)
@@ -1087,7 +1114,7 @@ static int print_drivers(const json_t *form, FILE *out)
 
 			if (j + 2 >= nc)
 				break;
-			by_variant_cell_text(buf, cell, f, ft.marks, sizeof(ft.marks));
+			by_variant_cell_text(buf, cell, f, &ft.notes);
 			add_mode_mark(buf, FCELL, get_str(cell, "mode"), seen);
 		}
 		err = form_table_add(&ft);

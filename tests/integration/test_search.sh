@@ -90,7 +90,7 @@ check "the table's NDR is the stored ndr.lower ($tab_ndr, $ndr)" same "$tab_ndr"
 check "the table's PDR is the stored pdr.lower ($tab_pdr, $pdr)" same "$tab_pdr" "$pdr"
 check "the table's trials are search.trials ($trials)" test "$(jq -r '.searches[0].trials' "$tmp/show.json")" = "${trials%.*}"
 if [ -n "$ndr" ]; then
-	check "the text has the NDR row with its trials" grep -Eq "^h1 +- +police +1 +NDR +[0-9.]+[KM]?\\^? +[0-9.]+[KM]? +([0-9.]+[KM]?|-) +${trials%.*} " "$tmp/show"
+	check "the text has the NDR row with its trials" grep -Eq "^h1 +- +police +1 +NDR +[0-9.]+[kM]?\\^? +[0-9.]+[kM]? +([0-9.]+[kM]?|-) +${trials%.*} " "$tmp/show"
 else
 	check "the text has a row without a goal, generator-bound" grep -Eq "^h1 +- +police +1 +- +-\\^ +- +- +${trials%.*} " "$tmp/show"
 fi

@@ -231,7 +231,7 @@ static void test_kbuild_pooling_strict(void **state)
 	assert_int_equal(report_compare_print_text(rep, NULL, f), 0);
 	fclose(f);
 	assert_non_null(strstr(buf, "note: baseline variant 'base' holds values of 2 hosts (h1, "
-			       "h2) and 2 kernel builds (" LABEL_A ", " LABEL_B ");\n  its figures "
+			       "h2) and 2 kernel\n  builds (" LABEL_A ", " LABEL_B "); its figures "
 			       "pool them"));
 	assert_non_null(strstr(buf, "note: candidate variant 'patch' holds values of 2 hosts"));
 	assert_non_null(strstr(buf, "kernel " LABEL_A ", " LABEL_B ", host h1, h2"));
