@@ -32,6 +32,13 @@ static inline const char *get_str(const json_t *obj, const char *key)
 	return json_string_value(json_object_get(obj, key));
 }
 
+/* Whether METRIC's subjects are port roles (port.*, gen.*, rx.*). */
+static inline bool report_port_metric(const char *metric)
+{
+	return !strncmp(metric, "port.", 5) || !strncmp(metric, "gen.", 4) ||
+	       !strncmp(metric, "rx.", 3);
+}
+
 /* strcmp where NULL sorts before any string. */
 static inline int strcmp_null(const char *a, const char *b)
 {
