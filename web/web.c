@@ -43,7 +43,7 @@ struct web {
 	char token[WEB_TOKEN_MAX];	/* "" when none */
 	unsigned port;
 	char url[INET6_ADDRSTRLEN + 32];	/* http://ADDR:PORT/ */
-	char csp[256];			/* Content-Security-Policy: the live script's hash */
+	char csp[320];			/* Content-Security-Policy: the scripts' hashes */
 	char cookie[65];		/* the token cookie's value: SHA-256 of the token, hex */
 	struct web_site site;		/* what Host and Origin may name */
 	char *names[WEB_NAMES_MAX];	/* site.names: --http-host, copied */
@@ -316,23 +316,30 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
 }
 
 /* The Content-Security-Policy of every answer into OUT: nothing from elsewhere, inline
- * styles, the one inline script of /runs by its SHA-256 (no other script runs, also one
- * injected into a page), fetches to this server only, in no other site's frame.
- * Returns 0 or -ENOMEM. */
+ * styles, the two inline scripts (the live one of /runs, the table sorter) by their
+ * SHA-256 (no other script runs, also one injected into a page), fetches to this server
+ * only, in no other site's frame. Returns 0 or -ENOMEM. */
 static int web_csp(char *out, size_t len)
 {
+	const char *scripts[] = { web_live_script, web_sort_script };
+	char *b64[2] = { NULL, NULL };
 	uint8_t sum[32];
-	char *b64;
+	int err = 0;
+	size_t i;
 
-	util_sha256(web_live_script, strlen(web_live_script), sum);
-	b64 = util_base64_encode(sum, sizeof(sum));
-	if (!b64)
-		return -ENOMEM;
-	snprintf(out, len, "default-src 'none'; style-src 'unsafe-inline'; script-src "
-		 "'sha256-%s'; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'",
-		 b64);
-	free(b64);
-	return 0;
+	for (i = 0; i < 2; i++) {
+		util_sha256(scripts[i], strlen(scripts[i]), sum);
+		b64[i] = util_base64_encode(sum, sizeof(sum));
+		if (!b64[i])
+			err = -ENOMEM;
+	}
+	if (!err)
+		snprintf(out, len, "default-src 'none'; style-src 'unsafe-inline'; script-src "
+			 "'sha256-%s' 'sha256-%s'; connect-src 'self'; frame-ancestors 'none'; "
+			 "base-uri 'none'", b64[0], b64[1]);
+	free(b64[0]);
+	free(b64[1]);
+	return err;
 }
 
 /* MHD's own messages (a full connection table, a client that went) at debug level:

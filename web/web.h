@@ -8,7 +8,8 @@
  * Origin, redirect target, UTF-8, --http-host names), web_api.c
  * (the JSON answers, from the store's query functions that `bpflab --db` uses),
  * web_page.c (the HTML pages from the same objects), web_bisect.c (the bisect pages),
- * web_chart.c (the history's SVG), web_util.c (pure helpers: address, token, route and
+ * web_chart.c (the history's SVG), web_chart_cmp.c (the compare's), web_table.c (HTML
+ * tables from the JSON, sortable), web_runs.c (/runs, the forms' pick lists), web_util.c (pure helpers: address, token, route and
  * parameter parsing, HTML escaping; unit-tested). Calls go one way: web -> web_bisect
  * -> web_page -> web_api and web_chart -> web_util.
  */
@@ -249,8 +250,55 @@ void web_page_error(struct web_reply *reply, unsigned status, const char *messag
 /* For the other pages (web_bisect.c): the head of a page titled TITLE into B; REPLY
  * the page in B (taken; a 500 when B ran out of memory); a cell of O's string KEY. */
 void web_page_head(struct web_buf *b, const char *title);
+/* The same with LIVE: a reload every 5 s for a browser without script (/runs). */
+void web_page_head_live(struct web_buf *b, const char *title, bool live);
 void web_page_done(struct web_reply *reply, struct web_buf *b);
 void web_td(struct web_buf *b, const json_t *o, const char *key);
+/* MS as util_format_time writes it into OUT, "-" when not positive; returns OUT. */
+const char *web_when(long long ms, char *out, size_t len);
+
+/* --- web_runs.c: /runs and the pick lists --- */
+
+/* What the forms offer, read from the database: the runs, hosts and metric names. */
+struct web_picks {
+	json_t *runs, *hosts, *metrics;
+};
+/* Fill P from STORE; 0, or -EIO with REPLY the error (503 busy, 500). */
+int web_picks_load(struct store *store, struct web_picks *p, struct web_reply *reply);
+void web_picks_release(struct web_picks *p);
+/* Append to B a <select> for FIELD of the form to PATH (plan, metric, host, state, by, a
+ * or b: a run) listing what P holds, VALUE (may be NULL) selected, an empty "any"
+ * first. Returns false (nothing written) for another field. */
+bool web_pick_field(struct web_buf *b, const struct web_picks *p, const char *path,
+		    const char *field, const char *value);
+/* The latest run of RUNS (the run list) older than ID with ID's plan, or 0. */
+long long web_run_previous(const json_t *runs, long long id);
+/* Answer /runs with PARAMS (plan, host, state, since, until, page) into REPLY. */
+void web_page_runs(struct store *store, const struct web_param *params, size_t n,
+		   struct web_reply *reply);
+
+/* --- web_table.c: sortable tables from the API's JSON --- */
+
+/* The dashboard's second script: every <table class="sort"> sorts by a clicked header.
+ * web.c puts its SHA-256 into the Content-Security-Policy's script-src. */
+extern const char web_sort_script[];
+/* Append web_sort_script to B (once per page, after its tables). */
+void web_table_script(struct web_buf *b);
+/* A number cell of V (its exact value in data-v), then SUFFIX (may be NULL); "-" when
+ * V is not a number. */
+void web_num_td(struct web_buf *b, const json_t *v, const char *suffix);
+/* The tables of `result show -j` REPORT: per host and kernel a table per metric. */
+void web_table_run(struct web_buf *b, const json_t *report);
+/* The rows of `result compare -j` REPORT, a table per comparison. */
+void web_table_compare(struct web_buf *b, const json_t *report);
+/* The points of `result history -j` REPORT, one table. */
+void web_table_history(struct web_buf *b, const json_t *report);
+
+/* --- web_chart_cmp.c: the compare chart --- */
+
+/* Append to B an inline SVG of compare REPORT: a bar per row, its delta % with the
+ * confidence interval, coloured by verdict, a hover title; nothing without rows. */
+void web_chart_compare(struct web_buf *b, const json_t *report);
 
 /* --- web_bisect.c: the bisect pages --- */
 
