@@ -8,10 +8,12 @@
  * Origin, redirect target, UTF-8, --http-host names), web_api.c
  * (the JSON answers, from the store's query functions that `bpflab --db` uses),
  * web_page.c (the HTML pages from the same objects), web_bisect.c (the bisect pages),
+ * web_html.c (every page's frame: head, style, error page),
  * web_chart.c (the history's SVG), web_chart_cmp.c (the compare's), web_table.c (HTML
  * tables from the JSON, sortable), web_runs.c (/runs, the forms' pick lists), web_util.c (pure helpers: address, token, route and
  * parameter parsing, HTML escaping; unit-tested). Calls go one way: web -> web_bisect
- * -> web_page -> web_api and web_chart -> web_util.
+ * -> web_page -> web_runs -> web_table -> web_html -> web_api -> web_util (and the
+ * charts).
  */
 #ifndef BPFLAB_WEB_H
 #define BPFLAB_WEB_H
@@ -241,14 +243,14 @@ void web_chart_history(struct web_buf *b, const json_t *report);
  * turns into a page (web_page_error). */
 void web_page(const char *db, enum web_route route, int64_t id,
 	      const struct web_param *params, size_t n, struct web_reply *reply);
-/* The one script of the dashboard: /runs polls /api/runs every 2 s while a run is queued
+/* The live script of /runs (web_runs.c): /runs polls /api/runs every 2 s while a run is queued
  * or running (the page also reloads every 5 s without script). web.c puts its SHA-256
  * into the Content-Security-Policy's script-src. */
 extern const char web_live_script[];
 /* An error page with STATUS and MESSAGE. */
 void web_page_error(struct web_reply *reply, unsigned status, const char *message);
-/* For the other pages (web_bisect.c): the head of a page titled TITLE into B; REPLY
- * the page in B (taken; a 500 when B ran out of memory); a cell of O's string KEY. */
+/* web_html.c, for every page: the head of a page titled TITLE into B; REPLY the page in
+ * B (taken; a 500 when B ran out of memory); a cell of O's string KEY. */
 void web_page_head(struct web_buf *b, const char *title);
 /* The same with LIVE: a reload every 5 s for a browser without script (/runs). */
 void web_page_head_live(struct web_buf *b, const char *title, bool live);

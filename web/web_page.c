@@ -26,102 +26,16 @@
  * coordinator stores the last contact every 5 s (coordinator/agents.c). */
 #define WEB_HOST_STALE_MS 30000
 
-static const char style[] =
-	"body{font-family:sans-serif;margin:1.5em;color:#222}"
-	"table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:.2em .5em;"
-	"text-align:left;vertical-align:top}th{background:#f3f3f3}"
-	"pre{background:#f8f8f8;padding:.5em;overflow-x:auto}"
-	".state-running{color:#06c}.state-failed,.state-cancelled{color:#b00}"
-	"nav a{margin-right:1em}td.n{text-align:right;font-variant-numeric:tabular-nums}"
-	"caption{text-align:left;font-weight:bold;padding:.6em 0 .2em}"
-	"table.sort th{cursor:pointer}th[aria-sort=ascending]::after{content:' \\25B4'}"
-	"th[aria-sort=descending]::after{content:' \\25BE'}td.marked{background:#fff3cd}"
-	".verdict-FASTER,.verdict-SLOWER,.verdict-DIFFERENT{font-weight:bold}"
-	".note{background:#fff3cd;padding:.4em}.stale{color:#888}"
-	"form label{margin-right:.6em}#run-links a{margin-right:.3em}";
-
-/* /runs while a run is queued or running: every 2 s, the state, jobs, failed and finished
- * cells of the rows (id "run-ID") from /api/runs, as text (never markup; finished as
- * util_format_time writes it, so that a row reads as after a reload); stops when none is
- * left or on a non-JSON answer (401 when the browser has no token cookie: it sends the
- * cookie with credentials 'same-origin', docs/dashboard.md "Security model"). Its
- * SHA-256 is in the Content-Security-Policy (web.c): a change here changes the header. */
-const char web_live_script[] =
-	"(function(){function poll(){fetch('/api/runs',{cache:'no-store',"
-	"credentials:'same-origin'})"
-	".then(function(r){return r.ok?r.json():null}).then(function(runs){var live=false;"
-	"if(!runs)return;runs.forEach(function(r){var row=document.getElementById('run-'+r.id);"
-	"if(r.state==='queued'||r.state==='running')live=true;if(!row)return;var c=row.cells;"
-	"c[2].textContent=r.state;c[2].className='state-'+r.state;"
-	"c[3].textContent=r.jobs_done+'/'+r.jobs_total;c[4].textContent=r.jobs_failed;"
-	"c[8].textContent=r.finished_ms>0?new Date(r.finished_ms).toISOString()"
-	".replace(/\\.\\d+Z$/,'Z'):'-';});"
-	"if(live)setTimeout(poll,2000);}).catch(function(){setTimeout(poll,2000);});}"
-	"setTimeout(poll,2000);})();";
-
-/* The page's head and title; LIVE: a reload every 5 s for a browser without script. */
-void web_page_head_live(struct web_buf *b, const char *title, bool live)
-{
-	web_buf_str(b, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-		    "<title>");
-	web_buf_html(b, title);
-	web_buf_str(b, " - bpflab</title>");
-	if (live)
-		web_buf_str(b, "<noscript><meta http-equiv=\"refresh\" content=\"5\"></noscript>");
-	web_buf_printf(b, "<style>%s</style></head><body>\n"
-		       "<nav><a href=\"/runs\">runs</a><a href=\"/history\">history</a>"
-		       "<a href=\"/compare\">compare</a><a href=\"/hosts\">hosts</a>"
-		       "<a href=\"/bisect\">bisect</a>"
-		       "<a href=\"/api/runs\">/api/runs</a>"
-		       "<a href=\"/api/hosts\">/api/hosts</a></nav>\n<h1>", style);
-	web_buf_html(b, title);
-	web_buf_str(b, "</h1>\n");
-}
-
+/* The page's head (web_html.c). */
 static void page_head(struct web_buf *b, const char *title)
 {
-	web_page_head_live(b, title, false);
+	web_page_head(b, title);
 }
 
-/* REPLY the page in B (taken), or a 500 when B ran out of memory. */
+/* REPLY the page in B (taken), or a 500 when B ran out of memory (web_html.c). */
 static void reply_page(struct web_reply *reply, struct web_buf *b)
 {
-	web_buf_str(b, "</body></html>\n");
-	if (b->failed) {
-		web_buf_release(b);
-		web_page_error(reply, 500, "out of memory");
-		return;
-	}
-	web_reply_release(reply);
-	reply->status = 200;
-	reply->type = "text/html; charset=utf-8";
-	reply->body = b->data;
-	reply->len = b->len;
-	*b = (struct web_buf){ 0 };
-}
-
-void web_page_error(struct web_reply *reply, unsigned status, const char *message)
-{
-	struct web_buf b = { 0 };
-	char title[32];
-
-	snprintf(title, sizeof(title), "error %u", status);
-	page_head(&b, title);
-	web_buf_str(&b, "<p>");
-	web_buf_html(&b, message);
-	web_buf_str(&b, "</p>\n</body></html>\n");
-	web_reply_release(reply);
-	reply->status = status;
-	reply->type = "text/html; charset=utf-8";
-	if (b.failed) {
-		web_buf_release(&b);
-		reply->type = "text/plain; charset=utf-8";
-		reply->body = strdup(message);
-		reply->len = reply->body ? strlen(message) : 0;
-		return;
-	}
-	reply->body = b.data;
-	reply->len = b.len;
+	web_page_done(reply, b);
 }
 
 /* DT milliseconds as "3 s", "5 min", "2 h", "4 d" into OUT; returns OUT. */
@@ -135,15 +49,6 @@ static const char *web_ago(long long dt, char *out, size_t len)
 		snprintf(out, len, "%lld h", dt / 3600000);
 	else
 		snprintf(out, len, "%lld d", dt / 86400000);
-	return out;
-}
-
-const char *web_when(long long ms, char *out, size_t len)
-{
-	if (ms <= 0)
-		snprintf(out, len, "-");
-	else
-		util_format_time(ms, out, len);
 	return out;
 }
 
@@ -332,24 +237,7 @@ out:
 /* A cell of O's string KEY, escaped (empty when absent). */
 static void td(struct web_buf *b, const json_t *o, const char *key)
 {
-	web_buf_str(b, "<td>");
-	web_buf_html(b, json_string_value(json_object_get(o, key)));
-	web_buf_str(b, "</td>");
-}
-
-void web_page_head(struct web_buf *b, const char *title)
-{
-	page_head(b, title);
-}
-
-void web_page_done(struct web_reply *reply, struct web_buf *b)
-{
-	reply_page(reply, b);
-}
-
-void web_td(struct web_buf *b, const json_t *o, const char *key)
-{
-	td(b, o, key);
+	web_td(b, o, key);
 }
 
 /* The table of `host list` (name, state, kernel, ports, job, kernel switch), the noise

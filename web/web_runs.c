@@ -17,6 +17,25 @@
 #include "base/util.h"
 #include "store/store.h"
 
+/* /runs while a run is queued or running: every 2 s, the state, jobs, failed and finished
+ * cells of the rows (id "run-ID") from /api/runs, as text (never markup; finished as
+ * util_format_time writes it, so that a row reads as after a reload); stops when none is
+ * left or on a non-JSON answer (401 when the browser has no token cookie: it sends the
+ * cookie with credentials 'same-origin', docs/dashboard.md "Security model"). Its
+ * SHA-256 is in the Content-Security-Policy (web.c): a change here changes the header. */
+const char web_live_script[] =
+	"(function(){function poll(){fetch('/api/runs',{cache:'no-store',"
+	"credentials:'same-origin'})"
+	".then(function(r){return r.ok?r.json():null}).then(function(runs){var live=false;"
+	"if(!runs)return;runs.forEach(function(r){var row=document.getElementById('run-'+r.id);"
+	"if(r.state==='queued'||r.state==='running')live=true;if(!row)return;var c=row.cells;"
+	"c[2].textContent=r.state;c[2].className='state-'+r.state;"
+	"c[3].textContent=r.jobs_done+'/'+r.jobs_total;c[4].textContent=r.jobs_failed;"
+	"c[8].textContent=r.finished_ms>0?new Date(r.finished_ms).toISOString()"
+	".replace(/\\.\\d+Z$/,'Z'):'-';});"
+	"if(live)setTimeout(poll,2000);}).catch(function(){setTimeout(poll,2000);});}"
+	"setTimeout(poll,2000);})();";
+
 /* Runs on a page of /runs. */
 #define WEB_RUNS_PAGE 50
 
@@ -61,22 +80,28 @@ void web_picks_release(struct web_picks *p)
 	*p = (struct web_picks){ 0 };
 }
 
-/* An <option> of VALUE showing TEXT (NULL: VALUE), selected when it is SEL. */
-static void option(struct web_buf *b, const char *value, const char *text, const char *sel)
+/* An <option> of VALUE showing TEXT (NULL: VALUE), selected when it is SEL; returns
+ * whether it is. */
+static bool option(struct web_buf *b, const char *value, const char *text, const char *sel)
 {
+	bool sel_this = sel && value && !strcmp(sel, value);
+
 	web_buf_str(b, "<option value=\"");
 	web_buf_html(b, value);
-	web_buf_str(b, sel && value && !strcmp(sel, value) ? "\" selected>" : "\">");
+	web_buf_str(b, sel_this ? "\" selected>" : "\">");
 	web_buf_html(b, text ? text : value);
 	web_buf_str(b, "</option>");
+	return sel_this;
 }
 
-/* The distinct strings KEY of the objects of ARR as options (at most 256). */
-static void options_of(struct web_buf *b, const json_t *arr, const char *key, const char *sel)
+/* The distinct strings KEY of the objects of ARR as options (at most 256); returns
+ * whether one is SEL. */
+static bool options_of(struct web_buf *b, const json_t *arr, const char *key, const char *sel)
 {
 	const char *seen[256];
 	size_t i, k, n = 0;
 	const json_t *o;
+	bool found = false;
 
 	json_array_foreach(arr, i, o) {
 		const char *v = json_string_value(json_object_get(o, key));
@@ -86,13 +111,16 @@ static void options_of(struct web_buf *b, const json_t *arr, const char *key, co
 		if (!v || k < n || n == sizeof(seen) / sizeof(seen[0]))
 			continue;
 		seen[n++] = v;
-		option(b, v, NULL, sel);
+		found |= option(b, v, NULL, sel);
 	}
+	return found;
 }
 
-/* The runs of P as options, newest first: "ID plan (state, date)". */
-static void run_options(struct web_buf *b, const struct web_picks *p, const char *sel)
+/* The runs of P as options, newest first: "ID plan (state, date)"; returns whether one
+ * is SEL. */
+static bool run_options(struct web_buf *b, const struct web_picks *p, const char *sel)
 {
+	bool found = false;
 	size_t i;
 
 	for (i = json_array_size(p->runs); i-- > 0;) {
@@ -106,14 +134,15 @@ static void run_options(struct web_buf *b, const struct web_picks *p, const char
 		snprintf(text, sizeof(text), "%lld %s (%s, %.10s)", id,
 			 json_string_value(json_object_get(r, "plan")) ?: "",
 			 json_string_value(json_object_get(r, "state")) ?: "", when);
-		option(b, value, text, sel);
+		found |= option(b, value, text, sel);
 	}
+	return found;
 }
 
 bool web_pick_field(struct web_buf *b, const struct web_picks *p, const char *path,
 		    const char *field, const char *value)
 {
-	bool history = !strcmp(path, "/history");
+	bool history = !strcmp(path, "/history"), selected = false;
 	size_t i, n;
 
 	if (strcmp(field, "plan") && strcmp(field, "metric") && strcmp(field, "host") &&
@@ -124,29 +153,28 @@ bool web_pick_field(struct web_buf *b, const struct web_picks *p, const char *pa
 		       "</option>", field, field, field, !strcmp(field, "a") ? "(baseline run)" :
 		       !strcmp(field, "b") ? "(candidate run)" : "any");
 	if (!strcmp(field, "plan")) {
-		options_of(b, p->runs, "plan", value);
+		selected = options_of(b, p->runs, "plan", value);
 	} else if (!strcmp(field, "metric")) {
-		options_of(b, p->metrics, "metric", value);
+		selected = options_of(b, p->metrics, "metric", value);
 	} else if (!strcmp(field, "host")) {
-		options_of(b, p->hosts, "name", value);
+		selected = options_of(b, p->hosts, "name", value);
 	} else if (!strcmp(field, "state")) {
 		for (i = 0; i < sizeof(run_states) / sizeof(run_states[0]); i++)
-			option(b, run_states[i], NULL, value);
+			selected |= option(b, run_states[i], NULL, value);
 	} else if (!strcmp(field, "by")) {
 		const char *const *by = history ? history_by : compare_by;
 
 		n = history ? sizeof(history_by) / sizeof(history_by[0]) :
 			sizeof(compare_by) / sizeof(compare_by[0]);
 		for (i = 0; i < n; i++)
-			option(b, by[i], NULL, value);
-		/* a value typed in the URL (two fields joined) stays selectable */
-		for (i = 0; value && *value && i < n && strcmp(by[i], value); i++)
-			;
-		if (value && *value && i == n)
-			option(b, value, NULL, value);
+			selected |= option(b, by[i], NULL, value);
 	} else {
-		run_options(b, p, value);
+		selected = run_options(b, p, value);
 	}
+	/* a value the lists do not hold (typed in the URL: two fields joined, a wrong
+	 * name on an error page) stays, selected, to be put right in place */
+	if (value && *value && !selected)
+		option(b, value, NULL, value);
 	web_buf_str(b, "</select></label> ");
 	return true;
 }

@@ -63,6 +63,14 @@ static void num_td(struct web_buf *b, const json_t *o, const char *key)
 	web_num_td(b, json_object_get(o, key), NULL);
 }
 
+/* A cell of O's integer KEY. */
+static void int_td(struct web_buf *b, const json_t *o, const char *key)
+{
+	long long v = (long long)json_integer_value(json_object_get(o, key));
+
+	web_buf_printf(b, "<td class=\"n\" data-v=\"%lld\">%lld</td>", v, v);
+}
+
 /* A percentage cell of VALUE (a ratio when RATIO: 0.05 is 5 %). */
 static void pct_td(struct web_buf *b, double value, bool ratio)
 {
@@ -237,6 +245,59 @@ static const char *verdict_title(const char *v)
 	return "a change the test sees";
 }
 
+/* The strings of array ARR joined by ", " (escaped). */
+static void joined(struct web_buf *b, const json_t *arr)
+{
+	const json_t *v;
+	size_t i;
+
+	json_array_foreach(arr, i, v) {
+		web_buf_str(b, i ? ", " : "");
+		if (json_is_integer(v))
+			web_buf_printf(b, "<a href=\"/runs/%lld\">%lld</a>",
+				       (long long)json_integer_value(v), (long long)json_integer_value(v));
+		else
+			web_buf_html(b, json_string_value(v));
+	}
+}
+
+/* The sides of compare REPORT: what each group holds; a note when their plans differ. */
+static void compare_sides(struct web_buf *b, const json_t *report)
+{
+	static const char *const keys[] = { "runs", "plans", "kernels", "hosts", "cpus" };
+	const json_t *s, *plans = NULL;
+	bool differ = false;
+	size_t i, k;
+
+	web_buf_str(b, "<h3>sides</h3>\n<table id=\"sides\">\n<thead><tr><th>group</th>"
+		    "<th>results</th><th>runs</th><th>plans</th><th>kernels</th><th>hosts</th>"
+		    "<th>cpus</th></tr></thead>\n<tbody>\n");
+	json_array_foreach(json_object_get(report, "sides"), i, s) {
+		if (plans && !json_equal(plans, json_object_get(s, "plans")))
+			differ = true;
+		plans = json_object_get(s, "plans");
+		web_buf_str(b, "<tr>");
+		web_td(b, s, "group");
+		web_buf_printf(b, "<td class=\"n\">%lld</td>",
+			       (long long)json_integer_value(json_object_get(s, "results")));
+		for (k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
+			web_buf_str(b, "<td>");
+			joined(b, json_object_get(s, keys[k]));
+			web_buf_str(b, "</td>");
+		}
+		web_buf_str(b, "</tr>\n");
+	}
+	web_buf_str(b, "</tbody></table>\n");
+	if (differ)
+		web_buf_str(b, "<p class=\"note\" id=\"plans-differ\">The sides ran different "
+			    "plans: a difference may come from the plans, not the kernels.</p>\n");
+	web_buf_printf(b, "<p>Verdicts: Welch's t (Mann-Whitney U below 5 values or when "
+		       "skewed), alpha %g, minimum effect %g %%; UNKNOWN +N: the repetitions per "
+		       "side that would settle it; exact: both sides repeat one value, no test "
+		       "was run.</p>\n", json_number_value(json_object_get(report, "alpha")),
+		       100 * json_number_value(json_object_get(report, "min_effect")));
+}
+
 void web_table_compare(struct web_buf *b, const json_t *report)
 {
 	const json_t *c, *r;
@@ -255,6 +316,7 @@ void web_table_compare(struct web_buf *b, const json_t *report)
 		json_array_foreach(json_object_get(c, "rows"), k, r) {
 			const char *verdict = json_string_value(json_object_get(r, "verdict"));
 			const json_t *mdp = json_object_get(r, "min_detectable_pct");
+			char text[64];
 
 			web_buf_str(b, "<tr>");
 			web_td(b, r, "metric");
@@ -262,9 +324,9 @@ void web_table_compare(struct web_buf *b, const json_t *report)
 			web_td(b, r, "variant");
 			web_td(b, r, "subject");
 			web_td(b, r, "unit");
-			num_td(b, r, "n_a");
+			int_td(b, r, "n_a");
 			num_td(b, r, "mean_a");
-			num_td(b, r, "n_b");
+			int_td(b, r, "n_b");
 			num_td(b, r, "mean_b");
 			pct_td(b, json_number_value(json_object_get(r, "delta_pct")), false);
 			web_buf_printf(b, "<td>%+.1f .. %+.1f %%</td>",
@@ -278,16 +340,49 @@ void web_table_compare(struct web_buf *b, const json_t *report)
 			web_buf_str(b, "\" title=\"");
 			web_buf_html(b, verdict_title(verdict));
 			web_buf_str(b, "\">");
-			web_buf_html(b, verdict);
+			web_buf_html(b, report_compare_verdict_text(r, text, sizeof(text)));
 			web_buf_str(b, "</td>");
 			if (json_is_number(mdp))
-				pct_td(b, json_number_value(mdp), false);
+				web_buf_printf(b, "<td class=\"n\" data-v=\"%.6g\">about %.2g %%</td>",
+					       json_number_value(mdp), json_number_value(mdp));
 			else
 				web_buf_str(b, "<td></td>");
 			web_buf_str(b, "</tr>\n");
 		}
 		web_buf_str(b, "</tbody></table>\n");
 	}
+	compare_sides(b, report);
+}
+
+/* The change points of each series of history REPORT, a list item each. */
+static void history_changes(struct web_buf *b, const json_t *report)
+{
+	const json_t *s, *c;
+	size_t i, k, n = 0;
+
+	json_array_foreach(json_object_get(report, "series"), i, s)
+		json_array_foreach(json_object_get(s, "changes"), k, c) {
+			web_buf_str(b, n++ ? "<li>" : "<h3>change points</h3>\n<ul id=\"changes\">"
+				    "<li>");
+			web_buf_html(b, json_string_value(json_object_get(s, "variant")));
+			web_buf_str(b, " ");
+			web_buf_html(b, json_string_value(json_object_get(s, "subject")));
+			if (json_is_true(json_object_get(c, "within"))) {
+				web_buf_str(b, ": change point within ");
+				web_buf_html(b, json_string_value(json_object_get(c, "before")));
+				web_buf_printf(b, " (value %lld)",
+					       (long long)json_integer_value(json_object_get(c,
+							"index")));
+			} else {
+				web_buf_str(b, ": change point between ");
+				web_buf_html(b, json_string_value(json_object_get(c, "before")));
+				web_buf_str(b, " and ");
+				web_buf_html(b, json_string_value(json_object_get(c, "after")));
+			}
+			web_buf_printf(b, ", p = %.3g</li>\n",
+				       json_number_value(json_object_get(c, "p")));
+		}
+	web_buf_str(b, n ? "</ul>\n" : "<p>no change point</p>\n");
 }
 
 void web_table_history(struct web_buf *b, const json_t *report)
@@ -307,7 +402,7 @@ void web_table_history(struct web_buf *b, const json_t *report)
 			web_td(b, s, "subject");
 			web_td(b, s, "unit");
 			web_td(b, p, "group");
-			num_td(b, p, "n");
+			int_td(b, p, "n");
 			num_td(b, p, "mean");
 			num_td(b, p, "stddev");
 			num_td(b, p, "min");
@@ -321,4 +416,5 @@ void web_table_history(struct web_buf *b, const json_t *report)
 		}
 	}
 	web_buf_str(b, "</tbody></table>\n");
+	history_changes(b, report);
 }

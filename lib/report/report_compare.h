@@ -21,6 +21,9 @@
 /* V in at most 4 significant digits with k/M/G from 1e4 on, "-" for NAN, into OUT
  * (>= 16 bytes). Returns OUT. */
 const char *report_compare_num(double v, char *out, size_t len);
+/* The verdict of compare row ROW as the table prints it (SAME, DIFFERENT worse,
+ * UNKNOWN +3 reps, SAME (exact)) into OUT; returns OUT. */
+const char *report_compare_verdict_text(const json_t *row, char *out, size_t len);
 
 /* The smallest change each row of compare REPORT (analysis_compare) can resolve with the
  * n it had, from the CV of its own data (pooled stddev of both sides / |baseline mean|)
