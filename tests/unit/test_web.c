@@ -263,16 +263,6 @@ static void test_web_token(void **state)
 	web_destroy(&w);
 }
 
-/* How many times NEEDLE occurs in HAY. */
-static int count_of(const char *hay, const char *needle)
-{
-	int n = 0;
-
-	for (hay = strstr(hay, needle); hay; hay = strstr(hay + 1, needle))
-		n++;
-	return n;
-}
-
 /* /runs with run 5 running: the polling script, allowed by its SHA-256 in the CSP (as a
  * browser computes it over the element's text), a <noscript> reload; none once done. */
 static void test_web_live(void)
@@ -316,7 +306,7 @@ static void test_web_live(void)
 	http_free(&h);
 	db_file_exec(db, "UPDATE runs SET state = 'done' WHERE id = 5");
 	get("/runs", &h);
-	assert_int_equal(count_of(h.body, "<script"), 1);
+	assert_int_equal(web_test_count(h.body, "<script"), 1);
 	assert_null(strstr(h.body, "fetch('/api/runs'"));
 	assert_null(strstr(h.body, "<noscript"));
 	http_free(&h);
@@ -393,14 +383,14 @@ static void test_web_pages(void **state)
 	assert_contains(h.body, "<a href=\"/runs/2\">2</a>");
 	assert_contains(h.body, "<td>imported</td>");
 	/* no live run: only the table sorter, no script from the database */
-	assert_int_equal(count_of(h.body, "<script>"), 1);
+	assert_int_equal(web_test_count(h.body, "<script>"), 1);
 	assert_contains(h.body, web_sort_script);
 	assert_null(strstr(h.body, "fetch('/api/runs'"));
 	http_free(&h);
 
 	get("/runs/1", &h);
 	assert_int_equal(h.status, 200);
-	assert_int_equal(count_of(h.body, "<script>"), 1);
+	assert_int_equal(web_test_count(h.body, "<script>"), 1);
 	assert_contains(h.body, "plan <b>&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;</b>");
 	/* the tables of result show, the verdict with its detail, the downloads */
 	assert_contains(h.body, "<tr><td>drop</td><td>xdp_drop</td>");

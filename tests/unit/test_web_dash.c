@@ -34,15 +34,6 @@ static void get(const char *path, struct http *h)
 	http_req(web_port(srv), "GET", path, NULL, h);
 }
 
-static int count_of(const char *hay, const char *needle)
-{
-	int n = 0;
-
-	for (hay = strstr(hay, needle); hay; hay = strstr(hay + 1, needle))
-		n++;
-	return n;
-}
-
 static int setup(void **state)
 {
 	(void)state;
@@ -87,7 +78,7 @@ static void test_web_dash_runs(void **state)
 	assert_contains(h.body, "<tr id=\"run-123\">");
 	assert_contains(h.body, "<tr id=\"run-74\">");
 	assert_null(strstr(h.body, "<tr id=\"run-73\">"));
-	assert_int_equal(count_of(h.body, "<tr id=\"run-"), 50);
+	assert_int_equal(web_test_count(h.body, "<tr id=\"run-"), 50);
 	assert_contains(h.body, "<a href=\"/runs?page=2\">older &rarr;</a>");
 	/* the pick lists: plans, hosts, states */
 	assert_contains(h.body, "<select name=\"plan\" id=\"pick-plan\"><option value=\"\">any"
@@ -101,7 +92,7 @@ static void test_web_dash_runs(void **state)
 	get("/runs?page=3", &h);
 	assert_contains(h.body, "page 3 of 3");
 	assert_contains(h.body, "<tr id=\"run-1\">");
-	assert_int_equal(count_of(h.body, "<tr id=\"run-"), 23);
+	assert_int_equal(web_test_count(h.body, "<tr id=\"run-"), 23);
 	assert_contains(h.body, "<a href=\"/runs?page=2\">&larr; newer</a>");
 	http_free(&h);
 
