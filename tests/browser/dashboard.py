@@ -305,8 +305,9 @@ def check_live(page, args, cli):
 
 
 def table_rows(table):
-    """The body rows of TABLE (a WebElement) as lists of (text, data-v) per cell."""
-    return [[(td.text, td.get_attribute("data-v")) for td in
+    """The body rows of TABLE (a WebElement) as lists of (text, data-v) per cell (the
+    text content: also of a table folded in a closed <details>)."""
+    return [[(td.get_attribute("textContent"), td.get_attribute("data-v")) for td in
              tr.find_elements("css selector", "td")]
             for tr in table.find_elements("css selector", "tbody tr")]
 
@@ -432,6 +433,22 @@ def check_run(page, args, cli):
           (a, prev or "none", link[0].get_attribute("href") if link else "no link"),
           (link and link[0].get_attribute("href").endswith("/compare?a=%d&b=%s" % (prev, a)))
           if prev else not link)
+    # run B, of the same plan: its link compares it with A
+    b = args.run_b
+    page.d.get(args.url + "runs/" + b)
+    link = page.by_css("#link-compare")
+    prev = max([r["id"] for r in runs or [] if r["plan"] == report["plan"] and
+                r["id"] < int(b)], default=0)
+    if check("run %s: compare-with-previous links to run %s (%s)" %
+             (b, prev, link[0].get_attribute("href") if link else "no link"),
+             prev and link and link[0].get_attribute("href").endswith(
+                 "/compare?a=%d&b=%s" % (prev, b))):
+        link[0].click()
+        page.wait(lambda: page.d.title.startswith("compare") or
+                  page.d.title.startswith("error"), 10)
+        check("run %s: the link opens the compare of %d and %s (%s)" %
+              (b, prev, b, page.d.title), "a=%d&b=%s" % (prev, b) in page.d.current_url)
+        page.shot(os.path.join(args.shots, "dashboard-run-compare-previous.png"))
     return report
 
 

@@ -188,6 +188,11 @@ static void test_web_dash_compare(void **state)
 	assert_contains(h.body, "<title>prog.ns_per_run drop xdp_drop: 10.2 -> 20.1, +98.5 % "
 			"[+96.8, +100.3], DIFFERENT");
 	assert_contains(h.body, "<table id=\"sides\">");
+	http_free(&h);
+	/* 10.15 -> 21.15, +108 %: beyond the axis's 100 %, the bar cut and marked */
+	get("/compare?a=1&b=3", &h);
+	assert_contains(h.body, "text-anchor=\"end\">+100 %</text>");
+	assert_contains(h.body, "text-anchor=\"end\">&#9654;</text>");
 	assert_contains(h.body, "<td><a href=\"/runs/1\">1</a></td><td>k</td><td>6.1.0</td>");
 	http_free(&h);
 }
