@@ -1,13 +1,15 @@
 /* test_web_dash.c - the dashboard's pages of issue 25 item 8 (web/web_runs.c,
  * web_table.c, web_chart_cmp.c, docs/dashboard.md) on a database made by `bpflab result
  * import` (plan k on three kernels, web_test.h, and 120 more runs of plan m, one of
- * them on host "other" and one failed, submitted on three days):
+ * them on host "other" and one failed, submitted on three days, and run 124 of plan w
+ * with 200 repetitions):
  *
  * - /runs filtered by plan, host, state and date, cut in pages of 50 with links that
  *   keep the filters; bad filters are 400 naming the parameter;
  * - the pick lists of plans, hosts, states, metrics and runs, from the database;
  * - a run page: sortable tables with each repetition's exact value in data-v, links to
  *   the plan's history and to a compare with its previous run, no CLI hint;
+ * - the page of 200 repetitions as light as one of 5 (min, median, max columns);
  * - /compare: the chart (a bar per row, its hover title) and the sides;
  * - /hosts: the last contact, and "offline database" rather than a stale state.
  */
@@ -55,6 +57,27 @@ static int setup(void **state)
 	db_file_exec(db, "INSERT INTO jobs (run_id, host_id, seq, variant, variant_idx, rep, spec, "
 		"state) SELECT 60, (SELECT id FROM hosts WHERE name = 'other'), 0, 'drop', 0, 1, "
 		"'{}', 'done'");
+	/* run 124 of plan w: 200 repetitions of two programs */
+	{
+		char file[400], line[64];
+		FILE *f;
+		int i;
+
+		snprintf(file, sizeof(file), "%s/w.csv", tmpdir);
+		f = fopen(file, "w");
+		if (!f)
+			return -1;
+		fputs("variant,prog,set,value\n", f);
+		for (i = 1; i <= 200; i++) {
+			snprintf(line, sizeof(line), "drop,xdp_drop,%d,%d.5\n", i, 10 + i % 7);
+			fputs(line, f);
+			snprintf(line, sizeof(line), "drop,xdp_pass,%d,%d.25\n", i, 20 + i % 5);
+			fputs(line, f);
+		}
+		fclose(f);
+		free(web_test_cli(tmpdir, (const char *[]){ "--db", db, NULL }, (const char *[]){
+			"result", "import", file, "--plan", "w", "--kernel", "6.4.0", NULL }));
+	}
 	srv = web_test_start(db, NULL);
 	return 0;
 }
@@ -74,16 +97,16 @@ static void test_web_dash_runs(void **state)
 	(void)state;
 	get("/runs", &h);
 	assert_int_equal(h.status, 200);
-	assert_contains(h.body, "<p id=\"runs-count\">123 runs, page 1 of 3</p>");
-	assert_contains(h.body, "<tr id=\"run-123\">");
-	assert_contains(h.body, "<tr id=\"run-74\">");
-	assert_null(strstr(h.body, "<tr id=\"run-73\">"));
+	assert_contains(h.body, "<p id=\"runs-count\">124 runs, page 1 of 3</p>");
+	assert_contains(h.body, "<tr id=\"run-124\">");
+	assert_contains(h.body, "<tr id=\"run-75\">");
+	assert_null(strstr(h.body, "<tr id=\"run-74\">"));
 	assert_int_equal(web_test_count(h.body, "<tr id=\"run-"), 50);
 	assert_contains(h.body, "<a href=\"/runs?page=2\">older &rarr;</a>");
 	/* the pick lists: plans, hosts, states */
 	assert_contains(h.body, "<select name=\"plan\" id=\"pick-plan\"><option value=\"\">any"
 			"</option><option value=\"k\">k</option><option value=\"m\">m</option>"
-			"</select>");
+			"<option value=\"w\">w</option></select>");
 	assert_contains(h.body, "<option value=\"other\">other</option>");
 	assert_contains(h.body, "<option value=\"cancelled\">cancelled</option>");
 	assert_contains(h.body, "<input type=\"date\" name=\"since\" value=\"\">");
@@ -92,7 +115,7 @@ static void test_web_dash_runs(void **state)
 	get("/runs?page=3", &h);
 	assert_contains(h.body, "page 3 of 3");
 	assert_contains(h.body, "<tr id=\"run-1\">");
-	assert_int_equal(web_test_count(h.body, "<tr id=\"run-"), 23);
+	assert_int_equal(web_test_count(h.body, "<tr id=\"run-"), 24);
 	assert_contains(h.body, "<a href=\"/runs?page=2\">&larr; newer</a>");
 	http_free(&h);
 
@@ -169,6 +192,24 @@ static void test_web_dash_run(void **state)
 	http_free(&h);
 }
 
+/* The page of a run of 200 repetitions weighs what one of 5 does: min, median and max
+ * instead of a column per repetition. */
+static void test_web_dash_weight(void **state)
+{
+	struct http h;
+
+	(void)state;
+	get("/runs/124", &h);
+	assert_int_equal(h.status, 200);
+	assert_contains(h.body, "<th>subject</th><th>min</th><th>median</th><th>max</th>"
+			"<th>n</th>");
+	assert_contains(h.body, "<td class=\"n\" data-v=\"200\">200</td>");
+	assert_null(strstr(h.body, "<th>rep 1</th>"));
+	if (strlen(h.body) > 8000)
+		fail_msg("the page of 400 values is %zu bytes (more than 8000)", strlen(h.body));
+	http_free(&h);
+}
+
 /* /compare and /history: run pickers, the metric list, the chart. */
 static void test_web_dash_compare(void **state)
 {
@@ -178,7 +219,8 @@ static void test_web_dash_compare(void **state)
 	get("/compare", &h);
 	assert_int_equal(h.status, 200);
 	assert_contains(h.body, "<select name=\"a\" id=\"pick-a\"><option value=\"\">(baseline "
-			"run)</option><option value=\"123\">123 m (done, 2026-01-03)</option>");
+			"run)</option><option value=\"124\">124 w (done, ");
+	assert_contains(h.body, "<option value=\"123\">123 m (done, 2026-01-03)</option>");
 	assert_contains(h.body, "<option value=\"prog.ns_per_run\">prog.ns_per_run</option>");
 	http_free(&h);
 	get("/compare?a=1&b=2", &h);
@@ -225,6 +267,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_web_dash_runs),
 		cmocka_unit_test(test_web_dash_run),
+		cmocka_unit_test(test_web_dash_weight),
 		cmocka_unit_test(test_web_dash_compare),
 		cmocka_unit_test(test_web_dash_hosts),
 	};
