@@ -1,12 +1,13 @@
-/* web_page.c - the dashboard's server-rendered pages (docs/dashboard.md): /runs (the list
- * with plan, state, hosts, kernels, when) and /runs/ID (the tables of `result show`, the
- * environment of each host, the verdicts with their details, downloads), /history (a
- * form, the chart of web_chart.c and the text of `result history`) and /compare (a form
- * and the table of `result compare`), /hosts (the objects of `host list`: state,
- * kernel, ports, job, kernel switch, noise floors, inventory); /bisect is web_bisect.c's,
- * on the helpers exported here (web_page_head, web_page_done, web_td). The objects
- * come from web_api.c, so a page shows what /api/ serves; every text from the database
- * is HTML-escaped. No external resources: one inline style sheet.
+/* web_page.c - the dashboard's server-rendered pages (docs/dashboard.md): /runs/ID (links
+ * to the plan's history and to a compare with its previous run, the tables of
+ * web_table.c from the report `result show -j` gives, the environment of each host, the
+ * verdicts with their details, downloads), /history and /compare (a form of pick lists,
+ * web_runs.c; the charts of web_chart.c and web_chart_cmp.c and the tables of
+ * web_table.c), /hosts (the objects of `host list`: state, last contact, kernel, ports,
+ * job, kernel switch, noise floors, inventory); /runs is web_runs.c's, /bisect
+ * web_bisect.c's, the frame of every page web_html.c's. The objects come from
+ * web_api.c, so a page shows what /api/ serves; every text from the database is
+ * HTML-escaped.
  */
 #include "web.h"
 
