@@ -185,6 +185,9 @@ bench: $(BENCH_BINS)
 .PHONY: bench-validity
 bench-validity: all	# bench/validity.sh on a lab of its own (bench/README.md); VALIDITY_ARGS="--pairs 3"
 	$(Q)BPFLAB_BIN=$(abspath $(BUILD))/bin bash bench/validity.sh $(VALIDITY_ARGS)
+.PHONY: bench-bigrun
+bench-bigrun: all	# bench/bigrun.sh: one run of 10k/40k/160k jobs (bench/README.md); BIGRUN_ARGS="--base DIR"
+	$(Q)bash bench/bigrun.sh $(BIGRUN_ARGS)
 .PHONY: bench-ndr
 bench-ndr: all	# bench/ndr.sh: MLRsearch against the binary search on the lab (bench/README.md); NDR_ARGS="--rounds 3"
 	$(Q)BPFLAB_BIN=$(abspath $(BUILD))/bin bash bench/ndr.sh $(NDR_ARGS)

@@ -28,6 +28,8 @@
 
 #define CLI_DEFAULT_COORDINATOR "ipc:///run/bpflab/clients.sock"
 #define CLI_DEFAULT_TIMEOUT_S 5
+/* `result import` through bpflabd waits a second more per this many jobs */
+#define CLI_IMPORT_JOBS_PER_S 5000
 
 enum cli_exit {
 	CLI_EXIT_OK = 0,		/* done */
@@ -138,8 +140,8 @@ const char *cli_time(long long wall_ms, char *out, size_t len);
  * exit status after printing the error: no reply in time, a transport error, an "error"
  * reply (its message) or a reply of another type. */
 int cli_request(const json_t *req, const char *want_type, json_t **reply);
-/* The query object for TYPE ("host_list", "run_list", "run_show", "result_show"; RUN for
- * the last two): from the database file with --db, else from the coordinator. Returns 0
+/* The query object for TYPE ("host_list", "run_list", "run_show", "result_show",
+ * "result_seconds"; RUN for the last three): from the database file with --db, else from the coordinator. Returns 0
  * with *OUT (new reference: the hosts or runs array, the run or result object), or an
  * exit status after printing the error. */
 int cli_query(const char *type, long long run, json_t **out);

@@ -31,7 +31,7 @@ enum {
 	OPT_PLAN = CLI_OPT_FIRST_LOCAL + 40, OPT_METRIC, OPT_BY, OPT_BASELINE, OPT_CANDIDATE,
 	OPT_VARIANT, OPT_SUBJECT, OPT_WINDOW, OPT_HOST, OPT_FLAGGED, OPT_MIN_EFFECT, OPT_ALPHA,
 	OPT_FORM, OPT_CSV, OPT_PLOT, OPT_FORMAT, OPT_ORIGIN, OPT_BEFORE, OPT_AFTER, OPT_UNIT,
-	OPT_ALL, OPT_STRICT, OPT_KERNEL, OPT_KERNEL_VERSION, OPT_BUILD_ID,
+	OPT_ALL, OPT_STRICT, OPT_KERNEL, OPT_KERNEL_VERSION, OPT_BUILD_ID, OPT_ALL_ROWS,
 };
 
 /* bpftool snapshot pairs of one import: a repetition each */
@@ -44,7 +44,7 @@ struct an_opts {
 	const char *build_id;
 	const char *before[MAX_PAIRS], *after[MAX_PAIRS];
 	int n_before, n_after;
-	bool include_flagged, all, csv, strict;
+	bool include_flagged, all, csv, strict, all_rows;
 	double min_effect, alpha;
 };
 
@@ -75,6 +75,7 @@ static int an_opt(int opt, const char *arg, void *ctx)
 	case OPT_HOST: o->host = arg; return 0;
 	case OPT_FLAGGED: o->include_flagged = true; return 0;
 	case OPT_ALL: o->all = true; return 0;
+	case OPT_ALL_ROWS: o->all_rows = true; return 0;
 	case OPT_STRICT: o->strict = true; return 0;
 	case OPT_MIN_EFFECT:
 		o->min_effect = strtod(arg, &end);
@@ -184,6 +185,7 @@ static const struct option export_longopts[] = {
 	{ "origin", required_argument, NULL, OPT_ORIGIN },
 	{ "build-id", required_argument, NULL, OPT_BUILD_ID },
 	{ "include-flagged", no_argument, NULL, OPT_FLAGGED },
+	{ "all-rows", no_argument, NULL, OPT_ALL_ROWS },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -473,7 +475,7 @@ int cli_result_export(int argc, char **argv)
 	struct an_opts o = { .cmd = "result export" };
 	json_t *filter = NULL, *rows = NULL, *out = NULL;
 	char db_id[STORE_DB_ID_LEN], msg[1024];
-	size_t n_flagged;
+	size_t n_flagged, n_zero = 0;
 	long long run;
 	int first, ret;
 
@@ -504,12 +506,18 @@ int cli_result_export(int argc, char **argv)
 	out = export_run(rows, run, &(struct export_run_opts){
 		.sz = sizeof(struct export_run_opts), .format = o.format, .host = o.host,
 		.kernel = o.kernel, .include_flagged = o.include_flagged, .origin = o.origin,
-		.db_id = db_id, .build_id = o.build_id }, &n_flagged, msg, sizeof(msg));
+		.db_id = db_id, .build_id = o.build_id, .all_rows = o.all_rows,
+		.kernel_cache = export_kernel_cache(), .n_zero = &n_zero },
+		&n_flagged, msg, sizeof(msg));
 	/* the formats have no room for it: say so on stderr, JSON or not */
 	if (out && n_flagged)
 		fprintf(stderr, "bpflab: result export: left out %zu flagged result%s of run %lld "
 			"(--include-flagged to include them)\n", n_flagged,
 			n_flagged == 1 ? "" : "s", run);
+	if (out && n_zero)
+		fprintf(stderr, "bpflab: result export: left out %zu rate%s of run %lld that are "
+			"zero by design (--all-rows to include them)\n", n_zero,
+			n_zero == 1 ? "" : "s", run);
 	ret = out ? cli_print_json(out) : cli_error("%s", msg);
 out:
 	json_decref(out);
@@ -641,7 +649,7 @@ int cli_result_import(int argc, char **argv)
 		struct store *st = store_open(cli.db, false, msg, sizeof(msg));
 
 		if (!st) {
-			ret = cli_error("cannot open database '%s': %s", cli.db, msg);
+			ret = cli_error("%s", msg);
 			goto out;
 		}
 		err = store_import(st, imp, util_wall_ms(), &run_id);
@@ -656,6 +664,11 @@ int cli_result_import(int argc, char **argv)
 			ret = cli_error("out of memory");
 			goto out;
 		}
+		/* bpflabd writes an import in parts between its other work: a second more
+		 * to wait per CLI_IMPORT_JOBS_PER_S jobs (160,000 jobs: 3 s on a busy
+		 * 2-CPU machine, bench/README.md "big runs") */
+		cli.timeout_s += (int)(json_array_size(json_object_get(imp, "jobs")) /
+				       CLI_IMPORT_JOBS_PER_S);
 		ret = cli_request(req, "imported", &reply);
 		if (ret)
 			goto out;

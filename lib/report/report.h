@@ -94,4 +94,14 @@ int report_print_trials(const json_t *result, FILE *out);
  * same double). Returns 0 or -errno. */
 int report_print_csv(const json_t *result, FILE *out);
 
+/* `result show --seconds` (lib/report/report_seconds.c). The series of SECONDS
+ * (store_query_seconds) of METRIC and SUBJECT (NULL: any): a new array of the same
+ * objects, NULL on ENOMEM. */
+json_t *report_seconds_select(const json_t *seconds, const char *metric,
+			      const char *subject);
+/* The series LIST (of SECONDS, report_seconds_select) as text to OUT: a table per
+ * (metric, host, variant, point, subject), a row per second and a column per
+ * repetition (ten a block). Returns 0 or -ENOMEM. */
+int report_print_seconds(const json_t *seconds, const json_t *list, FILE *out);
+
 #endif

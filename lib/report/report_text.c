@@ -32,15 +32,22 @@ static enum num_kind section_kind(const json_t *sec)
 	return NUM_PLAIN;
 }
 
-static const json_t *find_total(const json_t *sec, const char *variant)
+/* SEC's totals by variant (a new object; the first of a variant wins), NULL on ENOMEM.
+ * Looked up once per variant: a walk each time was quadratic in variants. */
+static json_t *totals_by_variant(const json_t *sec)
 {
-	const json_t *t;
+	json_t *map = json_object(), *t;
 	size_t i;
 
-	json_array_foreach(json_object_get(sec, "totals"), i, t)
-		if (!strcmp(get_str(t, "variant"), variant))
-			return t;
-	return NULL;
+	json_array_foreach(json_object_get(sec, "totals"), i, t) {
+		const char *v = get_str(t, "variant");
+
+		if (map && v && !json_object_get(map, v) && json_object_set(map, v, t)) {
+			json_decref(map);
+			return NULL;
+		}
+	}
+	return map;
 }
 
 /* The entry of a host's noise floor (NOISE, lib/analysis/noise.h) for METRIC in WINDOW: the one
@@ -161,28 +168,37 @@ static bool row_is_zero(const json_t *row, const struct num_fmt *f)
 /* Which rows of a section of KIND to print (SHOW[i], N rows): all with ALL_ROWS or
  * outside rate sections; otherwise not the rows that are zero (row_is_zero), unless that
  * would leave out all rows of their variant: a variant never disappears from a table,
- * and a path that delivered nothing still shows. Returns the count left out. */
+ * and a path that delivered nothing still shows. Returns the count left out, or -ENOMEM. */
 static int rows_to_show(const json_t *rows, enum num_kind kind, const struct num_fmt *f,
 			bool all_rows, bool *show)
 {
-	size_t n = json_array_size(rows), i, j;
+	size_t n = json_array_size(rows), i;
+	json_t *shown;	/* the variants with a row shown: a hash, linear in rows */
 	int hidden = 0;
 
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
 		show[i] = all_rows || kind != NUM_RATE ||
 			  !row_is_zero(json_array_get(rows, i), f);
-	for (i = 0; i < n; i++) {
-		const char *variant = get_str(json_array_get(rows, i), "variant");
-		bool any = false;
-
-		for (j = 0; j < n && !any; j++)
-			any = show[j] && !strcmp(variant, get_str(json_array_get(rows, j), "variant"));
-		for (j = 0; j < n && !any; j++)
-			if (!strcmp(variant, get_str(json_array_get(rows, j), "variant")))
-				show[j] = true;
-	}
-	for (i = 0; i < n; i++)
 		hidden += !show[i];
+	}
+	if (!hidden)
+		return 0;
+	shown = json_object();
+	if (!shown)
+		return -ENOMEM;
+	for (i = 0; i < n; i++)
+		if (show[i] &&
+		    json_object_set_new(shown, get_str(json_array_get(rows, i), "variant"),
+					json_true())) {
+			json_decref(shown);
+			return -ENOMEM;
+		}
+	for (i = 0; i < n; i++)
+		if (!show[i] && !json_object_get(shown, get_str(json_array_get(rows, i), "variant"))) {
+			show[i] = true;
+			hidden--;
+		}
+	json_decref(shown);
 	return hidden;
 }
 
@@ -217,11 +233,12 @@ struct section_cols {
 /* The texts of ROW of section SEC into RT (its cells allocated here): a cell per
  * repetition with its verdicts' markers (collected in MARKS, MARKS_LEN bytes too), the
  * mean and spread or, in a prog.ns_per_run section, the variant's total on the
- * variant's FIRST row, and the cv beside the host's noise floor (NOISE, or NULL).
- * SEC_FMT is the section's format: a row with the same divisor takes its decimals. */
+ * variant's FIRST row (from TOTALS, totals_by_variant), and the cv beside the host's
+ * noise floor (NOISE, or NULL). SEC_FMT is the section's format: a row with the same
+ * divisor takes its decimals. */
 static int row_texts(const json_t *sec, const json_t *row, const struct num_fmt *sec_fmt,
-		     bool first, int repeat, const json_t *noise, char *marks, size_t marks_len,
-		     struct row_text *rt)
+		     bool first, int repeat, const json_t *noise, const json_t *totals,
+		     char *marks, size_t marks_len, struct row_text *rt)
 {
 	const char *metric = get_str(sec, "metric"), *window = get_str(sec, "window");
 	const char *variant = get_str(row, "variant");
@@ -253,7 +270,7 @@ static int row_texts(const json_t *sec, const json_t *row, const struct num_fmt 
 	}
 	if (!first)
 		return 0;
-	t = find_total(sec, variant);
+	t = json_object_get(totals, variant);
 	if (!t) {
 		snprintf(rt->mean, CELL, "-");
 		return 0;
@@ -368,6 +385,7 @@ static int print_section(const json_t *sec, int repeat, const json_t *details, b
 	struct tt_line l = { .buf = NULL };
 	struct row_text *rt;
 	struct num_fmt sec_fmt;
+	json_t *totals = NULL;
 	char marks[16] = "";
 	int hidden, err = 0;
 	double max = 0;
@@ -376,7 +394,9 @@ static int print_section(const json_t *sec, int repeat, const json_t *details, b
 	rt = calloc(n_rows ? n_rows : 1, sizeof(*rt));
 	show = calloc(n_rows ? n_rows : 1, sizeof(*show));
 	c.rep = calloc(repeat ? repeat : 1, sizeof(*c.rep));
-	if (!rt || !show || !c.rep) {
+	if (!strcmp(metric, NS_METRIC))
+		totals = totals_by_variant(sec);
+	if (!rt || !show || !c.rep || (!totals && !strcmp(metric, NS_METRIC))) {
 		err = -ENOMEM;
 		goto out;
 	}
@@ -385,6 +405,10 @@ static int print_section(const json_t *sec, int repeat, const json_t *details, b
 			max = report_obj_max(row);
 	sec_fmt = report_fmt_for(kind, max);
 	hidden = rows_to_show(rows, kind, &sec_fmt, all_rows, show);
+	if (hidden < 0) {
+		err = hidden;
+		goto out;
+	}
 
 	json_array_foreach(rows, k, row) {
 		const char *variant = get_str(row, "variant");
@@ -393,8 +417,8 @@ static int print_section(const json_t *sec, int repeat, const json_t *details, b
 		if (!show[k])
 			continue;
 		prev = variant;
-		err = row_texts(sec, row, &sec_fmt, first, repeat, noise, marks, sizeof(marks),
-				&rt[n++]);
+		err = row_texts(sec, row, &sec_fmt, first, repeat, noise, totals, marks,
+				sizeof(marks), &rt[n++]);
 		if (err)
 			goto out;
 		c.floors = c.floors || *rt[n - 1].floor;
@@ -412,6 +436,7 @@ static int print_section(const json_t *sec, int repeat, const json_t *details, b
 		err = -ENOMEM;
 out:
 	free(l.buf);
+	json_decref(totals);
 	for (i = 0; rt && i < n; i++)
 		free(rt[i].cells);
 	free(rt);

@@ -18,7 +18,9 @@
 #   /runs/A    reached by its link; every number of its tables (each repetition, n,
 #              mean, stddev, spread) is `result show A -j`'s (data-v exact, the text
 #              within its printed rounding), no CLI hint; a table sorts by a click; its
-#              history link and compare-with-previous link; host, kernel
+#              history link and compare-with-previous link; host, kernel; a dot per
+#              repetition, and a click on one opens its job's per-second traces (the
+#              values of `result show A --seconds -j`)
 #   /history   plan and metric picked and sent; each point's hover title is the -j
 #              point; the table's rows are the -j points
 #   /compare   a = A, b = B picked; each row's n, means, delta and verdict as -j says;
@@ -410,6 +412,9 @@ def check_run(page, args, cli):
     check("run %s: the verdicts shown (%s) are those of -j (%s)" %
           (a, sorted(shown), sorted(details)), shown == set(details))
     page.shot(os.path.join(args.shots, "dashboard-run.png"))
+    check_run_seconds(page, args, cli)
+    page.d.get(args.url + "runs/" + a)
+    page.wait(lambda: page.d.title.startswith("run %s" % a), 10)
     multi = [t.get_attribute("id") for t in page.by_css("#tables table.sort")
              if len(t.find_elements("css selector", "tbody tr")) > 1]
     if check("run %s: a table with more than one row (%s)" % (a, multi[:3]), multi):
@@ -450,6 +455,37 @@ def check_run(page, args, cli):
               (b, prev, b, page.d.title), "a=%d&b=%s" % (prev, b) in page.d.current_url)
         page.shot(os.path.join(args.shots, "dashboard-run-compare-previous.png"))
     return report
+
+
+def check_run_seconds(page, args, cli):
+    """The repetitions' dots; a click on one opens the page with its job's per-second
+    traces (?seconds=JOB, no script), the values of `result show --seconds -j`."""
+    a = args.run_a
+    dots = page.by_css("svg.runchart circle.rep")
+    links = page.by_css("svg.runchart a")
+    check("run %s: a dot per repetition (%d), each a link (%d)" % (a, len(dots), len(links)),
+          len(dots) > 0 and len(links) == len(dots))
+    secs, err = cli.json("result", "show", a, "--seconds")
+    if not check("result show %s --seconds -j answers (%s)" % (a, err), secs is not None):
+        return
+    if not links:
+        return
+    href = links[-1].get_dom_attribute("href") or ""
+    m = re.fullmatch(r"/runs/%s\?seconds=(\d+)#seconds" % a, href)
+    if not check("the dot links to its job's seconds (%s)" % href, m is not None):
+        return
+    job = int(m.group(1))
+    links[-1].find_element("css selector", "circle").click()
+    page.wait(lambda: page.by_css("#seconds"), 10)
+    want = [x for x in secs["series"] if x["job"] == job]
+    traces = page.by_css("#seconds div.trace")
+    check("a click on the dot opens its job %d's traces (%s): %d, -j %d" %
+          (job, page.d.current_url, len(traces), len(want)),
+          page.d.current_url.endswith(href) and len(traces) == len(want))
+    n = [len(t.find_elements("css selector", "circle")) for t in traces]
+    check("each trace has a point per second of -j's series (%s, -j %s)" %
+          (n, [len(x["values"]) for x in want]), n == [len(x["values"]) for x in want])
+    page.shot(os.path.join(args.shots, "dashboard-run-seconds.png"))
 
 
 def error_page_same(page, what, err):

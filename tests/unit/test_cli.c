@@ -187,7 +187,8 @@ static void test_cli_help(void **state)
 	run_cli(&o, (const char *[]){ "result", "help", NULL });
 	assert_int_equal(o.status, 0);
 	assert_contains(o.out, "Usage: bpflab result show RUN [--csv | --form FORM [--metric METRIC]\n"
-			       "               [--subject SUBJECT] | --trials] [--all-rows]\n");
+			       "               [--subject SUBJECT] | --trials | --seconds [--metric METRIC]\n"
+			       "               [--subject SUBJECT]] [--all-rows]\n");
 	prog_out_free(&o);
 
 	run_cli(&o, (const char *[]){ "-V", NULL });

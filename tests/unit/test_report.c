@@ -257,6 +257,64 @@ static void test_report_netdev_total(void **state)
 	json_decref(r);
 }
 
+/* Many variants, samples in reverse: rows come out in plan order, subjects as first
+ * seen, each variant's total on its first row, the zero rows of a rate section left out
+ * but a variant whose rows are all zero kept (the hashes and the one sort of
+ * report_build.c and report_text.c, which replaced walks quadratic in variants). */
+static void test_report_many_variants(void **state)
+{
+	enum { NV = 3000 };
+	json_t *vars = json_array(), *r, *rep, *rows, *totals;
+	char v[32], *text, *vj;
+	const json_t *row;
+	int i;
+
+	(void)state;
+	for (i = 0; i < NV; i++) {
+		snprintf(v, sizeof(v), "v%d", i);
+		json_array_append_new(vars, json_string(v));
+	}
+	vj = json_dumps(vars, JSON_COMPACT);
+	r = result_new(1, "many", "done", 1, vj, h1);
+	for (i = NV - 1; i >= 0; i--) {
+		snprintf(v, sizeof(v), "v%d", i);
+		add(r, i + 1, "h1", v, 1, NULL, "prog.ns_per_run", i % 2 ? "p2" : "p1", 10);
+		add(r, i + 1, "h1", v, 1, NULL, "prog.ns_per_run", i % 2 ? "p1" : "p2", 20);
+		/* even variants: port b zero (left out), c not; odd ones: both zero
+		 * (kept: a variant never disappears from a table) */
+		add(r, i + 1, "h1", v, 1, NULL, "port.rx_pps", "b", 0);
+		add(r, i + 1, "h1", v, 1, NULL, "port.rx_pps", "c", i % 2 ? 0 : 1000);
+	}
+	rep = report_build(r);
+	assert_non_null(rep);
+	rows = json_object_get(section(rep, 0, 1), "rows");
+	totals = json_object_get(section(rep, 0, 1), "totals");
+	assert_string_equal(json_string_value(json_object_get(section(rep, 0, 1), "metric")),
+			    "prog.ns_per_run");
+	assert_int_equal(json_array_size(rows), 2 * NV);
+	assert_int_equal(json_array_size(totals), NV);
+	for (i = 0; i < NV; i++) {
+		snprintf(v, sizeof(v), "v%d", i);
+		row = json_array_get(rows, 2 * i);
+		assert_string_equal(json_string_value(json_object_get(row, "variant")), v);
+		/* the first sample filed (v2999's p2) made p2 the first subject */
+		assert_string_equal(json_string_value(json_object_get(row, "subject")), "p2");
+		assert_string_equal(json_string_value(json_object_get(json_array_get(totals, i),
+								     "variant")), v);
+		assert_near(value_at(json_array_get(totals, i), 0), 30, 1e-9);
+	}
+	text = report_text(rep);
+	/* rate rows: v0's b left out, v1's both kept */
+	assert_contains(text, "zero rows left out: v0 b, v2 b, v4 b");
+	assert_contains(text, "\nv1       b             0        0\n");
+	assert_contains(text, "\nv2999    p2         10.0           30.0\n");
+	free(text);
+	free(vj);
+	json_decref(rep);
+	json_decref(r);
+	json_decref(vars);
+}
+
 /* A failed job leaves "-" cells; its repetition has no total; a variant without any
  * sample still gets a row; metrics come in the fixed order whatever the sample order;
  * rates pick K/M units and more decimals when a spread would round to zero. */
@@ -1291,6 +1349,7 @@ int main(void)
 		cmocka_unit_test(test_report_noise_floor),
 		cmocka_unit_test(test_report_netdev_total),
 		cmocka_unit_test(test_report_missing_and_order),
+		cmocka_unit_test(test_report_many_variants),
 		cmocka_unit_test(test_report_hosts_and_points),
 		cmocka_unit_test(test_report_tc_attach),
 		cmocka_unit_test(test_report_xdp_auto_from_store),
