@@ -60,6 +60,7 @@ struct extra {
 	bool bearer;			/* WWW-Authenticate (401) */
 	char *location;			/* Location (303), heap */
 	bool set_cookie;		/* Set-Cookie: the token cookie */
+	struct web_stream *stream;	/* a 200 page sent as it is built (web_stream.c) */
 };
 
 /* The query parameters of a request, gathered by MHD_get_connection_values. */
@@ -83,16 +84,59 @@ static enum MHD_Result param_cb(void *cls, enum MHD_ValueKind kind, const char *
 	return MHD_YES;
 }
 
+/* A streamed page's response: the server (for its busy count) and the page. */
+struct stream_ctx {
+	struct web *w;
+	struct web_stream *s;
+};
+
+/* MHD's content reader of a streamed page, on the connection's thread: counted busy
+ * while it builds (web_destroy waits for it as for handle()), cut short once stopping. */
+static ssize_t stream_read(void *cls, uint64_t pos, char *buf, size_t max)
+{
+	struct stream_ctx *c = cls;
+	long n;
+
+	(void)pos;
+	atomic_fetch_add(&c->w->busy, 1);
+	n = atomic_load(&c->w->stopping) ? -2 : web_stream_read(c->s, buf, max);
+	atomic_fetch_sub(&c->w->busy, 1);
+	if (n == -1)
+		return MHD_CONTENT_READER_END_OF_STREAM;
+	return n < 0 ? MHD_CONTENT_READER_END_WITH_ERROR : (ssize_t)n;
+}
+
+static void stream_free(void *cls)
+{
+	struct stream_ctx *c = cls;
+
+	web_stream_destroy(&c->s);
+	free(c);
+}
+
 static enum MHD_Result send_reply(struct MHD_Connection *conn, struct web_reply *reply,
-				  const struct web *w, const struct extra *x)
+				  struct web *w, struct extra *x)
 {
 	struct MHD_Response *resp;
+	struct stream_ctx *c = NULL;
 	enum MHD_Result ret;
 	char h[160];
 
-	resp = MHD_create_response_from_buffer(reply->len, reply->body ? reply->body : (void *)"",
-					       reply->body ? MHD_RESPMEM_MUST_FREE :
-					       MHD_RESPMEM_PERSISTENT);
+	if (x->stream && (c = malloc(sizeof(*c)))) {
+		*c = (struct stream_ctx){ w, x->stream };
+		x->stream = NULL;	/* the response's */
+		resp = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 32 * 1024,
+							 stream_read, c, stream_free);
+		if (!resp)
+			stream_free(c);
+		web_reply_release(reply);
+	} else {
+		web_stream_destroy(&x->stream);
+		resp = MHD_create_response_from_buffer(reply->len, reply->body ? reply->body :
+						       (void *)"", reply->body ?
+						       MHD_RESPMEM_MUST_FREE :
+						       MHD_RESPMEM_PERSISTENT);
+	}
 	if (!resp) {
 		web_reply_release(reply);
 		return MHD_NO;
@@ -273,6 +317,15 @@ static void answer(struct web *w, struct MHD_Connection *conn, const char *url,
 				url);
 	else if (route == WEB_PAGE_BISECT || route == WEB_PAGE_BISECT_ID)
 		web_page_bisect(w->db, route, id, ps.p, ps.n, reply);
+	else if (route == WEB_PAGE_RUN && !strcmp(method, MHD_HTTP_METHOD_GET)) {
+		/* the head at once, the rest as built: the status decided first */
+		x->stream = web_stream_run(w->db, id, ps.p, ps.n, reply);
+		if (x->stream) {
+			web_reply_release(reply);
+			reply->status = MHD_HTTP_OK;
+			reply->type = "text/html; charset=utf-8";
+		}
+	}
 	else if (route >= WEB_PAGE_RUNS)
 		web_page(w->db, route, id, ps.p, ps.n, reply);
 	else

@@ -255,6 +255,10 @@ void web_page(const char *db, enum web_route route, int64_t id,
  * or running (the page also reloads every 5 s without script). web.c puts its SHA-256
  * into the Content-Security-Policy's script-src. */
 extern const char web_live_script[];
+/* Check the N PARAMS of a run page (seconds=JOB, a positive integer: *JOB, else 0).
+ * Returns 0, or -EINVAL with REPLY the 400 naming the parameter. */
+int web_page_run_params(const struct web_param *params, size_t n, long long *job,
+			struct web_reply *reply);
 /* An error page with STATUS and MESSAGE. */
 void web_page_error(struct web_reply *reply, unsigned status, const char *message);
 /* web_html.c, for every page: the head of a page titled TITLE into B; REPLY the page in
@@ -309,6 +313,22 @@ void web_table_history(struct web_buf *b, const json_t *report);
 /* Append to B an inline SVG of compare REPORT: a bar per row, its delta % with the
  * confidence interval, coloured by verdict, a hover title; nothing without rows. */
 void web_chart_compare(struct web_buf *b, const json_t *report);
+
+/* --- web_stream.c: the run page, its head sent at once --- */
+
+/* A run page being answered in two steps: its head at once, the rest once built. */
+struct web_stream;
+/* Check the N PARAMS and that run ID exists in DB, then hold the page's head; NULL with
+ * REPLY the error (400, 404 "no run ID", 503, 500): a status decided before the first
+ * byte. */
+struct web_stream *web_stream_run(const char *db, int64_t id, const struct web_param *params,
+				  size_t n, struct web_reply *reply);
+/* Up to MAX bytes of the page into BUF: the head first, then (built on the first call
+ * after it, web_page) the rest; an error found while building (a locked database) ends
+ * the page with its message. Returns the count, -1 at the end, -2 out of memory. */
+long web_stream_read(struct web_stream *s, char *buf, size_t max);
+/* Free *S; *S becomes NULL. Takes NULL. */
+void web_stream_destroy(struct web_stream **s);
 
 /* --- web_bisect.c: the bisect pages --- */
 

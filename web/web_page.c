@@ -509,30 +509,45 @@ out:
 	json_decref(report);
 }
 
+int web_page_run_params(const struct web_param *params, size_t n, long long *job,
+			struct web_reply *reply)
+{
+	static const char *const run_params[] = { "seconds", NULL };
+	const char *values[1] = { NULL };
+	char err[256], *end;
+
+	*job = 0;
+	if (web_params_check(params, n, run_params, values, err, sizeof(err))) {
+		web_reply_error(reply, 400, "%s", err);
+		return -EINVAL;
+	}
+	if (values[0]) {	/* ?seconds=JOB of the run page */
+		errno = 0;
+		*job = strtoll(values[0], &end, 10);
+		if (errno || *end || *job < 1 || values[0][0] == '+') {
+			web_reply_error(reply, 400, "parameter 'seconds': '%s' is not a job id (a "
+					"positive integer)", values[0]);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
 void web_page(const char *db, enum web_route route, int64_t id,
 	      const struct web_param *params, size_t n, struct web_reply *reply)
 {
 	static const char *const none[] = { NULL };
-	static const char *const run_params[] = { "seconds", NULL };
 	const char *values[1] = { NULL };
 	long long job = 0;
 	struct store *store;
-	char err[256], *end;
+	char err[256];
 
+	if (route == WEB_PAGE_RUN && web_page_run_params(params, n, &job, reply))
+		return;
 	if (route != WEB_PAGE_HISTORY && route != WEB_PAGE_COMPARE && route != WEB_PAGE_RUNS &&
-	    web_params_check(params, n, route == WEB_PAGE_RUN ? run_params : none, values, err,
-			     sizeof(err))) {
+	    route != WEB_PAGE_RUN && web_params_check(params, n, none, values, err, sizeof(err))) {
 		web_reply_error(reply, 400, "%s", err);
 		return;
-	}
-	if (values[0]) {	/* ?seconds=JOB of the run page */
-		errno = 0;
-		job = strtoll(values[0], &end, 10);
-		if (errno || *end || job < 1 || values[0][0] == '+') {
-			web_reply_error(reply, 400, "parameter 'seconds': '%s' is not a job id (a "
-					"positive integer)", values[0]);
-			return;
-		}
 	}
 	store = web_store_open(db, reply);
 	if (store) {

@@ -7,7 +7,7 @@
  * - /runs filtered by plan, host, state and date, cut in pages of 50 with links that
  *   keep the filters; bad filters are 400 naming the parameter;
  * - the pick lists of plans, hosts, states, metrics and runs, from the database;
- * - a run page: sortable tables with each repetition's exact value in data-v, links to
+ * - a run page streamed (chunked; 404 and 400 decided before), sortable tables with each repetition's exact value in data-v, links to
  *   the plan's history and to a compare with its previous run, no CLI hint;
  * - the tables of 200 repetitions as light as those of 5 (min, median, max columns);
  * - /compare: the chart (a bar per row, its hover title) and the sides;
@@ -189,6 +189,29 @@ static void test_web_dash_run(void **state)
 	http_free(&h);
 	get("/runs/1", &h);
 	assert_contains(h.body, "no earlier run of this plan to compare with");
+	http_free(&h);
+	/* streamed (web_stream.c): chunked, the whole page; the status decided first */
+	get("/runs/2?seconds=1", &h);
+	assert_int_equal(h.status, 200);
+	assert_contains(h.head, "Transfer-Encoding: chunked");
+	assert_contains(h.head, "Content-Security-Policy: default-src 'none'");
+	assert_contains(h.body, "<title>run 2 - bpflab</title>");
+	assert_contains(h.body, "<h2>results</h2>");
+	assert_true(strlen(h.body) > 7 && !strcmp(h.body + strlen(h.body) - 8, "</html>\n"));
+	http_free(&h);
+	get("/runs/999", &h);
+	assert_int_equal(h.status, 404);
+	assert_null(strstr(h.head, "chunked"));
+	assert_contains(h.body, "<p>no run 999</p>");
+	http_free(&h);
+	get("/runs/2?seconds=x", &h);
+	assert_int_equal(h.status, 400);
+	http_free(&h);
+	get("/runs/2?limit=1", &h);
+	assert_int_equal(h.status, 400);
+	http_free(&h);
+	http_req(web_port(srv), "HEAD", "/runs/2", NULL, &h);
+	assert_int_equal(h.status, 200);
 	http_free(&h);
 }
 
