@@ -6,7 +6,8 @@
  * redirect on this site that sets the cookie), the method (GET and HEAD only, else
  * 405), the path and parameters (400: too many, not UTF-8), the route (404, 400), then
  * web_api.c, web_page.c or web_bisect.c over the database opened read-only for that
- * request.
+ * request; a run page (GET) through web_stream.c: its head sent at once, the rest from
+ * MHD's content reader, on the same connection thread, once built.
  *
  * Threads: one per connection (MHD_USE_THREAD_PER_CONNECTION), at most WEB_CONN_MAX and
  * WEB_CONN_PER_ADDR from one address, each with deadlines (web_conn.c), so neither a

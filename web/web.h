@@ -8,11 +8,12 @@
  * Origin, redirect target, UTF-8, --http-host names), web_api.c
  * (the JSON answers, from the store's query functions that `bpflab --db` uses),
  * web_page.c (the HTML pages from the same objects), web_bisect.c (the bisect pages),
- * web_html.c (every page's frame: head, style, error page),
+ * web_html.c (every page's frame: head, style, error page), web_stream.c (the run page
+ * streamed: its head before the report is built),
  * web_chart.c (the history's SVG), web_chart_cmp.c (the compare's), web_table.c (HTML
  * tables from the JSON, sortable), web_runs.c (/runs, the forms' pick lists), web_util.c (pure helpers: address, token, route and
- * parameter parsing, HTML escaping; unit-tested). Calls go one way: web -> web_bisect
- * -> web_page -> web_runs -> web_table -> web_html -> web_api -> web_util (and the
+ * parameter parsing, HTML escaping; unit-tested). Calls go one way: web -> web_bisect,
+ * web_stream -> web_page -> web_runs -> web_table -> web_html -> web_api -> web_util (and the
  * charts).
  */
 #ifndef BPFLAB_WEB_H
