@@ -357,6 +357,14 @@ void web_page_runs(struct store *store, const struct web_param *params, size_t n
 			    "<p>no runs</p>\n");
 		goto page;
 	}
+	if (page > pages) {
+		web_buf_printf(&b, "<p id=\"runs-count\">%lld run%s in %lld page%s: no page %lld "
+			       "</p>\n<p>", match, match == 1 ? "" : "s", pages,
+			       pages == 1 ? "" : "s", page);
+		page_link(&b, keys, f, 1, "the first page");
+		web_buf_str(&b, "</p>\n");
+		goto page;
+	}
 	web_buf_printf(&b, "<p id=\"runs-count\">%lld run%s, page %lld of %lld</p>\n", match,
 		       match == 1 ? "" : "s", page, pages);
 	web_buf_str(&b, "<table id=\"runs\" class=\"sort\">\n<thead><tr><th>id</th><th>plan"

@@ -161,6 +161,11 @@ static void test_web_dash_runs(void **state)
 	assert_contains(h.body, "parameter &#39;since&#39;: &#39;yesterday&#39; is not a date "
 			"(YYYY-MM-DD)");
 	http_free(&h);
+	get("/runs?state=failed&page=4", &h);
+	assert_int_equal(h.status, 200);
+	assert_contains(h.body, "1 run in 1 page: no page 4");
+	assert_contains(h.body, "<a href=\"/runs?state=failed\">the first page</a>");
+	http_free(&h);
 	get("/runs?page=0", &h);
 	assert_int_equal(h.status, 400);
 	http_free(&h);
