@@ -185,7 +185,7 @@ static void test_web_dash_run(void **state)
 	assert_int_equal(h.status, 200);
 	assert_contains(h.body, "<table class=\"sort\" id=\"t-0-0\"><caption>prog.ns_per_run");
 	assert_contains(h.body, "<th>rep 4</th><th>n</th><th>mean</th>");
-	assert_contains(h.body, "<td class=\"n\" data-v=\"20.3\">20.3</td>");
+	assert_contains(h.body, "<td class=\"n\" data-v=\"20.3\">20.30</td>");
 	/* the history of the plan's first metric, the compare with run 1 (plan k) */
 	assert_contains(h.body, "<a id=\"link-history\" href=\"/history?plan=k&amp;metric="
 			"prog.ns_per_run\">");
