@@ -51,7 +51,9 @@ dbdir="$work/db"
 mounts=("$dbdir" "$dir/h1/spool" "$dir/h2/spool")
 soak_exit() {
 	local rc=$? m
-	trap - EXIT INT TERM
+	trap - EXIT
+	trap '' INT TERM	# the cleanup is bounded (lab down waits 5 s a process at most)
+	set +e			# every step of it runs, whatever failed before
 	touch "$stopfile"
 	[ -z "$filler" ] || { kill "$filler" 2>/dev/null; wait "$filler" 2>/dev/null; }
 	if [ $rc -ne 0 ] && [ -d "$dir" ]; then
@@ -66,7 +68,7 @@ soak_exit() {
 	exit $rc
 }
 trap soak_exit EXIT
-trap 'exit 143' TERM
+trap 'echo "soak: terminated" >&2; exit 143' TERM
 trap 'exit 130' INT
 
 lab_stop
@@ -225,6 +227,18 @@ check "every failed job says why ($noreason without a reason)" test "$noreason" 
 empty=$(sql "SELECT count(*) FROM jobs j WHERE state = 'done' AND (result_ms IS NULL OR
 	NOT EXISTS (SELECT 1 FROM samples s WHERE s.job_id = j.id))")
 check "every done job has its result and samples ($empty without)" test "$empty" = 0
+# each done job's samples are those of one result an agent sent for it (each agent logs
+# "result job N: K samples" before it spools and sends; a job that ran twice has two)
+sent_counts() {
+	cat "$dir"/h*/agent.log | sed -n 's/.* result job \([0-9]*\): \([0-9]*\) samples$/\1 \2/p'
+}
+mixed=$( { sent_counts | sed 's/^/sent /'
+	sql "SELECT 'stored', j.id, count(s.job_id) FROM jobs j LEFT JOIN samples s
+		ON s.job_id = j.id WHERE j.state = 'done' GROUP BY j.id" | tr '|' ' '
+	} | awk '$1 == "sent" { ok[$2 " " $3] = 1; next }
+		!(($2 " " $3) in ok) { n++; if (n <= 5) printf "job %s: %s stored, sent: none of that count\n", $2, $3 > "/dev/stderr" }
+		END { print n + 0 }')
+check "every done job's samples are one sent result's ($mixed not)" test "$mixed" = 0
 stored=$(sql "SELECT count(*) FROM samples")
 distinct=$(sql "SELECT count(*) FROM (SELECT DISTINCT job_id, metric, subject, window,
 	ifnull(seq, -1) FROM samples)")
