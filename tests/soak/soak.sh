@@ -71,6 +71,7 @@ trap soak_exit EXIT
 trap 'echo "soak: terminated" >&2; exit 143' TERM
 trap 'exit 130' INT
 
+soak_t0=$SECONDS
 lab_stop
 for m in "${mounts[@]}"; do
 	mkdir -p "$m" && mount -t tmpfs -o size=16m,mode=0755 soak "$m"
@@ -269,5 +270,8 @@ echo "samples:    $stored stored, $distinct distinct"
 echo "recovery:   agent restart to welcome $(median_max "${agent_rec[@]}");" \
 	"bpflabd restart to both hosts back $(median_max "${coord_rec[@]}"); $unseen not seen within 30 s;" \
 	"bpflabd refused to start on a full database disk $refused times"
-echo "drain:      ${drain_s} s from the last fault to every run ended"
+jobms=$(sql "SELECT finished_ms - started_ms FROM jobs WHERE state = 'done' AND finished_ms IS NOT NULL
+	ORDER BY 1 LIMIT 1 OFFSET (SELECT count(*) / 2 FROM jobs WHERE state = 'done' AND finished_ms IS NOT NULL)")
+echo "durations:  faults ${fault_s} s, drain ${drain_s} s (last fault to every run ended)," \
+	"a done job ${jobms:-?} ms (median, started to finished), the whole soak $((SECONDS - soak_t0)) s"
 finish
