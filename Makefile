@@ -12,6 +12,8 @@
 #   make check-kernel-build  that bisection twice as a test (long: kernel builds; CI
 #                   runs it when BPFLAB_KERNEL_BUILD=1)
 #   make unit       unit tests only
+#   make soak       the long fault soak (tests/soak/soak.sh: >= 100 SIGKILLs of agents and
+#                   bpflabd, disks that fill; SOAK_ARGS="--seed S"); the short one is in check
 #   make fuzz       run the libFuzzer targets for a bounded time (FUZZ_SECONDS)
 #   make asan       build with AddressSanitizer into build-asan/
 #
@@ -193,6 +195,9 @@ bench-validity: all	# bench/validity.sh on a lab of its own (bench/README.md); V
 .PHONY: bench-bigrun
 bench-bigrun: all	# bench/bigrun.sh: one run of 10k/40k/160k jobs (bench/README.md); BIGRUN_ARGS="--base DIR"
 	$(Q)bash bench/bigrun.sh $(BIGRUN_ARGS)
+.PHONY: soak
+soak: all	# tests/soak/soak.sh, the long version (bench/README.md, "soak"); SOAK_ARGS="--seed 7"
+	$(Q)BPFLAB_BIN=$(abspath $(BUILD))/bin bash tests/soak/soak.sh --kills 120 --seconds 1200 $(SOAK_ARGS)
 .PHONY: bench-ndr
 bench-ndr: all	# bench/ndr.sh: MLRsearch against the binary search on the lab (bench/README.md); NDR_ARGS="--rounds 3"
 	$(Q)BPFLAB_BIN=$(abspath $(BUILD))/bin bash bench/ndr.sh $(NDR_ARGS)

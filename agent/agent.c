@@ -40,6 +40,12 @@ struct agent {
 	int backoff_ms;
 	int64_t last_recv_ms, last_send_ms, next_connect_ms;
 	bool welcomed;
+	/* a result the coordinator answered with an `error` (not stored: e.g. its disk full)
+	 * stays spooled; the spool is sent again at resend_at_ms (0: none due), resend_ms
+	 * after the error, the wait doubling from one heartbeat interval to the backoff's
+	 * cap and reset by an ack or a welcome */
+	int64_t resend_at_ms;
+	int resend_ms;
 	unsigned long malformed;
 	/* the running job */
 	bool busy;
@@ -236,6 +242,20 @@ static int resend_one(void *ctx, const char *id, json_t *msg)
 		json_array_size(json_object_get(msg, "samples")));
 	send_coord(a, msg);
 	return 0;
+}
+
+/* The coordinator refused a result: send the spool again later (see resend_at_ms). One
+ * resend answers every error of the results it sent. */
+static void resend_later(struct agent *a)
+{
+	if (a->resend_at_ms)
+		return;
+	a->resend_ms = !a->resend_ms ? a->heartbeat_ms :
+		       a->resend_ms * 2 > AGENT_BACKOFF_MAX_MS ? AGENT_BACKOFF_MAX_MS :
+								 a->resend_ms * 2;
+	a->resend_at_ms = util_mono_ms() + a->resend_ms;
+	pr_info("sending the %d spooled result%s again in %d ms", spool_count(a->spool),
+		spool_count(a->spool) == 1 ? "" : "s", a->resend_ms);
 }
 
 /* Worker thread --------------------------------------------------------------------- */
@@ -618,6 +638,8 @@ static void on_coord_msg(struct agent *a, json_t *msg)
 		a->heartbeat_ms = hb < 100 ? 100 : hb > 60000 ? 60000 : (int)hb;
 		a->welcomed = true;
 		a->backoff_ms = AGENT_BACKOFF_MIN_MS;
+		a->resend_at_ms = 0;
+		a->resend_ms = 0;
 		pr_info("welcomed by '%s' (heartbeat %d ms, %d spooled results)",
 			a->opts.endpoint, a->heartbeat_ms, spool_count(a->spool));
 		spool_foreach(a->spool, resend_one, a);
@@ -673,9 +695,13 @@ static void on_coord_msg(struct agent *a, json_t *msg)
 		} else {
 			pr_debug("result of job '%s' acknowledged", id);
 			spool_drop(a->spool, id);
+			a->resend_ms = 0;
 		}
 	} else if (!strcmp(type, "error")) {
 		pr_warn("coordinator says: %s", proto_get_str(msg, "message", "(no message)"));
+		if (!strcmp(proto_get_str(msg, "in_reply_to", ""), "result") &&
+		    spool_count(a->spool) > 0)
+			resend_later(a);
 	} else {
 		a->malformed++;
 		snprintf(why, sizeof(why), "unknown message type '%s'", type);
@@ -848,6 +874,10 @@ int agent_run(struct agent *a)
 		else if (a->sock && now - a->last_recv_ms >=
 				    (int64_t)a->heartbeat_ms * PROTO_LIVENESS)
 			lose_coord(a);
+		if (a->sock && a->welcomed && a->resend_at_ms && now >= a->resend_at_ms) {
+			a->resend_at_ms = 0;
+			spool_foreach(a->spool, resend_one, a);
+		}
 		if (a->sock && now - a->last_send_ms >= a->heartbeat_ms)
 			send_heartbeat(a);
 	}

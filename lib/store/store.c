@@ -419,11 +419,14 @@ static void sqlite_setup(void)
 	sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
 }
 
-/* Whether PATH's companion PATH SUFFIX ("-wal") exists. */
+/* Whether PATH's companion PATH SUFFIX ("-wal") exists. SQLite names the companions
+ * after the file a symbolic link PATH leads to, and so does this. */
 static bool companion_exists(const char *path, const char *suffix)
 {
-	char p[PATH_MAX];
+	char p[PATH_MAX], real[PATH_MAX];
 
+	if (realpath(path, real))
+		path = real;
 	return (size_t)snprintf(p, sizeof(p), "%s%s", path, suffix) < sizeof(p) &&
 	       access(p, F_OK) == 0;
 }

@@ -8,8 +8,9 @@
  * stopped process) is dropped unread, and a job running through such a gap is stopped
  * and its result discarded; a pair side whose partner is lost after the go
  * stops and fails without samples. A result the spool cannot store (a full tmpfs) is
- * held, not sent, no new job taken, and sent once it is stored. Needs root (the job
- * attaches XDP programs). */
+ * held, not sent, no new job taken, and sent once it is stored; one the coordinator
+ * refuses (`error`) is sent again after a doubling wait until acknowledged. Needs root
+ * (the job attaches XDP programs). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -572,6 +573,51 @@ static void test_agent_spool_full(void **state)
 	stop(&f);
 }
 
+/* A result the coordinator answers with an `error` (it could not store it: its disk
+ * full) is sent again without a reconnect, one heartbeat interval later, then after a
+ * doubled wait; the ack ends it (spool emptied, no more resends). Found by the fault
+ * soak (tests/soak/soak.sh): the spool went again only after a welcome. */
+static void test_agent_refused_result_resent(void **state)
+{
+	struct fixture f;
+	int64_t t, first;
+	json_t *m;
+	int i;
+
+	SKIP_UNLESS_LAB();
+	start_welcomed(&f);
+	run_job(&f, 51, 300);
+	assert_true(spooled(&f, "51"));
+	for (i = 0; i < 2; i++) {
+		coord_send(&f, proto_error_new("result", "cannot store result of job 51: "
+					       "database or disk is full"));
+		t = util_mono_ms();
+		m = expect(&f, "result", 3000);
+		t = util_mono_ms() - t;
+		fprintf(stderr, "  refused result: sent again after %lld ms\n", (long long)t);
+		assert_int_equal(proto_get_int(m, "job", 0), 51);
+		json_decref(m);
+		if (!i)
+			first = t;
+		else	/* 200 ms, then 400 ms: the wait doubles */
+			assert_true(t > first);
+		assert_true(t >= 150 && t < 1500);
+	}
+	coord_send(&f, job_ref_msg("ack", 51));
+	for (i = 0; i < 50 && spooled(&f, "51"); i++)
+		usleep(20 * 1000);
+	assert_false(spooled(&f, "51"));
+	/* acknowledged: nothing but heartbeats for a second */
+	t = util_mono_ms() + 1000;
+	while (util_mono_ms() < t) {
+		m = coord_recv(&f, 200);
+		if (m && strcmp(proto_msg_type(m), "heartbeat"))
+			fail_msg("after the ack: '%s'", proto_msg_type(m));
+		json_decref(m);
+	}
+	stop(&f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -581,6 +627,7 @@ int main(void)
 		cmocka_unit_test(test_agent_gap_discards_job),
 		cmocka_unit_test(test_agent_pair_broken),
 		cmocka_unit_test(test_agent_spool_full),
+		cmocka_unit_test(test_agent_refused_result_resent),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

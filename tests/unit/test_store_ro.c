@@ -1,6 +1,7 @@
 /* test_store_ro.c - read-only opens of the store (store_open READONLY, docs/store.md
  * "Read-only opens"): no -wal or -shm made for a file no one has open, a live writer's
- * commits seen through its -wal, names that need escaping in a URI. Permissions (a 0444
+ * commits seen through its -wal (also through a symbolic link to the file), names that
+ * need escaping in a URI. Permissions (a 0444
  * file in a 0555 directory, write refusals) need a user other than root: in
  * tests/integration/test_readonly_db.sh.
  */
@@ -183,6 +184,32 @@ static void test_store_ro_uri_escapes(void **state)
 	assert_int_equal(tmpdir_remove(dir), 0);
 }
 
+/* The name a symbolic link to a writer's file: its -wal sits beside the file the link
+ * leads to (SQLite's naming), and a read-only open through the link sees it (it took
+ * the file for one no one had open and read it immutable: an empty or stale database,
+ * which stopped bpflabd's reading worker on a linked --db). */
+static void test_store_ro_symlink(void **state)
+{
+	char dir[] = "/tmp/bpflab-test-store-ro.XXXXXX", db[128], link[128];
+	sqlite3 *w = NULL;
+
+	(void)state;
+	tmpdir_make(dir);
+	snprintf(db, sizeof(db), "%s/lab.db", dir);
+	snprintf(link, sizeof(link), "%s/link.db", dir);
+	assert_int_equal(symlink(db, link), 0);
+	add_host(link, "h1");
+	assert_int_equal(sqlite3_open(db, &w), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(w, "SELECT count(*) FROM hosts", NULL, NULL, NULL),
+			 SQLITE_OK);
+	add_host(link, "h2");
+	assert_true(has(db, "-wal"));
+	assert_false(has(link, "-wal"));
+	assert_int_equal(ro_hosts(link), 2);
+	sqlite3_close(w);
+	assert_int_equal(tmpdir_remove(dir), 0);
+}
+
 /* A read-only open of a file that is not there fails, and makes none. */
 static void test_store_ro_missing(void **state)
 {
@@ -207,6 +234,7 @@ int main(void)
 		cmocka_unit_test(test_store_ro_same_process_writer),
 		cmocka_unit_test(test_store_ro_uri_escapes),
 		cmocka_unit_test(test_store_ro_missing),
+		cmocka_unit_test(test_store_ro_symlink),
 	};
 
 	return cmocka_run_group_tests_name("store_ro", tests, NULL, NULL);
