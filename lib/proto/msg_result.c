@@ -140,9 +140,12 @@ static int check_verdicts(const json_t *v, const json_t *d, char *why, size_t wh
 				    MSG_VERDICT_MAX_LEN, util_json_type_name(item));
 		}
 	}
-	if (d && !json_is_object(d))
-		return fail(why, why_len, "result.verdict_details", "must be an object, not %s",
-			    util_json_type_name(d));
+	if (json_array_size(v) > MSG_VERDICTS_MAX)
+		return fail(why, why_len, "result.verdicts", "has more than %d names",
+			    MSG_VERDICTS_MAX);
+	if (d && !json_is_object(d) && !json_is_null(d))
+		return fail(why, why_len, "result.verdict_details", "must be an object or null, "
+			    "not %s", util_json_type_name(d));
 	json_object_foreach((json_t *)d, key, item) {
 		if (!json_is_string(item))
 			return fail(why, why_len, "result.verdict_details", "'%.64s' must be a "
@@ -185,7 +188,7 @@ int msg_result_decode(const json_t *msg, struct samples *scanned, struct msg_res
 	if (check_verdicts(m.verdicts, m.details, why, why_len))
 		goto fail;
 	out->verdicts = m.verdicts;
-	out->verdict_details = m.details;
+	out->verdict_details = json_is_object(m.details) ? m.details : NULL;
 	if (m.partial && !json_is_boolean(m.partial)) {
 		fail(why, why_len, "result.partial", "must be a boolean, not %s",
 		     util_json_type_name(m.partial));
@@ -199,6 +202,10 @@ int msg_result_decode(const json_t *msg, struct samples *scanned, struct msg_res
 	    get_int(m.finished, "result.finished_ms", &out->has_finished, &out->finished_ms,
 		    why, why_len))
 		goto fail;
+	if (out->error && strlen(out->error) > MSG_ERROR_MAX_LEN) {
+		fail(why, why_len, "result.error", "is longer than %d bytes", MSG_ERROR_MAX_LEN);
+		goto fail;
+	}
 	if (m.env && !json_is_object(m.env) && !json_is_null(m.env)) {
 		fail(why, why_len, "result.env", "must be an object or null, not %s",
 		     util_json_type_name(m.env));
@@ -231,12 +238,14 @@ static json_t *sample_encode(const struct sample *s)
 {
 	json_t *o = json_object();
 
+	/* "subject" and "seq" always, as docs/protocol.md shows them ("" and null: none) */
 	if (o && put(o, "metric", json_string(s->metric)) &&
-	    (!*s->subject || put(o, "subject", json_string(s->subject))) &&
+	    put(o, "subject", json_string(s->subject)) &&
 	    put(o, "value", json_real(s->value)) &&
 	    (!s->unit || put(o, "unit", json_string(s->unit))) &&
 	    put(o, "window", json_string(s->window)) &&
-	    (s->seq < 0 || put(o, "seq", json_integer(s->seq))))
+	    put(o, "seq", s->seq < 0 ? json_null() : json_integer(s->seq)) &&
+	    (!s->outlier || put(o, "outlier", json_true())))
 		return o;
 	json_decref(o);
 	return NULL;
