@@ -173,6 +173,78 @@ static void test_msg_result_bad_path(void **state)
 	}
 }
 
+/* The bounds the schema's table gives a result, held by the decoder (its only check in
+ * bpflabd); outlier seconds and a null verdict_details through a round trip. */
+static void test_msg_result_bounds(void **state)
+{
+	const char *ok = "{\"v\":1,\"type\":\"result\",\"job\":3,\"status\":\"ok\","
+			 "\"verdict_details\":null,\"samples\":[{\"metric\":\"m\",\"subject\":\"\","
+			 "\"value\":2.5,\"unit\":\"ns\",\"window\":\"cost\",\"seq\":4,"
+			 "\"outlier\":true},{\"metric\":\"m\",\"subject\":\"\",\"value\":1.0,"
+			 "\"unit\":\"ns\",\"window\":\"cost\",\"seq\":null}]}";
+	char *text, why[256], *once, *twice;
+	struct msg_result r;
+	json_t *msg;
+	size_t i, n;
+
+	(void)state;
+	msg = parse(ok);
+	assert_int_equal(msg_result_decode(msg, NULL, &r, why, sizeof(why)), 0);
+	assert_null(r.verdict_details);
+	assert_true(r.samples.v[0].outlier);
+	assert_false(r.samples.v[1].outlier);
+	msg_result_release(&r);
+	once = round_trip(msg);
+	json_decref(msg);
+	assert_non_null(strstr(once, "\"outlier\":true"));
+	assert_non_null(strstr(once, "\"seq\":null"));
+	msg = parse(once);
+	twice = round_trip(msg);
+	assert_string_equal(once, twice);
+	json_decref(msg);
+	free(once);
+	free(twice);
+
+	/* an error of 65537 bytes; 17 verdicts; a metric of 256 bytes, a unit of 33 */
+	text = malloc(70000);
+	assert_non_null(text);
+	n = (size_t)sprintf(text, "{\"v\":1,\"type\":\"result\",\"job\":1,\"status\":\"failed\","
+			    "\"error\":\"");
+	for (i = 0; i < 65537; i++)
+		text[n++] = 'e';
+	strcpy(text + n, "\"}");
+	msg = parse(text);
+	assert_int_equal(msg_result_decode(msg, NULL, &r, why, sizeof(why)), -EINVAL);
+	assert_string_equal(why, "result.error: is longer than 65536 bytes");
+	json_decref(msg);
+	n = (size_t)sprintf(text, "{\"v\":1,\"type\":\"result\",\"job\":1,\"status\":\"ok\","
+			    "\"verdicts\":[");
+	for (i = 0; i < 17; i++)
+		n += (size_t)sprintf(text + n, "%s\"v%zu\"", i ? "," : "", i);
+	strcpy(text + n, "]}");
+	msg = parse(text);
+	assert_int_equal(msg_result_decode(msg, NULL, &r, why, sizeof(why)), -EINVAL);
+	assert_string_equal(why, "result.verdicts: has more than 16 names");
+	json_decref(msg);
+	n = (size_t)sprintf(text, "{\"v\":1,\"type\":\"result\",\"job\":1,\"status\":\"ok\","
+			    "\"samples\":[{\"metric\":\"");
+	for (i = 0; i < 256; i++)
+		text[n++] = 'm';
+	strcpy(text + n, "\",\"value\":1,\"window\":\"rate\"}]}");
+	msg = parse(text);
+	assert_int_equal(msg_result_decode(msg, NULL, &r, why, sizeof(why)), -EINVAL);
+	assert_non_null(strstr(why, "'metric' and 'subject' take at most 255 bytes, 'unit' 32"));
+	json_decref(msg);
+	msg = parse("{\"v\":1,\"type\":\"result\",\"job\":1,\"status\":\"ok\",\"samples\":"
+		    "[{\"metric\":\"m\",\"value\":1,\"window\":\"rate\","
+		    "\"unit\":\"uuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuu\"}]}");
+	assert_int_equal(msg_result_decode(msg, NULL, &r, why, sizeof(why)), -EINVAL);
+	assert_string_equal(why, "sample 0 ('m'): 'metric' and 'subject' take at most 255 "
+			    "bytes, 'unit' 32");
+	json_decref(msg);
+	free(text);
+}
+
 static void test_msg_progress(void **state)
 {
 	const char *text = "{\"v\":1,\"type\":\"progress\",\"job\":4,\"phase\":\"rate\","
@@ -210,6 +282,7 @@ int main(void)
 		cmocka_unit_test(test_msg_result_round_trip),
 		cmocka_unit_test(test_msg_result_scanned),
 		cmocka_unit_test(test_msg_result_bad_path),
+		cmocka_unit_test(test_msg_result_bounds),
 		cmocka_unit_test(test_msg_progress),
 	};
 
