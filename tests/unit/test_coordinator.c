@@ -608,10 +608,9 @@ static void test_coordinator_host_boot(void **state)
 	json_decref(h);
 }
 
-/* A coordinator restarted on the same database: the running job is queued again. */
-static void test_coordinator_restart(void **state)
+/* h1 says hello, the plan is submitted: the id of the job h1 gets. */
+static long long first_job(struct tctx *t)
 {
-	struct tctx *t = *state;
 	long long job_id;
 	json_t *r;
 
@@ -621,6 +620,17 @@ static void test_coordinator_restart(void **state)
 	r = coord_pump(t->fx.c, t->agent, 5000);
 	job_id = proto_get_int(json_object_get(r, "job"), "id", 0);
 	json_decref(r);
+	return job_id;
+}
+
+/* A coordinator restarted on the same database: the running job is queued again. */
+static void test_coordinator_restart(void **state)
+{
+	struct tctx *t = *state;
+	long long job_id;
+	json_t *r;
+
+	job_id = first_job(t);
 
 	/* a second coordinator on the same database refuses to start */
 	{
@@ -668,12 +678,7 @@ static void test_coordinator_result_refused(void **state)
 	json_t *r, *m;
 	size_t i;
 
-	hello(t, "h1", "veth");
-	r = coord_ask(t->fx.c, t->client, submit_msg(t, plan_text, NULL), "submitted");
-	json_decref(r);
-	r = coord_pump(t->fx.c, t->agent, 5000);
-	job_id = proto_get_int(json_object_get(r, "job"), "id", 0);
-	json_decref(r);
+	job_id = first_job(t);
 	assert_true(job_id > 0);
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		json_error_t jerr;

@@ -173,6 +173,25 @@ static void test_msg_result_bad_path(void **state)
 	}
 }
 
+/* A result of job 1 with MEMBERS (besides job) is refused with a reason saying WHY. */
+static void refused(const char *members, const char *why)
+{
+	size_t len = strlen(members) + 64;
+	char *text = malloc(len), reason[256] = "";
+	struct msg_result r;
+	json_t *msg;
+
+	assert_non_null(text);
+	snprintf(text, len, "{\"v\":1,\"type\":\"result\",\"job\":1,%s}", members);
+	msg = parse(text);
+	assert_int_equal(msg_result_decode(msg, NULL, &r, reason, sizeof(reason)), -EINVAL);
+	if (!strstr(reason, why))
+		fail_msg("'%.200s' does not say '%s'", reason, why);
+	assert_int_equal(r.samples.n, 0);
+	json_decref(msg);
+	free(text);
+}
+
 /* The bounds the schema's table gives a result, held by the decoder (its only check in
  * bpflabd); outlier seconds and a null verdict_details through a round trip. */
 static void test_msg_result_bounds(void **state)
@@ -186,6 +205,7 @@ static void test_msg_result_bounds(void **state)
 	struct msg_result r;
 	json_t *msg;
 	size_t i, n;
+
 
 	(void)state;
 	msg = parse(ok);
@@ -208,40 +228,24 @@ static void test_msg_result_bounds(void **state)
 	/* an error of 65537 bytes; 17 verdicts; a metric of 256 bytes, a unit of 33 */
 	text = malloc(70000);
 	assert_non_null(text);
-	n = (size_t)sprintf(text, "{\"v\":1,\"type\":\"result\",\"job\":1,\"status\":\"failed\","
-			    "\"error\":\"");
+	n = (size_t)sprintf(text, "\"status\":\"failed\",\"error\":\"");
 	for (i = 0; i < 65537; i++)
 		text[n++] = 'e';
-	strcpy(text + n, "\"}");
-	msg = parse(text);
-	assert_int_equal(msg_result_decode(msg, NULL, &r, why, sizeof(why)), -EINVAL);
-	assert_string_equal(why, "result.error: is longer than 65536 bytes");
-	json_decref(msg);
-	n = (size_t)sprintf(text, "{\"v\":1,\"type\":\"result\",\"job\":1,\"status\":\"ok\","
-			    "\"verdicts\":[");
+	strcpy(text + n, "\"");
+	refused(text, "result.error: is longer than 65536 bytes");
+	n = (size_t)sprintf(text, "\"status\":\"ok\",\"verdicts\":[");
 	for (i = 0; i < 17; i++)
 		n += (size_t)sprintf(text + n, "%s\"v%zu\"", i ? "," : "", i);
-	strcpy(text + n, "]}");
-	msg = parse(text);
-	assert_int_equal(msg_result_decode(msg, NULL, &r, why, sizeof(why)), -EINVAL);
-	assert_string_equal(why, "result.verdicts: has more than 16 names");
-	json_decref(msg);
-	n = (size_t)sprintf(text, "{\"v\":1,\"type\":\"result\",\"job\":1,\"status\":\"ok\","
-			    "\"samples\":[{\"metric\":\"");
+	strcpy(text + n, "]");
+	refused(text, "result.verdicts: has more than 16 names");
+	n = (size_t)sprintf(text, "\"status\":\"ok\",\"samples\":[{\"metric\":\"");
 	for (i = 0; i < 256; i++)
 		text[n++] = 'm';
-	strcpy(text + n, "\",\"value\":1,\"window\":\"rate\"}]}");
-	msg = parse(text);
-	assert_int_equal(msg_result_decode(msg, NULL, &r, why, sizeof(why)), -EINVAL);
-	assert_non_null(strstr(why, "'metric' and 'subject' take at most 255 bytes, 'unit' 32"));
-	json_decref(msg);
-	msg = parse("{\"v\":1,\"type\":\"result\",\"job\":1,\"status\":\"ok\",\"samples\":"
-		    "[{\"metric\":\"m\",\"value\":1,\"window\":\"rate\","
-		    "\"unit\":\"uuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuu\"}]}");
-	assert_int_equal(msg_result_decode(msg, NULL, &r, why, sizeof(why)), -EINVAL);
-	assert_string_equal(why, "sample 0 ('m'): 'metric' and 'subject' take at most 255 "
-			    "bytes, 'unit' 32");
-	json_decref(msg);
+	strcpy(text + n, "\",\"value\":1,\"window\":\"rate\"}]");
+	refused(text, "'metric' and 'subject' take at most 255 bytes, 'unit' 32");
+	refused("\"status\":\"ok\",\"samples\":[{\"metric\":\"m\",\"value\":1,\"window\":"
+		"\"rate\",\"unit\":\"uuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuu\"}]",
+		"sample 0 ('m'): 'metric' and 'subject' take at most 255 bytes, 'unit' 32");
 	free(text);
 }
 
