@@ -433,12 +433,15 @@ int job_result_fail(struct job_result *res, const char *error)
 
 char *job_result_encode(const struct job_result *res, size_t *len)
 {
-	json_t *msg = msg_result_encode(&res->r);
+	json_t *msg;
 	char *text = NULL;
 
+	if (json_is_integer(res->id))
+		return msg_result_encode_text(&res->r, len);
+	msg = msg_result_encode(&res->r);
+
 	/* a job id that is not an integer (agent --once, tests) as its message had it */
-	if (msg && !json_is_integer(res->id) &&
-	    json_object_set(msg, "job", res->id ? res->id : json_null())) {
+	if (msg && json_object_set(msg, "job", res->id ? res->id : json_null())) {
 		json_decref(msg);
 		return NULL;
 	}

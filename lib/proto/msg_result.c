@@ -281,6 +281,106 @@ fail_msg:
 	return NULL;
 }
 
+/* Member KEY (a name needing no escape) of the object being written, after a comma. */
+static void text_key(struct proto_text *o, const char *key)
+{
+	proto_text_put(o, ",\"", 2);
+	proto_text_put(o, key, strlen(key));
+	proto_text_put(o, "\":", 2);
+}
+
+/* A text as json_string would take it (valid UTF-8, else the encoding fails). */
+static void text_string(struct proto_text *o, const char *s)
+{
+	size_t n = strlen(s);
+
+	if (!util_utf8_valid(s, n, NULL))
+		o->failed = true;
+	else
+		proto_text_string(o, s, n);
+}
+
+static void text_int(struct proto_text *o, int64_t v)
+{
+	char num[32];
+	int n = snprintf(num, sizeof(num), "%" JSON_INTEGER_FORMAT, (json_int_t)v);
+
+	proto_text_put(o, num, (size_t)n);
+}
+
+char *msg_result_encode_text(const struct msg_result *r, size_t *len)
+{
+	struct proto_text o = { 0 };
+	char head[64];
+	size_t i;
+	int n;
+
+	/* the members in msg_result_encode's order, each written as proto_encode would */
+	n = snprintf(head, sizeof(head), "{\"v\":%d,\"type\":\"result\",\"job\":",
+		     PROTO_VERSION);
+	proto_text_put(&o, head, (size_t)n);
+	text_int(&o, r->job);
+	text_key(&o, "status");
+	proto_text_string(&o, r->failed ? "failed" : "ok", r->failed ? 6 : 2);
+	if (r->error) {
+		text_key(&o, "error");
+		text_string(&o, r->error);
+	}
+	if (r->verifier_log) {
+		text_key(&o, "verifier_log");
+		text_string(&o, r->verifier_log);
+	}
+	if (r->env) {
+		text_key(&o, "env");
+		proto_text_value(&o, r->env);
+	}
+	if (r->has_started) {
+		text_key(&o, "started_ms");
+		text_int(&o, r->started_ms);
+	}
+	if (r->has_finished) {
+		text_key(&o, "finished_ms");
+		text_int(&o, r->finished_ms);
+	}
+	if (r->partial)
+		proto_text_put(&o, ",\"partial\":true", 15);
+	if (r->verdicts) {
+		text_key(&o, "verdicts");
+		proto_text_value(&o, r->verdicts);
+	}
+	if (r->verdict_details) {
+		text_key(&o, "verdict_details");
+		proto_text_value(&o, r->verdict_details);
+	}
+	proto_text_put(&o, ",\"samples\":[", 12);
+	for (i = 0; i < r->samples.n && !o.failed; i++) {
+		const struct sample *smp = &r->samples.v[i];
+
+		proto_text_put(&o, i ? ",{\"metric\":" : "{\"metric\":", i ? 11 : 10);
+		text_string(&o, smp->metric);
+		text_key(&o, "subject");
+		text_string(&o, smp->subject);
+		text_key(&o, "value");
+		proto_text_real(&o, smp->value);
+		if (smp->unit) {
+			text_key(&o, "unit");
+			text_string(&o, smp->unit);
+		}
+		text_key(&o, "window");
+		text_string(&o, smp->window);
+		text_key(&o, "seq");
+		if (smp->seq < 0)
+			proto_text_put(&o, "null", 4);
+		else
+			text_int(&o, smp->seq);
+		if (smp->outlier)
+			proto_text_put(&o, ",\"outlier\":true", 15);
+		proto_text_put(&o, "}", 1);
+	}
+	proto_text_put(&o, "]}", 2);
+	return proto_text_finish(&o, len);
+}
+
 int msg_progress_decode(const json_t *msg, struct msg_progress *out, char *why,
 			size_t why_len)
 {

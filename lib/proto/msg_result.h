@@ -72,6 +72,11 @@ int msg_result_decode(const json_t *msg, struct samples *scanned, struct msg_res
 void msg_result_release(struct msg_result *r);
 /* R as a `result` message (new reference), or NULL when out of memory. */
 json_t *msg_result_encode(const struct msg_result *r);
+/* R as the text of its `result` message, written straight from the struct (no jansson
+ * value a sample): the bytes proto_encode(msg_result_encode(R)) gives (tests/unit/
+ * test_msg_result.c, tests/fuzz/fuzz_msg_result.c). Heap (free()), its length in *LEN;
+ * NULL when out of memory or a text is not valid UTF-8. */
+char *msg_result_encode_text(const struct msg_result *r, size_t *len);
 
 /* Decode progress MSG (not stolen; it must outlive *OUT) into *OUT. Returns 0 or -EINVAL
  * with the member's path in WHY. */

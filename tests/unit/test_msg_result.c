@@ -31,6 +31,23 @@ static json_t *parse(const char *text)
 	return msg;
 }
 
+/* R written straight as text and through its jansson message: the same bytes. */
+static void assert_same_text(const struct msg_result *r)
+{
+	json_t *msg = msg_result_encode(r);
+	char *one = proto_encode(msg, NULL), *two;
+	size_t len;
+
+	two = msg_result_encode_text(r, &len);
+	assert_non_null(one);
+	assert_non_null(two);
+	assert_string_equal(one, two);
+	assert_int_equal(len, strlen(two));
+	json_decref(msg);
+	free(one);
+	free(two);
+}
+
 /* MSG's text through decode -> encode, as compact JSON with sorted keys (heap). */
 static char *round_trip(const json_t *msg)
 {
@@ -39,6 +56,7 @@ static char *round_trip(const json_t *msg)
 	json_t *enc;
 
 	assert_int_equal(msg_result_decode(msg, NULL, &r, why, sizeof(why)), 0);
+	assert_same_text(&r);
 	enc = msg_result_encode(&r);
 	assert_non_null(enc);
 	text = json_dumps(enc, JSON_COMPACT | JSON_SORT_KEYS);
