@@ -300,6 +300,16 @@ static void text_string(struct proto_text *o, const char *s)
 		proto_text_string(o, s, n);
 }
 
+/* Member KEY with text S, or else value V. */
+static void text_member(struct proto_text *o, const char *key, const char *s, const json_t *v)
+{
+	text_key(o, key);
+	if (s)
+		text_string(o, s);
+	else
+		proto_text_value(o, v);
+}
+
 static void text_int(struct proto_text *o, int64_t v)
 {
 	char num[32];
@@ -322,18 +332,12 @@ char *msg_result_encode_text(const struct msg_result *r, size_t *len)
 	text_int(&o, r->job);
 	text_key(&o, "status");
 	proto_text_string(&o, r->failed ? "failed" : "ok", r->failed ? 6 : 2);
-	if (r->error) {
-		text_key(&o, "error");
-		text_string(&o, r->error);
-	}
-	if (r->verifier_log) {
-		text_key(&o, "verifier_log");
-		text_string(&o, r->verifier_log);
-	}
-	if (r->env) {
-		text_key(&o, "env");
-		proto_text_value(&o, r->env);
-	}
+	if (r->error)
+		text_member(&o, "error", r->error, NULL);
+	if (r->verifier_log)
+		text_member(&o, "verifier_log", r->verifier_log, NULL);
+	if (r->env)
+		text_member(&o, "env", NULL, r->env);
 	if (r->has_started) {
 		text_key(&o, "started_ms");
 		text_int(&o, r->started_ms);
@@ -344,30 +348,22 @@ char *msg_result_encode_text(const struct msg_result *r, size_t *len)
 	}
 	if (r->partial)
 		proto_text_put(&o, ",\"partial\":true", 15);
-	if (r->verdicts) {
-		text_key(&o, "verdicts");
-		proto_text_value(&o, r->verdicts);
-	}
-	if (r->verdict_details) {
-		text_key(&o, "verdict_details");
-		proto_text_value(&o, r->verdict_details);
-	}
+	if (r->verdicts)
+		text_member(&o, "verdicts", NULL, r->verdicts);
+	if (r->verdict_details)
+		text_member(&o, "verdict_details", NULL, r->verdict_details);
 	proto_text_put(&o, ",\"samples\":[", 12);
 	for (i = 0; i < r->samples.n && !o.failed; i++) {
 		const struct sample *smp = &r->samples.v[i];
 
 		proto_text_put(&o, i ? ",{\"metric\":" : "{\"metric\":", i ? 11 : 10);
 		text_string(&o, smp->metric);
-		text_key(&o, "subject");
-		text_string(&o, smp->subject);
+		text_member(&o, "subject", smp->subject, NULL);
 		text_key(&o, "value");
 		proto_text_real(&o, smp->value);
-		if (smp->unit) {
-			text_key(&o, "unit");
-			text_string(&o, smp->unit);
-		}
-		text_key(&o, "window");
-		text_string(&o, smp->window);
+		if (smp->unit)
+			text_member(&o, "unit", smp->unit, NULL);
+		text_member(&o, "window", smp->window, NULL);
 		text_key(&o, "seq");
 		if (smp->seq < 0)
 			proto_text_put(&o, "null", 4);
