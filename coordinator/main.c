@@ -21,6 +21,7 @@
 #include "coord.h"
 #include "proto/keys.h"
 #include "base/log.h"
+#include "base/version.h"
 #include "web.h"
 
 static struct coord *volatile the_coord;
@@ -46,7 +47,7 @@ static void usage(FILE *out)
 		"               { --key FILE --authorized DIR | --plaintext } [--log FILE] [-v]\n"
 		"               [--http ADDR:PORT [--http-token FILE | --http-public]\n"
 		"                [--http-host NAME]...]\n"
-		"       bpflabd --help\n"
+		"       bpflabd { --help | --version }\n"
 		"\n"
 		"The bpflab coordinator: hands the jobs of submitted plans to bpflab-agent on\n"
 		"lab hosts and stores their results in an SQLite database.\n"
@@ -75,6 +76,7 @@ static void usage(FILE *out)
 		"                      only for the --http address (localhost on loopback)\n"
 		"  -v, --verbose       debug log, libbpf's too (default: info)\n"
 		"  -h, --help          this help\n"
+		"  -V, --version       print the version\n"
 		"\n"
 		"Runs until SIGINT or SIGTERM (then exit 0); SIGHUP reloads --authorized.\n"
 		"Exit status: 0 stopped by a signal, 1 failure (a key, the log file, the\n"
@@ -93,6 +95,7 @@ int main(int argc, char **argv)
 		{ "plaintext", no_argument, NULL, 'P' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
 		{ "http", required_argument, NULL, 'H' },
 		{ "http-token", required_argument, NULL, 'T' },
 		{ "http-public", no_argument, NULL, 'U' },
@@ -112,7 +115,7 @@ int main(int argc, char **argv)
 	struct coord *c;
 	int verbose = 0, opt, err;
 
-	while ((opt = getopt_long(argc, argv, "vh", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "vhV", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'a':
 			opts.agents = optarg;
@@ -158,6 +161,9 @@ int main(int argc, char **argv)
 			break;
 		case 'h':
 			usage(stdout);
+			return 0;
+		case 'V':
+			printf("bpflabd %s\n", bpflab_version);
 			return 0;
 		default:
 			usage(stderr);

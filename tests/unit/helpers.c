@@ -273,6 +273,21 @@ void db_file_exec(const char *db, const char *stmt)
 	sqlite3_close(h);
 }
 
+long long db_file_count(const char *db, const char *sql)
+{
+	sqlite3 *d = NULL;
+	sqlite3_stmt *s = NULL;
+	long long n = -1;
+
+	assert_int_equal(sqlite3_open_v2(db, &d, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_prepare_v2(d, sql, -1, &s, NULL), SQLITE_OK);
+	if (sqlite3_step(s) == SQLITE_ROW)
+		n = sqlite3_column_int64(s, 0);
+	sqlite3_finalize(s);
+	sqlite3_close(d);
+	return n;
+}
+
 void prog_out_free(struct prog_out *o)
 {
 	free(o->out);
@@ -297,6 +312,27 @@ void http_free(struct http *h)
 {
 	free(h->head);
 	free(h->body);
+}
+
+/* Decode in place the chunked body BODY (RFC 9112 7.1: hex size, CRLF, data, CRLF...,
+ * 0); the test fails on a malformed one. */
+static void http_dechunk(char *body)
+{
+	char *in = body, *out = body, *end;
+	unsigned long n;
+
+	for (;;) {
+		n = strtoul(in, &end, 16);
+		assert_true(end != in && !strncmp(end, "\r\n", 2));
+		if (!n)
+			break;
+		in = end + 2;
+		assert_true(strlen(in) >= n + 2 && !strncmp(in + n, "\r\n", 2));
+		memmove(out, in, n);
+		out += n;
+		in += n + 2;
+	}
+	*out = '\0';
 }
 
 void http_req(unsigned port, const char *method, const char *path, const char *extra,
@@ -340,7 +376,10 @@ void http_req(unsigned port, const char *method, const char *path, const char *e
 	*sep = '\0';
 	h->head = all;
 	h->body = strdup(sep + 4);
+	assert_non_null(h->body);
 	assert_int_equal(sscanf(all, "HTTP/1.1 %d", &h->status), 1);
+	if (strcasestr(all, "\r\nTransfer-Encoding: chunked"))
+		http_dechunk(h->body);
 }
 
 void expect_plan_refusals(const char *file, const struct refusal *cases, size_t n)
