@@ -53,6 +53,8 @@ struct agent {
 	json_t *job_msg;		/* owned; read by the worker while busy */
 	json_t *job_id;			/* owned */
 	char job_id_text[AGENT_ID_LEN];
+	/* its result: filled by the worker, then "R" on the pipe hands it to the loop */
+	struct job_result *job_res;	/* owned, while busy */
 	atomic_int cancel;
 	atomic_int go;			/* two-host barrier: 1 go, -1 abort (job.h) */
 	atomic_llong go_at_ms;		/* the go's at_ms; written before go = 1 */
@@ -64,7 +66,9 @@ struct agent {
 	/* a result the spool refused (a full disk): kept here, not sent, tried again every
 	 * AGENT_SPOOL_RETRY_MS; while it is held the agent takes no job and names it as
 	 * its job in hello and heartbeats (docs/agent.md, "Spool") */
-	json_t *held;			/* owned, NULL when none */
+	char *held;			/* the result's bytes, owned, NULL when none */
+	size_t held_len;
+	json_t *held_job;		/* its job id (owned) */
 	char held_id[AGENT_ID_LEN];
 	int64_t held_since_ms, held_retry_ms;
 };
@@ -138,7 +142,8 @@ void agent_destroy(struct agent **ap)
 	close_sock(&a->pipe_worker);
 	if (a->zctx)
 		zmq_ctx_term(a->zctx);
-	json_decref(a->held);
+	free(a->held);
+	json_decref(a->held_job);
 	spool_destroy(&a->spool);
 	free(a);
 	*ap = NULL;
@@ -158,6 +163,21 @@ static int send_coord(struct agent *a, const json_t *msg)
 	else
 		a->last_send_ms = util_mono_ms();
 	return err;
+}
+
+/* Send the bytes of a result (TEXT[0..LEN), borrowed) to the coordinator if connected. */
+static int send_result_text(struct agent *a, const char *text, size_t len)
+{
+	if (!a->sock)
+		return -ENOTCONN;
+	if (zmq_send(a->sock, text, len, ZMQ_DONTWAIT) < 0) {
+		int err = -zmq_errno();
+
+		pr_debug("cannot send 'result' to the coordinator: %s", zmq_strerror(-err));
+		return err;
+	}
+	a->last_send_ms = util_mono_ms();
+	return 0;
 }
 
 static void send_error(struct agent *a, const char *in_reply_to, const json_t *job,
@@ -212,7 +232,7 @@ static void connect_coord(struct agent *a)
 		if (a->busy && !a->discard)
 			json_object_set(hello, "job", a->job_id);
 		else if (a->held)
-			json_object_set(hello, "job", json_object_get(a->held, "job"));
+			json_object_set(hello, "job", a->held_job);
 		json_object_set_new(hello, "spooled", spool_ids(a->spool));
 		/* a reconnect while the provider runs, not the new kernel saying hello */
 		if (a->boot.pid)
@@ -234,13 +254,12 @@ static void lose_coord(struct agent *a)
 								   a->backoff_ms * 2;
 }
 
-static int resend_one(void *ctx, const char *id, json_t *msg)
+static int resend_one(void *ctx, const char *id, const char *text, size_t len)
 {
 	struct agent *a = ctx;
 
-	pr_info("sending spooled result of job '%s' (%zu samples)", id,
-		json_array_size(json_object_get(msg, "samples")));
-	send_coord(a, msg);
+	pr_info("sending spooled result of job '%s' (%zu bytes)", id, len);
+	send_result_text(a, text, len);
 	return 0;
 }
 
@@ -295,28 +314,15 @@ static void *worker_main(void *arg)
 		.go_at_ms = &a->go_at_ms,
 		.last_job_ns = a->opts.warm_up ? &a->last_job_ns : NULL,
 	};
-	json_t *result;
 
 	pr_info("job '%s' started", a->job_id_text);
-	result = job_run(a->job_msg, &jo);
-	if (!result) {
-		result = proto_msg_new("result");
-		if (result) {
-			json_object_set(result, "job", a->job_id);
-			json_object_set_new(result, "status", json_string("failed"));
-			json_object_set_new(result, "error", json_string("out of memory"));
-			json_object_set_new(result, "samples", json_array());
-		}
+	if (job_run_result(a->job_msg, &jo, a->job_res)) {
+		a->job_res->id = json_incref(a->job_id);
+		job_result_fail(a->job_res, "out of memory");
 	}
-	if (result) {
-		worker_send(a, result, 0);
-	} else {
-		static const char oom[] = "{\"v\":1,\"type\":\"result\",\"status\":\"failed\","
-					  "\"error\":\"out of memory\",\"samples\":[]}";
-
-		zmq_send(a->pipe_worker, oom, sizeof(oom) - 1, 0);
-	}
-	json_decref(result);
+	/* the result is in a->job_res: the loop reads it after this byte */
+	if (zmq_send(a->pipe_worker, "R", 1, 0) < 0)
+		pr_warn("cannot hand the result to the agent loop: %s", zmq_strerror(zmq_errno()));
 	return NULL;
 }
 
@@ -327,39 +333,62 @@ static void job_finished(struct agent *a)
 	json_decref(a->job_msg);
 	json_decref(a->job_id);
 	a->job_msg = a->job_id = NULL;
+	if (a->job_res)
+		job_result_release(a->job_res);
+	free(a->job_res);
+	a->job_res = NULL;
 	a->job_id_text[0] = '\0';
 	a->discard = false;
 }
 
 /* The spool's promise: a result is on disk (or in the in-memory spool) before it is sent,
  * so that one the coordinator did not acknowledge is sent again after a reconnect or a
- * restart. Spool MSG (borrowed) of job ID and send it; when the spool refuses it (a full
- * disk), hold it instead: not sent, tried again every AGENT_SPOOL_RETRY_MS
- * (retry_held) and sent once stored. */
-static void deliver_result(struct agent *a, const char *id, json_t *msg)
+ * restart. Spool TEXT (a result's bytes, LEN, taken) of job ID (JOB its id, N_SAMPLES
+ * for the log) and send the same bytes; when the spool refuses them (a full disk), hold
+ * them instead: not sent, tried again every AGENT_SPOOL_RETRY_MS (retry_held) and sent
+ * once stored. */
+static void deliver_result(struct agent *a, const char *id, const json_t *job, char *text,
+			   size_t len, size_t n_samples)
 {
-	int err = spool_put(a->spool, id, msg);
+	int err = spool_put(a->spool, id, text, len);
 
 	if (!err) {
-		send_coord(a, msg);
+		send_result_text(a, text, len);
+		free(text);
 		return;
 	}
 	pr_warn("job '%s': result (%zu samples) not stored in the spool '%s' (%s): holding "
 		"it in memory, not sent, trying again every %d ms; no new job meanwhile", id,
-		json_array_size(json_object_get(msg, "samples")),
-		a->opts.spool_dir ? a->opts.spool_dir : "(in memory)", util_strerror(err),
-		AGENT_SPOOL_RETRY_MS);
-	a->held = json_incref(msg);
+		n_samples, a->opts.spool_dir ? a->opts.spool_dir : "(in memory)",
+		util_strerror(err), AGENT_SPOOL_RETRY_MS);
+	a->held = text;
+	a->held_len = len;
+	a->held_job = json_incref((json_t *)job);
 	snprintf(a->held_id, sizeof(a->held_id), "%s", id);
 	a->held_since_ms = util_mono_ms();
 	a->held_retry_ms = a->held_since_ms + AGENT_SPOOL_RETRY_MS;
+}
+
+/* RES encoded once and delivered (deliver_result); a result that cannot be encoded (out
+ * of memory) is logged and lost: the coordinator runs the job again. */
+static void deliver_job_result(struct agent *a, const char *id, struct job_result *res)
+{
+	size_t len;
+	char *text = job_result_encode(res, &len);
+
+	if (!text) {
+		pr_warn("job '%s': out of memory encoding its result (%zu samples): lost", id,
+			res->r.samples.n);
+		return;
+	}
+	deliver_result(a, id, res->id, text, len, res->r.samples.n);
 }
 
 /* Try the held result again: stored, it is sent and released; else it waits for the
  * next try. Returns 0 or the spool's -errno. */
 static int retry_held(struct agent *a)
 {
-	int err = spool_put(a->spool, a->held_id, a->held);
+	int err = spool_put(a->spool, a->held_id, a->held, a->held_len);
 
 	if (err) {
 		pr_debug("job '%s': result still not stored in the spool: %s", a->held_id,
@@ -369,79 +398,76 @@ static int retry_held(struct agent *a)
 	}
 	pr_info("job '%s': result stored in the spool after %lld ms held in memory; sending "
 		"it", a->held_id, (long long)(util_mono_ms() - a->held_since_ms));
-	send_coord(a, a->held);
-	json_decref(a->held);
+	send_result_text(a, a->held, a->held_len);
+	free(a->held);
 	a->held = NULL;
+	json_decref(a->held_job);
+	a->held_job = NULL;
 	a->held_id[0] = '\0';
 	return 0;
 }
 
-/* A message from the worker: forward progress, spool and send the result. Returns true
- * for the result. */
-static bool on_worker_msg(struct agent *a, json_t *msg)
+/* The worker's result (a->job_res): spooled and sent, unless the job ran through a stop
+ * of this agent. */
+static void on_worker_result(struct agent *a)
 {
-	const char *type = proto_msg_type(msg);
+	struct job_result *res = a->job_res;
 
-	if (type && !strcmp(type, "result")) {
-		if (a->discard) {
-			/* not sent, not spooled: the coordinator queued the job again */
-			pr_warn("job '%s' ran through a stop of this agent: its result (%zu "
-				"samples) is discarded", a->job_id_text,
-				json_array_size(json_object_get(msg, "samples")));
-			job_finished(a);
-			return true;
-		}
-		if (a->pair_broken[0]) {
-			char why[600];
-
-			/* the other side of its pair was lost during the job: half a pair
-			 * measured nothing worth keeping, and the pair runs again as a whole */
-			snprintf(why, sizeof(why), "pair aborted: %s", a->pair_broken);
-			json_object_set_new(msg, "status", json_string("failed"));
-			json_object_set_new(msg, "error", json_string(why));
-			json_object_set_new(msg, "samples", json_array());
-		}
-		pr_info("job '%s' finished: %s%s%s", a->job_id_text,
-			proto_get_str(msg, "status", "?"), json_object_get(msg, "error") ? ": " : "",
-			proto_get_str(msg, "error", ""));
-		if (!json_object_get(msg, "job"))
-			json_object_set(msg, "job", a->job_id);
-		if (!a->pair_broken[0] && atomic_load(&a->cancel))
-			/* stopped by a cancel: what it measured is kept, marked partial */
-			json_object_set_new(msg, "partial", json_true());
-		/* tests count these lines to compare with what the coordinator stored */
-		pr_info("result job %s: %zu samples", a->job_id_text,
-			json_array_size(json_object_get(msg, "samples")));
-		deliver_result(a, a->job_id_text, msg);
+	if (a->discard) {
+		/* not sent, not spooled: the coordinator queued the job again */
+		pr_warn("job '%s' ran through a stop of this agent: its result (%zu "
+			"samples) is discarded", a->job_id_text, res->r.samples.n);
 		job_finished(a);
-		return true;
+		return;
 	}
-	send_coord(a, msg);
-	return false;
+	if (a->pair_broken[0]) {
+		char why[600];
+
+		/* the other side of its pair was lost during the job: half a pair
+		 * measured nothing worth keeping, and the pair runs again as a whole */
+		snprintf(why, sizeof(why), "pair aborted: %s", a->pair_broken);
+		if (job_result_fail(res, why))
+			pr_warn("job '%s': out of memory marking its result failed", a->job_id_text);
+	}
+	pr_info("job '%s' finished: %s%s%s", a->job_id_text, res->r.failed ? "failed" : "ok",
+		res->r.error ? ": " : "", res->r.error ? res->r.error : "");
+	if (!a->pair_broken[0] && atomic_load(&a->cancel))
+		/* stopped by a cancel: what it measured is kept, marked partial */
+		res->r.partial = true;
+	/* tests count these lines to compare with what the coordinator stored */
+	pr_info("result job %s: %zu samples", a->job_id_text, res->r.samples.n);
+	deliver_job_result(a, a->job_id_text, res);
+	job_finished(a);
 }
 
-/* Drain the worker pipe. Returns true when the result came. */
+/* Drain the worker pipe: progress and `ready` go to the coordinator, "R" is the result.
+ * Returns true when the result came. */
 static bool drain_worker(struct agent *a)
 {
-	bool done = false;
-
 	for (;;) {
 		char why[256];
 		json_t *msg;
-		int err = proto_recv(a->pipe_main, &msg, ZMQ_DONTWAIT, why, sizeof(why));
+		zmq_msg_t m;
 
-		if (err == -EAGAIN)
-			break;
-		if (err) {
+		zmq_msg_init(&m);
+		if (zmq_msg_recv(&m, a->pipe_main, ZMQ_DONTWAIT) < 0) {
+			zmq_msg_close(&m);
+			return false;
+		}
+		if (zmq_msg_size(&m) == 1 && *(const char *)zmq_msg_data(&m) == 'R') {
+			zmq_msg_close(&m);
+			on_worker_result(a);
+			return true;
+		}
+		msg = proto_decode(zmq_msg_data(&m), zmq_msg_size(&m), why, sizeof(why));
+		zmq_msg_close(&m);
+		if (!msg) {
 			pr_warn("bad message from the worker: %s", why);
 			continue;
 		}
-		done |= on_worker_msg(a, msg);
+		send_coord(a, msg);
 		json_decref(msg);
-		if (done)
-			break;
 	}
-	return done;
 }
 
 /* Wait for the running job's result (after cancel), up to AGENT_SHUTDOWN_WAIT_MS. */
@@ -460,6 +486,7 @@ static void wait_worker(struct agent *a)
 			AGENT_SHUTDOWN_WAIT_MS);
 		pthread_detach(a->worker);
 		a->busy = false;
+		a->job_res = NULL;	/* the detached worker still writes it */
 	}
 }
 
@@ -501,6 +528,11 @@ static void on_job(struct agent *a, json_t *msg)
 		send_coord(a, accept);
 		json_decref(accept);
 	}
+	a->job_res = calloc(1, sizeof(*a->job_res));
+	if (!a->job_res) {
+		send_error(a, "job", id, "out of memory");
+		return;
+	}
 	a->job_msg = json_incref(msg);
 	a->job_id = json_incref(id);
 	snprintf(a->job_id_text, sizeof(a->job_id_text), "%s", text);
@@ -512,18 +544,16 @@ static void on_job(struct agent *a, json_t *msg)
 	a->busy = true;
 	err = pthread_create(&a->worker, NULL, worker_main, a);
 	if (err) {
-		json_t *r = proto_msg_new("result");
+		struct job_result *r = a->job_res;
 
 		pr_warn("cannot start a worker for job '%s': %s", text, strerror(err));
 		a->busy = false;
-		if (r) {
-			json_object_set(r, "job", id);
-			json_object_set_new(r, "status", json_string("failed"));
-			json_object_set_new(r, "error", json_string("cannot start a worker thread"));
-			json_object_set_new(r, "samples", json_array());
-			deliver_result(a, text, r);
-			json_decref(r);
-		}
+		r->id = json_incref(id);
+		if (!job_result_fail(r, "cannot start a worker thread"))
+			deliver_job_result(a, text, r);
+		job_result_release(r);
+		free(r);
+		a->job_res = NULL;
 		json_decref(a->job_msg);
 		json_decref(a->job_id);
 		a->job_msg = a->job_id = NULL;
@@ -778,7 +808,7 @@ static void send_heartbeat(struct agent *a)
 	if (a->busy)
 		json_object_set(hb, "job", a->job_id);
 	else if (a->held)
-		json_object_set(hb, "job", json_object_get(a->held, "job"));
+		json_object_set(hb, "job", a->held_job);
 	send_coord(a, hb);
 	json_decref(hb);
 }

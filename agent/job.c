@@ -128,9 +128,9 @@ static int barrier(struct job_ctx *c)
 }
 
 /* The result's "verdicts" and "verdict_details" (verdict.h). */
-static void add_verdicts(struct job_ctx *c, json_t *result, json_t *env)
+static void add_verdicts(struct job_ctx *c, struct job_result *res)
 {
-	json_t *debug = json_object_get(json_object_get(env, "kernel"), "debug_options");
+	json_t *debug = json_object_get(json_object_get(res->env, "kernel"), "debug_options");
 	struct verdict_input in = {
 		.debug_options = debug,
 		.rx_role = c->rate_done ? c->rx_role : NULL,
@@ -152,12 +152,9 @@ static void add_verdicts(struct job_ctx *c, json_t *result, json_t *env)
 		.outliers = c->outliers[0] ? c->outliers : NULL,
 		.search_bound = c->search_bound[0] ? c->search_bound : NULL,
 	};
-	json_t *verdicts, *details;
 
-	if (verdict_compute(&in, &verdicts, &details))
-		return;
-	json_object_set_new(result, "verdicts", verdicts);
-	json_object_set_new(result, "verdict_details", details);
+	if (verdict_compute(&in, &res->verdicts, &res->details))
+		res->verdicts = res->details = NULL;
 }
 
 /* Each job port's XDP mode during the job (the mode used: native or generic, also for
@@ -197,12 +194,22 @@ static void add_xdp_modes(struct job_ctx *c, json_t *env)
 	}
 }
 
-json_t *job_run(const json_t *msg, const struct job_opts *opts)
+/* Point RES->r at RES's own members. */
+static void job_result_link(struct job_result *res)
+{
+	res->r.job = json_is_integer(res->id) ? json_integer_value(res->id) : 0;
+	res->r.error = res->error;
+	res->r.verifier_log = res->verifier_log;
+	res->r.env = json_is_object(res->env) ? res->env : NULL;
+	res->r.verdicts = res->verdicts;
+	res->r.verdict_details = res->details;
+}
+
+int job_run_result(const json_t *msg, const struct job_opts *opts, struct job_result *res)
 {
 	struct job_ctx ctx, *c = &ctx;
 	json_t *job = json_object_get(msg, "job");
 	const json_t *spec = json_object_get(job, "spec");
-	json_t *result, *env;
 	char *verifier_log = NULL;
 	int64_t duration_ms, warmup_ms, warmup_left_ms, t_go;
 	bool rates;
@@ -227,16 +234,9 @@ json_t *job_run(const json_t *msg, const struct job_opts *opts)
 	}
 	c->msg = msg;
 	c->id = json_object_get(job, "id");
-	c->samples = json_array();
-	result = proto_msg_new("result");
-	if (!result || !c->samples) {
-		json_decref(result);
-		json_decref(c->samples);
-		return NULL;
-	}
-	json_object_set(result, "job", c->id ? c->id : json_null());
-	env = opts->inv ? inventory_build(opts->inv) : json_object();
-	json_object_set_new(result, "env", env ? env : json_null());
+	memset(res, 0, sizeof(*res));
+	res->id = json_incref(c->id);
+	res->env = opts->inv ? inventory_build(opts->inv) : json_object();
 
 	if (!json_is_object(spec)) {
 		snprintf(c->err, sizeof(c->err), "job message has no spec");
@@ -372,8 +372,8 @@ json_t *job_run(const json_t *msg, const struct job_opts *opts)
 	if (!err && c->spec.has_latency)
 		err = job_latency_run(c, 0);
 out:
-	add_verdicts(c, result, env);
-	add_xdp_modes(c, env);
+	add_verdicts(c, res);
+	add_xdp_modes(c, res->env);
 	if (c->opts->progress && spec)
 		job_progress(c, "cleanup", 0, 0, NULL);
 	progstats_disable(&c->stats_fd);
@@ -388,24 +388,96 @@ out:
 	jobspec_release(&c->spec);
 	if (err == -ECANCELED)
 		snprintf(c->err, sizeof(c->err), "cancelled");
-	json_object_set_new(result, "status", json_string(err ? "failed" : "ok"));
+	if (!err && c->samples_lost) {
+		err = -ENOMEM;
+		snprintf(c->err, sizeof(c->err), "out of memory: %zu samples lost",
+			 c->samples_lost);
+	}
+	res->r.failed = err != 0;
 	if (err) {
 		char id[64] = "?";
 
 		job_id_text(msg, id, sizeof(id));
-		json_object_set_new(result, "error", json_string(c->err[0] ? c->err : strerror(-err)));
+		res->error = strdup(c->err[0] ? c->err : strerror(-err));
 		pr_warn("job '%s' failed: %s", id, c->err[0] ? c->err : strerror(-err));
 	}
-	if (verifier_log)
-		json_object_set_new(result, "verifier_log", json_string(verifier_log));
-	free(verifier_log);
-	json_object_set_new(result, "started_ms", json_integer(started));
-	json_object_set_new(result, "finished_ms", json_integer(util_wall_ms()));
-	json_object_set_new(result, "samples", c->samples);
-	if (c->warm_rounds)
-		json_object_set_new(result, "warmup", json_pack("{s:i, s:b}", "rounds",
-				    c->warm_rounds, "settled", c->warm_settled));
+	res->verifier_log = verifier_log;
+	res->r.started_ms = started;
+	res->r.finished_ms = util_wall_ms();
+	res->r.has_started = res->r.has_finished = true;
+	res->r.samples = c->samples;
+	memset(&c->samples, 0, sizeof(c->samples));
 	if (opts->last_job_ns)
 		*opts->last_job_ns = util_mono_ns();
+	if (!res->env || (err && !res->error)) {
+		job_result_release(res);
+		return -ENOMEM;
+	}
+	job_result_link(res);
+	return 0;
+}
+
+int job_result_fail(struct job_result *res, const char *error)
+{
+	char *e = strdup(error);
+
+	if (!e)
+		return -ENOMEM;
+	free(res->error);
+	res->error = e;
+	res->r.failed = true;
+	samples_release(&res->r.samples);
+	job_result_link(res);
+	return 0;
+}
+
+char *job_result_encode(const struct job_result *res, size_t *len)
+{
+	json_t *msg;
+	char *text = NULL;
+
+	if (json_is_integer(res->id))
+		return msg_result_encode_text(&res->r, len);
+	msg = msg_result_encode(&res->r);
+
+	/* a job id that is not an integer (agent --once, tests) as its message had it */
+	if (msg && json_object_set(msg, "job", res->id ? res->id : json_null())) {
+		json_decref(msg);
+		return NULL;
+	}
+	if (msg)
+		text = proto_encode(msg, len);
+	json_decref(msg);
+	return text;
+}
+
+void job_result_release(struct job_result *res)
+{
+	samples_release(&res->r.samples);
+	json_decref(res->id);
+	json_decref(res->env);
+	json_decref(res->verdicts);
+	json_decref(res->details);
+	free(res->error);
+	free(res->verifier_log);
+	memset(res, 0, sizeof(*res));
+}
+
+json_t *job_run(const json_t *msg, const struct job_opts *opts)
+{
+	struct job_result res;
+	json_t *result;
+	char why[256];
+	size_t len;
+	char *text;
+
+	if (job_run_result(msg, opts, &res))
+		return NULL;
+	text = job_result_encode(&res, &len);
+	job_result_release(&res);
+	if (!text)
+		return NULL;
+	result = proto_decode(text, len, why, sizeof(why));
+	free(text);
 	return result;
 }

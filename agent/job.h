@@ -1,7 +1,7 @@
 /* job.h - run one job: prepare, traffic, warmup, the rate and cost windows, cleanup.
  *
- * job_run() executes a job message body ({"job": {id, run, spec}, "objects": {...}},
- * docs/protocol.md) on this host and returns the complete "result" message. The spec is
+ * job_run_result() executes a job message body ({"job": {id, run, spec}, "objects": {...}},
+ * docs/protocol.md) on this host and fills the complete result (struct job_result). The spec is
  * decoded once, at the start (jobspec.h: a spec that does not decode fails the job with
  * the member's path), and the job reads only the struct:
  *
@@ -15,7 +15,7 @@
  *             measure); threads pinned to traffic.cpus when given
  *   warm-up   a host that just started or was idle for a minute first runs the traffic
  *             with bpf_stats on in 1 s rounds until the programs' cost settles (kept
- *             as warmup.ns_per_run samples, used for nothing)
+ *             as warmup.ns_per_run samples, seq the round: their count is the rounds)
  *   warmup    wait traffic.warmup_ms
  *   rate      traffic.duration_ms with bpf_stats off: every second, per port, the
  *             IFLA_STATS64 deltas over the time actually elapsed -> port.rx_pps,
@@ -58,6 +58,7 @@
 
 #include "inventory.h"
 #include "plan/jobspec.h"
+#include "proto/msg_result.h"
 
 #define JOB_MAX_DURATION_MS JOBSPEC_MAX_DURATION_MS
 
@@ -92,8 +93,30 @@ struct job_opts {
 };
 #define job_opts__last_field last_job_ns
 
-/* Run the job in MSG (borrowed). Returns a new "result" message; NULL only when out of
- * memory. Failures of the job itself are results with status "failed". */
+/* A job's result as the agent holds it: the one type of the `result` message
+ * (lib/proto/msg_result.h), whose texts and values point into the members below. Owned
+ * by whoever holds it; job_result_release frees. */
+struct job_result {
+	struct msg_result r;		/* r.samples owned */
+	json_t *id;			/* the job's id as its message had it (a reference) */
+	json_t *env, *verdicts, *details;
+	char *error, *verifier_log;
+};
+
+/* Run the job in MSG (borrowed) into *OUT. Returns 0, or -ENOMEM (*OUT empty). Failures
+ * of the job itself are results with status "failed". */
+int job_run_result(const json_t *msg, const struct job_opts *opts, struct job_result *out);
+/* *RES failed with ERROR (copied) and without samples (a pair broken under it). 0 or
+ * -ENOMEM. */
+int job_result_fail(struct job_result *res, const char *error);
+/* *RES as the text of its `result` message (malloc'd, LEN bytes): the one encoding of a
+ * result, the bytes the spool keeps and the socket carries. NULL when out of memory. */
+char *job_result_encode(const struct job_result *res, size_t *len);
+/* Free what *RES owns; safe on a zeroed or released one. */
+void job_result_release(struct job_result *res);
+
+/* job_run_result's result as a new "result" message (--once, tests); NULL only when
+ * out of memory. */
 json_t *job_run(const json_t *msg, const struct job_opts *opts);
 
 /* A job id (integer or string) as text into OUT; 0, or -EINVAL when ID is neither or

@@ -29,6 +29,7 @@
 #include "analysis/mlrsearch.h"
 #include "plan/jobspec.h"
 #include "progstats.h"
+#include "proto/samples.h"
 #include "rxcost.h"
 
 #define JOB_ERR_LEN 1024
@@ -59,7 +60,8 @@ struct job_ctx {
 	json_t *id;			/* borrowed */
 	const json_t *msg;
 	struct job_spec spec;		/* decoded once (jobspec.h); what the job reads */
-	json_t *samples;
+	struct samples samples;		/* the result's (job_sample.c), moved into it */
+	size_t samples_lost;		/* not added: out of memory */
 	struct job_port *ports;
 	int n_ports;
 	const char *from;		/* generator port role, or NULL */

@@ -29,15 +29,10 @@ static bool metric_wanted(const struct job_ctx *c, const char *name)
 void job_add_record_seq(struct job_ctx *c, const char *metric, const char *subject,
 			   double value, const char *unit, const char *window, int seq)
 {
-	json_t *s;
-
-	if (!isfinite(value))
+	if (!isfinite(value) || !metric || !subject || !unit || !window)
 		return;
-	s = json_pack("{s:s, s:s, s:f, s:s, s:s, s:o}", "metric", metric, "subject", subject,
-		      "value", value, "unit", unit, "window", window,
-		      "seq", seq >= 0 ? json_integer(seq) : json_null());
-	if (s)
-		json_array_append_new(c->samples, s);
+	if (samples_add(&c->samples, metric, subject, value, unit, window, seq))
+		c->samples_lost++;
 }
 
 /* A sample of a metric the spec lists (all of them when it lists none). */
@@ -159,19 +154,18 @@ static void mark_outliers(struct job_ctx *c, const char *metric, const char *sub
 	if (analysis_tukey_fences(secs, n, 1.5, &lo, &hi))
 		return;
 	for (i = 0; i < n; i++) {
-		json_t *smp = json_array_get(c->samples, idx[i]);
+		struct sample *smp = &c->samples.v[idx[i]];
 		size_t o = c->outliers_len, cap = sizeof(c->outliers);
 
 		if (secs[i] >= lo && secs[i] <= hi)
 			continue;
-		json_object_set_new(smp, "outlier", json_true());
+		smp->outlier = true;
 		if (o + 1 >= cap)
 			continue;
 		o += (size_t)snprintf(c->outliers + o, cap - o, "%s%s%s%s%s second %lld %s fence %.4g",
 				      named ? ", " : o ? "; " : "", named ? "" : metric,
 				      named || !*subject ? "" : " of '", named ? "" : subject,
-				      named || !*subject ? "" : "'",
-				      (long long)json_integer_value(json_object_get(smp, "seq")),
+				      named || !*subject ? "" : "'", (long long)smp->seq,
 				      secs[i] < lo ? "below" : "above", secs[i] < lo ? lo : hi);
 		c->outliers_len = o < cap ? o : cap - 1;
 		named = true;
@@ -183,42 +177,39 @@ static void mark_outliers(struct job_ctx *c, const char *metric, const char *sub
  * outlier seconds marked. */
 void job_window_robust(struct job_ctx *c, const char *window)
 {
-	size_t n = json_array_size(c->samples), i, j, k;
+	size_t n = c->samples.n, i, j, k;
 	double *secs = calloc(n ? n : 1, sizeof(*secs));
 	size_t *idx = calloc(n ? n : 1, sizeof(*idx));
 	char *done = calloc(n ? n : 1, 1);
 
 	for (i = 0; secs && idx && done && i < n; i++) {
-		json_t *a = json_array_get(c->samples, i);
-		const char *metric = json_string_value(json_object_get(a, "metric"));
-		const char *subject = json_string_value(json_object_get(a, "subject"));
+		/* copies: job_add_record below may move the samples */
+		const struct sample a = c->samples.v[i];
 		char name[128];
 
-		if (done[i] || !json_is_integer(json_object_get(a, "seq")) ||
-		    strcmp(json_string_value(json_object_get(a, "window")), window) ||
-		    !strncmp(metric, "warmup.", 7))
+		if (done[i] || a.seq < 0 || strcmp(a.window, window) ||
+		    !strncmp(a.metric, "warmup.", 7))
 			continue;
 		for (j = i, k = 0; j < n; j++) {
-			json_t *b = json_array_get(c->samples, j);
+			const struct sample *b = &c->samples.v[j];
 
-			if (done[j] || !json_is_integer(json_object_get(b, "seq")) ||
-			    strcmp(json_string_value(json_object_get(b, "window")), window) ||
-			    strcmp(json_string_value(json_object_get(b, "metric")), metric) ||
-			    strcmp(json_string_value(json_object_get(b, "subject")), subject))
+			if (done[j] || b->seq < 0 || strcmp(b->window, window) ||
+			    strcmp(b->metric, a.metric) || strcmp(b->subject, a.subject))
 				continue;
 			done[j] = 1;
 			idx[k] = j;
-			secs[k++] = json_number_value(json_object_get(b, "value"));
+			secs[k++] = b->value;
 		}
-		snprintf(name, sizeof(name), "%s.median", metric);
-		job_add_record(c, name, subject, stats_median(secs, k),
-			   json_string_value(json_object_get(a, "unit")), window);
+		snprintf(name, sizeof(name), "%s.median", a.metric);
+		/* a unit-less series: its median has none either (as before: dropped) */
+		if (a.unit)
+			job_add_record(c, name, a.subject, stats_median(secs, k), a.unit, window);
 		/* the series the tables are about: the receiving port's rate and the
 		 * programs' cost (a port that receives a frame now and then has a
 		 * quartile range of 0 and an "outlier" in every window) */
-		if (!strcmp(metric, "prog.ns_per_run") ||
-		    (!strcmp(metric, "port.rx_pps") && c->rx_role && !strcmp(subject, c->rx_role)))
-			mark_outliers(c, metric, subject, secs, idx, k);
+		if (!strcmp(a.metric, "prog.ns_per_run") ||
+		    (!strcmp(a.metric, "port.rx_pps") && c->rx_role && !strcmp(a.subject, c->rx_role)))
+			mark_outliers(c, a.metric, a.subject, secs, idx, k);
 	}
 	free(secs);
 	free(idx);

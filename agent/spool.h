@@ -1,6 +1,6 @@
 /* spool.h - results the coordinator has not acknowledged yet.
  *
- * Before a result is sent it is written, atomically and fsync'd (the file, then DIR), to
+ * Before a result is sent its bytes (the ones sent) are written, atomically and fsync'd (the file, then DIR), to
  * DIR/job-ID.json; the file is
  * deleted when the coordinator's ack for that job arrives; after every (re)connect and
  * welcome the agent sends every spooled result again (the coordinator stores a job's
@@ -21,15 +21,17 @@ struct spool;
 struct spool *spool_new(const char *dir);
 void spool_destroy(struct spool **spool);
 
-/* Keep MSG (borrowed) as the result of job ID (a job_id_text() string). 0 or -errno
- * (-ENOSPC on a full disk: nothing kept; the caller logs, agent.c holds the result). */
-int spool_put(struct spool *spool, const char *id, const json_t *msg);
+/* Keep TEXT[0..LEN) (a `result` message as sent, borrowed) as the result of job ID (a
+ * job_id_text() string). 0 or -errno (-ENOSPC on a full disk: nothing kept; the caller
+ * logs, agent.c holds the result). */
+int spool_put(struct spool *spool, const char *id, const char *text, size_t len);
 /* Forget job ID's result; 0 also when there was none. */
 int spool_drop(struct spool *spool, const char *id);
-/* Call FN for every spooled result in job id order (MSG borrowed for the call). Stops at
- * and returns FN's first non-zero return; unreadable files are logged and skipped. */
-int spool_foreach(struct spool *spool, int (*fn)(void *ctx, const char *id, json_t *msg),
-		  void *ctx);
+/* Call FN for every spooled result in job id order with its bytes as they were put
+ * (TEXT borrowed for the call). Stops at and returns FN's first non-zero return;
+ * unreadable files and files that are not a JSON message are logged and skipped. */
+int spool_foreach(struct spool *spool,
+		  int (*fn)(void *ctx, const char *id, const char *text, size_t len), void *ctx);
 /* The ids of the spooled results as a new JSON array of integers (ids that are not
  * numbers as strings); an empty array on failure. */
 json_t *spool_ids(struct spool *spool);

@@ -347,8 +347,11 @@ int coord_agent_recv(struct coord *c)
 		a->last_recv_mono = util_mono_ms();
 		a->seen_wall = util_wall_ms();
 	}
-	/* members and their types (lib/proto/proto_schema.c); unknown types are refused below */
-	valid = proto_validate(msg, PROTO_CH_AGENT_TO_COORD, why, sizeof(why));
+	/* members and their types (lib/proto/proto_schema.c); unknown types are refused
+	 * below. A result is checked once, by its decoder (coord_on_result,
+	 * lib/proto/msg_result.h), not by the schema first. */
+	valid = a && !strcmp(type, "result") ? 0 :
+		proto_validate(msg, PROTO_CH_AGENT_TO_COORD, why, sizeof(why));
 	/* the results stored so far are committed before anything else happens */
 	if (!a || strcmp(type, "result") || valid == -EINVAL)
 		coord_result_flush(c);

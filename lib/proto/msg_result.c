@@ -140,9 +140,12 @@ static int check_verdicts(const json_t *v, const json_t *d, char *why, size_t wh
 				    MSG_VERDICT_MAX_LEN, util_json_type_name(item));
 		}
 	}
-	if (d && !json_is_object(d))
-		return fail(why, why_len, "result.verdict_details", "must be an object, not %s",
-			    util_json_type_name(d));
+	if (json_array_size(v) > MSG_VERDICTS_MAX)
+		return fail(why, why_len, "result.verdicts", "has more than %d names",
+			    MSG_VERDICTS_MAX);
+	if (d && !json_is_object(d) && !json_is_null(d))
+		return fail(why, why_len, "result.verdict_details", "must be an object or null, "
+			    "not %s", util_json_type_name(d));
 	json_object_foreach((json_t *)d, key, item) {
 		if (!json_is_string(item))
 			return fail(why, why_len, "result.verdict_details", "'%.64s' must be a "
@@ -185,7 +188,7 @@ int msg_result_decode(const json_t *msg, struct samples *scanned, struct msg_res
 	if (check_verdicts(m.verdicts, m.details, why, why_len))
 		goto fail;
 	out->verdicts = m.verdicts;
-	out->verdict_details = m.details;
+	out->verdict_details = json_is_object(m.details) ? m.details : NULL;
 	if (m.partial && !json_is_boolean(m.partial)) {
 		fail(why, why_len, "result.partial", "must be a boolean, not %s",
 		     util_json_type_name(m.partial));
@@ -199,6 +202,10 @@ int msg_result_decode(const json_t *msg, struct samples *scanned, struct msg_res
 	    get_int(m.finished, "result.finished_ms", &out->has_finished, &out->finished_ms,
 		    why, why_len))
 		goto fail;
+	if (out->error && strlen(out->error) > MSG_ERROR_MAX_LEN) {
+		fail(why, why_len, "result.error", "is longer than %d bytes", MSG_ERROR_MAX_LEN);
+		goto fail;
+	}
 	if (m.env && !json_is_object(m.env) && !json_is_null(m.env)) {
 		fail(why, why_len, "result.env", "must be an object or null, not %s",
 		     util_json_type_name(m.env));
@@ -231,12 +238,14 @@ static json_t *sample_encode(const struct sample *s)
 {
 	json_t *o = json_object();
 
+	/* "subject" and "seq" always, as docs/protocol.md shows them ("" and null: none) */
 	if (o && put(o, "metric", json_string(s->metric)) &&
-	    (!*s->subject || put(o, "subject", json_string(s->subject))) &&
+	    put(o, "subject", json_string(s->subject)) &&
 	    put(o, "value", json_real(s->value)) &&
 	    (!s->unit || put(o, "unit", json_string(s->unit))) &&
 	    put(o, "window", json_string(s->window)) &&
-	    (s->seq < 0 || put(o, "seq", json_integer(s->seq))))
+	    put(o, "seq", s->seq < 0 ? json_null() : json_integer(s->seq)) &&
+	    (!s->outlier || put(o, "outlier", json_true())))
 		return o;
 	json_decref(o);
 	return NULL;
@@ -270,6 +279,102 @@ fail:
 fail_msg:
 	json_decref(msg);
 	return NULL;
+}
+
+/* Member KEY (a name needing no escape) of the object being written, after a comma. */
+static void text_key(struct proto_text *o, const char *key)
+{
+	proto_text_put(o, ",\"", 2);
+	proto_text_put(o, key, strlen(key));
+	proto_text_put(o, "\":", 2);
+}
+
+/* A text as json_string would take it (valid UTF-8, else the encoding fails). */
+static void text_string(struct proto_text *o, const char *s)
+{
+	size_t n = strlen(s);
+
+	if (!util_utf8_valid(s, n, NULL))
+		o->failed = true;
+	else
+		proto_text_string(o, s, n);
+}
+
+/* Member KEY with text S, or else value V. */
+static void text_member(struct proto_text *o, const char *key, const char *s, const json_t *v)
+{
+	text_key(o, key);
+	if (s)
+		text_string(o, s);
+	else
+		proto_text_value(o, v);
+}
+
+static void text_int(struct proto_text *o, int64_t v)
+{
+	char num[32];
+	int n = snprintf(num, sizeof(num), "%" JSON_INTEGER_FORMAT, (json_int_t)v);
+
+	proto_text_put(o, num, (size_t)n);
+}
+
+char *msg_result_encode_text(const struct msg_result *r, size_t *len)
+{
+	struct proto_text o = { 0 };
+	char head[64];
+	size_t i;
+	int n;
+
+	/* the members in msg_result_encode's order, each written as proto_encode would */
+	n = snprintf(head, sizeof(head), "{\"v\":%d,\"type\":\"result\",\"job\":",
+		     PROTO_VERSION);
+	proto_text_put(&o, head, (size_t)n);
+	text_int(&o, r->job);
+	text_key(&o, "status");
+	proto_text_string(&o, r->failed ? "failed" : "ok", r->failed ? 6 : 2);
+	if (r->error)
+		text_member(&o, "error", r->error, NULL);
+	if (r->verifier_log)
+		text_member(&o, "verifier_log", r->verifier_log, NULL);
+	if (r->env)
+		text_member(&o, "env", NULL, r->env);
+	if (r->has_started) {
+		text_key(&o, "started_ms");
+		text_int(&o, r->started_ms);
+	}
+	if (r->has_finished) {
+		text_key(&o, "finished_ms");
+		text_int(&o, r->finished_ms);
+	}
+	if (r->partial)
+		proto_text_put(&o, ",\"partial\":true", 15);
+	if (r->verdicts)
+		text_member(&o, "verdicts", NULL, r->verdicts);
+	if (r->verdict_details)
+		text_member(&o, "verdict_details", NULL, r->verdict_details);
+	proto_text_put(&o, ",\"samples\":[", 12);
+	for (i = 0; i < r->samples.n && !o.failed; i++) {
+		const struct sample *smp = &r->samples.v[i];
+
+		proto_text_put(&o, i ? ",{\"metric\":" : "{\"metric\":", i ? 11 : 10);
+		text_string(&o, smp->metric);
+		text_member(&o, "subject", smp->subject, NULL);
+		text_key(&o, "value");
+		proto_text_real(&o, smp->value);
+		if (smp->unit)
+			text_member(&o, "unit", smp->unit, NULL);
+		text_member(&o, "window", smp->window, NULL);
+		text_key(&o, "seq");
+		if (smp->seq < 0)
+			proto_text_put(&o, "null", 4);
+		else
+			text_int(&o, smp->seq);
+		if (smp->outlier)
+			proto_text_put(&o, ",\"outlier\":true", 15);
+		proto_text_put(&o, "}", 1);
+	}
+	proto_text_put(&o, "]}", 2);
+	return proto_text_finish(&o, len);
 }
 
 int msg_progress_decode(const json_t *msg, struct msg_progress *out, char *why,

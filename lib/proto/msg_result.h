@@ -3,9 +3,14 @@
  * (coordinator/coord.c) and read as structs by the store's ingest (lib/store/store_ingest.c)
  * and the coordinator, not picked apart by key on their way.
  *
- * Decoding takes one pass over the message's members and checks what the store needs
- * (types, the status, the samples, the verdicts); members it does not know are left
- * alone, as the schema (lib/proto/proto_schema.c) leaves them. A value of the wrong type is
+ * The agent fills a struct msg_result (samples included, built with samples_add) and
+ * encodes it once (agent/job.c, agent/agent.c): the same bytes go to its spool and to
+ * bpflabd.
+ *
+ * Decoding takes one pass over the message's members and checks everything bpflabd and
+ * the store need (types, bounds, the status, the samples, the verdicts): for a `result`
+ * it is the only check (lib/proto/proto_schema.c's table for it documents the members and
+ * serves the tests). Members it does not know are left alone. A value of the wrong type is
  * refused with its path, e.g. "result.verdicts[1]: must be a name of 1 to 64 bytes, not
  * an integer"; a bad sample with lib/proto/samples.h's reason ("sample 2 ('m'): 'window' must
  * be 'rate' or 'cost'").
@@ -28,6 +33,8 @@
 #include "proto/samples.h"
 
 #define MSG_VERDICT_MAX_LEN 64		/* bytes of a verdict name */
+#define MSG_VERDICTS_MAX 16		/* names in "verdicts" */
+#define MSG_ERROR_MAX_LEN 65536		/* bytes of "error" */
 
 /* A `result`. */
 struct msg_result {
@@ -65,6 +72,11 @@ int msg_result_decode(const json_t *msg, struct samples *scanned, struct msg_res
 void msg_result_release(struct msg_result *r);
 /* R as a `result` message (new reference), or NULL when out of memory. */
 json_t *msg_result_encode(const struct msg_result *r);
+/* R as the text of its `result` message, written straight from the struct (no jansson
+ * value a sample): the bytes proto_encode(msg_result_encode(R)) gives (tests/unit/
+ * test_msg_result.c, tests/fuzz/fuzz_msg_result.c). Heap (free()), its length in *LEN;
+ * NULL when out of memory or a text is not valid UTF-8. */
+char *msg_result_encode_text(const struct msg_result *r, size_t *len);
 
 /* Decode progress MSG (not stolen; it must outlive *OUT) into *OUT. Returns 0 or -EINVAL
  * with the member's path in WHY. */

@@ -16,6 +16,7 @@
 #define BPFLAB_PROTO_H
 
 #include <jansson.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <zmq.h>
 
@@ -55,6 +56,24 @@ json_t *proto_decode_samples(const void *buf, size_t len, struct samples *sample
 /* Serialise compactly, the bytes json_dumps(MSG, JSON_COMPACT) would write; a heap string
  * (free()) with its length in *LEN (LEN may be NULL), or NULL on ENOMEM. */
 char *proto_encode(const json_t *msg, size_t *len);
+
+/* A text that proto_encode's writer builds piece by piece, for a message whose big part
+ * is written straight from C values (msg_result_encode_text): zero-initialise, write,
+ * then proto_text_finish, which frees it. The pieces give the bytes proto_encode gives
+ * for the same values. A failure (out of memory, a value JSON cannot hold) is kept and
+ * makes proto_text_finish return NULL. */
+struct proto_text {
+	char *p;
+	size_t len, cap;
+	bool failed;
+	json_t *real;			/* proto_text_real's (owned) */
+};
+void proto_text_put(struct proto_text *o, const char *s, size_t n);	/* bytes as they are */
+void proto_text_string(struct proto_text *o, const char *s, size_t n);	/* a JSON string */
+void proto_text_real(struct proto_text *o, double v);			/* a real, as jansson */
+void proto_text_value(struct proto_text *o, const json_t *v);		/* any value */
+/* The text (heap, NUL-terminated, its length in *LEN), or NULL on a failure; *O empty. */
+char *proto_text_finish(struct proto_text *o, size_t *len);
 
 /* DEALER side: send one frame / receive one frame (blocking unless flags has ZMQ_DONTWAIT).
  * Return 0 or -errno; receive gives -EBADMSG (with WHY) for a malformed message. */

@@ -14,13 +14,7 @@
 
 #define ENCODE_MAX_DEPTH 2048		/* jansson's parser refuses deeper input too */
 
-struct outbuf {
-	char *p;
-	size_t len, cap;
-	bool failed;			/* out of memory, or a value that cannot be encoded */
-};
-
-static void put(struct outbuf *o, const char *s, size_t n)
+void proto_text_put(struct proto_text *o, const char *s, size_t n)
 {
 	if (o->failed)
 		return;
@@ -45,12 +39,12 @@ static void put(struct outbuf *o, const char *s, size_t n)
 /* A JSON string: runs of bytes that need no escape are copied whole. Texts in jansson
  * values are valid UTF-8 (checked when they were made), so bytes >= 0x80 pass as they
  * are, as json_dumps does without JSON_ENSURE_ASCII. */
-static void put_string(struct outbuf *o, const char *s, size_t n)
+void proto_text_string(struct proto_text *o, const char *s, size_t n)
 {
 	static const char hex[] = "0123456789ABCDEF";
 	size_t i, run = 0;
 
-	put(o, "\"", 1);
+	proto_text_put(o, "\"", 1);
 	for (i = 0; i < n; i++) {
 		unsigned char ch = (unsigned char)s[i];
 		char esc[6] = { '\\', 0 };
@@ -58,7 +52,7 @@ static void put_string(struct outbuf *o, const char *s, size_t n)
 
 		if (ch >= 0x20 && ch != '"' && ch != '\\')
 			continue;
-		put(o, s + run, i - run);
+		proto_text_put(o, s + run, i - run);
 		run = i + 1;
 		switch (ch) {
 		case '"': esc[1] = '"'; break;
@@ -74,13 +68,25 @@ static void put_string(struct outbuf *o, const char *s, size_t n)
 			esc[5] = hex[ch & 15];
 			elen = 6;
 		}
-		put(o, esc, elen);
+		proto_text_put(o, esc, elen);
 	}
-	put(o, s + run, n - run);
-	put(o, "\"", 1);
+	proto_text_put(o, s + run, n - run);
+	proto_text_put(o, "\"", 1);
 }
 
-static void put_value(struct outbuf *o, const json_t *v, int depth)
+/* A JSON real in jansson's own format: %.17g, ".0" added, exponent trimmed. */
+static void put_real(struct proto_text *o, const json_t *v)
+{
+	char num[64];
+	size_t n = json_dumpb(v, num, sizeof(num), JSON_ENCODE_ANY);
+
+	if (!n || n >= sizeof(num))
+		o->failed = true;
+	else
+		proto_text_put(o, num, n);
+}
+
+static void put_value(struct proto_text *o, const json_t *v, int depth)
 {
 	char num[64];
 	const char *key;
@@ -94,65 +100,87 @@ static void put_value(struct outbuf *o, const json_t *v, int depth)
 	}
 	switch (json_typeof(v)) {
 	case JSON_OBJECT:
-		put(o, "{", 1);
+		proto_text_put(o, "{", 1);
 		n = 0;
 		json_object_keylen_foreach((json_t *)v, key, klen, item) {
 			if (n++)
-				put(o, ",", 1);
-			put_string(o, key, klen);
-			put(o, ":", 1);
+				proto_text_put(o, ",", 1);
+			proto_text_string(o, key, klen);
+			proto_text_put(o, ":", 1);
 			put_value(o, item, depth + 1);
 		}
-		put(o, "}", 1);
+		proto_text_put(o, "}", 1);
 		break;
 	case JSON_ARRAY:
-		put(o, "[", 1);
+		proto_text_put(o, "[", 1);
 		json_array_foreach(v, i, item) {
 			if (i)
-				put(o, ",", 1);
+				proto_text_put(o, ",", 1);
 			put_value(o, item, depth + 1);
 		}
-		put(o, "]", 1);
+		proto_text_put(o, "]", 1);
 		break;
 	case JSON_STRING:
-		put_string(o, json_string_value(v), json_string_length(v));
+		proto_text_string(o, json_string_value(v), json_string_length(v));
 		break;
 	case JSON_INTEGER:
 		len = snprintf(num, sizeof(num), "%" JSON_INTEGER_FORMAT, json_integer_value(v));
-		put(o, num, (size_t)len);
+		proto_text_put(o, num, (size_t)len);
 		break;
-	case JSON_REAL:	/* jansson's own format: %.17g, ".0" added, exponent trimmed */
-		n = json_dumpb(v, num, sizeof(num), JSON_ENCODE_ANY);
-		if (!n || n >= sizeof(num))
-			o->failed = true;
-		else
-			put(o, num, n);
+	case JSON_REAL:
+		put_real(o, v);
 		break;
 	case JSON_TRUE:
-		put(o, "true", 4);
+		proto_text_put(o, "true", 4);
 		break;
 	case JSON_FALSE:
-		put(o, "false", 5);
+		proto_text_put(o, "false", 5);
 		break;
 	case JSON_NULL:
-		put(o, "null", 4);
+		proto_text_put(o, "null", 4);
 		break;
 	}
 }
 
+void proto_text_value(struct proto_text *o, const json_t *v)
+{
+	put_value(o, v, 0);
+}
+
+void proto_text_real(struct proto_text *o, double v)
+{
+	/* one value of jansson's for the text's reals: no allocation a number */
+	if (!o->real)
+		o->real = json_real(0);
+	if (!o->real || json_real_set(o->real, v))
+		o->failed = true;
+	else
+		put_real(o, o->real);
+}
+
+char *proto_text_finish(struct proto_text *o, size_t *len)
+{
+	char *p = o->p;
+
+	json_decref(o->real);
+	if (o->failed || !p) {
+		free(p);
+		memset(o, 0, sizeof(*o));
+		return NULL;
+	}
+	p[o->len] = '\0';	/* put() always leaves room for it */
+	if (len)
+		*len = o->len;
+	memset(o, 0, sizeof(*o));
+	return p;
+}
+
 char *proto_encode(const json_t *msg, size_t *len)
 {
-	struct outbuf o = { 0 };
+	struct proto_text o = { 0 };
 
 	if (!msg)
 		return NULL;
 	put_value(&o, msg, 0);
-	if (o.failed) {
-		free(o.p);
-		return NULL;
-	}
-	o.p[o.len] = '\0';	/* put() always leaves room for it */
-	if (len)
-		*len = o.len;
-	return o.p;
+	return proto_text_finish(&o, len);
 }

@@ -8,14 +8,83 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* A block of texts copied by samples_add; blocks are never moved, so the samples can
+ * point into them. */
+struct samples_chunk {
+	struct samples_chunk *next;
+	size_t used, size;
+	char text[];
+};
+
+#define SAMPLES_CHUNK_SIZE 4096
+
 void samples_release(struct samples *s)
 {
 	if (!s)
 		return;
 	if (s->taken)
 		free(s->text);
+	while (s->chunks) {
+		struct samples_chunk *next = s->chunks->next;
+
+		free(s->chunks);
+		s->chunks = next;
+	}
 	free(s->v);
 	memset(s, 0, sizeof(*s));
+}
+
+/* TEXT copied into S's chunks; the copy of the previous sample's text when it is equal
+ * (PREV). NULL when out of memory. */
+static const char *keep_text(struct samples *s, const char *text, const char *prev)
+{
+	size_t len = strlen(text) + 1;
+	struct samples_chunk *c = s->chunks;
+
+	if (prev && !strcmp(prev, text))
+		return prev;
+	if (!c || c->size - c->used < len) {
+		size_t size = len > SAMPLES_CHUNK_SIZE ? len : SAMPLES_CHUNK_SIZE;
+
+		c = malloc(sizeof(*c) + size);
+		if (!c)
+			return NULL;
+		c->next = s->chunks;
+		c->used = 0;
+		c->size = size;
+		s->chunks = c;
+	}
+	memcpy(c->text + c->used, text, len);
+	c->used += len;
+	return c->text + c->used - len;
+}
+
+int samples_add(struct samples *s, const char *metric, const char *subject, double value,
+		const char *unit, const char *window, int64_t seq)
+{
+	const struct sample *prev = s->n ? &s->v[s->n - 1] : NULL;
+	struct sample smp = { .value = value, .seq = seq < 0 ? -1 : seq, .subject = "" };
+
+	if (s->n == s->cap) {
+		size_t cap = s->cap ? 2 * s->cap : 64;
+		struct sample *v = realloc(s->v, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		s->v = v;
+		s->cap = cap;
+		prev = s->n ? &s->v[s->n - 1] : NULL;
+	}
+	smp.metric = keep_text(s, metric, prev ? prev->metric : NULL);
+	smp.window = keep_text(s, window, prev ? prev->window : NULL);
+	if (subject && *subject)
+		smp.subject = keep_text(s, subject, prev ? prev->subject : NULL);
+	if (unit)
+		smp.unit = keep_text(s, unit, prev ? prev->unit : NULL);
+	if (!smp.metric || !smp.window || !smp.subject || (unit && !smp.unit))
+		return -ENOMEM;	/* what was copied stays in the chunks until the release */
+	s->v[s->n++] = smp;
+	return 0;
 }
 
 int samples_from_json(const json_t *samples, struct samples *out, char *why, size_t why_len)
@@ -41,6 +110,7 @@ int samples_from_json(const json_t *samples, struct samples *out, char *why, siz
 		const json_t *value = json_object_get(smp, "value");
 		const json_t *subject = json_object_get(smp, "subject");
 		const json_t *unit = json_object_get(smp, "unit");
+		const json_t *outlier = json_object_get(smp, "outlier");
 		const char *metric = json_string_value(json_object_get(smp, "metric"));
 		const char *window = json_string_value(json_object_get(smp, "window"));
 		int n = 0;
@@ -63,6 +133,12 @@ int samples_from_json(const json_t *samples, struct samples *out, char *why, siz
 			 (unit && !json_is_string(unit) && !json_is_null(unit)))
 			n = snprintf(why, why_len, "sample %zu ('%s'): 'subject' and 'unit' must "
 				     "be strings", i, metric);
+		else if (json_string_length(json_object_get(smp, "metric")) > SAMPLE_NAME_MAX ||
+			 json_string_length(subject) > SAMPLE_NAME_MAX ||
+			 json_string_length(unit) > SAMPLE_UNIT_MAX)
+			n = snprintf(why, why_len, "sample %zu ('%.64s'): 'metric' and 'subject' "
+				     "take at most %d bytes, 'unit' %d", i, metric,
+				     SAMPLE_NAME_MAX, SAMPLE_UNIT_MAX);
 		if (n) {
 			free(in);
 			return -EINVAL;
@@ -73,6 +149,7 @@ int samples_from_json(const json_t *samples, struct samples *out, char *why, siz
 			.unit = json_string_value(unit),
 			.seq = json_is_integer(seq) ? (int64_t)json_integer_value(seq) : -1,
 			.value = json_number_value(value),
+			.outlier = json_is_true(outlier),
 		};
 	}
 	out->v = in;
@@ -90,19 +167,20 @@ struct scan {
 	const char *p, *end;
 };
 
-enum member { M_METRIC, M_SUBJECT, M_VALUE, M_UNIT, M_WINDOW, M_SEQ, M_COUNT };
+enum member { M_METRIC, M_SUBJECT, M_VALUE, M_UNIT, M_WINDOW, M_SEQ, M_OUTLIER, M_COUNT };
 
 static const struct {
 	const char *name;
 	size_t len;
 	size_t max;			/* a text's bytes (proto_schema.c's limits) */
 } members[M_COUNT] = {
-	[M_METRIC] = { "metric", 6, 255 },
-	[M_SUBJECT] = { "subject", 7, 255 },
+	[M_METRIC] = { "metric", 6, SAMPLE_NAME_MAX },
+	[M_SUBJECT] = { "subject", 7, SAMPLE_NAME_MAX },
 	[M_VALUE] = { "value", 5, 0 },
-	[M_UNIT] = { "unit", 4, 32 },
+	[M_UNIT] = { "unit", 4, SAMPLE_UNIT_MAX },
 	[M_WINDOW] = { "window", 6, 0 },
 	[M_SEQ] = { "seq", 3, 0 },
+	[M_OUTLIER] = { "outlier", 7, 0 },
 };
 
 static void skip_space(struct scan *s)
@@ -265,6 +343,16 @@ static bool scan_member(struct scan *s, enum member m, struct sample *smp)
 		if (!scan_number(s, &is_int, &iv, &dv) || !is_int || iv < 0)
 			return false;
 		smp->seq = iv;
+		return true;
+	case M_OUTLIER:
+		if (s->end - s->p >= 4 && !memcmp(s->p, "true", 4)) {
+			s->p += 4;
+			smp->outlier = true;
+			return true;
+		}
+		if (s->end - s->p < 5 || memcmp(s->p, "false", 5))
+			return false;
+		s->p += 5;
 		return true;
 	default:
 		return false;

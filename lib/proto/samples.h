@@ -6,7 +6,7 @@
  * - samples_scan: straight from the message text, without a jansson value per sample
  *   (bpflabd's agents socket, through proto_decode_samples). It takes only the shape
  *   agents send: an array of flat objects with the members metric, subject, value, unit,
- *   window and seq in any order, strings of printable ASCII without escapes, numbers
+ *   window, seq and outlier (true or false) in any order, strings of printable ASCII without escapes, numbers
  *   that parse exactly as proto_parse parses them, and values that both the schema
  *   (lib/proto/proto_schema.c) and the store accept. Anything else is left to the full path,
  *   which refuses or takes it as before: the two never disagree on what they both take
@@ -22,6 +22,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#define SAMPLE_NAME_MAX 255		/* bytes of a metric or subject */
+#define SAMPLE_UNIT_MAX 32		/* bytes of a unit */
+
 /* One sample. The texts are NUL-terminated; they belong to the array they came from. */
 struct sample {
 	const char *metric;		/* not empty */
@@ -30,19 +33,32 @@ struct sample {
 	const char *window;		/* "rate" or "cost" */
 	int64_t seq;			/* second >= 0, or -1: the whole window */
 	double value;
+	bool outlier;			/* "outlier": true (a second outside Tukey's fences) */
 };
 
+struct samples_chunk;
+
 /* The samples of one result: V[0..N). TAKEN when samples_scan read them from the text
- * (their texts then live in TEXT, owned); otherwise the texts are borrowed from the
- * jansson array they were read from. Zero-initialise; samples_release frees. */
+ * (their texts then live in TEXT, owned); built by samples_add, their texts live in
+ * CHUNKS (owned); otherwise the texts are borrowed from the jansson array they were read
+ * from. Zero-initialise; samples_release frees. */
 struct samples {
 	struct sample *v;
 	size_t n;
 	char *text;
 	bool taken;
+	size_t cap;			/* of V, samples_add */
+	struct samples_chunk *chunks;	/* samples_add's copies of the texts */
 };
 
 void samples_release(struct samples *s);
+
+/* Append a sample to *S (zero-initialised or built by samples_add only), its texts
+ * copied: METRIC and WINDOW not NULL, SUBJECT NULL or "" for none, UNIT NULL for none,
+ * SEQ -1 for the whole window. The way the agent builds a result's samples (agent/
+ * job_sample.c). Returns 0 or -ENOMEM (*S unchanged). */
+int samples_add(struct samples *s, const char *metric, const char *subject, double value,
+		const char *unit, const char *window, int64_t seq);
 
 /* Read and check the JSON array SAMPLES (NULL: no samples) into *OUT as the store takes
  * them. Returns 0; -EINVAL with the problem in WHY ("sample 3 has no 'metric'"); or

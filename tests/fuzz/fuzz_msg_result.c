@@ -14,6 +14,19 @@
 #include "proto/msg_result.h"
 #include "proto/proto.h"
 
+/* The text written straight from R is the one proto_encode writes for its message. */
+static void same_text(const struct msg_result *r)
+{
+	json_t *msg = msg_result_encode(r);
+	char *one = proto_encode(msg, NULL), *two = msg_result_encode_text(r, NULL);
+
+	if (!one || !two || strcmp(one, two))
+		abort();
+	json_decref(msg);
+	free(one);
+	free(two);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /* ENC as text, decoded again and encoded again: the same text. Frees ENC. */
@@ -85,9 +98,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (strcmp(x->metric, y->metric) || strcmp(x->subject, y->subject) ||
 		    strcmp(x->window, y->window) || !x->unit != !y->unit ||
 		    (x->unit && strcmp(x->unit, y->unit)) || x->seq != y->seq ||
-		    memcmp(&x->value, &y->value, sizeof(double)))
+		    x->outlier != y->outlier || memcmp(&x->value, &y->value, sizeof(double)))
 			abort();
 	}
+	same_text(&ra);
 	same_again(msg_result_encode(&rb), true);
 	msg_result_release(&ra);
 	msg_result_release(&rb);

@@ -54,7 +54,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 		if (strcmp(x->metric, y->metric) || strcmp(x->subject, y->subject) ||
 		    strcmp(x->window, y->window) || !same_text(x->unit, y->unit) ||
-		    x->seq != y->seq || memcmp(&x->value, &y->value, sizeof(double)))
+		    x->seq != y->seq || x->outlier != y->outlier ||
+		    memcmp(&x->value, &y->value, sizeof(double)))
 			abort();
 	}
 	samples_release(&full);

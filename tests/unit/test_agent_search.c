@@ -66,22 +66,19 @@ static void ctx_init(struct job_ctx *c, struct job_opts *opts)
 	c->spec.has_search = true;
 	c->spec.search = search;
 	c->rx_role = "b";
-	c->samples = json_array();
 }
 
-/* The value of the sample METRIC with SEQ (-1: null), or NAN. */
+/* The value of the sample METRIC with SEQ (-1: the whole window), or NAN. */
 static double sample(const struct job_ctx *c, const char *metric, int seq)
 {
-	const json_t *s;
 	size_t i;
 
-	json_array_foreach(c->samples, i, s) {
-		const json_t *q = json_object_get(s, "seq");
+	for (i = 0; i < c->samples.n; i++) {
+		const struct sample *s = &c->samples.v[i];
 
-		if (!strcmp(json_string_value(json_object_get(s, "metric")), metric) &&
-		    (seq < 0 ? json_is_null(q) : json_integer_value(q) == seq)) {
-			assert_string_equal(json_string_value(json_object_get(s, "subject")), "b");
-			return json_real_value(json_object_get(s, "value"));
+		if (!strcmp(s->metric, metric) && s->seq == (seq < 0 ? -1 : seq)) {
+			assert_string_equal(s->subject, "b");
+			return s->value;
 		}
 	}
 	return NAN;
@@ -154,7 +151,7 @@ static void test_search_step(void **state)
 	assert_false(isnan(sample(&c, "trial.load_pps", m.trials - 1)));
 	assert_true(isnan(sample(&c, "trial.load_pps", m.trials)));
 	assert_true(sample(&c, "search.time_s", -1) > 1);
-	json_decref(c.samples);
+	samples_release(&c.samples);
 }
 
 /* A generator of 800 kpps before the 1 Mpps device (by hand, as test_mlrsearch's
@@ -196,7 +193,7 @@ static void test_search_generator_bound(void **state)
 	assert_string_equal(c.search_bound, "search: the generator could not offer the loads "
 			    "above 792000 frames/s (trials more than 1% off their load, "
 			    "twice): goal NDR has no upper bound below them");
-	json_decref(c.samples);
+	samples_release(&c.samples);
 	/* a first trial offered 1.05 times its load (a held-up generator's catch-up) is
 	 * invalid too, and run again: valid, the search goes on as test_search_step's (15
 	 * trials and this one); no ceiling is recorded, nor a verdict */
@@ -209,7 +206,7 @@ static void test_search_generator_bound(void **state)
 	assert_true(sample(&c, "trial.valid", 1) == 1 && sample(&c, "trial.load_pps", 1) == 2e6);
 	assert_true(sample(&c, "search.trials", -1) == 16);
 	assert_true(sample(&c, "ndr.lower", -1) == 1000000 && sample(&c, "ndr.upper", -1) == 1003906.25);
-	json_decref(c.samples);
+	samples_release(&c.samples);
 	/* 1.5 % short in the first 1/8 s trial at 2 Mpps is within what a batch at each end
 	 * makes of it: 2 x 1 ms of frames (2000) of 250000 = 1.6 %: valid, 15 trials */
 	ctx_init(&c, &opts);
@@ -217,7 +214,7 @@ static void test_search_generator_bound(void **state)
 	assert_int_equal(job_search_run(&c, step, &m), 0);
 	assert_true(sample(&c, "trial.valid", 0) == 1);
 	assert_true(sample(&c, "search.trials", -1) == 15);
-	json_decref(c.samples);
+	samples_release(&c.samples);
 }
 
 /* A failed trial fails the job with no results; a trial that counted nothing too. */
@@ -234,13 +231,13 @@ static void test_search_failures(void **state)
 	assert_true(isnan(sample(&c, "ndr.lower", -1)));
 	assert_false(isnan(sample(&c, "trial.load_pps", 2)));
 	assert_true(isnan(sample(&c, "trial.load_pps", 3)));
-	json_decref(c.samples);
+	samples_release(&c.samples);
 	ctx_init(&c, &opts);
 	m = (struct model){ .fail_at = -1, .count_nothing = true };
 	assert_int_equal(job_search_run(&c, step, &m), -EIO);
 	assert_string_equal(c.err, "search: a trial at 2000000 frames/s counted no frames");
-	assert_int_equal(json_array_size(c.samples), 0);
-	json_decref(c.samples);
+	assert_int_equal(c.samples.n, 0);
+	samples_release(&c.samples);
 }
 
 /* A spec with search but no generator (hand-written: plans refuse it) fails its first
@@ -257,8 +254,8 @@ static void test_search_no_generator(void **state)
 	assert_int_equal(job_search_run(&c, job_search_trial, &c), -EINVAL);
 	assert_string_equal(c.err, "search: needs a generator (traffic.generator is none)");
 	assert_int_equal(job_search_trial(&c, 1000, 1, &res), -EINVAL);
-	assert_int_equal(json_array_size(c.samples), 0);
-	json_decref(c.samples);
+	assert_int_equal(c.samples.n, 0);
+	samples_release(&c.samples);
 }
 
 int main(void)

@@ -619,10 +619,9 @@ static void test_coordinator_host_boot(void **state)
 	json_decref(h);
 }
 
-/* A coordinator restarted on the same database: the running job is queued again. */
-static void test_coordinator_restart(void **state)
+/* h1 says hello, the plan is submitted: the id of the job h1 gets. */
+static long long first_job(struct tctx *t)
 {
-	struct tctx *t = *state;
 	long long job_id;
 	json_t *r;
 
@@ -632,6 +631,17 @@ static void test_coordinator_restart(void **state)
 	r = coord_pump(t->fx.c, t->agent, 5000);
 	job_id = proto_get_int(json_object_get(r, "job"), "id", 0);
 	json_decref(r);
+	return job_id;
+}
+
+/* A coordinator restarted on the same database: the running job is queued again. */
+static void test_coordinator_restart(void **state)
+{
+	struct tctx *t = *state;
+	long long job_id;
+	json_t *r;
+
+	job_id = first_job(t);
 
 	/* a second coordinator on the same database refuses to start */
 	{
@@ -656,6 +666,52 @@ static void test_coordinator_restart(void **state)
 	json_decref(r);
 	r = coord_ask(t->fx.c, t->agent, result_msg(job_id, 1), "ack");
 	json_decref(r);
+}
+
+/* A malformed result is refused by its one decoder (no schema pass first) with the
+ * member's path, not acknowledged and not stored; the agent's good resend is stored. */
+static void test_coordinator_result_refused(void **state)
+{
+	static const struct {
+		const char *member, *value, *why;
+	} bad[] = {
+		{ "status", "\"maybe\"", "result.status: must be 'ok' or 'failed'" },
+		{ "samples", "[{\"metric\":\"m\",\"value\":\"x\",\"window\":\"rate\"}]",
+		  "sample 0 ('m') has no numeric 'value'" },
+		{ "verdicts", "[\"a\",\"b\",\"c\",\"d\",\"e\",\"f\",\"g\",\"h\",\"i\","
+		  "\"j\",\"k\",\"l\",\"m\",\"n\",\"o\",\"p\",\"q\"]",
+		  "result.verdicts: has more than 16 names" },
+		{ "env", "[]", "result.env: must be an object or null, not an array" },
+	};
+	struct tctx *t = *state;
+	struct coord_stats stats;
+	long long job_id;
+	json_t *r, *m;
+	size_t i;
+
+	job_id = first_job(t);
+	assert_true(job_id > 0);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		json_error_t jerr;
+		json_t *v = json_loads(bad[i].value, JSON_DECODE_ANY, &jerr);
+
+		assert_non_null(v);
+		m = result_msg(job_id, 1);
+		json_object_set_new(m, bad[i].member, v);
+		r = coord_ask(t->fx.c, t->agent, m, "error");
+		assert_string_equal(proto_get_str(r, "in_reply_to", ""), "result");
+		if (!strstr(proto_get_str(r, "message", ""), bad[i].why))
+			fail_msg("'%s' does not say '%s'", proto_get_str(r, "message", ""),
+				 bad[i].why);
+		json_decref(r);
+	}
+	coord_get_stats(t->fx.c, &stats);
+	assert_int_equal(stats.results, 0);
+	assert_int_equal(stats.bad_messages, 4);
+	r = coord_ask(t->fx.c, t->agent, result_msg(job_id, 1), "ack");
+	json_decref(r);
+	coord_get_stats(t->fx.c, &stats);
+	assert_int_equal(stats.results, 1);
 }
 
 /* SQL on the coordinator's database from a second connection of the test. */
@@ -1685,6 +1741,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_coordinator_submit_xdp, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_coordinator_end_to_end, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_coordinator_malformed, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_coordinator_result_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_coordinator_bad_submit, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_coordinator_agent_gone, setup_fast, teardown),
 		cmocka_unit_test_setup_teardown(test_coordinator_restart, setup, teardown),

@@ -31,6 +31,23 @@ static json_t *parse(const char *text)
 	return msg;
 }
 
+/* R written straight as text and through its jansson message: the same bytes. */
+static void assert_same_text(const struct msg_result *r)
+{
+	json_t *msg = msg_result_encode(r);
+	char *one = proto_encode(msg, NULL), *two;
+	size_t len;
+
+	two = msg_result_encode_text(r, &len);
+	assert_non_null(one);
+	assert_non_null(two);
+	assert_string_equal(one, two);
+	assert_int_equal(len, strlen(two));
+	json_decref(msg);
+	free(one);
+	free(two);
+}
+
 /* MSG's text through decode -> encode, as compact JSON with sorted keys (heap). */
 static char *round_trip(const json_t *msg)
 {
@@ -39,6 +56,7 @@ static char *round_trip(const json_t *msg)
 	json_t *enc;
 
 	assert_int_equal(msg_result_decode(msg, NULL, &r, why, sizeof(why)), 0);
+	assert_same_text(&r);
 	enc = msg_result_encode(&r);
 	assert_non_null(enc);
 	text = json_dumps(enc, JSON_COMPACT | JSON_SORT_KEYS);
@@ -173,6 +191,82 @@ static void test_msg_result_bad_path(void **state)
 	}
 }
 
+/* A result of job 1 with MEMBERS (besides job) is refused with a reason saying WHY. */
+static void refused(const char *members, const char *why)
+{
+	size_t len = strlen(members) + 64;
+	char *text = malloc(len), reason[256] = "";
+	struct msg_result r;
+	json_t *msg;
+
+	assert_non_null(text);
+	snprintf(text, len, "{\"v\":1,\"type\":\"result\",\"job\":1,%s}", members);
+	msg = parse(text);
+	assert_int_equal(msg_result_decode(msg, NULL, &r, reason, sizeof(reason)), -EINVAL);
+	if (!strstr(reason, why))
+		fail_msg("'%.200s' does not say '%s'", reason, why);
+	assert_int_equal(r.samples.n, 0);
+	json_decref(msg);
+	free(text);
+}
+
+/* The bounds the schema's table gives a result, held by the decoder (its only check in
+ * bpflabd); outlier seconds and a null verdict_details through a round trip. */
+static void test_msg_result_bounds(void **state)
+{
+	const char *ok = "{\"v\":1,\"type\":\"result\",\"job\":3,\"status\":\"ok\","
+			 "\"verdict_details\":null,\"samples\":[{\"metric\":\"m\",\"subject\":\"\","
+			 "\"value\":2.5,\"unit\":\"ns\",\"window\":\"cost\",\"seq\":4,"
+			 "\"outlier\":true},{\"metric\":\"m\",\"subject\":\"\",\"value\":1.0,"
+			 "\"unit\":\"ns\",\"window\":\"cost\",\"seq\":null}]}";
+	char *text, why[256], *once, *twice;
+	struct msg_result r;
+	json_t *msg;
+	size_t i, n;
+
+
+	(void)state;
+	msg = parse(ok);
+	assert_int_equal(msg_result_decode(msg, NULL, &r, why, sizeof(why)), 0);
+	assert_null(r.verdict_details);
+	assert_true(r.samples.v[0].outlier);
+	assert_false(r.samples.v[1].outlier);
+	msg_result_release(&r);
+	once = round_trip(msg);
+	json_decref(msg);
+	assert_non_null(strstr(once, "\"outlier\":true"));
+	assert_non_null(strstr(once, "\"seq\":null"));
+	msg = parse(once);
+	twice = round_trip(msg);
+	assert_string_equal(once, twice);
+	json_decref(msg);
+	free(once);
+	free(twice);
+
+	/* an error of 65537 bytes; 17 verdicts; a metric of 256 bytes, a unit of 33 */
+	text = malloc(70000);
+	assert_non_null(text);
+	n = (size_t)sprintf(text, "\"status\":\"failed\",\"error\":\"");
+	for (i = 0; i < 65537; i++)
+		text[n++] = 'e';
+	strcpy(text + n, "\"");
+	refused(text, "result.error: is longer than 65536 bytes");
+	n = (size_t)sprintf(text, "\"status\":\"ok\",\"verdicts\":[");
+	for (i = 0; i < 17; i++)
+		n += (size_t)sprintf(text + n, "%s\"v%zu\"", i ? "," : "", i);
+	strcpy(text + n, "]");
+	refused(text, "result.verdicts: has more than 16 names");
+	n = (size_t)sprintf(text, "\"status\":\"ok\",\"samples\":[{\"metric\":\"");
+	for (i = 0; i < 256; i++)
+		text[n++] = 'm';
+	strcpy(text + n, "\",\"value\":1,\"window\":\"rate\"}]");
+	refused(text, "'metric' and 'subject' take at most 255 bytes, 'unit' 32");
+	refused("\"status\":\"ok\",\"samples\":[{\"metric\":\"m\",\"value\":1,\"window\":"
+		"\"rate\",\"unit\":\"uuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuu\"}]",
+		"sample 0 ('m'): 'metric' and 'subject' take at most 255 bytes, 'unit' 32");
+	free(text);
+}
+
 static void test_msg_progress(void **state)
 {
 	const char *text = "{\"v\":1,\"type\":\"progress\",\"job\":4,\"phase\":\"rate\","
@@ -210,6 +304,7 @@ int main(void)
 		cmocka_unit_test(test_msg_result_round_trip),
 		cmocka_unit_test(test_msg_result_scanned),
 		cmocka_unit_test(test_msg_result_bad_path),
+		cmocka_unit_test(test_msg_result_bounds),
 		cmocka_unit_test(test_msg_progress),
 	};
 

@@ -31,6 +31,7 @@ static void assert_same_sample(const struct sample *a, const struct sample *b)
 		assert_string_equal(a->unit, b->unit);
 	}
 	assert_int_equal(a->seq, b->seq);
+	assert_int_equal(a->outlier, b->outlier);
 	assert_memory_equal(&a->value, &b->value, sizeof(double));	/* bit for bit */
 }
 
@@ -124,6 +125,10 @@ static void test_samples_other_shapes_taken(void **state)
 	      "{\"metric\":\"m\",\"value\":123456789012345678,\"window\":\"rate\"},"
 	      "{\"metric\":\"m\",\"value\":4.9e-330,\"window\":\"rate\",\"seq\":0},"
 	      "{\"metric\":\"n\",\"value\":0.1,\"window\":\"rate\",\"seq\":99}]}", true);
+	/* outlier seconds as the agent marks them */
+	check(HEAD "[{\"metric\":\"m\",\"value\":1,\"window\":\"rate\",\"seq\":2,"
+	      "\"outlier\":true},{\"outlier\":false,\"metric\":\"m\",\"value\":2,"
+	      "\"window\":\"rate\",\"seq\":3}]}", true);
 	/* the samples first, other members after them, or nothing else after them */
 	check("{\"samples\":[{\"metric\":\"m\",\"value\":1,\"window\":\"rate\"}],\"v\":1,"
 	      "\"type\":\"result\",\"job\":1,\"status\":\"failed\",\"error\":\"x\"}", true);
@@ -157,6 +162,8 @@ static void test_samples_fallback(void **state)
 		/* members it does not know, or twice */
 		"[{\"metric\":\"m\",\"value\":1,\"window\":\"rate\",\"extra\":1}]",
 		"[{\"metric\":\"m\",\"value\":1,\"window\":\"rate\",\"value\":2}]",
+		"[{\"metric\":\"m\",\"value\":1,\"window\":\"rate\",\"outlier\":1}]",
+		"[{\"metric\":\"m\",\"value\":1,\"window\":\"rate\",\"outlier\":null}]",
 		/* values the store or the schema refuses */
 		"[{\"value\":1,\"window\":\"rate\"}]",
 		"[{\"metric\":\"\",\"value\":1,\"window\":\"rate\"}]",
@@ -289,6 +296,53 @@ static void test_samples_from_json(void **state)
 	samples_release(NULL);
 }
 
+/* samples_add, the agent's way of building a result's samples: texts copied (equal
+ * ones of consecutive samples shared), NULL subject "", and many or long ones. */
+static void test_samples_add(void **state)
+{
+	struct samples s = { 0 };
+	char metric[16], *big;
+	int i;
+
+	(void)state;
+	assert_int_equal(samples_add(&s, "port.rx_pps", "b", 1.5, "pps", "rate", 0), 0);
+	assert_int_equal(samples_add(&s, "port.rx_pps", "b", 2.5, "pps", "rate", -7), 0);
+	assert_int_equal(samples_add(&s, "prog.ns_per_run", NULL, 3, NULL, "cost", 2), 0);
+	assert_int_equal(s.n, 3);
+	assert_false(s.taken);
+	assert_string_equal(s.v[0].metric, "port.rx_pps");
+	assert_string_equal(s.v[0].subject, "b");
+	assert_string_equal(s.v[0].unit, "pps");
+	assert_int_equal(s.v[0].seq, 0);
+	assert_true(s.v[1].metric == s.v[0].metric);	/* shared */
+	assert_int_equal(s.v[1].seq, -1);
+	assert_true(s.v[1].value == 2.5);
+	assert_string_equal(s.v[2].subject, "");
+	assert_null(s.v[2].unit);
+	assert_string_equal(s.v[2].window, "cost");
+	assert_false(s.v[2].outlier);
+	/* more than one chunk, and a text longer than one */
+	for (i = 0; i < 3000; i++) {
+		snprintf(metric, sizeof(metric), "m%d", i);
+		assert_int_equal(samples_add(&s, metric, metric, i, "u", "rate", i), 0);
+	}
+	big = malloc(10000);
+	assert_non_null(big);
+	memset(big, 'x', 9999);
+	big[9999] = '\0';
+	assert_int_equal(samples_add(&s, big, "s", 1, "u", "rate", -1), 0);
+	free(big);
+	assert_int_equal(s.n, 3004);
+	assert_string_equal(s.v[3 + 2999].metric, "m2999");
+	assert_string_equal(s.v[3 + 2999].subject, "m2999");
+	assert_int_equal(strlen(s.v[3003].metric), 9999);
+	assert_string_equal(s.v[3003].subject, "s");
+	samples_release(&s);
+	assert_int_equal(s.n, 0);
+	assert_null(s.chunks);
+	samples_release(&s);	/* twice */
+}
+
 /* samples_scan alone: where it stops, and what it refuses to start on. */
 static void test_samples_scan(void **state)
 {
@@ -319,6 +373,7 @@ int main(void)
 		cmocka_unit_test(test_samples_messages),
 		cmocka_unit_test(test_samples_from_json),
 		cmocka_unit_test(test_samples_scan),
+		cmocka_unit_test(test_samples_add),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
