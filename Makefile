@@ -14,6 +14,8 @@
 #   make unit       unit tests only
 #   make fuzz       run the libFuzzer targets for a bounded time (FUZZ_SECONDS)
 #   make asan       build with AddressSanitizer into build-asan/
+#   make install    install under PREFIX (default /usr/local), DESTDIR; make uninstall
+#   make deb        a Debian package, build/bpflab_VERSION_ARCH.deb (dist/install.mk)
 #
 # Sources are picked up by wildcard: every lib/*/*.c goes into libbpflab.a, every
 # agent/ coordinator/ cli/ web/ *.c except main.c into a per-part archive, main.c makes the
@@ -217,5 +219,8 @@ asan:
 
 clean:
 	$(Q)rm -rf $(BUILD) build-asan
+
+# make install, uninstall, deb (PREFIX, DESTDIR): dist/install.mk
+include dist/install.mk
 
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)

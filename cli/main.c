@@ -15,6 +15,7 @@
 
 #include "cli.h"
 #include "base/log.h"
+#include "base/paths.h"
 #include "base/util.h"
 
 static const struct cli_object *const objects[] = {
@@ -57,7 +58,7 @@ static void usage(FILE *out)
 		"  -v, --verbose               more logging (repeat for more)\n"
 		"      --bpf-dir DIR           where plans' bare object names are looked up\n"
 		"                              (default: $BPFLAB_BPF_DIR, else ../bpf from the\n"
-		"                              bpflab executable)\n"
+		"                              bpflab executable, else PREFIX/lib/bpflab/bpf)\n"
 		"      --timeout SECONDS       how long to wait for the coordinator (default: %d)\n"
 		"      --key FILE              own secret certificate for CURVE (default:\n"
 		"                              $BPFLAB_KEY); make one with 'bpflab keygen'\n"
@@ -86,20 +87,6 @@ static int version(void)
 	ret = v ? cli_print_json(v) : cli_error("out of memory");
 	json_decref(v);
 	return ret;
-}
-
-/* <directory of the bpflab executable>/../bpf, i.e. build/bpf for build/bin/bpflab. */
-static const char *default_bpf_dir(void)
-{
-	static char dir[PATH_MAX + 8];
-	char exe[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-
-	if (n <= 0)
-		return "bpf";
-	exe[n] = '\0';
-	snprintf(dir, sizeof(dir), "%s/../bpf", dirname(exe));
-	return dir;
 }
 
 int main(int argc, char **argv)
@@ -161,8 +148,13 @@ int main(int argc, char **argv)
 		if (ret)
 			return ret;
 	}
-	if (!cli.bpf_dir)
-		cli.bpf_dir = default_bpf_dir();
+	if (!cli.bpf_dir) {
+		/* the build tree's build/bpf or the installed PREFIX/lib/bpflab/bpf; kept
+		 * until exit */
+		char *found = paths_find(PATHS_BPF);
+
+		cli.bpf_dir = found ? found : "bpf";
+	}
 	if (want_version)
 		return version();
 

@@ -1,0 +1,70 @@
+# dist/install.mk - `make install`, `make uninstall` and `make deb`, included by the
+# top-level Makefile (docs/deploy.md).
+#
+#   make install [PREFIX=/usr/local] [DESTDIR=]   the layout below, under DESTDIR
+#   make uninstall [PREFIX=...] [DESTDIR=]        removes what install wrote (not /etc)
+#   make deb                                      build/bpflab_VERSION_ARCH.deb (dist/deb.sh)
+#
+# The layout is fixed relative to PREFIX because the binaries find their files from their
+# own place (lib/base/paths.h): PREFIX/bin/bpflab, PREFIX/sbin/bpflabd and bpflab-agent,
+# BPF objects in PREFIX/lib/bpflab/bpf, the lab scripts in PREFIX/lib/bpflab/lab (with
+# PREFIX/lib/bpflab/bin linking the three binaries, the lab's BPFLAB_BIN), plans and the
+# schema in PREFIX/share/bpflab, docs, man pages, bash completion and systemd units in
+# their usual places. A binary built once runs at any PREFIX and from a DESTDIR root.
+
+PREFIX  ?= /usr/local
+DESTDIR ?=
+# systemd reads units from /usr/lib and /usr/local/lib; configuration is /etc for /usr
+UNITDIR    ?= $(PREFIX)/lib/systemd/system
+SYSCONFDIR ?= $(if $(filter /usr,$(PREFIX)),/etc,$(PREFIX)/etc)
+
+I_ROOT  = $(DESTDIR)$(PREFIX)
+I_PKG   = $(I_ROOT)/lib/bpflab
+I_SHARE = $(I_ROOT)/share/bpflab
+I_DOC   = $(I_ROOT)/share/doc/bpflab
+I_MAN   = $(I_ROOT)/share/man
+I_COMP  = $(I_ROOT)/share/bash-completion/completions
+I_UNIT  = $(DESTDIR)$(UNITDIR)
+I_ETC   = $(DESTDIR)$(SYSCONFDIR)/bpflab
+
+# the lab in a box as it runs from the tree: lab/lab, its helpers, the demos
+LAB_FILES   := lab/lab lab/kernels lab/bisect-build $(wildcard lab/*.sh lab/guest/*.sh) \
+	       $(wildcard lab/kbuild/*)
+MAN_PAGES   := $(wildcard dist/man/*.[58])
+UNIT_FILES  := $(wildcard dist/systemd/*.service)
+DOC_FILES   := README.md $(wildcard LICENSE docs/*.md)
+CONF_FILES  := $(wildcard dist/conf/*.conf)
+
+.PHONY: install uninstall deb
+install: all
+	$(call msg,INSTALL,$(I_ROOT))
+	$(Q)install -d $(I_ROOT)/bin $(I_ROOT)/sbin $(I_PKG)/bpf $(I_PKG)/bin $(I_SHARE)/plans \
+		$(I_SHARE)/schema $(I_DOC)/docs $(I_COMP) $(I_MAN)/man5 $(I_MAN)/man8
+	$(Q)install -m 755 $(BUILD)/bin/bpflab $(I_ROOT)/bin/
+	$(Q)install -m 755 $(BUILD)/bin/bpflabd $(BUILD)/bin/bpflab-agent $(I_ROOT)/sbin/
+	$(Q)ln -sf ../../../bin/bpflab $(I_PKG)/bin/bpflab
+	$(Q)ln -sf ../../../sbin/bpflabd $(I_PKG)/bin/bpflabd
+	$(Q)ln -sf ../../../sbin/bpflab-agent $(I_PKG)/bin/bpflab-agent
+	$(Q)install -m 644 $(BPF_OBJS) $(I_PKG)/bpf/
+	$(Q)for f in $(LAB_FILES); do install -D -m $$(test -x $$f && echo 755 || echo 644) \
+		$$f $(I_PKG)/$$f || exit 1; done
+	$(Q)install -m 644 plans/*.yaml $(I_SHARE)/plans/
+	$(Q)install -m 644 $(SCHEMA_SQL) $(I_SHARE)/schema/
+	$(Q)install -m 644 README.md $(wildcard LICENSE) $(I_DOC)/
+	$(Q)install -m 644 docs/*.md $(I_DOC)/docs/
+	$(Q)for m in $(MAN_PAGES); do install -m 644 $$m $(I_MAN)/man$${m##*.}/ || exit 1; done
+	$(Q)$(if $(wildcard dist/bash-completion/bpflab),install -m 644 dist/bash-completion/bpflab $(I_COMP)/bpflab)
+	$(Q)$(if $(UNIT_FILES),install -d $(I_UNIT) && install -m 644 $(UNIT_FILES) $(I_UNIT)/)
+	$(Q)$(if $(CONF_FILES),install -d $(I_ETC) && for c in $(CONF_FILES); do \
+		t=$(I_ETC)/$${c##*/}; [ -e $$t ] || install -m 644 $$c $$t || exit 1; done)
+
+# configuration in SYSCONFDIR is the admin's and stays, as dpkg keeps conffiles
+uninstall:
+	$(call msg,UNINSTALL,$(I_ROOT))
+	$(Q)rm -f $(I_ROOT)/bin/bpflab $(I_ROOT)/sbin/bpflabd $(I_ROOT)/sbin/bpflab-agent
+	$(Q)rm -rf $(I_PKG) $(I_SHARE) $(I_DOC)
+	$(Q)rm -f $(I_COMP)/bpflab $(addprefix $(I_MAN)/,$(foreach m,$(MAN_PAGES),man$(subst .,,$(suffix $(m)))/$(notdir $(m))))
+	$(Q)rm -f $(addprefix $(I_UNIT)/,$(notdir $(UNIT_FILES)))
+
+deb: all
+	$(Q)sh dist/deb.sh $(BUILD)
