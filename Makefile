@@ -132,11 +132,11 @@ unit: deps
 	$(Q)sh tests/run-unit.sh $(UNIT_BINS)
 
 integration: deps all
-	$(Q)sh scripts/deps.sh browser
+	$(Q)sh scripts/deps.sh browser package
 	$(Q)sh tests/run-integration.sh
 
 check: deps
-	$(Q)sh scripts/deps.sh browser
+	$(Q)sh scripts/deps.sh browser package
 	$(Q)$(MAKE) --no-print-directory all $(UNIT_BINS)
 	$(Q)sh tests/check-layout.sh $(BUILD)
 	$(Q)python3 tests/check-paths.py

@@ -30,13 +30,23 @@ I_ETC   = $(DESTDIR)$(SYSCONFDIR)/bpflab
 # the lab in a box as it runs from the tree: lab/lab, its helpers, the demos
 LAB_FILES   := lab/lab lab/kernels lab/bisect-build $(wildcard lab/*.sh lab/guest/*.sh) \
 	       $(wildcard lab/kbuild/*)
-MAN_PAGES   := $(wildcard dist/man/*.[58])
-UNIT_FILES  := $(wildcard dist/systemd/*.service)
+# the one version (the VERSION file; cli/cli.h's default before there was one)
+PKG_VERSION := $(shell cat VERSION 2>/dev/null || \
+		 sed -n 's/^\#define BPFLAB_VERSION "\(.*\)"/\1/p' cli/cli.h)
+MAN_PAGES   := $(addprefix $(BUILD)/man/,bpflab.8 bpflabd.8 bpflab-agent.8 bpflab-plan.5)
+UNIT_FILES  := $(wildcard dist/systemd/*.service.in)
 DOC_FILES   := README.md $(wildcard LICENSE docs/*.md)
-CONF_FILES  := $(wildcard dist/conf/*.conf)
+CONF_FILES  := $(wildcard dist/conf/*.env)
 
-.PHONY: install uninstall deb
-install: all
+.PHONY: install uninstall deb man
+man: $(MAN_PAGES)
+# written once, in docs/: dist/md2man.py makes the pages from docs/cli.md and docs/plans.md
+$(BUILD)/man/%: dist/md2man.py docs/cli.md docs/plans.md
+	$(call msg,MAN,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)python3 dist/md2man.py $* $(PKG_VERSION) $@
+
+install: all man
 	$(call msg,INSTALL,$(I_ROOT))
 	$(Q)install -d $(I_ROOT)/bin $(I_ROOT)/sbin $(I_PKG)/bpf $(I_PKG)/bin $(I_SHARE)/plans \
 		$(I_SHARE)/schema $(I_DOC)/docs $(I_COMP) $(I_MAN)/man5 $(I_MAN)/man8
@@ -45,7 +55,7 @@ install: all
 	$(Q)ln -sf ../../../bin/bpflab $(I_PKG)/bin/bpflab
 	$(Q)ln -sf ../../../sbin/bpflabd $(I_PKG)/bin/bpflabd
 	$(Q)ln -sf ../../../sbin/bpflab-agent $(I_PKG)/bin/bpflab-agent
-	$(Q)install -m 644 $(BPF_OBJS) $(I_PKG)/bpf/
+	$(Q)install -m 644 $(filter-out $(BUILD)/bpf/test_%,$(BPF_OBJS)) $(I_PKG)/bpf/
 	$(Q)for f in $(LAB_FILES); do install -D -m $$(test -x $$f && echo 755 || echo 644) \
 		$$f $(I_PKG)/$$f || exit 1; done
 	$(Q)install -m 644 plans/*.yaml $(I_SHARE)/plans/
@@ -54,7 +64,9 @@ install: all
 	$(Q)install -m 644 docs/*.md $(I_DOC)/docs/
 	$(Q)for m in $(MAN_PAGES); do install -m 644 $$m $(I_MAN)/man$${m##*.}/ || exit 1; done
 	$(Q)$(if $(wildcard dist/bash-completion/bpflab),install -m 644 dist/bash-completion/bpflab $(I_COMP)/bpflab)
-	$(Q)$(if $(UNIT_FILES),install -d $(I_UNIT) && install -m 644 $(UNIT_FILES) $(I_UNIT)/)
+	$(Q)install -d $(I_UNIT) && for u in $(UNIT_FILES); do t=$${u##*/}; \
+		sed -e 's|@SBINDIR@|$(PREFIX)/sbin|g' -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' $$u \
+			> $(I_UNIT)/$${t%.in} && chmod 644 $(I_UNIT)/$${t%.in} || exit 1; done
 	$(Q)$(if $(CONF_FILES),install -d $(I_ETC) && for c in $(CONF_FILES); do \
 		t=$(I_ETC)/$${c##*/}; [ -e $$t ] || install -m 644 $$c $$t || exit 1; done)
 
@@ -64,7 +76,8 @@ uninstall:
 	$(Q)rm -f $(I_ROOT)/bin/bpflab $(I_ROOT)/sbin/bpflabd $(I_ROOT)/sbin/bpflab-agent
 	$(Q)rm -rf $(I_PKG) $(I_SHARE) $(I_DOC)
 	$(Q)rm -f $(I_COMP)/bpflab $(addprefix $(I_MAN)/,$(foreach m,$(MAN_PAGES),man$(subst .,,$(suffix $(m)))/$(notdir $(m))))
-	$(Q)rm -f $(addprefix $(I_UNIT)/,$(notdir $(UNIT_FILES)))
+	$(Q)rm -f $(addprefix $(I_UNIT)/,$(notdir $(UNIT_FILES:.in=)))
 
 deb: all
+	$(Q)sh scripts/deps.sh package
 	$(Q)sh dist/deb.sh $(BUILD)
