@@ -106,6 +106,10 @@ int cli_parse_opts(int argc, char **argv, const char *path, const char *shortopt
 /* Handle a global option OPT with ARG (from main's or a command's parsing). Returns 0, or
  * CLI_EXIT_USAGE after a message; 1 means OPT is not a global option. */
 int cli_global_opt(int opt, const char *arg);
+/* Read the client's configuration file (cli/config.c) into the global options, before
+ * the environment and the flags. Returns 0, or CLI_EXIT_USAGE after a message naming
+ * FILE:LINE. */
+int cli_config_load(void);
 /* The long and short global options, for cli/main.c. */
 extern const struct option cli_global_longopts[];
 extern const char cli_global_shortopts[];

@@ -104,6 +104,11 @@ int main(int argc, char **argv)
 
 	log_init("bpflab", LOG_WARN);
 	log_route_libbpf();
+	/* the configuration file, then the environment, then the flags: each overrides */
+	ret = cli_config_load();
+	if (ret)
+		return ret;
+	ret = CLI_EXIT_USAGE;
 	env = getenv("BPFLAB_COORDINATOR");
 	if (env && *env)
 		cli.coordinator = env;

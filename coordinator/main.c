@@ -20,6 +20,7 @@
 
 #include "coord.h"
 #include "proto/keys.h"
+#include "base/conf.h"
 #include "base/log.h"
 #include "web.h"
 
@@ -45,7 +46,7 @@ static void usage(FILE *out)
 		"Usage: bpflabd --agents ENDPOINT --clients ENDPOINT --db FILE\n"
 		"               { --key FILE --authorized DIR | --plaintext } [--log FILE] [-v]\n"
 		"               [--http ADDR:PORT [--http-token FILE | --http-public]\n"
-		"                [--http-host NAME]...]\n"
+		"                [--http-host NAME]...] [--config FILE]\n"
 		"       bpflabd --help\n"
 		"\n"
 		"The bpflab coordinator: hands the jobs of submitted plans to bpflab-agent on\n"
@@ -73,6 +74,9 @@ static void usage(FILE *out)
 		"                      token\n"
 		"  --http-host NAME    also answer for Host NAME (any port; up to 8): else\n"
 		"                      only for the --http address (localhost on loopback)\n"
+		"  --config FILE       the options above as 'KEY = VALUE' lines (KEY without\n"
+		"                      '--'; 'yes' for one without a value); the command\n"
+		"                      line's override them (docs/deploy.md)\n"
 		"  -v, --verbose       debug log, libbpf's too (default: info)\n"
 		"  -h, --help          this help\n"
 		"\n"
@@ -97,6 +101,7 @@ int main(int argc, char **argv)
 		{ "http-token", required_argument, NULL, 'T' },
 		{ "http-public", no_argument, NULL, 'U' },
 		{ "http-host", required_argument, NULL, 'N' },
+		{ "config", required_argument, NULL, 'C' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *names[WEB_NAMES_MAX];
@@ -111,9 +116,20 @@ int main(int argc, char **argv)
 	struct sigaction sa;
 	struct coord *c;
 	int verbose = 0, opt, err;
+	/* kept to exit: getopt's optarg points into them */
+	static struct conf *conf;
+	static char **conf_block;
 
+	/* --config FILE: its options before the command line's, which override them */
+	err = conf_apply_args(&argc, &argv, longopts, &conf, &conf_block, why, sizeof(why));
+	if (err) {
+		fprintf(stderr, "bpflabd: %s\n", why);
+		return 2;
+	}
 	while ((opt = getopt_long(argc, argv, "vh", longopts, NULL)) != -1) {
 		switch (opt) {
+		case 'C':
+			break;	/* read above */
 		case 'a':
 			opts.agents = optarg;
 			break;

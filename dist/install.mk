@@ -36,7 +36,7 @@ PKG_VERSION := $(shell cat VERSION 2>/dev/null || \
 MAN_PAGES   := $(addprefix $(BUILD)/man/,bpflab.8 bpflabd.8 bpflab-agent.8 bpflab-plan.5)
 UNIT_FILES  := $(wildcard dist/systemd/*.service.in)
 DOC_FILES   := README.md $(wildcard LICENSE docs/*.md)
-CONF_FILES  := $(wildcard dist/conf/*.env)
+CONF_FILES  := $(wildcard dist/conf/*.conf dist/conf/*.env)
 
 .PHONY: install uninstall deb man
 man: $(MAN_PAGES)

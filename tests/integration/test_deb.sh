@@ -47,9 +47,16 @@ check "/var/lib/bpflab belongs to bpflab" test "$(stat -c %U /var/lib/bpflab)" =
 check "completion installed" test -f /usr/share/bash-completion/completions/bpflab
 out=$(cd "$tmp" && systemd-analyze verify bpflabd.service bpflab-agent.service 2>&1) && rc=0 || rc=$?
 check "systemd-analyze verify of the installed units (rc $rc: $out)" test "$rc" = 0 -a -z "$out"
-check "the conffiles are the two env files" \
+check "the conffiles are the files of /etc/bpflab" \
 	test "$(dpkg-query -W -f='${Conffiles}' bpflab | awk '{ print $1 }' | sort | tr '\n' ' ')" = \
-	"/etc/bpflab/agent.env /etc/bpflab/bpflabd.env "
+	"/etc/bpflab/agent.env /etc/bpflab/bpflabd.conf /etc/bpflab/client.conf "
+# the shipped bpflabd.conf with its keys made on install, the endpoints and database
+# overridden by flags: bpflabd serves with CURVE, then stops on SIGTERM
+timeout -s TERM 3 /usr/sbin/bpflabd --config /etc/bpflab/bpflabd.conf --agents "ipc://$tmp/a.sock" \
+	--clients "ipc://$tmp/c.sock" --db "$tmp/conf.db" > "$tmp/conf.out" 2>&1 || true
+check "bpflabd --config /etc/bpflab/bpflabd.conf serves, flags overriding ($(tail -n 2 "$tmp/conf.out" | tr '\n' ' '))" \
+	grep -q "serving agents on ipc://$tmp/a.sock, clients on ipc://$tmp/c.sock, database '$tmp/conf.db'" "$tmp/conf.out"
+check "... with CURVE from the installed keys" bash -c "! grep -q plaintext '$tmp/conf.out'"
 
 # --- the lab in a box on the installed binaries
 lab_start 2 --installed

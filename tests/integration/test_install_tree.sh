@@ -25,9 +25,9 @@ for f in bin/bpflab sbin/bpflabd sbin/bpflab-agent lib/bpflab/bpf/xdp_basic.bpf.
 	lib/systemd/system/bpflab-agent.service; do
 	check "installed $f" test -e "$r/$f"
 done
-check "configuration in DESTDIR/etc/bpflab (PREFIX=/usr)" test -f "$tmp/root/etc/bpflab/bpflabd.env"
+check "configuration in DESTDIR/etc/bpflab (PREFIX=/usr)" test -f "$tmp/root/etc/bpflab/bpflabd.conf"
 check "no test-only BPF object installed" test ! -e "$r/lib/bpflab/bpf/test_agent.bpf.o"
-check "units name /usr/sbin" grep -q '^ExecStart=/usr/sbin/bpflabd ' "$r/lib/systemd/system/bpflabd.service"
+check "units name /usr/sbin and /etc" grep -qx 'ExecStart=/usr/sbin/bpflabd --config /etc/bpflab/bpflabd.conf' "$r/lib/systemd/system/bpflabd.service"
 check "the lab's bin links reach the binaries" test -x "$r/lib/bpflab/bin/bpflab-agent"
 
 check "installed bpflab checks an installed plan with no --bpf-dir" \
@@ -109,6 +109,49 @@ check "the agent's unit bounds its capabilities" \
 	"$tmp/prefix/lib/systemd/system/bpflab-agent.service"
 check "bpflabd's unit runs as bpflab with no capability" \
 	grep -qx 'CapabilityBoundingSet=' "$tmp/prefix/lib/systemd/system/bpflabd.service"
+
+# --- configuration files: bpflabd --config, the client's file; flags and the
+# environment override them; errors name FILE:LINE
+cat > "$tmp/bpflabd.conf" <<CONF
+# the coordinator of this test
+agents = ipc://$tmp/agents.sock
+clients = ipc://$tmp/wrong.sock
+db = $tmp/conf.db
+plaintext = yes
+log = $tmp/bpflabd.log
+CONF
+"$bin/bpflabd" --config "$tmp/bpflabd.conf" --clients "ipc://$tmp/clients.sock" &
+dpid=$!
+cleanup_pid() { kill "$dpid" 2>/dev/null; wait "$dpid" 2>/dev/null || true; }
+trap 'rc=$?; cleanup_pid; (exit $rc); on_exit' EXIT
+wait_for 10 test -S "$tmp/clients.sock" || fail "bpflabd --config did not serve"
+check "bpflabd: the flag's --clients wins over the file's" test ! -e "$tmp/wrong.sock"
+check "bpflabd: the file's log and database are used" grep -q "database '$tmp/conf.db'" "$tmp/bpflabd.log"
+printf 'coordinator = ipc://%s/clients.sock\nplaintext = yes\ntimeout = 3\n' "$tmp" > "$tmp/client.conf"
+check "client: BPFLAB_CONFIG gives coordinator and plaintext" \
+	env -u BPFLAB_COORDINATOR -u BPFLAB_KEY -u BPFLAB_SERVER_KEY BPFLAB_CONFIG="$tmp/client.conf" \
+	"$bpflab" host list
+mkdir -p "$tmp/home/.config/bpflab"
+cp "$tmp/client.conf" "$tmp/home/.config/bpflab/config"
+check "client: ~/.config/bpflab/config is read" \
+	env -u BPFLAB_COORDINATOR -u BPFLAB_KEY -u BPFLAB_SERVER_KEY -u XDG_CONFIG_HOME HOME="$tmp/home" \
+	"$bpflab" host list
+rc=0
+env -u BPFLAB_KEY -u BPFLAB_SERVER_KEY BPFLAB_CONFIG="$tmp/client.conf" \
+	BPFLAB_COORDINATOR="ipc://$tmp/none.sock" "$bpflab" --timeout 1 host list 2> "$tmp/env.err" || rc=$?
+check "client: the environment overrides the file ($(head -c 120 "$tmp/env.err"))" \
+	grep -q "ipc://$tmp/none.sock" "$tmp/env.err"
+printf 'coordinator = x\n\nfrob = 1\n' > "$tmp/bad.conf"
+rc=0
+BPFLAB_CONFIG="$tmp/bad.conf" "$bpflab" host list 2> "$tmp/bad.err" || rc=$?
+check "client: an unknown key is FILE:LINE, exit 2 (rc $rc: $(head -n 1 "$tmp/bad.err"))" \
+	bash -c "[ $rc = 2 ] && grep -q '^bpflab: $tmp/bad.conf:3: unknown key .frob.' '$tmp/bad.err'"
+printf 'agents = ipc://x\nplaintext = perhaps\n' > "$tmp/bad.conf"
+rc=0
+"$bin/bpflabd" --config "$tmp/bad.conf" 2> "$tmp/badd.err" || rc=$?
+check "bpflabd: a bad value is FILE:LINE, exit 2 (rc $rc: $(head -n 1 "$tmp/badd.err"))" \
+	bash -c "[ $rc = 2 ] && grep -q '$tmp/bad.conf:2: .plaintext. takes yes or no' '$tmp/badd.err'"
+cleanup_pid
 
 # --- bash completion: objects, commands and options from --help
 comp() { # WORD... -> the completions of the last word
