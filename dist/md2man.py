@@ -9,7 +9,7 @@ markdown is the small set docs/ uses: headings, paragraphs, indented or fenced c
 "- " and "1. " lists, tables, `code`, **bold**, [text](link). A table becomes a tagged
 list: its first column the tag, the other columns the text ("default: X" for a column
 other than "meaning"), so a table of options reads as an OPTIONS list. Called by
-dist/install.mk; tests/integration/test_install.sh checks the pages against --help.
+dist/install.mk; tests/integration/test_install_tree.sh checks the pages against --help.
 """
 import re
 import sys

@@ -16,14 +16,16 @@ export MANWIDTH=80 LC_ALL=C.UTF-8
 make -s -C "$top" --no-print-directory PREFIX=/usr DESTDIR="$tmp/root" install > "$tmp/install.out" 2>&1 ||
 	{ cat "$tmp/install.out"; fail "make install"; }
 r=$tmp/root/usr
-for f in bin/bpflab sbin/bpflabd sbin/bpflab-agent lib/bpflab/bpf/xdp_basic.bpf.o \
-	lib/bpflab/lab/lab lib/bpflab/lab/guest/init.sh lib/bpflab/bin/bpflabd \
-	share/bpflab/plans/quickstart.yaml share/bpflab/schema/001_init.sql \
-	share/doc/bpflab/docs/cli.md share/man/man8/bpflab.8 share/man/man8/bpflabd.8 \
-	share/man/man8/bpflab-agent.8 share/man/man5/bpflab-plan.5 \
-	share/bash-completion/completions/bpflab lib/systemd/system/bpflabd.service \
-	lib/systemd/system/bpflab-agent.service; do
+for f in bin/bpflab sbin/bpflabd sbin/bpflab-agent share/bpflab/plans/quickstart.yaml \
+	share/bpflab/schema/001_init.sql share/doc/bpflab/docs/cli.md share/man/man8/bpflab.8 \
+	share/man/man8/bpflabd.8 share/man/man8/bpflab-agent.8 share/man/man5/bpflab-plan.5 \
+	share/bash-completion/completions/bpflab; do
 	check "installed $f" test -e "$r/$f"
+done
+# PREFIX/lib: BPF objects, the lab, its links to the binaries, the units
+for f in bpflab/bpf/xdp_basic.bpf.o bpflab/lab/lab bpflab/lab/guest/init.sh bpflab/bin/bpflabd \
+	systemd/system/bpflabd.service systemd/system/bpflab-agent.service; do
+	check "installed PREFIX/lib/$f" test -e "$r/lib/$f"
 done
 check "configuration in DESTDIR/etc/bpflab (PREFIX=/usr)" test -f "$tmp/root/etc/bpflab/bpflabd.conf"
 check "no test-only BPF object installed" test ! -e "$r/lib/bpflab/bpf/test_agent.bpf.o"
