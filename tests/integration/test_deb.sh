@@ -74,6 +74,12 @@ check "18 jobs done on the installed agents" \
 check "samples stored" test "$(sql "SELECT count(*) FROM samples s JOIN jobs j ON j.id = s.job_id
 	WHERE j.run_id=${run:-0}")" -gt 0
 check "bpflab result show on the installed CLI" bpflab result show "${run:-0}"
+ver=$(bpflab --version | awk '{ print $2 }')
+check "the agent's version ($ver) in its inventory" \
+	bash -c "bpflab -j host show h1 | grep -q '\"agent_version\": *\"$ver\"'"
+check "... and in the stored environment of the run's results" test "$(sql "SELECT count(DISTINCT e.id)
+	FROM jobs j JOIN host_envs e ON e.id = j.env_id WHERE j.run_id=${run:-0}
+	AND json_extract(e.inventory, '\$.agent_version') = '$ver'")" = 2
 comp() { # WORD... -> the completions of the last word, through the installed file
 	bash -c '. /usr/share/bash-completion/completions/bpflab; COMP_WORDS=("$@")
 		COMP_CWORD=$(($# - 1)); _bpflab; echo "${COMPREPLY[*]}"' _ "$@"
