@@ -59,6 +59,17 @@ Description: run XDP and tc experiments across a lab of hosts
  (bpflab-agent, a service with the capabilities it needs), the BPF programs,
  example plans, man pages, bash completion and the lab in a box.
 EOF
+# Debian's place for the licence: /usr/share/doc/bpflab/copyright
+{
+	printf 'Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/\n'
+	printf 'Upstream-Name: bpflab\n\n'
+	printf 'Files: *\nCopyright: the bpflab authors\nLicense: LGPL-2.1 or BSD-2-Clause\n\n'
+	printf 'Files: usr/lib/bpflab/bpf/*\nCopyright: the bpflab authors\nLicense: GPL-2.0-only\n\n'
+	printf 'License: GPL-2.0-only\n See /usr/share/common-licenses/GPL-2.\n\n'
+	printf 'License: LGPL-2.1\n See /usr/share/common-licenses/LGPL-2.1.\n\n'
+	printf 'License: BSD-2-Clause\n'
+	sed -e 's/^$/./' -e 's/^/ /' LICENSES/BSD-2-Clause
+} > "$root/usr/share/doc/bpflab/copyright"
 find "$root/etc" -type f 2>/dev/null | sed "s|^$root||" | sort > "$root/DEBIAN/conffiles"
 [ -s "$root/DEBIAN/conffiles" ] || rm -f "$root/DEBIAN/conffiles"
 for s in postinst prerm postrm; do

@@ -61,6 +61,7 @@ install: all man
 	$(Q)install -m 644 plans/*.yaml $(I_SHARE)/plans/
 	$(Q)install -m 644 $(SCHEMA_SQL) $(I_SHARE)/schema/
 	$(Q)install -m 644 README.md $(wildcard LICENSE) $(I_DOC)/
+	$(Q)$(if $(wildcard LICENSES/*),install -d $(I_DOC)/LICENSES && install -m 644 LICENSES/* $(I_DOC)/LICENSES/)
 	$(Q)install -m 644 docs/*.md $(I_DOC)/docs/
 	$(Q)for m in $(MAN_PAGES); do install -m 644 $$m $(I_MAN)/man$${m##*.}/ || exit 1; done
 	$(Q)$(if $(wildcard dist/bash-completion/bpflab),install -m 644 dist/bash-completion/bpflab $(I_COMP)/bpflab)

@@ -45,6 +45,9 @@ check "agent key made on install, root's" \
 check "the local client's certificate is let in" test -f /etc/bpflab/authorized/client.key
 check "/var/lib/bpflab belongs to bpflab" test "$(stat -c %U /var/lib/bpflab)" = bpflab
 check "completion installed" test -f /usr/share/bash-completion/completions/bpflab
+check "Debian's copyright file names the licences" \
+	grep -q '^License: LGPL-2.1 or BSD-2-Clause' /usr/share/doc/bpflab/copyright
+check "LICENSE and LICENSES/ installed" test -f /usr/share/doc/bpflab/LICENSES/GPL-2.0
 out=$(cd "$tmp" && systemd-analyze verify bpflabd.service bpflab-agent.service 2>&1) && rc=0 || rc=$?
 check "systemd-analyze verify of the installed units (rc $rc: $out)" test "$rc" = 0 -a -z "$out"
 check "the conffiles are the files of /etc/bpflab" \
@@ -77,9 +80,10 @@ check "bpflab result show on the installed CLI" bpflab result show "${run:-0}"
 ver=$(bpflab --version | awk '{ print $2 }')
 check "the agent's version ($ver) in its inventory" \
 	bash -c "bpflab -j host show h1 | grep -q '\"agent_version\": *\"$ver\"'"
-check "... and in the stored environment of the run's results" test "$(sql "SELECT count(DISTINCT e.id)
-	FROM jobs j JOIN host_envs e ON e.id = j.env_id WHERE j.run_id=${run:-0}
-	AND json_extract(e.inventory, '\$.agent_version') = '$ver'")" = 2
+with=$(sql "SELECT count(*) FROM jobs j JOIN host_envs e ON e.id = j.env_id
+	WHERE j.run_id=${run:-0} AND json_extract(e.inventory, '\$.agent_version') = '$ver'")
+check "... and in the stored environment of every job of the run ($with)" \
+	test "$with" -ge 18 -a "$with" = "$(sql "SELECT count(*) FROM jobs WHERE run_id=${run:-0} AND env_id IS NOT NULL")"
 comp() { # WORD... -> the completions of the last word, through the installed file
 	bash -c '. /usr/share/bash-completion/completions/bpflab; COMP_WORDS=("$@")
 		COMP_CWORD=$(($# - 1)); _bpflab; echo "${COMPREPLY[*]}"' _ "$@"

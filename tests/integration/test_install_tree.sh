@@ -19,7 +19,8 @@ r=$tmp/root/usr
 for f in bin/bpflab sbin/bpflabd sbin/bpflab-agent share/bpflab/plans/quickstart.yaml \
 	share/bpflab/schema/001_init.sql share/doc/bpflab/docs/cli.md share/man/man8/bpflab.8 \
 	share/man/man8/bpflabd.8 share/man/man8/bpflab-agent.8 share/man/man5/bpflab-plan.5 \
-	share/bash-completion/completions/bpflab; do
+	share/bash-completion/completions/bpflab share/doc/bpflab/LICENSE \
+	share/doc/bpflab/LICENSES/LGPL-2.1; do
 	check "installed $f" test -e "$r/$f"
 done
 # PREFIX/lib: BPF objects, the lab, its links to the binaries, the units
