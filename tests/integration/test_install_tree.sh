@@ -125,7 +125,7 @@ log = $tmp/bpflabd.log
 CONF
 "$bin/bpflabd" --config "$tmp/bpflabd.conf" --clients "ipc://$tmp/clients.sock" &
 dpid=$!
-cleanup_pid() { kill "$dpid" 2>/dev/null; wait "$dpid" 2>/dev/null || true; }
+cleanup_pid() { kill "$dpid" 2>/dev/null || true; wait "$dpid" 2>/dev/null || true; }
 trap 'rc=$?; cleanup_pid; (exit $rc); on_exit' EXIT
 wait_for 10 test -S "$tmp/clients.sock" || fail "bpflabd --config did not serve"
 check "bpflabd: the flag's --clients wins over the file's" test ! -e "$tmp/wrong.sock"
