@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 # bpflab top-level Makefile.
 #
 #   make            build everything into build/

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* inventory.c - see inventory.h. */
 #include "inventory.h"
 #include "agent.h"

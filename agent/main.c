@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* main.c - bpflab-agent: command line, signals, and the choice between serving a
  * coordinator (agent.h) and running one job from a file (--once, for tests and
  * debugging).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
 /* cli.h - what the parts of the bpflab command line share: the global options, the
  * command tables, option parsing, output in text or JSON, and the client that asks the
  * coordinator (or a database file) for query objects.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* config.c - the client's configuration file: the coordinator, keys, timeout and BPF
  * directory as "KEY = VALUE" lines (lib/base/conf.h), so that a lab admin's bpflab
  * reaches bpflabd without flags or environment. The first that exists of

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* main.c - bpflab, the command line a kernel developer types:
  *
  *     bpflab [OPTIONS] OBJECT COMMAND [ARGS]

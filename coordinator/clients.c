@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* clients.c - clients' requests: receiving one, checking it (lib/proto/proto_schema.c) and
  * handing it to its handler by type; the handlers of the queries that read the store
  * (host_list, run_list, run_show, result_show, run_watch, run_attempts) and run_cancel

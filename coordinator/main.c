@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* main.c - bpflabd, the bpflab coordinator: command line, logging and signals around
  * coord.c's event loop. SIGINT and SIGTERM stop the loop (the handler only sets a flag;
  * zmq_poll returns with EINTR) and bpflabd exits 0 after closing its sockets and the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* query.c - the coordinator's `query` and `import` client requests (docs/protocol.md):
  * store_query_values and store_import behind the client socket, so that `bpflab result
  * compare | history | export | import` give the same answers with and without --db.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* submit.c - the coordinator's `submit` handler: a client's plan text, overrides and
  * object bytes become a stored run whose jobs are queued on the chosen hosts.
  *

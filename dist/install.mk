@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 # dist/install.mk - `make install`, `make uninstall` and `make deb`, included by the
 # top-level Makefile (docs/deploy.md).
 #

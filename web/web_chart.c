@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* web_chart.c - the /history page's chart: a small hand-written SVG of a history report
  * (analysis_history, docs/analysis.md), inlined in the page (no script, no external
  * resource): per series the group means with stddev bars (the spread where there is no

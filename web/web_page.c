@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* web_page.c - the dashboard's server-rendered pages (docs/dashboard.md): /runs (the list
  * with plan, state, hosts, kernels, when) and /runs/ID (the tables of `result show`, the
  * environment of each host, the verdicts with their details, downloads), /history (a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* conf.c - "KEY = VALUE" configuration files checked against a getopt table (conf.h).
  * No state; any thread.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
 /* conf.h - the configuration files of bpflabd (--config, /etc/bpflab/bpflabd.conf) and
  * of the bpflab client (~/.config/bpflab/config, /etc/bpflab/client.conf): lines
  * "KEY = VALUE", '#' comments and blank lines, KEY a long option of the program

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* paths.c - the directories a bpflab binary ships with, found from its own location
  * (paths.h). No state; safe from any thread.
  */

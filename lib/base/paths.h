@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
 /* paths.h - where a bpflab binary finds the files it ships with (BPF objects, plans),
  * without flags, both in the build tree and where `make install` or the Debian package
  * put them.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* vercmp.c - see vercmp.h. No state; any thread. */
 #include <stdlib.h>
 

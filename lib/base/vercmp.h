@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
 /* vercmp.h - comparing bpflab's versions ("0.1.0"): which agent is too old for the job
  * specs a coordinator encodes (coordinator/submit.c, docs/deploy.md "Upgrades"). */
 #ifndef BPFLAB_VERCMP_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
 /* jobspec.h - the job spec: what the coordinator sends an agent to run (docs/protocol.md,
  * "Job spec"), as one C type with one encoder and one decoder, used by both sides.
  *

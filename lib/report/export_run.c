@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* export_run.c - one run's export (export.h, `bpflab result export`, the dashboard's
  * /api/runs/ID?format=kcidb|bmf): the run's value rows narrowed to a host and a kernel,
  * records and (unless asked for) flagged results left out, then KCIDB or BMF. One code

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* store_ingest.c - results and imports into the store (store.h): a job's samples,
  * verdicts and environment in one transaction (or a savepoint of a batch), the series
  * and environment caches, and `result import`.

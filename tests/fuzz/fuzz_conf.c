@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* fuzz_conf.c - libFuzzer target for the configuration files of bpflabd and the client
  * (conf_parse() in lib/base/conf.c, docs/deploy.md).
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* test_agent_inventory.c - agent/inventory.c: KEY=VALUE parsing, debug option scanning,
  * the kernel config hash against zcat, and a whole inventory with veth ports (root) or
  * without (otherwise). */

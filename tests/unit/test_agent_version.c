@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* test_agent_version.c - unit tests for the agent's version: vercmp() (lib/base/vercmp.c)
  * and bpflabd refusing a plan for a host whose agent is older than JOBSPEC_AGENT_MIN,
  * naming both versions (coordinator/submit.c), over the in-process coordinator of

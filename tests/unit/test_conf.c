@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* test_conf.c - unit tests for lib/base/conf.c: KEY = VALUE files checked against a
  * getopt table (comments, blanks, yes/no options, errors at FILE:LINE), conf_argv()
  * putting the file before the command line so that flags win, and conf_apply_args()

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* test_paths.c - unit tests for lib/base/paths.c: the BPF and plan directories found
  * from an executable's place in a build tree, in an installed PREFIX (bin and sbin), the
  * build tree winning over an installed place beside it, and nothing found. */
