@@ -99,6 +99,11 @@ $(BUILD)/obj/schema.o: $(SCHEMA_C)
 	$(Q)$(CC) $(CFLAGS) -c -o $@ $<
 
 $(LIBA): $(call obj,$(LIB_SRCS)) $(BUILD)/obj/schema.o
+
+# The one version of every binary (lib/base/version.c): the VERSION file.
+BPFLAB_VERSION := $(shell cat VERSION)
+$(call obj,lib/base/version.c): VERSION
+$(call obj,lib/base/version.c): override CFLAGS += -DBPFLAB_VERSION='"$(BPFLAB_VERSION)"'
 $(AGENTA): $(call obj,$(AGENT_SRCS))
 $(COORDA): $(call obj,$(COORD_SRCS))
 $(CLIA): $(call obj,$(CLI_SRCS))
@@ -188,6 +193,9 @@ bench: $(BENCH_BINS)
 .PHONY: bench-validity
 bench-validity: all	# bench/validity.sh on a lab of its own (bench/README.md); VALIDITY_ARGS="--pairs 3"
 	$(Q)BPFLAB_BIN=$(abspath $(BUILD))/bin bash bench/validity.sh $(VALIDITY_ARGS)
+.PHONY: bench-bigrun
+bench-bigrun: all	# bench/bigrun.sh: one run of 10k/40k/160k jobs (bench/README.md); BIGRUN_ARGS="--base DIR"
+	$(Q)bash bench/bigrun.sh $(BIGRUN_ARGS)
 .PHONY: bench-ndr
 bench-ndr: all	# bench/ndr.sh: MLRsearch against the binary search on the lab (bench/README.md); NDR_ARGS="--rounds 3"
 	$(Q)BPFLAB_BIN=$(abspath $(BUILD))/bin bash bench/ndr.sh $(NDR_ARGS)

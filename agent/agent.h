@@ -26,6 +26,7 @@
 #ifndef BPFLAB_AGENT_AGENT_H
 #define BPFLAB_AGENT_AGENT_H
 
+#include "base/version.h"
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -33,7 +34,7 @@
 #include "proto/keys.h"
 #include "provider.h"
 
-#define AGENT_VERSION "0.1.0"
+#define AGENT_VERSION bpflab_version	/* lib/base/version.h */
 #define AGENT_BACKOFF_MIN_MS 1000
 #define AGENT_BACKOFF_MAX_MS 32000
 

@@ -42,7 +42,7 @@ static void usage(FILE *out)
 "                    { --key FILE --server-key FILE|Z85 | --plaintext }\n"
 "       bpflab-agent --once JOB.json --port ROLE=IFNAME ... [--bpf-dir DIR]\n"
 "                    [--pktgen-dir DIR] [-v ...]\n"
-"       bpflab-agent --help\n"
+"       bpflab-agent { --help | --version }\n"
 "\n"
 "Serve jobs from a bpflab coordinator, or run the one job in JOB.json (a job\n"
 "message body {\"job\": {\"id\", \"run\", \"spec\"}, \"objects\": {...}}) and print\n"
@@ -79,6 +79,7 @@ static void usage(FILE *out)
 "  -v, --verbose           log more, repeatable (serving: info, -v debug;\n"
 "                          --once: warnings, -v info, -vv debug)\n"
 "  -h, --help              this help\n"
+"  -V, --version           print the version\n"
 "\n"
 "Exit status: 0 stopped by SIGINT or SIGTERM (--once: the job succeeded),\n"
 "1 failure (--once: the job failed), 2 bad usage.\n");
@@ -244,6 +245,7 @@ int main(int argc, char **argv)
 		{ "log", required_argument, NULL, 'L' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct inventory_pair *ports = NULL, *labels = NULL;
@@ -257,7 +259,7 @@ int main(int argc, char **argv)
 
 	signal(SIGPIPE, SIG_IGN);
 	log_init("bpflab-agent", LOG_INFO);
-	while ((opt = getopt_long(argc, argv, "vh", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "vhV", longopts, NULL)) != -1) {
 		struct inventory_pair pair, **list = NULL, *nl;
 		int *count = NULL;
 
@@ -335,6 +337,10 @@ int main(int argc, char **argv)
 			break;
 		case 'h':
 			usage(stdout);
+			rc = 0;
+			goto out;
+		case 'V':
+			printf("bpflab-agent %s\n", AGENT_VERSION);
 			rc = 0;
 			goto out;
 		default:

@@ -108,6 +108,29 @@ fail:
 	return NULL;
 }
 
+/* The candidate KERNELS (a JSON array of names) as "'6.1.0', '6.6.0', ..." into OUT (LEN
+ * bytes); a long list keeps its ends: "'a', 'b', ... (40 more), 'y', 'z'". */
+static const char *kernels_text(const json_t *kernels, char *out, size_t len)
+{
+	size_t n = json_array_size(kernels), i, used = 0;
+	int w;
+
+	out[0] = '\0';
+	for (i = 0; i < n; i++) {
+		if (n > 8 && i == 3) {
+			w = snprintf(out + used, len - used, ", ... (%zu more)", n - 6);
+			i = n - 4;
+		} else {
+			w = snprintf(out + used, len - used, "%s'%s'", i ? ", " : "",
+				     json_string_value(json_array_get(kernels, i)));
+		}
+		if (w < 0 || used + (size_t)w >= len)
+			break;
+		used += (size_t)w;
+	}
+	return out;
+}
+
 static int do_start(int argc, char **argv)
 {
 	struct bopts o = { 0 };
@@ -174,11 +197,18 @@ static int do_start(int argc, char **argv)
 	}
 	g = bisect_session_kernel(kernels, o.good);
 	bd = bisect_session_kernel(kernels, o.bad);
-	if (g < 0 || bd < 0 || g >= bd) {
-		ret = cli_usage_error("bisect start", g < 0 ? "good kernel '%s' is not a "
-				      "candidate" : bd < 0 ? "bad kernel '%s' is not a candidate"
-				      : "good kernel '%s' must come before the bad one (oldest "
-				      "first)", g < 0 ? o.good : bd < 0 ? o.bad : o.good);
+	if (g < 0 || bd < 0) {
+		char list[512];
+
+		ret = cli_usage_error("bisect start", "%s kernel '%s' is not a candidate (the "
+				      "candidates, oldest first: %s)", g < 0 ? "good" : "bad",
+				      g < 0 ? o.good : o.bad,
+				      kernels_text(kernels, list, sizeof(list)));
+		goto out;
+	}
+	if (g >= bd) {
+		ret = cli_usage_error("bisect start", "good kernel '%s' must come before the bad "
+				      "one (oldest first)", o.good);
 		goto out;
 	}
 	/* the kind of the metric from a stored unit, if there is one (and never a sample

@@ -23,12 +23,10 @@
 #include "plan/plan.h"
 #include "plan/objects.h"
 
-#ifndef BPFLAB_VERSION
-#define BPFLAB_VERSION "0.1.0"
-#endif
-
 #define CLI_DEFAULT_COORDINATOR "ipc:///run/bpflab/clients.sock"
 #define CLI_DEFAULT_TIMEOUT_S 5
+/* `result import` through bpflabd waits a second more per this many jobs */
+#define CLI_IMPORT_JOBS_PER_S 5000
 
 enum cli_exit {
 	CLI_EXIT_OK = 0,		/* done */
@@ -116,7 +114,13 @@ extern const struct option cli_global_longopts[];
 extern const char cli_global_shortopts[];
 /* Option values for the global long-only options. */
 enum { CLI_OPT_DB = 256, CLI_OPT_BPF_DIR, CLI_OPT_TIMEOUT, CLI_OPT_KEY, CLI_OPT_SERVER_KEY,
-       CLI_OPT_PLAINTEXT, CLI_OPT_FIRST_LOCAL = 300 };
+       CLI_OPT_PLAINTEXT, CLI_OPT_ASCII, CLI_OPT_FIRST_LOCAL = 300 };
+
+/* --ascii (cli/ascii.c): from here on stdout's text in ASCII ("±" as "+-", "µ" as "u";
+ * untouched while *JSON). Returns 0 or -errno. */
+int cli_ascii_stdout(const bool *json);
+/* Flush what --ascii holds back and put stdout back; nothing without --ascii. */
+void cli_ascii_close(void);
 
 /* A command without an object (keygen, serve), which prints its own usage: --help or
  * -h among ARGV[1..] (before a "--"), or "help" as the first argument. */
@@ -143,8 +147,8 @@ const char *cli_time(long long wall_ms, char *out, size_t len);
  * exit status after printing the error: no reply in time, a transport error, an "error"
  * reply (its message) or a reply of another type. */
 int cli_request(const json_t *req, const char *want_type, json_t **reply);
-/* The query object for TYPE ("host_list", "run_list", "run_show", "result_show"; RUN for
- * the last two): from the database file with --db, else from the coordinator. Returns 0
+/* The query object for TYPE ("host_list", "run_list", "run_show", "result_show",
+ * "result_seconds"; RUN for the last three): from the database file with --db, else from the coordinator. Returns 0
  * with *OUT (new reference: the hosts or runs array, the run or result object), or an
  * exit status after printing the error. */
 int cli_query(const char *type, long long run, json_t **out);

@@ -62,7 +62,7 @@ int cli_request(const json_t *req, const char *want_type, json_t **reply)
 	int64_t deadline = util_mono_ms() + (int64_t)cli.timeout_s * 1000;
 	int linger = 0, sndtimeo = cli.timeout_s * 1000, rc, ret = CLI_EXIT_FAIL;
 	bool plain;
-	int64_t maxsize = PROTO_MAX_BYTES;
+	int64_t maxsize = PROTO_MAX_CLIENT_BYTES;
 	json_t *msg = NULL;
 	void *sock = NULL;
 	char why[256];
@@ -165,6 +165,7 @@ static const struct {
 	{ "run_list", "runs", "runs", false },
 	{ "run_show", "run", "run", true },
 	{ "result_show", "result", "result", true },
+	{ "result_seconds", "seconds", "seconds", true },
 };
 
 static int query_db(const char *type, long long run, json_t **out)
@@ -185,6 +186,8 @@ static int query_db(const char *type, long long run, json_t **out)
 		*out = store_query_runs(store);
 	else if (!strcmp(type, "run_show"))
 		*out = store_query_run(store, run);
+	else if (!strcmp(type, "result_seconds"))
+		*out = store_query_seconds(store, run, 0);
 	else
 		*out = store_query_result(store, run);
 	if (!*out && errno == ENOENT)

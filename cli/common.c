@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "base/log.h"
+#include "base/names.h"
 #include "base/util.h"
 
 struct cli_opts cli = {
@@ -22,7 +23,7 @@ const char cli_options_grammar[] =
 	"       OPTIONS := { {-j|--json} [{-p|--pretty}] | {-c|--coordinator} ENDPOINT |\n"
 	"                    --db FILE | --bpf-dir DIR | --timeout SECONDS |\n"
 	"                    --key FILE | --server-key FILE|Z85 | --plaintext |\n"
-	"                    {-v|--verbose} }\n";
+	"                    --ascii | {-v|--verbose} }\n";
 
 const struct option cli_global_longopts[] = {
 	{ "coordinator", required_argument, NULL, 'c' },
@@ -35,6 +36,7 @@ const struct option cli_global_longopts[] = {
 	{ "key", required_argument, NULL, CLI_OPT_KEY },
 	{ "server-key", required_argument, NULL, CLI_OPT_SERVER_KEY },
 	{ "plaintext", no_argument, NULL, CLI_OPT_PLAINTEXT },
+	{ "ascii", no_argument, NULL, CLI_OPT_ASCII },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -65,6 +67,7 @@ int cli_usage_error(const char *hint, const char *fmt, ...)
 	if (cli.json) {
 		json_error_out(msg);
 	} else {
+		fflush(stdout);		/* after what was printed before it */
 		fprintf(stderr, "bpflab: %s\n", msg);
 		fprintf(stderr, "see 'bpflab %s%s--help'\n", hint ? hint : "", hint ? " " : "");
 	}
@@ -79,10 +82,12 @@ int cli_error(const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	if (cli.json)
+	if (cli.json) {
 		json_error_out(msg);
-	else
+	} else {
+		fflush(stdout);		/* after what was printed before it */
 		fprintf(stderr, "bpflab: %s\n", msg);
+	}
 	return CLI_EXIT_FAIL;
 }
 
@@ -127,6 +132,9 @@ int cli_global_opt(int opt, const char *arg)
 	case 'j':
 		cli.json = true;
 		return 0;
+	case CLI_OPT_ASCII:
+		return cli_ascii_stdout(&cli.json) ? cli_error("--ascii: cannot wrap the output")
+						   : 0;
 	case 'p':
 		cli.pretty = cli.json = true;
 		return 0;
@@ -206,13 +214,35 @@ int cli_parse_opts(int argc, char **argv, const char *path, const char *shortopt
 	return 0;
 }
 
-static const struct cli_cmd *find_cmd(const struct cli_object *obj, const char *name)
+/* The command of OBJ that NAME means (names_match: a name or an unambiguous prefix);
+ * NULL after printing the usage error (ambiguous: the candidates; unknown: what it may
+ * be a slip of), *STATUS its exit status. */
+static const struct cli_cmd *find_cmd(const struct cli_object *obj, const char *name,
+				      int *status)
 {
-	const struct cli_cmd *c;
+	const char *names[64];
+	char cand[256];
+	size_t n = 0;
+	int k;
 
-	for (c = obj->cmds; c->name; c++)
-		if (!strcmp(c->name, name))
-			return c;
+	while (obj->cmds[n].name && n < ARRAY_SIZE(names)) {
+		names[n] = obj->cmds[n].name;
+		n++;
+	}
+	k = names_match(names, n, name);
+	if (k >= 0)
+		return &obj->cmds[k];
+	if (k == NAMES_AMBIGUOUS) {
+		names_candidates(names, n, name, cand, sizeof(cand));
+		*status = cli_usage_error(obj->name, "ambiguous command '%s' for '%s': %s", name,
+					  obj->name, cand);
+	} else if (names_candidates(names, n, name, cand, sizeof(cand))) {
+		*status = cli_usage_error(obj->name, "unknown command '%s' for '%s' (did you "
+					  "mean %s?)", name, obj->name, cand);
+	} else {
+		*status = cli_usage_error(obj->name, "unknown command '%s' for '%s'", name,
+					  obj->name);
+	}
 	return NULL;
 }
 
@@ -340,6 +370,7 @@ static bool wants_help(int argc, char **argv)
 int cli_object_dispatch(const struct cli_object *obj, int argc, char **argv)
 {
 	const struct cli_cmd *c;
+	int status;
 
 	if (argc == 0 || (argv[0][0] == '-' && strcmp(argv[0], "-h") &&
 			  strcmp(argv[0], "--help"))) {
@@ -362,10 +393,9 @@ int cli_object_dispatch(const struct cli_object *obj, int argc, char **argv)
 		cli_object_usage(obj, stdout);
 		return CLI_EXIT_OK;
 	}
-	c = find_cmd(obj, argv[0]);
+	c = find_cmd(obj, argv[0], &status);
 	if (!c)
-		return cli_usage_error(obj->name, "unknown command '%s' for '%s'", argv[0],
-				       obj->name);
+		return status;
 	if (wants_help(argc, argv)) {
 		cmd_usage(obj, c, stdout);
 		return CLI_EXIT_OK;

@@ -16,8 +16,10 @@
 
 #include "cli.h"
 #include "base/log.h"
+#include "base/names.h"
 #include "base/paths.h"
 #include "base/util.h"
+#include "base/version.h"
 
 static const struct cli_object *const objects[] = {
 	&cli_plan_object, &cli_host_object, &cli_run_object, &cli_result_object,
@@ -35,7 +37,11 @@ static void usage(FILE *out)
 		"       bpflab help\n"
 		"       bpflab { --version | version }\n"
 		"\n"
+		"       bpflab keygen [OPTIONS]\n"
+		"       bpflab serve [OPTIONS]\n"
+		"\n"
 		"       OBJECT := { plan | host | run | result | bisect | link }\n"
+		"       (objects and commands: any unambiguous prefix, 'bpflab res s 3')\n"
 		"%s"
 		"\n"
 		"Commands:\n", cli_options_grammar);
@@ -66,6 +72,7 @@ static void usage(FILE *out)
 		"      --server-key FILE|Z85   the coordinator's public key (default:\n"
 		"                              $BPFLAB_SERVER_KEY)\n"
 		"      --plaintext             no CURVE (a coordinator on loopback or ipc only)\n"
+		"      --ascii                 text in ASCII: '+-' for '±', 'u' for 'µ'\n"
 		"  -h, --help                  this text; 'bpflab OBJECT --help' and\n"
 		"                              'bpflab OBJECT COMMAND --help' for the others\n"
 		"  -V, --version               print the version\n"
@@ -81,13 +88,53 @@ static int version(void)
 	int ret;
 
 	if (!cli.json) {
-		printf("bpflab %s\n", BPFLAB_VERSION);
+		printf("bpflab %s\n", bpflab_version);
 		return CLI_EXIT_OK;
 	}
-	v = json_pack("{s:s}", "version", BPFLAB_VERSION);
+	v = json_pack("{s:s}", "version", bpflab_version);
 	ret = v ? cli_print_json(v) : cli_error("out of memory");
 	json_decref(v);
 	return ret;
+}
+
+/* Run ARGV[0] (an object or top-level command, or an unambiguous prefix of one; an
+ * ambiguous prefix or a typo is bad usage naming the candidates). */
+static int dispatch(int argc, char **argv)
+{
+	enum { N_TOP = 4 };
+	static const char *const top[N_TOP] = { "help", "version", "keygen", "serve" };
+	const char *names[ARRAY_SIZE(objects) + N_TOP];
+	char cand[256];
+	size_t i;
+	int k;
+
+	for (i = 0; i < ARRAY_SIZE(objects); i++)
+		names[i] = objects[i]->name;
+	for (i = 0; i < N_TOP; i++)
+		names[ARRAY_SIZE(objects) + i] = top[i];
+	k = names_match(names, ARRAY_SIZE(names), argv[0]);
+	if (k < 0) {
+		bool some = names_candidates(names, ARRAY_SIZE(names), argv[0], cand, sizeof(cand));
+
+		if (k == NAMES_AMBIGUOUS)
+			return cli_usage_error(NULL, "ambiguous object '%s': %s", argv[0], cand);
+		return cli_usage_error(NULL, "unknown object '%s'%s%s%s", argv[0],
+				       some ? " (did you mean " : "", some ? cand : "",
+				       some ? "?)" : "");
+	}
+	if ((size_t)k < ARRAY_SIZE(objects))
+		return cli_object_dispatch(objects[k], argc - 1, argv + 1);
+	switch (k - (int)ARRAY_SIZE(objects)) {
+	case 0:
+		usage(stdout);
+		return CLI_EXIT_OK;
+	case 1:
+		return version();
+	case 2:
+		return cli_keygen(argc, argv);
+	default:
+		return cli_serve(argc, argv);
+	}
 }
 
 int main(int argc, char **argv)
@@ -170,26 +217,9 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return CLI_EXIT_USAGE;
 	}
-	if (!strcmp(argv[0], "help")) {
-		usage(stdout);
-		return CLI_EXIT_OK;
-	}
-	if (!strcmp(argv[0], "version"))
-		return version();
-	if (!strcmp(argv[0], "keygen"))
-		return cli_keygen(argc, argv);
-	if (!strcmp(argv[0], "serve"))
-		return cli_serve(argc, argv);
-	ret = -1;
-	for (i = 0; i < ARRAY_SIZE(objects); i++) {
-		if (!strcmp(argv[0], objects[i]->name)) {
-			ret = cli_object_dispatch(objects[i], argc - 1, argv + 1);
-			break;
-		}
-	}
-	if (ret < 0)
-		ret = cli_usage_error(NULL, "unknown object '%s'", argv[0]);
+	ret = dispatch(argc, argv);
 	cli_client_close();
+	cli_ascii_close();
 	if (fflush(stdout) || ferror(stdout)) {
 		fprintf(stderr, "bpflab: cannot write output\n");
 		ret = CLI_EXIT_FAIL;

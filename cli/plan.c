@@ -196,6 +196,8 @@ json_t *cli_plan_noise(const struct plan *plan, const json_t *names, bool best_e
 	}
 	noise_advice_text(&a, text, sizeof(text));
 	printf("%s\n", text);
+	/* after the line it refers to, also when both go down one pipe */
+	fflush(stdout);
 	if (noise_advice_warning(&a, text, sizeof(text)))
 		fprintf(stderr, "bpflab: warning: %s\n", text);
 out:

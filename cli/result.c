@@ -12,7 +12,7 @@
 #include "result_analysis.h"
 
 enum { OPT_CSV = CLI_OPT_FIRST_LOCAL, OPT_FORM, OPT_METRIC, OPT_SUBJECT, OPT_ALL_ROWS,
-       OPT_TRIALS };
+       OPT_TRIALS, OPT_SECONDS, OPT_WIDE };
 
 struct show_opts {
 	bool csv;
@@ -21,6 +21,8 @@ struct show_opts {
 	const char *subject;
 	bool all_rows;		/* the tables' zero rate rows too */
 	bool trials;		/* a search's trials instead (report_print_trials) */
+	bool seconds;		/* the per-second values instead (report_print_seconds) */
+	bool wide;		/* a column per repetition, however many */
 };
 
 static int show_opt(int opt, const char *arg, void *ctx)
@@ -51,6 +53,12 @@ static int show_opt(int opt, const char *arg, void *ctx)
 	case OPT_TRIALS:
 		o->trials = true;
 		return 0;
+	case OPT_SECONDS:
+		o->seconds = true;
+		return 0;
+	case OPT_WIDE:
+		o->wide = true;
+		return 0;
 	}
 	return CLI_EXIT_USAGE;
 }
@@ -74,6 +82,35 @@ static int show_trials(json_t *result, long long id)
 	return ret;
 }
 
+/* `result show --seconds`: run ID's per-second values of METRIC and SUBJECT (NULL: any)
+ * as tables, or with --json as {"run", "plan", "series"}. */
+static int show_seconds(long long id, const char *metric, const char *subject)
+{
+	json_t *seconds = NULL, *list = NULL, *obj = NULL;
+	int ret, err;
+
+	ret = cli_query("result_seconds", id, &seconds);
+	if (ret)
+		return ret;
+	list = report_seconds_select(seconds, metric, subject);
+	if (!list) {
+		ret = cli_error("out of memory");
+	} else if (!json_array_size(list) && (metric || subject)) {
+		ret = cli_error("run %lld has no per-second values of metric '%s', subject '%s'",
+				id, metric ? metric : "(any)", subject ? subject : "(any)");
+	} else if (cli.json) {
+		obj = json_pack("{s:O, s:O, s:O}", "run", json_object_get(seconds, "run"), "plan",
+				json_object_get(seconds, "plan"), "series", list);
+		ret = obj ? cli_print_json(obj) : cli_error("out of memory");
+	} else if ((err = report_print_seconds(seconds, list, stdout))) {
+		ret = cli_error("cannot write the seconds: %s", strerror(-err));
+	}
+	json_decref(obj);
+	json_decref(list);
+	json_decref(seconds);
+	return ret;
+}
+
 static int do_show(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -83,6 +120,8 @@ static int do_show(int argc, char **argv)
 		{ "subject", required_argument, NULL, OPT_SUBJECT },
 		{ "all-rows", no_argument, NULL, OPT_ALL_ROWS },
 		{ "trials", no_argument, NULL, OPT_TRIALS },
+		{ "seconds", no_argument, NULL, OPT_SECONDS },
+		{ "wide", no_argument, NULL, OPT_WIDE },
 		{ NULL, 0, NULL, 0 },
 	};
 	json_t *result = NULL, *report = NULL, *form = NULL, *noise = NULL;
@@ -104,13 +143,19 @@ static int do_show(int argc, char **argv)
 		return cli_usage_error("result show", "--csv and --json exclude each other");
 	if (csv && o.form)
 		return cli_usage_error("result show", "--csv and --form exclude each other");
-	if (!o.form && (o.metric || o.subject))
-		return cli_usage_error("result show", "--metric and --subject go with --form");
-	if (o.trials && (csv || o.form || o.all_rows))
+	if (!o.form && !o.seconds && (o.metric || o.subject))
+		return cli_usage_error("result show", "--metric and --subject go with --form or "
+				       "--seconds");
+	if (o.seconds && (csv || o.form || o.all_rows || o.trials || o.wide))
+		return cli_usage_error("result show", "--seconds goes with no other option but "
+				       "--metric, --subject and --json");
+	if (o.trials && (csv || o.form || o.all_rows || o.wide))
 		return cli_usage_error("result show", "--trials goes with no other option but --json");
 	ret = cli_parse_run_id(argv[first], "result show", &id);
 	if (ret)
 		return ret;
+	if (o.seconds)
+		return show_seconds(id, o.metric, o.subject);
 	ret = cli_query("result_show", id, &result);
 	if (ret)
 		return ret;
@@ -140,7 +185,8 @@ static int do_show(int argc, char **argv)
 	if (o.form) {
 		form = report_form_build(report, o.form, o.metric, o.subject, msg, sizeof(msg));
 		if (!form) {
-			ret = cli_error("run %lld: %s", id, msg);
+			ret = cli_error("run %lld%s%s", id,
+					strncmp(msg, "no metric ", 10) ? ": " : " has ", msg);
 			goto out;
 		}
 		if (cli.json)
@@ -154,7 +200,7 @@ static int do_show(int argc, char **argv)
 		goto out;
 	}
 	{
-		REPORT_TEXT_OPTS(text_opts, .all_rows = o.all_rows);
+		REPORT_TEXT_OPTS(text_opts, .all_rows = o.all_rows, .wide = o.wide);
 
 		err = report_print_text_opts(report, &text_opts, stdout);
 	}
@@ -169,8 +215,8 @@ out:
 
 static const struct cli_cmd result_cmds[] = {
 	{ "show", do_show,
-	  "RUN [--csv | --form FORM [--metric METRIC] [--subject SUBJECT] | --trials]"
-	  " [--all-rows]",
+	  "RUN [--csv | --form FORM [--metric METRIC] [--subject SUBJECT] | --trials |"
+	  " --seconds [--metric METRIC] [--subject SUBJECT]] [--all-rows] [--wide]",
 	  "Print the results of run RUN as tables: per host and matrix point, one table\n"
 	  "per metric, a row per variant and subject (port or program), a column per\n"
 	  "repetition and mean ± spread (spread = half the range); for prog.ns_per_run\n"
@@ -193,6 +239,10 @@ static const struct cli_cmd result_cmds[] = {
 	  "\n"
 	  "  --all-rows          the zero rows and the records too (--json, --csv and the\n"
 	  "                      other forms always have every row)\n"
+	  "  --wide              a column per repetition however many (above 5: n, min,\n"
+	  "                      median and max stand for them, so a table fits 100\n"
+	  "                      columns), and names over 24 columns whole (else elided\n"
+	  "                      with a key under the table)\n"
 	  "  --csv               one line per sample instead: run,job,host,variant,rep,\n"
 	  "                      point,metric,subject,window,value,unit\n"
 	  "  --form FORM         table (default), or\n"
@@ -209,7 +259,11 @@ static const struct cli_cmd result_cmds[] = {
 	  "                      one; drivers of prog.ns_per_run: each variant's first\n"
 	  "                      XDP program)\n"
 	  "  --trials            a search's trials in order instead: seq, duration, load,\n"
-	  "                      offered, forwarded, loss ratio, valid (or why not)\n" },
+	  "                      offered, forwarded, loss ratio, valid (or why not)\n"
+	  "  --seconds           the per-second values instead: a table per metric,\n"
+	  "                      host, variant, point and subject, a row per second of\n"
+	  "                      the window, a column per repetition (warm-up, drift);\n"
+	  "                      --metric and --subject narrow it\n" },
 	{ "compare", cli_result_compare, CLI_RESULT_COMPARE_ARGS, CLI_RESULT_COMPARE_HELP },
 	{ "history", cli_result_history, CLI_RESULT_HISTORY_ARGS, CLI_RESULT_HISTORY_HELP },
 	{ "export", cli_result_export, CLI_RESULT_EXPORT_ARGS, CLI_RESULT_EXPORT_HELP },

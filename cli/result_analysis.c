@@ -32,7 +32,7 @@ enum {
 	OPT_PLAN = CLI_OPT_FIRST_LOCAL + 40, OPT_METRIC, OPT_BY, OPT_BASELINE, OPT_CANDIDATE,
 	OPT_VARIANT, OPT_SUBJECT, OPT_WINDOW, OPT_HOST, OPT_FLAGGED, OPT_MIN_EFFECT, OPT_ALPHA,
 	OPT_FORM, OPT_CSV, OPT_PLOT, OPT_FORMAT, OPT_ORIGIN, OPT_BEFORE, OPT_AFTER, OPT_UNIT,
-	OPT_ALL, OPT_STRICT, OPT_KERNEL, OPT_KERNEL_VERSION, OPT_BUILD_ID,
+	OPT_ALL, OPT_STRICT, OPT_KERNEL, OPT_KERNEL_VERSION, OPT_BUILD_ID, OPT_ALL_ROWS,
 };
 
 /* bpftool snapshot pairs of one import: a repetition each */
@@ -45,7 +45,7 @@ struct an_opts {
 	const char *build_id;
 	const char *before[MAX_PAIRS], *after[MAX_PAIRS];
 	int n_before, n_after;
-	bool include_flagged, all, csv, strict;
+	bool include_flagged, all, csv, strict, all_rows;
 	double min_effect, alpha;
 };
 
@@ -76,6 +76,7 @@ static int an_opt(int opt, const char *arg, void *ctx)
 	case OPT_HOST: o->host = arg; return 0;
 	case OPT_FLAGGED: o->include_flagged = true; return 0;
 	case OPT_ALL: o->all = true; return 0;
+	case OPT_ALL_ROWS: o->all_rows = true; return 0;
 	case OPT_STRICT: o->strict = true; return 0;
 	case OPT_MIN_EFFECT:
 		o->min_effect = strtod(arg, &end);
@@ -185,6 +186,7 @@ static const struct option export_longopts[] = {
 	{ "origin", required_argument, NULL, OPT_ORIGIN },
 	{ "build-id", required_argument, NULL, OPT_BUILD_ID },
 	{ "include-flagged", no_argument, NULL, OPT_FLAGGED },
+	{ "all-rows", no_argument, NULL, OPT_ALL_ROWS },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -281,6 +283,10 @@ static json_t *make_filter(const struct an_opts *o, const char *by)
 	return f;
 }
 
+static int unknown_metric(const char *plan, const char *metric);
+static int compare_runs_check(const json_t *rows, long long ra, long long rb,
+			      const char *metric);
+
 int cli_result_compare(int argc, char **argv)
 {
 	struct an_opts o = { .cmd = "result compare" };
@@ -335,6 +341,10 @@ int cli_result_compare(int argc, char **argv)
 		goto out;
 	}
 	ret = cli_fetch_values(filter, &rows);
+	if (!ret && ra)
+		ret = compare_runs_check(rows, ra, rb, o.metric);
+	else if (!ret && !json_array_size(rows) && o.metric)
+		ret = unknown_metric(o.plan, o.metric);
 	if (ret)
 		goto out;
 	{
@@ -350,6 +360,10 @@ int cli_result_compare(int argc, char **argv)
 	/* the smallest change each row's n can resolve (lib/report/report_compare.h) */
 	if (report_compare_add_min_detectable(report)) {
 		ret = cli_error("out of memory");
+		goto out;
+	}
+	if (o.strict && report_compare_plans_differ(report, msg, sizeof(msg))) {
+		ret = cli_error("%s; --strict refuses to compare runs of different plans", msg);
 		goto out;
 	}
 	if (o.plot && (err = plot_compare(report, o.plot, msg, sizeof(msg)))) {
@@ -369,11 +383,12 @@ out:
 	return ret;
 }
 
-/* When METRIC is not a metric of PLAN: an error listing the plan's metrics (first
- * measured first; records left out), returned as an exit status; else 0. */
-static int unknown_metric(const char *plan, const char *metric)
+/* When METRIC is not a metric of the values FILTER keeps (WHAT names them: "plan 'P'",
+ * "run 3", "runs 1 and 3"): the one error for an unknown metric, with the metrics there
+ * are (first measured first; records left out), returned as an exit status; else 0. */
+static int unknown_metric_in(json_t *filter, const char *what, const char *metric)
 {
-	json_t *filter = json_pack("{s:s}", "plan", plan), *rows = NULL, *seen, *r;
+	json_t *rows = NULL, *seen, *r;
 	const char *m;
 	char *list = NULL;
 	size_t len = 0, i;
@@ -386,6 +401,10 @@ static int unknown_metric(const char *plan, const char *metric)
 	json_decref(filter);
 	if (ret)
 		return ret;
+	if (!metric) {
+		json_decref(rows);
+		return 0;
+	}
 	seen = json_object();
 	f = open_memstream(&list, &len);
 	json_array_foreach(rows, i, r) {
@@ -398,13 +417,157 @@ static int unknown_metric(const char *plan, const char *metric)
 	if (!f || fclose(f) || !seen)
 		ret = cli_error("out of memory");
 	else if (!json_object_size(seen))
-		ret = cli_error("plan '%s' has no results", plan);
+		ret = cli_error("%s %s no results", what, strncmp(what, "runs ", 5) ? "has" : "have");
 	else if (!json_object_get(seen, metric))
-		ret = cli_error("plan '%s' has no metric '%s' (its metrics: %s)", plan, metric,
-				list);
+		ret = cli_error("%s %s no metric '%s' (%s metrics: %s)", what,
+				strncmp(what, "runs ", 5) ? "has" : "have", metric,
+				strncmp(what, "runs ", 5) ? "its" : "their", list);
 	free(list);
 	json_decref(seen);
 	json_decref(rows);
+	return ret;
+}
+
+static int unknown_metric(const char *plan, const char *metric)
+{
+	char what[300];
+
+	snprintf(what, sizeof(what), "plan '%s'", plan);
+	return unknown_metric_in(json_pack("{s:s}", "plan", plan), what, metric);
+}
+
+/* Before comparing runs RA and RB whose values ROWS (with the command's filters) are:
+ * the one wording of an unknown run ("unknown run 99", as `result show`) and of a
+ * metric neither has (their metrics listed). Returns 0 or the exit status. */
+static int compare_runs_check(const json_t *rows, long long ra, long long rb,
+			      const char *metric)
+{
+	long long ids[2] = { ra, rb };
+	const json_t *r;
+	json_t *run;
+	char what[64];
+	size_t i;
+	int k, ret;
+
+	for (k = 0; k < 2; k++) {
+		json_array_foreach(rows, i, r)
+			if (json_integer_value(json_object_get(r, "run")) == ids[k])
+				break;
+		if (i < json_array_size(rows))
+			continue;
+		ret = cli_query("run_show", ids[k], &run);	/* "unknown run N" */
+		json_decref(run);
+		if (ret)
+			return ret;
+	}
+	if (json_array_size(rows) || !metric)
+		return 0;
+	snprintf(what, sizeof(what), "runs %lld and %lld", ra, rb);
+	return unknown_metric_in(json_pack("{s:[I, I]}", "runs", (json_int_t)ra, (json_int_t)rb),
+				 what, metric);
+}
+
+/* BY without its "host" fields into REST (REST_LEN bytes; "kernel.release" when nothing
+ * is left); whether it had one. */
+static bool by_without_host(const char *by, char *rest, size_t rest_len)
+{
+	const char *p = by, *e;
+	size_t used = 0;
+	bool host = false;
+
+	rest[0] = '\0';
+	while (*p) {
+		e = p + strcspn(p, ",");
+		if ((size_t)(e - p) == 4 && !strncmp(p, "host", 4))
+			host = true;
+		else if (used < rest_len)
+			used += snprintf(rest + used, rest_len - used, "%s%.*s", used ? "," : "",
+					 (int)(e - p), p);
+		p = *e ? e + 1 : e;
+	}
+	if (!*rest)
+		snprintf(rest, rest_len, "kernel.release");
+	return host;
+}
+
+/* The history of ROWS by BY, with its figures: a new report or NULL after printing the
+ * error (*RET its exit status). */
+static json_t *history_of(const json_t *rows, const char *by, const struct an_opts *o,
+			  int *ret)
+{
+	json_t *report;
+	char msg[1024];
+	ANALYSIS_OPTS(aopts, .include_flagged = o->include_flagged);
+
+	report = analysis_history(rows, by, &aopts, msg, sizeof(msg));
+	if (!report && !json_array_size(rows) && (*ret = unknown_metric(o->plan, o->metric)))
+		return NULL;
+	if (!report) {
+		*ret = cli_error("plan '%s', metric '%s': %s", o->plan, o->metric, msg);
+		return NULL;
+	}
+	if (report_history_add_min_detectable(report)) {
+		json_decref(report);
+		*ret = cli_error("out of memory");
+		return NULL;
+	}
+	return report;
+}
+
+/* `--by host[,FIELD...]`: a history per host of ROWS (first measured first), by the
+ * other fields BY: "host h1" and its history, then the next; JSON {"by", "histories":
+ * [{"host", ...history}]}. */
+static int history_per_host(const json_t *rows, const char *by, const struct an_opts *o)
+{
+	json_t *hosts = json_array(), *out = json_pack("{s:s, s:[]}", "by", o->by, "histories");
+	const json_t *r, *h;
+	size_t i, k;
+	int ret = 0, err;
+
+	if (!hosts || !out) {
+		ret = cli_error("out of memory");
+		goto out;
+	}
+	json_array_foreach(rows, i, r) {
+		json_array_foreach(hosts, k, h)
+			if (json_equal(h, json_object_get(r, "host")))
+				break;
+		if (k == json_array_size(hosts) && json_object_get(r, "host"))
+			json_array_append(hosts, json_object_get(r, "host"));
+	}
+	if (!json_array_size(hosts)) {
+		ret = unknown_metric(o->plan, o->metric);
+		if (!ret)
+			ret = cli_error("plan '%s', metric '%s': no values", o->plan, o->metric);
+		goto out;
+	}
+	json_array_foreach(hosts, k, h) {
+		json_t *mine = json_array(), *report;
+
+		json_array_foreach(rows, i, r)
+			if (mine && json_equal(h, json_object_get(r, "host")))
+				json_array_append((json_t *)mine, (json_t *)r);
+		report = mine ? history_of(mine, by, o, &ret) : NULL;
+		json_decref(mine);
+		if (!report) {
+			ret = ret ? ret : cli_error("out of memory");
+			goto out;
+		}
+		json_object_set(report, "host", (json_t *)h);
+		json_array_append_new(json_object_get(out, "histories"), report);
+		if (cli.json)
+			continue;
+		printf("host %s\n\n", json_string_value(h));
+		if ((err = report_history_print_text(report, stdout))) {
+			ret = cli_error("cannot print the history: %s", strerror(-err));
+			goto out;
+		}
+	}
+	if (cli.json)
+		ret = cli_print_json(out);
+out:
+	json_decref(hosts);
+	json_decref(out);
 	return ret;
 }
 
@@ -412,8 +575,9 @@ int cli_result_history(int argc, char **argv)
 {
 	struct an_opts o = { .cmd = "result history" };
 	json_t *filter = NULL, *rows = NULL, *report = NULL;
-	char msg[1024];
+	char msg[1024], by[128];
 	int first, ret, err;
+	bool per_host;
 
 	ret = cli_parse_opts(argc, argv, o.cmd, "", history_longopts, an_opt, &o, &first);
 	if (ret)
@@ -424,34 +588,30 @@ int cli_result_history(int argc, char **argv)
 		return cli_usage_error(o.cmd, "--plan and --metric are needed");
 	if (!o.by)
 		o.by = "kernel.release";
-	if (!store_history_by_known(o.by))
-		return cli_usage_error(o.cmd, "a history goes by %s, not '%s'",
-				       store_history_by_fields(), o.by);
+	per_host = by_without_host(o.by, by, sizeof(by));
+	if (!store_history_by_known(by))
+		return cli_usage_error(o.cmd, "a history goes by host (one per host), %s, not "
+				       "'%s'", store_history_by_fields(), o.by);
 	if (o.csv && cli.json)
 		return cli_usage_error(o.cmd, "--csv and --json exclude each other");
+	if (per_host && (o.csv || o.plot))
+		return cli_usage_error(o.cmd, "--by host goes without --csv and --plot (one "
+				       "history per host: --host H for one)");
 	if (o.plot && plot_check_output(o.plot, msg, sizeof(msg)))
 		return cli_error("--plot: %s", msg);
-	filter = make_filter(&o, o.by);
+	filter = make_filter(&o, by);
 	if (!filter)
 		return cli_error("out of memory");
 	ret = cli_fetch_values(filter, &rows);
 	if (ret)
 		goto out;
-	{
-		ANALYSIS_OPTS(aopts, .include_flagged = o.include_flagged);
-
-		report = analysis_history(rows, o.by, &aopts, msg, sizeof(msg));
-	}
-	if (!report && !json_array_size(rows) && (ret = unknown_metric(o.plan, o.metric)))
-		goto out;
-	if (!report) {
-		ret = cli_error("plan '%s', metric '%s': %s", o.plan, o.metric, msg);
+	if (per_host) {
+		ret = history_per_host(rows, by, &o);
 		goto out;
 	}
-	if (report_history_add_min_detectable(report)) {
-		ret = cli_error("out of memory");
+	report = history_of(rows, by, &o, &ret);
+	if (!report)
 		goto out;
-	}
 	if (o.plot && (err = plot_history(report, o.plot, msg, sizeof(msg)))) {
 		ret = cli_error("cannot plot to '%s': %s", o.plot, msg);
 		goto out;
@@ -474,7 +634,7 @@ int cli_result_export(int argc, char **argv)
 	struct an_opts o = { .cmd = "result export" };
 	json_t *filter = NULL, *rows = NULL, *out = NULL;
 	char db_id[STORE_DB_ID_LEN], msg[1024];
-	size_t n_flagged;
+	size_t n_flagged, n_zero = 0;
 	long long run;
 	int first, ret;
 
@@ -494,6 +654,12 @@ int cli_result_export(int argc, char **argv)
 	if (!filter)
 		return cli_error("out of memory");
 	ret = fetch_values_id(filter, &rows, db_id);
+	if (!ret && !json_array_size(rows)) {
+		json_t *r = NULL;
+
+		ret = cli_query("run_show", run, &r);	/* "unknown run N", as everywhere */
+		json_decref(r);
+	}
 	if (ret)
 		goto out;
 	if (!strcmp(o.format, "kcidb") && !*db_id) {
@@ -505,12 +671,18 @@ int cli_result_export(int argc, char **argv)
 	out = export_run(rows, run, &(struct export_run_opts){
 		.sz = sizeof(struct export_run_opts), .format = o.format, .host = o.host,
 		.kernel = o.kernel, .include_flagged = o.include_flagged, .origin = o.origin,
-		.db_id = db_id, .build_id = o.build_id }, &n_flagged, msg, sizeof(msg));
+		.db_id = db_id, .build_id = o.build_id, .all_rows = o.all_rows,
+		.kernel_cache = export_kernel_cache(), .n_zero = &n_zero },
+		&n_flagged, msg, sizeof(msg));
 	/* the formats have no room for it: say so on stderr, JSON or not */
 	if (out && n_flagged)
 		fprintf(stderr, "bpflab: result export: left out %zu flagged result%s of run %lld "
 			"(--include-flagged to include them)\n", n_flagged,
 			n_flagged == 1 ? "" : "s", run);
+	if (out && n_zero)
+		fprintf(stderr, "bpflab: result export: left out %zu rate%s of run %lld that are "
+			"zero by design (--all-rows to include them)\n", n_zero,
+			n_zero == 1 ? "" : "s", run);
 	ret = out ? cli_print_json(out) : cli_error("%s", msg);
 out:
 	json_decref(out);
@@ -642,7 +814,7 @@ int cli_result_import(int argc, char **argv)
 		struct store *st = store_open(cli.db, false, msg, sizeof(msg));
 
 		if (!st) {
-			ret = cli_error("cannot open database '%s': %s", cli.db, msg);
+			ret = cli_error("%s", msg);
 			goto out;
 		}
 		err = store_import(st, imp, util_wall_ms(), &run_id);
@@ -657,6 +829,11 @@ int cli_result_import(int argc, char **argv)
 			ret = cli_error("out of memory");
 			goto out;
 		}
+		/* bpflabd writes an import in parts between its other work: a second more
+		 * to wait per CLI_IMPORT_JOBS_PER_S jobs (160,000 jobs: 3 s on a busy
+		 * 2-CPU machine, bench/README.md "big runs") */
+		cli.timeout_s += (int)(json_array_size(json_object_get(imp, "jobs")) /
+				       CLI_IMPORT_JOBS_PER_S);
 		ret = cli_request(req, "imported", &reply);
 		if (ret)
 			goto out;

@@ -72,21 +72,23 @@ int cli_result_import(int argc, char **argv);
 	"                      and config), kernel.version, kernel.config or day\n"       \
 	"  --variant, --subject, --window, --host\n"                                       \
 	"                      only these values (window: rate or cost)\n"                 \
-	"  --include-flagged   keep flagged results (left out by default)\n"              \
+	"  --include-flagged   keep flagged results (left out by default)\n"             \
 	"  --csv               one line per group (not with -j)\n"                         \
 	"  --plot FILE         a line per series with error bars and the change points,\n" \
 	"                      by gnuplot (FILE.svg or FILE.png)\n"
 
 #define CLI_RESULT_EXPORT_ARGS                                                          \
 	"RUN --format kcidb|bmf [--host NAME] [--kernel K] [--origin NAME] "              \
-	"[--build-id ID] [--include-flagged]"
+	"[--build-id ID] [--include-flagged] [--all-rows]"
 #define CLI_RESULT_EXPORT_HELP                                                          \
 	"Print run RUN as JSON for other dashboards (with or without -j): kcidb\n"        \
 	"(KernelCI KCIDB v4.4 checkouts, builds and tests with number value and unit)\n"  \
 	"or bmf (Bencher Metric Format). One entry per host, kernel build, variant,\n"    \
 	"point, metric and subject: the mean (the arithmetic mean, as result show\n"     \
 	"prints; for rates total work over total time), min and max of the\n"          \
-	"repetitions.\n"                                                                  \
+	"repetitions. A bmf document is of one host and kernel build (a Bencher\n"      \
+	"testbed and branch), benchmarks named PLAN/VARIANT/SUBJECT[/POINT]: a run of\n" \
+	"several needs --host and --kernel (the error lists them).\n"                    \
 	"\n"                                                                              \
 	"  --format FORMAT     kcidb or bmf\n"                                            \
 	"  --host NAME         only the results of host NAME\n"                           \
@@ -95,7 +97,8 @@ int cli_result_import(int argc, char **argv);
 	"  --origin NAME       kcidb: the origin, [a-z0-9_]+ (default: bpflab)\n"         \
 	"  --build-id ID       kcidb: the tests' build, ORIGIN:ID, one your CI has sent\n" \
 	"                      (one kernel build only; no checkouts or builds emitted)\n" \
-	"  --include-flagged   keep flagged results (left out by default)\n"
+	"  --include-flagged   keep flagged results (left out by default)\n"             \
+	"  --all-rows          keep rates that are zero by design (left out by default)\n"
 
 #define CLI_RESULT_VERIFIER_ARGS "RUN [--by FIELD]"
 #define CLI_RESULT_VERIFIER_HELP                                                        \

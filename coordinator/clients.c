@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* clients.c - clients' requests: receiving one, checking it (lib/proto/proto_schema.c) and
- * handing it to its handler by type; the handlers of the queries that read the store
- * (host_list, run_list, run_show, result_show, run_watch, run_attempts) and run_cancel
- * are here, the others in their own files (coord_clients.h).
+ * handing it to its handler by type; the handlers of host_list, run_watch and run_cancel
+ * are here, the others in their own files (coord_clients.h). A frame over
+ * COORD_PARSE_INLINE bytes is parsed on the worker thread, and the requests that only
+ * read the store (run_list, result_show, result_seconds, run_show, run_attempts, query)
+ * are answered there (coord_offload.h); an import is written in parts between loop
+ * turns (query.c).
  *
  * Event loop thread only.
  */
@@ -17,6 +20,7 @@
 #include "coord_core.h"
 #include "coord_link.h"
 #include "coord_machine.h"
+#include "coord_offload.h"
 #include "base/log.h"
 #include "proto/proto_schema.h"
 #include "base/util.h"
@@ -44,29 +48,6 @@ static json_t *on_host_list(struct coord *c, const json_t *msg)
 	if (hosts)
 		coord_machine_hosts(c, hosts);	/* "waits_for_machine" */
 	return query_reply(c, "hosts", "hosts", hosts);
-}
-
-static json_t *on_run_list(struct coord *c, const json_t *msg)
-{
-	return query_reply(c, "runs", "runs", store_query_runs(c->store));
-}
-
-static json_t *on_run_show(struct coord *c, const json_t *msg)
-{
-	long long run = proto_get_int(msg, "run", -1);
-
-	if (run < 1)
-		return proto_error_new("run_show", "'run' must be a run id");
-	return query_reply(c, "run", "run", store_query_run(c->store, run));
-}
-
-static json_t *on_result_show(struct coord *c, const json_t *msg)
-{
-	long long run = proto_get_int(msg, "run", -1);
-
-	if (run < 1)
-		return proto_error_new("result_show", "'run' must be a run id");
-	return query_reply(c, "result", "result", store_query_result(c->store, run));
 }
 
 static json_t *on_run_cancel(struct coord *c, const json_t *msg)
@@ -189,29 +170,21 @@ static json_t *on_run_watch(struct coord *c, const json_t *msg)
 	return r;
 }
 
-static json_t *on_run_attempts(struct coord *c, const json_t *msg)
-{
-	long long run = proto_get_int(msg, "run", -1);
-
-	if (run < 1)
-		return proto_error_new("run_attempts", "'run' must be a run id");
-	return query_reply(c, "attempts", "attempts", store_query_attempts(c->store, run));
-}
-
 static const struct {
 	const char *type;
 	json_t *(*fn)(struct coord *c, const json_t *msg);
 } client_handlers[] = {
 	{ "submit", coord_submit },
 	{ "host_list", on_host_list },
-	{ "run_list", on_run_list },
-	{ "run_show", on_run_show },
-	{ "result_show", on_result_show },
+	{ "run_list", NULL },		/* answered on the worker: coord_offload_read */
+	{ "run_show", NULL },
+	{ "result_show", NULL },
+	{ "result_seconds", NULL },
 	{ "run_cancel", on_run_cancel },
 	{ "run_watch", on_run_watch },
-	{ "run_attempts", on_run_attempts },
-	{ "query", coord_query },
-	{ "import", coord_import },
+	{ "run_attempts", NULL },
+	{ "query", NULL },
+	{ "import", NULL },		/* in parts: coord_import_start */
 	{ "link_list", coord_link_list },
 	{ "link_discover", NULL },	/* answered later: coord_link_discover */
 	{ "host_boot", coord_host_boot },
@@ -225,38 +198,100 @@ static const struct {
 	{ "noise_list", coord_noise_list },
 };
 
-int coord_client_recv(struct coord *c)
+/* Answer request MSG of client ID. W: the worker's item when it parsed MSG (validated
+ * there, and an import checked), else NULL. */
+static void handle(struct coord *c, const void *id, size_t id_len, const json_t *msg,
+		   const struct coord_work *w)
 {
-	unsigned char id[PROTO_MAX_IDENTITY];
-	size_t id_len = 0, i;
-	const char *type;
-	json_t *msg = NULL;
+	const char *type = proto_msg_type(msg);
 	char why[256];
-	int err;
+	size_t i;
 
-	err = coord_recv(c, false, id, &id_len, &msg, NULL, why, sizeof(why));
-	if (err == -EACCES)
-		return 1;
-	if (err == -EBADMSG) {
-		coord_bad_message(c, c->clients_sock, id, id_len, "a client", NULL, "%s", why);
-		return 1;
-	}
-	if (err <= 0)
-		return err;
-	type = proto_msg_type(msg);
 	for (i = 0; i < ARRAY_SIZE(client_handlers); i++)
 		if (!strcmp(type, client_handlers[i].type))
 			break;
-	if (i < ARRAY_SIZE(client_handlers) &&
-	    proto_validate(msg, PROTO_CH_CLIENT_TO_COORD, why, sizeof(why)) == -EINVAL)
+	if (i < ARRAY_SIZE(client_handlers) && w && !w->validated)
+		coord_bad_message(c, c->clients_sock, id, id_len, "a client", type, "%s", w->why);
+	else if (i < ARRAY_SIZE(client_handlers) && !w &&
+		 proto_validate(msg, PROTO_CH_CLIENT_TO_COORD, why, sizeof(why)) == -EINVAL)
 		coord_bad_message(c, c->clients_sock, id, id_len, "a client", type, "%s", why);
 	else if (i == ARRAY_SIZE(client_handlers))
 		coord_bad_message(c, c->clients_sock, id, id_len, "a client", type,
 				  "unknown message type '%s'", type);
-	else if (!client_handlers[i].fn)
+	else if (!strcmp(type, "import") && w && w->check_err)
+		coord_reply(c->clients_sock, id, id_len,
+			    proto_error_new(type, "cannot import '%s': %s",
+					    proto_get_str(json_object_get(msg, "import"), "source",
+							  "?"), w->why));
+	else if (!strcmp(type, "import"))
+		coord_import_start(c, id, id_len, msg, w && w->checked);
+	else if (coord_offload_reads(type)) {
+		if (coord_offload_read(c, id, id_len, msg))
+			coord_reply(c->clients_sock, id, id_len, NULL);	/* logs: no memory */
+	} else if (!client_handlers[i].fn)
 		coord_link_discover(c, id, id_len);
 	else
 		coord_reply(c->clients_sock, id, id_len, client_handlers[i].fn(c, msg));
+}
+
+void coord_client_parsed(struct coord *c, struct coord_work *w)
+{
+	if (!w->msg)
+		coord_bad_message(c, c->clients_sock, w->id, w->id_len, "a client", NULL, "%s",
+				  w->why);
+	else
+		handle(c, w->id, w->id_len, w->msg, w);
+	coord_offload_drop(c, w->msg);	/* a big message: freed off the loop too */
+	w->msg = NULL;
+	coord_offload_free(w);
+}
+
+int coord_client_recv(struct coord *c)
+{
+	unsigned char id[PROTO_MAX_IDENTITY];
+	size_t id_len = 0;
+	struct proto_peer peer;
+	json_t *msg = NULL;
+	zmq_msg_t frame;
+	char why[256];
+	int err;
+
+	err = proto_recv_frame_from(c->clients_sock, id, &id_len, &frame, &peer, ZMQ_DONTWAIT,
+				    why, sizeof(why));
+	if ((!err || err == -EBADMSG) && !coord_peer_allowed(c, false, &peer)) {
+		/* the refusal names the message's type when it is small enough to read */
+		if (!err && zmq_msg_size(&frame) <= COORD_PARSE_INLINE)
+			msg = proto_decode(zmq_msg_data(&frame), zmq_msg_size(&frame), why,
+					   sizeof(why));
+		zmq_msg_close(&frame);
+		coord_refuse_role(c, false, id, id_len, &peer, &msg, NULL);
+		return 1;
+	}
+	if (err == -EBADMSG) {
+		zmq_msg_close(&frame);
+		coord_bad_message(c, c->clients_sock, id, id_len, "a client", NULL, "%s", why);
+		return 1;
+	}
+	if (err) {
+		zmq_msg_close(&frame);
+		if (err == -EAGAIN)
+			return 0;
+		pr_warn("cannot receive from clients: %s", zmq_strerror(-err));
+		return err;
+	}
+	/* a big frame (an import of many jobs) is decoded off the loop */
+	if (zmq_msg_size(&frame) > COORD_PARSE_INLINE &&
+	    !coord_offload_parse(c, id, id_len, &frame)) {
+		zmq_msg_close(&frame);
+		return 1;
+	}
+	msg = proto_decode(zmq_msg_data(&frame), zmq_msg_size(&frame), why, sizeof(why));
+	zmq_msg_close(&frame);
+	if (!msg) {
+		coord_bad_message(c, c->clients_sock, id, id_len, "a client", NULL, "%s", why);
+		return 1;
+	}
+	handle(c, id, id_len, msg, NULL);
 	json_decref(msg);
 	return 1;
 }

@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <time.h>
 #include <unistd.h>
 #include <zmq.h>
 
@@ -34,6 +35,7 @@
 #include "coord_dispatch.h"
 #include "coord_link.h"
 #include "coord_machine.h"
+#include "coord_offload.h"
 #include "coord_results.h"
 #include "coord_zap.h"
 #include "proto/keys.h"
@@ -53,26 +55,65 @@ static void tick(struct coord *c)
 	coord_dispatch(c);
 }
 
+/* The loop thread's CPU time in microseconds. */
+static int64_t thread_cpu_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+/* The parts of a turn, for the log line of one over budget: when each ended. */
+enum { T_AGENTS, T_CLIENTS, T_WORKER, T_IMPORTS, T_TIMER, T__N };
+
+/* The end of a turn that began at C->turn_mono (C->turn_cpu_us), its parts ending at
+ * MARK: counted (coord_stats). */
+static void turn_end(struct coord *c, const int64_t mark[T__N])
+{
+	int64_t took = util_mono_ms() - c->turn_mono, cpu = thread_cpu_us() - c->turn_cpu_us;
+
+	if (took > (int64_t)c->stats.turn_max_ms)
+		c->stats.turn_max_ms = (uint64_t)took;
+	if (cpu > (int64_t)c->stats.turn_max_cpu_us)
+		c->stats.turn_max_cpu_us = (uint64_t)cpu;
+	if (took > COORD_TURN_BUDGET_MS) {
+		c->stats.turns_over_budget++;
+		pr_debug("loop turn took %lld ms, %lld ms of CPU (budget %d ms): agents %lld, "
+			 "clients %lld, worker's %lld, imports %lld, dispatch and timer %lld",
+			 (long long)took, (long long)(cpu / 1000), COORD_TURN_BUDGET_MS,
+			 (long long)(mark[T_AGENTS] - c->turn_mono),
+			 (long long)(mark[T_CLIENTS] - mark[T_AGENTS]),
+			 (long long)(mark[T_WORKER] - mark[T_CLIENTS]),
+			 (long long)(mark[T_IMPORTS] - mark[T_WORKER]),
+			 (long long)(mark[T_TIMER] - mark[T_IMPORTS]));
+	}
+}
+
 int coord_run_once(struct coord *c, int timeout_ms)
 {
-	zmq_pollitem_t items[3] = {
+	zmq_pollitem_t items[4] = {
 		{ c->agents_sock, 0, ZMQ_POLLIN, 0 },
 		{ c->clients_sock, 0, ZMQ_POLLIN, 0 },
+		{ NULL, coord_offload_fd(c), ZMQ_POLLIN, 0 },	/* the worker's answers */
 		{ c->zap_sock, 0, ZMQ_POLLIN, 0 },	/* last: absent in plaintext */
 	};
-	int64_t now = util_mono_ms(), wait = c->next_tick_mono - now;
+	int64_t now = util_mono_ms(), wait = c->next_tick_mono - now, mark[T__N];
+	struct coord_work *w;
 	int i, rc;
 
 	if (c->reload)
 		coord_reload_keys(c);
-	if (wait < 0)
+	if (wait < 0 || c->imports)	/* an import's next part: no wait */
 		wait = 0;
 	if (wait > timeout_ms)
 		wait = timeout_ms;
-	rc = zmq_poll(items, c->zap_sock ? 3 : 2, (long)wait);
+	rc = zmq_poll(items, c->zap_sock ? 4 : 3, (long)wait);
 	if (rc < 0)
 		return zmq_errno() == EINTR ? 0 : -zmq_errno();
-	for (i = 0; i < COORD_BATCH && c->zap_sock && (items[2].revents & ZMQ_POLLIN); i++) {
+	c->turn_mono = util_mono_ms();
+	c->turn_cpu_us = thread_cpu_us();
+	for (i = 0; i < COORD_BATCH && c->zap_sock && (items[3].revents & ZMQ_POLLIN); i++) {
 		int ev = 0;
 		size_t evsz = sizeof(ev);
 
@@ -86,17 +127,27 @@ int coord_run_once(struct coord *c, int timeout_ms)
 			break;
 	}
 	coord_result_flush(c);	/* the turn's results: stored, then acknowledged */
+	mark[T_AGENTS] = util_mono_ms();
 	for (i = 0; i < COORD_BATCH && (items[1].revents & ZMQ_POLLIN); i++) {
 		rc = coord_client_recv(c);
 		if (rc <= 0)
 			break;
 	}
+	mark[T_CLIENTS] = util_mono_ms();
+	/* the worker's: answers sent, parsed requests handled */
+	for (i = 0; i < COORD_BATCH && (w = coord_offload_next(c)); i++)
+		coord_client_parsed(c, w);
+	mark[T_WORKER] = util_mono_ms();
+	coord_import_turn(c, c->turn_mono + COORD_IMPORT_SLICE_MS);
+	mark[T_IMPORTS] = util_mono_ms();
 	coord_dispatch_turn(c);		/* the agents freed in this turn, in one batch */
 	now = util_mono_ms();
 	if (now >= c->next_tick_mono) {
 		tick(c);
 		c->next_tick_mono = now + c->opts.tick_ms;
 	}
+	mark[T_TIMER] = util_mono_ms();
+	turn_end(c, mark);
 	return 0;
 }
 
@@ -108,6 +159,11 @@ int coord_run(struct coord *c)
 		err = coord_run_once(c, c->opts.tick_ms);
 	if (err)
 		pr_warn("event loop failed: %s", zmq_strerror(-err));
+	pr_info("longest loop turn %llu ms (most CPU in one: %.1f ms), %llu turn%s over the "
+		"%d ms budget", (unsigned long long)c->stats.turn_max_ms,
+		c->stats.turn_max_cpu_us / 1000.0,
+		(unsigned long long)c->stats.turns_over_budget,
+		c->stats.turns_over_budget == 1 ? "" : "s", COORD_TURN_BUDGET_MS);
 	return err;
 }
 
@@ -123,11 +179,11 @@ void coord_get_stats(const struct coord *c, struct coord_stats *stats)
 
 /* --- setup --- */
 
+/* A ROUTER bound to ENDPOINT, taking frames of up to MAX bytes. */
 static void *router_new(struct coord *c, const char *endpoint, const char *what,
-			const char *zap_domain, bool handover)
+			const char *zap_domain, bool handover, int64_t max)
 {
 	int one = 1, zero = 0;
-	int64_t max = PROTO_MAX_BYTES;
 	void *s = zmq_socket(c->ctx, ZMQ_ROUTER);
 
 	if (!s) {
@@ -241,6 +297,9 @@ struct coord *coord_new(const struct coord_opts *opts)
 		saved = EIO;
 		goto fail;
 	}
+	saved = -coord_offload_start(c, opts->db);
+	if (saved)
+		goto fail;
 	c->started_mono = util_mono_ms();
 	c->absent_scan_mono = c->started_mono;	/* link.c: pairs of hosts not back yet */
 	c->ctx = zmq_ctx_new();
@@ -253,12 +312,14 @@ struct coord *coord_new(const struct coord_opts *opts)
 		saved = errno;
 		goto fail;
 	}
-	c->agents_sock = router_new(c, opts->agents, "agents", KEYS_ZAP_AGENTS, true);
+	c->agents_sock = router_new(c, opts->agents, "agents", KEYS_ZAP_AGENTS, true,
+				    PROTO_MAX_BYTES);
 	if (!c->agents_sock) {
 		saved = errno;
 		goto fail;
 	}
-	c->clients_sock = router_new(c, opts->clients, "clients", KEYS_ZAP_CLIENTS, false);
+	c->clients_sock = router_new(c, opts->clients, "clients", KEYS_ZAP_CLIENTS, false,
+				     PROTO_MAX_CLIENT_BYTES);
 	if (!c->clients_sock) {
 		saved = errno;
 		goto fail;
@@ -281,6 +342,8 @@ void coord_destroy(struct coord **cp)
 	struct coord *c = cp ? *cp : NULL;
 	if (!c)
 		return;
+	coord_offload_stop(c);
+	coord_imports_release(c);	/* before the store closes: their runs deleted */
 	if (c->agents_sock)
 		zmq_close(c->agents_sock);
 	if (c->clients_sock)

@@ -55,7 +55,18 @@ struct coord_stats {
 	uint64_t auth_refused;		/* ... with a key not in the allow list, or a
 					 * non-agent key on the agents socket */
 	uint64_t role_refused;		/* messages or handshakes refused for the key's role */
+	/* the loop's turns: the longest (from the end of its wait to its end), the most
+	 * CPU time one took (the thread's clock: what the machine's load does not add),
+	 * and how many took longer than COORD_TURN_BUDGET_MS */
+	uint64_t turn_max_ms;
+	uint64_t turn_max_cpu_us;
+	uint64_t turns_over_budget;
 };
+
+/* What one turn of the loop may take; big requests are parsed and read on a worker
+ * thread and imports written in parts of COORD_IMPORT_SLICE_MS to stay within it. */
+#define COORD_TURN_BUDGET_MS 50
+#define COORD_IMPORT_SLICE_MS 20
 
 /* Open the store (migrating it, then requeueing jobs left running), bind both sockets.
  * OPTS is copied. Returns NULL with errno set; the reason is logged. */

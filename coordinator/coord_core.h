@@ -45,6 +45,13 @@ int coord_send_agent_text(struct coord *c, struct coord_agent *a, const char *ty
  * answered), or another -errno (logged). */
 int coord_recv(struct coord *c, bool agents, void *id, size_t *id_len, json_t **msg,
 	       struct samples *samples, char *why, size_t why_len);
+/* Whether PEER (a message's sender: proto_peer) may send to the agents' socket (AGENTS)
+ * or the clients': always in plaintext, else only a key of that role. */
+bool coord_peer_allowed(const struct coord *c, bool agents, const struct proto_peer *peer);
+/* Refuse a message from PEER for its key's role: counted, logged and answered (naming
+ * *MSG's type when there is one); *MSG and SAMPLES (may be NULL) released. -EACCES. */
+int coord_refuse_role(struct coord *c, bool agents, const void *id, size_t id_len,
+		      const struct proto_peer *peer, json_t **msg, struct samples *samples);
 /* Send MSG (stolen; NULL means out of memory, logged) to peer ID on SOCK. */
 void coord_reply(void *sock, const void *id, size_t id_len, json_t *msg);
 /* Count (stats.bad_messages), log and answer (`error` in reply to TYPE) a malformed or

@@ -159,6 +159,12 @@ struct coord {
 	bool batch_open;
 	struct coord_result *pending;
 	int n_pending, pending_cap;
+	/* big requests (coord_offload.h, query.c): the worker thread, the imports being
+	 * written in parts (first: the one in progress); the loop's turns: when the current
+	 * one began (its wait over), and the thread's CPU clock then */
+	struct coord_offload *offload;
+	struct coord_import *imports;
+	int64_t turn_mono, turn_cpu_us;
 };
 
 #endif

@@ -48,8 +48,14 @@ int coord_send_agent_text(struct coord *c, struct coord_agent *a, const char *ty
 /* A message that passed the handshake from a key of another role than the socket's
  * (RECEIVED: 0, or -EBADMSG for one that did not even decode): counted, logged, answered
  * with an error that names the rule, dropped. */
-static int refuse_role(struct coord *c, bool agents, const void *id, size_t id_len,
-		       const struct proto_peer *peer, json_t **msg, struct samples *samples)
+bool coord_peer_allowed(const struct coord *c, bool agents, const struct proto_peer *peer)
+{
+	/* with CURVE, every connection went through the ZAP handler, which gave it a role */
+	return !c->curve || !strcmp(peer->role, agents ? "agent" : "client");
+}
+
+int coord_refuse_role(struct coord *c, bool agents, const void *id, size_t id_len,
+		      const struct proto_peer *peer, json_t **msg, struct samples *samples)
 {
 	const char *type = *msg ? proto_msg_type(*msg) : NULL;
 	const char *want = agents ? "agent" : "client";
@@ -81,10 +87,8 @@ int coord_recv(struct coord *c, bool agents, void *id, size_t *id_len, json_t **
 	int err = proto_recv_from_samples(sock, id, id_len, msg, samples, &peer, ZMQ_DONTWAIT,
 					  why, why_len);
 
-	/* with CURVE, every connection went through the ZAP handler, which gave it a role */
-	if (c->curve && (!err || err == -EBADMSG) &&
-	    strcmp(peer.role, agents ? "agent" : "client"))
-		return refuse_role(c, agents, id, *id_len, &peer, msg, samples);
+	if ((!err || err == -EBADMSG) && !coord_peer_allowed(c, agents, &peer))
+		return coord_refuse_role(c, agents, id, *id_len, &peer, msg, samples);
 	if (!err)
 		return 1;
 	if (err == -EAGAIN)

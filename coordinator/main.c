@@ -23,6 +23,7 @@
 #include "proto/keys.h"
 #include "base/conf.h"
 #include "base/log.h"
+#include "base/version.h"
 #include "web.h"
 
 static struct coord *volatile the_coord;
@@ -48,7 +49,7 @@ static void usage(FILE *out)
 		"               { --key FILE --authorized DIR | --plaintext } [--log FILE] [-v]\n"
 		"               [--http ADDR:PORT [--http-token FILE | --http-public]\n"
 		"                [--http-host NAME]...] [--config FILE]\n"
-		"       bpflabd --help\n"
+		"       bpflabd { --help | --version }\n"
 		"\n"
 		"The bpflab coordinator: hands the jobs of submitted plans to bpflab-agent on\n"
 		"lab hosts and stores their results in an SQLite database.\n"
@@ -80,6 +81,7 @@ static void usage(FILE *out)
 		"                      line's override them (docs/deploy.md)\n"
 		"  -v, --verbose       debug log, libbpf's too (default: info)\n"
 		"  -h, --help          this help\n"
+		"  -V, --version       print the version\n"
 		"\n"
 		"Runs until SIGINT or SIGTERM (then exit 0); SIGHUP reloads --authorized.\n"
 		"Exit status: 0 stopped by a signal, 1 failure (a key, the log file, the\n"
@@ -98,6 +100,7 @@ int main(int argc, char **argv)
 		{ "plaintext", no_argument, NULL, 'P' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
 		{ "http", required_argument, NULL, 'H' },
 		{ "http-token", required_argument, NULL, 'T' },
 		{ "http-public", no_argument, NULL, 'U' },
@@ -127,7 +130,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "bpflabd: %s\n", why);
 		return 2;
 	}
-	while ((opt = getopt_long(argc, argv, "vh", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "vhV", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'C':
 			break;	/* read above */
@@ -175,6 +178,9 @@ int main(int argc, char **argv)
 			break;
 		case 'h':
 			usage(stdout);
+			return 0;
+		case 'V':
+			printf("bpflabd %s\n", bpflab_version);
 			return 0;
 		default:
 			usage(stderr);

@@ -14,7 +14,7 @@ cd "$(dirname "$0")/.."
 BUILD=${1:-build}
 stage=$BUILD/deb
 root=$stage/root
-version=$(cat VERSION 2>/dev/null || sed -n 's/^#define BPFLAB_VERSION "\(.*\)"/\1/p' cli/cli.h)
+version=$(cat VERSION 2>/dev/null || true)
 arch=$(dpkg --print-architecture)
 out=$BUILD/bpflab_${version}_${arch}.deb
 
@@ -22,7 +22,7 @@ for tool in dpkg-deb dpkg-shlibdeps; do
 	command -v "$tool" >/dev/null ||
 		{ echo "deb: '$tool' is missing; run 'sh scripts/deps.sh package'" >&2; exit 1; }
 done
-[ -n "$version" ] || { echo "deb: no version (VERSION, cli/cli.h)" >&2; exit 1; }
+[ -n "$version" ] || { echo "deb: no version (the VERSION file)" >&2; exit 1; }
 
 rm -rf "$stage"
 make --no-print-directory BUILD="$BUILD" PREFIX=/usr DESTDIR="$PWD/$root" install

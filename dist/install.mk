@@ -31,9 +31,8 @@ I_ETC   = $(DESTDIR)$(SYSCONFDIR)/bpflab
 # the lab in a box as it runs from the tree: lab/lab, its helpers, the demos
 LAB_FILES   := lab/lab lab/kernels lab/bisect-build $(wildcard lab/*.sh lab/guest/*.sh) \
 	       $(wildcard lab/kbuild/*)
-# the one version (the VERSION file; cli/cli.h's default before there was one)
-PKG_VERSION := $(shell cat VERSION 2>/dev/null || \
-		 sed -n 's/^\#define BPFLAB_VERSION "\(.*\)"/\1/p' cli/cli.h)
+# the one version: the VERSION file, as the Makefile's BPFLAB_VERSION
+PKG_VERSION := $(or $(BPFLAB_VERSION),$(shell cat VERSION))
 MAN_PAGES   := $(addprefix $(BUILD)/man/,bpflab.8 bpflabd.8 bpflab-agent.8 bpflab-plan.5)
 UNIT_FILES  := $(wildcard dist/systemd/*.service.in)
 DOC_FILES   := README.md $(wildcard LICENSE docs/*.md)

@@ -234,6 +234,14 @@ void web_api(const char *db, enum web_route route, int64_t id,
 /* Append to B an inline SVG of history REPORT (analysis_history): points with hover
  * titles, stddev bars, change points, groups, legend; nothing when it has no values. */
 void web_chart_history(struct web_buf *b, const json_t *report);
+/* Append to B the charts of RESULT (store_query_result of run RUN): per metric a dot per
+ * repetition (records left out), their mean and min..max per host, variant, subject and
+ * point, each dot a link to /runs/RUN?seconds=JOB#seconds; with JOB > 0 first the
+ * traces of SECONDS (store_query_seconds of that job) in <div id="seconds">, and that
+ * job's dots marked. At most 2000 dots (a note says how many were drawn). Nothing for a
+ * run without values. */
+void web_chart_run(struct web_buf *b, const json_t *result, long long run, long long job,
+		   const json_t *seconds);
 
 /* --- web_page.c: pages --- */
 

@@ -310,13 +310,15 @@ static void run_verdicts(struct web_buf *b, const json_t *result)
 	web_buf_str(b, any ? "</table>\n" : "<h2>verdicts</h2>\n<p>none</p>\n");
 }
 
-static void page_run(struct store *store, int64_t id, struct web_reply *reply)
+/* /runs/ID, and with JOB > 0 (?seconds=JOB) that job's per-second traces too. */
+static void page_run(struct store *store, int64_t id, long long job, struct web_reply *reply)
 {
 	/* the downloads: ?format= of /api/runs/ID and what it is called */
 	static const char *const formats[][2] = {
 		{ "json", "JSON" }, { "csv", "CSV" }, { "kcidb", "KCIDB" }, { "bmf", "BMF" },
 	};
 	json_t *report = NULL, *result = web_result(store, id, &report, reply), *hosts = NULL;
+	json_t *seconds = NULL;
 	struct web_buf b = { 0 };
 	char title[64], *text = NULL;
 	size_t len = 0, i;
@@ -351,6 +353,14 @@ static void page_run(struct store *store, int64_t id, struct web_reply *reply)
 	web_buf_str(&b, "<h2>results</h2>\n<pre id=\"tables\">");
 	web_buf_html(&b, text);
 	web_buf_str(&b, "</pre>\n");
+	/* the repetitions; with ?seconds=JOB that job's per-second values, read alone */
+	if (job > 0 && !(seconds = store_query_seconds(store, id, job))) {
+		web_reply_error(reply, 500, "cannot read the seconds of job %lld: %s", job,
+				store_errmsg(store));
+		goto out;
+	}
+	web_buf_str(&b, "<h2>repetitions</h2>\n");
+	web_chart_run(&b, result, (long long)id, job, seconds);
 	run_hosts_env(&b, result, hosts);
 	run_verdicts(&b, result);
 	reply_page(reply, &b);
@@ -358,6 +368,7 @@ out:
 	web_buf_release(&b);
 	free(text);
 	json_decref(hosts);
+	json_decref(seconds);
 	json_decref(report);
 	json_decref(result);
 }
@@ -614,14 +625,26 @@ void web_page(const char *db, enum web_route route, int64_t id,
 	      const struct web_param *params, size_t n, struct web_reply *reply)
 {
 	static const char *const none[] = { NULL };
-	const char *values[1];
+	static const char *const run_params[] = { "seconds", NULL };
+	const char *values[1] = { NULL };
+	long long job = 0;
 	struct store *store;
-	char err[256];
+	char err[256], *end;
 
 	if (route != WEB_PAGE_HISTORY && route != WEB_PAGE_COMPARE &&
-	    web_params_check(params, n, none, values, err, sizeof(err))) {
+	    web_params_check(params, n, route == WEB_PAGE_RUN ? run_params : none, values, err,
+			     sizeof(err))) {
 		web_reply_error(reply, 400, "%s", err);
 		return;
+	}
+	if (values[0]) {	/* ?seconds=JOB of the run page */
+		errno = 0;
+		job = strtoll(values[0], &end, 10);
+		if (errno || *end || job < 1 || values[0][0] == '+') {
+			web_reply_error(reply, 400, "parameter 'seconds': '%s' is not a job id (a "
+					"positive integer)", values[0]);
+			return;
+		}
 	}
 	store = web_store_open(db, reply);
 	if (store) {
@@ -630,7 +653,7 @@ void web_page(const char *db, enum web_route route, int64_t id,
 		else if (route == WEB_PAGE_HOSTS)
 			page_hosts(store, reply);
 		else if (route == WEB_PAGE_RUN)
-			page_run(store, id, reply);
+			page_run(store, id, job, reply);
 		else
 			page_runs(store, reply);
 		store_close(&store);

@@ -50,6 +50,26 @@ void kbuild_label_hashed(const char *release, const char *id, char *out, size_t 
 	snprintf(out, len, "%s%s#%.*s", release, *release ? " " : "", KBUILD_SHORT, id);
 }
 
+bool kbuild_commit_of_release(const char *release, char out[KBUILD_COMMIT_LEN])
+{
+	static const char tag[] = "-bpflab-";
+	const char *p = release ? strstr(release, tag) : NULL, *hex;
+	size_t i;
+
+	out[0] = '\0';
+	for (; p; p = strstr(p + 1, tag)) {
+		hex = p + sizeof(tag) - 1;
+		for (i = 0; i < 12 && ((hex[i] >= '0' && hex[i] <= '9') ||
+				       (hex[i] >= 'a' && hex[i] <= 'f')); i++)
+			;
+		if (i == 12 && (!hex[12] || !strcmp(hex + 12, "-dirty"))) {
+			snprintf(out, KBUILD_COMMIT_LEN, "%s", hex);
+			return true;
+		}
+	}
+	return false;
+}
+
 bool kbuild_matches(const char *name, const char *release, const char *id)
 {
 	size_t rl, hl, i;

@@ -41,6 +41,14 @@ void kbuild_label_hashed(const char *release, const char *id, char *out, size_t 
  * whose HEX (4 to 64 lowercase hex digits) starts ID. */
 bool kbuild_matches(const char *name, const char *release, const char *id);
 
+/* The commit a kernel of RELEASE was built from, when lab/kbuild/build.sh built it from a
+ * git tree: its release ends "-bpflab-HEX12" or "-bpflab-HEX12-dirty" (the commit's
+ * first 12 hex digits, uncommitted changes on top). OUT (KBUILD_COMMIT_LEN bytes) gets
+ * "HEX12" or "HEX12-dirty", what `git describe --always --abbrev=12 --dirty` prints at
+ * that commit. Returns whether it did; "" in OUT when not. */
+#define KBUILD_COMMIT_LEN 19
+bool kbuild_commit_of_release(const char *release, char out[KBUILD_COMMIT_LEN]);
+
 /* Give every value row of ROWS (objects with "kernel_release", "kernel_version",
  * "config_sha256", each may be absent or null) "kernel_build_id" (kbuild_id; absent
  * when all three are) and "kernel_build" (the label: the release alone when no other

@@ -235,3 +235,46 @@ void tt_csv_field(FILE *out, const char *s)
 	}
 	fputc('"', out);
 }
+
+/* ---- wrapped text ---- */
+
+void tt_wrap(FILE *out, const char *text, int width, const char *indent)
+{
+	int col = 0, iw = tt_width(indent), w;
+	const char *p = text, *q;
+	bool bol = true;		/* nothing on this line yet but the indent */
+	size_t n;
+
+	while (*p) {
+		if (*p == '\n') {
+			fprintf(out, "\n%s", indent);
+			col = iw;
+			bol = true;
+			p++;
+			continue;
+		}
+		n = strcspn(p, " \n");
+		if (!n) {
+			p++;
+			continue;
+		}
+		for (w = 0, q = p; q < p + n; q++)
+			w += ((unsigned char)*q & 0xc0) != 0x80;
+		if (!bol && col + 1 + w > width) {
+			fprintf(out, "\n%s", indent);
+			col = iw;
+			bol = true;
+		}
+		if (!bol) {
+			fputc(' ', out);
+			col++;
+		}
+		fwrite(p, 1, n, out);
+		col += w;
+		bol = false;
+		p += n;
+		while (*p == ' ')
+			p++;
+	}
+	fputc('\n', out);
+}

@@ -69,6 +69,11 @@ void tt_table_print(const struct tt_table *t, FILE *out);
 /* Free the cells; safe on a zeroed table and twice. */
 void tt_table_release(struct tt_table *t);
 
+/* Print TEXT to OUT as lines of at most WIDTH columns, broken at blanks (a word longer
+ * than WIDTH gets a line of its own), each further line starting with INDENT; a '\n' in
+ * TEXT ends a line there. Ends with a newline. */
+void tt_wrap(FILE *out, const char *text, int width, const char *indent);
+
 /* Write S (NULL as an empty field) to OUT as one CSV field, quoted as RFC 4180 asks; the
  * separator or line end is the caller's. A field a spreadsheet would run as a formula
  * (tt_csv_is_formula) is quoted with a leading "'": `=1+2` becomes `"'=1+2"`. Every CSV

@@ -119,30 +119,41 @@ static void get_property(zmq_msg_t *m, const char *name, char *out, size_t len)
 	snprintf(out, len, "%s", v ? v : "");
 }
 
+/* The payload frame of a message into M (initialised here; the caller closes it), one
+ * frame only (-EBADMSG with WHY for more), and its sender into *PEER unless NULL. */
+static int recv_frame(void *sock, zmq_msg_t *m, struct proto_peer *peer, int flags,
+		      char *why, size_t why_len)
+{
+	int rc, more;
+	size_t sz = sizeof(more);
+
+	zmq_msg_init(m);
+	rc = zmq_msg_recv(m, sock, flags);
+	if (rc < 0)
+		return -zmq_errno();
+	if (peer) {
+		get_property(m, "User-Id", peer->user, sizeof(peer->user));
+		get_property(m, "Role", peer->role, sizeof(peer->role));
+	}
+	if (!zmq_getsockopt(sock, ZMQ_RCVMORE, &more, &sz) && more) {
+		drain(sock);
+		snprintf(why, why_len, "message has more than one payload frame");
+		return -EBADMSG;
+	}
+	return 0;
+}
+
 static int recv_payload(void *sock, json_t **msg, struct samples *samples,
 			struct proto_peer *peer, int flags, char *why, size_t why_len)
 {
 	zmq_msg_t m;
-	int rc, more;
-	size_t sz = sizeof(more);
+	int rc;
 
 	*msg = NULL;
-	zmq_msg_init(&m);
-	rc = zmq_msg_recv(&m, sock, flags);
-	if (rc < 0) {
-		rc = -zmq_errno();
+	rc = recv_frame(sock, &m, peer, flags, why, why_len);
+	if (rc) {
 		zmq_msg_close(&m);
 		return rc;
-	}
-	if (peer) {
-		get_property(&m, "User-Id", peer->user, sizeof(peer->user));
-		get_property(&m, "Role", peer->role, sizeof(peer->role));
-	}
-	if (!zmq_getsockopt(sock, ZMQ_RCVMORE, &more, &sz) && more) {
-		zmq_msg_close(&m);
-		drain(sock);
-		snprintf(why, why_len, "message has more than one payload frame");
-		return -EBADMSG;
 	}
 	*msg = samples ? proto_decode_samples(zmq_msg_data(&m), zmq_msg_size(&m), samples,
 					      why, why_len) :
@@ -156,18 +167,13 @@ int proto_recv(void *sock, json_t **msg, int flags, char *why, size_t why_len)
 	return recv_payload(sock, msg, NULL, NULL, flags, why, why_len);
 }
 
-int proto_recv_from_samples(void *sock, void *id, size_t *id_len, json_t **msg,
-			    struct samples *samples, struct proto_peer *peer, int flags,
-			    char *why, size_t why_len)
+/* The identity frame of a ROUTER's message into ID; -EBADMSG when no payload follows. */
+static int recv_identity(void *sock, void *id, size_t *id_len, int flags, char *why,
+			 size_t why_len)
 {
 	int more, rc;
 	size_t sz = sizeof(more);
 
-	*msg = NULL;
-	if (peer)
-		memset(peer, 0, sizeof(*peer));
-	if (samples)
-		memset(samples, 0, sizeof(*samples));
 	rc = zmq_recv(sock, id, PROTO_MAX_IDENTITY, flags);
 	if (rc < 0)
 		return -zmq_errno();
@@ -176,13 +182,48 @@ int proto_recv_from_samples(void *sock, void *id, size_t *id_len, json_t **msg,
 		snprintf(why, why_len, "message has no payload frame");
 		return -EBADMSG;
 	}
-	return recv_payload(sock, msg, samples, peer, 0, why, why_len);
+	return 0;
+}
+
+int proto_recv_from_samples(void *sock, void *id, size_t *id_len, json_t **msg,
+			    struct samples *samples, struct proto_peer *peer, int flags,
+			    char *why, size_t why_len)
+{
+	int rc;
+
+	*msg = NULL;
+	if (peer)
+		memset(peer, 0, sizeof(*peer));
+	if (samples)
+		memset(samples, 0, sizeof(*samples));
+	rc = recv_identity(sock, id, id_len, flags, why, why_len);
+	return rc ? rc : recv_payload(sock, msg, samples, peer, 0, why, why_len);
 }
 
 int proto_recv_from(void *sock, void *id, size_t *id_len, json_t **msg, int flags,
 		    char *why, size_t why_len)
 {
 	return proto_recv_from_samples(sock, id, id_len, msg, NULL, NULL, flags, why, why_len);
+}
+
+int proto_recv_frame_from(void *sock, void *id, size_t *id_len, zmq_msg_t *frame,
+			  struct proto_peer *peer, int flags, char *why, size_t why_len)
+{
+	int rc;
+
+	if (peer)
+		memset(peer, 0, sizeof(*peer));
+	rc = recv_identity(sock, id, id_len, flags, why, why_len);
+	if (rc) {
+		zmq_msg_init(frame);
+		return rc;
+	}
+	rc = recv_frame(sock, frame, peer, 0, why, why_len);
+	if (rc) {
+		zmq_msg_close(frame);
+		zmq_msg_init(frame);
+	}
+	return rc;
 }
 
 const char *proto_get_str(const json_t *obj, const char *key, const char *def)

@@ -18,9 +18,14 @@
 
 #include <jansson.h>
 #include <stddef.h>
+#include <zmq.h>
 
 #define PROTO_VERSION 1
 #define PROTO_MAX_BYTES (16u << 20)
+/* A client's request or the coordinator's reply to it (an import or the result of a run
+ * of 160,000 jobs is 17 to 50 MiB); agents' messages stay within PROTO_MAX_BYTES, which
+ * their socket enforces. proto_decode takes up to this. */
+#define PROTO_MAX_CLIENT_BYTES (256u << 20)
 #define PROTO_HEARTBEAT_MS 1000
 #define PROTO_LIVENESS 3
 #define PROTO_MAX_IDENTITY 256
@@ -78,6 +83,11 @@ struct proto_peer {
 int proto_recv_from_samples(void *sock, void *id, size_t *id_len, json_t **msg,
 			    struct samples *samples, struct proto_peer *peer, int flags,
 			    char *why, size_t why_len);
+/* proto_recv_from_samples without decoding: the payload into FRAME (initialised here,
+ * empty on failure; the caller closes it), for a caller that decodes it elsewhere
+ * (bpflabd's worker thread); *PEER as there. */
+int proto_recv_frame_from(void *sock, void *id, size_t *id_len, zmq_msg_t *frame,
+			  struct proto_peer *peer, int flags, char *why, size_t why_len);
 
 /* Typed getters that tolerate missing members: return DEF when absent or of the wrong
  * type. */

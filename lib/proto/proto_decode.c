@@ -460,9 +460,9 @@ static json_t *decode(const void *buf, size_t len, struct samples *samples, char
 	char perr[128];
 	json_t *msg, *v, *type;
 
-	if (len > PROTO_MAX_BYTES) {
+	if (len > PROTO_MAX_CLIENT_BYTES) {
 		snprintf(why, why_len, "message of %zu bytes exceeds the limit of %u", len,
-			 PROTO_MAX_BYTES);
+			 PROTO_MAX_CLIENT_BYTES);
 		return NULL;
 	}
 	msg = parse_text(buf, len, samples, perr, sizeof(perr));

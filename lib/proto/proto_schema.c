@@ -322,6 +322,7 @@ static const struct schema client_to_coord[] = {
 	{ "run_list", no_fields },
 	{ "run_show", run_ref },
 	{ "result_show", run_ref },
+	{ "result_seconds", run_ref },
 	{ "run_cancel", run_ref },
 	{ "run_watch", run_ref },
 	{ "run_attempts", run_ref },
@@ -367,6 +368,11 @@ static const struct field run_fields[] = {
 
 static const struct field result_reply_fields[] = {
 	{ .name = "result", .types = T_OBJ, .required = true },
+	{ .name = NULL },
+};
+
+static const struct field seconds_reply_fields[] = {
+	{ .name = "seconds", .types = T_OBJ, .required = true },
 	{ .name = NULL },
 };
 
@@ -444,6 +450,7 @@ static const struct schema coord_to_client[] = {
 	{ "runs", runs_fields },
 	{ "run", run_fields },
 	{ "result", result_reply_fields },
+	{ "seconds", seconds_reply_fields },
 	{ "links", links_fields },
 	{ "cancelled", cancelled_fields },
 	{ "watch", watch_fields },

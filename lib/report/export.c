@@ -223,6 +223,35 @@ struct kcidb_ctx {
 	json_t *build_ids;		/* kernel build identity -> our KCIDB build id */
 };
 
+/* Checkout C of the kernel build of row FIRST with what is known of its source, when
+ * lab/kbuild/build.sh built it from a git tree (kbuild_commit_of_release): git_commit_name
+ * (HEX12, "-dirty" with changes on top), and from the kernel cache's record
+ * (export_rows_add_source: the row's "kernel_commit", "kernel_tree") git_commit_hash
+ * (40 hex digits starting HEX12), tree_name (the tree directory's name) and misc.tree
+ * (its path). Returns 0 or -ENOMEM. */
+static int checkout_source(json_t *c, const json_t *first)
+{
+	const char *full = sget(first, "kernel_commit"), *tree = sget(first, "kernel_tree");
+	const char *base = strrchr(tree, '/') ? strrchr(tree, '/') + 1 : tree;
+	char name[KBUILD_COMMIT_LEN];
+	int err = 0;
+	size_t i;
+
+	if (!kbuild_commit_of_release(sget(first, "kernel_release"), name))
+		return 0;
+	err |= json_object_set_new(c, "git_commit_name", json_string(name));
+	for (i = 0; i < 40 && ((full[i] >= '0' && full[i] <= '9') ||
+			       (full[i] >= 'a' && full[i] <= 'f')); i++)
+		;
+	if (i == 40 && !full[40] && !strncmp(full, name, 12))
+		err |= json_object_set_new(c, "git_commit_hash", json_string(full));
+	if (*tree && *base) {
+		err |= json_object_set_new(c, "tree_name", json_string(base));
+		err |= json_object_set_new(json_object_get(c, "misc"), "tree", json_string(tree));
+	}
+	return err ? -ENOMEM : 0;
+}
+
 /* The KCIDB build id of EG's kernel build: the caller's, or ours, adding the build and
  * its checkout the first time. NULL when out of memory. */
 static const char *kcidb_build(struct kcidb_ctx *ctx, const struct export_group *eg)
@@ -255,6 +284,11 @@ static const char *kcidb_build(struct kcidb_ctx *ctx, const struct export_group 
 		      "kernel_version", opt(first, "kernel_version"),
 		      "config_sha256", opt(first, "config_sha256"), "kernel_build", label);
 	if (!c || !b) {
+		json_decref(c);
+		json_decref(b);
+		return NULL;
+	}
+	if (checkout_source(c, first)) {
 		json_decref(c);
 		json_decref(b);
 		return NULL;
@@ -369,19 +403,20 @@ json_t *export_kcidb(const json_t *rows, const struct export_kcidb_opts *opts)
 	return out;
 }
 
-/* The BMF measure of group EG (none without a mean) in its benchmark of object OUT. */
+/* The BMF measure of group EG (none without a mean) in its benchmark of object OUT: a
+ * name of plan, variant, subject and point only, the same from run to run (the host is
+ * Bencher's testbed, the kernel build its branch: one of each per document). */
 static int bmf_add_measure(const struct export_group *eg, void *out)
 {
 	const json_t *first = eg->first;
-	char name[1200], label[LABEL_LEN];
+	char name[1200];
 	json_t *bench, *m;
 
 	if (!isfinite(eg->mean))
 		return 0;
-	group_label(eg, label, sizeof(label));
-	snprintf(name, sizeof(name), "%s/%s/%s%s%s [%s %s]", sget(first, "plan"),
+	snprintf(name, sizeof(name), "%s/%s/%s%s%s", sget(first, "plan"),
 		 sget(first, "variant"), *sget(first, "subject") ? sget(first, "subject") : "all",
-		 *eg->point ? "/" : "", eg->point, sget(first, "host"), label);
+		 *eg->point ? "/" : "", eg->point);
 	bench = json_object_get(out, name);
 	if (!bench) {
 		bench = json_object();
@@ -397,7 +432,13 @@ static int bmf_add_measure(const struct export_group *eg, void *out)
 
 json_t *export_bmf(const json_t *rows)
 {
-	json_t *out = json_object();
+	json_t *out;
+
+	if (export_n_pairs(rows, NULL, 0) > 1) {
+		errno = EINVAL;
+		return NULL;
+	}
+	out = json_object();
 
 	if (out && each_group(rows, bmf_add_measure, out)) {
 		json_decref(out);
@@ -501,6 +542,29 @@ size_t export_n_builds(const json_t *rows)
 		kbuild_id_of_row(r, id);
 		if (seen && !json_object_get(seen, id) && !json_object_set_new(seen, id, json_true()))
 			n++;
+	}
+	json_decref(seen);
+	return n;
+}
+
+size_t export_n_pairs(const json_t *rows, char *list, size_t len)
+{
+	json_t *seen = json_object(), *r;
+	char id[SHA256_HEX_LEN], key[SHA256_HEX_LEN + 256];
+	size_t i, n = 0, off = 0;
+
+	if (list && len)
+		list[0] = '\0';
+	json_array_foreach(rows, i, r) {
+		kbuild_id_of_row(r, id);
+		snprintf(key, sizeof(key), "%s\n%.200s", id, sget(r, "host"));
+		if (!seen || json_object_get(seen, key) ||
+		    json_object_set_new(seen, key, json_true()))
+			continue;
+		n++;
+		if (list && off < len)
+			off += snprintf(list + off, len - off, "%s--host %s --kernel '%s'",
+					off ? ", " : "", sget(r, "host"), kernel_of(r));
 	}
 	json_decref(seen);
 	return n;

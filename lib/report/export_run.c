@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* export_run.c - one run's export (export.h, `bpflab result export`, the dashboard's
  * /api/runs/ID?format=kcidb|bmf): the run's value rows narrowed to a host and a kernel,
- * records and (unless asked for) flagged results left out, then KCIDB or BMF. One code
- * path for the CLI and the dashboard, so that both give the same bytes. Pure.
+ * records, (unless asked for) flagged results and zero-by-design rates left out, the
+ * source of kernels built from a tree read from the kernel cache, then KCIDB or BMF. One code
+ * path for the CLI and the dashboard, so that both give the same bytes. Pure but for
+ * the kernel cache's records (export_rows_add_source).
  */
 #include "report/export.h"
 
@@ -16,8 +18,8 @@ json_t *export_run(const json_t *rows, long long run, const struct export_run_op
 		   size_t *n_flagged, char *msg, size_t len)
 {
 	json_t *sel = NULL, *clean = json_array(), *flagged = json_object(), *out = NULL, *r;
-	char job[32], why[1024];
-	size_t i;
+	char job[32], why[1024], pairs[768];
+	size_t i, n_zero = 0, n_pairs;
 	int err = ENOMEM;
 
 	*n_flagged = 0;
@@ -56,6 +58,26 @@ json_t *export_run(const json_t *rows, long long run, const struct export_run_op
 		err = ENOENT;
 		goto out;
 	}
+	if (!o->all_rows) {
+		json_t *nz = export_rows_nonzero(clean, &n_zero);
+
+		if (!nz)
+			goto nomem;
+		json_decref(clean);
+		clean = nz;
+	}
+	if (o->n_zero)
+		*o->n_zero = n_zero;
+	n_pairs = export_n_pairs(clean, pairs, sizeof(pairs));
+	if (!strcmp(o->format, "bmf") && n_pairs > 1) {
+		snprintf(msg, len, "run %lld has results of %zu host and kernel build pairs, and a "
+			 "BMF document holds one (a Bencher testbed and branch): export each "
+			 "with %s", run, n_pairs, pairs);
+		err = EINVAL;
+		goto out;
+	}
+	if (o->kernel_cache && export_rows_add_source(clean, o->kernel_cache))
+		goto nomem;
 	if (o->build_id && export_n_builds(clean) > 1) {
 		snprintf(msg, len, "--build-id names one build, but run %lld has results of %zu "
 			 "kernel builds: choose one with --kernel", run, export_n_builds(clean));

@@ -18,6 +18,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "base/log.h"
+
 static int seterr(char *err, size_t len, int e, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 static int seterr(char *err, size_t len, int e, const char *fmt, ...)
@@ -124,7 +126,9 @@ static int terminal_sized(FILE *f, const char *file, int width, int height, char
 			      "(expected a name ending in .svg or .png)", file);
 	fprintf(f, "set output ");
 	quote(f, file);
-	fprintf(f, "\nset encoding utf8\nset key outside below\nset grid ytics\n");
+	/* axis numbers as the text writes them: SI prefixes, not 1.4e+07 */
+	fprintf(f, "\nset encoding utf8\nset key outside below\nset grid ytics\n"
+		"set format y '%%.1s%%c'\n");
 	return 0;
 }
 
@@ -349,22 +353,55 @@ out:
 	return script_close(f, &buf, e, script, err, err_len);
 }
 
+/* gnuplot's words from its stderr (TALK, rewound) for bpflab's messages: its first
+ * error line into OUT (LEN bytes, "" when none), its warnings to the debug log (a plot
+ * of one group: "empty x range", which gnuplot mends itself). gnuplot echoes the script
+ * line and a caret line before an error; the message is the line that names the line
+ * ("\"-\", line 12: undefined variable: x"). */
+static void gnuplot_words(FILE *talk, char *out, size_t len)
+{
+	char line[512];
+	size_t n;
+
+	out[0] = '\0';
+	if (!talk)
+		return;
+	rewind(talk);
+	while (fgets(line, sizeof(line), talk)) {
+		n = strcspn(line, "\r\n");
+		line[n] = '\0';
+		if (!n || strspn(line, " ^") == n)
+			continue;
+		if (strstr(line, "arning:")) {
+			pr_debug("plot: gnuplot: %s", line);
+			continue;
+		}
+		if (!*out && (strstr(line, "line ") || strstr(line, "rror")))
+			snprintf(out, len, "%s", line + strspn(line, " \t"));
+	}
+}
+
 int plot_run_gnuplot(const char *script, char *err, size_t err_len)
 {
 	int in[2], status = 0, e = 0;
 	size_t len = strlen(script), off = 0;
+	FILE *talk = tmpfile();		/* gnuplot's stderr: bpflab says what matters */
+	char words[512];
 	ssize_t w;
 	pid_t pid;
 	void (*old)(int);
 
-	if (pipe2(in, O_CLOEXEC))
-		return seterr(err, err_len, -errno, "cannot make a pipe: %s", strerror(errno));
+	if (pipe2(in, O_CLOEXEC)) {
+		e = seterr(err, err_len, -errno, "cannot make a pipe: %s", strerror(errno));
+		goto out;
+	}
 	pid = fork();
 	if (pid < 0) {
 		e = -errno;
 		close(in[0]);
 		close(in[1]);
-		return seterr(err, err_len, e, "cannot start gnuplot: %s", strerror(-e));
+		e = seterr(err, err_len, e, "cannot start gnuplot: %s", strerror(-e));
+		goto out;
 	}
 	if (pid == 0) {
 		/* gnuplot writes the plot to its standard output when it cannot open the
@@ -374,6 +411,10 @@ int plot_run_gnuplot(const char *script, char *err, size_t err_len)
 		dup2(in[0], STDIN_FILENO);
 		if (null >= 0)
 			dup2(null, STDOUT_FILENO);
+		if (talk)
+			dup2(fileno(talk), STDERR_FILENO);
+		else if (null >= 0)
+			dup2(null, STDERR_FILENO);
 		execlp("gnuplot", "gnuplot", (char *)NULL);
 		_exit(127);
 	}
@@ -391,14 +432,19 @@ int plot_run_gnuplot(const char *script, char *err, size_t err_len)
 	signal(SIGPIPE, old);
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
+	gnuplot_words(talk, words, sizeof(words));
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
-		return seterr(err, err_len, -ENOENT, "cannot run 'gnuplot' (install gnuplot-nox)");
-	if (!WIFEXITED(status) || WEXITSTATUS(status))
-		return seterr(err, err_len, -EIO, "gnuplot failed (status %d)",
-			      WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
-	if (off < len)
-		return seterr(err, err_len, -EIO, "gnuplot did not read its script");
-	return 0;
+		e = seterr(err, err_len, -ENOENT, "cannot run 'gnuplot' (install gnuplot-nox)");
+	else if (!WIFEXITED(status) || WEXITSTATUS(status))
+		e = seterr(err, err_len, -EIO, "gnuplot failed (status %d)%s%s",
+			   WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status),
+			   *words ? ": " : "", words);
+	else if (off < len)
+		e = seterr(err, err_len, -EIO, "gnuplot did not read its script");
+out:
+	if (talk)
+		fclose(talk);
+	return e;
 }
 
 /* Write the plot of REPORT to FILE: the gnuplot script MAKE_SCRIPT writes, run. */

@@ -37,7 +37,12 @@ json_t *report_build(const json_t *result);
 struct report_text_opts {
 	size_t sz;			/* sizeof(struct report_text_opts) */
 	bool all_rows;			/* also the rate rows that are zero (below) */
+	bool wide;			/* a column per repetition however many */
 };
+
+/* Up to this many repetitions a table has a column each; above (without wide) the
+ * columns n, min, median and max stand for them, so that it fits 100 columns. */
+#define REPORT_SHOW_REPS 5
 
 #define REPORT_TEXT_OPTS(NAME, ...)                                                     \
 	struct report_text_opts NAME = { .sz = sizeof(struct report_text_opts), __VA_ARGS__ }
@@ -94,5 +99,25 @@ int report_print_trials(const json_t *result, FILE *out);
  * point as KEY=VALUE pairs joined by spaces; value with enough digits to read back the
  * same double). Returns 0 or -errno. */
 int report_print_csv(const json_t *result, FILE *out);
+
+/* `result show --seconds` (lib/report/report_seconds.c). The series of SECONDS
+ * (store_query_seconds) of METRIC and SUBJECT (NULL: any): a new array of the same
+ * objects, NULL on ENOMEM. */
+json_t *report_seconds_select(const json_t *seconds, const char *metric,
+			      const char *subject);
+/* The series LIST (of SECONDS, report_seconds_select) as text to OUT: a table per
+ * (metric, host, variant, point, subject), a row per second and a column per
+ * repetition (ten a block). Returns 0 or -ENOMEM. */
+int report_print_seconds(const json_t *seconds, const json_t *list, FILE *out);
+/* The one number formatter (report_format.c) of every command and the dashboard's text:
+ * V with an SI prefix (k, M, G) from 10000 up and four significant digits, "-" when not
+ * finite ("16.92M", "541.4k", "1000", "35.90", "0"); returns OUT (at least 24 bytes). */
+const char *report_num(double v, char *out, size_t len);
+/* "V ± PM" in V's format (PM's when larger), more decimals when PM would print as zero:
+ * "16.92M ± 0.54M"; V alone when PM is not finite. OUT at least 64 bytes. */
+const char *report_num_pm(double v, double pm, char *out, size_t len);
+/* A change in percent, the one way: "+12.3 %", "-0.4 %", "+1141 %" (no decimal from
+ * 100 on), "-" when not finite. */
+const char *report_pct(double v, char *out, size_t len);
 
 #endif

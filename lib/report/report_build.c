@@ -2,10 +2,13 @@
 /* report_build.c - report_build (report.h): a result's samples into the report object.
  *
  * Building works on jansson values only: each sample is filed into its group (host,
- * matrix point), section (metric, window) and row (variant, subject), each inserted at
- * its sorted place so that the object comes out in presentation order. While building,
- * groups and rows carry private integer members ("_h", "_p", "_v", "_s": indexes into
- * first-seen tables) that are removed before the object is returned.
+ * matrix point), section (metric, window) and row (variant, subject), found through a
+ * hash (a JSON object keyed by the indexes: "_groups" of the tables, "_secs" of a group,
+ * "_rows" of a section) and appended; each array is sorted once at the end (qsort), so
+ * that the object comes out in presentation order in O(n log n) for n samples (an
+ * insert at the sorted place after a walk was quadratic: 40,000 variants took minutes).
+ * While building, groups and rows carry private integer members ("_h", "_p", "_v",
+ * "_s": indexes into first-seen tables) that are removed before the object is returned.
  *
  * Orders: hosts as the result lists them, then others as seen; points, subjects as first
  * seen in the samples; variants in plan order (the result's "variants"); metrics
@@ -73,27 +76,28 @@ static char *point_key(const json_t *point)
 	return json_dumps(point, JSON_COMPACT | JSON_SORT_KEYS);
 }
 
-/* Insert ITEM (stolen) into the sorted array ARR before the first element that CMP puts
- * after it. Returns 0 or -ENOMEM. */
-static int insert_sorted(json_t *arr, json_t *item, int (*cmp)(const json_t *, const json_t *))
+/* Append ITEM (stolen) to ARR and file it under KEY in MAP (a JSON object used as a
+ * hash). Returns 0 or -ENOMEM. */
+static int add_keyed(json_t *arr, json_t *map, const char *key, json_t *item)
 {
-	size_t i, n = json_array_size(arr);
-
-	for (i = 0; i < n; i++)
-		if (cmp(item, json_array_get(arr, i)) < 0)
-			break;
-	return json_array_insert_new(arr, i, item) ? -ENOMEM : 0;
+	if (json_object_set(map, key, item))
+		return json_decref(item), -ENOMEM;
+	return json_array_append_new(arr, item) ? -ENOMEM : 0;
 }
 
-static int cmp_group(const json_t *a, const json_t *b)
+/* qsort comparators over json_t pointers; the keys they compare are unique in their
+ * array, so the order is total and qsort's lack of stability does not show */
+static int cmp_group(const void *pa, const void *pb)
 {
+	const json_t *a = *(json_t *const *)pa, *b = *(json_t *const *)pb;
 	int d = get_int(a, "_h") - get_int(b, "_h");
 
 	return d ? d : get_int(a, "_p") - get_int(b, "_p");
 }
 
-static int cmp_section(const json_t *a, const json_t *b)
+static int cmp_section(const void *pa, const void *pb)
 {
+	const json_t *a = *(json_t *const *)pa, *b = *(json_t *const *)pb;
 	const char *ma = get_str(a, "metric"), *mb = get_str(b, "metric");
 	const char *wa = get_str(a, "window"), *wb = get_str(b, "window");
 	int d = metric_rank(ma) - metric_rank(mb);
@@ -105,11 +109,35 @@ static int cmp_section(const json_t *a, const json_t *b)
 	return d ? d : strcmp_null(wa, wb);
 }
 
-static int cmp_row(const json_t *a, const json_t *b)
+static int cmp_row(const void *pa, const void *pb)
 {
+	const json_t *a = *(json_t *const *)pa, *b = *(json_t *const *)pb;
 	int d = get_int(a, "_v") - get_int(b, "_v");
 
 	return d ? d : get_int(a, "_s") - get_int(b, "_s");
+}
+
+/* Sort the array ARR in place by CMP (over json_t pointers). Returns 0 or -ENOMEM. */
+static int sort_array(json_t *arr, int (*cmp)(const void *, const void *))
+{
+	size_t n = json_array_size(arr), i;
+	json_t **v;
+	int err = 0;
+
+	if (n < 2)
+		return 0;
+	v = malloc(n * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	for (i = 0; i < n; i++)
+		v[i] = json_incref(json_array_get(arr, i));
+	qsort(v, n, sizeof(*v), cmp);
+	json_array_clear(arr);
+	for (i = 0; i < n; i++)	/* appends into the cleared array's room: no failure */
+		if (json_array_append_new(arr, v[i]))
+			err = -ENOMEM;
+	free(v);
+	return err;
 }
 
 json_t *report_null_values(int repeat)
@@ -126,54 +154,61 @@ json_t *report_null_values(int repeat)
 	return values;
 }
 
-/* Find or make the group of (HIDX, PIDX) in GROUPS. */
-static json_t *group_get(json_t *groups, int hidx, int pidx, const char *host,
+/* Find or make the group of (HIDX, PIDX) in GROUPS, through MAP (the tables' "_groups"). */
+static json_t *group_get(json_t *groups, json_t *map, int hidx, int pidx, const char *host,
 			 const json_t *point, const char *kernel)
 {
+	char key[32];
 	json_t *g;
-	size_t i;
 
-	json_array_foreach(groups, i, g)
-		if (get_int(g, "_h") == hidx && get_int(g, "_p") == pidx)
-			return g;
-	g = json_pack("{s:s, s:s?, s:O, s:[], s:i, s:i, s:{}}", "host", host,
+	snprintf(key, sizeof(key), "%d %d", hidx, pidx);
+	g = json_object_get(map, key);
+	if (g)
+		return g;
+	g = json_pack("{s:s, s:s?, s:O, s:[], s:i, s:i, s:{}, s:{}}", "host", host,
 		      "kernel_release", kernel, "point",
 		      json_is_object(point) && json_object_size(point) ? point : json_null(),
-		      "sections", "_h", hidx, "_p", pidx, "_seen");
-	if (!g || insert_sorted(groups, g, cmp_group))
+		      "sections", "_h", hidx, "_p", pidx, "_seen", "_secs");
+	if (!g || add_keyed(groups, map, key, g))
 		return NULL;
 	return g;
 }
 
+/* Find or make GROUP's section of (METRIC, WINDOW), through the group's "_secs". */
 static json_t *section_get(json_t *group, const char *metric, const char *window,
 			   const char *unit)
 {
-	json_t *secs = json_object_get(group, "sections"), *s;
-	size_t i;
+	json_t *map = json_object_get(group, "_secs"), *s;
+	char *key;
 
-	json_array_foreach(secs, i, s)
-		if (!strcmp(get_str(s, "metric"), metric) &&
-		    !strcmp_null(get_str(s, "window"), window))
-			return s;
-	s = json_pack("{s:s, s:s?, s:s?, s:[]}", "metric", metric, "window", window, "unit",
-		      unit, "rows");
-	if (!s || insert_sorted(secs, s, cmp_section))
+	/* a metric holds no newline (lib/proto/proto_schema.c); NULL window: "\n" only */
+	if (asprintf(&key, "%s\n%s%s", metric, window ? "w" : "", window ? window : "") < 0)
 		return NULL;
+	s = json_object_get(map, key);
+	if (!s) {
+		s = json_pack("{s:s, s:s?, s:s?, s:[], s:{}}", "metric", metric, "window",
+			      window, "unit", unit, "rows", "_rows");
+		if (!s || add_keyed(json_object_get(group, "sections"), map, key, s))
+			s = NULL;
+	}
+	free(key);
 	return s;
 }
 
+/* Find or make SECTION's row of (VIDX, SIDX), through the section's "_rows". */
 static json_t *row_get(json_t *section, const char *variant, int vidx, const char *subject,
 		       int sidx, int repeat)
 {
-	json_t *rows = json_object_get(section, "rows"), *r;
-	size_t i;
+	json_t *map = json_object_get(section, "_rows"), *r;
+	char key[32];
 
-	json_array_foreach(rows, i, r)
-		if (get_int(r, "_v") == vidx && get_int(r, "_s") == sidx)
-			return r;
+	snprintf(key, sizeof(key), "%d %d", vidx, sidx);
+	r = json_object_get(map, key);
+	if (r)
+		return r;
 	r = json_pack("{s:s, s:s?, s:o, s:i, s:i}", "variant", variant, "subject", subject,
 		      "values", report_null_values(repeat), "_v", vidx, "_s", sidx);
-	if (!r || insert_sorted(rows, r, cmp_row))
+	if (!r || add_keyed(json_object_get(section, "rows"), map, key, r))
 		return NULL;
 	return r;
 }
@@ -304,8 +339,9 @@ static int add_missing_variants(json_t *group, json_t *variants_tab, int repeat)
 }
 
 /* The job's verdicts of sample S, when it has any: on ROW at repetition REP (a
- * "verdicts" array made on first use, null where none), and their details, the first
- * seen for each verdict, in the report's "verdict_details". */
+ * "verdicts" array made on first use, null where none), the job's details beside them
+ * (ROW's "details", alike), and the first detail seen for each verdict in the report's
+ * "verdict_details". */
 static int file_verdicts(json_t *report, json_t *row, int rep, const json_t *s, int repeat)
 {
 	const json_t *verdicts = json_object_get(s, "verdicts");
@@ -322,6 +358,15 @@ static int file_verdicts(json_t *report, json_t *row, int rep, const json_t *s, 
 	}
 	if (json_is_null(json_array_get(rv, rep - 1)) &&
 	    json_array_set_new(rv, rep - 1, json_deep_copy(verdicts)))
+		return -ENOMEM;
+	/* this job's own details beside its verdicts: a legend names each cell's */
+	if (json_object_size(details) && !json_object_get(row, "details") &&
+	    json_object_set_new(row, "details", report_null_values(repeat)))
+		return -ENOMEM;
+	if (json_object_size(details) &&
+	    json_is_null(json_array_get(json_object_get(row, "details"), rep - 1)) &&
+	    json_array_set_new(json_object_get(row, "details"), rep - 1,
+			       json_deep_copy(details)))
 		return -ENOMEM;
 	all = json_object_get(report, "verdict_details");
 	json_object_foreach((json_t *)details, key, d) {
@@ -366,8 +411,8 @@ static int file_sample(json_t *report, const json_t *s, json_t *tabs, int repeat
 	    (vidx = report_table_index(json_object_get(tabs, "variants"), variant)) < 0 ||
 	    (sidx = report_table_index(json_object_get(tabs, "subjects"), skey)) < 0)
 		goto out;
-	group = group_get(json_object_get(report, "groups"), hidx, pidx, host, point,
-			  get_str(kernels, host));
+	group = group_get(json_object_get(report, "groups"), json_object_get(tabs, "_groups"),
+			  hidx, pidx, host, point, get_str(kernels, host));
 	if (!group || json_object_set_new(json_object_get(group, "_seen"), variant,
 					  json_true()))
 		goto out;
@@ -403,6 +448,9 @@ static int finish_section(json_t *sec, int repeat)
 	size_t k;
 	int err;
 
+	json_object_del(sec, "_rows");
+	if ((err = sort_array(json_object_get(sec, "rows"), cmp_row)))
+		return err;
 	json_array_foreach(json_object_get(sec, "rows"), k, row) {
 		if ((err = report_add_stats(row)))
 			return err;
@@ -420,10 +468,15 @@ static int finish_groups(json_t *report, json_t *tabs, int repeat)
 	size_t i, j;
 	int err;
 
+	if ((err = sort_array(groups, cmp_group)))
+		return err;
 	json_array_foreach(groups, i, g) {
 		err = add_missing_variants(g, json_object_get(tabs, "variants"), repeat);
+		if (!err)
+			err = sort_array(json_object_get(g, "sections"), cmp_section);
 		if (err)
 			return err;
+		json_object_del(g, "_secs");
 		json_array_foreach(json_object_get(g, "sections"), j, sec)
 			if ((err = finish_section(sec, repeat)))
 				return err;
@@ -473,8 +526,8 @@ json_t *report_build(const json_t *result)
 	if (repeat < 0)
 		repeat = 0;
 
-	tabs = json_pack("{s:{}, s:{}, s:{}, s:{}, s:{}}", "hosts", "kernels", "points",
-			 "variants", "subjects");
+	tabs = json_pack("{s:{}, s:{}, s:{}, s:{}, s:{}, s:{}}", "hosts", "kernels", "points",
+			 "variants", "subjects", "_groups");
 	report = json_pack("{s:O?, s:O?, s:O?, s:O?, s:I, s:O?, s:O?, s:[]}",
 			   "run", json_object_get(result, "run"),
 			   "plan", json_object_get(result, "plan"),

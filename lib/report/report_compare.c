@@ -9,6 +9,7 @@
  * Version x Test tables are posted). Called by cli/result_analysis.c and the tests.
  */
 #include "report/report_compare.h"
+#include "report/report.h"
 
 #include <errno.h>
 #include <math.h>
@@ -26,55 +27,21 @@
 
 const char *report_compare_num(double v, char *out, size_t len)
 {
-	double a = fabs(v);
-
-	if (!isfinite(v))
-		snprintf(out, len, "-");
-	else if (a >= 1e10)
-		snprintf(out, len, "%.1fG", v / 1e9);
-	else if (a >= 1e9)
-		snprintf(out, len, "%.2fG", v / 1e9);
-	else if (a >= 1e7)
-		snprintf(out, len, "%.1fM", v / 1e6);
-	else if (a >= 1e6)
-		snprintf(out, len, "%.2fM", v / 1e6);
-	else if (a >= 1e5)
-		snprintf(out, len, "%.0fk", v / 1e3);
-	else if (a >= 1e4)
-		snprintf(out, len, "%.1fk", v / 1e3);
-	else if (a >= 1000)
-		snprintf(out, len, "%.0f", v);
-	else if (a >= 10)
-		snprintf(out, len, "%.1f", v);
-	else
-		snprintf(out, len, "%.2f", v);
-	return out;
+	return report_num(v, out, len);
 }
 
-/* "+1.2%" / "-81.7%" / "-". */
 const char *report_compare_pct(double v, char *out, size_t len)
 {
-	if (!isfinite(v))
-		snprintf(out, len, "-");
-	else if (fabs(v) >= 100)
-		snprintf(out, len, "%+.0f%%", v);
-	else
-		snprintf(out, len, "%+.1f%%", fabs(v) < 0.05 ? 0.0 : v);
-	return out;
+	return report_pct(v, out, len);
 }
 
 /* "11.52M ± 0.35M" from the row's mean and stddev of SIDE ('a' or 'b'). */
 static const char *mean_sd(const json_t *row, char side, char *out, size_t len)
 {
-	char m[24], s[24], km[16] = "mean_a", ks[16] = "stddev_a";
+	char km[16] = "mean_a", ks[16] = "stddev_a";
 
 	km[5] = ks[7] = side;
-	report_compare_num(dnum(row, km), m, sizeof(m));
-	if (isfinite(dnum(row, ks)))
-		snprintf(out, len, "%s ± %s", m, report_compare_num(dnum(row, ks), s, sizeof(s)));
-	else
-		snprintf(out, len, "%s", m);
-	return out;
+	return report_num_pm(dnum(row, km), dnum(row, ks), out, len);
 }
 
 /* Was ROW compared exactly: both sides without variance (QEMU icount), no test. */
@@ -216,11 +183,15 @@ static void print_unknown_mde(const json_t *sect, double alpha, FILE *out)
 			 sget(r, "candidate_subject") : *sget(r, "subject") ? sget(r, "subject") :
 			 "-");
 		if (row_rank_test_blind(r, alpha)) {
-			fprintf(out, "%swith %lld + %lld values a rank test cannot show any change (smallest p %.2g)\n",
-				lead, (long long)json_integer_value(json_object_get(r, "n_a")),
-				(long long)json_integer_value(json_object_get(r, "n_b")),
-				stats_mw_min_p((size_t)json_integer_value(json_object_get(r, "n_a")),
-					       (size_t)json_integer_value(json_object_get(r, "n_b"))));
+			char line[320];
+
+			snprintf(line, sizeof(line), "%swith %lld + %lld values a rank test cannot "
+				 "show any change (smallest p %.2g)", lead,
+				 (long long)json_integer_value(json_object_get(r, "n_a")),
+				 (long long)json_integer_value(json_object_get(r, "n_b")),
+				 stats_mw_min_p((size_t)json_integer_value(json_object_get(r, "n_a")),
+						(size_t)json_integer_value(json_object_get(r, "n_b"))));
+			tt_wrap(out, line, REPORT_NOTE_COLS, "  ");
 			continue;
 		}
 		if (!isfinite(mde))
@@ -243,7 +214,7 @@ static bool any(const json_t *rows, const char *member)
 }
 
 /* "a, b" of the strings (or integers) of array A, "-" for none. */
-static const char *list_text(const json_t *a, char *out, size_t len)
+const char *report_list_text(const json_t *a, char *out, size_t len)
 {
 	size_t i, off = 0;
 	json_t *v;
@@ -280,8 +251,8 @@ static void tc_attach_note(const json_t *report, FILE *out)
 		} else if (!json_equal(first, t)) {
 			fprintf(out, "note: tc programs attached differently: baseline through %s, "
 				"%s through %s;\n  the figures include the attach method\n",
-				list_text(first, a, sizeof(a)), sget(side, "group"),
-				list_text(t, b, sizeof(b)));
+				report_list_text(first, a, sizeof(a)), sget(side, "group"),
+				report_list_text(t, b, sizeof(b)));
 		}
 	}
 }
@@ -294,10 +265,14 @@ static void pooled_note(const json_t *report, FILE *out)
 	char text[1024];
 	size_t i;
 
-	json_array_foreach(json_object_get(report, "pooled"), i, p)
-		fprintf(out, "note: %s;\n  its figures pool them (--by host or kernel.build, or "
-			"--host, splits them; --strict refuses)\n",
-			analysis_pooled_text(p, sget(report, "by"), text, sizeof(text)));
+	json_array_foreach(json_object_get(report, "pooled"), i, p) {
+		char line[1200];
+
+		snprintf(line, sizeof(line), "note: %s; its figures pool them (--by host or "
+			 "kernel.build, or --host, splits them; --strict refuses)",
+			 analysis_pooled_text(p, sget(report, "by"), text, sizeof(text)));
+		tt_wrap(out, line, REPORT_NOTE_COLS, "  ");
+	}
 }
 
 /* The short hashes of the plans of SIDE. */
@@ -373,7 +348,7 @@ static void print_footer(const json_t *report, FILE *out)
 		if (!strcmp(by, "run"))
 			runs[0] = '\0';
 		else
-			snprintf(runs, sizeof(runs), "runs %s, ", list_text(json_object_get(side, "runs"),
+			snprintf(runs, sizeof(runs), "runs %s, ", report_list_text(json_object_get(side, "runs"),
 								       hs, sizeof(hs)));
 		fprintf(out, "%s %s %s: %s%lld result%s%s\n",
 			i ? "candidate" : "baseline ", by, sget(side, "group"), runs,
@@ -382,23 +357,23 @@ static void print_footer(const json_t *report, FILE *out)
 			json_is_true(json_object_get(side, "imported")) ? " (imported)" : "");
 		/* builds by their labels: a short hash where two share a release */
 		fprintf(out, "  kernel %s, host %s\n",
-			list_text(json_object_get(side, json_array_size(json_object_get(side,
+			report_list_text(json_object_get(side, json_array_size(json_object_get(side,
 				  "builds")) ? "builds" : "kernels"), kernels, sizeof(kernels)),
-			list_text(json_object_get(side, "hosts"), hosts, sizeof(hosts)));
+			report_list_text(json_object_get(side, "hosts"), hosts, sizeof(hosts)));
 		fprintf(out, "  cpu %s, governor %s\n",
-			list_text(json_object_get(side, "cpus"), cpus, sizeof(cpus)),
-			list_text(json_object_get(side, "governors"), gov, sizeof(gov)));
+			report_list_text(json_object_get(side, "cpus"), cpus, sizeof(cpus)),
+			report_list_text(json_object_get(side, "governors"), gov, sizeof(gov)));
 		fprintf(out, "  plan %s, sha256 %s\n",
-			list_text(json_object_get(side, "plans"), plans, sizeof(plans)),
+			report_list_text(json_object_get(side, "plans"), plans, sizeof(plans)),
 			hashes_text(side, hs, sizeof(hs)));
 		if (json_array_size(json_object_get(side, "tc_attach")))
 			fprintf(out, "  tc programs attached through %s\n",
-				list_text(json_object_get(side, "tc_attach"), hs, sizeof(hs)));
+				report_list_text(json_object_get(side, "tc_attach"), hs, sizeof(hs)));
 	}
 	tc_attach_note(report, out);
 	pooled_note(report, out);
 	fprintf(out, "verdicts: Welch's t (Mann-Whitney U below 5 values or when skewed), "
-		"alpha %g,\n  minimum effect %g%%; UNKNOWN +N: repetitions per side to settle\n",
+		"alpha %g,\n  minimum effect %g %%; UNKNOWN +N: repetitions per side to settle\n",
 		dnum(report, "alpha"), 100 * dnum(report, "min_effect"));
 	if (any_exact(report))
 		fprintf(out, "exact: both sides repeat one value (costs under QEMU icount, a "
@@ -526,9 +501,13 @@ static int print_table_section(const json_t *sect, void *vctx)
 		if (renamed && *sget(r, "candidate_subject"))
 			fprintf(ctx->out, "%s: was %s in the baseline\n", sget(r, "candidate_subject"),
 				sget(r, "baseline_subject"));
-		if (*sget(r, "mixed"))	/* verdict MIXED: two populations (lib/analysis/analysis.h) */
-			fprintf(ctx->out, "%s%s%s: %s\n", sget(r, "variant"),
-				*sget(r, "variant") ? " " : "", sget(r, "subject"), sget(r, "mixed"));
+		if (*sget(r, "mixed")) {	/* verdict MIXED: two populations (analysis.h) */
+			char line[1024];
+
+			snprintf(line, sizeof(line), "%s%s%s: %s", sget(r, "variant"),
+				 *sget(r, "variant") ? " " : "", sget(r, "subject"), sget(r, "mixed"));
+			tt_wrap(ctx->out, line, REPORT_NOTE_COLS, "  ");
+		}
 	}
 	if (!err)
 		print_unknown_mde(sect, ctx->alpha, ctx->out);
@@ -536,19 +515,27 @@ static int print_table_section(const json_t *sect, void *vctx)
 	return err;
 }
 
+/* "only in 3: port.rx_pps pass a, ...", wrapped at REPORT_NOTE_COLS. */
 static void print_only(const json_t *cmp, const char *member, const char *group, FILE *out)
 {
 	json_t *a = json_object_get(cmp, member), *r;
-	size_t i;
+	char *text = NULL;
+	size_t i, len = 0;
+	FILE *f;
 
 	if (!json_array_size(a))
 		return;
-	fprintf(out, "only in %s:", group);
+	f = open_memstream(&text, &len);
+	if (!f)
+		return;
+	fprintf(f, "only in %s:", group);
 	json_array_foreach(a, i, r)
-		fprintf(out, "%s %s%s%s%s%s", i ? "," : "", sget(r, "metric"),
+		fprintf(f, "%s %s%s%s%s%s", i ? "," : "", sget(r, "metric"),
 			*sget(r, "variant") ? " " : "", sget(r, "variant"),
 			*sget(r, "subject") ? " " : "", sget(r, "subject"));
-	fputc('\n', out);
+	if (!fclose(f))
+		tt_wrap(out, text, REPORT_NOTE_COLS, "  ");
+	free(text);
 }
 
 /* "METRIC SUBJECT[ POINT]", the test of row R in the grid, into OUT (LEN bytes). */
@@ -672,6 +659,65 @@ out:
 	return err;
 }
 
+/* "plan 'a'" or "plans 'a', 'b'" of the names in LIST into OUT (LEN bytes). */
+static const char *list_quoted(const json_t *list, char *out, size_t len)
+{
+	size_t i, used;
+	json_t *v;
+
+	used = (size_t)snprintf(out, len, "plan%s ", json_array_size(list) == 1 ? "" : "s");
+	json_array_foreach(list, i, v)
+		if (used < len)
+			used += snprintf(out + used, len - used, "%s'%s'", i ? ", " : "",
+					 json_string_value(v) ? json_string_value(v) : "?");
+	return out;
+}
+
+/* "baseline run '1' is of plan 'calibrate', candidate run '3' of plan 'quickstart'"
+ * from the sides of REPORT into TEXT (LEN bytes). */
+static void plans_sentence(const json_t *report, char *text, size_t len)
+{
+	const json_t *side;
+	size_t i, used = 0;
+	char names[256];
+
+	text[0] = '\0';
+	json_array_foreach(json_object_get(report, "sides"), i, side) {
+		list_quoted(json_object_get(side, "plans"), names, sizeof(names));
+		if (used < len)
+			used += snprintf(text + used, len - used, "%s%s %s '%s' %s %s",
+					 i ? ", " : "", i ? "candidate" : "baseline",
+					 sget(report, "by"), sget(side, "group"), i ? "of" : "is of",
+					 names);
+	}
+}
+
+bool report_compare_plans_differ(const json_t *report, char *text, size_t len)
+{
+	const json_t *sides = json_object_get(report, "sides"), *side, *first, *p, *q;
+	size_t i, j, k;
+	bool differ = false;
+
+	if (len)
+		text[0] = '\0';
+	if (strstr(sget(report, "by"), "plan"))
+		return false;
+	first = json_object_get(json_array_get(sides, 0), "plans");
+	json_array_foreach(sides, i, side) {
+		json_array_foreach(json_object_get(side, "plans"), j, p) {
+			json_array_foreach(first, k, q)
+				if (json_equal(p, q))
+					break;
+			differ = differ || k == json_array_size(first);
+		}
+		differ = differ || json_array_size(json_object_get(side, "plans")) !=
+				   json_array_size(first);
+	}
+	if (differ && len)
+		plans_sentence(report, text, len);
+	return differ;
+}
+
 int report_compare_print_text(const json_t *report, const char *form, FILE *out)
 {
 	struct print_ctx ctx = { .out = out, .form = form ? form : "table",
@@ -682,6 +728,16 @@ int report_compare_print_text(const json_t *report, const char *form, FILE *out)
 
 	if (strcmp(ctx.form, "table") && strcmp(ctx.form, "patch") && strcmp(ctx.form, "grid"))
 		return -EINVAL;
+	/* first of all: the sides are not runs of one plan */
+	if (report_compare_plans_differ(report, NULL, 0)) {
+		char text[768], line[1024];
+
+		plans_sentence(report, text, sizeof(text));
+		snprintf(line, sizeof(line), "note: %s; rows pair by metric, point, variant and "
+			 "subject (--strict refuses)", text);
+		tt_wrap(out, line, REPORT_NOTE_COLS, "  ");
+		fputc('\n', out);
+	}
 	if (!strcmp(ctx.form, "grid")) {
 		err = print_grid(report, out);
 	} else {

@@ -16,11 +16,12 @@
 #define BPFLAB_REPORT_COMPARE_H
 
 #include <jansson.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
-/* V in at most 4 significant digits with k/M/G from 1e4 on, "-" for NAN, into OUT
- * (>= 16 bytes). Returns OUT. */
+/* report_num (report.h): the one number formatter, under the name the dashboard and
+ * host list call it by. */
 const char *report_compare_num(double v, char *out, size_t len);
 
 /* The smallest change each row of compare REPORT (analysis_compare) can resolve with the
@@ -36,6 +37,12 @@ int report_compare_add_min_detectable(json_t *report);
  * smallest n among them, alpha 0.05: "min_detectable_pct", "cv_pct",
  * "min_detectable_n" on the series (the text prints a line under the table). */
 int report_history_add_min_detectable(json_t *report);
+
+/* Whether the sides of compare REPORT hold runs of different plans (never by "plan";
+ * the JSON's sides[].plans say which), with the sentence that says so in TEXT (LEN
+ * bytes, may be 0): "baseline run '1' is of plan 'calibrate', candidate run '3' of plan
+ * 'quickstart'". The text form opens with it as a note. */
+bool report_compare_plans_differ(const json_t *report, char *text, size_t len);
 
 /* Print compare REPORT (analysis_compare) in FORM ("table", "patch" or "grid"; NULL is
  * "table") to OUT. */

@@ -14,6 +14,7 @@
 #include <stdio.h>
 
 #define MDE_POWER 0.8			/* compare's default (lib/analysis/compare.h) */
+#define REPORT_NOTE_COLS 80		/* notes under a table: the netdev mail width */
 
 /* O[K] as a double, NAN when it is not a number. */
 static inline double dnum(const json_t *o, const char *k)
@@ -31,7 +32,11 @@ static inline const char *sget(const json_t *o, const char *k)
 	return s ? s : "";
 }
 
-/* "+1.2%" / "-81.7%" / "-" into OUT; returns OUT. */
+/* The strings (or integers) of array A as "a, b" into OUT (LEN bytes); "-" when empty.
+ * Returns OUT. */
+const char *report_list_text(const json_t *a, char *out, size_t len);
+
+/* report_pct (report.h): "+1.2 %" / "-81.7 %" / "-" into OUT; returns OUT. */
 const char *report_compare_pct(double v, char *out, size_t len);
 
 /* What mean a series of KIND ("rate", "time", ...) has and which way is better. */

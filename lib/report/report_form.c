@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
-/* report_form.c - report_form_build and report_form_print_text (report.h): the run
+/* report_form.c - report_form_build (report.h): the run
  * report in the other forms netdev posts use. "grid": Version | Test | a column per
  * variant, a row per host and matrix point; "columns": per host and point a row per
  * variant and a column per subject; "cpumap": rx on the source CPU, dropped, rx on the
  * destination CPU; "drivers": a row per NIC driver and variant, a column per kernel, the
- * XDP mode used marked. The form is built as its own JSON object first, then printed.
+ * XDP mode used marked. Built as its own JSON object; report_form_print.c prints it.
  */
 #include "report/report.h"
 
@@ -66,6 +66,32 @@ static const json_t *section_row(const json_t *sec, const char *variant, const c
 	return NULL;
 }
 
+/* The one wording of an unknown metric (as `result compare` and `history` have it):
+ * "no metric 'M' (its metrics: a, b)" with the metrics of REPORT's sections, first
+ * measured first, into ERR (ERR_LEN bytes). */
+static void form_unknown_metric(const json_t *report, const char *metric, char *err,
+				size_t err_len)
+{
+	const json_t *g, *sec;
+	json_t *seen = json_object();
+	size_t i, j, used;
+
+	used = (size_t)snprintf(err, err_len, "no metric '%s' (its metrics:", metric);
+	json_array_foreach(json_object_get(report, "groups"), i, g)
+		json_array_foreach(json_object_get(g, "sections"), j, sec) {
+			const char *m = get_str(sec, "metric");
+
+			if (!m || !seen || json_object_get(seen, m) || used >= err_len)
+				continue;
+			json_object_set_new(seen, m, json_true());
+			used += snprintf(err + used, err_len - used, "%s %s",
+					 json_object_size(seen) > 1 ? "," : "", m);
+		}
+	if (used < err_len)
+		snprintf(err + used, err_len - used, ")");
+	json_decref(seen);
+}
+
 /* A cell of a form: the values (per repetition) and verdicts of ROW (null values when
  * ROW is NULL), with their statistics. */
 static json_t *form_cell(const json_t *row, int repeat)
@@ -76,6 +102,12 @@ static json_t *form_cell(const json_t *row, int repeat)
 	if (cell && row && json_object_get(row, "verdicts") &&
 	    json_object_set_new(cell, "verdicts",
 				json_deep_copy(json_object_get(row, "verdicts")))) {
+		json_decref(cell);
+		return NULL;
+	}
+	if (cell && row && json_object_get(row, "details") &&
+	    json_object_set_new(cell, "details",
+				json_deep_copy(json_object_get(row, "details")))) {
 		json_decref(cell);
 		return NULL;
 	}
@@ -211,6 +243,9 @@ static json_t *cpumap_dropped_cell(const json_t *sec, const char *variant, int r
 	if (cell && src && json_object_get(src, "verdicts"))
 		json_object_set_new(cell, "verdicts",
 				    json_deep_copy(json_object_get(src, "verdicts")));
+	if (cell && src && json_object_get(src, "details"))
+		json_object_set_new(cell, "details",
+				    json_deep_copy(json_object_get(src, "details")));
 	if (cell && report_add_stats(cell)) {
 		json_decref(cell);
 		cell = NULL;
@@ -277,13 +312,6 @@ static int form_by_variant(const json_t *report, json_t *form, const char *metri
 
 /* ---- the drivers form ---- */
 
-/* Whether METRIC's subjects are port roles (port.*, gen.*, rx.*). */
-static bool port_metric(const char *metric)
-{
-	return !strncmp(metric, "port.", 5) || !strncmp(metric, "gen.", 4) ||
-	       !strncmp(metric, "rx.", 3);
-}
-
 /* The XDP entries of VARIANT on group G's host and kernel (result hosts[].xdp, in plan
  * order: [{"port", "program", "mode"}]), or NULL. */
 static const json_t *group_xdp(const json_t *report, const json_t *g, const char *variant)
@@ -320,7 +348,7 @@ static const char *drivers_subject(const json_t *sec, const json_t *entries,
  * unknown. */
 static const char *drivers_mode(const json_t *entries, const char *metric, const char *subject)
 {
-	bool port = port_metric(metric);
+	bool port = report_port_metric(metric);
 	const json_t *e;
 	size_t i;
 
@@ -602,7 +630,7 @@ json_t *report_form_build(const json_t *report, const char *form_name, const cha
 	}
 	if (!json_object_size(subjects) &&
 	    (drivers || json_array_size(json_object_get(report, "groups")))) {
-		snprintf(err, err_len, "the run has no '%s' samples", metric);
+		form_unknown_metric(report, metric, err, err_len);
 		goto fail;
 	}
 	if (cpumap && (!json_object_get(subjects, "rx_src") || !json_object_get(subjects, "rx_dst"))) {
@@ -610,7 +638,7 @@ json_t *report_form_build(const json_t *report, const char *form_name, const cha
 			 metric);
 		goto fail;
 	}
-	if (drivers && !subject && json_object_size(subjects) > 1 && port_metric(metric))
+	if (drivers && !subject && json_object_size(subjects) > 1 && report_port_metric(metric))
 		subject = common_subject(report, metric, subjects);
 	if ((grid || drivers) &&
 	    (ret = form_subject(subjects, form_name, metric, drivers && !strcmp(metric, NS_METRIC),
@@ -656,476 +684,3 @@ fail:
 	return NULL;
 }
 
-/* A grid cell: the mean as netdev writes rates (9.1M), then the verdict markers of all
- * its repetitions. */
-static void grid_num(char *buf, size_t len, const json_t *cell, bool rate, char *marks,
-		     size_t marks_len)
-{
-	const json_t *mean = json_object_get(cell, "mean"), *v;
-	double x = json_number_value(mean);
-	size_t r;
-
-	if (!json_is_number(mean) || !isfinite(x)) {
-		snprintf(buf, len, "-");
-	} else if (rate) {
-		struct num_fmt f = { 1, "", 0 };
-
-		if (fabs(x) >= 1e9)
-			f = (struct num_fmt){ 1e9, "G", 1 };
-		else if (fabs(x) >= 1e6)
-			f = (struct num_fmt){ 1e6, "M", 1 };
-		else if (fabs(x) >= 1e3)
-			f = (struct num_fmt){ 1e3, "K", 1 };
-		report_fmt_num(buf, len, mean, &f);
-	} else {
-		struct num_fmt f = report_fmt_for(NUM_PLAIN, x);
-
-		report_fmt_num(buf, len, mean, &f);
-	}
-	json_array_foreach(json_object_get(cell, "verdicts"), r, v) {
-		report_add_marks(buf, len, v);
-		report_add_marks(marks, marks_len, v);
-	}
-}
-
-static void form_title(const json_t *form, FILE *out)
-{
-	const char *metric = get_str(form, "metric"), *subject = get_str(form, "subject");
-	const char *window = get_str(form, "window");
-	int repeat = get_int(form, "repeat");
-
-	fprintf(out, "%s%s%s  (%s, %s; mean of %d repetition%s)\n", metric,
-		subject ? " " : "", subject ? subject : "",
-		get_str(form, "unit") && !strcmp(get_str(form, "unit"), "pps") ? "packets/s" :
-		(get_str(form, "unit") ? get_str(form, "unit") : "-"),
-		!window ? "no window" : !strcmp(window, "rate") ? "bpf_stats off" :
-		!strcmp(window, "cost") ? "bpf_stats on" : window, repeat, repeat == 1 ? "" : "s");
-}
-
-/* A form's text table: NC columns whose texts of up to W - 1 bytes are written into
- * cell() and added row by row, and the verdict markers of its numbers. */
-struct form_table {
-	struct tt_table t;
-	char *buf;			/* NC cells of W bytes, zeroed for each row */
-	const char **cells;		/* into BUF */
-	size_t nc, w;
-	char marks[16];
-};
-
-static int form_table_init(struct form_table *ft, size_t nc, size_t w)
-{
-	size_t j;
-
-	*ft = (struct form_table){ .nc = nc, .w = w };
-	ft->buf = calloc(nc, w);
-	ft->cells = calloc(nc, sizeof(*ft->cells));
-	if (!ft->buf || !ft->cells || tt_table_init(&ft->t, (int)nc, NULL))
-		return -ENOMEM;
-	ft->t.trim = true;
-	for (j = 0; j < nc; j++)
-		ft->cells[j] = ft->buf + j * w;
-	return 0;
-}
-
-static char *form_table_cell(struct form_table *ft, size_t j)
-{
-	return ft->buf + j * ft->w;
-}
-
-/* Add the row the cells hold and clear them for the next. */
-static int form_table_add(struct form_table *ft)
-{
-	int err = tt_table_add(&ft->t, ft->cells);
-
-	memset(ft->buf, 0, ft->nc * ft->w);
-	return err;
-}
-
-/* The head row: FIRST ... then the title of each column of COLS. */
-static int form_table_head(struct form_table *ft, const char *const *first, size_t n_first,
-			   const json_t *cols)
-{
-	const json_t *col;
-	size_t j;
-
-	for (j = 0; j < n_first; j++)
-		snprintf(form_table_cell(ft, j), ft->w, "%s", first[j]);
-	json_array_foreach(cols, j, col)
-		snprintf(form_table_cell(ft, j + n_first), ft->w, "%s", get_str(col, "title"));
-	return form_table_add(ft);
-}
-
-/* The table, then the legend of its markers from FORM's "verdict_details". */
-static void form_table_print(const struct form_table *ft, const json_t *form, FILE *out)
-{
-	tt_table_print(&ft->t, out);
-	report_print_legend(ft->marks, json_object_get(form, "verdict_details"), out);
-}
-
-static void form_table_release(struct form_table *ft)
-{
-	tt_table_release(&ft->t);
-	free(ft->cells);
-	free(ft->buf);
-}
-
-/* The grid: Version | Test | a column per variant, left-aligned; cells hold at most
- * CELL - 1 bytes, as the texts of print_section do. */
-static int print_grid(const json_t *form, FILE *out)
-{
-	static const char *const first[] = { "Version", "Test" };
-	const json_t *cols = json_object_get(form, "columns"), *row, *col;
-	bool rate = get_str(form, "unit") && !strcmp(get_str(form, "unit"), "pps");
-	size_t nc = json_array_size(cols) + 2, i, j;
-	struct form_table ft;
-	int err;
-
-	err = form_table_init(&ft, nc, CELL);
-	if (!err) {
-		ft.t.sep = " | ";
-		err = form_table_head(&ft, first, 2, cols);
-	}
-	json_array_foreach(json_object_get(form, "rows"), i, row) {
-		if (err)
-			goto out;
-		snprintf(form_table_cell(&ft, 0), CELL, "%s", get_str(row, "version"));
-		snprintf(form_table_cell(&ft, 1), CELL, "%s", get_str(row, "test"));
-		json_array_foreach(json_object_get(row, "cells"), j, col)
-			if (j + 2 < nc)
-				grid_num(form_table_cell(&ft, j + 2), CELL, col, rate, ft.marks,
-					 sizeof(ft.marks));
-		err = form_table_add(&ft);
-	}
-	if (err)
-		goto out;
-	form_title(form, out);
-	form_table_print(&ft, form, out);
-out:
-	form_table_release(&ft);
-	return err;
-}
-
-#define FCELL (2 * CELL + 8)
-
-/* The text of a "columns" or "cpumap" form's CELL into BUF (FCELL bytes): mean ±
- * spread in format F, then the markers of its verdicts (added to MARKS, MARKS_LEN
- * bytes, too). */
-static void by_variant_cell_text(char *buf, const json_t *cell, struct num_fmt f, char *marks,
-				 size_t marks_len)
-{
-	struct row_text rt = { .variant = NULL };
-	const json_t *v;
-	size_t r;
-
-	report_mean_texts(cell, f, &rt);
-	snprintf(buf, FCELL, "%s%s%s", rt.mean, *rt.spread ? " ± " : "", rt.spread);
-	json_array_foreach(json_object_get(cell, "verdicts"), r, v) {
-		report_add_marks(buf, FCELL, v);
-		report_add_marks(marks, marks_len, v);
-	}
-}
-
-/* The table of form group G: a row per variant, a column per form column, numbers in
- * format F; then the legend of its markers. */
-static int print_by_variant_table(const json_t *form, const json_t *g, struct num_fmt f,
-				  FILE *out)
-{
-	static const char *const first[] = { "variant" };
-	const json_t *cols = json_object_get(form, "columns"), *row, *cell;
-	size_t nc = json_array_size(cols), j, k;
-	struct form_table ft;
-	int err;
-
-	err = form_table_init(&ft, nc + 1, FCELL);
-	for (j = 0; !err && j <= nc; j++)
-		ft.t.right[j] = j > 0;
-	if (!err)
-		err = form_table_head(&ft, first, 1, cols);
-	json_array_foreach(json_object_get(g, "rows"), k, row) {
-		if (err)
-			goto out;
-		snprintf(form_table_cell(&ft, 0), FCELL, "%s", get_str(row, "variant"));
-		json_array_foreach(json_object_get(row, "cells"), j, cell)
-			if (j < nc)
-				by_variant_cell_text(form_table_cell(&ft, j + 1), cell, f, ft.marks,
-						     sizeof(ft.marks));
-		err = form_table_add(&ft);
-	}
-	if (!err)
-		form_table_print(&ft, form, out);
-out:
-	form_table_release(&ft);
-	return err;
-}
-
-/* The largest magnitude among the cells of the rows of form group G. */
-static double group_max(const json_t *g)
-{
-	const json_t *row, *cell;
-	double max = 0;
-	size_t j, k;
-
-	json_array_foreach(json_object_get(g, "rows"), j, row)
-		json_array_foreach(json_object_get(row, "cells"), k, cell)
-			if (report_obj_max(cell) > max)
-				max = report_obj_max(cell);
-	return max;
-}
-
-/* The largest magnitude among the cells of FORM's groups. */
-static double by_variant_max(const json_t *form)
-{
-	const json_t *g;
-	double max = 0;
-	size_t i;
-
-	json_array_foreach(json_object_get(form, "groups"), i, g)
-		if (group_max(g) > max)
-			max = group_max(g);
-	return max;
-}
-
-static int print_by_variant(const json_t *form, FILE *out)
-{
-	const char *unit = get_str(form, "unit"), *host = NULL;
-	enum num_kind kind = NUM_PLAIN;
-	struct num_fmt f;
-	const json_t *g;
-	size_t i;
-	int err;
-
-	if (unit && !strcmp(unit, "pps"))
-		kind = NUM_RATE;
-	else if (unit && !strcmp(unit, "ns"))
-		kind = NUM_NS;
-	f = report_fmt_for(kind, by_variant_max(form));
-	form_title(form, out);
-	json_array_foreach(json_object_get(form, "groups"), i, g) {
-		if (!host || strcmp(host, get_str(g, "host"))) {
-			fprintf(out, "\nhost %s", get_str(g, "host"));
-			if (get_str(g, "kernel_release"))
-				fprintf(out, "  kernel %s", get_str(g, "kernel_release"));
-			fputc('\n', out);
-			host = get_str(g, "host");
-		}
-		if (json_is_object(json_object_get(g, "point")))
-			report_point_label(json_object_get(g, "point"), out);
-		if ((err = print_by_variant_table(form, g, f, out)))
-			return err;
-	}
-	return 0;
-}
-
-/* What a drivers form's numbers are, for its title: "guest instructions per frame,
- * icount" (the units of report_text.c's section titles, per frame for rx.*). */
-static const char *drivers_what(const char *metric, const char *unit)
-{
-	bool frame = !strncmp(metric, "rx.", 3);
-
-	if (unit && !strcmp(unit, "insns"))
-		return !strcmp(metric, NS_METRIC) ? "guest instructions per run, icount" :
-		       frame ? "guest instructions per frame, icount" : "guest instructions, icount";
-	if (unit && !strcmp(unit, "pkt/Ginsn"))
-		return "packets per 10^9 guest instructions, icount";
-	if (unit && !strcmp(unit, "bit/Ginsn"))
-		return "bits per 10^9 guest instructions, icount";
-	if (!strcmp(metric, NS_METRIC))
-		return "ns per program run";
-	if (unit && !strcmp(unit, "ns") && frame)
-		return "ns per frame";
-	if (unit && !strcmp(unit, "pps"))
-		return "packets/s";
-	return unit ? unit : "-";
-}
-
-/* "rx.ns_per_frame b  (guest instructions per frame, icount; mean of 3 repetitions, ±
- * spread)"; the window only when not the rate window (bpf_stats on for costs). */
-static void drivers_title(const json_t *form, FILE *out)
-{
-	const char *metric = get_str(form, "metric"), *subject = get_str(form, "subject");
-	const char *window = get_str(form, "window");
-	int repeat = get_int(form, "repeat");
-
-	fprintf(out, "%s%s%s  (%s", metric, subject ? " " : "", subject ? subject : "",
-		drivers_what(metric, get_str(form, "unit")));
-	if (window && !strcmp(window, "cost"))
-		fputs(", bpf_stats on", out);
-	else if (window && strcmp(window, "rate"))
-		fprintf(out, ", window %s", window);
-	fprintf(out, "; mean of %d repetition%s%s)\n", repeat, repeat == 1 ? "" : "s",
-		repeat > 1 ? ", ± spread" : "");
-}
-
-/* Without a form subject (prog.ns_per_run: each variant's first XDP program), the line
- * naming each variant's: "programs: drop xdp_drop, pass xdp_pass", wrapped before 100
- * columns. */
-static void print_row_subjects(const json_t *form, FILE *out)
-{
-	const json_t *rows = json_object_get(form, "rows"), *row, *o;
-	size_t i, j;
-	int col = 0, w;
-
-	if (get_str(form, "subject"))
-		return;
-	json_array_foreach(rows, i, row) {
-		const char *v = get_str(row, "variant"), *subj = get_str(row, "subject");
-
-		for (j = 0; j < i; j++) {
-			o = json_array_get(rows, j);
-			if (!strcmp(get_str(o, "variant"), v) && get_str(o, "subject"))
-				break;
-		}
-		if (!subj || j < i)
-			continue;
-		w = tt_width(v) + tt_width(subj) + 3;
-		if (!col) {
-			col = fprintf(out, "programs:");
-		} else if (col + w > 99) {
-			fputs(",\n ", out);
-			col = 1;
-		} else {
-			col += fprintf(out, ",");
-		}
-		col += fprintf(out, " %s %s", v, subj);
-	}
-	if (col)
-		fputc('\n', out);
-}
-
-/* The marks of the XDP modes: "n" native, "g" generic, "hw" offload. */
-static const struct {
-	const char *mode, *mark;
-} mode_marks[] = { { "native", "n" }, { "generic", "g" }, { "offload", "hw" } };
-
-/* Append the mark of MODE (modes joined by ',': marks joined by '/') to BUF (LEN bytes)
- * after a blank, and note each mode seen in SEEN. */
-static void add_mode_mark(char *buf, size_t len, const char *mode, bool *seen)
-{
-	const char *p = mode;
-	size_t i, n;
-
-	if (!mode)
-		return;
-	snprintf(buf + strlen(buf), len - strlen(buf), " ");
-	while (*p) {
-		n = strcspn(p, ",");
-		for (i = 0; i < ARRAY_SIZE(mode_marks); i++)
-			if (strlen(mode_marks[i].mode) == n && !strncmp(p, mode_marks[i].mode, n))
-				break;
-		snprintf(buf + strlen(buf), len - strlen(buf), "%s%.*s", p == mode ? "" : "/",
-			 i < ARRAY_SIZE(mode_marks) ? (int)strlen(mode_marks[i].mark) : (int)n,
-			 i < ARRAY_SIZE(mode_marks) ? mode_marks[i].mark : p);
-		if (i < ARRAY_SIZE(mode_marks))
-			seen[i] = true;
-		p += n + (p[n] == ',');
-	}
-}
-
-/* The line under a drivers table that says what its mode marks are. */
-static void print_mode_legend(const json_t *form, const bool *seen, FILE *out)
-{
-	const char *metric = get_str(form, "metric"), *subject = get_str(form, "subject");
-	bool any = false;
-	size_t i;
-
-	for (i = 0; i < ARRAY_SIZE(mode_marks); i++) {
-		if (!seen[i])
-			continue;
-		fprintf(out, "%s%s %s", any ? ", " : "", mode_marks[i].mark, mode_marks[i].mode);
-		any = true;
-	}
-	if (!any)
-		return;
-	if (port_metric(metric) && subject)
-		fprintf(out, ": the XDP mode used on port %s\n", subject);
-	else
-		fputs(": the XDP mode of the program (else the variant's first XDP program)\n",
-		      out);
-}
-
-/* The drivers table: driver | variant | a column per kernel, mean ± spread, verdict
- * markers, the mode mark; the driver on its first row only. Then the legends and the
- * groups left out. */
-static int print_drivers(const json_t *form, FILE *out)
-{
-	static const char *const first[] = { "driver", "variant" };
-	const json_t *cols = json_object_get(form, "columns"), *row, *cell, *o;
-	const char *unit = get_str(form, "unit"), *metric = get_str(form, "metric");
-	size_t nc = json_array_size(cols) + 2, i, j;
-	enum num_kind kind = NUM_PLAIN;
-	const char *prev = NULL;
-	bool seen[ARRAY_SIZE(mode_marks)] = { false };
-	struct form_table ft;
-	struct num_fmt f;
-	double max = 0;
-	int err;
-
-	if ((unit && !strcmp(unit, "pps")) || strstr(metric, "_pps"))
-		kind = NUM_RATE;
-	else if (!strcmp(metric, NS_METRIC) || (unit && !strcmp(unit, "ns")))
-		kind = NUM_NS;
-	json_array_foreach(json_object_get(form, "rows"), i, row)
-		json_array_foreach(json_object_get(row, "cells"), j, cell)
-			if (report_obj_max(cell) > max)
-				max = report_obj_max(cell);
-	f = report_fmt_for(kind, max);
-	err = form_table_init(&ft, nc, FCELL);
-	for (j = 0; !err && j < nc; j++)
-		ft.t.right[j] = j > 1;
-	if (!err)
-		err = form_table_head(&ft, first, 2, cols);
-	json_array_foreach(json_object_get(form, "rows"), i, row) {
-		const char *driver = get_str(row, "driver");
-
-		if (err)
-			goto out;
-		snprintf(form_table_cell(&ft, 0), FCELL, "%s",
-			 prev && !strcmp(prev, driver) ? "" : driver);
-		prev = driver;
-		snprintf(form_table_cell(&ft, 1), FCELL, "%s", get_str(row, "variant"));
-		json_array_foreach(json_object_get(row, "cells"), j, cell) {
-			char *buf = form_table_cell(&ft, j + 2);
-
-			if (j + 2 >= nc)
-				break;
-			by_variant_cell_text(buf, cell, f, ft.marks, sizeof(ft.marks));
-			add_mode_mark(buf, FCELL, get_str(cell, "mode"), seen);
-		}
-		err = form_table_add(&ft);
-	}
-	if (err)
-		goto out;
-	drivers_title(form, out);
-	form_table_print(&ft, form, out);
-	print_row_subjects(form, out);
-	print_mode_legend(form, seen, out);
-	json_array_foreach(json_object_get(form, "left_out"), i, o)
-		fprintf(out, "host %s left out: driver %s and kernel %s as host %s\n",
-			get_str(o, "host"), get_str(o, "driver"),
-			get_str(o, "kernel") ? get_str(o, "kernel") : "-", get_str(o, "same_as"));
-out:
-	form_table_release(&ft);
-	return err;
-}
-
-int report_form_print_text(const json_t *form, FILE *out)
-{
-	int err;
-
-	report_print_run_line(form, out);
-	fputc('\n', out);
-	if (!strcmp(get_str(form, "form"), "grid"))
-		err = print_grid(form, out);
-	else if (!strcmp(get_str(form, "form"), "drivers"))
-		err = print_drivers(form, out);
-	else
-		err = print_by_variant(form, out);
-	if (err)
-		return err;
-	return ferror(out) ? -EIO : 0;
-}
-
-char *report_form_text(const json_t *form)
-{
-	return report_print_to_string(report_form_print_text, form);
-}

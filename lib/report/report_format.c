@@ -3,11 +3,17 @@
  * number formats, the verdict markers and their legend, the run and matrix-point lines.
  * Shared by report_text.c and report_form.c (report_int.h).
  *
- * Numbers in the text: rates in K/M/G with four significant digits of the section's
- * largest value (all rows of a section with the same unit share the decimals, so columns
- * read alike), ns with one decimal, anything else with four significant digits; a row
- * gets more decimals when its spread would otherwise print as zero, so that differences
- * show. Halves round away from zero, as when the numbers are worked out by hand.
+ * Verdicts: a marked cell carries its verdict's marker and, where the job stored a
+ * detail, the number of a note under the table ("3.69M*1"; "*1 unstable: port.rx_pps of
+ * 'b' varied 6.5 % (bound 5 %)"): one note per distinct detail, so a legend never gives
+ * one job's detail for another's cell.
+ *
+ * The one number formatter of every command and the dashboard's text: SI prefixes (k, M,
+ * G) from 10000 up (1000-9999 have their four digits) with four significant digits; in a table, of the section's largest
+ * value (all rows of a section with the same unit share the decimals, so columns read
+ * alike), ns with one decimal; "mean ± spread" in the mean's format, more decimals when
+ * the spread would print as zero; percentages one way ("+12.3 %", "+1141 %"). Halves
+ * round away from zero, as when the numbers are worked out by hand.
  */
 #include "report/report.h"
 
@@ -18,6 +24,7 @@
 #include <string.h>
 
 #include "report/report_int.h"
+#include "base/texttable.h"
 #include "base/util.h"
 
 #define MAX_DECIMALS 6
@@ -47,38 +54,125 @@ static char verdict_mark(const char *name)
 	return '?';
 }
 
-void report_add_marks(char *buf, size_t len, const json_t *verdicts)
+/* The index of note (VERDICT, DETAIL) in N, added when new; -1 on ENOMEM. */
+static int note_index(struct report_notes *n, const char *verdict, const char *detail)
 {
-	const json_t *v;
-	size_t i, j, n;
-	char m;
+	const json_t *e;
+	size_t i;
 
-	for (i = 0; i <= ARRAY_SIZE(verdict_marks); i++) {
-		m = i < ARRAY_SIZE(verdict_marks) ? verdict_marks[i].mark : '?';
-		json_array_foreach(verdicts, j, v)
-			if (json_is_string(v) && verdict_mark(json_string_value(v)) == m)
-				break;
-		n = strlen(buf);
-		if (j == json_array_size(verdicts) || strchr(buf, m) || n + 2 > len)
-			continue;
-		buf[n] = m;
-		buf[n + 1] = '\0';
+	if (!n->notes && !(n->notes = json_array()))
+		return -1;
+	json_array_foreach(n->notes, i, e)
+		if (!strcmp(json_string_value(json_array_get(e, 0)), verdict) &&
+		    !strcmp(json_string_value(json_array_get(e, 1)), detail))
+			return (int)i;
+	if (json_array_append_new(n->notes, json_pack("[ss]", verdict, detail)))
+		return -1;
+	return (int)json_array_size(n->notes) - 1;
+}
+
+/* Append C to BUF (LEN bytes) when it fits. */
+static void put_char(char *buf, size_t len, char c)
+{
+	size_t l = strlen(buf);
+
+	if (l + 2 <= len) {
+		buf[l] = c;
+		buf[l + 1] = '\0';
 	}
 }
 
-void report_print_legend(const char *marks, const json_t *details, FILE *out)
+static int cmp_int(const void *a, const void *b)
+{
+	return *(const int *)a - *(const int *)b;
+}
+
+void report_notes_cell(struct report_notes *n, char *buf, size_t len, const json_t *verdicts,
+		       const json_t *details, int rep)
+{
+	size_t i, r, j, lo = rep < 0 ? 0 : (size_t)rep, hi;
+	const json_t *v;
+	char m, num[16];
+
+	hi = rep < 0 ? json_array_size(verdicts) : lo + 1;
+	for (i = 0; i <= ARRAY_SIZE(verdict_marks); i++) {
+		int ks[16], nk = 0, k, a;
+		bool seen = false, plain = false;
+
+		m = i < ARRAY_SIZE(verdict_marks) ? verdict_marks[i].mark : '?';
+		for (r = lo; r < hi; r++) {
+			const json_t *rd = json_array_get(details, r);
+
+			json_array_foreach(json_array_get(verdicts, r), j, v) {
+				const char *name = json_string_value(v), *d;
+
+				if (!name || verdict_mark(name) != m)
+					continue;
+				seen = true;
+				d = json_string_value(json_object_get(rd, name));
+				k = d ? note_index(n, name, d) : -1;
+				if (d && k < 0)
+					n->oom = true;
+				if (k < 0) {
+					plain = true;
+					continue;
+				}
+				for (a = 0; a < nk && ks[a] != k; a++)
+					;
+				if (a == nk && nk < (int)ARRAY_SIZE(ks))
+					ks[nk++] = k;
+			}
+		}
+		if (!seen)
+			continue;
+		put_char(buf, len, m);
+		qsort(ks, nk, sizeof(*ks), cmp_int);
+		for (a = 0; a < nk; a++) {
+			snprintf(num, sizeof(num), "%s%d", a ? "," : "", ks[a] + 1);
+			if (strlen(buf) + strlen(num) < len)
+				strcat(buf, num);
+		}
+		if (plain && !strchr(n->marks, m))
+			put_char(n->marks, sizeof(n->marks), m);
+	}
+}
+
+static const char *verdict_meaning(const char *name)
 {
 	size_t i;
 
-	for (i = 0; i < ARRAY_SIZE(verdict_marks); i++) {
-		const char *d = get_str(details, verdict_marks[i].name);
+	for (i = 0; i < ARRAY_SIZE(verdict_marks); i++)
+		if (!strcmp(name, verdict_marks[i].name))
+			return verdict_marks[i].meaning;
+	return "a verdict this bpflab does not know";
+}
 
-		if (strchr(marks, verdict_marks[i].mark))
-			fprintf(out, "%c %s: %s\n", verdict_marks[i].mark, verdict_marks[i].name,
-				d ? d : verdict_marks[i].meaning);
+void report_notes_print(const struct report_notes *n, FILE *out)
+{
+	const json_t *e;
+	size_t i;
+
+	json_array_foreach(n->notes, i, e) {
+		const char *name = json_string_value(json_array_get(e, 0));
+		char line[1024];
+
+		/* an agent's detail can be long: wrapped for a mail */
+		snprintf(line, sizeof(line), "%c%zu %s: %s", verdict_mark(name), i + 1, name,
+			 json_string_value(json_array_get(e, 1)));
+		tt_wrap(out, line, 80, "    ");
 	}
-	if (strchr(marks, '?'))
+	for (i = 0; i < ARRAY_SIZE(verdict_marks); i++)
+		if (strchr(n->marks, verdict_marks[i].mark))
+			fprintf(out, "%c %s: %s\n", verdict_marks[i].mark, verdict_marks[i].name,
+				verdict_meaning(verdict_marks[i].name));
+	if (strchr(n->marks, '?'))
 		fprintf(out, "? a verdict this bpflab does not know\n");
+}
+
+void report_notes_release(struct report_notes *n)
+{
+	json_decref(n->notes);
+	n->notes = NULL;
 }
 
 /* Decimals that give four significant digits for a largest value of MAX. */
@@ -104,8 +198,8 @@ struct num_fmt report_fmt_for(enum num_kind kind, double max)
 			f = (struct num_fmt){ 1e9, "G", 0 };
 		else if (max >= 1e6)
 			f = (struct num_fmt){ 1e6, "M", 0 };
-		else if (max >= 1e3)
-			f = (struct num_fmt){ 1e3, "K", 0 };
+		else if (max >= 1e4)	/* 1000-9999 have their four digits */
+			f = (struct num_fmt){ 1e3, "k", 0 };
 		f.decimals = f.div > 1 ? sig4_decimals(max / f.div) : 0;
 		break;
 	case NUM_NS:
@@ -129,15 +223,65 @@ void report_fmt_show_spread(struct num_fmt *f, double spread)
  * (35.9 - 35.6) / 2 is 0.1499999... in binary and prints as 0.2, not 0.1. */
 void report_fmt_num(char *buf, size_t len, const json_t *v, const struct num_fmt *f)
 {
+	report_num_fmt(json_is_number(v) ? json_number_value(v) : NAN, f, buf, len);
+}
+
+struct num_fmt report_fmt_si(double max)
+{
+	struct num_fmt f = report_fmt_for(NUM_RATE, max);
+
+	if (f.div == 1)
+		f.decimals = max == 0 ? 0 : sig4_decimals(fabs(max));
+	return f;
+}
+
+const char *report_num(double v, char *out, size_t len)
+{
+	struct num_fmt f = report_fmt_si(v);
+
+	return report_num_fmt(v, &f, out, len);
+}
+
+const char *report_num_fmt(double v, const struct num_fmt *f, char *out, size_t len)
+{
 	double x;
 
-	if (!json_is_number(v) || !isfinite(json_number_value(v))) {
-		snprintf(buf, len, "-");
-		return;
+	if (!isfinite(v)) {
+		snprintf(out, len, "-");
+		return out;
 	}
-	x = json_number_value(v) / f->div;
+	x = v / f->div;
 	x += copysign(fabs(x) * 1e-9, x);
-	snprintf(buf, len, "%.*f%s", f->decimals, x, f->suffix);
+	snprintf(out, len, "%.*f%s", f->decimals, x, f->suffix);
+	return out;
+}
+
+const char *report_num_pm(double v, double pm, char *out, size_t len)
+{
+	struct num_fmt f = report_fmt_si(v);
+	char a[CELL], b[CELL];
+
+	if (!isfinite(pm)) {
+		snprintf(out, len, "%s", report_num_fmt(v, &f, a, sizeof(a)));
+		return out;
+	}
+	if (fabs(pm) > fabs(v))
+		f = report_fmt_si(pm);
+	report_fmt_show_spread(&f, fabs(pm));
+	report_num_fmt(v, &f, a, sizeof(a));
+	snprintf(out, len, "%s ± %s", a, pm == 0 ? "0" : report_num_fmt(pm, &f, b, sizeof(b)));
+	return out;
+}
+
+const char *report_pct(double v, char *out, size_t len)
+{
+	if (!isfinite(v))
+		snprintf(out, len, "-");
+	else if (fabs(v) >= 100)
+		snprintf(out, len, "%+.0f %%", v);
+	else
+		snprintf(out, len, "%+.1f %%", fabs(v) < 0.05 ? 0.0 : v);
+	return out;
 }
 
 double report_obj_max(const json_t *obj)

@@ -5,6 +5,8 @@
  * the smallest change two of its groups can resolve; or one CSV line per group.
  */
 #include "report/report_compare.h"
+#include "report/report.h"
+#include "report/report_int.h"
 
 #include <errno.h>
 #include <math.h>
@@ -76,8 +78,9 @@ static int print_series_table(const json_t *report, const json_t *s, FILE *out)
 	const char *head[] = { json_string_value(json_object_get(report, "by")) ?
 			       json_string_value(json_object_get(report, "by")) : "group",
 			       ">n", ">mean ± stddev", ">spread", ">delta" };
-	char m[48], sd[24], sp[24], d[24], n[16];
+	char m[96], sp[24], d[24], n[16];
 	const char *cells[5];
+	struct num_fmt f;
 	struct tt_table t;
 	json_t *p;
 	size_t j;
@@ -88,14 +91,15 @@ static int print_series_table(const json_t *report, const json_t *s, FILE *out)
 		if (err)
 			break;
 		snprintf(n, sizeof(n), "%lld", (long long)json_integer_value(json_object_get(p, "n")));
-		report_compare_num(dnum(p, "mean"), m, sizeof(m));
-		if (isfinite(dnum(p, "stddev")))
-			snprintf(m + strlen(m), sizeof(m) - strlen(m), " ± %s",
-				 report_compare_num(dnum(p, "stddev"), sd, sizeof(sd)));
+		report_num_pm(dnum(p, "mean"), dnum(p, "stddev"), m, sizeof(m));
+		/* the spread in the mean's format, as the stddev */
+		f = report_fmt_si(fabs(dnum(p, "spread")) > fabs(dnum(p, "mean")) ?
+				  dnum(p, "spread") : dnum(p, "mean"));
+		report_fmt_show_spread(&f, fabs(dnum(p, "spread")));
 		cells[0] = sget(p, "group");
 		cells[1] = n;
 		cells[2] = m;
-		cells[3] = report_compare_num(dnum(p, "spread"), sp, sizeof(sp));
+		cells[3] = report_num_fmt(dnum(p, "spread"), &f, sp, sizeof(sp));
 		cells[4] = j ? report_compare_pct(dnum(p, "delta_pct"), d, sizeof(d)) : "base";
 		err = tt_table_add(&t, cells);
 	}
@@ -125,6 +129,38 @@ static void print_change_points(const json_t *s, FILE *out)
 	}
 }
 
+/* Whether group G pools what its name does not say: several hosts, or several kernel
+ * builds when the history is not by build (BY); the JSON's groups[].hosts and builds
+ * say the same. */
+static bool group_pools(const json_t *g, const char *by)
+{
+	return json_array_size(json_object_get(g, "hosts")) > 1 ||
+	       (json_array_size(json_object_get(g, "builds")) > 1 && !strstr(by, "kernel.build"));
+}
+
+/* Under the series: a note per group that pools several hosts or builds. */
+static void print_pooled(const json_t *report, FILE *out)
+{
+	const char *by = sget(report, "by");
+	char h[256], b[512], text[1024];
+	const json_t *g;
+	size_t i, nh, nb;
+
+	json_array_foreach(json_object_get(report, "groups"), i, g) {
+		if (!group_pools(g, by))
+			continue;
+		nh = json_array_size(json_object_get(g, "hosts"));
+		nb = json_array_size(json_object_get(g, "builds"));
+		snprintf(text, sizeof(text), "note: %s '%s' holds values of %zu host%s (%s) and "
+			 "%zu kernel build%s (%s); its figures pool them (--by host gives a "
+			 "history per host, --host keeps one)", by, sget(g, "group"), nh,
+			 nh == 1 ? "" : "s", report_list_text(json_object_get(g, "hosts"), h, sizeof(h)),
+			 nb, nb == 1 ? "" : "s", report_list_text(json_object_get(g, "builds"), b,
+							     sizeof(b)));
+		tt_wrap(out, text, REPORT_NOTE_COLS, "  ");
+	}
+}
+
 int report_history_print_text(const json_t *report, FILE *out)
 {
 	json_t *s;
@@ -149,6 +185,8 @@ int report_history_print_text(const json_t *report, FILE *out)
 						    "\n  between two groups");
 		fputc('\n', out);
 	}
+	if (!err)
+		print_pooled(report, out);
 	if (!err)
 		report_compare_print_left_out(json_object_get(report, "excluded"), out);
 	if (!err && (fflush(out) || ferror(out)))

@@ -33,6 +33,13 @@ static inline const char *get_str(const json_t *obj, const char *key)
 	return json_string_value(json_object_get(obj, key));
 }
 
+/* Whether METRIC's subjects are port roles (port.*, gen.*, rx.*). */
+static inline bool report_port_metric(const char *metric)
+{
+	return !strncmp(metric, "port.", 5) || !strncmp(metric, "gen.", 4) ||
+	       !strncmp(metric, "rx.", 3);
+}
+
 /* strcmp where NULL sorts before any string. */
 static inline int strcmp_null(const char *a, const char *b)
 {
@@ -90,6 +97,12 @@ struct row_text {
  * significant digits). */
 struct num_fmt report_fmt_for(enum num_kind kind, double max);
 
+/* The format of a lone number of magnitude MAX: SI prefix, four significant digits. */
+struct num_fmt report_fmt_si(double max);
+
+/* V formatted with F into OUT (LEN bytes), "-" when not finite; returns OUT. */
+const char *report_num_fmt(double v, const struct num_fmt *f, char *out, size_t len);
+
 /* Add decimals to F until a non-zero SPREAD no longer prints as zero. */
 void report_fmt_show_spread(struct num_fmt *f, double spread);
 
@@ -106,13 +119,27 @@ void report_mean_texts(const json_t *obj, struct num_fmt f, struct row_text *rt)
 
 /* ---- report_format.c: markers, lines ---- */
 
-/* Append the markers of the verdicts in the JSON array VERDICTS to BUF (LEN bytes),
- * each once, in table order; unknown verdicts as '?'. */
-void report_add_marks(char *buf, size_t len, const json_t *verdicts);
+/* The verdict notes of one table: what its cells' markers refer to. Zero-initialise;
+ * report_notes_release frees. */
+struct report_notes {
+	json_t *notes;		/* [[verdict, detail], ...]: note K + 1 is notes[K] */
+	char marks[16];		/* markers shown without a detail: their meaning */
+	bool oom;
+};
 
-/* One legend line per marker in MARKS: "* unstable: DETAIL", the detail from DETAILS
- * (the report's "verdict_details") or else the verdict's meaning. */
-void report_print_legend(const char *marks, const json_t *details, FILE *out);
+/* Append to BUF (LEN bytes) the markers of a cell's verdicts, each once in table order
+ * ('?' for unknown ones), each followed by the numbers of its notes ("*1", "*1,3");
+ * VERDICTS and DETAILS are a row's per-repetition arrays ("verdicts": lists of names,
+ * "details": the job's verdict -> detail or null), REP the repetition (0-based) or -1
+ * for all (a cell summarising them). Notes are added to N. */
+void report_notes_cell(struct report_notes *n, char *buf, size_t len, const json_t *verdicts,
+		       const json_t *details, int rep);
+
+/* The legend of N: "*1 unstable: DETAIL" per note in number order, then "* unstable:
+ * MEANING" for markers shown without a detail. */
+void report_notes_print(const struct report_notes *n, FILE *out);
+
+void report_notes_release(struct report_notes *n);
 
 /* The first line of a report or form OBJ: "run 3  quickstart  plan 0123456789ab  done". */
 void report_print_run_line(const json_t *obj, FILE *out);
@@ -153,6 +180,6 @@ bool report_nic_record(const json_t *sec);
 /* The rows of GROUP's driver counters table. */
 int report_nic_rows(const json_t *group);
 /* GROUP's driver counters table (nothing without rows); 0 or -ENOMEM. */
-int report_nic_print_text(const json_t *report, const json_t *group, FILE *out);
+int report_nic_print_text(const json_t *report, const json_t *group, bool wide, FILE *out);
 
 #endif

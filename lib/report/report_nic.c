@@ -6,6 +6,7 @@
  * lists ("listed" on its section) is a metric and has a table of its own instead. The
  * sections stay in the report's groups for --json.
  */
+#include "report/report.h"
 #include "report/report_int.h"
 
 #include <errno.h>
@@ -68,9 +69,11 @@ int report_nic_rows(const json_t *group)
 	return n;
 }
 
-int report_nic_print_text(const json_t *report, const json_t *group, FILE *out)
+int report_nic_print_text(const json_t *report, const json_t *group, bool wide, FILE *out)
 {
+	static const char *const summary[] = { ">n", ">min", ">median", ">max" };
 	int repeat = get_int(report, "repeat"), n = report_nic_rows(group), k = 0, r, err;
+	int cols = !wide && repeat > REPORT_SHOW_REPS ? 4 : repeat;
 	const json_t *variants = json_object_get(report, "variants"), *sec, *row;
 	char (*cells)[CELL] = NULL, mean[2 * CELL + 8];
 	const char **head = NULL, **line = NULL;
@@ -82,9 +85,9 @@ int report_nic_print_text(const json_t *report, const json_t *group, FILE *out)
 		return 0;
 	err = -ENOMEM;
 	rows = calloc((size_t)n, sizeof(*rows));
-	head = calloc((size_t)repeat + 5, sizeof(*head));
-	line = calloc((size_t)repeat + 5, sizeof(*line));
-	cells = calloc((size_t)repeat + 1, sizeof(*cells));
+	head = calloc((size_t)cols + 5, sizeof(*head));
+	line = calloc((size_t)cols + 5, sizeof(*line));
+	cells = calloc((size_t)cols + 1, sizeof(*cells));
 	if (!rows || !head || !line || !cells)
 		goto out;
 	json_array_foreach(json_object_get(group, "sections"), i, sec) {
@@ -100,12 +103,12 @@ int report_nic_print_text(const json_t *report, const json_t *group, FILE *out)
 	head[1] = "port";
 	head[2] = "counter";
 	head[3] = "unit";
-	for (r = 0; r < repeat; r++) {
+	for (r = 0; r < cols; r++) {
 		snprintf(cells[r], CELL, ">results-%d", r + 1);
-		head[4 + r] = cells[r];
+		head[4 + r] = cols < repeat ? summary[r] : cells[r];
 	}
-	head[4 + repeat] = ">mean";
-	if ((err = tt_table_init(&t, repeat + 5, head)))
+	head[4 + cols] = ">mean";
+	if ((err = tt_table_init(&t, cols + 5, head)))
 		goto out;
 	for (i = 0; i < (size_t)k; i++) {
 		const char *variant = get_str(rows[i].row, "variant");
@@ -118,9 +121,14 @@ int report_nic_print_text(const json_t *report, const json_t *group, FILE *out)
 		line[1] = get_str(rows[i].row, "subject");
 		line[2] = get_str(rows[i].sec, "metric") + 4;
 		line[3] = get_str(rows[i].sec, "unit");
-		for (r = 0; r < repeat; r++) {
-			report_fmt_num(cells[r], CELL,
-				       json_array_get(json_object_get(rows[i].row, "values"), r), &f);
+		for (r = 0; r < cols; r++) {
+			if (cols < repeat && !r)
+				snprintf(cells[r], CELL, "%d", get_int(rows[i].row, "n"));
+			else
+				report_fmt_num(cells[r], CELL, cols < repeat ?
+					       json_object_get(rows[i].row, summary[r] + 1) :
+					       json_array_get(json_object_get(rows[i].row, "values"), r),
+					       &f);
 			line[4 + r] = cells[r];
 		}
 		report_mean_texts(rows[i].row, f, &rt);
@@ -128,7 +136,7 @@ int report_nic_print_text(const json_t *report, const json_t *group, FILE *out)
 			snprintf(mean, sizeof(mean), "%s ± %s", rt.mean, rt.spread);
 		else
 			snprintf(mean, sizeof(mean), "%s", rt.mean);
-		line[4 + repeat] = mean;
+		line[4 + cols] = mean;
 		if ((err = tt_table_add(&t, line)))
 			goto out;
 	}

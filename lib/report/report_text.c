@@ -33,15 +33,22 @@ static enum num_kind section_kind(const json_t *sec)
 	return NUM_PLAIN;
 }
 
-static const json_t *find_total(const json_t *sec, const char *variant)
+/* SEC's totals by variant (a new object; the first of a variant wins), NULL on ENOMEM.
+ * Looked up once per variant: a walk each time was quadratic in variants. */
+static json_t *totals_by_variant(const json_t *sec)
 {
-	const json_t *t;
+	json_t *map = json_object(), *t;
 	size_t i;
 
-	json_array_foreach(json_object_get(sec, "totals"), i, t)
-		if (!strcmp(get_str(t, "variant"), variant))
-			return t;
-	return NULL;
+	json_array_foreach(json_object_get(sec, "totals"), i, t) {
+		const char *v = get_str(t, "variant");
+
+		if (map && v && !json_object_get(map, v) && json_object_set(map, v, t)) {
+			json_decref(map);
+			return NULL;
+		}
+	}
+	return map;
 }
 
 /* The entry of a host's noise floor (NOISE, lib/analysis/noise.h) for METRIC in WINDOW: the one
@@ -100,7 +107,9 @@ static const char *subject_header(const char *metric)
 	return "subject";
 }
 
-static void section_title(const json_t *sec, FILE *out)
+/* The line above a table: metric, what its numbers are and, for a summary of REPS
+ * repetitions (0: none), that it is one. */
+static void section_title(const json_t *sec, int reps, FILE *out)
 {
 	const char *metric = get_str(sec, "metric"), *unit = get_str(sec, "unit");
 	const char *window = get_str(sec, "window"), *what;
@@ -131,6 +140,9 @@ static void section_title(const json_t *sec, FILE *out)
 		snprintf(wbuf, sizeof(wbuf), "bpf_stats on");
 	else
 		snprintf(wbuf, sizeof(wbuf), "window %s", window);
+	if (reps)
+		snprintf(wbuf + strlen(wbuf), sizeof(wbuf) - strlen(wbuf), "%s%d repetitions, "
+			 "--wide shows each", *wbuf ? "; " : "", reps);
 	if (what && *wbuf)
 		fprintf(out, "%s  (%s, %s)\n", metric, what, wbuf);
 	else if (what || *wbuf)
@@ -162,28 +174,37 @@ static bool row_is_zero(const json_t *row, const struct num_fmt *f)
 /* Which rows of a section of KIND to print (SHOW[i], N rows): all with ALL_ROWS or
  * outside rate sections; otherwise not the rows that are zero (row_is_zero), unless that
  * would leave out all rows of their variant: a variant never disappears from a table,
- * and a path that delivered nothing still shows. Returns the count left out. */
+ * and a path that delivered nothing still shows. Returns the count left out, or -ENOMEM. */
 static int rows_to_show(const json_t *rows, enum num_kind kind, const struct num_fmt *f,
 			bool all_rows, bool *show)
 {
-	size_t n = json_array_size(rows), i, j;
+	size_t n = json_array_size(rows), i;
+	json_t *shown;	/* the variants with a row shown: a hash, linear in rows */
 	int hidden = 0;
 
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
 		show[i] = all_rows || kind != NUM_RATE ||
 			  !row_is_zero(json_array_get(rows, i), f);
-	for (i = 0; i < n; i++) {
-		const char *variant = get_str(json_array_get(rows, i), "variant");
-		bool any = false;
-
-		for (j = 0; j < n && !any; j++)
-			any = show[j] && !strcmp(variant, get_str(json_array_get(rows, j), "variant"));
-		for (j = 0; j < n && !any; j++)
-			if (!strcmp(variant, get_str(json_array_get(rows, j), "variant")))
-				show[j] = true;
-	}
-	for (i = 0; i < n; i++)
 		hidden += !show[i];
+	}
+	if (!hidden)
+		return 0;
+	shown = json_object();
+	if (!shown)
+		return -ENOMEM;
+	for (i = 0; i < n; i++)
+		if (show[i] &&
+		    json_object_set_new(shown, get_str(json_array_get(rows, i), "variant"),
+					json_true())) {
+			json_decref(shown);
+			return -ENOMEM;
+		}
+	for (i = 0; i < n; i++)
+		if (!show[i] && !json_object_get(shown, get_str(json_array_get(rows, i), "variant"))) {
+			show[i] = true;
+			hidden--;
+		}
+	json_decref(shown);
 	return hidden;
 }
 
@@ -210,19 +231,34 @@ static void print_left_out(const json_t *rows, const bool *show, FILE *out)
 struct section_cols {
 	const char *subject_head, *mean_head;
 	int var, sub, mean, spread, cv, floor;
-	int *rep;			/* one per repetition */
-	int repeat;
+	int *rep;			/* one per repetition (summary: per SUMMARY_COLS) */
+	int repeat;			/* columns in rep */
 	bool floors;			/* a cv and a floor column */
+	bool summary;			/* n, min, median, max instead of the repetitions */
 };
 
+/* The columns that stand for the repetitions of a run of more than REPORT_SHOW_REPS. */
+static const char *const summary_heads[] = { "n", "min", "median", "max" };
+#define SUMMARY_COLS 4
+
+/* The head of value column R of C: "results-3", or "median" in a summary. */
+static const char *rep_head(const struct section_cols *c, int r, char *buf, size_t len)
+{
+	if (c->summary)
+		return summary_heads[r];
+	snprintf(buf, len, "results-%d", r + 1);
+	return buf;
+}
+
 /* The texts of ROW of section SEC into RT (its cells allocated here): a cell per
- * repetition with its verdicts' markers (collected in MARKS, MARKS_LEN bytes too), the
+ * repetition with its verdicts' markers and note numbers (notes added to NOTES), the
  * mean and spread or, in a prog.ns_per_run section, the variant's total on the
- * variant's FIRST row, and the cv beside the host's noise floor (NOISE, or NULL).
- * SEC_FMT is the section's format: a row with the same divisor takes its decimals. */
+ * variant's FIRST row (from TOTALS, totals_by_variant), and the cv beside the host's
+ * noise floor (NOISE, or NULL). SEC_FMT is the section's format: a row with the same
+ * divisor takes its decimals. */
 static int row_texts(const json_t *sec, const json_t *row, const struct num_fmt *sec_fmt,
-		     bool first, int repeat, const json_t *noise, char *marks, size_t marks_len,
-		     struct row_text *rt)
+		     bool first, int repeat, bool summary, const json_t *noise,
+		     const json_t *totals, struct report_notes *notes, struct row_text *rt)
 {
 	const char *metric = get_str(sec, "metric"), *window = get_str(sec, "window");
 	const char *variant = get_str(row, "variant");
@@ -231,7 +267,7 @@ static int row_texts(const json_t *sec, const json_t *row, const struct num_fmt 
 	const json_t *t;
 	int r;
 
-	rt->cells = calloc(repeat ? repeat : 1, CELL);
+	rt->cells = calloc(summary ? SUMMARY_COLS : repeat ? repeat : 1, CELL);
 	if (!rt->cells)
 		return -ENOMEM;
 	rt->variant = first ? variant : NULL;
@@ -239,13 +275,20 @@ static int row_texts(const json_t *sec, const json_t *row, const struct num_fmt 
 	if (f.div == sec_fmt->div)
 		f.decimals = sec_fmt->decimals;
 	report_fmt_show_spread(&f, json_number_value(json_object_get(row, "spread")));
-	for (r = 0; r < repeat; r++) {
-		const json_t *v = json_array_get(json_object_get(row, "verdicts"), r);
-
+	if (summary) {
+		/* n with the markers of every repetition, then min, median, max */
+		snprintf(rt->cells[0], CELL, "%d", get_int(row, "n"));
+		report_notes_cell(notes, rt->cells[0], CELL, json_object_get(row, "verdicts"),
+				  json_object_get(row, "details"), -1);
+		for (r = 1; r < SUMMARY_COLS; r++)
+			report_fmt_num(rt->cells[r], CELL,
+				       json_object_get(row, summary_heads[r]), &f);
+	}
+	for (r = 0; !summary && r < repeat; r++) {
 		report_fmt_num(rt->cells[r], CELL, json_array_get(json_object_get(row, "values"), r),
 			       &f);
-		report_add_marks(rt->cells[r], CELL, v);
-		report_add_marks(marks, marks_len, v);
+		report_notes_cell(notes, rt->cells[r], CELL, json_object_get(row, "verdicts"),
+				  json_object_get(row, "details"), r);
 	}
 	if (strcmp(metric, NS_METRIC)) {
 		report_mean_texts(row, f, rt);
@@ -254,7 +297,7 @@ static int row_texts(const json_t *sec, const json_t *row, const struct num_fmt 
 	}
 	if (!first)
 		return 0;
-	t = find_total(sec, variant);
+	t = json_object_get(totals, variant);
 	if (!t) {
 		snprintf(rt->mean, CELL, "-");
 		return 0;
@@ -283,10 +326,8 @@ static void measure_cols(const struct row_text *rt, size_t n, struct section_col
 	c->spread = tt_width("spread");
 	c->cv = tt_width("cv");
 	c->floor = tt_width("floor");
-	for (r = 0; r < c->repeat; r++) {
-		snprintf(head, sizeof(head), "results-%d", r + 1);
-		c->rep[r] = (int)strlen(head);
-	}
+	for (r = 0; r < c->repeat; r++)
+		c->rep[r] = tt_width(rep_head(c, r, head, sizeof(head)));
 	for (i = 0; i < n; i++) {
 		if (rt[i].variant)
 			widen(&c->var, rt[i].variant);
@@ -317,9 +358,8 @@ static void put_head(struct tt_line *l, const struct section_cols *c, FILE *out)
 	tt_line_cell(l, "variant", c->var + 2, false);
 	tt_line_cell(l, c->subject_head, c->sub + 2, false);
 	for (r = 0; r < c->repeat; r++) {
-		snprintf(head, sizeof(head), "results-%d", r + 1);
-		tt_line_spaces(l, r ? 1 : 0);
-		tt_line_cell(l, head, c->rep[r], true);
+		tt_line_spaces(l, r ? (c->summary ? 2 : 1) : 0);
+		tt_line_cell(l, rep_head(c, r, head, sizeof(head)), c->rep[r], true);
 	}
 	tt_line_spaces(l, 3);
 	tt_line_cell(l, c->mean_head, c->mean, true);
@@ -338,7 +378,7 @@ static void put_row(struct tt_line *l, const struct section_cols *c, const struc
 	tt_line_cell(l, rt->variant ? rt->variant : "", c->var + 2, false);
 	tt_line_cell(l, rt->subject, c->sub + 2, false);
 	for (r = 0; r < c->repeat; r++) {
-		tt_line_spaces(l, r ? 1 : 0);
+		tt_line_spaces(l, r ? (c->summary ? 2 : 1) : 0);
 		tt_line_cell(l, rt->cells[r], c->rep[r], true);
 	}
 	tt_line_spaces(l, 3);
@@ -352,9 +392,34 @@ static void put_row(struct tt_line *l, const struct section_cols *c, const struc
 	tt_line_put(l, out);
 }
 
+/* Longest variant or subject name a table prints whole (without --wide). */
+#define NAME_COLS 24
+
+/* *NAME, when longer than NAME_COLS, elided into BUF (CELL bytes) as its start and a
+ * key, "xdp_redirect_map_multi_p~1", the full name kept in KEYS (each once, key K + 1 is
+ * KEYS[K]) for a line under the table. Returns 0 or -ENOMEM. */
+static int elide_name(const char **name, char *buf, json_t *keys)
+{
+	const json_t *v;
+	char key[16];
+	size_t k;
+
+	if (!*name || strlen(*name) <= NAME_COLS)
+		return 0;
+	json_array_foreach(keys, k, v)
+		if (!strcmp(json_string_value(v), *name))
+			break;
+	if (k == json_array_size(keys) && json_array_append_new(keys, json_string(*name)))
+		return -ENOMEM;
+	snprintf(key, sizeof(key), "~%zu", k + 1);
+	snprintf(buf, CELL, "%.*s%s", (int)(NAME_COLS - strlen(key)), *name, key);
+	*name = buf;
+	return 0;
+}
+
 /* The table of section SEC; NOISE is its host's noise floor (or NULL): with one for
  * the section's metric, each row's cv is printed beside it. */
-static int print_section(const json_t *sec, int repeat, const json_t *details, bool all_rows,
+static int print_section(const json_t *sec, int repeat, bool all_rows, bool wide,
 			 const json_t *noise, FILE *out)
 {
 	const json_t *rows = json_object_get(sec, "rows"), *row;
@@ -364,20 +429,28 @@ static int print_section(const json_t *sec, int repeat, const json_t *details, b
 	struct section_cols c = {
 		.subject_head = subject_header(metric),
 		.mean_head = !strcmp(metric, NS_METRIC) ? "total = mean" : "mean",
-		.repeat = repeat,
+		.repeat = !wide && repeat > REPORT_SHOW_REPS ? SUMMARY_COLS : repeat,
+		.summary = !wide && repeat > REPORT_SHOW_REPS,
 	};
 	struct tt_line l = { .buf = NULL };
 	struct row_text *rt;
+	struct report_notes notes = { .notes = NULL };
+	json_t *keys = json_array(), *key;
+	char (*names)[2][CELL] = NULL;
 	struct num_fmt sec_fmt;
-	char marks[16] = "";
+	json_t *totals = NULL;
 	int hidden, err = 0;
 	double max = 0;
 	bool *show;
 
 	rt = calloc(n_rows ? n_rows : 1, sizeof(*rt));
 	show = calloc(n_rows ? n_rows : 1, sizeof(*show));
-	c.rep = calloc(repeat ? repeat : 1, sizeof(*c.rep));
-	if (!rt || !show || !c.rep) {
+	c.rep = calloc(c.repeat ? c.repeat : 1, sizeof(*c.rep));
+	names = calloc(n_rows ? n_rows : 1, sizeof(*names));
+	if (!strcmp(metric, NS_METRIC))
+		totals = totals_by_variant(sec);
+	if (!rt || !show || !c.rep || !names || !keys ||
+	    (!totals && !strcmp(metric, NS_METRIC))) {
 		err = -ENOMEM;
 		goto out;
 	}
@@ -386,6 +459,10 @@ static int print_section(const json_t *sec, int repeat, const json_t *details, b
 			max = report_obj_max(row);
 	sec_fmt = report_fmt_for(kind, max);
 	hidden = rows_to_show(rows, kind, &sec_fmt, all_rows, show);
+	if (hidden < 0) {
+		err = hidden;
+		goto out;
+	}
 
 	json_array_foreach(rows, k, row) {
 		const char *variant = get_str(row, "variant");
@@ -394,30 +471,42 @@ static int print_section(const json_t *sec, int repeat, const json_t *details, b
 		if (!show[k])
 			continue;
 		prev = variant;
-		err = row_texts(sec, row, &sec_fmt, first, repeat, noise, marks, sizeof(marks),
-				&rt[n++]);
+		err = row_texts(sec, row, &sec_fmt, first, repeat, c.summary, noise, totals,
+				&notes, &rt[n++]);
 		if (err)
 			goto out;
 		c.floors = c.floors || *rt[n - 1].floor;
+		/* long names elided with a key: the table fits a mail */
+		if (!wide && (elide_name(&rt[n - 1].variant, names[n - 1][0], keys) ||
+			      elide_name(&rt[n - 1].subject, names[n - 1][1], keys))) {
+			err = -ENOMEM;
+			goto out;
+		}
 	}
 	measure_cols(rt, n, &c);
 
-	section_title(sec, out);
+	section_title(sec, c.summary ? repeat : 0, out);
 	put_head(&l, &c, out);
 	for (i = 0; i < n; i++)
 		put_row(&l, &c, &rt[i], out);
+	json_array_foreach(keys, i, key)
+		fprintf(out, "~%zu %s\n", i + 1, json_string_value(key));
 	if (hidden)
 		print_left_out(rows, show, out);
-	report_print_legend(marks, details, out);
-	if (l.oom)
+	report_notes_print(&notes, out);
+	if (l.oom || notes.oom)
 		err = -ENOMEM;
 out:
+	report_notes_release(&notes);
 	free(l.buf);
+	json_decref(totals);
 	for (i = 0; rt && i < n; i++)
 		free(rt[i].cells);
 	free(rt);
 	free(show);
 	free(c.rep);
+	free(names);
+	json_decref(keys);
 	return err;
 }
 
@@ -513,7 +602,7 @@ static void print_noise_line(const json_t *noise, const char *kernel, FILE *out)
 	fprintf(out, "  noise floor: calibration run %lld", (long long)get_int(noise, "run"));
 	if (nk && strcmp_null(nk, kernel))
 		fprintf(out, " on kernel %s", nk);
-	fprintf(out, "; cv = stddev / mean of a row, floor = the host's run-to-run cv\n");
+	fprintf(out, "; cv = a row's stddev / mean, floor = the host's run-to-run cv\n");
 }
 
 /* The noise floor of group G's host (report "hosts"), or NULL. */
@@ -542,8 +631,8 @@ static void print_host_head(const json_t *report, const json_t *g, FILE *out)
 
 /* Group G's point label and a table per section; the record tables are left out
  * without ALL_ROWS and counted in *RECORDS. */
-static int print_group(const json_t *report, const json_t *g, bool all_rows, int *records,
-		       FILE *out)
+static int print_group(const json_t *report, const json_t *g, bool all_rows, bool wide,
+		       int *records, FILE *out)
 {
 	const json_t *noise = group_noise(report, g), *sec;
 	size_t j;
@@ -570,8 +659,7 @@ static int print_group(const json_t *report, const json_t *g, bool all_rows, int
 		if (!all_rows && metric && !strncmp(metric, "latency.", 8))
 			continue;
 		fputc('\n', out);
-		err = print_section(sec, get_int(report, "repeat"),
-				    json_object_get(report, "verdict_details"), all_rows, noise, out);
+		err = print_section(sec, get_int(report, "repeat"), all_rows, wide, noise, out);
 		if (err)
 			return err;
 	}
@@ -580,7 +668,7 @@ static int print_group(const json_t *report, const json_t *g, bool all_rows, int
 		(*records)++;
 		return 0;
 	}
-	return report_nic_print_text(report, g, out);
+	return report_nic_print_text(report, g, wide, out);
 }
 
 int report_print_text_opts(const json_t *report, const struct report_text_opts *opts,
@@ -607,16 +695,22 @@ int report_print_text_opts(const json_t *report, const struct report_text_opts *
 			print_host_head(report, g, out);
 			host = h;
 		}
-		if ((err = print_group(report, g, all_rows, &records, out)))
+		if ((err = print_group(report, g, all_rows, opts && opts->wide, &records, out)))
 			return err;
 	}
 	if ((err = report_search_print(report, out)))
 		return err;
 	if ((err = report_latency_print_text(json_object_get(report, "latency"), out)))
 		return err;
-	if (records)
-		fprintf(out, "\n%d record table%s left out (cpu.others, rx.cpu, medians, warm-up, search, driver counters; --all-rows shows them)\n",
-			records, records > 1 ? "s" : "");
+	if (records) {
+		char text[256];
+
+		snprintf(text, sizeof(text), "%d record table%s left out (cpu.others, rx.cpu, "
+			 "medians, warm-up, search, driver counters; --all-rows shows them)",
+			 records, records > 1 ? "s" : "");
+		fputc('\n', out);
+		tt_wrap(out, text, 80, "  ");
+	}
 	return ferror(out) ? -EIO : 0;
 }
 

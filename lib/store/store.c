@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "proto/proto.h"
 #include "proto/samples.h"
@@ -419,10 +420,118 @@ static void sqlite_setup(void)
 	sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
 }
 
+/* Whether PATH's companion PATH SUFFIX ("-wal") exists. */
+static bool companion_exists(const char *path, const char *suffix)
+{
+	char p[PATH_MAX];
+
+	return (size_t)snprintf(p, sizeof(p), "%s%s", path, suffix) < sizeof(p) &&
+	       access(p, F_OK) == 0;
+}
+
+/* The URI of a read-only open of PATH, IMMUTABLE or not (docs/store.md, "Read-only
+ * opens"), heap, or NULL for PATH as it is (":memory:", an empty name). '%', '?' and
+ * '#' of the name are escaped. */
+static char *ro_uri(const char *path, bool immutable)
+{
+	size_t n = 0, len = strlen(path);
+	char *uri, *o;
+
+	if (!len || !strcmp(path, ":memory:"))
+		return NULL;
+	uri = malloc(3 * len + 48);
+	if (!uri)
+		return NULL;
+	o = uri + sprintf(uri, path[0] == '/' ? "file://" : "file:");
+	for (; n < len; n++)
+		o += strchr("%?#", path[n]) ? sprintf(o, "%%%02X", (unsigned char)path[n]) :
+		     sprintf(o, "%c", path[n]);
+	sprintf(o, "?mode=ro%s", immutable ? "&immutable=1" : "");
+	return uri;
+}
+
+/* Whether the main file of DB is in WAL mode (header bytes 18 and 19 both 2), read
+ * through SQLite's own handle: a descriptor of our own, once closed, would drop every
+ * POSIX lock this process holds on the file, SQLite's too (bpflabd's dashboard reads
+ * the file its coordinator writes), and another process could then fold the -wal in and
+ * delete it under the writer. */
+static bool db_is_wal(sqlite3 *db)
+{
+	sqlite3_file *f = NULL;
+	unsigned char h[20];
+
+	return sqlite3_file_control(db, "main", SQLITE_FCNTL_FILE_POINTER, &f) == SQLITE_OK &&
+	       f && f->pMethods && f->pMethods->xRead(f, h, sizeof(h), 0) == SQLITE_OK &&
+	       !memcmp(h, "SQLite format 3", 16) && h[18] == 2 && h[19] == 2;
+}
+
+/* Open PATH read-only into ST->db, creating no file (docs/store.md, "Read-only opens"):
+ * a WAL file without its -wal immutable (no connection has it open, so there is no log
+ * to read; immutable is the only way SQLite reads a WAL file without making -wal and
+ * -shm: refused in a read-only directory, left behind in a writable one); a WAL file
+ * with its -wal (a live writer's, or a crashed one's commits) shared, through its -shm,
+ * so that they are seen; any other file (a rollback journal: a writer changes the file
+ * itself, under locks) shared. *IMMUTABLE says which. Returns SQLite's code. */
+static int open_ro(struct store *st, const char *path, bool *immutable)
+{
+	const int flags = SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI;
+	char *uri = NULL;
+	int rc;
+
+	*immutable = !companion_exists(path, "-wal");
+	uri = ro_uri(path, *immutable);
+	if (!uri)	/* ":memory:", or no memory for the URI: the name as it is */
+		return sqlite3_open_v2(path, &st->db, flags & ~SQLITE_OPEN_URI, NULL);
+	rc = sqlite3_open_v2(uri, &st->db, flags, NULL);
+	free(uri);
+	if (rc != SQLITE_OK || !*immutable || db_is_wal(st->db))
+		return rc;
+	/* not WAL: locks, not immutable (closing SQLite's handle keeps others' locks) */
+	sqlite3_close_v2(st->db);
+	st->db = NULL;
+	*immutable = false;
+	uri = ro_uri(path, false);
+	if (!uri)
+		return SQLITE_NOMEM;
+	rc = sqlite3_open_v2(uri, &st->db, flags, NULL);
+	free(uri);
+	return rc;
+}
+
+/* Refuse a write open of PATH that SQLite would take read-only and fail at its first
+ * write with "attempt to write a readonly database": a file we may not write, or one in
+ * a directory where its -wal and -shm cannot be made. 0 or -EROFS with the message. */
+static int writable_check(struct store *st, const char *path)
+{
+	char dir[PATH_MAX];
+	char *slash;
+	int why;
+
+	if (!strcmp(path, ":memory:") || access(path, F_OK))
+		return 0;	/* new files: SQLite says why it cannot create one */
+	if (access(path, W_OK))
+		return store_fail(st, -EROFS, "the file is read-only (%s), and this command "
+				  "writes to it", strerror(errno));
+	snprintf(dir, sizeof(dir), "%s", path);
+	slash = strrchr(dir, '/');
+	if (!slash)
+		snprintf(dir, sizeof(dir), ".");
+	else
+		slash[slash == dir] = '\0';
+	if (!access(dir, W_OK))
+		return 0;
+	why = errno;
+	if (companion_exists(path, "-wal") && companion_exists(path, "-shm"))
+		return 0;
+	return store_fail(st, -EROFS, "its directory '%s' is not writable (%s), and a write "
+			  "needs its '-wal' and '-shm' files beside it", dir, strerror(why));
+}
+
 struct store *store_open(const char *path, bool readonly, char *errbuf, size_t err_len)
 {
 	static pthread_once_t once = PTHREAD_ONCE_INIT;
 	int flags = readonly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+	bool immutable = false;
 	struct store *st;
 	int err = 0, rc, version;
 
@@ -434,9 +543,19 @@ struct store *store_open(const char *path, bool readonly, char *errbuf, size_t e
 		errno = ENOMEM;
 		return NULL;
 	}
-	rc = sqlite3_open_v2(path, &st->db, flags | SQLITE_OPEN_NOMUTEX, NULL);
+	if (!readonly)
+		err = writable_check(st, path);
+	if (err)
+		goto out;
+	rc = readonly ? open_ro(st, path, &immutable) :
+	     sqlite3_open_v2(path, &st->db, flags | SQLITE_OPEN_NOMUTEX, NULL);
 	if (rc != SQLITE_OK) {
 		err = st->db ? sto_dberr(st, rc) : store_fail(st, -ENOMEM, "out of memory");
+		goto out;
+	}
+	if (!readonly && sqlite3_db_readonly(st->db, "main") == 1) {
+		err = store_fail(st, -EROFS, "the file is read-only, and this command writes "
+				 "to it");
 		goto out;
 	}
 	sqlite3_extended_result_codes(st->db, 1);
@@ -447,6 +566,12 @@ struct store *store_open(const char *path, bool readonly, char *errbuf, size_t e
 		goto out;
 	}
 	version = store_schema_version(st);
+	if (version < 0 && readonly && !immutable && companion_exists(path, "-wal")) {
+		err = sto_context(st, version, "cannot read its write-ahead log '%s-wal' (a writer "
+				  "has it open, or one stopped before folding it in; open the "
+				  "file read-write once, or read a copy)", path);
+		goto out;
+	}
 	if (version < 0) {
 		err = version;
 		goto out;

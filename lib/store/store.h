@@ -43,9 +43,13 @@ struct store;
 #define STORE_STATE_LEN 16
 
 /* Open (creating if needed) the database at PATH (":memory:" works). READONLY opens an
- * existing file without migrating. A database whose schema is newer than this build, or
- * (read-only) older or empty, is refused. Returns NULL with errno set and a message in
- * ERR. */
+ * existing file without migrating and without creating a file: a 0444 file in a 0555
+ * directory works; a WAL file whose -wal is absent is read as immutable, one whose -wal
+ * exists (a live writer's) through its -wal and -shm (docs/store.md, "Read-only
+ * opens"). A write open of a file SQLite could only read (the file or its directory not
+ * writable) fails with -EROFS at once. A database whose schema is newer than this
+ * build, or (read-only) older or empty, is refused. Returns NULL with errno set and a
+ * message in ERR. */
 struct store *store_open(const char *path, bool readonly, char *err, size_t err_len);
 /* Close and free; *STORE becomes NULL. Takes NULL. */
 void store_close(struct store **store);
@@ -223,7 +227,8 @@ int store_batch_begin(struct store *store);
 int store_batch_end(struct store *store, int err);
 
 /* Coordinator start-up: jobs left running by a previous coordinator go back to the queue
- * (attempts kept) and every host is gone until it says hello. *REQUEUED may be NULL.
+ * (attempts kept), imports it left unfinished are deleted (store_import_begin) and every
+ * host is gone until it says hello. *REQUEUED may be NULL.
  * Returns 0 or -errno. */
 int store_recover(struct store *store, int *requeued);
 
@@ -241,6 +246,13 @@ json_t *store_query_run(struct store *store, int64_t run_id);
  * windows, "latency_hist": [{"job", "subject", "bucket", "count"}] (samples
  * latency.hist, docs/agent.md "Latency"). */
 json_t *store_query_result(struct store *store, int64_t run_id);
+/* The per-second samples of run RUN_ID (`result show --seconds`, the dashboard's run
+ * page): {"run", "plan", "series": [{"job", "host", "variant", "rep", "point", "metric",
+ * "subject", "unit", "window", "seconds": [seq...], "values": [value...]}]}, a series
+ * per job and (metric, subject, window) in job order, seconds ascending (seq 0 the
+ * window's first second). Not a search's trials, latency buckets or warm-up rounds.
+ * JOB_ID > 0: that job's series only (none when it is not the run's). */
+json_t *store_query_seconds(struct store *store, int64_t run_id, int64_t job_id);
 /* Every attempt of every job of run RUN_ID: [{"job", "attempt", "host", "started_ms",
  * "ended_ms", "outcome", "error"}] in job and attempt order. */
 json_t *store_query_attempts(struct store *store, int64_t run_id);
@@ -287,6 +299,30 @@ json_t *store_query_values(struct store *store, const json_t *filter);
  * malformed import; nothing is stored then). */
 #define STORE_KERNEL_NAME_MAX 64
 int store_import(struct store *store, const json_t *imp, int64_t now_ms, int64_t *run_id);
+
+/* store_import in parts (lib/store/store_import.c), for a caller that must not block
+ * long: bpflabd's loop.
+ * - store_import_check: IMP's input checks alone, no store (any thread): 0, or -EINVAL
+ *   (-ENOMEM) with the reason in WHY (LEN bytes).
+ * - store_import_begin: the host, the environment and the run (queued, no variants yet)
+ *   in one transaction; IMP referenced by *OUT until destroyed. CHECKED: the caller ran
+ *   store_import_check on IMP, else begin does.
+ * - store_import_step: the next jobs in one transaction, as many as fit before
+ *   DEADLINE_MS (util_mono_ms; at least 16); the last part also stores the run's
+ *   variants and repetitions and makes it done. 1: more to do, 0: done, -errno.
+ * - store_import_destroy: frees IM; when it is not done (a step failed, or the caller
+ *   gives up), deletes the run and what the parts wrote of it. Takes NULL; *IM NULL. */
+struct store_import;
+int store_import_check(const json_t *imp, char *why, size_t len);
+int store_import_begin(struct store *store, const json_t *imp, int64_t now_ms, bool checked,
+		       struct store_import **out);
+int store_import_step(struct store *store, struct store_import *im, int64_t deadline_ms);
+int64_t store_import_run_id(const struct store_import *im);
+size_t store_import_jobs(const struct store_import *im);
+/* The JSON values IM holds (the import and its tables), a new reference: a caller that
+ * frees big values elsewhere (bpflabd's worker) keeps it past store_import_destroy. */
+json_t *store_import_values(const struct store_import *im);
+void store_import_destroy(struct store *store, struct store_import **im);
 
 /* --- kernel switches (lib/store/store_boot.c, schema 008; docs/protocol.md "Kernel
  * providers") --- A switch is one `host_boot` the coordinator sent: booting until it

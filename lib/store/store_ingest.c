@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
-/* store_ingest.c - results and imports into the store (store.h): a job's samples,
- * verdicts and environment in one transaction (or a savepoint of a batch), the series
- * and environment caches, and `result import`.
+/* store_ingest.c - results into the store (store.h): a job's samples, verdicts and
+ * environment in one transaction (or a savepoint of a batch), and the series and
+ * environment caches (also used by store_import.c).
  */
 #include "store/store_int.h"
 
@@ -11,7 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "plan/plan.h"
 #include "proto/msg_result.h"
 #include "proto/proto.h"
 #include "proto/samples.h"
@@ -50,8 +49,8 @@ static const struct sto_stmt stmt_series_id = {
 
 /* The id of series (METRIC, SUBJECT, WINDOW) into *ID, added when new; from the cache
  * when this connection has seen it (no SQL per sample). In a transaction. */
-static int series_id(struct store *st, const char *metric, const char *subject,
-		     const char *window, int64_t *id)
+int sto_series_id(struct store *st, const char *metric, const char *subject,
+		  const char *window, int64_t *id)
 {
 	size_t lm = strlen(metric), ls = strlen(subject), lw = strlen(window);
 	size_t len = lm + ls + lw + 2;
@@ -115,7 +114,7 @@ static int samples_insert(struct store *st, int64_t job_id, const struct sample 
 		 * before when equal (lib/proto/samples.c): the same series, no lookup */
 		if (!i || in[i].metric != in[i - 1].metric || in[i].subject != in[i - 1].subject ||
 		    in[i].window != in[i - 1].window)
-			err = series_id(st, in[i].metric, in[i].subject, in[i].window, &sid);
+			err = sto_series_id(st, in[i].metric, in[i].subject, in[i].window, &sid);
 		if (err)
 			break;
 		unit = timing_unit(in[i].unit, icount);
@@ -185,8 +184,8 @@ static struct env_ent *env_slot(struct store *st, int64_t host_id)
 
 /* Find or add the environment ENV (or, when NULL, host HOST_ID's hello inventory) and
  * return its id in *ENV_ID. */
-static int env_upsert(struct store *st, int64_t host_id, const json_t *env, int64_t now_ms,
-		      int64_t *env_id, bool *icount)
+int sto_env_upsert(struct store *st, int64_t host_id, const json_t *env, int64_t now_ms,
+		   int64_t *env_id, bool *icount)
 {
 	char sha[SHA256_HEX_LEN];
 	char *text = NULL, *debug = NULL, *inv_text = NULL;
@@ -296,11 +295,6 @@ static const struct sto_stmt stmt_round_open = {
 	"o.run_id = j.run_id AND o.host_id = j.host_id AND o.point = j.point "
 	"WHERE j.id = ?1 AND o.state = 'running')",
 };
-static const struct sto_stmt stmt_job_result = {
-	"UPDATE jobs SET state = ?2, error = ?3, verifier_log = ?4, env_id = ?5, "
-	"started_ms = ifnull(?6, started_ms), finished_ms = ?7, result_ms = ?8 "
-	"WHERE id = ?1",
-};
 /* stmt_job_result with the verdicts: a result's one write of its job's row */
 static const struct sto_stmt stmt_job_result_verdicts = {
 	"UPDATE jobs SET state = ?2, error = ?3, verifier_log = ?4, env_id = ?5, "
@@ -380,7 +374,7 @@ int store_ingest_msg(struct store *st, int64_t host_id, const struct msg_result 
 	out->run_id = row.run_id;
 	out->failed = failed;
 	if (!err)
-		err = env_upsert(st, host_id, r->env, now_ms, &env_id, &icount);
+		err = sto_env_upsert(st, host_id, r->env, now_ms, &env_id, &icount);
 	if (!err)
 		err = samples_insert(st, job_id, r->samples.v, r->samples.n, icount,
 				     &out->n_samples);
@@ -414,214 +408,4 @@ out:
 	free(verdicts);
 	free(details);
 	return err ? sto_context(st, err, "cannot store result of job %lld", (long long)job_id) : 0;
-}
-
-/* One sample of an import, jobs[I].samples[K]: checks it (SEEN: the job's samples so
- * far, "metric\nsubject\nwindow" -> K) and stores it for job JOB_ID. */
-static int import_sample(struct store *st, int64_t job_id, const json_t *smp, size_t i,
-			 size_t k, json_t *seen)
-{
-	const char *metric = json_string_value(json_object_get(smp, "metric"));
-	const char *subject = json_string_value(json_object_get(smp, "subject"));
-	const char *unit = json_string_value(json_object_get(smp, "unit"));
-	const char *window = json_string_value(json_object_get(smp, "window"));
-	json_t *v = json_object_get(smp, "value"), *dup;
-	char *key = NULL;
-	int64_t sid;
-	int err;
-
-	if (!metric || !*metric || !json_is_number(v))
-		return store_fail(st, -EINVAL, "jobs[%zu].samples[%zu]: a sample needs a 'metric' "
-				  "and a numeric 'value'", i, k);
-	if (unit && !strcmp(unit, "ns") && json_number_value(v) < 0)
-		return store_fail(st, -EINVAL, "jobs[%zu].samples[%zu]: 'value' %g of '%s' is "
-				  "negative (a time in ns cannot be)", i, k, json_number_value(v),
-				  metric);
-	if (!window)
-		window = !strncmp(metric, "prog.", 5) ? "cost" : "rate";
-	/* the store keeps one value per job and series: say which, not SQLite's words */
-	if (asprintf(&key, "%s\n%s\n%s", metric, subject ? subject : "", window) < 0)
-		return store_fail(st, -ENOMEM, "out of memory");
-	dup = json_object_get(seen, key);
-	if (dup) {
-		free(key);
-		return store_fail(st, -EINVAL, "jobs[%zu].samples[%zu]: '%s' of '%s' is there "
-				  "already (samples[%lld]): one value per job and subject", i, k,
-				  metric, subject ? subject : "", (long long)json_integer_value(dup));
-	}
-	err = json_object_set_new(seen, key, json_integer((json_int_t)k));
-	free(key);
-	if (err)
-		return store_fail(st, -ENOMEM, "out of memory");
-	err = series_id(st, metric, subject ? subject : "", window, &sid);
-	return err ? err : sto_exec(st, &stmt_sample_insert, NULL, "iiirt", job_id, sid, (int64_t)-1,
-				    json_number_value(v), unit ? unit : "");
-}
-
-static const struct sto_stmt stmt_import_host = {
-	"INSERT INTO hosts (name, state, inventory, first_seen_ms, last_seen_ms) "
-	"VALUES (?1, 'gone', '{}', ?2, ?2) ON CONFLICT (name) DO UPDATE SET "
-	"last_seen_ms = excluded.last_seen_ms RETURNING id",
-};
-
-/* The environment of an import's jobs from its "kernel" (KERNEL; NULL: none, *ENV_ID
- * -1): an inventory of the release and version, found or added for HOST_ID. */
-static int import_env(struct store *st, int64_t host_id, const json_t *kernel, int64_t now_ms,
-		      int64_t *env_id)
-{
-	json_t *env;
-	bool icount;
-	int err;
-
-	*env_id = -1;
-	if (!kernel)
-		return 0;
-	env = json_pack("{s:b, s:{s:O}}", "imported", 1, "kernel", "release",
-			json_object_get(kernel, "release"));
-	if (!env || (json_object_get(kernel, "version") &&
-		     json_object_set(json_object_get(env, "kernel"), "version",
-				     json_object_get(kernel, "version")))) {
-		json_decref(env);
-		return store_fail(st, -ENOMEM, "out of memory");
-	}
-	err = env_upsert(st, host_id, env, now_ms, env_id, &icount);
-	json_decref(env);
-	return err;
-}
-
-/* Whether member K of KERNEL is absent (when OPTIONAL) or a name of 1 to
- * STORE_KERNEL_NAME_MAX bytes; else the error. */
-static int import_kernel_check(struct store *st, const json_t *kernel, const char *k,
-			       bool optional)
-{
-	const json_t *v = json_object_get(kernel, k);
-	size_t n = json_string_length(v);
-
-	if ((!v && optional) || (json_is_string(v) && n > 0 && n <= STORE_KERNEL_NAME_MAX))
-		return 0;
-	return store_fail(st, -EINVAL, "'kernel.%s' must be a name of 1 to %d bytes", k,
-			  STORE_KERNEL_NAME_MAX);
-}
-
-int store_import(struct store *st, const json_t *imp, int64_t now_ms, int64_t *run_id)
-{
-	const json_t *kernel = json_object_get(imp, "kernel");
-	const char *plan = json_string_value(json_object_get(imp, "plan"));
-	const char *source = json_string_value(json_object_get(imp, "source"));
-	const char *host = json_string_value(json_object_get(imp, "host"));
-	json_t *jobs = json_object_get(imp, "jobs"), *job, *variants = NULL, *smp, *seen;
-	char *text = NULL, *vars = NULL, sha[SHA256_HEX_LEN];
-	int64_t host_id = 0, job_id, max_rep = 1, env_id = -1;
-	size_t i, k, n_samples = 0;
-	int err = 0;
-
-	if (!plan || !*plan || !source || !json_is_array(jobs) || !json_array_size(jobs)) {
-		err = store_fail(st, -EINVAL, "an import needs 'plan', 'source' and a non-empty "
-				 "'jobs' array");
-		goto out;
-	}
-	/* names as a plan names itself: no markup, no control bytes, bounded */
-	if (!plan_name_valid(plan) || (host && *host && !plan_name_valid(host)))
-		err = store_fail(st, -EINVAL, "'%s' must be a name of 1 to %d letters, digits, "
-				 "'.', '_' and '-'", plan_name_valid(plan) ? "host" : "plan",
-				 PLAN_MAX_NAME);
-	if (!err && kernel && !json_is_object(kernel))
-		err = store_fail(st, -EINVAL, "'kernel' must be an object {\"release\", "
-				 "\"version\"}");
-	if (!err && kernel)
-		err = import_kernel_check(st, kernel, "release", false);
-	if (!err && kernel)
-		err = import_kernel_check(st, kernel, "version", true);
-	if (err)
-		goto out;
-	if (!host || !*host)
-		host = "imported";
-	variants = json_array();
-	if (asprintf(&text, "imported from %s\n# plan %s, imported by bpflab result import\n",
-		     source, plan) < 0) {
-		text = NULL;
-		err = store_fail(st, -ENOMEM, "out of memory");
-		goto out;
-	}
-	json_array_foreach(jobs, i, job) {
-		const char *v = json_string_value(json_object_get(job, "variant"));
-		json_t *x;
-
-		if (!v || !*v || !json_is_array(json_object_get(job, "samples"))) {
-			err = store_fail(st, -EINVAL, "jobs[%zu]: needs 'variant' and 'samples'",
-					 i);
-			goto out;
-		}
-		json_array_foreach(variants, k, x)
-			if (!strcmp(json_string_value(x), v))
-				break;
-		if (k == json_array_size(variants) &&
-		    json_array_append_new(variants, json_string(v))) {
-			err = store_fail(st, -ENOMEM, "out of memory");
-			goto out;
-		}
-		if (json_integer_value(json_object_get(job, "rep")) > max_rep)
-			max_rep = json_integer_value(json_object_get(job, "rep"));
-	}
-	vars = variants ? json_dumps(variants, JSON_COMPACT) : NULL;
-	if (!vars) {
-		err = store_fail(st, -ENOMEM, "out of memory");
-		goto out;
-	}
-	util_sha256_hex(text, strlen(text), sha);
-	err = sto_tx_begin(st);
-	if (err)
-		goto out;
-	err = sto_query_int(st, &stmt_import_host, &host_id, "ti", host, now_ms);
-	if (!err)
-		err = import_env(st, host_id, kernel, now_ms, &env_id);
-	if (!err)
-		err = sto_run_insert(st, plan, sha, text, source, "[]", vars, max_rep, now_ms,
-				     run_id);
-	json_array_foreach(jobs, i, job) {
-		const char *v = json_string_value(json_object_get(job, "variant"));
-		json_t *x, *point = json_object_get(job, "point");
-		char *pt = NULL;
-		int64_t rep = json_integer_value(json_object_get(job, "rep"));
-
-		if (err)
-			break;
-		json_array_foreach(variants, k, x)
-			if (!strcmp(json_string_value(x), v))
-				break;
-		pt = json_is_object(point) ? json_dumps(point, JSON_COMPACT | JSON_SORT_KEYS) :
-		     strdup("{}");
-		if (!pt) {
-			err = store_fail(st, -ENOMEM, "out of memory");
-			break;
-		}
-		err = sto_job_insert(st, *run_id, (int64_t)i, host_id, v, (int64_t)k,
-				     rep > 0 ? rep : 1, pt, "{\"imported\":true}");
-		free(pt);
-		if (err)
-			break;
-		job_id = sqlite3_last_insert_rowid(st->db);
-		err = sto_exec(st, &stmt_job_result, NULL, "itttoiii", job_id, "done", NULL, NULL,
-			       env_id, now_ms, now_ms, now_ms);
-		seen = json_object();
-		if (!seen && !err)
-			err = store_fail(st, -ENOMEM, "out of memory");
-		json_array_foreach(json_object_get(job, "samples"), k, smp) {
-			if (err)
-				break;
-			err = import_sample(st, job_id, smp, i, k, seen);
-			n_samples++;
-		}
-		json_decref(seen);
-	}
-	if (!err && !n_samples)
-		err = store_fail(st, -EINVAL, "nothing to import: no samples");
-	if (!err)
-		err = sto_run_set_state(st, *run_id, "done", now_ms);
-	err = sto_tx_end(st, err);
-out:
-	free(text);
-	free(vars);
-	json_decref(variants);
-	return err ? sto_context(st, err, "cannot import '%s'", source ? source : "?") : 0;
 }

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
 /* store_int.h - inside the store: what lib/store/store.c and its parts share (store_queue.c
- * hosts and the job queue, store_run.c runs, store_ingest.c results and imports,
+ * hosts and the job queue, store_run.c runs, store_ingest.c results, store_import.c imports,
  * store_query.c the query objects, and the companions store_bisect.c, store_boot.c,
  * store_link.c, store_noise.c, store_repeat.c). Not for anyone else: the store's users
  * see store.h.
@@ -158,6 +158,15 @@ struct job_row {
 };
 
 int sto_job_get(struct store *st, int64_t job_id, struct job_row *row);
+
+/* store_ingest.c, for store_import.c: the id of series (METRIC, SUBJECT, WINDOW) into
+ * *ID, added when new (cached per connection); the environment ENV of host HOST_ID (NULL:
+ * its hello inventory) found or added, its id into *ENV_ID and whether it is timed by
+ * icount into *ICOUNT. Both in the caller's transaction. */
+int sto_series_id(struct store *st, const char *metric, const char *subject,
+		  const char *window, int64_t *id);
+int sto_env_upsert(struct store *st, int64_t host_id, const json_t *env, int64_t now_ms,
+		   int64_t *env_id, bool *icount);
 int sto_host_idle_if_free(struct store *st, int64_t host_id);
 
 /* store_run.c, for store_queue.c and store_ingest.c's imports: a run's rows as a plan

@@ -387,6 +387,61 @@ out:
 	return run;
 }
 
+/* the per-second samples of each job and series (seq the second; not a search's trials,
+ * latency buckets or warm-up rounds, whose seq is not a second), seconds in order */
+static const struct sto_stmt stmt_q_seconds = {
+	"SELECT job_id, host, variant, rep, point, metric, subject, unit, window, "
+	"json_group_array(seq), json_group_array(value) FROM ("
+	"SELECT s.job_id, h.name host, j.variant, j.rep, j.point, r.metric, r.subject, "
+	"s.unit, r.window, s.seq, s.value, j.seq jseq, s.series_id "
+	"FROM jobs j JOIN sample_values s ON s.job_id = j.id "
+	"JOIN series r ON r.id = s.series_id "
+	"JOIN hosts h ON h.id = j.host_id WHERE j.run_id = ?1 AND (?2 = 0 OR j.id = ?2) "
+	"AND s.seq >= 0 AND r.metric NOT LIKE 'trial.%' AND r.metric NOT LIKE 'warmup.%' "
+	"AND r.metric <> 'latency.hist' "
+	"ORDER BY j.seq, h.name, j.id, r.metric, r.subject, s.seq) "
+	"GROUP BY job_id, series_id ORDER BY min(jseq), host, job_id, metric, subject",
+};
+
+static const struct sql_col seconds_cols[] = {
+	{ "job", SQL_INT, 0 }, { "host", SQL_TEXT, 0 }, { "variant", SQL_TEXT, 0 },
+	{ "rep", SQL_INT, 0 }, { "point", SQL_JSON, 0 }, { "metric", SQL_TEXT, 0 },
+	{ "subject", SQL_TEXT, 0 }, { "unit", SQL_TEXT, 0 }, { "window", SQL_TEXT, 0 },
+	{ "seconds", SQL_JSON, 0 }, { "values", SQL_JSON, 0 },
+};
+
+json_t *store_query_seconds(struct store *st, int64_t run_id, int64_t job_id)
+{
+	json_t *head, *variants = NULL, *rows, *res = NULL;
+	int64_t repeat = 0;
+	int err = 0;
+
+	head = run_get(st, run_id, false, &variants, &repeat);
+	if (!head) {
+		err = -errno;
+		goto out;
+	}
+	rows = sto_query_rows(st, &stmt_q_seconds, seconds_cols, ARRAY_SIZE(seconds_cols), "ii",
+			      run_id, job_id);
+	if (!rows) {
+		err = -(errno ? errno : EIO);
+		goto out;
+	}
+	/* "o" steals rows, also on failure */
+	res = json_pack("{s:O, s:O, s:o}", "run", json_object_get(head, "id"), "plan",
+			json_object_get(head, "plan"), "series", rows);
+	if (!res)
+		err = store_fail(st, -ENOMEM, "out of memory");
+out:
+	json_decref(head);
+	json_decref(variants);
+	if (err && err != -ENOENT)
+		sto_context(st, err, "cannot read the seconds of run %lld", (long long)run_id);
+	if (err)
+		errno = -err;
+	return res;
+}
+
 json_t *store_query_result(struct store *st, int64_t run_id)
 {
 	json_t *head = NULL, *res = NULL, *variants = NULL, *hosts = NULL, *samples = NULL;

@@ -562,15 +562,44 @@ static const struct sto_stmt stmt_recover_attempts = {
 	"error = 'the coordinator restarted' WHERE outcome = 'running'",
 };
 
+/* an import not finished: queued, no variants yet (a submitted run always has some) */
+#define UNFINISHED "SELECT id FROM runs WHERE state = 'queued' AND variants = '[]'"
+static const struct sto_stmt stmt_del_unfinished_samples = {
+	"DELETE FROM sample_values WHERE job_id IN (SELECT id FROM jobs WHERE run_id IN ("
+	UNFINISHED "))",
+};
+static const struct sto_stmt stmt_del_unfinished_jobs = {
+	"DELETE FROM jobs WHERE run_id IN (" UNFINISHED ")",
+};
+static const struct sto_stmt stmt_del_unfinished_runs = {
+	"DELETE FROM runs WHERE id IN (" UNFINISHED ")",
+};
+
+/* Delete the imports a stopped coordinator left unfinished (store_import.c writes them
+ * in parts): their samples, jobs and runs, counting the runs in *RUNS. In the caller's
+ * transaction. */
+static int recover_imports(struct store *st, int64_t *runs)
+{
+	int err = sto_exec(st, &stmt_del_unfinished_samples, NULL, "");
+
+	if (!err)
+		err = sto_exec(st, &stmt_del_unfinished_jobs, NULL, "");
+	if (!err)
+		err = sto_exec(st, &stmt_del_unfinished_runs, runs, "");
+	return err;
+}
+
 int store_recover(struct store *st, int *requeued)
 {
-	int64_t changes = 0;
+	int64_t changes = 0, imports = 0;
 	int err;
 
 	err = sto_tx_begin(st);
 	if (err)
 		goto out;
-	err = sto_exec(st, &stmt_recover_attempts, NULL, "i", util_wall_ms());
+	err = recover_imports(st, &imports);
+	if (!err)
+		err = sto_exec(st, &stmt_recover_attempts, NULL, "i", util_wall_ms());
 	if (!err)
 		err = sto_exec(st, &stmt_recover_jobs, &changes, "");
 	if (!err)

@@ -14,7 +14,9 @@
 #              reload (a marker set on the window survives; bpflabd's through the
 #              cookie), ending as `run list -j` says and as a reload shows it
 #   /runs/A    reached by its link; the tables are the text of `result show A`, each
-#              number within its printed rounding of `result show A -j`; host, kernel
+#              number within its printed rounding of `result show A -j`; host, kernel;
+#              a dot per repetition, and a click on one opens its job's per-second
+#              traces (the values of `result show A --seconds -j`)
 #   /history   form filled and sent; each point's hover title is the -j point; the text
 #   /compare   a = A, b = B; each row's n, means, delta and verdict as -j says; the text
 #              (both pages leave out flagged results, as the CLI by default: when they
@@ -366,7 +368,39 @@ def check_run(page, args, cli):
     check("run %s: the verdicts shown (%s) are those of -j (%s)" %
           (a, sorted(shown), sorted(details)), shown == set(details))
     page.shot(os.path.join(args.shots, "dashboard-run.png"))
+    check_run_seconds(page, args, cli)
     return report
+
+
+def check_run_seconds(page, args, cli):
+    """The repetitions' dots; a click on one opens the page with its job's per-second
+    traces (?seconds=JOB, no script), the values of `result show --seconds -j`."""
+    a = args.run_a
+    dots = page.by_css("svg.runchart circle.rep")
+    links = page.by_css("svg.runchart a")
+    check("run %s: a dot per repetition (%d), each a link (%d)" % (a, len(dots), len(links)),
+          len(dots) > 0 and len(links) == len(dots))
+    secs, err = cli.json("result", "show", a, "--seconds")
+    if not check("result show %s --seconds -j answers (%s)" % (a, err), secs is not None):
+        return
+    if not links:
+        return
+    href = links[-1].get_dom_attribute("href") or ""
+    m = re.fullmatch(r"/runs/%s\?seconds=(\d+)#seconds" % a, href)
+    if not check("the dot links to its job's seconds (%s)" % href, m is not None):
+        return
+    job = int(m.group(1))
+    links[-1].find_element("css selector", "circle").click()
+    page.wait(lambda: page.by_css("#seconds"), 10)
+    want = [x for x in secs["series"] if x["job"] == job]
+    traces = page.by_css("#seconds div.trace")
+    check("a click on the dot opens its job %d's traces (%s): %d, -j %d" %
+          (job, page.d.current_url, len(traces), len(want)),
+          page.d.current_url.endswith(href) and len(traces) == len(want))
+    n = [len(t.find_elements("css selector", "circle")) for t in traces]
+    check("each trace has a point per second of -j's series (%s, -j %s)" %
+          (n, [len(x["values"]) for x in want]), n == [len(x["values"]) for x in want])
+    page.shot(os.path.join(args.shots, "dashboard-run-seconds.png"))
 
 
 def error_page_same(page, what, err):

@@ -48,7 +48,7 @@ assert a == b, (a, b)
 # result show prints each spread beside the host's floor (the calibration run itself here)
 "$bpflab" result show "$run" | tee "$tmp/show.txt"
 check "result show names the calibration run under the host line" \
-	grep -q "^  noise floor: calibration run $run; cv = stddev / mean of a row" "$tmp/show.txt"
+	grep -q "^  noise floor: calibration run $run; cv = a row's stddev / mean" "$tmp/show.txt"
 check "result show has cv and floor columns" grep -Eq " ± spread +cv +floor$" "$tmp/show.txt"
 check "result show prints xdp_drop's cv beside its floor" \
 	grep -Eq "^drop +xdp_drop .* ± [0-9.]+ +[0-9.]+ % +[0-9.]+ %$" "$tmp/show.txt"
@@ -69,6 +69,14 @@ if [ "${need:-0}" -gt 3 ]; then
 	check "plan check warns that repeat 3 is below $need" grep -q "warning: repeat max 3 is too few for it (needs " "$tmp/check.err"
 else
 	check "plan check does not warn when 3 repetitions are enough" test ! -s "$tmp/check.err"
+fi
+# one stream (a pipe, as a mail or a log gets it): the warning after the line it is about
+"$bpflab" --db "$LAB_DB" plan check "$top/plans/quickstart.yaml" > "$tmp/check-both.txt" 2>&1
+cat "$tmp/check-both.txt"
+if grep -q "warning: repeat max" "$tmp/check-both.txt"; then
+	check "plan check --db: the warning comes after the line it refers to" \
+		sh -c 'grep -n "" "$1" | grep -A1 ":needs " | grep -q "warning: repeat max"' - \
+		"$tmp/check-both.txt"
 fi
 "$bpflab" -j plan check "$top/plans/quickstart.yaml" -s min_effect=50% > "$tmp/check.json"
 check "plan check -j has noise.reps, fewer for a 50 % change" python3 -c '

@@ -9,7 +9,8 @@
  *    ^[a-z0-9_]+:.*$ (an object's own id starts with its origin); required: checkout id,
  *    origin; build checkout_id, id, origin; test id, build_id, origin; test path
  *    ^[.a-zA-Z0-9_-]*$; status one of FAIL ERROR MISS PASS DONE SKIP; number {value,
- *    unit, prefix metric|binary}; valid boolean; misc objects; times RFC 3339 date-time.
+ *    unit, prefix metric|binary}; valid boolean; misc objects; times RFC 3339 date-time;
+ *    checkout git_commit_hash ^[0-9a-f]{40}$, git_repository_url ^(https|git)://.*$.
  *    Data is complete (what a dashboard shows) when every test's build and every build's
  *    checkout is present: checked when the export has builds.
  *  - Bencher Metric Format (bencher.dev, "Bencher Metric Format"): an object of
@@ -171,8 +172,21 @@ static inline void assert_kcidb_v4_4(const json_t *k)
 							    "major")), 4);
 	assert_true(json_is_integer(json_object_get(json_object_get(k, "version"), "minor")));
 	assert_true(no_nulls(k));
-	json_array_foreach(checkouts, i, o)
+	json_array_foreach(checkouts, i, o) {
+		const char *hash = json_string_value(json_object_get(o, "git_commit_hash"));
+		const char *url = json_string_value(json_object_get(o, "git_repository_url"));
+
 		assert_kcidb_object(o, checkout);
+		/* ^[0-9a-f]{40}$ and ^(https|git)://.*$ */
+		assert_true(!json_object_get(o, "git_commit_hash") ||
+			    (hash && strlen(hash) == 40 && strspn(hash, "0123456789abcdef") == 40));
+		assert_true(!json_object_get(o, "git_repository_url") ||
+			    (url && (!strncmp(url, "https://", 8) || !strncmp(url, "git://", 6))));
+		assert_true(!json_object_get(o, "tree_name") ||
+			    json_is_string(json_object_get(o, "tree_name")));
+		assert_true(!json_object_get(o, "git_commit_name") ||
+			    json_is_string(json_object_get(o, "git_commit_name")));
+	}
 	json_array_foreach(builds, i, o) {
 		const char *arch = json_string_value(json_object_get(o, "architecture"));
 

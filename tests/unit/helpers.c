@@ -274,6 +274,21 @@ void db_file_exec(const char *db, const char *stmt)
 	sqlite3_close(h);
 }
 
+long long db_file_count(const char *db, const char *sql)
+{
+	sqlite3 *d = NULL;
+	sqlite3_stmt *s = NULL;
+	long long n = -1;
+
+	assert_int_equal(sqlite3_open_v2(db, &d, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_prepare_v2(d, sql, -1, &s, NULL), SQLITE_OK);
+	if (sqlite3_step(s) == SQLITE_ROW)
+		n = sqlite3_column_int64(s, 0);
+	sqlite3_finalize(s);
+	sqlite3_close(d);
+	return n;
+}
+
 void prog_out_free(struct prog_out *o)
 {
 	free(o->out);

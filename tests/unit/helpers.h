@@ -96,6 +96,9 @@ void prog_run_args(struct prog_out *o, const char *prog, const char *const *args
 
 /* Execute the SQL STMT on the SQLite database file DB; an error fails the test. */
 void db_file_exec(const char *db, const char *stmt);
+/* The first column of the first row of SQL (a count) through a read-only connection of
+ * its own to DB; -1 when there is no row. */
+long long db_file_count(const char *db, const char *sql);
 
 /*
  * Skipping a test, saying why: the reason goes to stderr as "  skip: WHY" right before

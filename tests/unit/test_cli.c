@@ -28,6 +28,7 @@
 #include <unistd.h>
 #include <zmq.h>
 
+#include "base/version.h"
 #include "plan/objects.h"
 #include "plan/plan.h"
 #include "proto/proto.h"
@@ -157,6 +158,7 @@ static void fake_stop(struct fake *f)
 static void test_cli_help(void **state)
 {
 	struct prog_out o;
+	char want[64];
 
 	run_cli(&o, (const char *[]){ "--help", NULL });
 	assert_int_equal(o.status, 0);
@@ -188,12 +190,28 @@ static void test_cli_help(void **state)
 	run_cli(&o, (const char *[]){ "result", "help", NULL });
 	assert_int_equal(o.status, 0);
 	assert_contains(o.out, "Usage: bpflab result show RUN [--csv | --form FORM [--metric METRIC]\n"
-			       "               [--subject SUBJECT] | --trials] [--all-rows]\n");
+			       "               [--subject SUBJECT] | --trials | --seconds [--metric METRIC]\n"
+			       "               [--subject SUBJECT]] [--all-rows] [--wide]\n");
 	prog_out_free(&o);
 
 	run_cli(&o, (const char *[]){ "-V", NULL });
 	assert_int_equal(o.status, 0);
 	assert_contains(o.out, "bpflab ");
+	prog_out_free(&o);
+
+	/* an unambiguous prefix of an object and of a command is the name */
+	run_cli(&o, (const char *[]){ "res", "sh", "--help", NULL });
+	assert_int_equal(o.status, 0);
+	assert_contains(o.out, "Usage: bpflab result show RUN");
+	prog_out_free(&o);
+	run_cli(&o, (const char *[]){ "ver", NULL });
+	assert_int_equal(o.status, 0);
+	snprintf(want, sizeof(want), "bpflab %s\n", bpflab_version);
+	assert_string_equal(o.out, want);
+	prog_out_free(&o);
+	/* the top-level commands are in the object list of the usage */
+	run_cli(&o, (const char *[]){ "--help", NULL });
+	assert_contains(o.out, "       bpflab keygen [OPTIONS]\n       bpflab serve [OPTIONS]\n");
 	prog_out_free(&o);
 
 	/* --help anywhere on the line, also for keygen, and nothing else is done */
@@ -302,8 +320,17 @@ static void test_cli_bad_usage(void **state)
 		{ { "frob", NULL }, "bpflab: unknown object 'frob'\nsee 'bpflab --help'\n" },
 		{ { "run", "frob", NULL },
 		  "bpflab: unknown command 'frob' for 'run'\nsee 'bpflab run --help'\n" },
-		{ { "ru", "list", NULL }, "unknown object 'ru'" },	/* no prefixes */
-		{ { "run", "li", NULL }, "unknown command 'li' for 'run'" },
+		/* prefixes only when they name one; the candidates otherwise */
+		{ { "r", "list", NULL },
+		  "bpflab: ambiguous object 'r': 'run', 'result'\nsee 'bpflab --help'\n" },
+		{ { "bisect", "st", NULL },
+		  "bpflab: ambiguous command 'st' for 'bisect': 'start', 'status', 'step'\n" },
+		{ { "reslut", "show", "1", NULL },
+		  "bpflab: unknown object 'reslut' (did you mean 'result'?)\n" },
+		{ { "result", "shwo", "1", NULL },
+		  "bpflab: unknown command 'shwo' for 'result' (did you mean 'show'?)\n"
+		  "see 'bpflab result --help'\n" },
+		{ { "run", "lsit", NULL }, "unknown command 'lsit' for 'run' (did you mean 'list'?)" },
 		{ { "--frob", NULL }, "unknown option '--frob'" },
 		{ { "-c", NULL }, "option '-c' needs a value" },
 		{ { "plan", NULL }, "missing command for 'plan'" },
@@ -325,9 +352,12 @@ static void test_cli_bad_usage(void **state)
 		{ { "bisect", "status", "--plan", "p", NULL },
 		  "unknown option '--plan' for 'bisect status'" },
 		{ { "bisect", "step", "-s", "a=b", NULL }, "unknown option '-s' for 'bisect step'" },
-		{ { "result", "history", "--plan", "p", "--metric", "m", "--by", "host", NULL },
-		  "a history goes by kernel.release, kernel.build, kernel.version, kernel.config, "
-		  "day or port.driver, or two or three of them joined by ',', not 'host'" },
+		{ { "result", "history", "--plan", "p", "--metric", "m", "--by", "plan", NULL },
+		  "a history goes by host (one per host), kernel.release, kernel.build, "
+		  "kernel.version, kernel.config, day or port.driver, or two or three of them "
+		  "joined by ',', not 'plan'" },
+		{ { "result", "history", "--plan", "p", "--metric", "m", "--by", "host", "--csv",
+		    NULL }, "--by host goes without --csv and --plot" },
 		{ { "result", "compare", "1", "2", "--baseline", "1", NULL },
 		  "--baseline and --candidate go with --by" },
 		{ { "result", "import", "--before", "a.json", "--after", "b.json", "--variant", "v",

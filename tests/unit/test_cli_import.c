@@ -114,7 +114,8 @@ static void test_cli_import_kernel_builds(void **state)
 				     NULL });
 	assert_int_equal(o.status, 0);
 	assert_contains(o.out, "note: baseline variant 'base' holds values of 1 host (lab1) and "
-			"2 kernel builds (" REL " #cf14be, " REL " #e3bd12);\n");
+			"2 kernel builds\n  (" REL " #cf14be, " REL " #e3bd12); its figures pool "
+			"them (--by host\n");
 	prog_out_free(&o);
 	bpflab(&o, (const char *[]){ "result", "compare", "--plan", "hand", "--by", "variant",
 				     "--strict", NULL });

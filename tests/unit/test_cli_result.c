@@ -132,11 +132,11 @@ static void test_cli_result_verdict_details(void **state)
 	(void)state;
 	run_cli(&o, (const char *[]){ "--db", db, "result", "show", "1", NULL });
 	assert_int_equal(o.status, 0);
-	assert_contains(o.out, "drop     xdp_drop       35.9     35.6*      35.5");
+	assert_contains(o.out, "drop     xdp_drop       35.9    35.6*1      35.5");
 	assert_contains(o.out, "pass     xdp_pass       20.1      20.3     20.0^");
-	assert_contains(o.out, "\n^ generator-bound: the receiver got all the generator sent "
-			"with CPU to spare: the rate is the generator's\n"
-			"* unstable: prog.ns_per_run of 'xdp_drop' varied 8.1 % (bound 5 %)\n");
+	assert_contains(o.out, "\n*1 unstable: prog.ns_per_run of 'xdp_drop' varied 8.1 % (bound 5 %)\n"
+			"^ generator-bound: the receiver got all the generator sent "
+			"with CPU to spare: the rate is the generator's\n");
 	prog_out_free(&o);
 
 	run_cli(&o, (const char *[]){ "--db", db, "result", "show", "1", "-j", NULL });
@@ -153,7 +153,7 @@ static void test_cli_result_verdict_details(void **state)
 	run_cli(&o, (const char *[]){ "--db", db, "result", "show", "1", "--form", "columns",
 				      "--metric", "prog.ns_per_run", NULL });
 	assert_int_equal(o.status, 0);
-	assert_contains(o.out, "* unstable: prog.ns_per_run of 'xdp_drop' varied 8.1 % "
+	assert_contains(o.out, "*1 unstable: prog.ns_per_run of 'xdp_drop' varied 8.1 % "
 			"(bound 5 %)\n");
 	prog_out_free(&o);
 }
@@ -177,7 +177,7 @@ static void test_cli_result_form_drivers(void **state)
 	run_cli(&o, (const char *[]){ "--db", db, "result", "show", "1", "--form", "drivers",
 				      "--metric", "rx.ns_per_frame", NULL });
 	assert_int_equal(o.status, 1);
-	assert_contains(o.err, "run 1: the run has no 'rx.ns_per_frame' samples");
+	assert_contains(o.err, "run 1 has no metric 'rx.ns_per_frame' (its metrics: prog.ns_per_run)");
 	prog_out_free(&o);
 
 	run_cli(&o, (const char *[]){ "--db", db, "result", "show", "1", "--form", "pie", NULL });

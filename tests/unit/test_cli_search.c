@@ -144,7 +144,7 @@ static int teardown(void **state)
 	return tmpdir_remove(tmpdir);
 }
 
-/* The table: a row per job and goal, the largest value 100.9K gives one decimal of K;
+/* The table: a row per job and goal, the largest value 100.9k gives one decimal of k;
  * trials and time on each job's first row. */
 static void test_cli_search_table(void **state)
 {
@@ -157,9 +157,9 @@ static void test_cli_search_table(void **state)
 	assert_contains(o.out,
 		"\nNDR/PDR (MLRsearch, RFC 9971): frames/s; the trials: result show --trials\n"
 		"host      point  variant  rep  goal   lower  conditional   upper  trials  time\n"
-		"imported  -      police   1    NDR    99.8K        99.8K  100.2K  2       1.25 s\n"
-		"                               PDR   100.2K       100.0K  100.7K\n"
-		"imported  -      police   2    NDR    99.9K        99.9K  100.3K  2       1.25 s\n");
+		"imported  -      police   1    NDR    99.8k        99.8k  100.2k  2       1.25 s\n"
+		"                               PDR   100.2k       100.0k  100.7k\n"
+		"imported  -      police   2    NDR    99.9k        99.9k  100.3k  2       1.25 s\n");
 	assert_null(strstr(o.out, "generator-bound"));
 	/* search.* are records: counted, not printed as tables */
 	assert_null(strstr(o.out, "search.trials  ("));
@@ -167,8 +167,8 @@ static void test_cli_search_table(void **state)
 
 	run_cli(&o, (const char *[]){ "--db", db, "result", "show", "2", NULL });
 	assert_int_equal(o.status, 0);
-	assert_contains(o.out, "police   1    NDR   90.00K^       90.00K       -  2       1.25 s\n"
-			"                               PDR    90.50K       90.40K  90.90K\n");
+	assert_contains(o.out, "police   1    NDR   90.00k^       90.00k       -  2       1.25 s\n"
+			"                               PDR    90.50k       90.40k  90.90k\n");
 	assert_contains(o.out, "\n^ generator-bound: the generator could not offer the loads "
 			"above this lower bound");
 	prog_out_free(&o);

@@ -263,6 +263,17 @@ static void test_coordinator_end_to_end(void **state)
 					  "variant", ""), "pass");
 	json_decref(r);
 
+	/* the per-second samples through the coordinator (result show --seconds): none
+	 * here, the run's head all the same; an unknown run is an error */
+	r = coord_ask(t->fx.c, t->client, simple("result_seconds", run), "seconds");
+	res = json_object_get(r, "seconds");
+	assert_int_equal(proto_get_int(res, "run", 0), run);
+	assert_string_equal(proto_get_str(res, "plan", ""), "coord-test");
+	assert_true(json_is_array(json_object_get(res, "series")));
+	json_decref(r);
+	r = coord_ask(t->fx.c, t->client, simple("result_seconds", 4242), "error");
+	json_decref(r);
+
 	r = coord_ask(t->fx.c, t->client, simple("result_show", run), "result");
 	res = json_object_get(r, "result");
 	assert_string_equal(proto_get_str(res, "plan", ""), "coord-test");

@@ -281,8 +281,8 @@ static void assert_measure(const json_t *b, const char *subject, const struct ex
 	char name[300];
 	json_t *m;
 
-	snprintf(name, sizeof(name), "kx/drop/%s/traffic.packet.size=64 [%s %s]", subject,
-		 e->host, builds[e->build].label);
+	/* no host, no kernel: the same name in every host's and build's document */
+	snprintf(name, sizeof(name), "kx/drop/%s/traffic.packet.size=64", subject);
 	m = json_object_get(json_object_get(b, name), metric);
 	assert_non_null(m);
 	assert_near(json_real_value(json_object_get(m, "value")), value, eps);
@@ -290,18 +290,36 @@ static void assert_measure(const json_t *b, const char *subject, const struct ex
 	assert_near(json_real_value(json_object_get(m, "upper_value")), hi, eps);
 }
 
-/* The BMF B: a benchmark per (host, build, subject) of the N_EXPECTS of EX, as by hand. */
-static void check_bmf(const json_t *b, size_t n_expects, const struct expect *const *ex)
+/* The BMF of ROWS: refused (EINVAL) when they span several hosts or builds (a document
+ * is one Bencher testbed and branch); the document of each of the N_EXPECTS (host,
+ * build) pairs of EX, as by hand, its benchmarks named alike in all of them. */
+static void check_bmf(const json_t *rows, size_t n_expects, const struct expect *const *ex)
 {
+	char msg[512];
+	json_t *sel, *b;
 	size_t i;
 
-	assert_bmf(b);
-	assert_int_equal(json_object_size(b), 2 * n_expects);
+	errno = 0;
+	b = export_bmf(rows);
+	if (n_expects > 1) {
+		assert_null(b);
+		assert_int_equal(errno, EINVAL);
+	}
+	json_decref(b);
 	for (i = 0; i < n_expects; i++) {
+		sel = export_select(rows, ex[i]->host, builds[ex[i]->build].label, msg,
+				    sizeof(msg));
+		assert_non_null(sel);
+		b = export_bmf(sel);
+		assert_non_null(b);
+		assert_bmf(b);
+		assert_int_equal(json_object_size(b), 2);
 		assert_measure(b, "b", ex[i], "port.rx_pps", ex[i]->pps, ex[i]->pps_lo,
 			       ex[i]->pps_hi, 1e-3);
 		assert_measure(b, "xdp_drop", ex[i], "prog.ns_per_run", ex[i]->ns, ex[i]->ns_lo,
 			       ex[i]->ns_hi, 1e-9);
+		json_decref(b);
+		json_decref(sel);
 	}
 }
 
@@ -324,9 +342,7 @@ static void test_export_store_hosts_and_builds(void **state)
 	k2 = kcidb(rows, id, NULL);
 	assert_true(json_equal(k, k2));
 	json_decref(k2);
-	b = export_bmf(rows);
-	check_bmf(b, 4, all);
-	json_decref(b);
+	check_bmf(rows, 4, all);
 
 	/* another database with the same results: another id, so no test id in common;
 	 * its builds are the same builds, with the same ids */
@@ -361,17 +377,13 @@ static void test_export_store_select(void **state)
 	k = kcidb(sel, id, NULL);
 	check_kcidb(k, id, 1 | 4);
 	json_decref(k);
-	k = export_bmf(sel);
-	check_bmf(k, 2, h2);
-	json_decref(k);
+	check_bmf(sel, 2, h2);
 	json_decref(sel);
 
 	/* a release: both of its builds, on either host */
 	sel = export_select(rows, NULL, "6.18.0-rc1+", msg, sizeof(msg));
 	assert_int_equal(json_array_size(sel), 6);
-	k = export_bmf(sel);
-	check_bmf(k, 2, rc1);
-	json_decref(k);
+	check_bmf(sel, 2, rc1);
 	json_decref(sel);
 
 	/* a build by its label, and by a longer hash, on its host */
@@ -449,6 +461,26 @@ static void test_export_store_cli(void **state)
 	got = json_of(o.out);
 	assert_int_equal(json_array_size(json_object_get(got, "tests")), 2);
 	assert_text(str(json_array_get(json_object_get(got, "tests"), 1), "build_id"), "ci:k1");
+	json_decref(got);
+	prog_out_free(&o);
+
+	/* BMF: one host and build a document; the error lists the options of each pair */
+	prog_run(&o, (const char *[]){ BPFLAB, "--db", db, "result", "export", "1", "--format",
+				       "bmf", NULL }, tmpdir);
+	assert_int_equal(o.status, 1);
+	assert_text(o.out, "");
+	assert_text(o.err, "bpflab: run 1 has results of 4 host and kernel build pairs, and a "
+		    "BMF document holds one (a Bencher testbed and branch): export each with "
+		    "--host h1 --kernel '6.1.158', --host h1 --kernel '6.18.0-rc1+ #a78cf9', "
+		    "--host h2 --kernel '6.18.0-rc1+ #eb92d1', --host h2 --kernel '6.1.158'\n");
+	prog_out_free(&o);
+	prog_run(&o, (const char *[]){ BPFLAB, "--db", db, "result", "export", "1", "--format",
+				       "bmf", "--host", "h2", "--kernel", "6.1.158", NULL },
+		 tmpdir);
+	assert_int_equal(o.status, 0);
+	got = json_of(o.out);
+	assert_non_null(json_object_get(got, "kx/drop/b/traffic.packet.size=64"));
+	assert_int_equal(json_object_size(got), 2);
 	json_decref(got);
 	prog_out_free(&o);
 

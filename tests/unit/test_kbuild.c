@@ -232,7 +232,7 @@ static void test_kbuild_pooling_strict(void **state)
 	assert_int_equal(report_compare_print_text(rep, NULL, f), 0);
 	fclose(f);
 	assert_non_null(strstr(buf, "note: baseline variant 'base' holds values of 2 hosts (h1, "
-			       "h2) and 2 kernel builds (" LABEL_A ", " LABEL_B ");\n  its figures "
+			       "h2) and 2 kernel\n  builds (" LABEL_A ", " LABEL_B "); its figures "
 			       "pool them"));
 	assert_non_null(strstr(buf, "note: candidate variant 'patch' holds values of 2 hosts"));
 	assert_non_null(strstr(buf, "kernel " LABEL_A ", " LABEL_B ", host h1, h2"));
@@ -385,6 +385,29 @@ static void test_kbuild_import_history(void **state)
 	store_close(&st);
 }
 
+/* The commit in a release lab/kbuild/build.sh made: the last "-bpflab-HEX12", with
+ * "-dirty" kept; nothing for other releases. */
+static void test_kbuild_commit_of_release(void **state)
+{
+	char c[KBUILD_COMMIT_LEN];
+
+	(void)state;
+	assert_true(kbuild_commit_of_release("6.12.118-bpflab-5aa4d9b42198", c));
+	assert_string_equal(c, "5aa4d9b42198");
+	assert_true(kbuild_commit_of_release("6.12.0-bpflab-0123456789ab-dirty", c));
+	assert_string_equal(c, "0123456789ab-dirty");
+	assert_true(kbuild_commit_of_release("6.1-bpflab-x-bpflab-aaaaaaaaaaaa", c));
+	assert_string_equal(c, "aaaaaaaaaaaa");
+	assert_false(kbuild_commit_of_release("6.12.0-bpflab-local", c));
+	assert_string_equal(c, "");
+	assert_false(kbuild_commit_of_release("6.12.0-bpflab-5aa4d9b4219", c));
+	assert_false(kbuild_commit_of_release("6.12.0-bpflab-5aa4d9b42198x", c));
+	assert_false(kbuild_commit_of_release("6.12.0-bpflab-5AA4D9B42198", c));
+	assert_false(kbuild_commit_of_release("6.12.0-bpflab-5aa4d9b42198-rc1", c));
+	assert_false(kbuild_commit_of_release("6.1.0-47-cloud-amd64", c));
+	assert_false(kbuild_commit_of_release(NULL, c));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -393,6 +416,7 @@ int main(void)
 		cmocka_unit_test(test_kbuild_compare_history_plot),
 		cmocka_unit_test(test_kbuild_pooling_strict),
 		cmocka_unit_test(test_kbuild_import_history),
+		cmocka_unit_test(test_kbuild_commit_of_release),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -61,7 +61,7 @@ static void test_proto_decode_rejects(void **state)
 	assert_null(proto_decode("{\"v\":1}", 7, why, sizeof(why)));
 	assert_string_equal(why, "no message \"type\"");
 	assert_null(proto_decode("{\"v\":1,\"type\":\"a\",\"type\":\"b\"}", 29, why, sizeof(why)));
-	assert_null(proto_decode("x", (size_t)PROTO_MAX_BYTES + 1, why, sizeof(why)));
+	assert_null(proto_decode("x", (size_t)PROTO_MAX_CLIENT_BYTES + 1, why, sizeof(why)));
 	assert_non_null(strstr(why, "exceeds the limit"));
 	m = proto_decode("{\"v\":1,\"type\":\"hello\",\"agent\":\"h1\"}", 35, why, sizeof(why));
 	assert_non_null(m);

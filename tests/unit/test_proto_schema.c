@@ -188,14 +188,15 @@ static void test_proto_schema_refusals(void **state)
 static void test_proto_schema_every_type(void **state)
 {
 	static const char *const requests[] = {
-		"submit", "host_list", "run_list", "run_show", "result_show", "run_cancel",
+		"submit", "host_list", "run_list", "run_show", "result_show", "result_seconds",
+		"run_cancel",
 		"run_watch", "run_attempts", "query", "import", "link_list", "link_discover",
 		"host_boot", "bisect_get", "bisect_start", "bisect_add_step", "bisect_finish",
 		"bisect_reset",
 	};
 	static const char *const replies[] = {
 		"submitted", "hosts", "runs", "run", "result", "links", "cancelled", "watch",
-		"attempts", "values", "imported", "error", "booting", "bisect",
+		"attempts", "values", "imported", "error", "booting", "bisect", "seconds",
 	};
 	static const char *const agent_msgs[] = {
 		"hello", "heartbeat", "accept", "progress", "result", "error", "ready",

@@ -183,7 +183,7 @@ static void test_report_noise_floor(void **state)
 	rep = report_as(r,
 		"run 3  quickstart  plan 1a2b3c4d5e6f  done\n"
 		"host h1  kernel 6.18.44\n"
-		"  noise floor: calibration run 4 on kernel 6.18.40; cv = stddev / mean of a row, floor = the host's run-to-run cv\n"
+		"  noise floor: calibration run 4 on kernel 6.18.40; cv = a row's stddev / mean, floor = the host's run-to-run cv\n"
 		"\n"
 		"port.rx_pps  (packets/s, bpf_stats off)\n"
 		"variant  port  results-1 results-2 results-3     mean ± spread      cv  floor\n"
@@ -258,6 +258,64 @@ static void test_report_netdev_total(void **state)
 	json_decref(r);
 }
 
+/* Many variants, samples in reverse: rows come out in plan order, subjects as first
+ * seen, each variant's total on its first row, the zero rows of a rate section left out
+ * but a variant whose rows are all zero kept (the hashes and the one sort of
+ * report_build.c and report_text.c, which replaced walks quadratic in variants). */
+static void test_report_many_variants(void **state)
+{
+	enum { NV = 3000 };
+	json_t *vars = json_array(), *r, *rep, *rows, *totals;
+	char v[32], *text, *vj;
+	const json_t *row;
+	int i;
+
+	(void)state;
+	for (i = 0; i < NV; i++) {
+		snprintf(v, sizeof(v), "v%d", i);
+		json_array_append_new(vars, json_string(v));
+	}
+	vj = json_dumps(vars, JSON_COMPACT);
+	r = result_new(1, "many", "done", 1, vj, h1);
+	for (i = NV - 1; i >= 0; i--) {
+		snprintf(v, sizeof(v), "v%d", i);
+		add(r, i + 1, "h1", v, 1, NULL, "prog.ns_per_run", i % 2 ? "p2" : "p1", 10);
+		add(r, i + 1, "h1", v, 1, NULL, "prog.ns_per_run", i % 2 ? "p1" : "p2", 20);
+		/* even variants: port b zero (left out), c not; odd ones: both zero
+		 * (kept: a variant never disappears from a table) */
+		add(r, i + 1, "h1", v, 1, NULL, "port.rx_pps", "b", 0);
+		add(r, i + 1, "h1", v, 1, NULL, "port.rx_pps", "c", i % 2 ? 0 : 1000);
+	}
+	rep = report_build(r);
+	assert_non_null(rep);
+	rows = json_object_get(section(rep, 0, 1), "rows");
+	totals = json_object_get(section(rep, 0, 1), "totals");
+	assert_string_equal(json_string_value(json_object_get(section(rep, 0, 1), "metric")),
+			    "prog.ns_per_run");
+	assert_int_equal(json_array_size(rows), 2 * NV);
+	assert_int_equal(json_array_size(totals), NV);
+	for (i = 0; i < NV; i++) {
+		snprintf(v, sizeof(v), "v%d", i);
+		row = json_array_get(rows, 2 * i);
+		assert_string_equal(json_string_value(json_object_get(row, "variant")), v);
+		/* the first sample filed (v2999's p2) made p2 the first subject */
+		assert_string_equal(json_string_value(json_object_get(row, "subject")), "p2");
+		assert_string_equal(json_string_value(json_object_get(json_array_get(totals, i),
+								     "variant")), v);
+		assert_near(value_at(json_array_get(totals, i), 0), 30, 1e-9);
+	}
+	text = report_text(rep);
+	/* rate rows: v0's b left out, v1's both kept */
+	assert_contains(text, "zero rows left out: v0 b, v2 b, v4 b");
+	assert_contains(text, "\nv1       b             0      0\n");
+	assert_contains(text, "\nv2999    p2         10.0           30.0\n");
+	free(text);
+	free(vj);
+	json_decref(rep);
+	json_decref(r);
+	json_decref(vars);
+}
+
 /* A failed job leaves "-" cells; its repetition has no total; a variant without any
  * sample still gets a row; metrics come in the fixed order whatever the sample order;
  * rates pick K/M units and more decimals when a spread would round to zero. */
@@ -285,7 +343,7 @@ static void test_report_missing_and_order(void **state)
 		"\n"
 		"port.rx_pps  (packets/s, bpf_stats off)\n"
 		"variant  port  results-1 results-2 results-3      mean ± spread\n"
-		"base     b        809.7K    815.1K    812.4K    812.4K ± 2.7K\n"
+		"base     b        809.7k    815.1k    812.4k    812.4k ± 2.7k\n"
 		"cnt      b       7.0123M   7.0120M         -   7.0122M ± 0.0002M\n"
 		"broken   -             -         -         -         -\n"
 		"\n"
@@ -837,14 +895,15 @@ static void test_report_driver_counters(void **state)
 	assert_non_null(rep);
 	t = text_with(rep, NULL);
 	assert_null(strstr(t, "driver counters  ("));
-	assert_contains(t, "1 record table left out (cpu.others, rx.cpu, medians, warm-up, search, driver counters; --all-rows shows them)");
+	assert_contains(t, "1 record table left out (cpu.others, rx.cpu, medians, warm-up, search, "
+			"driver\n  counters; --all-rows shows them)\n");
 	assert_contains(t, "nic.rx_queue_0_xdp_drops  (packets/s, bpf_stats off)\n"
 			   "variant  port  results-1 results-2     mean ± spread\n"
 			   "drop     b        5.100M    5.200M   5.150M ± 0.050M\n");
 	free(t);
 	t = text_with(rep, &all);
 	assert_contains(t, "driver counters  (");
-	assert_contains(t, "         b     rxq7_xdp_drops          pps      1.007K          -           1.007K\n");
+	assert_contains(t, "         b     rxq7_xdp_drops          pps        1007          -             1007\n");
 	assert_null(strstr(t, "record table"));
 	free(t);
 	g = json_array_get(json_object_get(rep, "groups"), 0);
@@ -932,10 +991,10 @@ static void test_report_verdicts(void **state)
 		"\n"
 		"port.rx_pps  (packets/s, bpf_stats off)\n"
 		"variant  port  results-1 results-2 results-3     mean ± spread\n"
-		"drop     b        19.86M  19.91M^*    20.03M   19.93M ± 0.09M\n"
+		"drop     b        19.86M 19.91M^*1    20.03M   19.93M ± 0.09M\n"
 		"pass     b         3.12M     3.10M    3.15M!    3.12M ± 0.03M\n"
+		"*1 unstable: rx_pps varied 12% (bound 5%)\n"
 		"^ generator-bound: the receiver got all the generator sent with CPU to spare: the rate is the generator's\n"
-		"* unstable: rx_pps varied 12% (bound 5%)\n"
 		"! errors: XDP redirect errors or exceptions were seen\n");
 	rows = json_object_get(section(rep, 0, 0), "rows");
 	v = json_object_get(json_array_get(rows, 0), "verdicts");
@@ -954,6 +1013,140 @@ static void test_report_verdicts(void **state)
 	assert_null(json_object_get(json_array_get(json_object_get(section(rep, 0, 0), "rows"), 0),
 				    "verdicts"));
 	assert_null(json_object_get(rep, "verdict_details"));
+	json_decref(rep);
+	json_decref(r);
+}
+
+/* Each marked cell points at its own job's detail: two jobs unstable by different amounts
+ * get a note each, a detail shared by two cells one note, and a cell marked without a
+ * detail the verdict's meaning (issue 25: one job's detail was given for every cell). */
+static void test_report_verdict_notes(void **state)
+{
+	json_t *r = result_new(7, "quickstart", "done", 3, "[\"drop\",\"pass\"]", h1), *rep;
+	const double drop[] = { 10.24e6, 11.73e6, 14.06e6 }, pass[] = { 3.69e6, 3.77e6, 2.46e6 };
+	const json_t *d;
+	int i;
+
+	(void)state;
+	for (i = 0; i < 3; i++) {
+		add(r, 2 * i + 1, "h1", "drop", i + 1, NULL, "port.rx_pps", "b", drop[i]);
+		if (i == 0)
+			set_verdicts(r, "[\"unstable\"]",
+				     "{\"unstable\": \"port.rx_pps of 'b' varied 32.8 % (bound 5 %)\"}");
+		if (i == 2)
+			set_verdicts(r, "[\"unstable\"]",
+				     "{\"unstable\": \"port.rx_pps of 'b' varied 6.5 % (bound 5 %)\"}");
+		add(r, 2 * i + 2, "h1", "pass", i + 1, NULL, "port.rx_pps", "b", pass[i]);
+		if (i == 1)
+			set_verdicts(r, "[\"unstable\"]",
+				     "{\"unstable\": \"port.rx_pps of 'b' varied 6.5 % (bound 5 %)\"}");
+		if (i == 2)
+			set_verdicts(r, "[\"unstable\", \"errors\"]", NULL);
+	}
+	rep = report_as(r,
+		"run 7  quickstart  plan 1a2b3c4d5e6f  done\n"
+		"host h1  kernel 6.18.44\n"
+		"\n"
+		"port.rx_pps  (packets/s, bpf_stats off)\n"
+		"variant  port  results-1 results-2 results-3     mean ± spread\n"
+		"drop     b      10.24M*1    11.73M  14.06M*2   12.01M ± 1.91M\n"
+		"pass     b         3.69M   3.77M*2   2.46M*!    3.31M ± 0.66M\n"
+		"*1 unstable: port.rx_pps of 'b' varied 32.8 % (bound 5 %)\n"
+		"*2 unstable: port.rx_pps of 'b' varied 6.5 % (bound 5 %)\n"
+		"* unstable: the per-second rates varied beyond the bound\n"
+		"! errors: XDP redirect errors or exceptions were seen\n");
+	/* the JSON row: the job's details per repetition */
+	d = json_object_get(json_array_get(json_object_get(section(rep, 0, 0), "rows"), 0),
+			    "details");
+	assert_int_equal(json_array_size(d), 3);
+	assert_string_equal(json_string_value(json_object_get(json_array_get(d, 0), "unstable")),
+			    "port.rx_pps of 'b' varied 32.8 % (bound 5 %)");
+	assert_true(json_is_null(json_array_get(d, 1)));
+	json_decref(rep);
+	json_decref(r);
+}
+
+/* A run of more repetitions than a table has room for: n, min, median and max stand for
+ * them (the markers of every repetition on n), so the table fits 100 columns; --wide
+ * gives a column each. */
+static void test_report_summary_columns(void **state)
+{
+	json_t *r = result_new(8, "quickstart", "done", 7, "[\"drop\"]", h1), *rep;
+	const double v[] = { 16.36e6, 16.46e6, 12.55e6, 15.54e6, 14.32e6, 11.10e6, 15.64e6 };
+	char *text, *line, *save = NULL;
+	FILE *f;
+	size_t len;
+	int i;
+
+	(void)state;
+	for (i = 0; i < 7; i++) {
+		add(r, i + 1, "h1", "drop", i + 1, NULL, "port.rx_pps", "b", v[i]);
+		if (i == 2)
+			set_verdicts(r, "[\"unstable\"]",
+				     "{\"unstable\": \"port.rx_pps of 'b' varied 9.0 % (bound 5 %)\"}");
+	}
+	rep = report_as(r,
+		"run 8  quickstart  plan 1a2b3c4d5e6f  done\n"
+		"host h1  kernel 6.18.44\n"
+		"\n"
+		"port.rx_pps  (packets/s, bpf_stats off; 7 repetitions, --wide shows each)\n"
+		"variant  port    n     min  median     max     mean ± spread\n"
+		"drop     b     7*1  11.10M  15.54M  16.46M   14.57M ± 2.68M\n"
+		"*1 unstable: port.rx_pps of 'b' varied 9.0 % (bound 5 %)\n");
+	/* --wide: a column per repetition, wider than 100 */
+	text = NULL;
+	f = open_memstream(&text, &len);
+	assert_non_null(f);
+	{
+		REPORT_TEXT_OPTS(o, .wide = true);
+
+		assert_int_equal(report_print_text_opts(rep, &o, f), 0);
+	}
+	fclose(f);
+	assert_non_null(strstr(text, "variant  port  results-1 results-2 results-3 results-4 "
+			       "results-5 results-6 results-7     mean ± spread\n"));
+	assert_non_null(strstr(text, " 12.55M*1 "));
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+		assert_true(strlen(line) < 120);
+	free(text);
+	json_decref(rep);
+	json_decref(r);
+}
+
+/* A name longer than 24 columns is elided with a key under the table, once however
+ * many rows carry it; --wide prints it whole. */
+static void test_report_long_names(void **state)
+{
+	json_t *r = result_new(9, "redirect", "done", 1,
+			       "[\"native-2nd.xdp_prog_with_a_long_name\"]", h1), *rep;
+	char *text = NULL;
+	size_t len;
+	FILE *f;
+
+	(void)state;
+	add(r, 1, "h1", "native-2nd.xdp_prog_with_a_long_name", 1, NULL, "prog.ns_per_run",
+	    "xdp_redirect_map_multi_prog", 35.9);
+	rep = report_as(r,
+		"run 9  redirect  plan 1a2b3c4d5e6f  done\n"
+		"host h1  kernel 6.18.44\n"
+		"\n"
+		"prog.ns_per_run  (ns per program run, bpf_stats on)\n"
+		"variant                   prog                      results-1   total = mean ± spread\n"
+		"native-2nd.xdp_prog_wi~1  xdp_redirect_map_multi~2       35.9           35.9\n"
+		"~1 native-2nd.xdp_prog_with_a_long_name\n"
+		"~2 xdp_redirect_map_multi_prog\n");
+	f = open_memstream(&text, &len);
+	assert_non_null(f);
+	{
+		REPORT_TEXT_OPTS(o, .wide = true);
+
+		assert_int_equal(report_print_text_opts(rep, &o, f), 0);
+	}
+	fclose(f);
+	assert_non_null(strstr(text, "\nnative-2nd.xdp_prog_with_a_long_name  "
+			       "xdp_redirect_map_multi_prog       35.9"));
+	assert_null(strstr(text, "~1"));
+	free(text);
 	json_decref(rep);
 	json_decref(r);
 }
@@ -1174,19 +1367,20 @@ static void test_report_drivers(void **state)
 		"run 12  nic-compare  plan 1a2b3c4d5e6f  done\n"
 		"\n"
 		"rx.ns_per_frame b  (guest instructions per frame, icount; mean of 3 repetitions, ± spread)\n"
-		"driver      variant     6.1.0-47     6.12.48\n"
-		"virtio_net  drop      1520 ± 0 n  1490 ± 0 n\n"
-		"            pass      2980 ± 0 n  2960 ± 0 n\n"
-		"vmxnet3     drop      2210 ± 0 g  1750 ± 0 n\n"
-		"            pass     3900 ± 0* g  3015 ± 5 n\n"
-		"* unstable: rx.ns_per_frame of 'b' varied 8 %\n"
+		"driver      variant      6.1.0-47     6.12.48\n"
+		"virtio_net  drop       1520 ± 0 n  1490 ± 0 n\n"
+		"            pass       2980 ± 0 n  2960 ± 0 n\n"
+		"vmxnet3     drop       2210 ± 0 g  1750 ± 0 n\n"
+		"            pass     3900 ± 0*1 g  3015 ± 5 n\n"
+		"*1 unstable: rx.ns_per_frame of 'b' varied 8 %\n"
 		"n native, g generic: the XDP mode used on port b\n");
 	/* the JSON: the form's head as grid's, then every cell with its kernel, host, mode */
 	row = json_array_get(json_object_get(f, "rows"), 3);
 	t = json_dumps(row, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(6));
 	assert_text(t, "{\"driver\":\"vmxnet3\",\"point\":null,\"variant\":\"pass\","
 		"\"subject\":\"b\",\"cells\":[{\"values\":[3900.0,3900.0,3900.0],"
-		"\"verdicts\":[null,[\"unstable\"],null],\"n\":3,\"mean\":3900.0,"
+		"\"verdicts\":[null,[\"unstable\"],null],\"details\":[null,{\"unstable\":"
+		"\"rx.ns_per_frame of 'b' varied 8 %\"},null],\"n\":3,\"mean\":3900.0,"
 		"\"spread\":0.0,\"min\":3900.0,\"max\":3900.0,\"median\":3900.0,"
 		"\"stddev\":0.0,\"kernel\":\"6.1.0-47\",\"host\":\"g3\",\"mode\":\"generic\"},"
 		"{\"values\":[3010.0,3015.0,3020.0],\"n\":3,\"mean\":3015.0,\"spread\":5.0,"
@@ -1228,10 +1422,10 @@ static void test_report_drivers(void **state)
 		"\n"
 		"port.rx_pps b  (packets per 10^9 guest instructions, icount; mean of 3 repetitions, ± spread)\n"
 		"driver      variant          6.1.0-47           6.12.48\n"
-		"virtio_net  drop     10.00K ± 0.00K n  10.00K ± 0.00K n\n"
-		"            pass     10.00K ± 0.00K n  10.00K ± 0.00K n\n"
-		"vmxnet3     drop     10.00K ± 0.00K g  10.00K ± 0.00K n\n"
-		"            pass     10.00K ± 0.00K g  10.00K ± 0.00K n\n"
+		"virtio_net  drop     10.00k ± 0.00k n  10.00k ± 0.00k n\n"
+		"            pass     10.00k ± 0.00k n  10.00k ± 0.00k n\n"
+		"vmxnet3     drop     10.00k ± 0.00k g  10.00k ± 0.00k n\n"
+		"            pass     10.00k ± 0.00k g  10.00k ± 0.00k n\n"
 		"n native, g generic: the XDP mode used on port b\n");
 	json_decref(f);
 	/* port a: no XDP program there, no mode */
@@ -1279,7 +1473,7 @@ static void test_report_drivers(void **state)
 		assert_null(report_form_build(rep, "drivers", "rx.ns_per_frame", NULL, err,
 					      sizeof(err)));
 		assert_int_equal(errno, EINVAL);
-		assert_string_equal(err, "the run has no 'rx.ns_per_frame' samples");
+		assert_string_equal(err, "no metric 'rx.ns_per_frame' (its metrics: prog.ns_per_run)");
 		json_decref(rep);
 	}
 	json_decref(r);
@@ -1292,6 +1486,7 @@ int main(void)
 		cmocka_unit_test(test_report_noise_floor),
 		cmocka_unit_test(test_report_netdev_total),
 		cmocka_unit_test(test_report_missing_and_order),
+		cmocka_unit_test(test_report_many_variants),
 		cmocka_unit_test(test_report_hosts_and_points),
 		cmocka_unit_test(test_report_tc_attach),
 		cmocka_unit_test(test_report_xdp_auto_from_store),
@@ -1302,6 +1497,9 @@ int main(void)
 		cmocka_unit_test(test_report_empty),
 		cmocka_unit_test(test_report_csv),
 		cmocka_unit_test(test_report_verdicts),
+		cmocka_unit_test(test_report_verdict_notes),
+		cmocka_unit_test(test_report_summary_columns),
+		cmocka_unit_test(test_report_long_names),
 		cmocka_unit_test(test_report_grid),
 		cmocka_unit_test(test_report_columns),
 		cmocka_unit_test(test_report_cpumap),

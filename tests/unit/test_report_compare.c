@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +20,7 @@
 
 #include "analysis/analysis.h"
 #include "report/plot.h"
+#include "report/report.h"
 #include "report/report_compare.h"
 #include "helpers.h"
 
@@ -89,19 +91,19 @@ static json_t *fixed_rows(void)
 	"  cpu Xeon @ 2.80GHz, governor performance\n" \
 	"  plan quickstart, sha256 9c0ffee12345\n" \
 	"verdicts: Welch's t (Mann-Whitney U below 5 values or when skewed), alpha 0.05,\n" \
-	"  minimum effect 2%; UNKNOWN +N: repetitions per side to settle\n" \
+	"  minimum effect 2 %; UNKNOWN +N: repetitions per side to settle\n" \
 	"3 results left out (disturbed 2, generator-bound 1);\n" \
 	"  --include-flagged to use them\n"
 
 static const char table_text[] =
 	HEAD_7_8
-	"variant  subject          n     baseline     candidate   delta  verdict\n"
-	"drop     xdp_drop       5/5  25.0 ± 0.19   25.0 ± 0.16   -0.1%  SAME\n"
-	"probe    xdp_drop_slow  5/5  25.0 ± 0.19  310.4 ± 0.52  +1141%  DIFFERENT worse\n"
+	"variant  subject          n      baseline     candidate    delta  verdict\n"
+	"drop     xdp_drop       5/5  25.02 ± 0.19  25.00 ± 0.16   -0.1 %  SAME\n"
+	"probe    xdp_drop_slow  5/5  25.02 ± 0.19   310.4 ± 0.5  +1141 %  DIFFERENT worse\n"
 	RENAMED_RX_PPS
-	"variant  subject    n       baseline      candidate   delta  verdict\n"
-	"probe    b        5/5  12.5M ± 74.2k  4.10M ± 11.4k  -67.1%  DIFFERENT worse\n"
-	"tx       b        3/3   11.2M ± 764k  11.2M ± 1.26M   +0.0%  UNKNOWN >100 reps\n"
+	"variant  subject    n        baseline        candidate    delta  verdict\n"
+	"probe    b        5/5  12.49M ± 0.07M  4.104M ± 0.011M  -67.1 %  DIFFERENT worse\n"
+	"tx       b        3/3  11.17M ± 0.76M   11.17M ± 1.26M   +0.0 %  UNKNOWN >100 reps\n"
 	"tx b: with 3 + 3 values a rank test cannot show any change (smallest p 0.1)\n"
 	"\n"
 	RUNS_7_8;
@@ -109,24 +111,24 @@ static const char table_text[] =
 static const char patch_text[] =
 	HEAD_7_8
 	"variant  subject        without patch  with patch  improvement  verdict\n"
-	"drop     xdp_drop                25.0        25.0        +0.1%  SAME\n"
-	"probe    xdp_drop_slow           25.0       310.4       -1141%  DIFFERENT worse\n"
+	"drop     xdp_drop               25.02       25.00       +0.1 %  SAME\n"
+	"probe    xdp_drop_slow          25.02       310.4      -1141 %  DIFFERENT worse\n"
 	RENAMED_RX_PPS
 	"variant  subject  without patch  with patch  improvement  verdict\n"
-	"probe    b                12.5M       4.10M       -67.1%  DIFFERENT worse\n"
-	"tx       b                11.2M       11.2M        +0.0%  UNKNOWN >100 reps\n"
+	"probe    b               12.49M      4.104M      -67.1 %  DIFFERENT worse\n"
+	"tx       b               11.17M      11.17M       +0.0 %  UNKNOWN >100 reps\n"
 	"tx b: with 3 + 3 values a rank test cannot show any change (smallest p 0.1)\n"
 	"\n"
 	RUNS_7_8;
 
 static const char grid_text[] =
-	"Version | Test                                   |         drop |           probe |             tx\n"
-	"7       | prog.ns_per_run xdp_drop               |         25.0 |               - |              -\n"
-	"8       | prog.ns_per_run xdp_drop               | 25.0 (-0.1%) |               - |              -\n"
-	"7       | prog.ns_per_run xdp_drop>xdp_drop_slow |            - |            25.0 |              -\n"
-	"8       | prog.ns_per_run xdp_drop>xdp_drop_slow |            - | 310.4 (+1141%)* |              -\n"
-	"7       | port.rx_pps b                          |            - |           12.5M |          11.2M\n"
-	"8       | port.rx_pps b                          |            - | 4.10M (-67.1%)* | 11.2M (+0.0%)?\n"
+	"Version | Test                                   |           drop |             probe |               tx\n"
+	"7       | prog.ns_per_run xdp_drop               |          25.02 |                 - |                -\n"
+	"8       | prog.ns_per_run xdp_drop               | 25.00 (-0.1 %) |                 - |                -\n"
+	"7       | prog.ns_per_run xdp_drop>xdp_drop_slow |              - |             25.02 |                -\n"
+	"8       | prog.ns_per_run xdp_drop>xdp_drop_slow |              - |  310.4 (+1141 %)* |                -\n"
+	"7       | port.rx_pps b                          |              - |            12.49M |           11.17M\n"
+	"8       | port.rx_pps b                          |              - | 4.104M (-67.1 %)* | 11.17M (+0.0 %)?\n"
 	"\n"
 	"first run: baseline; (delta % from it), * DIFFERENT, ? UNKNOWN\n"
 	"\n"
@@ -159,21 +161,32 @@ static json_t *fixed_report(void)
 	return rep;
 }
 
-static void test_report_compare_table(void **state)
+/* No line of TEXT over MAX columns (the ± counts one). */
+static void assert_lines_fit(const char *text, size_t max)
 {
-	json_t *rep = fixed_report();
-	char *t = text_of(rep, NULL, 0);
-	char *line;
+	const char *line;
 
-	assert_string_equal(t, table_text);
-	/* a mail: no line over 80 columns (the ± counts one) */
-	for (line = t; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
+	for (line = text; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
 		size_t n = strcspn(line, "\n"), w = 0, i;
 
 		for (i = 0; i < n; i++)
 			w += ((unsigned char)line[i] & 0xc0) != 0x80;
-		assert_true(w <= 80);
+		assert_true(w <= max);
 	}
+}
+
+static void test_report_compare_table(void **state)
+{
+	json_t *rep = fixed_report();
+	char *t = text_of(rep, NULL, 0);
+
+	assert_string_equal(t, table_text);
+	/* a mail: no line over 100 columns, none of the patch form (the netdev-mail
+	 * form, docs/cli.md) over 80 */
+	assert_lines_fit(t, 100);
+	free(t);
+	t = text_of(rep, "patch", 0);
+	assert_lines_fit(t, 80);
 	free(t);
 	json_decref(rep);
 }
@@ -273,10 +286,10 @@ static void test_report_compare_exact(void **state)
 		"run 7 -> 8\n"
 		"\n"
 		"prog.ns_per_run @ timing=icount (ns; arithmetic mean, lower is better)\n"
-		"variant  subject    n     baseline    candidate   delta  verdict\n"
-		"drop     prog     5/5  1000 ± 0.00  1000 ± 0.00   +0.0%  SAME (exact)\n"
-		"probe    prog     5/5  1000 ± 0.00  1100 ± 0.00  +10.0%  DIFFERENT worse (exact)\n"
-		"half     prog     5/5  1000 ± 0.00  1010 ± 1.12   +1.1%  SAME\n";
+		"variant  subject    n  baseline  candidate    delta  verdict\n"
+		"drop     prog     5/5  1000 ± 0   1000 ± 0   +0.0 %  SAME (exact)\n"
+		"probe    prog     5/5  1000 ± 0   1100 ± 0  +10.0 %  DIFFERENT worse (exact)\n"
+		"half     prog     5/5  1000 ± 0   1011 ± 1   +1.1 %  SAME\n";
 	json_t *rep = icount_report(), *fixed = fixed_report(), *r;
 	char *t;
 	size_t i;
@@ -361,16 +374,28 @@ static void test_report_compare_num(void **state)
 {
 	char b[32];
 
-	assert_string_equal(report_compare_num(9.1e6, b, sizeof(b)), "9.10M");
-	assert_string_equal(report_compare_num(12.53e6, b, sizeof(b)), "12.5M");
-	assert_string_equal(report_compare_num(2.05e9, b, sizeof(b)), "2.05G");
-	assert_string_equal(report_compare_num(74161.98, b, sizeof(b)), "74.2k");
-	assert_string_equal(report_compare_num(764000, b, sizeof(b)), "764k");
+	/* the one formatter: SI prefixes from 10000 on, four significant digits */
+	assert_string_equal(report_compare_num(9.1e6, b, sizeof(b)), "9.100M");
+	assert_string_equal(report_compare_num(12.53e6, b, sizeof(b)), "12.53M");
+	assert_string_equal(report_compare_num(2.05e9, b, sizeof(b)), "2.050G");
+	assert_string_equal(report_compare_num(74161.98, b, sizeof(b)), "74.16k");
+	assert_string_equal(report_compare_num(764000, b, sizeof(b)), "764.0k");
+	assert_string_equal(report_compare_num(-764000, b, sizeof(b)), "-764.0k");
 	assert_string_equal(report_compare_num(1234, b, sizeof(b)), "1234");
 	assert_string_equal(report_compare_num(310.4, b, sizeof(b)), "310.4");
-	assert_string_equal(report_compare_num(25.02, b, sizeof(b)), "25.0");
-	assert_string_equal(report_compare_num(2.502, b, sizeof(b)), "2.50");
+	assert_string_equal(report_compare_num(25.02, b, sizeof(b)), "25.02");
+	assert_string_equal(report_compare_num(2.502, b, sizeof(b)), "2.502");
+	assert_string_equal(report_compare_num(0.0355, b, sizeof(b)), "0.036");
+	assert_string_equal(report_compare_num(0, b, sizeof(b)), "0");
 	assert_string_equal(report_compare_num(0.0 / 0.0, b, sizeof(b)), "-");
+	/* mean ± spread in the mean's format; percentages one way */
+	assert_string_equal(report_num_pm(12.49e6, 74161.98, b, sizeof(b)), "12.49M ± 0.07M");
+	assert_string_equal(report_num_pm(4.104e6, 11400, b, sizeof(b)), "4.104M ± 0.011M");
+	assert_string_equal(report_num_pm(1000, 0, b, sizeof(b)), "1000 ± 0");
+	assert_string_equal(report_num_pm(25.02, 0.0 / 0.0, b, sizeof(b)), "25.02");
+	assert_string_equal(report_pct(12.34, b, sizeof(b)), "+12.3 %");
+	assert_string_equal(report_pct(-0.04, b, sizeof(b)), "+0.0 %");
+	assert_string_equal(report_pct(1141.2, b, sizeof(b)), "+1141 %");
 }
 
 static json_t *history_report(void)
@@ -400,11 +425,11 @@ static void test_report_history_text(void **state)
 {
 	static const char want[] =
 		"prog.ns_per_run drop xdp_drop (ns; arithmetic mean, lower is better)\n"
-		"kernel.release  n  mean ± stddev  spread   delta\n"
-		"6.1.0-47-amd64  5    25.0 ± 0.17    0.20    base\n"
-		"6.6.0           5    25.0 ± 0.17    0.20   +0.0%\n"
-		"6.12.0          5    31.0 ± 0.17    0.20  +24.0%\n"
-		"6.18.0          5    31.0 ± 0.17    0.20  +24.0%\n"
+		"kernel.release  n  mean ± stddev  spread    delta\n"
+		"6.1.0-47-amd64  5   25.02 ± 0.17    0.20     base\n"
+		"6.6.0           5   25.02 ± 0.17    0.20   +0.0 %\n"
+		"6.12.0          5   31.02 ± 0.17    0.20  +24.0 %\n"
+		"6.18.0          5   31.02 ± 0.17    0.20  +24.0 %\n"
 		"change point between 6.6.0 and 6.12.0, p = 0.002\n";
 	json_t *rep = history_report();
 	char *buf = NULL;
@@ -413,6 +438,8 @@ static void test_report_history_text(void **state)
 
 	assert_int_equal(report_history_print_text(rep, f), 0);
 	fclose(f);
+	if (strncmp(buf, want, sizeof(want) - 1))
+		fprintf(stderr, "--- got\n%s", buf);
 	assert_memory_equal(buf, want, sizeof(want) - 1);
 	free(buf);
 	json_decref(rep);
@@ -499,6 +526,7 @@ static void test_report_history_plot(void **state)
 	assert_non_null(strstr(script, "set terminal svg"));
 	assert_non_null(strstr(script, "$s0 << EOD\n0 \"6.1.0-47-amd64\" "));
 	assert_non_null(strstr(script, "with yerrorlines"));
+	assert_non_null(strstr(script, "set format y '%.1s%c'\n"));	/* 14.0M, not 1.4e+07 */
 	assert_non_null(strstr(script, "set arrow from first 1.5"));	/* the change point */
 	free(script);
 	assert_int_equal(plot_history_script(rep, "x.pdf", &script, err, sizeof(err)), -EINVAL);
@@ -516,6 +544,47 @@ static void test_report_history_plot(void **state)
 	unlink(png);
 	rmdir(dir);
 	json_decref(rep);
+}
+
+/* gnuplot's stderr goes through bpflab's words: a failure's error carries gnuplot's line,
+ * a warning (gnuplot mends an empty range itself) reaches nobody's terminal. */
+static void test_report_plot_gnuplot_words(void **state)
+{
+	char dir[] = "/tmp/bpflab-test-gwords-XXXXXX", path[128], script[512], err[512];
+	int saved, fd;
+	FILE *f;
+	long size;
+
+	(void)state;
+	tmpdir_make(dir);
+	snprintf(path, sizeof(path), "%s/stderr", dir);
+	fflush(stderr);
+	saved = dup(STDERR_FILENO);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	assert_true(saved >= 0 && fd >= 0);
+	dup2(fd, STDERR_FILENO);
+	close(fd);
+
+	assert_int_equal(plot_run_gnuplot("set foo\n", err, sizeof(err)), -EIO);
+	assert_string_equal(err, "gnuplot failed (status 1): line 0: unrecognized option - see "
+			    "'help set'.");
+	snprintf(script, sizeof(script), "set terminal svg\nset output '%s/w.svg'\n"
+		 "set xrange [0:1]\nplot 0\n", dir);
+	assert_int_equal(plot_run_gnuplot(script, err, sizeof(err)), 0);
+
+	fflush(stderr);
+	dup2(saved, STDERR_FILENO);
+	close(saved);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	fseek(f, 0, SEEK_END);
+	size = ftell(f);
+	fclose(f);
+	assert_int_equal(size, 0);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/w.svg", dir);
+	unlink(path);
+	rmdir(dir);
 }
 
 /* compare --plot: one panel per metric compared (prog.ns_per_run, then port.rx_pps), each
@@ -573,6 +642,7 @@ int main(void)
 		cmocka_unit_test(test_report_compare_min_detectable),
 		cmocka_unit_test(test_report_history_plot),
 		cmocka_unit_test(test_report_compare_plot),
+		cmocka_unit_test(test_report_plot_gnuplot_words),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

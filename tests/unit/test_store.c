@@ -170,29 +170,13 @@ static json_t *result_msg(int64_t job, const char *status, double value, bool wi
 	return r;
 }
 
-/* SELECT count(*) ... WHERE through a separate connection to the file. */
-static long long count_where(const char *db, const char *sql)
-{
-	sqlite3 *d = NULL;
-	sqlite3_stmt *s = NULL;
-	long long n = -1;
-
-	assert_int_equal(sqlite3_open_v2(db, &d, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
-	assert_int_equal(sqlite3_prepare_v2(d, sql, -1, &s, NULL), SQLITE_OK);
-	if (sqlite3_step(s) == SQLITE_ROW)
-		n = sqlite3_column_int64(s, 0);
-	sqlite3_finalize(s);
-	sqlite3_close(d);
-	return n;
-}
-
 /* SELECT count(*) FROM TABLE through a separate connection to the file. */
 static long long count_rows(const char *db, const char *table)
 {
 	char sql[128];
 
 	snprintf(sql, sizeof(sql), "SELECT count(*) FROM %s", table);
-	return count_where(db, sql);
+	return db_file_count(db, sql);
 }
 
 static void test_store_migrations(void **state)
@@ -714,7 +698,7 @@ static void assert_job_running(const char *db, int64_t job)
 		 "a.job_id = j.id JOIN hosts h ON h.id = j.host_id WHERE j.id = %lld AND "
 		 "j.state = 'running' AND a.outcome = 'running' AND h.state = 'busy'",
 		 (long long)job);
-	assert_int_equal(count_where(db, sql), 1);
+	assert_int_equal(db_file_count(db, sql), 1);
 }
 
 /* The queue's writes on one job when they fail: an unknown job is -ENOENT with its
@@ -767,7 +751,7 @@ static void test_store_job_write_failures(void **state)
 		store_sql(st, "DROP TRIGGER t");
 	}
 	assert_int_equal(store_job_requeue(st, job), 0);
-	assert_int_equal(count_where(f->db, "SELECT count(*) FROM jobs WHERE state = 'running'"),
+	assert_int_equal(db_file_count(f->db, "SELECT count(*) FROM jobs WHERE state = 'running'"),
 			 0);
 	store_close(&st);
 }
@@ -779,7 +763,7 @@ static void assert_run_state(const char *db, int64_t run, const char *state)
 
 	snprintf(sql, sizeof(sql), "SELECT count(*) FROM runs WHERE id = %lld AND state = '%s'",
 		 (long long)run, state);
-	assert_int_equal(count_where(db, sql), 1);
+	assert_int_equal(db_file_count(db, sql), 1);
 }
 
 /* Several jobs dispatched in one transaction (bpflabd's turn of its loop): an unknown job
@@ -819,8 +803,8 @@ static void test_store_jobs_dispatch(void **state)
 	assert_job_running(f->db, ids[2]);
 	snprintf(want, sizeof(want), "SELECT count(*) FROM jobs WHERE id IN (%lld, %lld) AND "
 		 "attempts = 1 AND started_ms = 300", (long long)ids[0], (long long)ids[2]);
-	assert_int_equal(count_where(f->db, want), 2);
-	assert_int_equal(count_where(f->db, "SELECT count(*) FROM jobs WHERE state = 'running'"),
+	assert_int_equal(db_file_count(f->db, want), 2);
+	assert_int_equal(db_file_count(f->db, "SELECT count(*) FROM jobs WHERE state = 'running'"),
 			 2);
 	assert_run_state(f->db, run1, "running");
 	assert_run_state(f->db, run2, "running");
@@ -841,11 +825,11 @@ static void test_store_jobs_dispatch(void **state)
 	assert_int_equal(errs[0], -EINVAL);
 	assert_int_equal(errs[1], -EINVAL);
 	assert_string_equal(store_errmsg(st), "cannot dispatch 2 jobs: injected");
-	assert_int_equal(count_where(f->db, "SELECT count(*) FROM jobs WHERE state = 'running'"),
+	assert_int_equal(db_file_count(f->db, "SELECT count(*) FROM jobs WHERE state = 'running'"),
 			 0);
-	assert_int_equal(count_where(f->db, "SELECT count(*) FROM hosts WHERE state = 'busy'"),
+	assert_int_equal(db_file_count(f->db, "SELECT count(*) FROM hosts WHERE state = 'busy'"),
 			 0);
-	assert_int_equal(count_where(f->db, "SELECT count(*) FROM job_attempts WHERE "
+	assert_int_equal(db_file_count(f->db, "SELECT count(*) FROM job_attempts WHERE "
 				     "started_ms = 400"), 0);
 	store_sql(st, "DROP TRIGGER t");
 	assert_int_equal(store_jobs_dispatch(st, ids, 2, 500, errs), 0);
@@ -933,7 +917,7 @@ static void test_store_lost_and_attempts(void **state)
 	assert_int_equal(lost.failed, 0);
 	assert_int_equal(lost.moved, N_JOBS);
 	assert_true(lost.moved_to == h2);
-	assert_int_equal(count_where(f->db, "SELECT count(*) FROM job_attempts WHERE "
+	assert_int_equal(db_file_count(f->db, "SELECT count(*) FROM job_attempts WHERE "
 				     "attempt = 1 AND outcome = 'lost' AND ended_ms = 400"), 1);
 	assert_int_equal(store_job_next(st, h1, &job2, &rj, &spec), -ENOENT);
 
@@ -945,7 +929,7 @@ static void test_store_lost_and_attempts(void **state)
 	assert_int_equal(store_host_lost(st, h2, 2, 600, &lost), 0);
 	assert_int_equal(lost.failed, 1);
 	assert_int_equal(lost.moved, 0);	/* h1 is gone, h3 never matched */
-	assert_int_equal(count_where(f->db, "SELECT count(*) FROM jobs WHERE state = 'failed' "
+	assert_int_equal(db_file_count(f->db, "SELECT count(*) FROM jobs WHERE state = 'failed' "
 				     "AND error LIKE 'lost 2 times%'"), 1);
 	assert_int_equal(count_rows(f->db, "job_attempts"), 2);
 
@@ -959,7 +943,7 @@ static void test_store_lost_and_attempts(void **state)
 	assert_int_equal(store_ingest_result(st, h1, r, 900, &ing), 0);
 	assert_true(ing.duplicate);
 	json_decref(r);
-	assert_int_equal(count_where(f->db, "SELECT count(*) FROM job_attempts WHERE "
+	assert_int_equal(db_file_count(f->db, "SELECT count(*) FROM job_attempts WHERE "
 				     "attempt = 1 AND outcome = 'done'"), 1);
 	/* h3 had no attempt: its result for the job is refused */
 	r = result_msg(job, "ok", 1.0, false);
@@ -998,7 +982,7 @@ static void test_store_cancel(void **state)
 	assert_string_equal(json_string_value(json_object_get(json_array_get(running, 0),
 							       "host")), "h1");
 	json_decref(running);
-	assert_int_equal(count_where(f->db, "SELECT count(*) FROM jobs WHERE state = 'failed' "
+	assert_int_equal(db_file_count(f->db, "SELECT count(*) FROM jobs WHERE state = 'failed' "
 				     "AND error = 'cancelled'"), N_JOBS - 1);
 	/* nothing of a cancelled run is handed out, not even a requeued job */
 	assert_int_equal(store_job_next(st, h1, &rj, &rj, &spec), -ENOENT);
@@ -1014,7 +998,7 @@ static void test_store_cancel(void **state)
 	q = store_query_run(st, run);
 	assert_string_equal(json_string_value(json_object_get(q, "state")), "cancelled");
 	json_decref(q);
-	assert_int_equal(count_where(f->db, "SELECT count(*) FROM job_attempts WHERE "
+	assert_int_equal(db_file_count(f->db, "SELECT count(*) FROM job_attempts WHERE "
 				     "outcome = 'cancelled'"), 1);
 	assert_int_equal(store_run_cancel(st, run, 600, &running), -ESTALE);
 	assert_int_equal(store_run_cancel(st, run + 100, 600, &running), -ENOENT);
@@ -1107,9 +1091,9 @@ static void test_store_timing_units(void **state)
 		json_decref(r);
 	}
 	assert_int_equal(count_rows(f->db, "host_envs"), 2);
-	assert_int_equal(count_where(f->db, "SELECT count(*) FROM host_envs WHERE timing = "
+	assert_int_equal(db_file_count(f->db, "SELECT count(*) FROM host_envs WHERE timing = "
 				     "'icount'"), 1);
-	assert_int_equal(count_where(f->db, "SELECT count(*) FROM host_envs WHERE timing = "
+	assert_int_equal(db_file_count(f->db, "SELECT count(*) FROM host_envs WHERE timing = "
 				     "'wall'"), 1);
 
 	filter = json_pack("{s:[I]}", "runs", (json_int_t)run);
@@ -1386,23 +1370,23 @@ static void test_store_repeat_controller(void **state)
 	assert_int_equal(n_pass, 4);
 	assert_int_equal(added, 4);
 	store_close(&st);
-	assert_int_equal(count_where(f->db, "SELECT count(*) FROM jobs WHERE added IS NOT NULL"), 4);
-	assert_int_equal(count_where(f->db, "SELECT count(*) FROM jobs WHERE variant = 'drop' AND "
+	assert_int_equal(db_file_count(f->db, "SELECT count(*) FROM jobs WHERE added IS NOT NULL"), 4);
+	assert_int_equal(db_file_count(f->db, "SELECT count(*) FROM jobs WHERE variant = 'drop' AND "
 				     "rep = 4 AND added LIKE 'keeps the round interleaved with ''pass'': "
 				     "prog.ns_per_run of ''p'': 95 % CI +-%'"), 1);
-	assert_int_equal(count_where(f->db, "SELECT count(*) FROM jobs WHERE added LIKE "
+	assert_int_equal(db_file_count(f->db, "SELECT count(*) FROM jobs WHERE added LIKE "
 				     "'1 of 2 repetitions did not count (disturbed)%' AND variant = 'drop'"), 1);
-	assert_int_equal(count_where(f->db, "SELECT count(*) FROM jobs WHERE added LIKE "
+	assert_int_equal(db_file_count(f->db, "SELECT count(*) FROM jobs WHERE added LIKE "
 				     "'prog.ns_per_run of ''p'': 95 % CI +-%' AND variant = 'pass'"), 2);
 	/* interleaved: each added drop before the added pass of its repetition */
-	assert_int_equal(count_where(f->db, "SELECT count(*) FROM jobs a, jobs b WHERE "
+	assert_int_equal(db_file_count(f->db, "SELECT count(*) FROM jobs a, jobs b WHERE "
 				     "a.variant = 'drop' AND b.variant = 'pass' AND a.rep = b.rep AND "
 				     "a.rep > 2 AND a.seq + 1 = b.seq"), 2);
-	assert_int_equal(count_where(f->db, "SELECT count(*) FROM jobs WHERE variant = 'pass' "
+	assert_int_equal(db_file_count(f->db, "SELECT count(*) FROM jobs WHERE variant = 'pass' "
 				     "AND rep = 4 AND verdicts = '[\"not-settled\"]' AND "
 				     "json_extract(verdict_details, '$.\"not-settled\"') LIKE "
 				     "'prog.ns_per_run of ''p'': 95 % CI +-% after 4 repetitions, not within 2.00 %'"), 1);
-	assert_int_equal(count_where(f->db, "SELECT count(*) FROM runs WHERE state = 'done'"), 1);
+	assert_int_equal(db_file_count(f->db, "SELECT count(*) FROM runs WHERE state = 'done'"), 1);
 	(void)run;
 }
 
@@ -1469,7 +1453,7 @@ static void test_store_batch(void **state)
 	assert_int_equal(count_rows(f->db, "samples"), 0);	/* not committed yet */
 	assert_int_equal(store_batch_end(st, 0), 0);
 	assert_int_equal(count_rows(f->db, "samples"), 6);
-	assert_int_equal(count_where(f->db, "SELECT count(*) FROM jobs WHERE state IN "
+	assert_int_equal(db_file_count(f->db, "SELECT count(*) FROM jobs WHERE state IN "
 				     "('done', 'failed')"), 2);
 	/* outside a batch: its own transaction again */
 	assert_int_equal(store_batch_end(st, 0), 0);
@@ -1520,7 +1504,7 @@ static void test_store_ingest_samples(void **state)
 		json_decref(msg);
 	}
 	/* the same rows for both jobs */
-	assert_int_equal(count_where(f->db, "SELECT count(*) FROM (SELECT series_id, seq, "
+	assert_int_equal(db_file_count(f->db, "SELECT count(*) FROM (SELECT series_id, seq, "
 				     "value, unit FROM sample_values WHERE job_id = (SELECT "
 				     "min(job_id) FROM sample_values) EXCEPT SELECT series_id, seq, "
 				     "value, unit FROM sample_values WHERE job_id = (SELECT "

@@ -169,6 +169,37 @@ static void test_texttable_csv(void **state)
 	free(out);
 }
 
+/* Notes under a table: broken at blanks to a width, continued under an indent; a word
+ * longer than the width keeps a line; a newline in the text starts one; µ and ± one
+ * column each. */
+static void test_texttable_wrap(void **state)
+{
+	struct capture c;
+	FILE *f;
+	char *out;
+
+	(void)state;
+	f = capture_start(&c);
+	tt_wrap(f, "only in 3: port.rx_pps pass a, port.rx_pps pass b, gen.tx_pps pass a", 30,
+		"  ");
+	tt_wrap(f, "short", 30, "  ");
+	tt_wrap(f, "a verylongwordthatdoesnotfitatall b", 10, "    ");
+	tt_wrap(f, "µµµµ ±±±± cc\nnext  line", 9, "");
+	out = capture_end(&c);
+	assert_string_equal(out,
+		"only in 3: port.rx_pps pass a,\n"
+		"  port.rx_pps pass b,\n"
+		"  gen.tx_pps pass a\n"
+		"short\n"
+		"a\n"
+		"    verylongwordthatdoesnotfitatall\n"
+		"    b\n"
+		"µµµµ ±±±±\n"
+		"cc\n"
+		"next line\n");
+	free(out);
+}
+
 /* Cells a spreadsheet would run as formulas get a leading "'" inside RFC 4180 quotes;
  * numbers, also negative ones, stay numbers (docs/security.md, "CSV"). */
 static void test_texttable_csv_formula(void **state)
@@ -213,6 +244,7 @@ int main(void)
 		cmocka_unit_test(test_texttable_aligned),
 		cmocka_unit_test(test_texttable_trimmed),
 		cmocka_unit_test(test_texttable_csv),
+		cmocka_unit_test(test_texttable_wrap),
 		cmocka_unit_test(test_texttable_csv_formula),
 	};
 

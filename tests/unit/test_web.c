@@ -448,7 +448,7 @@ static void test_web_pages(void **state)
 	assert_null(strstr(h.body, "<a>"));
 	assert_contains(h.body, "<td>6.1&lt;x&gt;</td><td>a=veth&lt;a&gt; veth</td>");
 	assert_contains(h.body, "<td><a href=\"/runs/3\">3</a></td><td>prog.ns_per_run</td>"
-			"<td>xdp_drop</td><td>cost</td><td>4</td><td>10.2</td><td>1.3 %</td>");
+			"<td>xdp_drop</td><td>cost</td><td>4</td><td>10.15</td><td>1.3 %</td>");
 	http_free(&h);
 	{
 		char *want = cli_out((const char *[]){ "--db", db, "-j", "host", "list", NULL });

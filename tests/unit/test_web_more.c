@@ -129,6 +129,24 @@ static void test_web_downloads(void **state)
 	assert_contains(h.body, "Download: <a href=\"/api/runs/1?format=json\">JSON</a> <a "
 			"href=\"/api/runs/1?format=csv\">CSV</a> <a href=\"/api/runs/1?format=kcidb\">"
 			"KCIDB</a> <a href=\"/api/runs/1?format=bmf\">BMF</a>");
+	/* the repetitions drawn: a chart per metric, a dot per repetition */
+	assert_contains(h.body, "<h2>repetitions</h2>");
+	assert_contains(h.body, "<h3>prog.ns_per_run</h3>\n<svg class=\"runchart\"");
+	assert_contains(h.body, "<circle class=\"rep\"");
+	assert_contains(h.body, "<a href=\"/runs/1?seconds=");
+	http_free(&h);
+	/* a dot's link: the page with that job's seconds (none stored here: said so) */
+	get("/runs/1?seconds=1", &h);
+	assert_int_equal(h.status, 200);
+	assert_contains(h.body, "<div id=\"seconds\">\n<p>Job 1 has no per-second values.</p>");
+	http_free(&h);
+	get("/runs/1?seconds=x", &h);
+	assert_int_equal(h.status, 400);
+	assert_contains(h.body, "parameter &#39;seconds&#39;: &#39;x&#39; is not a job id (a "
+			"positive integer)");
+	http_free(&h);
+	get("/runs/1?job=1", &h);
+	assert_int_equal(h.status, 400);
 	http_free(&h);
 	get("/api/runs/99?format=kcidb", &h);
 	assert_int_equal(h.status, 404);
