@@ -7,7 +7,8 @@
  * redirect on this site that sets the cookie), the method (GET and HEAD only, else
  * 405), the path and parameters (400: too many, not UTF-8), the route (404, 400), then
  * web_api.c, web_page.c or web_bisect.c over the database opened read-only for that
- * request.
+ * request; a run page (GET) through web_stream.c: its head sent at once, the rest from
+ * MHD's content reader, on the same connection thread, once built.
  *
  * Threads: one per connection (MHD_USE_THREAD_PER_CONNECTION), at most WEB_CONN_MAX and
  * WEB_CONN_PER_ADDR from one address, each with deadlines (web_conn.c), so neither a
@@ -44,7 +45,7 @@ struct web {
 	char token[WEB_TOKEN_MAX];	/* "" when none */
 	unsigned port;
 	char url[INET6_ADDRSTRLEN + 32];	/* http://ADDR:PORT/ */
-	char csp[256];			/* Content-Security-Policy: the live script's hash */
+	char csp[320];			/* Content-Security-Policy: the scripts' hashes */
 	char cookie[65];		/* the token cookie's value: SHA-256 of the token, hex */
 	struct web_site site;		/* what Host and Origin may name */
 	char *names[WEB_NAMES_MAX];	/* site.names: --http-host, copied */
@@ -61,6 +62,7 @@ struct extra {
 	bool bearer;			/* WWW-Authenticate (401) */
 	char *location;			/* Location (303), heap */
 	bool set_cookie;		/* Set-Cookie: the token cookie */
+	struct web_stream *stream;	/* a 200 page sent as it is built (web_stream.c) */
 };
 
 /* The query parameters of a request, gathered by MHD_get_connection_values. */
@@ -84,16 +86,59 @@ static enum MHD_Result param_cb(void *cls, enum MHD_ValueKind kind, const char *
 	return MHD_YES;
 }
 
+/* A streamed page's response: the server (for its busy count) and the page. */
+struct stream_ctx {
+	struct web *w;
+	struct web_stream *s;
+};
+
+/* MHD's content reader of a streamed page, on the connection's thread: counted busy
+ * while it builds (web_destroy waits for it as for handle()), cut short once stopping. */
+static ssize_t stream_read(void *cls, uint64_t pos, char *buf, size_t max)
+{
+	struct stream_ctx *c = cls;
+	long n;
+
+	(void)pos;
+	atomic_fetch_add(&c->w->busy, 1);
+	n = atomic_load(&c->w->stopping) ? -2 : web_stream_read(c->s, buf, max);
+	atomic_fetch_sub(&c->w->busy, 1);
+	if (n == -1)
+		return MHD_CONTENT_READER_END_OF_STREAM;
+	return n < 0 ? MHD_CONTENT_READER_END_WITH_ERROR : (ssize_t)n;
+}
+
+static void stream_free(void *cls)
+{
+	struct stream_ctx *c = cls;
+
+	web_stream_destroy(&c->s);
+	free(c);
+}
+
 static enum MHD_Result send_reply(struct MHD_Connection *conn, struct web_reply *reply,
-				  const struct web *w, const struct extra *x)
+				  struct web *w, struct extra *x)
 {
 	struct MHD_Response *resp;
+	struct stream_ctx *c = NULL;
 	enum MHD_Result ret;
 	char h[160];
 
-	resp = MHD_create_response_from_buffer(reply->len, reply->body ? reply->body : (void *)"",
-					       reply->body ? MHD_RESPMEM_MUST_FREE :
-					       MHD_RESPMEM_PERSISTENT);
+	if (x->stream && (c = malloc(sizeof(*c)))) {
+		*c = (struct stream_ctx){ w, x->stream };
+		x->stream = NULL;	/* the response's */
+		resp = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 32 * 1024,
+							 stream_read, c, stream_free);
+		if (!resp)
+			stream_free(c);
+		web_reply_release(reply);
+	} else {
+		web_stream_destroy(&x->stream);
+		resp = MHD_create_response_from_buffer(reply->len, reply->body ? reply->body :
+						       (void *)"", reply->body ?
+						       MHD_RESPMEM_MUST_FREE :
+						       MHD_RESPMEM_PERSISTENT);
+	}
 	if (!resp) {
 		web_reply_release(reply);
 		return MHD_NO;
@@ -274,6 +319,15 @@ static void answer(struct web *w, struct MHD_Connection *conn, const char *url,
 				url);
 	else if (route == WEB_PAGE_BISECT || route == WEB_PAGE_BISECT_ID)
 		web_page_bisect(w->db, route, id, ps.p, ps.n, reply);
+	else if (route == WEB_PAGE_RUN && !strcmp(method, MHD_HTTP_METHOD_GET)) {
+		/* the head at once, the rest as built: the status decided first */
+		x->stream = web_stream_run(w->db, id, ps.p, ps.n, reply);
+		if (x->stream) {
+			web_reply_release(reply);
+			reply->status = MHD_HTTP_OK;
+			reply->type = "text/html; charset=utf-8";
+		}
+	}
 	else if (route >= WEB_PAGE_RUNS)
 		web_page(w->db, route, id, ps.p, ps.n, reply);
 	else
@@ -317,23 +371,30 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
 }
 
 /* The Content-Security-Policy of every answer into OUT: nothing from elsewhere, inline
- * styles, the one inline script of /runs by its SHA-256 (no other script runs, also one
- * injected into a page), fetches to this server only, in no other site's frame.
- * Returns 0 or -ENOMEM. */
+ * styles, the two inline scripts (the live one of /runs, the table sorter) by their
+ * SHA-256 (no other script runs, also one injected into a page), fetches to this server
+ * only, in no other site's frame. Returns 0 or -ENOMEM. */
 static int web_csp(char *out, size_t len)
 {
+	const char *scripts[] = { web_live_script, web_sort_script };
+	char *b64[2] = { NULL, NULL };
 	uint8_t sum[32];
-	char *b64;
+	int err = 0;
+	size_t i;
 
-	util_sha256(web_live_script, strlen(web_live_script), sum);
-	b64 = util_base64_encode(sum, sizeof(sum));
-	if (!b64)
-		return -ENOMEM;
-	snprintf(out, len, "default-src 'none'; style-src 'unsafe-inline'; script-src "
-		 "'sha256-%s'; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'",
-		 b64);
-	free(b64);
-	return 0;
+	for (i = 0; i < 2; i++) {
+		util_sha256(scripts[i], strlen(scripts[i]), sum);
+		b64[i] = util_base64_encode(sum, sizeof(sum));
+		if (!b64[i])
+			err = -ENOMEM;
+	}
+	if (!err)
+		snprintf(out, len, "default-src 'none'; style-src 'unsafe-inline'; script-src "
+			 "'sha256-%s' 'sha256-%s'; connect-src 'self'; frame-ancestors 'none'; "
+			 "base-uri 'none'", b64[0], b64[1]);
+	free(b64[0]);
+	free(b64[1]);
+	return err;
 }
 
 /* MHD's own messages (a full connection table, a client that went) at debug level:

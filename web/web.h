@@ -9,9 +9,13 @@
  * Origin, redirect target, UTF-8, --http-host names), web_api.c
  * (the JSON answers, from the store's query functions that `bpflab --db` uses),
  * web_page.c (the HTML pages from the same objects), web_bisect.c (the bisect pages),
- * web_chart.c (the history's SVG), web_util.c (pure helpers: address, token, route and
- * parameter parsing, HTML escaping; unit-tested). Calls go one way: web -> web_bisect
- * -> web_page -> web_api and web_chart -> web_util.
+ * web_html.c (every page's frame: head, style, error page), web_stream.c (the run page
+ * streamed: its head before the report is built),
+ * web_chart.c (the history's SVG), web_chart_cmp.c (the compare's), web_table.c (HTML
+ * tables from the JSON, sortable), web_runs.c (/runs, the forms' pick lists), web_util.c (pure helpers: address, token, route and
+ * parameter parsing, HTML escaping; unit-tested). Calls go one way: web -> web_bisect,
+ * web_stream -> web_page -> web_runs -> web_table -> web_html -> web_api -> web_util (and the
+ * charts).
  */
 #ifndef BPFLAB_WEB_H
 #define BPFLAB_WEB_H
@@ -249,17 +253,84 @@ void web_chart_run(struct web_buf *b, const json_t *result, long long run, long 
  * turns into a page (web_page_error). */
 void web_page(const char *db, enum web_route route, int64_t id,
 	      const struct web_param *params, size_t n, struct web_reply *reply);
-/* The one script of the dashboard: /runs polls /api/runs every 2 s while a run is queued
+/* The live script of /runs (web_runs.c): /runs polls /api/runs every 2 s while a run is queued
  * or running (the page also reloads every 5 s without script). web.c puts its SHA-256
  * into the Content-Security-Policy's script-src. */
 extern const char web_live_script[];
+/* Check the N PARAMS of a run page (seconds=JOB, a positive integer: *JOB, else 0).
+ * Returns 0, or -EINVAL with REPLY the 400 naming the parameter. */
+int web_page_run_params(const struct web_param *params, size_t n, long long *job,
+			struct web_reply *reply);
 /* An error page with STATUS and MESSAGE. */
 void web_page_error(struct web_reply *reply, unsigned status, const char *message);
-/* For the other pages (web_bisect.c): the head of a page titled TITLE into B; REPLY
- * the page in B (taken; a 500 when B ran out of memory); a cell of O's string KEY. */
+/* web_html.c, for every page: the head of a page titled TITLE into B; REPLY the page in
+ * B (taken; a 500 when B ran out of memory); a cell of O's string KEY. */
 void web_page_head(struct web_buf *b, const char *title);
+/* The same with LIVE: a reload every 5 s for a browser without script (/runs). */
+void web_page_head_live(struct web_buf *b, const char *title, bool live);
 void web_page_done(struct web_reply *reply, struct web_buf *b);
 void web_td(struct web_buf *b, const json_t *o, const char *key);
+/* MS as util_format_time writes it into OUT, "-" when not positive; returns OUT. */
+const char *web_when(long long ms, char *out, size_t len);
+
+/* --- web_runs.c: /runs and the pick lists --- */
+
+/* What the forms offer, read from the database: the runs, hosts and metric names. */
+struct web_picks {
+	json_t *runs, *hosts, *metrics;
+};
+/* Fill P from STORE; 0, or -EIO with REPLY the error (503 busy, 500). */
+int web_picks_load(struct store *store, struct web_picks *p, struct web_reply *reply);
+void web_picks_release(struct web_picks *p);
+/* Append to B a <select> for FIELD of the form to PATH (plan, metric, host, state, by, a
+ * or b: a run) listing what P holds, VALUE (may be NULL) selected, an empty "any"
+ * first. Returns false (nothing written) for another field. */
+bool web_pick_field(struct web_buf *b, const struct web_picks *p, const char *path,
+		    const char *field, const char *value);
+/* The latest run of RUNS (the run list) older than ID with ID's plan, or 0. */
+long long web_run_previous(const json_t *runs, long long id);
+/* Answer /runs with PARAMS (plan, host, state, since, until, page) into REPLY. */
+void web_page_runs(struct store *store, const struct web_param *params, size_t n,
+		   struct web_reply *reply);
+
+/* --- web_table.c: sortable tables from the API's JSON --- */
+
+/* The dashboard's second script: every <table class="sort"> sorts by a clicked header.
+ * web.c puts its SHA-256 into the Content-Security-Policy's script-src. */
+extern const char web_sort_script[];
+/* Append web_sort_script to B (once per page, after its tables). */
+void web_table_script(struct web_buf *b);
+/* A number cell of V (its exact value in data-v), then SUFFIX (may be NULL); "-" when
+ * V is not a number. */
+void web_num_td(struct web_buf *b, const json_t *v, const char *suffix);
+/* The tables of `result show -j` REPORT: per host and kernel a table per metric. */
+void web_table_run(struct web_buf *b, const json_t *report);
+/* The rows of `result compare -j` REPORT, a table per comparison. */
+void web_table_compare(struct web_buf *b, const json_t *report);
+/* The points of `result history -j` REPORT, one table. */
+void web_table_history(struct web_buf *b, const json_t *report);
+
+/* --- web_chart_cmp.c: the compare chart --- */
+
+/* Append to B an inline SVG of compare REPORT: a bar per row, its delta % with the
+ * confidence interval, coloured by verdict, a hover title; nothing without rows. */
+void web_chart_compare(struct web_buf *b, const json_t *report);
+
+/* --- web_stream.c: the run page, its head sent at once --- */
+
+/* A run page being answered in two steps: its head at once, the rest once built. */
+struct web_stream;
+/* Check the N PARAMS and that run ID exists in DB, then hold the page's head; NULL with
+ * REPLY the error (400, 404 "no run ID", 503, 500): a status decided before the first
+ * byte. */
+struct web_stream *web_stream_run(const char *db, int64_t id, const struct web_param *params,
+				  size_t n, struct web_reply *reply);
+/* Up to MAX bytes of the page into BUF: the head first, then (built on the first call
+ * after it, web_page) the rest; an error found while building (a locked database) ends
+ * the page with its message. Returns the count, -1 at the end, -2 out of memory. */
+long web_stream_read(struct web_stream *s, char *buf, size_t max);
+/* Free *S; *S becomes NULL. Takes NULL. */
+void web_stream_destroy(struct web_stream **s);
 
 /* --- web_bisect.c: the bisect pages --- */
 

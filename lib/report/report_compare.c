@@ -818,3 +818,8 @@ int report_compare_print_csv(const json_t *report, FILE *out)
 				  json_object_get(report, "comparisons"), "rows", cols,
 				  ARRAY_SIZE(cols));
 }
+
+const char *report_compare_verdict_text(const json_t *row, char *out, size_t len)
+{
+	return verdict_text(row, out, len);
+}

@@ -23,6 +23,9 @@
 /* report_num (report.h): the one number formatter, under the name the dashboard and
  * host list call it by. */
 const char *report_compare_num(double v, char *out, size_t len);
+/* The verdict of compare row ROW as the table prints it (SAME, DIFFERENT worse,
+ * UNKNOWN +3 reps, SAME (exact)) into OUT; returns OUT. */
+const char *report_compare_verdict_text(const json_t *row, char *out, size_t len);
 
 /* The smallest change each row of compare REPORT (analysis_compare) can resolve with the
  * n it had, from the CV of its own data (pooled stddev of both sides / |baseline mean|)

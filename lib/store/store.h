@@ -260,6 +260,9 @@ json_t *store_query_attempts(struct store *store, int64_t run_id);
  * "kernel_release"}] distinct, by run, host and kernel; a job not yet reported counts
  * with its host's latest kernel. */
 json_t *store_query_run_hosts(struct store *store);
+/* The metric names stored (series), sorted: [{"metric": NAME}, ...]; NULL with errno
+ * (EBUSY: the database is locked). */
+json_t *store_query_metrics(struct store *store);
 
 /* --- compare, history and import (lib/analysis/analysis.c, docs/analysis.md) --- */
 

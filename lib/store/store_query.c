@@ -518,6 +518,22 @@ static const struct sql_col run_host_cols[] = {
 	{ "run", SQL_INT, 0 }, { "host", SQL_TEXT, 0 }, { "kernel_release", SQL_TEXT, 0 },
 };
 
+static const struct sto_stmt stmt_q_metrics = {
+	"SELECT DISTINCT metric FROM series ORDER BY metric",
+};
+
+static const struct sql_col metric_cols[] = { { "metric", SQL_TEXT, 0 } };
+
+json_t *store_query_metrics(struct store *st)
+{
+	json_t *r = sto_query_rows(st, &stmt_q_metrics, metric_cols,
+				   ARRAY_SIZE(metric_cols), "");
+
+	if (!r)
+		errno = -sto_context(st, -errno, "cannot list the metrics");
+	return r;
+}
+
 json_t *store_query_run_hosts(struct store *st)
 {
 	json_t *r = sto_query_rows(st, &stmt_q_run_hosts, run_host_cols,

@@ -13,16 +13,22 @@
 #              on `bpflab serve`: in both the running run's jobs cell advances with no
 #              reload (a marker set on the window survives; bpflabd's through the
 #              cookie), ending as `run list -j` says and as a reload shows it
-#   /runs/A    reached by its link; the tables are the text of `result show A`, each
-#              number within its printed rounding of `result show A -j`; host, kernel;
-#              a dot per repetition, and a click on one opens its job's per-second
-#              traces (the values of `result show A --seconds -j`)
-#   /history   form filled and sent; each point's hover title is the -j point; the text
-#   /compare   a = A, b = B; each row's n, means, delta and verdict as -j says; the text
+#   /runs      on serve: the filter form (pick lists) with A's plan and state done: the
+#              rows of `run list -j` of that plan and state; the id column sorts both ways
+#   /runs/A    reached by its link; every number of its tables (each repetition, n,
+#              mean, stddev, spread) is `result show A -j`'s (data-v exact, the text
+#              within its printed rounding), no CLI hint; a table sorts by a click; its
+#              history link and compare-with-previous link; host, kernel; a dot per
+#              repetition, and a click on one opens its job's per-second traces (the
+#              values of `result show A --seconds -j`)
+#   /history   plan and metric picked and sent; each point's hover title is the -j
+#              point; the table's rows are the -j points
+#   /compare   a = A, b = B picked; each row's n, means, delta and verdict as -j says;
+#              the chart has a bar per row
 #              (both pages leave out flagged results, as the CLI by default: when they
 #              have none left, the CLI's error on a page that keeps the form; the box
 #              include_flagged ticked and sent, the numbers as --include-flagged's)
-#   /hosts, /bisect  as `host list -j`, `bisect status -j`
+#   /hosts, /bisect  as `host list -j` (name, state, kernel, last seen), `bisect status -j`
 #   404        /runs/999999 answers 404 (the status the browser got) with "no run 999999"
 #   token      on bpflabd's dashboard: without it (no cookie) 401 and the error page; a
 #              wrong ?token= 401 and no cookie; with the header (set through the
@@ -193,11 +199,22 @@ def click_nav(page, name):
     page.wait(lambda: page.d.title.startswith(name) or page.d.title.startswith("error"), 10)
 
 
+def field(page, name):
+    """The form's field NAME: a pick list (<select>) or a text box."""
+    return page.by_css("form select[name='%s'], form input[name='%s']" % (name, name))[0]
+
+
 def fill_and_send(page, fields):
+    """Pick (a <select>: the option of that value, as a person picks it) or type each
+    value of FIELDS, then press the form's button."""
+    from selenium.webdriver.support.ui import Select
     for k, v in fields.items():
-        el = page.by_css("form input[name='%s']" % k)[0]
-        el.clear()
-        el.send_keys(v)
+        el = field(page, k)
+        if el.tag_name == "select":
+            Select(el).select_by_value(v)
+        else:
+            el.clear()
+            el.send_keys(v)
     old = page.d.current_url
     page.by_css("form button")[0].click()
     page.wait(lambda: page.d.current_url != old, 10)
@@ -289,56 +306,84 @@ def check_live(page, args, cli):
     page.d.switch_to.window(wins["bpflabd --http, token cookie"])
 
 
-def left_out(block):
-    """The rows a table of `result show` names as left out ("zero rows left out: steady
-    a, probe a (...)")."""
-    m = re.search(r"^zero rows? left out: ([^(]*)", block, re.M)
-    return [x.strip() for x in m.group(1).split(",")] if m else []
+def table_rows(table):
+    """The body rows of TABLE (a WebElement) as lists of (text, data-v) per cell (the
+    text content: also of a table folded in a closed <details>)."""
+    return [[(td.get_attribute("textContent"), td.get_attribute("data-v")) for td in
+             tr.find_elements("css selector", "td")]
+            for tr in table.find_elements("css selector", "tbody tr")]
 
 
-def check_run_tables(text, report):
-    """Every number of REPORT's groups (values, mean, spread) in TEXT, the table of
-    `result show`, as printed: (how many checked, what was wrong)."""
-    checked, bad, missing = 0, [], []
-    blocks = text.split("\n\n")
-    for g in report["groups"]:
-        for sec in g["sections"]:
-            block = next((bl for bl in blocks if bl.startswith(sec["metric"] + " ") and
-                          ("(" in bl.split("\n")[0])), None)
-            if block is None:
-                missing.append(sec["metric"])
+def same(dv, value):
+    """True when data-v DV (%.15g of the server) is VALUE."""
+    if dv is None or value is None:
+        return dv is None and value is None
+    return abs(float(dv) - value) <= 1e-12 * max(1.0, abs(value))
+
+
+def check_run_tables(page, report):
+    """Every number of REPORT's groups (each repetition, or min/median/max beyond five,
+    n, mean, stddev, spread) in the page's tables: data-v exact, the text within its
+    printed rounding: (how many checked, what was wrong)."""
+    checked, bad = 0, []
+    reps = report.get("repeat") or 1
+    for gi, g in enumerate(report["groups"]):
+        for si, sec in enumerate(g["sections"]):
+            t = page.by_css("#t-%d-%d" % (gi, si))
+            if not t:
+                bad.append("no table of %s (group %d)" % (sec["metric"], gi))
                 continue
-            lines = block.split("\n")
+            rows = table_rows(t[0])
             for r in sec["rows"]:
-                line = next((ln for ln in lines[2:]
-                             if ln.split()[:2] == [r["variant"], r["subject"]]), None)
-                if line is None:
-                    if "%s %s" % (r["variant"], r["subject"]) not in left_out(block):
-                        bad.append("%s %s %s: no row" % (sec["metric"], r["variant"],
-                                                          r["subject"]))
+                row = next((x for x in rows if [c[0] for c in x[:2]] ==
+                            [r["variant"], r["subject"]]), None)
+                if row is None:
+                    bad.append("%s %s %s: no row" % (sec["metric"], r["variant"], r["subject"]))
                     continue
-                toks = line.split()[2:]
-                want = list(r["values"]) + [r["mean"], r["spread"]]
-                toks = [t for t in toks if t not in ("±", "=")]
-                if len(toks) != len(want):
-                    bad.append("%s: %d numbers, -j has %d" % (line, len(toks), len(want)))
-                    continue
-                for t, v in zip(toks, want):
+                vals = list(r["values"]) if reps <= 5 else [r["min"], r["median"], r["max"]]
+                want = vals + [r["n"], r["mean"], r.get("stddev"), r.get("spread")]
+                cells = row[2:2 + len(want)]
+                for (text, dv), v in zip(cells, want):
                     checked += 1
-                    if not near(t, v):
-                        bad.append("%s %s %s: '%s' is not %r" % (sec["metric"], r["variant"],
-                                                                r["subject"], t, v))
-    # the record tables (cpu.others, medians, ...) only with --all-rows: as many as it says;
-    # the driver counters (nic.*, a section each in -j) are one table, "driver counters",
-    # printed when it is short, else left out with the others
-    m = re.search(r"^(\d+) record tables? left out", text, re.M)
-    tables = [x for x in missing if not x.startswith("nic.")]
-    if len(tables) < len(missing) and not any(bl.startswith("driver counters")
-                                               for bl in blocks):
-        tables.append("driver counters")
-    if len(tables) != (int(m.group(1)) if m else 0):
-        bad.append("no table of %s (%s)" % (", ".join(missing), m.group(0) if m else ""))
+                    if not (same(dv, v) and near(text.rstrip("*"), v)):
+                        bad.append("%s %s %s: '%s' (%s) is not %r" % (
+                            sec["metric"], r["variant"], r["subject"], text, dv, v))
     return checked, bad
+
+
+def check_sort(page, css, col, what):
+    """Click the header COL of table CSS twice: its body rows by that column's data-v
+    ascending, then descending."""
+    t = page.by_css(css)[0]
+    th = t.find_elements("css selector", "thead th")[col]
+    keys = []
+    for _ in range(2):
+        th.click()
+        keys.append([float(c[col][1]) for c in table_rows(t) if c[col][1] is not None])
+    check("%s: sorted by '%s' up then down (%s)" % (what, th.text.strip(" ▴▾"),
+                                                    keys[0][:4]),
+          len(keys[0]) > 1 and keys[0] == sorted(keys[0]) and
+          keys[1] == sorted(keys[1], reverse=True))
+
+
+def check_runs_filter(page, args, cli):
+    """/runs on serve: pick run A's plan and state done in the filter form: the rows are
+    `run list -j`'s runs of that plan and state, newest first; the id column sorts."""
+    runs, err = cli.json("run", "list")
+    if not check("run list -j answers (%s)" % err, runs is not None):
+        return
+    plan = next(r["plan"] for r in runs if str(r["id"]) == args.run_a)
+    page.d.get(args.url + "runs")
+    fill_and_send(page, {"plan": plan, "state": "done"})
+    page.wait(lambda: page.by_css("#runs-count"), 10)
+    ids = [tr.get_attribute("id") for tr in page.by_css("#runs tbody tr")]
+    want = ["run-%d" % r["id"] for r in reversed(runs) if r["plan"] == plan and
+            r["state"] == "done"][:50]
+    check("/runs?plan=%s&state=done: %s as run list -j" % (plan, ids), ids == want and
+          "plan=%s" % plan in page.d.current_url)
+    page.shot(os.path.join(args.shots, "dashboard-runs-filter.png"))
+    page.d.get(args.url + "runs")
+    check_sort(page, "#runs", 0, "/runs")
 
 
 def check_run(page, args, cli):
@@ -349,13 +394,12 @@ def check_run(page, args, cli):
     check("the link of run %s opens its page (%s)" % (a, page.d.title),
           page.d.title == "run %s - bpflab" % a)
     tables = page.text_of("#tables") or ""
-    rc, want_text, err = cli.text("result", "show", a)
-    check("run %s: the tables are the text of `result show %s`" % (a, a),
-          rc == 0 and tables.strip("\n") == want_text.strip("\n"))
+    check("run %s: no CLI hint and no <pre> in the tables" % a,
+          "--" not in tables and not page.by_css("#tables pre"))
     report, err = cli.json("result", "show", a)
     if not check("result show %s -j answers (%s)" % (a, err), report is not None):
         return
-    n, bad = check_run_tables(tables, report)
+    n, bad = check_run_tables(page, report)
     check("run %s: %d numbers on the page equal result show -j as printed%s" %
           (a, n, ("; " + "; ".join(bad[:5])) if bad else ""), n > 0 and not bad)
     cells = [c.text for c in page.by_css("#hosts tr:nth-child(2) td")]
@@ -369,6 +413,47 @@ def check_run(page, args, cli):
           (a, sorted(shown), sorted(details)), shown == set(details))
     page.shot(os.path.join(args.shots, "dashboard-run.png"))
     check_run_seconds(page, args, cli)
+    page.d.get(args.url + "runs/" + a)
+    page.wait(lambda: page.d.title.startswith("run %s" % a), 10)
+    multi = [t.get_attribute("id") for t in page.by_css("#tables table.sort")
+             if len(t.find_elements("css selector", "tbody tr")) > 1]
+    if check("run %s: a table with more than one row (%s)" % (a, multi[:3]), multi):
+        check_sort(page, "#" + multi[0], 2, "run %s's table %s" % (a, multi[0]))
+    page.shot(os.path.join(args.shots, "dashboard-run-sorted.png"))
+    # the links: the plan's history (its first metric), a compare with the previous run
+    page.by_css("#link-history")[0].click()
+    page.wait(lambda: page.d.title.startswith("history"), 10)
+    check("run %s: its history link opens /history of plan %s (%s)" %
+          (a, report["plan"], page.d.current_url),
+          "plan=%s" % report["plan"] in page.d.current_url and
+          (page.by_css("#chart") or page.d.title.startswith("error")))
+    page.shot(os.path.join(args.shots, "dashboard-run-history.png"))
+    page.d.back()
+    page.wait(lambda: page.d.title.startswith("run %s" % a), 10)
+    runs, _ = cli.json("run", "list")
+    prev = max([r["id"] for r in runs or [] if r["plan"] == report["plan"] and
+                r["id"] < int(a)], default=0)
+    link = page.by_css("#link-compare")
+    check("run %s: compare-with-previous links to run %s (%s)" %
+          (a, prev or "none", link[0].get_attribute("href") if link else "no link"),
+          (link and link[0].get_attribute("href").endswith("/compare?a=%d&b=%s" % (prev, a)))
+          if prev else not link)
+    # run B, of the same plan: its link compares it with A
+    b = args.run_b
+    page.d.get(args.url + "runs/" + b)
+    link = page.by_css("#link-compare")
+    prev = max([r["id"] for r in runs or [] if r["plan"] == report["plan"] and
+                r["id"] < int(b)], default=0)
+    if check("run %s: compare-with-previous links to run %s (%s)" %
+             (b, prev, link[0].get_attribute("href") if link else "no link"),
+             prev and link and link[0].get_attribute("href").endswith(
+                 "/compare?a=%d&b=%s" % (prev, b))):
+        link[0].click()
+        page.wait(lambda: page.d.title.startswith("compare") or
+                  page.d.title.startswith("error"), 10)
+        check("run %s: the link opens the compare of %d and %s (%s)" %
+              (b, prev, b, page.d.title), "a=%d&b=%s" % (prev, b) in page.d.current_url)
+        page.shot(os.path.join(args.shots, "dashboard-run-compare-previous.png"))
     return report
 
 
@@ -418,8 +503,7 @@ def if_all_flagged(page, what, err, fields, shot):
     form's include_flagged and send it again: the CLI options to compare with, else
     None."""
     error_page_same(page, what, err)
-    kept = {k: page.by_css("form input[name='%s']" % k)[0].get_attribute("value")
-            for k in fields}
+    kept = {k: field(page, k).get_attribute("value") for k in fields}
     check("%s: the error page keeps the form as sent (%s)" % (what, kept), kept == fields)
     if "all of them flagged" not in err:
         return fail("%s: %s" % (what, err))
@@ -464,9 +548,15 @@ def check_history(page, url, cli, plan, shot):
                                 {"plan": plan, "metric": metric}, shot)
     if hist is None:
         return
-    rc, want_text, _ = cli.text(*opts)
-    check("history: the text is that of `%s`" % " ".join(opts),
-          (page.text_of("#history") or "").strip("\n") == want_text.strip("\n"))
+    rows = table_rows(page.by_css("#history-points")[0]) if page.by_css("#history-points") \
+        else []
+    pts = [(s, p) for s in hist["series"] for p in s["points"]]
+    good = len(rows) == len(pts) and all(
+        [c[0] for c in row[:5]] == [s["metric"], s["variant"], s["subject"], s["unit"],
+                                    p["group"]] and same(row[6][1], p["mean"]) and
+        near(row[6][0], p["mean"]) for row, (s, p) in zip(rows, pts))
+    check("history: %d rows, each point's group and mean as `%s -j`" %
+          (len(rows), " ".join(opts)), good)
     titles = [c.get_attribute("textContent") for c in page.by_css("#chart circle.point title")]
     want = []
     for s in hist["series"][:8]:
@@ -481,12 +571,6 @@ def check_history(page, url, cli, plan, shot):
     if titles:
         from selenium.webdriver.common.action_chains import ActionChains
         ActionChains(page.d).move_to_element(page.by_css("#chart circle.point")[0]).perform()
-
-
-# A row of `result compare`'s table: variant, subject, n_a/n_b, baseline and candidate
-# (mean, "± stddev" but for one value), delta, verdict.
-ROW = re.compile(r"^(\S+)\s+(\S+)\s+(\d+/\d+)\s+(\S+)(?: ± (\S+))?\s+(\S+)(?: ± (\S+))?"
-                 r"\s+([+-]?\S+%)\s+(.*\S)\s*$")
 
 
 def verdict_text(r):
@@ -514,35 +598,35 @@ def check_compare(page, url, cli, a, b, shot):
                                shot)
     if cmp is None:
         return
-    rc, want_text, _ = cli.text(*opts)
-    text = page.text_of("#compare") or ""
-    check("compare: the text is that of `%s`" % " ".join(opts),
-          text.strip("\n") == want_text.strip("\n"))
-    blocks = text.split("\n\n")
     n, bad = 0, []
-    for c in cmp["comparisons"]:
+    for ci, c in enumerate(cmp["comparisons"]):
+        t = page.by_css("#compare-%d" % ci)
+        rows = table_rows(t[0]) if t else []
         for r in c["rows"]:
-            block = next((bl for bl in blocks if bl.startswith(r["metric"] + " (")), "")
-            # a program renamed between the runs: -j "old>new", the text the new name
-            subject = r["subject"].split(">")[-1]
-            line = next((ln for ln in block.split("\n")[2:]
-                         if ln.split()[:2] == [r["variant"], subject]), None)
-            if line is None:
+            row = next((x for x in rows if [k[0] for k in x[:4]] ==
+                        [r["metric"], r["point"], r["variant"], r["subject"]]), None)
+            if row is None:
                 bad.append("no row %s %s %s" % (r["metric"], r["variant"], r["subject"]))
                 continue
-            m = ROW.match(line)
-            good = bool(m) and (
-                m.group(3) == "%d/%d" % (r["n_a"], r["n_b"]) and
-                near(m.group(4), r["mean_a"]) and near(m.group(6), r["mean_b"]) and
-                (m.group(5) is None or near(m.group(5), r["stddev_a"])) and
-                (m.group(7) is None or near(m.group(7), r["stddev_b"])) and
-                near(m.group(8), r["delta_pct"]) and m.group(9) == verdict_text(r))
+            # metric point variant subject unit | n_a mean_a n_b mean_b delta CI p verdict
+            good = (row[5][0] == str(r["n_a"]) and row[7][0] == str(r["n_b"]) and
+                    same(row[6][1], r["mean_a"]) and same(row[8][1], r["mean_b"]) and
+                    near(row[6][0], r["mean_a"]) and near(row[8][0], r["mean_b"]) and
+                    same(row[9][1], r["delta_pct"]) and row[12][0] == verdict_text(r))
             n += 1
             if not good:
                 bad.append("%s | -j: %s n %d/%d delta %.1f" %
-                           (line, verdict_text(r), r["n_a"], r["n_b"], r["delta_pct"]))
-    check("compare %s %s: %d rows, n, means, stddevs, delta and verdict as -j says%s" %
+                           ([k[0] for k in row], verdict_text(r), r["n_a"], r["n_b"],
+                            r["delta_pct"]))
+    check("compare %s %s: %d rows, n, means, delta and verdict as -j says%s" %
           (a, b, n, ("; " + "; ".join(bad[:4])) if bad else ""), n > 0 and not bad)
+    bars = page.by_css("#compare-chart g")
+    check("compare %s %s: the chart has a bar per row (%d)" % (a, b, len(bars)),
+          len(bars) == min(n, 80))
+    if bars:
+        from selenium.webdriver.common.action_chains import ActionChains
+        ActionChains(page.d).move_to_element(page.by_css("#compare-chart rect")[0]).perform()
+    page.shot(shot.replace(".png", "-chart.png"))
 
 
 def check_analysis(page, args, cli, plan):
@@ -558,10 +642,17 @@ def check_hosts_bisect(page, args, cli):
     click_nav(page, "hosts")
     hosts, err = cli.json("host", "list")
     rows = [[td.text for td in tr.find_elements("css selector", "td")]
-            for tr in page.by_css("table#hosts tr")[1:]]
+            for tr in page.by_css("table#hosts tbody tr")]
     want = [[h["name"], h["state"], h["kernel_release"] or ""] for h in hosts or []]
     check("hosts: name, state, kernel as host list -j (%s)" % rows,
-          hosts and [r[:3] for r in rows] == want)
+          hosts and [[r[0], r[1], r[3]] for r in rows] == want)
+    seen = [td.get_attribute("data-v") for td in
+            page.by_css("table#hosts tbody tr td:nth-child(3)")]
+    # bpflabd stores a host's last contact every 5 s while this runs
+    check("hosts: last seen as host list -j, within 15 s (%s)" % seen,
+          hosts and len(seen) == len(hosts) and
+          all(abs(int(v or 0) - (h.get("last_seen_ms") or 0)) <= 15000
+              for v, h in zip(seen, hosts)))
     page.shot(os.path.join(args.shots, "dashboard-hosts.png"))
     click_nav(page, "bisect")
     ses, err = cli.json("bisect", "status")
@@ -655,6 +746,7 @@ def main():
     try:
         check_live(page, args, cli)
         page.shot(os.path.join(args.shots, "dashboard-runs.png"))
+        check_runs_filter(page, args, cli)
         report = check_run(page, args, cli)
         check_analysis(page, args, cli, report["plan"] if report else "compare")
         check_hosts_bisect(page, args, cli)

@@ -315,6 +315,27 @@ void http_free(struct http *h)
 	free(h->body);
 }
 
+/* Decode in place the chunked body BODY (RFC 9112 7.1: hex size, CRLF, data, CRLF...,
+ * 0); the test fails on a malformed one. */
+static void http_dechunk(char *body)
+{
+	char *in = body, *out = body, *end;
+	unsigned long n;
+
+	for (;;) {
+		n = strtoul(in, &end, 16);
+		assert_true(end != in && !strncmp(end, "\r\n", 2));
+		if (!n)
+			break;
+		in = end + 2;
+		assert_true(strlen(in) >= n + 2 && !strncmp(in + n, "\r\n", 2));
+		memmove(out, in, n);
+		out += n;
+		in += n + 2;
+	}
+	*out = '\0';
+}
+
 void http_req(unsigned port, const char *method, const char *path, const char *extra,
 	      struct http *h)
 {
@@ -356,7 +377,10 @@ void http_req(unsigned port, const char *method, const char *path, const char *e
 	*sep = '\0';
 	h->head = all;
 	h->body = strdup(sep + 4);
+	assert_non_null(h->body);
 	assert_int_equal(sscanf(all, "HTTP/1.1 %d", &h->status), 1);
+	if (strcasestr(all, "\r\nTransfer-Encoding: chunked"))
+		http_dechunk(h->body);
 }
 
 void expect_plan_refusals(const char *file, const struct refusal *cases, size_t n)

@@ -268,35 +268,47 @@ static void test_web_token(void **state)
  * browser computes it over the element's text), a <noscript> reload; none once done. */
 static void test_web_live(void)
 {
-	char *start, *end, *b64, want[128];
-	uint8_t sum[32];
+	char *start, *end, *b64[2], want[256];
+	uint8_t sum[2][32];
 	struct http h;
+	int i;
 
 	db_file_exec(db, "UPDATE runs SET state = 'running' WHERE id = 5");
 	get("/runs", &h);
 	assert_int_equal(h.status, 200);
 	assert_contains(h.body, "<noscript><meta http-equiv=\"refresh\" content=\"5\">"
 			"</noscript>");
-	assert_contains(h.body, "<tr id=\"run-5\"><td><a href=\"/runs/5\">5</a></td><td>k</td>"
-			"<td class=\"state-running\">running</td><td>4/4</td><td>0</td>");
-	start = strstr(h.body, "<script>");
-	assert_non_null(start);
-	start += strlen("<script>");
-	end = strstr(start, "</script>");
-	assert_non_null(end);
-	assert_int_equal((size_t)(end - start), strlen(web_live_script));
-	assert_true(!strncmp(start, web_live_script, (size_t)(end - start)));
+	assert_contains(h.body, "<tr id=\"run-5\"><td data-v=\"5\"><a href=\"/runs/5\">5</a></td>"
+			"<td>k</td><td class=\"state-running\">running</td><td>4/4</td><td>0</td>");
+	/* the sorter, then the live script: each allowed by its SHA-256 as a browser
+	 * computes it over the element's text */
+	start = h.body;
+	for (i = 0; i < 2; i++) {
+		const char *script = i ? web_live_script : web_sort_script;
+
+		start = strstr(start, "<script>");
+		assert_non_null(start);
+		start += strlen("<script>");
+		end = strstr(start, "</script>");
+		assert_non_null(end);
+		assert_int_equal((size_t)(end - start), strlen(script));
+		assert_true(!strncmp(start, script, (size_t)(end - start)));
+		util_sha256(start, (size_t)(end - start), sum[i]);
+	}
 	assert_contains(web_live_script, "fetch('/api/runs'");
-	util_sha256(start, (size_t)(end - start), sum);
-	b64 = util_base64_encode(sum, sizeof(sum));
+	b64[0] = util_base64_encode(sum[1], sizeof(sum[1]));
+	b64[1] = util_base64_encode(sum[0], sizeof(sum[0]));
 	snprintf(want, sizeof(want), "Content-Security-Policy: default-src 'none'; style-src "
-		 "'unsafe-inline'; script-src 'sha256-%s'; connect-src 'self'", b64);
-	free(b64);
+		 "'unsafe-inline'; script-src 'sha256-%s' 'sha256-%s'; connect-src 'self'",
+		 b64[0], b64[1]);
+	free(b64[0]);
+	free(b64[1]);
 	assert_contains(h.head, want);
 	http_free(&h);
 	db_file_exec(db, "UPDATE runs SET state = 'done' WHERE id = 5");
 	get("/runs", &h);
-	assert_null(strstr(h.body, "<script"));
+	assert_int_equal(web_test_count(h.body, "<script"), 1);
+	assert_null(strstr(h.body, "fetch('/api/runs'"));
 	assert_null(strstr(h.body, "<noscript"));
 	http_free(&h);
 }
@@ -371,15 +383,20 @@ static void test_web_pages(void **state)
 	assert_contains(h.body, "<td>&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;</td>");
 	assert_contains(h.body, "<a href=\"/runs/2\">2</a>");
 	assert_contains(h.body, "<td>imported</td>");
-	assert_null(strstr(h.body, "<script>"));
+	/* no live run: only the table sorter, no script from the database */
+	assert_int_equal(web_test_count(h.body, "<script>"), 1);
+	assert_contains(h.body, web_sort_script);
+	assert_null(strstr(h.body, "fetch('/api/runs'"));
 	http_free(&h);
 
 	get("/runs/1", &h);
 	assert_int_equal(h.status, 200);
-	assert_null(strstr(h.body, "<script>"));
+	assert_int_equal(web_test_count(h.body, "<script>"), 1);
 	assert_contains(h.body, "plan <b>&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;</b>");
 	/* the tables of result show, the verdict with its detail, the downloads */
-	assert_contains(h.body, "drop     xdp_drop");
+	assert_contains(h.body, "<tr><td>drop</td><td>xdp_drop</td>");
+	assert_null(strstr(h.body, "--all-rows"));
+	assert_null(strstr(h.body, "<pre id=\"tables\">"));
 	assert_contains(h.body, "<td>unstable</td><td>varied 8.1 % &lt;b&gt;</td>");
 	assert_contains(h.body, "<a href=\"/api/runs/1?format=csv\">CSV</a>");
 	http_free(&h);
@@ -398,11 +415,14 @@ static void test_web_pages(void **state)
 	assert_contains(h.body, "change point between 6.1.0 and 6.2.0&lt;i&gt;, p = 0.002");
 	assert_contains(h.body, "<a href=\"/api/history?plan=k&amp;metric=prog.ns_per_run\">"
 			"JSON</a>");
-	assert_contains(h.body, "<input name=\"plan\" size=\"14\" value=\"k\">");
+	assert_contains(h.body, "<option value=\"k\" selected>k</option>");
+	assert_contains(h.body, "<select name=\"metric\" id=\"pick-metric\">");
+	assert_contains(h.body, "<option value=\"prog.ns_per_run\" selected>");
+	assert_contains(h.body, "<table class=\"sort\" id=\"history-points\">");
 	http_free(&h);
 	get("/history", &h);
 	assert_int_equal(h.status, 200);
-	assert_contains(h.body, "give plan and metric");
+	assert_contains(h.body, "pick a plan and a metric");
 	assert_null(strstr(h.body, "<svg"));
 	http_free(&h);
 	/* a bad value: 400, the form kept with the values sent, markup escaped */
@@ -412,8 +432,8 @@ static void test_web_pages(void **state)
 	assert_contains(h.body, "<title>error 400 - bpflab</title>");
 	assert_contains(h.body, "<p>parameter &#39;by&#39;: a history goes by kernel.release");
 	assert_contains(h.body, "not &#39;x&#39;");
-	assert_contains(h.body, "<input name=\"plan\" size=\"14\" value=\"&lt;b&gt;\">");
-	assert_contains(h.body, "<input name=\"by\" size=\"14\" value=\"x\">");
+	assert_contains(h.body, "<option value=\"&lt;b&gt;\" selected>&lt;b&gt;</option>");
+	assert_contains(h.body, "<option value=\"x\" selected>x</option>");
 	assert_null(strstr(h.body, "<b>"));
 	http_free(&h);
 
@@ -421,9 +441,13 @@ static void test_web_pages(void **state)
 	get("/compare?a=3&b=4", &h);
 	assert_int_equal(h.status, 200);
 	assert_contains(h.body, "DIFFERENT worse");
-	assert_contains(h.body, "kernel 6.2.0&lt;i&gt;, host imported");
+	assert_contains(h.body, "<td>6.2.0&lt;i&gt;</td><td>imported</td>");
 	assert_contains(h.body, "<a href=\"/api/compare?a=3&amp;b=4\">JSON</a>");
-	assert_null(strstr(h.body, "<svg"));
+	assert_contains(h.body, "<svg id=\"compare-chart\"");
+	/* the run pickers, a and b selected */
+	assert_contains(h.body, "<select name=\"a\" id=\"pick-a\">");
+	assert_contains(h.body, "<option value=\"3\" selected>3 ");
+	assert_contains(h.body, "<option value=\"4\" selected>4 ");
 	http_free(&h);
 	get("/compare?plan=k&by=kernel.release&baseline=%3C%3E", &h);
 	assert_int_equal(h.status, 404);
@@ -433,8 +457,8 @@ static void test_web_pages(void **state)
 	/* hosts: a port and a kernel with markup, a noise floor on run 3 (as `host list`) */
 	get("/hosts", &h);
 	assert_int_equal(h.status, 200);
-	assert_contains(h.body, "<tr><td>imported</td><td>gone</td><td></td><td></td><td></td>"
-			"<td></td></tr>");
+	assert_contains(h.body, "<tr><td>imported</td><td>gone</td><td data-v=\"");
+	assert_contains(h.body, "</td><td></td><td></td><td></td><td></td></tr>");
 	assert_contains(h.body, "<p>no noise floor measured</p>");
 	http_free(&h);
 	db_file_exec(db, "UPDATE hosts SET kernel_release = '6.1<x>', inventory = '{\"ports\": "

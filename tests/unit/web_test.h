@@ -75,6 +75,16 @@ static inline int web_test_setup_k(char *dir, char *db, size_t db_len)
 	return 0;
 }
 
+/* How many times NEEDLE occurs in HAY. */
+static inline int web_test_count(const char *hay, const char *needle)
+{
+	int n = 0;
+
+	for (hay = strstr(hay, needle); hay; hay = strstr(hay + 1, needle))
+		n++;
+	return n;
+}
+
 /* A server over FILE on 127.0.0.1, port 0, with TOKEN (may be NULL); the test fails
  * when it does not start. */
 static inline struct web *web_test_start(const char *file, const char *token)
