@@ -17,7 +17,7 @@ if dpkg-query -W -f='${Status}' bpflab 2>/dev/null | grep -q installed; then
 fi
 deb_purge() { dpkg --purge bpflab > "$tmp/purge.out" 2>&1 || cat "$tmp/purge.out"; }
 # the lab first (it runs the installed binaries), then the package, then lib.sh's end
-trap 'rc=$?; lab_stop; deb_purge; (exit $rc); on_exit' EXIT
+trap 'rc=$?; set +e; lab_stop; deb_purge; (exit $rc); on_exit' EXIT
 
 make -s -C "$top" --no-print-directory deb > "$tmp/deb.out" 2>&1 || { cat "$tmp/deb.out"; exit 1; }
 deb=$(sed -n 's/^deb: //p' "$tmp/deb.out")

@@ -126,7 +126,7 @@ CONF
 "$bin/bpflabd" --config "$tmp/bpflabd.conf" --clients "ipc://$tmp/clients.sock" &
 dpid=$!
 cleanup_pid() { kill "$dpid" 2>/dev/null || true; wait "$dpid" 2>/dev/null || true; }
-trap 'rc=$?; cleanup_pid; (exit $rc); on_exit' EXIT
+trap 'rc=$?; set +e; cleanup_pid; (exit $rc); on_exit' EXIT
 wait_for 10 test -S "$tmp/clients.sock" || fail "bpflabd --config did not serve"
 check "bpflabd: the flag's --clients wins over the file's" test ! -e "$tmp/wrong.sock"
 check "bpflabd: the file's log and database are used" grep -q "database '$tmp/conf.db'" "$tmp/bpflabd.log"
