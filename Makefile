@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 # bpflab top-level Makefile.
 #
 #   make            build everything into build/
@@ -16,6 +17,8 @@
 #                   bpflabd, disks that fill; SOAK_ARGS="--seed S"); the short one is in check
 #   make fuzz       run the libFuzzer targets for a bounded time (FUZZ_SECONDS)
 #   make asan       build with AddressSanitizer into build-asan/
+#   make install    install under PREFIX (default /usr/local), DESTDIR; make uninstall
+#   make deb        a Debian package, build/bpflab_VERSION_ARCH.deb (dist/install.mk)
 #
 # Sources are picked up by wildcard: every lib/*/*.c goes into libbpflab.a, every
 # agent/ coordinator/ cli/ web/ *.c except main.c into a per-part archive, main.c makes the
@@ -137,11 +140,11 @@ unit: deps
 	$(Q)sh tests/run-unit.sh $(UNIT_BINS)
 
 integration: deps all
-	$(Q)sh scripts/deps.sh browser
+	$(Q)sh scripts/deps.sh browser package
 	$(Q)sh tests/run-integration.sh
 
 check: deps
-	$(Q)sh scripts/deps.sh browser
+	$(Q)sh scripts/deps.sh browser package
 	$(Q)$(MAKE) --no-print-directory all $(UNIT_BINS)
 	$(Q)sh tests/check-layout.sh $(BUILD)
 	$(Q)python3 tests/check-paths.py
@@ -230,5 +233,8 @@ asan:
 
 clean:
 	$(Q)rm -rf $(BUILD) build-asan
+
+# make install, uninstall, deb (PREFIX, DESTDIR): dist/install.mk
+include dist/install.mk
 
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* agent.c - see agent.h. Threads: the loop (agent_run's caller) owns the DEALER socket,
  * the spool and the main end of the worker pipe; the worker thread owns the job it runs
  * and the worker end of the pipe, which is handed from one worker to the next only after

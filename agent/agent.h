@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
 /* agent.h - the agent's connection to the coordinator and its job worker.
  *
  * agent_run() is a small event loop in the calling thread around zmq_poll:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* attach.c - see attach.h: an attach_set's life and the load of a variant (object
  * bytes, one object instance per use, autoload, the verifier log, what each load cost).
  * Map slots and counters are in attach_maps.c, links and tc filters in attach_link.c

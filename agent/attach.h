@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
 /* attach.h - load a variant's BPF programs and attach them through bpf_link.
  *
  * A job's "attach" entries name, per port role, a hook (xdp, tc-ingress, tc-egress), an

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
 /* attach_int.h - what the parts of the attach module share (not for other modules).
  *
  * attach.c holds the set's life and the load (object bytes, instances, verifier log);

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* attach_link.c - the links of a loaded attach_set (attach.h): XDP and tcx through
  * bpf_link, clsact cls_bpf filters (and the qdisc when this agent creates it) where tcx
  * is not there or not wanted, their removal, and the cleanup of filters a killed agent

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* attach_maps.c - the maps of a loaded attach entry (attach_int.h): its map slots
  * filled from the plan (devmap, cpumap, array and hash values) and its counters
  * (per-CPU u64 slots, summed when read: attach_counter_read()). */

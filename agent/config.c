@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* config.c - see config.h. The file is loaded with libyaml's document loader (no
  * recursion of ours: the two sections are flat mappings and a sequence) after a first
  * pass over its events bounds the nesting, and every error names the node it is about. Moved out of main.c so that unit tests and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
 /* config.h - the agent's own configuration file (`bpflab-agent --config FILE`,
  * docs/agent.md): a YAML mapping with
  *

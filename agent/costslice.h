@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
 /* costslice.h - a program's interrupt-free cost per run under QEMU icount.
  *
  * In a guest under -icount shift=0 one guest nanosecond is one guest instruction, so the

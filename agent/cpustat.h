@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
 /* cpustat.h - per-CPU time from /proc/stat, for the cpu.softirq and cpu.busy metrics.
  *
  * cpustat_read() parses the "cpuN user nice system idle iowait irq softirq steal ..." lines

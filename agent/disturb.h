@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
 /* disturb.h - what else used the CPUs during a window (docs/agent.md, "Disturbance").
  *
  * A window's figures are only the program's when nothing else took the CPUs its work ran

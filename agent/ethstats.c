@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* ethstats.c - a port's driver counters (ethtool -S) by the SIOCETHTOOL ioctl, and the
  * pure naming, unit and rate rules behind the nic.* samples; see ethstats.h. */
 #include "ethstats.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
 /* ethstats.h - a port's driver counters (what `ethtool -S` prints), through the
  * SIOCETHTOOL ioctl: the names once (ETHTOOL_GSSET_INFO for ETH_SS_STATS, else
  * ETHTOOL_GDRVINFO's n_stats; then ETHTOOL_GSTRINGS), the values at each read

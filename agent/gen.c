@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* gen.c - what the generators share (gen.h): the common start of their _new(), and the
  * pacing of a rate-controlled sending thread. */
 #include "gen.h"

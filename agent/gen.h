@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
 /* gen.h - the traffic generator interface: what the job runner (job_traffic.c) knows of a
  * generator.
  *

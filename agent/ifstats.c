@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* ifstats.c - see ifstats.h. One RTM_GETLINK request, one reply, through rtnl.c. */
 #include "ifstats.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
 /* ifstats.h - per-port link facts and counters through rtnetlink.
  *
  * One RTM_GETLINK request per call on a NETLINK_ROUTE socket opened by ifstats_new() in

@@ -1,5 +1,7 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* inventory.c - see inventory.h. */
 #include "inventory.h"
+#include "agent.h"
 
 #include <bpf/bpf.h>
 #include <dirent.h>
@@ -481,7 +483,9 @@ json_t *inventory_build(const struct inventory_config *cfg)
 	int i;
 
 	gethostname(host, sizeof(host) - 1);
-	inv = json_pack("{s:s, s:s}", "hostname", host, "agent", cfg->agent ? cfg->agent : host);
+	/* agent_version: in the inventory and so in every result's env (docs/protocol.md) */
+	inv = json_pack("{s:s, s:s, s:s}", "hostname", host, "agent", cfg->agent ? cfg->agent : host,
+			"agent_version", AGENT_VERSION);
 	labels = json_object();
 	ports = json_array();
 	if (!inv || !labels || !ports)

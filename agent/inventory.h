@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
 /* inventory.h - what a host is: the JSON inventory an agent sends in hello and with each
  * result (docs/protocol.md, "Inventory").
  *

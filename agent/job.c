@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* job.c - see job.h: job_run() takes a job through its phases (prepare, barrier,
  * traffic, windows, cleanup) and builds its result; the parts are in job_traffic.c,
  * job_window.c and job_sample.c (job_int.h). */

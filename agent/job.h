@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
 /* job.h - run one job: prepare, traffic, warmup, the rate and cost windows, cleanup.
  *
  * job_run_result() executes a job message body ({"job": {id, run, spec}, "objects": {...}},

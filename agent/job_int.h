@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
 /* job_int.h - what the parts of the job runner share (not for other modules).
  *
  * job.c runs a job (job.h) through its phases and holds the struct job_ctx of the call;

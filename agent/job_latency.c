@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* job_latency.c - a job with `latency` (docs/plans.md, "latency"; docs/agent.md,
  * "Latency"): after the search (or the rate window) one window per load, the generator
  * made again at the load's rate with a stamp in each frame (bpf/latency_shared.h), and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* job_sample.c - the samples a job puts into its result (job_int.h): the spec's metric
  * filter, records, per-window medians and outlier seconds, and the progress messages. */
 #include "job_int.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* job_search.c - a job with `search` (docs/plans.md, "search"): instead of the rate and
  * cost windows, an MLRsearch (lib/analysis/mlrsearch.h) whose trials are short windows at
  * the load the search asks: the search's one generator (made at the first trial) started

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* job_traffic.c - the traffic of a job (job_int.h): the spec's ports resolved to
  * interfaces, the generator chosen from gen_table by traffic.generator (gen.h) and
  * pointed at its destination, its threads' CPUs, and the receiving port. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* job_window.c - the measurement windows of a job (job_int.h): warmup, rate and cost,
  * each a counter snapshot per second at absolute deadlines and the samples of each
  * second and of the whole window; the verdicts' facts of the rate window; what others

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* main.c - bpflab-agent: command line, signals, and the choice between serving a
  * coordinator (agent.h) and running one job from a file (--once, for tests and
  * debugging).
@@ -22,6 +23,7 @@
 #include "job.h"
 #include "proto/keys.h"
 #include "base/log.h"
+#include "base/paths.h"
 #include "proto/proto.h"
 #include "provider.h"
 #include "base/util.h"
@@ -64,7 +66,8 @@ static void usage(FILE *out)
 "  --spool DIR             keep unacknowledged results in DIR (default: in\n"
 "                          memory)\n"
 "  --bpf-dir DIR           read objects a job does not carry from DIR\n"
-"                          (default: ../bpf beside the binary)\n"
+"                          (default: ../bpf beside the binary, else\n"
+"                          PREFIX/lib/bpflab/bpf when installed)\n"
 "  --timing wall|icount    what time means on this host: wall (default) or\n"
 "                          icount, a QEMU guest under -icount where a nanosecond\n"
 "                          is an instruction\n"
@@ -86,22 +89,6 @@ static void on_signal(int sig)
 {
 	(void)sig;
 	atomic_store(&once_cancel, 1);
-}
-
-/* ../bpf beside the binary (build/bin -> build/bpf) when it exists. */
-static char *default_bpf_dir(void)
-{
-	char exe[PATH_MAX], dir[PATH_MAX + 8];
-	struct stat st;
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-
-	if (n <= 0)
-		return NULL;
-	exe[n] = '\0';
-	snprintf(dir, sizeof(dir), "%s/../bpf", dirname(exe));
-	if (stat(dir, &st) || !S_ISDIR(st.st_mode))
-		return NULL;
-	return realpath(dir, NULL);
 }
 
 static int run_once(const char *file, const struct inventory_config *inv, const char *bpf_dir,
@@ -425,7 +412,7 @@ int main(int argc, char **argv)
 	}
 	log_route_libbpf();
 	if (!bpf_dir)
-		bpf_dir = default_bpf_dir();
+		bpf_dir = paths_find(PATHS_BPF);
 	gethostname(host, sizeof(host) - 1);
 	inv = (struct inventory_config){
 		.agent = name ? name : host,

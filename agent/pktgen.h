@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
 /* pktgen.h - the pktgen traffic generator: drives the kernel's pktgen module.
  *
  * pktgen is configured through files under /proc/net/pktgen (the directory is a

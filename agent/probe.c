@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* probe.c - see probe.h. The frames: ff:ff:ff:ff:ff:ff, the port's MAC, 0x88B5, then
  * PROBE_MAGIC and the nonce (at most PROBE_NONCE_MAX bytes), padded to 60 bytes. */
 #include "probe.h"

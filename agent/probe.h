@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
 /* probe.h - wiring discovery on the agent: probe frames out of every port, and the probe
  * frames every port received.
  *

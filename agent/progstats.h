@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
 /* progstats.h - BPF program cost through the kernel's bpf_stats.
  *
  * While at least one BPF_ENABLE_STATS(BPF_STATS_RUN_TIME) file descriptor is open the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* provider.c - see provider.h. Processes are started with posix_spawn (no shell), in a
  * process group of their own so that a timeout kills whatever they started, with the
  * default signal mask and dispositions (the agent blocks SIGINT/SIGTERM for its

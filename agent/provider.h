@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
 /* provider.h - the agent's kernel provider: a command from the agent's own configuration
  * file (`kernel_provider:` in --config, never from a plan or a coordinator message) that
  * lists the kernels this host can boot and switches the host to one of them

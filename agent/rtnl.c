@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* rtnl.c - see rtnl.h. */
 #include "rtnl.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
 /* rtnl.h - the agent's one rtnetlink client: a NETLINK_ROUTE socket in the calling
  * thread's network namespace, a request sent, its replies read until the request is
  * answered.

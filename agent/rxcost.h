@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
 /* rxcost.h - the cost of a driver's receive path per frame (docs/agent.md, metric
  * rx.ns_per_frame): bpf/rxpath.bpf.c on the tracepoints irq:softirq_entry,
  * napi:napi_poll and irq:softirq_exit times each NAPI poll inside a NET_RX softirq and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* spool.c - see spool.h. Files are named job-ID.json; anything else in the directory
  * (including the .tmp files of an interrupted atomic write) is ignored. */
 #include "spool.h"

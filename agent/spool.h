@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
 /* spool.h - results the coordinator has not acknowledged yet.
  *
  * Before a result is sent its bytes (the ones sent) are written, atomically and fsync'd (the file, then DIR), to

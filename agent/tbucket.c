@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* tbucket.c - see tbucket.h. */
 #include "tbucket.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
 /* tbucket.h - a token bucket on a caller's clock: how a rate-controlled generator
  * (xdpgen.c, udpgen.c) paces its batches (traffic.rate, docs/plans.md).
  *

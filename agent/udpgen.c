@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* udpgen.c - see udpgen.h. With cfg.stamp each thread sends copies of the frames with a
  * latency stamp after the UDP header (bpf/latency_shared.h): stream its index, seq its
  * frame number, ts CLOCK_MONOTONIC (bpf_ktime_get_ns()'s clock) read once per sendmmsg()

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
 /* udpgen.h - the udp traffic generator: UDP frames through the kernel's transmit path.
  *
  * Each thread sends the same frames as xdp-live (xdpgen_build_frame: Ethernet, IPv4 or

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* verdict.c - see verdict.h. */
 #include "verdict.h"
 

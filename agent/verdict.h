@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
 /* verdict.h - the verdicts a job's result carries (docs/agent.md, "Verdicts").
  *
  * Computed by the job runner from what it measured, so that a table can say why a number

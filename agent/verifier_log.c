@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* verifier_log.c - see verifier_log.h: the summary lines of a verifier log, and the last
  * lines of a refused program's log. Plain scanning of bounded bytes; no allocation. */
 #include "verifier_log.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
 /* verifier_log.h - the figures of a BPF verifier log (outside input: the kernel writes it,
  * its wording changes between releases).
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* xdpcaps.c - see xdpcaps.h: a port's XDP modes and features from the kernel's "netdev"
  * generic-netlink family (6.3+), else from a driver-mode attach tried and undone at once.
  * The generic-netlink client is its own (a NETLINK_GENERIC socket per question; rtnl.h

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
 /* xdpcaps.h - which XDP modes and actions a port's driver supports, for the inventory
  * ("xdp" of each port, docs/agent.md "Inventory") and for attach errors.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* xdpgen.c - see xdpgen.h. The frame is built here in user space; the BPF program only
  * counts frames and, for several flows, rewrites the UDP source port. */
 #include "xdpgen.h"

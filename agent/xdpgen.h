@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
 /* xdpgen.h - the xdp-live traffic generator.
  *
  * Sends one UDP frame, over and over, out of one port: each generator thread runs the

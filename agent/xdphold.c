@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* xdphold.c - see xdphold.h. The veth pair is made and deleted with one RTM_NEWLINK and
  * one RTM_DELLINK through rtnl.c; the program attached with libbpf. */
 #include "xdphold.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
 /* xdphold.h - keep an XDP program in the kernel's XDP dispatcher while a paced xdp-live
  * generator (xdpgen.c) runs, so that its calls do not wait.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* coordinator.c - how much one bpflabd holds: simulated agents with heartbeats, the time
  * to hand out a run of 10,000 jobs, and the rate at which the samples agents send end up
  * stored, beside the rate of inserting the same rows straight into SQLite.

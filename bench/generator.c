@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* generator.c - how close bpflab's xdp-live generator comes to the limit of live-frame
  * test runs on this machine.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* ingest.c - the CPU time bpflabd's result path takes per sample, stage by stage, in one
  * thread of this process: no agents, no dispatch, no other process competing for the
  * CPU, so that a change to the path shows on a busy machine too (bench/README.md).

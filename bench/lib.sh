@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 # lib.sh - sourced by the bench scripts on a lab of their own (validity.sh, ndr.sh),
 # after they set `top`, `bench` (their name in messages) and `usage_lines` (the lines of
 # their header that usage prints): messages, and the end of a run that tears its lab

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* pacing.c - how evenly bpflab's paced generators space their frames, measured where the
  * frames arrive: the asked rate against the rate and bursts a receiver sees.
  *

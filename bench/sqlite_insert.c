@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* sqlite_insert.c - what the design of the samples table costs: the same 1,000,000 sample
  * rows (10,000 jobs x 100 per-second samples of 'port.rx_pps' of subject 'b') inserted
  * straight into SQLite under several table designs and settings, rows per second each.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* web.c - how long the dashboard takes for the page of a big run, beside the CLI's
  * `bpflab result show` of the same run (bench/README.md, "web"; issue 14's goal: the
  * page of a 10,000-job run in under 1 s).

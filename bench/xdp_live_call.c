@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* xdp_live_call.c - how long one BPF_PROG_TEST_RUN call of an XDP program takes, by its
  * repeat count, with and without BPF_F_TEST_XDP_LIVE_FRAMES: what a paced xdp-live
  * thread (agent/xdpgen.c, one call per batch) waits per batch besides its frames.

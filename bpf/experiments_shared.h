@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /* experiments_shared.h - the counter keys of the experiment programs
  * (tc_stats_variants, xdp_redirect, xdp_chain, xdp_cpumap, xdp_police), shared with user space and
  * named in the plans' `counters:` entries. Each program counts into a per-CPU array

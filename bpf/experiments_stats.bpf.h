@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /* experiments_stats.bpf.h - the counters of the experiment programs, BPF side: the
  * per-CPU array `stats` of N u64 that the agent reads and sums over CPUs (keys from
  * experiments_shared.h, named in the plans' `counters:` entries), and count(KEY), which

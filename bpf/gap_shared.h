@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /* gap_shared.h - the spacing of arriving frames, as bpf/gap_rx.bpf.c (bench/pacing.c)
  * and bpf/latency_rx.bpf.c (agent/job_latency.c) record it: a log-linear histogram of
  * inter-arrival gaps and the largest burst (frames that arrived less than half a target

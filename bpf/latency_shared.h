@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /* latency_shared.h - what the latency stamp's writer (bpf/xdp_gen.bpf.c), its reader
  * (bpf/latency_rx.bpf.c) and user space (lib/analysis/latency.c, agent/job_latency.c)
  * share: the payload each stamped frame carries, the log-linear histogram's bucket math

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /* rxpath_shared.h - what bpf/rxpath.bpf.c counts, as agent/rxcost.c reads it. */
 #ifndef BPFLAB_RXPATH_SHARED_H
 #define BPFLAB_RXPATH_SHARED_H

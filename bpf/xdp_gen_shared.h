@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /* xdp_gen_shared.h - what bpf/xdp_gen.bpf.c and agent/xdpgen.c share: the per-CPU state
  * of the xdp-live generator program and the frame layout it rewrites. */
 #ifndef BPFLAB_XDP_GEN_SHARED_H

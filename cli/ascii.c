@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* ascii.c - `--ascii`: bpflab's text in plain ASCII, for mail clients and terminals that
  * mangle UTF-8. stdout is replaced by a glibc cookie stream that writes through to the
  * original one, with the few non-ASCII characters the printers use spelled out ("±"

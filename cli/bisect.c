@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* bisect.c - `bpflab bisect start|status|log|list|step|reset|run`: find the kernel where a
  * metric changed (docs/bisect.md).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
 /* bisect_int.h - what the parts of `bpflab bisect` (cli/bisect*.c) share; not for the
  * rest of the CLI, which sees only cli_bisect_object.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* bisect_measure.c - measuring a kernel through the coordinator for `bpflab bisect`
  * (bisect_int.h): a connected host that runs it (or one switched by its agent's kernel
  * provider, or brought up by the user's --provider), and a run of the plan there.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* bisect_opts.c - the options of the bisect commands (one table that says which command
  * takes each, bisect_parse) and where their human-readable lines go (bisect_text_out).
  * Below every other cli/bisect*.c file (bisect_int.h).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* bisect_run.c - `bpflab bisect run`, the judge of `git bisect run` (docs/bisect.md):
  * measure this kernel through the coordinator on the host running it (with the
  * baseline's plan again, interleaved, when it ran there) or judge stored results with

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* bisect_session.c - where a bisect session lives (bisect_int.h): a backend over the
  * coordinator's bisect_* requests, or over the database file itself with --db, written
  * once so that both print the same; the engine rebuilt by replaying a session's stored

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* bisect_show.c - `bpflab bisect status`, `bisect log` and `bisect list`: a session as
  * its engine sees it after replaying the stored steps, what each step could resolve,
  * and every session with its result.

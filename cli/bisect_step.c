@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* bisect_step.c - `bpflab bisect step` (docs/bisect.md): measure what the engine asks
  * for (stored results of the plan on that kernel, else a run of the session's plan file
  * submitted through the coordinator to a host running the kernel, brought up by the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
 /* cli.h - what the parts of the bpflab command line share: the global options, the
  * command tables, option parsing, output in text or JSON, and the client that asks the
  * coordinator (or a database file) for query objects.
@@ -104,6 +105,10 @@ int cli_parse_opts(int argc, char **argv, const char *path, const char *shortopt
 /* Handle a global option OPT with ARG (from main's or a command's parsing). Returns 0, or
  * CLI_EXIT_USAGE after a message; 1 means OPT is not a global option. */
 int cli_global_opt(int opt, const char *arg);
+/* Read the client's configuration file (cli/config.c) into the global options, before
+ * the environment and the flags. Returns 0, or CLI_EXIT_USAGE after a message naming
+ * FILE:LINE. */
+int cli_config_load(void);
 /* The long and short global options, for cli/main.c. */
 extern const struct option cli_global_longopts[];
 extern const char cli_global_shortopts[];

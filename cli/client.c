@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* client.c - the CLI's side of the client protocol (docs/protocol.md): one request, one
  * reply, over a ZeroMQ DEALER socket with a deadline; and the same queries answered from a
  * database file with --db, through the store's query functions (host_list with the

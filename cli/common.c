@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* common.c - the plumbing every bpflab command uses: the global options, command
  * dispatch with exact matching and --help at each level, option parsing, error output in
  * text or JSON, JSON printing. See cli.h (tables: lib/base/texttable.h).

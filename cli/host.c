@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* host.c - `bpflab host list`: the lab hosts the coordinator knows (or a database file
  * records), their state, kernel, ports, current job and noise floor; `bpflab host boot
  * HOST KERNEL`: switch a host to another kernel through its agent's kernel provider;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* keygen.c - `bpflab keygen`: make a CURVE key pair for an agent, a client or the
  * coordinator (docs/security.md). Writes NAME.key (the public certificate, to copy into
  * the coordinator's --authorized folder) and NAME.key_secret (mode 0600, stays on the

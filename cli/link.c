@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* link.c - `bpflab link discover` and `bpflab link list`: the lab's wiring, port to port
  * between hosts, as the agents' probe frames found it (docs/protocol.md, "Links"). Two-host
  * plans run over these links (docs/plans.md).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* main.c - bpflab, the command line a kernel developer types:
  *
  *     bpflab [OPTIONS] OBJECT COMMAND [ARGS]
@@ -16,6 +17,7 @@
 #include "cli.h"
 #include "base/log.h"
 #include "base/names.h"
+#include "base/paths.h"
 #include "base/util.h"
 #include "base/version.h"
 
@@ -63,7 +65,7 @@ static void usage(FILE *out)
 		"  -v, --verbose               more logging (repeat for more)\n"
 		"      --bpf-dir DIR           where plans' bare object names are looked up\n"
 		"                              (default: $BPFLAB_BPF_DIR, else ../bpf from the\n"
-		"                              bpflab executable)\n"
+		"                              bpflab executable, else PREFIX/lib/bpflab/bpf)\n"
 		"      --timeout SECONDS       how long to wait for the coordinator (default: %d)\n"
 		"      --key FILE              own secret certificate for CURVE (default:\n"
 		"                              $BPFLAB_KEY); make one with 'bpflab keygen'\n"
@@ -135,20 +137,6 @@ static int dispatch(int argc, char **argv)
 	}
 }
 
-/* <directory of the bpflab executable>/../bpf, i.e. build/bpf for build/bin/bpflab. */
-static const char *default_bpf_dir(void)
-{
-	static char dir[PATH_MAX + 8];
-	char exe[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-
-	if (n <= 0)
-		return "bpf";
-	exe[n] = '\0';
-	snprintf(dir, sizeof(dir), "%s/../bpf", dirname(exe));
-	return dir;
-}
-
 int main(int argc, char **argv)
 {
 	static const struct option own[] = {
@@ -164,6 +152,11 @@ int main(int argc, char **argv)
 
 	log_init("bpflab", LOG_WARN);
 	log_route_libbpf();
+	/* the configuration file, then the environment, then the flags: each overrides */
+	ret = cli_config_load();
+	if (ret)
+		return ret;
+	ret = CLI_EXIT_USAGE;
 	env = getenv("BPFLAB_COORDINATOR");
 	if (env && *env)
 		cli.coordinator = env;
@@ -208,8 +201,13 @@ int main(int argc, char **argv)
 		if (ret)
 			return ret;
 	}
-	if (!cli.bpf_dir)
-		cli.bpf_dir = default_bpf_dir();
+	if (!cli.bpf_dir) {
+		/* the build tree's build/bpf or the installed PREFIX/lib/bpflab/bpf; kept
+		 * until exit */
+		char *found = paths_find(PATHS_BPF);
+
+		cli.bpf_dir = found ? found : "bpf";
+	}
 	if (want_version)
 		return version();
 

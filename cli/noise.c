@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* noise.c - the hosts' noise floors as the CLI reads them: from the coordinator
  * (`noise_list`, `host_list`) or from a database file (--db), for `host list`,
  * `plan show` and `result show` (docs/cli.md). Below host.c, plan.c and result.c, so that

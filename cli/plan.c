@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* plan.c - `bpflab plan check|show`: validate a plan file and show the jobs it expands
  * into, offline (no coordinator). Also the plan preparation that `run submit` shares:
  * load with -s overrides, resolve the BPF objects in the --bpf-dir, expand.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* result.c - `bpflab result show`: a run's results as the tables kernel developers post
  * (lib/report/report_*.c), as the JSON report with the same numbers, or as CSV, one sample a line;
  * `--form grid|columns|cpumap|drivers` picks one of the other forms of report_form_build().

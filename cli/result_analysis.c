@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* result_analysis.c - `bpflab result compare`, `history`, `export` and `import`.
  *
  * The values come from store_query_values: straight from the database file with --db,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
 /* result_analysis.h - `bpflab result compare | history | export | import`
  * (cli/result_analysis.c) and `result verifier` (cli/result_verifier.c), the entries
  * cli/result.c puts in its command table.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* result_verifier.c - `bpflab result verifier RUN [--by FIELD]`: the load figures of a
  * run's programs per group and their load verdicts, veristat-style
  * (lib/report/report_verifier.h). The values come as for compare (cli_fetch_values), the

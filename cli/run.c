@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* run.c - `bpflab run submit|list|show|cancel|watch`: hand a plan to the coordinator,
  * follow it, stop it, and look at runs and their jobs.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* serve.c - `bpflab serve --db FILE [--http ADDR:PORT] [--http-token FILE |
  * --http-public] [--http-host NAME]...`: the dashboard (web/, docs/dashboard.md) over a database file, read-only,
  * until SIGINT or SIGTERM (within a second, web_destroy). Prints the address it serves on stdout ({"url"} with -j).

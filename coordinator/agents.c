@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* agents.c - the agents' side of the coordinator: an agent's messages (hello,
  * heartbeat, accept, progress, error, and the table that hands ready, probe_report,
  * boot_report and result to link.c, boot.c and results.c), its heartbeats and its

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* bisect_req.c - the coordinator's bisect_* client requests (docs/protocol.md, "Bisect
  * sessions"): `bpflab bisect` keeps its session in the coordinator's database through
  * these, so the CLI needs no access to the database file (docs/bisect.md, "Sessions").

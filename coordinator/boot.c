@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* boot.c - kernel providers in the coordinator (docs/protocol.md, "Kernel providers"):
  * a client's `host_boot {host, kernel}` is checked (the host is known, connected, idle
  * with nothing queued, and its agent's provider offers the kernel), the switch is

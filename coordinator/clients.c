@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* clients.c - clients' requests: receiving one, checking it (lib/proto/proto_schema.c) and
  * handing it to its handler by type; the handlers of host_list, run_watch and run_cancel
  * are here, the others in their own files (coord_clients.h). A frame over

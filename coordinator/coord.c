@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* coord.c - see coord.h. The event loop (one turn: ZAP requests, agent messages, the
  * turn's results committed, client requests, the turn's dispatch, the timer when due),
  * the timer, and the setup and teardown of the coordinator.

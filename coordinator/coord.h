@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
 /* coord.h - bpflabd's core: two ZeroMQ ROUTER sockets (agents, clients), the SQLite
  * store, and a single-threaded zmq_poll event loop whose handlers never block.
  *

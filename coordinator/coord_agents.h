@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
 /* coord_agents.h - the agents' messages, heartbeats and liveness (agents.c), as the
  * coordinator's loop (coord.c) calls them. Event loop thread only.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
 /* coord_boot.h - kernel providers (boot.c), as the coordinator's loop, agent messages,
  * client requests, dispatch and submit call them. boot.c itself reaches the agents only
  * through coord_core.h. Event loop thread only.

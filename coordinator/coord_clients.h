@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
 /* coord_clients.h - clients' requests: the receiving and the table of handlers
  * (clients.c), and the handlers that have files of their own (submit.c, query.c,
  * bisect_req.c, noise_req.c). Each handler returns its reply, a new reference, or NULL

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
 /* coord_core.h - the coordinator's core (core.c): the one interface through which its
  * parts (agents.c, results.c, dispatch.c, clients.c and the request handlers, boot.c,
  * link.c) reach the agents it knows. The parts below it in the call order, boot.c and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
 /* coord_dispatch.h - handing queued jobs to agents (dispatch.c) and the `job` messages
  * it sends (jobmsg.c). Event loop thread only.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
 /* coord_link.h - two-host plans and wiring discovery (link.c), as the coordinator's
  * loop, agent messages, dispatch and submit call them. link.c itself reaches the
  * agents only through coord_core.h. Event loop thread only.

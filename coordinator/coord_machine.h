@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
 /* coord_machine.h - hosts that share a machine (machine.c): which host of a machine may
  * start a job now. machine.c works on the agents' machine fields only and calls no
  * other file of the coordinator. Event loop thread only.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
 /* coord_offload.h - the coordinator's worker threads (offload.c): what a client asks that
  * would hold the event loop longer than its budget and needs none of the loop's state.
  * One thread parses and frees, one reads, so that a read never waits behind a parse.

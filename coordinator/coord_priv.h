@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
 /* coord_priv.h - the data the coordinator's files share: struct coord and the agents
  * it knows (struct coord_agent). No functions: those are in each file's own header
  * (coord_core.h, the interface all parts share; coord_agents.h, coord_results.h,

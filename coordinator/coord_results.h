@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
 /* coord_results.h - agents' results (results.c): stored in one batch a loop turn,
  * acknowledged after its commit. Event loop thread only.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
 /* coord_zap.h - CURVE in the coordinator (zap.c): the ZAP handler and the allow list,
  * as coord.c's setup and loop call them. Event loop thread only.
  */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* core.c - the coordinator's core that its parts share (coord_core.h): the agents it
  * knows (the registry, looked up by routing id and by name), sending to them and
  * answering peers, the stale marks of jobs taken away, and the request for a dispatch.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* dispatch.c - handing queued jobs to agents: each free agent's next job is picked
  * (checked against its host, its pair's other side and its machine), the picks of a
  * turn are stored as dispatched in one transaction, then their `job` messages

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* jobmsg.c - the `job` message of a dispatch (dispatch.c, dispatch_pick), encoded.
  *
  * Every job of a run carries the same objects, and they are most of its message (the

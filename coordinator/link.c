@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* link.c - two-host plans and wiring discovery in the coordinator (docs/protocol.md,
  * "Links"; docs/plans.md, "Two-host plans").
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* machine.c - hosts that share a machine are measured one after another.
  *
  * Each agent's inventory names its machine (`machine.id`: the agent config's `machine`

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* main.c - bpflabd, the bpflab coordinator: command line, logging and signals around
  * coord.c's event loop. SIGINT and SIGTERM stop the loop (the handler only sets a flag;
  * zmq_poll returns with EINTR) and bpflabd exits 0 after closing its sockets and the
@@ -20,6 +21,7 @@
 
 #include "coord.h"
 #include "proto/keys.h"
+#include "base/conf.h"
 #include "base/log.h"
 #include "base/version.h"
 #include "web.h"
@@ -46,7 +48,7 @@ static void usage(FILE *out)
 		"Usage: bpflabd --agents ENDPOINT --clients ENDPOINT --db FILE\n"
 		"               { --key FILE --authorized DIR | --plaintext } [--log FILE] [-v]\n"
 		"               [--http ADDR:PORT [--http-token FILE | --http-public]\n"
-		"                [--http-host NAME]...]\n"
+		"                [--http-host NAME]...] [--config FILE]\n"
 		"       bpflabd { --help | --version }\n"
 		"\n"
 		"The bpflab coordinator: hands the jobs of submitted plans to bpflab-agent on\n"
@@ -74,6 +76,9 @@ static void usage(FILE *out)
 		"                      token\n"
 		"  --http-host NAME    also answer for Host NAME (any port; up to 8): else\n"
 		"                      only for the --http address (localhost on loopback)\n"
+		"  --config FILE       the options above as 'KEY = VALUE' lines (KEY without\n"
+		"                      '--'; 'yes' for one without a value); the command\n"
+		"                      line's override them (docs/deploy.md)\n"
 		"  -v, --verbose       debug log, libbpf's too (default: info)\n"
 		"  -h, --help          this help\n"
 		"  -V, --version       print the version\n"
@@ -100,6 +105,7 @@ int main(int argc, char **argv)
 		{ "http-token", required_argument, NULL, 'T' },
 		{ "http-public", no_argument, NULL, 'U' },
 		{ "http-host", required_argument, NULL, 'N' },
+		{ "config", required_argument, NULL, 'C' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *names[WEB_NAMES_MAX];
@@ -114,9 +120,20 @@ int main(int argc, char **argv)
 	struct sigaction sa;
 	struct coord *c;
 	int verbose = 0, opt, err;
+	/* kept to exit: getopt's optarg points into them */
+	static struct conf *conf;
+	static char **conf_block;
 
+	/* --config FILE: its options before the command line's, which override them */
+	err = conf_apply_args(&argc, &argv, longopts, &conf, &conf_block, why, sizeof(why));
+	if (err) {
+		fprintf(stderr, "bpflabd: %s\n", why);
+		return 2;
+	}
 	while ((opt = getopt_long(argc, argv, "vhV", longopts, NULL)) != -1) {
 		switch (opt) {
+		case 'C':
+			break;	/* read above */
 		case 'a':
 			opts.agents = optarg;
 			break;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* noise_req.c - the coordinator's noise_record and noise_list client requests
  * (docs/protocol.md, "Noise floors"): `bpflab host calibrate HOST` runs its plan like
  * any run, then asks the coordinator to record the run's noise floor, which is computed

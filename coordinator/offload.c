@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* offload.c - the coordinator's worker thread: big client frames parsed, reading
  * requests answered, off the event loop (coord_offload.h has the contract).
  *

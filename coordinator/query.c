@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* query.c - the coordinator's `import` client request (docs/protocol.md): store_import in
  * parts between loop turns, so that `bpflab result import` gives the same answer with and
  * without --db and a big import never holds the loop past its budget (coord.c). Imports

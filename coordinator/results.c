@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* results.c - an agent's `result`: stored in the loop turn's batch of the store (one
  * commit for the turn's results), then acknowledged; a result of a job taken away from
  * its agent is acknowledged and dropped. See the comment on the batch below.

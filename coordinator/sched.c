@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* sched.c - see sched.h. Host selection for a submitted plan: inventory selectors, port
  * roles and the host count. Called from the coordinator's event loop; no I/O. */
 #include "sched.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
 /* sched.h - choosing the hosts a plan runs on: inventory selectors (hosts.match), port
  * roles and host count.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* submit.c - the coordinator's `submit` handler: a client's plan text, overrides and
  * object bytes become a stored run whose jobs are queued on the chosen hosts.
  *
@@ -26,6 +27,8 @@
 #include "coord_dispatch.h"
 #include "coord_link.h"
 #include "base/log.h"
+#include "base/vercmp.h"
+#include "plan/jobspec.h"
 #include "plan/objects.h"
 #include "plan/plan.h"
 #include "sched.h"
@@ -218,6 +221,28 @@ static int choose_hosts(struct coord *c, struct submit *s)
 	qsort(s->hosts, s->n_hosts, sizeof(*s->hosts), by_name);
 	err = sched_choose(s->plan, s->hosts, s->n_hosts, s->err, sizeof(s->err));
 	return err;
+}
+
+/* Refuse the plan when a host it runs on has an agent older than the oldest that
+ * decodes this build's job specs (the inventory's agent_version; an agent from before
+ * there was one is not judged). */
+static int check_agent_versions(struct submit *s)
+{
+	int h;
+
+	for (h = 0; h < s->n_hosts; h++) {
+		const char *v = json_string_value(json_object_get(s->hosts[h].inventory,
+								  "agent_version"));
+
+		if (!(s->hosts[h].chosen || (s->plan->link_generator && h < 2)) || !v)
+			continue;
+		if (vercmp(v, JOBSPEC_AGENT_MIN) < 0)
+			return fail(s, -EPROTO, "host '%s' runs bpflab-agent %s, older than %s, the "
+				    "oldest that runs this coordinator's jobs: upgrade it "
+				    "(docs/deploy.md, \"Upgrades\")", s->hosts[h].name, v,
+				    JOBSPEC_AGENT_MIN);
+	}
+	return 0;
 }
 
 /* A plan with a link: the two hosts of a discovered link (coord_link_choose; NAMES, the
@@ -418,6 +443,9 @@ json_t *coord_submit(struct coord *c, const json_t *msg)
 		err = n_chosen;
 		goto out;
 	}
+	err = check_agent_versions(&s);
+	if (err)
+		goto out;
 	if ((long long)s.n_jobs * n_chosen > SUBMIT_MAX_JOBS) {
 		err = fail(&s, -E2BIG, "the run would have %lld jobs, more than %d",
 			   (long long)s.n_jobs * n_chosen, SUBMIT_MAX_JOBS);

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* zap.c - CURVE in the coordinator (docs/security.md): the allow list loaded and the
  * ZAP handler (ZeroMQ RFC 27) bound at start, each handshake's key answered from the
  * allow list, refusals logged at most once a minute a key, and the list reloaded on

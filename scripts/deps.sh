@@ -10,6 +10,8 @@
 #                               dashboard's browser test (test_dashboard.sh; `make check`)
 #   sh scripts/deps.sh kbuild   also what building guest kernels from a tree needs
 #                               (lab/kernels build, make check-kernel-build)
+#   sh scripts/deps.sh package  also what make deb, the man pages and the unit checks need
+#                               (dist/install.mk, test_install_tree.sh, test_deb.sh)
 set -eu
 
 # guests: QEMU (TCG), virtiofsd (in qemu-system-common), a static busybox for the
@@ -33,6 +35,10 @@ BROWSER_PKGS="chromium chromium-driver python3-selenium"
 KBUILD_PKGS="linux-source-6.12 ccache dwarves bc flex bison libssl-dev libelf-dev git
 xz-utils kmod cpio busybox-static binutils"
 
+# package: dpkg-shlibdeps (dpkg-dev) for make deb's Depends, man and groff to check the
+# man pages, systemd-analyze (systemd; nothing is started) to verify the units, strip.
+PACKAGE_PKGS="dpkg-dev man-db groff-base systemd binutils"
+
 PKGS="make gcc clang llvm pkg-config bpftool libbpf-dev libelf-dev zlib1g-dev
 libzmq3-dev libyaml-dev libsqlite3-dev libcmocka-dev libjansson-dev libmicrohttpd-dev
 iproute2 ethtool sqlite3 gnuplot-nox librsvg2-bin libxml2-utils libclang-rt-14-dev procps psmisc python3
@@ -42,7 +48,8 @@ for group in "$@"; do
 	guests) PKGS="$PKGS $GUEST_PKGS" ;;
 	browser) PKGS="$PKGS $BROWSER_PKGS" ;;
 	kbuild) PKGS="$PKGS $KBUILD_PKGS" ;;
-	*) echo "deps: unknown group '$group' (known: guests, browser, kbuild)" >&2; exit 2 ;;
+	package) PKGS="$PKGS $PACKAGE_PKGS" ;;
+	*) echo "deps: unknown group '$group' (known: guests, browser, kbuild, package)" >&2; exit 2 ;;
 	esac
 done
 

@@ -17,7 +17,7 @@ import re
 import subprocess
 import sys
 
-TOP_DIRS = "agent|coordinator|cli|web|lib|bpf|plans|schema|tests|lab|bench|docs|scripts"
+TOP_DIRS = "agent|coordinator|cli|web|lib|bpf|plans|schema|tests|lab|bench|docs|scripts|dist"
 NAME = re.compile(r"(?<![\w./$-])((?:%s)/[A-Za-z0-9_.*/-]*[A-Za-z0-9_*])" % TOP_DIRS)
 PLACEHOLDER = re.compile(r"(?<![A-Za-z0-9])[A-Z][A-Z0-9-]*[A-Z0-9](?![a-z0-9])")
 EXTERNAL = (

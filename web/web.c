@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* web.c - the dashboard's HTTP server (web.h, docs/dashboard.md) on libmicrohttpd: binds
  * only the address it is given, refuses an address outside loopback without a token or
  * --http-public, and answers each request in order: Host (421) and Origin (403) must

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
 /* web.h - the dashboard (docs/dashboard.md): an HTTP server on libmicrohttpd that answers
  * GET and HEAD from a bpflab database opened read-only for each request, with the JSON
  * the CLI prints with -j (/api/...) and server-rendered pages (/runs, /runs/ID,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* web_api.c - the dashboard's JSON answers under /api/ (docs/dashboard.md): the same
  * objects `bpflab --db FILE -j` prints, from the same store functions (cli/client.c,
  * cli/noise.c, cli/result.c): run list, result show (the report with the hosts' noise

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* web_bisect.c - the dashboard's bisect pages (docs/dashboard.md): /bisect (the session
  * of `bisect status`: the active one, else the latest; then every session as `bisect
  * list`, each a link) and /bisect/ID (session ID: its parameters, engine state, result

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* web_chart.c - the dashboard's charts, small hand-written SVGs inlined in the pages (no
  * script, no external resource; strict CSP). The run page's (web_chart_run): per metric
  * each repetition a dot, the mean a bar, min..max a line, and each dot a link to the

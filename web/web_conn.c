@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* web_conn.c - deadlines for the dashboard's connections (web_conn.h, docs/dashboard.md,
  * "Limits"). MHD closes a connection only when it is idle for its timeout, so 64 clients
  * sending a header line every 5 s held every slot (issue 23). Here each connection has

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
 /* web_conn.h - the dashboard's connection deadlines (web_conn.c), for web.c only: MHD
  * times a connection out when it is idle, so one that sends a header line every few
  * seconds would hold its slot for ever; these deadlines count from its start instead.

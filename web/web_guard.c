@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* web_guard.c - the dashboard's checks of what a request claims (web.h, docs/security.md,
  * "Dashboard"): the Host and Origin headers against the site it is (its bound address,
  * localhost on loopback, any IP address when bound to a wildcard, the --http-host names:

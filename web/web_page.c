@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* web_page.c - the dashboard's server-rendered pages (docs/dashboard.md): /runs/ID (links
  * to the plan's history and to a compare with its previous run, the tables of
  * web_table.c from the report `result show -j` gives, the environment of each host, the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* web_util.c - the dashboard's pure helpers (web.h): the listen address and the rule
  * about it, the bearer token (read from a file, compared in constant time), the routes,
  * the query parameters, and a growing text buffer with HTML escaping. No I/O but the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 # guests.sh - QEMU guests of the lab in a box, one per Debian kernel (docs/kernels.md).
 # Sourced by lab/lab, which defines name, dir, bin, top, agents_ep, clients_ep, die,
 # stop_pidfile; `lab/lab up N --kernels K1,K2,...` calls guests_up after the namespace

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* analysis.c - see analysis.h. The compare report: the series of the baseline group
  * paired with those of each candidate (analysis_series.c reads them), each pair's far-out
  * values left out (Tukey's fences) and handed to compare_samples; MIXED where a side's

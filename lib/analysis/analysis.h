@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
 /* analysis.h - from stored values to the compare and history reports.
  *
  * The rows come from store_query_values() (the same JSON from a database file and from

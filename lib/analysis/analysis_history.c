@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* analysis_history.c - analysis_history (analysis.h): the groups of each series in
  * history order (first appearance, or by date for "day"), their statistics and delta
  * from the first, and the level shifts changepoint_find sees in the series of single

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
 /* analysis_int.h - what the parts of the analysis share; private to lib/analysis/ files
  * (analysis.h is the public contract). analysis_series.c reads value rows into series
  * and sides, analysis.c builds the compare report from them, analysis_history.c the

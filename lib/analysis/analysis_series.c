@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* analysis_series.c - what compare and history share (analysis_int.h): stored value
  * rows read into series, the sides' footer facts and the counts of what was left out.
  *

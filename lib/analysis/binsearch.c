@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* binsearch.c - the plain RFC 2544 binary search (see binsearch.h): one goal at a time,
  * every trial full-length, the interval halved until it is within the width.
  *

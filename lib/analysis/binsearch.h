@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
 /* binsearch.h - the plain RFC 2544 binary search for throughput under a loss bound, as a
  * state machine with no I/O, with MLRsearch's types (lib/analysis/mlrsearch.h): what
  * MLRsearch is measured against (bench/ndr) and what a plan gets with `search.method:

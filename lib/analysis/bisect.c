@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* bisect.c - see bisect.h. The decision engine of `bpflab bisect` (the session; `bisect
  * run`'s one-kernel judgment is bisect_judge.c): pure, no I/O.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
 /* bisect.h - the decision engine of `bpflab bisect`: which kernel to measure next, and
  * what each measurement says, over an ordered list of candidate kernels (oldest first)
  * whose two ends the user calls good and bad.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* bisect_judge.c - see bisect.h. What `bpflab bisect run` decides for one kernel against
  * a stored baseline: its mark, its outcome and exit status for `git bisect run`, how many
  * more values to ask for, what the comparison could resolve, and whether a sample is one

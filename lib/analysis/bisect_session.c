@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* bisect_session.c - a stored bisect session and its engine (bisect_session.h): replay
  * of the steps, and the annotations of `bisect status -j` and `bisect log -j`.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
 /* bisect_session.h - a stored bisect session (store_bisect_get's object, docs/bisect.md)
  * and its engine (bisect.h): the engine rebuilt by replaying the stored steps, and the
  * session annotated as `bpflab bisect status -j` and `bisect log -j` print it. Used by

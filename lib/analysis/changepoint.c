@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* changepoint.c - see changepoint.h.
  *
  * The search follows ecp's e.divisive: a split tau of a segment [s, e) is scored against

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
 /* changepoint.h - level shifts in a series of results (E-divisive with energy distance).
  *
  * `bpflab result history` orders one metric of one plan on one host class by time or

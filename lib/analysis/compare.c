@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* compare.c - see compare.h. The verdict is made in three steps: describe both sides,
  * run the test that suits them (and the Welch interval the equivalence check needs), then
  * apply the rules; the repetition estimate is only worked out for UNKNOWN. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
 /* compare.h - the decision of `bpflab result compare`: did the candidate change anything,
  * by how much, beyond the noise?
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* kbuild.c - see kbuild.h. A kernel build's identity (SHA-256 of release, version and
  * config hash) and its label among the builds of one set of value rows. Called by
  * lib/store/store_query.c for every value query; single-threaded per call.

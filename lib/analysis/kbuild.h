@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
 /* kbuild.h - a kernel build's identity and the label tables and plots give it.
  *
  * A kernel build is release + version string (`uname -v`: build number and date) +

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
 /* latency.h - one-way latency figures from the receiving program's log-linear histogram
  * (bpf/latency_shared.h has the bucket math): percentiles, the subject a latency sample
  * carries, and a histogram as JSON. Pure functions; used by the agent (agent/

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* mlrsearch.c - Multiple Loss Ratio Search (RFC 9971): the controller as a state machine.
  *
  * Terms are RFC 9971's (section names in quotes). Every trial is kept; a load's class for

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
 /* mlrsearch.h - Multiple Loss Ratio Search (RFC 9971) as a state machine with no I/O.
  *
  * The search finds, for each goal (a loss ratio, e.g. NDR 0 and PDR 0.5 %), the highest

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* noise.c - see noise.h. The built-in calibration plan, the CV of a set of values, and
  * the repetitions a plan needs from the noise floors of its hosts.
  */

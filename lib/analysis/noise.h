@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
 /* noise.h - a host's noise floor and what follows from it.
  *
  * `bpflab host calibrate HOST` runs a short plan (by default the built-in XDP_DROP plan

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* repeat.c - see repeat.h. The repetition controller's decision for one variant. */
 #include "analysis/repeat.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
 /* repeat.h - the repetition controller's decision: does a (host, variant, point) need
  * another repetition, and why.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* stats.c - see stats.h. Sums are accumulated in long double and the variance in two
  * passes (mean first), which keeps pps values around 1e7 exact to the last digit that
  * tables show.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
 /* stats.h - descriptive statistics over arrays of doubles.
  *
  * The few numbers benchmark tables need: mean, sample standard deviation (n - 1), min,

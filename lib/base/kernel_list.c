@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* kernel_list.c - see kernel_list.h. Lines of any length (a long comment is still one
  * comment); names checked byte by byte. Called by cli/bisect.c (kernel_list_parse) and
  * agent/provider.c (kernel_list_scan). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
 /* kernel_list.h - lists of kernel names, one a line: the file of candidate kernels of
  * `bpflab bisect start --kernels FILE` (docs/bisect.md) and what an agent's kernel
  * provider prints for `list` (agent/provider.c, docs/agent.md "Kernel provider"). One

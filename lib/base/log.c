@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* log.c - see log.h. Single global logger; safe to call from several threads (one
  * fprintf per line, and stdio locks the stream). */
 #include "base/log.h"

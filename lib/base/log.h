@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
 /* log.h - leveled logging for the bpflab programs.
  *
  * pr_warn / pr_info / pr_debug write one line each to stderr (or to the file given to

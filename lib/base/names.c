@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* names.c - see names.h: prefix matching and "did you mean" over a table of names. */
 #include "base/names.h"
 

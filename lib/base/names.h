@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
 /* names.h - which of a table's names a typed word means: an exact name, else the one
  * name it is a prefix of (`bpflab res s 3`), never the first of several by table order
  * (iproute2's habit, which made adding a command a way to break scripts); and, for a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* texttable.c - see texttable.h. Widths, padded cells, aligned tables and CSV fields for
  * lib/report/report_*.c and the cli/ lists.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
 /* texttable.h - plain-text tables for every printer: how wide a string is on a terminal,
  * cells padded to a width, aligned tables, and CSV fields. The one place that decides
  * these, so that `result show`, `result compare`/`history` (lib/report/report_*.c) and the

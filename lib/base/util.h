@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
 /* util.h - small helpers shared by every bpflab program: whole-file reads, atomic
  * writes, SHA-256, base64 and clocks.
  *

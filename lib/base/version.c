@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* version.c - see version.h; BPFLAB_VERSION comes from the Makefile (VERSION). */
 #include "base/version.h"
 

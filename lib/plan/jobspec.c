@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* jobspec.c - see jobspec.h. The enum names, a spec's init and release, and the encoder;
  * the decoder is jobspec_decode.c.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
 /* jobspec.h - the job spec: what the coordinator sends an agent to run (docs/protocol.md,
  * "Job spec"), as one C type with one encoder and one decoder, used by both sides.
  *
@@ -39,6 +40,10 @@
 #define JOBSPEC_MAX_FLOWS 64511			/* UDP source ports 1024..65534 */
 #define JOBSPEC_MAX_QSIZE 16384			/* a cpumap slot's qsize: the kernel's limit */
 #define JOBSPEC_MAX_RATE_PPS 1000000000LL	/* traffic.rate_pps, 1.. */
+/* The oldest bpflab-agent that decodes the specs this build encodes: raise it with a spec
+ * field an older agent refuses; bpflabd refuses a plan for hosts whose agent is older
+ * (coordinator/submit.c). */
+#define JOBSPEC_AGENT_MIN "0.1.0"
 #define JOBSPEC_MAX_GOALS 8			/* search.goals, as MLRSEARCH_MAX_GOALS */
 #define JOBSPEC_MAX_LOADS 8			/* latency.loads */
 #define JOBSPEC_MAX_BURST 4096			/* traffic.burst: xdp-live, pktgen */

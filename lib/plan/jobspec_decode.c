@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* jobspec_decode.c - see jobspec.h. A job spec (JSON) into a struct job_spec.
  *
  * The decoder walks the spec object member by member with the path of each in a buffer

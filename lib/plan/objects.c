@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* objects.c - see objects.h. Finding the BPF objects a plan names, hashing them, and
  * checking their programs with libbpf (open only: no load, no privileges).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
 /* objects.h - finding, hashing and checking the BPF objects a plan names.
  *
  * A plan's attach entries name an object either by file name (looked up in the BPF

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* plan.c - see plan.h. The plan parser's entry points: parse, load, -s overrides, destroy.
  *
  * The text is parsed into a positioned tree (plan_tree.c), the -s overrides replace or

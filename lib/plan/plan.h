@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
 /* plan.h - the test plan: model, YAML parser with validation, overrides and matrix
  * expansion.
  *

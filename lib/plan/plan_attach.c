@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* plan_attach.c - see plan_int.h. The variants section: each variant's attach entries
  * (port, hook, modes, object, program) with the map slots they fill (`maps`) and the
  * counters they export (`counters`). Used by plan_build().

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* plan_build.c - see plan_int.h. plan_build(): a whole plan tree checked against the plan
  * format (docs/plans.md) into a struct plan, with the small sections it reads itself
  * (hosts, ports, traffic, metrics, link, repeat); variants and matrix are built by

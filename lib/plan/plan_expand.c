@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* plan_expand.c - see plan.h. A plan into its jobs: for every matrix point, repetition
  * and variant (variants interleaved within a repetition) the job spec filled as a struct
  * job_spec and encoded through jobspec.h; plan_pair_spec() derives the two halves of a

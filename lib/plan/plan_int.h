@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
 /* plan_int.h - private to the lib/plan/ files: what the parts of the plan parser share.
  *
  * The parts (plan.c has the overview):

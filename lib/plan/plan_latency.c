@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* plan_latency.c - see plan_int.h. The `latency` section (docs/plans.md, "latency"): the
  * loads at which the agent measures one-way latency after the search (shares of the PDR
  * it found: the last goal's lower bound, or the goal named; or absolute frames/s) and the

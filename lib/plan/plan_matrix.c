@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* plan_matrix.c - see plan_int.h. The matrix section: its axes read and checked, and the
  * number of points (plan_point.c applies them).
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* plan_point.c - see plan_int.h. One matrix point applied to the plan's tree (each axis
  * value as a temporary override, undone in reverse order) and built into a scratch plan;
  * plan_check_points() builds every point so that a bad one refuses the plan. Above

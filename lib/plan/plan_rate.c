@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* plan_rate.c - see plan.h. traffic.rate and search.max_rate against a host's ports: the
  * line rate of a port and the check coordinator/submit.c makes for every chosen host, so
  * that a rate no port can carry is refused at submit with the rate's place in the plan (the agent checks

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* plan_search.c - see plan_int.h. The `search` section (docs/plans.md, "search"): the
  * goals, width, exceed ratio, trial and total durations and the load range of an
  * MLRsearch (lib/analysis/mlrsearch.h), checked into a struct job_search that

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* plan_tree.c - see plan_tree.h. libyaml events into a tree of positioned nodes.
  *
  * The parser is a loop over events with an explicit stack (never recursion on input), so

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
 /* plan_tree.h - private to lib/plan/ files: a YAML document as a tree of positioned nodes.
  *
  * libyaml's event stream is turned into scalars, sequences and maps that remember where

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* plan_value.c - see plan_int.h. Validation messages and typed values of the plan tree.
  *
  * Every check of a plan node ends here: an error is formatted once, in plan_vfail(), as

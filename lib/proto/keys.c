@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* keys.c - see keys.h. Certificate files are written with O_EXCL (or replaced atomically
  * with --force) so that a key is never overwritten by accident; the secret one is created
  * 0600 from the start, never chmod'ed afterwards. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
 /* keys.h - CURVE key pairs, certificate files, the coordinator's allow list and the
  * socket options that turn CURVE on (docs/security.md).
  *

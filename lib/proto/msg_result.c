@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* msg_result.c - see msg_result.h: the `result` and `progress` messages decoded into
  * structs in one pass over their members, and encoded back. */
 #include "proto/msg_result.h"

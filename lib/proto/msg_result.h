@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
 /* msg_result.h - the messages that carry data back from an agent, `result` and
  * `progress` (docs/protocol.md), as C types: decoded once where bpflabd receives them
  * (coordinator/coord.c) and read as structs by the store's ingest (lib/store/store_ingest.c)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* proto.c - see proto.h. Messages (new, error reply, typed getters) and the socket
  * helpers; the bytes are made by proto_encode.c and read by proto_decode.c.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
 /* proto.h - bpflab wire protocol: one JSON object per ZeroMQ frame.
  *
  * Every message is a JSON object with "v" (protocol version, PROTO_VERSION) and "type".

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* proto_decode.c - see proto.h. A message's bytes into jansson values: proto_parse(),
  * proto_decode() (the checks every message passes: size, JSON, version, type) and
  * proto_decode_samples() for results whose samples go to lib/proto/samples.h instead; and

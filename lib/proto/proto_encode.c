@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* proto_encode.c - see proto.h. proto_encode(): a message into its compact JSON text.
  *
  * The same bytes as json_dumps(msg, JSON_COMPACT) (members in insertion order, the same

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* proto_schema.c - see proto_schema.h. One table per channel; each entry names a message
  * type and its members. A member list is an array of `struct field` ended by a NULL name;
  * the name "*" applies to every member of an object used as a map (objects to attach). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
 /* proto_schema.h - the per-type schema of every protocol message (docs/protocol.md),
  * written once and used by the coordinator, the agent and the CLI.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* samples.c - see samples.h. The scanner reads only the fixed shape of a samples array;
  * it is no JSON parser: whatever it does not know sends the array back to proto_parse. */
 #include "proto/samples.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
 /* samples.h - the samples of a `result` (docs/protocol.md) as the store takes them, read
  * in one of two ways:
  *

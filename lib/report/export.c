@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* export.c - see export.h. KCIDB and BMF from value rows, one entry per host and kernel
  * build; the CLI's --host and --kernel selection (cli/result_analysis.c).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
 /* export.h - stored values in the formats of other tools' dashboards.
  *
  * Input: rows of store_query_values() (one run, or any filter). Values are reduced per

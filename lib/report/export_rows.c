@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* export_rows.c - value rows made ready for an export (export.h, export_run.c): the rate
  * values that are zero by design left out, and a kernel build's source (full commit and
  * tree) read from the kernel cache's record. Called by export_run for `result export`

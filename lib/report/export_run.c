@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* export_run.c - one run's export (export.h, `bpflab result export`, the dashboard's
  * /api/runs/ID?format=kcidb|bmf): the run's value rows narrowed to a host and a kernel,
  * records, (unless asked for) flagged results and zero-by-design rates left out, the

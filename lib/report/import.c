@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* import.c - see import.h. bpftool snapshots and CSV into store_import objects.
  * Called by cli/result_analysis.c (`bpflab result import`).
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
 /* import.h - numbers measured by hand, turned into the import object of store_import().
  *
  *  - bpftool snapshots: `bpftool -j prog show` taken before and after a run (with

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* plot.c - see plot.h. gnuplot scripts for history and compare, and running gnuplot.
  *
  * Scripts are built in an open_memstream buffer; labels are quoted for gnuplot (single

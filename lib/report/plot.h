@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
 /* plot.h - plots of the compare and history reports, rendered by gnuplot.
  *
  * gnuplot runs as a child process (`gnuplot`, from gnuplot-nox) that reads a script on

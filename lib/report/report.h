@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
 /* report.h - a run's results as the tables kernel developers post.
  *
  * report_build() turns a result object (docs/protocol.md "result", as

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* report_build.c - report_build (report.h): a result's samples into the report object.
  *
  * Building works on jansson values only: each sample is filed into its group (host,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* report_compare.c - see report_compare.h. Prints compare reports (text forms table,
  * patch and grid; CSV) and holds the helpers report_history.c shares
  * (report_compare_int.h): numbers, percents, the minimum-detectable-change sentence,

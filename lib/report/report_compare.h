@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
 /* report_compare.h - the text and CSV forms of the compare and history reports of
  * lib/analysis/analysis.c, as `bpflab result compare` and `result history` print them.
  *

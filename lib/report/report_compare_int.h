@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
 /* report_compare_int.h - what report_compare.c (the compare report) shares with
  * report_history.c (the history report); private to those two, report_compare.h is the
  * public contract. Number and percent texts, the minimum-detectable-change sentence,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* report_csv.c - report_print_csv (report.h): a result's raw samples as CSV, one line
  * per sample, fields quoted as RFC 4180 says (texttable.h).
  */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* report_form.c - report_form_build (report.h): the run
  * report in the other forms netdev posts use. "grid": Version | Test | a column per
  * variant, a row per host and matrix point; "columns": per host and point a row per

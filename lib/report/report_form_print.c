@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* report_form_print.c - report_form_print_text and report_form_text (report.h): a form
  * built by report_form.c (grid, columns, cpumap, drivers) as the text tables netdev posts
  * use, with the verdicts' notes, the drivers form's XDP mode marks and its legend.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* report_format.c - how the run report's printers write numbers and verdicts: the
  * number formats, the verdict markers and their legend, the run and matrix-point lines.
  * Shared by report_text.c and report_form.c (report_int.h).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* report_history.c - the history report of lib/analysis/analysis_history.c (analysis_history) as
  * `bpflab result history` prints it (report_compare.h): per series a table of its
  * groups with n, mean ± stddev, spread and delta % from the first, its change points and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
 /* report_int.h - what the parts of the run report share; private to lib/report/report_*.c
  * (the public contract is report.h).
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* report_latency.c - see report_int.h. The latency table of `result show` (docs/cli.md,
  * "result show"): one row per job and latency window (subject PORT@LOAD), its figures
  * from the whole-window samples latency.* (docs/agent.md, "Metrics"; burst: the largest

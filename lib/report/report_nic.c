@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* report_nic.c - see report_int.h. The "driver counters" table of `result show`
  * (docs/cli.md, "result show"): a group's record sections nic.* (the ports' driver
  * counters over the rate window, docs/agent.md "Driver counters") as one table, a row per

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* report_search.c - the NDR/PDR table of `result show` (issue 13) and its trials.
  *
  * A job that ran an MLRsearch (agent/job_search.c, docs/agent.md "Search") stores per

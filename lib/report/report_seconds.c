@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* report_seconds.c - `bpflab result show RUN --seconds`: the per-second values of each
  * repetition (store_query_seconds), what tells a warm-up or a drift from noise that the
  * whole-window mean hides. A table per (metric, host, variant, point, subject): a row

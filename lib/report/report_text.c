@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* report_text.c - report_print_text (report.h): the run report as plain text that fits
  * a mail. Per host a line with its role, kernel, tc attach methods and noise floor; per
  * matrix point a label; per section (metric, window) a table with a row per variant and

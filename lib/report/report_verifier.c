@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* report_verifier.c - see report_verifier.h: the per-program verifier report of a run
  * from its values and jobs, and its veristat-style table. */
 #include "report/report_verifier.h"

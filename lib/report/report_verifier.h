@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
 /* report_verifier.h - `bpflab result verifier`: what the verifier did with each program of
  * a run, per group (kernel.release by default), as veristat's compare prints it.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* store.c - see store.h. The SQLite store behind bpflabd and `bpflab --db FILE`: open,
  * migrate and close, the statement and transaction helpers its parts share
  * (store_int.h), and the error channel of the store and its companions.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
 /* store.h - the SQLite store: schema migrations, the persistent job queue, result ingest
  * and the queries that the coordinator and `bpflab --db FILE` answer.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* store_bisect.c - see store_bisect.h. Bisection sessions in the store, with their
  * statements (store_int.h).
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
 /* store_bisect.h - bisection sessions in the store (schema 004_bisect.sql,
  * docs/bisect.md): one active session at a time, its parameters, its steps (the
  * bisect_record() calls of lib/analysis/bisect.c, in order, with the runs they came from) and,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* store_boot.c - kernel switches in the store (schema/008_host_boots.sql; declared in
  * store.h): the coordinator's coordinator/boot.c records each switch it asks a host's
  * kernel provider for when it asks, ends it at the host's hello, the provider's failure

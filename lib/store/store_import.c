@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* store_import.c - `result import` into the store (store.h): results made elsewhere as a
  * new, done run. In parts, for bpflabd's loop, which must not block long on one request
  * (docs/store.md, "Imports"): store_import_check (pure, no store: the caller may run it

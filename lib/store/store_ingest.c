@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* store_ingest.c - results into the store (store.h): a job's samples, verdicts and
  * environment in one transaction (or a savepoint of a batch), and the series and
  * environment caches (also used by store_import.c).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
 /* store_int.h - inside the store: what lib/store/store.c and its parts share (store_queue.c
  * hosts and the job queue, store_run.c runs, store_ingest.c results, store_import.c imports,
  * store_query.c the query objects, and the companions store_bisect.c, store_boot.c,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* store_link.c - see store_link.h. Its statements are the store's (store_int.h). */
 #include "store/store_link.h"
 

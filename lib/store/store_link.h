@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
 /* store_link.h - the lab's wiring and two-host job pairs in the store (schema
  * 006_links.sql, docs/store.md "links").
  *

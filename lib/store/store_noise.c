@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* store_noise.c - see store_noise.h. The noise floors of hosts, computed from a run's
  * stored values and kept in host_noise (schema 010).
  *

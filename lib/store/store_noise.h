@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
 /* store_noise.h - hosts' noise floors in the store (schema/010_host_noise.sql,
  * docs/store.md): per calibration run, host, environment, metric and subject, the
  * run-to-run coefficient of variation of the whole-window values (lib/analysis/noise.h).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* store_query.c - the query objects of the store (store.h; docs/protocol.md "Query
  * objects"): hosts, runs, a run's results and attempts, the values compare, history and
  * bisect select; each a SELECT (struct sto_stmt) and the table of its columns.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* store_queue.c - hosts and the persistent job queue of the store (store.h): hellos
  * and losses, dispatch, accept, requeue and fail, and recovery; each exported function
  * one transaction. Runs (created from a plan, their state, cancel) are store_run.c.

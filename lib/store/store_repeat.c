@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* store_repeat.c - the repetition controller in the store (lib/analysis/repeat.h decides,
  * schema/009_repeat.sql keeps why): after a result, inside the ingest transaction, the
  * round of the job's (run, host, point) is looked at once every job of it has ended;

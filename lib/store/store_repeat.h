@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
 /* store_repeat.h - the repetition controller's part of the store (lib/store/store_repeat.c),
  * called by lib/store/store.c inside the transaction that stores a result. */
 #ifndef BPFLAB_STORE_REPEAT_H

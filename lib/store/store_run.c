@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* store_run.c - runs in the store (store.h): a run created from its plan (the plan, its
  * objects, its jobs and the hosts that matched it), its state kept up to date as its
  * jobs move, cancel, and the stored objects read back; each exported function one

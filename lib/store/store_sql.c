@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* store_sql.c - see store_sql.h. Rows to JSON by a column table, binding by letters,
  * binding and stepping a prepared statement, and one-call statements over the same.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
 /* store_sql.h - the shapes that every reader of the store repeats, written once, for
  * lib/store/store.c and its parts and companions (store_*.c); nothing else should talk SQL
  * (docs/store.md).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* fuzz_agent_config.c - libFuzzer target for the agent's --config file
  * (agent_config_parse() in agent/config.c, docs/agent.md).
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* fuzz_import_bpftool.c - libFuzzer target for `bpflab result import --before A.json
  * --after B.json` (import_bpftool() in lib/report/import.c).
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* fuzz_import_csv.c - libFuzzer target for `bpflab result import FILE.csv`
  * (import_csv() in lib/report/import.c).
  *

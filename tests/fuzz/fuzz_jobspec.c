@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* fuzz_jobspec.c - libFuzzer target for the job spec decoder and encoder (lib/plan/jobspec.c).
  *
  * The input is a JSON text (a spec object). A spec that decodes must encode, its

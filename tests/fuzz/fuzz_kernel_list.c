@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* fuzz_kernel_list.c - libFuzzer target for `bpflab bisect start --kernels FILE`
  * (kernel_list_parse() in lib/base/kernel_list.c, over the kernel_list_scan() that
  * agent/provider.c shares, docs/bisect.md).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* fuzz_keys.c - libFuzzer target for CURVE certificate files and the allow list
  * (lib/proto/keys.c, docs/security.md).
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* fuzz_msg_result.c - libFuzzer target over lib/proto/msg_result.c, the `result` and
  * `progress` messages decoded into structs: on any input, a result decoded with its
  * samples taken from the text (proto_decode_samples, as bpflabd does) and one decoded

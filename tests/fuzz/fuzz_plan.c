@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* fuzz_plan.c - libFuzzer target for the plan parser (lib/plan/ files).
  *
  * The input is a plan text. A first line "#s KEY=VALUE" (a YAML comment, so the plan

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* fuzz_probe_frame.c - libFuzzer target for the link discovery frames an agent reads off
  * its ports (probe_frame_nonce() in agent/probe.c, docs/agent.md): raw bytes from the
  * wire, anyone on the segment can send them.

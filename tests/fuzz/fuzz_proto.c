@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* fuzz_proto.c - libFuzzer target over what every peer does with bytes off the wire:
  * proto_decode() (size limit, JSON, version, type) then proto_validate() on each of the
  * four channels, and proto_encode() of what was decoded. proto_parse() and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* fuzz_provider_list.c - libFuzzer target for what a kernel provider prints for `list`
  * (provider_list_parse() in agent/provider.c over kernel_list_scan() of lib/base/kernel_list.c,
  * docs/agent.md "Kernel provider").

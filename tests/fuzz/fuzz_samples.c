@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* fuzz_samples.c - libFuzzer target over bpflabd's fast path for a result's samples
  * (lib/proto/samples.c through proto_decode_samples): on any input it must agree with the full
  * path, proto_decode then samples_from_json. Both refuse it with the same reason, or both

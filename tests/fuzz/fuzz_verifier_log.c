@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* fuzz_verifier_log.c - libFuzzer target for the verifier log parser (agent/verifier_log.c):
  * the kernel writes the log, and its wording changes between releases.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* fuzz_web_query.c - libFuzzer target for what the dashboard reads from a request
  * (web/web_util.c, docs/dashboard.md): the path (web_route) and the query parameters
  * (web_params_check against the specs of /api/runs/ID and /api/history), and the HTML

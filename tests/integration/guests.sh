@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 # guests.sh - the shared start and end of the integration tests whose hosts are QEMU
 # guests booting Debian kernels (test_guests.sh, test_guests_tc.sh, test_bisect_guests.sh,
 # test_kernel_provider.sh; docs/kernels.md). Source it after lib.sh, then:

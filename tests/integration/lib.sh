@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 # lib.sh - shared helpers for the integration tests. Source it, then call lab_start N.
 # Each test gets its own lab (name and management subnet from the test's name), torn
 # down by an EXIT trap whether the test passes or fails.

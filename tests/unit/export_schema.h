@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
 /* export_schema.h - the rules of the formats `bpflab result export` writes, checked on its
  * output by test_export.c and test_export_store.c. Written here from the formats'
  * documentation (the project keeps no copy of other projects' schema files):

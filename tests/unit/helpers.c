@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* helpers.c - the shared unit-test helpers of helpers.h. Linked into every unit test;
  * failures go through cmocka (_fail, fail_msg) so that they name the caller's line. */
 #include <setjmp.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
 /* helpers.h - what several unit tests share, written once: doubles compared within a
  * tolerance, text compared or searched with the whole text shown when it fails, JSON
  * test input parsed with its error named, temporary directories made and removed with

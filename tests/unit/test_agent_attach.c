@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* test_agent_attach.c - agent/attach.c for real: XDP programs attached native and
  * generic through bpf_link and gone after detach, one program on two ports as two
  * instances, tcx, and the refusals: a sha256 mismatch, a missing program, a program of the

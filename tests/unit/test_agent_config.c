@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* test_agent_config.c - unit tests for agent/config.c, the agent's --config file
  * (docs/agent.md): labels and the kernel provider read, every refusal with
  * FILE:LINE:COLUMN, the bound on nesting, and what tests/fuzz/fuzz_agent_config.c

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* test_agent_costslice.c - agent/costslice.c: the interrupt-free cost per run under
  * icount is the lowest per-slice average; slices an interrupt hit only raise their
  * average, slices without runs are ignored, seconds are forgotten once taken and the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* test_agent_ifstats.c - agent/ifstats.c against a real veth pair in a namespace: link
  * facts (MAC, MTU, the peer through IFLA_LINK) and IFLA_STATS64 counters that move when
  * frames are sent through an AF_PACKET socket; agent/rtnl.c under them: a dump, an error

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* test_agent_inventory.c - agent/inventory.c: KEY=VALUE parsing, debug option scanning,
  * the kernel config hash against zcat, and a whole inventory with veth ports (root) or
  * without (otherwise). */
@@ -9,6 +10,7 @@
 #include <sys/utsname.h>
 
 #include "inventory.h"
+#include "agent.h"
 #include "base/log.h"
 #include "base/util.h"
 #include "test_agent_lab.h"
@@ -103,6 +105,7 @@ static void test_inventory_build(void **state)
 	uname(&u);
 	assert_string_equal(json_string_value(json_object_get(inv, "agent")), "h1");
 	assert_true(json_is_string(json_object_get(inv, "hostname")));
+	assert_string_equal(json_string_value(json_object_get(inv, "agent_version")), AGENT_VERSION);
 	k = json_object_get(inv, "kernel");
 	assert_string_equal(json_string_value(json_object_get(k, "release")), u.release);
 	assert_string_equal(json_string_value(json_object_get(k, "version")), u.version);

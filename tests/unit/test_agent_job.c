@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* test_agent_job.c - agent/job.c end to end on a veth pair: a quickstart-like job (drop
  * variant, 1 s warmup, 1 s windows) gives exactly the listed metrics in the right windows
  * with ns_per_run > 0, and the load figures (all of them with `verifier: stats`, then

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
 /* test_agent_lab.h - a network namespace with one veth pair for the agent's unit tests.
  *
  * lab_up() creates namespace bpflab-t-agent-WHAT-PID with veth va <-> vb (both up,

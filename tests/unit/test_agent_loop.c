@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* test_agent_loop.c - agent/agent.c against a fake coordinator (a ROUTER socket on
  * loopback inside a test namespace): hello with the inventory, welcome, heartbeats both
  * ways, a job with its objects in the message -> accept, progress, result, spool file,

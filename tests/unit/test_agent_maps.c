@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* test_agent_maps.c - map slots filled from a plan (agent/attach.c), read back from the
  * kernel after the job's load: a devmap slot holds the ifindex of its port role and the
  * id of its devmap program, a cpumap slot its queue size and program, an array slot its

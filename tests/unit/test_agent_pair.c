@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* test_agent_pair.c - agent/job.c's side of a two-host pair (spec "pair") on a veth pair:
  * the DUT side prepares (loads and attaches xdp_drop), says `ready` through the progress
  * callback and waits at its barrier; with no `go` within pair.barrier_ms the job fails with

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* test_agent_pktgen.c - the pktgen generator against a temporary directory that stands in
  * for /proc/net/pktgen (this machine's kernel has no pktgen): the exact commands written
  * to each control file, the frame count from pkts-sofar, and the error without the

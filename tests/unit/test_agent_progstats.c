@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* test_agent_progstats.c - agent/progstats.c: with bpf_stats on, run_cnt counts exactly
  * the runs of a program (driven by BPF_PROG_TEST_RUN) and run_time_ns grows; with the fd
  * closed they are off, as the job runner leaves them after its cost window

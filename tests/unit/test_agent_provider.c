@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* test_agent_provider.c - unit tests for agent/provider.c, the agent's kernel provider:
  * real processes (small shell scripts written to a temporary directory) run as the agent
  * runs them: `list` parsed and bounded in time, `boot RELEASE` followed without blocking

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* test_agent_rxcost.c - agent/rxcost.c (rx.ns_per_frame, docs/agent.md "Metrics"): the
  * pure parts, tracepoint format parsing and the arithmetic from the map's sums to the
  * figures; and, as root, that bpf/rxpath.bpf.c loads and attaches to the three

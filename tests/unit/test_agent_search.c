@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* test_agent_search.c - agent/job_search.c without a lab: the job's search loop driven by
  * a model device instead of job_search_trial (the trials on real ports are
  * tests/integration's), the MLRsearch parameters a spec gives, and the samples: trial.*

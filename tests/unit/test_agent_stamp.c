@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* test_agent_stamp.c - the latency stamp (bpf/latency_shared.h) both generators write:
  * udpgen_stamp_frame() in user space, and xdp_gen with `stamp` run once by
  * BPF_PROG_TEST_RUN (not live: the frame comes back) on udp4 and udp6 frames: magic,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* test_agent_tbucket.c - the token bucket (agent/tbucket.h) on a clock driven by hand:
  * every figure below is worked out from rate x elapsed time, capped at the burst; and a
  * paced thread's record of its batches (agent/gen.h, struct gen_paced). */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* test_agent_udpgen.c - the udp generator (agent/udpgen.c) for real: its frames cross the
  * veth pair (tx on va, rx on vb, read from rtnetlink), as many as it says it sent, over
  * IPv4 and IPv6 and two threads; a tc ingress program on vb sees them as the stack's own

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* test_agent_verdict.c - verdicts on fixed per-second series, the /proc/stat shares
  * behind cpu.busy and cpu.softirq, and the disturbance accounting (others' time on the
  * measured CPUs, interrupts, the NET_RX CPU) on canned /proc files. No privileges needed.

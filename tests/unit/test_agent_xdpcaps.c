@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* test_agent_xdpcaps.c - agent/xdpcaps.c: the decoding of the netdev family's XDP
  * feature bits into names and modes, and the JSON the inventory carries (no root); then
  * for real in a namespace with a veth pair and a generic-only device (dummy, or ifb

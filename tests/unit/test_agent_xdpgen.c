@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* test_agent_xdpgen.c - agent/xdpgen.c: the frames it builds (lengths, IPv4 header
  * checksum, IPv6 UDP checksum), its refusals, and for real on a veth pair: frames reach an
  * XDP_DROP receiver and the generator's count matches what arrived; several flows give

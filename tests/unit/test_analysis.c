@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* test_analysis.c - lib/analysis/analysis.c on fixed rows and through the store: grouping by a
  * field, the baseline against every other group, flagged results left out and counted
  * (and used with include_flagged), a renamed program paired across subjects, history

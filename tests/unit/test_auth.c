@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* test_auth.c - CURVE keys and the coordinator's allow list (lib/proto/keys.c, the ZAP handler
  * in coordinator/zap.c), and the roles that keys cannot cross (an agent key's requests
  * refused, a client key kept off the agents socket: docs/security.md, "Roles"), over real

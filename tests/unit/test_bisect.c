@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* test_bisect.c - lib/analysis/bisect.c over simulated histories of 32 kernels with one step
  * change and noise from a deterministic PRNG: found in at most log2(32) + 2 measured
  * kernels wherever the step is; UNKNOWN resolved by extra repetitions when the step is

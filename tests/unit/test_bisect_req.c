@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* test_bisect_req.c - unit tests for bisect sessions in the store (lib/store/store_bisect.c)
  * and behind the coordinator's bisect_* requests (coordinator/bisect_req.c), on real
  * SQLite files and real ZeroMQ ipc:// sockets in a temporary directory.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* test_boot.c - kernel switches that survive a coordinator restart, and jobs that do not
  * run on the wrong kernel (coordinator/boot.c, lib/store/store_boot.c, schema 008;
  * docs/protocol.md "Kernel providers", docs/kernels.md "Kernel switches and runs").

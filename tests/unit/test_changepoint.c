@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* test_changepoint.c - lib/analysis/changepoint.c on synthetic series: noise made by a fixed
  * generator around levels that step once, twice (up and up, up and down), not at all,
  * or spike once; the results must be the same on every run. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* test_cli.c - the bpflab binary as a person runs it: fork/exec of build/bin/bpflab with
  * its output captured, checking exit statuses (0 ok, 1 failure, 2 bad usage or a bad
  * plan), --help at each level, JSON errors, the timeout message, and real exchanges:

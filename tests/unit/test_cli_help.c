@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* test_cli_help.c - the help texts of bpflab, bpflabd and bpflab-agent against their
  * behaviour and against docs/cli.md, so that the CLI reference stays true:
  *

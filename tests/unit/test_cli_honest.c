@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* test_cli_honest.c - what `result history` and `result compare` say about what they
  * put together, and one wording per mistake (issue 25, item 3), by running
  * build/bin/bpflab on a database it fills itself with `result import`:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* test_cli_import.c - `bpflab --db FILE result import` with a kernel, and what the
  * kernel builds and pooling change in `result history` and `result compare`, through
  * the real binary: two imports of one release with different `uname -v` are two groups

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* test_cli_result.c - the result commands' smaller promises, checked by running
  * build/bin/bpflab on a database file (issue 12, item 5 and the verdict details):
  *

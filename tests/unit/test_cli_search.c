@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* test_cli_search.c - a search's results through the CLI (issue 13, item 5), by running
  * build/bin/bpflab on a database file:
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* test_compare.c - lib/analysis/compare.c: the verdicts on fixed data (a clear shift, noise, a
  * significant but negligible 0.3 %, too few noisy values), the choice of test, the
  * repetition estimate worked out by hand, better/worse by direction, constant samples

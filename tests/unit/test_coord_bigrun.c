@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* test_coord_bigrun.c - bpflabd's loop while a big import is written (issue 23): the
  * coordinator runs coord_run on a thread of its own, over real ipc:// ZeroMQ sockets and
  * a real SQLite file, while this thread is a client importing 40,000 jobs (a 5 MiB

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* test_coordinator.c - unit tests for bpflabd (coordinator/) over real ZeroMQ ipc://
  * sockets and a real SQLite file in a temporary directory.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* test_ethstats.c - agent/ethstats.c: the naming and unit rules and the rates of two
  * snapshots (the nic.* samples, docs/agent.md "Driver counters") on captured driver
  * counters, and the ioctl path on a real veth pair (needs root; skipped without).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* test_export.c - lib/report/export.c (KCIDB v4.4 checkouts, builds and tests, Bencher Metric
  * Format) and lib/report/import.c (bpftool before/after snapshots, the variant,prog,set,value
  * CSV) on fixed data: field names and values, the arithmetic mean for rates (windows of equal time), errors with

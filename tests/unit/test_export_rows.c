@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* test_export_rows.c - what an export keeps of a run's rows (lib/report/export_rows.c,
  * export_run.c): rates that are zero by design left out (and kept with all_rows, or when
  * the whole variant delivered nothing), BMF refused across hosts or kernel builds with

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* test_export_store.c - `bpflab result export` of a real store (lib/store, lib/report/export.c,
  * cli/result_analysis.c): one run on hosts h1 and h2 over three kernel builds, two of them
  * of the same release. Every KCIDB test and BMF benchmark must carry exactly the stored

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* test_jobspec.c - unit tests for lib/plan/jobspec.c: the job spec's round trip (decode ->
  * encode gives the bytes the coordinator wrote) for every job of every plan in plans/
  * and tests/data/plans/ (as expanded, as split into the two sides of a pair, and as

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* test_kbuild.c - kernel builds (lib/analysis/kbuild.c) and honest pooling: the
  * identity and label of a build (hashes checked with Python's hashlib), the label with
  * its hash and naming a build by release or label (the exports), two builds of

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* test_kernel_list.c - unit tests for lib/base/kernel_list.c, the --kernels FILE of
  * `bpflab bisect start` (docs/bisect.md), including what cli/bisect.c's fgets loop got
  * wrong before it moved there (tests/fuzz/fuzz_kernel_list.c checks the rest), and the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* test_keys.c - the roles of CURVE keys (lib/proto/keys.c, docs/security.md "Roles"):
  * the `role` line of a certificate parsed and refused, written by keys_save and by
  * `bpflab keygen --role`, given to old certificates by keys_set_role and `keygen

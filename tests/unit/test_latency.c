@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* test_latency.c - the latency figures (docs/agent.md, "Latency"): the log-linear bucket
  * math and the sequence tracking the receiving BPF program runs (bpf/latency_shared.h,
  * the same code), percentiles of hand-worked histograms (lib/analysis/latency.c), and

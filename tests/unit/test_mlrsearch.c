@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* test_mlrsearch.c - lib/analysis/mlrsearch.c: RFC 9971's load classification (Appendix
  * A) and conditional throughput (Appendix B) on hand-built trial sets, then the whole
  * search driven by model devices (a step loss curve, a noisy capacity, random loss below

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* test_msg_result.c - unit tests for lib/proto/msg_result.c: the `result` and `progress`
  * messages decoded into structs and encoded back (decode -> encode -> decode -> encode
  * gives the same bytes), the samples taken from the text moved into the struct (and left

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* test_names.c - lib/base/names.c: a word means a name or the only name it starts;
  * an ambiguous prefix lists the candidates in table order; a slip suggests the names
  * it is near. And lib/base/version.c: every binary prints the one VERSION.

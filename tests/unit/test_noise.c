@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* test_noise.c - the noise floor: lib/analysis/noise.c (CV, the advice a plan gets, the built-in
  * calibration plan) and lib/store/store_noise.c (a run's noise floor recorded from its stored
  * values in one transaction, and read back), on a real SQLite database in a temporary

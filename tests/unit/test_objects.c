@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* test_objects.c - resolving and checking the BPF objects a plan names, against the real
  * build/bpf/xdp_basic.bpf.o (programs xdp_drop, xdp_pass, xdp_tx). libbpf only opens the
  * objects, so this needs no privileges. Also the coordinator's cache of encoded objects

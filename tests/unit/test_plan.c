@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* test_plan.c - the plan model: parsing, defaults, every class of refused plan with its
  * exact "file:line:column: message", overrides, matrix points and job expansion.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* test_plan_search.c - the plan's `search` section (docs/plans.md, "search"): parsed into
  * the job spec, the spec's search object encoded and decoded back to the same bytes, and
  * the refusals (FILE:LINE:COL for plans, the member's path for specs).

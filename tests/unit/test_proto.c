@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* test_proto.c - unit tests for lib/proto/proto.c over real ZeroMQ inproc sockets: encoding,
  * decoding, refusal of malformed, oversize and multi-frame messages. */
 #include <setjmp.h>

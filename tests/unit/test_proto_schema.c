@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* test_proto_schema.c - unit tests for lib/proto/proto_schema.c: every message type has a
  * schema that its valid example passes, and missing, mistyped, out-of-range and nested
  * members are refused with a message naming the member. The valid examples are the fuzz

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* test_repeat.c - lib/analysis/repeat.c: the repetition controller's decision against values
  * worked out by hand (the 95 % t interval of 3 and 4 values), the metrics of `on` only,
  * repetitions that do not count (disturbed) measured again up to max, a fixed count's

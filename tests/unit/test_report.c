@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* test_report.c - lib/report/report_*.c: fixed result objects (docs/protocol.md "result") in, the
  * exact text and the JSON report numbers out.
  *

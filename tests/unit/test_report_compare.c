@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* test_report_compare.c - lib/report/report_compare.c: the exact text of each form of the
  * compare report (table, patch, grid), the CSV, the history text, number formatting,
  * and lib/report/plot.c: the gnuplot script and a real SVG rendered by gnuplot, parsed by

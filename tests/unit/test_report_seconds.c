@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* test_report_seconds.c - `result show --seconds`: store_query_seconds on a real SQLite
  * file (the per-second samples of each job and series, seconds in order; no whole-window
  * values, trials or warm-up rounds), report_print_seconds's tables (a row per second, a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* test_report_verifier.c - lib/report/report_verifier.c: veristat's DIFF ("+703
  * (+70.51%)": 1700 against 997), the report of a run over two kernels built from value
  * rows and jobs (means, a program one kernel refused as MISMATCH with its error, a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* test_samples.c - unit tests for lib/proto/samples.c: the fast decoder of a result's samples
  * (samples_scan through proto_decode_samples) takes the shape agents send and gives what
  * the full path (proto_decode, then samples_from_json) gives; everything else it leaves

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* test_stats.c - lib/analysis/stats.c against values worked out by hand (and checked with
  * Python's statistics module): the netdev table example, an even-length median, a rate's
  * mean over windows of equal and of unequal duration, and the undefined cases (empty input, one value); then Welch's t-test,

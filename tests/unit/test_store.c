@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* test_store.c - unit tests for lib/store/store.c on real SQLite: migrations and refusal of a
  * newer schema, the job queue from run creation to result, the JSON of every query
  * (docs/protocol.md, "Query objects"), idempotent ingest, restart recovery, and failures

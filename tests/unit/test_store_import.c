@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* test_store_import.c - unit tests for lib/store/store_import.c on a real SQLite file: an
  * import written in parts (store_import_step with a deadline already past: the smallest
  * parts) stores the same run as store_import at once and shows it queued until the last

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* test_store_link.c - unit tests for lib/store/store_link.c on real SQLite: a discovery's links
  * are stored once per pair of ends (lower end first, duplicates and reversed reports
  * folded), a new discovery replaces the old rows in one transaction (a failing row keeps

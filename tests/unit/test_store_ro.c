@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* test_store_ro.c - read-only opens of the store (store_open READONLY, docs/store.md
  * "Read-only opens"): no -wal or -shm made for a file no one has open, a live writer's
  * commits seen through its -wal (also through a symbolic link to the file), names that

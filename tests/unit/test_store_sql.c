@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* test_store_sql.c - unit tests for lib/store/store_sql.c on a real in-memory SQLite database:
  * a row to JSON by its column table (every type, NULL as null or left out, the flag, key
  * order, a value that cannot be made), all rows in order, every bind letter, the

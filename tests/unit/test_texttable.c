@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* test_texttable.c - unit tests for lib/base/texttable.c: display widths of UTF-8 text, padded
  * cells, aligned and trimmed tables, and RFC 4180 CSV fields. Every expected text is
  * worked out by hand ("µ" is 2 bytes and "±" 2 bytes, one column each). */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* test_util.c - unit tests for lib/base/util.c: SHA-256 against the FIPS 180-4 vectors,
  * base64 round trips and rejects, durations, atomic writes. */
 #include <setjmp.h>

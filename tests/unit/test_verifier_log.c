@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* test_verifier_log.c - agent/verifier_log.c on real verifier logs: the summary of a
  * BPF_LOG_STATS log (kernel 6.1 and 6.12 wording), the older wording without states
  * (kernel 4.19: "processed 39 insns (limit 131072), stack depth 0"), the last of several

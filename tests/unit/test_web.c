@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* test_web.c - the dashboard (web/, docs/dashboard.md) served for real: web_new on
  * 127.0.0.1 with an ephemeral port over a database made by `bpflab result import`, asked
  * by a small HTTP/1.1 client over a socket:

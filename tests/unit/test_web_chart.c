@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* test_web_chart.c - web_chart.c's hover titles on a hand-made history report: a point
  * of one value (no stddev: `result history -j` gives null) says "-", never "nan"
  * (tests/integration/test_dashboard.sh found it in a real browser); a point with every

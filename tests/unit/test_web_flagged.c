@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* test_web_flagged.c - the dashboard's /history and /compare (web/web_api.c, web_page.c,
  * docs/dashboard.md) when results are flagged, and their error pages, on a database
  * made by `bpflab result import` (plan k, web_test.h, and a fourth run on kernel 6.3.1

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* test_web_guard.c - the dashboard under hostile requests (issue 23; web/web_guard.c,
  * web/web.c, docs/security.md "Dashboard"):
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* test_web_more.c - the dashboard's downloads, bisect pages, error cases and token
  * cookie (web/, docs/dashboard.md), served for real by web_new on 127.0.0.1 with an
  * ephemeral port over SQLite files made by the real `bpflab --db FILE` (test_web.c has

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
 /* web_test.h - what the dashboard's unit tests (test_web.c, test_web_more.c) share: the
  * results of plan k, the real `bpflab` run for the output to compare with, a server on
  * an ephemeral port of 127.0.0.1 (in process, or bpflabd --http), and one GET compared
