@@ -37,6 +37,7 @@
 #include "coord_machine.h"
 #include "coord_offload.h"
 #include "coord_results.h"
+#include "coord_specs.h"
 #include "coord_zap.h"
 #include "proto/keys.h"
 #include "base/log.h"
@@ -53,6 +54,7 @@ static void tick(struct coord *c)
 	coord_link_tick(c);
 	coord_boot_tick(c);
 	coord_dispatch(c);
+	coord_specs_tick(c);	/* after it: a run's last queued jobs went out */
 }
 
 /* The loop thread's CPU time in microseconds. */
@@ -358,7 +360,7 @@ void coord_destroy(struct coord **cp)
 	free(c->waiters);
 	free(c->pending);	/* empty: every turn commits its results (result_flush) */
 	coord_job_messages_release(c);
-	coord_dispatch_release(c);
+	coord_specs_release(c);
 	store_close(&c->store);
 	keys_allow_destroy(&c->allow);
 	free(c->authorized);

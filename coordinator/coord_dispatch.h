@@ -17,15 +17,14 @@ void coord_dispatch(struct coord *c);
 /* Hand jobs to the agents marked by coord_dispatch_agent in this turn, if any (the end
  * of the loop's turn). */
 void coord_dispatch_turn(struct coord *c);
-/* Free the job specs kept for dispatch (coord_destroy). */
-void coord_dispatch_release(struct coord *c);
-/* The `job` message for JOB_ID of RUN_ID with SPEC (borrowed) and the objects it
- * attaches, encoded (coordinator/jobmsg.c): heap text of *LEN bytes, or NULL with WHY,
- * *MISSING set when an object is not in the store (the job cannot ever run). SPEC_TEXT
- * (may be NULL): SPEC's JSON text, written as it is instead of encoding SPEC. */
-char *coord_job_message(struct coord *c, int64_t job_id, int64_t run_id, const json_t *spec,
-			const char *spec_text, size_t spec_len,
-			size_t *len, char *why, size_t why_len, bool *missing);
+struct coord_spec;
+
+/* The `job` message for JOB_ID of RUN_ID with SPEC (its run's, coord_specs.h) and the
+ * objects it attaches, encoded (coordinator/jobmsg.c): heap text of *LEN bytes, or NULL
+ * with WHY, *MISSING set when an object is not in the store (the job cannot ever run). */
+char *coord_job_message(struct coord *c, int64_t job_id, int64_t run_id,
+			const struct coord_spec *spec, size_t *len, char *why, size_t why_len,
+			bool *missing);
 /* Free the kept parts of `job` messages and the object cache (coord_destroy). */
 void coord_job_messages_release(struct coord *c);
 

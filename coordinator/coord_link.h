@@ -45,16 +45,12 @@ void coord_link_release(struct coord *c);
 /* Whether the pair job with SPEC may go to agent A now: its partner's host is connected
  * and idle (or running the partner). Jobs without "pair" may always go. */
 bool coord_link_may_dispatch(struct coord *c, struct coord_agent *a, int64_t job,
-			     const json_t *spec, struct coord_agent **peer);
+			     const struct job_spec *spec, struct coord_agent **peer);
 /* For a plan with a link: choose a stored link whose ends have the plan's ports, whose
  * hosts are connected and match hosts.match (NAMES, if not NULL, must name both), the
  * least loaded first; *GEN and *DUT get its hosts. Returns 0 or -errno with ERR. */
 int coord_link_choose(struct coord *c, const struct plan *plan, const json_t *names,
 		      struct coord_agent **gen, struct coord_agent **dut, char *err,
 		      size_t err_len);
-/* Split the N jobs of a plan with a link into 2N (*OUT, heap; job i's generator side at
- * 2i, its dut side at 2i+1, same seq). Returns 0 or -errno. */
-int coord_link_split(const struct plan_job *jobs, int n, const char *gen, const char *dut,
-		     struct plan_job **out);
 
 #endif

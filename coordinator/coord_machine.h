@@ -18,18 +18,19 @@
  * its inventory's machine.id (none: a machine of its own). */
 void coord_machine_hello(struct coord *c, struct coord_agent *a);
 /* A was handed the job with SPEC: note whether it shares the machine, and is a pair's. */
-void coord_machine_running(struct coord_agent *a, const json_t *spec);
+void coord_machine_running(struct coord_agent *a, const struct job_spec *spec);
 /* Whether A's next job, whatever it is, cannot start for its machine now (another host
  * there runs a job that neither shares the machine nor is a pair's): A then waits. */
 bool coord_machine_busy(struct coord *c, struct coord_agent *a);
 /* Whether the job with SPEC may start on A now for the machines: A's (and that of
  * PEER, the other side of its pair, or NULL); when not, A waits for its machine. */
-bool coord_machine_may(struct coord *c, struct coord_agent *a, const json_t *spec,
+bool coord_machine_may(struct coord *c, struct coord_agent *a, const struct job_spec *spec,
 		       const struct coord_agent *peer);
 /* A's job with SPEC, one side of a pair, was picked while PEER, the other side, is idle
  * on another machine: PEER counts as busy there while A runs that job, so that no third
  * host of PEER's machine starts before PEER does. */
-void coord_machine_hold(struct coord_agent *a, struct coord_agent *peer, const json_t *spec);
+void coord_machine_hold(struct coord_agent *a, struct coord_agent *peer,
+			const struct job_spec *spec);
 /* A waits for its machine (WAIT), or not any more. */
 void coord_machine_wait(struct coord *c, struct coord_agent *a, bool wait);
 /* A became free: the hosts that wait for its machine want a job (dispatch_wanted). */

@@ -93,15 +93,7 @@ struct coord_jobmsg {
 	size_t len;
 };
 
-/* A job spec seen at dispatch: its stored text, parsed and decoded (dispatch.c). */
-#define COORD_SPEC_SLOTS 64
-struct coord_spec {
-	char *text;			/* NULL: an empty slot */
-	size_t len;
-	uint64_t hash;
-	json_t *json;
-	struct job_spec js;
-};
+struct coord_run_specs;
 
 struct coord {
 	struct coord_opts opts;
@@ -141,7 +133,7 @@ struct coord {
 	struct object_cache *objects;
 	struct coord_jobmsg jobmsg[COORD_JOBMSG_SLOTS];	/* jobmsg.c */
 	unsigned jobmsg_next;
-	struct coord_spec specs[COORD_SPEC_SLOTS];	/* dispatch.c */
+	struct coord_run_specs *run_specs;	/* the runs' decoded specs (specs.c) */
 	/* hosts that share a machine (machine.c): the machines seen in hellos, the latest
 	 * waiting number handed out, how many agents wait; dispatch_collect's passes, and
 	 * its array of the waiting agents to serve first */

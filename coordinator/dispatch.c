@@ -2,7 +2,8 @@
 /* dispatch.c - handing queued jobs to agents: each free agent's next job is picked
  * (checked against its host, its pair's other side and its machine), the picks of a
  * turn are stored as dispatched in one transaction, then their `job` messages
- * (jobmsg.c) are sent. See the comment below.
+ * (jobmsg.c) are sent. See the comment below. Each job's spec is its run's, kept
+ * decoded (specs.c).
  *
  * Event loop thread only.
  */
@@ -18,6 +19,7 @@
 #include "coord_core.h"
 #include "coord_link.h"
 #include "coord_machine.h"
+#include "coord_specs.h"
 #include "plan/jobspec.h"
 #include "base/log.h"
 #include "base/util.h"
@@ -41,75 +43,11 @@ struct dispatch_pick {
 	struct coord_agent *a;
 	struct coord_agent *peer;	/* the other side of its pair, to serve next */
 	int64_t job_id, run_id;
-	json_t *spec;
-	const char *variant;		/* SPEC's, for the log (its text lives in SPEC) */
-	int rep;
+	const struct coord_spec *spec;	/* its run's (specs.c) */
 	char *msg;			/* its `job` message, encoded (coord_job_message) */
 	size_t msg_len;
 	int err;			/* its dispatch stored (0), or -errno */
 };
-
-/* --- the specs seen ---
- *
- * Each pick needs its spec parsed and decoded (the host check, coord_job_fits), and
- * that was a third of a dispatch's instructions, while the jobs of a run have a few
- * distinct specs (a variant and repetition each: 10 for 10,000 jobs in bench/coordinator).
- * So the specs are kept by their stored text in COORD_SPEC_SLOTS slots, direct-mapped by
- * a hash of the text and compared whole: what a spec decodes to depends on its text
- * alone, so a kept one is never stale. Only specs that lib/proto's parser read and that
- * decode are kept; any other goes the long way each time, as before. */
-
-/* A hash of the N bytes at P, eight at a time. */
-static uint64_t text_hash(const char *p, size_t n)
-{
-	uint64_t h = 0x9e3779b97f4a7c15ULL ^ n, w;
-
-	for (; n >= 8; p += 8, n -= 8) {
-		memcpy(&w, p, 8);
-		h = (h ^ w) * 0xff51afd7ed558ccdULL;
-		h ^= h >> 32;
-	}
-	for (; n; p++, n--)
-		h = (h ^ (unsigned char)*p) * 0x100000001b3ULL;
-	return h ^ (h >> 29);
-}
-
-static void spec_slot_release(struct coord_spec *e)
-{
-	free(e->text);
-	jobspec_release(&e->js);
-	json_decref(e->json);
-	memset(e, 0, sizeof(*e));
-}
-
-/* The kept spec of TEXT (LEN bytes, hash H), or NULL. */
-static struct coord_spec *spec_find(struct coord *c, const char *text, size_t len, uint64_t h)
-{
-	struct coord_spec *e = &c->specs[h % COORD_SPEC_SLOTS];
-
-	return e->text && e->hash == h && e->len == len && !memcmp(e->text, text, len) ? e :
-	       NULL;
-}
-
-/* Keep TEXT (taken: heap, LEN bytes, hash H), parsed into JSON (its reference taken)
- * and decoded into *JS (taken: left empty), in its slot, replacing what was there.
- * Returns the slot. */
-static struct coord_spec *spec_keep(struct coord *c, char *text, size_t len, uint64_t h,
-				    json_t *json, struct job_spec *js)
-{
-	struct coord_spec *e = &c->specs[h % COORD_SPEC_SLOTS];
-
-	spec_slot_release(e);
-	*e = (struct coord_spec){ .text = text, .len = len, .hash = h, .json = json, .js = *js };
-	jobspec_init(js);
-	return e;
-}
-
-void coord_dispatch_release(struct coord *c)
-{
-	for (int i = 0; i < COORD_SPEC_SLOTS; i++)
-		spec_slot_release(&c->specs[i]);
-}
 
 /* JOB of RUN could not be sent to agent A (attempt 'unsent'): once the job has been lost
  * or undelivered max_attempts times in all, it fails, and so does the other side of its
@@ -145,7 +83,6 @@ static void give_up_undelivered(struct coord *c, struct coord_agent *a, int64_t 
 
 static void pick_release(struct dispatch_pick *p)
 {
-	json_decref(p->spec);
 	free(p->msg);
 	memset(p, 0, sizeof(*p));
 }
@@ -166,64 +103,6 @@ static int fail_pick(struct coord *c, struct coord_agent *a, int64_t job_id, con
 	return err ? err : 2;
 }
 
-/* Agent A's next queued job into *JOB_ID, *RUN_ID, its spec into *SPEC (a new reference)
- * and *JS (decoded: a kept spec's, or *OWN's), the text to send it as into *SEND (a kept
- * spec's, or *TEXT: heap, free it; NULL: send SPEC encoded), *LEN bytes. Returns 0,
- * -ENOENT when nothing is queued, 2 when the spec could not be decoded and the job was
- * failed (try the next), or -errno. */
-static int pick_spec(struct coord *c, struct coord_agent *a, int64_t *job_id, int64_t *run_id,
-		     json_t **spec, const struct job_spec **js, struct job_spec *own,
-		     const char **send, char **text, size_t *len)
-{
-	struct coord_spec *e;
-	char why[512], bad[300];
-	uint64_t h;
-	bool raw = false;
-	int err;
-
-	err = store_job_next_text(c->store, a->host_id, job_id, run_id, NULL, text, len);
-	if (err == -ENOENT)
-		return err;
-	if (err) {
-		pr_warn("%s", store_errmsg(c->store));
-		return err;
-	}
-	h = text_hash(*text, *len);
-	e = spec_find(c, *text, *len, h);
-	if (e) {
-		free(*text);
-		*text = NULL;
-		*spec = json_incref(e->json);
-		*js = &e->js;
-		*send = e->text;
-		return 0;
-	}
-	err = store_job_spec_parse(c->store, a->host_id, *job_id, *text, *len, spec, &raw);
-	if (err) {
-		pr_warn("%s", store_errmsg(c->store));
-		return err;
-	}
-	if (!raw) {
-		free(*text);	/* not as lib/proto writes it: encoded again */
-		*text = NULL;
-	}
-	err = jobspec_decode(*spec, "spec", own, bad, sizeof(bad));
-	if (err == -EINVAL) {
-		snprintf(why, sizeof(why), "its stored spec cannot be read: %s", bad);
-		err = fail_pick(c, a, *job_id, why, true);
-	}
-	if (err)
-		return err;
-	*js = own;
-	*send = *text;
-	if (raw) {
-		e = spec_keep(c, *text, *len, h, json_incref(*spec), own);
-		*js = &e->js;
-		*text = NULL;	/* the slot's now */
-	}
-	return 0;
-}
-
 /* Pick agent A's next queued job and build its message into *P; nothing is stored but a
  * job failed on the way. Returns 1 with *P filled (release it), 2 when a job was failed
  * instead (try the next), 3 when it waits for its machine (machine.c), 0 when nothing
@@ -231,60 +110,49 @@ static int pick_spec(struct coord *c, struct coord_agent *a, int64_t *job_id, in
 static int dispatch_pick(struct coord *c, struct coord_agent *a, struct dispatch_pick *p)
 {
 	int64_t job_id = 0, run_id = 0;
-	json_t *spec = NULL;
-	struct job_spec own;
-	const struct job_spec *js = NULL;
+	const struct coord_spec *spec;
 	struct coord_agent *peer = NULL;
-	char why[512], *msg, *spec_text = NULL;
-	const char *text = NULL;
-	size_t msg_len = 0, spec_len = 0;
+	char why[512], *msg;
+	size_t msg_len = 0;
 	bool missing;
 	int err;
 
-	jobspec_init(&own);
-	err = pick_spec(c, a, &job_id, &run_id, &spec, &js, &own, &text, &spec_text,
-			&spec_len);
+	err = store_job_next_id(c->store, a->host_id, &job_id, &run_id);
 	if (err == -ENOENT)
-		err = 0;
-	if (err || !js)
-		goto out;
+		return 0;
+	if (err) {
+		pr_warn("%s", store_errmsg(c->store));
+		return err;
+	}
+	spec = coord_spec_of(c, run_id, job_id, why, sizeof(why));
+	if (!spec) {
+		pr_warn("cannot dispatch job %lld: %s", (long long)job_id, why);
+		return -EIO;
+	}
+	if (spec->bad) {
+		snprintf(why, sizeof(why), "its stored spec cannot be read: %s", spec->bad);
+		return fail_pick(c, a, job_id, why, true);
+	}
 	/* the host must still match what the plan asked: its kernel may have changed since
 	 * the submit (coordinator/boot.c) */
-	if (!coord_job_fits(a, js, why, sizeof(why))) {
-		err = fail_pick(c, a, job_id, why, true);
-		goto out;
-	}
+	if (!coord_job_fits(a, &spec->js, why, sizeof(why)))
+		return fail_pick(c, a, job_id, why, true);
 	/* one side of a two-host pair waits until the other host is free too */
-	if (!coord_link_may_dispatch(c, a, job_id, spec, &peer))
-		goto out;		/* 0 */
+	if (!coord_link_may_dispatch(c, a, job_id, &spec->js, &peer))
+		return 0;
 	/* nor while another host of its machine runs a job (coordinator/machine.c) */
-	if (!coord_machine_may(c, a, spec, peer)) {
-		err = 3;
-		goto out;
-	}
-	msg = coord_job_message(c, job_id, run_id, spec, text, spec_len, &msg_len, why,
-				sizeof(why), &missing);
-	free(spec_text);
-	spec_text = NULL;
+	if (!coord_machine_may(c, a, &spec->js, peer))
+		return 3;
+	msg = coord_job_message(c, job_id, run_id, spec, &msg_len, why, sizeof(why), &missing);
 	if (!msg) {
-		if (!missing) {
-			pr_warn("cannot send job %lld to '%s': %s", (long long)job_id, a->name, why);
-			err = -EIO;
-		} else {
-			err = fail_pick(c, a, job_id, why, false);
-		}
-		goto out;
+		if (missing)
+			return fail_pick(c, a, job_id, why, false);
+		pr_warn("cannot send job %lld to '%s': %s", (long long)job_id, a->name, why);
+		return -EIO;
 	}
 	*p = (struct dispatch_pick){ .a = a, .peer = peer, .job_id = job_id, .run_id = run_id,
-				     .spec = spec, .variant = js->variant, .rep = js->rep,
-				     .msg = msg, .msg_len = msg_len };
-	jobspec_release(&own);	/* VARIANT lives in SPEC, which the pick holds */
+				     .spec = spec, .msg = msg, .msg_len = msg_len };
 	return 1;
-out:
-	free(spec_text);
-	jobspec_release(&own);
-	json_decref(spec);
-	return err;
 }
 
 /* Send the job of P, stored as dispatched, to its agent: on failure it goes back to the
@@ -310,13 +178,14 @@ static void dispatch_send(struct coord *c, struct dispatch_pick *p)
 		return;
 	}
 	a->job_id = job_id;
-	coord_machine_running(a, p->spec);
+	coord_machine_running(a, &p->spec->js);
 	if (a->stale_job == job_id)
 		a->stale_job = 0;	/* a new attempt: its result counts */
 	a->ready_job = a->go_job = 0;
 	c->stats.jobs_dispatched++;
 	pr_info("job %lld dispatched to '%s': run %lld, variant '%s', rep %d", (long long)job_id,
-		a->name, (long long)p->run_id, p->variant ? p->variant : "?", p->rep);
+		a->name, (long long)p->run_id, p->spec->js.variant ? p->spec->js.variant : "?",
+		p->spec->js.rep);
 	if (p->peer && p->peer != a)
 		coord_dispatch_agent(c, p->peer, util_mono_ms());
 }
@@ -364,8 +233,8 @@ static int collect_one(struct coord *c, struct coord_agent *a, int64_t now,
 		coord_machine_wait(c, a, false);
 	if (rc == 1) {
 		a->job_id = p->job_id;
-		coord_machine_running(a, p->spec);
-		coord_machine_hold(a, p->peer, p->spec);
+		coord_machine_running(a, &p->spec->js);
+		coord_machine_hold(a, p->peer, &p->spec->js);
 		(*n)++;
 	}
 	return 0;

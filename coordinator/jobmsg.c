@@ -4,8 +4,8 @@
  * Every job of a run carries the same objects, and they are most of its message (the
  * base64 of each BPF object it attaches). Their part of the message, {"NAME": {"sha256",
  * "data"}, ...}, is encoded once for each list of attach entries and kept in
- * COORD_JOBMSG_SLOTS slots (the oldest replaced first); a job then costs the encoding of
- * its spec and one copy, not the building and encoding of the whole message. The
+ * COORD_JOBMSG_SLOTS slots (the oldest replaced first); a job then costs copies of its
+ * spec's text (kept with its run's decoded spec, specs.c) and of that part. The
  * objects themselves come from lib/plan/objects.h's cache (read and checked once by sha256);
  * a kept part cannot go stale for the same reason (an object's bytes are stored under
  * their sha256). The bytes are those proto_encode writes for the message built as jansson
@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "coord_specs.h"
 #include "plan/objects.h"
 
 /* A part larger than this is encoded for each message and not kept. */
@@ -62,27 +63,26 @@ static json_t *job_object(struct coord *c, size_t i, const char *name, const cha
 /* The objects SPEC attaches, {"NAME": {"sha256", "data"}, ...}, as jansson values, or
  * NULL with WHY: *MISSING is set when an object is not in the store (the job cannot ever
  * run). */
-static json_t *job_objects(struct coord *c, const json_t *spec, char *why, size_t why_len,
-			   bool *missing)
+static json_t *job_objects(struct coord *c, const struct job_spec *spec, char *why,
+			   size_t why_len, bool *missing)
 {
-	json_t *objects = json_object(), *entry;
-	size_t i;
+	json_t *objects = json_object();
+	int i;
 
 	if (!objects)
 		goto oom;
-	json_array_foreach(json_object_get(spec, "attach"), i, entry) {
-		const char *name = proto_get_str(entry, "object", NULL);
-		const char *sha = proto_get_str(entry, "sha256", NULL);
+	for (i = 0; i < spec->n_attach; i++) {
+		const char *name = spec->attach[i].object, *sha = spec->attach[i].sha256;
 		json_t *obj;
 
 		if (!name || !sha) {
-			snprintf(why, why_len, "attach entry %zu has no object or sha256", i);
+			snprintf(why, why_len, "attach entry %d has no object or sha256", i);
 			*missing = true;
 			goto fail;
 		}
 		if (json_object_get(objects, name))
 			continue;
-		obj = job_object(c, i, name, sha, why, why_len, missing);
+		obj = job_object(c, (size_t)i, name, sha, why, why_len, missing);
 		if (!obj)
 			goto fail;
 		if (json_object_set_new(objects, name, obj))
@@ -98,15 +98,14 @@ fail:
 
 /* What names SPEC's attach list, "OBJECT\0SHA256\0" for each entry, into *LEN bytes
  * (heap); NULL when an entry lacks either (job_objects says why) or out of memory. */
-static char *attach_key(const json_t *spec, size_t *len)
+static char *attach_key(const struct job_spec *spec, size_t *len)
 {
-	const json_t *entry;
-	size_t i, n = 0, cap = 0;
+	size_t n = 0, cap = 0;
 	char *key = NULL, *nk;
+	int i;
 
-	json_array_foreach(json_object_get(spec, "attach"), i, entry) {
-		const char *name = proto_get_str(entry, "object", NULL);
-		const char *sha = proto_get_str(entry, "sha256", NULL);
+	for (i = 0; i < spec->n_attach; i++) {
+		const char *name = spec->attach[i].object, *sha = spec->attach[i].sha256;
 		size_t ln, ls;
 
 		if (!name || !sha)
@@ -136,8 +135,8 @@ fail:
 /* The encoded objects part for SPEC into *TEXT and *LEN: kept in a slot (*OWNED false) or
  * made for this message only (*OWNED true: free it). -1 with WHY and *MISSING as
  * job_objects. */
-static int objects_text(struct coord *c, const json_t *spec, const char **text, size_t *len,
-			bool *owned, char *why, size_t why_len, bool *missing)
+static int objects_text(struct coord *c, const struct job_spec *spec, const char **text,
+			size_t *len, bool *owned, char *why, size_t why_len, bool *missing)
 {
 	struct coord_jobmsg *slot;
 	size_t klen = 0, tlen = 0;
@@ -178,33 +177,30 @@ static int objects_text(struct coord *c, const json_t *spec, const char **text, 
 	return 0;
 }
 
-char *coord_job_message(struct coord *c, int64_t job_id, int64_t run_id, const json_t *spec,
-			const char *spec_text, size_t spec_len, size_t *len, char *why,
-			size_t why_len, bool *missing)
+char *coord_job_message(struct coord *c, int64_t job_id, int64_t run_id,
+			const struct coord_spec *spec, size_t *len, char *why, size_t why_len,
+			bool *missing)
 {
 	static const char mid[] = "},\"objects\":";
-	const char *objs, *st = spec_text;
-	char head[128], *encoded = NULL, *msg = NULL;
-	size_t olen = 0, slen = spec_len, hlen;
+	const char *objs;
+	char head[128], *msg = NULL;
+	size_t olen = 0, hlen;
 	bool owned;
 
 	*missing = false;
-	if (objects_text(c, spec, &objs, &olen, &owned, why, why_len, missing))
+	if (objects_text(c, &spec->js, &objs, &olen, &owned, why, why_len, missing))
 		return NULL;
 	hlen = (size_t)snprintf(head, sizeof(head), "{\"v\":%d,\"type\":\"job\",\"job\":{\"id\":%"
 				JSON_INTEGER_FORMAT ",\"run\":%" JSON_INTEGER_FORMAT ",\"spec\":",
 				PROTO_VERSION, (json_int_t)job_id, (json_int_t)run_id);
-	if (!st)	/* as the store holds it, else encoded here */
-		st = encoded = proto_encode(spec, &slen);
-	if (st)
-		msg = malloc(hlen + slen + sizeof(mid) - 1 + olen + 2);
+	msg = malloc(hlen + spec->len + sizeof(mid) - 1 + olen + 2);
 	if (msg) {
 		char *p = msg;
 
 		memcpy(p, head, hlen);
 		p += hlen;
-		memcpy(p, st, slen);
-		p += slen;
+		memcpy(p, spec->text, spec->len);
+		p += spec->len;
 		memcpy(p, mid, sizeof(mid) - 1);
 		p += sizeof(mid) - 1;
 		memcpy(p, objs, olen);
@@ -215,7 +211,6 @@ char *coord_job_message(struct coord *c, int64_t job_id, int64_t run_id, const j
 	} else {
 		snprintf(why, why_len, "out of memory");
 	}
-	free(encoded);
 	if (owned)
 		free((char *)objs);
 	return msg;

@@ -38,6 +38,7 @@
 #include <zmq.h>
 
 #include "coord_core.h"
+#include "coord_specs.h"
 #include "base/log.h"
 #include "plan/plan.h"
 #include "sched.h"
@@ -307,13 +308,13 @@ static const char *agent_name_of_host(struct coord *c, int64_t host_id)
 }
 
 bool coord_link_may_dispatch(struct coord *c, struct coord_agent *a, int64_t job,
-			     const json_t *spec, struct coord_agent **peer)
+			     const struct job_spec *spec, struct coord_agent **peer)
 {
 	int64_t partner, host;
 	struct coord_agent *b;
 
 	*peer = NULL;
-	if (!json_object_get(spec, "pair"))
+	if (!spec->has_pair)
 		return true;
 	if (store_job_partner(c->store, job, &partner, &host)) {
 		pr_warn("job %lld: %s", (long long)job, store_errmsg(c->store));
@@ -537,19 +538,23 @@ void coord_link_failed(struct coord *c, int64_t job, const char *name, const cha
 static bool pair_expire(struct coord *c, int64_t host_id, const char *name, int64_t gone_mono,
 			int64_t now)
 {
+	const struct coord_spec *spec;
 	int64_t job, run;
 	long long limit;
 	bool pair;
-	json_t *spec;
 	char why[512];
 	int i;
 
 	for (i = 0; i < PAIR_EXPIRE_BATCH; i++) {
-		if (store_job_next(c->store, host_id, &job, &run, &spec))
+		if (store_job_next_id(c->store, host_id, &job, &run))
 			return false;	/* nothing queued (or an error, logged by the next try) */
-		limit = proto_get_int(json_object_get(spec, "pair"), "barrier_ms", 30000);
-		pair = json_object_get(spec, "pair") != NULL;
-		json_decref(spec);
+		spec = coord_spec_of(c, run, job, why, sizeof(why));
+		if (!spec) {
+			pr_warn("%s", why);
+			return true;
+		}
+		pair = spec->js.has_pair;
+		limit = spec->js.pair.barrier_ms;
 		if (!pair || now - gone_mono < limit)
 			return pair;
 		snprintf(why, sizeof(why), "its host '%s' went silent and was not back within "
@@ -653,32 +658,5 @@ int coord_link_choose(struct coord *c, const struct plan *plan, const json_t *na
 		return -ENOENT;
 	}
 	json_decref(links);
-	return 0;
-}
-
-int coord_link_split(const struct plan_job *jobs, int n, const char *gen, const char *dut,
-		     struct plan_job **out)
-{
-	struct plan_job *pj = calloc((size_t)n * 2 + 1, sizeof(*pj));
-	int i, k;
-
-	*out = NULL;
-	if (!pj)
-		return -ENOMEM;
-	for (i = 0; i < n; i++) {
-		for (k = 0; k < 2; k++) {
-			struct plan_job *j = &pj[2 * i + k];
-
-			*j = jobs[i];
-			j->point_values = json_incref(jobs[i].point_values);
-			j->spec = plan_pair_spec(jobs[i].spec, k ? "dut" : "generator",
-						 k ? gen : dut);
-			if (!j->spec) {
-				plan_jobs_free(pj, 2 * i + k + 1);
-				return -ENOMEM;
-			}
-		}
-	}
-	*out = pj;
 	return 0;
 }

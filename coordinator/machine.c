@@ -95,10 +95,10 @@ void coord_machine_hello(struct coord *c, struct coord_agent *a)
 			m->n_members == 2 ? "" : "s");
 }
 
-void coord_machine_running(struct coord_agent *a, const json_t *spec)
+void coord_machine_running(struct coord_agent *a, const struct job_spec *spec)
 {
-	a->job_share = json_is_true(json_object_get(spec, "share_machine"));
-	a->job_pair = json_object_get(spec, "pair") != NULL;
+	a->job_share = spec->share_machine;
+	a->job_pair = spec->has_pair;
 	a->held_by = NULL;	/* its own job counts now */
 }
 
@@ -157,10 +157,10 @@ bool coord_machine_busy(struct coord *c, struct coord_agent *a)
 	return false;
 }
 
-bool coord_machine_may(struct coord *c, struct coord_agent *a, const json_t *spec,
+bool coord_machine_may(struct coord *c, struct coord_agent *a, const struct job_spec *spec,
 		       const struct coord_agent *peer)
 {
-	bool share = json_is_true(json_object_get(spec, "share_machine"));
+	bool share = spec->share_machine;
 	bool joins = peer && peer->job_id;	/* A is the second side of a started pair */
 	struct coord_agent *b;
 
@@ -187,13 +187,14 @@ wait:
 	return false;
 }
 
-void coord_machine_hold(struct coord_agent *a, struct coord_agent *peer, const json_t *spec)
+void coord_machine_hold(struct coord_agent *a, struct coord_agent *peer,
+			const struct job_spec *spec)
 {
 	if (!peer || peer == a || peer->job_id || !peer->machine || peer->machine == a->machine)
 		return;
 	peer->held_by = a;
 	peer->held_job = a->job_id;
-	peer->held_share = json_is_true(json_object_get(spec, "share_machine"));
+	peer->held_share = spec->share_machine;
 }
 
 void coord_machine_mark_waiting(struct coord_agent *a)

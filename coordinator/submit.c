@@ -3,12 +3,15 @@
  * object bytes become a stored run whose jobs are queued on the chosen hosts.
  *
  * Order: overrides, plan_parse, objects (each sha256 checked against its bytes),
- * plan_objects_check, plan_expand, host choice (sched.c), traffic.rate against each
- * chosen host's ports (plan_rate_check: refused "invalid"), each attach entry stamped with
- * its object's sha256 and each spec with the plan's hosts.match (checked again when the
- * job is handed out: coordinator/boot.c, coord_job_fits), then store_run_create in one
- * transaction. Any failure answers with an error message and stores nothing. Runs on
- * the event loop's thread; the plan work is CPU only (a plan is at most PLAN_MAX_BYTES).
+ * plan_objects_check, host choice (sched.c; a plan with a link: its two hosts, link.c),
+ * plan_expand_opts (each attach entry with its object's sha256, each spec with the
+ * plan's hosts.match, checked again when the job is handed out: coordinator/boot.c,
+ * coord_job_fits; a link's jobs in their two sides), traffic.rate against each chosen
+ * host's ports (plan_rate_check: refused "invalid"), each spec encoded once, then
+ * store_run_create_hosts in one transaction, and the run's specs kept decoded for its
+ * dispatch (specs.c). Any failure answers with an error message and stores nothing.
+ * Runs on the event loop's thread; the plan work is CPU only (a plan is at most
+ * PLAN_MAX_BYTES).
  *
  * A host switching its kernel (coordinator/boot.c) is a candidate as the kernel it
  * switches to: its inventory with kernel.release the target (jobs wait for the switch);
@@ -26,6 +29,7 @@
 #include "coord_core.h"
 #include "coord_dispatch.h"
 #include "coord_link.h"
+#include "coord_specs.h"
 #include "base/log.h"
 #include "base/vercmp.h"
 #include "plan/jobspec.h"
@@ -46,7 +50,11 @@ struct submit {
 	struct sched_host *hosts;
 	int n_hosts;
 	json_t *targets;	/* switching hosts' inventories as they will be (owned) */
+	char **texts;		/* each job's spec encoded (heap, N_JOBS) */
+	size_t *lens;
 	struct store_job_new *jn;
+	int64_t *job_ids;	/* the stored jobs' ids, in JN's order */
+	int *spec_of;		/* JN[k]'s job in JOBS */
 	struct store_run_host *rh;
 	bool invalid;		/* the plan cannot run on its hosts: the reply says "invalid" */
 	char err[2048];
@@ -246,13 +254,11 @@ static int check_agent_versions(struct submit *s)
 }
 
 /* A plan with a link: the two hosts of a discovered link (coord_link_choose; NAMES, the
- * submitter's --hosts, must then be GENERATOR,DUT) as S->hosts[0] and [1], and every job
- * split into its two sides (coord_link_split). Returns 1 (each split job has one host)
- * or -errno. */
+ * submitter's --hosts, must then be GENERATOR,DUT) as S->hosts[0] and [1]; the expansion
+ * splits every job into its two sides. Returns 1 (each side has one host) or -errno. */
 static int link_hosts(struct coord *c, struct submit *s, const json_t *names)
 {
 	struct coord_agent *gen, *dut;
-	struct plan_job *pairs;
 	int err;
 
 	if (json_is_null(names))
@@ -261,72 +267,14 @@ static int link_hosts(struct coord *c, struct submit *s, const json_t *names)
 	if (err)
 		return err;
 	s->hosts = calloc(2, sizeof(*s->hosts));
-	if (!s->hosts || coord_link_split(s->jobs, s->n_jobs, gen->name, dut->name, &pairs))
+	if (!s->hosts)
 		return fail(s, -ENOMEM, "out of memory");
-	plan_jobs_free(s->jobs, s->n_jobs);
-	s->jobs = pairs;
-	s->n_jobs *= 2;
 	s->hosts[0] = (struct sched_host){ .id = gen->host_id, .name = gen->name,
 					   .inventory = gen->inventory, .chosen = true };
 	s->hosts[1] = (struct sched_host){ .id = dut->host_id, .name = dut->name,
 					   .inventory = dut->inventory, .chosen = true };
 	s->n_hosts = 2;
 	return 1;	/* each job has one host */
-}
-
-/* Stamp every job spec with the plan's hosts.match as "hosts_match" {KEY: VALUE}, so
- * that the host can be checked again when the job is handed out (its kernel may have
- * changed since: coord_job_fits). Not with --hosts (NAMED), which replace hosts.match;
- * nothing for a plan without selectors. */
-static int stamp_match(struct submit *s, bool named)
-{
-	json_t *match;
-	int i, k;
-
-	if (named || !s->plan->n_match)
-		return 0;
-	for (i = 0; i < s->n_jobs; i++) {
-		match = json_object();
-		for (k = 0; match && k < s->plan->n_match; k++)
-			if (json_object_set_new(match, s->plan->match[k].key,
-						json_string(s->plan->match[k].value))) {
-				json_decref(match);
-				match = NULL;
-			}
-		if (!match || json_object_set_new(s->jobs[i].spec, "hosts_match", match))
-			return fail(s, -ENOMEM, "out of memory");
-	}
-	return 0;
-}
-
-/* Stamp every attach entry of every job spec with its object's sha256. */
-static int stamp_sha256(struct submit *s)
-{
-	struct job_attach *attach;
-	const json_t *entries;
-	char why[256];
-	int i, k, n, err = 0;
-
-	for (i = 0; !err && i < s->n_jobs; i++) {
-		entries = json_object_get(s->jobs[i].spec, "attach");
-		if (!entries)
-			continue;
-		err = jobspec_decode_attach(entries, &attach, &n, why, sizeof(why));
-		if (err)
-			return fail(s, err, "%s", err == -ENOMEM ? "out of memory" : why);
-		for (k = 0; !err && k < n; k++) {
-			const struct plan_object *o = plan_objects_find(&s->objs, attach[k].object);
-
-			if (!o)
-				err = fail(s, -EINVAL, "object '%s' was not submitted",
-					   attach[k].object);
-			else if (json_object_set_new(json_array_get(entries, k), "sha256",
-						     json_string(o->sha256)))
-				err = fail(s, -ENOMEM, "out of memory");
-		}
-		jobspec_attach_free(attach, n);
-	}
-	return err;
 }
 
 /* Every job's traffic.rate and search.max_rate against each host it runs on
@@ -377,10 +325,67 @@ oom:
 	return NULL;
 }
 
+/* Expand the plan with what the run adds to each spec: its objects' sha256, the plan's
+ * hosts.match (not with --hosts, NAMED, which replace it), a link's two sides (the hosts
+ * link_hosts chose). */
+static int expand(struct submit *s, bool named)
+{
+	struct plan_expand_opts opts = { .objs = &s->objs, .hosts_match = !named };
+	struct plan_error perr = { 0 };
+	int err;
+
+	if (s->plan->link_generator) {
+		opts.pair_generator = s->hosts[0].name;
+		opts.pair_dut = s->hosts[1].name;
+	}
+	err = plan_expand_opts(s->plan, &opts, &s->jobs, &s->n_jobs, &perr);
+	return err ? fail(s, err, "%s", perr.text[0] ? perr.text : strerror(-err)) : 0;
+}
+
+/* Each job's spec as JSON text, once (the store writes it for each host, dispatch sends
+ * it). */
+static int encode_specs(struct submit *s)
+{
+	int i;
+
+	s->texts = calloc((size_t)s->n_jobs + 1, sizeof(*s->texts));
+	s->lens = calloc((size_t)s->n_jobs + 1, sizeof(*s->lens));
+	if (!s->texts || !s->lens)
+		return fail(s, -ENOMEM, "out of memory");
+	for (i = 0; i < s->n_jobs; i++) {
+		s->texts[i] = proto_encode(s->jobs[i].spec, &s->lens[i]);
+		if (!s->texts[i])
+			return fail(s, -ENOMEM, "out of memory");
+	}
+	return 0;
+}
+
+/* Keep the specs of the stored run RUN_ID (N jobs) decoded for its dispatch (specs.c),
+ * the texts taken; without them (out of memory) dispatch reads them from the store. */
+static void keep_specs(struct coord *c, struct submit *s, int64_t run_id, int n)
+{
+	json_t **specs = calloc((size_t)s->n_jobs + 1, sizeof(*specs));
+	int i;
+
+	for (i = 0; specs && i < s->n_jobs; i++)
+		specs[i] = s->jobs[i].spec;
+	if (!specs || coord_specs_add_run(c, run_id, specs, s->texts, s->lens, s->n_jobs,
+					  s->job_ids, s->spec_of, n))
+		pr_warn("run %lld: its specs are read from the store at dispatch: out of memory",
+			(long long)run_id);
+	free(specs);
+}
+
 static void submit_release(struct submit *s)
 {
 	int i;
 
+	for (i = 0; s->texts && i < s->n_jobs; i++)
+		free(s->texts[i]);
+	free(s->texts);
+	free(s->lens);
+	free(s->job_ids);
+	free(s->spec_of);
 	free(s->jn);
 	free(s->rh);
 	free(s->hosts);
@@ -428,11 +433,6 @@ json_t *coord_submit(struct coord *c, const json_t *msg)
 		fail(&s, err, "%s", perr.text);
 		goto out;
 	}
-	err = plan_expand(s.plan, &s.jobs, &s.n_jobs, &perr);
-	if (err) {
-		fail(&s, err, "%s", perr.text);
-		goto out;
-	}
 	if (s.plan->link_generator)
 		n_chosen = link_hosts(c, &s, names);
 	else if (named)
@@ -444,6 +444,8 @@ json_t *coord_submit(struct coord *c, const json_t *msg)
 		goto out;
 	}
 	err = check_agent_versions(&s);
+	if (!err)
+		err = expand(&s, named);
 	if (err)
 		goto out;
 	if ((long long)s.n_jobs * n_chosen > SUBMIT_MAX_JOBS) {
@@ -453,31 +455,33 @@ json_t *coord_submit(struct coord *c, const json_t *msg)
 	}
 	err = check_rates(&s);
 	if (!err)
-		err = stamp_sha256(&s);
-	if (!err)
-		err = stamp_match(&s, named);
+		err = encode_specs(&s);
 	if (err)
 		goto out;
 	/* count all (or N): every job for every chosen host, in dispatch order */
 	s.jn = calloc((size_t)s.n_jobs * n_chosen + 1, sizeof(*s.jn));
-	if (!s.jn) {
+	s.job_ids = calloc((size_t)s.n_jobs * n_chosen + 1, sizeof(*s.job_ids));
+	s.spec_of = calloc((size_t)s.n_jobs * n_chosen + 1, sizeof(*s.spec_of));
+	if (!s.jn || !s.job_ids || !s.spec_of) {
 		err = fail(&s, -ENOMEM, "out of memory");
 		goto out;
 	}
 	for (i = 0; i < s.n_jobs; i++) {
 		if (s.plan->link_generator) {
 			/* a pair: the generator side on the first host, the dut on the second */
-			s.jn[k].host_id = s.hosts[i % 2].id;
-			s.jn[k].job = &s.jobs[i];
-			k++;
+			s.jn[k] = (struct store_job_new){ .host_id = s.hosts[i % 2].id,
+							  .job = &s.jobs[i],
+							  .spec_text = s.texts[i] };
+			s.spec_of[k++] = i;
 			continue;
 		}
 		for (h = 0; h < s.n_hosts; h++) {
 			if (!s.hosts[h].chosen)
 				continue;
-			s.jn[k].host_id = s.hosts[h].id;
-			s.jn[k].job = &s.jobs[i];
-			k++;
+			s.jn[k] = (struct store_job_new){ .host_id = s.hosts[h].id,
+							  .job = &s.jobs[i],
+							  .spec_text = s.texts[i] };
+			s.spec_of[k++] = i;
 		}
 	}
 	/* the hosts a lost job may move to: every candidate that matches (--hosts: the
@@ -496,11 +500,13 @@ json_t *coord_submit(struct coord *c, const json_t *msg)
 		n_rh++;
 	}
 	err = store_run_create_hosts(c->store, s.plan, json_object_get(msg, "overrides"),
-				     &s.objs, s.jn, k, s.rh, n_rh, util_wall_ms(), &run_id);
+				     &s.objs, s.jn, k, s.rh, n_rh, util_wall_ms(), &run_id,
+				     s.job_ids);
 	if (err) {
 		fail(&s, err, "%s", store_errmsg(c->store));
 		goto out;
 	}
+	keep_specs(c, &s, run_id, k);
 	reply = submitted(&s, run_id, k);
 	c->stats.runs_submitted++;
 	pr_info("run %lld submitted: plan '%s' (%.12s), %d jobs on %d host%s", (long long)run_id,

@@ -238,6 +238,25 @@ struct plan_job {
  * Returns 0 or -errno. */
 int plan_expand(const struct plan *plan, struct plan_job **jobs, int *n,
 		struct plan_error *err);
+
+struct plan_objects;
+
+/* What bpflabd's submit adds to every spec, written by the expansion itself so that a
+ * spec is encoded once and never edited after (coordinator/submit.c). */
+struct plan_expand_opts {
+	const struct plan_objects *objs;	/* each attach entry's sha256 from these */
+	bool hosts_match;		/* the plan's hosts.match as "hosts_match" */
+	/* a plan with a link: the two hosts; every job becomes two, the generator's side
+	 * (peer PAIR_DUT) then the dut's (peer PAIR_GENERATOR), with the same seq, as
+	 * plan_pair_spec makes them */
+	const char *pair_generator;
+	const char *pair_dut;
+};
+
+/* plan_expand with OPTS (NULL: none). An object the plan names that OPTS->objs lacks,
+ * or pair names for a plan without a link, is -EINVAL with ERR set. */
+int plan_expand_opts(const struct plan *plan, const struct plan_expand_opts *opts,
+		     struct plan_job **jobs, int *n, struct plan_error *err);
 void plan_jobs_free(struct plan_job *jobs, int n);
 
 /* One side of a two-host job: a new spec from SPEC (a job spec of a plan with `link`,

@@ -89,6 +89,7 @@ int store_host_pending(struct store *store, int64_t host_id, int64_t *n);
 struct store_job_new {
 	int64_t host_id;
 	const struct plan_job *job;	/* spec's attach entries must carry "sha256" */
+	const char *spec_text;		/* JOB's spec encoded (proto_encode), or NULL */
 };
 
 /* Store a run of PLAN (its text and sha256 once per distinct text), its OVERRIDES (JSON
@@ -109,12 +110,13 @@ struct store_run_host {
 };
 
 /* store_run_create, also recording the N_HOSTS hosts of HOSTS (may be NULL) in run_hosts:
- * a job lost with its host is retried on one of them (store_host_lost). */
+ * a job lost with its host is retried on one of them (store_host_lost). JOB_IDS (may be
+ * NULL) gets each job's id, in the order of JOBS. */
 int store_run_create_hosts(struct store *store, const struct plan *plan,
 			   const json_t *overrides, const struct plan_objects *objs,
 			   const struct store_job_new *jobs, int n_jobs,
 			   const struct store_run_host *hosts, int n_hosts, int64_t now_ms,
-			   int64_t *run_id);
+			   int64_t *run_id, int64_t *job_ids);
 
 /* What store_host_lost did. */
 struct store_lost {
@@ -145,18 +147,19 @@ int store_run_cancel(struct store *store, int64_t run_id, int64_t now_ms, json_t
  * host has nothing queued, or -errno. */
 int store_job_next(struct store *store, int64_t host_id, int64_t *job_id, int64_t *run_id,
 		   json_t **spec);
-/* store_job_next, also giving the spec's JSON text as stored in *SPEC_TEXT (heap, caller
- * frees; *SPEC_LEN bytes) when lib/proto/proto_decode.c's parser read it, else NULL: bpflabd writes
- * it into the job message as it is instead of encoding *SPEC again. With SPEC NULL only
- * the text is read, not parsed (bpflabd keeps the specs it has parsed): *SPEC_TEXT is
- * then always set; store_job_spec_parse parses it. */
-int store_job_next_text(struct store *store, int64_t host_id, int64_t *job_id,
-			int64_t *run_id, json_t **spec, char **spec_text, size_t *spec_len);
-/* Parse TEXT (LEN bytes, NUL-terminated), the spec of job JOB_ID queued for HOST_ID, as
- * store_job_next does into *SPEC (new reference); *RAW says whether the text can be sent
- * as it is (store_job_next_text would have given it). Returns 0 or -EBADMSG. */
-int store_job_spec_parse(struct store *store, int64_t host_id, int64_t job_id,
-			 const char *text, size_t len, json_t **spec, bool *raw);
+/* store_job_next without the spec: the next queued job's *JOB_ID and *RUN_ID (bpflabd
+ * keeps each run's specs decoded: coordinator/specs.c). Returns 0, -ENOENT, or -errno. */
+int store_job_next_id(struct store *store, int64_t host_id, int64_t *job_id,
+		      int64_t *run_id);
+/* Call FN(ARG, JOB_ID, TEXT, LEN) for every queued job of run RUN_ID with its spec's JSON
+ * text as stored (NUL-terminated, LEN bytes; valid during the call), the jobs of one
+ * text one after another. FN returns 0 or -errno, which stops the walk and is returned.
+ * Returns 0 or -errno. */
+int store_run_queued_specs(struct store *store, int64_t run_id,
+			   int (*fn)(void *arg, int64_t job_id, const char *text, size_t len),
+			   void *arg);
+/* Whether run RUN_ID has a queued job, into *QUEUED. Returns 0 or -errno. */
+int store_run_has_queued(struct store *store, int64_t run_id, bool *queued);
 /* Hand queued job JOB_ID to its host: job running, attempts + 1, started at NOW_MS, host
  * busy, run running. Returns 0, -ESTALE if the job is not queued, or -errno. */
 int store_job_dispatch(struct store *store, int64_t job_id, int64_t now_ms);

@@ -145,72 +145,91 @@ static const struct sto_stmt stmt_job_next = {
 int store_job_next(struct store *st, int64_t host_id, int64_t *job_id, int64_t *run_id,
 		   json_t **spec)
 {
-	return store_job_next_text(st, host_id, job_id, run_id, spec, NULL, NULL);
-}
-
-/* Parse TEXT (LEN bytes, NUL-terminated), job JOB_ID's spec, into *SPEC; *RAW whether
- * lib/proto's parser read it. Returns 0 or -EBADMSG (the message in st->err). */
-static int spec_parse(struct store *st, int64_t job_id, const char *text, size_t len,
-		      json_t **spec, bool *raw)
-{
-	json_error_t jerr;
-	char why[128];
-
-	/* lib/proto/proto_decode.c's parser, several times faster than jansson's; what it
-	 * refuses (e.g. a duplicate key) goes to jansson as before */
-	*spec = text ? proto_parse(text, len, why, sizeof(why)) : NULL;
-	*raw = *spec != NULL;
-	if (!*spec)
-		*spec = json_loads(text ? text : "", 0, &jerr);
-	if (!*spec)
-		return store_fail(st, -EBADMSG, "spec of job %lld is not JSON: %s",
-				  (long long)job_id, jerr.text);
-	return 0;
-}
-
-int store_job_spec_parse(struct store *st, int64_t host_id, int64_t job_id, const char *text,
-			 size_t len, json_t **spec, bool *raw)
-{
-	int err = spec_parse(st, job_id, text, len, spec, raw);
-
-	return err ? sto_context(st, err, "cannot read the queue of host %lld",
-				 (long long)host_id) : 0;
-}
-
-int store_job_next_text(struct store *st, int64_t host_id, int64_t *job_id, int64_t *run_id,
-			json_t **spec, char **spec_text, size_t *spec_len)
-{
 	sqlite3_stmt *s = NULL;
-	bool raw = false;
+	json_error_t jerr;
 	int err;
 
-	if (spec)
-		*spec = NULL;
-	if (spec_text)
-		*spec_text = NULL;
+	*spec = NULL;
 	err = sto_query_row(st, &stmt_job_next, &s, "i", host_id);
 	if (err == -ENOENT)
 		return store_fail(st, -ENOENT, "nothing queued");
 	if (!err) {
 		const char *text = (const char *)sqlite3_column_text(s, 2);
-		size_t len = (size_t)sqlite3_column_bytes(s, 2);
 
 		*job_id = sqlite3_column_int64(s, 0);
 		*run_id = sqlite3_column_int64(s, 1);
-		if (spec)
-			err = spec_parse(st, *job_id, text, len, spec, &raw);
-		if (!err && spec_text && (raw || !spec) && text &&
-		    (*spec_text = malloc(len + 1))) {
-			memcpy(*spec_text, text, len + 1);
-			*spec_len = len;
-		}
-		if (!err && !spec && !*spec_text)
-			err = store_fail(st, text ? -ENOMEM : -EBADMSG, text ? "out of memory" :
-					 "job %lld has no spec", (long long)*job_id);
+		*spec = json_loads(text ? text : "", 0, &jerr);
+		if (!*spec)
+			err = store_fail(st, -EBADMSG, "spec of job %lld is not JSON: %s",
+					 (long long)*job_id, jerr.text);
 		sto_done(s);
 	}
 	return err ? sto_context(st, err, "cannot read the queue of host %lld",
 				 (long long)host_id) : 0;
+}
+
+static const struct sto_stmt stmt_job_next_id = {
+	"SELECT id, run_id FROM jobs WHERE host_id = ?1 AND state = 'queued' "
+	"AND NOT EXISTS (SELECT 1 FROM runs r WHERE r.id = jobs.run_id "
+	"AND r.state = 'cancelled') ORDER BY run_id, seq LIMIT 1",
+};
+
+int store_job_next_id(struct store *st, int64_t host_id, int64_t *job_id, int64_t *run_id)
+{
+	sqlite3_stmt *s = NULL;
+	int err = sto_query_row(st, &stmt_job_next_id, &s, "i", host_id);
+
+	if (err == -ENOENT)
+		return store_fail(st, -ENOENT, "nothing queued");
+	if (!err) {
+		*job_id = sqlite3_column_int64(s, 0);
+		*run_id = sqlite3_column_int64(s, 1);
+		sto_done(s);
+	}
+	return err ? sto_context(st, err, "cannot read the queue of host %lld",
+				 (long long)host_id) : 0;
+}
+
+static const struct sto_stmt stmt_run_queued_specs = {
+	"SELECT id, spec FROM jobs WHERE run_id = ?1 AND state = 'queued' ORDER BY spec, id",
+};
+
+int store_run_queued_specs(struct store *st, int64_t run_id,
+			   int (*fn)(void *arg, int64_t job_id, const char *text, size_t len),
+			   void *arg)
+{
+	sqlite3_stmt *s = NULL;
+	int rc = SQLITE_DONE, err = sto_prep(st, &stmt_run_queued_specs, &s);
+
+	if (!err)
+		err = sto_bind(st, s, "i", run_id);
+	while (!err && (rc = sqlite3_step(s)) == SQLITE_ROW) {
+		const char *text = (const char *)sqlite3_column_text(s, 1);
+
+		err = fn(arg, sqlite3_column_int64(s, 0), text ? text : "",
+			 text ? (size_t)sqlite3_column_bytes(s, 1) : 0);
+		if (err)
+			store_fail(st, err, "%s", strerror(-err));
+	}
+	if (!err && rc != SQLITE_DONE)
+		err = sto_dberr(st, rc);
+	sto_done(s);
+	return err ? sto_context(st, err, "cannot read the queued specs of run %lld",
+				 (long long)run_id) : 0;
+}
+
+static const struct sto_stmt stmt_run_has_queued = {
+	"SELECT EXISTS (SELECT 1 FROM jobs WHERE run_id = ?1 AND state = 'queued')",
+};
+
+int store_run_has_queued(struct store *st, int64_t run_id, bool *queued)
+{
+	int64_t v = 0;
+	int err = sto_query_int(st, &stmt_run_has_queued, &v, "i", run_id);
+
+	*queued = v != 0;
+	return err ? sto_context(st, err, "cannot read the queue of run %lld",
+				 (long long)run_id) : 0;
 }
 
 /* Begin a write of the queue on job JOB_ID: a transaction, with the job's row in *ROW.

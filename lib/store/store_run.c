@@ -69,6 +69,8 @@ static int run_check(struct store *st, const struct plan *plan,
 		json_t *attach, *entry;
 		size_t k;
 
+		if (i && job == jobs[i - 1].job)
+			continue;	/* the same plan job for another host: checked */
 		if (!job || !json_is_object(job->spec))
 			return store_fail(st, -EINVAL, "job %d has no spec", i);
 		if (job->variant < 0 || job->variant >= plan->n_variants)
@@ -134,31 +136,43 @@ int sto_job_insert(struct store *st, int64_t run_id, int64_t seq, int64_t host_i
 			variant_idx, rep, point, spec);
 }
 
+/* Insert the N_JOBS JOBS of run RUN_ID, each id into JOB_IDS (may be NULL). A plan job
+ * given to several hosts (consecutive entries) has its point and spec written once. */
 static int run_insert_jobs(struct store *st, const struct plan *plan, int64_t run_id,
-			   const struct store_job_new *jobs, int n_jobs)
+			   const struct store_job_new *jobs, int n_jobs, int64_t *job_ids)
 {
+	const struct plan_job *prev = NULL;
 	char *point = NULL, *spec = NULL;
+	const char *text = NULL;
 	int i, err = 0;
 
 	for (i = 0; !err && i < n_jobs; i++) {
 		const struct plan_job *job = jobs[i].job;
 
-		point = job->point_values ?
-			json_dumps(job->point_values, JSON_COMPACT | JSON_PRESERVE_ORDER) :
-			strdup("{}");
-		/* the bytes json_dumps writes (jansson keeps insertion order), several
-		 * times faster (lib/proto/proto_encode.c) */
-		spec = proto_encode(job->spec, NULL);
-		if (!point || !spec)
+		if (job != prev) {
+			free(point);
+			free(spec);
+			spec = NULL;
+			prev = job;
+			point = job->point_values ?
+				json_dumps(job->point_values, JSON_COMPACT | JSON_PRESERVE_ORDER) :
+				strdup("{}");
+			/* the bytes json_dumps writes (jansson keeps insertion order), several
+			 * times faster (lib/proto/proto_encode.c) */
+			text = jobs[i].spec_text ? jobs[i].spec_text :
+			       (spec = proto_encode(job->spec, NULL));
+		}
+		if (!point || !text)
 			err = store_fail(st, -ENOMEM, "out of memory");
 		else
 			err = sto_job_insert(st, run_id, (int64_t)job->seq, jobs[i].host_id,
 					     plan->variants[job->variant].name,
-					     (int64_t)job->variant, (int64_t)job->rep, point, spec);
-		free(point);
-		free(spec);
-		point = spec = NULL;
+					     (int64_t)job->variant, (int64_t)job->rep, point, text);
+		if (!err && job_ids)
+			job_ids[i] = sqlite3_last_insert_rowid(st->db);
 	}
+	free(point);
+	free(spec);
 	return err;
 }
 
@@ -197,7 +211,7 @@ int store_run_create(struct store *st, const struct plan *plan, const json_t *ov
 		     int n_jobs, int64_t now_ms, int64_t *run_id)
 {
 	return store_run_create_hosts(st, plan, overrides, objs, jobs, n_jobs, NULL, 0, now_ms,
-				      run_id);
+				      run_id, NULL);
 }
 
 static const struct sto_stmt stmt_run_host_insert = {
@@ -217,7 +231,7 @@ int store_run_create_hosts(struct store *st, const struct plan *plan,
 			   const json_t *overrides, const struct plan_objects *objs,
 			   const struct store_job_new *jobs, int n_jobs,
 			   const struct store_run_host *hosts, int n_hosts, int64_t now_ms,
-			   int64_t *run_id)
+			   int64_t *run_id, int64_t *job_ids)
 {
 	json_t *variants = NULL;
 	char *ov = NULL, *vars = NULL;
@@ -245,7 +259,7 @@ int store_run_create_hosts(struct store *st, const struct plan *plan,
 	if (!err)
 		err = run_insert_objects(st, plan, objs, *run_id, now_ms);
 	if (!err)
-		err = run_insert_jobs(st, plan, *run_id, jobs, n_jobs);
+		err = run_insert_jobs(st, plan, *run_id, jobs, n_jobs, job_ids);
 	for (i = 0; !err && i < n_hosts; i++)
 		err = sto_run_host_add(st, *run_id, hosts[i].host_id, hosts[i].chosen);
 	err = sto_tx_end(st, err);

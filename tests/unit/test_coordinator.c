@@ -742,15 +742,16 @@ static long long next_job(struct tctx *t, json_t **spec)
 	return id;
 }
 
-/* The specs bpflabd keeps at dispatch (dispatch.c): a job whose stored spec is the text
- * of one already dispatched goes out with that spec, as stored; a stored spec that
- * cannot be decoded fails its job at dispatch, with the field in the reason, and the
- * next job goes out. Run 1 has jobs 1 (drop) and 2 (pass), run 2 jobs 3 and 4; job 2 is
- * given job 1's spec, job 3 a spec with an unknown field. */
+/* The specs bpflabd keeps decoded (specs.c) come from the store when it did not submit
+ * the run (here: after a restart): equal stored texts are one spec, sent as stored; a
+ * stored spec that cannot be decoded fails its job at dispatch, with the field in the
+ * reason, and the next job goes out. Run 1 has jobs 1 (drop) and 2 (pass), run 2 jobs 3
+ * and 4; while bpflabd is down job 2 is given job 1's spec, job 3 a spec with an
+ * unknown field. */
 static void test_coordinator_stored_spec(void **state)
 {
 	struct tctx *t = *state;
-	json_t *r, *s1, *s2, *s4;
+	json_t *r, *s1, *s1_again, *s2, *s4;
 	long long j1, j2, j4;
 	char sql[256];
 
@@ -762,11 +763,17 @@ static void test_coordinator_stored_spec(void **state)
 	r = coord_ask(t->fx.c, t->client, submit_msg(t, plan_text, NULL), "submitted");
 	assert_int_equal(proto_get_int(r, "run", 0), 2);
 	json_decref(r);
+	coord_destroy(&t->fx.c);
 	snprintf(sql, sizeof(sql), "UPDATE jobs SET spec = (SELECT spec FROM jobs WHERE id = "
 		 "%lld) WHERE run_id = 1 AND id != %lld", j1, j1);
 	db_exec(t, sql);
 	db_exec(t, "UPDATE jobs SET spec = json_set(spec, '$.bogus', 1) WHERE id = "
 		"(SELECT min(id) FROM jobs WHERE run_id = 2)");
+	coord_fix_start(&t->fx, &COORD_OPTS(.tick_ms = 20));
+	hello(t, "h1", "veth");
+	assert_int_equal(next_job(t, &s1_again), j1);	/* running at the restart: again */
+	assert_true(json_equal(s1, s1_again));
+	json_decref(s1_again);
 
 	r = coord_ask(t->fx.c, t->agent, result_msg(j1, 1), "ack");
 	json_decref(r);
@@ -1680,11 +1687,16 @@ static void test_coordinator_machine_rule(void **state)
 	static const char *const names[] = { "h1", "h2", "h3" }, *const ids[] = { "m1", "m2", "m2" };
 	struct coord *c = calloc(1, sizeof(*c));
 	struct coord_agent ag[3] = { 0 }, *h1 = &ag[0], *h2 = &ag[1], *h3 = &ag[2];
-	json_t *pair = json_pack("{s:{}}", "pair"), *plain = json_object();
-	json_t *shared = json_pack("{s:b}", "share_machine", 1);
+	struct job_spec pair_s, plain_s, shared_s;
+	const struct job_spec *pair = &pair_s, *plain = &plain_s, *shared = &shared_s;
 	int i;
 
 	(void)state;
+	jobspec_init(&pair_s);
+	jobspec_init(&plain_s);
+	jobspec_init(&shared_s);
+	pair_s.has_pair = true;
+	shared_s.share_machine = true;
 	for (i = 0; i < 3; i++) {
 		ag[i].name = (char *)names[i];
 		ag[i].connected = true;
@@ -1726,9 +1738,6 @@ static void test_coordinator_machine_rule(void **state)
 
 	for (i = 0; i < 3; i++)
 		json_decref(ag[i].inventory);
-	json_decref(pair);
-	json_decref(plain);
-	json_decref(shared);
 	coord_machine_release(c);
 	free(c->waiters);
 	free(c);

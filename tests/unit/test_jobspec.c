@@ -2,7 +2,8 @@
 /* test_jobspec.c - unit tests for lib/plan/jobspec.c: the job spec's round trip (decode ->
  * encode gives the bytes the coordinator wrote) for every job of every plan in plans/
  * and tests/data/plans/ (as expanded, as split into the two sides of a pair, and as
- * stamped with sha256 and hosts_match the way the coordinator stamps them), and for the
+ * stamped with sha256 and hosts_match the way the coordinator stamped them, which
+ * plan_expand_opts now writes in one go: the same bytes), and for the
  * fuzz corpus tests/fuzz/corpus/jobspec/ (encode -> decode -> encode); the defaults of
  * an empty spec; and refusals (an unknown member, a bad enum, a mistyped or
  * out-of-range value) with the member's path, by the decoder itself, by
@@ -28,12 +29,15 @@
 #include "helpers.h"
 #include "job.h"
 #include "plan/jobspec.h"
+#include "plan/objects.h"
 #include "plan/plan.h"
 #include "proto/proto.h"
 #include "proto/proto_schema.h"
 #include "base/util.h"
 
 #define CORPUS BPFLAB_SRCDIR "/tests/fuzz/corpus/jobspec"
+
+static int n_compared;	/* plans compared by assert_expanded_once */
 
 static char *dump(const json_t *j)
 {
@@ -81,9 +85,79 @@ static void stamp(json_t *spec)
 							   "kernel", ">=6.1"));
 }
 
-/* Every job of the plan in FILE round-trips; 0, or -1 when the plan does not load. */
+/* What bpflabd's submit wrote before the expansion did it: each attach entry of SPEC
+ * stamped with its object's sha256 from OBJS, then the plan's hosts.match appended. */
+static void stamp_as_submit(json_t *spec, const struct plan *p, const struct plan_objects *objs)
+{
+	json_t *entry, *match;
+	size_t i;
+	int k;
+
+	json_array_foreach(json_object_get(spec, "attach"), i, entry) {
+		const struct plan_object *o = plan_objects_find(objs, json_string_value(
+							json_object_get(entry, "object")));
+
+		assert_non_null(o);
+		json_object_set_new(entry, "sha256", json_string(o->sha256));
+	}
+	if (!p->n_match)
+		return;
+	match = json_object();
+	for (k = 0; k < p->n_match; k++)
+		json_object_set_new(match, p->match[k].key, json_string(p->match[k].value));
+	json_object_set_new(spec, "hosts_match", match);
+}
+
+/* plan_expand_opts (objects, hosts.match, a link's two sides, encoded once) writes the
+ * bytes that expanding, splitting and stamping each spec by key wrote (JOBS, N). */
+static void assert_expanded_once(const struct plan *p, const struct plan_job *jobs, int n,
+				 const struct plan_objects *objs, const char *file)
+{
+	struct plan_expand_opts opts = { .objs = objs, .hosts_match = true };
+	struct plan_job *once = NULL;
+	struct plan_error err;
+	int sides = p->link_generator ? 2 : 1, n_once = 0, i, k;
+
+	if (p->link_generator) {
+		opts.pair_generator = "gen-host";
+		opts.pair_dut = "dut-host";
+	}
+	if (plan_expand_opts(p, &opts, &once, &n_once, &err)) {
+		print_error("%s: %s\n", file, err.text);
+		fail();
+	}
+	assert_int_equal(n_once, n * sides);
+	for (i = 0; i < n; i++) {
+		for (k = 0; k < sides; k++) {
+			json_t *old = p->link_generator ?
+				plan_pair_spec(jobs[i].spec, k ? "dut" : "generator",
+					       k ? "gen-host" : "dut-host") :
+				json_deep_copy(jobs[i].spec);
+			char *want, *got;
+
+			assert_non_null(old);
+			stamp_as_submit(old, p, objs);
+			want = proto_encode(old, NULL);
+			got = proto_encode(once[i * sides + k].spec, NULL);
+			if (strcmp(want, got)) {
+				print_error("%s job %d side %d:\n  old  %s\n  once %s\n", file, i,
+					    k, want, got);
+				fail();
+			}
+			assert_int_equal(once[i * sides + k].seq, jobs[i].seq);
+			free(want);
+			free(got);
+			json_decref(old);
+		}
+	}
+	plan_jobs_free(once, n_once);
+}
+
+/* Every job of the plan in FILE round-trips, and expands once to what submit stamped
+ * (when its objects are in the build); 0, or -1 when the plan does not load. */
 static int plan_round_trip(const char *file)
 {
+	struct plan_objects objs = { 0 };
 	struct plan_job *jobs = NULL;
 	struct plan_error err;
 	struct plan *p = plan_load(file, NULL, 0, &err);
@@ -97,6 +171,11 @@ static int plan_round_trip(const char *file)
 		fail();
 	}
 	assert_true(n > 0);
+	if (!plan_objects_resolve(p, BPFLAB_BUILDDIR "/bpf", &objs, &err)) {
+		assert_expanded_once(p, jobs, n, &objs, file);
+		n_compared++;
+	}
+	plan_objects_release(&objs);
 	for (i = 0; i < n; i++) {
 		snprintf(what, sizeof(what), "%s job %d", file, i);
 		assert_round_trip(jobs[i].spec, what);
@@ -146,7 +225,9 @@ static int dir_round_trip(const char *dir, bool all)
 
 static void test_jobspec_plans(void **state)
 {
+	n_compared = 0;
 	assert_true(dir_round_trip(BPFLAB_SRCDIR "/plans", true) >= 8);
+	assert_true(n_compared >= 8);	/* the plans of plans/ name objects of the build */
 	assert_true(dir_round_trip(BPFLAB_SRCDIR "/tests/data/plans", false) >= 1);
 }
 

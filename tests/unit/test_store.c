@@ -130,7 +130,7 @@ static int fixture_teardown(void **state)
 /* Create a run of the fixture's jobs on one host. */
 static int64_t make_run(struct store *st, struct fixture *f, int64_t host_id, int64_t now)
 {
-	struct store_job_new jn[N_JOBS];
+	struct store_job_new jn[N_JOBS] = { 0 };
 	json_t *ov = json_pack("[s]", "traffic.packet.size=64");
 	int64_t run_id = 0;
 	int i;
@@ -882,7 +882,7 @@ static void test_store_readonly(void **state)
 static void test_store_lost_and_attempts(void **state)
 {
 	struct fixture *f = *state;
-	struct store_job_new jn[N_JOBS];
+	struct store_job_new jn[N_JOBS] = { 0 };
 	struct store_run_host rh[2];
 	struct store_lost lost;
 	struct store_ingest ing;
@@ -904,7 +904,7 @@ static void test_store_lost_and_attempts(void **state)
 	rh[0] = (struct store_run_host){ .host_id = h1, .chosen = true };
 	rh[1] = (struct store_run_host){ .host_id = h2, .chosen = false };
 	assert_int_equal(store_run_create_hosts(st, &f->plan, NULL, &f->objs, jn, N_JOBS, rh, 2,
-						200, &run), 0);
+						200, &run, NULL), 0);
 	assert_int_equal(count_rows(f->db, "run_hosts"), 2);
 
 	/* attempt 1 on h1, which goes silent: every queued job moves to h2 (h3 did not

@@ -156,7 +156,7 @@ static void make_pair_run(struct fixture *f, int64_t ids[3])
 	struct plan plan = { .file = "p.yaml", .text = (char *)text, .text_len = strlen(text),
 			     .name = "p", .repeat = 1, .variants = &var, .n_variants = 1 };
 	struct plan_job jobs[3] = { { 0 } };
-	struct store_job_new jn[3];
+	struct store_job_new jn[3] = { 0 };
 	json_t *run, *j;
 	int64_t run_id;
 	size_t i;
