@@ -218,8 +218,9 @@ struct cli_plan {
 	bool have_objs;			/* objs was filled and must be released */
 };
 
-/* Load FILE with the overrides in cp->overrides, resolve its objects in cli.bpf_dir and
- * expand it into CP. Prints the error and returns CLI_EXIT_USAGE for a plan that does
+/* Load FILE with the overrides in cp->overrides (the plan and each matrix point
+ * validated) and resolve its objects in cli.bpf_dir, into CP (cp->jobs stays empty:
+ * bpflabd expands a submitted plan). Prints the error and returns CLI_EXIT_USAGE for a plan that does
  * not validate, CLI_EXIT_FAIL when it cannot be read; 0 on success. */
 int cli_plan_prepare(const char *file, struct cli_plan *cp);
 /* The same for the plan TEXT (LEN bytes), named NAME in messages (a built-in plan). */

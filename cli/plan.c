@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* plan.c - `bpflab plan check|show`: validate a plan file and show the jobs it expands
  * into, offline (no coordinator). Also the plan preparation that `run submit` shares:
- * load with -s overrides, resolve the BPF objects in the --bpf-dir, expand.
+ * load with -s overrides (the plan and each matrix point validated), resolve the BPF
+ * objects in the --bpf-dir; only check and show expand it (bpflabd expands what is
+ * submitted).
  */
 #include "cli.h"
 
@@ -76,22 +78,28 @@ static int prepare(const char *file, const char *text, size_t len, struct cli_pl
 		goto out;
 	}
 	cp->have_objs = true;
-	rc = plan_expand(cp->plan, &cp->jobs, &cp->n_jobs, &err);
-	if (rc) {
-		if (rc == -EINVAL || rc == -E2BIG) {
-			cli_plan_error(file, &err);
-			ret = CLI_EXIT_USAGE;
-		} else {
-			ret = cli_error("%s", *err.text ? err.text : strerror(-rc));
-		}
-		goto out;
-	}
 	ret = 0;
 out:
 	for (i = 0; i < n_ov; i++)
 		plan_override_release(&ov[i]);
 	free(ov);
 	return ret;
+}
+
+/* The jobs of the prepared plan CP (from FILE) into cp->jobs, for plan check and show
+ * (bpflabd expands a submitted plan itself). */
+static int expand(const char *file, struct cli_plan *cp)
+{
+	struct plan_error err = { .text = "" };
+	int rc = plan_expand(cp->plan, &cp->jobs, &cp->n_jobs, &err);
+
+	if (!rc)
+		return 0;
+	if (rc == -EINVAL || rc == -E2BIG) {
+		cli_plan_error(file, &err);
+		return CLI_EXIT_USAGE;
+	}
+	return cli_error("%s", *err.text ? err.text : strerror(-rc));
 }
 
 int cli_plan_prepare(const char *file, struct cli_plan *cp)
@@ -277,7 +285,8 @@ static int plan_args(int argc, char **argv, const char *path, struct cli_plan *c
 	if (first + 1 < argc)
 		return cli_usage_error(path, "unexpected argument '%s'", argv[first + 1]);
 	*file = argv[first];
-	return cli_plan_prepare(*file, cp);
+	ret = cli_plan_prepare(*file, cp);
+	return ret ? ret : expand(*file, cp);
 }
 
 static int n_points(const struct plan *plan)
