@@ -800,6 +800,56 @@ static void test_coordinator_stored_spec(void **state)
 	json_decref(s4);
 }
 
+/* Add a job to run 1 behind bpflabd's back as repeat.until does (store_repeat.c): job
+ * JOB's row again at seq + 100 * REP with rep REP. */
+static void add_job_like(struct tctx *t, long long job, int rep)
+{
+	char sql[400];
+
+	snprintf(sql, sizeof(sql), "INSERT INTO jobs (run_id, seq, host_id, variant, "
+		 "variant_idx, rep, point, spec, added) SELECT run_id, seq + 100 * %d, host_id, "
+		 "variant, variant_idx, %d, point, json_set(spec, '$.rep', %d), 1 FROM jobs "
+		 "WHERE id = %lld", rep, rep, rep, job);
+	db_exec(t, sql);
+}
+
+/* A job added to a run whose specs bpflabd holds (coordinator/specs.c) brings its spec
+ * in from the store; so does one added after the run's table went (no job was queued
+ * at a tick). */
+static void test_coordinator_spec_added(void **state)
+{
+	struct tctx *t = *state;
+	json_t *r, *s1, *s2, *s3, *s4;
+	long long j1, j2, j3, j4;
+
+	hello(t, "h1", "veth");
+	r = coord_ask(t->fx.c, t->client, submit_msg(t, plan_text, NULL), "submitted");
+	json_decref(r);
+	j1 = next_job(t, &s1);
+	add_job_like(t, j1, 7);
+	r = coord_ask(t->fx.c, t->agent, result_msg(j1, 1), "ack");
+	json_decref(r);
+	j2 = next_job(t, &s2);
+	assert_int_equal(j2, j1 + 1);
+	r = coord_ask(t->fx.c, t->agent, result_msg(j2, 1), "ack");
+	json_decref(r);
+	j3 = next_job(t, &s3);		/* the added one */
+	assert_int_equal(proto_get_int(s3, "rep", 0), 7);
+	assert_string_equal(proto_get_str(s3, "variant", ""), proto_get_str(s1, "variant", "?"));
+	/* nothing queued: the run's specs go at the next tick; then one more is added */
+	json_decref(coord_pump(t->fx.c, t->client, 100));
+	add_job_like(t, j1, 8);
+	r = coord_ask(t->fx.c, t->agent, result_msg(j3, 1), "ack");
+	json_decref(r);
+	j4 = next_job(t, &s4);
+	assert_int_equal(j4, j3 + 1);
+	assert_int_equal(proto_get_int(s4, "rep", 0), 8);
+	json_decref(s1);
+	json_decref(s2);
+	json_decref(s3);
+	json_decref(s4);
+}
+
 static void test_coordinator_sched(void **state)
 {
 	struct plan_match match[2] = { { .key = "port.driver", .value = "veth" },
@@ -1756,6 +1806,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_coordinator_agent_gone, setup_fast, teardown),
 		cmocka_unit_test_setup_teardown(test_coordinator_restart, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_coordinator_stored_spec, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_coordinator_spec_added, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_coordinator_pair_lost, setup_pair, teardown),
 		cmocka_unit_test_setup_teardown(test_coordinator_pair_restart, setup_pair, teardown),
 		cmocka_unit_test(test_coordinator_stale_jobs),
