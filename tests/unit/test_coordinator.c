@@ -1704,6 +1704,14 @@ static void test_coordinator_machine_rule(void **state)
 	assert_true(coord_machine_busy(c, h3));		/* h3 waits, queue unread */
 	assert_false(coord_machine_may(c, h3, plain, NULL));
 	assert_true(h3->machine.wait > 0);
+	/* h2 asks for a dispatch (core.c): h3, waiting on its machine, is marked too */
+	assert_ptr_equal(coord_machine_waiter(h2, NULL), h3);
+	assert_null(coord_machine_waiter(h2, h3));
+	assert_null(coord_machine_waiter(h1, NULL));
+	coord_dispatch_agent(c, h2, 0);
+	assert_true(h2->dispatch_wanted && h3->dispatch_wanted && !h1->dispatch_wanted);
+	assert_true(coord_dispatch_take(c));
+	assert_false(coord_dispatch_take(c));
 	/* h2 joins its pair: h1 is its partner, and h3's wait does not hold a second side */
 	assert_true(coord_machine_may(c, h2, pair, h1));
 	h2->job.id = 11;
