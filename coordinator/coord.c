@@ -7,7 +7,8 @@
  * there is no circle): agents.c (agents' messages, heartbeats, liveness), clients.c and
  * the request handlers, results.c, dispatch.c and jobmsg.c, boot.c, link.c, core.c (the
  * agents and sending: coord_core.h, which all of them share), machine.c; zap.c (CURVE)
- * stands apart.
+ * stands apart (it counts refusals through core.c). Each file owns the fields of the
+ * state that it writes (coord_priv.h).
  *
  * Everything runs on the thread that calls coord_run: handlers do a few SQLite
  * transactions and non-blocking sends (ZMQ_DONTWAIT), never a blocking wait. ROUTER

@@ -90,7 +90,7 @@ void coord_stale_mark(struct coord_agent *a, int64_t job);
  * count for the job A runs now: that is a new attempt handed to it. */
 bool coord_stale(const struct coord_agent *a, int64_t job);
 /* Agent A accepted JOB, handed to this session: a new attempt, whose messages count.
- * (The latest mark is dispatch's to forget, when it hands the job out again.) */
+ * (The latest mark goes when dispatch hands the job out again: coord_stale_handed.) */
 void coord_stale_forget(struct coord_agent *a, int64_t job);
 /* Dispatch hands JOB to A again: a new attempt, whose result counts (the latest mark
  * goes). */

@@ -468,7 +468,7 @@ static void dispatch_batch(struct coord *c, bool all)
 	int cap = 0, n, i, round;
 
 	for (round = 0; round < COORD_DISPATCH_ROUNDS && (all || c->dispatch_wanted); round++) {
-		coord_dispatch_take(c);
+		coord_dispatch_take(c);	/* this round serves the marks so far */
 		n = dispatch_collect(c, all, &picks, &cap);
 		all = false;
 		if (n)
