@@ -4,7 +4,8 @@
 coordinator/coord_priv.h (struct coord, struct coord_agent) and coordinator/coord.h
 (struct coord_stats) name the owner of each field in an `owner: FILE.c` comment before
 it; the comment holds for the fields after it, up to the next one. A field may be a part
-(a struct of its own, `a->job`): every field inside the part is then the part's owner's.
+(a struct of its own, `a->job`): every field inside the part is then the part's owner's,
+and the part's struct says the same owner in the comment before it.
 This script finds the writes in coordinator/*.c and reports each one outside its owner:
 
   - `X->FIELD OP` (OP: = += -= *= /= %= &= |= ^= <<= >>= ++ --) and `++X->FIELD`, with
@@ -15,13 +16,14 @@ This script finds the writes in coordinator/*.c and reports each one outside its
   - X is `c` for struct coord (the coordinator's files always call it so), or a name
     declared `struct coord_agent *X` somewhere in coordinator/ (a, b, peer, lost, ...).
 
-What it does not see: a write through a pointer that reached another file (a pointer to
-a whole agent is read-only by convention outside core.c's registry), through a cast, or
-by a receiver named otherwise (`(*pp)->...`); docs/architecture.md ("State") says what
-to review by hand. Usage: python3 tests/check-owners.py [ROOT | --self-test]
-(run by tests/check-layout.sh, so by make unit and make check; --self-test checks the
-check on a copy of the headers and a file of known writes). Exit status 1 on a write outside
-its owner, 2 when the headers cannot be read as described.
+What it does not see: a write through a pointer to a field that reached another file,
+through a cast, or by a receiver named otherwise (`(*pp)->...`); docs/architecture.md
+("State") says what to review by hand.
+
+Usage: python3 tests/check-owners.py [ROOT | --self-test]  (run by tests/check-layout.sh,
+so by make unit and make check; --self-test runs the check on a copy of the headers and
+a file of known writes). Exit status 1 on a write outside its owner, 2 when the headers
+cannot be read as described.
 """
 import glob
 import os
@@ -32,8 +34,8 @@ import sys
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = sys.argv[1] if len(sys.argv) > 1 and sys.argv[1] != "--self-test" else \
-    os.path.join(HERE, "..")
+ROOT = os.path.relpath(sys.argv[1] if len(sys.argv) > 1 and sys.argv[1] != "--self-test"
+                       else os.path.join(HERE, ".."))
 COORD = os.path.join(ROOT, "coordinator")
 # (header, struct, receiver kind): the structs whose fields have owners
 STRUCTS = (("coord_priv.h", "coord", "coord"), ("coord_priv.h", "coord_agent", "agent"),
@@ -43,6 +45,7 @@ COMMENT = re.compile(r"/\*.*?\*/|//[^\n]*", re.S)
 OPS = r"(?:<<=|>>=|\+\+|--|[-+*/%&|^]=|=(?!=))"
 INDEX = r"(?:\s*\[[^\]]*\])*"
 CHAIN = r"(?:\s*(?:\.|->)\s*\w+" + INDEX + r")*"
+PART_OWNER = {}
 # `struct coord_agent *a` and the names after it in one declaration (`, *b, *next`)
 AGENT_DECL = re.compile(r"struct coord_agent\s*\*\s*(?:const\s+)?(\w+)\s*"
                         r"((?:(?:=[^,;()]*)?,\s*\*\s*\w+\s*)*)[;,)=\[]")
@@ -57,6 +60,10 @@ def fail(msg, code=2):
 def struct_fields(path, name):
     """{field: owner} of struct NAME in PATH, from its `owner:` comments."""
     text = open(path).read()
+    # the parts' own structs say their owner in the comment before them
+    for c in re.finditer(r"/\*\s*owner:\s*([\w.]+\.c)\b[^*]*(?:\*(?!/)[^*]*)*\*/\n"
+                         r"(?:#define[^\n]*\n)*struct (\w+) \{", text):
+        PART_OWNER[c.group(2)] = c.group(1)
     m = re.search(r"^struct %s \{\n" % name, text, re.M)
     if not m:
         fail("%s: no 'struct %s {' at the start of a line" % (path, name))
@@ -75,6 +82,10 @@ def struct_fields(path, name):
             decl = re.sub(r"\{.*\}", " ", blank[start:pos], flags=re.S)
             owner = ([o for p, o in owners if p < pos] or [None])[-1]
             line = text.count("\n", 0, pos) + 1
+            t = re.match(r"\s*struct\s+(\w+)\s+\w+\s*$", decl)
+            if t and owner and PART_OWNER.get(t.group(1), owner) != owner:
+                fail("%s:%d: struct %s says owner %s, its member in struct %s owner %s"
+                     % (path, line, t.group(1), PART_OWNER[t.group(1)], name, owner))
             for d in decl.split(","):
                 n = re.search(r"(\w+)\s*(?:\[[^\]]*\]\s*)*$", d.strip())
                 if not n:
