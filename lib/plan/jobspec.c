@@ -4,7 +4,8 @@
  *
  * The encoder writes the members in the order of the struct, which is the order the plan
  * expansion (lib/plan/plan_expand.c) always wrote them in, followed by what the coordinator
- * adds (attach[].sha256, pair, hosts_match), so its bytes are the wire format as it was. */
+ * adds (attach[].sha256, pair, hosts_match: plan_expand_opts fills them before the one
+ * encoding), so its bytes are the wire format as it was. */
 #include "plan/jobspec.h"
 
 #include <errno.h>
