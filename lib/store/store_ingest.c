@@ -87,10 +87,11 @@ int sto_series_id(struct store *st, const char *metric, const char *subject,
 }
 
 /* schema 007: samples is a view over these two tables; seq -1 is the whole window. A
- * result's samples go in by statements of several rows (SQLite opens the table's and
- * the index's cursors and checks the statement's end once for all of them: 0.65x the
- * CPU a row of one-row statements, bench/README.md "The samples insert"), 32 a
- * statement, then 8, then one; every parameter is anonymous, numbered in order. */
+ * result's samples go in by statements of several rows, 32 a statement, then 8, then
+ * one: SQLite opens the table's and the index's cursors and ends the statement once for
+ * all of them (0.65x the CPU a row of one-row statements; bench/README.md, "The samples
+ * insert and the batch across heartbeats"). Every parameter is anonymous, numbered in
+ * order. */
 #define SAMPLE_ROW "(?,?,?,?,?)"
 #define SAMPLE_ROWS2 SAMPLE_ROW "," SAMPLE_ROW
 #define SAMPLE_ROWS4 SAMPLE_ROWS2 "," SAMPLE_ROWS2
