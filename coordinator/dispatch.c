@@ -176,7 +176,8 @@ static int pick_spec(struct coord *c, struct coord_agent *a, int64_t *job_id, in
 		     const char **send, char **text, size_t *len)
 {
 	struct coord_spec *e;
-	char why[512], bad[300];
+	char why[512];
+	struct err bad;
 	uint64_t h;
 	bool raw = false;
 	int err;
@@ -207,9 +208,9 @@ static int pick_spec(struct coord *c, struct coord_agent *a, int64_t *job_id, in
 		free(*text);	/* not as lib/proto writes it: encoded again */
 		*text = NULL;
 	}
-	err = jobspec_decode(*spec, "spec", own, bad, sizeof(bad));
+	err = jobspec_decode(*spec, "spec", own, &bad);
 	if (err == -EINVAL) {
-		snprintf(why, sizeof(why), "its stored spec cannot be read: %s", bad);
+		snprintf(why, sizeof(why), "its stored spec cannot be read: %.300s", bad.msg);
 		err = fail_pick(c, a, *job_id, why, true);
 	}
 	if (err)

@@ -169,8 +169,11 @@ static const struct field welcome_fields[] = {
 static int check_spec(const json_t *v, const char *path, char *why, size_t why_len)
 {
 	struct job_spec spec;
-	int ret = jobspec_decode(v, path, &spec, why, why_len);
+	struct err e;
+	int ret = jobspec_decode(v, path, &spec, &e);
 
+	if (ret)
+		snprintf(why, why_len, "%s", e.msg);
 	jobspec_release(&spec);
 	return ret ? -EINVAL : 0;
 }

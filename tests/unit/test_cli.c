@@ -590,7 +590,7 @@ static void make_db(const char *path)
 				 "{\"release\":\"6.18.44\",\"version\":\"#1 SMP\"},"
 				 "\"ports\":[{\"role\":\"a\",\"name\":\"h1-a\",\"driver\":\"veth\"},"
 				 "{\"role\":\"b\",\"name\":\"h1-b\",\"driver\":\"veth\"}]}", 0, NULL);
-	struct plan_error perr = { .text = "" };
+	struct err perr = { .msg = "" };
 	struct store_job_new *jn;
 	struct plan_objects objs = { 0 };
 	struct plan_job *jobs;

@@ -38,7 +38,7 @@ static void test_noise_cv(void **state)
 /* The built-in plan is plans/calibrate.yaml, and a valid plan of one XDP_DROP variant. */
 static void test_noise_calibrate_plan(void **state)
 {
-	struct plan_error err = { .text = "" };
+	struct err err = { .msg = "" };
 	struct plan *plan;
 	char *text = NULL;
 	size_t len = 0;
@@ -182,7 +182,7 @@ static void make_db(const char *path, bool run_jobs, int64_t *host)
 				 "{\"release\":\"6.18.44\",\"version\":\"#1 SMP\"},"
 				 "\"ports\":[{\"role\":\"a\",\"name\":\"h1-a\",\"driver\":\"veth\"},"
 				 "{\"role\":\"b\",\"name\":\"h1-b\",\"driver\":\"veth\"}]}", 0, NULL);
-	struct plan_error perr = { .text = "" };
+	struct err perr = { .msg = "" };
 	struct plan_objects objs = { 0 };
 	struct store_job_new *jn;
 	struct plan_job *jobs;

@@ -1,0 +1,90 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
+/* err.c - struct err filled (err.h): the message once, and for a person's input its
+ * place. Used by every folder; no state.
+ */
+#include "base/err.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "base/util.h"
+
+void err_clear(struct err *e)
+{
+	if (e)
+		memset(e, 0, sizeof(*e));
+}
+
+/* Mark a message cut at the size of E's buffer (N: what vsnprintf wanted). */
+static void mark_cut(struct err *e, int n)
+{
+	if (n >= (int)sizeof(e->msg))
+		memcpy(e->msg + sizeof(e->msg) - 4, "...", 4);
+}
+
+void err_set(struct err *e, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (!e)
+		return;
+	err_clear(e);
+	va_start(ap, fmt);
+	n = vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
+	va_end(ap);
+	mark_cut(e, n);
+}
+
+int err_at(struct err *e, const char *file, int line, int col, const char *fmt, ...)
+{
+	va_list ap;
+	int n = 0, m;
+
+	if (!e)
+		return -EINVAL;
+	err_clear(e);
+	e->input = true;
+	e->line = line > 0 ? line : 0;
+	e->col = line > 0 && col > 0 ? col : 0;
+	if (file) {
+		snprintf(e->file, sizeof(e->file), "%s", file);
+		n = e->line ? snprintf(e->msg, sizeof(e->msg), "%s:%d:%d: ", file, e->line,
+				       e->col)
+			    : snprintf(e->msg, sizeof(e->msg), "%s: ", file);
+		if (n >= (int)sizeof(e->msg)) {
+			mark_cut(e, n);
+			return -EINVAL;
+		}
+	}
+	va_start(ap, fmt);
+	m = vsnprintf(e->msg + n, sizeof(e->msg) - (size_t)n, fmt, ap);
+	va_end(ap);
+	mark_cut(e, n + m);
+	return -EINVAL;
+}
+
+void err_prefix(struct err *e, const char *fmt, ...)
+{
+	char pre[512], old[sizeof(e->msg)];
+	va_list ap;
+	int n;
+
+	if (!e)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(pre, sizeof(pre), fmt, ap);
+	va_end(ap);
+	memcpy(old, e->msg, sizeof(old));
+	n = snprintf(e->msg, sizeof(e->msg), "%s: %s", pre, old);
+	mark_cut(e, n);
+}
+
+const char *err_text(const struct err *e, int rc)
+{
+	if (e && *e->msg)
+		return e->msg;
+	return util_strerror(rc < 0 ? -rc : rc);
+}
