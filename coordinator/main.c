@@ -113,6 +113,7 @@ int main(int argc, char **argv)
 	const char *log_path = NULL, *key_path = NULL, *token_path = NULL;
 	struct web_opts wo = { .http = NULL };
 	char token[WEB_TOKEN_MAX], why[1024];
+	struct err cerr;
 	struct web *web = NULL;
 	sigset_t block, old;
 	struct keys_pair key;
@@ -125,9 +126,9 @@ int main(int argc, char **argv)
 	static char **conf_block;
 
 	/* --config FILE: its options before the command line's, which override them */
-	err = conf_apply_args(&argc, &argv, longopts, &conf, &conf_block, why, sizeof(why));
+	err = conf_apply_args(&argc, &argv, longopts, &conf, &conf_block, &cerr);
 	if (err) {
-		fprintf(stderr, "bpflabd: %s\n", why);
+		fprintf(stderr, "bpflabd: %s\n", err_text(&cerr, err));
 		return 2;
 	}
 	while ((opt = getopt_long(argc, argv, "vhV", longopts, NULL)) != -1) {

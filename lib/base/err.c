@@ -51,9 +51,12 @@ int err_at(struct err *e, const char *file, int line, int col, const char *fmt, 
 	e->col = line > 0 && col > 0 ? col : 0;
 	if (file) {
 		snprintf(e->file, sizeof(e->file), "%s", file);
-		n = e->line ? snprintf(e->msg, sizeof(e->msg), "%s:%d:%d: ", file, e->line,
-				       e->col)
-			    : snprintf(e->msg, sizeof(e->msg), "%s: ", file);
+		if (e->col)
+			n = snprintf(e->msg, sizeof(e->msg), "%s:%d:%d: ", file, e->line, e->col);
+		else if (e->line)
+			n = snprintf(e->msg, sizeof(e->msg), "%s:%d: ", file, e->line);
+		else
+			n = snprintf(e->msg, sizeof(e->msg), "%s: ", file);
 		if (n >= (int)sizeof(e->msg)) {
 			mark_cut(e, n);
 			return -EINVAL;

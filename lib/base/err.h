@@ -28,8 +28,8 @@ void err_clear(struct err *e);
 /* E's message from FMT (not input; E may be NULL). A message cut at the size ends in
  * "...". Returns nothing: the caller returns its own -errno. */
 void err_set(struct err *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* A person's input is wrong: E's message is "FILE:LINE:COL: " (LINE 0: "FILE: "; FILE
- * NULL: nothing) and FMT; E->input set. Returns -EINVAL. */
+/* A person's input is wrong: E's message is "FILE:LINE:COL: " (COL 0: "FILE:LINE: ";
+ * LINE 0: "FILE: "; FILE NULL: nothing) and FMT; E->input set. Returns -EINVAL. */
 int err_at(struct err *e, const char *file, int line, int col, const char *fmt, ...)
 	__attribute__((format(printf, 5, 6)));
 /* Put "PREFIX: " (from FMT) in front of E's message, keeping its kind and place. */

@@ -33,6 +33,9 @@ static void test_err_set_and_at(void **state)
 	assert_int_equal(e.line, 3);
 	assert_int_equal(e.col, 7);
 
+	err_at(&e, "a.conf", 4, 0, "unknown key 'x'");
+	assert_string_equal(e.msg, "a.conf:4: unknown key 'x'");
+	assert_int_equal(e.line, 4);
 	err_at(&e, "p.yaml", 0, 9, "empty plan");
 	assert_string_equal(e.msg, "p.yaml: empty plan");
 	assert_int_equal(e.col, 0);	/* no column without a line */
