@@ -310,7 +310,7 @@ int bisect_values_get(struct session_be *be, const struct vsel *q, struct vals *
 {
 	json_t *filter = json_pack("{s:s}", "metric", q->metric), *rows = NULL, *r, *u;
 	const char **names = NULL;
-	char why[512];
+	struct err why;
 	size_t i, k, n_rows;
 	int ret = -ENOMEM;
 
@@ -381,7 +381,7 @@ int bisect_values_get(struct session_be *be, const struct vsel *q, struct vals *
 	/* never pool several variants or subjects into one sample */
 	memmove(names + out->n, names + n_rows, out->n * sizeof(*names));
 	if (bisect_sample_check(q->variant ? NULL : names, q->subject ? NULL : names + out->n,
-				out->n, why, sizeof(why))) {
+				out->n, &why)) {
 		char what[160];
 
 		if (q->runs)
@@ -390,7 +390,7 @@ int bisect_values_get(struct session_be *be, const struct vsel *q, struct vals *
 				 " and others" : "");
 		else
 			snprintf(what, sizeof(what), "plan '%s'", q->plan ? q->plan : "?");
-		cli_error("metric '%s' of %s: %s", q->metric, what, why);
+		cli_error("metric '%s' of %s: %s", q->metric, what, why.msg);
 		out->n = 0;
 		ret = -EDOM;
 		goto out;

@@ -293,6 +293,7 @@ int cli_result_compare(int argc, char **argv)
 	json_t *filter = NULL, *rows = NULL, *report = NULL;
 	const char *by, *baseline, *candidate;
 	char msg[1024], a[32], b[32];
+	struct err e;
 	long long ra = 0, rb = 0;
 	int first, ret, err;
 
@@ -351,10 +352,10 @@ int cli_result_compare(int argc, char **argv)
 		ANALYSIS_OPTS(aopts, .include_flagged = o.include_flagged || o.all, .all = o.all,
 			      .min_effect = o.min_effect / 100, .alpha = o.alpha, .strict = o.strict);
 
-		report = analysis_compare(rows, by, baseline, candidate, &aopts, msg, sizeof(msg));
+		report = analysis_compare(rows, by, baseline, candidate, &aopts, &e);
 	}
 	if (!report) {
-		ret = cli_error("%s", msg);
+		ret = cli_error("%s", e.msg);
 		goto out;
 	}
 	/* the smallest change each row's n can resolve (lib/report/report_compare.h) */
@@ -496,14 +497,14 @@ static json_t *history_of(const json_t *rows, const char *by, const struct an_op
 			  int *ret)
 {
 	json_t *report;
-	char msg[1024];
+	struct err e;
 	ANALYSIS_OPTS(aopts, .include_flagged = o->include_flagged);
 
-	report = analysis_history(rows, by, &aopts, msg, sizeof(msg));
+	report = analysis_history(rows, by, &aopts, &e);
 	if (!report && !json_array_size(rows) && (*ret = unknown_metric(o->plan, o->metric)))
 		return NULL;
 	if (!report) {
-		*ret = cli_error("plan '%s', metric '%s': %s", o->plan, o->metric, msg);
+		*ret = cli_error("plan '%s', metric '%s': %s", o->plan, o->metric, e.msg);
 		return NULL;
 	}
 	if (report_history_add_min_detectable(report)) {

@@ -280,6 +280,7 @@ json_t *web_history(struct store *store, const struct web_param *params, size_t 
 	const char *v[P_N];
 	json_t *rows, *report;
 	char msg[1024];
+	struct err e;
 
 	if (an_check(params, n, P_FLAGGED + 1, v, reply))
 		return NULL;
@@ -301,10 +302,11 @@ json_t *web_history(struct store *store, const struct web_param *params, size_t 
 	{
 		ANALYSIS_OPTS(aopts, .include_flagged = v[P_FLAGGED] != NULL);
 
-		report = analysis_history(rows, v[P_BY], &aopts, msg, sizeof(msg));
+		report = analysis_history(rows, v[P_BY], &aopts, &e);
 	}
 	json_decref(rows);
 	if (!report) {
+		snprintf(msg, sizeof(msg), "%s", e.msg);
 		web_reply_error(reply, errno == ENOENT ? 404 : 500, "plan '%s', metric '%s': %s",
 				v[P_PLAN], v[P_METRIC], flagged_hint(msg, sizeof(msg)));
 		return NULL;
@@ -335,6 +337,7 @@ json_t *web_compare(struct store *store, const struct web_param *params, size_t 
 	json_t *rows, *report, *runs = NULL;
 	long long a = 0, b = 0;
 	char msg[1024];
+	struct err e;
 
 	if (an_check(params, n, P_N, v, reply))
 		return NULL;
@@ -383,10 +386,11 @@ json_t *web_compare(struct store *store, const struct web_param *params, size_t 
 	{
 		ANALYSIS_OPTS(aopts, .include_flagged = v[P_FLAGGED] != NULL);
 
-		report = analysis_compare(rows, by, baseline, candidate, &aopts, msg, sizeof(msg));
+		report = analysis_compare(rows, by, baseline, candidate, &aopts, &e);
 	}
 	json_decref(rows);
 	if (!report) {
+		snprintf(msg, sizeof(msg), "%s", e.msg);
 		web_reply_error(reply, errno == ENOENT ? 404 : errno == ENOMEM ? 500 : 400, "%s",
 				flagged_hint(msg, sizeof(msg)));
 		return NULL;

@@ -38,6 +38,21 @@ void err_set(struct err *e, const char *fmt, ...)
 	mark_cut(e, n);
 }
 
+int err_ret(struct err *e, int code, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (!e)
+		return code;
+	err_clear(e);
+	va_start(ap, fmt);
+	n = vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
+	va_end(ap);
+	mark_cut(e, n);
+	return code;
+}
+
 int err_at(struct err *e, const char *file, int line, int col, const char *fmt, ...)
 {
 	va_list ap;

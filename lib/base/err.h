@@ -28,6 +28,9 @@ void err_clear(struct err *e);
 /* E's message from FMT (not input; E may be NULL). A message cut at the size ends in
  * "...". Returns nothing: the caller returns its own -errno. */
 void err_set(struct err *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* err_set() for a failure CODE (-errno): returns CODE, for `return err_ret(err, -ENOMEM,
+ * "out of memory")`. */
+int err_ret(struct err *e, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* A person's input is wrong: E's message is "FILE:LINE:COL: " (COL 0: "FILE:LINE: ";
  * LINE 0: "FILE: "; FILE NULL: nothing) and FMT; E->input set. Returns -EINVAL. */
 int err_at(struct err *e, const char *file, int line, int col, const char *fmt, ...)

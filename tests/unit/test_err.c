@@ -44,6 +44,10 @@ static void test_err_set_and_at(void **state)
 	assert_true(e.input);
 	assert_string_equal(e.file, "");
 
+	assert_int_equal(err_ret(&e, -ENOMEM, "out of %s", "memory"), -ENOMEM);
+	assert_string_equal(e.msg, "out of memory");
+	assert_false(e.input);
+	assert_int_equal(err_ret(NULL, -EIO, "x"), -EIO);
 	err_set(&e, "plain again");
 	assert_false(e.input);		/* a new message forgets the old kind */
 }
