@@ -442,7 +442,8 @@ json_t *web_export(struct store *store, int64_t id, const char *format,
 		   struct web_reply *reply)
 {
 	json_t *filter = json_pack("{s:[I]}", "runs", (json_int_t)id), *rows, *out;
-	char db_id[STORE_DB_ID_LEN], msg[1024];
+	char db_id[STORE_DB_ID_LEN];
+	struct err e;
 	size_t n_flagged;
 	int err;
 
@@ -462,11 +463,11 @@ json_t *web_export(struct store *store, int64_t id, const char *format,
 	/* as `bpflab --db FILE result export ID --format F` (lib/report/export_run.c) */
 	out = export_run(rows, id, &(struct export_run_opts){
 		.sz = sizeof(struct export_run_opts), .format = format, .db_id = db_id,
-		.kernel_cache = export_kernel_cache() }, &n_flagged, msg, sizeof(msg));
+		.kernel_cache = export_kernel_cache() }, &n_flagged, &e);
 	json_decref(rows);
 	if (!out)	/* EINVAL: a BMF of several hosts or kernel builds */
 		web_reply_error(reply, errno == ENOENT ? 404 : errno == EINVAL ? 409 : 500,
-				"%s", msg);
+				"%s", e.msg);
 	return out;
 }
 

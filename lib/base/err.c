@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* err.c - struct err filled (err.h): the message once, and for a person's input its
- * place. Used by every folder; no state.
+ * place. Used by every folder; no state. The bottom of lib/base: it calls nothing of it
+ * (util.c calls err_at).
  */
 #include "base/err.h"
 
@@ -9,7 +10,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "base/util.h"
 
 void err_clear(struct err *e)
 {
@@ -104,5 +104,5 @@ const char *err_text(const struct err *e, int rc)
 {
 	if (e && *e->msg)
 		return e->msg;
-	return util_strerror(rc < 0 ? -rc : rc);
+	return strerror(rc < 0 ? -rc : rc);
 }

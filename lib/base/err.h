@@ -37,7 +37,8 @@ int err_at(struct err *e, const char *file, int line, int col, const char *fmt, 
 	__attribute__((format(printf, 5, 6)));
 /* Put "PREFIX: " (from FMT) in front of E's message, keeping its kind and place. */
 void err_prefix(struct err *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* What to print for a failure RC (-errno) with E: E's message, else strerror(-RC). */
+/* What to print for a failure RC (-errno) with E: E's message, else strerror(-RC) (a
+ * function that returns a code of its own, such as -UTIL_ENOTREG, says it in E). */
 const char *err_text(const struct err *e, int rc);
 
 #endif

@@ -175,7 +175,7 @@ static void test_kbuild_compare_history_plot(void **state)
 	assert_true(json_real_value(json_object_get(r, "delta_pct")) > 19.99 &&
 		    json_real_value(json_object_get(r, "delta_pct")) < 20.01);
 	/* the plot's x labels are the builds' labels */
-	assert_int_equal(plot_history_script(rep, "x.svg", &script, err.msg, sizeof(err.msg)), 0);
+	assert_int_equal(plot_history_script(rep, "x.svg", &script, &err), 0);
 	assert_non_null(strstr(script, "\"" LABEL_A "\""));
 	assert_non_null(strstr(script, "\"" LABEL_B "\""));
 	free(script);

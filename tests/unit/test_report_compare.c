@@ -523,24 +523,24 @@ static void test_report_history_plot(void **state)
 	json_t *rep = history_report();
 	struct err err;
 
-	assert_int_equal(plot_history_script(rep, "x.svg", &script, err.msg, sizeof(err.msg)), 0);
+	assert_int_equal(plot_history_script(rep, "x.svg", &script, &err), 0);
 	assert_non_null(strstr(script, "set terminal svg"));
 	assert_non_null(strstr(script, "$s0 << EOD\n0 \"6.1.0-47-amd64\" "));
 	assert_non_null(strstr(script, "with yerrorlines"));
 	assert_non_null(strstr(script, "set format y '%.1s%c'\n"));	/* 14.0M, not 1.4e+07 */
 	assert_non_null(strstr(script, "set arrow from first 1.5"));	/* the change point */
 	free(script);
-	assert_int_equal(plot_history_script(rep, "x.pdf", &script, err.msg, sizeof(err.msg)), -EINVAL);
+	assert_int_equal(plot_history_script(rep, "x.pdf", &script, &err), -EINVAL);
 
 	tmpdir_make(dir);
 	snprintf(svg, sizeof(svg), "%s/h.svg", dir);
 	snprintf(png, sizeof(png), "%s/h.png", dir);
-	assert_int_equal(plot_history(rep, svg, err.msg, sizeof(err.msg)), 0);
+	assert_int_equal(plot_history(rep, svg, &err), 0);
 	/* the series drawn */
 	snprintf(cmd, sizeof(cmd), "grep -q '<path' '%s' && grep -q 'drop xdp_drop' '%s'", svg, svg);
 	assert_svg_renders(svg, png, cmd);
 	/* gnuplot's own png terminal as the second renderer */
-	assert_int_equal(plot_history(rep, png, err.msg, sizeof(err.msg)), 0);
+	assert_int_equal(plot_history(rep, png, &err), 0);
 	assert_int_equal(access(png, R_OK), 0);
 	unlink(png);
 	rmdir(dir);
@@ -567,12 +567,12 @@ static void test_report_plot_gnuplot_words(void **state)
 	dup2(fd, STDERR_FILENO);
 	close(fd);
 
-	assert_int_equal(plot_run_gnuplot("set foo\n", err.msg, sizeof(err.msg)), -EIO);
+	assert_int_equal(plot_run_gnuplot("set foo\n", &err), -EIO);
 	assert_string_equal(err.msg, "gnuplot failed (status 1): line 0: unrecognized option - see "
 			    "'help set'.");
 	snprintf(script, sizeof(script), "set terminal svg\nset output '%s/w.svg'\n"
 		 "set xrange [0:1]\nplot 0\n", dir);
-	assert_int_equal(plot_run_gnuplot(script, err.msg, sizeof(err.msg)), 0);
+	assert_int_equal(plot_run_gnuplot(script, &err), 0);
 
 	fflush(stderr);
 	dup2(saved, STDERR_FILENO);
@@ -600,7 +600,7 @@ static void test_report_compare_plot(void **state)
 	json_t *rep = fixed_report();
 	const char *p0, *p1;
 
-	assert_int_equal(plot_compare_script(rep, "x.svg", &script, err.msg, sizeof(err.msg)), 0);
+	assert_int_equal(plot_compare_script(rep, "x.svg", &script, &err), 0);
 	assert_non_null(strstr(script, "set terminal svg size 900,760"));
 	assert_non_null(strstr(script, "set multiplot layout 2,1\n"));
 	p0 = strstr(script, "$d0 << EOD\n\"drop xdp_drop\" ");
@@ -620,7 +620,7 @@ static void test_report_compare_plot(void **state)
 	tmpdir_make(dir);
 	snprintf(svg, sizeof(svg), "%s/c.svg", dir);
 	snprintf(png, sizeof(png), "%s/c.png", dir);
-	assert_int_equal(plot_compare(rep, svg, err.msg, sizeof(err.msg)), 0);
+	assert_int_equal(plot_compare(rep, svg, &err), 0);
 	/* both panels drawn: both titles, the labels of both metrics' groups, bars as paths */
 	snprintf(cmd, sizeof(cmd), "grep -q 'prog.ns_per_run by run' '%s' && "
 		 "grep -q 'port.rx_pps by run' '%s' && grep -q 'probe xdp_drop.xdp_drop_slow' '%s' && "
