@@ -364,7 +364,8 @@ static long long db_count(const char *db, const char *sql)
  * all. Returns rows per second. */
 static double direct_insert(int n_jobs, int per, bool per_job_tx)
 {
-	char path[128], err[512];
+	struct err err;
+	char path[128];
 	struct store *st;
 	sqlite3 *d = NULL;
 	sqlite3_stmt *ins = NULL;
@@ -372,9 +373,9 @@ static double direct_insert(int n_jobs, int per, bool per_job_tx)
 	int j, i;
 
 	snprintf(path, sizeof(path), "%s/direct-%d.db", dir, per_job_tx);
-	st = store_open(path, false, err, sizeof(err));
+	st = store_open(path, false, &err);
 	if (!st) {
-		fprintf(stderr, "coordinator: %s\n", err);
+		fprintf(stderr, "coordinator: %s\n", err.msg);
 		return 0;
 	}
 	store_close(&st);

@@ -222,14 +222,14 @@ static const struct session_ops coord_ops = {
  * coordinator. Returns 0 or an exit status after the error. */
 int bisect_be_open(struct session_be *be, bool readonly)
 {
-	char err[512] = "";
+	struct err err;
 
 	*be = (struct session_be){ .ops = &coord_ops };
 	if (!cli.db)
 		return 0;
-	be->st = store_open(cli.db, readonly, err, sizeof(err));
+	be->st = store_open(cli.db, readonly, &err);
 	if (!be->st)
-		return cli_error("%s", *err ? err : strerror(errno));
+		return cli_error("%s", *err.msg ? err.msg : strerror(errno));
 	be->ops = &db_ops;
 	return 0;
 }

@@ -171,15 +171,15 @@ static const struct {
 static int query_db(const char *type, long long run, json_t **out)
 {
 	struct store *store;
-	char err[512] = "";
+	struct err err;
 	int ret = 0, rc;
 
-	store = store_open(cli.db, true, err, sizeof(err));
-	if (!store && *err && strstr(err, cli.db))
-		return cli_error("%s", err);
+	store = store_open(cli.db, true, &err);
+	if (!store && *err.msg && strstr(err.msg, cli.db))
+		return cli_error("%s", err.msg);
 	if (!store)
 		return cli_error("cannot open database '%s': %s", cli.db,
-				 *err ? err : strerror(errno));
+				 *err.msg ? err.msg : strerror(errno));
 	if (!strcmp(type, "host_list"))
 		*out = store_query_hosts(store);
 	else if (!strcmp(type, "run_list"))

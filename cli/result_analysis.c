@@ -210,7 +210,7 @@ static int fetch_values_id(const json_t *filter, json_t **rows, char *db_id)
 {
 	json_t *req = NULL, *reply = NULL, *v;
 	struct store *st;
-	char err[512] = "";
+	struct err err;
 	int ret;
 
 	*rows = NULL;
@@ -219,12 +219,12 @@ static int fetch_values_id(const json_t *filter, json_t **rows, char *db_id)
 	if (!filter)
 		return cli_error("out of memory");
 	if (cli.db) {
-		st = store_open(cli.db, true, err, sizeof(err));
-		if (!st && *err && strstr(err, cli.db))
-			return cli_error("%s", err);
+		st = store_open(cli.db, true, &err);
+		if (!st && *err.msg && strstr(err.msg, cli.db))
+			return cli_error("%s", err.msg);
 		if (!st)
 			return cli_error("cannot open database '%s': %s", cli.db,
-					 *err ? err : strerror(errno));
+					 *err.msg ? err.msg : strerror(errno));
 		*rows = store_query_values(st, filter);
 		ret = *rows ? 0 : cli_error("%s", store_errmsg(st));
 		if (!ret && db_id && store_db_id(st, db_id))
@@ -755,7 +755,8 @@ int cli_result_import(int argc, char **argv)
 {
 	struct an_opts o = { .cmd = "result import" };
 	json_t *imp = NULL, *req = NULL, *reply = NULL;
-	char msg[1024] = "", *text = NULL;
+	struct err msg;
+	char *text = NULL;
 	struct err e;
 	int64_t run_id = 0;
 	int first, ret, err;
@@ -816,10 +817,10 @@ int cli_result_import(int argc, char **argv)
 	if (ret)
 		goto out;
 	if (cli.db) {
-		struct store *st = store_open(cli.db, false, msg, sizeof(msg));
+		struct store *st = store_open(cli.db, false, &msg);
 
 		if (!st) {
-			ret = cli_error("%s", msg);
+			ret = cli_error("%s", msg.msg);
 			goto out;
 		}
 		err = store_import(st, imp, util_wall_ms(), &run_id);

@@ -131,8 +131,11 @@ static void work(struct lane *l, struct coord_work *w)
 	w->validated = proto_validate(w->msg, PROTO_CH_CLIENT_TO_COORD, w->why,
 				      sizeof(w->why)) != -EINVAL;
 	if (w->validated && !strcmp(proto_msg_type(w->msg), "import")) {
-		w->check_err = store_import_check(json_object_get(w->msg, "import"), w->why,
-						  sizeof(w->why));
+		struct err e;
+
+		w->check_err = store_import_check(json_object_get(w->msg, "import"), &e);
+		if (w->check_err)
+			snprintf(w->why, sizeof(w->why), "%.500s", e.msg);
 		w->checked = !w->check_err;
 	}
 }
@@ -193,7 +196,7 @@ static void free_list(struct coord_work *w)
 int coord_offload_start(struct coord *c, const char *db)
 {
 	struct coord_offload *o = calloc(1, sizeof(*o));
-	char err[512];
+	struct err err;
 	int rc, i;
 
 	if (!o)
@@ -207,10 +210,10 @@ int coord_offload_start(struct coord *c, const char *db)
 		pthread_cond_init(&o->lanes[i].wake, NULL);
 	}
 	c->offload = o;
-	o->lanes[L_READ].ro = store_open(db, true, err, sizeof(err));
+	o->lanes[L_READ].ro = store_open(db, true, &err);
 	if (!o->lanes[L_READ].ro) {
 		rc = -errno;
-		pr_warn("worker thread: %s", err);
+		pr_warn("worker thread: %s", err.msg);
 		return rc;
 	}
 	o->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);

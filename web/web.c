@@ -485,6 +485,7 @@ struct web *web_new(const struct web_opts *opts, bool *usage, char *err, size_t 
 	socklen_t len;
 	bool loopback;
 	struct web *w;
+	struct err serr;
 	int fd, e;
 
 	*usage = true;
@@ -504,8 +505,9 @@ struct web *web_new(const struct web_opts *opts, bool *usage, char *err, size_t 
 	if (web_names(w, opts, usage, err, err_len))
 		goto fail;
 	/* refuse at start what every request would fail on: no file, newer schema */
-	store = store_open(opts->db, true, err, err_len);
+	store = store_open(opts->db, true, &serr);
 	if (!store) {
+		snprintf(err, err_len, "%s", serr.msg);
 		char why[512];
 
 		if (!strstr(err, opts->db)) {

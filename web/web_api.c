@@ -108,8 +108,8 @@ static void reply_store_error(struct store *store, struct web_reply *reply)
 
 struct store *web_store_open(const char *db, struct web_reply *reply)
 {
-	char err[512] = "";
-	struct store *store = store_open(db, true, err, sizeof(err));
+	struct err err;
+	struct store *store = store_open(db, true, &err);
 
 	if (store)
 		return store;
@@ -117,7 +117,7 @@ struct store *web_store_open(const char *db, struct web_reply *reply)
 		web_reply_busy(reply);
 	else
 		web_reply_error(reply, 500, "cannot open database '%s': %s", db,
-				*err ? err : strerror(errno));
+				*err.msg ? err.msg : strerror(errno));
 	return NULL;
 }
 

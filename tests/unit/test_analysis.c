@@ -368,7 +368,7 @@ static void test_analysis_store_import_names(void **state)
 	static const char *const bad[] = { "<b>x</b>", "a b", "caf\xc3\xa9", "x;y" };
 	struct err err;
 	char *huge = calloc(1, 100001);
-	struct store *st = store_open(":memory:", false, err.msg, sizeof(err.msg));
+	struct store *st = store_open(":memory:", false, &err);
 	json_t *imp;
 	int64_t run = 0;
 	size_t i;
@@ -405,7 +405,7 @@ static void test_analysis_store_import_names(void **state)
 static void test_analysis_store_import_query(void **state)
 {
 	struct err err;
-	struct store *st = store_open(":memory:", false, err.msg, sizeof(err.msg));
+	struct store *st = store_open(":memory:", false, &err);
 	json_t *imp, *filter, *rows, *rep, *r;
 	int64_t run = 0;
 

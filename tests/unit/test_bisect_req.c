@@ -41,14 +41,14 @@ struct tctx {
 static int setup(void **state)
 {
 	struct tctx *t = calloc(1, sizeof(*t));
-	char err[256] = "";
+	struct err err;
 
 	assert_non_null(t);
 	log_init("test_bisect_req", LOG_WARN);
 	coord_fix_init(&t->fx, "bisect");
-	t->st = store_open(t->fx.db, false, err, sizeof(err));
+	t->st = store_open(t->fx.db, false, &err);
 	if (!t->st)
-		fail_msg("store_open: %s", err);
+		fail_msg("store_open: %s", err.msg);
 	*state = t;
 	return 0;
 }

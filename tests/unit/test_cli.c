@@ -597,12 +597,12 @@ static void make_db(const char *path)
 	struct store *st;
 	struct plan *plan;
 	int64_t host, run, job_id, run_id;
-	char err[256] = "";
+	struct err err;
 	json_t *spec, *a;
 	int n, i, k;
 	size_t x;
 
-	st = store_open(path, false, err, sizeof(err));
+	st = store_open(path, false, &err);
 	assert_non_null(st);
 	assert_int_equal(store_host_hello(st, "h1", "0.1.0", inv, 1000, &host, NULL), 0);
 	plan = plan_load(QUICKSTART, NULL, 0, &perr);
@@ -752,11 +752,11 @@ static void make_boot_db(const char *path)
 {
 	static const char *const names[] = { "g1", "g2", "g3", "g4", "h5" };
 	int64_t id[5];
-	char err[256] = "";
+	struct err err;
 	struct store *st;
 	size_t i;
 
-	st = store_open(path, false, err, sizeof(err));
+	st = store_open(path, false, &err);
 	assert_non_null(st);
 	for (i = 0; i < 5; i++) {
 		json_t *inv = boot_inventory(names[i], i == 3 ? "6.6.0" : "6.1.0");

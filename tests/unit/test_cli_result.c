@@ -337,7 +337,7 @@ static void test_cli_result_list_shapes(void **state)
 	int64_t h1, h2;
 
 	(void)state;
-	st = store_open(db, false, err.msg, sizeof(err.msg));
+	st = store_open(db, false, &err);
 	assert_non_null(st);
 	inv = json_pack("{s:{s:s}}", "kernel", "release", "6.1.0");
 	assert_int_equal(store_host_hello(st, "h1", "0.1.0", inv, 1000, &h1, NULL), 0);

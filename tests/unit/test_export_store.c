@@ -97,7 +97,7 @@ static void make_store(const char *path)
 	int i;
 
 	util_sha256_hex(plan_text, plan.text_len, plan.sha256);
-	st = store_open(path, false, err.msg, sizeof(err.msg));
+	st = store_open(path, false, &err);
 	assert_non_null(st);
 	inv = json_pack("{s:{s:s}}", "kernel", "release", builds[0].release);
 	assert_int_equal(store_host_hello(st, "h1", "0.1", inv, T0, &hosts[0], NULL), 0);
@@ -150,7 +150,7 @@ static void make_store(const char *path)
 static json_t *run_rows(const char *path, char db_id[STORE_DB_ID_LEN])
 {
 	struct err err;
-	struct store *st = store_open(path, true, err.msg, sizeof(err.msg));
+	struct store *st = store_open(path, true, &err);
 	json_t *filter = json_pack("{s:[i]}", "runs", 1), *rows;
 
 	assert_non_null(st);
@@ -521,8 +521,8 @@ static void test_export_store_db_id_migration(void **state)
 	assert_int_equal(sqlite3_exec(c, sql, NULL, NULL, NULL), 0);
 	sqlite3_close(c);
 	/* read-only, an older database is refused; read-write it migrates */
-	assert_null(store_open(db, true, err.msg, sizeof(err.msg)));
-	st = store_open(db, false, err.msg, sizeof(err.msg));
+	assert_null(store_open(db, true, &err));
+	st = store_open(db, false, &err);
 	assert_non_null(st);
 	assert_true(store_schema_version(st) >= 11);
 	assert_int_equal(store_db_id(st, id), 0);
@@ -530,7 +530,7 @@ static void test_export_store_db_id_migration(void **state)
 	assert_true(strspn(id, "0123456789abcdef") == 16);
 	store_close(&st);
 	/* and keeps it */
-	st = store_open(db, true, err.msg, sizeof(err.msg));
+	st = store_open(db, true, &err);
 	assert_non_null(st);
 	{
 		char again[STORE_DB_ID_LEN];

@@ -306,7 +306,7 @@ static void test_kbuild_import_history(void **state)
 {
 	struct err err;
 	char long_name[STORE_KERNEL_NAME_MAX + 2];
-	struct store *st = store_open(":memory:", false, err.msg, sizeof(err.msg));
+	struct store *st = store_open(":memory:", false, &err);
 	json_t *rep, *g, *runs, *rows, *filter;
 	int64_t run = 0;
 

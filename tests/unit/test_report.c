@@ -576,7 +576,7 @@ static void test_report_tc_attach_from_store(void **state)
 	int64_t host, run;
 
 	(void)state;
-	st = store_open(":memory:", false, err.msg, sizeof(err.msg));
+	st = store_open(":memory:", false, &err);
 	assert_non_null(st);
 	assert_int_equal(store_host_hello(st, "g1", "0.1", inv, 100, &host, NULL), 0);
 
@@ -624,7 +624,7 @@ static void test_report_xdp_auto_from_store(void **state)
 	int64_t host, run;
 
 	(void)state;
-	st = store_open(":memory:", false, err.msg, sizeof(err.msg));
+	st = store_open(":memory:", false, &err);
 	assert_non_null(st);
 	assert_int_equal(store_host_hello(st, "g1", "0.1", inv, 100, &host, NULL), 0);
 	xdp_auto_b = "generic";
@@ -663,7 +663,7 @@ static void test_report_drivers_from_store(void **state)
 	int64_t host, run;
 
 	(void)state;
-	st = store_open(":memory:", false, err.msg, sizeof(err.msg));
+	st = store_open(":memory:", false, &err);
 	assert_non_null(st);
 	assert_int_equal(store_host_hello(st, "g1", "0.1", inv, 100, &host, NULL), 0);
 	xdp_auto_b = "generic";
