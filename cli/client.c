@@ -31,7 +31,7 @@ static char client_server_key[KEYS_Z85_LEN + 1];
  * an exit status after the error. */
 static int client_keys(bool *plain)
 {
-	char why[512];
+	struct err why;
 
 	*plain = cli.plaintext;
 	if (cli.plaintext)
@@ -42,9 +42,9 @@ static int client_keys(bool *plain)
 		return cli_error("no CURVE key for the coordinator at '%s': give --key and "
 				 "--server-key (or BPFLAB_KEY and BPFLAB_SERVER_KEY), or "
 				 "--plaintext", cli.coordinator);
-	if (keys_load(cli.key_file, true, &client_key, why, sizeof(why)) ||
-	    keys_parse_public(cli.server_key, client_server_key, why, sizeof(why)))
-		return cli_error("%s", why);
+	if (keys_load(cli.key_file, true, &client_key, &why) ||
+	    keys_parse_public(cli.server_key, client_server_key, &why))
+		return cli_error("%s", why.msg);
 	return 0;
 }
 
