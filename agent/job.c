@@ -471,7 +471,7 @@ json_t *job_run(const json_t *msg, const struct job_opts *opts)
 {
 	struct job_result res;
 	json_t *result;
-	char why[256];
+	struct err why;
 	size_t len;
 	char *text;
 
@@ -481,7 +481,7 @@ json_t *job_run(const json_t *msg, const struct job_opts *opts)
 	job_result_release(&res);
 	if (!text)
 		return NULL;
-	result = proto_decode(text, len, why, sizeof(why));
+	result = proto_decode(text, len, &why);
 	free(text);
 	return result;
 }

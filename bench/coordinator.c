@@ -107,8 +107,8 @@ static char *result_text(long long job, int n, size_t *len)
  * parser, through proto_recv), so that the agents' share of the 2 CPUs is the real one. */
 static void on_message(struct sim *s, const char *buf, size_t len)
 {
-	char why[128];
-	json_t *msg = proto_parse(buf, len, why, sizeof(why));
+	struct err why;
+	json_t *msg = proto_parse(buf, len, &why);
 	const char *type = json_string_value(json_object_get(msg, "type"));
 	long long job;
 	char *text;
@@ -251,7 +251,7 @@ static pid_t start_bpflabd(const char *bin)
 
 static json_t *request(void *sock, json_t *req)
 {
-	char why[256];
+	struct err why;
 	json_t *reply = NULL;
 	zmq_pollitem_t it = { .socket = sock, .events = ZMQ_POLLIN };
 
@@ -259,7 +259,7 @@ static json_t *request(void *sock, json_t *req)
 		return NULL;
 	if (zmq_poll(&it, 1, 120000) != 1)
 		return NULL;
-	if (proto_recv(sock, &reply, 0, why, sizeof(why)))
+	if (proto_recv(sock, &reply, 0, &why))
 		return NULL;
 	return reply;
 }

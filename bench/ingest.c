@@ -126,7 +126,7 @@ static int round_run(const char *dir, int round, int n, int s, double t[ST__N])
 	struct store_ingest ing;
 	int64_t host = 0;
 	struct store *st = db_new(dir, round, n, &host);
-	char why[256];
+	struct err why;
 	int j, rc = 0;
 
 	if (!st)
@@ -141,11 +141,11 @@ static int round_run(const char *dir, int round, int n, int s, double t[ST__N])
 		if (!text)
 			return -1;
 		c0 = cpu_now();
-		msg = proto_decode(text, len, why, sizeof(why));
+		msg = proto_decode(text, len, &why);
 		c1 = cpu_now();
 		t[ST_DECODE] += c1 - c0;
-		if (!msg || proto_validate(msg, PROTO_CH_AGENT_TO_COORD, why, sizeof(why))) {
-			fprintf(stderr, "ingest: result %d refused: %s\n", j, why);
+		if (!msg || proto_validate(msg, PROTO_CH_AGENT_TO_COORD, &why)) {
+			fprintf(stderr, "ingest: result %d refused: %s\n", j, why.msg);
 			rc = -1;
 		}
 		c0 = cpu_now();

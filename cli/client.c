@@ -65,7 +65,7 @@ int cli_request(const json_t *req, const char *want_type, json_t **reply)
 	int64_t maxsize = PROTO_MAX_CLIENT_BYTES;
 	json_t *msg = NULL;
 	void *sock = NULL;
-	char why[256];
+	struct err why;
 
 	*reply = NULL;
 	rc = client_keys(&plain);
@@ -119,9 +119,9 @@ int cli_request(const json_t *req, const char *want_type, json_t **reply)
 				plain ? "" : ", and is this key in its allow list");
 		goto out;
 	}
-	rc = proto_recv(sock, &msg, 0, why, sizeof(why));
+	rc = proto_recv(sock, &msg, 0, &why);
 	if (rc == -EBADMSG) {
-		ret = cli_error("malformed reply from coordinator at '%s': %s", ep, why);
+		ret = cli_error("malformed reply from coordinator at '%s': %s", ep, why.msg);
 		goto out;
 	}
 	if (rc) {
@@ -130,8 +130,8 @@ int cli_request(const json_t *req, const char *want_type, json_t **reply)
 		goto out;
 	}
 	type = proto_msg_type(msg);
-	if (proto_validate(msg, PROTO_CH_COORD_TO_CLIENT, why, sizeof(why)) == -EINVAL) {
-		ret = cli_error("malformed reply from coordinator at '%s': %s", ep, why);
+	if (proto_validate(msg, PROTO_CH_COORD_TO_CLIENT, &why) == -EINVAL) {
+		ret = cli_error("malformed reply from coordinator at '%s': %s", ep, why.msg);
 		goto out;
 	}
 	if (!strcmp(type, "error")) {

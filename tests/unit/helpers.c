@@ -111,12 +111,12 @@ void file_put(const char *path, const char *text)
 json_t *coord_pump(struct coord *c, void *sock, int timeout_ms)
 {
 	int64_t deadline = util_mono_ms() + timeout_ms;
-	char why[256];
+	struct err why;
 	json_t *msg;
 
 	while (util_mono_ms() < deadline) {
 		assert_int_equal(coord_run_once(c, 5), 0);
-		while (proto_recv(sock, &msg, ZMQ_DONTWAIT, why, sizeof(why)) == 0) {
+		while (proto_recv(sock, &msg, ZMQ_DONTWAIT, &why) == 0) {
 			if (strcmp(proto_msg_type(msg), "heartbeat"))
 				return msg;
 			json_decref(msg);

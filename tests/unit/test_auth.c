@@ -111,14 +111,14 @@ static json_t *await_reply(struct tctx *t, void *s, int ms)
 {
 	int64_t end = util_mono_ms() + ms;
 	json_t *r = NULL;
-	char why[256];
+	struct err why;
 
 	while (!r && util_mono_ms() < end) {
 		zmq_pollitem_t it = { .socket = s, .events = ZMQ_POLLIN };
 
 		assert_int_equal(coord_run_once(t->fx.c, 20), 0);
 		if (zmq_poll(&it, 1, 0) == 1)
-			assert_int_equal(proto_recv(s, &r, 0, why, sizeof(why)), 0);
+			assert_int_equal(proto_recv(s, &r, 0, &why), 0);
 	}
 	return r;
 }

@@ -206,11 +206,11 @@ static void coord_up(struct tctx *t)
 static json_t *reply_of(struct tctx *t, int i)
 {
 	json_t *msg = coord_pump(t->fx.c, t->cl[i], 5000);
-	char why[256];
+	struct err why;
 
 	if (!msg)
 		fail_msg("no reply within 5 s");
-	assert_int_equal(proto_validate(msg, PROTO_CH_COORD_TO_CLIENT, why, sizeof(why)), 0);
+	assert_int_equal(proto_validate(msg, PROTO_CH_COORD_TO_CLIENT, &why), 0);
 	return msg;
 }
 

@@ -111,13 +111,14 @@ static void *fake_main(void *arg)
 
 	while (!atomic_load(&f->stop)) {
 		zmq_pollitem_t item = { .socket = f->sock, .events = ZMQ_POLLIN };
-		char id[PROTO_MAX_IDENTITY], why[256];
+		struct err why;
+		char id[PROTO_MAX_IDENTITY];
 		size_t id_len;
 		json_t *msg, *reply;
 
 		if (zmq_poll(&item, 1, 50) <= 0)
 			continue;
-		if (proto_recv_from(f->sock, id, &id_len, &msg, 0, why, sizeof(why)))
+		if (proto_recv_from(f->sock, id, &id_len, &msg, 0, &why))
 			continue;
 		atomic_fetch_add(&f->requests, 1);
 		reply = fake_reply(f, msg);

@@ -338,12 +338,12 @@ static void test_jobspec_refused_by_both_sides(void **state)
 			  "{\"ports\":[\"a\"],\"traffic\":{\"generator\":\"foo\","
 			  "\"duration_ms\":1000}}}}";
 	struct job_opts o = { .sz = sizeof(o) };
-	char why[512];
+	struct err why;
 	json_t *msg = json_of(bad), *r;
 
-	assert_int_equal(proto_validate(msg, PROTO_CH_COORD_TO_AGENT, why, sizeof(why)),
+	assert_int_equal(proto_validate(msg, PROTO_CH_COORD_TO_AGENT, &why),
 			 -EINVAL);
-	assert_contains(why, "job: job.spec.traffic.generator: unknown generator 'foo' "
+	assert_contains(why.msg, "job: job.spec.traffic.generator: unknown generator 'foo' "
 			"(xdp-live, udp, pktgen, none)");
 	r = job_run(msg, &o);
 	assert_non_null(r);
@@ -356,9 +356,9 @@ static void test_jobspec_refused_by_both_sides(void **state)
 	msg = json_of("{\"v\":1,\"type\":\"job\",\"job\":{\"id\":3,\"spec\":{\"attach\":"
 		      "[{\"port\":\"a\",\"hook\":\"xdp\",\"object\":\"o\",\"program\":\"p\","
 		      "\"colour\":\"red\"}]}}}");
-	assert_int_equal(proto_validate(msg, PROTO_CH_COORD_TO_AGENT, why, sizeof(why)),
+	assert_int_equal(proto_validate(msg, PROTO_CH_COORD_TO_AGENT, &why),
 			 -EINVAL);
-	assert_contains(why, "job.spec.attach[0].colour: unknown field");
+	assert_contains(why.msg, "job.spec.attach[0].colour: unknown field");
 	r = job_run(msg, &o);
 	assert_contains(proto_get_str(r, "error", ""), "spec.attach[0].colour: unknown field");
 	json_decref(r);
@@ -371,13 +371,13 @@ static json_t *agent_says(void *router, const char *type, uint8_t *id, size_t *i
 {
 	int64_t end = util_mono_ms() + 5000;
 	zmq_pollitem_t it = { .socket = router, .events = ZMQ_POLLIN };
-	char why[256];
+	struct err why;
 	json_t *msg;
 
 	while (util_mono_ms() < end && zmq_poll(&it, 1, 200) >= 0) {
 		if (!(it.revents & ZMQ_POLLIN))
 			continue;
-		assert_int_equal(proto_recv_from(router, id, id_len, &msg, 0, why, sizeof(why)), 0);
+		assert_int_equal(proto_recv_from(router, id, id_len, &msg, 0, &why), 0);
 		if (!strcmp(proto_msg_type(msg), type))
 			return msg;
 		json_decref(msg);

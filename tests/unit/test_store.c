@@ -1484,13 +1484,14 @@ static void test_store_ingest_samples(void **state)
 	struct samples smp;
 	int64_t h1, job[2];
 	struct store *st = open_dispatched(f, &h1, job, 2);
-	char err[512], buf[1024];
+	struct err err;
+	char buf[1024];
 	json_t *msg;
 	int i;
 
 	for (i = 0; i < 2; i++) {
 		snprintf(buf, sizeof(buf), text, (long long)job[i]);
-		msg = proto_decode_samples(buf, strlen(buf), &smp, err, sizeof(err));
+		msg = proto_decode_samples(buf, strlen(buf), &smp, &err);
 		assert_non_null(msg);
 		assert_true(smp.taken);
 		/* the first as bpflabd reads it, the second through jansson alone */
@@ -1498,7 +1499,7 @@ static void test_store_ingest_samples(void **state)
 			assert_int_equal(store_ingest_samples(st, h1, msg, &smp, 400, &ing), 0);
 		} else {
 			json_decref(msg);
-			msg = proto_decode(buf, strlen(buf), err, sizeof(err));
+			msg = proto_decode(buf, strlen(buf), &err);
 			assert_int_equal(store_ingest_result(st, h1, msg, 400, &ing), 0);
 		}
 		assert_int_equal(ing.n_samples, 3);
