@@ -209,8 +209,7 @@ int main(int argc, char **argv)
 	store_close(&st);
 	json_decref(imp);
 	build_s = now_s() - t0;
-	w = web_new(&(struct web_opts){ .db = db, .http = "127.0.0.1:0" }, &usage, err.msg,
-		    sizeof(err.msg));
+	w = web_new(&(struct web_opts){ .db = db, .http = "127.0.0.1:0" }, &usage, &err);
 	if (!w) {
 		fprintf(stderr, "web: %s\n", err.msg);
 		goto out;

@@ -224,16 +224,16 @@ int main(int argc, char **argv)
 		fprintf(stderr, "bpflabd: --http needs a database file, not ':memory:'\n");
 		return 2;
 	}
-	if (token_path && web_read_token(token_path, token, why.msg, sizeof(why.msg))) {
+	if (token_path && web_read_token(token_path, token, &why)) {
 		fprintf(stderr, "bpflabd: %s\n", why.msg);
 		return 2;
 	}
-	if (wo.http && web_check_bind(wo.http, token_path, wo.public_ok, why.msg, sizeof(why.msg))) {
+	if (wo.http && web_check_bind(wo.http, token_path, wo.public_ok, &why)) {
 		fprintf(stderr, "bpflabd: %s\n", why.msg);
 		return 2;
 	}
 	for (size_t i = 0; i < wo.n_names; i++) {
-		if (web_check_name(names[i], why.msg, sizeof(why.msg))) {
+		if (web_check_name(names[i], &why)) {
 			fprintf(stderr, "bpflabd: %s\n", why.msg);
 			return 2;
 		}
@@ -282,7 +282,7 @@ int main(int argc, char **argv)
 		sigaddset(&block, SIGTERM);
 		sigaddset(&block, SIGHUP);
 		pthread_sigmask(SIG_BLOCK, &block, &old);
-		web = web_new(&wo, &usage, why.msg, sizeof(why.msg));
+		web = web_new(&wo, &usage, &why);
 		pthread_sigmask(SIG_SETMASK, &old, NULL);
 		memset(token, 0, sizeof(token));
 		if (!web) {

@@ -206,7 +206,7 @@ static int an_check(const struct web_param *params, size_t n, size_t n_allowed,
 		    const char **v, struct web_reply *reply)
 {
 	const char *allowed[P_N + 1];
-	char err[256];
+	struct err err;
 	size_t i;
 
 	for (i = 0; i < n_allowed; i++)
@@ -214,8 +214,8 @@ static int an_check(const struct web_param *params, size_t n, size_t n_allowed,
 	allowed[n_allowed] = NULL;
 	for (i = n_allowed; i < P_N; i++)
 		v[i] = NULL;
-	if (web_params_check(params, n, allowed, v, err, sizeof(err))) {
-		web_reply_error(reply, 400, "%s", err);
+	if (web_params_check(params, n, allowed, v, &err)) {
+		web_reply_error(reply, 400, "%s", err.msg);
 		return -EINVAL;
 	}
 	return 0;
@@ -501,12 +501,11 @@ void web_api(const char *db, enum web_route route, int64_t id,
 	const char *values[2];
 	json_t *obj = NULL, *report = NULL;
 	struct store *store;
-	char err[256];
+	struct err err;
 
 	if (route != WEB_API_HISTORY && route != WEB_API_COMPARE &&
-	    web_params_check(params, n, route == WEB_API_RUN ? run_params : none, values,
-			     err, sizeof(err))) {
-		web_reply_error(reply, 400, "%s", err);
+	    web_params_check(params, n, route == WEB_API_RUN ? run_params : none, values, &err)) {
+		web_reply_error(reply, 400, "%s", err.msg);
 		return;
 	}
 	store = web_store_open(db, reply);
