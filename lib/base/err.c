@@ -24,32 +24,33 @@ static void mark_cut(struct err *e, int n)
 		memcpy(e->msg + sizeof(e->msg) - 4, "...", 4);
 }
 
+/* E (not NULL) emptied, then its message from FMT and AP. */
+static void verr(struct err *e, const char *fmt, va_list ap)
+{
+	err_clear(e);
+	mark_cut(e, vsnprintf(e->msg, sizeof(e->msg), fmt, ap));
+}
+
 void err_set(struct err *e, const char *fmt, ...)
 {
 	va_list ap;
-	int n;
 
 	if (!e)
 		return;
-	err_clear(e);
 	va_start(ap, fmt);
-	n = vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
+	verr(e, fmt, ap);
 	va_end(ap);
-	mark_cut(e, n);
 }
 
 int err_ret(struct err *e, int code, const char *fmt, ...)
 {
 	va_list ap;
-	int n;
 
 	if (!e)
 		return code;
-	err_clear(e);
 	va_start(ap, fmt);
-	n = vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
+	verr(e, fmt, ap);
 	va_end(ap);
-	mark_cut(e, n);
 	return code;
 }
 
