@@ -20,6 +20,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "base/err.h"
 #include "plan/plan.h"
 #include "plan/objects.h"
 
@@ -131,9 +132,12 @@ int cli_usage_error(const char *hint, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 /* A failure: print MESSAGE (text or JSON) and return CLI_EXIT_FAIL. */
 int cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* Print a plan error (already "FILE:LINE:COLUMN: message") as it is on stderr, or as
- * {"file", "ok": false, "error", "line", "column"} in JSON mode. */
-void cli_plan_error(const char *file, const struct plan_error *err);
+/* Print the failure RC (-errno) of a call that filled ERR, once, and return the exit
+ * status: bad input (ERR->input: "FILE:LINE:COLUMN: message" as it is on stderr, or
+ * {"file", "ok": false, "error", "line", "column"} in JSON mode) CLI_EXIT_USAGE; anything
+ * else "bpflab: MESSAGE" (cli_error; strerror(-RC) when ERR says nothing) CLI_EXIT_FAIL.
+ * The one place where an error becomes an exit status (docs/architecture.md, "Errors"). */
+int cli_fail(int rc, const struct err *err);
 
 /* Print OBJ as JSON on stdout (compact, or indented with -p) and a newline. Returns 0 or
  * CLI_EXIT_FAIL. */
@@ -220,8 +224,8 @@ struct cli_plan {
 
 /* Load FILE with the overrides in cp->overrides (the plan and each matrix point
  * validated) and resolve its objects in cli.bpf_dir, into CP (cp->jobs stays empty:
- * bpflabd expands a submitted plan). Prints the error and returns CLI_EXIT_USAGE for a plan that does
- * not validate, CLI_EXIT_FAIL when it cannot be read; 0 on success. */
+ * bpflabd expands a submitted plan). Prints the error and returns CLI_EXIT_USAGE for a
+ * plan that does not validate, CLI_EXIT_FAIL when it cannot be read; 0 on success. */
 int cli_plan_prepare(const char *file, struct cli_plan *cp);
 /* The same for the plan TEXT (LEN bytes), named NAME in messages (a built-in plan). */
 int cli_plan_prepare_text(const char *name, const char *text, size_t len,

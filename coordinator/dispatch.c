@@ -5,8 +5,8 @@
  * (jobmsg.c) are sent. See the comment below. Each job's spec is its run's, kept
  * decoded (specs.c).
  *
- * Owns each agent's job part (struct coord_agent_job), the passes in
- * struct coord, and the counters of dispatched and lost jobs (coord_priv.h, coord.h).
+ * Owns each agent's job part (struct coord_agent_job), the passes in struct coord, and
+ * the counters of dispatched and lost jobs (coord_priv.h, coord.h).
  * Event loop thread only.
  */
 #include "coord_dispatch.h"
@@ -41,6 +41,14 @@
 #define COORD_DISPATCH_ROUNDS 4		/* batches a turn: a pair's other side goes next */
 
 /* A job picked for an agent, its dispatch not stored yet. */
+/* What a pick came to, beside its 0 or -errno (dispatch_pick). */
+enum pick_outcome {
+	PICK_NONE,			/* nothing queued, or nothing may go now */
+	PICK_READY,			/* a job picked: its message is built */
+	PICK_FAILED,			/* a job failed on the way (never runnable): next */
+	PICK_WAIT,			/* the job waits for its machine (machine.c) */
+};
+
 struct dispatch_pick {
 	struct coord_agent *a;
 	struct coord_agent *peer;	/* the other side of its pair, to serve next */
@@ -90,7 +98,7 @@ static void pick_release(struct dispatch_pick *p)
 }
 
 /* Fail job JOB_ID, picked for agent A, for WHY: it can never run there; with LINKED the
- * other side of its pair fails too. Returns 2 (try the next job) or -errno. */
+ * other side of its pair fails too. Returns 0 (try the next job) or -errno. */
 static int fail_pick(struct coord *c, struct coord_agent *a, int64_t job_id, const char *why,
 		     bool linked)
 {
@@ -102,14 +110,14 @@ static int fail_pick(struct coord *c, struct coord_agent *a, int64_t job_id, con
 		pr_warn("%s", store_errmsg(c->store));
 	else if (linked)
 		coord_link_failed(c, job_id, a->name, why);
-	return err ? err : 2;
+	return err;
 }
 
 /* Pick agent A's next queued job and build its message into *P; nothing is stored but a
- * job failed on the way. Returns 1 with *P filled (release it), 2 when a job was failed
- * instead (try the next), 3 when it waits for its machine (machine.c), 0 when nothing
- * is queued or may go now, or -errno. */
-static int dispatch_pick(struct coord *c, struct coord_agent *a, struct dispatch_pick *p)
+ * job failed on the way. Returns 0 with *WHAT: PICK_READY with *P filled (release it),
+ * PICK_FAILED, PICK_WAIT or PICK_NONE; or -errno. */
+static int dispatch_pick(struct coord *c, struct coord_agent *a, struct dispatch_pick *p,
+			 enum pick_outcome *what)
 {
 	int64_t job_id = 0, run_id = 0;
 	const struct coord_spec *spec;
@@ -119,6 +127,7 @@ static int dispatch_pick(struct coord *c, struct coord_agent *a, struct dispatch
 	bool missing;
 	int err;
 
+	*what = PICK_NONE;
 	err = store_job_next_id(c->store, a->host_id, &job_id, &run_id);
 	if (err == -ENOENT)
 		return 0;
@@ -132,29 +141,37 @@ static int dispatch_pick(struct coord *c, struct coord_agent *a, struct dispatch
 		return -EIO;
 	}
 	if (spec->bad) {
-		snprintf(why, sizeof(why), "its stored spec cannot be read: %s", spec->bad);
+		snprintf(why, sizeof(why), "its stored spec cannot be read: %.300s", spec->bad);
+		*what = PICK_FAILED;
 		return fail_pick(c, a, job_id, why, true);
 	}
 	/* the host must still match what the plan asked: its kernel may have changed since
 	 * the submit (coordinator/boot.c) */
-	if (!coord_job_fits(a, &spec->js, why, sizeof(why)))
+	if (!coord_job_fits(a, &spec->js, why, sizeof(why))) {
+		*what = PICK_FAILED;
 		return fail_pick(c, a, job_id, why, true);
+	}
 	/* one side of a two-host pair waits until the other host is free too */
 	if (!coord_link_may_dispatch(c, a, job_id, &spec->js, &peer))
 		return 0;
 	/* nor while another host of its machine runs a job (coordinator/machine.c) */
-	if (!coord_machine_may(c, a, &spec->js, peer))
-		return 3;
+	if (!coord_machine_may(c, a, &spec->js, peer)) {
+		*what = PICK_WAIT;
+		return 0;
+	}
 	msg = coord_job_message(c, job_id, run_id, spec, &msg_len, why, sizeof(why), &missing);
 	if (!msg) {
-		if (missing)
-			return fail_pick(c, a, job_id, why, false);
-		pr_warn("cannot send job %lld to '%s': %s", (long long)job_id, a->name, why);
-		return -EIO;
+		if (!missing) {
+			pr_warn("cannot send job %lld to '%s': %s", (long long)job_id, a->name, why);
+			return -EIO;
+		}
+		*what = PICK_FAILED;
+		return fail_pick(c, a, job_id, why, false);
 	}
 	*p = (struct dispatch_pick){ .a = a, .peer = peer, .job_id = job_id, .run_id = run_id,
 				     .spec = spec, .msg = msg, .msg_len = msg_len };
-	return 1;
+	*what = PICK_READY;
+	return 0;
 }
 
 /* Send the job of P, stored as dispatched, to its agent: on failure it goes back to the
@@ -206,7 +223,8 @@ static int collect_one(struct coord *c, struct coord_agent *a, int64_t now,
 		       struct dispatch_pick **picks, int *n, int *cap)
 {
 	struct dispatch_pick *p;
-	int i, rc;
+	enum pick_outcome what = PICK_FAILED;
+	int i;
 
 	a->job.collect_pass = c->collect_pass;
 	if (*n == *cap) {
@@ -229,11 +247,12 @@ static int collect_one(struct coord *c, struct coord_agent *a, int64_t now,
 	if (coord_machine_busy(c, a))	/* waits, without a look at the queue */
 		return 0;
 	p = &(*picks)[*n];
-	for (i = 0, rc = 2; rc == 2 && i < COORD_DISPATCH_TRIES; i++)
-		rc = dispatch_pick(c, a, p);
-	if (rc != 3)
+	for (i = 0; what == PICK_FAILED && i < COORD_DISPATCH_TRIES; i++)
+		if (dispatch_pick(c, a, p, &what))
+			what = PICK_NONE;	/* said where it failed; the next turn tries again */
+	if (what != PICK_WAIT)
 		coord_machine_wait(c, a, false);
-	if (rc == 1) {
+	if (what == PICK_READY) {
 		a->job.id = p->job_id;
 		coord_machine_running(a, &p->spec->js);
 		coord_machine_hold(a, p->peer, &p->spec->js);

@@ -65,7 +65,8 @@ static struct coord_spec *spec_add(struct coord_run_specs *r, const json_t *json
 				   size_t len, bool not_json)
 {
 	struct coord_spec *s = calloc(1, sizeof(*s)), **grown;
-	char why[300] = "it is not JSON";
+	struct err why = { .msg = "it is not JSON" };
+	int rc;
 
 	grown = s ? util_grow(r->specs, &r->specs_cap, r->n_specs + 1, sizeof(*r->specs)) : NULL;
 	if (!grown) {
@@ -76,8 +77,9 @@ static struct coord_spec *spec_add(struct coord_run_specs *r, const json_t *json
 	r->specs = grown;
 	*s = (struct coord_spec){ .text = text, .len = len };
 	jobspec_init(&s->js);
-	if (not_json || jobspec_decode(json, "spec", &s->js, why, sizeof(why))) {
-		s->bad = strdup(why);
+	rc = not_json ? -EINVAL : jobspec_decode(json, "spec", &s->js, &why);
+	if (rc) {
+		s->bad = rc == -EINVAL ? strdup(why.msg) : NULL;
 		if (!s->bad) {
 			spec_free(s);
 			return NULL;
@@ -191,7 +193,7 @@ static int load_spec(struct spec_load *l, const char *text, size_t len)
 	l->prev_len = len;
 	/* lib/proto's parser, several times faster than jansson's; what it refuses (e.g. a
 	 * duplicate key) goes to jansson, and is sent encoded again */
-	json = proto_parse(text, len, NULL, 0);
+	json = proto_parse(text, len, NULL);
 	if (json)
 		copy = strndup(text, len);
 	else if ((json = json_loadb(text, len, 0, NULL)))

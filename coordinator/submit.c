@@ -74,7 +74,7 @@ static int fail(struct submit *s, int err, const char *fmt, ...)
 
 static int parse_overrides(struct submit *s, const json_t *overrides)
 {
-	struct plan_error perr = { 0 };
+	struct err perr = { 0 };
 	const json_t *v;
 	size_t i;
 
@@ -89,7 +89,7 @@ static int parse_overrides(struct submit *s, const json_t *overrides)
 		if (!json_is_string(v))
 			return fail(s, -EINVAL, "'overrides' must be an array of KEY=VALUE strings");
 		if (plan_override_parse(json_string_value(v), &s->ov[i], &perr))
-			return fail(s, -EINVAL, "%s", perr.text);
+			return fail(s, -EINVAL, "%s", perr.msg);
 		s->n_ov++;
 	}
 	return 0;
@@ -282,7 +282,7 @@ static int link_hosts(struct coord *c, struct submit *s, const json_t *names)
  * refuses the plan as invalid. */
 static int check_rates(struct submit *s)
 {
-	struct plan_error perr = { 0 };
+	struct err perr = { 0 };
 	int i, h;
 
 	if (!s->plan->traffic.rate_pps && !(s->plan->traffic.rate_share > 0) &&
@@ -297,7 +297,7 @@ static int check_rates(struct submit *s)
 			if (plan_rate_check(s->plan, s->jobs[i].spec, sh->inventory, sh->name,
 					    &perr)) {
 				s->invalid = true;
-				return fail(s, -EINVAL, "%s", perr.text);
+				return fail(s, -EINVAL, "%s", perr.msg);
 			}
 		}
 	}
@@ -331,7 +331,7 @@ oom:
 static int expand(struct submit *s, bool named)
 {
 	struct plan_expand_opts opts = { .objs = &s->objs, .hosts_match = !named };
-	struct plan_error perr = { 0 };
+	struct err perr = { 0 };
 	int err;
 
 	if (s->plan->link_generator) {
@@ -339,7 +339,7 @@ static int expand(struct submit *s, bool named)
 		opts.pair_dut = s->hosts[1].name;
 	}
 	err = plan_expand_opts(s->plan, &opts, &s->jobs, &s->n_jobs, &perr);
-	return err ? fail(s, err, "%s", perr.text[0] ? perr.text : strerror(-err)) : 0;
+	return err ? fail(s, err, "%s", err_text(&perr, err)) : 0;
 }
 
 /* Each job's spec as JSON text, once (the store writes it for each host, dispatch sends
@@ -403,7 +403,7 @@ json_t *coord_submit(struct coord *c, const json_t *msg)
 {
 	const char *file = proto_get_str(msg, "plan_file", "plan");
 	const json_t *text = json_object_get(msg, "plan_text");
-	struct plan_error perr = { 0 };
+	struct err perr = { 0 };
 	struct submit s = { 0 };
 	const json_t *names = json_object_get(msg, "hosts");
 	json_t *reply = NULL;
@@ -422,7 +422,7 @@ json_t *coord_submit(struct coord *c, const json_t *msg)
 			    s.n_ov, &perr);
 	if (!s.plan) {
 		err = fail(&s, -(errno ? errno : EINVAL), "%s",
-			   perr.text[0] ? perr.text : strerror(errno));
+			   err_text(&perr, -errno));
 		goto out;
 	}
 	err = add_objects(&s, json_object_get(msg, "objects"));
@@ -430,7 +430,7 @@ json_t *coord_submit(struct coord *c, const json_t *msg)
 		goto out;
 	err = plan_objects_check(s.plan, &s.objs, &perr);
 	if (err) {
-		fail(&s, err, "%s", perr.text);
+		fail(&s, err, "%s", perr.msg);
 		goto out;
 	}
 	if (s.plan->link_generator)

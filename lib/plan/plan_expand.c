@@ -137,8 +137,8 @@ static int job_fill(struct vctx *c, const struct plan *p, int v, int rep, const 
 			const struct plan_object *o = plan_objects_find(opts->objs, a->object);
 
 			if (!o)
-				return plan_set_error(c->err, 0, 0, "%s: object '%s' was not "
-						      "submitted", p->file, a->object);
+				return err_at(c->err, p->file, 0, 0, "object '%s' was not "
+					      "submitted", a->object);
 			ja->sha256 = o->sha256;
 		}
 	}
@@ -215,10 +215,9 @@ json_t *plan_pair_spec(const json_t *spec, const char *role, const char *peer)
 {
 	struct job_spec s;
 	json_t *side = NULL;
-	char why[256];
 	int ret;
 
-	ret = jobspec_decode(spec, "spec", &s, why, sizeof(why));
+	ret = jobspec_decode(spec, "spec", &s, NULL);
 	if (ret) {
 		errno = -ret;
 		return NULL;
@@ -276,8 +275,8 @@ static int expand_one(struct vctx *c, const struct plan *pp, int v, int rep, int
 		job[k].spec = !pair ? jobspec_encode(&s) :
 			      pair_side(&s, !k, k ? opts->pair_generator : opts->pair_dut);
 		if (pair && !job[k].spec && errno == EINVAL)
-			ret = plan_set_error(c->err, 0, 0, "%s: the plan has no link: its jobs "
-					     "have no sides", pp->file);
+			ret = err_at(c->err, pp->file, 0, 0, "the plan has no link: its jobs "
+				     "have no sides");
 		else if (!job[k].point_values || !job[k].spec)
 			ret = -ENOMEM;
 	}
@@ -288,16 +287,15 @@ static int expand_one(struct vctx *c, const struct plan *pp, int v, int rep, int
 }
 
 int plan_expand(const struct plan *plan, struct plan_job **jobsp, int *np,
-		struct plan_error *err)
+		struct err *err)
 {
 	return plan_expand_opts(plan, NULL, jobsp, np, err);
 }
 
 int plan_expand_opts(const struct plan *plan, const struct plan_expand_opts *opts,
-		     struct plan_job **jobsp, int *np, struct plan_error *err)
+		     struct plan_job **jobsp, int *np, struct err *err)
 {
-	struct plan_error scratch;
-	struct vctx c = { .err = err ? err : &scratch };
+	struct vctx c = { .err = err };
 	struct point_state *ps = NULL;
 	struct plan_job *jobs = NULL;
 	struct job_kv *match = NULL;
@@ -309,16 +307,14 @@ int plan_expand_opts(const struct plan *plan, const struct plan_expand_opts *opt
 	if (!plan || !plan->tree)
 		return -EINVAL;
 	c.file = plan->file;
-	c.err->text[0] = '\0';
-	c.err->line = c.err->col = 0;
+	err_clear(c.err);
 	sides = opts && (opts->pair_generator || opts->pair_dut) ? 2 : 1;
 	points = plan_points(plan);
 	n_var = plan->n_variants;
 	total = points * plan->repeat * n_var;
 	if (total > PLAN_MAX_JOBS || total <= 0)
-		return plan_set_error(c.err, 0, 0,
-				      "%s: the plan expands to %lld jobs, more than %d",
-				      plan->file, total, PLAN_MAX_JOBS);
+		return err_at(c.err, plan->file, 0, 0, "the plan expands to %lld jobs, more than %d",
+			      total, PLAN_MAX_JOBS);
 	jobs = calloc((size_t)(total * sides), sizeof(*jobs));
 	ps = calloc(1, sizeof(*ps));
 	if (!jobs || !ps || (opts && opts->hosts_match && plan->n_match &&
