@@ -40,6 +40,7 @@ struct udpgen_config {
 	const int *cpus;	/* pin thread i to cpus[i % n_cpus] (borrowed); NULL: no pinning */
 	int n_cpus;
 	uint64_t rate_pps;	/* gen_config.rate_pps: 0 full speed */
+	int burst;		/* gen_config.burst: 0 auto, else 1..64 (one sendmmsg) */
 };
 
 struct udpgen;
@@ -48,6 +49,10 @@ struct udpgen;
 struct udpgen *udpgen_new(const struct udpgen_config *cfg, char *err, size_t err_len);
 /* Stop if running and free; nulls the caller's pointer. NULL is fine. */
 void udpgen_destroy(struct udpgen **gen);
+/* The paced threads' burst and shortfall since the last start (gen_ops.pace_stats). */
+int udpgen_pace_stats(struct udpgen *gen, struct gen_pace_stats *out);
+/* The rate of the next start of a stopped generator; -EBUSY while it runs. */
+int udpgen_set_rate(struct udpgen *gen, uint64_t rate);
 /* Open the sockets and start the threads. 0 or -errno with ERR set. */
 int udpgen_start(struct udpgen *gen, char *err, size_t err_len);
 /* Stop and join the threads. 0, or the first error a thread met. */

@@ -7,6 +7,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <errno.h>
 #include <stdint.h>
 
 #include "gen.h"
@@ -75,24 +76,103 @@ static void test_tbucket_rate(void **state)
 	assert_int_equal(tbucket_wait_ns(&tb, 10 * S, 2), 0);	/* beyond the burst: 1 */
 }
 
-/* A paced thread's first gen_pace_next: its record starts at the bucket's start, and the
- * batch it takes is every whole token owed until the take (1e6/s: 1 per us, below the
- * burst of 200000, which a thread held up 200 ms gets), whenever that was. */
+/* A paced thread with burst 16 at 1e6/s: its first take is what the bucket filled (1 per
+ * us) but never more than 16, however late it came; the tokens beyond spill into its
+ * shortfall. */
 static void test_gen_pace_take(void **state)
 {
 	struct gen_pace p;
 	uint64_t n = 0;
 
 	(void)state;
-	gen_pace_init(&p, 1000000, 1, 0, 64);
+	gen_pace_init(&p, 1000000, 1, 0, 16, 4096);
 	assert_true(p.on);
-	assert_int_equal(p.min, 1000);			/* 1 ms of frames */
+	assert_false(p.auto_burst);
+	assert_int_equal(p.burst, 16);
 	assert_int_equal(p.take_ns, p.start_ns);
 	while (!n)
 		n = gen_pace_next(&p, UINT64_MAX);
 	assert_true(p.take_ns > p.start_ns);
-	assert_int_equal(n, MIN((uint64_t)(p.take_ns - p.start_ns) / 1000, 200000));
-	assert_true(n >= 1000);
+	assert_true(n >= 1 && n <= 16);
+	assert_int_equal(n, MIN((uint64_t)(p.take_ns - p.start_ns) / 1000, 16));
+	/* what flowed in beyond the 16: shortfall (to a token of rounding) */
+	if ((uint64_t)(p.take_ns - p.start_ns) / 1000 > 16)
+		assert_true(gen_pace_shortfall(&p) + 16 + 1 >= (uint64_t)(p.take_ns - p.start_ns) / 1000);
+	/* the caller's MAX bounds a take too; off: MAX */
+	gen_pace_init(&p, 0, 1, 0, 16, 4096);
+	assert_false(p.on);
+	assert_int_equal(gen_pace_next(&p, 99), 99);
+	assert_int_equal(gen_pace_shortfall(&p), 0);
+	/* a burst above what a call sends is the call's */
+	gen_pace_init(&p, 1000, 1, 0, 100, 64);
+	assert_int_equal(p.burst, 64);
+}
+
+/* Bounded bursts: a bucket of 16 at 100000/s held up 10 ms gives 16 frames, and the
+ * 984 it owed beyond them spill (the shortfall); a smaller burst spills what is above
+ * it; taken every 100 us (10 frames) nothing spills. */
+static void test_tbucket_spill(void **state)
+{
+	struct tbucket tb;
+	uint64_t t, sent = 0;
+
+	(void)state;
+	tbucket_init(&tb, 100000, 16, 0);
+	assert_int_equal(tbucket_take(&tb, 10 * MS, 1, UINT64_MAX), 16);
+	assert_int_equal(tb.spilled, 1000 - 16);
+	tbucket_init(&tb, 100000, 16, 0);
+	for (t = 100000; t <= S; t += 100000)
+		sent += tbucket_take(&tb, t, 1, UINT64_MAX);
+	assert_int_equal(sent, 100000);
+	assert_int_equal(tb.spilled, 0);
+	assert_int_equal(tbucket_tokens(&tb, S + 150000), 15);	/* 15 of 16 */
+	tbucket_set_burst(&tb, 4);
+	assert_int_equal(tbucket_tokens(&tb, S + 150000), 4);
+	assert_int_equal(tb.spilled, 11);
+	/* a pause of 1e9 s at 1e9/s: 1e18 tokens, spilled without overflow */
+	tbucket_init(&tb, TBUCKET_MAX, 1, 0);
+	assert_int_equal(tbucket_tokens(&tb, 1000000000ULL * S), 1);
+	assert_int_equal(tb.spilled, 1000000000ULL * 1000000000ULL - 1);
+}
+
+/* auto (burst 0): the burst covers twice a call and a wake-up at the thread's rate; at
+ * 1000/s that is 1 frame (1 where it can), and a thread's stats say so. */
+static void test_gen_pace_auto(void **state)
+{
+	struct gen_pace_stats st[2], sum;
+	struct gen_pace p;
+	uint64_t n = 0;
+	int i;
+
+	(void)state;
+	gen_pace_init(&p, 1000, 1, 0, 0, 4096);
+	assert_true(p.auto_burst);
+	assert_int_equal(p.burst, 1);
+	for (i = 0; i < 3; i++) {	/* 3 frames: 1 ms apart, one each */
+		while (!(n = gen_pace_next(&p, UINT64_MAX)))
+			;
+		assert_int_equal(n, 1);
+	}
+	assert_int_equal(p.burst, 1);
+	gen_pace_stats_of(&p, &st[0]);
+	assert_int_equal(st[0].burst, 1);
+	assert_true(st[0].auto_burst);
+	st[1] = (struct gen_pace_stats){ .burst = 7, .shortfall = 5 };
+	st[0].shortfall = 2;
+	assert_int_equal(gen_pace_stats_sum(st, 2, &sum), 0);
+	assert_int_equal(sum.burst, 7);
+	assert_int_equal(sum.shortfall, 7);
+	assert_int_equal(gen_pace_stats_sum(st, 0, &sum), -ENOENT);
+	/* at 10 Mpps a call of 20 us and a wake-up of 20 us (95th percentiles) need 800
+	 * frames at once: the next call's time (at once here: a step of 1/128 down) makes
+	 * it 750 to 1000 */
+	gen_pace_init(&p, 10000000, 1, 0, 0, 4096);
+	while (!gen_pace_next(&p, UINT64_MAX))
+		;
+	p.call_hi = 20000;
+	p.late_hi = 20000;
+	gen_pace_next(&p, UINT64_MAX);
+	assert_in_range(p.burst, 750, 1000);
 }
 
 /* An xdp-live thread at 100000/s whose every call waits 10 ms before its frames go out
@@ -105,7 +185,8 @@ static void test_gen_pace_take(void **state)
  * the burst (200 ms, 20000 frames), not the 30000 owed: 42100 in 521 ms, 80806 (short). */
 static void test_gen_paced_bursts(void **state)
 {
-	struct gen_pace p = { .on = true, .min = 100, .start_ns = 0 };
+	struct gen_pace p = { .on = true, .start_ns = 0 };
+	const uint64_t min = 100;
 	struct gen_paced d = { 0 };
 	uint64_t sent = 0, first = 0, n;
 	int64_t s, t_first = 0;
@@ -114,7 +195,7 @@ static void test_gen_paced_bursts(void **state)
 	tbucket_init(&p.tb, 100000, 20000, 0);
 	assert_true(gen_paced_rate(&d, 1, 0) < 0);		/* no record yet */
 	for (s = 1 * MS; s + 20 * MS <= 250 * MS; s += 20 * MS) {
-		n = tbucket_take(&p.tb, (uint64_t)s, p.min, UINT64_MAX);
+		n = tbucket_take(&p.tb, (uint64_t)s, min, UINT64_MAX);
 		p.take_ns = s;
 		sent += n;
 		if (!first) {
@@ -133,7 +214,7 @@ static void test_gen_paced_bursts(void **state)
 	assert_float_equal(gen_paced_rate(&d, 1, 0), 100000, 1e-6);
 	/* a record spanning less than the trial asks: none */
 	assert_true(gen_paced_rate(&d, 1, 222 * MS) < 0);
-	n = tbucket_take(&p.tb, 521 * MS, p.min, UINT64_MAX);
+	n = tbucket_take(&p.tb, 521 * MS, min, UINT64_MAX);
 	p.take_ns = 521 * MS;
 	gen_paced_add(&d, &p, n);
 	assert_int_equal(n, 20000);
@@ -162,6 +243,8 @@ int main(void)
 		cmocka_unit_test(test_tbucket_burst),
 		cmocka_unit_test(test_tbucket_rate),
 		cmocka_unit_test(test_gen_pace_take),
+		cmocka_unit_test(test_tbucket_spill),
+		cmocka_unit_test(test_gen_pace_auto),
 		cmocka_unit_test(test_gen_paced_bursts),
 		cmocka_unit_test(test_gen_paced_threads),
 	};
