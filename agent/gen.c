@@ -12,11 +12,7 @@
 
 #include "base/util.h"
 
-#define GEN_PACE_MAX_SLEEP_NS 10000000ULL	/* 10 ms: how late a stop may be seen */
-/* auto: a burst of at most 200 us of frames (at least 1): a NIC's ring of 256-4096
- * descriptors holds 25-400 us at 10 Mpps; a host that needs more to hold the rate is
- * one the generator cannot pace on (its shortfall makes the trial generator-bound) */
-#define GEN_PACE_AUTO_MAX_NS 200000ULL
+#define GEN_PACE_MAX_SLEEP_NS 10000000LL	/* 10 ms: how late a stop may be seen */
 
 void *gen_alloc(size_t size, int threads, int flows, bool bad, const char *usage, char *err,
 		size_t err_len)
@@ -44,20 +40,9 @@ uint64_t gen_thread_rate(uint64_t rate, int threads, int idx)
 	return rate / (uint64_t)threads + ((uint64_t)idx < rate % (uint64_t)threads);
 }
 
-/* The bucket holds BURST (clamped to 1..max) and a frame more: what is owed above one
- * burst spills, a fraction of a frame carried over a take does not. */
-static void set_burst(struct gen_pace *p, uint64_t b)
-{
-	b = b < 1 ? 1 : b > p->max_burst ? p->max_burst : b;
-	if (b == p->burst)
-		return;
-	p->burst = b;
-	tbucket_set_burst(&p->tb, b + 1);
-}
-
 /* A running mean (1/8 of each new sample, the first taken whole) of SAMPLE into *MEAN,
  * a sample above 4x the mean counted as 4x (one preemption of 10 ms would otherwise make
- * every later burst large). */
+ * every later spin long). */
 static void mean_add(int64_t *mean, int64_t sample)
 {
 	if (sample < 0)
@@ -73,94 +58,102 @@ static void mean_add(int64_t *mean, int64_t sample)
 		*mean = 1;
 }
 
-/* A running 95th percentile of the samples in *HI: up by 19 steps for a sample above it,
- * down by one for one below (it settles where 1 in 20 is above), a step 1/128 of it
- * (at least 100 ns). Lateness and calls have long tails on a busy host: a burst that
- * covered their maximum would be a storm, one that covers their mean loses frames at
- * every other wake-up. */
-static void high_add(int64_t *hi, int64_t sample)
+/* The frames of NS nanoseconds at RATE frames/s, rounded up. */
+static uint64_t frames_in(uint64_t rate, int64_t ns)
 {
-	int64_t step = *hi / 128 > 100 ? *hi / 128 : 100;
-
-	*hi += sample > *hi ? 19 * step : -step;
-	if (*hi < 0)
-		*hi = 0;
+	return (uint64_t)(((unsigned __int128)rate * (uint64_t)ns + 999999999ULL) /
+			  1000000000ULL);
 }
 
-/* auto: the burst that covers twice what a call and a wake-up at the 95th percentile
- * of their times leave to send at the thread's rate, 1..max and at most
- * GEN_PACE_AUTO_MAX_NS of frames (the bucket's frame more, set_burst, carries the rest) */
-static void auto_burst(struct gen_pace *p)
+void gen_pace_init_at(struct gen_pace *p, uint64_t rate, int threads, int idx,
+		      uint64_t burst, uint64_t max_burst, int64_t now_ns)
 {
-	uint64_t b = (uint64_t)((2.0 * (double)(p->call_hi + p->late_hi) * (double)p->rate +
-				 1e9 - 1) / 1e9);
-	uint64_t most = p->rate * GEN_PACE_AUTO_MAX_NS / 1000000000ULL;
-
-	if (b > most)
-		b = most;
-
-	set_burst(p, b);
-}
-
-void gen_pace_init(struct gen_pace *p, uint64_t rate, int threads, int idx, uint64_t burst,
-		   uint64_t max_burst)
-{
-	uint64_t r = gen_thread_rate(rate, threads, idx);
+	uint64_t r = gen_thread_rate(rate, threads, idx), most = max_burst < 1 ? 1 : max_burst;
 
 	memset(p, 0, sizeof(*p));
 	p->on = rate > 0;
 	if (!p->on)
 		return;
-	/* sleeps end within 1 us of their time, not the default 50 us (per thread) */
-	prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
 	p->rate = r < 1 ? 1 : r;
-	p->max_burst = max_burst < 1 ? 1 : max_burst;
 	p->auto_burst = !burst;
-	p->start_ns = util_mono_ns();
-	p->take_ns = p->start_ns;
-	tbucket_init(&p->tb, p->rate, 1, (uint64_t)p->start_ns);
-	set_burst(p, burst ? burst : 1);
+	p->per = frames_in(p->rate, GEN_PACE_INTERVAL_NS);
+	if (p->per > most)
+		p->per = most;
+	p->burst = burst ? burst : frames_in(p->rate, GEN_PACE_AUTO_CAP_NS);
+	if (p->burst < p->per && !burst)
+		p->burst = p->per;
+	if (p->burst > most)
+		p->burst = most;
+	if (p->per > p->burst)
+		p->per = p->burst;
+	p->start_ns = now_ns;
+	p->take_ns = now_ns;
+	tbucket_init(&p->tb, p->rate, p->burst + 1, (uint64_t)now_ns);
+}
+
+void gen_pace_init(struct gen_pace *p, uint64_t rate, int threads, int idx, uint64_t burst,
+		   uint64_t max_burst)
+{
+	/* sleeps end within 1 us of their time, not the default 50 us (per thread) */
+	if (rate)
+		prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
+	gen_pace_init_at(p, rate, threads, idx, burst, max_burst, util_mono_ns());
+}
+
+int64_t gen_pace_deadline(struct gen_pace *p, int64_t now_ns)
+{
+	return now_ns + (int64_t)tbucket_wait_ns(&p->tb, (uint64_t)now_ns, p->per);
+}
+
+uint64_t gen_pace_take(struct gen_pace *p, int64_t now_ns, uint64_t max)
+{
+	uint64_t n = tbucket_take(&p->tb, (uint64_t)now_ns, 1, p->burst < max ? p->burst : max);
+
+	if (n) {
+		p->take_ns = now_ns;
+		if (n > p->max_taken)
+			p->max_taken = n;
+	}
+	return n;
+}
+
+/* Sleep until AT_NS (monotonic, absolute): 0, or -1 when a signal cut it short. */
+static int sleep_until(int64_t at_ns)
+{
+	struct timespec ts = { .tv_sec = (time_t)(at_ns / 1000000000LL),
+			       .tv_nsec = (long)(at_ns % 1000000000LL) };
+
+	return clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) ? -1 : 0;
 }
 
 uint64_t gen_pace_next(struct gen_pace *p, uint64_t max)
 {
-	uint64_t now, n, wait;
-	struct timespec ts;
-	int64_t woke;
+	int64_t now, due, wake, margin;
 
 	if (!p->on)
 		return max;
-	now = (uint64_t)util_mono_ns();
-	if (p->auto_burst && p->taken) {	/* the call since the last take */
-		high_add(&p->call_hi, (int64_t)now - p->take_ns);
-		auto_burst(p);
+	now = util_mono_ns();
+	due = gen_pace_deadline(p, now);
+	if (due > now) {
+		/* sleep to the usual lateness before the deadline, spin the rest */
+		margin = p->late_ns < GEN_PACE_INTERVAL_NS / 4 ? p->late_ns :
+			 GEN_PACE_INTERVAL_NS / 4;
+		wake = due - margin;
+		if (wake - now > GEN_PACE_MAX_SLEEP_NS) {
+			sleep_until(now + GEN_PACE_MAX_SLEEP_NS);
+			return 0;
+		}
+		if (wake > now) {
+			/* a signal (xdpgen's stop) cuts it short: no lateness then */
+			if (sleep_until(wake))
+				return 0;
+			now = util_mono_ns();
+			mean_add(&p->late_ns, now - wake);
+		}
+		while (now < due)
+			now = util_mono_ns();
 	}
-	p->taken = false;
-	n = tbucket_take(&p->tb, now, 1, p->burst < max ? p->burst : max);
-	if (n) {
-		p->take_ns = (int64_t)now;
-		p->taken = true;
-		if (n > p->max_taken)
-			p->max_taken = n;
-		return n;
-	}
-	/* wake up when the next frame is due, less the usual lateness */
-	wait = tbucket_wait_ns(&p->tb, now, 1);
-	if (wait > (uint64_t)p->late_ns + 1000)
-		wait -= (uint64_t)p->late_ns;
-	if (wait > GEN_PACE_MAX_SLEEP_NS)
-		wait = GEN_PACE_MAX_SLEEP_NS;
-	ts.tv_sec = (time_t)(wait / 1000000000ULL);
-	ts.tv_nsec = (long)(wait % 1000000000ULL);
-	/* a signal (xdpgen's stop) cuts it short: no lateness then */
-	if (!nanosleep(&ts, NULL)) {
-		woke = util_mono_ns();
-		mean_add(&p->late_ns, woke - (int64_t)(now + wait));
-		high_add(&p->late_hi, woke - (int64_t)(now + wait));
-		if (p->auto_burst)
-			auto_burst(p);
-	}
-	return 0;
+	return gen_pace_take(p, now, max);
 }
 
 uint64_t gen_pace_shortfall(const struct gen_pace *p)

@@ -137,30 +137,33 @@ void *gen_alloc(size_t size, int threads, int flows, bool bad, const char *usage
 uint64_t gen_thread_rate(uint64_t rate, int threads, int idx);
 
 /* One sending thread's pacing (xdpgen.c, udpgen.c): its share of the rate as a token
- * bucket that starts empty and holds at most one burst, taken whenever a frame is there
- * (all there are, up to the burst). Frames are thus sent at most BURST back to back; a
- * thread held up longer than a burst's time does not catch up with a larger one: the
- * tokens that spill over the full bucket are its shortfall, counted (SPILLED), and its
- * record (struct gen_paced) then falls short of the rate (generator-bound). BURST is
- * traffic.burst, or with 0 (auto) the smallest that covers what one call and one
- * wake-up take at the thread's rate (twice their 95th percentiles, at least 1, at most
- * 200 us of frames): found while the thread runs, at most MAX_BURST. Sleeps end a wake-up's mean lateness early
- * and use a timer slack of 1 us (a default slack of 50 us would bunch frames at rates
- * above 20000/s). The bucket holds a frame more than the burst (a fraction carried over
- * a take is no shortfall). */
+ * bucket that starts empty and holds at most BURST frames (the cap). The thread wakes
+ * every GEN_PACE_INTERVAL_NS of frames (PER frames, at least 1, at most BURST) on an
+ * absolute deadline (the time the bucket holds PER: clock_nanosleep TIMER_ABSTIME to a
+ * margin before it, the mean lateness of a wake-up up to a quarter of the interval, then
+ * a spin to it), so a late wake-up is not carried into the next one, and then takes all
+ * the bucket holds (at most BURST and what one call can send). A wake-up up to
+ * (BURST - PER) frames' time late is thus carried in full, in one burst of at most BURST
+ * frames; what flows in while the bucket is full (a thread held up longer) is its
+ * shortfall, counted (SPILLED), and its record (struct gen_paced) then falls short of
+ * the rate (generator-bound). BURST is traffic.burst, or with 0 (auto) the frames of
+ * GEN_PACE_AUTO_CAP_NS at the thread's rate (at least PER, at most what one call can
+ * send): a device with a buffer of 1 ms of frames at the rate absorbs it 4 times over.
+ * Timer slack 1 us (the default 50 us would bunch frames above 20000/s). The bucket
+ * holds a frame more than BURST (a fraction carried over a take is no shortfall). */
+#define GEN_PACE_INTERVAL_NS 100000LL	/* 100 us: an xdp-live call of 1-64 frames takes
+					 * 7-20 us (bench/pacing --calls) */
+#define GEN_PACE_AUTO_CAP_NS 250000LL	/* auto BURST: 250 us of frames */
 struct gen_pace {
 	bool on;		/* false: full speed */
-	bool auto_burst;	/* traffic.burst 0: BURST found while running */
+	bool auto_burst;	/* traffic.burst 0: BURST from the rate */
 	uint64_t rate;		/* the thread's frames/s */
-	uint64_t burst;		/* frames at most per take (the bucket's size) */
-	uint64_t max_burst;	/* what one call can send */
+	uint64_t burst;		/* frames at most per take (the cap) */
+	uint64_t per;		/* frames one wake-up owes (GEN_PACE_INTERVAL_NS of them) */
 	struct tbucket tb;
 	int64_t start_ns;	/* the bucket's start (empty) */
 	int64_t take_ns;	/* the clock at the last take (the bucket then held < 1 frame) */
-	int64_t late_ns;	/* running mean of a sleep's lateness (taken off sleeps) */
-	int64_t call_hi, late_hi;	/* auto: 95th percentiles of a call (a take to the
-					 * next gen_pace_next) and of a sleep's lateness */
-	bool taken;		/* the last gen_pace_next() took frames (a call follows) */
+	int64_t late_ns;	/* running mean of a sleep's lateness (the spin's margin) */
 	uint64_t max_taken;	/* the largest take: the burst used */
 };
 
@@ -187,13 +190,22 @@ struct gen_paced {
 };
 
 /* Pace thread IDX of THREADS at its share of RATE (0: off) in bursts of at most BURST
- * frames (0: auto), of which one call can send MAX_BURST. */
+ * frames (0: auto), of which one call can send MAX_BURST; its clock starts at NOW_NS. */
+void gen_pace_init_at(struct gen_pace *p, uint64_t rate, int threads, int idx,
+		      uint64_t burst, uint64_t max_burst, int64_t now_ns);
+/* gen_pace_init_at() at the monotonic clock's now, and the thread's timer slack 1 us. */
 void gen_pace_init(struct gen_pace *p, uint64_t rate, int threads, int idx, uint64_t burst,
 		   uint64_t max_burst);
-/* How many frames the thread may send now, at most MAX: MAX when off, else what the
- * bucket holds (at least 1, at most the burst); or 0 after sleeping at most 10 ms (or
- * being interrupted by a signal) without a frame, for the caller to check whether it
- * should stop. */
+/* The clock (ns) at which P's bucket holds the PER frames of a wake-up (NOW_NS when it
+ * does already): the thread's next deadline. */
+int64_t gen_pace_deadline(struct gen_pace *p, int64_t now_ns);
+/* Take what the bucket holds at NOW_NS, at most the burst and MAX (0 when not a whole
+ * frame): the frames the thread sends now. */
+uint64_t gen_pace_take(struct gen_pace *p, int64_t now_ns, uint64_t max);
+/* How many frames the thread may send now, at most MAX: MAX when off, else, after
+ * waiting for the deadline (gen_pace_deadline), what the bucket holds (at least 1, at
+ * most the burst); or 0 after sleeping 10 ms (or being interrupted by a signal) short
+ * of it, for the caller to check whether it should stop. */
 uint64_t gen_pace_next(struct gen_pace *p, uint64_t max);
 /* Frames thread P owed and could not send on time (spilled over its full bucket). */
 uint64_t gen_pace_shortfall(const struct gen_pace *p);

@@ -14,8 +14,13 @@
  * call running until stopped, which is the bare BPF_PROG_TEST_RUN live-frames loop
  * (bench/generator.c: the two are within 1 % of each other).
  *
+ * With --calls, instead: the time of one paced xdp-live call (BPF_PROG_TEST_RUN with
+ * BPF_F_TEST_XDP_LIVE_FRAMES, the program held in the dispatcher, agent/xdphold.h) for
+ * repeat 1, 4, 16, 64 and 256: mean, 50th, 99th percentile and largest, over S seconds
+ * each (the pacing's interval must be well above it, gen.h).
+ *
  *   build/bench/pacing [--seconds S] [--cpu C] [--burst B] [--rates R,R,..]
- *                      [--gens xdp-live,udp] [--bpf DIR] [-v]
+ *                      [--gens xdp-live,udp] [--bpf DIR] [--calls] [-v]
  *
  * Needs root. Not a test: it prints figures (bench/README.md, "pacing").
  */
@@ -36,8 +41,10 @@
 
 #include "gen.h"
 #include "gap_shared.h"
+#include "xdpgen.h"
 #include "ifstats.h"
 #include "base/log.h"
+#include "base/util.h"
 
 #define FRAME_SIZE 64
 #define MAX_RATES 16
@@ -164,6 +171,64 @@ static int run_one(const struct gen_ops *ops, const struct gen_config *base, str
 	return err;
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* --calls: time paced xdp-live calls of each repeat count for SECONDS each. */
+static int call_costs(const struct gen_config *base, double seconds)
+{
+	static const uint32_t repeats[] = { 1, 4, 16, 64, 256 };
+	enum { MAX_CALLS = 1 << 20 };
+	struct xdpgen_config xc;
+	struct xdpgen *gen;
+	uint64_t *t = calloc(MAX_CALLS, sizeof(*t));
+	uint8_t frame[FRAME_SIZE];
+	char msg[256] = "";
+	size_t r;
+
+	xdpgen_config_of(base, &xc);
+	xc.rate_pps = 1;		/* paced: the program held in the dispatcher */
+	gen = xdpgen_new(&xc, msg, sizeof(msg));
+	if (!gen || !t) {
+		fprintf(stderr, "pacing: xdp-live: %s\n", msg);
+		free(t);
+		return -1;
+	}
+	xdpgen_build_frame(&xc, 1024, frame, sizeof(frame));
+	printf("xdp-live call (held in the dispatcher): repeat, calls, mean, p50, p99, max (us), ns a frame\n");
+	for (r = 0; r < sizeof(repeats) / sizeof(repeats[0]); r++) {
+		struct xdp_md ctx = { .data_end = FRAME_SIZE, .ingress_ifindex = base->ifindex };
+		LIBBPF_OPTS(bpf_test_run_opts, opts, .data_in = frame,
+			    .data_size_in = FRAME_SIZE, .ctx_in = &ctx, .ctx_size_in = sizeof(ctx),
+			    .repeat = repeats[r], .flags = BPF_F_TEST_XDP_LIVE_FRAMES);
+		int64_t end = util_mono_ns() + (int64_t)(seconds * 1e9), t0;
+		double sum = 0;
+		size_t n = 0;
+
+		while (n < MAX_CALLS && (t0 = util_mono_ns()) < end) {
+			if (bpf_prog_test_run_opts(xdpgen_prog_fd(gen), &opts)) {
+				fprintf(stderr, "pacing: test run: %s\n", strerror(errno));
+				break;
+			}
+			t[n] = (uint64_t)(util_mono_ns() - t0);
+			sum += (double)t[n++];
+		}
+		if (!n)
+			break;
+		qsort(t, n, sizeof(*t), cmp_u64);
+		printf("%6u %8zu %8.1f %8.1f %8.1f %8.1f %8.1f\n", repeats[r], n, sum / n / 1e3,
+		       (double)t[n / 2] / 1e3, (double)t[n * 99 / 100] / 1e3,
+		       (double)t[n - 1] / 1e3, sum / n / repeats[r]);
+	}
+	xdpgen_destroy(&gen);
+	free(t);
+	return 0;
+}
+
 static void print_row(const char *name, uint64_t rate, const struct figures *f)
 {
 	char asked[32];
@@ -183,7 +248,7 @@ int main(int argc, char **argv)
 {
 	const char *bpf_dir = "build/bpf", *gens = "xdp-live,udp", *rates_arg = NULL;
 	uint64_t rates[MAX_RATES] = { 10000, 100000, 1000000, 5000000 };
-	int n_rates = 4, cpu = 0, burst = 0, i, j, err, ret = 1;
+	int n_rates = 4, cpu = 0, burst = 0, calls = 0, i, j, err, ret = 1;
 	const struct gen_ops *const ops[] = { &xdpgen_ops, &udpgen_ops };
 	struct ifstats_link la, lb;
 	struct gen_config cfg = { .size = FRAME_SIZE, .flows = 1, .threads = 1 };
@@ -208,10 +273,12 @@ int main(int argc, char **argv)
 			gens = argv[++i];
 		else if (!strcmp(argv[i], "--bpf") && i + 1 < argc)
 			bpf_dir = argv[++i];
+		else if (!strcmp(argv[i], "--calls"))
+			calls = 1;
 		else if (!strcmp(argv[i], "-v"))
 			log_set_level(LOG_DEBUG);
 		else {
-			fprintf(stderr, "usage: pacing [--seconds S] [--cpu C] [--burst B] [--rates R,R,..] [--gens xdp-live,udp] [--bpf DIR]\n");
+			fprintf(stderr, "usage: pacing [--seconds S] [--cpu C] [--burst B] [--rates R,R,..] [--gens xdp-live,udp] [--bpf DIR] [--calls] [-v]\n");
 			return 2;
 		}
 	}
@@ -272,6 +339,12 @@ int main(int argc, char **argv)
 			loadavg[0] = 0;
 		fclose(fp);
 		loadavg[strcspn(loadavg, "\n")] = 0;
+	}
+	if (calls) {
+		printf("%d-byte frames, cpu %d, %.1f s a repeat count; load average before: %s\n",
+		       FRAME_SIZE, cpu, seconds, loadavg);
+		ret = call_costs(&cfg, seconds) ? 1 : 0;
+		goto out;
 	}
 	printf("veth pair in a private namespace, receiver gap_rx (native XDP), %d-byte frames, cpu %d, burst %s%.0d, %.1f s a rate; load average before: %s\n",
 	       FRAME_SIZE, cpu, burst ? "" : "auto", burst, seconds, loadavg);

@@ -76,36 +76,95 @@ static void test_tbucket_rate(void **state)
 	assert_int_equal(tbucket_wait_ns(&tb, 10 * S, 2), 0);	/* beyond the burst: 1 */
 }
 
-/* A paced thread with burst 16 at 1e6/s: its first take is what the bucket filled (1 per
- * us) but never more than 16, however late it came; the tokens beyond spill into its
- * shortfall. */
-static void test_gen_pace_take(void **state)
+/* The interval and the cap (gen.h, struct gen_pace), on a clock driven by hand: at
+ * 100000/s a wake-up owes 10 frames (100 us) and the cap is 25 (250 us); a deadline is
+ * where the bucket holds 10, absolute: a wake-up 100 us late takes the 20 owed at once
+ * (carried, no shortfall) and the next deadline is 100 us after the last one, not after
+ * the late wake-up; one 400 us late takes the cap, 25, and the 14 above the full bucket
+ * (25 and a frame) are its shortfall. Taken at every deadline for 1 s: exactly the rate. */
+static void test_gen_pace_deadline(void **state)
 {
+	struct gen_pace p;
+	int64_t t;
+	uint64_t sent = 0;
+
+	(void)state;
+	gen_pace_init_at(&p, 100000, 1, 0, 0, 4096, 0);
+	assert_true(p.on);
+	assert_true(p.auto_burst);
+	assert_int_equal(p.per, 10);
+	assert_int_equal(p.burst, 25);
+	assert_int_equal(gen_pace_deadline(&p, 0), 100000);
+	assert_int_equal(gen_pace_take(&p, 50000, UINT64_MAX), 5);	/* early: what is there */
+	assert_int_equal(gen_pace_deadline(&p, 50000), 150000);
+	assert_int_equal(gen_pace_take(&p, 150000, UINT64_MAX), 10);
+	assert_int_equal(gen_pace_deadline(&p, 150000), 250000);
+	assert_int_equal(gen_pace_take(&p, 350000, UINT64_MAX), 20);	/* 100 us late */
+	assert_int_equal(gen_pace_shortfall(&p), 0);
+	assert_int_equal(gen_pace_deadline(&p, 350000), 450000);
+	assert_int_equal(gen_pace_take(&p, 750000, UINT64_MAX), 25);	/* 400 us late */
+	assert_int_equal(gen_pace_shortfall(&p), 14);
+	assert_int_equal(p.max_taken, 25);
+	assert_int_equal(p.take_ns, 750000);
+	assert_int_equal(gen_pace_take(&p, 750000, 1), 1);		/* the frame more */
+	/* a second at every deadline: the rate to the frame, bursts of 10 */
+	gen_pace_init_at(&p, 100000, 1, 0, 0, 4096, 0);
+	for (t = gen_pace_deadline(&p, 0); t <= (int64_t)S; t = gen_pace_deadline(&p, t))
+		sent += gen_pace_take(&p, t, UINT64_MAX);
+	assert_int_equal(sent, 100000);
+	assert_int_equal(p.max_taken, 10);
+	assert_int_equal(gen_pace_shortfall(&p), 0);
+}
+
+/* Interval and cap by rate and asked burst: 1 where it can (1000/s: a frame a wake-up,
+ * cap 1), 30 and 75 at 300000/s, an asked burst both caps and bounds a wake-up, what one
+ * call can send bounds both; off: MAX at once. The real clock: a take after the deadline
+ * (at least the PER frames, at most the burst). */
+static void test_gen_pace_sizes(void **state)
+{
+	struct gen_pace_stats st[2], sum;
 	struct gen_pace p;
 	uint64_t n = 0;
 
 	(void)state;
-	gen_pace_init(&p, 1000000, 1, 0, 16, 4096);
-	assert_true(p.on);
+	gen_pace_init_at(&p, 1000, 1, 0, 0, 4096, 0);
+	assert_int_equal(p.per, 1);
+	assert_int_equal(p.burst, 1);
+	assert_int_equal(gen_pace_deadline(&p, 0), MS);
+	gen_pace_init_at(&p, 300000, 1, 0, 0, 4096, 0);
+	assert_int_equal(p.per, 30);
+	assert_int_equal(p.burst, 75);
+	gen_pace_init_at(&p, 600000, 2, 1, 0, 4096, 0);		/* a thread's share */
+	assert_int_equal(p.rate, 300000);
+	assert_int_equal(p.burst, 75);
+	gen_pace_init_at(&p, 1000000, 1, 0, 16, 4096, 0);
 	assert_false(p.auto_burst);
+	assert_int_equal(p.per, 16);
 	assert_int_equal(p.burst, 16);
-	assert_int_equal(p.take_ns, p.start_ns);
-	while (!n)
-		n = gen_pace_next(&p, UINT64_MAX);
-	assert_true(p.take_ns > p.start_ns);
-	assert_true(n >= 1 && n <= 16);
-	assert_int_equal(n, MIN((uint64_t)(p.take_ns - p.start_ns) / 1000, 16));
-	/* what flowed in beyond the 16: shortfall (to a token of rounding) */
-	if ((uint64_t)(p.take_ns - p.start_ns) / 1000 > 16)
-		assert_true(gen_pace_shortfall(&p) + 16 + 1 >= (uint64_t)(p.take_ns - p.start_ns) / 1000);
-	/* the caller's MAX bounds a take too; off: MAX */
+	gen_pace_init_at(&p, 10000000, 1, 0, 0, 64, 0);
+	assert_int_equal(p.per, 64);
+	assert_int_equal(p.burst, 64);
+	gen_pace_init_at(&p, 1000, 1, 0, 100, 64, 0);
+	assert_int_equal(p.burst, 64);
 	gen_pace_init(&p, 0, 1, 0, 16, 4096);
 	assert_false(p.on);
 	assert_int_equal(gen_pace_next(&p, 99), 99);
 	assert_int_equal(gen_pace_shortfall(&p), 0);
-	/* a burst above what a call sends is the call's */
-	gen_pace_init(&p, 1000, 1, 0, 100, 64);
-	assert_int_equal(p.burst, 64);
+	gen_pace_init(&p, 1000000, 1, 0, 16, 4096);
+	while (!n)
+		n = gen_pace_next(&p, UINT64_MAX);
+	assert_true(p.take_ns >= p.start_ns + 16000);
+	assert_in_range(n, 16, 16);
+	gen_pace_stats_of(&p, &st[0]);
+	assert_int_equal(st[0].burst, 16);
+	assert_false(st[0].auto_burst);
+	st[1] = (struct gen_pace_stats){ .burst = 7, .shortfall = 5, .auto_burst = true };
+	st[0].shortfall = 2;
+	assert_int_equal(gen_pace_stats_sum(st, 2, &sum), 0);
+	assert_int_equal(sum.burst, 16);
+	assert_int_equal(sum.shortfall, 7);
+	assert_true(sum.auto_burst);
+	assert_int_equal(gen_pace_stats_sum(st, 0, &sum), -ENOENT);
 }
 
 /* Bounded bursts: a bucket of 16 at 100000/s held up 10 ms gives 16 frames, and the
@@ -133,46 +192,6 @@ static void test_tbucket_spill(void **state)
 	tbucket_init(&tb, TBUCKET_MAX, 1, 0);
 	assert_int_equal(tbucket_tokens(&tb, 1000000000ULL * S), 1);
 	assert_int_equal(tb.spilled, 1000000000ULL * 1000000000ULL - 1);
-}
-
-/* auto (burst 0): the burst covers twice a call and a wake-up at the thread's rate; at
- * 1000/s that is 1 frame (1 where it can), and a thread's stats say so. */
-static void test_gen_pace_auto(void **state)
-{
-	struct gen_pace_stats st[2], sum;
-	struct gen_pace p;
-	uint64_t n = 0;
-	int i;
-
-	(void)state;
-	gen_pace_init(&p, 1000, 1, 0, 0, 4096);
-	assert_true(p.auto_burst);
-	assert_int_equal(p.burst, 1);
-	for (i = 0; i < 3; i++) {	/* 3 frames: 1 ms apart, one each */
-		while (!(n = gen_pace_next(&p, UINT64_MAX)))
-			;
-		assert_int_equal(n, 1);
-	}
-	assert_int_equal(p.burst, 1);
-	gen_pace_stats_of(&p, &st[0]);
-	assert_int_equal(st[0].burst, 1);
-	assert_true(st[0].auto_burst);
-	st[1] = (struct gen_pace_stats){ .burst = 7, .shortfall = 5 };
-	st[0].shortfall = 2;
-	assert_int_equal(gen_pace_stats_sum(st, 2, &sum), 0);
-	assert_int_equal(sum.burst, 7);
-	assert_int_equal(sum.shortfall, 7);
-	assert_int_equal(gen_pace_stats_sum(st, 0, &sum), -ENOENT);
-	/* at 10 Mpps a call of 20 us and a wake-up of 20 us (95th percentiles) need 800
-	 * frames at once: the next call's time (at once here: a step of 1/128 down) makes
-	 * it 750 to 1000 */
-	gen_pace_init(&p, 10000000, 1, 0, 0, 4096);
-	while (!gen_pace_next(&p, UINT64_MAX))
-		;
-	p.call_hi = 20000;
-	p.late_hi = 20000;
-	gen_pace_next(&p, UINT64_MAX);
-	assert_in_range(p.burst, 750, 1000);
 }
 
 /* An xdp-live thread at 100000/s whose every call waits 10 ms before its frames go out
@@ -242,9 +261,9 @@ int main(void)
 		cmocka_unit_test(test_tbucket_tokens),
 		cmocka_unit_test(test_tbucket_burst),
 		cmocka_unit_test(test_tbucket_rate),
-		cmocka_unit_test(test_gen_pace_take),
+		cmocka_unit_test(test_gen_pace_deadline),
 		cmocka_unit_test(test_tbucket_spill),
-		cmocka_unit_test(test_gen_pace_auto),
+		cmocka_unit_test(test_gen_pace_sizes),
 		cmocka_unit_test(test_gen_paced_bursts),
 		cmocka_unit_test(test_gen_paced_threads),
 	};
