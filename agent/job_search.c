@@ -11,8 +11,9 @@
  * its frames from the first out to the trial's end) is more than 1 % from its load
  * (VERDICT_RATE_MISS, as a traffic.rate window's generator-bound; above it too: a
  * held-up generator's catch-up burst; below it: a paced thread's shortfall, gen.h struct
- * gen_pace) is stored with trial.valid 0 and reported to the
- * search as invalid, not as a measurement (mlrsearch_report_invalid).
+ * gen_pace) is stored with trial.valid 0 and run again at once, up to SEARCH_RETRIES
+ * times, then reported to the search as invalid, not as a measurement
+ * (mlrsearch_report_invalid).
  */
 #include "job_int.h"
 
@@ -31,10 +32,13 @@
  * the least gap between two trials (a device's queues, a policer's bucket settle). */
 #define SEARCH_DRAIN_MS 300
 /* What a trial's edges may cut of a paced generator's sending: a burst (gen.h
- * gen_pace: at most 200 us of frames when found, traffic.burst when asked) is taken as
+ * gen_pace: at most 250 us of frames when auto, traffic.burst when asked) is taken as
  * 64 frames or 1 ms of the rate, whichever is more (bounds kept from the batches of
  * before bounded bursts: a tolerance no tighter than it was). */
 #define SEARCH_BATCH_FRAMES 64
+/* An invalid trial (off its load) is measured again at once this many times before
+ * the search is told (mlrsearch_report_invalid, which asks for it once more itself). */
+#define SEARCH_RETRIES 2
 /* The first phase's trials: the final trial duration / SEARCH_INITIAL_DIV, at least
  * SEARCH_MIN_INITIAL_S (shorter trials measure start-up, not the device). */
 #define SEARCH_INITIAL_DIV 8
@@ -269,7 +273,8 @@ int job_search_run(struct job_ctx *c, mlrsearch_measure_fn measure, void *mctx)
 	struct mlrsearch *s;
 	char name[96];
 	size_t i;
-	int n = 0, err = 0;
+	int n = 0, retries = 0, err = 0;
+	double retried_s = 0;	/* the retried trials' time (not the search's own) */
 
 	job_search_params(&c->spec.search, &p);
 	s = mlrsearch_new(&p, c->err, sizeof(c->err));
@@ -287,9 +292,19 @@ int job_search_run(struct job_ctx *c, mlrsearch_measure_fn measure, void *mctx)
 		}
 		if (err)
 			break;
-		/* generator-bound: no measurement at this load (docs/agent.md, "Search") */
+		/* generator-bound: no measurement at this load (docs/agent.md, "Search");
+		 * measured again at once up to SEARCH_RETRIES times (a host's passing
+		 * disturbance) before the search is told */
 		valid = fabs(res.offered - req.load) <=
 			req.load * rate_tolerance(c, req.load, req.duration);
+		if (!valid && retries < SEARCH_RETRIES) {
+			retries++;
+			retried_s += res.duration;
+			add_trial(c, subject, n, &req, &res, valid);
+			n++;
+			continue;
+		}
+		retries = 0;
 		err = valid ? mlrsearch_report(s, &res) : mlrsearch_report_invalid(s, &res);
 		if (err) {
 			snprintf(c->err, sizeof(c->err), "search: %s", strerror(-err));
@@ -304,8 +319,9 @@ int job_search_run(struct job_ctx *c, mlrsearch_measure_fn measure, void *mctx)
 		mlrsearch_goal_result(s, i, &r);
 		if (r.status == MLRSEARCH_GENERATOR_BOUND && !c->search_bound[0])
 			snprintf(c->search_bound, sizeof(c->search_bound),
-				 "search: the generator could not offer the loads above %.0f frames/s (trials more than %.0f%% off their load, twice): goal %s has no upper bound below them",
-				 mlrsearch_ceiling(s, NULL), 100.0 * VERDICT_RATE_MISS, p.goals[i].name);
+				 "search: the generator could not offer the loads above %.0f frames/s (trials more than %.0f%% off their load, %d times in a row): goal %s has no upper bound below them",
+				 mlrsearch_ceiling(s, NULL), 100.0 * VERDICT_RATE_MISS,
+				 2 * (SEARCH_RETRIES + 1), p.goals[i].name);
 		/* what latency loads are shares of: latency.goal's lower bound, else the
 		 * last goal's */
 		if (!c->spec.latency.goal || !strcasecmp(c->spec.latency.goal, p.goals[i].name))
@@ -328,7 +344,8 @@ int job_search_run(struct job_ctx *c, mlrsearch_measure_fn measure, void *mctx)
 		double ceiling = mlrsearch_ceiling(s, &invalid);
 
 		job_add_record(c, "search.trials", subject, n, "count", "rate");
-		job_add_record(c, "search.time_s", subject, mlrsearch_time(s), "s", "rate");
+		job_add_record(c, "search.time_s", subject, mlrsearch_time(s) + retried_s, "s",
+			       "rate");
 		if (invalid && ceiling < p.max_rate)
 			job_add_record(c, "search.ceiling_pps", subject, ceiling, "pps", "rate");
 	}
