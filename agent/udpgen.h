@@ -15,8 +15,9 @@
  *
  * The frame count is the sum of what sendmmsg() accepted (frames the device took or its
  * qdisc queued); ENOBUFS is retried. With a rate (cfg.rate_pps) each thread paces its
- * sendmmsg calls with a token bucket (gen_pace, gen.h): a call sends what the bucket
- * holds (up to 64), and frames a call did not take are sent by the next. Threads are pinned like xdp-live's. One generator is
+ * sendmmsg calls with a token bucket (gen_pace, gen.h): every 100 us of frames a call
+ * sends what the bucket holds (at most the burst, 64), and frames a call did not take
+ * are sent by the next. Threads are pinned like xdp-live's. One generator is
  * driven by one thread (start, frames, stop, destroy).
  */
 #ifndef BPFLAB_AGENT_UDPGEN_H

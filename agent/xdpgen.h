@@ -15,9 +15,9 @@
  * so it is exact at window boundaries however long a call runs.
  *
  * With a rate (cfg.rate_pps), each thread paces its share with a token bucket
- * (gen_pace, gen.h): a call's repeat is what the bucket holds (at least 1 ms of frames
- * or 64, the kernel's batch); the time a call takes to set up refills the bucket, so the
- * next call is bigger and the mean rate holds.
+ * (gen_pace, gen.h): every 100 us of frames it wakes and sends what the bucket holds in
+ * one call (repeat: at most the burst); the program is held in the XDP dispatcher
+ * (xdphold.h) so that such a call takes 7-20 us, not two RCU grace periods.
  *
  * Threads: xdpgen_start() creates cfg.threads threads, thread i pinned to cfg.cpus[i
  * modulo n_cpus] when given, else to CPU i modulo the CPUs allowed. The caller's thread must be in the namespace of the port. One generator is
