@@ -14,6 +14,11 @@
 # more than the validity bound, twice each: a busy machine) is no measurement of the
 # device: it is run again, at most SEARCH_TRIES times in all, and a check fails when
 # none ends above N; it is never skipped.
+# The police searches (and the binary one) use the udp generator: the issue's "Done
+# when" names the device's NDR, not a generator, and on a loaded 2-CPU machine xdp-live
+# misses its rate by 6-28 % at 100-300 K (calls held for milliseconds, bench/README.md,
+# "Pacing") while udp paces within 0.5-1.2 %; xdp-live keeps the generator-bound search
+# and the bad traffic.burst checks below.
 . "$(dirname "$0")/lib.sh"
 
 lab_start 1
@@ -30,7 +35,7 @@ value() {
 # ndr, ndr_up, pdr, trials, ceiling
 search() {
 	local n=$1 try
-	{ police_plan search "$n"; cat <<YAML
+	{ police_plan search "$n" udp; cat <<YAML
 search: {goals: [{name: NDR, loss: 0}, {name: PDR, loss: 0.5%}], width: 0.5%, trial: 2s, min_rate: $((n / 5)), max_rate: $((2 * n))}
 YAML
 	} > "$tmp/search-$n.yaml"
@@ -70,6 +75,11 @@ for N in 300000 100000; do
 	bursts=$(sql "SELECT count(*) FROM samples s JOIN jobs j ON j.id = s.job_id WHERE j.run_id=$run
 		      AND s.metric='trial.gen_burst' AND s.value >= 1 AND s.value <= 0.001 * $N")
 	check "search at $N: every trial's burst within the police's 1 ms ($bursts of $trials)" test "$bursts" = "${trials%.*}"
+	# the paced generator's autogroup nice, kept with the figures (docs/agent.md, "Inventory")
+	gnice=$(sql "SELECT json_type(e.inventory, '\$.gen_autogroup_nice') || ' ' ||
+		     ifnull(json_extract(e.inventory, '\$.gen_autogroup_nice'), '') FROM jobs j
+		     JOIN host_envs e ON e.id = j.env_id WHERE j.run_id=$run")
+	check "search at $N: the env has the generator's autogroup nice ($gnice)" grep -Eq '^(integer -?[0-9]+|null )$' <<< "$gnice"
 done
 sql "SELECT s.metric, s.subject, s.value FROM samples s JOIN jobs j ON j.id = s.job_id
      WHERE j.run_id=$run AND s.metric NOT LIKE 'trial.%'"
@@ -150,8 +160,8 @@ check "binary: NDR bounds within 5 % ($ndr .. $ndr_up)" awk -v l="$ndr" -v u="$n
 check "binary: every trial 1 s ($short shorter, of $trials)" test "$short" = 0
 
 # --- bad search sections: FILE:LINE:COLUMN, exit 2
-bad() { # SED DESCRIPTION PATTERN
-	sed "$1" "$tmp/search-100000.yaml" > "$tmp/bad.yaml"
+bad() { # SED DESCRIPTION PATTERN (on the police search with xdp-live)
+	sed "s/^  generator: udp$/  generator: xdp-live/; $1" "$tmp/search-100000.yaml" > "$tmp/bad.yaml"
 	rc=0
 	"$bpflab" run submit "$tmp/bad.yaml" 2> "$tmp/bad.err" >/dev/null || rc=$?
 	check "$2 exits 2 (got $rc)" test "$rc" = 2
