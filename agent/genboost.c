@@ -2,6 +2,7 @@
 /* genboost.c - see genboost.h. */
 #include "genboost.h"
 
+#include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
 
@@ -13,6 +14,8 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static int users;		/* genboost_get()s not yet put */
 static bool boosted;		/* the autogroup is at GENBOOST_NICE by us */
 static int saved_nice;		/* what it was before */
+static bool seen;		/* a get since the last genboost_seen() */
+static int seen_nice;		/* the nice it ran at, INT_MIN: no autogroup */
 
 /* The autogroup's nice into *NICE ("/autogroup-N nice V"): 0, or -1 without one. */
 static int read_nice(int *nice)
@@ -52,8 +55,23 @@ bool genboost_get(void)
 				 AUTOGROUP, GENBOOST_NICE, saved_nice);
 	}
 	on = boosted;
+	seen = true;
+	if (read_nice(&seen_nice))
+		seen_nice = INT_MIN;
 	pthread_mutex_unlock(&lock);
 	return on;
+}
+
+int genboost_seen(int *nice)
+{
+	int r;
+
+	pthread_mutex_lock(&lock);
+	r = seen;
+	*nice = seen_nice;
+	seen = false;
+	pthread_mutex_unlock(&lock);
+	return r;
 }
 
 void genboost_put(void)

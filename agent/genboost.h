@@ -26,5 +26,9 @@
 bool genboost_get(void);
 /* One fewer: the last puts the autogroup's nice back. */
 void genboost_put(void);
+/* Whether a paced generator started since the last call (a job's start clears it), and
+ * the autogroup's nice it ran at (the last one started) into *NICE, INT_MIN without an
+ * autogroup: 1, or 0 when none started. For each result's env (job.c). */
+int genboost_seen(int *nice);
 
 #endif

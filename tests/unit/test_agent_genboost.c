@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* test_agent_genboost.c - agent/genboost.c on this process's own autogroup: the first
  * get sets nice GENBOOST_NICE, a second changes nothing, the last put restores what was
- * there (and a put too many does nothing). Needs root (CAP_SYS_NICE) and autogroup
+ * there (and a put too many does nothing); genboost_seen() tells once that one ran, at
+ * which nice. Needs root (CAP_SYS_NICE) and autogroup
  * scheduling; skipped without autogroup (/proc/self/autogroup missing). */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -32,7 +33,7 @@ static int group_nice(void)
  * all holds, 77 without autogroup, else the number of the check that failed. */
 static int counted_child(void)
 {
-	int before;
+	int before, nice;
 
 	if (setsid() < 0)
 		return 1;
@@ -55,7 +56,14 @@ static int counted_child(void)
 	if (!genboost_get())
 		return 7;
 	genboost_put();
-	return group_nice() == before ? 0 : 8;
+	if (group_nice() != before)
+		return 8;
+	/* seen: the nice the last get ran at, once; then nothing until the next get */
+	if (genboost_seen(&nice) != 1 || nice != GENBOOST_NICE)
+		return 9;
+	if (genboost_seen(&nice) != 0)
+		return 10;
+	return 0;
 }
 
 static void test_genboost_counted(void **state)
