@@ -226,6 +226,7 @@ int job_run_result(const json_t *msg, const struct job_opts *opts, struct job_re
 	json_t *job = json_object_get(msg, "job");
 	const json_t *spec = json_object_get(job, "spec");
 	char *verifier_log = NULL;
+	struct err e;
 	int64_t duration_ms, warmup_ms, warmup_left_ms, t_go;
 	bool rates;
 	int64_t started = util_wall_ms();
@@ -260,9 +261,11 @@ int job_run_result(const json_t *msg, const struct job_opts *opts, struct job_re
 		goto out;
 	}
 	/* the one place the agent reads the spec's JSON */
-	err = jobspec_decode(spec, "spec", &c->spec, c->err, sizeof(c->err));
-	if (err)
+	err = jobspec_decode(spec, "spec", &c->spec, &e);
+	if (err) {
+		snprintf(c->err, sizeof(c->err), "%s", e.msg);
 		goto out;
+	}
 	duration_ms = c->spec.traffic.duration_ms;
 	warmup_ms = c->spec.traffic.warmup_ms;
 	if (!duration_ms) {
@@ -484,7 +487,7 @@ json_t *job_run(const json_t *msg, const struct job_opts *opts)
 {
 	struct job_result res;
 	json_t *result;
-	char why[256];
+	struct err why;
 	size_t len;
 	char *text;
 
@@ -494,7 +497,7 @@ json_t *job_run(const json_t *msg, const struct job_opts *opts)
 	job_result_release(&res);
 	if (!text)
 		return NULL;
-	result = proto_decode(text, len, why, sizeof(why));
+	result = proto_decode(text, len, &why);
 	free(text);
 	return result;
 }

@@ -272,14 +272,18 @@ int job_search_run(struct job_ctx *c, mlrsearch_measure_fn measure, void *mctx)
 	struct mlrsearch_req req;
 	struct mlrsearch *s;
 	char name[96];
+	struct err e;
 	size_t i;
 	int n = 0, retries = 0, err = 0;
 	double retried_s = 0;	/* the retried trials' time (not the search's own) */
 
 	job_search_params(&c->spec.search, &p);
-	s = mlrsearch_new(&p, c->err, sizeof(c->err));
-	if (!s)
-		return -errno;
+	s = mlrsearch_new(&p, &e);
+	if (!s) {
+		n = -errno;
+		snprintf(c->err, sizeof(c->err), "%s", err_text(&e, n));
+		return n;
+	}
 	while (!err && mlrsearch_next(s, &req) == 1) {
 		struct mlrsearch_res res = { 0 };
 		bool valid;

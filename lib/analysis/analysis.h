@@ -31,6 +31,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "base/err.h"
+
 struct analysis_opts {
 	size_t sz;			/* sizeof(struct analysis_opts) */
 	bool include_flagged;		/* use results with excluding verdicts too */
@@ -92,8 +94,7 @@ const char *analysis_pooled_text(const json_t *entry, const char *by, char *out,
  * and a side pools several hosts or kernel builds (ERR names them), ENOMEM. The report's
  * "pooled" lists each side that does (docs/analysis.md, "Pooling"). */
 json_t *analysis_compare(const json_t *rows, const char *by, const char *baseline,
-			 const char *candidate, const struct analysis_opts *opts, char *err,
-			 size_t err_len);
+			 const char *candidate, const struct analysis_opts *opts, struct err *err);
 
 /* The history of ROWS grouped by BY (kernel.release: in order of first appearance in
  * time; day: in date order): per (metric, point, variant, subject) series, per group n,
@@ -101,6 +102,6 @@ json_t *analysis_compare(const json_t *rows, const char *by, const char *baselin
  * change points of the series of single values with the groups on both sides. OPTS may
  * be NULL. Returns a new report, or NULL with errno set and ERR (ENOENT: no values). */
 json_t *analysis_history(const json_t *rows, const char *by, const struct analysis_opts *opts,
-			 char *err, size_t err_len);
+			 struct err *err);
 
 #endif
