@@ -7,11 +7,19 @@
 #define BPFLAB_CLI_RESULT_ANALYSIS_H
 
 #include <jansson.h>
+#include <stdbool.h>
 
 /* The value rows (store_query_values) for FILTER from --db FILE or the coordinator's
  * `query`. Returns 0 with *ROWS, or an exit status after the error (FILTER NULL: out of
  * memory). */
 int cli_fetch_values(const json_t *filter, json_t **rows);
+
+/* The run-to-run summaries (store_query_run_spread) of the runs of ROWS, for compare's
+ * FILTER (its "by" dropped) and INCLUDE_FLAGGED, from --db FILE or the coordinator's
+ * `query_spread` (cli/result_spread.c). Returns 0 with *SPREAD, or an exit status after
+ * the error. */
+int cli_fetch_run_spread(const json_t *filter, const json_t *rows, bool include_flagged,
+			 json_t **spread);
 
 /* Each returns the exit status (cli.h). */
 int cli_result_compare(int argc, char **argv);

@@ -40,6 +40,10 @@ struct analysis_opts {
 	double min_effect;		/* of compare_samples (fraction); 0: its default */
 	bool strict;			/* compare: refuse a side that pools values of
 					 * several hosts or kernel builds */
+	const json_t *run_spread;	/* compare by run: store_query_run_spread's rows
+					 * for the compared runs (not stolen), whence
+					 * each row's run-to-run component
+					 * (analysis_spread.c); NULL: none */
 };
 
 #define ANALYSIS_OPTS(NAME, ...)                                                        \
