@@ -8,48 +8,15 @@
 #include <errno.h>
 #include <string.h>
 
+#include "analysis/analysis.h"
 #include "proto/proto.h"
 #include "result_analysis.h"
 #include "store/store.h"
 
-/* FILTER (compare's, not stolen) without "by", with "runs": the run ids of ROWS and
- * "include_flagged": a new object, or NULL. */
-static json_t *spread_filter(const json_t *filter, const json_t *rows, bool include_flagged)
-{
-	json_t *f = json_deep_copy(filter), *runs = json_array(), *seen = json_object(), *r;
-	char id[32];
-	size_t i;
-
-	if (!f || !runs || !seen)
-		goto fail;
-	json_object_del(f, "by");
-	json_array_foreach(rows, i, r) {
-		json_t *run = json_object_get(r, "run");
-
-		snprintf(id, sizeof(id), "%lld", (long long)json_integer_value(run));
-		if (json_object_get(seen, id))
-			continue;
-		if (json_object_set_new(seen, id, json_true()) || json_array_append(runs, run))
-			goto fail;
-	}
-	if (json_object_set_new(f, "runs", runs) ||
-	    json_object_set_new(f, "include_flagged", json_boolean(include_flagged))) {
-		runs = NULL;
-		goto fail;
-	}
-	json_decref(seen);
-	return f;
-fail:
-	json_decref(f);
-	json_decref(runs);
-	json_decref(seen);
-	return NULL;
-}
-
 int cli_fetch_run_spread(const json_t *filter, const json_t *rows, bool include_flagged,
 			 json_t **spread)
 {
-	json_t *f = spread_filter(filter, rows, include_flagged), *req = NULL, *reply = NULL, *v;
+	json_t *f = analysis_spread_filter(filter, rows, include_flagged), *req = NULL, *reply = NULL, *v;
 	struct store *st;
 	char err[512] = "";
 	int ret = 0;

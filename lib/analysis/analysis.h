@@ -99,6 +99,11 @@ json_t *analysis_compare(const json_t *rows, const char *by, const char *baselin
 			 const char *candidate, const struct analysis_opts *opts, char *err,
 			 size_t err_len);
 
+/* The filter of store_query_run_spread for a compare by run of value rows ROWS read with
+ * FILTER (not stolen): FILTER without "by", with "runs" the run ids of ROWS and
+ * "include_flagged". A new object, or NULL (ENOMEM). */
+json_t *analysis_spread_filter(const json_t *filter, const json_t *rows, bool include_flagged);
+
 /* The history of ROWS grouped by BY (kernel.release: in order of first appearance in
  * time; day: in date order): per (metric, point, variant, subject) series, per group n,
  * mean (by kind), stddev, spread, min, max and delta % from the first group, and the

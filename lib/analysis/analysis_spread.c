@@ -162,3 +162,36 @@ void analysis_spread_component(const struct spread_index *ix, const struct serie
 			 "this host and kernel; %d needed): repetitions taken as independent",
 			 ka + kb, ka + kb == 1 ? "" : "s", kb ? "s" : "", RUNSPREAD_MIN_RUNS);
 }
+
+/* See analysis.h. */
+json_t *analysis_spread_filter(const json_t *filter, const json_t *rows, bool include_flagged)
+{
+	json_t *f = json_deep_copy(filter), *runs = json_array(), *seen = json_object(), *r;
+	char id[32];
+	size_t i;
+
+	if (!f || !runs || !seen)
+		goto fail;
+	json_object_del(f, "by");
+	json_array_foreach(rows, i, r) {
+		json_t *run = json_object_get(r, "run");
+
+		snprintf(id, sizeof(id), "%lld", (long long)json_integer_value(run));
+		if (json_object_get(seen, id))
+			continue;
+		if (json_object_set_new(seen, id, json_true()) || json_array_append(runs, run))
+			goto fail;
+	}
+	if (json_object_set_new(f, "runs", runs) ||
+	    json_object_set_new(f, "include_flagged", json_boolean(include_flagged))) {
+		runs = NULL;
+		goto fail;
+	}
+	json_decref(seen);
+	return f;
+fail:
+	json_decref(f);
+	json_decref(runs);
+	json_decref(seen);
+	return NULL;
+}
