@@ -153,6 +153,7 @@ void analysis_spread_component(const struct spread_index *ix, const struct serie
 	}
 	if (out->known)
 		return;
+	out->runs = ka + kb;	/* seen, whether or not a set could give an estimate */
 	if (kb && ka == kb)
 		snprintf(note, note_len, "run-to-run spread unknown (%zu run%s per side; %d "
 			 "needed): repetitions taken as independent", ka, ka == 1 ? "" : "s",

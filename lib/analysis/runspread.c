@@ -7,7 +7,7 @@
 #include <math.h>
 
 /* A set's raw relative estimate (may be negative) into *RAW; false when the set cannot
- * give one (no runs, mean of means 0). */
+ * give one (no runs, means around 0 but not all 0). */
 static bool set_raw(const struct runspread_run *r, size_t k, double *raw)
 {
 	double m = 0, ss = 0, within = 0;
@@ -18,8 +18,16 @@ static bool set_raw(const struct runspread_run *r, size_t k, double *raw)
 	for (i = 0; i < k; i++)
 		m += r[i].mean;
 	m /= (double)k;
-	if (!(m != 0) || !isfinite(m))
+	if (!isfinite(m))
 		return false;
+	if (m == 0) {
+		/* every run 0 (a port that receives nothing): no spread at all */
+		for (i = 0; i < k; i++)
+			if (r[i].mean != 0)
+				return false;
+		*raw = 0;
+		return true;
+	}
 	if (k < 2) {
 		*raw = 0;
 		return true;

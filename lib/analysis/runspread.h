@@ -45,8 +45,9 @@ struct runspread {
 };
 
 /* Add the set of the K runs at R (one plan, host and kernel build) to the pooled
- * estimate ACC (zeroed by the caller before the first set). A set whose mean of run
- * means is 0 or not finite, or of fewer than 1 run, is left out. Sets are pooled by
+ * estimate ACC (zeroed by the caller before the first set). A set of runs all of mean
+ * 0 has no spread (raw 0); one whose mean of run means is otherwise 0 or not finite,
+ * or of no run, is left out. Sets are pooled by
  * their k - 1 degrees of freedom before the estimate is clamped at 0; ACC->known says
  * whether enough runs were seen. */
 void runspread_add_set(struct runspread *acc, const struct runspread_run *r, size_t k);

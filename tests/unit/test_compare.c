@@ -467,6 +467,23 @@ static void test_compare_runspread(void **state)
 		assert_near(rs.df, 4, 0);
 		assert_near(rs.raw, (2 * 0.00996 + 2 * raw_flat) / 4, 1e-12);
 	}
+	/* a port that receives nothing in every run: no spread, known */
+	{
+		const struct runspread_run zero[] = { { .n = 5, .mean = 0, .var = 0 },
+						      { .n = 5, .mean = 0, .var = 0 },
+						      { .n = 5, .mean = 0, .var = 0 } };
+		const struct runspread_run around[] = { { .n = 5, .mean = 1, .var = 0 },
+							{ .n = 5, .mean = -1, .var = 0 } };
+
+		memset(&rs, 0, sizeof(rs));
+		runspread_add_set(&rs, zero, 3);
+		assert_true(rs.known);
+		assert_near(rs.rel_var, 0, 0);
+		/* means around 0 but not 0: nothing to be relative to, left out */
+		memset(&rs, 0, sizeof(rs));
+		runspread_add_set(&rs, around, 2);
+		assert_int_equal(rs.runs, 0);
+	}
 	/* one run a side, two sets: 2 runs, df 0: unknown */
 	memset(&rs, 0, sizeof(rs));
 	runspread_add_set(&rs, three, 1);
