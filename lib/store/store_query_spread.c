@@ -11,7 +11,11 @@
 #include <errno.h>
 #include <stdlib.h>
 
+#include "analysis/runspread.h"
 #include "base/util.h"
+
+#define SPREAD_STR2(x) #x
+#define SPREAD_STR(x) SPREAD_STR2(x)
 
 /* The runs' (plan sha256, host, kernel build) sets, each run's values there (finished
  * jobs, whole windows, flagged ones left out unless ?8; filters as store_query_values'),
@@ -57,7 +61,7 @@ static const struct sto_stmt stmt_q_spread = {
 	"GROUP BY g.run, g.sha, g.host, g.kr, g.kv, g.cfg, g.metric, g.point, g.timing, "
 	"g.variant, g.subject) "
 	"SELECT run, sha, host, kr, kv, cfg, metric, point, timing, variant, subject, n, m, var "
-	"FROM w WHERE k <= 20 ORDER BY metric, point, timing, variant, subject, sha, host, "
+	"FROM w WHERE k <= " SPREAD_STR(RUNSPREAD_MAX_RUNS) " ORDER BY metric, point, timing, variant, subject, sha, host, "
 	"kr, kv, cfg, run",
 };
 
