@@ -9,6 +9,8 @@
  */
 #include "web.h"
 
+#include "base/util.h"
+
 #include <arpa/inet.h>
 #include <errno.h>
 #include <stdio.h>
@@ -16,60 +18,22 @@
 #include <string.h>
 #include <strings.h>
 
-/* The length of the valid UTF-8 character at P (not NUL), or 0: a stray continuation
- * byte, a character cut short, an overlong form, a surrogate, past U+10FFFF. */
-static size_t utf8_char(const unsigned char *p)
-{
-	static const unsigned min_cp[4] = { 0, 0x80, 0x800, 0x10000 };
-	unsigned cp, len, i;
-
-	if (*p < 0x80)
-		return 1;
-	if ((*p & 0xe0) == 0xc0) {
-		cp = *p & 0x1f;
-		len = 1;
-	} else if ((*p & 0xf0) == 0xe0) {
-		cp = *p & 0x0f;
-		len = 2;
-	} else if ((*p & 0xf8) == 0xf0) {
-		cp = *p & 0x07;
-		len = 3;
-	} else {
-		return 0;
-	}
-	for (i = 1; i <= len; i++) {
-		if ((p[i] & 0xc0) != 0x80)
-			return 0;	/* also the end of the string */
-		cp = cp << 6 | (p[i] & 0x3f);
-	}
-	if (cp < min_cp[len] || (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)
-		return 0;
-	return len + 1;
-}
-
 bool web_utf8_valid(const char *s)
 {
-	const unsigned char *p = (const unsigned char *)s;
-	size_t n;
-
-	for (; *p; p += n)
-		if (!(n = utf8_char(p)))
-			return false;
-	return true;
+	return util_utf8_valid(s, strlen(s), NULL);
 }
 
 void web_utf8_repair(char *s)
 {
-	unsigned char *p = (unsigned char *)s;
-	size_t n;
+	size_t len = strlen(s), i = 0, n;
 
-	while (*p) {
-		n = utf8_char(p);
+	while (i < len) {
+		n = util_utf8_len(s + i, len - i);
 		if (!n) {
-			*p = '?';
+			s[i] = '?';
 			n = 1;
 		}
-		p += n;
+		i += n;
 	}
 }
 
