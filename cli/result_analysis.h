@@ -44,8 +44,9 @@ int cli_result_import(int argc, char **argv);
 	"delta % and a verdict: SAME, DIFFERENT (better / worse) or UNKNOWN +N reps (the\n" \
 	"repetitions per side that would settle it); '(exact)' when both sides repeat\n"  \
 	"one value (QEMU icount costs): no test, the delta decides. A side that holds\n"  \
-	"values of several hosts or kernel builds is named under the table. See\n"       \
-	"docs/analysis.md.\n"                                                             \
+	"values of several hosts or kernel builds is named under the table. Whole runs\n" \
+	"are tested with the spread between runs of their plan, host and kernel (from\n" \
+	"3 runs; under the table). See docs/analysis.md.\n"                            \
 	"\n"                                                                               \
 	"  --plan NAME         the plan whose results are grouped (also narrows two runs)\n" \
 	"  --by FIELD          what a group is (FIELD above)\n"                            \
