@@ -221,7 +221,7 @@ $(BUILD)/fuzz/fuzz_web_query: $(FUZZ_SRCS_web_query) web/web.h
 $(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(LIB_SRCS) $(wildcard lib/*/*.h) $(SCHEMA_C)
 	$(call msg,FUZZ,$@)
 	$(Q)mkdir -p $(dir $@)
-	$(Q)$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE -Ilib -Ibpf -iquote agent -iquote web \
+	$(Q)$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE -DBPFLAB_VERSION='"$(BPFLAB_VERSION)"' -Ilib -Ibpf -iquote agent -iquote web \
 		$(shell pkg-config --cflags $(PKGS)) -o $@ $< $(FUZZ_SRCS_$*) $(LIB_SRCS) \
 		$(SCHEMA_C) $(LDLIBS)
 fuzz: deps

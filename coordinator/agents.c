@@ -3,7 +3,9 @@
  * heartbeat, accept, progress, error, and the table that hands ready, probe_report,
  * boot_report and result to link.c, boot.c and results.c), its heartbeats and its
  * liveness (an agent silent for liveness heartbeats is declared gone). The agents
- * themselves, sending to them and the stale marks are core.c's (coord_core.h).
+ * themselves, sending to them and the stale marks are core.c's (coord_core.h). Owns
+ * each agent's session (struct coord_agent_session) and the counters of gone agents
+ * and moved jobs (coord_priv.h, coord.h).
  *
  * Event loop thread only; handlers do a few SQLite transactions and non-blocking sends.
  */
@@ -17,6 +19,7 @@
 
 #include "coord_boot.h"
 #include "coord_core.h"
+#include "coord_dispatch.h"
 #include "coord_link.h"
 #include "coord_machine.h"
 #include "coord_results.h"
@@ -43,35 +46,35 @@ static const char *agent_name_of(struct coord *c, int64_t host_id)
 static void agent_gone(struct coord *c, struct coord_agent *a, int64_t silent_ms)
 {
 	struct store_lost lost = { 0 };
-	int64_t running = a->job_id;
+	int64_t running = a->job.id;
 	int requeued;
 
-	if (a->seen_wall != a->seen_stored_wall &&
-	    store_host_seen(c->store, a->host_id, a->seen_wall))
+	if (a->sess.seen_wall != a->sess.seen_stored_wall &&
+	    store_host_seen(c->store, a->host_id, a->sess.seen_wall))
 		pr_warn("%s", store_errmsg(c->store));
 	if (store_host_lost(c->store, a->host_id, c->opts.max_attempts, util_wall_ms(), &lost))
 		pr_warn("%s", store_errmsg(c->store));
 	requeued = lost.requeued;
 	c->stats.jobs_moved += lost.moved;
-	c->stats.jobs_lost_failed += lost.failed;
+	coord_count_lost_failed(c, lost.failed);
 	if (lost.failed)
 		pr_warn("agent '%s' gone: %d running job%s failed after %d attempts", a->name,
 			lost.failed, lost.failed == 1 ? "" : "s", c->opts.max_attempts);
 	if (lost.moved)
 		pr_info("agent '%s' gone: %d queued job%s moved to '%s'", a->name, lost.moved,
 			lost.moved == 1 ? "" : "s", agent_name_of(c, lost.moved_to));
-	a->connected = false;
-	a->job_id = 0;
-	a->ready_job = a->go_job = 0;	/* that attempt's barrier is over */
-	json_decref(a->progress);
-	a->progress = NULL;
+	a->sess.connected = false;
+	coord_job_over(a, 0);
+	json_decref(a->sess.progress);
+	a->sess.progress = NULL;
 	c->stats.agents_gone++;
 	if (requeued)
 		pr_info("agent '%s' gone: silent for %lld ms; %d running job%s queued again",
 			a->name, (long long)silent_ms, requeued, requeued == 1 ? "" : "s");
 	else
 		pr_info("agent '%s' gone: silent for %lld ms", a->name, (long long)silent_ms);
-	/* the other side of a pair with this host is told now, not at its barrier's end */
+	/* that attempt's barrier is over; the other side of a pair with this host is told
+	 * now, not at its barrier's end */
 	coord_link_lost(c, a, running);
 }
 
@@ -154,51 +157,37 @@ static void on_hello(struct coord *c, const void *id, size_t id_len, const json_
 	/* A connection that spoke for another agent name loses it: one name per peer. */
 	other = coord_agent_by_rid(c, id, id_len);
 	if (other && strcmp(other->name, name))
-		other->connected = false;
+		other->sess.connected = false;
 	a = coord_agent_by_name(c, name);
+	if (!a)
+		a = coord_agent_add(c, name);
 	if (!a) {
-		a = calloc(1, sizeof(*a));
-		if (!a || !(a->name = strdup(name))) {
-			free(a);
-			pr_warn("cannot register agent '%s': out of memory", name);
-			return;
-		}
-		a->next = c->agents;
-		c->agents = a;
+		pr_warn("cannot register agent '%s': out of memory", name);
+		return;
 	}
-	again = a->connected;
+	again = a->sess.connected;
 	/* a new session that does not go on with the job of the last one (the agent was
 	 * restarted before it was declared gone): the store queued that job again */
-	dropped = again && a->job_id && a->job_id != running ? a->job_id : 0;
-	a->host_id = host_id;
-	memcpy(a->rid, id, id_len);
-	a->rid_len = id_len;
-	a->connected = true;
-	a->job_id = 0;
-	a->last_recv_mono = util_mono_ms();
-	a->seen_wall = a->seen_stored_wall = util_wall_ms();
-	json_decref(a->inventory);
-	a->inventory = json_deep_copy(inv);
-	json_decref(a->progress);
-	a->progress = NULL;
-	a->hold_until_mono = 0;
-	a->gone_mono = 0;
-	a->spooled = (int)json_array_size(json_object_get(msg, "spooled"));
-	if (a->spooled)	/* let its spooled results in before it gets a job */
-		a->hold_until_mono = util_mono_ms() + c->opts.heartbeat_ms;
+	dropped = again && a->job.id && a->job.id != running ? a->job.id : 0;
+	coord_agent_known(a, host_id, inv);
+	memcpy(a->sess.rid, id, id_len);
+	a->sess.rid_len = id_len;
+	a->sess.connected = true;
+	coord_job_over(a, 0);
+	a->sess.last_recv_mono = util_mono_ms();
+	a->sess.seen_wall = a->sess.seen_stored_wall = util_wall_ms();
+	json_decref(a->sess.progress);
+	a->sess.progress = NULL;
+	/* its spooled results come in before it gets a job */
+	coord_results_spooled(c, a, (int)json_array_size(json_object_get(msg, "spooled")));
 	if (running > 0) {
 		/* it kept running a job across a reconnect: that job is its again, unless it
 		 * was taken away meanwhile (told after the welcome); either way the agent is
 		 * busy until its result */
 		taken = !kept_job_ours(c, a, running, taken_why, sizeof(taken_why));
-		a->job_id = running;
+		coord_job_kept(a, running);
 		requeued = 0;
 	}
-	/* barrier state only for the job it goes on with, if that is still its own */
-	if (taken || a->ready_job != a->job_id)
-		a->ready_job = 0;
-	if (taken || a->go_job != a->job_id)
-		a->go_job = 0;
 	pr_info("agent '%s' %s: host %lld, kernel %s, %zu port(s)%s", name,
 		again ? "registered again" : "registered", (long long)host_id,
 		proto_get_str(json_object_get(inv, "kernel"), "release", "unknown"),
@@ -212,20 +201,21 @@ static void on_hello(struct coord *c, const void *id, size_t id_len, const json_
 	json_decref(welcome);
 	if (taken)
 		take_away(c, a, running, taken_why);
-	/* the other side of that job's pair is told now, as if this host had gone */
-	coord_link_restarted(c, a, dropped);
+	/* barrier state only for the job it goes on with, if that is still its own; the
+	 * other side of a dropped job's pair is told now, as if this host had gone */
+	coord_link_hello(c, a, taken ? 0 : a->job.id, dropped);
 	coord_machine_hello(c, a);
 	coord_dispatch_agent(c, a, util_mono_ms());
 }
 
 static void on_heartbeat(struct coord *c, struct coord_agent *a, const void *id,
-			 size_t id_len, const json_t *msg)
+			 size_t id_len, const json_t *msg, struct samples *samples)
 {
 	/* liveness was refreshed by the caller */
 }
 
-static void on_accept(struct coord *c, struct coord_agent *a, const void *id, size_t id_len,
-		      const json_t *msg)
+static void on_accept(struct coord *c, struct coord_agent *a, const void *id,
+		      size_t id_len, const json_t *msg, struct samples *samples)
 {
 	long long job = proto_get_int(msg, "job", -1);
 
@@ -234,7 +224,7 @@ static void on_accept(struct coord *c, struct coord_agent *a, const void *id, si
 				  "accept without a 'job' id");
 		return;
 	}
-	if (job != a->job_id) {
+	if (job != a->job.id) {
 		/* a job message from before this session's hello (the agent was stopped, e.g.
 		 * SIGSTOP, declared gone, and read it on waking), or one never sent to it */
 		take_away(c, a, job, "it was not handed to this session of the agent");
@@ -251,7 +241,7 @@ static void on_accept(struct coord *c, struct coord_agent *a, const void *id, si
 }
 
 static void on_progress(struct coord *c, struct coord_agent *a, const void *id,
-			size_t id_len, const json_t *msg)
+			size_t id_len, const json_t *msg, struct samples *samples)
 {
 	struct msg_progress p;
 	char why[256];
@@ -260,9 +250,9 @@ static void on_progress(struct coord *c, struct coord_agent *a, const void *id,
 		coord_bad_message(c, c->agents_sock, id, id_len, "an agent", "progress", "%s", why);
 		return;
 	}
-	json_decref(a->progress);
-	a->progress = json_incref((json_t *)msg);	/* P's texts and rates are its */
-	a->progress_of = p;
+	json_decref(a->sess.progress);
+	a->sess.progress = json_incref((json_t *)msg);	/* P's texts, rates are its */
+	a->sess.progress_of = p;
 	pr_debug("job %lld on '%s': %s %lld/%lld", (long long)p.job, a->name,
 		 p.phase ? p.phase : "?", (long long)p.second, (long long)p.of);
 }
@@ -270,39 +260,41 @@ static void on_progress(struct coord *c, struct coord_agent *a, const void *id,
 /* An agent's `error`: it refused a job (e.g. busy with one it kept across a reconnect).
  * The job goes back to the queue and the agent gets no job for a heartbeat. */
 static void on_agent_error(struct coord *c, struct coord_agent *a, const void *id,
-			   size_t id_len, const json_t *msg)
+			   size_t id_len, const json_t *msg, struct samples *samples)
 {
 	const char *about = proto_get_str(msg, "in_reply_to", "");
 	long long job = proto_get_int(msg, "job", 0);
 
 	pr_warn("agent '%s' says: %s", a->name, proto_get_str(msg, "message", "(no message)"));
-	if (strcmp(about, "job") || job < 1 || job != a->job_id)
+	if (strcmp(about, "job") || job < 1 || job != a->job.id)
 		return;
 	if (store_job_requeue(c->store, job))
 		pr_warn("%s", store_errmsg(c->store));
-	a->job_id = 0;
-	a->hold_until_mono = util_mono_ms() + c->opts.heartbeat_ms;
+	coord_job_over(a, job);
+	coord_dispatch_hold(a, util_mono_ms() + c->opts.heartbeat_ms);
 }
 
+/* A handler of agent A's message MSG from routing id ID; SAMPLES: its samples read from
+ * the text (proto_recv_from_samples: a result's; else empty). */
 typedef void (*agent_handler_fn)(struct coord *c, struct coord_agent *a, const void *id,
-				 size_t id_len, const json_t *msg);
+				 size_t id_len, const json_t *msg, struct samples *samples);
 
 /* two-host barrier and wiring discovery: coordinator/link.c */
 static void coord_link_ready_h(struct coord *c, struct coord_agent *a, const void *id,
-			       size_t id_len, const json_t *msg)
+			       size_t id_len, const json_t *msg, struct samples *samples)
 {
 	coord_link_ready(c, a, msg);
 }
 
 static void coord_link_report_h(struct coord *c, struct coord_agent *a, const void *id,
-				size_t id_len, const json_t *msg)
+				size_t id_len, const json_t *msg, struct samples *samples)
 {
 	coord_link_report(c, a, msg);
 }
 
 /* kernel providers: coordinator/boot.c */
 static void coord_boot_report_h(struct coord *c, struct coord_agent *a, const void *id,
-				size_t id_len, const json_t *msg)
+				size_t id_len, const json_t *msg, struct samples *samples)
 {
 	coord_boot_report(c, a, msg);
 }
@@ -345,8 +337,8 @@ int coord_agent_recv(struct coord *c)
 	type = proto_msg_type(msg);
 	a = coord_agent_by_rid(c, id, id_len);
 	if (a) {
-		a->last_recv_mono = util_mono_ms();
-		a->seen_wall = util_wall_ms();
+		a->sess.last_recv_mono = util_mono_ms();
+		a->sess.seen_wall = util_wall_ms();
 	}
 	/* members and their types (lib/proto/proto_schema.c); unknown types are refused
 	 * below. A result is checked once, by its decoder (coord_on_result,
@@ -379,9 +371,7 @@ int coord_agent_recv(struct coord *c)
 			coord_reply(c->agents_sock, id, id_len,
 				    proto_error_new(type, "unknown agent: say hello first"));
 	} else {
-		c->in_samples = &samples;
-		agent_handlers[i].fn(c, a, id, id_len, msg);
-		c->in_samples = NULL;
+		agent_handlers[i].fn(c, a, id, id_len, msg, &samples);
 	}
 out:
 	samples_release(&samples);
@@ -407,24 +397,24 @@ void coord_agents_tick(struct coord *c)
 	behind = !zmq_getsockopt(c->agents_sock, ZMQ_EVENTS, &events, &len) &&
 		 (events & ZMQ_POLLIN);
 	for (a = c->agents; a; a = a->next) {
-		if (!a->connected)
+		if (!a->sess.connected)
 			continue;
-		if (!behind && now - a->last_recv_mono > deadline) {
-			agent_gone(c, a, now - a->last_recv_mono);
+		if (!behind && now - a->sess.last_recv_mono > deadline) {
+			agent_gone(c, a, now - a->sess.last_recv_mono);
 			continue;
 		}
 		if (now - a->last_send_mono >= c->opts.heartbeat_ms) {
 			hb = proto_msg_new("heartbeat");
-			if (hb && a->job_id)
-				json_object_set_new(hb, "job", json_integer(a->job_id));
+			if (hb && a->job.id)
+				json_object_set_new(hb, "job", json_integer(a->job.id));
 			if (hb)
 				coord_send_agent(c, a, hb);
 			json_decref(hb);
 		}
-		if (a->seen_wall - a->seen_stored_wall >= COORD_SEEN_STORE_MS) {
-			if (store_host_seen(c->store, a->host_id, a->seen_wall))
+		if (a->sess.seen_wall - a->sess.seen_stored_wall >= COORD_SEEN_STORE_MS) {
+			if (store_host_seen(c->store, a->host_id, a->sess.seen_wall))
 				pr_warn("%s", store_errmsg(c->store));
-			a->seen_stored_wall = a->seen_wall;
+			a->sess.seen_stored_wall = a->sess.seen_wall;
 		}
 	}
 }

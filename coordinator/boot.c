@@ -9,10 +9,11 @@
  * kernel, or none within COORD_BOOT_TIMEOUT_MS of the request, ends it too, as
  * "mismatch" or "failed".
  *
- * The switch is in the coordinator's memory (struct coord_agent) and in the store
- * (host_boots, lib/store/store_boot.c): coord_boot_restore, at start, reads the latest switch
- * of each host back, so a coordinator restarted in the middle of one still holds the
- * host back and ends the switch at its hello or at the timeout.
+ * The switch is in the coordinator's memory (struct coord_agent_boot, each agent's part
+ * that boot.c owns) and in the store (host_boots, lib/store/store_boot.c):
+ * coord_boot_restore, at start, reads the latest switch of each host back, so a
+ * coordinator restarted in the middle of one still holds the host back and ends the
+ * switch at its hello or at the timeout.
  *
  * coord_job_fits is the check at dispatch that a job's host still matches what the plan
  * asked (its kernel may have changed since the submit: a switch, an agent started on
@@ -65,9 +66,9 @@ static bool offers(const struct coord_agent *a, const char *kernel, char *list, 
 static void boot_end(struct coord *c, struct coord_agent *a, const char *state,
 		     const char *error)
 {
-	a->boot_state = state;
-	snprintf(a->boot_error, sizeof(a->boot_error), "%s", error ? error : "");
-	a->boot_deadline_mono = 0;
+	a->boot.state = state;
+	snprintf(a->boot.error, sizeof(a->boot.error), "%s", error ? error : "");
+	a->boot.deadline_mono = 0;
 	if (store_boot_end(c->store, a->host_id, state, error, util_wall_ms()))
 		pr_warn("host '%s': %s", a->name, store_errmsg(c->store));
 }
@@ -84,11 +85,11 @@ json_t *coord_host_boot(struct coord *c, const json_t *msg)
 	if (!a)
 		return proto_error_new("host_boot", "no host '%s' has said hello to this "
 				       "coordinator", host);
-	if (!a->connected)
+	if (!a->sess.connected)
 		return proto_error_new("host_boot", "host '%s' is not connected (gone)", host);
-	if (a->boot_state && !strcmp(a->boot_state, "booting"))
+	if (a->boot.state && !strcmp(a->boot.state, "booting"))
 		return proto_error_new("host_boot", "host '%s' is already switching to kernel "
-				       "'%s'", host, a->boot_kernel);
+				       "'%s'", host, a->boot.kernel);
 	if (!json_is_object(json_object_get(a->inventory, "provider")))
 		return proto_error_new("host_boot", "host '%s' has no kernel provider "
 				       "('kernel_provider' in its agent's --config file)", host);
@@ -101,7 +102,7 @@ json_t *coord_host_boot(struct coord *c, const json_t *msg)
 				       *list ? list : "nothing");
 	if (store_host_pending(c->store, a->host_id, &pending))
 		return proto_error_new("host_boot", "%s", store_errmsg(c->store));
-	if (a->job_id || pending)
+	if (a->job.id || pending)
 		return proto_error_new("host_boot", "host '%s' has %lld job%s queued or running; "
 				       "boot it when they are done (or cancel their runs)", host,
 				       (long long)(pending ? pending : 1), pending == 1 ? "" : "s");
@@ -119,12 +120,12 @@ json_t *coord_host_boot(struct coord *c, const json_t *msg)
 		return proto_error_new("host_boot", "cannot store the switch of host '%s': %s",
 				       host, store_errmsg(c->store));
 	}
-	a->boot_state = "booting";
-	snprintf(a->boot_kernel, sizeof(a->boot_kernel), "%s", kernel);
-	snprintf(a->boot_from, sizeof(a->boot_from), "%s", kernel_of(a->inventory));
-	a->boot_error[0] = '\0';
-	a->boot_since_wall = now;
-	a->boot_deadline_mono = util_mono_ms() + COORD_BOOT_TIMEOUT_MS;
+	a->boot.state = "booting";
+	snprintf(a->boot.kernel, sizeof(a->boot.kernel), "%s", kernel);
+	snprintf(a->boot.from, sizeof(a->boot.from), "%s", kernel_of(a->inventory));
+	a->boot.error[0] = '\0';
+	a->boot.since_wall = now;
+	a->boot.deadline_mono = util_mono_ms() + COORD_BOOT_TIMEOUT_MS;
 	err = coord_send_agent(c, a, boot);
 	json_decref(boot);
 	if (err) {
@@ -134,11 +135,11 @@ json_t *coord_host_boot(struct coord *c, const json_t *msg)
 		return r;
 	}
 	pr_info("host '%s': switching from kernel '%s' to '%s' (its kernel provider)", host,
-		a->boot_from, kernel);
+		a->boot.from, kernel);
 	r = proto_msg_new("booting");
 	if (!r || json_object_set_new(r, "host", json_string(host)) ||
 	    json_object_set_new(r, "kernel", json_string(kernel)) ||
-	    json_object_set_new(r, "from", json_string(a->boot_from))) {
+	    json_object_set_new(r, "from", json_string(a->boot.from))) {
 		json_decref(r);
 		return NULL;
 	}
@@ -151,7 +152,7 @@ void coord_boot_report(struct coord *c, struct coord_agent *a, const json_t *msg
 	const char *status = proto_get_str(msg, "status", "");
 	long long ms = proto_get_int(msg, "ms", 0);
 
-	if (!a->boot_state || strcmp(a->boot_state, "booting") || strcmp(a->boot_kernel, kernel)) {
+	if (!coord_boot_holds(a) || strcmp(a->boot.kernel, kernel)) {
 		pr_warn("host '%s': boot report for kernel '%s', which it was not asked to boot: "
 			"%s %s", a->name, kernel, status, proto_get_str(msg, "error", ""));
 		return;
@@ -163,7 +164,8 @@ void coord_boot_report(struct coord *c, struct coord_agent *a, const json_t *msg
 	}
 	boot_end(c, a, "failed", proto_get_str(msg, "error", "the kernel provider failed"));
 	pr_warn("host '%s' could not switch to kernel '%s': %s; the host stays on '%s' and "
-		"is available again", a->name, kernel, a->boot_error, kernel_of(a->inventory));
+		"is available again", a->name, kernel, a->boot.error,
+		kernel_of(a->inventory));
 	coord_dispatch_agent(c, a, util_mono_ms());
 }
 
@@ -173,21 +175,21 @@ void coord_boot_hello(struct coord *c, struct coord_agent *a, const json_t *hell
 	const char *still = proto_get_str(hello, "booting", NULL);
 	char why[512];
 
-	if (!a->boot_state || strcmp(a->boot_state, "booting"))
+	if (!a->boot.state || strcmp(a->boot.state, "booting"))
 		return;
-	if (still && !strcmp(still, a->boot_kernel)) {
+	if (still && !strcmp(still, a->boot.kernel)) {
 		pr_info("host '%s' reconnected while its kernel provider still switches to '%s'",
-			a->name, a->boot_kernel);
+			a->name, a->boot.kernel);
 		return;
 	}
-	if (!strcmp(now, a->boot_kernel)) {
+	if (!strcmp(now, a->boot.kernel)) {
 		boot_end(c, a, "done", NULL);
 		pr_info("host '%s' is back with kernel '%s' after %.1f s", a->name, now,
-			(util_wall_ms() - a->boot_since_wall) / 1000.0);
+			(util_wall_ms() - a->boot.since_wall) / 1000.0);
 		return;
 	}
 	snprintf(why, sizeof(why), "host '%s' came back with kernel '%s', not '%s'", a->name,
-		 now, a->boot_kernel);
+		 now, a->boot.kernel);
 	boot_end(c, a, "mismatch", why);
 	pr_warn("%s", why);
 }
@@ -198,11 +200,11 @@ void coord_boot_tick(struct coord *c)
 	char why[512];
 
 	for (a = c->agents; a; a = a->next) {
-		if (!a->boot_state || strcmp(a->boot_state, "booting") ||
-		    util_mono_ms() < a->boot_deadline_mono)
+		if (!a->boot.state || strcmp(a->boot.state, "booting") ||
+		    util_mono_ms() < a->boot.deadline_mono)
 			continue;
 		snprintf(why, sizeof(why), "no hello from host '%s' with kernel '%s' within %d s",
-			 a->name, a->boot_kernel, COORD_BOOT_TIMEOUT_MS / 1000);
+			 a->name, a->boot.kernel, COORD_BOOT_TIMEOUT_MS / 1000);
 		boot_end(c, a, "failed", why);
 		pr_warn("%s; the switch is given up", why);
 	}
@@ -210,7 +212,7 @@ void coord_boot_tick(struct coord *c)
 
 bool coord_boot_holds(const struct coord_agent *a)
 {
-	return a->boot_state && !strcmp(a->boot_state, "booting");
+	return a->boot.state && !strcmp(a->boot.state, "booting");
 }
 
 void coord_boot_hosts(struct coord *c, json_t *hosts)
@@ -221,15 +223,16 @@ void coord_boot_hosts(struct coord *c, json_t *hosts)
 
 	json_array_foreach(hosts, i, h) {
 		a = coord_agent_by_name(c, proto_get_str(h, "name", ""));
-		if (!a || !a->boot_state)
+		if (!a || !a->boot.state)
 			continue;
-		b = json_pack("{s:s, s:s, s:s, s:I}", "kernel", a->boot_kernel, "from", a->boot_from,
-			      "state", a->boot_state, "since_ms", (json_int_t)a->boot_since_wall);
-		if (b && *a->boot_error)
-			json_object_set_new(b, "error", json_string(a->boot_error));
+		b = json_pack("{s:s, s:s, s:s, s:I}", "kernel", a->boot.kernel, "from",
+			      a->boot.from, "state", a->boot.state, "since_ms",
+			      (json_int_t)a->boot.since_wall);
+		if (b && *a->boot.error)
+			json_object_set_new(b, "error", json_string(a->boot.error));
 		if (b)
 			json_object_set_new(h, "boot", b);
-		if (a->connected && coord_boot_holds(a))
+		if (a->sess.connected && coord_boot_holds(a))
 			json_object_set_new(h, "state", json_string("booting"));
 	}
 }
@@ -255,15 +258,9 @@ static struct coord_agent *agent_for(struct coord *c, const char *name, int64_t 
 
 	if (a)
 		return a;
-	a = calloc(1, sizeof(*a));
-	if (!a || !(a->name = strdup(name))) {
-		free(a);
-		return NULL;
-	}
-	a->host_id = host_id;
-	a->inventory = json_is_object(inventory) ? json_deep_copy(inventory) : json_object();
-	a->next = c->agents;
-	c->agents = a;
+	a = coord_agent_add(c, name);
+	if (a)
+		coord_agent_known(a, host_id, inventory);
 	return a;
 }
 
@@ -280,18 +277,19 @@ static int restore_one(struct coord *c, const json_t *b, int64_t now_wall)
 	a = agent_for(c, name, proto_get_int(b, "host_id", 0), json_object_get(b, "inventory"));
 	if (!a)
 		return -ENOMEM;
-	a->boot_state = state;
-	snprintf(a->boot_kernel, sizeof(a->boot_kernel), "%s", proto_get_str(b, "kernel", ""));
-	snprintf(a->boot_from, sizeof(a->boot_from), "%s", proto_get_str(b, "from", ""));
-	snprintf(a->boot_error, sizeof(a->boot_error), "%s", proto_get_str(b, "error", ""));
-	a->boot_since_wall = started;
+	a->boot.state = state;
+	snprintf(a->boot.kernel, sizeof(a->boot.kernel), "%s",
+		 proto_get_str(b, "kernel", ""));
+	snprintf(a->boot.from, sizeof(a->boot.from), "%s", proto_get_str(b, "from", ""));
+	snprintf(a->boot.error, sizeof(a->boot.error), "%s", proto_get_str(b, "error", ""));
+	a->boot.since_wall = started;
 	if (!coord_boot_holds(a))
 		return 0;
 	left = started + COORD_BOOT_TIMEOUT_MS - now_wall;
-	a->boot_deadline_mono = util_mono_ms() + (left > 0 ? left : 0);
+	a->boot.deadline_mono = util_mono_ms() + (left > 0 ? left : 0);
 	pr_info("host '%s' was switching from kernel '%s' to '%s' when the coordinator "
 		"stopped (%.0f s ago): no job for it until its hello, at most %.0f s more",
-		a->name, a->boot_from, a->boot_kernel, (now_wall - started) / 1000.0,
+		a->name, a->boot.from, a->boot.kernel, (now_wall - started) / 1000.0,
 		(left > 0 ? left : 0) / 1000.0);
 	return 0;
 }

@@ -65,7 +65,7 @@ static json_t *on_run_cancel(struct coord *c, const json_t *msg)
 	json_array_foreach(running, i, item) {
 		a = coord_agent_by_name(c, proto_get_str(item, "host", ""));
 		cancel = proto_msg_new("cancel");
-		if (a && a->connected && cancel &&
+		if (a && a->sess.connected && cancel &&
 		    !json_object_set(cancel, "job", json_object_get(item, "job")))
 			coord_send_agent(c, a, cancel);
 		json_decref(cancel);
@@ -122,11 +122,11 @@ static json_t *watch_hosts(struct coord *c, const json_t *run)
 		long long running = proto_get_int(h, "job", 0);
 
 		a = coord_agent_by_name(c, name);
-		json_object_set_new(h, "connected", json_boolean(a && a->connected));
+		json_object_set_new(h, "connected", json_boolean(a && a->sess.connected));
 		if (running)
 			json_object_set_new(h, "n", json_integer(proto_get_int(h, "finished", 0) + 1));
-		if (a && a->progress && running && a->progress_of.job == running) {
-			const struct msg_progress *p = &a->progress_of;
+		if (a && a->sess.progress && running && a->sess.progress_of.job == running) {
+			const struct msg_progress *p = &a->sess.progress_of;
 
 			if (p->phase)
 				json_object_set_new(h, "phase", json_string(p->phase));

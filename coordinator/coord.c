@@ -7,7 +7,8 @@
  * there is no circle): agents.c (agents' messages, heartbeats, liveness), clients.c and
  * the request handlers, results.c, dispatch.c and jobmsg.c, boot.c, link.c, core.c (the
  * agents and sending: coord_core.h, which all of them share), machine.c; zap.c (CURVE)
- * stands apart.
+ * stands apart (it counts refusals through core.c). Each file owns the fields of the
+ * state that it writes (coord_priv.h).
  *
  * Everything runs on the thread that calls coord_run: handlers do a few SQLite
  * transactions and non-blocking sends (ZMQ_DONTWAIT), never a blocking wait. ROUTER
@@ -194,7 +195,7 @@ static void *router_new(struct coord *c, const char *endpoint, const char *what,
 	    zmq_setsockopt(s, ZMQ_MAXMSGSIZE, &max, sizeof(max)) ||
 	    zmq_setsockopt(s, ZMQ_LINGER, &zero, sizeof(zero)) ||
 	    (handover && zmq_setsockopt(s, ZMQ_ROUTER_HANDOVER, &one, sizeof(one))) ||
-	    (c->curve && keys_set_server(s, &c->key, zap_domain))) {
+	    coord_zap_server(c, s, zap_domain)) {
 		pr_warn("cannot set options of the %s socket: %s", what,
 			zmq_strerror(zmq_errno()));
 		goto fail;
@@ -301,7 +302,7 @@ struct coord *coord_new(const struct coord_opts *opts)
 	if (saved)
 		goto fail;
 	c->started_mono = util_mono_ms();
-	c->absent_scan_mono = c->started_mono;	/* link.c: pairs of hosts not back yet */
+	coord_link_start(c);	/* pairs of hosts not back yet wait from now */
 	c->ctx = zmq_ctx_new();
 	if (!c->ctx) {
 		saved = errno;
@@ -348,8 +349,7 @@ void coord_destroy(struct coord **cp)
 		zmq_close(c->agents_sock);
 	if (c->clients_sock)
 		zmq_close(c->clients_sock);
-	if (c->zap_sock)
-		zmq_close(c->zap_sock);
+	coord_zap_release(c);	/* before the context ends */
 	if (c->ctx)
 		zmq_ctx_term(c->ctx);
 	coord_agents_release(c);
@@ -360,9 +360,6 @@ void coord_destroy(struct coord **cp)
 	coord_job_messages_release(c);
 	coord_dispatch_release(c);
 	store_close(&c->store);
-	keys_allow_destroy(&c->allow);
-	free(c->authorized);
-	memset(&c->key, 0, sizeof(c->key));
 	if (c->lock_fd >= 0)
 		close(c->lock_fd);	/* releases the flock */
 	free(c);

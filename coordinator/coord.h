@@ -40,24 +40,32 @@ struct coord_opts {
 
 #define COORD_OPTS(...) ((struct coord_opts){ .sz = sizeof(struct coord_opts), __VA_ARGS__ })
 
-/* Counters, for tests and for a later `status` request. */
+/* Counters, for tests and for a later `status` request. Each is counted by the one
+ * file of coordinator/ named beside it (tests/check-owners.py). */
 struct coord_stats {
+	/* owner: core.c */
 	uint64_t bad_messages;		/* malformed or unknown, answered with error */
+	uint64_t role_refused;		/* messages or handshakes refused for the role */
+	/* owner: dispatch.c */
 	uint64_t jobs_dispatched;
+	uint64_t jobs_lost_failed;	/* jobs failed after max_attempts losses */
+	/* owner: results.c */
 	uint64_t results;		/* results stored */
 	uint64_t duplicates;		/* results acknowledged again, not stored */
+	/* owner: submit.c */
 	uint64_t runs_submitted;
+	/* owner: agents.c */
 	uint64_t agents_gone;
 	uint64_t jobs_moved;		/* queued jobs moved off a gone host */
-	uint64_t jobs_lost_failed;	/* jobs failed after max_attempts losses */
+	/* owner: clients.c */
 	uint64_t runs_cancelled;
+	/* owner: zap.c */
 	uint64_t auth_allowed;		/* CURVE handshakes with an allowed key */
 	uint64_t auth_refused;		/* ... with a key not in the allow list, or a
 					 * non-agent key on the agents socket */
-	uint64_t role_refused;		/* messages or handshakes refused for the key's role */
-	/* the loop's turns: the longest (from the end of its wait to its end), the most
-	 * CPU time one took (the thread's clock: what the machine's load does not add),
-	 * and how many took longer than COORD_TURN_BUDGET_MS */
+	/* owner: coord.c. The loop's turns: the longest (from the end of its wait to its
+	 * end), the most CPU time one took (the thread's clock: what the machine's load
+	 * does not add), and how many took longer than COORD_TURN_BUDGET_MS */
 	uint64_t turn_max_ms;
 	uint64_t turn_max_cpu_us;
 	uint64_t turns_over_budget;

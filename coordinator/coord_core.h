@@ -17,6 +17,8 @@
  * - A part that frees an agent of its job (or lifts what held it back) asks for a
  *   dispatch with coord_dispatch_agent; the dispatch itself happens at the end of the
  *   loop's turn (dispatch.c), never inside the caller.
+ * - core.c owns the agents' fields outside their parts (coord_priv.h): the other files
+ *   change them through the functions below.
  */
 #ifndef BPFLAB_COORD_CORE_H
 #define BPFLAB_COORD_CORE_H
@@ -59,17 +61,28 @@ void coord_reply(void *sock, const void *id, size_t id_len, json_t *msg);
 void coord_bad_message(struct coord *c, void *sock, const void *id, size_t id_len,
 		       const char *side, const char *type, const char *fmt, ...)
 	__attribute__((format(printf, 7, 8)));
+/* Count one malformed message answered by its handler (stats.bad_messages), or one
+ * message or handshake refused for its key's role (stats.role_refused). */
+void coord_count_bad_message(struct coord *c);
+void coord_count_role_refused(struct coord *c);
 
 /* The connected agent whose latest hello came from routing id ID (at most one: a hello
  * takes the id from any other), or NULL. */
 struct coord_agent *coord_agent_by_rid(struct coord *c, const void *id, size_t id_len);
+/* A new agent named NAME (copied), not connected, in the registry: an agent's first
+ * hello (agents.c), a kernel switch restored from the store (boot.c). NULL when out of
+ * memory. */
+struct coord_agent *coord_agent_add(struct coord *c, const char *name);
+/* A's host id and inventory (copied; not an object: an empty one), as its hello or the
+ * store has them. */
+void coord_agent_known(struct coord_agent *a, int64_t host_id, const json_t *inventory);
 /* The agent named NAME (connected or not), or NULL. */
 struct coord_agent *coord_agent_by_name(struct coord *c, const char *name);
 /* Free every agent (coord_destroy). */
 void coord_agents_release(struct coord *c);
 
 /* Job JOB was taken away from agent A (take_away, coord_link_lost,
- * coord_link_restarted): what A sends for it from now on, a result from its spool
+ * coord_link_hello): what A sends for it from now on, a result from its spool
  * included, is dropped, until the job is handed to A again. A remembers the latest such
  * job and COORD_STALE_OLDER before it. */
 void coord_stale_mark(struct coord_agent *a, int64_t job);
@@ -77,12 +90,21 @@ void coord_stale_mark(struct coord_agent *a, int64_t job);
  * count for the job A runs now: that is a new attempt handed to it. */
 bool coord_stale(const struct coord_agent *a, int64_t job);
 /* Agent A accepted JOB, handed to this session: a new attempt, whose messages count.
- * (The latest mark is dispatch's to forget, when it hands the job out again.) */
+ * (The latest mark goes when dispatch hands the job out again: coord_stale_handed.) */
 void coord_stale_forget(struct coord_agent *a, int64_t job);
+/* Dispatch hands JOB to A again: a new attempt, whose result counts (the latest mark
+ * goes). */
+void coord_stale_handed(struct coord_agent *a, int64_t job);
 
 /* Agent A may take a job (it became free, said hello, its kernel switch failed): it,
  * and the hosts that wait for its machine, get one at the end of the loop's turn
  * (dispatch.c). NOW is unused. */
 void coord_dispatch_agent(struct coord *c, struct coord_agent *a, int64_t now);
+/* Dispatch's side of the request (dispatch.c): whether an agent was marked since the
+ * last call (the mark taken); the dispatch could not be done, ask again next turn; A was
+ * looked at (its mark taken). */
+bool coord_dispatch_take(struct coord *c);
+void coord_dispatch_later(struct coord *c);
+void coord_dispatch_served(struct coord_agent *a);
 
 #endif

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
 /* coord_dispatch.h - handing queued jobs to agents (dispatch.c) and the `job` messages
- * it sends (jobmsg.c). Event loop thread only.
+ * it sends (jobmsg.c). dispatch.c owns the job an agent runs and its hold (struct
+ * coord_agent_job): the other files change them through the functions below. Event
+ * loop thread only.
  */
 #ifndef BPFLAB_COORD_DISPATCH_H
 #define BPFLAB_COORD_DISPATCH_H
@@ -17,6 +19,16 @@ void coord_dispatch(struct coord *c);
 /* Hand jobs to the agents marked by coord_dispatch_agent in this turn, if any (the end
  * of the loop's turn). */
 void coord_dispatch_turn(struct coord *c);
+/* Agent A's hello: it goes on with JOB, kept running across a reconnect. */
+void coord_job_kept(struct coord_agent *a, int64_t job);
+/* JOB is over for agent A (its result, its refusal; 0: whatever A ran, it is gone or
+ * said hello as a new session): A has no job now, if JOB was its job. */
+void coord_job_over(struct coord_agent *a, int64_t job);
+/* No job for agent A before UNTIL_MONO (util_mono_ms; 0: no hold, INT64_MAX: until its
+ * next hello). */
+void coord_dispatch_hold(struct coord_agent *a, int64_t until_mono);
+/* Count N jobs failed after max_attempts losses (stats.jobs_lost_failed). */
+void coord_count_lost_failed(struct coord *c, int n);
 /* Free the job specs kept for dispatch (coord_destroy). */
 void coord_dispatch_release(struct coord *c);
 /* The `job` message for JOB_ID of RUN_ID with SPEC (borrowed) and the objects it

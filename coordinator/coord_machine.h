@@ -32,8 +32,10 @@ bool coord_machine_may(struct coord *c, struct coord_agent *a, const json_t *spe
 void coord_machine_hold(struct coord_agent *a, struct coord_agent *peer, const json_t *spec);
 /* A waits for its machine (WAIT), or not any more. */
 void coord_machine_wait(struct coord *c, struct coord_agent *a, bool wait);
-/* A became free: the hosts that wait for its machine want a job (dispatch_wanted). */
-void coord_machine_mark_waiting(struct coord_agent *a);
+/* The hosts of A's machine that wait for it (A too, when it waits), one after another:
+ * the first after AFTER (NULL: the first), or NULL. */
+struct coord_agent *coord_machine_waiter(const struct coord_agent *a,
+					 const struct coord_agent *after);
 /* Each host of a host_list reply that waits for its machine gets "waits_for_machine":
  * true. */
 void coord_machine_hosts(struct coord *c, json_t *hosts);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
 /* coord_zap.h - CURVE in the coordinator (zap.c): the ZAP handler and the allow list,
- * as coord.c's setup and loop call them. Event loop thread only.
+ * as coord.c's setup and loop call them; zap.c owns them in struct coord. Event loop
+ * thread only.
  */
 #ifndef BPFLAB_COORD_ZAP_H
 #define BPFLAB_COORD_ZAP_H
@@ -17,5 +18,11 @@ void coord_zap_handle(struct coord *c);
 /* Read the allow list again (c->reload was set); keep the old one when the folder
  * cannot be read. */
 void coord_reload_keys(struct coord *c);
+/* The CURVE server options of SOCK for ZAP domain DOMAIN; nothing in plaintext. Returns
+ * 0 or -1 with errno (zmq_errno). */
+int coord_zap_server(struct coord *c, void *sock, const char *domain);
+/* Close the ZAP socket (before the context ends), free the allow list, wipe the key
+ * (coord_destroy). */
+void coord_zap_release(struct coord *c);
 
 #endif

@@ -2,7 +2,9 @@
 /* core.c - the coordinator's core that its parts share (coord_core.h): the agents it
  * knows (the registry, looked up by routing id and by name), sending to them and
  * answering peers, the stale marks of jobs taken away, and the request for a dispatch.
- * See coord_core.h for the contract.
+ * Owns the fields of struct coord_agent outside its parts, the agents and the request
+ * in struct coord, and the counters of bad and refused messages (coord_priv.h). See
+ * coord_core.h for the contract.
  */
 #include "coord_core.h"
 
@@ -22,7 +24,8 @@
 
 int coord_send_agent(struct coord *c, struct coord_agent *a, const json_t *msg)
 {
-	int err = proto_send_to(c->agents_sock, a->rid, a->rid_len, msg, ZMQ_DONTWAIT);
+	int err = proto_send_to(c->agents_sock, a->sess.rid, a->sess.rid_len, msg,
+				ZMQ_DONTWAIT);
 
 	if (err)
 		pr_debug("cannot send '%s' to agent '%s': %s", proto_msg_type(msg), a->name,
@@ -35,8 +38,8 @@ int coord_send_agent(struct coord *c, struct coord_agent *a, const json_t *msg)
 int coord_send_agent_text(struct coord *c, struct coord_agent *a, const char *type,
 			  char *text, size_t len)
 {
-	int err = proto_send_text_to(c->agents_sock, a->rid, a->rid_len, text, len,
-				     ZMQ_DONTWAIT);
+	int err = proto_send_text_to(c->agents_sock, a->sess.rid, a->sess.rid_len, text,
+				     len, ZMQ_DONTWAIT);
 
 	if (err)
 		pr_debug("cannot send '%s' to agent '%s': %s", type, a->name, zmq_strerror(-err));
@@ -61,7 +64,7 @@ int coord_refuse_role(struct coord *c, bool agents, const void *id, size_t id_le
 	const char *want = agents ? "agent" : "client";
 	void *sock = agents ? c->agents_sock : c->clients_sock;
 
-	c->stats.role_refused++;
+	coord_count_role_refused(c);
 	pr_warn("refused %s message%s%s%s from key '%s' (role %s): only %s keys may send to "
 		"the %s socket", agents ? "an agent" : "a client", type ? " '" : "",
 		type ? type : "", type ? "'" : "", *peer->user ? peer->user : "?",
@@ -101,6 +104,16 @@ int coord_recv(struct coord *c, bool agents, void *id, size_t *id_len, json_t **
 
 /* --- answers --- */
 
+void coord_count_bad_message(struct coord *c)
+{
+	c->stats.bad_messages++;
+}
+
+void coord_count_role_refused(struct coord *c)
+{
+	c->stats.role_refused++;
+}
+
 void coord_reply(void *sock, const void *id, size_t id_len, json_t *msg)
 		 {
 		 int err;
@@ -124,7 +137,7 @@ void coord_bad_message(struct coord *c, void *sock, const void *id, size_t id_le
 	va_start(ap, fmt);
 	vsnprintf(text, sizeof(text), fmt, ap);
 	va_end(ap);
-	c->stats.bad_messages++;
+	coord_count_bad_message(c);
 	pr_warn("refused %s message: %s", side, text);
 	coord_reply(sock, id, id_len, proto_error_new(type, "%s", text));
 }
@@ -133,7 +146,8 @@ void coord_bad_message(struct coord *c, void *sock, const void *id, size_t id_le
 
 static bool agent_has_rid(const struct coord_agent *a, const void *id, size_t id_len)
 {
-	return a && a->connected && a->rid_len == id_len && !memcmp(a->rid, id, id_len);
+	return a && a->sess.connected && a->sess.rid_len == id_len &&
+	       !memcmp(a->sess.rid, id, id_len);
 }
 
 /* Every agent message asks, so the answer is kept in a direct-mapped slot by a hash of
@@ -156,6 +170,27 @@ struct coord_agent *coord_agent_by_rid(struct coord *c, const void *id, size_t i
 	return NULL;
 }
 
+struct coord_agent *coord_agent_add(struct coord *c, const char *name)
+{
+	struct coord_agent *a = calloc(1, sizeof(*a));
+
+	if (!a || !(a->name = strdup(name))) {
+		free(a);
+		return NULL;
+	}
+	a->next = c->agents;
+	c->agents = a;
+	return a;
+}
+
+void coord_agent_known(struct coord_agent *a, int64_t host_id, const json_t *inventory)
+{
+	a->host_id = host_id;
+	json_decref(a->inventory);
+	a->inventory = json_is_object(inventory) ? json_deep_copy(inventory) :
+						   json_object();
+}
+
 struct coord_agent *coord_agent_by_name(struct coord *c, const char *name)
 {
 	struct coord_agent *a;
@@ -173,7 +208,7 @@ void coord_agents_release(struct coord *c)
 	for (a = c->agents; a; a = next) {
 		next = a->next;
 		json_decref(a->inventory);
-		json_decref(a->progress);
+		json_decref(a->sess.progress);
 		free(a->name);
 		free(a);
 	}
@@ -202,7 +237,7 @@ bool coord_stale(const struct coord_agent *a, int64_t job)
 
 	if (job == a->stale_job)
 		return true;
-	for (i = 0; job != a->job_id && i < COORD_STALE_OLDER; i++)
+	for (i = 0; job != a->job.id && i < COORD_STALE_OLDER; i++)
 		if (a->stale_older[i] == job)
 			return true;
 	return false;
@@ -217,12 +252,40 @@ void coord_stale_forget(struct coord_agent *a, int64_t job)
 			a->stale_older[i] = 0;
 }
 
+void coord_stale_handed(struct coord_agent *a, int64_t job)
+{
+	if (a->stale_job == job)
+		a->stale_job = 0;
+}
+
 /* --- dispatch request --- */
 
 void coord_dispatch_agent(struct coord *c, struct coord_agent *a, int64_t now)
-			  {
-			  (void)now;
+{
+	struct coord_agent *b;
+
+	(void)now;
 	a->dispatch_wanted = true;
 	c->dispatch_wanted = true;
-	coord_machine_mark_waiting(a);	/* its machine may be free: their turn first */
+	/* its machine may be free: the hosts that wait for it have their turn first */
+	for (b = coord_machine_waiter(a, NULL); b; b = coord_machine_waiter(a, b))
+		b->dispatch_wanted = true;
+}
+
+bool coord_dispatch_take(struct coord *c)
+{
+	bool wanted = c->dispatch_wanted;
+
+	c->dispatch_wanted = false;
+	return wanted;
+}
+
+void coord_dispatch_later(struct coord *c)
+{
+	c->dispatch_wanted = true;
+}
+
+void coord_dispatch_served(struct coord_agent *a)
+{
+	a->dispatch_wanted = false;
 }

@@ -4,6 +4,8 @@
  * turn are stored as dispatched in one transaction, then their `job` messages
  * (jobmsg.c) are sent. See the comment below.
  *
+ * Owns each agent's job part (struct coord_agent_job), the specs and the passes in
+ * struct coord, and the counters of dispatched and lost jobs (coord_priv.h, coord.h).
  * Event loop thread only.
  */
 #include "coord_dispatch.h"
@@ -304,16 +306,15 @@ static void dispatch_send(struct coord *c, struct dispatch_pick *p)
 			pr_warn("%s", store_errmsg(c->store));
 		/* its connection is closed (ROUTER_MANDATORY): nothing more for it until it
 		 * says hello again, rather than a new 'unsent' attempt every tick */
-		a->hold_until_mono = err == -EHOSTUNREACH ? INT64_MAX :
+		a->job.hold_until_mono = err == -EHOSTUNREACH ? INT64_MAX :
 				     util_mono_ms() + c->opts.heartbeat_ms;
 		give_up_undelivered(c, a, job_id, p->run_id);
 		return;
 	}
-	a->job_id = job_id;
+	a->job.id = job_id;
 	coord_machine_running(a, p->spec);
-	if (a->stale_job == job_id)
-		a->stale_job = 0;	/* a new attempt: its result counts */
-	a->ready_job = a->go_job = 0;
+	coord_stale_handed(a, job_id);	/* a new attempt: its result counts */
+	coord_link_handed(a);
 	c->stats.jobs_dispatched++;
 	pr_info("job %lld dispatched to '%s': run %lld, variant '%s', rep %d", (long long)job_id,
 		a->name, (long long)p->run_id, p->variant ? p->variant : "?", p->rep);
@@ -324,7 +325,8 @@ static void dispatch_send(struct coord *c, struct dispatch_pick *p)
 /* Whether agent A may get a job now: connected, idle and not held back. */
 static bool dispatch_may(const struct coord_agent *a, int64_t now)
 {
-	return a->connected && !a->job_id && a->hold_until_mono <= now && !coord_boot_holds(a);
+	return a->sess.connected && !a->job.id && a->job.hold_until_mono <= now &&
+	       !coord_boot_holds(a);
 }
 
 /* Pick a job for agent A, if it may take one, into (*PICKS)[*N] (grown, *CAP entries);
@@ -337,20 +339,20 @@ static int collect_one(struct coord *c, struct coord_agent *a, int64_t now,
 	struct dispatch_pick *p;
 	int i, rc;
 
-	a->collect_pass = c->collect_pass;
+	a->job.collect_pass = c->collect_pass;
 	if (*n == *cap) {
 		int ncap = *cap ? 2 * *cap : 64;
 		struct dispatch_pick *np = realloc(*picks, ncap * sizeof(*np));
 
 		if (!np) {
 			pr_warn("cannot dispatch: out of memory");
-			c->dispatch_wanted = true;
+			coord_dispatch_later(c);
 			return -ENOMEM;
 		}
 		*picks = np;
 		*cap = ncap;
 	}
-	a->dispatch_wanted = false;
+	coord_dispatch_served(a);
 	if (!dispatch_may(a, now)) {
 		coord_machine_wait(c, a, false);
 		return 0;
@@ -363,7 +365,7 @@ static int collect_one(struct coord *c, struct coord_agent *a, int64_t now,
 	if (rc != 3)
 		coord_machine_wait(c, a, false);
 	if (rc == 1) {
-		a->job_id = p->job_id;
+		a->job.id = p->job_id;
 		coord_machine_running(a, p->spec);
 		coord_machine_hold(a, p->peer, p->spec);
 		(*n)++;
@@ -376,7 +378,7 @@ static int waiter_cmp(const void *x, const void *y)
 	const struct coord_agent *a = *(struct coord_agent *const *)x;
 	const struct coord_agent *b = *(struct coord_agent *const *)y;
 
-	return a->machine_wait < b->machine_wait ? -1 : a->machine_wait > b->machine_wait;
+	return a->machine.wait < b->machine.wait ? -1 : a->machine.wait > b->machine.wait;
 }
 
 /* The agents of this pass that wait for their machine, the longest waiting first, into
@@ -395,7 +397,7 @@ static int collect_waiters(struct coord *c, bool all)
 		c->waiters_cap = c->machine_waiting;
 	}
 	for (a = c->agents; a && n < c->machine_waiting; a = a->next)
-		if (a->machine_wait && (all || a->dispatch_wanted))
+		if (a->machine.wait && (all || a->dispatch_wanted))
 			c->waiters[n++] = a;
 	qsort(c->waiters, n, sizeof(*c->waiters), waiter_cmp);
 	return n;
@@ -418,7 +420,7 @@ static int dispatch_collect(struct coord *c, bool all, struct dispatch_pick **pi
 		if (collect_one(c, c->waiters[i], now, picks, &n, cap))
 			return n;
 	for (a = c->agents; a; a = a->next) {
-		if ((!all && !a->dispatch_wanted) || a->collect_pass == c->collect_pass)
+		if ((!all && !a->dispatch_wanted) || a->job.collect_pass == c->collect_pass)
 			continue;
 		if (collect_one(c, a, now, picks, &n, cap))
 			break;
@@ -446,7 +448,7 @@ static void dispatch_store(struct coord *c, struct dispatch_pick *picks, int n)
 			pr_warn("%s", store_errmsg(c->store));
 	}
 	for (i = 0; i < n; i++) {
-		picks[i].a->job_id = 0;		/* set again when sent */
+		picks[i].a->job.id = 0;		/* set again when sent */
 		picks[i].err = err ? err : errs[i];
 		if (!err && errs[i])
 			pr_warn("job %lld not dispatched to '%s': %s", (long long)picks[i].job_id,
@@ -466,7 +468,7 @@ static void dispatch_batch(struct coord *c, bool all)
 	int cap = 0, n, i, round;
 
 	for (round = 0; round < COORD_DISPATCH_ROUNDS && (all || c->dispatch_wanted); round++) {
-		c->dispatch_wanted = false;
+		coord_dispatch_take(c);	/* this round serves the marks so far */
 		n = dispatch_collect(c, all, &picks, &cap);
 		all = false;
 		if (n)
@@ -480,6 +482,29 @@ static void dispatch_batch(struct coord *c, bool all)
 	free(picks);
 }
 
+
+/* --- the agents' jobs --- */
+
+void coord_job_kept(struct coord_agent *a, int64_t job)
+{
+	a->job.id = job;
+}
+
+void coord_job_over(struct coord_agent *a, int64_t job)
+{
+	if (!job || a->job.id == job)
+		a->job.id = 0;
+}
+
+void coord_dispatch_hold(struct coord_agent *a, int64_t until_mono)
+{
+	a->job.hold_until_mono = until_mono;
+}
+
+void coord_count_lost_failed(struct coord *c, int n)
+{
+	c->stats.jobs_lost_failed += n;
+}
 
 void coord_dispatch(struct coord *c)
 {

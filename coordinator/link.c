@@ -18,7 +18,7 @@
  * queued again, last attempt 'lost') is queued again too (store_pair_requeue), so the
  * pair stays a pair. When a side's host is declared gone (coord_link_lost), or its agent
  * says hello as a new session without the side's job (it was restarted before it was
- * declared gone: coord_link_restarted), the other side is told at once (`go` with
+ * declared gone: coord_link_hello), the other side is told at once (`go` with
  * `abort`, before or after its go), not at the end of its barrier, and is not paired
  * with a new attempt of the lost side (coord_link_may_dispatch: a side that had its go
  * or abort fails alone, then both are queued again together). A pair that waits in the
@@ -108,7 +108,7 @@ void coord_link_discover(struct coord *c, const void *id, size_t id_len)
 		json_t *msg, *nonces = json_object(), *port;
 		size_t i;
 
-		if (!a->connected || !nonces) {
+		if (!a->sess.connected || !nonces) {
 			json_decref(nonces);
 			continue;
 		}
@@ -261,8 +261,8 @@ void coord_link_tick(struct coord *c)
 	if (c->probe && now >= c->probe->deadline_mono)
 		probe_finish(c);
 	for (a = c->agents; a; a = a->next)
-		if (!a->connected && a->gone_mono)
-			pair_expire(c, a->host_id, a->name, a->gone_mono, now);
+		if (!a->sess.connected && a->pair.gone_mono)
+			pair_expire(c, a->host_id, a->name, a->pair.gone_mono, now);
 	if (c->absent_scan_mono && now >= c->absent_scan_mono)
 		absent_expire(c, now);
 }
@@ -323,9 +323,9 @@ bool coord_link_may_dispatch(struct coord *c, struct coord_agent *a, int64_t job
 	/* A partner it was told to cancel (stale) is not running for the pair; nor is one
 	 * that had its go, or an abort: this side's attempt that it paired with was lost,
 	 * and it fails or finishes alone (queued again with this side: pair_requeue). */
-	if (!b || !b->connected ||
-	    (b->job_id && (b->job_id != partner || coord_stale(b, b->job_id) ||
-			   b->go_job == b->job_id)))
+	if (!b || !b->sess.connected ||
+	    (b->job.id && (b->job.id != partner || coord_stale(b, b->job.id) ||
+			   b->pair.go_job == b->job.id)))
 		return false;
 	*peer = b;
 	return true;
@@ -341,8 +341,8 @@ static void send_go(struct coord *c, struct coord_agent *a, int64_t job, const c
 	    (!abort || !json_object_set_new(go, "abort", json_string(abort))))
 		coord_send_agent(c, a, go);
 	json_decref(go);
-	a->go_job = job;
-	a->ready_job = 0;
+	a->pair.go_job = job;
+	a->pair.ready_job = 0;
 }
 
 void coord_link_ready(struct coord *c, struct coord_agent *a, const json_t *msg)
@@ -358,7 +358,7 @@ void coord_link_ready(struct coord *c, struct coord_agent *a, const json_t *msg)
 		send_go(c, a, job, "the coordinator knows no pair for this job");
 		return;
 	}
-	a->ready_job = job;
+	a->pair.ready_job = job;
 	b = agent_of_host(c, host);
 	if (!store_job_state(c->store, partner, state) && !strcmp(state, "failed")) {
 		char err[400], why[512];
@@ -381,7 +381,7 @@ void coord_link_ready(struct coord *c, struct coord_agent *a, const json_t *msg)
 		send_go(c, a, job, why);
 		return;
 	}
-	if (!b || b->ready_job != partner) {
+	if (!b || b->pair.ready_job != partner) {
 		pr_debug("job %lld on '%s' ready; waiting for job %lld", job, a->name,
 			 (long long)partner);
 		return;
@@ -434,14 +434,14 @@ void coord_link_result(struct coord *c, struct coord_agent *a, int64_t job, bool
 	struct coord_agent *b;
 	char why[512];
 
-	if (a->ready_job == job)
-		a->ready_job = 0;
+	if (a->pair.ready_job == job)
+		a->pair.ready_job = 0;
 	if (!failed || store_job_partner(c->store, job, &partner, &host))
 		return;
 	if (pair_requeue(c, a, job, partner, host, error))
 		return;
 	b = agent_of_host(c, host);
-	if (!b || !b->connected || b->job_id != partner || b->go_job == partner)
+	if (!b || !b->sess.connected || b->job.id != partner || b->pair.go_job == partner)
 		return;
 	snprintf(why, sizeof(why), "job %lld on '%s' failed: %s", (long long)job, a->name,
 		 error ? error : "no reason given");
@@ -462,8 +462,8 @@ static void abort_partners(struct coord *c, struct coord_agent *lost, int64_t on
 	struct coord_agent *b;
 
 	for (b = c->agents; b; b = b->next) {
-		if (b == lost || !b->connected || !b->job_id ||
-		    store_job_partner(c->store, b->job_id, &partner, &host) ||
+		if (b == lost || !b->sess.connected || !b->job.id ||
+		    store_job_partner(c->store, b->job.id, &partner, &host) ||
 		    host != lost->host_id || (only && partner != only))
 			continue;
 		/* a partner with its result stored: this side finishes alone */
@@ -479,28 +479,46 @@ static void abort_partners(struct coord *c, struct coord_agent *lost, int64_t on
 		}
 		if (partner == running)
 			coord_stale_mark(lost, running);
-		pr_info("pair of job %lld on '%s' aborted at once: %s", (long long)b->job_id,
+		pr_info("pair of job %lld on '%s' aborted at once: %s", (long long)b->job.id,
 			b->name, why);
-		send_go(c, b, b->job_id, why);
+		send_go(c, b, b->job.id, why);
 	}
 }
 
 void coord_link_lost(struct coord *c, struct coord_agent *lost, int64_t running)
 {
-	lost->gone_mono = util_mono_ms();
-	if (!lost->gone_mono)
-		lost->gone_mono = 1;
+	lost->pair.ready_job = lost->pair.go_job = 0;	/* that attempt's barrier ended */
+	lost->pair.gone_mono = util_mono_ms();
+	if (!lost->pair.gone_mono)
+		lost->pair.gone_mono = 1;
 	abort_partners(c, lost, 0, running, "its host went silent");
 }
 
-void coord_link_restarted(struct coord *c, struct coord_agent *a, int64_t dropped)
+void coord_link_hello(struct coord *c, struct coord_agent *a, int64_t keep,
+		      int64_t dropped)
 {
 	int64_t partner, host;
+
+	a->pair.gone_mono = 0;
+	if (a->pair.ready_job != keep)
+		a->pair.ready_job = 0;
+	if (a->pair.go_job != keep)
+		a->pair.go_job = 0;
 
 	/* only that job's pair: the host is back, its other queued pair jobs can still run
 	 * with their partners */
 	if (dropped && !store_job_partner(c->store, dropped, &partner, &host))
 		abort_partners(c, a, dropped, dropped, "its agent started again");
+}
+
+void coord_link_handed(struct coord_agent *a)
+{
+	a->pair.ready_job = a->pair.go_job = 0;
+}
+
+void coord_link_start(struct coord *c)
+{
+	c->absent_scan_mono = c->started_mono;
 }
 
 void coord_link_failed(struct coord *c, int64_t job, const char *name, const char *why)
@@ -515,7 +533,7 @@ void coord_link_failed(struct coord *c, int64_t job, const char *name, const cha
 	snprintf(reason, sizeof(reason), "job %lld on '%s' failed: %.*s", (long long)job, name,
 		 (int)strcspn(why, "\n"), why);
 	b = agent_of_host(c, host);
-	if (!strcmp(state, "running") && b && b->connected && b->job_id == partner) {
+	if (!strcmp(state, "running") && b && b->sess.connected && b->job.id == partner) {
 		pr_info("pair of job %lld aborted: %s", (long long)partner, reason);
 		send_go(c, b, partner, reason);
 	} else if (!strcmp(state, "queued")) {
@@ -588,7 +606,7 @@ static void absent_expire(struct coord *c, int64_t now)
 		struct coord_agent *a = id > 0 ? agent_of_host(c, id) : NULL;
 
 		/* no agent, or one made from the store that has not said hello (boot.c) */
-		if (id > 0 && (!a || (!a->connected && !a->gone_mono)))
+		if (id > 0 && (!a || (!a->sess.connected && !a->pair.gone_mono)))
 			waiting |= pair_expire(c, id, proto_get_str(h, "name", "?"),
 					       c->started_mono, now);
 	}
@@ -625,7 +643,7 @@ int coord_link_choose(struct coord *c, const struct plan *plan, const json_t *na
 			int64_t pg_n = 0, pd_n = 0;
 
 			if (strcmp(pg, plan->link_generator) || strcmp(pd, plan->link_dut) ||
-			    !g || !d || !g->connected || !d->connected)
+			    !g || !d || !g->sess.connected || !d->sess.connected)
 				continue;
 			if (names && (!json_is_array(names) || json_array_size(names) != 2 ||
 				      strcmp(json_string_value(json_array_get(names, 0)) ?: "", g->name) ||

@@ -14,7 +14,7 @@
  *   must let it start too.
  *
  * Hosts of a machine take turns: a host that was refused for its machine waits
- * (machine_wait, a number that grows with each new waiter), waiting hosts are offered a
+ * (machine.wait, a number that grows with each new waiter), waiting hosts are offered a
  * job before the others and the longest waiting first (dispatch_collect), and a host
  * may not start while another host of its machine has waited longer (unless it is the
  * second side of a pair that has started; and while a pair's first side runs, its idle
@@ -25,7 +25,8 @@
  * A host without machine.id (an older agent, a simulated one) is a machine of its own.
  * Work per check is linear in the hosts of the machine; other hosts cost nothing.
  *
- * Runs on the coordinator's loop thread, like coord.c.
+ * Owns the machine part of each agent (struct coord_agent_machine) and the machines in
+ * struct coord (coord_priv.h). Runs on the coordinator's loop thread, like coord.c.
  */
 #include "coord_machine.h"
 
@@ -37,7 +38,7 @@
 struct coord_machine {
 	struct coord_machine *next;
 	char *id;
-	struct coord_agent *members;	/* through coord_agent.machine_next */
+	struct coord_agent *members;	/* through coord_agent.machine.next */
 	int n_members;
 };
 
@@ -46,16 +47,16 @@ static void machine_leave(struct coord_agent *a)
 {
 	struct coord_agent **pp;
 
-	if (!a->machine)
+	if (!a->machine.of)
 		return;
-	for (pp = &a->machine->members; *pp; pp = &(*pp)->machine_next)
+	for (pp = &a->machine.of->members; *pp; pp = &(*pp)->machine.next)
 		if (*pp == a) {
-			*pp = a->machine_next;
-			a->machine->n_members--;
+			*pp = a->machine.next;
+			a->machine.of->n_members--;
 			break;
 		}
-	a->machine = NULL;
-	a->machine_next = NULL;
+	a->machine.of = NULL;
+	a->machine.next = NULL;
 }
 
 void coord_machine_hello(struct coord *c, struct coord_agent *a)
@@ -65,9 +66,9 @@ void coord_machine_hello(struct coord *c, struct coord_agent *a)
 
 	/* a job it kept across a reconnect: its spec is not at hand, so it counts as one
 	 * that shares nothing, but may be the side of a pair (its partner may join it) */
-	a->job_share = false;
-	a->job_pair = a->job_id != 0;
-	if (a->machine && id && !strcmp(a->machine->id, id))
+	a->machine.share = false;
+	a->machine.pair = a->job.id != 0;
+	if (a->machine.of && id && !strcmp(a->machine.of->id, id))
 		return;
 	machine_leave(a);
 	if (!id || !*id)
@@ -85,8 +86,8 @@ void coord_machine_hello(struct coord *c, struct coord_agent *a)
 		m->next = c->machines;
 		c->machines = m;
 	}
-	a->machine = m;
-	a->machine_next = m->members;
+	a->machine.of = m;
+	a->machine.next = m->members;
 	m->members = a;
 	m->n_members++;
 	if (m->n_members > 1)
@@ -97,18 +98,18 @@ void coord_machine_hello(struct coord *c, struct coord_agent *a)
 
 void coord_machine_running(struct coord_agent *a, const json_t *spec)
 {
-	a->job_share = json_is_true(json_object_get(spec, "share_machine"));
-	a->job_pair = json_object_get(spec, "pair") != NULL;
-	a->held_by = NULL;	/* its own job counts now */
+	a->machine.share = json_is_true(json_object_get(spec, "share_machine"));
+	a->machine.pair = json_object_get(spec, "pair") != NULL;
+	a->machine.held_by = NULL;	/* its own job counts now */
 }
 
 void coord_machine_wait(struct coord *c, struct coord_agent *a, bool wait)
 {
-	if (wait && !a->machine_wait) {
-		a->machine_wait = ++c->machine_seq;
+	if (wait && !a->machine.wait) {
+		a->machine.wait = ++c->machine_seq;
 		c->machine_waiting++;
-	} else if (!wait && a->machine_wait) {
-		a->machine_wait = 0;
+	} else if (!wait && a->machine.wait) {
+		a->machine.wait = 0;
 		c->machine_waiting--;
 	}
 }
@@ -118,13 +119,13 @@ void coord_machine_wait(struct coord *c, struct coord_agent *a, bool wait)
  * machine, *PAIR whether it may be the pair of a job on B's machine. */
 static bool busy(const struct coord_agent *b, bool *share, bool *pair)
 {
-	if (b->job_id) {
-		*share = b->job_share;
-		*pair = b->job_pair;
+	if (b->job.id) {
+		*share = b->machine.share;
+		*pair = b->machine.pair;
 		return true;
 	}
-	if (b->held_by && b->held_by->job_id == b->held_job) {
-		*share = b->held_share;
+	if (b->machine.held_by && b->machine.held_by->job.id == b->machine.held_job) {
+		*share = b->machine.held_share;
 		*pair = false;		/* its partner is on another machine */
 		return true;
 	}
@@ -147,9 +148,9 @@ bool coord_machine_busy(struct coord *c, struct coord_agent *a)
 	struct coord_agent *b;
 	bool share, pair;
 
-	if (!a->machine || a->machine->n_members < 2)
+	if (!a->machine.of || a->machine.of->n_members < 2)
 		return false;
-	for (b = a->machine->members; b; b = b->machine_next)
+	for (b = a->machine.of->members; b; b = b->machine.next)
 		if (b != a && busy(b, &share, &pair) && !share && !pair) {
 			coord_machine_wait(c, a, true);
 			return true;
@@ -161,23 +162,23 @@ bool coord_machine_may(struct coord *c, struct coord_agent *a, const json_t *spe
 		       const struct coord_agent *peer)
 {
 	bool share = json_is_true(json_object_get(spec, "share_machine"));
-	bool joins = peer && peer->job_id;	/* A is the second side of a started pair */
+	bool joins = peer && peer->job.id;	/* A is the second side of a started pair */
 	struct coord_agent *b;
 
-	if (a->machine && a->machine->n_members > 1) {
-		for (b = a->machine->members; b; b = b->machine_next) {
+	if (a->machine.of && a->machine.of->n_members > 1) {
+		for (b = a->machine.of->members; b; b = b->machine.next) {
 			if (b == a)
 				continue;
 			if (runs_apart(b, peer, share))
 				goto wait;
-			if (!joins && b->machine_wait && b->connected &&
-			    (!a->machine_wait || b->machine_wait < a->machine_wait))
+			if (!joins && b->machine.wait && b->sess.connected &&
+			    (!a->machine.wait || b->machine.wait < a->machine.wait))
 				goto wait;	/* B waited longer: its turn */
 		}
 	}
 	/* the idle other side of A's pair starts next, on its own machine */
-	if (peer && !peer->job_id && peer->machine && peer->machine != a->machine)
-		for (b = peer->machine->members; b; b = b->machine_next)
+	if (peer && !peer->job.id && peer->machine.of && peer->machine.of != a->machine.of)
+		for (b = peer->machine.of->members; b; b = b->machine.next)
 			if (b != peer && runs_apart(b, a, share))
 				goto wait;
 	coord_machine_wait(c, a, false);
@@ -189,22 +190,25 @@ wait:
 
 void coord_machine_hold(struct coord_agent *a, struct coord_agent *peer, const json_t *spec)
 {
-	if (!peer || peer == a || peer->job_id || !peer->machine || peer->machine == a->machine)
+	if (!peer || peer == a || peer->job.id || !peer->machine.of ||
+	    peer->machine.of == a->machine.of)
 		return;
-	peer->held_by = a;
-	peer->held_job = a->job_id;
-	peer->held_share = json_is_true(json_object_get(spec, "share_machine"));
+	peer->machine.held_by = a;
+	peer->machine.held_job = a->job.id;
+	peer->machine.held_share = json_is_true(json_object_get(spec, "share_machine"));
 }
 
-void coord_machine_mark_waiting(struct coord_agent *a)
+struct coord_agent *coord_machine_waiter(const struct coord_agent *a,
+					 const struct coord_agent *after)
 {
 	struct coord_agent *b;
 
-	if (!a->machine)
-		return;
-	for (b = a->machine->members; b; b = b->machine_next)
-		if (b->machine_wait)
-			b->dispatch_wanted = true;
+	if (!a->machine.of)
+		return NULL;
+	b = after ? after->machine.next : a->machine.of->members;
+	while (b && !b->machine.wait)
+		b = b->machine.next;
+	return b;
 }
 
 void coord_machine_hosts(struct coord *c, json_t *hosts)
@@ -216,7 +220,7 @@ void coord_machine_hosts(struct coord *c, json_t *hosts)
 	if (!c->machine_waiting)
 		return;
 	for (a = c->agents; a; a = a->next) {
-		if (!a->machine_wait || !a->connected || a->job_id)
+		if (!a->machine.wait || !a->sess.connected || a->job.id)
 			continue;
 		json_array_foreach(hosts, i, h) {
 			if (!strcmp(proto_get_str(h, "name", ""), a->name)) {

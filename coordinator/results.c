@@ -3,7 +3,9 @@
  * commit for the turn's results), then acknowledged; a result of a job taken away from
  * its agent is acknowledged and dropped. See the comment on the batch below.
  *
- * Event loop thread only.
+ * Owns each agent's results part (struct coord_agent_results), the batch in struct
+ * coord and the counters of results and duplicates (coord_priv.h, coord.h). Event loop
+ * thread only.
  */
 #include "coord_results.h"
 
@@ -13,6 +15,7 @@
 #include <string.h>
 
 #include "coord_core.h"
+#include "coord_dispatch.h"
 #include "coord_link.h"
 #include "base/log.h"
 #include "proto/msg_result.h"
@@ -43,15 +46,28 @@ struct coord_result {
 };
 
 /* How many samples result MSG carries: RES, or when it could not be decoded (NULL) what
- * the message holds. */
-static size_t result_samples(const struct coord *c, const json_t *msg,
+ * the message holds (SAMPLES, read from its text, or its JSON). */
+static size_t result_samples(const json_t *msg, const struct samples *samples,
 			     const struct msg_result *res)
 {
 	if (res)
 		return res->samples.n;
-	if (c->in_samples && c->in_samples->taken)
-		return c->in_samples->n;
+	if (samples && samples->taken)
+		return samples->n;
 	return json_array_size(json_object_get(msg, "samples"));
+}
+
+/* One result of agent A's spool is in: when it was the last, A may have a job. */
+static void spool_drained(struct coord_agent *a)
+{
+	if (a->res.spooled > 0 && --a->res.spooled == 0)
+		coord_dispatch_hold(a, 0);
+}
+
+void coord_results_spooled(struct coord *c, struct coord_agent *a, int n)
+{
+	a->res.spooled = n;
+	coord_dispatch_hold(a, n ? util_mono_ms() + c->opts.heartbeat_ms : 0);
 }
 
 /* The `ack` of job JOB to agent A: the bytes proto_encode writes for {"v", "type": "ack",
@@ -72,19 +88,18 @@ static void send_ack(struct coord *c, struct coord_agent *a, int64_t job)
  * result sent again (the ack was lost with the agent) is dropped too. True when it was
  * one. */
 static bool drop_stale_result(struct coord *c, struct coord_agent *a, int64_t job,
-			      const json_t *msg, const struct msg_result *res)
+			      const json_t *msg, const struct samples *samples,
+			      const struct msg_result *res)
 {
 	if (!coord_stale(a, job))
 		return false;
 	send_ack(c, a, job);
-	if (a->job_id == job)
-		a->job_id = 0;
-	if (a->spooled > 0 && --a->spooled == 0)
-		a->hold_until_mono = 0;
+	coord_job_over(a, job);
+	spool_drained(a);
 	pr_info("job %lld: result from '%s' (%s, %zu samples) dropped: the job was taken away "
 		"from it", (long long)job, a->name,
 		res ? (res->failed ? "failed" : "ok") : proto_get_str(msg, "status", "?"),
-		result_samples(c, msg, res));
+		result_samples(msg, samples, res));
 	coord_dispatch_agent(c, a, util_mono_ms());
 	return true;
 }
@@ -99,7 +114,7 @@ static void result_done(struct coord *c, struct coord_result *r)
 	if (r->err) {
 		/* Not acknowledged: the agent keeps the result in its spool. */
 		if (r->err == -EINVAL)
-			c->stats.bad_messages++;
+			coord_count_bad_message(c);
 		pr_warn("agent '%s': %s", a->name, r->errmsg);
 		coord_reply(c->agents_sock, r->id, r->id_len,
 			    proto_error_new("result", "%s", r->errmsg));
@@ -108,10 +123,8 @@ static void result_done(struct coord *c, struct coord_result *r)
 	send_ack(c, a, job);
 	if (!r->ing.duplicate)
 		coord_link_result(c, a, job, r->ing.failed, r->res.error);
-	if (a->job_id == job)
-		a->job_id = 0;
-	if (a->spooled > 0 && --a->spooled == 0)
-		a->hold_until_mono = 0;
+	coord_job_over(a, job);
+	spool_drained(a);
 	if (r->ing.duplicate) {
 		c->stats.duplicates++;
 		pr_info("job %lld: result from '%s' already stored, acknowledged again", job,
@@ -150,7 +163,7 @@ void coord_result_flush(struct coord *c)
 			snprintf(r->errmsg, sizeof(r->errmsg), "cannot store result of job %lld: %s",
 				 (long long)r->job, store_errmsg(c->store));
 		}
-		r->a->result_pending = false;
+		r->a->res.pending = false;
 		result_done(c, r);
 		json_decref(r->msg);
 		r->msg = NULL;
@@ -173,7 +186,7 @@ static struct coord_result *result_slot(struct coord *c)
 }
 
 void coord_on_result(struct coord *c, struct coord_agent *a, const void *id, size_t id_len,
-		     const json_t *msg)
+		     const json_t *msg, struct samples *samples)
 {
 	struct coord_result one, *r;
 	struct msg_result res;
@@ -183,16 +196,16 @@ void coord_on_result(struct coord *c, struct coord_agent *a, const void *id, siz
 	int err;
 
 	/* decoded once: what follows reads RES (lib/proto/msg_result.h) */
-	err = msg_result_decode(msg, c->in_samples, &res, why, sizeof(why));
+	err = msg_result_decode(msg, samples, &res, why, sizeof(why));
 	job = res.job;
-	if (job < 1 || a->result_pending || coord_stale(a, job))
+	if (job < 1 || a->res.pending || coord_stale(a, job))
 		coord_result_flush(c);
 	if (job < 1) {
 		coord_bad_message(c, c->agents_sock, id, id_len, "an agent", "result",
 				  "result without a 'job' id");
 		return;
 	}
-	if (drop_stale_result(c, a, job, msg, err ? NULL : &res)) {
+	if (drop_stale_result(c, a, job, msg, samples, err ? NULL : &res)) {
 		msg_result_release(&res);
 		return;
 	}
@@ -226,7 +239,7 @@ void coord_on_result(struct coord *c, struct coord_agent *a, const void *id, siz
 		return;
 	}
 	c->n_pending++;
-	a->result_pending = true;
+	a->res.pending = true;
 	if (!err && r->ing.failed && !r->ing.duplicate)
 		coord_result_flush(c);
 }

@@ -158,8 +158,8 @@ static int named_hosts(struct coord *c, struct submit *s, const json_t *names)
 		if (coord_boot_holds(a))
 			return fail(s, -EBUSY, "host '%s' is switching to kernel '%s' (bpflab host "
 				    "boot): name it when the switch is done, or let the plan's "
-				    "hosts.match choose", name, a->boot_kernel);
-		if (!a->connected)
+				    "hosts.match choose", name, a->boot.kernel);
+		if (!a->sess.connected)
 			return fail(s, -ENOENT, "host '%s' is not connected", name);
 		if (!sched_host_has_ports(s->plan, a->inventory, why, sizeof(why)))
 			return fail(s, -ENOENT, "host '%s' cannot run plan '%s': %s", name,
@@ -182,7 +182,7 @@ static const json_t *target_inventory(struct submit *s, const struct coord_agent
 
 	if (!inv || json_array_append_new(s->targets, inv))
 		return NULL;	/* appending steals inv, also when it fails */
-	if (json_object_set_new(inv, "kernel", json_pack("{s:s}", "release", a->boot_kernel)))
+	if (json_object_set_new(inv, "kernel", json_pack("{s:s}", "release", a->boot.kernel)))
 		return NULL;
 	return inv;
 }
@@ -195,7 +195,7 @@ static int choose_hosts(struct coord *c, struct submit *s)
 	int n = 0, err;
 
 	for (a = c->agents; a; a = a->next)
-		n += a->connected || coord_boot_holds(a);
+		n += a->sess.connected || coord_boot_holds(a);
 	s->hosts = calloc(n ? n : 1, sizeof(*s->hosts));
 	s->targets = json_array();
 	if (!s->hosts || !s->targets)
@@ -203,13 +203,13 @@ static int choose_hosts(struct coord *c, struct submit *s)
 	for (a = c->agents; a; a = a->next) {
 		struct sched_host *h = &s->hosts[s->n_hosts];
 
-		if (!a->connected && !coord_boot_holds(a))
+		if (!a->sess.connected && !coord_boot_holds(a))
 			continue;
 		h->id = a->host_id;
 		h->name = a->name;
 		h->inventory = a->inventory;
 		if (coord_boot_holds(a)) {
-			h->switching = a->boot_kernel;
+			h->switching = a->boot.kernel;
 			h->inventory = target_inventory(s, a);
 			if (!h->inventory)
 				return fail(s, -ENOMEM, "out of memory");

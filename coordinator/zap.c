@@ -13,6 +13,7 @@
  * Event loop thread only, but coord_request_reload, which only sets a flag.
  */
 #include "coord_zap.h"
+#include "coord_core.h"
 
 #include <errno.h>
 #include <stdint.h>
@@ -129,7 +130,7 @@ void coord_zap_handle(struct coord *c)
 		} else {
 			c->stats.auth_refused++;
 			if (user && agents)
-				c->stats.role_refused++;
+				coord_count_role_refused(c);
 			log_refusal(c, key, address, agents ? user : NULL, role);
 			user = "";
 		}
@@ -170,6 +171,22 @@ void coord_reload_keys(struct coord *c)
 	c->allow = allow;
 	pr_info("allow list '%s' reloaded: %zu key%s allowed", c->authorized,
 		keys_allow_count(allow), keys_allow_count(allow) == 1 ? "" : "s");
+}
+
+int coord_zap_server(struct coord *c, void *sock, const char *domain)
+{
+	return c->curve ? keys_set_server(sock, &c->key, domain) : 0;
+}
+
+void coord_zap_release(struct coord *c)
+{
+	if (c->zap_sock)
+		zmq_close(c->zap_sock);
+	c->zap_sock = NULL;
+	keys_allow_destroy(&c->allow);
+	free(c->authorized);
+	c->authorized = NULL;
+	memset(&c->key, 0, sizeof(c->key));
 }
 
 void coord_request_reload(struct coord *c)

@@ -5,7 +5,9 @@
 #      its own folder may use (the table below, the same as in docs/architecture.md);
 #   2. no circle between the files of one folder: file A calling a function of file B
 #      while B (or a file B calls, and so on) calls A. Read from the symbols of the built
-#      objects (nm), so it sees calls, not only includes.
+#      objects (nm), so it sees calls, not only includes;
+#   3. each field of the coordinator's state is written by its owner file only
+#      (tests/check-owners.py).
 #
 # Usage: sh tests/check-layout.sh [BUILD]   (BUILD defaults to build; make unit/check run it)
 set -eu
@@ -78,6 +80,10 @@ for dir in lib/base lib/analysis lib/plan lib/proto lib/store lib/report agent c
 		fail=1
 	fi
 done
+# 3. each field of the coordinator's state is written only by the file that owns it
+#    (coordinator/coord_priv.h, coord.h); the check checked on known writes first
+python3 tests/check-owners.py --self-test || fail=1
+python3 tests/check-owners.py || fail=1
 rm -f "$BUILD"/layout-defs.txt "$BUILD"/layout-uses.txt "$BUILD"/layout-edges.txt "$BUILD"/layout-loop.txt "$BUILD"/layout-nodes.txt
 [ $fail -eq 0 ] && echo "layout: includes and calls follow docs/architecture.md"
 exit $fail

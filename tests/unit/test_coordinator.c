@@ -26,6 +26,7 @@
 
 #include "coord.h"
 #include "coord_core.h"
+#include "coord_dispatch.h"
 #include "coord_machine.h"
 #include "coord_priv.h"
 #include "sched.h"
@@ -1471,12 +1472,14 @@ static void test_coordinator_stale_jobs(void **state)
 	assert_int_equal(a.stale_job, 3);
 	for (j = 2; j <= 2 + COORD_STALE_OLDER; j++)
 		assert_true(coord_stale(&a, j));
-	a.job_id = 4;
+	coord_job_kept(&a, 4);
 	assert_false(coord_stale(&a, 4));
-	a.job_id = 3;
+	coord_job_kept(&a, 3);
 	assert_true(coord_stale(&a, 3));
-	a.stale_job = 0;	/* dispatch_one handed job 3 to it again */
+	coord_stale_handed(&a, 3);	/* dispatch handed job 3 to it again */
 	assert_false(coord_stale(&a, 3));
+	assert_true(coord_stale(&a, 2));
+	coord_stale_handed(&a, 2);	/* not the latest mark: the older one stays */
 	assert_true(coord_stale(&a, 2));
 }
 
@@ -1687,40 +1690,48 @@ static void test_coordinator_machine_rule(void **state)
 	(void)state;
 	for (i = 0; i < 3; i++) {
 		ag[i].name = (char *)names[i];
-		ag[i].connected = true;
+		ag[i].sess.connected = true;
 		ag[i].inventory = json_pack("{s:{s:s}}", "machine", "id", ids[i]);
 		coord_machine_hello(c, &ag[i]);
 	}
-	assert_true(h2->machine == h3->machine && h1->machine != h2->machine);
+	assert_true(h2->machine.of == h3->machine.of && h1->machine.of != h2->machine.of);
 
 	/* h1 starts its side of a pair with h2 (idle on m2): h2 is held for it */
 	assert_true(coord_machine_may(c, h1, pair, h2));
-	h1->job_id = 10;
+	h1->job.id = 10;
 	coord_machine_running(h1, pair);
 	coord_machine_hold(h1, h2, pair);
 	assert_true(coord_machine_busy(c, h3));		/* h3 waits, queue unread */
 	assert_false(coord_machine_may(c, h3, plain, NULL));
-	assert_true(h3->machine_wait > 0);
+	assert_true(h3->machine.wait > 0);
+	/* h2 asks for a dispatch (core.c): h3, waiting on its machine, is marked too */
+	assert_ptr_equal(coord_machine_waiter(h2, NULL), h3);
+	assert_null(coord_machine_waiter(h2, h3));
+	assert_null(coord_machine_waiter(h1, NULL));
+	coord_dispatch_agent(c, h2, 0);
+	assert_true(h2->dispatch_wanted && h3->dispatch_wanted && !h1->dispatch_wanted);
+	assert_true(coord_dispatch_take(c));
+	assert_false(coord_dispatch_take(c));
 	/* h2 joins its pair: h1 is its partner, and h3's wait does not hold a second side */
 	assert_true(coord_machine_may(c, h2, pair, h1));
-	h2->job_id = 11;
+	h2->job.id = 11;
 	coord_machine_running(h2, pair);
-	h1->job_id = 0;				/* h1's side ends first */
+	h1->job.id = 0;				/* h1's side ends first */
 	assert_false(coord_machine_busy(c, h3));	/* h2's job may be a pair's: look */
 	assert_false(coord_machine_may(c, h3, plain, NULL));
-	h2->job_id = 0;
+	h2->job.id = 0;
 	assert_true(coord_machine_may(c, h3, plain, NULL));
-	assert_int_equal(h3->machine_wait, 0);
+	assert_int_equal(h3->machine.wait, 0);
 
 	/* share_machine: only when both jobs say it */
-	h2->job_id = 12;
+	h2->job.id = 12;
 	coord_machine_running(h2, shared);
 	assert_true(coord_machine_may(c, h3, shared, NULL));
 	assert_false(coord_machine_may(c, h3, plain, NULL));
-	h2->job_id = 0;
+	h2->job.id = 0;
 	/* h3 now waits; h2, not waiting, lets it go first; h3 then goes */
 	assert_false(coord_machine_may(c, h2, plain, NULL));
-	assert_true(h2->machine_wait > h3->machine_wait);
+	assert_true(h2->machine.wait > h3->machine.wait);
 	assert_true(coord_machine_may(c, h3, plain, NULL));
 	assert_int_equal(c->machine_waiting, 1);
 
