@@ -77,25 +77,17 @@ static const struct sql_col spread_cols[] = {
 
 json_t *store_query_run_spread(struct store *st, const json_t *filter)
 {
-	json_t *runs = json_object_get(filter, "runs"), *r, *arr = NULL;
+	json_t *runs = json_object_get(filter, "runs"), *arr = NULL;
 	char *runs_text = NULL;
-	size_t i;
 	int err;
 
-	if (!json_is_array(runs) || !json_array_size(runs)) {
+	if (!json_array_size(runs)) {
 		err = store_fail(st, -EINVAL, "'runs' must be an array of run ids");
 		goto fail;
 	}
-	json_array_foreach(runs, i, r)
-		if (!json_is_integer(r)) {
-			err = store_fail(st, -EINVAL, "'runs' must be an array of run ids");
-			goto fail;
-		}
-	runs_text = json_dumps(runs, JSON_COMPACT);
-	if (!runs_text) {
-		err = store_fail(st, -ENOMEM, "out of memory");
+	err = sto_runs_text(st, runs, &runs_text);
+	if (err)
 		goto fail;
-	}
 	arr = sto_query_rows(st, &stmt_q_spread, spread_cols, ARRAY_SIZE(spread_cols),
 			     "ttttttti", runs_text,
 			     json_string_value(json_object_get(filter, "metric")),
