@@ -4,7 +4,8 @@
  * same plan (sha256), host and kernel build as the compared runs, from which
  * lib/analysis/runspread.c estimates the run-to-run variance component of compare
  * (docs/analysis.md, "Run-to-run spread"). Beside store_query_values, whose filter it
- * takes; the coordinator's `query_spread` answers with the same array.
+ * takes; the coordinator's `query_spread` answers with the same array. A job without an
+ * environment (an import without --kernel) has the kernel build '' '' ''.
  */
 #include "store/store_int.h"
 
@@ -23,10 +24,11 @@
  * cancellation), and of each set and key the newest 20 runs up to the newest compared
  * run (?1: JSON array of run ids). */
 static const struct sto_stmt stmt_q_spread = {
-	"WITH c AS (SELECT DISTINCT p.sha256 AS sha, j.host_id AS hid, e.kernel_release AS kr, "
-	"ifnull(e.kernel_version, '') AS kv, ifnull(e.config_sha256, '') AS cfg "
+	"WITH c AS (SELECT DISTINCT p.sha256 AS sha, j.host_id AS hid, "
+	"ifnull(e.kernel_release, '') AS kr, ifnull(e.kernel_version, '') AS kv, "
+	"ifnull(e.config_sha256, '') AS cfg "
 	"FROM jobs j JOIN runs r ON r.id = j.run_id JOIN plans p ON p.id = r.plan_id "
-	"JOIN host_envs e ON e.id = j.env_id WHERE j.state = 'done' "
+	"LEFT JOIN host_envs e ON e.id = j.env_id WHERE j.state = 'done' "
 	"AND r.id IN (SELECT value FROM json_each(?1))), "
 	"v AS (SELECT r.id AS run, c.sha, h.name AS host, c.kr, c.kv, c.cfg, sr.metric, "
 	"ifnull(j.point, 'null') AS point, ifnull(e.timing, 'wall') AS timing, j.variant, "
@@ -34,8 +36,8 @@ static const struct sto_stmt stmt_q_spread = {
 	"FROM sample_values s JOIN series sr ON sr.id = s.series_id "
 	"JOIN jobs j ON j.id = s.job_id JOIN runs r ON r.id = j.run_id "
 	"JOIN plans p ON p.id = r.plan_id JOIN hosts h ON h.id = j.host_id "
-	"JOIN host_envs e ON e.id = j.env_id "
-	"JOIN c ON c.sha = p.sha256 AND c.hid = j.host_id AND c.kr = e.kernel_release "
+	"LEFT JOIN host_envs e ON e.id = j.env_id "
+	"JOIN c ON c.sha = p.sha256 AND c.hid = j.host_id AND c.kr = ifnull(e.kernel_release, '') "
 	"AND c.kv = ifnull(e.kernel_version, '') AND c.cfg = ifnull(e.config_sha256, '') "
 	"WHERE s.seq = -1 AND j.state = 'done' "
 	"AND r.id <= (SELECT max(value) FROM json_each(?1)) "
