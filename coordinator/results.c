@@ -27,10 +27,10 @@
  * The results of one turn of the loop are stored in one batch of the store (one commit
  * for them all, not one a result); each one's ack, log lines and effects wait for that
  * commit (result_flush), so that an ack still means stored. The batch is committed
- * before any other message is handled (agent_recv), before a second result of the same
- * agent, right after a failed result (the other side of its pair hears of it at once,
- * coordinator/link.c) and at the end of the agents' part of the turn (coord_run_once):
- * what happens stays in the order of the messages. */
+ * before any other message but a known agent's heartbeat is handled (agent_recv), before
+ * a second result of the same agent, right after a failed result (the other side of its
+ * pair hears of it at once, coordinator/link.c) and at the end of the agents' part of
+ * the turn (coord_run_once): what happens stays in the order of the messages. */
 
 /* A result stored in the open batch, its handling waiting for the commit. */
 struct coord_result {

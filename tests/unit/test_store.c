@@ -1513,6 +1513,62 @@ static void test_store_ingest_samples(void **state)
 	store_close(&st);
 }
 
+/* A result of N samples of one series, seconds 0..N-1 (value 1000 + the second), the
+ * second of sample DUP (when >= 0) the one before it. */
+static json_t *result_seconds(int64_t job, int n, int dup)
+{
+	json_t *r = result_msg(job, "ok", 1, false), *v = json_array();
+	int i;
+
+	for (i = 0; i < n; i++)
+		json_array_append_new(v, json_pack("{s:s, s:s, s:f, s:s, s:s, s:i}", "metric",
+						   "port.rx_pps", "subject", "b", "value",
+						   1000.0 + i, "unit", "pps", "window", "rate",
+						   "seq", i == dup ? i - 1 : i));
+	json_object_set_new(r, "samples", v);
+	return r;
+}
+
+/* Samples go in by statements of 32, 8 and one rows (store_ingest.c): every row stored
+ * with its own second and value, and a second given twice named by its index whether
+ * it falls in a statement of 32, of 8 or of one, nothing of the result kept. */
+static void test_store_ingest_many_samples(void **state)
+{
+	static const int dups[] = { 20, 35, 44 };
+	struct fixture *f = *state;
+	struct store_ingest ing;
+	int64_t h1, job[2];
+	struct store *st = open_dispatched(f, &h1, job, 2);
+	char want[64];
+	json_t *r;
+	size_t i;
+
+	for (i = 0; i < sizeof(dups) / sizeof(dups[0]); i++) {
+		r = result_seconds(job[0], 45, dups[i]);
+		assert_int_equal(store_ingest_result(st, h1, r, 400, &ing), -EINVAL);
+		snprintf(want, sizeof(want), "sample %d ('port.rx_pps' of 'b'", dups[i]);
+		assert_contains(store_errmsg(st), want);
+		assert_contains(store_errmsg(st), "is given twice");
+		json_decref(r);
+		assert_int_equal(count_rows(f->db, "samples"), 0);
+	}
+	r = result_seconds(job[0], 45, -1);	/* 32 + 8 + 5 x 1 */
+	assert_int_equal(store_ingest_result(st, h1, r, 400, &ing), 0);
+	assert_int_equal(ing.n_samples, 45);
+	json_decref(r);
+	r = result_seconds(job[1], 3, -1);
+	assert_int_equal(store_ingest_result(st, h1, r, 400, &ing), 0);
+	assert_int_equal(ing.n_samples, 3);
+	json_decref(r);
+	assert_int_equal(db_file_count(f->db, "SELECT count(*) FROM samples WHERE "
+				     "value = 1000 + seq AND unit = 'pps' AND window = 'rate'"), 48);
+	assert_int_equal(db_file_count(f->db, "SELECT count(DISTINCT seq) FROM samples"), 45);
+	/* in the order sent: the ids follow the seconds */
+	assert_int_equal(db_file_count(f->db, "SELECT count(*) FROM samples a JOIN samples b "
+				     "ON b.job_id = a.job_id AND b.id > a.id AND b.seq < a.seq"), 0);
+	store_close(&st);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1550,6 +1606,8 @@ int main(void)
 						fixture_teardown),
 		cmocka_unit_test_setup_teardown(test_store_batch, fixture_setup, fixture_teardown),
 		cmocka_unit_test_setup_teardown(test_store_ingest_samples, fixture_setup,
+						fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_store_ingest_many_samples, fixture_setup,
 						fixture_teardown),
 	};
 
