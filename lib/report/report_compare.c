@@ -170,8 +170,13 @@ void report_compare_mde_sentence(FILE *out, const char *lead, long long n_a, lon
 	wrap = l + strcspn(text, "\n") > 80;
 
 	/* a wrapped lead loses its trailing space */
-	fprintf(out, "%.*s%s%s\n", (int)(wrap && l && lead[l - 1] == ' ' ? l - 1 : l), lead,
-		wrap ? "\n  " : "", text);
+	fprintf(out, "%.*s%s", (int)(wrap && l && lead[l - 1] == ' ' ? l - 1 : l), lead,
+		wrap ? "\n  " : "");
+	/* the sentence itself past 80 columns (a CV of 86 % and a change of 110 %) */
+	if (wrap && strlen(text) + 2 > 80)
+		tt_wrap(out, text, 78, "  ");
+	else
+		fprintf(out, "%s\n", text);
 }
 
 /* Under a compare table: one line per UNKNOWN row of SECT that can say how small a

@@ -22,6 +22,7 @@
 #include "report/plot.h"
 #include "report/report.h"
 #include "report/report_compare.h"
+#include "report/report_compare_int.h"
 #include "helpers.h"
 
 /* Value rows as store_query_values gives them: runs 7 -> 8, quickstart-like values. */
@@ -685,12 +686,32 @@ static void test_report_compare_run_spread(void **state)
 	json_decref(rows);
 }
 
+/* The smallest-change sentence under a noisy row stays within 80 columns even when its
+ * numbers are long (86 % CV, a change of 110 % printed as 1.1e+02). */
+static void test_report_compare_mde_wraps(void **state)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	(void)state;
+	assert_non_null(f);
+	report_compare_mde_sentence(f, "probe b: ", 10, 10, 86, 110, "");
+	report_compare_mde_sentence(f, "a-long-variant-name with-a-long-subject-name: ", 10, 10,
+				    86, 110, "");
+	fclose(f);
+	assert_lines_fit(buf, 80);
+	assert_non_null(strstr(buf, "1.1e+02 %"));
+	free(buf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_report_compare_table),
 		cmocka_unit_test(test_report_compare_tc_attach),
 		cmocka_unit_test(test_report_compare_run_spread),
+		cmocka_unit_test(test_report_compare_mde_wraps),
 		cmocka_unit_test(test_report_compare_exact),
 		cmocka_unit_test(test_report_compare_patch),
 		cmocka_unit_test(test_report_compare_grid),
