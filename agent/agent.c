@@ -446,7 +446,7 @@ static void on_worker_result(struct agent *a)
 static bool drain_worker(struct agent *a)
 {
 	for (;;) {
-		char why[256];
+		struct err why;
 		json_t *msg;
 		zmq_msg_t m;
 
@@ -460,10 +460,10 @@ static bool drain_worker(struct agent *a)
 			on_worker_result(a);
 			return true;
 		}
-		msg = proto_decode(zmq_msg_data(&m), zmq_msg_size(&m), why, sizeof(why));
+		msg = proto_decode(zmq_msg_data(&m), zmq_msg_size(&m), &why);
 		zmq_msg_close(&m);
 		if (!msg) {
-			pr_warn("bad message from the worker: %s", why);
+			pr_warn("bad message from the worker: %s", why.msg);
 			continue;
 		}
 		send_coord(a, msg);
@@ -647,20 +647,21 @@ static void poll_boot(struct agent *a)
 static void on_coord_msg(struct agent *a, json_t *msg)
 {
 	const char *type = proto_msg_type(msg);
-	char id[AGENT_ID_LEN], why[256];
+	struct err why;
+	char id[AGENT_ID_LEN];
 
 	/* members and their types (lib/proto/proto_schema.c); unknown types are answered below */
-	if (proto_validate(msg, PROTO_CH_COORD_TO_AGENT, why, sizeof(why)) == -EINVAL) {
+	if (proto_validate(msg, PROTO_CH_COORD_TO_AGENT, &why) == -EINVAL) {
 		a->malformed++;
-		pr_warn("malformed message from the coordinator: %s", why);
+		pr_warn("malformed message from the coordinator: %s", why.msg);
 		/* a job whose spec does not decode (jobspec.h) runs to a failed result that
 		 * names the member, so the job ends rather than coming back to the queue */
-		if (!strcmp(type, "job") && !strncmp(why, "job: job.spec.", 14)) {
+		if (!strcmp(type, "job") && !strncmp(why.msg, "job: job.spec.", 14)) {
 			on_job(a, msg);
 			return;
 		}
 		if (strcmp(type, "error"))	/* never answer an error with an error */
-			send_error(a, type, NULL, why);
+			send_error(a, type, NULL, why.msg);
 		return;
 	}
 	if (!strcmp(type, "welcome")) {
@@ -735,9 +736,9 @@ static void on_coord_msg(struct agent *a, json_t *msg)
 			resend_later(a);
 	} else {
 		a->malformed++;
-		snprintf(why, sizeof(why), "unknown message type '%s'", type);
-		pr_warn("message from the coordinator: %s", why);
-		send_error(a, type, NULL, why);
+		snprintf(why.msg, sizeof(why.msg), "unknown message type '%s'", type);
+		pr_warn("message from the coordinator: %s", why.msg);
+		send_error(a, type, NULL, why.msg);
 	}
 }
 
@@ -773,9 +774,9 @@ static bool stale_session(struct agent *a)
 static void drain_coord(struct agent *a)
 {
 	while (a->sock) {
-		char why[256];
+		struct err why;
 		json_t *msg;
-		int err = proto_recv(a->sock, &msg, ZMQ_DONTWAIT, why, sizeof(why));
+		int err = proto_recv(a->sock, &msg, ZMQ_DONTWAIT, &why);
 
 		if (err == -EAGAIN)
 			return;
@@ -787,8 +788,8 @@ static void drain_coord(struct agent *a)
 		a->last_recv_ms = util_mono_ms();
 		if (err == -EBADMSG) {
 			a->malformed++;
-			pr_warn("malformed message from the coordinator: %s", why);
-			send_error(a, NULL, NULL, why);
+			pr_warn("malformed message from the coordinator: %s", why.msg);
+			send_error(a, NULL, NULL, why.msg);
 			continue;
 		}
 		if (err) {

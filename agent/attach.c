@@ -550,6 +550,7 @@ int attach_load(struct attach_set *set, const json_t *attach, const struct attac
 		char **verifier_log, char *err, size_t err_len)
 {
 	struct job_attach *entries;
+	struct err why;
 	int n, e;
 
 	if (verifier_log)
@@ -558,9 +559,11 @@ int attach_load(struct attach_set *set, const json_t *attach, const struct attac
 		snprintf(err, err_len, "job spec has no attach array");
 		return -EINVAL;
 	}
-	e = jobspec_decode_attach(attach, &entries, &n, err, err_len);
-	if (e)
+	e = jobspec_decode_attach(attach, &entries, &n, &why);
+	if (e) {
+		snprintf(err, err_len, "%s", why.msg);
 		return e;
+	}
 	e = attach_load_spec(set, entries, n, opts, verifier_log, err, err_len);
 	jobspec_attach_free(entries, n);
 	return e;

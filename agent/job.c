@@ -5,11 +5,13 @@
 #include "job.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "job_int.h"
+#include "genboost.h"
 #include "base/log.h"
 #include "proto/proto.h"
 #include "base/util.h"
@@ -195,6 +197,18 @@ static void add_xdp_modes(struct job_ctx *c, json_t *env)
 	}
 }
 
+/* The autogroup nice a paced generator of the job ran at (genboost.h), into the env:
+ * "gen_autogroup_nice": N, null without autogroup; absent when no paced generator ran
+ * (full speed, pktgen, none). */
+static void add_gen_nice(json_t *env)
+{
+	int nice;
+
+	if (genboost_seen(&nice))
+		json_object_set_new(env, "gen_autogroup_nice",
+				    nice == INT_MIN ? json_null() : json_integer(nice));
+}
+
 /* Point RES->r at RES's own members. */
 static void job_result_link(struct job_result *res)
 {
@@ -212,6 +226,7 @@ int job_run_result(const json_t *msg, const struct job_opts *opts, struct job_re
 	json_t *job = json_object_get(msg, "job");
 	const json_t *spec = json_object_get(job, "spec");
 	char *verifier_log = NULL;
+	struct err e;
 	int64_t duration_ms, warmup_ms, warmup_left_ms, t_go;
 	bool rates;
 	int64_t started = util_wall_ms();
@@ -238,6 +253,7 @@ int job_run_result(const json_t *msg, const struct job_opts *opts, struct job_re
 	memset(res, 0, sizeof(*res));
 	res->id = json_incref(c->id);
 	res->env = opts->inv ? inventory_build(opts->inv) : json_object();
+	genboost_seen(&(int){ 0 });	/* forget an earlier job's generator */
 
 	if (!json_is_object(spec)) {
 		snprintf(c->err, sizeof(c->err), "job message has no spec");
@@ -245,9 +261,11 @@ int job_run_result(const json_t *msg, const struct job_opts *opts, struct job_re
 		goto out;
 	}
 	/* the one place the agent reads the spec's JSON */
-	err = jobspec_decode(spec, "spec", &c->spec, c->err, sizeof(c->err));
-	if (err)
+	err = jobspec_decode(spec, "spec", &c->spec, &e);
+	if (err) {
+		snprintf(c->err, sizeof(c->err), "%s", e.msg);
 		goto out;
+	}
 	duration_ms = c->spec.traffic.duration_ms;
 	warmup_ms = c->spec.traffic.warmup_ms;
 	if (!duration_ms) {
@@ -375,6 +393,7 @@ int job_run_result(const json_t *msg, const struct job_opts *opts, struct job_re
 out:
 	add_verdicts(c, res);
 	add_xdp_modes(c, res->env);
+	add_gen_nice(res->env);
 	if (c->opts->progress && spec)
 		job_progress(c, "cleanup", 0, 0, NULL);
 	progstats_disable(&c->stats_fd);
@@ -468,7 +487,7 @@ json_t *job_run(const json_t *msg, const struct job_opts *opts)
 {
 	struct job_result res;
 	json_t *result;
-	char why[256];
+	struct err why;
 	size_t len;
 	char *text;
 
@@ -478,7 +497,7 @@ json_t *job_run(const json_t *msg, const struct job_opts *opts)
 	job_result_release(&res);
 	if (!text)
 		return NULL;
-	result = proto_decode(text, len, why, sizeof(why));
+	result = proto_decode(text, len, &why);
 	free(text);
 	return result;
 }

@@ -290,11 +290,11 @@ int main(int argc, char **argv)
 			*list = nl;
 			break;
 		case 'C': {
-			char why[512];
+			struct err why;
 
-			if (agent_config_load(optarg, &labels, &n_labels, &agent_provider, why,
-					      sizeof(why))) {
-				fprintf(stderr, "bpflab-agent: %s\n", why);
+			if (agent_config_load(optarg, &labels, &n_labels, &agent_provider, why.msg,
+					      sizeof(why.msg))) {
+				fprintf(stderr, "bpflab-agent: %s\n", why.msg);
 				goto out;
 			}
 			break;
@@ -358,16 +358,16 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	if (endpoint && !plaintext) {
-		char why[512];
+		struct err why;
 
 		if (!key_file || !server_key) {
 			fprintf(stderr, "bpflab-agent: give --key and --server-key for CURVE, or "
 				"--plaintext\n");
 			goto out;
 		}
-		if (keys_load(key_file, true, &agent_key, why, sizeof(why)) ||
-		    keys_parse_public(server_key, agent_server_key, why, sizeof(why))) {
-			fprintf(stderr, "bpflab-agent: %s\n", why);
+		if (keys_load(key_file, true, &agent_key, &why) ||
+		    keys_parse_public(server_key, agent_server_key, &why)) {
+			fprintf(stderr, "bpflab-agent: %s\n", why.msg);
 			rc = 1;
 			goto out;
 		}

@@ -193,10 +193,16 @@ int provider_list_parse(const char *cmd, const char *text, size_t len, json_t *k
 		.too_many = -E2BIG,
 	};
 
+	struct err e;
+	int ret;
+
 	snprintf(what, sizeof(what), "kernel provider '%s' list", cmd);
 	if (memchr(text, '\0', len))	/* anywhere: before any name is taken */
 		return util_seterr(why, why_len, -EINVAL, "%s: a NUL byte in its output", what);
-	return kernel_list_scan(text, len, &opts, kernels, why, why_len);
+	ret = kernel_list_scan(text, len, &opts, kernels, &e);
+	if (ret)
+		snprintf(why, why_len, "%s", e.msg);
+	return ret;
 }
 
 int provider_list(const struct provider_config *cfg, json_t **kernels, char *why,

@@ -182,7 +182,8 @@ int spool_foreach(struct spool *s,
 	}
 	err = list_ids(s, &ids, &n);
 	for (i = 0; !err && i < n; i++) {
-		char path[PATH_MAX], why[256], *text;
+		struct err why;
+		char path[PATH_MAX], *text;
 		json_t *msg;
 		size_t len;
 		int e;
@@ -195,9 +196,9 @@ int spool_foreach(struct spool *s,
 			continue;
 		}
 		/* a torn or foreign file is not sent (the resend is rare: parsed to check) */
-		msg = proto_decode(text, len, why, sizeof(why));
+		msg = proto_decode(text, len, &why);
 		if (!msg)
-			pr_warn("spooled result '%s' is unreadable: %s", path, why);
+			pr_warn("spooled result '%s' is unreadable: %s", path, why.msg);
 		else
 			err = fn(ctx, ids[i], text, len);
 		json_decref(msg);

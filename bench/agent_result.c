@@ -146,7 +146,8 @@ static size_t deliver(struct job_ctx *c, json_t *env, long long job, void *pipe_
 		      void *pipe_m, struct spool *spool, void *dealer)
 {
 	json_t *result = proto_msg_new("result"), *msg;
-	char id[32], why[256], *text;
+	struct err why;
+	char id[32], *text;
 	size_t len, n;
 
 	/* the worker's end: job_run's message, proto_encode'd onto the pipe */
@@ -162,7 +163,7 @@ static size_t deliver(struct job_ctx *c, json_t *env, long long job, void *pipe_
 	free(text);
 	json_decref(result);
 	/* the loop's end: parsed, looked at, spooled (encoded), sent (encoded) */
-	proto_recv(pipe_m, &msg, 0, why, sizeof(why));
+	proto_recv(pipe_m, &msg, 0, &why);
 	snprintf(id, sizeof(id), "%lld", job);
 	if (!json_object_get(msg, "job") || !proto_get_str(msg, "status", NULL))
 		fprintf(stderr, "agent_result: bad result\n");

@@ -107,8 +107,8 @@ static char *result_text(long long job, int n, size_t *len)
  * parser, through proto_recv), so that the agents' share of the 2 CPUs is the real one. */
 static void on_message(struct sim *s, const char *buf, size_t len)
 {
-	char why[128];
-	json_t *msg = proto_parse(buf, len, why, sizeof(why));
+	struct err why;
+	json_t *msg = proto_parse(buf, len, &why);
 	const char *type = json_string_value(json_object_get(msg, "type"));
 	long long job;
 	char *text;
@@ -251,7 +251,7 @@ static pid_t start_bpflabd(const char *bin)
 
 static json_t *request(void *sock, json_t *req)
 {
-	char why[256];
+	struct err why;
 	json_t *reply = NULL;
 	zmq_pollitem_t it = { .socket = sock, .events = ZMQ_POLLIN };
 
@@ -259,7 +259,7 @@ static json_t *request(void *sock, json_t *req)
 		return NULL;
 	if (zmq_poll(&it, 1, 120000) != 1)
 		return NULL;
-	if (proto_recv(sock, &reply, 0, why, sizeof(why)))
+	if (proto_recv(sock, &reply, 0, &why))
 		return NULL;
 	return reply;
 }
@@ -364,7 +364,8 @@ static long long db_count(const char *db, const char *sql)
  * all. Returns rows per second. */
 static double direct_insert(int n_jobs, int per, bool per_job_tx)
 {
-	char path[128], err[512];
+	struct err err;
+	char path[128];
 	struct store *st;
 	sqlite3 *d = NULL;
 	sqlite3_stmt *ins = NULL;
@@ -372,9 +373,9 @@ static double direct_insert(int n_jobs, int per, bool per_job_tx)
 	int j, i;
 
 	snprintf(path, sizeof(path), "%s/direct-%d.db", dir, per_job_tx);
-	st = store_open(path, false, err, sizeof(err));
+	st = store_open(path, false, &err);
 	if (!st) {
-		fprintf(stderr, "coordinator: %s\n", err);
+		fprintf(stderr, "coordinator: %s\n", err.msg);
 		return 0;
 	}
 	store_close(&st);

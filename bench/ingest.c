@@ -79,16 +79,17 @@ static char *result_text(long long job, int n, size_t *len)
  * *HOST. NULL on failure (message printed). */
 static struct store *db_new(const char *dir, int round, int n, int64_t *host)
 {
-	char path[PATH_MAX], err[512];
+	struct err err;
+	char path[PATH_MAX];
 	json_t *inv = json_pack("{s:s, s:{s:s}}", "hostname", "h", "kernel", "release", "6.18");
 	struct store *st;
 	int requeued, j;
 	sqlite3 *d;
 
 	snprintf(path, sizeof(path), "%s/ingest-%d.db", dir, round);
-	st = store_open(path, false, err, sizeof(err));
+	st = store_open(path, false, &err);
 	if (!st) {
-		fprintf(stderr, "ingest: %s\n", err);
+		fprintf(stderr, "ingest: %s\n", err.msg);
 		json_decref(inv);
 		return NULL;
 	}
@@ -125,7 +126,7 @@ static int round_run(const char *dir, int round, int n, int s, double t[ST__N])
 	struct store_ingest ing;
 	int64_t host = 0;
 	struct store *st = db_new(dir, round, n, &host);
-	char why[256];
+	struct err why;
 	int j, rc = 0;
 
 	if (!st)
@@ -140,11 +141,11 @@ static int round_run(const char *dir, int round, int n, int s, double t[ST__N])
 		if (!text)
 			return -1;
 		c0 = cpu_now();
-		msg = proto_decode(text, len, why, sizeof(why));
+		msg = proto_decode(text, len, &why);
 		c1 = cpu_now();
 		t[ST_DECODE] += c1 - c0;
-		if (!msg || proto_validate(msg, PROTO_CH_AGENT_TO_COORD, why, sizeof(why))) {
-			fprintf(stderr, "ingest: result %d refused: %s\n", j, why);
+		if (!msg || proto_validate(msg, PROTO_CH_AGENT_TO_COORD, &why)) {
+			fprintf(stderr, "ingest: result %d refused: %s\n", j, why.msg);
 			rc = -1;
 		}
 		c0 = cpu_now();
@@ -261,7 +262,8 @@ static int objects_bench(const char *dir, const char *obj, int reps, double *eac
 {
 	struct object_src src = { 0 };
 	struct object_cache *cache = object_cache_new(OBJECT_CACHE_SLOTS, OBJECT_CACHE_BYTES);
-	char path[PATH_MAX], err[512], *file = NULL, *b64;
+	struct err err;
+	char path[PATH_MAX], *file = NULL, *b64;
 	sqlite3_stmt *ins = NULL;
 	size_t flen = 0, len;
 	json_t *entry;
@@ -270,7 +272,7 @@ static int objects_bench(const char *dir, const char *obj, int reps, double *eac
 	int i, rc = -1;
 
 	snprintf(path, sizeof(path), "%s/objects.db", dir);
-	src.st = store_open(path, false, err, sizeof(err));
+	src.st = store_open(path, false, &err);
 	if (!src.st || !cache || util_read_file(obj, 16 << 20, &file, &flen))
 		goto out;
 	util_sha256_hex(file, flen, src.sha);
@@ -305,7 +307,7 @@ static int objects_bench(const char *dir, const char *obj, int reps, double *eac
 	rc = 0;
 out:
 	if (rc)
-		fprintf(stderr, "ingest: objects: %s\n", src.st ? store_errmsg(src.st) : err);
+		fprintf(stderr, "ingest: objects: %s\n", src.st ? store_errmsg(src.st) : err.msg);
 	sqlite3_finalize(ins);
 	object_cache_destroy(&cache);
 	store_close(&src.st);

@@ -156,7 +156,8 @@ int main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	char dir[] = "/tmp/bpflab-bench-web-XXXXXX", db[PATH_MAX], bpflab[PATH_MAX] = "";
-	char url[256], err[512], self[PATH_MAX];
+	struct err err;
+	char url[256], self[PATH_MAX];
 	int jobs = 10000, rounds = 5, opt, r, m, rc = 1;
 	double *t[M__N] = { NULL }, t0, build_s, two[2];
 	struct web *w = NULL;
@@ -197,10 +198,10 @@ int main(int argc, char **argv)
 	snprintf(db, sizeof(db), "%s/web.db", dir);
 	t0 = now_s();
 	imp = big_run(jobs);
-	st = imp ? store_open(db, false, err, sizeof(err)) : NULL;
+	st = imp ? store_open(db, false, &err) : NULL;
 	if (!st || store_import(st, imp, util_wall_ms(), &run)) {
 		fprintf(stderr, "web: cannot make the database: %s\n", st ? store_errmsg(st) :
-			imp ? err : "out of memory");
+			imp ? err.msg : "out of memory");
 		store_close(&st);
 		json_decref(imp);
 		goto out;
@@ -208,10 +209,9 @@ int main(int argc, char **argv)
 	store_close(&st);
 	json_decref(imp);
 	build_s = now_s() - t0;
-	w = web_new(&(struct web_opts){ .db = db, .http = "127.0.0.1:0" }, &usage, err,
-		    sizeof(err));
+	w = web_new(&(struct web_opts){ .db = db, .http = "127.0.0.1:0" }, &usage, &err);
 	if (!w) {
-		fprintf(stderr, "web: %s\n", err);
+		fprintf(stderr, "web: %s\n", err.msg);
 		goto out;
 	}
 	for (m = 0; m < M__N; m++) {

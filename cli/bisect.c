@@ -70,7 +70,8 @@ static json_t *kernel_list(const char *file)
 		return NULL;
 	}
 	if (file) {
-		char *text = NULL, why[512];
+		char *text = NULL;
+		struct err why;
 		size_t len = 0;
 		int err = util_read_file(file, KERNEL_LIST_MAX_BYTES, &text, &len);
 
@@ -79,10 +80,10 @@ static json_t *kernel_list(const char *file)
 			cli_error("cannot read kernel list '%s': %s", file, util_strerror(err));
 			return NULL;
 		}
-		out = kernel_list_parse(text, len, file, why, sizeof(why));
+		out = kernel_list_parse(text, len, file, &why);
 		free(text);
 		if (!out)
-			cli_error("%s", why);
+			cli_error("%s", why.msg);
 		return out;
 	}
 	if (cli_query("host_list", 0, &hosts))

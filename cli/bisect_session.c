@@ -222,14 +222,14 @@ static const struct session_ops coord_ops = {
  * coordinator. Returns 0 or an exit status after the error. */
 int bisect_be_open(struct session_be *be, bool readonly)
 {
-	char err[512] = "";
+	struct err err;
 
 	*be = (struct session_be){ .ops = &coord_ops };
 	if (!cli.db)
 		return 0;
-	be->st = store_open(cli.db, readonly, err, sizeof(err));
+	be->st = store_open(cli.db, readonly, &err);
 	if (!be->st)
-		return cli_error("%s", *err ? err : strerror(errno));
+		return cli_error("%s", *err.msg ? err.msg : strerror(errno));
 	be->ops = &db_ops;
 	return 0;
 }
@@ -310,7 +310,7 @@ int bisect_values_get(struct session_be *be, const struct vsel *q, struct vals *
 {
 	json_t *filter = json_pack("{s:s}", "metric", q->metric), *rows = NULL, *r, *u;
 	const char **names = NULL;
-	char why[512];
+	struct err why;
 	size_t i, k, n_rows;
 	int ret = -ENOMEM;
 
@@ -381,7 +381,7 @@ int bisect_values_get(struct session_be *be, const struct vsel *q, struct vals *
 	/* never pool several variants or subjects into one sample */
 	memmove(names + out->n, names + n_rows, out->n * sizeof(*names));
 	if (bisect_sample_check(q->variant ? NULL : names, q->subject ? NULL : names + out->n,
-				out->n, why, sizeof(why))) {
+				out->n, &why)) {
 		char what[160];
 
 		if (q->runs)
@@ -390,7 +390,7 @@ int bisect_values_get(struct session_be *be, const struct vsel *q, struct vals *
 				 " and others" : "");
 		else
 			snprintf(what, sizeof(what), "plan '%s'", q->plan ? q->plan : "?");
-		cli_error("metric '%s' of %s: %s", q->metric, what, why);
+		cli_error("metric '%s' of %s: %s", q->metric, what, why.msg);
 		out->n = 0;
 		ret = -EDOM;
 		goto out;

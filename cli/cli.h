@@ -20,6 +20,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "base/err.h"
 #include "plan/plan.h"
 #include "plan/objects.h"
 
@@ -131,9 +132,12 @@ int cli_usage_error(const char *hint, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 /* A failure: print MESSAGE (text or JSON) and return CLI_EXIT_FAIL. */
 int cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* Print a plan error (already "FILE:LINE:COLUMN: message") as it is on stderr, or as
- * {"file", "ok": false, "error", "line", "column"} in JSON mode. */
-void cli_plan_error(const char *file, const struct plan_error *err);
+/* Print the failure RC (-errno) of a call that filled ERR, once, and return the exit
+ * status: bad input (ERR->input: "FILE:LINE:COLUMN: message" as it is on stderr, or
+ * {"file", "ok": false, "error", "line", "column"} in JSON mode) CLI_EXIT_USAGE; anything
+ * else "bpflab: MESSAGE" (cli_error; strerror(-RC) when ERR says nothing) CLI_EXIT_FAIL.
+ * The one place where an error becomes an exit status (docs/architecture.md, "Errors"). */
+int cli_fail(int rc, const struct err *err);
 
 /* Print OBJ as JSON on stdout (compact, or indented with -p) and a newline. Returns 0 or
  * CLI_EXIT_FAIL. */

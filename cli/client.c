@@ -31,7 +31,7 @@ static char client_server_key[KEYS_Z85_LEN + 1];
  * an exit status after the error. */
 static int client_keys(bool *plain)
 {
-	char why[512];
+	struct err why;
 
 	*plain = cli.plaintext;
 	if (cli.plaintext)
@@ -42,9 +42,9 @@ static int client_keys(bool *plain)
 		return cli_error("no CURVE key for the coordinator at '%s': give --key and "
 				 "--server-key (or BPFLAB_KEY and BPFLAB_SERVER_KEY), or "
 				 "--plaintext", cli.coordinator);
-	if (keys_load(cli.key_file, true, &client_key, why, sizeof(why)) ||
-	    keys_parse_public(cli.server_key, client_server_key, why, sizeof(why)))
-		return cli_error("%s", why);
+	if (keys_load(cli.key_file, true, &client_key, &why) ||
+	    keys_parse_public(cli.server_key, client_server_key, &why))
+		return cli_error("%s", why.msg);
 	return 0;
 }
 
@@ -65,7 +65,7 @@ int cli_request(const json_t *req, const char *want_type, json_t **reply)
 	int64_t maxsize = PROTO_MAX_CLIENT_BYTES;
 	json_t *msg = NULL;
 	void *sock = NULL;
-	char why[256];
+	struct err why;
 
 	*reply = NULL;
 	rc = client_keys(&plain);
@@ -119,9 +119,9 @@ int cli_request(const json_t *req, const char *want_type, json_t **reply)
 				plain ? "" : ", and is this key in its allow list");
 		goto out;
 	}
-	rc = proto_recv(sock, &msg, 0, why, sizeof(why));
+	rc = proto_recv(sock, &msg, 0, &why);
 	if (rc == -EBADMSG) {
-		ret = cli_error("malformed reply from coordinator at '%s': %s", ep, why);
+		ret = cli_error("malformed reply from coordinator at '%s': %s", ep, why.msg);
 		goto out;
 	}
 	if (rc) {
@@ -130,8 +130,8 @@ int cli_request(const json_t *req, const char *want_type, json_t **reply)
 		goto out;
 	}
 	type = proto_msg_type(msg);
-	if (proto_validate(msg, PROTO_CH_COORD_TO_CLIENT, why, sizeof(why)) == -EINVAL) {
-		ret = cli_error("malformed reply from coordinator at '%s': %s", ep, why);
+	if (proto_validate(msg, PROTO_CH_COORD_TO_CLIENT, &why) == -EINVAL) {
+		ret = cli_error("malformed reply from coordinator at '%s': %s", ep, why.msg);
 		goto out;
 	}
 	if (!strcmp(type, "error")) {
@@ -171,15 +171,15 @@ static const struct {
 static int query_db(const char *type, long long run, json_t **out)
 {
 	struct store *store;
-	char err[512] = "";
+	struct err err;
 	int ret = 0, rc;
 
-	store = store_open(cli.db, true, err, sizeof(err));
-	if (!store && *err && strstr(err, cli.db))
-		return cli_error("%s", err);
+	store = store_open(cli.db, true, &err);
+	if (!store && *err.msg && strstr(err.msg, cli.db))
+		return cli_error("%s", err.msg);
 	if (!store)
 		return cli_error("cannot open database '%s': %s", cli.db,
-				 *err ? err : strerror(errno));
+				 *err.msg ? err.msg : strerror(errno));
 	if (!strcmp(type, "host_list"))
 		*out = store_query_hosts(store);
 	else if (!strcmp(type, "run_list"))

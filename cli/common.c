@@ -91,19 +91,22 @@ int cli_error(const char *fmt, ...)
 	return CLI_EXIT_FAIL;
 }
 
-void cli_plan_error(const char *file, const struct plan_error *err)
+int cli_fail(int rc, const struct err *err)
 {
 	json_t *e;
 
+	if (!err || !err->input)
+		return cli_error("%s", err_text(err, rc));
 	if (!cli.json) {
-		fprintf(stderr, "%s\n", err->text);
-		return;
+		fprintf(stderr, "%s\n", err->msg);
+		return CLI_EXIT_USAGE;
 	}
-	e = json_pack("{s:s, s:b, s:s, s:i, s:i}", "file", file, "ok", 0, "error", err->text,
-		      "line", err->line, "column", err->col);
+	e = json_pack("{s:s, s:b, s:s, s:i, s:i}", "file", err->file, "ok", 0, "error",
+		      err->msg, "line", err->line, "column", err->col);
 	if (e)
 		cli_print_json(e);
 	json_decref(e);
+	return CLI_EXIT_USAGE;
 }
 
 int cli_print_json(const json_t *obj)

@@ -52,7 +52,8 @@ int cli_config_load(void)
 {
 	struct option keys[ARRAY_SIZE(file_keys) + 1];
 	const struct option *o;
-	char path[4096], why[1024];
+	char path[4096];
+	struct err why;
 	size_t n = 0, i;
 	int err;
 
@@ -64,9 +65,9 @@ int cli_config_load(void)
 	config_path(path, sizeof(path));
 	if (!path[0])
 		return 0;
-	err = conf_load(path, keys, &cli_conf, why, sizeof(why));
+	err = conf_load(path, keys, &cli_conf, &why);
 	if (err)
-		return cli_usage_error(NULL, "%s", why);
+		return cli_usage_error(NULL, "%s", err_text(&why, err));
 	for (i = 0; i < cli_conf->n; i++) {
 		const struct conf_entry *e = &cli_conf->e[i];
 		long long v;

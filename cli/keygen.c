@@ -74,15 +74,15 @@ static void keygen_usage(FILE *out)
 /* --set-role: each FILE gets the role; the first failure stops. */
 static int set_roles(const struct keygen_args *k, int argc, char **argv, int first)
 {
-	char why[1024];
+	struct err why;
 	int i, rc;
 
 	if (first >= argc)
 		return cli_usage_error("keygen", "--set-role needs the certificate FILEs");
 	for (i = first; i < argc; i++) {
-		rc = keys_set_role(argv[i], k->role, k->force, why, sizeof(why));
+		rc = keys_set_role(argv[i], k->role, k->force, &why);
 		if (rc < 0)
-			return cli_error("%s", why);
+			return cli_error("%s", why.msg);
 		if (!cli.json)
 			fprintf(stderr, "bpflab: '%s' %s the role %s\n", argv[i],
 				rc ? "now has" : "already has", keys_role_name(k->role));
@@ -101,7 +101,8 @@ int cli_keygen(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct keygen_args k = { .out = "." };
-	char host[256] = "", why[1024], pub[4096 + 16], sec[4096 + 16];
+	struct err why;
+	char host[256] = "", pub[4096 + 16], sec[4096 + 16];
 	struct keys_pair kp;
 	json_t *j;
 	int first, ret, err;
@@ -129,10 +130,10 @@ int cli_keygen(int argc, char **argv)
 		return cli_error("cannot make a key pair: %s", err == -ENOTSUP ?
 				 "this libzmq has no CURVE support" : strerror(-err));
 	kp.role = (enum keys_role)k.role;
-	err = keys_save(k.out, k.name, &kp, k.force, why, sizeof(why));
+	err = keys_save(k.out, k.name, &kp, k.force, &why);
 	memset(kp.secret_z85, 0, sizeof(kp.secret_z85));
 	if (err)
-		return cli_error("%s", why);
+		return cli_error("%s", why.msg);
 	snprintf(pub, sizeof(pub), "%s/%s.key", k.out, k.name);
 	snprintf(sec, sizeof(sec), "%s/%s.key_secret", k.out, k.name);
 	if (!cli.json) {

@@ -91,15 +91,15 @@ static int request(const char *type, int argc, char **argv, const char *path)
 	if (first < argc)
 		return cli_usage_error(path, "unexpected argument '%s'", argv[first]);
 	if (cli.db) {
-		char err[512];
+		struct err err;
 		struct store *st;
 		json_t *links;
 
 		if (strcmp(type, "link_list"))
 			return cli_usage_error(path, "discovery needs the coordinator, not --db");
-		st = store_open(cli.db, true, err, sizeof(err));
+		st = store_open(cli.db, true, &err);
 		if (!st)
-			return cli_error("%s", err);
+			return cli_error("%s", err.msg);
 		links = store_query_links(st);
 		if (!links) {
 			ret = cli_error("%s", store_errmsg(st));

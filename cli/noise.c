@@ -15,14 +15,14 @@ int cli_noise_rows(json_t **rows)
 {
 	struct store *store;
 	json_t *req, *reply = NULL;
-	char err[512] = "";
+	struct err err;
 	int ret;
 
 	*rows = NULL;
 	if (cli.db) {
-		store = store_open(cli.db, true, err, sizeof(err));
+		store = store_open(cli.db, true, &err);
 		if (!store)
-			return cli_error("%s", *err ? err : "cannot open the database");
+			return cli_error("%s", *err.msg ? err.msg : "cannot open the database");
 		*rows = store_noise_list(store);
 		ret = *rows ? 0 : cli_error("cannot query database '%s': %s", cli.db,
 					    store_errmsg(store));

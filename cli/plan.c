@@ -20,13 +20,12 @@ int cli_plan_opt(int opt, const char *arg, void *ctx)
 {
 	json_t *overrides = ctx;
 	struct plan_override ov = { NULL, NULL };
-	struct plan_error err = { .text = "" };
+	struct err err;
 
 	if (opt != 's')
 		return CLI_EXIT_USAGE;
 	if (plan_override_parse(arg, &ov, &err))
-		return cli_usage_error(NULL, "%s", *err.text ? err.text :
-				       "invalid override: expected KEY=VALUE");
+		return cli_usage_error(NULL, "%s", err_text(&err, -EINVAL));
 	plan_override_release(&ov);
 	if (json_array_append_new(overrides, json_string(arg)))
 		return cli_error("out of memory");
@@ -36,7 +35,7 @@ int cli_plan_opt(int opt, const char *arg, void *ctx)
 /* cli_plan_prepare of FILE, or of TEXT (LEN bytes) named FILE when TEXT is not NULL. */
 static int prepare(const char *file, const char *text, size_t len, struct cli_plan *cp)
 {
-	struct plan_error err = { .text = "" };
+	struct err err;
 	struct plan_override *ov;
 	size_t n_ov = json_array_size(cp->overrides), i;
 	int rc, ret = CLI_EXIT_FAIL;
@@ -47,7 +46,7 @@ static int prepare(const char *file, const char *text, size_t len, struct cli_pl
 	for (i = 0; i < n_ov; i++) {
 		if (plan_override_parse(json_string_value(json_array_get(cp->overrides, i)),
 					&ov[i], &err)) {
-			ret = cli_usage_error(NULL, "%s", err.text);
+			ret = cli_usage_error(NULL, "%s", err.msg);
 			goto out;
 		}
 	}
@@ -55,35 +54,18 @@ static int prepare(const char *file, const char *text, size_t len, struct cli_pl
 	cp->plan = text ? plan_parse(file, text, len, ov, (int)n_ov, &err) :
 			  plan_load(file, ov, (int)n_ov, &err);
 	if (!cp->plan) {
-		if (errno == EINVAL) {
-			cli_plan_error(file, &err);
-			ret = CLI_EXIT_USAGE;
-		} else if (*err.text) {
-			ret = cli_error("%s", err.text);
-		} else {
-			ret = cli_error("cannot read plan '%s': %s", file, strerror(errno));
-		}
+		ret = cli_fail(-errno, &err);
 		goto out;
 	}
 	rc = plan_objects_resolve(cp->plan, cli.bpf_dir, &cp->objs, &err);
 	if (rc) {
-		if (rc == -EINVAL || rc == -ENOENT) {
-			cli_plan_error(file, &err);
-			ret = CLI_EXIT_USAGE;
-		} else {
-			ret = cli_error("%s", *err.text ? err.text : strerror(-rc));
-		}
+		ret = cli_fail(rc, &err);
 		goto out;
 	}
 	cp->have_objs = true;
 	rc = plan_expand(cp->plan, &cp->jobs, &cp->n_jobs, &err);
 	if (rc) {
-		if (rc == -EINVAL || rc == -E2BIG) {
-			cli_plan_error(file, &err);
-			ret = CLI_EXIT_USAGE;
-		} else {
-			ret = cli_error("%s", *err.text ? err.text : strerror(-rc));
-		}
+		ret = cli_fail(rc, &err);
 		goto out;
 	}
 	ret = 0;

@@ -127,7 +127,7 @@ static int do_show(int argc, char **argv)
 	json_t *result = NULL, *report = NULL, *form = NULL, *noise = NULL;
 	struct show_opts o = { .csv = false };
 	bool csv;
-	char msg[512];
+	struct err e;
 	long long id;
 	int first, ret, err;
 
@@ -183,10 +183,10 @@ static int do_show(int argc, char **argv)
 		goto out;
 	}
 	if (o.form) {
-		form = report_form_build(report, o.form, o.metric, o.subject, msg, sizeof(msg));
+		form = report_form_build(report, o.form, o.metric, o.subject, &e);
 		if (!form) {
 			ret = cli_error("run %lld%s%s", id,
-					strncmp(msg, "no metric ", 10) ? ": " : " has ", msg);
+					strncmp(e.msg, "no metric ", 10) ? ": " : " has ", e.msg);
 			goto out;
 		}
 		if (cli.json)

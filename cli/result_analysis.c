@@ -210,7 +210,7 @@ static int fetch_values_id(const json_t *filter, json_t **rows, char *db_id)
 {
 	json_t *req = NULL, *reply = NULL, *v;
 	struct store *st;
-	char err[512] = "";
+	struct err err;
 	int ret;
 
 	*rows = NULL;
@@ -219,12 +219,12 @@ static int fetch_values_id(const json_t *filter, json_t **rows, char *db_id)
 	if (!filter)
 		return cli_error("out of memory");
 	if (cli.db) {
-		st = store_open(cli.db, true, err, sizeof(err));
-		if (!st && *err && strstr(err, cli.db))
-			return cli_error("%s", err);
+		st = store_open(cli.db, true, &err);
+		if (!st && *err.msg && strstr(err.msg, cli.db))
+			return cli_error("%s", err.msg);
 		if (!st)
 			return cli_error("cannot open database '%s': %s", cli.db,
-					 *err ? err : strerror(errno));
+					 *err.msg ? err.msg : strerror(errno));
 		*rows = store_query_values(st, filter);
 		ret = *rows ? 0 : cli_error("%s", store_errmsg(st));
 		if (!ret && db_id && store_db_id(st, db_id))
@@ -293,6 +293,7 @@ int cli_result_compare(int argc, char **argv)
 	json_t *filter = NULL, *rows = NULL, *report = NULL, *spread = NULL;
 	const char *by, *baseline, *candidate;
 	char msg[1024], a[32], b[32];
+	struct err e;
 	long long ra = 0, rb = 0;
 	int first, ret, err;
 
@@ -330,8 +331,8 @@ int cli_result_compare(int argc, char **argv)
 		candidate = o.candidate;
 	}
 	/* before anything runs: gnuplot would print the plot on our stdout instead */
-	if (o.plot && plot_check_output(o.plot, msg, sizeof(msg)))
-		return cli_error("--plot: %s", msg);
+	if (o.plot && plot_check_output(o.plot, &e))
+		return cli_error("--plot: %s", e.msg);
 	filter = make_filter(&o, by);
 	if (filter && ra)
 		json_object_set_new(filter, "runs", json_pack("[I, I]", (json_int_t)ra,
@@ -357,10 +358,10 @@ int cli_result_compare(int argc, char **argv)
 			      .min_effect = o.min_effect / 100, .alpha = o.alpha, .strict = o.strict,
 			      .run_spread = spread);
 
-		report = analysis_compare(rows, by, baseline, candidate, &aopts, msg, sizeof(msg));
+		report = analysis_compare(rows, by, baseline, candidate, &aopts, &e);
 	}
 	if (!report) {
-		ret = cli_error("%s", msg);
+		ret = cli_error("%s", e.msg);
 		goto out;
 	}
 	/* the smallest change each row's n can resolve (lib/report/report_compare.h) */
@@ -372,8 +373,8 @@ int cli_result_compare(int argc, char **argv)
 		ret = cli_error("%s; --strict refuses to compare runs of different plans", msg);
 		goto out;
 	}
-	if (o.plot && (err = plot_compare(report, o.plot, msg, sizeof(msg)))) {
-		ret = cli_error("cannot plot to '%s': %s", o.plot, msg);
+	if (o.plot && (err = plot_compare(report, o.plot, &e))) {
+		ret = cli_error("cannot plot to '%s': %s", o.plot, e.msg);
 		goto out;
 	}
 	if (cli.json)
@@ -503,14 +504,14 @@ static json_t *history_of(const json_t *rows, const char *by, const struct an_op
 			  int *ret)
 {
 	json_t *report;
-	char msg[1024];
+	struct err e;
 	ANALYSIS_OPTS(aopts, .include_flagged = o->include_flagged);
 
-	report = analysis_history(rows, by, &aopts, msg, sizeof(msg));
+	report = analysis_history(rows, by, &aopts, &e);
 	if (!report && !json_array_size(rows) && (*ret = unknown_metric(o->plan, o->metric)))
 		return NULL;
 	if (!report) {
-		*ret = cli_error("plan '%s', metric '%s': %s", o->plan, o->metric, msg);
+		*ret = cli_error("plan '%s', metric '%s': %s", o->plan, o->metric, e.msg);
 		return NULL;
 	}
 	if (report_history_add_min_detectable(report)) {
@@ -582,7 +583,8 @@ int cli_result_history(int argc, char **argv)
 {
 	struct an_opts o = { .cmd = "result history" };
 	json_t *filter = NULL, *rows = NULL, *report = NULL;
-	char msg[1024], by[128];
+	char by[128];
+	struct err e;
 	int first, ret, err;
 	bool per_host;
 
@@ -604,8 +606,8 @@ int cli_result_history(int argc, char **argv)
 	if (per_host && (o.csv || o.plot))
 		return cli_usage_error(o.cmd, "--by host goes without --csv and --plot (one "
 				       "history per host: --host H for one)");
-	if (o.plot && plot_check_output(o.plot, msg, sizeof(msg)))
-		return cli_error("--plot: %s", msg);
+	if (o.plot && plot_check_output(o.plot, &e))
+		return cli_error("--plot: %s", e.msg);
 	filter = make_filter(&o, by);
 	if (!filter)
 		return cli_error("out of memory");
@@ -619,8 +621,8 @@ int cli_result_history(int argc, char **argv)
 	report = history_of(rows, by, &o, &ret);
 	if (!report)
 		goto out;
-	if (o.plot && (err = plot_history(report, o.plot, msg, sizeof(msg)))) {
-		ret = cli_error("cannot plot to '%s': %s", o.plot, msg);
+	if (o.plot && (err = plot_history(report, o.plot, &e))) {
+		ret = cli_error("cannot plot to '%s': %s", o.plot, e.msg);
 		goto out;
 	}
 	if (cli.json)
@@ -640,7 +642,8 @@ int cli_result_export(int argc, char **argv)
 {
 	struct an_opts o = { .cmd = "result export" };
 	json_t *filter = NULL, *rows = NULL, *out = NULL;
-	char db_id[STORE_DB_ID_LEN], msg[1024];
+	char db_id[STORE_DB_ID_LEN];
+	struct err e;
 	size_t n_flagged, n_zero = 0;
 	long long run;
 	int first, ret;
@@ -680,7 +683,7 @@ int cli_result_export(int argc, char **argv)
 		.kernel = o.kernel, .include_flagged = o.include_flagged, .origin = o.origin,
 		.db_id = db_id, .build_id = o.build_id, .all_rows = o.all_rows,
 		.kernel_cache = export_kernel_cache(), .n_zero = &n_zero },
-		&n_flagged, msg, sizeof(msg));
+		&n_flagged, &e);
 	/* the formats have no room for it: say so on stderr, JSON or not */
 	if (out && n_flagged)
 		fprintf(stderr, "bpflab: result export: left out %zu flagged result%s of run %lld "
@@ -690,7 +693,7 @@ int cli_result_export(int argc, char **argv)
 		fprintf(stderr, "bpflab: result export: left out %zu rate%s of run %lld that are "
 			"zero by design (--all-rows to include them)\n", n_zero,
 			n_zero == 1 ? "" : "s", run);
-	ret = out ? cli_print_json(out) : cli_error("%s", msg);
+	ret = out ? cli_print_json(out) : cli_error("%s", e.msg);
 out:
 	json_decref(out);
 	json_decref(rows);
@@ -699,19 +702,19 @@ out:
 }
 
 /* Read and parse JSON file PATH (a regular file of UTF-8 text without NUL bytes). */
-static json_t *load_json(const char *path, char *msg, size_t len)
+static json_t *load_json(const char *path, struct err *err)
 {
 	json_error_t e;
 	json_t *j = NULL;
 	char *text = NULL;
 	size_t n = 0;
-	int err = util_read_file(path, 64u << 20, &text, &n);
+	int ret = util_read_file(path, 64u << 20, &text, &n);
 
-	if (err)
-		snprintf(msg, len, "'%s': %s", path, util_strerror(err));
-	else if (!util_text_check(text, n, path, msg, len) &&
+	if (ret)
+		err_set(err, "'%s': %s", path, util_strerror(ret));
+	else if (!util_text_check(text, n, path, err) &&
 		 !(j = json_loadb(text, n, JSON_DECODE_ANY, &e)))
-		snprintf(msg, len, "%s:%d:%d: %s", path, e.line, e.column, e.text);
+		err_at(err, path, e.line, e.column, "%s", e.text);
 	free(text);
 	return j;
 }
@@ -721,22 +724,23 @@ static json_t *load_json(const char *path, char *msg, size_t len)
 static int import_pairs(const struct an_opts *o, json_t **imp)
 {
 	json_t *before = NULL, *after = NULL, *one = NULL, *job;
-	char msg[1024] = "", source[2048];
+	char source[2048];
+	struct err e;
 	int i, ret = 0;
 
 	*imp = NULL;
 	for (i = 0; !ret && i < o->n_before; i++) {
-		before = load_json(o->before[i], msg, sizeof(msg));
-		after = before ? load_json(o->after[i], msg, sizeof(msg)) : NULL;
+		before = load_json(o->before[i], &e);
+		after = before ? load_json(o->after[i], &e) : NULL;
 		snprintf(source, sizeof(source), "%s..%s%s", o->before[i], o->after[i],
 			 i == 0 && o->n_before > 1 ? " and more pairs" : "");
-		one = after ? import_bpftool(before, after, o->plan, o->variant, source, msg,
-					     sizeof(msg)) : NULL;
+		one = after ? import_bpftool(before, after, o->plan, o->variant, source, &e) :
+			      NULL;
 		job = json_array_get(json_object_get(one, "jobs"), 0);
 		if (!after)
-			ret = cli_error("cannot read snapshot: %s", msg);
+			ret = cli_error("cannot read snapshot: %s", e.msg);
 		else if (!one)
-			ret = cli_error("%s", msg);
+			ret = cli_error("%s", e.msg);
 		else if (json_object_set_new(job, "rep", json_integer(i + 1)) ||
 			 (*imp && json_array_append(json_object_get(*imp, "jobs"), job)))
 			ret = cli_error("out of memory");
@@ -758,7 +762,9 @@ int cli_result_import(int argc, char **argv)
 {
 	struct an_opts o = { .cmd = "result import" };
 	json_t *imp = NULL, *req = NULL, *reply = NULL;
-	char msg[1024] = "", *text = NULL;
+	struct err msg;
+	char *text = NULL;
+	struct err e;
 	int64_t run_id = 0;
 	int first, ret, err;
 
@@ -801,10 +807,10 @@ int cli_result_import(int argc, char **argv)
 			ret = cli_error("cannot read '%s': %s", argv[first], util_strerror(err));
 			goto out;
 		}
-		imp = import_csv(text, len, o.plan, o.metric, o.unit, argv[first], msg, sizeof(msg));
+		imp = import_csv(text, len, o.plan, o.metric, o.unit, argv[first], &e);
 	}
 	if (!imp) {
-		ret = cli_error("%s", msg);
+		ret = cli_error("%s", e.msg);
 		goto out;
 	}
 	if (o.host)
@@ -818,10 +824,10 @@ int cli_result_import(int argc, char **argv)
 	if (ret)
 		goto out;
 	if (cli.db) {
-		struct store *st = store_open(cli.db, false, msg, sizeof(msg));
+		struct store *st = store_open(cli.db, false, &msg);
 
 		if (!st) {
-			ret = cli_error("%s", msg);
+			ret = cli_error("%s", msg.msg);
 			goto out;
 		}
 		err = store_import(st, imp, util_wall_ms(), &run_id);

@@ -36,7 +36,7 @@ int cli_result_verifier(int argc, char **argv)
 	};
 	const char *by = "kernel.release";
 	json_t *filter = NULL, *rows = NULL, *run = NULL, *report = NULL;
-	char msg[512];
+	struct err e;
 	long long id;
 	int first, ret, err;
 
@@ -57,9 +57,9 @@ int cli_result_verifier(int argc, char **argv)
 	ret = cli_fetch_values(filter, &rows);
 	if (ret)
 		goto out;
-	report = report_verifier_build(rows, json_object_get(run, "jobs"), by, msg, sizeof(msg));
+	report = report_verifier_build(rows, json_object_get(run, "jobs"), by, &e);
 	if (!report) {
-		ret = cli_error("run %lld: %s", id, msg);
+		ret = cli_error("run %lld: %s", id, e.msg);
 		goto out;
 	}
 	json_object_set_new(report, "run", json_integer(id));

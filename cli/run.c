@@ -518,7 +518,7 @@ static int show_attempts(long long id, json_t **out)
 {
 	struct store *store;
 	json_t *reply = NULL;
-	char err[512] = "";
+	struct err err;
 	int ret;
 
 	*out = NULL;
@@ -530,10 +530,10 @@ static int show_attempts(long long id, json_t **out)
 		json_decref(reply);
 		return 0;
 	}
-	store = store_open(cli.db, true, err, sizeof(err));
+	store = store_open(cli.db, true, &err);
 	if (!store)
 		return cli_error("cannot open database '%s': %s", cli.db,
-				 *err ? err : strerror(errno));
+				 *err.msg ? err.msg : strerror(errno));
 	*out = store_query_attempts(store, id);
 	ret = *out ? 0 : cli_error("cannot query database '%s': %s", cli.db,
 				   store_errmsg(store));

@@ -75,7 +75,8 @@ int cli_serve(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct serve_args a = { .http = NULL };
-	char token[WEB_TOKEN_MAX], err[1024];
+	struct err err;
+	char token[WEB_TOKEN_MAX];
 	struct web_opts wo = { .db = NULL };
 	struct web *w;
 	sigset_t set;
@@ -96,8 +97,8 @@ int cli_serve(int argc, char **argv)
 		return cli_usage_error("serve", "missing --db FILE (serve reads a database file)");
 	if (a.token_file && a.public_ok)
 		return cli_usage_error("serve", "--http-token and --http-public exclude each other");
-	if (a.token_file && web_read_token(a.token_file, token, err, sizeof(err)))
-		return cli_usage_error("serve", "%s", err);
+	if (a.token_file && web_read_token(a.token_file, token, &err))
+		return cli_usage_error("serve", "%s", err.msg);
 	wo = (struct web_opts){ .db = cli.db, .http = a.http,
 				.token = a.token_file ? token : NULL, .public_ok = a.public_ok,
 				.names = a.names, .n_names = a.n_names };
@@ -106,10 +107,10 @@ int cli_serve(int argc, char **argv)
 	sigaddset(&set, SIGINT);
 	sigaddset(&set, SIGTERM);
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
-	w = web_new(&wo, &usage, err, sizeof(err));
+	w = web_new(&wo, &usage, &err);
 	memset(token, 0, sizeof(token));
 	if (!w)
-		return usage ? cli_usage_error("serve", "%s", err) : cli_error("%s", err);
+		return usage ? cli_usage_error("serve", "%s", err.msg) : cli_error("%s", err.msg);
 	if (cli.json) {
 		j = json_pack("{s:s, s:s}", "url", web_url(w), "db", cli.db);
 		ret = j ? cli_print_json(j) : cli_error("out of memory");

@@ -244,10 +244,10 @@ static void on_progress(struct coord *c, struct coord_agent *a, const void *id,
 			size_t id_len, const json_t *msg, struct samples *samples)
 {
 	struct msg_progress p;
-	char why[256];
+	struct err why;
 
-	if (msg_progress_decode(msg, &p, why, sizeof(why))) {
-		coord_bad_message(c, c->agents_sock, id, id_len, "an agent", "progress", "%s", why);
+	if (msg_progress_decode(msg, &p, &why)) {
+		coord_bad_message(c, c->agents_sock, id, id_len, "an agent", "progress", "%s", why.msg);
 		return;
 	}
 	json_decref(a->sess.progress);
@@ -321,15 +321,15 @@ int coord_agent_recv(struct coord *c)
 	struct samples samples;
 	const char *type;
 	json_t *msg = NULL;
-	char why[256];
+	struct err why;
 	int err, valid;
 
-	err = coord_recv(c, true, id, &id_len, &msg, &samples, why, sizeof(why));
+	err = coord_recv(c, true, id, &id_len, &msg, &samples, &why);
 	if (err == -EACCES)
 		return 1;
 	if (err == -EBADMSG) {
 		coord_result_flush(c);
-		coord_bad_message(c, c->agents_sock, id, id_len, "an agent", NULL, "%s", why);
+		coord_bad_message(c, c->agents_sock, id, id_len, "an agent", NULL, "%s", why.msg);
 		return 1;
 	}
 	if (err <= 0)
@@ -344,14 +344,14 @@ int coord_agent_recv(struct coord *c)
 	 * below. A result is checked once, by its decoder (coord_on_result,
 	 * lib/proto/msg_result.h), not by the schema first. */
 	valid = a && !strcmp(type, "result") ? 0 :
-		proto_validate(msg, PROTO_CH_AGENT_TO_COORD, why, sizeof(why));
+		proto_validate(msg, PROTO_CH_AGENT_TO_COORD, &why);
 	/* the results stored so far are committed before anything else happens; a
 	 * heartbeat of a known agent changes nothing but its liveness (on_heartbeat), so
 	 * the batch stays open across it (2 messages in 5 in bench/coordinator's (c)) */
 	if (!a || (strcmp(type, "result") && strcmp(type, "heartbeat")) || valid == -EINVAL)
 		coord_result_flush(c);
 	if (valid == -EINVAL) {
-		coord_bad_message(c, c->agents_sock, id, id_len, "an agent", type, "%s", why);
+		coord_bad_message(c, c->agents_sock, id, id_len, "an agent", type, "%s", why.msg);
 		goto out;
 	}
 	if (!strcmp(type, "hello")) {

@@ -205,17 +205,17 @@ static void handle(struct coord *c, const void *id, size_t id_len, const json_t 
 		   const struct coord_work *w)
 {
 	const char *type = proto_msg_type(msg);
-	char why[256];
+	struct err why;
 	size_t i;
 
 	for (i = 0; i < ARRAY_SIZE(client_handlers); i++)
 		if (!strcmp(type, client_handlers[i].type))
 			break;
 	if (i < ARRAY_SIZE(client_handlers) && w && !w->validated)
-		coord_bad_message(c, c->clients_sock, id, id_len, "a client", type, "%s", w->why);
+		coord_bad_message(c, c->clients_sock, id, id_len, "a client", type, "%s", w->why.msg);
 	else if (i < ARRAY_SIZE(client_handlers) && !w &&
-		 proto_validate(msg, PROTO_CH_CLIENT_TO_COORD, why, sizeof(why)) == -EINVAL)
-		coord_bad_message(c, c->clients_sock, id, id_len, "a client", type, "%s", why);
+		 proto_validate(msg, PROTO_CH_CLIENT_TO_COORD, &why) == -EINVAL)
+		coord_bad_message(c, c->clients_sock, id, id_len, "a client", type, "%s", why.msg);
 	else if (i == ARRAY_SIZE(client_handlers))
 		coord_bad_message(c, c->clients_sock, id, id_len, "a client", type,
 				  "unknown message type '%s'", type);
@@ -223,7 +223,7 @@ static void handle(struct coord *c, const void *id, size_t id_len, const json_t 
 		coord_reply(c->clients_sock, id, id_len,
 			    proto_error_new(type, "cannot import '%s': %s",
 					    proto_get_str(json_object_get(msg, "import"), "source",
-							  "?"), w->why));
+							  "?"), w->why.msg));
 	else if (!strcmp(type, "import"))
 		coord_import_start(c, id, id_len, msg, w && w->checked);
 	else if (coord_offload_reads(type)) {
@@ -239,7 +239,7 @@ void coord_client_parsed(struct coord *c, struct coord_work *w)
 {
 	if (!w->msg)
 		coord_bad_message(c, c->clients_sock, w->id, w->id_len, "a client", NULL, "%s",
-				  w->why);
+				  w->why.msg);
 	else
 		handle(c, w->id, w->id_len, w->msg, w);
 	coord_offload_drop(c, w->msg);	/* a big message: freed off the loop too */
@@ -254,23 +254,21 @@ int coord_client_recv(struct coord *c)
 	struct proto_peer peer;
 	json_t *msg = NULL;
 	zmq_msg_t frame;
-	char why[256];
+	struct err why;
 	int err;
 
-	err = proto_recv_frame_from(c->clients_sock, id, &id_len, &frame, &peer, ZMQ_DONTWAIT,
-				    why, sizeof(why));
+	err = proto_recv_frame_from(c->clients_sock, id, &id_len, &frame, &peer, ZMQ_DONTWAIT, &why);
 	if ((!err || err == -EBADMSG) && !coord_peer_allowed(c, false, &peer)) {
 		/* the refusal names the message's type when it is small enough to read */
 		if (!err && zmq_msg_size(&frame) <= COORD_PARSE_INLINE)
-			msg = proto_decode(zmq_msg_data(&frame), zmq_msg_size(&frame), why,
-					   sizeof(why));
+			msg = proto_decode(zmq_msg_data(&frame), zmq_msg_size(&frame), &why);
 		zmq_msg_close(&frame);
 		coord_refuse_role(c, false, id, id_len, &peer, &msg, NULL);
 		return 1;
 	}
 	if (err == -EBADMSG) {
 		zmq_msg_close(&frame);
-		coord_bad_message(c, c->clients_sock, id, id_len, "a client", NULL, "%s", why);
+		coord_bad_message(c, c->clients_sock, id, id_len, "a client", NULL, "%s", why.msg);
 		return 1;
 	}
 	if (err) {
@@ -286,10 +284,10 @@ int coord_client_recv(struct coord *c)
 		zmq_msg_close(&frame);
 		return 1;
 	}
-	msg = proto_decode(zmq_msg_data(&frame), zmq_msg_size(&frame), why, sizeof(why));
+	msg = proto_decode(zmq_msg_data(&frame), zmq_msg_size(&frame), &why);
 	zmq_msg_close(&frame);
 	if (!msg) {
-		coord_bad_message(c, c->clients_sock, id, id_len, "a client", NULL, "%s", why);
+		coord_bad_message(c, c->clients_sock, id, id_len, "a client", NULL, "%s", why.msg);
 		return 1;
 	}
 	handle(c, id, id_len, msg, NULL);

@@ -241,7 +241,7 @@ static int db_lock(struct coord *c, const char *db)
 
 struct coord *coord_new(const struct coord_opts *opts)
 {
-	char err[1024];
+	struct err err;
 	struct coord *c;
 	int requeued = 0, saved;
 
@@ -280,10 +280,10 @@ struct coord *coord_new(const struct coord_opts *opts)
 	saved = -db_lock(c, opts->db);
 	if (saved)
 		goto fail;
-	c->store = store_open(opts->db, false, err, sizeof(err));
+	c->store = store_open(opts->db, false, &err);
 	if (!c->store) {
 		saved = errno;
-		pr_warn("%s", err);
+		pr_warn("%s", err.msg);
 		goto fail;
 	}
 	if (store_recover(c->store, &requeued)) {

@@ -46,7 +46,7 @@ int coord_send_agent_text(struct coord *c, struct coord_agent *a, const char *ty
  * whose role may not send there (docs/security.md, "Roles": already counted, logged and
  * answered), or another -errno (logged). */
 int coord_recv(struct coord *c, bool agents, void *id, size_t *id_len, json_t **msg,
-	       struct samples *samples, char *why, size_t why_len);
+	       struct samples *samples, struct err *why);
 /* Whether PEER (a message's sender: proto_peer) may send to the agents' socket (AGENTS)
  * or the clients': always in plaintext, else only a key of that role. */
 bool coord_peer_allowed(const struct coord *c, bool agents, const struct proto_peer *peer);

@@ -45,7 +45,7 @@ struct coord_work {
 	bool validated;			/* proto_validate passed */
 	bool checked;
 	int check_err;
-	char why[512];
+	struct err why;
 	char *reply;			/* an encoded reply (a query), sent by the loop */
 	size_t reply_len;
 };

@@ -39,6 +39,14 @@
 #define COORD_DISPATCH_ROUNDS 4		/* batches a turn: a pair's other side goes next */
 
 /* A job picked for an agent, its dispatch not stored yet. */
+/* What a pick came to, beside its 0 or -errno (dispatch_pick). */
+enum pick_outcome {
+	PICK_NONE,			/* nothing queued, or nothing may go now */
+	PICK_READY,			/* a job picked: its message is built */
+	PICK_FAILED,			/* a job failed on the way (never runnable): next */
+	PICK_WAIT,			/* the job waits for its machine (machine.c) */
+};
+
 struct dispatch_pick {
 	struct coord_agent *a;
 	struct coord_agent *peer;	/* the other side of its pair, to serve next */
@@ -153,7 +161,7 @@ static void pick_release(struct dispatch_pick *p)
 }
 
 /* Fail job JOB_ID, picked for agent A, for WHY: it can never run there; with LINKED the
- * other side of its pair fails too. Returns 2 (try the next job) or -errno. */
+ * other side of its pair fails too. Returns 0 (try the next job) or -errno. */
 static int fail_pick(struct coord *c, struct coord_agent *a, int64_t job_id, const char *why,
 		     bool linked)
 {
@@ -165,20 +173,21 @@ static int fail_pick(struct coord *c, struct coord_agent *a, int64_t job_id, con
 		pr_warn("%s", store_errmsg(c->store));
 	else if (linked)
 		coord_link_failed(c, job_id, a->name, why);
-	return err ? err : 2;
+	return err;
 }
 
 /* Agent A's next queued job into *JOB_ID, *RUN_ID, its spec into *SPEC (a new reference)
  * and *JS (decoded: a kept spec's, or *OWN's), the text to send it as into *SEND (a kept
  * spec's, or *TEXT: heap, free it; NULL: send SPEC encoded), *LEN bytes. Returns 0,
- * -ENOENT when nothing is queued, 2 when the spec could not be decoded and the job was
- * failed (try the next), or -errno. */
+ * -ENOENT when nothing is queued, or -errno; 0 with *FAILED set and no *JS when the spec
+ * could not be decoded and the job was failed (try the next). */
 static int pick_spec(struct coord *c, struct coord_agent *a, int64_t *job_id, int64_t *run_id,
 		     json_t **spec, const struct job_spec **js, struct job_spec *own,
-		     const char **send, char **text, size_t *len)
+		     const char **send, char **text, size_t *len, bool *failed)
 {
 	struct coord_spec *e;
-	char why[512], bad[300];
+	char why[512];
+	struct err bad;
 	uint64_t h;
 	bool raw = false;
 	int err;
@@ -209,10 +218,11 @@ static int pick_spec(struct coord *c, struct coord_agent *a, int64_t *job_id, in
 		free(*text);	/* not as lib/proto writes it: encoded again */
 		*text = NULL;
 	}
-	err = jobspec_decode(*spec, "spec", own, bad, sizeof(bad));
+	err = jobspec_decode(*spec, "spec", own, &bad);
 	if (err == -EINVAL) {
-		snprintf(why, sizeof(why), "its stored spec cannot be read: %s", bad);
-		err = fail_pick(c, a, *job_id, why, true);
+		snprintf(why, sizeof(why), "its stored spec cannot be read: %.300s", bad.msg);
+		*failed = true;
+		return fail_pick(c, a, *job_id, why, true);
 	}
 	if (err)
 		return err;
@@ -227,10 +237,10 @@ static int pick_spec(struct coord *c, struct coord_agent *a, int64_t *job_id, in
 }
 
 /* Pick agent A's next queued job and build its message into *P; nothing is stored but a
- * job failed on the way. Returns 1 with *P filled (release it), 2 when a job was failed
- * instead (try the next), 3 when it waits for its machine (machine.c), 0 when nothing
- * is queued or may go now, or -errno. */
-static int dispatch_pick(struct coord *c, struct coord_agent *a, struct dispatch_pick *p)
+ * job failed on the way. Returns 0 with *WHAT: PICK_READY with *P filled (release it),
+ * PICK_FAILED, PICK_WAIT or PICK_NONE; or -errno. */
+static int dispatch_pick(struct coord *c, struct coord_agent *a, struct dispatch_pick *p,
+			 enum pick_outcome *what)
 {
 	int64_t job_id = 0, run_id = 0;
 	json_t *spec = NULL;
@@ -240,19 +250,23 @@ static int dispatch_pick(struct coord *c, struct coord_agent *a, struct dispatch
 	char why[512], *msg, *spec_text = NULL;
 	const char *text = NULL;
 	size_t msg_len = 0, spec_len = 0;
-	bool missing;
+	bool missing, failed = false;
 	int err;
 
+	*what = PICK_NONE;
 	jobspec_init(&own);
 	err = pick_spec(c, a, &job_id, &run_id, &spec, &js, &own, &text, &spec_text,
-			&spec_len);
+			&spec_len, &failed);
 	if (err == -ENOENT)
 		err = 0;
+	if (failed)
+		*what = PICK_FAILED;
 	if (err || !js)
 		goto out;
 	/* the host must still match what the plan asked: its kernel may have changed since
 	 * the submit (coordinator/boot.c) */
 	if (!coord_job_fits(a, js, why, sizeof(why))) {
+		*what = PICK_FAILED;
 		err = fail_pick(c, a, job_id, why, true);
 		goto out;
 	}
@@ -261,7 +275,7 @@ static int dispatch_pick(struct coord *c, struct coord_agent *a, struct dispatch
 		goto out;		/* 0 */
 	/* nor while another host of its machine runs a job (coordinator/machine.c) */
 	if (!coord_machine_may(c, a, spec, peer)) {
-		err = 3;
+		*what = PICK_WAIT;
 		goto out;
 	}
 	msg = coord_job_message(c, job_id, run_id, spec, text, spec_len, &msg_len, why,
@@ -273,6 +287,7 @@ static int dispatch_pick(struct coord *c, struct coord_agent *a, struct dispatch
 			pr_warn("cannot send job %lld to '%s': %s", (long long)job_id, a->name, why);
 			err = -EIO;
 		} else {
+			*what = PICK_FAILED;
 			err = fail_pick(c, a, job_id, why, false);
 		}
 		goto out;
@@ -281,7 +296,8 @@ static int dispatch_pick(struct coord *c, struct coord_agent *a, struct dispatch
 				     .spec = spec, .variant = js->variant, .rep = js->rep,
 				     .msg = msg, .msg_len = msg_len };
 	jobspec_release(&own);	/* VARIANT lives in SPEC, which the pick holds */
-	return 1;
+	*what = PICK_READY;
+	return 0;
 out:
 	free(spec_text);
 	jobspec_release(&own);
@@ -337,7 +353,8 @@ static int collect_one(struct coord *c, struct coord_agent *a, int64_t now,
 		       struct dispatch_pick **picks, int *n, int *cap)
 {
 	struct dispatch_pick *p;
-	int i, rc;
+	enum pick_outcome what = PICK_FAILED;
+	int i;
 
 	a->job.collect_pass = c->collect_pass;
 	if (*n == *cap) {
@@ -360,11 +377,12 @@ static int collect_one(struct coord *c, struct coord_agent *a, int64_t now,
 	if (coord_machine_busy(c, a))	/* waits, without a look at the queue */
 		return 0;
 	p = &(*picks)[*n];
-	for (i = 0, rc = 2; rc == 2 && i < COORD_DISPATCH_TRIES; i++)
-		rc = dispatch_pick(c, a, p);
-	if (rc != 3)
+	for (i = 0; what == PICK_FAILED && i < COORD_DISPATCH_TRIES; i++)
+		if (dispatch_pick(c, a, p, &what))
+			what = PICK_NONE;	/* said where it failed; the next turn tries again */
+	if (what != PICK_WAIT)
 		coord_machine_wait(c, a, false);
-	if (rc == 1) {
+	if (what == PICK_READY) {
 		a->job.id = p->job_id;
 		coord_machine_running(a, p->spec);
 		coord_machine_hold(a, p->peer, p->spec);

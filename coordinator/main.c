@@ -112,7 +112,9 @@ int main(int argc, char **argv)
 	struct coord_opts opts = COORD_OPTS();
 	const char *log_path = NULL, *key_path = NULL, *token_path = NULL;
 	struct web_opts wo = { .http = NULL };
-	char token[WEB_TOKEN_MAX], why[1024];
+	struct err why;
+	char token[WEB_TOKEN_MAX];
+	struct err cerr;
 	struct web *web = NULL;
 	sigset_t block, old;
 	struct keys_pair key;
@@ -125,9 +127,9 @@ int main(int argc, char **argv)
 	static char **conf_block;
 
 	/* --config FILE: its options before the command line's, which override them */
-	err = conf_apply_args(&argc, &argv, longopts, &conf, &conf_block, why, sizeof(why));
+	err = conf_apply_args(&argc, &argv, longopts, &conf, &conf_block, &cerr);
 	if (err) {
-		fprintf(stderr, "bpflabd: %s\n", why);
+		fprintf(stderr, "bpflabd: %s\n", err_text(&cerr, err));
 		return 2;
 	}
 	while ((opt = getopt_long(argc, argv, "vhV", longopts, NULL)) != -1) {
@@ -222,23 +224,23 @@ int main(int argc, char **argv)
 		fprintf(stderr, "bpflabd: --http needs a database file, not ':memory:'\n");
 		return 2;
 	}
-	if (token_path && web_read_token(token_path, token, why, sizeof(why))) {
-		fprintf(stderr, "bpflabd: %s\n", why);
+	if (token_path && web_read_token(token_path, token, &why)) {
+		fprintf(stderr, "bpflabd: %s\n", why.msg);
 		return 2;
 	}
-	if (wo.http && web_check_bind(wo.http, token_path, wo.public_ok, why, sizeof(why))) {
-		fprintf(stderr, "bpflabd: %s\n", why);
+	if (wo.http && web_check_bind(wo.http, token_path, wo.public_ok, &why)) {
+		fprintf(stderr, "bpflabd: %s\n", why.msg);
 		return 2;
 	}
 	for (size_t i = 0; i < wo.n_names; i++) {
-		if (web_check_name(names[i], why, sizeof(why))) {
-			fprintf(stderr, "bpflabd: %s\n", why);
+		if (web_check_name(names[i], &why)) {
+			fprintf(stderr, "bpflabd: %s\n", why.msg);
 			return 2;
 		}
 	}
 	if (key_path) {
-		if (keys_load(key_path, true, &key, why, sizeof(why))) {
-			fprintf(stderr, "bpflabd: %s\n", why);
+		if (keys_load(key_path, true, &key, &why)) {
+			fprintf(stderr, "bpflabd: %s\n", why.msg);
 			return 1;
 		}
 		opts.key = &key;
@@ -280,11 +282,11 @@ int main(int argc, char **argv)
 		sigaddset(&block, SIGTERM);
 		sigaddset(&block, SIGHUP);
 		pthread_sigmask(SIG_BLOCK, &block, &old);
-		web = web_new(&wo, &usage, why, sizeof(why));
+		web = web_new(&wo, &usage, &why);
 		pthread_sigmask(SIG_SETMASK, &old, NULL);
 		memset(token, 0, sizeof(token));
 		if (!web) {
-			pr_warn("cannot serve the dashboard: %s", why);
+			pr_warn("cannot serve the dashboard: %s", why.msg);
 			coord_destroy(&c);
 			return usage ? 2 : 1;
 		}

@@ -125,21 +125,18 @@ static void work(struct lane *l, struct coord_work *w)
 		r = answer(l->ro, w->msg);
 		w->reply = r ? proto_encode(r, &w->reply_len) : NULL;
 		if (!w->reply)
-			snprintf(w->why, sizeof(w->why), "out of memory");
+			err_set(&w->why, "out of memory");
 		json_decref(r);
 		return;
 	}
-	w->msg = proto_decode(zmq_msg_data(&w->frame), zmq_msg_size(&w->frame), w->why,
-			      sizeof(w->why));
+	w->msg = proto_decode(zmq_msg_data(&w->frame), zmq_msg_size(&w->frame), &w->why);
 	zmq_msg_close(&w->frame);
 	zmq_msg_init(&w->frame);
 	if (!w->msg)
 		return;
-	w->validated = proto_validate(w->msg, PROTO_CH_CLIENT_TO_COORD, w->why,
-				      sizeof(w->why)) != -EINVAL;
+	w->validated = proto_validate(w->msg, PROTO_CH_CLIENT_TO_COORD, &w->why) != -EINVAL;
 	if (w->validated && !strcmp(proto_msg_type(w->msg), "import")) {
-		w->check_err = store_import_check(json_object_get(w->msg, "import"), w->why,
-						  sizeof(w->why));
+		w->check_err = store_import_check(json_object_get(w->msg, "import"), &w->why);
 		w->checked = !w->check_err;
 	}
 }
@@ -200,7 +197,7 @@ static void free_list(struct coord_work *w)
 int coord_offload_start(struct coord *c, const char *db)
 {
 	struct coord_offload *o = calloc(1, sizeof(*o));
-	char err[512];
+	struct err err;
 	int rc, i;
 
 	if (!o)
@@ -214,10 +211,10 @@ int coord_offload_start(struct coord *c, const char *db)
 		pthread_cond_init(&o->lanes[i].wake, NULL);
 	}
 	c->offload = o;
-	o->lanes[L_READ].ro = store_open(db, true, err, sizeof(err));
+	o->lanes[L_READ].ro = store_open(db, true, &err);
 	if (!o->lanes[L_READ].ro) {
 		rc = -errno;
-		pr_warn("worker thread: %s", err);
+		pr_warn("worker thread: %s", err.msg);
 		return rc;
 	}
 	o->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
@@ -375,7 +372,7 @@ struct coord_work *coord_offload_next(struct coord *c)
 					 zmq_strerror(-err));
 		} else {
 			coord_reply(c->clients_sock, w->id, w->id_len,
-				    proto_error_new(proto_msg_type(w->msg), "%s", w->why));
+				    proto_error_new(proto_msg_type(w->msg), "%s", w->why.msg));
 		}
 		coord_offload_free(w);
 	}

@@ -190,13 +190,13 @@ void coord_on_result(struct coord *c, struct coord_agent *a, const void *id, siz
 {
 	struct coord_result one, *r;
 	struct msg_result res;
-	char why[512];
+	struct err why;
 	long long job;
 	bool batched;
 	int err;
 
 	/* decoded once: what follows reads RES (lib/proto/msg_result.h) */
-	err = msg_result_decode(msg, samples, &res, why, sizeof(why));
+	err = msg_result_decode(msg, samples, &res, &why);
 	job = res.job;
 	if (job < 1 || a->res.pending || coord_stale(a, job))
 		coord_result_flush(c);
@@ -224,8 +224,8 @@ void coord_on_result(struct coord *c, struct coord_agent *a, const void *id, siz
 	if (err) {
 		memset(&r->ing, 0, sizeof(r->ing));
 		r->ing.job_id = job;
-		snprintf(r->errmsg, sizeof(r->errmsg), "cannot store result of job %lld: %s",
-			 job, why);
+		snprintf(r->errmsg, sizeof(r->errmsg), "cannot store result of job %lld: %.900s",
+			 job, why.msg);
 	} else {
 		err = store_ingest_msg(c->store, a->host_id, &r->res, util_wall_ms(), &r->ing);
 		if (err)

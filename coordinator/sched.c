@@ -357,12 +357,12 @@ bool sched_spec_fits(const json_t *spec, const json_t *inventory, char *why, siz
 		     char *asked, size_t asked_len)
 {
 	struct job_spec s;
-	char err[256];
+	struct err err;
 	bool fits;
 
-	if (jobspec_decode(spec, "spec", &s, err, sizeof(err))) {
+	if (jobspec_decode(spec, "spec", &s, &err)) {
 		if (why)
-			snprintf(why, why_len, "%s", err);
+			snprintf(why, why_len, "%s", err.msg);
 		if (asked)
 			snprintf(asked, asked_len, "a job spec that cannot be read");
 		return false;

@@ -66,7 +66,7 @@ static int fail(struct submit *s, int err, const char *fmt, ...)
 
 static int parse_overrides(struct submit *s, const json_t *overrides)
 {
-	struct plan_error perr = { 0 };
+	struct err perr = { 0 };
 	const json_t *v;
 	size_t i;
 
@@ -81,7 +81,7 @@ static int parse_overrides(struct submit *s, const json_t *overrides)
 		if (!json_is_string(v))
 			return fail(s, -EINVAL, "'overrides' must be an array of KEY=VALUE strings");
 		if (plan_override_parse(json_string_value(v), &s->ov[i], &perr))
-			return fail(s, -EINVAL, "%s", perr.text);
+			return fail(s, -EINVAL, "%s", perr.msg);
 		s->n_ov++;
 	}
 	return 0;
@@ -304,16 +304,16 @@ static int stamp_sha256(struct submit *s)
 {
 	struct job_attach *attach;
 	const json_t *entries;
-	char why[256];
+	struct err why;
 	int i, k, n, err = 0;
 
 	for (i = 0; !err && i < s->n_jobs; i++) {
 		entries = json_object_get(s->jobs[i].spec, "attach");
 		if (!entries)
 			continue;
-		err = jobspec_decode_attach(entries, &attach, &n, why, sizeof(why));
+		err = jobspec_decode_attach(entries, &attach, &n, &why);
 		if (err)
-			return fail(s, err, "%s", err == -ENOMEM ? "out of memory" : why);
+			return fail(s, err, "%s", why.msg);
 		for (k = 0; !err && k < n; k++) {
 			const struct plan_object *o = plan_objects_find(&s->objs, attach[k].object);
 
@@ -334,7 +334,7 @@ static int stamp_sha256(struct submit *s)
  * refuses the plan as invalid. */
 static int check_rates(struct submit *s)
 {
-	struct plan_error perr = { 0 };
+	struct err perr = { 0 };
 	int i, h;
 
 	if (!s->plan->traffic.rate_pps && !(s->plan->traffic.rate_share > 0) &&
@@ -349,7 +349,7 @@ static int check_rates(struct submit *s)
 			if (plan_rate_check(s->plan, s->jobs[i].spec, sh->inventory, sh->name,
 					    &perr)) {
 				s->invalid = true;
-				return fail(s, -EINVAL, "%s", perr.text);
+				return fail(s, -EINVAL, "%s", perr.msg);
 			}
 		}
 	}
@@ -398,7 +398,7 @@ json_t *coord_submit(struct coord *c, const json_t *msg)
 {
 	const char *file = proto_get_str(msg, "plan_file", "plan");
 	const json_t *text = json_object_get(msg, "plan_text");
-	struct plan_error perr = { 0 };
+	struct err perr = { 0 };
 	struct submit s = { 0 };
 	const json_t *names = json_object_get(msg, "hosts");
 	json_t *reply = NULL;
@@ -417,7 +417,7 @@ json_t *coord_submit(struct coord *c, const json_t *msg)
 			    s.n_ov, &perr);
 	if (!s.plan) {
 		err = fail(&s, -(errno ? errno : EINVAL), "%s",
-			   perr.text[0] ? perr.text : strerror(errno));
+			   err_text(&perr, -errno));
 		goto out;
 	}
 	err = add_objects(&s, json_object_get(msg, "objects"));
@@ -425,12 +425,12 @@ json_t *coord_submit(struct coord *c, const json_t *msg)
 		goto out;
 	err = plan_objects_check(s.plan, &s.objs, &perr);
 	if (err) {
-		fail(&s, err, "%s", perr.text);
+		fail(&s, err, "%s", perr.msg);
 		goto out;
 	}
 	err = plan_expand(s.plan, &s.jobs, &s.n_jobs, &perr);
 	if (err) {
-		fail(&s, err, "%s", perr.text);
+		fail(&s, err, "%s", perr.msg);
 		goto out;
 	}
 	if (s.plan->link_generator)

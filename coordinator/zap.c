@@ -154,16 +154,16 @@ out:
 void coord_reload_keys(struct coord *c)
 {
 	struct keys_allow *allow;
-	char why[512];
+	struct err why;
 
 	c->reload = 0;
 	if (!c->curve) {
 		pr_info("reload: plaintext coordinator, no allow list");
 		return;
 	}
-	allow = keys_allow_load(c->authorized, why, sizeof(why));
+	allow = keys_allow_load(c->authorized, &why);
 	if (!allow) {
-		pr_warn("%s; keeping the %zu allowed key%s", why, keys_allow_count(c->allow),
+		pr_warn("%s; keeping the %zu allowed key%s", why.msg, keys_allow_count(c->allow),
 			keys_allow_count(c->allow) == 1 ? "" : "s");
 		return;
 	}
@@ -197,7 +197,7 @@ void coord_request_reload(struct coord *c)
 int coord_zap_init(struct coord *c, const struct coord_opts *opts)
 {
 	int64_t max = 4096;
-	char why[512];
+	struct err why;
 	int zero = 0;
 
 	if (!opts->key) {		/* endpoints checked by coord_new */
@@ -219,9 +219,9 @@ int coord_zap_init(struct coord *c, const struct coord_opts *opts)
 	c->authorized = strdup(opts->authorized);
 	if (!c->authorized)
 		return -1;
-	c->allow = keys_allow_load(opts->authorized, why, sizeof(why));
+	c->allow = keys_allow_load(opts->authorized, &why);
 	if (!c->allow) {
-		pr_warn("%s", why);
+		pr_warn("%s", why.msg);
 		return -1;
 	}
 	c->zap_sock = zmq_socket(c->ctx, ZMQ_REP);

@@ -233,17 +233,17 @@ static void login_reply(const char *url, const struct params *ps, struct web_rep
 
 /* The first parameter of PS whose name or value is not UTF-8 into ERR; false when all
  * are. */
-static bool params_bad_utf8(const struct params *ps, char *err, size_t err_len)
+static bool params_bad_utf8(const struct params *ps, struct err *err)
 {
 	size_t i;
 
 	for (i = 0; i < ps->n; i++) {
 		if (!web_utf8_valid(ps->p[i].key)) {
-			snprintf(err, err_len, "parameter %zu: the name is not valid UTF-8", i + 1);
+			err_set(err, "parameter %zu: the name is not valid UTF-8", i + 1);
 			return true;
 		}
 		if (ps->p[i].value && !web_utf8_valid(ps->p[i].value)) {
-			snprintf(err, err_len, "parameter '%s': the value is not valid UTF-8",
+			err_set(err, "parameter '%s': the value is not valid UTF-8",
 				 ps->p[i].key);
 			return true;
 		}
@@ -258,7 +258,7 @@ static void answer(struct web *w, struct MHD_Connection *conn, const char *url,
 {
 	struct params ps = { .n = 0 };
 	enum web_route route;
-	char err[256];
+	struct err err;
 	int64_t id = 0;
 	bool login;
 
@@ -297,8 +297,8 @@ static void answer(struct web *w, struct MHD_Connection *conn, const char *url,
 		web_reply_error(reply, MHD_HTTP_BAD_REQUEST, "the path is not valid UTF-8");
 		return;
 	}
-	if (params_bad_utf8(&ps, err, sizeof(err))) {
-		web_reply_error(reply, MHD_HTTP_BAD_REQUEST, "%s", err);
+	if (params_bad_utf8(&ps, &err)) {
+		web_reply_error(reply, MHD_HTTP_BAD_REQUEST, "%s", err.msg);
 		return;
 	}
 	if (login) {
@@ -451,24 +451,23 @@ static int web_listen(struct web *w, const struct sockaddr_storage *sa, socklen_
 
 /* W's --http-host names from OPTS, checked and copied. Returns 0, or -EINVAL (*USAGE)
  * or -ENOMEM with the reason in ERR. */
-static int web_names(struct web *w, const struct web_opts *opts, bool *usage, char *err,
-		     size_t err_len)
+static int web_names(struct web *w, const struct web_opts *opts, bool *usage, struct err *err)
 {
 	size_t i;
 
 	if (opts->n_names > WEB_NAMES_MAX) {
-		snprintf(err, err_len, "more than %d --http-host names", WEB_NAMES_MAX);
+		err_set(err, "more than %d --http-host names", WEB_NAMES_MAX);
 		*usage = true;
 		return -EINVAL;
 	}
 	for (i = 0; i < opts->n_names; i++) {
-		if (web_check_name(opts->names[i], err, err_len)) {
+		if (web_check_name(opts->names[i], err)) {
 			*usage = true;
 			return -EINVAL;
 		}
 		w->names[i] = strdup(opts->names[i]);
 		if (!w->names[i]) {
-			snprintf(err, err_len, "out of memory");
+			err_set(err, "out of memory");
 			return -ENOMEM;
 		}
 	}
@@ -477,7 +476,7 @@ static int web_names(struct web *w, const struct web_opts *opts, bool *usage, ch
 	return 0;
 }
 
-struct web *web_new(const struct web_opts *opts, bool *usage, char *err, size_t err_len)
+struct web *web_new(const struct web_opts *opts, bool *usage, struct err *err)
 {
 	const char *http = opts->http ? opts->http : WEB_DEFAULT_ADDR;
 	struct sockaddr_storage sa;
@@ -485,38 +484,38 @@ struct web *web_new(const struct web_opts *opts, bool *usage, char *err, size_t 
 	socklen_t len;
 	bool loopback;
 	struct web *w;
+	struct err serr;
 	int fd, e;
 
 	*usage = true;
-	if (web_check_bind(http, opts->token, opts->public_ok, err, err_len))
+	if (web_check_bind(http, opts->token, opts->public_ok, err))
 		return NULL;
-	web_parse_addr(http, &sa, &len, &loopback, err, err_len);
+	web_parse_addr(http, &sa, &len, &loopback, err);
 	if (opts->token && strlen(opts->token) >= WEB_TOKEN_MAX) {
-		snprintf(err, err_len, "the token is longer than %d bytes", WEB_TOKEN_MAX - 1);
+		err_set(err, "the token is longer than %d bytes", WEB_TOKEN_MAX - 1);
 		return NULL;
 	}
 	*usage = false;
 	w = calloc(1, sizeof(*w));
 	if (!w) {
-		snprintf(err, err_len, "out of memory");
+		err_set(err, "out of memory");
 		return NULL;
 	}
-	if (web_names(w, opts, usage, err, err_len))
+	if (web_names(w, opts, usage, err))
 		goto fail;
 	/* refuse at start what every request would fail on: no file, newer schema */
-	store = store_open(opts->db, true, err, err_len);
+	store = store_open(opts->db, true, &serr);
 	if (!store) {
-		char why[512];
-
-		if (!strstr(err, opts->db)) {
-			snprintf(why, sizeof(why), "%s", *err ? err : strerror(errno));
-			snprintf(err, err_len, "cannot open database '%s': %s", opts->db, why);
-		}
+		if (strstr(serr.msg, opts->db))
+			err_set(err, "%s", serr.msg);
+		else
+			err_set(err, "cannot open database '%s': %s", opts->db,
+				err_text(&serr, -errno));
 		goto fail;
 	}
 	store_close(&store);
 	if (!(w->db = strdup(opts->db)) || web_csp(w->csp, sizeof(w->csp))) {
-		snprintf(err, err_len, "out of memory");
+		err_set(err, "out of memory");
 		goto fail;
 	}
 	if (opts->token) {
@@ -530,14 +529,14 @@ struct web *web_new(const struct web_opts *opts, bool *usage, char *err, size_t 
 	}
 	w->conns = web_conns_new(WEB_REQUEST_DEADLINE_S, WEB_SEND_DEADLINE_S);
 	if (!w->conns) {
-		snprintf(err, err_len, "cannot start the dashboard's timer thread: %s",
+		err_set(err, "cannot start the dashboard's timer thread: %s",
 			 strerror(errno));
 		goto fail;
 	}
 	/* bound before MHD starts: the port is in the site before a request can come */
 	e = web_listen(w, &sa, len, loopback, &fd);
 	if (e) {
-		snprintf(err, err_len, "cannot listen on '%s': %s", http, strerror(-e));
+		err_set(err, "cannot listen on '%s': %s", http, strerror(-e));
 		goto fail;
 	}
 	w->mhd = MHD_start_daemon(MHD_USE_THREAD_PER_CONNECTION | MHD_USE_POLL | MHD_USE_ITC |
@@ -553,7 +552,7 @@ struct web *web_new(const struct web_opts *opts, bool *usage, char *err, size_t 
 				  MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
 				  MHD_OPTION_END);
 	if (!w->mhd) {
-		snprintf(err, err_len, "cannot serve on '%s': %s", http, strerror(errno));
+		err_set(err, "cannot serve on '%s': %s", http, strerror(errno));
 		close(fd);
 		goto fail;
 	}

@@ -27,6 +27,8 @@
 
 #include <jansson.h>
 
+#include "base/err.h"
+
 #define WEB_DEFAULT_ADDR "127.0.0.1:8080"
 #define WEB_TOKEN_MAX 512
 /* --http-host NAMEs at most */
@@ -58,7 +60,7 @@ struct web;
  * Returns the server, or NULL with a message in ERR and *USAGE true when the mistake is
  * the caller's (a bad address or --http-host name, a non-loopback address without
  * --http-token or --http-public: exit 2), false otherwise (cannot bind, cannot open the database). */
-struct web *web_new(const struct web_opts *opts, bool *usage, char *err, size_t err_len);
+struct web *web_new(const struct web_opts *opts, bool *usage, struct err *err);
 /* The port bound (useful with port 0). */
 unsigned web_port(const struct web *w);
 /* "http://ADDR:PORT/" as bound. */
@@ -74,16 +76,15 @@ void web_destroy(struct web **w);
  * SA (*LEN its length) and *LOOPBACK (127.0.0.0/8 or ::1). Returns 0, or -EINVAL with
  * the reason in ERR. */
 int web_parse_addr(const char *text, struct sockaddr_storage *sa, socklen_t *len,
-		   bool *loopback, char *err, size_t err_len);
+		   bool *loopback, struct err *err);
 /* The rule about where to listen: HTTP (as web_parse_addr takes it; NULL: the default)
  * must parse, and an address outside loopback needs a token (HAVE_TOKEN) or PUBLIC_OK.
  * Returns 0, or -EINVAL with the reason in ERR (the caller's mistake: exit 2). */
-int web_check_bind(const char *http, bool have_token, bool public_ok, char *err,
-		   size_t err_len);
+int web_check_bind(const char *http, bool have_token, bool public_ok, struct err *err);
 /* Read the token from FILE into OUT (WEB_TOKEN_MAX bytes): the first line, without
  * surrounding white space, printable ASCII, 16 to WEB_TOKEN_MAX - 1 bytes. Returns 0 or
  * -errno with the reason in ERR. */
-int web_read_token(const char *file, char *out, char *err, size_t err_len);
+int web_read_token(const char *file, char *out, struct err *err);
 /* True when the Authorization header value HEADER (may be NULL) is "Bearer TOKEN"; the
  * time taken does not depend on where they differ. */
 bool web_auth_ok(const char *header, const char *token);
@@ -120,7 +121,7 @@ bool web_utf8_valid(const char *s);
 void web_utf8_repair(char *s);
 /* Check an --http-host NAME: 1 to 253 letters, digits, '-' and '.'. Returns 0, or
  * -EINVAL with the reason in ERR. */
-int web_check_name(const char *name, char *err, size_t err_len);
+int web_check_name(const char *name, struct err *err);
 
 /* What a path names. */
 enum web_route {
@@ -157,7 +158,7 @@ struct web_param {
  * when absent). Returns 0, or -EINVAL with a message naming the parameter in ERR
  * (unknown, given twice, without a value or with a value not listed). */
 int web_params_check(const struct web_param *params, size_t n, const char *const *allowed,
-		     const char **values, char *err, size_t err_len);
+		     const char **values, struct err *err);
 
 /* A growing text (heap); the web_buf_* functions do nothing more once one failed. */
 struct web_buf {

@@ -108,8 +108,8 @@ static void reply_store_error(struct store *store, struct web_reply *reply)
 
 struct store *web_store_open(const char *db, struct web_reply *reply)
 {
-	char err[512] = "";
-	struct store *store = store_open(db, true, err, sizeof(err));
+	struct err err;
+	struct store *store = store_open(db, true, &err);
 
 	if (store)
 		return store;
@@ -117,7 +117,7 @@ struct store *web_store_open(const char *db, struct web_reply *reply)
 		web_reply_busy(reply);
 	else
 		web_reply_error(reply, 500, "cannot open database '%s': %s", db,
-				*err ? err : strerror(errno));
+				*err.msg ? err.msg : strerror(errno));
 	return NULL;
 }
 
@@ -206,7 +206,7 @@ static int an_check(const struct web_param *params, size_t n, size_t n_allowed,
 		    const char **v, struct web_reply *reply)
 {
 	const char *allowed[P_N + 1];
-	char err[256];
+	struct err err;
 	size_t i;
 
 	for (i = 0; i < n_allowed; i++)
@@ -214,8 +214,8 @@ static int an_check(const struct web_param *params, size_t n, size_t n_allowed,
 	allowed[n_allowed] = NULL;
 	for (i = n_allowed; i < P_N; i++)
 		v[i] = NULL;
-	if (web_params_check(params, n, allowed, v, err, sizeof(err))) {
-		web_reply_error(reply, 400, "%s", err);
+	if (web_params_check(params, n, allowed, v, &err)) {
+		web_reply_error(reply, 400, "%s", err.msg);
 		return -EINVAL;
 	}
 	return 0;
@@ -280,6 +280,7 @@ json_t *web_history(struct store *store, const struct web_param *params, size_t 
 	const char *v[P_N];
 	json_t *rows, *report;
 	char msg[1024];
+	struct err e;
 
 	if (an_check(params, n, P_FLAGGED + 1, v, reply))
 		return NULL;
@@ -301,10 +302,11 @@ json_t *web_history(struct store *store, const struct web_param *params, size_t 
 	{
 		ANALYSIS_OPTS(aopts, .include_flagged = v[P_FLAGGED] != NULL);
 
-		report = analysis_history(rows, v[P_BY], &aopts, msg, sizeof(msg));
+		report = analysis_history(rows, v[P_BY], &aopts, &e);
 	}
 	json_decref(rows);
 	if (!report) {
+		snprintf(msg, sizeof(msg), "%s", e.msg);
 		web_reply_error(reply, errno == ENOENT ? 404 : 500, "plan '%s', metric '%s': %s",
 				v[P_PLAN], v[P_METRIC], flagged_hint(msg, sizeof(msg)));
 		return NULL;
@@ -335,6 +337,7 @@ json_t *web_compare(struct store *store, const struct web_param *params, size_t 
 	json_t *rows, *report, *runs = NULL, *spread = NULL;
 	long long a = 0, b = 0;
 	char msg[1024];
+	struct err e;
 
 	if (an_check(params, n, P_N, v, reply))
 		return NULL;
@@ -404,11 +407,12 @@ json_t *web_compare(struct store *store, const struct web_param *params, size_t 
 	{
 		ANALYSIS_OPTS(aopts, .include_flagged = v[P_FLAGGED] != NULL, .run_spread = spread);
 
-		report = analysis_compare(rows, by, baseline, candidate, &aopts, msg, sizeof(msg));
+		report = analysis_compare(rows, by, baseline, candidate, &aopts, &e);
 	}
 	json_decref(spread);
 	json_decref(rows);
 	if (!report) {
+		snprintf(msg, sizeof(msg), "%s", e.msg);
 		web_reply_error(reply, errno == ENOENT ? 404 : errno == ENOMEM ? 500 : 400, "%s",
 				flagged_hint(msg, sizeof(msg)));
 		return NULL;
@@ -460,7 +464,8 @@ json_t *web_export(struct store *store, int64_t id, const char *format,
 		   struct web_reply *reply)
 {
 	json_t *filter = json_pack("{s:[I]}", "runs", (json_int_t)id), *rows, *out;
-	char db_id[STORE_DB_ID_LEN], msg[1024];
+	char db_id[STORE_DB_ID_LEN];
+	struct err e;
 	size_t n_flagged;
 	int err;
 
@@ -480,11 +485,11 @@ json_t *web_export(struct store *store, int64_t id, const char *format,
 	/* as `bpflab --db FILE result export ID --format F` (lib/report/export_run.c) */
 	out = export_run(rows, id, &(struct export_run_opts){
 		.sz = sizeof(struct export_run_opts), .format = format, .db_id = db_id,
-		.kernel_cache = export_kernel_cache() }, &n_flagged, msg, sizeof(msg));
+		.kernel_cache = export_kernel_cache() }, &n_flagged, &e);
 	json_decref(rows);
 	if (!out)	/* EINVAL: a BMF of several hosts or kernel builds */
 		web_reply_error(reply, errno == ENOENT ? 404 : errno == EINVAL ? 409 : 500,
-				"%s", msg);
+				"%s", e.msg);
 	return out;
 }
 
@@ -518,12 +523,11 @@ void web_api(const char *db, enum web_route route, int64_t id,
 	const char *values[2];
 	json_t *obj = NULL, *report = NULL;
 	struct store *store;
-	char err[256];
+	struct err err;
 
 	if (route != WEB_API_HISTORY && route != WEB_API_COMPARE &&
-	    web_params_check(params, n, route == WEB_API_RUN ? run_params : none, values,
-			     err, sizeof(err))) {
-		web_reply_error(reply, 400, "%s", err);
+	    web_params_check(params, n, route == WEB_API_RUN ? run_params : none, values, &err)) {
+		web_reply_error(reply, 400, "%s", err.msg);
 		return;
 	}
 	store = web_store_open(db, reply);

@@ -168,10 +168,10 @@ void web_page_bisect(const char *db, enum web_route route, int64_t id,
 	static const char *const none[] = { NULL };
 	const char *values[1];
 	struct store *store;
-	char err[256];
+	struct err err;
 
-	if (web_params_check(params, n, none, values, err, sizeof(err))) {
-		web_reply_error(reply, 400, "%s", err);
+	if (web_params_check(params, n, none, values, &err)) {
+		web_reply_error(reply, 400, "%s", err.msg);
 		return;
 	}
 	store = web_store_open(db, reply);

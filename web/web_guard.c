@@ -130,12 +130,12 @@ bool web_local_path(const char *path)
 	return path[0] == '/' && path[1] != '/' && path[1] != '\\';
 }
 
-int web_check_name(const char *name, char *err, size_t err_len)
+int web_check_name(const char *name, struct err *err)
 {
 	size_t n = strlen(name), i;
 
 	if (!n || n > 253) {
-		snprintf(err, err_len, "bad --http-host '%s' (expected a DNS name or an IPv4 "
+		err_set(err, "bad --http-host '%s' (expected a DNS name or an IPv4 "
 			 "address, 1 to 253 bytes)", name);
 		return -EINVAL;
 	}
@@ -144,7 +144,7 @@ int web_check_name(const char *name, char *err, size_t err_len)
 
 		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
 		      (c >= '0' && c <= '9') || c == '-' || c == '.')) {
-			snprintf(err, err_len, "bad --http-host '%s': byte %zu is not a letter, "
+			err_set(err, "bad --http-host '%s': byte %zu is not a letter, "
 				 "digit, '-' or '.' (a name without port or scheme)", name,
 				 i + 1);
 			return -EINVAL;

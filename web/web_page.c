@@ -515,11 +515,12 @@ int web_page_run_params(const struct web_param *params, size_t n, long long *job
 {
 	static const char *const run_params[] = { "seconds", NULL };
 	const char *values[1] = { NULL };
-	char err[256], *end;
+	struct err err;
+	char *end;
 
 	*job = 0;
-	if (web_params_check(params, n, run_params, values, err, sizeof(err))) {
-		web_reply_error(reply, 400, "%s", err);
+	if (web_params_check(params, n, run_params, values, &err)) {
+		web_reply_error(reply, 400, "%s", err.msg);
 		return -EINVAL;
 	}
 	if (values[0]) {	/* ?seconds=JOB of the run page */
@@ -541,13 +542,13 @@ void web_page(const char *db, enum web_route route, int64_t id,
 	const char *values[1] = { NULL };
 	long long job = 0;
 	struct store *store;
-	char err[256];
+	struct err err;
 
 	if (route == WEB_PAGE_RUN && web_page_run_params(params, n, &job, reply))
 		return;
 	if (route != WEB_PAGE_HISTORY && route != WEB_PAGE_COMPARE && route != WEB_PAGE_RUNS &&
-	    route != WEB_PAGE_RUN && web_params_check(params, n, none, values, err, sizeof(err))) {
-		web_reply_error(reply, 400, "%s", err);
+	    route != WEB_PAGE_RUN && web_params_check(params, n, none, values, &err)) {
+		web_reply_error(reply, 400, "%s", err.msg);
 		return;
 	}
 	store = web_store_open(db, reply);

@@ -302,14 +302,14 @@ void web_page_runs(struct store *store, const struct web_param *params, size_t n
 	long long page = 1, shown = 0, match = 0, pages;
 	bool live = false;
 	size_t i, k = 0;
-	char err[256];
+	struct err err;
 
 	/* a form sends its empty fields: they are not given */
 	for (i = 0; i < n && k < sizeof(given) / sizeof(given[0]); i++)
 		if (params[i].value && *params[i].value)
 			given[k++] = params[i];
-	if (web_params_check(given, k, allowed, f, err, sizeof(err))) {
-		web_reply_error(reply, 400, "%s", err);
+	if (web_params_check(given, k, allowed, f, &err)) {
+		web_reply_error(reply, 400, "%s", err.msg);
 		return;
 	}
 	for (i = 3; i < 5; i++)

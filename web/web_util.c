@@ -19,7 +19,7 @@
 #include "base/util.h"
 
 int web_parse_addr(const char *text, struct sockaddr_storage *sa, socklen_t *len,
-		   bool *loopback, char *err, size_t err_len)
+		   bool *loopback, struct err *err)
 {
 	char host[INET6_ADDRSTRLEN + 1] = "";
 	const char *port_s, *close, *hs = text;
@@ -69,13 +69,12 @@ int web_parse_addr(const char *text, struct sockaddr_storage *sa, socklen_t *len
 		return 0;
 	}
 bad:
-	snprintf(err, err_len, "bad --http address '%s' (expected ADDR:PORT, [ADDR6]:PORT "
+	err_set(err, "bad --http address '%s' (expected ADDR:PORT, [ADDR6]:PORT "
 		 "or PORT: an IP address and a port 0-65535)", text);
 	return -EINVAL;
 }
 
-int web_check_bind(const char *http, bool have_token, bool public_ok, char *err,
-		   size_t err_len)
+int web_check_bind(const char *http, bool have_token, bool public_ok, struct err *err)
 {
 	struct sockaddr_storage sa;
 	socklen_t len;
@@ -83,10 +82,10 @@ int web_check_bind(const char *http, bool have_token, bool public_ok, char *err,
 
 	if (!http)
 		http = WEB_DEFAULT_ADDR;
-	if (web_parse_addr(http, &sa, &len, &loopback, err, err_len))
+	if (web_parse_addr(http, &sa, &len, &loopback, err))
 		return -EINVAL;
 	if (!loopback && !have_token && !public_ok) {
-		snprintf(err, err_len, "--http '%s' is not a loopback address: give "
+		err_set(err, "--http '%s' is not a loopback address: give "
 			 "--http-token FILE (every request must carry the token) or "
 			 "--http-public (anyone who reaches it can read the results)", http);
 		return -EINVAL;
@@ -94,7 +93,7 @@ int web_check_bind(const char *http, bool have_token, bool public_ok, char *err,
 	return 0;
 }
 
-int web_read_token(const char *file, char *out, char *err, size_t err_len)
+int web_read_token(const char *file, char *out, struct err *err)
 {
 	char line[WEB_TOKEN_MAX + 2];
 	size_t n, i, start = 0;
@@ -108,7 +107,7 @@ int web_read_token(const char *file, char *out, char *err, size_t err_len)
 			e = -errno;
 			close(fd);
 		}
-		snprintf(err, err_len, "cannot read token file '%s': %s", file, util_strerror(e));
+		err_set(err, "cannot read token file '%s': %s", file, util_strerror(e));
 		return e;
 	}
 	if (!fgets(line, sizeof(line), f))
@@ -116,7 +115,7 @@ int web_read_token(const char *file, char *out, char *err, size_t err_len)
 	fclose(f);
 	n = strcspn(line, "\r\n");
 	if (n > WEB_TOKEN_MAX - 1) {
-		snprintf(err, err_len, "token file '%s': the token is longer than %d bytes",
+		err_set(err, "token file '%s': the token is longer than %d bytes",
 			 file, WEB_TOKEN_MAX - 1);
 		return -EINVAL;
 	}
@@ -126,13 +125,13 @@ int web_read_token(const char *file, char *out, char *err, size_t err_len)
 		n--;
 	for (i = start; i < n; i++) {
 		if (line[i] <= ' ' || line[i] > '~') {
-			snprintf(err, err_len, "token file '%s': the token has a space or a "
+			err_set(err, "token file '%s': the token has a space or a "
 				 "non-printable byte at column %zu", file, i + 1);
 			return -EINVAL;
 		}
 	}
 	if (n - start < 16) {
-		snprintf(err, err_len, "token file '%s': the token (first line) has %zu bytes; "
+		err_set(err, "token file '%s': the token (first line) has %zu bytes; "
 			 "give at least 16", file, n - start);
 		return -EINVAL;
 	}
@@ -242,7 +241,7 @@ enum web_route web_route(const char *path, int64_t *id)
 }
 
 int web_params_check(const struct web_param *params, size_t n, const char *const *allowed,
-		     const char **values, char *err, size_t err_len)
+		     const char **values, struct err *err)
 {
 	size_t i, k, klen, vlen;
 	const char *vals, *p;
@@ -258,15 +257,15 @@ int web_params_check(const struct web_param *params, size_t n, const char *const
 				break;
 		}
 		if (!allowed[k]) {
-			snprintf(err, err_len, "unknown parameter '%s'", key);
+			err_set(err, "unknown parameter '%s'", key);
 			return -EINVAL;
 		}
 		if (values[k]) {
-			snprintf(err, err_len, "parameter '%s' given twice", key);
+			err_set(err, "parameter '%s' given twice", key);
 			return -EINVAL;
 		}
 		if (!value || !*value) {
-			snprintf(err, err_len, "parameter '%s' needs a value", key);
+			err_set(err, "parameter '%s' needs a value", key);
 			return -EINVAL;
 		}
 		/* "key" without "=": any value */
@@ -281,7 +280,7 @@ int web_params_check(const struct web_param *params, size_t n, const char *const
 				break;
 		}
 		if (!*p) {
-			snprintf(err, err_len, "parameter '%s': unknown value '%s' (expected %s)",
+			err_set(err, "parameter '%s': unknown value '%s' (expected %s)",
 				 key, value, vals);
 			return -EINVAL;
 		}

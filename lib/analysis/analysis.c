@@ -459,8 +459,7 @@ static json_t *pooled_sides(const json_t *sides_arr)
 }
 
 json_t *analysis_compare(const json_t *rows, const char *by, const char *baseline,
-			 const char *candidate, const struct analysis_opts *opts, char *err,
-			 size_t err_len)
+			 const char *candidate, const struct analysis_opts *opts, struct err *err)
 {
 	struct analysis_input in = { .set = { 0 } };
 	struct spread_index ix = { 0 };
@@ -474,7 +473,7 @@ json_t *analysis_compare(const json_t *rows, const char *by, const char *baselin
 
 	if (!by)
 		by = "run";
-	e = analysis_input_read(&in, rows, by, opts, true, "to compare", err, err_len);
+	e = analysis_input_read(&in, rows, by, opts, true, "to compare", err);
 	if (e)
 		goto out;
 	sides = in.sides;
@@ -493,29 +492,29 @@ json_t *analysis_compare(const json_t *rows, const char *by, const char *baselin
 	}
 	cmps = json_array();
 	if (!cmps) {
-		e = util_seterr(err, err_len, -ENOMEM, "out of memory");
+		e = err_ret(err, -ENOMEM, "out of memory");
 		goto out;
 	}
 	if (!baseline)
 		baseline = json_object_iter_key(json_object_iter(sides));
 	if (!json_object_get(sides, baseline)) {
 		e = analysis_group_flagged(rows, baseline) ?
-		    util_seterr(err, err_len, -ENOENT, "no results for baseline %s '%s' (all of them flagged; --include-flagged to use them)",
+		    err_ret(err, -ENOENT, "no results for baseline %s '%s' (all of them flagged; --include-flagged to use them)",
 				by, baseline) :
-		    util_seterr(err, err_len, -ENOENT, "no results for baseline %s '%s' (there are %s)",
+		    err_ret(err, -ENOENT, "no results for baseline %s '%s' (there are %s)",
 				by, baseline, groups_text(sides, names, sizeof(names)));
 		goto out;
 	}
 	if (candidate && !json_object_get(sides, candidate)) {
 		e = analysis_group_flagged(rows, candidate) ?
-		    util_seterr(err, err_len, -ENOENT, "no results for candidate %s '%s' (all of them flagged; --include-flagged to use them)",
+		    err_ret(err, -ENOENT, "no results for candidate %s '%s' (all of them flagged; --include-flagged to use them)",
 				by, candidate) :
-		    util_seterr(err, err_len, -ENOENT, "no results for candidate %s '%s' (there are %s)",
+		    err_ret(err, -ENOENT, "no results for candidate %s '%s' (there are %s)",
 				by, candidate, groups_text(sides, names, sizeof(names)));
 		goto out;
 	}
 	if (!candidate && json_object_size(sides) < 2) {
-		e = util_seterr(err, err_len, -ENOENT, "nothing to compare: only %s '%s' has results",
+		e = err_ret(err, -ENOENT, "nothing to compare: only %s '%s' has results",
 			   by, baseline);
 		goto out;
 	}
@@ -525,7 +524,7 @@ json_t *analysis_compare(const json_t *rows, const char *by, const char *baselin
 		if (!strcmp(g, baseline) || (candidate && strcmp(g, candidate)))
 			continue;
 		if (timing_apart(json_object_get(sides, baseline), v, &ta, &tb)) {
-			e = util_seterr(err, err_len, -EINVAL, "cannot compare %s '%s' with '%s': measured "
+			e = err_ret(err, -EINVAL, "cannot compare %s '%s' with '%s': measured "
 				   "with '%s' timing against '%s' timing (guest instructions are not "
 				   "time; docs/kernels.md, Timing modes)", by, baseline, g, ta, tb);
 			goto out;
@@ -536,36 +535,36 @@ json_t *analysis_compare(const json_t *rows, const char *by, const char *baselin
 		cmp = json_pack("{s:s, s:s, s:o, s:o, s:o}", "baseline", baseline, "candidate", g,
 				"rows", crows, "only_baseline", only_a, "only_candidate", only_b);
 		if (!cmp || json_array_append_new(cmps, cmp)) {
-			e = util_seterr(err, err_len, -ENOMEM, "out of memory");
+			e = err_ret(err, -ENOMEM, "out of memory");
 			goto out;
 		}
 		e = compare_groups(&in.set, baseline, g, &copts, spread ? &ix : NULL, &in.x, crows,
 				   only_a, only_b);
 		if (e) {
-			util_seterr(err, err_len, e, "cannot compare %s '%s' with '%s': %s", by, baseline,
+			err_ret(err, e, "cannot compare %s '%s' with '%s': %s", by, baseline,
 			       g, strerror(-e));
 			goto out;
 		}
 	}
 	sides_arr = json_array();
 	if (!sides_arr || json_array_append(sides_arr, json_object_get(sides, baseline))) {
-		e = util_seterr(err, err_len, -ENOMEM, "out of memory");
+		e = err_ret(err, -ENOMEM, "out of memory");
 		goto out;
 	}
 	json_object_foreach(sides, g, v)
 		if (strcmp(g, baseline) && (!candidate || !strcmp(g, candidate)) &&
 		    json_array_append(sides_arr, v)) {
-			e = util_seterr(err, err_len, -ENOMEM, "out of memory");
+			e = err_ret(err, -ENOMEM, "out of memory");
 			goto out;
 		}
 	pooled = pooled_sides(sides_arr);
 	if (!pooled) {
-		e = util_seterr(err, err_len, -ENOMEM, "out of memory");
+		e = err_ret(err, -ENOMEM, "out of memory");
 		goto out;
 	}
 	if (opts && opts->strict && json_array_size(pooled)) {
 		analysis_pooled_text(json_array_get(pooled, 0), by, names, sizeof(names));
-		e = util_seterr(err, err_len, -EDOM, "%s; --strict refuses to pool them (--by "
+		e = err_ret(err, -EDOM, "%s; --strict refuses to pool them (--by "
 				"host or kernel.build, or --host, splits them)", names);
 		goto out;
 	}
@@ -580,6 +579,6 @@ out:
 	json_decref(pooled);
 	json_decref(sides_arr);
 	json_decref(cmps);
-	return analysis_input_finish(&in, report, e, err, err_len);
+	return analysis_input_finish(&in, report, e, err);
 }
 

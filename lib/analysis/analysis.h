@@ -31,6 +31,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "base/err.h"
+
 struct analysis_opts {
 	size_t sz;			/* sizeof(struct analysis_opts) */
 	bool include_flagged;		/* use results with excluding verdicts too */
@@ -96,8 +98,7 @@ const char *analysis_pooled_text(const json_t *entry, const char *by, char *out,
  * and a side pools several hosts or kernel builds (ERR names them), ENOMEM. The report's
  * "pooled" lists each side that does (docs/analysis.md, "Pooling"). */
 json_t *analysis_compare(const json_t *rows, const char *by, const char *baseline,
-			 const char *candidate, const struct analysis_opts *opts, char *err,
-			 size_t err_len);
+			 const char *candidate, const struct analysis_opts *opts, struct err *err);
 
 /* The filter of store_query_run_spread for a compare by run of value rows ROWS read with
  * FILTER (not stolen): FILTER without "by", with "runs" the run ids of ROWS and
@@ -110,6 +111,6 @@ json_t *analysis_spread_filter(const json_t *filter, const json_t *rows, bool in
  * change points of the series of single values with the groups on both sides. OPTS may
  * be NULL. Returns a new report, or NULL with errno set and ERR (ENOENT: no values). */
 json_t *analysis_history(const json_t *rows, const char *by, const struct analysis_opts *opts,
-			 char *err, size_t err_len);
+			 struct err *err);
 
 #endif

@@ -119,7 +119,7 @@ fail:
 }
 
 json_t *analysis_history(const json_t *rows, const char *by, const struct analysis_opts *opts,
-			 char *err, size_t err_len)
+			 struct err *err)
 {
 	struct analysis_input in = { .set = { 0 } };
 	json_t *series = NULL, *report = NULL, *one, *garr;
@@ -129,17 +129,17 @@ json_t *analysis_history(const json_t *rows, const char *by, const struct analys
 
 	if (!by)
 		by = "kernel.release";
-	e = analysis_input_read(&in, rows, "", opts, false, "for this history", err, err_len);
+	e = analysis_input_read(&in, rows, "", opts, false, "for this history", err);
 	if (e)
 		goto out;
 	series = json_array();
 	if (!series) {
-		e = util_seterr(err, err_len, -ENOMEM, "out of memory");
+		e = err_ret(err, -ENOMEM, "out of memory");
 		goto out;
 	}
 	groups = group_order(in.sides, by, &n_groups);
 	if (!groups) {
-		e = util_seterr(err, err_len, -ENOMEM, "out of memory");
+		e = err_ret(err, -ENOMEM, "out of memory");
 		goto out;
 	}
 	for (i = 0; i < in.set.n; i++) {
@@ -151,7 +151,7 @@ json_t *analysis_history(const json_t *rows, const char *by, const struct analys
 			continue;
 		one = history_series(&in.set, &in.set.s[i], groups, n_groups);
 		if (!one || json_array_append_new(series, one)) {
-			e = util_seterr(err, err_len, -ENOMEM, "cannot build the history series");
+			e = err_ret(err, -ENOMEM, "cannot build the history series");
 			goto out;
 		}
 	}
@@ -163,5 +163,5 @@ json_t *analysis_history(const json_t *rows, const char *by, const struct analys
 out:
 	free(groups);
 	json_decref(series);
-	return analysis_input_finish(&in, report, e, err, err_len);
+	return analysis_input_finish(&in, report, e, err);
 }

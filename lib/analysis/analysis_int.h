@@ -56,13 +56,12 @@ struct analysis_input {
  * flagged, or none). The caller calls analysis_input_finish either way. */
 int analysis_input_read(struct analysis_input *in, const json_t *rows, const char *key_by,
 			const struct analysis_opts *opts, bool rx_cpu, const char *what,
-			char *err, size_t err_len);
+			struct err *err);
 
 /* The end of a report call: free what IN holds; return REPORT (built last, NULL when
  * that failed: -ENOMEM, "out of memory" in ERR), or, after the error E (-errno, ERR
  * already set), NULL with errno set. */
-json_t *analysis_input_finish(struct analysis_input *in, json_t *report, int e, char *err,
-			      size_t err_len);
+json_t *analysis_input_finish(struct analysis_input *in, json_t *report, int e, struct err *err);
 
 /* Whether ROWS hold a measurement of group NAME (all of which analysis_collect() left
  * out as flagged when NAME has no side). */

@@ -417,36 +417,35 @@ json_t *analysis_num(double v)
 
 int analysis_input_read(struct analysis_input *in, const json_t *rows, const char *key_by,
 			const struct analysis_opts *opts, bool rx_cpu, const char *what,
-			char *err, size_t err_len)
+			struct err *err)
 {
 	int e;
 
 	if (opts && opts->sz < sizeof(*opts))
-		return util_seterr(err, err_len, -EINVAL, "bad analysis options");
+		return err_ret(err, -EINVAL, "bad analysis options");
 	in->sides = json_object();
 	in->x.jobs = json_object();
 	in->x.rx_cpu = rx_cpu ? json_object() : NULL;
 	if (!in->sides || !in->x.jobs || (rx_cpu && !in->x.rx_cpu))
-		return util_seterr(err, err_len, -ENOMEM, "out of memory");
+		return err_ret(err, -ENOMEM, "out of memory");
 	e = collect(rows, key_by, opts && opts->include_flagged, &in->set, in->sides, &in->x);
 	if (e)
-		return util_seterr(err, err_len, e, "out of memory");
+		return err_ret(err, e, "out of memory");
 	if (!json_object_size(in->sides))
-		return util_seterr(err, err_len, -ENOENT, "no results %s%s", what,
+		return err_ret(err, -ENOENT, "no results %s%s", what,
 				   json_object_size(in->x.jobs) ? " (all of them flagged; "
 				   "--include-flagged to use them)" : "");
 	return 0;
 }
 
-json_t *analysis_input_finish(struct analysis_input *in, json_t *report, int e, char *err,
-			      size_t err_len)
+json_t *analysis_input_finish(struct analysis_input *in, json_t *report, int e, struct err *err)
 {
 	json_decref(in->sides);
 	json_decref(in->x.jobs);
 	json_decref(in->x.rx_cpu);
 	set_release(&in->set);
 	if (!e && !report)
-		e = util_seterr(err, err_len, -ENOMEM, "out of memory");
+		e = err_ret(err, -ENOMEM, "out of memory");
 	if (e) {
 		errno = -e;
 		return NULL;

@@ -42,6 +42,7 @@
 #include <stddef.h>
 
 #include "analysis/compare.h"
+#include "base/err.h"
 #include "analysis/stats.h"
 
 struct bisect;
@@ -248,9 +249,9 @@ const char *bisect_resolution_text(const struct bisect_resolution *res, char *ou
 /* A sample that bisect compares must be one variant and one subject, never several
  * pooled. VARIANTS and SUBJECTS (each may be NULL: not checked) name the variant and
  * subject of each of N values (a NULL name is not counted). Returns 0 when each names
- * at most one, else -EINVAL with WHY set: "values of 2 variants ('drop', 'pass'):
- * choose one with --variant" (variants are checked first). */
+ * at most one, else -EINVAL with ERR set (input): "values of 2 variants ('drop',
+ * 'pass'): choose one with --variant" (variants are checked first). */
 int bisect_sample_check(const char *const *variants, const char *const *subjects,
-			size_t n, char *why, size_t len);
+			size_t n, struct err *err);
 
 #endif

@@ -118,7 +118,7 @@ static size_t distinct(const char *const *names, size_t n, char *list, size_t le
 }
 
 int bisect_sample_check(const char *const *variants, const char *const *subjects,
-			size_t n, char *why, size_t len)
+			size_t n, struct err *err)
 {
 	const char *const *names[2] = { variants, subjects };
 	static const char *const what[2] = { "variant", "subject" };
@@ -131,9 +131,8 @@ int bisect_sample_check(const char *const *variants, const char *const *subjects
 			continue;
 		count = distinct(names[i], n, list, sizeof(list));
 		if (count > 1) {
-			snprintf(why, len, "values of %zu %ss (%s): choose one with --%s", count,
-				 what[i], list, what[i]);
-			return -EINVAL;
+			return err_at(err, NULL, 0, 0, "values of %zu %ss (%s): choose one with "
+				      "--%s", count, what[i], list, what[i]);
 		}
 	}
 	return 0;

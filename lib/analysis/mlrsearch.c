@@ -34,7 +34,6 @@
  */
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -174,25 +173,14 @@ double mlrsearch_conditional(const struct mlrsearch_trial *t, size_t n, double l
 	return load * (1.0 - q);
 }
 
-static void set_err(char *err, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err || !len)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, len, fmt, ap);
-	va_end(ap);
-}
-
-static bool params_ok(const struct mlrsearch_params *p, char *err, size_t len)
+static bool params_ok(const struct mlrsearch_params *p, struct err *err)
 {
 	if (p->method != MLRSEARCH_METHOD_MLR && p->method != MLRSEARCH_METHOD_BINARY) {
-		set_err(err, len, "method %d unknown", (int)p->method);
+		err_set(err, "method %d unknown", (int)p->method);
 		return false;
 	}
 	if (!p->n_goals || p->n_goals > MLRSEARCH_MAX_GOALS) {
-		set_err(err, len, "goals: %zu given, 1 to %d allowed", p->n_goals,
+		err_set(err, "goals: %zu given, 1 to %d allowed", p->n_goals,
 			MLRSEARCH_MAX_GOALS);
 		return false;
 	}
@@ -201,55 +189,54 @@ static bool params_ok(const struct mlrsearch_params *p, char *err, size_t len)
 		const char *name = g->name ? g->name : "";
 
 		if (!(g->loss_ratio >= 0 && g->loss_ratio < 1)) {
-			set_err(err, len, "goal '%s': loss %g outside [0, 1)", name,
+			err_set(err, "goal '%s': loss %g outside [0, 1)", name,
 				g->loss_ratio);
 			return false;
 		}
 		if (!(g->exceed_ratio >= 0 && g->exceed_ratio < 1)) {
-			set_err(err, len, "goal '%s': exceed %g outside [0, 1)", name,
+			err_set(err, "goal '%s': exceed %g outside [0, 1)", name,
 				g->exceed_ratio);
 			return false;
 		}
 	}
 	if (!(p->width > 0 && p->width < 1)) {
-		set_err(err, len, "width %g outside (0, 1)", p->width);
+		err_set(err, "width %g outside (0, 1)", p->width);
 		return false;
 	}
 	if (!(p->final_duration > 0)) {
-		set_err(err, len, "trial duration %g not positive", p->final_duration);
+		err_set(err, "trial duration %g not positive", p->final_duration);
 		return false;
 	}
 	if (!(p->initial_duration >= 0 && p->initial_duration <= p->final_duration)) {
-		set_err(err, len, "initial trial duration %g outside (0, %g]",
+		err_set(err, "initial trial duration %g outside (0, %g]",
 			p->initial_duration, p->final_duration);
 		return false;
 	}
 	if (!(p->duration_sum >= 0) || !(p->budget >= 0)) {
-		set_err(err, len, "duration sum %g or budget %g negative", p->duration_sum,
+		err_set(err, "duration sum %g or budget %g negative", p->duration_sum,
 			p->budget);
 		return false;
 	}
 	if (p->budget > 0 && p->budget < p->final_duration) {
-		set_err(err, len, "total %g shorter than the trial duration %g", p->budget,
+		err_set(err, "total %g shorter than the trial duration %g", p->budget,
 			p->final_duration);
 		return false;
 	}
 	if (!(p->min_rate > 0 && p->min_rate < p->max_rate && isfinite(p->max_rate))) {
-		set_err(err, len, "min_rate %g and max_rate %g: 0 < min_rate < max_rate needed",
+		err_set(err, "min_rate %g and max_rate %g: 0 < min_rate < max_rate needed",
 			p->min_rate, p->max_rate);
 		return false;
 	}
 	return true;
 }
 
-struct mlrsearch *mlrsearch_new(const struct mlrsearch_params *params, char *err,
-				size_t err_len)
+struct mlrsearch *mlrsearch_new(const struct mlrsearch_params *params, struct err *err)
 {
 	struct mlrsearch *s;
 
-	if (!params || !params_ok(params, err, err_len)) {
+	if (!params || !params_ok(params, err)) {
 		if (!params)
-			set_err(err, err_len, "no parameters");
+			err_set(err, "no parameters");
 		errno = EINVAL;
 		return NULL;
 	}

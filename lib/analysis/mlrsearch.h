@@ -31,6 +31,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/err.h"
+
 #define MLRSEARCH_MAX_GOALS 8
 
 /* One Search Goal (RFC 9971, "Search Goal"): its Goal Loss Ratio and Goal Exceed Ratio,
@@ -113,9 +115,8 @@ struct mlrsearch;
 
 /* A search with PARAMS (copied; goal names stay borrowed). NULL with errno EINVAL for
  * parameters outside the ranges above (ERR, if not NULL, gets a message naming the
- * field, at most ERR_LEN bytes), ENOMEM. */
-struct mlrsearch *mlrsearch_new(const struct mlrsearch_params *params, char *err,
-				size_t err_len);
+ * field), ENOMEM. */
+struct mlrsearch *mlrsearch_new(const struct mlrsearch_params *params, struct err *err);
 
 /* Frees *S and sets it to NULL; NULL and *S NULL allowed. */
 void mlrsearch_destroy(struct mlrsearch **s);

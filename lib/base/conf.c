@@ -23,9 +23,9 @@ static int is_blank(char ch)
 	return ch == ' ' || ch == '\t' || ch == '\r';
 }
 
-/* One line [s, e) of line number LINE into C; 0 or -EINVAL with WHY. */
+/* One line [s, e) of line number LINE into C; 0 or -EINVAL with ERR. */
 static int parse_line(struct conf *c, const char *s, const char *e, int line,
-		      const struct option *keys, char *why, size_t why_len)
+		      const struct option *keys, struct err *err)
 {
 	const char *k, *ke, *v, *ve;
 	const struct option *opt;
@@ -36,7 +36,7 @@ static int parse_line(struct conf *c, const char *s, const char *e, int line,
 	if (s == e || *s == '#')
 		return 0;
 	if (memchr(s, '\0', (size_t)(e - s))) {
-		snprintf(why, why_len, "%s:%d: a NUL byte", c->path, line);
+		err_at(err, c->path, line, 0, "a NUL byte");
 		return -EINVAL;
 	}
 	k = s;
@@ -46,7 +46,7 @@ static int parse_line(struct conf *c, const char *s, const char *e, int line,
 	while (s < e && is_blank(*s))
 		s++;
 	if (s == e || *s != '=') {
-		snprintf(why, why_len, "%s:%d: expected 'KEY = VALUE', got '%.*s'", c->path, line,
+		err_at(err, c->path, line, 0, "expected 'KEY = VALUE', got '%.*s'",
 			 (int)(e - k > 60 ? 60 : e - k), k);
 		return -EINVAL;
 	}
@@ -58,7 +58,7 @@ static int parse_line(struct conf *c, const char *s, const char *e, int line,
 		ve--;
 	opt = find_key(keys, k, (size_t)(ke - k));
 	if (!opt) {
-		snprintf(why, why_len, "%s:%d: unknown key '%.*s'", c->path, line,
+		err_at(err, c->path, line, 0, "unknown key '%.*s'",
 			 (int)(ke - k > 60 ? 60 : ke - k), k);
 		return -EINVAL;
 	}
@@ -66,12 +66,12 @@ static int parse_line(struct conf *c, const char *s, const char *e, int line,
 		if (ve - v == 2 && !strncmp(v, "no", 2))
 			return 0;
 		if (ve - v != 3 || strncmp(v, "yes", 3)) {
-			snprintf(why, why_len, "%s:%d: '%s' takes yes or no, not '%.*s'", c->path,
-				 line, opt->name, (int)(ve - v > 60 ? 60 : ve - v), v);
+			err_at(err, c->path, line, 0, "'%s' takes yes or no, not '%.*s'",
+			       opt->name, (int)(ve - v > 60 ? 60 : ve - v), v);
 			return -EINVAL;
 		}
 	} else if (v == ve) {
-		snprintf(why, why_len, "%s:%d: '%s' needs a value", c->path, line, opt->name);
+		err_at(err, c->path, line, 0, "'%s' needs a value", opt->name);
 		return -EINVAL;
 	}
 	grown = realloc(c->e, (c->n + 1) * sizeof(*c->e));
@@ -91,52 +91,51 @@ static int parse_line(struct conf *c, const char *s, const char *e, int line,
 }
 
 int conf_parse(const char *path, const char *text, size_t len, const struct option *keys,
-	       struct conf **out, char *why, size_t why_len)
+	       struct conf **out, struct err *e)
 {
 	const char *s = text, *end = text + len, *nl;
 	struct conf *c;
-	int line = 1, err = 0;
+	int line = 1, ret = 0;
 
 	*out = NULL;
 	c = calloc(1, sizeof(*c));
 	if (!c || !(c->path = strdup(path))) {
 		free(c);
-		snprintf(why, why_len, "out of memory");
+		err_set(e, "out of memory");
 		return -ENOMEM;
 	}
-	for (; s < end && !err; s = nl + 1, line++) {
+	for (; s < end && !ret; s = nl + 1, line++) {
 		nl = memchr(s, '\n', (size_t)(end - s));
 		if (!nl)
 			nl = end;
-		err = parse_line(c, s, nl, line, keys, why, why_len);
+		ret = parse_line(c, s, nl, line, keys, e);
 	}
-	if (err) {
-		if (err == -ENOMEM)
-			snprintf(why, why_len, "out of memory");
+	if (ret) {
+		if (ret == -ENOMEM)
+			err_set(e, "out of memory");
 		conf_destroy(&c);
-		return err;
+		return ret;
 	}
 	*out = c;
 	return 0;
 }
 
-int conf_load(const char *path, const struct option *keys, struct conf **out, char *why,
-	      size_t why_len)
+int conf_load(const char *path, const struct option *keys, struct conf **out,
+	      struct err *e)
 {
 	size_t len;
 	char *text;
-	int err;
+	int ret;
 
 	*out = NULL;
-	err = util_read_file(path, CONF_MAX_BYTES, &text, &len);
-	if (err) {
-		snprintf(why, why_len, "cannot read configuration '%s': %s", path,
-			 util_strerror(err));
-		return err;
+	ret = util_read_file(path, CONF_MAX_BYTES, &text, &len);
+	if (ret) {
+		err_set(e, "cannot read configuration '%s': %s", path, util_strerror(ret));
+		return ret;
 	}
-	err = conf_parse(path, text, len, keys, out, why, why_len);
+	ret = conf_parse(path, text, len, keys, out, e);
 	free(text);
-	return err;
+	return ret;
 }
 
 int conf_argv(const struct conf *c, int argc, char **argv, int *argc_out, char ***argv_out)
@@ -166,7 +165,7 @@ int conf_argv(const struct conf *c, int argc, char **argv, int *argc_out, char *
 }
 
 int conf_apply_args(int *argcp, char ***argvp, const struct option *longopts,
-		    struct conf **cp, char ***blockp, char *why, size_t why_len)
+		    struct conf **cp, char ***blockp, struct err *e)
 {
 	char **argv = *argvp;
 	const char *path = NULL;
@@ -184,20 +183,20 @@ int conf_apply_args(int *argcp, char ***argvp, const struct option *longopts,
 	}
 	if (!path)
 		return 0;
-	err = conf_load(path, longopts, &c, why, why_len);
+	err = conf_load(path, longopts, &c, e);
 	if (err)
 		return err;
 	for (k = 0; k < c->n; k++) {
 		if (strcmp(c->e[k].opt->name, "config") && strcmp(c->e[k].opt->name, "help"))
 			continue;
-		snprintf(why, why_len, "%s:%d: '%s' cannot be set in a file", c->path,
-			 c->e[k].line, c->e[k].opt->name);
+		err_at(e, c->path, c->e[k].line, 0, "'%s' cannot be set in a file",
+		       c->e[k].opt->name);
 		conf_destroy(&c);
 		return -EINVAL;
 	}
 	err = conf_argv(c, *argcp, argv, argcp, blockp);
 	if (err) {
-		snprintf(why, why_len, "out of memory");
+		err_set(e, "out of memory");
 		conf_destroy(&c);
 		return err;
 	}

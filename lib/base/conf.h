@@ -14,6 +14,8 @@
 #include <getopt.h>
 #include <stddef.h>
 
+#include "base/err.h"
+
 #define CONF_MAX_BYTES (64 * 1024)
 
 struct conf_entry {
@@ -32,14 +34,15 @@ struct conf {
  * table ending with a NULL name); a required_argument option needs a non-empty VALUE, a
  * no_argument one takes "yes" (set) or "no" (left out). VALUE runs to the end of the line
  * with the blanks around it dropped; "#" starts a comment only at the start of a line.
- * Returns 0 and *out, or -EINVAL with "PATH:LINE: what is wrong" in WHY (-ENOMEM). */
+ * Returns 0 and *out, or -EINVAL with "PATH:LINE: what is wrong" in ERR (input;
+ * -ENOMEM). */
 int conf_parse(const char *path, const char *text, size_t len, const struct option *keys,
-	       struct conf **out, char *why, size_t why_len);
+	       struct conf **out, struct err *err);
 
 /* conf_parse() of the file PATH (a regular file of at most CONF_MAX_BYTES). -ENOENT
- * when it does not exist (WHY says so too), other -errno when it cannot be read. */
-int conf_load(const char *path, const struct option *keys, struct conf **out, char *why,
-	      size_t why_len);
+ * when it does not exist (ERR says so too), other -errno when it cannot be read. */
+int conf_load(const char *path, const struct option *keys, struct conf **out,
+	      struct err *err);
 
 /* A new argv: ARGV[0], then "--KEY=VALUE" (or "--KEY") for each entry of C in file
  * order, then ARGV[1..ARGC-1], so that getopt reads the file first and a flag given
@@ -51,10 +54,10 @@ int conf_argv(const struct conf *c, int argc, char **argv, int *argc_out, char *
  * a "--", load FILE with LONGOPTS as its keys ("config" and "help" excepted) and replace
  * *ARGCP and *ARGVP by conf_argv()'s; *CP keeps the file (conf_destroy) and *BLOCKP the
  * new argv (free), both NULL when there is no --config. LONGOPTS must list "config" as
- * a required_argument option that getopt then skips. Returns 0, or -errno with WHY
- * (FILE:LINE for what the file holds). */
+ * a required_argument option that getopt then skips. Returns 0, or -errno with ERR
+ * (input, FILE:LINE, for what the file holds). */
 int conf_apply_args(int *argcp, char ***argvp, const struct option *longopts,
-		    struct conf **cp, char ***blockp, char *why, size_t why_len);
+		    struct conf **cp, char ***blockp, struct err *err);
 
 void conf_destroy(struct conf **c);
 

@@ -39,11 +39,11 @@ static bool listed(const json_t *names, const char *s, size_t n)
 	return false;
 }
 
-/* ERR gets "WHAT:LINE: " (or "WHAT: ") and the message of FMT; returns E. */
-static int refuse(const struct kernel_list_opts *o, int line, char *err, size_t err_len,
-		  int e, const char *fmt, ...) __attribute__((format(printf, 6, 7)));
-static int refuse(const struct kernel_list_opts *o, int line, char *err, size_t err_len,
-		  int e, const char *fmt, ...)
+/* ERR gets "WHAT:LINE: " (or "WHAT: ") and the message of FMT, as input; returns E. */
+static int refuse(const struct kernel_list_opts *o, int line, struct err *err, int e,
+		  const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+static int refuse(const struct kernel_list_opts *o, int line, struct err *err, int e,
+		  const char *fmt, ...)
 {
 	char msg[512];
 	va_list ap;
@@ -51,13 +51,12 @@ static int refuse(const struct kernel_list_opts *o, int line, char *err, size_t 
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	if (o->line_numbers)
-		return util_seterr(err, err_len, e, "%s:%d: %s", o->what, line, msg);
-	return util_seterr(err, err_len, e, "%s: %s", o->what, msg);
+	err_at(err, o->what, o->line_numbers ? line : 0, 0, "%s", msg);
+	return e;
 }
 
 int kernel_list_scan(const char *text, size_t len, const struct kernel_list_opts *opts,
-		     json_t *names, char *err, size_t err_len)
+		     json_t *names, struct err *err)
 {
 	bool (*name_ok)(const char *, size_t) = opts->name_ok ? opts->name_ok : printable_name;
 	const char *ends = opts->comments ? " \t\r#" : " \t\r";
@@ -71,7 +70,7 @@ int kernel_list_scan(const char *text, size_t len, const struct kernel_list_opts
 		pos += ll + 1;
 		lineno++;
 		if (memchr(line, '\0', ll))
-			return refuse(opts, lineno, err, err_len, -EINVAL,
+			return refuse(opts, lineno, err, -EINVAL,
 				      "a NUL byte: not a text file");
 		for (lead = 0; lead < ll && (line[lead] == ' ' || line[lead] == '\t'); lead++)
 			;
@@ -81,25 +80,26 @@ int kernel_list_scan(const char *text, size_t len, const struct kernel_list_opts
 		if (!n)
 			continue;	/* blank or a comment */
 		if (!name_ok(w, n))
-			return refuse(opts, lineno, err, err_len, -EINVAL, "'%.*s' is not %s",
+			return refuse(opts, lineno, err, -EINVAL, "'%.*s' is not %s",
 				      n > 64 ? 64 : (int)n, w, opts->name_is);
 		if (listed(names, w, n)) {
 			if (opts->drop_repeats)
 				continue;
-			return refuse(opts, lineno, err, err_len, -EINVAL, "'%.*s' is listed twice",
+			return refuse(opts, lineno, err, -EINVAL, "'%.*s' is listed twice",
 				      (int)n, w);
 		}
 		if (json_array_size(names) >= opts->max_names)
-			return refuse(opts, lineno, err, err_len, opts->too_many,
+			return refuse(opts, lineno, err, opts->too_many,
 				      "more than %zu kernels", opts->max_names);
-		if (json_array_append_new(names, json_stringn(w, n)))
-			return util_seterr(err, err_len, -ENOMEM, "out of memory");
+		if (json_array_append_new(names, json_stringn(w, n))) {
+			err_set(err, "out of memory");
+			return -ENOMEM;
+		}
 	}
 	return 0;
 }
 
-json_t *kernel_list_parse(const char *text, size_t len, const char *file, char *err,
-			  size_t err_len)
+json_t *kernel_list_parse(const char *text, size_t len, const char *file, struct err *err)
 {
 	const struct kernel_list_opts opts = {
 		.what = file,
@@ -113,8 +113,11 @@ json_t *kernel_list_parse(const char *text, size_t len, const char *file, char *
 	json_t *out = json_array();
 	int e;
 
-	e = out ? kernel_list_scan(text, len, &opts, out, err, err_len) :
-		  util_seterr(err, err_len, -ENOMEM, "out of memory");
+	e = -ENOMEM;
+	if (out)
+		e = kernel_list_scan(text, len, &opts, out, err);
+	else
+		err_set(err, "out of memory");
 	if (e) {
 		json_decref(out);
 		errno = -e;

@@ -21,6 +21,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "base/err.h"
+
 #define KERNEL_LIST_MAX 1024
 #define KERNEL_LIST_NAME_MAX 200
 #define KERNEL_LIST_MAX_BYTES (1u << 20)	/* of a file */
@@ -41,18 +43,17 @@ struct kernel_list_opts {
 
 /* Append the names in the LEN bytes of TEXT (any bytes; no NUL needed at TEXT[LEN]),
  * read as OPTS says, to the array NAMES in line order; names already in NAMES count as
- * listed. Returns 0, or -errno with ERR ("WHAT:LINE: message"): -EINVAL for a name that
+ * listed. Returns 0, or -errno with ERR ("WHAT:LINE: message", input): -EINVAL for a name that
  * is not one, a repeated name (unless dropped) or a NUL byte, OPTS->too_many for more
  * than OPTS->max_names names, -ENOMEM. The names of the lines before the one refused
  * stay appended. */
 int kernel_list_scan(const char *text, size_t len, const struct kernel_list_opts *opts,
-		     json_t *names, char *err, size_t err_len);
+		     json_t *names, struct err *err);
 
 /* The names in the LEN bytes of TEXT read from FILE (for messages): a new array of
  * strings in file order, or NULL with errno and ERR ("FILE:LINE: message"; EINVAL for a
  * bad or repeated name, a NUL byte, too many names; ENOMEM). An empty list is not an
  * error here (the caller needs two kernels and says so). */
-json_t *kernel_list_parse(const char *text, size_t len, const char *file, char *err,
-			  size_t err_len);
+json_t *kernel_list_parse(const char *text, size_t len, const char *file, struct err *err);
 
 #endif

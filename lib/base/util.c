@@ -92,8 +92,7 @@ bool util_utf8_valid(const char *text, size_t len, size_t *bad)
 	return true;
 }
 
-int util_text_check(const char *text, size_t len, const char *file, char *err,
-		    size_t err_len)
+int util_text_check(const char *text, size_t len, const char *file, struct err *err)
 {
 	const char *p = text, *end;
 	size_t bad;
@@ -103,8 +102,8 @@ int util_text_check(const char *text, size_t len, const char *file, char *err,
 		return 0;
 	for (end = text + bad; (p = memchr(p, '\n', (size_t)(end - p))); p++)
 		line++;
-	return util_seterr(err, err_len, -EINVAL, "%s:%d: %s", file, line,
-			   text[bad] ? "not UTF-8 text" : "a NUL byte (not a text file?)");
+	return err_at(err, file, line, 0, "%s",
+		      text[bad] ? "not UTF-8 text" : "a NUL byte (not a text file?)");
 }
 
 bool util_name_ok(const char *s, const char *extra, size_t max)

@@ -19,6 +19,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/err.h"
+
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 /* -UTIL_ENOTREG: PATH names a FIFO, a device or a socket where a file is read (above the
@@ -50,9 +52,9 @@ size_t util_utf8_len(const char *s, size_t avail);
 bool util_utf8_valid(const char *s, size_t len, size_t *bad);
 
 /* Whether the LEN bytes of TEXT read from FILE are text (util_utf8_valid): 0, or -EINVAL
- * with ERR "FILE:LINE: a NUL byte (not a text file?)" or "FILE:LINE: not UTF-8 text". */
-int util_text_check(const char *text, size_t len, const char *file, char *err,
-		    size_t err_len);
+ * with ERR (input) "FILE:LINE: a NUL byte (not a text file?)" or "FILE:LINE: not UTF-8
+ * text". */
+int util_text_check(const char *text, size_t len, const char *file, struct err *err);
 
 /* Whether S is a name as plans name things (plan names, hosts): 1 to MAX letters,
  * digits and characters of EXTRA, ASCII only (the plan's rule, docs/plans.md). */
@@ -88,7 +90,8 @@ int util_parse_int(const char *text, long long *out);
 
 /* Format FMT into ERR (ERR_LEN bytes, ERR may be NULL or ERR_LEN 0: nothing written) and
  * return E: `return util_seterr(err, err_len, -EINVAL, "bad 'x'")` for functions that
- * report a message into a caller's buffer. */
+ * report a message into a caller's buffer. The old form: new code fills a struct err
+ * (err_ret, base/err.h). */
 int util_seterr(char *err, size_t err_len, int e, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 

@@ -31,6 +31,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/err.h"
+
 /* limits shared by plans and agents */
 #define JOBSPEC_MAX_DURATION_MS (3600 * 1000)	/* traffic.duration_ms, 1.. */
 #define JOBSPEC_MAX_WARMUP_MS (3600 * 1000)	/* traffic.warmup_ms, 0.. */
@@ -46,6 +48,8 @@
 #define JOBSPEC_AGENT_MIN "0.1.0"
 #define JOBSPEC_MAX_GOALS 8			/* search.goals, as MLRSEARCH_MAX_GOALS */
 #define JOBSPEC_MAX_LOADS 8			/* latency.loads */
+#define JOBSPEC_MAX_BURST 4096			/* traffic.burst: xdp-live, pktgen */
+#define JOBSPEC_MAX_BURST_UDP 64		/* traffic.burst with udp: one sendmmsg() */
 
 /* defaults of members a spec leaves out */
 #define JOBSPEC_DEFAULT_SIZE 64			/* traffic.packet.size */
@@ -134,6 +138,9 @@ struct job_traffic {
 	 * with the port's speed); both 0: full speed. At most one is set. */
 	int64_t rate_pps;
 	double rate_share;
+	/* traffic.burst: frames a paced generator sends back to back at most, 1..
+	 * JOBSPEC_MAX_BURST; 0: its smallest that holds the rate (found while it runs) */
+	int burst;
 };
 
 /* repeat: the coordinator's adaptive repetitions (docs/plans.md); agents ignore it */
@@ -229,19 +236,19 @@ void jobspec_release(struct job_spec *spec);
 
 /* Decode JSON (a spec object, borrowed: the struct takes its own reference) into SPEC,
  * which is initialised first. PATH names JSON in messages ("spec", "job.spec").
- * Returns 0, or -EINVAL with the first problem in WHY ("PATH.traffic.threads: must be
+ * Returns 0, or -EINVAL with the first problem in ERR ("PATH.traffic.threads: must be
  * an integer") and SPEC empty, or -ENOMEM. */
-int jobspec_decode(const json_t *json, const char *path, struct job_spec *spec, char *why,
-		   size_t why_len);
+int jobspec_decode(const json_t *json, const char *path, struct job_spec *spec,
+		   struct err *err);
 /* The spec's JSON (a new reference), members in the fixed order; NULL with errno
  * ENOMEM. */
 json_t *jobspec_encode(const struct job_spec *spec);
 
 /* Decode just an attach array (the members of spec.attach, path "spec.attach") into
  * *ATTACH (heap, *N entries; free with jobspec_attach_free), borrowing JSON's strings:
- * JSON must outlive it. Returns 0 or -EINVAL with WHY, or -ENOMEM. */
-int jobspec_decode_attach(const json_t *json, struct job_attach **attach, int *n, char *why,
-			  size_t why_len);
+ * JSON must outlive it. Returns 0 or -EINVAL with ERR, or -ENOMEM. */
+int jobspec_decode_attach(const json_t *json, struct job_attach **attach, int *n,
+			  struct err *err);
 void jobspec_attach_free(struct job_attach *attach, int n);
 
 /* Names as plans and specs write them, indexed by the enum, NULL-terminated. */

@@ -28,7 +28,7 @@ static const char *const spec_keys[] = {
 };
 static const char *const traffic_keys[] = {
 	"generator", "from", "packet", "threads", "to", "cpus", "duration_ms", "warmup_ms",
-	"rate_pps", "rate_share", NULL,
+	"rate_pps", "rate_share", "burst", NULL,
 };
 static const char *const packet_keys[] = { "size", "proto", "flows", "dst_mac", NULL };
 static const char *const attach_keys[] = {
@@ -49,8 +49,7 @@ static const char *const latency_keys[] = { "loads", "port", "goal", NULL };
 static const char *const load_keys[] = { "share", "pps", NULL };
 
 struct dec {
-	char *why;
-	size_t why_len;
+	struct err *err;
 };
 
 static int fail(struct dec *d, const char *path, const char *fmt, ...)
@@ -63,13 +62,13 @@ static int fail(struct dec *d, const char *path, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(text, sizeof(text), fmt, ap);
 	va_end(ap);
-	snprintf(d->why, d->why_len, "%s%s%s", path, text[0] == ' ' ? "" : ": ", text);
+	err_set(d->err, "%s%s%s", path, text[0] == ' ' ? "" : ": ", text);
 	return -EINVAL;
 }
 
 static int nomem(struct dec *d)
 {
-	snprintf(d->why, d->why_len, "out of memory");
+	err_set(d->err, "out of memory");
 	return -ENOMEM;
 }
 
@@ -343,6 +342,7 @@ static int decode_traffic(struct dec *d, const json_t *t, const char *path,
 	x = 0;
 	e = e ?: get_int(d, t, path, "rate_pps", 1, JOBSPEC_MAX_RATE_PPS, &x);
 	out->rate_pps = x;
+	e = e ?: get_i(d, t, path, "burst", 1, JOBSPEC_MAX_BURST, &out->burst);
 	return e ?: decode_share(d, t, path, out);
 }
 
@@ -746,15 +746,14 @@ static int decode(struct dec *d, const json_t *j, const char *path, struct job_s
 	return get_kvs(d, j, path, "hosts_match", &s->hosts_match, &s->n_hosts_match);
 }
 
-int jobspec_decode(const json_t *json, const char *path, struct job_spec *spec, char *why,
-		   size_t why_len)
+int jobspec_decode(const json_t *json, const char *path, struct job_spec *spec,
+		   struct err *err)
 {
-	struct dec d = { .why = why, .why_len = why_len };
+	struct dec d = { .err = err };
 	int ret;
 
 	jobspec_init(spec);
-	if (why_len)
-		why[0] = '\0';
+	err_clear(err);
 	ret = decode(&d, json, path ? path : "spec", spec);
 	if (ret) {
 		jobspec_release(spec);
@@ -764,16 +763,15 @@ int jobspec_decode(const json_t *json, const char *path, struct job_spec *spec, 
 	return 0;
 }
 
-int jobspec_decode_attach(const json_t *json, struct job_attach **attach, int *n, char *why,
-			  size_t why_len)
+int jobspec_decode_attach(const json_t *json, struct job_attach **attach, int *n,
+			  struct err *err)
 {
-	struct dec d = { .why = why, .why_len = why_len };
+	struct dec d = { .err = err };
 	int ret;
 
 	*attach = NULL;
 	*n = 0;
-	if (why_len)
-		why[0] = '\0';
+	err_clear(err);
 	ret = decode_attach(&d, json, "spec.attach", attach, n);
 	if (ret) {
 		jobspec_attach_free(*attach, *n);

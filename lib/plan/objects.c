@@ -211,30 +211,20 @@ int plan_objects_add(struct plan_objects *objs, const char *name, const void *da
 	return objects_add_owned(objs, name, NULL, copy, len);
 }
 
-static int obj_error(struct plan_error *err, const struct plan *plan, int line, int col,
+static int obj_error(struct err *err, const struct plan *plan, int line, int col,
 		     const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 
-/* "FILE:LINE:COL: message" into ERR. Returns -EINVAL. */
-static int obj_error(struct plan_error *err, const struct plan *plan, int line, int col,
+/* "FILE:LINE:COL: message" into ERR, a fault of the plan (err_at). Returns -EINVAL. */
+static int obj_error(struct err *err, const struct plan *plan, int line, int col,
 		     const char *fmt, ...)
 {
 	char msg[900];
 	va_list ap;
-	int n;
 
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	err->line = line;
-	err->col = col;
-	if (line)
-		n = snprintf(err->text, sizeof(err->text), "%s:%d:%d: %s", plan->file, line, col,
-			     msg);
-	else
-		n = snprintf(err->text, sizeof(err->text), "%s: %s", plan->file, msg);
-	if (n >= (int)sizeof(err->text))
-		memcpy(err->text + sizeof(err->text) - 4, "...", 4);
-	return -EINVAL;
+	return err_at(err, plan->file, line, col, "%s", msg);
 }
 
 /* "an xdp", "a tc", "a kprobe" */
@@ -274,7 +264,7 @@ static const char *name_list(char *const *names, int n, char *list, size_t len)
 
 /* Index of map NAME in O, or an error at LINE:COL (-EINVAL). */
 static int find_map(const struct plan *plan, const struct plan_object *o, const char *name,
-		    int line, int col, struct plan_error *err)
+		    int line, int col, struct err *err)
 {
 	char list[600];
 	int i;
@@ -299,7 +289,7 @@ static const char *map_type_text(int type)
 
 /* The maps and counters of attach entry A against its object O. */
 static int check_fills(const struct plan *plan, const struct plan_attach *a,
-		       const struct plan_object *o, struct plan_error *err)
+		       const struct plan_object *o, struct err *err)
 {
 	char list[600], kind[64];
 	int i, m, j;
@@ -368,7 +358,7 @@ static int check_fills(const struct plan *plan, const struct plan_attach *a,
 
 /* Check one attach entry against its object. */
 static int check_attach(const struct plan *plan, const struct plan_attach *a,
-			const struct plan_object *o, struct plan_error *err)
+			const struct plan_object *o, struct err *err)
 {
 	int want = a->hook == PLAN_HOOK_XDP ? BPF_PROG_TYPE_XDP : BPF_PROG_TYPE_SCHED_CLS;
 	char list[600], kind[64];
@@ -405,13 +395,10 @@ static int check_attach(const struct plan *plan, const struct plan_attach *a,
 }
 
 int plan_objects_check(const struct plan *plan, const struct plan_objects *objs,
-		       struct plan_error *err)
+		       struct err *err)
 {
-	struct plan_error scratch;
 	int v, i, ret;
 
-	if (!err)
-		err = &scratch;
 	for (v = 0; v < plan->n_variants; v++) {
 		for (i = 0; i < plan->variants[v].n_attach; i++) {
 			const struct plan_attach *a = &plan->variants[v].attach[i];
@@ -464,14 +451,11 @@ static int object_path(const struct plan *plan, const char *bpf_dir, const char 
 }
 
 int plan_objects_resolve(const struct plan *plan, const char *bpf_dir,
-			 struct plan_objects *out, struct plan_error *err)
+			 struct plan_objects *out, struct err *err)
 {
-	struct plan_error scratch;
 	char *path = NULL, *dir = NULL;
 	int v, i, ret = 0;
 
-	if (!err)
-		err = &scratch;
 	memset(out, 0, sizeof(*out));
 	if (!bpf_dir || !*bpf_dir)
 		bpf_dir = DEFAULT_BPF_DIR;
@@ -488,7 +472,7 @@ int plan_objects_resolve(const struct plan *plan, const char *bpf_dir,
 			}
 			ret = object_path(plan, bpf_dir, a->object, &path, &dir);
 			if (ret) {
-				obj_error(err, plan, 0, 0, "out of memory");
+				err_set(err, "%s: out of memory", plan->file);
 				break;
 			}
 			ret = util_read_file(path, PLAN_OBJECT_MAX_BYTES, &data, &len);
@@ -496,6 +480,8 @@ int plan_objects_resolve(const struct plan *plan, const char *bpf_dir,
 				obj_error(err, plan, a->object_line, a->object_col,
 					  "object '%s' is larger than %u bytes", a->object,
 					  PLAN_OBJECT_MAX_BYTES);
+				if (err)
+					err->input = false;	/* exit 1, as a read error */
 			} else if (ret) {
 				if (strchr(a->object, '/'))
 					obj_error(err, plan, a->object_line, a->object_col,
@@ -505,10 +491,14 @@ int plan_objects_resolve(const struct plan *plan, const char *bpf_dir,
 					obj_error(err, plan, a->object_line, a->object_col,
 						  "cannot open object '%s': %s (looked in %s)",
 						  a->object, util_strerror(ret), dir);
+				/* a missing object is the plan's fault; one that
+				 * cannot be read (a FIFO, no permission) the machine's */
+				if (err && ret != -ENOENT)
+					err->input = false;
 			} else {
 				ret = objects_add_owned(out, a->object, path, data, len);
 				if (ret == -ENOMEM)
-					obj_error(err, plan, 0, 0, "out of memory");
+					err_set(err, "%s: out of memory", plan->file);
 				else if (ret)
 					obj_error(err, plan, a->object_line, a->object_col,
 						  "cannot open object '%s': %s is not a BPF object file",

@@ -47,10 +47,11 @@ struct plan_objects {
 };
 
 /* Resolve every object PLAN names, looking up bare names in BPF_DIR. Returns 0, or
- * -errno with ERR set (-ENOENT for a missing object, -EINVAL for an unknown program or a
- * program of the wrong type). OUT is filled on success and must be released. */
+ * -errno with ERR set, marked input for the plan's faults (a missing object, an unknown
+ * program, a program of the wrong type) but not for an object that cannot be read or is
+ * too large. OUT is filled on success and must be released. */
 int plan_objects_resolve(const struct plan *plan, const char *bpf_dir,
-			 struct plan_objects *out, struct plan_error *err);
+			 struct plan_objects *out, struct err *err);
 /* Build from bytes already at hand (the coordinator, from a submit message): NAME ->
  * DATA. Computes sha256 and the program list. Returns 0 or -errno (-EEXIST for a name
  * already in OBJS, -EFBIG above PLAN_OBJECT_MAX_BYTES, -EINVAL for bytes that libbpf cannot
@@ -61,9 +62,9 @@ int plan_objects_add(struct plan_objects *objs, const char *name, const void *da
 const struct plan_object *plan_objects_find(const struct plan_objects *objs,
 					    const char *name);
 /* Check PLAN against objects already in OBJS (every name present, every program exists
- * with the right type). Returns 0 or -EINVAL with ERR set. */
+ * with the right type). Returns 0 or -EINVAL with ERR set (input). */
 int plan_objects_check(const struct plan *plan, const struct plan_objects *objs,
-		       struct plan_error *err);
+		       struct err *err);
 void plan_objects_release(struct plan_objects *objs);
 
 /* --- encoded objects for `job` messages (the coordinator) ---

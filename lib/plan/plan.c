@@ -15,7 +15,7 @@
  * expansion. plan_int.h lists the parts.
  *
  * Called from the CLI and the coordinator's thread; no global state, no logging (errors
- * go to struct plan_error for the caller to print).
+ * go to struct err for the caller to print).
  */
 #include "plan/plan_int.h"
 #include "base/util.h"
@@ -28,34 +28,31 @@
 
 /* ---- overrides ---- */
 
-int plan_override_parse(const char *arg, struct plan_override *ov, struct plan_error *err)
+int plan_override_parse(const char *arg, struct plan_override *ov, struct err *err)
 {
-	struct plan_error scratch;
 	const char *eq;
 	char buf[400];
 
-	if (!err)
-		err = &scratch;
 	memset(ov, 0, sizeof(*ov));
 	eq = arg ? strchr(arg, '=') : NULL;
 	if (!eq || eq == arg)
-		return plan_set_error(err, 0, 0, "invalid override '%s': expected KEY=VALUE",
+		return err_at(err, NULL, 0, 0, "invalid override '%s': expected KEY=VALUE",
 				      arg ? plan_shown(arg, buf, sizeof(buf)) : "");
 	if (strchr(eq + 1, '\n') || strchr(eq + 1, '\r'))
-		return plan_set_error(err, 0, 0,
-				      "invalid override '%s': the value must be one line",
+		return err_at(err, NULL, 0, 0,
+			      "invalid override '%s': the value must be one line",
 				      plan_shown(arg, buf, sizeof(buf)));
 	ov->key = strndup(arg, (size_t)(eq - arg));
 	ov->value = strdup(eq + 1);
 	if (!ov->key || !ov->value) {
 		plan_override_release(ov);
-		plan_set_error(err, 0, 0, "out of memory");
+		err_set(err, "out of memory");
 		return -ENOMEM;
 	}
 	if (!plan_key_path_ok(ov->key)) {
 		plan_override_release(ov);
-		return plan_set_error(err, 0, 0,
-				      "invalid override '%s': expected a key path such as traffic.packet.size",
+		return err_at(err, NULL, 0, 0,
+			      "invalid override '%s': expected a key path such as traffic.packet.size",
 				      plan_shown(arg, buf, sizeof(buf)));
 	}
 	return 0;
@@ -73,9 +70,9 @@ void plan_override_release(struct plan_override *ov)
 /* Put one override into TREE. */
 static int apply_override(struct vctx *c, struct plan_tree *tree, const struct plan_override *ov)
 {
-	char kbuf[400], vbuf[400], origin[900], why[300];
+	char kbuf[400], vbuf[400], origin[900];
 	struct plan_tree *vtree = NULL;
-	struct plan_tree_error terr;
+	struct err terr;
 	struct plan_node *value;
 	const char *own;
 	int ret;
@@ -84,10 +81,10 @@ static int apply_override(struct vctx *c, struct plan_tree *tree, const struct p
 		 plan_shown(ov->key ? ov->key : "", kbuf, sizeof(kbuf)),
 		 plan_shown(ov->value ? ov->value : "", vbuf, sizeof(vbuf)));
 	if (!ov->key || !ov->value || !plan_key_path_ok(ov->key))
-		return plan_set_error(c->err, 0, 0, "%s: %s: expected a key path such as traffic.packet.size",
-				      c->file, origin);
+		return err_at(c->err, c->file, 0, 0,
+			      "%s: expected a key path such as traffic.packet.size", origin);
 	if (strchr(ov->value, '\n') || strchr(ov->value, '\r'))
-		return plan_set_error(c->err, 0, 0, "%s: %s: the value must be one line", c->file, origin);
+		return err_at(c->err, c->file, 0, 0, "%s: the value must be one line", origin);
 	own = plan_tree_add_origin(tree, origin);
 	if (!own)
 		return plan_oom(c);
@@ -95,7 +92,7 @@ static int apply_override(struct vctx *c, struct plan_tree *tree, const struct p
 	if (ret == -ENOMEM)
 		return plan_oom(c);
 	if (ret)
-		return plan_set_error(c->err, 0, 0, "%s: %s: %s", c->file, origin, terr.msg);
+		return err_at(c->err, c->file, 0, 0, "%s: %s", origin, terr.msg);
 	value = vtree->root;
 	vtree->root = NULL;
 	plan_tree_destroy(&vtree);
@@ -104,13 +101,12 @@ static int apply_override(struct vctx *c, struct plan_tree *tree, const struct p
 		if (!value)
 			return plan_oom(c);
 	}
-	ret = plan_tree_set(tree, ov->key, value, 0, 0, own, plan_one_key_maps, NULL, why,
-			    sizeof(why));
+	ret = plan_tree_set(tree, ov->key, value, 0, 0, own, plan_one_key_maps, NULL, &terr);
 	if (ret) {
 		plan_node_free(value);
 		if (ret == -ENOMEM)
 			return plan_oom(c);
-		return plan_set_error(c->err, 0, 0, "%s: %s: %s", c->file, origin, why);
+		return err_at(c->err, c->file, 0, 0, "%s: %s", origin, terr.msg);
 	}
 	/* A key set on the command line is no longer varied by the matrix. */
 	if (strncmp(ov->key, "matrix", 6) || (ov->key[6] && ov->key[6] != '.'))
@@ -121,24 +117,21 @@ static int apply_override(struct vctx *c, struct plan_tree *tree, const struct p
 /* ---- parse, load, destroy ---- */
 
 struct plan *plan_parse(const char *file, const char *text, size_t len,
-			const struct plan_override *ov, int n_ov, struct plan_error *err)
+			const struct plan_override *ov, int n_ov, struct err *err)
 {
-	struct plan_error scratch;
-	struct vctx c = { .file = file ? file : "<plan>", .err = err ? err : &scratch };
-	struct plan_tree_error terr;
+	struct vctx c = { .file = file ? file : "<plan>", .err = err };
+	struct err terr;
 	struct plan *p;
 	int i, ret;
 
-	c.err->text[0] = '\0';
-	c.err->line = c.err->col = 0;
+	err_clear(c.err);
 	if (!text && len) {
-		plan_set_error(c.err, 0, 0, "%s: no plan text", c.file);
+		err_at(c.err, c.file, 0, 0, "no plan text");
 		errno = EINVAL;
 		return NULL;
 	}
 	if (len > PLAN_MAX_BYTES) {
-		plan_set_error(c.err, 0, 0, "%s: the plan is larger than %u bytes", c.file,
-			       PLAN_MAX_BYTES);
+		err_at(c.err, c.file, 0, 0, "the plan is larger than %u bytes", PLAN_MAX_BYTES);
 		errno = EINVAL;
 		return NULL;
 	}
@@ -165,8 +158,7 @@ struct plan *plan_parse(const char *file, const char *text, size_t len,
 		goto out;
 	}
 	if (ret) {
-		plan_set_error(c.err, terr.line, terr.col, "%s:%d:%d: %s", c.file, terr.line,
-			       terr.col, terr.msg);
+		err_at(c.err, c.file, terr.line, terr.col, "%s", terr.msg);
 		goto out;
 	}
 	if (!p->tree->root || plan_node_is_null(p->tree->root) ||
@@ -192,26 +184,22 @@ out:
 }
 
 struct plan *plan_load(const char *file, const struct plan_override *ov, int n_ov,
-		       struct plan_error *err)
+		       struct err *err)
 {
-	struct plan_error scratch;
 	struct plan *p;
 	char *text = NULL;
 	char buf[400];
 	size_t len = 0;
 	int ret;
 
-	if (!err)
-		err = &scratch;
 	ret = util_read_file(file, PLAN_MAX_BYTES, &text, &len);
 	if (ret == -EFBIG) {
-		plan_set_error(err, 0, 0, "%s: the plan is larger than %u bytes", file,
-			       PLAN_MAX_BYTES);
+		err_at(err, file, 0, 0, "the plan is larger than %u bytes", PLAN_MAX_BYTES);
 		errno = EINVAL;
 		return NULL;
 	}
 	if (ret) {
-		plan_set_error(err, 0, 0, "cannot open plan '%s': %s",
+		err_set(err, "cannot open plan '%s': %s",
 			       plan_shown(file, buf, sizeof(buf)), util_strerror(ret));
 		errno = -ret;
 		return NULL;

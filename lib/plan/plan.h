@@ -5,7 +5,7 @@
  * A plan file (docs/plans.md) is parsed with libyaml into a position-carrying tree,
  * submit-time overrides (-s key=value) are applied to that tree, and the tree is then
  * validated into a struct plan. Any error refuses the plan whole and is reported as
- * "FILE:LINE:COLUMN: message" through struct plan_error; nothing is partially accepted.
+ * "FILE:LINE:COLUMN: message" through struct err; nothing is partially accepted.
  *
  * Expansion turns a plan into its jobs: the cross product of the matrix, times the
  * variants, times the repetitions, ordered so that variants interleave within each
@@ -28,6 +28,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/err.h"
 #include "plan/jobspec.h"
 
 #define PLAN_MAX_BYTES (1u << 20)	/* plan files above this are refused */
@@ -40,11 +41,6 @@
 #define PLAN_MAX_NAME 128		/* plan and variant names, roles, programs */
 /* a plan name: 1 to PLAN_MAX_NAME letters, digits and these (plan_name_valid) */
 #define PLAN_NAME_EXTRA "._-"
-
-struct plan_error {
-	char text[1024];		/* "FILE:LINE:COLUMN: message", ready to print */
-	int line, col;			/* 1-based; 0 when not tied to a place */
-};
 
 /* A plan's enums are the job spec's (jobspec.h: one definition for the coordinator and
  * the agent), under the names the plan model has always used. */
@@ -142,6 +138,8 @@ struct plan_traffic {
 	int64_t rate_pps;		/* `rate: 200000`: frames/s, 0: full speed */
 	double rate_share;		/* `rate: 10%`: share of the port's line rate, 0..1 */
 	int rate_line, rate_col;	/* of the rate value, for plan_rate_check */
+	int burst;			/* `burst: 16`: frames back to back at most; 0: the
+					 * generator's smallest that holds the rate */
 };
 
 struct plan_axis {			/* one matrix key and its values */
@@ -210,17 +208,17 @@ struct plan_override {
 
 /* Parse "KEY=VALUE" into OV (heap strings). Returns 0 or -EINVAL with ERR filled
  * ("invalid override 'x': expected KEY=VALUE"). */
-int plan_override_parse(const char *arg, struct plan_override *ov, struct plan_error *err);
+int plan_override_parse(const char *arg, struct plan_override *ov, struct err *err);
 void plan_override_release(struct plan_override *ov);
 
 /* Parse and validate TEXT (LEN bytes, need not be NUL-terminated) read from FILE, applying
  * the N_OV overrides first. Returns a new plan, or NULL with errno set (EINVAL for a bad
  * plan, ENOMEM) and ERR describing the first problem. */
 struct plan *plan_parse(const char *file, const char *text, size_t len,
-			const struct plan_override *ov, int n_ov, struct plan_error *err);
+			const struct plan_override *ov, int n_ov, struct err *err);
 /* Read FILE and plan_parse it. */
 struct plan *plan_load(const char *file, const struct plan_override *ov, int n_ov,
-		       struct plan_error *err);
+		       struct err *err);
 void plan_destroy(struct plan **plan);
 
 /* One job of an expanded plan. */
@@ -237,7 +235,7 @@ struct plan_job {
  * plan; an invalid point fails the expansion with ERR naming the matrix entry.
  * Returns 0 or -errno. */
 int plan_expand(const struct plan *plan, struct plan_job **jobs, int *n,
-		struct plan_error *err);
+		struct err *err);
 void plan_jobs_free(struct plan_job *jobs, int n);
 
 /* One side of a two-host job: a new spec from SPEC (a job spec of a plan with `link`,
@@ -265,7 +263,7 @@ const json_t *plan_inventory_port(const json_t *inventory, const char *role);
  * its line rate, nor may search.max_rate (at its place in PLAN). Returns 0, or -EINVAL with ERR "FILE:LINE:COL: traffic.rate: ..." at
  * the rate in PLAN (a matrix axis traffic.rate when there is one). */
 int plan_rate_check(const struct plan *plan, const json_t *spec, const json_t *inventory,
-		    const char *host, struct plan_error *err);
+		    const char *host, struct err *err);
 
 /* Whether NAME is a metric bpflab knows (port.rx_pps, prog.ns_per_run, ..., and
  * nic.NAME, a driver counter: [A-Za-z0-9_.-] and "#K", at most PLAN_MAX_NIC_NAME). */

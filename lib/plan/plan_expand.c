@@ -108,7 +108,7 @@ static json_t *job_spec(const struct plan *p, int v, int rep, const json_t *poin
 		.generator = t->generator, .from = t->from, .size = t->size, .proto = t->proto,
 		.flows = t->flows, .threads = t->threads, .to = t->to,
 		.duration_ms = t->duration_ms, .warmup_ms = t->warmup_ms,
-		.rate_pps = t->rate_pps, .rate_share = t->rate_share,
+		.rate_pps = t->rate_pps, .rate_share = t->rate_share, .burst = t->burst,
 	};
 	if (t->n_cpus) {
 		s.traffic.cpus = calloc((size_t)t->n_cpus, sizeof(*s.traffic.cpus));
@@ -159,11 +159,10 @@ json_t *plan_pair_spec(const json_t *spec, const char *role, const char *peer)
 	const char **ports, *port = NULL;
 	struct job_spec s;
 	json_t *side = NULL;
-	char why[256];
 	bool gen = role && !strcmp(role, "generator");
 	int i, n_all, n_ports, ret;
 
-	ret = jobspec_decode(spec, "spec", &s, why, sizeof(why));
+	ret = jobspec_decode(spec, "spec", &s, NULL);
 	if (ret) {
 		errno = -ret;
 		return NULL;
@@ -232,10 +231,9 @@ void plan_jobs_free(struct plan_job *jobs, int n)
 }
 
 int plan_expand(const struct plan *plan, struct plan_job **jobsp, int *np,
-		struct plan_error *err)
+		struct err *err)
 {
-	struct plan_error scratch;
-	struct vctx c = { .err = err ? err : &scratch };
+	struct vctx c = { .err = err };
 	struct point_state *ps = NULL;
 	struct plan_job *jobs = NULL;
 	long long points, total, k;
@@ -246,15 +244,13 @@ int plan_expand(const struct plan *plan, struct plan_job **jobsp, int *np,
 	if (!plan || !plan->tree)
 		return -EINVAL;
 	c.file = plan->file;
-	c.err->text[0] = '\0';
-	c.err->line = c.err->col = 0;
+	err_clear(c.err);
 	points = plan_points(plan);
 	n_var = plan->n_variants;
 	total = points * plan->repeat * n_var;
 	if (total > PLAN_MAX_JOBS || total <= 0)
-		return plan_set_error(c.err, 0, 0,
-				      "%s: the plan expands to %lld jobs, more than %d",
-				      plan->file, total, PLAN_MAX_JOBS);
+		return err_at(c.err, plan->file, 0, 0, "the plan expands to %lld jobs, more than %d",
+			      total, PLAN_MAX_JOBS);
 	jobs = calloc((size_t)total, sizeof(*jobs));
 	ps = calloc(1, sizeof(*ps));
 	if (!jobs || !ps) {

@@ -54,7 +54,7 @@ extern const char *const plan_one_key_maps[];
 /* Validation state: where errors go and what to put in front of them. */
 struct vctx {
 	const char *file;
-	struct plan_error *err;
+	struct err *err;
 	const char *point;		/* "matrix point k=v, ..." while building a point */
 	const struct plan *base;	/* the plan whose point is built */
 	const char *subject;		/* "variant 'drop'" inside a variant */
@@ -71,9 +71,6 @@ const char *plan_joined(const char *const *list, int n, char *buf, size_t len);
  * a node that has no place in the file. Returns -EINVAL. */
 int plan_vfail(struct vctx *c, const struct plan_node *at, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
-/* ERR's text from FMT as it is, at LINE:COL. Returns -EINVAL. */
-int plan_set_error(struct plan_error *err, int line, int col, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
 /* "FILE: out of memory". Returns -ENOMEM. */
 int plan_oom(struct vctx *c);
 

@@ -47,7 +47,8 @@ int plan_point_apply(struct vctx *c, const struct plan *base, struct plan_tree *
 	for (i = 0; i < base->n_axes; i++) {
 		const struct plan_node *vnode = matrix->kids[2 * i + 1]->kids[digit[i]];
 		const struct plan_axis *ax = &base->matrix[i];
-		char kbuf[400], vbuf[400], why[300];
+		char kbuf[400], vbuf[400];
+		struct err e;
 		struct plan_node *node;
 
 		snprintf(ps->origin[i], sizeof(ps->origin[i]), "matrix %s=%s",
@@ -65,10 +66,10 @@ int plan_point_apply(struct vctx *c, const struct plan *base, struct plan_tree *
 			return plan_oom(c);
 		node->plain = vnode->plain;
 		ret = plan_tree_set(tree, ax->key, node, vnode->line, vnode->col, ps->origin[i],
-				    plan_one_key_maps, &ps->undo[ps->n_applied], why, sizeof(why));
+				    plan_one_key_maps, &ps->undo[ps->n_applied], &e);
 		if (ret) {
 			if (ret != -ENOMEM)
-				plan_vfail(c, node, "%s", why);
+				plan_vfail(c, node, "%s", e.msg);
 			plan_node_free(node);
 			return ret == -ENOMEM ? plan_oom(c) : -EINVAL;
 		}

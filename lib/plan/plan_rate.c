@@ -45,7 +45,7 @@ static void rate_place(const struct plan *plan, int *line, int *col)
 }
 
 int plan_rate_check(const struct plan *plan, const json_t *spec, const json_t *inventory,
-		    const char *host, struct plan_error *err)
+		    const char *host, struct err *err)
 {
 	const json_t *t = json_object_get(spec, "traffic");
 	const char *gen = json_string_value(json_object_get(t, "generator"));
@@ -55,7 +55,6 @@ int plan_rate_check(const struct plan *plan, const json_t *spec, const json_t *i
 	int size = (int)json_integer_value(json_object_get(json_object_get(t, "packet"), "size"));
 	json_int_t max = json_integer_value(json_object_get(json_object_get(spec, "search"),
 							   "max_rate_pps"));
-	char at[300];
 	double mbps, line;
 	int l, c;
 
@@ -65,22 +64,18 @@ int plan_rate_check(const struct plan *plan, const json_t *spec, const json_t *i
 	mbps = json_number_value(json_object_get(plan_inventory_port(inventory, from), "speed"));
 	line = plan_line_rate_pps(mbps, size);
 	if (max && mbps > 0 && (double)max > line)
-		return plan_set_error(err, plan->search_max_line, plan->search_max_col,
-				      "%s:%d:%d: search.max_rate: %lld frames/s is above the line rate of port '%s' on host '%s': %.0f frames/s of %d bytes at %.0f Mb/s",
-				      plan->file, plan->search_max_line, plan->search_max_col,
-				      (long long)max, from, host, line, size, mbps);
+		return err_at(err, plan->file, plan->search_max_line, plan->search_max_col,
+			      "search.max_rate: %lld frames/s is above the line rate of port '%s' on host '%s': %.0f frames/s of %d bytes at %.0f Mb/s",
+			      (long long)max, from, host, line, size, mbps);
 	if (!pps && !(share > 0))
 		return 0;
 	rate_place(plan, &l, &c);
-	if (l)
-		snprintf(at, sizeof(at), "%s:%d:%d", plan->file, l, c);
-	else	/* from an override (-s traffic.rate=...): no place in the file */
-		snprintf(at, sizeof(at), "%s", plan->file);
+	/* l is 0 for a rate from an override (-s traffic.rate=...): no place in the file */
 	if (share > 0 && !(mbps > 0))
-		return plan_set_error(err, l, c, "%s: traffic.rate: %g%% of the line rate, but port '%s' on host '%s' reports no speed: give the rate in frames per second",
-				      at, 100 * share, from, host);
+		return err_at(err, plan->file, l, c, "traffic.rate: %g%% of the line rate, but port '%s' on host '%s' reports no speed: give the rate in frames per second",
+			      100 * share, from, host);
 	if (pps && mbps > 0 && (double)pps > line)
-		return plan_set_error(err, l, c, "%s: traffic.rate: %lld frames/s is above the line rate of port '%s' on host '%s': %.0f frames/s of %d bytes at %.0f Mb/s",
-				      at, (long long)pps, from, host, line, size, mbps);
+		return err_at(err, plan->file, l, c, "traffic.rate: %lld frames/s is above the line rate of port '%s' on host '%s': %.0f frames/s of %d bytes at %.0f Mb/s",
+			      (long long)pps, from, host, line, size, mbps);
 	return 0;
 }

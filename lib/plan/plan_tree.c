@@ -209,7 +209,7 @@ struct tree_parser {
 	const char *text;
 	size_t len;
 	const char *origin;
-	struct plan_tree_error *err;
+	struct err *err;
 	struct dup_table dups;
 	struct plan_node *stack[PLAN_TREE_MAX_DEPTH + 1];
 	int depth;
@@ -221,13 +221,13 @@ static int tp_fail(struct tree_parser *p, int line, int col, const char *fmt, ..
 
 static int tp_fail(struct tree_parser *p, int line, int col, const char *fmt, ...)
 {
+	char msg[512];
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(p->err->msg, sizeof(p->err->msg), fmt, ap);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	p->err->line = p->origin ? 0 : line;
-	p->err->col = col;
+	err_at(p->err, NULL, p->origin ? 0 : line, col, "%s", msg);
 	return -EINVAL;
 }
 
@@ -379,7 +379,7 @@ static int tp_event(struct tree_parser *p, struct plan_tree *tree, const yaml_ev
 }
 
 int plan_tree_parse(const char *text, size_t len, const char *origin,
-		    struct plan_tree **treep, struct plan_tree_error *err)
+		    struct plan_tree **treep, struct err *err)
 {
 	struct tree_parser p = { .text = text, .len = len, .err = err };
 	struct plan_tree *tree;
@@ -388,8 +388,7 @@ int plan_tree_parse(const char *text, size_t len, const char *origin,
 	int ret = 0, done = 0;
 
 	*treep = NULL;
-	err->msg[0] = '\0';
-	err->line = err->col = 0;
+	err_clear(err);
 	tree = calloc(1, sizeof(*tree));
 	if (!tree)
 		return -ENOMEM;
@@ -513,13 +512,13 @@ fail:
 
 int plan_tree_set(struct plan_tree *tree, const char *path, struct plan_node *value,
 		  int line, int col, const char *origin, const char *const *one_key_maps,
-		  struct plan_tree_undo *undo, char *why, size_t why_len)
+		  struct plan_tree_undo *undo, struct err *err)
 {
 	struct plan_node *map = tree->root, *old, *chain;
 	const char *rest = path;
 
 	if (!map || map->kind != PLAN_NODE_MAP) {
-		snprintf(why, why_len, "the plan is not a map");
+		err_at(err, NULL, 0, 0, "the plan is not a map");
 		return -ENOTDIR;
 	}
 	for (;;) {
@@ -560,7 +559,7 @@ int plan_tree_set(struct plan_tree *tree, const char *path, struct plan_node *va
 			continue;
 		}
 		if (rest[part] && !plan_node_is_null(next)) {
-			snprintf(why, why_len, "'%.*s' is not a map",
+			err_at(err, NULL, 0, 0, "'%.*s' is not a map",
 				 (int)(rest - path + part > 200 ? 200 : rest - path + part), path);
 			return -ENOTDIR;
 		}

@@ -19,6 +19,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "base/err.h"
+
 #define PLAN_TREE_MAX_DEPTH 32
 
 enum plan_node_kind { PLAN_NODE_SCALAR, PLAN_NODE_SEQ, PLAN_NODE_MAP };
@@ -40,19 +42,13 @@ struct plan_tree {
 	int n_origins;
 };
 
-/* Where a failed parse went wrong. line/col are 1-based, or 0 when the text is not a
- * file (an override value: then col alone may be set). */
-struct plan_tree_error {
-	char msg[512];
-	int line, col;
-};
-
 /* Parse LEN bytes of YAML into a new tree (*TREEP). ORIGIN, when not NULL, is given to
  * every node instead of a position (used for override values); it is borrowed and must
  * outlive the nodes (plan_tree_add_origin of the tree they end up in).
- * Returns 0, -EINVAL with ERR set for text the plan format refuses, -ENOMEM. */
+ * Returns 0, -EINVAL with ERR set (err_at without a file: the message, LINE and COL;
+ * LINE 0 for override values) for text the plan format refuses, -ENOMEM. */
 int plan_tree_parse(const char *text, size_t len, const char *origin,
-		    struct plan_tree **treep, struct plan_tree_error *err);
+		    struct plan_tree **treep, struct err *err);
 void plan_tree_destroy(struct plan_tree **treep);
 
 /* Keep a copy of TEXT for nodes' origin pointers; returns it or NULL on ENOMEM. */
@@ -85,11 +81,11 @@ struct plan_tree_undo {
  * such as "hosts.match") the rest of the path is always one key. A null value on the way
  * is replaced by a map. On success VALUE belongs to the tree; with UNDO the replaced value
  * is kept there (and is freed by plan_tree_undo) instead of being freed.
- * Returns 0, -ENOTDIR with WHY ("'repeat' is not a map") when the path crosses a scalar
+ * Returns 0, -ENOTDIR with ERR ("'repeat' is not a map") when the path crosses a scalar
  * or a list, -ENOMEM. */
 int plan_tree_set(struct plan_tree *tree, const char *path, struct plan_node *value,
 		  int line, int col, const char *origin, const char *const *one_key_maps,
-		  struct plan_tree_undo *undo, char *why, size_t why_len);
+		  struct plan_tree_undo *undo, struct err *err);
 /* Revert one plan_tree_set (the most recent one not yet undone). Never fails. */
 void plan_tree_undo(struct plan_tree_undo *undo);
 /* Remove KEY from MAP (freeing key and value) if present. */

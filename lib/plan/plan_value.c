@@ -82,7 +82,6 @@ int plan_vfail(struct vctx *c, const struct plan_node *at, const char *fmt, ...)
 	char msg[768], pre[640] = "";
 	size_t o = 0;
 	va_list ap;
-	int n;
 
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
@@ -93,33 +92,12 @@ int plan_vfail(struct vctx *c, const struct plan_node *at, const char *fmt, ...)
 		o = (size_t)snprintf(pre, sizeof(pre), "%s: ", c->point);
 	if (c->subject && o < sizeof(pre))
 		snprintf(pre + o, sizeof(pre) - o, "%s: ", c->subject);
-	c->err->line = at ? at->line : 0;
-	c->err->col = at ? at->col : 0;
-	if (c->err->line)
-		n = snprintf(c->err->text, sizeof(c->err->text), "%s:%d:%d: %s%s", c->file,
-			     c->err->line, c->err->col, pre, msg);
-	else
-		n = snprintf(c->err->text, sizeof(c->err->text), "%s: %s%s", c->file, pre, msg);
-	if (n >= (int)sizeof(c->err->text))	/* show that it was cut */
-		memcpy(c->err->text + sizeof(c->err->text) - 4, "...", 4);
-	return -EINVAL;
-}
-
-int plan_set_error(struct plan_error *err, int line, int col, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err->text, sizeof(err->text), fmt, ap);
-	va_end(ap);
-	err->line = line;
-	err->col = col;
-	return -EINVAL;
+	return err_at(c->err, c->file, at ? at->line : 0, at ? at->col : 0, "%s%s", pre, msg);
 }
 
 int plan_oom(struct vctx *c)
 {
-	plan_set_error(c->err, 0, 0, "%s: out of memory", c->file);
+	err_set(c->err, "%s: out of memory", c->file);
 	return -ENOMEM;
 }
 

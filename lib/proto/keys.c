@@ -140,23 +140,23 @@ static int write_cert(const char *path, const char *text, mode_t mode, bool forc
 }
 
 int keys_save(const char *dir, const char *name, const struct keys_pair *kp, bool force,
-	      char *why, size_t why_len)
+	      struct err *why)
 {
 	char pub[PATH_MAX], sec[PATH_MAX], text[1024];
 	struct stat st;
 	int err;
 
 	if (!*name || strchr(name, '/') || name[0] == '.') {
-		snprintf(why, why_len, "invalid key name '%s': expected a plain file name", name);
+		err_set(why, "invalid key name '%s': expected a plain file name", name);
 		return -EINVAL;
 	}
 	if (!z85_key_ok(kp->public_z85) || !z85_key_ok(kp->secret_z85)) {
-		snprintf(why, why_len, "invalid key pair");
+		err_set(why, "invalid key pair");
 		return -EINVAL;
 	}
 	if (snprintf(pub, sizeof(pub), "%s/%s.key", dir, name) >= (int)sizeof(pub) ||
 	    snprintf(sec, sizeof(sec), "%s/%s.key_secret", dir, name) >= (int)sizeof(sec)) {
-		snprintf(why, why_len, "key path in '%s' is too long", dir);
+		err_set(why, "key path in '%s' is too long", dir);
 		return -ENAMETOOLONG;
 	}
 	if (!force) {
@@ -164,7 +164,7 @@ int keys_save(const char *dir, const char *name, const struct keys_pair *kp, boo
 		const char *exists = !lstat(pub, &st) ? pub : !lstat(sec, &st) ? sec : NULL;
 
 		if (exists) {
-			snprintf(why, why_len, "key '%s' exists; give --force to replace it",
+			err_set(why, "key '%s' exists; give --force to replace it",
 				 exists);
 			return -EEXIST;
 		}
@@ -172,13 +172,13 @@ int keys_save(const char *dir, const char *name, const struct keys_pair *kp, boo
 	cert_text(kp, true, text, sizeof(text));
 	err = write_cert(sec, text, 0600, force);
 	if (err) {
-		snprintf(why, why_len, "cannot write '%s': %s", sec, strerror(-err));
+		err_set(why, "cannot write '%s': %s", sec, strerror(-err));
 		return err;
 	}
 	cert_text(kp, false, text, sizeof(text));
 	err = write_cert(pub, text, 0644, force);
 	if (err) {
-		snprintf(why, why_len, "cannot write '%s': %s", pub, strerror(-err));
+		err_set(why, "cannot write '%s': %s", pub, strerror(-err));
 		unlink(sec);
 		return err;
 	}
@@ -272,33 +272,33 @@ static int find_role(const char *text, enum keys_role *role, char bad[24])
 }
 
 int keys_parse_cert(const char *text, size_t len, const char *path, bool want_secret,
-		    struct keys_pair *kp, char *why, size_t why_len)
+		    struct keys_pair *kp, struct err *why)
 {
 	char bad[24];
 	int err = 0, rc;
 
 	memset(kp, 0, sizeof(*kp));
 	if (!text || strnlen(text, len) != len) {
-		snprintf(why, why_len, "key '%s' is not a certificate file", path);
+		err_set(why, "key '%s' is not a certificate file", path);
 		return -EINVAL;
 	}
 	rc = find_key(text, "public-key", kp->public_z85);
 	if (rc != 1) {
-		snprintf(why, why_len, "key '%s' has %s public-key", path,
+		err_set(why, "key '%s' has %s public-key", path,
 			 rc ? "an invalid" : "no");
 		err = -EINVAL;
 		goto out;
 	}
 	rc = find_role(text, &kp->role, bad);
 	if (rc < 0) {
-		snprintf(why, why_len, "key '%s' has an invalid role '%s': expected agent, client "
+		err_set(why, "key '%s' has an invalid role '%s': expected agent, client "
 			 "or coordinator", path, bad);
 		err = -EINVAL;
 		goto out;
 	}
 	rc = find_key(text, "secret-key", kp->secret_z85);
 	if (rc < 0 || (want_secret && rc != 1)) {
-		snprintf(why, why_len, "key '%s' has %s secret-key%s", path,
+		err_set(why, "key '%s' has %s secret-key%s", path,
 			 rc ? "an invalid" : "no",
 			 rc ? "" : " (give the NAME.key_secret file)");
 		err = -EINVAL;
@@ -310,7 +310,7 @@ int keys_parse_cert(const char *text, size_t len, const char *path, bool want_se
 
 		if (zmq_curve_public(derived, kp->secret_z85) ||
 		    strcmp(derived, kp->public_z85)) {
-			snprintf(why, why_len, "key '%s': public-key does not belong to secret-key",
+			err_set(why, "key '%s': public-key does not belong to secret-key",
 				 path);
 			err = -EINVAL;
 		}
@@ -321,8 +321,7 @@ out:
 	return err;
 }
 
-int keys_load(const char *path, bool want_secret, struct keys_pair *kp, char *why,
-	      size_t why_len)
+int keys_load(const char *path, bool want_secret, struct keys_pair *kp, struct err *why)
 {
 	char *text = NULL;
 	size_t len;
@@ -331,17 +330,16 @@ int keys_load(const char *path, bool want_secret, struct keys_pair *kp, char *wh
 	memset(kp, 0, sizeof(*kp));
 	err = util_read_file(path, KEYS_FILE_MAX, &text, &len);
 	if (err) {
-		snprintf(why, why_len, "cannot read key '%s': %s", path, util_strerror(err));
+		err_set(why, "cannot read key '%s': %s", path, util_strerror(err));
 		return err;
 	}
-	err = keys_parse_cert(text, len, path, want_secret, kp, why, why_len);
+	err = keys_parse_cert(text, len, path, want_secret, kp, why);
 	memset(text, 0, len);
 	free(text);
 	return err;
 }
 
-int keys_set_role(const char *path, enum keys_role role, bool force, char *why,
-		  size_t why_len)
+int keys_set_role(const char *path, enum keys_role role, bool force, struct err *why)
 {
 	struct keys_pair kp;
 	char text[1024];
@@ -349,23 +347,23 @@ int keys_set_role(const char *path, enum keys_role role, bool force, char *why,
 	int err;
 
 	if (role == KEYS_ROLE_NONE) {
-		snprintf(why, why_len, "key '%s': no role to give", path);
+		err_set(why, "key '%s': no role to give", path);
 		return -EINVAL;
 	}
-	err = keys_load(path, false, &kp, why, why_len);
+	err = keys_load(path, false, &kp, why);
 	if (err)
 		return err;
 	if (kp.role == role)
 		goto out;
 	if (kp.role != KEYS_ROLE_NONE && !force) {
-		snprintf(why, why_len, "key '%s' has the role '%s'; give --force to change it",
+		err_set(why, "key '%s' has the role '%s'; give --force to change it",
 			 path, keys_role_name(kp.role));
 		err = -EEXIST;
 		goto out;
 	}
 	if (stat(path, &st)) {
 		err = -errno;
-		snprintf(why, why_len, "cannot read key '%s': %s", path, strerror(-err));
+		err_set(why, "cannot read key '%s': %s", path, strerror(-err));
 		goto out;
 	}
 	kp.role = role;
@@ -373,7 +371,7 @@ int keys_set_role(const char *path, enum keys_role role, bool force, char *why,
 	err = write_cert(path, text, st.st_mode & 0777, true);
 	memset(text, 0, sizeof(text));
 	if (err)
-		snprintf(why, why_len, "cannot write '%s': %s", path, strerror(-err));
+		err_set(why, "cannot write '%s': %s", path, strerror(-err));
 	else
 		err = 1;
 out:
@@ -381,7 +379,7 @@ out:
 	return err;
 }
 
-int keys_parse_public(const char *arg, char out[KEYS_Z85_LEN + 1], char *why, size_t why_len)
+int keys_parse_public(const char *arg, char out[KEYS_Z85_LEN + 1], struct err *why)
 {
 	struct keys_pair kp;
 	int err;
@@ -390,7 +388,7 @@ int keys_parse_public(const char *arg, char out[KEYS_Z85_LEN + 1], char *why, si
 		memcpy(out, arg, KEYS_Z85_LEN + 1);
 		return 0;
 	}
-	err = keys_load(arg, false, &kp, why, why_len);
+	err = keys_load(arg, false, &kp, why);
 	if (err)
 		return err;
 	memcpy(out, kp.public_z85, KEYS_Z85_LEN + 1);
@@ -426,7 +424,7 @@ static int allow_cmp(const void *a, const void *b)
 		      ((const struct keys_allow_entry *)b)->key, 32);
 }
 
-struct keys_allow *keys_allow_load(const char *dir, char *why, size_t why_len)
+struct keys_allow *keys_allow_load(const char *dir, struct err *why)
 {
 	struct keys_allow *allow = calloc(1, sizeof(*allow));
 	char unroled[256] = "";		/* the first key without an allowed role */
@@ -441,11 +439,12 @@ struct keys_allow *keys_allow_load(const char *dir, char *why, size_t why_len)
 	d = opendir(dir);
 	if (!d) {
 		saved = errno;
-		snprintf(why, why_len, "cannot read allow list '%s': %s", dir, strerror(saved));
+		err_set(why, "cannot read allow list '%s': %s", dir, strerror(saved));
 		goto fail;
 	}
 	while ((de = readdir(d))) {
-		char path[PATH_MAX], err[512];
+		char path[PATH_MAX];
+		struct err e;
 		struct keys_allow_entry *v;
 		struct keys_pair kp;
 		struct stat st;
@@ -455,8 +454,8 @@ struct keys_allow *keys_allow_load(const char *dir, char *why, size_t why_len)
 		if (snprintf(path, sizeof(path), "%s/%s", dir, de->d_name) >= (int)sizeof(path) ||
 		    stat(path, &st) || !S_ISREG(st.st_mode))
 			continue;
-		if (keys_load(path, false, &kp, err, sizeof(err))) {
-			pr_warn("allow list: skipping %s", err);
+		if (keys_load(path, false, &kp, &e)) {
+			pr_warn("allow list: skipping %s", e.msg);
 			continue;
 		}
 		if (kp.role != KEYS_ROLE_AGENT && kp.role != KEYS_ROLE_CLIENT) {
@@ -484,12 +483,12 @@ struct keys_allow *keys_allow_load(const char *dir, char *why, size_t why_len)
 	if (n_unroled) {
 		saved = EINVAL;
 		if (unroled_role == KEYS_ROLE_NONE)
-			snprintf(why, why_len, "allow list '%s': key '%s'%s has no role (made before "
+			err_set(why, "allow list '%s': key '%s'%s has no role (made before "
 				 "roles); give each key its role with 'bpflab keygen --set-role "
 				 "agent|client FILE' (docs/security.md, \"Roles\")", dir, unroled,
 				 n_unroled > 1 ? " and others" : "");
 		else
-			snprintf(why, why_len, "allow list '%s': key '%s'%s has the role '%s': the "
+			err_set(why, "allow list '%s': key '%s'%s has the role '%s': the "
 				 "allow list takes agent and client keys only", dir, unroled,
 				 n_unroled > 1 ? " and others" : "", keys_role_name(unroled_role));
 		goto fail;
@@ -498,7 +497,7 @@ struct keys_allow *keys_allow_load(const char *dir, char *why, size_t why_len)
 		qsort(allow->v, allow->n, sizeof(*allow->v), allow_cmp);
 	return allow;
 fail_msg:
-	snprintf(why, why_len, "cannot load allow list '%s': out of memory", dir);
+	err_set(why, "cannot load allow list '%s': out of memory", dir);
 fail:
 	if (d)
 		closedir(d);

@@ -23,6 +23,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/err.h"
+
 #define KEYS_Z85_LEN 40			/* a 32-byte key in Z85, without the NUL */
 
 /* What a key may do: its certificate's `role` line. NONE: a certificate made before
@@ -61,29 +63,27 @@ int keys_generate(struct keys_pair *kp);
  * never replaced unless FORCE. NAME must be a plain file name. Returns 0, or -errno with
  * a message in WHY (-EEXIST when a file exists). */
 int keys_save(const char *dir, const char *name, const struct keys_pair *kp, bool force,
-	      char *why, size_t why_len);
+	      struct err *why);
 
 /* Read a certificate file. WANT_SECRET: the file must hold a secret key too (NAME.key_secret).
  * Returns 0 with *KP filled (its role KEYS_ROLE_NONE when the file has no `role` line),
  * or -errno with a message naming PATH in WHY (an unknown role is -EINVAL). */
-int keys_load(const char *path, bool want_secret, struct keys_pair *kp, char *why,
-	      size_t why_len);
+int keys_load(const char *path, bool want_secret, struct keys_pair *kp, struct err *why);
 
 /* The same for the LEN bytes of TEXT (NUL-terminated at TEXT[LEN]) read from PATH (for
  * messages only). A NUL byte inside TEXT makes it "not a certificate file". */
 int keys_parse_cert(const char *text, size_t len, const char *path, bool want_secret,
-		    struct keys_pair *kp, char *why, size_t why_len);
+		    struct keys_pair *kp, struct err *why);
 
 /* Give the certificate file PATH (public or secret) the role ROLE, keeping its keys and
  * mode (the file is replaced atomically). A file with another role keeps it unless
  * FORCE (-EEXIST). Returns 1 when the file changed, 0 when it had ROLE already, or
  * -errno with a message naming PATH in WHY. */
-int keys_set_role(const char *path, enum keys_role role, bool force, char *why,
-		  size_t why_len);
+int keys_set_role(const char *path, enum keys_role role, bool force, struct err *why);
 
 /* A server key given on a command line: 40 Z85 characters, or the path of a certificate
  * file. Writes the Z85 public key into OUT. Returns 0 or -errno with WHY. */
-int keys_parse_public(const char *arg, char out[KEYS_Z85_LEN + 1], char *why, size_t why_len);
+int keys_parse_public(const char *arg, char out[KEYS_Z85_LEN + 1], struct err *why);
 
 /* True when ENDPOINT stays on this machine: ipc://, inproc://, or tcp:// on 127.x.x.x,
  * localhost or [::1]. Plaintext is allowed only there. */
@@ -98,7 +98,7 @@ struct keys_allow;
  * (-EINVAL, WHY naming the file and the command that gives it a role), so that no key
  * gets in with a role nobody chose. Returns the list (possibly empty), or NULL with
  * errno and WHY. */
-struct keys_allow *keys_allow_load(const char *dir, char *why, size_t why_len);
+struct keys_allow *keys_allow_load(const char *dir, struct err *why);
 void keys_allow_destroy(struct keys_allow **allow);
 /* True when the 32-byte binary KEY is in ALLOW. */
 bool keys_allow_has(const struct keys_allow *allow, const uint8_t key[32]);

@@ -11,9 +11,9 @@
 #include "base/util.h"
 #include "proto/proto.h"
 
-static int fail(char *why, size_t why_len, const char *path, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-static int fail(char *why, size_t why_len, const char *path, const char *fmt, ...)
+static int fail(struct err *why, const char *path, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static int fail(struct err *why, const char *path, const char *fmt, ...)
 {
 	char text[256];
 	va_list ap;
@@ -21,7 +21,7 @@ static int fail(char *why, size_t why_len, const char *path, const char *fmt, ..
 	va_start(ap, fmt);
 	vsnprintf(text, sizeof(text), fmt, ap);
 	va_end(ap);
-	snprintf(why, why_len, "%s: %s", path, text);
+	err_set(why, "%s: %s", path, text);
 	return -EINVAL;
 }
 
@@ -91,45 +91,42 @@ static void find_members(const json_t *msg, struct members *m)
 }
 
 /* A job id: a positive integer (required). */
-static int get_job(const json_t *v, const char *path, int64_t *job, char *why,
-		   size_t why_len)
+static int get_job(const json_t *v, const char *path, int64_t *job, struct err *why)
 {
 	if (!json_is_integer(v) || json_integer_value(v) < 1)
-		return fail(why, why_len, path, "must be a positive integer, not %s",
+		return fail(why, path, "must be a positive integer, not %s",
 			    util_json_type_name(v));
 	*job = json_integer_value(v);
 	return 0;
 }
 
 /* An optional text: absent or null gives NULL. */
-static int get_text(const json_t *v, const char *path, const char **s, char *why,
-		    size_t why_len)
+static int get_text(const json_t *v, const char *path, const char **s, struct err *why)
 {
 	*s = json_string_value(v);
 	if (v && !*s && !json_is_null(v))
-		return fail(why, why_len, path, "must be a string or null, not %s", util_json_type_name(v));
+		return fail(why, path, "must be a string or null, not %s", util_json_type_name(v));
 	return 0;
 }
 
 /* An optional integer into *X and *HAS. */
-static int get_int(const json_t *v, const char *path, bool *has, int64_t *x, char *why,
-		   size_t why_len)
+static int get_int(const json_t *v, const char *path, bool *has, int64_t *x, struct err *why)
 {
 	*has = v != NULL;
 	if (v && !json_is_integer(v))
-		return fail(why, why_len, path, "must be an integer, not %s", util_json_type_name(v));
+		return fail(why, path, "must be an integer, not %s", util_json_type_name(v));
 	*x = v ? json_integer_value(v) : 0;
 	return 0;
 }
 
-static int check_verdicts(const json_t *v, const json_t *d, char *why, size_t why_len)
+static int check_verdicts(const json_t *v, const json_t *d, struct err *why)
 {
 	const char *key;
 	json_t *item;
 	size_t i;
 
 	if (v && !json_is_array(v))
-		return fail(why, why_len, "result.verdicts", "must be an array, not %s",
+		return fail(why, "result.verdicts", "must be an array, not %s",
 			    util_json_type_name(v));
 	json_array_foreach(v, i, item) {
 		if (!json_is_string(item) || !json_string_length(item) ||
@@ -137,26 +134,26 @@ static int check_verdicts(const json_t *v, const json_t *d, char *why, size_t wh
 			char path[48];
 
 			snprintf(path, sizeof(path), "result.verdicts[%zu]", i);
-			return fail(why, why_len, path, "must be a name of 1 to %d bytes, not %s",
+			return fail(why, path, "must be a name of 1 to %d bytes, not %s",
 				    MSG_VERDICT_MAX_LEN, util_json_type_name(item));
 		}
 	}
 	if (json_array_size(v) > MSG_VERDICTS_MAX)
-		return fail(why, why_len, "result.verdicts", "has more than %d names",
+		return fail(why, "result.verdicts", "has more than %d names",
 			    MSG_VERDICTS_MAX);
 	if (d && !json_is_object(d) && !json_is_null(d))
-		return fail(why, why_len, "result.verdict_details", "must be an object or null, "
+		return fail(why, "result.verdict_details", "must be an object or null, "
 			    "not %s", util_json_type_name(d));
 	json_object_foreach((json_t *)d, key, item) {
 		if (!json_is_string(item))
-			return fail(why, why_len, "result.verdict_details", "'%.64s' must be a "
+			return fail(why, "result.verdict_details", "'%.64s' must be a "
 				    "string, not %s", key, util_json_type_name(item));
 	}
 	return 0;
 }
 
 int msg_result_decode(const json_t *msg, struct samples *scanned, struct msg_result *out,
-		      char *why, size_t why_len)
+		      struct err *why)
 {
 	struct samples *moved = NULL;
 	const char *status;
@@ -166,49 +163,48 @@ int msg_result_decode(const json_t *msg, struct samples *scanned, struct msg_res
 	memset(out, 0, sizeof(*out));
 	out->job = -1;
 	if (!json_is_object(msg))
-		return fail(why, why_len, "result", "must be an object, not %s", util_json_type_name(msg));
+		return fail(why, "result", "must be an object, not %s", util_json_type_name(msg));
 	find_members(msg, &m);
-	if (get_job(m.job, "result.job", &out->job, why, why_len)) {
+	if (get_job(m.job, "result.job", &out->job, why)) {
 		out->job = -1;
 		return -EINVAL;
 	}
 	status = json_string_value(m.status);
 	if (!status || (strcmp(status, "ok") && strcmp(status, "failed")))
-		return fail(why, why_len, "result.status", "must be 'ok' or 'failed'");
+		return fail(why, "result.status", "must be 'ok' or 'failed'");
 	out->failed = !strcmp(status, "failed");
 	if (scanned && scanned->taken) {
 		out->samples = *scanned;
 		memset(scanned, 0, sizeof(*scanned));
 		moved = scanned;
 	} else {
-		err = samples_from_json(m.samples, &out->samples, why, why_len);
+		err = samples_from_json(m.samples, &out->samples, why);
 		if (err)
 			return err;
 	}
 	err = -EINVAL;
-	if (check_verdicts(m.verdicts, m.details, why, why_len))
+	if (check_verdicts(m.verdicts, m.details, why))
 		goto fail;
 	out->verdicts = m.verdicts;
 	out->verdict_details = json_is_object(m.details) ? m.details : NULL;
 	if (m.partial && !json_is_boolean(m.partial)) {
-		fail(why, why_len, "result.partial", "must be a boolean, not %s",
+		fail(why, "result.partial", "must be a boolean, not %s",
 		     util_json_type_name(m.partial));
 		goto fail;
 	}
 	out->partial = json_is_true(m.partial);
-	if (get_text(m.error, "result.error", &out->error, why, why_len) ||
-	    get_text(m.verifier_log, "result.verifier_log", &out->verifier_log, why, why_len) ||
-	    get_int(m.started, "result.started_ms", &out->has_started, &out->started_ms, why,
-		    why_len) ||
+	if (get_text(m.error, "result.error", &out->error, why) ||
+	    get_text(m.verifier_log, "result.verifier_log", &out->verifier_log, why) ||
+	    get_int(m.started, "result.started_ms", &out->has_started, &out->started_ms, why) ||
 	    get_int(m.finished, "result.finished_ms", &out->has_finished, &out->finished_ms,
-		    why, why_len))
+		    why))
 		goto fail;
 	if (out->error && strlen(out->error) > MSG_ERROR_MAX_LEN) {
-		fail(why, why_len, "result.error", "is longer than %d bytes", MSG_ERROR_MAX_LEN);
+		fail(why, "result.error", "is longer than %d bytes", MSG_ERROR_MAX_LEN);
 		goto fail;
 	}
 	if (m.env && !json_is_object(m.env) && !json_is_null(m.env)) {
-		fail(why, why_len, "result.env", "must be an object or null, not %s",
+		fail(why, "result.env", "must be an object or null, not %s",
 		     util_json_type_name(m.env));
 		goto fail;
 	}
@@ -378,8 +374,7 @@ char *msg_result_encode_text(const struct msg_result *r, size_t *len)
 	return proto_text_finish(&o, len);
 }
 
-int msg_progress_decode(const json_t *msg, struct msg_progress *out, char *why,
-			size_t why_len)
+int msg_progress_decode(const json_t *msg, struct msg_progress *out, struct err *why)
 {
 	static const char *const phases[] = { "prepare", "warmup", "rate", "cost", "cleanup" };
 	struct members m;
@@ -387,10 +382,10 @@ int msg_progress_decode(const json_t *msg, struct msg_progress *out, char *why,
 
 	memset(out, 0, sizeof(*out));
 	if (!json_is_object(msg))
-		return fail(why, why_len, "progress", "must be an object, not %s",
+		return fail(why, "progress", "must be an object, not %s",
 			    util_json_type_name(msg));
 	find_members(msg, &m);
-	if (get_job(m.job, "progress.job", &out->job, why, why_len))
+	if (get_job(m.job, "progress.job", &out->job, why))
 		return -EINVAL;
 	if (m.phase) {
 		out->phase = json_string_value(m.phase);
@@ -398,15 +393,14 @@ int msg_progress_decode(const json_t *msg, struct msg_progress *out, char *why,
 			if (!strcmp(out->phase, phases[i]))
 				break;
 		if (!out->phase || i == sizeof(phases) / sizeof(phases[0]))
-			return fail(why, why_len, "progress.phase", "unknown phase (prepare, "
+			return fail(why, "progress.phase", "unknown phase (prepare, "
 				    "warmup, rate, cost, cleanup)");
 	}
-	if (get_int(m.second, "progress.second", &out->has_second, &out->second, why,
-		    why_len) ||
-	    get_int(m.of, "progress.of", &out->has_of, &out->of, why, why_len))
+	if (get_int(m.second, "progress.second", &out->has_second, &out->second, why) ||
+	    get_int(m.of, "progress.of", &out->has_of, &out->of, why))
 		return -EINVAL;
 	if (m.rates && !json_is_object(m.rates) && !json_is_null(m.rates))
-		return fail(why, why_len, "progress.rates", "must be an object or null, not %s",
+		return fail(why, "progress.rates", "must be an object or null, not %s",
 			    util_json_type_name(m.rates));
 	out->rates = m.rates;
 	return 0;

@@ -68,7 +68,7 @@ struct msg_progress {
  * holds nothing to release (its job is set when MSG had a valid one, else -1) and
  * SCANNED keeps its samples. */
 int msg_result_decode(const json_t *msg, struct samples *scanned, struct msg_result *out,
-		      char *why, size_t why_len);
+		      struct err *why);
 /* Free what *R owns; *R is empty after. */
 void msg_result_release(struct msg_result *r);
 /* R as a `result` message (new reference), or NULL when out of memory. */
@@ -81,8 +81,7 @@ char *msg_result_encode_text(const struct msg_result *r, size_t *len);
 
 /* Decode progress MSG (not stolen; it must outlive *OUT) into *OUT. Returns 0 or -EINVAL
  * with the member's path in WHY. */
-int msg_progress_decode(const json_t *msg, struct msg_progress *out, char *why,
-			size_t why_len);
+int msg_progress_decode(const json_t *msg, struct msg_progress *out, struct err *why);
 /* P as a `progress` message (new reference), or NULL when out of memory. */
 json_t *msg_progress_encode(const struct msg_progress *p);
 

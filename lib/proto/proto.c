@@ -122,7 +122,7 @@ static void get_property(zmq_msg_t *m, const char *name, char *out, size_t len)
 /* The payload frame of a message into M (initialised here; the caller closes it), one
  * frame only (-EBADMSG with WHY for more), and its sender into *PEER unless NULL. */
 static int recv_frame(void *sock, zmq_msg_t *m, struct proto_peer *peer, int flags,
-		      char *why, size_t why_len)
+		      struct err *why)
 {
 	int rc, more;
 	size_t sz = sizeof(more);
@@ -137,39 +137,38 @@ static int recv_frame(void *sock, zmq_msg_t *m, struct proto_peer *peer, int fla
 	}
 	if (!zmq_getsockopt(sock, ZMQ_RCVMORE, &more, &sz) && more) {
 		drain(sock);
-		snprintf(why, why_len, "message has more than one payload frame");
+		err_set(why, "message has more than one payload frame");
 		return -EBADMSG;
 	}
 	return 0;
 }
 
 static int recv_payload(void *sock, json_t **msg, struct samples *samples,
-			struct proto_peer *peer, int flags, char *why, size_t why_len)
+			struct proto_peer *peer, int flags, struct err *why)
 {
 	zmq_msg_t m;
 	int rc;
 
 	*msg = NULL;
-	rc = recv_frame(sock, &m, peer, flags, why, why_len);
+	rc = recv_frame(sock, &m, peer, flags, why);
 	if (rc) {
 		zmq_msg_close(&m);
 		return rc;
 	}
 	*msg = samples ? proto_decode_samples(zmq_msg_data(&m), zmq_msg_size(&m), samples,
-					      why, why_len) :
-			 proto_decode(zmq_msg_data(&m), zmq_msg_size(&m), why, why_len);
+					      why) :
+			 proto_decode(zmq_msg_data(&m), zmq_msg_size(&m), why);
 	zmq_msg_close(&m);
 	return *msg ? 0 : -EBADMSG;
 }
 
-int proto_recv(void *sock, json_t **msg, int flags, char *why, size_t why_len)
+int proto_recv(void *sock, json_t **msg, int flags, struct err *why)
 {
-	return recv_payload(sock, msg, NULL, NULL, flags, why, why_len);
+	return recv_payload(sock, msg, NULL, NULL, flags, why);
 }
 
 /* The identity frame of a ROUTER's message into ID; -EBADMSG when no payload follows. */
-static int recv_identity(void *sock, void *id, size_t *id_len, int flags, char *why,
-			 size_t why_len)
+static int recv_identity(void *sock, void *id, size_t *id_len, int flags, struct err *why)
 {
 	int more, rc;
 	size_t sz = sizeof(more);
@@ -179,7 +178,7 @@ static int recv_identity(void *sock, void *id, size_t *id_len, int flags, char *
 		return -zmq_errno();
 	*id_len = (size_t)rc > PROTO_MAX_IDENTITY ? PROTO_MAX_IDENTITY : (size_t)rc;
 	if (zmq_getsockopt(sock, ZMQ_RCVMORE, &more, &sz) || !more) {
-		snprintf(why, why_len, "message has no payload frame");
+		err_set(why, "message has no payload frame");
 		return -EBADMSG;
 	}
 	return 0;
@@ -187,7 +186,7 @@ static int recv_identity(void *sock, void *id, size_t *id_len, int flags, char *
 
 int proto_recv_from_samples(void *sock, void *id, size_t *id_len, json_t **msg,
 			    struct samples *samples, struct proto_peer *peer, int flags,
-			    char *why, size_t why_len)
+			    struct err *why)
 {
 	int rc;
 
@@ -196,29 +195,29 @@ int proto_recv_from_samples(void *sock, void *id, size_t *id_len, json_t **msg,
 		memset(peer, 0, sizeof(*peer));
 	if (samples)
 		memset(samples, 0, sizeof(*samples));
-	rc = recv_identity(sock, id, id_len, flags, why, why_len);
-	return rc ? rc : recv_payload(sock, msg, samples, peer, 0, why, why_len);
+	rc = recv_identity(sock, id, id_len, flags, why);
+	return rc ? rc : recv_payload(sock, msg, samples, peer, 0, why);
 }
 
 int proto_recv_from(void *sock, void *id, size_t *id_len, json_t **msg, int flags,
-		    char *why, size_t why_len)
+		    struct err *why)
 {
-	return proto_recv_from_samples(sock, id, id_len, msg, NULL, NULL, flags, why, why_len);
+	return proto_recv_from_samples(sock, id, id_len, msg, NULL, NULL, flags, why);
 }
 
 int proto_recv_frame_from(void *sock, void *id, size_t *id_len, zmq_msg_t *frame,
-			  struct proto_peer *peer, int flags, char *why, size_t why_len)
+			  struct proto_peer *peer, int flags, struct err *why)
 {
 	int rc;
 
 	if (peer)
 		memset(peer, 0, sizeof(*peer));
-	rc = recv_identity(sock, id, id_len, flags, why, why_len);
+	rc = recv_identity(sock, id, id_len, flags, why);
 	if (rc) {
 		zmq_msg_init(frame);
 		return rc;
 	}
-	rc = recv_frame(sock, frame, peer, 0, why, why_len);
+	rc = recv_frame(sock, frame, peer, 0, why);
 	if (rc) {
 		zmq_msg_close(frame);
 		zmq_msg_init(frame);

@@ -21,6 +21,8 @@
 #include <stddef.h>
 #include <zmq.h>
 
+#include "base/err.h"
+
 #define PROTO_VERSION 1
 #define PROTO_MAX_BYTES (16u << 20)
 /* A client's request or the coordinator's reply to it (an import or the result of a run
@@ -42,10 +44,10 @@ json_t *proto_error_new(const char *in_reply_to, const char *fmt, ...)
 /* Parse BUF of LEN bytes as JSON text (an object or array), building what
  * json_loadb(JSON_REJECT_DUPLICATES) would, faster. NULL on failure with the problem and
  * its byte offset in WHY. */
-json_t *proto_parse(const void *buf, size_t len, char *why, size_t why_len);
+json_t *proto_parse(const void *buf, size_t len, struct err *why);
 /* Parse BUF of LEN bytes into a message. On failure returns NULL and writes a reason into
- * WHY (at least 128 bytes): too large, not JSON, no version, wrong version, no type. */
-json_t *proto_decode(const void *buf, size_t len, char *why, size_t why_len);
+ * WHY: too large, not JSON, no version, wrong version, no type. */
+json_t *proto_decode(const void *buf, size_t len, struct err *why);
 /* proto_decode for bpflabd's agents socket: when the message is a `result` whose
  * "samples" array samples_scan takes (lib/proto/samples.h), the array is left out of the
  * message and its samples are in *SAMPLES (SAMPLES->taken; samples_release them);
@@ -53,7 +55,7 @@ json_t *proto_decode(const void *buf, size_t len, char *why, size_t why_len);
  * what is refused, and why, is the same. */
 struct samples;
 json_t *proto_decode_samples(const void *buf, size_t len, struct samples *samples,
-			     char *why, size_t why_len);
+			     struct err *why);
 /* Serialise compactly, the bytes json_dumps(MSG, JSON_COMPACT) would write; a heap string
  * (free()) with its length in *LEN (LEN may be NULL), or NULL on ENOMEM. */
 char *proto_encode(const json_t *msg, size_t *len);
@@ -79,7 +81,7 @@ char *proto_text_finish(struct proto_text *o, size_t *len);
 /* DEALER side: send one frame / receive one frame (blocking unless flags has ZMQ_DONTWAIT).
  * Return 0 or -errno; receive gives -EBADMSG (with WHY) for a malformed message. */
 int proto_send(void *sock, const json_t *msg, int flags);
-int proto_recv(void *sock, json_t **msg, int flags, char *why, size_t why_len);
+int proto_recv(void *sock, json_t **msg, int flags, struct err *why);
 
 /* ROUTER side: identity frame then payload. Identity is copied into ID (up to
  * PROTO_MAX_IDENTITY bytes) with its length in *ID_LEN. */
@@ -89,7 +91,7 @@ int proto_send_to(void *sock, const void *id, size_t id_len, const json_t *msg, 
 int proto_send_text_to(void *sock, const void *id, size_t id_len, char *text, size_t len,
 		       int flags);
 int proto_recv_from(void *sock, void *id, size_t *id_len, json_t **msg, int flags,
-		    char *why, size_t why_len);
+		    struct err *why);
 /* Who sent a message, as the connection's ZAP handler said (docs/security.md): its user
  * id (the certificate's file name) and its "Role" property; "" when there is none
  * (plaintext, or a handler that set none). */
@@ -101,12 +103,12 @@ struct proto_peer {
  * filling *PEER unless NULL (also when the payload is malformed: -EBADMSG). */
 int proto_recv_from_samples(void *sock, void *id, size_t *id_len, json_t **msg,
 			    struct samples *samples, struct proto_peer *peer, int flags,
-			    char *why, size_t why_len);
+			    struct err *why);
 /* proto_recv_from_samples without decoding: the payload into FRAME (initialised here,
  * empty on failure; the caller closes it), for a caller that decodes it elsewhere
  * (bpflabd's worker thread); *PEER as there. */
 int proto_recv_frame_from(void *sock, void *id, size_t *id_len, zmq_msg_t *frame,
-			  struct proto_peer *peer, int flags, char *why, size_t why_len);
+			  struct proto_peer *peer, int flags, struct err *why);
 
 /* Typed getters that tolerate missing members: return DEF when absent or of the wrong
  * type. */

@@ -424,8 +424,7 @@ static json_t *parse_value(struct parser *ps)
 	}
 }
 
-static json_t *parse_text(const void *buf, size_t len, struct samples *samples, char *why,
-			  size_t why_len)
+static json_t *parse_text(const void *buf, size_t len, struct samples *samples, struct err *why)
 {
 	struct parser ps = { .p = buf, .start = buf, .end = (const unsigned char *)buf + len,
 			     .samples = samples };
@@ -444,49 +443,48 @@ static json_t *parse_text(const void *buf, size_t len, struct samples *samples, 
 		}
 	}
 	if (!v)
-		snprintf(why, why_len, "%s at byte %zu", ps.err ? ps.err : "out of memory",
+		err_set(why, "%s at byte %zu", ps.err ? ps.err : "out of memory",
 			 ps.err_pos);
 	return v;
 }
 
-json_t *proto_parse(const void *buf, size_t len, char *why, size_t why_len)
+json_t *proto_parse(const void *buf, size_t len, struct err *why)
 {
-	return parse_text(buf, len, NULL, why, why_len);
+	return parse_text(buf, len, NULL, why);
 }
 
-static json_t *decode(const void *buf, size_t len, struct samples *samples, char *why,
-		      size_t why_len)
+static json_t *decode(const void *buf, size_t len, struct samples *samples, struct err *why)
 {
-	char perr[128];
+	struct err perr;
 	json_t *msg, *v, *type;
 
 	if (len > PROTO_MAX_CLIENT_BYTES) {
-		snprintf(why, why_len, "message of %zu bytes exceeds the limit of %u", len,
+		err_set(why, "message of %zu bytes exceeds the limit of %u", len,
 			 PROTO_MAX_CLIENT_BYTES);
 		return NULL;
 	}
-	msg = parse_text(buf, len, samples, perr, sizeof(perr));
+	msg = parse_text(buf, len, samples, &perr);
 	if (!msg) {
-		snprintf(why, why_len, "not JSON: %s", perr);
+		err_set(why, "not JSON: %.127s", perr.msg);
 		return NULL;
 	}
 	if (!json_is_object(msg)) {
-		snprintf(why, why_len, "not a JSON object");
+		err_set(why, "not a JSON object");
 		goto bad;
 	}
 	v = json_object_get(msg, "v");
 	if (!json_is_integer(v)) {
-		snprintf(why, why_len, "no protocol version \"v\"");
+		err_set(why, "no protocol version \"v\"");
 		goto bad;
 	}
 	if (json_integer_value(v) != PROTO_VERSION) {
-		snprintf(why, why_len, "protocol version %lld, expected %d",
+		err_set(why, "protocol version %lld, expected %d",
 			 (long long)json_integer_value(v), PROTO_VERSION);
 		goto bad;
 	}
 	type = json_object_get(msg, "type");
 	if (!json_is_string(type) || !json_string_length(type)) {
-		snprintf(why, why_len, "no message \"type\"");
+		err_set(why, "no message \"type\"");
 		goto bad;
 	}
 	return msg;
@@ -495,23 +493,23 @@ bad:
 	return NULL;
 }
 
-json_t *proto_decode(const void *buf, size_t len, char *why, size_t why_len)
+json_t *proto_decode(const void *buf, size_t len, struct err *why)
 {
-	return decode(buf, len, NULL, why, why_len);
+	return decode(buf, len, NULL, why);
 }
 
 json_t *proto_decode_samples(const void *buf, size_t len, struct samples *samples,
-			     char *why, size_t why_len)
+			     struct err *why)
 {
 	json_t *msg;
 
 	memset(samples, 0, sizeof(*samples));
-	msg = decode(buf, len, samples, why, why_len);
+	msg = decode(buf, len, samples, why);
 	if (samples->taken && (!msg || strcmp(proto_msg_type(msg), "result"))) {
 		/* not a valid result: what proto_decode makes of it, its refusal included */
 		json_decref(msg);
 		samples_release(samples);
-		msg = decode(buf, len, NULL, why, why_len);
+		msg = decode(buf, len, NULL, why);
 	}
 	return msg;
 }

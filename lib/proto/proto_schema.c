@@ -33,7 +33,7 @@ struct field {
 	unsigned elem_types;		/* T_ARR: allowed element types; 0: any */
 	/* T_OBJ: checked by this instead of FIELDS (a value with a decoder of its own);
 	 * PATH is the value's path text; 0 or -EINVAL with WHY */
-	int (*check)(const json_t *v, const char *path, char *why, size_t why_len);
+	int (*check)(const json_t *v, const char *path, struct err *why);
 };
 
 struct schema {
@@ -166,10 +166,10 @@ static const struct field welcome_fields[] = {
 };
 
 /* The job spec is checked by decoding it (lib/plan/jobspec.h), as the agent will. */
-static int check_spec(const json_t *v, const char *path, char *why, size_t why_len)
+static int check_spec(const json_t *v, const char *path, struct err *why)
 {
 	struct job_spec spec;
-	int ret = jobspec_decode(v, path, &spec, why, why_len);
+	int ret = jobspec_decode(v, path, &spec, why);
 
 	jobspec_release(&spec);
 	return ret ? -EINVAL : 0;
@@ -516,9 +516,9 @@ static size_t path_text(const struct path *p, char *out, size_t len)
 }
 
 /* Write "'PATH' MESSAGE" into WHY; returns -EINVAL. */
-static int bad(const struct path *p, char *why, size_t why_len, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-static int bad(const struct path *p, char *why, size_t why_len, const char *fmt, ...)
+static int bad(const struct path *p, struct err *why, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static int bad(const struct path *p, struct err *why, const char *fmt, ...)
 {
 	char path[PATH_TEXT_LEN], text[256];
 	va_list ap;
@@ -527,7 +527,7 @@ static int bad(const struct path *p, char *why, size_t why_len, const char *fmt,
 	va_start(ap, fmt);
 	vsnprintf(text, sizeof(text), fmt, ap);
 	va_end(ap);
-	snprintf(why, why_len, "'%s' %s", path, text);
+	err_set(why, "'%s' %s", path, text);
 	return -EINVAL;
 }
 
@@ -568,29 +568,29 @@ static const char *types_text(unsigned t, char *out, size_t len)
 }
 
 static int check_fields(const json_t *obj, const struct field *fields, const struct path *p,
-			int depth, char *why, size_t why_len);
+			int depth, struct err *why);
 
 static int check_string(const json_t *v, const struct field *f, const struct path *p,
-			char *why, size_t why_len)
+			struct err *why)
 {
 	const char *s = json_string_value(v);
 	size_t len = json_string_length(v);
 	const char *const *o;
 
 	if (f->max && len > f->max)
-		return bad(p, why, why_len, "is longer than %zu bytes", f->max);
+		return bad(p, why, "is longer than %zu bytes", f->max);
 	if (memchr(s, '\0', len))
-		return bad(p, why, why_len, "contains a NUL character");
+		return bad(p, why, "contains a NUL character");
 	if (!f->oneof)
 		return 0;
 	for (o = f->oneof; *o; o++)
 		if (!strcmp(*o, s))
 			return 0;
-	return bad(p, why, why_len, "has an unknown value '%.64s'", s);
+	return bad(p, why, "has an unknown value '%.64s'", s);
 }
 
 static int check_array(const json_t *v, const struct field *f, const struct path *p,
-		       int depth, char *why, size_t why_len)
+		       int depth, struct err *why)
 {
 	struct path elem = { .up = p };
 	char buf[96];
@@ -598,14 +598,14 @@ static int check_array(const json_t *v, const struct field *f, const struct path
 	size_t i;
 
 	if (f->max && json_array_size(v) > f->max)
-		return bad(p, why, why_len, "has more than %zu elements", f->max);
+		return bad(p, why, "has more than %zu elements", f->max);
 	json_array_foreach(v, i, e) {
 		elem.index = i;
 		if (f->elem_types && !(type_of(e) & f->elem_types))
-			return bad(&elem, why, why_len, "must be %s",
+			return bad(&elem, why, "must be %s",
 				   types_text(f->elem_types, buf, sizeof(buf)));
 		if (f->fields && json_is_object(e) &&
-		    check_fields(e, f->fields, &elem, depth + 1, why, why_len))
+		    check_fields(e, f->fields, &elem, depth + 1, why))
 			return -EINVAL;
 	}
 	return 0;
@@ -613,41 +613,41 @@ static int check_array(const json_t *v, const struct field *f, const struct path
 
 /* Check value V of member F; P names it in messages. */
 static int check_value(const json_t *v, const struct field *f, const struct path *p,
-		       int depth, char *why, size_t why_len)
+		       int depth, struct err *why)
 {
 	unsigned t = type_of(v);
 	char buf[96];
 
 	if (!(t & f->types))
-		return bad(p, why, why_len, "must be %s", types_text(f->types, buf, sizeof(buf)));
+		return bad(p, why, "must be %s", types_text(f->types, buf, sizeof(buf)));
 	switch (t) {
 	case T_STR:
-		return check_string(v, f, p, why, why_len);
+		return check_string(v, f, p, why);
 	case T_INT:
 		if (f->positive && json_integer_value(v) < 1)
-			return bad(p, why, why_len, "must be a positive integer");
+			return bad(p, why, "must be a positive integer");
 		return 0;
 	case T_ARR:
-		return check_array(v, f, p, depth, why, why_len);
+		return check_array(v, f, p, depth, why);
 	case T_OBJ:
 		if (f->check) {
 			char path[PATH_TEXT_LEN];
 
 			path_text(p, path, sizeof(path));
-			return f->check(v, path, why, why_len);
+			return f->check(v, path, why);
 		}
 		if (!f->fields)
 			return 0;
 		if (f->max && json_object_size(v) > f->max)
-			return bad(p, why, why_len, "has more than %zu members", f->max);
-		return check_fields(v, f->fields, p, depth + 1, why, why_len);
+			return bad(p, why, "has more than %zu members", f->max);
+		return check_fields(v, f->fields, p, depth + 1, why);
 	}
 	return 0;
 }
 
 /* Every member of map OBJ against F (a "*" entry). */
 static int check_map(const json_t *obj, const struct field *f, const struct path *p,
-		     int depth, char *why, size_t why_len)
+		     int depth, struct err *why)
 {
 	struct path member = { .up = p, .map_key = true };
 	const char *key;
@@ -655,14 +655,14 @@ static int check_map(const json_t *obj, const struct field *f, const struct path
 
 	json_object_foreach((json_t *)obj, key, v) {
 		member.name = key;
-		if (check_value(v, f, &member, depth, why, why_len))
+		if (check_value(v, f, &member, depth, why))
 			return -EINVAL;
 	}
 	return 0;
 }
 
 static int check_fields(const json_t *obj, const struct field *fields, const struct path *p,
-			int depth, char *why, size_t why_len)
+			int depth, struct err *why)
 {
 	struct path member = { .up = p };
 	const struct field *f;
@@ -672,12 +672,12 @@ static int check_fields(const json_t *obj, const struct field *fields, const str
 		char path[PATH_TEXT_LEN];
 
 		path_text(p, path, sizeof(path));
-		snprintf(why, why_len, "schema nested too deep at '%s'", path);
+		err_set(why, "schema nested too deep at '%s'", path);
 		return -EINVAL;
 	}
 	for (f = fields; f->name; f++) {
 		if (f->name[0] == '*' && !f->name[1]) {
-			if (check_map(obj, f, p, depth, why, why_len))
+			if (check_map(obj, f, p, depth, why))
 				return -EINVAL;
 			continue;
 		}
@@ -685,10 +685,10 @@ static int check_fields(const json_t *obj, const struct field *fields, const str
 		v = json_object_get(obj, f->name);
 		if (!v) {
 			if (f->required)
-				return bad(&member, why, why_len, "is required");
+				return bad(&member, why, "is required");
 			continue;
 		}
-		if (check_value(v, f, &member, depth, why, why_len))
+		if (check_value(v, f, &member, depth, why))
 			return -EINVAL;
 	}
 	return 0;
@@ -706,26 +706,26 @@ static const struct schema *find(enum proto_channel ch, const char *type)
 	return NULL;
 }
 
-int proto_validate(const json_t *msg, enum proto_channel ch, char *why, size_t why_len)
+int proto_validate(const json_t *msg, enum proto_channel ch, struct err *why)
 {
 	const char *type = json_string_value(json_object_get(msg, "type"));
 	const struct schema *s;
 
 	if (!json_is_object(msg) || !type) {
-		snprintf(why, why_len, "no message \"type\"");
+		err_set(why, "no message \"type\"");
 		return -EINVAL;
 	}
 	s = find(ch, type);
 	if (!s) {
-		snprintf(why, why_len, "unknown message type '%.64s'", type);
+		err_set(why, "unknown message type '%.64s'", type);
 		return -ENOENT;
 	}
-	if (check_fields(msg, s->fields, NULL, 0, why, why_len)) {
+	if (check_fields(msg, s->fields, NULL, 0, why)) {
 		/* name the message: "result: 'samples[2].value' must be a number" */
 		char inner[256];
 
-		snprintf(inner, sizeof(inner), "%s", why);
-		snprintf(why, why_len, "%s: %s", type, inner);
+		snprintf(inner, sizeof(inner), "%.255s", why ? why->msg : "");
+		err_set(why, "%s: %s", type, inner);
 		return -EINVAL;
 	}
 	return 0;

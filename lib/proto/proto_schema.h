@@ -20,6 +20,8 @@
 #include <jansson.h>
 #include <stddef.h>
 
+#include "base/err.h"
+
 /* Who sends to whom: the same type name can mean different things on two channels
  * ("result" from an agent, "result" to a client). */
 enum proto_channel {
@@ -34,7 +36,7 @@ enum proto_channel {
  * Returns 0; -EINVAL with the first problem in WHY ("'job' must be an integer",
  * "samples[3]: 'metric' is required"); or -ENOENT with WHY when CH has no message of
  * that type. */
-int proto_validate(const json_t *msg, enum proto_channel ch, char *why, size_t why_len);
+int proto_validate(const json_t *msg, enum proto_channel ch, struct err *why);
 
 /* The I-th message type of channel CH (from 0), or NULL past the last (for tests). */
 const char *proto_schema_type(enum proto_channel ch, size_t i);

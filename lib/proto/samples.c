@@ -88,7 +88,7 @@ int samples_add(struct samples *s, const char *metric, const char *subject, doub
 	return 0;
 }
 
-int samples_from_json(const json_t *samples, struct samples *out, char *why, size_t why_len)
+int samples_from_json(const json_t *samples, struct samples *out, struct err *why)
 {
 	struct sample *in;
 	const json_t *smp;
@@ -96,14 +96,14 @@ int samples_from_json(const json_t *samples, struct samples *out, char *why, siz
 
 	memset(out, 0, sizeof(*out));
 	if (samples && !json_is_array(samples)) {
-		snprintf(why, why_len, "'samples' is not an array");
+		err_set(why, "'samples' is not an array");
 		return -EINVAL;
 	}
 	if (!json_array_size(samples))
 		return 0;
 	in = calloc(json_array_size(samples), sizeof(*in));
 	if (!in) {
-		snprintf(why, why_len, "out of memory for %zu samples", json_array_size(samples));
+		err_set(why, "out of memory for %zu samples", json_array_size(samples));
 		return -ENOMEM;
 	}
 	json_array_foreach(samples, i, smp) {
@@ -117,27 +117,27 @@ int samples_from_json(const json_t *samples, struct samples *out, char *why, siz
 		int n = 0;
 
 		if (!json_is_object(smp))
-			n = snprintf(why, why_len, "sample %zu is not an object", i);
+			n = err_ret(why, 1, "sample %zu is not an object", i);
 		else if (!metric || !*metric)
-			n = snprintf(why, why_len, "sample %zu has no 'metric'", i);
+			n = err_ret(why, 1, "sample %zu has no 'metric'", i);
 		else if (!json_is_number(value))
-			n = snprintf(why, why_len, "sample %zu ('%s') has no numeric 'value'", i,
+			n = err_ret(why, 1, "sample %zu ('%s') has no numeric 'value'", i,
 				     metric);
 		else if (!window || (strcmp(window, "rate") && strcmp(window, "cost")))
-			n = snprintf(why, why_len, "sample %zu ('%s'): 'window' must be 'rate' or "
+			n = err_ret(why, 1, "sample %zu ('%s'): 'window' must be 'rate' or "
 				     "'cost'", i, metric);
 		else if (seq && !json_is_null(seq) &&
 			 (!json_is_integer(seq) || json_integer_value(seq) < 0))
-			n = snprintf(why, why_len, "sample %zu ('%s'): 'seq' must be null or a "
+			n = err_ret(why, 1, "sample %zu ('%s'): 'seq' must be null or a "
 				     "second >= 0", i, metric);
 		else if ((subject && !json_is_string(subject) && !json_is_null(subject)) ||
 			 (unit && !json_is_string(unit) && !json_is_null(unit)))
-			n = snprintf(why, why_len, "sample %zu ('%s'): 'subject' and 'unit' must "
+			n = err_ret(why, 1, "sample %zu ('%s'): 'subject' and 'unit' must "
 				     "be strings", i, metric);
 		else if (json_string_length(json_object_get(smp, "metric")) > SAMPLE_NAME_MAX ||
 			 json_string_length(subject) > SAMPLE_NAME_MAX ||
 			 json_string_length(unit) > SAMPLE_UNIT_MAX)
-			n = snprintf(why, why_len, "sample %zu ('%.64s'): 'metric' and 'subject' "
+			n = err_ret(why, 1, "sample %zu ('%.64s'): 'metric' and 'subject' "
 				     "take at most %d bytes, 'unit' %d", i, metric,
 				     SAMPLE_NAME_MAX, SAMPLE_UNIT_MAX);
 		if (n) {

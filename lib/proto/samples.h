@@ -23,6 +23,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/err.h"
+
 #define SAMPLE_NAME_MAX 255		/* bytes of a metric or subject */
 #define SAMPLE_UNIT_MAX 32		/* bytes of a unit */
 
@@ -64,7 +66,7 @@ int samples_add(struct samples *s, const char *metric, const char *subject, doub
 /* Read and check the JSON array SAMPLES (NULL: no samples) into *OUT as the store takes
  * them. Returns 0; -EINVAL with the problem in WHY ("sample 3 has no 'metric'"); or
  * -ENOMEM. On failure *OUT is empty. */
-int samples_from_json(const json_t *samples, struct samples *out, char *why, size_t why_len);
+int samples_from_json(const json_t *samples, struct samples *out, struct err *why);
 
 /* The JSON array that starts at P (its '[') and ends before END, read into *OUT: returns
  * 1 with *OUT->taken set and *NEXT just after the closing ']'; 0 when the array is not

@@ -485,8 +485,8 @@ static const char *kernel_of(const json_t *row)
 	return *k ? k : "unknown";
 }
 
-json_t *export_select(const json_t *rows, const char *host, const char *kernel, char *msg,
-		      size_t len)
+json_t *export_select(const json_t *rows, const char *host, const char *kernel,
+		      struct err *err)
 {
 	json_t *on_host = json_array(), *out = json_array(), *r;
 	char list[512], id[SHA256_HEX_LEN];
@@ -508,13 +508,13 @@ json_t *export_select(const json_t *rows, const char *host, const char *kernel, 
 			goto nomem;
 	}
 	if (!json_array_size(rows)) {
-		snprintf(msg, len, "no results");
+		err_set(err, "no results");
 	} else if (!json_array_size(on_host)) {
 		distinct_list(rows, host_of, list, sizeof(list));
-		snprintf(msg, len, "host '%s' has no results (hosts: %s)", host, list);
+		err_set(err, "host '%s' has no results (hosts: %s)", host, list);
 	} else if (!json_array_size(out)) {
 		distinct_list(on_host, kernel_of, list, sizeof(list));
-		snprintf(msg, len, "kernel '%s' has no results%s%s%s (kernels: %s)", kernel,
+		err_set(err, "kernel '%s' has no results%s%s%s (kernels: %s)", kernel,
 			 host ? " on host '" : "", host ? host : "", host ? "'" : "", list);
 	}
 	json_decref(on_host);
@@ -527,7 +527,7 @@ json_t *export_select(const json_t *rows, const char *host, const char *kernel, 
 nomem:
 	json_decref(on_host);
 	json_decref(out);
-	snprintf(msg, len, "out of memory");
+	err_set(err, "out of memory");
 	errno = ENOMEM;
 	return NULL;
 }

@@ -44,6 +44,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "base/err.h"
+
 /* Whether ORIGIN is a KCIDB origin name: lowercase letters, digits and '_', not empty. */
 bool export_origin_valid(const char *origin);
 /* Whether ID is a KCIDB object id: an origin, ':', at least one character. */
@@ -66,11 +68,11 @@ json_t *export_bmf(const json_t *rows);
 /* The rows of ROWS (value rows, labelled by kbuild_label_rows) of host HOST and of kernel
  * KERNEL: a release, or a build by its label ("RELEASE #HEX": kbuild_matches, or the
  * row's "kernel_build"); NULL for either: any. Returns a new array (of the same row
- * objects), or NULL with errno ENOENT and in MSG (LEN bytes) which host or kernel has no
+ * objects), or NULL with errno ENOENT and in ERR which host or kernel has no
  * rows and which ones do ("host 'x' has no results (hosts: h1, h2)"; kernels by their
  * rows' labels), ENOMEM. */
-json_t *export_select(const json_t *rows, const char *host, const char *kernel, char *msg,
-		      size_t len);
+json_t *export_select(const json_t *rows, const char *host, const char *kernel,
+		      struct err *err);
 /* The number of kernel builds in ROWS. */
 size_t export_n_builds(const json_t *rows);
 /* The number of (host, kernel build) pairs in ROWS; LIST (LEN bytes, may be NULL) gets
@@ -111,11 +113,11 @@ struct export_run_opts {
  * (export_select), records left out, flagged results too with include_flagged (else
  * their number, counted per job, in *N_FLAGGED), zero-by-design rates left out unless
  * all_rows, the source of kernels built from a tree from kernel_cache (which adds its
- * members to the rows), then KCIDB or BMF. NULL with errno and the message in MSG:
+ * members to the rows), then KCIDB or BMF. NULL with errno and the message in ERR:
  * ENOENT (no such host or kernel, no (unflagged) results), EINVAL (build_id with several
  * kernel builds, BMF of several hosts or kernel builds: the message lists the --host
  * and --kernel of each, or a bad KCIDB option), ENOMEM. */
 json_t *export_run(const json_t *rows, long long run, const struct export_run_opts *o,
-		   size_t *n_flagged, char *msg, size_t len);
+		   size_t *n_flagged, struct err *err);
 
 #endif

@@ -15,10 +15,11 @@
 #include "analysis/analysis.h"
 
 json_t *export_run(const json_t *rows, long long run, const struct export_run_opts *o,
-		   size_t *n_flagged, char *msg, size_t len)
+		   size_t *n_flagged, struct err *e)
 {
 	json_t *sel = NULL, *clean = json_array(), *flagged = json_object(), *out = NULL, *r;
-	char job[32], why[1024], pairs[768];
+	char job[32], pairs[768];
+	struct err why;
 	size_t i, n_zero = 0, n_pairs;
 	int err = ENOMEM;
 
@@ -27,10 +28,10 @@ json_t *export_run(const json_t *rows, long long run, const struct export_run_op
 		goto nomem;
 	/* all of the run's rows: host and kernel are checked against what it has */
 	if (json_array_size(rows) && (o->host || o->kernel)) {
-		sel = export_select(rows, o->host, o->kernel, why, sizeof(why));
+		sel = export_select(rows, o->host, o->kernel, &why);
 		if (!sel) {
 			err = errno;
-			snprintf(msg, len, "run %lld: %s", run, why);
+			err_set(e, "run %lld: %s", run, why.msg);
 			goto out;
 		}
 	} else {
@@ -52,7 +53,7 @@ json_t *export_run(const json_t *rows, long long run, const struct export_run_op
 	}
 	*n_flagged = json_object_size(flagged);
 	if (!json_array_size(clean)) {
-		snprintf(msg, len, "run %lld has no %sresults to export%s", run,
+		err_set(e, "run %lld has no %sresults to export%s", run,
 			 *n_flagged ? "unflagged " : "", *n_flagged ? " (--include-flagged to "
 			 "export the flagged ones)" : "");
 		err = ENOENT;
@@ -70,7 +71,7 @@ json_t *export_run(const json_t *rows, long long run, const struct export_run_op
 		*o->n_zero = n_zero;
 	n_pairs = export_n_pairs(clean, pairs, sizeof(pairs));
 	if (!strcmp(o->format, "bmf") && n_pairs > 1) {
-		snprintf(msg, len, "run %lld has results of %zu host and kernel build pairs, and a "
+		err_set(e, "run %lld has results of %zu host and kernel build pairs, and a "
 			 "BMF document holds one (a Bencher testbed and branch): export each "
 			 "with %s", run, n_pairs, pairs);
 		err = EINVAL;
@@ -79,7 +80,7 @@ json_t *export_run(const json_t *rows, long long run, const struct export_run_op
 	if (o->kernel_cache && export_rows_add_source(clean, o->kernel_cache))
 		goto nomem;
 	if (o->build_id && export_n_builds(clean) > 1) {
-		snprintf(msg, len, "--build-id names one build, but run %lld has results of %zu "
+		err_set(e, "--build-id names one build, but run %lld has results of %zu "
 			 "kernel builds: choose one with --kernel", run, export_n_builds(clean));
 		err = EINVAL;
 		goto out;
@@ -92,11 +93,11 @@ json_t *export_run(const json_t *rows, long long run, const struct export_run_op
 		out = export_bmf(clean);
 	if (!out) {
 		err = errno;
-		snprintf(msg, len, "cannot export run %lld: %s", run, strerror(err));
+		err_set(e, "cannot export run %lld: %s", run, strerror(err));
 	}
 	goto out;
 nomem:
-	snprintf(msg, len, "out of memory");
+	err_set(e, "out of memory");
 out:
 	json_decref(flagged);
 	json_decref(clean);

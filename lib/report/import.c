@@ -29,7 +29,7 @@ static json_t *find_prog(const json_t *progs, json_int_t id)
  * negative counter (the kernel's are unsigned; bpftool prints them as they are). Returns
  * 0 or -EINVAL with ERR naming WHICH ("before"/"after") of SOURCE. */
 static int check_snapshot(const json_t *snap, const char *which, const char *source,
-			  char *err, size_t err_len)
+			  struct err *err)
 {
 	static const char *const counters[] = { "run_cnt", "run_time_ns" };
 	json_t *p, *q;
@@ -40,7 +40,7 @@ static int check_snapshot(const json_t *snap, const char *which, const char *sou
 
 		for (k = 0; k < 2; k++)
 			if (json_integer_value(json_object_get(p, counters[k])) < 0)
-				return util_seterr(err, err_len, -EINVAL, "%s: %s snapshot: "
+				return err_ret(err, -EINVAL, "%s: %s snapshot: "
 						   "program id %lld has a negative %s", source,
 						   which, (long long)id, counters[k]);
 		if (!json_is_integer(json_object_get(p, "id")))
@@ -50,7 +50,7 @@ static int check_snapshot(const json_t *snap, const char *which, const char *sou
 				break;
 			if (json_is_integer(json_object_get(q, "id")) &&
 			    json_integer_value(json_object_get(q, "id")) == id)
-				return util_seterr(err, err_len, -EINVAL, "%s: %s snapshot: "
+				return err_ret(err, -EINVAL, "%s: %s snapshot: "
 						   "program id %lld appears twice", source, which,
 						   (long long)id);
 		}
@@ -59,20 +59,20 @@ static int check_snapshot(const json_t *snap, const char *which, const char *sou
 }
 
 json_t *import_bpftool(const json_t *before, const json_t *after, const char *plan,
-		       const char *variant, const char *source, char *err, size_t err_len)
+		       const char *variant, const char *source, struct err *err)
 {
 	json_t *samples = json_array(), *out = NULL, *p, *q;
 	size_t i;
 	int e = 0;
 
 	if (!json_is_array(before) || !json_is_array(after)) {
-		e = util_seterr(err, err_len, -EINVAL, "%s: expected the JSON array of "
+		e = err_ret(err, -EINVAL, "%s: expected the JSON array of "
 			   "'bpftool -j prog show'", source);
 		goto out;
 	}
-	e = check_snapshot(before, "before", source, err, err_len);
+	e = check_snapshot(before, "before", source, err);
 	if (!e)
-		e = check_snapshot(after, "after", source, err, err_len);
+		e = check_snapshot(after, "after", source, err);
 	if (e)
 		goto out;
 	json_array_foreach(after, i, p) {
@@ -96,7 +96,7 @@ json_t *import_bpftool(const json_t *before, const json_t *after, const char *pl
 		if (!name || !*name || cnt <= cnt0)
 			continue;
 		if (ns < ns0) {
-			e = util_seterr(err, err_len, -EINVAL, "%s: program id %lld '%s': run_cnt "
+			e = err_ret(err, -EINVAL, "%s: program id %lld '%s': run_cnt "
 					"grew but run_time_ns went down", source, (long long)id,
 					name);
 			goto out;
@@ -105,19 +105,19 @@ json_t *import_bpftool(const json_t *before, const json_t *after, const char *pl
 				"metric", "prog.ns_per_run", "subject", name,
 				"value", (double)(ns - ns0) / (double)(cnt - cnt0),
 				"unit", "ns", "window", "cost"))) {
-			e = util_seterr(err, err_len, -ENOMEM, "out of memory");
+			e = err_ret(err, -ENOMEM, "out of memory");
 			goto out;
 		}
 	}
 	if (!json_array_size(samples)) {
-		e = util_seterr(err, err_len, -EINVAL, "%s: no program ran between the two snapshots "
+		e = err_ret(err, -EINVAL, "%s: no program ran between the two snapshots "
 			   "(is kernel.bpf_stats_enabled on?)", source);
 		goto out;
 	}
 	out = json_pack("{s:s, s:s, s:[{s:s, s:i, s:O}]}", "plan", plan, "source", source,
 			"jobs", "variant", variant, "rep", 1, "samples", samples);
 	if (!out)
-		e = util_seterr(err, err_len, -ENOMEM, "out of memory");
+		e = err_ret(err, -ENOMEM, "out of memory");
 out:
 	json_decref(samples);
 	if (e)
@@ -139,7 +139,7 @@ static char *trim(char *s)
 }
 
 json_t *import_csv(const char *text, size_t len, const char *plan, const char *metric,
-		   const char *unit, const char *source, char *err, size_t err_len)
+		   const char *unit, const char *source, struct err *err)
 {
 	json_t *jobs = json_array(), *sets = json_object(), *reps = json_object(), *out = NULL;
 	json_t *seen = json_object(), *job;
@@ -148,7 +148,7 @@ json_t *import_csv(const char *text, size_t len, const char *plan, const char *m
 	size_t n_values = 0;
 
 	/* the whole text first: a NUL byte would end the lines early, silently */
-	e = util_text_check(text, len, source, err, err_len);
+	e = util_text_check(text, len, source, err);
 	if (e)
 		goto out;
 	copy = len ? strndup(text, len) : strdup("");
@@ -158,7 +158,7 @@ json_t *import_csv(const char *text, size_t len, const char *plan, const char *m
 	if (!unit)
 		unit = !strcmp(metric, "prog.ns_per_run") ? "ns" : "";
 	if (!copy || !jobs || !sets || !reps || !seen) {
-		e = util_seterr(err, err_len, -ENOMEM, "out of memory");
+		e = err_ret(err, -ENOMEM, "out of memory");
 		goto out;
 	}
 	for (line = copy; line && *line; line = next) {
@@ -180,7 +180,7 @@ json_t *import_csv(const char *text, size_t len, const char *plan, const char *m
 			f[nf] = trim(f[nf]);
 		}
 		if (nf != 4) {
-			e = util_seterr(err, err_len, -EINVAL, "%s:%d: expected 4 fields "
+			e = err_ret(err, -EINVAL, "%s:%d: expected 4 fields "
 				   "variant,prog,set,value, got %d", source, lineno, nf);
 			goto out;
 		}
@@ -188,22 +188,22 @@ json_t *import_csv(const char *text, size_t len, const char *plan, const char *m
 			continue;
 		v = strtod(f[3], &end);
 		if (!*f[0] || !*f[3] || *end || !isfinite(v)) {
-			e = util_seterr(err, err_len, -EINVAL, "%s:%d: '%s' is not a number", source,
+			e = err_ret(err, -EINVAL, "%s:%d: '%s' is not a number", source,
 				   lineno, f[3]);
 			goto out;
 		}
 		if (v < 0) {	/* times and counts, never below 0 */
-			e = util_seterr(err, err_len, -EINVAL, "%s:%d: value '%s' is negative",
+			e = err_ret(err, -EINVAL, "%s:%d: value '%s' is negative",
 					source, lineno, f[3]);
 			goto out;
 		}
 		/* one value per program and set: a second would be lost or refused later */
 		if (asprintf(&key, "%s\n%s\n%s", f[0], f[2], f[1]) < 0) {
-			e = util_seterr(err, err_len, -ENOMEM, "out of memory");
+			e = err_ret(err, -ENOMEM, "out of memory");
 			goto out;
 		}
 		if (json_object_get(seen, key)) {
-			e = util_seterr(err, err_len, -EINVAL, "%s:%d: program '%s' of variant '%s' "
+			e = err_ret(err, -EINVAL, "%s:%d: program '%s' of variant '%s' "
 					"has a value in set '%s' already (line %lld)", source,
 					lineno, f[1], f[0], f[2],
 					(long long)json_integer_value(json_object_get(seen, key)));
@@ -212,13 +212,13 @@ json_t *import_csv(const char *text, size_t len, const char *plan, const char *m
 		}
 		if (json_object_set_new(seen, key, json_integer(lineno))) {
 			free(key);
-			e = util_seterr(err, err_len, -ENOMEM, "out of memory");
+			e = err_ret(err, -ENOMEM, "out of memory");
 			goto out;
 		}
 		free(key);
 		/* a field holds no newline: "VARIANT\nSET" names one set */
 		if (asprintf(&key, "%s\n%s", f[0], f[2]) < 0) {
-			e = util_seterr(err, err_len, -ENOMEM, "out of memory");
+			e = err_ret(err, -ENOMEM, "out of memory");
 			goto out;
 		}
 		job = json_object_get(sets, key);
@@ -235,7 +235,7 @@ json_t *import_csv(const char *text, size_t len, const char *plan, const char *m
 				json_decref(job);
 			if (!ok || json_array_append_new(jobs, job)) {
 				free(key);
-				e = util_seterr(err, err_len, -ENOMEM, "out of memory");
+				e = err_ret(err, -ENOMEM, "out of memory");
 				goto out;
 			}
 		}
@@ -243,18 +243,18 @@ json_t *import_csv(const char *text, size_t len, const char *plan, const char *m
 		if (json_array_append_new(json_object_get(job, "samples"),
 					  json_pack("{s:s, s:s, s:f, s:s}", "metric", metric,
 						    "subject", f[1], "value", v, "unit", unit))) {
-			e = util_seterr(err, err_len, -ENOMEM, "out of memory");
+			e = err_ret(err, -ENOMEM, "out of memory");
 			goto out;
 		}
 		n_values++;
 	}
 	if (!n_values) {
-		e = util_seterr(err, err_len, -EINVAL, "%s: no values", source);
+		e = err_ret(err, -EINVAL, "%s: no values", source);
 		goto out;
 	}
 	out = json_pack("{s:s, s:s, s:O}", "plan", plan, "source", source, "jobs", jobs);
 	if (!out)
-		e = util_seterr(err, err_len, -ENOMEM, "out of memory");
+		e = err_ret(err, -ENOMEM, "out of memory");
 out:
 	free(copy);
 	json_decref(jobs);

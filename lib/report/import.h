@@ -21,15 +21,17 @@
 #include <jansson.h>
 #include <stddef.h>
 
+#include "base/err.h"
+
 /* The import object from two parsed bpftool snapshots BEFORE and AFTER (arrays of
  * programs). NAMES: "FILE" for messages and the source. Returns a new object
  * ({"plan", "source", "jobs"}), or NULL with errno set and ERR. */
 json_t *import_bpftool(const json_t *before, const json_t *after, const char *plan,
-		       const char *variant, const char *source, char *err, size_t err_len);
+		       const char *variant, const char *source, struct err *err);
 /* The import object from the LEN bytes of CSV TEXT read from SOURCE (a NUL byte or
  * invalid UTF-8 anywhere is refused at its line); METRIC NULL: prog.ns_per_run (unit
  * ns). Returns a new object, or NULL with errno set and ERR ("FILE:LINE: message"). */
 json_t *import_csv(const char *text, size_t len, const char *plan, const char *metric,
-		   const char *unit, const char *source, char *err, size_t err_len);
+		   const char *unit, const char *source, struct err *err);
 
 #endif

@@ -10,7 +10,6 @@
 #include <fcntl.h>
 #include <math.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,20 +18,6 @@
 #include <unistd.h>
 
 #include "base/log.h"
-
-static int seterr(char *err, size_t len, int e, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-static int seterr(char *err, size_t len, int e, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err && len) {
-		va_start(ap, fmt);
-		vsnprintf(err, len, fmt, ap);
-		va_end(ap);
-	}
-	return e;
-}
 
 static const char *sget(const json_t *o, const char *k)
 {
@@ -82,14 +67,14 @@ static const char *plot_format(const char *file)
 	return NULL;
 }
 
-int plot_check_output(const char *file, char *err, size_t len)
+int plot_check_output(const char *file, struct err *err)
 {
 	int fd, e;
 
 	if (!file || !*file)
-		return seterr(err, len, -EINVAL, "no file name to plot to");
+		return err_ret(err, -EINVAL, "no file name to plot to");
 	if (!plot_format(file))
-		return seterr(err, len, -EINVAL, "cannot tell the format of '%s' "
+		return err_ret(err, -EINVAL, "cannot tell the format of '%s' "
 			      "(expected a name ending in .svg or .png)", file);
 	/* an existing file is opened without truncating; a new one is removed again */
 	fd = open(file, O_WRONLY | O_CLOEXEC | O_NOCTTY);
@@ -98,11 +83,11 @@ int plot_check_output(const char *file, char *err, size_t len)
 		return 0;
 	}
 	if (errno != ENOENT)
-		return seterr(err, len, -errno, "cannot write '%s': %s", file, strerror(errno));
+		return err_ret(err, -errno, "cannot write '%s': %s", file, strerror(errno));
 	fd = open(file, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOCTTY, 0644);
 	if (fd < 0) {
 		e = -errno;
-		return seterr(err, len, e, "cannot write '%s': %s", file, strerror(-e));
+		return err_ret(err, e, "cannot write '%s': %s", file, strerror(-e));
 	}
 	close(fd);
 	unlink(file);
@@ -110,8 +95,7 @@ int plot_check_output(const char *file, char *err, size_t len)
 }
 
 /* The terminal (WIDTH x HEIGHT) and output lines for FILE. */
-static int terminal_sized(FILE *f, const char *file, int width, int height, char *err,
-			  size_t len)
+static int terminal_sized(FILE *f, const char *file, int width, int height, struct err *err)
 {
 	const char *fmt = plot_format(file);
 
@@ -122,7 +106,7 @@ static int terminal_sized(FILE *f, const char *file, int width, int height, char
 		fprintf(f, "set terminal pngcairo size %d,%d noenhanced font 'sans,10'\n", width,
 			height);
 	else
-		return seterr(err, len, -EINVAL, "cannot tell the format of '%s' "
+		return err_ret(err, -EINVAL, "cannot tell the format of '%s' "
 			      "(expected a name ending in .svg or .png)", file);
 	fprintf(f, "set output ");
 	quote(f, file);
@@ -132,9 +116,9 @@ static int terminal_sized(FILE *f, const char *file, int width, int height, char
 	return 0;
 }
 
-static int terminal(FILE *f, const char *file, char *err, size_t len)
+static int terminal(FILE *f, const char *file, struct err *err)
 {
-	return terminal_sized(f, file, 900, 520, err, len);
+	return terminal_sized(f, file, 900, 520, err);
 }
 
 /* The error bar half-width of a point: stddev, else spread, else 0. */
@@ -149,10 +133,10 @@ static double errbar(const json_t *p, const char *sd, const char *spread)
 
 /* Close the script stream F whose buffer is *BUF: on success (E 0) the script goes to
  * *SCRIPT, else it is freed. Returns E, or -ENOMEM when the stream could not be closed. */
-static int script_close(FILE *f, char **buf, int e, char **script, char *err, size_t err_len)
+static int script_close(FILE *f, char **buf, int e, char **script, struct err *err)
 {
 	if (fclose(f) && !e)
-		e = seterr(err, err_len, -ENOMEM, "out of memory");
+		e = err_ret(err, -ENOMEM, "out of memory");
 	if (e)
 		free(*buf);
 	else
@@ -160,8 +144,7 @@ static int script_close(FILE *f, char **buf, int e, char **script, char *err, si
 	return e;
 }
 
-int plot_history_script(const json_t *report, const char *file, char **script, char *err,
-			size_t err_len)
+int plot_history_script(const json_t *report, const char *file, char **script, struct err *err)
 {
 	json_t *series = json_object_get(report, "series"), *s, *p, *c;
 	char *buf = NULL;
@@ -171,11 +154,11 @@ int plot_history_script(const json_t *report, const char *file, char **script, c
 
 	*script = NULL;
 	if (!json_array_size(series))
-		return seterr(err, err_len, -EINVAL, "nothing to plot: the history is empty");
+		return err_ret(err, -EINVAL, "nothing to plot: the history is empty");
 	f = open_memstream(&buf, &len);
 	if (!f)
-		return seterr(err, err_len, -ENOMEM, "out of memory");
-	e = terminal(f, file, err, err_len);
+		return err_ret(err, -ENOMEM, "out of memory");
+	e = terminal(f, file, err);
 	if (e)
 		goto out;
 	fprintf(f, "set title ");
@@ -226,9 +209,9 @@ int plot_history_script(const json_t *report, const char *file, char **script, c
 	}
 	fprintf(f, "\n");
 	if (!n_points)
-		e = seterr(err, err_len, -EINVAL, "nothing to plot: no points");
+		e = err_ret(err, -EINVAL, "nothing to plot: no points");
 out:
-	return script_close(f, &buf, e, script, err, err_len);
+	return script_close(f, &buf, e, script, err);
 }
 
 /* The distinct metrics of the rows of COMPARISONS[0], in row order, into a new array. */
@@ -307,8 +290,7 @@ static size_t compare_panel(FILE *f, const json_t *report, const char *metric, s
 	return n;
 }
 
-int plot_compare_script(const json_t *report, const char *file, char **script, char *err,
-			size_t err_len)
+int plot_compare_script(const json_t *report, const char *file, char **script, struct err *err)
 {
 	json_t *cmps = json_object_get(report, "comparisons"), *metrics, *m;
 	char *buf = NULL;
@@ -318,23 +300,22 @@ int plot_compare_script(const json_t *report, const char *file, char **script, c
 
 	*script = NULL;
 	if (!json_array_get(json_object_get(json_array_get(cmps, 0), "rows"), 0))
-		return seterr(err, err_len, -EINVAL, "nothing to plot: no compared rows");
+		return err_ret(err, -EINVAL, "nothing to plot: no compared rows");
 	metrics = compare_metrics(cmps);
 	if (!metrics)
-		return seterr(err, err_len, -ENOMEM, "out of memory");
+		return err_ret(err, -ENOMEM, "out of memory");
 	n_metrics = json_array_size(metrics);
 	if (n_metrics > PLOT_MAX_PANELS) {
 		json_decref(metrics);
-		return seterr(err, err_len, -EINVAL, "too many metrics to plot: %zu (at most %d "
+		return err_ret(err, -EINVAL, "too many metrics to plot: %zu (at most %d "
 			      "panels; choose some with --metric)", n_metrics, PLOT_MAX_PANELS);
 	}
 	f = open_memstream(&buf, &len);
 	if (!f) {
 		json_decref(metrics);
-		return seterr(err, err_len, -ENOMEM, "out of memory");
+		return err_ret(err, -ENOMEM, "out of memory");
 	}
-	e = terminal_sized(f, file, 900, n_metrics > 1 ? 380 * (int)n_metrics : 520, err,
-			   err_len);
+	e = terminal_sized(f, file, 900, n_metrics > 1 ? 380 * (int)n_metrics : 520, err);
 	if (e)
 		goto out;
 	fprintf(f, "set style data histogram\nset style histogram errorbars gap 1 lw 1\n"
@@ -347,10 +328,10 @@ int plot_compare_script(const json_t *report, const char *file, char **script, c
 	if (n_metrics > 1)
 		fprintf(f, "unset multiplot\n");
 	if (!n)
-		e = seterr(err, err_len, -EINVAL, "nothing to plot");
+		e = err_ret(err, -EINVAL, "nothing to plot");
 out:
 	json_decref(metrics);
-	return script_close(f, &buf, e, script, err, err_len);
+	return script_close(f, &buf, e, script, err);
 }
 
 /* gnuplot's words from its stderr (TALK, rewound) for bpflab's messages: its first
@@ -381,7 +362,7 @@ static void gnuplot_words(FILE *talk, char *out, size_t len)
 	}
 }
 
-int plot_run_gnuplot(const char *script, char *err, size_t err_len)
+int plot_run_gnuplot(const char *script, struct err *err)
 {
 	int in[2], status = 0, e = 0;
 	size_t len = strlen(script), off = 0;
@@ -392,7 +373,7 @@ int plot_run_gnuplot(const char *script, char *err, size_t err_len)
 	void (*old)(int);
 
 	if (pipe2(in, O_CLOEXEC)) {
-		e = seterr(err, err_len, -errno, "cannot make a pipe: %s", strerror(errno));
+		e = err_ret(err, -errno, "cannot make a pipe: %s", strerror(errno));
 		goto out;
 	}
 	pid = fork();
@@ -400,7 +381,7 @@ int plot_run_gnuplot(const char *script, char *err, size_t err_len)
 		e = -errno;
 		close(in[0]);
 		close(in[1]);
-		e = seterr(err, err_len, e, "cannot start gnuplot: %s", strerror(-e));
+		e = err_ret(err, e, "cannot start gnuplot: %s", strerror(-e));
 		goto out;
 	}
 	if (pid == 0) {
@@ -434,13 +415,13 @@ int plot_run_gnuplot(const char *script, char *err, size_t err_len)
 		;
 	gnuplot_words(talk, words, sizeof(words));
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
-		e = seterr(err, err_len, -ENOENT, "cannot run 'gnuplot' (install gnuplot-nox)");
+		e = err_ret(err, -ENOENT, "cannot run 'gnuplot' (install gnuplot-nox)");
 	else if (!WIFEXITED(status) || WEXITSTATUS(status))
-		e = seterr(err, err_len, -EIO, "gnuplot failed (status %d)%s%s",
+		e = err_ret(err, -EIO, "gnuplot failed (status %d)%s%s",
 			   WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status),
 			   *words ? ": " : "", words);
 	else if (off < len)
-		e = seterr(err, err_len, -EIO, "gnuplot did not read its script");
+		e = err_ret(err, -EIO, "gnuplot did not read its script");
 out:
 	if (talk)
 		fclose(talk);
@@ -449,27 +430,27 @@ out:
 
 /* Write the plot of REPORT to FILE: the gnuplot script MAKE_SCRIPT writes, run. */
 static int plot_with(int (*make_script)(const json_t *report, const char *file, char **script,
-					char *err, size_t err_len),
-		     const json_t *report, const char *file, char *err, size_t err_len)
+					struct err *err),
+		     const json_t *report, const char *file, struct err *err)
 {
 	char *script = NULL;
-	int e = plot_check_output(file, err, err_len);
+	int e = plot_check_output(file, err);
 
 	if (!e)
-		e = make_script(report, file, &script, err, err_len);
+		e = make_script(report, file, &script, err);
 
 	if (!e)
-		e = plot_run_gnuplot(script, err, err_len);
+		e = plot_run_gnuplot(script, err);
 	free(script);
 	return e;
 }
 
-int plot_history(const json_t *report, const char *file, char *err, size_t err_len)
+int plot_history(const json_t *report, const char *file, struct err *err)
 {
-	return plot_with(plot_history_script, report, file, err, err_len);
+	return plot_with(plot_history_script, report, file, err);
 }
 
-int plot_compare(const json_t *report, const char *file, char *err, size_t err_len)
+int plot_compare(const json_t *report, const char *file, struct err *err)
 {
-	return plot_with(plot_compare_script, report, file, err, err_len);
+	return plot_with(plot_compare_script, report, file, err);
 }

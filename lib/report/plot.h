@@ -20,6 +20,8 @@
 #include <jansson.h>
 #include <stddef.h>
 
+#include "base/err.h"
+
 /* The most metrics one compare plot draws (one panel each). */
 #define PLOT_MAX_PANELS 12
 
@@ -27,17 +29,17 @@
  * may create or overwrite it (nothing is left behind). 0, or -errno with ERR saying
  * "cannot write 'FILE': REASON". Called before anything is computed or printed, so that
  * gnuplot never falls back to standard output. */
-int plot_check_output(const char *file, char *err, size_t len);
+int plot_check_output(const char *file, struct err *err);
 /* Write the gnuplot script for history REPORT to FILE into *SCRIPT (heap, caller frees). */
-int plot_history_script(const json_t *report, const char *file, char **script, char *err,
-			size_t err_len);
+int plot_history_script(const json_t *report, const char *file, char **script,
+			struct err *err);
 /* The same for compare REPORT. */
-int plot_compare_script(const json_t *report, const char *file, char **script, char *err,
-			size_t err_len);
+int plot_compare_script(const json_t *report, const char *file, char **script,
+			struct err *err);
 /* Render: run gnuplot on the script of the functions above. */
-int plot_history(const json_t *report, const char *file, char *err, size_t err_len);
-int plot_compare(const json_t *report, const char *file, char *err, size_t err_len);
+int plot_history(const json_t *report, const char *file, struct err *err);
+int plot_compare(const json_t *report, const char *file, struct err *err);
 /* Run gnuplot with SCRIPT on its standard input and wait for it. */
-int plot_run_gnuplot(const char *script, char *err, size_t err_len);
+int plot_run_gnuplot(const char *script, struct err *err);
 
 #endif

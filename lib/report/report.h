@@ -25,6 +25,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "base/err.h"
+
 /* Build the report object for RESULT (not modified). Samples without a metric, a
  * numeric value or a repetition >= 1 are skipped. RESULT's "noise", when present, is
  * store_noise_list's rows: each host that has a noise floor there gets it as "noise"
@@ -79,9 +81,9 @@ char *report_text(const json_t *report);
  * (drivers: else the port every variant measured, or for prog.ns_per_run each variant's
  * first XDP program). Every cell has "values" (per repetition), the
  * statistics of report_build and "verdicts" when any. Returns a new reference, or NULL
- * with errno set (EINVAL: a message for a person in ERR, ERR_LEN bytes; ENOMEM). */
+ * with errno set (EINVAL: a message for a person in ERR; ENOMEM). */
 json_t *report_form_build(const json_t *report, const char *form, const char *metric,
-			  const char *subject, char *err, size_t err_len);
+			  const char *subject, struct err *err);
 
 /* Write FORM (from report_form_build) as text to OUT; 0 or -errno. */
 int report_form_print_text(const json_t *form, FILE *out);

@@ -68,27 +68,28 @@ static const json_t *section_row(const json_t *sec, const char *variant, const c
 
 /* The one wording of an unknown metric (as `result compare` and `history` have it):
  * "no metric 'M' (its metrics: a, b)" with the metrics of REPORT's sections, first
- * measured first, into ERR (ERR_LEN bytes). */
-static void form_unknown_metric(const json_t *report, const char *metric, char *err,
-				size_t err_len)
+ * measured first, into ERR. */
+static void form_unknown_metric(const json_t *report, const char *metric, struct err *err)
 {
 	const json_t *g, *sec;
 	json_t *seen = json_object();
-	size_t i, j, used;
+	char text[sizeof(err->msg)];
+	size_t i, j, used, len = sizeof(text);
 
-	used = (size_t)snprintf(err, err_len, "no metric '%s' (its metrics:", metric);
+	used = (size_t)snprintf(text, len, "no metric '%s' (its metrics:", metric);
 	json_array_foreach(json_object_get(report, "groups"), i, g)
 		json_array_foreach(json_object_get(g, "sections"), j, sec) {
 			const char *m = get_str(sec, "metric");
 
-			if (!m || !seen || json_object_get(seen, m) || used >= err_len)
+			if (!m || !seen || json_object_get(seen, m) || used >= len)
 				continue;
 			json_object_set_new(seen, m, json_true());
-			used += snprintf(err + used, err_len - used, "%s %s",
+			used += snprintf(text + used, len - used, "%s %s",
 					 json_object_size(seen) > 1 ? "," : "", m);
 		}
-	if (used < err_len)
-		snprintf(err + used, err_len - used, ")");
+	if (used < len)
+		snprintf(text + used, len - used, ")");
+	err_set(err, "%s", text);
 	json_decref(seen);
 }
 
@@ -549,7 +550,7 @@ static const char *common_subject(const json_t *report, const char *metric,
  * Returns 0 or -EINVAL with a message in ERR (several subjects and none chosen, or one
  * the run does not have). */
 static int form_subject(const json_t *subjects, const char *form, const char *metric,
-			bool per_variant, const char **subject, char *err, size_t err_len)
+			bool per_variant, const char **subject, struct err *err)
 {
 	char list[512] = "";
 	const char *k;
@@ -561,12 +562,12 @@ static int form_subject(const json_t *subjects, const char *form, const char *me
 		json_object_foreach((json_t *)subjects, k, v)
 			snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s",
 				 *list ? ", " : "", k);
-		snprintf(err, err_len, "form '%s' needs --subject for '%s' (one of: %s)",
+		err_set(err, "form '%s' needs --subject for '%s' (one of: %s)",
 			 form, metric, list);
 		return -EINVAL;
 	}
 	if (*subject && json_object_size(subjects) && !json_object_get(subjects, *subject)) {
-		snprintf(err, err_len, "the run has no '%s' samples of subject '%s'", metric,
+		err_set(err, "the run has no '%s' samples of subject '%s'", metric,
 			 *subject);
 		return -EINVAL;
 	}
@@ -587,7 +588,7 @@ static const json_t *first_section(const json_t *report, const char *metric)
 }
 
 json_t *report_form_build(const json_t *report, const char *form_name, const char *metric,
-			  const char *subject, char *err, size_t err_len)
+			  const char *subject, struct err *err)
 {
 	json_t *form = NULL, *subjects = NULL;
 	int repeat = get_int(report, "repeat"), ret = -EINVAL;
@@ -595,13 +596,12 @@ json_t *report_form_build(const json_t *report, const char *form_name, const cha
 	const char *unit, *window;
 	const json_t *sec;
 
-	snprintf(err, err_len, "out of memory");
+	err_set(err, "out of memory");
 	grid = !strcmp(form_name, "grid");
 	cpumap = !strcmp(form_name, "cpumap");
 	drivers = !strcmp(form_name, "drivers");
 	if (!grid && !cpumap && !drivers && strcmp(form_name, "columns")) {
-		snprintf(err, err_len,
-			 "unknown form '%s' (expected table, grid, columns, cpumap or drivers)",
+		err_set(err, "unknown form '%s' (expected table, grid, columns, cpumap or drivers)",
 			 form_name);
 		goto fail;
 	}
@@ -630,11 +630,11 @@ json_t *report_form_build(const json_t *report, const char *form_name, const cha
 	}
 	if (!json_object_size(subjects) &&
 	    (drivers || json_array_size(json_object_get(report, "groups")))) {
-		form_unknown_metric(report, metric, err, err_len);
+		form_unknown_metric(report, metric, err);
 		goto fail;
 	}
 	if (cpumap && (!json_object_get(subjects, "rx_src") || !json_object_get(subjects, "rx_dst"))) {
-		snprintf(err, err_len, "form 'cpumap' needs '%s' subjects 'rx_src' and 'rx_dst' (the counters of bpf/xdp_cpumap.bpf.c)",
+		err_set(err, "form 'cpumap' needs '%s' subjects 'rx_src' and 'rx_dst' (the counters of bpf/xdp_cpumap.bpf.c)",
 			 metric);
 		goto fail;
 	}
@@ -642,7 +642,7 @@ json_t *report_form_build(const json_t *report, const char *form_name, const cha
 		subject = common_subject(report, metric, subjects);
 	if ((grid || drivers) &&
 	    (ret = form_subject(subjects, form_name, metric, drivers && !strcmp(metric, NS_METRIC),
-				&subject, err, err_len)))
+				&subject, err)))
 		goto fail;
 	sec = first_section(report, metric);
 	unit = get_str(sec, "unit");

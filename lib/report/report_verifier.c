@@ -262,7 +262,7 @@ static json_t *finish(const json_t *p, const json_t *groups)
 }
 
 json_t *report_verifier_build(const json_t *values, const json_t *jobs, const char *by,
-			      char *msg, size_t msg_len)
+			      struct err *err)
 {
 	json_t *groups = json_array(), *progs = json_array(), *out = NULL, *list, *p;
 	const json_t *r;
@@ -304,7 +304,7 @@ json_t *report_verifier_build(const json_t *values, const json_t *jobs, const ch
 			goto oom;
 	}
 	if (!json_array_size(progs)) {
-		snprintf(msg, msg_len, "the run has no load figures (%s, ...) and no load failure",
+		err_set(err, "the run has no load figures (%s, ...) and no load failure",
 			 figures[0].metric);
 		goto out;
 	}
@@ -320,7 +320,7 @@ json_t *report_verifier_build(const json_t *values, const json_t *jobs, const ch
 	}
 	goto out;
 oom:
-	snprintf(msg, msg_len, "out of memory");
+	err_set(err, "out of memory");
 	json_decref(out);
 	out = NULL;
 out:

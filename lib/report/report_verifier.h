@@ -23,13 +23,15 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "base/err.h"
+
 /* The report (a new reference): {"by", "groups": [names], "programs": [{"variant",
  * "program", "groups": [{"group", "verdict", "n", "values": {metric: mean}, "varies":
  * [metrics whose values differ], "error"?}], "verdict", "diff": {metric: {"a", "b",
- * "delta", "pct"}}}]}; NULL with MSG set when the run has no load figures and no load
+ * "delta", "pct"}}}]}; NULL with ERR set when the run has no load figures and no load
  * failure, or out of memory. */
 json_t *report_verifier_build(const json_t *values, const json_t *jobs, const char *by,
-			      char *msg, size_t msg_len);
+			      struct err *err);
 /* B against A as veristat writes it, "+703 (+70.51%)" ("-" when either is NAN, "n/a"
  * for the percentage when A is 0 and B is not, a difference that is not whole with one
  * decimal: "+0.5 (+25.00%)") into OUT. Returns OUT. */

@@ -530,7 +530,7 @@ static int writable_check(struct store *st, const char *path)
 			  "needs its '-wal' and '-shm' files beside it", dir, strerror(why));
 }
 
-struct store *store_open(const char *path, bool readonly, char *errbuf, size_t err_len)
+struct store *store_open(const char *path, bool readonly, struct err *e)
 {
 	static pthread_once_t once = PTHREAD_ONCE_INIT;
 	int flags = readonly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
@@ -538,11 +538,12 @@ struct store *store_open(const char *path, bool readonly, char *errbuf, size_t e
 	struct store *st;
 	int err = 0, rc, version;
 
+	err_clear(e);
 	pthread_once(&once, sqlite_setup);
 	st = calloc(1, sizeof(*st));
 	if (!st || !(st->path = strdup(path))) {
 		free(st);
-		snprintf(errbuf, err_len, "cannot open database '%s': out of memory", path);
+		err_set(e, "cannot open database '%s': out of memory", path);
 		errno = ENOMEM;
 		return NULL;
 	}
@@ -605,14 +606,14 @@ struct store *store_open(const char *path, bool readonly, char *errbuf, size_t e
 	err = migrate(st, version);
 	if (err) {
 		/* migrate() gave the context; report its message as it is. */
-		snprintf(errbuf, err_len, "%s", st->err);
+		err_set(e, "%s", st->err);
 		store_free(st);
 		errno = -err;
 		return NULL;
 	}
 out:
 	if (err) {
-		snprintf(errbuf, err_len, "cannot open database '%s': %s", path, st->err);
+		err_set(e, "cannot open database '%s': %s", path, st->err);
 		store_free(st);
 		errno = -err;
 		return NULL;

@@ -34,6 +34,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/err.h"
+
 #include "plan/objects.h"
 #include "plan/plan.h"
 
@@ -50,7 +52,7 @@ struct store;
  * writable) fails with -EROFS at once. A database whose schema is newer than this
  * build, or (read-only) older or empty, is refused. Returns NULL with errno set and a
  * message in ERR. */
-struct store *store_open(const char *path, bool readonly, char *err, size_t err_len);
+struct store *store_open(const char *path, bool readonly, struct err *err);
 /* Close and free; *STORE becomes NULL. Takes NULL. */
 void store_close(struct store **store);
 /* The schema version now in force (PRAGMA user_version), or -errno. */
@@ -318,7 +320,7 @@ int store_import(struct store *store, const json_t *imp, int64_t now_ms, int64_t
 /* store_import in parts (lib/store/store_import.c), for a caller that must not block
  * long: bpflabd's loop.
  * - store_import_check: IMP's input checks alone, no store (any thread): 0, or -EINVAL
- *   (-ENOMEM) with the reason in WHY (LEN bytes).
+ *   (-ENOMEM) with the reason in WHY.
  * - store_import_begin: the host, the environment and the run (queued, no variants yet)
  *   in one transaction; IMP referenced by *OUT until destroyed. CHECKED: the caller ran
  *   store_import_check on IMP, else begin does.
@@ -328,7 +330,7 @@ int store_import(struct store *store, const json_t *imp, int64_t now_ms, int64_t
  * - store_import_destroy: frees IM; when it is not done (a step failed, or the caller
  *   gives up), deletes the run and what the parts wrote of it. Takes NULL; *IM NULL. */
 struct store_import;
-int store_import_check(const json_t *imp, char *why, size_t len);
+int store_import_check(const json_t *imp, struct err *why);
 int store_import_begin(struct store *store, const json_t *imp, int64_t now_ms, bool checked,
 		       struct store_import **out);
 int store_import_step(struct store *store, struct store_import *im, int64_t deadline_ms);

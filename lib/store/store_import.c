@@ -38,8 +38,8 @@ struct store_import {
 
 /* One sample of an import, jobs[I].samples[K], checked (SEEN: the job's samples so far,
  * "metric\nsubject\nwindow" -> K). 0 or -EINVAL / -ENOMEM with WHY. */
-static int check_sample(const json_t *smp, size_t i, size_t k, json_t *seen, char *why,
-			size_t len)
+static int check_sample(const json_t *smp, size_t i, size_t k, json_t *seen,
+			struct err *why)
 {
 	const char *metric = json_string_value(json_object_get(smp, "metric"));
 	const char *subject = json_string_value(json_object_get(smp, "subject"));
@@ -50,45 +50,45 @@ static int check_sample(const json_t *smp, size_t i, size_t k, json_t *seen, cha
 	int err;
 
 	if (!metric || !*metric || !json_is_number(v))
-		return util_seterr(why, len, -EINVAL, "jobs[%zu].samples[%zu]: a sample needs a "
+		return err_ret(why, -EINVAL, "jobs[%zu].samples[%zu]: a sample needs a "
 				   "'metric' and a numeric 'value'", i, k);
 	if (unit && !strcmp(unit, "ns") && json_number_value(v) < 0)
-		return util_seterr(why, len, -EINVAL, "jobs[%zu].samples[%zu]: 'value' %g of '%s' "
+		return err_ret(why, -EINVAL, "jobs[%zu].samples[%zu]: 'value' %g of '%s' "
 				   "is negative (a time in ns cannot be)", i, k,
 				   json_number_value(v), metric);
 	if (!window)
 		window = !strncmp(metric, "prog.", 5) ? "cost" : "rate";
 	/* the store keeps one value per job and series: say which, not SQLite's words */
 	if (asprintf(&key, "%s\n%s\n%s", metric, subject ? subject : "", window) < 0)
-		return util_seterr(why, len, -ENOMEM, "out of memory");
+		return err_ret(why, -ENOMEM, "out of memory");
 	dup = json_object_get(seen, key);
 	if (dup) {
 		free(key);
-		return util_seterr(why, len, -EINVAL, "jobs[%zu].samples[%zu]: '%s' of '%s' is "
+		return err_ret(why, -EINVAL, "jobs[%zu].samples[%zu]: '%s' of '%s' is "
 				   "there already (samples[%lld]): one value per job and subject",
 				   i, k, metric, subject ? subject : "",
 				   (long long)json_integer_value(dup));
 	}
 	err = json_object_set_new(seen, key, json_integer((json_int_t)k));
 	free(key);
-	return err ? util_seterr(why, len, -ENOMEM, "out of memory") : 0;
+	return err ? err_ret(why, -ENOMEM, "out of memory") : 0;
 }
 
 /* Whether member K of KERNEL is absent (when OPTIONAL) or a name of 1 to
  * STORE_KERNEL_NAME_MAX bytes; else -EINVAL with WHY. */
-static int check_kernel(const json_t *kernel, const char *k, bool optional, char *why,
-			size_t len)
+static int check_kernel(const json_t *kernel, const char *k, bool optional,
+			struct err *why)
 {
 	const json_t *v = json_object_get(kernel, k);
 	size_t n = json_string_length(v);
 
 	if ((!v && optional) || (json_is_string(v) && n > 0 && n <= STORE_KERNEL_NAME_MAX))
 		return 0;
-	return util_seterr(why, len, -EINVAL, "'kernel.%s' must be a name of 1 to %d bytes", k,
+	return err_ret(why, -EINVAL, "'kernel.%s' must be a name of 1 to %d bytes", k,
 			   STORE_KERNEL_NAME_MAX);
 }
 
-int store_import_check(const json_t *imp, char *why, size_t len)
+int store_import_check(const json_t *imp, struct err *why)
 {
 	const json_t *kernel = json_object_get(imp, "kernel");
 	const char *plan = json_string_value(json_object_get(imp, "plan"));
@@ -100,30 +100,30 @@ int store_import_check(const json_t *imp, char *why, size_t len)
 
 	if (!plan || !*plan || !json_string_value(json_object_get(imp, "source")) ||
 	    !json_is_array(jobs) || !json_array_size(jobs))
-		return util_seterr(why, len, -EINVAL, "an import needs 'plan', 'source' and a "
+		return err_ret(why, -EINVAL, "an import needs 'plan', 'source' and a "
 				   "non-empty 'jobs' array");
 	/* names as a plan names itself: no markup, no control bytes, bounded */
 	if (!plan_name_valid(plan) || (host && *host && !plan_name_valid(host)))
-		return util_seterr(why, len, -EINVAL, "'%s' must be a name of 1 to %d letters, "
+		return err_ret(why, -EINVAL, "'%s' must be a name of 1 to %d letters, "
 				   "digits, '.', '_' and '-'", plan_name_valid(plan) ? "host" : "plan",
 				   PLAN_MAX_NAME);
 	if (kernel && !json_is_object(kernel))
-		return util_seterr(why, len, -EINVAL, "'kernel' must be an object {\"release\", "
+		return err_ret(why, -EINVAL, "'kernel' must be an object {\"release\", "
 				   "\"version\"}");
-	if (kernel && ((err = check_kernel(kernel, "release", false, why, len)) ||
-		       (err = check_kernel(kernel, "version", true, why, len))))
+	if (kernel && ((err = check_kernel(kernel, "release", false, why)) ||
+		       (err = check_kernel(kernel, "version", true, why))))
 		return err;
 	json_array_foreach(jobs, i, job) {
 		const char *v = json_string_value(json_object_get(job, "variant"));
 
 		if (!v || !*v || !json_is_array(json_object_get(job, "samples")))
-			return util_seterr(why, len, -EINVAL, "jobs[%zu]: needs 'variant' and "
+			return err_ret(why, -EINVAL, "jobs[%zu]: needs 'variant' and "
 					   "'samples'", i);
 		seen = json_object();
 		if (!seen)
-			return util_seterr(why, len, -ENOMEM, "out of memory");
+			return err_ret(why, -ENOMEM, "out of memory");
 		json_array_foreach(json_object_get(job, "samples"), k, smp) {
-			err = check_sample(smp, i, k, seen, why, len);
+			err = check_sample(smp, i, k, seen, why);
 			if (err)
 				break;
 			n_samples++;
@@ -133,7 +133,7 @@ int store_import_check(const json_t *imp, char *why, size_t len)
 			return err;
 	}
 	if (!n_samples)
-		return util_seterr(why, len, -EINVAL, "nothing to import: no samples");
+		return err_ret(why, -EINVAL, "nothing to import: no samples");
 	return 0;
 }
 
@@ -174,13 +174,14 @@ int store_import_begin(struct store *st, const json_t *imp, int64_t now_ms, bool
 	const char *plan = json_string_value(json_object_get(imp, "plan"));
 	const char *source = json_string_value(json_object_get(imp, "source"));
 	const char *host = json_string_value(json_object_get(imp, "host"));
-	char why[STORE_ERR_LEN], *text = NULL, sha[SHA256_HEX_LEN];
+	char *text = NULL, sha[SHA256_HEX_LEN];
+	struct err why;
 	struct store_import *im;
 	int err;
 
 	*out = NULL;
-	if (!checked && (err = store_import_check(imp, why, sizeof(why))))
-		return sto_context(st, store_fail(st, err, "%s", why), "cannot import '%s'",
+	if (!checked && (err = store_import_check(imp, &why)))
+		return sto_context(st, store_fail(st, err, "%s", why.msg), "cannot import '%s'",
 				   source ? source : "?");
 	im = calloc(1, sizeof(*im));
 	if (!im || asprintf(&text, "imported from %s\n# plan %s, imported by bpflab result "

@@ -375,14 +375,14 @@ int store_ingest_samples(struct store *st, int64_t host_id, const json_t *result
 {
 	struct samples borrowed = taken ? *taken : (struct samples){ 0 };
 	struct msg_result r;
-	char why[STORE_ERR_LEN];
+	struct err why;
 	int err;
 
-	err = msg_result_decode(result, &borrowed, &r, why, sizeof(why));
+	err = msg_result_decode(result, &borrowed, &r, &why);
 	if (err) {
 		memset(out, 0, sizeof(*out));
 		out->job_id = r.job;
-		store_fail(st, err, "%s", why);
+		store_fail(st, err, "%s", why.msg);
 		return sto_context(st, err, "cannot store result of job %lld", (long long)r.job);
 	}
 	err = store_ingest_msg(st, host_id, &r, now_ms, out);

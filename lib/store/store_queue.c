@@ -154,11 +154,11 @@ static int spec_parse(struct store *st, int64_t job_id, const char *text, size_t
 		      json_t **spec, bool *raw)
 {
 	json_error_t jerr;
-	char why[128];
+	struct err why;
 
 	/* lib/proto/proto_decode.c's parser, several times faster than jansson's; what it
 	 * refuses (e.g. a duplicate key) goes to jansson as before */
-	*spec = text ? proto_parse(text, len, why, sizeof(why)) : NULL;
+	*spec = text ? proto_parse(text, len, &why) : NULL;
 	*raw = *spec != NULL;
 	if (!*spec)
 		*spec = json_loads(text ? text : "", 0, &jerr);

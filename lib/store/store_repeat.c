@@ -271,8 +271,7 @@ static int job_round(struct round *r, int64_t job, int64_t *run, int64_t *host,
 	*host = sqlite3_column_int64(s, 1);
 	*point = strdup((const char *)sqlite3_column_text(s, 2));
 	/* lib/proto's parser (several times faster); what it refuses goes to jansson */
-	*spec = proto_parse(sqlite3_column_text(s, 3), (size_t)sqlite3_column_bytes(s, 3), NULL,
-			    0);
+	*spec = proto_parse(sqlite3_column_text(s, 3), (size_t)sqlite3_column_bytes(s, 3), NULL);
 	if (!*spec)
 		*spec = json_loads((const char *)sqlite3_column_text(s, 3), 0, NULL);
 	*fixed = sqlite3_column_int(s, 4);

@@ -29,14 +29,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char *argv0[] = { "bpflabd", "--db", "x", NULL }, **av = NULL;
 	struct conf *c = NULL;
-	char why[512] = "";
+	struct err why = { 0 };
 	int err, ac = 0, last = 0;
 	size_t i, n;
 
-	err = conf_parse("fuzz.conf", (const char *)data, size, keys, &c, why, sizeof(why));
+	err = conf_parse("fuzz.conf", (const char *)data, size, keys, &c, &why);
 	if (err) {
-		if (c || (err != -ENOMEM && (strncmp(why, "fuzz.conf:", 10) ||
-					     strspn(why + 10, "0123456789") == 0)))
+		if (c || (err != -ENOMEM && (strncmp(why.msg, "fuzz.conf:", 10) ||
+					     strspn(why.msg + 10, "0123456789") == 0)))
 			abort();
 		return 0;
 	}

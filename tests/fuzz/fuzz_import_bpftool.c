@@ -64,7 +64,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	const uint8_t *sep = memmem(data, size, SEP, strlen(SEP));
 	json_t *before, *after = NULL, *imp;
-	char err[512] = "";
+	struct err err;
 	size_t n;
 
 	if (!sep)
@@ -76,15 +76,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				   JSON_DECODE_ANY, NULL);
 	if (!after)
 		goto out;
-	imp = import_bpftool(before, after, "fuzz", "v", "b.json..a.json", err, sizeof(err));
+	imp = import_bpftool(before, after, "fuzz", "v", "b.json..a.json", &err);
 	if (imp) {
 		check(imp, after);
 		json_decref(imp);
-	} else if (strncmp(err, "b.json..a.json", 14)) {
+	} else if (strncmp(err.msg, "b.json..a.json", 14)) {
 		abort();
 	}
-	imp = import_bpftool(after, after, "fuzz", "v", "a.json..a.json", err, sizeof(err));
-	if (imp || strncmp(err, "a.json..a.json", 14))
+	imp = import_bpftool(after, after, "fuzz", "v", "a.json..a.json", &err);
+	if (imp || strncmp(err.msg, "a.json..a.json", 14))
 		abort();
 out:
 	json_decref(before);

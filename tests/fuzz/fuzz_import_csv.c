@@ -160,7 +160,8 @@ static void check(const json_t *imp, size_t expect, size_t expect_jobs)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	char *text = malloc(size + 1), err[512] = "", *csv;
+	struct err err;
+	char *text = malloc(size + 1), *csv;
 	json_t *imp, *again;
 	size_t values, sets;
 
@@ -168,16 +169,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	memcpy(text, data, size);
 	text[size] = '\0';
-	imp = import_csv(text, size, "fuzz", NULL, NULL, "fuzz.csv", err, sizeof(err));
+	imp = import_csv(text, size, "fuzz", NULL, NULL, "fuzz.csv", &err);
 	if (!imp) {
-		if (strncmp(err, "fuzz.csv", 8))
+		if (strncmp(err.msg, "fuzz.csv", 8))
 			abort();
 		goto out;
 	}
 	count_values(text, &values, &sets);
 	check(imp, values, sets);
 	csv = to_csv(imp);
-	again = import_csv(csv, strlen(csv), "fuzz", NULL, NULL, "fuzz.csv", err, sizeof(err));
+	again = import_csv(csv, strlen(csv), "fuzz", NULL, NULL, "fuzz.csv", &err);
 	if (!again || !json_equal(again, imp))
 		abort();
 	json_decref(again);

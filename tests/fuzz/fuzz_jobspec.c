@@ -37,26 +37,26 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct job_attach *attach;
 	json_t *json, *back;
 	json_error_t jerr;
-	char why[512], *one, *two;
+	struct err why;
+	char *one, *two;
 	int n;
 
 	json = json_loadb((const char *)data, size, JSON_REJECT_DUPLICATES, &jerr);
 	if (!json)
 		return 0;
-	if (!jobspec_decode_attach(json_object_get(json, "attach"), &attach, &n, why,
-				   sizeof(why)))
+	if (!jobspec_decode_attach(json_object_get(json, "attach"), &attach, &n, &why))
 		jobspec_attach_free(attach, n);
-	else if (strncmp(why, "spec.attach", 11))
+	else if (strncmp(why.msg, "spec.attach", 11))
 		abort();
-	if (jobspec_decode(json, "spec", &spec, why, sizeof(why))) {
-		if (strncmp(why, "spec", 4))
+	if (jobspec_decode(json, "spec", &spec, &why)) {
+		if (strncmp(why.msg, "spec", 4))
 			abort();
 		json_decref(json);
 		return 0;
 	}
 	one = encoded(&spec);
 	back = json_loads(one, 0, &jerr);
-	if (!back || jobspec_decode(back, "spec", &again, why, sizeof(why)))
+	if (!back || jobspec_decode(back, "spec", &again, &why))
 		abort();
 	two = encoded(&again);
 	if (strcmp(one, two))

@@ -43,13 +43,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	const char *text = (const char *)data;
 	json_t *kernels, *again, *k, *k2;
-	char err[512] = "", *out = NULL;
+	struct err err = { 0 };
+	char *out = NULL;
 	size_t i, j, from = 0, out_len = 0;
 	FILE *f;
 
-	kernels = kernel_list_parse(text, size, "fuzz.txt", err, sizeof(err));
+	kernels = kernel_list_parse(text, size, "fuzz.txt", &err);
 	if (!kernels) {
-		if (strncmp(err, "fuzz.txt:", 9) && strcmp(err, "out of memory"))
+		if (strncmp(err.msg, "fuzz.txt:", 9) && strcmp(err.msg, "out of memory"))
 			abort();
 		return 0;
 	}
@@ -77,7 +78,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	if (fclose(f))
 		abort();
-	again = kernel_list_parse(out, out_len, "again.txt", err, sizeof(err));
+	again = kernel_list_parse(out, out_len, "again.txt", &err);
 	if (!again || !json_equal(again, kernels))
 		abort();
 	json_decref(again);

@@ -65,13 +65,14 @@ static bool zeroed(const struct keys_pair *kp)
 /* The invariants of one parse of TEXT; returns whether it parsed. */
 static bool check_one(const char *text, size_t len, bool want_secret, struct keys_pair *kp)
 {
-	char why[256] = "", derived[KEYS_Z85_LEN + 1], again_text[160];
+	struct err why;
+	char derived[KEYS_Z85_LEN + 1], again_text[160];
 	struct keys_pair again;
 	uint8_t bin[32];
-	int err = keys_parse_cert(text, len, "fuzz.key", want_secret, kp, why, sizeof(why));
+	int err = keys_parse_cert(text, len, "fuzz.key", want_secret, kp, &why);
 
 	if (err) {
-		if (!zeroed(kp) || !strstr(why, "'fuzz.key'"))
+		if (!zeroed(kp) || !strstr(why.msg, "'fuzz.key'"))
 			abort();
 		return false;
 	}
@@ -89,8 +90,7 @@ static bool check_one(const char *text, size_t len, bool want_secret, struct key
 		 kp->role ? "role = \"" : "", kp->role ? keys_role_name(kp->role) : "",
 		 kp->role ? "\"\n" : "", kp->public_z85, kp->secret_z85[0] ? "secret-key = \"" : "", kp->secret_z85,
 		 kp->secret_z85[0] ? "\"\n" : "");
-	if (keys_parse_cert(again_text, strlen(again_text), "again.key", want_secret, &again,
-			    why, sizeof(why)) || memcmp(&again, kp, sizeof(again)))
+	if (keys_parse_cert(again_text, strlen(again_text), "again.key", want_secret, &again, &why) || memcmp(&again, kp, sizeof(again)))
 		abort();
 	return true;
 }
@@ -110,7 +110,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct keys_pair kp[MAX_FILES];
 	bool ok[MAX_FILES];
 	struct keys_allow *allow;
-	char *text = malloc(size + 1), path[128], why[512], *nl;
+	struct err why;
+	char *text = malloc(size + 1), path[128], *nl;
 	const char *p;
 
 	if (!text)
@@ -152,11 +153,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		free(one);
 	}
 	errno = 0;
-	allow = keys_allow_load(dir, why, sizeof(why));
+	allow = keys_allow_load(dir, &why);
 	if (n_unroled) {
 		/* a key with no role, or the coordinator's: the whole list refused */
-		if (allow || errno != EINVAL || !strstr(why, "key 'cert") ||
-		    (!strstr(why, "--set-role") && !strstr(why, "the role 'coordinator'")))
+		if (allow || errno != EINVAL || !strstr(why.msg, "key 'cert") ||
+		    (!strstr(why.msg, "--set-role") && !strstr(why.msg, "the role 'coordinator'")))
 			abort();
 		goto out;
 	}

@@ -33,7 +33,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 /* ENC as text, decoded again and encoded again: the same text. Frees ENC. */
 static void same_again(json_t *enc, bool result)
 {
-	char *one, *two, why[256];
+	struct err why;
+	char *one, *two;
 	json_t *msg, *again = NULL;
 	struct msg_result r;
 	struct msg_progress p;
@@ -42,16 +43,16 @@ static void same_again(json_t *enc, bool result)
 		abort();
 	one = json_dumps(enc, JSON_COMPACT | JSON_SORT_KEYS);
 	json_decref(enc);
-	msg = one ? proto_decode(one, strlen(one), why, sizeof(why)) : NULL;
+	msg = one ? proto_decode(one, strlen(one), &why) : NULL;
 	if (!msg)
 		abort();
 	if (result) {
-		if (msg_result_decode(msg, NULL, &r, why, sizeof(why)))
+		if (msg_result_decode(msg, NULL, &r, &why))
 			abort();
 		again = msg_result_encode(&r);
 		msg_result_release(&r);
 	} else {
-		if (msg_progress_decode(msg, &p, why, sizeof(why)))
+		if (msg_progress_decode(msg, &p, &why))
 			abort();
 		again = msg_progress_encode(&p);
 	}
@@ -66,7 +67,7 @@ static void same_again(json_t *enc, bool result)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	char why_a[256] = "", why_b[256] = "", wa[256] = "", wb[256] = "";
+	struct err why_a = { 0 }, why_b = { 0 }, wa = { 0 }, wb = { 0 };
 	struct msg_result ra, rb;
 	struct msg_progress p;
 	struct samples fast;
@@ -74,20 +75,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	int ea, eb;
 	size_t i;
 
-	a = proto_decode_samples(data, size, &fast, why_a, sizeof(why_a));
-	b = proto_decode(data, size, why_b, sizeof(why_b));
+	a = proto_decode_samples(data, size, &fast, &why_a);
+	b = proto_decode(data, size, &why_b);
 	if (!a || !b)
 		goto out;
 	if (!strcmp(proto_msg_type(b), "progress")) {
-		if (!msg_progress_decode(b, &p, wb, sizeof(wb)))
+		if (!msg_progress_decode(b, &p, &wb))
 			same_again(msg_progress_encode(&p), false);
 		goto out;
 	}
 	if (strcmp(proto_msg_type(b), "result"))
 		goto out;
-	ea = msg_result_decode(a, &fast, &ra, wa, sizeof(wa));
-	eb = msg_result_decode(b, NULL, &rb, wb, sizeof(wb));
-	if (ea != eb || (ea && strcmp(wa, wb)))
+	ea = msg_result_decode(a, &fast, &ra, &wa);
+	eb = msg_result_decode(b, NULL, &rb, &wb);
+	if (ea != eb || (ea && strcmp(wa.msg, wb.msg)))
 		abort();
 	if (ea)
 		goto out;

@@ -30,7 +30,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct plan_override ov = { 0 };
 	struct plan_job *jobs = NULL;
-	struct plan_error err;
+	struct err err;
 	struct plan *p;
 	int n_ov = 0, n = 0, i;
 
@@ -50,7 +50,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	p = plan_parse("fuzz.yaml", (const char *)data, size, &ov, n_ov, &err);
 	if (!p) {
 		/* The message is always terminated and names the file. */
-		if (strncmp(err.text, "fuzz.yaml", 9) != 0)
+		if (strncmp(err.msg, "fuzz.yaml", 9) != 0)
 			abort();
 		goto out;
 	}

@@ -19,7 +19,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	char why[256];
+	struct err why;
 	json_t *msg, *ours, *theirs;
 	json_error_t jerr;
 	int ch;
@@ -27,18 +27,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* proto_parse builds what jansson's parser builds, and refuses what it refuses;
 	 * except that jansson skips a NUL byte right after a number or literal ("[1\0]" is
 	 * [1] to it), which proto_parse refuses like any other stray byte */
-	ours = proto_parse(data, size, why, sizeof(why));
+	ours = proto_parse(data, size, &why);
 	theirs = json_loadb((const char *)data, size, JSON_REJECT_DUPLICATES, &jerr);
 	if ((ours && !theirs) || (!ours && theirs && !memchr(data, 0, size)) ||
 	    (ours && !json_equal(ours, theirs)))
 		abort();
 	json_decref(ours);
 	json_decref(theirs);
-	msg = proto_decode(data, size, why, sizeof(why));
+	msg = proto_decode(data, size, &why);
 	if (!msg)
 		return 0;
 	for (ch = 0; ch < PROTO_CH_COUNT; ch++)
-		(void)proto_validate(msg, (enum proto_channel)ch, why, sizeof(why));
+		(void)proto_validate(msg, (enum proto_channel)ch, &why);
 	/* what the handlers read after validation */
 	(void)proto_msg_type(msg);
 	(void)proto_get_int(msg, "job", -1);

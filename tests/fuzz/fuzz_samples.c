@@ -26,19 +26,19 @@ static bool same_text(const char *a, const char *b)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	char why_a[256] = "", why_b[256] = "", va[256] = "", vb[256] = "";
+	struct err why_a = { 0 }, why_b = { 0 }, va = { 0 }, vb = { 0 };
 	struct samples fast, full;
 	json_t *a, *b, *rest;
 	size_t i;
 
-	a = proto_decode_samples(data, size, &fast, why_a, sizeof(why_a));
-	b = proto_decode(data, size, why_b, sizeof(why_b));
-	if (!a != !b || (!a && (strcmp(why_a, why_b) || fast.taken)))
+	a = proto_decode_samples(data, size, &fast, &why_a);
+	b = proto_decode(data, size, &why_b);
+	if (!a != !b || (!a && (strcmp(why_a.msg, why_b.msg) || fast.taken)))
 		abort();
 	if (!a)
 		return 0;
-	if (proto_validate(a, PROTO_CH_AGENT_TO_COORD, va, sizeof(va)) !=
-	    proto_validate(b, PROTO_CH_AGENT_TO_COORD, vb, sizeof(vb)) || strcmp(va, vb))
+	if (proto_validate(a, PROTO_CH_AGENT_TO_COORD, &va) !=
+	    proto_validate(b, PROTO_CH_AGENT_TO_COORD, &vb) || strcmp(va.msg, vb.msg))
 		abort();
 	if (!fast.taken) {
 		if (!json_equal(a, b))
@@ -46,7 +46,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		goto out;
 	}
 	if (json_object_get(a, "samples") ||
-	    samples_from_json(json_object_get(b, "samples"), &full, va, sizeof(va)))
+	    samples_from_json(json_object_get(b, "samples"), &full, &va))
 		abort();
 	if (full.n != fast.n)
 		abort();

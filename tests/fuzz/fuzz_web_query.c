@@ -71,7 +71,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct web_param params[16];
 	const char *values[9];
 	struct web_buf b = { 0 };
-	char *text = malloc(size + 1), *path, *query, *tok, *save = NULL, err[512];
+	struct err err;
+	char *text = malloc(size + 1), *path, *query, *tok, *save = NULL;
 	enum web_route route;
 	int64_t id = 0;
 	size_t n = 0, i;
@@ -106,20 +107,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			*eq++ = '\0';
 		params[n++] = (struct web_param){ tok, eq };
 	}
-	if (!web_params_check(params, n, run_spec, values, err, sizeof(err))) {
+	if (!web_params_check(params, n, run_spec, values, &err)) {
 		if (n && (!values[0] || (strcmp(values[0], "json") && strcmp(values[0], "csv") &&
 					 strcmp(values[0], "kcidb") && strcmp(values[0], "bmf"))))
 			abort();
-	} else if (!strstr(err, "parameter")) {
+	} else if (!strstr(err.msg, "parameter")) {
 		abort();
 	}
-	if (!web_params_check(params, n, history_spec, values, err, sizeof(err))) {
+	if (!web_params_check(params, n, history_spec, values, &err)) {
 		for (i = 0; i < n; i++)
 			if (!params[i].value || !*params[i].value)
 				abort();
 		if (values[7] && strcmp(values[7], "1"))
 			abort();
-	} else if (!strstr(err, "parameter")) {
+	} else if (!strstr(err.msg, "parameter")) {
 		abort();
 	}
 	web_buf_html(&b, path);

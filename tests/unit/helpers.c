@@ -111,12 +111,12 @@ void file_put(const char *path, const char *text)
 json_t *coord_pump(struct coord *c, void *sock, int timeout_ms)
 {
 	int64_t deadline = util_mono_ms() + timeout_ms;
-	char why[256];
+	struct err why;
 	json_t *msg;
 
 	while (util_mono_ms() < deadline) {
 		assert_int_equal(coord_run_once(c, 5), 0);
-		while (proto_recv(sock, &msg, ZMQ_DONTWAIT, why, sizeof(why)) == 0) {
+		while (proto_recv(sock, &msg, ZMQ_DONTWAIT, &why) == 0) {
 			if (strcmp(proto_msg_type(msg), "heartbeat"))
 				return msg;
 			json_decref(msg);
@@ -385,7 +385,7 @@ void http_req(unsigned port, const char *method, const char *path, const char *e
 
 void expect_plan_refusals(const char *file, const struct refusal *cases, size_t n)
 {
-	struct plan_error err;
+	struct err err;
 	struct plan *p;
 	size_t i;
 
@@ -395,22 +395,22 @@ void expect_plan_refusals(const char *file, const struct refusal *cases, size_t 
 			plan_destroy(&p);
 			fail_msg("case %zu accepted", i);
 		}
-		assert_contains(err.text, cases[i].expect);
+		assert_contains(err.msg, cases[i].expect);
 	}
 }
 
 void expect_spec_refusals(const struct refusal *cases, size_t n)
 {
 	struct job_spec s;
-	char why[512];
+	struct err why;
 	json_t *j;
 	size_t i;
 
 	for (i = 0; i < n; i++) {
 		j = json_of(cases[i].input);
-		if (jobspec_decode(j, "spec", &s, why, sizeof(why)) != -EINVAL)
+		if (jobspec_decode(j, "spec", &s, &why) != -EINVAL)
 			fail_msg("case %zu decodes", i);
-		assert_contains(why, cases[i].expect);
+		assert_contains(why.msg, cases[i].expect);
 		json_decref(j);
 	}
 }

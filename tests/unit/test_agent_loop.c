@@ -121,13 +121,12 @@ static void stop(struct fixture *f)
 static json_t *coord_recv(struct fixture *f, int timeout_ms)
 {
 	zmq_pollitem_t it = { .socket = f->router, .events = ZMQ_POLLIN };
-	char why[256];
+	struct err why;
 	json_t *msg;
 
 	if (zmq_poll(&it, 1, timeout_ms) <= 0)
 		return NULL;
-	assert_int_equal(proto_recv_from(f->router, f->id, &f->id_len, &msg, 0, why,
-					 sizeof(why)), 0);
+	assert_int_equal(proto_recv_from(f->router, f->id, &f->id_len, &msg, 0, &why), 0);
 	if (f->alive && !strcmp(proto_msg_type(msg), "heartbeat")) {
 		json_t *hb = proto_msg_new("heartbeat");
 

@@ -348,7 +348,7 @@ static void *loop_thread(void *arg)
 static json_t *agent_says(struct loop *l, const char *type)
 {
 	int64_t end = util_mono_ms() + 5000;
-	char why[256];
+	struct err why;
 	json_t *m;
 
 	while (util_mono_ms() < end) {
@@ -356,8 +356,7 @@ static json_t *agent_says(struct loop *l, const char *type)
 
 		if (zmq_poll(&it, 1, 100) <= 0)
 			continue;
-		assert_int_equal(proto_recv_from(l->router, l->id, &l->id_len, &m, 0, why,
-						 sizeof(why)), 0);
+		assert_int_equal(proto_recv_from(l->router, l->id, &l->id_len, &m, 0, &why), 0);
 		if (strcmp(proto_msg_type(m), "heartbeat")) {
 			if (strcmp(proto_msg_type(m), type))
 				fail_msg("wanted '%s' from the agent, got '%s'", type,

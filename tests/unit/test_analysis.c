@@ -83,9 +83,9 @@ static const char *verdict_of(const json_t *cmp)
 static void test_analysis_groups_and_exclusion(void **state)
 {
 	json_t *rows = kernels_rows(), *rep, *x, *row0;
-	char err[256];
+	struct err err;
 
-	rep = analysis_compare(rows, "kernel.release", "6.1", NULL, NULL, err, sizeof(err));
+	rep = analysis_compare(rows, "kernel.release", "6.1", NULL, NULL, &err);
 	assert_non_null(rep);
 	assert_int_equal(json_array_size(json_object_get(rep, "comparisons")), 2);
 	assert_string_equal(verdict_of(find_cmp(rep, "6.12")), "DIFFERENT");
@@ -113,7 +113,7 @@ static void test_analysis_groups_and_exclusion(void **state)
 	{
 		ANALYSIS_OPTS(o, .include_flagged = true);
 
-		rep = analysis_compare(rows, "kernel.release", "6.1", "6.18", &o, err, sizeof(err));
+		rep = analysis_compare(rows, "kernel.release", "6.1", "6.18", &o, &err);
 		assert_non_null(rep);
 		assert_int_equal(json_array_size(json_object_get(rep, "comparisons")), 1);
 		assert_string_not_equal(verdict_of(find_cmp(rep, "6.18")), "SAME");
@@ -188,7 +188,7 @@ static void test_analysis_exclusion_rule(void **state)
 	static const double b[] = { 60, 61, 59, 60.5, 59.5, 300 };
 	json_t *rows = json_array(), *rep, *x, *r0;
 	json_int_t job = 1;
-	char err[256];
+	struct err err;
 	size_t i;
 
 	(void)state;
@@ -203,7 +203,7 @@ static void test_analysis_exclusion_rule(void **state)
 	json_array_append_new(rows, row(job++, "B", "drop", "xdp_drop", "prog.ns_per_run", "ns",
 					10, "disturbed"));
 	json_array_append_new(rows, row(1, "A", "drop", "b", "rx.cpu", "cpu", 0, NULL));
-	rep = analysis_compare(rows, "kernel.release", "A", "B", NULL, err, sizeof(err));
+	rep = analysis_compare(rows, "kernel.release", "A", "B", NULL, &err);
 	assert_non_null(rep);
 	assert_int_equal(json_array_size(json_object_get(find_cmp(rep, "B"), "rows")), 1);
 	r0 = json_array_get(json_object_get(find_cmp(rep, "B"), "rows"), 0);
@@ -223,7 +223,7 @@ static void test_analysis_exclusion_rule(void **state)
 	{
 		ANALYSIS_OPTS(o, .include_flagged = true, .all = true);
 
-		rep = analysis_compare(rows, "kernel.release", "A", "B", &o, err, sizeof(err));
+		rep = analysis_compare(rows, "kernel.release", "A", "B", &o, &err);
 		assert_non_null(rep);
 		r0 = json_array_get(json_object_get(find_cmp(rep, "B"), "rows"), 0);
 		assert_int_equal(json_integer_value(json_object_get(r0, "n_b")), 7);
@@ -241,7 +241,7 @@ static void test_analysis_mixed(void **state)
 	static const int cpu[] = { 0, 0, 1, 0, 1 };
 	json_t *rows = json_array(), *rep, *r0;
 	json_int_t job = 1;
-	char err[256];
+	struct err err;
 	size_t i;
 
 	(void)state;
@@ -255,7 +255,7 @@ static void test_analysis_mixed(void **state)
 		json_array_append_new(rows, row(job + 1, "B", "pass", "b", "rx.cpu", "cpu", 0,
 						NULL));
 	}
-	rep = analysis_compare(rows, "kernel.release", "A", "B", NULL, err, sizeof(err));
+	rep = analysis_compare(rows, "kernel.release", "A", "B", NULL, &err);
 	assert_non_null(rep);
 	r0 = json_array_get(json_object_get(find_cmp(rep, "B"), "rows"), 0);
 	assert_string_equal(json_string_value(json_object_get(r0, "verdict")), "MIXED");
@@ -269,16 +269,16 @@ static void test_analysis_mixed(void **state)
 static void test_analysis_errors(void **state)
 {
 	json_t *rows = kernels_rows(), *none = json_array();
-	char err[256];
+	struct err err;
 
-	assert_null(analysis_compare(rows, "kernel.release", "5.10", NULL, NULL, err, sizeof(err)));
+	assert_null(analysis_compare(rows, "kernel.release", "5.10", NULL, NULL, &err));
 	assert_int_equal(errno, ENOENT);
-	assert_string_equal(err, "no results for baseline kernel.release '5.10' "
+	assert_string_equal(err.msg, "no results for baseline kernel.release '5.10' "
 			    "(there are '6.1', '6.12', '6.18')");
-	assert_null(analysis_compare(rows, "kernel.release", "6.1", "4.19", NULL, err, sizeof(err)));
+	assert_null(analysis_compare(rows, "kernel.release", "6.1", "4.19", NULL, &err));
 	assert_int_equal(errno, ENOENT);
-	assert_null(analysis_compare(none, "run", NULL, NULL, NULL, err, sizeof(err)));
-	assert_string_equal(err, "no results to compare");
+	assert_null(analysis_compare(none, "run", NULL, NULL, NULL, &err));
+	assert_string_equal(err.msg, "no results to compare");
 	json_decref(rows);
 	json_decref(none);
 }
@@ -286,7 +286,7 @@ static void test_analysis_errors(void **state)
 static void test_analysis_rename_pairs(void **state)
 {
 	json_t *rows = json_array(), *rep, *r;
-	char err[256];
+	struct err err;
 	int i;
 
 	for (i = 0; i < 5; i++) {
@@ -295,7 +295,7 @@ static void test_analysis_rename_pairs(void **state)
 		json_array_append_new(rows, row(20 + i, "2", "probe", "xdp_drop_slow",
 						"prog.ns_per_run", "ns", 300 + i, NULL));
 	}
-	rep = analysis_compare(rows, "run", "1", "2", NULL, err, sizeof(err));
+	rep = analysis_compare(rows, "run", "1", "2", NULL, &err);
 	assert_non_null(rep);
 	r = json_array_get(json_object_get(find_cmp(rep, "2"), "rows"), 0);
 	assert_non_null(r);
@@ -310,7 +310,7 @@ static void test_analysis_rename_pairs(void **state)
 static void test_analysis_rates_mean(void **state)
 {
 	json_t *rows = json_array(), *rep, *r;
-	char err[256];
+	struct err err;
 	int i;
 
 	/* 40 and 60 Mpps over windows of equal time: 100 M frames in 2 s, 50 Mpps (not
@@ -321,7 +321,7 @@ static void test_analysis_rates_mean(void **state)
 		json_array_append_new(rows, row(5 + i, "b", "v", "b", "port.rx_pps", "pps",
 						i ? 60e6 : 40e6, NULL));
 	}
-	rep = analysis_compare(rows, "run", "a", "b", NULL, err, sizeof(err));
+	rep = analysis_compare(rows, "run", "a", "b", NULL, &err);
 	assert_non_null(rep);
 	r = json_array_get(json_object_get(find_cmp(rep, "b"), "rows"), 0);
 	assert_true(json_real_value(json_object_get(r, "mean_a")) > 49.9999e6 &&
@@ -338,7 +338,7 @@ static void test_analysis_history_change(void **state)
 	static const double level[] = { 10, 10, 12, 12 };
 	json_t *rows = json_array(), *rep, *s, *c;
 	json_int_t job = 1;
-	char err[256];
+	struct err err;
 	size_t k, i;
 
 	for (k = 0; k < 4; k++)
@@ -346,7 +346,7 @@ static void test_analysis_history_change(void **state)
 			json_array_append_new(rows, row(job++, kernels[k], "drop", "xdp_drop",
 							"prog.ns_per_run", "ns", level[k] + noise[i],
 							NULL));
-	rep = analysis_history(rows, "kernel.release", NULL, err, sizeof(err));
+	rep = analysis_history(rows, "kernel.release", NULL, &err);
 	assert_non_null(rep);
 	s = json_array_get(json_object_get(rep, "series"), 0);
 	assert_int_equal(json_array_size(json_object_get(s, "points")), 4);
@@ -366,8 +366,9 @@ static void test_analysis_history_change(void **state)
 static void test_analysis_store_import_names(void **state)
 {
 	static const char *const bad[] = { "<b>x</b>", "a b", "caf\xc3\xa9", "x;y" };
-	char err[256], *huge = calloc(1, 100001);
-	struct store *st = store_open(":memory:", false, err, sizeof(err));
+	struct err err;
+	char *huge = calloc(1, 100001);
+	struct store *st = store_open(":memory:", false, &err);
 	json_t *imp;
 	int64_t run = 0;
 	size_t i;
@@ -403,8 +404,8 @@ static void test_analysis_store_import_names(void **state)
 
 static void test_analysis_store_import_query(void **state)
 {
-	char err[256];
-	struct store *st = store_open(":memory:", false, err, sizeof(err));
+	struct err err;
+	struct store *st = store_open(":memory:", false, &err);
 	json_t *imp, *filter, *rows, *rep, *r;
 	int64_t run = 0;
 
@@ -446,7 +447,7 @@ static void test_analysis_store_import_query(void **state)
 	assert_int_equal(json_integer_value(json_object_get(json_array_get(rows, 3),
 							    "point_seq")), 0);
 
-	rep = analysis_compare(rows, "variant", "base", NULL, NULL, err, sizeof(err));
+	rep = analysis_compare(rows, "variant", "base", NULL, NULL, &err);
 	assert_non_null(rep);
 	r = json_array_get(json_object_get(find_cmp(rep, "patch"), "rows"), 0);
 	assert_int_equal(json_integer_value(json_object_get(r, "n_a")), 2);
@@ -519,7 +520,8 @@ static void test_analysis_plan_order(void **state)
 	};
 	json_t *rows = json_array(), *rep, *r;
 	json_int_t job = 1;
-	char err[256], point[64];
+	struct err err;
+	char point[64];
 	size_t i, k;
 
 	(void)state;
@@ -536,7 +538,7 @@ static void test_analysis_plan_order(void **state)
 					    json_integer(order[i % ARRAY_SIZE(order)].pseq));
 			json_array_append_new(rows, r);
 		}
-	rep = analysis_compare(rows, "kernel.release", "6.1", NULL, NULL, err, sizeof(err));
+	rep = analysis_compare(rows, "kernel.release", "6.1", NULL, NULL, &err);
 	assert_non_null(rep);
 	r = json_object_get(find_cmp(rep, "6.12"), "rows");
 	assert_int_equal(json_array_size(r), 4);
@@ -554,7 +556,7 @@ static void test_analysis_plan_order(void **state)
 		json_object_del(r, "variant_idx");
 		json_object_del(r, "point_seq");
 	}
-	rep = analysis_compare(rows, "kernel.release", "6.1", NULL, NULL, err, sizeof(err));
+	rep = analysis_compare(rows, "kernel.release", "6.1", NULL, NULL, &err);
 	assert_non_null(rep);
 	r = json_object_get(find_cmp(rep, "6.12"), "rows");
 	assert_string_equal(json_string_value(json_object_get(json_array_get(r, 0), "variant")),
@@ -571,7 +573,7 @@ static void test_analysis_timing_apart(void **state)
 {
 	static const double v[] = { 100, 101, 99, 100.5, 99.5 };
 	json_t *rows = json_array(), *rep, *c, *r;
-	char err[256];
+	struct err err;
 	json_int_t job = 1;
 	size_t i;
 	int wall_rows = 0;
@@ -584,16 +586,15 @@ static void test_analysis_timing_apart(void **state)
 		json_object_set_new(r, "timing", json_string("icount"));
 		json_array_append_new(rows, r);
 	}
-	assert_null(analysis_compare(rows, "kernel.release", "6.1", NULL, NULL, err, sizeof(err)));
+	assert_null(analysis_compare(rows, "kernel.release", "6.1", NULL, NULL, &err));
 	assert_int_equal(errno, EINVAL);
-	assert_string_equal(err, "cannot compare kernel.release '6.1' with '6.12': measured with "
+	assert_string_equal(err.msg, "cannot compare kernel.release '6.1' with '6.12': measured with "
 			    "'wall' timing against 'icount' timing (guest instructions are not "
 			    "time; docs/kernels.md, Timing modes)");
 	/* the other way round too */
-	assert_null(analysis_compare(rows, "kernel.release", "6.12", "6.1", NULL, err,
-				     sizeof(err)));
+	assert_null(analysis_compare(rows, "kernel.release", "6.12", "6.1", NULL, &err));
 	assert_int_equal(errno, EINVAL);
-	assert_non_null(strstr(err, "'icount' timing against 'wall' timing"));
+	assert_non_null(strstr(err.msg, "'icount' timing against 'wall' timing"));
 
 	/* 6.12 measured on wall time as well, 20 % slower: compared on wall values only
 	 * (the rows say "wall" as the store's do) */
@@ -606,9 +607,9 @@ static void test_analysis_timing_apart(void **state)
 		json_object_set_new(r, "timing", json_string("wall"));
 		json_array_append_new(rows, r);
 	}
-	rep = analysis_compare(rows, "kernel.release", "6.1", NULL, NULL, err, sizeof(err));
+	rep = analysis_compare(rows, "kernel.release", "6.1", NULL, NULL, &err);
 	if (!rep)
-		fail_msg("%s", err);
+		fail_msg("%s", err.msg);
 	c = (json_t *)find_cmp(rep, "6.12");
 	json_array_foreach(json_object_get(c, "rows"), i, r) {
 		const char *point = json_string_value(json_object_get(r, "point"));

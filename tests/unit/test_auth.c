@@ -49,7 +49,7 @@ static void on_hup(int sig)
 static int setup(void **state)
 {
 	struct tctx *t = calloc(1, sizeof(*t));
-	char why[512];
+	struct err why;
 
 	assert_non_null(t);
 	coord_fix_init(&t->fx, "auth");
@@ -64,11 +64,11 @@ static int setup(void **state)
 	t->agent.role = KEYS_ROLE_AGENT;
 	/* the good key and the agent's are allowed; the bad one's certificate waits beside
 	 * the folder */
-	assert_int_equal(keys_save(t->auth, "good", &t->good, false, why, sizeof(why)), 0);
-	assert_int_equal(unlink(strcat(strcpy(why, t->auth), "/good.key_secret")), 0);
-	assert_int_equal(keys_save(t->auth, "agent", &t->agent, false, why, sizeof(why)), 0);
-	assert_int_equal(unlink(strcat(strcpy(why, t->auth), "/agent.key_secret")), 0);
-	assert_int_equal(keys_save(t->fx.dir, "bad", &t->bad, false, why, sizeof(why)), 0);
+	assert_int_equal(keys_save(t->auth, "good", &t->good, false, &why), 0);
+	assert_int_equal(unlink(strcat(strcpy(why.msg, t->auth), "/good.key_secret")), 0);
+	assert_int_equal(keys_save(t->auth, "agent", &t->agent, false, &why), 0);
+	assert_int_equal(unlink(strcat(strcpy(why.msg, t->auth), "/agent.key_secret")), 0);
+	assert_int_equal(keys_save(t->fx.dir, "bad", &t->bad, false, &why), 0);
 	log_init("test_auth", LOG_INFO);
 	assert_int_equal(log_set_file(t->log), 0);
 	*state = t;
@@ -111,14 +111,14 @@ static json_t *await_reply(struct tctx *t, void *s, int ms)
 {
 	int64_t end = util_mono_ms() + ms;
 	json_t *r = NULL;
-	char why[256];
+	struct err why;
 
 	while (!r && util_mono_ms() < end) {
 		zmq_pollitem_t it = { .socket = s, .events = ZMQ_POLLIN };
 
 		assert_int_equal(coord_run_once(t->fx.c, 20), 0);
 		if (zmq_poll(&it, 1, 0) == 1)
-			assert_int_equal(proto_recv(s, &r, 0, why, sizeof(why)), 0);
+			assert_int_equal(proto_recv(s, &r, 0, &why), 0);
 	}
 	return r;
 }
@@ -156,47 +156,48 @@ static void test_auth_keygen_files(void **state)
 {
 	struct tctx *t = *state;
 	struct keys_pair kp, back;
-	char path[160], why[512], cmd[512], out[128] = "";
+	struct err why;
+	char path[160], cmd[512], out[128] = "";
 	struct stat st;
 	FILE *p;
 
 	assert_true(keys_have_curve());
 	assert_int_equal(keys_generate(&kp), 0);
 	assert_int_equal(strlen(kp.public_z85), KEYS_Z85_LEN);
-	assert_int_equal(keys_save(t->fx.dir, "k", &kp, false, why, sizeof(why)), 0);
+	assert_int_equal(keys_save(t->fx.dir, "k", &kp, false, &why), 0);
 	snprintf(path, sizeof(path), "%s/k.key", t->fx.dir);
 	assert_int_equal(stat(path, &st), 0);
 	assert_int_equal(st.st_mode & 0777, 0644);
 	/* the public certificate has no secret and does not do for --key */
-	assert_int_equal(keys_load(path, true, &back, why, sizeof(why)), -EINVAL);
-	assert_non_null(strstr(why, "no secret-key"));
-	assert_int_equal(keys_load(path, false, &back, why, sizeof(why)), 0);
+	assert_int_equal(keys_load(path, true, &back, &why), -EINVAL);
+	assert_non_null(strstr(why.msg, "no secret-key"));
+	assert_int_equal(keys_load(path, false, &back, &why), 0);
 	assert_string_equal(back.public_z85, kp.public_z85);
 	assert_string_equal(back.secret_z85, "");
 	snprintf(path, sizeof(path), "%s/k.key_secret", t->fx.dir);
 	assert_int_equal(stat(path, &st), 0);
 	assert_int_equal(st.st_mode & 0777, 0600);
-	assert_int_equal(keys_load(path, true, &back, why, sizeof(why)), 0);
+	assert_int_equal(keys_load(path, true, &back, &why), 0);
 	assert_string_equal(back.public_z85, kp.public_z85);
 	assert_string_equal(back.secret_z85, kp.secret_z85);
 
 	/* never overwritten without force; with force, replaced */
 	assert_int_equal(keys_generate(&back), 0);
-	assert_int_equal(keys_save(t->fx.dir, "k", &back, false, why, sizeof(why)), -EEXIST);
-	assert_non_null(strstr(why, "--force"));
-	assert_int_equal(keys_load(path, true, &kp, why, sizeof(why)), 0);
+	assert_int_equal(keys_save(t->fx.dir, "k", &back, false, &why), -EEXIST);
+	assert_non_null(strstr(why.msg, "--force"));
+	assert_int_equal(keys_load(path, true, &kp, &why), 0);
 	assert_string_not_equal(kp.public_z85, back.public_z85);
-	assert_int_equal(keys_save(t->fx.dir, "k", &back, true, why, sizeof(why)), 0);
-	assert_int_equal(keys_load(path, true, &kp, why, sizeof(why)), 0);
+	assert_int_equal(keys_save(t->fx.dir, "k", &back, true, &why), 0);
+	assert_int_equal(keys_load(path, true, &kp, &why), 0);
 	assert_string_equal(kp.public_z85, back.public_z85);
 	assert_int_equal(stat(path, &st), 0);
 	assert_int_equal(st.st_mode & 0777, 0600);
-	assert_int_equal(keys_save(t->fx.dir, "../x", &back, false, why, sizeof(why)), -EINVAL);
+	assert_int_equal(keys_save(t->fx.dir, "../x", &back, false, &why), -EINVAL);
 
 	/* a server key as Z85 or as a file; a tampered file is refused */
-	assert_int_equal(keys_parse_public(kp.public_z85, back.public_z85, why, sizeof(why)), 0);
+	assert_int_equal(keys_parse_public(kp.public_z85, back.public_z85, &why), 0);
 	assert_string_equal(back.public_z85, kp.public_z85);
-	assert_int_equal(keys_parse_public("short", back.public_z85, why, sizeof(why)), -ENOENT);
+	assert_int_equal(keys_parse_public("short", back.public_z85, &why), -ENOENT);
 	{
 		/* another pair's secret under this public key */
 		char *text;
@@ -207,8 +208,8 @@ static void test_auth_keygen_files(void **state)
 		assert_int_equal(util_write_file_atomic(path, text, len), 0);
 		free(text);
 	}
-	assert_int_equal(keys_load(path, true, &back, why, sizeof(why)), -EINVAL);
-	assert_non_null(strstr(why, "does not belong"));
+	assert_int_equal(keys_load(path, true, &back, &why), -EINVAL);
+	assert_non_null(strstr(why.msg, "does not belong"));
 
 	/* the CLI prints the public key that it wrote */
 	snprintf(cmd, sizeof(cmd),
@@ -220,7 +221,7 @@ static void test_auth_keygen_files(void **state)
 	assert_int_equal(pclose(p), 0);
 	out[strcspn(out, "\n")] = '\0';
 	snprintf(path, sizeof(path), "%s/cli.key", t->fx.dir);
-	assert_int_equal(keys_load(path, false, &back, why, sizeof(why)), 0);
+	assert_int_equal(keys_load(path, false, &back, &why), 0);
 	assert_string_equal(out, back.public_z85);
 	/* a second run refuses: exit status 1 */
 	p = popen(cmd, "r");

@@ -493,21 +493,21 @@ static void test_bisect_sample_check(void **state)
 	const char *const one[] = { "drop", "drop", NULL, "drop" };
 	const char *const two[] = { "drop", "pass", "drop", "tx" };
 	const char *const subj[] = { "xdp_drop", "xdp_drop", "xdp_pass", "xdp_drop" };
-	char why[256] = "";
+	struct err why;
 
 	(void)state;
-	assert_int_equal(bisect_sample_check(one, one, 4, why, sizeof(why)), 0);
-	assert_int_equal(bisect_sample_check(NULL, NULL, 4, why, sizeof(why)), 0);
-	assert_int_equal(bisect_sample_check(one, NULL, 0, why, sizeof(why)), 0);
+	assert_int_equal(bisect_sample_check(one, one, 4, &why), 0);
+	assert_int_equal(bisect_sample_check(NULL, NULL, 4, &why), 0);
+	assert_int_equal(bisect_sample_check(one, NULL, 0, &why), 0);
 	/* several variants pooled into one sample: refused with the list */
-	assert_int_equal(bisect_sample_check(two, one, 4, why, sizeof(why)), -EINVAL);
-	assert_string_equal(why, "values of 3 variants ('drop', 'pass', 'tx'): choose one "
+	assert_int_equal(bisect_sample_check(two, one, 4, &why), -EINVAL);
+	assert_string_equal(why.msg, "values of 3 variants ('drop', 'pass', 'tx'): choose one "
 			    "with --variant");
 	/* --variant given (NULL: not checked); the subjects still are */
-	assert_int_equal(bisect_sample_check(NULL, subj, 4, why, sizeof(why)), -EINVAL);
-	assert_string_equal(why, "values of 2 subjects ('xdp_drop', 'xdp_pass'): choose one "
+	assert_int_equal(bisect_sample_check(NULL, subj, 4, &why), -EINVAL);
+	assert_string_equal(why.msg, "values of 2 subjects ('xdp_drop', 'xdp_pass'): choose one "
 			    "with --subject");
-	assert_int_equal(bisect_sample_check(one, NULL, 4, why, sizeof(why)), 0);
+	assert_int_equal(bisect_sample_check(one, NULL, 4, &why), 0);
 }
 
 static void test_bisect_run_more(void **state)

@@ -41,14 +41,14 @@ struct tctx {
 static int setup(void **state)
 {
 	struct tctx *t = calloc(1, sizeof(*t));
-	char err[256] = "";
+	struct err err;
 
 	assert_non_null(t);
 	log_init("test_bisect_req", LOG_WARN);
 	coord_fix_init(&t->fx, "bisect");
-	t->st = store_open(t->fx.db, false, err, sizeof(err));
+	t->st = store_open(t->fx.db, false, &err);
 	if (!t->st)
-		fail_msg("store_open: %s", err);
+		fail_msg("store_open: %s", err.msg);
 	*state = t;
 	return 0;
 }
@@ -206,11 +206,11 @@ static void coord_up(struct tctx *t)
 static json_t *reply_of(struct tctx *t, int i)
 {
 	json_t *msg = coord_pump(t->fx.c, t->cl[i], 5000);
-	char why[256];
+	struct err why;
 
 	if (!msg)
 		fail_msg("no reply within 5 s");
-	assert_int_equal(proto_validate(msg, PROTO_CH_COORD_TO_CLIENT, why, sizeof(why)), 0);
+	assert_int_equal(proto_validate(msg, PROTO_CH_COORD_TO_CLIENT, &why), 0);
 	return msg;
 }
 

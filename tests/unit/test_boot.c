@@ -45,14 +45,15 @@ struct tctx {
  * end, and what cannot be ended or begun */
 static void test_store_boot_begin_end(void **state)
 {
-	char dir[] = "/tmp/bpflab-test-boot.XXXXXX", path[128], err[256];
+	struct err err;
+	char dir[] = "/tmp/bpflab-test-boot.XXXXXX", path[128];
 	json_t *inv = json_pack("{s:{s:s}}", "kernel", "release", OLD_KERNEL), *list, *b;
 	struct store *st;
 	int64_t host = 0, id = 0;
 
 	tmpdir_make(dir);
 	snprintf(path, sizeof(path), "%s/lab.db", dir);
-	st = store_open(path, false, err, sizeof(err));
+	st = store_open(path, false, &err);
 	assert_non_null(st);
 	assert_int_equal(store_schema_version(st), store_schema_latest());
 	assert_int_equal(store_host_hello(st, "h1", "0.1", inv, 1000, &host, NULL), 0);

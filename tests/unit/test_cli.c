@@ -111,13 +111,14 @@ static void *fake_main(void *arg)
 
 	while (!atomic_load(&f->stop)) {
 		zmq_pollitem_t item = { .socket = f->sock, .events = ZMQ_POLLIN };
-		char id[PROTO_MAX_IDENTITY], why[256];
+		struct err why;
+		char id[PROTO_MAX_IDENTITY];
 		size_t id_len;
 		json_t *msg, *reply;
 
 		if (zmq_poll(&item, 1, 50) <= 0)
 			continue;
-		if (proto_recv_from(f->sock, id, &id_len, &msg, 0, why, sizeof(why)))
+		if (proto_recv_from(f->sock, id, &id_len, &msg, 0, &why))
 			continue;
 		atomic_fetch_add(&f->requests, 1);
 		reply = fake_reply(f, msg);
@@ -590,19 +591,19 @@ static void make_db(const char *path)
 				 "{\"release\":\"6.18.44\",\"version\":\"#1 SMP\"},"
 				 "\"ports\":[{\"role\":\"a\",\"name\":\"h1-a\",\"driver\":\"veth\"},"
 				 "{\"role\":\"b\",\"name\":\"h1-b\",\"driver\":\"veth\"}]}", 0, NULL);
-	struct plan_error perr = { .text = "" };
+	struct err perr = { .msg = "" };
 	struct store_job_new *jn;
 	struct plan_objects objs = { 0 };
 	struct plan_job *jobs;
 	struct store *st;
 	struct plan *plan;
 	int64_t host, run, job_id, run_id;
-	char err[256] = "";
+	struct err err;
 	json_t *spec, *a;
 	int n, i, k;
 	size_t x;
 
-	st = store_open(path, false, err, sizeof(err));
+	st = store_open(path, false, &err);
 	assert_non_null(st);
 	assert_int_equal(store_host_hello(st, "h1", "0.1.0", inv, 1000, &host, NULL), 0);
 	plan = plan_load(QUICKSTART, NULL, 0, &perr);
@@ -752,11 +753,11 @@ static void make_boot_db(const char *path)
 {
 	static const char *const names[] = { "g1", "g2", "g3", "g4", "h5" };
 	int64_t id[5];
-	char err[256] = "";
+	struct err err;
 	struct store *st;
 	size_t i;
 
-	st = store_open(path, false, err, sizeof(err));
+	st = store_open(path, false, &err);
 	assert_non_null(st);
 	for (i = 0; i < 5; i++) {
 		json_t *inv = boot_inventory(names[i], i == 3 ? "6.6.0" : "6.1.0");

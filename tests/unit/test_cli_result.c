@@ -190,7 +190,8 @@ static void test_cli_result_form_drivers(void **state)
  * the JSON error is all there is on stdout, exit 1. */
 static void test_cli_result_plot_unwritable(void **state)
 {
-	char nodir[300], isdir[300], under_file[300], msg[512];
+	struct err msg;
+	char nodir[300], isdir[300], under_file[300];
 	struct prog_out o;
 	json_t *j;
 
@@ -205,8 +206,8 @@ static void test_cli_result_plot_unwritable(void **state)
 	assert_int_equal(o.status, 1);
 	j = json_loads(o.out, 0, NULL);
 	assert_non_null(j);	/* one JSON document: no SVG before or after it */
-	snprintf(msg, sizeof(msg), "--plot: cannot write '%s': No such file or directory", nodir);
-	assert_string_equal(json_string_value(json_object_get(j, "error")), msg);
+	snprintf(msg.msg, sizeof(msg.msg), "--plot: cannot write '%s': No such file or directory", nodir);
+	assert_string_equal(json_string_value(json_object_get(j, "error")), msg.msg);
 	assert_int_equal(json_object_size(j), 1);
 	json_decref(j);
 	prog_out_free(&o);
@@ -215,8 +216,8 @@ static void test_cli_result_plot_unwritable(void **state)
 				      "variant", "--plot", isdir, NULL });
 	assert_int_equal(o.status, 1);
 	assert_string_equal(o.out, "");
-	snprintf(msg, sizeof(msg), "bpflab: --plot: cannot write '%s': Is a directory\n", isdir);
-	assert_string_equal(o.err, msg);
+	snprintf(msg.msg, sizeof(msg.msg), "bpflab: --plot: cannot write '%s': Is a directory\n", isdir);
+	assert_string_equal(o.err, msg.msg);
 	prog_out_free(&o);
 
 	run_cli(&o, (const char *[]){ "--db", db, "result", "history", "--plan", "hand",
@@ -228,13 +229,13 @@ static void test_cli_result_plot_unwritable(void **state)
 
 	/* the check itself: a new file is not left behind, an existing one is kept */
 	tmp_path(nodir, sizeof(nodir), "new.svg");
-	assert_int_equal(plot_check_output(nodir, msg, sizeof(msg)), 0);
+	assert_int_equal(plot_check_output(nodir, &msg), 0);
 	assert_int_equal(access(nodir, F_OK), -1);
 	tmp_path(nodir, sizeof(nodir), "hand.csv");
-	assert_int_equal(plot_check_output(nodir, msg, sizeof(msg)), -EINVAL);
-	assert_contains(msg, "expected a name ending in .svg or .png");
+	assert_int_equal(plot_check_output(nodir, &msg), -EINVAL);
+	assert_contains(msg.msg, "expected a name ending in .svg or .png");
 	file_put(tmp_path(nodir, sizeof(nodir), "old.svg"), "<svg/>");
-	assert_int_equal(plot_check_output(nodir, msg, sizeof(msg)), 0);
+	assert_int_equal(plot_check_output(nodir, &msg), 0);
 	{
 		char *text = file_slurp(nodir);
 
@@ -329,14 +330,14 @@ static void test_cli_result_export_flagged(void **state)
 static void test_cli_result_list_shapes(void **state)
 {
 	struct store_link l = { .host_a = 0, .port_a = "x", .port_b = "y" };
-	char err[256] = "";
+	struct err err;
 	struct store *st;
 	struct prog_out o;
 	json_t *j, *inv, *link, *want;
 	int64_t h1, h2;
 
 	(void)state;
-	st = store_open(db, false, err, sizeof(err));
+	st = store_open(db, false, &err);
 	assert_non_null(st);
 	inv = json_pack("{s:{s:s}}", "kernel", "release", "6.1.0");
 	assert_int_equal(store_host_hello(st, "h1", "0.1.0", inv, 1000, &h1, NULL), 0);

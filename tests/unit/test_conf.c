@@ -30,9 +30,9 @@ static const struct option keys[] = {
 static struct conf *parse_ok(const char *text)
 {
 	struct conf *c = NULL;
-	char why[256] = "";
+	struct err why = { 0 };
 
-	assert_int_equal(conf_parse("t.conf", text, strlen(text), keys, &c, why, sizeof(why)), 0);
+	assert_int_equal(conf_parse("t.conf", text, strlen(text), keys, &c, &why), 0);
 	assert_non_null(c);
 	return c;
 }
@@ -40,11 +40,11 @@ static struct conf *parse_ok(const char *text)
 static void expect_error_n(const char *text, size_t len, const char *want)
 {
 	struct conf *c = (struct conf *)1;
-	char why[256] = "";
+	struct err why = { 0 };
 
-	assert_int_equal(conf_parse("t.conf", text, len, keys, &c, why, sizeof(why)), -EINVAL);
+	assert_int_equal(conf_parse("t.conf", text, len, keys, &c, &why), -EINVAL);
 	assert_null(c);
-	assert_string_equal(why, want);
+	assert_string_equal(why.msg, want);
 }
 
 static void expect_error(const char *text, const char *want)
@@ -122,13 +122,13 @@ static void test_conf_apply_args(void **state)
 	char *argv[] = { "bpflabd", "--config", path, "--agents", "ipc:///x", NULL };
 	char **av, **block = NULL;
 	struct conf *c = NULL;
-	char why[256] = "";
+	struct err why = { 0 };
 	int fd = mkstemp(path), ac = 5;
 
 	assert_true(fd >= 0);
 	assert_int_equal(write(fd, "db = a.db\n", 10), 10);
 	av = argv;
-	assert_int_equal(conf_apply_args(&ac, &av, keys, &c, &block, why, sizeof(why)), 0);
+	assert_int_equal(conf_apply_args(&ac, &av, keys, &c, &block, &why), 0);
 	assert_int_equal(ac, 6);
 	assert_ptr_equal(av, block);
 	assert_string_equal(av[1], "--db=a.db");
@@ -141,18 +141,18 @@ static void test_conf_apply_args(void **state)
 	assert_int_equal(pwrite(fd, "db = a\nconfig = b\n", 18, 0), 18);
 	av = argv;
 	ac = 5;
-	assert_int_equal(conf_apply_args(&ac, &av, keys, &c, &block, why, sizeof(why)), -EINVAL);
+	assert_int_equal(conf_apply_args(&ac, &av, keys, &c, &block, &why), -EINVAL);
 	snprintf(arg, sizeof(arg), "%s:2: 'config' cannot be set in a file", path);
-	assert_string_equal(why, arg);
+	assert_string_equal(why.msg, arg);
 	assert_ptr_equal(av, argv);
 	assert_null(c);
 	close(fd);
 	unlink(path);
 
 	/* a missing file, and no --config at all */
-	assert_int_equal(conf_apply_args(&ac, &av, keys, &c, &block, why, sizeof(why)), -ENOENT);
+	assert_int_equal(conf_apply_args(&ac, &av, keys, &c, &block, &why), -ENOENT);
 	ac = 1;
-	assert_int_equal(conf_apply_args(&ac, &av, keys, &c, &block, why, sizeof(why)), 0);
+	assert_int_equal(conf_apply_args(&ac, &av, keys, &c, &block, &why), 0);
 	assert_null(c);
 	assert_null(block);
 }

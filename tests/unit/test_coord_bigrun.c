@@ -99,11 +99,11 @@ static int teardown(void **state)
 static json_t *recv_within(void *sock, int ms)
 {
 	zmq_pollitem_t item = { .socket = sock, .events = ZMQ_POLLIN };
-	char why[256];
+	struct err why;
 	json_t *m = NULL;
 
-	if (zmq_poll(&item, 1, ms) == 1 && proto_recv(sock, &m, 0, why, sizeof(why)))
-		fail_msg("malformed message: %s", why);
+	if (zmq_poll(&item, 1, ms) == 1 && proto_recv(sock, &m, 0, &why))
+		fail_msg("malformed message: %s", why.msg);
 	return m;
 }
 

@@ -434,10 +434,10 @@ static void test_coordinator_agent_gone(void **state)
 	/* silence: the coordinator keeps sending heartbeats, then gives up */
 	t0 = util_mono_ms();
 	while (util_mono_ms() - t0 < 400) {
-		char why[128];
+		struct err why;
 
 		assert_int_equal(coord_run_once(t->fx.c, 5), 0);
-		while (proto_recv(t->agent, &r, ZMQ_DONTWAIT, why, sizeof(why)) == 0) {
+		while (proto_recv(t->agent, &r, ZMQ_DONTWAIT, &why) == 0) {
 			beat |= !strcmp(proto_msg_type(r), "heartbeat");
 			json_decref(r);
 		}
@@ -1028,11 +1028,11 @@ static void test_coordinator_binary_sigterm(void **state)
 	json_decref(r);
 	{
 		zmq_pollitem_t it = { cl, 0, ZMQ_POLLIN, 0 };
-		char why[128];
+		struct err why;
 
 		rc = zmq_poll(&it, 1, 10000);
 		assert_int_equal(rc, 1);
-		assert_int_equal(proto_recv(cl, &r, 0, why, sizeof(why)), 0);
+		assert_int_equal(proto_recv(cl, &r, 0, &why), 0);
 		assert_string_equal(proto_msg_type(r), "hosts");
 		json_decref(r);
 	}
@@ -1092,7 +1092,7 @@ static void hello_xy(struct tctx *t, void *sock, const char *name, long long kep
 static json_t *pump_live(struct tctx *t, void *sock, void **live, int n, int timeout_ms)
 {
 	int64_t deadline = util_mono_ms() + timeout_ms, beat = 0;
-	char why[256];
+	struct err why;
 	json_t *msg;
 	int i;
 
@@ -1106,7 +1106,7 @@ static json_t *pump_live(struct tctx *t, void *sock, void **live, int n, int tim
 			beat = util_mono_ms();
 		}
 		assert_int_equal(coord_run_once(t->fx.c, 5), 0);
-		while (proto_recv(sock, &msg, ZMQ_DONTWAIT, why, sizeof(why)) == 0) {
+		while (proto_recv(sock, &msg, ZMQ_DONTWAIT, &why) == 0) {
 			if (strcmp(proto_msg_type(msg), "heartbeat"))
 				return msg;
 			json_decref(msg);

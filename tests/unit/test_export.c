@@ -22,9 +22,9 @@
 
 /* import_csv() of the NUL-terminated TEXT */
 static json_t *csv_import(const char *text, const char *plan, const char *metric,
-			  const char *unit, const char *source, char *err, size_t err_len)
+			  const char *unit, const char *source, struct err *err)
 {
-	return import_csv(text, strlen(text), plan, metric, unit, source, err, err_len);
+	return import_csv(text, strlen(text), plan, metric, unit, source, err);
 }
 
 static json_t *rows(void)
@@ -199,9 +199,9 @@ static void test_import_bpftool(void **state)
 		" \"run_time_ns\": 90}, {\"id\": 10, \"name\": \"fresh\", \"run_cnt\": 10,"
 		" \"run_time_ns\": 400}]", 0, NULL);
 	json_t *imp, *s;
-	char err[256];
+	struct err err;
 
-	imp = import_bpftool(before, after, "hand", "ext-cnt", "a.json..b.json", err, sizeof(err));
+	imp = import_bpftool(before, after, "hand", "ext-cnt", "a.json..b.json", &err);
 	assert_non_null(imp);
 	s = json_object_get(json_array_get(json_object_get(imp, "jobs"), 0), "samples");
 	assert_int_equal(json_array_size(s), 2);	/* cnt_ingress and fresh */
@@ -210,9 +210,9 @@ static void test_import_bpftool(void **state)
 	assert_true(json_real_value(json_object_get(json_array_get(s, 0), "value")) == 35.9);
 	assert_true(json_real_value(json_object_get(json_array_get(s, 1), "value")) == 40.0);
 	json_decref(imp);
-	assert_null(import_bpftool(before, before, "hand", "v", "a..a", err, sizeof(err)));
+	assert_null(import_bpftool(before, before, "hand", "v", "a..a", &err));
 	assert_int_equal(errno, EINVAL);
-	assert_non_null(strstr(err, "no program ran"));
+	assert_non_null(strstr(err.msg, "no program ran"));
 	json_decref(before);
 	json_decref(after);
 }
@@ -226,9 +226,9 @@ static void test_import_csv(void **state)
 			  "\n"
 			  "base,cnt_ingress,a,30.0\n";
 	json_t *imp, *jobs;
-	char err[256];
+	struct err err;
 
-	imp = csv_import(csv, "hand", NULL, NULL, "x.csv", err, sizeof(err));
+	imp = csv_import(csv, "hand", NULL, NULL, "x.csv", &err);
 	assert_non_null(imp);
 	jobs = json_object_get(imp, "jobs");
 	assert_int_equal(json_array_size(jobs), 3);
@@ -239,13 +239,12 @@ static void test_import_csv(void **state)
 	assert_int_equal(json_integer_value(json_object_get(json_array_get(jobs, 2), "rep")), 1);
 	json_decref(imp);
 
-	assert_null(csv_import("v,p,1,12x\n", "hand", NULL, NULL, "y.csv", err, sizeof(err)));
-	assert_string_equal(err, "y.csv:1: '12x' is not a number");
-	assert_null(csv_import("a,b,c\n", "hand", NULL, NULL, "z.csv", err, sizeof(err)));
-	assert_string_equal(err, "z.csv:1: expected 4 fields variant,prog,set,value, got 3");
-	assert_null(csv_import("variant,prog,set,value\n", "hand", NULL, NULL, "e.csv", err,
-			       sizeof(err)));
-	assert_string_equal(err, "e.csv: no values");
+	assert_null(csv_import("v,p,1,12x\n", "hand", NULL, NULL, "y.csv", &err));
+	assert_string_equal(err.msg, "y.csv:1: '12x' is not a number");
+	assert_null(csv_import("a,b,c\n", "hand", NULL, NULL, "z.csv", &err));
+	assert_string_equal(err.msg, "z.csv:1: expected 4 fields variant,prog,set,value, got 3");
+	assert_null(csv_import("variant,prog,set,value\n", "hand", NULL, NULL, "e.csv", &err));
+	assert_string_equal(err.msg, "e.csv: no values");
 }
 
 /* Snapshots that gave wrong numbers or undefined behaviour (found by fuzz_import_bpftool). */
@@ -275,7 +274,7 @@ static void test_import_bpftool_bad(void **state)
 			    "{\"id\": 5, \"name\": \"new\", \"run_cnt\": 10, \"run_time_ns\": 400}, "
 			    "{\"id\": 6, \"name\": \"x\", \"run_cnt\": 2, \"run_time_ns\": 6}]";
 	json_t *b, *a, *imp, *s;
-	char err[256];
+	struct err err;
 	size_t i;
 
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -283,16 +282,16 @@ static void test_import_bpftool_bad(void **state)
 		a = json_loads(cases[i].after, 0, NULL);
 		assert_non_null(b);
 		assert_non_null(a);
-		assert_null(import_bpftool(b, a, "hand", "v", "b..a", err, sizeof(err)));
+		assert_null(import_bpftool(b, a, "hand", "v", "b..a", &err));
 		assert_int_equal(errno, EINVAL);
-		assert_non_null(strstr(err, cases[i].msg));
-		assert_int_equal(strncmp(err, "b..a: ", 6), 0);
+		assert_non_null(strstr(err.msg, cases[i].msg));
+		assert_int_equal(strncmp(err.msg, "b..a: ", 6), 0);
 		json_decref(b);
 		json_decref(a);
 	}
 	b = json_loads(same, 0, NULL);
 	a = json_loads(after, 0, NULL);
-	imp = import_bpftool(b, a, "hand", "v", "b..a", err, sizeof(err));
+	imp = import_bpftool(b, a, "hand", "v", "b..a", &err);
 	assert_non_null(imp);
 	s = json_object_get(json_array_get(json_object_get(imp, "jobs"), 0), "samples");
 	assert_int_equal(json_array_size(s), 1);	/* only x: 5 got another name */
@@ -307,30 +306,28 @@ static void test_import_bpftool_bad(void **state)
  * writing its invariant "one job per distinct variant and set"). */
 static void test_import_csv_bad(void **state)
 {
-	char *csv, err[256], long_a[700], long_b[700];
+	struct err err;
+	char *csv, long_a[700], long_b[700];
 	json_t *imp, *jobs;
 
 	/* not UTF-8 (a Latin-1 file): said "out of memory" */
 	assert_null(csv_import("variant,prog,set,value\nbase,c\x96t,a,30.0\n", "hand", NULL,
-			       NULL, "l.csv", err, sizeof(err)));
+			       NULL, "l.csv", &err));
 	assert_int_equal(errno, EINVAL);
-	assert_string_equal(err, "l.csv:2: not UTF-8 text");
-	assert_null(csv_import("v,\xed\xa0\x80,1,1\n", "hand", NULL, NULL, "s.csv", err,
-			       sizeof(err)));	/* a UTF-16 surrogate */
-	assert_string_equal(err, "s.csv:1: not UTF-8 text");
-	imp = csv_import("caf\xc3\xa9,\xf0\x9f\x90\x9d,1,1\n", "hand", NULL, NULL, "u.csv", err,
-			 sizeof(err));
+	assert_string_equal(err.msg, "l.csv:2: not UTF-8 text");
+	assert_null(csv_import("v,\xed\xa0\x80,1,1\n", "hand", NULL, NULL, "s.csv", &err));	/* a UTF-16 surrogate */
+	assert_string_equal(err.msg, "s.csv:1: not UTF-8 text");
+	imp = csv_import("caf\xc3\xa9,\xf0\x9f\x90\x9d,1,1\n", "hand", NULL, NULL, "u.csv", &err);
 	assert_non_null(imp);
 	json_decref(imp);
 	/* a NUL byte ended the text there: the lines after it were dropped, exit 0 */
 	assert_null(import_csv("base,p,1,30\nbase,p,2,31\0\nbase,p,3,32\n", 37, "hand", NULL,
-			       NULL, "z.csv", err, sizeof(err)));
+			       NULL, "z.csv", &err));
 	assert_int_equal(errno, EINVAL);
-	assert_string_equal(err, "z.csv:2: a NUL byte (not a text file?)");
+	assert_string_equal(err.msg, "z.csv:2: a NUL byte (not a text file?)");
 	/* invalid UTF-8 in a comment line is refused too */
-	assert_null(csv_import("# \xff\nbase,p,1,30\n", "hand", NULL, NULL, "c.csv", err,
-			       sizeof(err)));
-	assert_string_equal(err, "c.csv:1: not UTF-8 text");
+	assert_null(csv_import("# \xff\nbase,p,1,30\n", "hand", NULL, NULL, "c.csv", &err));
+	assert_string_equal(err.msg, "c.csv:1: not UTF-8 text");
 
 	/* variants that differ after 510 bytes were one job (a cut key): two jobs now */
 	memset(long_a, 'A', 600);
@@ -339,7 +336,7 @@ static void test_import_csv_bad(void **state)
 	long_a[599] = 'x';
 	long_b[599] = 'y';
 	assert_true(asprintf(&csv, "%s,p,1,1\n%s,p,1,2\n", long_a, long_b) > 0);
-	imp = csv_import(csv, "hand", NULL, NULL, "long.csv", err, sizeof(err));
+	imp = csv_import(csv, "hand", NULL, NULL, "long.csv", &err);
 	free(csv);
 	assert_non_null(imp);
 	jobs = json_object_get(imp, "jobs");
@@ -359,7 +356,7 @@ static void test_import_csv_bad(void **state)
 			fprintf(f, "v%zu,p,%zu,1.5\n", i % 3, i);
 		fclose(f);
 		t0 = util_mono_ms();
-		imp = csv_import(csv, "hand", NULL, NULL, "many.csv", err, sizeof(err));
+		imp = csv_import(csv, "hand", NULL, NULL, "many.csv", &err);
 		free(csv);
 		assert_non_null(imp);
 		assert_true(util_mono_ms() - t0 < 10000);
@@ -377,30 +374,27 @@ static void test_import_csv_bad(void **state)
  * repetition. */
 static void test_import_csv_refused(void **state)
 {
-	char err[256];
+	struct err err;
 	json_t *imp;
 
 	(void)state;
 	assert_null(csv_import("variant,prog,set,value\nbase,p,1,30\nbase,q,1,31\n"
-			       "base,p,1,32\n", "hand", NULL, NULL, "d.csv", err, sizeof(err)));
+			       "base,p,1,32\n", "hand", NULL, NULL, "d.csv", &err));
 	assert_int_equal(errno, EINVAL);
-	assert_string_equal(err, "d.csv:4: program 'p' of variant 'base' has a value in set "
+	assert_string_equal(err.msg, "d.csv:4: program 'p' of variant 'base' has a value in set "
 			    "'1' already (line 2)");
 	imp = csv_import("base,p,1,30\nbase,p,2,32\npatch,p,1,30\n", "hand", NULL, NULL,
-			 "ok.csv", err, sizeof(err));
+			 "ok.csv", &err);
 	assert_non_null(imp);
 	assert_int_equal(json_array_size(json_object_get(imp, "jobs")), 3);
 	json_decref(imp);
 
-	assert_null(csv_import("base,p,1,30\nbase,p,2,-0.5\n", "hand", NULL, NULL, "n.csv", err,
-			       sizeof(err)));
-	assert_string_equal(err, "n.csv:2: value '-0.5' is negative");
-	assert_null(csv_import("base,p,1,-1\n", "hand", "x.lat", "ns", "u.csv", err,
-			       sizeof(err)));
-	assert_string_equal(err, "u.csv:1: value '-1' is negative");
-	assert_null(csv_import("base,p,1,-1.5\n", "hand", "x.delta", "pps", "d2.csv", err,
-			       sizeof(err)));
-	assert_string_equal(err, "d2.csv:1: value '-1.5' is negative");
+	assert_null(csv_import("base,p,1,30\nbase,p,2,-0.5\n", "hand", NULL, NULL, "n.csv", &err));
+	assert_string_equal(err.msg, "n.csv:2: value '-0.5' is negative");
+	assert_null(csv_import("base,p,1,-1\n", "hand", "x.lat", "ns", "u.csv", &err));
+	assert_string_equal(err.msg, "u.csv:1: value '-1' is negative");
+	assert_null(csv_import("base,p,1,-1.5\n", "hand", "x.delta", "pps", "d2.csv", &err));
+	assert_string_equal(err.msg, "d2.csv:1: value '-1.5' is negative");
 }
 
 int main(void)

@@ -85,20 +85,21 @@ static void names(const json_t *b, char *out, size_t len)
 }
 
 static json_t *run_export(const json_t *rows, const char *format, bool all_rows,
-			  const char *cache, size_t *n_zero, char *msg, size_t len)
+			  const char *cache, size_t *n_zero, struct err *msg)
 {
 	size_t n_flagged;
 
 	return export_run(rows, 7, &(struct export_run_opts){
 		.sz = sizeof(struct export_run_opts), .format = format, .db_id = "00ff00ff00ff00ff",
 		.all_rows = all_rows, .kernel_cache = cache, .n_zero = n_zero },
-		&n_flagged, msg, len);
+		&n_flagged, msg);
 }
 
 static void test_export_rows_zero(void **state)
 {
 	json_t *rows = zero_rows("h1", "6.1.0"), *kept, *b;
-	char msg[512], list[512];
+	struct err msg;
+	char list[512];
 	size_t n = 99;
 
 	(void)state;
@@ -108,7 +109,7 @@ static void test_export_rows_zero(void **state)
 	assert_int_equal(json_array_size(kept), json_array_size(rows) - 2);
 	json_decref(kept);
 
-	b = run_export(rows, "bmf", false, NULL, &n, msg, sizeof(msg));
+	b = run_export(rows, "bmf", false, NULL, &n, &msg);
 	assert_non_null(b);
 	assert_bmf(b);
 	assert_int_equal(n, 1);
@@ -116,11 +117,11 @@ static void test_export_rows_zero(void **state)
 	assert_string_equal(list, "qs/drop/a, qs/drop/xdp_drop, qs/none/a, qs/none/b, "
 			    "qs/pass/a, qs/pass/b");
 	json_decref(b);
-	b = run_export(rows, "bmf", true, NULL, &n, msg, sizeof(msg));
+	b = run_export(rows, "bmf", true, NULL, &n, &msg);
 	assert_int_equal(n, 0);
 	assert_int_equal(json_object_size(b), 7);
 	json_decref(b);
-	b = run_export(rows, "kcidb", false, NULL, &n, msg, sizeof(msg));
+	b = run_export(rows, "kcidb", false, NULL, &n, &msg);
 	assert_kcidb_v4_4(b);
 	assert_int_equal(json_array_size(json_object_get(b, "tests")), 6);
 	json_decref(b);
@@ -131,33 +132,34 @@ static void test_export_rows_zero(void **state)
 static void test_export_rows_bmf_pairs(void **state)
 {
 	json_t *rows = zero_rows("h1", "6.1.0"), *more = zero_rows("h2", "6.1.0"), *b1, *b2;
-	char msg[512], l1[512], l2[512];
+	struct err msg;
+	char l1[512], l2[512];
 	size_t n, n_flagged;
 
 	(void)state;
 	json_array_extend(rows, more);
 	json_decref(more);
 	errno = 0;
-	assert_null(run_export(rows, "bmf", false, NULL, &n, msg, sizeof(msg)));
+	assert_null(run_export(rows, "bmf", false, NULL, &n, &msg));
 	assert_int_equal(errno, EINVAL);
-	assert_string_equal(msg, "run 7 has results of 2 host and kernel build pairs, and a "
+	assert_string_equal(msg.msg, "run 7 has results of 2 host and kernel build pairs, and a "
 			    "BMF document holds one (a Bencher testbed and branch): export each "
 			    "with --host h1 --kernel '6.1.0', --host h2 --kernel '6.1.0'");
 	errno = 0;
 	assert_null(export_bmf(rows));
 	assert_int_equal(errno, EINVAL);
 	/* KCIDB keeps them apart in its own ids: all of them */
-	b1 = run_export(rows, "kcidb", false, NULL, &n, msg, sizeof(msg));
+	b1 = run_export(rows, "kcidb", false, NULL, &n, &msg);
 	assert_non_null(b1);
 	assert_int_equal(json_array_size(json_object_get(b1, "tests")), 12);
 	json_decref(b1);
 
 	b1 = export_run(rows, 7, &(struct export_run_opts){
 		.sz = sizeof(struct export_run_opts), .format = "bmf", .host = "h1" },
-		&n_flagged, msg, sizeof(msg));
+		&n_flagged, &msg);
 	b2 = export_run(rows, 7, &(struct export_run_opts){
 		.sz = sizeof(struct export_run_opts), .format = "bmf", .host = "h2",
-		.kernel = "6.1.0" }, &n_flagged, msg, sizeof(msg));
+		.kernel = "6.1.0" }, &n_flagged, &msg);
 	assert_non_null(b1);
 	assert_non_null(b2);
 	names(b1, l1, sizeof(l1));
@@ -191,7 +193,8 @@ static const char *cstr(const json_t *o, const char *k)
 
 static void test_export_rows_source(void **state)
 {
-	char cache[] = "/tmp/bpflab-test-export-rows.XXXXXX", d[256], msg[512];
+	struct err msg;
+	char cache[] = "/tmp/bpflab-test-export-rows.XXXXXX", d[256];
 	const char *rel = "6.12.0-bpflab-5aa4d9b42198-dirty";
 	json_t *rows, *k;
 	const json_t *c;
@@ -201,7 +204,7 @@ static void test_export_rows_source(void **state)
 	tmpdir_make(cache);
 	/* no record: the commit's 12 digits from the release, nothing else */
 	rows = zero_rows("h1", rel);
-	k = run_export(rows, "kcidb", false, cache, &n, msg, sizeof(msg));
+	k = run_export(rows, "kcidb", false, cache, &n, &msg);
 	assert_kcidb_v4_4(k);
 	c = checkout(k);
 	assert_string_equal(cstr(c, "git_commit_name"), "5aa4d9b42198-dirty");
@@ -216,7 +219,7 @@ static void test_export_rows_source(void **state)
 	put(d, "commit", FULL "\n");
 	put(d, "tree", "/var/cache/bpflab/src/linux-6.12\n");
 	rows = zero_rows("h1", rel);
-	k = run_export(rows, "kcidb", false, cache, &n, msg, sizeof(msg));
+	k = run_export(rows, "kcidb", false, cache, &n, &msg);
 	assert_kcidb_v4_4(k);
 	c = checkout(k);
 	assert_string_equal(cstr(c, "git_commit_name"), "5aa4d9b42198-dirty");
@@ -228,7 +231,7 @@ static void test_export_rows_source(void **state)
 	/* no cache read: the name only */
 	json_decref(rows);
 	rows = zero_rows("h1", rel);
-	k = run_export(rows, "kcidb", false, NULL, &n, msg, sizeof(msg));
+	k = run_export(rows, "kcidb", false, NULL, &n, &msg);
 	assert_null(json_object_get(checkout(k), "git_commit_hash"));
 	json_decref(k);
 	json_decref(rows);
@@ -236,7 +239,7 @@ static void test_export_rows_source(void **state)
 	/* a record of another commit under that name: not this build's */
 	put(d, "commit", "0000000000000000000000000000000000000000\n");
 	rows = zero_rows("h1", rel);
-	k = run_export(rows, "kcidb", false, cache, &n, msg, sizeof(msg));
+	k = run_export(rows, "kcidb", false, cache, &n, &msg);
 	c = checkout(k);
 	assert_null(json_object_get(c, "git_commit_hash"));
 	assert_null(json_object_get(c, "tree_name"));
@@ -245,7 +248,7 @@ static void test_export_rows_source(void **state)
 
 	/* a release not built from a tree: no git members at all */
 	rows = zero_rows("h1", "6.1.0-47-cloud-amd64");
-	k = run_export(rows, "kcidb", false, cache, &n, msg, sizeof(msg));
+	k = run_export(rows, "kcidb", false, cache, &n, &msg);
 	assert_null(json_object_get(checkout(k), "git_commit_name"));
 	json_decref(k);
 	json_decref(rows);

@@ -91,13 +91,13 @@ static void make_store(const char *path)
 	struct plan_job jobs[3];
 	struct store_job_new jn[6];
 	int64_t hosts[2], run, job, run_of, k;
-	char err[256] = "";
+	struct err err;
 	struct store *st;
 	json_t *inv, *spec;
 	int i;
 
 	util_sha256_hex(plan_text, plan.text_len, plan.sha256);
-	st = store_open(path, false, err, sizeof(err));
+	st = store_open(path, false, &err);
 	assert_non_null(st);
 	inv = json_pack("{s:{s:s}}", "kernel", "release", builds[0].release);
 	assert_int_equal(store_host_hello(st, "h1", "0.1", inv, T0, &hosts[0], NULL), 0);
@@ -149,8 +149,8 @@ static void make_store(const char *path)
 /* The value rows of run 1 of database PATH and its id (into DB_ID). */
 static json_t *run_rows(const char *path, char db_id[STORE_DB_ID_LEN])
 {
-	char err[256] = "";
-	struct store *st = store_open(path, true, err, sizeof(err));
+	struct err err;
+	struct store *st = store_open(path, true, &err);
 	json_t *filter = json_pack("{s:[i]}", "runs", 1), *rows;
 
 	assert_non_null(st);
@@ -295,7 +295,7 @@ static void assert_measure(const json_t *b, const char *subject, const struct ex
  * build) pairs of EX, as by hand, its benchmarks named alike in all of them. */
 static void check_bmf(const json_t *rows, size_t n_expects, const struct expect *const *ex)
 {
-	char msg[512];
+	struct err msg;
 	json_t *sel, *b;
 	size_t i;
 
@@ -307,8 +307,7 @@ static void check_bmf(const json_t *rows, size_t n_expects, const struct expect 
 	}
 	json_decref(b);
 	for (i = 0; i < n_expects; i++) {
-		sel = export_select(rows, ex[i]->host, builds[ex[i]->build].label, msg,
-				    sizeof(msg));
+		sel = export_select(rows, ex[i]->host, builds[ex[i]->build].label, &msg);
 		assert_non_null(sel);
 		b = export_bmf(sel);
 		assert_non_null(b);
@@ -366,13 +365,14 @@ static void test_export_store_select(void **state)
 {
 	const struct expect *h2[] = { &expects[2], &expects[3] };
 	const struct expect *rc1[] = { &expects[1], &expects[2] };
-	char db[300], id[STORE_DB_ID_LEN], msg[512];
+	struct err msg;
+	char db[300], id[STORE_DB_ID_LEN];
 	json_t *rows, *sel, *k;
 
 	snprintf(db, sizeof(db), "%s/a.db", tmpdir);
 	rows = run_rows(db, id);
 
-	sel = export_select(rows, "h2", NULL, msg, sizeof(msg));
+	sel = export_select(rows, "h2", NULL, &msg);
 	assert_int_equal(json_array_size(sel), 6);
 	k = kcidb(sel, id, NULL);
 	check_kcidb(k, id, 1 | 4);
@@ -381,13 +381,13 @@ static void test_export_store_select(void **state)
 	json_decref(sel);
 
 	/* a release: both of its builds, on either host */
-	sel = export_select(rows, NULL, "6.18.0-rc1+", msg, sizeof(msg));
+	sel = export_select(rows, NULL, "6.18.0-rc1+", &msg);
 	assert_int_equal(json_array_size(sel), 6);
 	check_bmf(sel, 2, rc1);
 	json_decref(sel);
 
 	/* a build by its label, and by a longer hash, on its host */
-	sel = export_select(rows, "h1", "6.18.0-rc1+ #a78cf9", msg, sizeof(msg));
+	sel = export_select(rows, "h1", "6.18.0-rc1+ #a78cf9", &msg);
 	assert_int_equal(json_array_size(sel), 2);
 	k = kcidb(sel, id, NULL);
 	check_kcidb(k, id, 2);
@@ -399,20 +399,20 @@ static void test_export_store_select(void **state)
 		    "ci:kernel-42");
 	json_decref(k);
 	json_decref(sel);
-	sel = export_select(rows, NULL, "6.18.0-rc1+ #eb92d1012fea", msg, sizeof(msg));
+	sel = export_select(rows, NULL, "6.18.0-rc1+ #eb92d1012fea", &msg);
 	assert_int_equal(json_array_size(sel), 4);
 	json_decref(sel);
 
 	/* nothing: say which hosts and kernels there are */
 	errno = 0;
-	assert_null(export_select(rows, "h3", NULL, msg, sizeof(msg)));
+	assert_null(export_select(rows, "h3", NULL, &msg));
 	assert_int_equal(errno, ENOENT);
-	assert_text(msg, "host 'h3' has no results (hosts: h1, h2)");
-	assert_null(export_select(rows, NULL, "6.2", msg, sizeof(msg)));
-	assert_text(msg, "kernel '6.2' has no results (kernels: 6.1.158, 6.18.0-rc1+ #a78cf9, "
+	assert_text(msg.msg, "host 'h3' has no results (hosts: h1, h2)");
+	assert_null(export_select(rows, NULL, "6.2", &msg));
+	assert_text(msg.msg, "kernel '6.2' has no results (kernels: 6.1.158, 6.18.0-rc1+ #a78cf9, "
 		    "6.18.0-rc1+ #eb92d1)");
-	assert_null(export_select(rows, "h2", "6.18.0-rc1+ #a78cf9", msg, sizeof(msg)));
-	assert_text(msg, "kernel '6.18.0-rc1+ #a78cf9' has no results on host 'h2' (kernels: "
+	assert_null(export_select(rows, "h2", "6.18.0-rc1+ #a78cf9", &msg));
+	assert_text(msg.msg, "kernel '6.18.0-rc1+ #a78cf9' has no results on host 'h2' (kernels: "
 		    "6.18.0-rc1+ #eb92d1, 6.1.158)");
 	json_decref(rows);
 }
@@ -507,7 +507,8 @@ extern const char *const store_migrations[];
 
 static void test_export_store_db_id_migration(void **state)
 {
-	char db[300], err[256] = "", sql[64], id[STORE_DB_ID_LEN];
+	struct err err;
+	char db[300], sql[64], id[STORE_DB_ID_LEN];
 	struct store *st;
 	sqlite3 *c;
 	int v;
@@ -520,8 +521,8 @@ static void test_export_store_db_id_migration(void **state)
 	assert_int_equal(sqlite3_exec(c, sql, NULL, NULL, NULL), 0);
 	sqlite3_close(c);
 	/* read-only, an older database is refused; read-write it migrates */
-	assert_null(store_open(db, true, err, sizeof(err)));
-	st = store_open(db, false, err, sizeof(err));
+	assert_null(store_open(db, true, &err));
+	st = store_open(db, false, &err);
 	assert_non_null(st);
 	assert_true(store_schema_version(st) >= 11);
 	assert_int_equal(store_db_id(st, id), 0);
@@ -529,7 +530,7 @@ static void test_export_store_db_id_migration(void **state)
 	assert_true(strspn(id, "0123456789abcdef") == 16);
 	store_close(&st);
 	/* and keeps it */
-	st = store_open(db, true, err, sizeof(err));
+	st = store_open(db, true, &err);
 	assert_non_null(st);
 	{
 		char again[STORE_DB_ID_LEN];

@@ -47,11 +47,12 @@ static char *dump(const json_t *j)
 static void assert_round_trip(const json_t *spec, const char *what)
 {
 	struct job_spec s;
-	char why[512], *want, *got;
+	struct err why;
+	char *want, *got;
 	json_t *back;
 
-	if (jobspec_decode(spec, "spec", &s, why, sizeof(why))) {
-		print_error("%s: %s\n", what, why);
+	if (jobspec_decode(spec, "spec", &s, &why)) {
+		print_error("%s: %s\n", what, why.msg);
 		fail();
 	}
 	back = jobspec_encode(&s);
@@ -85,7 +86,7 @@ static void stamp(json_t *spec)
 static int plan_round_trip(const char *file)
 {
 	struct plan_job *jobs = NULL;
-	struct plan_error err;
+	struct err err;
 	struct plan *p = plan_load(file, NULL, 0, &err);
 	char what[1200];
 	int n = 0, i, k;
@@ -93,7 +94,7 @@ static int plan_round_trip(const char *file)
 	if (!p)
 		return -1;
 	if (plan_expand(p, &jobs, &n, &err)) {
-		print_error("%s: %s\n", file, err.text);
+		print_error("%s: %s\n", file, err.msg);
 		fail();
 	}
 	assert_true(n > 0);
@@ -155,7 +156,8 @@ static void test_jobspec_corpus(void **state)
 {
 	struct dirent *de;
 	struct job_spec s;
-	char path[1024], why[512], *text;
+	char path[1024], *text;
+	struct err why;
 	DIR *d = opendir(CORPUS);
 	int good = 0, bad = 0;
 	json_t *j, *once;
@@ -168,13 +170,13 @@ static void test_jobspec_corpus(void **state)
 		text = file_slurp(path);
 		j = json_of(text);
 		if (!strncmp(de->d_name, "bad-", 4)) {
-			if (!jobspec_decode(j, "spec", &s, why, sizeof(why)))
+			if (!jobspec_decode(j, "spec", &s, &why))
 				fail_msg("%s decodes", path);
-			assert_contains(why, "spec");
+			assert_contains(why.msg, "spec");
 			bad++;
 		} else {
-			if (jobspec_decode(j, "spec", &s, why, sizeof(why)))
-				fail_msg("%s: %s", path, why);
+			if (jobspec_decode(j, "spec", &s, &why))
+				fail_msg("%s: %s", path, why.msg);
 			once = jobspec_encode(&s);
 			assert_non_null(once);
 			assert_round_trip(once, path);
@@ -200,20 +202,27 @@ static void test_jobspec_rate(void **state)
 			      "\"warmup_ms\":0,\"rate_pps\":100000},\"attach\":[]}");
 	json_t *share = json_deep_copy(pps), *t = json_object_get(share, "traffic");
 	struct job_spec s;
-	char why[256];
+	struct err why;
 
 	(void)state;
 	assert_round_trip(pps, "rate_pps");
-	assert_int_equal(jobspec_decode(pps, "spec", &s, why, sizeof(why)), 0);
+	assert_int_equal(jobspec_decode(pps, "spec", &s, &why), 0);
 	assert_int_equal(s.traffic.rate_pps, 100000);
 	assert_true(s.traffic.rate_share == 0);
 	jobspec_release(&s);
 	json_object_del(t, "rate_pps");
 	json_object_set_new(t, "rate_share", json_real(0.125));
 	assert_round_trip(share, "rate_share");
-	assert_int_equal(jobspec_decode(share, "spec", &s, why, sizeof(why)), 0);
+	assert_int_equal(jobspec_decode(share, "spec", &s, &why), 0);
 	assert_int_equal(s.traffic.rate_pps, 0);
 	assert_true(s.traffic.rate_share == 0.125);
+	assert_int_equal(s.traffic.burst, 0);
+	jobspec_release(&s);
+	/* traffic.burst: after the rate, 1..4096 */
+	json_object_set_new(t, "burst", json_integer(16));
+	assert_round_trip(share, "burst");
+	assert_int_equal(jobspec_decode(share, "spec", &s, why, sizeof(why)), 0);
+	assert_int_equal(s.traffic.burst, 16);
 	jobspec_release(&s);
 	json_decref(pps);
 	json_decref(share);
@@ -223,10 +232,11 @@ static void test_jobspec_rate(void **state)
 static void test_jobspec_defaults(void **state)
 {
 	struct job_spec s;
-	char why[256], *text;
+	struct err why;
+	char *text;
 	json_t *j = json_object(), *e;
 
-	assert_int_equal(jobspec_decode(j, "spec", &s, why, sizeof(why)), 0);
+	assert_int_equal(jobspec_decode(j, "spec", &s, &why), 0);
 	assert_int_equal(s.traffic.generator, JOB_GEN_NONE);
 	assert_int_equal(s.traffic.size, 64);
 	assert_int_equal(s.traffic.proto, JOB_PROTO_UDP4);
@@ -301,28 +311,30 @@ static const struct {
 	{ "{\"traffic\":{\"rate_share\":0}}", "spec.traffic.rate_share 0 is out of range (0, 1]" },
 	{ "{\"traffic\":{\"rate_pps\":5,\"rate_share\":0.5}}",
 	  "spec.traffic.rate_share: cannot be given with spec.traffic.rate_pps" },
+	{ "{\"traffic\":{\"burst\":0}}", "spec.traffic.burst 0 is out of range 1..4096" },
+	{ "{\"traffic\":{\"burst\":4097}}", "spec.traffic.burst 4097 is out of range 1..4096" },
 };
 
 static void test_jobspec_refusals(void **state)
 {
 	struct job_spec s;
-	char why[512];
+	struct err why;
 	size_t i;
 
 	for (i = 0; i < ARRAY_LEN(refusals); i++) {
 		json_t *j = json_of(refusals[i].spec);
 
-		if (jobspec_decode(j, "spec", &s, why, sizeof(why)) != -EINVAL)
+		if (jobspec_decode(j, "spec", &s, &why) != -EINVAL)
 			fail_msg("case %zu: %s decodes", i, refusals[i].spec);
-		assert_contains(why, refusals[i].why);
+		assert_contains(why.msg, refusals[i].why);
 		/* refused the same way when only the attach array is decoded */
 		if (json_object_get(j, "attach")) {
 			struct job_attach *a;
 			int n;
 
 			assert_int_equal(jobspec_decode_attach(json_object_get(j, "attach"), &a, &n,
-							       why, sizeof(why)), -EINVAL);
-			assert_contains(why, refusals[i].why);
+							       &why), -EINVAL);
+			assert_contains(why.msg, refusals[i].why);
 		}
 		json_decref(j);
 	}
@@ -335,12 +347,12 @@ static void test_jobspec_refused_by_both_sides(void **state)
 			  "{\"ports\":[\"a\"],\"traffic\":{\"generator\":\"foo\","
 			  "\"duration_ms\":1000}}}}";
 	struct job_opts o = { .sz = sizeof(o) };
-	char why[512];
+	struct err why;
 	json_t *msg = json_of(bad), *r;
 
-	assert_int_equal(proto_validate(msg, PROTO_CH_COORD_TO_AGENT, why, sizeof(why)),
+	assert_int_equal(proto_validate(msg, PROTO_CH_COORD_TO_AGENT, &why),
 			 -EINVAL);
-	assert_contains(why, "job: job.spec.traffic.generator: unknown generator 'foo' "
+	assert_contains(why.msg, "job: job.spec.traffic.generator: unknown generator 'foo' "
 			"(xdp-live, udp, pktgen, none)");
 	r = job_run(msg, &o);
 	assert_non_null(r);
@@ -353,9 +365,9 @@ static void test_jobspec_refused_by_both_sides(void **state)
 	msg = json_of("{\"v\":1,\"type\":\"job\",\"job\":{\"id\":3,\"spec\":{\"attach\":"
 		      "[{\"port\":\"a\",\"hook\":\"xdp\",\"object\":\"o\",\"program\":\"p\","
 		      "\"colour\":\"red\"}]}}}");
-	assert_int_equal(proto_validate(msg, PROTO_CH_COORD_TO_AGENT, why, sizeof(why)),
+	assert_int_equal(proto_validate(msg, PROTO_CH_COORD_TO_AGENT, &why),
 			 -EINVAL);
-	assert_contains(why, "job.spec.attach[0].colour: unknown field");
+	assert_contains(why.msg, "job.spec.attach[0].colour: unknown field");
 	r = job_run(msg, &o);
 	assert_contains(proto_get_str(r, "error", ""), "spec.attach[0].colour: unknown field");
 	json_decref(r);
@@ -368,13 +380,13 @@ static json_t *agent_says(void *router, const char *type, uint8_t *id, size_t *i
 {
 	int64_t end = util_mono_ms() + 5000;
 	zmq_pollitem_t it = { .socket = router, .events = ZMQ_POLLIN };
-	char why[256];
+	struct err why;
 	json_t *msg;
 
 	while (util_mono_ms() < end && zmq_poll(&it, 1, 200) >= 0) {
 		if (!(it.revents & ZMQ_POLLIN))
 			continue;
-		assert_int_equal(proto_recv_from(router, id, id_len, &msg, 0, why, sizeof(why)), 0);
+		assert_int_equal(proto_recv_from(router, id, id_len, &msg, 0, &why), 0);
 		if (!strcmp(proto_msg_type(msg), type))
 			return msg;
 		json_decref(msg);

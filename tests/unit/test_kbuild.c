@@ -145,11 +145,12 @@ static json_t *two_builds(const char *by)
 static void test_kbuild_compare_history_plot(void **state)
 {
 	json_t *rows = two_builds("kernel.build"), *rep, *cmp, *r, *groups;
-	char err[512], *script = NULL;
+	struct err err;
+	char *script = NULL;
 
-	rep = analysis_compare(rows, "kernel.build", NULL, NULL, NULL, err, sizeof(err));
+	rep = analysis_compare(rows, "kernel.build", NULL, NULL, NULL, &err);
 	if (!rep)
-		fail_msg("%s", err);
+		fail_msg("%s", err.msg);
 	assert_string_equal(sget(rep, "baseline"), LABEL_A);
 	cmp = json_array_get(json_object_get(rep, "comparisons"), 0);
 	assert_string_equal(sget(cmp, "candidate"), LABEL_B);
@@ -161,9 +162,9 @@ static void test_kbuild_compare_history_plot(void **state)
 	assert_int_equal(json_array_size(json_object_get(rep, "pooled")), 0);
 	json_decref(rep);
 
-	rep = analysis_history(rows, "kernel.build", NULL, err, sizeof(err));
+	rep = analysis_history(rows, "kernel.build", NULL, &err);
 	if (!rep)
-		fail_msg("%s", err);
+		fail_msg("%s", err.msg);
 	groups = json_object_get(rep, "groups");
 	assert_int_equal(json_array_size(groups), 2);
 	assert_string_equal(sget(json_array_get(groups, 0), "group"), LABEL_A);
@@ -174,7 +175,7 @@ static void test_kbuild_compare_history_plot(void **state)
 	assert_true(json_real_value(json_object_get(r, "delta_pct")) > 19.99 &&
 		    json_real_value(json_object_get(r, "delta_pct")) < 20.01);
 	/* the plot's x labels are the builds' labels */
-	assert_int_equal(plot_history_script(rep, "x.svg", &script, err, sizeof(err)), 0);
+	assert_int_equal(plot_history_script(rep, "x.svg", &script, &err), 0);
 	assert_non_null(strstr(script, "\"" LABEL_A "\""));
 	assert_non_null(strstr(script, "\"" LABEL_B "\""));
 	free(script);
@@ -183,7 +184,7 @@ static void test_kbuild_compare_history_plot(void **state)
 
 	/* by release the two builds are one group */
 	rows = two_builds("kernel.release");
-	rep = analysis_history(rows, "kernel.release", NULL, err, sizeof(err));
+	rep = analysis_history(rows, "kernel.release", NULL, &err);
 	assert_non_null(rep);
 	assert_int_equal(json_array_size(json_object_get(rep, "groups")), 1);
 	json_decref(rep);
@@ -197,7 +198,8 @@ static void test_kbuild_pooling_strict(void **state)
 	static const double v[] = { 100, 101, 99, 100.5 };
 	json_t *rows = json_array(), *rep, *p, *r;
 	ANALYSIS_OPTS(strict, .strict = true);
-	char err[512], text[1024], *buf = NULL;
+	struct err err;
+	char text[1024], *buf = NULL;
 	json_int_t job = 1;
 	size_t i, len = 0;
 	FILE *f;
@@ -212,9 +214,9 @@ static void test_kbuild_pooling_strict(void **state)
 	json_array_foreach(rows, i, r)
 		json_object_set_new(r, "group", json_string(sget(r, "variant")));
 
-	rep = analysis_compare(rows, "variant", "base", NULL, NULL, err, sizeof(err));
+	rep = analysis_compare(rows, "variant", "base", NULL, NULL, &err);
 	if (!rep)
-		fail_msg("%s", err);
+		fail_msg("%s", err.msg);
 	assert_int_equal(json_array_size(json_object_get(rep, "pooled")), 2);
 	p = json_array_get(json_object_get(rep, "pooled"), 0);
 	assert_string_equal(sget(p, "side"), "baseline");
@@ -240,18 +242,18 @@ static void test_kbuild_pooling_strict(void **state)
 	json_decref(rep);
 
 	/* --strict refuses, naming what is mixed */
-	assert_null(analysis_compare(rows, "variant", "base", NULL, &strict, err, sizeof(err)));
+	assert_null(analysis_compare(rows, "variant", "base", NULL, &strict, &err));
 	assert_int_equal(errno, EDOM);
-	assert_string_equal(err, "baseline variant 'base' holds values of 2 hosts (h1, h2) and "
+	assert_string_equal(err.msg, "baseline variant 'base' holds values of 2 hosts (h1, h2) and "
 			    "2 kernel builds (" LABEL_A ", " LABEL_B "); --strict refuses to pool "
 			    "them (--by host or kernel.build, or --host, splits them)");
 
 	/* by host each side is one host and one build: nothing pooled, strict compares */
 	json_array_foreach(rows, i, r)
 		json_object_set_new(r, "group", json_string(sget(r, "host")));
-	rep = analysis_compare(rows, "host", "h1", NULL, &strict, err, sizeof(err));
+	rep = analysis_compare(rows, "host", "h1", NULL, &strict, &err);
 	if (!rep)
-		fail_msg("%s", err);
+		fail_msg("%s", err.msg);
 	assert_int_equal(json_array_size(json_object_get(rep, "pooled")), 0);
 	json_decref(rep);
 	json_decref(rows);
@@ -288,13 +290,13 @@ static json_t *history_by(struct store *st, const char *by)
 {
 	json_t *filter = json_pack("{s:s, s:s, s:s}", "plan", "hand", "metric",
 				   "prog.ns_per_run", "by", by), *rows, *rep;
-	char err[256];
+	struct err err;
 
 	rows = store_query_values(st, filter);
 	assert_non_null(rows);
-	rep = analysis_history(rows, by, NULL, err, sizeof(err));
+	rep = analysis_history(rows, by, NULL, &err);
 	if (!rep)
-		fail_msg("%s", err);
+		fail_msg("%s", err.msg);
 	json_decref(rows);
 	json_decref(filter);
 	return rep;
@@ -302,8 +304,9 @@ static json_t *history_by(struct store *st, const char *by)
 
 static void test_kbuild_import_history(void **state)
 {
-	char err[256], long_name[STORE_KERNEL_NAME_MAX + 2];
-	struct store *st = store_open(":memory:", false, err, sizeof(err));
+	struct err err;
+	char long_name[STORE_KERNEL_NAME_MAX + 2];
+	struct store *st = store_open(":memory:", false, &err);
 	json_t *rep, *g, *runs, *rows, *filter;
 	int64_t run = 0;
 

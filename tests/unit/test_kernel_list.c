@@ -18,9 +18,9 @@
 #include "base/kernel_list.h"
 #include "helpers.h"
 
-static json_t *parse(const char *text, size_t len, char *err, size_t err_len)
+static json_t *parse(const char *text, size_t len, struct err *err)
 {
-	return kernel_list_parse(text, len, "k.txt", err, err_len);
+	return kernel_list_parse(text, len, "k.txt", err);
 }
 
 static void test_kernel_list_ok(void **state)
@@ -31,8 +31,8 @@ static void test_kernel_list_ok(void **state)
 			   "\n"
 			   "v6.12#comment\n"
 			   "3f2a9c1 fix xdp";
-	char err[256];
-	json_t *k = parse(text, strlen(text), err, sizeof(err));
+	struct err err;
+	json_t *k = parse(text, strlen(text), &err);
 
 	assert_non_null(k);
 	assert_int_equal(json_array_size(k), 4);
@@ -41,7 +41,7 @@ static void test_kernel_list_ok(void **state)
 	assert_string_equal(json_string_value(json_array_get(k, 3)), "3f2a9c1");
 	json_decref(k);
 
-	k = parse("", 0, err, sizeof(err));
+	k = parse("", 0, &err);
 	assert_non_null(k);
 	assert_int_equal(json_array_size(k), 0);
 	json_decref(k);
@@ -49,12 +49,13 @@ static void test_kernel_list_ok(void **state)
 
 static void test_kernel_list_bad(void **state)
 {
-	char err[256], *text;
+	struct err err;
+	char *text;
 	json_t *k;
 
 	/* a comment longer than fgets' 256 bytes: its tail became a "kernel" */
 	assert_true(asprintf(&text, "# %0300d 6.0\n6.1\n6.2\n", 0) > 0);
-	k = parse(text, strlen(text), err, sizeof(err));
+	k = parse(text, strlen(text), &err);
 	free(text);
 	assert_non_null(k);
 	assert_int_equal(json_array_size(k), 2);
@@ -62,29 +63,30 @@ static void test_kernel_list_bad(void **state)
 	json_decref(k);
 
 	/* a name twice: the session refused it later without saying which */
-	assert_null(parse("6.1\n6.2\n 6.1\n", 13, err, sizeof(err)));
+	assert_null(parse("6.1\n6.2\n 6.1\n", 13, &err));
 	assert_int_equal(errno, EINVAL);
-	assert_string_equal(err, "k.txt:3: '6.1' is listed twice");
+	assert_string_equal(err.msg, "k.txt:3: '6.1' is listed twice");
 
 	/* not UTF-8: json_string() gave NULL and the name was dropped silently */
-	assert_null(parse("6.1\ncaf\xe9\n", 9, err, sizeof(err)));
-	assert_contains(err, "k.txt:2: 'caf\xe9' is not a kernel release or commit id");
+	assert_null(parse("6.1\ncaf\xe9\n", 9, &err));
+	assert_contains(err.msg, "k.txt:2: 'caf\xe9' is not a kernel release or commit id");
 
 	/* a NUL byte cut the line short */
-	assert_null(parse("6.1\0-rc\n", 8, err, sizeof(err)));
-	assert_string_equal(err, "k.txt:1: a NUL byte: not a text file");
+	assert_null(parse("6.1\0-rc\n", 8, &err));
+	assert_string_equal(err.msg, "k.txt:1: a NUL byte: not a text file");
 
 	/* a name too long for a session */
 	assert_true(asprintf(&text, "6.%0250d\n", 1) > 0);
-	assert_null(parse(text, strlen(text), err, sizeof(err)));
+	assert_null(parse(text, strlen(text), &err));
 	free(text);
-	assert_contains(err, "k.txt:1: '6.000");
+	assert_contains(err.msg, "k.txt:1: '6.000");
 }
 
 static void test_kernel_list_max(void **state)
 {
 	size_t len = 0;
-	char *text = NULL, err[256];
+	char *text = NULL;
+	struct err err;
 	FILE *f = open_memstream(&text, &len);
 	json_t *k;
 	int i;
@@ -92,10 +94,10 @@ static void test_kernel_list_max(void **state)
 	for (i = 0; i <= KERNEL_LIST_MAX; i++)
 		fprintf(f, "6.%d\n", i);
 	fclose(f);
-	k = parse(text, len, err, sizeof(err));
+	k = parse(text, len, &err);
 	assert_null(k);
-	assert_string_equal(err, "k.txt:1025: more than 1024 kernels");
-	k = parse(text, len - strlen("6.1024\n"), err, sizeof(err));
+	assert_string_equal(err.msg, "k.txt:1025: more than 1024 kernels");
+	k = parse(text, len - strlen("6.1024\n"), &err);
 	assert_non_null(k);
 	assert_int_equal(json_array_size(k), KERNEL_LIST_MAX);
 	json_decref(k);
@@ -123,18 +125,18 @@ static void test_kernel_list_scan(void **state)
 		.max_names = 3, .too_many = -E2BIG,
 	};
 	json_t *k = json_pack("[s]", "1");
-	char err[256] = "";
+	struct err err = { 0 };
 
 	assert_non_null(k);
-	assert_int_equal(kernel_list_scan("2\n1\n\t2 x\r\n\n", 11, &opts, k, err, sizeof(err)),
+	assert_int_equal(kernel_list_scan("2\n1\n\t2 x\r\n\n", 11, &opts, k, &err),
 			 0);
 	assert_int_equal(json_array_size(k), 2);
 	assert_string_equal(json_string_value(json_array_get(k, 1)), "2");
-	assert_int_equal(kernel_list_scan("3#x\n", 4, &opts, k, err, sizeof(err)), -EINVAL);
-	assert_string_equal(err, "list: '3#x' is not a number");
+	assert_int_equal(kernel_list_scan("3#x\n", 4, &opts, k, &err), -EINVAL);
+	assert_string_equal(err.msg, "list: '3#x' is not a number");
 	/* the lines before the refused one stay appended */
-	assert_int_equal(kernel_list_scan("3\n2\n4\n", 6, &opts, k, err, sizeof(err)), -E2BIG);
-	assert_string_equal(err, "list: more than 3 kernels");
+	assert_int_equal(kernel_list_scan("3\n2\n4\n", 6, &opts, k, &err), -E2BIG);
+	assert_string_equal(err.msg, "list: more than 3 kernels");
 	assert_int_equal(json_array_size(k), 3);
 	assert_string_equal(json_string_value(json_array_get(k, 2)), "3");
 	json_decref(k);

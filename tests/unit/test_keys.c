@@ -84,23 +84,23 @@ static void test_keys_role_parse(void **state)
 	};
 	struct kctx *t = *state;
 	struct keys_pair kp;
-	char text[512], why[512];
+	struct err why;
+	char text[512];
 	size_t i;
 
 	for (i = 0; i < ARRAY_LEN(good); i++) {
 		cert_with(t, good[i].metadata, text, sizeof(text));
-		if (keys_parse_cert(text, strlen(text), "k.key", false, &kp, why, sizeof(why)))
-			fail_msg("case %zu refused: %s", i, why);
+		if (keys_parse_cert(text, strlen(text), "k.key", false, &kp, &why))
+			fail_msg("case %zu refused: %s", i, why.msg);
 		assert_int_equal(kp.role, good[i].role);
 		assert_string_equal(kp.public_z85, t->kp.public_z85);
 	}
 	for (i = 0; i < ARRAY_LEN(bad); i++) {
 		cert_with(t, bad[i].input, text, sizeof(text));
-		if (keys_parse_cert(text, strlen(text), "k.key", false, &kp, why,
-				    sizeof(why)) != -EINVAL)
+		if (keys_parse_cert(text, strlen(text), "k.key", false, &kp, &why) != -EINVAL)
 			fail_msg("case %zu accepted", i);
-		assert_contains(why, bad[i].expect);
-		assert_contains(why, "key 'k.key'");
+		assert_contains(why.msg, bad[i].expect);
+		assert_contains(why.msg, "key 'k.key'");
 		assert_int_equal(kp.role, KEYS_ROLE_NONE);
 		assert_string_equal(kp.public_z85, "");
 	}
@@ -115,58 +115,60 @@ static void test_keys_role_saved_and_set(void **state)
 {
 	struct kctx *t = *state;
 	struct keys_pair back;
-	char pub[128], sec[128], why[512];
+	struct err why;
+	char pub[128], sec[128];
 	struct stat st;
 
 	/* keys_save writes the role into both files */
 	t->kp.role = KEYS_ROLE_AGENT;
-	assert_int_equal(keys_save(t->dir, "h1", &t->kp, false, why, sizeof(why)), 0);
+	assert_int_equal(keys_save(t->dir, "h1", &t->kp, false, &why), 0);
 	snprintf(pub, sizeof(pub), "%s/h1.key", t->dir);
 	snprintf(sec, sizeof(sec), "%s/h1.key_secret", t->dir);
-	assert_int_equal(keys_load(pub, false, &back, why, sizeof(why)), 0);
+	assert_int_equal(keys_load(pub, false, &back, &why), 0);
 	assert_int_equal(back.role, KEYS_ROLE_AGENT);
-	assert_int_equal(keys_load(sec, true, &back, why, sizeof(why)), 0);
+	assert_int_equal(keys_load(sec, true, &back, &why), 0);
 	assert_int_equal(back.role, KEYS_ROLE_AGENT);
 
 	/* the same role again: nothing changes; another one only with force */
-	assert_int_equal(keys_set_role(pub, KEYS_ROLE_AGENT, false, why, sizeof(why)), 0);
-	assert_int_equal(keys_set_role(pub, KEYS_ROLE_CLIENT, false, why, sizeof(why)), -EEXIST);
-	assert_contains(why, "has the role 'agent'; give --force");
-	assert_int_equal(keys_set_role(sec, KEYS_ROLE_CLIENT, true, why, sizeof(why)), 1);
-	assert_int_equal(keys_load(sec, true, &back, why, sizeof(why)), 0);
+	assert_int_equal(keys_set_role(pub, KEYS_ROLE_AGENT, false, &why), 0);
+	assert_int_equal(keys_set_role(pub, KEYS_ROLE_CLIENT, false, &why), -EEXIST);
+	assert_contains(why.msg, "has the role 'agent'; give --force");
+	assert_int_equal(keys_set_role(sec, KEYS_ROLE_CLIENT, true, &why), 1);
+	assert_int_equal(keys_load(sec, true, &back, &why), 0);
 	assert_int_equal(back.role, KEYS_ROLE_CLIENT);
 	assert_string_equal(back.secret_z85, t->kp.secret_z85);
 	assert_int_equal(stat(sec, &st), 0);
 	assert_int_equal(st.st_mode & 0777, 0600);
-	assert_int_equal(keys_set_role(sec, KEYS_ROLE_NONE, true, why, sizeof(why)), -EINVAL);
+	assert_int_equal(keys_set_role(sec, KEYS_ROLE_NONE, true, &why), -EINVAL);
 
 	/* a certificate made before roles gets one, keeping its key and mode */
 	t->kp.role = KEYS_ROLE_NONE;
-	assert_int_equal(keys_save(t->dir, "old", &t->kp, false, why, sizeof(why)), 0);
+	assert_int_equal(keys_save(t->dir, "old", &t->kp, false, &why), 0);
 	snprintf(pub, sizeof(pub), "%s/old.key", t->dir);
-	assert_int_equal(keys_load(pub, false, &back, why, sizeof(why)), 0);
+	assert_int_equal(keys_load(pub, false, &back, &why), 0);
 	assert_int_equal(back.role, KEYS_ROLE_NONE);
-	assert_int_equal(keys_set_role(pub, KEYS_ROLE_CLIENT, false, why, sizeof(why)), 1);
-	assert_int_equal(keys_load(pub, false, &back, why, sizeof(why)), 0);
+	assert_int_equal(keys_set_role(pub, KEYS_ROLE_CLIENT, false, &why), 1);
+	assert_int_equal(keys_load(pub, false, &back, &why), 0);
 	assert_int_equal(back.role, KEYS_ROLE_CLIENT);
 	assert_string_equal(back.public_z85, t->kp.public_z85);
 	assert_string_equal(back.secret_z85, "");
 	assert_int_equal(stat(pub, &st), 0);
 	assert_int_equal(st.st_mode & 0777, 0644);
 	snprintf(pub, sizeof(pub), "%s/missing.key", t->dir);
-	assert_int_equal(keys_set_role(pub, KEYS_ROLE_CLIENT, false, why, sizeof(why)), -ENOENT);
-	assert_contains(why, "missing.key");
+	assert_int_equal(keys_set_role(pub, KEYS_ROLE_CLIENT, false, &why), -ENOENT);
+	assert_contains(why.msg, "missing.key");
 }
 
 /* Save a public certificate of a new key as DIR/NAME.key with ROLE. */
 static void allow_key(const char *dir, const char *name, enum keys_role role,
 		      struct keys_pair *kp)
 {
-	char why[512], path[160];
+	struct err why;
+	char path[160];
 
 	assert_int_equal(keys_generate(kp), 0);
 	kp->role = role;
-	assert_int_equal(keys_save(dir, name, kp, false, why, sizeof(why)), 0);
+	assert_int_equal(keys_save(dir, name, kp, false, &why), 0);
 	snprintf(path, sizeof(path), "%s/%s.key_secret", dir, name);
 	assert_int_equal(unlink(path), 0);
 }
@@ -176,14 +178,15 @@ static void test_keys_allow_roles(void **state)
 	struct kctx *t = *state;
 	struct keys_pair agent, client, old, coord;
 	struct keys_allow *allow;
-	char dir[96], why[512];
+	struct err why;
+	char dir[96];
 	uint8_t bin[32];
 
 	snprintf(dir, sizeof(dir), "%s/authorized", t->dir);
 	assert_int_equal(mkdir(dir, 0755), 0);
 	allow_key(dir, "h1", KEYS_ROLE_AGENT, &agent);
 	allow_key(dir, "client", KEYS_ROLE_CLIENT, &client);
-	allow = keys_allow_load(dir, why, sizeof(why));
+	allow = keys_allow_load(dir, &why);
 	assert_non_null(allow);
 	assert_int_equal(keys_allow_count(allow), 2);
 	zmq_z85_decode(bin, agent.public_z85);
@@ -198,27 +201,27 @@ static void test_keys_allow_roles(void **state)
 	/* a key made before roles: the whole list is refused, saying what to do */
 	allow_key(dir, "h2", KEYS_ROLE_NONE, &old);
 	errno = 0;
-	assert_null(keys_allow_load(dir, why, sizeof(why)));
+	assert_null(keys_allow_load(dir, &why));
 	assert_int_equal(errno, EINVAL);
-	assert_contains(why, "key 'h2.key' has no role");
-	assert_contains(why, "bpflab keygen --set-role agent|client FILE");
-	assert_contains(why, dir);
+	assert_contains(why.msg, "key 'h2.key' has no role");
+	assert_contains(why.msg, "bpflab keygen --set-role agent|client FILE");
+	assert_contains(why.msg, dir);
 	/* ... until it has one */
 	{
 		char path[160];
 
 		snprintf(path, sizeof(path), "%s/h2.key", dir);
-		assert_int_equal(keys_set_role(path, KEYS_ROLE_AGENT, false, why, sizeof(why)), 1);
+		assert_int_equal(keys_set_role(path, KEYS_ROLE_AGENT, false, &why), 1);
 	}
-	allow = keys_allow_load(dir, why, sizeof(why));
+	allow = keys_allow_load(dir, &why);
 	assert_non_null(allow);
 	assert_int_equal(keys_allow_count(allow), 3);
 	keys_allow_destroy(&allow);
 
 	/* the coordinator's own key has no place in it */
 	allow_key(dir, "coordinator", KEYS_ROLE_COORDINATOR, &coord);
-	assert_null(keys_allow_load(dir, why, sizeof(why)));
-	assert_contains(why, "key 'coordinator.key' has the role 'coordinator'");
+	assert_null(keys_allow_load(dir, &why));
+	assert_contains(why.msg, "key 'coordinator.key' has the role 'coordinator'");
 }
 
 static void test_keys_keygen_cli(void **state)
@@ -227,7 +230,7 @@ static void test_keys_keygen_cli(void **state)
 	struct keys_pair back;
 	struct prog_out o;
 	char path[160];
-	char why[512];
+	struct err why;
 
 	/* no role: bad usage, nothing written */
 	prog_run_args(&o, BPFLAB, (const char *[]){ "keygen", "--out", t->dir, "--name", "x",
@@ -249,19 +252,19 @@ static void test_keys_keygen_cli(void **state)
 	assert_int_equal(o.status, 0);
 	assert_contains(o.out, "\"role\":\"agent\"");
 	prog_out_free(&o);
-	assert_int_equal(keys_load(path, false, &back, why, sizeof(why)), 0);
+	assert_int_equal(keys_load(path, false, &back, &why), 0);
 	assert_int_equal(back.role, KEYS_ROLE_AGENT);
 
 	/* --set-role on an old certificate; a different role needs --force */
 	t->kp.role = KEYS_ROLE_NONE;
-	assert_int_equal(keys_save(t->dir, "old", &t->kp, false, why, sizeof(why)), 0);
+	assert_int_equal(keys_save(t->dir, "old", &t->kp, false, &why), 0);
 	snprintf(path, sizeof(path), "%s/old.key", t->dir);
 	prog_run_args(&o, BPFLAB, (const char *[]){ "keygen", "--set-role", "client", path,
 						    NULL }, t->dir);
 	assert_int_equal(o.status, 0);
 	assert_contains(o.err, "now has the role client");
 	prog_out_free(&o);
-	assert_int_equal(keys_load(path, false, &back, why, sizeof(why)), 0);
+	assert_int_equal(keys_load(path, false, &back, &why), 0);
 	assert_int_equal(back.role, KEYS_ROLE_CLIENT);
 	prog_run_args(&o, BPFLAB, (const char *[]){ "keygen", "--set-role", "agent", path,
 						    NULL }, t->dir);

@@ -90,7 +90,7 @@ static struct mlrsearch_params common_params(void)
 static struct mlrsearch *run(const struct mlrsearch_params *p, enum model model)
 {
 	struct dut d = { .model = model, .rng = 12345 };
-	struct mlrsearch *s = mlrsearch_new(p, NULL, 0);
+	struct mlrsearch *s = mlrsearch_new(p, NULL);
 
 	assert_non_null(s);
 	assert_int_equal(mlrsearch_run(s, measure, &d), 0);
@@ -373,7 +373,7 @@ static void test_mlrsearch_max_clean(void **state)
 static void test_mlrsearch_protocol(void **state)
 {
 	struct mlrsearch_params p = common_params();
-	struct mlrsearch *s = mlrsearch_new(&p, NULL, 0);
+	struct mlrsearch *s = mlrsearch_new(&p, NULL);
 	struct mlrsearch_req a, b;
 	struct mlrsearch_res none = { .duration = 0.25 }, ok = { .forwarded = 100 };
 	size_t n;
@@ -412,7 +412,7 @@ static size_t run_gen(struct mlrsearch **out, double cap, double gen, bool flaky
 
 	p.n_goals = 1;
 	p.initial_duration = 1;
-	*out = mlrsearch_new(&p, NULL, 0);
+	*out = mlrsearch_new(&p, NULL);
 	assert_non_null(*out);
 	while (mlrsearch_next(*out, &req) == 1) {
 		double offered = fmin(req.load, gen) * (flaky_first && !invalid ? 0.5 : 1);
@@ -496,7 +496,7 @@ static void test_mlrsearch_generator_bound(void **state)
 	mlrsearch_destroy(&s);
 	s = mlrsearch_new(&(struct mlrsearch_params){ .goals = { { "NDR", 0, 0.5 } },
 		.n_goals = 1, .width = 0.01, .final_duration = 1, .min_rate = 1,
-		.max_rate = 2 }, NULL, 0);
+		.max_rate = 2 }, NULL);
 	assert_int_equal(mlrsearch_next(s, &(struct mlrsearch_req){ 0 }), 1);
 	assert_int_equal(mlrsearch_report_invalid(s, &(struct mlrsearch_res){ .offered = NAN }),
 			 -EINVAL);
@@ -507,34 +507,34 @@ static void test_mlrsearch_generator_bound(void **state)
 static void test_mlrsearch_params(void **state)
 {
 	struct mlrsearch_params p;
-	char err[128];
+	struct err err;
 
 	(void)state;
 	p = common_params();
 	p.width = 0;
 	errno = 0;
-	assert_null(mlrsearch_new(&p, err, sizeof(err)));
+	assert_null(mlrsearch_new(&p, &err));
 	assert_int_equal(errno, EINVAL);
-	assert_text(err, "width 0 outside (0, 1)");
+	assert_text(err.msg, "width 0 outside (0, 1)");
 	p = common_params();
 	p.goals[1].loss_ratio = 1;
-	assert_null(mlrsearch_new(&p, err, sizeof(err)));
-	assert_text(err, "goal 'PDR': loss 1 outside [0, 1)");
+	assert_null(mlrsearch_new(&p, &err));
+	assert_text(err.msg, "goal 'PDR': loss 1 outside [0, 1)");
 	p = common_params();
 	p.budget = 0.5;
-	assert_null(mlrsearch_new(&p, err, sizeof(err)));
-	assert_text(err, "total 0.5 shorter than the trial duration 1");
+	assert_null(mlrsearch_new(&p, &err));
+	assert_text(err.msg, "total 0.5 shorter than the trial duration 1");
 	p = common_params();
 	p.min_rate = p.max_rate;
-	assert_null(mlrsearch_new(&p, err, sizeof(err)));
-	assert_contains(err, "0 < min_rate < max_rate needed");
+	assert_null(mlrsearch_new(&p, &err));
+	assert_contains(err.msg, "0 < min_rate < max_rate needed");
 	p = common_params();
 	p.initial_duration = 2;
-	assert_null(mlrsearch_new(&p, err, sizeof(err)));
-	assert_text(err, "initial trial duration 2 outside (0, 1]");
+	assert_null(mlrsearch_new(&p, &err));
+	assert_text(err.msg, "initial trial duration 2 outside (0, 1]");
 	p = common_params();
 	p.n_goals = 0;
-	assert_null(mlrsearch_new(&p, NULL, 0));
+	assert_null(mlrsearch_new(&p, NULL));
 }
 
 /* Goal I of S ended ST with bounds LOWER and UPPER (Mpps; -1: none). */
@@ -670,7 +670,7 @@ static void test_binary_edges(void **state)
 	mlrsearch_destroy(&b);
 
 	p.budget = 0;
-	b = mlrsearch_new(&p, NULL, 0);
+	b = mlrsearch_new(&p, NULL);
 	assert_non_null(b);
 	assert_int_equal(mlrsearch_report(b, &res), -EALREADY);
 	assert_int_equal(mlrsearch_next(b, &req), 1);
@@ -683,7 +683,7 @@ static void test_binary_edges(void **state)
 	assert_int_equal(mlrsearch_goal_result(b, 2, &r), -EINVAL);
 	mlrsearch_destroy(&b);
 	p.method = (enum mlrsearch_method)7;
-	assert_null(mlrsearch_new(&p, NULL, 0));
+	assert_null(mlrsearch_new(&p, NULL));
 }
 
 /* The binary search where the generator falls short (mlrsearch_report_invalid, as the
@@ -701,7 +701,7 @@ static void test_binary_generator_bound(void **state)
 
 	(void)state;
 	p.method = MLRSEARCH_METHOD_BINARY;
-	b = mlrsearch_new(&p, NULL, 0);
+	b = mlrsearch_new(&p, NULL);
 	assert_non_null(b);
 	assert_int_equal(mlrsearch_next(b, &req), 1);
 	assert_near(req.load, 2 * MPPS, 0);
@@ -728,7 +728,7 @@ static void test_binary_generator_bound(void **state)
 	 * midpoint 1.05 again is above it, so 0.891 is tried: passes; lo reached the ceiling:
 	 * done, generator-bound, lower 0.891, upper 2 */
 	p.n_goals = 1;
-	b = mlrsearch_new(&p, NULL, 0);
+	b = mlrsearch_new(&p, NULL);
 	assert_non_null(b);
 	d.model = STEP;
 	assert_int_equal(mlrsearch_next(b, &req), 1);

@@ -25,8 +25,8 @@
 
 static json_t *parse(const char *text)
 {
-	char why[256];
-	json_t *msg = proto_decode(text, strlen(text), why, sizeof(why));
+	struct err why;
+	json_t *msg = proto_decode(text, strlen(text), &why);
 
 	assert_non_null(msg);
 	return msg;
@@ -53,10 +53,11 @@ static void assert_same_text(const struct msg_result *r)
 static char *round_trip(const json_t *msg)
 {
 	struct msg_result r;
-	char why[256], *text;
+	struct err why;
+	char *text;
 	json_t *enc;
 
-	assert_int_equal(msg_result_decode(msg, NULL, &r, why, sizeof(why)), 0);
+	assert_int_equal(msg_result_decode(msg, NULL, &r, &why), 0);
 	assert_same_text(&r);
 	enc = msg_result_encode(&r);
 	assert_non_null(enc);
@@ -70,10 +71,10 @@ static void test_msg_result_decode(void **state)
 {
 	json_t *msg = parse(RESULT);
 	struct msg_result r;
-	char why[256];
+	struct err why;
 
 	(void)state;
-	assert_int_equal(msg_result_decode(msg, NULL, &r, why, sizeof(why)), 0);
+	assert_int_equal(msg_result_decode(msg, NULL, &r, &why), 0);
 	assert_int_equal(r.job, 7);
 	assert_true(r.failed);
 	assert_true(r.partial);
@@ -128,14 +129,14 @@ static void test_msg_result_scanned(void **state)
 			  "[{\"metric\":\"m\",\"value\":1,\"window\":\"rate\",\"seq\":0}]}";
 	struct msg_result r;
 	struct samples s;
-	char why[256];
+	struct err why;
 	json_t *msg;
 
 	(void)state;
-	msg = proto_decode_samples(ok, strlen(ok), &s, why, sizeof(why));
+	msg = proto_decode_samples(ok, strlen(ok), &s, &why);
 	assert_non_null(msg);
 	assert_true(s.taken);
-	assert_int_equal(msg_result_decode(msg, &s, &r, why, sizeof(why)), 0);
+	assert_int_equal(msg_result_decode(msg, &s, &r, &why), 0);
 	assert_false(s.taken);
 	assert_int_equal(r.samples.n, 1);
 	assert_string_equal(r.samples.v[0].metric, "m");
@@ -143,10 +144,10 @@ static void test_msg_result_scanned(void **state)
 	samples_release(&s);
 	json_decref(msg);
 
-	msg = proto_decode_samples(bad, strlen(bad), &s, why, sizeof(why));
+	msg = proto_decode_samples(bad, strlen(bad), &s, &why);
 	assert_non_null(msg);
 	assert_true(s.taken);
-	assert_int_equal(msg_result_decode(msg, &s, &r, why, sizeof(why)), -EINVAL);
+	assert_int_equal(msg_result_decode(msg, &s, &r, &why), -EINVAL);
 	assert_true(s.taken);
 	assert_int_equal(s.n, 1);
 	assert_int_equal(r.samples.n, 0);
@@ -179,14 +180,15 @@ static void test_msg_result_bad_path(void **state)
 
 	(void)state;
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		char text[512], why[256] = "";
+		struct err why;
+		char text[512];
 		struct msg_result r;
 		json_t *msg;
 
 		snprintf(text, sizeof(text), "{\"v\":1,\"type\":\"result\",%s}", cases[i].members);
 		msg = parse(text);
-		assert_int_equal(msg_result_decode(msg, NULL, &r, why, sizeof(why)), -EINVAL);
-		assert_non_null(strstr(why, cases[i].why));
+		assert_int_equal(msg_result_decode(msg, NULL, &r, &why), -EINVAL);
+		assert_non_null(strstr(why.msg, cases[i].why));
 		assert_int_equal(r.samples.n, 0);
 		json_decref(msg);
 	}
@@ -196,16 +198,17 @@ static void test_msg_result_bad_path(void **state)
 static void refused(const char *members, const char *why)
 {
 	size_t len = strlen(members) + 64;
-	char *text = malloc(len), reason[256] = "";
+	struct err reason;
+	char *text = malloc(len);
 	struct msg_result r;
 	json_t *msg;
 
 	assert_non_null(text);
 	snprintf(text, len, "{\"v\":1,\"type\":\"result\",\"job\":1,%s}", members);
 	msg = parse(text);
-	assert_int_equal(msg_result_decode(msg, NULL, &r, reason, sizeof(reason)), -EINVAL);
-	if (!strstr(reason, why))
-		fail_msg("'%.200s' does not say '%s'", reason, why);
+	assert_int_equal(msg_result_decode(msg, NULL, &r, &reason), -EINVAL);
+	if (!strstr(reason.msg, why))
+		fail_msg("'%.200s' does not say '%s'", reason.msg, why);
 	assert_int_equal(r.samples.n, 0);
 	json_decref(msg);
 	free(text);
@@ -220,7 +223,8 @@ static void test_msg_result_bounds(void **state)
 			 "\"value\":2.5,\"unit\":\"ns\",\"window\":\"cost\",\"seq\":4,"
 			 "\"outlier\":true},{\"metric\":\"m\",\"subject\":\"\",\"value\":1.0,"
 			 "\"unit\":\"ns\",\"window\":\"cost\",\"seq\":null}]}";
-	char *text, why[256], *once, *twice;
+	struct err why;
+	char *text, *once, *twice;
 	struct msg_result r;
 	json_t *msg;
 	size_t i, n;
@@ -228,7 +232,7 @@ static void test_msg_result_bounds(void **state)
 
 	(void)state;
 	msg = parse(ok);
-	assert_int_equal(msg_result_decode(msg, NULL, &r, why, sizeof(why)), 0);
+	assert_int_equal(msg_result_decode(msg, NULL, &r, &why), 0);
 	assert_null(r.verdict_details);
 	assert_true(r.samples.v[0].outlier);
 	assert_false(r.samples.v[1].outlier);
@@ -274,10 +278,10 @@ static void test_msg_progress(void **state)
 			   "\"second\":2,\"of\":10,\"rates\":{\"a\":100}}";
 	json_t *msg = parse(text), *enc;
 	struct msg_progress p;
-	char why[256];
+	struct err why;
 
 	(void)state;
-	assert_int_equal(msg_progress_decode(msg, &p, why, sizeof(why)), 0);
+	assert_int_equal(msg_progress_decode(msg, &p, &why), 0);
 	assert_int_equal(p.job, 4);
 	assert_string_equal(p.phase, "rate");
 	assert_true(p.has_second && p.has_of);
@@ -289,12 +293,12 @@ static void test_msg_progress(void **state)
 	json_decref(msg);
 
 	msg = parse("{\"v\":1,\"type\":\"progress\",\"job\":4,\"phase\":\"nap\"}");
-	assert_int_equal(msg_progress_decode(msg, &p, why, sizeof(why)), -EINVAL);
-	assert_non_null(strstr(why, "progress.phase: unknown phase"));
+	assert_int_equal(msg_progress_decode(msg, &p, &why), -EINVAL);
+	assert_non_null(strstr(why.msg, "progress.phase: unknown phase"));
 	json_decref(msg);
 	msg = parse("{\"v\":1,\"type\":\"progress\",\"job\":4,\"of\":1.5}");
-	assert_int_equal(msg_progress_decode(msg, &p, why, sizeof(why)), -EINVAL);
-	assert_string_equal(why, "progress.of: must be an integer, not a number");
+	assert_int_equal(msg_progress_decode(msg, &p, &why), -EINVAL);
+	assert_string_equal(why.msg, "progress.of: must be an integer, not a number");
 	json_decref(msg);
 }
 

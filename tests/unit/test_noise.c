@@ -38,7 +38,7 @@ static void test_noise_cv(void **state)
 /* The built-in plan is plans/calibrate.yaml, and a valid plan of one XDP_DROP variant. */
 static void test_noise_calibrate_plan(void **state)
 {
-	struct plan_error err = { .text = "" };
+	struct err err = { .msg = "" };
 	struct plan *plan;
 	char *text = NULL;
 	size_t len = 0;
@@ -182,19 +182,19 @@ static void make_db(const char *path, bool run_jobs, int64_t *host)
 				 "{\"release\":\"6.18.44\",\"version\":\"#1 SMP\"},"
 				 "\"ports\":[{\"role\":\"a\",\"name\":\"h1-a\",\"driver\":\"veth\"},"
 				 "{\"role\":\"b\",\"name\":\"h1-b\",\"driver\":\"veth\"}]}", 0, NULL);
-	struct plan_error perr = { .text = "" };
+	struct err perr = { .msg = "" };
 	struct plan_objects objs = { 0 };
 	struct store_job_new *jn;
 	struct plan_job *jobs;
 	struct store *st;
 	struct plan *plan;
 	int64_t run, job_id, run_id;
-	char err[256] = "";
+	struct err err;
 	json_t *spec, *a;
 	int n, i;
 	size_t x;
 
-	st = store_open(path, false, err, sizeof(err));
+	st = store_open(path, false, &err);
 	assert_non_null(st);
 	assert_int_equal(store_host_hello(st, "h1", "0.1.0", inv, 1000, host, NULL), 0);
 	plan = plan_parse("cal2.yaml", plan_text, strlen(plan_text), NULL, 0, &perr);
@@ -257,8 +257,8 @@ static const json_t *row_of(const json_t *rows, const char *metric, const char *
 
 static int64_t count_rows(const char *path)
 {
-	char err[256];
-	struct store *st = store_open(path, true, err, sizeof(err));
+	struct err err;
+	struct store *st = store_open(path, true, &err);
 	json_t *rows;
 	int64_t n;
 
@@ -277,7 +277,8 @@ static int64_t count_rows(const char *path)
  * 0.5, cv 1.054093. */
 static void test_noise_store_record(void **state)
 {
-	char path[300], err[256];
+	struct err err;
+	char path[300];
 	struct store *st;
 	json_t *rows = NULL, *hosts;
 	const json_t *r;
@@ -286,7 +287,7 @@ static void test_noise_store_record(void **state)
 
 	snprintf(path, sizeof(path), "%s/ran.db", tmpdir);
 	make_db(path, true, &host);
-	st = store_open(path, false, err, sizeof(err));
+	st = store_open(path, false, &err);
 	assert_non_null(st);
 	assert_int_equal(store_noise_record(st, 1, 9000, &rows), 0);
 	assert_int_equal(json_array_size(rows), 4);
@@ -334,7 +335,7 @@ static void test_noise_store_record(void **state)
 	store_close(&st);
 
 	/* a read-only database: refused, and nothing changed */
-	st = store_open(path, true, err, sizeof(err));
+	st = store_open(path, true, &err);
 	assert_non_null(st);
 	assert_int_equal(store_noise_record(st, 1, 9900, NULL), -EROFS);
 	store_close(&st);
@@ -345,14 +346,15 @@ static void test_noise_store_record(void **state)
  * neither leaves a row behind. */
 static void test_noise_store_refusals(void **state)
 {
-	char path[300], err[256];
+	struct err err;
+	char path[300];
 	json_t *running = NULL;
 	struct store *st;
 	int64_t host;
 
 	snprintf(path, sizeof(path), "%s/queued.db", tmpdir);
 	make_db(path, false, &host);
-	st = store_open(path, false, err, sizeof(err));
+	st = store_open(path, false, &err);
 	assert_non_null(st);
 	assert_int_equal(store_noise_record(st, 1, 9000, NULL), -EAGAIN);
 	assert_non_null(strstr(store_errmsg(st), "run 1 is queued"));

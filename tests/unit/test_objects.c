@@ -25,7 +25,7 @@
 
 static struct plan *plan_with(const char *file, const char *variants)
 {
-	struct plan_error err;
+	struct err err;
 	struct plan *p;
 	char text[2048];
 
@@ -34,7 +34,7 @@ static struct plan *plan_with(const char *file, const char *variants)
 		 variants);
 	p = plan_parse(file, text, strlen(text), NULL, 0, &err);
 	if (!p)
-		fail_msg("plan refused: %s", err.text);
+		fail_msg("plan refused: %s", err.msg);
 	return p;
 }
 
@@ -64,7 +64,7 @@ static void test_objects_resolve(void **state)
 		"    - {port: b, object: xdp_basic.bpf.o, program: xdp_tx}\n"
 		"    - {port: a, object: xdp_basic.bpf.o, program: xdp_pass}\n");
 	struct plan_objects objs;
-	struct plan_error err;
+	struct err err;
 	const struct plan_object *o;
 	char sha[SHA256_HEX_LEN];
 	char *data;
@@ -113,11 +113,11 @@ static void test_objects_unknown_program(void **state)
 		"  drop:\n"
 		"    - {port: b, object: xdp_basic.bpf.o, program: xdp_foo}\n");
 	struct plan_objects objs;
-	struct plan_error err;
+	struct err err;
 
 	(void)state;
 	assert_int_equal(plan_objects_resolve(p, BPF_DIR, &objs, &err), -EINVAL);
-	assert_string_equal(err.text, "plans/x.yaml:6:51: unknown program 'xdp_foo' in 'xdp_basic.bpf.o' (it has: xdp_drop, xdp_pass, xdp_tx)");
+	assert_string_equal(err.msg, "plans/x.yaml:6:51: unknown program 'xdp_foo' in 'xdp_basic.bpf.o' (it has: xdp_drop, xdp_pass, xdp_tx)");
 	assert_int_equal(err.line, p->variants[0].attach[0].program_line);
 	assert_int_equal(err.col, p->variants[0].attach[0].program_col);
 	assert_int_equal(objs.n, 0);		/* nothing left on failure */
@@ -132,11 +132,11 @@ static void test_objects_missing(void **state)
 		"    - {port: b, object: xdp_basic.bpf.o, program: xdp_drop}\n"
 		"    - {port: a, object: nope.bpf.o, program: xdp_drop}\n");
 	struct plan_objects objs;
-	struct plan_error err;
+	struct err err;
 
 	(void)state;
 	assert_int_equal(plan_objects_resolve(p, BPF_DIR, &objs, &err), -ENOENT);
-	assert_string_equal(err.text, "plans/x.yaml:7:25: cannot open object 'nope.bpf.o': No such file or directory (looked in " BPF_DIR ")");
+	assert_string_equal(err.msg, "plans/x.yaml:7:25: cannot open object 'nope.bpf.o': No such file or directory (looked in " BPF_DIR ")");
 	assert_int_equal(err.line, 7);
 	assert_int_equal(err.col, 25);
 	assert_int_equal(objs.n, 0);
@@ -154,14 +154,14 @@ static void test_objects_missing(void **state)
 	p = plan_with("plans/x.yaml",
 		      "  drop:\n    - {port: b, object: sub/nope.bpf.o, program: xdp_drop}\n");
 	assert_int_equal(plan_objects_resolve(p, BPF_DIR, &objs, &err), -ENOENT);
-	assert_string_equal(err.text, "plans/x.yaml:6:25: cannot open object 'sub/nope.bpf.o': No such file or directory (looked for plans/sub/nope.bpf.o)");
+	assert_string_equal(err.msg, "plans/x.yaml:6:25: cannot open object 'sub/nope.bpf.o': No such file or directory (looked for plans/sub/nope.bpf.o)");
 	plan_destroy(&p);
 
 	/* A file that is not a BPF object. */
 	p = plan_with(BPFLAB_SRCDIR "/tests/data/x.yaml",
 		      "  drop:\n    - {port: b, object: ./plans/full.yaml, program: xdp_drop}\n");
 	assert_int_equal(plan_objects_resolve(p, BPF_DIR, &objs, &err), -EINVAL);
-	assert_string_equal(err.text, BPFLAB_SRCDIR "/tests/data/x.yaml:6:25: cannot open object './plans/full.yaml': " BPFLAB_SRCDIR "/tests/data/./plans/full.yaml is not a BPF object file");
+	assert_string_equal(err.msg, BPFLAB_SRCDIR "/tests/data/x.yaml:6:25: cannot open object './plans/full.yaml': " BPFLAB_SRCDIR "/tests/data/./plans/full.yaml is not a BPF object file");
 	plan_destroy(&p);
 }
 
@@ -171,11 +171,11 @@ static void test_objects_wrong_type(void **state)
 		"  drop:\n"
 		"    - {port: b, hook: tc-ingress, object: xdp_basic.bpf.o, program: xdp_drop}\n");
 	struct plan_objects objs;
-	struct plan_error err;
+	struct err err;
 
 	(void)state;
 	assert_int_equal(plan_objects_resolve(p, BPF_DIR, &objs, &err), -EINVAL);
-	assert_string_equal(err.text, "plans/x.yaml:6:69: program 'xdp_drop' is an xdp program but hook is tc-ingress");
+	assert_string_equal(err.msg, "plans/x.yaml:6:69: program 'xdp_drop' is an xdp program but hook is tc-ingress");
 	plan_destroy(&p);
 }
 
@@ -184,7 +184,7 @@ static void test_objects_tc_on_xdp(void **state)
 {
 	static const char *const candidates[] = { "test_agent.bpf.o", "tc_count.bpf.o" };
 	struct plan_objects objs = { 0 };
-	struct plan_error err;
+	struct err err;
 	char variants[512], want[512];
 	const char *name = NULL, *prog = NULL;
 	struct plan *p;
@@ -218,7 +218,7 @@ static void test_objects_tc_on_xdp(void **state)
 	assert_int_equal(plan_objects_check(p, &objs, &err), -EINVAL);
 	snprintf(want, sizeof(want), "plans/x.yaml:6:%d: program '%s' is a tc program but hook is xdp",
 		 p->variants[0].attach[0].program_col, prog);
-	assert_string_equal(err.text, want);
+	assert_string_equal(err.msg, want);
 	plan_destroy(&p);
 	plan_objects_release(&objs);
 }
@@ -231,7 +231,7 @@ static void test_objects_add_check(void **state)
 		"  other:\n"
 		"    - {port: b, object: other.bpf.o, program: xdp_drop}\n");
 	struct plan_objects objs = { 0 };
-	struct plan_error err;
+	struct err err;
 	char sha[SHA256_HEX_LEN];
 	char *data;
 	size_t len;
@@ -251,7 +251,7 @@ static void test_objects_add_check(void **state)
 	assert_int_equal(objs.n, 1);
 
 	assert_int_equal(plan_objects_check(p, &objs, &err), -EINVAL);
-	assert_string_equal(err.text, "plans/x.yaml:8:25: object 'other.bpf.o' was not supplied with the plan");
+	assert_string_equal(err.msg, "plans/x.yaml:8:25: object 'other.bpf.o' was not supplied with the plan");
 
 	assert_int_equal(plan_objects_add(&objs, "other.bpf.o", data, len), 0);
 	assert_int_equal(plan_objects_check(p, &objs, &err), 0);
@@ -266,10 +266,10 @@ static void expect_maps_error(const char *variants, const char *expect)
 {
 	struct plan *p = plan_with("plans/x.yaml", variants);
 	struct plan_objects objs;
-	struct plan_error err;
+	struct err err;
 
 	assert_int_equal(plan_objects_resolve(p, BPF_DIR, &objs, &err), -EINVAL);
-	assert_string_equal(err.text, expect);
+	assert_string_equal(err.msg, expect);
 	plan_destroy(&p);
 }
 
@@ -287,13 +287,13 @@ static void test_objects_maps(void **state)
 		"        cfg_hash: [{key: 99, value: 3}]\n"
 		"      counters: [{map: stats, keys: {0: rx, 3: dropped}}]\n");
 	struct plan_objects objs;
-	struct plan_error err;
+	struct err err;
 	const struct plan_object *o;
 	int i;
 
 	(void)state;
 	if (plan_objects_resolve(p, BPF_DIR, &objs, &err))
-		fail_msg("refused: %s", err.text);
+		fail_msg("refused: %s", err.msg);
 	o = plan_objects_find(&objs, "test_agent_maps.bpf.o");
 	assert_non_null(o);
 	assert_int_equal(o->n_maps, 6);		/* no .bss or .rodata */

@@ -75,7 +75,7 @@ static const char full_plan[] =
 	"metrics: [port.rx_pps, port.tx_pps, port.drop_pps, prog.ns_per_run]\n";
 
 static struct plan *parse_ov(const char *text, const char *const *ovs, int n_ov,
-			     struct plan_error *err)
+			     struct err *err)
 {
 	struct plan_override ov[8];
 	struct plan *p;
@@ -92,11 +92,11 @@ static struct plan *parse_ov(const char *text, const char *const *ovs, int n_ov,
 
 static struct plan *parse_ok(const char *text)
 {
-	struct plan_error err;
+	struct err err;
 	struct plan *p = parse_ov(text, NULL, 0, &err);
 
 	if (!p)
-		fail_msg("plan refused: %s", err.text);
+		fail_msg("plan refused: %s", err.msg);
 	return p;
 }
 
@@ -104,7 +104,7 @@ static struct plan *parse_ok(const char *text)
 static void expect_error_ov(const char *text, const char *const *ovs, int n_ov,
 			    const char *expect)
 {
-	struct plan_error err;
+	struct err err;
 	struct plan *p;
 	char prefix[64];
 
@@ -115,12 +115,12 @@ static void expect_error_ov(const char *text, const char *const *ovs, int n_ov,
 		fail_msg("plan accepted, expected: %s", expect);
 	}
 	assert_int_equal(errno, EINVAL);
-	assert_string_equal(err.text, expect);
+	assert_string_equal(err.msg, expect);
 	if (err.line)
 		snprintf(prefix, sizeof(prefix), "%s:%d:%d: ", FILE_NAME, err.line, err.col);
 	else
 		snprintf(prefix, sizeof(prefix), "%s: ", FILE_NAME);
-	assert_int_equal(strncmp(err.text, prefix, strlen(prefix)), 0);
+	assert_int_equal(strncmp(err.msg, prefix, strlen(prefix)), 0);
 }
 
 static void expect_error(const char *text, const char *expect)
@@ -310,7 +310,7 @@ static void test_plan_values(void **state)
 
 static void test_plan_load(void **state)
 {
-	struct plan_error err;
+	struct err err;
 	struct plan *p;
 	char *text;
 	size_t len;
@@ -318,7 +318,7 @@ static void test_plan_load(void **state)
 	(void)state;
 	p = plan_load(BPFLAB_SRCDIR "/tests/data/plans/full.yaml", NULL, 0, &err);
 	if (!p)
-		fail_msg("%s", err.text);
+		fail_msg("%s", err.msg);
 	assert_int_equal(util_read_file(BPFLAB_SRCDIR "/tests/data/plans/full.yaml", 1 << 20,
 					&text, &len), 0);
 	assert_int_equal(p->text_len, len);
@@ -331,7 +331,7 @@ static void test_plan_load(void **state)
 
 	p = plan_load(BPFLAB_SRCDIR "/tests/data/plans/tc-chain.yaml", NULL, 0, &err);
 	if (!p)
-		fail_msg("%s", err.text);
+		fail_msg("%s", err.msg);
 	assert_int_equal(p->traffic.generator, PLAN_GEN_UDP);
 	assert_int_equal(p->traffic.duration_ms, 500);
 	assert_int_equal(p->n_axes, 2);
@@ -341,7 +341,7 @@ static void test_plan_load(void **state)
 	p = plan_load("no/such/plan.yaml", NULL, 0, &err);
 	assert_null(p);
 	assert_int_equal(errno, ENOENT);
-	assert_string_equal(err.text,
+	assert_string_equal(err.msg,
 			    "cannot open plan 'no/such/plan.yaml': No such file or directory");
 	assert_int_equal(err.line, 0);
 }
@@ -351,7 +351,7 @@ static void test_plan_load(void **state)
 static void test_plan_load_not_regular(void **state)
 {
 	char dir[] = "/tmp/bpflab-test-plan-XXXXXX", fifo[256];
-	struct plan_error err;
+	struct err err;
 	struct plan *p;
 
 	(void)state;
@@ -364,11 +364,11 @@ static void test_plan_load_not_regular(void **state)
 	alarm(0);
 	assert_null(p);
 	assert_int_equal(errno, UTIL_ENOTREG);
-	assert_non_null(strstr(err.text, "plan.yaml': not a regular file (a FIFO, device or "
+	assert_non_null(strstr(err.msg, "plan.yaml': not a regular file (a FIFO, device or "
 				"socket)"));
 	p = plan_load(dir, NULL, 0, &err);
 	assert_null(p);
-	assert_non_null(strstr(err.text, "': Is a directory"));
+	assert_non_null(strstr(err.msg, "': Is a directory"));
 	unlink(fifo);
 	rmdir(dir);
 }
@@ -378,17 +378,17 @@ static void test_plan_parse_not_text(void **state)
 {
 	static const char nul[] = "name: a\nports: [a]\ntra\0ffic: {}\n";
 	static const char latin[] = "name: a\n# caf\xe9\nports: [a]\n";
-	struct plan_error err;
+	struct err err;
 
 	(void)state;
 	assert_null(plan_parse("n.yaml", nul, sizeof(nul) - 1, NULL, 0, &err));
 	assert_int_equal(err.line, 3);
-	assert_non_null(strstr(err.text, "n.yaml:3:"));
-	assert_non_null(strstr(err.text, "control characters are not allowed"));
+	assert_non_null(strstr(err.msg, "n.yaml:3:"));
+	assert_non_null(strstr(err.msg, "control characters are not allowed"));
 	assert_null(plan_parse("l.yaml", latin, sizeof(latin) - 1, NULL, 0, &err));
 	assert_int_equal(err.line, 2);
-	assert_non_null(strstr(err.text, "l.yaml:2:"));
-	assert_non_null(strstr(err.text, "UTF-8"));
+	assert_non_null(strstr(err.msg, "l.yaml:2:"));
+	assert_non_null(strstr(err.msg, "UTF-8"));
 }
 
 static void test_plan_name_valid(void **state)
@@ -471,16 +471,16 @@ static void test_plan_bad_yaml(void **state)
 	assert_non_null(big);
 	memset(big, '#', PLAN_MAX_BYTES + 1);
 	{
-		struct plan_error err;
+		struct err err;
 		struct plan *p = plan_parse(FILE_NAME, big, PLAN_MAX_BYTES + 1, NULL, 0, &err);
 
 		assert_null(p);
 		assert_int_equal(errno, EINVAL);
-		assert_string_equal(err.text, FILE_NAME ": the plan is larger than 1048576 bytes");
+		assert_string_equal(err.msg, FILE_NAME ": the plan is larger than 1048576 bytes");
 		/* ... and at the limit it is read (here: all comment). */
 		p = plan_parse(FILE_NAME, big, PLAN_MAX_BYTES, NULL, 0, &err);
 		assert_null(p);
-		assert_string_equal(err.text, FILE_NAME ": empty plan");
+		assert_string_equal(err.msg, FILE_NAME ": empty plan");
 	}
 	free(big);
 }
@@ -651,6 +651,15 @@ static const struct bad_plan bad_format[] = {
 	{ WITH_RATE("xdp-live", "fast"), FILE_NAME ":6:9: " RATE_EXPECTED "'fast'" },
 	{ WITH_RATE("none", "1000"),
 	  FILE_NAME ":6:9: traffic.rate: needs a generator (traffic.generator is none)" },
+	/* traffic.burst: 1 to what one call sends (line 7, after `rate`) */
+	{ WITH_RATE("xdp-live", "1000\n  burst: 0"),
+	  FILE_NAME ":7:10: traffic.burst: expected frames from 1 to 4096 (what one xdp-live call sends at most), got '0'" },
+	{ WITH_RATE("pktgen", "1000\n  burst: 4097"),
+	  FILE_NAME ":7:10: traffic.burst: expected frames from 1 to 4096 (what one pktgen call sends at most), got '4097'" },
+	{ WITH_RATE("udp", "1000\n  burst: 65"),
+	  FILE_NAME ":7:10: traffic.burst: expected frames from 1 to 64 (what one udp (sendmmsg) call sends at most), got '65'" },
+	{ WITH_RATE("xdp-live", "1000\n  burst: many"),
+	  FILE_NAME ":7:10: traffic.burst: expected frames from 1 to 4096 (what one xdp-live call sends at most), got 'many'" },
 	{ BASE "metrics: [cpu.busy, cpu.busy]\n",
 	  FILE_NAME ":9:21: metrics: duplicate metric 'cpu.busy' (first at 9:11)" },
 	{ BASE "metrics: []\n",
@@ -668,7 +677,7 @@ static const struct bad_plan bad_format[] = {
 static void test_plan_rate(void **state)
 {
 	struct plan *p = parse_ok(WITH_RATE("xdp-live", "200000"));
-	struct plan_error err = { 0 };
+	struct err err = { 0 };
 	struct plan_job *jobs;
 	json_t *t;
 	int n;
@@ -697,12 +706,27 @@ static void test_plan_rate(void **state)
 	p = parse_ok(BASE);		/* no rate: full speed, nothing in the spec */
 	assert_int_equal(p->traffic.rate_pps, 0);
 	assert_true(p->traffic.rate_share == 0);
+	assert_int_equal(p->traffic.burst, 0);
+	assert_int_equal(plan_expand(p, &jobs, &n, &err), 0);
+	assert_null(json_object_get(json_object_get(jobs[0].spec, "traffic"), "burst"));
+	plan_jobs_free(jobs, n);
+	plan_destroy(&p);
+	/* traffic.burst into the spec; udp up to 64 */
+	p = parse_ok(WITH_RATE("xdp-live", "300000\n  burst: 4096"));
+	assert_int_equal(p->traffic.burst, 4096);
+	assert_int_equal(plan_expand(p, &jobs, &n, &err), 0);
+	t = json_object_get(jobs[0].spec, "traffic");
+	assert_int_equal(json_integer_value(json_object_get(t, "burst")), 4096);
+	plan_jobs_free(jobs, n);
+	plan_destroy(&p);
+	p = parse_ok(WITH_RATE("udp", "1000\n  burst: 64"));
+	assert_int_equal(p->traffic.burst, 64);
 	plan_destroy(&p);
 }
 
 /* Every job of plan TEXT checked against a host whose port a has SPEED Mb/s (0: none);
  * returns the first plan_rate_check() failure with ERR, or 0 */
-static int rate_on(const char *text, int speed, struct plan_error *err)
+static int rate_on(const char *text, int speed, struct err *err)
 {
 	struct plan *p = parse_ok(text);
 	json_t *inv = speed ? json_pack("{s:[{s:s, s:i}]}", "ports", "role", "a", "speed", speed)
@@ -722,7 +746,7 @@ static int rate_on(const char *text, int speed, struct plan_error *err)
 /* the line rate, and traffic.rate against a host's port at submit */
 static void test_plan_rate_check(void **state)
 {
-	struct plan_error err = { 0 };
+	struct err err = { 0 };
 
 	(void)state;
 	/* 10 Gb/s, 64 + 24 bytes a frame: 1e10 / 704 */
@@ -730,13 +754,13 @@ static void test_plan_rate_check(void **state)
 	assert_true(fabs(plan_line_rate_pps(1000, 1500) - 82020.997) < 1e-3);
 	assert_int_equal(rate_on(WITH_RATE("xdp-live", "14204545"), 10000, &err), 0);
 	assert_int_equal(rate_on(WITH_RATE("xdp-live", "14204546"), 10000, &err), -EINVAL);
-	assert_string_equal(err.text, FILE_NAME ":6:9: traffic.rate: 14204546 frames/s is above the line rate of port 'a' on host 'h1': 14204545 frames/s of 64 bytes at 10000 Mb/s");
+	assert_string_equal(err.msg, FILE_NAME ":6:9: traffic.rate: 14204546 frames/s is above the line rate of port 'a' on host 'h1': 14204545 frames/s of 64 bytes at 10000 Mb/s");
 	assert_int_equal(err.line, 6);
 	assert_int_equal(err.col, 9);
 	assert_int_equal(rate_on(WITH_RATE("udp", "100000000"), 0, &err), 0);	/* no speed */
 	assert_int_equal(rate_on(WITH_RATE("udp", "10%"), 10000, &err), 0);
 	assert_int_equal(rate_on(WITH_RATE("udp", "10%"), 0, &err), -EINVAL);
-	assert_string_equal(err.text, FILE_NAME ":6:9: traffic.rate: 10% of the line rate, but port 'a' on host 'h1' reports no speed: give the rate in frames per second");
+	assert_string_equal(err.msg, FILE_NAME ":6:9: traffic.rate: 10% of the line rate, but port 'a' on host 'h1' reports no speed: give the rate in frames per second");
 	assert_int_equal(rate_on(BASE, 0, &err), 0);			/* no rate */
 	/* a matrix axis traffic.rate: its entry is the place */
 	assert_int_equal(rate_on(WITH_RATE("xdp-live", "1000") "matrix:\n"
@@ -839,7 +863,7 @@ static void test_plan_overrides(void **state)
 	};
 	static const char *const drop_axis[] = { "traffic.packet.size=128" };
 	static const char *const add_axis[] = { "matrix.traffic.threads=[1, 2, 4]" };
-	struct plan_error err;
+	struct err err;
 	struct plan *p;
 	char sha[SHA256_HEX_LEN];
 	size_t i;
@@ -847,7 +871,7 @@ static void test_plan_overrides(void **state)
 	(void)state;
 	p = parse_ov(BASE, set, 8, &err);
 	if (!p)
-		fail_msg("%s", err.text);
+		fail_msg("%s", err.msg);
 	util_sha256_hex(BASE, strlen(BASE), sha);
 	assert_string_equal(p->sha256, sha);	/* the text, not the overrides */
 	assert_int_equal(p->traffic.size, 1500);
@@ -893,7 +917,7 @@ static void test_plan_overrides(void **state)
 static void test_plan_override_parse(void **state)
 {
 	struct plan_override ov;
-	struct plan_error err;
+	struct err err;
 
 	(void)state;
 	assert_int_equal(plan_override_parse("traffic.packet.size=1500", &ov, &err), 0);
@@ -912,16 +936,16 @@ static void test_plan_override_parse(void **state)
 	plan_override_release(&ov);
 
 	assert_int_equal(plan_override_parse("x", &ov, &err), -EINVAL);
-	assert_string_equal(err.text, "invalid override 'x': expected KEY=VALUE");
+	assert_string_equal(err.msg, "invalid override 'x': expected KEY=VALUE");
 	assert_int_equal(err.line, 0);
 	assert_int_equal(plan_override_parse("=1", &ov, &err), -EINVAL);
-	assert_string_equal(err.text, "invalid override '=1': expected KEY=VALUE");
+	assert_string_equal(err.msg, "invalid override '=1': expected KEY=VALUE");
 	assert_int_equal(plan_override_parse("a..b=1", &ov, &err), -EINVAL);
-	assert_string_equal(err.text,
+	assert_string_equal(err.msg,
 			    "invalid override 'a..b=1': expected a key path such as traffic.packet.size");
 	assert_int_equal(plan_override_parse("a.=1", &ov, &err), -EINVAL);
 	assert_int_equal(plan_override_parse("name=a\nb", &ov, &err), -EINVAL);
-	assert_string_equal(err.text, "invalid override 'name=a\\x0ab': the value must be one line");
+	assert_string_equal(err.msg, "invalid override 'name=a\\x0ab': the value must be one line");
 	assert_null(ov.key);
 }
 
@@ -930,7 +954,7 @@ static void test_plan_expand_matrix(void **state)
 {
 	static const char *const variants[] = { "a1", "b2", "c3" };
 	struct plan_job *jobs = NULL;
-	struct plan_error err;
+	struct err err;
 	struct plan *p;
 	int n = 0, i;
 
@@ -987,7 +1011,7 @@ static void test_plan_expand_matrix(void **state)
 static void test_plan_expand_spec(void **state)
 {
 	struct plan_job *jobs = NULL;
-	struct plan_error err;
+	struct err err;
 	struct plan *p;
 	json_t *want;
 	char *text;
@@ -1033,9 +1057,9 @@ static void test_plan_expand_spec(void **state)
 			    jobs[0].spec, "attach"), 0), "mode")), "auto");
 	{
 		struct job_spec s;
-		char e[256];
+		struct err e;
 
-		assert_int_equal(jobspec_decode(jobs[0].spec, "spec", &s, e, sizeof(e)), 0);
+		assert_int_equal(jobspec_decode(jobs[0].spec, "spec", &s, &e), 0);
 		assert_int_equal(s.attach[0].mode, JOB_XDP_AUTO);
 		jobspec_release(&s);
 	}
@@ -1085,7 +1109,7 @@ static void test_plan_tc_mode(void **state)
 		"variants.x=[{port: a, hook: tc-egress, tc_mode: tcx, object: o, program: p}]",
 	};
 	struct plan_job *jobs = NULL;
-	struct plan_error err;
+	struct err err;
 	struct plan *p;
 	int n = 0;
 
@@ -1114,12 +1138,12 @@ static void test_plan_tc_mode(void **state)
 	/* Overrides: replace a variant, add one. */
 	p = parse_ov(tc_plan, to_clsact, 1, &err);
 	if (!p)
-		fail_msg("%s", err.text);
+		fail_msg("%s", err.msg);
 	assert_int_equal(p->variants[0].attach[0].tc_mode, PLAN_TC_CLSACT);
 	plan_destroy(&p);
 	p = parse_ov(tc_plan, new_variant, 1, &err);
 	if (!p)
-		fail_msg("%s", err.text);
+		fail_msg("%s", err.msg);
 	assert_int_equal(p->n_variants, 4);
 	assert_int_equal(p->variants[3].attach[0].tc_mode, PLAN_TC_TCX);
 	assert_int_equal(plan_expand(p, &jobs, &n, &err), 0);
@@ -1140,7 +1164,7 @@ static void test_plan_expand_limit(void **state)
 		"  traffic.threads: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]\n"
 		"  traffic.packet.flows: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]\n";
 	struct plan_job *jobs = NULL;
-	struct plan_error err;
+	struct err err;
 	struct plan *p = parse_ok(text);
 	int n = 0;
 
@@ -1221,7 +1245,7 @@ static void test_plan_maps_counters(void **state)
 {
 	struct plan_job *jobs = NULL;
 	const struct plan_attach *a;
-	struct plan_error err;
+	struct err err;
 	struct plan *p;
 	json_t *want;
 	char *text;
@@ -1365,7 +1389,7 @@ static void test_plan_repeat_adaptive(void **state)
 				  "min_effect: 3%\nshare_machine: true\n");
 	struct plan_job *jobs = NULL;
 	const json_t *r;
-	struct plan_error err;
+	struct err err;
 	int n = 0;
 
 	assert_int_equal(p->repeat, 5);

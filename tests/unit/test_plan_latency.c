@@ -33,7 +33,7 @@
 #define XDP "generator: xdp-live"
 #define SEARCH "{goals: [{name: PDR, loss: 0.5%}], width: 1%, trial: 1s, min_rate: 1, max_rate: 2}"
 
-static struct plan *parse(const char *text, struct plan_error *err)
+static struct plan *parse(const char *text, struct err *err)
 {
 	return plan_parse(FILE_NAME, text, strlen(text), NULL, 0, err);
 }
@@ -42,18 +42,19 @@ static struct plan *parse(const char *text, struct plan_error *err)
  * bytes; no latency: nothing in the spec. */
 static void test_latency_into_spec(void **state)
 {
-	struct plan_error err;
+	struct err err;
 	struct plan *p = parse(PLAN(XDP, SEARCH, "{loads: [10%, 50%, 100%, 90000], port: b, goal: pdr}"),
 			       &err);
 	struct plan_job *jobs;
 	struct job_spec s;
-	char why[256], *a, *b;
+	struct err why;
+	char *a, *b;
 	json_t *again;
 	int n;
 
 	(void)state;
 	if (!p)
-		fail_msg("refused: %s", err.text);
+		fail_msg("refused: %s", err.msg);
 	assert_true(p->has_latency);
 	assert_int_equal(p->latency.n_loads, 4);
 	assert_true(p->latency.loads[0].share == 0.1);
@@ -68,7 +69,7 @@ static void test_latency_into_spec(void **state)
 	a = json_dumps(json_object_get(jobs[0].spec, "latency"), JSON_COMPACT);
 	assert_string_equal(a, "{\"loads\":[{\"share\":0.10000000000000001},{\"share\":0.5},"
 			       "{\"share\":1.0},{\"pps\":90000}],\"port\":\"b\",\"goal\":\"pdr\"}");
-	assert_int_equal(jobspec_decode(jobs[0].spec, "spec", &s, why, sizeof(why)), 0);
+	assert_int_equal(jobspec_decode(jobs[0].spec, "spec", &s, &why), 0);
 	assert_true(s.has_latency);
 	assert_int_equal(s.latency.n_loads, 4);
 	assert_true(s.latency.loads[0].share == 0.1);
@@ -88,7 +89,7 @@ static void test_latency_into_spec(void **state)
 	/* absolute loads with traffic.rate and no search; no port: the agent's default */
 	p = parse(PLAN(XDP ", rate: 1000", "~", "{loads: [500]}"), &err);
 	if (!p)
-		fail_msg("refused: %s", err.text);
+		fail_msg("refused: %s", err.msg);
 	assert_int_equal(p->latency.loads[0].pps, 500);
 	assert_null(p->latency.port);
 	assert_int_equal(plan_expand(p, &jobs, &n, &err), 0);
@@ -164,12 +165,12 @@ static const struct refusal spec_refusals[] = {
 static void test_latency_spec_refusals(void **state)
 {
 	struct job_spec s;
-	char why[512];
+	struct err why;
 	json_t *j;
 
 	(void)state;
 	j = json_of("{\"latency\":{\"loads\":[{\"share\":0.1},{\"pps\":5}],\"port\":\"b\"}}");
-	assert_int_equal(jobspec_decode(j, "spec", &s, why, sizeof(why)), 0);
+	assert_int_equal(jobspec_decode(j, "spec", &s, &why), 0);
 	assert_int_equal(s.latency.n_loads, 2);
 	jobspec_release(&s);
 	json_decref(j);

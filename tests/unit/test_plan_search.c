@@ -34,7 +34,7 @@
 #define GOOD "{goals: [{name: NDR, loss: 0}, {name: PDR, loss: 0.5%}], width: 0.5%, " \
 	"exceed: 0.5, trial: 1s, total: 21s, min_rate: 10000, max_rate: 2000000}"
 
-static struct plan *parse(const char *text, struct plan_error *err)
+static struct plan *parse(const char *text, struct err *err)
 {
 	return plan_parse(FILE_NAME, text, strlen(text), NULL, 0, err);
 }
@@ -42,17 +42,18 @@ static struct plan *parse(const char *text, struct plan_error *err)
 /* The example: into the plan and every job spec, and back to the same bytes. */
 static void test_search_into_spec(void **state)
 {
-	struct plan_error err;
+	struct err err;
 	struct plan *p = parse(WITH_SEARCH(GOOD), &err);
 	struct plan_job *jobs;
 	struct job_spec s;
-	char why[256], *a, *b;
+	struct err why;
+	char *a, *b;
 	json_t *again;
 	int n;
 
 	(void)state;
 	if (!p)
-		fail_msg("refused: %s", err.text);
+		fail_msg("refused: %s", err.msg);
 	assert_true(p->has_search);
 	assert_int_equal(p->search.n_goals, 2);
 	assert_string_equal(p->search.goals[0].name, "NDR");
@@ -72,7 +73,7 @@ static void test_search_into_spec(void **state)
 	assert_string_equal(a, "{\"goals\":[{\"name\":\"NDR\",\"loss\":0.0},{\"name\":\"PDR\","
 			       "\"loss\":0.005}],\"width\":0.005,\"exceed\":0.5,\"trial_ms\":1000,"
 			       "\"total_ms\":21000,\"min_rate_pps\":10000,\"max_rate_pps\":2000000}");
-	assert_int_equal(jobspec_decode(jobs[0].spec, "spec", &s, why, sizeof(why)), 0);
+	assert_int_equal(jobspec_decode(jobs[0].spec, "spec", &s, &why), 0);
 	assert_true(s.has_search);
 	assert_int_equal(s.search.n_goals, 2);
 	assert_string_equal(s.search.goals[1].name, "PDR");
@@ -91,7 +92,7 @@ static void test_search_into_spec(void **state)
 	p = parse(WITH_SEARCH("{goals: [{name: NDR, loss: 0}], width: 1%, trial: 2s, "
 			      "min_rate: 1, max_rate: 2}"), &err);
 	if (!p)
-		fail_msg("refused: %s", err.text);
+		fail_msg("refused: %s", err.msg);
 	assert_true(p->search.exceed == 0.5);
 	assert_int_equal(p->search.total_ms, 2000);
 	assert_int_equal(p->search.method, JOB_SEARCH_MLRSEARCH);
@@ -100,13 +101,13 @@ static void test_search_into_spec(void **state)
 	p = parse(WITH_SEARCH("{goals: [{name: NDR, loss: 0}], width: 1%, trial: 2s, "
 			      "min_rate: 1, max_rate: 2, method: binary}"), &err);
 	if (!p)
-		fail_msg("refused: %s", err.text);
+		fail_msg("refused: %s", err.msg);
 	assert_int_equal(p->search.method, JOB_SEARCH_BINARY);
 	assert_int_equal(plan_expand(p, &jobs, &n, &err), 0);
 	a = json_dumps(json_object_get(jobs[0].spec, "search"), JSON_COMPACT);
 	assert_contains(a, "{\"method\":\"binary\",\"goals\":");
 	free(a);
-	assert_int_equal(jobspec_decode(jobs[0].spec, "spec", &s, why, sizeof(why)), 0);
+	assert_int_equal(jobspec_decode(jobs[0].spec, "spec", &s, &why), 0);
 	assert_int_equal(s.search.method, JOB_SEARCH_BINARY);
 	jobspec_release(&s);
 	plan_jobs_free(jobs, n);
@@ -152,7 +153,7 @@ static const struct refusal plan_refusals[] = {
 
 static void test_search_plan_refusals(void **state)
 {
-	struct plan_error err;
+	struct err err;
 	struct plan *p;
 
 	(void)state;
@@ -162,12 +163,12 @@ static void test_search_plan_refusals(void **state)
 		  "variants: {v: [{port: b, object: o, program: p}]}\nsearch: " GOOD "\n", &err);
 	if (p)
 		fail_msg("accepted with traffic.rate");
-	assert_contains(err.text, FILE_NAME ":5:9: search: sets the rate of each trial");
+	assert_contains(err.msg, FILE_NAME ":5:9: search: sets the rate of each trial");
 	p = parse("name: s\nports: [a, b]\ntraffic: {generator: none, duration: 1s}\n"
 		  "variants: {v: [{port: b, object: o, program: p}]}\nsearch: " GOOD "\n", &err);
 	if (p)
 		fail_msg("accepted without a generator");
-	assert_contains(err.text, FILE_NAME ":5:9: search: needs a generator");
+	assert_contains(err.msg, FILE_NAME ":5:9: search: needs a generator");
 }
 
 /* search.max_rate against a host's port at submit: above its line rate (10 Gb/s, 64-byte
@@ -177,7 +178,7 @@ static void test_search_line_rate(void **state)
 	const char *text = WITH_SEARCH("{goals: [{name: NDR, loss: 0}], width: 1%, trial: 1s, "
 				       "min_rate: 1, max_rate: 14204546}");
 	json_t *inv = json_pack("{s:[{s:s, s:i}]}", "ports", "role", "a", "speed", 10000);
-	struct plan_error err;
+	struct err err;
 	struct plan *p = parse(text, &err);
 	struct plan_job *jobs;
 	int n;
@@ -186,7 +187,7 @@ static void test_search_line_rate(void **state)
 	assert_non_null(p);
 	assert_int_equal(plan_expand(p, &jobs, &n, &err), 0);
 	assert_int_equal(plan_rate_check(p, jobs[0].spec, inv, "h1", &err), -EINVAL);
-	assert_string_equal(err.text, FILE_NAME ":9:86: search.max_rate: 14204546 frames/s is above the line rate of port 'a' on host 'h1': 14204545 frames/s of 64 bytes at 10000 Mb/s");
+	assert_string_equal(err.msg, FILE_NAME ":9:86: search.max_rate: 14204546 frames/s is above the line rate of port 'a' on host 'h1': 14204545 frames/s of 64 bytes at 10000 Mb/s");
 	assert_int_equal(err.line, 9);
 	assert_int_equal(err.col, 86);
 	json_decref(inv);
@@ -232,12 +233,12 @@ static const struct refusal spec_refusals[] = {
 static void test_search_spec_refusals(void **state)
 {
 	struct job_spec s;
-	char why[512];
+	struct err why;
 	json_t *j;
 
 	(void)state;
 	j = json_of(SPEC_SEARCH(""));
-	assert_int_equal(jobspec_decode(j, "spec", &s, why, sizeof(why)), 0);
+	assert_int_equal(jobspec_decode(j, "spec", &s, &why), 0);
 	jobspec_release(&s);
 	json_decref(j);
 	expect_spec_refusals(spec_refusals, ARRAY_LEN(spec_refusals));

@@ -47,23 +47,23 @@ static int pair_teardown(void **state)
 
 static void test_proto_decode_rejects(void **state)
 {
-	char why[256];
+	struct err why;
 	json_t *m;
 
-	assert_null(proto_decode("{", 1, why, sizeof(why)));
-	assert_non_null(strstr(why, "not JSON"));
-	assert_null(proto_decode("[1]", 3, why, sizeof(why)));
-	assert_string_equal(why, "not a JSON object");
-	assert_null(proto_decode("{\"type\":\"x\"}", 12, why, sizeof(why)));
-	assert_string_equal(why, "no protocol version \"v\"");
-	assert_null(proto_decode("{\"v\":2,\"type\":\"x\"}", 18, why, sizeof(why)));
-	assert_string_equal(why, "protocol version 2, expected 1");
-	assert_null(proto_decode("{\"v\":1}", 7, why, sizeof(why)));
-	assert_string_equal(why, "no message \"type\"");
-	assert_null(proto_decode("{\"v\":1,\"type\":\"a\",\"type\":\"b\"}", 29, why, sizeof(why)));
-	assert_null(proto_decode("x", (size_t)PROTO_MAX_CLIENT_BYTES + 1, why, sizeof(why)));
-	assert_non_null(strstr(why, "exceeds the limit"));
-	m = proto_decode("{\"v\":1,\"type\":\"hello\",\"agent\":\"h1\"}", 35, why, sizeof(why));
+	assert_null(proto_decode("{", 1, &why));
+	assert_non_null(strstr(why.msg, "not JSON"));
+	assert_null(proto_decode("[1]", 3, &why));
+	assert_string_equal(why.msg, "not a JSON object");
+	assert_null(proto_decode("{\"type\":\"x\"}", 12, &why));
+	assert_string_equal(why.msg, "no protocol version \"v\"");
+	assert_null(proto_decode("{\"v\":2,\"type\":\"x\"}", 18, &why));
+	assert_string_equal(why.msg, "protocol version 2, expected 1");
+	assert_null(proto_decode("{\"v\":1}", 7, &why));
+	assert_string_equal(why.msg, "no message \"type\"");
+	assert_null(proto_decode("{\"v\":1,\"type\":\"a\",\"type\":\"b\"}", 29, &why));
+	assert_null(proto_decode("x", (size_t)PROTO_MAX_CLIENT_BYTES + 1, &why));
+	assert_non_null(strstr(why.msg, "exceeds the limit"));
+	m = proto_decode("{\"v\":1,\"type\":\"hello\",\"agent\":\"h1\"}", 35, &why);
 	assert_non_null(m);
 	assert_string_equal(proto_msg_type(m), "hello");
 	assert_string_equal(proto_get_str(m, "agent", "?"), "h1");
@@ -74,14 +74,15 @@ static void test_proto_decode_rejects(void **state)
 static void test_proto_roundtrip_router_dealer(void **state)
 {
 	struct pair *p = *state;
-	char why[256], id[PROTO_MAX_IDENTITY];
+	struct err why;
+	char id[PROTO_MAX_IDENTITY];
 	size_t id_len;
 	json_t *out, *in;
 
 	out = proto_msg_new("heartbeat");
 	json_object_set_new(out, "job", json_integer(17));
 	assert_int_equal(proto_send(p->dealer, out, 0), 0);
-	assert_int_equal(proto_recv_from(p->router, id, &id_len, &in, 0, why, sizeof(why)), 0);
+	assert_int_equal(proto_recv_from(p->router, id, &id_len, &in, 0, &why), 0);
 	assert_int_equal(id_len, 7);
 	assert_memory_equal(id, "agent-1", 7);
 	assert_string_equal(proto_msg_type(in), "heartbeat");
@@ -90,7 +91,7 @@ static void test_proto_roundtrip_router_dealer(void **state)
 
 	/* and back */
 	assert_int_equal(proto_send_to(p->router, id, id_len, out, 0), 0);
-	assert_int_equal(proto_recv(p->dealer, &in, 0, why, sizeof(why)), 0);
+	assert_int_equal(proto_recv(p->dealer, &in, 0, &why), 0);
 	assert_true(json_equal(in, out));
 	json_decref(in);
 	json_decref(out);
@@ -99,24 +100,25 @@ static void test_proto_roundtrip_router_dealer(void **state)
 static void test_proto_recv_malformed(void **state)
 {
 	struct pair *p = *state;
-	char why[256], id[PROTO_MAX_IDENTITY];
+	struct err why;
+	char id[PROTO_MAX_IDENTITY];
 	size_t id_len;
 	json_t *in, *err;
 
 	/* garbage payload */
 	zmq_send(p->dealer, "garbage", 7, 0);
-	assert_int_equal(proto_recv_from(p->router, id, &id_len, &in, 0, why, sizeof(why)),
+	assert_int_equal(proto_recv_from(p->router, id, &id_len, &in, 0, &why),
 			 -EBADMSG);
 	assert_null(in);
-	assert_non_null(strstr(why, "not JSON"));
+	assert_non_null(strstr(why.msg, "not JSON"));
 	/* two payload frames: drained and refused, the next message still arrives whole */
 	zmq_send(p->dealer, "{\"v\":1,\"type\":\"a\"}", 18, ZMQ_SNDMORE);
 	zmq_send(p->dealer, "{\"v\":1,\"type\":\"b\"}", 18, 0);
-	assert_int_equal(proto_recv_from(p->router, id, &id_len, &in, 0, why, sizeof(why)),
+	assert_int_equal(proto_recv_from(p->router, id, &id_len, &in, 0, &why),
 			 -EBADMSG);
-	assert_string_equal(why, "message has more than one payload frame");
+	assert_string_equal(why.msg, "message has more than one payload frame");
 	zmq_send(p->dealer, "{\"v\":1,\"type\":\"c\"}", 18, 0);
-	assert_int_equal(proto_recv_from(p->router, id, &id_len, &in, 0, why, sizeof(why)), 0);
+	assert_int_equal(proto_recv_from(p->router, id, &id_len, &in, 0, &why), 0);
 	assert_string_equal(proto_msg_type(in), "c");
 	json_decref(in);
 
@@ -202,19 +204,20 @@ static void test_proto_parse_like_jansson(void **state)
 	};
 	json_error_t jerr;
 	json_t *ours, *theirs;
-	char why[128], *deep;
+	struct err why;
+	char *deep;
 	size_t i;
 
 	for (i = 0; i < sizeof(texts) / sizeof(texts[0]); i++) {
-		ours = proto_parse(texts[i], strlen(texts[i]), why, sizeof(why));
+		ours = proto_parse(texts[i], strlen(texts[i]), &why);
 		theirs = json_loadb(texts[i], strlen(texts[i]), JSON_REJECT_DUPLICATES, &jerr);
 		if (!ours != !theirs)
 			fail_msg("text %zu ('%s'): proto_parse %s, json_loadb %s (%s)", i, texts[i],
-				 ours ? "accepts" : why, theirs ? "accepts" : "refuses", jerr.text);
+				 ours ? "accepts" : why.msg, theirs ? "accepts" : "refuses", jerr.text);
 		if (ours && !json_equal(ours, theirs))
 			fail_msg("text %zu ('%s'): different values", i, texts[i]);
 		if (!ours)
-			assert_non_null(strstr(why, " at byte "));
+			assert_non_null(strstr(why.msg, " at byte "));
 		json_decref(ours);
 		json_decref(theirs);
 	}
@@ -226,7 +229,7 @@ static void test_proto_parse_like_jansson(void **state)
 
 		memset(deep, '[', d);
 		memset(deep + d, ']', d);
-		ours = proto_parse(deep, 2 * d, why, sizeof(why));
+		ours = proto_parse(deep, 2 * d, &why);
 		theirs = json_loadb(deep, 2 * d, JSON_REJECT_DUPLICATES, &jerr);
 		assert_int_equal(!ours, !theirs);
 		assert_int_equal(!ours, i == 1);

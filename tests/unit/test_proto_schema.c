@@ -23,27 +23,27 @@
 #define CORPUS BPFLAB_SRCDIR "/tests/fuzz/corpus/proto"
 
 /* Decode TEXT and validate it on CH; returns what proto_validate returns, WHY filled. */
-static int check(const char *text, enum proto_channel ch, char *why, size_t len)
+static int check(const char *text, enum proto_channel ch, struct err *why)
 {
-	json_t *msg = proto_decode(text, strlen(text), why, len);
+	json_t *msg = proto_decode(text, strlen(text), why);
 	int rc;
 
 	if (!msg) {
-		print_error("not decodable: %s: %s\n", text, why);
+		print_error("not decodable: %s: %s\n", text, why->msg);
 		fail();
 	}
-	rc = proto_validate(msg, ch, why, len);
+	rc = proto_validate(msg, ch, why);
 	json_decref(msg);
 	return rc;
 }
 
 static void expect_bad(const char *text, enum proto_channel ch, const char *needle)
 {
-	char why[256] = "";
-	int rc = check(text, ch, why, sizeof(why));
+	struct err why;
+	int rc = check(text, ch, &why);
 
-	if (rc != -EINVAL || !strstr(why, needle)) {
-		print_error("%s: got %d '%s', expected -EINVAL with '%s'\n", text, rc, why, needle);
+	if (rc != -EINVAL || !strstr(why.msg, needle)) {
+		print_error("%s: got %d '%s', expected -EINVAL with '%s'\n", text, rc, why.msg, needle);
 		fail();
 	}
 }
@@ -64,7 +64,8 @@ static void test_proto_schema_corpus(void **state)
 		const char *type;
 
 		for (i = 0; (type = proto_schema_type(ch, i)); i++) {
-			char path[512], why[256];
+			struct err why;
+			char path[512];
 			char *text;
 			size_t len;
 			int rc;
@@ -75,9 +76,9 @@ static void test_proto_schema_corpus(void **state)
 				print_error("no seed '%s' for type '%s'\n", path, type);
 				fail();
 			}
-			rc = check(text, ch, why, sizeof(why));
+			rc = check(text, ch, &why);
 			if (rc) {
-				print_error("%s: %s\n", path, why);
+				print_error("%s: %s\n", path, why.msg);
 				fail();
 			}
 			free(text);
@@ -91,7 +92,7 @@ static void test_proto_schema_refusals(void **state)
 {
 	const enum proto_channel a2c = PROTO_CH_AGENT_TO_COORD, cl2c = PROTO_CH_CLIENT_TO_COORD,
 				 c2a = PROTO_CH_COORD_TO_AGENT;
-	char why[256];
+	struct err why;
 
 	expect_bad("{\"v\":1,\"type\":\"hello\",\"inventory\":{}}", a2c, "'agent' is required");
 	expect_bad("{\"v\":1,\"type\":\"hello\",\"agent\":7,\"inventory\":{}}", a2c,
@@ -144,17 +145,16 @@ static void test_proto_schema_refusals(void **state)
 	expect_bad("{\"v\":1,\"type\":\"imported\"}", PROTO_CH_COORD_TO_CLIENT,
 		   "'run' is required");
 	assert_int_equal(check("{\"v\":1,\"type\":\"hello\",\"agent\":\"h1\",\"inventory\":{},"
-			       "\"job\":12,\"spooled\":[\"11\",\"12\"]}", a2c, why, sizeof(why)), 0);
+			       "\"job\":12,\"spooled\":[\"11\",\"12\"]}", a2c, &why), 0);
 	assert_int_equal(check("{\"v\":1,\"type\":\"result\",\"job\":3,\"status\":\"failed\","
-			       "\"error\":\"cancelled\",\"partial\":true,\"samples\":[]}", a2c, why,
-			       sizeof(why)), 0);
+			       "\"error\":\"cancelled\",\"partial\":true,\"samples\":[]}", a2c, &why), 0);
 
 	/* proto_decode already refuses NUL in strings (jansson without JSON_ALLOW_NUL) */
 	{
 		static const char nul[] = "{\"v\":1,\"type\":\"error\",\"message\":\"a\\u0000b\"}";
 
-		assert_null(proto_decode(nul, strlen(nul), why, sizeof(why)));
-		assert_non_null(strstr(why, "NUL"));
+		assert_null(proto_decode(nul, strlen(nul), &why));
+		assert_non_null(strstr(why.msg, "NUL"));
 	}
 
 	/* a name longer than its bound */
@@ -167,18 +167,15 @@ static void test_proto_schema_refusals(void **state)
 	}
 
 	/* the type decides: unknown on this channel, known on another */
-	assert_int_equal(check("{\"v\":1,\"type\":\"frob\"}", a2c, why, sizeof(why)), -ENOENT);
-	assert_non_null(strstr(why, "unknown message type 'frob'"));
-	assert_int_equal(check("{\"v\":1,\"type\":\"submit\",\"plan_text\":\"x\"}", a2c, why,
-			       sizeof(why)), -ENOENT);
+	assert_int_equal(check("{\"v\":1,\"type\":\"frob\"}", a2c, &why), -ENOENT);
+	assert_non_null(strstr(why.msg, "unknown message type 'frob'"));
+	assert_int_equal(check("{\"v\":1,\"type\":\"submit\",\"plan_text\":\"x\"}", a2c, &why), -ENOENT);
 	assert_int_equal(check("{\"v\":1,\"type\":\"result\",\"result\":{}}",
-			       PROTO_CH_COORD_TO_CLIENT, why, sizeof(why)), 0);
-	assert_int_equal(check("{\"v\":1,\"type\":\"result\",\"result\":{}}", a2c, why,
-			       sizeof(why)), -EINVAL);
+			       PROTO_CH_COORD_TO_CLIENT, &why), 0);
+	assert_int_equal(check("{\"v\":1,\"type\":\"result\",\"result\":{}}", a2c, &why), -EINVAL);
 	/* members the schema does not list are allowed (newer peers) */
-	assert_int_equal(check("{\"v\":1,\"type\":\"heartbeat\",\"load\":[1,2]}", a2c, why,
-			       sizeof(why)), 0);
-	assert_int_equal(proto_validate(NULL, a2c, why, sizeof(why)), -EINVAL);
+	assert_int_equal(check("{\"v\":1,\"type\":\"heartbeat\",\"load\":[1,2]}", a2c, &why), 0);
+	assert_int_equal(proto_validate(NULL, a2c, &why), -EINVAL);
 	assert_null(proto_schema_type(PROTO_CH_COUNT, 0));
 }
 

@@ -571,11 +571,12 @@ static void test_report_tc_attach_from_store(void **state)
 {
 	json_t *inv = json_pack("{s:{s:s}}", "kernel", "release", "6.1.0-47"), *q, *rep, *h;
 	struct store *st;
-	char err[256], *t;
+	struct err err;
+	char *t;
 	int64_t host, run;
 
 	(void)state;
-	st = store_open(":memory:", false, err, sizeof(err));
+	st = store_open(":memory:", false, &err);
 	assert_non_null(st);
 	assert_int_equal(store_host_hello(st, "g1", "0.1", inv, 100, &host, NULL), 0);
 
@@ -618,11 +619,12 @@ static void test_report_xdp_auto_from_store(void **state)
 {
 	json_t *inv = json_pack("{s:{s:s}}", "kernel", "release", "6.1.0-47"), *q, *rep, *h;
 	struct store *st;
-	char err[256], *t;
+	struct err err;
+	char *t;
 	int64_t host, run;
 
 	(void)state;
-	st = store_open(":memory:", false, err, sizeof(err));
+	st = store_open(":memory:", false, &err);
 	assert_non_null(st);
 	assert_int_equal(store_host_hello(st, "g1", "0.1", inv, 100, &host, NULL), 0);
 	xdp_auto_b = "generic";
@@ -656,11 +658,12 @@ static void test_report_drivers_from_store(void **state)
 {
 	json_t *inv = json_pack("{s:{s:s}}", "kernel", "release", "6.1.0-47"), *q, *rep, *f, *h;
 	struct store *st;
-	char err[256], *t;
+	struct err err;
+	char *t;
 	int64_t host, run;
 
 	(void)state;
-	st = store_open(":memory:", false, err, sizeof(err));
+	st = store_open(":memory:", false, &err);
 	assert_non_null(st);
 	assert_int_equal(store_host_hello(st, "g1", "0.1", inv, 100, &host, NULL), 0);
 	xdp_auto_b = "generic";
@@ -678,7 +681,7 @@ static void test_report_drivers_from_store(void **state)
 		       "{\"port\":\"a\",\"program\":\"xdp_drop\",\"mode\":\"native\"}]}");
 	free(t);
 	rep = report_build(q);
-	f = report_form_build(rep, "drivers", NULL, "cnt", err, sizeof(err));
+	f = report_form_build(rep, "drivers", NULL, "cnt", &err);
 	assert_non_null(f);
 	t = report_form_text(f);
 	assert_text(t,
@@ -1156,12 +1159,13 @@ static json_t *form_as(const json_t *result, const char *form, const char *metri
 		       const char *subject, const char *want)
 {
 	json_t *rep = report_build(result), *f;
-	char err[256], *text;
+	struct err err;
+	char *text;
 
 	assert_non_null(rep);
-	f = report_form_build(rep, form, metric, subject, err, sizeof(err));
+	f = report_form_build(rep, form, metric, subject, &err);
 	if (!f)
-		fprintf(stderr, "form: %s\n", err);
+		fprintf(stderr, "form: %s\n", err.msg);
 	assert_non_null(f);
 	text = report_form_text(f);
 	assert_non_null(text);
@@ -1182,7 +1186,7 @@ static void test_report_grid(void **state)
 	const char *v[] = { "generic", "native", "native-2nd.xdp_prog" };
 	const double h1v[3][2] = { { 2.01e6, 1.99e6 }, { 9.08e6, 9.12e6 }, { 8.0e6, 8.02e6 } };
 	const json_t *cell;
-	char err[256];
+	struct err err;
 	int i, k, job = 1;
 
 	(void)state;
@@ -1215,13 +1219,13 @@ static void test_report_grid(void **state)
 	{
 		json_t *rep = report_build(r);
 
-		assert_null(report_form_build(rep, "grid", NULL, NULL, err, sizeof(err)));
+		assert_null(report_form_build(rep, "grid", NULL, NULL, &err));
 		assert_int_equal(errno, EINVAL);
-		assert_string_equal(err, "form 'grid' needs --subject for 'counter.pps' (one of: delivered, redirected)");
-		assert_null(report_form_build(rep, "grid", NULL, "nope", err, sizeof(err)));
-		assert_string_equal(err, "the run has no 'counter.pps' samples of subject 'nope'");
-		assert_null(report_form_build(rep, "pie", NULL, NULL, err, sizeof(err)));
-		assert_string_equal(err, "unknown form 'pie' (expected table, grid, columns, cpumap or drivers)");
+		assert_string_equal(err.msg, "form 'grid' needs --subject for 'counter.pps' (one of: delivered, redirected)");
+		assert_null(report_form_build(rep, "grid", NULL, "nope", &err));
+		assert_string_equal(err.msg, "the run has no 'counter.pps' samples of subject 'nope'");
+		assert_null(report_form_build(rep, "pie", NULL, NULL, &err));
+		assert_string_equal(err.msg, "unknown form 'pie' (expected table, grid, columns, cpumap or drivers)");
 		json_decref(rep);
 	}
 	json_decref(r);
@@ -1468,12 +1472,11 @@ static void test_report_drivers(void **state)
 	/* no samples of the metric: refused */
 	{
 		json_t *rep = report_build(r);
-		char err[256];
+		struct err err;
 
-		assert_null(report_form_build(rep, "drivers", "rx.ns_per_frame", NULL, err,
-					      sizeof(err)));
+		assert_null(report_form_build(rep, "drivers", "rx.ns_per_frame", NULL, &err));
 		assert_int_equal(errno, EINVAL);
-		assert_string_equal(err, "no metric 'rx.ns_per_frame' (its metrics: prog.ns_per_run)");
+		assert_string_equal(err.msg, "no metric 'rx.ns_per_frame' (its metrics: prog.ns_per_run)");
 		json_decref(rep);
 	}
 	json_decref(r);

@@ -154,9 +154,9 @@ static char *text_of(const json_t *report, const char *form, int csv)
 static json_t *fixed_report(void)
 {
 	json_t *rows = fixed_rows(), *rep;
-	char err[256];
+	struct err err;
 
-	rep = analysis_compare(rows, "run", "7", "8", NULL, err, sizeof(err));
+	rep = analysis_compare(rows, "run", "7", "8", NULL, &err);
 	json_decref(rows);
 	assert_non_null(rep);
 	return rep;
@@ -203,13 +203,14 @@ static void test_report_compare_tc_attach(void **state)
 	(void)state;
 	for (c = 0; c < 2; c++) {
 		json_t *rows = fixed_rows(), *row, *rep;
-		char err[256], *t;
+		struct err err;
+		char *t;
 		size_t i;
 
 		json_array_foreach(rows, i, row)
 			json_object_set_new(row, "tc_attach", json_string(
 				how[c][json_integer_value(json_object_get(row, "run")) == 8]));
-		rep = analysis_compare(rows, "run", "7", "8", NULL, err, sizeof(err));
+		rep = analysis_compare(rows, "run", "7", "8", NULL, &err);
 		assert_non_null(rep);
 		t = text_of(rep, NULL, 0);
 		assert_contains(t, c ? "  plan quickstart, sha256 3f2a9c1e0b7d\n"
@@ -250,7 +251,7 @@ static json_t *icount_report(void)
 	static const double half_b[] = { 1010, 1012, 1009, 1011, 1010.5 };
 	json_t *rows = json_array(), *rep;
 	json_int_t job = 1;
-	char err[256];
+	struct err err;
 	int run, i;
 
 	for (run = 7; run <= 8; run++)
@@ -259,7 +260,7 @@ static json_t *icount_report(void)
 			icount_add(rows, run, job++, "probe", run == 7 ? 1000 : 1100);
 			icount_add(rows, run, job++, "half", run == 7 ? 1000 : half_b[i]);
 		}
-	rep = analysis_compare(rows, "run", "7", "8", NULL, err, sizeof(err));
+	rep = analysis_compare(rows, "run", "7", "8", NULL, &err);
 	json_decref(rows);
 	assert_non_null(rep);
 	return rep;
@@ -406,7 +407,7 @@ static json_t *history_report(void)
 	static const double level[] = { 25, 25, 31, 31 };
 	json_t *rows = json_array(), *rep;
 	json_int_t job = 1;
-	char err[256];
+	struct err err;
 	size_t k, i;
 
 	for (k = 0; k < 4; k++)
@@ -416,7 +417,7 @@ static json_t *history_report(void)
 				"group", kernels[k], "variant", "drop", "subject", "xdp_drop",
 				"metric", "prog.ns_per_run", "unit", "ns",
 				"value", level[k] + noise[i], "flags", "point", "debug_options"));
-	rep = analysis_history(rows, "kernel.release", NULL, err, sizeof(err));
+	rep = analysis_history(rows, "kernel.release", NULL, &err);
 	json_decref(rows);
 	assert_non_null(rep);
 	return rep;
@@ -521,26 +522,26 @@ static void test_report_history_plot(void **state)
 {
 	char dir[] = "/tmp/bpflab-test-plot-XXXXXX", svg[128], png[128], cmd[512], *script = NULL;
 	json_t *rep = history_report();
-	char err[256];
+	struct err err;
 
-	assert_int_equal(plot_history_script(rep, "x.svg", &script, err, sizeof(err)), 0);
+	assert_int_equal(plot_history_script(rep, "x.svg", &script, &err), 0);
 	assert_non_null(strstr(script, "set terminal svg"));
 	assert_non_null(strstr(script, "$s0 << EOD\n0 \"6.1.0-47-amd64\" "));
 	assert_non_null(strstr(script, "with yerrorlines"));
 	assert_non_null(strstr(script, "set format y '%.1s%c'\n"));	/* 14.0M, not 1.4e+07 */
 	assert_non_null(strstr(script, "set arrow from first 1.5"));	/* the change point */
 	free(script);
-	assert_int_equal(plot_history_script(rep, "x.pdf", &script, err, sizeof(err)), -EINVAL);
+	assert_int_equal(plot_history_script(rep, "x.pdf", &script, &err), -EINVAL);
 
 	tmpdir_make(dir);
 	snprintf(svg, sizeof(svg), "%s/h.svg", dir);
 	snprintf(png, sizeof(png), "%s/h.png", dir);
-	assert_int_equal(plot_history(rep, svg, err, sizeof(err)), 0);
+	assert_int_equal(plot_history(rep, svg, &err), 0);
 	/* the series drawn */
 	snprintf(cmd, sizeof(cmd), "grep -q '<path' '%s' && grep -q 'drop xdp_drop' '%s'", svg, svg);
 	assert_svg_renders(svg, png, cmd);
 	/* gnuplot's own png terminal as the second renderer */
-	assert_int_equal(plot_history(rep, png, err, sizeof(err)), 0);
+	assert_int_equal(plot_history(rep, png, &err), 0);
 	assert_int_equal(access(png, R_OK), 0);
 	unlink(png);
 	rmdir(dir);
@@ -551,7 +552,8 @@ static void test_report_history_plot(void **state)
  * a warning (gnuplot mends an empty range itself) reaches nobody's terminal. */
 static void test_report_plot_gnuplot_words(void **state)
 {
-	char dir[] = "/tmp/bpflab-test-gwords-XXXXXX", path[128], script[512], err[512];
+	struct err err;
+	char dir[] = "/tmp/bpflab-test-gwords-XXXXXX", path[128], script[512];
 	int saved, fd;
 	FILE *f;
 	long size;
@@ -566,12 +568,12 @@ static void test_report_plot_gnuplot_words(void **state)
 	dup2(fd, STDERR_FILENO);
 	close(fd);
 
-	assert_int_equal(plot_run_gnuplot("set foo\n", err, sizeof(err)), -EIO);
-	assert_string_equal(err, "gnuplot failed (status 1): line 0: unrecognized option - see "
+	assert_int_equal(plot_run_gnuplot("set foo\n", &err), -EIO);
+	assert_string_equal(err.msg, "gnuplot failed (status 1): line 0: unrecognized option - see "
 			    "'help set'.");
 	snprintf(script, sizeof(script), "set terminal svg\nset output '%s/w.svg'\n"
 		 "set xrange [0:1]\nplot 0\n", dir);
-	assert_int_equal(plot_run_gnuplot(script, err, sizeof(err)), 0);
+	assert_int_equal(plot_run_gnuplot(script, &err), 0);
 
 	fflush(stderr);
 	dup2(saved, STDERR_FILENO);
@@ -594,11 +596,12 @@ static void test_report_plot_gnuplot_words(void **state)
 static void test_report_compare_plot(void **state)
 {
 	char dir[] = "/tmp/bpflab-test-cplot-XXXXXX", svg[64], png[64], cmd[1024];
-	char *script = NULL, err[256];
+	struct err err;
+	char *script = NULL;
 	json_t *rep = fixed_report();
 	const char *p0, *p1;
 
-	assert_int_equal(plot_compare_script(rep, "x.svg", &script, err, sizeof(err)), 0);
+	assert_int_equal(plot_compare_script(rep, "x.svg", &script, &err), 0);
 	assert_non_null(strstr(script, "set terminal svg size 900,760"));
 	assert_non_null(strstr(script, "set multiplot layout 2,1\n"));
 	p0 = strstr(script, "$d0 << EOD\n\"drop xdp_drop\" ");
@@ -618,7 +621,7 @@ static void test_report_compare_plot(void **state)
 	tmpdir_make(dir);
 	snprintf(svg, sizeof(svg), "%s/c.svg", dir);
 	snprintf(png, sizeof(png), "%s/c.png", dir);
-	assert_int_equal(plot_compare(rep, svg, err, sizeof(err)), 0);
+	assert_int_equal(plot_compare(rep, svg, &err), 0);
 	/* both panels drawn: both titles, the labels of both metrics' groups, bars as paths */
 	snprintf(cmd, sizeof(cmd), "grep -q 'prog.ns_per_run by run' '%s' && "
 		 "grep -q 'port.rx_pps by run' '%s' && grep -q 'probe xdp_drop.xdp_drop_slow' '%s' && "

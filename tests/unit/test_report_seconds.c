@@ -31,7 +31,8 @@ static char db[128];
  * whole-window value, a trial and a warm-up round, none of them seconds. */
 static int setup(void **state)
 {
-	char err[256], sql[512];
+	struct err err;
+	char sql[512];
 	json_t *imp = json_pack("{s:s, s:s, s:[]}", "plan", "secs", "source", "s.csv", "jobs");
 	struct store *st;
 	int64_t run;
@@ -45,7 +46,7 @@ static int setup(void **state)
 			"{s:s, s:i, s:[{s:s, s:s, s:f, s:s}]}", "variant", "drop", "rep", i,
 			"samples", "metric", "prog.ns_per_run", "subject", "xdp_drop", "value",
 			30.0 + i, "unit", "ns"));
-	st = store_open(db, false, err, sizeof(err));
+	st = store_open(db, false, &err);
 	assert_non_null(st);
 	assert_int_equal(store_import(st, imp, 1700000000000LL, &run), 0);
 	assert_int_equal(run, 1);
@@ -77,8 +78,8 @@ static int teardown(void **state)
 
 static void test_report_seconds_query(void **state)
 {
-	char err[256];
-	struct store *st = store_open(db, true, err, sizeof(err));
+	struct err err;
+	struct store *st = store_open(db, true, &err);
 	json_t *s, *series, *one;
 
 	(void)state;
@@ -115,9 +116,10 @@ static void test_report_seconds_query(void **state)
 
 static void test_report_seconds_text(void **state)
 {
-	char err[256], *text = NULL;
+	struct err err;
+	char *text = NULL;
 	size_t len = 0;
-	struct store *st = store_open(db, true, err, sizeof(err));
+	struct store *st = store_open(db, true, &err);
 	json_t *s = store_query_seconds(st, 1, 0), *list = report_seconds_select(s, NULL, NULL);
 	FILE *f = open_memstream(&text, &len);
 

@@ -95,10 +95,10 @@ static void test_build(void **state)
 {
 	json_t *v = json_of(values), *j = json_of(jobs), *r;
 	const json_t *p, *d;
-	char msg[256];
+	struct err msg;
 
 	(void)state;
-	r = report_verifier_build(v, j, "kernel.release", msg, sizeof(msg));
+	r = report_verifier_build(v, j, "kernel.release", &msg);
 	assert_non_null(r);
 	assert_int_equal(json_array_size(json_object_get(r, "groups")), 2);
 	assert_string_equal(json_string_value(json_array_get(json_object_get(r, "groups"), 0)),
@@ -140,8 +140,8 @@ static void test_build(void **state)
 	v = json_of("[" ROW(1, "h1", "6.1.0", "drop", "b", "port.rx_pps", 5) "]");
 	j = json_of("[{\"id\":7,\"host\":\"h2\",\"variant\":\"two\",\"state\":\"failed\","
 		    "\"error\":\"cancelled\"}]");
-	assert_null(report_verifier_build(v, j, "host", msg, sizeof(msg)));
-	assert_non_null(strstr(msg, "no load figures"));
+	assert_null(report_verifier_build(v, j, "host", &msg));
+	assert_non_null(strstr(msg.msg, "no load figures"));
 	json_decref(v);
 	json_decref(j);
 }
@@ -149,12 +149,13 @@ static void test_build(void **state)
 static void test_print(void **state)
 {
 	json_t *v = json_of(values), *j = json_of(jobs), *r;
-	char msg[256], *buf = NULL;
+	struct err msg;
+	char *buf = NULL;
 	size_t len = 0;
 	FILE *out = open_memstream(&buf, &len);
 
 	(void)state;
-	r = report_verifier_build(v, j, "kernel.release", msg, sizeof(msg));
+	r = report_verifier_build(v, j, "kernel.release", &msg);
 	assert_non_null(r);
 	assert_int_equal(report_verifier_print_text(r, out), 0);
 	fclose(out);

@@ -41,31 +41,30 @@ static void assert_same_sample(const struct sample *a, const struct sample *b)
 static void check(const char *text, bool taken)
 {
 	struct samples fast, full;
-	char why_fast[256] = "", why_full[256] = "", v1[256] = "", v2[256] = "";
+	struct err why_fast = { 0 }, why_full = { 0 }, v1 = { 0 }, v2 = { 0 };
 	json_t *a, *b, *rest;
 	size_t i;
 
-	a = proto_decode_samples(text, strlen(text), &fast, why_fast, sizeof(why_fast));
-	b = proto_decode(text, strlen(text), why_full, sizeof(why_full));
+	a = proto_decode_samples(text, strlen(text), &fast, &why_fast);
+	b = proto_decode(text, strlen(text), &why_full);
 	if (fast.taken != taken)
 		fail_msg("samples %s by the fast path: %s", fast.taken ? "taken" : "not taken",
 			 text);
 	assert_true(!a == !b);
 	if (!a) {
-		assert_string_equal(why_fast, why_full);
+		assert_string_equal(why_fast.msg, why_full.msg);
 		assert_false(fast.taken);
 		return;
 	}
 	/* the schema says the same of both */
-	assert_int_equal(proto_validate(a, PROTO_CH_AGENT_TO_COORD, v1, sizeof(v1)),
-			 proto_validate(b, PROTO_CH_AGENT_TO_COORD, v2, sizeof(v2)));
-	assert_string_equal(v1, v2);
+	assert_int_equal(proto_validate(a, PROTO_CH_AGENT_TO_COORD, &v1),
+			 proto_validate(b, PROTO_CH_AGENT_TO_COORD, &v2));
+	assert_string_equal(v1.msg, v2.msg);
 	if (!fast.taken) {
 		assert_true(json_equal(a, b));
 	} else {
 		assert_null(json_object_get(a, "samples"));
-		assert_int_equal(samples_from_json(json_object_get(b, "samples"), &full, v1,
-						   sizeof(v1)), 0);
+		assert_int_equal(samples_from_json(json_object_get(b, "samples"), &full, &v1), 0);
 		assert_int_equal(fast.n, full.n);
 		for (i = 0; i < fast.n; i++)
 			assert_same_sample(&fast.v[i], &full.v[i]);
@@ -90,11 +89,11 @@ static void test_samples_agent_shape(void **state)
 			   "\"unit\":\"ns\",\"window\":\"cost\",\"seq\":3}],"
 			   "\"started_ms\":1,\"finished_ms\":2}";
 	struct samples s;
-	char why[256];
+	struct err why;
 	json_t *msg;
 
 	check(text, true);
-	msg = proto_decode_samples(text, strlen(text), &s, why, sizeof(why));
+	msg = proto_decode_samples(text, strlen(text), &s, &why);
 	assert_non_null(msg);
 	assert_true(s.taken);
 	assert_int_equal(s.n, 3);
@@ -279,19 +278,19 @@ static void test_samples_from_json(void **state)
 	};
 	struct samples s;
 	json_error_t jerr;
-	char why[256];
+	struct err why;
 	json_t *v;
 	size_t i;
 
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		v = json_loads(bad[i].json, 0, &jerr);
 		assert_non_null(v);
-		assert_int_equal(samples_from_json(v, &s, why, sizeof(why)), -EINVAL);
-		assert_string_equal(why, bad[i].why);
+		assert_int_equal(samples_from_json(v, &s, &why), -EINVAL);
+		assert_string_equal(why.msg, bad[i].why);
 		assert_null(s.v);
 		json_decref(v);
 	}
-	assert_int_equal(samples_from_json(NULL, &s, why, sizeof(why)), 0);
+	assert_int_equal(samples_from_json(NULL, &s, &why), 0);
 	assert_int_equal(s.n, 0);
 	samples_release(&s);
 	samples_release(NULL);

@@ -182,13 +182,13 @@ static long long count_rows(const char *db, const char *table)
 static void test_store_migrations(void **state)
 {
 	struct fixture *f = *state;
-	char err[512];
+	struct err err;
 	struct store *st;
 	long long tables;
 	sqlite3 *c;
 
 	assert_true(store_schema_latest() >= 1);
-	st = store_open(f->db, false, err, sizeof(err));
+	st = store_open(f->db, false, &err);
 	assert_non_null(st);
 	assert_int_equal(store_schema_version(st), store_schema_latest());
 	store_close(&st);
@@ -198,14 +198,14 @@ static void test_store_migrations(void **state)
 	assert_true(tables >= 7);
 
 	/* reopening migrates nothing */
-	st = store_open(f->db, false, err, sizeof(err));
+	st = store_open(f->db, false, &err);
 	assert_non_null(st);
 	assert_int_equal(store_schema_version(st), store_schema_latest());
 	store_close(&st);
 	assert_int_equal(count_rows(f->db, "sqlite_master"), tables);
 
 	/* read-only works on a migrated file */
-	st = store_open(f->db, true, err, sizeof(err));
+	st = store_open(f->db, true, &err);
 	assert_non_null(st);
 	store_close(&st);
 
@@ -213,11 +213,11 @@ static void test_store_migrations(void **state)
 	assert_int_equal(sqlite3_open(f->db, &c), SQLITE_OK);
 	assert_int_equal(sqlite3_exec(c, "PRAGMA user_version = 999", NULL, NULL, NULL), 0);
 	sqlite3_close(c);
-	st = store_open(f->db, false, err, sizeof(err));
+	st = store_open(f->db, false, &err);
 	assert_null(st);
 	assert_int_equal(errno, EPROTO);
-	assert_non_null(strstr(err, "schema version 999 is newer than this bpflab's"));
-	assert_non_null(strstr(err, f->db));
+	assert_non_null(strstr(err.msg, "schema version 999 is newer than this bpflab's"));
+	assert_non_null(strstr(err.msg, f->db));
 	assert_int_equal(count_rows(f->db, "sqlite_master"), tables);
 
 	/* not a database at all */
@@ -231,15 +231,15 @@ static void test_store_migrations(void **state)
 		      "....................................................................\n",
 		      fp);
 		fclose(fp);
-		st = store_open(junk, false, err, sizeof(err));
+		st = store_open(junk, false, &err);
 		assert_null(st);
-		assert_non_null(strstr(err, "not a database"));
+		assert_non_null(strstr(err.msg, "not a database"));
 		/* a read-only open of an empty database is refused */
 		snprintf(junk, sizeof(junk), "%s/empty.db", f->dir);
 		fclose(fopen(junk, "w"));
-		st = store_open(junk, true, err, sizeof(err));
+		st = store_open(junk, true, &err);
 		assert_null(st);
-		assert_non_null(strstr(err, "not a bpflab database"));
+		assert_non_null(strstr(err.msg, "not a bpflab database"));
 	}
 }
 
@@ -268,7 +268,7 @@ static void old_database(const char *path, int version, const char *rows_sql)
 static void test_store_migrate_samples(void **state)
 {
 	struct fixture *f = *state;
-	char err[512];
+	struct err err;
 	struct store *st;
 	sqlite3 *c;
 	sqlite3_stmt *q;
@@ -285,7 +285,7 @@ static void test_store_migrate_samples(void **state)
 		"(7, 1, 'port.rx_pps', 'b', 11.5, 'pps', 'rate', 0),"
 		"(9, 1, 'prog.ns_per_run', 'xdp', 30, 'ns', 'cost', NULL);");
 
-	st = store_open(f->db, false, err, sizeof(err));
+	st = store_open(f->db, false, &err);
 	assert_non_null(st);
 	assert_int_equal(store_schema_version(st), store_schema_latest());
 	store_close(&st);
@@ -318,11 +318,11 @@ static void test_store_queue_and_queries(void **state)
 	struct store_ingest ing;
 	json_t *spec, *q, *jobs, *samples, *s0, *r;
 	int64_t h1, h2, run, job, run_of_job, n;
-	char err[512];
+	struct err err;
 	struct store *st;
 	int requeued = -1, i;
 
-	st = store_open(":memory:", false, err, sizeof(err));
+	st = store_open(":memory:", false, &err);
 	assert_non_null(st);
 	assert_int_equal(store_host_hello(st, "h1", "0.1", f->inventory, 100, &h1, &requeued),
 			 0);
@@ -492,10 +492,10 @@ static void test_store_duplicate_ingest(void **state)
 	struct store_ingest ing;
 	int64_t h1, run, job, rj;
 	json_t *spec, *r;
-	char err[512];
+	struct err err;
 	struct store *st;
 
-	st = store_open(f->db, false, err, sizeof(err));
+	st = store_open(f->db, false, &err);
 	assert_non_null(st);
 	assert_int_equal(store_host_hello(st, "h1", "0.1", f->inventory, 100, &h1, NULL), 0);
 	run = make_run(st, f, h1, 200);
@@ -544,10 +544,10 @@ static void test_store_bad_result(void **state)
 	struct store_ingest ing;
 	int64_t h1, job, rj;
 	json_t *spec, *r;
-	char err[512];
+	struct err err;
 	struct store *st;
 
-	st = store_open(f->db, false, err, sizeof(err));
+	st = store_open(f->db, false, &err);
 	assert_non_null(st);
 	assert_int_equal(store_host_hello(st, "h1", "0.1", f->inventory, 100, &h1, NULL), 0);
 	make_run(st, f, h1, 200);
@@ -615,10 +615,10 @@ static void test_store_recover_and_gone(void **state)
 	int64_t h1, job, job2, rj;
 	int requeued = -1;
 	json_t *spec, *q, *jobs;
-	char err[512];
+	struct err err;
 	struct store *st;
 
-	st = store_open(f->db, false, err, sizeof(err));
+	st = store_open(f->db, false, &err);
 	assert_non_null(st);
 	assert_int_equal(store_host_hello(st, "h1", "0.1", f->inventory, 100, &h1, NULL), 0);
 	make_run(st, f, h1, 200);
@@ -628,7 +628,7 @@ static void test_store_recover_and_gone(void **state)
 	store_close(&st);
 
 	/* a new coordinator: the running job is queued again, attempts kept, hosts gone */
-	st = store_open(f->db, false, err, sizeof(err));
+	st = store_open(f->db, false, &err);
 	assert_non_null(st);
 	assert_int_equal(store_recover(st, &requeued), 0);
 	assert_int_equal(requeued, 1);
@@ -714,12 +714,13 @@ static void test_store_job_write_failures(void **state)
 	};
 	struct fixture *f = *state;
 	int64_t h1, job, rj;
-	char err[512], want[128];
+	struct err err;
+	char want[128];
 	struct store *st;
 	json_t *spec;
 	size_t i;
 
-	st = store_open(f->db, false, err, sizeof(err));
+	st = store_open(f->db, false, &err);
 	assert_non_null(st);
 	assert_int_equal(store_host_hello(st, "h1", "0.1", f->inventory, 100, &h1, NULL), 0);
 	make_run(st, f, h1, 200);
@@ -774,11 +775,12 @@ static void test_store_jobs_dispatch(void **state)
 	struct fixture *f = *state;
 	int64_t h1, h2, run1, run2, ids[4], rj, next1, next2;
 	int errs[4] = { 1, 1, 1, 1 };
-	char err[512], want[128];
+	struct err err;
+	char want[128];
 	struct store *st;
 	json_t *spec;
 
-	st = store_open(f->db, false, err, sizeof(err));
+	st = store_open(f->db, false, &err);
 	assert_non_null(st);
 	assert_int_equal(store_host_hello(st, "h1", "0.1", f->inventory, 100, &h1, NULL), 0);
 	assert_int_equal(store_host_hello(st, "h2", "0.1", f->inventory, 100, &h2, NULL), 0);
@@ -845,16 +847,16 @@ static void test_store_readonly(void **state)
 	struct store_ingest ing;
 	int64_t h1, run, id = 0, job, rj;
 	json_t *q, *r, *spec;
-	char err[512];
+	struct err err;
 	struct store *st;
 
-	st = store_open(f->db, false, err, sizeof(err));
+	st = store_open(f->db, false, &err);
 	assert_non_null(st);
 	assert_int_equal(store_host_hello(st, "h1", "0.1", f->inventory, 100, &h1, NULL), 0);
 	run = make_run(st, f, h1, 200);
 	store_close(&st);
 
-	st = store_open(f->db, true, err, sizeof(err));
+	st = store_open(f->db, true, &err);
 	assert_non_null(st);
 	assert_int_equal(store_host_hello(st, "h9", "0.1", f->inventory, 100, &id, NULL),
 			 -EROFS);
@@ -888,11 +890,11 @@ static void test_store_lost_and_attempts(void **state)
 	struct store_ingest ing;
 	int64_t h1, h2, h3, run = 0, job, job2, rj;
 	json_t *spec, *r;
-	char err[512];
+	struct err err;
 	struct store *st;
 	int i;
 
-	st = store_open(f->db, false, err, sizeof(err));
+	st = store_open(f->db, false, &err);
 	assert_non_null(st);
 	assert_int_equal(store_host_hello(st, "h1", "0.1", f->inventory, 100, &h1, NULL), 0);
 	assert_int_equal(store_host_hello(st, "h2", "0.1", f->inventory, 100, &h2, NULL), 0);
@@ -965,10 +967,10 @@ static void test_store_cancel(void **state)
 	struct store_ingest ing;
 	int64_t h1, run, job, rj;
 	json_t *spec, *running = NULL, *r, *q;
-	char err[512];
+	struct err err;
 	struct store *st;
 
-	st = store_open(f->db, false, err, sizeof(err));
+	st = store_open(f->db, false, &err);
 	assert_non_null(st);
 	assert_int_equal(store_host_hello(st, "h1", "0.1", f->inventory, 100, &h1, NULL), 0);
 	run = make_run(st, f, h1, 200);
@@ -1013,10 +1015,10 @@ static void test_store_full(void **state)
 	int64_t h1, run = 0, job, rj;
 	json_t *r, *spec;
 	void *small;
-	char err[512];
+	struct err err;
 	struct store *st;
 
-	st = store_open(f->db, false, err, sizeof(err));
+	st = store_open(f->db, false, &err);
 	assert_non_null(st);
 	assert_int_equal(store_host_hello(st, "h1", "0.1", f->inventory, 100, &h1, NULL), 0);
 	run = make_run(st, f, h1, 200);
@@ -1068,12 +1070,12 @@ static void test_store_timing_units(void **state)
 	struct store_ingest ing;
 	int64_t h1, run, job[2], rj;
 	json_t *r, *spec, *vals, *row, *filter;
-	char err[512];
+	struct err err;
 	struct store *st;
 	size_t i;
 	int k, seen[2][2] = { { 0 } };
 
-	st = store_open(f->db, false, err, sizeof(err));
+	st = store_open(f->db, false, &err);
 	assert_non_null(st);
 	assert_int_equal(store_host_hello(st, "h1", "0.1", f->inventory, 100, &h1, NULL), 0);
 	run = make_run(st, f, h1, 200);
@@ -1134,12 +1136,12 @@ static void test_store_nic_listed(void **state)
 	struct store_ingest ing;
 	int64_t h1, run, job, rj;
 	json_t *r, *spec, *vals, *row, *filter, *q, *smp;
-	char err[512];
+	struct err err;
 	struct store *st;
 	size_t i;
 	int listed = 0, nic = 0, k;
 
-	st = store_open(f->db, false, err, sizeof(err));
+	st = store_open(f->db, false, &err);
 	assert_non_null(st);
 	assert_int_equal(store_host_hello(st, "h1", "0.1", f->inventory, 100, &h1, NULL), 0);
 	run = make_run(st, f, h1, 200);
@@ -1191,12 +1193,12 @@ static void test_store_nic_listed(void **state)
  * schema), close it, and return a plain connection to it. */
 static sqlite3 *migrated(const char *db, int from)
 {
-	char err[512];
-	struct store *st = store_open(db, false, err, sizeof(err));
+	struct err err;
+	struct store *st = store_open(db, false, &err);
 	sqlite3 *c;
 
 	if (!st)
-		fail_msg("migration from schema %d failed: %s", from, err);
+		fail_msg("migration from schema %d failed: %s", from, err.msg);
 	assert_int_equal(store_schema_version(st), store_schema_latest());
 	store_close(&st);
 	assert_int_equal(sqlite3_open(db, &c), SQLITE_OK);
@@ -1337,7 +1339,7 @@ static void test_store_repeat_controller(void **state)
 	struct store_ingest ing;
 	int64_t h1, run, job, rj;
 	int n_drop = 0, n_pass = 0, added = 0, i;
-	char err[512];
+	struct err err;
 	struct store *st;
 	json_t *spec, *r;
 
@@ -1345,7 +1347,7 @@ static void test_store_repeat_controller(void **state)
 		json_object_set_new(f->jobs[i].spec, "repeat",
 				    json_pack("{s:i, s:i, s:f, s:[s]}", "min", 2, "max", 4,
 					      "until", 0.02, "on", "prog.ns_per_run"));
-	st = store_open(f->db, false, err, sizeof(err));
+	st = store_open(f->db, false, &err);
 	assert_non_null(st);
 	assert_int_equal(store_host_hello(st, "h1", "0.1", f->inventory, 100, &h1, NULL), 0);
 	run = make_run(st, f, h1, 200);
@@ -1395,12 +1397,12 @@ static void test_store_repeat_controller(void **state)
 static struct store *open_dispatched(struct fixture *f, int64_t *h1, int64_t *jobs, int n)
 {
 	struct store *st;
-	char err[512];
+	struct err err;
 	json_t *spec;
 	int64_t rj;
 	int i;
 
-	st = store_open(f->db, false, err, sizeof(err));
+	st = store_open(f->db, false, &err);
 	assert_non_null(st);
 	assert_int_equal(store_host_hello(st, "h1", "0.1", f->inventory, 100, h1, NULL), 0);
 	make_run(st, f, *h1, 200);
@@ -1482,13 +1484,14 @@ static void test_store_ingest_samples(void **state)
 	struct samples smp;
 	int64_t h1, job[2];
 	struct store *st = open_dispatched(f, &h1, job, 2);
-	char err[512], buf[1024];
+	struct err err;
+	char buf[1024];
 	json_t *msg;
 	int i;
 
 	for (i = 0; i < 2; i++) {
 		snprintf(buf, sizeof(buf), text, (long long)job[i]);
-		msg = proto_decode_samples(buf, strlen(buf), &smp, err, sizeof(err));
+		msg = proto_decode_samples(buf, strlen(buf), &smp, &err);
 		assert_non_null(msg);
 		assert_true(smp.taken);
 		/* the first as bpflabd reads it, the second through jansson alone */
@@ -1496,7 +1499,7 @@ static void test_store_ingest_samples(void **state)
 			assert_int_equal(store_ingest_samples(st, h1, msg, &smp, 400, &ing), 0);
 		} else {
 			json_decref(msg);
-			msg = proto_decode(buf, strlen(buf), err, sizeof(err));
+			msg = proto_decode(buf, strlen(buf), &err);
 			assert_int_equal(store_ingest_result(st, h1, msg, 400, &ing), 0);
 		}
 		assert_int_equal(ing.n_samples, 3);

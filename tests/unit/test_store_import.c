@@ -29,15 +29,15 @@ struct fixture {
 static int setup(void **state)
 {
 	struct fixture *f = calloc(1, sizeof(*f));
-	char err[256];
+	struct err err;
 
 	assert_non_null(f);
 	snprintf(f->dir, sizeof(f->dir), "/tmp/bpflab-test-store-import.XXXXXX");
 	tmpdir_make(f->dir);
 	snprintf(f->db, sizeof(f->db), "%s/lab.db", f->dir);
-	f->st = store_open(f->db, false, err, sizeof(err));
+	f->st = store_open(f->db, false, &err);
 	if (!f->st)
-		fail_msg("cannot open '%s': %s", f->db, err);
+		fail_msg("cannot open '%s': %s", f->db, err.msg);
 	*state = f;
 	return 0;
 }
@@ -184,16 +184,16 @@ static void test_store_import_check(void **state)
 		  "'kernel.release' must be a name of 1 to 64 bytes" },
 	};
 	struct fixture *f = *state;
-	char why[512];
+	struct err why;
 	size_t i;
 	int64_t run = 0;
 
 	for (i = 0; i < ARRAY_SIZE(cases); i++) {
 		json_t *imp = json_of(cases[i].json);
 
-		why[0] = '\0';
-		assert_int_equal(store_import_check(imp, why, sizeof(why)), -EINVAL);
-		assert_string_equal(why, cases[i].why);
+		err_clear(&why);
+		assert_int_equal(store_import_check(imp, &why), -EINVAL);
+		assert_string_equal(why.msg, cases[i].why);
 		/* the same words from store_import, nothing stored */
 		assert_int_equal(store_import(f->st, imp, 1, &run), -EINVAL);
 		assert_contains(store_errmsg(f->st), cases[i].why);

@@ -39,15 +39,15 @@ static int setup(void **state)
 {
 	struct fixture *f = calloc(1, sizeof(*f));
 	json_t *inv;
-	char err[256] = "";
+	struct err err;
 
 	assert_non_null(f);
 	snprintf(f->dir, sizeof(f->dir), "/tmp/bpflab-test-store-link.XXXXXX");
 	tmpdir_make(f->dir);
 	snprintf(f->db, sizeof(f->db), "%s/lab.db", f->dir);
-	f->st = store_open(f->db, false, err, sizeof(err));
+	f->st = store_open(f->db, false, &err);
 	if (!f->st)
-		fail_msg("store_open: %s", err);
+		fail_msg("store_open: %s", err.msg);
 	inv = json_pack("{s:s, s:{s:s}, s:[{s:s, s:s}, {s:s, s:s}]}", "hostname", "h", "kernel",
 			"release", "6.18.44", "ports", "role", "x", "driver", "veth", "role", "y",
 			"driver", "veth");
@@ -297,13 +297,14 @@ static void test_store_links_readonly(void **state)
 {
 	struct fixture *f = *state;
 	const struct store_link one[] = { { f->h1, "x", f->h2, "y" } };
-	char text[256], err[256] = "";
+	struct err err;
+	char text[256];
 
 	assert_int_equal(store_links_replace(f->st, one, 1, 5000), 0);
 	store_close(&f->st);
-	f->st = store_open(f->db, true, err, sizeof(err));
+	f->st = store_open(f->db, true, &err);
 	if (!f->st)
-		fail_msg("store_open: %s", err);
+		fail_msg("store_open: %s", err.msg);
 	assert_int_equal(store_links_replace(f->st, NULL, 0, 6000), -EROFS);
 	assert_string_equal(store_errmsg(f->st), "cannot store the links: attempt to write a "
 			    "readonly database");

@@ -35,8 +35,8 @@ static bool has(const char *db, const char *suffix)
 static void add_host(const char *db, const char *name)
 {
 	json_t *inv = json_loads(inventory, 0, NULL);
-	char err[512];
-	struct store *st = store_open(db, false, err, sizeof(err));
+	struct err err;
+	struct store *st = store_open(db, false, &err);
 	int64_t id;
 
 	assert_non_null(st);
@@ -48,13 +48,13 @@ static void add_host(const char *db, const char *name)
 /* The number of hosts a read-only open of DB lists. */
 static size_t ro_hosts(const char *db)
 {
-	char err[512];
-	struct store *st = store_open(db, true, err, sizeof(err));
+	struct err err;
+	struct store *st = store_open(db, true, &err);
 	json_t *hosts;
 	size_t n;
 
 	if (!st)
-		fail_msg("read-only open of '%s': %s", db, err);
+		fail_msg("read-only open of '%s': %s", db, err.msg);
 	hosts = store_query_hosts(st);
 	assert_non_null(hosts);
 	n = json_array_size(hosts);
@@ -138,7 +138,8 @@ static bool holds_lock(const char *db)
  * saw). */
 static void test_store_ro_same_process_writer(void **state)
 {
-	char dir[] = "/tmp/bpflab-test-store-ro.XXXXXX", db[128], err[512];
+	struct err err;
+	char dir[] = "/tmp/bpflab-test-store-ro.XXXXXX", db[128];
 	json_t *inv = json_loads(inventory, 0, NULL);
 	struct store *w;
 	int64_t id;
@@ -147,7 +148,7 @@ static void test_store_ro_same_process_writer(void **state)
 	(void)state;
 	tmpdir_make(dir);
 	snprintf(db, sizeof(db), "%s/lab.db", dir);
-	w = store_open(db, false, err, sizeof(err));
+	w = store_open(db, false, &err);
 	assert_non_null(w);
 	for (i = 0; i < 3; i++) {
 		char name[16];
@@ -214,15 +215,16 @@ static void test_store_ro_symlink(void **state)
 /* A read-only open of a file that is not there fails, and makes none. */
 static void test_store_ro_missing(void **state)
 {
-	char dir[] = "/tmp/bpflab-test-store-ro.XXXXXX", db[128], err[512] = "";
+	struct err err;
+	char dir[] = "/tmp/bpflab-test-store-ro.XXXXXX", db[128];
 	struct store *st;
 
 	(void)state;
 	tmpdir_make(dir);
 	snprintf(db, sizeof(db), "%s/none.db", dir);
-	st = store_open(db, true, err, sizeof(err));
+	st = store_open(db, true, &err);
 	assert_null(st);
-	assert_non_null(strstr(err, "cannot open database"));
+	assert_non_null(strstr(err.msg, "cannot open database"));
 	assert_false(has(db, ""));
 	assert_int_equal(tmpdir_remove(dir), 0);
 }

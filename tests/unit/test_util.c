@@ -195,23 +195,23 @@ static void test_util_text_check(void **state)
 {
 	static const char nul[] = "one\ntwo\nth\0ree\nfour\n";
 	static const char latin[] = "one\n\ncaf\xe9\n";
-	char err[128] = "";
+	struct err err = { 0 };
 
 	(void)state;
-	assert_int_equal(util_text_check("a\nb\n", 4, "f.csv", err, sizeof(err)), 0);
-	assert_string_equal(err, "");
-	assert_int_equal(util_text_check(NULL, 0, "f.csv", err, sizeof(err)), 0);
-	assert_int_equal(util_text_check(nul, sizeof(nul) - 1, "f.csv", err, sizeof(err)),
+	assert_int_equal(util_text_check("a\nb\n", 4, "f.csv", &err), 0);
+	assert_string_equal(err.msg, "");
+	assert_int_equal(util_text_check(NULL, 0, "f.csv", &err), 0);
+	assert_int_equal(util_text_check(nul, sizeof(nul) - 1, "f.csv", &err),
 			 -EINVAL);
-	assert_string_equal(err, "f.csv:3: a NUL byte (not a text file?)");
-	assert_int_equal(util_text_check(latin, sizeof(latin) - 1, "g.json", err, sizeof(err)),
+	assert_string_equal(err.msg, "f.csv:3: a NUL byte (not a text file?)");
+	assert_int_equal(util_text_check(latin, sizeof(latin) - 1, "g.json", &err),
 			 -EINVAL);
-	assert_string_equal(err, "g.json:3: not UTF-8 text");
+	assert_string_equal(err.msg, "g.json:3: not UTF-8 text");
 	/* a NUL as the very first byte, and at the end */
-	assert_int_equal(util_text_check("\0", 1, "h", err, sizeof(err)), -EINVAL);
-	assert_string_equal(err, "h:1: a NUL byte (not a text file?)");
-	assert_int_equal(util_text_check("a\n\0", 3, "h", err, sizeof(err)), -EINVAL);
-	assert_string_equal(err, "h:2: a NUL byte (not a text file?)");
+	assert_int_equal(util_text_check("\0", 1, "h", &err), -EINVAL);
+	assert_string_equal(err.msg, "h:1: a NUL byte (not a text file?)");
+	assert_int_equal(util_text_check("a\n\0", 3, "h", &err), -EINVAL);
+	assert_string_equal(err.msg, "h:2: a NUL byte (not a text file?)");
 }
 
 /* The plan-name rule every name shares (plans, imported plans and hosts). */

@@ -489,7 +489,8 @@ static void test_web_pages(void **state)
 /* A database migrated by a newer bpflab: refused at start, 500 on a request. */
 static void test_web_newer_database(void **state)
 {
-	char copy[400], cmd[900], err[512];
+	struct err err;
+	char copy[400], cmd[900];
 	struct web_opts o = { .http = "127.0.0.1:0" };
 	struct web *w;
 	struct http h;
@@ -507,9 +508,9 @@ static void test_web_newer_database(void **state)
 	http_free(&h);
 	web_destroy(&w);
 	o.db = copy;
-	assert_null(web_new(&o, &usage, err, sizeof(err)));
+	assert_null(web_new(&o, &usage, &err));
 	assert_false(usage);
-	assert_contains(err, "schema version 999 is newer");
+	assert_contains(err.msg, "schema version 999 is newer");
 	/* nothing written: the version is still the one set */
 	snprintf(cmd, sizeof(cmd), "test \"$(sqlite3 '%s' 'PRAGMA user_version')\" = 999", copy);
 	assert_int_equal(system(cmd), 0);
@@ -544,13 +545,13 @@ static void test_web_bind_rule(void **state)
 	struct web_opts o = { .db = db, .http = "192.0.2.1:0" };
 	const char *argv[] = { BPFLAB, "--db", db, "serve", "--http", "0.0.0.0:0", NULL };
 	struct prog_out p;
-	char err[512];
+	struct err err;
 	bool usage = false;
 
 	(void)state;
-	assert_null(web_new(&o, &usage, err, sizeof(err)));
+	assert_null(web_new(&o, &usage, &err));
 	assert_true(usage);
-	assert_text(err, "--http '192.0.2.1:0' is not a loopback address: give --http-token "
+	assert_text(err.msg, "--http '192.0.2.1:0' is not a loopback address: give --http-token "
 		    "FILE (every request must carry the token) or --http-public (anyone who "
 		    "reaches it can read the results)");
 	prog_run(&p, argv, tmpdir);
@@ -564,9 +565,9 @@ static void test_web_bind_rule(void **state)
 	assert_contains(p.err, "bpflabd: --http '10.0.0.1:8080' is not a loopback address");
 	prog_out_free(&p);
 	o.http = "127.0.0.1:http";
-	assert_null(web_new(&o, &usage, err, sizeof(err)));
+	assert_null(web_new(&o, &usage, &err));
 	assert_true(usage);
-	assert_contains(err, "bad --http address '127.0.0.1:http'");
+	assert_contains(err.msg, "bad --http address '127.0.0.1:http'");
 }
 
 static void test_web_route(void **state)
@@ -611,45 +612,45 @@ static void test_web_params(void **state)
 {
 	static const char *const allowed[] = { "format=json|csv", "plan=", NULL };
 	const char *values[2];
-	char err[256];
+	struct err err;
 
 	(void)state;
-	assert_int_equal(web_params_check(NULL, 0, allowed, values, err, sizeof(err)), 0);
+	assert_int_equal(web_params_check(NULL, 0, allowed, values, &err), 0);
 	assert_null(values[0]);
 	assert_int_equal(web_params_check((struct web_param[]){ { "format", "csv" } }, 1,
-					  allowed, values, err, sizeof(err)), 0);
+					  allowed, values, &err), 0);
 	assert_text(values[0], "csv");
 	assert_null(values[1]);
 	/* "plan=": any value but an empty one */
 	assert_int_equal(web_params_check((struct web_param[]){ { "plan", "a|b" } }, 1,
-					  allowed, values, err, sizeof(err)), -EINVAL);
-	assert_text(err, "parameter 'plan': unknown value 'a|b' (expected )");
+					  allowed, values, &err), -EINVAL);
+	assert_text(err.msg, "parameter 'plan': unknown value 'a|b' (expected )");
 	assert_int_equal(web_params_check((struct web_param[]){ { "format", NULL } }, 1,
-					  allowed, values, err, sizeof(err)), -EINVAL);
-	assert_text(err, "parameter 'format' needs a value");
+					  allowed, values, &err), -EINVAL);
+	assert_text(err.msg, "parameter 'format' needs a value");
 	assert_int_equal(web_params_check((struct web_param[]){ { "format", "" } }, 1,
-					  allowed, values, err, sizeof(err)), -EINVAL);
-	assert_text(err, "parameter 'format' needs a value");
+					  allowed, values, &err), -EINVAL);
+	assert_text(err.msg, "parameter 'format' needs a value");
 	assert_int_equal(web_params_check((struct web_param[]){ { "form", "csv" } }, 1,
-					  allowed, values, err, sizeof(err)), -EINVAL);
-	assert_text(err, "unknown parameter 'form'");
+					  allowed, values, &err), -EINVAL);
+	assert_text(err.msg, "unknown parameter 'form'");
 	assert_int_equal(web_params_check((struct web_param[]){ { "format", "cs" } }, 1,
-					  allowed, values, err, sizeof(err)), -EINVAL);
-	assert_text(err, "parameter 'format': unknown value 'cs' (expected json|csv)");
+					  allowed, values, &err), -EINVAL);
+	assert_text(err.msg, "parameter 'format': unknown value 'cs' (expected json|csv)");
 	assert_int_equal(web_params_check((struct web_param[]){ { "format", "json" },
 								{ "format", "json" } }, 2,
-					  allowed, values, err, sizeof(err)), -EINVAL);
-	assert_text(err, "parameter 'format' given twice");
+					  allowed, values, &err), -EINVAL);
+	assert_text(err.msg, "parameter 'format' given twice");
 	/* "metric" alone: any value but an empty one */
 	{
 		static const char *const any[] = { "metric", NULL };
 
 		assert_int_equal(web_params_check((struct web_param[]){ { "metric", "a|<b>" } },
-						  1, any, values, err, sizeof(err)), 0);
+						  1, any, values, &err), 0);
 		assert_text(values[0], "a|<b>");
 		assert_int_equal(web_params_check((struct web_param[]){ { "metric", "" } }, 1, any,
-						  values, err, sizeof(err)), -EINVAL);
-		assert_text(err, "parameter 'metric' needs a value");
+						  values, &err), -EINVAL);
+		assert_text(err.msg, "parameter 'metric' needs a value");
 	}
 }
 
@@ -673,12 +674,12 @@ static void test_web_addr(void **state)
 	struct sockaddr_storage sa;
 	socklen_t len;
 	bool lo;
-	char err[256];
+	struct err err;
 	size_t i;
 
 	(void)state;
 	for (i = 0; i < ARRAY_LEN(cases); i++) {
-		int rc = web_parse_addr(cases[i].text, &sa, &len, &lo, err, sizeof(err));
+		int rc = web_parse_addr(cases[i].text, &sa, &len, &lo, &err);
 
 		if ((rc == 0) != cases[i].ok)
 			fail_msg("'%s': rc %d", cases[i].text, rc);
@@ -689,29 +690,30 @@ static void test_web_addr(void **state)
 				       ((struct sockaddr_in *)&sa)->sin_port :
 				       ((struct sockaddr_in6 *)&sa)->sin6_port), cases[i].port);
 	}
-	assert_int_equal(web_parse_addr("host:1", &sa, &len, &lo, err, sizeof(err)), -EINVAL);
-	assert_text(err, "bad --http address 'host:1' (expected ADDR:PORT, [ADDR6]:PORT or "
+	assert_int_equal(web_parse_addr("host:1", &sa, &len, &lo, &err), -EINVAL);
+	assert_text(err.msg, "bad --http address 'host:1' (expected ADDR:PORT, [ADDR6]:PORT or "
 		    "PORT: an IP address and a port 0-65535)");
 }
 
 static void test_web_token_file(void **state)
 {
-	char file[400], tok[WEB_TOKEN_MAX], err[512];
+	struct err err;
+	char file[400], tok[WEB_TOKEN_MAX];
 
 	(void)state;
 	snprintf(file, sizeof(file), "%s/token", tmpdir);
 	file_put(file, "  0123456789abcdef \nsecond line\n");
-	assert_int_equal(web_read_token(file, tok, err, sizeof(err)), 0);
+	assert_int_equal(web_read_token(file, tok, &err), 0);
 	assert_text(tok, "0123456789abcdef");
 	file_put(file, "short\n");
-	assert_int_equal(web_read_token(file, tok, err, sizeof(err)), -EINVAL);
-	assert_contains(err, "the token (first line) has 5 bytes; give at least 16");
+	assert_int_equal(web_read_token(file, tok, &err), -EINVAL);
+	assert_contains(err.msg, "the token (first line) has 5 bytes; give at least 16");
 	file_put(file, "0123456789 abcdef\n");
-	assert_int_equal(web_read_token(file, tok, err, sizeof(err)), -EINVAL);
-	assert_contains(err, "at column 11");
+	assert_int_equal(web_read_token(file, tok, &err), -EINVAL);
+	assert_contains(err.msg, "at column 11");
 	snprintf(file, sizeof(file), "%s/none", tmpdir);
-	assert_int_equal(web_read_token(file, tok, err, sizeof(err)), -ENOENT);
-	assert_contains(err, "cannot read token file");
+	assert_int_equal(web_read_token(file, tok, &err), -ENOENT);
+	assert_contains(err.msg, "cannot read token file");
 
 	assert_true(web_auth_ok("Bearer 0123456789abcdef", "0123456789abcdef"));
 	assert_false(web_auth_ok("Bearer 0123456789abcdeF", "0123456789abcdef"));

@@ -146,7 +146,7 @@ static void test_web_guard_host(void **state)
 
 static void test_web_guard_redirect_and_names(void **state)
 {
-	char err[256];
+	struct err err;
 
 	(void)state;
 	assert_true(web_local_path("/"));
@@ -156,12 +156,12 @@ static void test_web_guard_redirect_and_names(void **state)
 	assert_false(web_local_path("/\\evil.example/"));
 	assert_false(web_local_path("http://evil.example/"));
 	assert_false(web_local_path(""));
-	assert_int_equal(web_check_name("dash.example", err, sizeof(err)), 0);
-	assert_int_equal(web_check_name("10.1.2.3", err, sizeof(err)), 0);
-	assert_int_equal(web_check_name("", err, sizeof(err)), -EINVAL);
-	assert_int_equal(web_check_name("dash.example:8080", err, sizeof(err)), -EINVAL);
-	assert_contains(err, "byte 13 is not a letter");
-	assert_int_equal(web_check_name("http://x", err, sizeof(err)), -EINVAL);
+	assert_int_equal(web_check_name("dash.example", &err), 0);
+	assert_int_equal(web_check_name("10.1.2.3", &err), 0);
+	assert_int_equal(web_check_name("", &err), -EINVAL);
+	assert_int_equal(web_check_name("dash.example:8080", &err), -EINVAL);
+	assert_contains(err.msg, "byte 13 is not a letter");
+	assert_int_equal(web_check_name("http://x", &err), -EINVAL);
 }
 
 /* A connected socket to PORT that sent "GET PATH". */

@@ -90,12 +90,12 @@ static inline int web_test_count(const char *hay, const char *needle)
 static inline struct web *web_test_start(const char *file, const char *token)
 {
 	struct web_opts o = { .db = file, .http = "127.0.0.1:0", .token = token };
-	char err[512];
+	struct err err;
 	bool usage;
-	struct web *w = web_new(&o, &usage, err, sizeof(err));
+	struct web *w = web_new(&o, &usage, &err);
 
 	if (!w)
-		fail_msg("web_new: %s", err);
+		fail_msg("web_new: %s", err.msg);
 	assert_true(web_port(w) > 0);
 	return w;
 }
