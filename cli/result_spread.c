@@ -18,7 +18,7 @@ int cli_fetch_run_spread(const json_t *filter, const json_t *rows, bool include_
 {
 	json_t *f = analysis_spread_filter(filter, rows, include_flagged), *req = NULL, *reply = NULL, *v;
 	struct store *st;
-	char err[512] = "";
+	struct err err = { 0 };
 	int ret = 0;
 
 	*spread = NULL;
@@ -29,10 +29,10 @@ int cli_fetch_run_spread(const json_t *filter, const json_t *rows, bool include_
 		goto out;
 	}
 	if (cli.db) {
-		st = store_open(cli.db, true, err, sizeof(err));
+		st = store_open(cli.db, true, &err);
 		if (!st) {
 			ret = cli_error("cannot open database '%s': %s", cli.db,
-					*err ? err : strerror(errno));
+					*err.msg ? err.msg : strerror(errno));
 			goto out;
 		}
 		*spread = store_query_run_spread(st, f);

@@ -486,7 +486,7 @@ json_t *analysis_compare(const json_t *rows, const char *by, const char *baselin
 	if (opts && opts->run_spread && !strcmp(by, "run")) {
 		spread = true;
 		if (analysis_spread_index(opts->run_spread, &ix)) {
-			e = util_seterr(err, err_len, -ENOMEM, "out of memory");
+			e = err_ret(err, -ENOMEM, "out of memory");
 			goto out;
 		}
 	}

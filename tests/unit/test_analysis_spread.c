@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "analysis/analysis.h"
+#include "base/err.h"
 #include "store/store.h"
 #include "helpers.h"
 
@@ -51,14 +52,15 @@ static json_t *compare_runs(struct store *st, int64_t ra, int64_t rb, json_t **r
 	json_t *sf = json_pack("{s:s, s:[I, I]}", "metric", "prog.ns_per_run", "runs",
 			       (json_int_t)ra, (json_int_t)rb);
 	json_t *rows = store_query_values(st, f), *spread = store_query_run_spread(st, sf);
-	char a[32], b[32], err[256];
+	char a[32], b[32];
+	struct err err;
 	ANALYSIS_OPTS(o, .min_effect = 0.03, .run_spread = spread);
 
 	assert_non_null(rows);
 	assert_non_null(spread);
 	snprintf(a, sizeof(a), "%lld", (long long)ra);
 	snprintf(b, sizeof(b), "%lld", (long long)rb);
-	*rep = analysis_compare(rows, "run", a, b, &o, err, sizeof(err));
+	*rep = analysis_compare(rows, "run", a, b, &o, &err);
 	assert_non_null(*rep);
 	json_decref(rows);
 	json_decref(spread);
@@ -70,8 +72,8 @@ static json_t *compare_runs(struct store *st, int64_t ra, int64_t rb, json_t **r
 
 static void test_analysis_spread_store(void **state)
 {
-	char err[256];
-	struct store *st = store_open(":memory:", false, err, sizeof(err));
+	struct err err;
+	struct store *st = store_open(":memory:", false, &err);
 	json_t *f, *s, *r, *rep;
 	int64_t run[4];
 	int i;

@@ -650,15 +650,16 @@ static void test_report_compare_run_spread(void **state)
 {
 	json_t *rows = fixed_rows(), *spread = json_array(), *rep, *plain, *r;
 	ANALYSIS_OPTS(o, .run_spread = spread);
-	char err[256], *t;
+	struct err err;
+	char *t;
 
 	(void)state;
 	json_array_append_new(spread, spread_row(5, "3f2a9c1e0b7d55aa", 25.0));
 	json_array_append_new(spread, spread_row(6, "3f2a9c1e0b7d55aa", 26.5));
 	json_array_append_new(spread, spread_row(7, "3f2a9c1e0b7d55aa", 25.02));
 	json_array_append_new(spread, spread_row(8, "9c0ffee12345678a", 25.0));
-	rep = analysis_compare(rows, "run", "7", "8", &o, err, sizeof(err));
-	plain = analysis_compare(rows, "run", "7", "8", NULL, err, sizeof(err));
+	rep = analysis_compare(rows, "run", "7", "8", &o, &err);
+	plain = analysis_compare(rows, "run", "7", "8", NULL, &err);
 	assert_non_null(rep);
 	assert_non_null(plain);
 	assert_int_equal(report_compare_add_min_detectable(rep), 0);
