@@ -334,7 +334,8 @@ static void rate_run(int threads)
 		assert_true(ps.burst >= 1 && ps.burst <= (uint64_t)cfg.burst);
 	if ((double)ps.shortfall <= 0.01 * owed) {
 		assert_true(pps > 98000 && pps < 102000);
-		assert_float_equal(gen_paced_rate(paced, threads, 1000000000LL), 100000, 100);
+		/* the threads' own record within the same 2 % as the count */
+		assert_float_equal(gen_paced_rate(paced, threads, 1000000000LL), 100000, 2000);
 	}
 	xdpgen_destroy(&gen);
 	close(link);

@@ -221,7 +221,7 @@ static void test_jobspec_rate(void **state)
 	/* traffic.burst: after the rate, 1..4096 */
 	json_object_set_new(t, "burst", json_integer(16));
 	assert_round_trip(share, "burst");
-	assert_int_equal(jobspec_decode(share, "spec", &s, why, sizeof(why)), 0);
+	assert_int_equal(jobspec_decode(share, "spec", &s, &why), 0);
 	assert_int_equal(s.traffic.burst, 16);
 	jobspec_release(&s);
 	json_decref(pps);
