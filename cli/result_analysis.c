@@ -290,7 +290,7 @@ static int compare_runs_check(const json_t *rows, long long ra, long long rb,
 int cli_result_compare(int argc, char **argv)
 {
 	struct an_opts o = { .cmd = "result compare" };
-	json_t *filter = NULL, *rows = NULL, *report = NULL;
+	json_t *filter = NULL, *rows = NULL, *report = NULL, *spread = NULL;
 	const char *by, *baseline, *candidate;
 	char msg[1024], a[32], b[32];
 	struct err e;
@@ -348,9 +348,15 @@ int cli_result_compare(int argc, char **argv)
 		ret = unknown_metric(o.plan, o.metric);
 	if (ret)
 		goto out;
+	/* runs compared as wholes: their run-to-run spread (docs/analysis.md) */
+	if (!strcmp(by, "run"))
+		ret = cli_fetch_run_spread(filter, rows, o.include_flagged || o.all, &spread);
+	if (ret)
+		goto out;
 	{
 		ANALYSIS_OPTS(aopts, .include_flagged = o.include_flagged || o.all, .all = o.all,
-			      .min_effect = o.min_effect / 100, .alpha = o.alpha, .strict = o.strict);
+			      .min_effect = o.min_effect / 100, .alpha = o.alpha, .strict = o.strict,
+			      .run_spread = spread);
 
 		report = analysis_compare(rows, by, baseline, candidate, &aopts, &e);
 	}
@@ -379,6 +385,7 @@ int cli_result_compare(int argc, char **argv)
 		ret = cli_error("cannot print the comparison: %s", strerror(-err));
 out:
 	json_decref(report);
+	json_decref(spread);
 	json_decref(rows);
 	json_decref(filter);
 	return ret;

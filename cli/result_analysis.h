@@ -7,11 +7,19 @@
 #define BPFLAB_CLI_RESULT_ANALYSIS_H
 
 #include <jansson.h>
+#include <stdbool.h>
 
 /* The value rows (store_query_values) for FILTER from --db FILE or the coordinator's
  * `query`. Returns 0 with *ROWS, or an exit status after the error (FILTER NULL: out of
  * memory). */
 int cli_fetch_values(const json_t *filter, json_t **rows);
+
+/* The run-to-run summaries (store_query_run_spread) of the runs of ROWS, for compare's
+ * FILTER (its "by" dropped) and INCLUDE_FLAGGED, from --db FILE or the coordinator's
+ * `query_spread` (cli/result_spread.c). Returns 0 with *SPREAD, or an exit status after
+ * the error. */
+int cli_fetch_run_spread(const json_t *filter, const json_t *rows, bool include_flagged,
+			 json_t **spread);
 
 /* Each returns the exit status (cli.h). */
 int cli_result_compare(int argc, char **argv);
@@ -36,8 +44,9 @@ int cli_result_import(int argc, char **argv);
 	"delta % and a verdict: SAME, DIFFERENT (better / worse) or UNKNOWN +N reps (the\n" \
 	"repetitions per side that would settle it); '(exact)' when both sides repeat\n"  \
 	"one value (QEMU icount costs): no test, the delta decides. A side that holds\n"  \
-	"values of several hosts or kernel builds is named under the table. See\n"       \
-	"docs/analysis.md.\n"                                                             \
+	"values of several hosts or kernel builds is named under the table. Whole runs\n" \
+	"are tested with the spread between runs of their plan, host and kernel (from\n" \
+	"3 runs; under the table). See docs/analysis.md.\n"                            \
 	"\n"                                                                               \
 	"  --plan NAME         the plan whose results are grouped (also narrows two runs)\n" \
 	"  --by FIELD          what a group is (FIELD above)\n"                            \

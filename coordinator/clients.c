@@ -184,6 +184,7 @@ static const struct {
 	{ "run_watch", on_run_watch },
 	{ "run_attempts", NULL },
 	{ "query", NULL },
+	{ "query_spread", NULL },
 	{ "import", NULL },		/* in parts: coord_import_start */
 	{ "link_list", coord_link_list },
 	{ "link_discover", NULL },	/* answered later: coord_link_discover */

@@ -74,6 +74,13 @@ static json_t *answer(struct store *st, const json_t *msg)
 			v = NULL;
 		}
 		reply = "values", member = "values";
+	} else if (!strcmp(type, "query_spread")) {
+		const json_t *filter = json_object_get(msg, "filter");
+
+		if (!json_is_object(filter))
+			return proto_error_new(type, "'filter' must be an object");
+		v = store_query_run_spread(st, filter);
+		reply = "run_spread", member = "run_spread";
 	} else if (!strcmp(type, "run_list")) {
 		v = store_query_runs(st);
 		reply = "runs", member = "runs";
@@ -297,7 +304,8 @@ int coord_offload_parse(struct coord *c, const void *id, size_t id_len, zmq_msg_
 bool coord_offload_reads(const char *type)
 {
 	static const char *const reads[] = { "result_show", "result_seconds", "run_show",
-					     "run_attempts", "query", "run_list" };
+					     "run_attempts", "query", "query_spread",
+					     "run_list" };
 	size_t i;
 
 	for (i = 0; i < sizeof(reads) / sizeof(reads[0]); i++)

@@ -334,7 +334,7 @@ json_t *web_compare(struct store *store, const struct web_param *params, size_t 
 		    struct web_reply *reply)
 {
 	const char *v[P_N], *by, *baseline, *candidate;
-	json_t *rows, *report, *runs = NULL;
+	json_t *rows, *report, *runs = NULL, *spread = NULL;
 	long long a = 0, b = 0;
 	char msg[1024];
 	struct err e;
@@ -383,11 +383,33 @@ json_t *web_compare(struct store *store, const struct web_param *params, size_t 
 	json_decref(runs);
 	if (!rows)
 		return NULL;
+	/* whole runs: their run-to-run spread, as the CLI reads it (docs/analysis.md) */
+	if (!strcmp(by, "run")) {
+		json_t *f = json_object(), *sf;
+		size_t i;
+
+		for (i = 0; f && i < P_BY; i++)
+			if (v[i])
+				json_object_set_new(f, an_keys[i], json_string(v[i]));
+		sf = f ? analysis_spread_filter(f, rows, v[P_FLAGGED] != NULL) : NULL;
+		spread = sf ? store_query_run_spread(store, sf) : NULL;
+		json_decref(f);
+		json_decref(sf);
+		if (!spread) {
+			json_decref(rows);
+			if (sf)
+				reply_store_error(store, reply);
+			else
+				web_reply_error(reply, 500, "out of memory");
+			return NULL;
+		}
+	}
 	{
-		ANALYSIS_OPTS(aopts, .include_flagged = v[P_FLAGGED] != NULL);
+		ANALYSIS_OPTS(aopts, .include_flagged = v[P_FLAGGED] != NULL, .run_spread = spread);
 
 		report = analysis_compare(rows, by, baseline, candidate, &aopts, &e);
 	}
+	json_decref(spread);
 	json_decref(rows);
 	if (!report) {
 		snprintf(msg, sizeof(msg), "%s", e.msg);

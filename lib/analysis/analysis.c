@@ -15,6 +15,7 @@
 
 #include "analysis/analysis_int.h"
 #include "analysis/compare.h"
+#include "analysis/runspread.h"
 #include "analysis/stats.h"
 #include "base/util.h"
 
@@ -185,15 +186,48 @@ static bool mixed_populations(const struct series *s, const json_t *rx_cpu, doub
 	return apart && lo > 0 && (hi - lo) / lo >= min_effect;
 }
 
+/* The run-to-run component of the pair A, B from IX into the options O (a copy of the
+ * caller's) and, with the note when it is not known, into row ROW later: *RS. */
+static void run_component(const struct spread_index *ix, const struct series *a,
+			  const struct series *b, struct compare_opts *o, struct runspread *rs,
+			  char *note, size_t len)
+{
+	analysis_spread_component(ix, a, b, rs, note, len);
+	if (rs->known) {
+		o->run_rel_var = rs->rel_var;
+		o->run_df = rs->df;
+	}
+}
+
+/* The run-to-run members of row ROW (docs/analysis.md, "Run-to-run spread"). */
+static void run_members(json_t *row, const struct runspread *rs, const char *note,
+			const struct compare_result *r)
+{
+	json_object_set_new(row, "run_spread_pct", rs->known ?
+			    json_real(100 * sqrt(rs->rel_var)) : json_null());
+	json_object_set_new(row, "run_spread_runs", json_integer((json_int_t)rs->runs));
+	if (rs->known)
+		json_object_set_new(row, "run_spread_df", json_real(rs->df));
+	if (*note)
+		json_object_set_new(row, "run_spread_note", json_string(note));
+	if (r->run_limited)
+		json_object_set_new(row, "run_limited", json_true());
+}
+
 /* Compare the values of A and B (far-out values left out and counted in X unless
- * X->all) into a row of ROWS; a side whose receive work ran on two CPUs with two levels
- * gets the verdict MIXED instead of a mean over both. */
+ * X->all) into a row of ROWS, with the run-to-run component from IX when not NULL; a
+ * side whose receive work ran on two CPUs with two levels gets the verdict MIXED
+ * instead of a mean over both. */
 static int compare_pair(const struct series *a, const struct series *b,
-			const struct compare_opts *copts, struct excluded *x, json_t *rows)
+			const struct compare_opts *copts, const struct spread_index *ix,
+			struct excluded *x, json_t *rows)
 {
 	double min_effect = copts->min_effect > 0 ? copts->min_effect : 0.02;
 	struct series ka = { 0 }, kb = { 0 };
+	struct compare_opts o = *copts;
+	struct runspread rs = { 0 };
 	struct compare_result r;
+	char note[256] = "";
 	char why[2][256];
 	bool mixed[2];
 	json_t *row;
@@ -206,7 +240,9 @@ static int compare_pair(const struct series *a, const struct series *b,
 		goto out;
 	}
 	x->outliers += (size_t)na + (size_t)nb;
-	err = compare_samples(ka.v, ka.n, kb.v, kb.n, stats_kind_for_unit(a->unit), copts, &r);
+	if (ix)
+		run_component(ix, a, b, &o, &rs, note, sizeof(note));
+	err = compare_samples(ka.v, ka.n, kb.v, kb.n, stats_kind_for_unit(a->unit), &o, &r);
 	if (err)
 		goto out;
 	row = compare_row(a, b, &r);
@@ -214,6 +250,8 @@ static int compare_pair(const struct series *a, const struct series *b,
 		err = -ENOMEM;
 		goto out;
 	}
+	if (ix)
+		run_members(row, &rs, note, &r);
 	if (na || nb) {
 		json_object_set_new(row, "outliers_a", json_integer(na));
 		json_object_set_new(row, "outliers_b", json_integer(nb));
@@ -297,8 +335,8 @@ static size_t *rows_in_order(const struct series_set *set, const char *g, size_t
  * program renamed by the patch), is paired across the subjects. Keys on one side only
  * go to ONLY_A / ONLY_B. */
 static int compare_groups(struct series_set *set, const char *ga, const char *gb,
-			  const struct compare_opts *copts, struct excluded *x, json_t *rows,
-			  json_t *only_a, json_t *only_b)
+			  const struct compare_opts *copts, const struct spread_index *ix,
+			  struct excluded *x, json_t *rows, json_t *only_a, json_t *only_b)
 {
 	struct series *a, *b;
 	size_t i, n, *order = rows_in_order(set, ga, &n);
@@ -318,7 +356,7 @@ static int compare_groups(struct series_set *set, const char *ga, const char *gb
 				err = -ENOMEM;
 			continue;
 		}
-		err = compare_pair(a, b, copts, x, rows);
+		err = compare_pair(a, b, copts, ix, x, rows);
 	}
 	free(order);
 	if (err)
@@ -424,6 +462,8 @@ json_t *analysis_compare(const json_t *rows, const char *by, const char *baselin
 			 const char *candidate, const struct analysis_opts *opts, struct err *err)
 {
 	struct analysis_input in = { .set = { 0 } };
+	struct spread_index ix = { 0 };
+	bool spread = false;
 	json_t *sides, *report = NULL, *cmps = NULL, *sides_arr = NULL, *pooled = NULL;
 	json_t *cmp, *crows, *only_a, *only_b, *v;
 	COMPARE_OPTS(copts);
@@ -441,6 +481,14 @@ json_t *analysis_compare(const json_t *rows, const char *by, const char *baselin
 	if (opts) {
 		copts.alpha = opts->alpha;
 		copts.min_effect = opts->min_effect;
+	}
+	/* the sides are whole runs: their run-to-run spread is known to the store */
+	if (opts && opts->run_spread && !strcmp(by, "run")) {
+		spread = true;
+		if (analysis_spread_index(opts->run_spread, &ix)) {
+			e = err_ret(err, -ENOMEM, "out of memory");
+			goto out;
+		}
 	}
 	cmps = json_array();
 	if (!cmps) {
@@ -490,7 +538,8 @@ json_t *analysis_compare(const json_t *rows, const char *by, const char *baselin
 			e = err_ret(err, -ENOMEM, "out of memory");
 			goto out;
 		}
-		e = compare_groups(&in.set, baseline, g, &copts, &in.x, crows, only_a, only_b);
+		e = compare_groups(&in.set, baseline, g, &copts, spread ? &ix : NULL, &in.x, crows,
+				   only_a, only_b);
 		if (e) {
 			err_ret(err, e, "cannot compare %s '%s' with '%s': %s", by, baseline,
 			       g, strerror(-e));
@@ -526,6 +575,7 @@ json_t *analysis_compare(const json_t *rows, const char *by, const char *baselin
 			   "sides", sides_arr, "pooled", pooled, "comparisons", json_incref(cmps),
 			   "excluded", analysis_excluded_json(&in.x, opts && opts->include_flagged));
 out:
+	analysis_spread_release(&ix);
 	json_decref(pooled);
 	json_decref(sides_arr);
 	json_decref(cmps);

@@ -42,6 +42,10 @@ struct analysis_opts {
 	double min_effect;		/* of compare_samples (fraction); 0: its default */
 	bool strict;			/* compare: refuse a side that pools values of
 					 * several hosts or kernel builds */
+	const json_t *run_spread;	/* compare by run: store_query_run_spread's rows
+					 * for the compared runs (not stolen), whence
+					 * each row's run-to-run component
+					 * (analysis_spread.c); NULL: none */
 };
 
 #define ANALYSIS_OPTS(NAME, ...)                                                        \
@@ -95,6 +99,11 @@ const char *analysis_pooled_text(const json_t *entry, const char *by, char *out,
  * "pooled" lists each side that does (docs/analysis.md, "Pooling"). */
 json_t *analysis_compare(const json_t *rows, const char *by, const char *baseline,
 			 const char *candidate, const struct analysis_opts *opts, struct err *err);
+
+/* The filter of store_query_run_spread for a compare by run of value rows ROWS read with
+ * FILTER (not stolen): FILTER without "by", with "runs" the run ids of ROWS and
+ * "include_flagged". A new object, or NULL (ENOMEM). */
+json_t *analysis_spread_filter(const json_t *filter, const json_t *rows, bool include_flagged);
 
 /* The history of ROWS grouped by BY (kernel.release: in order of first appearance in
  * time; day: in date order): per (metric, point, variant, subject) series, per group n,

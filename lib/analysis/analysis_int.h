@@ -81,6 +81,37 @@ size_t analysis_count_subjects(struct series_set *set, const struct series *k,
 /* The "excluded" object of a report from X. */
 json_t *analysis_excluded_json(const struct excluded *x, bool include_flagged);
 
+/* The point of value row ROW (members "point", "timing") as a series key: "k=v k=v"
+ * (keys sorted), and " timing=icount" after it for an icount value. Heap string or
+ * NULL. */
+char *analysis_series_point(const json_t *row);
+
+/* store_query_run_spread's rows with their point keys (analysis_spread.c). */
+struct spread_entry {
+	const json_t *row;
+	long long run;
+	char *point;			/* analysis_series_point */
+};
+
+struct spread_index {
+	struct spread_entry *e;
+	size_t n;
+};
+
+struct runspread;
+
+/* Index ROWS (not stolen; they must outlive IX) into IX; 0 or -ENOMEM (release IX
+ * either way). */
+int analysis_spread_index(const json_t *rows, struct spread_index *ix);
+void analysis_spread_release(struct spread_index *ix);
+
+/* The run-to-run component of the row pairing series A and B, whose groups are run
+ * ids, into OUT (lib/analysis/runspread.h); when it is not known, why in NOTE ("run-to-run
+ * spread unknown (1 run per side; 3 needed): ..."), else NOTE is "". */
+void analysis_spread_component(const struct spread_index *ix, const struct series *a,
+			       const struct series *b, struct runspread *out, char *note,
+			       size_t note_len);
+
 /* V as a JSON real, null when not finite. */
 json_t *analysis_num(double v);
 

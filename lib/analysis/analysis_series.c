@@ -296,9 +296,8 @@ static json_t *side_of(json_t *sides, const char *group)
 	return side;
 }
 
-/* The point of ROW as a series key: point_text, and " timing=icount" after it for an
- * icount value. Heap string or NULL. */
-static char *series_point(const json_t *row)
+/* See analysis_int.h. */
+char *analysis_series_point(const json_t *row)
 {
 	char *pt = point_text(json_object_get(row, "point")), *t;
 
@@ -326,7 +325,7 @@ static int collect_value(const json_t *row, double v, bool drop_variant, bool dr
 
 	if (!side || side_add(side, row, jobs_seen))
 		return -ENOMEM;
-	pt = series_point(row);
+	pt = analysis_series_point(row);
 	if (!pt)
 		return -ENOMEM;
 	s = series_get(set, str(row, "metric"), pt, drop_variant ? "" : str(row, "variant"),

@@ -89,15 +89,20 @@ static double var_or_zero(const double *v, size_t n)
  * DELTA (absolute) with POWER at ALPHA given variance S2, enlarged by the Mann-Whitney
  * test's asymptotic relative efficiency 3/pi when that test decides, and at least the
  * size where the test can reach alpha (the exact Mann-Whitney cannot below 4 + 4).
- * Returns the number to add to the smaller side, at least 1. */
-static double more_reps(const struct compare_result *r, double s2, double delta, double alpha,
-			double power, size_t few, bool mw)
+ * Returns the number to add to the smaller side, at least 1; NAN when the run-to-run
+ * part VR of the difference's variance alone is beyond what DELTA allows. */
+static double more_reps(const struct compare_result *r, double s2, double vr, double delta,
+			double alpha, double power, size_t few, bool mw)
 {
 	size_t have = r->n_a < r->n_b ? r->n_a : r->n_b, need = have;
 	double z = stats_norm_quantile(1 - alpha / 2) + stats_norm_quantile(power), n;
 
+	/* VR, the run-to-run part of var(mean_b - mean_a), does not shrink with n: what is
+	 * left of (delta / z)^2 for the repetitions (NAN: nothing, no n will do) */
+	if (vr > 0 && delta > 0 && z * z * vr >= delta * delta)
+		return NAN;
 	if (s2 > 0 && delta > 0) {
-		n = 2 * z * z * s2 / (delta * delta);
+		n = 2 * z * z * s2 / (delta * delta - z * z * vr);
 		if (mw)
 			n /= 3 / M_PI;
 		n = ceil(n);
@@ -115,11 +120,34 @@ static double more_reps(const struct compare_result *r, double s2, double delta,
 	return need > have ? (double)(need - have) : 1;
 }
 
+/* Welch's test of B against A with the run-to-run part VR (of var(mean_b - mean_a),
+ * RUN_DF degrees of freedom) added to the repetitions' s_a^2/n_a + s_b^2/n_b:
+ * Satterthwaite's df over the three parts. Sets OUT's test, statistic, df, p, and the
+ * half-width of the (1 - 2 ALPHA) interval in ci_lo_pct and ci_hi_pct (the caller
+ * centres it). */
+static void run_welch(const double *a, size_t n_a, const double *b, size_t n_b, double vr,
+		      double run_df, double alpha, struct compare_result *out)
+{
+	double va = var_or_zero(a, n_a) / (double)n_a, vb = var_or_zero(b, n_b) / (double)n_b;
+	double se2 = va + vb + vr, den = vr * vr / run_df, df, t, h;
+
+	den += va * va / (double)(n_a - 1) + vb * vb / (double)(n_b - 1);
+	df = se2 * se2 / den;
+	t = (stats_mean(b, n_b) - stats_mean(a, n_a)) / sqrt(se2);
+	h = stats_t_quantile(1 - alpha, df) * sqrt(se2);
+	out->test = COMPARE_TEST_WELCH;
+	out->statistic = t;
+	out->df = df;
+	out->p = 2 * stats_t_cdf(-fabs(t), df);
+	out->ci_lo_pct = out->ci_hi_pct = h;
+}
+
 int compare_samples(const double *a, size_t n_a, const double *b, size_t n_b,
 		    enum stats_kind kind, const struct compare_opts *opts,
 		    struct compare_result *out)
 {
-	double alpha, min_effect, power, skew_limit, am_a, d, s2, delta, more;
+	double alpha, min_effect, power, skew_limit, am_a, d, s2, delta, more, vr;
+	double run_rel_var, run_df;
 	enum compare_direction dir;
 	unsigned int max_more;
 	size_t few;
@@ -135,6 +163,10 @@ int compare_samples(const double *a, size_t n_a, const double *b, size_t n_b,
 	few = OPT(opts, few, 5);
 	skew_limit = OPT(opts, skew_limit, 1.0);
 	dir = OPT(opts, direction, COMPARE_DIR_AUTO);
+	run_rel_var = OPT(opts, run_rel_var, 0.0);
+	run_df = OPT(opts, run_df, 0.0);
+	if (!(run_rel_var >= 0) || !(run_df >= 0) || !isfinite(run_rel_var) || !isfinite(run_df))
+		return -EINVAL;
 	if (!(alpha > 0 && alpha < 1) || !(power > 0 && power < 1) || !(min_effect >= 0) ||
 	    !n_a || !n_b || !all_finite(a, n_a) || !all_finite(b, n_b))
 		return -EINVAL;
@@ -164,6 +196,7 @@ int compare_samples(const double *a, size_t n_a, const double *b, size_t n_b,
 				     (double)(n_a + n_b - 2) : 0;
 
 	mw = false;
+	vr = 0;
 	if (n_a >= 2 && n_b >= 2) {
 		struct stats_welch w;
 
@@ -171,7 +204,14 @@ int compare_samples(const double *a, size_t n_a, const double *b, size_t n_b,
 		if (err)
 			return err;
 		d = w.diff;
-		if (w.se == 0) {
+		if (run_df > 0 && run_rel_var > 0) {
+			double am_b = stats_mean(b, n_b);
+
+			vr = run_rel_var * (am_a * am_a + am_b * am_b);
+			run_welch(a, n_a, b, n_b, vr, run_df, alpha, out);
+			out->ci_lo_pct = d - out->ci_lo_pct;	/* run_welch: the half-width */
+			out->ci_hi_pct = d + out->ci_hi_pct;
+		} else if (w.se == 0) {
 			out->test = COMPARE_TEST_CONSTANT;
 			out->p = w.p;
 			out->statistic = w.t;
@@ -226,9 +266,12 @@ int compare_samples(const double *a, size_t n_a, const double *b, size_t n_b,
 								  COMPARE_CHANGE_WORSE;
 	}
 	if (out->verdict == COMPARE_UNKNOWN) {
-		more = more_reps(out, s2, delta, alpha, power, few,
+		more = more_reps(out, s2, vr, delta, alpha, power, few,
 				 out->test == COMPARE_TEST_MANN_WHITNEY);
-		if (more > max_more) {
+		if (isnan(more)) {
+			out->more_reps = 0;
+			out->run_limited = true;
+		} else if (more > max_more) {
 			out->more_reps = max_more;
 			out->more_reps_capped = true;
 		} else {

@@ -19,6 +19,12 @@
  *    delta the minimum effect), and at least enough for the chosen test to be able to
  *    reach alpha at all.
  *
+ * With a run-to-run component (opts run_rel_var, run_df: the sides are whole runs and
+ * earlier runs of their plan give it) the test is Welch's on var(mean) = s^2/n +
+ * sigma_b^2 per side, Satterthwaite's df with the component's own, whatever the sizes
+ * and skew (the runs, not the repetitions, are the independent draws); the equivalence
+ * interval likewise; more_reps knows repetitions cannot shrink sigma_b (run_limited).
+ *
  * docs/analysis.md gives the reasons. Pure and thread-safe.
  */
 #ifndef BPFLAB_COMPARE_H
@@ -66,6 +72,13 @@ struct compare_opts {
 	size_t few;			/* fewer values on a side: Mann-Whitney; 5 */
 	double skew_limit;		/* |G1| above this on a side: Mann-Whitney; 1.0 */
 	enum compare_direction direction; /* AUTO */
+	/* the run-to-run variance component (lib/analysis/runspread.h): sigma_b^2 over
+	 * the squared mean of run means, added to each side's variance of the mean as
+	 * run_rel_var x mean^2, and its degrees of freedom; run_df 0: none known, the
+	 * repetitions are taken as independent (the verdict of a comparison inside one
+	 * run, or of runs without history) */
+	double run_rel_var;
+	double run_df;
 };
 
 #define COMPARE_OPTS(NAME, ...)                                                         \
@@ -91,6 +104,9 @@ struct compare_result {
 	unsigned int more_reps;		/* UNKNOWN: repetitions to add to each side
 					 * (counted from the smaller); 0 otherwise */
 	bool more_reps_capped;		/* the estimate was above max_more_reps */
+	bool run_limited;		/* UNKNOWN: the run-to-run component alone is
+					 * more than min_effect allows: no number of
+					 * repetitions settles it (more_reps 0) */
 };
 
 /* Compare the N_A baseline values at A with the N_B candidate values at B of a metric of

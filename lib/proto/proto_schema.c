@@ -327,6 +327,7 @@ static const struct schema client_to_coord[] = {
 	{ "run_watch", run_ref },
 	{ "run_attempts", run_ref },
 	{ "query", query_fields },
+	{ "query_spread", query_fields },
 	{ "import", import_fields },
 	{ "link_discover", no_fields },
 	{ "link_list", no_fields },
@@ -416,6 +417,12 @@ static const struct field values_fields[] = {
 	{ .name = NULL },
 };
 
+/* store_query_run_spread's rows (lib/store/store.h) */
+static const struct field run_spread_fields[] = {
+	{ .name = "run_spread", .types = T_ARR, .required = true, .elem_types = T_OBJ },
+	{ .name = NULL },
+};
+
 static const struct field imported_fields[] = {
 	{ .name = "run", .types = T_INT, .required = true, .positive = true },
 	{ .name = NULL },
@@ -456,6 +463,7 @@ static const struct schema coord_to_client[] = {
 	{ "watch", watch_fields },
 	{ "attempts", attempts_fields },
 	{ "values", values_fields },
+	{ "run_spread", run_spread_fields },
 	{ "imported", imported_fields },
 	{ "booting", booting_fields },
 	{ "bisect", bisect_reply_fields },

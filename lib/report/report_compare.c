@@ -112,14 +112,23 @@ static double row_mde_pct(const json_t *row, double alpha, double *cv_pct)
 	double mean_a = json_number_value(json_object_get(row, "mean_a"));
 	double sd = pooled_sd(n_a, json_number_value(json_object_get(row, "stddev_a")), n_b,
 			      json_number_value(json_object_get(row, "stddev_b")));
+	double rs = dnum(row, "run_spread_pct"), mde, z;
 
 	*cv_pct = NAN;
 	if (!isfinite(sd) || !(fabs(mean_a) > 0) ||
 	    json_is_true(json_object_get(row, "exact")) || row_rank_test_blind(row, alpha))
 		return NAN;
 	*cv_pct = 100 * sd / fabs(mean_a);
-	return 100 * stats_min_detectable_effect((size_t)n_a, (size_t)n_b, sd / fabs(mean_a),
-						 alpha > 0 && alpha < 1 ? alpha : 0.05, MDE_POWER);
+	alpha = alpha > 0 && alpha < 1 ? alpha : 0.05;
+	mde = stats_min_detectable_effect((size_t)n_a, (size_t)n_b, sd / fabs(mean_a), alpha,
+					  MDE_POWER);
+	/* the run-to-run part of the difference (two runs' offsets) does not shrink with
+	 * n: z sqrt(cv^2 (1/n_a + 1/n_b) + 2 sigma_b^2) */
+	if (isfinite(rs) && rs > 0) {
+		z = stats_norm_quantile(1 - alpha / 2) + stats_norm_quantile(MDE_POWER);
+		mde = sqrt(mde * mde + 2 * z * z * (rs / 100) * (rs / 100));
+	}
+	return 100 * mde;
 }
 
 /* The alpha of REPORT (0.05 when it has none). */
@@ -161,8 +170,13 @@ void report_compare_mde_sentence(FILE *out, const char *lead, long long n_a, lon
 	wrap = l + strcspn(text, "\n") > 80;
 
 	/* a wrapped lead loses its trailing space */
-	fprintf(out, "%.*s%s%s\n", (int)(wrap && l && lead[l - 1] == ' ' ? l - 1 : l), lead,
-		wrap ? "\n  " : "", text);
+	fprintf(out, "%.*s%s", (int)(wrap && l && lead[l - 1] == ' ' ? l - 1 : l), lead,
+		wrap ? "\n  " : "");
+	/* the sentence itself past 80 columns (a CV of 86 % and a change of 110 %) */
+	if (wrap && strlen(text) + 2 > 80)
+		tt_wrap(out, text, 78, "  ");
+	else
+		fprintf(out, "%s\n", text);
 }
 
 /* Under a compare table: one line per UNKNOWN row of SECT that can say how small a
@@ -182,6 +196,8 @@ static void print_unknown_mde(const json_t *sect, double alpha, FILE *out)
 			 *sget(r, "variant") ? " " : "", *sget(r, "candidate_subject") ?
 			 sget(r, "candidate_subject") : *sget(r, "subject") ? sget(r, "subject") :
 			 "-");
+		if (report_compare_run_limited(r, lead, out))
+			continue;
 		if (row_rank_test_blind(r, alpha)) {
 			char line[320];
 
@@ -372,6 +388,7 @@ static void print_footer(const json_t *report, FILE *out)
 	}
 	tc_attach_note(report, out);
 	pooled_note(report, out);
+	report_compare_run_notes(report, out);
 	fprintf(out, "verdicts: Welch's t (Mann-Whitney U below 5 values or when skewed), "
 		"alpha %g,\n  minimum effect %g %%; UNKNOWN +N: repetitions per side to settle\n",
 		dnum(report, "alpha"), 100 * dnum(report, "min_effect"));

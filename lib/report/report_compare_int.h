@@ -48,6 +48,14 @@ const char *report_compare_kind_text(const char *kind);
 void report_compare_mde_sentence(FILE *out, const char *lead, long long n_a, long long n_b,
 				 double cv_pct, double mde_pct, const char *suffix);
 
+/* Under an UNKNOWN compare row R whose run-to-run part alone is beyond the minimum
+ * effect ("run_limited"): LEAD and why more repetitions will not settle it, on OUT;
+ * returns whether it printed (report_compare_runs.c). */
+bool report_compare_run_limited(const json_t *row, const char *lead, FILE *out);
+/* The run-to-run notes of compare REPORT under its table, numbered, each distinct one
+ * once: the component in the tests (its range and runs), or why it is not known. */
+void report_compare_run_notes(const json_t *report, FILE *out);
+
 /* The far-out values and the flagged results report "excluded" X left out, with the
  * options that use them. */
 void report_compare_print_left_out(const json_t *x, FILE *out);

@@ -297,6 +297,18 @@ const char *store_history_by_fields(void);
  * order; NULL with errno set (EINVAL for a bad filter). The coordinator's `query`
  * request returns the same array. */
 json_t *store_query_values(struct store *store, const json_t *filter);
+/* What compare's run-to-run spread reads (docs/analysis.md, "Run-to-run spread"): for
+ * the runs FILTER's "runs" names (required, not empty) and each (plan sha256, host,
+ * kernel build) one of their finished jobs ran in, the newest 20 runs of that set with
+ * an id up to the newest named run, per row key (metric, point, timing, variant,
+ * subject) and run: [{"run", "plan_sha256", "host", "kernel_release", "kernel_version",
+ * "config_sha256", "metric", "point", "timing", "variant", "subject", "n", "mean",
+ * "var" (sample variance, null for one value)}] over whole-window values of finished
+ * jobs, compare's excluding verdicts left out unless FILTER's "include_flagged" is
+ * true; FILTER's "plan", "metric", "window", "subject", "variant", "host" narrow as in
+ * store_query_values. NULL with errno set (EINVAL for a bad filter). The coordinator's
+ * `query_spread` request returns the same array. */
+json_t *store_query_run_spread(struct store *store, const json_t *filter);
 /* Store results made elsewhere as a new run, in one transaction: IMP (not stolen) is
  * {"plan": name, "source": file name, "host": name (default "imported"), "kernel"?:
  * {"release", "version"?} (1 to STORE_KERNEL_NAME_MAX bytes each: the jobs' environment,

@@ -133,6 +133,11 @@ int sto_query_int(struct store *st, const struct sto_stmt *def, int64_t *out,
 json_t *sto_query_rows(struct store *st, const struct sto_stmt *def,
 		       const struct sql_col *cols, size_t n, const char *types, ...);
 
+/* RUNS (a filter's "runs": an array of run ids) as JSON text for a json_each() bind
+ * into *TEXT (heap, the caller frees it). Returns 0, or -EINVAL (not an array of
+ * integers) or -ENOMEM with the store's message set. */
+int sto_runs_text(struct store *st, const json_t *runs, char **text);
+
 /* Begin a write: a transaction, or in a batch (store_batch_begin) a savepoint of it. */
 int sto_tx_begin(struct store *st);
 

@@ -654,6 +654,21 @@ const char *store_values_by_fields(void)
 	       "host, variant, plan, day, subject, run, or up to three of them joined by ','";
 }
 
+int sto_runs_text(struct store *st, const json_t *runs, char **text)
+{
+	const json_t *r;
+	size_t i;
+
+	*text = NULL;
+	if (!json_is_array(runs))
+		return store_fail(st, -EINVAL, "'runs' must be an array of run ids");
+	json_array_foreach(runs, i, r)
+		if (!json_is_integer(r))
+			return store_fail(st, -EINVAL, "'runs' must be an array of run ids");
+	*text = json_dumps(runs, JSON_COMPACT);
+	return *text ? 0 : store_fail(st, -ENOMEM, "out of memory");
+}
+
 json_t *store_query_values(struct store *st, const json_t *filter)
 {
 	const char *by = json_string_value(json_object_get(filter, "by"));
@@ -667,22 +682,8 @@ json_t *store_query_values(struct store *st, const json_t *filter)
 				 store_values_by_fields());
 		goto fail;
 	}
-	if (runs && !json_is_null(runs)) {
-		json_array_foreach(runs, i, r)
-			if (!json_is_integer(r)) {
-				err = store_fail(st, -EINVAL, "'runs' must be an array of run ids");
-				goto fail;
-			}
-		if (!json_is_array(runs)) {
-			err = store_fail(st, -EINVAL, "'runs' must be an array of run ids");
-			goto fail;
-		}
-		runs_text = json_dumps(runs, JSON_COMPACT);
-		if (!runs_text) {
-			err = store_fail(st, -ENOMEM, "out of memory");
-			goto fail;
-		}
-	}
+	if (runs && !json_is_null(runs) && (err = sto_runs_text(st, runs, &runs_text)))
+		goto fail;
 	arr = sto_query_rows(st, &stmt_q_values, value_cols, ARRAY_SIZE(value_cols), "ttttttt",
 			     json_string_value(json_object_get(filter, "plan")),
 			     json_string_value(json_object_get(filter, "metric")),

@@ -4,7 +4,8 @@
 # compare-b.yaml (probe slowed by xdp_slow's 1000-round loop), and compare RUN_A RUN_B
 # must call probe DIFFERENT (worse) and steady SAME, through the coordinator and with
 # --db alike (same JSON). Also: history --plot writes an SVG that parses and renders,
-# export kcidb / bmf are well-formed, and an imported CSV can be compared.
+# export kcidb / bmf are well-formed, and an imported CSV can be compared; the rows of
+# two more runs of A carry the run-to-run spread (3 runs of the plan).
 #
 # The minimum effect is 50 % here: on a shared 2-CPU VM without pinning (other tests may
 # run at the same time), xdp-live rates of one variant vary by 10-40 % between
@@ -69,6 +70,43 @@ check "--form patch fits 80 columns" python3 -c '
 import sys
 assert max(len(l.rstrip("\n")) for l in open(sys.argv[1], encoding="utf-8")) <= 80
 ' "$tmp/patch.txt"
+
+# the run-to-run spread (docs/analysis.md): A and B are one run each of their plans, so
+# it is unknown and said once under the table; two more runs of A make three of that
+# plan, and A/A of the last two then carries it in the row, through the coordinator's
+# query_spread and --db alike
+check "one run a side: run_spread unknown in -j" python3 -c '
+import json, sys
+rows = json.load(open(sys.argv[1]))["comparisons"][0]["rows"]
+assert rows and all(r["run_spread_pct"] is None and r["run_spread_runs"] == 2 for r in rows), rows[0]
+assert "run-to-run spread unknown (1 run per side" in rows[0]["run_spread_note"], rows[0]
+' "$tmp/cmp.json"
+check "and once under the table" test "$(grep -c "run-to-run spread unknown (1 run per side" "$tmp/cmp.txt")" = 1
+rc=$(submit "$plans/compare-a.yaml")
+rd=$(submit "$plans/compare-a.yaml")
+check "two more runs of A ($rc, $rd)" test -n "$rc" -a -n "$rd"
+"$bpflab" -j result compare "$rc" "$rd" --min-effect 50 --include-flagged > "$tmp/aa.json"
+"$bpflab" --db "$LAB_DB" -j result compare "$rc" "$rd" --min-effect 50 --include-flagged \
+	> "$tmp/aa-db.json"
+check "A/A with 3 runs of the plan: coordinator and --db give the same JSON" \
+	cmp -s "$tmp/aa.json" "$tmp/aa-db.json"
+check "A/A rows carry run_spread_pct from 3 runs" python3 -c '
+import json, sys
+rows = json.load(open(sys.argv[1]))["comparisons"][0]["rows"]
+assert rows and all(r["run_spread_runs"] == 3 and r["run_spread_pct"] is not None and
+                    r["run_spread_pct"] >= 0 and "run_spread_note" not in r for r in rows), rows
+assert not [r for r in rows if r["verdict"] == "DIFFERENT"], rows
+' "$tmp/aa.json"
+"$bpflab" result compare "$rc" "$rd" --min-effect 50 --include-flagged > "$tmp/aa.txt"
+check "text says the spread is in the tests" grep -q "is in each test" "$tmp/aa.txt"
+# a comparison by variant inside one run is left as it was
+"$bpflab" -j result compare --plan compare --by variant --baseline steady --candidate probe \
+	--include-flagged > "$tmp/var.json"
+check "by variant: no run_spread members" python3 -c '
+import json, sys
+rows = json.load(open(sys.argv[1]))["comparisons"][0]["rows"]
+assert rows and not [r for r in rows if "run_spread_runs" in r], rows[0]
+' "$tmp/var.json"
 
 # history over both runs (one kernel here: by day and by kernel.release), with a plot
 "$bpflab" result history --plan compare --metric prog.ns_per_run --by kernel.release \

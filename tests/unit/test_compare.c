@@ -2,7 +2,8 @@
 /* test_compare.c - lib/analysis/compare.c: the verdicts on fixed data (a clear shift, noise, a
  * significant but negligible 0.3 %, too few noisy values), the choice of test, the
  * repetition estimate worked out by hand, better/worse by direction, constant samples
- * and how the texts print their p ("exact"), and bad input. */
+ * and how the texts print their p ("exact"), bad input, and the run-to-run component
+ * (runspread.c and its use in the test). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -15,6 +16,7 @@
 #include <string.h>
 
 #include "analysis/compare.h"
+#include "analysis/runspread.h"
 #include "helpers.h"
 
 #define N(a) ARRAY_LEN(a)
@@ -342,6 +344,154 @@ static void test_compare_args(void **state)
 	assert_string_equal(compare_change_name(COMPARE_CHANGE_NONE), "");
 }
 
+/* The run-to-run component (opts run_rel_var, run_df): two runs 7 % apart whose
+ * repetitions agree within 1 % are DIFFERENT as independent draws, but not when runs of
+ * the plan spread by 5 %: Welch on var(mean) = s^2/n + sigma_b^2 per side, worked out
+ * by hand; repetitions cannot settle it (run_limited); a component of 0 changes
+ * nothing; a change far beyond the spread stays DIFFERENT. */
+static void test_compare_run_component(void **state)
+{
+	const double a[] = { 100, 101, 99, 100, 100 };	/* mean 100, s^2 0.5 */
+	const double b[] = { 107, 108, 106, 107, 107 };	/* mean 107, s^2 0.5 */
+	const double c[] = { 150, 151, 149, 150, 150 };	/* +50 % */
+	struct compare_result r, r0;
+	/* va = vb = 0.5 / 5; vr = 0.05^2 (100^2 + 107^2) = 53.6225 */
+	double vr = 0.0025 * (100.0 * 100 + 107.0 * 107), se2 = 0.2 + vr;
+	double df = se2 * se2 / (2 * 0.01 / 4 + vr * vr / 9);
+
+	(void)state;
+	assert_int_equal(compare_samples(a, N(a), b, N(b), STATS_KIND_TIME, NULL, &r0), 0);
+	assert_int_equal(r0.verdict, COMPARE_DIFFERENT);
+	{
+		COMPARE_OPTS(o, .min_effect = 0.03, .run_rel_var = 0.0025, .run_df = 9);
+
+		assert_int_equal(compare_samples(a, N(a), b, N(b), STATS_KIND_TIME, &o, &r), 0);
+	}
+	assert_int_equal(r.test, COMPARE_TEST_WELCH);
+	assert_near(r.statistic, 7 / sqrt(se2), 1e-12);
+	assert_near(r.df, df, 1e-9);
+	assert_near(r.df, 9.067, 1e-3);
+	assert_near(r.p, 2 * stats_t_cdf(-7 / sqrt(se2), df), 1e-15);
+	assert_true(r.p > 0.3 && r.p < 0.4);
+	assert_int_equal(r.verdict, COMPARE_UNKNOWN);
+	/* (z_0.975 + z_0.8)^2 vr = 420.9 > (0.03 x 100)^2: no n will do */
+	assert_true(r.run_limited);
+	assert_int_equal(r.more_reps, 0);
+	/* the interval: the same half-width t(0.95, df) se about 7 % */
+	assert_near(r.ci_hi_pct - r.ci_lo_pct, 2 * stats_t_quantile(0.95, df) * sqrt(se2), 1e-9);
+	assert_near((r.ci_hi_pct + r.ci_lo_pct) / 2, 7, 1e-9);
+
+	/* sigma_b of 0 (runs agree): today's test, to the bit */
+	{
+		COMPARE_OPTS(o, .min_effect = 0.03, .run_rel_var = 0, .run_df = 9);
+
+		assert_int_equal(compare_samples(a, N(a), b, N(b), STATS_KIND_TIME, &o, &r), 0);
+	}
+	assert_int_equal(r.verdict, r0.verdict);
+	assert_true(r.p == r0.p);
+	assert_false(r.run_limited);
+
+	/* +50 % with 5 % run-to-run spread: still DIFFERENT (worse) */
+	{
+		COMPARE_OPTS(o, .min_effect = 0.03, .run_rel_var = 0.0025, .run_df = 9);
+
+		assert_int_equal(compare_samples(a, N(a), c, N(c), STATS_KIND_TIME, &o, &r), 0);
+	}
+	assert_int_equal(r.verdict, COMPARE_DIFFERENT);
+	assert_int_equal(r.change, COMPARE_CHANGE_WORSE);
+
+	/* a minimum effect the spread leaves room for: an estimate, not run_limited: s^2 8,
+	 * 2 % spread (vr 8.58, z^2 vr 67 < (0.1 x 100)^2), p about 0.06, the interval
+	 * about 1 to 13 %: 2 z^2 s^2 / (delta^2 - z^2 vr) about 4 < 5, so 1 more */
+	{
+		const double a2[] = { 100, 104, 96, 100, 100 }, b2[] = { 107, 111, 103, 107, 107 };
+		COMPARE_OPTS(o, .min_effect = 0.1, .run_rel_var = 0.0004, .run_df = 9);
+
+		assert_int_equal(compare_samples(a2, N(a2), b2, N(b2), STATS_KIND_TIME, &o, &r), 0);
+	}
+	assert_int_equal(r.verdict, COMPARE_UNKNOWN);
+	assert_false(r.run_limited);
+	assert_int_equal(r.more_reps, 1);
+
+	/* bad components */
+	{
+		COMPARE_OPTS(o, .run_rel_var = -0.1, .run_df = 3);
+
+		assert_int_equal(compare_samples(a, N(a), b, N(b), STATS_KIND_TIME, &o, &r), -EINVAL);
+	}
+	{
+		COMPARE_OPTS(o, .run_rel_var = 0.01, .run_df = NAN);
+
+		assert_int_equal(compare_samples(a, N(a), b, N(b), STATS_KIND_TIME, &o, &r), -EINVAL);
+	}
+}
+
+/* runspread_add_set: sigma_b^2 = var(run means) - mean(s_i^2 / n_i), relative to the
+ * mean of means, clamped at 0 after pooling sets by k - 1. */
+static void test_compare_runspread(void **state)
+{
+	const struct runspread_run three[] = {
+		{ .n = 10, .mean = 100, .var = 4 }, { .n = 10, .mean = 110, .var = 4 },
+		{ .n = 10, .mean = 90, .var = 4 },
+	};
+	const struct runspread_run flat[] = {
+		{ .n = 4, .mean = 50, .var = 25 }, { .n = 4, .mean = 50.5, .var = 25 },
+		{ .n = 1, .mean = 49.5, .var = NAN },
+	};
+	struct runspread rs = { 0 };
+
+	(void)state;
+	/* two runs: too few */
+	runspread_add_set(&rs, three, 2);
+	assert_false(rs.known);
+	assert_int_equal(rs.runs, 2);
+	/* three: var(1, 1.1, 0.9) = 0.01, within 4 / 10 / 100^2 = 0.00004: 0.00996 */
+	memset(&rs, 0, sizeof(rs));
+	runspread_add_set(&rs, three, 3);
+	assert_true(rs.known);
+	assert_near(rs.rel_var, 0.01 - 0.00004, 1e-12);
+	assert_near(rs.df, 2, 0);
+	/* within-run noise beyond the spread of the means: 0, known; a run of one value
+	 * adds no within variance */
+	memset(&rs, 0, sizeof(rs));
+	runspread_add_set(&rs, flat, 3);
+	assert_true(rs.known);
+	assert_true(rs.raw < 0);
+	assert_near(rs.rel_var, 0, 0);
+	/* pooled by k - 1: (2 x 0.00996 + 2 x raw_flat) / 4 */
+	{
+		double raw_flat = rs.raw;
+
+		runspread_add_set(&rs, three, 3);
+		assert_int_equal(rs.runs, 6);
+		assert_near(rs.df, 4, 0);
+		assert_near(rs.raw, (2 * 0.00996 + 2 * raw_flat) / 4, 1e-12);
+	}
+	/* a port that receives nothing in every run: no spread, known */
+	{
+		const struct runspread_run zero[] = { { .n = 5, .mean = 0, .var = 0 },
+						      { .n = 5, .mean = 0, .var = 0 },
+						      { .n = 5, .mean = 0, .var = 0 } };
+		const struct runspread_run around[] = { { .n = 5, .mean = 1, .var = 0 },
+							{ .n = 5, .mean = -1, .var = 0 } };
+
+		memset(&rs, 0, sizeof(rs));
+		runspread_add_set(&rs, zero, 3);
+		assert_true(rs.known);
+		assert_near(rs.rel_var, 0, 0);
+		/* means around 0 but not 0: nothing to be relative to, left out */
+		memset(&rs, 0, sizeof(rs));
+		runspread_add_set(&rs, around, 2);
+		assert_int_equal(rs.runs, 0);
+	}
+	/* one run a side, two sets: 2 runs, df 0: unknown */
+	memset(&rs, 0, sizeof(rs));
+	runspread_add_set(&rs, three, 1);
+	runspread_add_set(&rs, flat, 1);
+	assert_false(rs.known);
+	assert_int_equal(rs.runs, 2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -357,6 +507,8 @@ int main(void)
 		cmocka_unit_test(test_compare_one_value),
 		cmocka_unit_test(test_compare_zero_baseline),
 		cmocka_unit_test(test_compare_args),
+		cmocka_unit_test(test_compare_run_component),
+		cmocka_unit_test(test_compare_runspread),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

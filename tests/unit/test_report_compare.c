@@ -22,6 +22,7 @@
 #include "report/plot.h"
 #include "report/report.h"
 #include "report/report_compare.h"
+#include "report/report_compare_int.h"
 #include "helpers.h"
 
 /* Value rows as store_query_values gives them: runs 7 -> 8, quickstart-like values. */
@@ -631,11 +632,90 @@ static void test_report_compare_plot(void **state)
 	json_decref(rep);
 }
 
+/* A summary row of store_query_run_spread for the drop row of fixed_rows. */
+static json_t *spread_row(int run, const char *sha, double mean)
+{
+	return json_pack("{s:i, s:s, s:s, s:s, s:s, s:s, s:s, s:n, s:s, s:s, s:s, s:i, s:f, "
+			 "s:f}", "run", run, "plan_sha256", sha, "host", "h1", "kernel_release",
+			 "6.18.44", "kernel_version", "#1", "config_sha256", "", "metric",
+			 "prog.ns_per_run", "point", "timing", "wall", "variant", "drop", "subject",
+			 "xdp_drop", "n", 5, "mean", mean, "var", 0.04);
+}
+
+/* Runs compared with their run-to-run spread: the drop row carries it (three runs of
+ * run 7's plan and one of run 8's, pooled), the other rows have no summaries and say
+ * so; under the table each note once, numbered; the smallest visible change grows by
+ * the spread. */
+static void test_report_compare_run_spread(void **state)
+{
+	json_t *rows = fixed_rows(), *spread = json_array(), *rep, *plain, *r;
+	ANALYSIS_OPTS(o, .run_spread = spread);
+	struct err err;
+	char *t;
+
+	(void)state;
+	json_array_append_new(spread, spread_row(5, "3f2a9c1e0b7d55aa", 25.0));
+	json_array_append_new(spread, spread_row(6, "3f2a9c1e0b7d55aa", 26.5));
+	json_array_append_new(spread, spread_row(7, "3f2a9c1e0b7d55aa", 25.02));
+	json_array_append_new(spread, spread_row(8, "9c0ffee12345678a", 25.0));
+	rep = analysis_compare(rows, "run", "7", "8", &o, &err);
+	plain = analysis_compare(rows, "run", "7", "8", NULL, &err);
+	assert_non_null(rep);
+	assert_non_null(plain);
+	assert_int_equal(report_compare_add_min_detectable(rep), 0);
+	assert_int_equal(report_compare_add_min_detectable(plain), 0);
+	r = json_array_get(json_object_get(json_array_get(json_object_get(rep, "comparisons"),
+							  0), "rows"), 0);
+	assert_string_equal(json_string_value(json_object_get(r, "variant")), "drop");
+	assert_int_equal(json_integer_value(json_object_get(r, "run_spread_runs")), 4);
+	assert_true(json_number_value(json_object_get(r, "run_spread_pct")) > 2);
+	assert_true(json_number_value(json_object_get(r, "min_detectable_pct")) >
+		    json_number_value(json_object_get(json_array_get(json_object_get(
+			    json_array_get(json_object_get(plain, "comparisons"), 0), "rows"), 0),
+			    "min_detectable_pct")) + 5);
+	t = text_of(rep, NULL, 0);
+	assert_non_null(strstr(t, "(1) run-to-run spread unknown: no summary of a side's run"));
+	assert_null(strstr(strstr(t, "(1) run-to-run") + 1, "(1) run-to-run"));
+	assert_non_null(strstr(t, "(2) run-to-run spread "));
+	assert_non_null(strstr(t, "is in each test"));
+	assert_lines_fit(t, 100);
+	free(t);
+	/* without summaries: no run-to-run line at all */
+	t = text_of(plain, NULL, 0);
+	assert_null(strstr(t, "run-to-run"));
+	free(t);
+	json_decref(rep);
+	json_decref(plain);
+	json_decref(spread);
+	json_decref(rows);
+}
+
+/* The smallest-change sentence under a noisy row stays within 80 columns even when its
+ * numbers are long (86 % CV, a change of 110 % printed as 1.1e+02). */
+static void test_report_compare_mde_wraps(void **state)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	(void)state;
+	assert_non_null(f);
+	report_compare_mde_sentence(f, "probe b: ", 10, 10, 86, 110, "");
+	report_compare_mde_sentence(f, "a-long-variant-name with-a-long-subject-name: ", 10, 10,
+				    86, 110, "");
+	fclose(f);
+	assert_lines_fit(buf, 80);
+	assert_non_null(strstr(buf, "1.1e+02 %"));
+	free(buf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_report_compare_table),
 		cmocka_unit_test(test_report_compare_tc_attach),
+		cmocka_unit_test(test_report_compare_run_spread),
+		cmocka_unit_test(test_report_compare_mde_wraps),
 		cmocka_unit_test(test_report_compare_exact),
 		cmocka_unit_test(test_report_compare_patch),
 		cmocka_unit_test(test_report_compare_grid),

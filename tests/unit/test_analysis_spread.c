@@ -1,0 +1,139 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
+/* test_analysis_spread.c - the run-to-run spread through the store (SQLite in memory):
+ * four imported runs of one plan and kernel whose levels differ from run to run,
+ * store_query_run_spread's per-run n, mean and variance (two passes, flagged left out),
+ * no runs after the newer compared one, and analysis_compare by run: a note while fewer
+ * than 3 runs are known, then run_spread_pct in the row and the test widened; a comparison
+ * by variant is left as it was. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <math.h>
+#include <string.h>
+
+#include "analysis/analysis.h"
+#include "base/err.h"
+#include "store/store.h"
+#include "helpers.h"
+
+/* Run levels: 7 % apart from run to run, repetitions within 0.2 %. */
+static const double level[] = { 100, 107, 99, 106 };
+static const double wiggle[] = { -0.2, 0.1, 0, 0.1, 0 };
+
+/* Import run I (0-3) of plan "spread" into ST; returns its id. */
+static int64_t import_run(struct store *st, int i)
+{
+	json_t *imp, *jobs = json_array();
+	int64_t run = 0;
+	size_t k;
+
+	for (k = 0; k < ARRAY_LEN(wiggle); k++)
+		json_array_append_new(jobs, json_pack("{s:s, s:i, s:[{s:s, s:s, s:f, s:s}]}",
+				"variant", "loop", "rep", (int)k + 1, "samples", "metric",
+				"prog.ns_per_run", "subject", "xdp_loop", "value",
+				level[i] + wiggle[k], "unit", "ns"));
+	imp = json_pack("{s:s, s:s, s:{s:s, s:s}, s:o}", "plan", "spread", "source",
+			"spread.csv", "kernel", "release", "6.1.0", "version", "#1", "jobs", jobs);
+	assert_non_null(imp);
+	assert_int_equal(store_import(st, imp, 1700000000000LL + i * 1000, &run), 0);
+	json_decref(imp);
+	return run;
+}
+
+/* analysis_compare of runs RA and RB of ST, by run, with their spread: the row. */
+static json_t *compare_runs(struct store *st, int64_t ra, int64_t rb, json_t **rep)
+{
+	json_t *f = json_pack("{s:s, s:s, s:[I, I]}", "metric", "prog.ns_per_run", "by", "run",
+			      "runs", (json_int_t)ra, (json_int_t)rb);
+	json_t *sf = json_pack("{s:s, s:[I, I]}", "metric", "prog.ns_per_run", "runs",
+			       (json_int_t)ra, (json_int_t)rb);
+	json_t *rows = store_query_values(st, f), *spread = store_query_run_spread(st, sf);
+	char a[32], b[32];
+	struct err err;
+	ANALYSIS_OPTS(o, .min_effect = 0.03, .run_spread = spread);
+
+	assert_non_null(rows);
+	assert_non_null(spread);
+	snprintf(a, sizeof(a), "%lld", (long long)ra);
+	snprintf(b, sizeof(b), "%lld", (long long)rb);
+	*rep = analysis_compare(rows, "run", a, b, &o, &err);
+	assert_non_null(*rep);
+	json_decref(rows);
+	json_decref(spread);
+	json_decref(f);
+	json_decref(sf);
+	return json_array_get(json_object_get(json_array_get(json_object_get(*rep,
+						"comparisons"), 0), "rows"), 0);
+}
+
+static void test_analysis_spread_store(void **state)
+{
+	struct err err;
+	struct store *st = store_open(":memory:", false, &err);
+	json_t *f, *s, *r, *rep;
+	int64_t run[4];
+	int i;
+
+	(void)state;
+	assert_non_null(st);
+	for (i = 0; i < 4; i++)
+		run[i] = import_run(st, i);
+
+	/* runs 1 and 2 named: the summaries of runs 1 and 2 only (no future data) */
+	f = json_pack("{s:[I, I]}", "runs", (json_int_t)run[0], (json_int_t)run[1]);
+	s = store_query_run_spread(st, f);
+	assert_non_null(s);
+	assert_int_equal(json_array_size(s), 2);
+	r = json_array_get(s, 1);
+	assert_int_equal(json_integer_value(json_object_get(r, "run")), run[1]);
+	assert_int_equal(json_integer_value(json_object_get(r, "n")), 5);
+	assert_near(json_number_value(json_object_get(r, "mean")), 107, 1e-12);
+	/* wiggle: mean 0, squares 0.04 + 0.01 + 0.01 = 0.06, over 4 */
+	assert_near(json_number_value(json_object_get(r, "var")), 0.015, 1e-12);
+	assert_string_equal(json_string_value(json_object_get(r, "kernel_release")), "6.1.0");
+	json_decref(s);
+	/* the newest named is run 4: all four */
+	json_array_append_new(json_object_get(f, "runs"), json_integer(run[3]));
+	s = store_query_run_spread(st, f);
+	assert_int_equal(json_array_size(s), 4);
+	json_decref(s);
+	/* a bad run list is refused */
+	json_object_set_new(f, "runs", json_array());
+	assert_null(store_query_run_spread(st, f));
+	assert_int_equal(errno, EINVAL);
+	json_decref(f);
+
+	/* 1 against 2: two runs known, the verdict as before (DIFFERENT, 7 %), a note */
+	r = compare_runs(st, run[0], run[1], &rep);
+	assert_string_equal(json_string_value(json_object_get(r, "verdict")), "DIFFERENT");
+	assert_true(json_is_null(json_object_get(r, "run_spread_pct")));
+	assert_int_equal(json_integer_value(json_object_get(r, "run_spread_runs")), 2);
+	assert_non_null(strstr(json_string_value(json_object_get(r, "run_spread_note")),
+			       "run-to-run spread unknown (2 runs"));
+	json_decref(rep);
+
+	/* 3 against 4: four runs, about 4 % spread of run means: not DIFFERENT, and no
+	 * number of repetitions settles 3 % */
+	r = compare_runs(st, run[2], run[3], &rep);
+	assert_int_equal(json_integer_value(json_object_get(r, "run_spread_runs")), 4);
+	assert_true(json_number_value(json_object_get(r, "run_spread_pct")) > 3);
+	assert_true(json_number_value(json_object_get(r, "run_spread_pct")) < 5);
+	assert_string_equal(json_string_value(json_object_get(r, "verdict")), "UNKNOWN");
+	assert_true(json_is_true(json_object_get(r, "run_limited")));
+	assert_null(json_object_get(r, "run_spread_note"));
+	json_decref(rep);
+	store_close(&st);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_analysis_spread_store),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
