@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "analysis/analysis.h"
+#include "base/jget.h"
 
 #define W 760.0
 #define H 340.0
@@ -30,20 +31,6 @@
 static const char *const colors[MAX_SERIES] = {
 	"#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#7f7f7f",
 };
-
-static double num(const json_t *o, const char *k)
-{
-	json_t *v = json_object_get(o, k);
-
-	return json_is_number(v) ? json_number_value(v) : NAN;
-}
-
-static const char *str(const json_t *o, const char *k)
-{
-	const char *s = json_string_value(json_object_get(o, k));
-
-	return s ? s : "";
-}
 
 /* The NULL-terminated WORDS, HTML-escaped, joined by blanks (empty ones left out). */
 static void html_words(struct web_buf *b, const char *const *words)

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "analysis/analysis_int.h"
+#include "base/jget.h"
 #include "base/util.h"
 
 const char *const analysis_excluding_flags[ANALYSIS_N_EXCLUDING] = {
@@ -38,13 +39,6 @@ static void set_release(struct series_set *set)
 	}
 	free(set->s);
 	memset(set, 0, sizeof(*set));
-}
-
-static const char *str(const json_t *o, const char *k)
-{
-	const char *s = json_string_value(json_object_get(o, k));
-
-	return s ? s : "";
 }
 
 unsigned int analysis_row_flags(const json_t *row)

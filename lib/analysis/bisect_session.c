@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "analysis/stats.h"
+#include "base/jget.h"
 
 int bisect_session_kernel(const json_t *kernels, const char *name)
 {
@@ -19,13 +20,6 @@ int bisect_session_kernel(const json_t *kernels, const char *name)
 		if (json_string_value(v) && !strcmp(json_string_value(v), name))
 			return (int)i;
 	return -1;
-}
-
-static const char *get_str(const json_t *o, const char *key)
-{
-	const char *s = json_string_value(json_object_get(o, key));
-
-	return s ? s : "";
 }
 
 struct bisect *bisect_session_replay(const json_t *ses)

@@ -11,12 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *sget(const json_t *o, const char *k)
-{
-	const char *s = json_string_value(json_object_get(o, k));
-
-	return s ? s : "";
-}
+#include "base/jget.h"
 
 void kbuild_id(const char *release, const char *version, const char *config_sha256,
 	       char out[SHA256_HEX_LEN])

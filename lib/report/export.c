@@ -16,15 +16,9 @@
 
 #include "analysis/kbuild.h"
 #include "analysis/stats.h"
+#include "base/jget.h"
 
 #define LABEL_LEN 320			/* a kernel build's label (a release is <= 64 bytes) */
-
-static const char *sget(const json_t *o, const char *k)
-{
-	const char *s = json_string_value(json_object_get(o, k));
-
-	return s ? s : "";
-}
 
 /* "k=v k=v" of a matrix point, keys in their stored (sorted) order. */
 static void point_text(const json_t *point, char *out, size_t len)

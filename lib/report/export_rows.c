@@ -14,17 +14,11 @@
 
 #include "analysis/kbuild.h"
 #include "analysis/stats.h"
+#include "base/jget.h"
 
 /* A value's share of the largest of its metric below which it is zero: it prints as 0 at
  * three significant digits beside that largest, as `result show` leaves such rows out. */
 #define ZERO_SHARE 5e-4
-
-static const char *sget(const json_t *o, const char *k)
-{
-	const char *s = json_string_value(json_object_get(o, k));
-
-	return s ? s : "";
-}
 
 /* Row R's key of the parts PARTS of (run, host, build, plan, variant, point, metric,
  * subject) into OUT: 'r' run, 'h' host, 'b' build, 'p' plan, 'v' variant, 'x' point,

@@ -18,6 +18,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "base/jget.h"
 #include "base/log.h"
 
 static int seterr(char *err, size_t len, int e, const char *fmt, ...)
@@ -32,20 +33,6 @@ static int seterr(char *err, size_t len, int e, const char *fmt, ...)
 		va_end(ap);
 	}
 	return e;
-}
-
-static const char *sget(const json_t *o, const char *k)
-{
-	const char *s = json_string_value(json_object_get(o, k));
-
-	return s ? s : "";
-}
-
-static double dnum(const json_t *o, const char *k)
-{
-	json_t *v = json_object_get(o, k);
-
-	return json_is_number(v) ? json_number_value(v) : NAN;
 }
 
 /* S in gnuplot single quotes. */

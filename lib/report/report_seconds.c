@@ -16,16 +16,10 @@
 #include <string.h>
 
 #include "analysis/stats.h"
+#include "base/jget.h"
 #include "base/texttable.h"
 
 #define REPS_PER_BLOCK 10
-
-static const char *sget(const json_t *o, const char *k)
-{
-	const char *s = json_string_value(json_object_get(o, k));
-
-	return s ? s : "";
-}
 
 /* Whether series S is in the table of series T: same metric, host, variant, point,
  * subject and window. */

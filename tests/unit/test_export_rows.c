@@ -18,6 +18,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "base/jget.h"
 #include "report/export.h"
 #include "helpers.h"
 #include "export_schema.h"
@@ -182,11 +183,6 @@ static const json_t *checkout(const json_t *k)
 {
 	assert_int_equal(json_array_size(json_object_get(k, "checkouts")), 1);
 	return json_array_get(json_object_get(k, "checkouts"), 0);
-}
-
-static const char *cstr(const json_t *o, const char *k)
-{
-	return json_string_value(json_object_get(o, k));
 }
 
 static void test_export_rows_source(void **state)

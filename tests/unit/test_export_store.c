@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/jget.h"
 #include "plan/plan.h"
 #include "report/export.h"
 #include "store/store.h"
@@ -171,13 +172,6 @@ static json_t *kcidb(const json_t *rows, const char *db_id, const char *build_id
 	assert_non_null(k);
 	assert_kcidb_v4_4(k);
 	return k;
-}
-
-static const char *str(const json_t *o, const char *k)
-{
-	const char *s = json_string_value(json_object_get(o, k));
-
-	return s ? s : "";
 }
 
 /* The index in builds[] of the build with version string VERSION (the test fails

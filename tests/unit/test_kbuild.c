@@ -19,6 +19,7 @@
 
 #include "analysis/analysis.h"
 #include "analysis/kbuild.h"
+#include "base/jget.h"
 #include "report/plot.h"
 #include "report/report_compare.h"
 #include "store/store.h"
@@ -30,13 +31,6 @@
 #define ID_B "0a5b1c61605d519a593099ace301ec66950a715fa10cc0ea69881422fef8c46e"
 #define LABEL_A REL " #3bbe4a"
 #define LABEL_B REL " #0a5b1c"
-
-static const char *sget(const json_t *o, const char *k)
-{
-	const char *s = json_string_value(json_object_get(o, k));
-
-	return s ? s : "";
-}
 
 /* A value row as store_query_values gives it, of build CONFIG ("aaaa", "bbbb"). */
 static json_t *row(json_int_t job, const char *host, const char *config, const char *variant,

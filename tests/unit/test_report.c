@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/jget.h"
 #include "plan/plan.h"
 #include "report/report.h"
 #include "store/store.h"
@@ -75,11 +76,6 @@ static const json_t *section(const json_t *report, int group, int sec)
 	const json_t *g = json_array_get(json_object_get(report, "groups"), group);
 
 	return json_array_get(json_object_get(g, "sections"), sec);
-}
-
-static double num(const json_t *obj, const char *key)
-{
-	return json_number_value(json_object_get(obj, key));
 }
 
 static double value_at(const json_t *obj, int i)
