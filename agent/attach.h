@@ -58,22 +58,9 @@
 #include "plan/jobspec.h"
 #include "verifier_log.h"
 
-/* The hooks and modes are the job spec's enums (jobspec.h), under the agent's names.
- * attach_tc: how a tc hook is attached, asked for (auto: tcx, else clsact) and done
- * (auto: not yet). */
-#define attach_hook job_hook
-#define ATTACH_XDP JOB_HOOK_XDP
-#define ATTACH_TC_INGRESS JOB_HOOK_TC_INGRESS
-#define ATTACH_TC_EGRESS JOB_HOOK_TC_EGRESS
-#define attach_mode job_xdp_mode
-#define ATTACH_NATIVE JOB_XDP_NATIVE
-#define ATTACH_GENERIC JOB_XDP_GENERIC
-#define ATTACH_OFFLOAD JOB_XDP_OFFLOAD
-#define ATTACH_AUTO JOB_XDP_AUTO
-#define attach_tc job_tc_mode
-#define ATTACH_TC_AUTO JOB_TC_AUTO
-#define ATTACH_TC_TCX JOB_TC_TCX
-#define ATTACH_TC_CLSACT JOB_TC_CLSACT
+/* The hooks and modes are the job spec's enums (plan/jobspec.h), one spelling for the
+ * plan, the coordinator and the agent: enum job_hook, job_xdp_mode and job_tc_mode (how a
+ * tc hook is attached, asked for (auto: tcx, else clsact) and done (auto: not yet)). */
 
 /* The agent's cls_bpf filters on a clsact qdisc: one priority (low, so they run before
  * filters added with tc's default priorities 49152 and below) and two handles. */
@@ -182,10 +169,5 @@ int attach_counter_count(const struct attach_set *set);
 const struct attach_counter *attach_counter_get(const struct attach_set *set, int i);
 /* Counter I summed over all possible CPUs into *SUM. Returns 0 or -errno. */
 int attach_counter_read(struct attach_set *set, int i, uint64_t *sum);
-
-/* Names as plans write them ("tc-ingress", "generic", "tcx"): jobspec.h's, one table. */
-#define attach_hook_name jobspec_hook_name
-#define attach_mode_name jobspec_xdp_mode_name
-#define attach_tc_name jobspec_tc_mode_name
 
 #endif

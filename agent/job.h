@@ -61,8 +61,6 @@
 #include "plan/jobspec.h"
 #include "proto/msg_result.h"
 
-#define JOB_MAX_DURATION_MS JOBSPEC_MAX_DURATION_MS
-
 /* Called with a complete "progress" message (borrowed). */
 typedef void (*job_progress_fn)(void *ctx, const json_t *progress);
 

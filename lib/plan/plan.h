@@ -32,7 +32,6 @@
 
 #define PLAN_MAX_BYTES (1u << 20)	/* plan files above this are refused */
 #define PLAN_MAX_JOBS 100000		/* expansions above this are refused */
-#define PLAN_MAX_FLOWS JOBSPEC_MAX_FLOWS	/* UDP source ports 1024..65534 */
 /* metrics nic.NAME (driver counters): at most this many, NAME at most this long (the
  * agent's names: ETH_GSTRING_LEN and "#K", agent/ethstats.h) */
 #define PLAN_MAX_NIC_METRICS 32
@@ -46,29 +45,9 @@ struct plan_error {
 	int line, col;			/* 1-based; 0 when not tied to a place */
 };
 
-/* A plan's enums are the job spec's (jobspec.h: one definition for the coordinator and
- * the agent), under the names the plan model has always used. */
-#define plan_hook job_hook
-#define PLAN_HOOK_XDP JOB_HOOK_XDP
-#define PLAN_HOOK_TC_INGRESS JOB_HOOK_TC_INGRESS
-#define PLAN_HOOK_TC_EGRESS JOB_HOOK_TC_EGRESS
-#define plan_xdp_mode job_xdp_mode
-#define PLAN_XDP_NATIVE JOB_XDP_NATIVE
-#define PLAN_XDP_GENERIC JOB_XDP_GENERIC
-#define PLAN_XDP_OFFLOAD JOB_XDP_OFFLOAD
-#define PLAN_XDP_AUTO JOB_XDP_AUTO
-#define plan_tc_mode job_tc_mode
-#define PLAN_TC_AUTO JOB_TC_AUTO
-#define PLAN_TC_TCX JOB_TC_TCX
-#define PLAN_TC_CLSACT JOB_TC_CLSACT
-#define plan_generator job_generator
-#define PLAN_GEN_XDP_LIVE JOB_GEN_XDP_LIVE
-#define PLAN_GEN_UDP JOB_GEN_UDP
-#define PLAN_GEN_PKTGEN JOB_GEN_PKTGEN
-#define PLAN_GEN_NONE JOB_GEN_NONE
-#define plan_proto job_proto
-#define PLAN_PROTO_UDP4 JOB_PROTO_UDP4
-#define PLAN_PROTO_UDP6 JOB_PROTO_UDP6
+/* A plan's enums are the job spec's (jobspec.h: one definition, one spelling, for the
+ * plan, the coordinator and the agent); so are their names as plans write them
+ * (jobspec_hook_name and the rest). */
 
 /* One entry of an attach entry's `maps`: a map slot filled after load, before attach.
  * Exactly one of PORT (devmap, devmap_hash: the ifindex of that role), QSIZE (cpumap) or
@@ -246,13 +225,6 @@ void plan_jobs_free(struct plan_job *jobs, int n);
  * (PEER, the other host's name), "link" {generator, dut}, "barrier_ms"}. NULL with errno
  * (EINVAL: SPEC has no link, ENOMEM). */
 json_t *plan_pair_spec(const json_t *spec, const char *role, const char *peer);
-
-/* Names for enums, as written in plans: jobspec.h's, under the plan model's names. */
-#define plan_hook_name jobspec_hook_name
-#define plan_xdp_mode_name jobspec_xdp_mode_name
-#define plan_tc_mode_name jobspec_tc_mode_name
-#define plan_generator_name jobspec_generator_name
-#define plan_proto_name jobspec_proto_name
 
 /* A port's line rate in frames/s: MBPS Mb/s over frames of SIZE bytes (without FCS) and
  * 24 more on the wire (FCS, preamble, inter-frame gap). */
