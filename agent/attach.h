@@ -106,7 +106,6 @@ struct attach_prog {
 };
 
 struct attach_opts {
-	size_t sz;
 	const json_t *objects;		/* {NAME: {sha256, data}} from the job message, or NULL */
 	const char *bpf_dir;		/* where to read objects the message does not carry */
 	bool require_sha256;		/* refuse an entry without sha256 */
@@ -116,7 +115,6 @@ struct attach_opts {
 	 * into attach_prog.stats (the plan's `verifier: stats`) */
 	bool verifier_stats;
 };
-#define attach_opts__last_field verifier_stats
 
 /* A per-CPU u64 counter the plan exports (attach entry "counters"). */
 struct attach_counter {

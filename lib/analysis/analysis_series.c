@@ -416,8 +416,6 @@ int analysis_input_read(struct analysis_input *in, const json_t *rows, const cha
 {
 	int e;
 
-	if (opts && opts->sz < sizeof(*opts))
-		return util_seterr(err, err_len, -EINVAL, "bad analysis options");
 	in->sides = json_object();
 	in->x.jobs = json_object();
 	in->x.rx_cpu = rx_cpu ? json_object() : NULL;

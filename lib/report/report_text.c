@@ -680,8 +680,6 @@ int report_print_text_opts(const json_t *report, const struct report_text_opts *
 	bool all_rows;
 	size_t i;
 
-	if (opts && opts->sz < sizeof(*opts))
-		return -EINVAL;
 	all_rows = opts && opts->all_rows;
 	report_print_run_line(report, out);
 	if (!json_array_size(groups))

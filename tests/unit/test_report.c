@@ -747,7 +747,6 @@ static void test_report_zero_rows(void **state)
 			       h1), *rep;
 	const double drop_a[] = { 0, 1 }, pass_a[] = { 0, 0 }, tx[] = { 7.01e6, 7.02e6 };
 	REPORT_TEXT_OPTS(all, .all_rows = true);
-	REPORT_TEXT_OPTS(old, .all_rows = true);
 	const json_t *rows;
 	char *t;
 	int i;
@@ -799,14 +798,6 @@ static void test_report_zero_rows(void **state)
 	t = text_with(rep, NULL);
 	assert_contains(t, "zero rows left out: drop a, pass a");
 	free(t);
-	old.sz = sizeof(size_t);
-	{
-		FILE *f = fopen("/dev/null", "w");
-
-		assert_non_null(f);
-		assert_int_equal(report_print_text_opts(rep, &old, f), -EINVAL);
-		fclose(f);
-	}
 	json_decref(rep);
 	json_decref(r);
 }
