@@ -302,7 +302,6 @@ static void *worker_main(void *arg)
 {
 	struct agent *a = arg;
 	struct job_opts jo = {
-		.sz = sizeof(jo),
 		.inv = a->opts.inv,
 		.bpf_dir = a->opts.bpf_dir,
 		.pktgen_dir = a->opts.pktgen_dir,
@@ -597,7 +596,7 @@ static bool provider_offers(const struct agent *a, const char *kernel)
  * way; that, or a provider that cannot start, is reported at once. */
 static void on_boot(struct agent *a, const json_t *msg)
 {
-	const char *kernel = proto_get_str(msg, "kernel", "");
+	const char *kernel = jget_str(msg, "kernel", "");
 	char why[512];
 
 	if (a->busy)
@@ -665,7 +664,7 @@ static void on_coord_msg(struct agent *a, json_t *msg)
 		return;
 	}
 	if (!strcmp(type, "welcome")) {
-		long long hb = proto_get_int(msg, "heartbeat_ms", PROTO_HEARTBEAT_MS);
+		long long hb = jget_int(msg, "heartbeat_ms", PROTO_HEARTBEAT_MS);
 
 		a->heartbeat_ms = hb < 100 ? 100 : hb > 60000 ? 60000 : (int)hb;
 		a->welcomed = true;
@@ -694,7 +693,7 @@ static void on_coord_msg(struct agent *a, json_t *msg)
 			a->malformed++;
 			send_error(a, "go", NULL, "go without a valid job id");
 		} else if (a->busy && !strcmp(id, a->job_id_text)) {
-			const char *abort = proto_get_str(msg, "abort", NULL);
+			const char *abort = jget_str(msg, "abort", NULL);
 
 			if (abort)
 				pr_warn("job '%s': pair aborted: %s", id, abort);
@@ -702,7 +701,7 @@ static void on_coord_msg(struct agent *a, json_t *msg)
 			if (abort && !atomic_load(&a->go))
 				snprintf(a->go_abort, sizeof(a->go_abort), "%s", abort);
 			if (!atomic_load(&a->go)) {
-				atomic_store(&a->go_at_ms, proto_get_int(msg, "at_ms", 0));
+				atomic_store(&a->go_at_ms, jget_int(msg, "at_ms", 0));
 				atomic_store(&a->go, abort ? -1 : 1);
 			} else if (abort && atomic_load(&a->go) > 0 && !a->pair_broken[0]) {
 				/* after go: the pair broke during the job; stop it */
@@ -730,8 +729,8 @@ static void on_coord_msg(struct agent *a, json_t *msg)
 			a->resend_ms = 0;
 		}
 	} else if (!strcmp(type, "error")) {
-		pr_warn("coordinator says: %s", proto_get_str(msg, "message", "(no message)"));
-		if (!strcmp(proto_get_str(msg, "in_reply_to", ""), "result") &&
+		pr_warn("coordinator says: %s", jget_str(msg, "message", "(no message)"));
+		if (!strcmp(jget_str(msg, "in_reply_to", ""), "result") &&
 		    spool_count(a->spool) > 0)
 			resend_later(a);
 	} else {

@@ -39,7 +39,6 @@
 #define AGENT_BACKOFF_MAX_MS 32000
 
 struct agent_opts {
-	size_t sz;
 	const char *endpoint;			/* coordinator's agent endpoint */
 	const struct inventory_config *inv;	/* name, ports, labels (borrowed) */
 	const char *spool_dir;			/* NULL: spool in memory */
@@ -58,7 +57,6 @@ struct agent_opts {
 	 * tests leave it off so that their jobs keep their timing */
 	bool warm_up;
 };
-#define agent_opts__last_field warm_up
 
 struct agent;
 

@@ -180,7 +180,7 @@ static int parse_entry(struct attach_set *set, int i, const struct job_attach *a
 	p->hook = a->hook;
 	p->mode = a->mode;
 	p->mode_used = a->mode;		/* auto: native or generic once attached */
-	if (p->hook == ATTACH_XDP && p->mode == ATTACH_OFFLOAD) {
+	if (p->hook == JOB_HOOK_XDP && p->mode == JOB_XDP_OFFLOAD) {
 		snprintf(err, err_len, "xdp mode 'offload' is not supported yet");
 		return -EOPNOTSUPP;
 	}
@@ -273,9 +273,9 @@ nomem:
 	return -ENOMEM;
 }
 
-static const char *prog_type_want(enum attach_hook hook)
+static const char *prog_type_want(enum job_hook hook)
 {
-	return hook == ATTACH_XDP ? "an xdp" : "a tc (sched_cls)";
+	return hook == JOB_HOOK_XDP ? "an xdp" : "a tc (sched_cls)";
 }
 
 /* Turn autoload on for the programs that ENTRY's map slots name (devmap and cpumap
@@ -407,21 +407,21 @@ static int load_instance(struct attach_set *set, int k, bool stats, char **verif
 			return -ENOENT;
 		}
 		type = bpf_program__type(prog);
-		if (p->hook != ATTACH_XDP && type == BPF_PROG_TYPE_UNSPEC) {
+		if (p->hook != JOB_HOOK_XDP && type == BPF_PROG_TYPE_UNSPEC) {
 			/* a section name libbpf 1.1 does not know, such as "tcx/ingress" */
 			bpf_program__set_type(prog, BPF_PROG_TYPE_SCHED_CLS);
 			type = BPF_PROG_TYPE_SCHED_CLS;
 		}
-		if ((p->hook == ATTACH_XDP && type != BPF_PROG_TYPE_XDP) ||
-		    (p->hook != ATTACH_XDP && type != BPF_PROG_TYPE_SCHED_CLS)) {
+		if ((p->hook == JOB_HOOK_XDP && type != BPF_PROG_TYPE_XDP) ||
+		    (p->hook != JOB_HOOK_XDP && type != BPF_PROG_TYPE_SCHED_CLS)) {
 			snprintf(err, err_len, "program '%s' in '%s' is not %s program",
 				 p->program, in->name, prog_type_want(p->hook));
 			return -EINVAL;
 		}
-		if (p->hook == ATTACH_TC_INGRESS)
+		if (p->hook == JOB_HOOK_TC_INGRESS)
 			bpf_program__set_expected_attach_type(
 				prog, (enum bpf_attach_type)ATTACH_BPF_TCX_INGRESS);
-		else if (p->hook == ATTACH_TC_EGRESS)
+		else if (p->hook == JOB_HOOK_TC_EGRESS)
 			bpf_program__set_expected_attach_type(
 				prog, (enum bpf_attach_type)ATTACH_BPF_TCX_EGRESS);
 		bpf_program__set_autoload(prog, true);

@@ -58,22 +58,9 @@
 #include "plan/jobspec.h"
 #include "verifier_log.h"
 
-/* The hooks and modes are the job spec's enums (jobspec.h), under the agent's names.
- * attach_tc: how a tc hook is attached, asked for (auto: tcx, else clsact) and done
- * (auto: not yet). */
-#define attach_hook job_hook
-#define ATTACH_XDP JOB_HOOK_XDP
-#define ATTACH_TC_INGRESS JOB_HOOK_TC_INGRESS
-#define ATTACH_TC_EGRESS JOB_HOOK_TC_EGRESS
-#define attach_mode job_xdp_mode
-#define ATTACH_NATIVE JOB_XDP_NATIVE
-#define ATTACH_GENERIC JOB_XDP_GENERIC
-#define ATTACH_OFFLOAD JOB_XDP_OFFLOAD
-#define ATTACH_AUTO JOB_XDP_AUTO
-#define attach_tc job_tc_mode
-#define ATTACH_TC_AUTO JOB_TC_AUTO
-#define ATTACH_TC_TCX JOB_TC_TCX
-#define ATTACH_TC_CLSACT JOB_TC_CLSACT
+/* The hooks and modes are the job spec's enums (plan/jobspec.h), one spelling for the
+ * plan, the coordinator and the agent: enum job_hook, job_xdp_mode and job_tc_mode (how a
+ * tc hook is attached, asked for (auto: tcx, else clsact) and done (auto: not yet)). */
 
 /* The agent's cls_bpf filters on a clsact qdisc: one priority (low, so they run before
  * filters added with tc's default priorities 49152 and below) and two handles. */
@@ -96,14 +83,14 @@ struct attach_prog {
 	char *role;
 	char ifname[IF_NAMESIZE];
 	int ifindex;
-	enum attach_hook hook;
-	enum attach_mode mode;		/* as the entry asks: native, generic, auto */
-	enum attach_mode mode_used;	/* XDP: native or generic once attached (kept after
+	enum job_hook hook;
+	enum job_xdp_mode mode;		/* as the entry asks: native, generic, auto */
+	enum job_xdp_mode mode_used;	/* XDP: native or generic once attached (kept after
 					 * the detach, for the result) */
 	int prog_fd;			/* owned by the object instance */
 	int link_fd;			/* -1 until attach_links() */
-	enum attach_tc tc_mode;		/* tc hooks: the entry's "tc_mode" */
-	enum attach_tc tc_attached;	/* tc hooks: tcx or clsact once attached (kept
+	enum job_tc_mode tc_mode;		/* tc hooks: the entry's "tc_mode" */
+	enum job_tc_mode tc_attached;	/* tc hooks: tcx or clsact once attached (kept
 					 * after the detach, for the result) */
 	uint32_t tc_handle;		/* the clsact filter's handle while attached, else 0 */
 	bool tc_own_qdisc;		/* this entry created the port's clsact qdisc */
@@ -119,7 +106,6 @@ struct attach_prog {
 };
 
 struct attach_opts {
-	size_t sz;
 	const json_t *objects;		/* {NAME: {sha256, data}} from the job message, or NULL */
 	const char *bpf_dir;		/* where to read objects the message does not carry */
 	bool require_sha256;		/* refuse an entry without sha256 */
@@ -129,7 +115,6 @@ struct attach_opts {
 	 * into attach_prog.stats (the plan's `verifier: stats`) */
 	bool verifier_stats;
 };
-#define attach_opts__last_field verifier_stats
 
 /* A per-CPU u64 counter the plan exports (attach entry "counters"). */
 struct attach_counter {
@@ -182,10 +167,5 @@ int attach_counter_count(const struct attach_set *set);
 const struct attach_counter *attach_counter_get(const struct attach_set *set, int i);
 /* Counter I summed over all possible CPUs into *SUM. Returns 0 or -errno. */
 int attach_counter_read(struct attach_set *set, int i, uint64_t *sum);
-
-/* Names as plans write them ("tc-ingress", "generic", "tcx"): jobspec.h's, one table. */
-#define attach_hook_name jobspec_hook_name
-#define attach_mode_name jobspec_xdp_mode_name
-#define attach_tc_name jobspec_tc_mode_name
 
 #endif

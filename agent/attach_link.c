@@ -147,9 +147,9 @@ static void tc_qdisc_release(int ifindex, const char *ifname)
 		pr_debug("removed the clsact qdisc on '%s'", ifname);
 }
 
-static enum bpf_tc_attach_point tc_point(enum attach_hook hook)
+static enum bpf_tc_attach_point tc_point(enum job_hook hook)
 {
-	return hook == ATTACH_TC_INGRESS ? BPF_TC_INGRESS : BPF_TC_EGRESS;
+	return hook == JOB_HOOK_TC_INGRESS ? BPF_TC_INGRESS : BPF_TC_EGRESS;
 }
 
 /* Remove the filter (IFINDEX, POINT, HANDLE at ATTACH_TC_PRIO). Returns 0 or -errno. */
@@ -265,7 +265,7 @@ static int attach_clsact(struct attach_set *set, struct attach_prog *p, const ch
 	DECLARE_LIBBPF_OPTS(bpf_tc_hook, h, .ifindex = p->ifindex,
 			    .attach_point = tc_point(p->hook));
 	DECLARE_LIBBPF_OPTS(bpf_tc_opts, o, .priority = ATTACH_TC_PRIO, .prog_fd = p->prog_fd);
-	const char *where = p->hook == ATTACH_TC_INGRESS ? "ingress" : "egress";
+	const char *where = p->hook == JOB_HOOK_TC_INGRESS ? "ingress" : "egress";
 	bool created = false;
 	int e;
 
@@ -299,7 +299,7 @@ static int attach_clsact(struct attach_set *set, struct attach_prog *p, const ch
 	}
 	p->tc_handle = o.handle;
 	p->tc_own_qdisc = created;
-	p->tc_attached = ATTACH_TC_CLSACT;
+	p->tc_attached = JOB_TC_CLSACT;
 	pr_debug("attached '%s' to port '%s' ('%s') as clsact %s, handle %#x, priority %u%s",
 		 p->program, p->role, p->ifname, where, o.handle, ATTACH_TC_PRIO,
 		 created ? ", qdisc created" : "");
@@ -311,21 +311,21 @@ static int attach_clsact(struct attach_set *set, struct attach_prog *p, const ch
 static int attach_tc_hook(struct attach_set *set, struct attach_prog *p, char *err,
 			  size_t err_len)
 {
-	int type = p->hook == ATTACH_TC_INGRESS ? ATTACH_BPF_TCX_INGRESS : ATTACH_BPF_TCX_EGRESS;
-	const char *where = p->hook == ATTACH_TC_INGRESS ? "ingress" : "egress";
+	int type = p->hook == JOB_HOOK_TC_INGRESS ? ATTACH_BPF_TCX_INGRESS : ATTACH_BPF_TCX_EGRESS;
+	const char *where = p->hook == JOB_HOOK_TC_INGRESS ? "ingress" : "egress";
 	int fd;
 
-	if (p->tc_mode == ATTACH_TC_CLSACT)
+	if (p->tc_mode == JOB_TC_CLSACT)
 		return attach_clsact(set, p, " (tc_mode clsact)", err, err_len);
 	fd = bpf_link_create(p->prog_fd, p->ifindex, (enum bpf_attach_type)type, NULL);
 	if (fd >= 0) {
 		p->link_fd = fd;
-		p->tc_attached = ATTACH_TC_TCX;
+		p->tc_attached = JOB_TC_TCX;
 		pr_debug("attached '%s' to port '%s' ('%s') as tcx %s, link fd %d", p->program,
 			 p->role, p->ifname, where, fd);
 		return 0;
 	}
-	if (fd == -EINVAL && p->tc_mode == ATTACH_TC_AUTO) {
+	if (fd == -EINVAL && p->tc_mode == JOB_TC_AUTO) {
 		pr_debug("no tcx on this kernel (%s): '%s' on port '%s' goes to clsact",
 			 strerror(-fd), p->program, p->role);
 		return attach_clsact(set, p, " (no tcx on this kernel)", err, err_len);
@@ -337,10 +337,10 @@ static int attach_tc_hook(struct attach_set *set, struct attach_prog *p, char *e
 }
 
 /* A bpf_link of P's program on its port in MODE (native or generic): the fd or -errno. */
-static int xdp_link(const struct attach_prog *p, enum attach_mode mode)
+static int xdp_link(const struct attach_prog *p, enum job_xdp_mode mode)
 {
 	LIBBPF_OPTS(bpf_link_create_opts, lo,
-		.flags = mode == ATTACH_GENERIC ? XDP_FLAGS_SKB_MODE : XDP_FLAGS_DRV_MODE,
+		.flags = mode == JOB_XDP_GENERIC ? XDP_FLAGS_SKB_MODE : XDP_FLAGS_DRV_MODE,
 	);
 
 	return bpf_link_create(p->prog_fd, p->ifindex, BPF_XDP, &lo);
@@ -351,22 +351,22 @@ static int xdp_link(const struct attach_prog *p, enum attach_mode mode)
  * first. A native attach the driver refuses names the driver and its modes. */
 static int attach_xdp(struct attach_prog *p, char *err, size_t err_len)
 {
-	enum attach_mode mode = p->mode == ATTACH_GENERIC ? ATTACH_GENERIC : ATTACH_NATIVE;
+	enum job_xdp_mode mode = p->mode == JOB_XDP_GENERIC ? JOB_XDP_GENERIC : JOB_XDP_NATIVE;
 	struct xdpcaps caps;
 	bool known = false;
 	int fd;
 
-	if (p->mode == ATTACH_AUTO) {
+	if (p->mode == JOB_XDP_AUTO) {
 		known = !xdpcaps_get(p->ifindex, p->ifname, &caps);
 		if (known && !caps.native)
-			mode = ATTACH_GENERIC;
+			mode = JOB_XDP_GENERIC;
 	}
 	fd = xdp_link(p, mode);
-	if (fd < 0 && p->mode == ATTACH_AUTO && !known && mode == ATTACH_NATIVE &&
+	if (fd < 0 && p->mode == JOB_XDP_AUTO && !known && mode == JOB_XDP_NATIVE &&
 	    (fd == -EOPNOTSUPP || fd == -EINVAL)) {
 		pr_debug("port '%s' ('%s') refused native XDP (%s): '%s' goes generic (mode auto)",
 			 p->role, p->ifname, strerror(-fd), p->program);
-		mode = ATTACH_GENERIC;
+		mode = JOB_XDP_GENERIC;
 		fd = xdp_link(p, mode);
 	}
 	if (fd < 0) {
@@ -374,9 +374,9 @@ static int attach_xdp(struct attach_prog *p, char *err, size_t err_len)
 
 		if (inventory_driver(p->ifname, driver, sizeof(driver)))
 			snprintf(driver, sizeof(driver), "?");
-		if (mode == ATTACH_NATIVE && p->mode == ATTACH_NATIVE)	/* asked only now */
+		if (mode == JOB_XDP_NATIVE && p->mode == JOB_XDP_NATIVE)	/* asked only now */
 			known = !xdpcaps_get(p->ifindex, p->ifname, &caps);
-		if (mode == ATTACH_NATIVE)
+		if (mode == JOB_XDP_NATIVE)
 			snprintf(err, err_len, "cannot attach '%s' to port '%s' ('%s', driver %s) as xdp native: %s (the port has XDP modes %s%s)",
 				 p->program, p->role, p->ifname, driver, strerror(-fd),
 				 known ? xdpcaps_modes_text(&caps, modes, sizeof(modes)) : "unknown",
@@ -384,14 +384,14 @@ static int attach_xdp(struct attach_prog *p, char *err, size_t err_len)
 		else
 			snprintf(err, err_len, "cannot attach '%s' to port '%s' ('%s', driver %s) as xdp generic%s: %s",
 				 p->program, p->role, p->ifname, driver,
-				 p->mode == ATTACH_AUTO ? " (mode auto)" : "", strerror(-fd));
+				 p->mode == JOB_XDP_AUTO ? " (mode auto)" : "", strerror(-fd));
 		return fd;
 	}
 	p->link_fd = fd;
 	p->mode_used = mode;
 	pr_debug("attached '%s' to port '%s' ('%s') as xdp %s%s, link fd %d", p->program,
-		 p->role, p->ifname, attach_mode_name(mode),
-		 p->mode == ATTACH_AUTO ? " (mode auto)" : "", fd);
+		 p->role, p->ifname, jobspec_xdp_mode_name(mode),
+		 p->mode == JOB_XDP_AUTO ? " (mode auto)" : "", fd);
 	return 0;
 }
 
@@ -404,7 +404,7 @@ int attach_links(struct attach_set *set, char *err, size_t err_len)
 
 		if (p->link_fd >= 0 || p->tc_handle)
 			continue;
-		e = p->hook == ATTACH_XDP ? attach_xdp(p, err, err_len) :
+		e = p->hook == JOB_HOOK_XDP ? attach_xdp(p, err, err_len) :
 					    attach_tc_hook(set, p, err, err_len);
 		if (e) {
 			attach_detach(set);

@@ -62,7 +62,6 @@ static int prepare(struct job_ctx *c, char **verifier_log)
 	}
 	{
 		struct attach_opts ao = {
-			.sz = sizeof(ao),
 			.objects = json_object_get(c->msg, "objects"),
 			.bpf_dir = c->opts->bpf_dir,
 			.require_sha256 = c->opts->require_sha256,
@@ -182,12 +181,12 @@ static void add_xdp_modes(struct job_ctx *c, json_t *env)
 
 			if (strcmp(a->role, role))
 				continue;
-			if (a->hook == ATTACH_XDP) {
-				mode = attach_mode_name(a->mode_used);
-				xdp_auto = a->mode == ATTACH_AUTO;
+			if (a->hook == JOB_HOOK_XDP) {
+				mode = jobspec_xdp_mode_name(a->mode_used);
+				xdp_auto = a->mode == JOB_XDP_AUTO;
 			}
-			else if (a->tc_attached != ATTACH_TC_AUTO)
-				tc[a->hook == ATTACH_TC_EGRESS] = attach_tc_name(a->tc_attached);
+			else if (a->tc_attached != JOB_TC_AUTO)
+				tc[a->hook == JOB_HOOK_TC_EGRESS] = jobspec_tc_mode_name(a->tc_attached);
 		}
 		json_object_set_new(p, "xdp_mode", json_string(mode));
 		if (xdp_auto)

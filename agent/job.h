@@ -61,13 +61,10 @@
 #include "plan/jobspec.h"
 #include "proto/msg_result.h"
 
-#define JOB_MAX_DURATION_MS JOBSPEC_MAX_DURATION_MS
-
 /* Called with a complete "progress" message (borrowed). */
 typedef void (*job_progress_fn)(void *ctx, const json_t *progress);
 
 struct job_opts {
-	size_t sz;
 	const struct inventory_config *inv;	/* agent name, port roles, labels */
 	const char *bpf_dir;		/* objects the message does not carry, or NULL */
 	bool require_sha256;		/* refuse attach entries without sha256 */
@@ -92,7 +89,6 @@ struct job_opts {
 	 * warm-up (tests, --once) */
 	int64_t *last_job_ns;
 };
-#define job_opts__last_field last_job_ns
 
 /* A job's result as the agent holds it: the one type of the `result` message
  * (lib/proto/msg_result.h), whose texts and values point into the members below. Owned

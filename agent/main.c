@@ -126,7 +126,6 @@ static int run_once(const char *file, const struct inventory_config *inv, const 
 	sigaction(SIGTERM, &sa, NULL);
 	{
 		struct job_opts jo = {
-			.sz = sizeof(jo),
 			.inv = inv,
 			.bpf_dir = bpf_dir,
 			.pktgen_dir = pktgen_dir,
@@ -144,7 +143,7 @@ static int run_once(const char *file, const struct inventory_config *inv, const 
 	json_dumpf(result, stdout, JSON_INDENT(2));
 	fputc('\n', stdout);
 	fflush(stdout);
-	rc = strcmp(proto_get_str(result, "status", ""), "ok") ? 1 : 0;
+	rc = strcmp(jget_str(result, "status", ""), "ok") ? 1 : 0;
 	json_decref(result);
 	return rc;
 }
@@ -200,7 +199,6 @@ static int run_agent(const char *endpoint, const struct inventory_config *inv,
 	}
 	{
 		struct agent_opts ao = {
-			.sz = sizeof(ao),
 			.endpoint = endpoint,
 			.inv = inv,
 			.spool_dir = spool_dir,

@@ -125,8 +125,8 @@ static void drain(struct probe_port *p)
 json_t *probe_run(const struct inventory_config *inv, const json_t *msg)
 {
 	const json_t *nonces = json_object_get(msg, "nonces");
-	long long after = proto_get_int(msg, "send_after_ms", 300);
-	long long listen = proto_get_int(msg, "listen_ms", 1000);
+	long long after = jget_int(msg, "send_after_ms", 300);
+	long long listen = jget_int(msg, "listen_ms", 1000);
 	struct probe_port *ports = NULL;
 	json_t *report = proto_msg_new("probe_report"), *received = json_object();
 	char err[512] = "", one[256];

@@ -165,7 +165,7 @@ static size_t deliver(struct job_ctx *c, json_t *env, long long job, void *pipe_
 	/* the loop's end: parsed, looked at, spooled (encoded), sent (encoded) */
 	proto_recv(pipe_m, &msg, 0, &why);
 	snprintf(id, sizeof(id), "%lld", job);
-	if (!json_object_get(msg, "job") || !proto_get_str(msg, "status", NULL))
+	if (!json_object_get(msg, "job") || !jget_str(msg, "status", NULL))
 		fprintf(stderr, "agent_result: bad result\n");
 	n = json_array_size(json_object_get(msg, "samples"));
 	if (spool_put(spool, id, msg))
@@ -189,7 +189,7 @@ int main(int argc, char **argv)
 	char dir[] = "/tmp/bench-agent-result.XXXXXX", ep[64], sink_buf[1 << 16];
 	double t0, t_build = 0, t_deliver = 0;
 	void *zctx, *pipe_w, *pipe_m, *dealer, *sink;
-	struct job_opts jo = { .sz = sizeof(jo) };
+	struct job_opts jo = { 0 };
 	size_t samples = 0;
 	unsigned seed = 1;
 	struct spool *spool;

@@ -321,12 +321,12 @@ static long long run_once(void *client, const char *obj, int samples, double *t_
 	json_decref(msg);
 	if (!reply || strcmp(proto_msg_type(reply), "submitted")) {
 		fprintf(stderr, "coordinator: submit failed: %s\n",
-			reply ? proto_get_str(reply, "message", "?") : "no reply");
+			reply ? jget_str(reply, "message", "?") : "no reply");
 		json_decref(reply);
 		return -1;
 	}
-	run = proto_get_int(reply, "run", -1);
-	*jobs = proto_get_int(reply, "jobs", 0);
+	run = jget_int(reply, "run", -1);
+	*jobs = jget_int(reply, "jobs", 0);
 	json_decref(reply);
 	deadline = t0 + 600;
 	while (atomic_load(&acks) - acks0 < *jobs && now_s() < deadline)
@@ -516,7 +516,7 @@ int main(int argc, char **argv)
 	json_decref(req);
 	idle = 0;
 	for (i = 0; reply && i < (int)json_array_size(json_object_get(reply, "hosts")); i++)
-		idle += !strcmp(proto_get_str(json_array_get(json_object_get(reply, "hosts"), i),
+		idle += !strcmp(jget_str(json_array_get(json_object_get(reply, "hosts"), i),
 					      "state", ""), "idle");
 	json_decref(reply);
 

@@ -93,7 +93,7 @@ static json_t *kernel_list(const char *file)
 						"inventory"), "provider"), "kernels"), *o;
 		size_t j;
 
-		add_name(names, &n, proto_get_str(h, "kernel_release", NULL));
+		add_name(names, &n, jget_str(h, "kernel_release", NULL));
 		/* and what its kernel provider can switch it to (docs/agent.md) */
 		json_array_foreach(offered, j, o)
 			add_name(names, &n, json_string_value(o));
@@ -240,7 +240,7 @@ static int do_start(int argc, char **argv)
 		goto out;
 	}
 	fprintf(bisect_text_out(), "bisect session %lld: %d kernels from good '%s' to bad '%s', %s "
-		"of '%s'%s\n", proto_get_int(started, "id", 0), bd - g + 1, o.good, o.bad,
+		"of '%s'%s\n", jget_int(started, "id", 0), bd - g + 1, o.good, o.bad,
 		o.metric, plan_name, *path ? " (steps run it when no results are stored)" : "");
 	if (cli.json)
 		ret = cli_print_json(started);
@@ -269,7 +269,7 @@ static int do_reset(int argc, char **argv)
 		if (ses && cli.json)
 			ret = cli_print_json(ses);
 		else if (ses)
-			printf("bisect session %lld reset\n", proto_get_int(ses, "id", 0));
+			printf("bisect session %lld reset\n", jget_int(ses, "id", 0));
 		else
 			ret = CLI_EXIT_FAIL;
 	}

@@ -30,18 +30,18 @@ int bisect_host_find(const char *name, const char *kernel, char *name_out, size_
 	if (!hosts)
 		return -EIO;
 	json_array_foreach(hosts, i, h) {
-		const char *state = proto_get_str(h, "state", "");
+		const char *state = jget_str(h, "state", "");
 
 		if (strcmp(state, "idle") && strcmp(state, "busy"))
 			continue;
-		if ((name && strcmp(proto_get_str(h, "name", ""), name)) ||
-		    (kernel && strcmp(proto_get_str(h, "kernel_release", ""), kernel)))
+		if ((name && strcmp(jget_str(h, "name", ""), name)) ||
+		    (kernel && strcmp(jget_str(h, "kernel_release", ""), kernel)))
 			continue;
 		if (name_out)
-			snprintf(name_out, name_len, "%s", proto_get_str(h, "name", ""));
+			snprintf(name_out, name_len, "%s", jget_str(h, "name", ""));
 		if (kernel_out)
 			snprintf(kernel_out, kernel_len, "%s",
-				 proto_get_str(h, "kernel_release", ""));
+				 jget_str(h, "kernel_release", ""));
 		ret = 0;
 		break;
 	}
@@ -171,9 +171,9 @@ int bisect_submit_wait(const char *file, const json_t *overrides, unsigned int r
 	ret = cli_submit(file, &cp, hosts, &reply);
 	if (ret)
 		goto out;
-	*run = proto_get_int(reply, "run", 0);
+	*run = jget_int(reply, "run", 0);
 	fprintf(stderr, "bisect: run %lld submitted: %lld jobs on %s\n", *run,
-		proto_get_int(reply, "jobs", 0), json_string_value(json_array_get(hosts, 0)));
+		jget_int(reply, "jobs", 0), json_string_value(json_array_get(hosts, 0)));
 	for (;;) {
 		const char *state;
 
@@ -183,7 +183,7 @@ int bisect_submit_wait(const char *file, const json_t *overrides, unsigned int r
 			ret = CLI_EXIT_FAIL;
 			goto out;
 		}
-		state = proto_get_str(r, "state", "");
+		state = jget_str(r, "state", "");
 		if (!strcmp(state, "done") || !strcmp(state, "failed") ||
 		    !strcmp(state, "cancelled"))
 			break;
@@ -195,9 +195,9 @@ int bisect_submit_wait(const char *file, const json_t *overrides, unsigned int r
 		usleep(200 * 1000);	/* runs of a few jobs end in seconds */
 	}
 	fprintf(stderr, "bisect: run %lld %s in %.1f s: %lld/%lld jobs done, %lld failed\n",
-		*run, proto_get_str(r, "state", "?"), (util_wall_ms() - t0) / 1000.0,
-		proto_get_int(r, "jobs_done", 0), proto_get_int(r, "jobs_total", 0),
-		proto_get_int(r, "jobs_failed", 0));
+		*run, jget_str(r, "state", "?"), (util_wall_ms() - t0) / 1000.0,
+		jget_int(r, "jobs_done", 0), jget_int(r, "jobs_total", 0),
+		jget_int(r, "jobs_failed", 0));
 out:
 	json_decref(r);
 	json_decref(reply);

@@ -125,7 +125,7 @@ static int judge_base_plan(struct judge *j)
 	if (!cp.overrides || cli_plan_prepare(j->o->plan, &cp))
 		goto out;
 	ret = -ESRCH;
-	if (strcmp(proto_get_str(run, "plan_sha256", ""), cp.plan->sha256))
+	if (strcmp(jget_str(run, "plan_sha256", ""), cp.plan->sha256))
 		goto out;
 	ret = -EIO;
 	j->base_overrides = json_array();

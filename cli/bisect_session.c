@@ -84,7 +84,7 @@ static json_t *db_add_step(struct session_be *be, int64_t id, int64_t seq,
 			   const json_t *step, const json_t *end)
 {
 	if (store_bisect_add_step(be->st, id, seq, step,
-				  end ? proto_get_str(end, "state", "") : NULL,
+				  end ? jget_str(end, "state", "") : NULL,
 				  json_object_get(end, "result"), util_wall_ms())) {
 		cli_error("%s", store_errmsg(be->st));
 		return NULL;
@@ -95,7 +95,7 @@ static json_t *db_add_step(struct session_be *be, int64_t id, int64_t seq,
 static json_t *db_finish(struct session_be *be, int64_t id, int64_t steps,
 			 const json_t *end)
 {
-	if (store_bisect_end(be->st, id, steps, proto_get_str(end, "state", ""),
+	if (store_bisect_end(be->st, id, steps, jget_str(end, "state", ""),
 			     json_object_get(end, "result"), util_wall_ms())) {
 		cli_error("%s", store_errmsg(be->st));
 		return NULL;
@@ -252,7 +252,7 @@ int bisect_release(struct bopts *o, struct session_be *be, json_t *ses, struct b
 /* The timing mode of a value row: "wall" when the host did not say. */
 static const char *row_timing(const json_t *r)
 {
-	return proto_get_str(r, "timing", "wall");
+	return jget_str(r, "timing", "wall");
 }
 
 
@@ -339,8 +339,8 @@ int bisect_values_get(struct session_be *be, const struct vsel *q, struct vals *
 	if (!out->v || !names)
 		goto oom;
 	json_array_foreach(rows, i, r) {
-		const char *kr = proto_get_str(r, "kernel_release", NULL);
-		long long rid = proto_get_int(r, "run", 0);
+		const char *kr = jget_str(r, "kernel_release", NULL);
+		long long rid = jget_int(r, "run", 0);
 		bool seen = false;
 
 		if (q->kernel && (!kr || strcmp(kr, q->kernel)))
@@ -362,20 +362,20 @@ int bisect_values_get(struct session_be *be, const struct vsel *q, struct vals *
 			continue;
 		if (!out->n) {
 			snprintf(out->timing, sizeof(out->timing), "%s", row_timing(r));
-			snprintf(out->unit, sizeof(out->unit), "%s", proto_get_str(r, "unit", ""));
-			snprintf(out->host, sizeof(out->host), "%s", proto_get_str(r, "host", ""));
+			snprintf(out->unit, sizeof(out->unit), "%s", jget_str(r, "unit", ""));
+			snprintf(out->host, sizeof(out->host), "%s", jget_str(r, "host", ""));
 			snprintf(out->kernel, sizeof(out->kernel), "%s", kr ? kr : "");
 		}
-		names[out->n] = proto_get_str(r, "variant", NULL);
-		names[n_rows + out->n] = proto_get_str(r, "subject", NULL);
+		names[out->n] = jget_str(r, "variant", NULL);
+		names[n_rows + out->n] = jget_str(r, "subject", NULL);
 		out->v[out->n++] = json_number_value(json_object_get(r, "value"));
 		seen = false;
 		json_array_foreach(out->runs, k, u)
 			seen |= json_integer_value(u) == rid;
 		if (!seen && json_array_append_new(out->runs, json_integer(rid)))
 			goto oom;
-		if (add_name(out->hosts, proto_get_str(r, "host", "")) ||
-		    add_name(out->builds, proto_get_str(r, "kernel_build", "")))
+		if (add_name(out->hosts, jget_str(r, "host", "")) ||
+		    add_name(out->builds, jget_str(r, "kernel_build", "")))
 			goto oom;
 	}
 	/* never pool several variants or subjects into one sample */
@@ -422,6 +422,6 @@ int bisect_load(struct session_be *be, int64_t id, json_t **ses, struct bisect *
 	*b = bisect_session_replay(*ses);
 	if (!*b)
 		return cli_error("cannot replay bisect session %lld: its steps do not fit "
-				 "its kernels", proto_get_int(*ses, "id", 0));
+				 "its kernels", jget_int(*ses, "id", 0));
 	return 0;
 }

@@ -78,10 +78,10 @@ int bisect_do_status(int argc, char **argv)
 		goto out;
 	}
 	printf("bisect session %lld (%s): %s of '%s'%s%s, %d kernels, %d measured\n",
-	       proto_get_int(ses, "id", 0), proto_get_str(ses, "state", "?"),
-	       proto_get_str(ses, "metric", "?"), proto_get_str(ses, "plan", "?"),
+	       jget_int(ses, "id", 0), jget_str(ses, "state", "?"),
+	       jget_str(ses, "metric", "?"), jget_str(ses, "plan", "?"),
 	       json_is_string(json_object_get(ses, "variant")) ? " variant " : "",
-	       proto_get_str(ses, "variant", ""), bisect_n_kernels(b), bisect_n_measured(b));
+	       jget_str(ses, "variant", ""), bisect_n_kernels(b), bisect_n_measured(b));
 	printf("engine: %s: %s\n", bisect_state_name(a.state), bisect_why(b));
 	bisect_print_resolution(bisect_step(b, bisect_n_steps(b) - 1));
 	if (a.kernel >= 0)
@@ -158,7 +158,7 @@ static const char *list_result(const json_t *r, char *out, size_t len)
 			 json_string_value(json_object_get(res, "first_bad")),
 			 json_number_value(json_object_get(res, "delta_pct")));
 	else
-		snprintf(out, len, "%s", proto_get_str(res, "why", "-"));
+		snprintf(out, len, "%s", jget_str(res, "why", "-"));
 	return out;
 }
 
@@ -192,14 +192,14 @@ int bisect_do_list(int argc, char **argv)
 	}
 	json_array_foreach(list, i, r) {
 		char c[3][32], res[320];
-		const char *cells[9] = { c[0], proto_get_str(r, "state", "?"),
-					 proto_get_str(r, "plan", "?"), proto_get_str(r, "metric", "?"),
-					 proto_get_str(r, "good", "?"), proto_get_str(r, "bad", "?"),
+		const char *cells[9] = { c[0], jget_str(r, "state", "?"),
+					 jget_str(r, "plan", "?"), jget_str(r, "metric", "?"),
+					 jget_str(r, "good", "?"), jget_str(r, "bad", "?"),
 					 c[1], c[2], list_result(r, res, sizeof(res)) };
 
-		snprintf(c[0], 32, "%lld", proto_get_int(r, "id", 0));
-		snprintf(c[1], 32, "%lld", proto_get_int(r, "n_kernels", 0));
-		snprintf(c[2], 32, "%lld", proto_get_int(r, "n_steps", 0));
+		snprintf(c[0], 32, "%lld", jget_int(r, "id", 0));
+		snprintf(c[1], 32, "%lld", jget_int(r, "n_kernels", 0));
+		snprintf(c[2], 32, "%lld", jget_int(r, "n_steps", 0));
 		tt_table_add(&t, cells);
 	}
 	tt_table_print(&t, stdout);

@@ -50,7 +50,7 @@ static int record_step(struct session_be *be, json_t **ses, struct bisect *b, in
 {
 	const struct bisect_step *s;
 	json_t *vals = json_array(), *step, *end, *after;
-	int64_t id = proto_get_int(*ses, "id", 0);
+	int64_t id = jget_int(*ses, "id", 0);
 	int64_t seq = (int64_t)json_array_size(json_object_get(*ses, "steps")) + 1;
 	size_t i;
 	int err;
@@ -93,7 +93,7 @@ static json_t *used_runs(const json_t *ses, const char *k)
 	size_t i, j;
 
 	json_array_foreach(json_object_get(ses, "steps"), i, s)
-		if (!strcmp(proto_get_str(s, "kernel", ""), k))
+		if (!strcmp(jget_str(s, "kernel", ""), k))
 			json_array_foreach(json_object_get(s, "runs"), j, r)
 				json_array_append(out, r);
 	return out;
@@ -105,13 +105,13 @@ static const char *session_timing(struct session_be *be, const json_t *ses, char
 				  size_t len)
 {
 	const json_t *opts = json_object_get(ses, "opts"), *s;
-	struct vsel q = { .metric = proto_get_str(ses, "metric", ""),
-			  .variant = proto_get_str(ses, "variant", NULL),
-			  .subject = proto_get_str(ses, "subject", NULL) };
+	struct vsel q = { .metric = jget_str(ses, "metric", ""),
+			  .variant = jget_str(ses, "variant", NULL),
+			  .subject = jget_str(ses, "subject", NULL) };
 	size_t i;
 
 	if (json_is_string(json_object_get(opts, "timing")))
-		return proto_get_str(opts, "timing", NULL);
+		return jget_str(opts, "timing", NULL);
 	json_array_foreach(json_object_get(ses, "steps"), i, s) {
 		json_t *run = json_array_get(json_object_get(s, "runs"), 0), *one;
 		struct vals x = { 0 };
@@ -142,10 +142,10 @@ static int measure(struct session_be *be, json_t **ses, struct bisect *b, int k,
 		json_pack("[I]", (json_int_t)only_run) : NULL;
 	char stm[16] = "";
 	struct vals x = { 0 };
-	struct vsel q = { .plan = proto_get_str(*ses, "plan", NULL),
-			  .metric = proto_get_str(*ses, "metric", ""),
-			  .variant = proto_get_str(*ses, "variant", NULL),
-			  .subject = proto_get_str(*ses, "subject", NULL), .kernel = name,
+	struct vsel q = { .plan = jget_str(*ses, "plan", NULL),
+			  .metric = jget_str(*ses, "metric", ""),
+			  .variant = jget_str(*ses, "variant", NULL),
+			  .subject = jget_str(*ses, "subject", NULL), .kernel = name,
 			  .runs = only, .used = used, .one_run = true };
 	int ret, err;
 
@@ -160,7 +160,7 @@ static int measure(struct session_be *be, json_t **ses, struct bisect *b, int k,
 	else if (!x.n && !skip_missing)
 		ret = cli_error("no new stored results of '%s' on kernel '%s'%s%s%s: run the plan "
 				"on a host with that kernel and step again, or 'bisect step --skip' "
-				"to skip it", proto_get_str(*ses, "plan", "?"), name,
+				"to skip it", jget_str(*ses, "plan", "?"), name,
 				timing ? " (timing '" : "", timing ? timing : "", timing ? "')" : "");
 	else
 		ret = record_step(be, ses, b, k, x.v, x.n, x.runs);
@@ -178,10 +178,10 @@ static int have_stored(struct session_be *be, const json_t *ses, const char *k)
 	json_t *used = used_runs(ses, k);
 	char stm[16] = "";
 	struct vals x = { 0 };
-	struct vsel q = { .plan = proto_get_str(ses, "plan", NULL),
-			  .metric = proto_get_str(ses, "metric", ""),
-			  .variant = proto_get_str(ses, "variant", NULL),
-			  .subject = proto_get_str(ses, "subject", NULL), .kernel = k,
+	struct vsel q = { .plan = jget_str(ses, "plan", NULL),
+			  .metric = jget_str(ses, "metric", ""),
+			  .variant = jget_str(ses, "variant", NULL),
+			  .subject = jget_str(ses, "subject", NULL), .kernel = k,
 			  .timing = session_timing(be, ses, stm, sizeof(stm)), .used = used };
 	int err = bisect_values_get(be, &q, &x), ret;
 
@@ -275,7 +275,7 @@ static int run_plan(const json_t *ses, const struct bisect *b, const struct bise
 		json_array_append_new(hosts, json_string(host));
 	}
 	if (json_array_size(hosts))
-		ret = bisect_submit_wait(proto_get_str(opts, "plan_file", ""),
+		ret = bisect_submit_wait(jget_str(opts, "plan_file", ""),
 					 json_object_get(opts, "overrides"),
 					 a->reps < 5 ? 5 : a->reps, hosts, run);
 out:
@@ -291,15 +291,15 @@ static int finish_ended(struct session_be *be, json_t **ses, const struct bisect
 
 	if (end_of(b, &end) || !end)
 		return cli_error("out of memory");
-	after = be->ops->finish(be, proto_get_int(*ses, "id", 0),
+	after = be->ops->finish(be, jget_int(*ses, "id", 0),
 				(int64_t)json_array_size(json_object_get(*ses, "steps")), end);
 	json_decref(end);
 	if (!after)
 		return CLI_EXIT_FAIL;
 	json_decref(*ses);
 	*ses = after;
-	fprintf(bisect_text_out(), "bisect session %lld %s\n", proto_get_int(after, "id", 0),
-		proto_get_str(after, "state", "?"));
+	fprintf(bisect_text_out(), "bisect session %lld %s\n", jget_int(after, "id", 0),
+		jget_str(after, "state", "?"));
 	bisect_print_result(b);
 	return 0;
 }
@@ -321,9 +321,9 @@ int bisect_do_step(int argc, char **argv)
 		ret = bisect_load(&be, 0, &ses, &b, false);
 	if (ret)
 		goto out;
-	if (strcmp(proto_get_str(ses, "state", ""), "active")) {
+	if (strcmp(jget_str(ses, "state", ""), "active")) {
 		ret = cli_error("bisect session %lld is %s: 'bpflab bisect start' begins a new "
-				"one", proto_get_int(ses, "id", 0), proto_get_str(ses, "state", "?"));
+				"one", jget_int(ses, "id", 0), jget_str(ses, "state", "?"));
 		goto out;
 	}
 	if (bisect_next(b, &a) == BISECT_DONE || a.state == BISECT_FAILED) {
@@ -333,7 +333,7 @@ int bisect_do_step(int argc, char **argv)
 		goto out;
 	}
 	provider = o.provider ? o.provider : getenv("BPFLAB_KERNEL_PROVIDER");
-	plan_file = proto_get_str(json_object_get(ses, "opts"), "plan_file", NULL);
+	plan_file = jget_str(json_object_get(ses, "opts"), "plan_file", NULL);
 	ret = have_stored(&be, ses, bisect_kernel(b, a.kernel));
 	if (ret == 1 && a.kernel2 >= 0)
 		ret = have_stored(&be, ses, bisect_kernel(b, a.kernel2));

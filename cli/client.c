@@ -135,7 +135,7 @@ int cli_request(const json_t *req, const char *want_type, json_t **reply)
 		goto out;
 	}
 	if (!strcmp(type, "error")) {
-		ret = cli_error("%s", proto_get_str(msg, "message", "coordinator refused the "
+		ret = cli_error("%s", jget_str(msg, "message", "coordinator refused the "
 						    "request without a reason"));
 		if (json_is_true(json_object_get(msg, "invalid")))
 			ret = CLI_EXIT_USAGE;	/* an invalid plan, as one refused locally */

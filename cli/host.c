@@ -65,17 +65,17 @@ static int print_noise(const json_t *hosts, FILE *out)
 		json_array_foreach(json_object_get(noise, "metrics"), k, m) {
 			char run[32], n[32], mean[32], cv[32];
 			const char *cells[9] = {
-				proto_get_str(h, "name", "?"),
-				proto_get_str(noise, "kernel_release", "?"), run,
-				proto_get_str(m, "metric", "?"), proto_get_str(m, "subject", ""),
-				proto_get_str(m, "window", "-"), n,
+				jget_str(h, "name", "?"),
+				jget_str(noise, "kernel_release", "?"), run,
+				jget_str(m, "metric", "?"), jget_str(m, "subject", ""),
+				jget_str(m, "window", "-"), n,
 				report_compare_num(json_number_value(json_object_get(m, "mean")),
 						   mean, sizeof(mean)),
 				noise_cv_text(json_number_value(json_object_get(m, "cv")), cv, sizeof(cv)),
 			};
 
-			snprintf(run, sizeof(run), "%lld", proto_get_int(noise, "run", 0));
-			snprintf(n, sizeof(n), "%lld", proto_get_int(m, "n", 0));
+			snprintf(run, sizeof(run), "%lld", jget_int(noise, "run", 0));
+			snprintf(n, sizeof(n), "%lld", jget_int(m, "n", 0));
 			if (!*cells[4])
 				cells[4] = "-";
 			if (tt_table_add(&t, cells)) {
@@ -143,11 +143,11 @@ static int do_list(int argc, char **argv)
 	/* kernel switches that went wrong (the coordinator's "boot" object) */
 	json_array_foreach(hosts, i, h) {
 		const json_t *b = json_object_get(h, "boot");
-		const char *bs = proto_get_str(b, "state", "");
+		const char *bs = jget_str(b, "state", "");
 
 		if (!strcmp(bs, "failed") || !strcmp(bs, "mismatch"))
-			printf("host %s: switch to kernel %s %s: %s\n", proto_get_str(h, "name", "?"),
-			       proto_get_str(b, "kernel", "?"), bs, proto_get_str(b, "error", "?"));
+			printf("host %s: switch to kernel %s %s: %s\n", jget_str(h, "name", "?"),
+			       jget_str(b, "kernel", "?"), bs, jget_str(b, "error", "?"));
 	}
 	ret = print_noise(hosts, stdout);
 out:
@@ -192,14 +192,14 @@ static int print_host_ports(const json_t *h, FILE *out)
 		return cli_error("out of memory");
 	json_array_foreach(json_object_get(json_object_get(h, "inventory"), "ports"), i, p) {
 		const json_t *x = json_object_get(p, "xdp");
-		const char *src = proto_get_str(x, "source", "?");
+		const char *src = jget_str(x, "source", "?");
 		char mtu[24] = "-", speed[24] = "-", modes[96], feats[256];
 		const char *cells[8];
 
 		if (json_is_integer(json_object_get(p, "mtu")))
-			snprintf(mtu, sizeof(mtu), "%lld", (long long)proto_get_int(p, "mtu", 0));
+			snprintf(mtu, sizeof(mtu), "%lld", (long long)jget_int(p, "mtu", 0));
 		if (json_is_integer(json_object_get(p, "speed")))
-			snprintf(speed, sizeof(speed), "%lld", (long long)proto_get_int(p, "speed", 0));
+			snprintf(speed, sizeof(speed), "%lld", (long long)jget_int(p, "speed", 0));
 		if (!x)
 			snprintf(modes, sizeof(modes), "?");
 		else if (!json_is_array(json_object_get(x, "modes")))
@@ -207,9 +207,9 @@ static int print_host_ports(const json_t *h, FILE *out)
 		else
 			join_strings(json_object_get(x, "modes"), modes, sizeof(modes));
 		join_strings(json_object_get(x, "features"), feats, sizeof(feats));
-		cells[0] = proto_get_str(p, "role", "?");
-		cells[1] = proto_get_str(p, "name", "?");
-		cells[2] = proto_get_str(p, "driver", proto_get_str(p, "error", "-"));
+		cells[0] = jget_str(p, "role", "?");
+		cells[1] = jget_str(p, "name", "?");
+		cells[2] = jget_str(p, "driver", jget_str(p, "error", "-"));
 		cells[3] = mtu;
 		cells[4] = speed;
 		cells[5] = modes;
@@ -226,8 +226,8 @@ static int print_host_ports(const json_t *h, FILE *out)
 		const json_t *x = json_object_get(p, "xdp");
 
 		if (x && json_object_get(x, "reason"))
-			fprintf(out, "port %s: xdp modes unknown: %s\n", proto_get_str(p, "role", "?"),
-				proto_get_str(x, "reason", "?"));
+			fprintf(out, "port %s: xdp modes unknown: %s\n", jget_str(p, "role", "?"),
+				jget_str(x, "reason", "?"));
 	}
 out:
 	tt_table_release(&t);
@@ -253,7 +253,7 @@ static int do_show(int argc, char **argv)
 	if (ret)
 		return ret;
 	json_array_foreach(hosts, i, h)
-		if (!strcmp(proto_get_str(h, "name", ""), name))
+		if (!strcmp(jget_str(h, "name", ""), name))
 			found = h;
 	if (!found) {
 		ret = cli_error("no host '%s' (bpflab host list names them)", name);
@@ -263,8 +263,8 @@ static int do_show(int argc, char **argv)
 		ret = cli_print_json(found);
 		goto out;
 	}
-	printf("host %s  state %s  kernel %s\n", name, proto_get_str(found, "state", "?"),
-	       proto_get_str(found, "kernel_release", "?"));
+	printf("host %s  state %s  kernel %s\n", name, jget_str(found, "state", "?"),
+	       jget_str(found, "kernel_release", "?"));
 	ret = print_host_ports(found, stdout);
 out:
 	json_decref(hosts);
@@ -286,7 +286,7 @@ static json_t *host_entry(const char *name, int *err)
 	if (*err)
 		return NULL;
 	json_array_foreach(hosts, i, h)
-		if (!strcmp(proto_get_str(h, "name", ""), name))
+		if (!strcmp(jget_str(h, "name", ""), name))
 			found = json_incref(h);
 	json_decref(hosts);
 	return found;
@@ -311,12 +311,12 @@ static int boot_wait(const char *host, const char *kernel, int wait_s)
 		if (!h)
 			return cli_error("host '%s' is no longer in the coordinator's host list",
 					 host);
-		state = proto_get_str(h, "state", "?");
-		rel = proto_get_str(h, "kernel_release", "?");
-		bs = proto_get_str(json_object_get(h, "boot"), "state", "");
+		state = jget_str(h, "state", "?");
+		rel = jget_str(h, "kernel_release", "?");
+		bs = jget_str(json_object_get(h, "boot"), "state", "");
 		if (!strcmp(bs, "failed") || !strcmp(bs, "mismatch")) {
 			err = cli_error("host '%s' did not switch to kernel '%s': %s", host, kernel,
-					proto_get_str(json_object_get(h, "boot"), "error", bs));
+					jget_str(json_object_get(h, "boot"), "error", bs));
 			json_decref(h);
 			return err;
 		}
@@ -358,10 +358,10 @@ int cli_host_boot(const char *host, const char *kernel, int wait_s, char *from,
 	if (ret)
 		return ret;
 	if (from)
-		snprintf(from, from_len, "%s", proto_get_str(reply, "from", "?"));
+		snprintf(from, from_len, "%s", jget_str(reply, "from", "?"));
 	if (wait_s > 0)
 		fprintf(stderr, "host %s: switching from kernel %s to %s\n", host,
-			proto_get_str(reply, "from", "?"), kernel);
+			jget_str(reply, "from", "?"), kernel);
 	json_decref(reply);
 	return wait_s > 0 ? boot_wait(host, kernel, wait_s) : 0;
 }
@@ -379,13 +379,13 @@ int cli_host_offering(const char *kernel, const char *const *skip, int n_skip, c
 		bool skipped = false;
 
 		for (s = 0; s < n_skip; s++)
-			skipped |= !strcmp(skip[s], proto_get_str(h, "name", ""));
-		if (skipped || strcmp(proto_get_str(h, "state", ""), "idle"))
+			skipped |= !strcmp(skip[s], jget_str(h, "name", ""));
+		if (skipped || strcmp(jget_str(h, "state", ""), "idle"))
 			continue;
 		json_array_foreach(json_object_get(json_object_get(json_object_get(h, "inventory"),
 								   "provider"), "kernels"), j, k) {
 			if (ret && json_is_string(k) && !strcmp(json_string_value(k), kernel)) {
-				snprintf(out, len, "%s", proto_get_str(h, "name", ""));
+				snprintf(out, len, "%s", jget_str(h, "name", ""));
 				ret = 0;
 			}
 		}
@@ -551,13 +551,13 @@ static int do_calibrate(int argc, char **argv)
 	ret = names ? cli_submit(file, &cp, names, &reply) : cli_error("out of memory");
 	if (ret)
 		goto out;
-	run = proto_get_int(reply, "run", 0);
+	run = jget_int(reply, "run", 0);
 	fprintf(stderr, "run %lld submitted: %lld jobs of plan '%s' on host %s\n", run,
-		proto_get_int(reply, "jobs", 0), cp.plan->name, host);
+		jget_int(reply, "jobs", 0), cp.plan->name, host);
 	ret = cli_run_wait(run, &final);
 	if (ret)
 		goto out;
-	failed = proto_get_int(final, "jobs_failed", 0);
+	failed = jget_int(final, "jobs_failed", 0);
 	if (failed)
 		fprintf(stderr, "bpflab: %lld job%s of run %lld failed; the noise floor is of the "
 			"others\n", failed, failed == 1 ? "" : "s", run);

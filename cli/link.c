@@ -49,11 +49,11 @@ static int print_links(const json_t *reply, bool list)
 	json_array_foreach(links, i, l) {
 		char id[32];
 		const char *cells[5] = {
-			id, proto_get_str(l, "host_a", "?"), proto_get_str(l, "port_a", "?"),
-			proto_get_str(l, "host_b", "?"), proto_get_str(l, "port_b", "?"),
+			id, jget_str(l, "host_a", "?"), jget_str(l, "port_a", "?"),
+			jget_str(l, "host_b", "?"), jget_str(l, "port_b", "?"),
 		};
 
-		snprintf(id, sizeof(id), "%lld", proto_get_int(l, "id", 0));
+		snprintf(id, sizeof(id), "%lld", jget_int(l, "id", 0));
 		if (tt_table_add(&t, cells)) {
 			ret = cli_error("out of memory");
 			goto out;
@@ -67,7 +67,7 @@ static int print_links(const json_t *reply, bool list)
 		const json_t *missing = json_object_get(reply, "missing");
 
 		printf("%zu link%s between hosts; %lld hosts probed", json_array_size(links),
-		       json_array_size(links) == 1 ? "" : "s", proto_get_int(reply, "probed", 0));
+		       json_array_size(links) == 1 ? "" : "s", jget_int(reply, "probed", 0));
 		if (json_array_size(missing)) {
 			printf(", no report from");
 			json_array_foreach(missing, i, l)

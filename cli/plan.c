@@ -131,7 +131,7 @@ static bool host_has_ports(const struct plan *plan, const json_t *h)
 	for (i = 0; i < plan->n_ports; i++) {
 		found = false;
 		json_array_foreach(json_object_get(json_object_get(h, "inventory"), "ports"), k, p)
-			found |= !strcmp(proto_get_str(p, "role", ""), plan->ports[i]);
+			found |= !strcmp(jget_str(p, "role", ""), plan->ports[i]);
 		if (!found)
 			return false;
 	}
@@ -145,7 +145,7 @@ static bool host_named(const json_t *names, const json_t *h)
 	size_t i;
 
 	json_array_foreach(names, i, n)
-		if (json_is_string(n) && !strcmp(json_string_value(n), proto_get_str(h, "name", "")))
+		if (json_is_string(n) && !strcmp(json_string_value(n), jget_str(h, "name", "")))
 			return true;
 	return false;
 }

@@ -248,7 +248,7 @@ static int fetch_values_id(const json_t *filter, json_t **rows, char *db_id)
 	else
 		*rows = json_incref(v);
 	if (!ret && db_id)
-		snprintf(db_id, STORE_DB_ID_LEN, "%s", proto_get_str(reply, "db_id", ""));
+		snprintf(db_id, STORE_DB_ID_LEN, "%s", jget_str(reply, "db_id", ""));
 	json_decref(reply);
 	return ret;
 }
@@ -679,7 +679,7 @@ int cli_result_export(int argc, char **argv)
 	}
 	/* one code path with the dashboard's download (lib/report/export_run.c) */
 	out = export_run(rows, run, &(struct export_run_opts){
-		.sz = sizeof(struct export_run_opts), .format = o.format, .host = o.host,
+		.format = o.format, .host = o.host,
 		.kernel = o.kernel, .include_flagged = o.include_flagged, .origin = o.origin,
 		.db_id = db_id, .build_id = o.build_id, .all_rows = o.all_rows,
 		.kernel_cache = export_kernel_cache(), .n_zero = &n_zero },

@@ -84,7 +84,7 @@ static const char *added_text(const json_t *run, char *buf, size_t len)
 	json_array_foreach(json_object_get(run, "jobs"), i, j) {
 		if (json_object_get(j, "added")) {
 			n++;
-			why = proto_get_str(j, "added", "?");
+			why = jget_str(j, "added", "?");
 		}
 	}
 	if (!n)
@@ -109,8 +109,8 @@ int cli_run_wait(long long id, json_t **final)
 			return ret;
 		state = json_string_value(json_object_get(run, "state"));
 		snprintf(line, sizeof(line), "run %lld: %lld/%lld jobs done, %lld failed%s", id,
-			 proto_get_int(run, "jobs_done", 0), proto_get_int(run, "jobs_total", 0),
-			 proto_get_int(run, "jobs_failed", 0), added_text(run, added,
+			 jget_int(run, "jobs_done", 0), jget_int(run, "jobs_total", 0),
+			 jget_int(run, "jobs_failed", 0), added_text(run, added,
 									  sizeof(added)));
 		if (strcmp(line, last)) {
 			fprintf(stderr, "%s\n", line);
@@ -217,8 +217,8 @@ static int do_submit(int argc, char **argv)
 	if (ret)
 		goto out;
 
-	run = proto_get_int(reply, "run", 0);
-	jobs = proto_get_int(reply, "jobs", 0);
+	run = jget_int(reply, "run", 0);
+	jobs = jget_int(reply, "jobs", 0);
 	json_array_foreach(json_object_get(reply, "hosts"), i, h) {
 		int n = snprintf(hosts + used, sizeof(hosts) - used, "%s%s", i ? ", " : "",
 				 json_string_value(h) ? json_string_value(h) : "?");
@@ -240,8 +240,8 @@ static int do_submit(int argc, char **argv)
 		ret = cli_run_wait(run, &final);
 		if (ret)
 			goto out;
-		if (strcmp(proto_get_str(final, "state", ""), "done") ||
-		    proto_get_int(final, "jobs_failed", 0))
+		if (strcmp(jget_str(final, "state", ""), "done") ||
+		    jget_int(final, "jobs_failed", 0))
 			ret = CLI_EXIT_FAIL;
 	}
 	if (cli.json) {
@@ -333,22 +333,22 @@ static void print_watch(const json_t *w)
 	json_t *v;
 	size_t i;
 
-	printf("run %lld %s: %lld/%lld jobs done, %lld failed\n", proto_get_int(run, "id", 0),
-	       proto_get_str(run, "state", "?"), proto_get_int(run, "jobs_done", 0),
-	       proto_get_int(run, "jobs_total", 0), proto_get_int(run, "jobs_failed", 0));
+	printf("run %lld %s: %lld/%lld jobs done, %lld failed\n", jget_int(run, "id", 0),
+	       jget_str(run, "state", "?"), jget_int(run, "jobs_done", 0),
+	       jget_int(run, "jobs_total", 0), jget_int(run, "jobs_failed", 0));
 	json_array_foreach(json_object_get(w, "hosts"), i, h) {
-		printf("  %-12s %lld/%lld finished", proto_get_str(h, "host", "?"),
-		       proto_get_int(h, "finished", 0), proto_get_int(h, "jobs", 0));
-		if (proto_get_int(h, "job", 0))
-			printf(", job %lld of %lld (id %lld)", proto_get_int(h, "n", 0),
-			       proto_get_int(h, "jobs", 0), proto_get_int(h, "job", 0));
+		printf("  %-12s %lld/%lld finished", jget_str(h, "host", "?"),
+		       jget_int(h, "finished", 0), jget_int(h, "jobs", 0));
+		if (jget_int(h, "job", 0))
+			printf(", job %lld of %lld (id %lld)", jget_int(h, "n", 0),
+			       jget_int(h, "jobs", 0), jget_int(h, "job", 0));
 		if (json_object_get(h, "phase"))
-			printf(", %s %lld/%lld s", proto_get_str(h, "phase", "?"),
-			       proto_get_int(h, "second", 0), proto_get_int(h, "of", 0));
-		if (proto_get_int(h, "added", 0))
+			printf(", %s %lld/%lld s", jget_str(h, "phase", "?"),
+			       jget_int(h, "second", 0), jget_int(h, "of", 0));
+		if (jget_int(h, "added", 0))
 			printf(", %lld repetition%s added (latest: %s)",
-			       proto_get_int(h, "added", 0), plural(proto_get_int(h, "added", 0)),
-			       proto_get_str(h, "added_why", "?"));
+			       jget_int(h, "added", 0), plural(jget_int(h, "added", 0)),
+			       jget_str(h, "added_why", "?"));
 		rates = json_object_get(h, "rates");
 		json_object_foreach((json_t *)rates, port, v)
 			printf(", %s %.0f pps", port, json_number_value(v));
@@ -398,7 +398,7 @@ static int do_watch(int argc, char **argv)
 		free(last);
 		last = text;
 		text = NULL;
-		state = proto_get_str(json_object_get(w, "run"), "state", "");
+		state = jget_str(json_object_get(w, "run"), "state", "");
 		if (!strcmp(state, "done") || !strcmp(state, "failed") ||
 		    !strcmp(state, "cancelled"))
 			break;
@@ -442,15 +442,15 @@ static int do_list(int argc, char **argv)
 	}
 	json_array_foreach(runs, i, r) {
 		char id[32], jobs[64], failed[32], when[32];
-		const char *cells[6] = { id, proto_get_str(r, "plan", NULL),
-					 proto_get_str(r, "state", NULL), jobs, failed,
-					 cli_time(proto_get_int(r, "submitted_ms", 0), when,
+		const char *cells[6] = { id, jget_str(r, "plan", NULL),
+					 jget_str(r, "state", NULL), jobs, failed,
+					 cli_time(jget_int(r, "submitted_ms", 0), when,
 						  sizeof(when)) };
 
-		snprintf(id, sizeof(id), "%lld", proto_get_int(r, "id", 0));
-		snprintf(jobs, sizeof(jobs), "%lld/%lld", proto_get_int(r, "jobs_done", 0),
-			 proto_get_int(r, "jobs_total", 0));
-		snprintf(failed, sizeof(failed), "%lld", proto_get_int(r, "jobs_failed", 0));
+		snprintf(id, sizeof(id), "%lld", jget_int(r, "id", 0));
+		snprintf(jobs, sizeof(jobs), "%lld/%lld", jget_int(r, "jobs_done", 0),
+			 jget_int(r, "jobs_total", 0));
+		snprintf(failed, sizeof(failed), "%lld", jget_int(r, "jobs_failed", 0));
 		if (tt_table_add(&t, cells)) {
 			ret = cli_error("out of memory");
 			goto out;
@@ -471,26 +471,26 @@ static void first_line(const char *s, char *out, size_t len)
 
 static void print_run_header(const json_t *run)
 {
-	const char *sha = proto_get_str(run, "plan_sha256", NULL);
+	const char *sha = jget_str(run, "plan_sha256", NULL);
 	const json_t *ov = json_object_get(run, "overrides"), *v;
 	char a[32], b[32];
 	size_t i;
 
-	printf("run %lld  %s", proto_get_int(run, "id", 0), proto_get_str(run, "plan", "-"));
+	printf("run %lld  %s", jget_int(run, "id", 0), jget_str(run, "plan", "-"));
 	if (sha)
 		printf("  plan %.12s", sha);
-	printf("  %s\n", proto_get_str(run, "state", "-"));
+	printf("  %s\n", jget_str(run, "state", "-"));
 	printf("submitted %s  finished %s\n",
-	       cli_time(proto_get_int(run, "submitted_ms", 0), a, sizeof(a)),
-	       cli_time(proto_get_int(run, "finished_ms", 0), b, sizeof(b)));
+	       cli_time(jget_int(run, "submitted_ms", 0), a, sizeof(a)),
+	       cli_time(jget_int(run, "finished_ms", 0), b, sizeof(b)));
 	if (json_array_size(ov)) {
 		printf("overrides");
 		json_array_foreach(ov, i, v)
 			printf(" %s", json_string_value(v) ? json_string_value(v) : "?");
 		printf("\n");
 	}
-	printf("jobs %lld: %lld done, %lld failed\n", proto_get_int(run, "jobs_total", 0),
-	       proto_get_int(run, "jobs_done", 0), proto_get_int(run, "jobs_failed", 0));
+	printf("jobs %lld: %lld done, %lld failed\n", jget_int(run, "jobs_total", 0),
+	       jget_int(run, "jobs_done", 0), jget_int(run, "jobs_failed", 0));
 }
 
 /* The repetitions the controller added (docs/plans.md "repeat"), each with why. */
@@ -506,9 +506,9 @@ static void print_added(const json_t *run)
 		if (first)
 			printf("\nrepetitions added (not settled after the round before):\n");
 		first = false;
-		printf("  job %lld  %s %s rep %lld: %s\n", proto_get_int(j, "id", 0),
-		       proto_get_str(j, "host", "?"), proto_get_str(j, "variant", "?"),
-		       proto_get_int(j, "rep", 0), proto_get_str(j, "added", "?"));
+		printf("  job %lld  %s %s rep %lld: %s\n", jget_int(j, "id", 0),
+		       jget_str(j, "host", "?"), jget_str(j, "variant", "?"),
+		       jget_int(j, "rep", 0), jget_str(j, "added", "?"));
 	}
 }
 
@@ -557,16 +557,16 @@ static int print_attempts(const json_t *attempts)
 		return cli_error("out of memory");
 	json_array_foreach(attempts, i, a) {
 		char job[32], att[32], started[32], ended[32], err[256];
-		const char *outcome = proto_get_str(a, "outcome", NULL);
+		const char *outcome = jget_str(a, "outcome", NULL);
 		const char *cells[7] = {
-			job, att, proto_get_str(a, "host", NULL), outcome ? outcome : "running",
-			cli_time(proto_get_int(a, "started_ms", 0), started, sizeof(started)),
-			cli_time(proto_get_int(a, "ended_ms", 0), ended, sizeof(ended)), err,
+			job, att, jget_str(a, "host", NULL), outcome ? outcome : "running",
+			cli_time(jget_int(a, "started_ms", 0), started, sizeof(started)),
+			cli_time(jget_int(a, "ended_ms", 0), ended, sizeof(ended)), err,
 		};
 
-		snprintf(job, sizeof(job), "%lld", proto_get_int(a, "job", 0));
-		snprintf(att, sizeof(att), "%lld", proto_get_int(a, "attempt", 0));
-		first_line(proto_get_str(a, "error", NULL), err, sizeof(err));
+		snprintf(job, sizeof(job), "%lld", jget_int(a, "job", 0));
+		snprintf(att, sizeof(att), "%lld", jget_int(a, "attempt", 0));
+		first_line(jget_str(a, "error", NULL), err, sizeof(err));
 		if (!*err)
 			cells[6] = NULL;
 		if (tt_table_add(&t, cells)) {
@@ -625,16 +625,16 @@ static int do_show(int argc, char **argv)
 	json_array_foreach(json_object_get(run, "jobs"), i, j) {
 		char job[32], seq[32], rep[32], att[32], point[512], err[256];
 		const char *cells[9] = {
-			job, proto_get_str(j, "host", NULL), seq, proto_get_str(j, "variant", NULL),
+			job, jget_str(j, "host", NULL), seq, jget_str(j, "variant", NULL),
 			rep, cli_point_text(json_object_get(j, "point"), point, sizeof(point)),
-			proto_get_str(j, "state", NULL), att, err,
+			jget_str(j, "state", NULL), att, err,
 		};
 
-		snprintf(job, sizeof(job), "%lld", proto_get_int(j, "id", 0));
-		snprintf(seq, sizeof(seq), "%lld", proto_get_int(j, "seq", 0));
-		snprintf(rep, sizeof(rep), "%lld", proto_get_int(j, "rep", 0));
-		snprintf(att, sizeof(att), "%lld", proto_get_int(j, "attempts", 0));
-		first_line(proto_get_str(j, "error", NULL), err, sizeof(err));
+		snprintf(job, sizeof(job), "%lld", jget_int(j, "id", 0));
+		snprintf(seq, sizeof(seq), "%lld", jget_int(j, "seq", 0));
+		snprintf(rep, sizeof(rep), "%lld", jget_int(j, "rep", 0));
+		snprintf(att, sizeof(att), "%lld", jget_int(j, "attempts", 0));
+		first_line(jget_str(j, "error", NULL), err, sizeof(err));
 		if (!*err)
 			cells[8] = NULL;
 		if (tt_table_add(&t, cells)) {

@@ -126,12 +126,12 @@ static bool kept_job_ours(struct coord *c, struct coord_agent *a, int64_t job, c
 
 static void on_hello(struct coord *c, const void *id, size_t id_len, const json_t *msg)
 {
-	const char *name = proto_get_str(msg, "agent", NULL);
-	const char *version = proto_get_str(msg, "version", "");
+	const char *name = jget_str(msg, "agent", NULL);
+	const char *version = jget_str(msg, "version", "");
 	const json_t *inv = json_object_get(msg, "inventory");
 	struct coord_agent *a, *other;
 	int64_t host_id = 0, dropped;
-	long long running = proto_get_int(msg, "job", 0);
+	long long running = jget_int(msg, "job", 0);
 	int requeued = 0;
 	json_t *welcome;
 	char taken_why[128];
@@ -190,7 +190,7 @@ static void on_hello(struct coord *c, const void *id, size_t id_len, const json_
 	}
 	pr_info("agent '%s' %s: host %lld, kernel %s, %zu port(s)%s", name,
 		again ? "registered again" : "registered", (long long)host_id,
-		proto_get_str(json_object_get(inv, "kernel"), "release", "unknown"),
+		jget_str(json_object_get(inv, "kernel"), "release", "unknown"),
 		json_array_size(json_object_get(inv, "ports")),
 		requeued ? "; the job it was running is queued again" : "");
 	coord_boot_hello(c, a, msg);
@@ -217,7 +217,7 @@ static void on_heartbeat(struct coord *c, struct coord_agent *a, const void *id,
 static void on_accept(struct coord *c, struct coord_agent *a, const void *id,
 		      size_t id_len, const json_t *msg, struct samples *samples)
 {
-	long long job = proto_get_int(msg, "job", -1);
+	long long job = jget_int(msg, "job", -1);
 
 	if (job < 1) {
 		coord_bad_message(c, c->agents_sock, id, id_len, "an agent", "accept",
@@ -262,10 +262,10 @@ static void on_progress(struct coord *c, struct coord_agent *a, const void *id,
 static void on_agent_error(struct coord *c, struct coord_agent *a, const void *id,
 			   size_t id_len, const json_t *msg, struct samples *samples)
 {
-	const char *about = proto_get_str(msg, "in_reply_to", "");
-	long long job = proto_get_int(msg, "job", 0);
+	const char *about = jget_str(msg, "in_reply_to", "");
+	long long job = jget_int(msg, "job", 0);
 
-	pr_warn("agent '%s' says: %s", a->name, proto_get_str(msg, "message", "(no message)"));
+	pr_warn("agent '%s' says: %s", a->name, jget_str(msg, "message", "(no message)"));
 	if (strcmp(about, "job") || job < 1 || job != a->job.id)
 		return;
 	if (store_job_requeue(c->store, job))

@@ -36,7 +36,7 @@ static json_t *session_reply(struct coord *c, const char *type, int64_t id)
 
 json_t *coord_bisect_get(struct coord *c, const json_t *msg)
 {
-	return session_reply(c, "bisect_get", proto_get_int(msg, "id", 0));
+	return session_reply(c, "bisect_get", jget_int(msg, "id", 0));
 }
 
 json_t *coord_bisect_list(struct coord *c, const json_t *msg)
@@ -62,16 +62,16 @@ json_t *coord_bisect_start(struct coord *c, const json_t *msg)
 	if (store_bisect_start(c->store, ses, util_wall_ms(), &id))
 		return proto_error_new("bisect_start", "%s", store_errmsg(c->store));
 	pr_info("bisect session %lld started: %s of '%s' from '%s' to '%s'", (long long)id,
-		proto_get_str(ses, "metric", "?"), proto_get_str(ses, "plan", "?"),
-		proto_get_str(ses, "good", "?"), proto_get_str(ses, "bad", "?"));
+		jget_str(ses, "metric", "?"), jget_str(ses, "plan", "?"),
+		jget_str(ses, "good", "?"), jget_str(ses, "bad", "?"));
 	return session_reply(c, "bisect_start", id);
 }
 
 json_t *coord_bisect_add_step(struct coord *c, const json_t *msg)
 {
 	const json_t *end = json_object_get(msg, "end");
-	int64_t id = proto_get_int(msg, "id", 0), seq = proto_get_int(msg, "seq", 0);
-	const char *state = json_is_object(end) ? proto_get_str(end, "state", "") : NULL;
+	int64_t id = jget_int(msg, "id", 0), seq = jget_int(msg, "seq", 0);
+	const char *state = json_is_object(end) ? jget_str(end, "state", "") : NULL;
 
 	if (store_bisect_add_step(c->store, id, seq, json_object_get(msg, "step"), state,
 				  json_object_get(end, "result"), util_wall_ms()))
@@ -85,13 +85,13 @@ json_t *coord_bisect_add_step(struct coord *c, const json_t *msg)
 json_t *coord_bisect_finish(struct coord *c, const json_t *msg)
 {
 	const json_t *end = json_object_get(msg, "end");
-	int64_t id = proto_get_int(msg, "id", 0);
+	int64_t id = jget_int(msg, "id", 0);
 
-	if (store_bisect_end(c->store, id, proto_get_int(msg, "steps", -1),
-			     proto_get_str(end, "state", ""), json_object_get(end, "result"),
+	if (store_bisect_end(c->store, id, jget_int(msg, "steps", -1),
+			     jget_str(end, "state", ""), json_object_get(end, "result"),
 			     util_wall_ms()))
 		return proto_error_new("bisect_finish", "%s", store_errmsg(c->store));
-	pr_info("bisect session %lld %s", (long long)id, proto_get_str(end, "state", ""));
+	pr_info("bisect session %lld %s", (long long)id, jget_str(end, "state", ""));
 	return session_reply(c, "bisect_finish", id);
 }
 
@@ -99,7 +99,7 @@ json_t *coord_bisect_reset(struct coord *c, const json_t *msg)
 {
 	int64_t id = 0;
 
-	if (store_bisect_reset(c->store, proto_get_int(msg, "id", 0), util_wall_ms(), &id))
+	if (store_bisect_reset(c->store, jget_int(msg, "id", 0), util_wall_ms(), &id))
 		return proto_error_new("bisect_reset", "%s", store_errmsg(c->store));
 	pr_info("bisect session %lld reset", (long long)id);
 	return session_reply(c, "bisect_reset", id);

@@ -36,7 +36,7 @@
 
 static const char *kernel_of(const json_t *inventory)
 {
-	return proto_get_str(json_object_get(inventory, "kernel"), "release", "unknown");
+	return jget_str(json_object_get(inventory, "kernel"), "release", "unknown");
 }
 
 /* Whether A's inventory lists KERNEL among its provider's kernels; LIST gets them,
@@ -75,7 +75,7 @@ static void boot_end(struct coord *c, struct coord_agent *a, const char *state,
 
 json_t *coord_host_boot(struct coord *c, const json_t *msg)
 {
-	const char *host = proto_get_str(msg, "host", ""), *kernel = proto_get_str(msg, "kernel", "");
+	const char *host = jget_str(msg, "host", ""), *kernel = jget_str(msg, "kernel", "");
 	struct coord_agent *a = coord_agent_by_name(c, host);
 	char list[1024];
 	int64_t pending = 0, now;
@@ -131,7 +131,7 @@ json_t *coord_host_boot(struct coord *c, const json_t *msg)
 	if (err) {
 		r = proto_error_new("host_boot", "cannot send 'boot' to host '%s': %s", host,
 				    zmq_strerror(-err));
-		boot_end(c, a, "failed", proto_get_str(r, "message", "cannot send 'boot'"));
+		boot_end(c, a, "failed", jget_str(r, "message", "cannot send 'boot'"));
 		return r;
 	}
 	pr_info("host '%s': switching from kernel '%s' to '%s' (its kernel provider)", host,
@@ -148,13 +148,13 @@ json_t *coord_host_boot(struct coord *c, const json_t *msg)
 
 void coord_boot_report(struct coord *c, struct coord_agent *a, const json_t *msg)
 {
-	const char *kernel = proto_get_str(msg, "kernel", "");
-	const char *status = proto_get_str(msg, "status", "");
-	long long ms = proto_get_int(msg, "ms", 0);
+	const char *kernel = jget_str(msg, "kernel", "");
+	const char *status = jget_str(msg, "status", "");
+	long long ms = jget_int(msg, "ms", 0);
 
 	if (!coord_boot_holds(a) || strcmp(a->boot.kernel, kernel)) {
 		pr_warn("host '%s': boot report for kernel '%s', which it was not asked to boot: "
-			"%s %s", a->name, kernel, status, proto_get_str(msg, "error", ""));
+			"%s %s", a->name, kernel, status, jget_str(msg, "error", ""));
 		return;
 	}
 	if (!strcmp(status, "ok")) {
@@ -162,7 +162,7 @@ void coord_boot_report(struct coord *c, struct coord_agent *a, const json_t *msg
 			"for its hello", a->name, kernel, ms);
 		return;
 	}
-	boot_end(c, a, "failed", proto_get_str(msg, "error", "the kernel provider failed"));
+	boot_end(c, a, "failed", jget_str(msg, "error", "the kernel provider failed"));
 	pr_warn("host '%s' could not switch to kernel '%s': %s; the host stays on '%s' and "
 		"is available again", a->name, kernel, a->boot.error,
 		kernel_of(a->inventory));
@@ -172,7 +172,7 @@ void coord_boot_report(struct coord *c, struct coord_agent *a, const json_t *msg
 void coord_boot_hello(struct coord *c, struct coord_agent *a, const json_t *hello)
 {
 	const char *now = kernel_of(json_object_get(hello, "inventory"));
-	const char *still = proto_get_str(hello, "booting", NULL);
+	const char *still = jget_str(hello, "booting", NULL);
 	char why[512];
 
 	if (!a->boot.state || strcmp(a->boot.state, "booting"))
@@ -222,7 +222,7 @@ void coord_boot_hosts(struct coord *c, json_t *hosts)
 	size_t i;
 
 	json_array_foreach(hosts, i, h) {
-		a = coord_agent_by_name(c, proto_get_str(h, "name", ""));
+		a = coord_agent_by_name(c, jget_str(h, "name", ""));
 		if (!a || !a->boot.state)
 			continue;
 		b = json_pack("{s:s, s:s, s:s, s:I}", "kernel", a->boot.kernel, "from",
@@ -267,21 +267,21 @@ static struct coord_agent *agent_for(struct coord *c, const char *name, int64_t 
 /* Restore one stored switch B (a row of store_boot_latest) into its host's agent. */
 static int restore_one(struct coord *c, const json_t *b, int64_t now_wall)
 {
-	const char *name = proto_get_str(b, "host", ""), *state;
-	int64_t started = proto_get_int(b, "started_ms", now_wall), left;
+	const char *name = jget_str(b, "host", ""), *state;
+	int64_t started = jget_int(b, "started_ms", now_wall), left;
 	struct coord_agent *a;
 
-	state = state_literal(proto_get_str(b, "state", ""));
+	state = state_literal(jget_str(b, "state", ""));
 	if (!state)
 		return 0;	/* the schema's CHECK keeps this from happening */
-	a = agent_for(c, name, proto_get_int(b, "host_id", 0), json_object_get(b, "inventory"));
+	a = agent_for(c, name, jget_int(b, "host_id", 0), json_object_get(b, "inventory"));
 	if (!a)
 		return -ENOMEM;
 	a->boot.state = state;
 	snprintf(a->boot.kernel, sizeof(a->boot.kernel), "%s",
-		 proto_get_str(b, "kernel", ""));
-	snprintf(a->boot.from, sizeof(a->boot.from), "%s", proto_get_str(b, "from", ""));
-	snprintf(a->boot.error, sizeof(a->boot.error), "%s", proto_get_str(b, "error", ""));
+		 jget_str(b, "kernel", ""));
+	snprintf(a->boot.from, sizeof(a->boot.from), "%s", jget_str(b, "from", ""));
+	snprintf(a->boot.error, sizeof(a->boot.error), "%s", jget_str(b, "error", ""));
 	a->boot.since_wall = started;
 	if (!coord_boot_holds(a))
 		return 0;
@@ -309,7 +309,7 @@ int coord_boot_restore(struct coord *c)
 		err = restore_one(c, b, now_wall);
 		if (err) {
 			pr_warn("cannot restore the kernel switch of host '%s': out of memory",
-				proto_get_str(b, "host", "?"));
+				jget_str(b, "host", "?"));
 			break;
 		}
 	}

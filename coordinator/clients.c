@@ -52,7 +52,7 @@ static json_t *on_host_list(struct coord *c, const json_t *msg)
 
 static json_t *on_run_cancel(struct coord *c, const json_t *msg)
 {
-	long long run = proto_get_int(msg, "run", -1);
+	long long run = jget_int(msg, "run", -1);
 	json_t *running = NULL, *r, *item, *cancel;
 	struct coord_agent *a;
 	size_t i;
@@ -63,7 +63,7 @@ static json_t *on_run_cancel(struct coord *c, const json_t *msg)
 		return proto_error_new("run_cancel", "%s", store_errmsg(c->store));
 	c->stats.runs_cancelled++;
 	json_array_foreach(running, i, item) {
-		a = coord_agent_by_name(c, proto_get_str(item, "host", ""));
+		a = coord_agent_by_name(c, jget_str(item, "host", ""));
 		cancel = proto_msg_new("cancel");
 		if (a && a->sess.connected && cancel &&
 		    !json_object_set(cancel, "job", json_object_get(item, "job")))
@@ -93,8 +93,8 @@ static json_t *watch_hosts(struct coord *c, const json_t *run)
 	if (!hosts || !list)
 		goto fail;
 	json_array_foreach(json_object_get(run, "jobs"), i, job) {
-		name = proto_get_str(job, "host", "?");
-		state = proto_get_str(job, "state", "");
+		name = jget_str(job, "host", "?");
+		state = jget_str(job, "state", "");
 		h = json_object_get(hosts, name);
 		if (!h) {
 			h = json_pack("{s:s, s:i, s:i, s:i, s:n}", "host", name, "jobs", 0,
@@ -102,29 +102,29 @@ static json_t *watch_hosts(struct coord *c, const json_t *run)
 			if (!h || json_object_set_new(hosts, name, h))
 				goto fail;
 		}
-		json_object_set_new(h, "jobs", json_integer(proto_get_int(h, "jobs", 0) + 1));
+		json_object_set_new(h, "jobs", json_integer(jget_int(h, "jobs", 0) + 1));
 		if (!strcmp(state, "done") || !strcmp(state, "failed"))
 			json_object_set_new(h, "finished",
-					    json_integer(proto_get_int(h, "finished", 0) + 1));
+					    json_integer(jget_int(h, "finished", 0) + 1));
 		if (!strcmp(state, "failed"))
 			json_object_set_new(h, "failed",
-					    json_integer(proto_get_int(h, "failed", 0) + 1));
+					    json_integer(jget_int(h, "failed", 0) + 1));
 		if (!strcmp(state, "running"))
 			json_object_set(h, "job", json_object_get(job, "id"));
 		if (json_object_get(job, "added")) {
 			/* repetitions the controller added, and the latest reason */
 			json_object_set_new(h, "added",
-					    json_integer(proto_get_int(h, "added", 0) + 1));
+					    json_integer(jget_int(h, "added", 0) + 1));
 			json_object_set(h, "added_why", json_object_get(job, "added"));
 		}
 	}
 	json_object_foreach(hosts, name, h) {
-		long long running = proto_get_int(h, "job", 0);
+		long long running = jget_int(h, "job", 0);
 
 		a = coord_agent_by_name(c, name);
 		json_object_set_new(h, "connected", json_boolean(a && a->sess.connected));
 		if (running)
-			json_object_set_new(h, "n", json_integer(proto_get_int(h, "finished", 0) + 1));
+			json_object_set_new(h, "n", json_integer(jget_int(h, "finished", 0) + 1));
 		if (a && a->sess.progress && running && a->sess.progress_of.job == running) {
 			const struct msg_progress *p = &a->sess.progress_of;
 
@@ -150,7 +150,7 @@ fail:
 
 static json_t *on_run_watch(struct coord *c, const json_t *msg)
 {
-	long long id = proto_get_int(msg, "run", -1);
+	long long id = jget_int(msg, "run", -1);
 	json_t *run, *hosts, *r;
 
 	if (id < 1)
@@ -222,7 +222,7 @@ static void handle(struct coord *c, const void *id, size_t id_len, const json_t 
 	else if (!strcmp(type, "import") && w && w->check_err)
 		coord_reply(c->clients_sock, id, id_len,
 			    proto_error_new(type, "cannot import '%s': %s",
-					    proto_get_str(json_object_get(msg, "import"), "source",
+					    jget_str(json_object_get(msg, "import"), "source",
 							  "?"), w->why.msg));
 	else if (!strcmp(type, "import"))
 		coord_import_start(c, id, id_len, msg, w && w->checked);

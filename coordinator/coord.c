@@ -255,8 +255,7 @@ struct coord *coord_new(const struct coord_opts *opts)
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		return NULL;
-	memcpy(&c->opts, opts, opts->sz < sizeof(c->opts) ? opts->sz : sizeof(c->opts));
-	c->opts.sz = sizeof(c->opts);
+	c->opts = *opts;
 	if (c->opts.heartbeat_ms <= 0)
 		c->opts.heartbeat_ms = PROTO_HEARTBEAT_MS;
 	if (c->opts.liveness <= 0)

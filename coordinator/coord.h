@@ -23,7 +23,6 @@
 struct coord;
 
 struct coord_opts {
-	size_t sz;			/* sizeof(struct coord_opts), for growth */
 	const char *agents;		/* endpoint to bind for agents, e.g. tcp://198.18.0.1:5555 */
 	const char *clients;		/* endpoint to bind for clients, e.g. ipc:///run/x.sock */
 	const char *db;			/* database file (created and migrated if needed) */
@@ -38,7 +37,7 @@ struct coord_opts {
 	const char *authorized;
 };
 
-#define COORD_OPTS(...) ((struct coord_opts){ .sz = sizeof(struct coord_opts), __VA_ARGS__ })
+#define COORD_OPTS(...) ((struct coord_opts){ __VA_ARGS__ })
 
 /* Counters, for tests and for a later `status` request. Each is counted by the one
  * file of coordinator/ named beside it (tests/check-owners.py). */

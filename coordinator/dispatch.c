@@ -71,9 +71,9 @@ static void give_up_undelivered(struct coord *c, struct coord_agent *a, int64_t 
 	int n = 0;
 
 	json_array_foreach(attempts, i, at) {
-		const char *outcome = proto_get_str(at, "outcome", "");
+		const char *outcome = jget_str(at, "outcome", "");
 
-		if (proto_get_int(at, "job", 0) == job &&
+		if (jget_int(at, "job", 0) == job &&
 		    (!strcmp(outcome, "unsent") || !strcmp(outcome, "lost")))
 			n++;
 	}

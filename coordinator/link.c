@@ -114,7 +114,7 @@ void coord_link_discover(struct coord *c, const void *id, size_t id_len)
 			continue;
 		}
 		json_array_foreach(json_object_get(a->inventory, "ports"), i, port) {
-			const char *role = proto_get_str(port, "role", NULL);
+			const char *role = jget_str(port, "role", NULL);
 			char nonce[64];
 
 			if (!role || strlen(role) > 16)
@@ -169,11 +169,11 @@ static void probe_finish(struct coord *c)
 			json_array_foreach(nonces, k, nonce) {
 				const json_t *from = json_object_get(p->senders,
 								     json_string_value(nonce) ?: "");
-				int64_t host = proto_get_int(rep, "host_id", 0);
+				int64_t host = jget_int(rep, "host_id", 0);
 
 				if (!from)
 					continue;	/* another discovery's, or garbage */
-				if (proto_get_int(from, "host_id", 0) == host) {
+				if (jget_int(from, "host_id", 0) == host) {
 					same_host++;
 					continue;
 				}
@@ -186,8 +186,8 @@ static void probe_finish(struct coord *c)
 						goto oom;
 					links = m;
 				}
-				links[n_links].host_a = proto_get_int(from, "host_id", 0);
-				links[n_links].port_a = proto_get_str(from, "port", "");
+				links[n_links].host_a = jget_int(from, "host_id", 0);
+				links[n_links].port_a = jget_str(from, "port", "");
 				links[n_links].host_b = host;
 				links[n_links].port_b = role;
 				n_links++;
@@ -230,7 +230,7 @@ void coord_link_report(struct coord *c, struct coord_agent *a, const json_t *msg
 	json_t *name;
 	size_t i;
 
-	if (!p || proto_get_int(msg, "probe", 0) != p->id) {
+	if (!p || jget_int(msg, "probe", 0) != p->id) {
 		pr_debug("late probe report from '%s'", a->name);
 		return;
 	}
@@ -242,7 +242,7 @@ void coord_link_report(struct coord *c, struct coord_agent *a, const json_t *msg
 		return;		/* a second report */
 	json_array_remove(p->waiting, i);
 	if (json_object_get(msg, "error"))
-		pr_warn("link discovery: '%s': %s", a->name, proto_get_str(msg, "error", ""));
+		pr_warn("link discovery: '%s': %s", a->name, jget_str(msg, "error", ""));
 	json_array_append_new(p->reports, json_pack("{s:I, s:s, s:O}", "host_id",
 						    (json_int_t)a->host_id, "host", a->name,
 						    "received", json_object_get(msg, "received")));
@@ -348,7 +348,7 @@ static void send_go(struct coord *c, struct coord_agent *a, int64_t job, const c
 
 void coord_link_ready(struct coord *c, struct coord_agent *a, const json_t *msg)
 {
-	long long job = proto_get_int(msg, "job", 0);
+	long long job = jget_int(msg, "job", 0);
 	int64_t partner, host;
 	struct coord_agent *b;
 	char state[16] = "";
@@ -606,13 +606,13 @@ static void absent_expire(struct coord *c, int64_t now)
 		return;
 	}
 	json_array_foreach(hosts, i, h) {
-		int64_t id = proto_get_int(h, "id", 0);
+		int64_t id = jget_int(h, "id", 0);
 
 		struct coord_agent *a = id > 0 ? agent_of_host(c, id) : NULL;
 
 		/* no agent, or one made from the store that has not said hello (boot.c) */
 		if (id > 0 && (!a || (!a->sess.connected && !a->pair.gone_mono)))
-			waiting |= pair_expire(c, id, proto_get_str(h, "name", "?"),
+			waiting |= pair_expire(c, id, jget_str(h, "name", "?"),
 					       c->started_mono, now);
 	}
 	json_decref(hosts);
@@ -639,11 +639,11 @@ int coord_link_choose(struct coord *c, const struct plan *plan, const json_t *na
 	match_only.n_ports = 0;		/* each host has only its end of the link */
 	json_array_foreach(links, i, l) {
 		for (o = 0; o < 2; o++) {
-			const char *pg = proto_get_str(l, o ? "port_b" : "port_a", "");
-			const char *pd = proto_get_str(l, o ? "port_a" : "port_b", "");
-			struct coord_agent *g = agent_of_host(c, proto_get_int(l, o ? "host_b_id" :
+			const char *pg = jget_str(l, o ? "port_b" : "port_a", "");
+			const char *pd = jget_str(l, o ? "port_a" : "port_b", "");
+			struct coord_agent *g = agent_of_host(c, jget_int(l, o ? "host_b_id" :
 									       "host_a_id", 0));
-			struct coord_agent *d = agent_of_host(c, proto_get_int(l, o ? "host_a_id" :
+			struct coord_agent *d = agent_of_host(c, jget_int(l, o ? "host_a_id" :
 									       "host_b_id", 0));
 			int64_t pg_n = 0, pd_n = 0;
 

@@ -61,7 +61,7 @@ static void machine_leave(struct coord_agent *a)
 
 void coord_machine_hello(struct coord *c, struct coord_agent *a)
 {
-	const char *id = proto_get_str(json_object_get(a->inventory, "machine"), "id", NULL);
+	const char *id = jget_str(json_object_get(a->inventory, "machine"), "id", NULL);
 	struct coord_machine *m;
 
 	/* a job it kept across a reconnect: its spec is not at hand, so it counts as one
@@ -224,7 +224,7 @@ void coord_machine_hosts(struct coord *c, json_t *hosts)
 		if (!a->machine.wait || !a->sess.connected || a->job.id)
 			continue;
 		json_array_foreach(hosts, i, h) {
-			if (!strcmp(proto_get_str(h, "name", ""), a->name)) {
+			if (!strcmp(jget_str(h, "name", ""), a->name)) {
 				json_object_set_new(h, "waits_for_machine", json_true());
 				break;
 			}

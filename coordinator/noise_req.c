@@ -28,7 +28,7 @@ static json_t *noise_reply(json_t *rows)
 
 json_t *coord_noise_record(struct coord *c, const json_t *msg)
 {
-	int64_t run = proto_get_int(msg, "run", 0);
+	int64_t run = jget_int(msg, "run", 0);
 	json_t *rows = NULL;
 
 	if (store_noise_record(c->store, run, util_wall_ms(), &rows))

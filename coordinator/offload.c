@@ -57,7 +57,7 @@ struct coord_offload {
 static json_t *answer(struct store *st, const json_t *msg)
 {
 	const char *type = proto_msg_type(msg);
-	long long run = proto_get_int(msg, "run", -1);
+	long long run = jget_int(msg, "run", -1);
 	json_t *v = NULL, *r;
 	const char *reply = NULL, *member = NULL;
 	char db_id[STORE_DB_ID_LEN];

@@ -56,7 +56,7 @@ void coord_import_start(struct coord *c, const void *id, size_t id_len, const js
 	}
 	q->id_len = id_len < sizeof(q->id) ? id_len : sizeof(q->id);
 	memcpy(q->id, id, q->id_len);
-	snprintf(q->source, sizeof(q->source), "%s", proto_get_str(imp, "source", "?"));
+	snprintf(q->source, sizeof(q->source), "%s", jget_str(imp, "source", "?"));
 	q->started_mono = util_mono_ms();
 	for (tail = &c->imports; *tail; tail = &(*tail)->next)
 		;

@@ -98,7 +98,7 @@ static bool drop_stale_result(struct coord *c, struct coord_agent *a, int64_t jo
 	spool_drained(a);
 	pr_info("job %lld: result from '%s' (%s, %zu samples) dropped: the job was taken away "
 		"from it", (long long)job, a->name,
-		res ? (res->failed ? "failed" : "ok") : proto_get_str(msg, "status", "?"),
+		res ? (res->failed ? "failed" : "ok") : jget_str(msg, "status", "?"),
 		result_samples(msg, samples, res));
 	coord_dispatch_agent(c, a, util_mono_ms());
 	return true;

@@ -260,7 +260,7 @@ static bool plan_xdp_fits(const struct plan *plan, const json_t *inventory, char
 		for (i = 0; i < pv->n_attach; i++) {
 			const struct plan_attach *a = &pv->attach[i];
 
-			if (a->hook == PLAN_HOOK_XDP &&
+			if (a->hook == JOB_HOOK_XDP &&
 			    !sched_xdp_mode_fits(inventory, a->port, a->mode, pv->name, why, why_len))
 				return false;
 		}

@@ -109,8 +109,8 @@ static int add_objects(struct submit *s, const json_t *objects)
 	if (!json_is_object(objects))
 		return fail(s, -EINVAL, "'objects' must map names to {sha256, data}");
 	json_object_foreach((json_t *)objects, name, o) {
-		const char *sha = proto_get_str(o, "sha256", NULL);
-		const char *data = proto_get_str(o, "data", NULL);
+		const char *sha = jget_str(o, "sha256", NULL);
+		const char *data = jget_str(o, "data", NULL);
 
 		if (!sha || !data)
 			return fail(s, -EINVAL, "object '%s' without 'sha256' and 'data'", name);
@@ -401,7 +401,7 @@ static void submit_release(struct submit *s)
 
 json_t *coord_submit(struct coord *c, const json_t *msg)
 {
-	const char *file = proto_get_str(msg, "plan_file", "plan");
+	const char *file = jget_str(msg, "plan_file", "plan");
 	const json_t *text = json_object_get(msg, "plan_text");
 	struct err perr = { 0 };
 	struct submit s = { 0 };

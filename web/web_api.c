@@ -484,7 +484,7 @@ json_t *web_export(struct store *store, int64_t id, const char *format,
 	}
 	/* as `bpflab --db FILE result export ID --format F` (lib/report/export_run.c) */
 	out = export_run(rows, id, &(struct export_run_opts){
-		.sz = sizeof(struct export_run_opts), .format = format, .db_id = db_id,
+		.format = format, .db_id = db_id,
 		.kernel_cache = export_kernel_cache() }, &n_flagged, &e);
 	json_decref(rows);
 	if (!out)	/* EINVAL: a BMF of several hosts or kernel builds */

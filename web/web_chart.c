@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "analysis/analysis.h"
+#include "base/jget.h"
 
 #define W 760.0
 #define H 340.0
@@ -30,20 +31,6 @@
 static const char *const colors[MAX_SERIES] = {
 	"#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#7f7f7f",
 };
-
-static double num(const json_t *o, const char *k)
-{
-	json_t *v = json_object_get(o, k);
-
-	return json_is_number(v) ? json_number_value(v) : NAN;
-}
-
-static const char *str(const json_t *o, const char *k)
-{
-	const char *s = json_string_value(json_object_get(o, k));
-
-	return s ? s : "";
-}
 
 /* The NULL-terminated WORDS, HTML-escaped, joined by blanks (empty ones left out). */
 static void html_words(struct web_buf *b, const char *const *words)
@@ -63,10 +50,10 @@ static void html_words(struct web_buf *b, const char *const *words)
 /* The half height of P's bar: stddev, else spread, else 0. */
 static double bar(const json_t *p)
 {
-	double e = num(p, "stddev");
+	double e = jget_num(p, "stddev", NAN);
 
 	if (!isfinite(e))
-		e = num(p, "spread");
+		e = jget_num(p, "spread", NAN);
 	return isfinite(e) ? e : 0;
 }
 
@@ -75,7 +62,7 @@ static double bar(const json_t *p)
 static const char *num_text(const json_t *o, const char *k, const char *fmt, char *buf,
 			    size_t len)
 {
-	double v = num(o, k);
+	double v = jget_num(o, k, NAN);
 
 	if (!isfinite(v))
 		return "-";
@@ -90,7 +77,7 @@ static long group_index(const json_t *groups, const char *group)
 	json_t *g;
 
 	json_array_foreach(groups, i, g)
-		if (!strcmp(str(g, "group"), group))
+		if (!strcmp(jget_str(g, "group", ""), group))
 			return (long)i;
 	return -1;
 }
@@ -154,8 +141,8 @@ void web_chart_history(struct web_buf *b, const json_t *report)
 		if (i == MAX_SERIES)
 			break;
 		json_array_foreach(json_object_get(s, "points"), j, p)
-			if (isfinite(num(p, "mean")) && num(p, "mean") + bar(p) > top)
-				top = num(p, "mean") + bar(p);
+			if (isfinite(jget_num(p, "mean", NAN)) && jget_num(p, "mean", NAN) + bar(p) > top)
+				top = jget_num(p, "mean", NAN) + bar(p);
 	}
 	if (!n_groups || !(top > 0))
 		return;
@@ -170,11 +157,11 @@ void web_chart_history(struct web_buf *b, const json_t *report)
 		       "font-family=\"sans-serif\">\n", W, H + 20.0 * (double)json_array_size(series),
 		       W, H + 20.0 * (double)json_array_size(series));
 	/* axes, y ticks at 0, 1/4, ... of the top (SI prefixes), the unit */
-	y_axis(b, 0, top, H, BOTTOM, str(json_array_get(series, 0), "unit"));
+	y_axis(b, 0, top, H, BOTTOM, jget_str(json_array_get(series, 0), "unit", ""));
 	json_array_foreach(groups, i, c) {
 		web_buf_printf(b, "<text x=\"%.1f\" y=\"%.1f\" transform=\"rotate(30 %.1f %.1f)\">",
 			       X(i), H - BOTTOM + 14, X(i), H - BOTTOM + 14);
-		web_buf_html(b, str(c, "group"));
+		web_buf_html(b, jget_str(c, "group", ""));
 		web_buf_str(b, "</text>\n");
 	}
 	json_array_foreach(series, i, s) {
@@ -186,7 +173,7 @@ void web_chart_history(struct web_buf *b, const json_t *report)
 			break;
 		/* the change points first, under the points */
 		json_array_foreach(json_object_get(s, "changes"), j, c) {
-			long k = group_index(groups, str(c, "after"));
+			long k = group_index(groups, jget_str(c, "after", ""));
 
 			if (k < 0)
 				continue;
@@ -194,14 +181,14 @@ void web_chart_history(struct web_buf *b, const json_t *report)
 			web_buf_printf(b, "<path class=\"change\" d=\"M%.1f %.1fV%.1f\" stroke=\"red\" "
 				       "stroke-dasharray=\"5 4\"><title>change point: ", x, TOP,
 				       H - BOTTOM);
-			web_buf_html(b, str(c, "before"));
+			web_buf_html(b, jget_str(c, "before", ""));
 			web_buf_str(b, " -&gt; ");
-			web_buf_html(b, str(c, "after"));
+			web_buf_html(b, jget_str(c, "after", ""));
 			web_buf_str(b, "</title></path>\n");
 		}
 		json_array_foreach(json_object_get(s, "points"), j, p) {
-			long k = group_index(groups, str(p, "group"));
-			double m = num(p, "mean"), e = bar(p);
+			long k = group_index(groups, jget_str(p, "group", ""));
+			double m = jget_num(p, "mean", NAN), e = bar(p);
 
 			if (k < 0 || !isfinite(m))
 				continue;
@@ -216,7 +203,7 @@ void web_chart_history(struct web_buf *b, const json_t *report)
 				       "<circle class=\"point\" cx=\"%.1f\" cy=\"%.1f\" r=\"4\" "
 				       "fill=\"%s\"><title>", x, Y(m - e > 0 ? m - e : 0), Y(m + e),
 				       color, x, y, color);
-			web_buf_html(b, str(p, "group"));
+			web_buf_html(b, jget_str(p, "group", ""));
 			web_buf_printf(b, ": n %lld, mean %.6g ± %s, spread %s, delta %s %%"
 				       "</title></circle>\n",
 				       (long long)json_integer_value(json_object_get(p, "n")), m,
@@ -227,8 +214,8 @@ void web_chart_history(struct web_buf *b, const json_t *report)
 		web_buf_printf(b, "<rect x=\"%.1f\" y=\"%.1f\" width=\"10\" height=\"10\" "
 			       "fill=\"%s\"/><text x=\"%.1f\" y=\"%.1f\">", LEFT, H + 20.0 *
 			       (double)i, color, LEFT + 16, H + 20.0 * (double)i + 9);
-		html_words(b, (const char *[]){ str(s, "variant"), str(s, "subject"),
-				str(s, "point"), NULL });
+		html_words(b, (const char *[]){ jget_str(s, "variant", ""), jget_str(s, "subject", ""),
+				jget_str(s, "point", ""), NULL });
 		web_buf_str(b, "</text>\n");
 	}
 #undef X
@@ -288,11 +275,11 @@ static void metric_chart(struct web_buf *b, const char *metric, const json_t *ca
 
 	json_object_foreach((json_t *)cats, label, list)
 		json_array_foreach(list, j, s) {
-			double v = num(s, "value");
+			double v = jget_num(s, "value", NAN);
 
 			lo = v < lo ? v : lo;
 			hi = v > hi ? v : hi;
-			unit = str(s, "unit");
+			unit = jget_str(s, "unit", "");
 		}
 	y_range(lo, hi, &base, &top);
 	step = (W - LEFT - RIGHT) / (double)n;
@@ -311,9 +298,9 @@ static void metric_chart(struct web_buf *b, const char *metric, const json_t *ca
 		double half = fmax(12.0, fmin(step * 0.35, gap * (double)m / 2 + 8));
 
 		json_array_foreach(list, j, s) {
-			sum += num(s, "value");
-			mn = fmin(mn, num(s, "value"));
-			mx = fmax(mx, num(s, "value"));
+			sum += jget_num(s, "value", NAN);
+			mn = fmin(mn, jget_num(s, "value", NAN));
+			mx = fmax(mx, jget_num(s, "value", NAN));
 		}
 		si_text(sum / (double)m, mt, sizeof(mt));
 		web_buf_printf(b, "<path d=\"M%.1f %.1fV%.1f\" stroke=\"#999\"/>"
@@ -333,10 +320,10 @@ static void metric_chart(struct web_buf *b, const char *metric, const json_t *ca
 			if (*dots >= MAX_DOTS)
 				break;
 			(*dots)++;
-			si_text(num(s, "value"), t, sizeof(t));
+			si_text(jget_num(s, "value", NAN), t, sizeof(t));
 			web_buf_printf(b, "<a href=\"/runs/%lld?seconds=%lld#seconds\"><circle "
 				       "class=\"rep\" cx=\"%.1f\" cy=\"%.1f\" r=\"%s\" fill=\"%s\">"
-				       "<title>", run, sj, dx, Y(num(s, "value")),
+				       "<title>", run, sj, dx, Y(jget_num(s, "value", NAN)),
 				       sj == job ? "5" : "3.5", sj == job ? "#ff7f0e" : "#1f77b4");
 			web_buf_html(b, label);
 			web_buf_printf(b, " rep %lld: %s %s</title></circle></a>\n",
@@ -374,14 +361,14 @@ static void trace_chart(struct web_buf *b, const json_t *s, long long idx)
 #define Y(v) (TOP + (TRACE_H - 30 - TOP) * (1 - ((v) - base) / (top - base)))
 	point_label(json_object_get(s, "point"), pt, sizeof(pt));
 	web_buf_printf(b, "<div class=\"trace\" id=\"s%lld\"><h4>per second: ", idx);
-	html_words(b, (const char *[]){ str(s, "metric"), str(s, "host"), str(s, "variant"),
-			str(s, "subject"), pt, NULL });
+	html_words(b, (const char *[]){ jget_str(s, "metric", ""), jget_str(s, "host", ""), jget_str(s, "variant", ""),
+			jget_str(s, "subject", ""), pt, NULL });
 	web_buf_printf(b, " rep %lld</h4>\n<svg xmlns=\"http://www.w3.org/2000/svg\" "
 		       "width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" font-size=\"11\" "
 		       "font-family=\"sans-serif\">\n",
 		       (long long)json_integer_value(json_object_get(s, "rep")), W, TRACE_H, W,
 		       TRACE_H);
-	y_axis(b, base, top, TRACE_H, 30, str(s, "unit"));
+	y_axis(b, base, top, TRACE_H, 30, jget_str(s, "unit", ""));
 	web_buf_str(b, "<path class=\"trace-line\" fill=\"none\" stroke=\"#1f77b4\" d=\"");
 	json_array_foreach(vals, i, v)
 		web_buf_printf(b, "%s%.1f %.1f", i ? "L" : "M",
@@ -418,14 +405,14 @@ void web_chart_run(struct web_buf *b, const json_t *result, long long run, long 
 		return;
 	/* by metric, then category, in the order the samples come (job order) */
 	json_array_foreach(json_object_get(result, "samples"), i, s) {
-		if (analysis_row_is_record(s) || !isfinite(num(s, "value")))
+		if (analysis_row_is_record(s) || !isfinite(jget_num(s, "value", NAN)))
 			continue;
-		cats = json_object_get(metrics, str(s, "metric"));
-		if (!cats && json_object_set_new(metrics, str(s, "metric"), cats = json_object()))
+		cats = json_object_get(metrics, jget_str(s, "metric", ""));
+		if (!cats && json_object_set_new(metrics, jget_str(s, "metric", ""), cats = json_object()))
 			goto out;
 		point_label(json_object_get(s, "point"), pt, sizeof(pt));
-		snprintf(label, sizeof(label), "%s %s %s%s%s", str(s, "host"), str(s, "variant"),
-			 str(s, "subject"), *pt ? " " : "", pt);
+		snprintf(label, sizeof(label), "%s %s %s%s%s", jget_str(s, "host", ""), jget_str(s, "variant", ""),
+			 jget_str(s, "subject", ""), *pt ? " " : "", pt);
 		list = json_object_get(cats, label);
 		if (!list && json_object_set_new(cats, label, list = json_array()))
 			goto out;

@@ -34,7 +34,6 @@
 #include "base/err.h"
 
 struct analysis_opts {
-	size_t sz;			/* sizeof(struct analysis_opts) */
 	bool include_flagged;		/* use results with excluding verdicts too */
 	bool all;			/* compare: keep far-out values too (and, with
 					 * include_flagged, everything stored) */
@@ -49,7 +48,7 @@ struct analysis_opts {
 };
 
 #define ANALYSIS_OPTS(NAME, ...)                                                        \
-	struct analysis_opts NAME = { .sz = sizeof(struct analysis_opts), __VA_ARGS__ }
+	struct analysis_opts NAME = { __VA_ARGS__ }
 
 /* The verdicts that leave a result out of compare and history. */
 extern const char *const analysis_excluding_flags[];

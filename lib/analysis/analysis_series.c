@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "analysis/analysis_int.h"
+#include "base/jget.h"
 #include "base/util.h"
 
 const char *const analysis_excluding_flags[ANALYSIS_N_EXCLUDING] = {
@@ -38,13 +39,6 @@ static void set_release(struct series_set *set)
 	}
 	free(set->s);
 	memset(set, 0, sizeof(*set));
-}
-
-static const char *str(const json_t *o, const char *k)
-{
-	const char *s = json_string_value(json_object_get(o, k));
-
-	return s ? s : "";
 }
 
 unsigned int analysis_row_flags(const json_t *row)
@@ -264,7 +258,7 @@ bool analysis_group_flagged(const json_t *rows, const char *name)
 	size_t i;
 
 	json_array_foreach(rows, i, row)
-		if (!strcmp(str(row, "group"), name) && !analysis_row_is_record(row) &&
+		if (!strcmp(jget_str(row, "group", ""), name) && !analysis_row_is_record(row) &&
 		    analysis_row_flags(row))
 			return true;
 	return false;
@@ -303,7 +297,7 @@ char *analysis_series_point(const json_t *row)
 
 	/* values of different timing modes are never one series: an icount value
 	 * (guest instructions, docs/kernels.md) keys as its own point */
-	if (!pt || strcmp(str(row, "timing"), "icount"))
+	if (!pt || strcmp(jget_str(row, "timing", ""), "icount"))
 		return pt;
 	t = malloc(strlen(pt) + sizeof(" timing=icount"));
 	if (t)
@@ -317,7 +311,7 @@ char *analysis_series_point(const json_t *row)
 static int collect_value(const json_t *row, double v, bool drop_variant, bool drop_subject,
 			 struct series_set *set, json_t *sides, json_t *jobs_seen)
 {
-	const char *group = str(row, "group");
+	const char *group = jget_str(row, "group", "");
 	json_t *side = side_of(sides, group);
 	long long vidx, pseq;
 	struct series *s;
@@ -328,8 +322,8 @@ static int collect_value(const json_t *row, double v, bool drop_variant, bool dr
 	pt = analysis_series_point(row);
 	if (!pt)
 		return -ENOMEM;
-	s = series_get(set, str(row, "metric"), pt, drop_variant ? "" : str(row, "variant"),
-		       drop_subject ? "" : str(row, "subject"), str(row, "unit"), group);
+	s = series_get(set, jget_str(row, "metric", ""), pt, drop_variant ? "" : jget_str(row, "variant", ""),
+		       drop_subject ? "" : jget_str(row, "subject", ""), jget_str(row, "unit", ""), group);
 	free(pt);
 	if (!s || series_add(s, v, (long long)json_integer_value(json_object_get(row, "job"))))
 		return -ENOMEM;
@@ -362,7 +356,7 @@ static int collect(const json_t *rows, const char *by, bool include_flagged,
 			continue;
 		snprintf(job, sizeof(job), "%lld",
 			 (long long)json_integer_value(json_object_get(row, "job")));
-		if (!strcmp(str(row, "metric"), "rx.cpu") && x->rx_cpu)
+		if (!strcmp(jget_str(row, "metric", ""), "rx.cpu") && x->rx_cpu)
 			json_object_set_new(x->rx_cpu, job,
 					    json_integer((json_int_t)json_number_value(v)));
 		if (analysis_row_is_record(row))
@@ -421,8 +415,6 @@ int analysis_input_read(struct analysis_input *in, const json_t *rows, const cha
 {
 	int e;
 
-	if (opts && opts->sz < sizeof(*opts))
-		return err_ret(err, -EINVAL, "bad analysis options");
 	in->sides = json_object();
 	in->x.jobs = json_object();
 	in->x.rx_cpu = rx_cpu ? json_object() : NULL;

@@ -59,10 +59,7 @@ struct bisect {
 
 static void opts_fill(struct bisect_opts *o, const struct bisect_opts *in)
 {
-	memset(o, 0, sizeof(*o));
-	if (in)
-		memcpy(o, in, in->sz < sizeof(*o) ? in->sz : sizeof(*o));
-	o->sz = sizeof(*o);
+	*o = in ? *in : (struct bisect_opts){ 0 };
 	if (!o->reps)
 		o->reps = 5;
 	if (!o->max_extra_rounds)
@@ -83,8 +80,7 @@ struct bisect *bisect_new(const char *const *kernels, int n_kernels, int good, i
 	struct bisect *b;
 	int i, j;
 
-	if (!kernels || n_kernels < 2 || good < 0 || bad >= n_kernels || good >= bad ||
-	    (opts && opts->sz < offsetof(struct bisect_opts, kind) + sizeof(opts->kind))) {
+	if (!kernels || n_kernels < 2 || good < 0 || bad >= n_kernels || good >= bad) {
 		errno = EINVAL;
 		return NULL;
 	}

@@ -48,7 +48,6 @@
 struct bisect;
 
 struct bisect_opts {
-	size_t sz;			/* sizeof(struct bisect_opts) */
 	enum stats_kind kind;		/* the metric's kind (its mean); OTHER */
 	unsigned int reps;		/* repetitions of a first measurement; 5 */
 	unsigned int max_extra_rounds;	/* UNKNOWN: rounds of more repetitions; 3 */
@@ -64,7 +63,7 @@ struct bisect_opts {
 };
 
 #define BISECT_OPTS(NAME, ...)                                                          \
-	struct bisect_opts NAME = { .sz = sizeof(struct bisect_opts), __VA_ARGS__ }
+	struct bisect_opts NAME = { __VA_ARGS__ }
 
 /* What a measured kernel is, or what the engine thinks of one measurement. */
 enum bisect_mark {

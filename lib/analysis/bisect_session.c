@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "analysis/stats.h"
+#include "base/jget.h"
 
 int bisect_session_kernel(const json_t *kernels, const char *name)
 {
@@ -19,13 +20,6 @@ int bisect_session_kernel(const json_t *kernels, const char *name)
 		if (json_string_value(v) && !strcmp(json_string_value(v), name))
 			return (int)i;
 	return -1;
-}
-
-static const char *get_str(const json_t *o, const char *key)
-{
-	const char *s = json_string_value(json_object_get(o, key));
-
-	return s ? s : "";
 }
 
 struct bisect *bisect_session_replay(const json_t *ses)
@@ -46,8 +40,8 @@ struct bisect *bisect_session_replay(const json_t *ses)
 	}
 	for (i = 0; i < n; i++)
 		names[i] = json_string_value(json_array_get(kernels, i));
-	b = bisect_new(names, (int)n, bisect_session_kernel(kernels, get_str(ses, "good")),
-		       bisect_session_kernel(kernels, get_str(ses, "bad")), &o);
+	b = bisect_new(names, (int)n, bisect_session_kernel(kernels, jget_str(ses, "good", "")),
+		       bisect_session_kernel(kernels, jget_str(ses, "bad", "")), &o);
 	if (!b)
 		return NULL;
 	json_array_foreach(json_object_get(ses, "steps"), i, s) {
@@ -58,7 +52,7 @@ struct bisect *bisect_session_replay(const json_t *ses)
 		json_array_foreach(vals, k, v)
 			if (m < 1024)
 				d[m++] = json_number_value(v);
-		if (bisect_record(b, bisect_session_kernel(kernels, get_str(s, "kernel")), d, m)) {
+		if (bisect_record(b, bisect_session_kernel(kernels, jget_str(s, "kernel", "")), d, m)) {
 			bisect_destroy(&b);
 			errno = EINVAL;
 			return NULL;

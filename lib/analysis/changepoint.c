@@ -22,10 +22,8 @@
 
 #define CP_DEFAULT_SEED 0x62706c61625f6370ULL	/* "bpflab_cp" */
 
-/* An option field, or DEF when it lies beyond the caller's struct or is 0. */
-#define OPT(o, f, def)                                                                  \
-	((o) && (o)->sz >= offsetof(struct changepoint_opts, f) + sizeof((o)->f) &&        \
-			 (o)->f ? (o)->f : (def))
+/* An option field, or DEF when it is 0 (or OPTS is NULL). */
+#define OPT(o, f, def) ((o) && (o)->f ? (o)->f : (def))
 
 /* splitmix64: small, fast, and the same sequence everywhere for one seed */
 static uint64_t rng_next(uint64_t *s)
@@ -152,8 +150,6 @@ int changepoint_find(const double *v, size_t n, const struct changepoint_opts *o
 
 	*out = NULL;
 	*n_out = 0;
-	if (opts && opts->sz < offsetof(struct changepoint_opts, min_size))
-		return -EINVAL;
 	min = OPT(opts, min_size, 3);
 	alpha = OPT(opts, alpha, 0.01);
 	perms = OPT(opts, permutations, 499);

@@ -37,7 +37,6 @@
 #define CHANGEPOINT_MAX_N 2000
 
 struct changepoint_opts {
-	size_t sz;			/* sizeof(struct changepoint_opts) */
 	size_t min_size;		/* least values on each side of a split; 3 (>= 2) */
 	double alpha;			/* significance of the permutation test; 0.01 */
 	unsigned int permutations;	/* per round; 499 */
@@ -46,7 +45,7 @@ struct changepoint_opts {
 };
 
 #define CHANGEPOINT_OPTS(NAME, ...)                                                     \
-	struct changepoint_opts NAME = { .sz = sizeof(struct changepoint_opts), __VA_ARGS__ }
+	struct changepoint_opts NAME = { __VA_ARGS__ }
 
 struct changepoint {
 	size_t index;			/* the first value at the new level */
@@ -57,7 +56,7 @@ struct changepoint {
 /* Find the change points of the N values at V (in series order). OPTS may be NULL (all
  * defaults); a field left 0 takes its default. On success *OUT is a heap array (caller
  * frees with free(); NULL when none were found) of *N_OUT change points in index order.
- * Returns 0, -EINVAL for bad options (sz too small, min_size < 2, alpha outside (0, 1)),
+ * Returns 0, -EINVAL for bad options (min_size < 2, alpha outside (0, 1)),
  * -E2BIG for more than CHANGEPOINT_MAX_N values, or -ENOMEM. A series shorter than
  * 2 min_size, or a constant one, has no change point. */
 int changepoint_find(const double *v, size_t n, const struct changepoint_opts *opts,

@@ -9,10 +9,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-/* An option field, or DEF when it lies beyond the caller's struct or is 0. */
-#define OPT(o, f, def)                                                                  \
-	((o) && (o)->sz >= offsetof(struct compare_opts, f) + sizeof((o)->f) && (o)->f ?   \
-		 (o)->f : (def))
+/* An option field, or DEF when it is 0 (or OPTS is NULL). */
+#define OPT(o, f, def) ((o) && (o)->f ? (o)->f : (def))
 
 /* Sizes at which the estimate stops looking: a noise this large for this effect needs
  * fixing the machine, not more repetitions. */
@@ -154,8 +152,6 @@ int compare_samples(const double *a, size_t n_a, const double *b, size_t n_b,
 	bool mw;
 	int err;
 
-	if (opts && opts->sz < offsetof(struct compare_opts, alpha) + sizeof(opts->alpha))
-		return -EINVAL;
 	alpha = OPT(opts, alpha, 0.05);
 	min_effect = OPT(opts, min_effect, 0.02);
 	power = OPT(opts, power, 0.8);

@@ -64,7 +64,6 @@ enum compare_change {
 };
 
 struct compare_opts {
-	size_t sz;			/* sizeof(struct compare_opts) */
 	double alpha;			/* significance; 0.05 */
 	double min_effect;		/* least relative change that matters; 0.02 */
 	double power;			/* of the repetition estimate; 0.8 */
@@ -82,7 +81,7 @@ struct compare_opts {
 };
 
 #define COMPARE_OPTS(NAME, ...)                                                         \
-	struct compare_opts NAME = { .sz = sizeof(struct compare_opts), __VA_ARGS__ }
+	struct compare_opts NAME = { __VA_ARGS__ }
 
 struct compare_result {
 	enum stats_kind kind;
@@ -112,7 +111,7 @@ struct compare_result {
 /* Compare the N_A baseline values at A with the N_B candidate values at B of a metric of
  * KIND, under OPTS (NULL for the defaults; a field left 0 takes its default), into OUT.
  * Returns 0, or -EINVAL when a side is empty, a value is not finite, or an option is out
- * of range (sz too small, alpha or power outside (0, 1), min_effect < 0), or -ENOMEM. */
+ * of range (alpha or power outside (0, 1), min_effect < 0), or -ENOMEM. */
 int compare_samples(const double *a, size_t n_a, const double *b, size_t n_b,
 		    enum stats_kind kind, const struct compare_opts *opts,
 		    struct compare_result *out);

@@ -11,12 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *sget(const json_t *o, const char *k)
-{
-	const char *s = json_string_value(json_object_get(o, k));
-
-	return s ? s : "";
-}
+#include "base/jget.h"
 
 void kbuild_id(const char *release, const char *version, const char *config_sha256,
 	       char out[SHA256_HEX_LEN])
@@ -122,8 +117,8 @@ int kbuild_label_rows(json_t *rows)
 		return -ENOMEM;
 	/* the identity of each row (consecutive rows mostly share their build) */
 	json_array_foreach(rows, i, row) {
-		const char *r = sget(row, "kernel_release"), *v = sget(row, "kernel_version");
-		const char *c = sget(row, "config_sha256");
+		const char *r = jget_str(row, "kernel_release", ""), *v = jget_str(row, "kernel_version", "");
+		const char *c = jget_str(row, "config_sha256", "");
 
 		if (!*r && !*v && !*c) {
 			json_object_del(row, "kernel_build_id");
@@ -151,7 +146,7 @@ int kbuild_label_rows(json_t *rows)
 							      short_len(ids) : 0)))
 			goto out;
 	json_array_foreach(rows, i, row) {
-		const char *b = sget(row, "kernel_build_id"), *r = sget(row, "kernel_release");
+		const char *b = jget_str(row, "kernel_build_id", ""), *r = jget_str(row, "kernel_release", "");
 		int len = (int)json_integer_value(json_object_get(json_object_get(rel, r), ""));
 
 		if (!*b)

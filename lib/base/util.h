@@ -8,7 +8,7 @@
  *
  * Folder contract (docs/architecture.md, "Layout"):
  * lib/base/ is the bottom of the tree: small helpers every part uses (util, log,
- * texttable, kernel_list); it includes nothing else of lib/.
+ * texttable, kernel_list, jget); it includes nothing else of lib/.
  */
 #ifndef BPFLAB_UTIL_H
 #define BPFLAB_UTIL_H

@@ -360,7 +360,7 @@ static int check_fills(const struct plan *plan, const struct plan_attach *a,
 static int check_attach(const struct plan *plan, const struct plan_attach *a,
 			const struct plan_object *o, struct err *err)
 {
-	int want = a->hook == PLAN_HOOK_XDP ? BPF_PROG_TYPE_XDP : BPF_PROG_TYPE_SCHED_CLS;
+	int want = a->hook == JOB_HOOK_XDP ? BPF_PROG_TYPE_XDP : BPF_PROG_TYPE_SCHED_CLS;
 	char list[600], kind[64];
 	size_t off = 0;
 	int i;
@@ -373,7 +373,7 @@ static int check_attach(const struct plan *plan, const struct plan_attach *a,
 		return obj_error(err, plan, a->program_line, a->program_col,
 				 "program '%s' is %s program but hook is %s", a->program,
 				 prog_kind(o->program_types[i], kind, sizeof(kind)),
-				 plan_hook_name(a->hook));
+				 jobspec_hook_name(a->hook));
 	}
 	list[0] = '\0';
 	for (i = 0; i < o->n_programs; i++) {

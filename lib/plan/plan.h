@@ -33,7 +33,6 @@
 
 #define PLAN_MAX_BYTES (1u << 20)	/* plan files above this are refused */
 #define PLAN_MAX_JOBS 100000		/* expansions above this are refused */
-#define PLAN_MAX_FLOWS JOBSPEC_MAX_FLOWS	/* UDP source ports 1024..65534 */
 /* metrics nic.NAME (driver counters): at most this many, NAME at most this long (the
  * agent's names: ETH_GSTRING_LEN and "#K", agent/ethstats.h) */
 #define PLAN_MAX_NIC_METRICS 32
@@ -42,29 +41,9 @@
 /* a plan name: 1 to PLAN_MAX_NAME letters, digits and these (plan_name_valid) */
 #define PLAN_NAME_EXTRA "._-"
 
-/* A plan's enums are the job spec's (jobspec.h: one definition for the coordinator and
- * the agent), under the names the plan model has always used. */
-#define plan_hook job_hook
-#define PLAN_HOOK_XDP JOB_HOOK_XDP
-#define PLAN_HOOK_TC_INGRESS JOB_HOOK_TC_INGRESS
-#define PLAN_HOOK_TC_EGRESS JOB_HOOK_TC_EGRESS
-#define plan_xdp_mode job_xdp_mode
-#define PLAN_XDP_NATIVE JOB_XDP_NATIVE
-#define PLAN_XDP_GENERIC JOB_XDP_GENERIC
-#define PLAN_XDP_OFFLOAD JOB_XDP_OFFLOAD
-#define PLAN_XDP_AUTO JOB_XDP_AUTO
-#define plan_tc_mode job_tc_mode
-#define PLAN_TC_AUTO JOB_TC_AUTO
-#define PLAN_TC_TCX JOB_TC_TCX
-#define PLAN_TC_CLSACT JOB_TC_CLSACT
-#define plan_generator job_generator
-#define PLAN_GEN_XDP_LIVE JOB_GEN_XDP_LIVE
-#define PLAN_GEN_UDP JOB_GEN_UDP
-#define PLAN_GEN_PKTGEN JOB_GEN_PKTGEN
-#define PLAN_GEN_NONE JOB_GEN_NONE
-#define plan_proto job_proto
-#define PLAN_PROTO_UDP4 JOB_PROTO_UDP4
-#define PLAN_PROTO_UDP6 JOB_PROTO_UDP6
+/* A plan's enums are the job spec's (jobspec.h: one definition, one spelling, for the
+ * plan, the coordinator and the agent); so are their names as plans write them
+ * (jobspec_hook_name and the rest). */
 
 /* One entry of an attach entry's `maps`: a map slot filled after load, before attach.
  * Exactly one of PORT (devmap, devmap_hash: the ifindex of that role), QSIZE (cpumap) or
@@ -96,9 +75,9 @@ struct plan_counter {
 /* One program to attach: {port: b, hook: xdp, mode: native, object: x.bpf.o, program: p} */
 struct plan_attach {
 	char *port;			/* a role from plan->ports */
-	enum plan_hook hook;
-	enum plan_xdp_mode mode;	/* XDP only */
-	enum plan_tc_mode tc_mode;	/* tc hooks only */
+	enum job_hook hook;
+	enum job_xdp_mode mode;	/* XDP only */
+	enum job_tc_mode tc_mode;	/* tc hooks only */
 	char *object;			/* name under bpf/ or a path */
 	char *program;
 	int line, col;			/* of the attach entry, for later errors */
@@ -124,10 +103,10 @@ struct plan_match {			/* hosts.match selector: key: value */
 };
 
 struct plan_traffic {
-	enum plan_generator generator;
+	enum job_generator generator;
 	char *from;			/* a port role; NULL for generator none */
 	int size;			/* frame bytes without FCS */
-	enum plan_proto proto;
+	enum job_proto proto;
 	int flows;
 	int threads;
 	int64_t duration_ms;
@@ -263,13 +242,6 @@ void plan_jobs_free(struct plan_job *jobs, int n);
  * (PEER, the other host's name), "link" {generator, dut}, "barrier_ms"}. NULL with errno
  * (EINVAL: SPEC has no link, ENOMEM). */
 json_t *plan_pair_spec(const json_t *spec, const char *role, const char *peer);
-
-/* Names for enums, as written in plans: jobspec.h's, under the plan model's names. */
-#define plan_hook_name jobspec_hook_name
-#define plan_xdp_mode_name jobspec_xdp_mode_name
-#define plan_tc_mode_name jobspec_tc_mode_name
-#define plan_generator_name jobspec_generator_name
-#define plan_proto_name jobspec_proto_name
 
 /* A port's line rate in frames/s: MBPS Mb/s over frames of SIZE bytes (without FCS) and
  * 24 more on the wire (FCS, preamble, inter-frame gap). */

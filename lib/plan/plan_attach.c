@@ -80,7 +80,7 @@ static int build_fill(struct vctx *c, const struct plan *p, const struct plan_no
 	}
 	if (qsize) {
 		snprintf(path, sizeof(path), "maps.%s.qsize", map->text);
-		if ((ret = plan_want_int(c, qsize, path, 1, PLAN_MAX_QSIZE, &f->qsize)))
+		if ((ret = plan_want_int(c, qsize, path, 1, JOBSPEC_MAX_QSIZE, &f->qsize)))
 			return ret;
 	}
 	if (value) {
@@ -264,15 +264,15 @@ static int build_attach(struct vctx *c, const struct plan *p, const struct plan_
 		a->hook = v;
 	}
 	if ((node = plan_opt(entry, "mode"))) {
-		if (a->hook != PLAN_HOOK_XDP)
+		if (a->hook != JOB_HOOK_XDP)
 			return plan_vfail(c, node, "mode applies to hook xdp only, not %s",
-					  plan_hook_name(a->hook));
+					  jobspec_hook_name(a->hook));
 		if ((ret = plan_want_enum(c, node, "mode", jobspec_xdp_mode_names, &v)))
 			return ret;
 		a->mode = v;
 	}
 	if ((node = plan_opt(entry, "tc_mode"))) {
-		if (a->hook == PLAN_HOOK_XDP)
+		if (a->hook == JOB_HOOK_XDP)
 			return plan_vfail(c, node, "tc_mode applies to hooks tc-ingress and tc-egress only, not xdp");
 		if ((ret = plan_want_enum(c, node, "tc_mode", jobspec_tc_mode_names, &v)))
 			return ret;
@@ -347,7 +347,7 @@ int plan_build_variants(struct vctx *c, const struct plan_node *variants, struct
 					return plan_vfail(c, list->kids[j],
 							  "port '%s' already has a %s program in this variant (at %d:%d)",
 							  plan_shown(a->port, buf, sizeof(buf)),
-							  plan_hook_name(a->hook), b->line, b->col);
+							  jobspec_hook_name(a->hook), b->line, b->col);
 			}
 		}
 		c->subject = NULL;

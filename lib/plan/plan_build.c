@@ -157,7 +157,7 @@ static int build_cpus(struct vctx *c, const struct plan_node *node, struct plan_
 	int n = 1, i, j, ret;
 
 	if (node->kind != PLAN_NODE_SCALAR) {
-		if ((ret = plan_want_list(c, node, "traffic.cpus", "CPU numbers", PLAN_MAX_CPUS)))
+		if ((ret = plan_want_list(c, node, "traffic.cpus", "CPU numbers", JOBSPEC_MAX_CPUS)))
 			return ret;
 		kids = (const struct plan_node *const *)node->kids;
 		n = node->n;
@@ -189,7 +189,7 @@ static int build_rate(struct vctx *c, const struct plan_node *node, struct plan_
 	long long pps;
 	double v;
 
-	if (t->generator == PLAN_GEN_NONE)
+	if (t->generator == JOB_GEN_NONE)
 		return plan_vfail(c, node, "traffic.rate: needs a generator (traffic.generator is none)");
 	t->rate_line = node->line;
 	t->rate_col = node->col;
@@ -214,16 +214,16 @@ static int build_rate(struct vctx *c, const struct plan_node *node, struct plan_
  * JOBSPEC_MAX_BURST; only with a generator. */
 static int build_burst(struct vctx *c, const struct plan_node *node, struct plan_traffic *t)
 {
-	int max = t->generator == PLAN_GEN_UDP ? JOBSPEC_MAX_BURST_UDP : JOBSPEC_MAX_BURST;
+	int max = t->generator == JOB_GEN_UDP ? JOBSPEC_MAX_BURST_UDP : JOBSPEC_MAX_BURST;
 	char buf[400];
 	long long v;
 
-	if (t->generator == PLAN_GEN_NONE)
+	if (t->generator == JOB_GEN_NONE)
 		return plan_vfail(c, node, "traffic.burst: needs a generator (traffic.generator is none)");
 	if (!plan_parse_int(node, &v) || v < 1 || v > max)
 		return plan_vfail(c, node, "traffic.burst: expected frames from 1 to %d (what one %s call sends at most), got %s",
-				  max, t->generator == PLAN_GEN_UDP ? "udp (sendmmsg)" :
-				  t->generator == PLAN_GEN_PKTGEN ? "pktgen" : "xdp-live",
+				  max, t->generator == JOB_GEN_UDP ? "udp (sendmmsg)" :
+				  t->generator == JOB_GEN_PKTGEN ? "pktgen" : "xdp-live",
 				  plan_got(node, buf, sizeof(buf)));
 	t->burst = (int)v;
 	return 0;
@@ -245,13 +245,13 @@ static int build_traffic(struct vctx *c, const struct plan_node *traffic, struct
 		t->generator = v;
 	}
 	node = plan_opt(traffic, "from");
-	if (t->generator != PLAN_GEN_NONE && !node &&
+	if (t->generator != JOB_GEN_NONE && !node &&
 	    (ret = plan_need(c, traffic, "from", "traffic", (struct plan_node **)&node)))
 		return ret;
 	if (node) {
 		if ((ret = plan_want_port(c, p, node, "traffic.from")))
 			return ret;
-		t->from = t->generator == PLAN_GEN_NONE ? NULL : node->text;
+		t->from = t->generator == JOB_GEN_NONE ? NULL : node->text;
 	}
 	if ((node = plan_opt(traffic, "to"))) {
 		if ((ret = plan_want_port(c, p, node, "traffic.to")))
@@ -278,18 +278,18 @@ static int build_traffic(struct vctx *c, const struct plan_node *traffic, struct
 		    (ret = plan_want_int(c, size, "traffic.packet.size", 60, 9000, &t->size)))
 			return ret;
 		if ((node = plan_opt(packet, "flows")) &&
-		    (ret = plan_want_int(c, node, "traffic.packet.flows", 1, PLAN_MAX_FLOWS,
+		    (ret = plan_want_int(c, node, "traffic.packet.flows", 1, JOBSPEC_MAX_FLOWS,
 					 &t->flows)))
 			return ret;
 	}
-	if (t->proto == PLAN_PROTO_UDP6 && t->size < 62)
+	if (t->proto == JOB_PROTO_UDP6 && t->size < 62)
 		return plan_vfail(c, size, "traffic.packet.size: udp6 frames need at least 62 bytes, got %d",
 				  t->size);
 	if ((node = plan_opt(traffic, "threads")) &&
 	    (ret = plan_want_int(c, node, "traffic.threads", 1, JOBSPEC_MAX_THREADS, &t->threads)))
 		return ret;
 	if ((ret = plan_need(c, traffic, "duration", "traffic", (struct plan_node **)&node)) ||
-	    (ret = plan_want_duration(c, node, "traffic.duration", 1, PLAN_MAX_DURATION_MS,
+	    (ret = plan_want_duration(c, node, "traffic.duration", 1, JOBSPEC_MAX_DURATION_MS,
 				      "1ms to 60m", &t->duration_ms)))
 		return ret;
 	if ((node = plan_opt(traffic, "warmup")) &&
@@ -534,11 +534,11 @@ int plan_build(struct vctx *c, const struct plan_node *root, struct plan *p)
 	int i, ret;
 
 	p->traffic.size = JOBSPEC_DEFAULT_SIZE;
-	p->traffic.proto = PLAN_PROTO_UDP4;
+	p->traffic.proto = JOB_PROTO_UDP4;
 	p->traffic.flows = JOBSPEC_DEFAULT_FLOWS;
 	p->traffic.threads = JOBSPEC_DEFAULT_THREADS;
 	p->traffic.warmup_ms = 1000;
-	p->traffic.generator = PLAN_GEN_XDP_LIVE;
+	p->traffic.generator = JOB_GEN_XDP_LIVE;
 	p->repeat = 1;
 	p->repeat_max = 1;
 	p->min_effect = 0.02;

@@ -37,14 +37,11 @@
 #define PLAN_MAX_OBJECT 1024		/* length of an object name or path */
 #define PLAN_MAX_KEY 256		/* length of an override or matrix key */
 #define PLAN_MAX_REPEAT 1000
-#define PLAN_MAX_DURATION_MS JOBSPEC_MAX_DURATION_MS
 #define PLAN_MAX_WARMUP_MS (600 * 1000)
-#define PLAN_MAX_CPUS JOBSPEC_MAX_CPUS	/* traffic.cpus entries */
 #define PLAN_MAX_FILL_MAPS 8		/* maps filled per attach entry */
 #define PLAN_MAX_FILLS 256		/* slots per filled map */
 #define PLAN_MAX_COUNTER_MAPS 8		/* counters entries per attach entry */
 #define PLAN_MAX_COUNTER_KEYS 64	/* keys per counters entry */
-#define PLAN_MAX_QSIZE JOBSPEC_MAX_QSIZE	/* the kernel's cpumap limit */
 
 /* Maps whose keys may contain dots: below them the rest of a path is one key (plan.c). */
 extern const char *const plan_one_key_maps[];

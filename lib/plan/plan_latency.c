@@ -78,7 +78,7 @@ int plan_check_latency(struct vctx *c, const struct plan_node *root, const struc
 
 	if (p->link_generator)
 		return plan_vfail(c, lat, "latency: one-way latency across hosts is not measured: with link (two-host plans) the frames do not come back to the generator host, whose clock stamped them");
-	if (p->traffic.generator != PLAN_GEN_XDP_LIVE && p->traffic.generator != PLAN_GEN_UDP)
+	if (p->traffic.generator != JOB_GEN_XDP_LIVE && p->traffic.generator != JOB_GEN_UDP)
 		return plan_vfail(c, lat, "latency: needs traffic.generator xdp-live or udp (the generators that stamp each frame; %s does not)",
 				  jobspec_generator_name(p->traffic.generator));
 	if (l->goal) {

@@ -87,7 +87,7 @@ int plan_build_search(struct vctx *c, const struct plan_node *node, struct plan 
 	    (ret = plan_need(c, node, "width", "search", &n)) ||
 	    (ret = plan_want_percent(c, n, "search.width", 0, 100, &s->width)) ||
 	    (ret = plan_need(c, node, "trial", "search", &n)) ||
-	    (ret = plan_want_duration(c, n, "search.trial", 1, PLAN_MAX_DURATION_MS, "1ms to 60m",
+	    (ret = plan_want_duration(c, n, "search.trial", 1, JOBSPEC_MAX_DURATION_MS, "1ms to 60m",
 				      &s->trial_ms)))
 		return ret;
 	s->exceed = 0.5;
@@ -99,7 +99,7 @@ int plan_build_search(struct vctx *c, const struct plan_node *node, struct plan 
 				  (int *)&s->method)))
 		return ret;
 	if ((n = plan_opt(node, "total")) &&
-	    (ret = plan_want_duration(c, n, "search.total", 1, PLAN_MAX_DURATION_MS, "1ms to 60m",
+	    (ret = plan_want_duration(c, n, "search.total", 1, JOBSPEC_MAX_DURATION_MS, "1ms to 60m",
 				      &s->total_ms)))
 		return ret;
 	if (s->total_ms < s->trial_ms)
@@ -125,7 +125,7 @@ int plan_check_search(struct vctx *c, const struct plan_node *root, const struct
 {
 	const struct plan_node *search = plan_node_get(root, "search", NULL);
 
-	if (p->traffic.generator == PLAN_GEN_NONE)
+	if (p->traffic.generator == JOB_GEN_NONE)
 		return plan_vfail(c, search, "search: needs a generator (traffic.generator is none)");
 	if (p->traffic.rate_pps || p->traffic.rate_share > 0)
 		return plan_vfail(c, search, "search: sets the rate of each trial; leave out traffic.rate");

@@ -224,24 +224,3 @@ int proto_recv_frame_from(void *sock, void *id, size_t *id_len, zmq_msg_t *frame
 	}
 	return rc;
 }
-
-const char *proto_get_str(const json_t *obj, const char *key, const char *def)
-{
-	const char *s = json_string_value(json_object_get(obj, key));
-
-	return s ? s : def;
-}
-
-long long proto_get_int(const json_t *obj, const char *key, long long def)
-{
-	json_t *v = json_object_get(obj, key);
-
-	return json_is_integer(v) ? (long long)json_integer_value(v) : def;
-}
-
-double proto_get_real(const json_t *obj, const char *key, double def)
-{
-	json_t *v = json_object_get(obj, key);
-
-	return json_is_number(v) ? json_number_value(v) : def;
-}

@@ -22,6 +22,7 @@
 #include <zmq.h>
 
 #include "base/err.h"
+#include "base/jget.h"	/* jget_*: every reader of a message uses them */
 
 #define PROTO_VERSION 1
 #define PROTO_MAX_BYTES (16u << 20)
@@ -109,11 +110,5 @@ int proto_recv_from_samples(void *sock, void *id, size_t *id_len, json_t **msg,
  * (bpflabd's worker thread); *PEER as there. */
 int proto_recv_frame_from(void *sock, void *id, size_t *id_len, zmq_msg_t *frame,
 			  struct proto_peer *peer, int flags, struct err *why);
-
-/* Typed getters that tolerate missing members: return DEF when absent or of the wrong
- * type. */
-const char *proto_get_str(const json_t *obj, const char *key, const char *def);
-long long proto_get_int(const json_t *obj, const char *key, long long def);
-double proto_get_real(const json_t *obj, const char *key, double def);
 
 #endif

@@ -16,15 +16,9 @@
 
 #include "analysis/kbuild.h"
 #include "analysis/stats.h"
+#include "base/jget.h"
 
 #define LABEL_LEN 320			/* a kernel build's label (a release is <= 64 bytes) */
-
-static const char *sget(const json_t *o, const char *k)
-{
-	const char *s = json_string_value(json_object_get(o, k));
-
-	return s ? s : "";
-}
 
 /* "k=v k=v" of a matrix point, keys in their stored (sorted) order. */
 static void point_text(const json_t *point, char *out, size_t len)
@@ -55,9 +49,9 @@ static json_t *reduce(const json_t *rows)
 		point_text(json_object_get(r, "point"), pt, sizeof(pt));
 		kbuild_id_of_row(r, build);
 		snprintf(key, sizeof(key), "%lld\n%s\n%s\n%s\n%s\n%s\n%s\n%s",
-			 (long long)json_integer_value(json_object_get(r, "run")), sget(r, "host"),
-			 build, sget(r, "plan"), sget(r, "variant"), pt, sget(r, "metric"),
-			 sget(r, "subject"));
+			 (long long)json_integer_value(json_object_get(r, "run")), jget_str(r, "host", ""),
+			 build, jget_str(r, "plan", ""), jget_str(r, "variant", ""), pt, jget_str(r, "metric", ""),
+			 jget_str(r, "subject", ""));
 		g = json_object_get(groups, key);
 		if (!g) {
 			g = json_pack("{s:O, s:[], s:s, s:s}", "first", r, "values", "point", pt,
@@ -92,7 +86,7 @@ static void summary(const json_t *g, double *mean, double *lo, double *hi, size_
 	json_array_foreach(vals, i, v)
 		if (*n < sizeof(buf) / sizeof(buf[0]))
 			buf[(*n)++] = json_number_value(v);
-	*mean = stats_kind_mean(stats_kind_for_unit(sget(json_object_get(g, "first"), "unit")),
+	*mean = stats_kind_mean(stats_kind_for_unit(jget_str(json_object_get(g, "first"), "unit", "")),
 				buf, *n);
 	*lo = stats_min(buf, *n);
 	*hi = stats_max(buf, *n);
@@ -184,8 +178,8 @@ static int each_group(const json_t *rows, int (*add)(const struct export_group *
 	json_object_foreach(groups, key, g) {
 		struct export_group eg = {
 			.first = json_object_get(g, "first"),
-			.point = sget(g, "point"),
-			.build = sget(g, "build"),
+			.point = jget_str(g, "point", ""),
+			.build = jget_str(g, "build", ""),
 			.start_ms = json_integer_value(json_object_get(g, "start_ms")),
 		};
 
@@ -231,13 +225,13 @@ struct kcidb_ctx {
  * (its path). Returns 0 or -ENOMEM. */
 static int checkout_source(json_t *c, const json_t *first)
 {
-	const char *full = sget(first, "kernel_commit"), *tree = sget(first, "kernel_tree");
+	const char *full = jget_str(first, "kernel_commit", ""), *tree = jget_str(first, "kernel_tree", "");
 	const char *base = strrchr(tree, '/') ? strrchr(tree, '/') + 1 : tree;
 	char name[KBUILD_COMMIT_LEN];
 	int err = 0;
 	size_t i;
 
-	if (!kbuild_commit_of_release(sget(first, "kernel_release"), name))
+	if (!kbuild_commit_of_release(jget_str(first, "kernel_release", ""), name))
 		return 0;
 	err |= json_object_set_new(c, "git_commit_name", json_string(name));
 	for (i = 0; i < 40 && ((full[i] >= '0' && full[i] <= '9') ||
@@ -257,7 +251,7 @@ static int checkout_source(json_t *c, const json_t *first)
 static const char *kcidb_build(struct kcidb_ctx *ctx, const struct export_group *eg)
 {
 	const json_t *first = eg->first;
-	const char *rel = sget(first, "kernel_release"), *have;
+	const char *rel = jget_str(first, "kernel_release", ""), *have;
 	char id[LABEL_LEN + 160], checkout[LABEL_LEN + 160];
 	char label[LABEL_LEN], comment[400];
 	json_t *c, *b;
@@ -274,7 +268,7 @@ static const char *kcidb_build(struct kcidb_ctx *ctx, const struct export_group 
 	snprintf(id, sizeof(id), "%s:build.%s@%s", ctx->origin, *rel ? rel : "unknown",
 		 eg->build);
 	snprintf(comment, sizeof(comment), "kernel %s%s%s", *rel ? rel : "unknown",
-		 *sget(first, "kernel_version") ? " " : "", sget(first, "kernel_version"));
+		 *jget_str(first, "kernel_version", "") ? " " : "", jget_str(first, "kernel_version", ""));
 	c = json_pack("{s:s, s:s, s:s, s:b, s:{s:O}}", "id", checkout, "origin", ctx->origin,
 		      "comment", comment, "valid", 1, "misc",
 		      "kernel_release", opt(first, "kernel_release"));
@@ -317,12 +311,12 @@ static int kcidb_add_test(const struct export_group *eg, void *vctx)
 
 	if (!build_id)
 		return -ENOMEM;
-	slug(sget(first, "plan"), a, sizeof(a));
-	slug(sget(first, "variant"), b, sizeof(b));
-	slug(sget(first, "metric"), c, sizeof(c));
-	slug(sget(first, "subject"), d, sizeof(d));
+	slug(jget_str(first, "plan", ""), a, sizeof(a));
+	slug(jget_str(first, "variant", ""), b, sizeof(b));
+	slug(jget_str(first, "metric", ""), c, sizeof(c));
+	slug(jget_str(first, "subject", ""), d, sizeof(d));
 	slug(eg->point, e, sizeof(e));
-	slug(sget(first, "host"), h, sizeof(h));
+	slug(jget_str(first, "host", ""), h, sizeof(h));
 	snprintf(path, sizeof(path), "bpflab.%s.%s.%s%s%s.%s", a, b, *e ? e : "", *e ? "." : "",
 		 c, *d ? d : "all");
 	snprintf(id, sizeof(id), "%s:%s.run%lld.%s.%.16s.%s", ctx->origin, ctx->db_id,
@@ -341,9 +335,9 @@ static int kcidb_add_test(const struct export_group *eg, void *vctx)
 	if (eg->start_ms > 0) /* no start: left out (KCIDB allows no nulls) */
 		json_object_set_new(t, "start_time", json_string(when));
 	if (isfinite(eg->mean))
-		json_object_set_new(t, "number", kcidb_number(eg->mean, sget(first, "unit")));
+		json_object_set_new(t, "number", kcidb_number(eg->mean, jget_str(first, "unit", "")));
 	json_object_set_new(t, "environment", json_pack("{s:s, s:{s:O, s:O, s:O, s:O, s:s, "
-			    "s:O, s:O, s:O}}", "comment", sget(first, "host"), "misc",
+			    "s:O, s:O, s:O}}", "comment", jget_str(first, "host", ""), "misc",
 			    "host", opt(first, "host"),
 			    "kernel_release", opt(first, "kernel_release"),
 			    "kernel_version", opt(first, "kernel_version"),
@@ -353,11 +347,11 @@ static int kcidb_add_test(const struct export_group *eg, void *vctx)
 			    "governor", opt(first, "governor"),
 			    "timing", opt(first, "timing")));
 	json_object_set_new(t, "misc", json_pack("{s:O, s:s, s:O, s:I, s:f, s:f, s:O, s:s}",
-			    "run", opt(first, "run"), "unit", sget(first, "unit"),
+			    "run", opt(first, "run"), "unit", jget_str(first, "unit", ""),
 			    "plan_sha256", opt(first, "plan_sha256"), "n", (json_int_t)eg->n,
 			    "min", isfinite(eg->lo) ? eg->lo : 0.0,
 			    "max", isfinite(eg->hi) ? eg->hi : 0.0,
-			    "flags", opt(first, "flags"), "window", sget(first, "window")));
+			    "flags", opt(first, "flags"), "window", jget_str(first, "window", "")));
 	if (!json_object_get(t, "environment") || !json_object_get(t, "misc"))
 		return -ENOMEM;
 	drop_nulls(json_object_get(json_object_get(t, "environment"), "misc"));
@@ -414,8 +408,8 @@ static int bmf_add_measure(const struct export_group *eg, void *out)
 
 	if (!isfinite(eg->mean))
 		return 0;
-	snprintf(name, sizeof(name), "%s/%s/%s%s%s", sget(first, "plan"),
-		 sget(first, "variant"), *sget(first, "subject") ? sget(first, "subject") : "all",
+	snprintf(name, sizeof(name), "%s/%s/%s%s%s", jget_str(first, "plan", ""),
+		 jget_str(first, "variant", ""), *jget_str(first, "subject", "") ? jget_str(first, "subject", "") : "all",
 		 *eg->point ? "/" : "", eg->point);
 	bench = json_object_get(out, name);
 	if (!bench) {
@@ -425,7 +419,7 @@ static int bmf_add_measure(const struct export_group *eg, void *out)
 	}
 	m = json_pack("{s:f, s:f, s:f}", "value", eg->mean, "lower_value", eg->lo, "upper_value",
 		      eg->hi);
-	if (!m || json_object_set_new(bench, sget(first, "metric"), m))
+	if (!m || json_object_set_new(bench, jget_str(first, "metric", ""), m))
 		return -ENOMEM;
 	return 0;
 }
@@ -471,17 +465,17 @@ static void distinct_list(const json_t *rows, const char *(*label)(const json_t 
 
 static const char *host_of(const json_t *row)
 {
-	return sget(row, "host");
+	return jget_str(row, "host", "");
 }
 
 /* The row's kernel build as the value queries label it (kbuild_label_rows), else its
  * release; "unknown" for none. */
 static const char *kernel_of(const json_t *row)
 {
-	const char *k = sget(row, "kernel_build");
+	const char *k = jget_str(row, "kernel_build", "");
 
 	if (!*k)
-		k = sget(row, "kernel_release");
+		k = jget_str(row, "kernel_release", "");
 	return *k ? k : "unknown";
 }
 
@@ -495,7 +489,7 @@ json_t *export_select(const json_t *rows, const char *host, const char *kernel,
 	if (!on_host || !out)
 		goto nomem;
 	json_array_foreach(rows, i, r)
-		if ((!host || !strcmp(sget(r, "host"), host)) && json_array_append(on_host, r))
+		if ((!host || !strcmp(jget_str(r, "host", ""), host)) && json_array_append(on_host, r))
 			goto nomem;
 	json_array_foreach(on_host, i, r) {
 		if (kernel) {
@@ -557,14 +551,14 @@ size_t export_n_pairs(const json_t *rows, char *list, size_t len)
 		list[0] = '\0';
 	json_array_foreach(rows, i, r) {
 		kbuild_id_of_row(r, id);
-		snprintf(key, sizeof(key), "%s\n%.200s", id, sget(r, "host"));
+		snprintf(key, sizeof(key), "%s\n%.200s", id, jget_str(r, "host", ""));
 		if (!seen || json_object_get(seen, key) ||
 		    json_object_set_new(seen, key, json_true()))
 			continue;
 		n++;
 		if (list && off < len)
 			off += snprintf(list + off, len - off, "%s--host %s --kernel '%s'",
-					off ? ", " : "", sget(r, "host"), kernel_of(r));
+					off ? ", " : "", jget_str(r, "host", ""), kernel_of(r));
 	}
 	json_decref(seen);
 	return n;

@@ -52,7 +52,6 @@ bool export_origin_valid(const char *origin);
 bool export_id_valid(const char *id);
 
 struct export_kcidb_opts {
-	size_t sz;			/* sizeof(struct export_kcidb_opts) */
 	const char *origin;		/* the CI system; "bpflab" when NULL */
 	const char *db_id;		/* the database's id (store_db_id); required */
 	const char *build_id;		/* the tests' build_id; NULL: ours, with checkouts
@@ -98,7 +97,6 @@ int export_rows_add_source(json_t *rows, const char *cache_dir);
 const char *export_kernel_cache(void);
 
 struct export_run_opts {
-	size_t sz;			/* sizeof(struct export_run_opts) */
 	const char *format;		/* "kcidb" or "bmf" */
 	const char *host, *kernel;	/* export_select; NULL: all */
 	bool include_flagged;		/* flagged results too */

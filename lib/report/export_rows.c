@@ -14,17 +14,11 @@
 
 #include "analysis/kbuild.h"
 #include "analysis/stats.h"
+#include "base/jget.h"
 
 /* A value's share of the largest of its metric below which it is zero: it prints as 0 at
  * three significant digits beside that largest, as `result show` leaves such rows out. */
 #define ZERO_SHARE 5e-4
-
-static const char *sget(const json_t *o, const char *k)
-{
-	const char *s = json_string_value(json_object_get(o, k));
-
-	return s ? s : "";
-}
 
 /* Row R's key of the parts PARTS of (run, host, build, plan, variant, point, metric,
  * subject) into OUT: 'r' run, 'h' host, 'b' build, 'p' plan, 'v' variant, 'x' point,
@@ -53,11 +47,11 @@ static void key_of(const json_t *r, const char *parts, char *out, size_t len)
 					JSON_ENCODE_ANY);
 			v = pt ? pt : "";
 			break;
-		case 'h': v = sget(r, "host"); break;
-		case 'p': v = sget(r, "plan"); break;
-		case 'v': v = sget(r, "variant"); break;
-		case 'm': v = sget(r, "metric"); break;
-		case 's': v = sget(r, "subject"); break;
+		case 'h': v = jget_str(r, "host", ""); break;
+		case 'p': v = jget_str(r, "plan", ""); break;
+		case 'v': v = jget_str(r, "variant", ""); break;
+		case 'm': v = jget_str(r, "metric", ""); break;
+		case 's': v = jget_str(r, "subject", ""); break;
 		}
 		off += snprintf(out + off, len - off, "%s\n", v);
 	}
@@ -88,7 +82,7 @@ json_t *export_rows_nonzero(const json_t *rows, size_t *n_left_out)
 	json_array_foreach(rows, i, r) {
 		double x = fabs(json_number_value(json_object_get(r, "value")));
 
-		if (stats_kind_for_unit(sget(r, "unit")) != STATS_KIND_RATE || !isfinite(x))
+		if (stats_kind_for_unit(jget_str(r, "unit", "")) != STATS_KIND_RATE || !isfinite(x))
 			continue;
 		key_of(r, "rhbpvxms", g, sizeof(g));
 		key_of(r, "rhbpm", m, sizeof(m));
@@ -168,7 +162,7 @@ int export_rows_add_source(json_t *rows, const char *cache_dir)
 	json_array_foreach(rows, i, r) {
 		if (err)
 			break;
-		rel = sget(r, "kernel_release");
+		rel = jget_str(r, "kernel_release", "");
 		/* a release is a directory's name there: never a path */
 		if (!kbuild_commit_of_release(rel, abbrev) || strchr(rel, '/') || rel[0] == '.')
 			continue;

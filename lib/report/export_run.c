@@ -87,7 +87,7 @@ json_t *export_run(const json_t *rows, long long run, const struct export_run_op
 	}
 	if (!strcmp(o->format, "kcidb"))
 		out = export_kcidb(clean, &(struct export_kcidb_opts){
-			.sz = sizeof(struct export_kcidb_opts), .origin = o->origin,
+			.origin = o->origin,
 			.db_id = o->db_id, .build_id = o->build_id });
 	else
 		out = export_bmf(clean);

@@ -17,21 +17,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "base/jget.h"
 #include "base/log.h"
-
-static const char *sget(const json_t *o, const char *k)
-{
-	const char *s = json_string_value(json_object_get(o, k));
-
-	return s ? s : "";
-}
-
-static double dnum(const json_t *o, const char *k)
-{
-	json_t *v = json_object_get(o, k);
-
-	return json_is_number(v) ? json_number_value(v) : NAN;
-}
 
 /* S in gnuplot single quotes. */
 static void quote(FILE *f, const char *s)
@@ -124,10 +111,10 @@ static int terminal(FILE *f, const char *file, struct err *err)
 /* The error bar half-width of a point: stddev, else spread, else 0. */
 static double errbar(const json_t *p, const char *sd, const char *spread)
 {
-	double e = dnum(p, sd);
+	double e = jget_num(p, sd, NAN);
 
 	if (!isfinite(e))
-		e = dnum(p, spread);
+		e = jget_num(p, spread, NAN);
 	return isfinite(e) ? e : 0;
 }
 
@@ -167,20 +154,20 @@ int plot_history_script(const json_t *report, const char *file, char **script, s
 		char t[512];
 
 		snprintf(t, sizeof(t), "%s history by %s (mean ± stddev of the repetitions)",
-			 sget(s, "metric"), sget(report, "by"));
+			 jget_str(s, "metric", ""), jget_str(report, "by", ""));
 		quote(f, t);
 	}
 	fprintf(f, "\nset ylabel ");
-	quote(f, *sget(s, "unit") ? sget(s, "unit") : "value");
+	quote(f, *jget_str(s, "unit", "") ? jget_str(s, "unit", "") : "value");
 	fprintf(f, "\nset xlabel ");
-	quote(f, sget(report, "by"));
+	quote(f, jget_str(report, "by", ""));
 	fprintf(f, "\nset xtics rotate by -30\nset offsets 0.3, 0.3, 0, 0\nset yrange [0:*]\n");
 	json_array_foreach(series, i, s) {
 		fprintf(f, "$s%zu << EOD\n", i);
 		json_array_foreach(json_object_get(s, "points"), j, p) {
 			fprintf(f, "%zu ", j);
-			label(f, sget(p, "group"));
-			fprintf(f, " %.17g %.17g\n", dnum(p, "mean"), errbar(p, "stddev", "spread"));
+			label(f, jget_str(p, "group", ""));
+			fprintf(f, " %.17g %.17g\n", jget_num(p, "mean", NAN), errbar(p, "stddev", "spread"));
 			n_points++;
 		}
 		fprintf(f, "EOD\n");
@@ -190,7 +177,7 @@ int plot_history_script(const json_t *report, const char *file, char **script, s
 			size_t k;
 
 			json_array_foreach(json_object_get(s, "points"), k, p)
-				if (!strcmp(sget(p, "group"), sget(c, "after")))
+				if (!strcmp(jget_str(p, "group", ""), jget_str(c, "after", "")))
 					x = (double)k - (json_is_true(json_object_get(c, "within")) ? 0 : 0.5);
 			fprintf(f, "set arrow from first %g, graph 0 to first %g, graph 1 nohead "
 				"dashtype 2 lc rgb 'red'\n", x, x);
@@ -200,12 +187,12 @@ int plot_history_script(const json_t *report, const char *file, char **script, s
 	json_array_foreach(series, i, s) {
 		char t[512];
 
-		snprintf(t, sizeof(t), "%s%s%s%s%s", sget(s, "variant"),
-			 *sget(s, "subject") ? " " : "", sget(s, "subject"),
-			 *sget(s, "point") ? " " : "", sget(s, "point"));
+		snprintf(t, sizeof(t), "%s%s%s%s%s", jget_str(s, "variant", ""),
+			 *jget_str(s, "subject", "") ? " " : "", jget_str(s, "subject", ""),
+			 *jget_str(s, "point", "") ? " " : "", jget_str(s, "point", ""));
 		fprintf(f, "%s$s%zu using 1:3:4:xticlabels(2) with yerrorlines pt 7 lw 2 title ",
 			i ? ", \\\n     " : "", i);
-		quote(f, *t ? t : sget(s, "metric"));
+		quote(f, *t ? t : jget_str(s, "metric", ""));
 	}
 	fprintf(f, "\n");
 	if (!n_points)
@@ -224,10 +211,10 @@ static json_t *compare_metrics(const json_t *cmps)
 		return NULL;
 	json_array_foreach(json_object_get(json_array_get(cmps, 0), "rows"), i, r) {
 		json_array_foreach(metrics, j, m)
-			if (!strcmp(json_string_value(m), sget(r, "metric")))
+			if (!strcmp(json_string_value(m), jget_str(r, "metric", "")))
 				break;
 		if (j == json_array_size(metrics) &&
-		    json_array_append_new(metrics, json_string(sget(r, "metric")))) {
+		    json_array_append_new(metrics, json_string(jget_str(r, "metric", "")))) {
 			json_decref(metrics);
 			return NULL;
 		}
@@ -246,24 +233,24 @@ static size_t compare_panel(FILE *f, const json_t *report, const char *metric, s
 
 	fprintf(f, "$d%zu << EOD\n", k);
 	json_array_foreach(json_object_get(first, "rows"), i, r) {
-		if (strcmp(sget(r, "metric"), metric))
+		if (strcmp(jget_str(r, "metric", ""), metric))
 			continue;
 		if (!unit_row)
 			unit_row = r;
-		snprintf(t, sizeof(t), "%s%s%s%s%s", sget(r, "variant"),
-			 *sget(r, "variant") && *sget(r, "subject") ? " " : "", sget(r, "subject"),
-			 *sget(r, "point") ? " " : "", sget(r, "point"));
+		snprintf(t, sizeof(t), "%s%s%s%s%s", jget_str(r, "variant", ""),
+			 *jget_str(r, "variant", "") && *jget_str(r, "subject", "") ? " " : "", jget_str(r, "subject", ""),
+			 *jget_str(r, "point", "") ? " " : "", jget_str(r, "point", ""));
 		label(f, *t ? t : metric);
-		fprintf(f, " %.17g %.17g", dnum(r, "mean_a"), errbar(r, "stddev_a", "spread_a"));
+		fprintf(f, " %.17g %.17g", jget_num(r, "mean_a", NAN), errbar(r, "stddev_a", "spread_a"));
 		json_array_foreach(cmps, c, cmp) {
 			double m = NAN, sd = 0;
 
 			json_array_foreach(json_object_get(cmp, "rows"), j, r2)
-				if (!strcmp(sget(r2, "metric"), metric) &&
-				    !strcmp(sget(r2, "variant"), sget(r, "variant")) &&
-				    !strcmp(sget(r2, "subject"), sget(r, "subject")) &&
-				    !strcmp(sget(r2, "point"), sget(r, "point"))) {
-					m = dnum(r2, "mean_b");
+				if (!strcmp(jget_str(r2, "metric", ""), metric) &&
+				    !strcmp(jget_str(r2, "variant", ""), jget_str(r, "variant", "")) &&
+				    !strcmp(jget_str(r2, "subject", ""), jget_str(r, "subject", "")) &&
+				    !strcmp(jget_str(r2, "point", ""), jget_str(r, "point", ""))) {
+					m = jget_num(r2, "mean_b", NAN);
 					sd = errbar(r2, "stddev_b", "spread_b");
 				}
 			if (isfinite(m))
@@ -275,16 +262,16 @@ static size_t compare_panel(FILE *f, const json_t *report, const char *metric, s
 		n++;
 	}
 	fprintf(f, "EOD\n");
-	snprintf(t, sizeof(t), "%s by %s (mean ± stddev)", metric, sget(report, "by"));
+	snprintf(t, sizeof(t), "%s by %s (mean ± stddev)", metric, jget_str(report, "by", ""));
 	fprintf(f, "set title ");
 	quote(f, t);
 	fprintf(f, "\nset ylabel ");
-	quote(f, unit_row && *sget(unit_row, "unit") ? sget(unit_row, "unit") : "value");
+	quote(f, unit_row && *jget_str(unit_row, "unit", "") ? jget_str(unit_row, "unit", "") : "value");
 	fprintf(f, "\nplot $d%zu using 2:3:xtic(1) title ", k);
-	quote(f, sget(report, "baseline"));
+	quote(f, jget_str(report, "baseline", ""));
 	json_array_foreach(cmps, c, cmp) {
 		fprintf(f, ", '' using %zu:%zu title ", 4 + 2 * c, 5 + 2 * c);
-		quote(f, sget(cmp, "candidate"));
+		quote(f, jget_str(cmp, "candidate", ""));
 	}
 	fprintf(f, "\n");
 	return n;

@@ -37,7 +37,6 @@ json_t *report_build(const json_t *result);
 /* How report_print_text_opts() prints; REPORT_TEXT_OPTS fills one, NULL means the
  * defaults (all members zero). */
 struct report_text_opts {
-	size_t sz;			/* sizeof(struct report_text_opts) */
 	bool all_rows;			/* also the rate rows that are zero (below) */
 	bool wide;			/* a column per repetition however many */
 };
@@ -47,13 +46,13 @@ struct report_text_opts {
 #define REPORT_SHOW_REPS 5
 
 #define REPORT_TEXT_OPTS(NAME, ...)                                                     \
-	struct report_text_opts NAME = { .sz = sizeof(struct report_text_opts), __VA_ARGS__ }
+	struct report_text_opts NAME = { __VA_ARGS__ }
 
 /* Write REPORT (from report_build) as text to OUT. In a rate table (packets/s), a row
  * whose every value prints as zero beside the table's largest (a port that receives
  * nothing by design) is left out, unless OPTS->all_rows or all rows of its variant are
  * zero, and a line under the table names the rows left out; the JSON report keeps every
- * row. OPTS may be NULL. Returns 0 or -errno (-EINVAL: OPTS->sz too small). */
+ * row. OPTS may be NULL. Returns 0 or -errno. */
 int report_print_text_opts(const json_t *report, const struct report_text_opts *opts,
 			   FILE *out);
 

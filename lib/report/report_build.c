@@ -90,16 +90,16 @@ static int add_keyed(json_t *arr, json_t *map, const char *key, json_t *item)
 static int cmp_group(const void *pa, const void *pb)
 {
 	const json_t *a = *(json_t *const *)pa, *b = *(json_t *const *)pb;
-	int d = get_int(a, "_h") - get_int(b, "_h");
+	int d = (int)jget_int(a, "_h", 0) - (int)jget_int(b, "_h", 0);
 
-	return d ? d : get_int(a, "_p") - get_int(b, "_p");
+	return d ? d : (int)jget_int(a, "_p", 0) - (int)jget_int(b, "_p", 0);
 }
 
 static int cmp_section(const void *pa, const void *pb)
 {
 	const json_t *a = *(json_t *const *)pa, *b = *(json_t *const *)pb;
-	const char *ma = get_str(a, "metric"), *mb = get_str(b, "metric");
-	const char *wa = get_str(a, "window"), *wb = get_str(b, "window");
+	const char *ma = jget_str(a, "metric", NULL), *mb = jget_str(b, "metric", NULL);
+	const char *wa = jget_str(a, "window", NULL), *wb = jget_str(b, "window", NULL);
 	int d = metric_rank(ma) - metric_rank(mb);
 
 	if (!d)
@@ -112,9 +112,9 @@ static int cmp_section(const void *pa, const void *pb)
 static int cmp_row(const void *pa, const void *pb)
 {
 	const json_t *a = *(json_t *const *)pa, *b = *(json_t *const *)pb;
-	int d = get_int(a, "_v") - get_int(b, "_v");
+	int d = (int)jget_int(a, "_v", 0) - (int)jget_int(b, "_v", 0);
 
-	return d ? d : get_int(a, "_s") - get_int(b, "_s");
+	return d ? d : (int)jget_int(a, "_s", 0) - (int)jget_int(b, "_s", 0);
 }
 
 /* Sort the array ARR in place by CMP (over json_t pointers). Returns 0 or -ENOMEM. */
@@ -274,12 +274,12 @@ static void total_add_row(json_t *t, const json_t *row, int repeat)
 	const json_t *values = json_object_get(row, "values");
 	int r;
 
-	if (!get_str(row, "subject")) {
+	if (!jget_str(row, "subject", NULL)) {
 		for (r = 0; r < repeat; r++)
 			json_array_set_new(sums, r, json_null());
 		return;
 	}
-	json_object_set_new(t, "programs", json_integer(get_int(t, "programs") + 1));
+	json_object_set_new(t, "programs", json_integer((int)jget_int(t, "programs", 0) + 1));
 	for (r = 0; r < repeat; r++) {
 		json_t *sum = json_array_get(sums, r);
 		json_t *v = json_array_get(values, r);
@@ -304,7 +304,7 @@ static int add_totals(json_t *section, int repeat)
 	if (!totals || json_object_set_new(section, "totals", totals))
 		return -ENOMEM;
 	json_array_foreach(rows, i, row) {
-		const char *rv = get_str(row, "variant");
+		const char *rv = jget_str(row, "variant", NULL);
 
 		if (!variant || strcmp(rv, variant)) {
 			if (t && (err = report_add_stats(t)))
@@ -387,8 +387,8 @@ static int file_sample(json_t *report, const json_t *s, json_t *tabs, int repeat
 {
 	json_t *hosts_tab = json_object_get(tabs, "hosts");
 	json_t *kernels = json_object_get(tabs, "kernels");
-	const char *host = get_str(s, "host"), *variant = get_str(s, "variant");
-	const char *metric = get_str(s, "metric"), *subject = get_str(s, "subject");
+	const char *host = jget_str(s, "host", NULL), *variant = jget_str(s, "variant", NULL);
+	const char *metric = jget_str(s, "metric", NULL), *subject = jget_str(s, "subject", NULL);
 	const json_t *point = json_object_get(s, "point");
 	json_t *value = json_object_get(s, "value");
 	json_t *group, *sec, *row, *cell;
@@ -412,11 +412,11 @@ static int file_sample(json_t *report, const json_t *s, json_t *tabs, int repeat
 	    (sidx = report_table_index(json_object_get(tabs, "subjects"), skey)) < 0)
 		goto out;
 	group = group_get(json_object_get(report, "groups"), json_object_get(tabs, "_groups"),
-			  hidx, pidx, host, point, get_str(kernels, host));
+			  hidx, pidx, host, point, jget_str(kernels, host, NULL));
 	if (!group || json_object_set_new(json_object_get(group, "_seen"), variant,
 					  json_true()))
 		goto out;
-	sec = section_get(group, metric, get_str(s, "window"), get_str(s, "unit"));
+	sec = section_get(group, metric, jget_str(s, "window", NULL), jget_str(s, "unit", NULL));
 	if (!sec)
 		goto out;
 	/* a record the plan's metrics list (nic.NAME): compared, a table of its own */
@@ -457,7 +457,7 @@ static int finish_section(json_t *sec, int repeat)
 		json_object_del(row, "_v");
 		json_object_del(row, "_s");
 	}
-	if (!strcmp(get_str(sec, "metric"), NS_METRIC))
+	if (!strcmp(jget_str(sec, "metric", NULL), NS_METRIC))
 		return add_totals(sec, repeat);
 	return 0;
 }
@@ -542,7 +542,7 @@ json_t *report_build(const json_t *result)
 	    (err = hosts_with_noise(report, json_object_get(result, "noise"))))
 		goto out;
 	json_array_foreach(json_object_get(result, "hosts"), i, h) {
-		const char *name = get_str(h, "name"), *kernel = get_str(h, "kernel_release");
+		const char *name = jget_str(h, "name", NULL), *kernel = jget_str(h, "kernel_release", NULL);
 
 		if (!name)
 			continue;

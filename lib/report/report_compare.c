@@ -41,7 +41,7 @@ static const char *mean_sd(const json_t *row, char side, char *out, size_t len)
 	char km[16] = "mean_a", ks[16] = "stddev_a";
 
 	km[5] = ks[7] = side;
-	return report_num_pm(dnum(row, km), dnum(row, ks), out, len);
+	return report_num_pm(jget_num(row, km, NAN), jget_num(row, ks, NAN), out, len);
 }
 
 /* Was ROW compared exactly: both sides without variance (QEMU icount), no test. */
@@ -54,7 +54,7 @@ static bool row_exact(const json_t *row)
  * the texts of a test would give its p. */
 static const char *verdict_text(const json_t *row, char *out, size_t len)
 {
-	const char *v = sget(row, "verdict"), *c = sget(row, "change");
+	const char *v = jget_str(row, "verdict", ""), *c = jget_str(row, "change", "");
 	long long more = json_integer_value(json_object_get(row, "more_reps"));
 
 	if (row_exact(row))
@@ -98,7 +98,7 @@ static bool row_rank_test_blind(const json_t *row, double alpha)
 	json_int_t n_a = json_integer_value(json_object_get(row, "n_a"));
 	json_int_t n_b = json_integer_value(json_object_get(row, "n_b"));
 
-	return !strcmp(sget(row, "test"), "mann-whitney") && n_a > 0 && n_b > 0 &&
+	return !strcmp(jget_str(row, "test", ""), "mann-whitney") && n_a > 0 && n_b > 0 &&
 	       stats_mw_min_p((size_t)n_a, (size_t)n_b) >= (alpha > 0 && alpha < 1 ? alpha : 0.05);
 }
 
@@ -112,7 +112,7 @@ static double row_mde_pct(const json_t *row, double alpha, double *cv_pct)
 	double mean_a = json_number_value(json_object_get(row, "mean_a"));
 	double sd = pooled_sd(n_a, json_number_value(json_object_get(row, "stddev_a")), n_b,
 			      json_number_value(json_object_get(row, "stddev_b")));
-	double rs = dnum(row, "run_spread_pct"), mde, z;
+	double rs = jget_num(row, "run_spread_pct", NAN), mde, z;
 
 	*cv_pct = NAN;
 	if (!isfinite(sd) || !(fabs(mean_a) > 0) ||
@@ -189,12 +189,12 @@ static void print_unknown_mde(const json_t *sect, double alpha, FILE *out)
 	size_t i;
 
 	json_array_foreach(sect, i, r) {
-		if (strcmp(sget(r, "verdict"), "UNKNOWN"))
+		if (strcmp(jget_str(r, "verdict", ""), "UNKNOWN"))
 			continue;
 		mde = row_mde_pct(r, alpha, &cv);
-		snprintf(lead, sizeof(lead), "%s%s%s: ", sget(r, "variant"),
-			 *sget(r, "variant") ? " " : "", *sget(r, "candidate_subject") ?
-			 sget(r, "candidate_subject") : *sget(r, "subject") ? sget(r, "subject") :
+		snprintf(lead, sizeof(lead), "%s%s%s: ", jget_str(r, "variant", ""),
+			 *jget_str(r, "variant", "") ? " " : "", *jget_str(r, "candidate_subject", "") ?
+			 jget_str(r, "candidate_subject", "") : *jget_str(r, "subject", "") ? jget_str(r, "subject", "") :
 			 "-");
 		if (report_compare_run_limited(r, lead, out))
 			continue;
@@ -224,7 +224,7 @@ static bool any(const json_t *rows, const char *member)
 	size_t i;
 
 	json_array_foreach(rows, i, r)
-		if (*sget(r, member))
+		if (*jget_str(r, member, ""))
 			return true;
 	return false;
 }
@@ -267,7 +267,7 @@ static void tc_attach_note(const json_t *report, FILE *out)
 		} else if (!json_equal(first, t)) {
 			fprintf(out, "note: tc programs attached differently: baseline through %s, "
 				"%s through %s;\n  the figures include the attach method\n",
-				report_list_text(first, a, sizeof(a)), sget(side, "group"),
+				report_list_text(first, a, sizeof(a)), jget_str(side, "group", ""),
 				report_list_text(t, b, sizeof(b)));
 		}
 	}
@@ -286,7 +286,7 @@ static void pooled_note(const json_t *report, FILE *out)
 
 		snprintf(line, sizeof(line), "note: %s; its figures pool them (--by host or "
 			 "kernel.build, or --host, splits them; --strict refuses)",
-			 analysis_pooled_text(p, sget(report, "by"), text, sizeof(text)));
+			 analysis_pooled_text(p, jget_str(report, "by", ""), text, sizeof(text)));
 		tt_wrap(out, line, REPORT_NOTE_COLS, "  ");
 	}
 }
@@ -356,7 +356,7 @@ static bool any_exact(const json_t *report)
 static void print_footer(const json_t *report, FILE *out)
 {
 	const json_t *x = json_object_get(report, "excluded"), *side;
-	const char *by = sget(report, "by");
+	const char *by = jget_str(report, "by", "");
 	char runs[256], kernels[256], hosts[256], cpus[256], gov[128], plans[256], hs[256];
 	size_t i;
 
@@ -367,7 +367,7 @@ static void print_footer(const json_t *report, FILE *out)
 			snprintf(runs, sizeof(runs), "runs %s, ", report_list_text(json_object_get(side, "runs"),
 								       hs, sizeof(hs)));
 		fprintf(out, "%s %s %s: %s%lld result%s%s\n",
-			i ? "candidate" : "baseline ", by, sget(side, "group"), runs,
+			i ? "candidate" : "baseline ", by, jget_str(side, "group", ""), runs,
 			(long long)json_integer_value(json_object_get(side, "results")),
 			json_integer_value(json_object_get(side, "results")) == 1 ? "" : "s",
 			json_is_true(json_object_get(side, "imported")) ? " (imported)" : "");
@@ -391,7 +391,7 @@ static void print_footer(const json_t *report, FILE *out)
 	report_compare_run_notes(report, out);
 	fprintf(out, "verdicts: Welch's t (Mann-Whitney U below 5 values or when skewed), "
 		"alpha %g,\n  minimum effect %g %%; UNKNOWN +N: repetitions per side to settle\n",
-		dnum(report, "alpha"), 100 * dnum(report, "min_effect"));
+		jget_num(report, "alpha", NAN), 100 * jget_num(report, "min_effect", NAN));
 	if (any_exact(report))
 		fprintf(out, "exact: both sides repeat one value (costs under QEMU icount, a "
 			"zero rate):\n  no test was run, the delta decides\n");
@@ -410,7 +410,7 @@ static int sections(const json_t *rows, int (*fn)(const json_t *sect, void *ctx)
 	if (!done)
 		return -ENOMEM;
 	json_array_foreach(rows, i, r) {
-		snprintf(key, sizeof(key), "%s\n%s", sget(r, "metric"), sget(r, "point"));
+		snprintf(key, sizeof(key), "%s\n%s", jget_str(r, "metric", ""), jget_str(r, "point", ""));
 		if (json_object_get(done, key))
 			continue;
 		json_object_set_new(done, key, json_true());
@@ -420,8 +420,8 @@ static int sections(const json_t *rows, int (*fn)(const json_t *sect, void *ctx)
 			break;
 		}
 		json_array_foreach(rows, k, r2)
-			if (!strcmp(sget(r2, "metric"), sget(r, "metric")) &&
-			    !strcmp(sget(r2, "point"), sget(r, "point")))
+			if (!strcmp(jget_str(r2, "metric", ""), jget_str(r, "metric", "")) &&
+			    !strcmp(jget_str(r2, "point", ""), jget_str(r, "point", "")))
 				json_array_append(sect, r2);
 		err = fn(sect, ctx);
 		json_decref(sect);
@@ -443,9 +443,9 @@ static void section_head(const json_t *sect, FILE *out)
 {
 	const json_t *r = json_array_get(sect, 0);
 
-	fprintf(out, "%s%s%s (%s%s%s)\n", sget(r, "metric"), *sget(r, "point") ? " @ " : "",
-		sget(r, "point"), *sget(r, "unit") ? sget(r, "unit") : "no unit",
-		*sget(r, "unit") ? "; " : ", ", report_compare_kind_text(sget(r, "kind")));
+	fprintf(out, "%s%s%s (%s%s%s)\n", jget_str(r, "metric", ""), *jget_str(r, "point", "") ? " @ " : "",
+		jget_str(r, "point", ""), *jget_str(r, "unit", "") ? jget_str(r, "unit", "") : "no unit",
+		*jget_str(r, "unit", "") ? "; " : ", ", report_compare_kind_text(jget_str(r, "kind", "")));
 }
 
 static int print_table_section(const json_t *sect, void *vctx)
@@ -484,20 +484,20 @@ static int print_table_section(const json_t *sect, void *vctx)
 		if (err)
 			break;
 		if (var)
-			cells[c++] = sget(r, "variant");
-		if (*sget(r, "candidate_subject")) {
+			cells[c++] = jget_str(r, "variant", "");
+		if (*jget_str(r, "candidate_subject", "")) {
 			/* a renamed program: the candidate's name, the baseline's below */
-			snprintf(subj, sizeof(subj), "%s", sget(r, "candidate_subject"));
+			snprintf(subj, sizeof(subj), "%s", jget_str(r, "candidate_subject", ""));
 			cells[c++] = subj;
 			renamed = true;
 		} else {
-			cells[c++] = *sget(r, "subject") ? sget(r, "subject") : "-";
+			cells[c++] = *jget_str(r, "subject", "") ? jget_str(r, "subject", "") : "-";
 		}
 		if (patch) {
-			cells[c++] = report_compare_num(dnum(r, "mean_a"), a, sizeof(a));
-			cells[c++] = report_compare_num(dnum(r, "mean_b"), b, sizeof(b));
-			cells[c++] = report_compare_pct(isfinite(dnum(r, "improvement_pct")) ?
-					 dnum(r, "improvement_pct") : dnum(r, "delta_pct"),
+			cells[c++] = report_compare_num(jget_num(r, "mean_a", NAN), a, sizeof(a));
+			cells[c++] = report_compare_num(jget_num(r, "mean_b", NAN), b, sizeof(b));
+			cells[c++] = report_compare_pct(isfinite(jget_num(r, "improvement_pct", NAN)) ?
+					 jget_num(r, "improvement_pct", NAN) : jget_num(r, "delta_pct", NAN),
 					 d, sizeof(d));
 		} else {
 			snprintf(n, sizeof(n), "%lld/%lld",
@@ -506,7 +506,7 @@ static int print_table_section(const json_t *sect, void *vctx)
 			cells[c++] = n;
 			cells[c++] = mean_sd(r, 'a', a, sizeof(a));
 			cells[c++] = mean_sd(r, 'b', b, sizeof(b));
-			cells[c++] = report_compare_pct(dnum(r, "delta_pct"), d, sizeof(d));
+			cells[c++] = report_compare_pct(jget_num(r, "delta_pct", NAN), d, sizeof(d));
 		}
 		cells[c++] = verdict_text(r, v, sizeof(v));
 		err = tt_table_add(&t, cells);
@@ -515,14 +515,14 @@ static int print_table_section(const json_t *sect, void *vctx)
 		tt_table_print(&t, ctx->out);
 	tt_table_release(&t);
 	json_array_foreach(sect, i, r) {
-		if (renamed && *sget(r, "candidate_subject"))
-			fprintf(ctx->out, "%s: was %s in the baseline\n", sget(r, "candidate_subject"),
-				sget(r, "baseline_subject"));
-		if (*sget(r, "mixed")) {	/* verdict MIXED: two populations (analysis.h) */
+		if (renamed && *jget_str(r, "candidate_subject", ""))
+			fprintf(ctx->out, "%s: was %s in the baseline\n", jget_str(r, "candidate_subject", ""),
+				jget_str(r, "baseline_subject", ""));
+		if (*jget_str(r, "mixed", "")) {	/* verdict MIXED: two populations (analysis.h) */
 			char line[1024];
 
-			snprintf(line, sizeof(line), "%s%s%s: %s", sget(r, "variant"),
-				 *sget(r, "variant") ? " " : "", sget(r, "subject"), sget(r, "mixed"));
+			snprintf(line, sizeof(line), "%s%s%s: %s", jget_str(r, "variant", ""),
+				 *jget_str(r, "variant", "") ? " " : "", jget_str(r, "subject", ""), jget_str(r, "mixed", ""));
 			tt_wrap(ctx->out, line, REPORT_NOTE_COLS, "  ");
 		}
 	}
@@ -547,9 +547,9 @@ static void print_only(const json_t *cmp, const char *member, const char *group,
 		return;
 	fprintf(f, "only in %s:", group);
 	json_array_foreach(a, i, r)
-		fprintf(f, "%s %s%s%s%s%s", i ? "," : "", sget(r, "metric"),
-			*sget(r, "variant") ? " " : "", sget(r, "variant"),
-			*sget(r, "subject") ? " " : "", sget(r, "subject"));
+		fprintf(f, "%s %s%s%s%s%s", i ? "," : "", jget_str(r, "metric", ""),
+			*jget_str(r, "variant", "") ? " " : "", jget_str(r, "variant", ""),
+			*jget_str(r, "subject", "") ? " " : "", jget_str(r, "subject", ""));
 	if (!fclose(f))
 		tt_wrap(out, text, REPORT_NOTE_COLS, "  ");
 	free(text);
@@ -558,8 +558,8 @@ static void print_only(const json_t *cmp, const char *member, const char *group,
 /* "METRIC SUBJECT[ POINT]", the test of row R in the grid, into OUT (LEN bytes). */
 static void grid_test(const json_t *r, char *out, size_t len)
 {
-	snprintf(out, len, "%s %s%s%s", sget(r, "metric"), sget(r, "subject"),
-		 *sget(r, "point") ? " " : "", sget(r, "point"));
+	snprintf(out, len, "%s %s%s%s", jget_str(r, "metric", ""), jget_str(r, "subject", ""),
+		 *jget_str(r, "point", "") ? " " : "", jget_str(r, "point", ""));
 }
 
 /* Append V (not stolen) to ARR unless a value equal to it is there. */
@@ -608,13 +608,13 @@ static const char *grid_cell(const json_t *cmp, const char *test, const json_t *
 		if (strcmp(t, test) || !json_equal(json_object_get(r, "variant"), variant))
 			continue;
 		if (!candidate)
-			report_compare_num(dnum(r, "mean_a"), buf, len);
+			report_compare_num(jget_num(r, "mean_a", NAN), buf, len);
 		else
 			snprintf(buf, len, "%s (%s)%s",
-				 report_compare_num(dnum(r, "mean_b"), m, sizeof(m)),
-				 report_compare_pct(dnum(r, "delta_pct"), d, sizeof(d)),
-				 !strcmp(sget(r, "verdict"), "DIFFERENT") ? "*" :
-				 !strcmp(sget(r, "verdict"), "UNKNOWN") ? "?" : "");
+				 report_compare_num(jget_num(r, "mean_b", NAN), m, sizeof(m)),
+				 report_compare_pct(jget_num(r, "delta_pct", NAN), d, sizeof(d)),
+				 !strcmp(jget_str(r, "verdict", ""), "DIFFERENT") ? "*" :
+				 !strcmp(jget_str(r, "verdict", ""), "UNKNOWN") ? "?" : "");
 		cell = buf;
 	}
 	return cell;
@@ -653,7 +653,7 @@ static int print_grid(const json_t *report, FILE *out)
 		/* the baseline row, then one per candidate */
 		for (i = 0; !err && i <= json_array_size(cmps); i++) {
 			cmp = json_array_get(cmps, i ? i - 1 : 0);
-			cells[0] = i ? sget(cmp, "candidate") : sget(cmp, "baseline");
+			cells[0] = i ? jget_str(cmp, "candidate", "") : jget_str(cmp, "baseline", "");
 			cells[1] = json_string_value(t);
 			for (vi = 0; vi < n_var; vi++)
 				cells[2 + vi] = grid_cell(cmp, json_string_value(t),
@@ -669,7 +669,7 @@ static int print_grid(const json_t *report, FILE *out)
 		tt_table_print(&tb, out);
 	tt_table_release(&tb);
 	fprintf(out, "\nfirst %s: baseline; (delta %% from it), * DIFFERENT, ? UNKNOWN\n\n",
-		sget(report, "by"));
+		jget_str(report, "by", ""));
 out:
 	json_decref(variants);
 	json_decref(tests);
@@ -704,7 +704,7 @@ static void plans_sentence(const json_t *report, char *text, size_t len)
 		if (used < len)
 			used += snprintf(text + used, len - used, "%s%s %s '%s' %s %s",
 					 i ? ", " : "", i ? "candidate" : "baseline",
-					 sget(report, "by"), sget(side, "group"), i ? "of" : "is of",
+					 jget_str(report, "by", ""), jget_str(side, "group", ""), i ? "of" : "is of",
 					 names);
 	}
 }
@@ -717,7 +717,7 @@ bool report_compare_plans_differ(const json_t *report, char *text, size_t len)
 
 	if (len)
 		text[0] = '\0';
-	if (strstr(sget(report, "by"), "plan"))
+	if (strstr(jget_str(report, "by", ""), "plan"))
 		return false;
 	first = json_object_get(json_array_get(sides, 0), "plans");
 	json_array_foreach(sides, i, side) {
@@ -759,14 +759,14 @@ int report_compare_print_text(const json_t *report, const char *form, FILE *out)
 		err = print_grid(report, out);
 	} else {
 		json_array_foreach(json_object_get(report, "comparisons"), i, cmp) {
-			fprintf(out, "%s %s -> %s\n\n", sget(report, "by"), sget(cmp, "baseline"),
-				sget(cmp, "candidate"));
+			fprintf(out, "%s %s -> %s\n\n", jget_str(report, "by", ""), jget_str(cmp, "baseline", ""),
+				jget_str(cmp, "candidate", ""));
 			ctx.cmp = cmp;
 			err = sections(json_object_get(cmp, "rows"), print_table_section, &ctx);
 			if (err)
 				break;
-			print_only(cmp, "only_baseline", sget(cmp, "baseline"), out);
-			print_only(cmp, "only_candidate", sget(cmp, "candidate"), out);
+			print_only(cmp, "only_baseline", jget_str(cmp, "baseline", ""), out);
+			print_only(cmp, "only_candidate", jget_str(cmp, "candidate", ""), out);
 		}
 	}
 	if (!err)
@@ -783,16 +783,16 @@ static void csv_col(FILE *out, const json_t *obj, const struct report_csv_col *c
 
 	switch (col->kind) {
 	case CSV_STR:
-		tt_csv_field(out, sget(obj, col->key));
+		tt_csv_field(out, jget_str(obj, col->key, ""));
 		break;
 	case CSV_WORD:
-		fputs(sget(obj, col->key), out);
+		fputs(jget_str(obj, col->key, ""), out);
 		break;
 	case CSV_INT:
 		fprintf(out, "%lld", (long long)json_integer_value(json_object_get(obj, col->key)));
 		break;
 	case CSV_NUM:
-		v = dnum(obj, col->key);
+		v = jget_num(obj, col->key, NAN);
 		if (isfinite(v))
 			fprintf(out, "%.17g", v);
 		break;

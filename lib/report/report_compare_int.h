@@ -13,24 +13,10 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "base/jget.h"
+
 #define MDE_POWER 0.8			/* compare's default (lib/analysis/compare.h) */
 #define REPORT_NOTE_COLS 80		/* notes under a table: the netdev mail width */
-
-/* O[K] as a double, NAN when it is not a number. */
-static inline double dnum(const json_t *o, const char *k)
-{
-	json_t *v = json_object_get(o, k);
-
-	return json_is_number(v) ? json_number_value(v) : NAN;
-}
-
-/* O[K] as a string, "" when it is not one. */
-static inline const char *sget(const json_t *o, const char *k)
-{
-	const char *s = json_string_value(json_object_get(o, k));
-
-	return s ? s : "";
-}
 
 /* The strings (or integers) of array A as "a, b" into OUT (LEN bytes); "-" when empty.
  * Returns OUT. */

@@ -19,7 +19,7 @@ bool report_compare_run_limited(const json_t *row, const char *lead, FILE *out)
 		return false;
 	snprintf(line, sizeof(line), "%srun-to-run spread %.2g %% (%lld runs): more repetitions "
 		 "cannot settle it; compare variants of one run (interleaved) or add runs", lead,
-		 dnum(row, "run_spread_pct"),
+		 jget_num(row, "run_spread_pct", NAN),
 		 (long long)json_integer_value(json_object_get(row, "run_spread_runs")));
 	tt_wrap(out, line, REPORT_NOTE_COLS, "  ");
 	return true;
@@ -50,10 +50,10 @@ void report_compare_run_notes(const json_t *report, FILE *out)
 		return;
 	json_array_foreach(json_object_get(report, "comparisons"), i, cmp)
 		json_array_foreach(json_object_get(cmp, "rows"), k, r) {
-			double s = dnum(r, "run_spread_pct");
+			double s = jget_num(r, "run_spread_pct", NAN);
 
-			if (*sget(r, "run_spread_note"))
-				note_once(notes, sget(r, "run_spread_note"));
+			if (*jget_str(r, "run_spread_note", ""))
+				note_once(notes, jget_str(r, "run_spread_note", ""));
 			if (!isfinite(s))
 				continue;
 			lo = s < lo ? s : lo;

@@ -29,9 +29,9 @@ static const json_t *group_section(const json_t *g, const char *metric)
 	size_t i;
 
 	json_array_foreach(json_object_get(g, "sections"), i, sec) {
-		if (strcmp(get_str(sec, "metric"), metric))
+		if (strcmp(jget_str(sec, "metric", NULL), metric))
 			continue;
-		if (!found || !strcmp_null(get_str(sec, "window"), "rate"))
+		if (!found || !strcmp_null(jget_str(sec, "window", NULL), "rate"))
 			found = sec;
 	}
 	return found;
@@ -46,8 +46,8 @@ static json_t *metric_subjects(const json_t *report, const char *metric)
 
 	json_array_foreach(json_object_get(report, "groups"), i, g)
 		json_array_foreach(json_object_get(group_section(g, metric), "rows"), j, row)
-			if (subjects && get_str(row, "subject") &&
-			    report_table_index(subjects, get_str(row, "subject")) < 0) {
+			if (subjects && jget_str(row, "subject", NULL) &&
+			    report_table_index(subjects, jget_str(row, "subject", NULL)) < 0) {
 				json_decref(subjects);
 				return NULL;
 			}
@@ -60,8 +60,8 @@ static const json_t *section_row(const json_t *sec, const char *variant, const c
 	size_t i;
 
 	json_array_foreach(json_object_get(sec, "rows"), i, row)
-		if (!strcmp(get_str(row, "variant"), variant) &&
-		    !strcmp_null(get_str(row, "subject"), subject))
+		if (!strcmp(jget_str(row, "variant", NULL), variant) &&
+		    !strcmp_null(jget_str(row, "subject", NULL), subject))
 			return row;
 	return NULL;
 }
@@ -79,7 +79,7 @@ static void form_unknown_metric(const json_t *report, const char *metric, struct
 	used = (size_t)snprintf(text, len, "no metric '%s' (its metrics:", metric);
 	json_array_foreach(json_object_get(report, "groups"), i, g)
 		json_array_foreach(json_object_get(g, "sections"), j, sec) {
-			const char *m = get_str(sec, "metric");
+			const char *m = jget_str(sec, "metric", NULL);
 
 			if (!m || !seen || json_object_get(seen, m) || used >= len)
 				continue;
@@ -164,23 +164,23 @@ static int form_grid(const json_t *report, json_t *form, const char *metric,
 		char *pt = report_point_text(json_object_get(g, "point")), *test = NULL;
 		json_t *row, *cells;
 
-		if (!pt || asprintf(&test, "%s on %s%s%s", get_str(report, "plan") ?
-				    get_str(report, "plan") : "-", get_str(g, "host"),
+		if (!pt || asprintf(&test, "%s on %s%s%s", jget_str(report, "plan", NULL) ?
+				    jget_str(report, "plan", NULL) : "-", jget_str(g, "host", NULL),
 				    *pt ? ", " : "", pt) < 0) {
 			free(pt);
 			return -ENOMEM;
 		}
 		free(pt);
 		row = json_pack("{s:s, s:s, s:s, s:O, s:[]}", "version",
-				get_str(g, "kernel_release") ? get_str(g, "kernel_release") : "-",
-				"test", test, "host", get_str(g, "host"), "point",
+				jget_str(g, "kernel_release", NULL) ? jget_str(g, "kernel_release", NULL) : "-",
+				"test", test, "host", jget_str(g, "host", NULL), "point",
 				json_object_get(g, "point"), "cells");
 		free(test);
 		if (!row || json_array_append_new(rows, row))
 			return -ENOMEM;
 		cells = json_object_get(row, "cells");
 		json_array_foreach(cols, j, col) {
-			json_t *cell = form_cell(sec ? section_row(sec, get_str(col, "variant"),
+			json_t *cell = form_cell(sec ? section_row(sec, jget_str(col, "variant", NULL),
 							    subject) : NULL, repeat);
 
 			if (!cell || json_array_append_new(cells, cell))
@@ -269,7 +269,7 @@ static int by_variant_row(json_t *rows, const json_t *cols, const json_t *sec,
 	if (!variant)
 		sec = NULL;	/* section_row of a NULL section is NULL */
 	json_array_foreach(cols, k, col) {
-		const char *cs = get_str(col, "subject");
+		const char *cs = jget_str(col, "subject", NULL);
 
 		if (cpumap && !strcmp(cs, "dropped"))
 			cell = cpumap_dropped_cell(sec, variant, repeat);
@@ -317,8 +317,8 @@ static int form_by_variant(const json_t *report, json_t *form, const char *metri
  * order: [{"port", "program", "mode"}]), or NULL. */
 static const json_t *group_xdp(const json_t *report, const json_t *g, const char *variant)
 {
-	const json_t *h = report_host_entry(report, get_str(g, "host"),
-					    get_str(g, "kernel_release"));
+	const json_t *h = report_host_entry(report, jget_str(g, "host", NULL),
+					    jget_str(g, "kernel_release", NULL));
 
 	return json_object_get(json_object_get(h, "xdp"), variant);
 }
@@ -329,7 +329,7 @@ static const json_t *group_xdp(const json_t *report, const json_t *g, const char
 static const char *drivers_subject(const json_t *sec, const json_t *entries,
 				   const char *variant, const char *subject)
 {
-	const char *prog = get_str(json_array_get(entries, 0), "program");
+	const char *prog = jget_str(json_array_get(entries, 0), "program", NULL);
 	const json_t *row;
 	size_t i;
 
@@ -338,8 +338,8 @@ static const char *drivers_subject(const json_t *sec, const json_t *entries,
 	if (prog && section_row(sec, variant, prog))
 		return prog;
 	json_array_foreach(json_object_get(sec, "rows"), i, row)
-		if (!strcmp(get_str(row, "variant"), variant) && get_str(row, "subject"))
-			return get_str(row, "subject");
+		if (!strcmp(jget_str(row, "variant", NULL), variant) && jget_str(row, "subject", NULL))
+			return jget_str(row, "subject", NULL);
 	return NULL;
 }
 
@@ -354,18 +354,18 @@ static const char *drivers_mode(const json_t *entries, const char *metric, const
 	size_t i;
 
 	json_array_foreach(entries, i, e)
-		if (!strcmp_null(get_str(e, port ? "port" : "program"), subject))
-			return get_str(e, "mode");
-	return port ? NULL : get_str(json_array_get(entries, 0), "mode");
+		if (!strcmp_null(jget_str(e, port ? "port" : "program", NULL), subject))
+			return jget_str(e, "mode", NULL);
+	return port ? NULL : jget_str(json_array_get(entries, 0), "mode", NULL);
 }
 
 /* The driver label of group G: its host's port_driver ("-" when unknown), then its
  * matrix point when it has one. Heap string or NULL. */
 static char *drivers_label(const json_t *report, const json_t *g)
 {
-	const json_t *h = report_host_entry(report, get_str(g, "host"),
-					    get_str(g, "kernel_release"));
-	const char *d = get_str(h, "port_driver");
+	const json_t *h = report_host_entry(report, jget_str(g, "host", NULL),
+					    jget_str(g, "kernel_release", NULL));
+	const char *d = jget_str(h, "port_driver", NULL);
 	char *pt = report_point_text(json_object_get(g, "point")), *label = NULL;
 
 	if (pt && asprintf(&label, "%s%s%s", d ? d : "-", *pt ? " " : "", pt) < 0)
@@ -388,7 +388,7 @@ static json_t *drivers_cell(const json_t *report, const json_t *g, const char *k
 
 	if (cell && json_object_set_new(cell, "kernel", json_string(kernel)))
 		goto fail;
-	if (cell && (json_object_set_new(cell, "host", g ? json_string(get_str(g, "host"))
+	if (cell && (json_object_set_new(cell, "host", g ? json_string(jget_str(g, "host", NULL))
 							 : json_null()) ||
 		     json_object_set_new(cell, "mode", mode ? json_string(mode) : json_null())))
 		goto fail;
@@ -427,8 +427,8 @@ static int drivers_rows(const json_t *report, json_t *form, const json_t *labels
 
 				g = NULL;
 				json_array_foreach(lv, j, g)
-					if (!strcmp(get_str(g, "kernel_release") ?
-						    get_str(g, "kernel_release") : "-", kernel))
+					if (!strcmp(jget_str(g, "kernel_release", NULL) ?
+						    jget_str(g, "kernel_release", NULL) : "-", kernel))
 						break;
 				if (j == json_array_size(lv))
 					g = NULL;
@@ -450,13 +450,13 @@ static int drivers_rows(const json_t *report, json_t *form, const json_t *labels
  * is there already: then in FORM's "left_out". */
 static int drivers_file_group(json_t *form, json_t *lv, const json_t *g, const char *label)
 {
-	const char *k = get_str(g, "kernel_release");
+	const char *k = jget_str(g, "kernel_release", NULL);
 	const json_t *o;
 	json_t *out;
 	size_t i;
 
 	json_array_foreach(lv, i, o)
-		if (!strcmp_null(get_str(o, "kernel_release"), k)) {
+		if (!strcmp_null(jget_str(o, "kernel_release", NULL), k)) {
 			out = json_object_get(form, "left_out");
 			if (!out) {
 				out = json_array();
@@ -464,8 +464,8 @@ static int drivers_file_group(json_t *form, json_t *lv, const json_t *g, const c
 					return -ENOMEM;
 			}
 			return json_array_append_new(out, json_pack("{s:s, s:s?, s:s, s:s}",
-				"host", get_str(g, "host"), "kernel", k, "driver", label,
-				"same_as", get_str(o, "host"))) ? -ENOMEM : 0;
+				"host", jget_str(g, "host", NULL), "kernel", k, "driver", label,
+				"same_as", jget_str(o, "host", NULL))) ? -ENOMEM : 0;
 		}
 	return json_array_append(lv, (json_t *)g) ? -ENOMEM : 0;
 }
@@ -485,7 +485,7 @@ static int form_drivers(const json_t *report, json_t *form, const char *metric,
 	if (!labels || !kernels)
 		goto out;
 	json_array_foreach(json_object_get(report, "groups"), i, g) {
-		k = get_str(g, "kernel_release") ? get_str(g, "kernel_release") : "-";
+		k = jget_str(g, "kernel_release", NULL) ? jget_str(g, "kernel_release", NULL) : "-";
 		if (!json_object_get(kernels, k) &&
 		    (json_object_set_new(kernels, k, json_true()) ||
 		     json_array_append_new(cols, json_pack("{s:s, s:s}", "title", k,
@@ -529,8 +529,8 @@ static const char *common_subject(const json_t *report, const char *metric,
 				bool any = false;
 
 				json_array_foreach(json_object_get(sec, "rows"), k, row)
-					if (!strcmp(get_str(row, "variant"), json_string_value(v)) &&
-					    get_str(row, "subject"))
+					if (!strcmp(jget_str(row, "variant", NULL), json_string_value(v)) &&
+					    jget_str(row, "subject", NULL))
 						any = true;
 				if (sec && any && !section_row(sec, json_string_value(v), subj))
 					all = false;
@@ -591,7 +591,7 @@ json_t *report_form_build(const json_t *report, const char *form_name, const cha
 			  const char *subject, struct err *err)
 {
 	json_t *form = NULL, *subjects = NULL;
-	int repeat = get_int(report, "repeat"), ret = -EINVAL;
+	int repeat = (int)jget_int(report, "repeat", 0), ret = -EINVAL;
 	bool grid, cpumap, drivers;
 	const char *unit, *window;
 	const json_t *sec;
@@ -645,8 +645,8 @@ json_t *report_form_build(const json_t *report, const char *form_name, const cha
 				&subject, err)))
 		goto fail;
 	sec = first_section(report, metric);
-	unit = get_str(sec, "unit");
-	window = get_str(sec, "window");
+	unit = jget_str(sec, "unit", NULL);
+	window = jget_str(sec, "window", NULL);
 	form = json_pack("{s:s, s:O?, s:O?, s:O?, s:O?, s:i, s:s, s:s?, s:s?, s:s?, s:[]}",
 			 "form", form_name, "run", json_object_get(report, "run"),
 			 "plan", json_object_get(report, "plan"),

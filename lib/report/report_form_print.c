@@ -47,14 +47,14 @@ static void grid_num(char *buf, size_t len, const json_t *cell, bool rate,
 
 static void form_title(const json_t *form, FILE *out)
 {
-	const char *metric = get_str(form, "metric"), *subject = get_str(form, "subject");
-	const char *window = get_str(form, "window");
-	int repeat = get_int(form, "repeat");
+	const char *metric = jget_str(form, "metric", NULL), *subject = jget_str(form, "subject", NULL);
+	const char *window = jget_str(form, "window", NULL);
+	int repeat = (int)jget_int(form, "repeat", 0);
 
 	fprintf(out, "%s%s%s  (%s, %s; mean of %d repetition%s)\n", metric,
 		subject ? " " : "", subject ? subject : "",
-		get_str(form, "unit") && !strcmp(get_str(form, "unit"), "pps") ? "packets/s" :
-		(get_str(form, "unit") ? get_str(form, "unit") : "-"),
+		jget_str(form, "unit", NULL) && !strcmp(jget_str(form, "unit", NULL), "pps") ? "packets/s" :
+		(jget_str(form, "unit", NULL) ? jget_str(form, "unit", NULL) : "-"),
 		!window ? "no window" : !strcmp(window, "rate") ? "bpf_stats off" :
 		!strcmp(window, "cost") ? "bpf_stats on" : window, repeat, repeat == 1 ? "" : "s");
 }
@@ -108,7 +108,7 @@ static int form_table_head(struct form_table *ft, const char *const *first, size
 	for (j = 0; j < n_first; j++)
 		snprintf(form_table_cell(ft, j), ft->w, "%s", first[j]);
 	json_array_foreach(cols, j, col)
-		snprintf(form_table_cell(ft, j + n_first), ft->w, "%s", get_str(col, "title"));
+		snprintf(form_table_cell(ft, j + n_first), ft->w, "%s", jget_str(col, "title", NULL));
 	return form_table_add(ft);
 }
 
@@ -133,7 +133,7 @@ static int print_grid(const json_t *form, FILE *out)
 {
 	static const char *const first[] = { "Version", "Test" };
 	const json_t *cols = json_object_get(form, "columns"), *row, *col;
-	bool rate = get_str(form, "unit") && !strcmp(get_str(form, "unit"), "pps");
+	bool rate = jget_str(form, "unit", NULL) && !strcmp(jget_str(form, "unit", NULL), "pps");
 	size_t nc = json_array_size(cols) + 2, i, j;
 	struct form_table ft;
 	int err;
@@ -146,8 +146,8 @@ static int print_grid(const json_t *form, FILE *out)
 	json_array_foreach(json_object_get(form, "rows"), i, row) {
 		if (err)
 			goto out;
-		snprintf(form_table_cell(&ft, 0), CELL, "%s", get_str(row, "version"));
-		snprintf(form_table_cell(&ft, 1), CELL, "%s", get_str(row, "test"));
+		snprintf(form_table_cell(&ft, 0), CELL, "%s", jget_str(row, "version", NULL));
+		snprintf(form_table_cell(&ft, 1), CELL, "%s", jget_str(row, "test", NULL));
 		json_array_foreach(json_object_get(row, "cells"), j, col)
 			if (j + 2 < nc)
 				grid_num(form_table_cell(&ft, j + 2), CELL, col, rate, &ft.notes);
@@ -197,7 +197,7 @@ static int print_by_variant_table(const json_t *form, const json_t *g, struct nu
 	json_array_foreach(json_object_get(g, "rows"), k, row) {
 		if (err)
 			goto out;
-		snprintf(form_table_cell(&ft, 0), FCELL, "%s", get_str(row, "variant"));
+		snprintf(form_table_cell(&ft, 0), FCELL, "%s", jget_str(row, "variant", NULL));
 		json_array_foreach(json_object_get(row, "cells"), j, cell)
 			if (j < nc)
 				by_variant_cell_text(form_table_cell(&ft, j + 1), cell, f, &ft.notes);
@@ -239,7 +239,7 @@ static double by_variant_max(const json_t *form)
 
 static int print_by_variant(const json_t *form, FILE *out)
 {
-	const char *unit = get_str(form, "unit"), *host = NULL;
+	const char *unit = jget_str(form, "unit", NULL), *host = NULL;
 	enum num_kind kind = NUM_PLAIN;
 	struct num_fmt f;
 	const json_t *g;
@@ -253,12 +253,12 @@ static int print_by_variant(const json_t *form, FILE *out)
 	f = report_fmt_for(kind, by_variant_max(form));
 	form_title(form, out);
 	json_array_foreach(json_object_get(form, "groups"), i, g) {
-		if (!host || strcmp(host, get_str(g, "host"))) {
-			fprintf(out, "\nhost %s", get_str(g, "host"));
-			if (get_str(g, "kernel_release"))
-				fprintf(out, "  kernel %s", get_str(g, "kernel_release"));
+		if (!host || strcmp(host, jget_str(g, "host", NULL))) {
+			fprintf(out, "\nhost %s", jget_str(g, "host", NULL));
+			if (jget_str(g, "kernel_release", NULL))
+				fprintf(out, "  kernel %s", jget_str(g, "kernel_release", NULL));
 			fputc('\n', out);
-			host = get_str(g, "host");
+			host = jget_str(g, "host", NULL);
 		}
 		if (json_is_object(json_object_get(g, "point")))
 			report_point_label(json_object_get(g, "point"), out);
@@ -294,12 +294,12 @@ static const char *drivers_what(const char *metric, const char *unit)
  * spread)"; the window only when not the rate window (bpf_stats on for costs). */
 static void drivers_title(const json_t *form, FILE *out)
 {
-	const char *metric = get_str(form, "metric"), *subject = get_str(form, "subject");
-	const char *window = get_str(form, "window");
-	int repeat = get_int(form, "repeat");
+	const char *metric = jget_str(form, "metric", NULL), *subject = jget_str(form, "subject", NULL);
+	const char *window = jget_str(form, "window", NULL);
+	int repeat = (int)jget_int(form, "repeat", 0);
 
 	fprintf(out, "%s%s%s  (%s", metric, subject ? " " : "", subject ? subject : "",
-		drivers_what(metric, get_str(form, "unit")));
+		drivers_what(metric, jget_str(form, "unit", NULL)));
 	if (window && !strcmp(window, "cost"))
 		fputs(", bpf_stats on", out);
 	else if (window && strcmp(window, "rate"))
@@ -317,14 +317,14 @@ static void print_row_subjects(const json_t *form, FILE *out)
 	size_t i, j;
 	int col = 0, w;
 
-	if (get_str(form, "subject"))
+	if (jget_str(form, "subject", NULL))
 		return;
 	json_array_foreach(rows, i, row) {
-		const char *v = get_str(row, "variant"), *subj = get_str(row, "subject");
+		const char *v = jget_str(row, "variant", NULL), *subj = jget_str(row, "subject", NULL);
 
 		for (j = 0; j < i; j++) {
 			o = json_array_get(rows, j);
-			if (!strcmp(get_str(o, "variant"), v) && get_str(o, "subject"))
+			if (!strcmp(jget_str(o, "variant", NULL), v) && jget_str(o, "subject", NULL))
 				break;
 		}
 		if (!subj || j < i)
@@ -376,7 +376,7 @@ static void add_mode_mark(char *buf, size_t len, const char *mode, bool *seen)
 /* The line under a drivers table that says what its mode marks are. */
 static void print_mode_legend(const json_t *form, const bool *seen, FILE *out)
 {
-	const char *metric = get_str(form, "metric"), *subject = get_str(form, "subject");
+	const char *metric = jget_str(form, "metric", NULL), *subject = jget_str(form, "subject", NULL);
 	bool any = false;
 	size_t i;
 
@@ -402,7 +402,7 @@ static int print_drivers(const json_t *form, FILE *out)
 {
 	static const char *const first[] = { "driver", "variant" };
 	const json_t *cols = json_object_get(form, "columns"), *row, *cell, *o;
-	const char *unit = get_str(form, "unit"), *metric = get_str(form, "metric");
+	const char *unit = jget_str(form, "unit", NULL), *metric = jget_str(form, "metric", NULL);
 	size_t nc = json_array_size(cols) + 2, i, j;
 	enum num_kind kind = NUM_PLAIN;
 	const char *prev = NULL;
@@ -427,21 +427,21 @@ static int print_drivers(const json_t *form, FILE *out)
 	if (!err)
 		err = form_table_head(&ft, first, 2, cols);
 	json_array_foreach(json_object_get(form, "rows"), i, row) {
-		const char *driver = get_str(row, "driver");
+		const char *driver = jget_str(row, "driver", NULL);
 
 		if (err)
 			goto out;
 		snprintf(form_table_cell(&ft, 0), FCELL, "%s",
 			 prev && !strcmp(prev, driver) ? "" : driver);
 		prev = driver;
-		snprintf(form_table_cell(&ft, 1), FCELL, "%s", get_str(row, "variant"));
+		snprintf(form_table_cell(&ft, 1), FCELL, "%s", jget_str(row, "variant", NULL));
 		json_array_foreach(json_object_get(row, "cells"), j, cell) {
 			char *buf = form_table_cell(&ft, j + 2);
 
 			if (j + 2 >= nc)
 				break;
 			by_variant_cell_text(buf, cell, f, &ft.notes);
-			add_mode_mark(buf, FCELL, get_str(cell, "mode"), seen);
+			add_mode_mark(buf, FCELL, jget_str(cell, "mode", NULL), seen);
 		}
 		err = form_table_add(&ft);
 	}
@@ -453,8 +453,8 @@ static int print_drivers(const json_t *form, FILE *out)
 	print_mode_legend(form, seen, out);
 	json_array_foreach(json_object_get(form, "left_out"), i, o)
 		fprintf(out, "host %s left out: driver %s and kernel %s as host %s\n",
-			get_str(o, "host"), get_str(o, "driver"),
-			get_str(o, "kernel") ? get_str(o, "kernel") : "-", get_str(o, "same_as"));
+			jget_str(o, "host", NULL), jget_str(o, "driver", NULL),
+			jget_str(o, "kernel", NULL) ? jget_str(o, "kernel", NULL) : "-", jget_str(o, "same_as", NULL));
 out:
 	form_table_release(&ft);
 	return err;
@@ -466,9 +466,9 @@ int report_form_print_text(const json_t *form, FILE *out)
 
 	report_print_run_line(form, out);
 	fputc('\n', out);
-	if (!strcmp(get_str(form, "form"), "grid"))
+	if (!strcmp(jget_str(form, "form", NULL), "grid"))
 		err = print_grid(form, out);
-	else if (!strcmp(get_str(form, "form"), "drivers"))
+	else if (!strcmp(jget_str(form, "form", NULL), "drivers"))
 		err = print_drivers(form, out);
 	else
 		err = print_by_variant(form, out);

@@ -306,14 +306,14 @@ void report_mean_texts(const json_t *obj, struct num_fmt f, struct row_text *rt)
 
 void report_print_run_line(const json_t *obj, FILE *out)
 {
-	const char *sha = get_str(obj, "plan_sha256");
+	const char *sha = jget_str(obj, "plan_sha256", NULL);
 
 	fprintf(out, "run %lld  %s", (long long)json_integer_value(json_object_get(obj, "run")),
-		get_str(obj, "plan") ? get_str(obj, "plan") : "-");
+		jget_str(obj, "plan", NULL) ? jget_str(obj, "plan", NULL) : "-");
 	if (sha)
 		fprintf(out, "  plan %.12s", sha);
-	if (get_str(obj, "state"))
-		fprintf(out, "  %s", get_str(obj, "state"));
+	if (jget_str(obj, "state", NULL))
+		fprintf(out, "  %s", jget_str(obj, "state", NULL));
 	fputc('\n', out);
 }
 

@@ -91,16 +91,16 @@ static int print_series_table(const json_t *report, const json_t *s, FILE *out)
 		if (err)
 			break;
 		snprintf(n, sizeof(n), "%lld", (long long)json_integer_value(json_object_get(p, "n")));
-		report_num_pm(dnum(p, "mean"), dnum(p, "stddev"), m, sizeof(m));
+		report_num_pm(jget_num(p, "mean", NAN), jget_num(p, "stddev", NAN), m, sizeof(m));
 		/* the spread in the mean's format, as the stddev */
-		f = report_fmt_si(fabs(dnum(p, "spread")) > fabs(dnum(p, "mean")) ?
-				  dnum(p, "spread") : dnum(p, "mean"));
-		report_fmt_show_spread(&f, fabs(dnum(p, "spread")));
-		cells[0] = sget(p, "group");
+		f = report_fmt_si(fabs(jget_num(p, "spread", NAN)) > fabs(jget_num(p, "mean", NAN)) ?
+				  jget_num(p, "spread", NAN) : jget_num(p, "mean", NAN));
+		report_fmt_show_spread(&f, fabs(jget_num(p, "spread", NAN)));
+		cells[0] = jget_str(p, "group", "");
 		cells[1] = n;
 		cells[2] = m;
-		cells[3] = report_num_fmt(dnum(p, "spread"), &f, sp, sizeof(sp));
-		cells[4] = j ? report_compare_pct(dnum(p, "delta_pct"), d, sizeof(d)) : "base";
+		cells[3] = report_num_fmt(jget_num(p, "spread", NAN), &f, sp, sizeof(sp));
+		cells[4] = j ? report_compare_pct(jget_num(p, "delta_pct", NAN), d, sizeof(d)) : "base";
 		err = tt_table_add(&t, cells);
 	}
 	if (!err)
@@ -120,12 +120,12 @@ static void print_change_points(const json_t *s, FILE *out)
 	json_array_foreach(json_object_get(s, "changes"), j, c) {
 		if (json_is_true(json_object_get(c, "within")))
 			fprintf(out, "change point within %s (value %lld), p = %.3g\n",
-				sget(c, "before"),
+				jget_str(c, "before", ""),
 				(long long)json_integer_value(json_object_get(c, "index")),
-				dnum(c, "p"));
+				jget_num(c, "p", NAN));
 		else
 			fprintf(out, "change point between %s and %s, p = %.3g\n",
-				sget(c, "before"), sget(c, "after"), dnum(c, "p"));
+				jget_str(c, "before", ""), jget_str(c, "after", ""), jget_num(c, "p", NAN));
 	}
 }
 
@@ -141,7 +141,7 @@ static bool group_pools(const json_t *g, const char *by)
 /* Under the series: a note per group that pools several hosts or builds. */
 static void print_pooled(const json_t *report, FILE *out)
 {
-	const char *by = sget(report, "by");
+	const char *by = jget_str(report, "by", "");
 	char h[256], b[512], text[1024];
 	const json_t *g;
 	size_t i, nh, nb;
@@ -153,7 +153,7 @@ static void print_pooled(const json_t *report, FILE *out)
 		nb = json_array_size(json_object_get(g, "builds"));
 		snprintf(text, sizeof(text), "note: %s '%s' holds values of %zu host%s (%s) and "
 			 "%zu kernel build%s (%s); its figures pool them (--by host gives a "
-			 "history per host, --host keeps one)", by, sget(g, "group"), nh,
+			 "history per host, --host keeps one)", by, jget_str(g, "group", ""), nh,
 			 nh == 1 ? "" : "s", report_list_text(json_object_get(g, "hosts"), h, sizeof(h)),
 			 nb, nb == 1 ? "" : "s", report_list_text(json_object_get(g, "builds"), b,
 							     sizeof(b)));
@@ -170,12 +170,12 @@ int report_history_print_text(const json_t *report, FILE *out)
 	int err = 0;
 
 	json_array_foreach(json_object_get(report, "series"), i, s) {
-		fprintf(out, "%s%s%s%s%s%s%s (%s; %s)\n", sget(s, "metric"),
-			*sget(s, "variant") ? " " : "", sget(s, "variant"),
-			*sget(s, "subject") ? " " : "", sget(s, "subject"),
-			*sget(s, "point") ? " @ " : "", sget(s, "point"),
-			*sget(s, "unit") ? sget(s, "unit") : "no unit",
-			report_compare_kind_text(sget(s, "kind")));
+		fprintf(out, "%s%s%s%s%s%s%s (%s; %s)\n", jget_str(s, "metric", ""),
+			*jget_str(s, "variant", "") ? " " : "", jget_str(s, "variant", ""),
+			*jget_str(s, "subject", "") ? " " : "", jget_str(s, "subject", ""),
+			*jget_str(s, "point", "") ? " @ " : "", jget_str(s, "point", ""),
+			*jget_str(s, "unit", "") ? jget_str(s, "unit", "") : "no unit",
+			report_compare_kind_text(jget_str(s, "kind", "")));
 		if ((err = print_series_table(report, s, out)))
 			break;
 		print_change_points(s, out);

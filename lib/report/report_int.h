@@ -18,20 +18,12 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/jget.h"
+
 #define NS_METRIC "prog.ns_per_run"
 
 /* Bytes of one formatted number with its markers, in every table. */
 #define CELL 40
-
-static inline int get_int(const json_t *obj, const char *key)
-{
-	return (int)json_integer_value(json_object_get(obj, key));
-}
-
-static inline const char *get_str(const json_t *obj, const char *key)
-{
-	return json_string_value(json_object_get(obj, key));
-}
 
 /* Whether METRIC's subjects are port roles (port.*, gen.*, rx.*). */
 static inline bool report_port_metric(const char *metric)

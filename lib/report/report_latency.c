@@ -24,7 +24,7 @@ static json_t *find_row(json_t *rows, json_int_t job, const char *subject)
 
 	json_array_foreach(rows, i, r) {
 		if (json_integer_value(json_object_get(r, "job")) == job &&
-		    !strcmp(get_str(r, "subject"), subject))
+		    !strcmp(jget_str(r, "subject", NULL), subject))
 			return r;
 	}
 	return NULL;
@@ -55,7 +55,7 @@ static int add_hist(json_t *rows, const json_t *hist)
 
 	json_array_foreach(hist, i, h) {
 		json_int_t bucket = json_integer_value(json_object_get(h, "bucket"));
-		const char *subject = get_str(h, "subject");
+		const char *subject = jget_str(h, "subject", NULL);
 
 		r = subject ? find_row(rows, json_integer_value(json_object_get(h, "job")),
 				       subject) : NULL;
@@ -78,7 +78,7 @@ json_t *report_latency_build(const json_t *result)
 	size_t i;
 
 	json_array_foreach(json_object_get(result, "samples"), i, s) {
-		const char *metric = get_str(s, "metric"), *subject = get_str(s, "subject");
+		const char *metric = jget_str(s, "metric", NULL), *subject = jget_str(s, "subject", NULL);
 
 		if (!rows || !metric || !subject || strncmp(metric, "latency.", 8) ||
 		    !json_is_number(json_object_get(s, "value")))
@@ -144,8 +144,8 @@ int report_latency_print_text(const json_t *rows, FILE *out)
 	json_array_foreach(rows, i, r) {
 		char *point = report_point_text(json_object_get(r, "point"));
 		const char *cells[N_COLS] = {
-			get_str(r, "host"), get_str(r, "variant"), count(r, "rep", b[2], 48),
-			point && point[0] ? point : "-", get_str(r, "port"), get_str(r, "load"),
+			jget_str(r, "host", NULL), jget_str(r, "variant", NULL), count(r, "rep", b[2], 48),
+			point && point[0] ? point : "-", jget_str(r, "port", NULL), jget_str(r, "load", NULL),
 			count(r, "load_pps", b[6], 48), count(r, "burst_max", b[7], 48),
 			us(r, "min_ns", b[8], 48), us(r, "p50_ns", b[9], 48),
 			us(r, "p90_ns", b[10], 48), us(r, "p99_ns", b[11], 48),

@@ -18,7 +18,7 @@
 
 bool report_nic_record(const json_t *sec)
 {
-	const char *metric = get_str(sec, "metric");
+	const char *metric = jget_str(sec, "metric", NULL);
 
 	return metric && !strncmp(metric, "nic.", 4) &&
 	       !json_is_true(json_object_get(sec, "listed"));
@@ -48,11 +48,11 @@ static int cmp_row(const void *pa, const void *pb)
 	int d = a->vidx - b->vidx;
 
 	if (!d)
-		d = strcmp_null(get_str(a->row, "variant"), get_str(b->row, "variant"));
+		d = strcmp_null(jget_str(a->row, "variant", NULL), jget_str(b->row, "variant", NULL));
 	if (!d)
-		d = strcmp_null(get_str(a->row, "subject"), get_str(b->row, "subject"));
+		d = strcmp_null(jget_str(a->row, "subject", NULL), jget_str(b->row, "subject", NULL));
 	if (!d)
-		d = strcmp(get_str(a->sec, "metric"), get_str(b->sec, "metric"));
+		d = strcmp(jget_str(a->sec, "metric", NULL), jget_str(b->sec, "metric", NULL));
 	return d;
 }
 
@@ -65,14 +65,14 @@ int report_nic_rows(const json_t *group)
 	json_array_foreach(json_object_get(group, "sections"), i, sec)
 		if (report_nic_record(sec))
 			json_array_foreach(json_object_get(sec, "rows"), j, row)
-				n += get_str(row, "subject") != NULL;
+				n += jget_str(row, "subject", NULL) != NULL;
 	return n;
 }
 
 int report_nic_print_text(const json_t *report, const json_t *group, bool wide, FILE *out)
 {
 	static const char *const summary[] = { ">n", ">min", ">median", ">max" };
-	int repeat = get_int(report, "repeat"), n = report_nic_rows(group), k = 0, r, err;
+	int repeat = (int)jget_int(report, "repeat", 0), n = report_nic_rows(group), k = 0, r, err;
 	int cols = !wide && repeat > REPORT_SHOW_REPS ? 4 : repeat;
 	const json_t *variants = json_object_get(report, "variants"), *sec, *row;
 	char (*cells)[CELL] = NULL, mean[2 * CELL + 8];
@@ -94,9 +94,9 @@ int report_nic_print_text(const json_t *report, const json_t *group, bool wide, 
 		if (!report_nic_record(sec))
 			continue;
 		json_array_foreach(json_object_get(sec, "rows"), j, row)
-			if (get_str(row, "subject") && k < n)
+			if (jget_str(row, "subject", NULL) && k < n)
 				rows[k++] = (struct nic_row){ sec, row,
-					variant_index(variants, get_str(row, "variant")) };
+					variant_index(variants, jget_str(row, "variant", NULL)) };
 	}
 	qsort(rows, (size_t)k, sizeof(*rows), cmp_row);
 	head[0] = "variant";
@@ -111,19 +111,19 @@ int report_nic_print_text(const json_t *report, const json_t *group, bool wide, 
 	if ((err = tt_table_init(&t, cols + 5, head)))
 		goto out;
 	for (i = 0; i < (size_t)k; i++) {
-		const char *variant = get_str(rows[i].row, "variant");
+		const char *variant = jget_str(rows[i].row, "variant", NULL);
 		struct num_fmt f = report_fmt_for(NUM_RATE, report_obj_max(rows[i].row));
 		struct row_text rt = { .cells = cells };
 
 		/* the variant once, on its first row */
-		line[0] = i && !strcmp_null(variant, get_str(rows[i - 1].row, "variant")) ? "" :
+		line[0] = i && !strcmp_null(variant, jget_str(rows[i - 1].row, "variant", NULL)) ? "" :
 			  variant;
-		line[1] = get_str(rows[i].row, "subject");
-		line[2] = get_str(rows[i].sec, "metric") + 4;
-		line[3] = get_str(rows[i].sec, "unit");
+		line[1] = jget_str(rows[i].row, "subject", NULL);
+		line[2] = jget_str(rows[i].sec, "metric", NULL) + 4;
+		line[3] = jget_str(rows[i].sec, "unit", NULL);
 		for (r = 0; r < cols; r++) {
 			if (cols < repeat && !r)
-				snprintf(cells[r], CELL, "%d", get_int(rows[i].row, "n"));
+				snprintf(cells[r], CELL, "%d", (int)jget_int(rows[i].row, "n", 0));
 			else
 				report_fmt_num(cells[r], CELL, cols < repeat ?
 					       json_object_get(rows[i].row, summary[r] + 1) :

@@ -62,7 +62,7 @@ static json_t *search_row(json_t *searches, const json_t *s)
 
 	json_array_foreach(searches, i, row)
 		if (json_equal(json_object_get(row, "job"), json_object_get(s, "job")) &&
-		    !strcmp_null(get_str(row, "subject"), get_str(s, "subject")))
+		    !strcmp_null(jget_str(row, "subject", NULL), jget_str(s, "subject", NULL)))
 			return row;
 	row = json_pack("{s:O?, s:O?, s:O?, s:O?, s:O?, s:O?, s:[]}",
 			"job", json_object_get(s, "job"), "host", json_object_get(s, "host"),
@@ -81,7 +81,7 @@ static json_t *goal_of(json_t *row, const char *name)
 	size_t i;
 
 	json_array_foreach(goals, i, g)
-		if (!strcmp(get_str(g, "goal"), name))
+		if (!strcmp(jget_str(g, "goal", NULL), name))
 			return g;
 	g = json_pack("{s:s}", "goal", name);
 	if (!g || json_array_append_new(goals, g))
@@ -92,20 +92,20 @@ static json_t *goal_of(json_t *row, const char *name)
 /* The samples of a search job: goal parts, search.*. */
 static int file_search_sample(json_t *searches, const json_t *s)
 {
-	const char *metric = get_str(s, "metric");
+	const char *metric = jget_str(s, "metric", NULL);
 	const json_t *v = json_object_get(s, "value");
 	json_t *row, *g;
 	char name[64];
 	size_t part;
 
-	if (!json_is_number(v) || strcmp_null(get_str(s, "window"), "rate"))
+	if (!json_is_number(v) || strcmp_null(jget_str(s, "window", NULL), "rate"))
 		return 0;
 	if (!strcmp(metric, "search.trials") || !strcmp(metric, "search.time_s") ||
 	    !strcmp(metric, "search.ceiling_pps")) {
 		row = search_row(searches, s);
 		return row && !json_object_set(row, metric + 7, (json_t *)v) ? 0 : -ENOMEM;
 	}
-	if (!goal_metric(metric, &part, name, sizeof(name)) || strcmp_null(get_str(s, "unit"), "pps"))
+	if (!goal_metric(metric, &part, name, sizeof(name)) || strcmp_null(jget_str(s, "unit", NULL), "pps"))
 		return 0;
 	row = search_row(searches, s);
 	g = row ? goal_of(row, name) : NULL;
@@ -121,7 +121,7 @@ int report_search_add(json_t *report, const json_t *result)
 	if (!searches)
 		return -ENOMEM;
 	json_array_foreach(json_object_get(result, "samples"), i, s)
-		if (get_str(s, "metric") && (err = file_search_sample(searches, s)))
+		if (jget_str(s, "metric", NULL) && (err = file_search_sample(searches, s)))
 			goto out;
 	/* a row is a search only with its search.trials (GOAL.lower alone may be anything),
 	 * and goal results or a ceiling (none: no trial below the ceiling was valid) */
@@ -201,7 +201,7 @@ int report_search_print(const json_t *report, FILE *out)
 		if (!json_array_size(json_object_get(row, "goals"))) {
 			/* generator-bound before any valid trial: no goal has a bound */
 			const char *line[ARRAY_SIZE(head)] = {
-				get_str(row, "host"), *point ? point : "-", get_str(row, "variant"),
+				jget_str(row, "host", NULL), *point ? point : "-", jget_str(row, "variant", NULL),
 				rep, "-", "-^", "-", "-", trials, time,
 			};
 
@@ -212,8 +212,8 @@ int report_search_print(const json_t *report, FILE *out)
 			char cells[3][CELL];
 			bool gb = json_is_true(json_object_get(g, "generator_bound"));
 			const char *line[ARRAY_SIZE(head)] = {
-				j ? "" : get_str(row, "host"), j ? "" : (*point ? point : "-"),
-				j ? "" : get_str(row, "variant"), j ? "" : rep, get_str(g, "goal"),
+				j ? "" : jget_str(row, "host", NULL), j ? "" : (*point ? point : "-"),
+				j ? "" : jget_str(row, "variant", NULL), j ? "" : rep, jget_str(g, "goal", NULL),
 				cells[0], cells[1], cells[2], j ? "" : trials, j ? "" : time,
 			};
 
@@ -290,9 +290,9 @@ int report_print_trials(const json_t *result, FILE *out)
 		else
 			snprintf(why, sizeof(why), "no: generator-bound: offered %.0f of %.0f pps",
 				 offered, load);
-		line[0] = get_str(tr, "host");
+		line[0] = jget_str(tr, "host", NULL);
 		line[1] = *point ? point : "-";
-		line[2] = get_str(tr, "variant");
+		line[2] = jget_str(tr, "variant", NULL);
 		line[3] = c[0];
 		for (size_t k = 1; k < 7; k++)
 			line[3 + k] = c[k];

@@ -16,16 +16,10 @@
 #include <string.h>
 
 #include "analysis/stats.h"
+#include "base/jget.h"
 #include "base/texttable.h"
 
 #define REPS_PER_BLOCK 10
-
-static const char *sget(const json_t *o, const char *k)
-{
-	const char *s = json_string_value(json_object_get(o, k));
-
-	return s ? s : "";
-}
 
 /* Whether series S is in the table of series T: same metric, host, variant, point,
  * subject and window. */
@@ -35,7 +29,7 @@ static bool same_table(const json_t *s, const json_t *t)
 	size_t i;
 
 	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
-		if (strcmp(sget(s, keys[i]), sget(t, keys[i])))
+		if (strcmp(jget_str(s, keys[i], ""), jget_str(t, keys[i], "")))
 			return false;
 	return json_equal(json_object_get(s, "point"), json_object_get(t, "point"));
 }
@@ -48,8 +42,8 @@ json_t *report_seconds_select(const json_t *seconds, const char *metric, const c
 	if (!out)
 		return NULL;
 	json_array_foreach(json_object_get(seconds, "series"), i, s)
-		if ((!metric || !strcmp(metric, sget(s, "metric"))) &&
-		    (!subject || !strcmp(subject, sget(s, "subject"))) &&
+		if ((!metric || !strcmp(metric, jget_str(s, "metric", ""))) &&
+		    (!subject || !strcmp(subject, jget_str(s, "subject", ""))) &&
 		    json_array_append(out, s)) {
 			json_decref(out);
 			return NULL;
@@ -71,7 +65,7 @@ static enum num_kind kind_of(const char *unit)
 static int print_table(const json_t *list, size_t first, size_t n, FILE *out)
 {
 	const json_t *t = json_array_get(list, first);
-	const char *unit = sget(t, "unit");
+	const char *unit = jget_str(t, "unit", "");
 	double max = 0;
 	long long last = -1;
 	struct num_fmt f;
@@ -90,9 +84,9 @@ static int print_table(const json_t *list, size_t first, size_t n, FILE *out)
 	}
 	f = report_fmt_for(kind_of(unit), max);
 	pt = report_point_text(json_object_get(t, "point"));
-	fprintf(out, "%s%s%s%s  host %s  variant %s%s%s%s%s\n", sget(t, "metric"),
-		*unit ? " (" : "", unit, *unit ? ")" : "", sget(t, "host"), sget(t, "variant"),
-		*sget(t, "subject") ? "  subject " : "", sget(t, "subject"),
+	fprintf(out, "%s%s%s%s  host %s  variant %s%s%s%s%s\n", jget_str(t, "metric", ""),
+		*unit ? " (" : "", unit, *unit ? ")" : "", jget_str(t, "host", ""), jget_str(t, "variant", ""),
+		*jget_str(t, "subject", "") ? "  subject " : "", jget_str(t, "subject", ""),
 		pt && *pt ? "  " : "", pt ? pt : "");
 	free(pt);
 	for (b = 0; b < n; b += REPS_PER_BLOCK) {
@@ -146,7 +140,7 @@ int report_print_seconds(const json_t *seconds, const json_t *list, FILE *out)
 
 	fprintf(out, "run %lld  %s  per second (second 0 is the window's first)\n",
 		(long long)json_integer_value(json_object_get(seconds, "run")),
-		sget(seconds, "plan"));
+		jget_str(seconds, "plan", ""));
 	if (!n)
 		fprintf(out, "no per-second values\n");
 	/* the series of one table side by side, tables in the order first met */

@@ -22,7 +22,7 @@
 
 static enum num_kind section_kind(const json_t *sec)
 {
-	const char *metric = get_str(sec, "metric"), *unit = get_str(sec, "unit");
+	const char *metric = jget_str(sec, "metric", NULL), *unit = jget_str(sec, "unit", NULL);
 	size_t len = strlen(metric);
 
 	if ((unit && (!strcmp(unit, "pps") || !strcmp(unit, "Bps") || !strcmp(unit, "/s"))) ||
@@ -41,7 +41,7 @@ static json_t *totals_by_variant(const json_t *sec)
 	size_t i;
 
 	json_array_foreach(json_object_get(sec, "totals"), i, t) {
-		const char *v = get_str(t, "variant");
+		const char *v = jget_str(t, "variant", NULL);
 
 		if (map && v && !json_object_get(map, v) && json_object_set(map, v, t)) {
 			json_decref(map);
@@ -64,16 +64,16 @@ static const json_t *noise_floor_of(const json_t *noise, const char *metric,
 	size_t i;
 
 	json_array_foreach(json_object_get(noise, "metrics"), i, m)
-		if (!strcmp_null(get_str(m, "metric"), metric) &&
-		    !strcmp_null(get_str(m, "window"), window) &&
+		if (!strcmp_null(jget_str(m, "metric", NULL), metric) &&
+		    !strcmp_null(jget_str(m, "window", NULL), window) &&
 		    fabs(json_number_value(json_object_get(m, "mean"))) > max)
 			max = fabs(json_number_value(json_object_get(m, "mean")));
 	json_array_foreach(json_object_get(noise, "metrics"), i, m) {
-		if (strcmp_null(get_str(m, "metric"), metric) ||
-		    strcmp_null(get_str(m, "window"), window) ||
+		if (strcmp_null(jget_str(m, "metric", NULL), metric) ||
+		    strcmp_null(jget_str(m, "window", NULL), window) ||
 		    fabs(json_number_value(json_object_get(m, "mean"))) < NOISE_MINOR * max)
 			continue;
-		if (!strcmp_null(get_str(m, "subject"), subject))
+		if (!strcmp_null(jget_str(m, "subject", NULL), subject))
 			return m;
 		if (!any)
 			any = m;
@@ -111,8 +111,8 @@ static const char *subject_header(const char *metric)
  * repetitions (0: none), that it is one. */
 static void section_title(const json_t *sec, int reps, FILE *out)
 {
-	const char *metric = get_str(sec, "metric"), *unit = get_str(sec, "unit");
-	const char *window = get_str(sec, "window"), *what;
+	const char *metric = jget_str(sec, "metric", NULL), *unit = jget_str(sec, "unit", NULL);
+	const char *window = jget_str(sec, "window", NULL), *what;
 	char wbuf[64];
 
 	/* icount units (schema/005_timing.sql): guest instructions, not time */
@@ -194,13 +194,13 @@ static int rows_to_show(const json_t *rows, enum num_kind kind, const struct num
 		return -ENOMEM;
 	for (i = 0; i < n; i++)
 		if (show[i] &&
-		    json_object_set_new(shown, get_str(json_array_get(rows, i), "variant"),
+		    json_object_set_new(shown, jget_str(json_array_get(rows, i), "variant", NULL),
 					json_true())) {
 			json_decref(shown);
 			return -ENOMEM;
 		}
 	for (i = 0; i < n; i++)
-		if (!show[i] && !json_object_get(shown, get_str(json_array_get(rows, i), "variant"))) {
+		if (!show[i] && !json_object_get(shown, jget_str(json_array_get(rows, i), "variant", NULL))) {
 			show[i] = true;
 			hidden--;
 		}
@@ -220,9 +220,9 @@ static void print_left_out(const json_t *rows, const bool *show, FILE *out)
 	json_array_foreach(rows, i, row) {
 		if (show[i])
 			continue;
-		fprintf(out, "%s %s %s", prev ? "," : "", get_str(row, "variant"),
-			get_str(row, "subject") ? get_str(row, "subject") : "-");
-		prev = get_str(row, "variant");
+		fprintf(out, "%s %s %s", prev ? "," : "", jget_str(row, "variant", NULL),
+			jget_str(row, "subject", NULL) ? jget_str(row, "subject", NULL) : "-");
+		prev = jget_str(row, "variant", NULL);
 	}
 	fputs(" (--all-rows shows them)\n", out);
 }
@@ -260,8 +260,8 @@ static int row_texts(const json_t *sec, const json_t *row, const struct num_fmt 
 		     bool first, int repeat, bool summary, const json_t *noise,
 		     const json_t *totals, struct report_notes *notes, struct row_text *rt)
 {
-	const char *metric = get_str(sec, "metric"), *window = get_str(sec, "window");
-	const char *variant = get_str(row, "variant");
+	const char *metric = jget_str(sec, "metric", NULL), *window = jget_str(sec, "window", NULL);
+	const char *variant = jget_str(row, "variant", NULL);
 	enum num_kind kind = section_kind(sec);
 	struct num_fmt f = report_fmt_for(kind, report_obj_max(row));
 	const json_t *t;
@@ -271,13 +271,13 @@ static int row_texts(const json_t *sec, const json_t *row, const struct num_fmt 
 	if (!rt->cells)
 		return -ENOMEM;
 	rt->variant = first ? variant : NULL;
-	rt->subject = get_str(row, "subject") ? get_str(row, "subject") : "-";
+	rt->subject = jget_str(row, "subject", NULL) ? jget_str(row, "subject", NULL) : "-";
 	if (f.div == sec_fmt->div)
 		f.decimals = sec_fmt->decimals;
 	report_fmt_show_spread(&f, json_number_value(json_object_get(row, "spread")));
 	if (summary) {
 		/* n with the markers of every repetition, then min, median, max */
-		snprintf(rt->cells[0], CELL, "%d", get_int(row, "n"));
+		snprintf(rt->cells[0], CELL, "%d", (int)jget_int(row, "n", 0));
 		report_notes_cell(notes, rt->cells[0], CELL, json_object_get(row, "verdicts"),
 				  json_object_get(row, "details"), -1);
 		for (r = 1; r < SUMMARY_COLS; r++)
@@ -423,7 +423,7 @@ static int print_section(const json_t *sec, int repeat, bool all_rows, bool wide
 			 const json_t *noise, FILE *out)
 {
 	const json_t *rows = json_object_get(sec, "rows"), *row;
-	const char *metric = get_str(sec, "metric"), *prev = NULL;
+	const char *metric = jget_str(sec, "metric", NULL), *prev = NULL;
 	enum num_kind kind = section_kind(sec);
 	size_t n_rows = json_array_size(rows), n = 0, k, i;
 	struct section_cols c = {
@@ -465,7 +465,7 @@ static int print_section(const json_t *sec, int repeat, bool all_rows, bool wide
 	}
 
 	json_array_foreach(rows, k, row) {
-		const char *variant = get_str(row, "variant");
+		const char *variant = jget_str(row, "variant", NULL);
 		bool first = !prev || strcmp(variant, prev);
 
 		if (!show[k])
@@ -518,8 +518,8 @@ static const char *host_role(const json_t *report, const char *name)
 	size_t i;
 
 	json_array_foreach(json_object_get(report, "hosts"), i, h)
-		if (name && get_str(h, "name") && !strcmp(get_str(h, "name"), name))
-			return get_str(h, "role");
+		if (name && jget_str(h, "name", NULL) && !strcmp(jget_str(h, "name", NULL), name))
+			return jget_str(h, "role", NULL);
 	return NULL;
 }
 
@@ -529,9 +529,9 @@ const json_t *report_host_entry(const json_t *report, const char *name, const ch
 	size_t i;
 
 	json_array_foreach(json_object_get(report, "hosts"), i, h) {
-		if (!get_str(h, "name") || strcmp(get_str(h, "name"), name))
+		if (!jget_str(h, "name", NULL) || strcmp(jget_str(h, "name", NULL), name))
 			continue;
-		if (!kernel || !strcmp_null(get_str(h, "kernel_release"), kernel))
+		if (!kernel || !strcmp_null(jget_str(h, "kernel_release", NULL), kernel))
 			return h;
 		if (!first)
 			first = h;
@@ -554,7 +554,7 @@ static void print_tc_attach(const json_t *report, const char *name, const char *
 	json_object_foreach((json_t *)json_object_get(h, "tc_attach"), port, how) {
 		any = false;
 		for (i = 0; i < ARRAY_SIZE(hooks); i++) {
-			m = get_str(how, hooks[i]);
+			m = jget_str(how, hooks[i], NULL);
 			if (!m)
 				continue;
 			if (!any)
@@ -595,11 +595,11 @@ static void print_xdp_auto(const json_t *report, const char *name, const char *k
  * when not the group's KERNEL). */
 static void print_noise_line(const json_t *noise, const char *kernel, FILE *out)
 {
-	const char *nk = get_str(noise, "kernel_release");
+	const char *nk = jget_str(noise, "kernel_release", NULL);
 
 	if (!noise)
 		return;
-	fprintf(out, "  noise floor: calibration run %lld", (long long)get_int(noise, "run"));
+	fprintf(out, "  noise floor: calibration run %lld", (long long)(int)jget_int(noise, "run", 0));
 	if (nk && strcmp_null(nk, kernel))
 		fprintf(out, " on kernel %s", nk);
 	fprintf(out, "; cv = a row's stddev / mean, floor = the host's run-to-run cv\n");
@@ -608,15 +608,15 @@ static void print_noise_line(const json_t *noise, const char *kernel, FILE *out)
 /* The noise floor of group G's host (report "hosts"), or NULL. */
 static const json_t *group_noise(const json_t *report, const json_t *g)
 {
-	return json_object_get(report_host_entry(report, get_str(g, "host"),
-					  get_str(g, "kernel_release")), "noise");
+	return json_object_get(report_host_entry(report, jget_str(g, "host", NULL),
+					  jget_str(g, "kernel_release", NULL)), "noise");
 }
 
 /* "host NAME  role R  kernel K", then how its tc programs were attached, the XDP modes
  * entries of mode auto used and where its noise floor comes from: above the first group G of a host. */
 static void print_host_head(const json_t *report, const json_t *g, FILE *out)
 {
-	const char *h = get_str(g, "host"), *kernel = get_str(g, "kernel_release");
+	const char *h = jget_str(g, "host", NULL), *kernel = jget_str(g, "kernel_release", NULL);
 
 	fprintf(out, "host %s", h);
 	if (host_role(report, h))
@@ -643,7 +643,7 @@ static int print_group(const json_t *report, const json_t *g, bool all_rows, boo
 		report_point_label(json_object_get(g, "point"), out);
 	}
 	json_array_foreach(json_object_get(g, "sections"), j, sec) {
-		const char *metric = get_str(sec, "metric");
+		const char *metric = jget_str(sec, "metric", NULL);
 
 		/* driver counters: one table of their own after the others */
 		if (report_nic_record(sec))
@@ -659,7 +659,7 @@ static int print_group(const json_t *report, const json_t *g, bool all_rows, boo
 		if (!all_rows && metric && !strncmp(metric, "latency.", 8))
 			continue;
 		fputc('\n', out);
-		err = print_section(sec, get_int(report, "repeat"), all_rows, wide, noise, out);
+		err = print_section(sec, (int)jget_int(report, "repeat", 0), all_rows, wide, noise, out);
 		if (err)
 			return err;
 	}
@@ -680,14 +680,12 @@ int report_print_text_opts(const json_t *report, const struct report_text_opts *
 	bool all_rows;
 	size_t i;
 
-	if (opts && opts->sz < sizeof(*opts))
-		return -EINVAL;
 	all_rows = opts && opts->all_rows;
 	report_print_run_line(report, out);
 	if (!json_array_size(groups))
 		fprintf(out, "no samples\n");
 	json_array_foreach(groups, i, g) {
-		const char *h = get_str(g, "host");
+		const char *h = jget_str(g, "host", NULL);
 
 		if (!host || strcmp(host, h)) {
 			if (host)

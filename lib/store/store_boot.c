@@ -107,21 +107,21 @@ int store_boot_attach(struct store *store, json_t *hosts)
 		return -EIO;
 	json_array_foreach(boots, i, b) {
 		json_array_foreach(hosts, j, h) {
-			if (proto_get_int(h, "id", 0) != proto_get_int(b, "host_id", -1))
+			if (jget_int(h, "id", 0) != jget_int(b, "host_id", -1))
 				continue;
 			obj = json_pack("{s:s, s:s, s:s, s:I}", "kernel",
-					proto_get_str(b, "kernel", ""), "from",
-					proto_get_str(b, "from", ""), "state",
-					proto_get_str(b, "state", ""), "since_ms",
-					(json_int_t)proto_get_int(b, "started_ms", 0));
+					jget_str(b, "kernel", ""), "from",
+					jget_str(b, "from", ""), "state",
+					jget_str(b, "state", ""), "since_ms",
+					(json_int_t)jget_int(b, "started_ms", 0));
 			if (obj && json_object_get(b, "error"))
 				json_object_set(obj, "error", json_object_get(b, "error"));
 			if (!obj || json_object_set_new(h, "boot", obj)) {
 				err = -ENOMEM;
 				goto out;
 			}
-			if (!strcmp(proto_get_str(b, "state", ""), "booting") &&
-			    strcmp(proto_get_str(h, "state", ""), "gone"))
+			if (!strcmp(jget_str(b, "state", ""), "booting") &&
+			    strcmp(jget_str(h, "state", ""), "gone"))
 				json_object_set_new(h, "state", json_string("booting"));
 		}
 	}

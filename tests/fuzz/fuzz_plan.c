@@ -65,7 +65,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		plan_jobs_free(jobs, n);
 	}
 	for (i = 0; i < p->n_variants; i++)
-		(void)plan_hook_name(p->variants[i].attach[0].hook);
+		(void)jobspec_hook_name(p->variants[i].attach[0].hook);
 	plan_destroy(&p);
 out:
 	plan_override_release(&ov);

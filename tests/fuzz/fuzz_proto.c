@@ -41,7 +41,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		(void)proto_validate(msg, (enum proto_channel)ch, &why);
 	/* what the handlers read after validation */
 	(void)proto_msg_type(msg);
-	(void)proto_get_int(msg, "job", -1);
+	(void)jget_int(msg, "job", -1);
 	/* proto_encode writes exactly what json_dumps does */
 	{
 		char *ours = proto_encode(msg, NULL), *theirs = json_dumps(msg, JSON_COMPACT);

@@ -147,7 +147,7 @@ json_t *coord_ask(struct coord *c, void *sock, json_t *msg, const char *want)
 	assert_non_null(r);
 	if (strcmp(proto_msg_type(r), want))
 		fail_msg("wanted '%s', got '%s': %s", want, proto_msg_type(r),
-			 proto_get_str(r, "message", ""));
+			 jget_str(r, "message", ""));
 	return r;
 }
 

@@ -35,7 +35,6 @@ static int setup(void **state)
 static struct attach_opts opts(void)
 {
 	struct attach_opts o = {
-		.sz = sizeof(o),
 		.bpf_dir = BPF_DIR,
 		.ports = lab.ports,
 		.n_ports = 2,
@@ -483,19 +482,19 @@ static void test_attach_tcx(void **state)
 	assert_int_equal(attach_load(set, attach, &o, NULL, err, sizeof(err)), 0);
 	rc = attach_links(set, err, sizeof(err));
 	assert_int_equal(rc, 0);
-	if (attach_get(set, 0)->tc_attached == ATTACH_TC_CLSACT) {
+	if (attach_get(set, 0)->tc_attached == JOB_TC_CLSACT) {
 		/* a kernel before 6.6: auto fell back to clsact (the tests below) */
 		assert_int_equal(attach_get(set, 0)->link_fd, -1);
 	} else {
-		assert_int_equal(attach_get(set, 0)->tc_attached, ATTACH_TC_TCX);
-		assert_int_equal(attach_get(set, 1)->tc_attached, ATTACH_TC_TCX);
+		assert_int_equal(attach_get(set, 0)->tc_attached, JOB_TC_TCX);
+		assert_int_equal(attach_get(set, 1)->tc_attached, JOB_TC_TCX);
 		assert_int_equal(attach_get(set, 0)->tc_handle, 0);
 		id = link_id(attach_get(set, 0)->link_fd, &type, &ifindex);
 		assert_int_not_equal(type, BPF_LINK_TYPE_XDP);
 		attach_detach(set);
 		assert_link_gone(id);
 		/* kept after the detach, for the job's result */
-		assert_int_equal(attach_get(set, 0)->tc_attached, ATTACH_TC_TCX);
+		assert_int_equal(attach_get(set, 0)->tc_attached, JOB_TC_TCX);
 	}
 	attach_destroy(&set);
 	json_decref(attach);
@@ -509,7 +508,7 @@ static void test_attach_tcx(void **state)
 	if (rc)
 		assert_non_null(strstr(err, "tcx needs Linux 6.6 or later"));
 	else
-		assert_int_equal(attach_get(set, 0)->tc_attached, ATTACH_TC_TCX);
+		assert_int_equal(attach_get(set, 0)->tc_attached, JOB_TC_TCX);
 	assert_false(clsact_on(lab.ifb));
 	attach_destroy(&set);
 	json_decref(attach);
@@ -539,7 +538,7 @@ static void test_attach_clsact_keeps_others(void **state)
 	for (i = 0; i < 2; i++) {
 		const struct attach_prog *p = attach_get(set, i);
 
-		assert_int_equal(p->tc_attached, ATTACH_TC_CLSACT);
+		assert_int_equal(p->tc_attached, JOB_TC_CLSACT);
 		assert_int_equal(p->link_fd, -1);
 		/* the qdisc was there: the plain handle, and the qdisc is not this set's */
 		assert_int_equal(p->tc_handle, ATTACH_TC_HANDLE);
@@ -573,7 +572,7 @@ static void test_attach_clsact_keeps_others(void **state)
 	assert_int_equal(tc_filter_prog(lab.ifb, BPF_TC_INGRESS, OTHER_HANDLE, OTHER_PRIO),
 			 other_id);
 	assert_true(clsact_on(lab.ifb));
-	assert_int_equal(attach_get(set, 0)->tc_attached, ATTACH_TC_CLSACT);
+	assert_int_equal(attach_get(set, 0)->tc_attached, JOB_TC_CLSACT);
 	attach_detach(set);		/* twice is fine */
 	attach_destroy(&set);
 	json_decref(attach);

@@ -69,7 +69,6 @@ static void on_progress(void *ctx, const json_t *msg)
 static json_t *run(json_t *msg, struct progress_log *plog, atomic_int *cancel)
 {
 	struct job_opts o = {
-		.sz = sizeof(o),
 		.inv = &inv,
 		.bpf_dir = BPF_DIR,
 		.progress = plog ? on_progress : NULL,
@@ -358,7 +357,6 @@ static void *bg_run(void *arg)
 {
 	struct bg_job *b = arg;
 	struct job_opts o = {
-		.sz = sizeof(o),
 		.inv = &inv,
 		.bpf_dir = BPF_DIR,
 		.cancel = &b->cancel,

@@ -71,7 +71,7 @@ static void *agent_thread(void *arg)
 static void start(struct fixture *f)
 {
 	size_t len = sizeof(f->endpoint);
-	struct agent_opts o = { .sz = sizeof(o) };
+	struct agent_opts o = { 0 };
 
 	memset(f, 0, sizeof(*f));
 	/* created after lab_up: the context's I/O threads live in the lab namespace */
@@ -274,10 +274,10 @@ static void run_job(struct fixture *f, int id, int duration_ms)
 
 	coord_send(f, job_msg(id, duration_ms));
 	m = expect(f, "accept", 2000);
-	assert_int_equal(proto_get_int(m, "job", 0), id);
+	assert_int_equal(jget_int(m, "job", 0), id);
 	json_decref(m);
 	m = expect(f, "result", 5000);
-	assert_int_equal(proto_get_int(m, "job", 0), id);
+	assert_int_equal(jget_int(m, "job", 0), id);
 	json_decref(m);
 }
 
@@ -291,11 +291,11 @@ static void test_agent_session(void **state)
 	SKIP_UNLESS_LAB();
 	start(&f);
 	m = expect(&f, "hello", 3000);
-	assert_string_equal(proto_get_str(m, "agent", ""), "loop-agent");
-	assert_string_equal(proto_get_str(m, "version", ""), AGENT_VERSION);
+	assert_string_equal(jget_str(m, "agent", ""), "loop-agent");
+	assert_string_equal(jget_str(m, "version", ""), AGENT_VERSION);
 	inventory = json_object_get(m, "inventory");
 	assert_int_equal(json_array_size(json_object_get(inventory, "ports")), 2);
-	assert_string_equal(proto_get_str(json_array_get(json_object_get(inventory, "ports"), 1),
+	assert_string_equal(jget_str(json_array_get(json_object_get(inventory, "ports"), 1),
 					  "driver", ""), "veth");
 	json_decref(m);
 	welcome(&f);
@@ -308,11 +308,11 @@ static void test_agent_session(void **state)
 	/* malformed input gets error replies and changes nothing */
 	coord_send_raw(&f, "not json");
 	m = expect(&f, "error", 1000);
-	assert_non_null(strstr(proto_get_str(m, "message", ""), "not JSON"));
+	assert_non_null(strstr(jget_str(m, "message", ""), "not JSON"));
 	json_decref(m);
 	coord_send(&f, proto_msg_new("frob"));
 	m = expect(&f, "error", 1000);
-	assert_string_equal(proto_get_str(m, "message", ""), "unknown message type 'frob'");
+	assert_string_equal(jget_str(m, "message", ""), "unknown message type 'frob'");
 	json_decref(m);
 	m = proto_msg_new("job");
 	json_object_set_new(m, "job", json_pack("{s:[]}", "id"));
@@ -322,28 +322,28 @@ static void test_agent_session(void **state)
 	/* a job: accept, progress, heartbeat naming it, result */
 	coord_send(&f, job_msg(7, 1000));
 	m = expect(&f, "accept", 2000);
-	assert_int_equal(proto_get_int(m, "job", 0), 7);
+	assert_int_equal(jget_int(m, "job", 0), 7);
 	json_decref(m);
 	/* busy: a second job is refused */
 	coord_send(&f, job_msg(8, 1000));
 	m = expect(&f, "error", 2000);
-	assert_non_null(strstr(proto_get_str(m, "message", ""), "busy with job '7'"));
-	assert_int_equal(proto_get_int(m, "job", 0), 8);
+	assert_non_null(strstr(jget_str(m, "message", ""), "busy with job '7'"));
+	assert_int_equal(jget_int(m, "job", 0), 8);
 	json_decref(m);
 	for (i = 0;; i++) {
 		m = coord_recv(&f, 5000);
 		assert_non_null(m);
 		if (!strcmp(proto_msg_type(m), "heartbeat"))
-			assert_int_equal(proto_get_int(m, "job", 0), 7);
+			assert_int_equal(jget_int(m, "job", 0), 7);
 		if (!strcmp(proto_msg_type(m), "result"))
 			break;
 		json_decref(m);
 		if (i > 100)
 			fail_msg("no result");
 	}
-	if (strcmp(proto_get_str(m, "status", ""), "ok"))
-		fail_msg("job failed: %s", proto_get_str(m, "error", ""));
-	assert_int_equal(proto_get_int(m, "job", 0), 7);
+	if (strcmp(jget_str(m, "status", ""), "ok"))
+		fail_msg("job failed: %s", jget_str(m, "error", ""));
+	assert_int_equal(jget_int(m, "job", 0), 7);
 	assert_true(json_array_size(json_object_get(m, "samples")) > 0);
 	json_decref(m);
 	assert_true(spooled(&f, "7"));
@@ -360,7 +360,7 @@ static void test_agent_session(void **state)
 	welcome(&f);
 	/* the unacknowledged result comes again */
 	m = expect(&f, "result", 2000);
-	assert_int_equal(proto_get_int(m, "job", 0), 7);
+	assert_int_equal(jget_int(m, "job", 0), 7);
 	json_decref(m);
 	coord_send(&f, job_ref_msg("ack", 7));
 	for (i = 0; i < 50 && spooled(&f, "7"); i++)
@@ -388,8 +388,8 @@ static void test_agent_cancel_and_stop(void **state)
 	t = util_mono_ms();
 	m = expect(&f, "result", 2000);
 	assert_true(util_mono_ms() - t < 5000);	/* far below the job's 20 s */
-	assert_string_equal(proto_get_str(m, "status", ""), "failed");
-	assert_string_equal(proto_get_str(m, "error", ""), "cancelled");
+	assert_string_equal(jget_str(m, "status", ""), "failed");
+	assert_string_equal(jget_str(m, "error", ""), "cancelled");
 	json_decref(m);
 
 	/* SIGTERM (the stop fd) during a job: the job ends cleanly, its result is spooled */
@@ -498,7 +498,7 @@ static void test_agent_pair_broken(void **state)
 		m = coord_recv(&f, 3000);
 		assert_non_null(m);
 		if (!strcmp(proto_msg_type(m), "progress") &&
-		    !strcmp(proto_get_str(m, "phase", ""), "rate")) {
+		    !strcmp(jget_str(m, "phase", ""), "rate")) {
 			json_decref(m);
 			break;
 		}
@@ -512,8 +512,8 @@ static void test_agent_pair_broken(void **state)
 	t = util_mono_ms() - t;
 	fprintf(stderr, "  pair broken: result %lld ms after the abort\n", (long long)t);
 	assert_true(t < 1500);
-	assert_string_equal(proto_get_str(m, "status", ""), "failed");
-	assert_string_equal(proto_get_str(m, "error", ""),
+	assert_string_equal(jget_str(m, "status", ""), "failed");
+	assert_string_equal(jget_str(m, "error", ""),
 			    "pair aborted: job 40 on 'h1' was lost: its host went silent");
 	assert_int_equal(json_array_size(json_object_get(m, "samples")), 0);
 	assert_null(json_object_get(m, "partial"));
@@ -546,7 +546,7 @@ static void test_agent_spool_full(void **state)
 		if (strcmp(t, "heartbeat") && strcmp(t, "progress"))
 			fail_msg("got '%s' while the result cannot be spooled", t);
 		if (!strcmp(t, "heartbeat") && util_mono_ms() > end - 1000)
-			assert_int_equal(proto_get_int(m, "job", 0), 41);
+			assert_int_equal(jget_int(m, "job", 0), 41);
 		json_decref(m);
 		if (util_mono_ms() >= end)
 			break;
@@ -554,13 +554,13 @@ static void test_agent_spool_full(void **state)
 	assert_false(spooled(&f, "41"));
 	coord_send(&f, job_msg(42, 300));
 	m = expect(&f, "error", 2000);
-	assert_non_null(strstr(proto_get_str(m, "message", ""),
+	assert_non_null(strstr(jget_str(m, "message", ""),
 			       "holds the result of job '41': its spool cannot store it"));
 	json_decref(m);
 
 	lab_sh("rm -f %s/filler", f.spool);
 	m = expect(&f, "result", 3000);
-	assert_int_equal(proto_get_int(m, "job", 0), 41);
+	assert_int_equal(jget_int(m, "job", 0), 41);
 	assert_true(spooled(&f, "41"));	/* on disk before it was sent */
 	json_decref(m);
 	coord_send(&f, job_ref_msg("ack", 41));
@@ -595,7 +595,7 @@ static void test_agent_refused_result_resent(void **state)
 		m = expect(&f, "result", 3000);
 		t = util_mono_ms() - t;
 		fprintf(stderr, "  refused result: sent again after %lld ms\n", (long long)t);
-		assert_int_equal(proto_get_int(m, "job", 0), 51);
+		assert_int_equal(jget_int(m, "job", 0), 51);
 		json_decref(m);
 		if (!i)
 			first = t;

@@ -29,7 +29,7 @@ static int setup(void **state)
 
 static struct attach_set *load(const char *text)
 {
-	struct attach_opts o = { .sz = sizeof(o), .bpf_dir = BPF_DIR, .ports = lab.ports,
+	struct attach_opts o = { .bpf_dir = BPF_DIR, .ports = lab.ports,
 				 .n_ports = 2 };
 	struct attach_set *set = attach_new();
 	char err[512] = "", *log = NULL;

@@ -76,7 +76,6 @@ static void expect_pair_failure(int go_value, const char *needle, int want_ready
 	atomic_int go = go_value;
 	struct told t = { 0 };
 	struct job_opts o = {
-		.sz = sizeof(o),
 		.inv = &inv,
 		.bpf_dir = BPF_DIR,
 		.progress = on_message,
@@ -145,7 +144,6 @@ static void test_pair_cancel_at_barrier(void **state)
 	atomic_int go = 0;
 	struct told t = { 0 };
 	struct job_opts o = {
-		.sz = sizeof(o),
 		.inv = &inv,
 		.bpf_dir = BPF_DIR,
 		.progress = cancel_when_ready,
@@ -197,7 +195,6 @@ static struct phases run_after_go(long long late_ms)
 	atomic_llong at = util_wall_ms() - late_ms;
 	struct phases p = { 0 };
 	struct job_opts o = {
-		.sz = sizeof(o),
 		.inv = &inv,
 		.bpf_dir = BPF_DIR,
 		.progress = count_phases,

@@ -381,7 +381,7 @@ static void test_agent_boot(void **state)
 {
 	struct pctx *t = *state;
 	struct inventory_config inv = { .agent = "boot-agent" };
-	struct agent_opts o = { .sz = sizeof(o) };
+	struct agent_opts o = { 0 };
 	struct loop l = { 0 };
 	char ep[128], why[256];
 	uint64_t one = 1;
@@ -419,17 +419,17 @@ static void test_agent_boot(void **state)
 	/* a kernel the provider did not list: refused without running anything */
 	to_agent(&l, json_pack("{s:i, s:s, s:s}", "v", 1, "type", "boot", "kernel", "6.1.0-x"));
 	m = agent_says(&l, "boot_report");
-	assert_string_equal(proto_get_str(m, "status", ""), "failed");
-	assert_contains(proto_get_str(m, "error", ""), "kernel '6.1.0-x' is not in the list of "
+	assert_string_equal(jget_str(m, "status", ""), "failed");
+	assert_contains(jget_str(m, "error", ""), "kernel '6.1.0-x' is not in the list of "
 			"kernel provider");
 	json_decref(m);
 
 	/* the provider fails: its reason comes back */
 	to_agent(&l, json_pack("{s:i, s:s, s:s}", "v", 1, "type", "boot", "kernel", "6.1.0-fail"));
 	m = agent_says(&l, "boot_report");
-	assert_string_equal(proto_get_str(m, "kernel", ""), "6.1.0-fail");
-	assert_string_equal(proto_get_str(m, "status", ""), "failed");
-	assert_text(proto_get_str(m, "error", ""), "boot 6.1.0-fail: the kernel provider failed "
+	assert_string_equal(jget_str(m, "kernel", ""), "6.1.0-fail");
+	assert_string_equal(jget_str(m, "status", ""), "failed");
+	assert_text(jget_str(m, "error", ""), "boot 6.1.0-fail: the kernel provider failed "
 		    "(exit status 1): no initrd for 6.1.0-fail");
 	json_decref(m);
 
@@ -438,12 +438,12 @@ static void test_agent_boot(void **state)
 	to_agent(&l, json_pack("{s:i, s:s, s:{s:i, s:i, s:{}}}", "v", 1, "type", "job", "job",
 			       "id", 5, "run", 1, "spec"));
 	m = agent_says(&l, "error");
-	assert_int_equal(proto_get_int(m, "job", 0), 5);
-	assert_contains(proto_get_str(m, "message", ""), "is switching to kernel '6.1.0-ok'");
+	assert_int_equal(jget_int(m, "job", 0), 5);
+	assert_contains(jget_str(m, "message", ""), "is switching to kernel '6.1.0-ok'");
 	json_decref(m);
 	m = agent_says(&l, "boot_report");
-	assert_string_equal(proto_get_str(m, "status", ""), "ok");
-	assert_true(proto_get_int(m, "ms", 0) >= 500);
+	assert_string_equal(jget_str(m, "status", ""), "ok");
+	assert_true(jget_int(m, "ms", 0) >= 500);
 	json_decref(m);
 
 	assert_int_equal(write(stop_fd, &one, sizeof(one)), sizeof(one));

@@ -116,7 +116,7 @@ static void test_udpgen_crosses_the_veth(void **state)
 /* tc ingress on vb (tcx) runs on every frame: they are skbs of the stack. */
 static void test_udpgen_reaches_tc(void **state)
 {
-	struct attach_opts o = { .sz = sizeof(o), .bpf_dir = BPF_DIR };
+	struct attach_opts o = { .bpf_dir = BPF_DIR };
 	struct attach_port port = { .role = "b", .ifname = "vb", .ifindex = lab.ifb };
 	struct attach_set *set;
 	struct ifstats_counters a, b;

@@ -99,14 +99,14 @@ static void test_agent_version_refused(void **state)
 	r = submit(&f, client, "old", "error");
 	snprintf(want, sizeof(want), "host 'old' runs bpflab-agent 0.0.9, older than %s, the "
 		 "oldest that runs this coordinator's jobs", JOBSPEC_AGENT_MIN);
-	assert_non_null(strstr(proto_get_str(r, "message", ""), want));
+	assert_non_null(strstr(jget_str(r, "message", ""), want));
 	json_decref(r);
 	/* nothing stored for the refused plan; the current and the unversioned agents run it */
 	r = submit(&f, client, "cur", "submitted");
-	assert_int_equal(proto_get_int(r, "run", 0), 1);
+	assert_int_equal(jget_int(r, "run", 0), 1);
 	json_decref(r);
 	r = submit(&f, client, "pre", "submitted");
-	assert_int_equal(proto_get_int(r, "run", 0), 2);
+	assert_int_equal(jget_int(r, "run", 0), 2);
 	json_decref(r);
 
 	zmq_close(old);

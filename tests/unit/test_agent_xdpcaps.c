@@ -189,7 +189,7 @@ static void test_xdpcaps_inventory(void **state)
 static void test_xdpcaps_attach_auto(void **state)
 {
 	struct attach_port ports[3];
-	struct attach_opts o = { .sz = sizeof(o), .bpf_dir = BPF_DIR, .ports = ports,
+	struct attach_opts o = { .bpf_dir = BPF_DIR, .ports = ports,
 				 .n_ports = 3 };
 	struct attach_set *set;
 	char err[512] = "", want[256];
@@ -207,9 +207,9 @@ static void test_xdpcaps_attach_auto(void **state)
 	set = attach_new();
 	assert_int_equal(attach_load(set, attach, &o, NULL, err, sizeof(err)), 0);
 	assert_int_equal(attach_links(set, err, sizeof(err)), 0);
-	assert_int_equal(attach_get(set, 0)->mode, ATTACH_AUTO);
-	assert_int_equal(attach_get(set, 0)->mode_used, ATTACH_NATIVE);
-	assert_int_equal(attach_get(set, 1)->mode_used, ATTACH_GENERIC);
+	assert_int_equal(attach_get(set, 0)->mode, JOB_XDP_AUTO);
+	assert_int_equal(attach_get(set, 0)->mode_used, JOB_XDP_NATIVE);
+	assert_int_equal(attach_get(set, 1)->mode_used, JOB_XDP_GENERIC);
 	{
 		LIBBPF_OPTS(bpf_xdp_query_opts, q);
 

@@ -335,7 +335,7 @@ static void *agent_thread(void *arg)
 static void agent_start(struct tctx *t, struct agent_run *ar, const char *name,
 			const struct keys_pair *kp, const struct inventory_config *inv)
 {
-	struct agent_opts o = { .sz = sizeof(o) };
+	struct agent_opts o = { 0 };
 
 	ar->stop_fd = eventfd(0, EFD_CLOEXEC);
 	o.endpoint = t->fx.agents_ep;
@@ -450,7 +450,7 @@ static void test_auth_agent_key_as_client(void **state)
 		r = ask(t, rogue, req, 5000);
 		assert_non_null(r);
 		assert_string_equal(proto_msg_type(r), "error");
-		assert_contains(proto_get_str(r, "message", ""), want);
+		assert_contains(jget_str(r, "message", ""), want);
 		json_decref(r);
 		assert_true(log_has(t, "refused a client message"));
 	}
@@ -458,7 +458,7 @@ static void test_auth_agent_key_as_client(void **state)
 	assert_int_equal(zmq_send(rogue, "not json", 8, 0), 8);
 	r = await_reply(t, rogue, 5000);
 	assert_non_null(r);
-	assert_contains(proto_get_str(r, "message", ""), "has the role agent");
+	assert_contains(jget_str(r, "message", ""), "has the role agent");
 	json_decref(r);
 	coord_get_stats(t->fx.c, &st);
 	assert_int_equal(st.role_refused, ARRAY_LEN(requests) + 1);
@@ -493,7 +493,7 @@ static void test_auth_malformed_counted(void **state)
 	r = ask(t, client, req, 5000);
 	assert_non_null(r);
 	assert_string_equal(proto_msg_type(r), "error");
-	assert_non_null(strstr(proto_get_str(r, "message", ""), "'run' must be an integer"));
+	assert_non_null(strstr(jget_str(r, "message", ""), "'run' must be an integer"));
 	json_decref(r);
 	coord_get_stats(t->fx.c, &st);
 	assert_int_equal(st.bad_messages, 1);

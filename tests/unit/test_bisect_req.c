@@ -142,11 +142,11 @@ static void test_bisect_store_invariants(void **state)
 	assert_int_equal(store_bisect_add_step(t->st, id, 2, s2, "done", res, 1005), 0);
 	got = store_bisect_get(t->st, id);
 	assert_non_null(got);
-	assert_string_equal(proto_get_str(got, "state", ""), "done");
-	assert_string_equal(proto_get_str(json_object_get(got, "result"), "first_bad", ""), "k4");
-	assert_int_equal(proto_get_int(json_array_get(json_object_get(got, "steps"), 1), "seq", 0),
+	assert_string_equal(jget_str(got, "state", ""), "done");
+	assert_string_equal(jget_str(json_object_get(got, "result"), "first_bad", ""), "k4");
+	assert_int_equal(jget_int(json_array_get(json_object_get(got, "steps"), 1), "seq", 0),
 			 2);
-	assert_int_equal(proto_get_int(got, "updated_ms", 0), 1005);
+	assert_int_equal(jget_int(got, "updated_ms", 0), 1005);
 	json_decref(got);
 	expect_err(t->st, store_bisect_add_step(t->st, id, 3, s1, NULL, NULL, 1006), -ESTALE,
 		   "is not active");
@@ -159,8 +159,8 @@ static void test_bisect_store_invariants(void **state)
 	assert_int_equal(store_bisect_reset(t->st, id2, 2003, &out), 0);
 	assert_int_equal(out, id2);
 	got = store_bisect_get(t->st, 0);	/* none active: the latest */
-	assert_int_equal(proto_get_int(got, "id", 0), id2);
-	assert_string_equal(proto_get_str(got, "state", ""), "reset");
+	assert_int_equal(jget_int(got, "id", 0), id2);
+	assert_string_equal(jget_str(got, "state", ""), "reset");
 	json_decref(got);
 	json_decref(ses);
 	json_decref(s1);
@@ -228,15 +228,15 @@ static json_t *session_of(json_t *r)
 {
 	if (strcmp(proto_msg_type(r), "bisect"))
 		fail_msg("wanted 'bisect', got '%s': %s", proto_msg_type(r),
-			 proto_get_str(r, "message", ""));
+			 jget_str(r, "message", ""));
 	return json_object_get(r, "session");
 }
 
 static void expect_error(json_t *r, const char *needle)
 {
-	if (strcmp(proto_msg_type(r), "error") || !strstr(proto_get_str(r, "message", ""), needle))
+	if (strcmp(proto_msg_type(r), "error") || !strstr(jget_str(r, "message", ""), needle))
 		fail_msg("wanted an error with '%s', got '%s': %s", needle, proto_msg_type(r),
-			 proto_get_str(r, "message", ""));
+			 jget_str(r, "message", ""));
 	json_decref(r);
 }
 
@@ -270,9 +270,9 @@ static void test_bisect_requests(void **state)
 	json_object_set_new(m, "session", session());
 	r = ask(t, 0, m);
 	ses = session_of(r);
-	id = proto_get_int(ses, "id", 0);
+	id = jget_int(ses, "id", 0);
 	assert_true(id > 0);
-	assert_string_equal(proto_get_str(ses, "state", ""), "active");
+	assert_string_equal(jget_str(ses, "state", ""), "active");
 	assert_int_equal(json_array_size(json_object_get(ses, "steps")), 0);
 	assert_string_equal(json_string_value(json_array_get(json_object_get(ses, "kernels"), 2)),
 			    "k3");
@@ -311,7 +311,7 @@ static void test_bisect_requests(void **state)
 	m = proto_msg_new("bisect_get");
 	r = ask(t, 0, m);
 	ses = session_of(r);
-	assert_int_equal(proto_get_int(ses, "id", 0), id);
+	assert_int_equal(jget_int(ses, "id", 0), id);
 	assert_int_equal(json_array_size(json_object_get(ses, "steps")), 1);
 	assert_true(json_real_value(json_array_get(json_object_get(
 		json_array_get(json_object_get(ses, "steps"), 0), "values"), 0)) == 10 + won);
@@ -320,8 +320,8 @@ static void test_bisect_requests(void **state)
 	/* the last step ends the session in the same request */
 	r = ask(t, 1, add_step_msg(id, 2, "k4", 20, "done"));
 	ses = session_of(r);
-	assert_string_equal(proto_get_str(ses, "state", ""), "done");
-	assert_string_equal(proto_get_str(json_object_get(ses, "result"), "first_bad", ""), "k4");
+	assert_string_equal(jget_str(ses, "state", ""), "done");
+	assert_string_equal(jget_str(json_object_get(ses, "result"), "first_bad", ""), "k4");
 	assert_int_equal(json_array_size(json_object_get(ses, "steps")), 2);
 	json_decref(r);
 	expect_error(ask(t, 0, add_step_msg(id, 3, "k2", 10, NULL)), "is not active");
@@ -336,7 +336,7 @@ static void test_bisect_requests(void **state)
 	m = proto_msg_new("bisect_start");
 	json_object_set_new(m, "session", session());
 	r = ask(t, 0, m);
-	id = proto_get_int(session_of(r), "id", 0);
+	id = jget_int(session_of(r), "id", 0);
 	json_decref(r);
 	m = proto_msg_new("bisect_finish");
 	json_object_set_new(m, "id", json_integer(id));
@@ -344,8 +344,8 @@ static void test_bisect_requests(void **state)
 	json_object_set_new(m, "end", json_pack("{s:s}", "state", "failed"));
 	expect_error(ask(t, 0, m), "has 0 steps, not 1");
 	r = ask(t, 1, proto_msg_new("bisect_reset"));
-	assert_int_equal(proto_get_int(session_of(r), "id", 0), id);
-	assert_string_equal(proto_get_str(session_of(r), "state", ""), "reset");
+	assert_int_equal(jget_int(session_of(r), "id", 0), id);
+	assert_string_equal(jget_str(session_of(r), "state", ""), "reset");
 	json_decref(r);
 
 	/* bisect_list: both sessions, oldest first, as store_bisect_list gives them */
@@ -353,14 +353,14 @@ static void test_bisect_requests(void **state)
 	assert_string_equal(proto_msg_type(r), "bisect_sessions");
 	ses = json_object_get(r, "sessions");
 	assert_int_equal(json_array_size(ses), 2);
-	assert_string_equal(proto_get_str(json_array_get(ses, 0), "state", ""), "done");
-	assert_string_equal(proto_get_str(json_object_get(json_array_get(ses, 0), "result"),
+	assert_string_equal(jget_str(json_array_get(ses, 0), "state", ""), "done");
+	assert_string_equal(jget_str(json_object_get(json_array_get(ses, 0), "result"),
 					  "first_bad", ""), "k4");
-	assert_int_equal(proto_get_int(json_array_get(ses, 0), "n_steps", -1), 2);
-	assert_int_equal(proto_get_int(json_array_get(ses, 0), "n_kernels", -1), 4);
-	assert_int_equal(proto_get_int(json_array_get(ses, 1), "id", 0), id);
-	assert_string_equal(proto_get_str(json_array_get(ses, 1), "state", ""), "reset");
-	assert_int_equal(proto_get_int(json_array_get(ses, 1), "n_steps", -1), 0);
+	assert_int_equal(jget_int(json_array_get(ses, 0), "n_steps", -1), 2);
+	assert_int_equal(jget_int(json_array_get(ses, 0), "n_kernels", -1), 4);
+	assert_int_equal(jget_int(json_array_get(ses, 1), "id", 0), id);
+	assert_string_equal(jget_str(json_array_get(ses, 1), "state", ""), "reset");
+	assert_int_equal(jget_int(json_array_get(ses, 1), "n_steps", -1), 0);
 	assert_null(json_object_get(json_array_get(ses, 1), "steps"));
 	json_decref(r);
 }

@@ -69,15 +69,15 @@ static void test_store_boot_begin_end(void **state)
 	assert_non_null(list);
 	assert_int_equal(json_array_size(list), 1);
 	b = json_array_get(list, 0);
-	assert_int_equal(proto_get_int(b, "id", 0), id);
-	assert_string_equal(proto_get_str(b, "host", ""), "h1");
-	assert_string_equal(proto_get_str(b, "kernel", ""), NEW_KERNEL);
-	assert_string_equal(proto_get_str(b, "from", ""), OLD_KERNEL);
-	assert_string_equal(proto_get_str(b, "state", ""), "booting");
-	assert_int_equal(proto_get_int(b, "started_ms", 0), 2000);
+	assert_int_equal(jget_int(b, "id", 0), id);
+	assert_string_equal(jget_str(b, "host", ""), "h1");
+	assert_string_equal(jget_str(b, "kernel", ""), NEW_KERNEL);
+	assert_string_equal(jget_str(b, "from", ""), OLD_KERNEL);
+	assert_string_equal(jget_str(b, "state", ""), "booting");
+	assert_int_equal(jget_int(b, "started_ms", 0), 2000);
 	assert_null(json_object_get(b, "ended_ms"));
 	assert_null(json_object_get(b, "error"));
-	assert_string_equal(proto_get_str(json_object_get(json_object_get(b, "inventory"),
+	assert_string_equal(jget_str(json_object_get(json_object_get(b, "inventory"),
 							  "kernel"), "release", ""), OLD_KERNEL);
 	json_decref(list);
 
@@ -90,16 +90,16 @@ static void test_store_boot_begin_end(void **state)
 	list = store_boot_latest(st, false);
 	assert_int_equal(json_array_size(list), 1);
 	b = json_array_get(list, 0);
-	assert_string_equal(proto_get_str(b, "state", ""), "failed");
-	assert_string_equal(proto_get_str(b, "error", ""), "no initrd");
-	assert_int_equal(proto_get_int(b, "ended_ms", 0), 3000);
+	assert_string_equal(jget_str(b, "state", ""), "failed");
+	assert_string_equal(jget_str(b, "error", ""), "no initrd");
+	assert_int_equal(jget_int(b, "ended_ms", 0), 3000);
 	json_decref(list);
 
 	/* the next switch is the latest one */
 	assert_int_equal(store_boot_begin(st, host, "7.0", OLD_KERNEL, 4000, NULL), 0);
 	list = store_boot_latest(st, false);
 	assert_int_equal(json_array_size(list), 1);
-	assert_string_equal(proto_get_str(json_array_get(list, 0), "kernel", ""), "7.0");
+	assert_string_equal(jget_str(json_array_get(list, 0), "kernel", ""), "7.0");
 	json_decref(list);
 
 	json_decref(inv);
@@ -203,7 +203,7 @@ static void boot_h1(struct tctx *t)
 	r = coord_ask(t->fx.c, t->client, json_pack("{s:i, s:s, s:s, s:s}", "v", 1, "type",
 						    "host_boot", "host", "h1", "kernel",
 						    NEW_KERNEL), "booting");
-	assert_string_equal(proto_get_str(r, "from", ""), OLD_KERNEL);
+	assert_string_equal(jget_str(r, "from", ""), OLD_KERNEL);
 	json_decref(r);
 	r = coord_pump(t->fx.c, t->agent, 2000);
 	assert_non_null(r);
@@ -219,7 +219,7 @@ static json_t *host_h1(struct tctx *t)
 	size_t i;
 
 	json_array_foreach(json_object_get(r, "hosts"), i, h)
-		if (!strcmp(proto_get_str(h, "name", ""), "h1"))
+		if (!strcmp(jget_str(h, "name", ""), "h1"))
 			found = json_incref(h);
 	json_decref(r);
 	assert_non_null(found);
@@ -233,14 +233,14 @@ static void assert_h1(struct tctx *t, const char *state, const char *boot_state,
 {
 	json_t *h = host_h1(t), *b = json_object_get(h, "boot");
 
-	assert_string_equal(proto_get_str(h, "state", ""), state);
+	assert_string_equal(jget_str(h, "state", ""), state);
 	assert_non_null(b);
-	assert_string_equal(proto_get_str(b, "state", ""), boot_state);
-	assert_string_equal(proto_get_str(b, "kernel", ""), NEW_KERNEL);
-	assert_string_equal(proto_get_str(b, "from", ""), OLD_KERNEL);
-	assert_true(proto_get_int(b, "since_ms", 0) > 0);
+	assert_string_equal(jget_str(b, "state", ""), boot_state);
+	assert_string_equal(jget_str(b, "kernel", ""), NEW_KERNEL);
+	assert_string_equal(jget_str(b, "from", ""), OLD_KERNEL);
+	assert_true(jget_int(b, "since_ms", 0) > 0);
 	if (error)
-		assert_contains(proto_get_str(b, "error", ""), error);
+		assert_contains(jget_str(b, "error", ""), error);
 	else
 		assert_null(json_object_get(b, "error"));
 	json_decref(h);
@@ -364,9 +364,9 @@ static void test_boot_restart_done(void **state)
 	r = coord_pump(t->fx.c, t->agent, 2000);
 	assert_non_null(r);
 	assert_string_equal(proto_msg_type(r), "job");
-	job = proto_get_int(json_object_get(r, "job"), "id", 0);
+	job = jget_int(json_object_get(r, "job"), "id", 0);
 	assert_true(job > 0);
-	assert_string_equal(proto_get_str(json_object_get(json_object_get(json_object_get(r,
+	assert_string_equal(jget_str(json_object_get(json_object_get(json_object_get(r,
 			    "job"), "spec"), "hosts_match"), "kernel", ""), "=6.19");
 	json_decref(r);
 	assert_h1(t, "busy", "done", NULL);
@@ -425,19 +425,19 @@ static void test_boot_wrong_kernel(void **state)
 	boot_h1(t);
 
 	r = coord_ask(t->fx.c, t->client, submit_msg(t, "=6.18", NULL), "error");
-	assert_text(proto_get_str(r, "message", ""), "no host matches the plan (hosts.match "
+	assert_text(jget_str(r, "message", ""), "no host matches the plan (hosts.match "
 		    "kernel=6.18; ports a, b; 1 host connected or switching kernels; 'h1' "
 		    "(switching to kernel '" NEW_KERNEL "'): kernel.release is '" NEW_KERNEL
 		    "', not '=6.18')");
 	json_decref(r);
 	r = coord_ask(t->fx.c, t->client, submit_msg(t, "=6.19", "h1"), "error");
-	assert_text(proto_get_str(r, "message", ""), "host 'h1' is switching to kernel '"
+	assert_text(jget_str(r, "message", ""), "host 'h1' is switching to kernel '"
 		    NEW_KERNEL "' (bpflab host boot): name it when the switch is done, or let "
 		    "the plan's hosts.match choose");
 	json_decref(r);
 	r = coord_ask(t->fx.c, t->client, submit_msg(t, "=6.19", NULL), "submitted");
-	run = proto_get_int(r, "run", 0);
-	assert_int_equal(proto_get_int(r, "jobs", 0), 2);
+	run = jget_int(r, "run", 0);
+	assert_int_equal(jget_int(r, "jobs", 0), 2);
 	json_decref(r);
 	assert_null(coord_pump(t->fx.c, t->agent, 200));
 
@@ -445,15 +445,15 @@ static void test_boot_wrong_kernel(void **state)
 	hello(t, OLD_KERNEL, NULL);
 	assert_null(coord_pump(t->fx.c, t->agent, 300));	/* no job reaches it */
 	r = host_h1(t);
-	assert_string_equal(proto_get_str(json_object_get(r, "boot"), "state", ""), "mismatch");
+	assert_string_equal(jget_str(json_object_get(r, "boot"), "state", ""), "mismatch");
 	json_decref(r);
 	r = coord_ask(t->fx.c, t->client, json_pack("{s:i, s:s, s:I}", "v", 1, "type",
 						    "run_show", "run", (json_int_t)run), "run");
-	assert_string_equal(proto_get_str(json_object_get(r, "run"), "state", ""), "failed");
+	assert_string_equal(jget_str(json_object_get(r, "run"), "state", ""), "failed");
 	json_array_foreach(json_object_get(json_object_get(r, "run"), "jobs"), i, job) {
-		assert_string_equal(proto_get_str(job, "state", ""), "failed");
-		assert_int_equal(proto_get_int(job, "attempts", -1), 0);
-		assert_text(proto_get_str(job, "error", ""), "host 'h1' runs kernel '" OLD_KERNEL
+		assert_string_equal(jget_str(job, "state", ""), "failed");
+		assert_int_equal(jget_int(job, "attempts", -1), 0);
+		assert_text(jget_str(job, "error", ""), "host 'h1' runs kernel '" OLD_KERNEL
 			    "' now and no longer matches the plan: kernel.release is '"
 			    OLD_KERNEL "', not '=6.19' (the plan asks hosts.match kernel=6.19; "
 			    "ports a, b); the job was not run on it");

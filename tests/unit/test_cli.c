@@ -92,7 +92,7 @@ static json_t *fake_reply(struct fake *f, const json_t *msg)
 				  "\"inventory\":{}}]}", 0, NULL);
 	if (!strcmp(type, "noise_list"))	/* no host calibrated */
 		return json_pack("{s:i, s:s, s:[]}", "v", 1, "type", "noise", "noise");
-	if (!strcmp(type, "run_show") && proto_get_int(msg, "run", 0) == 3) {
+	if (!strcmp(type, "run_show") && jget_int(msg, "run", 0) == 3) {
 		int n = atomic_fetch_add(&f->run_shows, 1);
 		bool end = n >= 1;
 
@@ -102,7 +102,7 @@ static json_t *fake_reply(struct fake *f, const json_t *msg)
 				 "jobs_total", 9, "jobs_done", !end ? 4 : f->fail_run ? 8 : 9,
 				 "jobs_failed", end && f->fail_run ? 1 : 0, "jobs");
 	}
-	return proto_error_new(type, "unknown run %lld", proto_get_int(msg, "run", 0));
+	return proto_error_new(type, "unknown run %lld", jget_int(msg, "run", 0));
 }
 
 static void *fake_main(void *arg)
@@ -508,9 +508,9 @@ static void test_cli_submit_wait(void **state)
 
 	/* what was sent: the plan text as it is, the overrides, the object's bytes */
 	assert_non_null(f.submit);
-	assert_string_equal(proto_get_str(f.submit, "plan_file", ""), QUICKSTART);
+	assert_string_equal(jget_str(f.submit, "plan_file", ""), QUICKSTART);
 	assert_int_equal(util_read_file(QUICKSTART, 1 << 20, &text, &text_len), 0);
-	assert_string_equal(proto_get_str(f.submit, "plan_text", ""), text);
+	assert_string_equal(jget_str(f.submit, "plan_text", ""), text);
 	free(text);
 	assert_string_equal(json_string_value(json_array_get(
 				    json_object_get(f.submit, "overrides"), 0)),
@@ -519,8 +519,8 @@ static void test_cli_submit_wait(void **state)
 	assert_non_null(o_json);
 	assert_int_equal(util_read_file(BPF_DIR "/xdp_basic.bpf.o", 1 << 26, &obj, &obj_len), 0);
 	util_sha256_hex(obj, obj_len, hex);
-	assert_string_equal(proto_get_str(o_json, "sha256", ""), hex);
-	assert_int_equal(util_base64_decode(proto_get_str(o_json, "data", ""), &data, &data_len),
+	assert_string_equal(jget_str(o_json, "sha256", ""), hex);
+	assert_int_equal(util_base64_decode(jget_str(o_json, "data", ""), &data, &data_len),
 			 0);
 	assert_int_equal(data_len, obj_len);
 	assert_memory_equal(data, obj, obj_len);
@@ -538,8 +538,8 @@ static void test_cli_submit_wait(void **state)
 		json_t *j = json_loads(o.out, 0, NULL);
 
 		assert_non_null(j);
-		assert_int_equal(proto_get_int(j, "run", 0), 3);
-		assert_string_equal(proto_get_str(json_object_get(j, "final"), "state", ""),
+		assert_int_equal(jget_int(j, "run", 0), 3);
+		assert_string_equal(jget_str(json_object_get(j, "final"), "state", ""),
 				    "failed");
 		json_decref(j);
 	}
@@ -714,8 +714,8 @@ static void test_cli_db_result(void **state)
 	assert_non_null(j);
 	rows = json_object_get(json_array_get(json_object_get(json_array_get(
 		json_object_get(j, "groups"), 0), "sections"), 0), "rows");
-	assert_string_equal(proto_get_str(json_array_get(rows, 0), "variant", ""), "drop");
-	assert_true(proto_get_real(json_array_get(rows, 0), "spread", 0) == 85000);
+	assert_string_equal(jget_str(json_array_get(rows, 0), "variant", ""), "drop");
+	assert_true(jget_num(json_array_get(rows, 0), "spread", 0) == 85000);
 	json_decref(j);
 	prog_out_free(&o);
 
@@ -784,7 +784,7 @@ static const json_t *host_named(const json_t *hosts, const char *name)
 	size_t i;
 
 	json_array_foreach(hosts, i, h)
-		if (!strcmp(proto_get_str(h, "name", ""), name))
+		if (!strcmp(jget_str(h, "name", ""), name))
 			return h;
 	fail_msg("no host '%s' in the host list", name);
 	return NULL;
@@ -811,31 +811,31 @@ static void test_cli_db_host_boots(void **state)
 	assert_int_equal(json_array_size(j), 5);
 
 	h = host_named(j, "g1");
-	assert_string_equal(proto_get_str(h, "state", ""), "booting");
+	assert_string_equal(jget_str(h, "state", ""), "booting");
 	b = json_object_get(h, "boot");
 	assert_non_null(b);
-	assert_string_equal(proto_get_str(b, "kernel", ""), "6.6.0");
-	assert_string_equal(proto_get_str(b, "from", ""), "6.1.0");
-	assert_string_equal(proto_get_str(b, "state", ""), "booting");
-	assert_int_equal(proto_get_int(b, "since_ms", 0), 2000);
+	assert_string_equal(jget_str(b, "kernel", ""), "6.6.0");
+	assert_string_equal(jget_str(b, "from", ""), "6.1.0");
+	assert_string_equal(jget_str(b, "state", ""), "booting");
+	assert_int_equal(jget_int(b, "since_ms", 0), 2000);
 	assert_null(json_object_get(b, "error"));
 	assert_int_equal(json_object_size(b), 4);
 
 	h = host_named(j, "g2");	/* gone while switching: stays gone, as through bpflabd */
-	assert_string_equal(proto_get_str(h, "state", ""), "gone");
-	assert_string_equal(proto_get_str(json_object_get(h, "boot"), "state", ""), "booting");
+	assert_string_equal(jget_str(h, "state", ""), "gone");
+	assert_string_equal(jget_str(json_object_get(h, "boot"), "state", ""), "booting");
 
 	h = host_named(j, "g3");
-	assert_string_equal(proto_get_str(h, "state", ""), "idle");
+	assert_string_equal(jget_str(h, "state", ""), "idle");
 	b = json_object_get(h, "boot");
-	assert_string_equal(proto_get_str(b, "state", ""), "failed");
-	assert_string_equal(proto_get_str(b, "kernel", ""), "9.9");
-	assert_contains(proto_get_str(b, "error", ""), "the kernel provider failed");
-	assert_int_equal(proto_get_int(b, "since_ms", 0), 2002);
+	assert_string_equal(jget_str(b, "state", ""), "failed");
+	assert_string_equal(jget_str(b, "kernel", ""), "9.9");
+	assert_contains(jget_str(b, "error", ""), "the kernel provider failed");
+	assert_int_equal(jget_int(b, "since_ms", 0), 2002);
 
 	h = host_named(j, "g4");
-	assert_string_equal(proto_get_str(h, "state", ""), "idle");
-	assert_string_equal(proto_get_str(json_object_get(h, "boot"), "state", ""), "done");
+	assert_string_equal(jget_str(h, "state", ""), "idle");
+	assert_string_equal(jget_str(json_object_get(h, "boot"), "state", ""), "done");
 
 	assert_null(json_object_get(host_named(j, "h5"), "boot"));
 	json_decref(j);

@@ -326,18 +326,6 @@ static void test_compare_args(void **state)
 
 		assert_int_equal(compare_samples(a, 3, a, 3, STATS_KIND_RATE, &opts, &r), -EINVAL);
 	}
-	{
-		struct compare_opts small = { .sz = 4 };
-
-		assert_int_equal(compare_samples(a, 3, a, 3, STATS_KIND_RATE, &small, &r), -EINVAL);
-	}
-	/* an older, shorter struct: the fields it lacks take their defaults */
-	{
-		struct compare_opts old = { .sz = offsetof(struct compare_opts, power),
-					    .alpha = 0.05, .min_effect = 0.02, .power = 0.99 };
-
-		assert_int_equal(compare_samples(a, 3, a, 3, STATS_KIND_RATE, &old, &r), 0);
-	}
 	assert_string_equal(compare_verdict_name(COMPARE_SAME), "SAME");
 	assert_string_equal(compare_verdict_name(COMPARE_UNKNOWN), "UNKNOWN");
 	assert_string_equal(compare_test_name(COMPARE_TEST_MANN_WHITNEY), "mann-whitney");

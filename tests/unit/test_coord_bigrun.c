@@ -211,10 +211,10 @@ static void test_coord_bigrun_import_while_serving(void **state)
 			break;
 	}
 	if (strcmp(proto_msg_type(r), "imported"))
-		fail_msg("import refused: %s", proto_get_str(r, "message", "?"));
+		fail_msg("import refused: %s", jget_str(r, "message", "?"));
 	if (asked)	/* the answer to the run list in flight, asked before the end */
 		json_decref(recv_within(t->lister, 5000));
-	assert_true(proto_get_int(r, "run", 0) > 0);
+	assert_true(jget_int(r, "run", 0) > 0);
 	json_decref(r);
 	now = util_mono_ms();
 	if (now - last_heard > worst_silence)
@@ -223,7 +223,7 @@ static void test_coord_bigrun_import_while_serving(void **state)
 	r = run_list(t);
 	assert_int_equal(json_array_size(json_object_get(r, "runs")), 1);
 	m = json_array_get(json_object_get(r, "runs"), 0);
-	assert_string_equal(proto_get_str(m, "state", ""), "done");
+	assert_string_equal(jget_str(m, "state", ""), "done");
 	json_decref(r);
 
 	stop_loop(t, &stats);
@@ -250,7 +250,7 @@ static void test_coord_bigrun_refused(void **state)
 	r = recv_within(t->importer, 30000);
 	assert_non_null(r);
 	assert_string_equal(proto_msg_type(r), "error");
-	assert_contains(proto_get_str(r, "message", ""), "cannot import 'big.csv': jobs[9999]."
+	assert_contains(jget_str(r, "message", ""), "cannot import 'big.csv': jobs[9999]."
 			"samples[0]: 'value' -1 of 'prog.ns_per_run' is negative");
 	json_decref(r);
 	r = run_list(t);
@@ -313,8 +313,8 @@ static void test_coord_bigrun_submit(void **state)
 	r = recv_within(t->importer, 60000);
 	assert_non_null(r);
 	if (strcmp(proto_msg_type(r), "submitted"))
-		fail_msg("submit refused: %s", proto_get_str(r, "message", "?"));
-	run = proto_get_int(r, "run", 0);
+		fail_msg("submit refused: %s", jget_str(r, "message", "?"));
+	run = jget_int(r, "run", 0);
 	json_decref(r);
 	took = util_mono_ms() - start;
 	m = proto_msg_new("run_show");

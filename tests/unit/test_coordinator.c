@@ -133,7 +133,7 @@ static void hello(struct tctx *t, const char *name, const char *driver)
 	json_object_set_new(m, "version", json_string("0.1"));
 	json_object_set_new(m, "inventory", inventory(driver));
 	r = coord_ask(t->fx.c, t->agent, m, "welcome");
-	assert_true(proto_get_int(r, "heartbeat_ms", 0) > 0);
+	assert_true(jget_int(r, "heartbeat_ms", 0) > 0);
 	json_decref(r);
 }
 
@@ -191,14 +191,14 @@ static void test_coordinator_end_to_end(void **state)
 	hello(t, "h1", "veth");
 	r = coord_ask(t->fx.c, t->client, simple("host_list", 0), "hosts");
 	assert_int_equal(json_array_size(json_object_get(r, "hosts")), 1);
-	assert_string_equal(proto_get_str(json_array_get(json_object_get(r, "hosts"), 0),
+	assert_string_equal(jget_str(json_array_get(json_object_get(r, "hosts"), 0),
 					  "state", ""), "idle");
 	json_decref(r);
 
 	r = coord_ask(t->fx.c, t->client, submit_msg(t, plan_text, NULL), "submitted");
-	run = proto_get_int(r, "run", 0);
+	run = jget_int(r, "run", 0);
 	assert_true(run > 0);
-	assert_int_equal(proto_get_int(r, "jobs", 0), 2);
+	assert_int_equal(jget_int(r, "jobs", 0), 2);
 	assert_string_equal(json_string_value(json_array_get(json_object_get(r, "hosts"), 0)),
 			    "h1");
 	json_decref(r);
@@ -208,16 +208,16 @@ static void test_coordinator_end_to_end(void **state)
 		assert_non_null(r);
 		assert_string_equal(proto_msg_type(r), "job");
 		job = json_object_get(r, "job");
-		job_id = proto_get_int(job, "id", 0);
+		job_id = jget_int(job, "id", 0);
 		assert_true(job_id > 0);
-		assert_int_equal(proto_get_int(job, "run", 0), run);
+		assert_int_equal(jget_int(job, "run", 0), run);
 		spec = json_object_get(job, "spec");
-		assert_string_equal(proto_get_str(spec, "variant", ""), variants[i]);
-		assert_string_equal(proto_get_str(json_array_get(json_object_get(spec, "attach"), 0),
+		assert_string_equal(jget_str(spec, "variant", ""), variants[i]);
+		assert_string_equal(jget_str(json_array_get(json_object_get(spec, "attach"), 0),
 						  "sha256", ""), t->fx.obj_sha);
 		obj = json_object_get(json_object_get(r, "objects"), OBJ_NAME);
-		assert_string_equal(proto_get_str(obj, "sha256", ""), t->fx.obj_sha);
-		assert_int_equal(util_base64_decode(proto_get_str(obj, "data", ""), &bytes, &len),
+		assert_string_equal(jget_str(obj, "sha256", ""), t->fx.obj_sha);
+		assert_int_equal(util_base64_decode(jget_str(obj, "data", ""), &bytes, &len),
 				 0);
 		assert_int_equal(len, t->fx.obj_len);
 		assert_memory_equal(bytes, t->fx.obj, len);
@@ -235,14 +235,14 @@ static void test_coordinator_end_to_end(void **state)
 		if (i == 0) {
 			/* the host is busy with this job */
 			r = coord_ask(t->fx.c, t->client, simple("host_list", 0), "hosts");
-			assert_string_equal(proto_get_str(json_array_get(json_object_get(r, "hosts"),
+			assert_string_equal(jget_str(json_array_get(json_object_get(r, "hosts"),
 							  0), "state", ""), "busy");
-			assert_int_equal(proto_get_int(json_array_get(json_object_get(r, "hosts"), 0),
+			assert_int_equal(jget_int(json_array_get(json_object_get(r, "hosts"), 0),
 						       "job", 0), job_id);
 			json_decref(r);
 		}
 		r = coord_ask(t->fx.c, t->agent, result_msg(job_id, 1e6 * (i + 1)), "ack");
-		assert_int_equal(proto_get_int(r, "job", 0), job_id);
+		assert_int_equal(jget_int(r, "job", 0), job_id);
 		json_decref(r);
 	}
 	/* the agent sends its last result again: acknowledged, stored once */
@@ -256,11 +256,11 @@ static void test_coordinator_end_to_end(void **state)
 
 	r = coord_ask(t->fx.c, t->client, simple("run_show", run), "run");
 	res = json_object_get(r, "run");
-	assert_string_equal(proto_get_str(res, "state", ""), "done");
-	assert_int_equal(proto_get_int(res, "jobs_done", 0), 2);
+	assert_string_equal(jget_str(res, "state", ""), "done");
+	assert_int_equal(jget_int(res, "jobs_done", 0), 2);
 	assert_string_equal(json_string_value(json_array_get(json_object_get(res, "overrides"),
 							     0)), "traffic.packet.size=128");
-	assert_string_equal(proto_get_str(json_array_get(json_object_get(res, "jobs"), 1),
+	assert_string_equal(jget_str(json_array_get(json_object_get(res, "jobs"), 1),
 					  "variant", ""), "pass");
 	json_decref(r);
 
@@ -268,8 +268,8 @@ static void test_coordinator_end_to_end(void **state)
 	 * here, the run's head all the same; an unknown run is an error */
 	r = coord_ask(t->fx.c, t->client, simple("result_seconds", run), "seconds");
 	res = json_object_get(r, "seconds");
-	assert_int_equal(proto_get_int(res, "run", 0), run);
-	assert_string_equal(proto_get_str(res, "plan", ""), "coord-test");
+	assert_int_equal(jget_int(res, "run", 0), run);
+	assert_string_equal(jget_str(res, "plan", ""), "coord-test");
 	assert_true(json_is_array(json_object_get(res, "series")));
 	json_decref(r);
 	r = coord_ask(t->fx.c, t->client, simple("result_seconds", 4242), "error");
@@ -277,17 +277,17 @@ static void test_coordinator_end_to_end(void **state)
 
 	r = coord_ask(t->fx.c, t->client, simple("result_show", run), "result");
 	res = json_object_get(r, "result");
-	assert_string_equal(proto_get_str(res, "plan", ""), "coord-test");
-	assert_int_equal(proto_get_int(res, "repeat", 0), 1);
+	assert_string_equal(jget_str(res, "plan", ""), "coord-test");
+	assert_int_equal(jget_int(res, "repeat", 0), 1);
 	assert_string_equal(json_string_value(json_array_get(json_object_get(res, "variants"),
 							     1)), "pass");
-	assert_string_equal(proto_get_str(json_array_get(json_object_get(res, "hosts"), 0),
+	assert_string_equal(jget_str(json_array_get(json_object_get(res, "hosts"), 0),
 					  "kernel_release", ""), "6.18.44");
 	assert_int_equal(json_array_size(json_object_get(res, "samples")), 4);
 	m = json_array_get(json_object_get(res, "samples"), 2);
-	assert_string_equal(proto_get_str(m, "variant", ""), "pass");
-	assert_string_equal(proto_get_str(m, "metric", ""), "port.rx_pps");
-	assert_true(proto_get_real(m, "value", 0) == 2e6);
+	assert_string_equal(jget_str(m, "variant", ""), "pass");
+	assert_string_equal(jget_str(m, "metric", ""), "port.rx_pps");
+	assert_true(jget_num(m, "value", 0) == 2e6);
 	assert_true(json_is_object(json_object_get(m, "point")));	/* no matrix */
 	json_decref(r);
 
@@ -307,7 +307,7 @@ static void test_coordinator_malformed(void **state)
 	r = coord_pump(t->fx.c, t->agent, 5000);
 	assert_non_null(r);
 	assert_string_equal(proto_msg_type(r), "error");
-	assert_non_null(strstr(proto_get_str(r, "message", ""), "not JSON"));
+	assert_non_null(strstr(jget_str(r, "message", ""), "not JSON"));
 	json_decref(r);
 	/* before hello: a heartbeat is not answered (the agent's liveness runs out and it
 	 * says hello), anything else gets an error */
@@ -318,42 +318,42 @@ static void test_coordinator_malformed(void **state)
 	m = proto_msg_new("accept");
 	json_object_set_new(m, "job", json_integer(1));
 	r = coord_ask(t->fx.c, t->agent, m, "error");
-	assert_string_equal(proto_get_str(r, "message", ""), "unknown agent: say hello first");
-	assert_string_equal(proto_get_str(r, "in_reply_to", ""), "accept");
+	assert_string_equal(jget_str(r, "message", ""), "unknown agent: say hello first");
+	assert_string_equal(jget_str(r, "in_reply_to", ""), "accept");
 	json_decref(r);
 	/* hello without an inventory */
 	m = proto_msg_new("hello");
 	json_object_set_new(m, "agent", json_string("h1"));
 	r = coord_ask(t->fx.c, t->agent, m, "error");
-	assert_string_equal(proto_get_str(r, "message", ""), "hello: 'inventory' is required");
+	assert_string_equal(jget_str(r, "message", ""), "hello: 'inventory' is required");
 	json_decref(r);
 	/* an unknown type from a registered agent; a result for a job that does not exist */
 	hello(t, "h1", "veth");
 	r = coord_ask(t->fx.c, t->agent, proto_msg_new("frob"), "error");
-	assert_string_equal(proto_get_str(r, "message", ""), "unknown message type 'frob'");
-	assert_string_equal(proto_get_str(r, "in_reply_to", ""), "frob");
+	assert_string_equal(jget_str(r, "message", ""), "unknown message type 'frob'");
+	assert_string_equal(jget_str(r, "in_reply_to", ""), "frob");
 	json_decref(r);
 	r = coord_ask(t->fx.c, t->agent, result_msg(77, 1), "error");
-	assert_non_null(strstr(proto_get_str(r, "message", ""), "unknown job 77"));
+	assert_non_null(strstr(jget_str(r, "message", ""), "unknown job 77"));
 	json_decref(r);
 	/* clients: wrong version, two frames, unknown type, missing run */
 	assert_int_equal(zmq_send(t->client, "{\"v\":2,\"type\":\"run_list\"}", 25, 0), 25);
 	r = coord_pump(t->fx.c, t->client, 5000);
-	assert_string_equal(proto_get_str(r, "message", ""), "protocol version 2, expected 1");
+	assert_string_equal(jget_str(r, "message", ""), "protocol version 2, expected 1");
 	json_decref(r);
 	zmq_send(t->client, "{\"v\":1,\"type\":\"run_list\"}", 25, ZMQ_SNDMORE);
 	zmq_send(t->client, "{}", 2, 0);
 	r = coord_pump(t->fx.c, t->client, 5000);
-	assert_string_equal(proto_get_str(r, "message", ""),
+	assert_string_equal(jget_str(r, "message", ""),
 			    "message has more than one payload frame");
 	json_decref(r);
 	r = coord_ask(t->fx.c, t->client, proto_msg_new("frob"), "error");
 	json_decref(r);
 	r = coord_ask(t->fx.c, t->client, simple("run_show", 0), "error");
-	assert_string_equal(proto_get_str(r, "message", ""), "run_show: 'run' is required");
+	assert_string_equal(jget_str(r, "message", ""), "run_show: 'run' is required");
 	json_decref(r);
 	r = coord_ask(t->fx.c, t->client, simple("result_show", 42), "error");
-	assert_non_null(strstr(proto_get_str(r, "message", ""), "unknown run 42"));
+	assert_non_null(strstr(jget_str(r, "message", ""), "unknown run 42"));
 	json_decref(r);
 
 	/* and it still serves */
@@ -372,14 +372,14 @@ static void test_coordinator_bad_submit(void **state)
 
 	/* no host connected */
 	r = coord_ask(t->fx.c, t->client, submit_msg(t, plan_text, NULL), "error");
-	assert_non_null(strstr(proto_get_str(r, "message", ""),
+	assert_non_null(strstr(jget_str(r, "message", ""),
 				"no host matches the plan (hosts.match port.driver=veth, "
 				"kernel>=6.1; ports a, b; 0 hosts connected)"));
 	json_decref(r);
 	/* a host without veth ports */
 	hello(t, "h1", "ixgbe");
 	r = coord_ask(t->fx.c, t->client, submit_msg(t, plan_text, NULL), "error");
-	assert_non_null(strstr(proto_get_str(r, "message", ""), "1 host connected; 'h1': no port "
+	assert_non_null(strstr(jget_str(r, "message", ""), "1 host connected; 'h1': no port "
 			       "of roles a, b with driver 'veth'"));
 	json_decref(r);
 	hello(t, "h1", "veth");
@@ -388,22 +388,22 @@ static void test_coordinator_bad_submit(void **state)
 	bad = strdup(plan_text);
 	memcpy(strstr(bad, "repeat: 1"), "repeat: x", 9);
 	r = coord_ask(t->fx.c, t->client, submit_msg(t, bad, NULL), "error");
-	assert_non_null(strstr(proto_get_str(r, "message", ""), "plan.yaml:18:"));
+	assert_non_null(strstr(jget_str(r, "message", ""), "plan.yaml:18:"));
 	json_decref(r);
 	free(bad);
 	/* object bytes that do not match their sha256 */
 	r = coord_ask(t->fx.c, t->client, submit_msg(t, plan_text, "00"), "error");
-	assert_non_null(strstr(proto_get_str(r, "message", ""), "its bytes hash to"));
+	assert_non_null(strstr(jget_str(r, "message", ""), "its bytes hash to"));
 	json_decref(r);
 	/* a plan naming an object that was not sent */
 	other = strdup(plan_text);
 	memcpy(strstr(other, OBJ_NAME ", program: xdp_pass"), "xdp_other", 9);
 	r = coord_ask(t->fx.c, t->client, submit_msg(t, other, NULL), "error");
-	assert_non_null(strstr(proto_get_str(r, "message", ""), "plan.yaml:17:"));
+	assert_non_null(strstr(jget_str(r, "message", ""), "plan.yaml:17:"));
 	json_decref(r);
 	free(other);
 	r = coord_ask(t->fx.c, t->client, proto_msg_new("submit"), "error");
-	assert_string_equal(proto_get_str(r, "message", ""), "submit: 'plan_text' is required");
+	assert_string_equal(jget_str(r, "message", ""), "submit: 'plan_text' is required");
 	json_decref(r);
 
 	/* nothing was stored, and nothing was sent to the agent */
@@ -424,11 +424,11 @@ static void test_coordinator_agent_gone(void **state)
 
 	hello(t, "h1", "veth");
 	r = coord_ask(t->fx.c, t->client, submit_msg(t, plan_text, NULL), "submitted");
-	run = proto_get_int(r, "run", 0);
+	run = jget_int(r, "run", 0);
 	json_decref(r);
 	r = coord_pump(t->fx.c, t->agent, 5000);
 	assert_string_equal(proto_msg_type(r), "job");
-	job_id = proto_get_int(json_object_get(r, "job"), "id", 0);
+	job_id = jget_int(json_object_get(r, "job"), "id", 0);
 	json_decref(r);
 
 	/* silence: the coordinator keeps sending heartbeats, then gives up */
@@ -445,20 +445,20 @@ static void test_coordinator_agent_gone(void **state)
 	assert_true(beat);
 	r = coord_ask(t->fx.c, t->client, simple("host_list", 0), "hosts");
 	host = json_array_get(json_object_get(r, "hosts"), 0);
-	assert_string_equal(proto_get_str(host, "state", ""), "gone");
+	assert_string_equal(jget_str(host, "state", ""), "gone");
 	assert_true(json_is_null(json_object_get(host, "job")));
 	json_decref(r);
 	r = coord_ask(t->fx.c, t->client, simple("run_show", run), "run");
 	job = json_array_get(json_object_get(json_object_get(r, "run"), "jobs"), 0);
-	assert_string_equal(proto_get_str(job, "state", ""), "queued");
-	assert_int_equal(proto_get_int(job, "attempts", 0), 1);
+	assert_string_equal(jget_str(job, "state", ""), "queued");
+	assert_int_equal(jget_int(job, "attempts", 0), 1);
 	json_decref(r);
 
 	/* back: the same job again */
 	hello(t, "h1", "veth");
 	r = coord_pump(t->fx.c, t->agent, 5000);
 	assert_string_equal(proto_msg_type(r), "job");
-	assert_int_equal(proto_get_int(json_object_get(r, "job"), "id", 0), job_id);
+	assert_int_equal(jget_int(json_object_get(r, "job"), "id", 0), job_id);
 	json_decref(r);
 }
 
@@ -493,9 +493,9 @@ static void boot_refused(struct tctx *t, const char *host, const char *kernel,
 {
 	json_t *r = coord_ask(t->fx.c, t->client, host_boot(host, kernel), "error");
 
-	if (!strstr(proto_get_str(r, "message", ""), message))
+	if (!strstr(jget_str(r, "message", ""), message))
 		fail_msg("host_boot %s %s: '%s' lacks '%s'", host, kernel,
-			 proto_get_str(r, "message", ""), message);
+			 jget_str(r, "message", ""), message);
 	json_decref(r);
 }
 
@@ -507,7 +507,7 @@ static json_t *host_of(struct tctx *t, const char *name)
 	size_t i;
 
 	json_array_foreach(json_object_get(r, "hosts"), i, h)
-		if (!strcmp(proto_get_str(h, "name", ""), name))
+		if (!strcmp(jget_str(h, "name", ""), name))
 			found = json_incref(h);
 	json_decref(r);
 	assert_non_null(found);
@@ -519,9 +519,9 @@ static void assert_boot(struct tctx *t, const char *host, const char *state,
 {
 	json_t *h = host_of(t, host);
 
-	assert_string_equal(proto_get_str(h, "state", ""), state);
-	assert_string_equal(proto_get_str(json_object_get(h, "boot"), "state", ""), boot_state);
-	assert_string_equal(proto_get_str(h, "kernel_release", ""), release);
+	assert_string_equal(jget_str(h, "state", ""), state);
+	assert_string_equal(jget_str(json_object_get(h, "boot"), "state", ""), boot_state);
+	assert_string_equal(jget_str(h, "kernel_release", ""), release);
 	json_decref(h);
 }
 
@@ -545,12 +545,12 @@ static void test_coordinator_host_boot(void **state)
 	boot_refused(t, "h1", "6.18.44", "runs kernel '6.18.44' already");
 
 	r = coord_ask(t->fx.c, t->client, host_boot("h1", "6.19.1"), "booting");
-	assert_string_equal(proto_get_str(r, "from", ""), "6.18.44");
+	assert_string_equal(jget_str(r, "from", ""), "6.18.44");
 	json_decref(r);
 	r = coord_pump(t->fx.c, t->agent, 2000);
 	assert_non_null(r);
 	assert_string_equal(proto_msg_type(r), "boot");
-	assert_string_equal(proto_get_str(r, "kernel", ""), "6.19.1");
+	assert_string_equal(jget_str(r, "kernel", ""), "6.19.1");
 	json_decref(r);
 	assert_boot(t, "h1", "booting", "booting", "6.18.44");
 	boot_refused(t, "h1", "6.19.1", "already switching to kernel '6.19.1'");
@@ -570,11 +570,11 @@ static void test_coordinator_host_boot(void **state)
 	r = coord_pump(t->fx.c, t->agent, 2000);
 	assert_non_null(r);
 	assert_string_equal(proto_msg_type(r), "job");
-	job = proto_get_int(json_object_get(r, "job"), "id", 0);
+	job = jget_int(json_object_get(r, "job"), "id", 0);
 	json_decref(r);
 	h = host_of(t, "h1");
-	assert_string_equal(proto_get_str(json_object_get(h, "boot"), "state", ""), "failed");
-	assert_non_null(strstr(proto_get_str(json_object_get(h, "boot"), "error", ""),
+	assert_string_equal(jget_str(json_object_get(h, "boot"), "state", ""), "failed");
+	assert_non_null(strstr(jget_str(json_object_get(h, "boot"), "error", ""),
 			       "no initrd"));
 	json_decref(h);
 	boot_refused(t, "h1", "6.19.1", "host 'h1' has 2 jobs queued or running");
@@ -586,7 +586,7 @@ static void test_coordinator_host_boot(void **state)
 		job = 0;
 		while ((r = coord_pump(t->fx.c, t->agent, 300))) {
 			if (!strcmp(proto_msg_type(r), "job"))
-				job = proto_get_int(json_object_get(r, "job"), "id", 0);
+				job = jget_int(json_object_get(r, "job"), "id", 0);
 			json_decref(r);
 		}
 	}
@@ -614,10 +614,10 @@ static void test_coordinator_host_boot(void **state)
 	hello_kernel(t, t->agent, "h1", "6.19.1", json_pack("[s, s]", "6.18.44", "6.19.1"),
 		     NULL);
 	h = host_of(t, "h1");
-	assert_string_equal(proto_get_str(json_object_get(h, "boot"), "state", ""), "mismatch");
-	assert_string_equal(proto_get_str(json_object_get(h, "boot"), "error", ""),
+	assert_string_equal(jget_str(json_object_get(h, "boot"), "state", ""), "mismatch");
+	assert_string_equal(jget_str(json_object_get(h, "boot"), "error", ""),
 			    "host 'h1' came back with kernel '6.19.1', not '6.18.44'");
-	assert_string_equal(proto_get_str(h, "state", ""), "idle");
+	assert_string_equal(jget_str(h, "state", ""), "idle");
 	json_decref(h);
 }
 
@@ -631,7 +631,7 @@ static long long first_job(struct tctx *t)
 	r = coord_ask(t->fx.c, t->client, submit_msg(t, plan_text, NULL), "submitted");
 	json_decref(r);
 	r = coord_pump(t->fx.c, t->agent, 5000);
-	job_id = proto_get_int(json_object_get(r, "job"), "id", 0);
+	job_id = jget_int(json_object_get(r, "job"), "id", 0);
 	json_decref(r);
 	return job_id;
 }
@@ -659,12 +659,12 @@ static void test_coordinator_restart(void **state)
 	coord_fix_start(&t->fx, &COORD_OPTS(.tick_ms = 20));
 	/* the old session is unknown to the new coordinator */
 	r = coord_ask(t->fx.c, t->agent, result_msg(job_id, 1), "error");
-	assert_string_equal(proto_get_str(r, "message", ""), "unknown agent: say hello first");
+	assert_string_equal(jget_str(r, "message", ""), "unknown agent: say hello first");
 	json_decref(r);
 	hello(t, "h1", "veth");
 	r = coord_pump(t->fx.c, t->agent, 5000);
 	assert_string_equal(proto_msg_type(r), "job");
-	assert_int_equal(proto_get_int(json_object_get(r, "job"), "id", 0), job_id);
+	assert_int_equal(jget_int(json_object_get(r, "job"), "id", 0), job_id);
 	json_decref(r);
 	r = coord_ask(t->fx.c, t->agent, result_msg(job_id, 1), "ack");
 	json_decref(r);
@@ -701,9 +701,9 @@ static void test_coordinator_result_refused(void **state)
 		m = result_msg(job_id, 1);
 		json_object_set_new(m, bad[i].member, v);
 		r = coord_ask(t->fx.c, t->agent, m, "error");
-		assert_string_equal(proto_get_str(r, "in_reply_to", ""), "result");
-		if (!strstr(proto_get_str(r, "message", ""), bad[i].why))
-			fail_msg("'%s' does not say '%s'", proto_get_str(r, "message", ""),
+		assert_string_equal(jget_str(r, "in_reply_to", ""), "result");
+		if (!strstr(jget_str(r, "message", ""), bad[i].why))
+			fail_msg("'%s' does not say '%s'", jget_str(r, "message", ""),
 				 bad[i].why);
 		json_decref(r);
 	}
@@ -737,7 +737,7 @@ static long long next_job(struct tctx *t, json_t **spec)
 	assert_non_null(r);
 	assert_string_equal(proto_msg_type(r), "job");
 	job = json_object_get(r, "job");
-	id = proto_get_int(job, "id", 0);
+	id = jget_int(job, "id", 0);
 	*spec = json_incref(json_object_get(job, "spec"));
 	json_decref(r);
 	return id;
@@ -760,9 +760,9 @@ static void test_coordinator_stored_spec(void **state)
 	r = coord_ask(t->fx.c, t->client, submit_msg(t, plan_text, NULL), "submitted");
 	json_decref(r);
 	j1 = next_job(t, &s1);
-	assert_string_equal(proto_get_str(s1, "variant", ""), "drop");
+	assert_string_equal(jget_str(s1, "variant", ""), "drop");
 	r = coord_ask(t->fx.c, t->client, submit_msg(t, plan_text, NULL), "submitted");
-	assert_int_equal(proto_get_int(r, "run", 0), 2);
+	assert_int_equal(jget_int(r, "run", 0), 2);
 	json_decref(r);
 	coord_destroy(&t->fx.c);
 	snprintf(sql, sizeof(sql), "UPDATE jobs SET spec = (SELECT spec FROM jobs WHERE id = "
@@ -785,14 +785,14 @@ static void test_coordinator_stored_spec(void **state)
 	json_decref(r);
 	j4 = next_job(t, &s4);
 	assert_int_equal(j4, j1 + 3);
-	assert_string_equal(proto_get_str(s4, "variant", ""), "pass");
+	assert_string_equal(jget_str(s4, "variant", ""), "pass");
 	r = coord_ask(t->fx.c, t->client, simple("run_show", 2), "run");
 	{
 		json_t *jobs = json_object_get(json_object_get(r, "run"), "jobs");
 		json_t *j3 = json_array_get(jobs, 0);
 
-		assert_string_equal(proto_get_str(j3, "state", ""), "failed");
-		assert_non_null(strstr(proto_get_str(j3, "error", ""), "its stored spec cannot be "
+		assert_string_equal(jget_str(j3, "state", ""), "failed");
+		assert_non_null(strstr(jget_str(j3, "error", ""), "its stored spec cannot be "
 				       "read: spec.bogus"));
 	}
 	json_decref(r);
@@ -835,8 +835,8 @@ static void test_coordinator_spec_added(void **state)
 	r = coord_ask(t->fx.c, t->agent, result_msg(j2, 1), "ack");
 	json_decref(r);
 	j3 = next_job(t, &s3);		/* the added one */
-	assert_int_equal(proto_get_int(s3, "rep", 0), 7);
-	assert_string_equal(proto_get_str(s3, "variant", ""), proto_get_str(s1, "variant", "?"));
+	assert_int_equal(jget_int(s3, "rep", 0), 7);
+	assert_string_equal(jget_str(s3, "variant", ""), jget_str(s1, "variant", "?"));
 	/* nothing queued: the run's specs go at the next tick; then one more is added */
 	json_decref(coord_pump(t->fx.c, t->client, 100));
 	add_job_like(t, j1, 8);
@@ -844,7 +844,7 @@ static void test_coordinator_spec_added(void **state)
 	json_decref(r);
 	j4 = next_job(t, &s4);
 	assert_int_equal(j4, j3 + 1);
-	assert_int_equal(proto_get_int(s4, "rep", 0), 8);
+	assert_int_equal(jget_int(s4, "rep", 0), 8);
 	json_decref(s1);
 	json_decref(s2);
 	json_decref(s3);
@@ -957,9 +957,9 @@ static json_t *xdp_inventory(const char *driver, const char *modes)
 static void test_coordinator_sched_xdp(void **state)
 {
 	char *ports[] = { "a", "b" };
-	struct plan_attach drop[] = { { .port = "b", .hook = PLAN_HOOK_XDP,
-					.mode = PLAN_XDP_NATIVE } };
-	struct plan_attach cnt[] = { { .port = "b", .hook = PLAN_HOOK_TC_INGRESS } };
+	struct plan_attach drop[] = { { .port = "b", .hook = JOB_HOOK_XDP,
+					.mode = JOB_XDP_NATIVE } };
+	struct plan_attach cnt[] = { { .port = "b", .hook = JOB_HOOK_TC_INGRESS } };
 	struct plan_variant variants[] = { { .name = "cnt", .attach = cnt, .n_attach = 1 },
 					   { .name = "drop", .attach = drop, .n_attach = 1 } };
 	struct plan plan = { .ports = ports, .n_ports = 2, .variants = variants,
@@ -1006,9 +1006,9 @@ static void test_coordinator_sched_xdp(void **state)
 	assert_int_equal(sched_choose(&plan, hosts, 2, err, sizeof(err)), 1);
 	assert_true(!hosts[0].chosen && hosts[1].chosen);
 	/* mode auto matches both */
-	drop[0].mode = PLAN_XDP_AUTO;
+	drop[0].mode = JOB_XDP_AUTO;
 	assert_int_equal(sched_choose(&plan, hosts, 2, err, sizeof(err)), 2);
-	drop[0].mode = PLAN_XDP_GENERIC;
+	drop[0].mode = JOB_XDP_GENERIC;
 	assert_true(sched_host_matches(&plan, g3, NULL, 0));
 
 	/* at dispatch */
@@ -1037,21 +1037,21 @@ static void test_coordinator_submit_xdp(void **state)
 	r = coord_ask(t->fx.c, t->agent, m, "welcome");
 	json_decref(r);
 	r = coord_ask(t->fx.c, t->client, submit_msg(t, plan_text, NULL), "error");
-	assert_non_null(strstr(proto_get_str(r, "message", ""),
+	assert_non_null(strstr(jget_str(r, "message", ""),
 			       "1 host connected; 'g3': port 'b' (port-b, veth) has XDP modes "
 			       "generic; the plan asks native (variant 'drop'))"));
 	json_decref(r);
 	m = submit_msg(t, plan_text, NULL);
 	json_object_set_new(m, "hosts", json_pack("[s]", "g3"));
 	r = coord_ask(t->fx.c, t->client, m, "error");
-	assert_string_equal(proto_get_str(r, "message", ""),
+	assert_string_equal(jget_str(r, "message", ""),
 			    "host 'g3' cannot run plan 'coord-test': port 'b' (port-b, veth) has "
 			    "XDP modes generic; the plan asks native (variant 'drop')");
 	json_decref(r);
 	while ((p = strstr(text, "mode: native")))
 		memcpy(p, "mode: auto  ", 12);
 	r = coord_ask(t->fx.c, t->client, submit_msg(t, text, NULL), "submitted");
-	assert_int_equal(proto_get_int(r, "jobs", 0), 2);
+	assert_int_equal(jget_int(r, "jobs", 0), 2);
 	json_decref(r);
 	free(text);
 }
@@ -1182,9 +1182,9 @@ static json_t *want(struct tctx *t, void *sock, void **live, int n, const char *
 		fail_msg("no '%s'", type);
 	if (strcmp(proto_msg_type(r), type))
 		fail_msg("wanted '%s', got '%s': %s", type, proto_msg_type(r),
-			 proto_get_str(r, "message", ""));
-	if (job && proto_get_int(r, "job", 0) != job &&
-	    proto_get_int(json_object_get(r, "job"), "id", 0) != job)
+			 jget_str(r, "message", ""));
+	if (job && jget_int(r, "job", 0) != job &&
+	    jget_int(json_object_get(r, "job"), "id", 0) != job)
 		fail_msg("'%s' for another job than %lld", type, job);
 	return r;
 }
@@ -1211,7 +1211,7 @@ static void pair_go_and_finish(struct tctx *t, void **socks, long long gen, long
 		json_decref(want(t, socks[i], socks, 2, "ack", i ? dut : gen));
 	}
 	r = coord_ask(t->fx.c, t->client, simple("result_show", run), "result");
-	assert_string_equal(proto_get_str(json_object_get(r, "result"), "state", ""), "done");
+	assert_string_equal(jget_str(json_object_get(r, "result"), "state", ""), "done");
 	assert_int_equal(json_array_size(json_object_get(json_object_get(r, "result"),
 							 "samples")), 4);
 	json_decref(r);
@@ -1234,9 +1234,9 @@ static void attempts_of(struct tctx *t, long long run, long long job, char *out,
 
 	out[0] = '\0';
 	json_array_foreach(json_object_get(r, "attempts"), i, a)
-		if (proto_get_int(a, "job", 0) == job)
+		if (jget_int(a, "job", 0) == job)
 			snprintf(out + strlen(out), len - strlen(out), "%s:%s|",
-				 proto_get_str(a, "outcome", ""), proto_get_str(a, "error", ""));
+				 jget_str(a, "outcome", ""), jget_str(a, "error", ""));
 	json_decref(r);
 }
 
@@ -1247,8 +1247,8 @@ static const char *job_state(struct tctx *t, long long run, long long job, char 
 
 	strcpy(out, "?");
 	json_array_foreach(json_object_get(json_object_get(r, "run"), "jobs"), i, j)
-		if (proto_get_int(j, "id", 0) == job)
-			snprintf(out, 16, "%s", proto_get_str(j, "state", ""));
+		if (jget_int(j, "id", 0) == job)
+			snprintf(out, 16, "%s", jget_str(j, "state", ""));
 	json_decref(r);
 	return out;
 }
@@ -1271,7 +1271,7 @@ static void pair_start(struct tctx *t, void *h1, void *h2, long long *run, long 
 	json_decref(m);
 	r = want(t, h1, both, 2, "probe", 0);
 	snprintf(nonce, sizeof(nonce), "%s",
-		 proto_get_str(json_object_get(r, "nonces"), "x", ""));
+		 jget_str(json_object_get(r, "nonces"), "x", ""));
 	m = json_pack("{s:i, s:s, s:O, s:{}}", "v", 1, "type", "probe_report", "probe",
 		      json_object_get(r, "probe"), "received");
 	assert_int_equal(proto_send(h1, m, 0), 0);
@@ -1290,14 +1290,14 @@ static void pair_start(struct tctx *t, void *h1, void *h2, long long *run, long 
 	json_decref(r);
 
 	r = coord_ask(t->fx.c, t->client, submit_msg(t, pair_plan, NULL), "submitted");
-	*run = proto_get_int(r, "run", 0);
-	assert_int_equal(proto_get_int(r, "jobs", 0), 2);
+	*run = jget_int(r, "run", 0);
+	assert_int_equal(jget_int(r, "jobs", 0), 2);
 	json_decref(r);
 	r = want(t, h1, both, 2, "job", 0);
-	*gen = proto_get_int(json_object_get(r, "job"), "id", 0);
+	*gen = jget_int(json_object_get(r, "job"), "id", 0);
 	json_decref(r);
 	r = want(t, h2, both, 2, "job", 0);
-	*dut = proto_get_int(json_object_get(r, "job"), "id", 0);
+	*dut = jget_int(json_object_get(r, "job"), "id", 0);
 	json_decref(r);
 	agent_says(h1, "accept", *gen);
 	agent_says(h2, "accept", *dut);
@@ -1326,7 +1326,7 @@ static void test_coordinator_pair_lost(void **state)
 	silent = util_mono_ms();
 	r = want(t, h2, &h2, 1, "go", dut);
 	took = util_mono_ms() - silent;
-	abort = proto_get_str(r, "abort", NULL);
+	abort = jget_str(r, "abort", NULL);
 	assert_non_null(abort);
 	snprintf(att, sizeof(att), "job %lld on 'h1' was lost: its host went silent", gen);
 	assert_string_equal(abort, att);
@@ -1390,7 +1390,7 @@ static void want_restart_abort(struct tctx *t, void *sock, void **live, long lon
 	snprintf(why, sizeof(why), "job %lld on '%s' was lost: its agent started again", lost,
 		 host);
 	assert_non_null(json_object_get(r, "abort"));
-	assert_string_equal(proto_get_str(r, "abort", ""), why);
+	assert_string_equal(jget_str(r, "abort", ""), why);
 	json_decref(r);
 }
 
@@ -1443,7 +1443,7 @@ static void test_coordinator_pair_restart(void **state)
 	/* what the old process sent late is not its session's */
 	agent_says(t->old, "ready", dut);
 	r = want(t, t->old, live, 2, "error", 0);
-	assert_non_null(strstr(proto_get_str(r, "message", ""), "say hello first"));
+	assert_non_null(strstr(jget_str(r, "message", ""), "say hello first"));
 	json_decref(r);
 	zmq_close(t->old);
 	t->old = NULL;
@@ -1558,14 +1558,14 @@ static void test_coordinator_unsent_once(void **state)
 	while (util_mono_ms() - t0 < 200)
 		assert_int_equal(coord_run_once(t->fx.c, 5), 0);
 	r = coord_ask(t->fx.c, t->client, submit_msg(t, plan_text, NULL), "submitted");
-	run = proto_get_int(r, "run", 0);
+	run = jget_int(r, "run", 0);
 	json_decref(r);
 	t0 = util_mono_ms();
 	while (util_mono_ms() - t0 < 1000)	/* 50 ticks, before the host is gone */
 		assert_int_equal(coord_run_once(t->fx.c, 5), 0);
 	r = coord_ask(t->fx.c, t->client, simple("run_attempts", run), "attempts");
 	assert_int_equal(json_array_size(json_object_get(r, "attempts")), 1);
-	assert_string_equal(proto_get_str(json_array_get(json_object_get(r, "attempts"), 0),
+	assert_string_equal(jget_str(json_array_get(json_object_get(r, "attempts"), 0),
 					  "outcome", ""), "unsent");
 	json_decref(r);
 	attempts_of(t, run, 1, att, sizeof(att));
@@ -1602,7 +1602,7 @@ static long long submit_plan(struct tctx *t, int repeat, const char *extra, int 
 	if (extra)
 		json_array_append_new(json_object_get(m, "overrides"), json_string(extra));
 	r = coord_ask(t->fx.c, t->client, m, "submitted");
-	run = proto_get_int(r, "run", 0);
+	run = jget_int(r, "run", 0);
 	assert_true(run > 0);
 	assert_int_equal(json_array_size(json_object_get(r, "hosts")), hosts);
 	json_decref(r);
@@ -1620,7 +1620,7 @@ static long long job_within(struct tctx *t, void *sock, void **live, int n, int 
 		return 0;
 	if (strcmp(proto_msg_type(r), "job"))
 		fail_msg("wanted a job, got '%s'", proto_msg_type(r));
-	job = proto_get_int(json_object_get(r, "job"), "id", 0);
+	job = jget_int(json_object_get(r, "job"), "id", 0);
 	json_decref(r);
 	assert_true(job > 0);
 	agent_says(sock, "accept", job);

@@ -58,7 +58,7 @@ static json_t *rows(void)
 static json_t *kcidb(const json_t *rows, const char *origin)
 {
 	return export_kcidb(rows, &(struct export_kcidb_opts){
-		.sz = sizeof(struct export_kcidb_opts), .origin = origin,
+		.origin = origin,
 		.db_id = "0123456789abcdef" });
 }
 
@@ -132,14 +132,14 @@ static void test_export_kcidb(void **state)
 	errno = 0;
 	assert_null(export_kcidb(r, NULL));
 	assert_int_equal(errno, EINVAL);
-	assert_null(export_kcidb(r, &(struct export_kcidb_opts){ .sz = 1, .db_id = "x",
+	assert_null(export_kcidb(r, &(struct export_kcidb_opts){ .db_id = "x",
 							       .build_id = "ci" }));
 	assert_false(export_id_valid("CI:1"));
 	assert_false(export_id_valid("ci:"));
 	assert_false(export_id_valid(":x"));
 	assert_true(export_id_valid("ci:kernel/42"));
 	/* the caller's build: the tests name it, no checkouts or builds of ours */
-	k = export_kcidb(r, &(struct export_kcidb_opts){ .sz = 1, .db_id = "x",
+	k = export_kcidb(r, &(struct export_kcidb_opts){ .db_id = "x",
 						       .build_id = "ci:kernel-42" });
 	assert_non_null(k);
 	assert_null(json_object_get(k, "builds"));

@@ -18,6 +18,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "base/jget.h"
 #include "report/export.h"
 #include "helpers.h"
 #include "export_schema.h"
@@ -90,7 +91,7 @@ static json_t *run_export(const json_t *rows, const char *format, bool all_rows,
 	size_t n_flagged;
 
 	return export_run(rows, 7, &(struct export_run_opts){
-		.sz = sizeof(struct export_run_opts), .format = format, .db_id = "00ff00ff00ff00ff",
+		.format = format, .db_id = "00ff00ff00ff00ff",
 		.all_rows = all_rows, .kernel_cache = cache, .n_zero = n_zero },
 		&n_flagged, msg);
 }
@@ -155,10 +156,10 @@ static void test_export_rows_bmf_pairs(void **state)
 	json_decref(b1);
 
 	b1 = export_run(rows, 7, &(struct export_run_opts){
-		.sz = sizeof(struct export_run_opts), .format = "bmf", .host = "h1" },
+		.format = "bmf", .host = "h1" },
 		&n_flagged, &msg);
 	b2 = export_run(rows, 7, &(struct export_run_opts){
-		.sz = sizeof(struct export_run_opts), .format = "bmf", .host = "h2",
+		.format = "bmf", .host = "h2",
 		.kernel = "6.1.0" }, &n_flagged, &msg);
 	assert_non_null(b1);
 	assert_non_null(b2);
@@ -186,11 +187,6 @@ static const json_t *checkout(const json_t *k)
 	return json_array_get(json_object_get(k, "checkouts"), 0);
 }
 
-static const char *cstr(const json_t *o, const char *k)
-{
-	return json_string_value(json_object_get(o, k));
-}
-
 static void test_export_rows_source(void **state)
 {
 	struct err msg;
@@ -207,7 +203,7 @@ static void test_export_rows_source(void **state)
 	k = run_export(rows, "kcidb", false, cache, &n, &msg);
 	assert_kcidb_v4_4(k);
 	c = checkout(k);
-	assert_string_equal(cstr(c, "git_commit_name"), "5aa4d9b42198-dirty");
+	assert_string_equal(jget_str(c, "git_commit_name", NULL), "5aa4d9b42198-dirty");
 	assert_null(json_object_get(c, "git_commit_hash"));
 	assert_null(json_object_get(c, "tree_name"));
 	json_decref(k);
@@ -222,10 +218,10 @@ static void test_export_rows_source(void **state)
 	k = run_export(rows, "kcidb", false, cache, &n, &msg);
 	assert_kcidb_v4_4(k);
 	c = checkout(k);
-	assert_string_equal(cstr(c, "git_commit_name"), "5aa4d9b42198-dirty");
-	assert_string_equal(cstr(c, "git_commit_hash"), FULL);
-	assert_string_equal(cstr(c, "tree_name"), "linux-6.12");
-	assert_string_equal(cstr(json_object_get(c, "misc"), "tree"),
+	assert_string_equal(jget_str(c, "git_commit_name", NULL), "5aa4d9b42198-dirty");
+	assert_string_equal(jget_str(c, "git_commit_hash", NULL), FULL);
+	assert_string_equal(jget_str(c, "tree_name", NULL), "linux-6.12");
+	assert_string_equal(jget_str(json_object_get(c, "misc"), "tree", NULL),
 			    "/var/cache/bpflab/src/linux-6.12");
 	json_decref(k);
 	/* no cache read: the name only */

@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/jget.h"
 #include "plan/plan.h"
 #include "report/export.h"
 #include "store/store.h"
@@ -166,18 +167,11 @@ static json_t *run_rows(const char *path, char db_id[STORE_DB_ID_LEN])
 static json_t *kcidb(const json_t *rows, const char *db_id, const char *build_id)
 {
 	json_t *k = export_kcidb(rows, &(struct export_kcidb_opts){
-		.sz = sizeof(struct export_kcidb_opts), .db_id = db_id, .build_id = build_id });
+		.db_id = db_id, .build_id = build_id });
 
 	assert_non_null(k);
 	assert_kcidb_v4_4(k);
 	return k;
-}
-
-static const char *str(const json_t *o, const char *k)
-{
-	const char *s = json_string_value(json_object_get(o, k));
-
-	return s ? s : "";
 }
 
 /* The index in builds[] of the build with version string VERSION (the test fails
@@ -218,51 +212,51 @@ static void check_kcidb(const json_t *k, const char *db_id, unsigned expect_buil
 	assert_int_equal(json_array_size(json_object_get(k, "checkouts")), n);
 	json_array_foreach(json_object_get(k, "builds"), i, b) {
 		const json_t *misc = json_object_get(b, "misc");
-		size_t x = build_of(str(misc, "kernel_version"));
+		size_t x = build_of(jget_str(misc, "kernel_version", ""));
 
 		assert_true((expect_builds >> x) & 1);
 		snprintf(want, sizeof(want), "bpflab:build.%s@%s", builds[x].release,
 			 builds[x].id);
-		assert_text(str(b, "id"), want);
+		assert_text(jget_str(b, "id", ""), want);
 		snprintf(want, sizeof(want), "bpflab:checkout.%s@%s", builds[x].release,
 			 builds[x].id);
-		assert_text(str(b, "checkout_id"), want);
-		assert_text(str(misc, "kernel_release"), builds[x].release);
-		assert_text(str(misc, "config_sha256"), builds[x].config);
-		assert_text(str(misc, "kernel_build"), builds[x].label);
+		assert_text(jget_str(b, "checkout_id", ""), want);
+		assert_text(jget_str(misc, "kernel_release", ""), builds[x].release);
+		assert_text(jget_str(misc, "config_sha256", ""), builds[x].config);
+		assert_text(jget_str(misc, "kernel_build", ""), builds[x].label);
 		assert_true(json_is_true(json_object_get(b, "valid")));
 	}
 	json_array_foreach(json_object_get(k, "tests"), i, t) {
 		const json_t *env = json_object_get(json_object_get(t, "environment"), "misc");
 		const json_t *misc = json_object_get(t, "misc"), *num = json_object_get(t, "number");
-		const char *host = str(env, "host"), *id = str(t, "id");
-		bool pps = strstr(str(t, "path"), "port_rx_pps") != NULL;
-		const struct build *bd = &builds[build_of(str(env, "kernel_version"))];
+		const char *host = jget_str(env, "host", ""), *id = jget_str(t, "id", "");
+		bool pps = strstr(jget_str(t, "path", ""), "port_rx_pps") != NULL;
+		const struct build *bd = &builds[build_of(jget_str(env, "kernel_version", ""))];
 		const struct expect *e = expect_of(host, bd->id);
 
 		/* the environment is this host's and this build's, exactly as stored */
-		assert_text(str(json_object_get(t, "environment"), "comment"), host);
-		assert_text(str(env, "kernel_release"), bd->release);
-		assert_text(str(env, "config_sha256"), bd->config);
-		assert_text(str(env, "kernel_build"), bd->label);
-		assert_text(str(env, "cpu"), "Xeon");
+		assert_text(jget_str(json_object_get(t, "environment"), "comment", ""), host);
+		assert_text(jget_str(env, "kernel_release", ""), bd->release);
+		assert_text(jget_str(env, "config_sha256", ""), bd->config);
+		assert_text(jget_str(env, "kernel_build", ""), bd->label);
+		assert_text(jget_str(env, "cpu", ""), "Xeon");
 		snprintf(want, sizeof(want), "bpflab:build.%s@%s", bd->release, bd->id);
-		assert_text(str(t, "build_id"), want);
+		assert_text(jget_str(t, "build_id", ""), want);
 		snprintf(want, sizeof(want), "bpflab:%s.run1.%s.%.16s.bpflab.kx.drop."
 			 "traffic_packet_size_64.%s", db_id, host, bd->id,
 			 pps ? "port_rx_pps.b" : "prog_ns_per_run.xdp_drop");
 		assert_text(id, want);
-		assert_text(str(t, "start_time"), e->start);
+		assert_text(jget_str(t, "start_time", ""), e->start);
 		assert_int_equal(json_integer_value(json_object_get(misc, "n")), e->n);
 		if (pps) {
 			assert_near(json_real_value(json_object_get(num, "value")), e->pps, 1e-3);
-			assert_text(str(num, "unit"), "pps");
+			assert_text(jget_str(num, "unit", ""), "pps");
 			assert_near(json_real_value(json_object_get(misc, "min")), e->pps_lo, 1e-3);
 			assert_near(json_real_value(json_object_get(misc, "max")), e->pps_hi, 1e-3);
 		} else {
 			assert_near(json_real_value(json_object_get(num, "value")), e->ns * 1e-9,
 				    1e-15);
-			assert_text(str(num, "unit"), "s");
+			assert_text(jget_str(num, "unit", ""), "s");
 			assert_near(json_real_value(json_object_get(misc, "min")), e->ns_lo, 1e-9);
 			assert_near(json_real_value(json_object_get(misc, "max")), e->ns_hi, 1e-9);
 		}
@@ -353,7 +347,7 @@ static void test_export_store_hosts_and_builds(void **state)
 	check_kcidb(k2, id2, 7);
 	json_array_foreach(json_object_get(k, "tests"), i, t)
 		json_array_foreach(json_object_get(k2, "tests"), j, b)
-			assert_string_not_equal(str(t, "id"), str(b, "id"));
+			assert_string_not_equal(jget_str(t, "id", ""), jget_str(b, "id", ""));
 	assert_true(json_equal(json_object_get(k, "builds"), json_object_get(k2, "builds")));
 	json_decref(k2);
 	json_decref(rows2);
@@ -395,7 +389,7 @@ static void test_export_store_select(void **state)
 	/* the caller's build id: named by every test, no checkouts or builds */
 	k = kcidb(sel, id, "ci:kernel-42");
 	assert_null(json_object_get(k, "builds"));
-	assert_text(str(json_array_get(json_object_get(k, "tests"), 0), "build_id"),
+	assert_text(jget_str(json_array_get(json_object_get(k, "tests"), 0), "build_id", ""),
 		    "ci:kernel-42");
 	json_decref(k);
 	json_decref(sel);
@@ -460,7 +454,7 @@ static void test_export_store_cli(void **state)
 	assert_int_equal(o.status, 0);
 	got = json_of(o.out);
 	assert_int_equal(json_array_size(json_object_get(got, "tests")), 2);
-	assert_text(str(json_array_get(json_object_get(got, "tests"), 1), "build_id"), "ci:k1");
+	assert_text(jget_str(json_array_get(json_object_get(got, "tests"), 1), "build_id", ""), "ci:k1");
 	json_decref(got);
 	prog_out_free(&o);
 

@@ -427,7 +427,7 @@ static void test_jobspec_refused_by_both_sides(void **state)
 	const char *bad = "{\"v\":1,\"type\":\"job\",\"job\":{\"id\":3,\"run\":1,\"spec\":"
 			  "{\"ports\":[\"a\"],\"traffic\":{\"generator\":\"foo\","
 			  "\"duration_ms\":1000}}}}";
-	struct job_opts o = { .sz = sizeof(o) };
+	struct job_opts o = { 0 };
 	struct err why;
 	json_t *msg = json_of(bad), *r;
 
@@ -437,8 +437,8 @@ static void test_jobspec_refused_by_both_sides(void **state)
 			"(xdp-live, udp, pktgen, none)");
 	r = job_run(msg, &o);
 	assert_non_null(r);
-	assert_string_equal(proto_get_str(r, "status", ""), "failed");
-	assert_contains(proto_get_str(r, "error", ""),
+	assert_string_equal(jget_str(r, "status", ""), "failed");
+	assert_contains(jget_str(r, "error", ""),
 			"spec.traffic.generator: unknown generator 'foo' (xdp-live, udp, pktgen, none)");
 	json_decref(r);
 	json_decref(msg);
@@ -450,7 +450,7 @@ static void test_jobspec_refused_by_both_sides(void **state)
 			 -EINVAL);
 	assert_contains(why.msg, "job.spec.attach[0].colour: unknown field");
 	r = job_run(msg, &o);
-	assert_contains(proto_get_str(r, "error", ""), "spec.attach[0].colour: unknown field");
+	assert_contains(jget_str(r, "error", ""), "spec.attach[0].colour: unknown field");
 	json_decref(r);
 	json_decref(msg);
 }
@@ -487,7 +487,7 @@ static void *agent_main(void *agent)
 static void test_jobspec_agent_fails_bad_spec(void **state)
 {
 	struct inventory_config inv = { .agent = "jobspec-agent" };
-	struct agent_opts o = { .sz = sizeof(o), .inv = &inv };
+	struct agent_opts o = { .inv = &inv };
 	uint8_t id[PROTO_MAX_IDENTITY];
 	size_t id_len = 0, len;
 	char endpoint[128];
@@ -517,9 +517,9 @@ static void test_jobspec_agent_fails_bad_spec(void **state)
 	json_decref(m);
 	json_decref(agent_says(router, "accept", id, &id_len));
 	m = agent_says(router, "result", id, &id_len);
-	assert_int_equal(proto_get_int(m, "job", 0), 9);
-	assert_string_equal(proto_get_str(m, "status", ""), "failed");
-	assert_contains(proto_get_str(m, "error", ""),
+	assert_int_equal(jget_int(m, "job", 0), 9);
+	assert_string_equal(jget_str(m, "status", ""), "failed");
+	assert_contains(jget_str(m, "error", ""),
 			"spec.traffic.generator: unknown generator 'foo' (xdp-live, udp, pktgen, none)");
 	json_decref(m);
 	assert_int_equal(write(o.stop_fd, &one, sizeof(one)), sizeof(one));

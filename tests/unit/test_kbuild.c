@@ -19,6 +19,7 @@
 
 #include "analysis/analysis.h"
 #include "analysis/kbuild.h"
+#include "base/jget.h"
 #include "report/plot.h"
 #include "report/report_compare.h"
 #include "store/store.h"
@@ -30,13 +31,6 @@
 #define ID_B "0a5b1c61605d519a593099ace301ec66950a715fa10cc0ea69881422fef8c46e"
 #define LABEL_A REL " #3bbe4a"
 #define LABEL_B REL " #0a5b1c"
-
-static const char *sget(const json_t *o, const char *k)
-{
-	const char *s = json_string_value(json_object_get(o, k));
-
-	return s ? s : "";
-}
 
 /* A value row as store_query_values gives it, of build CONFIG ("aaaa", "bbbb"). */
 static json_t *row(json_int_t job, const char *host, const char *config, const char *variant,
@@ -74,21 +68,21 @@ static void test_kbuild_id_and_labels(void **state)
 	assert_non_null(rows);
 	assert_int_equal(kbuild_label_rows(rows), 0);
 	/* two builds share the release: the short hash tells them apart */
-	assert_string_equal(sget(json_array_get(rows, 0), "kernel_build"), LABEL_A);
-	assert_string_equal(sget(json_array_get(rows, 0), "kernel_build_id"), ID_A);
-	assert_string_equal(sget(json_array_get(rows, 1), "kernel_build"), LABEL_B);
-	assert_string_equal(sget(json_array_get(rows, 1), "kernel_build_id"), ID_B);
-	assert_string_equal(sget(json_array_get(rows, 2), "kernel_build"), LABEL_A);
+	assert_string_equal(jget_str(json_array_get(rows, 0), "kernel_build", ""), LABEL_A);
+	assert_string_equal(jget_str(json_array_get(rows, 0), "kernel_build_id", ""), ID_A);
+	assert_string_equal(jget_str(json_array_get(rows, 1), "kernel_build", ""), LABEL_B);
+	assert_string_equal(jget_str(json_array_get(rows, 1), "kernel_build_id", ""), ID_B);
+	assert_string_equal(jget_str(json_array_get(rows, 2), "kernel_build", ""), LABEL_A);
 	/* one build of its release: the release alone */
-	assert_string_equal(sget(json_array_get(rows, 3), "kernel_build"), "6.1.0");
+	assert_string_equal(jget_str(json_array_get(rows, 3), "kernel_build", ""), "6.1.0");
 	/* nothing known: no identity, an empty label */
-	assert_string_equal(sget(json_array_get(rows, 4), "kernel_build"), "");
+	assert_string_equal(jget_str(json_array_get(rows, 4), "kernel_build", ""), "");
 	assert_null(json_object_get(json_array_get(rows, 4), "kernel_build_id"));
-	assert_string_equal(sget(json_array_get(rows, 5), "kernel_build"), "");
+	assert_string_equal(jget_str(json_array_get(rows, 5), "kernel_build", ""), "");
 	/* without the second build the label is the release */
 	json_array_remove(rows, 1);
 	assert_int_equal(kbuild_label_rows(rows), 0);
-	assert_string_equal(sget(json_array_get(rows, 0), "kernel_build"), REL);
+	assert_string_equal(jget_str(json_array_get(rows, 0), "kernel_build", ""), REL);
 	json_decref(rows);
 }
 
@@ -138,7 +132,7 @@ static json_t *two_builds(const char *by)
 	assert_int_equal(kbuild_label_rows(rows), 0);
 	json_array_foreach(rows, i, r)
 		json_object_set_new(r, "group", json_string(!strcmp(by, "kernel.build") ?
-				    sget(r, "kernel_build") : sget(r, "kernel_release")));
+				    jget_str(r, "kernel_build", "") : jget_str(r, "kernel_release", "")));
 	return rows;
 }
 
@@ -151,11 +145,11 @@ static void test_kbuild_compare_history_plot(void **state)
 	rep = analysis_compare(rows, "kernel.build", NULL, NULL, NULL, &err);
 	if (!rep)
 		fail_msg("%s", err.msg);
-	assert_string_equal(sget(rep, "baseline"), LABEL_A);
+	assert_string_equal(jget_str(rep, "baseline", ""), LABEL_A);
 	cmp = json_array_get(json_object_get(rep, "comparisons"), 0);
-	assert_string_equal(sget(cmp, "candidate"), LABEL_B);
+	assert_string_equal(jget_str(cmp, "candidate", ""), LABEL_B);
 	r = json_array_get(json_object_get(cmp, "rows"), 0);
-	assert_string_equal(sget(r, "verdict"), "DIFFERENT");
+	assert_string_equal(jget_str(r, "verdict", ""), "DIFFERENT");
 	assert_true(json_real_value(json_object_get(r, "delta_pct")) > 19.99 &&
 		    json_real_value(json_object_get(r, "delta_pct")) < 20.01);
 	/* one host, one build a side: nothing pooled */
@@ -167,8 +161,8 @@ static void test_kbuild_compare_history_plot(void **state)
 		fail_msg("%s", err.msg);
 	groups = json_object_get(rep, "groups");
 	assert_int_equal(json_array_size(groups), 2);
-	assert_string_equal(sget(json_array_get(groups, 0), "group"), LABEL_A);
-	assert_string_equal(sget(json_array_get(groups, 1), "group"), LABEL_B);
+	assert_string_equal(jget_str(json_array_get(groups, 0), "group", ""), LABEL_A);
+	assert_string_equal(jget_str(json_array_get(groups, 1), "group", ""), LABEL_B);
 	r = json_array_get(json_object_get(json_array_get(json_object_get(rep, "series"), 0),
 					   "points"), 1);
 	assert_int_equal(json_integer_value(json_object_get(r, "n")), 5);
@@ -212,22 +206,22 @@ static void test_kbuild_pooling_strict(void **state)
 	}
 	assert_int_equal(kbuild_label_rows(rows), 0);
 	json_array_foreach(rows, i, r)
-		json_object_set_new(r, "group", json_string(sget(r, "variant")));
+		json_object_set_new(r, "group", json_string(jget_str(r, "variant", "")));
 
 	rep = analysis_compare(rows, "variant", "base", NULL, NULL, &err);
 	if (!rep)
 		fail_msg("%s", err.msg);
 	assert_int_equal(json_array_size(json_object_get(rep, "pooled")), 2);
 	p = json_array_get(json_object_get(rep, "pooled"), 0);
-	assert_string_equal(sget(p, "side"), "baseline");
-	assert_string_equal(sget(p, "group"), "base");
+	assert_string_equal(jget_str(p, "side", ""), "baseline");
+	assert_string_equal(jget_str(p, "group", ""), "base");
 	assert_int_equal(json_array_size(json_object_get(p, "hosts")), 2);
 	assert_string_equal(analysis_pooled_text(p, "variant", text, sizeof(text)),
 			    "baseline variant 'base' holds values of 2 hosts (h1, h2) and 2 kernel "
 			    "builds (" LABEL_A ", " LABEL_B ")");
 	p = json_array_get(json_object_get(rep, "pooled"), 1);
-	assert_string_equal(sget(p, "side"), "candidate");
-	assert_string_equal(sget(p, "group"), "patch");
+	assert_string_equal(jget_str(p, "side", ""), "candidate");
+	assert_string_equal(jget_str(p, "group", ""), "patch");
 	/* the text says it under the table */
 	f = open_memstream(&buf, &len);
 	assert_non_null(f);
@@ -250,7 +244,7 @@ static void test_kbuild_pooling_strict(void **state)
 
 	/* by host each side is one host and one build: nothing pooled, strict compares */
 	json_array_foreach(rows, i, r)
-		json_object_set_new(r, "group", json_string(sget(r, "host")));
+		json_object_set_new(r, "group", json_string(jget_str(r, "host", "")));
 	rep = analysis_compare(rows, "host", "h1", NULL, &strict, &err);
 	if (!rep)
 		fail_msg("%s", err.msg);
@@ -319,8 +313,8 @@ static void test_kbuild_import_history(void **state)
 	rep = history_by(st, "kernel.build");
 	g = json_object_get(rep, "groups");
 	assert_int_equal(json_array_size(g), 2);
-	assert_string_equal(sget(json_array_get(g, 0), "group"), REL " #cf14be");
-	assert_string_equal(sget(json_array_get(g, 1), "group"), REL " #e3bd12");
+	assert_string_equal(jget_str(json_array_get(g, 0), "group", ""), REL " #cf14be");
+	assert_string_equal(jget_str(json_array_get(g, 1), "group", ""), REL " #e3bd12");
 	g = json_object_get(json_array_get(json_object_get(rep, "series"), 0), "points");
 	assert_int_equal(json_integer_value(json_object_get(json_array_get(g, 0), "n")), 3);
 	assert_true(json_real_value(json_object_get(json_array_get(g, 0), "mean")) > 30.0999 &&
@@ -331,12 +325,12 @@ static void test_kbuild_import_history(void **state)
 	rep = history_by(st, "kernel.version");
 	g = json_object_get(rep, "groups");
 	assert_int_equal(json_array_size(g), 2);
-	assert_string_equal(sget(json_array_get(g, 0), "group"), "#7");
+	assert_string_equal(jget_str(json_array_get(g, 0), "group", ""), "#7");
 	json_decref(rep);
 	rep = history_by(st, "kernel.release");
 	g = json_object_get(rep, "groups");
 	assert_int_equal(json_array_size(g), 1);
-	assert_string_equal(sget(json_array_get(g, 0), "group"), REL);
+	assert_string_equal(jget_str(json_array_get(g, 0), "group", ""), REL);
 	/* the side names both builds and the host */
 	assert_int_equal(json_array_size(json_object_get(json_array_get(g, 0), "builds")), 2);
 	assert_string_equal(json_string_value(json_array_get(json_object_get(json_array_get(g, 0),
@@ -362,8 +356,8 @@ static void test_kbuild_import_history(void **state)
 	rep = history_by(st, "kernel.release,host");
 	g = json_object_get(rep, "groups");
 	assert_int_equal(json_array_size(g), 2);
-	assert_string_equal(sget(json_array_get(g, 0), "group"), REL "/lab1");
-	assert_non_null(strstr(sget(json_array_get(g, 1), "group"), "kkkk/lab2"));
+	assert_string_equal(jget_str(json_array_get(g, 0), "group", ""), REL "/lab1");
+	assert_non_null(strstr(jget_str(json_array_get(g, 1), "group", ""), "kkkk/lab2"));
 	json_decref(rep);
 	assert_true(store_values_by_known("port.driver,kernel.release"));
 	assert_true(store_values_by_known("port.driver,kernel.release,host"));

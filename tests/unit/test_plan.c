@@ -171,10 +171,10 @@ static void test_plan_full(void **state)
 	assert_string_equal(p->ports[0], "a");
 	assert_string_equal(p->ports[1], "b");
 
-	assert_int_equal(p->traffic.generator, PLAN_GEN_XDP_LIVE);
+	assert_int_equal(p->traffic.generator, JOB_GEN_XDP_LIVE);
 	assert_string_equal(p->traffic.from, "a");
 	assert_int_equal(p->traffic.size, 64);
-	assert_int_equal(p->traffic.proto, PLAN_PROTO_UDP4);
+	assert_int_equal(p->traffic.proto, JOB_PROTO_UDP4);
 	assert_int_equal(p->traffic.flows, 1);
 	assert_int_equal(p->traffic.threads, 1);
 	assert_int_equal(p->traffic.duration_ms, 10000);
@@ -187,8 +187,8 @@ static void test_plan_full(void **state)
 	assert_int_equal(p->variants[0].n_attach, 1);
 	a = &p->variants[0].attach[0];
 	assert_string_equal(a->port, "b");
-	assert_int_equal(a->hook, PLAN_HOOK_XDP);
-	assert_int_equal(a->mode, PLAN_XDP_NATIVE);
+	assert_int_equal(a->hook, JOB_HOOK_XDP);
+	assert_int_equal(a->mode, JOB_XDP_NATIVE);
 	assert_string_equal(a->object, "xdp_basic.bpf.o");
 	assert_string_equal(a->program, "xdp_drop");
 	assert_int_equal(a->line, 16);
@@ -232,15 +232,15 @@ static void test_plan_defaults(void **state)
 	assert_null(p->description);
 	assert_int_equal(p->n_match, 0);
 	assert_int_equal(p->host_count, 0);
-	assert_int_equal(p->traffic.generator, PLAN_GEN_XDP_LIVE);
+	assert_int_equal(p->traffic.generator, JOB_GEN_XDP_LIVE);
 	assert_int_equal(p->traffic.size, 64);
-	assert_int_equal(p->traffic.proto, PLAN_PROTO_UDP4);
+	assert_int_equal(p->traffic.proto, JOB_PROTO_UDP4);
 	assert_int_equal(p->traffic.flows, 1);
 	assert_int_equal(p->traffic.threads, 1);
 	assert_int_equal(p->traffic.duration_ms, 1000);
 	assert_int_equal(p->traffic.warmup_ms, 1000);
-	assert_int_equal(p->variants[0].attach[0].hook, PLAN_HOOK_XDP);
-	assert_int_equal(p->variants[0].attach[0].mode, PLAN_XDP_NATIVE);
+	assert_int_equal(p->variants[0].attach[0].hook, JOB_HOOK_XDP);
+	assert_int_equal(p->variants[0].attach[0].mode, JOB_XDP_NATIVE);
 	assert_int_equal(p->n_axes, 0);
 	assert_int_equal(p->repeat, 1);
 	assert_int_equal(p->n_metrics, 6);
@@ -279,9 +279,9 @@ static void test_plan_values(void **state)
 	assert_int_equal(p->host_count, 3);
 	assert_int_equal(p->n_match, 1);
 	assert_string_equal(p->match[0].key, "rack");
-	assert_int_equal(p->traffic.generator, PLAN_GEN_NONE);
+	assert_int_equal(p->traffic.generator, JOB_GEN_NONE);
 	assert_null(p->traffic.from);		/* not used without a generator */
-	assert_int_equal(p->traffic.proto, PLAN_PROTO_UDP6);
+	assert_int_equal(p->traffic.proto, JOB_PROTO_UDP6);
 	assert_int_equal(p->traffic.size, 62);
 	assert_int_equal(p->traffic.flows, 64511);
 	assert_int_equal(p->traffic.threads, 64);
@@ -289,11 +289,11 @@ static void test_plan_values(void **state)
 	assert_int_equal(p->traffic.warmup_ms, 0);
 	assert_int_equal(p->n_variants, 2);
 	assert_int_equal(p->variants[0].n_attach, 3);
-	assert_int_equal(p->variants[0].attach[0].hook, PLAN_HOOK_TC_INGRESS);
-	assert_int_equal(p->variants[0].attach[1].hook, PLAN_HOOK_TC_EGRESS);
-	assert_int_equal(p->variants[0].attach[2].mode, PLAN_XDP_GENERIC);
+	assert_int_equal(p->variants[0].attach[0].hook, JOB_HOOK_TC_INGRESS);
+	assert_int_equal(p->variants[0].attach[1].hook, JOB_HOOK_TC_EGRESS);
+	assert_int_equal(p->variants[0].attach[2].mode, JOB_XDP_GENERIC);
 	assert_string_equal(p->variants[0].attach[0].object, "sub/o.bpf.o");
-	assert_int_equal(p->variants[1].attach[0].mode, PLAN_XDP_OFFLOAD);
+	assert_int_equal(p->variants[1].attach[0].mode, JOB_XDP_OFFLOAD);
 	assert_int_equal(p->repeat, 1000);
 	assert_int_equal(p->n_metrics, 2);
 	assert_string_equal(p->metrics[1], "cpu.softirq");
@@ -332,7 +332,7 @@ static void test_plan_load(void **state)
 	p = plan_load(BPFLAB_SRCDIR "/tests/data/plans/tc-chain.yaml", NULL, 0, &err);
 	if (!p)
 		fail_msg("%s", err.msg);
-	assert_int_equal(p->traffic.generator, PLAN_GEN_UDP);
+	assert_int_equal(p->traffic.generator, JOB_GEN_UDP);
 	assert_int_equal(p->traffic.duration_ms, 500);
 	assert_int_equal(p->n_axes, 2);
 	plan_destroy(&p);
@@ -998,7 +998,7 @@ static void test_plan_expand_matrix(void **state)
 	}
 	/* The plan is as it was after the expansion. */
 	assert_int_equal(p->traffic.size, 64);
-	assert_int_equal(p->traffic.proto, PLAN_PROTO_UDP4);
+	assert_int_equal(p->traffic.proto, JOB_PROTO_UDP4);
 	plan_jobs_free(jobs, n);
 	jobs = NULL;
 	assert_int_equal(plan_expand(p, &jobs, &n, &err), 0);	/* and again */
@@ -1051,7 +1051,7 @@ static void test_plan_expand_spec(void **state)
 	/* mode auto: in the spec as written, decoded by the agent's decoder */
 	p = parse_ok("name: auto\nports: [a, b]\ntraffic: {from: a, duration: 1s}\n"
 		     "variants: {v: [{port: b, mode: auto, object: o, program: p}]}\n");
-	assert_int_equal(p->variants[0].attach[0].mode, PLAN_XDP_AUTO);
+	assert_int_equal(p->variants[0].attach[0].mode, JOB_XDP_AUTO);
 	assert_int_equal(plan_expand(p, &jobs, &n, &err), 0);
 	assert_string_equal(json_string_value(json_object_get(json_array_get(json_object_get(
 			    jobs[0].spec, "attach"), 0), "mode")), "auto");
@@ -1116,11 +1116,11 @@ static void test_plan_tc_mode(void **state)
 	(void)state;
 	p = parse_ok(tc_plan);
 	assert_int_equal(p->n_variants, 3);
-	assert_int_equal(p->variants[0].attach[0].tc_mode, PLAN_TC_TCX);
-	assert_int_equal(p->variants[1].attach[0].tc_mode, PLAN_TC_CLSACT);
-	assert_int_equal(p->variants[1].attach[1].tc_mode, PLAN_TC_AUTO);
-	assert_int_equal(p->variants[2].attach[0].tc_mode, PLAN_TC_AUTO);	/* default */
-	assert_int_equal(p->variants[2].attach[1].hook, PLAN_HOOK_XDP);
+	assert_int_equal(p->variants[0].attach[0].tc_mode, JOB_TC_TCX);
+	assert_int_equal(p->variants[1].attach[0].tc_mode, JOB_TC_CLSACT);
+	assert_int_equal(p->variants[1].attach[1].tc_mode, JOB_TC_AUTO);
+	assert_int_equal(p->variants[2].attach[0].tc_mode, JOB_TC_AUTO);	/* default */
+	assert_int_equal(p->variants[2].attach[1].hook, JOB_HOOK_XDP);
 
 	assert_int_equal(plan_expand(p, &jobs, &n, &err), 0);
 	assert_int_equal(n, 3);
@@ -1139,22 +1139,22 @@ static void test_plan_tc_mode(void **state)
 	p = parse_ov(tc_plan, to_clsact, 1, &err);
 	if (!p)
 		fail_msg("%s", err.msg);
-	assert_int_equal(p->variants[0].attach[0].tc_mode, PLAN_TC_CLSACT);
+	assert_int_equal(p->variants[0].attach[0].tc_mode, JOB_TC_CLSACT);
 	plan_destroy(&p);
 	p = parse_ov(tc_plan, new_variant, 1, &err);
 	if (!p)
 		fail_msg("%s", err.msg);
 	assert_int_equal(p->n_variants, 4);
-	assert_int_equal(p->variants[3].attach[0].tc_mode, PLAN_TC_TCX);
+	assert_int_equal(p->variants[3].attach[0].tc_mode, JOB_TC_TCX);
 	assert_int_equal(plan_expand(p, &jobs, &n, &err), 0);
 	assert_string_equal(spec_tc_mode(&jobs[3], 0), "tcx");
 	plan_jobs_free(jobs, n);
 	plan_destroy(&p);
 
-	assert_string_equal(plan_tc_mode_name(PLAN_TC_AUTO), "auto");
-	assert_string_equal(plan_tc_mode_name(PLAN_TC_TCX), "tcx");
-	assert_string_equal(plan_tc_mode_name(PLAN_TC_CLSACT), "clsact");
-	assert_string_equal(plan_tc_mode_name((enum plan_tc_mode)7), "?");
+	assert_string_equal(jobspec_tc_mode_name(JOB_TC_AUTO), "auto");
+	assert_string_equal(jobspec_tc_mode_name(JOB_TC_TCX), "tcx");
+	assert_string_equal(jobspec_tc_mode_name(JOB_TC_CLSACT), "clsact");
+	assert_string_equal(jobspec_tc_mode_name((enum job_tc_mode)7), "?");
 }
 
 /* The limit itself is accepted and expands; it takes well under a second. */
@@ -1182,19 +1182,19 @@ static void test_plan_expand_limit(void **state)
 static void test_plan_names(void **state)
 {
 	(void)state;
-	assert_string_equal(plan_hook_name(PLAN_HOOK_XDP), "xdp");
-	assert_string_equal(plan_hook_name(PLAN_HOOK_TC_INGRESS), "tc-ingress");
-	assert_string_equal(plan_hook_name(PLAN_HOOK_TC_EGRESS), "tc-egress");
-	assert_string_equal(plan_xdp_mode_name(PLAN_XDP_NATIVE), "native");
-	assert_string_equal(plan_xdp_mode_name(PLAN_XDP_GENERIC), "generic");
-	assert_string_equal(plan_xdp_mode_name(PLAN_XDP_OFFLOAD), "offload");
-	assert_string_equal(plan_xdp_mode_name(PLAN_XDP_AUTO), "auto");
-	assert_string_equal(plan_generator_name(PLAN_GEN_XDP_LIVE), "xdp-live");
-	assert_string_equal(plan_generator_name(PLAN_GEN_UDP), "udp");
-	assert_string_equal(plan_generator_name(PLAN_GEN_PKTGEN), "pktgen");
-	assert_string_equal(plan_generator_name(PLAN_GEN_NONE), "none");
-	assert_string_equal(plan_proto_name(PLAN_PROTO_UDP4), "udp4");
-	assert_string_equal(plan_proto_name(PLAN_PROTO_UDP6), "udp6");
+	assert_string_equal(jobspec_hook_name(JOB_HOOK_XDP), "xdp");
+	assert_string_equal(jobspec_hook_name(JOB_HOOK_TC_INGRESS), "tc-ingress");
+	assert_string_equal(jobspec_hook_name(JOB_HOOK_TC_EGRESS), "tc-egress");
+	assert_string_equal(jobspec_xdp_mode_name(JOB_XDP_NATIVE), "native");
+	assert_string_equal(jobspec_xdp_mode_name(JOB_XDP_GENERIC), "generic");
+	assert_string_equal(jobspec_xdp_mode_name(JOB_XDP_OFFLOAD), "offload");
+	assert_string_equal(jobspec_xdp_mode_name(JOB_XDP_AUTO), "auto");
+	assert_string_equal(jobspec_generator_name(JOB_GEN_XDP_LIVE), "xdp-live");
+	assert_string_equal(jobspec_generator_name(JOB_GEN_UDP), "udp");
+	assert_string_equal(jobspec_generator_name(JOB_GEN_PKTGEN), "pktgen");
+	assert_string_equal(jobspec_generator_name(JOB_GEN_NONE), "none");
+	assert_string_equal(jobspec_proto_name(JOB_PROTO_UDP4), "udp4");
+	assert_string_equal(jobspec_proto_name(JOB_PROTO_UDP6), "udp6");
 	assert_true(plan_metric_known("port.rx_pps"));
 	assert_true(plan_metric_known("cpu.busy"));
 	assert_true(plan_metric_known("prog.run_pps"));

@@ -66,8 +66,8 @@ static void test_proto_decode_rejects(void **state)
 	m = proto_decode("{\"v\":1,\"type\":\"hello\",\"agent\":\"h1\"}", 35, &why);
 	assert_non_null(m);
 	assert_string_equal(proto_msg_type(m), "hello");
-	assert_string_equal(proto_get_str(m, "agent", "?"), "h1");
-	assert_int_equal(proto_get_int(m, "missing", 42), 42);
+	assert_string_equal(jget_str(m, "agent", "?"), "h1");
+	assert_int_equal(jget_int(m, "missing", 42), 42);
 	json_decref(m);
 }
 
@@ -86,7 +86,7 @@ static void test_proto_roundtrip_router_dealer(void **state)
 	assert_int_equal(id_len, 7);
 	assert_memory_equal(id, "agent-1", 7);
 	assert_string_equal(proto_msg_type(in), "heartbeat");
-	assert_int_equal(proto_get_int(in, "job", 0), 17);
+	assert_int_equal(jget_int(in, "job", 0), 17);
 	json_decref(in);
 
 	/* and back */
@@ -124,8 +124,8 @@ static void test_proto_recv_malformed(void **state)
 
 	err = proto_error_new("frob", "unknown message type '%s'", "frob");
 	assert_string_equal(proto_msg_type(err), "error");
-	assert_string_equal(proto_get_str(err, "message", ""), "unknown message type 'frob'");
-	assert_string_equal(proto_get_str(err, "in_reply_to", ""), "frob");
+	assert_string_equal(jget_str(err, "message", ""), "unknown message type 'frob'");
+	assert_string_equal(jget_str(err, "in_reply_to", ""), "frob");
 	json_decref(err);
 }
 
