@@ -98,24 +98,24 @@ static void take_away(struct coord *c, struct coord_agent *a, int64_t job, const
  * then running again). Not when it was taken away meanwhile: that attempt was given up
  * (one side of a pair whose other side was aborted when this host went silent), it moved
  * to another host, or it has finished (WHY says which). */
-static bool kept_job_ours(struct coord *c, struct coord_agent *a, int64_t job, char *why,
-			  size_t len)
+static bool kept_job_ours(struct coord *c, struct coord_agent *a, int64_t job,
+			  struct err *why)
 {
 	char state[16] = "";
 	int err;
 
 	if (coord_stale(a, job)) {
-		snprintf(why, len, "that attempt was given up while the host was silent");
+		err_set(why, "that attempt was given up while the host was silent");
 		return false;
 	}
 	if (!store_job_state(c->store, job, state) &&
 	    (!strcmp(state, "done") || !strcmp(state, "failed"))) {
-		snprintf(why, len, "it has %s meanwhile", state);
+		err_set(why, "it has %s meanwhile", state);
 		return false;
 	}
 	err = store_job_accept(c->store, job, a->host_id, util_wall_ms());
 	if (err == -EPERM) {
-		snprintf(why, len, "it moved to another host while this one was gone");
+		err_set(why, "it moved to another host while this one was gone");
 		return false;
 	}
 	if (err)
@@ -134,7 +134,7 @@ static void on_hello(struct coord *c, const void *id, size_t id_len, const json_
 	long long running = jget_int(msg, "job", 0);
 	int requeued = 0;
 	json_t *welcome;
-	char taken_why[128];
+	struct err taken_why;
 	bool again, taken = false;
 
 	if (!name || !*name || strlen(name) > 255) {
@@ -184,7 +184,7 @@ static void on_hello(struct coord *c, const void *id, size_t id_len, const json_
 		/* it kept running a job across a reconnect: that job is its again, unless it
 		 * was taken away meanwhile (told after the welcome); either way the agent is
 		 * busy until its result */
-		taken = !kept_job_ours(c, a, running, taken_why, sizeof(taken_why));
+		taken = !kept_job_ours(c, a, running, &taken_why);
 		coord_job_kept(a, running);
 		requeued = 0;
 	}
@@ -200,7 +200,7 @@ static void on_hello(struct coord *c, const void *id, size_t id_len, const json_
 		coord_send_agent(c, a, welcome);
 	json_decref(welcome);
 	if (taken)
-		take_away(c, a, running, taken_why);
+		take_away(c, a, running, taken_why.msg);
 	/* barrier state only for the job it goes on with, if that is still its own; the
 	 * other side of a dropped job's pair is told now, as if this host had gone */
 	coord_link_hello(c, a, taken ? 0 : a->job.id, dropped);

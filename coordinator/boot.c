@@ -319,15 +319,16 @@ int coord_boot_restore(struct coord *c)
 	return err;
 }
 
-bool coord_job_fits(const struct coord_agent *a, const struct job_spec *spec, char *why,
-		    size_t len)
+bool coord_job_fits(const struct coord_agent *a, const struct job_spec *spec,
+		    struct err *why)
 {
-	char what[256], asked[512];
+	char asked[512];
+	struct err what;
 
-	if (sched_jobspec_fits(spec, a->inventory, what, sizeof(what), asked, sizeof(asked)))
+	if (sched_jobspec_fits(spec, a->inventory, &what, asked, sizeof(asked)))
 		return true;
-	snprintf(why, len, "host '%s' runs kernel '%s' now and no longer matches the plan: %s "
-		 "(the plan asks %s); the job was not run on it", a->name,
-		 kernel_of(a->inventory), what, asked);
+	err_set(why, "host '%s' runs kernel '%s' now and no longer matches the plan: %s "
+		"(the plan asks %s); the job was not run on it", a->name,
+		kernel_of(a->inventory), what.msg, asked);
 	return false;
 }

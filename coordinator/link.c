@@ -560,15 +560,16 @@ static bool pair_expire(struct coord *c, int64_t host_id, const char *name, int6
 	int64_t job, run;
 	long long limit;
 	bool pair;
+	struct err e;
 	char why[512];
 	int i;
 
 	for (i = 0; i < PAIR_EXPIRE_BATCH; i++) {
 		if (store_job_next_id(c->store, host_id, &job, &run))
 			return false;	/* nothing queued (or an error, logged by the next try) */
-		spec = coord_spec_of(c, run, job, why, sizeof(why));
+		spec = coord_spec_of(c, run, job, &e);
 		if (!spec) {
-			pr_warn("%s", why);
+			pr_warn("%s", e.msg);
 			return true;
 		}
 		pair = spec->js.has_pair;
@@ -622,8 +623,7 @@ static void absent_expire(struct coord *c, int64_t now)
 /* --- submit --- */
 
 int coord_link_choose(struct coord *c, const struct plan *plan, const json_t *names,
-		      struct coord_agent **gen, struct coord_agent **dut, char *err,
-		      size_t err_len)
+		      struct coord_agent **gen, struct coord_agent **dut, struct err *err)
 {
 	struct plan match_only = *plan;
 	json_t *links = store_query_links(c->store), *l;
@@ -632,10 +632,8 @@ int coord_link_choose(struct coord *c, const struct plan *plan, const json_t *na
 	int o;
 
 	*gen = *dut = NULL;
-	if (!links) {
-		snprintf(err, err_len, "%s", store_errmsg(c->store));
-		return -EIO;
-	}
+	if (!links)
+		return err_ret(err, -EIO, "%s", store_errmsg(c->store));
 	match_only.n_ports = 0;		/* each host has only its end of the link */
 	json_array_foreach(links, i, l) {
 		for (o = 0; o < 2; o++) {
@@ -654,8 +652,8 @@ int coord_link_choose(struct coord *c, const struct plan *plan, const json_t *na
 				      strcmp(json_string_value(json_array_get(names, 0)) ?: "", g->name) ||
 				      strcmp(json_string_value(json_array_get(names, 1)) ?: "", d->name)))
 				continue;
-			if (!names && (!sched_host_matches(&match_only, g->inventory, NULL, 0) ||
-				       !sched_host_matches(&match_only, d->inventory, NULL, 0)))
+			if (!names && (!sched_host_matches(&match_only, g->inventory, NULL) ||
+				       !sched_host_matches(&match_only, d->inventory, NULL)))
 				continue;
 			store_host_pending(c->store, g->host_id, &pg_n);
 			store_host_pending(c->store, d->host_id, &pd_n);
@@ -667,11 +665,11 @@ int coord_link_choose(struct coord *c, const struct plan *plan, const json_t *na
 		}
 	}
 	if (!*gen) {
-		snprintf(err, err_len, "no discovered link fits plan '%s' (link generator %s, dut %s%s; %zu links stored%s)",
-			 plan->name, plan->link_generator, plan->link_dut,
-			 names ? ", hosts GENERATOR,DUT as given" : "", json_array_size(links),
-			 json_array_size(links) ? ", none with both hosts connected and matching" :
-			 ": run 'bpflab link discover'");
+		err_set(err, "no discovered link fits plan '%s' (link generator %s, dut %s%s; %zu links stored%s)",
+			plan->name, plan->link_generator, plan->link_dut,
+			names ? ", hosts GENERATOR,DUT as given" : "", json_array_size(links),
+			json_array_size(links) ? ", none with both hosts connected and matching" :
+			": run 'bpflab link discover'");
 		json_decref(links);
 		return -ENOENT;
 	}
