@@ -285,10 +285,8 @@ int bisect_vals_pooled(const struct vals *x, const char *side, const char *kerne
 	}
 	analysis_pooled_text(entry, "kernel", text, sizeof(text));
 	json_decref(entry);
-	if (strict) {
-		cli_error("%s; --strict refuses to pool them", text);
-		return -EDOM;
-	}
+	if (strict)
+		return cli_error("%s; --strict refuses to pool them", text);
 	fprintf(stderr, "bisect: note: %s; its figures pool them (--strict refuses)\n", text);
 	return 0;
 }
@@ -304,15 +302,14 @@ void bisect_vals_release(struct vals *x)
 
 /* The values Q selects into *OUT (released first), from BE. A sample is one variant and
  * one subject: when Q leaves either open and the values have several, nothing is taken
- * and -EDOM is returned after the error (bisect_sample_check). Returns 0, or -errno
- * after the error was printed. */
+ * (bisect_sample_check: bad input). Returns 0, or the exit status after the error. */
 int bisect_values_get(struct session_be *be, const struct vsel *q, struct vals *out)
 {
 	json_t *filter = json_pack("{s:s}", "metric", q->metric), *rows = NULL, *r, *u;
 	const char **names = NULL;
 	struct err why;
 	size_t i, k, n_rows;
-	int ret = -ENOMEM;
+	int ret;
 
 	bisect_vals_release(out);
 	out->runs = json_array();
@@ -330,7 +327,7 @@ int bisect_values_get(struct session_be *be, const struct vsel *q, struct vals *
 		json_object_set(filter, "runs", (json_t *)q->runs);
 	rows = be->ops->values(be, filter);
 	if (!rows) {
-		ret = -EIO;
+		ret = CLI_EXIT_FAIL;	/* said by the backend */
 		goto out;
 	}
 	n_rows = json_array_size(rows);
@@ -390,16 +387,15 @@ int bisect_values_get(struct session_be *be, const struct vsel *q, struct vals *
 				 " and others" : "");
 		else
 			snprintf(what, sizeof(what), "plan '%s'", q->plan ? q->plan : "?");
-		cli_error("metric '%s' of %s: %s", q->metric, what, why.msg);
+		err_prefix(&why, "metric '%s' of %s", q->metric, what);
 		out->n = 0;
-		ret = -EDOM;
+		ret = cli_fail(-EINVAL, &why);
 		goto out;
 	}
 	ret = 0;
 	goto out;
 oom:
-	cli_error("out of memory");
-	ret = -ENOMEM;
+	ret = cli_error("out of memory");
 out:
 	free(names);
 	json_decref(rows);
