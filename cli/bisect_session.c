@@ -51,7 +51,7 @@ static json_t *db_session(struct session_be *be, int64_t id)
 	json_t *ses = store_bisect_get(be->st, id);
 
 	if (!ses)
-		cli_error("%s", store_errmsg(be->st));
+		cli_fail(-errno, store_err(be->st));
 	return ses;
 }
 
@@ -65,16 +65,17 @@ static json_t *db_list(struct session_be *be)
 	json_t *list = store_bisect_list(be->st);
 
 	if (!list)
-		cli_error("%s", store_errmsg(be->st));
+		cli_fail(-errno, store_err(be->st));
 	return list;
 }
 
 static json_t *db_start(struct session_be *be, const json_t *ses)
 {
 	int64_t id;
+	int rc = store_bisect_start(be->st, ses, util_wall_ms(), &id);
 
-	if (store_bisect_start(be->st, ses, util_wall_ms(), &id)) {
-		cli_error("%s", store_errmsg(be->st));
+	if (rc) {
+		cli_fail(rc, store_err(be->st));
 		return NULL;
 	}
 	return db_session(be, id);
@@ -83,10 +84,12 @@ static json_t *db_start(struct session_be *be, const json_t *ses)
 static json_t *db_add_step(struct session_be *be, int64_t id, int64_t seq,
 			   const json_t *step, const json_t *end)
 {
-	if (store_bisect_add_step(be->st, id, seq, step,
-				  end ? jget_str(end, "state", "") : NULL,
-				  json_object_get(end, "result"), util_wall_ms())) {
-		cli_error("%s", store_errmsg(be->st));
+	int rc = store_bisect_add_step(be->st, id, seq, step,
+				       end ? jget_str(end, "state", "") : NULL,
+				       json_object_get(end, "result"), util_wall_ms());
+
+	if (rc) {
+		cli_fail(rc, store_err(be->st));
 		return NULL;
 	}
 	return db_session(be, id);
@@ -95,9 +98,11 @@ static json_t *db_add_step(struct session_be *be, int64_t id, int64_t seq,
 static json_t *db_finish(struct session_be *be, int64_t id, int64_t steps,
 			 const json_t *end)
 {
-	if (store_bisect_end(be->st, id, steps, jget_str(end, "state", ""),
-			     json_object_get(end, "result"), util_wall_ms())) {
-		cli_error("%s", store_errmsg(be->st));
+	int rc = store_bisect_end(be->st, id, steps, jget_str(end, "state", ""),
+				  json_object_get(end, "result"), util_wall_ms());
+
+	if (rc) {
+		cli_fail(rc, store_err(be->st));
 		return NULL;
 	}
 	return db_session(be, id);
@@ -106,9 +111,10 @@ static json_t *db_finish(struct session_be *be, int64_t id, int64_t steps,
 static json_t *db_reset(struct session_be *be)
 {
 	int64_t id;
+	int rc = store_bisect_reset(be->st, 0, util_wall_ms(), &id);
 
-	if (store_bisect_reset(be->st, 0, util_wall_ms(), &id)) {
-		cli_error("%s", store_errmsg(be->st));
+	if (rc) {
+		cli_fail(rc, store_err(be->st));
 		return NULL;
 	}
 	return db_session(be, id);
@@ -119,7 +125,7 @@ static json_t *db_values(struct session_be *be, const json_t *filter)
 	json_t *rows = store_query_values(be->st, filter);
 
 	if (!rows)
-		cli_error("%s", store_errmsg(be->st));
+		cli_fail(-errno, store_err(be->st));
 	return rows;
 }
 

@@ -51,9 +51,9 @@ static void agent_gone(struct coord *c, struct coord_agent *a, int64_t silent_ms
 
 	if (a->sess.seen_wall != a->sess.seen_stored_wall &&
 	    store_host_seen(c->store, a->host_id, a->sess.seen_wall))
-		pr_warn("%s", store_errmsg(c->store));
+		pr_warn("%s", store_err(c->store)->msg);
 	if (store_host_lost(c->store, a->host_id, c->opts.max_attempts, util_wall_ms(), &lost))
-		pr_warn("%s", store_errmsg(c->store));
+		pr_warn("%s", store_err(c->store)->msg);
 	requeued = lost.requeued;
 	c->stats.jobs_moved += lost.moved;
 	coord_count_lost_failed(c, lost.failed);
@@ -120,7 +120,7 @@ static bool kept_job_ours(struct coord *c, struct coord_agent *a, int64_t job,
 	}
 	if (err)
 		pr_info("agent '%s' still runs job %lld: %s", a->name, (long long)job,
-			store_errmsg(c->store));
+			store_err(c->store)->msg);
 	return true;
 }
 
@@ -149,9 +149,9 @@ static void on_hello(struct coord *c, const void *id, size_t id_len, const json_
 	}
 	if (store_host_hello(c->store, name, version, inv, util_wall_ms(), &host_id,
 			     &requeued)) {
-		pr_warn("%s", store_errmsg(c->store));
+		pr_warn("%s", store_err(c->store)->msg);
 		coord_reply(c->agents_sock, id, id_len,
-			    proto_error_new("hello", "%s", store_errmsg(c->store)));
+			    proto_error_new("hello", "%s", store_err(c->store)->msg));
 		return;
 	}
 	/* A connection that spoke for another agent name loses it: one name per peer. */
@@ -232,9 +232,9 @@ static void on_accept(struct coord *c, struct coord_agent *a, const void *id,
 	}
 	coord_stale_forget(a, job);
 	if (store_job_accept(c->store, job, a->host_id, util_wall_ms())) {
-		pr_warn("agent '%s': %s", a->name, store_errmsg(c->store));
+		pr_warn("agent '%s': %s", a->name, store_err(c->store)->msg);
 		coord_reply(c->agents_sock, id, id_len,
-			    proto_error_new("accept", "%s", store_errmsg(c->store)));
+			    proto_error_new("accept", "%s", store_err(c->store)->msg));
 		return;
 	}
 	pr_debug("job %lld accepted by '%s'", job, a->name);
@@ -269,7 +269,7 @@ static void on_agent_error(struct coord *c, struct coord_agent *a, const void *i
 	if (strcmp(about, "job") || job < 1 || job != a->job.id)
 		return;
 	if (store_job_requeue(c->store, job))
-		pr_warn("%s", store_errmsg(c->store));
+		pr_warn("%s", store_err(c->store)->msg);
 	coord_job_over(a, job);
 	coord_dispatch_hold(a, util_mono_ms() + c->opts.heartbeat_ms);
 }
@@ -415,7 +415,7 @@ void coord_agents_tick(struct coord *c)
 		}
 		if (a->sess.seen_wall - a->sess.seen_stored_wall >= COORD_SEEN_STORE_MS) {
 			if (store_host_seen(c->store, a->host_id, a->sess.seen_wall))
-				pr_warn("%s", store_errmsg(c->store));
+				pr_warn("%s", store_err(c->store)->msg);
 			a->sess.seen_stored_wall = a->sess.seen_wall;
 		}
 	}

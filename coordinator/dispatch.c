@@ -83,7 +83,7 @@ static void give_up_undelivered(struct coord *c, struct coord_agent *a, int64_t 
 	snprintf(why, sizeof(why), "not delivered or lost %d times: its host '%s' was "
 		 "unreachable or went silent during each attempt", n, a->name);
 	if (store_job_fail(c->store, job, why, util_wall_ms())) {
-		pr_warn("%s", store_errmsg(c->store));
+		pr_warn("%s", store_err(c->store)->msg);
 		return;
 	}
 	c->stats.jobs_lost_failed++;
@@ -107,7 +107,7 @@ static int fail_pick(struct coord *c, struct coord_agent *a, int64_t job_id, con
 	pr_warn("job %lld failed: %s", (long long)job_id, why);
 	err = store_job_fail(c->store, job_id, why, util_wall_ms());
 	if (err)
-		pr_warn("%s", store_errmsg(c->store));
+		pr_warn("%s", store_err(c->store)->msg);
 	else if (linked)
 		coord_link_failed(c, job_id, a->name, why);
 	return err;
@@ -133,7 +133,7 @@ static int dispatch_pick(struct coord *c, struct coord_agent *a, struct dispatch
 	if (err == -ENOENT)
 		return 0;
 	if (err) {
-		pr_warn("%s", store_errmsg(c->store));
+		pr_warn("%s", store_err(c->store)->msg);
 		return err;
 	}
 	spec = coord_spec_of(c, run_id, job_id, &why);
@@ -190,7 +190,7 @@ static void dispatch_send(struct coord *c, struct dispatch_pick *p)
 		pr_warn("cannot send job %lld to '%s': %s; queued again", (long long)job_id,
 			a->name, zmq_strerror(-err));
 		if (store_job_requeue(c->store, job_id))
-			pr_warn("%s", store_errmsg(c->store));
+			pr_warn("%s", store_err(c->store)->msg);
 		/* its connection is closed (ROUTER_MANDATORY): nothing more for it until it
 		 * says hello again, rather than a new 'unsent' attempt every tick */
 		a->job.hold_until_mono = err == -EHOSTUNREACH ? INT64_MAX :
@@ -335,7 +335,7 @@ static void dispatch_store(struct coord *c, struct dispatch_pick *picks, int n)
 	if (!err) {
 		err = store_jobs_dispatch(c->store, ids, n, util_wall_ms(), errs);
 		if (err)
-			pr_warn("%s", store_errmsg(c->store));
+			pr_warn("%s", store_err(c->store)->msg);
 	}
 	for (i = 0; i < n; i++) {
 		picks[i].a->job.id = 0;		/* set again when sent */

@@ -54,7 +54,7 @@ static json_t *job_object(struct coord *c, size_t i, const char *name, const cha
 		*missing = true;
 	} else {
 		*missing = errno == ENOENT;
-		err_set(why, "%s", store_errmsg(c->store));
+		err_set(why, "%s", store_err(c->store)->msg);
 	}
 	return NULL;
 }

@@ -231,7 +231,7 @@ static int load_queued(struct coord *c, struct coord_run_specs *r, struct err *w
 
 	free(l.prev);
 	if (err)
-		err_set(why, "%s", store_errmsg(c->store));
+		err_set(why, "%s", store_err(c->store)->msg);
 	if (l.added)
 		qsort(r->jobs, r->n_jobs, sizeof(*r->jobs), by_job);
 	return err;
@@ -268,7 +268,7 @@ void coord_specs_tick(struct coord *c)
 	for (r = c->run_specs; r; r = next) {
 		next = r->next;
 		if (store_run_has_queued(c->store, r->run_id, &queued)) {
-			pr_warn("%s", store_errmsg(c->store));
+			pr_warn("%s", store_err(c->store)->msg);
 			continue;
 		}
 		if (!queued)

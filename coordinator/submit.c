@@ -219,7 +219,7 @@ static int choose_hosts(struct coord *c, struct submit *s)
 				return err_ret(&s->err, -ENOMEM, "out of memory");
 		}
 		if (store_host_pending(c->store, a->host_id, &h->pending))
-			return err_ret(&s->err, -EIO, "%s", store_errmsg(c->store));
+			return err_ret(&s->err, -EIO, "%s", store_err(c->store)->msg);
 		s->n_hosts++;
 	}
 	qsort(s->hosts, s->n_hosts, sizeof(*s->hosts), by_name);
@@ -491,7 +491,7 @@ json_t *coord_submit(struct coord *c, const json_t *msg)
 				     &s.objs, s.jn, k, s.rh, n_rh, util_wall_ms(), &run_id,
 				     s.job_ids);
 	if (err) {
-		err_ret(&s.err, err, "%s", store_errmsg(c->store));
+		err_ret(&s.err, err, "%s", store_err(c->store)->msg);
 		goto out;
 	}
 	keep_specs(c, &s, run_id, k);

@@ -61,7 +61,7 @@ static void test_store_boot_begin_end(void **state)
 	assert_int_equal(store_boot_begin(st, host, NEW_KERNEL, OLD_KERNEL, 2000, &id), 0);
 	assert_true(id > 0);
 	assert_int_equal(store_boot_begin(st, host, "7.0", OLD_KERNEL, 2001, NULL), -EEXIST);
-	assert_contains(store_errmsg(st), "switching its kernel already");
+	assert_contains(store_err(st)->msg, "switching its kernel already");
 	assert_int_equal(store_boot_begin(st, host + 100, "7.0", OLD_KERNEL, 2001, NULL),
 			 -ENOENT);
 

@@ -477,7 +477,7 @@ static void test_store_queue_and_queries(void **state)
 	assert_int_equal(errno, ENOENT);
 	assert_null(store_query_result(st, 999));
 	assert_int_equal(errno, ENOENT);
-	assert_non_null(strstr(store_errmsg(st), "unknown run 999"));
+	assert_non_null(strstr(store_err(st)->msg, "unknown run 999"));
 
 	q = store_query_hosts(st);
 	assert_string_equal(json_string_value(json_object_get(json_array_get(q, 0), "state")),
@@ -560,22 +560,22 @@ static void test_store_bad_result(void **state)
 	json_object_set_new(json_array_get(json_object_get(r, "samples"), 2), "window",
 			    json_string("both"));
 	assert_int_equal(store_ingest_result(st, h1, r, 400, &ing), -EINVAL);
-	assert_non_null(strstr(store_errmsg(st), "sample 2 ('prog.ns_per_run'): 'window' must"));
-	assert_non_null(strstr(store_errmsg(st), "cannot store result of job"));
+	assert_non_null(strstr(store_err(st)->msg, "sample 2 ('prog.ns_per_run'): 'window' must"));
+	assert_non_null(strstr(store_err(st)->msg, "cannot store result of job"));
 	json_decref(r);
 	/* the same sample twice: refused by the unique key, rolled back */
 	r = result_msg(job, "ok", 1, true);
 	json_array_append(json_object_get(r, "samples"),
 			  json_array_get(json_object_get(r, "samples"), 0));
 	assert_int_equal(store_ingest_result(st, h1, r, 400, &ing), -EINVAL);
-	assert_non_null(strstr(store_errmsg(st), "is given twice"));
+	assert_non_null(strstr(store_err(st)->msg, "is given twice"));
 	json_decref(r);
 	r = json_pack("{s:i, s:s}", "job", (int)job, "status", "maybe");
 	assert_int_equal(store_ingest_result(st, h1, r, 400, &ing), -EINVAL);
 	json_decref(r);
 	r = result_msg(12345, "ok", 1, true);
 	assert_int_equal(store_ingest_result(st, h1, r, 400, &ing), -ENOENT);
-	assert_non_null(strstr(store_errmsg(st), "unknown job 12345"));
+	assert_non_null(strstr(store_err(st)->msg, "unknown job 12345"));
 	json_decref(r);
 	assert_int_equal(count_rows(f->db, "samples"), 0);
 	assert_int_equal(count_rows(f->db, "host_envs"), 0);
@@ -597,12 +597,12 @@ static void test_store_bad_result(void **state)
 
 		assert_int_equal(store_run_create(st, &f->plan, NULL, &none, &jn, 1, 1, &run),
 				 -EINVAL);
-		assert_non_null(strstr(store_errmsg(st), "object 'xdp_basic.bpf.o' named by the "
+		assert_non_null(strstr(store_err(st)->msg, "object 'xdp_basic.bpf.o' named by the "
 				       "plan was not submitted"));
 		jn.host_id = 4242;	/* no such host: foreign key */
 		assert_int_equal(store_run_create(st, &f->plan, NULL, &f->objs, &jn, 1, 1, &run),
 				 -EINVAL);
-		assert_non_null(strstr(store_errmsg(st), "FOREIGN KEY"));
+		assert_non_null(strstr(store_err(st)->msg, "FOREIGN KEY"));
 		assert_int_equal(count_rows(f->db, "runs"), 1);
 		assert_int_equal(count_rows(f->db, "jobs"), N_JOBS);
 	}
@@ -726,28 +726,33 @@ static void test_store_job_write_failures(void **state)
 	make_run(st, f, h1, 200);
 
 	assert_int_equal(store_job_dispatch(st, 4242, 300), -ENOENT);
-	assert_string_equal(store_errmsg(st), "cannot dispatch job 4242: unknown job 4242");
+	assert_string_equal(store_err(st)->msg, "cannot dispatch job 4242: unknown job 4242");
 	assert_int_equal(store_job_accept(st, 4242, h1, 300), -ENOENT);
-	assert_string_equal(store_errmsg(st), "cannot mark job 4242 running: unknown job 4242");
+	assert_string_equal(store_err(st)->msg, "cannot mark job 4242 running: unknown job 4242");
 	assert_int_equal(store_job_requeue(st, 4242), -ENOENT);
-	assert_string_equal(store_errmsg(st), "cannot requeue job 4242: unknown job 4242");
+	assert_string_equal(store_err(st)->msg, "cannot requeue job 4242: unknown job 4242");
 	assert_int_equal(store_job_fail(st, 4242, "gone", 300), -ENOENT);
-	assert_string_equal(store_errmsg(st), "cannot fail job 4242: unknown job 4242");
+	assert_string_equal(store_err(st)->msg, "cannot fail job 4242: unknown job 4242");
+	/* the store's error is a struct err: no place, not a person's input, and it stays
+	 * until the next failure (docs/architecture.md, "Errors") */
+	assert_false(store_err(st)->input);
+	assert_int_equal(store_err(st)->line, 0);
 	/* no transaction was left open: the next write is committed (seen by another
 	 * connection) */
 	assert_int_equal(store_job_next(st, h1, &job, &rj, &spec), 0);
 	json_decref(spec);
 	assert_int_equal(store_job_dispatch(st, job, 300), 0);
 	assert_job_running(f->db, job);
+	assert_string_equal(store_err(st)->msg, "cannot fail job 4242: unknown job 4242");
 
 	for (i = 0; i < ARRAY_SIZE(triggers); i++) {
 		store_sql(st, triggers[i]);
 		assert_int_equal(store_job_requeue(st, job), -EINVAL);
 		snprintf(want, sizeof(want), "cannot requeue job %lld: injected", (long long)job);
-		assert_string_equal(store_errmsg(st), want);
+		assert_string_equal(store_err(st)->msg, want);
 		assert_int_equal(store_job_fail(st, job, "gone", 400), -EINVAL);
 		snprintf(want, sizeof(want), "cannot fail job %lld: injected", (long long)job);
-		assert_string_equal(store_errmsg(st), want);
+		assert_string_equal(store_err(st)->msg, want);
 		assert_job_running(f->db, job);
 		store_sql(st, "DROP TRIGGER t");
 	}
@@ -799,7 +804,7 @@ static void test_store_jobs_dispatch(void **state)
 	assert_int_equal(errs[1], -ENOENT);
 	assert_int_equal(errs[2], 0);
 	assert_int_equal(errs[3], -ESTALE);
-	assert_string_equal(store_errmsg(st), "cannot dispatch job 4242: unknown job 4242");
+	assert_string_equal(store_err(st)->msg, "cannot dispatch job 4242: unknown job 4242");
 	/* committed: both jobs, their attempts, hosts and runs, seen by another connection */
 	assert_job_running(f->db, ids[0]);
 	assert_job_running(f->db, ids[2]);
@@ -826,7 +831,7 @@ static void test_store_jobs_dispatch(void **state)
 	assert_int_equal(store_jobs_dispatch(st, ids, 2, 400, errs), -EINVAL);
 	assert_int_equal(errs[0], -EINVAL);
 	assert_int_equal(errs[1], -EINVAL);
-	assert_string_equal(store_errmsg(st), "cannot dispatch 2 jobs: injected");
+	assert_string_equal(store_err(st)->msg, "cannot dispatch 2 jobs: injected");
 	assert_int_equal(db_file_count(f->db, "SELECT count(*) FROM jobs WHERE state = 'running'"),
 			 0);
 	assert_int_equal(db_file_count(f->db, "SELECT count(*) FROM hosts WHERE state = 'busy'"),
@@ -860,7 +865,7 @@ static void test_store_readonly(void **state)
 	assert_non_null(st);
 	assert_int_equal(store_host_hello(st, "h9", "0.1", f->inventory, 100, &id, NULL),
 			 -EROFS);
-	assert_non_null(strstr(store_errmsg(st), "cannot register host 'h9': attempt to write "
+	assert_non_null(strstr(store_err(st)->msg, "cannot register host 'h9': attempt to write "
 			       "a readonly database"));
 	assert_int_equal(store_job_next(st, h1, &job, &rj, &spec), 0);
 	json_decref(spec);
@@ -1038,7 +1043,7 @@ static void test_store_full(void **state)
 
 		assert_int_equal(store_run_create(st, &f->plan, NULL, &f->objs, &jn, 1, 300,
 						  &run2), -ENOSPC);
-		assert_non_null(strstr(store_errmsg(st), "cannot store run of plan 't': "
+		assert_non_null(strstr(store_err(st)->msg, "cannot store run of plan 't': "
 				       "database or disk is full"));
 	}
 	assert_int_equal(count_rows(f->db, "runs"), 1);
@@ -1550,8 +1555,8 @@ static void test_store_ingest_many_samples(void **state)
 		r = result_seconds(job[0], 45, dups[i]);
 		assert_int_equal(store_ingest_result(st, h1, r, 400, &ing), -EINVAL);
 		snprintf(want, sizeof(want), "sample %d ('port.rx_pps' of 'b'", dups[i]);
-		assert_contains(store_errmsg(st), want);
-		assert_contains(store_errmsg(st), "is given twice");
+		assert_contains(store_err(st)->msg, want);
+		assert_contains(store_err(st)->msg, "is given twice");
 		json_decref(r);
 		assert_int_equal(count_rows(f->db, "samples"), 0);
 	}
