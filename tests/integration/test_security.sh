@@ -6,7 +6,8 @@
 # reloads the allow list; bpflabd refuses plaintext on a non-loopback address, and the
 # agent and the CLI refuse to go plaintext without --plaintext. Roles (docs/security.md,
 # "Roles"): an agent's key cannot submit, cancel or start a bisect, a client's key cannot
-# register as an agent, each refusal logged; a key made before roles keeps bpflabd from
+# register as an agent, an agent's key cannot say hello as another host, each refusal
+# logged; a key made before roles keeps bpflabd from
 # starting (and a SIGHUP from taking it) with the command that fixes it.
 . "$(dirname "$0")/lib.sh"
 
@@ -79,6 +80,28 @@ check "unknown agent: never stored" test "$(sql "SELECT count(*) FROM hosts WHER
 kill -TERM "$intruder_pid" 2>/dev/null || true
 wait "$intruder_pid" 2>/dev/null || true
 intruder_pid=
+
+# --- an agent key speaks only for its own host: h1's key (authorized/h1.key) saying
+# hello as h2 is refused, the error naming both, and h2 is never stored; h1's own hello
+# (the lab's agent) stands
+ip netns exec "bpflab-$LAB_NAME-h1" "$bin/bpflab-agent" \
+	--coordinator "tcp://198.18.$LAB_SUBNET.1:5555" --name h2 --port a=port-a \
+	--key "$keys/h1.key_secret" --server-key "$keys/coordinator.key" \
+	--log "$tmp/impostor.log" </dev/null >/dev/null 2>&1 &
+intruder_pid=$!
+impostor_refused() { grep -q "refused an agent message 'hello' for host 'h2' from the key of host 'h1': an agent key speaks only for its own host" "$log"; }
+wait_for 15 impostor_refused || true
+check "h1's key as h2: refusal logged by bpflabd" impostor_refused
+check "h1's key as h2: the agent is told, naming both hosts" \
+	grep -q "refused: this connection's key is host 'h1''s, and it may not speak for host 'h2'" \
+	"$tmp/impostor.log"
+check "h1's key as h2: h2 not in the host list" sh -c "! '$bpflab' host list | grep -q '^h2 '"
+check "h1's key as h2: never stored" test "$(sql "SELECT count(*) FROM hosts WHERE name='h2'")" = 0
+kill -TERM "$intruder_pid" 2>/dev/null || true
+wait "$intruder_pid" 2>/dev/null || true
+intruder_pid=
+check "h1's key as h1: registered, and still in the host list" \
+	sh -c "grep -q \"agent 'h1' registered\" '$log' && '$bpflab' host list | grep -q '^h1 '"
 
 # --- roles: the key on h1's disk cannot act as a client; each command is refused at
 # its first request, and bpflabd logs it (bisect start asks 'query' or 'host_list'
