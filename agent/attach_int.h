@@ -54,8 +54,8 @@ struct attach_set {
 
 /* attach_maps.c, called by the load once prog I's object is loaded, before any link:
  * fill the map slots of its attach entry (docs/plans.md, "maps") / record its counters */
-int attach_fill_maps(struct attach_set *set, int i, const struct attach_opts *o, char *err,
-		     size_t err_len);
-int attach_add_counters(struct attach_set *set, int i, char *err, size_t err_len);
+int attach_fill_maps(struct attach_set *set, int i, const struct attach_opts *o,
+		     struct err *err);
+int attach_add_counters(struct attach_set *set, int i, struct err *err);
 
 #endif

@@ -53,7 +53,7 @@ static int prepare(struct job_ctx *c, char **verifier_log)
 		ap[i].ifindex = c->ports[i].ifindex;
 	}
 	/* clsact filters of an agent killed before its detach (attach.h) */
-	err = attach_tc_cleanup(ap, c->n_ports, c->err.msg, sizeof(c->err.msg));
+	err = attach_tc_cleanup(ap, c->n_ports, &c->err);
 	if (err < 0 || !c->spec.n_attach) {
 		free(ap);
 		return err < 0 ? err : 0;
@@ -69,9 +69,9 @@ static int prepare(struct job_ctx *c, char **verifier_log)
 		};
 
 		err = attach_load_spec(c->attach, c->spec.attach, c->spec.n_attach, &ao,
-				       verifier_log, c->err.msg, sizeof(c->err.msg));
+				       verifier_log, &c->err);
 		if (!err)
-			err = attach_links(c->attach, c->err.msg, sizeof(c->err.msg));
+			err = attach_links(c->attach, &c->err);
 	}
 	free(ap);
 	return err;

@@ -118,7 +118,8 @@ static void test_udpgen_reaches_tc(void **state)
 	struct ifstats_counters a, b;
 	struct udpgen_config cfg;
 	json_t *attach;
-	char err[512] = "", *log = NULL;
+	char *log = NULL;
+	struct err err;
 	uint64_t frames, runs = 0;
 
 	SKIP_UNLESS_LAB();
@@ -131,9 +132,8 @@ static void test_udpgen_reaches_tc(void **state)
 	assert_non_null(attach);
 	set = attach_new();
 	assert_non_null(set);
-	if (attach_load(set, attach, &o, &log, err, sizeof(err)) ||
-	    attach_links(set, err, sizeof(err)))
-		fail_msg("attach: %s\n%s", err, log ? log : "");
+	if (attach_load(set, attach, &o, &log, &err) || attach_links(set, &err))
+		fail_msg("attach: %s\n%s", err.msg, log ? log : "");
 	cfg = config(false, 1);
 	frames = run(&cfg, 200, &a, &b);
 	assert_int_equal(attach_counter_count(set), 1);
