@@ -618,8 +618,7 @@ int job_rxcost_open(struct job_ctx *c)
 	/* rx.softirq_ns_per_frame alone: no napi_poll hook (what it costs shows in the
 	 * difference to a run with rx.ns_per_frame) */
 	c->rxcost_polls = job_metric_listed(c, "rx.ns_per_frame");
-	return rxcost_open_opts(&c->rxcost, names, c->n_rx_roles, c->rxcost_polls, c->err.msg,
-				sizeof(c->err.msg));
+	return rxcost_open_opts(&c->rxcost, names, c->n_rx_roles, c->rxcost_polls, &c->err);
 }
 
 /* Run one phase of DURATION_MS: a counter snapshot per second at absolute deadlines,
