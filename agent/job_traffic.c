@@ -272,7 +272,7 @@ int job_traffic_setup(struct job_ctx *c)
 	err = pick_dst(c, from, &link, cfg.dst_mac);
 	if (err)
 		return err;
-	c->gen = ops->new(&cfg, c->err.msg, sizeof(c->err.msg));
+	c->gen = ops->new(&cfg, &c->err);
 	if (!c->gen)
 		return -errno;
 	c->gen_ops = ops;
@@ -281,12 +281,12 @@ int job_traffic_setup(struct job_ctx *c)
 
 int job_traffic_start(struct job_ctx *c)
 {
-	return c->gen ? c->gen_ops->start(c->gen, c->err.msg, sizeof(c->err.msg)) : 0;
+	return c->gen ? c->gen_ops->start(c->gen, &c->err) : 0;
 }
 
 int job_traffic_stop(struct job_ctx *c)
 {
-	return c->gen ? c->gen_ops->stop(c->gen, c->err.msg, sizeof(c->err.msg)) : 0;
+	return c->gen ? c->gen_ops->stop(c->gen, &c->err) : 0;
 }
 
 void job_traffic_destroy(struct job_ctx *c)

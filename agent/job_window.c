@@ -663,7 +663,7 @@ int job_run_window(struct job_ctx *c, enum job_window w, int64_t duration_ms)
 		if (err)
 			goto out;
 		if (c->gen)
-			err = c->gen_ops->error(c->gen, c->err.msg, sizeof(c->err.msg));
+			err = c->gen_ops->error(c->gen, &c->err);
 		if (err)
 			goto out;
 		err = snap_take(c, &cur, progs, w == JOB_RATE && i == n - 1);

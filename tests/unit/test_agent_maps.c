@@ -150,11 +150,11 @@ static void test_maps_devmap_and_array(void **state)
 		memcpy(cfg.dst_mac, l.mac, 6);
 		assert_int_equal(ifstats_get(rtnl, lab.ifa, &l), 0);
 		memcpy(cfg.src_mac, l.mac, 6);
-		gen = xdpgen_new(&cfg, err.msg, sizeof(err.msg));
+		gen = xdpgen_new(&cfg, &err);
 		assert_non_null(gen);
-		assert_int_equal(xdpgen_start(gen, err.msg, sizeof(err.msg)), 0);
+		assert_int_equal(xdpgen_start(gen, &err), 0);
 		usleep(200000);
-		assert_int_equal(xdpgen_stop(gen, err.msg, sizeof(err.msg)), 0);
+		assert_int_equal(xdpgen_stop(gen, &err), 0);
 		xdpgen_destroy(&gen);
 		ifstats_destroy(&rtnl);
 	}
