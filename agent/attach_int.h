@@ -4,7 +4,8 @@
  * attach.c holds the set's life and the load (object bytes, instances, verifier log);
  * attach_maps.c fills an entry's map slots and keeps its counters; attach_link.c makes
  * and removes the links and tc filters (and clsact qdiscs). Functions that can fail
- * return 0 or -errno with a message in ERR (ERR_LEN bytes).
+ * return 0 or -errno with ERR filled (base/err.h); what an entry asks and the object or
+ * host cannot give is input (err_at).
  */
 #ifndef BPFLAB_AGENT_ATTACH_INT_H
 #define BPFLAB_AGENT_ATTACH_INT_H
