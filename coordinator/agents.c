@@ -288,8 +288,8 @@ static bool host_of_key(struct coord *c, const void *id, size_t id_len,
 	pr_warn("refused an agent message '%s' for host '%s' from the key of host '%s': an "
 		"agent key speaks only for its own host", type, host, peer->user);
 	coord_reply(c->agents_sock, id, id_len,
-		    proto_error_new(type, "refused: this connection's key is host '%s''s, and "
-				    "it may not speak for host '%s' (docs/security.md, "
+		    proto_error_new(type, "refused: this connection's key belongs to host '%s', "
+				    "and it may not speak for host '%s' (docs/security.md, "
 				    "\"Roles\")", peer->user, host));
 	return false;
 }

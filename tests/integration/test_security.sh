@@ -97,7 +97,7 @@ impostor_refused() { grep -q "refused an agent message 'hello' for host 'h2' fro
 wait_for 15 impostor_refused || true
 check "h1's key as h2: refusal logged by bpflabd" impostor_refused
 check "h1's key as h2: the agent is told, naming both hosts" \
-	grep -q "refused: this connection's key is host 'h1''s, and it may not speak for host 'h2'" \
+	grep -q "refused: this connection's key belongs to host 'h1', and it may not speak for host 'h2'" \
 	"$tmp/impostor.log"
 check "h1's key as h2: h2 not in the host list" sh -c "! '$bpflab' host list | grep -q '^h2 '"
 check "h1's key as h2: never stored" test "$(sql "SELECT count(*) FROM hosts WHERE name='h2'")" = 0

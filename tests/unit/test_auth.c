@@ -465,8 +465,8 @@ static void test_auth_agent_host_bound(void **state)
 	assert_non_null(r);
 	assert_string_equal(proto_msg_type(r), "error");
 	assert_string_equal(jget_str(r, "in_reply_to", ""), "hello");
-	assert_contains(jget_str(r, "message", ""), "refused: this connection's key is host "
-			"'h1''s, and it may not speak for host 'h2'");
+	assert_contains(jget_str(r, "message", ""), "refused: this connection's key belongs to "
+			"host 'h1', and it may not speak for host 'h2'");
 	json_decref(r);
 	assert_true(log_has(t, "refused an agent message 'hello' for host 'h2' from the key of "
 			    "host 'h1': an agent key speaks only for its own host"));
