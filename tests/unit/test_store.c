@@ -1205,6 +1205,18 @@ static sqlite3 *migrated(const char *db, int from)
 	return c;
 }
 
+/* Check that PRAGMA foreign_key_check finds nothing on C, and close it. */
+static void close_fk_clean(sqlite3 *c)
+{
+	sqlite3_stmt *q;
+
+	assert_int_equal(sqlite3_prepare_v2(c, "PRAGMA foreign_key_check", -1, &q, NULL),
+			 SQLITE_OK);
+	assert_int_equal(sqlite3_step(q), SQLITE_DONE);
+	sqlite3_finalize(q);
+	sqlite3_close(c);
+}
+
 /* A database with runs, jobs and samples at schema 2 migrates to the newest schema: 003
  * rebuilds the runs table that jobs reference, which only works with foreign keys off
  * during the migration (a bpflabd of the first release upgraded in place). */
@@ -1232,11 +1244,7 @@ static void test_store_migrate_rebuilds_referenced_table(void **state)
 	assert_int_equal(sqlite3_step(q), SQLITE_ROW);
 	assert_string_equal((const char *)sqlite3_column_text(q, 0), "done:1:10.5");
 	sqlite3_finalize(q);
-	assert_int_equal(sqlite3_prepare_v2(c, "PRAGMA foreign_key_check", -1, &q, NULL),
-			 SQLITE_OK);
-	assert_int_equal(sqlite3_step(q), SQLITE_DONE);
-	sqlite3_finalize(q);
-	sqlite3_close(c);
+	close_fk_clean(c);
 }
 
 /* Migration 012 (state checks as comparisons) on a schema-10 database: hosts, jobs and
@@ -1375,11 +1383,7 @@ static void test_store_migrate_sample_refs(void **state)
 		parent_read |= !strcmp((const char *)sqlite3_column_text(q, 1), "OpenRead");
 	sqlite3_finalize(q);
 	assert_false(parent_read);
-	assert_int_equal(sqlite3_prepare_v2(c, "PRAGMA foreign_key_check", -1, &q, NULL),
-			 SQLITE_OK);
-	assert_int_equal(sqlite3_step(q), SQLITE_DONE);
-	sqlite3_finalize(q);
-	sqlite3_close(c);
+	close_fk_clean(c);
 }
 
 /* The repetition controller through the store: a round of A B A B ends; A's second
