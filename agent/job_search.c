@@ -69,19 +69,19 @@ static int rx_count(struct job_ctx *c, uint64_t *n)
 	if (attach_counter_count(c->attach) > 0) {
 		err = attach_counter_read(c->attach, 0, n);
 		if (err)
-			snprintf(c->err, sizeof(c->err), "search: cannot read counter '%s': %s",
-				 attach_counter_get(c->attach, 0)->name, strerror(-err));
+			err_set(&c->err, "search: cannot read counter '%s': %s",
+				attach_counter_get(c->attach, 0)->name, strerror(-err));
 		return err;
 	}
 	rx = c->rx_role ? job_find_port(c, c->rx_role) : NULL;
 	if (!rx) {
-		snprintf(c->err, sizeof(c->err), "search: no receiving port (traffic.to) to count forwarded frames at");
+		err_at(&c->err, NULL, 0, 0, "search: no receiving port (traffic.to) to count forwarded frames at");
 		return -EINVAL;
 	}
 	err = ifstats_read(c->rtnl, rx->ifindex, &st);
 	if (err)
-		snprintf(c->err, sizeof(c->err), "search: cannot read port '%s' ('%s'): %s",
-			 rx->role, rx->ifname, strerror(-err));
+		err_set(&c->err, "search: cannot read port '%s' ('%s'): %s",
+			rx->role, rx->ifname, strerror(-err));
 	*n = st.rx_packets;
 	return err;
 }
@@ -133,7 +133,7 @@ int job_search_trial(void *ctx, double load, double duration, struct mlrsearch_r
 	c->spec.traffic.rate_share = 0;
 	err = job_traffic_setup(c);
 	if (!err && !c->gen) {
-		snprintf(c->err, sizeof(c->err), "search: needs a generator (traffic.generator is none)");
+		err_at(&c->err, NULL, 0, 0, "search: needs a generator (traffic.generator is none)");
 		err = -EINVAL;
 	}
 	err = err ?: rx_count(c, &rx0);
@@ -169,7 +169,7 @@ int job_search_trial(void *ctx, double load, double duration, struct mlrsearch_r
 	res->forwarded = rx1 - rx0 < sent ? rx1 - rx0 : sent;
 	res->lost = sent - res->forwarded;
 	if (!sent) {
-		snprintf(c->err, sizeof(c->err), "search: the generator sent nothing in a trial at %.0f frames/s", load);
+		err_set(&c->err, "search: the generator sent nothing in a trial at %.0f frames/s", load);
 		return -EIO;
 	}
 	return 0;
@@ -226,17 +226,13 @@ int job_search_run(struct job_ctx *c, mlrsearch_measure_fn measure, void *mctx)
 	struct mlrsearch_req req;
 	struct mlrsearch *s;
 	char name[96];
-	struct err e;
 	size_t i;
 	int n = 0, err = 0;
 
 	job_search_params(&c->spec.search, &p);
-	s = mlrsearch_new(&p, &e);
-	if (!s) {
-		n = -errno;
-		snprintf(c->err, sizeof(c->err), "%s", err_text(&e, n));
-		return n;
-	}
+	s = mlrsearch_new(&p, &c->err);
+	if (!s)
+		return -errno;
 	while (!err && mlrsearch_next(s, &req) == 1) {
 		struct mlrsearch_res res = { 0 };
 		bool valid;
@@ -244,7 +240,7 @@ int job_search_run(struct job_ctx *c, mlrsearch_measure_fn measure, void *mctx)
 		job_progress(c, "rate", n, 0, NULL);
 		err = measure(mctx, req.load, req.duration, &res);
 		if (!err && !res.forwarded && !res.lost) {
-			snprintf(c->err, sizeof(c->err), "search: a trial at %.0f frames/s counted no frames", req.load);
+			err_set(&c->err, "search: a trial at %.0f frames/s counted no frames", req.load);
 			err = -EIO;
 		}
 		if (err)
@@ -254,7 +250,7 @@ int job_search_run(struct job_ctx *c, mlrsearch_measure_fn measure, void *mctx)
 			req.load * rate_tolerance(c, req.load, req.duration);
 		err = valid ? mlrsearch_report(s, &res) : mlrsearch_report_invalid(s, &res);
 		if (err) {
-			snprintf(c->err, sizeof(c->err), "search: %s", strerror(-err));
+			err_set(&c->err, "search: %s", strerror(-err));
 			break;
 		}
 		add_trial(c, subject, n, &req, &res, valid);
