@@ -5,11 +5,13 @@
 #include "job.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "job_int.h"
+#include "genboost.h"
 #include "base/log.h"
 #include "proto/proto.h"
 #include "base/util.h"
@@ -194,6 +196,18 @@ static void add_xdp_modes(struct job_ctx *c, json_t *env)
 	}
 }
 
+/* The autogroup nice a paced generator of the job ran at (genboost.h), into the env:
+ * "gen_autogroup_nice": N, null without autogroup; absent when no paced generator ran
+ * (full speed, pktgen, none). */
+static void add_gen_nice(json_t *env)
+{
+	int nice;
+
+	if (genboost_seen(&nice))
+		json_object_set_new(env, "gen_autogroup_nice",
+				    nice == INT_MIN ? json_null() : json_integer(nice));
+}
+
 /* Point RES->r at RES's own members. */
 static void job_result_link(struct job_result *res)
 {
@@ -238,6 +252,7 @@ int job_run_result(const json_t *msg, const struct job_opts *opts, struct job_re
 	memset(res, 0, sizeof(*res));
 	res->id = json_incref(c->id);
 	res->env = opts->inv ? inventory_build(opts->inv) : json_object();
+	genboost_seen(&(int){ 0 });	/* forget an earlier job's generator */
 
 	if (!json_is_object(spec)) {
 		snprintf(c->err, sizeof(c->err), "job message has no spec");
@@ -377,6 +392,7 @@ int job_run_result(const json_t *msg, const struct job_opts *opts, struct job_re
 out:
 	add_verdicts(c, res);
 	add_xdp_modes(c, res->env);
+	add_gen_nice(res->env);
 	if (c->opts->progress && spec)
 		job_progress(c, "cleanup", 0, 0, NULL);
 	progstats_disable(&c->stats_fd);

@@ -104,6 +104,7 @@ struct job_ctx {
 	int warm_rounds;		/* rounds of the host warm-up, 0: none */
 	bool warm_settled;
 	char outliers[512];		/* outlier seconds of the windows, for the verdict */
+	struct gen_pace_stats trial_pace;	/* the last search trial's or latency window's */
 	char search_bound[256];		/* why a search ended generator-bound, "" if not */
 	struct rxcost *rxcost;		/* rx.ns_per_frame: attached for the rate window */
 	const char *rx_roles[RXPATH_MAX_DEVS];	/* its ports, in the order of its devices */
