@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "base/util.h"
+#include "genboost.h"
 
 #define GEN_PACE_MAX_SLEEP_NS 10000000LL	/* 10 ms: how late a stop may be seen */
 
@@ -98,6 +99,21 @@ void gen_pace_init(struct gen_pace *p, uint64_t rate, int threads, int idx, uint
 	if (rate)
 		prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
 	gen_pace_init_at(p, rate, threads, idx, burst, max_burst, util_mono_ns());
+	p->rt = rate && genboost_thread();
+}
+
+/* A thread in the real-time class that has not slept for GENBOOST_FLAT_NS (at NOW_NS)
+ * back to the fair class (genboost.h); SLEPT: it is about to sleep. */
+static void pace_flat_check(struct gen_pace *p, int64_t now_ns, bool slept)
+{
+	if (slept || !p->awake_ns) {
+		p->awake_ns = now_ns;
+		return;
+	}
+	if (p->rt && now_ns - p->awake_ns > GENBOOST_FLAT_NS) {
+		genboost_thread_off();
+		p->rt = false;
+	}
 }
 
 int64_t gen_pace_deadline(struct gen_pace *p, int64_t now_ns)
@@ -134,6 +150,7 @@ uint64_t gen_pace_next(struct gen_pace *p, uint64_t max)
 		return max;
 	now = util_mono_ns();
 	due = gen_pace_deadline(p, now);
+	pace_flat_check(p, now, due > now);
 	if (due > now) {
 		/* sleep to the usual lateness before the deadline, spin the rest */
 		margin = p->late_ns < GEN_PACE_INTERVAL_NS / 4 ? p->late_ns :

@@ -165,6 +165,8 @@ struct gen_pace {
 	int64_t take_ns;	/* the clock at the last take (the bucket then held < 1 frame) */
 	int64_t late_ns;	/* running mean of a sleep's lateness (the spin's margin) */
 	uint64_t max_taken;	/* the largest take: the burst used */
+	bool rt;		/* in the real-time class (genboost.h) */
+	int64_t awake_ns;	/* the clock when it last had to sleep (flat-out check) */
 };
 
 /* What paced threads report of their pacing (gen_ops.pace_stats): the largest burst a
@@ -193,7 +195,8 @@ struct gen_paced {
  * frames (0: auto), of which one call can send MAX_BURST; its clock starts at NOW_NS. */
 void gen_pace_init_at(struct gen_pace *p, uint64_t rate, int threads, int idx,
 		      uint64_t burst, uint64_t max_burst, int64_t now_ns);
-/* gen_pace_init_at() at the monotonic clock's now, and the thread's timer slack 1 us. */
+/* gen_pace_init_at() at the monotonic clock's now, the thread's timer slack 1 us and,
+ * paced, the thread in SCHED_FIFO (genboost.h). */
 void gen_pace_init(struct gen_pace *p, uint64_t rate, int threads, int idx, uint64_t burst,
 		   uint64_t max_burst);
 /* The clock (ns) at which P's bucket holds the PER frames of a wake-up (NOW_NS when it

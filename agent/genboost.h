@@ -1,34 +1,41 @@
 /* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
-/* genboost.h - the weight of a process whose paced generator runs (xdpgen.c, udpgen.c).
+/* genboost.h - the scheduling of a paced generator's sending thread (gen.c, for xdpgen.c
+ * and udpgen.c).
  *
- * With autogroup scheduling (kernel.sched_autogroup_enabled, the default) the CPU is
- * shared between sessions first, and a thread's own nice only counts within its
- * session: on a 2-CPU host where other sessions kept both CPUs busy (load 11-15) a
- * paced thread woke up milliseconds late and fell 40-60 % short of 10000-100000
- * frames/s whatever its own nice or slice, 2-14 % at autogroup nice -10 and 0.5-9 % at
- * -19 (bench/README.md, "pacing"). While a paced generator runs, the process's autogroup
- * is set to nice GENBOOST_NICE (/proc/self/autogroup), and back to what it was when the
- * last one stops. A paced thread sleeps most of the time, so the weight buys prompt
- * wake-ups rather than more CPU; at a rate it cannot reach it runs flat out, and then
- * takes most of its CPU from the other sessions for the trial's time. Needs CAP_SYS_NICE to lower the nice;
- * without it (or without autogroup) nothing changes and the pacing is as before.
- * Process-wide, counted: each genboost_get() is undone by one genboost_put().
+ * A paced thread owes its frames on deadlines 100 us apart and may carry at most its
+ * burst cap (250 us of frames) when it wakes late (gen.h); a wake-up later than that is
+ * shortfall. In the fair class a woken thread waits for the running one's slice (one
+ * or more ms on a busy 2-CPU host, whatever its nice or its autogroup's nice): measured
+ * at load 3.7, xdp-live paced at 100 K fell 9 % short, and the ndr-cpumap search ended
+ * generator-bound at 80 K (bench/README.md, "pacing"). So a paced thread runs in the
+ * real-time class, SCHED_FIFO at GENBOOST_RT_PRIO: it sleeps to its deadline and on
+ * waking takes its CPU from any fair-class task at once.
+ *
+ * A thread that cannot keep its rate runs flat out and would keep its CPU from the
+ * fair class (the kernel's RT throttling leaves it 5 %): one that has not slept for
+ * GENBOOST_FLAT_NS goes back to SCHED_OTHER for the rest of its run (its trial is
+ * generator-bound anyway, by its shortfall). Needs CAP_SYS_NICE (root, or the
+ * agent's unit grants it); without it the thread stays in the fair class and the
+ * result's env says so. An unpaced generator never changes class.
  */
 #ifndef BPFLAB_AGENT_GENBOOST_H
 #define BPFLAB_AGENT_GENBOOST_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
-#define GENBOOST_NICE (-19)
+#define GENBOOST_RT_PRIO 1
+#define GENBOOST_FLAT_NS 50000000LL	/* 50 ms without a sleep: flat out */
 
-/* One more paced generator runs: the first sets the autogroup's nice. Returns whether
- * the autogroup now has GENBOOST_NICE (false: not permitted, or no autogroup). */
-bool genboost_get(void);
-/* One fewer: the last puts the autogroup's nice back. */
-void genboost_put(void);
-/* Whether a paced generator started since the last call (a job's start clears it), and
- * the autogroup's nice it ran at (the last one started) into *NICE, INT_MIN without an
- * autogroup: 1, or 0 when none started. For each result's env (job.c). */
-int genboost_seen(int *nice);
+/* The calling thread into SCHED_FIFO at GENBOOST_RT_PRIO: true, or false (not
+ * permitted: it stays as it was). Noted for genboost_seen(). */
+bool genboost_thread(void);
+/* The calling thread back to SCHED_OTHER (a boosted thread found flat out). */
+void genboost_thread_off(void);
+/* Whether a paced generator thread started since the last call (a job's start clears
+ * it): 1, or 0 when none did; the class the last one ran in into *FIFO (true:
+ * SCHED_FIFO) and whether one went back for running flat out into *DEMOTED. For each
+ * result's env (job.c). */
+int genboost_seen(bool *fifo, bool *demoted);
 
 #endif

@@ -196,16 +196,18 @@ static void add_xdp_modes(struct job_ctx *c, json_t *env)
 	}
 }
 
-/* The autogroup nice a paced generator of the job ran at (genboost.h), into the env:
- * "gen_autogroup_nice": N, null without autogroup; absent when no paced generator ran
- * (full speed, pktgen, none). */
-static void add_gen_nice(json_t *env)
+/* The scheduling class a paced generator of the job ran in (genboost.h), into the env:
+ * "gen_sched": "fifo" (SCHED_FIFO), "fifo, then other" (a thread ran flat out and went
+ * back), or "other" (not permitted); absent when no paced generator ran (full speed,
+ * pktgen, none). */
+static void add_gen_sched(json_t *env)
 {
-	int nice;
+	bool fifo, demoted;
 
-	if (genboost_seen(&nice))
-		json_object_set_new(env, "gen_autogroup_nice",
-				    nice == INT_MIN ? json_null() : json_integer(nice));
+	if (genboost_seen(&fifo, &demoted))
+		json_object_set_new(env, "gen_sched",
+				    json_string(!fifo ? "other" :
+						demoted ? "fifo, then other" : "fifo"));
 }
 
 /* Point RES->r at RES's own members. */
@@ -252,7 +254,7 @@ int job_run_result(const json_t *msg, const struct job_opts *opts, struct job_re
 	memset(res, 0, sizeof(*res));
 	res->id = json_incref(c->id);
 	res->env = opts->inv ? inventory_build(opts->inv) : json_object();
-	genboost_seen(&(int){ 0 });	/* forget an earlier job's generator */
+	genboost_seen(&(bool){ 0 }, &(bool){ 0 });	/* forget an earlier job's generator */
 
 	if (!json_is_object(spec)) {
 		snprintf(c->err, sizeof(c->err), "job message has no spec");
@@ -392,7 +394,7 @@ int job_run_result(const json_t *msg, const struct job_opts *opts, struct job_re
 out:
 	add_verdicts(c, res);
 	add_xdp_modes(c, res->env);
-	add_gen_nice(res->env);
+	add_gen_sched(res->env);
 	if (c->opts->progress && spec)
 		job_progress(c, "cleanup", 0, 0, NULL);
 	progstats_disable(&c->stats_fd);

@@ -20,7 +20,6 @@
 #include <unistd.h>
 
 #include "base/log.h"
-#include "genboost.h"
 #include "latency_shared.h"
 #include "xdpgen.h"
 
@@ -42,7 +41,6 @@ struct udpgen {
 	struct udpgen_thread threads[64];
 	int n_threads;
 	struct gen_pace_stats pstats[64];	/* paced threads' bursts, under lock */
-	bool boosted;			/* started paced: genboost_get() taken */
 	atomic_int stop;
 	atomic_int error;		/* first -errno a thread met */
 	char error_text[256];
@@ -240,10 +238,6 @@ int udpgen_start(struct udpgen *gen, char *err, size_t err_len)
 	pthread_mutex_lock(&gen->lock);
 	memset(gen->pstats, 0, sizeof(gen->pstats));
 	pthread_mutex_unlock(&gen->lock);
-	if (gen->cfg.rate_pps) {
-		gen->boosted = true;
-		genboost_get();
-	}
 	for (i = 0; i < gen->cfg.threads; i++) {
 		struct udpgen_thread *t = &gen->threads[i];
 		struct sockaddr_ll sll = {
@@ -283,10 +277,6 @@ int udpgen_stop(struct udpgen *gen, char *err, size_t err_len)
 	for (i = 0; i < gen->n_threads; i++)
 		pthread_join(gen->threads[i].tid, NULL);
 	gen->n_threads = 0;
-	if (gen->boosted) {
-		genboost_put();
-		gen->boosted = false;
-	}
 	for (i = 0; i < 64; i++) {
 		if (gen->threads[i].fd >= 0)
 			close(gen->threads[i].fd);

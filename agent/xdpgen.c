@@ -19,7 +19,6 @@
 #include <unistd.h>
 
 #include "base/log.h"
-#include "genboost.h"
 #include "xdp_gen.skel.h"
 #include "latency_shared.h"
 #include "xdp_gen_shared.h"
@@ -53,7 +52,6 @@ struct xdpgen {
 	struct gen_paced paced[XDPGEN_MAX_THREADS];	/* paced threads' batches */
 	struct gen_pace_stats pstats[XDPGEN_MAX_THREADS];	/* and their bursts */
 	struct xdphold *hold;		/* paced: the program kept in the XDP dispatcher */
-	bool boosted;			/* started paced: genboost_get() taken */
 };
 
 static uint16_t csum_fold(uint32_t sum)
@@ -345,10 +343,6 @@ int xdpgen_start(struct xdpgen *gen, char *err, size_t err_len)
 	memset(gen->paced, 0, sizeof(gen->paced));
 	memset(gen->pstats, 0, sizeof(gen->pstats));
 	pthread_mutex_unlock(&gen->lock);
-	if (gen->cfg.rate_pps) {
-		gen->boosted = true;
-		genboost_get();
-	}
 	for (i = 0; i < gen->cfg.threads; i++) {
 		struct xdpgen_thread *t = &gen->threads[i];
 
@@ -399,10 +393,6 @@ int xdpgen_stop(struct xdpgen *gen, char *err, size_t err_len)
 		}
 	}
 	gen->n_threads = 0;
-	if (gen->boosted) {
-		genboost_put();
-		gen->boosted = false;
-	}
 	return xdpgen_error(gen, err, err_len);
 }
 

@@ -17,8 +17,9 @@
  * With --calls, instead: the time of one paced xdp-live call (BPF_PROG_TEST_RUN with
  * BPF_F_TEST_XDP_LIVE_FRAMES, the program held in the dispatcher, agent/xdphold.h) for
  * repeat 1, 4, 16, 64 and 256: mean, 50th, 99th percentile and largest, over S seconds
- * each (the pacing's interval must be well above it, gen.h), at the autogroup nice the
- * agent's paced generator has (agent/genboost.h).
+ * each (the pacing's interval must be well above it, gen.h), in the class the agent's
+ * paced generator runs in (SCHED_FIFO, agent/genboost.h), one call every
+ * GEN_PACE_INTERVAL_NS as a paced thread makes them.
  *
  *   build/bench/pacing [--seconds S] [--cpu C] [--burst B] [--rates R,R,..]
  *                      [--gens xdp-live,udp] [--bpf DIR] [--calls] [-v]
@@ -204,8 +205,8 @@ static int call_costs(const struct gen_config *base, double seconds)
 	xdpgen_build_frame(&xc, 1024, frame, sizeof(frame));
 	/* as the agent's paced generator runs (genboost.h): without it the tail is mostly
 	 * other sessions taking the CPU (bench/README.md, "pacing") */
-	boosted = genboost_get();
-	printf("autogroup nice %s\n", boosted ? "-19 (genboost)" : "unchanged (no CAP_SYS_NICE or autogroup)");
+	boosted = genboost_thread();
+	printf("class %s\n", boosted ? "SCHED_FIFO (genboost)" : "fair (no CAP_SYS_NICE)");
 	printf("xdp-live call (held in the dispatcher): repeat, calls, mean, p50, p99, max (us), ns a frame\n");
 	for (r = 0; r < sizeof(repeats) / sizeof(repeats[0]); r++) {
 		struct xdp_md ctx = { .data_end = FRAME_SIZE, .ingress_ifindex = base->ifindex };
@@ -223,6 +224,9 @@ static int call_costs(const struct gen_config *base, double seconds)
 			}
 			t[n] = (uint64_t)(util_mono_ns() - t0);
 			sum += (double)t[n++];
+			/* the next call an interval after this one began, as paced */
+			if ((int64_t)t[n - 1] < GEN_PACE_INTERVAL_NS)
+				usleep((useconds_t)((GEN_PACE_INTERVAL_NS - (int64_t)t[n - 1]) / 1000));
 		}
 		if (!n)
 			break;
@@ -231,7 +235,8 @@ static int call_costs(const struct gen_config *base, double seconds)
 		       (double)t[n / 2] / 1e3, (double)t[n * 99 / 100] / 1e3,
 		       (double)t[n - 1] / 1e3, sum / n / repeats[r]);
 	}
-	genboost_put();
+	if (boosted)
+		genboost_thread_off();
 	xdpgen_destroy(&gen);
 	free(t);
 	return 0;
