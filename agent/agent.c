@@ -597,46 +597,47 @@ static bool provider_offers(const struct agent *a, const char *kernel)
 static void on_boot(struct agent *a, const json_t *msg)
 {
 	const char *kernel = jget_str(msg, "kernel", "");
-	char why[512];
+	struct err why;
 
 	if (a->busy)
-		snprintf(why, sizeof(why), "agent '%s' is busy with job '%s'", a->opts.inv->agent,
-			 a->job_id_text);
+		err_set(&why, "agent '%s' is busy with job '%s'", a->opts.inv->agent,
+			a->job_id_text);
 	else if (a->held)	/* a reboot would lose it */
-		snprintf(why, sizeof(why), "agent '%s' holds the result of job '%s': its spool "
-			 "cannot store it", a->opts.inv->agent, a->held_id);
+		err_set(&why, "agent '%s' holds the result of job '%s': its spool cannot store "
+			"it", a->opts.inv->agent, a->held_id);
 	else if (a->boot.pid)
-		snprintf(why, sizeof(why), "agent '%s' is already switching to kernel '%s'",
-			 a->opts.inv->agent, a->boot.release);
+		err_set(&why, "agent '%s' is already switching to kernel '%s'",
+			a->opts.inv->agent, a->boot.release);
 	else if (!a->opts.provider)
-		snprintf(why, sizeof(why), "agent '%s' has no kernel_provider in its "
-			 "configuration", a->opts.inv->agent);
+		err_set(&why, "agent '%s' has no kernel_provider in its configuration",
+			a->opts.inv->agent);
 	else if (!provider_offers(a, kernel))
-		snprintf(why, sizeof(why), "kernel '%s' is not in the list of kernel provider "
-			 "'%s'", kernel, a->opts.provider->argv[0]);
-	else if (!provider_boot_start(a->opts.provider, kernel, &a->boot, why, sizeof(why))) {
+		err_at(&why, NULL, 0, 0, "kernel '%s' is not in the list of kernel provider '%s'",
+		       kernel, a->opts.provider->argv[0]);
+	else if (!provider_boot_start(a->opts.provider, kernel, &a->boot, &why)) {
 		pr_info("switching to kernel '%s': running kernel provider '%s' (pid %d)", kernel,
 			a->opts.provider->argv[0], (int)a->boot.pid);
 		return;
 	}
-	pr_warn("boot %s refused: %s", kernel, why);
-	send_boot_report(a, kernel, "failed", why, 0);
+	pr_warn("boot %s refused: %s", kernel, why.msg);
+	send_boot_report(a, kernel, "failed", why.msg, 0);
 }
 
 /* Follow a running provider; report its end. */
 static void poll_boot(struct agent *a)
 {
-	char why[1024], kernel[PROVIDER_RELEASE_MAX + 1];
+	char kernel[PROVIDER_RELEASE_MAX + 1];
 	long long ms = util_mono_ms() - a->boot.started_ms;
+	struct err why;
 	int rc;
 
 	snprintf(kernel, sizeof(kernel), "%s", a->boot.release);
-	rc = provider_boot_poll(&a->boot, why, sizeof(why));
+	rc = provider_boot_poll(&a->boot, &why);
 	if (rc == 1)
 		return;
 	if (rc) {
-		pr_warn("%s", why);
-		send_boot_report(a, kernel, "failed", why, ms);
+		pr_warn("%s", err_text(&why, rc));
+		send_boot_report(a, kernel, "failed", err_text(&why, rc), ms);
 		return;
 	}
 	pr_info("kernel provider exited 0 after %lld ms: switching to kernel '%s'", ms, kernel);

@@ -89,7 +89,7 @@ const struct attach_prog *attach_get(const struct attach_set *set, int i)
 
 /* The bytes of object NAME: from the job message, else from the BPF directory. */
 static int object_bytes(struct attach_set *set, const char *name, const struct attach_opts *o,
-			struct attach_bytes **out, char *err, size_t err_len)
+			struct attach_bytes **out, struct err *err)
 {
 	struct attach_bytes *b, *nb;
 	json_t *entry = o->objects ? json_object_get(o->objects, name) : NULL;
@@ -110,18 +110,18 @@ static int object_bytes(struct attach_set *set, const char *name, const struct a
 		char hex[SHA256_HEX_LEN];
 
 		if (!b64) {
-			snprintf(err, err_len, "object '%s' in the job message has no data", name);
+			err_at(err, NULL, 0, 0, "object '%s' in the job message has no data", name);
 			return -EINVAL;
 		}
 		e = util_base64_decode(b64, &data, &len);
 		if (e) {
-			snprintf(err, err_len, "object '%s' in the job message is not base64", name);
+			err_at(err, NULL, 0, 0, "object '%s' in the job message is not base64", name);
 			return e;
 		}
 		util_sha256_hex(data, len, hex);
 		if (sha && strcmp(sha, hex)) {
-			snprintf(err, err_len, "object '%s' has sha256 %s, the job message says %s",
-				 name, hex, sha);
+			err_set(err, "object '%s' has sha256 %s, the job message says %s",
+				name, hex, sha);
 			free(data);
 			return -EBADMSG;
 		}
@@ -133,14 +133,13 @@ static int object_bytes(struct attach_set *set, const char *name, const struct a
 		} else if (o->bpf_dir) {
 			snprintf(path, sizeof(path), "%s/%s", o->bpf_dir, name);
 		} else {
-			snprintf(err, err_len,
-				 "object '%s' is not in the job message and no bpf directory is set",
-				 name);
+			err_set(err, "object '%s' is not in the job message and no bpf directory is set",
+				name);
 			return -ENOENT;
 		}
 		e = util_read_file(path, ATTACH_MAX_OBJECT, &buf, &len);
 		if (e) {
-			snprintf(err, err_len, "cannot read object '%s': %s", path, util_strerror(e));
+			err_set(err, "cannot read object '%s': %s", path, util_strerror(e));
 			return e;
 		}
 		data = buf;
@@ -148,7 +147,7 @@ static int object_bytes(struct attach_set *set, const char *name, const struct a
 	nb = realloc(set->bytes, (set->n_bytes + 1) * sizeof(*nb));
 	if (!nb) {
 		free(data);
-		snprintf(err, err_len, "out of memory");
+		err_set(err, "out of memory");
 		return -ENOMEM;
 	}
 	set->bytes = nb;
@@ -156,7 +155,7 @@ static int object_bytes(struct attach_set *set, const char *name, const struct a
 	b->name = strdup(name);
 	if (!b->name) {
 		free(data);
-		snprintf(err, err_len, "out of memory");
+		err_set(err, "out of memory");
 		return -ENOMEM;
 	}
 	b->data = data;
@@ -169,7 +168,7 @@ static int object_bytes(struct attach_set *set, const char *name, const struct a
 /* Check entry I of the attach array, A (decoded: jobspec.h), against this host and the
  * job's ports, into set->progs[I]. */
 static int parse_entry(struct attach_set *set, int i, const struct job_attach *a,
-		       const struct attach_opts *o, char *err, size_t err_len)
+		       const struct attach_opts *o, struct err *err)
 {
 	struct attach_prog *p = &set->progs[i];
 	const char *port = a->port, *want = a->sha256;
@@ -181,7 +180,7 @@ static int parse_entry(struct attach_set *set, int i, const struct job_attach *a
 	p->mode = a->mode;
 	p->mode_used = a->mode;		/* auto: native or generic once attached */
 	if (p->hook == JOB_HOOK_XDP && p->mode == JOB_XDP_OFFLOAD) {
-		snprintf(err, err_len, "xdp mode 'offload' is not supported yet");
+		err_at(err, NULL, 0, 0, "xdp mode 'offload' is not supported yet");
 		return -EOPNOTSUPP;
 	}
 	p->tc_mode = a->tc_mode;
@@ -194,28 +193,28 @@ static int parse_entry(struct attach_set *set, int i, const struct job_attach *a
 		}
 	}
 	if (p->ifindex <= 0) {
-		snprintf(err, err_len, "port role '%s' is not one of the job's ports", port);
+		err_at(err, NULL, 0, 0, "port role '%s' is not one of the job's ports", port);
 		return -ENODEV;
 	}
 	p->program = strdup(a->program);
 	p->object = strdup(a->object);
 	p->role = strdup(port);
 	if (!p->program || !p->object || !p->role) {
-		snprintf(err, err_len, "out of memory");
+		err_set(err, "out of memory");
 		return -ENOMEM;
 	}
 	if (!want && o->require_sha256) {
-		snprintf(err, err_len, "attach entry %d ('%s') has no sha256", i, a->object);
+		err_at(err, NULL, 0, 0, "attach entry %d ('%s') has no sha256", i, a->object);
 		return -EINVAL;
 	}
-	e = object_bytes(set, a->object, o, &bytes, err, err_len);
+	e = object_bytes(set, a->object, o, &bytes, err);
 	if (e)
 		return e;
 	if (want) {
 		util_sha256_hex(bytes->data, bytes->len, hex);
 		if (strcmp(hex, want)) {
-			snprintf(err, err_len, "object '%s' has sha256 %s, the job wants %s",
-				 a->object, hex, want);
+			err_set(err, "object '%s' has sha256 %s, the job wants %s",
+				a->object, hex, want);
 			return -EBADMSG;
 		}
 	}
@@ -223,7 +222,7 @@ static int parse_entry(struct attach_set *set, int i, const struct job_attach *a
 }
 
 /* Give every prog its object instance (see attach.h) and its subject. */
-static int plan_instances(struct attach_set *set, char *err, size_t err_len)
+static int plan_instances(struct attach_set *set, struct err *err)
 {
 	int i, j;
 
@@ -269,7 +268,7 @@ static int plan_instances(struct attach_set *set, char *err, size_t err_len)
 	}
 	return 0;
 nomem:
-	snprintf(err, err_len, "out of memory");
+	err_set(err, "out of memory");
 	return -ENOMEM;
 }
 
@@ -284,7 +283,7 @@ static const char *prog_type_want(enum job_hook hook)
  * SEC("xdp/cpumap"); a program without one is loaded as a plain XDP program and the
  * kernel refuses it when the slot is filled. */
 static int autoload_slot_programs(struct attach_inst *in, const struct job_attach *a,
-				  char *err, size_t err_len)
+				  struct err *err)
 {
 	int m, j;
 
@@ -299,13 +298,13 @@ static int autoload_slot_programs(struct attach_inst *in, const struct job_attac
 				continue;
 			prog = bpf_object__find_program_by_name(in->obj, name);
 			if (!prog) {
-				snprintf(err, err_len, "map '%s': object '%s' has no program '%s'", map,
-					 in->name, name);
+				err_at(err, NULL, 0, 0, "map '%s': object '%s' has no program '%s'", map,
+				       in->name, name);
 				return -ENOENT;
 			}
 			if (bpf_program__type(prog) != BPF_PROG_TYPE_XDP) {
-				snprintf(err, err_len, "map '%s': program '%s' in '%s' is not an xdp program",
-					 map, name, in->name);
+				err_at(err, NULL, 0, 0, "map '%s': program '%s' in '%s' is not an xdp program",
+				       map, name, in->name);
 				return -EINVAL;
 			}
 			bpf_program__set_autoload(prog, true);
@@ -338,23 +337,24 @@ static void prog_figures(struct attach_prog *p)
 	p->stats_log = NULL;
 }
 
-/* ERR (the load's error) followed by the last lines of the verifier log LOG. */
-static void add_log_tail(char *err, size_t err_len, const char *log)
+/* ERR's message (the load's error) followed by the last lines of the verifier log LOG,
+ * when there is room for them. */
+static void add_log_tail(struct err *err, const char *log)
 {
 	char tail[512];
-	size_t n = strlen(err);
+	size_t n = err ? strlen(err->msg) : 0;
 
-	if (!log[0] || n + 16 >= err_len)
+	if (!err || !log[0] || n + 16 >= sizeof(err->msg))
 		return;
 	if (verifier_log_tail(log, ATTACH_LOG_SIZE, 3, tail, sizeof(tail)))
-		snprintf(err + n, err_len - n, " (verifier: %s)", tail);
+		snprintf(err->msg + n, sizeof(err->msg) - n, " (verifier: %s)", tail);
 }
 
 /* Open instance K, set autoload and attach types (and, with STATS, a stats log per
  * program), load. A refusal under STATS is loaded again without, for the reason: a
  * stats-only log has none. */
 static int load_instance(struct attach_set *set, int k, bool stats, char **verifier_log,
-			 char *err, size_t err_len)
+			 struct err *err)
 {
 	struct attach_inst *in = &set->insts[k];
 	struct attach_bytes *bytes = NULL;
@@ -367,12 +367,12 @@ static int load_instance(struct attach_set *set, int k, bool stats, char **verif
 			bytes = &set->bytes[i];
 	}
 	if (!bytes) {
-		snprintf(err, err_len, "object '%s' has no bytes", in->name);
+		err_set(err, "object '%s' has no bytes", in->name);
 		return -EINVAL;
 	}
 	in->log_buf = calloc(1, ATTACH_LOG_SIZE);
 	if (!in->log_buf) {
-		snprintf(err, err_len, "out of memory");
+		err_set(err, "out of memory");
 		return -ENOMEM;
 	}
 	base = strrchr(in->name, '/') ? strrchr(in->name, '/') + 1 : in->name;
@@ -389,7 +389,7 @@ static int load_instance(struct attach_set *set, int k, bool stats, char **verif
 	if (!in->obj) {
 		e = -errno;
 		in->obj = NULL;
-		snprintf(err, err_len, "cannot open object '%s': %s", in->name, strerror(-e));
+		err_set(err, "cannot open object '%s': %s", in->name, strerror(-e));
 		return e;
 	}
 	bpf_object__for_each_program(prog, in->obj)
@@ -402,8 +402,8 @@ static int load_instance(struct attach_set *set, int k, bool stats, char **verif
 			continue;
 		prog = bpf_object__find_program_by_name(in->obj, p->program);
 		if (!prog) {
-			snprintf(err, err_len, "object '%s' has no program '%s'", in->name,
-				 p->program);
+			err_at(err, NULL, 0, 0, "object '%s' has no program '%s'", in->name,
+			       p->program);
 			return -ENOENT;
 		}
 		type = bpf_program__type(prog);
@@ -414,8 +414,8 @@ static int load_instance(struct attach_set *set, int k, bool stats, char **verif
 		}
 		if ((p->hook == JOB_HOOK_XDP && type != BPF_PROG_TYPE_XDP) ||
 		    (p->hook != JOB_HOOK_XDP && type != BPF_PROG_TYPE_SCHED_CLS)) {
-			snprintf(err, err_len, "program '%s' in '%s' is not %s program",
-				 p->program, in->name, prog_type_want(p->hook));
+			err_at(err, NULL, 0, 0, "program '%s' in '%s' is not %s program",
+			       p->program, in->name, prog_type_want(p->hook));
 			return -EINVAL;
 		}
 		if (p->hook == JOB_HOOK_TC_INGRESS)
@@ -428,13 +428,13 @@ static int load_instance(struct attach_set *set, int k, bool stats, char **verif
 		if (stats) {
 			p->stats_log = calloc(1, ATTACH_STATS_LOG_SIZE);
 			if (!p->stats_log) {
-				snprintf(err, err_len, "out of memory");
+				err_set(err, "out of memory");
 				return -ENOMEM;
 			}
 			bpf_program__set_log_buf(prog, p->stats_log, ATTACH_STATS_LOG_SIZE);
 			bpf_program__set_log_level(prog, VERIFIER_LOG_STATS);
 		}
-		e = autoload_slot_programs(in, &set->entries[i], err, err_len);
+		e = autoload_slot_programs(in, &set->entries[i], err);
 		if (e)
 			return e;
 	}
@@ -448,7 +448,7 @@ static int load_instance(struct attach_set *set, int k, bool stats, char **verif
 		in->obj = NULL;
 		free(in->log_buf);
 		in->log_buf = NULL;
-		return load_instance(set, k, false, verifier_log, err, err_len);
+		return load_instance(set, k, false, verifier_log, err);
 	}
 	if (e) {
 		const char *failed = NULL;
@@ -463,12 +463,11 @@ static int load_instance(struct attach_set *set, int k, bool stats, char **verif
 			}
 		}
 		if (failed)
-			snprintf(err, err_len, "cannot load program '%s' of object '%s': %s", failed,
-				 in->name, strerror(-e));
+			err_set(err, "cannot load program '%s' of object '%s': %s", failed,
+				in->name, strerror(-e));
 		else
-			snprintf(err, err_len, "cannot load object '%s': %s", in->name,
-				 strerror(-e));
-		add_log_tail(err, err_len, in->log_buf);
+			err_set(err, "cannot load object '%s': %s", in->name, strerror(-e));
+		add_log_tail(err, in->log_buf);
 		if (in->log_buf[0] && verifier_log)
 			*verifier_log = strdup(in->log_buf);
 		return e;
@@ -488,14 +487,14 @@ static int load_instance(struct attach_set *set, int k, bool stats, char **verif
 
 /* attach_load_spec() while set->entries is ATTACH. */
 static int load_entries(struct attach_set *set, int n, const struct attach_opts *opts,
-			char **verifier_log, char *err, size_t err_len)
+			char **verifier_log, struct err *err)
 {
 	int i, e;
 
 	set->progs = calloc(n, sizeof(*set->progs));
 	set->prog_inst = calloc(n, sizeof(*set->prog_inst));
 	if (!set->progs || !set->prog_inst) {
-		snprintf(err, err_len, "out of memory");
+		err_set(err, "out of memory");
 		return -ENOMEM;
 	}
 	for (i = 0; i < n; i++) {
@@ -504,22 +503,22 @@ static int load_entries(struct attach_set *set, int n, const struct attach_opts 
 	}
 	set->n = n;
 	for (i = 0; i < n; i++) {
-		e = parse_entry(set, i, &set->entries[i], opts, err, err_len);
+		e = parse_entry(set, i, &set->entries[i], opts, err);
 		if (e)
 			return e;
 	}
-	e = plan_instances(set, err, err_len);
+	e = plan_instances(set, err);
 	if (e)
 		return e;
 	for (i = 0; i < set->n_insts; i++) {
-		e = load_instance(set, i, opts->verifier_stats, verifier_log, err, err_len);
+		e = load_instance(set, i, opts->verifier_stats, verifier_log, err);
 		if (e)
 			return e;
 	}
 	for (i = 0; i < set->n; i++) {
-		e = attach_fill_maps(set, i, opts, err, err_len);
+		e = attach_fill_maps(set, i, opts, err);
 		if (!e)
-			e = attach_add_counters(set, i, err, err_len);
+			e = attach_add_counters(set, i, err);
 		if (e)
 			return e;
 	}
@@ -527,44 +526,41 @@ static int load_entries(struct attach_set *set, int n, const struct attach_opts 
 }
 
 int attach_load_spec(struct attach_set *set, const struct job_attach *attach, int n,
-		     const struct attach_opts *opts, char **verifier_log, char *err,
-		     size_t err_len)
+		     const struct attach_opts *opts, char **verifier_log, struct err *err)
 {
 	int e;
 
 	if (verifier_log)
 		*verifier_log = NULL;
 	if (set->n) {
-		snprintf(err, err_len, "attach set already loaded");
+		err_set(err, "attach set already loaded");
 		return -EALREADY;
 	}
 	if (!n)
 		return 0;
 	set->entries = attach;
-	e = load_entries(set, n, opts, verifier_log, err, err_len);
+	e = load_entries(set, n, opts, verifier_log, err);
 	set->entries = NULL;
 	return e;
 }
 
 int attach_load(struct attach_set *set, const json_t *attach, const struct attach_opts *opts,
-		char **verifier_log, char *err, size_t err_len)
+		char **verifier_log, struct err *err)
 {
 	struct job_attach *entries;
-	struct err why;
 	int n, e;
 
 	if (verifier_log)
 		*verifier_log = NULL;
-	if (!json_is_array(attach)) {
-		snprintf(err, err_len, "job spec has no attach array");
-		return -EINVAL;
-	}
-	e = jobspec_decode_attach(attach, &entries, &n, &why);
+	if (!json_is_array(attach))
+		return err_at(err, NULL, 0, 0, "job spec has no attach array");
+	e = jobspec_decode_attach(attach, &entries, &n, err);
 	if (e) {
-		snprintf(err, err_len, "%s", why.msg);
+		if (err)
+			err->input = e == -EINVAL;	/* the entries are wrong, not this host */
 		return e;
 	}
-	e = attach_load_spec(set, entries, n, opts, verifier_log, err, err_len);
+	e = attach_load_spec(set, entries, n, opts, verifier_log, err);
 	jobspec_attach_free(entries, n);
 	return e;
 }

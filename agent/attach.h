@@ -55,6 +55,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/err.h"
 #include "plan/jobspec.h"
 #include "verifier_log.h"
 
@@ -136,15 +137,14 @@ void attach_destroy(struct attach_set **set);
  * when the kernel refused a program, *VERIFIER_LOG gets its log (heap string, caller
  * frees), else stays NULL. */
 int attach_load_spec(struct attach_set *set, const struct job_attach *attach, int n,
-		     const struct attach_opts *opts, char **verifier_log, char *err,
-		     size_t err_len);
+		     const struct attach_opts *opts, char **verifier_log, struct err *err);
 /* attach_load_spec() of a JSON attach array, decoded first (jobspec_decode_attach: a
  * bad entry is refused with its path, -EINVAL). */
 int attach_load(struct attach_set *set, const json_t *attach, const struct attach_opts *opts,
-		char **verifier_log, char *err, size_t err_len);
+		char **verifier_log, struct err *err);
 /* Attach every loaded program. On failure detaches what it attached and returns -errno
  * with ERR set. */
-int attach_links(struct attach_set *set, char *err, size_t err_len);
+int attach_links(struct attach_set *set, struct err *err);
 /* Close every link and remove every clsact filter, then the clsact qdiscs the set
  * created when nothing else is on them (the programs stay loaded). Safe to call twice. */
 void attach_detach(struct attach_set *set);
@@ -155,7 +155,7 @@ void attach_detach(struct attach_set *set);
  * (ATTACH_TC_HANDLE_OWNER) and no filter is left on it. Each removal is logged as a
  * warning. One agent per port is assumed: another agent's live filters would go too.
  * Returns the number of filters removed, or -errno with ERR set. */
-int attach_tc_cleanup(const struct attach_port *ports, int n_ports, char *err, size_t err_len);
+int attach_tc_cleanup(const struct attach_port *ports, int n_ports, struct err *err);
 
 /* Number of attach entries, and entry I (NULL when out of range); borrowed, valid until
  * attach_destroy(). */

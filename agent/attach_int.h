@@ -4,7 +4,8 @@
  * attach.c holds the set's life and the load (object bytes, instances, verifier log);
  * attach_maps.c fills an entry's map slots and keeps its counters; attach_link.c makes
  * and removes the links and tc filters (and clsact qdiscs). Functions that can fail
- * return 0 or -errno with a message in ERR (ERR_LEN bytes).
+ * return 0 or -errno with ERR filled (base/err.h); what an entry asks and the object or
+ * host cannot give is input (err_at).
  */
 #ifndef BPFLAB_AGENT_ATTACH_INT_H
 #define BPFLAB_AGENT_ATTACH_INT_H
@@ -54,8 +55,8 @@ struct attach_set {
 
 /* attach_maps.c, called by the load once prog I's object is loaded, before any link:
  * fill the map slots of its attach entry (docs/plans.md, "maps") / record its counters */
-int attach_fill_maps(struct attach_set *set, int i, const struct attach_opts *o, char *err,
-		     size_t err_len);
-int attach_add_counters(struct attach_set *set, int i, char *err, size_t err_len);
+int attach_fill_maps(struct attach_set *set, int i, const struct attach_opts *o,
+		     struct err *err);
+int attach_add_counters(struct attach_set *set, int i, struct err *err);
 
 #endif

@@ -193,8 +193,7 @@ void attach_detach(struct attach_set *set)
 	}
 }
 
-int attach_tc_cleanup(const struct attach_port *ports, int n_ports, char *err,
-		      size_t err_len)
+int attach_tc_cleanup(const struct attach_port *ports, int n_ports, struct err *err)
 {
 	static const uint32_t parents[] = { TC_H_MIN_INGRESS, TC_H_MIN_EGRESS };
 	static const uint32_t handles[] = { ATTACH_TC_HANDLE, ATTACH_TC_HANDLE_OWNER };
@@ -209,8 +208,8 @@ int attach_tc_cleanup(const struct attach_port *ports, int n_ports, char *err,
 		if (e <= 0) {
 			if (!e)
 				continue;
-			snprintf(err, err_len, "cannot list the qdiscs of port '%s' ('%s'): %s",
-				 ports[i].role, ifname, strerror(-e));
+			err_set(err, "cannot list the qdiscs of port '%s' ('%s'): %s",
+				ports[i].role, ifname, strerror(-e));
 			return e;
 		}
 		for (j = 0; j < 2; j++) {
@@ -218,8 +217,8 @@ int attach_tc_cleanup(const struct attach_port *ports, int n_ports, char *err,
 
 			e = tc_filters(ports[i].ifindex, parents[j], &c);
 			if (e) {
-				snprintf(err, err_len, "cannot list the clsact %s filters of port '%s' ('%s'): %s",
-					 where, ports[i].role, ifname, strerror(-e));
+				err_set(err, "cannot list the clsact %s filters of port '%s' ('%s'): %s",
+					where, ports[i].role, ifname, strerror(-e));
 				return e;
 			}
 			for (k = 0; k < 2; k++) {
@@ -228,9 +227,9 @@ int attach_tc_cleanup(const struct attach_port *ports, int n_ports, char *err,
 				e = tc_filter_remove(ports[i].ifindex,
 						     j ? BPF_TC_EGRESS : BPF_TC_INGRESS, handles[k]);
 				if (e) {
-					snprintf(err, err_len, "cannot remove a clsact filter that a killed agent left on port '%s' ('%s', %s, handle %#x): %s",
-						 ports[i].role, ifname, where, handles[k],
-						 strerror(-e));
+					err_set(err, "cannot remove a clsact filter that a killed agent left on port '%s' ('%s', %s, handle %#x): %s",
+						ports[i].role, ifname, where, handles[k],
+						strerror(-e));
 					return e;
 				}
 				pr_warn("removed a clsact filter (priority %u, handle %#x) that a killed agent left on port '%s' ('%s', %s)",
@@ -260,7 +259,7 @@ static bool set_owns_qdisc(const struct attach_set *set, const struct attach_pro
 /* Attach P as a direct-action cls_bpf filter on the port's clsact qdisc, creating the
  * qdisc when there is none. WHY says why not tcx, for the error. */
 static int attach_clsact(struct attach_set *set, struct attach_prog *p, const char *why,
-			 char *err, size_t err_len)
+			 struct err *err)
 {
 	DECLARE_LIBBPF_OPTS(bpf_tc_hook, h, .ifindex = p->ifindex,
 			    .attach_point = tc_point(p->hook));
@@ -279,20 +278,20 @@ static int attach_clsact(struct attach_set *set, struct attach_prog *p, const ch
 			e = 0;
 	}
 	if (e < 0) {
-		snprintf(err, err_len, "cannot attach '%s' to port '%s' ('%s') as clsact %s%s: cannot create the clsact qdisc: %s%s",
-			 p->program, p->role, p->ifname, where, why, strerror(-e),
-			 e == -ENOENT ? " (the kernel has no clsact: load sch_ingress)" : "");
+		err_set(err, "cannot attach '%s' to port '%s' ('%s') as clsact %s%s: cannot create the clsact qdisc: %s%s",
+			p->program, p->role, p->ifname, where, why, strerror(-e),
+			e == -ENOENT ? " (the kernel has no clsact: load sch_ingress)" : "");
 		return e;
 	}
 	/* the handle records whether this agent created the qdisc (attach_tc_cleanup) */
 	o.handle = created || set_owns_qdisc(set, p) ? ATTACH_TC_HANDLE_OWNER : ATTACH_TC_HANDLE;
 	e = bpf_tc_attach(&h, &o);	/* no BPF_TC_F_REPLACE: never replaces a filter */
 	if (e) {
-		snprintf(err, err_len, "cannot attach '%s' to port '%s' ('%s') as clsact %s%s: cannot add the cls_bpf filter (priority %u, handle %#x): %s%s",
-			 p->program, p->role, p->ifname, where, why, ATTACH_TC_PRIO, o.handle,
-			 strerror(-e),
-			 e == -EEXIST ? " (the port already has a filter there)" :
-			 e == -ENOENT ? " (the kernel has no cls_bpf: load it)" : "");
+		err_set(err, "cannot attach '%s' to port '%s' ('%s') as clsact %s%s: cannot add the cls_bpf filter (priority %u, handle %#x): %s%s",
+			p->program, p->role, p->ifname, where, why, ATTACH_TC_PRIO, o.handle,
+			strerror(-e),
+			e == -EEXIST ? " (the port already has a filter there)" :
+			e == -ENOENT ? " (the kernel has no cls_bpf: load it)" : "");
 		if (created)
 			tc_qdisc_release(p->ifindex, p->ifname);
 		return e;
@@ -308,15 +307,14 @@ static int attach_clsact(struct attach_set *set, struct attach_prog *p, const ch
 
 /* Attach tc entry P: a tcx link unless tc_mode says clsact; clsact when tc_mode says so
  * or, in auto, when the kernel does not know tcx (EINVAL: attach types 46/47 unknown). */
-static int attach_tc_hook(struct attach_set *set, struct attach_prog *p, char *err,
-			  size_t err_len)
+static int attach_tc_hook(struct attach_set *set, struct attach_prog *p, struct err *err)
 {
 	int type = p->hook == JOB_HOOK_TC_INGRESS ? ATTACH_BPF_TCX_INGRESS : ATTACH_BPF_TCX_EGRESS;
 	const char *where = p->hook == JOB_HOOK_TC_INGRESS ? "ingress" : "egress";
 	int fd;
 
 	if (p->tc_mode == JOB_TC_CLSACT)
-		return attach_clsact(set, p, " (tc_mode clsact)", err, err_len);
+		return attach_clsact(set, p, " (tc_mode clsact)", err);
 	fd = bpf_link_create(p->prog_fd, p->ifindex, (enum bpf_attach_type)type, NULL);
 	if (fd >= 0) {
 		p->link_fd = fd;
@@ -328,11 +326,11 @@ static int attach_tc_hook(struct attach_set *set, struct attach_prog *p, char *e
 	if (fd == -EINVAL && p->tc_mode == JOB_TC_AUTO) {
 		pr_debug("no tcx on this kernel (%s): '%s' on port '%s' goes to clsact",
 			 strerror(-fd), p->program, p->role);
-		return attach_clsact(set, p, " (no tcx on this kernel)", err, err_len);
+		return attach_clsact(set, p, " (no tcx on this kernel)", err);
 	}
-	snprintf(err, err_len, "cannot attach '%s' to port '%s' ('%s') as tcx %s: %s%s",
-		 p->program, p->role, p->ifname, where, strerror(-fd),
-		 fd == -EINVAL ? " (tcx needs Linux 6.6 or later; tc_mode auto or clsact would use a clsact qdisc)" : "");
+	err_set(err, "cannot attach '%s' to port '%s' ('%s') as tcx %s: %s%s",
+		p->program, p->role, p->ifname, where, strerror(-fd),
+		fd == -EINVAL ? " (tcx needs Linux 6.6 or later; tc_mode auto or clsact would use a clsact qdisc)" : "");
 	return fd;
 }
 
@@ -349,7 +347,7 @@ static int xdp_link(const struct attach_prog *p, enum job_xdp_mode mode)
 /* Attach XDP entry P: native or generic as asked; auto: native where the port's driver
  * has it (xdpcaps.h), generic where it has not, and where nobody knows native tried
  * first. A native attach the driver refuses names the driver and its modes. */
-static int attach_xdp(struct attach_prog *p, char *err, size_t err_len)
+static int attach_xdp(struct attach_prog *p, struct err *err)
 {
 	enum job_xdp_mode mode = p->mode == JOB_XDP_GENERIC ? JOB_XDP_GENERIC : JOB_XDP_NATIVE;
 	struct xdpcaps caps;
@@ -377,14 +375,14 @@ static int attach_xdp(struct attach_prog *p, char *err, size_t err_len)
 		if (mode == JOB_XDP_NATIVE && p->mode == JOB_XDP_NATIVE)	/* asked only now */
 			known = !xdpcaps_get(p->ifindex, p->ifname, &caps);
 		if (mode == JOB_XDP_NATIVE)
-			snprintf(err, err_len, "cannot attach '%s' to port '%s' ('%s', driver %s) as xdp native: %s (the port has XDP modes %s%s)",
-				 p->program, p->role, p->ifname, driver, strerror(-fd),
-				 known ? xdpcaps_modes_text(&caps, modes, sizeof(modes)) : "unknown",
-				 known && !caps.native ? "; mode auto would attach generic" : "");
+			err_set(err, "cannot attach '%s' to port '%s' ('%s', driver %s) as xdp native: %s (the port has XDP modes %s%s)",
+				p->program, p->role, p->ifname, driver, strerror(-fd),
+				known ? xdpcaps_modes_text(&caps, modes, sizeof(modes)) : "unknown",
+				known && !caps.native ? "; mode auto would attach generic" : "");
 		else
-			snprintf(err, err_len, "cannot attach '%s' to port '%s' ('%s', driver %s) as xdp generic%s: %s",
-				 p->program, p->role, p->ifname, driver,
-				 p->mode == JOB_XDP_AUTO ? " (mode auto)" : "", strerror(-fd));
+			err_set(err, "cannot attach '%s' to port '%s' ('%s', driver %s) as xdp generic%s: %s",
+				p->program, p->role, p->ifname, driver,
+				p->mode == JOB_XDP_AUTO ? " (mode auto)" : "", strerror(-fd));
 		return fd;
 	}
 	p->link_fd = fd;
@@ -395,7 +393,7 @@ static int attach_xdp(struct attach_prog *p, char *err, size_t err_len)
 	return 0;
 }
 
-int attach_links(struct attach_set *set, char *err, size_t err_len)
+int attach_links(struct attach_set *set, struct err *err)
 {
 	int i, e;
 
@@ -404,8 +402,8 @@ int attach_links(struct attach_set *set, char *err, size_t err_len)
 
 		if (p->link_fd >= 0 || p->tc_handle)
 			continue;
-		e = p->hook == JOB_HOOK_XDP ? attach_xdp(p, err, err_len) :
-					    attach_tc_hook(set, p, err, err_len);
+		e = p->hook == JOB_HOOK_XDP ? attach_xdp(p, err) :
+					    attach_tc_hook(set, p, err);
 		if (e) {
 			attach_detach(set);
 			return e;

@@ -38,8 +38,8 @@ static int put_le(long long v, bool signed_ok, unsigned char *out, size_t len)
 }
 
 /* Fill the map slots of prog I's attach entry (docs/plans.md, "maps"). */
-int attach_fill_maps(struct attach_set *set, int i, const struct attach_opts *o, char *err,
-		     size_t err_len)
+int attach_fill_maps(struct attach_set *set, int i, const struct attach_opts *o,
+		     struct err *err)
 {
 	const struct attach_prog *p = &set->progs[i];
 	struct bpf_object *obj = set->insts[set->prog_inst[i]].obj;
@@ -54,15 +54,15 @@ int attach_fill_maps(struct attach_set *set, int i, const struct attach_opts *o,
 		size_t ks, vs;
 
 		if (!map) {
-			snprintf(err, err_len, "object '%s' has no map '%s'", p->object, name);
+			err_at(err, NULL, 0, 0, "object '%s' has no map '%s'", p->object, name);
 			return -ENOENT;
 		}
 		type = bpf_map__type(map);
 		ks = bpf_map__key_size(map);
 		vs = bpf_map__value_size(map);
 		if (ks > sizeof(key) || vs > sizeof(value)) {
-			snprintf(err, err_len, "map '%s' has a %zu-byte key and a %zu-byte value: too large to fill from a plan",
-				 name, ks, vs);
+			err_at(err, NULL, 0, 0, "map '%s' has a %zu-byte key and a %zu-byte value: too large to fill from a plan",
+			       name, ks, vs);
 			return -E2BIG;
 		}
 		for (j = 0; j < a->maps[m].n_slots; j++) {
@@ -72,8 +72,8 @@ int attach_fill_maps(struct attach_set *set, int i, const struct attach_opts *o,
 			int prog_fd = -1;
 
 			if (put_le(kv, false, key, ks)) {
-				snprintf(err, err_len, "map '%s': key %lld does not fit its %zu-byte key",
-					 name, kv, ks);
+				err_at(err, NULL, 0, 0, "map '%s': key %lld does not fit its %zu-byte key",
+				       name, kv, ks);
 				return -ERANGE;
 			}
 			if (prog_name) {
@@ -81,14 +81,14 @@ int attach_fill_maps(struct attach_set *set, int i, const struct attach_opts *o,
 
 				prog_fd = sp ? bpf_program__fd(sp) : -1;
 				if (prog_fd < 0) {
-					snprintf(err, err_len, "map '%s': program '%s' is not loaded", name,
-						 prog_name);
+					err_at(err, NULL, 0, 0, "map '%s': program '%s' is not loaded", name,
+					       prog_name);
 					return -ENOENT;
 				}
 				if (vs < 8) {
-					snprintf(err, err_len, "map '%s' has %zu-byte values: no room for program '%s' (use struct bpf_%s_val)",
-						 name, vs, prog_name,
-						 type == BPF_MAP_TYPE_CPUMAP ? "cpumap" : "devmap");
+					err_at(err, NULL, 0, 0, "map '%s' has %zu-byte values: no room for program '%s' (use struct bpf_%s_val)",
+					       name, vs, prog_name,
+					       type == BPF_MAP_TYPE_CPUMAP ? "cpumap" : "devmap");
 					return -EINVAL;
 				}
 			}
@@ -99,8 +99,8 @@ int attach_fill_maps(struct attach_set *set, int i, const struct attach_opts *o,
 				for (k = 0; k < o->n_ports && strcmp(o->ports[k].role, port); k++)
 					;
 				if (k == o->n_ports) {
-					snprintf(err, err_len, "map '%s': port role '%s' is not one of the job's ports",
-						 name, port);
+					err_at(err, NULL, 0, 0, "map '%s': port role '%s' is not one of the job's ports",
+					       name, port);
 					return -ENODEV;
 				}
 				dv.ifindex = (__u32)o->ports[k].ifindex;
@@ -110,8 +110,8 @@ int attach_fill_maps(struct attach_set *set, int i, const struct attach_opts *o,
 				struct bpf_cpumap_val cv = { 0 };
 
 				if (kv >= set->n_cpus) {
-					snprintf(err, err_len, "map '%s': cpumap key %lld is not a CPU of this host (it has %d)",
-						 name, kv, set->n_cpus);
+					err_at(err, NULL, 0, 0, "map '%s': cpumap key %lld is not a CPU of this host (it has %d)",
+					       name, kv, set->n_cpus);
 					return -ERANGE;
 				}
 				cv.qsize = (__u32)slot->qsize;
@@ -121,20 +121,20 @@ int attach_fill_maps(struct attach_set *set, int i, const struct attach_opts *o,
 							type == BPF_MAP_TYPE_HASH ||
 							type == BPF_MAP_TYPE_LRU_HASH)) {
 				if (put_le(slot->value, true, value, vs)) {
-					snprintf(err, err_len, "map '%s': value %lld does not fit its %zu-byte value",
-						 name, slot->value, vs);
+					err_at(err, NULL, 0, 0, "map '%s': value %lld does not fit its %zu-byte value",
+					       name, slot->value, vs);
 					return -ERANGE;
 				}
 			} else {
-				snprintf(err, err_len, "map '%s' (%s) cannot take slot %d (port for devmap, qsize for cpumap, value for array and hash)",
-					 name, libbpf_bpf_map_type_str(type) ?: "?", j);
+				err_at(err, NULL, 0, 0, "map '%s' (%s) cannot take slot %d (port for devmap, qsize for cpumap, value for array and hash)",
+				       name, libbpf_bpf_map_type_str(type) ?: "?", j);
 				return -EINVAL;
 			}
 			e = bpf_map_update_elem(bpf_map__fd(map), key, value, BPF_ANY);
 			if (e) {
 				e = -errno;
-				snprintf(err, err_len, "cannot fill map '%s' key %lld of '%s': %s", name,
-					 kv, p->object, strerror(-e));
+				err_set(err, "cannot fill map '%s' key %lld of '%s': %s", name,
+					kv, p->object, strerror(-e));
 				return e;
 			}
 			pr_debug("filled map '%s' key %lld of '%s'%s%s", name, kv, p->object,
@@ -145,7 +145,7 @@ int attach_fill_maps(struct attach_set *set, int i, const struct attach_opts *o,
 }
 
 /* Record the counters of prog I's attach entry. */
-int attach_add_counters(struct attach_set *set, int i, char *err, size_t err_len)
+int attach_add_counters(struct attach_set *set, int i, struct err *err)
 {
 	struct bpf_object *obj = set->insts[set->prog_inst[i]].obj;
 	const struct job_attach *a = &set->entries[i];
@@ -157,13 +157,13 @@ int attach_add_counters(struct attach_set *set, int i, char *err, size_t err_len
 		struct bpf_map *map = mname ? bpf_object__find_map_by_name(obj, mname) : NULL;
 
 		if (!map) {
-			snprintf(err, err_len, "object '%s' has no counters map '%s'",
-				 set->progs[i].object, mname ? mname : "?");
+			err_at(err, NULL, 0, 0, "object '%s' has no counters map '%s'",
+			       set->progs[i].object, mname ? mname : "?");
 			return -ENOENT;
 		}
 		if (bpf_map__type(map) != BPF_MAP_TYPE_PERCPU_ARRAY ||
 		    bpf_map__value_size(map) != 8) {
-			snprintf(err, err_len, "counters map '%s' is not a percpu_array of u64", mname);
+			err_at(err, NULL, 0, 0, "counters map '%s' is not a percpu_array of u64", mname);
 			return -EINVAL;
 		}
 		for (k = 0; k < c->n_keys; k++) {
@@ -171,13 +171,13 @@ int attach_add_counters(struct attach_set *set, int i, char *err, size_t err_len
 			struct attach_counter *nc;
 
 			if (key->index >= bpf_map__max_entries(map)) {
-				snprintf(err, err_len, "counters map '%s': bad key '%u'", mname,
-					 key->index);
+				err_at(err, NULL, 0, 0, "counters map '%s': bad key '%u'", mname,
+				       key->index);
 				return -EINVAL;
 			}
 			nc = realloc(set->counters, (set->n_counters + 1) * sizeof(*nc));
 			if (!nc) {
-				snprintf(err, err_len, "out of memory");
+				err_set(err, "out of memory");
 				return -ENOMEM;
 			}
 			set->counters = nc;
@@ -189,7 +189,7 @@ int attach_add_counters(struct attach_set *set, int i, char *err, size_t err_len
 			nc->key = key->index;
 			set->n_counters++;
 			if (!nc->name || !nc->map) {
-				snprintf(err, err_len, "out of memory");
+				err_set(err, "out of memory");
 				return -ENOMEM;
 			}
 		}

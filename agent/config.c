@@ -21,8 +21,7 @@
 struct ctx {
 	const char *file;
 	yaml_document_t *doc;
-	char *why;
-	size_t why_len;
+	struct err *why;
 };
 
 /* Append pair KEY=VALUE to *LIST (*N entries). Returns 0 or -ENOMEM. */
@@ -44,26 +43,25 @@ static int pair_add(struct inventory_pair **list, int *n, const char *key, const
 	return 0;
 }
 
-/* A YAML error at node N: "FILE:LINE:COLUMN: MESSAGE" into C's WHY. Returns -EINVAL. */
+/* A YAML error at node N: "FILE:LINE:COLUMN: MESSAGE" into C's WHY (input). Returns
+ * -EINVAL. */
 static int config_error(struct ctx *c, const yaml_node_t *n, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 static int config_error(struct ctx *c, const yaml_node_t *n, const char *fmt, ...)
 {
-	int off = snprintf(c->why, c->why_len, "%s:%zu:%zu: ", c->file, n->start_mark.line + 1,
-			   n->start_mark.column + 1);
+	char text[sizeof(c->why->msg)];
 	va_list ap;
 
-	if (off >= 0 && (size_t)off < c->why_len) {
-		va_start(ap, fmt);
-		vsnprintf(c->why + off, c->why_len - off, fmt, ap);
-		va_end(ap);
-	}
-	return -EINVAL;
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	return err_at(c->why, c->file, (int)n->start_mark.line + 1, (int)n->start_mark.column + 1,
+		      "%s", text);
 }
 
 static int out_of_memory(struct ctx *c)
 {
-	return util_seterr(c->why, c->why_len, -ENOMEM, "%s: out of memory", c->file);
+	return err_ret(c->why, -ENOMEM, "%s: out of memory", c->file);
 }
 
 /* The text of scalar node N; NULL for another node or one holding a NUL byte. */
@@ -182,8 +180,7 @@ static int config_provider(struct ctx *c, yaml_node_t *v, struct provider_config
  * the document is loaded: libyaml's scanner takes time quadratic in the depth of flow
  * collections ("[[[[...": 80000 levels took a minute), and the loader would build it
  * all. Returns 0 (also for a YAML error: the load reports it) or -EINVAL with WHY. */
-static int check_depth(const char *file, const char *text, size_t len, char *why,
-		       size_t why_len)
+static int check_depth(const char *file, const char *text, size_t len, struct err *why)
 {
 	yaml_parser_t parser;
 	yaml_event_t ev;
@@ -191,15 +188,14 @@ static int check_depth(const char *file, const char *text, size_t len, char *why
 	bool done = false;
 
 	if (!yaml_parser_initialize(&parser))
-		return util_seterr(why, why_len, -ENOMEM, "%s: out of memory", file);
+		return err_ret(why, -ENOMEM, "%s: out of memory", file);
 	yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
 	while (!done && !rc && yaml_parser_parse(&parser, &ev)) {
 		if (ev.type == YAML_SEQUENCE_START_EVENT || ev.type == YAML_MAPPING_START_EVENT) {
 			if (++depth > AGENT_CONFIG_MAX_DEPTH)
-				rc = util_seterr(why, why_len, -EINVAL, "%s:%zu:%zu: nested "
-						 "deeper than %d levels", file,
-						 ev.start_mark.line + 1, ev.start_mark.column + 1,
-						 AGENT_CONFIG_MAX_DEPTH);
+				rc = err_at(why, file, (int)ev.start_mark.line + 1,
+					    (int)ev.start_mark.column + 1,
+					    "nested deeper than %d levels", AGENT_CONFIG_MAX_DEPTH);
 		} else if (ev.type == YAML_SEQUENCE_END_EVENT ||
 			   ev.type == YAML_MAPPING_END_EVENT) {
 			depth--;
@@ -213,25 +209,25 @@ static int check_depth(const char *file, const char *text, size_t len, char *why
 
 int agent_config_parse(const char *file, const char *text, size_t len,
 		       struct inventory_pair **labels, int *n_labels,
-		       struct provider_config *pc, char *why, size_t why_len)
+		       struct provider_config *pc, struct err *why)
 {
-	struct ctx c = { .file = file, .why = why, .why_len = why_len };
+	struct ctx c = { .file = file, .why = why };
 	yaml_parser_t parser;
 	yaml_document_t doc;
 	yaml_node_t *root, *k, *v;
 	yaml_node_pair_t *p;
-	int rc = check_depth(file, text, len, why, why_len);
+	int rc = check_depth(file, text, len, why);
 
 	if (rc)
 		return rc;
 	rc = -EINVAL;
 	if (!yaml_parser_initialize(&parser))
-		return util_seterr(why, why_len, -ENOMEM, "%s: out of memory", file);
+		return err_ret(why, -ENOMEM, "%s: out of memory", file);
 	yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
 	if (!yaml_parser_load(&parser, &doc)) {
-		util_seterr(why, why_len, -EINVAL, "%s:%zu:%zu: %s", file,
-			    parser.problem_mark.line + 1, parser.problem_mark.column + 1,
-			    parser.problem ? parser.problem : "bad YAML");
+		err_at(why, file, (int)parser.problem_mark.line + 1,
+		       (int)parser.problem_mark.column + 1, "%s",
+		       parser.problem ? parser.problem : "bad YAML");
 		goto out_parser;
 	}
 	c.doc = &doc;
@@ -266,16 +262,15 @@ out_parser:
 }
 
 int agent_config_load(const char *file, struct inventory_pair **labels, int *n_labels,
-		      struct provider_config *pc, char *why, size_t why_len)
+		      struct provider_config *pc, struct err *why)
 {
 	char *text = NULL;
 	size_t len = 0;
 	int err = util_read_file(file, AGENT_CONFIG_MAX_BYTES, &text, &len);
 
 	if (err)
-		return util_seterr(why, why_len, err, "cannot read config '%s': %s", file,
-				   util_strerror(err));
-	err = agent_config_parse(file, text, len, labels, n_labels, pc, why, why_len);
+		return err_ret(why, err, "cannot read config '%s': %s", file, util_strerror(err));
+	err = agent_config_parse(file, text, len, labels, n_labels, pc, why);
 	free(text);
 	return err;
 }

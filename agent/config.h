@@ -15,6 +15,7 @@
 
 #include <stddef.h>
 
+#include "base/err.h"
 #include "inventory.h"
 #include "provider.h"
 
@@ -23,15 +24,15 @@
 
 /* Parse the LEN bytes of TEXT read from FILE (for messages). The labels are appended to
  * *LABELS (*N_LABELS entries; a --label given later overrides them), the provider
- * replaces *PC. Returns 0, or -EINVAL (-ENOMEM) with "FILE:LINE:COLUMN: message" in WHY;
- * what was appended before the error stays, for the caller to release. */
+ * replaces *PC. Returns 0, or -EINVAL with "FILE:LINE:COLUMN: message" in WHY (input),
+ * or -ENOMEM; what was appended before the error stays, for the caller to release. */
 int agent_config_parse(const char *file, const char *text, size_t len,
 		       struct inventory_pair **labels, int *n_labels,
-		       struct provider_config *pc, char *why, size_t why_len);
+		       struct provider_config *pc, struct err *why);
 
 /* Read FILE (at most AGENT_CONFIG_MAX_BYTES) and parse it as above. Returns 0 or -errno
  * with WHY ("cannot read config 'FILE': ..." or the parse error). */
 int agent_config_load(const char *file, struct inventory_pair **labels, int *n_labels,
-		      struct provider_config *pc, char *why, size_t why_len);
+		      struct provider_config *pc, struct err *why);
 
 #endif

@@ -15,20 +15,20 @@
 
 #define GEN_PACE_MAX_SLEEP_NS 10000000LL	/* 10 ms: how late a stop may be seen */
 
-void *gen_alloc(size_t size, int threads, int flows, bool bad, const char *usage, char *err,
-		size_t err_len)
+void *gen_alloc(size_t size, int threads, int flows, bool bad, const char *usage,
+		struct err *err)
 {
 	void *gen;
 
 	if (bad || threads < 1 || threads > GEN_MAX_THREADS || flows < 1 ||
 	    flows > GEN_MAX_FLOWS) {
-		snprintf(err, err_len, "%s", usage);
+		err_at(err, NULL, 0, 0, "%s", usage);
 		errno = EINVAL;
 		return NULL;
 	}
 	gen = calloc(1, size);
 	if (!gen) {
-		snprintf(err, err_len, "out of memory");
+		err_set(err, "out of memory");
 		errno = ENOMEM;
 	}
 	return gen;

@@ -11,7 +11,8 @@
  * programs; nothing is sent) -> start -> frames/error as often as wanted -> stop ->
  * destroy. Ownership: new returns an object the caller owns until destroy; CFG is
  * borrowed by new only, except cfg->cpus, which must live as long as the generator.
- * Errors: 0 or -errno, with a message in ERR (ERR_LEN bytes) where the function has one.
+ * Errors: 0 or -errno (NULL and errno for new), with the message in ERR (base/err.h;
+ * NULL allowed); a config the job's spec got wrong (threads, flows, size) is input.
  */
 #ifndef BPFLAB_AGENT_GEN_H
 #define BPFLAB_AGENT_GEN_H
@@ -21,6 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/err.h"
 #include "tbucket.h"
 
 #define GEN_MAX_THREADS 64
@@ -67,14 +69,14 @@ struct gen_ops {
 	 * counter saying so (xdp-live): the job checks the port's tx count against them */
 	bool veth_needs_napi;
 	/* a new generator for CFG, or NULL with errno set and ERR filled */
-	void *(*new)(const struct gen_config *cfg, char *err, size_t err_len);
-	int (*start)(void *gen, char *err, size_t err_len);
+	void *(*new)(const struct gen_config *cfg, struct err *err);
+	int (*start)(void *gen, struct err *err);
 	/* frames sent since new into *FRAMES; exact at the moment of the call */
 	int (*frames)(void *gen, uint64_t *frames);
 	/* the first error a thread met while running (0 while all is well), ERR set */
-	int (*error)(void *gen, char *err, size_t err_len);
+	int (*error)(void *gen, struct err *err);
 	/* stop and join; safe when not started; 0 or the first error met (ERR set) */
-	int (*stop)(void *gen, char *err, size_t err_len);
+	int (*stop)(void *gen, struct err *err);
 	/* stop if running and free; NULL is fine */
 	void (*destroy)(void *gen);
 	/* thread IDX's struct gen_paced into *OUT: 0, or -ENOENT (not started, not paced,
@@ -90,9 +92,9 @@ struct gen_ops {
 };
 
 /* The gen_ops of generator P: `const struct gen_ops P_ops`, named NAME, for a generator
- * whose typed API is P_start(struct P *, char *, size_t), P_stop, P_error,
+ * whose typed API is P_start(struct P *, struct err *), P_stop, P_error,
  * P_frames(struct P *, uint64_t *) and P_destroy(struct P **), and which defines
- * `static void *P_gen_new(const struct gen_config *, char *, size_t)` before. */
+ * `static void *P_gen_new(const struct gen_config *, struct err *)` before. */
 #define GEN_OPS_DEFINE(P, NAME, UNPINNED, VETH_NEEDS_NAPI)			\
 	GEN_OPS_ADAPTERS(P)							\
 	const struct gen_ops P##_ops = {					\
@@ -106,14 +108,14 @@ struct gen_ops {
 /* The adapters GEN_OPS_DEFINE() fills the ops with: static P_gen_start ...
  * P_gen_destroy, each calling the typed function. */
 #define GEN_OPS_ADAPTERS(P)							\
-	static int P##_gen_start(void *g, char *err, size_t len)		\
-	{ return P##_start(g, err, len); }					\
+	static int P##_gen_start(void *g, struct err *err)			\
+	{ return P##_start(g, err); }						\
 	static int P##_gen_frames(void *g, uint64_t *frames)			\
 	{ return P##_frames(g, frames); }					\
-	static int P##_gen_error(void *g, char *err, size_t len)		\
-	{ return P##_error(g, err, len); }					\
-	static int P##_gen_stop(void *g, char *err, size_t len)			\
-	{ return P##_stop(g, err, len); }					\
+	static int P##_gen_error(void *g, struct err *err)			\
+	{ return P##_error(g, err); }						\
+	static int P##_gen_stop(void *g, struct err *err)			\
+	{ return P##_stop(g, err); }						\
 	static void P##_gen_destroy(void *g)					\
 	{ struct P *p = g; P##_destroy(&p); }
 
@@ -127,10 +129,10 @@ struct gen_ops {
 	{ return P##_pace_stats(g, out); }
 
 /* The start of a generator's _new(): a zeroed object of SIZE bytes. When THREADS or FLOWS
- * is out of range (or BAD is true): NULL, errno EINVAL and USAGE in ERR; out of memory:
- * NULL, errno ENOMEM and "out of memory" in ERR. */
-void *gen_alloc(size_t size, int threads, int flows, bool bad, const char *usage, char *err,
-		size_t err_len);
+ * is out of range (or BAD is true): NULL, errno EINVAL and USAGE in ERR (input); out of
+ * memory: NULL, errno ENOMEM and "out of memory" in ERR. */
+void *gen_alloc(size_t size, int threads, int flows, bool bad, const char *usage,
+		struct err *err);
 
 /* Thread IDX's share of RATE frames/s over THREADS threads: RATE / THREADS, the
  * remainder one each to the first threads (so the shares add up to RATE). */

@@ -46,7 +46,7 @@ static int prepare(struct job_ctx *c, char **verifier_log)
 
 	ap = calloc(c->n_ports ? c->n_ports : 1, sizeof(*ap));
 	if (!ap) {
-		snprintf(c->err, sizeof(c->err), "out of memory");
+		err_set(&c->err, "out of memory");
 		return -ENOMEM;
 	}
 	for (i = 0; i < c->n_ports; i++) {
@@ -55,7 +55,7 @@ static int prepare(struct job_ctx *c, char **verifier_log)
 		ap[i].ifindex = c->ports[i].ifindex;
 	}
 	/* clsact filters of an agent killed before its detach (attach.h) */
-	err = attach_tc_cleanup(ap, c->n_ports, c->err, sizeof(c->err));
+	err = attach_tc_cleanup(ap, c->n_ports, &c->err);
 	if (err < 0 || !c->spec.n_attach) {
 		free(ap);
 		return err < 0 ? err : 0;
@@ -71,9 +71,9 @@ static int prepare(struct job_ctx *c, char **verifier_log)
 		};
 
 		err = attach_load_spec(c->attach, c->spec.attach, c->spec.n_attach, &ao,
-				       verifier_log, c->err, sizeof(c->err));
+				       verifier_log, &c->err);
 		if (!err)
-			err = attach_links(c->attach, c->err, sizeof(c->err));
+			err = attach_links(c->attach, &c->err);
 	}
 	free(ap);
 	return err;
@@ -91,22 +91,22 @@ static int barrier(struct job_ctx *c)
 	if (!c->spec.has_pair)
 		return 0;
 	if (!c->opts->go || !c->opts->progress) {
-		snprintf(c->err, sizeof(c->err), "this agent cannot run one side of a two-host plan here");
+		err_set(&c->err, "this agent cannot run one side of a two-host plan here");
 		return -EOPNOTSUPP;
 	}
 	ready = proto_msg_new("ready");
 	if (!ready || json_object_set(ready, "job", c->id)) {
 		json_decref(ready);
-		snprintf(c->err, sizeof(c->err), "out of memory");
+		err_set(&c->err, "out of memory");
 		return -ENOMEM;
 	}
 	c->opts->progress(c->opts->progress_ctx, ready);
 	json_decref(ready);
 	while (!(go = atomic_load(c->opts->go))) {
 		if (util_mono_ns() >= deadline) {
-			snprintf(c->err, sizeof(c->err),
-				 "barrier: no go within %lld ms (the %s side of the pair never got ready)",
-				 limit, c->spec.pair.role == JOB_PAIR_GENERATOR ? "dut" : "generator");
+			err_set(&c->err,
+				"barrier: no go within %lld ms (the %s side of the pair never got ready)",
+				limit, c->spec.pair.role == JOB_PAIR_GENERATOR ? "dut" : "generator");
 			return -ETIMEDOUT;
 		}
 		if (job_sleep_until(c, util_mono_ns() + 5000000LL))
@@ -121,8 +121,8 @@ static int barrier(struct job_ctx *c)
 	if (go < 0) {
 		const char *why = c->opts->go_abort;
 
-		snprintf(c->err, sizeof(c->err), "pair aborted: %s",
-			 why && *why ? why : "the other side failed before the barrier");
+		err_set(&c->err, "pair aborted: %s",
+			why && *why ? why : "the other side failed before the barrier");
 		return -ECONNABORTED;
 	}
 	pr_debug("job: go");
@@ -227,7 +227,6 @@ int job_run_result(const json_t *msg, const struct job_opts *opts, struct job_re
 	json_t *job = json_object_get(msg, "job");
 	const json_t *spec = json_object_get(job, "spec");
 	char *verifier_log = NULL;
-	struct err e;
 	int64_t duration_ms, warmup_ms, warmup_left_ms, t_go;
 	bool rates;
 	int64_t started = util_wall_ms();
@@ -257,21 +256,19 @@ int job_run_result(const json_t *msg, const struct job_opts *opts, struct job_re
 	genboost_seen(&(bool){ 0 }, &(bool){ 0 });	/* forget an earlier job's generator */
 
 	if (!json_is_object(spec)) {
-		snprintf(c->err, sizeof(c->err), "job message has no spec");
-		err = -EINVAL;
+		err = err_at(&c->err, NULL, 0, 0, "job message has no spec");
 		goto out;
 	}
 	/* the one place the agent reads the spec's JSON */
-	err = jobspec_decode(spec, "spec", &c->spec, &e);
+	err = jobspec_decode(spec, "spec", &c->spec, &c->err);
 	if (err) {
-		snprintf(c->err, sizeof(c->err), "%s", e.msg);
+		c->err.input = err == -EINVAL;	/* the spec is wrong, not this host */
 		goto out;
 	}
 	duration_ms = c->spec.traffic.duration_ms;
 	warmup_ms = c->spec.traffic.warmup_ms;
 	if (!duration_ms) {
-		snprintf(c->err, sizeof(c->err), "job spec has no traffic.duration_ms");
-		err = -EINVAL;
+		err = err_at(&c->err, NULL, 0, 0, "job spec has no traffic.duration_ms");
 		goto out;
 	}
 	err = job_resolve_ports(c);
@@ -281,7 +278,7 @@ int job_run_result(const json_t *msg, const struct job_opts *opts, struct job_re
 	c->attach = attach_new();
 	if (!c->rtnl || !c->attach) {
 		err = -errno;
-		snprintf(c->err, sizeof(c->err), "cannot open rtnetlink: %s", strerror(errno));
+		err_set(&c->err, "cannot open rtnetlink: %s", strerror(errno));
 		goto out;
 	}
 
@@ -340,7 +337,7 @@ int job_run_result(const json_t *msg, const struct job_opts *opts, struct job_re
 		c->rx_series = calloc((duration_ms + 999) / 1000 + 1, sizeof(*c->rx_series));
 		if (!c->rx_series) {
 			err = -ENOMEM;
-			snprintf(c->err, sizeof(c->err), "out of memory");
+			err_set(&c->err, "out of memory");
 			goto out;
 		}
 		/* rx.ns_per_frame: its tracepoints only for the rate window */
@@ -378,8 +375,7 @@ int job_run_result(const json_t *msg, const struct job_opts *opts, struct job_re
 		c->stats_fd = progstats_enable();
 		if (c->stats_fd < 0) {
 			err = c->stats_fd;
-			snprintf(c->err, sizeof(c->err), "cannot enable bpf_stats: %s",
-				 strerror(-err));
+			err_set(&c->err, "cannot enable bpf_stats: %s", strerror(-err));
 			goto out;
 		}
 		err = job_run_window(c, JOB_COST, duration_ms);
@@ -408,19 +404,18 @@ out:
 	free(c->ports);
 	jobspec_release(&c->spec);
 	if (err == -ECANCELED)
-		snprintf(c->err, sizeof(c->err), "cancelled");
+		err_set(&c->err, "cancelled");
 	if (!err && c->samples_lost) {
 		err = -ENOMEM;
-		snprintf(c->err, sizeof(c->err), "out of memory: %zu samples lost",
-			 c->samples_lost);
+		err_set(&c->err, "out of memory: %zu samples lost", c->samples_lost);
 	}
 	res->r.failed = err != 0;
 	if (err) {
 		char id[64] = "?";
 
 		job_id_text(msg, id, sizeof(id));
-		res->error = strdup(c->err[0] ? c->err : strerror(-err));
-		pr_warn("job '%s' failed: %s", id, c->err[0] ? c->err : strerror(-err));
+		res->error = strdup(err_text(&c->err, err));
+		pr_warn("job '%s' failed: %s", id, err_text(&c->err, err));
 	}
 	res->verifier_log = verifier_log;
 	res->r.started_ms = started;

@@ -10,7 +10,9 @@
  *   job_latency.c  a job with `latency`: stamped windows timed by a receiving program
  *   job_sample.c   samples and records into the result, the metric filter, the
  *                  per-window medians and outlier seconds, progress messages
- * Functions that can fail return 0 or -errno with c->err set (-ECANCELED: cancelled).
+ * Functions that can fail return 0 or -errno with c->err set (-ECANCELED: cancelled); a
+ * spec this host cannot run as asked (a port it lacks, a counter no port has) is input
+ * (err_at without a place: the agent does not know the plan's lines).
  */
 #ifndef BPFLAB_AGENT_JOB_INT_H
 #define BPFLAB_AGENT_JOB_INT_H
@@ -20,6 +22,7 @@
 #include <stdint.h>
 
 #include "attach.h"
+#include "base/err.h"
 #include "costslice.h"
 #include "cpustat.h"
 #include "disturb.h"
@@ -33,7 +36,6 @@
 #include "proto/samples.h"
 #include "rxcost.h"
 
-#define JOB_ERR_LEN 1024
 #define JOB_POLL_MS 100
 /* two-host pairs: a go later than this after the coordinator's at_ms means the clocks
  * disagree (the side times from its own receipt); the DUT's pause between its rate and
@@ -111,7 +113,7 @@ struct job_ctx {
 	int n_rx_roles;
 	bool rxcost_polls;		/* napi_poll hooked: per-poll figures */
 	size_t outliers_len;
-	char err[JOB_ERR_LEN];
+	struct err err;			/* why the job failed (err.h), said once in its result */
 };
 
 enum job_window { JOB_WARMUP, JOB_RATE, JOB_COST };

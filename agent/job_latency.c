@@ -68,24 +68,24 @@ static int lat_rx_open(struct job_ctx *c, const struct job_port *port, struct la
 	rx->link_fd = -1;
 	rx->n_cpus = libbpf_num_possible_cpus();
 	if (rx->n_cpus <= 0) {
-		snprintf(c->err, sizeof(c->err), "latency: cannot count possible cpus");
+		err_set(&c->err, "latency: cannot count possible cpus");
 		return rx->n_cpus ? rx->n_cpus : -EINVAL;
 	}
 	rx->percpu = calloc(rx->n_cpus, sizeof(struct lat_stats));
 	rx->skel = latency_rx_bpf__open_and_load();
 	if (!rx->percpu || !rx->skel) {
 		err = rx->percpu ? -errno : -ENOMEM;
-		snprintf(c->err, sizeof(c->err), "latency: cannot load the receiving program: %s",
-			 strerror(-err));
+		err_set(&c->err, "latency: cannot load the receiving program: %s",
+			strerror(-err));
 		return err;
 	}
 	rx->link_fd = bpf_link_create(bpf_program__fd(rx->skel->progs.latency_rx),
 				      port->ifindex, (enum bpf_attach_type)LAT_TCX_INGRESS, NULL);
 	if (rx->link_fd < 0) {
 		err = rx->link_fd;
-		snprintf(c->err, sizeof(c->err), "latency: cannot attach the receiving program to port '%s' ('%s') at tcx ingress: %s%s",
-			 port->role, port->ifname, strerror(-err),
-			 err == -EINVAL ? " (tcx needs Linux 6.6 or later)" : "");
+		err_set(&c->err, "latency: cannot attach the receiving program to port '%s' ('%s') at tcx ingress: %s%s",
+			port->role, port->ifname, strerror(-err),
+			err == -EINVAL ? " (tcx needs Linux 6.6 or later)" : "");
 		return err;
 	}
 	return 0;
@@ -111,8 +111,8 @@ static int lat_rx_reset(struct job_ctx *c, struct lat_rx *rx, uint64_t rate)
 		err = bpf_map_update_elem(bpf_map__fd(rx->skel->maps.lat_streams), &k, &sv,
 					  BPF_F_LOCK);
 	if (err)
-		snprintf(c->err, sizeof(c->err), "latency: cannot reset the receiving program's maps: %s",
-			 strerror(-err));
+		err_set(&c->err, "latency: cannot reset the receiving program's maps: %s",
+			strerror(-err));
 	return err;
 }
 
@@ -156,8 +156,8 @@ static int lat_rx_read(struct job_ctx *c, struct lat_rx *rx, struct lat_read *r)
 		r->duplicated += sv.seq.duplicated;
 	}
 	if (err)
-		snprintf(c->err, sizeof(c->err), "latency: cannot read the receiving program's maps: %s",
-			 strerror(-err));
+		err_set(&c->err, "latency: cannot read the receiving program's maps: %s",
+			strerror(-err));
 	return err;
 }
 
@@ -172,8 +172,8 @@ static const struct job_port *lat_port(struct job_ctx *c)
 		role = c->spec.n_attach ? c->spec.attach[0].port : c->rx_role;
 	p = role ? job_find_port(c, role) : NULL;
 	if (!p)
-		snprintf(c->err, sizeof(c->err), "latency: port '%s' is not one of the job's ports",
-			 role ? role : "(none: give latency.port)");
+		err_at(&c->err, NULL, 0, 0, "latency: port '%s' is not one of the job's ports",
+		       role ? role : "(none: give latency.port)");
 	return p;
 }
 
@@ -267,7 +267,7 @@ int job_latency_run(struct job_ctx *c, double pdr_pps)
 
 	if (c->spec.traffic.generator != JOB_GEN_XDP_LIVE &&
 	    c->spec.traffic.generator != JOB_GEN_UDP) {
-		snprintf(c->err, sizeof(c->err), "latency: needs traffic.generator xdp-live or udp (the generators that stamp each frame)");
+		err_at(&c->err, NULL, 0, 0, "latency: needs traffic.generator xdp-live or udp (the generators that stamp each frame)");
 		return -EINVAL;
 	}
 	port = lat_port(c);
@@ -275,7 +275,7 @@ int job_latency_run(struct job_ctx *c, double pdr_pps)
 		return -EINVAL;
 	r = malloc(sizeof(*r));
 	if (!r) {
-		snprintf(c->err, sizeof(c->err), "out of memory");
+		err_set(&c->err, "out of memory");
 		return -ENOMEM;
 	}
 	err = lat_rx_open(c, port, &rx);
@@ -286,9 +286,9 @@ int job_latency_run(struct job_ctx *c, double pdr_pps)
 		double secs = 0;
 
 		if (ld->share > 0 && !(pdr_pps > 0)) {
-			snprintf(c->err, sizeof(c->err), "latency: a load of %g %% of the PDR, and the search found no lower bound for %s%s%s",
-				 ld->share * 100, l->goal ? "goal '" : "its last goal",
-				 l->goal ? l->goal : "", l->goal ? "'" : "");
+			err_set(&c->err, "latency: a load of %g %% of the PDR, and the search found no lower bound for %s%s%s",
+				ld->share * 100, l->goal ? "goal '" : "its last goal",
+				l->goal ? l->goal : "", l->goal ? "'" : "");
 			err = -EINVAL;
 			break;
 		}

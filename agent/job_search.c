@@ -77,19 +77,19 @@ static int rx_count(struct job_ctx *c, uint64_t *n)
 	if (attach_counter_count(c->attach) > 0) {
 		err = attach_counter_read(c->attach, 0, n);
 		if (err)
-			snprintf(c->err, sizeof(c->err), "search: cannot read counter '%s': %s",
-				 attach_counter_get(c->attach, 0)->name, strerror(-err));
+			err_set(&c->err, "search: cannot read counter '%s': %s",
+				attach_counter_get(c->attach, 0)->name, strerror(-err));
 		return err;
 	}
 	rx = c->rx_role ? job_find_port(c, c->rx_role) : NULL;
 	if (!rx) {
-		snprintf(c->err, sizeof(c->err), "search: no receiving port (traffic.to) to count forwarded frames at");
+		err_at(&c->err, NULL, 0, 0, "search: no receiving port (traffic.to) to count forwarded frames at");
 		return -EINVAL;
 	}
 	err = ifstats_read(c->rtnl, rx->ifindex, &st);
 	if (err)
-		snprintf(c->err, sizeof(c->err), "search: cannot read port '%s' ('%s'): %s",
-			 rx->role, rx->ifname, strerror(-err));
+		err_set(&c->err, "search: cannot read port '%s' ('%s'): %s",
+			rx->role, rx->ifname, strerror(-err));
 	*n = st.rx_packets;
 	return err;
 }
@@ -148,8 +148,8 @@ static int trial_generator(struct job_ctx *c)
 		c->target_pps = (uint64_t)c->spec.traffic.rate_pps;
 		err = c->gen_ops->set_rate(c->gen, c->target_pps);
 		if (err)
-			snprintf(c->err, sizeof(c->err), "search: cannot set the generator's rate: %s",
-				 strerror(-err));
+			err_set(&c->err, "search: cannot set the generator's rate: %s",
+				strerror(-err));
 		return err;
 	}
 	job_traffic_destroy(c);
@@ -168,7 +168,7 @@ int job_search_trial(void *ctx, double load, double duration, struct mlrsearch_r
 	c->spec.traffic.rate_share = 0;
 	err = trial_generator(c);
 	if (!err && !c->gen) {
-		snprintf(c->err, sizeof(c->err), "search: needs a generator (traffic.generator is none)");
+		err_at(&c->err, NULL, 0, 0, "search: needs a generator (traffic.generator is none)");
 		err = -EINVAL;
 	}
 	/* the generator's count runs on over the trials it serves */
@@ -207,7 +207,7 @@ int job_search_trial(void *ctx, double load, double duration, struct mlrsearch_r
 	res->forwarded = rx1 - rx0 < sent ? rx1 - rx0 : sent;
 	res->lost = sent - res->forwarded;
 	if (!sent) {
-		snprintf(c->err, sizeof(c->err), "search: the generator sent nothing in a trial at %.0f frames/s", load);
+		err_set(&c->err, "search: the generator sent nothing in a trial at %.0f frames/s", load);
 		return -EIO;
 	}
 	return 0;
@@ -272,18 +272,14 @@ int job_search_run(struct job_ctx *c, mlrsearch_measure_fn measure, void *mctx)
 	struct mlrsearch_req req;
 	struct mlrsearch *s;
 	char name[96];
-	struct err e;
 	size_t i;
 	int n = 0, retries = 0, err = 0;
 	double retried_s = 0;	/* the retried trials' time (not the search's own) */
 
 	job_search_params(&c->spec.search, &p);
-	s = mlrsearch_new(&p, &e);
-	if (!s) {
-		n = -errno;
-		snprintf(c->err, sizeof(c->err), "%s", err_text(&e, n));
-		return n;
-	}
+	s = mlrsearch_new(&p, &c->err);
+	if (!s)
+		return -errno;
 	while (!err && mlrsearch_next(s, &req) == 1) {
 		struct mlrsearch_res res = { 0 };
 		bool valid;
@@ -291,7 +287,7 @@ int job_search_run(struct job_ctx *c, mlrsearch_measure_fn measure, void *mctx)
 		job_progress(c, "rate", n, 0, NULL);
 		err = measure(mctx, req.load, req.duration, &res);
 		if (!err && !res.forwarded && !res.lost) {
-			snprintf(c->err, sizeof(c->err), "search: a trial at %.0f frames/s counted no frames", req.load);
+			err_set(&c->err, "search: a trial at %.0f frames/s counted no frames", req.load);
 			err = -EIO;
 		}
 		if (err)
@@ -311,7 +307,7 @@ int job_search_run(struct job_ctx *c, mlrsearch_measure_fn measure, void *mctx)
 		retries = 0;
 		err = valid ? mlrsearch_report(s, &res) : mlrsearch_report_invalid(s, &res);
 		if (err) {
-			snprintf(c->err, sizeof(c->err), "search: %s", strerror(-err));
+			err_set(&c->err, "search: %s", strerror(-err));
 			break;
 		}
 		add_trial(c, subject, n, &req, &res, valid);

@@ -25,12 +25,12 @@ int job_resolve_ports(struct job_ctx *c)
 	int i, j;
 
 	if (!c->spec.n_ports) {
-		snprintf(c->err, sizeof(c->err), "job spec has no ports");
+		err_at(&c->err, NULL, 0, 0, "job spec has no ports");
 		return -EINVAL;
 	}
 	c->ports = calloc(c->spec.n_ports, sizeof(*c->ports));
 	if (!c->ports) {
-		snprintf(c->err, sizeof(c->err), "out of memory");
+		err_set(&c->err, "out of memory");
 		return -ENOMEM;
 	}
 	for (i = 0; i < c->spec.n_ports; i++) {
@@ -42,15 +42,15 @@ int job_resolve_ports(struct job_ctx *c)
 				p->ifname = inv->ports[j].value;
 		}
 		if (!p->ifname) {
-			snprintf(c->err, sizeof(c->err),
-				 "port role '%s' is not mapped on this agent (--port %s=IFNAME)",
-				 p->role, p->role);
+			err_at(&c->err, NULL, 0, 0,
+			       "port role '%s' is not mapped on this agent (--port %s=IFNAME)",
+			       p->role, p->role);
 			return -ENODEV;
 		}
 		p->ifindex = if_nametoindex(p->ifname);
 		if (!p->ifindex) {
-			snprintf(c->err, sizeof(c->err), "port '%s': interface '%s' does not exist",
-				 p->role, p->ifname);
+			err_at(&c->err, NULL, 0, 0, "port '%s': interface '%s' does not exist",
+			       p->role, p->ifname);
 			return -ENODEV;
 		}
 		c->n_ports++;
@@ -88,8 +88,8 @@ static int pick_dst(struct job_ctx *c, const struct job_port *from,
 	if (to) {
 		dst = job_find_port(c, to);
 		if (!dst) {
-			snprintf(c->err, sizeof(c->err), "traffic.to '%s' is not one of the job's ports",
-				 to);
+			err_at(&c->err, NULL, 0, 0, "traffic.to '%s' is not one of the job's ports",
+			       to);
 			return -EINVAL;
 		}
 	} else if (c->from_veth && from_link->link > 0 && !from_link->link_netns &&
@@ -115,7 +115,7 @@ static int pick_dst(struct job_ctx *c, const struct job_port *from,
 	}
 	if (text) {
 		if (ifstats_parse_mac(text, mac)) {
-			snprintf(c->err, sizeof(c->err), "invalid traffic.packet.dst_mac '%s'", text);
+			err_at(&c->err, NULL, 0, 0, "invalid traffic.packet.dst_mac '%s'", text);
 			return -EINVAL;
 		}
 		return 0;
@@ -133,7 +133,7 @@ static int get_cpus(struct job_ctx *c)
 
 	for (i = 0; i < t->n_cpus && i < (int)ARRAY_SIZE(c->cpus); i++) {
 		if (t->cpus[i] >= CPU_SETSIZE) {
-			snprintf(c->err, sizeof(c->err), "traffic.cpus[%d] is not a CPU number", i);
+			err_at(&c->err, NULL, 0, 0, "traffic.cpus[%d] is not a CPU number", i);
 			return -EINVAL;
 		}
 		c->cpus[c->n_cpus++] = t->cpus[i];
@@ -205,16 +205,16 @@ static int target_rate(struct job_ctx *c, const struct job_port *from)
 	mbps = inventory_speed(from->ifname);
 	line = plan_line_rate_pps(mbps, t->size);
 	if (t->rate_share > 0 && !mbps) {
-		snprintf(c->err, sizeof(c->err), "traffic.rate: %g%% of the line rate, but port '%s' ('%s') reports no speed: give the rate in frames per second",
-			 100 * t->rate_share, from->role, from->ifname);
+		err_at(&c->err, NULL, 0, 0, "traffic.rate: %g%% of the line rate, but port '%s' ('%s') reports no speed: give the rate in frames per second",
+		       100 * t->rate_share, from->role, from->ifname);
 		return -EINVAL;
 	}
 	if (t->rate_share > 0) {
 		c->target_pps = (uint64_t)(t->rate_share * line + 0.5);
 		c->target_pps = c->target_pps ? c->target_pps : 1;
 	} else if (mbps && t->rate_pps > line) {
-		snprintf(c->err, sizeof(c->err), "traffic.rate: %lld frames/s is above the line rate of port '%s' ('%s'): %.0f frames/s of %d bytes at %u Mb/s",
-			 (long long)t->rate_pps, from->role, from->ifname, line, t->size, mbps);
+		err_at(&c->err, NULL, 0, 0, "traffic.rate: %lld frames/s is above the line rate of port '%s' ('%s'): %.0f frames/s of %d bytes at %u Mb/s",
+		       (long long)t->rate_pps, from->role, from->ifname, line, t->size, mbps);
 		return -EINVAL;
 	} else {
 		c->target_pps = (uint64_t)t->rate_pps;
@@ -238,8 +238,8 @@ int job_traffic_setup(struct job_ctx *c)
 	c->from = t->from;
 	from = job_find_port(c, c->from);
 	if (!from) {
-		snprintf(c->err, sizeof(c->err), "traffic.from '%s' is not one of the job's ports",
-			 c->from ? c->from : "");
+		err_at(&c->err, NULL, 0, 0, "traffic.from '%s' is not one of the job's ports",
+		       c->from ? c->from : "");
 		return -EINVAL;
 	}
 	memset(&cfg, 0, sizeof(cfg));
@@ -264,8 +264,8 @@ int job_traffic_setup(struct job_ctx *c)
 	gen_cpus_of(c, ops, cfg.threads);
 	err = ifstats_get(c->rtnl, from->ifindex, &link);
 	if (err) {
-		snprintf(c->err, sizeof(c->err), "cannot read port '%s' ('%s'): %s", from->role,
-			 from->ifname, strerror(-err));
+		err_set(&c->err, "cannot read port '%s' ('%s'): %s", from->role,
+			from->ifname, strerror(-err));
 		return err;
 	}
 	if (link.mac_len == 6)
@@ -273,7 +273,7 @@ int job_traffic_setup(struct job_ctx *c)
 	err = pick_dst(c, from, &link, cfg.dst_mac);
 	if (err)
 		return err;
-	c->gen = ops->new(&cfg, c->err, sizeof(c->err));
+	c->gen = ops->new(&cfg, &c->err);
 	if (!c->gen)
 		return -errno;
 	c->gen_ops = ops;
@@ -282,12 +282,12 @@ int job_traffic_setup(struct job_ctx *c)
 
 int job_traffic_start(struct job_ctx *c)
 {
-	return c->gen ? c->gen_ops->start(c->gen, c->err, sizeof(c->err)) : 0;
+	return c->gen ? c->gen_ops->start(c->gen, &c->err) : 0;
 }
 
 int job_traffic_stop(struct job_ctx *c)
 {
-	return c->gen ? c->gen_ops->stop(c->gen, c->err, sizeof(c->err)) : 0;
+	return c->gen ? c->gen_ops->stop(c->gen, &c->err) : 0;
 }
 
 void job_traffic_destroy(struct job_ctx *c)
@@ -307,11 +307,11 @@ int job_check_delivery(struct job_ctx *c)
 	if (!c->gen || !c->gen_ops->veth_needs_napi || !c->from_veth ||
 	    c->rate_gen_frames < 10000 || c->rate_from_tx * 100 >= c->rate_gen_frames)
 		return 0;
-	snprintf(c->err, sizeof(c->err),
-		 "port '%s' ('%s') took %llu of %llu %s frames: the veth peer needs a native "
-		 "XDP program or GRO on to receive them", c->from, from ? from->ifname : "?",
-		 (unsigned long long)c->rate_from_tx, (unsigned long long)c->rate_gen_frames,
-		 c->gen_ops->name);
+	err_set(&c->err,
+		"port '%s' ('%s') took %llu of %llu %s frames: the veth peer needs a native "
+		"XDP program or GRO on to receive them", c->from, from ? from->ifname : "?",
+		(unsigned long long)c->rate_from_tx, (unsigned long long)c->rate_gen_frames,
+		c->gen_ops->name);
 	return -EPIPE;
 }
 

@@ -92,8 +92,8 @@ static int sleep_sliced(struct job_ctx *c, int64_t deadline_ns)
 		for (i = 0; i < n; i++) {
 			err = progstats_read(attach_get(c->attach, i)->prog_fd, &now[i]);
 			if (err) {
-				snprintf(c->err, sizeof(c->err), "cannot read bpf_stats of '%s': %s",
-					 attach_get(c->attach, i)->subject, strerror(-err));
+				err_set(&c->err, "cannot read bpf_stats of '%s': %s",
+					attach_get(c->attach, i)->subject, strerror(-err));
 				return err;
 			}
 		}
@@ -201,16 +201,16 @@ static int snap_take(struct job_ctx *c, struct job_snap *s, bool progs, bool nic
 	for (i = 0; i < c->n_ports; i++) {
 		err = ifstats_read(c->rtnl, c->ports[i].ifindex, &s->ports[i]);
 		if (err) {
-			snprintf(c->err, sizeof(c->err), "cannot read counters of port '%s' ('%s'): %s",
-				 c->ports[i].role, c->ports[i].ifname, strerror(-err));
+			err_set(&c->err, "cannot read counters of port '%s' ('%s'): %s",
+				c->ports[i].role, c->ports[i].ifname, strerror(-err));
 			return err;
 		}
 	}
 	if (c->gen) {
 		err = c->gen_ops->frames(c->gen, &s->gen_frames);
 		if (err) {
-			snprintf(c->err, sizeof(c->err), "cannot read the generator's frame count: %s",
-				 strerror(-err));
+			err_set(&c->err, "cannot read the generator's frame count: %s",
+				strerror(-err));
 			return err;
 		}
 	}
@@ -219,34 +219,34 @@ static int snap_take(struct job_ctx *c, struct job_snap *s, bool progs, bool nic
 
 		err = progstats_read(p->prog_fd, &s->progs[i]);
 		if (err) {
-			snprintf(c->err, sizeof(c->err), "cannot read bpf_stats of '%s': %s",
-				 p->subject, strerror(-err));
+			err_set(&c->err, "cannot read bpf_stats of '%s': %s",
+				p->subject, strerror(-err));
 			return err;
 		}
 	}
 	for (i = 0; !progs && i < attach_count_counters(c); i++) {
 		err = attach_counter_read(c->attach, i, &s->counters[i]);
 		if (err) {
-			snprintf(c->err, sizeof(c->err), "cannot read counter '%s' of map '%s': %s",
-				 attach_counter_get(c->attach, i)->name,
-				 attach_counter_get(c->attach, i)->map, strerror(-err));
+			err_set(&c->err, "cannot read counter '%s' of map '%s': %s",
+				attach_counter_get(c->attach, i)->name,
+				attach_counter_get(c->attach, i)->map, strerror(-err));
 			return err;
 		}
 	}
 	if (!progs && c->rxcost) {
 		err = rxcost_read(c->rxcost, &s->rx);
 		if (err) {
-			snprintf(c->err, sizeof(c->err), "cannot read rx.ns_per_frame's maps: %s",
-				 strerror(-err));
+			err_set(&c->err, "cannot read rx.ns_per_frame's maps: %s",
+				strerror(-err));
 			return err;
 		}
 	}
 	if (!progs && (job_any_metric(c, "cpu.") || c->gen)) {
 		err = cpustat_read(c->opts->proc_stat, &s->cpu);
 		if (err) {
-			snprintf(c->err, sizeof(c->err), "cannot read '%s': %s",
-				 c->opts->proc_stat ? c->opts->proc_stat : "/proc/stat",
-				 strerror(-err));
+			err_set(&c->err, "cannot read '%s': %s",
+				c->opts->proc_stat ? c->opts->proc_stat : "/proc/stat",
+				strerror(-err));
 			return err;
 		}
 	}
@@ -616,23 +616,22 @@ int job_rxcost_open(struct job_ctx *c)
 		if (j < c->n_rx_roles)
 			continue;
 		if (c->n_rx_roles == RXPATH_MAX_DEVS) {
-			snprintf(c->err, sizeof(c->err),
-				 "rx.ns_per_frame: more than %d receiving ports", RXPATH_MAX_DEVS);
+			err_at(&c->err, NULL, 0, 0,
+			       "rx.ns_per_frame: more than %d receiving ports", RXPATH_MAX_DEVS);
 			return -E2BIG;
 		}
 		names[c->n_rx_roles] = port_of(c, role)->ifname;
 		c->rx_roles[c->n_rx_roles++] = role;
 	}
 	if (!c->n_rx_roles) {
-		snprintf(c->err, sizeof(c->err),
-			 "rx.ns_per_frame: no receiving port (traffic.to, the generator's peer, or an XDP port of the variant)");
+		err_at(&c->err, NULL, 0, 0,
+		       "rx.ns_per_frame: no receiving port (traffic.to, the generator's peer, or an XDP port of the variant)");
 		return -EINVAL;
 	}
 	/* rx.softirq_ns_per_frame alone: no napi_poll hook (what it costs shows in the
 	 * difference to a run with rx.ns_per_frame) */
 	c->rxcost_polls = job_metric_listed(c, "rx.ns_per_frame");
-	return rxcost_open_opts(&c->rxcost, names, c->n_rx_roles, c->rxcost_polls, c->err,
-				sizeof(c->err));
+	return rxcost_open_opts(&c->rxcost, names, c->n_rx_roles, c->rxcost_polls, &c->err);
 }
 
 /* Run one phase of DURATION_MS: a counter snapshot per second at absolute deadlines,
@@ -651,7 +650,7 @@ int job_run_window(struct job_ctx *c, enum job_window w, int64_t duration_ms)
 	memset(&cur, 0, sizeof(cur));
 	err = snap_init(c, &first) ?: snap_init(c, &prev) ?: snap_init(c, &cur);
 	if (err) {
-		snprintf(c->err, sizeof(c->err), "out of memory");
+		err_set(&c->err, "out of memory");
 		goto out;
 	}
 	if (w != JOB_WARMUP)
@@ -663,7 +662,7 @@ int job_run_window(struct job_ctx *c, enum job_window w, int64_t duration_ms)
 	if (progs && c->icount) {
 		err = costslice_init(&slices, attach_count(c->attach), first.progs);
 		if (err) {
-			snprintf(c->err, sizeof(c->err), "out of memory");
+			err_set(&c->err, "out of memory");
 			goto out;
 		}
 		c->slices = &slices;
@@ -677,7 +676,7 @@ int job_run_window(struct job_ctx *c, enum job_window w, int64_t duration_ms)
 		if (err)
 			goto out;
 		if (c->gen)
-			err = c->gen_ops->error(c->gen, c->err, sizeof(c->err));
+			err = c->gen_ops->error(c->gen, &c->err);
 		if (err)
 			goto out;
 		err = snap_take(c, &cur, progs, w == JOB_RATE && i == n - 1);
@@ -727,12 +726,12 @@ int job_warm_up(struct job_ctx *c)
 	c->stats_fd = progstats_enable();
 	if (c->stats_fd < 0) {
 		err = c->stats_fd;
-		snprintf(c->err, sizeof(c->err), "cannot enable bpf_stats: %s", strerror(-err));
+		err_set(&c->err, "cannot enable bpf_stats: %s", strerror(-err));
 		return err;
 	}
 	err = snap_init(c, &a) ?: snap_init(c, &b);
 	if (err) {
-		snprintf(c->err, sizeof(c->err), "out of memory");
+		err_set(&c->err, "out of memory");
 		goto out;
 	}
 	err = snap_take(c, &a, true, false);
@@ -823,7 +822,7 @@ int job_nic_open(struct job_ctx *c)
 
 	c->nic = calloc(c->n_ports ? c->n_ports : 1, sizeof(*c->nic));
 	if (!c->nic) {
-		snprintf(c->err, sizeof(c->err), "out of memory");
+		err_set(&c->err, "out of memory");
 		return -ENOMEM;
 	}
 	for (i = 0; i < c->n_ports; i++) {
@@ -836,7 +835,7 @@ int job_nic_open(struct job_ctx *c)
 	 * map must (attach.h): the job fails before any traffic, naming what there is */
 	for (j = 0; c->spec.has_metrics && j < c->spec.n_metrics; j++) {
 		const char *m = c->spec.metrics[j], *name = m + 4;
-		char driver[64];
+		char driver[64], text[sizeof(c->err.msg)];
 		size_t len = 0;
 
 		if (strncmp(m, "nic.", 4))
@@ -848,39 +847,41 @@ int job_nic_open(struct job_ctx *c)
 				continue;
 			if (ethstats_stats(c->nic[i])[k].unit != ETHSTATS_NONE)
 				break;
-			snprintf(c->err, sizeof(c->err),
-				 "metrics: driver counter '%s' of port '%s' (%s) is not a counter (an index or a queue number; nic.* are rates of counters)",
-				 name, c->ports[i].role, ethstats_driver(c->nic[i]));
+			err_at(&c->err, NULL, 0, 0,
+			       "metrics: driver counter '%s' of port '%s' (%s) is not a counter (an index or a queue number; nic.* are rates of counters)",
+			       name, c->ports[i].role, ethstats_driver(c->nic[i]));
 			return -EINVAL;
 		}
 		if (i < c->n_ports)
 			continue;
 		if (c->n_ports == 1) {
 			nic_driver(c, 0, driver, sizeof(driver));
-			len = (size_t)snprintf(c->err, sizeof(c->err),
+			len = (size_t)snprintf(text, sizeof(text),
 					       "metrics: port '%s' (%s) has no driver counter '%s' (ethtool -S); it has: ",
 					       c->ports[0].role, driver, name);
-			nic_names(c, 0, c->err, sizeof(c->err), &len);
+			nic_names(c, 0, text, sizeof(text), &len);
 		} else {
-			len = (size_t)snprintf(c->err, sizeof(c->err),
+			len = (size_t)snprintf(text, sizeof(text),
 					       "metrics: no job port has driver counter '%s' (ethtool -S): ",
 					       name);
-			for (i = 0; i < c->n_ports && len < sizeof(c->err) - 1; i++) {
+			for (i = 0; i < c->n_ports && len < sizeof(text) - 1; i++) {
 				int same = nic_same_as(c, i);
 
 				nic_driver(c, i, driver, sizeof(driver));
-				len += (size_t)snprintf(c->err + len, sizeof(c->err) - len,
+				len += (size_t)snprintf(text + len, sizeof(text) - len,
 							"%sport '%s' (%s) has%s%s%s", i ? "; " : "",
 							c->ports[i].role, driver,
 							same >= 0 ? " the same as '" : ": ",
 							same >= 0 ? c->ports[same].role : "",
 							same >= 0 ? "'" : "");
-				if (len >= sizeof(c->err))
-					len = sizeof(c->err) - 1;
+				if (len >= sizeof(text))
+					len = sizeof(text) - 1;
 				if (same < 0)
-					nic_names(c, i, c->err, sizeof(c->err), &len);
+					nic_names(c, i, text, sizeof(text), &len);
 			}
 		}
+		/* what the plan asks for is not there: its input */
+		err_at(&c->err, NULL, 0, 0, "%s", text);
 		return -ENOENT;
 	}
 	return 0;

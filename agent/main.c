@@ -161,12 +161,12 @@ static struct provider_config agent_provider;
 static json_t *provider_inventory(void)
 {
 	json_t *kernels = NULL, *obj;
-	char why[512] = "";
+	struct err why;
 	int64_t t0 = util_mono_ms();
-	int err = provider_list(&agent_provider, &kernels, why, sizeof(why));
+	int err = provider_list(&agent_provider, &kernels, &why);
 
 	if (err) {
-		pr_warn("%s; offering no kernels", why);
+		pr_warn("%s; offering no kernels", err_text(&why, err));
 		kernels = json_array();
 	} else {
 		pr_info("kernel provider '%s': %zu kernel%s in %lld ms", agent_provider.argv[0],
@@ -175,7 +175,7 @@ static json_t *provider_inventory(void)
 	}
 	obj = json_pack("{s:s, s:o}", "command", agent_provider.argv[0], "kernels", kernels);
 	if (obj && err)
-		json_object_set_new(obj, "error", json_string(why));
+		json_object_set_new(obj, "error", json_string(err_text(&why, err)));
 	return obj;
 }
 
@@ -289,10 +289,12 @@ int main(int argc, char **argv)
 			break;
 		case 'C': {
 			struct err why;
+			int ret = agent_config_load(optarg, &labels, &n_labels, &agent_provider,
+						    &why);
 
-			if (agent_config_load(optarg, &labels, &n_labels, &agent_provider, why.msg,
-					      sizeof(why.msg))) {
-				fprintf(stderr, "bpflab-agent: %s\n", why.msg);
+			/* a config that cannot be used, read or not: exit 2 */
+			if (ret) {
+				fprintf(stderr, "bpflab-agent: %s\n", err_text(&why, ret));
 				goto out;
 			}
 			break;

@@ -76,7 +76,7 @@ static int set_rate(struct pktgen *gen, const char *dev, int idx)
 	return pg_write(gen, dev, "ratep %llu", (unsigned long long)r);
 }
 
-struct pktgen *pktgen_new(const struct pktgen_config *cfg, char *err, size_t err_len)
+struct pktgen *pktgen_new(const struct pktgen_config *cfg, struct err *err)
 {
 	char path[PATH_MAX], dev[64];
 	struct pktgen *gen;
@@ -84,15 +84,15 @@ struct pktgen *pktgen_new(const struct pktgen_config *cfg, char *err, size_t err
 	int i, e = 0;
 
 	gen = gen_alloc(sizeof(*gen), cfg->threads, cfg->flows, !cfg->ifname,
-			"pktgen: threads 1..64, flows 1..65535 and a port expected", err, err_len);
+			"pktgen: threads 1..64, flows 1..65535 and a port expected", err);
 	if (!gen)
 		return NULL;
 	gen->cfg = *cfg;
 	snprintf(gen->dir, sizeof(gen->dir), "%s", cfg->dir ? cfg->dir : PKTGEN_DIR);
 	snprintf(path, sizeof(path), "%s/pgctrl", gen->dir);
 	if (access(path, W_OK)) {
-		snprintf(err, err_len, "generator 'pktgen' needs the pktgen module (%s is missing)",
-			 gen->dir);
+		err_set(err, "generator 'pktgen' needs the pktgen module (%s is missing)",
+			gen->dir);
 		e = ENOENT;
 		goto fail;
 	}
@@ -104,8 +104,8 @@ struct pktgen *pktgen_new(const struct pktgen_config *cfg, char *err, size_t err
 		snprintf(thread, sizeof(thread), "kpktgend_%d", gen->thread_cpu[i]);
 		e = -pg_write(gen, thread, "rem_device_all");
 		if (e)
-			snprintf(err, err_len, "pktgen: cannot write to '%s/%s': %s", gen->dir, thread,
-				 strerror(e));
+			err_set(err, "pktgen: cannot write to '%s/%s': %s", gen->dir, thread,
+				strerror(e));
 	}
 	gen->configured = true;
 	for (i = 0; i < cfg->threads && !e; i++) {
@@ -130,8 +130,8 @@ struct pktgen *pktgen_new(const struct pktgen_config *cfg, char *err, size_t err
 			      pg_write(gen, dev, "udp_dst_min 9") ?:
 			      pg_write(gen, dev, "udp_dst_max 9") ?: set_rate(gen, dev, i));
 		if (e)
-			snprintf(err, err_len, "pktgen: cannot configure device '%s': %s", dev,
-				 strerror(e));
+			err_set(err, "pktgen: cannot configure device '%s': %s", dev,
+				strerror(e));
 	}
 	if (e)
 		goto fail;
@@ -152,7 +152,7 @@ static void *start_thread(void *arg)
 	return NULL;
 }
 
-int pktgen_start(struct pktgen *gen, char *err, size_t err_len)
+int pktgen_start(struct pktgen *gen, struct err *err)
 {
 	int e;
 
@@ -160,14 +160,14 @@ int pktgen_start(struct pktgen *gen, char *err, size_t err_len)
 		return -EALREADY;
 	e = pthread_create(&gen->starter, NULL, start_thread, gen);
 	if (e) {
-		snprintf(err, err_len, "cannot start the pktgen thread: %s", strerror(e));
+		err_set(err, "cannot start the pktgen thread: %s", strerror(e));
 		return -e;
 	}
 	gen->running = true;
 	return 0;
 }
 
-int pktgen_stop(struct pktgen *gen, char *err, size_t err_len)
+int pktgen_stop(struct pktgen *gen, struct err *err)
 {
 	int e, i;
 
@@ -186,8 +186,8 @@ int pktgen_stop(struct pktgen *gen, char *err, size_t err_len)
 	}
 	if (!atomic_load(&gen->start_done)) {
 		if (err)
-			snprintf(err, err_len, "pktgen: cannot stop: %s",
-				 e ? strerror(-e) : "still running after 10 s");
+			err_set(err, "pktgen: cannot stop: %s",
+				e ? strerror(-e) : "still running after 10 s");
 		return e ? e : -ETIMEDOUT;
 	}
 	pthread_join(gen->starter, NULL);
@@ -195,8 +195,8 @@ int pktgen_stop(struct pktgen *gen, char *err, size_t err_len)
 	if (!e)
 		e = gen->start_err;
 	if (e && err)
-		snprintf(err, err_len, "pktgen: cannot %s: %s", gen->start_err ? "start" : "stop",
-			 strerror(-e));
+		err_set(err, "pktgen: cannot %s: %s", gen->start_err ? "start" : "stop",
+			strerror(-e));
 	return e;
 }
 
@@ -231,7 +231,7 @@ void pktgen_destroy(struct pktgen **genp)
 
 	if (!gen)
 		return;
-	pktgen_stop(gen, NULL, 0);
+	pktgen_stop(gen, NULL);
 	for (i = 0; gen->configured && i < gen->cfg.threads; i++) {
 		char thread[32];
 
@@ -242,12 +242,12 @@ void pktgen_destroy(struct pktgen **genp)
 	*genp = NULL;
 }
 
-int pktgen_error(struct pktgen *gen, char *err, size_t err_len)
+int pktgen_error(struct pktgen *gen, struct err *err)
 {
 	return 0;
 }
 
-static void *pktgen_gen_new(const struct gen_config *cfg, char *err, size_t err_len)
+static void *pktgen_gen_new(const struct gen_config *cfg, struct err *err)
 {
 	struct pktgen_config pc = {
 		.dir = cfg->ctl_dir, .ifname = cfg->ifname, .size = cfg->size,
@@ -257,7 +257,7 @@ static void *pktgen_gen_new(const struct gen_config *cfg, char *err, size_t err_
 	};
 
 	memcpy(pc.dst_mac, cfg->dst_mac, 6);
-	return pktgen_new(&pc, err, err_len);
+	return pktgen_new(&pc, err);
 }
 
 GEN_OPS_DEFINE(pktgen, "pktgen", GEN_UNPINNED_INDEX, false);

@@ -50,18 +50,18 @@ struct pktgen;
 
 /* Check that pktgen is there and configure its threads and devices. NULL with errno set
  * and ERR filled on failure. */
-struct pktgen *pktgen_new(const struct pktgen_config *cfg, char *err, size_t err_len);
+struct pktgen *pktgen_new(const struct pktgen_config *cfg, struct err *err);
 /* Stop if running, remove the devices from the threads, free; nulls the pointer. */
 void pktgen_destroy(struct pktgen **gen);
 /* Write "start" to pgctrl from a thread of its own. 0 or -errno with ERR set. */
-int pktgen_start(struct pktgen *gen, char *err, size_t err_len);
+int pktgen_start(struct pktgen *gen, struct err *err);
 /* Write "stop" to pgctrl and join the start thread. 0, or -errno with ERR set. */
-int pktgen_stop(struct pktgen *gen, char *err, size_t err_len);
+int pktgen_stop(struct pktgen *gen, struct err *err);
 /* The devices' pkts-sofar summed into *FRAMES. 0 or -errno. */
 int pktgen_frames(struct pktgen *gen, uint64_t *frames);
 
 /* Always 0: pktgen reports its errors at stop (for gen_ops). */
-int pktgen_error(struct pktgen *gen, char *err, size_t err_len);
+int pktgen_error(struct pktgen *gen, struct err *err);
 /* This generator behind the generator interface (gen.h). */
 extern const struct gen_ops pktgen_ops;
 

@@ -30,28 +30,29 @@ struct probe_port {
 	json_t *got;			/* nonces received (owned by the report) */
 };
 
-static int open_port(struct probe_port *p, const char *ifname, char *err, size_t len)
+/* P's packet socket on IFNAME. 0 or -errno with ERR set. */
+static int open_port(struct probe_port *p, const char *ifname, struct err *err)
 {
 	struct sockaddr_ll sll = { 0 };
 	int one = 1;
 
 	p->ifindex = (int)if_nametoindex(ifname);
 	if (!p->ifindex) {
-		snprintf(err, len, "port '%s': no interface '%s'", p->role, ifname);
+		err_set(err, "port '%s': no interface '%s'", p->role, ifname);
 		return -ENODEV;
 	}
 	p->fd = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC | SOCK_NONBLOCK, htons(PROBE_ETHERTYPE));
 	if (p->fd < 0) {
-		snprintf(err, len, "port '%s': cannot open a packet socket: %s", p->role,
-			 strerror(errno));
+		err_set(err, "port '%s': cannot open a packet socket: %s", p->role,
+			strerror(errno));
 		return -errno;
 	}
 	sll.sll_family = AF_PACKET;
 	sll.sll_protocol = htons(PROBE_ETHERTYPE);
 	sll.sll_ifindex = p->ifindex;
 	if (bind(p->fd, (struct sockaddr *)&sll, sizeof(sll))) {
-		snprintf(err, len, "port '%s': cannot bind to '%s': %s", p->role, ifname,
-			 strerror(errno));
+		err_set(err, "port '%s': cannot bind to '%s': %s", p->role, ifname,
+			strerror(errno));
 		close(p->fd);
 		p->fd = -1;
 		return -errno;
@@ -129,12 +130,13 @@ json_t *probe_run(const struct inventory_config *inv, const json_t *msg)
 	long long listen = jget_int(msg, "listen_ms", 1000);
 	struct probe_port *ports = NULL;
 	json_t *report = proto_msg_new("probe_report"), *received = json_object();
-	char err[512] = "", one[256];
+	struct err first;		/* the first port that cannot take part */
 	int64_t start = util_mono_ms();
 	struct pollfd *pfd = NULL;
 	bool sent = false;
 	int i, n = inv ? inv->n_ports : 0;
 
+	err_clear(&first);
 	if (!report || !received)
 		goto oom;
 	if (listen < 100 || listen > PROBE_MAX_MS)
@@ -151,8 +153,7 @@ json_t *probe_run(const struct inventory_config *inv, const json_t *msg)
 		ports[i].got = json_array();
 		if (!ports[i].got || json_object_set_new(received, ports[i].role, ports[i].got))
 			goto oom;
-		if (open_port(&ports[i], inv->ports[i].value, one, sizeof(one)) && !err[0])
-			snprintf(err, sizeof(err), "%s", one);
+		open_port(&ports[i], inv->ports[i].value, first.msg[0] ? NULL : &first);
 	}
 	for (;;) {
 		int64_t now = util_mono_ms(), wait;
@@ -186,8 +187,8 @@ json_t *probe_run(const struct inventory_config *inv, const json_t *msg)
 	}
 	json_object_set(report, "probe", json_object_get(msg, "probe"));
 	json_object_set(report, "received", received);
-	if (err[0])
-		json_object_set_new(report, "error", json_string(err));
+	if (first.msg[0])
+		json_object_set_new(report, "error", json_string(first.msg));
 	goto out;
 oom:
 	json_decref(report);

@@ -181,7 +181,7 @@ static void kill_reap(pid_t pid)
 }
 
 int provider_list_parse(const char *cmd, const char *text, size_t len, json_t *kernels,
-			char *why, size_t why_len)
+			struct err *why)
 {
 	char what[PATH_MAX + 32];
 	const struct kernel_list_opts opts = {
@@ -193,20 +193,13 @@ int provider_list_parse(const char *cmd, const char *text, size_t len, json_t *k
 		.too_many = -E2BIG,
 	};
 
-	struct err e;
-	int ret;
-
 	snprintf(what, sizeof(what), "kernel provider '%s' list", cmd);
 	if (memchr(text, '\0', len))	/* anywhere: before any name is taken */
-		return util_seterr(why, why_len, -EINVAL, "%s: a NUL byte in its output", what);
-	ret = kernel_list_scan(text, len, &opts, kernels, &e);
-	if (ret)
-		snprintf(why, why_len, "%s", e.msg);
-	return ret;
+		return err_ret(why, -EINVAL, "%s: a NUL byte in its output", what);
+	return kernel_list_scan(text, len, &opts, kernels, why);
 }
 
-int provider_list(const struct provider_config *cfg, json_t **kernels, char *why,
-		  size_t why_len)
+int provider_list(const struct provider_config *cfg, json_t **kernels, struct err *why)
 {
 	int timeout = cfg->list_timeout_ms > 0 ? cfg->list_timeout_ms : PROVIDER_LIST_TIMEOUT_MS;
 	int64_t deadline = util_mono_ms() + timeout;
@@ -219,16 +212,16 @@ int provider_list(const struct provider_config *cfg, json_t **kernels, char *why
 	*kernels = NULL;
 	pid = spawn(cfg, "list", NULL, &out_fd, &err_fd);
 	if (pid < 0)
-		return util_seterr(why, why_len, pid, "kernel provider '%s': cannot start it: %s",
-				   cmd, strerror(-pid));
+		return err_ret(why, pid, "kernel provider '%s': cannot start it: %s",
+			       cmd, strerror(-pid));
 	while (out_fd >= 0 || err_fd >= 0) {
 		struct pollfd p[2] = { { out_fd, POLLIN, 0 }, { err_fd, POLLIN, 0 } };
 		int64_t left = deadline - util_mono_ms();
 
 		if (left <= 0) {
 			kill_reap(pid);
-			err = util_seterr(why, why_len, -ETIMEDOUT, "kernel provider '%s' list: "
-					  "no end within %d ms; killed", cmd, timeout);
+			err = err_ret(why, -ETIMEDOUT, "kernel provider '%s' list: "
+				      "no end within %d ms; killed", cmd, timeout);
 			goto out;
 		}
 		if (poll(p, 2, (int)left) < 0 && errno != EINTR) {
@@ -249,15 +242,15 @@ int provider_list(const struct provider_config *cfg, json_t **kernels, char *why
 	}
 	if (err < 0) {
 		kill_reap(pid);
-		util_seterr(why, why_len, err, "kernel provider '%s' list: %s", cmd, strerror(-err));
+		err_ret(why, err, "kernel provider '%s' list: %s", cmd, strerror(-err));
 		goto out;
 	}
 	/* both pipes closed: it exited or is about to; still bounded by the deadline */
 	while (waitpid(pid, &status, WNOHANG) == 0) {
 		if (util_mono_ms() >= deadline) {
 			kill_reap(pid);
-			err = util_seterr(why, why_len, -ETIMEDOUT, "kernel provider '%s' list: "
-					  "no end within %d ms; killed", cmd, timeout);
+			err = err_ret(why, -ETIMEDOUT, "kernel provider '%s' list: "
+				      "no end within %d ms; killed", cmd, timeout);
 			goto out;
 		}
 		usleep(10 * 1000);
@@ -265,20 +258,20 @@ int provider_list(const struct provider_config *cfg, json_t **kernels, char *why
 	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
 		status_text(status, st, sizeof(st));
 		last_line(errs, line, sizeof(line));
-		err = util_seterr(why, why_len, -EIO, "kernel provider '%s' list: %s%s%s", cmd, st,
-				  *line ? ": " : "", line);
+		err = err_ret(why, -EIO, "kernel provider '%s' list: %s%s%s", cmd, st,
+			      *line ? ": " : "", line);
 		goto out;
 	}
 	*kernels = json_array();
 	if (!*kernels) {
-		err = util_seterr(why, why_len, -ENOMEM, "out of memory");
+		err = err_ret(why, -ENOMEM, "out of memory");
 		goto out;
 	}
 	if (out_len >= PROVIDER_MAX_OUTPUT)	/* the rest was dropped: a line may be cut */
-		err = util_seterr(why, why_len, -E2BIG, "kernel provider '%s' list: more than "
-				  "%u bytes of output", cmd, PROVIDER_MAX_OUTPUT);
+		err = err_ret(why, -E2BIG, "kernel provider '%s' list: more than "
+			      "%u bytes of output", cmd, PROVIDER_MAX_OUTPUT);
 	else
-		err = provider_list_parse(cmd, out ? out : "", out_len, *kernels, why, why_len);
+		err = provider_list_parse(cmd, out ? out : "", out_len, *kernels, why);
 	if (err) {
 		json_decref(*kernels);
 		*kernels = NULL;
@@ -319,7 +312,7 @@ static void run_release(struct provider_run *run)
 }
 
 int provider_boot_start(const struct provider_config *cfg, const char *release,
-			struct provider_run *run, char *why, size_t why_len)
+			struct provider_run *run, struct err *why)
 {
 	int timeout = cfg->boot_timeout_ms > 0 ? cfg->boot_timeout_ms : PROVIDER_BOOT_TIMEOUT_MS;
 	pid_t pid;
@@ -327,15 +320,15 @@ int provider_boot_start(const struct provider_config *cfg, const char *release,
 	memset(run, 0, sizeof(*run));
 	run->err_fd = -1;
 	if (!cfg->argc)
-		return util_seterr(why, why_len, -ENOENT, "no kernel_provider in the agent's "
-				   "configuration");
+		return err_ret(why, -ENOENT, "no kernel_provider in the agent's "
+			       "configuration");
 	if (!provider_release_ok(release))
-		return util_seterr(why, why_len, -EINVAL, "'%.64s' is not a kernel release",
-				   release ? release : "");
+		return err_at(why, NULL, 0, 0, "'%.64s' is not a kernel release",
+			      release ? release : "");
 	pid = spawn(cfg, "boot", release, NULL, &run->err_fd);
 	if (pid < 0)
-		return util_seterr(why, why_len, pid, "kernel provider '%s': cannot start it: %s",
-				   cfg->argv[0], strerror(-pid));
+		return err_ret(why, pid, "kernel provider '%s': cannot start it: %s",
+			       cfg->argv[0], strerror(-pid));
 	run->pid = pid;
 	run->started_ms = util_mono_ms();
 	run->deadline_ms = run->started_ms + timeout;
@@ -343,14 +336,14 @@ int provider_boot_start(const struct provider_config *cfg, const char *release,
 	return 0;
 }
 
-int provider_boot_poll(struct provider_run *run, char *why, size_t why_len)
+int provider_boot_poll(struct provider_run *run, struct err *why)
 {
 	char st[64], line[512];
 	int status = 0, err;
 	pid_t w;
 
 	if (!run->pid)
-		return util_seterr(why, why_len, -ECHILD, "no kernel provider is running");
+		return err_ret(why, -ECHILD, "no kernel provider is running");
 	if (run->err_fd >= 0) {
 		err = drain_fd(run->err_fd, &run->output, &run->output_len);
 		if (err <= 0) {
@@ -366,16 +359,16 @@ int provider_boot_poll(struct provider_run *run, char *why, size_t why_len)
 		kill_reap(run->pid);
 		log_lines(run, true);
 		last_line(run->output, line, sizeof(line));
-		err = util_seterr(why, why_len, -ETIMEDOUT, "boot %s: the kernel provider did "
-				  "not finish within %lld ms; killed%s%s", run->release,
-				  (long long)(run->deadline_ms - run->started_ms),
-				  *line ? ": " : "", line);
+		err = err_ret(why, -ETIMEDOUT, "boot %s: the kernel provider did "
+			      "not finish within %lld ms; killed%s%s", run->release,
+			      (long long)(run->deadline_ms - run->started_ms),
+			      *line ? ": " : "", line);
 		run_release(run);
 		return err;
 	}
 	if (w < 0) {
-		err = util_seterr(why, why_len, -errno, "boot %s: cannot wait for the kernel "
-				  "provider: %s", run->release, strerror(errno));
+		err = err_ret(why, -errno, "boot %s: cannot wait for the kernel "
+			      "provider: %s", run->release, strerror(errno));
 		run_release(run);
 		return err;
 	}
@@ -386,8 +379,8 @@ int provider_boot_poll(struct provider_run *run, char *why, size_t why_len)
 	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
 		status_text(status, st, sizeof(st));
 		last_line(run->output, line, sizeof(line));
-		err = util_seterr(why, why_len, -EIO, "boot %s: the kernel provider failed (%s)%s%s",
-				  run->release, st, *line ? ": " : "", line);
+		err = err_ret(why, -EIO, "boot %s: the kernel provider failed (%s)%s%s",
+			      run->release, st, *line ? ": " : "", line);
 	}
 	run_release(run);
 	return err;

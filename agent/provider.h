@@ -24,6 +24,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "base/err.h"
+
 #define PROVIDER_MAX_ARGS 32
 #define PROVIDER_LIST_TIMEOUT_MS 30000
 #define PROVIDER_BOOT_TIMEOUT_MS 120000
@@ -48,8 +50,7 @@ bool provider_release_ok(const char *text);
 /* Run `CMD list` (at most the list timeout). Returns 0 with *KERNELS (new array of
  * release strings, in the command's order, duplicates and blank lines dropped), or
  * -errno with WHY ("kernel provider '/x' list: exit status 1: no kernels"). */
-int provider_list(const struct provider_config *cfg, json_t **kernels, char *why,
-		  size_t why_len);
+int provider_list(const struct provider_config *cfg, json_t **kernels, struct err *why);
 
 /* The parser of `CMD list` output, for provider_list() and tests: the LEN bytes of TEXT
  * split into lines, the first word of each non-blank one appended to KERNELS unless it
@@ -58,7 +59,7 @@ int provider_list(const struct provider_config *cfg, json_t **kernels, char *why
  * byte anywhere: then nothing is appended), -E2BIG (more than PROVIDER_MAX_KERNELS) or
  * -ENOMEM, with WHY naming CMD. */
 int provider_list_parse(const char *cmd, const char *text, size_t len, json_t *kernels,
-			char *why, size_t why_len);
+			struct err *why);
 
 /* A running `CMD boot RELEASE`. */
 struct provider_run {
@@ -73,12 +74,12 @@ struct provider_run {
 
 /* Start `CMD boot RELEASE` into RUN. Returns 0, or -errno with WHY. */
 int provider_boot_start(const struct provider_config *cfg, const char *release,
-			struct provider_run *run, char *why, size_t why_len);
+			struct provider_run *run, struct err *why);
 /* Read what RUN wrote (each complete line is logged: "kernel provider: LINE") and reap
  * it when it exited; kill it (its whole process group) at its deadline. Never blocks. Returns 1 while it runs, 0 when it exited 0, -errno when
  * it failed (WHY: exit status or signal, and the last lines it wrote), each end once;
  * after an end RUN is released. */
-int provider_boot_poll(struct provider_run *run, char *why, size_t why_len);
+int provider_boot_poll(struct provider_run *run, struct err *why);
 /* Kill a running RUN and release it (agent shutdown). */
 void provider_boot_abort(struct provider_run *run);
 

@@ -79,7 +79,7 @@ int rxcost_format_field(const char *format, const char *name, int *offset, int *
 	return -ENOENT;
 }
 
-int rxcost_check_format(const char *event, const char *format, char *err, size_t err_len)
+int rxcost_check_format(const char *event, const char *format, struct err *err)
 {
 	size_t i;
 
@@ -91,12 +91,12 @@ int rxcost_check_format(const char *event, const char *format, char *err, size_t
 		ret = rxcost_format_field(format, layout[i].field, &off, &size);
 		if (ret || off != layout[i].offset || size != layout[i].size) {
 			if (ret)
-				snprintf(err, err_len, "tracepoint %s has no field '%s' this agent can read",
-					 event, layout[i].field);
+				err_set(err, "tracepoint %s has no field '%s' this agent can read",
+					event, layout[i].field);
 			else
-				snprintf(err, err_len, "tracepoint %s has '%s' at offset %d size %d, bpf/rxpath.bpf.c reads offset %d size %d",
-					 event, layout[i].field, off, size, layout[i].offset,
-					 layout[i].size);
+				err_set(err, "tracepoint %s has '%s' at offset %d size %d, bpf/rxpath.bpf.c reads offset %d size %d",
+					event, layout[i].field, off, size, layout[i].offset,
+					layout[i].size);
 			return -EPROTO;
 		}
 	}
@@ -190,7 +190,7 @@ static const char *tracing_dir(void)
 	return access("/sys/kernel/tracing/events", F_OK) ? NULL : "/sys/kernel/tracing";
 }
 
-static int check_formats(const char *dir, char *err, size_t err_len)
+static int check_formats(const char *dir, struct err *err)
 {
 	char path[256], *text = NULL;
 	size_t i, len;
@@ -200,11 +200,11 @@ static int check_formats(const char *dir, char *err, size_t err_len)
 		snprintf(path, sizeof(path), "%s/events/%s/format", dir, events[i]);
 		ret = util_read_file(path, 65536, &text, &len);
 		if (ret) {
-			snprintf(err, err_len, "cannot read tracepoint format '%s': %s", path,
-				 strerror(-ret));
+			err_set(err, "cannot read tracepoint format '%s': %s", path,
+				strerror(-ret));
 			return ret;
 		}
-		ret = rxcost_check_format(events[i], text, err, err_len);
+		ret = rxcost_check_format(events[i], text, err);
 		free(text);
 		text = NULL;
 		if (ret)
@@ -241,14 +241,13 @@ double rxcost_softirq_per_frame(const struct rxcost_sums *a, const struct rxcost
 	return frames > 0 ? (double)(b->sirq.ns - a->sirq.ns) / frames : NAN;
 }
 
-int rxcost_open(struct rxcost **out, const char *const *ifnames, int n, char *err,
-		size_t err_len)
+int rxcost_open(struct rxcost **out, const char *const *ifnames, int n, struct err *err)
 {
-	return rxcost_open_opts(out, ifnames, n, true, err, err_len);
+	return rxcost_open_opts(out, ifnames, n, true, err);
 }
 
 int rxcost_open_opts(struct rxcost **out, const char *const *ifnames, int n, bool polls,
-		     char *err, size_t err_len)
+		     struct err *err)
 {
 	struct bpf_program *progs[3];
 	struct rxcost *r;
@@ -257,21 +256,21 @@ int rxcost_open_opts(struct rxcost **out, const char *const *ifnames, int n, boo
 
 	*out = NULL;
 	if (n < 1 || n > RXPATH_MAX_DEVS) {
-		snprintf(err, err_len, "rx.ns_per_frame: %d receiving ports (1..%d)", n,
-			 RXPATH_MAX_DEVS);
+		err_set(err, "rx.ns_per_frame: %d receiving ports (1..%d)", n,
+			RXPATH_MAX_DEVS);
 		return -EINVAL;
 	}
 	dir = tracing_dir();
 	if (!dir) {
-		snprintf(err, err_len, "rx.ns_per_frame needs tracefs (neither /sys/kernel/tracing nor /sys/kernel/debug/tracing has events, and mounting tracefs failed)");
+		err_set(err, "rx.ns_per_frame needs tracefs (neither /sys/kernel/tracing nor /sys/kernel/debug/tracing has events, and mounting tracefs failed)");
 		return -ENOENT;
 	}
-	ret = check_formats(dir, err, err_len);
+	ret = check_formats(dir, err);
 	if (ret)
 		return ret;
 	r = calloc(1, sizeof(*r));
 	if (!r) {
-		snprintf(err, err_len, "out of memory");
+		err_set(err, "out of memory");
 		return -ENOMEM;
 	}
 	r->n_cpus = libbpf_num_possible_cpus();
@@ -281,15 +280,15 @@ int rxcost_open_opts(struct rxcost **out, const char *const *ifnames, int n, boo
 	r->skel = rxpath_bpf__open();
 	if (!r->percpu || !r->work_percpu || !r->skel) {
 		ret = -ENOMEM;
-		snprintf(err, err_len, "rx.ns_per_frame: cannot open bpf/rxpath.bpf.c");
+		err_set(err, "rx.ns_per_frame: cannot open bpf/rxpath.bpf.c");
 		goto fail;
 	}
 	r->skel->rodata->rxp_n_devs = n;
 	for (i = 0; i < n; i++) {
 		if (strlen(ifnames[i]) >= RXPATH_IFNAMSIZ) {
 			ret = -EINVAL;
-			snprintf(err, err_len, "rx.ns_per_frame: interface name '%s' too long",
-				 ifnames[i]);
+			err_set(err, "rx.ns_per_frame: interface name '%s' too long",
+				ifnames[i]);
 			goto fail;
 		}
 		memset(r->skel->rodata->rxp_names[i], 0, RXPATH_IFNAMSIZ);
@@ -297,8 +296,8 @@ int rxcost_open_opts(struct rxcost **out, const char *const *ifnames, int n, boo
 	}
 	ret = rxpath_bpf__load(r->skel);
 	if (ret) {
-		snprintf(err, err_len, "rx.ns_per_frame: cannot load bpf/rxpath.bpf.c: %s",
-			 strerror(-ret));
+		err_set(err, "rx.ns_per_frame: cannot load bpf/rxpath.bpf.c: %s",
+			strerror(-ret));
 		goto fail;
 	}
 	/* the exit first and the entry last: no stamp is left half-set */
@@ -316,8 +315,8 @@ int rxcost_open_opts(struct rxcost **out, const char *const *ifnames, int n, boo
 		l = bpf_program__attach_tracepoint(progs[i], tp[i][0], tp[i][1]);
 		if (!l) {
 			ret = -errno;
-			snprintf(err, err_len, "rx.ns_per_frame: cannot attach to tracepoint %s:%s: %s",
-				 tp[i][0], tp[i][1], strerror(-ret));
+			err_set(err, "rx.ns_per_frame: cannot attach to tracepoint %s:%s: %s",
+				tp[i][0], tp[i][1], strerror(-ret));
 			goto fail;
 		}
 		if (i == 0)

@@ -22,6 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/err.h"
 #include "rxpath_shared.h"
 
 struct rxcost;
@@ -96,19 +97,18 @@ int rxcost_fit(const struct rxcost_work *w, int n, double *per_poll, double *per
 /* Whether FORMAT, the format file of EVENT ("irq/softirq_entry", "irq/softirq_exit",
  * "napi/napi_poll"), has the layout bpf/rxpath.bpf.c reads: 0, or -EPROTO with ERR
  * saying which field differs (pure). */
-int rxcost_check_format(const char *event, const char *format, char *err, size_t err_len);
+int rxcost_check_format(const char *event, const char *format, struct err *err);
 
 /* Load bpf/rxpath.bpf.c for the N (1..RXPATH_MAX_DEVS) interfaces IFNAMES and attach it
  * to the three tracepoints (tracefs is mounted on /sys/kernel/tracing when neither it
  * nor /sys/kernel/debug/tracing has the events). Returns 0 with *OUT set, or -errno with
  * ERR set. */
-int rxcost_open(struct rxcost **out, const char *const *ifnames, int n, char *err,
-		size_t err_len);
+int rxcost_open(struct rxcost **out, const char *const *ifnames, int n, struct err *err);
 /* The same with POLLS false: irq:softirq_entry and irq:softirq_exit only (whole NET_RX
  * softirqs in rxpath_sirq.ns and .count; no per-poll figures), the way to see what the
  * napi_poll hook itself costs (docs/agent.md, "Receive path cost"). */
 int rxcost_open_opts(struct rxcost **out, const char *const *ifnames, int n, bool polls,
-		     char *err, size_t err_len);
+		     struct err *err);
 /* Sum the counters over the CPUs into OUT. Returns 0 or -errno. */
 int rxcost_read(struct rxcost *r, struct rxcost_sums *out);
 /* The per-work polls of NAPI instance NAPI (0: every instance of device DEV) into OUT

@@ -49,7 +49,7 @@ struct udpgen {
 
 /* udpgen_new() with CFG as xdpgen's config (the same fields; the frames are built by
  * xdpgen_build_frame()). */
-static struct udpgen *create(const struct xdpgen_config *cfg, char *err, size_t err_len)
+static struct udpgen *create(const struct xdpgen_config *cfg, struct err *err)
 {
 	struct udpgen *gen;
 	int i, e;
@@ -57,22 +57,22 @@ static struct udpgen *create(const struct xdpgen_config *cfg, char *err, size_t 
 	gen = gen_alloc(sizeof(*gen), cfg->threads, cfg->flows,
 			cfg->burst < 0 || cfg->burst > UDPGEN_BATCH,
 			"udp generator: threads 1..64, flows 1..65535 and burst 1..64 (one sendmmsg) expected",
-			err, err_len);
+			err);
 	if (!gen)
 		return NULL;
 	gen->cfg = *cfg;
 	pthread_mutex_init(&gen->lock, NULL);
 	if (cfg->stamp && cfg->size < (cfg->ipv6 ? XDPGEN_MIN_SIZE_V6 : XDPGEN_MIN_SIZE_V4) +
 				      LAT_PAYLOAD_LEN) {
-		snprintf(err, err_len, "latency: packet size %d leaves no room for the %d-byte stamp after the UDP header",
-			 cfg->size, LAT_PAYLOAD_LEN);
+		err_at(err, NULL, 0, 0, "latency: packet size %d leaves no room for the %d-byte stamp after the UDP header",
+		       cfg->size, LAT_PAYLOAD_LEN);
 		e = EINVAL;
 		goto fail;
 	}
 	gen->n_frames = cfg->flows < UDPGEN_MAX_FRAMES ? cfg->flows : UDPGEN_MAX_FRAMES;
 	gen->frames = calloc(gen->n_frames, cfg->size);
 	if (!gen->frames) {
-		snprintf(err, err_len, "out of memory");
+		err_set(err, "out of memory");
 		e = ENOMEM;
 		goto fail;
 	}
@@ -80,8 +80,8 @@ static struct udpgen *create(const struct xdpgen_config *cfg, char *err, size_t 
 		e = -xdpgen_build_frame(cfg, (uint16_t)(1024 + i), gen->frames + i * cfg->size,
 					cfg->size);
 		if (e) {
-			snprintf(err, err_len, "udp generator: cannot build a %d-byte %s frame",
-				 cfg->size, cfg->ipv6 ? "udp6" : "udp4");
+			err_at(err, NULL, 0, 0, "udp generator: cannot build a %d-byte %s frame",
+			       cfg->size, cfg->ipv6 ? "udp6" : "udp4");
 			goto fail;
 		}
 	}
@@ -94,7 +94,7 @@ fail:
 	return NULL;
 }
 
-struct udpgen *udpgen_new(const struct udpgen_config *cfg, char *err, size_t err_len)
+struct udpgen *udpgen_new(const struct udpgen_config *cfg, struct err *err)
 {
 	struct xdpgen_config xc;
 
@@ -110,7 +110,7 @@ struct udpgen *udpgen_new(const struct udpgen_config *cfg, char *err, size_t err
 	xc.n_cpus = cfg->n_cpus;
 	xc.rate_pps = cfg->rate_pps;
 	xc.burst = cfg->burst;
-	return create(&xc, err, err_len);
+	return create(&xc, err);
 }
 
 static void set_error(struct udpgen *gen, int e, const char *what)
@@ -228,7 +228,7 @@ static void *udp_thread(void *arg)
 	return NULL;
 }
 
-int udpgen_start(struct udpgen *gen, char *err, size_t err_len)
+int udpgen_start(struct udpgen *gen, struct err *err)
 {
 	int i, e;
 
@@ -251,15 +251,15 @@ int udpgen_start(struct udpgen *gen, char *err, size_t err_len)
 		t->fd = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC, 0);
 		if (t->fd < 0 || bind(t->fd, (struct sockaddr *)&sll, sizeof(sll))) {
 			e = -errno;
-			snprintf(err, err_len, "udp generator: cannot open a packet socket on ifindex %d: %s",
-				 gen->cfg.ifindex, strerror(-e));
-			udpgen_stop(gen, NULL, 0);
+			err_set(err, "udp generator: cannot open a packet socket on ifindex %d: %s",
+				gen->cfg.ifindex, strerror(-e));
+			udpgen_stop(gen, NULL);
 			return e;
 		}
 		e = pthread_create(&t->tid, NULL, udp_thread, t);
 		if (e) {
-			snprintf(err, err_len, "cannot start generator thread: %s", strerror(e));
-			udpgen_stop(gen, NULL, 0);
+			err_set(err, "cannot start generator thread: %s", strerror(e));
+			udpgen_stop(gen, NULL);
 			return -e;
 		}
 		gen->n_threads++;
@@ -267,7 +267,7 @@ int udpgen_start(struct udpgen *gen, char *err, size_t err_len)
 	return 0;
 }
 
-int udpgen_stop(struct udpgen *gen, char *err, size_t err_len)
+int udpgen_stop(struct udpgen *gen, struct err *err)
 {
 	int i;
 
@@ -282,7 +282,7 @@ int udpgen_stop(struct udpgen *gen, char *err, size_t err_len)
 			close(gen->threads[i].fd);
 		gen->threads[i].fd = -1;
 	}
-	return err ? udpgen_error(gen, err, err_len) : 0;
+	return err ? udpgen_error(gen, err) : 0;
 }
 
 int udpgen_frames(struct udpgen *gen, uint64_t *frames)
@@ -295,13 +295,13 @@ int udpgen_frames(struct udpgen *gen, uint64_t *frames)
 	return 0;
 }
 
-int udpgen_error(struct udpgen *gen, char *err, size_t err_len)
+int udpgen_error(struct udpgen *gen, struct err *err)
 {
 	int e = atomic_load(&gen->error);
 
 	if (e && err) {
 		pthread_mutex_lock(&gen->lock);
-		snprintf(err, err_len, "%s", gen->error_text);
+		err_set(err, "%s", gen->error_text);
 		pthread_mutex_unlock(&gen->lock);
 	}
 	return e;
@@ -313,7 +313,7 @@ void udpgen_destroy(struct udpgen **genp)
 
 	if (!gen)
 		return;
-	udpgen_stop(gen, NULL, 0);
+	udpgen_stop(gen, NULL);
 	pthread_mutex_destroy(&gen->lock);
 	free(gen->frames);
 	free(gen);
@@ -333,12 +333,12 @@ int udpgen_set_rate(struct udpgen *gen, uint64_t rate)
 	return 0;
 }
 
-static void *udpgen_gen_new(const struct gen_config *cfg, char *err, size_t err_len)
+static void *udpgen_gen_new(const struct gen_config *cfg, struct err *err)
 {
 	struct xdpgen_config xc;
 
 	xdpgen_config_of(cfg, &xc);
-	return create(&xc, err, err_len);
+	return create(&xc, err);
 }
 
 GEN_OPS_ADAPTERS(udpgen)

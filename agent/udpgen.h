@@ -47,7 +47,7 @@ struct udpgen_config {
 struct udpgen;
 
 /* Check CFG and build the frames. NULL with errno set and ERR filled on failure. */
-struct udpgen *udpgen_new(const struct udpgen_config *cfg, char *err, size_t err_len);
+struct udpgen *udpgen_new(const struct udpgen_config *cfg, struct err *err);
 /* Stop if running and free; nulls the caller's pointer. NULL is fine. */
 void udpgen_destroy(struct udpgen **gen);
 /* The paced threads' burst and shortfall since the last start (gen_ops.pace_stats). */
@@ -55,13 +55,13 @@ int udpgen_pace_stats(struct udpgen *gen, struct gen_pace_stats *out);
 /* The rate of the next start of a stopped generator; -EBUSY while it runs. */
 int udpgen_set_rate(struct udpgen *gen, uint64_t rate);
 /* Open the sockets and start the threads. 0 or -errno with ERR set. */
-int udpgen_start(struct udpgen *gen, char *err, size_t err_len);
+int udpgen_start(struct udpgen *gen, struct err *err);
 /* Stop and join the threads. 0, or the first error a thread met. */
-int udpgen_stop(struct udpgen *gen, char *err, size_t err_len);
+int udpgen_stop(struct udpgen *gen, struct err *err);
 /* Frames sent so far into *FRAMES. Returns 0. */
 int udpgen_frames(struct udpgen *gen, uint64_t *frames);
 /* The first error a thread met while running (0 while all is well), with ERR set. */
-int udpgen_error(struct udpgen *gen, char *err, size_t err_len);
+int udpgen_error(struct udpgen *gen, struct err *err);
 
 /* Write a latency stamp (bpf/latency_shared.h: STREAM, SEQ, TS) after the UDP header of
  * FRAME, built by xdpgen_build_frame() with CFG and at least LAT_PAYLOAD_LEN bytes longer

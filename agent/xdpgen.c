@@ -166,7 +166,7 @@ static void install_handler(void)
 	sigaction(SIGUSR1, &sa, NULL);
 }
 
-struct xdpgen *xdpgen_new(const struct xdpgen_config *cfg, char *err, size_t err_len)
+struct xdpgen *xdpgen_new(const struct xdpgen_config *cfg, struct err *err)
 {
 	int min = cfg->ipv6 ? XDPGEN_MIN_SIZE_V6 : XDPGEN_MIN_SIZE_V4;
 	int max_flows = 65535 - XDPGEN_SPORT_BASE;
@@ -174,37 +174,37 @@ struct xdpgen *xdpgen_new(const struct xdpgen_config *cfg, char *err, size_t err
 	int e;
 
 	if (cfg->size < min || cfg->size > XDPGEN_MAX_SIZE) {
-		snprintf(err, err_len, "packet size %d is out of range %d..%d for '%s'",
-			 cfg->size, min, XDPGEN_MAX_SIZE, cfg->ipv6 ? "udp6" : "udp4");
+		err_at(err, NULL, 0, 0, "packet size %d is out of range %d..%d for '%s'",
+		       cfg->size, min, XDPGEN_MAX_SIZE, cfg->ipv6 ? "udp6" : "udp4");
 		e = EINVAL;
 		goto fail;
 	}
 	if (cfg->stamp && cfg->size < min + LAT_PAYLOAD_LEN) {
-		snprintf(err, err_len, "latency: packet size %d leaves no room for the %d-byte stamp after the UDP header; at least %d for '%s'",
-			 cfg->size, LAT_PAYLOAD_LEN, min + LAT_PAYLOAD_LEN, cfg->ipv6 ? "udp6" : "udp4");
+		err_at(err, NULL, 0, 0, "latency: packet size %d leaves no room for the %d-byte stamp after the UDP header; at least %d for '%s'",
+		       cfg->size, LAT_PAYLOAD_LEN, min + LAT_PAYLOAD_LEN, cfg->ipv6 ? "udp6" : "udp4");
 		e = EINVAL;
 		goto fail;
 	}
 	if (cfg->flows < 1 || cfg->flows > max_flows) {
-		snprintf(err, err_len, "flows %d is out of range 1..%d", cfg->flows, max_flows);
+		err_at(err, NULL, 0, 0, "flows %d is out of range 1..%d", cfg->flows, max_flows);
 		e = EINVAL;
 		goto fail;
 	}
 	if (cfg->burst < 0 || cfg->burst > XDPGEN_MAX_BURST) {
-		snprintf(err, err_len, "burst %d is out of range 1..%d (frames of one call)",
-			 cfg->burst, XDPGEN_MAX_BURST);
+		err_at(err, NULL, 0, 0, "burst %d is out of range 1..%d (frames of one call)",
+		       cfg->burst, XDPGEN_MAX_BURST);
 		e = EINVAL;
 		goto fail;
 	}
 	if (cfg->threads < 1 || cfg->threads > XDPGEN_MAX_THREADS) {
-		snprintf(err, err_len, "threads %d is out of range 1..%d", cfg->threads,
-			 XDPGEN_MAX_THREADS);
+		err_at(err, NULL, 0, 0, "threads %d is out of range 1..%d", cfg->threads,
+		       XDPGEN_MAX_THREADS);
 		e = EINVAL;
 		goto fail;
 	}
 	gen = calloc(1, sizeof(*gen));
 	if (!gen) {
-		snprintf(err, err_len, "out of memory");
+		err_set(err, "out of memory");
 		e = ENOMEM;
 		goto fail;
 	}
@@ -214,14 +214,14 @@ struct xdpgen *xdpgen_new(const struct xdpgen_config *cfg, char *err, size_t err
 	gen->n_cpus = libbpf_num_possible_cpus();
 	if (gen->n_cpus <= 0) {
 		e = gen->n_cpus ? -gen->n_cpus : EINVAL;
-		snprintf(err, err_len, "cannot count possible cpus: %s", strerror(e));
+		err_set(err, "cannot count possible cpus: %s", strerror(e));
 		goto fail;
 	}
 	gen->values = calloc(gen->n_cpus, sizeof(*gen->values));
 	gen->skel = xdp_gen_bpf__open();
 	if (!gen->values || !gen->skel) {
 		e = gen->values ? errno : ENOMEM;
-		snprintf(err, err_len, "cannot open the generator program: %s", strerror(e));
+		err_set(err, "cannot open the generator program: %s", strerror(e));
 		goto fail;
 	}
 	gen->skel->rodata->flows = cfg->flows;
@@ -231,19 +231,19 @@ struct xdpgen *xdpgen_new(const struct xdpgen_config *cfg, char *err, size_t err
 	e = xdp_gen_bpf__load(gen->skel);
 	if (e) {
 		e = -e;
-		snprintf(err, err_len, "cannot load the generator program: %s", strerror(e));
+		err_set(err, "cannot load the generator program: %s", strerror(e));
 		goto fail;
 	}
 	gen->prog_fd = bpf_program__fd(gen->skel->progs.xdp_gen);
 	gen->map_fd = bpf_map__fd(gen->skel->maps.gen_cpu);
 	if (cfg->rate_pps) {
-		char why[256];
+		struct err why;
 
 		/* without it each paced call waits for two RCU grace periods (xdphold.h);
 		 * with none the pacing still holds the rate, in bursts */
-		gen->hold = xdphold_new(gen->prog_fd, why, sizeof(why));
+		gen->hold = xdphold_new(gen->prog_fd, &why);
 		if (!gen->hold)
-			pr_debug("xdpgen: paced calls will wait: %s", why);
+			pr_debug("xdpgen: paced calls will wait: %s", why.msg);
 	}
 	return gen;
 fail:
@@ -330,7 +330,7 @@ static void *gen_thread(void *arg)
 	return NULL;
 }
 
-int xdpgen_start(struct xdpgen *gen, char *err, size_t err_len)
+int xdpgen_start(struct xdpgen *gen, struct err *err)
 {
 	static pthread_once_t once = PTHREAD_ONCE_INIT;
 	int i, e;
@@ -352,8 +352,8 @@ int xdpgen_start(struct xdpgen *gen, char *err, size_t err_len)
 			 gen->cfg.cpus[i % gen->cfg.n_cpus] : pick_cpu(i);
 		e = pthread_create(&t->tid, NULL, gen_thread, t);
 		if (e) {
-			snprintf(err, err_len, "cannot start generator thread: %s", strerror(e));
-			xdpgen_stop(gen, NULL, 0);
+			err_set(err, "cannot start generator thread: %s", strerror(e));
+			xdpgen_stop(gen, NULL);
 			return -e;
 		}
 		gen->n_threads++;
@@ -361,7 +361,7 @@ int xdpgen_start(struct xdpgen *gen, char *err, size_t err_len)
 	return 0;
 }
 
-int xdpgen_stop(struct xdpgen *gen, char *err, size_t err_len)
+int xdpgen_stop(struct xdpgen *gen, struct err *err)
 {
 	int i;
 
@@ -393,17 +393,17 @@ int xdpgen_stop(struct xdpgen *gen, char *err, size_t err_len)
 		}
 	}
 	gen->n_threads = 0;
-	return xdpgen_error(gen, err, err_len);
+	return xdpgen_error(gen, err);
 }
 
-int xdpgen_error(struct xdpgen *gen, char *err, size_t err_len)
+int xdpgen_error(struct xdpgen *gen, struct err *err)
 {
 	int e;
 
 	pthread_mutex_lock(&gen->lock);
 	e = gen->error;
 	if (e && err)
-		snprintf(err, err_len, "%s", gen->error_text);
+		err_set(err, "%s", gen->error_text);
 	pthread_mutex_unlock(&gen->lock);
 	return e;
 }
@@ -445,15 +445,15 @@ int xdpgen_pace_stats(struct xdpgen *gen, struct gen_pace_stats *out)
 
 int xdpgen_set_rate(struct xdpgen *gen, uint64_t rate)
 {
-	char why[256];
+	struct err why;
 
 	if (gen->n_threads)
 		return -EBUSY;
 	gen->cfg.rate_pps = rate;
 	if (rate && !gen->hold) {
-		gen->hold = xdphold_new(gen->prog_fd, why, sizeof(why));
+		gen->hold = xdphold_new(gen->prog_fd, &why);
 		if (!gen->hold)
-			pr_debug("xdpgen: paced calls will wait: %s", why);
+			pr_debug("xdpgen: paced calls will wait: %s", why.msg);
 	}
 	return 0;
 }
@@ -469,7 +469,7 @@ void xdpgen_destroy(struct xdpgen **genp)
 
 	if (!gen)
 		return;
-	xdpgen_stop(gen, NULL, 0);
+	xdpgen_stop(gen, NULL);
 	xdphold_destroy(&gen->hold);
 	xdp_gen_bpf__destroy(gen->skel);
 	free(gen->values);
@@ -490,12 +490,12 @@ void xdpgen_config_of(const struct gen_config *cfg, struct xdpgen_config *out)
 	memcpy(out->dst_mac, cfg->dst_mac, 6);
 }
 
-static void *xdpgen_gen_new(const struct gen_config *cfg, char *err, size_t err_len)
+static void *xdpgen_gen_new(const struct gen_config *cfg, struct err *err)
 {
 	struct xdpgen_config xc;
 
 	xdpgen_config_of(cfg, &xc);
-	return xdpgen_new(&xc, err, err_len);
+	return xdpgen_new(&xc, err);
 }
 
 static int xdpgen_gen_paced(void *g, int idx, struct gen_paced *out)

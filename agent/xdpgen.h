@@ -58,20 +58,20 @@ struct xdpgen_config {
 struct xdpgen;
 
 /* Check CFG, build the frame and load the generator program. Returns a generator, or
- * NULL with errno set and a message in ERR (ERR_LEN bytes). */
-struct xdpgen *xdpgen_new(const struct xdpgen_config *cfg, char *err, size_t err_len);
+ * NULL with errno set and a message in ERR. */
+struct xdpgen *xdpgen_new(const struct xdpgen_config *cfg, struct err *err);
 /* Stop the threads if running, unload, free; nulls the caller's pointer. NULL is fine. */
 void xdpgen_destroy(struct xdpgen **gen);
 
 /* Start the threads. Returns 0 or -errno (ERR set). */
-int xdpgen_start(struct xdpgen *gen, char *err, size_t err_len);
+int xdpgen_start(struct xdpgen *gen, struct err *err);
 /* Stop and join the threads; safe when not started. Returns 0, or the first error a
  * thread met (-errno, ERR set). */
-int xdpgen_stop(struct xdpgen *gen, char *err, size_t err_len);
+int xdpgen_stop(struct xdpgen *gen, struct err *err);
 /* Frames sent since load (sum of the per-CPU counters) into *FRAMES. 0 or -errno. */
 int xdpgen_frames(struct xdpgen *gen, uint64_t *frames);
 /* The first error a thread met while running (0 while all is well), with ERR set. */
-int xdpgen_error(struct xdpgen *gen, char *err, size_t err_len);
+int xdpgen_error(struct xdpgen *gen, struct err *err);
 /* The program's fd (for tests and for bpf_stats). */
 int xdpgen_prog_fd(const struct xdpgen *gen);
 /* Thread IDX's paced batches (gen.h, struct gen_paced) into *OUT: 0, or -ENOENT (not

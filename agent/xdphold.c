@@ -110,14 +110,14 @@ static int del_link(const char *name)
 	return request(&m);
 }
 
-struct xdphold *xdphold_new(int prog_fd, char *err, size_t err_len)
+struct xdphold *xdphold_new(int prog_fd, struct err *err)
 {
 	static atomic_uint next;
 	struct xdphold *h = calloc(1, sizeof(*h));
 	int ifindex, e;
 
 	if (!h) {
-		snprintf(err, err_len, "out of memory");
+		err_set(err, "out of memory");
 		errno = ENOMEM;
 		return NULL;
 	}
@@ -125,8 +125,8 @@ struct xdphold *xdphold_new(int prog_fd, char *err, size_t err_len)
 		 atomic_fetch_add(&next, 1) % 1000);
 	e = make_pair(h->ifname);
 	if (e) {
-		snprintf(err, err_len, "cannot make the veth pair '%s': %s", h->ifname,
-			 strerror(-e));
+		err_set(err, "cannot make the veth pair '%s': %s", h->ifname,
+			strerror(-e));
 		free(h);
 		errno = -e;
 		return NULL;
@@ -134,8 +134,8 @@ struct xdphold *xdphold_new(int prog_fd, char *err, size_t err_len)
 	ifindex = (int)if_nametoindex(h->ifname);
 	e = ifindex ? bpf_xdp_attach(ifindex, prog_fd, XDP_FLAGS_SKB_MODE, NULL) : -errno;
 	if (e) {
-		snprintf(err, err_len, "cannot attach the generator program to '%s': %s",
-			 h->ifname, strerror(-e));
+		err_set(err, "cannot attach the generator program to '%s': %s",
+			h->ifname, strerror(-e));
 		del_link(h->ifname);
 		free(h);
 		errno = -e;

@@ -18,12 +18,13 @@
 
 #include <stddef.h>
 
+#include "base/err.h"
+
 struct xdphold;
 
 /* Hold PROG_FD (an XDP program) in the dispatcher, in the calling thread's network
- * namespace. NULL with errno set and a message in ERR (ERR_LEN bytes) on failure
- * (nothing left behind). */
-struct xdphold *xdphold_new(int prog_fd, char *err, size_t err_len);
+ * namespace. NULL with errno set and a message in ERR on failure (nothing left behind). */
+struct xdphold *xdphold_new(int prog_fd, struct err *err);
 /* The veth the program is attached to (for tests). */
 const char *xdphold_ifname(const struct xdphold *h);
 /* Delete the pair (the program leaves the dispatcher) and free; nulls the caller's

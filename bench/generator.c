@@ -149,7 +149,7 @@ int main(int argc, char **argv)
 	struct loop l = { .prog_fd = -1 };
 	struct sigaction sa;
 	cpu_set_t cpus;
-	char msg[256];
+	struct err msg;
 
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--rounds") && i + 1 < argc)
@@ -204,9 +204,9 @@ int main(int argc, char **argv)
 	cfg.ifindex = la.ifindex;
 	memcpy(cfg.src_mac, la.mac, 6);
 	memcpy(cfg.dst_mac, lb.mac, 6);
-	gen = xdpgen_new(&cfg, msg, sizeof(msg));
+	gen = xdpgen_new(&cfg, &msg);
 	if (!gen) {
-		fprintf(stderr, "generator: %s\n", msg);
+		fprintf(stderr, "generator: %s\n", msg.msg);
 		goto out;
 	}
 	xdpgen_build_frame(&cfg, 1024, l.frame, sizeof(l.frame));
@@ -219,14 +219,14 @@ int main(int argc, char **argv)
 	for (i = 0; i < rounds; i++) {
 		double g = 0, lp = 0;
 
-		if ((err = xdpgen_start(gen, msg, sizeof(msg)))) {
-			fprintf(stderr, "generator: %s\n", msg);
+		if ((err = xdpgen_start(gen, &msg))) {
+			fprintf(stderr, "generator: %s\n", msg.msg);
 			goto out;
 		}
 		err = measure(st, lb.ifindex, seconds, &g);
-		xdpgen_stop(gen, NULL, 0);
-		if (err || xdpgen_error(gen, msg, sizeof(msg))) {
-			fprintf(stderr, "generator: xdpgen round failed: %s\n", err ? strerror(-err) : msg);
+		xdpgen_stop(gen, NULL);
+		if (err || xdpgen_error(gen, &msg)) {
+			fprintf(stderr, "generator: xdpgen round failed: %s\n", err ? strerror(-err) : msg.msg);
 			goto out;
 		}
 		atomic_store(&l.stop, 0);

@@ -78,7 +78,7 @@ int main(int argc, char **argv)
 	struct xdp_gen_bpf *skel;
 	int calls = 20, i, f, err = 0;
 	bool want_hold = false, bad = false;
-	char why[256];
+	struct err why;
 
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--hold"))
@@ -109,9 +109,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "xdp_live_call: cannot load the generator program: %s\n",
 			strerror(-err));
 	if (!err && want_hold) {
-		hold = xdphold_new(bpf_program__fd(skel->progs.xdp_gen), why, sizeof(why));
+		hold = xdphold_new(bpf_program__fd(skel->progs.xdp_gen), &why);
 		if (!hold) {
-			fprintf(stderr, "xdp_live_call: %s\n", why);
+			fprintf(stderr, "xdp_live_call: %s\n", why.msg);
 			err = -1;
 		}
 	}

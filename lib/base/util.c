@@ -5,7 +5,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -437,18 +436,6 @@ int util_parse_duration_ms(const char *text, int64_t *ms)
 		}
 	}
 	return -EINVAL;
-}
-
-int util_seterr(char *err, size_t err_len, int e, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err && err_len) {
-		va_start(ap, fmt);
-		vsnprintf(err, err_len, fmt, ap);
-		va_end(ap);
-	}
-	return e;
 }
 
 void *util_grow(void *p, size_t *cap, size_t need, size_t size)

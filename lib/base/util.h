@@ -88,13 +88,6 @@ int util_parse_duration_ms(const char *text, int64_t *ms);
 /* strtoll over the whole string; 0 or -EINVAL/-ERANGE. */
 int util_parse_int(const char *text, long long *out);
 
-/* Format FMT into ERR (ERR_LEN bytes, ERR may be NULL or ERR_LEN 0: nothing written) and
- * return E: `return util_seterr(err, err_len, -EINVAL, "bad 'x'")` for functions that
- * report a message into a caller's buffer. The old form: new code fills a struct err
- * (err_ret, base/err.h). */
-int util_seterr(char *err, size_t err_len, int e, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-
 /* Room for NEED (at least 1) elements of SIZE bytes in the heap array P of *CAP: P when
  * it has room, else P reallocated to twice its capacity (at least NEED, at least 16) with
  * *CAP updated, or NULL when out of memory (P is then untouched and still the caller's). */

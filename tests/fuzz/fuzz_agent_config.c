@@ -30,13 +30,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct provider_config pc = { 0 };
 	struct inventory_pair *labels = NULL;
 	int n_labels = 0, i, err;
-	char why[512] = "";
+	struct err why;
 
 	err = agent_config_parse("fuzz.yaml", (const char *)data, size, &labels, &n_labels, &pc,
-				 why, sizeof(why));
+				 &why);
 	if (err) {
-		if (err != -ENOMEM && (strncmp(why, "fuzz.yaml:", 10) ||
-				       strspn(why + 10, "0123456789") == 0))
+		/* a refusal names its place: "fuzz.yaml:LINE:COL: ", marked input */
+		if (err != -ENOMEM && (strncmp(why.msg, "fuzz.yaml:", 10) ||
+				       strspn(why.msg + 10, "0123456789") == 0 || !why.input ||
+				       why.line < 1 || why.col < 1))
 			abort();
 	} else {
 		for (i = 0; i < n_labels; i++)

@@ -45,14 +45,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	const char *text = (const char *)data;
 	json_t *kernels = json_array(), *again = json_array(), *k, *k2;
-	char why[512] = "", *again_text = NULL;
+	char *again_text = NULL;
+	struct err why;
 	size_t i, j, from = 0, again_len = 0;
 	FILE *f;
 
 	if (!kernels || !again)
 		abort();
-	if (provider_list_parse(CMD, text, size, kernels, why, sizeof(why))) {
-		if (!strstr(why, "'" CMD "'"))
+	if (provider_list_parse(CMD, text, size, kernels, &why)) {
+		if (!strstr(why.msg, "'" CMD "'"))
 			abort();
 		/* a NUL byte refuses the whole output: nothing was taken */
 		if (memchr(text, '\0', size) && json_array_size(kernels))
@@ -76,7 +77,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	if (fclose(f))
 		abort();
-	if (provider_list_parse(CMD, again_text, again_len, again, why, sizeof(why)) ||
+	if (provider_list_parse(CMD, again_text, again_len, again, &why) ||
 	    !json_equal(again, kernels))
 		abort();
 out:

@@ -96,7 +96,8 @@ static void test_attach_native_and_generic(void **state)
 	json_t *attach;
 	struct attach_set *set;
 	struct attach_opts o = opts();
-	char err[512] = "", *log = NULL;
+	char *log = NULL;
+	struct err err;
 	__u32 drv, skb, type, ifindex, ids[2];
 	int i;
 
@@ -107,12 +108,12 @@ static void test_attach_native_and_generic(void **state)
 		      "\"object\":\"xdp_basic.bpf.o\",\"program\":\"xdp_pass\"}]");
 	set = attach_new();
 	assert_non_null(set);
-	assert_int_equal(attach_load(set, attach, &o, &log, err, sizeof(err)), 0);
+	assert_int_equal(attach_load(set, attach, &o, &log, &err), 0);
 	assert_null(log);
 	assert_int_equal(attach_count(set), 2);
 	assert_string_equal(attach_get(set, 0)->subject, "xdp_drop");
 	assert_string_equal(attach_get(set, 1)->subject, "xdp_pass");
-	assert_int_equal(attach_links(set, err, sizeof(err)), 0);
+	assert_int_equal(attach_links(set, &err), 0);
 
 	for (i = 0; i < 2; i++) {
 		const struct attach_prog *p = attach_get(set, i);
@@ -151,7 +152,7 @@ static void test_attach_same_program_twice(void **state)
 	json_t *attach;
 	struct attach_set *set = attach_new();
 	struct attach_opts o = opts();
-	char err[512] = "";
+	struct err err;
 	__u32 ids[2];
 	int i;
 
@@ -160,14 +161,14 @@ static void test_attach_same_program_twice(void **state)
 		      "\"object\":\"xdp_basic.bpf.o\",\"program\":\"xdp_drop\"},"
 		      "{\"port\":\"b\",\"hook\":\"xdp\",\"mode\":\"native\","
 		      "\"object\":\"xdp_basic.bpf.o\",\"program\":\"xdp_drop\"}]");
-	assert_int_equal(attach_load(set, attach, &o, NULL, err, sizeof(err)), 0);
+	assert_int_equal(attach_load(set, attach, &o, NULL, &err), 0);
 	assert_string_equal(attach_get(set, 0)->subject, "xdp_drop@a");
 	assert_string_equal(attach_get(set, 1)->subject, "xdp_drop@b");
 	/* two instances: each attachment has its own program and so its own bpf_stats */
 	for (i = 0; i < 2; i++)
 		ids[i] = prog_id(attach_get(set, i)->prog_fd);
 	assert_int_not_equal(ids[0], ids[1]);
-	assert_int_equal(attach_links(set, err, sizeof(err)), 0);
+	assert_int_equal(attach_links(set, &err), 0);
 	attach_destroy(&set);
 	xdp_ids(lab.ifa, &ids[0], &ids[1]);
 	assert_int_equal(ids[0] + ids[1], 0);
@@ -176,7 +177,8 @@ static void test_attach_same_program_twice(void **state)
 
 static void test_attach_objects_from_message(void **state)
 {
-	char hex[SHA256_HEX_LEN], err[512] = "", *text, *b64;
+	char hex[SHA256_HEX_LEN], *text, *b64;
+	struct err err;
 	struct attach_opts o = opts();
 	struct attach_set *set;
 	json_t *attach, *objects;
@@ -194,23 +196,25 @@ static void test_attach_objects_from_message(void **state)
 	o.bpf_dir = NULL;		/* only the message */
 	o.require_sha256 = true;
 	set = attach_new();
-	assert_int_equal(attach_load(set, attach, &o, NULL, err, sizeof(err)), 0);
-	assert_int_equal(attach_links(set, err, sizeof(err)), 0);
+	assert_int_equal(attach_load(set, attach, &o, NULL, &err), 0);
+	assert_int_equal(attach_links(set, &err), 0);
 	attach_destroy(&set);
 
 	/* the message's own hash disagrees with its bytes */
 	json_object_set_new(json_object_get(objects, "xdp_basic.bpf.o"), "sha256",
 			    json_string("0000"));
 	set = attach_new();
-	assert_int_equal(attach_load(set, attach, &o, NULL, err, sizeof(err)), -EBADMSG);
-	assert_non_null(strstr(err, "the job message says 0000"));
+	assert_int_equal(attach_load(set, attach, &o, NULL, &err), -EBADMSG);
+	assert_non_null(strstr(err.msg, "the job message says 0000"));
+	assert_false(err.input);	/* bytes changed on the way, not a wrong plan */
 	attach_destroy(&set);
 
 	/* require_sha256 refuses an entry without one */
 	json_object_del(json_array_get(attach, 0), "sha256");
 	set = attach_new();
-	assert_int_equal(attach_load(set, attach, &o, NULL, err, sizeof(err)), -EINVAL);
-	assert_non_null(strstr(err, "has no sha256"));
+	assert_int_equal(attach_load(set, attach, &o, NULL, &err), -EINVAL);
+	assert_non_null(strstr(err.msg, "has no sha256"));
+	assert_true(err.input);
 	attach_destroy(&set);
 
 	free(text);
@@ -222,7 +226,8 @@ static void test_attach_objects_from_message(void **state)
 static void test_attach_sha256_mismatch(void **state)
 {
 	struct attach_opts o = opts();
-	char err[512] = "", want[128];
+	char want[128];
+	struct err err;
 	struct attach_set *set;
 	json_t *attach;
 
@@ -231,11 +236,11 @@ static void test_attach_sha256_mismatch(void **state)
 		      "\"object\":\"xdp_basic.bpf.o\",\"program\":\"xdp_drop\","
 		      "\"sha256\":\"e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855\"}]");
 	set = attach_new();
-	assert_int_equal(attach_load(set, attach, &o, NULL, err, sizeof(err)), -EBADMSG);
+	assert_int_equal(attach_load(set, attach, &o, NULL, &err), -EBADMSG);
 	snprintf(want, sizeof(want), ", the job wants %s",
 		 "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
-	assert_non_null(strstr(err, "object 'xdp_basic.bpf.o' has sha256 "));
-	assert_non_null(strstr(err, want));
+	assert_non_null(strstr(err.msg, "object 'xdp_basic.bpf.o' has sha256 "));
+	assert_non_null(strstr(err.msg, want));
 	attach_destroy(&set);
 	json_decref(attach);
 }
@@ -246,27 +251,29 @@ static void test_attach_refusals(void **state)
 		const char *json;
 		int err;
 		const char *msg;
+		bool input;	/* the spec is wrong (not this host, not a file) */
 	} cases[] = {
 		{ "[{\"port\":\"b\",\"hook\":\"xdp\",\"object\":\"xdp_basic.bpf.o\","
-		  "\"program\":\"nope\"}]", -ENOENT, "object 'xdp_basic.bpf.o' has no program 'nope'" },
+		  "\"program\":\"nope\"}]", -ENOENT, "object 'xdp_basic.bpf.o' has no program 'nope'", true },
 		{ "[{\"port\":\"b\",\"hook\":\"xdp\",\"object\":\"test_agent.bpf.o\","
-		  "\"program\":\"tc_pass\"}]", -EINVAL, "is not an xdp program" },
+		  "\"program\":\"tc_pass\"}]", -EINVAL, "is not an xdp program", true },
 		{ "[{\"port\":\"z\",\"hook\":\"xdp\",\"object\":\"xdp_basic.bpf.o\","
-		  "\"program\":\"xdp_drop\"}]", -ENODEV, "port role 'z' is not one of the job's ports" },
+		  "\"program\":\"xdp_drop\"}]", -ENODEV, "port role 'z' is not one of the job's ports", true },
 		{ "[{\"port\":\"b\",\"hook\":\"xdp\",\"mode\":\"offload\","
 		  "\"object\":\"xdp_basic.bpf.o\",\"program\":\"xdp_drop\"}]", -EOPNOTSUPP,
-		  "xdp mode 'offload' is not supported yet" },
+		  "xdp mode 'offload' is not supported yet", true },
 		{ "[{\"port\":\"b\",\"hook\":\"xdp\",\"object\":\"missing.bpf.o\","
-		  "\"program\":\"xdp_drop\"}]", -ENOENT, "cannot read object" },
+		  "\"program\":\"xdp_drop\"}]", -ENOENT, "cannot read object", false },
 		{ "[{\"port\":\"b\",\"hook\":\"frob\",\"object\":\"xdp_basic.bpf.o\","
-		  "\"program\":\"xdp_drop\"}]", -EINVAL, "unknown hook 'frob'" },
-		{ "[{\"port\":\"b\"}]", -EINVAL, "needs port, hook, object and program" },
+		  "\"program\":\"xdp_drop\"}]", -EINVAL, "unknown hook 'frob'", true },
+		{ "[{\"port\":\"b\"}]", -EINVAL, "needs port, hook, object and program", true },
 		{ "[{\"port\":\"b\",\"hook\":\"xdp\",\"tc_mode\":\"clsact\","
 		  "\"object\":\"xdp_basic.bpf.o\",\"program\":\"xdp_drop\"}]", -EINVAL,
-		  "attach entry 0: tc_mode must be auto, tcx or clsact, and only with a tc hook" },
+		  "attach entry 0: tc_mode must be auto, tcx or clsact, and only with a tc hook",
+		  true },
 		{ "[{\"port\":\"b\",\"hook\":\"tc-ingress\",\"tc_mode\":\"netkit\","
 		  "\"object\":\"test_agent.bpf.o\",\"program\":\"tc_pass\"}]", -EINVAL,
-		  "tc_mode must be auto, tcx or clsact" },
+		  "tc_mode must be auto, tcx or clsact", true },
 	};
 	struct attach_opts o = opts();
 	size_t i;
@@ -275,11 +282,13 @@ static void test_attach_refusals(void **state)
 	for (i = 0; i < ARRAY_SIZE(cases); i++) {
 		struct attach_set *set = attach_new();
 		json_t *attach = spec(cases[i].json);
-		char err[512] = "";
+		struct err err;
 
-		assert_int_equal(attach_load(set, attach, &o, NULL, err, sizeof(err)), cases[i].err);
-		if (!strstr(err, cases[i].msg))
-			fail_msg("case %zu: '%s' lacks '%s'", i, err, cases[i].msg);
+		assert_int_equal(attach_load(set, attach, &o, NULL, &err), cases[i].err);
+		if (!strstr(err.msg, cases[i].msg))
+			fail_msg("case %zu: '%s' lacks '%s'", i, err.msg, cases[i].msg);
+		if (err.input != cases[i].input)
+			fail_msg("case %zu: '%s' %s input", i, err.msg, err.input ? "is" : "is not");
 		attach_destroy(&set);
 		json_decref(attach);
 	}
@@ -290,7 +299,8 @@ static void test_attach_refusals(void **state)
 static void expect_refused(bool verifier_stats)
 {
 	struct attach_opts o = opts();
-	char err[1024] = "", *log = NULL;
+	char *log = NULL;
+	struct err err;
 	struct attach_set *set;
 	json_t *attach;
 
@@ -298,10 +308,10 @@ static void expect_refused(bool verifier_stats)
 	attach = spec("[{\"port\":\"b\",\"hook\":\"xdp\",\"mode\":\"native\","
 		      "\"object\":\"test_agent.bpf.o\",\"program\":\"xdp_bad\"}]");
 	set = attach_new();
-	assert_int_not_equal(attach_load(set, attach, &o, &log, err, sizeof(err)), 0);
-	assert_non_null(strstr(err, "cannot load program 'xdp_bad' of object 'test_agent.bpf.o'"));
-	if (!strstr(err, " (verifier: ") || !strstr(err, "processed "))
-		fail_msg("the error lacks the verifier's last lines: %s", err);
+	assert_int_not_equal(attach_load(set, attach, &o, &log, &err), 0);
+	assert_non_null(strstr(err.msg, "cannot load program 'xdp_bad' of object 'test_agent.bpf.o'"));
+	if (!strstr(err.msg, " (verifier: ") || !strstr(err.msg, "processed "))
+		fail_msg("the error lacks the verifier's last lines: %s", err.msg);
 	assert_non_null(log);
 	if (!strstr(log, "invalid access to packet"))
 		fail_msg("verifier log lacks the reason:\n%s", log);
@@ -321,7 +331,8 @@ static void test_attach_verifier_log(void **state)
 static void load_figures(bool verifier_stats, struct attach_prog *out)
 {
 	struct attach_opts o = opts();
-	char err[512] = "", *log = NULL;
+	char *log = NULL;
+	struct err err;
 	struct attach_set *set = attach_new();
 	json_t *attach;
 
@@ -329,8 +340,8 @@ static void load_figures(bool verifier_stats, struct attach_prog *out)
 	attach = spec("[{\"port\":\"b\",\"hook\":\"xdp\",\"mode\":\"native\","
 		      "\"object\":\"test_agent.bpf.o\",\"program\":\"xdp_sport_count\"}]");
 	assert_non_null(set);
-	if (attach_load(set, attach, &o, &log, err, sizeof(err)))
-		fail_msg("load: %s", err);
+	if (attach_load(set, attach, &o, &log, &err))
+		fail_msg("load: %s", err.msg);
 	*out = *attach_get(set, 0);
 	out->subject = out->program = out->object = out->role = out->stats_log = NULL;
 	attach_destroy(&set);
@@ -467,7 +478,7 @@ static void send_frames(int n)
 static void test_attach_tcx(void **state)
 {
 	struct attach_opts o = opts();
-	char err[512] = "";
+	struct err err;
 	struct attach_set *set;
 	json_t *attach;
 	__u32 type, ifindex, id;
@@ -479,8 +490,8 @@ static void test_attach_tcx(void **state)
 		      "{\"port\":\"a\",\"hook\":\"tc-egress\","
 		      "\"object\":\"test_agent.bpf.o\",\"program\":\"tc_pass\"}]");
 	set = attach_new();
-	assert_int_equal(attach_load(set, attach, &o, NULL, err, sizeof(err)), 0);
-	rc = attach_links(set, err, sizeof(err));
+	assert_int_equal(attach_load(set, attach, &o, NULL, &err), 0);
+	rc = attach_links(set, &err);
 	assert_int_equal(rc, 0);
 	if (attach_get(set, 0)->tc_attached == JOB_TC_CLSACT) {
 		/* a kernel before 6.6: auto fell back to clsact (the tests below) */
@@ -503,10 +514,10 @@ static void test_attach_tcx(void **state)
 	attach = spec("[{\"port\":\"b\",\"hook\":\"tc-ingress\",\"tc_mode\":\"tcx\","
 		      "\"object\":\"test_agent.bpf.o\",\"program\":\"tc_pass\"}]");
 	set = attach_new();
-	assert_int_equal(attach_load(set, attach, &o, NULL, err, sizeof(err)), 0);
-	rc = attach_links(set, err, sizeof(err));
+	assert_int_equal(attach_load(set, attach, &o, NULL, &err), 0);
+	rc = attach_links(set, &err);
 	if (rc)
-		assert_non_null(strstr(err, "tcx needs Linux 6.6 or later"));
+		assert_non_null(strstr(err.msg, "tcx needs Linux 6.6 or later"));
 	else
 		assert_int_equal(attach_get(set, 0)->tc_attached, JOB_TC_TCX);
 	assert_false(clsact_on(lab.ifb));
@@ -517,7 +528,7 @@ static void test_attach_tcx(void **state)
 static void test_attach_clsact_keeps_others(void **state)
 {
 	struct attach_opts o = opts();
-	char err[512] = "";
+	struct err err;
 	struct bpf_object *other;
 	struct attach_set *set;
 	json_t *attach;
@@ -532,9 +543,9 @@ static void test_attach_clsact_keeps_others(void **state)
 
 	attach = spec(CLSACT_PAIR);
 	set = attach_new();
-	assert_int_equal(attach_load(set, attach, &o, NULL, err, sizeof(err)), 0);
-	if (attach_links(set, err, sizeof(err)))
-		fail_msg("%s", err);
+	assert_int_equal(attach_load(set, attach, &o, NULL, &err), 0);
+	if (attach_links(set, &err))
+		fail_msg("%s", err.msg);
 	for (i = 0; i < 2; i++) {
 		const struct attach_prog *p = attach_get(set, i);
 
@@ -582,7 +593,7 @@ static void test_attach_clsact_keeps_others(void **state)
 static void test_attach_clsact_own_qdisc(void **state)
 {
 	struct attach_opts o = opts();
-	char err[512] = "";
+	struct err err;
 	struct bpf_object *other;
 	struct attach_set *set;
 	json_t *attach;
@@ -591,9 +602,9 @@ static void test_attach_clsact_own_qdisc(void **state)
 	assert_false(clsact_on(lab.ifb));
 	attach = spec(CLSACT_PAIR);
 	set = attach_new();
-	assert_int_equal(attach_load(set, attach, &o, NULL, err, sizeof(err)), 0);
-	if (attach_links(set, err, sizeof(err)))
-		fail_msg("%s", err);
+	assert_int_equal(attach_load(set, attach, &o, NULL, &err), 0);
+	if (attach_links(set, &err))
+		fail_msg("%s", err.msg);
 	/* the first entry created the qdisc; both handles say so */
 	assert_true(attach_get(set, 0)->tc_own_qdisc);
 	assert_false(attach_get(set, 1)->tc_own_qdisc);
@@ -608,8 +619,8 @@ static void test_attach_clsact_own_qdisc(void **state)
 	{
 		struct attach_set *second = attach_new();
 
-		assert_int_equal(attach_load(second, attach, &o, NULL, err, sizeof(err)), 0);
-		assert_int_equal(attach_links(second, err, sizeof(err)), 0);
+		assert_int_equal(attach_load(second, attach, &o, NULL, &err), 0);
+		assert_int_equal(attach_links(second, &err), 0);
 		assert_int_equal(attach_get(second, 0)->tc_handle, ATTACH_TC_HANDLE);
 		assert_false(attach_get(second, 0)->tc_own_qdisc);
 		assert_int_equal(tc_filter_prog(lab.ifb, BPF_TC_INGRESS, ATTACH_TC_HANDLE,
@@ -630,8 +641,8 @@ static void test_attach_clsact_own_qdisc(void **state)
 
 	/* ... unless someone else put a filter on it meanwhile: then both stay */
 	set = attach_new();
-	assert_int_equal(attach_load(set, attach, &o, NULL, err, sizeof(err)), 0);
-	assert_int_equal(attach_links(set, err, sizeof(err)), 0);
+	assert_int_equal(attach_load(set, attach, &o, NULL, &err), 0);
+	assert_int_equal(attach_links(set, &err), 0);
 	other = other_filter_up();
 	attach_detach(set);
 	assert_true(clsact_on(lab.ifb));
@@ -653,10 +664,10 @@ static void attach_and_die(const char *attach_text)
 		struct attach_opts o = opts();
 		struct attach_set *set = attach_new();
 		json_t *attach = spec(attach_text);
-		char err[512];
+		struct err err;
 
-		if (attach_load(set, attach, &o, NULL, err, sizeof(err)) ||
-		    attach_links(set, err, sizeof(err)))
+		if (attach_load(set, attach, &o, NULL, &err) ||
+		    attach_links(set, &err))
 			_exit(1);
 		raise(SIGKILL);
 		_exit(2);
@@ -667,13 +678,13 @@ static void attach_and_die(const char *attach_text)
 
 static void test_attach_clsact_leftovers(void **state)
 {
-	char err[512] = "";
+	struct err err;
 	struct bpf_object *other;
 	__u32 other_id;
 
 	SKIP_UNLESS_LAB();
 	/* nothing to clean */
-	assert_int_equal(attach_tc_cleanup(lab.ports, 2, err, sizeof(err)), 0);
+	assert_int_equal(attach_tc_cleanup(lab.ports, 2, &err), 0);
 
 	/* a killed agent that created the qdisc: its filters stay (not owned by fds) ... */
 	attach_and_die(CLSACT_PAIR);
@@ -681,7 +692,7 @@ static void test_attach_clsact_leftovers(void **state)
 					    ATTACH_TC_PRIO), 0);
 	assert_true(clsact_on(lab.ifb));
 	/* ... until the next job's prepare: filters and qdisc go */
-	assert_int_equal(attach_tc_cleanup(lab.ports, 2, err, sizeof(err)), 2);
+	assert_int_equal(attach_tc_cleanup(lab.ports, 2, &err), 2);
 	assert_int_equal(tc_filter_prog(lab.ifb, BPF_TC_INGRESS, ATTACH_TC_HANDLE_OWNER,
 					ATTACH_TC_PRIO), 0);
 	assert_int_equal(tc_filter_prog(lab.ifb, BPF_TC_EGRESS, ATTACH_TC_HANDLE_OWNER,
@@ -694,19 +705,19 @@ static void test_attach_clsact_leftovers(void **state)
 	attach_and_die(CLSACT_PAIR);
 	assert_int_not_equal(tc_filter_prog(lab.ifb, BPF_TC_INGRESS, ATTACH_TC_HANDLE,
 					    ATTACH_TC_PRIO), 0);
-	assert_int_equal(attach_tc_cleanup(lab.ports, 2, err, sizeof(err)), 2);
+	assert_int_equal(attach_tc_cleanup(lab.ports, 2, &err), 2);
 	assert_int_equal(tc_filter_prog(lab.ifb, BPF_TC_INGRESS, ATTACH_TC_HANDLE,
 					ATTACH_TC_PRIO), 0);
 	assert_int_equal(tc_filter_prog(lab.ifb, BPF_TC_INGRESS, OTHER_HANDLE, OTHER_PRIO),
 			 other_id);
 	assert_true(clsact_on(lab.ifb));
-	assert_int_equal(attach_tc_cleanup(lab.ports, 2, err, sizeof(err)), 0);
+	assert_int_equal(attach_tc_cleanup(lab.ports, 2, &err), 0);
 	other_filter_down(other);
 
 	/* ... also when that qdisc is empty once they are gone: it stays */
 	assert_int_equal(lab_sh("tc qdisc add dev vb clsact"), 0);
 	attach_and_die(CLSACT_PAIR);
-	assert_int_equal(attach_tc_cleanup(lab.ports, 2, err, sizeof(err)), 2);
+	assert_int_equal(attach_tc_cleanup(lab.ports, 2, &err), 2);
 	assert_true(clsact_on(lab.ifb));
 	assert_int_equal(lab_sh("tc qdisc del dev vb clsact"), 0);
 }

@@ -22,13 +22,13 @@ struct cfg {
 	struct inventory_pair *labels;
 	int n_labels;
 	struct provider_config pc;
-	char why[512];
+	struct err why;
 };
 
 static int parse(struct cfg *c, const char *text)
 {
 	return agent_config_parse("a.yaml", text, strlen(text), &c->labels, &c->n_labels,
-				  &c->pc, c->why, sizeof(c->why));
+				  &c->pc, &c->why);
 }
 
 static void release(struct cfg *c)
@@ -95,7 +95,11 @@ static void test_config_refused(void **state)
 
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		assert_int_equal(parse(&c, cases[i].text), -EINVAL);
-		assert_contains(c.why, cases[i].why);
+		assert_contains(c.why.msg, cases[i].why);
+		/* a person's input: its place in the file too */
+		assert_true(c.why.input);
+		assert_string_equal(c.why.file, "a.yaml");
+		assert_true(c.why.line >= 1 && c.why.col >= 1);
 		release(&c);
 	}
 }
@@ -117,7 +121,10 @@ static void test_config_deep(void **state)
 	t0 = util_mono_ms();
 	assert_int_equal(parse(&c, text), -EINVAL);
 	assert_true(util_mono_ms() - t0 < 3000);	/* not exponential; room for a loaded CI */
-	assert_contains(c.why, "a.yaml:1:24: nested deeper than 16 levels");
+	assert_contains(c.why.msg, "a.yaml:1:24: nested deeper than 16 levels");
+	assert_true(c.why.input);
+	assert_int_equal(c.why.line, 1);
+	assert_int_equal(c.why.col, 24);
 	release(&c);
 	free(text);
 }
@@ -129,12 +136,12 @@ static void test_config_load(void **state)
 
 	tmpdir_make(dir);
 	snprintf(path, sizeof(path), "%s/agent.yaml", dir);
-	assert_int_equal(agent_config_load(path, &c.labels, &c.n_labels, &c.pc, c.why,
-					   sizeof(c.why)), -ENOENT);
-	assert_contains(c.why, "cannot read config '");
+	assert_int_equal(agent_config_load(path, &c.labels, &c.n_labels, &c.pc, &c.why),
+			 -ENOENT);
+	assert_contains(c.why.msg, "cannot read config '");
+	assert_false(c.why.input);	/* the file is missing, not wrong */
 	file_put(path, "labels: {rack: r3}\n");
-	assert_int_equal(agent_config_load(path, &c.labels, &c.n_labels, &c.pc, c.why,
-					   sizeof(c.why)), 0);
+	assert_int_equal(agent_config_load(path, &c.labels, &c.n_labels, &c.pc, &c.why), 0);
 	assert_int_equal(c.n_labels, 1);
 	release(&c);
 	assert_int_equal(tmpdir_remove(dir), 0);

@@ -19,6 +19,7 @@
 #include "attach.h"
 #include "ifstats.h"
 #include "base/log.h"
+#include "base/util.h"
 #include "xdpgen.h"
 #include "test_agent_lab.h"
 
@@ -32,12 +33,13 @@ static struct attach_set *load(const char *text)
 	struct attach_opts o = { .bpf_dir = BPF_DIR, .ports = lab.ports,
 				 .n_ports = 2 };
 	struct attach_set *set = attach_new();
-	char err[512] = "", *log = NULL;
+	char *log = NULL;
 	json_t *attach = json_of(text);
+	struct err err;
 
 	assert_non_null(set);
-	if (attach_load(set, attach, &o, &log, err, sizeof(err)))
-		fail_msg("attach_load: %s\n%s", err, log ? log : "");
+	if (attach_load(set, attach, &o, &log, &err))
+		fail_msg("attach_load: %s\n%s", err.msg, log ? log : "");
 	json_decref(attach);
 	return set;
 }
@@ -90,7 +92,8 @@ static void test_maps_devmap_and_array(void **state)
 	struct attach_set *set;
 	struct bpf_devmap_val dv;
 	__u32 key, value;
-	char name[64], err[512] = "";
+	char name[64];
+	struct err err;
 	int fd, i;
 	uint64_t ran = 0, slot_prog = 0;
 
@@ -134,7 +137,7 @@ static void test_maps_devmap_and_array(void **state)
 	close(fd);
 
 	/* frames a -> b go back out of b through slot 1, its program running, into a */
-	assert_int_equal(attach_links(set, err, sizeof(err)), 0);
+	assert_int_equal(attach_links(set, &err), 0);
 	{
 		struct xdpgen_config cfg = { .ifindex = lab.ifa, .size = 64, .flows = 1,
 					     .threads = 1 };
@@ -147,11 +150,11 @@ static void test_maps_devmap_and_array(void **state)
 		memcpy(cfg.dst_mac, l.mac, 6);
 		assert_int_equal(ifstats_get(rtnl, lab.ifa, &l), 0);
 		memcpy(cfg.src_mac, l.mac, 6);
-		gen = xdpgen_new(&cfg, err, sizeof(err));
+		gen = xdpgen_new(&cfg, &err);
 		assert_non_null(gen);
-		assert_int_equal(xdpgen_start(gen, err, sizeof(err)), 0);
+		assert_int_equal(xdpgen_start(gen, &err), 0);
 		usleep(200000);
-		assert_int_equal(xdpgen_stop(gen, err, sizeof(err)), 0);
+		assert_int_equal(xdpgen_stop(gen, &err), 0);
 		xdpgen_destroy(&gen);
 		ifstats_destroy(&rtnl);
 	}
@@ -209,11 +212,55 @@ static void test_maps_cpumap(void **state)
 	attach_destroy(&set);
 }
 
+/* A plan's map slot that the object or this host cannot take: refused before any link,
+ * naming the map, and marked as the plan's (input), not the machine's. */
+static void test_maps_refused(void **state)
+{
+	static const struct {
+		const char *maps;
+		int err;
+		const char *msg;
+	} cases[] = {
+		{ "\"config\":[{\"key\":0,\"value\":4294967296}]", -ERANGE,
+		  "map 'config': value 4294967296 does not fit its 4-byte value" },
+		{ "\"nomap\":[{\"key\":0,\"value\":1}]", -ENOENT,
+		  "object 'test_agent_maps.bpf.o' has no map 'nomap'" },
+		{ "\"config\":[{\"key\":0,\"port\":\"a\"}]", -EINVAL,
+		  "map 'config' (array) cannot take slot 0" },
+		{ "\"cpu_map\":[{\"key\":100000,\"qsize\":64}]", -ERANGE,
+		  "map 'cpu_map': cpumap key 100000 is not a CPU of this host" },
+	};
+	struct attach_opts o = { .bpf_dir = BPF_DIR, .ports = lab.ports, .n_ports = 2 };
+	char text[512];
+	size_t i;
+
+	SKIP_UNLESS_LAB();
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct attach_set *set = attach_new();
+		json_t *attach;
+		struct err err;
+
+		snprintf(text, sizeof(text), "[{\"port\":\"b\",\"hook\":\"xdp\","
+			 "\"object\":\"test_agent_maps.bpf.o\",\"program\":\"xdp_redirect_cpu\","
+			 "\"maps\":{%s}}]", cases[i].maps);
+		attach = json_of(text);
+		assert_non_null(set);
+		assert_int_equal(attach_load(set, attach, &o, NULL, &err), cases[i].err);
+		if (!strstr(err.msg, cases[i].msg))
+			fail_msg("case %zu: '%s' lacks '%s'", i, err.msg, cases[i].msg);
+		if (!err.input)
+			fail_msg("case %zu: '%s' is not marked input", i, err.msg);
+		attach_destroy(&set);
+		json_decref(attach);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_maps_devmap_and_array),
 		cmocka_unit_test(test_maps_cpumap),
+		cmocka_unit_test(test_maps_refused),
 	};
 
 	return cmocka_run_group_tests(tests, setup, lab_teardown);

@@ -51,25 +51,26 @@ static void test_pktgen_commands(void **state)
 	};
 	struct pktgen *gen;
 	uint64_t frames = 0;
-	char err[256], *text;
+	char *text;
+	struct err err;
 
 	(void)state;
 	snprintf(dir, sizeof(dir), "/tmp/bpflab-pktgen-XXXXXX");
 	assert_non_null(mkdtemp(dir));
 
 	/* no pgctrl: the module is missing */
-	gen = pktgen_new(&cfg, err, sizeof(err));
+	gen = pktgen_new(&cfg, &err);
 	assert_null(gen);
 	assert_int_equal(errno, ENOENT);
-	assert_true(strstr(err, "generator 'pktgen' needs the pktgen module") != NULL);
+	assert_true(strstr(err.msg, "generator 'pktgen' needs the pktgen module") != NULL);
 
 	touch("pgctrl", "");
 	touch("kpktgend_1", "");
 	touch("port-a@0", "");
 	touch("port-a@1", "");
-	gen = pktgen_new(&cfg, err, sizeof(err));
+	gen = pktgen_new(&cfg, &err);
 	if (!gen)
-		fail_msg("pktgen_new: %s", err);
+		fail_msg("pktgen_new: %s", err.msg);
 	/* both threads pinned to CPU 1 by traffic.cpus: [1] */
 	text = slurp("kpktgend_1");
 	assert_string_equal(text, "rem_device_all\nrem_device_all\n"
@@ -82,7 +83,7 @@ static void test_pktgen_commands(void **state)
 				  "udp_src_max 1027\nudp_dst_min 9\nudp_dst_max 9\n");
 	free(text);
 
-	assert_int_equal(pktgen_start(gen, err, sizeof(err)), 0);
+	assert_int_equal(pktgen_start(gen, &err), 0);
 	/* the start thread has written (here the write returns at once; in procfs it
 	 * blocks until stop) */
 	for (int i = 0; i < 1000; i++) {
@@ -99,7 +100,7 @@ static void test_pktgen_commands(void **state)
 	touch("port-a@1", "Current:\n     pkts-sofar: 234  errors: 0\n");
 	assert_int_equal(pktgen_frames(gen, &frames), 0);
 	assert_int_equal(frames, 1234);
-	assert_int_equal(pktgen_stop(gen, err, sizeof(err)), 0);
+	assert_int_equal(pktgen_stop(gen, &err), 0);
 	text = slurp("pgctrl");
 	assert_string_equal(text, "start\nstop\n");
 	free(text);
@@ -126,7 +127,8 @@ static void rate_run(int burst, const char *const *want)
 		.dir = dir, .ifname = "p", .dst_mac = { 2, 0, 0, 0, 0, 0xb },
 		.size = 64, .flows = 1, .threads = 3, .rate_pps = 100001, .burst = burst,
 	};
-	char err[256], name[128], *text;
+	char name[128], *text;
+	struct err err;
 	struct pktgen *gen;
 	int i;
 
@@ -139,9 +141,9 @@ static void rate_run(int burst, const char *const *want)
 		snprintf(name, sizeof(name), "p@%d", i);
 		touch(name, "");
 	}
-	gen = pktgen_new(&cfg, err, sizeof(err));
+	gen = pktgen_new(&cfg, &err);
 	if (!gen)
-		fail_msg("pktgen_new: %s", err);
+		fail_msg("pktgen_new: %s", err.msg);
 	for (i = 0; i < 3; i++) {
 		snprintf(name, sizeof(name), "p@%d", i);
 		text = slurp(name);

@@ -82,13 +82,13 @@ static void script(struct pctx *t, const char *body, const char *arg)
 }
 
 /* Poll RUN until it ends (at most 10 s); returns provider_boot_poll's end. */
-static int run_to_end(struct provider_run *run, char *why, size_t len, int *polls)
+static int run_to_end(struct provider_run *run, struct err *why, int *polls)
 {
 	int64_t deadline = util_mono_ms() + 10000;
 	int rc;
 
 	*polls = 0;
-	while ((rc = provider_boot_poll(run, why, len)) == 1) {
+	while ((rc = provider_boot_poll(run, why)) == 1) {
 		assert_true(util_mono_ms() < deadline);
 		(*polls)++;
 		usleep(10 * 1000);
@@ -129,14 +129,14 @@ static void test_release_ok(void **state)
 static void test_list(void **state)
 {
 	struct pctx *t = *state;
-	char why[512] = "";
+	struct err why;
 	json_t *k = NULL;
 
 	/* its argv: the configured words, then "list"; blank lines and repeats dropped */
 	script(t, "[ \"$1\" = --cache ] && [ \"$2\" = list ] || exit 9\n"
 		  "printf '6.1.0-47-cloud-amd64\\n\\n  6.1.0-53-cloud-amd64\\n"
 		  "6.1.0-47-cloud-amd64\\n'", "--cache");
-	assert_int_equal(provider_list(&t->cfg, &k, why, sizeof(why)), 0);
+	assert_int_equal(provider_list(&t->cfg, &k, &why), 0);
 	assert_int_equal(json_array_size(k), 2);
 	assert_string_equal(json_string_value(json_array_get(k, 0)), "6.1.0-47-cloud-amd64");
 	assert_string_equal(json_string_value(json_array_get(k, 1)), "6.1.0-53-cloud-amd64");
@@ -144,32 +144,32 @@ static void test_list(void **state)
 
 	/* nothing to offer is not an error */
 	script(t, "exit 0", NULL);
-	assert_int_equal(provider_list(&t->cfg, &k, why, sizeof(why)), 0);
+	assert_int_equal(provider_list(&t->cfg, &k, &why), 0);
 	assert_int_equal(json_array_size(k), 0);
 	json_decref(k);
 
 	/* a failure names the exit status and the last line of stderr */
 	script(t, "echo first >&2; echo 'no kernel cache here' >&2; exit 3", NULL);
-	assert_int_equal(provider_list(&t->cfg, &k, why, sizeof(why)), -EIO);
+	assert_int_equal(provider_list(&t->cfg, &k, &why), -EIO);
 	assert_null(k);
-	assert_contains(why, "list: exit status 3: no kernel cache here");
+	assert_contains(why.msg, "list: exit status 3: no kernel cache here");
 
 	/* a line that is not a release */
 	script(t, "echo '6.1;reboot'", NULL);
-	assert_int_equal(provider_list(&t->cfg, &k, why, sizeof(why)), -EINVAL);
-	assert_contains(why, "'6.1;reboot' is not a kernel release");
+	assert_int_equal(provider_list(&t->cfg, &k, &why), -EINVAL);
+	assert_contains(why.msg, "'6.1;reboot' is not a kernel release");
 
 	/* a NUL byte is not text: refused, not a list cut short */
 	script(t, "printf '6.1.0-47-cloud-amd64\\000\\n6.1.0-53-cloud-amd64\\n'", NULL);
-	assert_int_equal(provider_list(&t->cfg, &k, why, sizeof(why)), -EINVAL);
+	assert_int_equal(provider_list(&t->cfg, &k, &why), -EINVAL);
 	assert_null(k);
-	assert_contains(why, "a NUL byte in its output");
+	assert_contains(why.msg, "a NUL byte in its output");
 
 	/* more output than is kept: refused, where the cut last line "6.1." was offered */
 	script(t, "yes 6.1.0 | head -c 70000", NULL);
-	assert_int_equal(provider_list(&t->cfg, &k, why, sizeof(why)), -E2BIG);
+	assert_int_equal(provider_list(&t->cfg, &k, &why), -E2BIG);
 	assert_null(k);
-	assert_contains(why, "more than 65536 bytes of output");
+	assert_contains(why.msg, "more than 65536 bytes of output");
 
 	/* bounded in time, also when a child keeps the pipe open */
 	script(t, "sleep 20 & sleep 20", NULL);
@@ -177,10 +177,10 @@ static void test_list(void **state)
 	{
 		int64_t t0 = util_mono_ms();
 
-		assert_int_equal(provider_list(&t->cfg, &k, why, sizeof(why)), -ETIMEDOUT);
+		assert_int_equal(provider_list(&t->cfg, &k, &why), -ETIMEDOUT);
 		assert_true(util_mono_ms() - t0 < 3000);
 	}
-	assert_contains(why, "no end within 300 ms; killed");
+	assert_contains(why.msg, "no end within 300 ms; killed");
 
 	/* a command that cannot start */
 	provider_config_release(&t->cfg);
@@ -188,10 +188,10 @@ static void test_list(void **state)
 	{
 		/* glibc reports the failed exec; where posix_spawn is a plain fork (valgrind)
 		 * the child exits 127 instead */
-		int rc = provider_list(&t->cfg, &k, why, sizeof(why));
+		int rc = provider_list(&t->cfg, &k, &why);
 
 		assert_true(rc == -ENOENT || rc == -EIO);
-		assert_contains(why, rc == -ENOENT ? "cannot start it" : "exit status 127");
+		assert_contains(why.msg, rc == -ENOENT ? "cannot start it" : "exit status 127");
 	}
 }
 
@@ -199,26 +199,25 @@ static void test_boot(void **state)
 {
 	struct pctx *t = *state;
 	struct provider_run run;
-	char why[1024] = "", path[128];
+	char path[128];
+	struct err why;
 	int polls;
 
 	/* exit 0 after a while: followed without blocking */
 	script(t, "[ \"$1\" = boot ] && [ \"$2\" = 6.1.0-53-cloud-amd64 ] || exit 9\n"
 		  "echo switching >&2; sleep 0.3; exit 0", NULL);
-	assert_int_equal(provider_boot_start(&t->cfg, "6.1.0-53-cloud-amd64", &run, why,
-					     sizeof(why)), 0);
+	assert_int_equal(provider_boot_start(&t->cfg, "6.1.0-53-cloud-amd64", &run, &why), 0);
 	assert_true(run.pid > 0);
-	assert_int_equal(run_to_end(&run, why, sizeof(why), &polls), 0);
+	assert_int_equal(run_to_end(&run, &why, &polls), 0);
 	assert_true(polls > 5);
 	assert_int_equal(run.pid, 0);
 	assert_int_equal(run.err_fd, -1);
 
 	/* a failure: exit status and the last line it wrote */
 	script(t, "echo \"kexec-provider: no initrd for '$2'\" >&2; exit 1", NULL);
-	assert_int_equal(provider_boot_start(&t->cfg, "6.1.0-53-cloud-amd64", &run, why,
-					     sizeof(why)), 0);
-	assert_int_equal(run_to_end(&run, why, sizeof(why), &polls), -EIO);
-	assert_text(why, "boot 6.1.0-53-cloud-amd64: the kernel provider failed (exit status "
+	assert_int_equal(provider_boot_start(&t->cfg, "6.1.0-53-cloud-amd64", &run, &why), 0);
+	assert_int_equal(run_to_end(&run, &why, &polls), -EIO);
+	assert_text(why.msg, "boot 6.1.0-53-cloud-amd64: the kernel provider failed (exit status "
 		    "1): kexec-provider: no initrd for '6.1.0-53-cloud-amd64'");
 
 	/* the agent blocks SIGTERM (its signalfd) and ignores SIGPIPE: a provider gets the
@@ -230,10 +229,9 @@ static void test_boot(void **state)
 		sigaddset(&set, SIGTERM);
 		pthread_sigmask(SIG_BLOCK, &set, &old);
 		script(t, "kill -TERM $$; sleep 1; exit 0", NULL);
-		assert_int_equal(provider_boot_start(&t->cfg, "6.1.0-53-cloud-amd64", &run, why,
-						     sizeof(why)), 0);
-		assert_int_equal(run_to_end(&run, why, sizeof(why), &polls), -EIO);
-		assert_contains(why, "killed by signal 15");
+		assert_int_equal(provider_boot_start(&t->cfg, "6.1.0-53-cloud-amd64", &run, &why), 0);
+		assert_int_equal(run_to_end(&run, &why, &polls), -EIO);
+		assert_contains(why.msg, "killed by signal 15");
 		pthread_sigmask(SIG_SETMASK, &old, NULL);
 	}
 
@@ -247,10 +245,9 @@ static void test_boot(void **state)
 		script(t, body, NULL);
 	}
 	t->cfg.boot_timeout_ms = 300;
-	assert_int_equal(provider_boot_start(&t->cfg, "6.1.0-53-cloud-amd64", &run, why,
-					     sizeof(why)), 0);
-	assert_int_equal(run_to_end(&run, why, sizeof(why), &polls), -ETIMEDOUT);
-	assert_text(why, "boot 6.1.0-53-cloud-amd64: the kernel provider did not finish "
+	assert_int_equal(provider_boot_start(&t->cfg, "6.1.0-53-cloud-amd64", &run, &why), 0);
+	assert_int_equal(run_to_end(&run, &why, &polls), -ETIMEDOUT);
+	assert_text(why.msg, "boot 6.1.0-53-cloud-amd64: the kernel provider did not finish "
 		    "within 300 ms; killed: waiting");
 	{
 		char *pid = file_slurp(path);
@@ -265,16 +262,17 @@ static void test_boot(void **state)
 	}
 
 	/* refused before anything runs */
-	assert_int_equal(provider_boot_start(&t->cfg, "-f", &run, why, sizeof(why)), -EINVAL);
-	assert_contains(why, "'-f' is not a kernel release");
+	assert_int_equal(provider_boot_start(&t->cfg, "-f", &run, &why), -EINVAL);
+	assert_contains(why.msg, "'-f' is not a kernel release");
+	assert_true(why.input);		/* the request's, not the machine's */
 	provider_config_release(&t->cfg);
-	assert_int_equal(provider_boot_start(&t->cfg, "6.1", &run, why, sizeof(why)), -ENOENT);
-	assert_contains(why, "no kernel_provider");
+	assert_int_equal(provider_boot_start(&t->cfg, "6.1", &run, &why), -ENOENT);
+	assert_contains(why.msg, "no kernel_provider");
 
 	/* abort: killed and released */
 	script(t, "sleep 30", NULL);
 	t->cfg.boot_timeout_ms = 0;
-	assert_int_equal(provider_boot_start(&t->cfg, "6.1", &run, why, sizeof(why)), 0);
+	assert_int_equal(provider_boot_start(&t->cfg, "6.1", &run, &why), 0);
 	provider_boot_abort(&run);
 	assert_int_equal(run.pid, 0);
 }
@@ -292,7 +290,8 @@ static void test_kexec_script(void **state)
 		"6.1.0-99-cloud-amd64/root/boot/vmlinuz-6.1.0-99-cloud-amd64", /* no initrd */
 	};
 	struct provider_run run;
-	char cache[128], path[512], cmd[700], why[1024];
+	char cache[128], path[512], cmd[700];
+	struct err why;
 	json_t *k = NULL;
 	size_t i;
 	int polls;
@@ -308,20 +307,18 @@ static void test_kexec_script(void **state)
 	t->cfg.argv[t->cfg.argc++] = strdup(BPFLAB_SRCDIR "/lab/guest/kexec-provider.sh");
 	t->cfg.argv[t->cfg.argc++] = strdup("--cache");
 	t->cfg.argv[t->cfg.argc++] = strdup(cache);
-	assert_int_equal(provider_list(&t->cfg, &k, why, sizeof(why)), 0);
+	assert_int_equal(provider_list(&t->cfg, &k, &why), 0);
 	assert_int_equal(json_array_size(k), 2);
 	assert_string_equal(json_string_value(json_array_get(k, 0)), "6.1.0-47-cloud-amd64");
 	assert_string_equal(json_string_value(json_array_get(k, 1)), "6.1.0-53-cloud-amd64");
 	json_decref(k);
 
 	setenv("BPFLAB_KEXEC_DRY", "1", 1);
-	assert_int_equal(provider_boot_start(&t->cfg, "6.1.0-53-cloud-amd64", &run, why,
-					     sizeof(why)), 0);
-	assert_int_equal(run_to_end(&run, why, sizeof(why), &polls), 0);
-	assert_int_equal(provider_boot_start(&t->cfg, "6.1.0-99-cloud-amd64", &run, why,
-					     sizeof(why)), 0);
-	assert_int_equal(run_to_end(&run, why, sizeof(why), &polls), -EIO);
-	assert_contains(why, "exit status 1): kexec-provider: no initrd");
+	assert_int_equal(provider_boot_start(&t->cfg, "6.1.0-53-cloud-amd64", &run, &why), 0);
+	assert_int_equal(run_to_end(&run, &why, &polls), 0);
+	assert_int_equal(provider_boot_start(&t->cfg, "6.1.0-99-cloud-amd64", &run, &why), 0);
+	assert_int_equal(run_to_end(&run, &why, &polls), -EIO);
+	assert_contains(why.msg, "exit status 1): kexec-provider: no initrd");
 	unsetenv("BPFLAB_KEXEC_DRY");
 }
 
@@ -383,7 +380,8 @@ static void test_agent_boot(void **state)
 	struct inventory_config inv = { .agent = "boot-agent" };
 	struct agent_opts o = { 0 };
 	struct loop l = { 0 };
-	char ep[128], why[256];
+	char ep[128];
+	struct err why;
 	uint64_t one = 1;
 	json_t *m, *k = NULL;
 	int stop_fd = eventfd(0, EFD_CLOEXEC);
@@ -394,7 +392,7 @@ static void test_agent_boot(void **state)
 		  "'boot 6.1.0-ok') echo \"switching to $2\" >&2; sleep 0.5 ;;\n"
 		  "*) exit 9 ;;\n"
 		  "esac", NULL);
-	assert_int_equal(provider_list(&t->cfg, &k, why, sizeof(why)), 0);
+	assert_int_equal(provider_list(&t->cfg, &k, &why), 0);
 	inv.provider = json_pack("{s:s, s:o}", "command", t->cfg.argv[0], "kernels", k);
 	snprintf(ep, sizeof(ep), "ipc://%s/coord.sock", t->dir);
 	l.zctx = zmq_ctx_new();

@@ -85,27 +85,25 @@ static void test_format_field(void **state)
 
 static void test_check_format(void **state)
 {
-	char err[256] = "", moved[sizeof(napi_poll_format) + 8], *p;
+	char moved[sizeof(napi_poll_format) + 8], *p;
+	struct err err;
 
 	(void)state;
-	assert_int_equal(rxcost_check_format("napi/napi_poll", napi_poll_format, err,
-					     sizeof(err)), 0);
-	assert_int_equal(rxcost_check_format("irq/softirq_entry", softirq_format, err,
-					     sizeof(err)), 0);
-	assert_int_equal(rxcost_check_format("irq/softirq_exit", softirq_format, err,
-					     sizeof(err)), 0);
+	assert_int_equal(rxcost_check_format("napi/napi_poll", napi_poll_format, &err), 0);
+	assert_int_equal(rxcost_check_format("irq/softirq_entry", softirq_format, &err), 0);
+	assert_int_equal(rxcost_check_format("irq/softirq_exit", softirq_format, &err), 0);
 	/* work moved: refused, saying where */
 	snprintf(moved, sizeof(moved), "%s", napi_poll_format);
 	p = strstr(moved, "int work;\toffset:20");
 	assert_non_null(p);
 	p[strlen("int work;\toffset:") + 1] = '8';
-	assert_int_equal(rxcost_check_format("napi/napi_poll", moved, err, sizeof(err)), -EPROTO);
-	assert_non_null(strstr(err, "napi/napi_poll has 'work' at offset 28 size 4"));
-	assert_non_null(strstr(err, "reads offset 20 size 4"));
+	assert_int_equal(rxcost_check_format("napi/napi_poll", moved, &err), -EPROTO);
+	assert_non_null(strstr(err.msg, "napi/napi_poll has 'work' at offset 28 size 4"));
+	assert_non_null(strstr(err.msg, "reads offset 20 size 4"));
 	/* a field missing */
-	assert_int_equal(rxcost_check_format("napi/napi_poll", softirq_format, err, sizeof(err)),
+	assert_int_equal(rxcost_check_format("napi/napi_poll", softirq_format, &err),
 			 -EPROTO);
-	assert_non_null(strstr(err, "no field 'napi'"));
+	assert_non_null(strstr(err.msg, "no field 'napi'"));
 }
 
 static void put(struct rxcost_sums *s, uint64_t napi, int slot, struct rxpath_dev d)
@@ -228,19 +226,19 @@ static void test_open_close(void **state)
 	const char *names[] = { "lo", "no-such-if" }, *long_name[] = { "a-name-of-16-chars" };
 	struct rxcost *r = NULL;
 	struct rxcost_sums s;
-	char err[512] = "";
+	struct err err;
 	int ret;
 
 	(void)state;
-	assert_int_equal(rxcost_open(&r, names, 0, err, sizeof(err)), -EINVAL);
+	assert_int_equal(rxcost_open(&r, names, 0, &err), -EINVAL);
 	assert_null(r);
-	assert_int_equal(rxcost_open(&r, names, RXPATH_MAX_DEVS + 1, err, sizeof(err)), -EINVAL);
+	assert_int_equal(rxcost_open(&r, names, RXPATH_MAX_DEVS + 1, &err), -EINVAL);
 	skip_unless_root();
-	assert_int_equal(rxcost_open(&r, long_name, 1, err, sizeof(err)), -EINVAL);
-	assert_non_null(strstr(err, "too long"));
-	ret = rxcost_open(&r, names, 2, err, sizeof(err));
+	assert_int_equal(rxcost_open(&r, long_name, 1, &err), -EINVAL);
+	assert_non_null(strstr(err.msg, "too long"));
+	ret = rxcost_open(&r, names, 2, &err);
 	if (ret)
-		fail_msg("rxcost_open: %s", err);
+		fail_msg("rxcost_open: %s", err.msg);
 	assert_non_null(r);
 	assert_int_equal(rxcost_read(r, &s), 0);
 	assert_int_equal(s.n_devs, 2);

@@ -239,7 +239,8 @@ static void test_search_failures(void **state)
 	ctx_init(&c, &opts);
 	m = (struct model){ .fail_at = -1, .count_nothing = true };
 	assert_int_equal(job_search_run(&c, step, &m), -EIO);
-	assert_string_equal(c.err, "search: a trial at 2000000 frames/s counted no frames");
+	assert_string_equal(c.err.msg, "search: a trial at 2000000 frames/s counted no frames");
+	assert_false(c.err.input);	/* the host's, not the spec's */
 	assert_int_equal(c.samples.n, 0);
 	samples_release(&c.samples);
 }
@@ -256,7 +257,8 @@ static void test_search_no_generator(void **state)
 	ctx_init(&c, &opts);
 	c.spec.traffic.generator = JOB_GEN_NONE;
 	assert_int_equal(job_search_run(&c, job_search_trial, &c), -EINVAL);
-	assert_string_equal(c.err, "search: needs a generator (traffic.generator is none)");
+	assert_string_equal(c.err.msg, "search: needs a generator (traffic.generator is none)");
+	assert_true(c.err.input);	/* the spec asks what no job can do */
 	assert_int_equal(job_search_trial(&c, 1000, 1, &res), -EINVAL);
 	assert_int_equal(c.samples.n, 0);
 	samples_release(&c.samples);

@@ -71,12 +71,12 @@ static void run_xdp_gen(bool ipv6, int size)
 	struct lat_payload pl;
 	struct xdpgen *gen;
 	uint64_t t0 = mono_ns();
-	char err[256];
+	struct err err;
 	int run;
 
-	gen = xdpgen_new(&cfg, err, sizeof(err));
+	gen = xdpgen_new(&cfg, &err);
 	if (!gen)
-		fail_msg("xdpgen_new: %s", err);
+		fail_msg("xdpgen_new: %s", err.msg);
 	assert_int_equal(xdpgen_build_frame(&cfg, 1024, in, sizeof(in)), 0);
 	for (run = 0; run < 2; run++) {
 		opts.data_size_out = sizeof(out);
@@ -94,8 +94,9 @@ static void run_xdp_gen(bool ipv6, int size)
 	xdpgen_destroy(&gen);
 	/* no room for the stamp */
 	cfg = cfg_of(ipv6, ipv6 ? 77 : 57);
-	assert_null(xdpgen_new(&cfg, err, sizeof(err)));
-	assert_contains(err, "leaves no room for the 16-byte stamp");
+	assert_null(xdpgen_new(&cfg, &err));
+	assert_contains(err.msg, "leaves no room for the 16-byte stamp");
+	assert_true(err.input);
 }
 
 static void test_stamp_xdp_gen(void **state)

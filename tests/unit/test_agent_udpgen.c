@@ -61,19 +61,19 @@ static uint64_t run(const struct udpgen_config *cfg, int ms, struct ifstats_coun
 {
 	struct ifstats_counters a0, b0;
 	struct udpgen *gen;
-	char err[256] = "";
+	struct err err;
 	uint64_t frames = 0;
 
 	assert_int_equal(ifstats_read(rtnl, lab.ifa, &a0), 0);
 	assert_int_equal(ifstats_read(rtnl, lab.ifb, &b0), 0);
-	gen = udpgen_new(cfg, err, sizeof(err));
+	gen = udpgen_new(cfg, &err);
 	if (!gen)
-		fail_msg("udpgen_new: %s", err);
-	if (udpgen_start(gen, err, sizeof(err)))
-		fail_msg("udpgen_start: %s", err);
+		fail_msg("udpgen_new: %s", err.msg);
+	if (udpgen_start(gen, &err))
+		fail_msg("udpgen_start: %s", err.msg);
 	usleep(ms * 1000);
-	assert_int_equal(udpgen_stop(gen, err, sizeof(err)), 0);
-	assert_int_equal(udpgen_error(gen, err, sizeof(err)), 0);
+	assert_int_equal(udpgen_stop(gen, &err), 0);
+	assert_int_equal(udpgen_error(gen, &err), 0);
 	assert_int_equal(udpgen_frames(gen, &frames), 0);
 	if (udpgen_pace_stats(gen, &last_pace))
 		memset(&last_pace, 0, sizeof(last_pace));
@@ -122,7 +122,8 @@ static void test_udpgen_reaches_tc(void **state)
 	struct ifstats_counters a, b;
 	struct udpgen_config cfg;
 	json_t *attach;
-	char err[512] = "", *log = NULL;
+	char *log = NULL;
+	struct err err;
 	uint64_t frames, runs = 0;
 
 	SKIP_UNLESS_LAB();
@@ -135,9 +136,8 @@ static void test_udpgen_reaches_tc(void **state)
 	assert_non_null(attach);
 	set = attach_new();
 	assert_non_null(set);
-	if (attach_load(set, attach, &o, &log, err, sizeof(err)) ||
-	    attach_links(set, err, sizeof(err)))
-		fail_msg("attach: %s\n%s", err, log ? log : "");
+	if (attach_load(set, attach, &o, &log, &err) || attach_links(set, &err))
+		fail_msg("attach: %s\n%s", err.msg, log ? log : "");
 	cfg = config(false, 1);
 	frames = run(&cfg, 200, &a, &b);
 	assert_int_equal(attach_counter_count(set), 1);
@@ -187,17 +187,19 @@ static void test_udpgen_rate(void **state)
 static void test_udpgen_refusals(void **state)
 {
 	struct udpgen_config cfg = { .ifindex = 1, .size = 64, .flows = 1, .threads = 1 };
-	char err[256] = "";
+	struct err err;
 
 	(void)state;
 	cfg.size = 20;
-	assert_null(udpgen_new(&cfg, err, sizeof(err)));
-	assert_true(err[0] != 0);
+	assert_null(udpgen_new(&cfg, &err));
+	assert_true(err.msg[0] != 0);
+	assert_true(err.input);
 	cfg.size = 64;
 	cfg.threads = 0;
-	err[0] = 0;
-	assert_null(udpgen_new(&cfg, err, sizeof(err)));
-	assert_true(err[0] != 0);
+	err_clear(&err);
+	assert_null(udpgen_new(&cfg, &err));
+	assert_true(err.msg[0] != 0);
+	assert_true(err.input);
 }
 
 int main(void)

@@ -192,7 +192,8 @@ static void test_xdpcaps_attach_auto(void **state)
 	struct attach_opts o = { .bpf_dir = BPF_DIR, .ports = ports,
 				 .n_ports = 3 };
 	struct attach_set *set;
-	char err[512] = "", want[256];
+	char want[256];
+	struct err err;
 	json_t *attach;
 	__u32 drv, skb;
 
@@ -205,8 +206,8 @@ static void test_xdpcaps_attach_auto(void **state)
 			 "{\"port\":\"x\",\"hook\":\"xdp\",\"mode\":\"auto\","
 			 "\"object\":\"xdp_basic.bpf.o\",\"program\":\"xdp_pass\"}]");
 	set = attach_new();
-	assert_int_equal(attach_load(set, attach, &o, NULL, err, sizeof(err)), 0);
-	assert_int_equal(attach_links(set, err, sizeof(err)), 0);
+	assert_int_equal(attach_load(set, attach, &o, NULL, &err), 0);
+	assert_int_equal(attach_links(set, &err), 0);
 	assert_int_equal(attach_get(set, 0)->mode, JOB_XDP_AUTO);
 	assert_int_equal(attach_get(set, 0)->mode_used, JOB_XDP_NATIVE);
 	assert_int_equal(attach_get(set, 1)->mode_used, JOB_XDP_GENERIC);
@@ -227,12 +228,13 @@ static void test_xdpcaps_attach_auto(void **state)
 	attach = json_of("[{\"port\":\"x\",\"hook\":\"xdp\",\"mode\":\"native\","
 			 "\"object\":\"xdp_basic.bpf.o\",\"program\":\"xdp_drop\"}]");
 	set = attach_new();
-	assert_int_equal(attach_load(set, attach, &o, NULL, err, sizeof(err)), 0);
-	assert_int_equal(attach_links(set, err, sizeof(err)), -EOPNOTSUPP);
+	assert_int_equal(attach_load(set, attach, &o, NULL, &err), 0);
+	assert_int_equal(attach_links(set, &err), -EOPNOTSUPP);
 	snprintf(want, sizeof(want), "cannot attach 'xdp_drop' to port 'x' ('xd', driver %s) as "
 		 "xdp native: Operation not supported (the port has XDP modes generic; mode auto "
 		 "would attach generic)", xd_kind);
-	assert_string_equal(err, want);
+	assert_string_equal(err.msg, want);
+	assert_false(err.input);	/* the port's driver, not the plan */
 	attach_destroy(&set);
 	json_decref(attach);
 	assert_nothing_attached();

@@ -80,20 +80,21 @@ static void test_xdpgen_frames(void **state)
 static void test_xdpgen_refusals(void **state)
 {
 	struct xdpgen_config cfg = { .ifindex = 1, .size = 64, .flows = 1, .threads = 1 };
-	char err[256];
+	struct err err;
 
 	cfg.size = 20;
-	assert_null(xdpgen_new(&cfg, err, sizeof(err)));
+	assert_null(xdpgen_new(&cfg, &err));
 	assert_int_equal(errno, EINVAL);
-	assert_string_equal(err, "packet size 20 is out of range 42..3000 for 'udp4'");
+	assert_string_equal(err.msg, "packet size 20 is out of range 42..3000 for 'udp4'");
+	assert_true(err.input);		/* the spec's size, not this host */
 	cfg.size = 64;
 	cfg.flows = 0;
-	assert_null(xdpgen_new(&cfg, err, sizeof(err)));
-	assert_non_null(strstr(err, "flows 0 is out of range"));
+	assert_null(xdpgen_new(&cfg, &err));
+	assert_non_null(strstr(err.msg, "flows 0 is out of range"));
 	cfg.flows = 1;
 	cfg.threads = 0;
-	assert_null(xdpgen_new(&cfg, err, sizeof(err)));
-	assert_non_null(strstr(err, "threads 0 is out of range"));
+	assert_null(xdpgen_new(&cfg, &err));
+	assert_non_null(strstr(err.msg, "threads 0 is out of range"));
 }
 
 /* Attach PROGRAM of OBJECT to vb natively; returns the link fd, *OBJ to close. */
@@ -146,25 +147,25 @@ static void test_xdpgen_delivers(void **state)
 	struct xdpgen_config cfg;
 	uint64_t f0, f1;
 	int64_t t;
-	char err[256] = "";
+	struct err err;
 	int link;
 
 	SKIP_UNLESS_LAB();
 	link = receiver("xdp_basic.bpf.o", "xdp_drop", &obj);
 	cfg = lab_cfg(64, 1, 1, false);
 	s = ifstats_new();
-	gen = xdpgen_new(&cfg, err, sizeof(err));
+	gen = xdpgen_new(&cfg, &err);
 	if (!gen)
-		fail_msg("xdpgen_new: %s", err);
+		fail_msg("xdpgen_new: %s", err.msg);
 	assert_int_equal(xdpgen_frames(gen, &f0), 0);
 	assert_int_equal(f0, 0);
 	assert_int_equal(ifstats_read(s, lab.ifb, &b0), 0);
 	assert_int_equal(ifstats_read(s, lab.ifa, &a0), 0);
-	assert_int_equal(xdpgen_start(gen, err, sizeof(err)), 0);
+	assert_int_equal(xdpgen_start(gen, &err), 0);
 	usleep(1000 * 1000);
-	assert_int_equal(xdpgen_error(gen, err, sizeof(err)), 0);
+	assert_int_equal(xdpgen_error(gen, &err), 0);
 	t = util_mono_ms();
-	assert_int_equal(xdpgen_stop(gen, err, sizeof(err)), 0);
+	assert_int_equal(xdpgen_stop(gen, &err), 0);
 	t = util_mono_ms() - t;
 	assert_true(t < 3000);		/* a signal ends the test run (a loaded CI: room) */
 	assert_int_equal(xdpgen_frames(gen, &f1), 0);
@@ -199,7 +200,7 @@ static void check_flows(bool ipv6)
 		__u16 check;
 		__u16 pad[3];
 	} st;
-	char err[256] = "";
+	struct err err;
 	__u16 key, next;
 	int link, map, n = 0;
 	void *prev = NULL;
@@ -207,12 +208,12 @@ static void check_flows(bool ipv6)
 	link = receiver("test_agent.bpf.o", "xdp_sport_count", &obj);
 	map = bpf_map__fd(bpf_object__find_map_by_name(obj, "sports"));
 	cfg = lab_cfg(ipv6 ? 100 : 64, 4, 1, ipv6);
-	gen = xdpgen_new(&cfg, err, sizeof(err));
+	gen = xdpgen_new(&cfg, &err);
 	if (!gen)
-		fail_msg("xdpgen_new: %s", err);
-	assert_int_equal(xdpgen_start(gen, err, sizeof(err)), 0);
+		fail_msg("xdpgen_new: %s", err.msg);
+	assert_int_equal(xdpgen_start(gen, &err), 0);
 	usleep(300 * 1000);
-	assert_int_equal(xdpgen_stop(gen, err, sizeof(err)), 0);
+	assert_int_equal(xdpgen_stop(gen, &err), 0);
 	while (!bpf_map_get_next_key(map, prev, &next)) {
 		uint8_t f[XDPGEN_MAX_SIZE];
 
@@ -255,22 +256,22 @@ static void test_xdpgen_threads(void **state)
 	struct bpf_object *obj;
 	struct xdpgen *gen;
 	struct xdpgen_config cfg;
-	char err[256] = "";
+	struct err err;
 	uint64_t frames;
 	int link;
 
 	SKIP_UNLESS_LAB();
 	link = receiver("xdp_basic.bpf.o", "xdp_drop", &obj);
 	cfg = lab_cfg(64, 1, 2, false);
-	gen = xdpgen_new(&cfg, err, sizeof(err));
+	gen = xdpgen_new(&cfg, &err);
 	assert_non_null(gen);
-	assert_int_equal(xdpgen_start(gen, err, sizeof(err)), 0);
+	assert_int_equal(xdpgen_start(gen, &err), 0);
 	usleep(300 * 1000);
-	assert_int_equal(xdpgen_stop(gen, err, sizeof(err)), 0);
+	assert_int_equal(xdpgen_stop(gen, &err), 0);
 	assert_int_equal(xdpgen_frames(gen, &frames), 0);
 	assert_true(frames > 1000);
 	/* restartable */
-	assert_int_equal(xdpgen_start(gen, err, sizeof(err)), 0);
+	assert_int_equal(xdpgen_start(gen, &err), 0);
 	usleep(100 * 1000);
 	xdpgen_destroy(&gen);
 	close(link);
@@ -295,7 +296,8 @@ static void rate_run(int threads)
 	uint64_t f[41];
 	int64_t t[41], t0;
 	double owed;
-	char err[256] = "", line[41 * 8] = "";
+	char line[41 * 8] = "";
+	struct err err;
 	size_t o = 0;
 	double pps;
 	int i, link;
@@ -304,11 +306,11 @@ static void rate_run(int threads)
 	cfg = lab_cfg(64, 1, threads, false);
 	cfg.rate_pps = 100000;
 	cfg.burst = threads == 2 ? 8 : 0;
-	gen = xdpgen_new(&cfg, err, sizeof(err));
+	gen = xdpgen_new(&cfg, &err);
 	if (!gen)
-		fail_msg("xdpgen_new: %s", err);
+		fail_msg("xdpgen_new: %s", err.msg);
 	t0 = util_mono_ns();
-	assert_int_equal(xdpgen_start(gen, err, sizeof(err)), 0);
+	assert_int_equal(xdpgen_start(gen, &err), 0);
 	for (i = 0; i <= 40; i++) {
 		if (i)
 			usleep(50 * 1000);
@@ -318,7 +320,7 @@ static void rate_run(int threads)
 			o += (size_t)snprintf(line + o, sizeof(line) - o, " %llu",
 					      (unsigned long long)(f[i] - f[i - 1]));
 	}
-	assert_int_equal(xdpgen_stop(gen, err, sizeof(err)), 0);
+	assert_int_equal(xdpgen_stop(gen, &err), 0);
 	pps = (double)(f[40] - f[10]) / ((t[40] - t[10]) / 1e9);
 	for (i = 0; i < threads; i++)
 		assert_int_equal(xdpgen_paced(gen, i, &paced[i]), 0);
@@ -361,27 +363,27 @@ static void test_xdpgen_set_rate(void **state)
 	struct gen_pace_stats ps;
 	struct xdpgen *gen;
 	uint64_t before = 0, after;
-	char err[256] = "";
+	struct err err;
 	int i, link;
 
 	SKIP_UNLESS_LAB();
 	link = receiver("xdp_basic.bpf.o", "xdp_drop", &obj);
 	cfg = lab_cfg(64, 1, 1, false);
 	cfg.rate_pps = rates[0];
-	gen = xdpgen_new(&cfg, err, sizeof(err));
+	gen = xdpgen_new(&cfg, &err);
 	if (!gen)
-		fail_msg("xdpgen_new: %s", err);
+		fail_msg("xdpgen_new: %s", err.msg);
 	for (i = 0; i < 2; i++) {
 		int64_t t0 = util_mono_ns(), t1;
 		double owed;
 
 		if (i)
 			assert_int_equal(xdpgen_set_rate(gen, rates[i]), 0);
-		assert_int_equal(xdpgen_start(gen, err, sizeof(err)), 0);
+		assert_int_equal(xdpgen_start(gen, &err), 0);
 		assert_int_equal(xdpgen_set_rate(gen, 1), -EBUSY);
 		usleep(500 * 1000);
 		t1 = util_mono_ns();
-		assert_int_equal(xdpgen_stop(gen, err, sizeof(err)), 0);
+		assert_int_equal(xdpgen_stop(gen, &err), 0);
 		assert_int_equal(xdpgen_frames(gen, &after), 0);
 		assert_int_equal(xdpgen_pace_stats(gen, &ps), 0);
 		owed = (double)rates[i] * (double)(t1 - t0) / 1e9;
@@ -393,9 +395,10 @@ static void test_xdpgen_set_rate(void **state)
 	}
 	xdpgen_destroy(&gen);
 	cfg.burst = 4097;
-	assert_null(xdpgen_new(&cfg, err, sizeof(err)));
+	assert_null(xdpgen_new(&cfg, &err));
 	assert_int_equal(errno, EINVAL);
-	assert_string_equal(err, "burst 4097 is out of range 1..4096 (frames of one call)");
+	assert_true(err.input);
+	assert_string_equal(err.msg, "burst 4097 is out of range 1..4096 (frames of one call)");
 	close(link);
 	bpf_object__close(obj);
 }
