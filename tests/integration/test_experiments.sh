@@ -95,8 +95,14 @@ for g, htext in zip(doc["groups"], hosts):
     assert htext.startswith(g["host"] + " "), (g["host"], htext[:20])
     sec = [s for s in g["sections"] if s["metric"] == "prog.ns_per_run"][0]
     part = htext.split("prog.ns_per_run", 1)[1].split("\n\n", 1)[0]
-    lines = [l for l in part.splitlines()[2:]
-             if l.strip() and not re.match(r"[\^*!&o~#?] [a-z-]+: ", l)]
+    # the rows end where the notes begin ("&1 disturbed: ...", numbered when there
+    # are several, each perhaps wrapped onto indented lines)
+    lines = []
+    for l in part.splitlines()[2:]:
+        if re.match(r"[\^*!&o~#?]\d* [a-z-]+: ", l):
+            break
+        if l.strip():
+            lines.append(l)
     assert len(lines) == len(sec["rows"]), (lines, len(sec["rows"]))
     totals = {t["variant"]: t for t in sec["totals"]}
     for line, row in zip(lines, sec["rows"]):
