@@ -151,6 +151,12 @@ const char *cli_time(long long wall_ms, char *out, size_t len);
  * exit status after printing the error: no reply in time, a transport error, an "error"
  * reply (its message) or a reply of another type. */
 int cli_request(const json_t *req, const char *want_type, json_t **reply);
+/* cli_request, then the reply's MEMBER, which must be an array. Returns 0 with *OUT (new
+ * reference) and, when REPLY is not NULL, the whole reply in *REPLY (new reference) for
+ * its other members; or an exit status after printing the error (a reply without the
+ * array names its type and MEMBER), *OUT and *REPLY NULL. */
+int cli_request_array(const json_t *req, const char *want_type, const char *member,
+		      json_t **out, json_t **reply);
 /* The query object for TYPE ("host_list", "run_list", "run_show", "result_show",
  * "result_seconds"; RUN for the last three): from the database file with --db, else from the coordinator. Returns 0
  * with *OUT (new reference: the hosts or runs array, the run or result object), or an

@@ -205,6 +205,32 @@ static int query_db(const char *type, long long run, json_t **out)
 	return ret;
 }
 
+int cli_request_array(const json_t *req, const char *want_type, const char *member,
+		      json_t **out, json_t **reply)
+{
+	json_t *r = NULL, *v;
+	int ret;
+
+	*out = NULL;
+	if (reply)
+		*reply = NULL;
+	ret = cli_request(req, want_type, &r);
+	if (ret)
+		return ret;
+	v = json_object_get(r, member);
+	if (!json_is_array(v)) {
+		json_decref(r);
+		return cli_error("malformed '%s' reply from coordinator at '%s': no '%s' array",
+				 want_type, cli.coordinator, member);
+	}
+	*out = json_incref(v);
+	if (reply)
+		*reply = r;
+	else
+		json_decref(r);
+	return 0;
+}
+
 int cli_query(const char *type, long long run, json_t **out)
 {
 	json_t *req = NULL, *reply = NULL, *v;

@@ -208,7 +208,7 @@ static const struct option import_longopts[] = {
  * or an exit status after the error. */
 static int fetch_values_id(const json_t *filter, json_t **rows, char *db_id)
 {
-	json_t *req = NULL, *reply = NULL, *v;
+	json_t *req = NULL, *reply = NULL;
 	struct store *st;
 	struct err err;
 	int ret;
@@ -237,16 +237,8 @@ static int fetch_values_id(const json_t *filter, json_t **rows, char *db_id)
 		json_decref(req);
 		return cli_error("out of memory");
 	}
-	ret = cli_request(req, "values", &reply);
+	ret = cli_request_array(req, "values", "values", rows, &reply);
 	json_decref(req);
-	if (ret)
-		return ret;
-	v = json_object_get(reply, "values");
-	if (!json_is_array(v))
-		ret = cli_error("malformed 'values' reply from coordinator at '%s'",
-				cli.coordinator);
-	else
-		*rows = json_incref(v);
 	if (!ret && db_id)
 		snprintf(db_id, STORE_DB_ID_LEN, "%s", jget_str(reply, "db_id", ""));
 	json_decref(reply);

@@ -16,7 +16,7 @@
 int cli_fetch_run_spread(const json_t *filter, const json_t *rows, bool include_flagged,
 			 json_t **spread)
 {
-	json_t *f = analysis_spread_filter(filter, rows, include_flagged), *req = NULL, *reply = NULL, *v;
+	json_t *f = analysis_spread_filter(filter, rows, include_flagged), *req = NULL;
 	struct store *st;
 	struct err err = { 0 };
 	int ret = 0;
@@ -46,17 +46,8 @@ int cli_fetch_run_spread(const json_t *filter, const json_t *rows, bool include_
 		ret = cli_error("out of memory");
 		goto out;
 	}
-	ret = cli_request(req, "run_spread", &reply);
-	if (ret)
-		goto out;
-	v = json_object_get(reply, "run_spread");
-	if (!json_is_array(v))
-		ret = cli_error("malformed 'run_spread' reply from coordinator at '%s'",
-				cli.coordinator);
-	else
-		*spread = json_incref(v);
+	ret = cli_request_array(req, "run_spread", "run_spread", spread, NULL);
 out:
-	json_decref(reply);
 	json_decref(req);
 	json_decref(f);
 	return ret;

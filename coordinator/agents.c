@@ -274,6 +274,26 @@ static void on_agent_error(struct coord *c, struct coord_agent *a, const void *i
 	coord_dispatch_hold(a, util_mono_ms() + c->opts.heartbeat_ms);
 }
 
+/* Whether a message about HOST (a hello's name, or the agent its connection said hello
+ * as) may come from PEER: in plaintext always, with CURVE only from the key of HOST
+ * (the ZAP handler set the connection's user id to the host its key speaks for,
+ * zap.c). Else it is counted with the role refusals, logged and answered naming both
+ * hosts (docs/security.md, "Roles"), and the caller drops it. */
+static bool host_of_key(struct coord *c, const void *id, size_t id_len,
+			const struct proto_peer *peer, const char *type, const char *host)
+{
+	if (!c->curve || !strcmp(peer->user, host))
+		return true;
+	coord_count_role_refused(c);
+	pr_warn("refused an agent message '%s' for host '%s' from the key of host '%s': an "
+		"agent key speaks only for its own host", type, host, peer->user);
+	coord_reply(c->agents_sock, id, id_len,
+		    proto_error_new(type, "refused: this connection's key belongs to host '%s', "
+				    "and it may not speak for host '%s' (docs/security.md, "
+				    "\"Roles\")", peer->user, host));
+	return false;
+}
+
 /* A handler of agent A's message MSG from routing id ID; SAMPLES: its samples read from
  * the text (proto_recv_from_samples: a result's; else empty). */
 typedef void (*agent_handler_fn)(struct coord *c, struct coord_agent *a, const void *id,
@@ -319,12 +339,13 @@ int coord_agent_recv(struct coord *c)
 	size_t id_len = 0, i;
 	struct coord_agent *a;
 	struct samples samples;
-	const char *type;
+	struct proto_peer peer;
+	const char *type, *host;
 	json_t *msg = NULL;
 	struct err why;
 	int err, valid;
 
-	err = coord_recv(c, true, id, &id_len, &msg, &samples, &why);
+	err = coord_recv(c, true, id, &id_len, &msg, &samples, &peer, &why);
 	if (err == -EACCES)
 		return 1;
 	if (err == -EBADMSG) {
@@ -354,6 +375,11 @@ int coord_agent_recv(struct coord *c)
 		coord_bad_message(c, c->agents_sock, id, id_len, "an agent", type, "%s", why.msg);
 		goto out;
 	}
+	/* a hello names its host; later messages are its connection's (a routing id
+	 * taken over, ZMQ_ROUTER_HANDOVER, does not take the key along) */
+	host = !strcmp(type, "hello") ? jget_str(msg, "agent", NULL) : a ? a->name : NULL;
+	if (host && !host_of_key(c, id, id_len, &peer, type, host))
+		goto out;
 	if (!strcmp(type, "hello")) {
 		on_hello(c, id, id_len, msg);
 		goto out;

@@ -41,12 +41,13 @@ int coord_send_agent_text(struct coord *c, struct coord_agent *a, const char *ty
 			  char *text, size_t len);
 /* Receive one message from the agents' socket (AGENTS) or the clients' without waiting,
  * its samples read from the text into SAMPLES unless NULL (proto_recv_from_samples).
- * Returns 1 with *MSG (a reference) from routing ID, 0 when none waited, -EBADMSG when
+ * Returns 1 with *MSG (a reference) from routing ID sent by *PEER (its key's user id and
+ * role, proto_peer), 0 when none waited, -EBADMSG when
  * one was malformed (WHY; answer it: coord_bad_message), -EACCES when one came from a key
  * whose role may not send there (docs/security.md, "Roles": already counted, logged and
  * answered), or another -errno (logged). */
 int coord_recv(struct coord *c, bool agents, void *id, size_t *id_len, json_t **msg,
-	       struct samples *samples, struct err *why);
+	       struct samples *samples, struct proto_peer *peer, struct err *why);
 /* Whether PEER (a message's sender: proto_peer) may send to the agents' socket (AGENTS)
  * or the clients': always in plaintext, else only a key of that role. */
 bool coord_peer_allowed(const struct coord *c, bool agents, const struct proto_peer *peer);

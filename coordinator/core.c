@@ -83,15 +83,14 @@ int coord_refuse_role(struct coord *c, bool agents, const void *id, size_t id_le
 }
 
 int coord_recv(struct coord *c, bool agents, void *id, size_t *id_len, json_t **msg,
-	       struct samples *samples, struct err *why)
+	       struct samples *samples, struct proto_peer *peer, struct err *why)
 {
 	void *sock = agents ? c->agents_sock : c->clients_sock;
-	struct proto_peer peer;
-	int err = proto_recv_from_samples(sock, id, id_len, msg, samples, &peer, ZMQ_DONTWAIT,
+	int err = proto_recv_from_samples(sock, id, id_len, msg, samples, peer, ZMQ_DONTWAIT,
 					  why);
 
-	if ((!err || err == -EBADMSG) && !coord_peer_allowed(c, agents, &peer))
-		return coord_refuse_role(c, agents, id, *id_len, &peer, msg, samples);
+	if ((!err || err == -EBADMSG) && !coord_peer_allowed(c, agents, peer))
+		return coord_refuse_role(c, agents, id, *id_len, peer, msg, samples);
 	if (!err)
 		return 1;
 	if (err == -EAGAIN)

@@ -8,7 +8,10 @@
  * agent keys are let in on the agents' one, so a client key never gets a pipe there (nor
  * takes over an agent's routing id). Every key let in has its role attached to the
  * connection as the property "Role" (ZAP metadata, which libzmq puts before anything the
- * peer sends), which coord_recv checks on each message (core.c).
+ * peer sends), which coord_recv checks on each message (core.c). On the agents socket
+ * the connection's user id is the host the key speaks for (authorized/h1.key: "h1"), to
+ * which coord_agent_recv holds every message (agents.c); an agent key whose file names no
+ * host is refused there. On the clients socket it is the certificate's file name.
  *
  * Event loop thread only, but coord_request_reload, which only sets a flag.
  */
@@ -26,21 +29,19 @@
 #include "base/log.h"
 #include "base/util.h"
 
-/* Log a refused KEY from ADDRESS, at most once a minute per key: a refused peer
- * reconnects every few hundred milliseconds. */
-static void log_refusal(struct coord *c, const uint8_t key[32], const char *address,
-			const char *name, enum keys_role role)
+/* Whether to log a refusal of KEY now: at most once a minute per key, since a refused
+ * peer reconnects every few hundred milliseconds. Writes KEY's first characters into Z85. */
+static bool refusal_due(struct coord *c, const uint8_t key[32], char z85[KEYS_Z85_LEN + 1])
 {
 	int64_t now = util_mono_ms();
 	struct coord_refusal *r, *oldest = &c->refusals[0];
-	char z85[KEYS_Z85_LEN + 1];
 	size_t i;
 
 	for (i = 0; i < ARRAY_SIZE(c->refusals); i++) {
 		r = &c->refusals[i];
 		if (r->logged_mono && !memcmp(r->key, key, 32)) {
 			if (now - r->logged_mono < 60000)
-				return;
+				return false;
 			oldest = r;
 			break;
 		}
@@ -50,14 +51,31 @@ static void log_refusal(struct coord *c, const uint8_t key[32], const char *addr
 	memcpy(oldest->key, key, 32);
 	oldest->logged_mono = now;
 	zmq_z85_encode(z85, key, 32);
+	return true;
+}
+
+/* Log a refused KEY from ADDRESS (refusal_due): not in the allow list (NAME NULL), of
+ * ROLE on the agents socket, or an agent key that names no host. */
+static void log_refusal(struct coord *c, const uint8_t key[32], const char *address,
+			const char *name, enum keys_role role)
+{
+	char z85[KEYS_Z85_LEN + 1];
+
+	if (!refusal_due(c, key, z85))
+		return;
+	if (*address == 0)
+		address = "an unknown address";
 	if (!name)
 		pr_warn("refused a connection from %s: key '%.8s...' is not in the allow list "
-			"'%s'", *address ? address : "an unknown address", z85, c->authorized);
+			"'%s'", address, z85, c->authorized);
+	else if (role == KEYS_ROLE_AGENT)
+		pr_warn("refused a connection from %s to the agents socket: agent key '%.8s...' "
+			"('%s') names no host; name its file in '%s' HOST.key after its agent "
+			"(docs/deploy.md, \"Keys\")", address, z85, name, c->authorized);
 	else
 		pr_warn("refused a connection from %s to the agents socket: key '%.8s...' ('%s') "
-			"has the role %s; only agent keys may register as agents",
-			*address ? address : "an unknown address", z85, name,
-			keys_role_name(role));
+			"has the role %s; only agent keys may register as agents", address, z85,
+			name, keys_role_name(role));
 }
 
 /* The ZAP reply's metadata (ZMTP property format: name length, name, 4-byte big-endian
@@ -80,7 +98,7 @@ void coord_zap_handle(struct coord *c)
 	enum { F_VERSION, F_REQID, F_DOMAIN, F_ADDRESS, F_IDENTITY, F_MECH, F_CRED, F_N };
 	zmq_msg_t f[F_N + 1];
 	char address[64] = "", mech[16] = "", domain[32] = "";
-	const char *status = "400", *text = "not allowed", *user = "";
+	const char *status = "400", *text = "not allowed", *user = "", *host;
 	unsigned char meta[32];
 	size_t n = 0, i, sz, meta_len = 0;
 	int more = 1;
@@ -119,8 +137,14 @@ void coord_zap_handle(struct coord *c)
 		enum keys_role role = keys_allow_role(c->allow, key);
 		bool agents = !strcmp(domain, KEYS_ZAP_AGENTS);
 
+		/* user id: the certificate's file name; on the agents socket the host the
+		 * key speaks for, which every agent message is held to (agents.c) */
 		user = keys_allow_name(c->allow, key);
-		if (user && (agents ? role == KEYS_ROLE_AGENT : !strcmp(domain, KEYS_ZAP_CLIENTS))) {
+		host = keys_allow_host(c->allow, key);
+		if (user && (agents ? role == KEYS_ROLE_AGENT && host :
+				      !strcmp(domain, KEYS_ZAP_CLIENTS))) {
+			if (agents)
+				user = host;
 			status = "200";
 			text = "OK";
 			meta_len = role_metadata(role, meta);

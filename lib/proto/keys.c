@@ -23,6 +23,7 @@
 struct keys_allow_entry {
 	uint8_t key[32];
 	char *name;
+	char *host;			/* NAME without ".key", or NULL: keys_allow_host */
 	enum keys_role role;
 };
 
@@ -418,6 +419,20 @@ bool keys_endpoint_is_local(const char *ep)
 
 /* --- allow list --- */
 
+/* The host that the allow list's file NAME speaks for into *HOST (allocated): NAME
+ * without ".key", or NULL when NAME does not end in ".key" or nothing is before it.
+ * Returns 0, or -ENOMEM. */
+static int host_of(const char *name, char **host)
+{
+	size_t len = strlen(name);
+
+	*host = NULL;
+	if (len <= 4 || strcmp(name + len - 4, ".key"))
+		return 0;
+	*host = strndup(name, len - 4);
+	return *host ? 0 : -ENOMEM;
+}
+
 static int allow_cmp(const void *a, const void *b)
 {
 	return memcmp(((const struct keys_allow_entry *)a)->key,
@@ -475,6 +490,14 @@ struct keys_allow *keys_allow_load(const char *dir, struct err *why)
 		allow->v[allow->n].name = strdup(de->d_name);
 		if (!allow->v[allow->n].name)
 			goto fail_msg;
+		if (host_of(de->d_name, &allow->v[allow->n].host)) {
+			free(allow->v[allow->n].name);
+			goto fail_msg;
+		}
+		if (kp.role == KEYS_ROLE_AGENT && !allow->v[allow->n].host)
+			pr_warn("allow list '%s': agent key '%s' names no host (its file is not "
+				"HOST.key), so it cannot register; rename it after its agent's name "
+				"(docs/deploy.md, \"Keys\")", dir, de->d_name);
 		allow->n++;
 		memset(&kp, 0, sizeof(kp));
 	}
@@ -513,8 +536,10 @@ void keys_allow_destroy(struct keys_allow **ap)
 
 	if (!allow)
 		return;
-	for (i = 0; i < allow->n; i++)
+	for (i = 0; i < allow->n; i++) {
 		free(allow->v[i].name);
+		free(allow->v[i].host);
+	}
 	free(allow->v);
 	free(allow);
 	*ap = NULL;
@@ -541,6 +566,13 @@ const char *keys_allow_name(const struct keys_allow *allow, const uint8_t key[32
 	const struct keys_allow_entry *e = allow_find(allow, key);
 
 	return e ? e->name : NULL;
+}
+
+const char *keys_allow_host(const struct keys_allow *allow, const uint8_t key[32])
+{
+	const struct keys_allow_entry *e = allow_find(allow, key);
+
+	return e ? e->host : NULL;
 }
 
 enum keys_role keys_allow_role(const struct keys_allow *allow, const uint8_t key[32])

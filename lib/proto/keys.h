@@ -104,6 +104,10 @@ void keys_allow_destroy(struct keys_allow **allow);
 bool keys_allow_has(const struct keys_allow *allow, const uint8_t key[32]);
 /* The name of the certificate file KEY came from (without directory), or NULL. */
 const char *keys_allow_name(const struct keys_allow *allow, const uint8_t key[32]);
+/* The host KEY speaks for: its file's name without ".key" (authorized/h1.key: "h1";
+ * docs/deploy.md, "Keys"), or NULL when KEY is not in ALLOW or its file's name does not
+ * end in ".key". An agent key may say hello only as this host (coordinator/agents.c). */
+const char *keys_allow_host(const struct keys_allow *allow, const uint8_t key[32]);
 /* The role of KEY (KEYS_ROLE_NONE when it is not in ALLOW). */
 enum keys_role keys_allow_role(const struct keys_allow *allow, const uint8_t key[32]);
 size_t keys_allow_count(const struct keys_allow *allow);

@@ -94,8 +94,9 @@ int proto_send_text_to(void *sock, const void *id, size_t id_len, char *text, si
 int proto_recv_from(void *sock, void *id, size_t *id_len, json_t **msg, int flags,
 		    struct err *why);
 /* Who sent a message, as the connection's ZAP handler said (docs/security.md): its user
- * id (the certificate's file name) and its "Role" property; "" when there is none
- * (plaintext, or a handler that set none). */
+ * id (bpflabd's: the certificate's file name, on the agents socket the host its key
+ * speaks for) and its "Role" property; "" when there is none (plaintext, or a handler
+ * that set none). */
 struct proto_peer {
 	char user[256];
 	char role[16];

@@ -791,6 +791,14 @@ static void csv_col(FILE *out, const json_t *obj, const struct report_csv_col *c
 	case CSV_INT:
 		fprintf(out, "%lld", (long long)json_integer_value(json_object_get(obj, col->key)));
 		break;
+	case CSV_INT_OPT:
+		if (json_is_integer(json_object_get(obj, col->key)))
+			fprintf(out, "%lld",
+				(long long)json_integer_value(json_object_get(obj, col->key)));
+		break;
+	case CSV_BOOL:
+		fputs(json_is_true(json_object_get(obj, col->key)) ? "true" : "false", out);
+		break;
 	case CSV_NUM:
 		v = jget_num(obj, col->key, NAN);
 		if (isfinite(v))
@@ -827,11 +835,17 @@ int report_compare_print_csv(const json_t *report, FILE *out)
 		{ false, "delta_pct", CSV_NUM }, { false, "test", CSV_WORD },
 		{ false, "p", CSV_NUM }, { false, "verdict", CSV_WORD },
 		{ false, "change", CSV_WORD }, { false, "more_reps", CSV_INT },
+		/* the run-to-run spread, as in JSON (docs/analysis.md): empty when unknown
+		 * or when the sides are not whole runs */
+		{ false, "run_spread_pct", CSV_NUM }, { false, "run_spread_runs", CSV_INT_OPT },
+		{ false, "run_spread_df", CSV_NUM }, { false, "run_spread_note", CSV_STR },
+		{ false, "run_limited", CSV_BOOL },
 	};
 
 	return report_compare_csv(out, "baseline,candidate,metric,point,variant,subject,unit,"
 				  "n_a,n_b,mean_a,mean_b,stddev_a,stddev_b,delta_pct,test,p,"
-				  "verdict,change,more_reps\n",
+				  "verdict,change,more_reps,run_spread_pct,run_spread_runs,"
+				  "run_spread_df,run_spread_note,run_limited\n",
 				  json_object_get(report, "comparisons"), "rows", cols,
 				  ARRAY_SIZE(cols));
 }

@@ -48,12 +48,13 @@ void report_compare_print_left_out(const json_t *x, FILE *out);
 
 /* A CSV column: KEY of the outer object (OUTER) or of the row, written as KIND says:
  * CSV_STR a quoted-as-needed string, CSV_WORD a string as it is (a verdict, a test
- * name), CSV_INT an integer (0 when none), CSV_NUM a double with 17 significant digits
- * (empty when not a finite number). */
+ * name), CSV_INT an integer (0 when none), CSV_INT_OPT one that is empty when none,
+ * CSV_NUM a double with 17 significant digits (empty when not a finite number),
+ * CSV_BOOL `true` when true, else `false`. */
 struct report_csv_col {
 	bool outer;
 	const char *key;
-	enum { CSV_STR, CSV_WORD, CSV_INT, CSV_NUM } kind;
+	enum { CSV_STR, CSV_WORD, CSV_INT, CSV_INT_OPT, CSV_NUM, CSV_BOOL } kind;
 };
 
 /* HEAD, then a line per row: for each object of the array OUTER, for each row of its

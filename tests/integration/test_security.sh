@@ -6,7 +6,8 @@
 # reloads the allow list; bpflabd refuses plaintext on a non-loopback address, and the
 # agent and the CLI refuse to go plaintext without --plaintext. Roles (docs/security.md,
 # "Roles"): an agent's key cannot submit, cancel or start a bisect, a client's key cannot
-# register as an agent, each refusal logged; a key made before roles keeps bpflabd from
+# register as an agent, an agent's key cannot say hello as another host, each refusal
+# logged; a key made before roles keeps bpflabd from
 # starting (and a SIGHUP from taking it) with the command that fixes it.
 . "$(dirname "$0")/lib.sh"
 
@@ -24,6 +25,20 @@ cleanup() {
 trap cleanup EXIT
 log="$BPFLAB_LAB_DIR/bpflabd.log"
 keys="$BPFLAB_LAB_DIR/keys"
+# an agent named NAME with the secret key KEY in h1's namespace, logging to LOG, in the
+# background (intruder_pid; cleanup kills it if the test stops early)
+intruder_start() { # NAME KEY LOG
+	ip netns exec "bpflab-$LAB_NAME-h1" "$bin/bpflab-agent" \
+		--coordinator "tcp://198.18.$LAB_SUBNET.1:5555" --name "$1" --port a=port-a \
+		--key "$2" --server-key "$keys/coordinator.key" \
+		--log "$3" </dev/null >/dev/null 2>&1 &
+	intruder_pid=$!
+}
+intruder_stop() {
+	kill -TERM "$intruder_pid" 2>/dev/null || true
+	wait "$intruder_pid" 2>/dev/null || true
+	intruder_pid=
+}
 
 check "bpflabd runs with CURVE" grep -q "CURVE on, public key" "$log"
 check "the client key is a 0600 file" test "$(stat -c %a "$BPFLAB_KEY")" = 600
@@ -65,20 +80,30 @@ check "plaintext client: refused" \
 
 # --- an agent with an unknown key cannot register
 "$bpflab" keygen --role agent --out "$tmp" --name rogue >/dev/null 2>&1
-ip netns exec "bpflab-$LAB_NAME-h1" "$bin/bpflab-agent" \
-	--coordinator "tcp://198.18.$LAB_SUBNET.1:5555" --name rogue --port a=port-a \
-	--key "$tmp/rogue.key_secret" --server-key "$keys/coordinator.key" \
-	--log "$tmp/rogue.log" </dev/null >/dev/null 2>&1 &
-intruder_pid=$!
+intruder_start rogue "$tmp/rogue.key_secret" "$tmp/rogue.log"
 refused() { grep -qF "key '$(sed -n 's/.*public-key = "\(........\).*/\1/p' "$tmp/rogue.key")...'" "$log"; }
 wait_for 15 refused || true
 check "unknown agent: refusal logged" refused
 sleep 1		# a hello that did get through would be stored by now
 check "unknown agent: not in the host list" sh -c "! '$bpflab' host list | grep -q '^rogue '"
 check "unknown agent: never stored" test "$(sql "SELECT count(*) FROM hosts WHERE name='rogue'")" = 0
-kill -TERM "$intruder_pid" 2>/dev/null || true
-wait "$intruder_pid" 2>/dev/null || true
-intruder_pid=
+intruder_stop
+
+# --- an agent key speaks only for its own host: h1's key (authorized/h1.key) saying
+# hello as h2 is refused, the error naming both, and h2 is never stored; h1's own hello
+# (the lab's agent) stands
+intruder_start h2 "$keys/h1.key_secret" "$tmp/impostor.log"
+impostor_refused() { grep -q "refused an agent message 'hello' for host 'h2' from the key of host 'h1': an agent key speaks only for its own host" "$log"; }
+wait_for 15 impostor_refused || true
+check "h1's key as h2: refusal logged by bpflabd" impostor_refused
+check "h1's key as h2: the agent is told, naming both hosts" \
+	grep -q "refused: this connection's key belongs to host 'h1', and it may not speak for host 'h2'" \
+	"$tmp/impostor.log"
+check "h1's key as h2: h2 not in the host list" sh -c "! '$bpflab' host list | grep -q '^h2 '"
+check "h1's key as h2: never stored" test "$(sql "SELECT count(*) FROM hosts WHERE name='h2'")" = 0
+intruder_stop
+check "h1's key as h1: registered, and still in the host list" \
+	sh -c "grep -q \"agent 'h1' registered\" '$log' && '$bpflab' host list | grep -q '^h1 '"
 
 # --- roles: the key on h1's disk cannot act as a client; each command is refused at
 # its first request, and bpflabd logs it (bisect start asks 'query' or 'host_list'
@@ -127,20 +152,14 @@ check "client key: bpflab-agent says why" grep -q "has the role client; an agent
 	"$tmp/agent-client.err"
 grep -v '^ *role' "$keys/client.key_secret" > "$tmp/client-norole.key_secret"
 chmod 600 "$tmp/client-norole.key_secret"
-ip netns exec "bpflab-$LAB_NAME-h1" "$bin/bpflab-agent" \
-	--coordinator "tcp://198.18.$LAB_SUBNET.1:5555" --name fake --port a=port-a \
-	--key "$tmp/client-norole.key_secret" --server-key "$keys/coordinator.key" \
-	--log "$tmp/fake.log" </dev/null >/dev/null 2>&1 &
-intruder_pid=$!
+intruder_start fake "$tmp/client-norole.key_secret" "$tmp/fake.log"
 fake_refused() { grep -q "to the agents socket: key '.*' ('client.key') has the role client; only agent keys may register as agents" "$log"; }
 wait_for 15 fake_refused || true
 check "client key as agent: refusal logged by bpflabd" fake_refused
 sleep 1
 check "client key as agent: not in the host list" sh -c "! '$bpflab' host list | grep -q '^fake '"
 check "client key as agent: never stored" test "$(sql "SELECT count(*) FROM hosts WHERE name='fake'")" = 0
-kill -TERM "$intruder_pid" 2>/dev/null || true
-wait "$intruder_pid" 2>/dev/null || true
-intruder_pid=
+intruder_stop
 
 # --- migration: a key made before roles is not taken, and the message says what to do
 mkdir "$tmp/old-auth"

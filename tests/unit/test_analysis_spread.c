@@ -13,10 +13,13 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "analysis/analysis.h"
 #include "base/err.h"
+#include "report/report_compare.h"
 #include "store/store.h"
 #include "helpers.h"
 
@@ -125,6 +128,23 @@ static void test_analysis_spread_store(void **state)
 	assert_string_equal(json_string_value(json_object_get(r, "verdict")), "UNKNOWN");
 	assert_true(json_is_true(json_object_get(r, "run_limited")));
 	assert_null(json_object_get(r, "run_spread_note"));
+	/* --csv carries the same: spread %, runs, df, no note, run-limited */
+	{
+		char *csv = NULL, want[128];
+		size_t len = 0;
+		FILE *mem = open_memstream(&csv, &len);
+
+		assert_non_null(mem);
+		assert_int_equal(report_compare_print_csv(rep, mem), 0);
+		fclose(mem);
+		assert_non_null(strstr(csv, ",more_reps,run_spread_pct,run_spread_runs,"
+				       "run_spread_df,run_spread_note,run_limited\n"));
+		snprintf(want, sizeof(want), ",%.17g,4,%.17g,,true\n",
+			 json_number_value(json_object_get(r, "run_spread_pct")),
+			 json_number_value(json_object_get(r, "run_spread_df")));
+		assert_non_null(strstr(csv, want));
+		free(csv);
+	}
 	json_decref(rep);
 	store_close(&st);
 }

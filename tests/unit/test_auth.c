@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* test_auth.c - CURVE keys and the coordinator's allow list (lib/proto/keys.c, the ZAP handler
  * in coordinator/zap.c), and the roles that keys cannot cross (an agent key's requests
- * refused, a client key kept off the agents socket: docs/security.md, "Roles"), over real
+ * refused, a client key kept off the agents socket, an agent key held to its own host:
+ * docs/security.md, "Roles"), over real
  * ZeroMQ ipc:// sockets in a temporary folder.
  *
  * The coordinator runs in-process and the test drives its loop (coord_run_once) while it
@@ -36,6 +37,7 @@ struct tctx {
 	struct coord_fix fx;
 	char auth[96], log[96];
 	struct keys_pair coord_key, good, bad, agent;	/* good, bad: clients' */
+	void *socks[3];		/* a test's sockets, closed by teardown also when it fails */
 };
 
 static struct coord *volatile hup_coord;
@@ -66,8 +68,8 @@ static int setup(void **state)
 	 * the folder */
 	assert_int_equal(keys_save(t->auth, "good", &t->good, false, &why), 0);
 	assert_int_equal(unlink(strcat(strcpy(why.msg, t->auth), "/good.key_secret")), 0);
-	assert_int_equal(keys_save(t->auth, "agent", &t->agent, false, &why), 0);
-	assert_int_equal(unlink(strcat(strcpy(why.msg, t->auth), "/agent.key_secret")), 0);
+	assert_int_equal(keys_save(t->auth, "h1", &t->agent, false, &why), 0);
+	assert_int_equal(unlink(strcat(strcpy(why.msg, t->auth), "/h1.key_secret")), 0);
 	assert_int_equal(keys_save(t->fx.dir, "bad", &t->bad, false, &why), 0);
 	log_init("test_auth", LOG_INFO);
 	assert_int_equal(log_set_file(t->log), 0);
@@ -80,6 +82,9 @@ static int teardown(void **state)
 	struct tctx *t = *state;
 
 	hup_coord = NULL;
+	for (size_t i = 0; i < ARRAY_SIZE(t->socks); i++)
+		if (t->socks[i])
+			zmq_close(t->socks[i]);
 	coord_fix_release(&t->fx);
 	free(t);
 	return 0;
@@ -420,6 +425,70 @@ static void test_auth_agent_refused(void **state)
 	zmq_close(client);
 }
 
+/* A hello for HOST on S (an agent's DEALER) and the coordinator's answer (await_reply). */
+static json_t *say_hello(struct tctx *t, void *s, const char *host, int ms)
+{
+	json_t *hello = proto_msg_new("hello");
+
+	assert_non_null(hello);
+	json_object_set_new(hello, "agent", json_string(host));
+	json_object_set_new(hello, "version", json_string("0.1.0"));
+	json_object_set_new(hello, "inventory", json_object());
+	return ask(t, s, hello, ms);
+}
+
+/* The key of host h1 (authorized/h1.key) says hello as h2: refused with an error naming
+ * both, logged, counted, nothing stored; its own hello works. An agent key whose file is
+ * not HOST.key names no host: warned at load, refused at the handshake. */
+static void test_auth_agent_host_bound(void **state)
+{
+	struct tctx *t = *state;
+	struct keys_pair old;
+	struct coord_stats st;
+	char path[160], needle[200];
+	void **client = &t->socks[0], **agent = &t->socks[1], **unnamed = &t->socks[2];
+	struct err why;
+	json_t *r;
+
+	assert_int_equal(keys_generate(&old), 0);
+	old.role = KEYS_ROLE_AGENT;
+	assert_int_equal(keys_save(t->fx.dir, "old", &old, false, &why), 0);
+	snprintf(path, sizeof(path), "%s/old.key", t->fx.dir);
+	snprintf(needle, sizeof(needle), "%s/old", t->auth);
+	assert_int_equal(link(path, needle), 0);
+	start_coord(t);
+	assert_true(log_has(t, "agent key 'old' names no host (its file is not HOST.key)"));
+	*client = dealer(t, t->fx.clients_ep, &t->good);
+	*agent = dealer(t, t->fx.agents_ep, &t->agent);
+
+	r = say_hello(t, *agent, "h2", 5000);
+	assert_non_null(r);
+	assert_string_equal(proto_msg_type(r), "error");
+	assert_string_equal(jget_str(r, "in_reply_to", ""), "hello");
+	assert_contains(jget_str(r, "message", ""), "refused: this connection's key belongs to "
+			"host 'h1', and it may not speak for host 'h2'");
+	json_decref(r);
+	assert_true(log_has(t, "refused an agent message 'hello' for host 'h2' from the key of "
+			    "host 'h1': an agent key speaks only for its own host"));
+	coord_get_stats(t->fx.c, &st);
+	assert_int_equal(st.role_refused, 1);
+	assert_int_equal(host_count(t, *client), 0);
+
+	r = say_hello(t, *agent, "h1", 5000);
+	assert_non_null(r);
+	assert_string_equal(proto_msg_type(r), "welcome");
+	json_decref(r);
+	assert_int_equal(host_count(t, *client), 1);
+
+	/* the key without a host never gets a connection: no answer to its hello */
+	*unnamed = dealer(t, t->fx.agents_ep, &old);
+	assert_null(say_hello(t, *unnamed, "old", 1500));
+	snprintf(needle, sizeof(needle), "agent key '%.8s...' ('old') names no host",
+		 old.public_z85);
+	assert_true(log_has(t, needle));
+	assert_int_equal(host_count(t, *client), 1);
+}
+
 /* An agent's key (allowed, on the clients socket) sends client requests: each one is
  * refused with an error naming the rule, counted and logged, and nothing is done. */
 static void test_auth_agent_key_as_client(void **state)
@@ -445,7 +514,7 @@ static void test_auth_agent_key_as_client(void **state)
 		json_t *req = json_of(requests[i]);
 		const char *type = proto_msg_type(req);
 
-		snprintf(want, sizeof(want), "refused: key 'agent.key' has the role agent, and only "
+		snprintf(want, sizeof(want), "refused: key 'h1.key' has the role agent, and only "
 			 "client keys may send '%s'", type);
 		r = ask(t, rogue, req, 5000);
 		assert_non_null(r);
@@ -464,10 +533,10 @@ static void test_auth_agent_key_as_client(void **state)
 	assert_int_equal(st.role_refused, ARRAY_LEN(requests) + 1);
 	assert_int_equal(st.runs_submitted, 0);
 	assert_int_equal(st.bad_messages, 0);
-	assert_true(log_has(t, "refused a client message 'submit' from key 'agent.key' (role "
+	assert_true(log_has(t, "refused a client message 'submit' from key 'h1.key' (role "
 			    "agent): only client keys may send to the clients socket"));
-	assert_true(log_has(t, "refused a client message 'run_cancel' from key 'agent.key'"));
-	assert_true(log_has(t, "refused a client message 'bisect_start' from key 'agent.key'"));
+	assert_true(log_has(t, "refused a client message 'run_cancel' from key 'h1.key'"));
+	assert_true(log_has(t, "refused a client message 'bisect_start' from key 'h1.key'"));
 
 	/* a client key still gets its answers */
 	client = dealer(t, t->fx.clients_ep, &t->good);
@@ -514,6 +583,7 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_auth_agent_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_auth_agent_key_as_client, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_auth_agent_host_bound, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_auth_malformed_counted, setup, teardown),
 	};
 

@@ -191,12 +191,33 @@ static void test_keys_allow_roles(void **state)
 	assert_int_equal(keys_allow_count(allow), 2);
 	zmq_z85_decode(bin, agent.public_z85);
 	assert_int_equal(keys_allow_role(allow, bin), KEYS_ROLE_AGENT);
+	assert_string_equal(keys_allow_host(allow, bin), "h1");
 	zmq_z85_decode(bin, client.public_z85);
 	assert_int_equal(keys_allow_role(allow, bin), KEYS_ROLE_CLIENT);
+	assert_string_equal(keys_allow_host(allow, bin), "client");
 	zmq_z85_decode(bin, t->kp.public_z85);
 	assert_int_equal(keys_allow_role(allow, bin), KEYS_ROLE_NONE);
+	assert_null(keys_allow_host(allow, bin));
 	assert_int_equal(keys_allow_role(NULL, bin), KEYS_ROLE_NONE);
 	keys_allow_destroy(&allow);
+
+	/* the host a key speaks for is its file's name without ".key"; a file named
+	 * otherwise names none (and still lets the key in) */
+	{
+		char from[160], to[160];
+
+		snprintf(from, sizeof(from), "%s/h1.key", dir);
+		snprintf(to, sizeof(to), "%s/h1.pub", dir);
+		assert_int_equal(rename(from, to), 0);
+		allow = keys_allow_load(dir, &why);
+		assert_non_null(allow);
+		zmq_z85_decode(bin, agent.public_z85);
+		assert_int_equal(keys_allow_role(allow, bin), KEYS_ROLE_AGENT);
+		assert_string_equal(keys_allow_name(allow, bin), "h1.pub");
+		assert_null(keys_allow_host(allow, bin));
+		keys_allow_destroy(&allow);
+		assert_int_equal(rename(to, from), 0);
+	}
 
 	/* a key made before roles: the whole list is refused, saying what to do */
 	allow_key(dir, "h2", KEYS_ROLE_NONE, &old);
