@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* test_store_migrate.c - unit tests for lib/store's schema migrations on real SQLite:
  * every migration from an empty file, refusal of a newer schema, old databases with rows
- * (samples, a table other tables reference) migrated in place, and the state checks the
- * migrations add. The fixture: store_fixture.h.
+ * (samples, a table other tables reference) migrated in place, the state checks the
+ * migrations add, and sample_values without foreign keys (013). The fixture:
+ * store_fixture.h.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -173,6 +174,18 @@ static sqlite3 *migrated(const char *db, int from)
 	return c;
 }
 
+/* Check that PRAGMA foreign_key_check finds nothing on C, and close it. */
+static void close_fk_clean(sqlite3 *c)
+{
+	sqlite3_stmt *q;
+
+	assert_int_equal(sqlite3_prepare_v2(c, "PRAGMA foreign_key_check", -1, &q, NULL),
+			 SQLITE_OK);
+	assert_int_equal(sqlite3_step(q), SQLITE_DONE);
+	sqlite3_finalize(q);
+	sqlite3_close(c);
+}
+
 /* A database with runs, jobs and samples at schema 2 migrates to the newest schema: 003
  * rebuilds the runs table that jobs reference, which only works with foreign keys off
  * during the migration (a bpflabd of the first release upgraded in place). */
@@ -200,11 +213,7 @@ static void test_store_migrate_rebuilds_referenced_table(void **state)
 	assert_int_equal(sqlite3_step(q), SQLITE_ROW);
 	assert_string_equal((const char *)sqlite3_column_text(q, 0), "done:1:10.5");
 	sqlite3_finalize(q);
-	assert_int_equal(sqlite3_prepare_v2(c, "PRAGMA foreign_key_check", -1, &q, NULL),
-			 SQLITE_OK);
-	assert_int_equal(sqlite3_step(q), SQLITE_DONE);
-	sqlite3_finalize(q);
-	sqlite3_close(c);
+	close_fk_clean(c);
 }
 
 /* Migration 012 (state checks as comparisons) on a schema-10 database: hosts, jobs and
@@ -293,6 +302,59 @@ static void test_store_migrate_state_checks(void **state)
 	sqlite3_close(c);
 }
 
+/* Migration 013 (sample_values without its foreign keys) on a schema-12 database: every
+ * sample keeps its id, job, series, seq, value and unit, the samples view reads them as
+ * before and its trigger still inserts; the unique key still refuses a sample given
+ * twice; the table names no foreign key any more, so an insert looks up neither the
+ * job nor the series (no OpenRead of a parent table in its program). */
+static void test_store_migrate_sample_refs(void **state)
+{
+	struct store_fix *f = *state;
+	sqlite3 *c;
+	sqlite3_stmt *q;
+	bool parent_read = false;
+
+	old_database(f->db, 12,
+		"INSERT INTO plans VALUES (1, 'p', 'x', 'x', 0);"
+		"INSERT INTO runs (id, plan_id, plan_file, submitted_ms) VALUES (1, 1, 'p', 0);"
+		"INSERT INTO hosts VALUES (1, 'h', 'idle', '1.0', '6.1', '{}', 5, 6);"
+		"INSERT INTO jobs (id, run_id, seq, host_id, variant, variant_idx, rep, spec) "
+		"VALUES (1, 1, 1, 1, 'a', 0, 1, '{}');"
+		"INSERT INTO samples (id, job_id, metric, subject, value, unit, window, seq) VALUES "
+		"(5, 1, 'port.rx_pps', 'b', 10.5, 'pps', 'rate', NULL),"
+		"(9, 1, 'port.rx_pps', 'b', 11.5, 'pps', 'rate', 0),"
+		"(12, 1, 'prog.ns', '', 30, 'ns', 'cost', NULL);");
+
+	c = migrated(f->db, 12);
+	assert_int_equal(sqlite3_exec(c, "PRAGMA foreign_keys = ON", NULL, NULL, NULL), 0);
+	assert_int_equal(sqlite3_exec(c, "INSERT INTO samples (job_id, metric, subject, value, "
+				      "unit, window, seq) VALUES (1, 'prog.ns', '', 31, 'ns', "
+				      "'cost', 1)", NULL, NULL, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_prepare_v2(c, "SELECT group_concat(id || ':' || job_id || ':' "
+		"|| metric || ':' || subject || ':' || value || ':' || unit || ':' || window || "
+		"':' || ifnull(seq, '-'), ',') FROM (SELECT * FROM samples ORDER BY id)", -1, &q,
+		NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_step(q), SQLITE_ROW);
+	assert_string_equal((const char *)sqlite3_column_text(q, 0),
+			    "5:1:port.rx_pps:b:10.5:pps:rate:-,9:1:port.rx_pps:b:11.5:pps:rate:0,"
+			    "12:1:prog.ns::30.0:ns:cost:-,13:1:prog.ns::31.0:ns:cost:1");
+	sqlite3_finalize(q);
+	assert_int_not_equal(sqlite3_exec(c, "INSERT INTO sample_values (job_id, series_id, "
+					  "seq, value) VALUES (1, 1, 0, 1)", NULL, NULL, NULL),
+			     SQLITE_OK);
+	assert_int_equal(sqlite3_prepare_v2(c, "PRAGMA foreign_key_list(sample_values)", -1, &q,
+					    NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_step(q), SQLITE_DONE);
+	sqlite3_finalize(q);
+	assert_int_equal(sqlite3_prepare_v2(c, "EXPLAIN INSERT INTO sample_values (job_id, "
+		"series_id, seq, value) VALUES (1, 1, 7, 1)", -1, &q, NULL), SQLITE_OK);
+	while (sqlite3_step(q) == SQLITE_ROW)
+		parent_read |= !strcmp((const char *)sqlite3_column_text(q, 1), "OpenRead");
+	sqlite3_finalize(q);
+	assert_false(parent_read);
+	close_fk_clean(c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -303,6 +365,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_store_migrate_rebuilds_referenced_table, store_fix_setup,
 						store_fix_teardown),
 		cmocka_unit_test_setup_teardown(test_store_migrate_state_checks, store_fix_setup,
+						store_fix_teardown),
+		cmocka_unit_test_setup_teardown(test_store_migrate_sample_refs, store_fix_setup,
 						store_fix_teardown),
 	};
 
