@@ -140,7 +140,7 @@ static void add_verdicts(struct job_ctx *c, struct job_result *res)
 		.n_rx = c->n_rx_series,
 		.rx_frames = c->rate_rx_frames,
 		.gen_frames = c->gen ? (double)c->rate_gen_frames : -1,
-		.target_pps = (double)c->target_pps,
+		.target_pps = (double)(c->rate_done ? c->rate_target_pps : c->target_pps),
 		.offered_pps = c->rate_done ? c->offered_pps : -1,
 		.error_frames = c->rate_done ? c->rate_errors : 0,
 		.all_rx_frames = c->rate_all_rx,

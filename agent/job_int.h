@@ -87,6 +87,8 @@ struct job_ctx {
 	double rate_all_rx;		/* frames received on all ports, same window */
 	double rate_errors;		/* error and drop counter deltas (verdict.h) */
 	bool rate_done;			/* the rate window completed */
+	uint64_t rate_target_pps;	/* target_pps during it (a search or latency
+					 * step changes target_pps later) */
 	int64_t go_late_ms;		/* how long after the coordinator sent it the go came */
 	int cpus[64];			/* traffic.cpus */
 	int n_cpus;

@@ -692,8 +692,10 @@ int job_run_window(struct job_ctx *c, enum job_window w, int64_t duration_ms)
 		job_window_robust(c, window_phase(w));
 		disturb_end(c, w, (cur.t_ns - first.t_ns) / 1e9);
 	}
-	if (w == JOB_RATE)
+	if (w == JOB_RATE) {
 		c->rate_done = true;
+		c->rate_target_pps = c->target_pps;
+	}
 	pr_debug("job: %s window of %lld ms done", window_phase(w), (long long)duration_ms);
 	if (c->slices)
 		pr_debug("job: icount cost over %llu slices of %lld ns",
