@@ -6,11 +6,14 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
 #include <time.h>
 
 #include "base/util.h"
+#include "genboost.h"
 
-#define GEN_PACE_MAX_SLEEP_NS 10000000ULL	/* 10 ms: how late a stop may be seen */
+#define GEN_PACE_MAX_SLEEP_NS 10000000LL	/* 10 ms: how late a stop may be seen */
 
 void *gen_alloc(size_t size, int threads, int flows, bool bad, const char *usage,
 		struct err *err)
@@ -38,46 +41,174 @@ uint64_t gen_thread_rate(uint64_t rate, int threads, int idx)
 	return rate / (uint64_t)threads + ((uint64_t)idx < rate % (uint64_t)threads);
 }
 
-void gen_pace_init(struct gen_pace *p, uint64_t rate, int threads, int idx, uint64_t min_batch)
+/* A running mean (1/8 of each new sample, the first taken whole) of SAMPLE into *MEAN,
+ * a sample above 4x the mean counted as 4x (one preemption of 10 ms would otherwise make
+ * every later spin long). */
+static void mean_add(int64_t *mean, int64_t sample)
 {
-	uint64_t r = gen_thread_rate(rate, threads, idx), burst;
+	if (sample < 0)
+		sample = 0;
+	if (!*mean) {
+		*mean = sample ? sample : 1;
+		return;
+	}
+	if (sample > 4 * *mean)
+		sample = 4 * *mean;
+	*mean += (sample - *mean) / 8;
+	if (*mean < 1)
+		*mean = 1;
+}
 
+/* The frames of NS nanoseconds at RATE frames/s, rounded up. */
+static uint64_t frames_in(uint64_t rate, int64_t ns)
+{
+	return (uint64_t)(((unsigned __int128)rate * (uint64_t)ns + 999999999ULL) /
+			  1000000000ULL);
+}
+
+void gen_pace_init_at(struct gen_pace *p, uint64_t rate, int threads, int idx,
+		      uint64_t burst, uint64_t max_burst, int64_t now_ns)
+{
+	uint64_t r = gen_thread_rate(rate, threads, idx), most = max_burst < 1 ? 1 : max_burst;
+
+	memset(p, 0, sizeof(*p));
 	p->on = rate > 0;
 	if (!p->on)
 		return;
-	if (r < 1)
-		r = 1;
-	burst = r / 5 > 1 ? r / 5 : 1;	/* 200 ms: a call held up longer loses frames */
-	p->min = r / 1000 > min_batch ? r / 1000 : min_batch;
-	if (p->min < 1)
-		p->min = 1;
-	if (p->min > burst)
-		burst = p->min;
-	p->start_ns = util_mono_ns();
-	p->take_ns = p->start_ns;
-	tbucket_init(&p->tb, r, burst, (uint64_t)p->start_ns);
+	p->rate = r < 1 ? 1 : r;
+	p->auto_burst = !burst;
+	p->per = frames_in(p->rate, GEN_PACE_INTERVAL_NS);
+	if (p->per > most)
+		p->per = most;
+	p->burst = burst ? burst : frames_in(p->rate, GEN_PACE_AUTO_CAP_NS);
+	if (p->burst < p->per && !burst)
+		p->burst = p->per;
+	if (p->burst > most)
+		p->burst = most;
+	if (p->per > p->burst)
+		p->per = p->burst;
+	p->start_ns = now_ns;
+	p->take_ns = now_ns;
+	tbucket_init(&p->tb, p->rate, p->burst + 1, (uint64_t)now_ns);
+}
+
+void gen_pace_init(struct gen_pace *p, uint64_t rate, int threads, int idx, uint64_t burst,
+		   uint64_t max_burst)
+{
+	/* sleeps end within 1 us of their time, not the default 50 us (per thread) */
+	if (rate)
+		prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
+	gen_pace_init_at(p, rate, threads, idx, burst, max_burst, util_mono_ns());
+	p->rt = rate && genboost_thread();
+}
+
+/* A thread in the real-time class that has not slept for GENBOOST_FLAT_NS (at NOW_NS)
+ * back to the fair class (genboost.h); SLEPT: it is about to sleep. */
+static void pace_flat_check(struct gen_pace *p, int64_t now_ns, bool slept)
+{
+	if (slept || !p->awake_ns) {
+		p->awake_ns = now_ns;
+		return;
+	}
+	if (p->rt && now_ns - p->awake_ns > GENBOOST_FLAT_NS) {
+		genboost_thread_off();
+		p->rt = false;
+	}
+}
+
+int64_t gen_pace_deadline(struct gen_pace *p, int64_t now_ns)
+{
+	return now_ns + (int64_t)tbucket_wait_ns(&p->tb, (uint64_t)now_ns, p->per);
+}
+
+uint64_t gen_pace_take(struct gen_pace *p, int64_t now_ns, uint64_t max)
+{
+	uint64_t n = tbucket_take(&p->tb, (uint64_t)now_ns, 1, p->burst < max ? p->burst : max);
+
+	if (n) {
+		p->take_ns = now_ns;
+		if (n > p->max_taken)
+			p->max_taken = n;
+	}
+	return n;
+}
+
+/* Sleep until AT_NS (monotonic, absolute): 0, or -1 when a signal cut it short. */
+static int sleep_until(int64_t at_ns)
+{
+	struct timespec ts = { .tv_sec = (time_t)(at_ns / 1000000000LL),
+			       .tv_nsec = (long)(at_ns % 1000000000LL) };
+
+	return clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) ? -1 : 0;
 }
 
 uint64_t gen_pace_next(struct gen_pace *p, uint64_t max)
 {
-	uint64_t now, n, wait;
-	struct timespec ts;
+	int64_t now, due, wake, margin;
 
 	if (!p->on)
 		return max;
-	now = (uint64_t)util_mono_ns();
-	n = tbucket_take(&p->tb, now, p->min < max ? p->min : max, max);
-	if (n) {
-		p->take_ns = (int64_t)now;
-		return n;
+	now = util_mono_ns();
+	due = gen_pace_deadline(p, now);
+	pace_flat_check(p, now, due > now);
+	if (due > now) {
+		/* sleep to the usual lateness before the deadline, spin the rest */
+		margin = p->late_ns < GEN_PACE_INTERVAL_NS / 4 ? p->late_ns :
+			 GEN_PACE_INTERVAL_NS / 4;
+		wake = due - margin;
+		if (wake - now > GEN_PACE_MAX_SLEEP_NS) {
+			sleep_until(now + GEN_PACE_MAX_SLEEP_NS);
+			return 0;
+		}
+		if (wake > now) {
+			/* a signal (xdpgen's stop) cuts it short: no lateness then */
+			if (sleep_until(wake))
+				return 0;
+			now = util_mono_ns();
+			mean_add(&p->late_ns, now - wake);
+		}
+		while (now < due)
+			now = util_mono_ns();
 	}
-	wait = tbucket_wait_ns(&p->tb, now, p->min < max ? p->min : max);
-	if (wait > GEN_PACE_MAX_SLEEP_NS)
-		wait = GEN_PACE_MAX_SLEEP_NS;
-	ts.tv_sec = (time_t)(wait / 1000000000ULL);
-	ts.tv_nsec = (long)(wait % 1000000000ULL);
-	nanosleep(&ts, NULL);	/* a signal (xdpgen's stop) cuts it short */
-	return 0;
+	return gen_pace_take(p, now, max);
+}
+
+uint64_t gen_pace_shortfall(const struct gen_pace *p)
+{
+	return p->on ? p->tb.spilled : 0;
+}
+
+void gen_pace_stats_of(const struct gen_pace *p, struct gen_pace_stats *s)
+{
+	*s = (struct gen_pace_stats){
+		.burst = p->on ? p->max_taken : 0, .shortfall = gen_pace_shortfall(p),
+		.auto_burst = p->auto_burst,
+	};
+}
+
+int gen_pace_stats_sum(const struct gen_pace_stats *in, int n, struct gen_pace_stats *out)
+{
+	int i;
+
+	memset(out, 0, sizeof(*out));
+	for (i = 0; i < n; i++) {
+		if (in[i].burst > out->burst)
+			out->burst = in[i].burst;
+		out->shortfall += in[i].shortfall;
+		out->auto_burst |= in[i].auto_burst;
+	}
+	return out->burst ? 0 : -ENOENT;
+}
+
+int gen_pace_stats_locked(pthread_mutex_t *lock, const struct gen_pace_stats *in, int n,
+			  struct gen_pace_stats *out)
+{
+	int err;
+
+	pthread_mutex_lock(lock);
+	err = gen_pace_stats_sum(in, n, out);
+	pthread_mutex_unlock(lock);
+	return err;
 }
 
 void gen_paced_add(struct gen_paced *d, const struct gen_pace *p, uint64_t n)

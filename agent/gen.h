@@ -17,6 +17,7 @@
 #ifndef BPFLAB_AGENT_GEN_H
 #define BPFLAB_AGENT_GEN_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -44,6 +45,8 @@ struct gen_config {
 				 * NULL: its default; for tests */
 	uint64_t rate_pps;	/* frames per second over all threads (traffic.rate), each
 				 * thread its share (gen_thread_rate); 0: full speed */
+	int burst;		/* traffic.burst: frames back to back at most, 1..a call's
+				 * most; 0: the smallest that holds the rate (gen_pace) */
 	bool stamp;		/* a latency stamp in each frame (bpf/latency_shared.h):
 				 * xdp-live, udp; pktgen ignores it (job_latency.c
 				 * refuses pktgen) */
@@ -57,6 +60,7 @@ enum gen_unpinned {
 };
 
 struct gen_paced;
+struct gen_pace_stats;
 
 struct gen_ops {
 	const char *name;		/* the spec's traffic.generator */
@@ -79,6 +83,12 @@ struct gen_ops {
 	 * IDX out of range); NULL for a generator that keeps none (udp: its calls return at
 	 * once, so its frames count measures the rate at a window's edges) */
 	int (*paced)(void *gen, int idx, struct gen_paced *out);
+	/* set the rate of a stopped generator (the next start paces at RATE, 0: full
+	 * speed): a search's trials reuse one generator; NULL: make a new one */
+	int (*set_rate)(void *gen, uint64_t rate);
+	/* its paced threads' bursts and shortfall since the last start into *OUT (summed
+	 * over threads, burst the largest); NULL or -ENOENT: none kept */
+	int (*pace_stats)(void *gen, struct gen_pace_stats *out);
 };
 
 /* The gen_ops of generator P: `const struct gen_ops P_ops`, named NAME, for a generator
@@ -109,6 +119,15 @@ struct gen_ops {
 	static void P##_gen_destroy(void *g)					\
 	{ struct P *p = g; P##_destroy(&p); }
 
+/* The adapters of a paced generator's set_rate and pace_stats: static P_gen_set_rate
+ * and P_gen_pace_stats, calling P_set_rate(struct P *, uint64_t) and
+ * P_pace_stats(struct P *, struct gen_pace_stats *). */
+#define GEN_OPS_PACE_ADAPTERS(P)						\
+	static int P##_gen_set_rate(void *g, uint64_t rate)			\
+	{ return P##_set_rate(g, rate); }					\
+	static int P##_gen_pace_stats(void *g, struct gen_pace_stats *out)	\
+	{ return P##_pace_stats(g, out); }
+
 /* The start of a generator's _new(): a zeroed object of SIZE bytes. When THREADS or FLOWS
  * is out of range (or BAD is true): NULL, errno EINVAL and USAGE in ERR (input); out of
  * memory: NULL, errno ENOMEM and "out of memory" in ERR. */
@@ -120,14 +139,44 @@ void *gen_alloc(size_t size, int threads, int flows, bool bad, const char *usage
 uint64_t gen_thread_rate(uint64_t rate, int threads, int idx);
 
 /* One sending thread's pacing (xdpgen.c, udpgen.c): its share of the rate as a token
- * bucket that starts empty, taken in batches of at least 1 ms of frames (MIN) and at
- * most 200 ms of them (the burst: a thread held up longer than that falls behind). */
+ * bucket that starts empty and holds at most BURST frames (the cap). The thread wakes
+ * every GEN_PACE_INTERVAL_NS of frames (PER frames, at least 1, at most BURST) on an
+ * absolute deadline (the time the bucket holds PER: clock_nanosleep TIMER_ABSTIME to a
+ * margin before it, the mean lateness of a wake-up up to a quarter of the interval, then
+ * a spin to it), so a late wake-up is not carried into the next one, and then takes all
+ * the bucket holds (at most BURST and what one call can send). A wake-up up to
+ * (BURST - PER) frames' time late is thus carried in full, in one burst of at most BURST
+ * frames; what flows in while the bucket is full (a thread held up longer) is its
+ * shortfall, counted (SPILLED), and its record (struct gen_paced) then falls short of
+ * the rate (generator-bound). BURST is traffic.burst, or with 0 (auto) the frames of
+ * GEN_PACE_AUTO_CAP_NS at the thread's rate (at least PER, at most what one call can
+ * send): a device with a buffer of 1 ms of frames at the rate absorbs it 4 times over.
+ * Timer slack 1 us (the default 50 us would bunch frames above 20000/s). The bucket
+ * holds a frame more than BURST (a fraction carried over a take is no shortfall). */
+#define GEN_PACE_INTERVAL_NS 100000LL	/* 100 us: an xdp-live call of 1-64 frames takes
+					 * 7-20 us (bench/pacing --calls) */
+#define GEN_PACE_AUTO_CAP_NS 250000LL	/* auto BURST: 250 us of frames */
 struct gen_pace {
 	bool on;		/* false: full speed */
-	uint64_t min;
+	bool auto_burst;	/* traffic.burst 0: BURST from the rate */
+	uint64_t rate;		/* the thread's frames/s */
+	uint64_t burst;		/* frames at most per take (the cap) */
+	uint64_t per;		/* frames one wake-up owes (GEN_PACE_INTERVAL_NS of them) */
 	struct tbucket tb;
 	int64_t start_ns;	/* the bucket's start (empty) */
 	int64_t take_ns;	/* the clock at the last take (the bucket then held < 1 frame) */
+	int64_t late_ns;	/* running mean of a sleep's lateness (the spin's margin) */
+	uint64_t max_taken;	/* the largest take: the burst used */
+	bool rt;		/* in the real-time class (genboost.h) */
+	int64_t awake_ns;	/* the clock when it last had to sleep (flat-out check) */
+};
+
+/* What paced threads report of their pacing (gen_ops.pace_stats): the largest burst a
+ * thread used and the frames the threads owed but could not send on time. */
+struct gen_pace_stats {
+	uint64_t burst;
+	uint64_t shortfall;
+	bool auto_burst;	/* BURST was found, not asked */
 };
 
 /* What a paced thread sent in its finished batches, and by when they were owed: FRAMES
@@ -144,13 +193,36 @@ struct gen_paced {
 	int64_t owed_ns;	/* 0: no record */
 };
 
-/* Pace thread IDX of THREADS at its share of RATE (0: off), with batches of at least
- * MIN_BATCH frames (or 1 ms of them, whichever is more, up to the burst). */
-void gen_pace_init(struct gen_pace *p, uint64_t rate, int threads, int idx, uint64_t min_batch);
-/* How many frames the thread may send now, at most MAX: MAX when off, else what the
- * bucket holds (at least MIN); or 0 after sleeping at most 10 ms (or being interrupted
- * by a signal) without enough, for the caller to check whether it should stop. */
+/* Pace thread IDX of THREADS at its share of RATE (0: off) in bursts of at most BURST
+ * frames (0: auto), of which one call can send MAX_BURST; its clock starts at NOW_NS. */
+void gen_pace_init_at(struct gen_pace *p, uint64_t rate, int threads, int idx,
+		      uint64_t burst, uint64_t max_burst, int64_t now_ns);
+/* gen_pace_init_at() at the monotonic clock's now, the thread's timer slack 1 us and,
+ * paced, the thread in SCHED_FIFO (genboost.h). */
+void gen_pace_init(struct gen_pace *p, uint64_t rate, int threads, int idx, uint64_t burst,
+		   uint64_t max_burst);
+/* The clock (ns) at which P's bucket holds the PER frames of a wake-up (NOW_NS when it
+ * does already): the thread's next deadline. */
+int64_t gen_pace_deadline(struct gen_pace *p, int64_t now_ns);
+/* Take what the bucket holds at NOW_NS, at most the burst and MAX (0 when not a whole
+ * frame): the frames the thread sends now. */
+uint64_t gen_pace_take(struct gen_pace *p, int64_t now_ns, uint64_t max);
+/* How many frames the thread may send now, at most MAX: MAX when off, else, after
+ * waiting for the deadline (gen_pace_deadline), what the bucket holds (at least 1, at
+ * most the burst); or 0 after sleeping 10 ms (or being interrupted by a signal) short
+ * of it, for the caller to check whether it should stop. */
 uint64_t gen_pace_next(struct gen_pace *p, uint64_t max);
+/* Frames thread P owed and could not send on time (spilled over its full bucket). */
+uint64_t gen_pace_shortfall(const struct gen_pace *p);
+/* Thread P's burst and shortfall now, into *S (each paced thread keeps its own, under
+ * its generator's lock). */
+void gen_pace_stats_of(const struct gen_pace *p, struct gen_pace_stats *s);
+/* N threads' stats (IN[0..N-1]) as one: the largest burst, the shortfalls summed; -ENOENT
+ * when none has a burst (not started, or not paced). */
+int gen_pace_stats_sum(const struct gen_pace_stats *in, int n, struct gen_pace_stats *out);
+/* gen_pace_stats_sum() under LOCK, the generator's lock that guards IN. */
+int gen_pace_stats_locked(pthread_mutex_t *lock, const struct gen_pace_stats *in, int n,
+			  struct gen_pace_stats *out);
 /* A paced thread's record (D) after the N frames of its last gen_pace_next() (P) went out
  * in full; the first call starts it at P's start. */
 void gen_paced_add(struct gen_paced *d, const struct gen_pace *p, uint64_t n);

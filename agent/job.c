@@ -5,11 +5,13 @@
 #include "job.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "job_int.h"
+#include "genboost.h"
 #include "base/log.h"
 #include "proto/proto.h"
 #include "base/util.h"
@@ -138,7 +140,7 @@ static void add_verdicts(struct job_ctx *c, struct job_result *res)
 		.n_rx = c->n_rx_series,
 		.rx_frames = c->rate_rx_frames,
 		.gen_frames = c->gen ? (double)c->rate_gen_frames : -1,
-		.target_pps = (double)c->target_pps,
+		.target_pps = (double)(c->rate_done ? c->rate_target_pps : c->target_pps),
 		.offered_pps = c->rate_done ? c->offered_pps : -1,
 		.error_frames = c->rate_done ? c->rate_errors : 0,
 		.all_rx_frames = c->rate_all_rx,
@@ -194,6 +196,20 @@ static void add_xdp_modes(struct job_ctx *c, json_t *env)
 	}
 }
 
+/* The scheduling class a paced generator of the job ran in (genboost.h), into the env:
+ * "gen_sched": "fifo" (SCHED_FIFO), "fifo, then other" (a thread ran flat out and went
+ * back), or "other" (not permitted); absent when no paced generator ran (full speed,
+ * pktgen, none). */
+static void add_gen_sched(json_t *env)
+{
+	bool fifo, demoted;
+
+	if (genboost_seen(&fifo, &demoted))
+		json_object_set_new(env, "gen_sched",
+				    json_string(!fifo ? "other" :
+						demoted ? "fifo, then other" : "fifo"));
+}
+
 /* Point RES->r at RES's own members. */
 static void job_result_link(struct job_result *res)
 {
@@ -237,6 +253,7 @@ int job_run_result(const json_t *msg, const struct job_opts *opts, struct job_re
 	memset(res, 0, sizeof(*res));
 	res->id = json_incref(c->id);
 	res->env = opts->inv ? inventory_build(opts->inv) : json_object();
+	genboost_seen(&(bool){ 0 }, &(bool){ 0 });	/* forget an earlier job's generator */
 
 	if (!json_is_object(spec)) {
 		err = err_at(&c->err, NULL, 0, 0, "job message has no spec");
@@ -373,6 +390,7 @@ int job_run_result(const json_t *msg, const struct job_opts *opts, struct job_re
 out:
 	add_verdicts(c, res);
 	add_xdp_modes(c, res->env);
+	add_gen_sched(res->env);
 	if (c->opts->progress && spec)
 		job_progress(c, "cleanup", 0, 0, NULL);
 	progstats_disable(&c->stats_fd);

@@ -87,6 +87,8 @@ struct job_ctx {
 	double rate_all_rx;		/* frames received on all ports, same window */
 	double rate_errors;		/* error and drop counter deltas (verdict.h) */
 	bool rate_done;			/* the rate window completed */
+	uint64_t rate_target_pps;	/* target_pps during it (a search or latency
+					 * step changes target_pps later) */
 	int64_t go_late_ms;		/* how long after the coordinator sent it the go came */
 	int cpus[64];			/* traffic.cpus */
 	int n_cpus;
@@ -106,6 +108,7 @@ struct job_ctx {
 	int warm_rounds;		/* rounds of the host warm-up, 0: none */
 	bool warm_settled;
 	char outliers[512];		/* outlier seconds of the windows, for the verdict */
+	struct gen_pace_stats trial_pace;	/* the last search trial's or latency window's */
 	char search_bound[256];		/* why a search ended generator-bound, "" if not */
 	struct rxcost *rxcost;		/* rx.ns_per_frame: attached for the rate window */
 	const char *rx_roles[RXPATH_MAX_DEVS];	/* its ports, in the order of its devices */

@@ -5,7 +5,8 @@
  * bpf/latency_rx.bpf.c at tcx ingress of the latency port, after the variant, timing
  * the frames the variant lets through. Per load: min, p50, p90, p99, p99.9, max and
  * mean from the program's histogram (lib/analysis/latency.h), lost (sent minus the
- * distinct frames that arrived), reordered, duplicated and foreign counts, and the
+ * distinct frames that arrived), reordered, duplicated and foreign counts, the spacing
+ * where they arrived (the largest burst, gaps' 10th/50th/90th percentiles) and the
  * histogram's non-empty buckets, as samples latency.* whose subject is PORT@LOAD.
  */
 #include "job_int.h"
@@ -22,6 +23,7 @@
 #include "analysis/latency.h"
 #include "base/util.h"
 #include "latency_rx.skel.h"
+#include "gap_shared.h"
 #include "latency_shared.h"
 
 #define LAT_DRAIN_MS 300		/* frames in flight after the generator stops */
@@ -45,6 +47,7 @@ struct lat_read {
 	uint64_t hist[LAT_BUCKETS];
 	struct lat_stats st;
 	uint64_t received, reordered, duplicated;
+	__u64 gaps[GAP_BUCKETS];	/* the stamped frames' spacing */
 };
 
 static void lat_rx_close(struct lat_rx *rx)
@@ -88,8 +91,8 @@ static int lat_rx_open(struct job_ctx *c, const struct job_port *port, struct la
 	return 0;
 }
 
-/* Zero every map of the receiving program. */
-static int lat_rx_reset(struct job_ctx *c, struct lat_rx *rx)
+/* Zero every map of the receiving program; its target gap for RATE frames/s. */
+static int lat_rx_reset(struct job_ctx *c, struct lat_rx *rx, uint64_t rate)
 {
 	struct lat_stream_val sv;
 	uint32_t k;
@@ -99,6 +102,9 @@ static int lat_rx_reset(struct job_ctx *c, struct lat_rx *rx)
 	memset(&sv, 0, sizeof(sv));
 	for (k = 0; !err && k < LAT_BUCKETS; k++)
 		err = bpf_map_update_elem(bpf_map__fd(rx->skel->maps.lat_hist), &k, rx->percpu, 0);
+	for (k = 0; !err && k < GAP_BUCKETS; k++)
+		err = bpf_map_update_elem(bpf_map__fd(rx->skel->maps.lat_gaps), &k, rx->percpu, 0);
+	rx->skel->data->target_gap_ns = rate ? 1000000000ULL / rate : 1;
 	k = 0;
 	err = err ?: bpf_map_update_elem(bpf_map__fd(rx->skel->maps.lat_stats), &k, rx->percpu, 0);
 	for (k = 0; !err && k < LAT_MAX_STREAMS; k++)
@@ -124,6 +130,11 @@ static int lat_rx_read(struct job_ctx *c, struct lat_rx *rx, struct lat_read *r)
 		for (i = 0; !err && i < rx->n_cpus; i++)
 			r->hist[k] += v[i];
 	}
+	for (k = 0; !err && k < GAP_BUCKETS; k++) {
+		err = bpf_map_lookup_elem(bpf_map__fd(rx->skel->maps.lat_gaps), &k, v);
+		for (i = 0; !err && i < rx->n_cpus; i++)
+			r->gaps[k] += v[i];
+	}
 	k = 0;
 	err = err ?: bpf_map_lookup_elem(bpf_map__fd(rx->skel->maps.lat_stats), &k, st);
 	for (i = 0; !err && i < rx->n_cpus; i++) {
@@ -131,6 +142,8 @@ static int lat_rx_read(struct job_ctx *c, struct lat_rx *rx, struct lat_read *r)
 			r->st.min_ns = st[i].min_ns;
 		if (st[i].max_ns > r->st.max_ns)
 			r->st.max_ns = st[i].max_ns;
+		if (st[i].burst_max > r->st.burst_max)
+			r->st.burst_max = st[i].burst_max;
 		r->st.frames += st[i].frames;
 		r->st.foreign += st[i].foreign;
 		r->st.sum_ns += st[i].sum_ns;
@@ -175,7 +188,7 @@ static int lat_window(struct job_ctx *c, struct lat_rx *rx, uint64_t rate, int64
 	c->stamp = true;
 	c->spec.traffic.rate_pps = (int64_t)rate;
 	c->spec.traffic.rate_share = 0;
-	err = job_traffic_setup(c) ?: lat_rx_reset(c, rx);
+	err = job_traffic_setup(c) ?: lat_rx_reset(c, rx, rate);
 	if (err)
 		return err;
 	t0 = util_mono_ns();
@@ -184,6 +197,8 @@ static int lat_window(struct job_ctx *c, struct lat_rx *rx, uint64_t rate, int64
 	err = job_traffic_stop(c) ?: err;
 	if (err)
 		return err;
+	if (!c->gen_ops->pace_stats || c->gen_ops->pace_stats(c->gen, &c->trial_pace))
+		memset(&c->trial_pace, 0, sizeof(c->trial_pace));
 	*secs = (double)(t1 - t0) / 1e9;
 	return c->gen_ops->frames(c->gen, sent) ?:
 	       job_sleep_until(c, util_mono_ns() + LAT_DRAIN_MS * 1000000LL) ?:
@@ -202,6 +217,22 @@ static void lat_records(struct job_ctx *c, const char *subject, uint64_t rate, u
 	job_add_record(c, "latency.offered_pps", subject, secs > 0 ? (double)sent / secs : 0,
 		       "pps", "rate");
 	job_add_record(c, "latency.frames", subject, (double)r->st.frames, "count", "rate");
+	if (r->st.frames > 1) {		/* the spacing where the frames arrived */
+		job_add_record(c, "latency.burst_max", subject, (double)r->st.burst_max,
+			       "frames", "rate");
+		job_add_record(c, "latency.gap_p10_ns", subject, gap_percentile(r->gaps, 0.10),
+			       "ns", "rate");
+		job_add_record(c, "latency.gap_p50_ns", subject, gap_percentile(r->gaps, 0.50),
+			       "ns", "rate");
+		job_add_record(c, "latency.gap_p90_ns", subject, gap_percentile(r->gaps, 0.90),
+			       "ns", "rate");
+	}
+	if (c->trial_pace.burst) {	/* the paced generator's own (gen.h struct gen_pace) */
+		job_add_record(c, "latency.gen_burst", subject, (double)c->trial_pace.burst,
+			       "frames", "rate");
+		job_add_record(c, "latency.gen_shortfall", subject,
+			       (double)c->trial_pace.shortfall, "frames", "rate");
+	}
 	if (s.count) {
 		job_add_record(c, "latency.min_ns", subject, (double)s.min, "ns", "rate");
 		job_add_record(c, "latency.p50_ns", subject, (double)s.p50, "ns", "rate");

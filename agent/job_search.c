@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* job_search.c - a job with `search` (docs/plans.md, "search"): instead of the rate and
  * cost windows, an MLRsearch (lib/analysis/mlrsearch.h) whose trials are short windows at
- * the load the search asks: the generator made again at that rate for each trial, its
+ * the load the search asks: the search's one generator (made at the first trial) started
+ * at that rate for each trial (gen_ops.set_rate; made again where it has none), its
  * frames the offered count, the receiving side's count (the variant's first counter when
  * it exports one, else the receiving port's rx_packets) the forwarded one. Each trial is
  * stored as samples trial.* with seq its index; each goal's result as GOAL.lower,
@@ -9,8 +10,10 @@
  * (by the paced generator's own record where it keeps one, gen.h struct gen_paced; else
  * its frames from the first out to the trial's end) is more than 1 % from its load
  * (VERDICT_RATE_MISS, as a traffic.rate window's generator-bound; above it too: a
- * held-up generator's catch-up burst) is stored with trial.valid 0 and reported to the
- * search as invalid, not as a measurement (mlrsearch_report_invalid).
+ * held-up generator's catch-up burst; below it: a paced thread's shortfall, gen.h struct
+ * gen_pace) is stored with trial.valid 0 and run again at once, up to SEARCH_RETRIES
+ * times, then reported to the search as invalid, not as a measurement
+ * (mlrsearch_report_invalid).
  */
 #include "job_int.h"
 
@@ -28,9 +31,14 @@
 /* Frames still in flight when the generator stops are counted within this; it is also
  * the least gap between two trials (a device's queues, a policer's bucket settle). */
 #define SEARCH_DRAIN_MS 300
-/* Frames a paced generator thread sends at once, at least (xdpgen.c XDPGEN_MIN_BATCH,
- * udpgen.c UDPGEN_BATCH), or 1 ms of its rate when more (gen_pace_init). */
+/* What a trial's edges may cut of a paced generator's sending: a burst (gen.h
+ * gen_pace: at most 250 us of frames when auto, traffic.burst when asked) is taken as
+ * 64 frames or 1 ms of the rate, whichever is more (bounds kept from the batches of
+ * before bounded bursts: a tolerance no tighter than it was). */
 #define SEARCH_BATCH_FRAMES 64
+/* An invalid trial (off its load) is measured again at once this many times before
+ * the search is told (mlrsearch_report_invalid, which asks for it once more itself). */
+#define SEARCH_RETRIES 2
 /* The first phase's trials: the final trial duration / SEARCH_INITIAL_DIV, at least
  * SEARCH_MIN_INITIAL_S (shorter trials measure start-up, not the device). */
 #define SEARCH_INITIAL_DIV 8
@@ -86,16 +94,17 @@ static int rx_count(struct job_ctx *c, uint64_t *n)
 	return err;
 }
 
-/* Poll the started generator every millisecond until its first frames are out (or
- * DEADLINE): the time then into *T, its frames into *F. */
-static int first_frames(struct job_ctx *c, int64_t deadline, int64_t *t, uint64_t *f)
+/* Poll the started generator every millisecond until its first frames are out, its
+ * count above BASE (or DEADLINE): the time then into *T, its frames into *F. */
+static int first_frames(struct job_ctx *c, uint64_t base, int64_t deadline, int64_t *t,
+			uint64_t *f)
 {
 	int err;
 
 	for (;;) {
 		*t = util_mono_ns();
 		err = c->gen_ops->frames(c->gen, f);
-		if (err || *f > 0 || *t >= deadline)
+		if (err || *f > base || *t >= deadline)
 			return err;
 		err = job_sleep_until(c, *t + 1000000);
 		if (err)
@@ -120,28 +129,55 @@ static double paced_rate(struct job_ctx *c, double duration)
 	return gen_paced_rate(d, n, (int64_t)(duration * 1e9 / 2));
 }
 
+/* The stopped generator's burst and shortfall in the trial into c->trial_pace (burst 0:
+ * it keeps none). */
+static void trial_pace(struct job_ctx *c)
+{
+	if (!c->gen_ops->pace_stats || c->gen_ops->pace_stats(c->gen, &c->trial_pace))
+		memset(&c->trial_pace, 0, sizeof(c->trial_pace));
+}
+
+/* The generator at the trial's load (c->spec.traffic.rate_pps): the search's one
+ * generator with its rate changed (gen_ops.set_rate), made on the first trial; a
+ * generator without set_rate is made again. */
+static int trial_generator(struct job_ctx *c)
+{
+	int err;
+
+	if (c->gen && c->gen_ops->set_rate) {
+		c->target_pps = (uint64_t)c->spec.traffic.rate_pps;
+		err = c->gen_ops->set_rate(c->gen, c->target_pps);
+		if (err)
+			err_set(&c->err, "search: cannot set the generator's rate: %s",
+				strerror(-err));
+		return err;
+	}
+	job_traffic_destroy(c);
+	return job_traffic_setup(c);
+}
+
 int job_search_trial(void *ctx, double load, double duration, struct mlrsearch_res *res)
 {
 	struct job_ctx *c = ctx;
-	uint64_t rx0 = 0, rx1 = 0, sent = 0, f_first = 0, f_end = 0;
+	uint64_t rx0 = 0, rx1 = 0, sent = 0, f_first = 0, f_end = 0, base = 0;
 	int64_t t0, t_first = 0, t1;
 	double paced = -1;
 	int err;
 
-	job_traffic_destroy(c);
 	c->spec.traffic.rate_pps = llround(load) > 0 ? llround(load) : 1;
 	c->spec.traffic.rate_share = 0;
-	err = job_traffic_setup(c);
+	err = trial_generator(c);
 	if (!err && !c->gen) {
 		err_at(&c->err, NULL, 0, 0, "search: needs a generator (traffic.generator is none)");
 		err = -EINVAL;
 	}
-	err = err ?: rx_count(c, &rx0);
+	/* the generator's count runs on over the trials it serves */
+	err = err ?: c->gen_ops->frames(c->gen, &base) ?: rx_count(c, &rx0);
 	if (err)
 		return err;
 	t0 = util_mono_ns();
 	err = job_traffic_start(c) ?:
-	      first_frames(c, t0 + (int64_t)(duration * 1e9), &t_first, &f_first) ?:
+	      first_frames(c, base, t0 + (int64_t)(duration * 1e9), &t_first, &f_first) ?:
 	      job_sleep_until(c, t0 + (int64_t)(duration * 1e9));
 	t1 = util_mono_ns();
 	if (!err)
@@ -154,6 +190,8 @@ int job_search_trial(void *ctx, double load, double duration, struct mlrsearch_r
 	      job_sleep_until(c, util_mono_ns() + SEARCH_DRAIN_MS * 1000000LL) ?: rx_count(c, &rx1);
 	if (err)
 		return err;
+	sent -= base;
+	trial_pace(c);
 	res->duration = (double)(t1 - t0) / 1e9;
 	/* the rate the paced threads held over their finished batches (an xdp-live call
 	 * waits 16-70 ms on a busy host, and the trial's end cut its bursts: 3-70 % short
@@ -217,6 +255,14 @@ static void add_trial(struct job_ctx *c, const char *subject, int n,
 	job_add_record_seq(c, "trial.loss_ratio", subject, (double)res->lost / frames, "ratio",
 			   "rate", n);
 	job_add_record_seq(c, "trial.valid", subject, valid, "bool", "rate", n);
+	/* the paced generator's own: the largest burst it sent, the frames it owed and
+	 * could not send on time (gen.h, struct gen_pace) */
+	if (c->trial_pace.burst) {
+		job_add_record_seq(c, "trial.gen_burst", subject, (double)c->trial_pace.burst,
+				   "frames", "rate", n);
+		job_add_record_seq(c, "trial.gen_shortfall", subject,
+				   (double)c->trial_pace.shortfall, "frames", "rate", n);
+	}
 }
 
 int job_search_run(struct job_ctx *c, mlrsearch_measure_fn measure, void *mctx)
@@ -227,7 +273,8 @@ int job_search_run(struct job_ctx *c, mlrsearch_measure_fn measure, void *mctx)
 	struct mlrsearch *s;
 	char name[96];
 	size_t i;
-	int n = 0, err = 0;
+	int n = 0, retries = 0, err = 0;
+	double retried_s = 0;	/* the retried trials' time (not the search's own) */
 
 	job_search_params(&c->spec.search, &p);
 	s = mlrsearch_new(&p, &c->err);
@@ -245,9 +292,19 @@ int job_search_run(struct job_ctx *c, mlrsearch_measure_fn measure, void *mctx)
 		}
 		if (err)
 			break;
-		/* generator-bound: no measurement at this load (docs/agent.md, "Search") */
+		/* generator-bound: no measurement at this load (docs/agent.md, "Search");
+		 * measured again at once up to SEARCH_RETRIES times (a host's passing
+		 * disturbance) before the search is told */
 		valid = fabs(res.offered - req.load) <=
 			req.load * rate_tolerance(c, req.load, req.duration);
+		if (!valid && retries < SEARCH_RETRIES) {
+			retries++;
+			retried_s += res.duration;
+			add_trial(c, subject, n, &req, &res, valid);
+			n++;
+			continue;
+		}
+		retries = 0;
 		err = valid ? mlrsearch_report(s, &res) : mlrsearch_report_invalid(s, &res);
 		if (err) {
 			err_set(&c->err, "search: %s", strerror(-err));
@@ -262,8 +319,9 @@ int job_search_run(struct job_ctx *c, mlrsearch_measure_fn measure, void *mctx)
 		mlrsearch_goal_result(s, i, &r);
 		if (r.status == MLRSEARCH_GENERATOR_BOUND && !c->search_bound[0])
 			snprintf(c->search_bound, sizeof(c->search_bound),
-				 "search: the generator could not offer the loads above %.0f frames/s (trials more than %.0f%% off their load, twice): goal %s has no upper bound below them",
-				 mlrsearch_ceiling(s, NULL), 100.0 * VERDICT_RATE_MISS, p.goals[i].name);
+				 "search: the generator could not offer the loads above %.0f frames/s (trials more than %.0f%% off their load, %d times in a row): goal %s has no upper bound below them",
+				 mlrsearch_ceiling(s, NULL), 100.0 * VERDICT_RATE_MISS,
+				 2 * (SEARCH_RETRIES + 1), p.goals[i].name);
 		/* what latency loads are shares of: latency.goal's lower bound, else the
 		 * last goal's */
 		if (!c->spec.latency.goal || !strcasecmp(c->spec.latency.goal, p.goals[i].name))
@@ -286,7 +344,8 @@ int job_search_run(struct job_ctx *c, mlrsearch_measure_fn measure, void *mctx)
 		double ceiling = mlrsearch_ceiling(s, &invalid);
 
 		job_add_record(c, "search.trials", subject, n, "count", "rate");
-		job_add_record(c, "search.time_s", subject, mlrsearch_time(s), "s", "rate");
+		job_add_record(c, "search.time_s", subject, mlrsearch_time(s) + retried_s, "s",
+			       "rate");
 		if (invalid && ceiling < p.max_rate)
 			job_add_record(c, "search.ceiling_pps", subject, ceiling, "pps", "rate");
 	}

@@ -254,6 +254,7 @@ int job_traffic_setup(struct job_ctx *c)
 	if (err)
 		return err;
 	cfg.rate_pps = c->target_pps;
+	cfg.burst = t->burst;
 	cfg.stamp = c->stamp;
 	err = get_cpus(c);
 	if (err)

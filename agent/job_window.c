@@ -34,6 +34,18 @@ struct job_snap {
 	struct rxcost_sums rx;		/* rate window with c->rxcost */
 };
 
+/* A paced generator's largest burst and its shortfall since it started (warm-up too):
+ * gen.burst, gen.shortfall (gen.h struct gen_pace_stats), when it keeps them. */
+static void rate_pace(struct job_ctx *c)
+{
+	struct gen_pace_stats ps;
+
+	if (!c->gen_ops->pace_stats || c->gen_ops->pace_stats(c->gen, &ps))
+		return;
+	job_add_record(c, "gen.burst", c->from, (double)ps.burst, "frames", "rate");
+	job_add_record(c, "gen.shortfall", c->from, (double)ps.shortfall, "frames", "rate");
+}
+
 static bool cancelled(const struct job_ctx *c)
 {
 	return c->opts->cancel && atomic_load(c->opts->cancel);
@@ -442,6 +454,7 @@ static void emit(struct job_ctx *c, enum job_window w, const struct job_snap *a,
 				c->offered_pps = (b->gen_frames - a->gen_frames) / dt;
 				job_add_record(c, "gen.offered_pps", c->from, c->offered_pps,
 					       "pps", "rate");
+				rate_pace(c);
 			}
 		}
 		for (i = 0; i < attach_count_counters(c); i++)
@@ -679,8 +692,10 @@ int job_run_window(struct job_ctx *c, enum job_window w, int64_t duration_ms)
 		job_window_robust(c, window_phase(w));
 		disturb_end(c, w, (cur.t_ns - first.t_ns) / 1e9);
 	}
-	if (w == JOB_RATE)
+	if (w == JOB_RATE) {
 		c->rate_done = true;
+		c->rate_target_pps = c->target_pps;
+	}
 	pr_debug("job: %s window of %lld ms done", window_phase(w), (long long)duration_ms);
 	if (c->slices)
 		pr_debug("job: icount cost over %llu slices of %lld ns",

@@ -60,15 +60,20 @@ static int cpu_of(const struct pktgen_config *cfg, int i)
 	return cfg->n_cpus > 0 && cfg->cpus ? cfg->cpus[i % cfg->n_cpus] : i;
 }
 
-/* With a rate: device DEV of thread IDX at its share (pktgen's own pacing: "ratep",
- * frames per second, at least 1). */
+/* With a rate: device DEV of thread IDX at its share. Without a burst, pktgen's own
+ * pacing ("ratep", frames per second, at least 1); with burst B, B frames back to back
+ * every "delay" B x 1e9 / share ns (pktgen waits its delay once per burst). */
 static int set_rate(struct pktgen *gen, const char *dev, int idx)
 {
 	uint64_t r = gen_thread_rate(gen->cfg.rate_pps, gen->cfg.threads, idx);
 
 	if (!gen->cfg.rate_pps)
 		return 0;
-	return pg_write(gen, dev, "ratep %llu", (unsigned long long)(r ? r : 1));
+	r = r ? r : 1;
+	if (gen->cfg.burst > 0)
+		return pg_write(gen, dev, "delay %llu",
+				(unsigned long long)((uint64_t)gen->cfg.burst * 1000000000ULL / r));
+	return pg_write(gen, dev, "ratep %llu", (unsigned long long)r);
 }
 
 struct pktgen *pktgen_new(const struct pktgen_config *cfg, struct err *err)
@@ -111,7 +116,7 @@ struct pktgen *pktgen_new(const struct pktgen_config *cfg, struct err *err)
 		e = -pg_write(gen, thread, "add_device %s", dev);
 		if (!e)
 			e = -(pg_write(gen, dev, "count 0") ?: pg_write(gen, dev, "clone_skb 0") ?:
-			      pg_write(gen, dev, "burst 1") ?: pg_write(gen, dev, "delay 0") ?:
+			      pg_write(gen, dev, "burst %d", cfg->burst > 0 ? cfg->burst : 1) ?: pg_write(gen, dev, "delay 0") ?:
 			      pg_write(gen, dev, "pkt_size %d", cfg->size) ?:
 			      pg_write(gen, dev, "dst_mac %02x:%02x:%02x:%02x:%02x:%02x", m[0], m[1],
 				       m[2], m[3], m[4], m[5]) ?:
@@ -248,6 +253,7 @@ static void *pktgen_gen_new(const struct gen_config *cfg, struct err *err)
 		.dir = cfg->ctl_dir, .ifname = cfg->ifname, .size = cfg->size,
 		.ipv6 = cfg->ipv6, .flows = cfg->flows, .threads = cfg->threads,
 		.cpus = cfg->cpus, .n_cpus = cfg->n_cpus, .rate_pps = cfg->rate_pps,
+		.burst = cfg->burst,
 	};
 
 	memcpy(pc.dst_mac, cfg->dst_mac, 6);

@@ -7,11 +7,13 @@
  *
  *   kpktgend_CPU   rem_device_all, add_device IFNAME@i    (thread i on its CPU: cpus[i %
  *                                                          n_cpus], else CPU i)
- *   IFNAME@i       count 0, clone_skb 0, burst 1, delay 0, pkt_size SIZE, dst_mac MAC,
+ *   IFNAME@i       count 0, clone_skb 0, burst B (cfg.burst, else 1), delay 0,
+ *                  pkt_size SIZE, dst_mac MAC,
  *                  src_min/dst (udp4: 198.19.1.1 -> 198.19.1.2) or src6/dst6
  *                  (udp6: 2001:2::1 -> 2001:2::2), udp_src_min 1024, udp_src_max
  *                  1024+flows-1, udp_dst_min/max 9, and with a rate (cfg.rate_pps)
- *                  ratep R (thread i's share, gen_thread_rate: pktgen paces itself)
+ *                  ratep R (thread i's share, gen_thread_rate: pktgen paces itself),
+ *                  or with cfg.burst B: delay B x 1e9 / R ns (a burst per delay)
  *   pgctrl         start (blocks until stopped: written from a thread of its own),
  *                  stop
  *
@@ -41,6 +43,7 @@ struct pktgen_config {
 	const int *cpus;	/* thread i on cpus[i % n_cpus] (borrowed); NULL: CPU i */
 	int n_cpus;
 	uint64_t rate_pps;	/* gen_config.rate_pps: 0 full speed */
+	int burst;		/* gen_config.burst: 0 one frame at a time (ratep) */
 };
 
 struct pktgen;

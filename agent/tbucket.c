@@ -15,23 +15,45 @@ void tbucket_init(struct tbucket *tb, uint64_t rate, uint64_t burst, uint64_t no
 	tb->cap = clamp(burst) * NS;
 	tb->level = 0;
 	tb->last_ns = now_ns;
+	tb->spilled = 0;
+	tb->spill_frac = 0;
 }
 
-/* Add what flowed in since the last refill; the product dt x rate is only formed when it
- * stays below the room left (so below 1e18: no overflow). */
+/* Count AMOUNT token-nanoseconds as spilled. */
+static void spill(struct tbucket *tb, unsigned __int128 amount)
+{
+	amount += tb->spill_frac;
+	tb->spilled += (uint64_t)(amount / NS);
+	tb->spill_frac = (uint64_t)(amount % NS);
+}
+
+void tbucket_set_burst(struct tbucket *tb, uint64_t burst)
+{
+	tb->cap = clamp(burst) * NS;
+	if (tb->level > tb->cap) {
+		spill(tb, tb->level - tb->cap);
+		tb->level = tb->cap;
+	}
+}
+
+/* Add what flowed in since the last refill, what the full bucket cannot hold spilled
+ * (in 128 bits: dt x rate reaches 1e27 after a pause of 1e9 s at 1e9/s). */
 static void refill(struct tbucket *tb, uint64_t now_ns)
 {
-	uint64_t dt, room;
+	unsigned __int128 in;
+	uint64_t room;
 
 	if (now_ns <= tb->last_ns)
 		return;
-	dt = now_ns - tb->last_ns;
+	in = (unsigned __int128)(now_ns - tb->last_ns) * tb->rate;
 	tb->last_ns = now_ns;
 	room = tb->cap - tb->level;
-	if (dt >= room / tb->rate + 1)
+	if (in > room) {
+		spill(tb, in - room);
 		tb->level = tb->cap;
-	else
-		tb->level += dt * tb->rate < room ? dt * tb->rate : room;
+	} else {
+		tb->level += (uint64_t)in;
+	}
 }
 
 uint64_t tbucket_tokens(struct tbucket *tb, uint64_t now_ns)

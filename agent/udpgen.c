@@ -40,6 +40,7 @@ struct udpgen {
 	int n_frames;
 	struct udpgen_thread threads[64];
 	int n_threads;
+	struct gen_pace_stats pstats[64];	/* paced threads' bursts, under lock */
 	atomic_int stop;
 	atomic_int error;		/* first -errno a thread met */
 	char error_text[256];
@@ -53,8 +54,10 @@ static struct udpgen *create(const struct xdpgen_config *cfg, struct err *err)
 	struct udpgen *gen;
 	int i, e;
 
-	gen = gen_alloc(sizeof(*gen), cfg->threads, cfg->flows, false,
-			"udp generator: threads 1..64 and flows 1..65535 expected", err);
+	gen = gen_alloc(sizeof(*gen), cfg->threads, cfg->flows,
+			cfg->burst < 0 || cfg->burst > UDPGEN_BATCH,
+			"udp generator: threads 1..64, flows 1..65535 and burst 1..64 (one sendmmsg) expected",
+			err);
 	if (!gen)
 		return NULL;
 	gen->cfg = *cfg;
@@ -106,6 +109,7 @@ struct udpgen *udpgen_new(const struct udpgen_config *cfg, struct err *err)
 	xc.cpus = cfg->cpus;
 	xc.n_cpus = cfg->n_cpus;
 	xc.rate_pps = cfg->rate_pps;
+	xc.burst = cfg->burst;
 	return create(&xc, err);
 }
 
@@ -180,7 +184,8 @@ static void *udp_thread(void *arg)
 		set_error(gen, -ENOMEM, "stamped frames");
 		return NULL;
 	}
-	gen_pace_init(&pace, gen->cfg.rate_pps, gen->cfg.threads, t->idx, 1);
+	gen_pace_init(&pace, gen->cfg.rate_pps, gen->cfg.threads, t->idx,
+		      (uint64_t)gen->cfg.burst, UDPGEN_BATCH);
 	while (!atomic_load(&gen->stop)) {
 		int n;
 
@@ -213,6 +218,11 @@ static void *udp_thread(void *arg)
 		}
 		atomic_fetch_add(&t->sent, (uint_fast64_t)n);
 		pending -= (uint64_t)n;
+		if (pace.on) {
+			pthread_mutex_lock(&gen->lock);
+			gen_pace_stats_of(&pace, &gen->pstats[t->idx]);
+			pthread_mutex_unlock(&gen->lock);
+		}
 	}
 	free(stamped);
 	return NULL;
@@ -225,6 +235,9 @@ int udpgen_start(struct udpgen *gen, struct err *err)
 	if (gen->n_threads)
 		return -EALREADY;
 	atomic_store(&gen->stop, 0);
+	pthread_mutex_lock(&gen->lock);
+	memset(gen->pstats, 0, sizeof(gen->pstats));
+	pthread_mutex_unlock(&gen->lock);
 	for (i = 0; i < gen->cfg.threads; i++) {
 		struct udpgen_thread *t = &gen->threads[i];
 		struct sockaddr_ll sll = {
@@ -307,6 +320,19 @@ void udpgen_destroy(struct udpgen **genp)
 	*genp = NULL;
 }
 
+int udpgen_pace_stats(struct udpgen *gen, struct gen_pace_stats *out)
+{
+	return gen_pace_stats_locked(&gen->lock, gen->pstats, gen->cfg.threads, out);
+}
+
+int udpgen_set_rate(struct udpgen *gen, uint64_t rate)
+{
+	if (gen->n_threads)
+		return -EBUSY;
+	gen->cfg.rate_pps = rate;
+	return 0;
+}
+
 static void *udpgen_gen_new(const struct gen_config *cfg, struct err *err)
 {
 	struct xdpgen_config xc;
@@ -315,4 +341,11 @@ static void *udpgen_gen_new(const struct gen_config *cfg, struct err *err)
 	return create(&xc, err);
 }
 
-GEN_OPS_DEFINE(udpgen, "udp", GEN_UNPINNED_FREE, false);
+GEN_OPS_ADAPTERS(udpgen)
+GEN_OPS_PACE_ADAPTERS(udpgen)
+const struct gen_ops udpgen_ops = {
+	.name = "udp", .unpinned = GEN_UNPINNED_FREE, .veth_needs_napi = false,
+	.new = udpgen_gen_new, .start = udpgen_gen_start, .frames = udpgen_gen_frames,
+	.error = udpgen_gen_error, .stop = udpgen_gen_stop, .destroy = udpgen_gen_destroy,
+	.set_rate = udpgen_gen_set_rate, .pace_stats = udpgen_gen_pace_stats,
+};

@@ -15,8 +15,9 @@
  *
  * The frame count is the sum of what sendmmsg() accepted (frames the device took or its
  * qdisc queued); ENOBUFS is retried. With a rate (cfg.rate_pps) each thread paces its
- * sendmmsg calls with a token bucket (gen_pace, gen.h): a call sends what the bucket
- * holds (up to 64), and frames a call did not take are sent by the next. Threads are pinned like xdp-live's. One generator is
+ * sendmmsg calls with a token bucket (gen_pace, gen.h): every 100 us of frames a call
+ * sends what the bucket holds (at most the burst, 64), and frames a call did not take
+ * are sent by the next. Threads are pinned like xdp-live's. One generator is
  * driven by one thread (start, frames, stop, destroy).
  */
 #ifndef BPFLAB_AGENT_UDPGEN_H
@@ -40,6 +41,7 @@ struct udpgen_config {
 	const int *cpus;	/* pin thread i to cpus[i % n_cpus] (borrowed); NULL: no pinning */
 	int n_cpus;
 	uint64_t rate_pps;	/* gen_config.rate_pps: 0 full speed */
+	int burst;		/* gen_config.burst: 0 auto, else 1..64 (one sendmmsg) */
 };
 
 struct udpgen;
@@ -48,6 +50,10 @@ struct udpgen;
 struct udpgen *udpgen_new(const struct udpgen_config *cfg, struct err *err);
 /* Stop if running and free; nulls the caller's pointer. NULL is fine. */
 void udpgen_destroy(struct udpgen **gen);
+/* The paced threads' burst and shortfall since the last start (gen_ops.pace_stats). */
+int udpgen_pace_stats(struct udpgen *gen, struct gen_pace_stats *out);
+/* The rate of the next start of a stopped generator; -EBUSY while it runs. */
+int udpgen_set_rate(struct udpgen *gen, uint64_t rate);
 /* Open the sockets and start the threads. 0 or -errno with ERR set. */
 int udpgen_start(struct udpgen *gen, struct err *err);
 /* Stop and join the threads. 0, or the first error a thread met. */

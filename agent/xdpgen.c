@@ -27,7 +27,6 @@
 #define XDPGEN_SPORT_BASE 1024
 #define XDPGEN_DPORT 9			/* discard */
 #define XDPGEN_REPEAT 0xfffffff0u	/* one call runs until stopped (minutes at 20 Mpps) */
-#define XDPGEN_MIN_BATCH 64		/* paced: the kernel's live-frames batch */
 
 struct xdpgen_thread {
 	struct xdpgen *gen;
@@ -51,6 +50,7 @@ struct xdpgen {
 	int error;
 	char error_text[256];
 	struct gen_paced paced[XDPGEN_MAX_THREADS];	/* paced threads' batches */
+	struct gen_pace_stats pstats[XDPGEN_MAX_THREADS];	/* and their bursts */
 	struct xdphold *hold;		/* paced: the program kept in the XDP dispatcher */
 };
 
@@ -190,6 +190,12 @@ struct xdpgen *xdpgen_new(const struct xdpgen_config *cfg, struct err *err)
 		e = EINVAL;
 		goto fail;
 	}
+	if (cfg->burst < 0 || cfg->burst > XDPGEN_MAX_BURST) {
+		err_at(err, NULL, 0, 0, "burst %d is out of range 1..%d (frames of one call)",
+		       cfg->burst, XDPGEN_MAX_BURST);
+		e = EINVAL;
+		goto fail;
+	}
 	if (cfg->threads < 1 || cfg->threads > XDPGEN_MAX_THREADS) {
 		err_at(err, NULL, 0, 0, "threads %d is out of range 1..%d", cfg->threads,
 		       XDPGEN_MAX_THREADS);
@@ -297,7 +303,8 @@ static void *gen_thread(void *arg)
 		if (pthread_setaffinity_np(pthread_self(), sizeof(cpus), &cpus))
 			pr_debug("xdpgen: cannot pin thread %d to cpu %d", t->idx, t->cpu);
 	}
-	gen_pace_init(&pace, gen->cfg.rate_pps, gen->cfg.threads, t->idx, XDPGEN_MIN_BATCH);
+	gen_pace_init(&pace, gen->cfg.rate_pps, gen->cfg.threads, t->idx,
+		      (uint64_t)gen->cfg.burst, XDPGEN_MAX_BURST);
 	while (!atomic_load(&gen->stop)) {
 		uint64_t n = gen_pace_next(&pace, XDPGEN_REPEAT);
 		int err;
@@ -316,6 +323,7 @@ static void *gen_thread(void *arg)
 		if (pace.on) {
 			pthread_mutex_lock(&gen->lock);
 			gen_paced_add(&gen->paced[t->idx], &pace, n);
+			gen_pace_stats_of(&pace, &gen->pstats[t->idx]);
 			pthread_mutex_unlock(&gen->lock);
 		}
 	}
@@ -333,6 +341,7 @@ int xdpgen_start(struct xdpgen *gen, struct err *err)
 	atomic_store(&gen->stop, 0);
 	pthread_mutex_lock(&gen->lock);
 	memset(gen->paced, 0, sizeof(gen->paced));
+	memset(gen->pstats, 0, sizeof(gen->pstats));
 	pthread_mutex_unlock(&gen->lock);
 	for (i = 0; i < gen->cfg.threads; i++) {
 		struct xdpgen_thread *t = &gen->threads[i];
@@ -429,6 +438,26 @@ int xdpgen_paced(struct xdpgen *gen, int idx, struct gen_paced *out)
 	return err;
 }
 
+int xdpgen_pace_stats(struct xdpgen *gen, struct gen_pace_stats *out)
+{
+	return gen_pace_stats_locked(&gen->lock, gen->pstats, gen->cfg.threads, out);
+}
+
+int xdpgen_set_rate(struct xdpgen *gen, uint64_t rate)
+{
+	struct err why;
+
+	if (gen->n_threads)
+		return -EBUSY;
+	gen->cfg.rate_pps = rate;
+	if (rate && !gen->hold) {
+		gen->hold = xdphold_new(gen->prog_fd, &why);
+		if (!gen->hold)
+			pr_debug("xdpgen: paced calls will wait: %s", why.msg);
+	}
+	return 0;
+}
+
 int xdpgen_prog_fd(const struct xdpgen *gen)
 {
 	return gen->prog_fd;
@@ -454,7 +483,8 @@ void xdpgen_config_of(const struct gen_config *cfg, struct xdpgen_config *out)
 	*out = (struct xdpgen_config){
 		.ifindex = cfg->ifindex, .size = cfg->size, .ipv6 = cfg->ipv6,
 		.flows = cfg->flows, .threads = cfg->threads, .cpus = cfg->cpus,
-		.n_cpus = cfg->n_cpus, .rate_pps = cfg->rate_pps, .stamp = cfg->stamp,
+		.n_cpus = cfg->n_cpus, .rate_pps = cfg->rate_pps, .burst = cfg->burst,
+		.stamp = cfg->stamp,
 	};
 	memcpy(out->src_mac, cfg->src_mac, 6);
 	memcpy(out->dst_mac, cfg->dst_mac, 6);
@@ -474,9 +504,11 @@ static int xdpgen_gen_paced(void *g, int idx, struct gen_paced *out)
 }
 
 GEN_OPS_ADAPTERS(xdpgen)
+GEN_OPS_PACE_ADAPTERS(xdpgen)
 const struct gen_ops xdpgen_ops = {
 	.name = "xdp-live", .unpinned = GEN_UNPINNED_ALLOWED, .veth_needs_napi = true,
 	.new = xdpgen_gen_new, .start = xdpgen_gen_start, .frames = xdpgen_gen_frames,
 	.error = xdpgen_gen_error, .stop = xdpgen_gen_stop, .destroy = xdpgen_gen_destroy,
-	.paced = xdpgen_gen_paced,
+	.paced = xdpgen_gen_paced, .set_rate = xdpgen_gen_set_rate,
+	.pace_stats = xdpgen_gen_pace_stats,
 };

@@ -15,9 +15,9 @@
  * so it is exact at window boundaries however long a call runs.
  *
  * With a rate (cfg.rate_pps), each thread paces its share with a token bucket
- * (gen_pace, gen.h): a call's repeat is what the bucket holds (at least 1 ms of frames
- * or 64, the kernel's batch); the time a call takes to set up refills the bucket, so the
- * next call is bigger and the mean rate holds.
+ * (gen_pace, gen.h): every 100 us of frames it wakes and sends what the bucket holds in
+ * one call (repeat: at most the burst); the program is held in the XDP dispatcher
+ * (xdphold.h) so that such a call takes 7-20 us, not two RCU grace periods.
  *
  * Threads: xdpgen_start() creates cfg.threads threads, thread i pinned to cfg.cpus[i
  * modulo n_cpus] when given, else to CPU i modulo the CPUs allowed. The caller's thread must be in the namespace of the port. One generator is
@@ -33,6 +33,7 @@
 #include "gen.h"
 
 #define XDPGEN_MAX_THREADS 64
+#define XDPGEN_MAX_BURST 4096	/* frames of one paced call (JOBSPEC_MAX_BURST) */
 #define XDPGEN_MAX_FLOWS 65535
 #define XDPGEN_MAX_SIZE 3000	/* a live frame has to fit a page with head- and tailroom */
 #define XDPGEN_MIN_SIZE_V4 42	/* Ethernet + IPv4 + UDP */
@@ -50,6 +51,7 @@ struct xdpgen_config {
 				 * generator lives); NULL: CPU i of those allowed */
 	int n_cpus;
 	uint64_t rate_pps;	/* gen_config.rate_pps: 0 full speed */
+	int burst;		/* gen_config.burst: 0 auto, else 1..XDPGEN_MAX_BURST */
 	bool stamp;		/* gen_config.stamp: a latency stamp after the UDP header */
 };
 
@@ -75,6 +77,11 @@ int xdpgen_prog_fd(const struct xdpgen *gen);
 /* Thread IDX's paced batches (gen.h, struct gen_paced) into *OUT: 0, or -ENOENT (not
  * started, not paced, IDX out of range). */
 int xdpgen_paced(struct xdpgen *gen, int idx, struct gen_paced *out);
+/* The paced threads' burst and shortfall since the last start (gen_ops.pace_stats). */
+int xdpgen_pace_stats(struct xdpgen *gen, struct gen_pace_stats *out);
+/* The rate of the next start of a stopped generator (gen_ops.set_rate); -EBUSY while
+ * it runs. */
+int xdpgen_set_rate(struct xdpgen *gen, uint64_t rate);
 
 /* Build the frame for CFG into BUF (at least cfg->size bytes); with UDP source port
  * SPORT. Returns 0 or -EINVAL (size out of range). Exposed for tests. */

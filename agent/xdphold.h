@@ -6,7 +6,9 @@
  * dispatcher before the run and takes it out after: each a dispatcher update that waits
  * for an RCU grace period, 16-70 ms a call on a busy 2-CPU host (bench/xdp_live_call.c),
  * so a paced generator's frames went out in bursts that far apart. A program already in
- * the dispatcher only has its count raised and lowered (no update, no wait): the hold
+ * the dispatcher only has its count raised and lowered (no update, no grace period; the
+ * dispatcher's one mutex is still taken, and waited for while another process's update
+ * holds it through its grace period: bench/README.md, "pacing"): the hold
  * attaches it in generic (skb) mode to a veth pair of its own, bph<pid>-<n> and
  * bph<pid>-<n>p, that stays down with no address (no frame ever reaches it), and deletes
  * the pair (which detaches it) when it ends. Needs CAP_NET_ADMIN.

@@ -5,7 +5,9 @@
  * XDP_PASS, or a cpumap's frames built into skbs on another CPU). For each IPv4 or IPv6
  * UDP frame with a bpflab stamp (bpf/latency_shared.h) it puts now - ts_ns into a per-CPU
  * log-linear histogram and the frame's seq into its stream's state (a spin lock per
- * stream); any other frame, or a stamp from the future, counts as foreign. It never
+ * stream), and its gap to the stamped frame before into a histogram of the spacing with
+ * the largest burst (bpf/gap_shared.h: what the receiving side saw of the generator's
+ * pacing); any other frame, or a stamp from the future, counts as foreign. It never
  * changes a verdict (TCX_NEXT). The agent zeroes the maps before each window.
  *
  * Loaded through the skeleton build/bpf/latency_rx.skel.h.
@@ -19,6 +21,7 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_endian.h>
 
+#include "gap_shared.h"
 #include "latency_shared.h"
 
 #define LAT_TCX_NEXT -1
@@ -36,6 +39,18 @@ struct {
 	__type(key, __u32);
 	__type(value, struct lat_stats);
 } lat_stats SEC(".maps");
+
+/* the spacing of the stamped frames (bpf/gap_shared.h): per CPU, the gaps' histogram;
+ * a frame less than half of target_gap_ns (1e9 / the window's rate, set by the agent)
+ * after the one before is in its burst */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, GAP_BUCKETS);
+	__type(key, __u32);
+	__type(value, __u64);
+} lat_gaps SEC(".maps");
+
+__u64 target_gap_ns = 1;
 
 struct lat_stream {
 	struct bpf_spin_lock lock;
@@ -114,6 +129,22 @@ int latency_rx(struct __sk_buff *skb)
 		st->min_ns = lat;
 	if (lat > st->max_ns)
 		st->max_ns = lat;
+	if (st->frames) {
+		__u64 gap = now - st->last_ns;
+
+		b = gap_bucket(gap);
+		if (b >= GAP_BUCKETS)
+			b = GAP_BUCKETS - 1;
+		slot = bpf_map_lookup_elem(&lat_gaps, &b);
+		if (slot)
+			(*slot)++;
+		st->run = 2 * gap < target_gap_ns ? st->run + 1 : 1;
+	} else {
+		st->run = 1;
+	}
+	if (st->run > st->burst_max)
+		st->burst_max = st->run;
+	st->last_ns = now;
 	st->frames++;
 	st->sum_ns += lat;
 	return LAT_TCX_NEXT;

@@ -44,6 +44,9 @@ struct lat_stats {
 	__u64 sum_ns;
 	__u64 min_ns;			/* valid when frames > 0 */
 	__u64 max_ns;
+	__u64 last_ns;			/* the last stamped frame's arrival */
+	__u64 run;			/* stamped frames in the current burst */
+	__u64 burst_max;		/* the largest burst (bpf/gap_shared.h) */
 };
 
 /* One stream's sequence state: NEXT is one past the highest seq seen; bit i of WINDOW

@@ -7,15 +7,12 @@
  * The limit is a token bucket in virtual time (GCRA): each passed frame moves the
  * bucket's theoretical arrival time `tat` on by one interval (1e9 / rate ns); a frame
  * that arrives more than POLICE_BURST_NS before `tat` is over the rate and dropped. The
- * bucket holds 500 ms of frames, so that a load within the rate passes whole: a paced
- * generator sends up to 200 ms of frames at once after being held up (agent/gen.h,
- * gen_pace), and behind frames that were late (an xdp-live call without agent/xdphold.c
- * waits up to 190 ms on a busy host); with 200 ms the police dropped 0.3-1.5 % at 95 %
- * of its rate (bench/README.md, "search"). Over a trial the bucket's size does not
- * count: what passes above the rate is the start's POLICE_START_NS. After
- * POLICE_IDLE_NS without frames (the gap between two of the search's trials, the agent's
- * drain) it starts again with only POLICE_START_NS of frames in it, so that a trial above
- * the rate passes at most that much more than the rate (0.25 % of a 2 s trial). One
+ * bucket holds 1 ms of frames, as a NIC's ring of 256-4096 descriptors holds 25-400 us
+ * at 10 Mpps: a load within the rate passes whole only when its frames come spaced (a
+ * generator's bursts at most traffic.burst, agent/gen.h), as a hardware generator's do.
+ * After POLICE_IDLE_NS without frames (the gap between two of the search's trials, the
+ * agent's drain) it starts again full, with that 1 ms and no more, so that a trial above
+ * the rate passes at most 1 ms of frames more than the rate (0.05 % of a 2 s trial). One
  * bucket for all CPUs, under a spin lock. Without a rate (config[0] 0) every frame is
  * dropped.
  */
@@ -24,9 +21,8 @@
 
 #include "experiments_stats.bpf.h"
 
-#define POLICE_BURST_NS 500000000ULL	/* the bucket: 500 ms of frames at the rate */
+#define POLICE_BURST_NS 1000000ULL	/* the bucket: 1 ms of frames at the rate */
 #define POLICE_IDLE_NS 250000000ULL	/* a gap this long starts a new trial */
-#define POLICE_START_NS 5000000ULL	/* what a new trial's bucket holds */
 
 EXPERIMENT_STATS(POLICE_MAX)
 
@@ -68,7 +64,7 @@ int xdp_police(struct xdp_md *ctx)
 	interval = 1000000000ULL / *rate;
 	bpf_spin_lock(&b->lock);
 	if (b->last + POLICE_IDLE_NS < now)
-		b->tat = now + POLICE_BURST_NS - POLICE_START_NS;
+		b->tat = now;			/* full: 1 ms of frames */
 	else if (b->tat < now)
 		b->tat = now;
 	b->last = now;

@@ -148,7 +148,8 @@ static json_t *traffic_json(const struct job_traffic *t)
 	ok = ok && (!t->duration_ms || put(traffic, "duration_ms", json_integer(t->duration_ms))) &&
 	     put(traffic, "warmup_ms", json_integer(t->warmup_ms)) &&
 	     (!t->rate_pps || put(traffic, "rate_pps", json_integer(t->rate_pps))) &&
-	     (!(t->rate_share > 0) || put(traffic, "rate_share", json_real(t->rate_share)));
+	     (!(t->rate_share > 0) || put(traffic, "rate_share", json_real(t->rate_share))) &&
+	     (!t->burst || put(traffic, "burst", json_integer(t->burst)));
 	json_decref(packet);
 	return done(traffic, ok);
 }

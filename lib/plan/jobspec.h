@@ -48,6 +48,8 @@
 #define JOBSPEC_AGENT_MIN "0.1.0"
 #define JOBSPEC_MAX_GOALS 8			/* search.goals, as MLRSEARCH_MAX_GOALS */
 #define JOBSPEC_MAX_LOADS 8			/* latency.loads */
+#define JOBSPEC_MAX_BURST 4096			/* traffic.burst: xdp-live, pktgen */
+#define JOBSPEC_MAX_BURST_UDP 64		/* traffic.burst with udp: one sendmmsg() */
 
 /* defaults of members a spec leaves out */
 #define JOBSPEC_DEFAULT_SIZE 64			/* traffic.packet.size */
@@ -136,6 +138,9 @@ struct job_traffic {
 	 * with the port's speed); both 0: full speed. At most one is set. */
 	int64_t rate_pps;
 	double rate_share;
+	/* traffic.burst: frames a paced generator sends back to back at most, 1..
+	 * JOBSPEC_MAX_BURST; 0: its smallest that holds the rate (found while it runs) */
+	int burst;
 };
 
 /* repeat: the coordinator's adaptive repetitions (docs/plans.md); agents ignore it */

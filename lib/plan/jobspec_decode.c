@@ -28,7 +28,7 @@ static const char *const spec_keys[] = {
 };
 static const char *const traffic_keys[] = {
 	"generator", "from", "packet", "threads", "to", "cpus", "duration_ms", "warmup_ms",
-	"rate_pps", "rate_share", NULL,
+	"rate_pps", "rate_share", "burst", NULL,
 };
 static const char *const packet_keys[] = { "size", "proto", "flows", "dst_mac", NULL };
 static const char *const attach_keys[] = {
@@ -342,6 +342,7 @@ static int decode_traffic(struct dec *d, const json_t *t, const char *path,
 	x = 0;
 	e = e ?: get_int(d, t, path, "rate_pps", 1, JOBSPEC_MAX_RATE_PPS, &x);
 	out->rate_pps = x;
+	e = e ?: get_i(d, t, path, "burst", 1, JOBSPEC_MAX_BURST, &out->burst);
 	return e ?: decode_share(d, t, path, out);
 }
 

@@ -24,7 +24,7 @@ static const char *const link_keys[] = { "generator", "dut", NULL };
 static const char *const hosts_keys[] = { "match", "count", NULL };
 static const char *const traffic_keys[] = {
 	"generator", "from", "to", "packet", "threads", "cpus", "duration", "warmup", "rate",
-	NULL,
+	"burst", NULL,
 };
 static const char *const packet_keys[] = { "size", "proto", "flows", NULL };
 
@@ -209,6 +209,26 @@ static int build_rate(struct vctx *c, const struct plan_node *node, struct plan_
 			  JOBSPEC_MAX_RATE_PPS, plan_got(node, buf, sizeof(buf)));
 }
 
+/* `burst: 16`: frames a generator sends back to back at most (docs/plans.md), 1 to what
+ * one of its calls can send: JOBSPEC_MAX_BURST_UDP with udp (one sendmmsg()), else
+ * JOBSPEC_MAX_BURST; only with a generator. */
+static int build_burst(struct vctx *c, const struct plan_node *node, struct plan_traffic *t)
+{
+	int max = t->generator == JOB_GEN_UDP ? JOBSPEC_MAX_BURST_UDP : JOBSPEC_MAX_BURST;
+	char buf[400];
+	long long v;
+
+	if (t->generator == JOB_GEN_NONE)
+		return plan_vfail(c, node, "traffic.burst: needs a generator (traffic.generator is none)");
+	if (!plan_parse_int(node, &v) || v < 1 || v > max)
+		return plan_vfail(c, node, "traffic.burst: expected frames from 1 to %d (what one %s call sends at most), got %s",
+				  max, t->generator == JOB_GEN_UDP ? "udp (sendmmsg)" :
+				  t->generator == JOB_GEN_PKTGEN ? "pktgen" : "xdp-live",
+				  plan_got(node, buf, sizeof(buf)));
+	t->burst = (int)v;
+	return 0;
+}
+
 static int build_traffic(struct vctx *c, const struct plan_node *traffic, struct plan *p)
 {
 	struct plan_traffic *t = &p->traffic;
@@ -277,6 +297,8 @@ static int build_traffic(struct vctx *c, const struct plan_node *traffic, struct
 				      &t->warmup_ms)))
 		return ret;
 	if ((node = plan_opt(traffic, "rate")) && (ret = build_rate(c, node, t)))
+		return ret;
+	if ((node = plan_opt(traffic, "burst")) && (ret = build_burst(c, node, t)))
 		return ret;
 	return 0;
 }

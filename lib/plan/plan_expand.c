@@ -114,7 +114,7 @@ static int job_fill(struct vctx *c, const struct plan *p, int v, int rep, const 
 		.generator = t->generator, .from = t->from, .size = t->size, .proto = t->proto,
 		.flows = t->flows, .threads = t->threads, .to = t->to,
 		.duration_ms = t->duration_ms, .warmup_ms = t->warmup_ms,
-		.rate_pps = t->rate_pps, .rate_share = t->rate_share,
+		.rate_pps = t->rate_pps, .rate_share = t->rate_share, .burst = t->burst,
 	};
 	if (t->n_cpus) {
 		s->traffic.cpus = calloc((size_t)t->n_cpus, sizeof(*s->traffic.cpus));

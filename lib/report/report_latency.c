@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* report_latency.c - see report_int.h. The latency table of `result show` (docs/cli.md,
  * "result show"): one row per job and latency window (subject PORT@LOAD), its figures
- * from the whole-window samples latency.* (docs/agent.md, "Metrics") and its histogram
+ * from the whole-window samples latency.* (docs/agent.md, "Metrics"; burst: the largest
+ * burst the receiver saw, beside the load) and its histogram
  * from the result's "latency_hist" rows (bucket bounds from bpf/latency_shared.h). The
  * rows go into the report as "latency"; the text prints them as one table in µs.
  */
@@ -124,7 +125,7 @@ static const char *count(const json_t *r, const char *key, char *buf, size_t len
 int report_latency_print_text(const json_t *rows, FILE *out)
 {
 	static const char *const head[] = {
-		"host", "variant", ">rep", "point", "port", "load", ">pps", ">min", ">p50",
+		"host", "variant", ">rep", "point", "port", "load", ">pps", ">burst", ">min", ">p50",
 		">p90", ">p99", ">p99.9", ">max", ">lost", ">reordered", ">duplicated",
 		">foreign",
 	};
@@ -145,12 +146,12 @@ int report_latency_print_text(const json_t *rows, FILE *out)
 		const char *cells[N_COLS] = {
 			jget_str(r, "host", NULL), jget_str(r, "variant", NULL), count(r, "rep", b[2], 48),
 			point && point[0] ? point : "-", jget_str(r, "port", NULL), jget_str(r, "load", NULL),
-			count(r, "load_pps", b[6], 48), us(r, "min_ns", b[7], 48),
-			us(r, "p50_ns", b[8], 48), us(r, "p90_ns", b[9], 48),
-			us(r, "p99_ns", b[10], 48), us(r, "p999_ns", b[11], 48),
-			us(r, "max_ns", b[12], 48), count(r, "lost", b[13], 48),
-			count(r, "reordered", b[14], 48), count(r, "duplicated", b[15], 48),
-			count(r, "foreign", b[16], 48),
+			count(r, "load_pps", b[6], 48), count(r, "burst_max", b[7], 48),
+			us(r, "min_ns", b[8], 48), us(r, "p50_ns", b[9], 48),
+			us(r, "p90_ns", b[10], 48), us(r, "p99_ns", b[11], 48),
+			us(r, "p999_ns", b[12], 48), us(r, "max_ns", b[13], 48),
+			count(r, "lost", b[14], 48), count(r, "reordered", b[15], 48),
+			count(r, "duplicated", b[16], 48), count(r, "foreign", b[17], 48),
 		};
 
 		err = tt_table_add(&t, cells);
@@ -159,7 +160,7 @@ int report_latency_print_text(const json_t *rows, FILE *out)
 			break;
 	}
 	if (!err) {
-		fprintf(out, "\nlatency  (one-way, µs; load: a share of the PDR or frames/s; histograms in -j)\n");
+		fprintf(out, "\nlatency  (one-way, µs; load: a share of the PDR or frames/s; burst: the most frames that arrived within half a frame's time of each other; histograms and gaps in -j)\n");
 		tt_table_print(&t, out);
 	}
 	tt_table_release(&t);

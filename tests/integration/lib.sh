@@ -109,14 +109,15 @@ check() { # DESCRIPTION COMMAND...: run the command, count a failure if it fails
 	if "$@"; then ok "$what"; else fail "$what"; fi
 }
 # The first 17 lines of a plan NAME whose variant `police` (bpf/xdp_police.bpf.c) on port
-# b passes N frames/s and drops the rest, from xdp-live frames out of port a: a path of
-# known capacity (test_search.sh, test_latency.sh); the caller adds its search (line 18).
-police_plan() { # NAME N
+# b passes N frames/s and drops the rest, from GENERATOR's frames (default xdp-live) out of
+# port a: a path of known capacity (test_search.sh, test_latency.sh); the caller adds its
+# search (line 18).
+police_plan() { # NAME N [GENERATOR]
 	cat <<YAML
 name: $1
 ports: [a, b]
 traffic:
-  generator: xdp-live
+  generator: ${3:-xdp-live}
   from: a
   packet: {size: 64}
   duration: 1s

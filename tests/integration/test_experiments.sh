@@ -9,9 +9,12 @@
 # numbers the text shows, and no veth job is generator-bound (docs/agent.md, "Verdicts").
 # Then plans/tc-attach.yaml once (1 repetition): both ways of attaching a tc program,
 # tcx and clsact, measure the program, and each job's stored env says which way it went.
-# Then plans/ndr-cpumap.yaml once, coarse: each variant's NDR and PDR bounds exist and are
-# within the width (unless the search ended generator-bound: a skip), and every trial is
-# stored. About 120 s.
+# Then plans/ndr-cpumap.yaml, coarse: each variant's NDR and PDR bounds exist and are
+# within the width, and every trial is stored. A search that ends generator-bound (the
+# generator fell short of the loads by more than the validity bound, twice: a busy
+# machine) measured nothing of the path: the plan runs again, at most SEARCH_TRIES times
+# in all, and the check fails when a variant is still generator-bound; it never skips.
+# About 120 s.
 . "$(dirname "$0")/lib.sh"
 
 lab_start 2
@@ -92,8 +95,14 @@ for g, htext in zip(doc["groups"], hosts):
     assert htext.startswith(g["host"] + " "), (g["host"], htext[:20])
     sec = [s for s in g["sections"] if s["metric"] == "prog.ns_per_run"][0]
     part = htext.split("prog.ns_per_run", 1)[1].split("\n\n", 1)[0]
-    lines = [l for l in part.splitlines()[2:]
-             if l.strip() and not re.match(r"[\^*!&o~#?] [a-z-]+: ", l)]
+    # the rows end where the notes begin ("&1 disturbed: ...", numbered when there
+    # are several, each perhaps wrapped onto indented lines)
+    lines = []
+    for l in part.splitlines()[2:]:
+        if re.match(r"[\^*!&o~#?]\d* [a-z-]+: ", l):
+            break
+        if l.strip():
+            lines.append(l)
     assert len(lines) == len(sec["rows"]), (lines, len(sec["rows"]))
     totals = {t["variant"]: t for t in sec["totals"]}
     for line, row in zip(lines, sec["rows"]):
@@ -207,28 +216,42 @@ check "tc-attach: the stored envs say tc_attach clsact and tcx ($attached)" \
 	test "$attached" = "clsact=clsact tcx=tcx "
 
 # --- 6. ndr-cpumap: an MLRsearch per variant, coarse (width 5 %, 0.5 s trials, one search)
-run=$(submit ndr-cpumap -s repeat=1 -s search.width=5% -s search.trial=500ms -s search.total=500ms) || true
+bound() { # RUN: the variants whose search ended generator-bound (a ceiling at or below PDR's upper bound)
+	local v c u
+	for v in pass drop; do
+		c=$(sql "SELECT s.value FROM samples s JOIN jobs j ON j.id = s.job_id
+			WHERE j.run_id=$1 AND j.variant='$v' AND s.metric='search.ceiling_pps'")
+		u=$(mean_of "$1" $v pdr.upper b)
+		[ -n "$c" ] && awk -v u="$u" -v c="$c" 'BEGIN { exit !(u == 0 || u > c) }' && echo "$v at $c"
+	done
+}
+for try in $(seq 1 "${SEARCH_TRIES:-3}"); do
+	# (a search generator-bound below min_rate leaves the latency loads no PDR: the
+	# job, and so the run, fails; that is no measurement either)
+	run=$(submit ndr-cpumap -s repeat=1 -s search.width=5% -s search.trial=500ms -s search.total=500ms) || {
+		gbound="a failed run"
+		echo "ndr-cpumap: the run failed (load $(cut -d' ' -f1-3 /proc/loadavg)): again"
+		continue
+	}
+	gbound=$(bound "$run" | tr '\n' ' ')
+	[ -z "$gbound" ] && break
+	echo "ndr-cpumap: generator-bound ($gbound; load $(cut -d' ' -f1-3 /proc/loadavg)): again"
+done
 check "ndr-cpumap ran (run '$run')" test -n "$run"
 check "ndr-cpumap: 2 jobs done" jobs_done "$run" 2
+check "ndr-cpumap: no search generator-bound in ${SEARCH_TRIES:-3} tries (${gbound:-none}; load $(cut -d' ' -f1-3 /proc/loadavg))" test -z "$gbound"
+run=${run:-0}	# (no run: the checks below find nothing and fail)
 for v in pass drop; do
 	nl=$(mean_of "$run" $v ndr.lower b); nu=$(mean_of "$run" $v ndr.upper b)
 	pl=$(mean_of "$run" $v pdr.lower b); pu=$(mean_of "$run" $v pdr.upper b)
 	trials=$(mean_of "$run" $v search.trials b)
 	stored=$(sql "SELECT count(*) FROM samples s JOIN jobs j ON j.id = s.job_id
 		WHERE j.run_id=$run AND j.variant='$v' AND s.metric='trial.loss_ratio'")
-	ceiling=$(sql "SELECT s.value FROM samples s JOIN jobs j ON j.id = s.job_id
-		WHERE j.run_id=$run AND j.variant='$v' AND s.metric='search.ceiling_pps'")
-	echo "ndr-cpumap $v: NDR $nl..$nu PDR $pl..$pu, $trials trials, ceiling ${ceiling:-none}"
-	if [ -n "$ceiling" ] && awk -v u="$pu" -v c="$ceiling" 'BEGIN { exit !(u == 0 || u > c) }'; then
-		# a busy host's generator fell short of the loads asked (short trials most):
-		# the search ends generator-bound below its ceiling (docs/agent.md, "Search")
-		skip_check "ndr-cpumap $v: bounds within 5 %: generator-bound at $ceiling frames/s (the generator fell short of the loads asked; load average $(cut -d' ' -f1-3 /proc/loadavg))"
-	else
-		# (a search may end at exactly the width: the values come back through text)
-		check "ndr-cpumap $v: NDR and PDR bounds within 5 % ($nl..$nu, $pl..$pu)" \
-			awk -v a="$nl" -v b="$nu" -v c="$pl" -v d="$pu" 'BEGIN { w = 0.05 * (1 + 1e-9)
-			exit !(a >= 10000 && b > a && (b - a) / b <= w && c >= a && d > c && (d - c) / d <= w) }'
-	fi
+	echo "ndr-cpumap $v: NDR $nl..$nu PDR $pl..$pu, $trials trials"
+	# (a search may end at exactly the width: the values come back through text)
+	check "ndr-cpumap $v: NDR and PDR bounds within 5 % ($nl..$nu, $pl..$pu)" \
+		awk -v a="$nl" -v b="$nu" -v c="$pl" -v d="$pu" 'BEGIN { w = 0.05 * (1 + 1e-9)
+		exit !(a >= 10000 && b > a && (b - a) / b <= w && c >= a && d > c && (d - c) / d <= w) }'
 	check "ndr-cpumap $v: every trial stored ($stored of $trials)" test "$stored" = "${trials%.*}"
 done
 "$bpflab" result show "$run" > "$tmp/ndr.txt"; cat "$tmp/ndr.txt"

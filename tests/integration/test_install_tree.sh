@@ -108,7 +108,7 @@ sed 's|^ExecStart=.*bpflabd |ExecStart=/nonexistent/bpflabd |' \
 check "systemd-analyze verify sees a unit whose binary is missing" \
 	bash -c "! (cd '$tmp' && MANPATH='$tmp/prefix/share/man' systemd-analyze verify '$tmp/broken.service' >/dev/null 2>&1)"
 check "the agent's unit bounds its capabilities" \
-	grep -q '^CapabilityBoundingSet=CAP_BPF CAP_PERFMON CAP_NET_ADMIN CAP_NET_RAW CAP_SYS_ADMIN$' \
+	grep -q '^CapabilityBoundingSet=CAP_BPF CAP_PERFMON CAP_NET_ADMIN CAP_NET_RAW CAP_SYS_ADMIN CAP_SYS_NICE$' \
 	"$tmp/prefix/lib/systemd/system/bpflab-agent.service"
 check "bpflabd's unit runs as bpflab with no capability" \
 	grep -qx 'CapabilityBoundingSet=' "$tmp/prefix/lib/systemd/system/bpflabd.service"

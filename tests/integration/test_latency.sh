@@ -112,6 +112,10 @@ p50=$(value latency.p50_ns "b@20000"); load_pps=$(value latency.load_pps "b@2000
 frames=$(value latency.frames "b@20000"); lost=$(value latency.lost "b@20000")
 check "udp, b@20000 after the rate window: load $load_pps, $frames frames, $lost lost, p50 $p50 ns" \
 	awk -v l="$load_pps" -v p="$p50" -v f="$frames" 'BEGIN { exit !(l == 20000 && p > 0 && f >= 10000) }'
+# the rate window is judged against its own rate (50000), not the latency load after it
+details=$(sql "SELECT verdict_details FROM jobs WHERE run_id=$run")
+check "the rate window is judged against its rate, not the latency load ($details)" \
+	bash -c "! grep -q 'of the 20000 asked' <<< \"\$1\"" _ "$details"
 
 # --- a cpumap that passes frames to the stack on CPU 1 (plans/cpumap-redirect.yaml's
 # 'pass'): the receiver at tcx ingress of b sees the skbs the cpumap builds there

@@ -1,59 +1,89 @@
 #!/bin/bash
 # test_search.sh - MLRsearch in a job (plan `search`, docs/plans.md) on a path of known
 # capacity, on a 1-host lab in a box: xdp_police (bpf/xdp_police.bpf.c) on port b passes
-# at most 100000 frames/s (config[0], set by the plan) and drops the rest; the search
-# finds NDR within 2 % of 100000, PDR (0.5 %) not below it, bounds within the width, and
-# every trial is stored in order, `result show`'s NDR/PDR table and --trials say the
-# same; a search whose generator cannot reach max_rate (XDP_PASS on a veth) ends
+# at most N frames/s (config[0], set by the plan) with a buffer of 1 ms of frames and
+# drops the rest; searched at N = 300000 and 100000, the search finds NDR within 2 % of N,
+# PDR (0.5 %) not below it, bounds within the width, and every trial is stored in order
+# with the generator's burst and shortfall, `result show`'s NDR/PDR table and --trials
+# say the same; a search whose generator cannot reach max_rate (XDP_PASS on a veth) ends
 # generator-bound below its ceiling; `search.method: binary` searches too (coarse:
-# bounds within the width, every trial full-length); a bad search section, or max_rate
-# above the port's line rate, is refused (FILE:LINE:COL, exit 2).
-# The police starts each trial with 5 ms of frames in its bucket: at most 0.25 % more than
-# N passes in a 2 s trial.
+# bounds within the width, every trial full-length); a bad search section, a bad
+# traffic.burst, or max_rate above the port's line rate, is refused (FILE:LINE:COL,
+# exit 2).
+# A search that ends generator-bound below N (the generator fell short of the loads by
+# more than the validity bound, twice each: a busy machine) is no measurement of the
+# device: it is run again, at most SEARCH_TRIES times in all, and a check fails when
+# none ends above N; it is never skipped.
+# The police is searched with each paced generator, xdp-live and udp (their sending
+# threads in SCHED_FIFO, agent/genboost.h: in the fair class a loaded 2-CPU machine
+# woke them too late for the burst cap, bench/README.md, "Pacing"); the binary search
+# with udp.
 . "$(dirname "$0")/lib.sh"
 
 lab_start 1
 tmp=$(mktemp -d /tmp/bpflab-it-XXXXXX)
 cleanup_later "$tmp"
-N=100000
+SEARCH_TRIES=${SEARCH_TRIES:-3}
 
-{ police_plan search "$N"; cat <<YAML
-search: {goals: [{name: NDR, loss: 0}, {name: PDR, loss: 0.5%}], width: 0.5%, trial: 2s, min_rate: 20000, max_rate: 400000}
-YAML
-} > "$tmp/search.yaml"
-
-"$bpflab" run submit "$tmp/search.yaml" --wait > "$tmp/out" 2>&1
-cat "$tmp/out" >&2
-run=$(sed -n 's/^run \([0-9][0-9]*\) submitted.*/\1/p' "$tmp/out" | head -n 1)
-check "search run done (run '$run')" test "$(sql "SELECT state FROM runs WHERE id=$run")" = done
 value() {
 	sql "SELECT s.value FROM samples s JOIN jobs j ON j.id = s.job_id WHERE j.run_id=$run
 	     AND s.metric='$1' AND s.seq IS NULL"
 }
-ndr=$(value ndr.lower); ndr_up=$(value ndr.upper); pdr=$(value pdr.lower)
-cond=$(value pdr.conditional); trials=$(value search.trials); t=$(value search.time_s)
-echo "N $N: ndr.lower $ndr ndr.upper $ndr_up pdr.lower $pdr pdr.conditional $cond; $trials trials, $t s"
-echo "trials (seq|load|offered|duration|loss ratio):"
-sql "SELECT l.seq, l.value, o.value, d.value, r.value FROM samples l JOIN jobs j ON j.id = l.job_id
-     JOIN samples o ON o.job_id = l.job_id AND o.seq = l.seq AND o.metric='trial.offered_pps'
-     JOIN samples d ON d.job_id = l.job_id AND d.seq = l.seq AND d.metric='trial.duration_s'
-     JOIN samples r ON r.job_id = l.job_id AND r.seq = l.seq AND r.metric='trial.loss_ratio'
-     WHERE j.run_id=$run AND l.metric='trial.load_pps' ORDER BY l.seq"
-sql "SELECT s.metric, s.subject, s.value FROM samples s JOIN jobs j ON j.id = s.job_id
-     WHERE j.run_id=$run AND s.metric NOT LIKE 'trial.%'"
-ceiling=$(value search.ceiling_pps)
-if [ -n "$ceiling" ] && awk -v c="$ceiling" -v n=$N 'BEGIN { exit !(c < 1.02 * n) }'; then
-	# a busy host's generator fell short of loads up to the capacity, twice each: the
-	# search rightly ends generator-bound below it (docs/agent.md, "Search")
-	skip_check "NDR within 2 % of $N: the generator could not offer more than $ceiling frames/s (machine busy: $(cut -d' ' -f1-3 /proc/loadavg))"
-	check "generator-bound: NDR not above the ceiling ($ndr <= $ceiling)" awk -v l="$ndr" -v c="$ceiling" 'BEGIN { exit !(l == "" || l <= c) }'
-else
-	check "NDR within 2 % of $N ($ndr)" awk -v v="$ndr" -v n=$N 'BEGIN { exit !(v != "" && v >= 0.98 * n && v <= 1.02 * n) }'
+# search N: the police at N frames/s searched from N/5 to 2N (into $tmp/search-N.yaml),
+# again while it ends generator-bound below N, at most SEARCH_TRIES times; sets run,
+# ndr, ndr_up, pdr, trials, ceiling
+search() {
+	local n=$1 gen=$2 try
+	{ police_plan search "$n" "$gen"; cat <<YAML
+search: {goals: [{name: NDR, loss: 0}, {name: PDR, loss: 0.5%}], width: 0.5%, trial: 2s, min_rate: $((n / 5)), max_rate: $((2 * n))}
+YAML
+	} > "$tmp/search-$n.yaml"
+	for try in $(seq 1 "$SEARCH_TRIES"); do
+		"$bpflab" run submit "$tmp/search-$n.yaml" --wait > "$tmp/out" 2>&1
+		cat "$tmp/out" >&2
+		run=$(sed -n 's/^run \([0-9][0-9]*\) submitted.*/\1/p' "$tmp/out" | head -n 1)
+		check "search at $n ($gen) run done (run '$run', try $try)" test "$(sql "SELECT state FROM runs WHERE id=$run")" = done
+		ndr=$(value ndr.lower); ndr_up=$(value ndr.upper); pdr=$(value pdr.lower)
+		trials=$(value search.trials); ceiling=$(value search.ceiling_pps)
+		echo "N $n, $gen (try $try, load $(cut -d' ' -f1-3 /proc/loadavg)): ndr.lower $ndr ndr.upper $ndr_up pdr.lower $pdr; $trials trials, $(value search.time_s) s; ceiling ${ceiling:-none}"
+		echo "trials (seq|load|offered|loss ratio|burst|shortfall):"
+		sql "SELECT l.seq, l.value, o.value, r.value, b.value, f.value FROM samples l
+		     JOIN jobs j ON j.id = l.job_id
+		     JOIN samples o ON o.job_id = l.job_id AND o.seq = l.seq AND o.metric='trial.offered_pps'
+		     JOIN samples r ON r.job_id = l.job_id AND r.seq = l.seq AND r.metric='trial.loss_ratio'
+		     LEFT JOIN samples b ON b.job_id = l.job_id AND b.seq = l.seq AND b.metric='trial.gen_burst'
+		     LEFT JOIN samples f ON f.job_id = l.job_id AND f.seq = l.seq AND f.metric='trial.gen_shortfall'
+		     WHERE j.run_id=$run AND l.metric='trial.load_pps' ORDER BY l.seq"
+		if [ -n "$ceiling" ] && awk -v c="$ceiling" -v n="$n" 'BEGIN { exit !(c < 1.02 * n) }'; then
+			echo "search at $n ($gen): generator-bound below N (ceiling $ceiling, load $(cut -d' ' -f1-3 /proc/loadavg)): again"
+			continue
+		fi
+		return 0
+	done
+}
+
+for GEN in xdp-live udp; do
+for N in 300000 100000; do
+	search "$N" "$GEN"
+	check "search at $N ($GEN): not generator-bound below N in $SEARCH_TRIES tries (ceiling ${ceiling:-none}, load $(cut -d' ' -f1-3 /proc/loadavg))" \
+		awk -v c="$ceiling" -v n=$N 'BEGIN { exit !(c == "" || c >= 1.02 * n) }'
+	check "search at $N ($GEN): NDR within 2 % of $N ($ndr)" awk -v v="$ndr" -v n=$N 'BEGIN { exit !(v != "" && v >= 0.98 * n && v <= 1.02 * n) }'
 	# (a search ends at a width of exactly 0.5 % when bisection lands on it; the stored
 	# values are read back through text, so allow a rounding of 1e-9 of it)
-	check "NDR bounds within the width 0.5 % ($ndr .. $ndr_up)" awk -v l="$ndr" -v u="$ndr_up" 'BEGIN { exit !(u > l && (u - l) / u <= 0.005 * (1 + 1e-9)) }'
-	check "PDR not below NDR ($pdr)" awk -v p="$pdr" -v l="$ndr" 'BEGIN { exit !(p >= l) }'
-fi
+	check "search at $N ($GEN): NDR bounds within the width 0.5 % ($ndr .. $ndr_up)" awk -v l="$ndr" -v u="$ndr_up" 'BEGIN { exit !(u > l && (u - l) / u <= 0.005 * (1 + 1e-9)) }'
+	check "search at $N ($GEN): PDR not below NDR ($pdr)" awk -v p="$pdr" -v l="$ndr" 'BEGIN { exit !(p >= l) }'
+	bursts=$(sql "SELECT count(*) FROM samples s JOIN jobs j ON j.id = s.job_id WHERE j.run_id=$run
+		      AND s.metric='trial.gen_burst' AND s.value >= 1 AND s.value <= 0.001 * $N")
+	check "search at $N ($GEN): every trial's burst within the police's 1 ms ($bursts of $trials)" test "$bursts" = "${trials%.*}"
+	# the paced threads' scheduling class, kept with the figures (docs/agent.md,
+	# "Inventory"): SCHED_FIFO as root
+	gsched=$(sql "SELECT json_extract(e.inventory, '\$.gen_sched') FROM jobs j
+		      JOIN host_envs e ON e.id = j.env_id WHERE j.run_id=$run")
+	check "search at $N ($GEN): the env says the generator ran in SCHED_FIFO ($gsched)" grep -q '^fifo' <<< "$gsched"
+done
+done
+sql "SELECT s.metric, s.subject, s.value FROM samples s JOIN jobs j ON j.id = s.job_id
+     WHERE j.run_id=$run AND s.metric NOT LIKE 'trial.%'"
 n=$(sql "SELECT count(*) FROM samples s JOIN jobs j ON j.id = s.job_id WHERE j.run_id=$run
 	 AND s.metric='trial.loss_ratio'")
 check "every trial stored ($n of $trials)" test "$n" = "${trials%.*}"
@@ -108,33 +138,31 @@ check "a goal without an upper bound is marked generator-bound" \
 	jq -e '.searches[0].goals | all(.generator_bound == (.upper == null))' "$tmp/show.json"
 
 # --- method binary (bench/ndr's comparison), coarse: one search per goal, every trial
-# full-length, the bounds within the width (or, on a busy host, generator-bound below the
-# ceiling, as above)
-"$bpflab" run submit "$tmp/search.yaml" -s search.method=binary -s search.width=5% \
-	-s search.trial=1s --wait > "$tmp/out" 2>&1
-cat "$tmp/out" >&2
-run=$(sed -n 's/^run \([0-9][0-9]*\) submitted.*/\1/p' "$tmp/out" | head -n 1)
-check "binary search run done (run '$run')" test "$(sql "SELECT state FROM runs WHERE id=$run")" = done
+# full-length, the bounds within the width; generator-bound below N: again, as above
+N=100000
+for try in $(seq 1 "$SEARCH_TRIES"); do
+	"$bpflab" run submit "$tmp/search-100000.yaml" -s search.method=binary -s search.width=5% \
+		-s search.trial=1s --wait > "$tmp/out" 2>&1
+	cat "$tmp/out" >&2
+	run=$(sed -n 's/^run \([0-9][0-9]*\) submitted.*/\1/p' "$tmp/out" | head -n 1)
+	check "binary search run done (run '$run')" test "$(sql "SELECT state FROM runs WHERE id=$run")" = done
+	ceiling=$(value search.ceiling_pps)
+	awk -v c="$ceiling" -v n=$N 'BEGIN { exit !(c == "" || c >= 1.02 * n) }' && break
+	echo "binary: generator-bound below N (ceiling $ceiling, load $(cut -d' ' -f1-3 /proc/loadavg)): again"
+done
 ndr=$(value ndr.lower); ndr_up=$(value ndr.upper); trials=$(value search.trials)
-ceiling=$(value search.ceiling_pps)
 short=$(sql "SELECT count(*) FROM samples s JOIN jobs j ON j.id = s.job_id WHERE j.run_id=$run
 	     AND s.metric='trial.duration_s' AND s.value < 0.95")
 echo "binary: ndr.lower $ndr ndr.upper $ndr_up pdr.lower $(value pdr.lower); $trials trials; ceiling ${ceiling:-none}"
 "$bpflab" result show "$run" --trials >&2 || true
-if [ -n "$ceiling" ] && awk -v c="$ceiling" -v n=$N 'BEGIN { exit !(c < 1.02 * n) }'; then
-	skip_check "binary: NDR bounds within 5 %: the generator could not offer more than $ceiling frames/s (machine busy: $(cut -d' ' -f1-3 /proc/loadavg))"
-	# (the goals run one after the other: NDR's search may have ended before the ceiling
-	# fell; PDR's, the last, ran under it)
-	pdr=$(value pdr.lower)
-	check "binary, generator-bound: PDR not above the ceiling ($pdr <= $ceiling)" awk -v l="$pdr" -v c="$ceiling" 'BEGIN { exit !(l == "" || l <= c * (1 + 1e-9)) }'
-else
-	check "binary: NDR bounds within 5 % ($ndr .. $ndr_up)" awk -v l="$ndr" -v u="$ndr_up" 'BEGIN { exit !(u > l && (u - l) / u <= 0.05 * (1 + 1e-9)) }'
-fi
+check "binary: not generator-bound below N in $SEARCH_TRIES tries (ceiling ${ceiling:-none}, load $(cut -d' ' -f1-3 /proc/loadavg))" \
+	awk -v c="$ceiling" -v n=$N 'BEGIN { exit !(c == "" || c >= 1.02 * n) }'
+check "binary: NDR bounds within 5 % ($ndr .. $ndr_up)" awk -v l="$ndr" -v u="$ndr_up" 'BEGIN { exit !(u > l && (u - l) / u <= 0.05 * (1 + 1e-9)) }'
 check "binary: every trial 1 s ($short shorter, of $trials)" test "$short" = 0
 
 # --- bad search sections: FILE:LINE:COLUMN, exit 2
-bad() { # SED DESCRIPTION PATTERN
-	sed "$1" "$tmp/search.yaml" > "$tmp/bad.yaml"
+bad() { # SED DESCRIPTION PATTERN (on the police search with xdp-live)
+	sed "s/^  generator: udp$/  generator: xdp-live/; $1" "$tmp/search-100000.yaml" > "$tmp/bad.yaml"
 	rc=0
 	"$bpflab" run submit "$tmp/bad.yaml" 2> "$tmp/bad.err" >/dev/null || rc=$?
 	check "$2 exits 2 (got $rc)" test "$rc" = 2
@@ -145,5 +173,9 @@ bad 's/loss: 0.5%/loss: 100%/' "loss 100 %" "18:[0-9]*: search.goals: loss"
 bad 's/trial: 2s/trial: 2s, total: 1s/' "total shorter than trial" "18:[0-9]*: search.total"
 bad 's/trial: 2s/trial: 2s, method: linear/' "method linear" "18:[0-9]*: search.method: expected one of mlrsearch, binary"
 # above the line rate of h1's port a (veth: 10000 Mb/s, 14.2 Mpps of 64 bytes), at submit
-bad 's/max_rate: 400000/max_rate: 20000000/' "max_rate above the line rate" "18:[0-9]*: search.max_rate: 20000000 frames/s is above the line rate of port 'a' on host 'h1'"
+bad 's/max_rate: 200000/max_rate: 20000000/' "max_rate above the line rate" "18:[0-9]*: search.max_rate: 20000000 frames/s is above the line rate of port 'a' on host 'h1'"
+# traffic.burst: 1 .. what one call sends (xdp-live 4096, udp 64), at FILE:LINE:COL
+bad 's/^  duration: 1s$/  duration: 1s\n  burst: 0/' "burst 0" "8:[0-9]*: traffic.burst: expected frames from 1 to 4096"
+bad 's/^  duration: 1s$/  duration: 1s\n  burst: 4097/' "burst 4097" "8:[0-9]*: traffic.burst: expected frames from 1 to 4096"
+bad 's/^  generator: xdp-live$/  generator: udp/; s/^  duration: 1s$/  duration: 1s\n  burst: 65/' "udp burst 65" "8:[0-9]*: traffic.burst: expected frames from 1 to 64 (what one udp (sendmmsg) call sends at most)"
 finish

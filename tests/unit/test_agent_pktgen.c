@@ -119,20 +119,19 @@ static void test_pktgen_commands(void **state)
 }
 
 /* With a rate, each device gets its thread's share as pktgen's own "ratep": 100001
- * frames/s over 3 threads is 33334 + 33334 + 33333 */
-static void test_pktgen_rate(void **state)
+ * frames/s over 3 threads is 33334 + 33334 + 33333; with traffic.burst 8, "burst 8" and
+ * a delay of 8 frames' time at the share: 8e9 / 33334 = 239995 ns, 8e9 / 33333 = 240002 */
+static void rate_run(int burst, const char *const *want)
 {
-	static const char *const want[] = { "ratep 33334\n", "ratep 33334\n", "ratep 33333\n" };
 	struct pktgen_config cfg = {
 		.dir = dir, .ifname = "p", .dst_mac = { 2, 0, 0, 0, 0, 0xb },
-		.size = 64, .flows = 1, .threads = 3, .rate_pps = 100001,
+		.size = 64, .flows = 1, .threads = 3, .rate_pps = 100001, .burst = burst,
 	};
 	char name[128], *text;
 	struct err err;
 	struct pktgen *gen;
 	int i;
 
-	(void)state;
 	snprintf(dir, sizeof(dir), "/tmp/bpflab-pktgen-XXXXXX");
 	assert_non_null(mkdtemp(dir));
 	touch("pgctrl", "");
@@ -150,6 +149,7 @@ static void test_pktgen_rate(void **state)
 		text = slurp(name);
 		/* after the last command of the rate-less sequence */
 		assert_non_null(strstr(text, "udp_dst_max 9\n"));
+		assert_non_null(strstr(text, burst ? "burst 8\ndelay 0\n" : "burst 1\ndelay 0\n"));
 		assert_string_equal(strstr(text, "udp_dst_max 9\n") + 14, want[i]);
 		free(text);
 	}
@@ -162,6 +162,17 @@ static void test_pktgen_rate(void **state)
 	}
 	unlink(strcat(strcpy((char[128]){ 0 }, dir), "/pgctrl"));
 	rmdir(dir);
+}
+
+static void test_pktgen_rate(void **state)
+{
+	static const char *const ratep[] = { "ratep 33334\n", "ratep 33334\n", "ratep 33333\n" };
+	static const char *const delay[] = { "delay 239995\n", "delay 239995\n",
+					     "delay 240002\n" };
+
+	(void)state;
+	rate_run(0, ratep);
+	rate_run(8, delay);
 }
 
 int main(void)

@@ -157,10 +157,11 @@ static void test_search_step(void **state)
 
 /* A generator of 800 kpps before the 1 Mpps device (by hand, as test_mlrsearch's
  * generator_bound): 2 Mpps for 1/8 s offers 800 kpps: invalid (trial.valid 0, its
- * offered and forwarded 800 kpps, no loss), twice, the ceiling 792 kpps; 792 kpps is
- * clean in the 1/8 s phase, again in the 1/4 s, 1/2 s and 1 s phases (confirming the
+ * offered and forwarded 800 kpps, no loss), run again at once twice by the job and
+ * reported invalid, then all that once more (6 trials), the ceiling 792 kpps; 792 kpps
+ * is clean in the 1/8 s phase, again in the 1/4 s, 1/2 s and 1 s phases (confirming the
  * coarse bound): both goals generator-bound at 792 kpps, no upper bounds,
- * search.ceiling_pps 792000; 6 trials, 3 x 0.125 + 0.25 + 0.5 + 1 = 2.125 s. */
+ * search.ceiling_pps 792000; 10 trials, 7 x 0.125 + 0.25 + 0.5 + 1 = 2.625 s. */
 static void test_search_generator_bound(void **state)
 {
 	struct model m = { .fail_at = -1, .gen = 800000 };
@@ -176,24 +177,26 @@ static void test_search_generator_bound(void **state)
 	assert_true(sample(&c, "trial.forwarded_pps", 0) == 800000);
 	assert_true(sample(&c, "trial.loss_ratio", 0) == 0);
 	assert_true(sample(&c, "trial.valid", 0) == 0);
-	assert_true(sample(&c, "trial.load_pps", 1) == 2e6 && sample(&c, "trial.valid", 1) == 0);
-	for (i = 2; i < 6; i++) {
+	for (i = 1; i < 6; i++)
+		assert_true(sample(&c, "trial.load_pps", i) == 2e6 &&
+			    sample(&c, "trial.valid", i) == 0);
+	for (i = 6; i < 10; i++) {
 		assert_near(sample(&c, "trial.load_pps", i), 792000, 1e-6);
 		assert_true(sample(&c, "trial.valid", i) == 1);
 	}
-	assert_near(sample(&c, "trial.duration_s", 5), 1, 1e-12);
-	assert_true(isnan(sample(&c, "trial.load_pps", 6)));
+	assert_near(sample(&c, "trial.duration_s", 9), 1, 1e-12);
+	assert_true(isnan(sample(&c, "trial.load_pps", 10)));
 	assert_near(sample(&c, "ndr.lower", -1), 792000, 1e-6);
 	assert_near(sample(&c, "ndr.conditional", -1), 792000, 1e-6);
 	assert_near(sample(&c, "pdr.lower", -1), 792000, 1e-6);
 	assert_true(isnan(sample(&c, "ndr.upper", -1)) && isnan(sample(&c, "pdr.upper", -1)));
 	assert_near(sample(&c, "search.ceiling_pps", -1), 792000, 1e-6);
-	assert_true(sample(&c, "search.trials", -1) == 6);
-	assert_near(sample(&c, "search.time_s", -1), 2.125, 1e-9);
+	assert_true(sample(&c, "search.trials", -1) == 10);
+	assert_near(sample(&c, "search.time_s", -1), 2.625, 1e-9);
 	/* the job's generator-bound verdict (verdict.h) gets this */
 	assert_string_equal(c.search_bound, "search: the generator could not offer the loads "
 			    "above 792000 frames/s (trials more than 1% off their load, "
-			    "twice): goal NDR has no upper bound below them");
+			    "6 times in a row): goal NDR has no upper bound below them");
 	samples_release(&c.samples);
 	/* a first trial offered 1.05 times its load (a held-up generator's catch-up) is
 	 * invalid too, and run again: valid, the search goes on as test_search_step's (15

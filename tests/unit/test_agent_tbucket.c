@@ -7,6 +7,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <errno.h>
 #include <stdint.h>
 
 #include "gen.h"
@@ -75,24 +76,122 @@ static void test_tbucket_rate(void **state)
 	assert_int_equal(tbucket_wait_ns(&tb, 10 * S, 2), 0);	/* beyond the burst: 1 */
 }
 
-/* A paced thread's first gen_pace_next: its record starts at the bucket's start, and the
- * batch it takes is every whole token owed until the take (1e6/s: 1 per us, below the
- * burst of 200000, which a thread held up 200 ms gets), whenever that was. */
-static void test_gen_pace_take(void **state)
+/* The interval and the cap (gen.h, struct gen_pace), on a clock driven by hand: at
+ * 100000/s a wake-up owes 10 frames (100 us) and the cap is 25 (250 us); a deadline is
+ * where the bucket holds 10, absolute: a wake-up 100 us late takes the 20 owed at once
+ * (carried, no shortfall) and the next deadline is 100 us after the last one, not after
+ * the late wake-up; one 400 us late takes the cap, 25, and the 14 above the full bucket
+ * (25 and a frame) are its shortfall. Taken at every deadline for 1 s: exactly the rate. */
+static void test_gen_pace_deadline(void **state)
 {
+	struct gen_pace p;
+	int64_t t;
+	uint64_t sent = 0;
+
+	(void)state;
+	gen_pace_init_at(&p, 100000, 1, 0, 0, 4096, 0);
+	assert_true(p.on);
+	assert_true(p.auto_burst);
+	assert_int_equal(p.per, 10);
+	assert_int_equal(p.burst, 25);
+	assert_int_equal(gen_pace_deadline(&p, 0), 100000);
+	assert_int_equal(gen_pace_take(&p, 50000, UINT64_MAX), 5);	/* early: what is there */
+	assert_int_equal(gen_pace_deadline(&p, 50000), 150000);
+	assert_int_equal(gen_pace_take(&p, 150000, UINT64_MAX), 10);
+	assert_int_equal(gen_pace_deadline(&p, 150000), 250000);
+	assert_int_equal(gen_pace_take(&p, 350000, UINT64_MAX), 20);	/* 100 us late */
+	assert_int_equal(gen_pace_shortfall(&p), 0);
+	assert_int_equal(gen_pace_deadline(&p, 350000), 450000);
+	assert_int_equal(gen_pace_take(&p, 750000, UINT64_MAX), 25);	/* 400 us late */
+	assert_int_equal(gen_pace_shortfall(&p), 14);
+	assert_int_equal(p.max_taken, 25);
+	assert_int_equal(p.take_ns, 750000);
+	assert_int_equal(gen_pace_take(&p, 750000, 1), 1);		/* the frame more */
+	/* a second at every deadline: the rate to the frame, bursts of 10 */
+	gen_pace_init_at(&p, 100000, 1, 0, 0, 4096, 0);
+	for (t = gen_pace_deadline(&p, 0); t <= (int64_t)S; t = gen_pace_deadline(&p, t))
+		sent += gen_pace_take(&p, t, UINT64_MAX);
+	assert_int_equal(sent, 100000);
+	assert_int_equal(p.max_taken, 10);
+	assert_int_equal(gen_pace_shortfall(&p), 0);
+}
+
+/* Interval and cap by rate and asked burst: 1 where it can (1000/s: a frame a wake-up,
+ * cap 1), 30 and 75 at 300000/s, an asked burst both caps and bounds a wake-up, what one
+ * call can send bounds both; off: MAX at once. The real clock: a take after the deadline
+ * (at least the PER frames, at most the burst). */
+static void test_gen_pace_sizes(void **state)
+{
+	struct gen_pace_stats st[2], sum;
 	struct gen_pace p;
 	uint64_t n = 0;
 
 	(void)state;
-	gen_pace_init(&p, 1000000, 1, 0, 64);
-	assert_true(p.on);
-	assert_int_equal(p.min, 1000);			/* 1 ms of frames */
-	assert_int_equal(p.take_ns, p.start_ns);
+	gen_pace_init_at(&p, 1000, 1, 0, 0, 4096, 0);
+	assert_int_equal(p.per, 1);
+	assert_int_equal(p.burst, 1);
+	assert_int_equal(gen_pace_deadline(&p, 0), MS);
+	gen_pace_init_at(&p, 300000, 1, 0, 0, 4096, 0);
+	assert_int_equal(p.per, 30);
+	assert_int_equal(p.burst, 75);
+	gen_pace_init_at(&p, 600000, 2, 1, 0, 4096, 0);		/* a thread's share */
+	assert_int_equal(p.rate, 300000);
+	assert_int_equal(p.burst, 75);
+	gen_pace_init_at(&p, 1000000, 1, 0, 16, 4096, 0);
+	assert_false(p.auto_burst);
+	assert_int_equal(p.per, 16);
+	assert_int_equal(p.burst, 16);
+	gen_pace_init_at(&p, 10000000, 1, 0, 0, 64, 0);
+	assert_int_equal(p.per, 64);
+	assert_int_equal(p.burst, 64);
+	gen_pace_init_at(&p, 1000, 1, 0, 100, 64, 0);
+	assert_int_equal(p.burst, 64);
+	gen_pace_init(&p, 0, 1, 0, 16, 4096);
+	assert_false(p.on);
+	assert_int_equal(gen_pace_next(&p, 99), 99);
+	assert_int_equal(gen_pace_shortfall(&p), 0);
+	gen_pace_init(&p, 1000000, 1, 0, 16, 4096);
 	while (!n)
 		n = gen_pace_next(&p, UINT64_MAX);
-	assert_true(p.take_ns > p.start_ns);
-	assert_int_equal(n, MIN((uint64_t)(p.take_ns - p.start_ns) / 1000, 200000));
-	assert_true(n >= 1000);
+	assert_true(p.take_ns >= p.start_ns + 16000);
+	assert_in_range(n, 16, 16);
+	gen_pace_stats_of(&p, &st[0]);
+	assert_int_equal(st[0].burst, 16);
+	assert_false(st[0].auto_burst);
+	st[1] = (struct gen_pace_stats){ .burst = 7, .shortfall = 5, .auto_burst = true };
+	st[0].shortfall = 2;
+	assert_int_equal(gen_pace_stats_sum(st, 2, &sum), 0);
+	assert_int_equal(sum.burst, 16);
+	assert_int_equal(sum.shortfall, 7);
+	assert_true(sum.auto_burst);
+	assert_int_equal(gen_pace_stats_sum(st, 0, &sum), -ENOENT);
+}
+
+/* Bounded bursts: a bucket of 16 at 100000/s held up 10 ms gives 16 frames, and the
+ * 984 it owed beyond them spill (the shortfall); a smaller burst spills what is above
+ * it; taken every 100 us (10 frames) nothing spills. */
+static void test_tbucket_spill(void **state)
+{
+	struct tbucket tb;
+	uint64_t t, sent = 0;
+
+	(void)state;
+	tbucket_init(&tb, 100000, 16, 0);
+	assert_int_equal(tbucket_take(&tb, 10 * MS, 1, UINT64_MAX), 16);
+	assert_int_equal(tb.spilled, 1000 - 16);
+	tbucket_init(&tb, 100000, 16, 0);
+	for (t = 100000; t <= S; t += 100000)
+		sent += tbucket_take(&tb, t, 1, UINT64_MAX);
+	assert_int_equal(sent, 100000);
+	assert_int_equal(tb.spilled, 0);
+	assert_int_equal(tbucket_tokens(&tb, S + 150000), 15);	/* 15 of 16 */
+	tbucket_set_burst(&tb, 4);
+	assert_int_equal(tbucket_tokens(&tb, S + 150000), 4);
+	assert_int_equal(tb.spilled, 11);
+	/* a pause of 1e9 s at 1e9/s: 1e18 tokens, spilled without overflow */
+	tbucket_init(&tb, TBUCKET_MAX, 1, 0);
+	assert_int_equal(tbucket_tokens(&tb, 1000000000ULL * S), 1);
+	assert_int_equal(tb.spilled, 1000000000ULL * 1000000000ULL - 1);
 }
 
 /* An xdp-live thread at 100000/s whose every call waits 10 ms before its frames go out
@@ -105,7 +204,8 @@ static void test_gen_pace_take(void **state)
  * the burst (200 ms, 20000 frames), not the 30000 owed: 42100 in 521 ms, 80806 (short). */
 static void test_gen_paced_bursts(void **state)
 {
-	struct gen_pace p = { .on = true, .min = 100, .start_ns = 0 };
+	struct gen_pace p = { .on = true, .start_ns = 0 };
+	const uint64_t min = 100;
 	struct gen_paced d = { 0 };
 	uint64_t sent = 0, first = 0, n;
 	int64_t s, t_first = 0;
@@ -114,7 +214,7 @@ static void test_gen_paced_bursts(void **state)
 	tbucket_init(&p.tb, 100000, 20000, 0);
 	assert_true(gen_paced_rate(&d, 1, 0) < 0);		/* no record yet */
 	for (s = 1 * MS; s + 20 * MS <= 250 * MS; s += 20 * MS) {
-		n = tbucket_take(&p.tb, (uint64_t)s, p.min, UINT64_MAX);
+		n = tbucket_take(&p.tb, (uint64_t)s, min, UINT64_MAX);
 		p.take_ns = s;
 		sent += n;
 		if (!first) {
@@ -133,7 +233,7 @@ static void test_gen_paced_bursts(void **state)
 	assert_float_equal(gen_paced_rate(&d, 1, 0), 100000, 1e-6);
 	/* a record spanning less than the trial asks: none */
 	assert_true(gen_paced_rate(&d, 1, 222 * MS) < 0);
-	n = tbucket_take(&p.tb, 521 * MS, p.min, UINT64_MAX);
+	n = tbucket_take(&p.tb, 521 * MS, min, UINT64_MAX);
 	p.take_ns = 521 * MS;
 	gen_paced_add(&d, &p, n);
 	assert_int_equal(n, 20000);
@@ -161,7 +261,9 @@ int main(void)
 		cmocka_unit_test(test_tbucket_tokens),
 		cmocka_unit_test(test_tbucket_burst),
 		cmocka_unit_test(test_tbucket_rate),
-		cmocka_unit_test(test_gen_pace_take),
+		cmocka_unit_test(test_gen_pace_deadline),
+		cmocka_unit_test(test_tbucket_spill),
+		cmocka_unit_test(test_gen_pace_sizes),
 		cmocka_unit_test(test_gen_paced_bursts),
 		cmocka_unit_test(test_gen_paced_threads),
 	};

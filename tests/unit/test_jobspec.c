@@ -297,6 +297,13 @@ static void test_jobspec_rate(void **state)
 	assert_int_equal(jobspec_decode(share, "spec", &s, &why), 0);
 	assert_int_equal(s.traffic.rate_pps, 0);
 	assert_true(s.traffic.rate_share == 0.125);
+	assert_int_equal(s.traffic.burst, 0);
+	jobspec_release(&s);
+	/* traffic.burst: after the rate, 1..4096 */
+	json_object_set_new(t, "burst", json_integer(16));
+	assert_round_trip(share, "burst");
+	assert_int_equal(jobspec_decode(share, "spec", &s, &why), 0);
+	assert_int_equal(s.traffic.burst, 16);
 	jobspec_release(&s);
 	json_decref(pps);
 	json_decref(share);
@@ -385,6 +392,8 @@ static const struct {
 	{ "{\"traffic\":{\"rate_share\":0}}", "spec.traffic.rate_share 0 is out of range (0, 1]" },
 	{ "{\"traffic\":{\"rate_pps\":5,\"rate_share\":0.5}}",
 	  "spec.traffic.rate_share: cannot be given with spec.traffic.rate_pps" },
+	{ "{\"traffic\":{\"burst\":0}}", "spec.traffic.burst 0 is out of range 1..4096" },
+	{ "{\"traffic\":{\"burst\":4097}}", "spec.traffic.burst 4097 is out of range 1..4096" },
 };
 
 static void test_jobspec_refusals(void **state)

@@ -160,6 +160,8 @@ static void test_latency_report(void **state)
 	json_t *result = json_of("{\"run\": 3, \"plan\": \"l\", \"state\": \"done\", \"repeat\": 1, "
 				 "\"hosts\": [{\"name\": \"h1\"}], \"variants\": [\"police\"], \"samples\": ["
 				 SAMPLE("latency.load_pps", "b@10%", "10000") ", "
+				 SAMPLE("latency.burst_max", "b@10%", "3") ", "
+				 SAMPLE("latency.gap_p50_ns", "b@10%", "98304") ", "
 				 SAMPLE("latency.min_ns", "b@10%", "1953") ", "
 				 SAMPLE("latency.p50_ns", "b@10%", "34815") ", "
 				 SAMPLE("latency.p90_ns", "b@10%", "69631") ", "
@@ -183,11 +185,13 @@ static void test_latency_report(void **state)
 	assert_string_equal(json_string_value(json_object_get(json_array_get(rows, 0), "port")), "b");
 	assert_string_equal(json_string_value(json_object_get(json_array_get(rows, 0), "load")), "10%");
 	assert_true(json_number_value(json_object_get(json_array_get(rows, 0), "p99_ns")) == 118783);
+	/* the spacing the receiver saw: the burst in the table, the gaps in -j */
+	assert_true(json_number_value(json_object_get(json_array_get(rows, 0), "gap_p50_ns")) == 98304);
 	text = report_text(report);
 	assert_non_null(text);
 	assert_contains(text, "latency  (one-way, µs;");
-	assert_contains(text, "host  variant  rep  point  port  load    pps  min   p50   p90    p99  p99.9    max  lost  reordered  duplicated  foreign\n"
-			      "h1    police     1  -      b     10%   10000  2.0  34.8  69.6  118.8  170.5  170.5     0          -           -        4\n");
+	assert_contains(text, "host  variant  rep  point  port  load    pps  burst  min   p50   p90    p99  p99.9    max  lost  reordered  duplicated  foreign\n"
+			      "h1    police     1  -      b     10%   10000      3  2.0  34.8  69.6  118.8  170.5  170.5     0          -           -        4\n");
 	assert_contains(text, "port.rx_pps");
 	assert_null(strstr(text, "latency.p50_ns"));	/* in the latency table only */
 	free(text);

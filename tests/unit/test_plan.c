@@ -651,6 +651,15 @@ static const struct bad_plan bad_format[] = {
 	{ WITH_RATE("xdp-live", "fast"), FILE_NAME ":6:9: " RATE_EXPECTED "'fast'" },
 	{ WITH_RATE("none", "1000"),
 	  FILE_NAME ":6:9: traffic.rate: needs a generator (traffic.generator is none)" },
+	/* traffic.burst: 1 to what one call sends (line 7, after `rate`) */
+	{ WITH_RATE("xdp-live", "1000\n  burst: 0"),
+	  FILE_NAME ":7:10: traffic.burst: expected frames from 1 to 4096 (what one xdp-live call sends at most), got '0'" },
+	{ WITH_RATE("pktgen", "1000\n  burst: 4097"),
+	  FILE_NAME ":7:10: traffic.burst: expected frames from 1 to 4096 (what one pktgen call sends at most), got '4097'" },
+	{ WITH_RATE("udp", "1000\n  burst: 65"),
+	  FILE_NAME ":7:10: traffic.burst: expected frames from 1 to 64 (what one udp (sendmmsg) call sends at most), got '65'" },
+	{ WITH_RATE("xdp-live", "1000\n  burst: many"),
+	  FILE_NAME ":7:10: traffic.burst: expected frames from 1 to 4096 (what one xdp-live call sends at most), got 'many'" },
 	{ BASE "metrics: [cpu.busy, cpu.busy]\n",
 	  FILE_NAME ":9:21: metrics: duplicate metric 'cpu.busy' (first at 9:11)" },
 	{ BASE "metrics: []\n",
@@ -697,6 +706,21 @@ static void test_plan_rate(void **state)
 	p = parse_ok(BASE);		/* no rate: full speed, nothing in the spec */
 	assert_int_equal(p->traffic.rate_pps, 0);
 	assert_true(p->traffic.rate_share == 0);
+	assert_int_equal(p->traffic.burst, 0);
+	assert_int_equal(plan_expand(p, &jobs, &n, &err), 0);
+	assert_null(json_object_get(json_object_get(jobs[0].spec, "traffic"), "burst"));
+	plan_jobs_free(jobs, n);
+	plan_destroy(&p);
+	/* traffic.burst into the spec; udp up to 64 */
+	p = parse_ok(WITH_RATE("xdp-live", "300000\n  burst: 4096"));
+	assert_int_equal(p->traffic.burst, 4096);
+	assert_int_equal(plan_expand(p, &jobs, &n, &err), 0);
+	t = json_object_get(jobs[0].spec, "traffic");
+	assert_int_equal(json_integer_value(json_object_get(t, "burst")), 4096);
+	plan_jobs_free(jobs, n);
+	plan_destroy(&p);
+	p = parse_ok(WITH_RATE("udp", "1000\n  burst: 64"));
+	assert_int_equal(p->traffic.burst, 64);
 	plan_destroy(&p);
 }
 
