@@ -94,7 +94,7 @@ static struct store *db_new(const char *dir, int round, int n, int64_t *host)
 		return NULL;
 	}
 	if (store_host_hello(st, "h", "bench", inv, 1, host, &requeued)) {
-		fprintf(stderr, "ingest: %s\n", store_errmsg(st));
+		fprintf(stderr, "ingest: %s\n", store_err(st)->msg);
 		json_decref(inv);
 		store_close(&st);
 		return NULL;
@@ -151,7 +151,7 @@ static int round_run(const char *dir, int round, int n, int s, double t[ST__N])
 		c0 = cpu_now();
 		t[ST_VALIDATE] += c0 - c1;
 		if (!rc && store_ingest_result(st, host, msg, 3000, &ing)) {
-			fprintf(stderr, "ingest: %s\n", store_errmsg(st));
+			fprintf(stderr, "ingest: %s\n", store_err(st)->msg);
 			rc = -1;
 		}
 		c1 = cpu_now();
@@ -239,7 +239,7 @@ static double dispatch_round(const char *dir, int round, int n, int batch)
 	t = cpu_now() - c0;
 out:
 	if (t < 0)
-		fprintf(stderr, "ingest: dispatch: %s\n", store_errmsg(st));
+		fprintf(stderr, "ingest: dispatch: %s\n", store_err(st)->msg);
 	store_close(&st);
 	return t;
 }
@@ -307,7 +307,8 @@ static int objects_bench(const char *dir, const char *obj, int reps, double *eac
 	rc = 0;
 out:
 	if (rc)
-		fprintf(stderr, "ingest: objects: %s\n", src.st ? store_errmsg(src.st) : err.msg);
+		fprintf(stderr, "ingest: objects: %s\n",
+			src.st ? store_err(src.st)->msg : err.msg);
 	sqlite3_finalize(ins);
 	object_cache_destroy(&cache);
 	store_close(&src.st);

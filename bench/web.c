@@ -200,7 +200,7 @@ int main(int argc, char **argv)
 	imp = big_run(jobs);
 	st = imp ? store_open(db, false, &err) : NULL;
 	if (!st || store_import(st, imp, util_wall_ms(), &run)) {
-		fprintf(stderr, "web: cannot make the database: %s\n", st ? store_errmsg(st) :
+		fprintf(stderr, "web: cannot make the database: %s\n", st ? store_err(st)->msg :
 			imp ? err.msg : "out of memory");
 		store_close(&st);
 		json_decref(imp);

@@ -143,7 +143,7 @@ static int do_start(int argc, char **argv)
 	struct vals x = { 0 };
 	unsigned int max_reps;
 	struct vsel q;
-	int ret, g, bd, err;
+	int ret, g, bd;
 
 	ret = bisect_parse(argc, argv, "bisect start", BISECT_OPTS_START, &o);
 	if (ret)
@@ -216,11 +216,9 @@ static int do_start(int argc, char **argv)
 	 * of several variants or subjects) */
 	q = (struct vsel){ .plan = plan_name, .metric = o.metric, .variant = o.variant,
 			   .subject = o.subject, .timing = o.timing };
-	err = bisect_values_get(&be, &q, &x);
-	if (err) {
-		ret = err == -EDOM ? CLI_EXIT_USAGE : CLI_EXIT_FAIL;
+	ret = bisect_values_get(&be, &q, &x);
+	if (ret)
 		goto out;
-	}
 	snprintf(unit, sizeof(unit), "%s", x.unit);
 	ses = json_pack("{s:s, s:s, s:s?, s:s?, s:O, s:s, s:s, s:{s:i, s:i, s:i, s:f, s:s?, "
 			"s:s?, s:O?}}", "plan", plan_name, "metric", o.metric, "variant", o.variant,

@@ -154,12 +154,12 @@ int bisect_load(struct session_be *be, int64_t id, json_t **ses, struct bisect *
 void bisect_vals_release(struct vals *x);
 /* The values Q selects into *OUT (released first), from BE. A sample is one variant and
  * one subject: when Q leaves either open and the values have several, nothing is taken
- * and -EDOM is returned after the error (bisect_sample_check). Returns 0, or -errno
- * after the error was printed. */
+ * (bisect_sample_check: bad input, CLI_EXIT_USAGE). Returns 0, or the exit status after
+ * the error (cli_fail). */
 int bisect_values_get(struct session_be *be, const struct vsel *q, struct vals *out);
 /* When the values X of SIDE ("step", "baseline", "candidate") on KERNEL come from
  * several hosts or kernel builds: a note on stderr, or with STRICT the error. Returns 0,
- * or -EDOM after the error. */
+ * or CLI_EXIT_FAIL after the error. */
 int bisect_vals_pooled(const struct vals *x, const char *side, const char *kernel,
 		       bool strict);
 

@@ -169,7 +169,7 @@ static int judge_values(struct judge *j)
 	}
 	json_decref(one);
 	if (err)
-		return err == -EDOM ? BISECT_OUT_USAGE : BISECT_OUT_FAILED;
+		return err == CLI_EXIT_USAGE ? BISECT_OUT_USAGE : BISECT_OUT_FAILED;
 	if (!j->base.n) {
 		cli_error("no values of '%s' in the baseline %s", o->metric, j->base_host ?
 			  "plan's new runs" : "run");

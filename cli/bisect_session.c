@@ -51,7 +51,7 @@ static json_t *db_session(struct session_be *be, int64_t id)
 	json_t *ses = store_bisect_get(be->st, id);
 
 	if (!ses)
-		cli_error("%s", store_errmsg(be->st));
+		cli_fail(-errno, store_err(be->st));
 	return ses;
 }
 
@@ -65,16 +65,17 @@ static json_t *db_list(struct session_be *be)
 	json_t *list = store_bisect_list(be->st);
 
 	if (!list)
-		cli_error("%s", store_errmsg(be->st));
+		cli_fail(-errno, store_err(be->st));
 	return list;
 }
 
 static json_t *db_start(struct session_be *be, const json_t *ses)
 {
 	int64_t id;
+	int rc = store_bisect_start(be->st, ses, util_wall_ms(), &id);
 
-	if (store_bisect_start(be->st, ses, util_wall_ms(), &id)) {
-		cli_error("%s", store_errmsg(be->st));
+	if (rc) {
+		cli_fail(rc, store_err(be->st));
 		return NULL;
 	}
 	return db_session(be, id);
@@ -83,10 +84,12 @@ static json_t *db_start(struct session_be *be, const json_t *ses)
 static json_t *db_add_step(struct session_be *be, int64_t id, int64_t seq,
 			   const json_t *step, const json_t *end)
 {
-	if (store_bisect_add_step(be->st, id, seq, step,
-				  end ? jget_str(end, "state", "") : NULL,
-				  json_object_get(end, "result"), util_wall_ms())) {
-		cli_error("%s", store_errmsg(be->st));
+	int rc = store_bisect_add_step(be->st, id, seq, step,
+				       end ? jget_str(end, "state", "") : NULL,
+				       json_object_get(end, "result"), util_wall_ms());
+
+	if (rc) {
+		cli_fail(rc, store_err(be->st));
 		return NULL;
 	}
 	return db_session(be, id);
@@ -95,9 +98,11 @@ static json_t *db_add_step(struct session_be *be, int64_t id, int64_t seq,
 static json_t *db_finish(struct session_be *be, int64_t id, int64_t steps,
 			 const json_t *end)
 {
-	if (store_bisect_end(be->st, id, steps, jget_str(end, "state", ""),
-			     json_object_get(end, "result"), util_wall_ms())) {
-		cli_error("%s", store_errmsg(be->st));
+	int rc = store_bisect_end(be->st, id, steps, jget_str(end, "state", ""),
+				  json_object_get(end, "result"), util_wall_ms());
+
+	if (rc) {
+		cli_fail(rc, store_err(be->st));
 		return NULL;
 	}
 	return db_session(be, id);
@@ -106,9 +111,10 @@ static json_t *db_finish(struct session_be *be, int64_t id, int64_t steps,
 static json_t *db_reset(struct session_be *be)
 {
 	int64_t id;
+	int rc = store_bisect_reset(be->st, 0, util_wall_ms(), &id);
 
-	if (store_bisect_reset(be->st, 0, util_wall_ms(), &id)) {
-		cli_error("%s", store_errmsg(be->st));
+	if (rc) {
+		cli_fail(rc, store_err(be->st));
 		return NULL;
 	}
 	return db_session(be, id);
@@ -119,7 +125,7 @@ static json_t *db_values(struct session_be *be, const json_t *filter)
 	json_t *rows = store_query_values(be->st, filter);
 
 	if (!rows)
-		cli_error("%s", store_errmsg(be->st));
+		cli_fail(-errno, store_err(be->st));
 	return rows;
 }
 
@@ -285,10 +291,8 @@ int bisect_vals_pooled(const struct vals *x, const char *side, const char *kerne
 	}
 	analysis_pooled_text(entry, "kernel", text, sizeof(text));
 	json_decref(entry);
-	if (strict) {
-		cli_error("%s; --strict refuses to pool them", text);
-		return -EDOM;
-	}
+	if (strict)
+		return cli_error("%s; --strict refuses to pool them", text);
 	fprintf(stderr, "bisect: note: %s; its figures pool them (--strict refuses)\n", text);
 	return 0;
 }
@@ -304,15 +308,14 @@ void bisect_vals_release(struct vals *x)
 
 /* The values Q selects into *OUT (released first), from BE. A sample is one variant and
  * one subject: when Q leaves either open and the values have several, nothing is taken
- * and -EDOM is returned after the error (bisect_sample_check). Returns 0, or -errno
- * after the error was printed. */
+ * (bisect_sample_check: bad input). Returns 0, or the exit status after the error. */
 int bisect_values_get(struct session_be *be, const struct vsel *q, struct vals *out)
 {
 	json_t *filter = json_pack("{s:s}", "metric", q->metric), *rows = NULL, *r, *u;
 	const char **names = NULL;
 	struct err why;
 	size_t i, k, n_rows;
-	int ret = -ENOMEM;
+	int ret;
 
 	bisect_vals_release(out);
 	out->runs = json_array();
@@ -330,7 +333,7 @@ int bisect_values_get(struct session_be *be, const struct vsel *q, struct vals *
 		json_object_set(filter, "runs", (json_t *)q->runs);
 	rows = be->ops->values(be, filter);
 	if (!rows) {
-		ret = -EIO;
+		ret = CLI_EXIT_FAIL;	/* said by the backend */
 		goto out;
 	}
 	n_rows = json_array_size(rows);
@@ -390,16 +393,15 @@ int bisect_values_get(struct session_be *be, const struct vsel *q, struct vals *
 				 " and others" : "");
 		else
 			snprintf(what, sizeof(what), "plan '%s'", q->plan ? q->plan : "?");
-		cli_error("metric '%s' of %s: %s", q->metric, what, why.msg);
+		err_prefix(&why, "metric '%s' of %s", q->metric, what);
 		out->n = 0;
-		ret = -EDOM;
+		ret = cli_fail(-EINVAL, &why);
 		goto out;
 	}
 	ret = 0;
 	goto out;
 oom:
-	cli_error("out of memory");
-	ret = -ENOMEM;
+	ret = cli_error("out of memory");
 out:
 	free(names);
 	json_decref(rows);

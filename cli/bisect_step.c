@@ -147,16 +147,16 @@ static int measure(struct session_be *be, json_t **ses, struct bisect *b, int k,
 			  .variant = jget_str(*ses, "variant", NULL),
 			  .subject = jget_str(*ses, "subject", NULL), .kernel = name,
 			  .runs = only, .used = used, .one_run = true };
-	int ret, err;
+	int ret;
 
 	timing = session_timing(be, *ses, stm, sizeof(stm));
 	q.timing = timing;
 
-	err = bisect_values_get(be, &q, &x);
-	if (err)
-		ret = err == -EDOM ? CLI_EXIT_USAGE : CLI_EXIT_FAIL;
-	else if (x.n && bisect_vals_pooled(&x, "step", name, strict))
-		ret = CLI_EXIT_FAIL;
+	ret = bisect_values_get(be, &q, &x);
+	if (!ret && x.n)
+		ret = bisect_vals_pooled(&x, "step", name, strict);
+	if (ret)
+		;	/* said */
 	else if (!x.n && !skip_missing)
 		ret = cli_error("no new stored results of '%s' on kernel '%s'%s%s%s: run the plan "
 				"on a host with that kernel and step again, or 'bisect step --skip' "
@@ -170,10 +170,10 @@ static int measure(struct session_be *be, json_t **ses, struct bisect *b, int k,
 	return ret;
 }
 
-/* Whether the session has stored values of its plan on kernel K in a run it has not
- * used yet: 1 or 0, or an exit status (> 1) after the error (values of several
+/* *STORED: whether the session has stored values of its plan on kernel K in a run it
+ * has not used yet. Returns 0, or the exit status after the error (values of several
  * variants or subjects: bad usage). */
-static int have_stored(struct session_be *be, const json_t *ses, const char *k)
+static int have_stored(struct session_be *be, const json_t *ses, const char *k, bool *stored)
 {
 	json_t *used = used_runs(ses, k);
 	char stm[16] = "";
@@ -183,9 +183,9 @@ static int have_stored(struct session_be *be, const json_t *ses, const char *k)
 			  .variant = jget_str(ses, "variant", NULL),
 			  .subject = jget_str(ses, "subject", NULL), .kernel = k,
 			  .timing = session_timing(be, ses, stm, sizeof(stm)), .used = used };
-	int err = bisect_values_get(be, &q, &x), ret;
+	int ret = bisect_values_get(be, &q, &x);
 
-	ret = err == -EDOM ? CLI_EXIT_USAGE : err ? CLI_EXIT_FAIL : x.n > 0;
+	*stored = !ret && x.n > 0;
 	bisect_vals_release(&x);
 	json_decref(used);
 	return ret;
@@ -334,12 +334,11 @@ int bisect_do_step(int argc, char **argv)
 	}
 	provider = o.provider ? o.provider : getenv("BPFLAB_KERNEL_PROVIDER");
 	plan_file = jget_str(json_object_get(ses, "opts"), "plan_file", NULL);
-	ret = have_stored(&be, ses, bisect_kernel(b, a.kernel));
-	if (ret == 1 && a.kernel2 >= 0)
-		ret = have_stored(&be, ses, bisect_kernel(b, a.kernel2));
-	if (ret > 1)
+	ret = have_stored(&be, ses, bisect_kernel(b, a.kernel), &stored);
+	if (!ret && stored && a.kernel2 >= 0)
+		ret = have_stored(&be, ses, bisect_kernel(b, a.kernel2), &stored);
+	if (ret)
 		goto out;
-	stored = ret == 1;
 	if (!stored && !o.skip && plan_file) {
 		/* nothing stored: measure it now through the coordinator */
 		ret = run_plan(ses, b, &a, provider, &run);

@@ -134,8 +134,9 @@ int cli_usage_error(const char *hint, const char *fmt, ...)
 int cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Print the failure RC (-errno) of a call that filled ERR, once, and return the exit
  * status: bad input (ERR->input: "FILE:LINE:COLUMN: message" as it is on stderr, or
- * {"file", "ok": false, "error", "line", "column"} in JSON mode) CLI_EXIT_USAGE; anything
- * else "bpflab: MESSAGE" (cli_error; strerror(-RC) when ERR says nothing) CLI_EXIT_FAIL.
+ * {"file", "ok": false, "error", "line", "column"} in JSON mode; input without a file,
+ * such as a flag's value, as cli_error) CLI_EXIT_USAGE; anything else "bpflab: MESSAGE"
+ * (cli_error; strerror(-RC) when ERR says nothing) CLI_EXIT_FAIL.
  * The one place where an error becomes an exit status (docs/architecture.md, "Errors"). */
 int cli_fail(int rc, const struct err *err);
 

@@ -193,10 +193,10 @@ static int query_db(const char *type, long long run, json_t **out)
 	if (!*out && errno == ENOENT)
 		ret = cli_error("unknown run %lld", run);
 	else if (!*out)
-		ret = cli_error("cannot query database '%s': %s", cli.db, store_errmsg(store));
+		ret = cli_error("cannot query database '%s': %s", cli.db, store_err(store)->msg);
 	else if (!strcmp(type, "host_list") && (rc = store_boot_attach(store, *out)))
 		ret = cli_error("cannot query database '%s': %s", cli.db,
-				rc == -EIO ? store_errmsg(store) : "out of memory");
+				rc == -EIO ? store_err(store)->msg : "out of memory");
 	if (ret) {
 		json_decref(*out);
 		*out = NULL;

@@ -97,6 +97,10 @@ int cli_fail(int rc, const struct err *err)
 
 	if (!err || !err->input)
 		return cli_error("%s", err_text(err, rc));
+	if (!*err->file) {		/* input without a place: said as any other error */
+		cli_error("%s", err->msg);
+		return CLI_EXIT_USAGE;
+	}
 	if (!cli.json) {
 		fprintf(stderr, "%s\n", err->msg);
 		return CLI_EXIT_USAGE;

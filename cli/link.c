@@ -5,6 +5,7 @@
  */
 #include "cli.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -102,7 +103,7 @@ static int request(const char *type, int argc, char **argv, const char *path)
 			return cli_error("%s", err.msg);
 		links = store_query_links(st);
 		if (!links) {
-			ret = cli_error("%s", store_errmsg(st));
+			ret = cli_fail(-errno, store_err(st));
 		} else {
 			reply = json_pack("{s:o}", "links", links);
 			ret = print_links(reply, true);

@@ -25,7 +25,7 @@ int cli_noise_rows(json_t **rows)
 			return cli_error("%s", *err.msg ? err.msg : "cannot open the database");
 		*rows = store_noise_list(store);
 		ret = *rows ? 0 : cli_error("cannot query database '%s': %s", cli.db,
-					    store_errmsg(store));
+					    store_err(store)->msg);
 		store_close(&store);
 		return ret;
 	}

@@ -226,9 +226,9 @@ static int fetch_values_id(const json_t *filter, json_t **rows, char *db_id)
 			return cli_error("cannot open database '%s': %s", cli.db,
 					 *err.msg ? err.msg : strerror(errno));
 		*rows = store_query_values(st, filter);
-		ret = *rows ? 0 : cli_error("%s", store_errmsg(st));
-		if (!ret && db_id && store_db_id(st, db_id))
-			ret = cli_error("%s", store_errmsg(st));
+		ret = *rows ? 0 : cli_fail(-errno, store_err(st));
+		if (!ret && db_id && (ret = store_db_id(st, db_id)))
+			ret = cli_fail(ret, store_err(st));
 		store_close(&st);
 		return ret;
 	}
@@ -824,7 +824,7 @@ int cli_result_import(int argc, char **argv)
 		}
 		err = store_import(st, imp, util_wall_ms(), &run_id);
 		if (err)
-			ret = cli_error("%s", store_errmsg(st));
+			ret = cli_fail(err, store_err(st));
 		store_close(&st);
 		if (err)
 			goto out;

@@ -37,7 +37,7 @@ int cli_fetch_run_spread(const json_t *filter, const json_t *rows, bool include_
 		}
 		*spread = store_query_run_spread(st, f);
 		if (!*spread)
-			ret = cli_error("%s", store_errmsg(st));
+			ret = cli_fail(-errno, store_err(st));
 		store_close(&st);
 		goto out;
 	}

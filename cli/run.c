@@ -536,7 +536,7 @@ static int show_attempts(long long id, json_t **out)
 				 *err.msg ? err.msg : strerror(errno));
 	*out = store_query_attempts(store, id);
 	ret = *out ? 0 : cli_error("cannot query database '%s': %s", cli.db,
-				   store_errmsg(store));
+				   store_err(store)->msg);
 	store_close(&store);
 	return ret;
 }

@@ -51,9 +51,9 @@ static void agent_gone(struct coord *c, struct coord_agent *a, int64_t silent_ms
 
 	if (a->sess.seen_wall != a->sess.seen_stored_wall &&
 	    store_host_seen(c->store, a->host_id, a->sess.seen_wall))
-		pr_warn("%s", store_errmsg(c->store));
+		pr_warn("%s", store_err(c->store)->msg);
 	if (store_host_lost(c->store, a->host_id, c->opts.max_attempts, util_wall_ms(), &lost))
-		pr_warn("%s", store_errmsg(c->store));
+		pr_warn("%s", store_err(c->store)->msg);
 	requeued = lost.requeued;
 	c->stats.jobs_moved += lost.moved;
 	coord_count_lost_failed(c, lost.failed);
@@ -98,29 +98,29 @@ static void take_away(struct coord *c, struct coord_agent *a, int64_t job, const
  * then running again). Not when it was taken away meanwhile: that attempt was given up
  * (one side of a pair whose other side was aborted when this host went silent), it moved
  * to another host, or it has finished (WHY says which). */
-static bool kept_job_ours(struct coord *c, struct coord_agent *a, int64_t job, char *why,
-			  size_t len)
+static bool kept_job_ours(struct coord *c, struct coord_agent *a, int64_t job,
+			  struct err *why)
 {
 	char state[16] = "";
 	int err;
 
 	if (coord_stale(a, job)) {
-		snprintf(why, len, "that attempt was given up while the host was silent");
+		err_set(why, "that attempt was given up while the host was silent");
 		return false;
 	}
 	if (!store_job_state(c->store, job, state) &&
 	    (!strcmp(state, "done") || !strcmp(state, "failed"))) {
-		snprintf(why, len, "it has %s meanwhile", state);
+		err_set(why, "it has %s meanwhile", state);
 		return false;
 	}
 	err = store_job_accept(c->store, job, a->host_id, util_wall_ms());
 	if (err == -EPERM) {
-		snprintf(why, len, "it moved to another host while this one was gone");
+		err_set(why, "it moved to another host while this one was gone");
 		return false;
 	}
 	if (err)
 		pr_info("agent '%s' still runs job %lld: %s", a->name, (long long)job,
-			store_errmsg(c->store));
+			store_err(c->store)->msg);
 	return true;
 }
 
@@ -134,7 +134,7 @@ static void on_hello(struct coord *c, const void *id, size_t id_len, const json_
 	long long running = jget_int(msg, "job", 0);
 	int requeued = 0;
 	json_t *welcome;
-	char taken_why[128];
+	struct err taken_why;
 	bool again, taken = false;
 
 	if (!name || !*name || strlen(name) > 255) {
@@ -149,9 +149,9 @@ static void on_hello(struct coord *c, const void *id, size_t id_len, const json_
 	}
 	if (store_host_hello(c->store, name, version, inv, util_wall_ms(), &host_id,
 			     &requeued)) {
-		pr_warn("%s", store_errmsg(c->store));
+		pr_warn("%s", store_err(c->store)->msg);
 		coord_reply(c->agents_sock, id, id_len,
-			    proto_error_new("hello", "%s", store_errmsg(c->store)));
+			    proto_error_new("hello", "%s", store_err(c->store)->msg));
 		return;
 	}
 	/* A connection that spoke for another agent name loses it: one name per peer. */
@@ -184,7 +184,7 @@ static void on_hello(struct coord *c, const void *id, size_t id_len, const json_
 		/* it kept running a job across a reconnect: that job is its again, unless it
 		 * was taken away meanwhile (told after the welcome); either way the agent is
 		 * busy until its result */
-		taken = !kept_job_ours(c, a, running, taken_why, sizeof(taken_why));
+		taken = !kept_job_ours(c, a, running, &taken_why);
 		coord_job_kept(a, running);
 		requeued = 0;
 	}
@@ -200,7 +200,7 @@ static void on_hello(struct coord *c, const void *id, size_t id_len, const json_
 		coord_send_agent(c, a, welcome);
 	json_decref(welcome);
 	if (taken)
-		take_away(c, a, running, taken_why);
+		take_away(c, a, running, taken_why.msg);
 	/* barrier state only for the job it goes on with, if that is still its own; the
 	 * other side of a dropped job's pair is told now, as if this host had gone */
 	coord_link_hello(c, a, taken ? 0 : a->job.id, dropped);
@@ -232,9 +232,9 @@ static void on_accept(struct coord *c, struct coord_agent *a, const void *id,
 	}
 	coord_stale_forget(a, job);
 	if (store_job_accept(c->store, job, a->host_id, util_wall_ms())) {
-		pr_warn("agent '%s': %s", a->name, store_errmsg(c->store));
+		pr_warn("agent '%s': %s", a->name, store_err(c->store)->msg);
 		coord_reply(c->agents_sock, id, id_len,
-			    proto_error_new("accept", "%s", store_errmsg(c->store)));
+			    proto_error_new("accept", "%s", store_err(c->store)->msg));
 		return;
 	}
 	pr_debug("job %lld accepted by '%s'", job, a->name);
@@ -269,7 +269,7 @@ static void on_agent_error(struct coord *c, struct coord_agent *a, const void *i
 	if (strcmp(about, "job") || job < 1 || job != a->job.id)
 		return;
 	if (store_job_requeue(c->store, job))
-		pr_warn("%s", store_errmsg(c->store));
+		pr_warn("%s", store_err(c->store)->msg);
 	coord_job_over(a, job);
 	coord_dispatch_hold(a, util_mono_ms() + c->opts.heartbeat_ms);
 }
@@ -441,7 +441,7 @@ void coord_agents_tick(struct coord *c)
 		}
 		if (a->sess.seen_wall - a->sess.seen_stored_wall >= COORD_SEEN_STORE_MS) {
 			if (store_host_seen(c->store, a->host_id, a->sess.seen_wall))
-				pr_warn("%s", store_errmsg(c->store));
+				pr_warn("%s", store_err(c->store)->msg);
 			a->sess.seen_stored_wall = a->sess.seen_wall;
 		}
 	}

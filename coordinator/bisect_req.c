@@ -5,7 +5,7 @@
  *
  * Each request is one call of lib/store/store_bisect.c on the coordinator's store, in one
  * transaction; every reply is `bisect` with the session as it is after the request
- * (steps included), or `error` with store_errmsg(c->store). The invariants live in the
+ * (steps included), or `error` with store_err(c->store)->msg. The invariants live in the
  * store: at most one active session, a step appended only as the next one (the `seq`
  * the client read: of two CLIs racing for step N the second is refused), a final step
  * and the end of its session written together. Called from the event loop
@@ -25,7 +25,7 @@ static json_t *session_reply(struct coord *c, const char *type, int64_t id)
 	json_t *ses = store_bisect_get(c->store, id), *r;
 
 	if (!ses)
-		return proto_error_new(type, "%s", store_errmsg(c->store));
+		return proto_error_new(type, "%s", store_err(c->store)->msg);
 	r = proto_msg_new("bisect");
 	if (!r || json_object_set_new(r, "session", ses)) {
 		json_decref(r);
@@ -45,7 +45,7 @@ json_t *coord_bisect_list(struct coord *c, const json_t *msg)
 
 	(void)msg;
 	if (!list)
-		return proto_error_new("bisect_list", "%s", store_errmsg(c->store));
+		return proto_error_new("bisect_list", "%s", store_err(c->store)->msg);
 	r = proto_msg_new("bisect_sessions");
 	if (!r || json_object_set_new(r, "sessions", list)) {
 		json_decref(r);
@@ -60,7 +60,7 @@ json_t *coord_bisect_start(struct coord *c, const json_t *msg)
 	int64_t id = 0;
 
 	if (store_bisect_start(c->store, ses, util_wall_ms(), &id))
-		return proto_error_new("bisect_start", "%s", store_errmsg(c->store));
+		return proto_error_new("bisect_start", "%s", store_err(c->store)->msg);
 	pr_info("bisect session %lld started: %s of '%s' from '%s' to '%s'", (long long)id,
 		jget_str(ses, "metric", "?"), jget_str(ses, "plan", "?"),
 		jget_str(ses, "good", "?"), jget_str(ses, "bad", "?"));
@@ -75,7 +75,7 @@ json_t *coord_bisect_add_step(struct coord *c, const json_t *msg)
 
 	if (store_bisect_add_step(c->store, id, seq, json_object_get(msg, "step"), state,
 				  json_object_get(end, "result"), util_wall_ms()))
-		return proto_error_new("bisect_add_step", "%s", store_errmsg(c->store));
+		return proto_error_new("bisect_add_step", "%s", store_err(c->store)->msg);
 	if (state)
 		pr_info("bisect session %lld %s after %lld steps", (long long)id, state,
 			(long long)seq);
@@ -90,7 +90,7 @@ json_t *coord_bisect_finish(struct coord *c, const json_t *msg)
 	if (store_bisect_end(c->store, id, jget_int(msg, "steps", -1),
 			     jget_str(end, "state", ""), json_object_get(end, "result"),
 			     util_wall_ms()))
-		return proto_error_new("bisect_finish", "%s", store_errmsg(c->store));
+		return proto_error_new("bisect_finish", "%s", store_err(c->store)->msg);
 	pr_info("bisect session %lld %s", (long long)id, jget_str(end, "state", ""));
 	return session_reply(c, "bisect_finish", id);
 }
@@ -100,7 +100,7 @@ json_t *coord_bisect_reset(struct coord *c, const json_t *msg)
 	int64_t id = 0;
 
 	if (store_bisect_reset(c->store, jget_int(msg, "id", 0), util_wall_ms(), &id))
-		return proto_error_new("bisect_reset", "%s", store_errmsg(c->store));
+		return proto_error_new("bisect_reset", "%s", store_err(c->store)->msg);
 	pr_info("bisect session %lld reset", (long long)id);
 	return session_reply(c, "bisect_reset", id);
 }

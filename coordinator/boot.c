@@ -70,7 +70,7 @@ static void boot_end(struct coord *c, struct coord_agent *a, const char *state,
 	snprintf(a->boot.error, sizeof(a->boot.error), "%s", error ? error : "");
 	a->boot.deadline_mono = 0;
 	if (store_boot_end(c->store, a->host_id, state, error, util_wall_ms()))
-		pr_warn("host '%s': %s", a->name, store_errmsg(c->store));
+		pr_warn("host '%s': %s", a->name, store_err(c->store)->msg);
 }
 
 json_t *coord_host_boot(struct coord *c, const json_t *msg)
@@ -101,7 +101,7 @@ json_t *coord_host_boot(struct coord *c, const json_t *msg)
 				       "(its kernel provider lists: %s)", host, kernel,
 				       *list ? list : "nothing");
 	if (store_host_pending(c->store, a->host_id, &pending))
-		return proto_error_new("host_boot", "%s", store_errmsg(c->store));
+		return proto_error_new("host_boot", "%s", store_err(c->store)->msg);
 	if (a->job.id || pending)
 		return proto_error_new("host_boot", "host '%s' has %lld job%s queued or running; "
 				       "boot it when they are done (or cancel their runs)", host,
@@ -118,7 +118,7 @@ json_t *coord_host_boot(struct coord *c, const json_t *msg)
 	if (err) {
 		json_decref(boot);
 		return proto_error_new("host_boot", "cannot store the switch of host '%s': %s",
-				       host, store_errmsg(c->store));
+				       host, store_err(c->store)->msg);
 	}
 	a->boot.state = "booting";
 	snprintf(a->boot.kernel, sizeof(a->boot.kernel), "%s", kernel);
@@ -302,7 +302,7 @@ int coord_boot_restore(struct coord *c)
 	int err = 0;
 
 	if (!boots) {
-		pr_warn("%s", store_errmsg(c->store));
+		pr_warn("%s", store_err(c->store)->msg);
 		return -(errno ? errno : EIO);
 	}
 	json_array_foreach(boots, i, b) {
@@ -319,15 +319,16 @@ int coord_boot_restore(struct coord *c)
 	return err;
 }
 
-bool coord_job_fits(const struct coord_agent *a, const struct job_spec *spec, char *why,
-		    size_t len)
+bool coord_job_fits(const struct coord_agent *a, const struct job_spec *spec,
+		    struct err *why)
 {
-	char what[256], asked[512];
+	char asked[512];
+	struct err what;
 
-	if (sched_jobspec_fits(spec, a->inventory, what, sizeof(what), asked, sizeof(asked)))
+	if (sched_jobspec_fits(spec, a->inventory, &what, asked, sizeof(asked)))
 		return true;
-	snprintf(why, len, "host '%s' runs kernel '%s' now and no longer matches the plan: %s "
-		 "(the plan asks %s); the job was not run on it", a->name,
-		 kernel_of(a->inventory), what, asked);
+	err_set(why, "host '%s' runs kernel '%s' now and no longer matches the plan: %s "
+		"(the plan asks %s); the job was not run on it", a->name,
+		kernel_of(a->inventory), what.msg, asked);
 	return false;
 }

@@ -30,7 +30,7 @@ static json_t *query_reply(struct coord *c, const char *type, const char *member
 	json_t *r;
 
 	if (!v)
-		return proto_error_new(type, "%s", store_errmsg(c->store));
+		return proto_error_new(type, "%s", store_err(c->store)->msg);
 	r = proto_msg_new(type);
 	if (!r || json_object_set_new(r, member, v)) {
 		json_decref(r);
@@ -60,7 +60,7 @@ static json_t *on_run_cancel(struct coord *c, const json_t *msg)
 	if (run < 1)
 		return proto_error_new("run_cancel", "'run' must be a run id");
 	if (store_run_cancel(c->store, run, util_wall_ms(), &running))
-		return proto_error_new("run_cancel", "%s", store_errmsg(c->store));
+		return proto_error_new("run_cancel", "%s", store_err(c->store)->msg);
 	c->stats.runs_cancelled++;
 	json_array_foreach(running, i, item) {
 		a = coord_agent_by_name(c, jget_str(item, "host", ""));
@@ -157,7 +157,7 @@ static json_t *on_run_watch(struct coord *c, const json_t *msg)
 		return proto_error_new("run_watch", "'run' must be a run id");
 	run = store_query_run(c->store, id);
 	if (!run)
-		return proto_error_new("run_watch", "%s", store_errmsg(c->store));
+		return proto_error_new("run_watch", "%s", store_err(c->store)->msg);
 	hosts = watch_hosts(c, run);
 	json_object_del(run, "jobs");
 	json_object_del(run, "overrides");

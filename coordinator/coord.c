@@ -289,7 +289,7 @@ struct coord *coord_new(const struct coord_opts *opts)
 	}
 	if (store_recover(c->store, &requeued)) {
 		saved = EIO;
-		pr_warn("%s", store_errmsg(c->store));
+		pr_warn("%s", store_err(c->store)->msg);
 		goto fail;
 	}
 	if (requeued)

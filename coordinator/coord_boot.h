@@ -32,8 +32,8 @@ void coord_boot_hosts(struct coord *c, json_t *hosts);
 int coord_boot_restore(struct coord *c);
 /* Whether the queued job with SPEC may be handed to agent A: its inventory still has
  * the spec's port roles and matches its hosts_match (sched_jobspec_fits). When not, WHY
- * (LEN bytes) names the host, the kernel it runs now and what the plan asks. */
-bool coord_job_fits(const struct coord_agent *a, const struct job_spec *spec, char *why,
-		    size_t len);
+ * names the host, the kernel it runs now and what the plan asks. */
+bool coord_job_fits(const struct coord_agent *a, const struct job_spec *spec,
+		    struct err *why);
 
 #endif

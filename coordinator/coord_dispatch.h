@@ -35,8 +35,7 @@ struct coord_spec;
  * objects it attaches, encoded (coordinator/jobmsg.c): heap text of *LEN bytes, or NULL
  * with WHY, *MISSING set when an object is not in the store (the job cannot ever run). */
 char *coord_job_message(struct coord *c, int64_t job_id, int64_t run_id,
-			const struct coord_spec *spec, size_t *len, char *why, size_t why_len,
-			bool *missing);
+			const struct coord_spec *spec, size_t *len, struct err *why, bool *missing);
 /* Free the kept parts of `job` messages and the object cache (coord_destroy). */
 void coord_job_messages_release(struct coord *c);
 

@@ -59,7 +59,6 @@ bool coord_link_may_dispatch(struct coord *c, struct coord_agent *a, int64_t job
  * hosts are connected and match hosts.match (NAMES, if not NULL, must name both), the
  * least loaded first; *GEN and *DUT get its hosts. Returns 0 or -errno with ERR. */
 int coord_link_choose(struct coord *c, const struct plan *plan, const json_t *names,
-		      struct coord_agent **gen, struct coord_agent **dut, char *err,
-		      size_t err_len);
+		      struct coord_agent **gen, struct coord_agent **dut, struct err *err);
 
 #endif

@@ -35,7 +35,7 @@ int coord_specs_add_run(struct coord *c, int64_t run_id, json_t *const *specs, c
  * that is not yet kept (after a restart of bpflabd, or jobs added by repeat.until).
  * NULL with WHY when the job is not queued or the store fails. */
 const struct coord_spec *coord_spec_of(struct coord *c, int64_t run_id, int64_t job_id,
-				       char *why, size_t why_len);
+				       struct err *why);
 /* Forget the specs of runs with no queued job left (the coordinator's tick). */
 void coord_specs_tick(struct coord *c);
 /* Free every table (coord_destroy). */

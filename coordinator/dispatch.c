@@ -83,7 +83,7 @@ static void give_up_undelivered(struct coord *c, struct coord_agent *a, int64_t 
 	snprintf(why, sizeof(why), "not delivered or lost %d times: its host '%s' was "
 		 "unreachable or went silent during each attempt", n, a->name);
 	if (store_job_fail(c->store, job, why, util_wall_ms())) {
-		pr_warn("%s", store_errmsg(c->store));
+		pr_warn("%s", store_err(c->store)->msg);
 		return;
 	}
 	c->stats.jobs_lost_failed++;
@@ -107,7 +107,7 @@ static int fail_pick(struct coord *c, struct coord_agent *a, int64_t job_id, con
 	pr_warn("job %lld failed: %s", (long long)job_id, why);
 	err = store_job_fail(c->store, job_id, why, util_wall_ms());
 	if (err)
-		pr_warn("%s", store_errmsg(c->store));
+		pr_warn("%s", store_err(c->store)->msg);
 	else if (linked)
 		coord_link_failed(c, job_id, a->name, why);
 	return err;
@@ -122,8 +122,9 @@ static int dispatch_pick(struct coord *c, struct coord_agent *a, struct dispatch
 	int64_t job_id = 0, run_id = 0;
 	const struct coord_spec *spec;
 	struct coord_agent *peer = NULL;
-	char why[512], *msg;
+	struct err why;
 	size_t msg_len = 0;
+	char *msg;
 	bool missing;
 	int err;
 
@@ -132,24 +133,24 @@ static int dispatch_pick(struct coord *c, struct coord_agent *a, struct dispatch
 	if (err == -ENOENT)
 		return 0;
 	if (err) {
-		pr_warn("%s", store_errmsg(c->store));
+		pr_warn("%s", store_err(c->store)->msg);
 		return err;
 	}
-	spec = coord_spec_of(c, run_id, job_id, why, sizeof(why));
+	spec = coord_spec_of(c, run_id, job_id, &why);
 	if (!spec) {
-		pr_warn("cannot dispatch job %lld: %s", (long long)job_id, why);
+		pr_warn("cannot dispatch job %lld: %s", (long long)job_id, why.msg);
 		return -EIO;
 	}
 	if (spec->bad) {
-		snprintf(why, sizeof(why), "its stored spec cannot be read: %.300s", spec->bad);
+		err_set(&why, "its stored spec cannot be read: %.300s", spec->bad);
 		*what = PICK_FAILED;
-		return fail_pick(c, a, job_id, why, true);
+		return fail_pick(c, a, job_id, why.msg, true);
 	}
 	/* the host must still match what the plan asked: its kernel may have changed since
 	 * the submit (coordinator/boot.c) */
-	if (!coord_job_fits(a, &spec->js, why, sizeof(why))) {
+	if (!coord_job_fits(a, &spec->js, &why)) {
 		*what = PICK_FAILED;
-		return fail_pick(c, a, job_id, why, true);
+		return fail_pick(c, a, job_id, why.msg, true);
 	}
 	/* one side of a two-host pair waits until the other host is free too */
 	if (!coord_link_may_dispatch(c, a, job_id, &spec->js, &peer))
@@ -159,14 +160,15 @@ static int dispatch_pick(struct coord *c, struct coord_agent *a, struct dispatch
 		*what = PICK_WAIT;
 		return 0;
 	}
-	msg = coord_job_message(c, job_id, run_id, spec, &msg_len, why, sizeof(why), &missing);
+	msg = coord_job_message(c, job_id, run_id, spec, &msg_len, &why, &missing);
 	if (!msg) {
 		if (!missing) {
-			pr_warn("cannot send job %lld to '%s': %s", (long long)job_id, a->name, why);
+			pr_warn("cannot send job %lld to '%s': %s", (long long)job_id, a->name,
+				why.msg);
 			return -EIO;
 		}
 		*what = PICK_FAILED;
-		return fail_pick(c, a, job_id, why, false);
+		return fail_pick(c, a, job_id, why.msg, false);
 	}
 	*p = (struct dispatch_pick){ .a = a, .peer = peer, .job_id = job_id, .run_id = run_id,
 				     .spec = spec, .msg = msg, .msg_len = msg_len };
@@ -188,7 +190,7 @@ static void dispatch_send(struct coord *c, struct dispatch_pick *p)
 		pr_warn("cannot send job %lld to '%s': %s; queued again", (long long)job_id,
 			a->name, zmq_strerror(-err));
 		if (store_job_requeue(c->store, job_id))
-			pr_warn("%s", store_errmsg(c->store));
+			pr_warn("%s", store_err(c->store)->msg);
 		/* its connection is closed (ROUTER_MANDATORY): nothing more for it until it
 		 * says hello again, rather than a new 'unsent' attempt every tick */
 		a->job.hold_until_mono = err == -EHOSTUNREACH ? INT64_MAX :
@@ -333,7 +335,7 @@ static void dispatch_store(struct coord *c, struct dispatch_pick *picks, int n)
 	if (!err) {
 		err = store_jobs_dispatch(c->store, ids, n, util_wall_ms(), errs);
 		if (err)
-			pr_warn("%s", store_errmsg(c->store));
+			pr_warn("%s", store_err(c->store)->msg);
 	}
 	for (i = 0; i < n; i++) {
 		picks[i].a->job.id = 0;		/* set again when sent */

@@ -35,7 +35,7 @@ static int object_load(void *arg, const char *sha256, void **data, size_t *len)
 /* Object NAME of attach entry I (sha256 SHA) for a `job` message: its cached entry
  * {"sha256", "data"}, or NULL with WHY (*MISSING when it can never be sent). */
 static json_t *job_object(struct coord *c, size_t i, const char *name, const char *sha,
-			  char *why, size_t why_len, bool *missing)
+			  struct err *why, bool *missing)
 {
 	json_t *entry;
 
@@ -45,17 +45,16 @@ static json_t *job_object(struct coord *c, size_t i, const char *name, const cha
 	if (entry)
 		return entry;
 	if (!c->objects || errno == ENOMEM) {
-		snprintf(why, why_len, "out of memory");
+		err_set(why, "out of memory");
 	} else if (errno == EBADMSG) {
-		snprintf(why, why_len, "object '%s' in the store does not match its sha256 %s",
-			 name, sha);
+		err_set(why, "object '%s' in the store does not match its sha256 %s", name, sha);
 		*missing = true;
 	} else if (errno == EINVAL) {
-		snprintf(why, why_len, "attach entry %zu has a malformed sha256", i);
+		err_set(why, "attach entry %zu has a malformed sha256", i);
 		*missing = true;
 	} else {
 		*missing = errno == ENOENT;
-		snprintf(why, why_len, "%s", store_errmsg(c->store));
+		err_set(why, "%s", store_err(c->store)->msg);
 	}
 	return NULL;
 }
@@ -63,8 +62,8 @@ static json_t *job_object(struct coord *c, size_t i, const char *name, const cha
 /* The objects SPEC attaches, {"NAME": {"sha256", "data"}, ...}, as jansson values, or
  * NULL with WHY: *MISSING is set when an object is not in the store (the job cannot ever
  * run). */
-static json_t *job_objects(struct coord *c, const struct job_spec *spec, char *why,
-			   size_t why_len, bool *missing)
+static json_t *job_objects(struct coord *c, const struct job_spec *spec, struct err *why,
+			   bool *missing)
 {
 	json_t *objects = json_object();
 	int i;
@@ -76,13 +75,13 @@ static json_t *job_objects(struct coord *c, const struct job_spec *spec, char *w
 		json_t *obj;
 
 		if (!name || !sha) {
-			snprintf(why, why_len, "attach entry %d has no object or sha256", i);
+			err_set(why, "attach entry %d has no object or sha256", i);
 			*missing = true;
 			goto fail;
 		}
 		if (json_object_get(objects, name))
 			continue;
-		obj = job_object(c, (size_t)i, name, sha, why, why_len, missing);
+		obj = job_object(c, (size_t)i, name, sha, why, missing);
 		if (!obj)
 			goto fail;
 		if (json_object_set_new(objects, name, obj))
@@ -90,7 +89,7 @@ static json_t *job_objects(struct coord *c, const struct job_spec *spec, char *w
 	}
 	return objects;
 oom:
-	snprintf(why, why_len, "out of memory");
+	err_set(why, "out of memory");
 fail:
 	json_decref(objects);
 	return NULL;
@@ -136,7 +135,7 @@ fail:
  * made for this message only (*OWNED true: free it). -1 with WHY and *MISSING as
  * job_objects. */
 static int objects_text(struct coord *c, const struct job_spec *spec, const char **text,
-			size_t *len, bool *owned, char *why, size_t why_len, bool *missing)
+			size_t *len, bool *owned, struct err *why, bool *missing)
 {
 	struct coord_jobmsg *slot;
 	size_t klen = 0, tlen = 0;
@@ -154,12 +153,12 @@ static int objects_text(struct coord *c, const struct job_spec *spec, const char
 			return 0;
 		}
 	}
-	objects = job_objects(c, spec, why, why_len, missing);
+	objects = job_objects(c, spec, why, missing);
 	t = objects ? proto_encode(objects, &tlen) : NULL;
 	json_decref(objects);
 	if (!t) {
 		if (objects)
-			snprintf(why, why_len, "out of memory");
+			err_set(why, "out of memory");
 		free(key);
 		return -1;
 	}
@@ -178,8 +177,7 @@ static int objects_text(struct coord *c, const struct job_spec *spec, const char
 }
 
 char *coord_job_message(struct coord *c, int64_t job_id, int64_t run_id,
-			const struct coord_spec *spec, size_t *len, char *why, size_t why_len,
-			bool *missing)
+			const struct coord_spec *spec, size_t *len, struct err *why, bool *missing)
 {
 	static const char mid[] = "},\"objects\":";
 	const char *objs;
@@ -188,7 +186,7 @@ char *coord_job_message(struct coord *c, int64_t job_id, int64_t run_id,
 	bool owned;
 
 	*missing = false;
-	if (objects_text(c, &spec->js, &objs, &olen, &owned, why, why_len, missing))
+	if (objects_text(c, &spec->js, &objs, &olen, &owned, why, missing))
 		return NULL;
 	hlen = (size_t)snprintf(head, sizeof(head), "{\"v\":%d,\"type\":\"job\",\"job\":{\"id\":%"
 				JSON_INTEGER_FORMAT ",\"run\":%" JSON_INTEGER_FORMAT ",\"spec\":",
@@ -209,7 +207,7 @@ char *coord_job_message(struct coord *c, int64_t job_id, int64_t run_id,
 		*p = '\0';
 		*len = (size_t)(p - msg);
 	} else {
-		snprintf(why, why_len, "out of memory");
+		err_set(why, "out of memory");
 	}
 	if (owned)
 		free((char *)objs);

@@ -196,12 +196,12 @@ static void probe_finish(struct coord *c)
 	}
 	err = store_links_replace(c->store, links, (int)n_links, util_wall_ms());
 	if (err) {
-		reply = proto_error_new("link_discover", "%s", store_errmsg(c->store));
+		reply = proto_error_new("link_discover", "%s", store_err(c->store)->msg);
 		goto out;
 	}
 	stored = store_query_links(c->store);
 	if (!stored) {
-		reply = proto_error_new("link_discover", "%s", store_errmsg(c->store));
+		reply = proto_error_new("link_discover", "%s", store_err(c->store)->msg);
 		goto out;
 	}
 	reply = proto_msg_new("links");
@@ -279,7 +279,7 @@ json_t *coord_link_list(struct coord *c, const json_t *msg)
 
 	(void)msg;
 	if (!links)
-		return proto_error_new("link_list", "%s", store_errmsg(c->store));
+		return proto_error_new("link_list", "%s", store_err(c->store)->msg);
 	r = proto_msg_new("links");
 	if (!r || json_object_set_new(r, "links", links)) {
 		json_decref(r);
@@ -317,7 +317,7 @@ bool coord_link_may_dispatch(struct coord *c, struct coord_agent *a, int64_t job
 	if (!spec->has_pair)
 		return true;
 	if (store_job_partner(c->store, job, &partner, &host)) {
-		pr_warn("job %lld: %s", (long long)job, store_errmsg(c->store));
+		pr_warn("job %lld: %s", (long long)job, store_err(c->store)->msg);
 		return true;	/* let it run: it fails at its barrier with a clear error */
 	}
 	b = agent_of_host(c, host);
@@ -420,7 +420,7 @@ static bool pair_requeue(struct coord *c, struct coord_agent *a, int64_t job,
 					     "was not delivered");
 	if (store_pair_requeue(c->store, job, why)) {
 		pr_warn("job %lld: cannot queue it again with its pair: %s", (long long)job,
-			store_errmsg(c->store));
+			store_err(c->store)->msg);
 		return false;
 	}
 	pr_info("job %lld on '%s' queued again with job %lld on '%s' (lost with its host)",
@@ -540,7 +540,7 @@ void coord_link_failed(struct coord *c, int64_t job, const char *name, const cha
 	} else if (!strcmp(state, "queued")) {
 		snprintf(error, sizeof(error), "pair aborted: %s", reason);
 		if (store_job_fail(c->store, partner, error, util_wall_ms()))
-			pr_warn("%s", store_errmsg(c->store));
+			pr_warn("%s", store_err(c->store)->msg);
 		else
 			pr_warn("job %lld failed: %s", (long long)partner, error);
 	}
@@ -560,15 +560,16 @@ static bool pair_expire(struct coord *c, int64_t host_id, const char *name, int6
 	int64_t job, run;
 	long long limit;
 	bool pair;
+	struct err e;
 	char why[512];
 	int i;
 
 	for (i = 0; i < PAIR_EXPIRE_BATCH; i++) {
 		if (store_job_next_id(c->store, host_id, &job, &run))
 			return false;	/* nothing queued (or an error, logged by the next try) */
-		spec = coord_spec_of(c, run, job, why, sizeof(why));
+		spec = coord_spec_of(c, run, job, &e);
 		if (!spec) {
-			pr_warn("%s", why);
+			pr_warn("%s", e.msg);
 			return true;
 		}
 		pair = spec->js.has_pair;
@@ -579,7 +580,7 @@ static bool pair_expire(struct coord *c, int64_t host_id, const char *name, int6
 			 "%lld ms (the pair's barrier); no other host can take one side of a pair",
 			 name, limit);
 		if (store_job_fail(c->store, job, why, util_wall_ms())) {
-			pr_warn("%s", store_errmsg(c->store));
+			pr_warn("%s", store_err(c->store)->msg);
 			return true;
 		}
 		pr_warn("job %lld failed: %s", (long long)job, why);
@@ -601,7 +602,7 @@ static void absent_expire(struct coord *c, int64_t now)
 	size_t i;
 
 	if (!hosts) {
-		pr_warn("%s", store_errmsg(c->store));
+		pr_warn("%s", store_err(c->store)->msg);
 		c->absent_scan_mono = now + ABSENT_SCAN_MS;
 		return;
 	}
@@ -622,8 +623,7 @@ static void absent_expire(struct coord *c, int64_t now)
 /* --- submit --- */
 
 int coord_link_choose(struct coord *c, const struct plan *plan, const json_t *names,
-		      struct coord_agent **gen, struct coord_agent **dut, char *err,
-		      size_t err_len)
+		      struct coord_agent **gen, struct coord_agent **dut, struct err *err)
 {
 	struct plan match_only = *plan;
 	json_t *links = store_query_links(c->store), *l;
@@ -632,10 +632,8 @@ int coord_link_choose(struct coord *c, const struct plan *plan, const json_t *na
 	int o;
 
 	*gen = *dut = NULL;
-	if (!links) {
-		snprintf(err, err_len, "%s", store_errmsg(c->store));
-		return -EIO;
-	}
+	if (!links)
+		return err_ret(err, -EIO, "%s", store_err(c->store)->msg);
 	match_only.n_ports = 0;		/* each host has only its end of the link */
 	json_array_foreach(links, i, l) {
 		for (o = 0; o < 2; o++) {
@@ -654,8 +652,8 @@ int coord_link_choose(struct coord *c, const struct plan *plan, const json_t *na
 				      strcmp(json_string_value(json_array_get(names, 0)) ?: "", g->name) ||
 				      strcmp(json_string_value(json_array_get(names, 1)) ?: "", d->name)))
 				continue;
-			if (!names && (!sched_host_matches(&match_only, g->inventory, NULL, 0) ||
-				       !sched_host_matches(&match_only, d->inventory, NULL, 0)))
+			if (!names && (!sched_host_matches(&match_only, g->inventory, NULL) ||
+				       !sched_host_matches(&match_only, d->inventory, NULL)))
 				continue;
 			store_host_pending(c->store, g->host_id, &pg_n);
 			store_host_pending(c->store, d->host_id, &pd_n);
@@ -667,11 +665,11 @@ int coord_link_choose(struct coord *c, const struct plan *plan, const json_t *na
 		}
 	}
 	if (!*gen) {
-		snprintf(err, err_len, "no discovered link fits plan '%s' (link generator %s, dut %s%s; %zu links stored%s)",
-			 plan->name, plan->link_generator, plan->link_dut,
-			 names ? ", hosts GENERATOR,DUT as given" : "", json_array_size(links),
-			 json_array_size(links) ? ", none with both hosts connected and matching" :
-			 ": run 'bpflab link discover'");
+		err_set(err, "no discovered link fits plan '%s' (link generator %s, dut %s%s; %zu links stored%s)",
+			plan->name, plan->link_generator, plan->link_dut,
+			names ? ", hosts GENERATOR,DUT as given" : "", json_array_size(links),
+			json_array_size(links) ? ", none with both hosts connected and matching" :
+			": run 'bpflab link discover'");
 		json_decref(links);
 		return -ENOENT;
 	}

@@ -32,7 +32,7 @@ json_t *coord_noise_record(struct coord *c, const json_t *msg)
 	json_t *rows = NULL;
 
 	if (store_noise_record(c->store, run, util_wall_ms(), &rows))
-		return proto_error_new("noise_record", "%s", store_errmsg(c->store));
+		return proto_error_new("noise_record", "%s", store_err(c->store)->msg);
 	pr_info("noise floor of run %lld recorded: %zu metrics", (long long)run,
 		json_array_size(rows));
 	return noise_reply(rows);
@@ -44,6 +44,6 @@ json_t *coord_noise_list(struct coord *c, const json_t *msg)
 
 	(void)msg;
 	if (!rows)
-		return proto_error_new("noise_list", "%s", store_errmsg(c->store));
+		return proto_error_new("noise_list", "%s", store_err(c->store)->msg);
 	return noise_reply(rows);
 }

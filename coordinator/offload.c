@@ -100,7 +100,7 @@ static json_t *answer(struct store *st, const json_t *msg)
 		reply = "attempts", member = "attempts";
 	}
 	if (!v)
-		return proto_error_new(type, "%s", store_errmsg(st));
+		return proto_error_new(type, "%s", store_err(st)->msg);
 	r = proto_msg_new(reply);
 	if (!r || json_object_set_new(r, member, v) ||
 	    (!strcmp(type, "query") && json_object_set_new(r, "db_id", json_string(db_id)))) {

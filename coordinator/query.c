@@ -50,7 +50,7 @@ void coord_import_start(struct coord *c, const void *id, size_t id_len, const js
 	}
 	if (store_import_begin(c->store, imp, util_wall_ms(), checked, &q->im)) {
 		coord_reply(c->clients_sock, id, id_len,
-			    proto_error_new("import", "%s", store_errmsg(c->store)));
+			    proto_error_new("import", "%s", store_err(c->store)->msg));
 		free(q);
 		return;
 	}
@@ -72,7 +72,7 @@ static void import_end(struct coord *c, int rc)
 	json_t *r = NULL, *values;
 
 	if (rc) {
-		r = proto_error_new("import", "%s", store_errmsg(c->store));
+		r = proto_error_new("import", "%s", store_err(c->store)->msg);
 	} else {
 		pr_info("run %lld imported from '%s': %zu jobs in %d part%s, %lld ms",
 			(long long)run, q->source, store_import_jobs(q->im), q->parts,

@@ -160,8 +160,9 @@ void coord_result_flush(struct coord *c)
 
 		if (err && !r->err) {
 			r->err = err;
-			snprintf(r->errmsg, sizeof(r->errmsg), "cannot store result of job %lld: %s",
-				 (long long)r->job, store_errmsg(c->store));
+			snprintf(r->errmsg, sizeof(r->errmsg),
+				 "cannot store result of job %lld: %.900s", (long long)r->job,
+				 store_err(c->store)->msg);
 		}
 		r->a->res.pending = false;
 		result_done(c, r);
@@ -229,7 +230,7 @@ void coord_on_result(struct coord *c, struct coord_agent *a, const void *id, siz
 	} else {
 		err = store_ingest_msg(c->store, a->host_id, &r->res, util_wall_ms(), &r->ing);
 		if (err)
-			snprintf(r->errmsg, sizeof(r->errmsg), "%s", store_errmsg(c->store));
+			snprintf(r->errmsg, sizeof(r->errmsg), "%s", store_err(c->store)->msg);
 	}
 	r->err = err;
 	samples_release(&r->res.samples);	/* stored: only the texts are read after */

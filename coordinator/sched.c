@@ -158,7 +158,7 @@ static const json_t *path_get(const json_t *obj, const char *path)
  * one of the N ROLES (the plan's ports: `port.driver: vmxnet3` says the plan's ports are
  * vmxnet3 ones, whatever else the host has), of any port when N is 0. */
 static bool selector_matches(const json_t *inv, const char *key, const char *want,
-			     const char *const *roles, int n, char *why, size_t why_len)
+			     const char *const *roles, int n, struct err *why)
 {
 	const json_t *v, *port;
 	char text[512];
@@ -180,7 +180,7 @@ static bool selector_matches(const json_t *inv, const char *key, const char *wan
 
 			for (r = 0; r < n; r++)
 				append(list, sizeof(list), "%s%s", r ? ", " : " of roles ", roles[r]);
-			snprintf(why, why_len, "no port%s with %s '%s'", list, key + 5, want);
+			err_set(why, "no port%s with %s '%s'", list, key + 5, want);
 		}
 		return false;
 	}
@@ -188,27 +188,23 @@ static bool selector_matches(const json_t *inv, const char *key, const char *wan
 	if (!v && !strchr(key, '.'))
 		v = json_object_get(json_object_get(inv, "labels"), key);
 	if (!scalar_text(v, text, sizeof(text))) {
-		if (why)
-			snprintf(why, why_len, "no '%s' in its inventory", key);
+		err_set(why, "no '%s' in its inventory", key);
 		return false;
 	}
 	if (sched_value_matches(text, want))
 		return true;
-	if (why)
-		snprintf(why, why_len, "%s is '%s', not '%s'", key, text, want);
+	err_set(why, "%s is '%s', not '%s'", key, text, want);
 	return false;
 }
 
 /* Whether INV has a port for each of the N ROLES; when not, WHY names the first missing. */
-static bool has_roles(const json_t *inv, const char *const *roles, int n, char *why,
-		      size_t why_len)
+static bool has_roles(const json_t *inv, const char *const *roles, int n, struct err *why)
 {
 	int i;
 
 	for (i = 0; i < n; i++) {
 		if (!plan_inventory_port(inv, roles[i])) {
-			if (why)
-				snprintf(why, why_len, "no port for role '%s'", roles[i]);
+			err_set(why, "no port for role '%s'", roles[i]);
 			return false;
 		}
 	}
@@ -216,7 +212,7 @@ static bool has_roles(const json_t *inv, const char *const *roles, int n, char *
 }
 
 bool sched_xdp_mode_fits(const json_t *inventory, const char *role, enum job_xdp_mode mode,
-			 const char *variant, char *why, size_t why_len)
+			 const char *variant, struct err *why)
 {
 	const char *want = jobspec_xdp_mode_name(mode);
 	const json_t *port, *modes, *m;
@@ -238,19 +234,17 @@ bool sched_xdp_mode_fits(const json_t *inventory, const char *role, enum job_xdp
 			return true;
 		append(have, sizeof(have), "%s%s", have[0] ? ", " : "", s);
 	}
-	if (why)
-		snprintf(why, why_len, "port '%s' (%s, %s) has XDP modes %s; the plan asks %s (variant '%s')",
-			 role, json_string_value(json_object_get(port, "name")) ?: "?",
-			 json_string_value(json_object_get(port, "driver")) ?: "no driver",
-			 have[0] ? have : "none", want, variant ? variant : "?");
+	err_set(why, "port '%s' (%s, %s) has XDP modes %s; the plan asks %s (variant '%s')",
+		role, json_string_value(json_object_get(port, "name")) ?: "?",
+		json_string_value(json_object_get(port, "driver")) ?: "no driver",
+		have[0] ? have : "none", want, variant ? variant : "?");
 	return false;
 }
 
 /* Whether every XDP entry of PLAN's variants on a port INVENTORY has can attach in its
  * mode (a role the inventory lacks is has_roles's to refuse, or another host's end of a
  * link). */
-static bool plan_xdp_fits(const struct plan *plan, const json_t *inventory, char *why,
-			  size_t why_len)
+static bool plan_xdp_fits(const struct plan *plan, const json_t *inventory, struct err *why)
 {
 	int v, i;
 
@@ -261,31 +255,28 @@ static bool plan_xdp_fits(const struct plan *plan, const json_t *inventory, char
 			const struct plan_attach *a = &pv->attach[i];
 
 			if (a->hook == JOB_HOOK_XDP &&
-			    !sched_xdp_mode_fits(inventory, a->port, a->mode, pv->name, why, why_len))
+			    !sched_xdp_mode_fits(inventory, a->port, a->mode, pv->name, why))
 				return false;
 		}
 	}
 	return true;
 }
 
-bool sched_host_has_ports(const struct plan *plan, const json_t *inventory, char *why,
-			  size_t why_len)
+bool sched_host_has_ports(const struct plan *plan, const json_t *inventory, struct err *why)
 {
-	return has_roles(inventory, (const char *const *)plan->ports, plan->n_ports, why,
-			 why_len) &&
-	       plan_xdp_fits(plan, inventory, why, why_len);
+	return has_roles(inventory, (const char *const *)plan->ports, plan->n_ports, why) &&
+	       plan_xdp_fits(plan, inventory, why);
 }
 
-bool sched_host_matches(const struct plan *plan, const json_t *inventory, char *why,
-			size_t why_len)
+bool sched_host_matches(const struct plan *plan, const json_t *inventory, struct err *why)
 {
 	int i;
 
 	for (i = 0; i < plan->n_match; i++)
 		if (!selector_matches(inventory, plan->match[i].key, plan->match[i].value,
-				      (const char *const *)plan->ports, plan->n_ports, why, why_len))
+				      (const char *const *)plan->ports, plan->n_ports, why))
 			return false;
-	return sched_host_has_ports(plan, inventory, why, why_len);
+	return sched_host_has_ports(plan, inventory, why);
 }
 
 
@@ -333,41 +324,38 @@ static void describe_spec(const struct job_spec *spec, char *buf, size_t len)
 	describe_ports(buf, len, spec->n_hosts_match, spec->ports, spec->n_ports);
 }
 
-bool sched_jobspec_fits(const struct job_spec *spec, const json_t *inventory, char *why,
-			size_t why_len, char *asked, size_t asked_len)
+bool sched_jobspec_fits(const struct job_spec *spec, const json_t *inventory, struct err *why,
+			char *asked, size_t asked_len)
 {
 	bool fits = true;
 	int i;
 
 	for (i = 0; fits && i < spec->n_hosts_match; i++)
 		fits = selector_matches(inventory, spec->hosts_match[i].key,
-					spec->hosts_match[i].value, spec->ports, spec->n_ports, why,
-					why_len);
-	fits = fits && has_roles(inventory, spec->ports, spec->n_ports, why, why_len);
+					spec->hosts_match[i].value, spec->ports, spec->n_ports,
+					why);
+	fits = fits && has_roles(inventory, spec->ports, spec->n_ports, why);
 	for (i = 0; fits && i < spec->n_attach; i++)
 		fits = spec->attach[i].hook != JOB_HOOK_XDP ||
 		       sched_xdp_mode_fits(inventory, spec->attach[i].port, spec->attach[i].mode,
-					   spec->variant, why, why_len);
+					   spec->variant, why);
 	if (!fits && asked)
 		describe_spec(spec, asked, asked_len);
 	return fits;
 }
 
-bool sched_spec_fits(const json_t *spec, const json_t *inventory, char *why, size_t why_len,
+bool sched_spec_fits(const json_t *spec, const json_t *inventory, struct err *why,
 		     char *asked, size_t asked_len)
 {
 	struct job_spec s;
-	struct err err;
 	bool fits;
 
-	if (jobspec_decode(spec, "spec", &s, &err)) {
-		if (why)
-			snprintf(why, why_len, "%s", err.msg);
+	if (jobspec_decode(spec, "spec", &s, why)) {
 		if (asked)
 			snprintf(asked, asked_len, "a job spec that cannot be read");
 		return false;
 	}
-	fits = sched_jobspec_fits(&s, inventory, why, why_len, asked, asked_len);
+	fits = sched_jobspec_fits(&s, inventory, why, asked, asked_len);
 	jobspec_release(&s);
 	return fits;
 }
@@ -384,43 +372,39 @@ static int by_pending_then_name(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
-int sched_choose(const struct plan *plan, struct sched_host *hosts, int n, char *err,
-		 size_t err_len)
+int sched_choose(const struct plan *plan, struct sched_host *hosts, int n, struct err *err)
 {
 	struct sched_host **match = NULL;
-	char desc[512], why[256], reasons[768] = "", counts[96];
+	char desc[512], reasons[768] = "", counts[96];
+	struct err why;
 	int i, n_match = 0, n_switching = 0, want, ret;
 
 	match = calloc(n ? n : 1, sizeof(*match));
-	if (!match) {
-		snprintf(err, err_len, "out of memory");
-		return -ENOMEM;
-	}
+	if (!match)
+		return err_ret(err, -ENOMEM, "out of memory");
 	for (i = 0; i < n; i++) {
 		hosts[i].chosen = false;
 		n_switching += !!hosts[i].switching;
-		if (sched_host_matches(plan, hosts[i].inventory, why, sizeof(why)))
+		if (sched_host_matches(plan, hosts[i].inventory, &why))
 			match[n_match++] = &hosts[i];
 		else if (i < 3 && hosts[i].switching)
 			append(reasons, sizeof(reasons), "; '%s' (switching to kernel '%s'): %s",
-			       hosts[i].name, hosts[i].switching, why);
+			       hosts[i].name, hosts[i].switching, why.msg);
 		else if (i < 3)
-			append(reasons, sizeof(reasons), "; '%s': %s", hosts[i].name, why);
+			append(reasons, sizeof(reasons), "; '%s': %s", hosts[i].name, why.msg);
 	}
 	describe(plan, desc, sizeof(desc));
 	snprintf(counts, sizeof(counts), "%d host%s connected%s", n, n == 1 ? "" : "s",
 		 n_switching ? " or switching kernels" : "");
 	want = plan->host_count > 0 ? plan->host_count : n_match;
 	if (!n_match) {
-		snprintf(err, err_len, "no host matches the plan (%s; %s%s)", desc, counts,
-			 reasons);
-		ret = -ENOENT;
+		ret = err_ret(err, -ENOENT, "no host matches the plan (%s; %s%s)", desc, counts,
+			      reasons);
 		goto out;
 	}
 	if (want > n_match) {
-		snprintf(err, err_len, "the plan wants %d hosts but %d match%s (%s; %s)", want,
-			 n_match, n_match == 1 ? "es" : "", desc, counts);
-		ret = -ERANGE;
+		ret = err_ret(err, -ERANGE, "the plan wants %d hosts but %d match%s (%s; %s)",
+			      want, n_match, n_match == 1 ? "es" : "", desc, counts);
 		goto out;
 	}
 	if (plan->host_count > 0)

@@ -20,6 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/err.h"
 #include "plan/jobspec.h"
 #include "plan/plan.h"
 
@@ -33,15 +34,13 @@ int sched_version_cmp(const char *a, const char *b, int ncomp, bool *ok);
 bool sched_value_matches(const char *have, const char *want);
 
 /* Whether INVENTORY satisfies every hosts.match selector of PLAN and has a port for each
- * of its roles. When not, WHY (WHY_LEN bytes, may be NULL) says which fails first. */
-bool sched_host_matches(const struct plan *plan, const json_t *inventory, char *why,
-			size_t why_len);
+ * of its roles. When not, WHY (may be NULL) says which fails first. */
+bool sched_host_matches(const struct plan *plan, const json_t *inventory, struct err *why);
 
 /* Whether INVENTORY has a port for each of PLAN's roles (hosts.match not looked at: a
  * submitter's --hosts replaces it) and each XDP attach entry's mode is one its port's
  * driver has (sched_xdp_mode_fits). WHY as for sched_host_matches. */
-bool sched_host_has_ports(const struct plan *plan, const json_t *inventory, char *why,
-			  size_t why_len);
+bool sched_host_has_ports(const struct plan *plan, const json_t *inventory, struct err *why);
 
 /* Whether the port of INVENTORY for ROLE can take an XDP program in MODE: generic and
  * auto always; native or offload when the port's "xdp" "modes" (agent/xdpcaps.h) list
@@ -49,7 +48,7 @@ bool sched_host_has_ports(const struct plan *plan, const json_t *inventory, char
  * the agent's attach decides). When not, WHY gets "port 'b' (port-b, e1000e) has XDP
  * modes generic; the plan asks native (variant 'drop')". */
 bool sched_xdp_mode_fits(const json_t *inventory, const char *role, enum job_xdp_mode mode,
-			 const char *variant, char *why, size_t why_len);
+			 const char *variant, struct err *why);
 
 /* Whether a job with SPEC may run on a host with INVENTORY now: the inventory has a
  * port for each role of the spec's ports, each XDP entry's mode fits its port
@@ -58,11 +57,11 @@ bool sched_xdp_mode_fits(const json_t *inventory, const char *role, enum job_xdp
  * --hosts). WHY as for sched_host_matches; ASKED (ASKED_LEN bytes, may be NULL) gets what
  * the spec asks ("hosts.match kernel.release=A; ports a, b"). For the check at dispatch:
  * the host may have changed its kernel since. */
-bool sched_jobspec_fits(const struct job_spec *spec, const json_t *inventory, char *why,
-			size_t why_len, char *asked, size_t asked_len);
+bool sched_jobspec_fits(const struct job_spec *spec, const json_t *inventory, struct err *why,
+			char *asked, size_t asked_len);
 /* sched_jobspec_fits for a spec held as JSON (a stored job spec), decoded first; one
  * that cannot be decoded does not fit (WHY says why). */
-bool sched_spec_fits(const json_t *spec, const json_t *inventory, char *why, size_t why_len,
+bool sched_spec_fits(const json_t *spec, const json_t *inventory, struct err *why,
 		     char *asked, size_t asked_len);
 
 /* A candidate host for sched_choose. */
@@ -81,7 +80,6 @@ struct sched_host {
  * them with the least pending work (then those not switching first, then by name).
  * Returns the number chosen, or -ENOENT (no host matches) / -ERANGE (too
  * few match) with a person's message in ERR. */
-int sched_choose(const struct plan *plan, struct sched_host *hosts, int n, char *err,
-		 size_t err_len);
+int sched_choose(const struct plan *plan, struct sched_host *hosts, int n, struct err *err);
 
 #endif

@@ -224,21 +224,21 @@ static int load_one(void *arg, int64_t job, const char *text, size_t len)
 }
 
 /* Read run R's queued jobs that are not kept. Returns 0 or -errno (message in WHY). */
-static int load_queued(struct coord *c, struct coord_run_specs *r, char *why, size_t why_len)
+static int load_queued(struct coord *c, struct coord_run_specs *r, struct err *why)
 {
 	struct spec_load l = { .r = r };
 	int err = store_run_queued_specs(c->store, r->run_id, load_one, &l);
 
 	free(l.prev);
 	if (err)
-		snprintf(why, why_len, "%s", store_errmsg(c->store));
+		err_set(why, "%s", store_err(c->store)->msg);
 	if (l.added)
 		qsort(r->jobs, r->n_jobs, sizeof(*r->jobs), by_job);
 	return err;
 }
 
 const struct coord_spec *coord_spec_of(struct coord *c, int64_t run_id, int64_t job_id,
-				       char *why, size_t why_len)
+				       struct err *why)
 {
 	struct coord_run_specs *r;
 	struct spec_job *j;
@@ -248,15 +248,15 @@ const struct coord_spec *coord_spec_of(struct coord *c, int64_t run_id, int64_t 
 	if (r && (j = job_find(r, job_id)))
 		return j->spec;
 	if (!r && !(r = run_new(c, run_id))) {
-		snprintf(why, why_len, "out of memory");
+		err_set(why, "out of memory");
 		return NULL;
 	}
-	if (load_queued(c, r, why, why_len))
+	if (load_queued(c, r, why))
 		return NULL;
 	j = job_find(r, job_id);
 	if (!j)
-		snprintf(why, why_len, "job %lld of run %lld is not queued", (long long)job_id,
-			 (long long)run_id);
+		err_set(why, "job %lld of run %lld is not queued", (long long)job_id,
+			(long long)run_id);
 	return j ? j->spec : NULL;
 }
 
@@ -268,7 +268,7 @@ void coord_specs_tick(struct coord *c)
 	for (r = c->run_specs; r; r = next) {
 		next = r->next;
 		if (store_run_has_queued(c->store, r->run_id, &queued)) {
-			pr_warn("%s", store_errmsg(c->store));
+			pr_warn("%s", store_err(c->store)->msg);
 			continue;
 		}
 		if (!queued)

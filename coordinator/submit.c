@@ -20,7 +20,6 @@
 #include "coord_clients.h"
 
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,39 +56,28 @@ struct submit {
 	int *spec_of;		/* JN[k]'s job in JOBS */
 	struct store_run_host *rh;
 	bool invalid;		/* the plan cannot run on its hosts: the reply says "invalid" */
-	char err[2048];
+	struct err err;		/* why the submit is refused */
 };
-
-static int fail(struct submit *s, int err, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static int fail(struct submit *s, int err, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(s->err, sizeof(s->err), fmt, ap);
-	va_end(ap);
-	return err;
-}
 
 static int parse_overrides(struct submit *s, const json_t *overrides)
 {
-	struct err perr = { 0 };
 	const json_t *v;
 	size_t i;
 
 	if (!overrides || json_is_null(overrides))
 		return 0;
 	if (!json_is_array(overrides))
-		return fail(s, -EINVAL, "'overrides' must be an array of KEY=VALUE strings");
+		return err_ret(&s->err, -EINVAL,
+			       "'overrides' must be an array of KEY=VALUE strings");
 	s->ov = calloc(json_array_size(overrides) + 1, sizeof(*s->ov));
 	if (!s->ov)
-		return fail(s, -ENOMEM, "out of memory");
+		return err_ret(&s->err, -ENOMEM, "out of memory");
 	json_array_foreach(overrides, i, v) {
 		if (!json_is_string(v))
-			return fail(s, -EINVAL, "'overrides' must be an array of KEY=VALUE strings");
-		if (plan_override_parse(json_string_value(v), &s->ov[i], &perr))
-			return fail(s, -EINVAL, "%s", perr.msg);
+			return err_ret(&s->err, -EINVAL,
+				       "'overrides' must be an array of KEY=VALUE strings");
+		if (plan_override_parse(json_string_value(v), &s->ov[i], &s->err))
+			return -EINVAL;
 		s->n_ov++;
 	}
 	return 0;
@@ -107,26 +95,29 @@ static int add_objects(struct submit *s, const json_t *objects)
 	if (!objects || json_is_null(objects))
 		return 0;	/* plan_objects_check names what is missing */
 	if (!json_is_object(objects))
-		return fail(s, -EINVAL, "'objects' must map names to {sha256, data}");
+		return err_ret(&s->err, -EINVAL, "'objects' must map names to {sha256, data}");
 	json_object_foreach((json_t *)objects, name, o) {
 		const char *sha = jget_str(o, "sha256", NULL);
 		const char *data = jget_str(o, "data", NULL);
 
 		if (!sha || !data)
-			return fail(s, -EINVAL, "object '%s' without 'sha256' and 'data'", name);
+			return err_ret(&s->err, -EINVAL,
+				       "object '%s' without 'sha256' and 'data'", name);
 		err = util_base64_decode(data, &buf, &len);
 		if (err)
-			return fail(s, err, "object '%s': 'data' is not base64", name);
+			return err_ret(&s->err, err, "object '%s': 'data' is not base64", name);
 		util_sha256_hex(buf, len, hex);
 		if (strcmp(hex, sha)) {
 			free(buf);
-			return fail(s, -EINVAL, "object '%s': its bytes hash to %s, not %s", name,
-				    hex, sha);
+			return err_ret(&s->err, -EINVAL,
+				       "object '%s': its bytes hash to %s, not %s", name, hex,
+				       sha);
 		}
 		err = plan_objects_add(&s->objs, name, buf, len);
 		free(buf);
 		if (err)
-			return fail(s, err, "object '%s' cannot be used: %s", name, strerror(-err));
+			return err_ret(&s->err, err, "object '%s' cannot be used: %s", name,
+				       strerror(-err));
 	}
 	return 0;
 }
@@ -143,35 +134,40 @@ static int named_hosts(struct coord *c, struct submit *s, const json_t *names)
 {
 	struct coord_agent *a;
 	const json_t *v;
-	char why[256];
+	struct err why;
 	size_t i, j;
 
 	if (!json_is_array(names) || !json_array_size(names))
-		return fail(s, -EINVAL, "'hosts' must be a non-empty array of host names");
+		return err_ret(&s->err, -EINVAL,
+			       "'hosts' must be a non-empty array of host names");
 	s->hosts = calloc(json_array_size(names), sizeof(*s->hosts));
 	if (!s->hosts)
-		return fail(s, -ENOMEM, "out of memory");
+		return err_ret(&s->err, -ENOMEM, "out of memory");
 	json_array_foreach(names, i, v) {
 		const char *name = json_string_value(v);
 		struct sched_host *h = &s->hosts[s->n_hosts];
 
 		if (!name)
-			return fail(s, -EINVAL, "'hosts' must be a non-empty array of host names");
+			return err_ret(&s->err, -EINVAL,
+				       "'hosts' must be a non-empty array of host names");
 		for (j = 0; j < i; j++)
 			if (!strcmp(name, s->hosts[j].name))
-				return fail(s, -EINVAL, "host '%s' is named twice", name);
+				return err_ret(&s->err, -EINVAL, "host '%s' is named twice",
+					       name);
 		a = coord_agent_by_name(c, name);
 		if (!a)
-			return fail(s, -ENOENT, "host '%s' is not known to the coordinator", name);
+			return err_ret(&s->err, -ENOENT,
+				       "host '%s' is not known to the coordinator", name);
 		if (coord_boot_holds(a))
-			return fail(s, -EBUSY, "host '%s' is switching to kernel '%s' (bpflab host "
-				    "boot): name it when the switch is done, or let the plan's "
-				    "hosts.match choose", name, a->boot.kernel);
+			return err_ret(&s->err, -EBUSY, "host '%s' is switching to kernel "
+				       "'%s' (bpflab host boot): name it when the switch is "
+				       "done, or let the plan's hosts.match choose", name,
+				       a->boot.kernel);
 		if (!a->sess.connected)
-			return fail(s, -ENOENT, "host '%s' is not connected", name);
-		if (!sched_host_has_ports(s->plan, a->inventory, why, sizeof(why)))
-			return fail(s, -ENOENT, "host '%s' cannot run plan '%s': %s", name,
-				    s->plan->name, why);
+			return err_ret(&s->err, -ENOENT, "host '%s' is not connected", name);
+		if (!sched_host_has_ports(s->plan, a->inventory, &why))
+			return err_ret(&s->err, -ENOENT, "host '%s' cannot run plan '%s': %s",
+				       name, s->plan->name, why.msg);
 		h->id = a->host_id;
 		h->name = a->name;
 		h->inventory = a->inventory;
@@ -207,7 +203,7 @@ static int choose_hosts(struct coord *c, struct submit *s)
 	s->hosts = calloc(n ? n : 1, sizeof(*s->hosts));
 	s->targets = json_array();
 	if (!s->hosts || !s->targets)
-		return fail(s, -ENOMEM, "out of memory");
+		return err_ret(&s->err, -ENOMEM, "out of memory");
 	for (a = c->agents; a; a = a->next) {
 		struct sched_host *h = &s->hosts[s->n_hosts];
 
@@ -220,14 +216,14 @@ static int choose_hosts(struct coord *c, struct submit *s)
 			h->switching = a->boot.kernel;
 			h->inventory = target_inventory(s, a);
 			if (!h->inventory)
-				return fail(s, -ENOMEM, "out of memory");
+				return err_ret(&s->err, -ENOMEM, "out of memory");
 		}
 		if (store_host_pending(c->store, a->host_id, &h->pending))
-			return fail(s, -EIO, "%s", store_errmsg(c->store));
+			return err_ret(&s->err, -EIO, "%s", store_err(c->store)->msg);
 		s->n_hosts++;
 	}
 	qsort(s->hosts, s->n_hosts, sizeof(*s->hosts), by_name);
-	err = sched_choose(s->plan, s->hosts, s->n_hosts, s->err, sizeof(s->err));
+	err = sched_choose(s->plan, s->hosts, s->n_hosts, &s->err);
 	return err;
 }
 
@@ -245,10 +241,10 @@ static int check_agent_versions(struct submit *s)
 		if (!(s->hosts[h].chosen || (s->plan->link_generator && h < 2)) || !v)
 			continue;
 		if (vercmp(v, JOBSPEC_AGENT_MIN) < 0)
-			return fail(s, -EPROTO, "host '%s' runs bpflab-agent %s, older than %s, the "
-				    "oldest that runs this coordinator's jobs: upgrade it "
-				    "(docs/deploy.md, \"Upgrades\")", s->hosts[h].name, v,
-				    JOBSPEC_AGENT_MIN);
+			return err_ret(&s->err, -EPROTO, "host '%s' runs bpflab-agent %s, "
+				       "older than %s, the oldest that runs this coordinator's "
+				       "jobs: upgrade it (docs/deploy.md, \"Upgrades\")",
+				       s->hosts[h].name, v, JOBSPEC_AGENT_MIN);
 	}
 	return 0;
 }
@@ -263,12 +259,12 @@ static int link_hosts(struct coord *c, struct submit *s, const json_t *names)
 
 	if (json_is_null(names))
 		names = NULL;
-	err = coord_link_choose(c, s->plan, names, &gen, &dut, s->err, sizeof(s->err));
+	err = coord_link_choose(c, s->plan, names, &gen, &dut, &s->err);
 	if (err)
 		return err;
 	s->hosts = calloc(2, sizeof(*s->hosts));
 	if (!s->hosts)
-		return fail(s, -ENOMEM, "out of memory");
+		return err_ret(&s->err, -ENOMEM, "out of memory");
 	s->hosts[0] = (struct sched_host){ .id = gen->host_id, .name = gen->name,
 					   .inventory = gen->inventory, .chosen = true };
 	s->hosts[1] = (struct sched_host){ .id = dut->host_id, .name = dut->name,
@@ -282,7 +278,6 @@ static int link_hosts(struct coord *c, struct submit *s, const json_t *names)
  * refuses the plan as invalid. */
 static int check_rates(struct submit *s)
 {
-	struct err perr = { 0 };
 	int i, h;
 
 	if (!s->plan->traffic.rate_pps && !(s->plan->traffic.rate_share > 0) &&
@@ -295,9 +290,9 @@ static int check_rates(struct submit *s)
 			if (s->plan->link_generator ? h != i % 2 : !sh->chosen)
 				continue;
 			if (plan_rate_check(s->plan, s->jobs[i].spec, sh->inventory, sh->name,
-					    &perr)) {
+					    &s->err)) {
 				s->invalid = true;
-				return fail(s, -EINVAL, "%s", perr.msg);
+				return -EINVAL;
 			}
 		}
 	}
@@ -331,15 +326,12 @@ oom:
 static int expand(struct submit *s, bool named)
 {
 	struct plan_expand_opts opts = { .objs = &s->objs, .hosts_match = !named };
-	struct err perr = { 0 };
-	int err;
 
 	if (s->plan->link_generator) {
 		opts.pair_generator = s->hosts[0].name;
 		opts.pair_dut = s->hosts[1].name;
 	}
-	err = plan_expand_opts(s->plan, &opts, &s->jobs, &s->n_jobs, &perr);
-	return err ? fail(s, err, "%s", err_text(&perr, err)) : 0;
+	return plan_expand_opts(s->plan, &opts, &s->jobs, &s->n_jobs, &s->err);
 }
 
 /* Each job's spec as JSON text, once (the store writes it for each host, dispatch sends
@@ -351,11 +343,11 @@ static int encode_specs(struct submit *s)
 	s->texts = calloc((size_t)s->n_jobs + 1, sizeof(*s->texts));
 	s->lens = calloc((size_t)s->n_jobs + 1, sizeof(*s->lens));
 	if (!s->texts || !s->lens)
-		return fail(s, -ENOMEM, "out of memory");
+		return err_ret(&s->err, -ENOMEM, "out of memory");
 	for (i = 0; i < s->n_jobs; i++) {
 		s->texts[i] = proto_encode(s->jobs[i].spec, &s->lens[i]);
 		if (!s->texts[i])
-			return fail(s, -ENOMEM, "out of memory");
+			return err_ret(&s->err, -ENOMEM, "out of memory");
 	}
 	return 0;
 }
@@ -403,7 +395,6 @@ json_t *coord_submit(struct coord *c, const json_t *msg)
 {
 	const char *file = jget_str(msg, "plan_file", "plan");
 	const json_t *text = json_object_get(msg, "plan_text");
-	struct err perr = { 0 };
 	struct submit s = { 0 };
 	const json_t *names = json_object_get(msg, "hosts");
 	json_t *reply = NULL;
@@ -412,27 +403,24 @@ json_t *coord_submit(struct coord *c, const json_t *msg)
 	bool named = names && !json_is_null(names);
 
 	if (!json_is_string(text)) {
-		err = fail(&s, -EINVAL, "submit without 'plan_text'");
+		err = err_ret(&s.err, -EINVAL, "submit without 'plan_text'");
 		goto out;
 	}
 	err = parse_overrides(&s, json_object_get(msg, "overrides"));
 	if (err)
 		goto out;
 	s.plan = plan_parse(file, json_string_value(text), json_string_length(text), s.ov,
-			    s.n_ov, &perr);
+			    s.n_ov, &s.err);
 	if (!s.plan) {
-		err = fail(&s, -(errno ? errno : EINVAL), "%s",
-			   err_text(&perr, -errno));
+		err = -(errno ? errno : EINVAL);
 		goto out;
 	}
 	err = add_objects(&s, json_object_get(msg, "objects"));
 	if (err)
 		goto out;
-	err = plan_objects_check(s.plan, &s.objs, &perr);
-	if (err) {
-		fail(&s, err, "%s", perr.msg);
+	err = plan_objects_check(s.plan, &s.objs, &s.err);
+	if (err)
 		goto out;
-	}
 	if (s.plan->link_generator)
 		n_chosen = link_hosts(c, &s, names);
 	else if (named)
@@ -449,8 +437,8 @@ json_t *coord_submit(struct coord *c, const json_t *msg)
 	if (err)
 		goto out;
 	if ((long long)s.n_jobs * n_chosen > SUBMIT_MAX_JOBS) {
-		err = fail(&s, -E2BIG, "the run would have %lld jobs, more than %d",
-			   (long long)s.n_jobs * n_chosen, SUBMIT_MAX_JOBS);
+		err = err_ret(&s.err, -E2BIG, "the run would have %lld jobs, more than %d",
+			      (long long)s.n_jobs * n_chosen, SUBMIT_MAX_JOBS);
 		goto out;
 	}
 	err = check_rates(&s);
@@ -463,7 +451,7 @@ json_t *coord_submit(struct coord *c, const json_t *msg)
 	s.job_ids = calloc((size_t)s.n_jobs * n_chosen + 1, sizeof(*s.job_ids));
 	s.spec_of = calloc((size_t)s.n_jobs * n_chosen + 1, sizeof(*s.spec_of));
 	if (!s.jn || !s.job_ids || !s.spec_of) {
-		err = fail(&s, -ENOMEM, "out of memory");
+		err = err_ret(&s.err, -ENOMEM, "out of memory");
 		goto out;
 	}
 	for (i = 0; i < s.n_jobs; i++) {
@@ -488,12 +476,12 @@ json_t *coord_submit(struct coord *c, const json_t *msg)
 	 * named ones only) */
 	s.rh = calloc(s.n_hosts + 1, sizeof(*s.rh));
 	if (!s.rh) {
-		err = fail(&s, -ENOMEM, "out of memory");
+		err = err_ret(&s.err, -ENOMEM, "out of memory");
 		goto out;
 	}
 	for (h = 0; h < s.n_hosts; h++) {
 		if (!s.hosts[h].chosen &&
-		    !sched_host_matches(s.plan, s.hosts[h].inventory, NULL, 0))
+		    !sched_host_matches(s.plan, s.hosts[h].inventory, NULL))
 			continue;
 		s.rh[n_rh].host_id = s.hosts[h].id;
 		s.rh[n_rh].chosen = s.hosts[h].chosen;
@@ -503,7 +491,7 @@ json_t *coord_submit(struct coord *c, const json_t *msg)
 				     &s.objs, s.jn, k, s.rh, n_rh, util_wall_ms(), &run_id,
 				     s.job_ids);
 	if (err) {
-		fail(&s, err, "%s", store_errmsg(c->store));
+		err_ret(&s.err, err, "%s", store_err(c->store)->msg);
 		goto out;
 	}
 	keep_specs(c, &s, run_id, k);
@@ -513,8 +501,8 @@ json_t *coord_submit(struct coord *c, const json_t *msg)
 		s.plan->name, s.plan->sha256, k, n_chosen, n_chosen == 1 ? "" : "s");
 out:
 	if (err) {
-		pr_info("submit of '%s' refused: %s", file, s.err);
-		reply = proto_error_new("submit", "%s", s.err);
+		pr_info("submit of '%s' refused: %s", file, err_text(&s.err, err));
+		reply = proto_error_new("submit", "%s", err_text(&s.err, err));
 		if (reply && s.invalid)
 			json_object_set_new(reply, "invalid", json_true());
 	}

@@ -103,7 +103,8 @@ static void reply_store_error(struct store *store, struct web_reply *reply)
 	else if (errno == ENOMEM)
 		web_reply_error(reply, 500, "out of memory");
 	else
-		web_reply_error(reply, 500, "cannot query the database: %s", store_errmsg(store));
+		web_reply_error(reply, 500, "cannot query the database: %s",
+				store_err(store)->msg);
 }
 
 struct store *web_store_open(const char *db, struct web_reply *reply)

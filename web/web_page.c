@@ -229,7 +229,7 @@ static void page_run(struct store *store, int64_t id, long long job, struct web_
 	/* the repetitions; with ?seconds=JOB that job's per-second values, read alone */
 	if (job > 0 && !(seconds = store_query_seconds(store, id, job))) {
 		web_reply_error(reply, 500, "cannot read the seconds of job %lld: %s", job,
-				store_errmsg(store));
+				store_err(store)->msg);
 		goto out;
 	}
 	web_buf_str(&b, "<h2>repetitions</h2>\n");

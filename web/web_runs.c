@@ -63,7 +63,7 @@ int web_picks_load(struct store *store, struct web_picks *p, struct web_reply *r
 			web_reply_busy(reply);
 		else
 			web_reply_error(reply, 500, "cannot query the database: %s",
-					store_errmsg(store));
+					store_err(store)->msg);
 		goto fail;
 	}
 	return 0;
@@ -331,7 +331,7 @@ void web_page_runs(struct store *store, const struct web_param *params, size_t n
 			web_reply_busy(reply);
 		else
 			web_reply_error(reply, 500, "cannot query the database: %s",
-					store_errmsg(store));
+					store_err(store)->msg);
 		goto out;
 	}
 	json_array_foreach(p.runs, i, r) {

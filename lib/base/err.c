@@ -42,6 +42,12 @@ void err_set(struct err *e, const char *fmt, ...)
 	va_end(ap);
 }
 
+void err_vset(struct err *e, const char *fmt, va_list ap)
+{
+	if (e)
+		verr(e, fmt, ap);
+}
+
 int err_ret(struct err *e, int code, const char *fmt, ...)
 {
 	va_list ap;

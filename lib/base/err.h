@@ -14,6 +14,7 @@
 #ifndef BPFLAB_ERR_H
 #define BPFLAB_ERR_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 
 struct err {
@@ -28,6 +29,8 @@ void err_clear(struct err *e);
 /* E's message from FMT (not input; E may be NULL). A message cut at the size ends in
  * "...". Returns nothing: the caller returns its own -errno. */
 void err_set(struct err *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* err_set() with the arguments in AP, for a function that takes FMT and ... itself. */
+void err_vset(struct err *e, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
 /* err_set() for a failure CODE (-errno): returns CODE, for `return err_ret(err, -ENOMEM,
  * "out of memory")`. */
 int err_ret(struct err *e, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));

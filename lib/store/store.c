@@ -45,7 +45,7 @@ int store_fail(struct store *st, int err, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(st->err, sizeof(st->err), fmt, ap);
+	err_vset(&st->err, fmt, ap);
 	va_end(ap);
 	return err;
 }
@@ -68,15 +68,13 @@ int sto_dberr(struct store *st, int rc)
 /* Put CONTEXT in front of the current message: "CONTEXT: message". */
 int sto_context(struct store *st, int err, const char *fmt, ...)
 {
-	char ctx[STORE_ERR_LEN], both[2 * STORE_ERR_LEN + 2];
+	char ctx[STORE_ERR_LEN];
 	va_list ap;
 
 	va_start(ap, fmt);
 	vsnprintf(ctx, sizeof(ctx), fmt, ap);
 	va_end(ap);
-	snprintf(both, sizeof(both), "%s: %s", ctx, st->err);
-	memcpy(st->err, both, sizeof(st->err) - 1);
-	st->err[sizeof(st->err) - 1] = '\0';
+	err_prefix(&st->err, "%s", ctx);
 	return err;
 }
 
@@ -606,14 +604,14 @@ struct store *store_open(const char *path, bool readonly, struct err *e)
 	err = migrate(st, version);
 	if (err) {
 		/* migrate() gave the context; report its message as it is. */
-		err_set(e, "%s", st->err);
+		err_set(e, "%s", st->err.msg);
 		store_free(st);
 		errno = -err;
 		return NULL;
 	}
 out:
 	if (err) {
-		err_set(e, "cannot open database '%s': %s", path, st->err);
+		err_set(e, "cannot open database '%s': %s", path, st->err.msg);
 		store_free(st);
 		errno = -err;
 		return NULL;
@@ -629,9 +627,9 @@ void store_close(struct store **stp)
 	*stp = NULL;
 }
 
-const char *store_errmsg(struct store *st)
+const struct err *store_err(const struct store *st)
 {
-	return st->err;
+	return &st->err;
 }
 
 static const struct sto_stmt stmt_page_size = { "PRAGMA page_size" };

@@ -9,7 +9,7 @@
  * Opening applies the numbered migrations in schema/ (compiled in) up to the newest,
  * tracked with PRAGMA user_version, and turns on WAL and foreign keys. Every mutating
  * function runs in one transaction: it either happens whole or not at all, and on failure
- * returns -errno with the reason in store_errmsg() (the one error channel of the store
+ * returns -errno with the reason in store_err() (the one error channel of the store
  * and its companions in lib/store/store_*.c; -ENOSPC disk or size limit full,
  * -EROFS read-only database, -EINVAL bad input or a constraint, -ENOENT unknown row,
  * -EBUSY locked by another process, -ENOMEM, -EIO anything else).
@@ -168,7 +168,7 @@ int store_job_dispatch(struct store *store, int64_t job_id, int64_t now_ms);
 /* store_job_dispatch for the N jobs JOB_IDS in one transaction: one commit for all
  * (bpflabd hands out the jobs of one turn of its loop together, then sends them). A job
  * that is unknown or not queued is left out (ERRS[i] -ENOENT or -ESTALE, the first such
- * message in store_errmsg) and the others are dispatched; ERRS[i] is 0 for a job
+ * message in store_err) and the others are dispatched; ERRS[i] is 0 for a job
  * dispatched. Returns 0 when the transaction committed, or -errno when it did not: then
  * no job was dispatched and every ERRS[i] is that error. */
 int store_jobs_dispatch(struct store *store, const int64_t *job_ids, int n, int64_t now_ms,
@@ -368,13 +368,15 @@ json_t *store_boot_latest(struct store *store, bool open_only);
  * since_ms, error?} on each host that was asked to switch, and state "booting" for one
  * still switching that is not recorded gone (the stored state stands for the
  * coordinator's "connected"). `bpflab --db` and the dashboard (web/) call it. Returns 0,
- * -EIO when the switches cannot be read (the reason in store_errmsg()) or -ENOMEM. */
+ * -EIO when the switches cannot be read (the reason in store_err()) or -ENOMEM. */
 int store_boot_attach(struct store *store, json_t *hosts);
 
-/* The message of the last failure of any store function, of this store and its
- * companions (store_bisect, store_boot, store_link, store_noise) alike: the store's one
- * error channel. */
-const char *store_errmsg(struct store *store);
+/* The last failure of any store function, of this store and its companions
+ * (store_bisect, store_boot, store_link, store_noise) alike, as a struct err (its msg:
+ * "cannot store result of job 3: database or disk is full"): the store's one error
+ * channel, kept by STORE like sqlite3_errmsg() until its next failure
+ * (docs/architecture.md, "Errors"). The CLI prints it with cli_fail(rc, store_err(st)). */
+const struct err *store_err(const struct store *store);
 
 /* For the store's own files in lib/ (store_*.c) and its tests only: same thread, same
  * rules. store_db is STORE's SQLite connection; store_fail puts a message on STORE's

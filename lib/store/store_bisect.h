@@ -7,7 +7,7 @@
  * Used by the coordinator's bisect_* requests (coordinator/bisect_req.c) and by `bpflab
  * --db FILE bisect` on a database file (cli/bisect.c). Every mutating function runs in
  * one transaction (BEGIN IMMEDIATE: its checks and its writes see the same database) and
- * returns 0 or -errno with the reason in store_errmsg() (-EEXIST an active
+ * returns 0 or -errno with the reason in store_err() (-EEXIST an active
  * session already, -ENOENT no such session, -ESTALE the session is not active,
  * -EALREADY another client recorded that step first, -EINVAL bad input, -EROFS,
  * -ENOSPC, -EIO). The tables come from migration 004 (store_open). One thread per

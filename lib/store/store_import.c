@@ -359,9 +359,8 @@ void store_import_destroy(struct store *st, struct store_import **imp)
 		return;
 	if (!im->done && im->run_id) {
 		/* what the earlier parts wrote; one statement each, keeping st's message */
-		char keep[STORE_ERR_LEN];
+		struct err keep = st->err;
 
-		snprintf(keep, sizeof(keep), "%s", store_errmsg(st));
 		err = sto_tx_begin(st);
 		if (!err)
 			err = sto_exec(st, &stmt_del_samples, NULL, "i", im->run_id);
@@ -370,7 +369,7 @@ void store_import_destroy(struct store *st, struct store_import **imp)
 		if (!err)
 			err = sto_exec(st, &stmt_del_run, NULL, "i", im->run_id);
 		sto_tx_end(st, err);
-		store_fail(st, -EIO, "%s", keep);
+		st->err = keep;
 	}
 	json_decref(im->own);
 	free(im);

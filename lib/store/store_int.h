@@ -14,10 +14,10 @@
  * creates or alters a table. A query is its SELECT and the table of its columns
  * (store_sql.h).
  *
- * Errors: the function that fails writes a message into st->err (store_fail, sto_dberr),
- * and the exported function that called it puts its context in front (sto_context:
- * "cannot store result of job 3: database or disk is full"), rolls back and returns
- * -errno.
+ * Errors: the function that fails fills st->err (store_fail, sto_dberr), and the
+ * exported function that called it puts its context in front (sto_context: "cannot
+ * store result of job 3: database or disk is full"), rolls back and returns -errno. The
+ * caller reads st->err with store_err().
  */
 #ifndef BPFLAB_STORE_INT_H
 #define BPFLAB_STORE_INT_H
@@ -89,7 +89,7 @@ struct store {
 	struct series_ent series[SERIES_CACHE];
 	struct env_ent *envs;		/* n_envs slots; NULL until the first is needed */
 	size_t n_envs;
-	char err[STORE_ERR_LEN];
+	struct err err;			/* the last failure (store_err) */
 	/* store_batch_begin: the transaction is open and each write is a savepoint in it;
 	 * BATCH_LOST: SQLite rolled the whole transaction back (a full disk, an I/O error) */
 	bool batch, batch_lost;

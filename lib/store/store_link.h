@@ -5,7 +5,7 @@
  * Used by the coordinator (coordinator/link.c: discovery, submit of a two-host plan, the
  * barrier) and by the CLI with --db. Runs on the store's connection (store_db), in the
  * store's thread. Errors return -errno, from SQLite's result as lib/store/store.c maps it
- * (sql_errno, docs/store.md "Errors"), with the reason in store_errmsg().
+ * (sql_errno, docs/store.md "Errors"), with the reason in store_err().
  */
 #ifndef BPFLAB_STORE_LINK_H
 #define BPFLAB_STORE_LINK_H

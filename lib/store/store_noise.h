@@ -8,7 +8,7 @@
  * store_noise_record reads the run's stored values and writes its rows in one
  * transaction (BEGIN IMMEDIATE), so the figures are always those of the values in the
  * database, and a failure leaves nothing behind. Errors: 0 or -errno with the reason in
- * store_errmsg() (-ENOENT no such run, -EAGAIN the run has not ended, -ENODATA no
+ * store_err() (-ENOENT no such run, -EAGAIN the run has not ended, -ENODATA no
  * metric with NOISE_MIN_VALUES values, -EROFS, -ENOSPC, -EBUSY, -EIO). One thread per
  * struct store.
  */
@@ -31,7 +31,7 @@ int store_noise_record(struct store *store, int64_t run, int64_t now_ms, json_t 
 /* The latest noise floor of each host (the rows of its latest recorded run), as a new
  * array of {host_id, host, run, env_id, kernel_release, measured_ms, metric, subject,
  * window, unit, n, mean, cv}, by host, metric and subject; NULL with errno and
- * store_errmsg() on failure. */
+ * store_err() on failure. */
 json_t *store_noise_list(struct store *store);
 
 #endif

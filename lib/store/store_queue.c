@@ -319,7 +319,7 @@ out:
 int store_jobs_dispatch(struct store *st, const int64_t *job_ids, int n, int64_t now_ms,
 			int *errs)
 {
-	char first[STORE_ERR_LEN] = "";
+	struct err first = { 0 };
 	int64_t *runs = NULL;
 	struct job_row row;
 	int i, k, n_runs = 0, err;
@@ -334,10 +334,10 @@ int store_jobs_dispatch(struct store *st, const int64_t *job_ids, int n, int64_t
 		errs[i] = job_dispatch(st, job_ids[i], now_ms, &row);
 		if (errs[i] == -ENOENT || errs[i] == -ESTALE) {
 			/* nothing of this job was written: the others go on */
-			if (!first[0]) {
+			if (!first.msg[0]) {
 				sto_context(st, errs[i], "cannot dispatch job %lld",
 					    (long long)job_ids[i]);
-				memcpy(first, st->err, sizeof(first));
+				first = st->err;
 			}
 			continue;
 		}
@@ -357,8 +357,8 @@ int store_jobs_dispatch(struct store *st, const int64_t *job_ids, int n, int64_t
 			errs[i] = err;
 		return sto_context(st, err, "cannot dispatch %d job%s", n, n == 1 ? "" : "s");
 	}
-	if (first[0])
-		memcpy(st->err, first, sizeof(st->err));
+	if (first.msg[0])
+		st->err = first;
 	return 0;
 }
 

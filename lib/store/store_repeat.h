@@ -12,7 +12,7 @@ struct store;
  * every job of its (run, host, point) has ended, queue one more repetition of each
  * variant that is not settled (lib/analysis/repeat.h) and mark those that reached max unsettled.
  * *ADDED gets the number of repetitions queued. Returns 0, or -errno with the message
- * in the store (store_errmsg); the caller rolls back. */
+ * in the store (store_err); the caller rolls back. */
 int store_repeat_after_result(struct store *st, int64_t job_id, int *added);
 
 #endif

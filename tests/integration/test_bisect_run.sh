@@ -154,7 +154,7 @@ rc=$(judge_rc --db "$db" bisect run --plan xdp-cost --metric prog.ns_per_run --b
 rc=$(judge_rc --db "$db" bisect run --plan xdp-cost --metric prog.ns_per_run \
 	--threshold 5% --baseline 100 --kernel 6.1.0-13)
 [ "$rc" = 129 ] || fail "a baseline of two variants exits 129, got $rc"
-grep -q "values of 2 variants ('drop', 'pass'): choose one with --variant" "$tmp/judge.out" ||
+grep -qx "bpflab: metric 'prog.ns_per_run' of run 100: values of 2 variants ('drop', 'pass'): choose one with --variant" "$tmp/judge.out" ||
 	{ cat "$tmp/judge.out"; fail "the refusal does not list the variants"; }
 rc=$(judge_rc --db "$db" bisect run --plan xdp-cost --metric prog.ns_per_run \
 	--threshold 5% --baseline 100 --kernel 6.1.0-13 --variant drop)

@@ -389,12 +389,12 @@ static void test_analysis_store_import_names(void **state)
 		json_object_set_new(imp, "plan", json_string(name));
 		json_object_set_new(imp, "host", json_string("h1"));
 		assert_int_equal(store_import(st, imp, 1700000000000LL, &run), -EINVAL);
-		assert_string_equal(store_errmsg(st), "cannot import 'hand.csv': 'plan' must be a name of 1 to 128 "
+		assert_string_equal(store_err(st)->msg, "cannot import 'hand.csv': 'plan' must be a name of 1 to 128 "
 				    "letters, digits, '.', '_' and '-'");
 		json_object_set_new(imp, "plan", json_string("hand"));
 		json_object_set_new(imp, "host", json_string(name));
 		assert_int_equal(store_import(st, imp, 1700000000000LL, &run), -EINVAL);
-		assert_string_equal(store_errmsg(st), "cannot import 'hand.csv': 'host' must be a name of 1 to 128 "
+		assert_string_equal(store_err(st)->msg, "cannot import 'hand.csv': 'host' must be a name of 1 to 128 "
 				    "letters, digits, '.', '_' and '-'");
 	}
 	json_decref(imp);
@@ -482,16 +482,16 @@ static void test_analysis_store_import_query(void **state)
 						   "metric", "prog.ns_per_run", "subject", "p",
 						   "value", 2.0, "unit", "ns"));
 	assert_int_equal(store_import(st, imp, 1700000000000LL, &run), -EINVAL);
-	assert_contains(store_errmsg(st), "jobs[0].samples[1]: 'prog.ns_per_run' of 'p' is "
+	assert_contains(store_err(st)->msg, "jobs[0].samples[1]: 'prog.ns_per_run' of 'p' is "
 			"there already (samples[0]): one value per job and subject");
-	assert_null(strstr(store_errmsg(st), "UNIQUE"));
+	assert_null(strstr(store_err(st)->msg, "UNIQUE"));
 	/* a negative time */
 	json_object_set_new(imp, "jobs", json_pack("[{s:s, s:[{s:s, s:s, s:f, s:s}]}]",
 						   "variant", "x", "samples", "metric",
 						   "prog.ns_per_run", "subject", "p", "value", -2.5,
 						   "unit", "ns"));
 	assert_int_equal(store_import(st, imp, 1700000000000LL, &run), -EINVAL);
-	assert_contains(store_errmsg(st), "jobs[0].samples[0]: 'value' -2.5 of "
+	assert_contains(store_err(st)->msg, "jobs[0].samples[0]: 'value' -2.5 of "
 			"'prog.ns_per_run' is negative (a time in ns cannot be)");
 	json_object_del(filter, "runs");
 	json_object_del(filter, "metric");

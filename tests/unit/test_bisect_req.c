@@ -105,8 +105,8 @@ static long long n_steps(struct tctx *t, int64_t id)
 
 static void expect_err(struct store *st, int rc, int want, const char *needle)
 {
-	if (rc != want || !strstr(store_errmsg(st), needle))
-		fail_msg("got %d '%s', expected %d with '%s'", rc, store_errmsg(st), want,
+	if (rc != want || !strstr(store_err(st)->msg, needle))
+		fail_msg("got %d '%s', expected %d with '%s'", rc, store_err(st)->msg, want,
 			 needle);
 }
 

@@ -61,7 +61,7 @@ static void test_store_boot_begin_end(void **state)
 	assert_int_equal(store_boot_begin(st, host, NEW_KERNEL, OLD_KERNEL, 2000, &id), 0);
 	assert_true(id > 0);
 	assert_int_equal(store_boot_begin(st, host, "7.0", OLD_KERNEL, 2001, NULL), -EEXIST);
-	assert_contains(store_errmsg(st), "switching its kernel already");
+	assert_contains(store_err(st)->msg, "switching its kernel already");
 	assert_int_equal(store_boot_begin(st, host + 100, "7.0", OLD_KERNEL, 2001, NULL),
 			 -ENOENT);
 
@@ -118,20 +118,21 @@ static void test_boot_spec_fits(void **state)
 			      "{\"role\": \"b\"}]}");
 	json_t *spec = json_of("{\"ports\": [\"a\", \"b\"], \"hosts_match\": "
 			       "{\"rack\": \"r3\", \"kernel\": \">=6.1\"}}");
-	char why[256], asked[256];
+	char asked[256];
+	struct err why;
 
-	assert_true(sched_spec_fits(spec, inv, why, sizeof(why), asked, sizeof(asked)));
+	assert_true(sched_spec_fits(spec, inv, &why, asked, sizeof(asked)));
 	json_object_set_new(json_object_get(spec, "hosts_match"), "kernel",
 			    json_string("=6.12"));
-	assert_false(sched_spec_fits(spec, inv, why, sizeof(why), asked, sizeof(asked)));
-	assert_text(why, "kernel.release is '6.1.0-53-cloud-amd64', not '=6.12'");
+	assert_false(sched_spec_fits(spec, inv, &why, asked, sizeof(asked)));
+	assert_text(why.msg, "kernel.release is '6.1.0-53-cloud-amd64', not '=6.12'");
 	assert_text(asked, "hosts.match rack=r3, kernel=6.12; ports a, b");
 	/* without hosts_match (--hosts) only the port roles count */
 	json_object_del(spec, "hosts_match");
-	assert_true(sched_spec_fits(spec, inv, why, sizeof(why), NULL, 0));
+	assert_true(sched_spec_fits(spec, inv, &why, NULL, 0));
 	json_array_append_new(json_object_get(spec, "ports"), json_string("c"));
-	assert_false(sched_spec_fits(spec, inv, why, sizeof(why), asked, sizeof(asked)));
-	assert_text(why, "no port for role 'c'");
+	assert_false(sched_spec_fits(spec, inv, &why, asked, sizeof(asked)));
+	assert_text(why.msg, "no port for role 'c'");
 	assert_text(asked, "hosts.match (any); ports a, b, c");
 	json_decref(spec);
 	json_decref(inv);

@@ -859,7 +859,7 @@ static void test_coordinator_sched(void **state)
 	struct plan plan = { .match = match, .n_match = 2, .ports = ports, .n_ports = 2 };
 	struct sched_host hosts[3] = { 0 };
 	json_t *inv[3];
-	char err[512];
+	struct err err;
 	bool ok;
 	int i;
 
@@ -887,32 +887,32 @@ static void test_coordinator_sched(void **state)
 		hosts[i].inventory = inv[i];
 		hosts[i].pending = i == 0 ? 5 : 0;
 	}
-	assert_true(sched_host_matches(&plan, inv[0], NULL, 0));
-	assert_false(sched_host_matches(&plan, inv[1], err, sizeof(err)));
-	assert_string_equal(err, "no port of roles a, b with driver 'veth'");
+	assert_true(sched_host_matches(&plan, inv[0], NULL));
+	assert_false(sched_host_matches(&plan, inv[1], &err));
+	assert_string_equal(err.msg, "no port of roles a, b with driver 'veth'");
 	/* count all: both veth hosts */
-	assert_int_equal(sched_choose(&plan, hosts, 3, err, sizeof(err)), 2);
+	assert_int_equal(sched_choose(&plan, hosts, 3, &err), 2);
 	assert_true(hosts[0].chosen && !hosts[1].chosen && hosts[2].chosen);
 	/* count 1: the one with less queued work */
 	plan.host_count = 1;
-	assert_int_equal(sched_choose(&plan, hosts, 3, err, sizeof(err)), 1);
+	assert_int_equal(sched_choose(&plan, hosts, 3, &err), 1);
 	assert_true(!hosts[0].chosen && hosts[2].chosen);
 	plan.host_count = 3;
-	assert_int_equal(sched_choose(&plan, hosts, 3, err, sizeof(err)), -ERANGE);
-	assert_non_null(strstr(err, "the plan wants 3 hosts but 2 match"));
+	assert_int_equal(sched_choose(&plan, hosts, 3, &err), -ERANGE);
+	assert_non_null(strstr(err.msg, "the plan wants 3 hosts but 2 match"));
 	/* a label, a key that is not there, a role that is missing */
 	match[1].value = "r4";
 	plan.host_count = 0;
-	assert_int_equal(sched_choose(&plan, hosts, 3, err, sizeof(err)), -ENOENT);
-	assert_non_null(strstr(err, "'h3': rack is 'r3', not 'r4'"));
+	assert_int_equal(sched_choose(&plan, hosts, 3, &err), -ENOENT);
+	assert_non_null(strstr(err.msg, "'h3': rack is 'r3', not 'r4'"));
 	match[1].key = "cpu.model";
-	assert_false(sched_host_matches(&plan, inv[0], err, sizeof(err)));
-	assert_string_equal(err, "no 'cpu.model' in its inventory");
+	assert_false(sched_host_matches(&plan, inv[0], &err));
+	assert_string_equal(err.msg, "no 'cpu.model' in its inventory");
 	match[1].key = "kernel.release";
 	match[1].value = ">=6.18";
 	ports[1] = "c";
-	assert_false(sched_host_matches(&plan, inv[0], err, sizeof(err)));
-	assert_string_equal(err, "no port for role 'c'");
+	assert_false(sched_host_matches(&plan, inv[0], &err));
+	assert_string_equal(err.msg, "no port for role 'c'");
 	for (i = 0; i < 3; i++)
 		json_decref(inv[i]);
 
@@ -924,14 +924,14 @@ static void test_coordinator_sched(void **state)
 			      json_pack("{s:s, s:s, s:s}", "role", "f", "name", "port-f", "driver", "veth"));
 	plan.n_match = 1;
 	ports[1] = "b";
-	assert_false(sched_host_matches(&plan, inv[0], err, sizeof(err)));
-	assert_string_equal(err, "no port of roles a, b with driver 'veth'");
+	assert_false(sched_host_matches(&plan, inv[0], &err));
+	assert_string_equal(err.msg, "no port of roles a, b with driver 'veth'");
 	match[0].value = "vmxnet3";
-	assert_true(sched_host_matches(&plan, inv[0], NULL, 0));
+	assert_true(sched_host_matches(&plan, inv[0], NULL));
 	ports[1] = "f";		/* a plan whose ports are a and f: either driver will do */
-	assert_true(sched_host_matches(&plan, inv[0], NULL, 0));
+	assert_true(sched_host_matches(&plan, inv[0], NULL));
 	match[0].value = "veth";
-	assert_true(sched_host_matches(&plan, inv[0], NULL, 0));
+	assert_true(sched_host_matches(&plan, inv[0], NULL));
 	json_decref(inv[0]);
 }
 
@@ -973,50 +973,51 @@ static void test_coordinator_sched_xdp(void **state)
 	const char *sports[] = { "a", "b" };
 	struct job_spec spec = { .variant = "drop", .ports = sports, .n_ports = 2,
 				 .attach = &ja, .n_attach = 1 };
-	char err[1024], asked[256];
+	char asked[256];
+	struct err err;
 	const char *want = "port 'b' (port-b, e1000e) has XDP modes generic; the plan asks "
 			   "native (variant 'drop')";
 
 	json_object_set_new(json_array_get(json_object_get(unknown, "ports"), 1), "xdp",
 			    json_pack("{s:s, s:s}", "source", "unknown", "reason", "not probed"));
-	assert_false(sched_xdp_mode_fits(g3, "b", JOB_XDP_NATIVE, "drop", err, sizeof(err)));
-	assert_string_equal(err, want);
-	assert_true(sched_xdp_mode_fits(g3, "b", JOB_XDP_GENERIC, "drop", err, sizeof(err)));
-	assert_true(sched_xdp_mode_fits(g3, "b", JOB_XDP_AUTO, "drop", err, sizeof(err)));
-	assert_true(sched_xdp_mode_fits(v1, "b", JOB_XDP_NATIVE, "drop", err, sizeof(err)));
-	assert_true(sched_xdp_mode_fits(old, "b", JOB_XDP_NATIVE, "drop", err, sizeof(err)));
-	assert_true(sched_xdp_mode_fits(unknown, "b", JOB_XDP_NATIVE, "drop", err, sizeof(err)));
-	assert_true(sched_xdp_mode_fits(g3, "c", JOB_XDP_NATIVE, "drop", err, sizeof(err)));
-	assert_false(sched_xdp_mode_fits(v1, "b", JOB_XDP_OFFLOAD, "x", err, sizeof(err)));
-	assert_string_equal(err, "port 'b' (port-b, virtio_net) has XDP modes native, generic; "
+	assert_false(sched_xdp_mode_fits(g3, "b", JOB_XDP_NATIVE, "drop", &err));
+	assert_string_equal(err.msg, want);
+	assert_true(sched_xdp_mode_fits(g3, "b", JOB_XDP_GENERIC, "drop", &err));
+	assert_true(sched_xdp_mode_fits(g3, "b", JOB_XDP_AUTO, "drop", &err));
+	assert_true(sched_xdp_mode_fits(v1, "b", JOB_XDP_NATIVE, "drop", &err));
+	assert_true(sched_xdp_mode_fits(old, "b", JOB_XDP_NATIVE, "drop", &err));
+	assert_true(sched_xdp_mode_fits(unknown, "b", JOB_XDP_NATIVE, "drop", &err));
+	assert_true(sched_xdp_mode_fits(g3, "c", JOB_XDP_NATIVE, "drop", &err));
+	assert_false(sched_xdp_mode_fits(v1, "b", JOB_XDP_OFFLOAD, "x", &err));
+	assert_string_equal(err.msg, "port 'b' (port-b, virtio_net) has XDP modes native, generic; "
 			    "the plan asks offload (variant 'x')");
 
 	/* the plan: the tc variant is no matter, the xdp one refuses g3 */
-	assert_false(sched_host_matches(&plan, g3, err, sizeof(err)));
-	assert_string_equal(err, want);
-	assert_false(sched_host_has_ports(&plan, g3, err, sizeof(err)));	/* --hosts */
-	assert_true(sched_host_matches(&plan, v1, NULL, 0));
-	assert_true(sched_host_matches(&plan, old, NULL, 0));
+	assert_false(sched_host_matches(&plan, g3, &err));
+	assert_string_equal(err.msg, want);
+	assert_false(sched_host_has_ports(&plan, g3, &err));	/* --hosts */
+	assert_true(sched_host_matches(&plan, v1, NULL));
+	assert_true(sched_host_matches(&plan, old, NULL));
 	hosts[0] = (struct sched_host){ .id = 1, .name = "g3", .inventory = g3 };
-	assert_int_equal(sched_choose(&plan, hosts, 1, err, sizeof(err)), -ENOENT);
-	assert_string_equal(err, "no host matches the plan (hosts.match (any); ports a, b; "
+	assert_int_equal(sched_choose(&plan, hosts, 1, &err), -ENOENT);
+	assert_string_equal(err.msg, "no host matches the plan (hosts.match (any); ports a, b; "
 			    "1 host connected; 'g3': port 'b' (port-b, e1000e) has XDP modes "
 			    "generic; the plan asks native (variant 'drop'))");
 	hosts[1] = (struct sched_host){ .id = 2, .name = "v1", .inventory = v1 };
-	assert_int_equal(sched_choose(&plan, hosts, 2, err, sizeof(err)), 1);
+	assert_int_equal(sched_choose(&plan, hosts, 2, &err), 1);
 	assert_true(!hosts[0].chosen && hosts[1].chosen);
 	/* mode auto matches both */
 	drop[0].mode = JOB_XDP_AUTO;
-	assert_int_equal(sched_choose(&plan, hosts, 2, err, sizeof(err)), 2);
+	assert_int_equal(sched_choose(&plan, hosts, 2, &err), 2);
 	drop[0].mode = JOB_XDP_GENERIC;
-	assert_true(sched_host_matches(&plan, g3, NULL, 0));
+	assert_true(sched_host_matches(&plan, g3, NULL));
 
 	/* at dispatch */
-	assert_false(sched_jobspec_fits(&spec, g3, err, sizeof(err), asked, sizeof(asked)));
-	assert_string_equal(err, want);
-	assert_true(sched_jobspec_fits(&spec, v1, err, sizeof(err), NULL, 0));
+	assert_false(sched_jobspec_fits(&spec, g3, &err, asked, sizeof(asked)));
+	assert_string_equal(err.msg, want);
+	assert_true(sched_jobspec_fits(&spec, v1, &err, NULL, 0));
 	ja.mode = JOB_XDP_AUTO;
-	assert_true(sched_jobspec_fits(&spec, g3, err, sizeof(err), NULL, 0));
+	assert_true(sched_jobspec_fits(&spec, g3, &err, NULL, 0));
 	json_decref(g3);
 	json_decref(v1);
 	json_decref(old);

@@ -341,11 +341,11 @@ static void test_kbuild_import_history(void **state)
 	memset(long_name, 'k', sizeof(long_name) - 1);
 	long_name[sizeof(long_name) - 1] = '\0';
 	assert_int_equal(import_kernel(st, "lab1", "", NULL, 1, &run), -EINVAL);
-	assert_non_null(strstr(store_errmsg(st), "'kernel.release' must be a name of 1 to 64 "
+	assert_non_null(strstr(store_err(st)->msg, "'kernel.release' must be a name of 1 to 64 "
 				"bytes"));
 	assert_int_equal(import_kernel(st, "lab1", long_name, NULL, 1, &run), -EINVAL);
 	assert_int_equal(import_kernel(st, "lab1", REL, long_name, 1, &run), -EINVAL);
-	assert_non_null(strstr(store_errmsg(st), "'kernel.version'"));
+	assert_non_null(strstr(store_err(st)->msg, "'kernel.version'"));
 	long_name[STORE_KERNEL_NAME_MAX] = '\0';	/* 64 bytes: the most there may be */
 	assert_int_equal(import_kernel(st, "lab2", long_name, NULL, 50, &run), 0);
 	runs = store_query_runs(st);
@@ -376,7 +376,7 @@ static void test_kbuild_import_history(void **state)
 	filter = json_pack("{s:s}", "by", "colour");
 	rows = store_query_values(st, filter);
 	assert_null(rows);
-	assert_non_null(strstr(store_errmsg(st), "cannot group by 'colour' (the fields are "
+	assert_non_null(strstr(store_err(st)->msg, "cannot group by 'colour' (the fields are "
 				"kernel.release, kernel.build, kernel.version, kernel.config, "));
 	json_decref(filter);
 	store_close(&st);

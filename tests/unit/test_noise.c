@@ -331,7 +331,7 @@ static void test_noise_store_record(void **state)
 	/* refused: an unknown run */
 	assert_int_equal(store_noise_record(st, 7, 9600, &rows), -ENOENT);
 	assert_null(rows);
-	assert_string_equal(store_errmsg(st), "unknown run 7");
+	assert_string_equal(store_err(st)->msg, "unknown run 7");
 	store_close(&st);
 
 	/* a read-only database: refused, and nothing changed */
@@ -357,11 +357,11 @@ static void test_noise_store_refusals(void **state)
 	st = store_open(path, false, &err);
 	assert_non_null(st);
 	assert_int_equal(store_noise_record(st, 1, 9000, NULL), -EAGAIN);
-	assert_non_null(strstr(store_errmsg(st), "run 1 is queued"));
+	assert_non_null(strstr(store_err(st)->msg, "run 1 is queued"));
 	assert_int_equal(store_run_cancel(st, 1, 9100, &running), 0);
 	json_decref(running);
 	assert_int_equal(store_noise_record(st, 1, 9200, NULL), -ENODATA);
-	assert_non_null(strstr(store_errmsg(st), "no metric with 3 or more values"));
+	assert_non_null(strstr(store_err(st)->msg, "no metric with 3 or more values"));
 	store_close(&st);
 	assert_int_equal(count_rows(path), 0);
 }

@@ -191,7 +191,7 @@ static void test_store_queue_and_queries(void **state)
 	assert_int_equal(errno, ENOENT);
 	assert_null(store_query_result(st, 999));
 	assert_int_equal(errno, ENOENT);
-	assert_non_null(strstr(store_errmsg(st), "unknown run 999"));
+	assert_non_null(strstr(store_err(st)->msg, "unknown run 999"));
 
 	q = store_query_hosts(st);
 	assert_string_equal(json_string_value(json_object_get(json_array_get(q, 0), "state")),
@@ -274,22 +274,22 @@ static void test_store_bad_result(void **state)
 	json_object_set_new(json_array_get(json_object_get(r, "samples"), 2), "window",
 			    json_string("both"));
 	assert_int_equal(store_ingest_result(st, h1, r, 400, &ing), -EINVAL);
-	assert_non_null(strstr(store_errmsg(st), "sample 2 ('prog.ns_per_run'): 'window' must"));
-	assert_non_null(strstr(store_errmsg(st), "cannot store result of job"));
+	assert_non_null(strstr(store_err(st)->msg, "sample 2 ('prog.ns_per_run'): 'window' must"));
+	assert_non_null(strstr(store_err(st)->msg, "cannot store result of job"));
 	json_decref(r);
 	/* the same sample twice: refused by the unique key, rolled back */
 	r = store_fix_result(job, "ok", 1, true);
 	json_array_append(json_object_get(r, "samples"),
 			  json_array_get(json_object_get(r, "samples"), 0));
 	assert_int_equal(store_ingest_result(st, h1, r, 400, &ing), -EINVAL);
-	assert_non_null(strstr(store_errmsg(st), "is given twice"));
+	assert_non_null(strstr(store_err(st)->msg, "is given twice"));
 	json_decref(r);
 	r = json_pack("{s:i, s:s}", "job", (int)job, "status", "maybe");
 	assert_int_equal(store_ingest_result(st, h1, r, 400, &ing), -EINVAL);
 	json_decref(r);
 	r = store_fix_result(12345, "ok", 1, true);
 	assert_int_equal(store_ingest_result(st, h1, r, 400, &ing), -ENOENT);
-	assert_non_null(strstr(store_errmsg(st), "unknown job 12345"));
+	assert_non_null(strstr(store_err(st)->msg, "unknown job 12345"));
 	json_decref(r);
 	assert_int_equal(store_fix_count(f->db, "samples"), 0);
 	assert_int_equal(store_fix_count(f->db, "host_envs"), 0);
@@ -311,12 +311,12 @@ static void test_store_bad_result(void **state)
 
 		assert_int_equal(store_run_create(st, &f->plan, NULL, &none, &jn, 1, 1, &run),
 				 -EINVAL);
-		assert_non_null(strstr(store_errmsg(st), "object 'xdp_basic.bpf.o' named by the "
+		assert_non_null(strstr(store_err(st)->msg, "object 'xdp_basic.bpf.o' named by the "
 				       "plan was not submitted"));
 		jn.host_id = 4242;	/* no such host: foreign key */
 		assert_int_equal(store_run_create(st, &f->plan, NULL, &f->objs, &jn, 1, 1, &run),
 				 -EINVAL);
-		assert_non_null(strstr(store_errmsg(st), "FOREIGN KEY"));
+		assert_non_null(strstr(store_err(st)->msg, "FOREIGN KEY"));
 		assert_int_equal(store_fix_count(f->db, "runs"), 1);
 		assert_int_equal(store_fix_count(f->db, "jobs"), N_JOBS);
 	}
@@ -588,8 +588,8 @@ static void test_store_ingest_many_samples(void **state)
 		r = result_seconds(job[0], 45, dups[i]);
 		assert_int_equal(store_ingest_result(st, h1, r, 400, &ing), -EINVAL);
 		snprintf(want, sizeof(want), "sample %d ('port.rx_pps' of 'b'", dups[i]);
-		assert_contains(store_errmsg(st), want);
-		assert_contains(store_errmsg(st), "is given twice");
+		assert_contains(store_err(st)->msg, want);
+		assert_contains(store_err(st)->msg, "is given twice");
 		json_decref(r);
 		assert_int_equal(store_fix_count(f->db, "samples"), 0);
 	}

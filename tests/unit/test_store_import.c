@@ -196,7 +196,7 @@ static void test_store_import_check(void **state)
 		assert_string_equal(why.msg, cases[i].why);
 		/* the same words from store_import, nothing stored */
 		assert_int_equal(store_import(f->st, imp, 1, &run), -EINVAL);
-		assert_contains(store_errmsg(f->st), cases[i].why);
+		assert_contains(store_err(f->st)->msg, cases[i].why);
 		json_decref(imp);
 	}
 	assert_int_equal(db_file_count(f->db, "SELECT count(*) FROM runs"), 0);

@@ -120,28 +120,33 @@ static void test_store_job_write_failures(void **state)
 	store_fix_run(st, f, h1, 200);
 
 	assert_int_equal(store_job_dispatch(st, 4242, 300), -ENOENT);
-	assert_string_equal(store_errmsg(st), "cannot dispatch job 4242: unknown job 4242");
+	assert_string_equal(store_err(st)->msg, "cannot dispatch job 4242: unknown job 4242");
 	assert_int_equal(store_job_accept(st, 4242, h1, 300), -ENOENT);
-	assert_string_equal(store_errmsg(st), "cannot mark job 4242 running: unknown job 4242");
+	assert_string_equal(store_err(st)->msg, "cannot mark job 4242 running: unknown job 4242");
 	assert_int_equal(store_job_requeue(st, 4242), -ENOENT);
-	assert_string_equal(store_errmsg(st), "cannot requeue job 4242: unknown job 4242");
+	assert_string_equal(store_err(st)->msg, "cannot requeue job 4242: unknown job 4242");
 	assert_int_equal(store_job_fail(st, 4242, "gone", 300), -ENOENT);
-	assert_string_equal(store_errmsg(st), "cannot fail job 4242: unknown job 4242");
+	assert_string_equal(store_err(st)->msg, "cannot fail job 4242: unknown job 4242");
+	/* the store's error is a struct err: no place, not a person's input, and it stays
+	 * until the next failure (docs/architecture.md, "Errors") */
+	assert_false(store_err(st)->input);
+	assert_int_equal(store_err(st)->line, 0);
 	/* no transaction was left open: the next write is committed (seen by another
 	 * connection) */
 	assert_int_equal(store_job_next(st, h1, &job, &rj, &spec), 0);
 	json_decref(spec);
 	assert_int_equal(store_job_dispatch(st, job, 300), 0);
 	store_fix_assert_running(f->db, job);
+	assert_string_equal(store_err(st)->msg, "cannot fail job 4242: unknown job 4242");
 
 	for (i = 0; i < ARRAY_SIZE(triggers); i++) {
 		store_fix_sql(st, triggers[i]);
 		assert_int_equal(store_job_requeue(st, job), -EINVAL);
 		snprintf(want, sizeof(want), "cannot requeue job %lld: injected", (long long)job);
-		assert_string_equal(store_errmsg(st), want);
+		assert_string_equal(store_err(st)->msg, want);
 		assert_int_equal(store_job_fail(st, job, "gone", 400), -EINVAL);
 		snprintf(want, sizeof(want), "cannot fail job %lld: injected", (long long)job);
-		assert_string_equal(store_errmsg(st), want);
+		assert_string_equal(store_err(st)->msg, want);
 		store_fix_assert_running(f->db, job);
 		store_fix_sql(st, "DROP TRIGGER t");
 	}
@@ -183,7 +188,7 @@ static void test_store_jobs_dispatch(void **state)
 	assert_int_equal(errs[1], -ENOENT);
 	assert_int_equal(errs[2], 0);
 	assert_int_equal(errs[3], -ESTALE);
-	assert_string_equal(store_errmsg(st), "cannot dispatch job 4242: unknown job 4242");
+	assert_string_equal(store_err(st)->msg, "cannot dispatch job 4242: unknown job 4242");
 	/* committed: both jobs, their attempts, hosts and runs, seen by another connection */
 	store_fix_assert_running(f->db, ids[0]);
 	store_fix_assert_running(f->db, ids[2]);
@@ -210,7 +215,7 @@ static void test_store_jobs_dispatch(void **state)
 	assert_int_equal(store_jobs_dispatch(st, ids, 2, 400, errs), -EINVAL);
 	assert_int_equal(errs[0], -EINVAL);
 	assert_int_equal(errs[1], -EINVAL);
-	assert_string_equal(store_errmsg(st), "cannot dispatch 2 jobs: injected");
+	assert_string_equal(store_err(st)->msg, "cannot dispatch 2 jobs: injected");
 	assert_int_equal(db_file_count(f->db, "SELECT count(*) FROM jobs WHERE state = 'running'"),
 			 0);
 	assert_int_equal(db_file_count(f->db, "SELECT count(*) FROM hosts WHERE state = 'busy'"),
@@ -244,7 +249,7 @@ static void test_store_readonly(void **state)
 	assert_non_null(st);
 	assert_int_equal(store_host_hello(st, "h9", "0.1", f->inventory, 100, &id, NULL),
 			 -EROFS);
-	assert_non_null(strstr(store_errmsg(st), "cannot register host 'h9': attempt to write "
+	assert_non_null(strstr(store_err(st)->msg, "cannot register host 'h9': attempt to write "
 			       "a readonly database"));
 	assert_int_equal(store_job_next(st, h1, &job, &rj, &spec), 0);
 	json_decref(spec);
@@ -422,7 +427,7 @@ static void test_store_full(void **state)
 
 		assert_int_equal(store_run_create(st, &f->plan, NULL, &f->objs, &jn, 1, 300,
 						  &run2), -ENOSPC);
-		assert_non_null(strstr(store_errmsg(st), "cannot store run of plan 't': "
+		assert_non_null(strstr(store_err(st)->msg, "cannot store run of plan 't': "
 				       "database or disk is full"));
 	}
 	assert_int_equal(store_fix_count(f->db, "runs"), 1);

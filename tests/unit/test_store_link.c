@@ -132,7 +132,7 @@ static void test_store_links_replace(void **state)
 	/* one row that cannot be stored: the previous discovery stays whole; a foreign key
 	 * is bad input, -EINVAL as in lib/store/store.c */
 	assert_int_equal(store_links_replace(f->st, bad, 2, 7000), -EINVAL);
-	assert_string_equal(store_errmsg(f->st), "cannot store a link: FOREIGN KEY constraint "
+	assert_string_equal(store_err(f->st)->msg, "cannot store a link: FOREIGN KEY constraint "
 			    "failed");
 	links_text(f->st, text, sizeof(text));
 	assert_string_equal(text, "h1.x-h2.x");
@@ -214,13 +214,13 @@ static void test_store_job_partner(void **state)
 
 	/* a plain job and an unknown one are no side of a pair */
 	assert_int_equal(store_job_partner(f->st, ids[2], &partner, &host), -ENOENT);
-	assert_non_null(strstr(store_errmsg(f->st), "is not one side of a pair"));
+	assert_non_null(strstr(store_err(f->st)->msg, "is not one side of a pair"));
 	assert_int_equal(store_job_partner(f->st, 424242, &partner, &host), -ENOENT);
 
 	assert_int_equal(store_job_state(f->st, ids[0], st), 0);
 	assert_string_equal(st, "queued");
 	assert_int_equal(store_job_state(f->st, 424242, st), -ENOENT);
-	assert_string_equal(store_errmsg(f->st), "unknown job 424242");
+	assert_string_equal(store_err(f->st)->msg, "unknown job 424242");
 
 	/* a job's error, first line only ("" without one) */
 	{
@@ -238,7 +238,7 @@ static void test_store_job_partner(void **state)
 		assert_string_equal(e, "cannot load program 'x'");
 		store_job_partner(f->st, ids[2], &partner, &host);	/* another message */
 		assert_int_equal(store_job_error(f->st, 424242, e, sizeof(e)), -ENOENT);
-		assert_string_equal(store_errmsg(f->st), "unknown job 424242");
+		assert_string_equal(store_err(f->st)->msg, "unknown job 424242");
 	}
 }
 
@@ -286,7 +286,7 @@ static void test_store_pair_requeue(void **state)
 	}
 	/* once queued it is no failed job any more: refused, nothing changed */
 	assert_int_equal(store_pair_requeue(f->st, ids[1], "again"), -ENOENT);
-	assert_non_null(strstr(store_errmsg(f->st), "is not a failed job"));
+	assert_non_null(strstr(store_err(f->st)->msg, "is not a failed job"));
 	assert_int_equal(store_job_last_attempt(f->st, ids[1], outcome, &lost), 0);
 	assert_int_equal(lost, 1);
 }
@@ -306,7 +306,7 @@ static void test_store_links_readonly(void **state)
 	if (!f->st)
 		fail_msg("store_open: %s", err.msg);
 	assert_int_equal(store_links_replace(f->st, NULL, 0, 6000), -EROFS);
-	assert_string_equal(store_errmsg(f->st), "cannot store the links: attempt to write a "
+	assert_string_equal(store_err(f->st)->msg, "cannot store the links: attempt to write a "
 			    "readonly database");
 	links_text(f->st, text, sizeof(text));
 	assert_string_equal(text, "h1.x-h2.y");
