@@ -134,8 +134,9 @@ $(BUILD)/tests/test_%: tests/unit/test_%.c $(wildcard tests/unit/*.h) $(UNIT_HEL
 		-o $@ $< $(UNIT_HELPERS) $(CLIA) $(WEBA) $(COORDA) $(AGENTA) $(LIBA) $(LDLIBS) \
 		$(shell pkg-config --libs cmocka)
 
+# the benches are built (not run) with the tests, so a change cannot break them unseen
 unit: deps
-	$(Q)$(MAKE) --no-print-directory all $(UNIT_BINS)
+	$(Q)$(MAKE) --no-print-directory all $(UNIT_BINS) $(BENCH_BINS)
 	$(Q)sh tests/check-layout.sh $(BUILD)
 	$(Q)python3 tests/check-paths.py
 	$(Q)sh tests/run-unit.sh $(UNIT_BINS)
@@ -146,7 +147,7 @@ integration: deps all
 
 check: deps
 	$(Q)sh scripts/deps.sh browser package
-	$(Q)$(MAKE) --no-print-directory all $(UNIT_BINS)
+	$(Q)$(MAKE) --no-print-directory all $(UNIT_BINS) $(BENCH_BINS)
 	$(Q)sh tests/check-layout.sh $(BUILD)
 	$(Q)python3 tests/check-paths.py
 	$(Q)sh tests/run-unit.sh $(UNIT_BINS)

@@ -143,19 +143,19 @@ static int run_one(const struct gen_ops *ops, const struct gen_config *base, str
 {
 	struct gen_config cfg = *base;
 	struct timespec warm = { 0, 300000000 }, ts;
-	char msg[256] = "";
+	struct err msg = { 0 };
 	void *gen;
 	int err;
 
 	cfg.rate_pps = rate;
 	cfg.burst = burst;
 	memset(f, 0, sizeof(*f));
-	gen = ops->new(&cfg, msg, sizeof(msg));
+	gen = ops->new(&cfg, &msg);
 	if (!gen) {
-		fprintf(stderr, "pacing: %s: %s\n", ops->name, msg);
+		fprintf(stderr, "pacing: %s: %s\n", ops->name, msg.msg);
 		return -errno;
 	}
-	err = ops->start(gen, msg, sizeof(msg));
+	err = ops->start(gen, &msg);
 	if (!err) {
 		nanosleep(&warm, NULL);
 		err = rx_reset(rx, rate);
@@ -165,11 +165,11 @@ static int run_one(const struct gen_ops *ops, const struct gen_config *base, str
 		err = err ?: rx_read(rx, f);
 		if (ops->pace_stats)
 			ops->pace_stats(gen, &f->gen);
-		err = ops->stop(gen, msg, sizeof(msg)) ?: err;
+		err = ops->stop(gen, &msg) ?: err;
 	}
 	if (err)
 		fprintf(stderr, "pacing: %s at %llu/s: %s\n", ops->name, (unsigned long long)rate,
-			msg[0] ? msg : strerror(-err));
+			msg.msg[0] ? msg.msg : strerror(-err));
 	ops->destroy(gen);
 	return err;
 }
@@ -190,15 +190,15 @@ static int call_costs(const struct gen_config *base, double seconds)
 	struct xdpgen *gen;
 	uint64_t *t = calloc(MAX_CALLS, sizeof(*t));
 	uint8_t frame[FRAME_SIZE];
-	char msg[256] = "";
+	struct err msg = { 0 };
 	bool boosted;
 	size_t r;
 
 	xdpgen_config_of(base, &xc);
 	xc.rate_pps = 1;		/* paced: the program held in the dispatcher */
-	gen = xdpgen_new(&xc, msg, sizeof(msg));
+	gen = xdpgen_new(&xc, &msg);
 	if (!gen || !t) {
-		fprintf(stderr, "pacing: xdp-live: %s\n", msg);
+		fprintf(stderr, "pacing: xdp-live: %s\n", msg.msg);
 		free(t);
 		return -1;
 	}
