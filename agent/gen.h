@@ -46,7 +46,7 @@ struct gen_config {
 	uint64_t rate_pps;	/* frames per second over all threads (traffic.rate), each
 				 * thread its share (gen_thread_rate); 0: full speed */
 	int burst;		/* traffic.burst: frames back to back at most, 1..a call's
-				 * most; 0: the smallest that holds the rate (gen_pace) */
+				 * most; 0: auto, 250 us of frames (gen_pace) */
 	bool stamp;		/* a latency stamp in each frame (bpf/latency_shared.h):
 				 * xdp-live, udp; pktgen ignores it (job_latency.c
 				 * refuses pktgen) */

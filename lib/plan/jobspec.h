@@ -139,7 +139,7 @@ struct job_traffic {
 	int64_t rate_pps;
 	double rate_share;
 	/* traffic.burst: frames a paced generator sends back to back at most, 1..
-	 * JOBSPEC_MAX_BURST; 0: its smallest that holds the rate (found while it runs) */
+	 * JOBSPEC_MAX_BURST; 0: auto, 250 us of frames at the rate (agent/gen.h) */
 	int burst;
 };
 

@@ -117,8 +117,8 @@ struct plan_traffic {
 	int64_t rate_pps;		/* `rate: 200000`: frames/s, 0: full speed */
 	double rate_share;		/* `rate: 10%`: share of the port's line rate, 0..1 */
 	int rate_line, rate_col;	/* of the rate value, for plan_rate_check */
-	int burst;			/* `burst: 16`: frames back to back at most; 0: the
-					 * generator's smallest that holds the rate */
+	int burst;			/* `burst: 16`: frames back to back at most; 0:
+					 * auto, 250 us of frames at the rate */
 };
 
 struct plan_axis {			/* one matrix key and its values */
