@@ -102,8 +102,11 @@ out:
 	return err ? sto_context(st, err, "cannot mark host %lld gone", (long long)host_id) : 0;
 }
 
+/* a count a state: with an IN list SQLite builds a temporary b-tree of it to seek
+ * jobs_queue each time the statement runs (a submit asks once a host) */
 static const struct sto_stmt stmt_host_pending = {
-	"SELECT count(*) FROM jobs WHERE host_id = ?1 AND state IN ('queued', 'running')",
+	"SELECT (SELECT count(*) FROM jobs WHERE host_id = ?1 AND state = 'queued') + "
+	"(SELECT count(*) FROM jobs WHERE host_id = ?1 AND state = 'running')",
 };
 
 int store_host_pending(struct store *st, int64_t host_id, int64_t *n)
