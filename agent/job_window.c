@@ -23,6 +23,7 @@ struct job_snap {
 	int64_t t_ns;			/* CLOCK_MONOTONIC, middle of the reads */
 	struct ifstats_counters *ports;	/* n_ports */
 	uint64_t gen_frames;
+	struct gen_pace_stats pace;	/* a paced generator's (gen.h), burst 0: none */
 	struct progstats *progs;	/* n_progs */
 	uint64_t *counters;		/* attach_counter_count() */
 	struct cpustat cpu;		/* empty unless cpu.* metrics are wanted */
@@ -35,8 +36,11 @@ struct job_snap {
 };
 
 /* A paced generator's largest burst and its shortfall since it started (warm-up too):
- * gen.burst, gen.shortfall (gen.h struct gen_pace_stats), when it keeps them. */
-static void rate_pace(struct job_ctx *c)
+ * gen.burst, gen.shortfall (gen.h struct gen_pace_stats), when it keeps them; its
+ * hold-ups in the rate window A -> B (gen.held frames, gen.held_ms) into the verdict's
+ * input (c->rate_held). */
+static void rate_pace(struct job_ctx *c, const struct job_snap *a, const struct job_snap *b,
+		      double dt)
 {
 	struct gen_pace_stats ps;
 
@@ -44,6 +48,17 @@ static void rate_pace(struct job_ctx *c)
 		return;
 	job_add_record(c, "gen.burst", c->from, (double)ps.burst, "frames", "rate");
 	job_add_record(c, "gen.shortfall", c->from, (double)ps.shortfall, "frames", "rate");
+	if (!a->pace.burst || !b->pace.burst)
+		return;
+	c->rate_held = (struct gen_pace_stats){
+		.held = b->pace.held - a->pace.held,
+		.held_n = b->pace.held_n - a->pace.held_n,
+		.held_ns = b->pace.held_ns - a->pace.held_ns,
+	};
+	c->rate_held_pps = (double)c->rate_held.held / dt;
+	job_add_record(c, "gen.held", c->from, (double)c->rate_held.held, "frames", "rate");
+	job_add_record(c, "gen.held_ms", c->from, (double)c->rate_held.held_ns / 1e6, "ms",
+		       "rate");
 }
 
 static bool cancelled(const struct job_ctx *c)
@@ -155,6 +170,7 @@ static void snap_copy(struct job_ctx *c, struct job_snap *dst, const struct job_
 
 	dst->t_ns = src->t_ns;
 	dst->gen_frames = src->gen_frames;
+	dst->pace = src->pace;
 	dst->rx = src->rx;
 	memcpy(dst->ports, src->ports, c->n_ports * sizeof(*dst->ports));
 	memcpy(dst->progs, src->progs, n_progs * sizeof(*dst->progs));
@@ -213,6 +229,8 @@ static int snap_take(struct job_ctx *c, struct job_snap *s, bool progs, bool nic
 				strerror(-err));
 			return err;
 		}
+		if (!c->gen_ops->pace_stats || c->gen_ops->pace_stats(c->gen, &s->pace))
+			memset(&s->pace, 0, sizeof(s->pace));
 	}
 	for (i = 0; progs && i < attach_count(c->attach); i++) {
 		const struct attach_prog *p = attach_get(c->attach, i);
@@ -454,7 +472,7 @@ static void emit(struct job_ctx *c, enum job_window w, const struct job_snap *a,
 				c->offered_pps = (b->gen_frames - a->gen_frames) / dt;
 				job_add_record(c, "gen.offered_pps", c->from, c->offered_pps,
 					       "pps", "rate");
-				rate_pace(c);
+				rate_pace(c, a, b, dt);
 			}
 		}
 		for (i = 0; i < attach_count_counters(c); i++)
