@@ -124,8 +124,8 @@ $(BINS):
 
 # tests/unit/helpers.c (helpers.h) holds what several tests share, store_fixture.c the
 # store tests' fixture, coord_fixture.c the coordinator tests', report_fixture.c the
-# result report tests'; linked into each.
-UNIT_FIXTURES := store coord report
+# result report tests', plan_fixture.c the plan model tests'; linked into each.
+UNIT_FIXTURES := store coord report plan
 UNIT_HELPERS := $(call obj,tests/unit/helpers.c $(UNIT_FIXTURES:%=tests/unit/%_fixture.c))
 $(UNIT_HELPERS): tests/unit/helpers.h $(UNIT_FIXTURES:%=tests/unit/%_fixture.h)
 $(call obj,tests/unit/coord_fixture.c): override CFLAGS += -DBPFLAB_BUILDDIR='"$(abspath $(BUILD))"'
