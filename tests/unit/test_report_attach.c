@@ -153,21 +153,32 @@ static int64_t tc_run(struct store *st, int64_t h, int variant, const char *tc_b
 	return run;
 }
 
+/* A store in memory where host g1 (kernel 6.1.0-47) said hello: its id in *HOST. */
+static struct store *g1_store(int64_t *host)
+{
+	json_t *inv = json_pack("{s:{s:s}}", "kernel", "release", "6.1.0-47");
+	struct store *st;
+	struct err err;
+
+	st = store_open(":memory:", false, &err);
+	assert_non_null(st);
+	assert_int_equal(store_host_hello(st, "g1", "0.1", inv, 100, host, NULL), 0);
+	json_decref(inv);
+	return st;
+}
+
 /* The same end to end from the store: result_show (store_query_result) reads each
  * job's env and names the hooks that were attached, per port; a run without tc
  * programs has no tc_attach and no line. */
 static void test_report_tc_attach_from_store(void **state)
 {
-	json_t *inv = json_pack("{s:{s:s}}", "kernel", "release", "6.1.0-47"), *q, *rep, *h;
+	json_t *q, *rep, *h;
 	struct store *st;
-	struct err err;
 	char *t;
 	int64_t host, run;
 
 	(void)state;
-	st = store_open(":memory:", false, &err);
-	assert_non_null(st);
-	assert_int_equal(store_host_hello(st, "g1", "0.1", inv, 100, &host, NULL), 0);
+	st = g1_store(&host);
 
 	run = tc_run(st, host, 0, "clsact");
 	q = store_query_result(st, run);
@@ -198,7 +209,6 @@ static void test_report_tc_attach_from_store(void **state)
 	json_decref(rep);
 	json_decref(q);
 	store_close(&st);
-	json_decref(inv);
 }
 
 /* XDP entries of mode auto: result_show gives the mode each port got (hosts[].xdp_auto,
@@ -206,16 +216,13 @@ static void test_report_tc_attach_from_store(void **state)
  * mode auto give nothing. */
 static void test_report_xdp_auto_from_store(void **state)
 {
-	json_t *inv = json_pack("{s:{s:s}}", "kernel", "release", "6.1.0-47"), *q, *rep, *h;
+	json_t *q, *rep, *h;
 	struct store *st;
-	struct err err;
 	char *t;
 	int64_t host, run;
 
 	(void)state;
-	st = store_open(":memory:", false, &err);
-	assert_non_null(st);
-	assert_int_equal(store_host_hello(st, "g1", "0.1", inv, 100, &host, NULL), 0);
+	st = g1_store(&host);
 	xdp_auto_b = "generic";
 	run = tc_run(st, host, 1, NULL);
 	xdp_auto_b = NULL;
@@ -237,7 +244,6 @@ static void test_report_xdp_auto_from_store(void **state)
 	assert_null(json_object_get(json_array_get(json_object_get(q, "hosts"), 0), "xdp_auto"));
 	json_decref(q);
 	store_close(&st);
-	json_decref(inv);
 }
 
 /* result_show's hosts carry what the drivers form needs: port_driver, the drivers of
@@ -245,16 +251,14 @@ static void test_report_xdp_auto_from_store(void **state)
  * entries in plan order with the mode the job's env says was used. */
 static void test_report_drivers_from_store(void **state)
 {
-	json_t *inv = json_pack("{s:{s:s}}", "kernel", "release", "6.1.0-47"), *q, *rep, *f, *h;
+	json_t *q, *rep, *f, *h;
 	struct store *st;
 	struct err err;
 	char *t;
 	int64_t host, run;
 
 	(void)state;
-	st = store_open(":memory:", false, &err);
-	assert_non_null(st);
-	assert_int_equal(store_host_hello(st, "g1", "0.1", inv, 100, &host, NULL), 0);
+	st = g1_store(&host);
 	xdp_auto_b = "generic";
 	with_drivers = true;
 	run = tc_run(st, host, 1, NULL);
@@ -293,7 +297,6 @@ static void test_report_drivers_from_store(void **state)
 	assert_null(json_object_get(h, "xdp"));
 	json_decref(q);
 	store_close(&st);
-	json_decref(inv);
 }
 
 int main(void)
