@@ -23,7 +23,7 @@
 # Sources are picked up by wildcard: every lib/*/*.c goes into libbpflab.a, every
 # agent/ coordinator/ cli/ web/ *.c except main.c into a per-part archive, main.c makes the
 # binary. Unit tests tests/unit/test_*.c link against all archives and
-# tests/unit/helpers.c and store_fixture.c.
+# tests/unit/helpers.c and the tests/unit/*_fixture.c.
 
 V ?= 0
 Q := $(if $(filter 1,$(V)),,@)
@@ -123,9 +123,12 @@ $(BINS):
 	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
 # tests/unit/helpers.c (helpers.h) holds what several tests share, store_fixture.c the
-# store tests' fixture; linked into each.
-UNIT_HELPERS := $(call obj,tests/unit/helpers.c) $(call obj,tests/unit/store_fixture.c)
-$(UNIT_HELPERS): tests/unit/helpers.h tests/unit/store_fixture.h
+# store tests' fixture, coord_fixture.c the coordinator tests', report_fixture.c the
+# result report tests', plan_fixture.c the plan model tests'; linked into each.
+UNIT_FIXTURES := store coord report plan
+UNIT_HELPERS := $(call obj,tests/unit/helpers.c $(UNIT_FIXTURES:%=tests/unit/%_fixture.c))
+$(UNIT_HELPERS): tests/unit/helpers.h $(UNIT_FIXTURES:%=tests/unit/%_fixture.h)
+$(call obj,tests/unit/coord_fixture.c): override CFLAGS += -DBPFLAB_BUILDDIR='"$(abspath $(BUILD))"'
 $(BUILD)/tests/test_%: tests/unit/test_%.c $(wildcard tests/unit/*.h) $(UNIT_HELPERS) $(CLIA) \
 		       $(WEBA) $(COORDA) $(AGENTA) $(LIBA) $(BPF_OBJS)
 	$(call msg,TEST,$@)

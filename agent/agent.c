@@ -4,6 +4,7 @@
  * and the worker end of the pipe, which is handed from one worker to the next only after
  * pthread_join. The cancel flag is the only state both touch. */
 #include "agent.h"
+#include "agent_int.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -25,54 +26,8 @@
 #include "spool.h"
 #include "base/util.h"
 
-#define AGENT_ID_LEN 128
 #define AGENT_SHUTDOWN_WAIT_MS 30000
-#define AGENT_BOOT_POLL_MS 100		/* how often a running kernel provider is checked */
 #define AGENT_SPOOL_RETRY_MS 1000	/* how often a result the spool refused is tried again */
-
-struct agent {
-	struct agent_opts opts;
-	void *zctx;
-	void *sock;			/* DEALER to the coordinator, NULL while backing off */
-	void *pipe_main;		/* PAIR, loop's end */
-	void *pipe_worker;		/* PAIR, worker's end */
-	struct spool *spool;
-	int heartbeat_ms;
-	int backoff_ms;
-	int64_t last_recv_ms, last_send_ms, next_connect_ms;
-	bool welcomed;
-	/* a result the coordinator answered with an `error` (not stored: e.g. its disk full)
-	 * stays spooled; the spool is sent again at resend_at_ms (0: none due), resend_ms
-	 * after the error, the wait doubling from one heartbeat interval to the backoff's
-	 * cap and reset by an ack or a welcome */
-	int64_t resend_at_ms;
-	int resend_ms;
-	unsigned long malformed;
-	/* the running job */
-	bool busy;
-	pthread_t worker;
-	json_t *job_msg;		/* owned; read by the worker while busy */
-	json_t *job_id;			/* owned */
-	char job_id_text[AGENT_ID_LEN];
-	/* its result: filled by the worker, then "R" on the pipe hands it to the loop */
-	struct job_result *job_res;	/* owned, while busy */
-	atomic_int cancel;
-	atomic_int go;			/* two-host barrier: 1 go, -1 abort (job.h) */
-	atomic_llong go_at_ms;		/* the go's at_ms; written before go = 1 */
-	char go_abort[512];		/* the abort's reason; written before go = -1 */
-	char pair_broken[512];		/* an abort after go: the other side was lost */
-	bool discard;			/* the job ran through a stale session: no result */
-	struct provider_run boot;	/* the kernel provider's `boot`, pid 0 when none */
-	int64_t last_job_ns;		/* when the last job ended (the worker's; job.h) */
-	/* a result the spool refused (a full disk): kept here, not sent, tried again every
-	 * AGENT_SPOOL_RETRY_MS; while it is held the agent takes no job and names it as
-	 * its job in hello and heartbeats (docs/agent.md, "Spool") */
-	char *held;			/* the result's bytes, owned, NULL when none */
-	size_t held_len;
-	json_t *held_job;		/* its job id (owned) */
-	char held_id[AGENT_ID_LEN];
-	int64_t held_since_ms, held_retry_ms;
-};
 
 struct agent *agent_new(const struct agent_opts *opts)
 {
@@ -164,6 +119,14 @@ static int send_coord(struct agent *a, const json_t *msg)
 	else
 		a->last_send_ms = util_mono_ms();
 	return err;
+}
+
+/* Send REPORT (owned; NULL: nothing) to the coordinator if connected, and free it. */
+static void send_report(struct agent *a, json_t *report)
+{
+	if (report)
+		send_coord(a, report);
+	json_decref(report);
 }
 
 /* Send the bytes of a result (TEXT[0..LEN), borrowed) to the coordinator if connected. */
@@ -560,90 +523,6 @@ static void on_job(struct agent *a, json_t *msg)
 	}
 }
 
-/* Kernel provider ---------------------------------------------------------------- */
-
-/* Tell the coordinator how a `boot` ended: STATUS "ok" (the provider exited 0: the
- * machine is switching) or "failed" with ERROR; MS how long the provider ran. */
-static void send_boot_report(struct agent *a, const char *kernel, const char *status,
-			     const char *error, long long ms)
-{
-	json_t *r = proto_msg_new("boot_report");
-
-	if (!r)
-		return;
-	json_object_set_new(r, "kernel", json_string(kernel));
-	json_object_set_new(r, "status", json_string(status));
-	if (error)
-		json_object_set_new(r, "error", json_string(error));
-	json_object_set_new(r, "ms", json_integer(ms));
-	send_coord(a, r);
-	json_decref(r);
-}
-
-/* Whether the provider's list (in the inventory) has KERNEL. */
-static bool provider_offers(const struct agent *a, const char *kernel)
-{
-	const json_t *k;
-	size_t i;
-
-	json_array_foreach(json_object_get(a->opts.inv->provider, "kernels"), i, k)
-		if (!strcmp(json_string_value(k), kernel))
-			return true;
-	return false;
-}
-
-/* `boot {kernel}`: start the provider's `boot KERNEL`, unless something stands in the
- * way; that, or a provider that cannot start, is reported at once. */
-static void on_boot(struct agent *a, const json_t *msg)
-{
-	const char *kernel = jget_str(msg, "kernel", "");
-	struct err why;
-
-	if (a->busy)
-		err_set(&why, "agent '%s' is busy with job '%s'", a->opts.inv->agent,
-			a->job_id_text);
-	else if (a->held)	/* a reboot would lose it */
-		err_set(&why, "agent '%s' holds the result of job '%s': its spool cannot store "
-			"it", a->opts.inv->agent, a->held_id);
-	else if (a->boot.pid)
-		err_set(&why, "agent '%s' is already switching to kernel '%s'",
-			a->opts.inv->agent, a->boot.release);
-	else if (!a->opts.provider)
-		err_set(&why, "agent '%s' has no kernel_provider in its configuration",
-			a->opts.inv->agent);
-	else if (!provider_offers(a, kernel))
-		err_at(&why, NULL, 0, 0, "kernel '%s' is not in the list of kernel provider '%s'",
-		       kernel, a->opts.provider->argv[0]);
-	else if (!provider_boot_start(a->opts.provider, kernel, &a->boot, &why)) {
-		pr_info("switching to kernel '%s': running kernel provider '%s' (pid %d)", kernel,
-			a->opts.provider->argv[0], (int)a->boot.pid);
-		return;
-	}
-	pr_warn("boot %s refused: %s", kernel, why.msg);
-	send_boot_report(a, kernel, "failed", why.msg, 0);
-}
-
-/* Follow a running provider; report its end. */
-static void poll_boot(struct agent *a)
-{
-	char kernel[PROVIDER_RELEASE_MAX + 1];
-	long long ms = util_mono_ms() - a->boot.started_ms;
-	struct err why;
-	int rc;
-
-	snprintf(kernel, sizeof(kernel), "%s", a->boot.release);
-	rc = provider_boot_poll(&a->boot, &why);
-	if (rc == 1)
-		return;
-	if (rc) {
-		pr_warn("%s", err_text(&why, rc));
-		send_boot_report(a, kernel, "failed", err_text(&why, rc), ms);
-		return;
-	}
-	pr_info("kernel provider exited 0 after %lld ms: switching to kernel '%s'", ms, kernel);
-	send_boot_report(a, kernel, "ok", NULL, ms);
-}
-
 static void on_coord_msg(struct agent *a, json_t *msg)
 {
 	const char *type = proto_msg_type(msg);
@@ -713,13 +592,9 @@ static void on_coord_msg(struct agent *a, json_t *msg)
 			pr_info("go for job '%s', which is not running here", id);
 		}
 	} else if (!strcmp(type, "boot")) {
-		on_boot(a, msg);
+		send_report(a, agent_on_boot(a, msg));
 	} else if (!strcmp(type, "probe")) {
-		json_t *report = probe_run(a->opts.inv, msg);
-
-		if (report)
-			send_coord(a, report);
-		json_decref(report);
+		send_report(a, probe_run(a->opts.inv, msg));
 	} else if (!strcmp(type, "ack")) {
 		if (job_id_format(json_object_get(msg, "job"), id, sizeof(id))) {
 			a->malformed++;
@@ -893,7 +768,7 @@ int agent_run(struct agent *a)
 		if (i_sock >= 0 && (items[i_sock].revents & ZMQ_POLLIN))
 			drain_coord(a);
 		if (a->boot.pid)
-			poll_boot(a);
+			send_report(a, agent_poll_boot(a));
 		now = util_mono_ms();
 		if (a->held && now >= a->held_retry_ms)
 			retry_held(a);

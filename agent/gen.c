@@ -89,6 +89,7 @@ void gen_pace_init_at(struct gen_pace *p, uint64_t rate, int threads, int idx,
 		p->per = p->burst;
 	p->start_ns = now_ns;
 	p->take_ns = now_ns;
+	p->mark_ns = now_ns;
 	tbucket_init(&p->tb, p->rate, p->burst + 1, (uint64_t)now_ns);
 }
 
@@ -102,15 +103,34 @@ void gen_pace_init(struct gen_pace *p, uint64_t rate, int threads, int idx, uint
 	p->rt = rate && genboost_thread();
 }
 
-/* A thread in the real-time class that has not slept for GENBOOST_FLAT_NS (at NOW_NS)
- * back to the fair class (genboost.h); SLEPT: it is about to sleep. */
-static void pace_flat_check(struct gen_pace *p, int64_t now_ns, bool slept)
+void gen_pace_slept(struct gen_pace *p, int64_t ns)
 {
-	if (slept || !p->awake_ns) {
-		p->awake_ns = now_ns;
-		return;
+	p->slept_ns += ns;
+	p->busy_ns = 0;
+}
+
+/* The gap from the last take to NOW_NS: a hold-up, with what spilled over it, or the
+ * thread's own time (and its frames' mean cost); a thread in the real-time class that
+ * ran GENBOOST_FLAT_NS of its own without asking to sleep back to the fair class
+ * (genboost.h). */
+static void pace_account(struct gen_pace *p, int64_t now_ns)
+{
+	int64_t own = now_ns - p->mark_ns - p->slept_ns;
+
+	if (own > GEN_PACE_HELD_NS && p->frame_ns &&
+	    own > GEN_PACE_HELD_FACTOR * (int64_t)p->last_n * p->frame_ns) {
+		p->held_n++;
+		p->held_ns += own;
+		p->held += p->tb.spilled - p->mark_spilled;
+	} else if (own > 0) {
+		p->busy_ns += own;
+		if (p->last_n)
+			mean_add(&p->frame_ns, own / (int64_t)p->last_n);
 	}
-	if (p->rt && now_ns - p->awake_ns > GENBOOST_FLAT_NS) {
+	p->mark_ns = now_ns;
+	p->mark_spilled = p->tb.spilled;
+	p->slept_ns = 0;
+	if (p->rt && p->busy_ns > GENBOOST_FLAT_NS) {
 		genboost_thread_off();
 		p->rt = false;
 	}
@@ -125,6 +145,8 @@ uint64_t gen_pace_take(struct gen_pace *p, int64_t now_ns, uint64_t max)
 {
 	uint64_t n = tbucket_take(&p->tb, (uint64_t)now_ns, 1, p->burst < max ? p->burst : max);
 
+	pace_account(p, now_ns);
+	p->last_n = n;
 	if (n) {
 		p->take_ns = now_ns;
 		if (n > p->max_taken)
@@ -150,17 +172,18 @@ uint64_t gen_pace_next(struct gen_pace *p, uint64_t max)
 		return max;
 	now = util_mono_ns();
 	due = gen_pace_deadline(p, now);
-	pace_flat_check(p, now, due > now);
 	if (due > now) {
 		/* sleep to the usual lateness before the deadline, spin the rest */
 		margin = p->late_ns < GEN_PACE_INTERVAL_NS / 4 ? p->late_ns :
 			 GEN_PACE_INTERVAL_NS / 4;
 		wake = due - margin;
 		if (wake - now > GEN_PACE_MAX_SLEEP_NS) {
+			gen_pace_slept(p, GEN_PACE_MAX_SLEEP_NS);
 			sleep_until(now + GEN_PACE_MAX_SLEEP_NS);
 			return 0;
 		}
 		if (wake > now) {
+			gen_pace_slept(p, wake - now);
 			/* a signal (xdpgen's stop) cuts it short: no lateness then */
 			if (sleep_until(wake))
 				return 0;
@@ -182,7 +205,8 @@ void gen_pace_stats_of(const struct gen_pace *p, struct gen_pace_stats *s)
 {
 	*s = (struct gen_pace_stats){
 		.burst = p->on ? p->max_taken : 0, .shortfall = gen_pace_shortfall(p),
-		.auto_burst = p->auto_burst,
+		.auto_burst = p->auto_burst, .held = p->held, .held_n = p->held_n,
+		.held_ns = p->held_ns,
 	};
 }
 
@@ -196,6 +220,9 @@ int gen_pace_stats_sum(const struct gen_pace_stats *in, int n, struct gen_pace_s
 			out->burst = in[i].burst;
 		out->shortfall += in[i].shortfall;
 		out->auto_burst |= in[i].auto_burst;
+		out->held += in[i].held;
+		out->held_n += in[i].held_n;
+		out->held_ns += in[i].held_ns;
 	}
 	return out->burst ? 0 : -ENOENT;
 }

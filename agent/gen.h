@@ -152,10 +152,24 @@ uint64_t gen_thread_rate(uint64_t rate, int threads, int idx);
  * GEN_PACE_AUTO_CAP_NS at the thread's rate (at least PER, at most what one call can
  * send): a device with a buffer of 1 ms of frames at the rate absorbs it 4 times over.
  * Timer slack 1 us (the default 50 us would bunch frames above 20000/s). The bucket
- * holds a frame more than BURST (a fraction carried over a take is no shortfall). */
+ * holds a frame more than BURST (a fraction carried over a take is no shortfall).
+ *
+ * A hold-up: more than GEN_PACE_HELD_NS between two takes that the thread did not ask
+ * to sleep (a call and a wake-up together), and more than GEN_PACE_HELD_FACTOR times
+ * what the call's frames cost at the mean of the thread's earlier gaps (quiet, in
+ * SCHED_FIFO, a call of up to 256 frames takes at most 0.4 ms, bench/README.md
+ * "pacing"; a flat-out call of 3500 frames into the stack takes ms): the thread was kept
+ * from its CPU (the hypervisor's steal, a higher class, a lock in the kernel such as the
+ * XDP dispatcher's mutex). What spilled over such a gap is counted apart (HELD), so that
+ * a rate missed because of it is a disturbed measurement, not the generator's limit
+ * (verdict.h). A thread that
+ * runs GENBOOST_FLAT_NS of its own time (hold-ups not counted) without asking to sleep
+ * is flat out (genboost.h). */
 #define GEN_PACE_INTERVAL_NS 100000LL	/* 100 us: an xdp-live call of 1-64 frames takes
 					 * 7-20 us (bench/pacing --calls) */
 #define GEN_PACE_AUTO_CAP_NS 250000LL	/* auto BURST: 250 us of frames */
+#define GEN_PACE_HELD_NS 1000000LL	/* a gap between takes longer than this ... */
+#define GEN_PACE_HELD_FACTOR 4		/* ... and this times its frames' cost: held up */
 struct gen_pace {
 	bool on;		/* false: full speed */
 	bool auto_burst;	/* traffic.burst 0: BURST from the rate */
@@ -168,7 +182,15 @@ struct gen_pace {
 	int64_t late_ns;	/* running mean of a sleep's lateness (the spin's margin) */
 	uint64_t max_taken;	/* the largest take: the burst used */
 	bool rt;		/* in the real-time class (genboost.h) */
-	int64_t awake_ns;	/* the clock when it last had to sleep (flat-out check) */
+	int64_t mark_ns;	/* the clock at the last take (or the start) */
+	uint64_t mark_spilled;	/* tb.spilled then */
+	int64_t slept_ns;	/* sleep asked for since (gen_pace_slept) */
+	int64_t busy_ns;	/* own time since it last asked to sleep, hold-ups out */
+	uint64_t last_n;	/* frames of the last take (the call since) */
+	int64_t frame_ns;	/* running mean of own time a frame (0: none yet) */
+	uint64_t held;		/* frames spilled over hold-ups */
+	uint64_t held_n;	/* hold-ups */
+	int64_t held_ns;	/* their time */
 };
 
 /* What paced threads report of their pacing (gen_ops.pace_stats): the largest burst a
@@ -177,6 +199,9 @@ struct gen_pace_stats {
 	uint64_t burst;
 	uint64_t shortfall;
 	bool auto_burst;	/* BURST was found, not asked */
+	uint64_t held;		/* of the shortfall, frames spilled over hold-ups */
+	uint64_t held_n;	/* hold-ups (struct gen_pace) */
+	int64_t held_ns;	/* their time */
 };
 
 /* What a paced thread sent in its finished batches, and by when they were owed: FRAMES
@@ -205,8 +230,12 @@ void gen_pace_init(struct gen_pace *p, uint64_t rate, int threads, int idx, uint
  * does already): the thread's next deadline. */
 int64_t gen_pace_deadline(struct gen_pace *p, int64_t now_ns);
 /* Take what the bucket holds at NOW_NS, at most the burst and MAX (0 when not a whole
- * frame): the frames the thread sends now. */
+ * frame): the frames the thread sends now. The gap since the last take, less the sleep
+ * asked for in it, is a hold-up when longer than GEN_PACE_HELD_NS (counted, with what
+ * spilled over it), else the thread's own time (flat-out check). */
 uint64_t gen_pace_take(struct gen_pace *p, int64_t now_ns, uint64_t max);
+/* The thread asked to sleep NS (gen_pace_next; by hand in tests). */
+void gen_pace_slept(struct gen_pace *p, int64_t ns);
 /* How many frames the thread may send now, at most MAX: MAX when off, else, after
  * waiting for the deadline (gen_pace_deadline), what the bucket holds (at least 1, at
  * most the burst); or 0 after sleeping 10 ms (or being interrupted by a signal) short
@@ -217,7 +246,7 @@ uint64_t gen_pace_shortfall(const struct gen_pace *p);
 /* Thread P's burst and shortfall now, into *S (each paced thread keeps its own, under
  * its generator's lock). */
 void gen_pace_stats_of(const struct gen_pace *p, struct gen_pace_stats *s);
-/* N threads' stats (IN[0..N-1]) as one: the largest burst, the shortfalls summed; -ENOENT
+/* N threads' stats (IN[0..N-1]) as one: the largest burst, the rest summed; -ENOENT
  * when none has a burst (not started, or not paced). */
 int gen_pace_stats_sum(const struct gen_pace_stats *in, int n, struct gen_pace_stats *out);
 /* gen_pace_stats_sum() under LOCK, the generator's lock that guards IN. */

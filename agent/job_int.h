@@ -73,6 +73,8 @@ struct job_ctx {
 	uint64_t rate_from_tx;		/* tx_packets + tx_dropped of FROM, same window */
 	uint64_t target_pps;		/* traffic.rate in frames/s, 0: full speed */
 	double offered_pps;		/* generator frames/s over the rate window, or -1 */
+	struct gen_pace_stats rate_held;	/* the paced generator's hold-ups in it */
+	double rate_held_pps;		/* and their frames a second of it */
 	bool stamp;			/* the generator stamps frames (latency windows) */
 	double search_lower;		/* latency.goal's (else the last goal's) lower bound */
 	struct ifstats *rtnl;

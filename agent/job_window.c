@@ -15,7 +15,6 @@
 
 #include "base/log.h"
 #include "base/util.h"
-#include "inventory.h"
 #include "verdict.h"
 
 /* Counters at one instant. */
@@ -23,6 +22,7 @@ struct job_snap {
 	int64_t t_ns;			/* CLOCK_MONOTONIC, middle of the reads */
 	struct ifstats_counters *ports;	/* n_ports */
 	uint64_t gen_frames;
+	struct gen_pace_stats pace;	/* a paced generator's (gen.h), burst 0: none */
 	struct progstats *progs;	/* n_progs */
 	uint64_t *counters;		/* attach_counter_count() */
 	struct cpustat cpu;		/* empty unless cpu.* metrics are wanted */
@@ -35,8 +35,11 @@ struct job_snap {
 };
 
 /* A paced generator's largest burst and its shortfall since it started (warm-up too):
- * gen.burst, gen.shortfall (gen.h struct gen_pace_stats), when it keeps them. */
-static void rate_pace(struct job_ctx *c)
+ * gen.burst, gen.shortfall (gen.h struct gen_pace_stats), when it keeps them; its
+ * hold-ups in the rate window A -> B (gen.held frames, gen.held_ms) into the verdict's
+ * input (c->rate_held). */
+static void rate_pace(struct job_ctx *c, const struct job_snap *a, const struct job_snap *b,
+		      double dt)
 {
 	struct gen_pace_stats ps;
 
@@ -44,6 +47,17 @@ static void rate_pace(struct job_ctx *c)
 		return;
 	job_add_record(c, "gen.burst", c->from, (double)ps.burst, "frames", "rate");
 	job_add_record(c, "gen.shortfall", c->from, (double)ps.shortfall, "frames", "rate");
+	if (!a->pace.burst || !b->pace.burst)
+		return;
+	c->rate_held = (struct gen_pace_stats){
+		.held = b->pace.held - a->pace.held,
+		.held_n = b->pace.held_n - a->pace.held_n,
+		.held_ns = b->pace.held_ns - a->pace.held_ns,
+	};
+	c->rate_held_pps = (double)c->rate_held.held / dt;
+	job_add_record(c, "gen.held", c->from, (double)c->rate_held.held, "frames", "rate");
+	job_add_record(c, "gen.held_ms", c->from, (double)c->rate_held.held_ns / 1e6, "ms",
+		       "rate");
 }
 
 static bool cancelled(const struct job_ctx *c)
@@ -155,6 +169,7 @@ static void snap_copy(struct job_ctx *c, struct job_snap *dst, const struct job_
 
 	dst->t_ns = src->t_ns;
 	dst->gen_frames = src->gen_frames;
+	dst->pace = src->pace;
 	dst->rx = src->rx;
 	memcpy(dst->ports, src->ports, c->n_ports * sizeof(*dst->ports));
 	memcpy(dst->progs, src->progs, n_progs * sizeof(*dst->progs));
@@ -213,6 +228,8 @@ static int snap_take(struct job_ctx *c, struct job_snap *s, bool progs, bool nic
 				strerror(-err));
 			return err;
 		}
+		if (!c->gen_ops->pace_stats || c->gen_ops->pace_stats(c->gen, &s->pace))
+			memset(&s->pace, 0, sizeof(s->pace));
 	}
 	for (i = 0; progs && i < attach_count(c->attach); i++) {
 		const struct attach_prog *p = attach_get(c->attach, i);
@@ -454,7 +471,7 @@ static void emit(struct job_ctx *c, enum job_window w, const struct job_snap *a,
 				c->offered_pps = (b->gen_frames - a->gen_frames) / dt;
 				job_add_record(c, "gen.offered_pps", c->from, c->offered_pps,
 					       "pps", "rate");
-				rate_pace(c);
+				rate_pace(c, a, b, dt);
 			}
 		}
 		for (i = 0; i < attach_count_counters(c); i++)
@@ -767,132 +784,4 @@ out:
 	snap_release(c, &a);
 	snap_release(c, &b);
 	return err;
-}
-
-/* Port I's driver name into OUT. */
-static void nic_driver(struct job_ctx *c, int i, char *out, size_t len)
-{
-	snprintf(out, len, "?");
-	if (c->nic[i])
-		snprintf(out, len, "%s", ethstats_driver(c->nic[i]));
-	else
-		inventory_driver(c->ports[i].ifname, out, len);
-}
-
-/* Port I's counters (not its other stats) "a, b, c", or "no driver counters", at *LEN
- * of OUT (CAP bytes), cut with "..." when they do not fit. */
-static void nic_names(struct job_ctx *c, int i, char *out, size_t cap, size_t *len)
-{
-	const struct ethstats *e = c->nic[i];
-	const struct ethstats_stat *st = e ? ethstats_stats(e) : NULL;
-	size_t o = *len;
-	int k, shown = 0;
-
-	if (!e && o < cap)
-		o += (size_t)snprintf(out + o, cap - o, "no driver counters");
-	for (k = 0; e && k < ethstats_count(e) && o < cap; k++) {
-		if (st[k].unit == ETHSTATS_NONE)
-			continue;
-		o += (size_t)snprintf(out + o, cap - o, "%s%s", shown++ ? ", " : "", st[k].name);
-	}
-	if (o >= cap && cap > 4)
-		memcpy(out + cap - 4, "...", 4);
-	*len = o < cap ? o : cap - 1;
-}
-
-/* An earlier port with the same driver counters as port I (a veth pair's ends), or -1. */
-static int nic_same_as(struct job_ctx *c, int i)
-{
-	int j, k;
-
-	for (j = 0; c->nic[i] && j < i; j++) {
-		if (!c->nic[j] || ethstats_count(c->nic[j]) != ethstats_count(c->nic[i]) ||
-		    strcmp(ethstats_driver(c->nic[j]), ethstats_driver(c->nic[i])))
-			continue;
-		for (k = 0; k < ethstats_count(c->nic[i]); k++)
-			if (strcmp(ethstats_stats(c->nic[i])[k].name, ethstats_stats(c->nic[j])[k].name))
-				break;
-		if (k == ethstats_count(c->nic[i]))
-			return j;
-	}
-	return -1;
-}
-
-int job_nic_open(struct job_ctx *c)
-{
-	int i, j, k, err;
-
-	c->nic = calloc(c->n_ports ? c->n_ports : 1, sizeof(*c->nic));
-	if (!c->nic) {
-		err_set(&c->err, "out of memory");
-		return -ENOMEM;
-	}
-	for (i = 0; i < c->n_ports; i++) {
-		err = ethstats_open(c->ports[i].ifname, &c->nic[i]);
-		if (err && err != -EOPNOTSUPP)
-			pr_warn("job: no driver counters of port '%s' ('%s'): %s",
-				c->ports[i].role, c->ports[i].ifname, strerror(-err));
-	}
-	/* a counter the plan asks for (metrics: nic.NAME) must be there, as a counters
-	 * map must (attach.h): the job fails before any traffic, naming what there is */
-	for (j = 0; c->spec.has_metrics && j < c->spec.n_metrics; j++) {
-		const char *m = c->spec.metrics[j], *name = m + 4;
-		char driver[64], text[sizeof(c->err.msg)];
-		size_t len = 0;
-
-		if (strncmp(m, "nic.", 4))
-			continue;
-		for (i = 0; i < c->n_ports; i++) {
-			k = c->nic[i] ? ethstats_find(ethstats_stats(c->nic[i]),
-						      ethstats_count(c->nic[i]), name) : -1;
-			if (k < 0)
-				continue;
-			if (ethstats_stats(c->nic[i])[k].unit != ETHSTATS_NONE)
-				break;
-			err_at(&c->err, NULL, 0, 0,
-			       "metrics: driver counter '%s' of port '%s' (%s) is not a counter (an index or a queue number; nic.* are rates of counters)",
-			       name, c->ports[i].role, ethstats_driver(c->nic[i]));
-			return -EINVAL;
-		}
-		if (i < c->n_ports)
-			continue;
-		if (c->n_ports == 1) {
-			nic_driver(c, 0, driver, sizeof(driver));
-			len = (size_t)snprintf(text, sizeof(text),
-					       "metrics: port '%s' (%s) has no driver counter '%s' (ethtool -S); it has: ",
-					       c->ports[0].role, driver, name);
-			nic_names(c, 0, text, sizeof(text), &len);
-		} else {
-			len = (size_t)snprintf(text, sizeof(text),
-					       "metrics: no job port has driver counter '%s' (ethtool -S): ",
-					       name);
-			for (i = 0; i < c->n_ports && len < sizeof(text) - 1; i++) {
-				int same = nic_same_as(c, i);
-
-				nic_driver(c, i, driver, sizeof(driver));
-				len += (size_t)snprintf(text + len, sizeof(text) - len,
-							"%sport '%s' (%s) has%s%s%s", i ? "; " : "",
-							c->ports[i].role, driver,
-							same >= 0 ? " the same as '" : ": ",
-							same >= 0 ? c->ports[same].role : "",
-							same >= 0 ? "'" : "");
-				if (len >= sizeof(text))
-					len = sizeof(text) - 1;
-				if (same < 0)
-					nic_names(c, i, text, sizeof(text), &len);
-			}
-		}
-		/* what the plan asks for is not there: its input */
-		err_at(&c->err, NULL, 0, 0, "%s", text);
-		return -ENOENT;
-	}
-	return 0;
-}
-
-void job_nic_close(struct job_ctx *c)
-{
-	for (int i = 0; c->nic && i < c->n_ports; i++)
-		ethstats_destroy(&c->nic[i]);
-	free(c->nic);
-	c->nic = NULL;
 }

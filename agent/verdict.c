@@ -73,7 +73,7 @@ static int add(json_t *verdicts, json_t *details, const char *name, const char *
 int verdict_compute(const struct verdict_input *in, json_t **verdictsp, json_t **detailsp)
 {
 	json_t *verdicts = json_array(), *details = json_object();
-	char why[512];
+	char why[512], held[256] = "";
 	int ret = -ENOMEM;
 	double cv;
 
@@ -98,15 +98,33 @@ int verdict_compute(const struct verdict_input *in, json_t **verdictsp, json_t *
 		if (add(verdicts, details, "generator-bound", in->search_bound))
 			goto out;
 	} else if (in->target_pps > 0) {
+		double held_pps = in->held_n && in->held_pps > 0 ? in->held_pps : 0;
+
 		if (in->offered_pps >= 0 &&
 		    fabs(in->offered_pps - in->target_pps) > VERDICT_RATE_MISS * in->target_pps) {
-			snprintf(why, sizeof(why),
-				 "the generator offered %.0f frames/s of the %.0f asked for (traffic.rate): %+.1f%% (bound %.0f%%)",
-				 in->offered_pps, in->target_pps,
-				 100.0 * (in->offered_pps - in->target_pps) / in->target_pps,
-				 100.0 * VERDICT_RATE_MISS);
-			if (add(verdicts, details, "generator-bound", why))
-				goto out;
+			int o = snprintf(why, sizeof(why),
+					 "the generator offered %.0f frames/s of the %.0f asked for (traffic.rate): %+.1f%% (bound %.0f%%)",
+					 in->offered_pps, in->target_pps,
+					 100.0 * (in->offered_pps - in->target_pps) / in->target_pps,
+					 100.0 * VERDICT_RATE_MISS);
+
+			if (held_pps > 0)
+				snprintf(held, sizeof(held),
+					 "the generator's thread was held from its CPU %llu times (%.1f ms) and did not send %.0f frames/s of the %.0f asked for (traffic.rate)",
+					 (unsigned long long)in->held_n, in->held_ms, held_pps,
+					 in->target_pps);
+			if (held_pps > 0 && in->offered_pps < in->target_pps &&
+			    in->offered_pps + held_pps >= (1 - VERDICT_RATE_MISS) * in->target_pps) {
+				/* the hold-ups explain the miss: disturbed, below */
+			} else {
+				if (held_pps > 0 && o > 0 && (size_t)o < sizeof(why))
+					snprintf(why + o, sizeof(why) - (size_t)o,
+						 "; %.0f frames/s of it in %llu hold-ups",
+						 held_pps, (unsigned long long)in->held_n);
+				held[0] = '\0';
+				if (add(verdicts, details, "generator-bound", why))
+					goto out;
+			}
 		}
 	} else if (in->rx_role && in->gen_frames > 0 &&
 		   in->rx_frames >= VERDICT_GEN_BOUND * in->gen_frames &&
@@ -133,11 +151,14 @@ int verdict_compute(const struct verdict_input *in, json_t **verdictsp, json_t *
 		if (in->rx_cpu >= 0)
 			snprintf(rx, sizeof(rx), "; receive softirq on cpu%d", in->rx_cpu);
 		snprintf(why, sizeof(why),
-			 "others took %.0f%% of the measured CPUs in the %s window (bound %.0f%%): %s%s",
+			 "others took %.0f%% of the measured CPUs in the %s window (bound %.0f%%): %s%s%s%s",
 			 100.0 * in->others[w], w ? "cost" : "rate", 100.0 * VERDICT_OTHERS_BOUND,
-			 in->others_what[w] ? in->others_what[w] : "?", rx);
+			 in->others_what[w] ? in->others_what[w] : "?", rx, *held ? "; " : "",
+			 held);
 		if (add(verdicts, details, "disturbed", why))
 			goto out;
+	} else if (*held && add(verdicts, details, "disturbed", held)) {
+		goto out;
 	}
 	if (in->outliers && *in->outliers) {
 		if (add(verdicts, details, "outlier-seconds", in->outliers))

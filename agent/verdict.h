@@ -13,14 +13,18 @@
  *                    saturated CPU and the rate is the path's (with the generator's cost
  *                    in it): not generator-bound unless that CPU had idle time. With
  *                    traffic.rate instead: the generator offered a rate further than 1%
- *                    (VERDICT_RATE_MISS) from it, so the load is not the one asked for
+ *                    (VERDICT_RATE_MISS) from it, so the load is not the one asked for,
+ *                    unless its hold-ups (below) make up the difference
  *   unstable         the receiving port's per-second rx rates in the rate window have a
  *                    coefficient of variation (sample standard deviation / mean) above
  *                    the bound (5%)
  *   disturbed        others (other processes, other agents, kernel threads, interrupts,
  *                    steal) took more than the bound (35%) of the CPUs the measured work
- *                    ran on, in the rate or the cost window (disturb.h): the repetition
- *                    is measured again and left out of compare
+ *                    ran on, in the rate or the cost window (disturb.h); or, with
+ *                    traffic.rate, the paced generator missed it by more than 1% and the
+ *                    frames it could not send while held from its CPU (gen.h, hold-ups)
+ *                    make up the difference: the repetition is measured again and left
+ *                    out of compare
  *   outlier-seconds  a per-second value of a window lies outside Tukey's fences (k 1.5)
  *                    of its series (at least 4 seconds): marked, the repetition is used
  *   errors           frames lost to errors: the ports' rx_errors + tx_errors + rx_dropped
@@ -70,6 +74,11 @@ struct verdict_input {
 					 * (gen.offered_pps); < 0: unknown */
 	const char *search_bound;	/* a search ended generator-bound: why (job_search.c),
 					 * else NULL */
+	double held_pps;		/* with traffic.rate: the frames/s the paced generator
+					 * did not send because it was held up (gen.h,
+					 * GEN_PACE_HELD_NS) over the rate window */
+	uint64_t held_n;		/* those hold-ups */
+	double held_ms;			/* and their time */
 };
 
 /* Per-CPU busy shares over the rate window, and where the generator ran. */

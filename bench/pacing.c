@@ -250,10 +250,11 @@ static void print_row(const char *name, uint64_t rate, const struct figures *f)
 		snprintf(asked, sizeof(asked), "%llu", (unsigned long long)rate);
 	else
 		snprintf(asked, sizeof(asked), "unpaced");
-	printf("%-9s %9s %11.0f %6.1f%% %9llu %8llu %10llu %8.0f %8.0f %8.0f\n", name, asked,
-	       f->rate, rate ? 100.0 * (f->rate - (double)rate) / (double)rate : 0,
+	printf("%-9s %9s %11.0f %6.1f%% %9llu %8llu %10llu %8.0f %8.0f %8.0f %7llu %8.1f\n", name,
+	       asked, f->rate, rate ? 100.0 * (f->rate - (double)rate) / (double)rate : 0,
 	       (unsigned long long)f->burst_max, (unsigned long long)f->gen.burst,
-	       (unsigned long long)f->gen.shortfall, f->p10, f->p50, f->p90);
+	       (unsigned long long)f->gen.shortfall, f->p10, f->p50, f->p90,
+	       (unsigned long long)f->gen.held_n, (double)f->gen.held_ns / 1e6);
 	fflush(stdout);
 }
 
@@ -361,7 +362,7 @@ int main(int argc, char **argv)
 	}
 	printf("veth pair in a private namespace, receiver gap_rx (native XDP), %d-byte frames, cpu %d, burst %s%.0d, %.1f s a rate; load average before: %s\n",
 	       FRAME_SIZE, cpu, burst ? "" : "auto", burst, seconds, loadavg);
-	printf("generator     asked    measured  error  rx burst gen burst  shortfall  gap p10  gap p50  gap p90 (ns)\n");
+	printf("generator     asked    measured  error  rx burst gen burst  shortfall  gap p10  gap p50  gap p90 (ns) hold-ups held ms\n");
 	for (j = 0; j < 2; j++) {
 		if (!strstr(gens, ops[j]->name))
 			continue;

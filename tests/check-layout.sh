@@ -7,7 +7,9 @@
 #      while B (or a file B calls, and so on) calls A. Read from the symbols of the built
 #      objects (nm), so it sees calls, not only includes;
 #   3. each field of the coordinator's state is written by its owner file only
-#      (tests/check-owners.py).
+#      (tests/check-owners.py);
+#   4. no source file (agent, bench, cli, coordinator, lib, web, bpf) and no file of
+#      tests/unit over 900 lines (the tree's rule).
 #
 # Usage: sh tests/check-layout.sh [BUILD]   (BUILD defaults to build; make unit/check run it)
 set -eu
@@ -84,6 +86,19 @@ done
 #    (coordinator/coord_priv.h, coord.h); the check checked on known writes first
 python3 tests/check-owners.py --self-test || fail=1
 python3 tests/check-owners.py || fail=1
+# 4. files of one job: no source or unit test file over MAX_LINES lines
+MAX_LINES=900
+for f in $(find agent bench cli coordinator lib web bpf tests/unit -name '*.[ch]' | sort); do
+	n=$(wc -l < "$f")
+	if [ "$n" -gt $MAX_LINES ]; then
+		case "$f" in
+		tests/unit/*) how="split it by theme (a shared fixture in tests/unit/*_fixture.c)" ;;
+		*) how="split it into files of one job each" ;;
+		esac
+		echo "$f: $n lines, over $MAX_LINES: $how"
+		fail=1
+	fi
+done
 rm -f "$BUILD"/layout-defs.txt "$BUILD"/layout-uses.txt "$BUILD"/layout-edges.txt "$BUILD"/layout-loop.txt "$BUILD"/layout-nodes.txt
-[ $fail -eq 0 ] && echo "layout: includes and calls follow docs/architecture.md"
+[ $fail -eq 0 ] && echo "layout: includes and calls follow docs/architecture.md; files at most $MAX_LINES lines"
 exit $fail

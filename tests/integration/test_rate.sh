@@ -4,7 +4,9 @@
 # port b receives it; a share of the veth's line rate (veth reports 10000 Mb/s) is turned
 # into frames/s; a rate the generator cannot reach (XDP_PASS into the stack: on a veth
 # the sender carries the receive path) gets `generator-bound` with the target and what
-# was offered; a rate above the line rate is refused at submit (FILE:LINE:COL, exit 2).
+# was offered; a rate missed because the host kept the generator from its CPU says so
+# (disturbed: held up; run again, at most 3 times); a rate above the line rate is refused
+# at submit (FILE:LINE:COL, exit 2).
 . "$(dirname "$0")/lib.sh"
 
 lab_start 1
@@ -34,16 +36,25 @@ value() {
 	     AND s.metric='$2' AND s.subject='$3' AND s.window='rate' AND s.seq IS NULL"
 }
 # RUN WANT: gen.offered_pps of port a within 1 % of WANT in at least one job, and every
-# job either within it or generator-bound (a busy machine can take the generator's CPU
-# away for longer than its bucket holds: then the job must say the rate was missed)
+# job either within it, generator-bound, or disturbed by hold-ups of the generator (a
+# busy machine or the hypervisor can take the generator's CPU away for longer than its
+# bucket holds: then the job must say the rate was missed and why; disturbed, it is
+# measured again); each job records its hold-ups (gen.held, gen.held_ms)
 held() {
 	local of="FROM samples s JOIN jobs j ON j.id = s.job_id WHERE j.run_id=$1
 		  AND s.metric='gen.offered_pps' AND s.subject='a' AND s.seq IS NULL"
 	local off="abs(s.value - $2) > 0.01 * $2"
+	sql "SELECT j.id, s.value, j.verdicts, coalesce(json_extract(j.verdict_details, '$.disturbed'), '')
+	     $of" | sed 's/^/  job /' >&2
 	check "run $1: a job offered within 1 % of $2/s" \
 		test "$(sql "SELECT count(*) $of AND NOT ($off)")" -ge 1
-	check "run $1: every job offered within 1 % of $2/s or is generator-bound" \
-		test "$(sql "SELECT count(*) $of AND $off AND j.verdicts NOT LIKE '%generator-bound%'")" = 0
+	check "run $1: every job offered within 1 % of $2/s, generator-bound or held up" \
+		test "$(sql "SELECT count(*) $of AND $off AND j.verdicts NOT LIKE '%generator-bound%'
+			     AND coalesce(json_extract(j.verdict_details, '$.disturbed'), '') NOT LIKE '%was held from its CPU%'")" = 0
+	check "run $1: every job records its hold-ups (gen.held, gen.held_ms)" \
+		test "$(sql "SELECT count(DISTINCT j.id) FROM samples s JOIN jobs j ON j.id = s.job_id
+			     WHERE j.run_id=$1 AND s.metric IN ('gen.held', 'gen.held_ms')
+			     AND s.subject='a'")" = "$(sql "SELECT count(*) FROM jobs WHERE run_id=$1 AND state='done'")"
 }
 # XDP_PASS on b: the stack's receive path, which on a veth runs in the sender's context,
 # so xdp-live slows to what it takes (1 to 2 Mpps here): well below the line rate
@@ -56,8 +67,25 @@ run_rate() {
 	sed -n 's/^run \([0-9][0-9]*\) submitted.*/\1/p' "$tmp/out" | head -n 1
 }
 
+# RATE WANT -> the run's id: RATE run again (at most RATE_TRIES times, 3) while none of
+# its jobs offered within 1 % of WANT and every one that missed says it was held up (the
+# host kept the generator from its CPU: a disturbance, not the generator's limit)
+run_held() {
+	local run try
+	for try in $(seq "${RATE_TRIES:-3}"); do
+		run=$(run_rate "$1")
+		local of="FROM samples s JOIN jobs j ON j.id = s.job_id WHERE j.run_id=$run
+			  AND s.metric='gen.offered_pps' AND s.subject='a' AND s.seq IS NULL"
+		[ "$(sql "SELECT count(*) $of AND abs(s.value - $2) <= 0.01 * $2")" -ge 1 ] && break
+		[ "$(sql "SELECT count(*) $of AND coalesce(json_extract(j.verdict_details, '$.disturbed'), '')
+			  NOT LIKE '%was held from its CPU%'")" = 0 ] || break
+		echo "rate $1: every job held up (load $(cut -d' ' -f1-3 /proc/loadavg)): again" >&2
+	done
+	echo "$run"
+}
+
 # --- 100000 frames/s
-run=$(run_rate 100000)
+run=$(run_held 100000 100000)
 check "run at 100000/s done (run '$run')" test "$(sql "SELECT state FROM runs WHERE id=$run")" = done
 offered=$(value "$run" gen.offered_pps a)
 rx=$(value "$run" port.rx_pps b)
@@ -72,7 +100,7 @@ v=$(sql "SELECT group_concat(verdicts) FROM jobs WHERE run_id=$run AND verdicts 
 check "no generator-bound at a rate the generator holds undisturbed ($v)" bash -c "! grep -q generator-bound <<< '$v'"
 
 # --- 1 % of the veth's 10000 Mb/s in 64-byte frames (+24 bytes on the wire): 142045/s
-run=$(run_rate 1%)
+run=$(run_held 1% 142045)
 echo "rate 1%: gen.offered_pps" $(value "$run" gen.offered_pps a)
 held "$run" 142045
 

@@ -128,12 +128,13 @@ json_t *coord_pump(struct coord *c, void *sock, int timeout_ms);
 json_t *coord_ask(struct coord *c, void *sock, json_t *msg, const char *want);
 
 /*
- * The in-process coordinator of the tests that drive one (test_coordinator.c,
- * test_boot.c, test_auth.c, test_bisect_req.c), over real ipc:// sockets and a real
- * database file in a temporary directory: DIR holds the database DB and the endpoints
- * AGENTS_EP and CLIENTS_EP; C is the coordinator bound to them (NULL until started);
- * CTX is the ZeroMQ context of the test's own sockets; OBJ (OBJ_LEN bytes, OBJ_SHA its
- * sha256) a BPF object of the build that the test submits, when it loaded one.
+ * The in-process coordinator of the tests that drive one (test_coordinator.c and the
+ * test_coord_*.c through coord_fixture.h, test_boot.c, test_auth.c, test_bisect_req.c),
+ * over real ipc:// sockets and a real database file in a temporary directory: DIR holds
+ * the database DB and the endpoints AGENTS_EP and CLIENTS_EP; C is the coordinator bound
+ * to them (NULL until started); CTX is the ZeroMQ context of the test's own sockets; OBJ
+ * (OBJ_LEN bytes, OBJ_SHA its sha256) a BPF object of the build that the test submits,
+ * when it loaded one.
  *
  * coord_fix_init() makes DIR (/tmp/bpflab-test-NAME.XXXXXX), the paths and CTX, with
  * no coordinator yet; coord_fix_start() starts C with OPTS (copied; its agents, clients

@@ -123,8 +123,8 @@ static void test_job_quickstart(void **state)
 	assert_int_equal(json_integer_value(json_object_get(r, "job")), 7);
 	assert_null(json_object_get(r, "error"));
 	assert_true(json_is_object(json_object_get(json_object_get(r, "env"), "kernel")));
-	/* full speed: no paced generator ran, so no autogroup nice of one (genboost.h) */
-	assert_null(json_object_get(json_object_get(r, "env"), "gen_autogroup_nice"));
+	/* full speed: no paced generator ran, so no scheduling class of one (genboost.h) */
+	assert_null(json_object_get(json_object_get(r, "env"), "gen_sched"));
 	assert_true(json_integer_value(json_object_get(r, "finished_ms")) -
 		    json_integer_value(json_object_get(r, "started_ms")) >= 3000);
 	samples = json_object_get(r, "samples");

@@ -116,6 +116,62 @@ static void test_gen_pace_deadline(void **state)
 	assert_int_equal(gen_pace_shortfall(&p), 0);
 }
 
+/* Hold-ups (gen.h, GEN_PACE_HELD_NS), on a clock driven by hand at 100000/s (cap 25,
+ * the bucket 26): two takes 100 us apart set a frame's cost (10 us: 100 us for 10); a
+ * take 2 ms later, not asked to sleep, is a hold-up (2 ms, over 1 ms and 4 x 10 frames'
+ * cost; the 200 frames owed less the 26 the bucket holds spilled over it, its shortfall
+ * all held); a 3 ms gap of which the thread asked to sleep 2.95 ms is not (its spill is
+ * shortfall, not held); 0.9 ms gaps without a sleep are the thread's own time (busy),
+ * and asking to sleep clears that. At 14 Mpps into a slow path, calls of the 3500-frame
+ * cap taking 3.5 ms each are the thread's own (no hold-up, all shortfall), a 20 ms gap
+ * is one. */
+static void test_gen_pace_held(void **state)
+{
+	struct gen_pace_stats st;
+	struct gen_pace p;
+	int64_t t;
+
+	(void)state;
+	gen_pace_init_at(&p, 100000, 1, 0, 0, 4096, 0);
+	assert_int_equal(gen_pace_take(&p, 100000, UINT64_MAX), 10);
+	assert_int_equal(gen_pace_take(&p, 200000, UINT64_MAX), 10);
+	assert_int_equal(p.frame_ns, 10000);
+	assert_int_equal(p.held_n, 0);
+	assert_int_equal(p.busy_ns, 200000);
+	assert_int_equal(gen_pace_take(&p, 2200000, UINT64_MAX), 25);
+	assert_int_equal(p.held_n, 1);
+	assert_int_equal(p.held_ns, 2000000);
+	assert_int_equal(gen_pace_shortfall(&p), 174);
+	assert_int_equal(p.held, 174);
+	assert_int_equal(p.busy_ns, 200000);		/* a hold-up is not its own time */
+	gen_pace_slept(&p, 2950000);
+	assert_int_equal(p.busy_ns, 0);
+	assert_int_equal(gen_pace_take(&p, 5200000, UINT64_MAX), 25);
+	assert_int_equal(p.held_n, 1);
+	assert_int_equal(gen_pace_shortfall(&p), 174 + 275);
+	assert_int_equal(p.held, 174);
+	assert_int_equal(p.busy_ns, 50000);
+	assert_int_equal(gen_pace_take(&p, 6100000, UINT64_MAX), 25);
+	assert_int_equal(gen_pace_take(&p, 7000000, UINT64_MAX), 25);
+	assert_int_equal(p.held_n, 1);
+	assert_int_equal(p.busy_ns, 50000 + 2 * 900000);
+	gen_pace_stats_of(&p, &st);
+	assert_int_equal(st.held, 174);
+	assert_int_equal(st.held_n, 1);
+	assert_int_equal(st.held_ns, 2000000);
+	assert_int_equal(st.shortfall, gen_pace_shortfall(&p));
+	/* flat out with calls of ms: its own, then one hold-up */
+	gen_pace_init_at(&p, 14000000, 1, 0, 0, 4096, 0);
+	assert_int_equal(p.burst, 3500);
+	for (t = 3500000; t <= 35000000; t += 3500000)
+		assert_int_equal(gen_pace_take(&p, t, UINT64_MAX), 3500);
+	assert_int_equal(p.held_n, 0);
+	assert_true(gen_pace_shortfall(&p) > 0);
+	assert_int_equal(gen_pace_take(&p, t + 16500000, UINT64_MAX), 3500);
+	assert_int_equal(p.held_n, 1);
+	assert_int_equal(p.held_ns, 20000000);
+}
+
 /* Interval and cap by rate and asked burst: 1 where it can (1000/s: a frame a wake-up,
  * cap 1), 30 and 75 at 300000/s, an asked burst both caps and bounds a wake-up, what one
  * call can send bounds both; off: MAX at once. The real clock: a take after the deadline
@@ -262,6 +318,7 @@ int main(void)
 		cmocka_unit_test(test_tbucket_burst),
 		cmocka_unit_test(test_tbucket_rate),
 		cmocka_unit_test(test_gen_pace_deadline),
+		cmocka_unit_test(test_gen_pace_held),
 		cmocka_unit_test(test_tbucket_spill),
 		cmocka_unit_test(test_gen_pace_sizes),
 		cmocka_unit_test(test_gen_paced_bursts),

@@ -132,6 +132,39 @@ static void test_verdict_rate(void **state)
 	       "port 'b' received 100.0% of the 300000 frames the generator sent (bound 99%) and the receiving CPUs (cpu1) were at most 5% busy (bound 90%): the rate is the generator's");
 }
 
+/* A rate missed because the paced generator was held from its CPU (gen.h, hold-ups):
+ * disturbed (measured again) when what it could not send while held makes up the
+ * difference, generator-bound with the hold-ups' share named when not; with others over
+ * their bound too, one "disturbed" saying both. */
+static void test_verdict_rate_held(void **state)
+{
+	const double steady[] = { 95e3, 95e3, 95e3 };
+	struct verdict_input in = {
+		.rx_role = "b", .rx_pps = steady, .n_rx = 3, .rx_frames = 2.86e5,
+		.gen_frames = 2.86e5, .all_rx_frames = 2.86e5, .rx_cpu_busy = 0.05,
+		.rx_cpus = "cpu1", .target_pps = 100000, .offered_pps = 95394,
+		.held_pps = 4500, .held_n = 7, .held_ms = 139.5, .others = { -1, -1 }, .rx_cpu = -1,
+	};
+
+	(void)state;
+	expect(&in, "[\"disturbed\"]", "disturbed",
+	       "the generator's thread was held from its CPU 7 times (139.5 ms) and did not send 4500 frames/s of the 100000 asked for (traffic.rate)");
+	in.held_pps = 2000;				/* the rest is the generator's */
+	expect(&in, "[\"generator-bound\"]", "generator-bound",
+	       "the generator offered 95394 frames/s of the 100000 asked for (traffic.rate): -4.6% (bound 1%); 2000 frames/s of it in 7 hold-ups");
+	in.held_pps = 4500;
+	in.held_n = 0;					/* no hold-up: its frames are none */
+	expect(&in, "[\"generator-bound\"]", NULL, NULL);
+	in.held_n = 7;
+	in.offered_pps = 99500;				/* within the bound: nothing */
+	expect(&in, "[]", NULL, NULL);
+	in.offered_pps = 95394;
+	in.others[0] = 0.40;
+	in.others_what[0] = "cpu0 others 40% (steal 38%), 90 irq/s";
+	expect(&in, "[\"disturbed\"]", "disturbed",
+	       "others took 40% of the measured CPUs in the rate window (bound 35%): cpu0 others 40% (steal 38%), 90 irq/s; the generator's thread was held from its CPU 7 times (139.5 ms) and did not send 4500 frames/s of the 100000 asked for (traffic.rate)");
+}
+
 /* Which CPUs count as the receiving side. */
 static void test_verdict_rx_cpus(void **state)
 {
@@ -384,6 +417,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_verdict_series),
 		cmocka_unit_test(test_verdict_rate),
+		cmocka_unit_test(test_verdict_rate_held),
 		cmocka_unit_test(test_verdict_rx_cpus),
 		cmocka_unit_test(test_verdict_cpustat),
 		cmocka_unit_test(test_verdict_disturb),
