@@ -404,26 +404,18 @@ static void test_store_run_state_steps(void **state)
 {
 	struct store_fix *f = *state;
 	struct store_ingest ing;
-	int64_t h1, run, job, rj;
+	int64_t h1, run = 0, job;
 	json_t *spec, *r, *q;
-	struct err err;
-	struct store *st;
+	struct store *st = store_fix_dispatched(f, &h1, NULL, 0);
 	int i;
 
-	st = store_open(f->db, false, &err);
-	assert_non_null(st);
-	assert_int_equal(store_host_hello(st, "h1", "0.1", f->inventory, 100, &h1, NULL), 0);
-	run = store_fix_run(st, f, h1, 200);
-	q = store_query_run(st, run);
-	assert_string_equal(json_string_value(json_object_get(q, "state")), "queued");
-	json_decref(q);
 	for (i = 0; i < N_JOBS; i++) {
-		assert_int_equal(store_job_next(st, h1, &job, &rj, &spec), 0);
+		assert_int_equal(store_job_next(st, h1, &job, &run, &spec), 0);
 		json_decref(spec);
+		if (i == 0)
+			store_fix_assert_state(f->db, run, "queued");
 		assert_int_equal(store_job_dispatch(st, job, 300 + i), 0);
-		q = store_query_run(st, run);
-		assert_string_equal(json_string_value(json_object_get(q, "state")), "running");
-		json_decref(q);
+		store_fix_assert_state(f->db, run, "running");
 		r = store_fix_result(job, i == 0 ? "failed" : "ok", 1.0, false);
 		assert_int_equal(store_ingest_result(st, h1, r, 400 + i, &ing), 0);
 		assert_string_equal(ing.run_state, i < N_JOBS - 1 ? "running" : "failed");
