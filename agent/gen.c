@@ -111,7 +111,7 @@ void gen_pace_slept(struct gen_pace *p, int64_t ns)
 
 /* The gap from the last take to NOW_NS: a hold-up, with what spilled over it, or the
  * thread's own time (and its frames' mean cost); a thread in the real-time class that
- * ran GENBOOST_FLAT_NS of its own without asking to sleep back to the fair class
+ * ran GENBOOST_FLAT_NS of its own behind its deadlines back to the fair class
  * (genboost.h). */
 static void pace_account(struct gen_pace *p, int64_t now_ns)
 {
@@ -173,6 +173,7 @@ uint64_t gen_pace_next(struct gen_pace *p, uint64_t max)
 	now = util_mono_ns();
 	due = gen_pace_deadline(p, now);
 	if (due > now) {
+		p->busy_ns = 0;		/* ahead of its deadline: keeping its rate */
 		/* sleep to the usual lateness before the deadline, spin the rest */
 		margin = p->late_ns < GEN_PACE_INTERVAL_NS / 4 ? p->late_ns :
 			 GEN_PACE_INTERVAL_NS / 4;

@@ -163,8 +163,8 @@ uint64_t gen_thread_rate(uint64_t rate, int threads, int idx);
  * XDP dispatcher's mutex). What spilled over such a gap is counted apart (HELD), so that
  * a rate missed because of it is a disturbed measurement, not the generator's limit
  * (verdict.h). A thread that
- * runs GENBOOST_FLAT_NS of its own time (hold-ups not counted) without asking to sleep
- * is flat out (genboost.h). */
+ * runs GENBOOST_FLAT_NS of its own time (hold-ups not counted) without once being
+ * ahead of its deadline is flat out (genboost.h). */
 #define GEN_PACE_INTERVAL_NS 100000LL	/* 100 us: an xdp-live call of 1-64 frames takes
 					 * 7-20 us (bench/pacing --calls) */
 #define GEN_PACE_AUTO_CAP_NS 250000LL	/* auto BURST: 250 us of frames */
@@ -185,7 +185,8 @@ struct gen_pace {
 	int64_t mark_ns;	/* the clock at the last take (or the start) */
 	uint64_t mark_spilled;	/* tb.spilled then */
 	int64_t slept_ns;	/* sleep asked for since (gen_pace_slept) */
-	int64_t busy_ns;	/* own time since it last asked to sleep, hold-ups out */
+	int64_t busy_ns;	/* own time since it was last ahead of its deadline (or
+				 * asked to sleep), hold-ups out */
 	uint64_t last_n;	/* frames of the last take (the call since) */
 	int64_t frame_ns;	/* running mean of own time a frame (0: none yet) */
 	uint64_t held;		/* frames spilled over hold-ups */

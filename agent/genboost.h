@@ -13,7 +13,7 @@
  *
  * A thread that cannot keep its rate runs flat out and would keep its CPU from the
  * fair class (the kernel's RT throttling leaves it 5 %): one that has run
- * GENBOOST_FLAT_NS of its own time without asking to sleep (gen.c; hold-ups, when
+ * GENBOOST_FLAT_NS of its own time behind its deadlines (gen.c; hold-ups, when
  * something else had its CPU, not counted) goes back to SCHED_OTHER for the rest of its
  * run (its trial is generator-bound anyway, by its shortfall). Needs CAP_SYS_NICE
  * (root, or the agent's unit grants it); without it the thread stays in the fair
@@ -26,7 +26,7 @@
 #include <stdint.h>
 
 #define GENBOOST_RT_PRIO 1
-#define GENBOOST_FLAT_NS 50000000LL	/* 50 ms of its own without a sleep: flat out */
+#define GENBOOST_FLAT_NS 50000000LL	/* 50 ms of its own behind: flat out */
 
 /* The calling thread into SCHED_FIFO at GENBOOST_RT_PRIO: true, or false (not
  * permitted: it stays as it was). Noted for genboost_seen(). */

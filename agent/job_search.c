@@ -256,12 +256,15 @@ static void add_trial(struct job_ctx *c, const char *subject, int n,
 			   "rate", n);
 	job_add_record_seq(c, "trial.valid", subject, valid, "bool", "rate", n);
 	/* the paced generator's own: the largest burst it sent, the frames it owed and
-	 * could not send on time (gen.h, struct gen_pace) */
+	 * could not send on time, and of those the ones lost in hold-ups (gen.h, struct
+	 * gen_pace) */
 	if (c->trial_pace.burst) {
 		job_add_record_seq(c, "trial.gen_burst", subject, (double)c->trial_pace.burst,
 				   "frames", "rate", n);
 		job_add_record_seq(c, "trial.gen_shortfall", subject,
 				   (double)c->trial_pace.shortfall, "frames", "rate", n);
+		job_add_record_seq(c, "trial.gen_held", subject, (double)c->trial_pace.held,
+				   "frames", "rate", n);
 	}
 }
 
