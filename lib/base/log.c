@@ -42,6 +42,23 @@ int log_set_file(const char *path)
 	return 0;
 }
 
+/* The UTC time SEC to the second, "YYYY-MM-DDTHH:MM:SS": made once a second by each
+ * thread and kept (a busy daemon logs thousands of lines a second; gmtime_r and
+ * strftime were a fifth of a line's cost). */
+static const char *stamp_of(time_t sec)
+{
+	static _Thread_local time_t last = -1;
+	static _Thread_local char stamp[32];
+	struct tm tm;
+
+	if (sec != last) {
+		gmtime_r(&sec, &tm);
+		strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%S", &tm);
+		last = sec;
+	}
+	return stamp;
+}
+
 static void log_vmsg(enum log_level level, const char *fmt, va_list ap)
 {
 	static const char *names[] = { "warning", "info", "debug" };
@@ -57,13 +74,9 @@ static void log_vmsg(enum log_level level, const char *fmt, va_list ap)
 		line[--n] = '\0';
 	if (log_file) {
 		struct timespec ts;
-		struct tm tm;
-		char stamp[32];
 
 		clock_gettime(CLOCK_REALTIME, &ts);
-		gmtime_r(&ts.tv_sec, &tm);
-		strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%S", &tm);
-		fprintf(out, "%s.%03ldZ %s: %s: %s\n", stamp, ts.tv_nsec / 1000000,
+		fprintf(out, "%s.%03ldZ %s: %s: %s\n", stamp_of(ts.tv_sec), ts.tv_nsec / 1000000,
 			log_progname, names[level], line);
 	} else {
 		fprintf(out, "%s: %s%s\n", log_progname,

@@ -345,13 +345,14 @@ int store_ingest_result(struct store *st, int64_t host_id, const json_t *result,
 
 /* a job of the same round (run, host, point) still to come: store_repeat.c has
  * nothing to decide yet (one EXISTS a state: SQLite builds a temporary b-tree for an IN
- * list each time the statement runs) */
+ * list each time the statement runs; CASE asks for running jobs only when none is
+ * queued, as a round is mostly open by its queued ones) */
 static const struct sto_stmt stmt_round_open = {
-	"SELECT EXISTS (SELECT 1 FROM jobs j JOIN jobs o ON o.run_id = j.run_id AND "
-	"o.host_id = j.host_id AND o.point = j.point WHERE j.id = ?1 AND "
-	"o.state = 'queued') OR EXISTS (SELECT 1 FROM jobs j JOIN jobs o ON "
+	"SELECT CASE WHEN EXISTS (SELECT 1 FROM jobs j JOIN jobs o ON o.run_id = j.run_id "
+	"AND o.host_id = j.host_id AND o.point = j.point WHERE j.id = ?1 AND "
+	"o.state = 'queued') THEN 1 ELSE EXISTS (SELECT 1 FROM jobs j JOIN jobs o ON "
 	"o.run_id = j.run_id AND o.host_id = j.host_id AND o.point = j.point "
-	"WHERE j.id = ?1 AND o.state = 'running')",
+	"WHERE j.id = ?1 AND o.state = 'running') END",
 };
 /* stmt_job_result with the verdicts: a result's one write of its job's row */
 static const struct sto_stmt stmt_job_result_verdicts = {

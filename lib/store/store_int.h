@@ -160,6 +160,7 @@ struct job_row {
 	int64_t run_id, host_id;
 	char state[8];
 	bool has_result;
+	int64_t attempts;		/* times handed to an agent */
 };
 
 int sto_job_get(struct store *st, int64_t job_id, struct job_row *row);

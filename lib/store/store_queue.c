@@ -102,8 +102,11 @@ out:
 	return err ? sto_context(st, err, "cannot mark host %lld gone", (long long)host_id) : 0;
 }
 
+/* a count a state: with an IN list SQLite builds a temporary b-tree of it to seek
+ * jobs_queue each time the statement runs (a submit asks once a host) */
 static const struct sto_stmt stmt_host_pending = {
-	"SELECT count(*) FROM jobs WHERE host_id = ?1 AND state IN ('queued', 'running')",
+	"SELECT (SELECT count(*) FROM jobs WHERE host_id = ?1 AND state = 'queued') + "
+	"(SELECT count(*) FROM jobs WHERE host_id = ?1 AND state = 'running')",
 };
 
 int store_host_pending(struct store *st, int64_t host_id, int64_t *n)
@@ -116,7 +119,7 @@ int store_host_pending(struct store *st, int64_t host_id, int64_t *n)
 /* --- the queue --- */
 
 static const struct sto_stmt stmt_job_get = {
-	"SELECT run_id, host_id, state, result_ms FROM jobs WHERE id = ?1",
+	"SELECT run_id, host_id, state, result_ms, attempts FROM jobs WHERE id = ?1",
 };
 
 int sto_job_get(struct store *st, int64_t job_id, struct job_row *row)
@@ -132,6 +135,7 @@ int sto_job_get(struct store *st, int64_t job_id, struct job_row *row)
 	row->host_id = sqlite3_column_int64(s, 1);
 	snprintf(row->state, sizeof(row->state), "%s", (const char *)sqlite3_column_text(s, 2));
 	row->has_result = sqlite3_column_type(s, 3) != SQLITE_NULL;
+	row->attempts = sqlite3_column_int64(s, 4);
 	sto_done(s);
 	return 0;
 }
@@ -275,9 +279,11 @@ static const struct sto_stmt stmt_job_dispatch = {
 	"UPDATE jobs SET state = 'running', attempts = attempts + 1, started_ms = ?2 "
 	"WHERE id = ?1 AND state = 'queued'",
 };
+/* the attempt's number and host from the row read before the UPDATE, not read again
+ * (the UPDATE changed the row only if it was queued, adding one attempt) */
 static const struct sto_stmt stmt_attempt_insert = {
 	"INSERT OR REPLACE INTO job_attempts (job_id, attempt, host_id, started_ms) "
-	"SELECT id, attempts, host_id, ?2 FROM jobs WHERE id = ?1",
+	"VALUES (?1, ?2, ?3, ?4)",
 };
 
 /* Hand queued job JOB_ID to its host at NOW_MS, all but its run's state (*ROW has the
@@ -294,7 +300,8 @@ static int job_dispatch(struct store *st, int64_t job_id, int64_t now_ms,
 	if (!err && !moved)
 		err = store_fail(st, -ESTALE, "job is %s, not queued", row->state);
 	if (!err)
-		err = sto_exec(st, &stmt_attempt_insert, NULL, "ii", job_id, now_ms);
+		err = sto_exec(st, &stmt_attempt_insert, NULL, "iiii", job_id, row->attempts + 1,
+			       row->host_id, now_ms);
 	if (!err)
 		err = sto_exec(st, &stmt_host_busy, NULL, "i", row->host_id);
 	return err;

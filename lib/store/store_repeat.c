@@ -246,9 +246,13 @@ static const struct sto_stmt stmt_job_round = {
 	"SELECT j.run_id, j.host_id, j.point, j.spec, r.repeat, r.state "
 	"FROM jobs j JOIN runs r ON r.id = j.run_id WHERE j.id = ?1",
 };
+/* one EXISTS a state: with an IN list SQLite builds a temporary b-tree of it to seek
+ * jobs_queue each time the statement runs */
 static const struct sto_stmt stmt_round_has_open = {
-	"SELECT EXISTS (SELECT 1 FROM jobs WHERE host_id = ?2 AND "
-	"state IN ('queued', 'running') AND run_id = ?1 AND point = ?3)",
+	"SELECT CASE WHEN EXISTS (SELECT 1 FROM jobs WHERE host_id = ?2 AND "
+	"state = 'queued' AND run_id = ?1 AND point = ?3) THEN 1 ELSE EXISTS (SELECT 1 "
+	"FROM jobs WHERE host_id = ?2 AND state = 'running' AND run_id = ?1 AND point = ?3) "
+	"END",
 };
 
 /* The job's run, host, point, spec and the run's repeat and state; *SKIP when the round

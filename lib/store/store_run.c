@@ -270,27 +270,30 @@ out:
 	return err ? sto_context(st, err, "cannot store run of plan '%s'", plan->name) : 0;
 }
 
-/* whether the run has jobs, open ones, failed ones, and ones handed out: index
- * seeks on jobs_run, not a count of every job (run_refresh runs on every dispatch
- * and result; a count made a 10,000-job run quadratic); one EXISTS a state, since
- * SQLite builds a temporary b-tree for an IN list each time the statement runs */
-static const struct sto_stmt stmt_run_counts = {
-	"SELECT EXISTS (SELECT 1 FROM jobs WHERE run_id = ?1), "
-	"EXISTS (SELECT 1 FROM jobs WHERE run_id = ?1 AND state = 'queued') OR "
-	"EXISTS (SELECT 1 FROM jobs WHERE run_id = ?1 AND state = 'running'), "
-	"EXISTS (SELECT 1 FROM jobs WHERE run_id = ?1 AND state = 'failed'), "
-	"CASE WHEN EXISTS (SELECT 1 FROM jobs WHERE run_id = ?1 AND state = 'running') OR "
-	"EXISTS (SELECT 1 FROM jobs WHERE run_id = ?1 AND state = 'done') OR "
-	"EXISTS (SELECT 1 FROM jobs WHERE run_id = ?1 AND state = 'failed') THEN 1 "
-	"ELSE EXISTS (SELECT 1 FROM jobs WHERE run_id = ?1 AND state = 'queued' AND "
-	"attempts > 0) END",
-};
-static const struct sto_stmt stmt_run_state = {
-	"SELECT state, finished_ms FROM runs WHERE id = ?1",
+/* The run's stored state and finish time, and the state its jobs give it: queued (no
+ * job handed out yet, or none at all), running (one open, one handed out), done or
+ * failed (none open; failed when one failed). Each EXISTS is an index seek on jobs_run,
+ * not a count of every job (run_refresh runs on every result and dispatch batch; a
+ * count made a 10,000-job run quadratic); CASE stops at the first answer, so a running
+ * run (nearly every call) costs one seek, and a cancelled one none (bench/README.md,
+ * "issue 24 item 7, session 12"). One EXISTS a state: SQLite builds a temporary b-tree
+ * for an IN list each time the statement runs. */
+static const struct sto_stmt stmt_run_refresh = {
+	"SELECT r.state, r.finished_ms, CASE "
+	"WHEN r.state = 'cancelled' THEN NULL "
+	"WHEN EXISTS (SELECT 1 FROM jobs WHERE run_id = ?1 AND state = 'running') "
+	"THEN 'running' "
+	"WHEN EXISTS (SELECT 1 FROM jobs WHERE run_id = ?1 AND state = 'queued') THEN "
+	"CASE WHEN EXISTS (SELECT 1 FROM jobs WHERE run_id = ?1 AND state = 'done') OR "
+	"EXISTS (SELECT 1 FROM jobs WHERE run_id = ?1 AND state = 'failed') OR "
+	"EXISTS (SELECT 1 FROM jobs WHERE run_id = ?1 AND state = 'queued' AND "
+	"attempts > 0) THEN 'running' ELSE 'queued' END "
+	"WHEN EXISTS (SELECT 1 FROM jobs WHERE run_id = ?1 AND state = 'failed') "
+	"THEN 'failed' "
+	"WHEN EXISTS (SELECT 1 FROM jobs WHERE run_id = ?1) THEN 'done' "
+	"ELSE 'queued' END FROM runs r WHERE r.id = ?1",
 };
 
-/* Derive run RUN_ID's state from its jobs and store it if it changed. STATE (may be
- * NULL) gets the state; *FINISHED (may be NULL) whether this call finished the run. */
 static const struct sto_stmt stmt_run_set_state = {
 	"UPDATE runs SET state = ?2, finished_ms = ?3 WHERE id = ?1",
 };
@@ -301,26 +304,18 @@ int sto_run_set_state(struct store *st, int64_t run_id, const char *state, int64
 	return sto_exec(st, &stmt_run_set_state, NULL, "ito", run_id, state, finished_ms);
 }
 
+/* Derive run RUN_ID's state from its jobs and store it if it changed. STATE (may be
+ * NULL) gets the state; *FINISHED (may be NULL) whether this call finished the run. */
 int sto_run_refresh(struct store *st, int64_t run_id, int64_t now_ms,
 		    char state[STORE_STATE_LEN], bool *finished)
 {
-	int64_t total = 0, open = 0, failed = 0, started = 0, old_fin = -1;
-	const char *next;
-	char old[STORE_STATE_LEN] = "";
+	char old[STORE_STATE_LEN] = "", next[STORE_STATE_LEN] = "";
+	int64_t old_fin = -1;
 	bool fin = false;
 	sqlite3_stmt *s = NULL;
 	int err;
 
-	err = sto_query_row(st, &stmt_run_counts, &s, "i", run_id);
-	if (err)
-		return err;
-	total = sqlite3_column_int64(s, 0);
-	open = sqlite3_column_int64(s, 1);
-	failed = sqlite3_column_int64(s, 2);
-	started = sqlite3_column_int64(s, 3);
-	sto_done(s);
-
-	err = sto_query_row(st, &stmt_run_state, &s, "i", run_id);
+	err = sto_query_row(st, &stmt_run_refresh, &s, "i", run_id);
 	if (err == -ENOENT)
 		return store_fail(st, -ENOENT, "unknown run %lld", (long long)run_id);
 	if (err)
@@ -328,6 +323,8 @@ int sto_run_refresh(struct store *st, int64_t run_id, int64_t now_ms,
 	snprintf(old, sizeof(old), "%s", (const char *)sqlite3_column_text(s, 0));
 	if (sqlite3_column_type(s, 1) != SQLITE_NULL)
 		old_fin = sqlite3_column_int64(s, 1);
+	if (sqlite3_column_type(s, 2) != SQLITE_NULL)
+		snprintf(next, sizeof(next), "%s", (const char *)sqlite3_column_text(s, 2));
 	sto_done(s);
 
 	if (!strcmp(old, "cancelled")) {
@@ -338,12 +335,6 @@ int sto_run_refresh(struct store *st, int64_t run_id, int64_t now_ms,
 			*finished = false;
 		return 0;
 	}
-	if (total && !open)
-		next = failed ? "failed" : "done";
-	else if (started)
-		next = "running";
-	else
-		next = "queued";
 	if (state)
 		snprintf(state, STORE_STATE_LEN, "%s", next);
 	if (finished)

@@ -396,6 +396,46 @@ static void test_store_cancel(void **state)
 	store_close(&st);
 }
 
+/* The run's state through each step (sto_run_refresh): queued; running once a job is
+ * handed out, also while a failed job and queued ones remain; failed when the last job
+ * ends after an early failure, with the finish time of that last result, and a
+ * duplicate result changes nothing. */
+static void test_store_run_state_steps(void **state)
+{
+	struct store_fix *f = *state;
+	struct store_ingest ing;
+	int64_t h1, run = 0, job;
+	json_t *spec, *r, *q;
+	struct store *st = store_fix_dispatched(f, &h1, NULL, 0);
+	int i;
+
+	for (i = 0; i < N_JOBS; i++) {
+		assert_int_equal(store_job_next(st, h1, &job, &run, &spec), 0);
+		json_decref(spec);
+		if (i == 0)
+			store_fix_assert_state(f->db, run, "queued");
+		assert_int_equal(store_job_dispatch(st, job, 300 + i), 0);
+		store_fix_assert_state(f->db, run, "running");
+		r = store_fix_result(job, i == 0 ? "failed" : "ok", 1.0, false);
+		assert_int_equal(store_ingest_result(st, h1, r, 400 + i, &ing), 0);
+		assert_string_equal(ing.run_state, i < N_JOBS - 1 ? "running" : "failed");
+		assert_int_equal(ing.run_finished, i == N_JOBS - 1);
+		if (i == N_JOBS - 1) {
+			/* sent again: stored once, the run as it was */
+			assert_int_equal(store_ingest_result(st, h1, r, 500, &ing), 0);
+			assert_true(ing.duplicate);
+		}
+		json_decref(r);
+	}
+	q = store_query_run(st, run);
+	assert_string_equal(json_string_value(json_object_get(q, "state")), "failed");
+	assert_int_equal(json_integer_value(json_object_get(q, "finished_ms")),
+			 400 + N_JOBS - 1);
+	assert_int_equal(json_integer_value(json_object_get(q, "jobs_failed")), 1);
+	json_decref(q);
+	store_close(&st);
+}
+
 /* A full disk (the size cap): the run is refused whole, the store keeps working. */
 static void test_store_full(void **state)
 {
@@ -530,6 +570,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_store_full, store_fix_setup,
 						store_fix_teardown),
 		cmocka_unit_test_setup_teardown(test_store_lost_and_attempts, store_fix_setup,
+						store_fix_teardown),
+		cmocka_unit_test_setup_teardown(test_store_run_state_steps, store_fix_setup,
 						store_fix_teardown),
 		cmocka_unit_test_setup_teardown(test_store_cancel, store_fix_setup,
 						store_fix_teardown),

@@ -1,0 +1,115 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
+/* test_log.c - lib/base/log.c writing to a file: each line "YYYY-MM-DDTHH:MM:SS.mmmZ
+ * PROG: LEVEL: TEXT", its time the UTC of the moment it was written, also across a
+ * second boundary and from another thread (the stamp text is kept a second per
+ * thread), lines below the level left out. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include <pthread.h>
+#include <regex.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "base/log.h"
+#include "helpers.h"
+
+#define LINE_RE "^([0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2})\\.[0-9]{3}Z " \
+		"test_log: (info|warning): (.*)$"
+
+/* The UTC second of REALTIME now as the log writes it. */
+static void now_stamp(char *out, size_t len, time_t *sec)
+{
+	struct timespec ts;
+	struct tm tm;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	gmtime_r(&ts.tv_sec, &tm);
+	strftime(out, len, "%Y-%m-%dT%H:%M:%S", &tm);
+	*sec = ts.tv_sec;
+}
+
+static void *other_thread(void *arg)
+{
+	(void)arg;
+	pr_info("from another thread");
+	return NULL;
+}
+
+/* Check line LINE: well formed, with TEXT, its stamp between BEFORE and AFTER. */
+static void check_line(const regex_t *re, const char *line, const char *text,
+		       const char *before, const char *after)
+{
+	regmatch_t m[4];
+	char stamp[32], got[256];
+
+	assert_int_equal(regexec(re, line, 4, m, 0), 0);
+	snprintf(stamp, sizeof(stamp), "%.*s", (int)(m[1].rm_eo - m[1].rm_so), line + m[1].rm_so);
+	snprintf(got, sizeof(got), "%.*s", (int)(m[3].rm_eo - m[3].rm_so), line + m[3].rm_so);
+	assert_string_equal(got, text);
+	assert_true(strcmp(stamp, before) >= 0);
+	assert_true(strcmp(stamp, after) <= 0);
+}
+
+static void test_log_file_stamps(void **state)
+{
+	char dir[] = "/tmp/bpflab-test-log.XXXXXX", path[64], line[512];
+	char s0[32], s1[32], s2[32], s3[32];
+	time_t t0, t;
+	pthread_t th;
+	regex_t re;
+	FILE *f;
+	int n = 0;
+
+	(void)state;
+	tmpdir_make(dir);
+	snprintf(path, sizeof(path), "%s/log", dir);
+	assert_int_equal(regcomp(&re, LINE_RE, REG_EXTENDED), 0);
+	log_init("test_log", LOG_INFO);
+	assert_int_equal(log_set_file(path), 0);
+
+	now_stamp(s0, sizeof(s0), &t0);
+	pr_info("first");
+	pr_debug("not written");
+	pr_warn("second %d", 2);
+	now_stamp(s1, sizeof(s1), &t);
+	/* the next second: a new stamp, not the one kept */
+	do {
+		usleep(20000);
+		now_stamp(s2, sizeof(s2), &t);
+	} while (t == t0);
+	pr_info("third");
+	assert_int_equal(pthread_create(&th, NULL, other_thread, NULL), 0);
+	assert_int_equal(pthread_join(th, NULL), 0);
+	now_stamp(s3, sizeof(s3), &t);
+
+	f = fopen(path, "r");
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = '\0';
+		switch (n++) {
+		case 0: check_line(&re, line, "first", s0, s1); break;
+		case 1: check_line(&re, line, "second 2", s0, s1); break;
+		case 2: check_line(&re, line, "third", s2, s3); break;
+		case 3: check_line(&re, line, "from another thread", s2, s3); break;
+		}
+	}
+	fclose(f);
+	assert_int_equal(n, 4);
+	regfree(&re);
+	tmpdir_remove(dir);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_log_file_stamps),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
