@@ -13,7 +13,8 @@
  * held-up generator's catch-up burst; below it: a paced thread's shortfall, gen.h struct
  * gen_pace) is stored with trial.valid 0 and run again at once, up to SEARCH_RETRIES
  * times, then reported to the search as invalid, not as a measurement
- * (mlrsearch_report_invalid).
+ * (mlrsearch_report_invalid); one short by no more than what its generator lost in
+ * hold-ups is run again first, up to SEARCH_HELD_RETRIES times, without counting.
  */
 #include "job_int.h"
 
@@ -39,6 +40,10 @@
 /* An invalid trial (off its load) is measured again at once this many times before
  * the search is told (mlrsearch_report_invalid, which asks for it once more itself). */
 #define SEARCH_RETRIES 2
+/* A trial off its load because the generator was held up (the frames lost in hold-ups
+ * make up the miss: gen.h) is a disturbance, not the generator's reach: measured again
+ * at once, up to this many times more, without counting toward the search's ceiling. */
+#define SEARCH_HELD_RETRIES 3
 /* The first phase's trials: the final trial duration / SEARCH_INITIAL_DIV, at least
  * SEARCH_MIN_INITIAL_S (shorter trials measure start-up, not the device). */
 #define SEARCH_INITIAL_DIV 8
@@ -237,6 +242,17 @@ static double rate_tolerance(const struct job_ctx *c, double load, double durati
 	return fmax(VERDICT_RATE_MISS, 2 * batch / (load * duration));
 }
 
+/* Whether trial RES at REQ's load fell short by no more than the frames its generator
+ * lost in hold-ups (c->trial_pace.held) and TOL: held up, not at its reach. */
+static bool trial_held(const struct job_ctx *c, const struct mlrsearch_req *req,
+		       const struct mlrsearch_res *res, double tol)
+{
+	if (!c->trial_pace.held || res->duration <= 0 || res->offered >= req->load)
+		return false;
+	return res->offered + (double)c->trial_pace.held / res->duration >=
+	       req->load * (1 - tol);
+}
+
 /* Trial N's records, in order (seq N): its load, what was offered and forwarded, the
  * loss and whether it counted. */
 static void add_trial(struct job_ctx *c, const char *subject, int n,
@@ -276,8 +292,9 @@ int job_search_run(struct job_ctx *c, mlrsearch_measure_fn measure, void *mctx)
 	struct mlrsearch *s;
 	char name[96];
 	size_t i;
-	int n = 0, retries = 0, err = 0;
+	int n = 0, retries = 0, held_retries = 0, err = 0;
 	double retried_s = 0;	/* the retried trials' time (not the search's own) */
+	double tol;
 
 	job_search_params(&c->spec.search, &p);
 	s = mlrsearch_new(&p, &c->err);
@@ -298,8 +315,15 @@ int job_search_run(struct job_ctx *c, mlrsearch_measure_fn measure, void *mctx)
 		/* generator-bound: no measurement at this load (docs/agent.md, "Search");
 		 * measured again at once up to SEARCH_RETRIES times (a host's passing
 		 * disturbance) before the search is told */
-		valid = fabs(res.offered - req.load) <=
-			req.load * rate_tolerance(c, req.load, req.duration);
+		tol = rate_tolerance(c, req.load, req.duration);
+		valid = fabs(res.offered - req.load) <= req.load * tol;
+		if (!valid && held_retries < SEARCH_HELD_RETRIES && trial_held(c, &req, &res, tol)) {
+			held_retries++;
+			retried_s += res.duration;
+			add_trial(c, subject, n, &req, &res, valid);
+			n++;
+			continue;
+		}
 		if (!valid && retries < SEARCH_RETRIES) {
 			retries++;
 			retried_s += res.duration;
@@ -308,6 +332,7 @@ int job_search_run(struct job_ctx *c, mlrsearch_measure_fn measure, void *mctx)
 			continue;
 		}
 		retries = 0;
+		held_retries = 0;
 		err = valid ? mlrsearch_report(s, &res) : mlrsearch_report_invalid(s, &res);
 		if (err) {
 			err_set(&c->err, "search: %s", strerror(-err));

@@ -9,8 +9,12 @@
 # numbers the text shows, and no veth job is generator-bound (docs/agent.md, "Verdicts").
 # Then plans/tc-attach.yaml once (1 repetition): both ways of attaching a tc program,
 # tcx and clsact, measure the program, and each job's stored env says which way it went.
-# Then plans/ndr-cpumap.yaml, coarse: each variant's NDR and PDR bounds exist and are
-# within the width, and every trial is stored. A search that ends generator-bound (the
+# Then plans/ndr-cpumap.yaml, coarse, up to 800 Kpps (on a quiet machine the cpumap path
+# passes 1.1 Mpps and drops 2.4 Mpps and more: about what xdp-live sends through CPU 0
+# there, so a search above would end at the generator): each variant's
+# NDR and PDR bounds exist and are within the width, or the goal held the whole range
+# (its lower bound max_rate, no upper: the path is faster than the range), and every
+# trial is stored. A search that ends generator-bound (the
 # generator fell short of the loads by more than the validity bound, twice: a busy
 # machine) measured nothing of the path: the plan runs again, at most SEARCH_TRIES times
 # in all, and the check fails when a variant is still generator-bound; it never skips.
@@ -225,10 +229,12 @@ bound() { # RUN: the variants whose search ended generator-bound (a ceiling at o
 		[ -n "$c" ] && awk -v u="$u" -v c="$c" 'BEGIN { exit !(u == 0 || u > c) }' && echo "$v at $c"
 	done
 }
+cpumap_max=800000
 for try in $(seq 1 "${SEARCH_TRIES:-3}"); do
 	# (a search generator-bound below min_rate leaves the latency loads no PDR: the
 	# job, and so the run, fails; that is no measurement either)
-	run=$(submit ndr-cpumap -s repeat=1 -s search.width=5% -s search.trial=500ms -s search.total=500ms) || {
+	run=$(submit ndr-cpumap -s repeat=1 -s search.width=5% -s search.trial=500ms -s search.total=500ms \
+		-s search.max_rate=$cpumap_max) || {
 		gbound="a failed run"
 		echo "ndr-cpumap: the run failed (load $(cut -d' ' -f1-3 /proc/loadavg)): again"
 		continue
@@ -248,10 +254,12 @@ for v in pass drop; do
 	stored=$(sql "SELECT count(*) FROM samples s JOIN jobs j ON j.id = s.job_id
 		WHERE j.run_id=$run AND j.variant='$v' AND s.metric='trial.loss_ratio'")
 	echo "ndr-cpumap $v: NDR $nl..$nu PDR $pl..$pu, $trials trials"
-	# (a search may end at exactly the width: the values come back through text)
-	check "ndr-cpumap $v: NDR and PDR bounds within 5 % ($nl..$nu, $pl..$pu)" \
-		awk -v a="$nl" -v b="$nu" -v c="$pl" -v d="$pu" 'BEGIN { w = 0.05 * (1 + 1e-9)
-		exit !(a >= 10000 && b > a && (b - a) / b <= w && c >= a && d > c && (d - c) / d <= w) }'
+	# (a search may end at exactly the width: the values come back through text; a
+	# goal that held max_rate has no upper bound, 0 here)
+	check "ndr-cpumap $v: NDR and PDR bounds within 5 % or the whole range held ($nl..$nu, $pl..$pu)" \
+		awk -v a="$nl" -v b="$nu" -v c="$pl" -v d="$pu" -v m=$cpumap_max 'BEGIN { w = 0.05 * (1 + 1e-9)
+		exit !(a >= 10000 && c >= a && ((b > a && (b - a) / b <= w) || (b == 0 && a == m)) &&
+		       ((d > c && (d - c) / d <= w) || (d == 0 && c == m))) }'
 	check "ndr-cpumap $v: every trial stored ($stored of $trials)" test "$stored" = "${trials%.*}"
 done
 "$bpflab" result show "$run" > "$tmp/ndr.txt"; cat "$tmp/ndr.txt"

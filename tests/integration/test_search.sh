@@ -46,13 +46,14 @@ YAML
 		ndr=$(value ndr.lower); ndr_up=$(value ndr.upper); pdr=$(value pdr.lower)
 		trials=$(value search.trials); ceiling=$(value search.ceiling_pps)
 		echo "N $n, $gen (try $try, load $(cut -d' ' -f1-3 /proc/loadavg)): ndr.lower $ndr ndr.upper $ndr_up pdr.lower $pdr; $trials trials, $(value search.time_s) s; ceiling ${ceiling:-none}"
-		echo "trials (seq|load|offered|loss ratio|burst|shortfall):"
-		sql "SELECT l.seq, l.value, o.value, r.value, b.value, f.value FROM samples l
+		echo "trials (seq|load|offered|loss ratio|burst|shortfall|held):"
+		sql "SELECT l.seq, l.value, o.value, r.value, b.value, f.value, h.value FROM samples l
 		     JOIN jobs j ON j.id = l.job_id
 		     JOIN samples o ON o.job_id = l.job_id AND o.seq = l.seq AND o.metric='trial.offered_pps'
 		     JOIN samples r ON r.job_id = l.job_id AND r.seq = l.seq AND r.metric='trial.loss_ratio'
 		     LEFT JOIN samples b ON b.job_id = l.job_id AND b.seq = l.seq AND b.metric='trial.gen_burst'
 		     LEFT JOIN samples f ON f.job_id = l.job_id AND f.seq = l.seq AND f.metric='trial.gen_shortfall'
+		     LEFT JOIN samples h ON h.job_id = l.job_id AND h.seq = l.seq AND h.metric='trial.gen_held'
 		     WHERE j.run_id=$run AND l.metric='trial.load_pps' ORDER BY l.seq"
 		if [ -n "$ceiling" ] && awk -v c="$ceiling" -v n="$n" 'BEGIN { exit !(c < 1.02 * n) }'; then
 			echo "search at $n ($gen): generator-bound below N (ceiling $ceiling, load $(cut -d' ' -f1-3 /proc/loadavg)): again"
