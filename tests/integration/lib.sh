@@ -104,6 +104,10 @@ ok() { echo "ok: $*"; }
 skip_note() { [ -z "${BPFLAB_IT_SKIPS:-}" ] || echo "$*" >> "$BPFLAB_IT_SKIPS"; }
 skip_check() { echo "skip: $*"; skip_note "check: $*"; }
 skip_test() { echo "skipped: $*"; skip_note "test: $*"; exit 0; }
+# Notes under a table are wrapped at 80 columns where their numbers put the break: a
+# phrase of one may fall across two lines. These search the text with lines joined.
+text_has() { tr '\n' ' ' < "$1" | tr -s ' ' | grep -qF -- "$2"; } # FILE PHRASE
+text_count() { tr '\n' ' ' < "$1" | tr -s ' ' | grep -oF -- "$2" | wc -l; } # FILE PHRASE
 check() { # DESCRIPTION COMMAND...: run the command, count a failure if it fails
 	local what=$1; shift
 	if "$@"; then ok "$what"; else fail "$what"; fi

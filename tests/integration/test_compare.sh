@@ -81,7 +81,7 @@ rows = json.load(open(sys.argv[1]))["comparisons"][0]["rows"]
 assert rows and all(r["run_spread_pct"] is None and r["run_spread_runs"] == 2 for r in rows), rows[0]
 assert "run-to-run spread unknown (1 run per side" in rows[0]["run_spread_note"], rows[0]
 ' "$tmp/cmp.json"
-check "and once under the table" test "$(grep -c "run-to-run spread unknown (1 run per side" "$tmp/cmp.txt")" = 1
+check "and once under the table" test "$(text_count "$tmp/cmp.txt" "run-to-run spread unknown (1 run per side")" = 1
 rc=$(submit "$plans/compare-a.yaml")
 rd=$(submit "$plans/compare-a.yaml")
 check "two more runs of A ($rc, $rd)" test -n "$rc" -a -n "$rd"
@@ -98,7 +98,7 @@ assert rows and all(r["run_spread_runs"] == 3 and r["run_spread_pct"] is not Non
 assert not [r for r in rows if r["verdict"] == "DIFFERENT"], rows
 ' "$tmp/aa.json"
 "$bpflab" result compare "$rc" "$rd" --min-effect 50 --include-flagged > "$tmp/aa.txt"
-check "text says the spread is in the tests" grep -q "is in each test" "$tmp/aa.txt"
+check "text says the spread is in the tests" text_has "$tmp/aa.txt" "(up to 3 runs of the plan on this host and kernel) is in each test"
 # a comparison by variant inside one run is left as it was
 "$bpflab" -j result compare --plan compare --by variant --baseline steady --candidate probe \
 	--include-flagged > "$tmp/var.json"
