@@ -87,6 +87,9 @@ void gen_pace_init_at(struct gen_pace *p, uint64_t rate, int threads, int idx,
 		p->burst = most;
 	if (p->per > p->burst)
 		p->per = p->burst;
+	p->held_min_ns = (int64_t)((unsigned __int128)p->burst * 1000000000ULL / p->rate);
+	if (p->held_min_ns < GEN_PACE_HELD_NS)
+		p->held_min_ns = GEN_PACE_HELD_NS;
 	p->start_ns = now_ns;
 	p->take_ns = now_ns;
 	p->mark_ns = now_ns;
@@ -117,7 +120,7 @@ static void pace_account(struct gen_pace *p, int64_t now_ns)
 {
 	int64_t own = now_ns - p->mark_ns - p->slept_ns;
 
-	if (own > GEN_PACE_HELD_NS && p->frame_ns &&
+	if (own > p->held_min_ns && p->frame_ns &&
 	    own > GEN_PACE_HELD_FACTOR * (int64_t)p->last_n * p->frame_ns) {
 		p->held_n++;
 		p->held_ns += own;

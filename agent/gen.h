@@ -154,8 +154,9 @@ uint64_t gen_thread_rate(uint64_t rate, int threads, int idx);
  * Timer slack 1 us (the default 50 us would bunch frames above 20000/s). The bucket
  * holds a frame more than BURST (a fraction carried over a take is no shortfall).
  *
- * A hold-up: more than GEN_PACE_HELD_NS between two takes that the thread did not ask
- * to sleep (a call and a wake-up together), and more than GEN_PACE_HELD_FACTOR times
+ * A hold-up: more than GEN_PACE_HELD_NS, and more than the burst's time (a shorter gap
+ * spills nothing), between two takes that the thread did not ask to sleep (a call and a
+ * wake-up together), and more than GEN_PACE_HELD_FACTOR times
  * what the call's frames cost at the mean of the thread's earlier gaps (quiet, in
  * SCHED_FIFO, a call of up to 256 frames takes at most 0.4 ms, bench/README.md
  * "pacing"; a flat-out call of 3500 frames into the stack takes ms): the thread was kept
@@ -168,7 +169,7 @@ uint64_t gen_thread_rate(uint64_t rate, int threads, int idx);
 #define GEN_PACE_INTERVAL_NS 100000LL	/* 100 us: an xdp-live call of 1-64 frames takes
 					 * 7-20 us (bench/pacing --calls) */
 #define GEN_PACE_AUTO_CAP_NS 250000LL	/* auto BURST: 250 us of frames */
-#define GEN_PACE_HELD_NS 1000000LL	/* a gap between takes longer than this ... */
+#define GEN_PACE_HELD_NS 250000LL	/* a gap between takes longer than this ... */
 #define GEN_PACE_HELD_FACTOR 4		/* ... and this times its frames' cost: held up */
 struct gen_pace {
 	bool on;		/* false: full speed */
@@ -189,6 +190,8 @@ struct gen_pace {
 				 * asked to sleep), hold-ups out */
 	uint64_t last_n;	/* frames of the last take (the call since) */
 	int64_t frame_ns;	/* running mean of own time a frame (0: none yet) */
+	int64_t held_min_ns;	/* a hold-up is longer: GEN_PACE_HELD_NS or the burst's
+				 * time, whichever is more */
 	uint64_t held;		/* frames spilled over hold-ups */
 	uint64_t held_n;	/* hold-ups */
 	int64_t held_ns;	/* their time */
@@ -232,7 +235,7 @@ void gen_pace_init(struct gen_pace *p, uint64_t rate, int threads, int idx, uint
 int64_t gen_pace_deadline(struct gen_pace *p, int64_t now_ns);
 /* Take what the bucket holds at NOW_NS, at most the burst and MAX (0 when not a whole
  * frame): the frames the thread sends now. The gap since the last take, less the sleep
- * asked for in it, is a hold-up when longer than GEN_PACE_HELD_NS (counted, with what
+ * asked for in it, is a hold-up when longer than held_min_ns (counted, with what
  * spilled over it), else the thread's own time (flat-out check). */
 uint64_t gen_pace_take(struct gen_pace *p, int64_t now_ns, uint64_t max);
 /* The thread asked to sleep NS (gen_pace_next; by hand in tests). */

@@ -76,7 +76,7 @@ struct verdict_input {
 					 * else NULL */
 	double held_pps;		/* with traffic.rate: the frames/s the paced generator
 					 * did not send because it was held up (gen.h,
-					 * GEN_PACE_HELD_NS) over the rate window */
+					 * struct gen_pace) over the rate window */
 	uint64_t held_n;		/* those hold-ups */
 	double held_ms;			/* and their time */
 };

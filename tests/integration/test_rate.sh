@@ -44,7 +44,9 @@ held() {
 	local of="FROM samples s JOIN jobs j ON j.id = s.job_id WHERE j.run_id=$1
 		  AND s.metric='gen.offered_pps' AND s.subject='a' AND s.seq IS NULL"
 	local off="abs(s.value - $2) > 0.01 * $2"
-	sql "SELECT j.id, s.value, j.verdicts, coalesce(json_extract(j.verdict_details, '$.disturbed'), '')
+	sql "SELECT j.id, s.value, j.verdicts, coalesce(json_extract(j.verdict_details, '$.disturbed'), ''),
+	     (SELECT group_concat(h.metric || '=' || h.value, ' ') FROM samples h WHERE h.job_id = j.id
+	      AND h.metric IN ('gen.held', 'gen.held_ms') AND h.subject='a' AND h.seq IS NULL)
 	     $of" | sed 's/^/  job /' >&2
 	check "run $1: a job offered within 1 % of $2/s" \
 		test "$(sql "SELECT count(*) $of AND NOT ($off)")" -ge 1

@@ -118,13 +118,15 @@ static void test_gen_pace_deadline(void **state)
 
 /* Hold-ups (gen.h, GEN_PACE_HELD_NS), on a clock driven by hand at 100000/s (cap 25,
  * the bucket 26): two takes 100 us apart set a frame's cost (10 us: 100 us for 10); a
- * take 2 ms later, not asked to sleep, is a hold-up (2 ms, over 1 ms and 4 x 10 frames'
+ * take 2 ms later, not asked to sleep, is a hold-up (2 ms, over 250 us and 4 x 10 frames'
  * cost; the 200 frames owed less the 26 the bucket holds spilled over it, its shortfall
  * all held); a 3 ms gap of which the thread asked to sleep 2.95 ms is not (its spill is
  * shortfall, not held); 0.9 ms gaps without a sleep are the thread's own time (busy),
  * and asking to sleep clears that. At 14 Mpps into a slow path, calls of the 3500-frame
  * cap taking 3.5 ms each are the thread's own (no hold-up, all shortfall), a 20 ms gap
- * is one. */
+ * is one. A 0.5 ms gap after calls of 10 frames is one (over the cap's 250 us: 24 of the
+ * 50 owed spilled); with traffic.burst 1000 (10 ms at 100000/s) a 2 ms gap is not (it
+ * spills nothing). */
 static void test_gen_pace_held(void **state)
 {
 	struct gen_pace_stats st;
@@ -170,6 +172,24 @@ static void test_gen_pace_held(void **state)
 	assert_int_equal(gen_pace_take(&p, t + 16500000, UINT64_MAX), 3500);
 	assert_int_equal(p.held_n, 1);
 	assert_int_equal(p.held_ns, 20000000);
+	/* between the cap and 1 ms */
+	gen_pace_init_at(&p, 100000, 1, 0, 0, 4096, 0);
+	assert_int_equal(p.held_min_ns, 250000);
+	assert_int_equal(gen_pace_take(&p, 100000, UINT64_MAX), 10);
+	assert_int_equal(gen_pace_take(&p, 200000, UINT64_MAX), 10);
+	assert_int_equal(gen_pace_take(&p, 700000, UINT64_MAX), 25);
+	assert_int_equal(p.held_n, 1);
+	assert_int_equal(p.held_ns, 500000);
+	assert_int_equal(p.held, 24);
+	assert_int_equal(gen_pace_shortfall(&p), 24);
+	/* a burst of 10 ms */
+	gen_pace_init_at(&p, 100000, 1, 0, 1000, 4096, 0);
+	assert_int_equal(p.held_min_ns, 10000000);
+	assert_int_equal(gen_pace_take(&p, 100000, UINT64_MAX), 10);
+	assert_int_equal(gen_pace_take(&p, 200000, UINT64_MAX), 10);
+	assert_int_equal(gen_pace_take(&p, 2200000, UINT64_MAX), 200);
+	assert_int_equal(p.held_n, 0);
+	assert_int_equal(gen_pace_shortfall(&p), 0);
 }
 
 /* Interval and cap by rate and asked burst: 1 where it can (1000/s: a frame a wake-up,
