@@ -158,7 +158,7 @@ static void add_verdicts(struct job_ctx *c, struct job_result *res)
 		 * hold-up by anything outside the measurement */
 		.held_pps = c->rate_done && !c->icount ? c->rate_held_pps : 0,
 		.held_n = c->rate_done && !c->icount ? c->rate_held.held_n : 0,
-		.held_ms = (double)c->rate_held.held_ns / 1e6,
+		.held_ms = c->rate_done && !c->icount ? (double)c->rate_held.held_ns / 1e6 : 0,
 	};
 
 	if (verdict_compute(&in, &res->verdicts, &res->details))

@@ -34,20 +34,19 @@ struct job_snap {
 	struct rxcost_sums rx;		/* rate window with c->rxcost */
 };
 
-/* A paced generator's largest burst and its shortfall since it started (warm-up too):
- * gen.burst, gen.shortfall (gen.h struct gen_pace_stats), when it keeps them; its
- * hold-ups in the rate window A -> B (gen.held frames, gen.held_ms) into the verdict's
- * input (c->rate_held). */
+/* A paced generator's largest burst and its shortfall since it started (warm-up too) at
+ * the window's end B: gen.burst, gen.shortfall (gen.h struct gen_pace_stats), when it
+ * keeps them; its hold-ups in the rate window A -> B (gen.held frames, gen.held_ms) into
+ * the verdict's input (c->rate_held). */
 static void rate_pace(struct job_ctx *c, const struct job_snap *a, const struct job_snap *b,
 		      double dt)
 {
-	struct gen_pace_stats ps;
-
-	if (!c->gen_ops->pace_stats || c->gen_ops->pace_stats(c->gen, &ps))
+	if (!b->pace.burst)
 		return;
-	job_add_record(c, "gen.burst", c->from, (double)ps.burst, "frames", "rate");
-	job_add_record(c, "gen.shortfall", c->from, (double)ps.shortfall, "frames", "rate");
-	if (!a->pace.burst || !b->pace.burst)
+	job_add_record(c, "gen.burst", c->from, (double)b->pace.burst, "frames", "rate");
+	job_add_record(c, "gen.shortfall", c->from, (double)b->pace.shortfall, "frames",
+		       "rate");
+	if (!a->pace.burst)
 		return;
 	c->rate_held = (struct gen_pace_stats){
 		.held = b->pace.held - a->pace.held,

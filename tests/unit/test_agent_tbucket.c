@@ -127,6 +127,15 @@ static void test_gen_pace_deadline(void **state)
  * is one. A 0.5 ms gap after calls of 10 frames is one (over the cap's 250 us: 24 of the
  * 50 owed spilled); with traffic.burst 1000 (10 ms at 100000/s) a 2 ms gap is not (it
  * spills nothing). */
+/* P paced at 100000/s with BURST (0: auto), two takes of 10 frames 100 us apart: a
+ * frame's cost is 10 us. */
+static void pace_two_takes(struct gen_pace *p, uint64_t burst)
+{
+	gen_pace_init_at(p, 100000, 1, 0, burst, 4096, 0);
+	assert_int_equal(gen_pace_take(p, 100000, UINT64_MAX), 10);
+	assert_int_equal(gen_pace_take(p, 200000, UINT64_MAX), 10);
+}
+
 static void test_gen_pace_held(void **state)
 {
 	struct gen_pace_stats st;
@@ -134,9 +143,7 @@ static void test_gen_pace_held(void **state)
 	int64_t t;
 
 	(void)state;
-	gen_pace_init_at(&p, 100000, 1, 0, 0, 4096, 0);
-	assert_int_equal(gen_pace_take(&p, 100000, UINT64_MAX), 10);
-	assert_int_equal(gen_pace_take(&p, 200000, UINT64_MAX), 10);
+	pace_two_takes(&p, 0);
 	assert_int_equal(p.frame_ns, 10000);
 	assert_int_equal(p.held_n, 0);
 	assert_int_equal(p.busy_ns, 200000);
@@ -173,20 +180,16 @@ static void test_gen_pace_held(void **state)
 	assert_int_equal(p.held_n, 1);
 	assert_int_equal(p.held_ns, 20000000);
 	/* between the cap and 1 ms */
-	gen_pace_init_at(&p, 100000, 1, 0, 0, 4096, 0);
+	pace_two_takes(&p, 0);
 	assert_int_equal(p.held_min_ns, 250000);
-	assert_int_equal(gen_pace_take(&p, 100000, UINT64_MAX), 10);
-	assert_int_equal(gen_pace_take(&p, 200000, UINT64_MAX), 10);
 	assert_int_equal(gen_pace_take(&p, 700000, UINT64_MAX), 25);
 	assert_int_equal(p.held_n, 1);
 	assert_int_equal(p.held_ns, 500000);
 	assert_int_equal(p.held, 24);
 	assert_int_equal(gen_pace_shortfall(&p), 24);
 	/* a burst of 10 ms */
-	gen_pace_init_at(&p, 100000, 1, 0, 1000, 4096, 0);
+	pace_two_takes(&p, 1000);
 	assert_int_equal(p.held_min_ns, 10000000);
-	assert_int_equal(gen_pace_take(&p, 100000, UINT64_MAX), 10);
-	assert_int_equal(gen_pace_take(&p, 200000, UINT64_MAX), 10);
 	assert_int_equal(gen_pace_take(&p, 2200000, UINT64_MAX), 200);
 	assert_int_equal(p.held_n, 0);
 	assert_int_equal(gen_pace_shortfall(&p), 0);
