@@ -33,6 +33,7 @@ enum {
 	OPT_VARIANT, OPT_SUBJECT, OPT_WINDOW, OPT_HOST, OPT_FLAGGED, OPT_MIN_EFFECT, OPT_ALPHA,
 	OPT_FORM, OPT_CSV, OPT_PLOT, OPT_FORMAT, OPT_ORIGIN, OPT_BEFORE, OPT_AFTER, OPT_UNIT,
 	OPT_ALL, OPT_STRICT, OPT_KERNEL, OPT_KERNEL_VERSION, OPT_BUILD_ID, OPT_ALL_ROWS,
+	OPT_RUN_SPREAD,
 };
 
 /* bpftool snapshot pairs of one import: a repetition each */
@@ -47,6 +48,7 @@ struct an_opts {
 	int n_before, n_after;
 	bool include_flagged, all, csv, strict, all_rows;
 	double min_effect, alpha;
+	double run_spread;		/* --run-spread, fraction; 0: the default, < 0: none */
 };
 
 static int an_opt(int opt, const char *arg, void *ctx)
@@ -83,6 +85,14 @@ static int an_opt(int opt, const char *arg, void *ctx)
 		if (*end || !(o->min_effect > 0 && o->min_effect < 1000))
 			return cli_usage_error(o->cmd, "--min-effect '%s' is not a percentage "
 					       "above 0", arg);
+		return 0;
+	case OPT_RUN_SPREAD:
+		o->run_spread = strtod(arg, &end) / 100;
+		if (*end || end == arg || !(o->run_spread >= 0 && o->run_spread < 10))
+			return cli_usage_error(o->cmd, "--run-spread '%s' is not a percentage from 0 "
+					       "to 1000", arg);
+		if (o->run_spread == 0)
+			o->run_spread = -1;
 		return 0;
 	case OPT_ALPHA:
 		o->alpha = strtod(arg, &end);
@@ -159,6 +169,7 @@ static const struct option compare_longopts[] = {
 	{ "strict", no_argument, NULL, OPT_STRICT },
 	{ "min-effect", required_argument, NULL, OPT_MIN_EFFECT },
 	{ "alpha", required_argument, NULL, OPT_ALPHA },
+	{ "run-spread", required_argument, NULL, OPT_RUN_SPREAD },
 	{ "form", required_argument, NULL, OPT_FORM },
 	{ "csv", no_argument, NULL, OPT_CSV },
 	{ "plot", required_argument, NULL, OPT_PLOT },
@@ -348,7 +359,7 @@ int cli_result_compare(int argc, char **argv)
 	{
 		ANALYSIS_OPTS(aopts, .include_flagged = o.include_flagged || o.all, .all = o.all,
 			      .min_effect = o.min_effect / 100, .alpha = o.alpha, .strict = o.strict,
-			      .run_spread = spread);
+			      .run_spread = spread, .run_spread_assumed = o.run_spread);
 
 		report = analysis_compare(rows, by, baseline, candidate, &aopts, &e);
 	}

@@ -33,7 +33,7 @@ int cli_result_import(int argc, char **argv);
 	"{ RUN_A RUN_B | --plan NAME --by FIELD [--baseline VALUE] [--candidate VALUE] } "   \
 	"[--metric M] [--variant V] [--subject S] [--window rate|cost] [--host H] "       \
 	"[--include-flagged] [--all] [--strict] [--min-effect PCT] [--alpha A] "          \
-	"[--form table|patch|grid] [--csv] [--plot FILE.svg|.png]"
+	"[--run-spread PCT] [--form table|patch|grid] [--csv] [--plot FILE.svg|.png]"
 #define CLI_RESULT_COMPARE_HELP                                                         \
 	"Compare a baseline with a candidate, beyond the noise: two runs, or one plan's\n"  \
 	"results grouped by FIELD (kernel.release, kernel.build, kernel.version,\n"        \
@@ -46,7 +46,7 @@ int cli_result_import(int argc, char **argv);
 	"one value (QEMU icount costs): no test, the delta decides. A side that holds\n"  \
 	"values of several hosts or kernel builds is named under the table. Whole runs\n" \
 	"are tested with the spread between runs of their plan, host and kernel (from\n" \
-	"3 runs; under the table). See docs/analysis.md.\n"                            \
+	"3 runs, else assumed; under the table). See docs/analysis.md.\n"              \
 	"\n"                                                                               \
 	"  --plan NAME         the plan whose results are grouped (also narrows two runs)\n" \
 	"  --by FIELD          what a group is (FIELD above)\n"                            \
@@ -61,6 +61,9 @@ int cli_result_import(int argc, char **argv);
 	"  --strict            refuse a side that pools several hosts or kernel builds\n"  \
 	"  --min-effect PCT    least change that matters, % of the baseline (default 2)\n" \
 	"  --alpha A           significance level (default 0.05)\n"                         \
+	"  --run-spread PCT    whole runs: the spread between runs assumed where fewer\n"  \
+	"                      than 3 runs say (default 7; 0: the repetitions are\n"      \
+	"                      taken as independent)\n"                                   \
 	"  --form FORM         table (default); patch: without patch | with patch |\n"     \
 	"                      improvement %; grid: Version | Test | a column per variant\n" \
 	"  --csv               one line per compared row (not with -j or --form)\n"        \

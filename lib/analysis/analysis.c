@@ -187,16 +187,30 @@ static bool mixed_populations(const struct series *s, const json_t *rx_cpu, doub
 }
 
 /* The run-to-run component of the pair A, B from IX into the options O (a copy of the
- * caller's) and, with the note when it is not known, into row ROW later: *RS. */
+ * caller's) and, with the note when it is not known, into row ROW later: *RS. Not known,
+ * IX's assumption stands in for it (runspread.h, RUNSPREAD_ASSUMED), or with none the
+ * repetitions are taken as independent; the note says which. */
 static void run_component(const struct spread_index *ix, const struct series *a,
 			  const struct series *b, struct compare_opts *o, struct runspread *rs,
 			  char *note, size_t len)
 {
+	size_t at;
+
 	analysis_spread_component(ix, a, b, rs, note, len);
-	if (rs->known) {
+	if (!rs->known && ix->assumed > 0) {
+		rs->assumed = true;
+		rs->rel_var = ix->assumed * ix->assumed;
+		rs->df = RUNSPREAD_ASSUMED_DF;
+	}
+	if (rs->known || rs->assumed) {
 		o->run_rel_var = rs->rel_var;
 		o->run_df = rs->df;
 	}
+	at = strlen(note);
+	if (!rs->known && at < len)
+		snprintf(note + at, len - at, rs->assumed ? ": %.3g %% assumed (--run-spread)" :
+			 ": repetitions taken as independent (--run-spread 0)",
+			 100 * ix->assumed);
 }
 
 /* The run-to-run members of row ROW (docs/analysis.md, "Run-to-run spread"). */
@@ -208,6 +222,9 @@ static void run_members(json_t *row, const struct runspread *rs, const char *not
 	json_object_set_new(row, "run_spread_runs", json_integer((json_int_t)rs->runs));
 	if (rs->known)
 		json_object_set_new(row, "run_spread_df", json_real(rs->df));
+	if (rs->assumed)
+		json_object_set_new(row, "run_spread_assumed_pct",
+				    json_real(100 * sqrt(rs->rel_var)));
 	if (*note)
 		json_object_set_new(row, "run_spread_note", json_string(note));
 	if (r->run_limited)
@@ -489,6 +506,8 @@ json_t *analysis_compare(const json_t *rows, const char *by, const char *baselin
 			e = err_ret(err, -ENOMEM, "out of memory");
 			goto out;
 		}
+		ix.assumed = opts->run_spread_assumed < 0 ? 0 : opts->run_spread_assumed > 0 ?
+			     opts->run_spread_assumed : RUNSPREAD_ASSUMED;
 	}
 	cmps = json_array();
 	if (!cmps) {

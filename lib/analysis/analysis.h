@@ -45,6 +45,10 @@ struct analysis_opts {
 					 * for the compared runs (not stolen), whence
 					 * each row's run-to-run component
 					 * (analysis_spread.c); NULL: none */
+	double run_spread_assumed;	/* with run_spread, the relative run-to-run
+					 * spread taken where it is not known; 0:
+					 * RUNSPREAD_ASSUMED, < 0: none (the repetitions
+					 * are then taken as independent) */
 };
 
 #define ANALYSIS_OPTS(NAME, ...)                                                        \

@@ -96,6 +96,8 @@ struct spread_entry {
 struct spread_index {
 	struct spread_entry *e;
 	size_t n;
+	double assumed;			/* analysis_opts.run_spread_assumed, resolved:
+					 * > 0, or 0 for none */
 };
 
 struct runspread;
@@ -107,7 +109,7 @@ void analysis_spread_release(struct spread_index *ix);
 
 /* The run-to-run component of the row pairing series A and B, whose groups are run
  * ids, into OUT (lib/analysis/runspread.h); when it is not known, why in NOTE ("run-to-run
- * spread unknown (1 run per side; 3 needed): ..."), else NOTE is "". */
+ * spread unknown (1 run per side; 3 needed)"), else NOTE is "". */
 void analysis_spread_component(const struct spread_index *ix, const struct series *a,
 			       const struct series *b, struct runspread *out, char *note,
 			       size_t note_len);

@@ -156,12 +156,11 @@ void analysis_spread_component(const struct spread_index *ix, const struct serie
 	out->runs = ka + kb;	/* seen, whether or not a set could give an estimate */
 	if (kb && ka == kb)
 		snprintf(note, note_len, "run-to-run spread unknown (%zu run%s per side; %d "
-			 "needed): repetitions taken as independent", ka, ka == 1 ? "" : "s",
-			 RUNSPREAD_MIN_RUNS);
+			 "needed)", ka, ka == 1 ? "" : "s", RUNSPREAD_MIN_RUNS);
 	else
 		snprintf(note, note_len, "run-to-run spread unknown (%zu run%s of the plan%s on "
-			 "this host and kernel; %d needed): repetitions taken as independent",
-			 ka + kb, ka + kb == 1 ? "" : "s", kb ? "s" : "", RUNSPREAD_MIN_RUNS);
+			 "this host and kernel; %d needed)", ka + kb, ka + kb == 1 ? "" : "s",
+			 kb ? "s" : "", RUNSPREAD_MIN_RUNS);
 }
 
 /* See analysis.h. */

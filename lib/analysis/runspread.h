@@ -25,6 +25,13 @@
 #define RUNSPREAD_MIN_RUNS 3
 /* The newest runs of a set that count (older ones may be another machine's state). */
 #define RUNSPREAD_MAX_RUNS 20
+/* Where the component is not known (fewer runs, or a side pooling hosts or builds), a
+ * compare assumes this relative spread with these degrees of freedom unless told
+ * otherwise (--run-spread): the estimate from 10 runs of one plan on the shared 2-CPU
+ * machine of bench/README.md ("validity", 5.7 to 7.3 %). Taking the repetitions of one
+ * run as independent instead made 1 in 4 to 1 in 2 first A/A pairs DIFFERENT there. */
+#define RUNSPREAD_ASSUMED 0.07
+#define RUNSPREAD_ASSUMED_DF 9
 
 /* One run's values of a compare row: how many, their mean and sample variance (NAN or
  * unused below 2 values). */
@@ -42,6 +49,8 @@ struct runspread {
 	double df;			/* sum over sets of k - 1 */
 	size_t runs;			/* sum over sets of k */
 	bool known;			/* runs >= RUNSPREAD_MIN_RUNS and df >= 1 */
+	bool assumed;			/* not known: REL_VAR and DF are an assumption
+					 * (analysis.c), RAW and RUNS what was seen */
 };
 
 /* Add the set of the K runs at R (one plan, host and kernel build) to the pooled

@@ -112,7 +112,8 @@ static double row_mde_pct(const json_t *row, double alpha, double *cv_pct)
 	double mean_a = json_number_value(json_object_get(row, "mean_a"));
 	double sd = pooled_sd(n_a, json_number_value(json_object_get(row, "stddev_a")), n_b,
 			      json_number_value(json_object_get(row, "stddev_b")));
-	double rs = jget_num(row, "run_spread_pct", NAN), mde, z;
+	bool assumed;
+	double rs = report_compare_run_spread(row, &assumed), mde, z;
 
 	*cv_pct = NAN;
 	if (!isfinite(sd) || !(fabs(mean_a) > 0) ||
@@ -839,13 +840,14 @@ int report_compare_print_csv(const json_t *report, FILE *out)
 		 * or when the sides are not whole runs */
 		{ false, "run_spread_pct", CSV_NUM }, { false, "run_spread_runs", CSV_INT_OPT },
 		{ false, "run_spread_df", CSV_NUM }, { false, "run_spread_note", CSV_STR },
-		{ false, "run_limited", CSV_BOOL },
+		{ false, "run_limited", CSV_BOOL }, { false, "run_spread_assumed_pct", CSV_NUM },
 	};
 
 	return report_compare_csv(out, "baseline,candidate,metric,point,variant,subject,unit,"
 				  "n_a,n_b,mean_a,mean_b,stddev_a,stddev_b,delta_pct,test,p,"
 				  "verdict,change,more_reps,run_spread_pct,run_spread_runs,"
-				  "run_spread_df,run_spread_note,run_limited\n",
+				  "run_spread_df,run_spread_note,run_limited,"
+				  "run_spread_assumed_pct\n",
 				  json_object_get(report, "comparisons"), "rows", cols,
 				  ARRAY_SIZE(cols));
 }

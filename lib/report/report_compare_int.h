@@ -34,6 +34,9 @@ const char *report_compare_kind_text(const char *kind);
 void report_compare_mde_sentence(FILE *out, const char *lead, long long n_a, long long n_b,
 				 double cv_pct, double mde_pct, const char *suffix);
 
+/* The run-to-run spread (%) in compare row ROW's test: known (run_spread_pct) or
+ * assumed (run_spread_assumed_pct, *ASSUMED set); NAN when none. */
+double report_compare_run_spread(const json_t *row, bool *assumed);
 /* Under an UNKNOWN compare row R whose run-to-run part alone is beyond the minimum
  * effect ("run_limited"): LEAD and why more repetitions will not settle it, on OUT;
  * returns whether it printed (report_compare_runs.c). */

@@ -9,18 +9,35 @@
 
 #include <string.h>
 
+#include "analysis/runspread.h"
 #include "base/texttable.h"
+
+double report_compare_run_spread(const json_t *row, bool *assumed)
+{
+	double known = jget_num(row, "run_spread_pct", NAN);
+
+	*assumed = !isfinite(known);
+	return *assumed ? jget_num(row, "run_spread_assumed_pct", NAN) : known;
+}
 
 bool report_compare_run_limited(const json_t *row, const char *lead, FILE *out)
 {
+	long long runs = (long long)json_integer_value(json_object_get(row, "run_spread_runs"));
 	char line[320];
+	bool assumed;
+	double rs = report_compare_run_spread(row, &assumed);
 
 	if (!json_is_true(json_object_get(row, "run_limited")))
 		return false;
-	snprintf(line, sizeof(line), "%srun-to-run spread %.2g %% (%lld runs): more repetitions "
-		 "cannot settle it; compare variants of one run (interleaved) or add runs", lead,
-		 jget_num(row, "run_spread_pct", NAN),
-		 (long long)json_integer_value(json_object_get(row, "run_spread_runs")));
+	if (assumed)
+		snprintf(line, sizeof(line), "%srun-to-run spread assumed %.2g %% (%lld run%s "
+			 "known, %d needed): more repetitions cannot settle it; add runs of the "
+			 "plans, or compare variants of one run (interleaved)", lead, rs, runs,
+			 runs == 1 ? "" : "s", RUNSPREAD_MIN_RUNS);
+	else
+		snprintf(line, sizeof(line), "%srun-to-run spread %.2g %% (%lld runs): more "
+			 "repetitions cannot settle it; compare variants of one run (interleaved) "
+			 "or add runs", lead, rs, runs);
 	tt_wrap(out, line, REPORT_NOTE_COLS, "  ");
 	return true;
 }

@@ -57,6 +57,27 @@ void assert_contains_at(const char *hay, const char *needle, const char *file, i
 	_fail(file, line);
 }
 
+void assert_contains_unwrapped_at(const char *hay, const char *needle, const char *file,
+				  int line)
+{
+	char *flat = strdup(hay ? hay : ""), *o = flat;
+	const char *p;
+
+	assert_non_null(flat);
+	for (p = hay ? hay : ""; *p; p++) {
+		if (*p != '\n') {
+			*o++ = *p;
+			continue;
+		}
+		*o++ = ' ';
+		while (p[1] == ' ')
+			p++;
+	}
+	*o = '\0';
+	assert_contains_at(flat, needle, file, line);
+	free(flat);
+}
+
 json_t *json_of(const char *text)
 {
 	json_error_t jerr;

@@ -33,6 +33,12 @@ void assert_text_at(const char *got, const char *want, const char *file, int lin
 /* NEEDLE occurs in HAY, else both are printed whole. */
 #define assert_contains(hay, needle) assert_contains_at((hay), (needle), __FILE__, __LINE__)
 void assert_contains_at(const char *hay, const char *needle, const char *file, int line);
+/* NEEDLE occurs in HAY with its wrapped lines joined (a newline and the indent after it
+ * read as one space): a note's phrase wherever tt_wrap broke it. */
+#define assert_contains_unwrapped(hay, needle)                                          \
+	assert_contains_unwrapped_at((hay), (needle), __FILE__, __LINE__)
+void assert_contains_unwrapped_at(const char *hay, const char *needle, const char *file,
+				  int line);
 
 /* TEXT parsed as JSON; a parse error fails the test with jansson's message and the
  * line and column in TEXT. The caller owns the reference. */

@@ -47,8 +47,10 @@ static int64_t import_run(struct store *st, int i)
 	return run;
 }
 
-/* analysis_compare of runs RA and RB of ST, by run, with their spread: the row. */
-static json_t *compare_runs(struct store *st, int64_t ra, int64_t rb, json_t **rep)
+/* analysis_compare of runs RA and RB of ST, by run, with their spread (where not known,
+ * ASSUMED: analysis_opts.run_spread_assumed): the row. */
+static json_t *compare_runs(struct store *st, int64_t ra, int64_t rb, double assumed,
+			    json_t **rep)
 {
 	json_t *f = json_pack("{s:s, s:s, s:[I, I]}", "metric", "prog.ns_per_run", "by", "run",
 			      "runs", (json_int_t)ra, (json_int_t)rb);
@@ -57,7 +59,7 @@ static json_t *compare_runs(struct store *st, int64_t ra, int64_t rb, json_t **r
 	json_t *rows = store_query_values(st, f), *spread = store_query_run_spread(st, sf);
 	char a[32], b[32];
 	struct err err;
-	ANALYSIS_OPTS(o, .min_effect = 0.03, .run_spread = spread);
+	ANALYSIS_OPTS(o, .min_effect = 0.03, .run_spread = spread, .run_spread_assumed = assumed);
 
 	assert_non_null(rows);
 	assert_non_null(spread);
@@ -110,18 +112,48 @@ static void test_analysis_spread_store(void **state)
 	assert_int_equal(errno, EINVAL);
 	json_decref(f);
 
-	/* 1 against 2: two runs known, the verdict as before (DIFFERENT, 7 %), a note */
-	r = compare_runs(st, run[0], run[1], &rep);
-	assert_string_equal(json_string_value(json_object_get(r, "verdict")), "DIFFERENT");
+	/* 1 against 2: two runs known, not enough; the spread assumed (7 %, runspread.h):
+	 * their 7 % apart is not DIFFERENT, and repetitions cannot settle 3 % */
+	r = compare_runs(st, run[0], run[1], 0, &rep);
+	assert_string_equal(json_string_value(json_object_get(r, "verdict")), "UNKNOWN");
+	assert_true(json_is_true(json_object_get(r, "run_limited")));
 	assert_true(json_is_null(json_object_get(r, "run_spread_pct")));
+	assert_near(json_number_value(json_object_get(r, "run_spread_assumed_pct")), 7, 1e-9);
 	assert_int_equal(json_integer_value(json_object_get(r, "run_spread_runs")), 2);
+	assert_string_equal(json_string_value(json_object_get(r, "run_spread_note")),
+			    "run-to-run spread unknown (2 runs of the plan on this host and "
+			    "kernel; 3 needed): 7 % assumed (--run-spread)");
+	{
+		char *text = NULL;
+		size_t len = 0;
+		FILE *mem = open_memstream(&text, &len);
+
+		assert_non_null(mem);
+		assert_int_equal(report_compare_print_text(rep, NULL, mem), 0);
+		fclose(mem);
+		assert_contains_unwrapped(text, "run-to-run spread assumed 7 % (2 runs known, 3 "
+					  "needed): more repetitions cannot settle it");
+		assert_contains_unwrapped(text, "(1) run-to-run spread unknown (2 runs of the "
+					  "plan on this host and kernel; 3 needed): 7 % assumed");
+		free(text);
+	}
+	json_decref(rep);
+	/* ... 1 % assumed: DIFFERENT again */
+	r = compare_runs(st, run[0], run[1], 0.01, &rep);
+	assert_string_equal(json_string_value(json_object_get(r, "verdict")), "DIFFERENT");
+	assert_near(json_number_value(json_object_get(r, "run_spread_assumed_pct")), 1, 1e-9);
+	json_decref(rep);
+	/* ... none (--run-spread 0): the repetitions taken as independent, as before */
+	r = compare_runs(st, run[0], run[1], -1, &rep);
+	assert_string_equal(json_string_value(json_object_get(r, "verdict")), "DIFFERENT");
+	assert_null(json_object_get(r, "run_spread_assumed_pct"));
 	assert_non_null(strstr(json_string_value(json_object_get(r, "run_spread_note")),
-			       "run-to-run spread unknown (2 runs"));
+			       "3 needed): repetitions taken as independent (--run-spread 0)"));
 	json_decref(rep);
 
 	/* 3 against 4: four runs, about 4 % spread of run means: not DIFFERENT, and no
 	 * number of repetitions settles 3 % */
-	r = compare_runs(st, run[2], run[3], &rep);
+	r = compare_runs(st, run[2], run[3], 0, &rep);
 	assert_int_equal(json_integer_value(json_object_get(r, "run_spread_runs")), 4);
 	assert_true(json_number_value(json_object_get(r, "run_spread_pct")) > 3);
 	assert_true(json_number_value(json_object_get(r, "run_spread_pct")) < 5);
@@ -138,8 +170,9 @@ static void test_analysis_spread_store(void **state)
 		assert_int_equal(report_compare_print_csv(rep, mem), 0);
 		fclose(mem);
 		assert_non_null(strstr(csv, ",more_reps,run_spread_pct,run_spread_runs,"
-				       "run_spread_df,run_spread_note,run_limited\n"));
-		snprintf(want, sizeof(want), ",%.17g,4,%.17g,,true\n",
+				       "run_spread_df,run_spread_note,run_limited,"
+				       "run_spread_assumed_pct\n"));
+		snprintf(want, sizeof(want), ",%.17g,4,%.17g,,true,\n",
 			 json_number_value(json_object_get(r, "run_spread_pct")),
 			 json_number_value(json_object_get(r, "run_spread_df")));
 		assert_non_null(strstr(csv, want));

@@ -307,9 +307,9 @@ static void test_report_compare_exact(void **state)
 	free(t);
 	/* the CSV keeps its columns: the test is "constant", p 1 or 0 */
 	t = text_of(rep, NULL, 1);
-	assert_contains(t, ",drop,prog,ns,5,5,1000,1000,0,0,0,constant,1,SAME,,0,,,,,false\n");
+	assert_contains(t, ",drop,prog,ns,5,5,1000,1000,0,0,0,constant,1,SAME,,0,,,,,false,\n");
 	assert_contains(t, ",probe,prog,ns,5,5,1000,1100,0,0,10,constant,0,DIFFERENT,worse,0,,,,,"
-			   "false\n");
+			   "false,\n");
 	free(t);
 
 	r = (json_t *)row_of(rep, "drop");
@@ -367,10 +367,10 @@ static void test_report_compare_csv(void **state)
 	assert_non_null(strstr(t, "baseline,candidate,metric,point,variant,subject,unit,n_a,"
 			       "n_b,mean_a,mean_b,stddev_a,stddev_b,delta_pct,test,p,verdict,"
 			       "change,more_reps,run_spread_pct,run_spread_runs,run_spread_df,"
-			       "run_spread_note,run_limited\n"));
+			       "run_spread_note,run_limited,run_spread_assumed_pct\n"));
 	assert_non_null(strstr(t, "\n7,8,prog.ns_per_run,,drop,xdp_drop,ns,5,5,25.02,25,"));
 	/* no run-to-run spread asked for: its columns empty, not run-limited */
-	assert_non_null(strstr(t, ",mann-whitney,1,UNKNOWN,,100,,,,,false\n"));
+	assert_non_null(strstr(t, ",mann-whitney,1,UNKNOWN,,100,,,,,false,\n"));
 	free(t);
 	json_decref(rep);
 }
