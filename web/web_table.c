@@ -261,7 +261,24 @@ static void joined(struct web_buf *b, const json_t *arr)
 	}
 }
 
-/* The sides of compare REPORT: what each group holds; a note when their plans differ. */
+/* Whole runs compared: the run-to-run spread in their tests, or why it is not known and
+ * what was assumed (the notes under the CLI's table). */
+static void compare_run_notes(struct web_buf *b, const json_t *report)
+{
+	json_t *notes = report_compare_run_note_list(report);
+	const json_t *v;
+	size_t i;
+
+	json_array_foreach(notes, i, v) {
+		web_buf_str(b, "<p class=\"note\">");
+		web_buf_html(b, json_string_value(v));
+		web_buf_str(b, "</p>\n");
+	}
+	json_decref(notes);
+}
+
+/* The sides of compare REPORT: what each group holds; a note when their plans differ;
+ * the run-to-run notes. */
 static void compare_sides(struct web_buf *b, const json_t *report)
 {
 	static const char *const keys[] = { "runs", "plans", "kernels", "hosts", "cpus" };
@@ -296,6 +313,7 @@ static void compare_sides(struct web_buf *b, const json_t *report)
 		       "side that would settle it; exact: both sides repeat one value, no test "
 		       "was run.</p>\n", json_number_value(json_object_get(report, "alpha")),
 		       100 * json_number_value(json_object_get(report, "min_effect")));
+	compare_run_notes(b, report);
 }
 
 void web_table_compare(struct web_buf *b, const json_t *report)

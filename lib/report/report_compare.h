@@ -50,6 +50,12 @@ bool report_compare_plans_differ(const json_t *report, char *text, size_t len);
 /* Print compare REPORT (analysis_compare) in FORM ("table", "patch" or "grid"; NULL is
  * "table") to OUT. */
 int report_compare_print_text(const json_t *report, const char *form, FILE *out);
+/* The run-to-run notes of compare REPORT, each distinct one once, as a new JSON array of
+ * strings (empty when its sides are not whole runs; NULL out of memory): the component
+ * in the tests ("run-to-run spread 6.3 % (up to 12 runs of the plan on this host and
+ * kernel) is in each test: ..."), or why it is not known and what was assumed. The text
+ * prints them under its table; the dashboard under its own. */
+json_t *report_compare_run_note_list(const json_t *report);
 /* One line per compared row: baseline,candidate,metric,point,variant,subject,unit,n_a,
  * n_b,mean_a,mean_b,stddev_a,stddev_b,delta_pct,test,p,verdict,change,more_reps. */
 int report_compare_print_csv(const json_t *report, FILE *out);

@@ -3,8 +3,10 @@
  * (docs/analysis.md, "Run-to-run spread"): under an UNKNOWN row whose run-to-run part
  * alone is beyond the minimum effect, that more repetitions will not help; under the
  * table, numbered, each distinct note once (the component in the tests, or why it is
- * not known). Called by report_compare.c.
+ * not known and what was assumed). Called by report_compare.c; the list of notes by the
+ * dashboard too (web/web_table.c).
  */
+#include "report/report_compare.h"
 #include "report/report_compare_int.h"
 
 #include <string.h>
@@ -54,9 +56,9 @@ static void note_once(json_t *notes, const char *text)
 	json_array_append_new(notes, json_string(text));
 }
 
-void report_compare_run_notes(const json_t *report, FILE *out)
+json_t *report_compare_run_note_list(const json_t *report)
 {
-	json_t *notes = json_array(), *v;
+	json_t *notes = json_array();
 	const json_t *cmp, *r;
 	double lo = INFINITY, hi = -INFINITY;
 	long long runs = 0;
@@ -64,7 +66,7 @@ void report_compare_run_notes(const json_t *report, FILE *out)
 	size_t i, k;
 
 	if (!notes)
-		return;
+		return NULL;
 	json_array_foreach(json_object_get(report, "comparisons"), i, cmp)
 		json_array_foreach(json_object_get(cmp, "rows"), k, r) {
 			double s = jget_num(r, "run_spread_pct", NAN);
@@ -88,6 +90,15 @@ void report_compare_run_notes(const json_t *report, FILE *out)
 			 "run are not independent draws", runs);
 		note_once(notes, line);
 	}
+	return notes;
+}
+
+void report_compare_run_notes(const json_t *report, FILE *out)
+{
+	json_t *notes = report_compare_run_note_list(report), *v;
+	char line[320];
+	size_t i;
+
 	json_array_foreach(notes, i, v) {
 		snprintf(line, sizeof(line), "(%zu) %s", i + 1, json_string_value(v));
 		tt_wrap(out, line, REPORT_NOTE_COLS, "    ");

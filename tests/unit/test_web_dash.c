@@ -261,9 +261,12 @@ static void test_web_dash_compare(void **state)
 	assert_int_equal(h.status, 200);
 	assert_contains(h.body, "<svg id=\"compare-chart\"");
 	/* 10.15 -> 20.15 (each a rounding tie, so the means are not asserted): +98.5 %,
-	 * the interval, the verdict */
+	 * the interval (the run-to-run spread assumed: one run a side), the verdict, and
+	 * under the table the note the CLI prints */
 	assert_contains(h.body, "<title>prog.ns_per_run drop xdp_drop: 10.");
-	assert_contains(h.body, ", +98.5 % [+96.8, +100.3], DIFFERENT</title>");
+	assert_contains(h.body, ", +98.5 % [+70.0, +127.1], DIFFERENT</title>");
+	assert_contains(h.body, "<p class=\"note\">run-to-run spread unknown (1 run per side; "
+			"3 needed): 7 % assumed (--run-spread)</p>");
 	assert_contains(h.body, "<table id=\"sides\">");
 	http_free(&h);
 	/* 10.15 -> 21.15, +108 %: beyond the axis's 100 %, the bar cut and marked */
