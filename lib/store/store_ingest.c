@@ -372,11 +372,7 @@ static int job_result_get(struct store *st, int64_t job_id, struct job_row *row,
 		return store_fail(st, -ENOENT, "unknown job %lld", (long long)job_id);
 	if (err)
 		return err;
-	row->run_id = sqlite3_column_int64(s, 0);
-	row->host_id = sqlite3_column_int64(s, 1);
-	snprintf(row->state, sizeof(row->state), "%s", (const char *)sqlite3_column_text(s, 2));
-	row->has_result = sqlite3_column_type(s, 3) != SQLITE_NULL;
-	row->attempts = sqlite3_column_int64(s, 4);
+	sto_job_row_of(s, row);
 	snprintf(run_state, STORE_STATE_LEN, "%s",
 		 sqlite3_column_text(s, 5) ? (const char *)sqlite3_column_text(s, 5) : "");
 	*round_open = sqlite3_column_int64(s, 6);

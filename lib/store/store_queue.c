@@ -131,13 +131,18 @@ int sto_job_get(struct store *st, int64_t job_id, struct job_row *row)
 		return store_fail(st, -ENOENT, "unknown job %lld", (long long)job_id);
 	if (err)
 		return err;
+	sto_job_row_of(s, row);
+	sto_done(s);
+	return 0;
+}
+
+void sto_job_row_of(sqlite3_stmt *s, struct job_row *row)
+{
 	row->run_id = sqlite3_column_int64(s, 0);
 	row->host_id = sqlite3_column_int64(s, 1);
 	snprintf(row->state, sizeof(row->state), "%s", (const char *)sqlite3_column_text(s, 2));
 	row->has_result = sqlite3_column_type(s, 3) != SQLITE_NULL;
 	row->attempts = sqlite3_column_int64(s, 4);
-	sto_done(s);
-	return 0;
 }
 
 static const struct sto_stmt stmt_job_next = {
