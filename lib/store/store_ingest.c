@@ -472,8 +472,8 @@ int store_ingest_msg(struct store *st, int64_t host_id, const struct msg_result 
 				     &out->n_samples);
 	if (!err)
 		err = sto_exec(st, &stmt_job_result_verdicts, NULL, "itttioiitt", job_id,
-			       failed ? "failed" : "done", why, r->verifier_log, env_id, started, finished, now_ms, verdicts,
-			       details);
+			       failed ? "failed" : "done", why, r->verifier_log, env_id, started,
+			       finished, now_ms, verdicts, details);
 	if (!err && row.host_id == host_id)
 		err = sto_exec(st, &stmt_attempt_result_last, &ended, "iiitti", job_id, host_id,
 			       finished, outcome, why, row.attempts);
