@@ -24,6 +24,10 @@
 #include "store/store_repeat.h"
 #include "base/util.h"
 
+/* The writer's lookaside (store_open): slots of this many bytes, this many of them */
+#define STORE_LOOKASIDE_SLOT 1200
+#define STORE_LOOKASIDE_SLOTS 1024
+
 /* Generated from schema/NNN_*.sql by scripts/embed-schema.sh. */
 extern const char *const store_migrations[];
 extern const int store_n_migrations;
@@ -555,6 +559,11 @@ struct store *store_open(const char *path, bool readonly, struct err *e)
 		err = st->db ? sto_dberr(st, rc) : store_fail(st, -ENOMEM, "out of memory");
 		goto out;
 	}
+	/* Lookaside for the writer: its cached statements hold SQLite's default 100
+	 * slots, so every statement's registers and records went to malloc and free */
+	if (!readonly)
+		sqlite3_db_config(st->db, SQLITE_DBCONFIG_LOOKASIDE, NULL, STORE_LOOKASIDE_SLOT,
+				  STORE_LOOKASIDE_SLOTS);
 	if (!readonly && sqlite3_db_readonly(st->db, "main") == 1) {
 		err = store_fail(st, -EROFS, "the file is read-only, and this command writes "
 				 "to it");

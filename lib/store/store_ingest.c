@@ -343,17 +343,43 @@ int store_ingest_result(struct store *st, int64_t host_id, const json_t *result,
 	return store_ingest_samples(st, host_id, result, NULL, now_ms, out);
 }
 
-/* a job of the same round (run, host, point) still to come: store_repeat.c has
- * nothing to decide yet (one EXISTS a state: SQLite builds a temporary b-tree for an IN
- * list each time the statement runs; CASE asks for running jobs only when none is
- * queued, as a round is mostly open by its queued ones) */
-static const struct sto_stmt stmt_round_open = {
-	"SELECT CASE WHEN EXISTS (SELECT 1 FROM jobs j JOIN jobs o ON o.run_id = j.run_id "
-	"AND o.host_id = j.host_id AND o.point = j.point WHERE j.id = ?1 AND "
-	"o.state = 'queued') THEN 1 ELSE EXISTS (SELECT 1 FROM jobs j JOIN jobs o ON "
-	"o.run_id = j.run_id AND o.host_id = j.host_id AND o.point = j.point "
-	"WHERE j.id = ?1 AND o.state = 'running') END",
+/* The job's row as sto_job_get reads it, the state its run has stored, and whether a
+ * job of the same round (run, host, point) other than this one is still to come, in one
+ * statement: the result changes no other job's row before it asks, so the answer is the
+ * one after (store_repeat.c has nothing to decide while it is 1). One EXISTS a state
+ * (SQLite builds a temporary b-tree for an IN list each time the statement runs); CASE
+ * asks for running jobs only when none is queued, as a round is mostly open by its
+ * queued ones. */
+static const struct sto_stmt stmt_job_result_get = {
+	"SELECT j.run_id, j.host_id, j.state, j.result_ms, j.attempts, "
+	"(SELECT r.state FROM runs r WHERE r.id = j.run_id), "
+	"CASE WHEN EXISTS (SELECT 1 FROM jobs o WHERE o.run_id = j.run_id AND "
+	"o.host_id = j.host_id AND o.point = j.point AND o.state = 'queued' AND o.id <> ?1) "
+	"THEN 1 ELSE EXISTS (SELECT 1 FROM jobs o WHERE o.run_id = j.run_id AND "
+	"o.host_id = j.host_id AND o.point = j.point AND o.state = 'running' AND o.id <> ?1) "
+	"END FROM jobs j WHERE j.id = ?1",
 };
+
+/* Job JOB_ID's row into *ROW, its run's stored state into RUN_STATE and whether its
+ * round stays open into *ROUND_OPEN (stmt_job_result_get). -ENOENT for an unknown job. */
+static int job_result_get(struct store *st, int64_t job_id, struct job_row *row,
+			  char run_state[STORE_STATE_LEN], int64_t *round_open)
+{
+	sqlite3_stmt *s = NULL;
+	int err = sto_query_row(st, &stmt_job_result_get, &s, "i", job_id);
+
+	if (err == -ENOENT)
+		return store_fail(st, -ENOENT, "unknown job %lld", (long long)job_id);
+	if (err)
+		return err;
+	sto_job_row_of(s, row);
+	snprintf(run_state, STORE_STATE_LEN, "%s",
+		 sqlite3_column_text(s, 5) ? (const char *)sqlite3_column_text(s, 5) : "");
+	*round_open = sqlite3_column_int64(s, 6);
+	sto_done(s);
+	return 0;
+}
+
 /* stmt_job_result with the verdicts: a result's one write of its job's row */
 static const struct sto_stmt stmt_job_result_verdicts = {
 	"UPDATE jobs SET state = ?2, error = ?3, verifier_log = ?4, env_id = ?5, "
@@ -361,7 +387,12 @@ static const struct sto_stmt stmt_job_result_verdicts = {
 	"verdicts = ?9, verdict_details = ?10 WHERE id = ?1",
 };
 /* the latest attempt of the job by the reporting host: a result that comes after
- * the attempt was thought lost still ends it */
+ * the attempt was thought lost still ends it. First by its key: the job row's last
+ * attempt (?6), when the reporting host made it (nearly always); else by the search. */
+static const struct sto_stmt stmt_attempt_result_last = {
+	"UPDATE job_attempts SET ended_ms = ?3, outcome = ?4, error = ?5 "
+	"WHERE job_id = ?1 AND attempt = ?6 AND host_id = ?2",
+};
 static const struct sto_stmt stmt_attempt_result = {
 	"UPDATE job_attempts SET ended_ms = ?3, outcome = ?4, error = ?5 "
 	"WHERE job_id = ?1 AND attempt = (SELECT max(attempt) FROM job_attempts "
@@ -397,11 +428,13 @@ int store_ingest_msg(struct store *st, int64_t host_id, const struct msg_result 
 		     int64_t now_ms, struct store_ingest *out)
 {
 	const char *error = r->error;
-	int64_t job_id = r->job, env_id = 0, round_open = 0;
+	int64_t job_id = r->job, env_id = 0, round_open = 0, ended = 0;
 	int64_t started = r->has_started ? r->started_ms : -1;
 	int64_t finished = r->has_finished ? r->finished_ms : now_ms;
 	bool icount = false, failed = r->failed;
-	char *verdicts = NULL, *details = NULL;
+	char *verdicts = NULL, *details = NULL, run_state[STORE_STATE_LEN] = "";
+	const char *outcome = failed ? (r->partial ? "cancelled" : "failed") : "done";
+	const char *why = failed ? (error ? error : "the agent reported a failure") : NULL;
 	struct job_row row = { 0 };
 	int err;
 
@@ -414,7 +447,7 @@ int store_ingest_msg(struct store *st, int64_t host_id, const struct msg_result 
 	err = sto_tx_begin(st);
 	if (err)
 		goto out;
-	err = sto_job_get(st, job_id, &row);
+	err = job_result_get(st, job_id, &row, run_state, &round_open);
 	if (!err && row.host_id != host_id) {
 		/* a job moved to another host after this one was thought lost */
 		int64_t tried = 0;
@@ -439,26 +472,28 @@ int store_ingest_msg(struct store *st, int64_t host_id, const struct msg_result 
 				     &out->n_samples);
 	if (!err)
 		err = sto_exec(st, &stmt_job_result_verdicts, NULL, "itttioiitt", job_id,
-			       failed ? "failed" : "done",
-			       failed ? (error ? error : "the agent reported a failure") : NULL,
-			       r->verifier_log, env_id, started, finished, now_ms, verdicts,
-			       details);
-	if (!err)
+			       failed ? "failed" : "done", why, r->verifier_log, env_id, started,
+			       finished, now_ms, verdicts, details);
+	if (!err && row.host_id == host_id)
+		err = sto_exec(st, &stmt_attempt_result_last, &ended, "iiitti", job_id, host_id,
+			       finished, outcome, why, row.attempts);
+	if (!err && !ended)
 		err = sto_exec(st, &stmt_attempt_result, NULL, "iiitt", job_id, host_id, finished,
-			       failed ? (r->partial ? "cancelled" : "failed") : "done",
-			       failed ? (error ? error : "the agent reported a failure") : NULL);
+			       outcome, why);
 	if (!err && row.host_id != host_id)
 		err = sto_host_idle_if_free(st, row.host_id);
 	if (!err)
 		err = sto_host_idle_if_free(st, host_id);
 	/* the repetition controller once the job's round has ended (it looks itself, but
 	 * a round ends once in many results) */
-	if (!err)
-		err = sto_query_int(st, &stmt_round_open, &round_open, "i", job_id);
 	if (!err && !round_open &&
 	    (err = store_repeat_after_result(st, job_id, &out->reps_added)))
 		out->reps_added = 0;
-	if (!err)
+	/* A round still open keeps a job of the run queued or running, so a running run
+	 * stays running (sto_run_refresh would find what it has): asked only otherwise. */
+	if (!err && round_open && !strcmp(run_state, "running"))
+		snprintf(out->run_state, sizeof(out->run_state), "%s", run_state);
+	else if (!err)
 		err = sto_run_refresh(st, row.run_id, now_ms, out->run_state, &out->run_finished);
 	err = sto_tx_end(st, err);
 	if (err)

@@ -164,6 +164,8 @@ struct job_row {
 };
 
 int sto_job_get(struct store *st, int64_t job_id, struct job_row *row);
+/* The row of a statement whose first five columns are stmt_job_get's into *ROW. */
+void sto_job_row_of(sqlite3_stmt *s, struct job_row *row);
 
 /* store_ingest.c, for store_import.c: the id of series (METRIC, SUBJECT, WINDOW) into
  * *ID, added when new (cached per connection); the environment ENV of host HOST_ID (NULL:

@@ -131,13 +131,18 @@ int sto_job_get(struct store *st, int64_t job_id, struct job_row *row)
 		return store_fail(st, -ENOENT, "unknown job %lld", (long long)job_id);
 	if (err)
 		return err;
+	sto_job_row_of(s, row);
+	sto_done(s);
+	return 0;
+}
+
+void sto_job_row_of(sqlite3_stmt *s, struct job_row *row)
+{
 	row->run_id = sqlite3_column_int64(s, 0);
 	row->host_id = sqlite3_column_int64(s, 1);
 	snprintf(row->state, sizeof(row->state), "%s", (const char *)sqlite3_column_text(s, 2));
 	row->has_result = sqlite3_column_type(s, 3) != SQLITE_NULL;
 	row->attempts = sqlite3_column_int64(s, 4);
-	sto_done(s);
-	return 0;
 }
 
 static const struct sto_stmt stmt_job_next = {
@@ -507,13 +512,15 @@ static const struct sto_stmt stmt_host_queued_runs = {
 };
 /* a host that matched run ?1's plan, is connected, is not ?2 and has no job of the
  * run yet (so that all of a run's comparisons on one host stay on one host); the
- * one with the least pending work, then by name */
+ * one with the least pending work, then by name (a count a state: jobs_queue holds
+ * open jobs only and serves a query that names one state, not an IN list) */
 static const struct sto_stmt stmt_run_replacement = {
 	"SELECT rh.host_id FROM run_hosts rh JOIN hosts h ON h.id = rh.host_id "
 	"WHERE rh.run_id = ?1 AND rh.host_id != ?2 AND h.state != 'gone' "
 	"AND NOT EXISTS (SELECT 1 FROM jobs k WHERE k.run_id = ?1 AND k.host_id = rh.host_id) "
 	"ORDER BY (SELECT count(*) FROM jobs q WHERE q.host_id = rh.host_id "
-	"AND q.state IN ('queued', 'running')), h.name LIMIT 1",
+	"AND q.state = 'queued') + (SELECT count(*) FROM jobs q WHERE q.host_id = rh.host_id "
+	"AND q.state = 'running'), h.name LIMIT 1",
 };
 static const struct sto_stmt stmt_jobs_move = {
 	"UPDATE jobs SET host_id = ?3 WHERE run_id = ?1 AND host_id = ?2 AND state = 'queued'",

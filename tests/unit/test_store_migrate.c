@@ -21,6 +21,7 @@
 #include "proto/samples.h"
 #include "analysis/analysis.h"
 #include "store/store.h"
+#include "store/store_sql.h"
 #include "base/util.h"
 #include "helpers.h"
 #include "store_fixture.h"
@@ -355,6 +356,62 @@ static void test_store_migrate_sample_refs(void **state)
 	close_fk_clean(c);
 }
 
+/* The plan SQLite picks for SQL on C, as its details joined by "; ". */
+static void query_plan(sqlite3 *c, const char *sql, char *out, size_t len)
+{
+	char eqp[512];
+	sqlite3_stmt *q;
+	size_t n = 0;
+
+	snprintf(eqp, sizeof(eqp), "EXPLAIN QUERY PLAN %s", sql);
+	assert_int_equal(sqlite3_prepare_v2(c, eqp, -1, &q, NULL), SQLITE_OK);
+	out[0] = '\0';
+	while (sqlite3_step(q) == SQLITE_ROW && n < len)
+		n += (size_t)snprintf(out + n, len - n, "%s; ", sqlite3_column_text(q, 3));
+	sqlite3_finalize(q);
+}
+
+/* Migration 014 (jobs_queue over open jobs only) on a schema-13 database: the jobs stay,
+ * the index holds the queued and running ones only, a host's queue (one state named)
+ * is still read through it, and a job that ends leaves it. */
+static void test_store_migrate_open_jobs_index(void **state)
+{
+	struct store_fix *f = *state;
+	char plan[1024];
+	int64_t n = 0;
+	sqlite3 *c;
+
+	old_database(f->db, 13,
+		"INSERT INTO plans VALUES (1, 'p', 'x', 'x', 0);"
+		"INSERT INTO runs (id, plan_id, plan_file, submitted_ms) VALUES (1, 1, 'p', 0);"
+		"INSERT INTO hosts VALUES (1, 'h', 'busy', '1.0', '6.1', '{}', 5, 6);"
+		"INSERT INTO jobs (id, run_id, seq, host_id, variant, variant_idx, rep, spec, state) "
+		"VALUES (1, 1, 1, 1, 'a', 0, 1, '{}', 'done'), (2, 1, 2, 1, 'a', 0, 2, '{}', "
+		"'failed'), (3, 1, 3, 1, 'a', 0, 3, '{}', 'running'), (4, 1, 4, 1, 'a', 0, 4, "
+		"'{}', 'queued'), (5, 1, 5, 1, 'a', 0, 5, '{}', 'queued');");
+
+	c = migrated(f->db, 13);
+	assert_int_equal(sql_int(c, "SELECT count(*) FROM jobs", &n, ""), SQLITE_ROW);
+	assert_int_equal(n, 5);
+	assert_int_equal(sql_int(c, "SELECT count(*) FROM jobs INDEXED BY jobs_queue "
+				 "WHERE host_id = 1 AND (state = 'queued' OR state = 'running')",
+				 &n, ""), SQLITE_ROW);
+	assert_int_equal(n, 3);
+	query_plan(c, "SELECT id, run_id FROM jobs WHERE host_id = 1 AND state = 'queued' "
+		   "ORDER BY run_id, seq LIMIT 1", plan, sizeof(plan));
+	assert_non_null(strstr(plan, "jobs_queue (host_id=? AND state=?)"));
+	query_plan(c, "SELECT count(*) FROM jobs WHERE host_id = 1 AND state = 'done'", plan,
+		   sizeof(plan));
+	assert_null(strstr(plan, "jobs_queue"));
+	assert_int_equal(sqlite3_exec(c, "UPDATE jobs SET state = 'done' WHERE id = 3", NULL,
+				      NULL, NULL), SQLITE_OK);
+	assert_int_equal(sql_int(c, "SELECT count(*) FROM jobs INDEXED BY jobs_queue "
+				 "WHERE host_id = 1 AND (state = 'queued' OR state = 'running')",
+				 &n, ""), SQLITE_ROW);
+	assert_int_equal(n, 2);
+	close_fk_clean(c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -367,6 +424,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_store_migrate_state_checks, store_fix_setup,
 						store_fix_teardown),
 		cmocka_unit_test_setup_teardown(test_store_migrate_sample_refs, store_fix_setup,
+						store_fix_teardown),
+		cmocka_unit_test_setup_teardown(test_store_migrate_open_jobs_index, store_fix_setup,
 						store_fix_teardown),
 	};
 
