@@ -200,10 +200,14 @@ int compare_samples(const double *a, size_t n_a, const double *b, size_t n_b,
 		if (err)
 			return err;
 		d = w.diff;
+		/* the run-to-run component, relative: none where both means are 0 (a port
+		 * that receives nothing), whose values then compare as they are */
 		if (run_df > 0 && run_rel_var > 0) {
 			double am_b = stats_mean(b, n_b);
 
 			vr = run_rel_var * (am_a * am_a + am_b * am_b);
+		}
+		if (vr > 0) {
 			run_welch(a, n_a, b, n_b, vr, run_df, alpha, out);
 			out->ci_lo_pct = d - out->ci_lo_pct;	/* run_welch: the half-width */
 			out->ci_hi_pct = d + out->ci_hi_pct;

@@ -57,6 +57,10 @@ v=$(verdict port.rx_pps steady b)
 check "steady port.rx_pps on b is not DIFFERENT ($v)" test "${v%% *}" != DIFFERENT
 v=$(verdict port.rx_pps probe b)
 check "probe port.rx_pps on b is DIFFERENT worse ($v)" test "$v" = "DIFFERENT worse b"
+# port a sends and receives nothing: zeros on both sides, SAME (exact), the assumed
+# run-to-run spread (relative) adding nothing to them
+v=$(verdict port.rx_pps steady a)
+check "steady port.rx_pps on a (zeros) is SAME ($v)" test "${v%% *}" = SAME
 check "text names the verdicts" grep -q "DIFFERENT worse" "$tmp/cmp.txt"
 check "text has a footer with kernel and plan hash" \
 	grep -Eq "^  plan compare, sha256 [0-9a-f]{12}" "$tmp/cmp.txt"

@@ -336,7 +336,8 @@ static void test_compare_args(void **state)
  * repetitions agree within 1 % are DIFFERENT as independent draws, but not when runs of
  * the plan spread by 5 %: Welch on var(mean) = s^2/n + sigma_b^2 per side, worked out
  * by hand; repetitions cannot settle it (run_limited); a component of 0 changes
- * nothing; a change far beyond the spread stays DIFFERENT. */
+ * nothing; a change far beyond the spread stays DIFFERENT; two sides of zeros (a port
+ * that receives nothing) are SAME, exact, with a component as without. */
 static void test_compare_run_component(void **state)
 {
 	const double a[] = { 100, 101, 99, 100, 100 };	/* mean 100, s^2 0.5 */
@@ -387,6 +388,17 @@ static void test_compare_run_component(void **state)
 	}
 	assert_int_equal(r.verdict, COMPARE_DIFFERENT);
 	assert_int_equal(r.change, COMPARE_CHANGE_WORSE);
+
+	/* zeros: no scale for a relative component */
+	{
+		const double z4[] = { 0, 0, 0, 0 }, z5[] = { 0, 0, 0, 0, 0 };
+		COMPARE_OPTS(o, .min_effect = 0.5, .run_rel_var = 0.0049, .run_df = 9);
+
+		assert_int_equal(compare_samples(z4, N(z4), z5, N(z5), STATS_KIND_RATE, &o, &r), 0);
+	}
+	assert_int_equal(r.test, COMPARE_TEST_CONSTANT);
+	assert_int_equal(r.verdict, COMPARE_SAME);
+	assert_false(r.run_limited);
 
 	/* a minimum effect the spread leaves room for: an estimate, not run_limited: s^2 8,
 	 * 2 % spread (vr 8.58, z^2 vr 67 < (0.1 x 100)^2), p about 0.06, the interval
