@@ -42,6 +42,7 @@ value() {
 # busy machine or the hypervisor can take the generator's CPU away for longer than its
 # bucket holds: then the job must say the rate was missed and why; disturbed, it is
 # measured again); each job records its hold-ups (gen.held, gen.held_ms)
+# (with a third argument "held": not the first, a run held up on purpose)
 held() {
 	local of="FROM samples s JOIN jobs j ON j.id = s.job_id WHERE j.run_id=$1
 		  AND s.metric='gen.offered_pps' AND s.subject='a' AND s.seq IS NULL"
@@ -50,8 +51,9 @@ held() {
 	     (SELECT group_concat(h.metric || '=' || h.value, ' ') FROM samples h WHERE h.job_id = j.id
 	      AND h.metric IN ('gen.held', 'gen.held_ms') AND h.subject='a' AND h.seq IS NULL)
 	     $of" | sed 's/^/  job /' >&2
-	check "run $1: a job offered within 1 % of $2/s" \
-		test "$(sql "SELECT count(*) $of AND NOT ($off)")" -ge 1
+	[ "${3:-}" = held ] ||
+		check "run $1: a job offered within 1 % of $2/s" \
+			test "$(sql "SELECT count(*) $of AND NOT ($off)")" -ge 1
 	check "run $1: every job offered within 1 % of $2/s, generator-bound or held up" \
 		test "$(sql "SELECT count(*) $of AND $off AND j.verdicts NOT LIKE '%generator-bound%'
 			     AND coalesce(json_extract(j.verdict_details, '$.disturbed'), '') NOT LIKE '%was held from its CPU%'")" = 0
@@ -111,7 +113,7 @@ held "$run" 142045
 # of priority 10 (the paced thread's is 1, agent/genboost.h) takes 30 ms of every 300 for
 # 6 s (it ends by itself; killed at 10 s): about a tenth of the first job's rate window
 # goes, in hold-ups of 30 ms. The job must say it was held (disturbed), not that the
-# generator cannot reach the rate; it is measured again.
+# generator cannot reach the rate; it is measured again (the loop may hold that one too).
 cpu=$(($(nproc) - 1))
 if [ "$cpu" -lt 1 ]; then
 	skip_check "a rate held up on purpose: one CPU, no other for the lab's own work"
@@ -132,7 +134,7 @@ PY
 	hog=$!
 	run=$(run_rate 100000 "$tmp/pinned.yaml")
 	wait "$hog"
-	held "$run" 100000
+	held "$run" 100000 held
 	hjob=$(sql "SELECT j.id FROM samples s JOIN jobs j ON j.id = s.job_id WHERE j.run_id=$run
 		    AND s.metric='gen.held_ms' AND s.subject='a' AND s.seq IS NULL AND s.value >= 100
 		    ORDER BY j.id LIMIT 1")
