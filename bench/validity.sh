@@ -321,6 +321,7 @@ one_pair() {
 		 test: $row.test, p: $row.p, more_reps: $row.more_reps,
 		 more_reps_capped: $row.more_reps_capped, excluded: $row.excluded,
 		 run_limited: ($row.run_limited // false), run_spread_pct: $row.run_spread_pct,
+		 run_spread_assumed_pct: $row.run_spread_assumed_pct,
 		 resolvable_pct: ($row | mde)} end' >> "$pairs_file"
 	log "$(tail -n 1 "$pairs_file" | jq -r '"\(.load) \(if .step == 0 then "A/A" else "+\(.step)%" end) pair \(.pair): \(.verdict) \(.change // "") delta \(.delta_pct // 0 | . * 100 | round / 100)% n \(.n_a)/\(.n_b) \(.wall_s) s"')"
 }
@@ -410,7 +411,7 @@ report=$(jq -n --slurpfile p "$pairs_file" --slurpfile l "$loads_file" \
 		 median_resolvable_pct: (map(select(.resolvable_pct and .resolvable_pct >= 0) | .resolvable_pct) | median),
 		 misses: [.[] | select(miss) | {pair, verdict, change, delta_pct, n_a, n_b,
 			 resolvable_pct, more_reps, more_reps_capped, run_limited, run_spread_pct,
-			 error}]}],
+			 run_spread_assumed_pct, error}]}],
 	 pairs: $p}')
 
 # the report as text: what ran, the table, the misses
@@ -444,6 +445,7 @@ table() {
 		 (if .resolvable_pct == -1 then "could resolve nothing (\(.n_a) + \(.n_b) values cannot reach p < 0.05)"
 		  else "could resolve \(.resolvable_pct | f1)%" end) +
 		 (if .verdict != "UNKNOWN" then ""
+		  elif .run_limited and .run_spread_pct == null then ", run-limited (run-to-run spread assumed \(.run_spread_assumed_pct | f1)%: more reps cannot settle it)"
 		  elif .run_limited then ", run-limited (run-to-run spread \(.run_spread_pct | f1)%: more reps cannot settle it)"
 		  else ", +\(.more_reps)\(if .more_reps_capped then " (capped)" else "" end) reps to settle" end) end))
 	 end),
