@@ -7,7 +7,7 @@
 # was offered; a rate missed because the host kept the generator from its CPU says so
 # (disturbed: held up), also when held up on purpose (a SCHED_FIFO loop of a higher
 # priority on the generator's CPU, 30 ms of every 300, for 6 s); a rate no job held is run
-# again, at most 3 times; a rate above the line rate is refused at submit (FILE:LINE:COL,
+# again, at most 5 times, 10 s apart; a rate above the line rate is refused at submit (FILE:LINE:COL,
 # exit 2).
 . "$(dirname "$0")/lib.sh"
 
@@ -73,13 +73,26 @@ run_rate() {
 	sed -n 's/^run \([0-9][0-9]*\) submitted.*/\1/p' "$tmp/out" | head -n 1
 }
 
-# RATE WANT -> the run's id: RATE run again (at most RATE_TRIES times, 3) while none of
+# TRY: before a rate is measured, the kernel done with the namespaces of labs gone before
+# (their cleanup, a kworker named "+netns" while it runs, held a paced generator a third
+# of the time in bench/pacing right after a lab went down: bench/README.md "pacing"): at
+# most 60 s; before a second try 10 s more, so that what held the first is gone
+settle() {
+	local i=0
+	while ps -eo comm= | grep -q '+netns' && [ $i -lt 60 ]; do sleep 1; i=$((i + 1)); done
+	[ $i -gt 0 ] && echo "waited ${i} s for the kernel's namespace cleanup" >&2
+	[ "$1" -gt 1 ] && sleep 10
+	return 0
+}
+
+# RATE WANT -> the run's id: RATE run again (at most RATE_TRIES times, 5) while none of
 # its jobs offered within 1 % of WANT (each says why: held up, or generator-bound when
 # other work on a busy machine took its CPU in pieces too short to be hold-ups); the
 # checks below then hold the last run to the rate
 run_held() {
 	local run try
-	for try in $(seq "${RATE_TRIES:-3}"); do
+	for try in $(seq "${RATE_TRIES:-5}"); do
+		settle "$try"
 		run=$(run_rate "$1")
 		[ "$(sql "SELECT count(*) FROM samples s JOIN jobs j ON j.id = s.job_id
 			  WHERE j.run_id=$run AND s.metric='gen.offered_pps' AND s.subject='a'
