@@ -76,6 +76,10 @@ for m in sch_ingress cls_bpf; do
 		say "cannot load $m: tc plans need tcx (Linux 6.6+) on this guest"
 done
 ip link set lo up
+# no IPv6 on the ports (as lab/lab): its autoconfiguration sends frames a port counts as rx
+for f in /proc/sys/net/ipv6/conf/all/disable_ipv6 /proc/sys/net/ipv6/conf/default/disable_ipv6; do
+	[ ! -e "$f" ] || echo 1 > "$f"
+done
 ports=(a b c d)
 if [ -z "${BPFLAB_NICS:-}" ]; then
 	# the same ports as a namespace host of lab/lab: two veth pairs, the same addresses,
