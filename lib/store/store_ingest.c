@@ -366,13 +366,10 @@ static int job_result_get(struct store *st, int64_t job_id, struct job_row *row,
 			  char run_state[STORE_STATE_LEN], int64_t *round_open)
 {
 	sqlite3_stmt *s = NULL;
-	int err = sto_query_row(st, &stmt_job_result_get, &s, "i", job_id);
+	int err = sto_job_query(st, &stmt_job_result_get, job_id, row, &s);
 
-	if (err == -ENOENT)
-		return store_fail(st, -ENOENT, "unknown job %lld", (long long)job_id);
 	if (err)
 		return err;
-	sto_job_row_of(s, row);
 	snprintf(run_state, STORE_STATE_LEN, "%s",
 		 sqlite3_column_text(s, 5) ? (const char *)sqlite3_column_text(s, 5) : "");
 	*round_open = sqlite3_column_int64(s, 6);

@@ -164,8 +164,11 @@ struct job_row {
 };
 
 int sto_job_get(struct store *st, int64_t job_id, struct job_row *row);
-/* The row of a statement whose first five columns are stmt_job_get's into *ROW. */
-void sto_job_row_of(sqlite3_stmt *s, struct job_row *row);
+/* Job JOB_ID's row by STMT, whose first five columns are stmt_job_get's, into *ROW
+ * (-ENOENT, with the store's message, for an unknown job); on success the statement
+ * stays open in *S for the caller's further columns, ended by sto_done. */
+int sto_job_query(struct store *st, const struct sto_stmt *stmt, int64_t job_id,
+		  struct job_row *row, sqlite3_stmt **s);
 
 /* store_ingest.c, for store_import.c: the id of series (METRIC, SUBJECT, WINDOW) into
  * *ID, added when new (cached per connection); the environment ENV of host HOST_ID (NULL:

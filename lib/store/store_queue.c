@@ -122,27 +122,37 @@ static const struct sto_stmt stmt_job_get = {
 	"SELECT run_id, host_id, state, result_ms, attempts FROM jobs WHERE id = ?1",
 };
 
-int sto_job_get(struct store *st, int64_t job_id, struct job_row *row)
-{
-	sqlite3_stmt *s = NULL;
-	int err = sto_query_row(st, &stmt_job_get, &s, "i", job_id);
-
-	if (err == -ENOENT)
-		return store_fail(st, -ENOENT, "unknown job %lld", (long long)job_id);
-	if (err)
-		return err;
-	sto_job_row_of(s, row);
-	sto_done(s);
-	return 0;
-}
-
-void sto_job_row_of(sqlite3_stmt *s, struct job_row *row)
+/* The row of a statement whose first five columns are stmt_job_get's into *ROW. */
+static void job_row_of(sqlite3_stmt *s, struct job_row *row)
 {
 	row->run_id = sqlite3_column_int64(s, 0);
 	row->host_id = sqlite3_column_int64(s, 1);
 	snprintf(row->state, sizeof(row->state), "%s", (const char *)sqlite3_column_text(s, 2));
 	row->has_result = sqlite3_column_type(s, 3) != SQLITE_NULL;
 	row->attempts = sqlite3_column_int64(s, 4);
+}
+
+int sto_job_query(struct store *st, const struct sto_stmt *stmt, int64_t job_id,
+		  struct job_row *row, sqlite3_stmt **s)
+{
+	int err = sto_query_row(st, stmt, s, "i", job_id);
+
+	if (err == -ENOENT)
+		return store_fail(st, -ENOENT, "unknown job %lld", (long long)job_id);
+	if (err)
+		return err;
+	job_row_of(*s, row);
+	return 0;
+}
+
+int sto_job_get(struct store *st, int64_t job_id, struct job_row *row)
+{
+	sqlite3_stmt *s = NULL;
+	int err = sto_job_query(st, &stmt_job_get, job_id, row, &s);
+
+	if (!err)
+		sto_done(s);
+	return err;
 }
 
 static const struct sto_stmt stmt_job_next = {
