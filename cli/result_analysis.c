@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "analysis/analysis.h"
+#include "analysis/runspread.h"
 #include "report/export.h"
 #include "plan/plan.h"
 #include "report/import.h"
@@ -87,12 +88,9 @@ static int an_opt(int opt, const char *arg, void *ctx)
 					       "above 0", arg);
 		return 0;
 	case OPT_RUN_SPREAD:
-		o->run_spread = strtod(arg, &end) / 100;
-		if (*end || end == arg || !(o->run_spread >= 0 && o->run_spread < 10))
+		if (runspread_parse_pct(arg, &o->run_spread))
 			return cli_usage_error(o->cmd, "--run-spread '%s' is not a percentage from 0 "
 					       "to 1000", arg);
-		if (o->run_spread == 0)
-			o->run_spread = -1;
 		return 0;
 	case OPT_ALPHA:
 		o->alpha = strtod(arg, &end);

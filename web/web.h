@@ -215,12 +215,16 @@ json_t *web_export(struct store *store, int64_t id, const char *format,
 		   struct web_reply *reply);
 /* The report of `result history -j` (`result compare -j`) for the query parameters
  * PARAMS, named as the command's options (plan, metric, variant, subject, window, host,
- * by; compare also a, b, baseline, candidate); NULL with REPLY the error (400 naming
- * the parameter, 404 no values, 503, 500). */
+ * by; compare also a, b, baseline, candidate, run_spread); NULL with REPLY the error (400
+ * naming the parameter, 404 no values, 503, 500). */
 json_t *web_history(struct store *store, const struct web_param *params, size_t n,
 		    struct web_reply *reply);
 json_t *web_compare(struct store *store, const struct web_param *params, size_t n,
 		    struct web_reply *reply);
+/* MSG (LEN bytes), a text of the analysis, with its first CLI option named as the query
+ * parameter the dashboard takes instead (--include-flagged: include_flagged=1,
+ * --run-spread: run_spread=PCT, --run-spread 0: run_spread=0); MSG itself. */
+const char *web_cli_hint(char *msg, size_t len);
 struct bisect;
 /* Bisect session ID (0: the active one, else the latest) as `bisect status --session ID
  * -j` prints it, and its replayed engine in *ENGINE if not NULL (bisect_destroy); NULL

@@ -21,6 +21,7 @@
 #include "analysis/analysis.h"
 #include "analysis/bisect_session.h"
 #include "analysis/noise.h"
+#include "analysis/runspread.h"
 #include "report/export.h"
 #include "report/report.h"
 #include "report/report_compare.h"
@@ -193,10 +194,10 @@ json_t *web_result(struct store *store, int64_t id, json_t **report, struct web_
  * `result compare` of the same name (docs/dashboard.md). Index = enum below. */
 static const char *const an_params[] = {
 	"plan", "metric", "variant", "subject", "window=rate|cost", "host", "by",
-	"include_flagged=1", "a", "b", "baseline", "candidate", NULL,
+	"include_flagged=1", "a", "b", "baseline", "candidate", "run_spread", NULL,
 };
 enum { P_PLAN, P_METRIC, P_VARIANT, P_SUBJECT, P_WINDOW, P_HOST, P_BY, P_FLAGGED, P_A, P_B,
-       P_BASELINE, P_CANDIDATE, P_N };
+       P_BASELINE, P_CANDIDATE, P_RUN_SPREAD, P_N };
 /* the filter keys of the first P_BY + 1 parameters (make_filter in cli/result_analysis.c) */
 static const char *const an_keys[] = {
 	"plan", "metric", "variant", "subject", "window", "host", "by",
@@ -245,21 +246,29 @@ out:
 	return rows;
 }
 
-/* MSG, an analysis error, as the API says it: the CLI's "--include-flagged" is the
- * parameter include_flagged=1 here (and the box of the pages' form). */
-static const char *flagged_hint(char *msg, size_t len)
+const char *web_cli_hint(char *msg, size_t len)
 {
-	static const char opt[] = "--include-flagged", param[] = "include_flagged=1";
-	char *at = strstr(msg, opt);
-	size_t tail;
+	static const char *const map[][2] = {
+		{ "--include-flagged", "include_flagged=1" },
+		{ "--run-spread 0", "run_spread=0" },
+		{ "--run-spread", "run_spread=PCT" },
+	};
+	size_t k, tail, opt, param;
+	char *at;
 
-	if (!at)
+	for (k = 0; k < sizeof(map) / sizeof(map[0]); k++) {
+		at = strstr(msg, map[k][0]);
+		if (!at)
+			continue;
+		opt = strlen(map[k][0]);
+		param = strlen(map[k][1]);
+		tail = strlen(at + opt);
+		if ((size_t)(at - msg) + param + tail + 1 > len)
+			return msg;
+		memmove(at + param, at + opt, tail + 1);
+		memcpy(at, map[k][1], param);
 		return msg;
-	tail = strlen(at + sizeof(opt) - 1);
-	if ((size_t)(at - msg) + sizeof(param) + tail > len)
-		return msg;
-	memmove(at + sizeof(param) - 1, at + sizeof(opt) - 1, tail + 1);
-	memcpy(at, param, sizeof(param) - 1);
+	}
 	return msg;
 }
 
@@ -309,7 +318,7 @@ json_t *web_history(struct store *store, const struct web_param *params, size_t 
 	if (!report) {
 		snprintf(msg, sizeof(msg), "%s", e.msg);
 		web_reply_error(reply, errno == ENOENT ? 404 : 500, "plan '%s', metric '%s': %s",
-				v[P_PLAN], v[P_METRIC], flagged_hint(msg, sizeof(msg)));
+				v[P_PLAN], v[P_METRIC], web_cli_hint(msg, sizeof(msg)));
 		return NULL;
 	}
 	return with_min_detectable(report, report_history_add_min_detectable, reply);
@@ -340,8 +349,15 @@ json_t *web_compare(struct store *store, const struct web_param *params, size_t 
 	char msg[1024];
 	struct err e;
 
+	double run_spread = 0;
+
 	if (an_check(params, n, P_N, v, reply))
 		return NULL;
+	if (v[P_RUN_SPREAD] && runspread_parse_pct(v[P_RUN_SPREAD], &run_spread)) {
+		web_reply_error(reply, 400, "parameter 'run_spread': '%s' is not a percentage "
+				"from 0 to 1000", v[P_RUN_SPREAD]);
+		return NULL;
+	}
 	if (v[P_BY] && !store_values_by_known(v[P_BY])) {
 		web_reply_error(reply, 400, "parameter 'by': cannot group by '%s' (the fields "
 				"are %s)", v[P_BY], store_values_by_fields());
@@ -406,7 +422,8 @@ json_t *web_compare(struct store *store, const struct web_param *params, size_t 
 		}
 	}
 	{
-		ANALYSIS_OPTS(aopts, .include_flagged = v[P_FLAGGED] != NULL, .run_spread = spread);
+		ANALYSIS_OPTS(aopts, .include_flagged = v[P_FLAGGED] != NULL, .run_spread = spread,
+			      .run_spread_assumed = run_spread);
 
 		report = analysis_compare(rows, by, baseline, candidate, &aopts, &e);
 	}
@@ -415,7 +432,7 @@ json_t *web_compare(struct store *store, const struct web_param *params, size_t 
 	if (!report) {
 		snprintf(msg, sizeof(msg), "%s", e.msg);
 		web_reply_error(reply, errno == ENOENT ? 404 : errno == ENOMEM ? 500 : 400, "%s",
-				flagged_hint(msg, sizeof(msg)));
+				web_cli_hint(msg, sizeof(msg)));
 		return NULL;
 	}
 	return with_min_detectable(report, report_compare_add_min_detectable, reply);

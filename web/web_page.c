@@ -458,7 +458,8 @@ static void page_analysis(struct store *store, bool history, const struct web_pa
 		"plan", "metric", "by", "variant", "subject", "host", NULL,
 	};
 	static const char *const compare_fields[] = {
-		"a", "b", "plan", "by", "baseline", "candidate", "metric", "host", NULL,
+		"a", "b", "plan", "by", "baseline", "candidate", "metric", "host", "run_spread",
+		NULL,
 	};
 	const char *name = history ? "history" : "compare";
 	struct web_picks picks = { 0 };

@@ -262,7 +262,7 @@ static void joined(struct web_buf *b, const json_t *arr)
 }
 
 /* Whole runs compared: the run-to-run spread in their tests, or why it is not known and
- * what was assumed (the notes under the CLI's table). */
+ * what was assumed (the notes under the CLI's table, naming the page's parameter). */
 static void compare_run_notes(struct web_buf *b, const json_t *report)
 {
 	json_t *notes = report_compare_run_note_list(report);
@@ -270,8 +270,11 @@ static void compare_run_notes(struct web_buf *b, const json_t *report)
 	size_t i;
 
 	json_array_foreach(notes, i, v) {
+		char text[512];
+
+		snprintf(text, sizeof(text), "%s", json_string_value(v));
 		web_buf_str(b, "<p class=\"note\">");
-		web_buf_html(b, json_string_value(v));
+		web_buf_html(b, web_cli_hint(text, sizeof(text)));
 		web_buf_str(b, "</p>\n");
 	}
 	json_decref(notes);

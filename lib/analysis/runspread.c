@@ -4,7 +4,9 @@
  * pooled value is clamped at 0. */
 #include "analysis/runspread.h"
 
+#include <errno.h>
 #include <math.h>
+#include <stdlib.h>
 
 /* A set's raw relative estimate (may be negative) into *RAW; false when the set cannot
  * give one (no runs, means around 0 but not all 0). */
@@ -57,4 +59,15 @@ void runspread_add_set(struct runspread *acc, const struct runspread_run *r, siz
 	acc->raw = acc->df > 0 ? sum / acc->df : 0;
 	acc->rel_var = acc->raw > 0 ? acc->raw : 0;
 	acc->known = acc->runs >= RUNSPREAD_MIN_RUNS && acc->df >= 1;
+}
+
+int runspread_parse_pct(const char *text, double *assumed)
+{
+	char *end;
+	double pct = strtod(text, &end);
+
+	if (*end || end == text || !(pct >= 0 && pct < 1000))
+		return -EINVAL;
+	*assumed = pct == 0 ? -1 : pct / 100;
+	return 0;
 }

@@ -61,4 +61,9 @@ struct runspread {
  * whether enough runs were seen. */
 void runspread_add_set(struct runspread *acc, const struct runspread_run *r, size_t k);
 
+/* TEXT, a percentage from 0 to under 1000 as `--run-spread` and the dashboard's
+ * run_spread take it, into *ASSUMED as analysis_opts.run_spread_assumed wants it: the
+ * fraction, or -1 for 0 (nothing assumed: repetitions independent). -EINVAL otherwise. */
+int runspread_parse_pct(const char *text, double *assumed);
+
 #endif

@@ -86,6 +86,38 @@ assert rows and all(r["run_spread_pct"] is None and r["run_spread_runs"] == 2 fo
 assert "run-to-run spread unknown (1 run per side" in rows[0]["run_spread_note"], rows[0]
 ' "$tmp/cmp.json"
 check "and once under the table" test "$(text_count "$tmp/cmp.txt" "run-to-run spread unknown (1 run per side")" = 1
+check "the first compare assumed 7 % (row and -j)" python3 -c '
+import json, sys
+rows = json.load(open(sys.argv[1]))["comparisons"][0]["rows"]
+assert all(abs(r.get("run_spread_assumed_pct", 0) - 7) < 1e-9 for r in rows), rows[0]
+assert "7 % assumed (--run-spread)" in rows[0]["run_spread_note"], rows[0]
+' "$tmp/cmp.json"
+# --run-spread: a percentage sets what is assumed, 0 tests the repetitions as independent
+# draws (nothing assumed), anything else is refused as usage (exit 2)
+"$bpflab" -j result compare "$ra" "$rb" --min-effect 50 --include-flagged --run-spread 0 \
+	> "$tmp/rs0.json"
+check "--run-spread 0: nothing assumed, probe still DIFFERENT worse" python3 -c '
+import json, sys
+rows = json.load(open(sys.argv[1]))["comparisons"][0]["rows"]
+assert rows and not [r for r in rows if "run_spread_assumed_pct" in r], rows[0]
+assert "assumed" not in rows[0]["run_spread_note"], rows[0]
+assert [r for r in rows if r["variant"] == "probe" and r["metric"] == "prog.ns_per_run"
+        and r["verdict"] == "DIFFERENT" and r["change"] == "worse"], rows
+' "$tmp/rs0.json"
+"$bpflab" -j result compare "$ra" "$rb" --min-effect 50 --include-flagged --run-spread 2.5 \
+	> "$tmp/rs25.json"
+check "--run-spread 2.5: 2.5 % assumed" python3 -c '
+import json, sys
+rows = json.load(open(sys.argv[1]))["comparisons"][0]["rows"]
+assert all(abs(r.get("run_spread_assumed_pct", 0) - 2.5) < 1e-9 for r in rows), rows[0]
+assert "2.5 % assumed" in rows[0]["run_spread_note"], rows[0]
+' "$tmp/rs25.json"
+for bad in x -1 1000 7%; do
+	rc=0
+	"$bpflab" result compare "$ra" "$rb" --run-spread "$bad" > "$tmp/rsbad.txt" 2>&1 || rc=$?
+	check "--run-spread '$bad' refused as usage (exit $rc)" test "$rc" = 2
+	check "  naming the value" grep -q "run-spread '$bad' is not a percentage" "$tmp/rsbad.txt"
+done
 rc=$(submit "$plans/compare-a.yaml")
 rd=$(submit "$plans/compare-a.yaml")
 check "two more runs of A ($rc, $rd)" test -n "$rc" -a -n "$rd"

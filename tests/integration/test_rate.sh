@@ -73,10 +73,11 @@ run_rate() {
 	sed -n 's/^run \([0-9][0-9]*\) submitted.*/\1/p' "$tmp/out" | head -n 1
 }
 
-# TRY: before a rate is measured, the kernel done with the namespaces of labs gone before
-# (their cleanup, a kworker named "+netns" while it runs, held a paced generator a third
-# of the time in bench/pacing right after a lab went down: bench/README.md "pacing"): at
-# most 60 s; before a second try 10 s more, so that what held the first is gone
+# TRY: before a rate is measured, wait (at most 60 s) while the kernel cleans up the
+# namespaces of labs gone before (a kworker named "+netns"): right after a lab went down
+# a paced generator lost a quarter of its time to hold-ups in bench/pacing, a minute
+# later none (bench/README.md "pacing"); that the cleanup is what held it is likely, not
+# shown. Before a second try 10 s more, so that what held the first has passed.
 settle() {
 	local i=0
 	while ps -eo comm= | grep -q '+netns' && [ $i -lt 60 ]; do sleep 1; i=$((i + 1)); done

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "analysis/analysis.h"
+#include "analysis/runspread.h"
 #include "base/err.h"
 #include "report/report_compare.h"
 #include "store/store.h"
@@ -182,10 +183,34 @@ static void test_analysis_spread_store(void **state)
 	store_close(&st);
 }
 
+/* runspread_parse_pct, `--run-spread` and the dashboard's run_spread: a percentage from
+ * 0 to under 1000; 0 is -1 (nothing assumed) */
+static void test_analysis_spread_parse(void **state)
+{
+	static const char *const bad[] = { "", "x", "7%", "-1", "1000", "nan", "7 ", NULL };
+	double v = 0;
+	size_t i;
+
+	(void)state;
+	assert_int_equal(runspread_parse_pct("7", &v), 0);
+	assert_true(fabs(v - 0.07) < 1e-12);
+	assert_int_equal(runspread_parse_pct("2.5", &v), 0);
+	assert_true(fabs(v - 0.025) < 1e-12);
+	assert_int_equal(runspread_parse_pct("0", &v), 0);
+	assert_true(v == -1);
+	assert_int_equal(runspread_parse_pct("999.9", &v), 0);
+	for (i = 0; bad[i]; i++) {
+		v = 42;
+		if (runspread_parse_pct(bad[i], &v) != -EINVAL || v != 42)
+			fail_msg("'%s' taken (%g)", bad[i], v);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_analysis_spread_store),
+		cmocka_unit_test(test_analysis_spread_parse),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -266,8 +266,21 @@ static void test_web_dash_compare(void **state)
 	assert_contains(h.body, "<title>prog.ns_per_run drop xdp_drop: 10.");
 	assert_contains(h.body, ", +98.5 % [+70.0, +127.1], DIFFERENT</title>");
 	assert_contains(h.body, "<p class=\"note\">run-to-run spread unknown (1 run per side; "
-			"3 needed): 7 % assumed (--run-spread)</p>");
+			"3 needed): 7 % assumed (run_spread=PCT)</p>");
 	assert_contains(h.body, "<table id=\"sides\">");
+	assert_contains(h.body, "<label>run_spread <input name=\"run_spread\"");
+	http_free(&h);
+	/* run_spread as `--run-spread`: 0 assumes nothing (a narrower interval), a bad
+	 * value is refused naming the parameter, the form kept filled */
+	get("/compare?a=1&b=2&run_spread=0", &h);
+	assert_int_equal(h.status, 200);
+	assert_contains(h.body, "3 needed): repetitions taken as independent (run_spread=0)</p>");
+	assert_null(strstr(h.body, "[+70.0, +127.1]"));
+	assert_contains(h.body, "value=\"0\"");
+	http_free(&h);
+	get("/compare?a=1&b=2&run_spread=7%25", &h);
+	assert_int_equal(h.status, 400);
+	assert_contains(h.body, "parameter &#39;run_spread&#39;: &#39;7%&#39; is not a percentage");
 	http_free(&h);
 	/* 10.15 -> 21.15, +108 %: beyond the axis's 100 %, the bar cut and marked */
 	get("/compare?a=1&b=3", &h);
