@@ -294,16 +294,19 @@ static const struct sto_stmt stmt_job_dispatch = {
 	"UPDATE jobs SET state = 'running', attempts = attempts + 1, started_ms = ?2 "
 	"WHERE id = ?1 AND state = 'queued'",
 };
-/* the attempt's number and host from the row read before the UPDATE, not read again
- * (the UPDATE changed the row only if it was queued, adding one attempt) */
+/* A plain INSERT: the attempt's key (job, the row's new attempts) is new, since a job's
+ * attempts are numbered by jobs.attempts and only this UPDATE raises it (a REPLACE
+ * checked for a row to delete that cannot be there, schema 003). */
 static const struct sto_stmt stmt_attempt_insert = {
-	"INSERT OR REPLACE INTO job_attempts (job_id, attempt, host_id, started_ms) "
+	"INSERT INTO job_attempts (job_id, attempt, host_id, started_ms) "
 	"VALUES (?1, ?2, ?3, ?4)",
 };
 
 /* Hand queued job JOB_ID to its host at NOW_MS, all but its run's state (*ROW has the
  * job's row). An unknown job (-ENOENT) or one that is not queued (-ESTALE) changes
- * nothing. In the caller's transaction. */
+ * nothing. In the caller's transaction. The attempt's number and host come from the row
+ * read before the UPDATE, not read again (the UPDATE changed the row only if it was
+ * queued, adding one attempt). */
 static int job_dispatch(struct store *st, int64_t job_id, int64_t now_ms,
 			struct job_row *row)
 {
