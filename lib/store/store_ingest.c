@@ -414,7 +414,7 @@ int store_ingest_samples(struct store *st, int64_t host_id, const json_t *result
 		store_fail(st, err, "%s", why.msg);
 		return sto_context(st, err, "cannot store result of job %lld", (long long)r.job);
 	}
-	err = store_ingest_msg(st, host_id, &r, now_ms, out);
+	err = store_ingest_msg(st, host_id, &r, now_ms, false, out);
 	if (taken && taken->taken)	/* the caller's */
 		memset(&r.samples, 0, sizeof(r.samples));
 	msg_result_release(&r);
@@ -422,7 +422,7 @@ int store_ingest_samples(struct store *st, int64_t host_id, const json_t *result
 }
 
 int store_ingest_msg(struct store *st, int64_t host_id, const struct msg_result *r,
-		     int64_t now_ms, struct store_ingest *out)
+		     int64_t now_ms, bool keep_busy, struct store_ingest *out)
 {
 	const char *error = r->error;
 	int64_t job_id = r->job, env_id = 0, round_open = 0, ended = 0;
@@ -479,7 +479,7 @@ int store_ingest_msg(struct store *st, int64_t host_id, const struct msg_result 
 			       outcome, why);
 	if (!err && row.host_id != host_id)
 		err = sto_host_idle_if_free(st, row.host_id);
-	if (!err)
+	if (!err && !keep_busy)
 		err = sto_host_idle_if_free(st, host_id);
 	/* the repetition controller once the job's round has ended (it looks itself, but
 	 * a round ends once in many results) */

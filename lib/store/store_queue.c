@@ -281,6 +281,20 @@ int sto_host_idle_if_free(struct store *st, int64_t host_id)
 	return sto_exec(st, &stmt_host_idle_if_free, NULL, "i", host_id);
 }
 
+int store_hosts_idle(struct store *st, const int64_t *host_ids, int n)
+{
+	int i, err = n > 0 ? sto_tx_begin(st) : 0;
+
+	if (n < 1 || err)
+		goto out;
+	for (i = 0; !err && i < n; i++)
+		err = sto_host_idle_if_free(st, host_ids[i]);
+	err = sto_tx_end(st, err);
+out:
+	return err ? sto_context(st, err, "cannot mark %d host%s idle", n, n == 1 ? "" : "s") :
+		     0;
+}
+
 static int job_close(struct store *st, const struct job_row *row, int64_t job_id,
 		     int64_t ended_ms, const char *outcome, const char *error)
 {
@@ -289,7 +303,11 @@ static int job_close(struct store *st, const struct job_row *row, int64_t job_id
 	return err ? err : sto_host_idle_if_free(st, row->host_id);
 }
 
-static const struct sto_stmt stmt_host_busy = { "UPDATE hosts SET state = 'busy' WHERE id = ?1" };
+/* a host kept busy from its result to its next job (store_ingest_msg) keeps its row:
+ * an UPDATE whose WHERE matches no row writes nothing */
+static const struct sto_stmt stmt_host_busy = {
+	"UPDATE hosts SET state = 'busy' WHERE id = ?1 AND state <> 'busy'",
+};
 static const struct sto_stmt stmt_job_dispatch = {
 	"UPDATE jobs SET state = 'running', attempts = attempts + 1, started_ms = ?2 "
 	"WHERE id = ?1 AND state = 'queued'",
