@@ -370,8 +370,7 @@ static int job_result_get(struct store *st, int64_t job_id, struct job_row *row,
 
 	if (err)
 		return err;
-	snprintf(run_state, STORE_STATE_LEN, "%s",
-		 sqlite3_column_text(s, 5) ? (const char *)sqlite3_column_text(s, 5) : "");
+	util_strcopy(run_state, STORE_STATE_LEN, (const char *)sqlite3_column_text(s, 5));
 	*round_open = sqlite3_column_int64(s, 6);
 	sto_done(s);
 	return 0;
@@ -489,7 +488,7 @@ int store_ingest_msg(struct store *st, int64_t host_id, const struct msg_result 
 	/* A round still open keeps a job of the run queued or running, so a running run
 	 * stays running (sto_run_refresh would find what it has): asked only otherwise. */
 	if (!err && round_open && !strcmp(run_state, "running"))
-		snprintf(out->run_state, sizeof(out->run_state), "%s", run_state);
+		util_strcopy(out->run_state, sizeof(out->run_state), run_state);
 	else if (!err)
 		err = sto_run_refresh(st, row.run_id, now_ms, out->run_state, &out->run_finished);
 	err = sto_tx_end(st, err);

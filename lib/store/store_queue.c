@@ -125,13 +125,9 @@ static const struct sto_stmt stmt_job_get = {
 /* The row of a statement whose first five columns are stmt_job_get's into *ROW. */
 static void job_row_of(sqlite3_stmt *s, struct job_row *row)
 {
-	const char *state = (const char *)sqlite3_column_text(s, 2);
-	size_t n = state ? strnlen(state, sizeof(row->state) - 1) : 0;
-
 	row->run_id = sqlite3_column_int64(s, 0);
 	row->host_id = sqlite3_column_int64(s, 1);
-	memcpy(row->state, state ? state : "", n);
-	row->state[n] = '\0';
+	util_strcopy(row->state, sizeof(row->state), (const char *)sqlite3_column_text(s, 2));
 	row->has_result = sqlite3_column_type(s, 3) != SQLITE_NULL;
 	row->attempts = sqlite3_column_int64(s, 4);
 }
