@@ -246,6 +246,21 @@ static int ingest_msg(struct store *st, int64_t host, json_t *r, int64_t now, bo
 	return err;
 }
 
+/* Host HOST's next job dispatched at NOW as bpflabd's turn does (store_jobs_dispatch):
+ * its id. */
+static int64_t dispatch_next(struct store *st, int64_t host, int64_t now)
+{
+	int64_t job, run;
+	json_t *spec;
+	int errs[1];
+
+	assert_int_equal(store_job_next(st, host, &job, &run, &spec), 0);
+	json_decref(spec);
+	assert_int_equal(store_jobs_dispatch(st, &job, 1, now, errs), 0);
+	assert_int_equal(errs[0], 0);
+	return job;
+}
+
 static long long hosts_in(const char *db, const char *state)
 {
 	char sql[96];
@@ -262,19 +277,12 @@ static long long hosts_in(const char *db, const char *state)
 static void test_store_host_kept_busy(void **state)
 {
 	struct store_fix *f = *state;
-	int64_t h1, job, rj;
-	int errs[1], requeued = -1;
+	int64_t h1, job;
+	int requeued = -1;
 	struct err err;
 	struct store *st;
-	json_t *spec;
 
-	st = store_open(f->db, false, &err);
-	assert_non_null(st);
-	assert_int_equal(store_host_hello(st, "h1", "0.1", f->inventory, 100, &h1, NULL), 0);
-	store_fix_run(st, f, h1, 200);
-	assert_int_equal(store_job_next(st, h1, &job, &rj, &spec), 0);
-	json_decref(spec);
-	assert_int_equal(store_jobs_dispatch(st, &job, 1, 300, errs), 0);
+	st = store_fix_dispatched(f, &h1, &job, 1);
 	assert_int_equal(hosts_in(f->db, "busy"), 1);
 
 	store_fix_sql(st, "CREATE TRIGGER t BEFORE UPDATE ON hosts BEGIN "
@@ -284,10 +292,7 @@ static void test_store_host_kept_busy(void **state)
 	assert_int_equal(db_file_count(f->db, "SELECT count(*) FROM jobs WHERE state = 'done'"),
 			 1);
 	assert_int_equal(hosts_in(f->db, "busy"), 1);
-	assert_int_equal(store_job_next(st, h1, &job, &rj, &spec), 0);
-	json_decref(spec);
-	assert_int_equal(store_jobs_dispatch(st, &job, 1, 500, errs), 0);
-	assert_int_equal(errs[0], 0);
+	job = dispatch_next(st, h1, 500);
 	store_fix_assert_running(f->db, job);
 	/* it runs a job: store_hosts_idle leaves it busy (and writes nothing) */
 	assert_int_equal(store_hosts_idle(st, &h1, 1), 0);
@@ -304,18 +309,14 @@ static void test_store_host_kept_busy(void **state)
 	assert_int_equal(hosts_in(f->db, "idle"), 1);
 
 	/* without KEEP_BUSY the result itself makes the host idle */
-	assert_int_equal(store_job_next(st, h1, &job, &rj, &spec), 0);
-	json_decref(spec);
-	assert_int_equal(store_jobs_dispatch(st, &job, 1, 700, errs), 0);
+	job = dispatch_next(st, h1, 700);
 	assert_int_equal(hosts_in(f->db, "busy"), 1);
 	assert_int_equal(ingest_msg(st, h1, store_fix_result(job, "ok", 1.0, false), 800, false),
 			 0);
 	assert_int_equal(hosts_in(f->db, "idle"), 1);
 
 	/* stopped between a kept result and its idle: busy with no running job, then gone */
-	assert_int_equal(store_job_next(st, h1, &job, &rj, &spec), 0);
-	json_decref(spec);
-	assert_int_equal(store_jobs_dispatch(st, &job, 1, 900, errs), 0);
+	job = dispatch_next(st, h1, 900);
 	assert_int_equal(ingest_msg(st, h1, store_fix_result(job, "ok", 1.0, false), 1000, true),
 			 0);
 	store_close(&st);
