@@ -95,7 +95,6 @@ static bool drop_stale_result(struct coord *c, struct coord_agent *a, int64_t jo
 		return false;
 	send_ack(c, a, job);
 	coord_job_over(a, job);
-	coord_dispatch_kept_busy(c, a);	/* idle at the turn's end unless it gets a job */
 	spool_drained(a);
 	pr_info("job %lld: result from '%s' (%s, %zu samples) dropped: the job was taken away "
 		"from it", (long long)job, a->name,
