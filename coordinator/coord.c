@@ -357,6 +357,7 @@ void coord_destroy(struct coord **cp)
 	coord_link_release(c);
 	coord_machine_release(c);
 	free(c->waiters);
+	free(c->kept_busy);
 	free(c->pending);	/* empty: every turn commits its results (result_flush) */
 	coord_job_messages_release(c);
 	coord_specs_release(c);

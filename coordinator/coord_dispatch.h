@@ -19,6 +19,9 @@ void coord_dispatch(struct coord *c);
 /* Hand jobs to the agents marked by coord_dispatch_agent in this turn, if any (the end
  * of the loop's turn). */
 void coord_dispatch_turn(struct coord *c);
+/* A result of agent A was stored with its host left busy (store_ingest_msg's
+ * KEEP_BUSY): at the end of the turn its host is made idle unless A got a job. */
+void coord_dispatch_kept_busy(struct coord *c, struct coord_agent *a);
 /* Agent A's hello: it goes on with JOB, kept running across a reconnect. */
 void coord_job_kept(struct coord_agent *a, int64_t job);
 /* JOB is over for agent A (its result, its refusal; 0: whatever A ran, it is gone or

@@ -49,6 +49,7 @@ struct coord_agent_job {
 	int64_t id;			/* job handed to it and not finished, or 0 */
 	int64_t hold_until_mono;	/* no job for it before this (spool resend, refusal) */
 	uint64_t collect_pass;		/* the dispatch_collect pass that saw it */
+	bool kept_busy;			/* in c->kept_busy (coord_dispatch_kept_busy) */
 };
 
 /* owner: results.c. Its results (coord_results.h: coord_results_spooled). */
@@ -189,11 +190,14 @@ struct coord {
 	unsigned jobmsg_next;
 	/* owner: specs.c. The runs' decoded specs */
 	struct coord_run_specs *run_specs;
-	/* owner: dispatch.c. dispatch_collect's passes, and its array of the waiting agents
-	 * to serve first */
+	/* owner: dispatch.c. dispatch_collect's passes, its array of the waiting agents
+	 * to serve first, and the agents whose host a result of this turn left busy for
+	 * their next job (coord_dispatch_kept_busy) */
 	uint64_t collect_pass;
 	struct coord_agent **waiters;
 	int waiters_cap;
+	struct coord_agent **kept_busy;
+	int n_kept_busy, kept_busy_cap;
 	/* owner: machine.c. Hosts that share a machine: the machines seen in hellos, the
 	 * latest waiting number handed out, how many agents wait */
 	struct coord_machine *machines;

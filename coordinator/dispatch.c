@@ -401,8 +401,68 @@ void coord_dispatch(struct coord *c)
 	dispatch_batch(c, true);
 }
 
+/* The hosts of the N agents AGENTS that got no job made idle (store_hosts_idle), the
+ * agents taken off the list; on failure they stay for the next turn. */
+static int hosts_idle(struct coord *c, struct coord_agent **agents, int n)
+{
+	int64_t ids[64];
+	int i, k = 0, err;
+
+	for (i = 0; i < n; i++)
+		if (!agents[i]->job.id)
+			ids[k++] = agents[i]->host_id;
+	err = store_hosts_idle(c->store, ids, k);
+	if (err) {
+		pr_warn("%s", store_err(c->store)->msg);
+		return err;
+	}
+	for (i = 0; i < n; i++)
+		agents[i]->job.kept_busy = false;
+	return 0;
+}
+
+/* The end of a turn's dispatch: the hosts kept busy for a next job that did not come
+ * are made idle, 64 a transaction (a host's row says busy exactly while it runs a job,
+ * but for the turn between its result and its next job: docs/store.md). */
+static void kept_busy_release(struct coord *c)
+{
+	int i, n, done = 0;
+
+	for (i = 0; i < c->n_kept_busy; i += n) {
+		n = c->n_kept_busy - i < 64 ? c->n_kept_busy - i : 64;
+		if (hosts_idle(c, c->kept_busy + i, n))
+			break;
+		done = i + n;
+	}
+	memmove(c->kept_busy, c->kept_busy + done,
+		(c->n_kept_busy - done) * sizeof(*c->kept_busy));
+	c->n_kept_busy -= done;
+}
+
+void coord_dispatch_kept_busy(struct coord *c, struct coord_agent *a)
+{
+	if (a->job.kept_busy)
+		return;
+	if (c->n_kept_busy == c->kept_busy_cap) {
+		int cap = c->kept_busy_cap ? 2 * c->kept_busy_cap : 64;
+		struct coord_agent **p = realloc(c->kept_busy, cap * sizeof(*p));
+
+		if (!p) {
+			/* not kept for later: made idle now, unless it runs a job */
+			hosts_idle(c, &a, 1);
+			return;
+		}
+		c->kept_busy = p;
+		c->kept_busy_cap = cap;
+	}
+	a->job.kept_busy = true;
+	c->kept_busy[c->n_kept_busy++] = a;
+}
+
 void coord_dispatch_turn(struct coord *c)
 {
 	if (c->dispatch_wanted)
 		dispatch_batch(c, false);
+	if (c->n_kept_busy)
+		kept_busy_release(c);
 }

@@ -124,6 +124,7 @@ static void result_done(struct coord *c, struct coord_result *r)
 	if (!r->ing.duplicate)
 		coord_link_result(c, a, job, r->ing.failed, r->res.error);
 	coord_job_over(a, job);
+	coord_dispatch_kept_busy(c, a);	/* idle at the turn's end unless it gets a job */
 	spool_drained(a);
 	if (r->ing.duplicate) {
 		c->stats.duplicates++;
@@ -228,7 +229,9 @@ void coord_on_result(struct coord *c, struct coord_agent *a, const void *id, siz
 		snprintf(r->errmsg, sizeof(r->errmsg), "cannot store result of job %lld: %.900s",
 			 job, why.msg);
 	} else {
-		err = store_ingest_msg(c->store, a->host_id, &r->res, util_wall_ms(), &r->ing);
+		/* the host stays busy: its next job is picked at the turn's end */
+		err = store_ingest_msg(c->store, a->host_id, &r->res, util_wall_ms(), true,
+				       &r->ing);
 		if (err)
 			snprintf(r->errmsg, sizeof(r->errmsg), "%s", store_err(c->store)->msg);
 	}

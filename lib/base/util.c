@@ -46,6 +46,15 @@ const char *util_strerror(int err)
 	return strerror(err);
 }
 
+size_t util_strcopy(char *out, size_t size, const char *src)
+{
+	size_t n = src ? strnlen(src, size - 1) : 0;
+
+	memcpy(out, src ? src : "", n);
+	out[n] = '\0';
+	return n;
+}
+
 size_t util_utf8_len(const char *s, size_t avail)
 {
 	const unsigned char *p = (const unsigned char *)s;

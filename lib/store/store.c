@@ -560,7 +560,9 @@ struct store *store_open(const char *path, bool readonly, struct err *e)
 		goto out;
 	}
 	/* Lookaside for the writer: its cached statements hold SQLite's default 100
-	 * slots, so every statement's registers and records went to malloc and free */
+	 * slots, so every statement's registers and records went to malloc and free.
+	 * A no-op where SQLite is built with SQLITE_OMIT_LOOKASIDE, as Debian's is
+	 * (bench/README.md, "issue 24 item 7, session 14"). */
 	if (!readonly)
 		sqlite3_db_config(st->db, SQLITE_DBCONFIG_LOOKASIDE, NULL, STORE_LOOKASIDE_SLOT,
 				  STORE_LOOKASIDE_SLOTS);

@@ -213,10 +213,18 @@ int store_ingest_samples(struct store *store, int64_t host_id, const json_t *res
 			 const struct samples *samples, int64_t now_ms,
 			 struct store_ingest *out);
 /* store_ingest_result with the result already decoded (R, not stolen: lib/proto/msg_result.h;
- * bpflabd decodes each result once where it receives it). */
+ * bpflabd decodes each result once where it receives it). With KEEP_BUSY, host HOST_ID
+ * is left busy instead of made idle: its agent is offered its next job in the same turn
+ * of bpflabd's loop, whose dispatch finds it busy and writes no hosts row; the caller
+ * then makes it idle with store_hosts_idle unless a job was dispatched to it (a
+ * coordinator stopped in between: store_recover marks every host gone). */
 struct msg_result;
 int store_ingest_msg(struct store *store, int64_t host_id, const struct msg_result *r,
-		     int64_t now_ms, struct store_ingest *out);
+		     int64_t now_ms, bool keep_busy, struct store_ingest *out);
+/* Each of the N hosts HOST_IDS that is busy and runs no job made idle, in one
+ * transaction (the hosts store_ingest_msg kept busy whose agent got no next job).
+ * Returns 0 or -errno. */
+int store_hosts_idle(struct store *store, const int64_t *host_ids, int n);
 
 /* Several writes in one transaction (bpflabd stores the results of one turn of its loop
  * with one commit): after store_batch_begin, each mutating call runs in a savepoint of

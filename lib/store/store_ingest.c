@@ -370,8 +370,7 @@ static int job_result_get(struct store *st, int64_t job_id, struct job_row *row,
 
 	if (err)
 		return err;
-	snprintf(run_state, STORE_STATE_LEN, "%s",
-		 sqlite3_column_text(s, 5) ? (const char *)sqlite3_column_text(s, 5) : "");
+	util_strcopy(run_state, STORE_STATE_LEN, (const char *)sqlite3_column_text(s, 5));
 	*round_open = sqlite3_column_int64(s, 6);
 	sto_done(s);
 	return 0;
@@ -414,7 +413,7 @@ int store_ingest_samples(struct store *st, int64_t host_id, const json_t *result
 		store_fail(st, err, "%s", why.msg);
 		return sto_context(st, err, "cannot store result of job %lld", (long long)r.job);
 	}
-	err = store_ingest_msg(st, host_id, &r, now_ms, out);
+	err = store_ingest_msg(st, host_id, &r, now_ms, false, out);
 	if (taken && taken->taken)	/* the caller's */
 		memset(&r.samples, 0, sizeof(r.samples));
 	msg_result_release(&r);
@@ -422,7 +421,7 @@ int store_ingest_samples(struct store *st, int64_t host_id, const json_t *result
 }
 
 int store_ingest_msg(struct store *st, int64_t host_id, const struct msg_result *r,
-		     int64_t now_ms, struct store_ingest *out)
+		     int64_t now_ms, bool keep_busy, struct store_ingest *out)
 {
 	const char *error = r->error;
 	int64_t job_id = r->job, env_id = 0, round_open = 0, ended = 0;
@@ -479,7 +478,7 @@ int store_ingest_msg(struct store *st, int64_t host_id, const struct msg_result 
 			       outcome, why);
 	if (!err && row.host_id != host_id)
 		err = sto_host_idle_if_free(st, row.host_id);
-	if (!err)
+	if (!err && !keep_busy)
 		err = sto_host_idle_if_free(st, host_id);
 	/* the repetition controller once the job's round has ended (it looks itself, but
 	 * a round ends once in many results) */
@@ -489,7 +488,7 @@ int store_ingest_msg(struct store *st, int64_t host_id, const struct msg_result 
 	/* A round still open keeps a job of the run queued or running, so a running run
 	 * stays running (sto_run_refresh would find what it has): asked only otherwise. */
 	if (!err && round_open && !strcmp(run_state, "running"))
-		snprintf(out->run_state, sizeof(out->run_state), "%s", run_state);
+		util_strcopy(out->run_state, sizeof(out->run_state), run_state);
 	else if (!err)
 		err = sto_run_refresh(st, row.run_id, now_ms, out->run_state, &out->run_finished);
 	err = sto_tx_end(st, err);

@@ -127,7 +127,7 @@ static void job_row_of(sqlite3_stmt *s, struct job_row *row)
 {
 	row->run_id = sqlite3_column_int64(s, 0);
 	row->host_id = sqlite3_column_int64(s, 1);
-	snprintf(row->state, sizeof(row->state), "%s", (const char *)sqlite3_column_text(s, 2));
+	util_strcopy(row->state, sizeof(row->state), (const char *)sqlite3_column_text(s, 2));
 	row->has_result = sqlite3_column_type(s, 3) != SQLITE_NULL;
 	row->attempts = sqlite3_column_int64(s, 4);
 }
@@ -281,6 +281,20 @@ int sto_host_idle_if_free(struct store *st, int64_t host_id)
 	return sto_exec(st, &stmt_host_idle_if_free, NULL, "i", host_id);
 }
 
+int store_hosts_idle(struct store *st, const int64_t *host_ids, int n)
+{
+	int i, err = n > 0 ? sto_tx_begin(st) : 0;
+
+	if (n < 1 || err)
+		goto out;
+	for (i = 0; !err && i < n; i++)
+		err = sto_host_idle_if_free(st, host_ids[i]);
+	err = sto_tx_end(st, err);
+out:
+	return err ? sto_context(st, err, "cannot mark %d host%s idle", n, n == 1 ? "" : "s") :
+		     0;
+}
+
 static int job_close(struct store *st, const struct job_row *row, int64_t job_id,
 		     int64_t ended_ms, const char *outcome, const char *error)
 {
@@ -289,21 +303,28 @@ static int job_close(struct store *st, const struct job_row *row, int64_t job_id
 	return err ? err : sto_host_idle_if_free(st, row->host_id);
 }
 
-static const struct sto_stmt stmt_host_busy = { "UPDATE hosts SET state = 'busy' WHERE id = ?1" };
+/* a host kept busy from its result to its next job (store_ingest_msg) keeps its row:
+ * an UPDATE whose WHERE matches no row writes nothing */
+static const struct sto_stmt stmt_host_busy = {
+	"UPDATE hosts SET state = 'busy' WHERE id = ?1 AND state <> 'busy'",
+};
 static const struct sto_stmt stmt_job_dispatch = {
 	"UPDATE jobs SET state = 'running', attempts = attempts + 1, started_ms = ?2 "
 	"WHERE id = ?1 AND state = 'queued'",
 };
-/* the attempt's number and host from the row read before the UPDATE, not read again
- * (the UPDATE changed the row only if it was queued, adding one attempt) */
+/* A plain INSERT: the attempt's key (job, the row's new attempts) is new, since a job's
+ * attempts are numbered by jobs.attempts and only this UPDATE raises it (a REPLACE
+ * checked for a row to delete that cannot be there, schema 003). */
 static const struct sto_stmt stmt_attempt_insert = {
-	"INSERT OR REPLACE INTO job_attempts (job_id, attempt, host_id, started_ms) "
+	"INSERT INTO job_attempts (job_id, attempt, host_id, started_ms) "
 	"VALUES (?1, ?2, ?3, ?4)",
 };
 
 /* Hand queued job JOB_ID to its host at NOW_MS, all but its run's state (*ROW has the
  * job's row). An unknown job (-ENOENT) or one that is not queued (-ESTALE) changes
- * nothing. In the caller's transaction. */
+ * nothing. In the caller's transaction. The attempt's number and host come from the row
+ * read before the UPDATE, not read again (the UPDATE changed the row only if it was
+ * queued, adding one attempt). */
 static int job_dispatch(struct store *st, int64_t job_id, int64_t now_ms,
 			struct job_row *row)
 {

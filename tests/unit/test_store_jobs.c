@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* test_store_jobs.c - unit tests for lib/store's job life on real SQLite: restart
  * recovery and hosts gone, dispatch and attempts, lost jobs moving to another host,
- * cancel, the repeat controller, and failures that must roll back whole: a read-only
- * database, a full one (PRAGMA max_page_count) and a queue write whose later step a
- * trigger makes fail. The fixture: store_fixture.h.
+ * cancel, the repeat controller, a host kept busy from a result to its next job, and
+ * failures that must roll back whole: a read-only database, a full one (PRAGMA
+ * max_page_count) and a queue write whose later step a trigger makes fail. The
+ * fixture: store_fixture.h.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -17,6 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "proto/msg_result.h"
 #include "proto/proto.h"
 #include "proto/samples.h"
 #include "analysis/analysis.h"
@@ -226,6 +228,108 @@ static void test_store_jobs_dispatch(void **state)
 	assert_int_equal(store_jobs_dispatch(st, ids, 2, 500, errs), 0);
 	store_fix_assert_running(f->db, next1);
 	store_fix_assert_running(f->db, next2);
+	store_close(&st);
+}
+
+/* Result R of a job from host HOST stored as bpflabd stores it (decoded, KEEP_BUSY). */
+static int ingest_msg(struct store *st, int64_t host, json_t *r, int64_t now, bool keep_busy)
+{
+	struct store_ingest ing;
+	struct msg_result m;
+	struct err why;
+	int err;
+
+	assert_int_equal(msg_result_decode(r, NULL, &m, &why), 0);
+	err = store_ingest_msg(st, host, &m, now, keep_busy, &ing);
+	msg_result_release(&m);
+	json_decref(r);
+	return err;
+}
+
+/* Host HOST's next job dispatched at NOW as bpflabd's turn does (store_jobs_dispatch):
+ * its id. */
+static int64_t dispatch_next(struct store *st, int64_t host, int64_t now)
+{
+	int64_t job, run;
+	json_t *spec;
+	int errs[1];
+
+	assert_int_equal(store_job_next(st, host, &job, &run, &spec), 0);
+	json_decref(spec);
+	assert_int_equal(store_jobs_dispatch(st, &job, 1, now, errs), 0);
+	assert_int_equal(errs[0], 0);
+	return job;
+}
+
+static long long hosts_in(const char *db, const char *state)
+{
+	char sql[96];
+
+	snprintf(sql, sizeof(sql), "SELECT count(*) FROM hosts WHERE state = '%s'", state);
+	return db_file_count(db, sql);
+}
+
+/* A host kept busy from a result to its next job (bpflabd's turn): the result and the
+ * next dispatch write no hosts row (a trigger refuses any), store_hosts_idle makes it
+ * idle only when it runs no job; without KEEP_BUSY the result makes it idle; a
+ * coordinator stopped between a kept result and its idle leaves it busy until
+ * store_recover marks every host gone. */
+static void test_store_host_kept_busy(void **state)
+{
+	struct store_fix *f = *state;
+	int64_t h1, job;
+	int requeued = -1;
+	struct err err;
+	struct store *st;
+
+	st = store_fix_dispatched(f, &h1, &job, 1);
+	assert_int_equal(hosts_in(f->db, "busy"), 1);
+
+	store_fix_sql(st, "CREATE TRIGGER t BEFORE UPDATE ON hosts BEGIN "
+		      "SELECT RAISE(ABORT, 'injected'); END");
+	assert_int_equal(ingest_msg(st, h1, store_fix_result(job, "ok", 1.0, false), 400, true),
+			 0);
+	assert_int_equal(db_file_count(f->db, "SELECT count(*) FROM jobs WHERE state = 'done'"),
+			 1);
+	assert_int_equal(hosts_in(f->db, "busy"), 1);
+	job = dispatch_next(st, h1, 500);
+	store_fix_assert_running(f->db, job);
+	/* it runs a job: store_hosts_idle leaves it busy (and writes nothing) */
+	assert_int_equal(store_hosts_idle(st, &h1, 1), 0);
+	assert_int_equal(store_hosts_idle(st, NULL, 0), 0);
+	assert_int_equal(ingest_msg(st, h1, store_fix_result(job, "ok", 1.0, false), 600, true),
+			 0);
+	/* the idle write fails: rolled back, the host stays busy, the message says so */
+	assert_int_equal(store_hosts_idle(st, &h1, 1), -EINVAL);
+	assert_string_equal(store_err(st)->msg, "cannot mark 1 host idle: injected");
+	store_fix_sql(st, "DROP TRIGGER t");
+	assert_int_equal(store_hosts_idle(st, &h1, 1), 0);
+	assert_int_equal(hosts_in(f->db, "idle"), 1);
+	assert_int_equal(store_hosts_idle(st, &h1, 1), 0);
+	assert_int_equal(hosts_in(f->db, "idle"), 1);
+
+	/* without KEEP_BUSY the result itself makes the host idle */
+	job = dispatch_next(st, h1, 700);
+	assert_int_equal(hosts_in(f->db, "busy"), 1);
+	assert_int_equal(ingest_msg(st, h1, store_fix_result(job, "ok", 1.0, false), 800, false),
+			 0);
+	assert_int_equal(hosts_in(f->db, "idle"), 1);
+
+	/* stopped between a kept result and its idle: busy with no running job, then gone */
+	job = dispatch_next(st, h1, 900);
+	assert_int_equal(ingest_msg(st, h1, store_fix_result(job, "ok", 1.0, false), 1000, true),
+			 0);
+	store_close(&st);
+	assert_int_equal(hosts_in(f->db, "busy"), 1);
+	assert_int_equal(db_file_count(f->db, "SELECT count(*) FROM jobs WHERE state = 'running'"),
+			 0);
+	st = store_open(f->db, false, &err);
+	assert_non_null(st);
+	assert_int_equal(store_recover(st, &requeued), 0);
+	assert_int_equal(requeued, 0);
+	assert_int_equal(hosts_in(f->db, "gone"), 1);
+	assert_int_equal(db_file_count(f->db, "SELECT count(*) FROM jobs WHERE state = 'done'"),
+			 4);
 	store_close(&st);
 }
 
@@ -564,6 +668,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_store_job_write_failures, store_fix_setup,
 						store_fix_teardown),
 		cmocka_unit_test_setup_teardown(test_store_jobs_dispatch, store_fix_setup,
+						store_fix_teardown),
+		cmocka_unit_test_setup_teardown(test_store_host_kept_busy, store_fix_setup,
 						store_fix_teardown),
 		cmocka_unit_test_setup_teardown(test_store_readonly, store_fix_setup,
 						store_fix_teardown),

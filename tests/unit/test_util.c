@@ -35,6 +35,24 @@ static void test_util_sha256_vectors(void **state)
 	free(million);
 }
 
+/* util_strcopy writes what snprintf(out, size, "%s", src) writes, NULL as "" */
+static void test_util_strcopy(void **state)
+{
+	static const char *const srcs[] = { "", "busy", "running", "a longer text", NULL };
+	char got[8], want[8];
+	size_t i, size;
+
+	(void)state;
+	for (i = 0; i < sizeof(srcs) / sizeof(srcs[0]); i++)
+		for (size = 1; size <= sizeof(got); size++) {
+			memset(got, 'x', sizeof(got));
+			memset(want, 'x', sizeof(want));
+			snprintf(want, size, "%s", srcs[i] ? srcs[i] : "");
+			assert_int_equal(util_strcopy(got, size, srcs[i]), strlen(want));
+			assert_memory_equal(got, want, sizeof(got));
+		}
+}
+
 static void test_util_base64_roundtrip(void **state)
 {
 	const char *inputs[] = { "", "f", "fo", "foo", "foob", "fooba", "foobar" };
@@ -244,6 +262,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_util_sha256_vectors),
+		cmocka_unit_test(test_util_strcopy),
 		cmocka_unit_test(test_util_base64_roundtrip),
 		cmocka_unit_test(test_util_base64_rejects),
 		cmocka_unit_test(test_util_durations),
