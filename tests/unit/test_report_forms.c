@@ -160,6 +160,46 @@ static void test_report_cpumap(void **state)
 	json_decref(r);
 }
 
+/* The cpumap table when one variant was measured more often (a disturbed repetition run
+ * again): the other's cells hold null for the repetitions it lacks, its dropped too. */
+static void test_report_cpumap_uneven(void **state)
+{
+	json_t *r = report_fix_result(9, "cpumap-redirect", "done", 2, "[\"drop\",\"pass\"]",
+				      report_fix_h1), *f;
+	const json_t *rows, *pass, *drop;
+	int k;
+
+	(void)state;
+	for (k = 0; k < 3; k++) {
+		report_fix_add(r, 2 * k + 1, "h1", "drop", k + 1, NULL, "counter.pps", "rx_src", 5.0e6);
+		report_fix_add(r, 2 * k + 1, "h1", "drop", k + 1, NULL, "counter.pps", "rx_dst", 3.0e6);
+		if (k == 2)
+			break;
+		report_fix_add(r, 2 * k + 2, "h1", "pass", k + 1, NULL, "counter.pps", "rx_src", 4.0e6);
+		report_fix_add(r, 2 * k + 2, "h1", "pass", k + 1, NULL, "counter.pps", "rx_dst", 1.0e6);
+	}
+	f = form_as(r, "cpumap", NULL, NULL,
+		"run 9  cpumap-redirect  plan 1a2b3c4d5e6f  done\n"
+		"\n"
+		"counter.pps  (packets/s, bpf_stats off; mean of 3 repetitions)\n"
+		"\n"
+		"host h1  kernel 6.18.44\n"
+		"variant  rx on source CPU          dropped  rx on destination CPU\n"
+		"drop      5.000M ± 0.000M  2.000M ± 0.000M        3.000M ± 0.000M\n"
+		"pass      4.000M ± 0.000M  3.000M ± 0.000M        1.000M ± 0.000M\n");
+	rows = json_object_get(json_array_get(json_object_get(f, "groups"), 0), "rows");
+	drop = json_object_get(json_array_get(rows, 0), "cells");
+	pass = json_object_get(json_array_get(rows, 1), "cells");
+	assert_int_equal(json_array_size(json_object_get(json_array_get(drop, 1), "values")), 3);
+	assert_near(report_fix_value(json_array_get(drop, 1), 2), 2.0e6, 1e-6);
+	for (k = 0; k < 3; k++)
+		assert_true(json_is_null(json_array_get(json_object_get(json_array_get(pass, k),
+							"values"), 2)));
+	assert_near(report_fix_value(json_array_get(pass, 1), 1), 3.0e6, 1e-6);
+	json_decref(f);
+	json_decref(r);
+}
+
 /* One whole-window sample of METRIC for SUBJECT in UNIT and WINDOW, without a matrix. */
 static void add_unit(json_t *result, int job, const char *host, const char *variant, int rep,
 		     const char *metric, const char *subject, double value, const char *unit,
@@ -356,6 +396,7 @@ int main(void)
 		cmocka_unit_test(test_report_grid),
 		cmocka_unit_test(test_report_columns),
 		cmocka_unit_test(test_report_cpumap),
+		cmocka_unit_test(test_report_cpumap_uneven),
 		cmocka_unit_test(test_report_drivers),
 	};
 
