@@ -74,11 +74,11 @@ run_rate() {
 }
 
 # TRY: before a second try 10 s, so that what held the first has passed. What holds the
-# generator in bursts of ~1 ms gaps for a third of a window now and then is not known:
-# not the kernel's cleanup of the namespaces of labs gone before, as first thought (a
-# paced generator right after test_quickstart's lab went down, 8 runs of 2 s: within
-# 0.2 %, at most 45 hold-ups; bench/README.md "pacing"); once the agent counted 16 %
-# steal on the generator's CPU (the hypervisor's).
+# generator in bursts of ~1 ms gaps for a third of a window now and then is the
+# hypervisor: bench/pacing on an idle machine lost 30-34 % in 743-846 hold-ups while
+# /proc/stat counted 1.0-1.1 s of steal on its CPU in 2 s, and a minute later -0.1 % with
+# none (bench/README.md "pacing"); not the kernel's cleanup of labs gone before, as first
+# thought. The agent calls such a job disturbed; the try after it measures again.
 settle() {
 	[ "$1" -gt 1 ] && sleep 10
 	return 0
