@@ -79,8 +79,21 @@ run_rate() {
 # /proc/stat counted 1.0-1.1 s of steal on its CPU in 2 s, and a minute later -0.1 % with
 # none (bench/README.md "pacing"); not the kernel's cleanup of labs gone before, as first
 # thought. The agent calls such a job disturbed; the try after it measures again.
+# Before each try, while the hypervisor steals 5 % or more of the CPUs (/proc/stat over
+# 2 s), wait (at most 60 s): a window then would only be disturbed again.
+steal_pct() {
+	local a b
+	a=$(awk '$1 == "cpu" { print $9, $2+$3+$4+$5+$6+$7+$8+$9 }' /proc/stat)
+	sleep 2
+	b=$(awk '$1 == "cpu" { print $9, $2+$3+$4+$5+$6+$7+$8+$9 }' /proc/stat)
+	awk -v a="$a" -v b="$b" 'BEGIN { split(a, x, " "); split(b, y, " ");
+		t = y[2] - x[2]; print (t > 0 ? int(100 * (y[1] - x[1]) / t) : 0) }'
+}
 settle() {
+	local i=0 pct
 	[ "$1" -gt 1 ] && sleep 10
+	while pct=$(steal_pct) && [ "$pct" -ge 5 ] && [ $i -lt 60 ]; do i=$((i + 2)); done
+	[ $i -gt 0 ] && echo "waited $i s for the hypervisor's steal to fall under 5 % (now ${pct} %)" >&2
 	return 0
 }
 
