@@ -129,14 +129,16 @@ def rows(path):
         out[(h, v)] = (int(n), float(lo), float(hi), float(mean))
     return out
 rx, prog = rows(sys.argv[1]), rows(sys.argv[2])
+# 3 planned repetitions, more where the agent found one disturbed (its icount
+# figures stand: a repetition added is measured the same way)
 for k in [("g1", "drop"), ("g1", "pass"), ("g2", "drop"), ("g2", "pass")]:
     n, lo, hi, mean = rx[k]
-    assert n == 3 and lo > 0, (k, rx[k])
+    assert n >= 3 and lo > 0, (k, rx[k])
     spread = (hi - lo) / mean
     print(f"  {k[0]} {k[1]}: rx.ns_per_frame {mean:.1f}, spread {100 * spread:.2f} %")
     assert spread <= 0.05, (k, rx[k])
     n, lo, hi, mean = prog[k]
-    assert n == 3 and lo == hi, (k, prog[k])
+    assert n >= 3 and lo == hi, (k, prog[k])
 for v in ("drop", "pass"):
     a, b = rx[("g1", v)], rx[("g2", v)]
     # the two drivers' figures: apart by more than both spreads together
