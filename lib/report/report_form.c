@@ -587,6 +587,41 @@ static const json_t *first_section(const json_t *report, const char *metric)
 	return NULL;
 }
 
+/* The fewest repetitions measured in a cell of ROWS that has any (min stays as it is
+ * when none has fewer). */
+static void rows_fewest_values(const json_t *rows, int *min)
+{
+	const json_t *row, *cell, *x;
+	size_t i, j, k;
+
+	json_array_foreach(rows, i, row)
+		json_array_foreach(json_object_get(row, "cells"), j, cell) {
+			int n = 0;
+
+			json_array_foreach(json_object_get(cell, "values"), k, x)
+				n += !json_is_null(x);
+			if (n > 0 && n < *min)
+				*min = n;
+		}
+}
+
+/* "repeat_min" beside "repeat" when some cell of FORM averages fewer repetitions than
+ * the run's most (a variant measured again less often, or one that failed): the title
+ * says "mean of 3 to 5 repetitions", not 5. */
+static int form_repeat_min(json_t *form, int repeat)
+{
+	const json_t *g;
+	int min = repeat;
+	size_t i;
+
+	rows_fewest_values(json_object_get(form, "rows"), &min);
+	json_array_foreach(json_object_get(form, "groups"), i, g)
+		rows_fewest_values(json_object_get(g, "rows"), &min);
+	if (min >= repeat)
+		return 0;
+	return json_object_set_new(form, "repeat_min", json_integer(min)) ? -ENOMEM : 0;
+}
+
 json_t *report_form_build(const json_t *report, const char *form_name, const char *metric,
 			  const char *subject, struct err *err)
 {
@@ -673,6 +708,8 @@ json_t *report_form_build(const json_t *report, const char *form_name, const cha
 	} else {
 		ret = form_by_variant(report, form, metric, subjects, cpumap, repeat);
 	}
+	if (!ret)
+		ret = form_repeat_min(form, repeat);
 	if (ret)
 		goto fail;
 	json_decref(subjects);

@@ -45,18 +45,32 @@ static void grid_num(char *buf, size_t len, const json_t *cell, bool rate,
 			  json_object_get(cell, "details"), -1);
 }
 
+/* "5 repetitions", or "3 to 5 repetitions" where some cell averages fewer (repeat_min). */
+static const char *form_repetitions(const json_t *form, char *buf, size_t len)
+{
+	int repeat = (int)jget_int(form, "repeat", 0);
+	int min = (int)jget_int(form, "repeat_min", repeat);
+
+	if (min < repeat)
+		snprintf(buf, len, "%d to %d repetitions", min, repeat);
+	else
+		snprintf(buf, len, "%d repetition%s", repeat, repeat == 1 ? "" : "s");
+	return buf;
+}
+
 static void form_title(const json_t *form, FILE *out)
 {
 	const char *metric = jget_str(form, "metric", NULL), *subject = jget_str(form, "subject", NULL);
 	const char *window = jget_str(form, "window", NULL);
-	int repeat = (int)jget_int(form, "repeat", 0);
+	char reps[48];
 
-	fprintf(out, "%s%s%s  (%s, %s; mean of %d repetition%s)\n", metric,
+	fprintf(out, "%s%s%s  (%s, %s; mean of %s)\n", metric,
 		subject ? " " : "", subject ? subject : "",
 		jget_str(form, "unit", NULL) && !strcmp(jget_str(form, "unit", NULL), "pps") ? "packets/s" :
 		(jget_str(form, "unit", NULL) ? jget_str(form, "unit", NULL) : "-"),
 		!window ? "no window" : !strcmp(window, "rate") ? "bpf_stats off" :
-		!strcmp(window, "cost") ? "bpf_stats on" : window, repeat, repeat == 1 ? "" : "s");
+		!strcmp(window, "cost") ? "bpf_stats on" : window,
+		form_repetitions(form, reps, sizeof(reps)));
 }
 
 /* A form's text table: NC columns whose texts of up to W - 1 bytes are written into
@@ -297,6 +311,7 @@ static void drivers_title(const json_t *form, FILE *out)
 	const char *metric = jget_str(form, "metric", NULL), *subject = jget_str(form, "subject", NULL);
 	const char *window = jget_str(form, "window", NULL);
 	int repeat = (int)jget_int(form, "repeat", 0);
+	char reps[48];
 
 	fprintf(out, "%s%s%s  (%s", metric, subject ? " " : "", subject ? subject : "",
 		drivers_what(metric, jget_str(form, "unit", NULL)));
@@ -304,7 +319,7 @@ static void drivers_title(const json_t *form, FILE *out)
 		fputs(", bpf_stats on", out);
 	else if (window && strcmp(window, "rate"))
 		fprintf(out, ", window %s", window);
-	fprintf(out, "; mean of %d repetition%s%s)\n", repeat, repeat == 1 ? "" : "s",
+	fprintf(out, "; mean of %s%s)\n", form_repetitions(form, reps, sizeof(reps)),
 		repeat > 1 ? ", ± spread" : "");
 }
 

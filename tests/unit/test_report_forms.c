@@ -161,7 +161,8 @@ static void test_report_cpumap(void **state)
 }
 
 /* The cpumap table when one variant was measured more often (a disturbed repetition run
- * again): the other's cells hold null for the repetitions it lacks, its dropped too. */
+ * again): the other's cells hold null for the repetitions it lacks, its dropped too, and
+ * the title says how many each mean has at least and at most. */
 static void test_report_cpumap_uneven(void **state)
 {
 	json_t *r = report_fix_result(9, "cpumap-redirect", "done", 2, "[\"drop\",\"pass\"]",
@@ -181,7 +182,7 @@ static void test_report_cpumap_uneven(void **state)
 	f = form_as(r, "cpumap", NULL, NULL,
 		"run 9  cpumap-redirect  plan 1a2b3c4d5e6f  done\n"
 		"\n"
-		"counter.pps  (packets/s, bpf_stats off; mean of 3 repetitions)\n"
+		"counter.pps  (packets/s, bpf_stats off; mean of 2 to 3 repetitions)\n"
 		"\n"
 		"host h1  kernel 6.18.44\n"
 		"variant  rx on source CPU          dropped  rx on destination CPU\n"
@@ -196,6 +197,8 @@ static void test_report_cpumap_uneven(void **state)
 		assert_true(json_is_null(json_array_get(json_object_get(json_array_get(pass, k),
 							"values"), 2)));
 	assert_near(report_fix_value(json_array_get(pass, 1), 1), 3.0e6, 1e-6);
+	assert_int_equal(json_integer_value(json_object_get(f, "repeat")), 3);
+	assert_int_equal(json_integer_value(json_object_get(f, "repeat_min")), 2);
 	json_decref(f);
 	json_decref(r);
 }
