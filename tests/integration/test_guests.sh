@@ -61,14 +61,15 @@ rels=$(sql "SELECT count(DISTINCT e.kernel_release) FROM jobs j JOIN host_envs e
 	WHERE j.run_id=$run")
 check "jobs ran on ${#klist[@]} distinct kernel releases ($rels)" test "$rels" = "${#klist[@]}"
 for k in "${klist[@]}"; do
-	# tx runs two programs (xdp_tx on b, xdp_drop on a): 2 + 2 + 2 x 2 samples
+	# tx runs two programs (xdp_tx on b, xdp_drop on a): 2 + 2 + 2 x 2 samples, of the
+	# planned jobs (a repetition added for a disturbed one has its own)
 	n=$(sql "SELECT count(*) FROM samples s JOIN jobs j ON j.id = s.job_id
-		JOIN host_envs e ON e.id = j.env_id WHERE j.run_id=$run AND e.kernel_release='$k'
-		AND s.metric='prog.ns_per_run' AND s.window='cost' AND s.seq IS NULL AND s.value > 0")
+		JOIN host_envs e ON e.id = j.env_id WHERE j.run_id=$run AND j.$planned
+		AND e.kernel_release='$k' AND s.metric='prog.ns_per_run' AND s.window='cost' AND s.seq IS NULL AND s.value > 0")
 	check "kernel $k: every program of every job measured prog.ns_per_run ($n of 8)" test "$n" = 8
 	n=$(sql "SELECT count(*) FROM samples s JOIN jobs j ON j.id = s.job_id
-		JOIN host_envs e ON e.id = j.env_id WHERE j.run_id=$run AND e.kernel_release='$k'
-		AND s.metric='port.rx_pps' AND s.subject='b' AND s.seq IS NULL AND s.value > 0")
+		JOIN host_envs e ON e.id = j.env_id WHERE j.run_id=$run AND j.$planned
+		AND e.kernel_release='$k' AND s.metric='port.rx_pps' AND s.subject='b' AND s.seq IS NULL AND s.value > 0")
 	check "kernel $k: every job received frames on port b ($n of 6)" test "$n" = 6
 done
 

@@ -58,7 +58,7 @@ check "every job: port b tc_attach egress clsact ($(tc_of b egress))" test "$(tc
 check "every job: port a tc_attach none ($(tc_of a ingress)/$(tc_of a egress))" \
 	test "$(tc_of a ingress)/$(tc_of a egress)" = none/none
 n=$(sql "SELECT count(*) FROM jobs j JOIN host_envs e ON e.id = j.env_id
-	WHERE j.run_id=$run AND e.kernel_release='$kernel'")
+	WHERE j.run_id=$run AND j.$planned AND e.kernel_release='$kernel'")
 check "all 5 jobs ran on $kernel ($n)" test "$n" = 5
 
 # --- and the compare tables say so (lib/report/report_compare.c: tc attach per side)
