@@ -21,6 +21,7 @@
 
 #include "proto/proto.h"
 #include "proto/samples.h"
+#include "store/store_alloc.h"
 #include "store/store_repeat.h"
 #include "base/util.h"
 
@@ -416,10 +417,12 @@ static void store_free(struct store *st)
 
 /* SQLite's process-wide settings, before its first use (sqlite3_config refuses them
  * after, harmlessly): no memory statistics, which nothing reads and which cost a global
- * mutex around every allocation SQLite makes (about a dozen a stored sample). */
+ * mutex around every allocation SQLite makes (about a dozen a stored sample); the
+ * store's allocator (store_alloc.c), for bpflabd and the CLI alike. */
 static void sqlite_setup(void)
 {
 	sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+	store_alloc_install();
 }
 
 /* Whether PATH's companion PATH SUFFIX ("-wal") exists. SQLite names the companions
