@@ -28,6 +28,15 @@
 /* The writer's lookaside (store_open): slots of this many bytes, this many of them */
 #define STORE_LOOKASIDE_SLOT 1200
 #define STORE_LOOKASIDE_SLOTS 1024
+/* The sub-journal (the pages a savepoint or a statement of several rows changed, as
+ * they were before it) stays in memory up to this many bytes, then goes to a temporary
+ * file. SQLite's default, 64 KiB, is 16 pages: a result stored in a batch puts more
+ * there (its savepoint, and each statement of several rows in it, the pages they
+ * change; store_ingest.c), and once the sub-journal has gone to a file it stays one
+ * until the transaction ends, so the batch's later results wrote every page they
+ * changed to it with pwrite64 (bench/README.md, "The sub-journal in memory"). Bounded,
+ * for an import or a delete that changes many pages. */
+#define STORE_SUBJOURNAL_SPILL (8 << 20)
 
 /* Generated from schema/NNN_*.sql by scripts/embed-schema.sh. */
 extern const char *const store_migrations[];
@@ -418,10 +427,12 @@ static void store_free(struct store *st)
 /* SQLite's process-wide settings, before its first use (sqlite3_config refuses them
  * after, harmlessly): no memory statistics, which nothing reads and which cost a global
  * mutex around every allocation SQLite makes (about a dozen a stored sample); the
- * store's allocator (store_alloc.c), for bpflabd and the CLI alike. */
+ * sub-journal in memory up to STORE_SUBJOURNAL_SPILL; the store's allocator
+ * (store_alloc.c), for bpflabd and the CLI alike. */
 static void sqlite_setup(void)
 {
 	sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+	sqlite3_config(SQLITE_CONFIG_STMTJRNL_SPILL, STORE_SUBJOURNAL_SPILL);
 	store_alloc_install();
 }
 

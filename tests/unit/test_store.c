@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <cmocka.h>
 
+#include <dirent.h>
 #include <errno.h>
 #include <sqlite3.h>
 #include <stdio.h>
@@ -610,6 +611,49 @@ static void test_store_ingest_many_samples(void **state)
 	store_close(&st);
 }
 
+/* Whether this process holds one of SQLite's temporary files open (named etilqs_...,
+ * deleted as soon as opened): a sub-journal gone to disk. */
+static bool sqlite_temp_file_open(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *e;
+	char target[512];
+	bool found = false;
+	ssize_t n;
+
+	assert_non_null(d);
+	while (!found && (e = readdir(d))) {
+		n = readlinkat(dirfd(d), e->d_name, target, sizeof(target) - 1);
+		if (n > 0) {
+			target[n] = '\0';
+			found = strstr(target, "/etilqs_") != NULL;
+		}
+	}
+	closedir(d);
+	return found;
+}
+
+/* A savepoint that changes 600 pages (2.4 MB) keeps its sub-journal in memory
+ * (store.c, STORE_SUBJOURNAL_SPILL; SQLite's default sends one of over 16 pages to a
+ * temporary file, as a batch's results did), and rolls back as it should. */
+static void test_store_subjournal_in_memory(void **state)
+{
+	struct store_fix *f = *state;
+	struct err err;
+	struct store *st = store_open(f->db, false, &err);
+
+	assert_non_null(st);
+	store_fix_sql(st, "CREATE TABLE pad (x BLOB); WITH RECURSIVE n(i) AS (SELECT 1 "
+		      "UNION ALL SELECT i + 1 FROM n WHERE i < 600) "
+		      "INSERT INTO pad SELECT zeroblob(3000) FROM n");
+	store_fix_sql(st, "BEGIN IMMEDIATE; SAVEPOINT part; UPDATE pad SET x = x || 'a'");
+	assert_false(sqlite_temp_file_open());
+	store_fix_sql(st, "ROLLBACK TO part; RELEASE part; COMMIT");
+	assert_int_equal(db_file_count(f->db, "SELECT count(*) FROM pad WHERE "
+				     "length(x) = 3000"), 600);
+	store_close(&st);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -628,6 +672,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_store_ingest_samples, store_fix_setup,
 						store_fix_teardown),
 		cmocka_unit_test_setup_teardown(test_store_ingest_many_samples, store_fix_setup,
+						store_fix_teardown),
+		cmocka_unit_test_setup_teardown(test_store_subjournal_in_memory, store_fix_setup,
 						store_fix_teardown),
 	};
 
