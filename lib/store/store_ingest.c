@@ -98,7 +98,12 @@ int sto_series_id(struct store *st, const char *metric, const char *subject,
 #define SAMPLE_ROWS8 SAMPLE_ROWS4 "," SAMPLE_ROWS4
 #define SAMPLE_ROWS16 SAMPLE_ROWS8 "," SAMPLE_ROWS8
 #define SAMPLE_ROWS32 SAMPLE_ROWS16 "," SAMPLE_ROWS16
-#define SAMPLE_INSERT "INSERT INTO sample_values (job_id, series_id, seq, value, unit) VALUES "
+/* OR FAIL: a row that breaks a constraint ends the statement and leaves its rows before
+ * it, so SQLite keeps no statement journal (a copy of every page a statement of several
+ * rows changes, to undo it alone); the result's transaction or savepoint is rolled back
+ * on any error (store_ingest_msg), which undoes them. */
+#define SAMPLE_INSERT "INSERT OR FAIL INTO sample_values (job_id, series_id, seq, value, unit) " \
+	"VALUES "
 
 static const struct sto_stmt stmt_sample_insert = { SAMPLE_INSERT SAMPLE_ROW };
 static const struct sto_stmt stmt_sample_insert8 = { SAMPLE_INSERT SAMPLE_ROWS8 };
@@ -124,11 +129,12 @@ static int sample_bind(sqlite3_stmt *s, int k, int64_t job_id, int64_t sid,
 }
 
 /* Insert samples IN[0..N) of job JOB_ID, their series ids SID[0..N), by statement DEF
- * of N rows. Returns 0; 1 when a row breaks the unique key (SQLite undid the statement's
- * rows, no message); or -errno with the message set. The statement is left reset. */
+ * of N rows. Returns 0; 1 when a row breaks the unique key, the rows before it inserted
+ * (*BEFORE of them; they stay until the caller rolls back), no message; or -errno with
+ * the message set. The statement is left reset. */
 static int samples_insert_rows(struct store *st, const struct sto_stmt *def, int64_t job_id,
 			       const int64_t *sid, const struct sample *in, size_t n,
-			       bool icount)
+			       bool icount, size_t *before)
 {
 	sqlite3_stmt *s = NULL;
 	int err = sto_prep(st, def, &s), rc = SQLITE_OK;
@@ -140,6 +146,7 @@ static int samples_insert_rows(struct store *st, const struct sto_stmt *def, int
 		rc = sample_bind(s, (int)k, job_id, sid[k], &in[k], icount);
 	if (rc == SQLITE_OK)
 		rc = sqlite3_step(s);
+	*before = (size_t)sqlite3_changes(st->db);	/* a statement ended by FAIL: its rows */
 	sqlite3_reset(s);
 	if (rc == SQLITE_DONE)
 		return 0;
@@ -148,14 +155,14 @@ static int samples_insert_rows(struct store *st, const struct sto_stmt *def, int
 
 /* Insert the N samples IN of job JOB_ID (lib/proto/samples.h) and count them in *COUNT.
  * A series id from the connection's cache (sto_series_id), looked up only when the
- * series changes. In the result's transaction. A statement of several rows that breaks
- * the unique key is undone alone by SQLite (its rows only); its rows are then inserted
- * one by one to name the sample given twice. */
+ * series changes. In the result's transaction, which the caller rolls back on an error:
+ * a sample given twice leaves the rows before it (SAMPLE_INSERT) and is named by its
+ * index, the rows its statement inserted before it (test_store_ingest_many_samples). */
 static int samples_insert(struct store *st, int64_t job_id, const struct sample *in,
 			  size_t n, bool icount, int *count)
 {
 	int64_t sid[32], last = 0;
-	size_t i = 0, k, rows;
+	size_t i = 0, k, rows, before = 0;
 	int err = 0;
 
 	while (!err && i < n) {
@@ -176,25 +183,15 @@ static int samples_insert(struct store *st, int64_t job_id, const struct sample 
 			err = samples_insert_rows(st, rows == 32 ? &stmt_sample_insert32 :
 						  rows == 8 ? &stmt_sample_insert8 :
 						  &stmt_sample_insert, job_id, sid, &in[i], rows,
-						  icount);
-		if (err == 1 && rows > 1) {
-			/* undone: its rows again one by one, up to the one refused */
-			for (k = 0; k < rows; k++) {
-				err = samples_insert_rows(st, &stmt_sample_insert, job_id, &sid[k],
-							  &in[i + k], 1, icount);
-				if (err)
-					break;
-			}
-			*count += (int)k;
-			i += k;
-			rows = 0;
-		} else if (!err) {
-			*count += (int)rows;
+						  icount, &before);
+		if (err == 1) {
+			i += before < rows ? before : 0;
+			return store_fail(st, -EINVAL, "sample %zu ('%s' of '%s', window '%s') "
+					  "is given twice", i, in[i].metric, in[i].subject,
+					  in[i].window);
 		}
-		if (err == 1)
-			err = store_fail(st, -EINVAL, "sample %zu ('%s' of '%s', window '%s') is "
-					 "given twice", i, in[i].metric, in[i].subject,
-					 in[i].window);
+		if (!err)
+			*count += (int)rows;
 		i += rows;
 	}
 	return err;

@@ -573,7 +573,8 @@ static json_t *result_seconds(int64_t job, int n, int dup)
 
 /* Samples go in by statements of 32, 8 and one rows (store_ingest.c): every row stored
  * with its own second and value, and a second given twice named by its index whether
- * it falls in a statement of 32, of 8 or of one, nothing of the result kept. */
+ * it falls in a statement of 32, of 8 or of one, nothing of the result kept, alone or
+ * in a batch. */
 static void test_store_ingest_many_samples(void **state)
 {
 	static const int dups[] = { 20, 35, 44 };
@@ -594,10 +595,19 @@ static void test_store_ingest_many_samples(void **state)
 		json_decref(r);
 		assert_int_equal(store_fix_count(f->db, "samples"), 0);
 	}
+	/* in a batch (each result a savepoint): the refused one's 20 rows before its
+	 * sample given twice go with it, the other result stays */
+	assert_int_equal(store_batch_begin(st), 0);
+	r = result_seconds(job[1], 45, 20);
+	assert_int_equal(store_ingest_result(st, h1, r, 400, &ing), -EINVAL);
+	assert_contains(store_err(st)->msg, "sample 20 ('port.rx_pps' of 'b'");
+	json_decref(r);
 	r = result_seconds(job[0], 45, -1);	/* 32 + 8 + 5 x 1 */
 	assert_int_equal(store_ingest_result(st, h1, r, 400, &ing), 0);
 	assert_int_equal(ing.n_samples, 45);
 	json_decref(r);
+	assert_int_equal(store_batch_end(st, 0), 0);
+	assert_int_equal(store_fix_count(f->db, "samples"), 45);
 	r = result_seconds(job[1], 3, -1);
 	assert_int_equal(store_ingest_result(st, h1, r, 400, &ing), 0);
 	assert_int_equal(ing.n_samples, 3);
