@@ -111,6 +111,7 @@ int coord_run_once(struct coord *c, int timeout_ms)
 		wait = 0;
 	if (wait > timeout_ms)
 		wait = timeout_ms;
+	log_flush();	/* the last turn's lines (coord_run holds them) */
 	rc = zmq_poll(items, c->zap_sock ? 4 : 3, (long)wait);
 	if (rc < 0)
 		return zmq_errno() == EINTR ? 0 : -zmq_errno();
@@ -158,6 +159,7 @@ int coord_run(struct coord *c)
 {
 	int err = 0;
 
+	log_hold();	/* a turn's lines in one write, before the next wait (coord_run_once) */
 	while (!c->stop && !err)
 		err = coord_run_once(c, c->opts.tick_ms);
 	if (err)
@@ -167,6 +169,7 @@ int coord_run(struct coord *c)
 		c->stats.turn_max_cpu_us / 1000.0,
 		(unsigned long long)c->stats.turns_over_budget,
 		c->stats.turns_over_budget == 1 ? "" : "s", COORD_TURN_BUDGET_MS);
+	log_flush();
 	return err;
 }
 

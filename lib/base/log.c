@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* log.c - see log.h. Single global logger; safe to call from several threads (one
- * fprintf per line, and stdio locks the stream). */
+ * fwrite per line, and stdio locks the stream); a file's lines are flushed one by one,
+ * or held in the buffer by a thread that asked (log_hold) until log_flush. */
 #include "base/log.h"
 
 #include <bpf/libbpf.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -14,6 +16,7 @@
 static const char *log_progname = "bpflab";
 static enum log_level log_level = LOG_INFO;
 static FILE *log_file;
+static _Thread_local bool log_held;	/* log_hold */
 
 void log_init(const char *progname, enum log_level level)
 {
@@ -37,11 +40,22 @@ int log_set_file(const char *path)
 
 	if (!f)
 		return -errno;
-	setvbuf(f, NULL, _IOLBF, 0);
+	setvbuf(f, NULL, _IOFBF, 1 << 16);	/* each line flushed by log_vmsg, or held */
 	if (log_file)
 		fclose(log_file);
 	log_file = f;
 	return 0;
+}
+
+void log_hold(void)
+{
+	log_held = true;
+}
+
+void log_flush(void)
+{
+	if (log_file)
+		fflush(log_file);
 }
 
 /* The UTC time SEC to the second, "YYYY-MM-DDTHH:MM:SS": made once a second by each
@@ -124,6 +138,8 @@ static void log_vmsg(enum log_level level, const char *fmt, va_list ap)
 		n--;
 	line[n++] = '\n';
 	fwrite(line, 1, n, out);
+	if (log_file && (!log_held || level == LOG_WARN))
+		fflush(out);
 }
 
 void log_msg(enum log_level level, const char *fmt, ...)

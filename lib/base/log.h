@@ -18,6 +18,12 @@ void log_set_level(enum log_level level);
 enum log_level log_get_level(void);
 /* Append to PATH instead of stderr. Returns 0 or -errno. */
 int log_set_file(const char *path);
+/* The calling thread's lines to the file wait in its buffer until log_flush, not
+ * written one by one (a loop that logs lines by the thousand a second: bpflabd flushes
+ * before each wait); warnings are written at once, and other threads' lines too. */
+void log_hold(void);
+/* Write the lines waiting in the buffer. */
+void log_flush(void);
 void log_msg(enum log_level level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Route libbpf's prints through our log (LIBBPF_WARN -> info, INFO -> debug, DEBUG dropped
  * unless -vv). */

@@ -2,7 +2,7 @@
 /* test_log.c - lib/base/log.c writing to a file: each line "YYYY-MM-DDTHH:MM:SS.mmmZ
  * PROG: LEVEL: TEXT", its time the UTC of the moment it was written, also across a
  * second boundary and from another thread (the stamp text is kept a second per
- * thread), lines below the level left out. */
+ * thread), lines below the level left out; a thread's held lines (log_hold). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -105,10 +105,54 @@ static void test_log_file_stamps(void **state)
 	tmpdir_remove(dir);
 }
 
+/* The lines in file PATH now */
+static int file_lines(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	int c, n = 0;
+
+	assert_non_null(f);
+	while ((c = fgetc(f)) != EOF)
+		n += c == '\n';
+	fclose(f);
+	return n;
+}
+
+/* A thread that holds its lines (log_hold, bpflabd's loop): they reach the file at
+ * log_flush, at a warning, or when another thread's line is written, in order. Last:
+ * the hold stays with this thread. */
+static void test_log_held(void **state)
+{
+	char dir[] = "/tmp/bpflab-test-log.XXXXXX", path[64];
+	pthread_t th;
+
+	(void)state;
+	tmpdir_make(dir);
+	snprintf(path, sizeof(path), "%s/log", dir);
+	log_init("test_log", LOG_INFO);
+	assert_int_equal(log_set_file(path), 0);
+	log_hold();
+	pr_info("held one");
+	assert_int_equal(file_lines(path), 0);
+	pr_warn("a warning, at once");
+	assert_int_equal(file_lines(path), 2);
+	pr_info("held two");
+	assert_int_equal(file_lines(path), 2);
+	assert_int_equal(pthread_create(&th, NULL, other_thread, NULL), 0);
+	assert_int_equal(pthread_join(th, NULL), 0);
+	assert_int_equal(file_lines(path), 4);
+	pr_info("held three");
+	assert_int_equal(file_lines(path), 4);
+	log_flush();
+	assert_int_equal(file_lines(path), 5);
+	tmpdir_remove(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_log_file_stamps),
+		cmocka_unit_test(test_log_held),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
