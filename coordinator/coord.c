@@ -159,7 +159,7 @@ int coord_run(struct coord *c)
 {
 	int err = 0;
 
-	log_hold();	/* a turn's lines in one write, before the next wait (coord_run_once) */
+	log_hold(true);	/* a turn's lines in one write, before the next wait (coord_run_once) */
 	while (!c->stop && !err)
 		err = coord_run_once(c, c->opts.tick_ms);
 	if (err)
@@ -169,7 +169,7 @@ int coord_run(struct coord *c)
 		c->stats.turn_max_cpu_us / 1000.0,
 		(unsigned long long)c->stats.turns_over_budget,
 		c->stats.turns_over_budget == 1 ? "" : "s", COORD_TURN_BUDGET_MS);
-	log_flush();
+	log_hold(false);	/* the stop's lines at once */
 	return err;
 }
 

@@ -47,9 +47,11 @@ int log_set_file(const char *path)
 	return 0;
 }
 
-void log_hold(void)
+void log_hold(bool hold)
 {
-	log_held = true;
+	log_held = hold;
+	if (!hold)
+		log_flush();
 }
 
 void log_flush(void)

@@ -10,6 +10,7 @@
 #define BPFLAB_LOG_H
 
 #include <stdarg.h>
+#include <stdbool.h>
 
 enum log_level { LOG_WARN = 0, LOG_INFO = 1, LOG_DEBUG = 2 };
 
@@ -18,10 +19,11 @@ void log_set_level(enum log_level level);
 enum log_level log_get_level(void);
 /* Append to PATH instead of stderr. Returns 0 or -errno. */
 int log_set_file(const char *path);
-/* The calling thread's lines to the file wait in its buffer until log_flush, not
- * written one by one (a loop that logs lines by the thousand a second: bpflabd flushes
- * before each wait); warnings are written at once, and other threads' lines too. */
-void log_hold(void);
+/* HOLD: the calling thread's lines to the file wait in its buffer until log_flush, not
+ * written one by one (a loop that logs lines by the thousand a second: bpflabd's, which
+ * flushes before each wait); warnings are written at once, and other threads' lines too.
+ * !HOLD: its lines written one by one again, the held ones first. */
+void log_hold(bool hold);
 /* Write the lines waiting in the buffer. */
 void log_flush(void);
 void log_msg(enum log_level level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -119,8 +119,8 @@ static int file_lines(const char *path)
 }
 
 /* A thread that holds its lines (log_hold, bpflabd's loop): they reach the file at
- * log_flush, at a warning, or when another thread's line is written, in order. Last:
- * the hold stays with this thread. */
+ * log_flush, at a warning, or when another thread's line is written, in order; once it
+ * lets go, the held ones go out and each line after at once. */
 static void test_log_held(void **state)
 {
 	char dir[] = "/tmp/bpflab-test-log.XXXXXX", path[64];
@@ -131,7 +131,7 @@ static void test_log_held(void **state)
 	snprintf(path, sizeof(path), "%s/log", dir);
 	log_init("test_log", LOG_INFO);
 	assert_int_equal(log_set_file(path), 0);
-	log_hold();
+	log_hold(true);
 	pr_info("held one");
 	assert_int_equal(file_lines(path), 0);
 	pr_warn("a warning, at once");
@@ -145,6 +145,11 @@ static void test_log_held(void **state)
 	assert_int_equal(file_lines(path), 4);
 	log_flush();
 	assert_int_equal(file_lines(path), 5);
+	pr_info("held four");
+	log_hold(false);
+	assert_int_equal(file_lines(path), 6);
+	pr_info("not held");
+	assert_int_equal(file_lines(path), 7);
 	tmpdir_remove(dir);
 }
 
