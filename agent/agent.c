@@ -741,6 +741,9 @@ int agent_run(struct agent *a)
 		}
 		if (a->held && wake > a->held_retry_ms)
 			wake = a->held_retry_ms;
+		/* a spool resend is due at its time, not at the next heartbeat */
+		if (a->sock && a->welcomed && a->resend_at_ms && wake > a->resend_at_ms)
+			wake = a->resend_at_ms;
 		if (a->boot.pid) {	/* its output, its exit (no fd for that: a short wake) */
 			if (a->boot.err_fd >= 0)
 				items[n++] = (zmq_pollitem_t){ .fd = a->boot.err_fd,
