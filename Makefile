@@ -217,11 +217,13 @@ FUZZ_SRCS_agent_config  := agent/config.c agent/provider.c
 FUZZ_SRCS_provider_list := agent/provider.c
 FUZZ_SRCS_probe_frame   := agent/probe.c
 FUZZ_SRCS_verifier_log  := agent/verifier_log.c
+FUZZ_SRCS_job_objects   := agent/objstore.c
 FUZZ_SRCS_web_query     := web/web_util.c web/web_guard.c
 $(BUILD)/fuzz/fuzz_agent_config: $(FUZZ_SRCS_agent_config) $(wildcard agent/*.h)
 $(BUILD)/fuzz/fuzz_provider_list: $(FUZZ_SRCS_provider_list) $(wildcard agent/*.h)
 $(BUILD)/fuzz/fuzz_probe_frame: $(FUZZ_SRCS_probe_frame) $(wildcard agent/*.h)
 $(BUILD)/fuzz/fuzz_verifier_log: $(FUZZ_SRCS_verifier_log) $(wildcard agent/*.h)
+$(BUILD)/fuzz/fuzz_job_objects: $(FUZZ_SRCS_job_objects) $(wildcard agent/*.h)
 $(BUILD)/fuzz/fuzz_web_query: $(FUZZ_SRCS_web_query) web/web.h
 $(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(LIB_SRCS) $(wildcard lib/*/*.h) $(SCHEMA_C)
 	$(call msg,FUZZ,$@)

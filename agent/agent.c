@@ -45,6 +45,9 @@ struct agent *agent_new(const struct agent_opts *opts)
 		err = errno;
 		goto fail;
 	}
+	a->objects = objstore_new(OBJSTORE_OBJECTS, OBJSTORE_BYTES);
+	if (!a->objects)
+		goto fail;
 	a->zctx = zmq_ctx_new();
 	if (!a->zctx)
 		goto zfail;
@@ -101,6 +104,7 @@ void agent_destroy(struct agent **ap)
 	free(a->held);
 	json_decref(a->held_job);
 	spool_destroy(&a->spool);
+	objstore_destroy(&a->objects);
 	free(a);
 	*ap = NULL;
 }
@@ -201,6 +205,8 @@ static void connect_coord(struct agent *a)
 		/* a reconnect while the provider runs, not the new kernel saying hello */
 		if (a->boot.pid)
 			json_object_set_new(hello, "booting", json_string(a->boot.release));
+		/* job messages may name the objects it keeps by sha256 alone */
+		json_object_set_new(hello, "objects_kept", json_integer(OBJSTORE_OBJECTS));
 		send_coord(a, hello);
 		json_decref(hello);
 	}
@@ -455,15 +461,48 @@ static void wait_worker(struct agent *a)
 
 /* Coordinator messages --------------------------------------------------------------- */
 
+/* Refuse job ID (TEXT): it names objects this agent does not keep (their sha256 in
+ * MISSING, taken); the coordinator sends it again with their bytes. */
+static void refuse_missing(struct agent *a, const json_t *id, const char *text,
+			   json_t *missing)
+{
+	json_t *e = proto_error_new("job", "job '%s' names %zu object(s) by sha256 that agent "
+				    "'%s' does not keep (first %.64s): send their bytes", text,
+				    json_array_size(missing), a->opts.inv->agent,
+				    json_string_value(json_array_get(missing, 0)));
+
+	pr_info("refusing job '%s': %zu object(s) not kept here", text,
+		json_array_size(missing));
+	if (e && !json_object_set(e, "job", (json_t *)id)) {
+		json_object_set_new(e, "missing", missing);	/* taken, also on failure */
+		send_coord(a, e);
+	} else {
+		json_decref(missing);
+	}
+	json_decref(e);
+}
+
 static void on_job(struct agent *a, json_t *msg)
 {
 	json_t *job = json_object_get(msg, "job");
 	json_t *id = json_object_get(job, "id");
+	json_t *objects = json_object_get(msg, "objects");
+	json_t *missing = json_array();
 	char text[AGENT_ID_LEN];
 	json_t *accept;
-	int err;
+	int err, n_missing = 0;
 
+	/* the objects it carries are kept even if the job is refused: the coordinator
+	 * counts them as sent */
+	if (json_is_object(objects) && missing)
+		n_missing = objstore_complete(a->objects, objects, missing);
+	if (!missing || n_missing < 0) {
+		json_decref(missing);
+		send_error(a, "job", id, "out of memory");
+		return;
+	}
 	if (!json_is_object(job) || job_id_text(msg, text, sizeof(text))) {
+		json_decref(missing);
 		pr_warn("job message without a usable job id");
 		a->malformed++;
 		send_error(a, "job", id, "job message has no valid job id");
@@ -481,10 +520,16 @@ static void on_job(struct agent *a, json_t *msg)
 		else
 			snprintf(why, sizeof(why), "agent '%s' is switching to kernel '%s'",
 				 a->opts.inv->agent, a->boot.release);
+		json_decref(missing);
 		pr_warn("refusing job '%s': %s", text, why);
 		send_error(a, "job", id, why);
 		return;
 	}
+	if (n_missing) {
+		refuse_missing(a, id, text, missing);
+		return;
+	}
+	json_decref(missing);
 	accept = proto_msg_new("accept");
 	if (accept) {
 		json_object_set(accept, "job", id);

@@ -6,8 +6,9 @@
  * It starts the real bpflabd binary (plaintext, ipc endpoints in a temporary folder, its
  * own database) and, in this process, N simulated agents (DEALER sockets, default 1,000)
  * spread over a few threads. A simulated agent says hello with a small inventory (ports
- * a and b on driver veth), heartbeats every second, and answers each job at once with a
- * result of S samples. The main thread is the client (a DEALER on the clients endpoint).
+ * a and b on driver veth) and objects_kept as bpflab-agent's (its jobs name an object
+ * sent before by sha256 alone, docs/protocol.md), heartbeats every second, and answers
+ * each job at once with a result of S samples. The main thread is the client (a DEALER on the clients endpoint).
  *
  *   (a) idle: every agent registered and heartbeating; bpflabd's CPU use (utime + stime
  *       of /proc/PID/stat over a window) and whether it still counts every host idle;
@@ -21,9 +22,10 @@
  *
  * Prints figures; asserts nothing. Usage:
  *   build/bench/coordinator [--agents N] [--threads T] [--samples S] [--idle-seconds I]
- *                           [--bpflabd PATH] [--per-machine K]
+ *                           [--bpflabd PATH] [--per-machine K] [--objects-every-job]
  * --per-machine K: every K agents in a row say one machine.id (their jobs run one after
- * another, coordinator/machine.c).
+ * another, coordinator/machine.c). --objects-every-job: the hello says no objects_kept
+ * (every job message carries the objects' bytes, as before).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -52,6 +54,7 @@
 
 static int n_agents = 1000, n_threads = 4, n_samples = 100, idle_seconds = 10;
 static int per_machine;		/* agents that say one machine.id (0: none says one) */
+static bool objects_kept = true;	/* hello says objects_kept, as bpflab-agent does */
 static char dir[64], agents_ep[128], clients_ep[128];
 
 /* shared between the agent threads and the main thread */
@@ -174,8 +177,9 @@ static void *agents_thread(void *arg)
 			       "\"inventory\":{%s\"hostname\":\"sim%d\",\"agent\":\"sim%d\",\"kernel\":"
 			       "{\"release\":\"6.18.0\"},\"cpu\":{\"count\":2},\"labels\":{},"
 			       "\"ports\":[{\"role\":\"a\",\"name\":\"veth-a\",\"driver\":\"veth\"},"
-			       "{\"role\":\"b\",\"name\":\"veth-b\",\"driver\":\"veth\"}]}}",
-			       first + i, machine, first + i, first + i);
+			       "{\"role\":\"b\",\"name\":\"veth-b\",\"driver\":\"veth\"}]}%s}",
+			       first + i, machine, first + i, first + i,
+			       objects_kept ? ",\"objects_kept\":64" : "");
 		sim_send(&sims[i], hello, len);
 		items[i] = (zmq_pollitem_t){ .socket = sims[i].sock, .events = ZMQ_POLLIN };
 	}
@@ -436,6 +440,7 @@ int main(int argc, char **argv)
 		{ "idle-seconds", required_argument, NULL, 'i' },
 		{ "bpflabd", required_argument, NULL, 'b' },
 		{ "per-machine", required_argument, NULL, 'm' },
+		{ "objects-every-job", no_argument, NULL, 'o' },
 		{ NULL, 0, NULL, 0 },
 	};
 	char bin[PATH_MAX + 32], obj[PATH_MAX + 32], self[PATH_MAX], db[160], sql[256];
@@ -464,9 +469,11 @@ int main(int argc, char **argv)
 		case 'i': idle_seconds = atoi(optarg); break;
 		case 'b': snprintf(bin, sizeof(bin), "%s", optarg); break;
 		case 'm': per_machine = atoi(optarg); break;
+		case 'o': objects_kept = false; break;
 		default:
 			fprintf(stderr, "usage: coordinator [--agents N] [--threads T] [--samples S] "
-				"[--idle-seconds I] [--bpflabd PATH] [--per-machine K]\n");
+				"[--idle-seconds I] [--bpflabd PATH] [--per-machine K] "
+				"[--objects-every-job]\n");
 			return 2;
 		}
 	}

@@ -174,6 +174,7 @@ static void on_hello(struct coord *c, const void *id, size_t id_len, const json_
 	a->sess.rid_len = id_len;
 	a->sess.connected = true;
 	coord_job_over(a, 0);
+	coord_job_objects_hello(a, msg);
 	a->sess.last_recv_mono = util_mono_ms();
 	a->sess.seen_wall = a->sess.seen_stored_wall = util_wall_ms();
 	json_decref(a->sess.progress);
@@ -258,19 +259,29 @@ static void on_progress(struct coord *c, struct coord_agent *a, const void *id,
 }
 
 /* An agent's `error`: it refused a job (e.g. busy with one it kept across a reconnect).
- * The job goes back to the queue and the agent gets no job for a heartbeat. */
+ * The job goes back to the queue and the agent gets no job for a heartbeat; but a job
+ * refused for objects the agent lacks (`missing`) goes again at once, with their bytes. */
 static void on_agent_error(struct coord *c, struct coord_agent *a, const void *id,
 			   size_t id_len, const json_t *msg, struct samples *samples)
 {
 	const char *about = jget_str(msg, "in_reply_to", "");
 	long long job = jget_int(msg, "job", 0);
+	bool missing = json_array_size(json_object_get(msg, "missing")) > 0;
 
-	pr_warn("agent '%s' says: %s", a->name, jget_str(msg, "message", "(no message)"));
+	if (missing)
+		pr_info("agent '%s' says: %s", a->name, jget_str(msg, "message", "(no message)"));
+	else
+		pr_warn("agent '%s' says: %s", a->name, jget_str(msg, "message", "(no message)"));
 	if (strcmp(about, "job") || job < 1 || job != a->job.id)
 		return;
 	if (store_job_requeue(c->store, job))
 		pr_warn("%s", store_err(c->store)->msg);
 	coord_job_over(a, job);
+	if (missing) {
+		coord_job_objects_forget(a);
+		coord_dispatch_agent(c, a, util_mono_ms());
+		return;
+	}
 	coord_dispatch_hold(a, util_mono_ms() + c->opts.heartbeat_ms);
 }
 

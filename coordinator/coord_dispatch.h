@@ -35,10 +35,19 @@ void coord_count_lost_failed(struct coord *c, int n);
 struct coord_spec;
 
 /* The `job` message for JOB_ID of RUN_ID with SPEC (its run's, coord_specs.h) and the
- * objects it attaches, encoded (coordinator/jobmsg.c): heap text of *LEN bytes, or NULL
- * with WHY, *MISSING set when an object is not in the store (the job cannot ever run). */
-char *coord_job_message(struct coord *c, int64_t job_id, int64_t run_id,
-			const struct coord_spec *spec, size_t *len, struct err *why, bool *missing);
+ * objects it attaches, encoded for agent A (coordinator/jobmsg.c): those A has from
+ * earlier messages of its session named by sha256 alone, the others with their bytes
+ * (A has them from now on). Heap text of *LEN bytes, or NULL with WHY, *MISSING set when
+ * an object is not in the store (the job cannot ever run). */
+char *coord_job_message(struct coord *c, struct coord_agent *a, int64_t job_id,
+			int64_t run_id, const struct coord_spec *spec, size_t *len,
+			struct err *why, bool *missing);
+/* Agent A's hello: a new session, nothing sent yet; how many objects it keeps (its
+ * `objects_kept`; none when absent). */
+void coord_job_objects_hello(struct coord_agent *a, const json_t *hello);
+/* Agent A lacks an object it was sent (its refusal said `missing`), or a job message to
+ * it may not have arrived: the next one carries every object's bytes. */
+void coord_job_objects_forget(struct coord_agent *a);
 /* Free the kept parts of `job` messages and the object cache (coord_destroy). */
 void coord_job_messages_release(struct coord *c);
 

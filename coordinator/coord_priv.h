@@ -96,6 +96,19 @@ struct coord_agent_machine {
 	uint64_t wait;
 };
 
+/* owner: jobmsg.c. The objects whose bytes went to an agent in its session (since its
+ * hello): it keeps them (its hello's `objects_kept`), so later `job` messages name them
+ * by sha256 alone. The latest KEPT sent, the oldest forgotten first; KEPT 0: an agent
+ * that keeps none, or an older one (every message carries the bytes). An agent that
+ * lacks one all the same (it dropped it, a message was lost) says so in its refusal,
+ * and the bytes go again (coord_job_objects_forget). */
+#define COORD_AGENT_OBJECTS 16
+struct coord_agent_objects {
+	int kept;			/* at most COORD_AGENT_OBJECTS */
+	int n, next;			/* SHA256[0..N): sent; NEXT: the slot to replace */
+	char sha256[COORD_AGENT_OBJECTS][65];
+};
+
 /* An agent that said hello since the coordinator started. Kept after it is gone, so
  * that its name keeps its host id when it comes back. Made by coord_agent_add (core.c:
  * an agent's hello, a kernel switch restored from the store). */
@@ -126,19 +139,24 @@ struct coord_agent {
 	struct coord_agent_boot boot;
 	/* owner: machine.c */
 	struct coord_agent_machine machine;
+	/* owner: jobmsg.c */
+	struct coord_agent_objects objs;
 };
 
 struct samples;
 struct coord_result;
 
-/* owner: jobmsg.c. An encoded objects part of `job` messages and the attach list it
- * is for. */
+/* owner: jobmsg.c. The encoded objects part of `job` messages for one attach list: with
+ * the objects' bytes (TEXT; NULL when larger than a slot may keep) and naming them by
+ * sha256 alone (REFS, for an agent that has them all). */
 #define COORD_JOBMSG_SLOTS 8
 struct coord_jobmsg {
 	char *key;			/* NULL: an empty slot */
 	size_t key_len;
 	char *text;
 	size_t len;
+	char *refs;
+	size_t refs_len;
 };
 
 struct coord_run_specs;

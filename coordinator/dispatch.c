@@ -160,7 +160,7 @@ static int dispatch_pick(struct coord *c, struct coord_agent *a, struct dispatch
 		*what = PICK_WAIT;
 		return 0;
 	}
-	msg = coord_job_message(c, job_id, run_id, spec, &msg_len, &why, &missing);
+	msg = coord_job_message(c, a, job_id, run_id, spec, &msg_len, &why, &missing);
 	if (!msg) {
 		if (!missing) {
 			pr_warn("cannot send job %lld to '%s': %s", (long long)job_id, a->name,
@@ -191,6 +191,7 @@ static void dispatch_send(struct coord *c, struct dispatch_pick *p)
 			a->name, zmq_strerror(-err));
 		if (store_job_requeue(c->store, job_id))
 			pr_warn("%s", store_err(c->store)->msg);
+		coord_job_objects_forget(a);	/* what it carried did not go */
 		/* its connection is closed (ROUTER_MANDATORY): nothing more for it until it
 		 * says hello again, rather than a new 'unsent' attempt every tick */
 		a->job.hold_until_mono = err == -EHOSTUNREACH ? INT64_MAX :
@@ -366,6 +367,8 @@ static void dispatch_batch(struct coord *c, bool all)
 		for (i = 0; i < n; i++) {
 			if (!picks[i].err)
 				dispatch_send(c, &picks[i]);
+			else	/* the objects its message carried did not go */
+				coord_job_objects_forget(picks[i].a);
 			pick_release(&picks[i]);
 		}
 	}

@@ -56,6 +56,8 @@ static const struct field error_fields[] = {
 	{ .name = "job", .types = T_INT | T_STR | T_NULL, .max = 127 },
 	/* to a client: the request's plan cannot run as written (the CLI exits 2) */
 	{ .name = "invalid", .types = T_BOOL },
+	/* from an agent: the sha256 of objects the refused job names and it does not keep */
+	{ .name = "missing", .types = T_ARR, .elem_types = T_STR, .max = 256 },
 	{ .name = NULL },
 };
 
@@ -75,6 +77,18 @@ static const struct field objects_map[] = {
 	{ .name = NULL },
 };
 
+/* a job's: an object the agent keeps from an earlier job is named by its sha256 alone */
+static const struct field job_object_entry[] = {
+	{ .name = "sha256", .types = T_STR, .required = true, .max = 64 },
+	{ .name = "data", .types = T_STR },
+	{ .name = NULL },
+};
+
+static const struct field job_objects_map[] = {
+	{ .name = "*", .types = T_OBJ, .fields = job_object_entry },
+	{ .name = NULL },
+};
+
 /* --- agent -> coordinator --- */
 
 static const struct field hello_fields[] = {
@@ -86,6 +100,8 @@ static const struct field hello_fields[] = {
 	{ .name = "spooled", .types = T_ARR, .elem_types = T_INT | T_STR, .max = 100000 },
 	/* its kernel provider still runs `boot RELEASE` (a reconnect, not the new kernel) */
 	{ .name = "booting", .types = T_STR | T_NULL, .max = NAME_MAX_LEN },
+	/* how many objects of `job` messages it keeps by sha256 (none when absent) */
+	{ .name = "objects_kept", .types = T_INT },
 	{ .name = NULL },
 };
 
@@ -184,7 +200,7 @@ static const struct field job_body[] = {
 
 static const struct field job_fields[] = {
 	{ .name = "job", .types = T_OBJ, .required = true, .fields = job_body },
-	{ .name = "objects", .types = T_OBJ, .fields = objects_map },
+	{ .name = "objects", .types = T_OBJ, .fields = job_objects_map },
 	{ .name = NULL },
 };
 

@@ -24,6 +24,7 @@
 #include <zmq.h>
 
 #include "agent.h"
+#include "objstore.h"
 #include "base/log.h"
 #include "proto/proto.h"
 #include "base/util.h"
@@ -618,6 +619,53 @@ static void test_agent_refused_result_resent(void **state)
 	stop(&f);
 }
 
+/* Job ID whose object is named by sha256 alone (no bytes), as the coordinator names an
+ * object it sent the agent before. */
+static json_t *job_msg_by_sha(int id, char hex[SHA256_HEX_LEN])
+{
+	json_t *msg = job_msg(id, 300);
+	json_t *entry = json_object_get(json_object_get(msg, "objects"), "xdp_basic.bpf.o");
+
+	snprintf(hex, SHA256_HEX_LEN, "%s", jget_str(entry, "sha256", ""));
+	json_object_del(entry, "data");
+	return msg;
+}
+
+/* The agent says how many objects it keeps; a job naming an object by sha256 that it
+ * has not had is refused naming it (`missing`), one that carried the bytes keeps them,
+ * and a later job naming it by sha256 alone runs. */
+static void test_agent_objects_kept(void **state)
+{
+	char hex[SHA256_HEX_LEN];
+	struct fixture f;
+	json_t *m;
+
+	SKIP_UNLESS_LAB();
+	start(&f);
+	m = expect(&f, "hello", 3000);
+	assert_int_equal(jget_int(m, "objects_kept", 0), OBJSTORE_OBJECTS);
+	json_decref(m);
+	welcome(&f);
+	coord_send(&f, job_msg_by_sha(61, hex));
+	m = expect(&f, "error", 2000);
+	assert_int_equal(jget_int(m, "job", 0), 61);
+	assert_string_equal(jget_str(m, "in_reply_to", ""), "job");
+	assert_int_equal(json_array_size(json_object_get(m, "missing")), 1);
+	assert_string_equal(json_string_value(json_array_get(json_object_get(m, "missing"),
+							     0)), hex);
+	json_decref(m);
+	run_job(&f, 62, 300);		/* with the bytes: kept */
+	coord_send(&f, job_msg_by_sha(63, hex));
+	m = expect(&f, "accept", 2000);
+	assert_int_equal(jget_int(m, "job", 0), 63);
+	json_decref(m);
+	m = expect(&f, "result", 5000);
+	if (strcmp(jget_str(m, "status", ""), "ok"))
+		fail_msg("job by sha256 failed: %s", jget_str(m, "error", ""));
+	json_decref(m);
+	stop(&f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -628,6 +676,7 @@ int main(void)
 		cmocka_unit_test(test_agent_pair_broken),
 		cmocka_unit_test(test_agent_spool_full),
 		cmocka_unit_test(test_agent_refused_result_resent),
+		cmocka_unit_test(test_agent_objects_kept),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -637,6 +637,111 @@ static void test_coordinator_unsent_once(void **state)
 	fprintf(stderr, "  unsent: job 1 attempts after 1 s: %s\n", att);
 }
 
+static int setup_slow_hb(void **state)
+{
+	return tctx_setup_hb(state, 5000);
+}
+
+/* Agent h1 says hello keeping KEPT objects (hello's objects_kept). */
+static void hello_keeping(struct tctx *t, int kept)
+{
+	json_t *m = proto_msg_new("hello");
+
+	json_object_set_new(m, "agent", json_string("h1"));
+	json_object_set_new(m, "version", json_string("0.1"));
+	json_object_set_new(m, "inventory", tctx_inventory("veth"));
+	json_object_set_new(m, "objects_kept", json_integer(kept));
+	json_decref(coord_ask(t->fx.c, t->agent, m, "welcome"));
+}
+
+/* The next job for t->agent: its id, and whether its object carries bytes (checked
+ * against the object when it does; its sha256 always). */
+static long long next_job(struct tctx *t, bool *bytes)
+{
+	json_t *r = tctx_want(t, t->agent, &t->agent, 1, "job", 0), *obj;
+	long long id = jget_int(json_object_get(r, "job"), "id", 0);
+	void *data;
+	size_t len;
+
+	obj = json_object_get(json_object_get(r, "objects"), OBJ_NAME);
+	assert_string_equal(jget_str(obj, "sha256", ""), t->fx.obj_sha);
+	*bytes = json_object_get(obj, "data") != NULL;
+	if (*bytes) {
+		assert_int_equal(util_base64_decode(jget_str(obj, "data", ""), &data, &len), 0);
+		assert_int_equal(len, t->fx.obj_len);
+		assert_memory_equal(data, t->fx.obj, len);
+		free(data);
+	}
+	json_decref(r);
+	return id;
+}
+
+/* Job ID is accepted and its result stored. */
+static void finish_job(struct tctx *t, long long id)
+{
+	tctx_says(t->agent, "accept", id);
+	json_decref(coord_ask(t->fx.c, t->agent, tctx_result_msg(id, 1e6), "ack"));
+}
+
+/* h1 says hello again (keeping KEPT objects; 0: its hello does not say) and runs the
+ * two jobs of a new run: whether each one's object carried bytes, into BYTES. */
+static void two_jobs(struct tctx *t, int kept, bool bytes[2])
+{
+	long long id;
+	int i;
+
+	if (kept)
+		hello_keeping(t, kept);
+	else
+		tctx_hello(t, "h1", "veth");
+	json_decref(coord_ask(t->fx.c, t->client, tctx_submit_msg(t, tctx_plan_text, NULL),
+			      "submitted"));
+	for (i = 0; i < 2; i++) {
+		id = next_job(t, &bytes[i]);
+		finish_job(t, id);
+	}
+}
+
+/* An agent that keeps objects gets an object's bytes once a session: the next job names
+ * it by sha256 alone. A job refused for an object the agent lacks (`missing`) comes again
+ * at once (the heartbeat here is 5 s, a refusal's hold; tctx_want waits 3 s), with the
+ * bytes; a new hello starts over; an agent that keeps none gets the bytes every time. */
+static void test_coordinator_objects_once(void **state)
+{
+	struct tctx *t = *state;
+	long long id, again;
+	bool bytes, bytes2[2];
+	json_t *m;
+
+	hello_keeping(t, 8);
+	json_decref(coord_ask(t->fx.c, t->client, tctx_submit_msg(t, tctx_plan_text, NULL),
+			      "submitted"));
+	id = next_job(t, &bytes);
+	assert_true(bytes);
+	finish_job(t, id);
+	id = next_job(t, &bytes);
+	assert_false(bytes);
+	/* the agent lost it: refused naming it, sent again with the bytes */
+	m = proto_error_new("job", "names 1 object(s) this agent does not keep");
+	json_object_set_new(m, "job", json_integer(id));
+	json_object_set_new(m, "missing", json_pack("[s]", t->fx.obj_sha));
+	assert_int_equal(proto_send(t->agent, m, 0), 0);
+	json_decref(m);
+	again = next_job(t, &bytes);
+	assert_int_equal(again, id);
+	assert_true(bytes);
+	finish_job(t, id);
+
+	/* a new session: the bytes again, then the sha256 */
+	two_jobs(t, 8, bytes2);
+	assert_true(bytes2[0]);
+	assert_false(bytes2[1]);
+	/* an agent that keeps none (no objects_kept: an older one): the bytes every time */
+	two_jobs(t, 0, bytes2);
+	assert_true(bytes2[0]);
+	assert_true(bytes2[1]);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -649,6 +754,8 @@ int main(void)
 		TCTX_TEST(test_coordinator_unsent_once),
 		TCTX_TEST(test_coordinator_host_boot),
 		TCTX_TEST(test_coordinator_binary_sigterm),
+		cmocka_unit_test_setup_teardown(test_coordinator_objects_once, setup_slow_hb,
+						tctx_teardown),
 	};
 
 	return cmocka_run_group_tests_name("coordinator", tests, NULL, NULL);

@@ -122,6 +122,15 @@ static void test_proto_schema_refusals(void **state)
 	expect_bad("{\"v\":1,\"type\":\"job\",\"job\":{\"id\":1}}", c2a, "'job.spec' is required");
 	expect_bad("{\"v\":1,\"type\":\"job\",\"job\":{\"id\":1,\"spec\":{}},\"objects\":"
 		   "{\"x\":\"y\"}}", c2a, "'objects.x' must be an object");
+	/* objects named by sha256 alone (docs/protocol.md, `job`): in a job, not a submit */
+	assert_int_equal(check("{\"v\":1,\"type\":\"job\",\"job\":{\"id\":1,\"spec\":{}},"
+			       "\"objects\":{\"a.o\":{\"sha256\":\"ab\"}}}", c2a, &why), 0);
+	expect_bad("{\"v\":1,\"type\":\"job\",\"job\":{\"id\":1,\"spec\":{}},\"objects\":"
+		   "{\"a.o\":{\"data\":\"ab\"}}}", c2a, "'objects.a.o.sha256' is required");
+	expect_bad("{\"v\":1,\"type\":\"hello\",\"agent\":\"h1\",\"inventory\":{},"
+		   "\"objects_kept\":\"64\"}", a2c, "'objects_kept' must be an integer");
+	expect_bad("{\"v\":1,\"type\":\"error\",\"in_reply_to\":\"job\",\"job\":3,"
+		   "\"missing\":[\"ab\",7]}", a2c, "'missing[1]' must be a string");
 	/* members added for reconnects, cancels, --hosts and the query/import requests */
 	expect_bad("{\"v\":1,\"type\":\"hello\",\"agent\":\"h1\",\"inventory\":{},"
 		   "\"spooled\":[7,{}]}", a2c, "'spooled[1]' must be a string or an integer");
