@@ -78,7 +78,7 @@ static void test_objstore_keep_and_fill(void **state)
 	json_decref(objects);
 	json_decref(missing);
 	/* one kept, one not: one missing, the kept one filled */
-	entry_of("object two", other);
+	json_decref(entry_of("object two", other));
 	objects = json_pack("{s:{s:s}, s:{s:s}}", "a.o", "sha256", hex, "c.o", "sha256", other);
 	missing = json_array();
 	assert_int_equal(objstore_complete(s, objects, missing), 1);
@@ -103,7 +103,7 @@ static void test_objstore_bad_bytes_not_kept(void **state)
 	int n;
 
 	(void)state;
-	entry_of("something else", wrong);
+	json_decref(entry_of("something else", wrong));
 	json_object_set_new(e, "sha256", json_string(wrong));
 	assert_int_equal(complete(s, json_pack("{s:O}", "a.o", e), &missing), 0);
 	json_decref(missing);
