@@ -45,7 +45,7 @@ struct agent *agent_new(const struct agent_opts *opts)
 		err = errno;
 		goto fail;
 	}
-	a->objects = objstore_new(OBJSTORE_OBJECTS, OBJSTORE_BYTES);
+	a->objects = object_cache_new(OBJSTORE_OBJECTS, OBJSTORE_BYTES);
 	if (!a->objects)
 		goto fail;
 	a->zctx = zmq_ctx_new();
@@ -104,7 +104,7 @@ void agent_destroy(struct agent **ap)
 	free(a->held);
 	json_decref(a->held_job);
 	spool_destroy(&a->spool);
-	objstore_destroy(&a->objects);
+	object_cache_destroy(&a->objects);
 	free(a);
 	*ap = NULL;
 }

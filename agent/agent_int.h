@@ -26,7 +26,7 @@ struct agent {
 	void *pipe_main;		/* PAIR, loop's end */
 	void *pipe_worker;		/* PAIR, worker's end */
 	struct spool *spool;
-	struct objstore *objects;	/* from job messages, by sha256 (objstore.h) */
+	struct object_cache *objects;	/* from job messages, by sha256 (objstore.h) */
 	int heartbeat_ms;
 	int backoff_ms;
 	int64_t last_recv_ms, last_send_ms, next_connect_ms;

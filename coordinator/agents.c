@@ -268,10 +268,9 @@ static void on_agent_error(struct coord *c, struct coord_agent *a, const void *i
 	long long job = jget_int(msg, "job", 0);
 	bool missing = json_array_size(json_object_get(msg, "missing")) > 0;
 
-	if (missing)
-		pr_info("agent '%s' says: %s", a->name, jget_str(msg, "message", "(no message)"));
-	else
-		pr_warn("agent '%s' says: %s", a->name, jget_str(msg, "message", "(no message)"));
+	/* a missing object is a round trip, not a fault */
+	log_msg(missing ? LOG_INFO : LOG_WARN, "agent '%s' says: %s", a->name,
+		jget_str(msg, "message", "(no message)"));
 	if (strcmp(about, "job") || job < 1 || job != a->job.id)
 		return;
 	if (store_job_requeue(c->store, job))

@@ -8,8 +8,8 @@
  * That swap is process-wide: open objects from one thread at a time (the CLI and the
  * coordinator's main loop do).
  *
- * The object cache at the end (object_cache_*) is the coordinator's: the base64 entries
- * of its `job` messages, a few, by sha256 (objects.h).
+ * The object cache at the end (object_cache_*) holds the base64 entries of `job`
+ * messages by sha256 (objects.h): the coordinator's, and the agent's kept objects.
  */
 #include "plan/objects.h"
 #include "base/log.h"

@@ -67,7 +67,7 @@ int plan_objects_check(const struct plan *plan, const struct plan_objects *objs,
 		       struct err *err);
 void plan_objects_release(struct plan_objects *objs);
 
-/* --- encoded objects for `job` messages (the coordinator) ---
+/* --- encoded objects for `job` messages (the coordinator; the agent, agent/objstore.h) ---
  *
  * A `job` message carries each object it attaches as {"sha256": HEX, "data": BASE64}
  * (docs/protocol.md), and every job of a run carries the same objects. A struct

@@ -4,8 +4,8 @@
  * docs/protocol.md, "Objects once a session"): the coordinator's bytes, after the
  * agent's own schema check (proto_validate, as agent/agent.c does).
  *
- * The input is one message, completed twice against a store of 2 entries and 4 KiB (so
- * that it evicts). Checked beyond "no crash":
+ * The input is one message, completed twice against a cache (lib/plan/objects.h) of 2
+ * entries and 4 KiB (so that it evicts). Checked beyond "no crash":
  *  - the count returned is the size of the missing list, and each entry still without
  *    data afterwards names a sha256 in that list;
  *  - the store stays within its bounds;
@@ -24,12 +24,13 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /* Complete OBJECTS (a copy) against S: the count, checked against the missing list. */
-static int complete_checked(struct objstore *s, json_t *objects)
+static int complete_checked(struct object_cache *s, json_t *objects)
 {
 	json_t *copy = json_deep_copy(objects), *missing = json_array(), *entry;
 	const char *name, *sha;
-	int n, entries;
-	size_t bytes, i;
+	struct object_cache_stats st;
+	size_t i;
+	int n;
 	bool named;
 
 	if (!copy || !missing) {
@@ -50,8 +51,8 @@ static int complete_checked(struct objstore *s, json_t *objects)
 		if (!named)
 			abort();
 	}
-	objstore_usage(s, &entries, &bytes);
-	if (entries > 2 || bytes > 4096)
+	object_cache_get_stats(s, &st);
+	if (st.entries > 2 || st.bytes > 4096)
 		abort();
 	json_decref(copy);
 	json_decref(missing);
@@ -60,7 +61,7 @@ static int complete_checked(struct objstore *s, json_t *objects)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct objstore *s;
+	struct object_cache *s;
 	struct err why;
 	json_t *msg = proto_decode((const char *)data, size, &why), *objects;
 	int first, again;
@@ -73,14 +74,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		json_decref(msg);
 		return 0;
 	}
-	s = objstore_new(2, 4096);
+	s = object_cache_new(2, 4096);
 	if (s) {
 		first = complete_checked(s, objects);
 		again = complete_checked(s, objects);
 		if (first >= 0 && again > first && json_object_size(objects) <= 2)
 			abort();
 	}
-	objstore_destroy(&s);
+	object_cache_destroy(&s);
 	json_decref(msg);
 	return 0;
 }

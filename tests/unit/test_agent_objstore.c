@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
-/* test_agent_objstore.c - the objects an agent keeps from job messages (agent/objstore.h):
- * an entry with bytes is kept when they hash to its sha256, an entry naming a sha256
- * alone is filled from the kept ones or reported missing, and the oldest go first when
- * the count or the bytes run out. Objects here are short strings, their sha256 computed. */
+/* test_agent_objstore.c - the objects an agent keeps from job messages (agent/objstore.h,
+ * in lib/plan/objects.h's cache): an entry with bytes is kept when they hash to its
+ * sha256, an entry naming a sha256 alone is filled from the kept ones or reported
+ * missing, and the least recently used go first when the count or the bytes run out.
+ * Objects here are short strings, their sha256 computed. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -34,7 +35,7 @@ static json_t *by_sha(const char *name, const char *hex)
 }
 
 /* complete() on OBJECTS (taken): how many are missing; MISSING (new) holds their sha256. */
-static int complete(struct objstore *s, json_t *objects, json_t **missing)
+static int complete(struct object_cache *s, json_t *objects, json_t **missing)
 {
 	int n;
 
@@ -46,11 +47,10 @@ static int complete(struct objstore *s, json_t *objects, json_t **missing)
 
 static void test_objstore_keep_and_fill(void **state)
 {
-	struct objstore *s = objstore_new(4, 1 << 20);
+	struct object_cache *s = object_cache_new(4, 1 << 20);
 	char hex[SHA256_HEX_LEN], other[SHA256_HEX_LEN];
 	json_t *objects, *missing, *e = entry_of("object one", hex);
-	size_t bytes;
-	int n;
+	struct object_cache_stats st;
 
 	(void)state;
 	assert_non_null(s);
@@ -66,9 +66,9 @@ static void test_objstore_keep_and_fill(void **state)
 	assert_ptr_equal(json_object_get(objects, "a.o"), e);
 	json_decref(objects);
 	json_decref(missing);
-	objstore_usage(s, &n, &bytes);
-	assert_int_equal(n, 1);
-	assert_int_equal(bytes, json_string_length(json_object_get(e, "data")));
+	object_cache_get_stats(s, &st);
+	assert_int_equal(st.entries, 1);
+	assert_int_equal(st.bytes, json_string_length(json_object_get(e, "data")));
 	/* named by sha256 alone, under any name: filled with the kept entry */
 	objects = by_sha("b.o", hex);
 	missing = json_array();
@@ -87,20 +87,19 @@ static void test_objstore_keep_and_fill(void **state)
 	json_decref(objects);
 	json_decref(missing);
 	json_decref(e);
-	objstore_destroy(&s);
+	object_cache_destroy(&s);
 	assert_null(s);
-	objstore_destroy(&s);		/* takes NULL */
+	object_cache_destroy(&s);		/* takes NULL */
 }
 
 /* Bytes that do not hash to the entry's sha256 are not kept (the job fails on them,
  * agent/attach.c), nor is data that is not base64. */
 static void test_objstore_bad_bytes_not_kept(void **state)
 {
-	struct objstore *s = objstore_new(4, 1 << 20);
+	struct object_cache *s = object_cache_new(4, 1 << 20);
 	char hex[SHA256_HEX_LEN], wrong[SHA256_HEX_LEN];
 	json_t *e = entry_of("object one", hex), *missing;
-	size_t bytes;
-	int n;
+	struct object_cache_stats st;
 
 	(void)state;
 	json_decref(entry_of("something else", wrong));
@@ -110,17 +109,17 @@ static void test_objstore_bad_bytes_not_kept(void **state)
 	assert_int_equal(complete(s, json_pack("{s:{s:s, s:s}}", "b.o", "sha256", hex,
 					       "data", "%%% not base64"), &missing), 0);
 	json_decref(missing);
-	objstore_usage(s, &n, &bytes);
-	assert_int_equal(n, 0);
-	assert_int_equal(bytes, 0);
+	object_cache_get_stats(s, &st);
+	assert_int_equal(st.entries, 0);
+	assert_int_equal(st.bytes, 0);
 	assert_int_equal(complete(s, by_sha("a.o", wrong), &missing), 1);
 	json_decref(missing);
 	json_decref(e);
-	objstore_destroy(&s);
+	object_cache_destroy(&s);
 }
 
 /* A job message carrying TEXT as x.o: nothing missing. */
-static void keep_one(struct objstore *s, const char *text, char hex[SHA256_HEX_LEN])
+static void keep_one(struct object_cache *s, const char *text, char hex[SHA256_HEX_LEN])
 {
 	json_t *missing;
 
@@ -133,19 +132,19 @@ static void keep_one(struct objstore *s, const char *text, char hex[SHA256_HEX_L
  * the bytes allowed is not kept at all. */
 static void test_objstore_bounds(void **state)
 {
-	struct objstore *s = objstore_new(2, 40);	/* base64 of 12 bytes: 16 */
+	struct object_cache *s = object_cache_new(2, 40);	/* base64 of 12 bytes: 16 */
 	char hex[3][SHA256_HEX_LEN], big[SHA256_HEX_LEN];
 	const char *text[] = { "object 0 ...", "object 1 ...", "object 2 ..." };
 	json_t *missing;
-	size_t bytes;
-	int i, n;
+	struct object_cache_stats st;
+	int i;
 
 	(void)state;
 	for (i = 0; i < 3; i++)
 		keep_one(s, text[i], hex[i]);
-	objstore_usage(s, &n, &bytes);
-	assert_int_equal(n, 2);			/* by count: object 0 went */
-	assert_int_equal(bytes, 32);
+	object_cache_get_stats(s, &st);
+	assert_int_equal(st.entries, 2);			/* by count: object 0 went */
+	assert_int_equal(st.bytes, 32);
 	assert_int_equal(complete(s, by_sha("x.o", hex[0]), &missing), 1);
 	json_decref(missing);
 	assert_int_equal(complete(s, by_sha("x.o", hex[1]), &missing), 0);
@@ -154,22 +153,31 @@ static void test_objstore_bounds(void **state)
 	assert_int_equal(complete(s, json_pack("{s:o}", "y.o", entry_of(
 		"an object of thirty-three bytes..", big)), &missing), 0);
 	json_decref(missing);
-	objstore_usage(s, &n, &bytes);
-	assert_int_equal(n, 2);
+	object_cache_get_stats(s, &st);
+	assert_int_equal(st.entries, 2);
 	assert_int_equal(complete(s, by_sha("y.o", big), &missing), 1);
 	json_decref(missing);
-	objstore_destroy(&s);
-	/* by bytes: two of 16 fit in 40, a third makes the oldest go */
-	s = objstore_new(8, 40);
+	/* object 1 was named (used) after object 2 was kept: keeping object 0 again makes
+	 * object 2 go, the least recently used, not object 1, the older */
+	keep_one(s, text[0], hex[0]);
+	object_cache_get_stats(s, &st);
+	assert_int_equal(st.entries, 2);
+	assert_int_equal(complete(s, by_sha("x.o", hex[2]), &missing), 1);
+	json_decref(missing);
+	assert_int_equal(complete(s, by_sha("x.o", hex[1]), &missing), 0);
+	json_decref(missing);
+	object_cache_destroy(&s);
+	/* by bytes: two of 16 fit in 40, a third makes the least recently used go */
+	s = object_cache_new(8, 40);
 	for (i = 0; i < 3; i++)
 		keep_one(s, text[i], hex[i]);
-	objstore_usage(s, &n, &bytes);
-	assert_int_equal(n, 2);
+	object_cache_get_stats(s, &st);
+	assert_int_equal(st.entries, 2);
 	assert_int_equal(complete(s, by_sha("x.o", hex[0]), &missing), 1);
 	json_decref(missing);
 	assert_int_equal(complete(s, by_sha("x.o", hex[2]), &missing), 0);
 	json_decref(missing);
-	objstore_destroy(&s);
+	object_cache_destroy(&s);
 }
 
 int main(void)
