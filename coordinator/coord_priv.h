@@ -208,10 +208,12 @@ struct coord {
 	unsigned jobmsg_next;
 	/* owner: specs.c. The runs' decoded specs */
 	struct coord_run_specs *run_specs;
-	/* owner: dispatch.c. dispatch_collect's passes, its array of the waiting agents
-	 * to serve first, and the agents whose host a result of this turn left busy for
-	 * their next job (coord_dispatch_kept_busy) */
+	/* owner: dispatch.c. dispatch_collect's passes, whether a round's picks are read
+	 * in the store batch that stores them (PICKS_BATCHED), its array of the waiting
+	 * agents to serve first, and the agents whose host a result of this turn left busy
+	 * for their next job (coord_dispatch_kept_busy) */
 	uint64_t collect_pass;
+	bool picks_batched;
 	struct coord_agent **waiters;
 	int waiters_cap;
 	struct coord_agent **kept_busy;

@@ -34,9 +34,10 @@
  * (coord_dispatch_agent); at the end of the loop's turn (coord_dispatch_turn), and for
  * every agent at each tick and submit (coord_dispatch), dispatch_batch hands out the jobs
  * of the marked agents together: it picks each one's next job and builds its message,
- * stores all the picks in one transaction (store_jobs_dispatch: one commit a turn, not
- * one a job), and only then sends the messages, so that a job is stored as running
- * before its message leaves (docs/protocol.md, "Faults"). */
+ * stores all the picks in the transaction it read them in (a store batch;
+ * store_jobs_dispatch: one commit a round, not one a job), and only then sends the
+ * messages, so that a job is stored as running before its message leaves
+ * (docs/protocol.md, "Faults"). */
 
 #define COORD_DISPATCH_ROUNDS 4		/* batches a turn: a pair's other side goes next */
 
@@ -97,6 +98,30 @@ static void pick_release(struct dispatch_pick *p)
 	memset(p, 0, sizeof(*p));
 }
 
+/* The round's batch (picks_begin), when it holds one, is committed. Returns 0 or the
+ * commit's -errno (then nothing of the batch is stored). */
+static int picks_end(struct coord *c)
+{
+	int err;
+
+	if (!c->picks_batched)
+		return 0;
+	c->picks_batched = false;
+	err = store_batch_end(c->store, 0);
+	if (err)
+		pr_warn("%s", store_err(c->store)->msg);
+	return err;
+}
+
+/* A round's picks are read in the transaction that stores them (a store batch): one
+ * transaction a round, not a read transaction a pick besides (their locks were 3 % of
+ * bpflabd's CPU in bench/coordinator). Without a batch (one is open already, or it
+ * cannot begin) each pick reads on its own. */
+static void picks_begin(struct coord *c)
+{
+	c->picks_batched = !store_batch_begin(c->store);
+}
+
 /* Fail job JOB_ID, picked for agent A, for WHY: it can never run there; with LINKED the
  * other side of its pair fails too. Returns 0 (try the next job) or -errno. */
 static int fail_pick(struct coord *c, struct coord_agent *a, int64_t job_id, const char *why,
@@ -104,6 +129,9 @@ static int fail_pick(struct coord *c, struct coord_agent *a, int64_t job_id, con
 {
 	int err;
 
+	/* its failure is stored before the other side of its pair hears of it: the round's
+	 * batch (reads only so far) ends here, the picks after it read on their own */
+	picks_end(c);
 	pr_warn("job %lld failed: %s", (long long)job_id, why);
 	err = store_job_fail(c->store, job_id, why, util_wall_ms());
 	if (err)
@@ -351,20 +379,24 @@ static void dispatch_store(struct coord *c, struct dispatch_pick *picks, int n)
 }
 
 /* Hand a job to every connected idle agent (ALL) or to those coord_dispatch_agent
- * marked: the picks of a round are stored in one transaction, then sent; the agents that
- * the sends marked (a pair's other side) make the next round. */
+ * marked: the picks of a round are read and stored in one transaction, then sent; the
+ * agents that the sends marked (a pair's other side) make the next round. */
 static void dispatch_batch(struct coord *c, bool all)
 {
 	struct dispatch_pick *picks = NULL;
-	int cap = 0, n, i, round;
+	int cap = 0, n, i, round, err;
 
 	for (round = 0; round < COORD_DISPATCH_ROUNDS && (all || c->dispatch_wanted); round++) {
 		coord_dispatch_take(c);	/* this round serves the marks so far */
+		picks_begin(c);
 		n = dispatch_collect(c, all, &picks, &cap);
 		all = false;
 		if (n)
 			dispatch_store(c, picks, n);
+		err = picks_end(c);	/* the dispatches are stored before any is sent */
 		for (i = 0; i < n; i++) {
+			if (err && !picks[i].err)
+				picks[i].err = err;
 			if (!picks[i].err)
 				dispatch_send(c, &picks[i]);
 			else	/* the objects its message carried did not go */
