@@ -21,6 +21,7 @@
 #include "store/store.h"
 
 #define COORD_RID_SLOTS 4096
+#define COORD_RID_WAYS 4		/* slots of a set in by_rid */
 #define COORD_BATCH 64			/* messages per socket per turn: the timer runs */
 #define COORD_STALE_OLDER 3		/* stale jobs an agent remembers besides the latest */
 
@@ -177,7 +178,7 @@ struct coord {
 	int64_t turn_mono, turn_cpu_us;
 	/* counters: each owned by the file named beside it in coord.h */
 	struct coord_stats stats;
-	/* owner: core.c. The agents; by ROUTER routing id, direct-mapped
+	/* owner: core.c. The agents; by ROUTER routing id, in sets of COORD_RID_WAYS
 	 * (coord_agent_by_rid): a hint that the lookup checks; agents are freed only with
 	 * the coordinator. An agent was marked dispatch_wanted (coord_dispatch_agent). */
 	struct coord_agent *agents;

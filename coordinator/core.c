@@ -149,24 +149,35 @@ static bool agent_has_rid(const struct coord_agent *a, const void *id, size_t id
 	       !memcmp(a->sess.rid, id, id_len);
 }
 
-/* Every agent message asks, so the answer is kept in a direct-mapped slot by a hash of
- * the id, checked on use; a miss walks the list. */
+/* Every agent message asks, so the answer is kept in a set of COORD_RID_WAYS slots
+ * chosen by a hash of the id, checked on use; a miss walks the list and keeps the agent
+ * in a slot of its set that holds no connected agent, else in one chosen by the hash
+ * (a set of one slot made a fifth of 1,000 agents walk the list at every message). */
 struct coord_agent *coord_agent_by_rid(struct coord *c, const void *id, size_t id_len)
 {
 	const unsigned char *p = id;
 	uint32_t h = 2166136261u;	/* FNV-1a */
-	struct coord_agent **slot, *a;
+	struct coord_agent **set, *a;
 	size_t i;
+	int w;
 
 	for (i = 0; i < id_len; i++)
 		h = (h ^ p[i]) * 16777619u;
-	slot = &c->by_rid[h % COORD_RID_SLOTS];
-	if (agent_has_rid(*slot, id, id_len))
-		return *slot;
+	set = &c->by_rid[h % (COORD_RID_SLOTS / COORD_RID_WAYS) * COORD_RID_WAYS];
+	for (w = 0; w < COORD_RID_WAYS; w++)
+		if (agent_has_rid(set[w], id, id_len))
+			return set[w];
 	for (a = c->agents; a; a = a->next)
 		if (agent_has_rid(a, id, id_len))
-			return *slot = a;
-	return NULL;
+			break;
+	if (!a)
+		return NULL;
+	for (w = 0; w < COORD_RID_WAYS; w++)
+		if (!set[w] || !set[w]->sess.connected)
+			break;
+	if (w == COORD_RID_WAYS)
+		w = (h >> 24) % COORD_RID_WAYS;
+	return set[w] = a;
 }
 
 struct coord_agent *coord_agent_add(struct coord *c, const char *name)
