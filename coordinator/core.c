@@ -152,7 +152,8 @@ static bool agent_has_rid(const struct coord_agent *a, const void *id, size_t id
 /* Every agent message asks, so the answer is kept in a set of COORD_RID_WAYS slots
  * chosen by a hash of the id, checked on use; a miss walks the list and keeps the agent
  * in a slot of its set that holds no connected agent, else in one chosen by the hash
- * (a set of one slot made a fifth of 1,000 agents walk the list at every message). */
+ * (with one slot a hash, the fifth of 1,000 agents that share a slot walked the list
+ * whenever the other had taken it: 1.2 % of bpflabd's CPU in bench/coordinator). */
 struct coord_agent *coord_agent_by_rid(struct coord *c, const void *id, size_t id_len)
 {
 	const unsigned char *p = id;
