@@ -8,7 +8,7 @@
 #   - nothing left attached: after each agent kill in the victim's namespace, and at the
 #     end in every namespace (bpftool net show, ip -d link);
 #   - no job lost: every run ended, every job of it done or failed, with a reason when
-#     failed; each run holds the jobs its plan expanded into;
+#     failed; each run holds the jobs its submit reported (on the hosts connected then);
 #   - no sample stored twice (SQL over samples), every done job has its samples;
 #   - no daemon exited that was not killed, no spooled result left behind.
 #
@@ -41,7 +41,7 @@ dir=$BPFLAB_LAB_DIR
 work=$(mktemp -d /tmp/bpflab-soak.XXXXXX)
 stopfile="$work/stop" events="$work/events" runs_file="$work/runs"
 : > "$events"; : > "$runs_file"
-filler=
+filler= misexpanded=0
 
 # three small tmpfs disks to fill: the database's (the lab's bpflab.db a symbolic link to
 # a file there: SQLite follows it, so the WAL and its index sit beside the file) and each
@@ -124,14 +124,22 @@ done
 
 # the runs: a run of 2 variants x REP repetitions x 2 hosts whenever fewer than 4 jobs
 # wait, so that the agents are busy at every kill. A submit that gets no answer (no
-# coordinator, a full disk) is tried again at the next fault.
+# coordinator, a full disk) is tried again at the next fault. A run expands onto the
+# hosts connected at its submit (docs/protocol.md, "submit"): one, when the other has
+# not come back yet from its kill or bpflabd's, so the jobs a run must hold are the
+# ones its submit reported (2 variants x REP on each host), checked against REP here.
 feed() {
-	local rep=$((3 + RANDOM % 4)) out run
+	local rep=$((3 + RANDOM % 4)) out run jobs hosts
 	[ "$(sql "SELECT count(*) FROM jobs WHERE state = 'queued' OR state = 'running'" 2>/dev/null ||
 		echo 99)" -lt 4 ] || return 0
 	out=$("$bpflab" --timeout 3 run submit "$plan" -s repeat=$rep 2>&1) || return 0
-	run=$(printf '%s\n' "$out" | sed -n 's/^run \([0-9][0-9]*\) submitted.*/\1/p')
-	[ -n "$run" ] && echo "$run $((rep * 4))" >> "$runs_file"
+	read -r run jobs hosts < <(printf '%s\n' "$out" |
+		sed -n 's/^run \([0-9]*\) submitted: \([0-9]*\) jobs* on \([0-9]*\) host.*/\1 \2 \3/p')
+	[ -n "$run" ] || return 0
+	[ "$jobs" = $((rep * 2 * hosts)) ] || { misexpanded=$((misexpanded + 1))
+		echo "soak: run $run submitted as $jobs jobs on $hosts hosts, not $((rep * 2)) a host"; }
+	echo "$run $jobs" >> "$runs_file"
+	[ "$hosts" = 2 ] || echo "soak: run $run submitted with $hosts host(s) connected"
 }
 
 # the disks: every 4-12 s one of the three tmpfs mounts is filled to the last byte for
@@ -222,7 +230,9 @@ while read -r run want; do
 	have=$(sql "SELECT count(*) FROM jobs WHERE run_id = $run AND $planned")
 	[ "$have" = "$want" ] || { short=$((short + 1)); echo "soak: run $run holds $have planned jobs of $want"; }
 done < "$runs_file"
-check "every run holds the jobs its plan expanded into" test "$short" = 0
+check "every submit expanded 2 variants x repeat on each host ($misexpanded not)" \
+	test "$misexpanded" = 0
+check "every run holds the jobs its submit reported ($short not)" test "$short" = 0
 noreason=$(sql "SELECT count(*) FROM jobs WHERE state = 'failed' AND ifnull(error, '') = ''")
 check "every failed job says why ($noreason without a reason)" test "$noreason" = 0
 empty=$(sql "SELECT count(*) FROM jobs j WHERE state = 'done' AND (result_ms IS NULL OR
