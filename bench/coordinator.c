@@ -389,12 +389,13 @@ static double direct_insert(int n_jobs, int per, bool per_job_tx)
 		     "INSERT INTO plans VALUES (1, 'bench', 'x', 'x', 0); "
 		     "INSERT INTO runs (id, plan_id, plan_file, submitted_ms) VALUES (1, 1, 'b', 0); "
 		     "INSERT INTO hosts (id, name, inventory, first_seen_ms, last_seen_ms) "
-		     "VALUES (1, 'h', '{}', 0, 0);", NULL, NULL, NULL);
+		     "VALUES (1, 'h', '{}', 0, 0); "
+		     "INSERT INTO job_specs (id, text) VALUES (1, '{}');", NULL, NULL, NULL);
 	for (j = 1; j <= n_jobs; j++) {
 		char sql[256];
 
 		snprintf(sql, sizeof(sql), "INSERT INTO jobs (id, run_id, seq, host_id, variant, "
-			 "variant_idx, rep, spec) VALUES (%d, 1, %d, 1, 'drop', 0, 1, '{}')", j, j);
+			 "variant_idx, rep, spec_id) VALUES (%d, 1, %d, 1, 'drop', 0, 1, 1)", j, j);
 		sqlite3_exec(d, sql, NULL, NULL, NULL);
 	}
 	sqlite3_exec(d, "COMMIT", NULL, NULL, NULL);

@@ -103,12 +103,13 @@ static struct store *db_new(const char *dir, int round, int n, int64_t *host)
 	d = store_db(st);
 	sqlite3_exec(d, "BEGIN; INSERT INTO plans (id, name, sha256, text, created_ms) "
 		     "VALUES (1, 'bench', 'x', 'x', 0); INSERT INTO runs (id, plan_id, plan_file, "
-		     "submitted_ms) VALUES (1, 1, 'b', 0);", NULL, NULL, NULL);
+		     "submitted_ms) VALUES (1, 1, 'b', 0); INSERT INTO job_specs (id, text) "
+		     "VALUES (1, '{}');", NULL, NULL, NULL);
 	for (j = 1; j <= n; j++) {
 		char sql[256];
 
 		snprintf(sql, sizeof(sql), "INSERT INTO jobs (id, run_id, seq, host_id, variant, "
-			 "variant_idx, rep, spec) VALUES (%d, 1, %d, %lld, 'drop', 0, 1, '{}')", j,
+			 "variant_idx, rep, spec_id) VALUES (%d, 1, %d, %lld, 'drop', 0, 1, 1)", j,
 			 j, (long long)*host);
 		sqlite3_exec(d, sql, NULL, NULL, NULL);
 	}

@@ -171,8 +171,9 @@ int coord_specs_add_run(struct coord *c, int64_t run_id, json_t *const *specs, c
 	return 0;
 }
 
-/* Reading the queued specs of a run (store_run_queued_specs): the texts come sorted, so
- * a text equal to the one before (PREV, as stored) is the same spec (LAST). */
+/* Reading the queued specs of a run (store_run_queued_specs): the texts come grouped by
+ * their row (the jobs of one plan job share it), so a text equal to the one before
+ * (PREV, as stored) is the same spec (LAST). */
 struct spec_load {
 	struct coord_run_specs *r;
 	struct coord_spec *last;

@@ -32,6 +32,7 @@ struct store_import {
 	json_t *vidx;		/* name -> index in VARIANTS */
 	json_t *jobs;		/* IMP's "jobs" */
 	int64_t run_id, host_id, env_id, max_rep, now_ms;
+	int64_t spec_id;	/* the jobs' spec row, written with the first job; 0 before */
 	size_t next;		/* the first job not written */
 	bool done;
 };
@@ -259,8 +260,10 @@ static int import_job(struct store *st, struct store_import *im, size_t i)
 	     strdup("{}");
 	if (!pt)
 		return store_fail(st, -ENOMEM, "out of memory");
-	err = sto_job_insert(st, im->run_id, (int64_t)i, im->host_id, v, (int64_t)k,
-			     rep > 0 ? rep : 1, pt, "{\"imported\":true}");
+	err = im->spec_id ? 0 : sto_spec_insert(st, "{\"imported\":true}", &im->spec_id);
+	if (!err)
+		err = sto_job_insert(st, im->run_id, (int64_t)i, im->host_id, v, (int64_t)k,
+				     rep > 0 ? rep : 1, pt, im->spec_id);
 	free(pt);
 	if (err)
 		return err;
@@ -302,6 +305,7 @@ static int import_end(struct store *st, struct store_import *im)
 int store_import_step(struct store *st, struct store_import *im, int64_t deadline_ms)
 {
 	size_t n = json_array_size(im->jobs), i = im->next;
+	int64_t spec_id = im->spec_id;
 	bool end = false;
 	int err;
 
@@ -321,9 +325,11 @@ int store_import_step(struct store *st, struct store_import *im, int64_t deadlin
 		end = true;
 	}
 	err = sto_tx_end(st, err);
-	if (err)
+	if (err) {
+		im->spec_id = spec_id;	/* a spec row this part wrote is gone with it */
 		return sto_context(st, err, "cannot import '%s'",
 				   json_string_value(json_object_get(im->imp, "source")));
+	}
 	im->next = i;
 	im->done = end;
 	return end ? 0 : 1;
@@ -347,6 +353,9 @@ json_t *store_import_values(const struct store_import *im)
 static const struct sto_stmt stmt_del_samples = {
 	"DELETE FROM sample_values WHERE job_id IN (SELECT id FROM jobs WHERE run_id = ?1)",
 };
+static const struct sto_stmt stmt_del_specs = {
+	"DELETE FROM job_specs WHERE id IN (SELECT spec_id FROM jobs WHERE run_id = ?1)",
+};
 static const struct sto_stmt stmt_del_jobs = { "DELETE FROM jobs WHERE run_id = ?1" };
 static const struct sto_stmt stmt_del_run = { "DELETE FROM runs WHERE id = ?1" };
 
@@ -364,6 +373,8 @@ void store_import_destroy(struct store *st, struct store_import **imp)
 		err = sto_tx_begin(st);
 		if (!err)
 			err = sto_exec(st, &stmt_del_samples, NULL, "i", im->run_id);
+		if (!err)
+			err = sto_exec(st, &stmt_del_specs, NULL, "i", im->run_id);
 		if (!err)
 			err = sto_exec(st, &stmt_del_jobs, NULL, "i", im->run_id);
 		if (!err)

@@ -186,9 +186,10 @@ int sto_host_idle_if_free(struct store *st, int64_t host_id);
 int sto_run_insert(struct store *st, const char *plan, const char *sha256, const char *text,
 		   const char *file, const char *overrides, const char *variants,
 		   int64_t repeat, int64_t now_ms, int64_t *run_id);
+int sto_spec_insert(struct store *st, const char *text, int64_t *spec_id);
 int sto_job_insert(struct store *st, int64_t run_id, int64_t seq, int64_t host_id,
 		   const char *variant, int64_t variant_idx, int64_t rep, const char *point,
-		   const char *spec);
+		   int64_t spec_id);
 int sto_run_host_add(struct store *st, int64_t run_id, int64_t host_id, bool chosen);
 int sto_run_set_state(struct store *st, int64_t run_id, const char *state, int64_t finished_ms);
 int sto_run_refresh(struct store *st, int64_t run_id, int64_t now_ms,

@@ -65,8 +65,9 @@ json_t *store_query_links(struct store *store)
 
 static const struct sto_stmt stmt_partner = {
 	"SELECT o.id, o.host_id FROM jobs j JOIN jobs o ON o.run_id = j.run_id AND "
-	"o.seq = j.seq AND o.id != j.id WHERE j.id = ?1 AND "
-	"json_type(j.spec, '$.pair') = 'object' AND json_type(o.spec, '$.pair') = 'object' "
+	"o.seq = j.seq AND o.id != j.id JOIN job_specs js ON js.id = j.spec_id "
+	"JOIN job_specs os ON os.id = o.spec_id WHERE j.id = ?1 AND "
+	"json_type(js.text, '$.pair') = 'object' AND json_type(os.text, '$.pair') = 'object' "
 	"LIMIT 1",
 };
 

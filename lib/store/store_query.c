@@ -19,12 +19,16 @@
 
 /* --- queries: a SELECT and the table of its columns, in order --- */
 
-/* 1 when the job's spec lists METRIC among its metrics and METRIC is a driver counter
+/* The spec text of job J (an alias of jobs), from its row of job_specs. */
+#define JOB_SPEC_SQL(j) "(SELECT text FROM job_specs WHERE id = " j ".spec_id)"
+
+/* 1 when job j's spec lists METRIC among its metrics and METRIC is a driver counter
  * (nic.*, docs/agent.md "Driver counters"): a record that the plan made a metric to
  * compare. Looked up for nic.* rows only. */
 #define LISTED_SQL(metric)							\
-	"CASE WHEN " metric " GLOB 'nic.*' AND json_valid(j.spec) THEN EXISTS (SELECT 1 FROM "		\
-	"json_each(j.spec, '$.metrics') m WHERE m.value = " metric ") ELSE 0 END"
+	"CASE WHEN " metric " GLOB 'nic.*' AND json_valid(" JOB_SPEC_SQL("j") ") THEN EXISTS " \
+	"(SELECT 1 FROM json_each(" JOB_SPEC_SQL("j") ", '$.metrics') m WHERE m.value = "	\
+	metric ") ELSE 0 END"
 
 #define RUN_HEAD_SQL								\
 	"SELECT r.id, p.name, p.sha256, r.state, r.submitted_ms, r.finished_ms, "	\
@@ -102,11 +106,12 @@ static const struct sql_col job_cols[] = {
  * ports the jobs use (port_driver, as store_query_values'); per variant its XDP entries
  * with the mode used: {"drop": [{"port": "b", "program": "xdp_drop", "mode": "native"}]}
  * (xdp; result show --form drivers). */
-/* The run's jobs on host x.hid (in stmt_q_result_hosts), one per variant and env, as k. */
+/* The run's jobs on host x.hid (in stmt_q_result_hosts), one per variant and env, as k,
+ * with their spec text as k.spec. */
 #define RESULT_HOST_JOBS							\
-	"(SELECT j1.* FROM jobs j1 WHERE j1.id IN (SELECT min(j2.id) FROM jobs j2 "	\
-	"WHERE j2.run_id = ?1 AND j2.host_id = x.hid AND j2.env_id IS NOT NULL "	\
-	"GROUP BY j2.variant_idx, j2.env_id)) k"
+	"(SELECT j1.*, " JOB_SPEC_SQL("j1") " AS spec FROM jobs j1 WHERE j1.id IN "	\
+	"(SELECT min(j2.id) FROM jobs j2 WHERE j2.run_id = ?1 AND j2.host_id = x.hid "	\
+	"AND j2.env_id IS NOT NULL GROUP BY j2.variant_idx, j2.env_id)) k"
 
 static const struct sto_stmt stmt_q_result_hosts = {
 	"SELECT x.name, x.kr, x.kv, x.role, "
@@ -149,12 +154,13 @@ static const struct sto_stmt stmt_q_result_hosts = {
 	"AND json_extract(a.value, '$.hook') = 'xdp' ORDER BY vi, idx, m) "
 	"GROUP BY vi, idx ORDER BY vi, idx) GROUP BY vi ORDER BY vi)) "
 	"FROM (SELECT h.id AS hid, h.name AS name, e.kernel_release AS kr, "
-	"e.kernel_version AS kv, json_extract(j.spec, '$.pair.role') AS role FROM jobs j "
+	"e.kernel_version AS kv, json_extract(" JOB_SPEC_SQL("j") ", '$.pair.role') AS role "
+	"FROM jobs j "
 	"JOIN hosts h ON h.id = j.host_id JOIN host_envs e ON e.id = j.env_id "
 	"WHERE j.run_id = ?1 "
 	"UNION "
 	"SELECT h.id, h.name, h.kernel_release, json_extract(h.inventory, '$.kernel.version'), "
-	"json_extract(j.spec, '$.pair.role') "
+	"json_extract(" JOB_SPEC_SQL("j") ", '$.pair.role') "
 	"FROM jobs j JOIN hosts h ON h.id = j.host_id WHERE j.run_id = ?1 AND j.host_id NOT IN "
 	"(SELECT k.host_id FROM jobs k WHERE k.run_id = ?1 AND k.env_id IS NOT NULL)) x "
 	"ORDER BY 1, 2, 3",
@@ -267,7 +273,7 @@ static const struct sto_stmt stmt_q_values = {
 	/* the job's port driver (DRIVER_PORT_SQL) */
 	"(SELECT group_concat(d, ',') FROM (SELECT DISTINCT "
 	"json_extract(pp.value, '$.driver') AS d FROM json_each(e.inventory, '$.ports') pp "
-	"WHERE d IS NOT NULL AND " DRIVER_PORT_SQL("j.spec", "pp.value") " ORDER BY d)), "
+	"WHERE d IS NOT NULL AND " DRIVER_PORT_SQL("js.text", "pp.value") " ORDER BY d)), "
 	"j.point, e.debug_options, ifnull(e.timing, 'wall'), "
 	/* plan order: the variant's index, the point's first job in the run */
 	"j.variant_idx, (SELECT min(k.seq) FROM jobs k WHERE k.run_id = j.run_id "
@@ -282,7 +288,7 @@ static const struct sto_stmt stmt_q_values = {
 	"FROM sample_values s JOIN series sr ON sr.id = s.series_id "
 	"JOIN jobs j ON j.id = s.job_id JOIN runs r ON r.id = j.run_id "
 	"JOIN plans p ON p.id = r.plan_id JOIN hosts h ON h.id = j.host_id "
-	"LEFT JOIN host_envs e ON e.id = j.env_id "
+	"JOIN job_specs js ON js.id = j.spec_id LEFT JOIN host_envs e ON e.id = j.env_id "
 	"WHERE s.seq = -1 AND j.state = 'done' AND (?1 IS NULL OR p.name = ?1) "
 	"AND (?2 IS NULL OR sr.metric = ?2) AND (?3 IS NULL OR sr.window = ?3) "
 	"AND (?4 IS NULL OR r.id IN (SELECT value FROM json_each(?4))) "

@@ -156,9 +156,10 @@ int sto_job_get(struct store *st, int64_t job_id, struct job_row *row)
 }
 
 static const struct sto_stmt stmt_job_next = {
-	"SELECT id, run_id, spec FROM jobs WHERE host_id = ?1 AND state = 'queued' "
-	"AND NOT EXISTS (SELECT 1 FROM runs r WHERE r.id = jobs.run_id "
-	"AND r.state = 'cancelled') ORDER BY run_id, seq LIMIT 1",
+	"SELECT j.id, j.run_id, s.text FROM jobs j JOIN job_specs s ON s.id = j.spec_id "
+	"WHERE j.host_id = ?1 AND j.state = 'queued' "
+	"AND NOT EXISTS (SELECT 1 FROM runs r WHERE r.id = j.run_id "
+	"AND r.state = 'cancelled') ORDER BY j.run_id, j.seq LIMIT 1",
 };
 
 int store_job_next(struct store *st, int64_t host_id, int64_t *job_id, int64_t *run_id,
@@ -210,7 +211,8 @@ int store_job_next_id(struct store *st, int64_t host_id, int64_t *job_id, int64_
 }
 
 static const struct sto_stmt stmt_run_queued_specs = {
-	"SELECT id, spec FROM jobs WHERE run_id = ?1 AND state = 'queued' ORDER BY spec, id",
+	"SELECT j.id, s.text FROM jobs j JOIN job_specs s ON s.id = j.spec_id "
+	"WHERE j.run_id = ?1 AND j.state = 'queued' ORDER BY j.spec_id, j.id",
 };
 
 int store_run_queued_specs(struct store *st, int64_t run_id,
@@ -632,6 +634,10 @@ static const struct sto_stmt stmt_del_unfinished_samples = {
 	"DELETE FROM sample_values WHERE job_id IN (SELECT id FROM jobs WHERE run_id IN ("
 	UNFINISHED "))",
 };
+static const struct sto_stmt stmt_del_unfinished_specs = {
+	"DELETE FROM job_specs WHERE id IN (SELECT spec_id FROM jobs WHERE run_id IN ("
+	UNFINISHED "))",
+};
 static const struct sto_stmt stmt_del_unfinished_jobs = {
 	"DELETE FROM jobs WHERE run_id IN (" UNFINISHED ")",
 };
@@ -640,12 +646,14 @@ static const struct sto_stmt stmt_del_unfinished_runs = {
 };
 
 /* Delete the imports a stopped coordinator left unfinished (store_import.c writes them
- * in parts): their samples, jobs and runs, counting the runs in *RUNS. In the caller's
- * transaction. */
+ * in parts): their samples, specs, jobs and runs, counting the runs in *RUNS. In the
+ * caller's transaction. */
 static int recover_imports(struct store *st, int64_t *runs)
 {
 	int err = sto_exec(st, &stmt_del_unfinished_samples, NULL, "");
 
+	if (!err)
+		err = sto_exec(st, &stmt_del_unfinished_specs, NULL, "");
 	if (!err)
 		err = sto_exec(st, &stmt_del_unfinished_jobs, NULL, "");
 	if (!err)

@@ -210,20 +210,27 @@ static int read_round(struct round *r, const struct repeat_policy *p, int64_t ru
 	return err;
 }
 
+static const struct sto_stmt stmt_spec_more = {
+	"INSERT INTO job_specs (text) SELECT json_set(s.text, '$.rep', ?2) "
+	"FROM jobs j JOIN job_specs s ON s.id = j.spec_id WHERE j.id = ?1",
+};
 static const struct sto_stmt stmt_queue_more = {
-	"INSERT INTO jobs (run_id, seq, host_id, variant, variant_idx, rep, point, spec, added) "
+	"INSERT INTO jobs (run_id, seq, host_id, variant, variant_idx, rep, point, spec_id, "
+	"added) "
 	"SELECT run_id, (SELECT max(seq) + 1 FROM jobs WHERE run_id = ?2 AND host_id = ?3), "
-	"host_id, variant, variant_idx, ?4, point, json_set(spec, '$.rep', ?4), ?5 "
-	"FROM jobs WHERE id = ?1",
+	"host_id, variant, variant_idx, ?4, point, ?6, ?5 FROM jobs WHERE id = ?1",
 };
 
-/* Queue one more repetition of V (a copy of its last job with rep + 1), WHY kept. */
+/* Queue one more repetition of V (a copy of its last job with rep + 1, its spec a row
+ * of its own), WHY kept. */
 static int queue_more(struct round *r, const struct variant *v, int64_t run, int64_t host,
 		      const char *why)
 {
-	int err = sto_exec(r->st, &stmt_queue_more, NULL, "iiiit", v->last_job, run, host,
-			   v->last_rep + 1, why);
+	int err = sto_exec(r->st, &stmt_spec_more, NULL, "ii", v->last_job, v->last_rep + 1);
 
+	if (!err)
+		err = sto_exec(r->st, &stmt_queue_more, NULL, "iiiiti", v->last_job, run, host,
+			       v->last_rep + 1, why, sqlite3_last_insert_rowid(r->st->db));
 	return err ? fail(r, err, "queue a repetition") : 0;
 }
 
@@ -243,8 +250,9 @@ static int mark_not_settled(struct round *r, const struct variant *v, const char
 }
 
 static const struct sto_stmt stmt_job_round = {
-	"SELECT j.run_id, j.host_id, j.point, j.spec, r.repeat, r.state "
-	"FROM jobs j JOIN runs r ON r.id = j.run_id WHERE j.id = ?1",
+	"SELECT j.run_id, j.host_id, j.point, s.text, r.repeat, r.state "
+	"FROM jobs j JOIN runs r ON r.id = j.run_id JOIN job_specs s ON s.id = j.spec_id "
+	"WHERE j.id = ?1",
 };
 /* one EXISTS a state: with an IN list SQLite builds a temporary b-tree of it to seek
  * jobs_queue each time the statement runs */

@@ -121,19 +121,33 @@ static int run_insert_objects(struct store *st, const struct plan *plan,
 	return err;
 }
 
+static const struct sto_stmt stmt_spec_insert = {
+	"INSERT INTO job_specs (text) VALUES (?1)",
+};
+
+/* Add the job spec TEXT (JSON) to the store; its id into *SPEC_ID. */
+int sto_spec_insert(struct store *st, const char *text, int64_t *spec_id)
+{
+	int err = sto_exec(st, &stmt_spec_insert, NULL, "t", text);
+
+	if (!err)
+		*spec_id = sqlite3_last_insert_rowid(st->db);
+	return err;
+}
+
 static const struct sto_stmt stmt_job_insert = {
-	"INSERT INTO jobs (run_id, seq, host_id, variant, variant_idx, rep, point, spec) "
+	"INSERT INTO jobs (run_id, seq, host_id, variant, variant_idx, rep, point, spec_id) "
 	"VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
 };
 
 /* Add job SEQ of run RUN_ID for HOST_ID (VARIANT, number VARIANT_IDX, repetition REP, at
- * POINT, a JSON object; SPEC its job spec as JSON text). */
+ * POINT, a JSON object; SPEC_ID its job spec's row, sto_spec_insert). */
 int sto_job_insert(struct store *st, int64_t run_id, int64_t seq, int64_t host_id,
 		   const char *variant, int64_t variant_idx, int64_t rep, const char *point,
-		   const char *spec)
+		   int64_t spec_id)
 {
-	return sto_exec(st, &stmt_job_insert, NULL, "iiitiitt", run_id, seq, host_id, variant,
-			variant_idx, rep, point, spec);
+	return sto_exec(st, &stmt_job_insert, NULL, "iiitiiti", run_id, seq, host_id, variant,
+			variant_idx, rep, point, spec_id);
 }
 
 /* Insert the N_JOBS JOBS of run RUN_ID, each id into JOB_IDS (may be NULL). A plan job
@@ -143,13 +157,15 @@ static int run_insert_jobs(struct store *st, const struct plan *plan, int64_t ru
 {
 	const struct plan_job *prev = NULL;
 	char *point = NULL, *spec = NULL;
-	const char *text = NULL;
+	int64_t spec_id = 0;
 	int i, err = 0;
 
 	for (i = 0; !err && i < n_jobs; i++) {
 		const struct plan_job *job = jobs[i].job;
 
 		if (job != prev) {
+			const char *text;
+
 			free(point);
 			free(spec);
 			spec = NULL;
@@ -161,13 +177,15 @@ static int run_insert_jobs(struct store *st, const struct plan *plan, int64_t ru
 			 * times faster (lib/proto/proto_encode.c) */
 			text = jobs[i].spec_text ? jobs[i].spec_text :
 			       (spec = proto_encode(job->spec, NULL));
+			if (!point || !text)
+				err = store_fail(st, -ENOMEM, "out of memory");
+			else
+				err = sto_spec_insert(st, text, &spec_id);
 		}
-		if (!point || !text)
-			err = store_fail(st, -ENOMEM, "out of memory");
-		else
+		if (!err)
 			err = sto_job_insert(st, run_id, (int64_t)job->seq, jobs[i].host_id,
 					     plan->variants[job->variant].name,
-					     (int64_t)job->variant, (int64_t)job->rep, point, text);
+					     (int64_t)job->variant, (int64_t)job->rep, point, spec_id);
 		if (!err && job_ids)
 			job_ids[i] = sqlite3_last_insert_rowid(st->db);
 	}

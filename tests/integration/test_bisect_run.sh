@@ -24,6 +24,7 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 kernels="6.1.0-10 6.1.0-11 6.1.0-12 6.1.0-13 6.1.0-14 6.1.0-15 6.1.0-16 6.1.0-17"
 {
 	echo "BEGIN;"
+	echo "INSERT OR IGNORE INTO job_specs (id, text) VALUES (1, '{}');"
 	echo "INSERT INTO plans (id, name, sha256, text, created_ms) VALUES (1, 'xdp-cost', 'f00', 'name: xdp-cost', 1);"
 	run=0; job=0; i=0
 	for k in $kernels; do
@@ -41,7 +42,7 @@ kernels="6.1.0-10 6.1.0-11 6.1.0-12 6.1.0-13 6.1.0-14 6.1.0-15 6.1.0-16 6.1.0-17
 				v=$(awk -v k="$k" -v rep=$rep -v r=$r 'BEGIN {
 					split(k, p, "-"); slow = (p[2] + 0 >= 15) ? 1.15 : 1;
 					printf "%.4f", 35.6 * slow * (1 + 0.005 * sin(rep * 2.1 + r))}')
-				echo "INSERT INTO jobs (id, run_id, seq, host_id, variant, variant_idx, rep, spec, state, env_id, finished_ms) VALUES ($job, $run, $rep, $i, 'drop', 0, $rep, '{}', 'done', $i, $((run * 1000 + rep)));"
+				echo "INSERT INTO jobs (id, run_id, seq, host_id, variant, variant_idx, rep, spec_id, state, env_id, finished_ms) VALUES ($job, $run, $rep, $i, 'drop', 0, $rep, 1, 'done', $i, $((run * 1000 + rep)));"
 				echo "INSERT INTO samples (job_id, metric, subject, value, unit, window) VALUES ($job, 'prog.ns_per_run', 'xdp_drop', $v, 'ns', 'cost');"
 			done
 		done
@@ -141,11 +142,12 @@ rc=$(judge_rc --db "$db" bisect run --plan xdp-cost --metric prog.ns_per_run --b
 # a run of two variants: never pooled into one sample
 {
 	echo "BEGIN;"
+	echo "INSERT OR IGNORE INTO job_specs (id, text) VALUES (1, '{}');"
 	echo "INSERT INTO runs (id, plan_id, plan_file, state, submitted_ms, finished_ms) VALUES (100, 1, 'xdp-cost.yaml', 'done', 900000, 900500);"
 	for rep in 1 2 3 4 5; do
 		for v in drop pass; do
 			job=$((job + 1))
-			echo "INSERT INTO jobs (id, run_id, seq, host_id, variant, variant_idx, rep, spec, state, env_id, finished_ms) VALUES ($job, 100, $job, 7, '$v', 0, $rep, '{}', 'done', 7, $((900000 + job)));"
+			echo "INSERT INTO jobs (id, run_id, seq, host_id, variant, variant_idx, rep, spec_id, state, env_id, finished_ms) VALUES ($job, 100, $job, 7, '$v', 0, $rep, 1, 'done', 7, $((900000 + job)));"
 			echo "INSERT INTO samples (job_id, metric, subject, value, unit, window) VALUES ($job, 'prog.ns_per_run', 'xdp_$v', $((40 + rep)), 'ns', 'cost');"
 		done
 	done

@@ -107,7 +107,8 @@ runs=$(sql "SELECT count(*) FROM runs WHERE id > $base")
 check "one coordinator run per judged commit ($judged commits, $runs runs)" \
 	test "$runs" -eq "$judged"
 failed=$(sql "SELECT count(*) FROM jobs j JOIN runs r ON r.id = j.run_id
-	WHERE r.id > $base AND j.state = 'failed' AND j.spec LIKE '%xdp_bad%'")
+	JOIN job_specs s ON s.id = j.spec_id
+	WHERE r.id > $base AND j.state = 'failed' AND s.text LIKE '%xdp_bad%'")
 check "the 125 comes from jobs that failed on the agent ($failed failed xdp_bad jobs)" \
 	test "$failed" -ge 1
 slow=$(sql "SELECT printf('%.1f', avg(s.value)) FROM samples s JOIN jobs j ON j.id = s.job_id

@@ -52,10 +52,10 @@ plan_sha=$(sha256sum "$top/plans/quickstart.yaml" | cut -d' ' -f1)
 untraced=$(sql "SELECT count(*) FROM samples s
 	LEFT JOIN jobs j ON j.id = s.job_id LEFT JOIN runs r ON r.id = j.run_id
 	LEFT JOIN plans p ON p.id = r.plan_id LEFT JOIN hosts h ON h.id = j.host_id
-	LEFT JOIN host_envs e ON e.id = j.env_id
+	LEFT JOIN host_envs e ON e.id = j.env_id LEFT JOIN job_specs js ON js.id = j.spec_id
 	WHERE j.run_id=$run AND (p.sha256 IS NOT '$plan_sha' OR length(p.text) = 0
 	   OR h.name IS NULL OR e.kernel_release IS NOT '$(uname -r)' OR j.variant IS NULL
-	   OR j.spec NOT LIKE '%\"sha256\"%')")
+	   OR js.text IS NULL OR js.text NOT LIKE '%\"sha256\"%')")
 check "every sample traces to plan text, host, kernel, variant, object hash" test "$untraced" = 0
 objs=$(sql "SELECT count(*) FROM run_objects ro JOIN objects o ON o.sha256 = ro.sha256
 	WHERE ro.run_id=$run AND o.sha256 = '$(sha256sum "$top/build/bpf/xdp_basic.bpf.o" | cut -d' ' -f1)'")

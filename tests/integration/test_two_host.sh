@@ -121,7 +121,7 @@ check "rediscovery replaces the links" [ "$(sql "SELECT count(*) FROM links")" =
 run=$(sql "SELECT max(id) FROM runs")
 check "run done" [ "$(sql "SELECT state FROM runs WHERE id = $run")" = done ]
 check "four jobs, two per host" [ "$(sql "SELECT group_concat(n) FROM (SELECT count(*) n FROM jobs WHERE run_id = $run AND $planned GROUP BY host_id)")" = "2,2" ]
-check "h1 is the generator, h2 the dut" [ "$(sql "SELECT group_concat(x, ' ') FROM (SELECT DISTINCT h.name || '=' || json_extract(j.spec, '$.pair.role') x FROM jobs j JOIN hosts h ON h.id = j.host_id WHERE j.run_id = $run ORDER BY 1)")" = "h1=generator h2=dut" ]
+check "h1 is the generator, h2 the dut" [ "$(sql "SELECT group_concat(x, ' ') FROM (SELECT DISTINCT h.name || '=' || json_extract(s.text, '$.pair.role') x FROM jobs j JOIN hosts h ON h.id = j.host_id JOIN job_specs s ON s.id = j.spec_id WHERE j.run_id = $run ORDER BY 1)")" = "h1=generator h2=dut" ]
 roles=$("$bpflab" -j result show "$run" | jq -r '[.hosts[] | "\(.name)=\(.role)"] | sort | join(" ")')
 check "result names the roles ($roles)" [ "$roles" = "h1=generator h2=dut" ]
 "$bpflab" result show "$run"

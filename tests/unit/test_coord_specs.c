@@ -70,10 +70,12 @@ static void test_coordinator_stored_spec(void **state)
 	assert_int_equal(jget_int(r, "run", 0), 2);
 	json_decref(r);
 	coord_destroy(&t->fx.c);
-	snprintf(sql, sizeof(sql), "UPDATE jobs SET spec = (SELECT spec FROM jobs WHERE id = "
-		 "%lld) WHERE run_id = 1 AND id != %lld", j1, j1);
+	snprintf(sql, sizeof(sql), "UPDATE jobs SET spec_id = (SELECT spec_id FROM jobs WHERE "
+		 "id = %lld) WHERE run_id = 1 AND id != %lld", j1, j1);
 	db_exec(t, sql);
-	db_exec(t, "UPDATE jobs SET spec = json_set(spec, '$.bogus', 1) WHERE id = "
+	db_exec(t, "INSERT INTO job_specs (text) SELECT json_set(s.text, '$.bogus', 1) FROM "
+		"jobs j JOIN job_specs s ON s.id = j.spec_id WHERE j.id = (SELECT min(id) FROM "
+		"jobs WHERE run_id = 2); UPDATE jobs SET spec_id = last_insert_rowid() WHERE id = "
 		"(SELECT min(id) FROM jobs WHERE run_id = 2)");
 	coord_fix_start(&t->fx, &COORD_OPTS(.tick_ms = 20));
 	tctx_hello(t, "h1", "veth");
@@ -110,12 +112,14 @@ static void test_coordinator_stored_spec(void **state)
  * JOB's row again at seq + 100 * REP with rep REP. */
 static void add_job_like(struct tctx *t, long long job, int rep)
 {
-	char sql[400];
+	char sql[640];
 
-	snprintf(sql, sizeof(sql), "INSERT INTO jobs (run_id, seq, host_id, variant, "
-		 "variant_idx, rep, point, spec, added) SELECT run_id, seq + 100 * %d, host_id, "
-		 "variant, variant_idx, %d, point, json_set(spec, '$.rep', %d), 1 FROM jobs "
-		 "WHERE id = %lld", rep, rep, rep, job);
+	snprintf(sql, sizeof(sql), "INSERT INTO job_specs (text) SELECT json_set(s.text, "
+		 "'$.rep', %d) FROM jobs j JOIN job_specs s ON s.id = j.spec_id WHERE j.id = %lld; "
+		 "INSERT INTO jobs (run_id, seq, host_id, variant, variant_idx, rep, point, "
+		 "spec_id, added) SELECT run_id, seq + 100 * %d, host_id, variant, variant_idx, "
+		 "%d, point, last_insert_rowid(), 1 FROM jobs WHERE id = %lld", rep, job, rep, rep,
+		 job);
 	db_exec(t, sql);
 }
 

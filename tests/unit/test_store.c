@@ -409,7 +409,7 @@ static void test_store_nic_listed(void **state)
 	assert_non_null(st);
 	assert_int_equal(store_host_hello(st, "h1", "0.1", f->inventory, 100, &h1, NULL), 0);
 	run = store_fix_run(st, f, h1, 200);
-	db_file_exec(f->db, "UPDATE jobs SET spec = json_set(spec, '$.metrics', "
+	db_file_exec(f->db, "UPDATE job_specs SET text = json_set(text, '$.metrics', "
 		     "json('[\"port.rx_pps\", \"nic.rx_queue_0_xdp_drops\"]'))");
 	assert_int_equal(store_job_next(st, h1, &job, &rj, &spec), 0);
 	json_decref(spec);

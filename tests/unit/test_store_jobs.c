@@ -657,7 +657,55 @@ static void test_store_repeat_controller(void **state)
 				     "json_extract(verdict_details, '$.\"not-settled\"') LIKE "
 				     "'prog.ns_per_run of ''p'': 95 % CI +-% after 4 repetitions, not within 2.00 %'"), 1);
 	assert_int_equal(db_file_count(f->db, "SELECT count(*) FROM runs WHERE state = 'done'"), 1);
+	/* each added job's spec a row of its own (schema 015), saying its repetition */
+	assert_int_equal(db_file_count(f->db, "SELECT count(DISTINCT j.spec_id) FROM jobs j "
+				     "JOIN job_specs s ON s.id = j.spec_id WHERE j.added IS NOT NULL "
+				     "AND json_extract(s.text, '$.rep') = j.rep AND "
+				     "json_extract(s.text, '$.variant') = j.variant"), 4);
+	assert_int_equal(db_file_count(f->db, "SELECT count(*) FROM job_specs WHERE id NOT IN "
+				     "(SELECT spec_id FROM jobs)"), 0);
 	(void)run;
+}
+
+
+/* A run on two hosts (count: all): each plan job's spec is one row of job_specs that its
+ * two jobs share, holding the plan job's spec; the queue hands each host its own job with
+ * that spec (schema 015). */
+static void test_store_specs_shared_by_hosts(void **state)
+{
+	struct store_fix *f = *state;
+	struct store_job_new jn[2 * N_JOBS] = { 0 };
+	struct store_run_host rh[2];
+	int64_t h1, h2, run = 0, job, rj;
+	struct err err;
+	struct store *st;
+	json_t *spec;
+	int i;
+
+	st = store_open(f->db, false, &err);
+	assert_non_null(st);
+	assert_int_equal(store_host_hello(st, "h1", "0.1", f->inventory, 100, &h1, NULL), 0);
+	assert_int_equal(store_host_hello(st, "h2", "0.1", f->inventory, 100, &h2, NULL), 0);
+	for (i = 0; i < 2 * N_JOBS; i++) {
+		jn[i].host_id = i % 2 ? h2 : h1;
+		jn[i].job = &f->jobs[i / 2];
+	}
+	rh[0] = (struct store_run_host){ .host_id = h1, .chosen = true };
+	rh[1] = (struct store_run_host){ .host_id = h2, .chosen = true };
+	assert_int_equal(store_run_create_hosts(st, &f->plan, NULL, &f->objs, jn, 2 * N_JOBS,
+						rh, 2, 200, &run, NULL), 0);
+	assert_int_equal(store_fix_count(f->db, "jobs"), 2 * N_JOBS);
+	assert_int_equal(store_fix_count(f->db, "job_specs"), N_JOBS);
+	assert_int_equal(db_file_count(f->db, "SELECT count(*) FROM jobs a JOIN jobs b ON "
+				     "b.seq = a.seq AND b.host_id > a.host_id WHERE b.spec_id = "
+				     "a.spec_id"), N_JOBS);
+	for (i = 0; i < 2; i++) {
+		assert_int_equal(store_job_next(st, i ? h2 : h1, &job, &rj, &spec), 0);
+		assert_int_equal(rj, run);
+		assert_true(json_equal(spec, f->jobs[0].spec));
+		json_decref(spec);
+	}
+	store_close(&st);
 }
 
 int main(void)
@@ -668,6 +716,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_store_job_write_failures, store_fix_setup,
 						store_fix_teardown),
 		cmocka_unit_test_setup_teardown(test_store_jobs_dispatch, store_fix_setup,
+						store_fix_teardown),
+		cmocka_unit_test_setup_teardown(test_store_specs_shared_by_hosts, store_fix_setup,
 						store_fix_teardown),
 		cmocka_unit_test_setup_teardown(test_store_host_kept_busy, store_fix_setup,
 						store_fix_teardown),

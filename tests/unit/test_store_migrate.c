@@ -2,7 +2,8 @@
 /* test_store_migrate.c - unit tests for lib/store's schema migrations on real SQLite:
  * every migration from an empty file, refusal of a newer schema, old databases with rows
  * (samples, a table other tables reference) migrated in place, the state checks the
- * migrations add, and sample_values without foreign keys (013). The fixture:
+ * migrations add, sample_values without foreign keys (013) and the spec in a table of
+ * its own (015). The fixture:
  * store_fixture.h.
  */
 #include <setjmp.h>
@@ -412,6 +413,67 @@ static void test_store_migrate_open_jobs_index(void **state)
 	close_fk_clean(c);
 }
 
+
+/* Migration 015 (the spec in job_specs) on a schema-14 database: every job keeps its
+ * columns and its spec text (under its own id), the indexes come back, jobs names no
+ * foreign key but its run and host, job_attempts none, and the store reads the queue
+ * and a job's spec through the new table. */
+static void test_store_migrate_job_specs(void **state)
+{
+	struct store_fix *f = *state;
+	int64_t n = 0, job = 0, run = 0;
+	json_t *spec = NULL;
+	struct store *st;
+	struct err err;
+	sqlite3_stmt *q;
+	sqlite3 *c;
+
+	old_database(f->db, 14,
+		"INSERT INTO plans VALUES (1, 'p', 'x', 'x', 0);"
+		"INSERT INTO runs (id, plan_id, plan_file, submitted_ms) VALUES (1, 1, 'p', 0);"
+		"INSERT INTO hosts VALUES (1, 'h', 'busy', '1.0', '6.1', '{}', 5, 6);"
+		"INSERT INTO jobs (id, run_id, seq, host_id, variant, variant_idx, rep, point, spec, "
+		"state, attempts, verdicts, added) VALUES "
+		"(1, 1, 1, 1, 'a', 0, 1, '{\"n\":\"1\"}', '{\"variant\":\"a\",\"rep\":1}', "
+		"'done', 1, '[\"x\"]', NULL), "
+		"(2, 1, 2, 1, 'b', 1, 1, '{}', '{\"variant\":\"b\",\"rep\":1}', 'queued', 0, "
+		"'[]', 'wide');"
+		"INSERT INTO job_attempts VALUES (1, 1, 1, 10, 11, 'done', NULL);");
+
+	c = migrated(f->db, 14);
+	assert_int_equal(sqlite3_prepare_v2(c, "SELECT "
+		"(SELECT group_concat(j.id || ':' || j.seq || ':' || j.variant || ':' || "
+		"j.variant_idx || ':' || j.point || ':' || j.spec_id || ':' || s.text || ':' || "
+		"j.state || ':' || j.attempts || ':' || j.verdicts || ':' || ifnull(j.added, '-'), "
+		"' ') FROM jobs j JOIN job_specs s ON s.id = j.spec_id) || ' ' || "
+		"(SELECT group_concat(job_id || ':' || host_id || ':' || outcome) FROM job_attempts)"
+		" || ' ' || (SELECT group_concat(name, ',') FROM (SELECT name FROM sqlite_master "
+		"WHERE type = 'index' AND name NOT LIKE 'sqlite_%' AND tbl_name IN ('jobs', "
+		"'job_attempts') ORDER BY name)) || ' ' || "
+		"(SELECT group_concat(\"table\", ',') FROM (SELECT \"table\" FROM "
+		"pragma_foreign_key_list('jobs') ORDER BY 1)) || ' ' || "
+		"(SELECT count(*) FROM pragma_foreign_key_list('job_attempts'))", -1, &q, NULL),
+		SQLITE_OK);
+	assert_int_equal(sqlite3_step(q), SQLITE_ROW);
+	assert_string_equal((const char *)sqlite3_column_text(q, 0),
+			    "1:1:a:0:{\"n\":\"1\"}:1:{\"variant\":\"a\",\"rep\":1}:done:1:[\"x\"]:- "
+			    "2:2:b:1:{}:2:{\"variant\":\"b\",\"rep\":1}:queued:0:[]:wide "
+			    "1:1:done job_attempts_host,jobs_queue,jobs_run hosts,runs 0");
+	sqlite3_finalize(q);
+	assert_int_equal(sql_int(c, "SELECT count(*) FROM job_specs", &n, ""), SQLITE_ROW);
+	assert_int_equal(n, 2);
+	close_fk_clean(c);
+
+	st = store_open(f->db, false, &err);
+	assert_non_null(st);
+	assert_int_equal(store_job_next(st, 1, &job, &run, &spec), 0);
+	assert_int_equal(job, 2);
+	assert_int_equal(run, 1);
+	assert_string_equal(json_string_value(json_object_get(spec, "variant")), "b");
+	json_decref(spec);
+	store_close(&st);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -426,6 +488,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_store_migrate_sample_refs, store_fix_setup,
 						store_fix_teardown),
 		cmocka_unit_test_setup_teardown(test_store_migrate_open_jobs_index, store_fix_setup,
+						store_fix_teardown),
+		cmocka_unit_test_setup_teardown(test_store_migrate_job_specs, store_fix_setup,
 						store_fix_teardown),
 	};
 

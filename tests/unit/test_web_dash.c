@@ -54,9 +54,10 @@ static int setup(void **state)
 	db_file_exec(db, "UPDATE runs SET state = 'failed' WHERE id = 50");
 	db_file_exec(db, "INSERT INTO hosts (name, state, inventory, first_seen_ms, last_seen_ms) VALUES "
 		"('other', 'idle', '{}', 1, 1767225600000)");
-	db_file_exec(db, "INSERT INTO jobs (run_id, host_id, seq, variant, variant_idx, rep, spec, "
-		"state) SELECT 60, (SELECT id FROM hosts WHERE name = 'other'), 0, 'drop', 0, 1, "
-		"'{}', 'done'");
+	db_file_exec(db, "INSERT INTO job_specs (text) VALUES ('{}')");
+	db_file_exec(db, "INSERT INTO jobs (run_id, host_id, seq, variant, variant_idx, rep, "
+		"spec_id, state) SELECT 60, (SELECT id FROM hosts WHERE name = 'other'), 0, "
+		"'drop', 0, 1, (SELECT max(id) FROM job_specs), 'done'");
 	/* run 124 of plan w: 200 repetitions of two programs */
 	{
 		char file[400], line[64];
