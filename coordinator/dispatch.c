@@ -109,7 +109,8 @@ static int picks_end(struct coord *c)
 	c->picks_batched = false;
 	err = store_batch_end(c->store, 0);
 	if (err)
-		pr_warn("%s", store_err(c->store)->msg);
+		pr_warn("cannot store a dispatch round, its jobs stay queued: %s",
+			store_err(c->store)->msg);
 	return err;
 }
 

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* test_coord_specs.c - the job specs bpflabd keeps decoded (coordinator/specs.c): specs
  * read back from the store after a restart, one that cannot be decoded failing its job at
- * dispatch, and jobs added to a run behind bpflabd's back (repeat.until). The database is
- * changed from a second connection while the coordinator is down or between ticks. The
- * fixture: coord_fixture.h.
+ * dispatch, jobs added to a run behind bpflabd's back (repeat.until); and a dispatch
+ * round whose commit fails. The database is changed from a second connection while the
+ * coordinator is down or between ticks. The fixture: coord_fixture.h.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -160,11 +160,47 @@ static void test_coordinator_spec_added(void **state)
 	json_decref(s4);
 }
 
+
+/* A dispatch round whose commit fails (schema-level: a trigger of the test's makes every
+ * attempt row break a deferred foreign key, which SQLite checks at COMMIT) stores
+ * nothing and sends nothing: the job stays queued with no attempt, the host idle; once
+ * the commit can succeed, the next tick hands the same job out. */
+static void test_coordinator_dispatch_commit_fails(void **state)
+{
+	struct tctx *t = *state;
+	long long first, job;
+	json_t *r, *spec;
+
+	tctx_hello(t, "h1", "veth");
+	db_exec(t, "CREATE TABLE test_deferred (host_id INTEGER REFERENCES hosts (id) "
+		"DEFERRABLE INITIALLY DEFERRED); CREATE TRIGGER test_commit_fails AFTER INSERT "
+		"ON job_attempts BEGIN INSERT INTO test_deferred VALUES (-1); END");
+	r = coord_ask(t->fx.c, t->client, tctx_submit_msg(t, tctx_plan_text, NULL), "submitted");
+	json_decref(r);
+	r = coord_pump(t->fx.c, t->agent, 300);
+	if (r)
+		fail_msg("a '%s' went out of a round that was not stored", proto_msg_type(r));
+	assert_int_equal(db_file_count(t->fx.db, "SELECT count(*) FROM jobs WHERE state <> "
+				       "'queued' OR attempts <> 0"), 0);
+	assert_int_equal(db_file_count(t->fx.db, "SELECT count(*) FROM job_attempts"), 0);
+	assert_int_equal(db_file_count(t->fx.db, "SELECT count(*) FROM test_deferred"), 0);
+	assert_int_equal(db_file_count(t->fx.db, "SELECT count(*) FROM hosts WHERE name = 'h1' "
+				       "AND state = 'idle'"), 1);
+	first = db_file_count(t->fx.db, "SELECT min(id) FROM jobs");
+	db_exec(t, "DROP TRIGGER test_commit_fails");
+	job = next_job(t, &spec);
+	assert_int_equal(job, first);
+	json_decref(spec);
+	assert_int_equal(db_file_count(t->fx.db, "SELECT count(*) FROM job_attempts WHERE "
+				       "outcome = 'running'"), 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		TCTX_TEST(test_coordinator_stored_spec),
 		TCTX_TEST(test_coordinator_spec_added),
+		TCTX_TEST(test_coordinator_dispatch_commit_fails),
 	};
 
 	return cmocka_run_group_tests_name("coord_specs", tests, NULL, NULL);
