@@ -155,8 +155,8 @@ int store_job_next_id(struct store *store, int64_t host_id, int64_t *job_id,
 		      int64_t *run_id);
 /* Call FN(ARG, JOB_ID, TEXT, LEN) for every queued job of run RUN_ID with its spec's JSON
  * text as stored (NUL-terminated, LEN bytes; valid during the call), the jobs of one
- * spec row (job_specs) one after another. FN returns 0 or -errno, which stops the walk and is returned.
- * Returns 0 or -errno. */
+ * spec row (job_specs) one after another. FN returns 0 or -errno, which stops the walk
+ * and is returned. Returns 0 or -errno. */
 int store_run_queued_specs(struct store *store, int64_t run_id,
 			   int (*fn)(void *arg, int64_t job_id, const char *text, size_t len),
 			   void *arg);

@@ -226,8 +226,13 @@ static const struct sto_stmt stmt_queue_more = {
 static int queue_more(struct round *r, const struct variant *v, int64_t run, int64_t host,
 		      const char *why)
 {
-	int err = sto_exec(r->st, &stmt_spec_more, NULL, "ii", v->last_job, v->last_rep + 1);
+	int64_t specs = 0;
+	int err = sto_exec(r->st, &stmt_spec_more, &specs, "ii", v->last_job,
+			   v->last_rep + 1);
 
+	if (!err && specs != 1)	/* else the job would name another job's spec */
+		err = store_fail(r->st, -ENOENT, "job %lld has no spec row",
+				 (long long)v->last_job);
 	if (!err)
 		err = sto_exec(r->st, &stmt_queue_more, NULL, "iiiiti", v->last_job, run, host,
 			       v->last_rep + 1, why, sqlite3_last_insert_rowid(r->st->db));

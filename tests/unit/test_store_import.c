@@ -2,7 +2,8 @@
 /* test_store_import.c - unit tests for lib/store/store_import.c on a real SQLite file: an
  * import written in parts (store_import_step with a deadline already past: the smallest
  * parts) stores the same run as store_import at once and shows it queued until the last
- * part; an import given up half-way (store_import_destroy) leaves no run, job or sample;
+ * part; an import given up half-way (store_import_destroy) leaves no run, job, spec or
+ * sample, and a step that fails nothing of its part (taken again, it writes it whole);
  * store_import_check refuses bad input with the job and sample named, without a store;
  * and many variants are numbered in first-seen order (the hash that replaced a walk).
  */
@@ -134,8 +135,10 @@ static void test_store_import_given_up(void **state)
 	assert_int_equal(store_import_step(f->st, im, 0), 1);
 	assert_int_equal(store_import_step(f->st, im, 0), 1);
 	assert_int_equal(db_file_count(f->db, "SELECT count(*) FROM jobs"), 32);
+	assert_int_equal(db_file_count(f->db, "SELECT count(*) FROM job_specs"), 1);
 	store_import_destroy(f->st, &im);
 	assert_int_equal(db_file_count(f->db, "SELECT count(*) FROM jobs"), 0);
+	assert_int_equal(db_file_count(f->db, "SELECT count(*) FROM job_specs"), 0);
 	assert_int_equal(db_file_count(f->db, "SELECT count(*) FROM sample_values"), 0);
 	assert_int_equal(db_file_count(f->db, "SELECT count(*) FROM runs"), 0);
 	run = store_query_run(f->st, run_id);
@@ -158,6 +161,35 @@ static void test_store_import_given_up(void **state)
 	assert_int_equal(db_file_count(f->db, "SELECT count(*) FROM runs"), 1);
 	assert_int_equal(db_file_count(f->db, "SELECT count(*) FROM jobs"), 500);
 	assert_int_equal(db_file_count(f->db, "SELECT count(*) FROM sample_values"), 1000);
+	assert_int_equal(db_file_count(f->db, "SELECT count(*) FROM job_specs"), 1);
+	json_decref(imp);
+}
+
+/* A step that fails (a trigger of the test's refuses one job) leaves nothing of its
+ * part, the spec row it wrote first included; the same step taken again writes the
+ * spec anew, and every job names a spec row that is there. */
+static void test_store_import_step_fails(void **state)
+{
+	struct fixture *f = *state;
+	json_t *imp = import_of(40, 2);
+	struct store_import *im = NULL;
+	int rc;
+
+	assert_int_equal(store_import_begin(f->st, imp, 1000, false, &im), 0);
+	db_file_exec(f->db, "CREATE TRIGGER test_step_fails BEFORE INSERT ON jobs WHEN "
+		     "NEW.seq = 3 BEGIN SELECT RAISE(ABORT, 'test: the step fails'); END");
+	assert_true(store_import_step(f->st, im, 0) < 0);
+	assert_int_equal(db_file_count(f->db, "SELECT count(*) FROM jobs"), 0);
+	assert_int_equal(db_file_count(f->db, "SELECT count(*) FROM job_specs"), 0);
+	db_file_exec(f->db, "DROP TRIGGER test_step_fails");
+	while ((rc = store_import_step(f->st, im, 0)) == 1)
+		;
+	assert_int_equal(rc, 0);
+	assert_int_equal(db_file_count(f->db, "SELECT count(*) FROM jobs"), 40);
+	assert_int_equal(db_file_count(f->db, "SELECT count(*) FROM job_specs"), 1);
+	assert_int_equal(db_file_count(f->db, "SELECT count(*) FROM jobs WHERE spec_id NOT IN "
+				       "(SELECT id FROM job_specs)"), 0);
+	store_import_destroy(f->st, &im);
 	json_decref(imp);
 }
 
@@ -232,6 +264,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_store_import_parts, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_store_import_given_up, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_store_import_step_fails, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_store_import_check, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_store_import_variant_order, setup,
 						teardown),
