@@ -48,6 +48,7 @@ struct coord_stats {
 	/* owner: dispatch.c */
 	uint64_t jobs_dispatched;
 	uint64_t jobs_lost_failed;	/* jobs failed after max_attempts losses */
+	uint64_t rounds_unstored;	/* dispatch rounds that could not be stored */
 	/* owner: results.c */
 	uint64_t results;		/* results stored */
 	uint64_t duplicates;		/* results acknowledged again, not stored */

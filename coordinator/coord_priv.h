@@ -212,13 +212,16 @@ struct coord {
 	/* owner: dispatch.c. dispatch_collect's passes, whether a round's picks are read
 	 * in the store batch that stores them (PICKS_BATCHED), its array of the waiting
 	 * agents to serve first, and the agents whose host a result of this turn left busy
-	 * for their next job (coord_dispatch_kept_busy) */
+	 * for their next job (coord_dispatch_kept_busy); the rounds in a row that could not
+	 * be stored, those not said in a warning yet, and when the last warning was */
 	uint64_t collect_pass;
 	bool picks_batched;
 	struct coord_agent **waiters;
 	int waiters_cap;
 	struct coord_agent **kept_busy;
 	int n_kept_busy, kept_busy_cap;
+	uint64_t unstored_rounds, unstored_unsaid;
+	int64_t unstored_said_mono;
 	/* owner: machine.c. Hosts that share a machine: the machines seen in hellos, the
 	 * latest waiting number handed out, how many agents wait */
 	struct coord_machine *machines;

@@ -27,6 +27,7 @@
 #include "base/util.h"
 
 #define COORD_DISPATCH_TRIES 16		/* jobs failed at dispatch before giving up a turn */
+#define UNSTORED_SAY_EVERY_MS 60000	/* rounds that cannot be stored: one warning a minute */
 
 /* --- dispatch ---
  *
@@ -98,6 +99,40 @@ static void pick_release(struct dispatch_pick *p)
 	memset(p, 0, sizeof(*p));
 }
 
+/* A dispatch round that could not be stored (WHY): its jobs stay queued and the next
+ * tick tries again, so a full disk would say it four times a second. Said at once, then
+ * at most once a minute with the rounds since; round_stored says when one is stored. */
+static void round_unstored(struct coord *c, const char *why)
+{
+	int64_t now = util_mono_ms();
+
+	c->stats.rounds_unstored++;
+	if (c->unstored_rounds++ && now - c->unstored_said_mono < UNSTORED_SAY_EVERY_MS) {
+		c->unstored_unsaid++;
+		pr_debug("cannot store a dispatch round, its jobs stay queued: %s", why);
+		return;
+	}
+	if (c->unstored_rounds == 1)
+		pr_warn("cannot store a dispatch round, its jobs stay queued: %s (tried again "
+			"each tick; said again once a minute while it fails)", why);
+	else
+		pr_warn("still cannot store a dispatch round (%llu more since the last line, "
+			"%llu in a row): %s", (unsigned long long)c->unstored_unsaid,
+			(unsigned long long)c->unstored_rounds, why);
+	c->unstored_unsaid = 0;
+	c->unstored_said_mono = now;
+}
+
+/* A dispatch round was stored: after rounds that were not, that is said. */
+static void round_stored(struct coord *c)
+{
+	if (!c->unstored_rounds)
+		return;
+	pr_info("dispatch rounds are stored again, after %llu that could not be",
+		(unsigned long long)c->unstored_rounds);
+	c->unstored_rounds = c->unstored_unsaid = 0;
+}
+
 /* The round's batch (picks_begin), when it holds one, is committed. Returns 0 or the
  * commit's -errno (then nothing of the batch is stored). */
 static int picks_end(struct coord *c)
@@ -109,8 +144,7 @@ static int picks_end(struct coord *c)
 	c->picks_batched = false;
 	err = store_batch_end(c->store, 0);
 	if (err)
-		pr_warn("cannot store a dispatch round, its jobs stay queued: %s",
-			store_err(c->store)->msg);
+		round_unstored(c, store_err(c->store)->msg);
 	return err;
 }
 
@@ -349,8 +383,9 @@ static int dispatch_collect(struct coord *c, bool all, struct dispatch_pick **pi
 }
 
 /* Store the N picks as dispatched, in one transaction; each pick's ERR says whether its
- * job was (0), and its agent is idle again until the send. */
-static void dispatch_store(struct coord *c, struct dispatch_pick *picks, int n)
+ * job was (0), and its agent is idle again until the send. Returns 0 or the -errno that
+ * kept them all from being stored. */
+static int dispatch_store(struct coord *c, struct dispatch_pick *picks, int n)
 {
 	int64_t *ids = malloc(n * sizeof(*ids));
 	int *errs = malloc(n * sizeof(*errs));
@@ -365,7 +400,7 @@ static void dispatch_store(struct coord *c, struct dispatch_pick *picks, int n)
 	if (!err) {
 		err = store_jobs_dispatch(c->store, ids, n, util_wall_ms(), errs);
 		if (err)
-			pr_warn("%s", store_err(c->store)->msg);
+			round_unstored(c, store_err(c->store)->msg);
 	}
 	for (i = 0; i < n; i++) {
 		picks[i].a->job.id = 0;		/* set again when sent */
@@ -377,6 +412,7 @@ static void dispatch_store(struct coord *c, struct dispatch_pick *picks, int n)
 	}
 	free(ids);
 	free(errs);
+	return err;
 }
 
 /* Hand a job to every connected idle agent (ALL) or to those coord_dispatch_agent
@@ -385,16 +421,17 @@ static void dispatch_store(struct coord *c, struct dispatch_pick *picks, int n)
 static void dispatch_batch(struct coord *c, bool all)
 {
 	struct dispatch_pick *picks = NULL;
-	int cap = 0, n, i, round, err;
+	int cap = 0, n, i, round, stored, err;
 
 	for (round = 0; round < COORD_DISPATCH_ROUNDS && (all || c->dispatch_wanted); round++) {
 		coord_dispatch_take(c);	/* this round serves the marks so far */
 		picks_begin(c);
 		n = dispatch_collect(c, all, &picks, &cap);
 		all = false;
-		if (n)
-			dispatch_store(c, picks, n);
+		stored = n ? dispatch_store(c, picks, n) : 0;
 		err = picks_end(c);	/* the dispatches are stored before any is sent */
+		if (n && !stored && !err)
+			round_stored(c);
 		for (i = 0; i < n; i++) {
 			if (err && !picks[i].err)
 				picks[i].err = err;

@@ -2,8 +2,9 @@
 /* test_coord_specs.c - the job specs bpflabd keeps decoded (coordinator/specs.c): specs
  * read back from the store after a restart, one that cannot be decoded failing its job at
  * dispatch, jobs added to a run behind bpflabd's back (repeat.until); and a dispatch
- * round whose commit fails. The database is changed from a second connection while the
- * coordinator is down or between ticks. The fixture: coord_fixture.h.
+ * round whose commit fails (and how often that is said). The database is changed from a
+ * second connection while the coordinator is down or between ticks. The fixture:
+ * coord_fixture.h.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -18,6 +19,8 @@
 
 #include "coord.h"
 #include "proto/proto.h"
+#include "base/log.h"
+#include "base/util.h"
 #include "helpers.h"
 #include "coord_fixture.h"
 
@@ -31,6 +34,20 @@ static void db_exec(struct tctx *t, const char *sql)
 	if (sqlite3_exec(c, sql, NULL, NULL, NULL) != SQLITE_OK)
 		fail_msg("%s: %s", sql, sqlite3_errmsg(c));
 	sqlite3_close(c);
+}
+
+/* How many lines of the log file PATH hold NEEDLE. */
+static int log_count(const char *path, const char *needle)
+{
+	char *text = NULL, *p;
+	size_t len;
+	int n = 0;
+
+	assert_int_equal(util_read_file(path, 1 << 20, &text, &len), 0);
+	for (p = text; (p = strstr(p, needle)); p += strlen(needle))
+		n++;
+	free(text);
+	return n;
 }
 
 /* The job message agent T gets next: its job id, its spec into *SPEC (a new reference). */
@@ -163,14 +180,21 @@ static void test_coordinator_spec_added(void **state)
 
 /* A dispatch round whose commit fails (schema-level: a trigger of the test's makes every
  * attempt row break a deferred foreign key, which SQLite checks at COMMIT) stores
- * nothing and sends nothing: the job stays queued with no attempt, the host idle; once
- * the commit can succeed, the next tick hands the same job out. */
+ * nothing and sends nothing: the job stays queued with no attempt, the host idle. Tried
+ * again at every tick, it is said once (not at every tick: a full disk would fill the
+ * log). Once the commit can succeed, the next tick hands the same job out, and the log
+ * says how many rounds could not be stored. */
 static void test_coordinator_dispatch_commit_fails(void **state)
 {
 	struct tctx *t = *state;
+	struct coord_stats st;
 	long long first, job;
 	json_t *r, *spec;
+	char log[192], line[128];
 
+	snprintf(log, sizeof(log), "%s/bpflabd.log", t->fx.dir);
+	assert_int_equal(log_set_file(log), 0);
+	log_set_level(LOG_INFO);
 	tctx_hello(t, "h1", "veth");
 	db_exec(t, "CREATE TABLE test_deferred (host_id INTEGER REFERENCES hosts (id) "
 		"DEFERRABLE INITIALLY DEFERRED); CREATE TRIGGER test_commit_fails AFTER INSERT "
@@ -186,6 +210,12 @@ static void test_coordinator_dispatch_commit_fails(void **state)
 	assert_int_equal(db_file_count(t->fx.db, "SELECT count(*) FROM test_deferred"), 0);
 	assert_int_equal(db_file_count(t->fx.db, "SELECT count(*) FROM hosts WHERE name = 'h1' "
 				       "AND state = 'idle'"), 1);
+	/* tried again at every 20 ms tick, said once (then once a minute) */
+	coord_get_stats(t->fx.c, &st);
+	assert_true(st.rounds_unstored >= 5);
+	log_flush();
+	assert_int_equal(log_count(log, "cannot store a dispatch round"), 1);
+	assert_int_equal(log_count(log, "FOREIGN KEY constraint failed"), 1);
 	first = db_file_count(t->fx.db, "SELECT min(id) FROM jobs");
 	db_exec(t, "DROP TRIGGER test_commit_fails");
 	job = next_job(t, &spec);
@@ -193,6 +223,12 @@ static void test_coordinator_dispatch_commit_fails(void **state)
 	json_decref(spec);
 	assert_int_equal(db_file_count(t->fx.db, "SELECT count(*) FROM job_attempts WHERE "
 				       "outcome = 'running'"), 1);
+	log_flush();
+	snprintf(line, sizeof(line), "dispatch rounds are stored again, after %llu that could "
+		 "not be", (unsigned long long)st.rounds_unstored);
+	assert_int_equal(log_count(log, line), 1);
+	log_set_level(LOG_WARN);
+	assert_int_equal(log_set_file("/dev/stderr"), 0);
 }
 
 int main(void)
