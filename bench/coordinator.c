@@ -20,7 +20,8 @@
  *       straight into a fresh database of the same schema, one transaction per result
  *       and all in one, and the ratios.
  *
- * Prints figures; asserts nothing. Usage:
+ * Killed (Ctrl-C, a timeout), it leaves neither bpflabd nor its temporary folder behind
+ * (start_janitor). Prints figures; asserts nothing. Usage:
  *   build/bench/coordinator [--agents N] [--threads T] [--samples S] [--idle-seconds I]
  *                           [--bpflabd PATH] [--per-machine K] [--objects-every-job]
  * --per-machine K: every K agents in a row say one machine.id (their jobs run one after
@@ -39,6 +40,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -243,12 +245,46 @@ static pid_t start_bpflabd(const char *bin)
 	snprintf(log, sizeof(log), "%s/bpflabd.log", dir);
 	pid = fork();
 	if (pid == 0) {
+		/* stopped with this process, however it ends (start_janitor) */
+		prctl(PR_SET_PDEATHSIG, SIGTERM);
 		execl(bin, bin, "--plaintext", "--agents", agents_ep, "--clients", clients_ep,
 		      "--db", db, "--log", log, (char *)NULL);
 		fprintf(stderr, "coordinator: cannot run '%s': %s\n", bin, strerror(errno));
 		_exit(127);
 	}
 	return pid;
+}
+
+/* A process that cleans up after this one when it is killed (Ctrl-C, a timeout), as the
+ * end of main does otherwise: bpflabd gets SIGTERM when this process ends
+ * (PR_SET_PDEATHSIG); the janitor, in a session of its own, waits for the end of its
+ * pipe and, unless a byte on it says the folder is gone, removes DIR once bpflabd (PID)
+ * is (5 s at most). Returns the pipe's write end, or -1 (no janitor). */
+static int start_janitor(pid_t pid)
+{
+	int p[2], i;
+	pid_t j;
+	char c;
+
+	if (pipe(p))
+		return -1;
+	j = fork();
+	if (j == 0) {
+		close(p[1]);
+		setsid();
+		if (read(p[0], &c, 1) == 1)
+			_exit(0);
+		for (i = 0; i < 50 && !kill(pid, 0); i++)
+			usleep(100000);
+		execlp("rm", "rm", "-rf", dir, (char *)NULL);
+		_exit(1);
+	}
+	close(p[0]);
+	if (j < 0) {
+		close(p[1]);
+		return -1;
+	}
+	return p[1];
 }
 
 /* --- the client --- */
@@ -454,7 +490,7 @@ int main(int argc, char **argv)
 	long long run1, run2, stored, idle;
 	json_t *req, *reply;
 	pid_t pid;
-	int opt, i, status, rc = 1;
+	int opt, i, status, janitor, rc = 1;
 	ssize_t n;
 
 	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
@@ -496,6 +532,7 @@ int main(int argc, char **argv)
 	snprintf(clients_ep, sizeof(clients_ep), "ipc://%s/clients.sock", dir);
 	snprintf(db, sizeof(db), "%s/bench.db", dir);
 	pid = start_bpflabd(bin);
+	janitor = start_janitor(pid);
 	usleep(300000);
 
 	/* (a) agents and heartbeats */
@@ -581,5 +618,7 @@ out:
 	snprintf(sql, sizeof(sql), "rm -rf '%s'", dir);
 	if (system(sql))
 		fprintf(stderr, "coordinator: cannot remove '%s'\n", dir);
+	if (janitor >= 0 && write(janitor, "x", 1) != 1)
+		fprintf(stderr, "coordinator: cannot tell the janitor: %s\n", strerror(errno));
 	return rc;
 }
