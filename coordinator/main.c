@@ -257,6 +257,7 @@ int main(int argc, char **argv)
 		}
 	}
 	log_route_libbpf();
+	log_flush_on_fatal();	/* a crashed turn's held lines are the ones wanted */
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;	/* no SA_RESTART: zmq_poll returns EINTR */

@@ -1,15 +1,18 @@
 // SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* log.c - see log.h. Single global logger; safe to call from several threads (one
  * fwrite per line, and stdio locks the stream); a file's lines are flushed one by one,
- * or held in the buffer by a thread that asked (log_hold) until log_flush. */
+ * or held in the buffer by a thread that asked (log_hold) until log_flush or a fatal
+ * signal (log_flush_on_fatal). */
 #include "base/log.h"
 
 #include <bpf/libbpf.h>
 #include <errno.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #define LOG_PREFIX_MAX 256		/* a line's time, program and level */
 
@@ -45,6 +48,57 @@ int log_set_file(const char *path)
 		fclose(log_file);
 	log_file = f;
 	return 0;
+}
+
+static const int fatal_signals[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT };
+static struct sigaction fatal_before[sizeof(fatal_signals) / sizeof(fatal_signals[0])];
+
+/* The held lines and one naming SIG written, the handler there was before put back
+ * (the default, or a sanitizer's), then the signal again: a fault by returning (the
+ * instruction faults again, with its address), a sent signal by raising it. */
+static void on_fatal(int sig, siginfo_t *info, void *uctx)
+{
+	static const char head[] = ": fatal signal SIG";
+	const char *name = sigabbrev_np(sig);
+	size_t n = 0, k = strlen(log_progname), i;
+	char line[128];
+
+	(void)uctx;
+	/* put by hand: no formatting in a handler */
+	k = k < 64 ? k : 64;
+	memcpy(line, log_progname, k);
+	n += k;
+	memcpy(line + n, head, sizeof(head) - 1);
+	n += sizeof(head) - 1;
+	name = name ? name : "?";
+	k = strlen(name) < 16 ? strlen(name) : 16;
+	memcpy(line + n, name, k);
+	n += k;
+	line[n++] = '\n';
+	if (log_file) {
+		/* unlocked: the thread that crashed may hold the stream's lock */
+		fwrite_unlocked(line, 1, n, log_file);
+		fflush_unlocked(log_file);
+	}
+	(void)!write(STDERR_FILENO, line, n);
+	for (i = 0; i < sizeof(fatal_signals) / sizeof(fatal_signals[0]); i++)
+		if (fatal_signals[i] == sig)
+			sigaction(sig, &fatal_before[i], NULL);
+	if (!info || info->si_code <= 0)	/* sent (kill, raise, abort), not a fault */
+		raise(sig);
+}
+
+void log_flush_on_fatal(void)
+{
+	struct sigaction sa;
+	size_t i;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_fatal;
+	sa.sa_flags = SA_SIGINFO | SA_NODEFER;
+	sigemptyset(&sa.sa_mask);
+	for (i = 0; i < sizeof(fatal_signals) / sizeof(fatal_signals[0]); i++)
+		sigaction(fatal_signals[i], &sa, &fatal_before[i]);
 }
 
 void log_hold(bool hold)

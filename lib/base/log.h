@@ -26,6 +26,12 @@ int log_set_file(const char *path);
 void log_hold(bool hold);
 /* Write the lines waiting in the buffer. */
 void log_flush(void);
+/* On a fatal signal (SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT) the held lines are
+ * written, with a line naming the signal, before the process dies of it as it would
+ * have (core, exit status; a handler set before, a sanitizer's, still runs): the lines
+ * of the turn that crashed are the ones wanted. Best effort (stdio in a signal handler,
+ * as Redis's crash log); SIGKILL loses them. */
+void log_flush_on_fatal(void);
 void log_msg(enum log_level level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Route libbpf's prints through our log (LIBBPF_WARN -> info, INFO -> debug, DEBUG dropped
  * unless -vv). */

@@ -2,7 +2,8 @@
 /* test_log.c - lib/base/log.c writing to a file: each line "YYYY-MM-DDTHH:MM:SS.mmmZ
  * PROG: LEVEL: TEXT", its time the UTC of the moment it was written, also across a
  * second boundary and from another thread (the stamp text is kept a second per
- * thread), lines below the level left out; a thread's held lines (log_hold). */
+ * thread), lines below the level left out; a thread's held lines (log_hold), also
+ * when the process dies of a fatal signal (log_flush_on_fatal). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -10,13 +11,18 @@
 
 #include <pthread.h>
 #include <regex.h>
+#include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "base/log.h"
+#include "base/util.h"
 #include "helpers.h"
 
 #define LINE_RE "^([0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2})\\.[0-9]{3}Z " \
@@ -153,11 +159,82 @@ static void test_log_held(void **state)
 	tmpdir_remove(dir);
 }
 
+static void prior_handler(int sig)
+{
+	_exit(40 + sig);
+}
+
+/* A child that holds a line (bpflabd's loop) and dies of SIG, with log_flush_on_fatal
+ * (FLUSH) or without, a handler of its own installed before it (PRIOR: a sanitizer's);
+ * returns how many lines its log at PATH holds, and checks that it died of SIG all the
+ * same, or in the prior handler (a fault comes back to it). */
+static int crash_child(const char *path, int sig, bool flush, bool prior)
+{
+	int status;
+	pid_t pid = fork();
+
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct rlimit no_core = { 0, 0 };
+
+		setrlimit(RLIMIT_CORE, &no_core);	/* no core file from the test */
+		/* not cmocka's handlers: a process's own */
+		signal(SIGABRT, SIG_DFL);
+		signal(SIGSEGV, prior ? prior_handler : SIG_DFL);
+		log_init("test_log", LOG_INFO);
+		if (log_set_file(path))
+			_exit(2);
+		if (flush)
+			log_flush_on_fatal();
+		log_hold(true);
+		pr_info("the line before the crash");
+		if (sig == SIGSEGV)
+			*(volatile int *)NULL = 1;	/* a real fault, not only the signal */
+		raise(sig);
+		_exit(3);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	if (prior) {
+		assert_true(WIFEXITED(status));
+		assert_int_equal(WEXITSTATUS(status), 40 + sig);
+	} else {
+		assert_true(WIFSIGNALED(status));
+		assert_int_equal(WTERMSIG(status), sig);
+	}
+	return file_lines(path);
+}
+
+/* Held lines reach the file when the process dies of a fatal signal (log_flush_on_fatal),
+ * with a line naming it, and the process still dies of that signal, or in the handler it
+ * had before (a fault); without it they are lost (what the test tells apart). */
+static void test_log_fatal(void **state)
+{
+	char dir[] = "/tmp/bpflab-test-log.XXXXXX", path[64], *text = NULL;
+	size_t len;
+
+	(void)state;
+	tmpdir_make(dir);
+	snprintf(path, sizeof(path), "%s/lost", dir);
+	assert_int_equal(crash_child(path, SIGABRT, false, false), 0);
+	snprintf(path, sizeof(path), "%s/segv", dir);
+	assert_int_equal(crash_child(path, SIGSEGV, true, false), 2);
+	assert_int_equal(util_read_file(path, 1 << 16, &text, &len), 0);
+	assert_non_null(strstr(text, "info: the line before the crash\n"));
+	assert_non_null(strstr(text, "test_log: fatal signal SIGSEGV\n"));
+	free(text);
+	snprintf(path, sizeof(path), "%s/abrt", dir);
+	assert_int_equal(crash_child(path, SIGABRT, true, false), 2);
+	snprintf(path, sizeof(path), "%s/prior", dir);
+	assert_int_equal(crash_child(path, SIGSEGV, true, true), 2);
+	tmpdir_remove(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_log_file_stamps),
 		cmocka_unit_test(test_log_held),
+		cmocka_unit_test(test_log_fatal),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
