@@ -255,28 +255,33 @@ static pid_t start_bpflabd(const char *bin)
 	return pid;
 }
 
-/* A process that cleans up after this one when it is killed (Ctrl-C, a timeout), as the
- * end of main does otherwise: bpflabd gets SIGTERM when this process ends
- * (PR_SET_PDEATHSIG); the janitor, in a session of its own, waits for the end of its
- * pipe and, unless a byte on it says the folder is gone, removes DIR once bpflabd (PID)
- * is (5 s at most). Returns the pipe's write end, or -1 (no janitor). */
+/* A process that cleans up after this one when it is killed (Ctrl-C, a timeout, pkill),
+ * as the end of main does otherwise: bpflabd gets SIGTERM when this process ends
+ * (PR_SET_PDEATHSIG); the janitor, a shell in a session of its own (not named as this
+ * program: `pkill coordinator` spares it), waits for the end of its pipe and, unless a
+ * byte on it says the folder is gone, removes DIR once bpflabd (PID) is (5 s at most).
+ * Returns the pipe's write end, or -1 (no janitor). */
 static int start_janitor(pid_t pid)
 {
-	int p[2], i;
+	static const char script[] =
+		"IFS= read -r done; [ -n \"$done\" ] && exit 0; "
+		"i=0; while [ $i -lt 50 ] && kill -0 \"$1\" 2>/dev/null; do "
+		"sleep 0.1; i=$((i + 1)); done; rm -rf \"$2\"";
+	char pid_text[24];
+	int p[2];
 	pid_t j;
-	char c;
 
 	if (pipe(p))
 		return -1;
+	snprintf(pid_text, sizeof(pid_text), "%d", (int)pid);
 	j = fork();
 	if (j == 0) {
 		close(p[1]);
 		setsid();
-		if (read(p[0], &c, 1) == 1)
-			_exit(0);
-		for (i = 0; i < 50 && !kill(pid, 0); i++)
-			usleep(100000);
-		execlp("rm", "rm", "-rf", dir, (char *)NULL);
+		if (dup2(p[0], STDIN_FILENO) < 0)
+			_exit(1);
+		execl("/bin/sh", "sh", "-c", script, "bpflab-bench-janitor", pid_text, dir,
+		      (char *)NULL);
 		_exit(1);
 	}
 	close(p[0]);
