@@ -265,15 +265,18 @@ static void on_agent_error(struct coord *c, struct coord_agent *a, const void *i
 			   size_t id_len, const json_t *msg, struct samples *samples)
 {
 	const char *about = jget_str(msg, "in_reply_to", "");
+	const char *says = jget_str(msg, "message", "(no message)");
 	long long job = jget_int(msg, "job", 0);
 	bool missing = json_array_size(json_object_get(msg, "missing")) > 0;
+	char why[400];
 
 	/* a missing object is a round trip, not a fault */
-	log_msg(missing ? LOG_INFO : LOG_WARN, "agent '%s' says: %s", a->name,
-		jget_str(msg, "message", "(no message)"));
+	log_msg(missing ? LOG_INFO : LOG_WARN, "agent '%s' says: %s", a->name, says);
 	if (strcmp(about, "job") || job < 1 || job != a->job.id)
 		return;
-	if (store_job_requeue(c->store, job))
+	/* the attempt says why it ended (not "could not be handed": it was, and refused) */
+	snprintf(why, sizeof(why), "refused by the agent: %.370s", says);
+	if (store_job_requeue(c->store, job, why))
 		pr_warn("%s", store_err(c->store)->msg);
 	coord_job_over(a, job);
 	if (missing) {

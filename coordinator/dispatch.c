@@ -252,7 +252,7 @@ static void dispatch_send(struct coord *c, struct dispatch_pick *p)
 	if (err) {
 		pr_warn("cannot send job %lld to '%s': %s; queued again", (long long)job_id,
 			a->name, zmq_strerror(-err));
-		if (store_job_requeue(c->store, job_id))
+		if (store_job_requeue(c->store, job_id, NULL))
 			pr_warn("%s", store_err(c->store)->msg);
 		coord_job_objects_forget(a);	/* what it carried did not go */
 		/* its connection is closed (ROUTER_MANDATORY): nothing more for it until it

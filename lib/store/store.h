@@ -177,9 +177,10 @@ int store_jobs_dispatch(struct store *store, const int64_t *job_ids, int n, int6
  * A job already finished is left alone. Returns 0, -ENOENT for an unknown job, -EPERM
  * for a job of another host, or -errno. */
 int store_job_accept(struct store *store, int64_t job_id, int64_t host_id, int64_t now_ms);
-/* A running job goes back to the queue (its message could not be sent); attempts kept.
- * Returns 0, -ESTALE if it is not running, or -errno. */
-int store_job_requeue(struct store *store, int64_t job_id);
+/* A running job goes back to the queue (its message could not be sent, or its agent
+ * refused it); attempts kept, the attempt ends `unsent` with WHY (NULL: "the job could not
+ * be handed to the agent"). Returns 0, -ESTALE if it is not running, or -errno. */
+int store_job_requeue(struct store *store, int64_t job_id, const char *why);
 /* The coordinator fails job JOB_ID with ERROR (e.g. an object missing from the store).
  * Returns 0, -ESTALE if the job is already finished, or -errno. */
 int store_job_fail(struct store *store, int64_t job_id, const char *error, int64_t now_ms);

@@ -439,7 +439,7 @@ static const struct sto_stmt stmt_job_requeue = {
 	"UPDATE jobs SET state = 'queued' WHERE id = ?1 AND state = 'running'",
 };
 
-int store_job_requeue(struct store *st, int64_t job_id)
+int store_job_requeue(struct store *st, int64_t job_id, const char *why)
 {
 	struct job_row row;
 	int64_t moved = 0;
@@ -453,7 +453,7 @@ int store_job_requeue(struct store *st, int64_t job_id)
 		err = store_fail(st, -ESTALE, "job is %s, not running", row.state);
 	if (!err)
 		err = job_close(st, &row, job_id, util_wall_ms(), "unsent",
-				"the job could not be handed to the agent");
+				why ? why : "the job could not be handed to the agent");
 	err = sto_tx_end(st, err);
 out:
 	return err ? sto_context(st, err, "cannot requeue job %lld", (long long)job_id) : 0;

@@ -711,6 +711,7 @@ static void test_coordinator_objects_once(void **state)
 	struct tctx *t = *state;
 	long long id, again;
 	bool bytes, bytes2[2];
+	char sql[256];
 	json_t *m;
 
 	hello_keeping(t, 8);
@@ -731,6 +732,11 @@ static void test_coordinator_objects_once(void **state)
 	assert_int_equal(again, id);
 	assert_true(bytes);
 	finish_job(t, id);
+	/* its first attempt says why it ended: the agent's refusal */
+	snprintf(sql, sizeof(sql), "SELECT count(*) FROM job_attempts WHERE job_id = %lld AND "
+		 "attempt = 1 AND outcome = 'unsent' AND error = 'refused by the agent: names 1 "
+		 "object(s) this agent does not keep'", id);
+	assert_int_equal(db_file_count(t->fx.db, sql), 1);
 
 	/* a new session: the bytes again, then the sha256 */
 	two_jobs(t, 8, bytes2);

@@ -80,8 +80,8 @@ static void test_store_recover_and_gone(void **state)
 	assert_int_equal(requeued, 1);
 	/* a send that failed, and a coordinator-side failure */
 	assert_int_equal(store_job_dispatch(st, job, 900), 0);
-	assert_int_equal(store_job_requeue(st, job), 0);
-	assert_int_equal(store_job_requeue(st, job), -ESTALE);
+	assert_int_equal(store_job_requeue(st, job, NULL), 0);
+	assert_int_equal(store_job_requeue(st, job, NULL), -ESTALE);
 	assert_int_equal(store_job_fail(st, job, "object missing", 950), 0);
 	assert_int_equal(store_job_fail(st, job, "again", 960), -ESTALE);
 	q = store_query_run(st, rj);
@@ -125,7 +125,7 @@ static void test_store_job_write_failures(void **state)
 	assert_string_equal(store_err(st)->msg, "cannot dispatch job 4242: unknown job 4242");
 	assert_int_equal(store_job_accept(st, 4242, h1, 300), -ENOENT);
 	assert_string_equal(store_err(st)->msg, "cannot mark job 4242 running: unknown job 4242");
-	assert_int_equal(store_job_requeue(st, 4242), -ENOENT);
+	assert_int_equal(store_job_requeue(st, 4242, NULL), -ENOENT);
 	assert_string_equal(store_err(st)->msg, "cannot requeue job 4242: unknown job 4242");
 	assert_int_equal(store_job_fail(st, 4242, "gone", 300), -ENOENT);
 	assert_string_equal(store_err(st)->msg, "cannot fail job 4242: unknown job 4242");
@@ -143,7 +143,7 @@ static void test_store_job_write_failures(void **state)
 
 	for (i = 0; i < ARRAY_SIZE(triggers); i++) {
 		store_fix_sql(st, triggers[i]);
-		assert_int_equal(store_job_requeue(st, job), -EINVAL);
+		assert_int_equal(store_job_requeue(st, job, NULL), -EINVAL);
 		snprintf(want, sizeof(want), "cannot requeue job %lld: injected", (long long)job);
 		assert_string_equal(store_err(st)->msg, want);
 		assert_int_equal(store_job_fail(st, job, "gone", 400), -EINVAL);
@@ -152,7 +152,7 @@ static void test_store_job_write_failures(void **state)
 		store_fix_assert_running(f->db, job);
 		store_fix_sql(st, "DROP TRIGGER t");
 	}
-	assert_int_equal(store_job_requeue(st, job), 0);
+	assert_int_equal(store_job_requeue(st, job, NULL), 0);
 	assert_int_equal(db_file_count(f->db, "SELECT count(*) FROM jobs WHERE state = 'running'"),
 			 0);
 	store_close(&st);
@@ -203,8 +203,8 @@ static void test_store_jobs_dispatch(void **state)
 	store_fix_assert_state(f->db, run2, "running");
 
 	/* the attempt of the second job cannot be stored: neither job is dispatched */
-	assert_int_equal(store_job_requeue(st, ids[0]), 0);
-	assert_int_equal(store_job_requeue(st, ids[2]), 0);
+	assert_int_equal(store_job_requeue(st, ids[0], NULL), 0);
+	assert_int_equal(store_job_requeue(st, ids[2], NULL), 0);
 	assert_int_equal(store_job_next(st, h1, &next1, &rj, &spec), 0);
 	json_decref(spec);
 	assert_int_equal(store_job_next(st, h2, &next2, &rj, &spec), 0);
