@@ -97,8 +97,15 @@ void log_flush_on_fatal(void)
 	sa.sa_sigaction = on_fatal;
 	sa.sa_flags = SA_SIGINFO | SA_NODEFER;
 	sigemptyset(&sa.sa_mask);
-	for (i = 0; i < sizeof(fatal_signals) / sizeof(fatal_signals[0]); i++)
-		sigaction(fatal_signals[i], &sa, &fatal_before[i]);
+	for (i = 0; i < sizeof(fatal_signals) / sizeof(fatal_signals[0]); i++) {
+		struct sigaction old;
+
+		if (sigaction(fatal_signals[i], &sa, &old))
+			continue;
+		/* called twice: the handler before is still the first one's */
+		if (!(old.sa_flags & SA_SIGINFO) || old.sa_sigaction != on_fatal)
+			fatal_before[i] = old;
+	}
 }
 
 void log_hold(bool hold)
