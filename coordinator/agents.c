@@ -275,7 +275,7 @@ static void on_agent_error(struct coord *c, struct coord_agent *a, const void *i
 	if (strcmp(about, "job") || job < 1 || job != a->job.id)
 		return;
 	/* the attempt says why it ended (not "could not be handed": it was, and refused) */
-	snprintf(why, sizeof(why), "refused by the agent: %.370s", says);
+	snprintf(why, sizeof(why), COORD_REFUSED "%.370s", says);
 	if (store_job_requeue(c->store, job, why))
 		pr_warn("%s", store_err(c->store)->msg);
 	coord_job_over(a, job);

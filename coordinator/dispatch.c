@@ -62,8 +62,9 @@ struct dispatch_pick {
 };
 
 /* JOB of RUN could not be sent to agent A (attempt 'unsent'): once the job has been lost
- * or undelivered max_attempts times in all, it fails, and so does the other side of its
- * pair (with count 1 the store moved it to another host when its host went gone). */
+ * or undelivered max_attempts times in all (an agent's refusals are neither), it fails,
+ * and so does the other side of its pair (with count 1 the store moved it to another
+ * host when its host went gone). */
 static void give_up_undelivered(struct coord *c, struct coord_agent *a, int64_t job,
 				int64_t run)
 {
@@ -75,8 +76,11 @@ static void give_up_undelivered(struct coord *c, struct coord_agent *a, int64_t 
 	json_array_foreach(attempts, i, at) {
 		const char *outcome = jget_str(at, "outcome", "");
 
-		if (jget_int(at, "job", 0) == job &&
-		    (!strcmp(outcome, "unsent") || !strcmp(outcome, "lost")))
+		if (jget_int(at, "job", 0) != job)
+			continue;
+		if (!strcmp(outcome, "lost") ||
+		    (!strcmp(outcome, "unsent") &&
+		     strncmp(jget_str(at, "error", ""), COORD_REFUSED, strlen(COORD_REFUSED))))
 			n++;
 	}
 	json_decref(attempts);

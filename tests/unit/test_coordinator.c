@@ -637,6 +637,47 @@ static void test_coordinator_unsent_once(void **state)
 	fprintf(stderr, "  unsent: job 1 attempts after 1 s: %s\n", att);
 }
 
+/* Refusals are not failed deliveries: a job its agent refused twice (busy) and whose
+ * third message cannot be sent (the agent killed, not gone yet) stays queued; three
+ * undelivered attempts would fail it (max_attempts). */
+static void test_coordinator_refusals_not_undelivered(void **state)
+{
+	struct tctx *t = *state;
+	long long run, id = 0;
+	char sql[256];
+	int64_t t0;
+	json_t *r, *m;
+	int i;
+
+	tctx_hello(t, "h1", "veth");
+	r = coord_ask(t->fx.c, t->client, tctx_submit_msg(t, tctx_plan_text, NULL), "submitted");
+	run = jget_int(r, "run", 0);
+	json_decref(r);
+	for (i = 0; i < 2; i++) {
+		r = tctx_want(t, t->agent, &t->agent, 1, "job", id);
+		id = jget_int(json_object_get(r, "job"), "id", 0);
+		json_decref(r);
+		m = proto_error_new("job", "busy with job 99");
+		json_object_set_new(m, "job", json_integer(id));
+		assert_int_equal(proto_send(t->agent, m, 0), 0);
+		json_decref(m);
+	}
+	zmq_close(t->agent);		/* killed: the coordinator does not know yet */
+	t->agent = coord_fix_agent(&t->fx);
+	t0 = util_mono_ms();
+	while (util_mono_ms() - t0 < 1600)	/* past the refusal's hold, before it is gone */
+		assert_int_equal(coord_run_once(t->fx.c, 5), 0);
+	snprintf(sql, sizeof(sql), "SELECT count(*) FROM job_attempts WHERE job_id = %lld AND "
+		 "outcome = 'unsent' AND error LIKE 'refused by the agent: busy%%'", id);
+	assert_int_equal(db_file_count(t->fx.db, sql), 2);
+	snprintf(sql, sizeof(sql), "SELECT count(*) FROM job_attempts WHERE job_id = %lld AND "
+		 "outcome = 'unsent' AND error NOT LIKE 'refused%%'", id);
+	assert_int_equal(db_file_count(t->fx.db, sql), 1);
+	snprintf(sql, sizeof(sql), "SELECT count(*) FROM jobs WHERE id = %lld AND state = "
+		 "'queued' AND run_id = %lld", id, run);
+	assert_int_equal(db_file_count(t->fx.db, sql), 1);
+}
+
 static int setup_slow_hb(void **state)
 {
 	return tctx_setup_hb(state, 5000);
@@ -758,6 +799,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_coordinator_agent_gone, setup_fast, tctx_teardown),
 		TCTX_TEST(test_coordinator_restart),
 		TCTX_TEST(test_coordinator_unsent_once),
+		TCTX_TEST(test_coordinator_refusals_not_undelivered),
 		TCTX_TEST(test_coordinator_host_boot),
 		TCTX_TEST(test_coordinator_binary_sigterm),
 		cmocka_unit_test_setup_teardown(test_coordinator_objects_once, setup_slow_hb,
