@@ -14,13 +14,14 @@
 
 #include "coord_priv.h"
 
+/* How the error of an attempt its agent refused begins (agents.c): a job that was
+ * delivered, not one that could not be (give_up_undelivered does not count it). */
+#define COORD_REFUSED "refused by the agent: "
+
 /* Hand queued jobs to every connected idle agent. */
 void coord_dispatch(struct coord *c);
 /* Hand jobs to the agents marked by coord_dispatch_agent in this turn, if any (the end
  * of the loop's turn). */
-/* How the error of an attempt its agent refused begins (agents.c): a job that was
- * delivered, not one that could not be (give_up_undelivered does not count it). */
-#define COORD_REFUSED "refused by the agent: "
 void coord_dispatch_turn(struct coord *c);
 /* A result of agent A was stored with its host left busy (store_ingest_msg's
  * KEEP_BUSY): at the end of the turn its host is made idle unless A got a job. */

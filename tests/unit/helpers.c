@@ -295,6 +295,20 @@ void db_file_exec(const char *db, const char *stmt)
 	sqlite3_close(h);
 }
 
+int file_count(const char *path, const char *needle)
+{
+	char *text = NULL, *p;
+	size_t len;
+	int n = 0;
+
+	if (util_read_file(path, 1 << 20, &text, &len))
+		return 0;
+	for (p = text; (p = strstr(p, needle)); p += strlen(needle))
+		n++;
+	free(text);
+	return n;
+}
+
 long long db_file_count(const char *db, const char *sql)
 {
 	sqlite3 *d = NULL;

@@ -105,6 +105,8 @@ void db_file_exec(const char *db, const char *stmt);
 /* The first column of the first row of SQL (a count) through a read-only connection of
  * its own to DB; -1 when there is no row. */
 long long db_file_count(const char *db, const char *sql);
+/* How many times NEEDLE occurs in the file PATH (a log); 0 when it cannot be read. */
+int file_count(const char *path, const char *needle);
 
 /*
  * Skipping a test, saying why: the reason goes to stderr as "  skip: WHY" right before

@@ -20,7 +20,6 @@
 #include "coord.h"
 #include "proto/proto.h"
 #include "base/log.h"
-#include "base/util.h"
 #include "helpers.h"
 #include "coord_fixture.h"
 
@@ -34,20 +33,6 @@ static void db_exec(struct tctx *t, const char *sql)
 	if (sqlite3_exec(c, sql, NULL, NULL, NULL) != SQLITE_OK)
 		fail_msg("%s: %s", sql, sqlite3_errmsg(c));
 	sqlite3_close(c);
-}
-
-/* How many lines of the log file PATH hold NEEDLE. */
-static int log_count(const char *path, const char *needle)
-{
-	char *text = NULL, *p;
-	size_t len;
-	int n = 0;
-
-	assert_int_equal(util_read_file(path, 1 << 20, &text, &len), 0);
-	for (p = text; (p = strstr(p, needle)); p += strlen(needle))
-		n++;
-	free(text);
-	return n;
 }
 
 /* The job message agent T gets next: its job id, its spec into *SPEC (a new reference). */
@@ -214,8 +199,8 @@ static void test_coordinator_dispatch_commit_fails(void **state)
 	coord_get_stats(t->fx.c, &st);
 	assert_true(st.rounds_unstored >= 5);
 	log_flush();
-	assert_int_equal(log_count(log, "cannot store a dispatch round"), 1);
-	assert_int_equal(log_count(log, "FOREIGN KEY constraint failed"), 1);
+	assert_int_equal(file_count(log, "cannot store a dispatch round"), 1);
+	assert_int_equal(file_count(log, "FOREIGN KEY constraint failed"), 1);
 	first = db_file_count(t->fx.db, "SELECT min(id) FROM jobs");
 	db_exec(t, "DROP TRIGGER test_commit_fails");
 	job = next_job(t, &spec);
@@ -226,7 +211,7 @@ static void test_coordinator_dispatch_commit_fails(void **state)
 	log_flush();
 	snprintf(line, sizeof(line), "dispatch rounds are stored again, after %llu that could "
 		 "not be", (unsigned long long)st.rounds_unstored);
-	assert_int_equal(log_count(log, line), 1);
+	assert_int_equal(file_count(log, line), 1);
 	log_set_level(LOG_WARN);
 	assert_int_equal(log_set_file("/dev/stderr"), 0);
 }
